@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** Machine codes of API.md's error table. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  site_mismatch: 403,
+  not_found: 404,
+  unknown_tool: 404,
+  gone: 410,
+  competitor_limit_reached: 409,
+  payload_too_large: 413,
+  concurrency_limit_exceeded: 429,
+  quota_exceeded: 429,
+  provider_error: 502,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export const ErrorBody = z
+  .looseObject({
+    error: z.string().meta({ description: 'Machine code; the same value as `code`.' }),
+    code: z.string(),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' });
+
+/**
+ * The one error every layer throws; the HTTP layer turns it into API.md's flat error shape.
+ * `extra` carries the code-specific fields (`max_concurrent`, `limit_bytes`, …).
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, code: this.code, message: this.message, ...this.extra };
+  }
+}
+
+/** `body[3].level` from a zod path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, part) => {
+    if (typeof part === 'number') return `${out}[${part}]`;
+    return out ? `${out}.${String(part)}` : String(part);
+  }, '');
+}
+
+/** `400 validation_failed` listing every issue; `where` names the part of the request (body, query, path). */
+export function validationError(where: string, issues: readonly z.core.$ZodIssue[]): ApiError {
+  const list: ValidationIssue[] = issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+  const message = list.map((i) => (i.path ? `${where}.${i.path}: ${i.message}` : `${where}: ${i.message}`)).join('; ');
+  return new ApiError('validation_failed', message, { issues: list });
+}
+
+export const notFound = (what = 'Not found'): ApiError => new ApiError('not_found', what);

@@ -1,0 +1,6 @@
+export * from './common';
+export * from './errors';
+export * from './blocks';
+export * from './pages';
+export * from './routes';
+export * from './openapi';

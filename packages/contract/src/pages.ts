@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { Blocks } from './blocks';
+import {
+  AbsoluteUrl,
+  DateOrTimestamp,
+  HttpUrl,
+  PageStatus,
+  SiteId,
+  Slug,
+  StringList,
+  Timestamp,
+} from './common';
+
+/** Display titles and questions are short; the cap keeps listings (which carry them) small. */
+export const TITLE_MAX = 2000;
+
+/** Largest publish body, in bytes of JSON (API.md). */
+export const PUBLISH_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export const Source = z.object({
+  id: z.string().min(1),
+  title: z.string(),
+  url: AbsoluteUrl,
+  accessed_at: DateOrTimestamp,
+});
+export type Source = z.infer<typeof Source>;
+
+/** Body of POST /articles (seed 2.1). Unknown fields, `sources` among them, are dropped. */
+export const ArticleInput = z
+  .object({
+    slug: Slug,
+    title: z.string().min(1).max(TITLE_MAX),
+    body: Blocks,
+    excerpt: z.string().nullable().optional(),
+    copy: z.string().nullable().optional(),
+    keywords: StringList.optional(),
+    meta_title: z.string().optional(),
+    meta_description: z.string().nullable().optional(),
+    audience: z.union([z.string(), StringList]).optional(),
+    goal: z.string().nullable().optional(),
+    category: z.string().nullable().optional(),
+    cover_image: AbsoluteUrl.nullable().optional(),
+    canonical_url: HttpUrl.nullable().optional(),
+    noindex: z.boolean().optional(),
+    schema_type: z.string().min(1).optional(),
+    related_article_ids: StringList.optional(),
+    related_question_ids: StringList.optional(),
+    status: PageStatus.optional(),
+    ai_generated: z.boolean().optional(),
+    ai_model: z.string().nullable().optional(),
+    updated_at: Timestamp.optional(),
+    site_id: SiteId.optional(),
+  })
+  .meta({ id: 'ArticleInput' });
+export type ArticleInput = z.infer<typeof ArticleInput>;
+
+/** Body of POST /questions (seed 2.2). A `summary` field is site-owned and dropped. */
+export const QuestionInput = z
+  .object({
+    slug: Slug,
+    question: z.string().min(1).max(TITLE_MAX),
+    answer: Blocks,
+    sources: z.array(Source).optional(),
+    topics: StringList.optional(),
+    meta_title: z.string().optional(),
+    meta_description: z.string().nullable().optional(),
+    related_question_ids: StringList.optional(),
+    related_article_ids: StringList.optional(),
+    status: PageStatus.optional(),
+    ai_model: z.string().nullable().optional(),
+    updated_at: Timestamp.optional(),
+    site_id: SiteId.optional(),
+  })
+  .meta({ id: 'QuestionInput' });
+export type QuestionInput = z.infer<typeof QuestionInput>;
+
+/** What the editor service owns of an article, defaults applied: replaced whole on every publish. */
+export const ArticleDoc = z.object({
+  slug: z.string(),
+  title: z.string(),
+  body: Blocks,
+  excerpt: z.string().nullable(),
+  copy: z.string().nullable(),
+  keywords: StringList,
+  meta_title: z.string(),
+  meta_description: z.string().nullable(),
+  audience: z.union([z.string(), StringList]).nullable(),
+  goal: z.string().nullable(),
+  category: z.string().nullable(),
+  cover_image: z.string().nullable(),
+  canonical_url: z.string().nullable(),
+  noindex: z.boolean(),
+  schema_type: z.string(),
+  related_article_ids: StringList,
+  related_question_ids: StringList,
+  status: PageStatus,
+  ai_generated: z.boolean(),
+  ai_model: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type ArticleDoc = z.infer<typeof ArticleDoc>;
+
+export const QuestionDoc = z.object({
+  slug: z.string(),
+  question: z.string(),
+  answer: Blocks,
+  sources: z.array(Source),
+  topics: StringList,
+  meta_title: z.string(),
+  meta_description: z.string().nullable(),
+  related_question_ids: StringList,
+  related_article_ids: StringList,
+  status: PageStatus,
+  ai_model: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type QuestionDoc = z.infer<typeof QuestionDoc>;
+
+export type PageDoc = ArticleDoc | QuestionDoc;
+
+const PageMeta = {
+  id: z.string(),
+  site_id: z.int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  live: z.boolean().meta({ description: 'Whether readers can reach the page now.' }),
+};
+
+export const CommunityAnswer = z.object({
+  answer_id: z.string(),
+  author: z.string(),
+  blocks: Blocks,
+  created_at: z.string(),
+});
+export type CommunityAnswer = z.infer<typeof CommunityAnswer>;
+
+export const ArticleRecord = ArticleDoc.extend({ ...PageMeta, type: z.literal('article') }).meta({ id: 'Article' });
+export type ArticleRecord = z.infer<typeof ArticleRecord>;
+
+export const QuestionRecord = QuestionDoc.extend({
+  ...PageMeta,
+  type: z.literal('question'),
+  summary: z.string().nullable().meta({ description: 'Site-owned; never written by a publish.' }),
+  community_answers: z.array(CommunityAnswer),
+}).meta({ id: 'Question' });
+export type QuestionRecord = z.infer<typeof QuestionRecord>;
+
+export type PageRecord = ArticleRecord | QuestionRecord;
+
+export const PublishWarning = z.object({ path: z.string(), message: z.string() });
+export type PublishWarning = z.infer<typeof PublishWarning>;
+
+export const PublishResult = z
+  .object({
+    id: z.string().meta({ description: "The site's id for the page, stable for the life of the slug." }),
+    type: z.enum(['article', 'question']),
+    slug: z.string(),
+    status: PageStatus,
+    created: z.boolean(),
+    updated_at: z.string(),
+    url: z.string().meta({ description: 'The visitor page.' }),
+    warnings: z.array(PublishWarning),
+  })
+  .meta({ id: 'PublishResult' });
+export type PublishResult = z.infer<typeof PublishResult>;
+
+export const PageListQuery = z.object({
+  slug: Slug.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).optional(),
+  status: PageStatus.optional(),
+});
+export type PageListQuery = z.infer<typeof PageListQuery>;
+
+export const PageListItem = z.object({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string().optional(),
+  question: z.string().optional(),
+  status: PageStatus,
+  live: z.boolean(),
+  updated_at: z.string(),
+});
+export type PageListItem = z.infer<typeof PageListItem>;
+
+export const PageList = z
+  .object({ items: z.array(PageListItem), next_cursor: z.string().nullable() })
+  .meta({ id: 'PageList' });
+export type PageList = z.infer<typeof PageList>;
+
+export const PageIdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const SummaryInput = z.object({ summary: z.string().nullable() });
+export const CommunityAnswerInput = z.object({ author: z.string().min(1).max(200), blocks: Blocks });
+export const CommunityAnswerCreated = z.object({ answer_id: z.string() });
+
+export const VisitorParams = z.object({ site_id: z.coerce.number().int().positive(), slug: Slug });

@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+import { ErrorBody } from './errors';
+import {
+  ArticleInput,
+  ArticleRecord,
+  CommunityAnswerCreated,
+  CommunityAnswerInput,
+  PageList,
+  PageListQuery,
+  PublishResult,
+  QuestionInput,
+  QuestionRecord,
+  SummaryInput,
+} from './pages';
+
+/**
+ * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
+ * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
+ */
+export const FUNCTIONS = ['discovery', 'publish', 'read', 'question-parts', 'visitor'] as const;
+export type FunctionName = (typeof FUNCTIONS)[number];
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Reply {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface Route {
+  fn: FunctionName;
+  method: HttpMethod;
+  path: string;
+  auth: boolean;
+  summary: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  replies: Record<number, Reply>;
+}
+
+export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
+
+export const ROUTES: readonly Route[] = [
+  { fn: 'discovery', method: 'GET', path: '/health', auth: false, summary: 'Liveness', replies: { 200: { description: '{"ok":true}' } } },
+  {
+    fn: 'discovery',
+    method: 'GET',
+    path: '/openapi.json',
+    auth: false,
+    summary: 'This document',
+    replies: { 200: { description: 'OpenAPI 3.1' } },
+  },
+  {
+    fn: 'publish',
+    method: 'POST',
+    path: '/articles',
+    auth: true,
+    summary: 'Publish an article: upsert by slug',
+    body: ArticleInput,
+    replies: {
+      200: { description: 'Replaced the page with that slug', schema: PublishResult },
+      201: { description: 'Created a page', schema: PublishResult },
+    },
+  },
+  {
+    fn: 'publish',
+    method: 'POST',
+    path: '/questions',
+    auth: true,
+    summary: "Publish a question page: upsert by slug; the editor's answer and its sources are replaced whole",
+    body: QuestionInput,
+    replies: {
+      200: { description: 'Replaced the page with that slug', schema: PublishResult },
+      201: { description: 'Created a page', schema: PublishResult },
+    },
+  },
+  {
+    fn: 'read',
+    method: 'GET',
+    path: '/articles',
+    auth: true,
+    summary: 'List articles, newest updated_at first; with ?slug= the one article',
+    query: PageListQuery,
+    replies: { 200: { description: 'A page of the list, or with slug the article', schema: PageList } },
+  },
+  {
+    fn: 'read',
+    method: 'GET',
+    path: '/articles/{id}',
+    auth: true,
+    summary: 'Read an article',
+    replies: { 200: { description: 'The article', schema: ArticleRecord } },
+  },
+  {
+    fn: 'read',
+    method: 'GET',
+    path: '/questions',
+    auth: true,
+    summary: 'List questions, newest updated_at first; with ?slug= the one question',
+    query: PageListQuery,
+    replies: { 200: { description: 'A page of the list, or with slug the question', schema: PageList } },
+  },
+  {
+    fn: 'read',
+    method: 'GET',
+    path: '/questions/{id}',
+    auth: true,
+    summary: 'Read a question',
+    replies: { 200: { description: 'The question', schema: QuestionRecord } },
+  },
+  {
+    fn: 'question-parts',
+    method: 'PUT',
+    path: '/questions/{id}/summary',
+    auth: true,
+    summary: "Set the site-owned summary of a question (publishes never touch it)",
+    body: SummaryInput,
+    replies: { 200: { description: 'The question', schema: QuestionRecord } },
+  },
+  {
+    fn: 'question-parts',
+    method: 'POST',
+    path: '/questions/{id}/answers',
+    auth: true,
+    summary: "Add a community answer kept beside the editor's answer (publishes never touch it)",
+    body: CommunityAnswerInput,
+    replies: { 201: { description: 'Stored', schema: CommunityAnswerCreated } },
+  },
+  {
+    fn: 'visitor',
+    method: 'GET',
+    path: '/sites/{site_id}/articles/{slug}',
+    auth: false,
+    summary: 'The article as readers see it',
+    replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+  },
+  {
+    fn: 'visitor',
+    method: 'GET',
+    path: '/sites/{site_id}/questions/{slug}',
+    auth: false,
+    summary: 'The question page as readers see it',
+    replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+  },
+];
+
+export const ERROR_REPLY: Reply = { description: 'Error (API.md error shape)', schema: ErrorBody };
