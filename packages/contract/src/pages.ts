@@ -118,6 +118,9 @@ export type QuestionDoc = z.infer<typeof QuestionDoc>;
 
 export type PageDoc = ArticleDoc | QuestionDoc;
 
+/** What readers can reach: a published page the site has not deleted. */
+export const isLive = (status: PageStatus, deleted: boolean): boolean => status === 'published' && !deleted;
+
 const PageMeta = {
   id: z.string(),
   site_id: z.int(),

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import type { PageType } from '@cm/contract';
+
+const ID_PREFIX: Record<PageType, string> = { article: 'art_', question: 'qst_' };
+
+/**
+ * The site's id for a page, derived from (site, type, slug): stable for the life of the slug, and an
+ * upsert needs no lookup to find it. 80 bits of SHA-256 in lowercase base32.
+ */
+export function pageId(siteId: number, type: PageType, slug: string): string {
+  const digest = createHash('sha256').update(`${siteId}\n${type}\n${slug}`).digest();
+  return ID_PREFIX[type] + base32(digest).slice(0, 16);
+}
+
+/** The page type an id was made for, or null when it is no page id of ours. */
+export function pageTypeOfId(id: string): PageType | null {
+  if (!/^[a-z]{3}_[a-z2-7]{16}$/.test(id)) return null;
+  for (const [type, prefix] of Object.entries(ID_PREFIX)) if (id.startsWith(prefix)) return type as PageType;
+  return null;
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,5 @@
+export * from './ids';
+export * from './markup';
+export * from './urls';
+export * from './pages';
+export * from './render';

@@ -1,0 +1,17 @@
+/**
+ * Inline markup inside text fields: `[text](target)` links, where `page:<id>` targets another page of
+ * the site, and literal citation markers `[src-<n>]`.
+ */
+
+/** One regex for both, so a walk over a text sees each in order. Groups: 1 text, 2 target | 3 space, 4 id. */
+export const INLINE_MARKUP = /\[([^[\]]*)\]\(([^()\s]+)\)|([ \t]*)\[(src-\d+)\]/g;
+
+export const PAGE_LINK = /\[([^[\]]*)\]\(page:([^()\s]+)\)/g;
+
+/** The ids that `[text](page:<id>)` markers in a text point to, in order of first appearance. */
+export function pageLinkTargets(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const ids = new Set<string>();
+  for (const match of text.matchAll(PAGE_LINK)) ids.add(match[2]!);
+  return [...ids];
+}

@@ -1,0 +1,166 @@
+import {
+  isKnownBlockType,
+  isKnownInlineType,
+  type ArticleDoc,
+  type ArticleInput,
+  type Block,
+  type PageDoc,
+  type PageType,
+  type PublishWarning,
+  type QuestionDoc,
+  type QuestionInput,
+} from '@cm/contract';
+import { INLINE_MARKUP, pageLinkTargets } from './markup';
+import { allowedUrl } from './urls';
+
+/** The article as stored: what was sent, with API.md's defaults applied. */
+export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
+  const excerpt = input.excerpt ?? null;
+  return {
+    slug: input.slug,
+    title: input.title,
+    body: input.body as Block[],
+    excerpt,
+    copy: input.copy ?? null,
+    keywords: input.keywords ?? [],
+    meta_title: input.meta_title ?? input.title,
+    meta_description: input.meta_description !== undefined ? input.meta_description : excerpt,
+    audience: input.audience ?? null,
+    goal: input.goal ?? null,
+    category: input.category ?? null,
+    cover_image: input.cover_image ?? null,
+    canonical_url: input.canonical_url ?? null,
+    noindex: input.noindex ?? false,
+    schema_type: input.schema_type ?? 'Article',
+    related_article_ids: input.related_article_ids ?? [],
+    related_question_ids: input.related_question_ids ?? [],
+    status: input.status ?? 'published',
+    ai_generated: input.ai_generated ?? true,
+    ai_model: input.ai_model ?? null,
+    updated_at: input.updated_at ?? now,
+  };
+}
+
+/** The question as stored; without `status` it is published (seed 3). */
+export function questionDoc(input: QuestionInput, now: string): QuestionDoc {
+  return {
+    slug: input.slug,
+    question: input.question,
+    answer: input.answer as Block[],
+    sources: input.sources ?? [],
+    topics: input.topics ?? [],
+    meta_title: input.meta_title ?? input.question,
+    meta_description: input.meta_description ?? null,
+    related_question_ids: input.related_question_ids ?? [],
+    related_article_ids: input.related_article_ids ?? [],
+    status: input.status ?? 'published',
+    ai_model: input.ai_model ?? null,
+    updated_at: input.updated_at ?? now,
+  };
+}
+
+export const isArticleDoc = (doc: PageDoc): doc is ArticleDoc => 'body' in doc;
+
+export const pageTitle = (doc: PageDoc): string => (isArticleDoc(doc) ? doc.title : doc.question);
+
+export const pageBlocks = (doc: PageDoc): Block[] => (isArticleDoc(doc) ? doc.body : doc.answer);
+
+/**
+ * The pages this page links to, the edges of the link index: `page:<id>` markers in `copy` and the
+ * related ids. Sorted, so that "did the links change" is a string comparison.
+ */
+export function outgoingLinks(doc: PageDoc): string[] {
+  const copy = isArticleDoc(doc) ? doc.copy : null;
+  const ids = new Set([...pageLinkTargets(copy), ...doc.related_article_ids, ...doc.related_question_ids]);
+  return [...ids].sort();
+}
+
+export const sameLinks = (a: readonly string[] | undefined, b: readonly string[]): boolean =>
+  (a ?? []).length === b.length && (a ?? []).every((id, i) => id === b[i]);
+
+interface TextVisit {
+  path: string;
+  text: string;
+  listItem: boolean;
+}
+
+/** Every text of a block that inline markup may appear in, with its path for warnings. */
+export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
+  const str = (v: unknown): v is string => typeof v === 'string';
+  switch (block._type) {
+    case 'heading':
+    case 'quote':
+    case 'callout':
+      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
+      return;
+    case 'paragraph':
+      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
+      if (Array.isArray(block.children)) {
+        for (const [i, node] of (block.children as Block[]).entries()) {
+          if (node._type === 'span' && str(node.text)) {
+            yield { path: `${path}.children[${i}].text`, text: node.text, listItem: false };
+          }
+        }
+      }
+      return;
+    case 'list':
+      for (const [i, item] of (block.items as string[]).entries()) {
+        yield { path: `${path}.items[${i}]`, text: item, listItem: true };
+      }
+      return;
+    case 'table':
+      for (const [i, cell] of (block.header as string[]).entries()) {
+        yield { path: `${path}.header[${i}]`, text: cell, listItem: false };
+      }
+      for (const [r, row] of (block.rows as string[][]).entries()) {
+        for (const [c, cell] of row.entries()) yield { path: `${path}.rows[${r}][${c}]`, text: cell, listItem: false };
+      }
+      return;
+    default:
+  }
+}
+
+/**
+ * What a publish accepted but readers will not see (API.md `warnings[]`). Messages never repeat the
+ * offending values.
+ */
+export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] {
+  const warnings: PublishWarning[] = [];
+  const warn = (path: string, message: string) => warnings.push({ path, message });
+  const field = type === 'article' ? 'body' : 'answer';
+  const sourceIds = new Set(isArticleDoc(doc) ? [] : doc.sources.map((s) => s.id));
+  const citation = (path: string, id: string) => {
+    if (type === 'article') warn(path, 'citation markers are not rendered in an article');
+    else if (!sourceIds.has(id)) warn(path, 'citation of a source id that is not in sources; it is not rendered');
+  };
+
+  for (const [i, block] of pageBlocks(doc).entries()) {
+    const path = `${field}[${i}]`;
+    if (!isKnownBlockType(block._type)) {
+      warn(path, 'unknown block type; stored, not rendered');
+      continue;
+    }
+    if (block._type === 'image' && !allowedUrl(block.url as string)) {
+      warn(`${path}.url`, 'URL scheme not allowed (http, https, mailto); the image is not rendered');
+    }
+    if (block._type === 'paragraph' && Array.isArray(block.children)) {
+      for (const [j, node] of (block.children as Block[]).entries()) {
+        if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
+        else if (node._type === 'sourceCitation') citation(`${path}.children[${j}]`, node.id as string);
+      }
+    }
+    for (const visit of blockTexts(block, path)) {
+      for (const m of visit.text.matchAll(INLINE_MARKUP)) {
+        if (m[2] !== undefined && !m[2].startsWith('page:') && !allowedUrl(m[2])) {
+          warn(visit.path, 'link URL scheme not allowed (http, https, mailto); rendered as plain text');
+        } else if (m[4] !== undefined && (visit.listItem || type === 'article')) {
+          citation(visit.path, m[4]);
+        }
+      }
+    }
+  }
+  if (isArticleDoc(doc) && doc.cover_image && !allowedUrl(doc.cover_image)) {
+    warn('cover_image', 'URL scheme not allowed (http, https, mailto); not rendered');
+  }
+  return warnings;
+}

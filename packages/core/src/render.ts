@@ -1,0 +1,266 @@
+import type {
+  ArticleRecord,
+  Block,
+  CalloutBlock,
+  ImageBlock,
+  ListBlock,
+  PageRecord,
+  QuestionRecord,
+  QuoteBlock,
+  Source,
+  StatBarBlock,
+  TableBlock,
+} from '@cm/contract';
+import { INLINE_MARKUP } from './markup';
+import { blockTexts } from './pages';
+import { allowedUrl } from './urls';
+
+/*
+ * Visitor pages, rendered from the blocks, never from `copy`. Rules as in Portable Text's to-html:
+ * every text is escaped, URLs render only with allowed schemes, unknown types render nothing and are
+ * never echoed.
+ */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** JSON inside `<script>`: nothing in it can close the element or start markup. */
+const scriptJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+export interface RenderOptions {
+  /** Absolute URL of this page (the canonical URL when the page names none). */
+  pageUrl: string;
+  /** The visitor URL of a linked page when readers can reach it, else null (the link renders as text). */
+  linkTarget: (pageId: string) => string | null;
+}
+
+/** How literal `[src-<n>]` markers in a text are treated (seed 2.5). */
+type CitationMode = 'drop' | 'resolve' | 'literal';
+
+class Renderer {
+  private readonly sourceNumber = new Map<string, number>();
+
+  constructor(
+    private readonly options: RenderOptions,
+    private readonly sources: readonly Source[],
+    private readonly inArticle: boolean,
+  ) {
+    sources.forEach((source, i) => {
+      if (!this.sourceNumber.has(source.id)) this.sourceNumber.set(source.id, i + 1);
+    });
+  }
+
+  /** A citation of a known source as a numbered link, or null (then it is dropped with the space before it). */
+  private citation(id: string): string | null {
+    if (this.inArticle) return null;
+    const n = this.sourceNumber.get(id);
+    return n === undefined ? null : `<sup class="citation"><a href="#source-${n}">[${n}]</a></sup>`;
+  }
+
+  private link(text: string, target: string): string {
+    const url = target.startsWith('page:') ? this.options.linkTarget(target.slice(5)) : allowedUrl(target);
+    return url ? `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+  }
+
+  text(text: string, mode: CitationMode): string {
+    let out = '';
+    let last = 0;
+    for (const m of text.matchAll(INLINE_MARKUP)) {
+      out += escapeHtml(text.slice(last, m.index));
+      last = m.index + m[0].length;
+      if (m[2] !== undefined) out += this.link(m[1]!, m[2]);
+      else if (mode === 'literal') out += escapeHtml(m[0]);
+      else {
+        const cited = mode === 'resolve' ? this.citation(m[4]!) : null;
+        if (cited) out += escapeHtml(m[3]!) + cited;
+      }
+    }
+    return out + escapeHtml(text.slice(last));
+  }
+
+  /** Literal markers are citations only in list items of an answer; an article drops every marker. */
+  private mode(listItem: boolean): CitationMode {
+    if (this.inArticle) return 'drop';
+    return listItem ? 'resolve' : 'literal';
+  }
+
+  private inline(nodes: readonly Block[]): string {
+    let out = '';
+    for (const node of nodes) {
+      if (node._type === 'span') out += this.text(node.text as string, this.mode(false));
+      else if (node._type === 'sourceCitation') {
+        const cited = this.citation(node.id as string);
+        out = cited ? out + cited : out.replace(/[ \t]+$/, '');
+      }
+    }
+    return out;
+  }
+
+  block(block: Block): string {
+    const text = (value: unknown) => this.text(String(value ?? ''), this.mode(false));
+    switch (block._type) {
+      case 'heading': {
+        const level = Math.min(6, Math.max(1, Number(block.level) || 2));
+        return `<h${level}>${text(block.text)}</h${level}>`;
+      }
+      case 'paragraph':
+        return `<p>${block.text !== undefined ? text(block.text) : ''}${
+          Array.isArray(block.children) ? this.inline(block.children as Block[]) : ''
+        }</p>`;
+      case 'statBar':
+        return `<dl class="stat-bar">${(block as StatBarBlock).stats
+          .map((s) => `<div class="stat"><dt>${escapeHtml(s.label)}</dt><dd>${escapeHtml(s.value)}</dd></div>`)
+          .join('')}</dl>`;
+      case 'list': {
+        const list = block as ListBlock;
+        const tag = list.style === 'number' ? 'ol' : 'ul';
+        const items = list.items.map((item) => `<li>${this.text(item, this.mode(true))}</li>`).join('');
+        return `<${tag}>${items}</${tag}>`;
+      }
+      case 'quote': {
+        const quote = block as QuoteBlock;
+        const cite = quote.cite ? `<footer><cite>${escapeHtml(quote.cite)}</cite></footer>` : '';
+        return `<blockquote><p>${text(quote.text)}</p>${cite}</blockquote>`;
+      }
+      case 'image': {
+        const image = block as ImageBlock;
+        const src = allowedUrl(image.url);
+        if (!src) return '';
+        const caption = image.caption ? `<figcaption>${escapeHtml(image.caption)}</figcaption>` : '';
+        return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(image.alt)}" loading="lazy">${caption}</figure>`;
+      }
+      case 'callout': {
+        const tone = (block as CalloutBlock).tone;
+        return `<aside class="callout callout-${escapeHtml(tone)}"><p>${text(block.text)}</p></aside>`;
+      }
+      case 'table': {
+        const table = block as TableBlock;
+        const head = table.header.map((cell) => `<th>${text(cell)}</th>`).join('');
+        const rows = table.rows
+          .map((row) => `<tr>${row.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`)
+          .join('');
+        return `<table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table>`;
+      }
+      default:
+        return '';
+    }
+  }
+
+  blocks(blocks: readonly Block[]): string {
+    return blocks.map((b) => this.block(b)).join('\n');
+  }
+
+  sourceList(): string {
+    if (this.inArticle || this.sources.length === 0) return '';
+    const items = this.sources
+      .map((source, i) => {
+        const url = allowedUrl(source.url);
+        const title = escapeHtml(source.title || source.url);
+        const label = url ? `<a href="${escapeHtml(url)}" rel="nofollow noopener">${title}</a>` : title;
+        return `<li id="source-${i + 1}">${label} <span class="accessed">accessed ${escapeHtml(source.accessed_at)}</span></li>`;
+      })
+      .join('');
+    return `<section class="sources"><h2>Sources</h2><ol>${items}</ol></section>`;
+  }
+}
+
+/** Plain text of blocks, markup reduced to its words, for structured data. */
+function plainText(blocks: readonly Block[]): string {
+  const parts: string[] = [];
+  for (const block of blocks) {
+    for (const visit of blockTexts(block, '')) parts.push(visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? ''));
+  }
+  return parts.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+function documentHtml(head: { title: string; description: string | null; canonical: string; noindex: boolean; jsonLd: object }, main: string): string {
+  const meta = [
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(head.title)}</title>`,
+    head.description !== null ? `<meta name="description" content="${escapeHtml(head.description)}">` : '',
+    `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
+    head.noindex ? '<meta name="robots" content="noindex">' : '',
+    `<script type="application/ld+json">${scriptJson(head.jsonLd)}</script>`,
+  ].filter(Boolean);
+  return `<!doctype html>\n<html lang="en">\n<head>\n${meta.join('\n')}\n</head>\n<body>\n<main>\n${main}\n</main>\n</body>\n</html>\n`;
+}
+
+const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+export function renderArticle(page: ArticleRecord, options: RenderOptions): string {
+  const r = new Renderer(options, [], true);
+  const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
+  const cover = allowedUrl(page.cover_image);
+  const main = [
+    '<article>',
+    `<header><h1>${escapeHtml(page.title)}</h1>${cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="">` : ''}</header>`,
+    r.blocks(page.body),
+    '</article>',
+  ].join('\n');
+  const jsonLd = withoutNulls({
+    '@context': 'https://schema.org',
+    '@type': page.schema_type,
+    headline: page.title,
+    description: page.meta_description,
+    image: cover,
+    datePublished: page.created_at,
+    dateModified: page.updated_at,
+    url: canonical,
+    mainEntityOfPage: canonical,
+  });
+  return documentHtml(
+    { title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd },
+    main,
+  );
+}
+
+export function renderQuestion(page: QuestionRecord, options: RenderOptions): string {
+  const r = new Renderer(options, page.sources, false);
+  const community = page.community_answers
+    .map((a) => `<section class="community-answer"><h3>${escapeHtml(a.author)}</h3>\n${new Renderer(options, [], false).blocks(a.blocks)}</section>`)
+    .join('\n');
+  const main = [
+    '<article>',
+    `<header><h1>${escapeHtml(page.question)}</h1></header>`,
+    page.summary ? `<p class="summary">${escapeHtml(page.summary)}</p>` : '',
+    `<section class="answer">\n${r.blocks(page.answer)}\n</section>`,
+    r.sourceList(),
+    community ? `<section class="community-answers"><h2>More answers</h2>\n${community}</section>` : '',
+    '</article>',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const jsonLd = {
+    '@context': 'https://schema.org',
+    '@type': 'Question',
+    name: page.question,
+    text: page.question,
+    dateCreated: page.created_at,
+    dateModified: page.updated_at,
+    url: options.pageUrl,
+    answerCount: 1 + page.community_answers.length,
+    acceptedAnswer: { '@type': 'Answer', text: plainText(page.answer), dateModified: page.updated_at },
+  };
+  return documentHtml(
+    { title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd },
+    main,
+  );
+}
+
+export function renderPage(page: PageRecord, options: RenderOptions): string {
+  return page.type === 'article' ? renderArticle(page, options) : renderQuestion(page, options);
+}
+
+/** The page ids a page's blocks link to: the visitor handler looks up which of them are live. */
+export function renderedLinkTargets(blocks: readonly Block[]): string[] {
+  const ids = new Set<string>();
+  for (const [i, block] of blocks.entries()) {
+    for (const visit of blockTexts(block, String(i))) {
+      for (const m of visit.text.matchAll(INLINE_MARKUP)) if (m[2]?.startsWith('page:')) ids.add(m[2].slice(5));
+    }
+  }
+  return [...ids];
+}

@@ -1,0 +1,52 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Key } from './keys';
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
+
+const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+
+/** Writes in batches of 25, retrying what DynamoDB leaves unprocessed. */
+export async function batchWrite(db: DynamoDBDocumentClient, table: string, requests: WriteRequest[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: WriteRequest[] = requests.slice(i, i + 25);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('DynamoDB left batch writes unprocessed after retries');
+      if (attempt > 0) await pause(attempt);
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+    }
+  }
+}
+
+/** Reads by key in batches of 100, retrying unprocessed keys. */
+export async function batchGet(
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: Key[],
+  projection?: { expression: string; names: Record<string, string> },
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    let pending: Key[] = keys.slice(i, i + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('DynamoDB left batch reads unprocessed after retries');
+      if (attempt > 0) await pause(attempt);
+      const out = await db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: pending,
+              ...(projection
+                ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                : {}),
+            },
+          },
+        }),
+      );
+      items.push(...((out.Responses?.[table] ?? []) as Record<string, unknown>[]));
+      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+    }
+  }
+  return items;
+}

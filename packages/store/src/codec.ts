@@ -1,0 +1,18 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+
+/**
+ * Page documents are stored gzipped. One that is still too big for a DynamoDB item (400 KB, less the
+ * page's other attributes) is split into chunk items that the page item points to by version.
+ */
+export const INLINE_LIMIT_BYTES = 300 * 1024;
+export const CHUNK_BYTES = 300 * 1024;
+
+export const encodeJson = (value: unknown): Buffer => gzipSync(Buffer.from(JSON.stringify(value), 'utf8'));
+
+export const decodeJson = <T>(bytes: Uint8Array): T => JSON.parse(gunzipSync(bytes).toString('utf8')) as T;
+
+export function splitChunks(bytes: Buffer): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += CHUNK_BYTES) chunks.push(bytes.subarray(i, i + CHUNK_BYTES));
+  return chunks;
+}

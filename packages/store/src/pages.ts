@@ -1,0 +1,334 @@
+import { randomBytes } from 'node:crypto';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
+import { batchGet, batchWrite } from './batch';
+import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
+import {
+  answerPrefix,
+  answerSk,
+  chunkPrefix,
+  chunkSk,
+  linkEdgeKey,
+  pageKey,
+  pagePartsPrefix,
+  pagesByStatus,
+  pagesByUpdated,
+  pageSk,
+  sitePartition,
+  updatedSortKey,
+} from './keys';
+
+/** A page as stored: the editor's document plus what the site and the store keep beside it. */
+export interface StoredPage {
+  site_id: number;
+  type: PageType;
+  id: string;
+  doc: PageDoc;
+  created_at: string;
+  deleted: boolean;
+  summary: string | null;
+  community_answers: CommunityAnswer[];
+}
+
+export interface PutPage {
+  siteId: number;
+  type: PageType;
+  id: string;
+  doc: PageDoc;
+  /** Outgoing links (sorted), indexed so that relink finds linking pages with one Query. */
+  links: string[];
+  now: string;
+}
+
+export interface PageListing {
+  items: PageListItem[];
+  next_cursor: string | null;
+}
+
+export interface LinkTarget {
+  id: string;
+  type: PageType;
+  slug: string;
+  live: boolean;
+}
+
+const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
+
+const sameList = (a: unknown, b: readonly string[]): boolean =>
+  Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0;
+
+export class PageStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Upserts a page. When the document fits one item and the links did not change, this is one
+   * UpdateItem. It leaves the site-owned parts (summary, community answers) and `created_at` alone.
+   */
+  async put(input: PutPage): Promise<{ created: boolean; created_at: string }> {
+    const { siteId, type, id, doc, links, now } = input;
+    const encoded = encodeJson(doc);
+    const version = newVersion();
+    const chunks = encoded.length > INLINE_LIMIT_BYTES ? splitChunks(encoded) : [];
+    if (chunks.length > 0) {
+      // Chunks first: the page item only ever points at a complete version.
+      await batchWrite(
+        this.db,
+        this.table,
+        chunks.map((data, i) => ({
+          PutRequest: { Item: { pk: sitePartition(siteId), sk: chunkSk(type, id, version, i), data } },
+        })),
+      );
+    }
+    const values: Record<string, unknown> = {
+      ':type': type,
+      ':id': id,
+      ':site': siteId,
+      ':slug': doc.slug,
+      ':title': 'title' in doc ? doc.title : doc.question,
+      ':status': doc.status,
+      ':updated': doc.updated_at,
+      ':false': false,
+      ':links': links,
+      ':version': version,
+      ':chunks': chunks.length,
+      ':now': now,
+      ':g1pk': pagesByUpdated(siteId, type),
+      ':g2pk': pagesByStatus(siteId, type, doc.status),
+      ':gsk': updatedSortKey(doc.updated_at, id),
+    };
+    const set = [
+      '#type = :type',
+      'id = :id',
+      'site_id = :site',
+      'slug = :slug',
+      'title = :title',
+      '#status = :status',
+      'updated_at = :updated',
+      'deleted = :false',
+      'links = :links',
+      'version = :version',
+      'chunks = :chunks',
+      'created_at = if_not_exists(created_at, :now)',
+      'gsi1pk = :g1pk',
+      'gsi1sk = :gsk',
+      'gsi2pk = :g2pk',
+      'gsi2sk = :gsk',
+    ];
+    if (chunks.length === 0) {
+      set.push('doc = :doc');
+      values[':doc'] = encoded;
+    }
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, type, id),
+        UpdateExpression: `SET ${set.join(', ')}${chunks.length > 0 ? ' REMOVE doc' : ''}`,
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const old = out.Attributes;
+    if (old && Number(old.chunks) > 0) await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
+    if (!sameList(old?.links, links)) await this.reindexLinks(siteId, id, (old?.links as string[]) ?? [], links);
+    return { created: !old, created_at: (old?.created_at as string) ?? now };
+  }
+
+  private async deleteChunks(siteId: number, type: PageType, id: string, version: string, count: number) {
+    await batchWrite(
+      this.db,
+      this.table,
+      Array.from({ length: count }, (_v, i) => ({
+        DeleteRequest: { Key: { pk: sitePartition(siteId), sk: chunkSk(type, id, version, i) } },
+      })),
+    );
+  }
+
+  private async reindexLinks(siteId: number, sourceId: string, before: string[], after: string[]) {
+    const keep = new Set(after);
+    const had = new Set(before);
+    await batchWrite(this.db, this.table, [
+      ...after
+        .filter((target) => !had.has(target))
+        .map((target) => ({ PutRequest: { Item: { ...linkEdgeKey(siteId, target, sourceId), source_id: sourceId } } })),
+      ...before
+        .filter((target) => !keep.has(target))
+        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, sourceId) } })),
+    ]);
+  }
+
+  /** The page with its parts, in one Query (more only for very large pages or many answers). */
+  async get(siteId: number, type: PageType, id: string): Promise<StoredPage | null> {
+    for (let attempt = 0; ; attempt++) {
+      const items = await this.queryParts(siteId, type, id);
+      const main = items.find((item) => item.sk === pageSk(type, id));
+      if (!main) return null;
+      const doc = this.assembleDoc(main, items, type, id);
+      // A concurrent republish may have replaced the chunks between our pages of results: read again.
+      if (doc === null) {
+        if (attempt < 3) continue;
+        throw new Error(`page ${id}: chunks of version ${String(main.version)} are incomplete`);
+      }
+      const answers = items
+        .filter((item) => String(item.sk).startsWith(answerPrefix(type, id)))
+        .map((item) => JSON.parse(String(item.data)) as CommunityAnswer);
+      return {
+        site_id: siteId,
+        type,
+        id,
+        doc,
+        created_at: String(main.created_at),
+        deleted: main.deleted === true,
+        summary: typeof main.summary === 'string' ? main.summary : null,
+        community_answers: answers,
+      };
+    }
+  }
+
+  private async queryParts(siteId: number, type: PageType, id: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+          ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageSk(type, id) },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items.filter((item) => item.sk === pageSk(type, id) || String(item.sk).startsWith(pagePartsPrefix(type, id)));
+  }
+
+  private assembleDoc(main: Record<string, unknown>, items: Record<string, unknown>[], type: PageType, id: string): PageDoc | null {
+    const count = Number(main.chunks ?? 0);
+    if (count === 0) return decodeJson<PageDoc>(main.doc as Uint8Array);
+    const prefix = chunkPrefix(type, id, String(main.version));
+    const parts = items
+      .filter((item) => String(item.sk).startsWith(prefix))
+      .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
+      .map((item) => item.data as Uint8Array);
+    if (parts.length !== count) return null;
+    return decodeJson<PageDoc>(Buffer.concat(parts));
+  }
+
+  /** Newest `updated_at` first, from an index: never a scan of the site. */
+  async list(siteId: number, type: PageType, options: { limit: number; cursor?: string; status?: PageStatus }): Promise<PageListing> {
+    const byStatus = options.status !== undefined;
+    const index = byStatus ? 'gsi2' : 'gsi1';
+    const indexPk = byStatus ? pagesByStatus(siteId, type, options.status!) : pagesByUpdated(siteId, type);
+    const start = options.cursor ? decodeCursor(options.cursor, siteId, index, indexPk) : undefined;
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: index,
+        KeyConditionExpression: `${index}pk = :pk`,
+        ExpressionAttributeValues: { ':pk': indexPk },
+        ScanIndexForward: false,
+        Limit: options.limit,
+        ExclusiveStartKey: start,
+      }),
+    );
+    const items = (out.Items ?? []).map((item) => {
+      const live = isLive(item.status as PageStatus, item.deleted === true);
+      const base = { id: String(item.id), slug: String(item.slug), status: item.status as PageStatus, live, updated_at: String(item.updated_at) };
+      return type === 'article' ? { ...base, title: String(item.title) } : { ...base, question: String(item.title) };
+    });
+    const last = out.LastEvaluatedKey;
+    return { items, next_cursor: last ? encodeCursor([String(last[`${index}sk`]), String(last.sk)]) : null };
+  }
+
+  /** Sets the site-owned summary of a question; false when there is no such question. */
+  async setSummary(siteId: number, id: string, summary: string | null): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, 'question', id),
+          UpdateExpression: summary === null ? 'REMOVE summary' : 'SET summary = :s',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(summary === null ? {} : { ExpressionAttributeValues: { ':s': summary } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  /** Stores a community answer beside a question; false when there is no such question. */
+  async addCommunityAnswer(siteId: number, questionId: string, answer: CommunityAnswer): Promise<boolean> {
+    const exists = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: pageKey(siteId, 'question', questionId), ProjectionExpression: 'pk' }),
+    );
+    if (!exists.Item) return false;
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: sitePartition(siteId),
+          sk: answerSk('question', questionId, answer.created_at, answer.answer_id),
+          data: JSON.stringify(answer),
+        },
+      }),
+    );
+    return true;
+  }
+
+  /** Slug and live state of the pages a page links to (unknown ids are left out), in one batch read. */
+  async linkTargets(siteId: number, pages: readonly { id: string; type: PageType }[]): Promise<Map<string, LinkTarget>> {
+    const keys = pages.map(({ id, type }) => pageKey(siteId, type, id));
+    if (keys.length === 0) return new Map();
+    const items = await batchGet(this.db, this.table, keys, {
+      expression: 'id, slug, #type, #status, deleted',
+      names: { '#type': 'type', '#status': 'status' },
+    });
+    return new Map(
+      items.map((item) => [
+        String(item.id),
+        {
+          id: String(item.id),
+          type: item.type as PageType,
+          slug: String(item.slug),
+          live: isLive(item.status as PageStatus, item.deleted === true),
+        },
+      ]),
+    );
+  }
+}
+
+const encodeCursor = (parts: string[]): string => Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
+
+/** A cursor carries only sort-key positions; the partition is always the caller's own. */
+function decodeCursor(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
+  try {
+    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(parts) && parts.length === 2 && parts.every((p) => typeof p === 'string')) {
+      const [indexSk, sk] = parts as [string, string];
+      if (sk.startsWith('PAGE#')) {
+        return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
+      }
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new ApiError('validation_failed', 'query.cursor: not a cursor this listing returned', {
+    issues: [{ path: 'cursor', message: 'not a cursor this listing returned' }],
+  });
+}
+
+
