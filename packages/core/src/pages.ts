@@ -1,5 +1,9 @@
 import {
+  ApiError,
   isKnownBlockType,
+  isLive,
+  type CommunityAnswer,
+  type PageRecord,
   isKnownInlineType,
   type ArticleDoc,
   type ArticleInput,
@@ -10,6 +14,7 @@ import {
   type QuestionDoc,
   type QuestionInput,
 } from '@cm/contract';
+import { pageId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { allowedUrl } from './urls';
 
@@ -163,4 +168,62 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
     warn('cover_image', 'URL scheme not allowed (http, https, mailto); not rendered');
   }
   return warnings;
+}
+
+/** The visitor URL of a page. */
+export const visitorUrl = (baseUrl: string, siteId: number, type: PageType, slug: string): string =>
+  `${baseUrl}/sites/${siteId}/${type}s/${encodeURIComponent(slug)}`;
+
+/** A page's state as the store keeps it (structurally the store's StoredPage). */
+export interface PageState {
+  site_id: number;
+  type: PageType;
+  id: string;
+  doc: PageDoc;
+  created_at: string;
+  deleted: boolean;
+  summary: string | null;
+  community_answers: CommunityAnswer[];
+}
+
+/** The page as `GET /articles/{id}` and `GET /questions/{id}` return it. */
+export function pageRecord(page: PageState): PageRecord {
+  const meta = {
+    id: page.id,
+    site_id: page.site_id,
+    created_at: page.created_at,
+    live: isLive(page.doc.status, page.deleted),
+  };
+  if (page.type === 'article') return { ...(page.doc as ArticleDoc), ...meta, type: 'article' };
+  return {
+    ...(page.doc as QuestionDoc),
+    ...meta,
+    type: 'question',
+    summary: page.summary,
+    community_answers: page.community_answers,
+  };
+}
+
+export interface PreparedPublish {
+  id: string;
+  doc: PageDoc;
+  links: string[];
+  warnings: PublishWarning[];
+}
+
+/**
+ * Everything a publish decides before it writes: the site check (seed 4.1 rule 3), the stored document
+ * with its defaults, the page id, the outgoing links to index and the warnings to report.
+ */
+export function preparePublish(
+  siteId: number,
+  input: { type: 'article'; value: ArticleInput } | { type: 'question'; value: QuestionInput },
+  now: string,
+): PreparedPublish {
+  const claimed = input.value.site_id;
+  if (claimed !== undefined && claimed !== siteId) {
+    throw new ApiError('site_mismatch', `site_id ${claimed} is not the site of this API key`);
+  }
+  const doc = input.type === 'article' ? articleDoc(input.value, now) : questionDoc(input.value, now);
+  return { id: pageId(siteId, input.type, doc.slug), doc, links: outgoingLinks(doc), warnings: publishWarnings(input.type, doc) };
 }

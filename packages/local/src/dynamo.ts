@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { TABLE } from '@cm/store';
+
+export interface EmbeddedDynamo {
+  endpoint: string;
+  port: number;
+  /** HTTP requests the embedded DynamoDB has answered: one per round trip. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+/** The embedded DynamoDB (dynalite): on disk under `path`, or in memory without one. */
+export async function startDynamo(options: { port: number; path?: string }): Promise<EmbeddedDynamo> {
+  const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  let requests = 0;
+  server.on('request', () => {
+    requests++;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Creates the table as the CDK stack does, unless it exists; waits until it is ACTIVE. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const keyAttributes = [TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
+        })),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  for (let i = 0; i < 100; i++) {
+    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (out.Table?.TableStatus === 'ACTIVE') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  client.destroy();
+}

@@ -1,0 +1,3 @@
+export * from './stack';
+export * from './dynamo';
+export * from './server';

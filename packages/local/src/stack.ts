@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { resetServices } from '@cm/runtime';
+import { createDocumentClient, createStore } from '@cm/store';
+import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
+import { API_HANDLERS } from './handlers';
+import { createApiServer, listen } from './server';
+
+export interface LocalStackOptions {
+  /** Keep nothing on disk. */
+  memory?: boolean;
+  /** Where data is kept (default `.data`). */
+  dataDir?: string;
+  /** HTTP port of the API; 0 picks a free one. */
+  port?: number;
+  /** Port of the embedded DynamoDB; 0 picks a free one. */
+  dynamoPort?: number;
+  tableName?: string;
+  /** Create a demo site with an API key on first start. */
+  demoSite?: boolean;
+}
+
+export interface DemoSite {
+  site_id: number;
+  api_key: string;
+}
+
+export interface LocalStack {
+  url: string;
+  dynamo: EmbeddedDynamo;
+  tableName: string;
+  demo: DemoSite | null;
+  /** Whether the demo site was created by this start. */
+  demoCreated: boolean;
+  stop(): Promise<void>;
+}
+
+/** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const dataDir = options.dataDir ?? '.data';
+  const tableName = options.tableName ?? 'content';
+  if (!options.memory) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  const dynamo = await startDynamo({
+    port: options.dynamoPort ?? 8000,
+    path: options.memory ? undefined : join(dataDir, 'dynamodb'),
+  });
+  let server: Server | undefined;
+  try {
+    await ensureTable(dynamo.endpoint, tableName);
+    process.env.TABLE_NAME = tableName;
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    resetServices();
+
+    let demo: DemoSite | null = null;
+    let demoCreated = false;
+    if (options.demoSite) {
+      const demoFile = join(dataDir, 'demo-site.json');
+      if (!options.memory && existsSync(demoFile)) demo = JSON.parse(readFileSync(demoFile, 'utf8')) as DemoSite;
+      else {
+        const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), tableName);
+        const created = await store.sites.create({ name: 'Demo site', domain: 'demo.example.com', locale: 'US/en' });
+        demo = { site_id: created.site.site_id, api_key: created.api_key };
+        demoCreated = true;
+        if (!options.memory) writeFileSync(demoFile, `${JSON.stringify(demo)}\n`, { mode: 0o600 });
+      }
+    }
+
+    server = createApiServer(API_HANDLERS);
+    const port = await listen(server, options.port ?? 3000);
+    const api = server;
+    return {
+      url: `http://localhost:${port}`,
+      dynamo,
+      tableName,
+      demo,
+      demoCreated,
+      stop: async () => {
+        await new Promise<void>((resolve) => api.close(() => resolve()));
+        api.closeAllConnections();
+        await dynamo.close();
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await dynamo.close();
+    throw error;
+  }
+}

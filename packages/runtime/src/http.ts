@@ -1,0 +1,145 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { ApiError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
+import { getConfig, getStore } from './services';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult => ({
+  statusCode,
+  headers: { 'content-type': JSON_TYPE, ...headers },
+  body: JSON.stringify(body),
+});
+
+export const html = (statusCode: number, body: string): ApiResult => ({
+  statusCode,
+  headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  body,
+});
+
+/** What a route handler gets: the event, the caller's site (on authenticated routes) and parsers. */
+export interface ApiRequest {
+  event: ApiEvent;
+  /** The site of the API key; 0 on routes without auth. */
+  siteId: number;
+  /** The request body, parsed as JSON and validated with a contract schema (`400` otherwise). */
+  body<S extends z.ZodType>(schema: S): z.output<S>;
+  query<S extends z.ZodType>(schema: S): z.output<S>;
+  params<S extends z.ZodType>(schema: S): z.output<S>;
+  /** Absolute base URL of this deployment, for links to visitor pages. */
+  baseUrl: string;
+}
+
+export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
+
+interface State {
+  siteId?: number;
+  jsonBody?: unknown;
+}
+
+function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(where, result.error.issues);
+  return result.data;
+}
+
+function baseUrlOf(event: ApiEvent): string {
+  const configured = getConfig().publicBaseUrl;
+  if (configured) return configured;
+  const proto = event.headers['x-forwarded-proto'] ?? 'https';
+  return `${proto}://${event.requestContext.domainName}`;
+}
+
+/** API.md's one error shape for every failure; anything unexpected is logged and answered 500. */
+const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+  onError: async (request) => {
+    const error = request.error;
+    if (error instanceof ApiError) {
+      request.response = json(error.status, error.toBody(), error.headers);
+      return;
+    }
+    console.error(JSON.stringify({ level: 'error', message: 'unhandled', error: String(error), stack: (error as Error)?.stack }));
+    request.response = json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' });
+  },
+});
+
+/** Reads the body as JSON: over `limitBytes` → 413, not JSON → 400 invalid_json. */
+const jsonBody = (state: WeakMap<ApiEvent, State>, limitBytes: number): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+  before: async ({ event }) => {
+    if (event.body === undefined || event.body === null || event.body === '') return;
+    const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+    if (raw.length > limitBytes) {
+      throw new ApiError('payload_too_large', `The body is ${raw.length} bytes; the limit is ${limitBytes}`, {
+        limit_bytes: limitBytes,
+      });
+    }
+    try {
+      state.set(event, { ...state.get(event), jsonBody: JSON.parse(raw.toString('utf8')) });
+    } catch {
+      throw new ApiError('invalid_json', 'The body is not valid JSON');
+    }
+  },
+});
+
+/** Positive key lookups are kept briefly per container, so a warm request costs no extra round trip. */
+const KEY_CACHE_MS = 60_000;
+const keyCache = new Map<string, { siteId: number; until: number }>();
+
+async function siteOfKey(apiKey: string): Promise<number | null> {
+  const hit = keyCache.get(apiKey);
+  if (hit && hit.until > Date.now()) return hit.siteId;
+  const siteId = await getStore().sites.siteIdForKey(apiKey);
+  if (siteId === null) keyCache.delete(apiKey);
+  else keyCache.set(apiKey, { siteId, until: Date.now() + KEY_CACHE_MS });
+  return siteId;
+}
+
+const apiKeyAuth = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+  before: async ({ event }) => {
+    const apiKey = event.headers['x-api-key'];
+    if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
+    const siteId = await siteOfKey(apiKey);
+    if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    state.set(event, { ...state.get(event), siteId });
+  },
+});
+
+/**
+ * A Lambda handler for the routes of one function of the route table: errors, JSON bodies and API-key
+ * auth as middy middlewares, then the route's handler.
+ */
+export function api(fn: FunctionName, handlers: Record<string, RouteHandler>, options: { bodyLimitBytes?: number } = {}) {
+  const routes = ROUTES.filter((r) => r.fn === fn);
+  for (const route of routes) {
+    if (!handlers[routeKey(route)]) throw new Error(`${fn}: no handler for ${routeKey(route)}`);
+  }
+  const authenticated = new Set(routes.filter((r) => r.auth).map(routeKey));
+  const state = new WeakMap<ApiEvent, State>();
+  const auth = apiKeyAuth(state);
+
+  return middy<ApiEvent, ApiResult, Error, Context>()
+    .use(errorReplies())
+    .use(jsonBody(state, options.bodyLimitBytes ?? 1024 * 1024))
+    .use({
+      before: async (request) => {
+        if (authenticated.has(request.event.routeKey)) await auth.before!(request);
+      },
+    })
+    .handler(async (event) => {
+      const handler = handlers[event.routeKey];
+      if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
+      const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
+      return handler({
+        event,
+        siteId,
+        body: (schema) => validate(schema, parsed, 'body'),
+        query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
+        params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
+        baseUrl: baseUrlOf(event),
+      });
+    });
+}

@@ -1,0 +1,3 @@
+export * from './config';
+export * from './services';
+export * from './http';
