@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // A missing required field reads "Required", as in API.md's example, instead of zod's type message.
 z.config({

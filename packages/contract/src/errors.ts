@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Machine codes of API.md's error table. */
 export const ERROR_STATUS = {

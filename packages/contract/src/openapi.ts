@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_STATUS } from './errors';
 import { ROUTES, type Reply, type Route } from './routes';
 

@@ -2,7 +2,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocumentClient, createStore } from '@cm/store';
 
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]

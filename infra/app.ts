@@ -1,0 +1,7 @@
+import { App } from 'aws-cdk-lib';
+import { ContentApiStack } from './stack';
+
+const app = new App();
+new ContentApiStack(app, app.node.tryGetContext('stackName') ?? 'ContentApi', {
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});
