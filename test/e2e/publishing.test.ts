@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto';
+import { article, question, startTestStack, type TestStack } from '../helpers/local';
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+describe('auth', () => {
+  it('answers 401 unauthorized without a key and with an unknown key, in the error shape', async () => {
+    for (const key of [null, 'cmk_not-a-real-key']) {
+      const res = await t.call('POST', '/articles', article('auth-check'), { key });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ error: 'unauthorized', code: 'unauthorized' });
+      expect(typeof res.body.message).toBe('string');
+    }
+    expect((await t.call('GET', '/articles?slug=auth-check')).status).toBe(404);
+  });
+
+  it('never shows a page to another site: its id answers 404 as an unknown id does', async () => {
+    const published = await t.call('POST', '/articles', article('private-page'));
+    const other = await t.newSite();
+    const res = await t.call('GET', `/articles/${published.body.id}`, undefined, { key: other.key });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+    expect((await t.call('GET', '/articles?slug=private-page', undefined, { key: other.key })).status).toBe(404);
+    expect((await t.call('GET', '/articles', undefined, { key: other.key })).body.items).toEqual([]);
+    expect((await t.call('GET', `/articles/${published.body.id}`)).status).toBe(200);
+  });
+});
+
+describe('POST /articles', () => {
+  it('upserts by slug: 201 then 200, one page, the same id, the second body stored', async () => {
+    const first = await t.call('POST', '/articles', article('upsert-me', { excerpt: 'first' }));
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ type: 'article', slug: 'upsert-me', status: 'published', created: true, warnings: [] });
+    expect(first.body.url).toBe(`${t.url}/sites/${t.siteId}/articles/upsert-me`);
+
+    const second = await t.call('POST', '/articles', article('upsert-me', { title: 'Replaced', status: 'draft' }));
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ id: first.body.id, created: false, status: 'draft' });
+
+    const read = await t.call('GET', `/articles/${first.body.id}`);
+    expect(read.body).toMatchObject({ title: 'Replaced', status: 'draft', live: false, excerpt: null });
+    const list = await t.call('GET', '/articles?limit=200');
+    expect(list.body.items.filter((i: { slug: string }) => i.slug === 'upsert-me')).toHaveLength(1);
+  });
+
+  it('applies the defaults and returns every stored field', async () => {
+    const res = await t.call('POST', '/articles', article('defaults', { excerpt: 'Short summary' }));
+    const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
+    expect(page).toMatchObject({
+      id: res.body.id,
+      type: 'article',
+      site_id: t.siteId,
+      slug: 'defaults',
+      meta_title: 'Title of defaults',
+      meta_description: 'Short summary',
+      noindex: false,
+      schema_type: 'Article',
+      ai_generated: true,
+      status: 'published',
+      live: true,
+      copy: null,
+      keywords: [],
+      related_article_ids: [],
+      related_question_ids: [],
+    });
+    expect(Date.parse(page.updated_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(page.created_at).toBe(page.updated_at);
+  });
+
+  it('returns copy byte for byte: unicode, CRLF, tabs, markers', async () => {
+    const copy = 'Line one\r\nLine\ttwo — ünïcödé 漢字 🏃‍♀️\r\n\r\n[see](page:art_aaaaaaaaaaaaaaaa)\n\t  trailing  \u2028end\\"quote\'';
+    const res = await t.call('POST', '/articles', article('copy-bytes', { copy }));
+    const page = await t.call('GET', `/articles/${res.body.id}`);
+    expect(page.body.copy).toBe(copy);
+    expect(Buffer.from(page.body.copy, 'utf8').equals(Buffer.from(copy, 'utf8'))).toBe(true);
+  });
+
+  it('ignores unknown fields and an article\'s sources', async () => {
+    const res = await t.call('POST', '/articles', article('tolerant', { sources: [{ id: 'src-1' }], future_field: { x: 1 }, summary: 'no' }));
+    expect(res.status).toBe(201);
+    const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
+    expect(page).not.toHaveProperty('sources');
+    expect(page).not.toHaveProperty('future_field');
+  });
+
+  it('rejects a site_id of another site with 403 site_mismatch and stores nothing', async () => {
+    const res = await t.call('POST', '/articles', article('mismatch', { site_id: t.siteId + 100 }));
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
+    expect((await t.call('GET', '/articles?slug=mismatch')).status).toBe(404);
+    expect((await t.call('POST', '/articles', article('mismatch', { site_id: t.siteId }))).status).toBe(201);
+  });
+
+  it('enforces the slug rule', async () => {
+    for (const slug of ['Best-Shoes', 'two words', 'a/b', 'a--b', '', 'x'.repeat(201)]) {
+      const res = await t.call('POST', '/articles', article(slug));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'slug' })]));
+    }
+    expect((await t.call('POST', '/articles', article('x'.repeat(200)))).status).toBe(201);
+  });
+
+  it('answers 400 invalid_json and 400 validation_failed listing every issue', async () => {
+    const bad = await t.call('POST', '/articles', '{"slug": "x",');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'invalid_json', code: 'invalid_json', message: expect.any(String) });
+
+    const invalid = await t.call('POST', '/articles', { slug: 'ok', body: [{ _type: 'heading', level: 9, text: 'x' }], noindex: 'yes' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('validation_failed');
+    const paths = invalid.body.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['title', 'body[0].level', 'noindex']));
+    expect(invalid.body.message).toContain('body.title: Required');
+
+    const empty = await t.call('POST', '/articles');
+    expect(empty.status).toBe(400);
+    expect(empty.body.code).toBe('validation_failed');
+  });
+
+  it('reports blocks it stored but will not render in warnings[]', async () => {
+    const res = await t.call('POST', '/articles', article('warned', {
+      body: [{ _type: 'paragraph', text: 'ok' }, { _type: 'carousel', slides: [] }],
+    }));
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual([{ path: 'body[1]', message: expect.any(String) }]);
+    const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
+    expect(page.body[1]).toEqual({ _type: 'carousel', slides: [] });
+  });
+});
+
+describe('large pages', () => {
+  it('stores and reads back a 1 MiB body byte for byte, and refuses a larger one with 413', async () => {
+    const build = (bytes: number) => {
+      const base = { slug: 'huge', title: 'Huge', body: [{ _type: 'paragraph', text: 'x' }], copy: '' };
+      const room = bytes - Buffer.byteLength(JSON.stringify(base));
+      // Random base64 barely compresses, so the stored document really exceeds one DynamoDB item.
+      return { ...base, copy: randomBytes(room).toString('base64').slice(0, room) };
+    };
+    const exact = JSON.stringify(build(1024 * 1024));
+    expect(Buffer.byteLength(exact)).toBe(1024 * 1024);
+    const res = await t.call('POST', '/articles', exact);
+    expect(res.status).toBe(201);
+    const page = await t.call('GET', `/articles/${res.body.id}`);
+    expect(page.body.copy).toBe(JSON.parse(exact).copy);
+
+    // Republishing a large page replaces its chunks whole.
+    const again = build(900 * 1024);
+    expect((await t.call('POST', '/articles', again)).status).toBe(200);
+    expect((await t.call('GET', `/articles/${res.body.id}`)).body.copy).toBe(again.copy);
+
+    const over = JSON.stringify(build(1024 * 1024 + 1));
+    const tooBig = await t.call('POST', '/articles', over);
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toMatchObject({ error: 'payload_too_large', limit_bytes: 1024 * 1024 });
+    expect((await t.call('GET', `/articles/${res.body.id}`)).body.copy).toBe(again.copy);
+  });
+});
+
+describe('questions', () => {
+  it('stores a question without status as published and reads it back', async () => {
+    const res = await t.call('POST', '/questions', question('boiling', {
+      sources: [{ id: 'src-1', title: 'Physics', url: 'https://example.org/p', accessed_at: '2026-11-01' }],
+    }));
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ type: 'question', status: 'published' });
+    const q = (await t.call('GET', `/questions/${res.body.id}`)).body;
+    expect(q).toMatchObject({ type: 'question', question: 'What is boiling?', meta_title: 'What is boiling?', live: true, summary: null, community_answers: [] });
+    expect(q.sources).toHaveLength(1);
+    expect((await t.call('GET', '/questions?slug=boiling')).body.id).toBe(res.body.id);
+    expect((await t.call('GET', `/articles/${res.body.id}`)).status).toBe(404);
+  });
+
+  it("replaces the editor's answer and sources whole, and leaves the summary and community answers alone", async () => {
+    const first = await t.call('POST', '/questions', question('kept-parts', {
+      answer: [{ _type: 'paragraph', text: 'Old answer' }, { _type: 'paragraph', text: 'Old second' }],
+      sources: [
+        { id: 'src-1', title: 'A', url: 'https://a.example', accessed_at: '2026-01-01' },
+        { id: 'src-2', title: 'B', url: 'https://b.example', accessed_at: '2026-01-01' },
+      ],
+    }));
+    const id = first.body.id;
+    const summary = await t.call('PUT', `/questions/${id}/summary`, { summary: 'Written by the site' });
+    expect(summary.status).toBe(200);
+    expect(summary.body.summary).toBe('Written by the site');
+    const answer = await t.call('POST', `/questions/${id}/answers`, { author: 'reader', blocks: [{ _type: 'paragraph', text: 'Me too' }] });
+    expect(answer.status).toBe(201);
+    expect(typeof answer.body.answer_id).toBe('string');
+
+    const again = await t.call('POST', '/questions', question('kept-parts', {
+      answer: [{ _type: 'paragraph', text: 'New answer' }],
+      sources: [{ id: 'src-3', title: 'C', url: 'https://c.example', accessed_at: '2026-02-01' }],
+      summary: 'The editor may not write this',
+    }));
+    expect(again.status).toBe(200);
+    const q = (await t.call('GET', `/questions/${id}`)).body;
+    expect(q.answer).toEqual([{ _type: 'paragraph', text: 'New answer' }]);
+    expect(q.sources.map((s: { id: string }) => s.id)).toEqual(['src-3']);
+    expect(q.summary).toBe('Written by the site');
+    expect(q.community_answers).toEqual([
+      { answer_id: answer.body.answer_id, author: 'reader', blocks: [{ _type: 'paragraph', text: 'Me too' }], created_at: expect.any(String) },
+    ]);
+
+    const cleared = await t.call('PUT', `/questions/${id}/summary`, { summary: null });
+    expect(cleared.body.summary).toBeNull();
+  });
+
+  it('answers 404 for site-owned parts of a question that does not exist, and 400 for bad bodies', async () => {
+    expect((await t.call('PUT', '/questions/qst_aaaaaaaaaaaaaaaa/summary', { summary: 'x' })).status).toBe(404);
+    expect((await t.call('POST', '/questions/qst_aaaaaaaaaaaaaaaa/answers', { author: 'a', blocks: [] })).status).toBe(404);
+    const q = await t.call('POST', '/questions', question('parts-400'));
+    const bad = await t.call('PUT', `/questions/${q.body.id}/summary`, { summary: 5 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].path).toBe('summary');
+    expect((await t.call('POST', `/questions/${q.body.id}/answers`, { blocks: [] })).status).toBe(400);
+  });
+});
+
+describe('listing', () => {
+  it('lists newest updated_at first with limit, cursor and status, and finds by slug', async () => {
+    const site = await t.newSite('Listing site');
+    const publish = (slug: string, updated_at: string, status = 'published') =>
+      t.call('POST', '/articles', article(slug, { updated_at, status }), { key: site.key });
+    await publish('l-one', '2026-01-01T00:00:00Z');
+    await publish('l-two', '2026-01-02T00:00:00Z', 'draft');
+    await publish('l-three', '2026-01-03T00:00:00Z');
+    await publish('l-four', '2026-01-04T00:00:00Z');
+    await publish('l-five', '2026-01-05T00:00:00+02:00', 'draft');
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const path: string = `/articles?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page: { body: { items: { slug: string; title: string; status: string; live: boolean; updated_at: string }[]; next_cursor: string | null } } =
+        await t.call('GET', path, undefined, { key: site.key });
+      expect(page.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.items.map((i) => i.slug));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(['l-five', 'l-four', 'l-three', 'l-two', 'l-one']);
+
+    const drafts = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
+    expect(drafts.body.items).toEqual([
+      { id: expect.any(String), slug: 'l-five', title: 'Title of l-five', status: 'draft', live: false, updated_at: '2026-01-04T22:00:00.000Z' },
+      { id: expect.any(String), slug: 'l-two', title: 'Title of l-two', status: 'draft', live: false, updated_at: '2026-01-02T00:00:00.000Z' },
+    ]);
+    expect(drafts.body.next_cursor).toBeNull();
+
+    // A republish moves the page out of its old status listing.
+    await publish('l-two', '2026-01-06T00:00:00Z', 'published');
+    const after = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
+    expect(after.body.items.map((i: { slug: string }) => i.slug)).toEqual(['l-five']);
+
+    const bySlug = await t.call('GET', '/articles?slug=l-three', undefined, { key: site.key });
+    expect(bySlug.body).toMatchObject({ slug: 'l-three', title: 'Title of l-three', type: 'article' });
+    expect((await t.call('GET', '/questions', undefined, { key: site.key })).body).toEqual({ items: [], next_cursor: null });
+  });
+
+  it('rejects a bad limit, status or cursor with 400', async () => {
+    for (const query of ['limit=0', 'limit=201', 'limit=abc', 'status=live', 'cursor=bm9wZQ']) {
+      const res = await t.call('GET', `/articles?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+    }
+  });
+});
+
+describe('DynamoDB round trips', () => {
+  it('a publish whose links did not change makes one request; a read by id makes one', async () => {
+    const body = article('counted', { copy: 'See [t](page:art_bbbbbbbbbbbbbbbb)', related_article_ids: ['art_cccccccccccccccc'] });
+    const first = await t.call('POST', '/articles', body);
+    const requests = () => t.stack.dynamo.requests();
+
+    let before = requests();
+    expect((await t.call('POST', '/articles', { ...body, title: 'New title, same links' })).status).toBe(200);
+    expect(requests() - before).toBe(1);
+
+    before = requests();
+    expect((await t.call('GET', `/articles/${first.body.id}`)).status).toBe(200);
+    expect(requests() - before).toBe(1);
+
+    // Changed links cost one more round trip: the link index is written.
+    before = requests();
+    await t.call('POST', '/articles', { ...body, related_article_ids: [] });
+    expect(requests() - before).toBe(2);
+  });
+});
+
+describe('discovery', () => {
+  it('serves /health and /openapi.json without a key, and 404 not_found for unknown routes', async () => {
+    expect((await t.call('GET', '/health', undefined, { key: null })).body).toEqual({ ok: true });
+    const doc = (await t.call('GET', '/openapi.json', undefined, { key: null })).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/articles', '/questions/{id}', '/sites/{site_id}/articles/{slug}']));
+    expect(doc.paths['/articles'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ArticleInput');
+    expect(doc.components.schemas.ArticleInput.required).toEqual(expect.arrayContaining(['slug', 'title', 'body']));
+    const missing = await t.call('GET', '/nowhere', undefined, { key: null });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+  });
+});

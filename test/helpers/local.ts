@@ -1,0 +1,69 @@
+import { startLocalStack, type LocalStack } from '@cm/local';
+import { createDocumentClient, createStore } from '@cm/store';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestStack {
+  stack: LocalStack;
+  url: string;
+  /** The demo site's key and id. */
+  key: string;
+  siteId: number;
+  /** A JSON request with the demo key (or `key`); `body` as a string is sent as is. */
+  call<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
+  /** A second site with its own key. */
+  newSite(name?: string): Promise<{ siteId: number; key: string }>;
+  stop(): Promise<void>;
+}
+
+/** The local stack in memory on free ports, as `npm start --memory` runs it. */
+export async function startTestStack(): Promise<TestStack> {
+  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true });
+  const store = createStore(createDocumentClient({ endpoint: stack.dynamo.endpoint }), stack.tableName);
+  const key = stack.demo!.api_key;
+  return {
+    stack,
+    url: stack.url,
+    key,
+    siteId: stack.demo!.site_id,
+    async call(method, path, body, options = {}) {
+      const apiKey = options.key === undefined ? key : options.key;
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (apiKey) headers['x-api-key'] = apiKey;
+      if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+      const res = await fetch(`${stack.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if (res.headers.get('content-type')?.includes('application/json')) parsed = JSON.parse(text);
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async newSite(name = 'Other site') {
+      const created = await store.sites.create({ name, domain: 'other.example.com' });
+      return { siteId: created.site.site_id, key: created.api_key };
+    },
+    stop: () => stack.stop(),
+  };
+}
+
+export const article = (slug: string, extra: Record<string, unknown> = {}) => ({
+  slug,
+  title: `Title of ${slug}`,
+  body: [{ _type: 'paragraph', text: `Body of ${slug}` }],
+  ...extra,
+});
+
+export const question = (slug: string, extra: Record<string, unknown> = {}) => ({
+  slug,
+  question: `What is ${slug}?`,
+  answer: [{ _type: 'paragraph', text: `Answer about ${slug}` }],
+  ...extra,
+});
