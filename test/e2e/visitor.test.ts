@@ -1,0 +1,162 @@
+import { article, question, startTestStack, type TestStack } from '../helpers/local';
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, headers: Record<string, string> = {}) =>
+  t.call('GET', `/sites/${siteId}/${type}/${slug}`, undefined, { key: null, headers });
+
+describe('visitor pages', () => {
+  it('renders a published article from its blocks, never from copy, with the head tags', async () => {
+    await t.call('POST', '/articles', article('rendered', {
+      title: 'Rendered page',
+      excerpt: 'Card summary',
+      copy: 'COPY-ONLY-TEXT must never reach readers',
+      body: [
+        { _type: 'heading', level: 2, text: 'Section' },
+        { _type: 'paragraph', text: 'Body text' },
+      ],
+      cover_image: 'https://img.example.com/cover.jpg',
+    }));
+    const res = await visit('articles', 'rendered');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('<title>Rendered page</title>');
+    expect(res.text).toContain('<meta name="description" content="Card summary">');
+    expect(res.text).toContain(`<link rel="canonical" href="${t.url}/sites/${t.siteId}/articles/rendered">`);
+    expect(res.text).not.toContain('noindex');
+    expect(res.text).toContain('<h2>Section</h2>');
+    expect(res.text).toContain('<p>Body text</p>');
+    expect(res.text).toContain('src="https://img.example.com/cover.jpg"');
+    expect(res.text).not.toContain('COPY-ONLY-TEXT');
+    const jsonLd = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(res.text)![1]!);
+    expect(jsonLd).toMatchObject({ '@context': 'https://schema.org', '@type': 'Article', headline: 'Rendered page' });
+  });
+
+  it('uses canonical_url, noindex and schema_type when given', async () => {
+    await t.call('POST', '/articles', article('seo-fields', {
+      canonical_url: 'https://www.example.com/guide',
+      noindex: true,
+      schema_type: 'HowTo',
+      meta_title: 'SEO title',
+    }));
+    const html = (await visit('articles', 'seo-fields')).text;
+    expect(html).toContain('<link rel="canonical" href="https://www.example.com/guide">');
+    expect(html).toContain('<meta name="robots" content="noindex">');
+    expect(html).toContain('<title>SEO title</title>');
+    expect(html).toContain('"@type":"HowTo"');
+  });
+
+  it('answers 404 for a draft or unknown page and for another site id', async () => {
+    await t.call('POST', '/articles', article('still-draft', { status: 'draft' }));
+    expect((await visit('articles', 'still-draft')).status).toBe(404);
+    expect((await visit('articles', 'never-published')).status).toBe(404);
+    expect((await visit('articles', 'rendered', t.siteId + 50)).status).toBe(404);
+    expect((await visit('questions', 'rendered')).status).toBe(404);
+    const asJson = await visit('articles', 'still-draft', t.siteId, { accept: 'application/json' });
+    expect(asJson.body).toMatchObject({ error: 'not_found', code: 'not_found' });
+  });
+
+  it('links [text](page:<id>) only to pages readers can reach', async () => {
+    const live = (await t.call('POST', '/articles', article('link-live'))).body;
+    const draft = (await t.call('POST', '/questions', question('link-draft', { status: 'draft' }))).body;
+    await t.call('POST', '/articles', article('linker', {
+      body: [{ _type: 'paragraph', text: 'Read [the live one](page:' + live.id + ') and [the draft](page:' + draft.id + ') and [ghost](page:art_zzzzzzzzzzzzzzzz).' }],
+    }));
+    const html = (await visit('articles', 'linker')).text;
+    expect(html).toContain(`<a href="${t.url}/sites/${t.siteId}/articles/link-live">the live one</a>`);
+    expect(html).toContain(' and the draft and ghost.');
+    expect(html).not.toContain('page:');
+
+    // Once the draft is published, the same link renders.
+    await t.call('POST', '/questions', question('link-draft', { status: 'published' }));
+    expect((await visit('articles', 'linker')).text).toContain(`<a href="${t.url}/sites/${t.siteId}/questions/link-draft">the draft</a>`);
+  });
+
+  it('applies the citation rules on a question page', async () => {
+    await t.call('POST', '/questions', question('cited', {
+      answer: [
+        { _type: 'paragraph', children: [
+          { _type: 'span', text: 'Water boils at 100 °C' },
+          { _type: 'sourceCitation', id: 'src-1' },
+          { _type: 'span', text: ' at sea level ' },
+          { _type: 'sourceCitation', id: 'src-9' },
+          { _type: 'span', text: '.' },
+        ] },
+        { _type: 'list', style: 'bullet', items: ['Known [src-2]', 'Unknown [src-7]', 'Plain'] },
+      ],
+      sources: [
+        { id: 'src-1', title: 'Physics book', url: 'https://physics.example/boil', accessed_at: '2026-10-01' },
+        { id: 'src-2', title: 'Chemistry site', url: 'https://chem.example', accessed_at: '2026-10-02' },
+      ],
+    }));
+    const html = (await visit('questions', 'cited')).text;
+    expect(html).toContain('Water boils at 100 °C<sup class="citation"><a href="#source-1">[1]</a></sup> at sea level.');
+    expect(html).toContain('<li>Known <sup class="citation"><a href="#source-2">[2]</a></sup></li>');
+    expect(html).toContain('<li>Unknown</li>');
+    expect(html).not.toContain('src-7');
+    expect(html).not.toContain('src-9');
+    expect(html).toContain('<li id="source-1"><a href="https://physics.example/boil" rel="nofollow noopener">Physics book</a>');
+    expect(html).toContain('"@type":"Question"');
+  });
+
+  it('renders no citation markers in an article', async () => {
+    await t.call('POST', '/articles', article('no-cites', {
+      body: [
+        { _type: 'paragraph', children: [{ _type: 'span', text: 'Claim' }, { _type: 'sourceCitation', id: 'src-1' }, { _type: 'span', text: '!' }] },
+        { _type: 'list', items: ['Point [src-1]', 'Other [src-2] point'] },
+      ],
+    }));
+    const html = (await visit('articles', 'no-cites')).text;
+    expect(html).toContain('<p>Claim!</p>');
+    expect(html).toContain('<li>Point</li><li>Other point</li>');
+    expect(html).not.toMatch(/src-\d|citation|source-\d/);
+  });
+
+  it('escapes hostile text and renders only http, https and mailto URLs', async () => {
+    const hostile = '<script>alert("x")</script>';
+    const res = await t.call('POST', '/articles', article('hostile', {
+      title: `T ${hostile}`,
+      excerpt: `E ${hostile}`,
+      cover_image: 'javascript:alert(1)',
+      body: [
+        { _type: 'heading', level: 2, text: hostile },
+        { _type: 'paragraph', text: `P ${hostile} [bad](javascript:alert(2)) [data](data:text/html,hi) [ok](https://ok.example/?a=1&b="2") [mail](mailto:a@b.example)` },
+        { _type: 'image', url: 'javascript:alert(3)', alt: hostile },
+        { _type: 'image', url: 'https://img.example/x.png', alt: `"><img src=x onerror=alert(4)>` },
+        { _type: 'table', header: [hostile], rows: [[hostile]] },
+        { _type: 'statBar', stats: [{ value: hostile, label: hostile }] },
+        { _type: `<script>evil()</script>` },
+      ],
+    }));
+    expect(res.status).toBe(201);
+    expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(expect.arrayContaining(['cover_image', 'body[2].url', 'body[6]']));
+    const html = (await visit('articles', 'hostile')).text;
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<script>evil');
+    expect(html).not.toMatch(/(href|src)="(javascript|data):/i);
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(html).toContain('<a href="https://ok.example/?a=1&amp;b=%222%22">ok</a>');
+    expect(html).toContain('<a href="mailto:a@b.example">mail</a>');
+    expect(html).toContain('alt="&quot;&gt;&lt;img src=x onerror=alert(4)&gt;"');
+    // The only script element is the JSON-LD, and its content cannot close it early.
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
+  });
+
+  it('renders the site-owned summary and community answers of a question', async () => {
+    const q = (await t.call('POST', '/questions', question('with-community'))).body;
+    await t.call('PUT', `/questions/${q.id}/summary`, { summary: 'Summary <b>by site</b>' });
+    await t.call('POST', `/questions/${q.id}/answers`, { author: 'Ann', blocks: [{ _type: 'paragraph', text: 'Community view' }] });
+    const html = (await visit('questions', 'with-community')).text;
+    expect(html).toContain('<p class="summary">Summary &lt;b&gt;by site&lt;/b&gt;</p>');
+    expect(html).toContain('<h3>Ann</h3>');
+    expect(html).toContain('<p>Community view</p>');
+  });
+});
