@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureTable, startDynamo, startLocalStack } from '@cm/local';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
+
+describe('local stack', () => {
+  it('keeps data under its data directory: the demo site and pages survive a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cm-data-'));
+    try {
+      const first = await startLocalStack({ dataDir, port: 0, dynamoPort: 0, demoSite: true });
+      expect(first.demoCreated).toBe(true);
+      const key = first.demo!.api_key;
+      const publish = await fetch(`${first.url}/articles`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug: 'persisted', title: 'Persisted', body: [] }),
+      });
+      expect(publish.status).toBe(201);
+      await first.stop();
+
+      const second = await startLocalStack({ dataDir, port: 0, dynamoPort: 0, demoSite: true });
+      try {
+        expect(second.demoCreated).toBe(false);
+        expect(second.demo).toEqual(first.demo);
+        const read = await fetch(`${second.url}/articles?slug=persisted`, { headers: { 'x-api-key': key } });
+        expect(read.status).toBe(200);
+        expect(((await read.json()) as { title: string }).title).toBe('Persisted');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm run sites -- create` prints {"site_id","api_key"} on one line, and the key works', async () => {
+    const dynamo = await startDynamo({ port: 0 });
+    try {
+      await ensureTable(dynamo.endpoint, 'cli-test');
+      const env = { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'cli-test' };
+      const cli = join(ROOT, 'packages/local/src/sites-cli.ts');
+      const tsx = join(ROOT, 'node_modules/.bin/tsx');
+      const { stdout } = await run(tsx, [cli, 'create', '--name', 'Shop', '--domain', 'Shop.Example.com', '--locale', 'US/en'], { env, cwd: ROOT });
+      const lines = stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const created = JSON.parse(lines[0]!);
+      expect(created).toEqual({ site_id: 1, api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/) });
+
+      const second = JSON.parse((await run(tsx, [cli, 'create', '--name', 'Two', '--domain', 'two.example'], { env, cwd: ROOT })).stdout);
+      expect(second.site_id).toBe(2);
+
+      await expect(run(tsx, [cli, 'create', '--name', 'Bad', '--domain', 'not a domain'], { env, cwd: ROOT })).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--domain'),
+      });
+    } finally {
+      await dynamo.close();
+    }
+  });
+});

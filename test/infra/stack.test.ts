@@ -1,0 +1,93 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { FUNCTIONS, ROUTES } from '@cm/contract';
+import { ContentApiStack } from '../../infra/stack';
+
+// Synthesized once, with real esbuild bundling: this is what `cdk synth` does, offline.
+let template: Template;
+beforeAll(() => {
+  const app = new App();
+  template = Template.fromStack(new ContentApiStack(app, 'Test'));
+}, 120_000);
+
+describe('CDK stack', () => {
+  it('has the table on demand, with point-in-time recovery, TTL and the listing indexes', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          Match.objectLike({ IndexName: 'gsi1', Projection: Match.objectLike({ ProjectionType: 'INCLUDE' }) }),
+          Match.objectLike({ IndexName: 'gsi2', Projection: Match.objectLike({ ProjectionType: 'INCLUDE' }) }),
+        ],
+      }),
+    });
+  });
+
+  it('has one Node.js 22 arm64 function per function of the route table, bundled, with the table name', () => {
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' },
+    });
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length);
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
+      expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
+    }
+  });
+
+  it('routes every route of the route table on the HTTP API, and the rest to the discovery function', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+    expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort());
+  });
+
+  it('grants table access by need: none for discovery, read-only for reads and visitor pages', () => {
+    const policies = template.findResources('AWS::IAM::Policy');
+    const actionsOf = (role: string) =>
+      Object.values(policies)
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
+    expect(actionsOf('DiscoveryFunction')).toEqual([]);
+    for (const role of ['ReadFunction', 'VisitorFunction']) {
+      const actions = actionsOf(role);
+      expect(actions).toContain('dynamodb:Query');
+      expect(actions.filter((a: string) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+    }
+    expect(actionsOf('PublishFunction')).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
+  });
+
+  it('outputs the API URL and the table name', () => {
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('TableName', {});
+  });
+});
+
+describe('cdk synth', () => {
+  it('synthesizes the app with the CDK CLI, offline', async () => {
+    const { execFile } = await import('node:child_process');
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const root = join(__dirname, '..', '..');
+    const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+    try {
+      await new Promise<void>((resolve, reject) =>
+        execFile(join(root, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', out], { cwd: root, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' } }, (error, _stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
+        ),
+      );
+      const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));
+      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
