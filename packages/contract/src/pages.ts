@@ -9,6 +9,7 @@ import {
   Slug,
   StringList,
   Timestamp,
+  type PageType,
 } from './common';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
@@ -25,17 +26,28 @@ export const Source = z.object({
 });
 export type Source = z.infer<typeof Source>;
 
+/** Fields articles and questions share (seed 2.1, 2.2). */
+const PageInputFields = {
+  slug: Slug,
+  meta_title: z.string().optional(),
+  meta_description: z.string().nullable().optional(),
+  related_article_ids: StringList.optional(),
+  related_question_ids: StringList.optional(),
+  status: PageStatus.optional(),
+  ai_model: z.string().nullable().optional(),
+  updated_at: Timestamp.optional(),
+  site_id: SiteId.optional(),
+};
+
 /** Body of POST /articles (seed 2.1). Unknown fields, `sources` among them, are dropped. */
 export const ArticleInput = z
   .object({
-    slug: Slug,
+    ...PageInputFields,
     title: z.string().min(1).max(TITLE_MAX),
     body: Blocks,
     excerpt: z.string().nullable().optional(),
     copy: z.string().nullable().optional(),
     keywords: StringList.optional(),
-    meta_title: z.string().optional(),
-    meta_description: z.string().nullable().optional(),
     audience: z.union([z.string(), StringList]).optional(),
     goal: z.string().nullable().optional(),
     category: z.string().nullable().optional(),
@@ -43,13 +55,7 @@ export const ArticleInput = z
     canonical_url: HttpUrl.nullable().optional(),
     noindex: z.boolean().optional(),
     schema_type: z.string().min(1).optional(),
-    related_article_ids: StringList.optional(),
-    related_question_ids: StringList.optional(),
-    status: PageStatus.optional(),
     ai_generated: z.boolean().optional(),
-    ai_model: z.string().nullable().optional(),
-    updated_at: Timestamp.optional(),
-    site_id: SiteId.optional(),
   })
   .meta({ id: 'ArticleInput' });
 export type ArticleInput = z.infer<typeof ArticleInput>;
@@ -57,19 +63,11 @@ export type ArticleInput = z.infer<typeof ArticleInput>;
 /** Body of POST /questions (seed 2.2). A `summary` field is site-owned and dropped. */
 export const QuestionInput = z
   .object({
-    slug: Slug,
+    ...PageInputFields,
     question: z.string().min(1).max(TITLE_MAX),
     answer: Blocks,
     sources: z.array(Source).optional(),
     topics: StringList.optional(),
-    meta_title: z.string().optional(),
-    meta_description: z.string().nullable().optional(),
-    related_question_ids: StringList.optional(),
-    related_article_ids: StringList.optional(),
-    status: PageStatus.optional(),
-    ai_model: z.string().nullable().optional(),
-    updated_at: Timestamp.optional(),
-    site_id: SiteId.optional(),
   })
   .meta({ id: 'QuestionInput' });
 export type QuestionInput = z.infer<typeof QuestionInput>;
@@ -117,6 +115,18 @@ export const QuestionDoc = z.object({
 export type QuestionDoc = z.infer<typeof QuestionDoc>;
 
 export type PageDoc = ArticleDoc | QuestionDoc;
+
+/** A page as the store keeps it: the editor's document plus what the site and the store keep beside it. */
+export interface PageState {
+  site_id: number;
+  type: PageType;
+  id: string;
+  doc: PageDoc;
+  created_at: string;
+  deleted: boolean;
+  summary: string | null;
+  community_answers: CommunityAnswer[];
+}
 
 /** What readers can reach: a published page the site has not deleted. */
 export const isLive = (status: PageStatus, deleted: boolean): boolean => status === 'published' && !deleted;

@@ -43,6 +43,11 @@ export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.meth
 
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
 
+const PUBLISH_REPLIES: Record<number, Reply> = {
+  200: { description: 'Replaced the page with that slug', schema: PublishResult },
+  201: { description: 'Created a page', schema: PublishResult },
+};
+
 export const ROUTES: readonly Route[] = [
   { fn: 'discovery', method: 'GET', path: '/health', auth: false, summary: 'Liveness', replies: { 200: { description: '{"ok":true}' } } },
   {
@@ -60,10 +65,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: 'Publish an article: upsert by slug',
     body: ArticleInput,
-    replies: {
-      200: { description: 'Replaced the page with that slug', schema: PublishResult },
-      201: { description: 'Created a page', schema: PublishResult },
-    },
+    replies: PUBLISH_REPLIES,
   },
   {
     fn: 'publish',
@@ -72,10 +74,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: "Publish a question page: upsert by slug; the editor's answer and its sources are replaced whole",
     body: QuestionInput,
-    replies: {
-      200: { description: 'Replaced the page with that slug', schema: PublishResult },
-      201: { description: 'Created a page', schema: PublishResult },
-    },
+    replies: PUBLISH_REPLIES,
   },
   {
     fn: 'read',

@@ -2,7 +2,7 @@ import {
   ApiError,
   isKnownBlockType,
   isLive,
-  type CommunityAnswer,
+  type PageState,
   type PageRecord,
   isKnownInlineType,
   type ArticleDoc,
@@ -173,18 +173,6 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
 /** The visitor URL of a page. */
 export const visitorUrl = (baseUrl: string, siteId: number, type: PageType, slug: string): string =>
   `${baseUrl}/sites/${siteId}/${type}s/${encodeURIComponent(slug)}`;
-
-/** A page's state as the store keeps it (structurally the store's StoredPage). */
-export interface PageState {
-  site_id: number;
-  type: PageType;
-  id: string;
-  doc: PageDoc;
-  created_at: string;
-  deleted: boolean;
-  summary: string | null;
-  community_answers: CommunityAnswer[];
-}
 
 /** The page as `GET /articles/{id}` and `GET /questions/{id}` return it. */
 export function pageRecord(page: PageState): PageRecord {

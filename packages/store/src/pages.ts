@@ -6,7 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
+import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
 import { batchGet, batchWrite } from './batch';
 import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -24,17 +24,7 @@ import {
   updatedSortKey,
 } from './keys';
 
-/** A page as stored: the editor's document plus what the site and the store keep beside it. */
-export interface StoredPage {
-  site_id: number;
-  type: PageType;
-  id: string;
-  doc: PageDoc;
-  created_at: string;
-  deleted: boolean;
-  summary: string | null;
-  community_answers: CommunityAnswer[];
-}
+export type StoredPage = PageState;
 
 export interface PutPage {
   siteId: number;
