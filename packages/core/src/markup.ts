@@ -3,8 +3,11 @@
  * the site, and literal citation markers `[src-<n>]`.
  */
 
-/** One regex for both, so a walk over a text sees each in order. Groups: 1 text, 2 target | 3 space, 4 id. */
-export const INLINE_MARKUP = /\[([^[\]]*)\]\(([^()\s]+)\)|([ \t]*)\[(src-\d+)\]/g;
+/**
+ * One regex for both, so a walk over a text sees each in order. Groups: 1 text, 2 target | 3 space, 4 id.
+ * A marker followed by `(` is the text of a link, not a citation.
+ */
+export const INLINE_MARKUP = /\[([^[\]]*)\]\(([^()\s]+)\)|([ \t]*)\[(src-\d+)\](?!\()/g;
 
 export const PAGE_LINK = /\[([^[\]]*)\]\(page:([^()\s]+)\)/g;
 

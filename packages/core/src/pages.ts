@@ -16,7 +16,7 @@ import {
 } from '@cm/contract';
 import { pageId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
-import { allowedUrl } from './urls';
+import { allowedImageUrl, allowedUrl } from './urls';
 
 /** The article as stored: what was sent, with API.md's defaults applied. */
 export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
@@ -94,9 +94,21 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
   const str = (v: unknown): v is string => typeof v === 'string';
   switch (block._type) {
     case 'heading':
-    case 'quote':
     case 'callout':
       if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
+      return;
+    case 'quote':
+      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
+      if (str(block.cite)) yield { path: `${path}.cite`, text: block.cite, listItem: false };
+      return;
+    case 'image':
+      if (str(block.caption)) yield { path: `${path}.caption`, text: block.caption, listItem: false };
+      return;
+    case 'statBar':
+      for (const [i, stat] of (block.stats as { value: string; label: string }[]).entries()) {
+        yield { path: `${path}.stats[${i}].value`, text: stat.value, listItem: false };
+        yield { path: `${path}.stats[${i}].label`, text: stat.label, listItem: false };
+      }
       return;
     case 'paragraph':
       if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
@@ -145,8 +157,8 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       warn(path, 'unknown block type; stored, not rendered');
       continue;
     }
-    if (block._type === 'image' && !allowedUrl(block.url as string)) {
-      warn(`${path}.url`, 'URL scheme not allowed (http, https, mailto); the image is not rendered');
+    if (block._type === 'image' && !allowedImageUrl(block.url as string)) {
+      warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }
     if (block._type === 'paragraph' && Array.isArray(block.children)) {
       for (const [j, node] of (block.children as Block[]).entries()) {
@@ -164,8 +176,8 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       }
     }
   }
-  if (isArticleDoc(doc) && doc.cover_image && !allowedUrl(doc.cover_image)) {
-    warn('cover_image', 'URL scheme not allowed (http, https, mailto); not rendered');
+  if (isArticleDoc(doc) && doc.cover_image && !allowedImageUrl(doc.cover_image)) {
+    warn('cover_image', 'URL scheme not allowed (http, https); not rendered');
   }
   return warnings;
 }

@@ -13,7 +13,7 @@ import type {
 } from '@cm/contract';
 import { INLINE_MARKUP } from './markup';
 import { blockTexts } from './pages';
-import { allowedUrl } from './urls';
+import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
  * Visitor pages, rendered from the blocks, never from `copy`. Rules as in Portable Text's to-html:
@@ -86,8 +86,8 @@ class Renderer {
     return listItem ? 'resolve' : 'literal';
   }
 
-  private inline(nodes: readonly Block[]): string {
-    let out = '';
+  /** Inline nodes after `out`: a dropped citation also drops the space before it, wherever that came from. */
+  private inline(nodes: readonly Block[], out: string): string {
     for (const node of nodes) {
       if (node._type === 'span') out += this.text(node.text as string, this.mode(false));
       else if (node._type === 'sourceCitation') {
@@ -106,12 +106,10 @@ class Renderer {
         return `<h${level}>${text(block.text)}</h${level}>`;
       }
       case 'paragraph':
-        return `<p>${block.text !== undefined ? text(block.text) : ''}${
-          Array.isArray(block.children) ? this.inline(block.children as Block[]) : ''
-        }</p>`;
+        return `<p>${this.inline(Array.isArray(block.children) ? (block.children as Block[]) : [], block.text !== undefined ? text(block.text) : '')}</p>`;
       case 'statBar':
         return `<dl class="stat-bar">${(block as StatBarBlock).stats
-          .map((s) => `<div class="stat"><dt>${escapeHtml(s.label)}</dt><dd>${escapeHtml(s.value)}</dd></div>`)
+          .map((s) => `<div class="stat"><dt>${text(s.label)}</dt><dd>${text(s.value)}</dd></div>`)
           .join('')}</dl>`;
       case 'list': {
         const list = block as ListBlock;
@@ -121,14 +119,14 @@ class Renderer {
       }
       case 'quote': {
         const quote = block as QuoteBlock;
-        const cite = quote.cite ? `<footer><cite>${escapeHtml(quote.cite)}</cite></footer>` : '';
+        const cite = quote.cite ? `<footer><cite>${text(quote.cite)}</cite></footer>` : '';
         return `<blockquote><p>${text(quote.text)}</p>${cite}</blockquote>`;
       }
       case 'image': {
         const image = block as ImageBlock;
-        const src = allowedUrl(image.url);
+        const src = allowedImageUrl(image.url);
         if (!src) return '';
-        const caption = image.caption ? `<figcaption>${escapeHtml(image.caption)}</figcaption>` : '';
+        const caption = image.caption ? `<figcaption>${text(image.caption)}</figcaption>` : '';
         return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(image.alt)}" loading="lazy">${caption}</figure>`;
       }
       case 'callout': {
@@ -193,7 +191,7 @@ const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.e
 export function renderArticle(page: ArticleRecord, options: RenderOptions): string {
   const r = new Renderer(options, [], true);
   const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
-  const cover = allowedUrl(page.cover_image);
+  const cover = allowedImageUrl(page.cover_image);
   const main = [
     '<article>',
     `<header><h1>${escapeHtml(page.title)}</h1>${cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="">` : ''}</header>`,
