@@ -1,0 +1,378 @@
+import { ApiError, type ArticleInput, type Block, type QuestionInput } from '@cm/contract';
+import {
+  articleDoc,
+  outgoingLinks,
+  pageId,
+  pageRecord,
+  pageTypeOfId,
+  preparePublish,
+  publishWarnings,
+  questionDoc,
+} from '@cm/core';
+
+const NOW = '2026-11-21T09:30:00.000Z';
+
+const minimalArticle = (extra: Partial<ArticleInput> = {}): ArticleInput => ({
+  slug: 'best-running-shoes',
+  title: 'Best running shoes',
+  body: [],
+  ...extra,
+});
+
+const minimalQuestion = (extra: Partial<QuestionInput> = {}): QuestionInput => ({
+  slug: 'how-hot-is-boiling-water',
+  question: 'How hot is boiling water?',
+  answer: [],
+  ...extra,
+});
+
+const paths = (warnings: { path: string }[]): string[] => warnings.map((w) => w.path);
+
+describe('articleDoc defaults', () => {
+  it('applies API.md defaults to a minimal article', () => {
+    expect(articleDoc(minimalArticle(), NOW)).toEqual({
+      slug: 'best-running-shoes',
+      title: 'Best running shoes',
+      body: [],
+      excerpt: null,
+      copy: null,
+      keywords: [],
+      meta_title: 'Best running shoes',
+      meta_description: null,
+      audience: null,
+      goal: null,
+      category: null,
+      cover_image: null,
+      canonical_url: null,
+      noindex: false,
+      schema_type: 'Article',
+      related_article_ids: [],
+      related_question_ids: [],
+      status: 'published',
+      ai_generated: true,
+      ai_model: null,
+      updated_at: NOW,
+    });
+  });
+
+  it('defaults meta_description to the excerpt, and keeps an explicit one', () => {
+    expect(articleDoc(minimalArticle({ excerpt: 'Card text' }), NOW).meta_description).toBe('Card text');
+    expect(articleDoc(minimalArticle({ excerpt: 'Card text', meta_description: 'Meta' }), NOW).meta_description).toBe('Meta');
+  });
+
+  it('keeps every field that was sent instead of its default', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        meta_title: 'Meta title',
+        noindex: true,
+        schema_type: 'HowTo',
+        ai_generated: false,
+        status: 'draft',
+        updated_at: '2026-01-02T03:04:05.000Z',
+        keywords: ['shoes'],
+        related_article_ids: ['art_1'],
+        related_question_ids: ['qst_1'],
+      }),
+      NOW,
+    );
+    expect(doc).toMatchObject({
+      meta_title: 'Meta title',
+      noindex: true,
+      schema_type: 'HowTo',
+      ai_generated: false,
+      status: 'draft',
+      updated_at: '2026-01-02T03:04:05.000Z',
+      keywords: ['shoes'],
+      related_article_ids: ['art_1'],
+      related_question_ids: ['qst_1'],
+    });
+  });
+});
+
+describe('questionDoc defaults', () => {
+  it('applies API.md defaults to a minimal question', () => {
+    expect(questionDoc(minimalQuestion(), NOW)).toEqual({
+      slug: 'how-hot-is-boiling-water',
+      question: 'How hot is boiling water?',
+      answer: [],
+      sources: [],
+      topics: [],
+      meta_title: 'How hot is boiling water?',
+      meta_description: null,
+      related_question_ids: [],
+      related_article_ids: [],
+      status: 'published',
+      ai_model: null,
+      updated_at: NOW,
+    });
+  });
+
+  it('keeps a sent status, meta_title and updated_at', () => {
+    const doc = questionDoc(
+      minimalQuestion({ status: 'draft', meta_title: 'MT', updated_at: '2025-05-05T05:05:05.000Z' }),
+      NOW,
+    );
+    expect(doc.status).toBe('draft');
+    expect(doc.meta_title).toBe('MT');
+    expect(doc.updated_at).toBe('2025-05-05T05:05:05.000Z');
+  });
+});
+
+describe('pageId / pageTypeOfId', () => {
+  it('is stable for the same (site, type, slug)', () => {
+    expect(pageId(1, 'article', 'best-running-shoes')).toBe(pageId(1, 'article', 'best-running-shoes'));
+  });
+
+  it('differs across site, type and slug', () => {
+    const ids = [
+      pageId(1, 'article', 'best-running-shoes'),
+      pageId(2, 'article', 'best-running-shoes'),
+      pageId(11, 'article', 'best-running-shoes'),
+      pageId(1, 'question', 'best-running-shoes'),
+      pageId(1, 'article', 'best-running-shoe'),
+      pageId(1, 'article', 'a'),
+      pageId(1, 'article', 'b'),
+    ];
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('makes ids whose type pageTypeOfId recovers', () => {
+    const art = pageId(7, 'article', 'x');
+    const qst = pageId(7, 'question', 'x');
+    expect(pageTypeOfId(art)).toBe('article');
+    expect(pageTypeOfId(qst)).toBe('question');
+    expect(art).toMatch(/^art_[a-z2-7]{16}$/);
+    expect(qst).toMatch(/^qst_[a-z2-7]{16}$/);
+  });
+
+  it.each([
+    [''],
+    ['art_'],
+    ['qst_'],
+    ['article'],
+    ['art_aaaaaaaaaaaaaaa'], // 15 chars
+    ['art_aaaaaaaaaaaaaaaaa'], // 17 chars
+    ['art_AAAAAAAAAAAAAAAA'],
+    ['art_aaaaaaaaaaaaaaa1'], // 1 is not base32
+    ['xyz_aaaaaaaaaaaaaaaa'], // well formed, no such type
+    [' art_aaaaaaaaaaaaaaaa'],
+    ['art_aaaaaaaaaaaaaaaa\n'],
+    ['../art_aaaaaaaaaaaaaaaa'],
+  ])('rejects %j', (junk) => {
+    expect(pageTypeOfId(junk)).toBeNull();
+  });
+});
+
+describe('outgoingLinks', () => {
+  it('collects page: markers in copy and related ids, deduplicated and sorted', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        copy: 'See [z](page:zzz), [a](page:aaa), again [z2](page:zzz) and [ext](https://example.test/x).',
+        related_article_ids: ['mmm', 'aaa'],
+        related_question_ids: ['bbb'],
+      }),
+      NOW,
+    );
+    expect(outgoingLinks(doc)).toEqual(['aaa', 'bbb', 'mmm', 'zzz']);
+  });
+
+  it('ignores page: markers in body (links are indexed from copy) and works without copy', () => {
+    const doc = articleDoc(
+      minimalArticle({ body: [{ _type: 'paragraph', text: '[x](page:from-body)' }], related_question_ids: ['q2', 'q1'] }),
+      NOW,
+    );
+    expect(outgoingLinks(doc)).toEqual(['q1', 'q2']);
+  });
+
+  it('uses the related ids of a question', () => {
+    const doc = questionDoc(minimalQuestion({ related_article_ids: ['b', 'a'], related_question_ids: ['a', 'c'] }), NOW);
+    expect(outgoingLinks(doc)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('is empty for a page that links nowhere', () => {
+    expect(outgoingLinks(articleDoc(minimalArticle({ copy: 'no links' }), NOW))).toEqual([]);
+  });
+});
+
+describe('publishWarnings', () => {
+  it('has no warnings for a clean article', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        cover_image: 'https://img.example.test/c.png',
+        body: [
+          { _type: 'heading', level: 2, text: 'Hi' },
+          { _type: 'paragraph', text: 'See [x](https://example.test) and [y](page:art_aaaaaaaaaaaaaaaa)' },
+          { _type: 'image', url: 'https://img.example.test/a.png', alt: 'a' },
+        ],
+      }),
+      NOW,
+    );
+    expect(publishWarnings('article', doc)).toEqual([]);
+  });
+
+  it('reports an unknown block type by its path, without echoing the type name', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        body: [
+          { _type: 'heading', level: 2, text: 'Hi' },
+          { _type: 'paragraph', text: 'Text' },
+          { _type: 'carouselWidget', items: ['[src-1]'] },
+        ],
+      }),
+      NOW,
+    );
+    const warnings = publishWarnings('article', doc);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.path).toBe('body[2]');
+    expect(warnings[0]!.message).toMatch(/unknown block type/);
+    expect(JSON.stringify(warnings)).not.toContain('carouselWidget');
+  });
+
+  it('uses answer[i] paths for questions', () => {
+    const doc = questionDoc(minimalQuestion({ answer: [{ _type: 'paragraph', text: 'x' }, { _type: 'poll' }] }), NOW);
+    expect(paths(publishWarnings('question', doc))).toEqual(['answer[1]']);
+  });
+
+  it('reports an unknown inline node in paragraph children', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        body: [{ _type: 'paragraph', children: [{ _type: 'span', text: 'a' }, { _type: 'emojiNode', name: 'x' }] }],
+      }),
+      NOW,
+    );
+    const warnings = publishWarnings('article', doc);
+    expect(paths(warnings)).toEqual(['body[0].children[1]']);
+    expect(warnings[0]!.message).toMatch(/unknown inline/);
+    expect(JSON.stringify(warnings)).not.toContain('emojiNode');
+  });
+
+  it('reports every citation in an article: sourceCitation nodes and literal markers', () => {
+    const body: Block[] = [
+      { _type: 'paragraph', children: [{ _type: 'span', text: 'a ' }, { _type: 'sourceCitation', id: 'src-1' }] },
+      { _type: 'list', items: ['fine', 'cited [src-1]'] },
+      { _type: 'paragraph', text: 'Text [src-2]' },
+    ];
+    const warnings = publishWarnings('article', articleDoc(minimalArticle({ body }), NOW));
+    expect(paths(warnings).sort()).toEqual(['body[0].children[1]', 'body[1].items[1]', 'body[2].text']);
+    for (const w of warnings) expect(w.message).toMatch(/article/);
+  });
+
+  it('reports citations of unknown sources in an answer, and not those of known sources', () => {
+    const answer: Block[] = [
+      {
+        _type: 'paragraph',
+        children: [
+          { _type: 'span', text: 'a ' },
+          { _type: 'sourceCitation', id: 'src-1' },
+          { _type: 'span', text: ' b ' },
+          { _type: 'sourceCitation', id: 'src-9' },
+        ],
+      },
+      { _type: 'list', items: ['known [src-1]', 'unknown [src-3]'] },
+      // literal markers outside list items are plain text in answers: no warning
+      { _type: 'paragraph', text: 'literal [src-5]' },
+    ];
+    const doc = questionDoc(
+      minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }),
+      NOW,
+    );
+    const warnings = publishWarnings('question', doc);
+    expect(paths(warnings).sort()).toEqual(['answer[0].children[3]', 'answer[1].items[1]']);
+    for (const w of warnings) expect(w.message).toMatch(/not in sources/);
+    expect(JSON.stringify(warnings)).not.toContain('src-9');
+  });
+
+  it.each([['javascript:alert(1)'], ['data:image/png;base64,AAAA'], ['ftp://files.example.test/a.png']])(
+    'reports an image with the disallowed URL %s',
+    (url) => {
+      const doc = articleDoc(
+        minimalArticle({ body: [{ _type: 'paragraph', text: 'x' }, { _type: 'image', url, alt: 'a' }] }),
+        NOW,
+      );
+      const warnings = publishWarnings('article', doc);
+      expect(paths(warnings)).toEqual(['body[1].url']);
+      expect(warnings[0]!.message).toMatch(/scheme/);
+      expect(JSON.stringify(warnings)).not.toContain(url);
+    },
+  );
+
+  it('reports a disallowed cover image and a disallowed link scheme in text', () => {
+    const doc = articleDoc(
+      minimalArticle({ cover_image: 'javascript:alert(1)', body: [{ _type: 'list', items: ['[x](javascript:void)'] }] }),
+      NOW,
+    );
+    expect(paths(publishWarnings('article', doc)).sort()).toEqual(['body[0].items[0]', 'cover_image']);
+  });
+});
+
+describe('preparePublish', () => {
+  it('throws site_mismatch (403) when site_id differs from the key site', () => {
+    const run = () => preparePublish(1, { type: 'article', value: minimalArticle({ site_id: 2 }) }, NOW);
+    expect(run).toThrow(ApiError);
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe('site_mismatch');
+      expect((error as ApiError).status).toBe(403);
+      expect((error as ApiError).toBody()).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
+    }
+    expect(() => preparePublish(3, { type: 'question', value: minimalQuestion({ site_id: 4 }) }, NOW)).toThrow(
+      expect.objectContaining({ code: 'site_mismatch', status: 403 }),
+    );
+  });
+
+  it('accepts an equal or absent site_id', () => {
+    expect(() => preparePublish(5, { type: 'article', value: minimalArticle({ site_id: 5 }) }, NOW)).not.toThrow();
+    expect(() => preparePublish(5, { type: 'article', value: minimalArticle() }, NOW)).not.toThrow();
+    expect(() => preparePublish(5, { type: 'question', value: minimalQuestion({ site_id: 5 }) }, NOW)).not.toThrow();
+    expect(() => preparePublish(5, { type: 'question', value: minimalQuestion() }, NOW)).not.toThrow();
+  });
+
+  it('returns the page id, the stored doc, its links and its warnings', () => {
+    const prepared = preparePublish(
+      5,
+      {
+        type: 'article',
+        value: minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }),
+      },
+      NOW,
+    );
+    expect(prepared.id).toBe(pageId(5, 'article', 'best-running-shoes'));
+    expect(prepared.doc).toEqual(articleDoc(minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }), NOW));
+    expect(prepared.links).toEqual(['ppp', 'qqq']);
+    expect(paths(prepared.warnings)).toEqual(['body[0]']);
+
+    const q = preparePublish(5, { type: 'question', value: minimalQuestion() }, NOW);
+    expect(q.id).toBe(pageId(5, 'question', 'how-hot-is-boiling-water'));
+    expect(q.doc.status).toBe('published');
+  });
+});
+
+describe('pageRecord', () => {
+  const state = {
+    site_id: 1,
+    id: 'art_aaaaaaaaaaaaaaaa',
+    created_at: NOW,
+    deleted: false,
+    summary: 'kept',
+    community_answers: [],
+  };
+
+  it('is live only when published and not deleted', () => {
+    const live = (status: 'draft' | 'published', deleted: boolean) =>
+      pageRecord({ ...state, type: 'article', deleted, doc: articleDoc(minimalArticle({ status }), NOW) }).live;
+    expect(live('published', false)).toBe(true);
+    expect(live('draft', false)).toBe(false);
+    expect(live('published', true)).toBe(false);
+  });
+
+  it('adds summary and community answers to questions only', () => {
+    const q = pageRecord({ ...state, type: 'question', doc: questionDoc(minimalQuestion(), NOW) });
+    expect(q).toMatchObject({ type: 'question', summary: 'kept', community_answers: [], site_id: 1, created_at: NOW });
+    const a = pageRecord({ ...state, type: 'article', doc: articleDoc(minimalArticle(), NOW) });
+    expect(a.type).toBe('article');
+    expect(a).not.toHaveProperty('summary');
+    expect(a).not.toHaveProperty('community_answers');
+  });
+});

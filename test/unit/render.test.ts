@@ -1,0 +1,642 @@
+import type {
+  ArticleInput,
+  ArticleRecord,
+  Block,
+  CommunityAnswer,
+  PageRecord,
+  QuestionInput,
+  QuestionRecord,
+  Source,
+} from '@cm/contract';
+import {
+  articleDoc,
+  pageId,
+  pageRecord,
+  questionDoc,
+  renderArticle,
+  renderPage,
+  renderQuestion,
+  type RenderOptions,
+} from '@cm/core';
+
+/*
+ * Visitor pages (API.md "Visitor pages", seed 2.5): pure rendering of hand-built records.
+ */
+
+const NOW = '2026-11-21T09:30:00.000Z';
+const CREATED = '2026-11-20T08:00:00.000Z';
+const SITE = 1;
+const BASE = 'https://pages.example.test';
+const XSS = '<script>alert(1)</script>';
+const ESCAPED_XSS = '&lt;script&gt;alert(1)&lt;/script&gt;';
+
+const LIVE_ID = pageId(SITE, 'article', 'live-page');
+const DEAD_ID = pageId(SITE, 'article', 'dead-page');
+const LIVE_URL = `${BASE}/sites/1/articles/live-page`;
+
+const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
+  pageUrl: `${BASE}/sites/1/articles/the-page`,
+  linkTarget: (id) => (id === LIVE_ID ? LIVE_URL : null),
+  ...overrides,
+});
+
+function article(input: Partial<ArticleInput> = {}): ArticleRecord {
+  const doc = articleDoc({ slug: 'the-page', title: 'The title', body: [], ...input }, NOW);
+  const record: PageRecord = pageRecord({
+    site_id: SITE,
+    type: 'article',
+    id: pageId(SITE, 'article', doc.slug),
+    doc,
+    created_at: CREATED,
+    deleted: false,
+    summary: null,
+    community_answers: [],
+  });
+  if (record.type !== 'article') throw new Error('expected an article record');
+  return record;
+}
+
+function question(
+  input: Partial<QuestionInput> = {},
+  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
+): QuestionRecord {
+  const doc = questionDoc({ slug: 'the-question', question: 'The question?', answer: [], ...input }, NOW);
+  const record: PageRecord = pageRecord({
+    site_id: SITE,
+    type: 'question',
+    id: pageId(SITE, 'question', doc.slug),
+    doc,
+    created_at: CREATED,
+    deleted: false,
+    summary: site.summary ?? null,
+    community_answers: site.community_answers ?? [],
+  });
+  if (record.type !== 'question') throw new Error('expected a question record');
+  return record;
+}
+
+const source = (id: string, extra: Partial<Source> = {}): Source => ({
+  id,
+  title: `Title of ${id}`,
+  url: `https://sources.example.test/${id}`,
+  accessed_at: '2026-11-01',
+  ...extra,
+});
+
+const span = (text: string): Block => ({ _type: 'span', text });
+const cite = (id: string): Block => ({ _type: 'sourceCitation', id });
+const para = (...children: Block[]): Block => ({ _type: 'paragraph', children });
+const textPara = (text: string): Block => ({ _type: 'paragraph', text });
+const list = (items: string[], style: 'bullet' | 'number' = 'bullet'): Block => ({ _type: 'list', style, items });
+
+/** The rendered editor's answer (between `<section class="answer">` and its end). */
+function answerHtml(html: string): string {
+  const m = /<section class="answer">([\s\S]*?)<\/section>/.exec(html);
+  if (!m) throw new Error(`no answer section in:\n${html}`);
+  return m[1]!;
+}
+
+/** The rendered page body (inside `<main>`). */
+function mainHtml(html: string): string {
+  const m = /<main>([\s\S]*)<\/main>/.exec(html);
+  if (!m) throw new Error(`no main in:\n${html}`);
+  return m[1]!;
+}
+
+function headHtml(html: string): string {
+  const m = /<head>([\s\S]*)<\/head>/.exec(html);
+  if (!m) throw new Error(`no head in:\n${html}`);
+  return m[1]!;
+}
+
+/** Every JSON-LD element's content, parsed. */
+function jsonLd(html: string): Record<string, unknown>[] {
+  return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map(
+    (m) => JSON.parse(m[1]!) as Record<string, unknown>,
+  );
+}
+
+/** Every href/src attribute value in the page. */
+function urlAttributes(html: string): string[] {
+  return [...html.matchAll(/\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)].map(
+    (m) => m[1] ?? m[2] ?? m[3] ?? '',
+  );
+}
+
+function expectOnlySafeUrls(html: string): void {
+  for (const url of urlAttributes(html)) {
+    expect(url).toMatch(/^(?:https?:|mailto:|#)/i);
+  }
+  expect(html).not.toMatch(/(?:href|src)\s*=\s*["']?\s*(?:javascript|data|vbscript):/i);
+}
+
+const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
+
+describe('citation rules (seed 2.5)', () => {
+  it('renders a sourceCitation node with a matching source as a link numbered by its position in sources', () => {
+    const page = question({
+      sources: [source('src-3'), source('src-1')],
+      answer: [para(span('Water boils at 100 C'), cite('src-1'), span('.'))],
+    });
+    const html = renderQuestion(page, options());
+    const answer = answerHtml(html);
+    expect(answer).toMatch(
+      /<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/,
+    );
+    // the sources list carries the anchors, in the order of `sources`
+    expect(html).toMatch(/<li id="source-1">[^]*Title of src-3[^]*<\/li><li id="source-2">[^]*Title of src-1/);
+    expect(html).toContain('href="https://sources.example.test/src-1"');
+    // every citation link points at an anchor that exists
+    for (const m of html.matchAll(/href="#(source-\d+)"/g)) expect(html).toContain(`id="${m[1]}"`);
+  });
+
+  it('drops a sourceCitation node without a matching source together with the space before it', () => {
+    const page = question({
+      sources: [source('src-1')],
+      answer: [para(span('Water boils '), cite('src-9'), span('.'))],
+    });
+    const answer = answerHtml(renderQuestion(page, options()));
+    expect(answer).toContain('<p>Water boils.</p>');
+    expect(answer).not.toContain('citation');
+    expect(answer).not.toContain('src-9');
+    expect(answer).not.toContain('[9]');
+  });
+
+  it('resolves a literal [src-n] in a list item of an answer when the source exists', () => {
+    const page = question({
+      sources: [source('src-1'), source('src-2')],
+      answer: [list(['Cushioned soles [src-2]'])],
+    });
+    const answer = answerHtml(renderQuestion(page, options()));
+    expect(answer).toMatch(/<li>Cushioned soles ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup><\/li>/);
+    expect(answer).not.toContain('[src-2]');
+  });
+
+  it('drops a literal [src-n] in a list item of an answer, and the space before it, when no source has that id', () => {
+    const page = question({
+      sources: [source('src-1')],
+      answer: [list(['Item [src-7]', 'Other\t[src-8] item'])],
+    });
+    const answer = answerHtml(renderQuestion(page, options()));
+    expect(answer).toContain('<li>Item</li>');
+    expect(answer).toContain('<li>Other item</li>');
+    expect(answer).not.toContain('src-7');
+    expect(answer).not.toContain('citation');
+  });
+
+  it('keeps a literal [src-n] in answer paragraph text as text (only list items carry literal markers)', () => {
+    const page = question({
+      sources: [source('src-1')],
+      answer: [textPara('See [src-1] for details')],
+    });
+    const answer = answerHtml(renderQuestion(page, options()));
+    expect(answer).toContain('<p>See [src-1] for details</p>');
+    expect(answer).not.toContain('citation');
+  });
+
+  it('renders no citation markers and no sources in an article', () => {
+    const page = article({
+      body: [
+        para(span('Water boils'), cite('src-1'), span('.')),
+        list(['Item [src-1]']),
+        textPara('Boiling [src-1] point'),
+      ],
+    });
+    // an article never carries sources; even a record that has some must not show them
+    const withSources = { ...page, sources: [source('src-1')] } as ArticleRecord;
+    for (const p of [page, withSources]) {
+      const body = mainHtml(renderArticle(p, options()));
+      expect(body).toContain('<p>Water boils.</p>');
+      expect(body).toContain('<li>Item</li>');
+      expect(body).toContain('<p>Boiling point</p>');
+      expect(body).not.toContain('[src-');
+      expect(body).not.toContain('citation');
+      expect(body).not.toContain('#source-');
+      expect(body).not.toContain('class="sources"');
+      expect(body).not.toContain('Title of src-1');
+    }
+  });
+
+  it('renders no sources section for a question without sources', () => {
+    const html = renderQuestion(question({ answer: [textPara('Plain')] }), options());
+    expect(html).not.toContain('class="sources"');
+  });
+});
+
+describe('links in text', () => {
+  it('renders [text](page:<id>) as a link when linkTarget gives a URL and as plain escaped text when it gives null', () => {
+    const linkTarget = jest.fn((id: string) => (id === LIVE_ID ? LIVE_URL : null));
+    const page = article({
+      body: [textPara(`Read [the guide](page:${LIVE_ID}) or [old <b> & co](page:${DEAD_ID}) now`)],
+    });
+    const body = mainHtml(renderArticle(page, options({ linkTarget })));
+    expect(body).toContain(`<p>Read <a href="${LIVE_URL}">the guide</a> or old &lt;b&gt; &amp; co now</p>`);
+    expect(body).not.toContain('page:');
+    expect(linkTarget).toHaveBeenCalledWith(LIVE_ID);
+    expect(linkTarget).toHaveBeenCalledWith(DEAD_ID);
+  });
+
+  it('renders page links inside list items, table cells and spans of an answer', () => {
+    const page = question({
+      answer: [
+        list([`See [live](page:${LIVE_ID})`, `See [gone](page:${DEAD_ID})`]),
+        { _type: 'table', header: ['H'], rows: [[`[cell](page:${LIVE_ID})`]] },
+        para(span(`In [a span](page:${LIVE_ID}).`)),
+      ],
+    });
+    const answer = answerHtml(renderQuestion(page, options()));
+    expect(answer).toContain(`<li>See <a href="${LIVE_URL}">live</a></li>`);
+    expect(answer).toContain('<li>See gone</li>');
+    expect(answer).toContain(`<td><a href="${LIVE_URL}">cell</a></td>`);
+    expect(answer).toContain(`<p>In <a href="${LIVE_URL}">a span</a>.</p>`);
+  });
+
+  it('renders http(s) and mailto markdown links as links', () => {
+    const page = article({
+      body: [textPara('Go [there](https://x.example.test/a?b=1&c=2) or [mail](mailto:me@example.test)')],
+    });
+    const body = mainHtml(renderArticle(page, options()));
+    expect(body).toContain('<a href="https://x.example.test/a?b=1&amp;c=2">there</a>');
+    expect(body).toContain('<a href="mailto:me@example.test">mail</a>');
+  });
+
+  it.each([
+    ['javascript:alert(1)'],
+    ['javascript:alert'],
+    ['JavaScript:alert'],
+    ['data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=='],
+    ['vbscript:msgbox'],
+    ['/relative/path'],
+  ])('does not render a link to %s', (target) => {
+    const page = article({ body: [textPara(`Click [here](${target}) please`)] });
+    const body = mainHtml(renderArticle(page, options()));
+    expect(body).not.toMatch(/<a[\s>]/);
+    expect(body).toContain('here');
+    expectOnlySafeUrls(body);
+  });
+
+  it('cannot break out of the href attribute of a link', () => {
+    const page = article({
+      body: [textPara('[x](https://x.example.test/"onmouseover="alert) [y](https://x.example.test/\'onfocus=\'alert)')],
+    });
+    const body = mainHtml(renderArticle(page, options()));
+    expect(body).toMatch(/<a href="https:\/\/x\.example\.test\/[^"]*">x<\/a>/);
+    expect(body).toMatch(/<a href="https:\/\/x\.example\.test\/[^"]*">y<\/a>/);
+    expect(body).not.toContain('"onmouseover');
+    expect(body).not.toContain("'onfocus");
+    // each anchor carries one attribute, its href; nothing leaked out of the quotes
+    const anchors = [...body.matchAll(/<a\s[^>]*>/g)].map((m) => m[0]);
+    expect(anchors).toHaveLength(2);
+    for (const tag of anchors) expect(tag).toMatch(/^<a href="[^"]*">$/);
+  });
+});
+
+describe('hostile input', () => {
+  const sourcesOk = [source('src-1')];
+  const cases: [string, () => string][] = [
+    ['article title', () => renderArticle(article({ title: XSS }), options())],
+    ['meta_title', () => renderArticle(article({ meta_title: XSS }), options())],
+    ['heading', () => renderArticle(article({ body: [{ _type: 'heading', level: 2, text: XSS }] }), options())],
+    ['paragraph text', () => renderArticle(article({ body: [textPara(XSS)] }), options())],
+    ['paragraph span', () => renderArticle(article({ body: [para(span(XSS))] }), options())],
+    ['list item', () => renderArticle(article({ body: [list([XSS])] }), options())],
+    ['answer list item', () => renderQuestion(question({ answer: [list([`${XSS} [src-1]`])], sources: sourcesOk }), options())],
+    ['table header', () => renderArticle(article({ body: [{ _type: 'table', header: [XSS], rows: [] }] }), options())],
+    ['table cell', () => renderArticle(article({ body: [{ _type: 'table', header: ['h'], rows: [[XSS]] }] }), options())],
+    ['stat label', () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: '1', label: XSS }] }] }), options())],
+    ['stat value', () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: XSS, label: 'l' }] }] }), options())],
+    ['quote text', () => renderArticle(article({ body: [{ _type: 'quote', text: XSS }] }), options())],
+    ['quote cite', () => renderArticle(article({ body: [{ _type: 'quote', text: 'q', cite: XSS }] }), options())],
+    ['image alt', () => renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: XSS }] }), options())],
+    ['image caption', () => renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: 'a', caption: XSS }] }), options())],
+    ['callout', () => renderArticle(article({ body: [{ _type: 'callout', tone: 'tip', text: XSS }] }), options())],
+    ['page link text', () => renderArticle(article({ body: [textPara(`[${XSS}](page:${LIVE_ID})`)] }), options())],
+    ['meta_description', () => renderArticle(article({ meta_description: XSS }), options())],
+    ['question', () => renderQuestion(question({ question: XSS }), options())],
+    ['source title', () => renderQuestion(question({ sources: [source('src-1', { title: XSS })] }), options())],
+    ['source accessed_at', () => renderQuestion(question({ sources: [source('src-1', { accessed_at: XSS })] }), options())],
+    ['summary', () => renderQuestion(question({}, { summary: XSS }), options())],
+    [
+      'community answer',
+      () =>
+        renderQuestion(
+          question({}, { community_answers: [{ answer_id: 'c1', author: XSS, blocks: [textPara(XSS)], created_at: NOW }] }),
+          options(),
+        ),
+    ],
+  ];
+
+  it.each(cases)('escapes <script> in the %s', (_where, render) => {
+    const html = render();
+    expect(html).not.toContain('<script>');
+    expect(html).toContain(ESCAPED_XSS);
+  });
+
+  it('escapes quotes so an attribute cannot be closed (image alt, meta description)', () => {
+    const payload = '" onerror="alert(1)';
+    const html = renderArticle(
+      article({ meta_description: payload, body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: payload }] }),
+      options(),
+    );
+    expect(html).not.toContain('" onerror="');
+    expect(html).toContain('alt="&quot; onerror=&quot;alert(1)"');
+    expect(html).toContain('content="&quot; onerror=&quot;alert(1)"');
+  });
+
+  it.each([
+    ['javascript:alert(1)'],
+    ['data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=='],
+  ])('never renders %s as an image url, cover image, canonical url or source url', (bad) => {
+    const art = renderArticle(
+      article({
+        cover_image: bad,
+        canonical_url: bad,
+        body: [{ _type: 'image', url: bad, alt: 'pic', caption: 'cap' }, textPara('after')],
+      }),
+      options(),
+    );
+    expectOnlySafeUrls(art);
+    expect(art).not.toContain(bad);
+    expect(mainHtml(art)).not.toContain('<img');
+    expect(art).toContain(`<link rel="canonical" href="${options().pageUrl}">`);
+    expect(jsonLd(art)[0]).not.toHaveProperty('image');
+
+    const qst = renderQuestion(question({ sources: [source('src-1', { url: bad, title: 'Bad source' })], answer: [list(['x [src-1]'])] }), options());
+    expectOnlySafeUrls(qst);
+    expect(qst).not.toContain(bad);
+    expect(qst).toContain('Bad source'); // the source is still listed, without a link
+  });
+
+  it('keeps a title with </script> inside the JSON-LD element of an article', () => {
+    const title = `Shoes </script><script>alert(1)</script> & more`;
+    const html = renderArticle(article({ title, meta_description: '</script>' }), options());
+    expect(count(html, '<script')).toBe(1);
+    expect(count(html, '</script>')).toBe(1);
+    const [ld] = jsonLd(html);
+    expect(ld).toBeDefined();
+    expect(ld!.headline).toBe(title);
+    expect(ld!.description).toBe('</script>');
+  });
+
+  it('keeps a question with </script> inside the JSON-LD element of a question page', () => {
+    const text = `Why </script><script>alert(1)</script>?`;
+    const html = renderQuestion(question({ question: text, answer: [textPara(`Because </script><!-- \u2028`)] }), options());
+    expect(count(html, '<script')).toBe(1);
+    expect(count(html, '</script>')).toBe(1);
+    expect(html).not.toContain('<!--');
+    const [ld] = jsonLd(html);
+    expect(ld!.name).toBe(text);
+  });
+});
+
+describe('blocks', () => {
+  it('renders nothing visible for an unknown block type and never echoes its name', () => {
+    const known = [textPara('Before'), textPara('After')];
+    const unknown: Block = { _type: 'marqueeWidget', text: 'VISIBLE-TEXT', html: '<b>bold</b>', url: 'https://x.example.test' };
+    const without = renderArticle(article({ body: known }), options());
+    const withUnknown = renderArticle(article({ body: [known[0]!, unknown, known[1]!] }), options());
+    expect(withUnknown).not.toContain('marqueeWidget');
+    expect(withUnknown).not.toContain('VISIBLE-TEXT');
+    expect(withUnknown).not.toContain('<b>');
+    expect(withUnknown.replace(/\s+/g, '')).toBe(without.replace(/\s+/g, ''));
+
+    const answer = answerHtml(renderQuestion(question({ answer: [unknown] }), options()));
+    expect(answer.trim()).toBe('');
+  });
+
+  it('renders nothing for an unknown inline node inside a paragraph', () => {
+    const body = mainHtml(
+      renderArticle(article({ body: [para(span('Hello'), { _type: 'emojiNode', text: 'SECRET' }, span(' world'))] }), options()),
+    );
+    expect(body).toContain('<p>Hello world</p>');
+    expect(body).not.toContain('SECRET');
+    expect(body).not.toContain('emojiNode');
+  });
+
+  it('renders a heading at its level', () => {
+    const body = mainHtml(
+      renderArticle(
+        article({
+          body: [
+            { _type: 'heading', level: 2, text: 'Second' },
+            { _type: 'heading', level: 4, text: 'Fourth' },
+            { _type: 'heading', level: 6, text: 'Sixth' },
+          ],
+        }),
+        options(),
+      ),
+    );
+    expect(body).toContain('<h2>Second</h2>');
+    expect(body).toContain('<h4>Fourth</h4>');
+    expect(body).toContain('<h6>Sixth</h6>');
+  });
+
+  it('renders paragraphs from text and from children, in block order', () => {
+    const body = mainHtml(renderArticle(article({ body: [textPara('One'), para(span('Two'), span(' parts'))] }), options()));
+    expect(body).toMatch(/<p>One<\/p>[\s\S]*<p>Two parts<\/p>/);
+  });
+
+  it('renders a statBar with each value and label', () => {
+    const body = mainHtml(
+      renderArticle(
+        article({
+          body: [{ _type: 'statBar', stats: [{ value: '42%', label: 'Runners' }, { value: '3 km', label: 'Median run' }] }],
+        }),
+        options(),
+      ),
+    );
+    expect(body).toContain('<dt>Runners</dt><dd>42%</dd>');
+    expect(body).toContain('<dt>Median run</dt><dd>3 km</dd>');
+  });
+
+  it('renders a bullet list as ul and a number list as ol', () => {
+    const body = mainHtml(renderArticle(article({ body: [list(['a', 'b'], 'bullet'), list(['c', 'd'], 'number')] }), options()));
+    expect(body).toContain('<ul><li>a</li><li>b</li></ul>');
+    expect(body).toContain('<ol><li>c</li><li>d</li></ol>');
+  });
+
+  it('renders a quote with its cite, and without a cite element when there is none', () => {
+    const body = mainHtml(
+      renderArticle(
+        article({ body: [{ _type: 'quote', text: 'Run far', cite: 'A coach' }, { _type: 'quote', text: 'Uncited' }] }),
+        options(),
+      ),
+    );
+    expect(body).toMatch(/<blockquote><p>Run far<\/p>[^]*<cite>A coach<\/cite>[^]*<\/blockquote>/);
+    expect(body).toContain('<blockquote><p>Uncited</p></blockquote>');
+    expect(count(body, '<cite>')).toBe(1);
+  });
+
+  it('renders an image with alt and caption', () => {
+    const body = mainHtml(
+      renderArticle(
+        article({ body: [{ _type: 'image', url: 'https://img.example.test/shoe.png', alt: 'A shoe', caption: 'Our pick' }] }),
+        options(),
+      ),
+    );
+    expect(body).toMatch(/<img src="https:\/\/img\.example\.test\/shoe\.png" alt="A shoe"/);
+    expect(body).toContain('<figcaption>Our pick</figcaption>');
+  });
+
+  it.each([['info'], ['warning'], ['tip']])('renders a %s callout with its tone class', (tone) => {
+    const body = mainHtml(renderArticle(article({ body: [{ _type: 'callout', tone, text: 'Careful' }] }), options()));
+    expect(body).toMatch(new RegExp(`<aside class="callout callout-${tone}"><p>Careful</p></aside>`));
+  });
+
+  it('renders a table with thead and tbody', () => {
+    const body = mainHtml(
+      renderArticle(
+        article({ body: [{ _type: 'table', header: ['Shoe', 'Price'], rows: [['A', '$1'], ['B', '$2']] }] }),
+        options(),
+      ),
+    );
+    expect(body).toContain('<thead><tr><th>Shoe</th><th>Price</th></tr></thead>');
+    expect(body).toContain('<tbody><tr><td>A</td><td>$1</td></tr><tr><td>B</td><td>$2</td></tr></tbody>');
+  });
+});
+
+describe('head', () => {
+  it('takes <title> from meta_title, not from the title', () => {
+    const html = renderArticle(article({ title: 'Visible title', meta_title: 'SEO title' }), options());
+    expect(headHtml(html)).toContain('<title>SEO title</title>');
+    expect(headHtml(html)).not.toContain('Visible title</title>');
+    expect(renderQuestion(question({ question: 'Why?', meta_title: 'Q meta' }), options())).toContain('<title>Q meta</title>');
+  });
+
+  it('renders a meta description when set and none when null', () => {
+    const withDesc = headHtml(renderArticle(article({ meta_description: 'About shoes' }), options()));
+    expect(withDesc).toContain('<meta name="description" content="About shoes">');
+    const withoutDesc = headHtml(renderArticle(article({ meta_description: null }), options()));
+    expect(withoutDesc).not.toContain('name="description"');
+    const fromExcerpt = headHtml(renderArticle(article({ excerpt: 'Short card text' }), options()));
+    expect(fromExcerpt).toContain('<meta name="description" content="Short card text">');
+    expect(headHtml(renderQuestion(question(), options()))).not.toContain('name="description"');
+  });
+
+  it('uses canonical_url as canonical when set and the page URL otherwise', () => {
+    const set = headHtml(renderArticle(article({ canonical_url: 'https://canonical.example.test/guides/shoes' }), options()));
+    expect(set).toContain('<link rel="canonical" href="https://canonical.example.test/guides/shoes">');
+    expect(count(set, 'rel="canonical"')).toBe(1);
+    const unset = headHtml(renderArticle(article(), options()));
+    expect(unset).toContain(`<link rel="canonical" href="${BASE}/sites/1/articles/the-page">`);
+    const qUrl = `${BASE}/sites/1/questions/the-question`;
+    expect(headHtml(renderQuestion(question(), options({ pageUrl: qUrl })))).toContain(`<link rel="canonical" href="${qUrl}">`);
+  });
+
+  it('renders robots noindex only when noindex is true', () => {
+    expect(headHtml(renderArticle(article({ noindex: true }), options()))).toContain('<meta name="robots" content="noindex">');
+    expect(renderArticle(article({ noindex: false }), options())).not.toContain('name="robots"');
+    expect(renderArticle(article(), options())).not.toContain('name="robots"');
+    expect(renderQuestion(question(), options())).not.toContain('name="robots"');
+  });
+
+  it('emits JSON-LD of the article schema_type', () => {
+    const [howTo] = jsonLd(renderArticle(article({ schema_type: 'HowTo', title: 'Lace shoes' }), options()));
+    expect(howTo).toMatchObject({ '@context': 'https://schema.org', '@type': 'HowTo', headline: 'Lace shoes' });
+    const [plain] = jsonLd(renderArticle(article(), options()));
+    expect(plain!['@type']).toBe('Article');
+  });
+
+  it('emits JSON-LD of type Question, with the accepted answer, for a question page', () => {
+    const html = renderQuestion(
+      question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }),
+      options(),
+    );
+    const all = jsonLd(html);
+    expect(all).toHaveLength(1);
+    const [ld] = all;
+    expect(ld!['@type']).toBe('Question');
+    expect(ld!.name).toBe('How hot is boiling water?');
+    expect(ld!.acceptedAnswer).toMatchObject({ '@type': 'Answer' });
+    expect((ld!.acceptedAnswer as { text: string }).text).toContain('About 100 degrees.');
+    expect(html).not.toContain('QAPage');
+  });
+
+  it('renders the cover image when set and none when not', () => {
+    const withCover = renderArticle(article({ cover_image: 'https://img.example.test/cover.jpg' }), options());
+    expect(mainHtml(withCover)).toMatch(/<img class="cover" src="https:\/\/img\.example\.test\/cover\.jpg"/);
+    expect(jsonLd(withCover)[0]!.image).toBe('https://img.example.test/cover.jpg');
+    expect(mainHtml(renderArticle(article(), options()))).not.toContain('<img');
+  });
+});
+
+describe('question pages', () => {
+  const community: CommunityAnswer[] = [
+    { answer_id: 'ca1', author: 'Runner Ann', blocks: [textPara('I run in flats.')], created_at: NOW },
+    { answer_id: 'ca2', author: 'Coach Bo', blocks: [list(['Warm up', 'Cool down'])], created_at: NOW },
+  ];
+
+  it('renders the site-owned summary and the community answers beside the editor answer', () => {
+    const html = renderQuestion(
+      question({ answer: [textPara('Editor answer.')] }, { summary: 'Site summary text', community_answers: community }),
+      options(),
+    );
+    const body = mainHtml(html);
+    expect(body).toContain('Site summary text');
+    expect(answerHtml(html)).toContain('<p>Editor answer.</p>');
+    expect(body).toContain('Runner Ann');
+    expect(body).toContain('<p>I run in flats.</p>');
+    expect(body).toContain('Coach Bo');
+    expect(body).toContain('<ul><li>Warm up</li><li>Cool down</li></ul>');
+    // community answers are not part of the editor's answer
+    expect(answerHtml(html)).not.toContain('I run in flats.');
+    expect(jsonLd(html)[0]!.answerCount).toBe(3);
+  });
+
+  it('renders no summary when it is null', () => {
+    const body = mainHtml(renderQuestion(question({ answer: [textPara('A')] }), options()));
+    expect(body).not.toContain('class="summary"');
+  });
+});
+
+describe('renderPage', () => {
+  it('renders an article record as an article and a question record as a question', () => {
+    const a = article({ title: 'Art', body: [textPara('x')] });
+    const q = question({ question: 'Qst?', answer: [textPara('y')], sources: [source('src-1')] });
+    expect(renderPage(a, options())).toBe(renderArticle(a, options()));
+    expect(renderPage(q, options())).toBe(renderQuestion(q, options()));
+    expect(renderPage(q, options())).toContain('class="sources"');
+  });
+});
+
+describe('markup edge cases', () => {
+  it('reads [src-1](url) after a space as a link, not as a citation marker', () => {
+    const html = renderArticle(article({ body: [textPara('a [src-1](https://x.test/) b')] }), options());
+    expect(mainHtml(html)).toContain('<p>a <a href="https://x.test/">src-1</a> b</p>');
+    const q = renderQuestion(question({ answer: [list(['a [src-1](https://x.test/)'])], sources: [source('src-1')] }), options());
+    expect(answerHtml(q)).toContain('<li>a <a href="https://x.test/">src-1</a></li>');
+  });
+
+  it('renders no citation marker in an article in stat values, quote citations or image captions', () => {
+    const html = mainHtml(
+      renderArticle(
+        article({
+          body: [
+            { _type: 'statBar', stats: [{ value: '42% [src-1]', label: 'Share [src-2]' }] },
+            { _type: 'quote', text: 'Q', cite: 'Someone [src-2]' },
+            { _type: 'image', url: 'https://img.example.test/a.png', alt: 'a', caption: 'Caption [src-3]' },
+          ],
+        }),
+        options(),
+      ),
+    );
+    expect(html).toContain('<dd>42%</dd>');
+    expect(html).toContain('<dt>Share</dt>');
+    expect(html).toContain('<cite>Someone</cite>');
+    expect(html).toContain('<figcaption>Caption</figcaption>');
+    expect(html).not.toContain('src-');
+  });
+
+  it('drops the space before an unknown citation that follows paragraph text', () => {
+    const q = renderQuestion(question({ answer: [{ _type: 'paragraph', text: 'Water boils ', children: [cite('src-9'), span('.')] }] }), options());
+    expect(answerHtml(q)).toContain('<p>Water boils.</p>');
+  });
+
+  it('never uses a mailto URL as an image source', () => {
+    const html = renderArticle(
+      article({ cover_image: 'mailto:a@b.test', body: [{ _type: 'image', url: 'mailto:a@b.test', alt: 'x' }] }),
+      options(),
+    );
+    expect(html).not.toContain('<img');
+  });
+});
