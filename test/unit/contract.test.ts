@@ -153,3 +153,15 @@ describe('buildOpenApi', () => {
     expect(doc).not.toHaveProperty('servers');
   });
 });
+
+describe('OpenAPI block shapes', () => {
+  it('documents every known block type with its fields, and any other type', () => {
+    const doc = buildOpenApi() as any;
+    const block = doc.components.schemas.ArticleInput.properties.body.items;
+    const types = block.anyOf.map((shape: any) => shape.properties._type.const ?? 'other');
+    expect(types).toEqual(['heading', 'paragraph', 'statBar', 'list', 'quote', 'image', 'callout', 'table', 'other']);
+    const heading = block.anyOf[0];
+    expect(heading.properties.level).toMatchObject({ type: 'integer', minimum: 1, maximum: 6 });
+    expect(heading.required).toEqual(['_type', 'level', 'text']);
+  });
+});

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Block, KNOWN_BLOCKS } from './blocks';
 import { ERROR_STATUS } from './errors';
 import { ROUTES, type Reply, type Route } from './routes';
 
@@ -6,11 +7,23 @@ const REF_PREFIX = '#/components/schemas/';
 
 type JsonSchema = Record<string, unknown>;
 
-function schemaOf(schema: z.ZodType): JsonSchema {
-  const id = z.globalRegistry.get(schema)?.id;
-  if (id) return { $ref: `${REF_PREFIX}${id}` };
+const jsonSchemaOf = (schema: z.ZodType): JsonSchema => {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return rest;
+};
+
+/** A block is validated by its `_type`; the document lists the known shapes, and any other type. */
+const describeBlocks: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['override'] = ({ zodSchema, jsonSchema }) => {
+  if (zodSchema !== Block) return;
+  jsonSchema.anyOf = [
+    ...Object.values(KNOWN_BLOCKS).map(jsonSchemaOf),
+    { type: 'object', required: ['_type'], properties: { _type: { type: 'string' } }, description: 'Any other type: stored, not rendered' },
+  ];
+};
+
+function schemaOf(schema: z.ZodType): JsonSchema {
+  const id = z.globalRegistry.get(schema)?.id;
+  return id ? { $ref: `${REF_PREFIX}${id}` } : jsonSchemaOf(schema);
 }
 
 function content(reply: Reply): JsonSchema | undefined {
@@ -58,6 +71,7 @@ export function buildOpenApi(serverUrl?: string): JsonSchema {
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     io: 'input',
     unrepresentable: 'any',
+    override: describeBlocks,
     uri: (id) => `${REF_PREFIX}${id}`,
   }) as { schemas: Record<string, JsonSchema> };
   for (const schema of Object.values(schemas)) delete schema.$schema;
