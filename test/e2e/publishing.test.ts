@@ -49,6 +49,14 @@ describe('POST /articles', () => {
     expect(list.body.items.filter((i: { slug: string }) => i.slug === 'upsert-me')).toHaveLength(1);
   });
 
+  it('gives concurrent first publishes of one slug one page: exactly one 201, one id', async () => {
+    const replies = await Promise.all(Array.from({ length: 8 }, (_v, i) => t.call('POST', '/articles', article('raced', { title: `Racer ${i}` }))));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+    const list = await t.call('GET', '/articles?limit=200');
+    expect(list.body.items.filter((i: { slug: string }) => i.slug === 'raced')).toHaveLength(1);
+  });
+
   it('applies the defaults and returns every stored field', async () => {
     const res = await t.call('POST', '/articles', article('defaults', { excerpt: 'Short summary' }));
     const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
