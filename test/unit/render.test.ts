@@ -3,6 +3,7 @@ import type {
   ArticleRecord,
   Block,
   CommunityAnswer,
+  PageDoc,
   PageRecord,
   QuestionInput,
   QuestionRecord,
@@ -40,20 +41,27 @@ const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   ...overrides,
 });
 
-function article(input: Partial<ArticleInput> = {}): ArticleRecord {
-  const doc = articleDoc({ slug: 'the-page', title: 'The title', body: [], ...input }, NOW);
-  const record: PageRecord = pageRecord({
+function record(
+  type: 'article' | 'question',
+  doc: PageDoc,
+  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
+): PageRecord {
+  return pageRecord({
     site_id: SITE,
-    type: 'article',
-    id: pageId(SITE, 'article', doc.slug),
+    type,
+    id: pageId(SITE, type, doc.slug),
     doc,
     created_at: CREATED,
     deleted: false,
-    summary: null,
-    community_answers: [],
+    summary: site.summary ?? null,
+    community_answers: site.community_answers ?? [],
   });
-  if (record.type !== 'article') throw new Error('expected an article record');
-  return record;
+}
+
+function article(input: Partial<ArticleInput> = {}): ArticleRecord {
+  const page = record('article', articleDoc({ slug: 'the-page', title: 'The title', body: [], ...input }, NOW));
+  if (page.type !== 'article') throw new Error('expected an article record');
+  return page;
 }
 
 function question(
@@ -61,18 +69,9 @@ function question(
   site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
 ): QuestionRecord {
   const doc = questionDoc({ slug: 'the-question', question: 'The question?', answer: [], ...input }, NOW);
-  const record: PageRecord = pageRecord({
-    site_id: SITE,
-    type: 'question',
-    id: pageId(SITE, 'question', doc.slug),
-    doc,
-    created_at: CREATED,
-    deleted: false,
-    summary: site.summary ?? null,
-    community_answers: site.community_answers ?? [],
-  });
-  if (record.type !== 'question') throw new Error('expected a question record');
-  return record;
+  const page = record('question', doc, site);
+  if (page.type !== 'question') throw new Error('expected a question record');
+  return page;
 }
 
 const source = (id: string, extra: Partial<Source> = {}): Source => ({
