@@ -66,8 +66,6 @@ export function questionDoc(input: QuestionInput, now: string): QuestionDoc {
 
 export const isArticleDoc = (doc: PageDoc): doc is ArticleDoc => 'body' in doc;
 
-export const pageTitle = (doc: PageDoc): string => (isArticleDoc(doc) ? doc.title : doc.question);
-
 export const pageBlocks = (doc: PageDoc): Block[] => (isArticleDoc(doc) ? doc.body : doc.answer);
 
 /**
@@ -79,9 +77,6 @@ export function outgoingLinks(doc: PageDoc): string[] {
   const ids = new Set([...pageLinkTargets(copy), ...doc.related_article_ids, ...doc.related_question_ids]);
   return [...ids].sort();
 }
-
-export const sameLinks = (a: readonly string[] | undefined, b: readonly string[]): boolean =>
-  (a ?? []).length === b.length && (a ?? []).every((id, i) => id === b[i]);
 
 interface TextVisit {
   path: string;
