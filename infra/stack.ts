@@ -3,11 +3,14 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
+import { FUNCTIONS, ROUTES, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
 import { TABLE } from '@cm/store';
 
 const ROOT = join(__dirname, '..');
@@ -19,13 +22,29 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   read: 'read',
   'question-parts': 'readWrite',
   visitor: 'read',
+  notify: 'readWrite',
 };
+
+/** The queues each function sends to. */
+const SENDS_TO: Partial<Record<FunctionName | WorkerName, WorkerName[]>> = {
+  notify: ['relink'],
+  relink: ['relink'],
+};
+
+/** Worker time limit; a queue hides a message for six times that while a worker has it (AWS's advice). */
+const WORKER_TIMEOUT = Duration.seconds(60);
+/** Deliveries before a message moves to the dead-letter queue. */
+const MAX_RECEIVE_COUNT = 5;
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 
-/** The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route table. */
+/**
+ * The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route
+ * table, and a queue (with a dead-letter queue and its alarm) and worker function per worker.
+ */
 export class ContentApiStack extends Stack {
   readonly functions = new Map<FunctionName, NodejsFunction>();
+  readonly workers = new Map<WorkerName, NodejsFunction>();
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -48,19 +67,48 @@ export class ContentApiStack extends Stack {
       });
     }
 
-    for (const fn of FUNCTIONS) {
-      const lambda = new NodejsFunction(this, `${pascal(fn)}Function`, {
-        entry: join(ROOT, 'functions', fn, 'handler.ts'),
+    const queues = new Map<WorkerName, Queue>();
+    for (const worker of WORKERS) {
+      const deadLetters = new Queue(this, `${pascal(worker)}DeadLetterQueue`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      new Alarm(this, `${pascal(worker)}DeadLetterAlarm`, {
+        alarmDescription: `${worker} messages failed every attempt and wait in the dead-letter queue`,
+        metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      queues.set(
+        worker,
+        new Queue(this, `${pascal(worker)}Queue`, {
+          visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6),
+          deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+          encryption: QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+        }),
+      );
+    }
+
+    const lambda = (id: string, entry: string, timeout: Duration, sendsTo: WorkerName[] = []) => {
+      const fn = new NodejsFunction(this, `${pascal(id)}Function`, {
+        entry: join(ROOT, 'functions', entry, 'handler.ts'),
         handler: 'handler',
         projectRoot: ROOT,
         depsLockFilePath: join(ROOT, 'package-lock.json'),
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
         memorySize: 512,
-        // API Gateway gives an integration 30 s at most.
-        timeout: Duration.seconds(29),
-        environment: { TABLE_NAME: table.tableName, NODE_OPTIONS: '--enable-source-maps' },
-        logGroup: new LogGroup(this, `${pascal(fn)}Logs`, {
+        timeout,
+        environment: {
+          TABLE_NAME: table.tableName,
+          NODE_OPTIONS: '--enable-source-maps',
+          ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.get(q)!.queueUrl])),
+        },
+        logGroup: new LogGroup(this, `${pascal(id)}Logs`, {
           retention: RetentionDays.ONE_MONTH,
           removalPolicy: RemovalPolicy.DESTROY,
         }),
@@ -75,9 +123,24 @@ export class ContentApiStack extends Stack {
           mainFields: ['module', 'main'],
         },
       });
-      if (TABLE_ACCESS[fn] === 'read') table.grantReadData(lambda);
-      if (TABLE_ACCESS[fn] === 'readWrite') table.grantReadWriteData(lambda);
-      this.functions.set(fn, lambda);
+      for (const q of sendsTo) queues.get(q)!.grantSendMessages(fn);
+      return fn;
+    };
+
+    for (const fn of FUNCTIONS) {
+      // API Gateway gives an integration 30 s at most.
+      const handler = lambda(fn, fn, Duration.seconds(29), SENDS_TO[fn]);
+      if (TABLE_ACCESS[fn] === 'read') table.grantReadData(handler);
+      if (TABLE_ACCESS[fn] === 'readWrite') table.grantReadWriteData(handler);
+      this.functions.set(fn, handler);
+    }
+    for (const worker of WORKERS) {
+      const handler = lambda(`${worker}-worker`, `${worker}-worker`, WORKER_TIMEOUT, SENDS_TO[worker]);
+      table.grantReadWriteData(handler);
+      handler.addEventSource(
+        new SqsEventSource(queues.get(worker)!, { batchSize: 10, reportBatchItemFailures: true }),
+      );
+      this.workers.set(worker, handler);
     }
 
     const integrations = new Map(

@@ -20,7 +20,7 @@ async function visit(request: ApiRequest, type: PageType) {
   const page = await pages.get(siteId, type, pageId(siteId, type, slug));
   if (!page) return unavailable(request, 404);
   if (page.deleted) return unavailable(request, 410);
-  if (page.doc.status !== 'published') return unavailable(request, 404);
+  if (page.status !== 'published') return unavailable(request, 404);
 
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
   const linked = renderedLinkTargets(blocks).flatMap((id) => {

@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, ROUTES } from '@cm/contract';
+import { FUNCTIONS, ROUTES, WORKERS } from '@cm/contract';
 import { ContentApiStack } from '../../infra/stack';
 
 // Synthesized once, with real esbuild bundling: this is what `cdk synth` does, offline.
@@ -31,11 +31,12 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 22 arm64 function per function of the route table, bundled, with the table name', () => {
+  it('has one Node.js 22 arm64 function per function of the route table and per worker, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' },
     });
-    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length);
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
@@ -64,6 +65,40 @@ describe('CDK stack', () => {
     expect(actionsOf('PublishFunction')).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
   });
 
+  it('gives every worker queue a dead-letter queue with an alarm, and its worker partial batch failures', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const withDlq = Object.entries(queues).filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(withDlq).toHaveLength(WORKERS.length);
+    for (const [, queue] of withDlq) {
+      expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+      const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+        JSON.stringify(a.Properties.Dimensions).includes(dlq),
+      );
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    }
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', WORKERS.length);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 10,
+      FunctionName: { Ref: Match.stringLikeRegexp('^RelinkWorkerFunction') },
+    });
+  });
+
+  it('lets notify and the relink worker send to the relink queue, and no other function', () => {
+    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('sqs:SendMessage'))
+      .map((p) => JSON.stringify(p.Properties.Roles));
+    expect(senders).toHaveLength(2);
+    expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
+    expect(senders.some((r) => r.includes('RelinkWorkerFunction'))).toBe(true);
+    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
+    )!;
+    expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^RelinkQueue/) });
+  });
+
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
@@ -85,7 +120,7 @@ describe('cdk synth', () => {
         ),
       );
       const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));
-      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
+      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -354,14 +354,17 @@ describe('pageRecord', () => {
     site_id: 1,
     id: 'art_aaaaaaaaaaaaaaaa',
     created_at: NOW,
+    updated_at: NOW,
+    status: 'published' as const,
     deleted: false,
+    suppressed: [],
     summary: 'kept',
     community_answers: [],
   };
 
   it('is live only when published and not deleted', () => {
     const live = (status: 'draft' | 'published', deleted: boolean) =>
-      pageRecord({ ...state, type: 'article', deleted, doc: articleDoc(minimalArticle({ status }), NOW) }).live;
+      pageRecord({ ...state, type: 'article', status, deleted, doc: articleDoc(minimalArticle({ status }), NOW) }).live;
     expect(live('published', false)).toBe(true);
     expect(live('draft', false)).toBe(false);
     expect(live('published', true)).toBe(false);
@@ -374,5 +377,25 @@ describe('pageRecord', () => {
     expect(a.type).toBe('article');
     expect(a).not.toHaveProperty('summary');
     expect(a).not.toHaveProperty('community_answers');
+  });
+
+  it("reports the current status and updated_at over the published document's", () => {
+    const doc = articleDoc(minimalArticle({ status: 'published', updated_at: '2026-01-01T00:00:00.000Z' }), NOW);
+    const page = pageRecord({ ...state, type: 'article', doc, status: 'draft', updated_at: '2026-02-02T00:00:00.000Z' });
+    expect(page).toMatchObject({ status: 'draft', live: false, updated_at: '2026-02-02T00:00:00.000Z' });
+  });
+
+  it('takes links to suppressed pages out of copy and related ids, and leaves the rest byte for byte', () => {
+    const copy = 'A [one](page:art_aaaaaaaaaaaaaaab)\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) [one again](page:art_aaaaaaaaaaaaaaab) [x](https://x.test)';
+    const doc = articleDoc(
+      minimalArticle({ copy, related_article_ids: ['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac'], related_question_ids: ['qst_aaaaaaaaaaaaaaab'] }),
+      NOW,
+    );
+    const page = pageRecord({ ...state, type: 'article', doc, suppressed: ['art_aaaaaaaaaaaaaaab', 'qst_aaaaaaaaaaaaaaab'] });
+    if (page.type !== 'article') throw new Error('article expected');
+    expect(page.copy).toBe('A one\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) one again [x](https://x.test)');
+    expect(page.related_article_ids).toEqual(['art_aaaaaaaaaaaaaaac']);
+    expect(page.related_question_ids).toEqual([]);
+    expect(pageRecord({ ...state, type: 'article', doc })).toMatchObject({ copy });
   });
 });

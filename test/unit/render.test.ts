@@ -51,8 +51,11 @@ function record(
     type,
     id: pageId(SITE, type, doc.slug),
     doc,
+    status: doc.status,
     created_at: CREATED,
+    updated_at: doc.updated_at,
     deleted: false,
+    suppressed: [],
     summary: site.summary ?? null,
     community_answers: site.community_answers ?? [],
   });

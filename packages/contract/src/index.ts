@@ -2,5 +2,6 @@ export * from './common';
 export * from './errors';
 export * from './blocks';
 export * from './pages';
+export * from './notify';
 export * from './routes';
 export * from './openapi';

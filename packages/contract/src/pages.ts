@@ -116,14 +116,21 @@ export type QuestionDoc = z.infer<typeof QuestionDoc>;
 
 export type PageDoc = ArticleDoc | QuestionDoc;
 
-/** A page as the store keeps it: the editor's document plus what the site and the store keep beside it. */
+/**
+ * A page as the store keeps it: the editor's document as published, and beside it what changed since.
+ * `status`, `deleted` and `updated_at` are current (notify and relink move them); `suppressed` lists the
+ * pages whose links relink took out of this page while they are not live.
+ */
 export interface PageState {
   site_id: number;
   type: PageType;
   id: string;
   doc: PageDoc;
-  created_at: string;
+  status: PageStatus;
   deleted: boolean;
+  created_at: string;
+  updated_at: string;
+  suppressed: string[];
   summary: string | null;
   community_answers: CommunityAnswer[];
 }

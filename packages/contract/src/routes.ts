@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ErrorBody } from './errors';
+import { NotifyInput, NotifyResult } from './notify';
 import {
   ArticleInput,
   ArticleRecord,
@@ -17,8 +18,12 @@ import {
  * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
  * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
  */
-export const FUNCTIONS = ['discovery', 'publish', 'read', 'question-parts', 'visitor'] as const;
+export const FUNCTIONS = ['discovery', 'publish', 'read', 'question-parts', 'visitor', 'notify'] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
+
+/** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
+export const WORKERS = ['relink'] as const;
+export type WorkerName = (typeof WORKERS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -127,6 +132,15 @@ export const ROUTES: readonly Route[] = [
     summary: "Add a community answer kept beside the editor's answer (publishes never touch it)",
     body: CommunityAnswerInput,
     replies: { 201: { description: 'Stored', schema: CommunityAnswerCreated } },
+  },
+  {
+    fn: 'notify',
+    method: 'POST',
+    path: '/api/content/notify',
+    auth: true,
+    summary: 'The site reports that a page the editor service published changed (edit, status change, delete)',
+    body: NotifyInput,
+    replies: { 200: { description: 'Applied, or ignored as stale or unknown', schema: NotifyResult } },
   },
   {
     fn: 'visitor',

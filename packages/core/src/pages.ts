@@ -16,6 +16,7 @@ import {
 } from '@cm/contract';
 import { pageId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
+import { withLinksSuppressed } from './relink';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /** The article as stored: what was sent, with API.md's defaults applied. */
@@ -181,18 +182,21 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
 export const visitorUrl = (baseUrl: string, siteId: number, type: PageType, slug: string): string =>
   `${baseUrl}/sites/${siteId}/${type}s/${encodeURIComponent(slug)}`;
 
-/** The page as `GET /articles/{id}` and `GET /questions/{id}` return it. */
+/** The page as `GET /articles/{id}` and `GET /questions/{id}` return it: its current state and links. */
 export function pageRecord(page: PageState): PageRecord {
-  const meta = {
+  const current = {
+    status: page.status,
+    updated_at: page.updated_at,
     id: page.id,
     site_id: page.site_id,
     created_at: page.created_at,
-    live: isLive(page.doc.status, page.deleted),
+    live: isLive(page.status, page.deleted),
   };
-  if (page.type === 'article') return { ...(page.doc as ArticleDoc), ...meta, type: 'article' };
+  const doc = withLinksSuppressed(page.doc, page.suppressed);
+  if (page.type === 'article') return { ...(doc as ArticleDoc), ...current, type: 'article' };
   return {
-    ...(page.doc as QuestionDoc),
-    ...meta,
+    ...(doc as QuestionDoc),
+    ...current,
     type: 'question',
     summary: page.summary,
     community_answers: page.community_answers,

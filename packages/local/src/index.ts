@@ -1,3 +1,4 @@
 export * from './stack';
 export * from './dynamo';
 export * from './server';
+export * from './queue';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { lambdaContext } from './context';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -92,25 +93,6 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKeyValue: strin
   };
 }
 
-function lambdaContext(fn: string): Context {
-  const deadline = Date.now() + ROUTE_TIMEOUT_MS;
-  const requestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: fn,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${fn}`,
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${fn}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
   res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
@@ -129,7 +111,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       const found = match(req.method ?? 'GET', path);
       const fn: FunctionName = found?.route.fn ?? 'discovery';
       const event = toEvent(req, body, found?.route.key ?? '$default', found?.params ?? {});
-      send(res, await handlers[fn](event, lambdaContext(fn)));
+      send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
       console.error(error);
       send(res, { statusCode: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: 'internal_error', code: 'internal_error', message: 'Internal error' }) });

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { resetServices } from '@cm/runtime';
+import { WORKERS, type WorkerName } from '@cm/contract';
+import { resetServices, setQueueTransport } from '@cm/runtime';
 import { createDocumentClient, createStore } from '@cm/store';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
-import { API_HANDLERS } from './handlers';
+import { API_HANDLERS, WORKER_HANDLERS } from './handlers';
+import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, listen } from './server';
 
 export interface LocalStackOptions {
@@ -19,6 +21,8 @@ export interface LocalStackOptions {
   tableName?: string;
   /** Create a demo site with an API key on first start. */
   demoSite?: boolean;
+  /** Delivery settings of the in-process queues. */
+  queues?: QueueOptions;
 }
 
 export interface DemoSite {
@@ -33,6 +37,10 @@ export interface LocalStack {
   demo: DemoSite | null;
   /** Whether the demo site was created by this start. */
   demoCreated: boolean;
+  /** The in-process queue of each worker. */
+  queues: Record<WorkerName, InProcessQueue>;
+  /** Resolves once every queue is idle (messages a worker sends while handling are waited for too). */
+  drain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -66,6 +74,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
 
+    const queues = Object.fromEntries(
+      WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], options.queues)]),
+    ) as Record<WorkerName, InProcessQueue>;
+    setQueueTransport({ send: (queue, body) => queues[queue].send(body) });
+    const drain = async () => {
+      const all = Object.values(queues);
+      while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
+    };
+
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000);
     const api = server;
@@ -75,9 +92,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       demo,
       demoCreated,
+      queues,
+      drain,
       stop: async () => {
         await new Promise<void>((resolve) => api.close(() => resolve()));
         api.closeAllConnections();
+        await drain();
+        for (const queue of Object.values(queues)) queue.stop();
+        setQueueTransport(undefined);
         await dynamo.close();
       },
     };

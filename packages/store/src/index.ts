@@ -1,18 +1,22 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LinkStore } from './links';
 import { PageStore } from './pages';
 import { SiteStore } from './sites';
 
 export * from './client';
 export * from './table';
 export type { Site, NewSite } from './sites';
-export type { StoredPage, PutPage, PageListing, LinkTarget } from './pages';
-export { SiteStore, PageStore };
+export type { StoredPage, PutPage, PageListing, LinkTarget, CurrentLiveState } from './pages';
+export type { PageRef, RelinkOutcome } from './links';
+export { SiteStore, PageStore, LinkStore };
 
 export interface Store {
   sites: SiteStore;
   pages: PageStore;
+  links: LinkStore;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
-  return { sites: new SiteStore(db, tableName), pages: new PageStore(db, tableName) };
+  const links = new LinkStore(db, tableName);
+  return { sites: new SiteStore(db, tableName), pages: new PageStore(db, tableName, links), links };
 }

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
 import { batchGet, batchWrite } from './batch';
+import type { LinkStore } from './links';
 import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
   answerPrefix,
@@ -36,6 +37,15 @@ export interface PutPage {
   now: string;
 }
 
+export interface CurrentLiveState {
+  status: PageStatus;
+  deleted: boolean;
+  /** `updated_at` of the newest notify applied, or null. */
+  notified_at: string | null;
+  /** When set, a relink for this page's last change is owed. */
+  relink_pending: string | null;
+}
+
 export interface PageListing {
   items: PageListItem[];
   next_cursor: string | null;
@@ -57,6 +67,7 @@ export class PageStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly links: LinkStore,
   ) {}
 
   /**
@@ -129,7 +140,12 @@ export class PageStore {
     );
     const old = out.Attributes;
     if (old && Number(old.chunks) > 0) await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
-    if (!sameList(old?.links, links)) await this.reindexLinks(siteId, id, (old?.links as string[]) ?? [], links);
+    if (!sameList(old?.links, links)) {
+      const before = (old?.links as string[]) ?? [];
+      await this.links.reindex(siteId, { id, type }, before, links);
+      const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter((target) => !links.includes(target));
+      if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
+    }
     return { created: !old, created_at: (old?.created_at as string) ?? now };
   }
 
@@ -143,17 +159,16 @@ export class PageStore {
     );
   }
 
-  private async reindexLinks(siteId: number, sourceId: string, before: string[], after: string[]) {
-    const keep = new Set(after);
-    const had = new Set(before);
-    await batchWrite(this.db, this.table, [
-      ...after
-        .filter((target) => !had.has(target))
-        .map((target) => ({ PutRequest: { Item: { ...linkEdgeKey(siteId, target, sourceId), source_id: sourceId } } })),
-      ...before
-        .filter((target) => !keep.has(target))
-        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, sourceId) } })),
-    ]);
+  /** A page no longer links to `targets`: relink's suppression of them has nothing left to act on. */
+  private async unsuppress(siteId: number, type: PageType, id: string, targets: string[]) {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, type, id),
+        UpdateExpression: 'DELETE suppressed :targets',
+        ExpressionAttributeValues: { ':targets': new Set(targets) },
+      }),
+    );
   }
 
   /** The page with its parts, in one Query (more only for very large pages or many answers). */
@@ -176,8 +191,11 @@ export class PageStore {
         type,
         id,
         doc,
-        created_at: String(main.created_at),
+        status: main.status as PageStatus,
         deleted: main.deleted === true,
+        created_at: String(main.created_at),
+        updated_at: String(main.updated_at),
+        suppressed: [...((main.suppressed as Set<string> | undefined) ?? [])].sort(),
         summary: typeof main.summary === 'string' ? main.summary : null,
         community_answers: answers,
       };
@@ -239,6 +257,84 @@ export class PageStore {
     });
     const last = out.LastEvaluatedKey;
     return { items, next_cursor: last ? encodeCursor([String(last[`${index}sk`]), String(last.sk)]) : null };
+  }
+
+  /** What notify decides on: the page's current live state and the newest notify applied to it. */
+  async liveState(siteId: number, type: PageType, id: string): Promise<CurrentLiveState | null> {
+    const out = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, type, id),
+        ProjectionExpression: '#status, deleted, notified_at, relink_pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ConsistentRead: true,
+      }),
+    );
+    if (!out.Item) return null;
+    return {
+      status: out.Item.status as PageStatus,
+      deleted: out.Item.deleted === true,
+      notified_at: typeof out.Item.notified_at === 'string' ? out.Item.notified_at : null,
+      relink_pending: typeof out.Item.relink_pending === 'string' ? out.Item.relink_pending : null,
+    };
+  }
+
+  /**
+   * Applies a notify: moves the page from `expected` to `next` and records `at` as the newest notify.
+   * Optimistic: 'conflict' when the page changed since `expected` was read or a newer notify landed.
+   * `relinkPendingAt` marks a relink that is owed until its worker finishes.
+   */
+  async setLiveState(
+    siteId: number,
+    type: PageType,
+    id: string,
+    change: { expected: CurrentLiveState; next: { status: PageStatus; deleted: boolean }; at: string; relinkPendingAt?: string },
+  ): Promise<'applied' | 'conflict'> {
+    const { expected, next, at, relinkPendingAt } = change;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, type, id),
+          UpdateExpression: `SET #status = :status, deleted = :deleted, notified_at = :at, gsi2pk = :g2pk${
+            relinkPendingAt ? ', relink_pending = :pending' : ''
+          }`,
+          ConditionExpression:
+            'attribute_exists(pk) AND #status = :was AND deleted = :wasDeleted AND (attribute_not_exists(notified_at) OR notified_at <= :at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': next.status,
+            ':deleted': next.deleted,
+            ':at': at,
+            ':g2pk': pagesByStatus(siteId, type, next.status),
+            ':was': expected.status,
+            ':wasDeleted': expected.deleted,
+            ...(relinkPendingAt ? { ':pending': relinkPendingAt } : {}),
+          },
+        }),
+      );
+      return 'applied';
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return 'conflict';
+      throw error;
+    }
+  }
+
+  /** The relink owed since `at` is done, unless a newer one was asked for meanwhile. */
+  async clearRelinkPending(siteId: number, type: PageType, id: string, at: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, type, id),
+          UpdateExpression: 'REMOVE relink_pending',
+          ConditionExpression: 'relink_pending = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
   }
 
   /** Sets the site-owned summary of a question; false when there is no such question. */

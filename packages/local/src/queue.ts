@@ -1,0 +1,133 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext } from './context';
+
+/** The workers' function time limit on AWS. */
+const WORKER_TIMEOUT_MS = 60_000;
+
+export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface QueueOptions {
+  /** Records per invocation, as an SQS event source's batch size. */
+  batchSize?: number;
+  /** Deliveries before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
+  maxReceiveCount?: number;
+  /** Wait before a failed message is delivered again (the visibility timeout, shortened). */
+  retryDelayMs?: number;
+}
+
+interface Message {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+  sentAt: number;
+}
+
+export interface DeadLetter {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+}
+
+/**
+ * SQS on one machine: messages are delivered as real `SQSEvent` records to the worker's handler,
+ * in batches; the records it reports in `batchItemFailures` (or all, when it throws) are delivered
+ * again, and after `maxReceiveCount` deliveries they move to `deadLetters`.
+ */
+export class InProcessQueue {
+  readonly deadLetters: DeadLetter[] = [];
+  private readonly ready: Message[] = [];
+  private inFlight = 0;
+  private delayed = 0;
+  private waiting: (() => void)[] = [];
+  private stopped = false;
+  private readonly batchSize: number;
+  private readonly maxReceiveCount: number;
+  private readonly retryDelayMs: number;
+
+  constructor(
+    readonly name: string,
+    private readonly handler: WorkerHandler,
+    options: QueueOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 10;
+    this.maxReceiveCount = options.maxReceiveCount ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 100;
+  }
+
+  async send(body: string): Promise<void> {
+    if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
+    this.ready.push({ messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() });
+    setImmediate(() => this.pump());
+  }
+
+  /** Resolves once no message is waiting, delayed or being handled. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  isIdle(): boolean {
+    return this.ready.length === 0 && this.inFlight === 0 && this.delayed === 0;
+  }
+
+  private pump() {
+    while (this.ready.length > 0 && !this.stopped) {
+      const batch = this.ready.splice(0, this.batchSize);
+      this.inFlight++;
+      void this.deliver(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+        if (this.isIdle()) for (const resolve of this.waiting.splice(0)) resolve();
+      });
+    }
+  }
+
+  private async deliver(batch: Message[]) {
+    for (const message of batch) message.receiveCount++;
+    let failed: Set<string>;
+    try {
+      const response = await this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(`${this.name}-worker`, WORKER_TIMEOUT_MS));
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      console.error(`queue ${this.name}: the worker failed the whole batch`, error);
+      failed = new Set(batch.map((m) => m.messageId));
+    }
+    for (const message of batch.filter((m) => failed.has(m.messageId))) {
+      if (message.receiveCount >= this.maxReceiveCount) {
+        this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
+        continue;
+      }
+      this.delayed++;
+      setTimeout(() => {
+        this.delayed--;
+        this.ready.push(message);
+        this.pump();
+      }, this.retryDelayMs);
+    }
+  }
+
+  private record(message: Message): SQSRecord {
+    return {
+      messageId: message.messageId,
+      receiptHandle: `${message.messageId}#${message.receiveCount}`,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(message.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:local:000000000000:${this.name}`,
+      awsRegion: 'local',
+    };
+  }
+
+}

@@ -1,0 +1,35 @@
+import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { WorkerName } from '@cm/contract';
+
+/** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
+export interface QueueTransport {
+  send(queue: WorkerName, body: string): Promise<void>;
+}
+
+let transport: QueueTransport | undefined;
+
+/** The local stack plugs its in-process queues in here; unset, messages go to SQS. */
+export function setQueueTransport(next: QueueTransport | undefined): void {
+  transport = next;
+}
+
+/** The queue URL a function was given for a worker, e.g. `RELINK_QUEUE_URL`. */
+const queueUrl = (queue: WorkerName): string => {
+  const url = process.env[`${queue.toUpperCase()}_QUEUE_URL`];
+  if (!url) throw new Error(`${queue.toUpperCase()}_QUEUE_URL is not set`);
+  return url;
+};
+
+function sqsTransport(): QueueTransport {
+  const client = new SQSClient({});
+  return {
+    send: async (queue, body) => {
+      await client.send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body }));
+    },
+  };
+}
+
+export async function enqueue(queue: WorkerName, message: unknown): Promise<void> {
+  transport ??= sqsTransport();
+  await transport.send(queue, JSON.stringify(message));
+}

@@ -1,0 +1,113 @@
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PageType } from '@cm/contract';
+import { batchWrite } from './batch';
+import { linkEdgeKey, linksToPartition, pageKey, updatedSortKey } from './keys';
+
+export interface PageRef {
+  id: string;
+  type: PageType;
+}
+
+export type RelinkOutcome = 'changed' | 'unchanged' | 'unlinked';
+
+const conditionFailed = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
+
+/**
+ * The link index (an edge item per linking page, under the linked page's partition) and relink's
+ * writes. Relink never rewrites a page's document: it adds the target to the page's `suppressed` set,
+ * and reads derive `copy` and related ids from it, so restoring a link is exact and order-free.
+ */
+export class LinkStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Brings the edges of `source` from the links it had to the links it has. */
+  async reindex(siteId: number, source: PageRef, before: readonly string[], after: readonly string[]): Promise<void> {
+    const had = new Set(before);
+    const has = new Set(after);
+    await batchWrite(this.db, this.table, [
+      ...after
+        .filter((target) => !had.has(target))
+        .map((target) => ({
+          PutRequest: { Item: { ...linkEdgeKey(siteId, target, source.id), source_type: source.type } },
+        })),
+      ...before
+        .filter((target) => !has.has(target))
+        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
+    ]);
+  }
+
+  /** One page of the pages that link to `targetId`, from the index: never a scan of the site. */
+  async linkingPages(
+    siteId: number,
+    targetId: string,
+    options: { cursor?: string; limit: number },
+  ): Promise<{ pages: PageRef[]; cursor: string | null }> {
+    const pk = linksToPartition(siteId, targetId);
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        Limit: options.limit,
+        ExclusiveStartKey: options.cursor ? { pk, sk: options.cursor } : undefined,
+      }),
+    );
+    const pages = (out.Items ?? []).map((item) => ({ id: String(item.sk), type: item.source_type as PageType }));
+    return { pages, cursor: out.LastEvaluatedKey ? String(out.LastEvaluatedKey.sk) : null };
+  }
+
+  /**
+   * Takes the links to `targetId` out of `page`, if the page still links to it (the index may lag
+   * behind a republish: an edge whose page no longer links is dropped). Repeats change nothing.
+   */
+  async suppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
+    try {
+      await this.touch(siteId, page, targetId, now, {
+        update: 'ADD suppressed :targets',
+        condition: 'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
+      });
+      return 'changed';
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    const current = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: pageKey(siteId, page.type, page.id), ProjectionExpression: 'links', ConsistentRead: true }),
+    );
+    const links = (current.Item?.links as string[] | undefined) ?? [];
+    if (links.includes(targetId)) return 'unchanged';
+    await this.reindex(siteId, page, [targetId], []);
+    return 'unlinked';
+  }
+
+  /** Puts back exactly the links `suppress` took out of `page` for `targetId`. Repeats change nothing. */
+  async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
+    try {
+      await this.touch(siteId, page, targetId, now, { update: 'DELETE suppressed :targets', condition: 'contains(suppressed, :target)' });
+      return 'changed';
+    } catch (error) {
+      if (conditionFailed(error)) return 'unchanged';
+      throw error;
+    }
+  }
+
+  /** One conditional write to the page: the suppression change, and `updated_at` moves. */
+  private async touch(siteId: number, page: PageRef, targetId: string, now: string, change: { update: string; condition: string }) {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, page.type, page.id),
+        UpdateExpression: `${change.update} SET updated_at = :now, gsi1sk = :gsk, gsi2sk = :gsk`,
+        ConditionExpression: change.condition,
+        ExpressionAttributeValues: {
+          ':targets': new Set([targetId]),
+          ':target': targetId,
+          ':now': now,
+          ':gsk': updatedSortKey(now, page.id),
+        },
+      }),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { isStaleNotify, liveChanged, notifiedState, type LiveState } from '@cm/core';
+
+const published: LiveState = { status: 'published', deleted: false };
+const draft: LiveState = { status: 'draft', deleted: false };
+const deleted: LiveState = { status: 'draft', deleted: true };
+
+describe('notify state (seed 3)', () => {
+  it('takes a published page down on unpublished or deleted without status; deleted is remembered', () => {
+    expect(notifiedState(published, { action: 'unpublished' })).toEqual(draft);
+    expect(notifiedState(published, { action: 'deleted' })).toEqual(deleted);
+    expect(liveChanged(published, draft)).toBe(true);
+    expect(liveChanged(published, deleted)).toBe(true);
+  });
+
+  it('leaves the state as it is with neither status nor action, and on edited', () => {
+    for (const state of [published, draft, deleted]) {
+      expect(notifiedState(state, {})).toEqual(state);
+      expect(notifiedState(state, { action: 'edited' })).toEqual(state);
+    }
+  });
+
+  it('adopts status when present: it outranks action', () => {
+    expect(notifiedState(draft, { status: 'published', action: 'unpublished' })).toEqual(published);
+    expect(notifiedState(published, { status: 'published', action: 'deleted' })).toEqual(published);
+    expect(notifiedState(published, { status: 'draft', action: 'published' })).toEqual(draft);
+    expect(notifiedState(deleted, { status: 'published' })).toEqual(published);
+    expect(notifiedState(deleted, { status: 'draft' })).toEqual(draft);
+    expect(notifiedState(published, { status: 'draft', action: 'deleted' })).toEqual(deleted);
+  });
+
+  it('publishes on action published without status, bringing a deleted page back', () => {
+    expect(notifiedState(draft, { action: 'published' })).toEqual(published);
+    expect(notifiedState(deleted, { action: 'published' })).toEqual(published);
+  });
+
+  it('queues relink exactly when the live state changed', () => {
+    expect(liveChanged(published, published)).toBe(false);
+    expect(liveChanged(draft, deleted)).toBe(false);
+    expect(liveChanged(draft, published)).toBe(true);
+  });
+
+  it('ignores a delivery older than the newest applied one, not a repeat or a newer one', () => {
+    expect(isStaleNotify(null, '2026-01-01T00:00:00.000Z')).toBe(false);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.000Z')).toBe(true);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z')).toBe(false);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z')).toBe(false);
+  });
+});
