@@ -2,3 +2,4 @@ export * from './stack';
 export * from './dynamo';
 export * from './server';
 export * from './queue';
+export * from './context';

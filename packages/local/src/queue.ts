@@ -36,6 +36,8 @@ export interface DeadLetter {
  */
 export class InProcessQueue {
   readonly deadLetters: DeadLetter[] = [];
+  /** Messages sent to this queue so far. */
+  sent = 0;
   private readonly ready: Message[] = [];
   private inFlight = 0;
   private delayed = 0;
@@ -57,6 +59,7 @@ export class InProcessQueue {
 
   async send(body: string): Promise<void> {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
+    this.sent++;
     this.ready.push({ messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() });
     setImmediate(() => this.pump());
   }

@@ -1,0 +1,62 @@
+import { articleDoc, pageId, pageRecord } from '@cm/core';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { article, startTestStack, type TestStack } from '../helpers/local';
+
+let t: TestStack;
+let store: Store;
+beforeAll(async () => {
+  t = await startTestStack();
+  store = createStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
+});
+afterAll(() => t.stop());
+
+const LINKERS = 5000;
+
+it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`, async () => {
+  const target = (await t.call('POST', '/articles', article('popular'))).body.id as string;
+  const now = new Date().toISOString();
+  const ids: string[] = [];
+  for (let i = 0; i < LINKERS; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, LINKERS - i) }, async (_v, j) => {
+        const slug = `linker-${i + j}`;
+        const doc = articleDoc({ slug, title: slug, body: [], copy: `See [popular](page:${target}).`, related_article_ids: [target] }, now);
+        const id = pageId(t.siteId, 'article', slug);
+        ids.push(id);
+        await store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+      }),
+    );
+  }
+  const queue = t.stack.queues.relink;
+  const sentBefore = queue.sent;
+
+  const check = async (expectCopy: string, expectRelated: string[]) => {
+    const wrong: string[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      await Promise.all(
+        ids.slice(i, i + 100).map(async (id) => {
+          const page = pageRecord((await store.pages.get(t.siteId, 'article', id))!);
+          if (page.type !== 'article' || page.copy !== expectCopy || page.related_article_ids.join() !== expectRelated.join()) {
+            wrong.push(id);
+          }
+        }),
+      );
+    }
+    return wrong;
+  };
+
+  expect((await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink).toBe('queued');
+  await t.stack.drain();
+  expect(await check('See popular.', [])).toEqual([]);
+  // 100 linking pages per message: the fan-out went through the queue in at least 50 messages.
+  expect(queue.sent - sentBefore).toBeGreaterThanOrEqual(LINKERS / 100);
+  expect(queue.deadLetters).toEqual([]);
+
+  // Through the API, a sample reads rewritten.
+  const sample = (await t.call('GET', `/articles/${ids[4321]}`)).body;
+  expect(sample).toMatchObject({ copy: 'See popular.', related_article_ids: [] });
+
+  await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
+  await t.stack.drain();
+  expect(await check(`See [popular](page:${target}).`, [target])).toEqual([]);
+}, 180_000);

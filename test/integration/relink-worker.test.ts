@@ -1,0 +1,84 @@
+import type { SQSEvent } from 'aws-lambda';
+import { lambdaContext } from '@cm/local';
+import { setQueueTransport } from '@cm/runtime';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { handler as relinkWorker } from '../../functions/relink-worker/handler';
+import { article, startTestStack, type TestStack } from '../helpers/local';
+
+let t: TestStack;
+let store: Store;
+beforeAll(async () => {
+  t = await startTestStack();
+  store = createStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
+});
+afterAll(() => t.stop());
+
+const record = (messageId: string, body: string) => ({
+  messageId,
+  receiptHandle: messageId,
+  body,
+  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:local:000000000000:relink',
+  awsRegion: 'local',
+});
+
+describe('relink worker', () => {
+  it('reports only the failing record of a batch', async () => {
+    const target = (await t.call('POST', '/articles', article('w-target'))).body.id;
+    const good = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
+    const event: SQSEvent = {
+      Records: [record('good-1', good), record('bad-json', '{nope'), record('good-2', good), record('bad-shape', '{"site_id":"x"}')],
+    };
+    const response = await relinkWorker(event, lambdaContext('relink-worker', 60_000));
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-shape' }] });
+  });
+
+  it('moves a message that fails every attempt to the dead-letter queue, and no other', async () => {
+    const queue = t.stack.queues.relink;
+    const target = (await t.call('POST', '/articles', article('w-dlq-target'))).body.id;
+    await queue.send('{"site_id": 1, "target_id": 7}');
+    await queue.send(JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' }));
+    await t.stack.drain();
+    expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: 3 }]);
+    queue.deadLetters.length = 0;
+  });
+
+  it('heals the link index: an edge whose page no longer links is dropped, and the page is left alone', async () => {
+    const target = (await t.call('POST', '/articles', article('w-heal-target'))).body.id;
+    const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
+    // As a lost race with a republish would leave it: an edge for a link the page does not have.
+    await store.links.reindex(t.siteId, { id: linker, type: 'article' }, [], [target]);
+    expect((await store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([{ id: linker, type: 'article' }]);
+    const before = (await t.call('GET', `/articles/${linker}`)).body;
+
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' });
+    await t.stack.drain();
+    expect((await t.call('GET', `/articles/${linker}`)).body).toEqual(before);
+    expect((await store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([]);
+  });
+
+  it('queues a relink again on the next notify when the first could not be queued', async () => {
+    const target = (await t.call('POST', '/articles', article('w-pending-target'))).body.id;
+    const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] }))).body.id;
+    setQueueTransport({ send: async () => Promise.reject(new Error('SQS is down')) });
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const failed = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
+      expect(String(logged.mock.calls[0]?.[0])).toContain('SQS is down');
+    } finally {
+      logged.mockRestore();
+      setQueueTransport({ send: (queue, body) => t.stack.queues[queue].send(body) });
+    }
+    // The state change stuck; the site retries its notify, and the owed relink goes out with it.
+    const retry = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped' });
+    await t.stack.drain();
+    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+    expect((await store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+  });
+});
