@@ -27,6 +27,7 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
 
 /** The queues each function sends to. */
 const SENDS_TO: Partial<Record<FunctionName | WorkerName, WorkerName[]>> = {
+  publish: ['relink'],
   notify: ['relink'],
   relink: ['relink'],
 };

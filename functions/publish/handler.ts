@@ -1,11 +1,24 @@
-import { ArticleInput, PUBLISH_BODY_LIMIT_BYTES, QuestionInput, type PublishResult } from '@cm/contract';
-import { preparePublish, visitorUrl } from '@cm/core';
-import { api, getStore, json, type ApiRequest } from '@cm/runtime';
+import { ArticleInput, PUBLISH_BODY_LIMIT_BYTES, QuestionInput, type PublishResult, type RelinkMessage } from '@cm/contract';
+import { liveChanged, preparePublish, visitorUrl } from '@cm/core';
+import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 
 async function publish(request: ApiRequest, input: Parameters<typeof preparePublish>[1]) {
+  const { siteId } = request;
   const now = new Date().toISOString();
-  const { id, doc, links, warnings } = preparePublish(request.siteId, input, now);
-  const { created } = await getStore().pages.put({ siteId: request.siteId, type: input.type, id, doc, links, now });
+  const { id, doc, links, warnings } = preparePublish(siteId, input, now);
+  const pages = getStore().pages;
+  const { created, previous } = await pages.put({ siteId, type: input.type, id, doc, links, now });
+  // A republish that brings a page back (or takes it down) relinks the pages linking to it, as a notify
+  // would; a relink an earlier call owed but could not queue goes out now.
+  if (previous) {
+    const message: RelinkMessage = { site_id: siteId, target_id: id, target_type: input.type, requested_at: now };
+    if (liveChanged(previous, { status: doc.status, deleted: false })) {
+      await pages.markRelinkPending(siteId, input.type, id, now);
+      await enqueue('relink', message);
+    } else if (previous.relink_pending) {
+      await enqueue('relink', { ...message, requested_at: previous.relink_pending });
+    }
+  }
   const reply: PublishResult = {
     id,
     type: input.type,
@@ -13,7 +26,7 @@ async function publish(request: ApiRequest, input: Parameters<typeof preparePubl
     status: doc.status,
     created,
     updated_at: doc.updated_at,
-    url: visitorUrl(request.baseUrl, request.siteId, input.type, doc.slug),
+    url: visitorUrl(request.baseUrl, siteId, input.type, doc.slug),
     warnings,
   };
   return json(created ? 201 : 200, reply);

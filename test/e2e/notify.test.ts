@@ -198,3 +198,21 @@ describe('relink', () => {
     expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
   });
 });
+
+describe('relink on republish', () => {
+  it('restores links when the editor republishes a page the site had taken down, and removes them when it publishes it as draft', async () => {
+    const target = await publishArticle('rp-target');
+    const linker = await publishArticle('rp-linker', { related_article_ids: [target] });
+    await notify({ id: target, type: 'article', action: 'unpublished' });
+    await t.stack.drain();
+    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+
+    expect((await t.call('POST', '/articles', article('rp-target', { status: 'published' }))).status).toBe(200);
+    await t.stack.drain();
+    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
+
+    await t.call('POST', '/articles', article('rp-target', { status: 'draft' }));
+    await t.stack.drain();
+    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+  });
+});

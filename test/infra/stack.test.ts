@@ -86,11 +86,12 @@ describe('CDK stack', () => {
     });
   });
 
-  it('lets notify and the relink worker send to the relink queue, and no other function', () => {
+  it('lets publish, notify and the relink worker send to the relink queue, and no other function', () => {
     const senders = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('sqs:SendMessage'))
       .map((p) => JSON.stringify(p.Properties.Roles));
-    expect(senders).toHaveLength(2);
+    expect(senders).toHaveLength(3);
+    expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('RelinkWorkerFunction'))).toBe(true);
     const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>

@@ -6,7 +6,7 @@ import { SiteStore } from './sites';
 export * from './client';
 export * from './table';
 export type { Site, NewSite } from './sites';
-export type { StoredPage, PutPage, PageListing, LinkTarget, CurrentLiveState } from './pages';
+export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLiveState } from './pages';
 export type { PageRef, RelinkOutcome } from './links';
 export { SiteStore, PageStore, LinkStore };
 

@@ -37,6 +37,13 @@ export interface PutPage {
   now: string;
 }
 
+export interface PutResult {
+  created: boolean;
+  created_at: string;
+  /** The replaced page's live state and owed relink, or null when the page is new. */
+  previous: { status: PageStatus; deleted: boolean; relink_pending: string | null } | null;
+}
+
 export interface CurrentLiveState {
   status: PageStatus;
   deleted: boolean;
@@ -74,7 +81,7 @@ export class PageStore {
    * Upserts a page. When the document fits one item and the links did not change, this is one
    * UpdateItem. It leaves the site-owned parts (summary, community answers) and `created_at` alone.
    */
-  async put(input: PutPage): Promise<{ created: boolean; created_at: string }> {
+  async put(input: PutPage): Promise<PutResult> {
     const { siteId, type, id, doc, links, now } = input;
     const encoded = encodeJson(doc);
     const version = newVersion();
@@ -146,7 +153,17 @@ export class PageStore {
       const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter((target) => !links.includes(target));
       if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
     }
-    return { created: !old, created_at: (old?.created_at as string) ?? now };
+    return {
+      created: !old,
+      created_at: (old?.created_at as string) ?? now,
+      previous: old
+        ? {
+            status: old.status as PageStatus,
+            deleted: old.deleted === true,
+            relink_pending: typeof old.relink_pending === 'string' ? old.relink_pending : null,
+          }
+        : null,
+    };
   }
 
   private async deleteChunks(siteId: number, type: PageType, id: string, version: string, count: number) {
@@ -318,6 +335,19 @@ export class PageStore {
       if ((error as Error).name === 'ConditionalCheckFailedException') return 'conflict';
       throw error;
     }
+  }
+
+  /** Marks a relink as owed from `at`, before it is queued: a later call sees it if queueing failed. */
+  async markRelinkPending(siteId: number, type: PageType, id: string, at: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, type, id),
+        UpdateExpression: 'SET relink_pending = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
   }
 
   /** The relink owed since `at` is done, unless a newer one was asked for meanwhile. */
