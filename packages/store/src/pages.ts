@@ -15,7 +15,6 @@ import {
   answerSk,
   chunkPrefix,
   chunkSk,
-  linkEdgeKey,
   pageKey,
   pagePartsPrefix,
   pagesByStatus,
