@@ -1,5 +1,5 @@
 import { startLocalStack, type LocalStack } from '@cm/local';
-import { createDocumentClient, createStore } from '@cm/store';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
 
 export interface Reply<T = any> {
   status: number;
@@ -10,6 +10,8 @@ export interface Reply<T = any> {
 
 export interface TestStack {
   stack: LocalStack;
+  /** The store on the stack's table, for what a test sets up or checks beneath the API. */
+  store: Store;
   url: string;
   /** The demo site's key and id. */
   key: string;
@@ -28,6 +30,7 @@ export async function startTestStack(): Promise<TestStack> {
   const key = stack.demo!.api_key;
   return {
     stack,
+    store,
     url: stack.url,
     key,
     siteId: stack.demo!.site_id,

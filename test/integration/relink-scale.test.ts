@@ -1,12 +1,9 @@
 import { articleDoc, pageId, pageRecord } from '@cm/core';
-import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
-let store: Store;
 beforeAll(async () => {
   t = await startTestStack();
-  store = createStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
 });
 afterAll(() => t.stop());
 
@@ -23,7 +20,7 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
         const doc = articleDoc({ slug, title: slug, body: [], copy: `See [popular](page:${target}).`, related_article_ids: [target] }, now);
         const id = pageId(t.siteId, 'article', slug);
         ids.push(id);
-        await store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+        await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
       }),
     );
   }
@@ -35,7 +32,7 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
     for (let i = 0; i < ids.length; i += 100) {
       await Promise.all(
         ids.slice(i, i + 100).map(async (id) => {
-          const page = pageRecord((await store.pages.get(t.siteId, 'article', id))!);
+          const page = pageRecord((await t.store.pages.get(t.siteId, 'article', id))!);
           if (page.type !== 'article' || page.copy !== expectCopy || page.related_article_ids.join() !== expectRelated.join()) {
             wrong.push(id);
           }

@@ -1,15 +1,12 @@
 import type { SQSEvent } from 'aws-lambda';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
-import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
-let store: Store;
 beforeAll(async () => {
   t = await startTestStack();
-  store = createStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
 });
 afterAll(() => t.stop());
 
@@ -50,14 +47,14 @@ describe('relink worker', () => {
     const target = (await t.call('POST', '/articles', article('w-heal-target'))).body.id;
     const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
     // As a lost race with a republish would leave it: an edge for a link the page does not have.
-    await store.links.reindex(t.siteId, { id: linker, type: 'article' }, [], [target]);
-    expect((await store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([{ id: linker, type: 'article' }]);
+    await t.store.links.reindex(t.siteId, { id: linker, type: 'article' }, [], [target]);
+    expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([{ id: linker, type: 'article' }]);
     const before = (await t.call('GET', `/articles/${linker}`)).body;
 
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' });
     await t.stack.drain();
     expect((await t.call('GET', `/articles/${linker}`)).body).toEqual(before);
-    expect((await store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([]);
+    expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([]);
   });
 
   it('queues a relink again on the next notify when the first could not be queued', async () => {
@@ -79,6 +76,6 @@ describe('relink worker', () => {
     expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped' });
     await t.stack.drain();
     expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
-    expect((await store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+    expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   });
 });
