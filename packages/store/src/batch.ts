@@ -4,6 +4,9 @@ import type { Key } from './keys';
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
 
+/** Whether a write failed only because its condition did not hold. */
+export const conditionFailed = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
+
 const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
 
 /** Writes in batches of 25, retrying what DynamoDB leaves unprocessed. */

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
-import { batchWrite } from './batch';
+import { batchWrite, conditionFailed } from './batch';
 import { linkEdgeKey, linksToPartition, pageKey, updatedSortKey } from './keys';
 
 export interface PageRef {
@@ -9,8 +9,6 @@ export interface PageRef {
 }
 
 export type RelinkOutcome = 'changed' | 'unchanged' | 'unlinked';
-
-const conditionFailed = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * The link index (an edge item per linking page, under the linked page's partition) and relink's

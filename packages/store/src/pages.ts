@@ -7,7 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
-import { batchGet, batchWrite } from './batch';
+import { batchGet, batchWrite, conditionFailed } from './batch';
 import type { LinkStore } from './links';
 import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -40,7 +40,7 @@ export interface PutResult {
   created: boolean;
   created_at: string;
   /** The replaced page's live state and owed relink, or null when the page is new. */
-  previous: { status: PageStatus; deleted: boolean; relink_pending: string | null } | null;
+  previous: CurrentLiveState | null;
 }
 
 export interface CurrentLiveState {
@@ -62,6 +62,21 @@ export interface LinkTarget {
   type: PageType;
   slug: string;
   live: boolean;
+}
+
+const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** What a page item says of the page's live state (listings read the same attributes from the indexes). */
+function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: boolean } {
+  const status = item.status as PageStatus;
+  const deleted = item.deleted === true;
+  return {
+    status,
+    deleted,
+    live: isLive(status, deleted),
+    notified_at: optionalString(item.notified_at),
+    relink_pending: optionalString(item.relink_pending),
+  };
 }
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
@@ -155,13 +170,7 @@ export class PageStore {
     return {
       created: !old,
       created_at: (old?.created_at as string) ?? now,
-      previous: old
-        ? {
-            status: old.status as PageStatus,
-            deleted: old.deleted === true,
-            relink_pending: typeof old.relink_pending === 'string' ? old.relink_pending : null,
-          }
-        : null,
+      previous: old ? liveStateOf(old) : null,
     };
   }
 
@@ -212,7 +221,7 @@ export class PageStore {
         created_at: String(main.created_at),
         updated_at: String(main.updated_at),
         suppressed: [...((main.suppressed as Set<string> | undefined) ?? [])].sort(),
-        summary: typeof main.summary === 'string' ? main.summary : null,
+        summary: optionalString(main.summary),
         community_answers: answers,
       };
     }
@@ -267,7 +276,7 @@ export class PageStore {
       }),
     );
     const items = (out.Items ?? []).map((item) => {
-      const live = isLive(item.status as PageStatus, item.deleted === true);
+      const { live } = liveStateOf(item);
       const base = { id: String(item.id), slug: String(item.slug), status: item.status as PageStatus, live, updated_at: String(item.updated_at) };
       return type === 'article' ? { ...base, title: String(item.title) } : { ...base, question: String(item.title) };
     });
@@ -286,13 +295,7 @@ export class PageStore {
         ConsistentRead: true,
       }),
     );
-    if (!out.Item) return null;
-    return {
-      status: out.Item.status as PageStatus,
-      deleted: out.Item.deleted === true,
-      notified_at: typeof out.Item.notified_at === 'string' ? out.Item.notified_at : null,
-      relink_pending: typeof out.Item.relink_pending === 'string' ? out.Item.relink_pending : null,
-    };
+    return out.Item ? liveStateOf(out.Item) : null;
   }
 
   /**
@@ -331,7 +334,7 @@ export class PageStore {
       );
       return 'applied';
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return 'conflict';
+      if (conditionFailed(error)) return 'conflict';
       throw error;
     }
   }
@@ -362,7 +365,7 @@ export class PageStore {
         }),
       );
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      if (!conditionFailed(error)) throw error;
     }
   }
 
@@ -380,7 +383,7 @@ export class PageStore {
       );
       return true;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }
@@ -419,7 +422,7 @@ export class PageStore {
           id: String(item.id),
           type: item.type as PageType,
           slug: String(item.slug),
-          live: isLive(item.status as PageStatus, item.deleted === true),
+          live: liveStateOf(item).live,
         },
       ]),
     );
