@@ -11,7 +11,7 @@ import type {
   StatBarBlock,
   TableBlock,
 } from '@cm/contract';
-import { INLINE_MARKUP } from './markup';
+import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { blockTexts } from './pages';
 import { allowedImageUrl, allowedUrl } from './urls';
 
@@ -255,10 +255,8 @@ export function renderPage(page: PageRecord, options: RenderOptions): string {
 /** The page ids a page's blocks link to: the visitor handler looks up which of them are live. */
 export function renderedLinkTargets(blocks: readonly Block[]): string[] {
   const ids = new Set<string>();
-  for (const [i, block] of blocks.entries()) {
-    for (const visit of blockTexts(block, String(i))) {
-      for (const m of visit.text.matchAll(INLINE_MARKUP)) if (m[2]?.startsWith('page:')) ids.add(m[2].slice(5));
-    }
+  for (const block of blocks) {
+    for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
   }
   return [...ids];
 }
