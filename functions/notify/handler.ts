@@ -1,6 +1,6 @@
-import { NotifyInput, type NotifyResult, type RelinkMessage } from '@cm/contract';
+import { NotifyInput, type NotifyResult } from '@cm/contract';
 import { isStaleNotify, liveChanged, notifiedState, pageTypeOfId } from '@cm/core';
-import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
+import { api, enqueueRelink, getStore, json, type ApiRequest } from '@cm/runtime';
 
 const reply = (matched: boolean, relink: NotifyResult['relink']) => json(200, { ok: true, matched, relink } satisfies NotifyResult);
 
@@ -15,7 +15,6 @@ async function notify(request: ApiRequest) {
   const pages = getStore().pages;
   const now = new Date().toISOString();
   const at = input.updated_at ?? now;
-  const message: RelinkMessage = { site_id: siteId, target_id: input.id, target_type: input.type, requested_at: now };
 
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await pages.liveState(siteId, input.type, input.id);
@@ -30,9 +29,9 @@ async function notify(request: ApiRequest) {
       relinkPendingAt: changed ? now : undefined,
     });
     if (outcome === 'conflict') continue;
-    if (changed) await enqueue('relink', message);
+    if (changed) await enqueueRelink(siteId, input.type, input.id, now);
     // A relink that an earlier delivery owed but could not queue is queued again now.
-    else if (current.relink_pending) await enqueue('relink', { ...message, requested_at: current.relink_pending });
+    else if (current.relink_pending) await enqueueRelink(siteId, input.type, input.id, current.relink_pending);
     return reply(true, changed ? 'queued' : 'skipped');
   }
   throw new Error(`notify ${input.id}: the page kept changing under concurrent notifies`);

@@ -1,6 +1,6 @@
-import { ArticleInput, PUBLISH_BODY_LIMIT_BYTES, QuestionInput, type PublishResult, type RelinkMessage } from '@cm/contract';
+import { ArticleInput, PUBLISH_BODY_LIMIT_BYTES, QuestionInput, type PublishResult } from '@cm/contract';
 import { liveChanged, preparePublish, visitorUrl } from '@cm/core';
-import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
+import { api, enqueueRelink, getStore, json, type ApiRequest } from '@cm/runtime';
 
 async function publish(request: ApiRequest, input: Parameters<typeof preparePublish>[1]) {
   const { siteId } = request;
@@ -11,12 +11,11 @@ async function publish(request: ApiRequest, input: Parameters<typeof preparePubl
   // A republish that brings a page back (or takes it down) relinks the pages linking to it, as a notify
   // would; a relink an earlier call owed but could not queue goes out now.
   if (previous) {
-    const message: RelinkMessage = { site_id: siteId, target_id: id, target_type: input.type, requested_at: now };
     if (liveChanged(previous, { status: doc.status, deleted: false })) {
       await pages.markRelinkPending(siteId, input.type, id, now);
-      await enqueue('relink', message);
+      await enqueueRelink(siteId, input.type, id, now);
     } else if (previous.relink_pending) {
-      await enqueue('relink', { ...message, requested_at: previous.relink_pending });
+      await enqueueRelink(siteId, input.type, id, previous.relink_pending);
     }
   }
   const reply: PublishResult = {
