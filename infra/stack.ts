@@ -8,6 +8,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, ROUTES, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
@@ -23,7 +24,18 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   'question-parts': 'readWrite',
   visitor: 'read',
   notify: 'readWrite',
+  tools: 'read',
+  usage: 'read',
+  'get-keywords': 'readWrite',
+  'serp-landscape': 'readWrite',
+  'serp-keyword-refresh': 'readWrite',
+  'db-select': 'read',
+  'db-insert': 'readWrite',
+  'db-delete': 'readWrite',
 };
+
+/** Functions that call the paid data providers, and so read their credentials. */
+const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh']);
 
 /** The queues each function sends to. */
 const SENDS_TO: Partial<Record<FunctionName | WorkerName, WorkerName[]>> = {
@@ -39,6 +51,11 @@ const MAX_RECEIVE_COUNT = 5;
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 
+export interface ContentApiStackProps extends StackProps {
+  /** Name or ARN of a Secrets Manager secret `{"login", "password"}` for DataForSEO. */
+  dataforseoSecret?: string;
+}
+
 /**
  * The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route
  * table, and a queue (with a dead-letter queue and its alarm) and worker function per worker.
@@ -47,8 +64,15 @@ export class ContentApiStack extends Stack {
   readonly functions = new Map<FunctionName, NodejsFunction>();
   readonly workers = new Map<WorkerName, NodejsFunction>();
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props: ContentApiStackProps = {}) {
     super(scope, id, props);
+
+    // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
+    const dataforseoSecret = props.dataforseoSecret
+      ? props.dataforseoSecret.startsWith('arn:')
+        ? Secret.fromSecretCompleteArn(this, 'DataForSeoSecret', props.dataforseoSecret)
+        : Secret.fromSecretNameV2(this, 'DataForSeoSecret', props.dataforseoSecret)
+      : undefined;
 
     const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
@@ -63,8 +87,9 @@ export class ContentApiStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.INCLUDE,
-        nonKeyAttributes: [...TABLE.listingAttributes],
+        ...(index.projection === 'all'
+          ? { projectionType: ProjectionType.ALL }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...TABLE.listingAttributes] }),
       });
     }
 
@@ -133,6 +158,10 @@ export class ContentApiStack extends Stack {
       const handler = lambda(fn, fn, Duration.seconds(29), SENDS_TO[fn]);
       if (TABLE_ACCESS[fn] === 'read') table.grantReadData(handler);
       if (TABLE_ACCESS[fn] === 'readWrite') table.grantReadWriteData(handler);
+      if (dataforseoSecret && PROVIDER_FUNCTIONS.has(fn)) {
+        dataforseoSecret.grantRead(handler);
+        handler.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
+      }
       this.functions.set(fn, handler);
     }
     for (const worker of WORKERS) {

@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, ROUTES, WORKERS } from '@cm/contract';
+import { FUNCTIONS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
 import { ContentApiStack } from '../../infra/stack';
 
 // Synthesized once, with real esbuild bundling: this is what `cdk synth` does, offline.
@@ -11,7 +11,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('CDK stack', () => {
-  it('has the table on demand, with point-in-time recovery, TTL and the listing indexes', () => {
+  it('has the table on demand, with point-in-time recovery, TTL, the listing indexes and the row indexes', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
@@ -26,6 +26,8 @@ describe('CDK stack', () => {
         GlobalSecondaryIndexes: [
           Match.objectLike({ IndexName: 'gsi1', Projection: Match.objectLike({ ProjectionType: 'INCLUDE' }) }),
           Match.objectLike({ IndexName: 'gsi2', Projection: Match.objectLike({ ProjectionType: 'INCLUDE' }) }),
+          Match.objectLike({ IndexName: 'gsi3', Projection: { ProjectionType: 'ALL' } }),
+          Match.objectLike({ IndexName: 'gsi4', Projection: { ProjectionType: 'ALL' } }),
         ],
       }),
     });
@@ -57,12 +59,22 @@ describe('CDK stack', () => {
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
     expect(actionsOf('DiscoveryFunction')).toEqual([]);
-    for (const role of ['ReadFunction', 'VisitorFunction']) {
+    for (const role of ['ReadFunction', 'VisitorFunction', 'ToolsFunction', 'UsageFunction', 'DbSelectFunction']) {
       const actions = actionsOf(role);
       expect(actions).toContain('dynamodb:Query');
       expect(actions.filter((a: string) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
     }
-    expect(actionsOf('PublishFunction')).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
+    for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction']) {
+      expect(actionsOf(role)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
+    }
+  });
+
+  it('gives each research tool its own function behind its own route', () => {
+    const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Route'))
+      .filter((r) => String(r.Properties.RouteKey).startsWith('POST /v1/tools/'))
+      .map((r) => JSON.stringify(r.Properties.Target));
+    expect(new Set(integrations).size).toBe(integrations.length);
+    expect(integrations).toHaveLength(TOOLS.length + 1); // and POST /v1/tools/{name}, the unknown_tool answer
   });
 
   it('gives every worker queue a dead-letter queue with an alarm, and its worker partial batch failures', () => {
@@ -104,6 +116,22 @@ describe('CDK stack', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
   });
+});
+
+describe('CDK stack with provider credentials', () => {
+  it('lets only the functions that call providers read the DataForSEO secret, named in their environment', () => {
+    const app = new App();
+    const stack = new ContentApiStack(app, 'WithSecret', { dataforseoSecret: 'content-api/dataforseo' });
+    const withSecret = Template.fromStack(stack);
+    const readers = Object.values(withSecret.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
+      .map((p) => JSON.stringify(p.Properties.Roles));
+    expect(readers.sort()).toEqual(
+      ['GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) => expect.stringContaining(name)),
+    );
+    const env = Object.values(withSecret.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+    expect(env.filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(3);
+  }, 120_000);
 });
 
 describe('cdk synth', () => {

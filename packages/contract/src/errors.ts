@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   unknown_tool: 404,
   gone: 410,
   competitor_limit_reached: 409,
+  already_exists: 409,
   payload_too_large: 413,
   concurrency_limit_exceeded: 429,
   quota_exceeded: 429,

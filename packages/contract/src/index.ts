@@ -5,3 +5,6 @@ export * from './pages';
 export * from './notify';
 export * from './routes';
 export * from './openapi';
+export * from './research';
+export * from './tools';
+export * from './usage';

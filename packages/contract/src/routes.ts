@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { ErrorBody } from './errors';
 import { NotifyInput, NotifyResult } from './notify';
+import { TOOLS, ToolListing } from './tools';
+import { UsageQuery, UsageReport } from './usage';
 import {
   ArticleInput,
   ArticleRecord,
@@ -18,7 +20,23 @@ import {
  * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
  * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
  */
-export const FUNCTIONS = ['discovery', 'publish', 'read', 'question-parts', 'visitor', 'notify'] as const;
+export const FUNCTIONS = [
+  'discovery',
+  'publish',
+  'read',
+  'question-parts',
+  'visitor',
+  'notify',
+  'tools',
+  'usage',
+  // One function per research tool (TOOLS names which serves which).
+  'get-keywords',
+  'serp-landscape',
+  'serp-keyword-refresh',
+  'db-select',
+  'db-insert',
+  'db-delete',
+] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
@@ -157,6 +175,42 @@ export const ROUTES: readonly Route[] = [
     auth: false,
     summary: 'The question page as readers see it',
     replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+  },
+  {
+    fn: 'tools',
+    method: 'GET',
+    path: '/v1/tools',
+    auth: true,
+    summary: 'The research tools, each with a description and a JSON Schema of its parameters',
+    replies: { 200: { description: 'Every tool', schema: ToolListing } },
+  },
+  ...TOOLS.map(
+    (tool): Route => ({
+      fn: tool.fn,
+      method: 'POST',
+      path: `/v1/tools/${tool.name}`,
+      auth: true,
+      summary: tool.description,
+      body: tool.input,
+      replies: { 200: { description: `The result of ${tool.name}`, schema: tool.result } },
+    }),
+  ),
+  {
+    fn: 'tools',
+    method: 'POST',
+    path: '/v1/tools/{name}',
+    auth: true,
+    summary: 'Any other name: 404 unknown_tool',
+    replies: { 404: { description: 'unknown_tool', schema: ErrorBody } },
+  },
+  {
+    fn: 'usage',
+    method: 'GET',
+    path: '/v1/usage',
+    auth: true,
+    summary: 'Paid provider calls of this site, summed per tool and provider',
+    query: UsageQuery,
+    replies: { 200: { description: 'The sums', schema: UsageReport } },
   },
 ];
 

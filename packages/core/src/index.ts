@@ -5,3 +5,7 @@ export * from './pages';
 export * from './render';
 export * from './notify';
 export * from './relink';
+export * from './keywords';
+export * from './domains';
+export * from './quota';
+export * from './landscape';

@@ -52,7 +52,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
+          Projection:
+            index.projection === 'all'
+              ? { ProjectionType: 'ALL' }
+              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
         })),
       }),
     );

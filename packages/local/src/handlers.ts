@@ -1,12 +1,20 @@
 import type { FunctionName, WorkerName } from '@cm/contract';
 import type { WorkerHandler } from './queue';
 import type { ApiHandler } from './server';
+import { handler as dbDelete } from '../../../functions/db-delete/handler';
+import { handler as dbInsert } from '../../../functions/db-insert/handler';
+import { handler as dbSelect } from '../../../functions/db-select/handler';
 import { handler as discovery } from '../../../functions/discovery/handler';
+import { handler as getKeywords } from '../../../functions/get-keywords/handler';
 import { handler as notify } from '../../../functions/notify/handler';
 import { handler as publish } from '../../../functions/publish/handler';
 import { handler as questionParts } from '../../../functions/question-parts/handler';
 import { handler as read } from '../../../functions/read/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
+import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-refresh/handler';
+import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
+import { handler as tools } from '../../../functions/tools/handler';
+import { handler as usage } from '../../../functions/usage/handler';
 import { handler as visitor } from '../../../functions/visitor/handler';
 
 /** The handler module of every function in the route table: the same modules the Lambdas bundle. */
@@ -17,6 +25,14 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'question-parts': questionParts,
   visitor,
   notify,
+  tools,
+  usage,
+  'get-keywords': getKeywords,
+  'serp-landscape': serpLandscape,
+  'serp-keyword-refresh': serpKeywordRefresh,
+  'db-select': dbSelect,
+  'db-insert': dbInsert,
+  'db-delete': dbDelete,
 };
 
 /** The worker of every queue: the same modules the worker Lambdas bundle. */

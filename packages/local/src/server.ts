@@ -25,7 +25,9 @@ const compiled: CompiledRoute[] = ROUTES.map((route) => {
     return '([^/]+)';
   });
   return { fn: route.fn, key: routeKey(route), method: route.method, pattern: new RegExp(`^${source}$`), names };
-});
+})
+  // As API Gateway does, a route without path parameters wins over one with them.
+  .sort((a, b) => a.names.length - b.names.length);
 
 function match(method: string, path: string) {
   for (const route of compiled) {

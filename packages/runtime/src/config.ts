@@ -6,6 +6,19 @@ export interface Config {
   region?: string;
   /** Base URL of visitor pages; by default the URL the request came in on. */
   publicBaseUrl?: string;
+  dataforseo: DataForSeoConfig;
+}
+
+/**
+ * DataForSEO credentials: `DATAFORSEO_LOGIN` and `DATAFORSEO_PASSWORD`, or on AWS the name or ARN of
+ * a Secrets Manager secret `{"login": …, "password": …}` in `DATAFORSEO_SECRET`. Neither: the sandbox.
+ */
+export interface DataForSeoConfig {
+  login?: string;
+  password?: string;
+  secret?: string;
+  /** Another base URL, e.g. the recorded-response server of the tests. */
+  baseUrl?: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -16,5 +29,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
+    dataforseo: {
+      login: env.DATAFORSEO_LOGIN || undefined,
+      password: env.DATAFORSEO_PASSWORD || undefined,
+      secret: env.DATAFORSEO_SECRET || undefined,
+      baseUrl: env.DATAFORSEO_BASE_URL || undefined,
+    },
   };
 }

@@ -3,3 +3,5 @@ export * from './services';
 export * from './http';
 export * from './queues';
 export * from './worker';
+export * from './tools';
+export { selectKeywordData } from './providers';

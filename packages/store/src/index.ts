@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LinkStore } from './links';
 import { PageStore } from './pages';
+import { QuotaStore, SerpStore, UsageStore } from './research';
+import { RowStore } from './rows';
 import { SiteStore } from './sites';
 
 export * from './client';
@@ -8,15 +10,29 @@ export * from './table';
 export type { Site, NewSite } from './sites';
 export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLiveState } from './pages';
 export type { PageRef, RelinkOutcome } from './links';
-export { SiteStore, PageStore, LinkStore };
+export type { StoredRow, RowPage } from './rows';
+export { RowConflict, mapLimit } from './rows';
+export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
   sites: SiteStore;
   pages: PageStore;
   links: LinkStore;
+  rows: RowStore;
+  serps: SerpStore;
+  usage: UsageStore;
+  quotas: QuotaStore;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
   const links = new LinkStore(db, tableName);
-  return { sites: new SiteStore(db, tableName), pages: new PageStore(db, tableName, links), links };
+  return {
+    sites: new SiteStore(db, tableName),
+    pages: new PageStore(db, tableName, links),
+    links,
+    rows: new RowStore(db, tableName),
+    serps: new SerpStore(db, tableName),
+    usage: new UsageStore(db, tableName),
+    quotas: new QuotaStore(db, tableName),
+  };
 }

@@ -35,3 +35,36 @@ export const linkEdgeKey = (siteId: number, targetId: string, sourceId: string):
   pk: linksToPartition(siteId, targetId),
   sk: sourceId,
 });
+
+/* Research data. */
+
+/** A site's id sequence for one cm_* table. */
+export const tableSequenceKey = (siteId: number, table: string): Key => ({ pk: sitePartition(siteId), sk: `SEQ#${table}` });
+
+/** Rows of a cm_* table: one partition per site and table, sorted by id. */
+export const rowPartition = (siteId: number, table: string): string => `SITE#${siteId}#ROWS#${table}`;
+export const rowSk = (id: number): string => String(id).padStart(12, '0');
+export const rowKey = (siteId: number, table: string, id: number): Key => ({ pk: rowPartition(siteId, table), sk: rowSk(id) });
+/** Index partition of the rows whose `field` has `value`. */
+export const rowIndexPartition = (siteId: number, table: string, field: string, value: unknown): string =>
+  `${rowPartition(siteId, table)}#${field}=${JSON.stringify(value)}`;
+/** The item that makes a value unique among a table's rows; it holds the id of the row that has it. */
+export const uniqueKey = (siteId: number, table: string, value: string): Key => ({
+  pk: `SITE#${siteId}#UNIQUE#${table}`,
+  sk: value,
+});
+
+/** The stored SERP competition row of a keyword in a locale. */
+export const serpKey = (siteId: number, locale: string, keyword: string): Key => ({
+  pk: `SITE#${siteId}#SERP`,
+  sk: `${locale}#${keyword}`,
+});
+
+/** Usage ledger: one item per paid provider call, by time. */
+export const usagePartition = (siteId: number): string => `SITE#${siteId}#USAGE`;
+
+/** A daily quota's counter, e.g. serp_keyword_refresh's. */
+export const quotaKey = (siteId: number, name: string, day: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `QUOTA#${name}#${day}`,
+});

@@ -6,8 +6,9 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ApiError, isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
+import { isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
+import { decodeCursor, encodeCursor, invalidCursor } from './cursor';
 import type { LinkStore } from './links';
 import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -263,7 +264,7 @@ export class PageStore {
     const byStatus = options.status !== undefined;
     const index = byStatus ? 'gsi2' : 'gsi1';
     const indexPk = byStatus ? pagesByStatus(siteId, type, options.status!) : pagesByUpdated(siteId, type);
-    const start = options.cursor ? decodeCursor(options.cursor, siteId, index, indexPk) : undefined;
+    const start = options.cursor ? listingStart(options.cursor, siteId, index, indexPk) : undefined;
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -429,24 +430,11 @@ export class PageStore {
   }
 }
 
-const encodeCursor = (parts: string[]): string => Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
-
-/** A cursor carries only sort-key positions; the partition is always the caller's own. */
-function decodeCursor(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts.length === 2 && parts.every((p) => typeof p === 'string')) {
-      const [indexSk, sk] = parts as [string, string];
-      if (sk.startsWith('PAGE#')) {
-        return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
-      }
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw new ApiError('validation_failed', 'query.cursor: not a cursor this listing returned', {
-    issues: [{ path: 'cursor', message: 'not a cursor this listing returned' }],
-  });
+/** Where a listing continues: positions from the cursor, the partitions from the caller's site. */
+function listingStart(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
+  const [indexSk, sk] = decodeCursor(cursor, 2) as [string, string];
+  if (!sk.startsWith('PAGE#')) throw invalidCursor();
+  return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
 }
 
 

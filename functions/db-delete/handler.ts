@@ -1,0 +1,4 @@
+import { tool } from '@cm/runtime';
+import { dbDelete } from '@cm/tools';
+
+export const handler = tool('db_delete', dbDelete);

@@ -1,0 +1,4 @@
+import { tool } from '@cm/runtime';
+import { dbInsert } from '@cm/tools';
+
+export const handler = tool('db_insert', dbInsert);

@@ -1,0 +1,153 @@
+import * as z from 'zod';
+import { Slug } from './common';
+
+/* The research data of seed 2.7: locales, keywords and the cm_* tables the db tools expose. */
+
+/**
+ * Countries a locale may name. `WW` is worldwide. Each has a DataForSEO location code in the
+ * providers package, which checks at compile time that none is missing.
+ */
+export const COUNTRIES = [
+  'WW', 'US', 'GB', 'CA', 'AU', 'NZ', 'IE', 'DE', 'AT', 'CH', 'FR', 'BE', 'NL', 'ES', 'PT', 'IT',
+  'SE', 'NO', 'DK', 'FI', 'PL', 'BR', 'MX', 'AR', 'IN', 'JP', 'SG', 'ZA',
+] as const;
+export type Country = (typeof COUNTRIES)[number];
+
+export const DEFAULT_LOCALE = 'WW/en';
+/** `serp_keyword_refresh` is US/English Google only (seed 4.3). */
+export const REFRESH_LOCALE = 'US/en';
+
+/** `"<COUNTRY>/<lang>"`, e.g. `US/en`; `WW` is worldwide. */
+export const Locale = z
+  .string()
+  .regex(/^[A-Z]{2}\/[a-z]{2}$/, 'must be "<COUNTRY>/<lang>", e.g. "US/en" or "WW/en"')
+  .refine((v) => (COUNTRIES as readonly string[]).includes(v.slice(0, 2)), {
+    message: `country must be one of ${COUNTRIES.join(', ')}`,
+  });
+export type Locale = z.infer<typeof Locale>;
+
+/** Longest keyword and most words the keyword data providers accept. */
+export const KEYWORD_MAX_CHARS = 80;
+export const KEYWORD_MAX_WORDS = 10;
+
+/** A search keyword: trimmed, 1–80 characters, at most 10 words. */
+export const Keyword = z
+  .string()
+  .trim()
+  .min(1)
+  .max(KEYWORD_MAX_CHARS)
+  .refine((v) => v.split(/\s+/).length <= KEYWORD_MAX_WORDS, { message: `at most ${KEYWORD_MAX_WORDS} words` });
+
+export const INTENTS = ['informational', 'navigational', 'commercial', 'transactional'] as const;
+export const Intent = z.enum(INTENTS);
+export type Intent = z.infer<typeof Intent>;
+
+export const RowId = z.int().positive();
+
+const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color "#rrggbb"');
+
+/** A hostname as `add_competitor` stores it (normalized by core before this check). */
+export const Domain = z
+  .string()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as example.com');
+
+/** The fields a caller may set on each table's rows (`id`, `created_at`, `updated_at` are assigned). */
+export const TABLE_FIELDS = {
+  cm_topics: z.object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000).optional(),
+  }),
+  cm_pages: z.object({
+    title: z.string().trim().min(1).max(500),
+    slug: Slug.optional(),
+    topic_id: RowId.optional(),
+    primary_keyword: Keyword.optional(),
+    secondary_keywords: z.array(Keyword).max(50).default([]),
+    published_id: z.string().min(1).max(64).optional().meta({ description: "The site's page id, once published" }),
+  }),
+  cm_keywords: z.object({
+    keyword: Keyword,
+    locale: Locale.optional().meta({ description: "Default: the site's locale" }),
+    volume: z.int().min(0).nullable().default(null),
+    cpc_usd: z.number().min(0).nullable().default(null),
+    competition: z.number().min(0).max(1).nullable().default(null),
+    intent: Intent.nullable().default(null),
+    is_idea: z.boolean().default(false),
+    page_id: RowId.nullable().default(null),
+    checked_at: z.iso.datetime().nullable().default(null),
+  }),
+  cm_topic_keywords: z.object({
+    topic_id: RowId,
+    keyword_id: RowId,
+    score: z.number().min(0).optional().meta({ description: "Default: the keyword's score from its metrics" }),
+  }),
+  cm_competitors: z.object({
+    domain: z.string().min(1).max(300),
+    display_name: z.string().trim().min(1).max(100).optional(),
+    color: HexColor.optional(),
+  }),
+} as const;
+
+export type TableName = keyof typeof TABLE_FIELDS;
+export const TABLE_NAMES = Object.keys(TABLE_FIELDS) as TableName[];
+export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
+  error: `must be one of ${TABLE_NAMES.join(', ')}`,
+});
+
+export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;
+
+/** A stored row: the table's fields plus what the store assigns. */
+export type Row<T extends TableName = TableName> = TableFields<T> & { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
+
+export interface KeywordRow {
+  id: number;
+  keyword: string;
+  locale: string;
+  volume: number | null;
+  cpc_usd: number | null;
+  competition: number | null;
+  intent: Intent | null;
+  is_idea: boolean;
+  page_id: number | null;
+  checked_at: string | null;
+  /** Where the metrics came from: `sandbox`, `dataforseo`, or `caller` for a row inserted by hand. */
+  data_source: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CompetitorRow {
+  id: number;
+  domain: string;
+  display_name?: string;
+  color?: string;
+  active: boolean;
+  added_at: string;
+}
+
+/** Metrics of one keyword as a provider reports them; null where it has no figure. */
+export interface KeywordMetrics {
+  keyword: string;
+  volume: number | null;
+  cpc_usd: number | null;
+  competition: number | null;
+  intent: Intent | null;
+}
+
+/** One organic result of a SERP. */
+export interface SerpItem {
+  position: number;
+  domain: string;
+  url: string;
+  title: string;
+}
+
+/** The stored SERP competition row of a keyword in a locale (seed 2.7). */
+export interface SerpRow {
+  keyword: string;
+  locale: string;
+  fetched_at: string;
+  data_source: string;
+  items: SerpItem[];
+}

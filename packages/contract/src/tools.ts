@@ -1,0 +1,272 @@
+import * as z from 'zod';
+import { Intent, Keyword, RowId, TableName } from './research';
+import type { FunctionName } from './routes';
+
+/* The research tools (seed 4.3, API.md "Research tools"): inputs, results and the registry. */
+
+/** Limits of seed 8 and the ones this contract adds. */
+export const LIMITS = {
+  refreshesPerDay: 20,
+  keywordIdeas: 100,
+  topicListDefault: 10,
+  listKeywordsMax: 100,
+  seedsMax: 200,
+  dbSelectDefault: 50,
+  dbSelectMax: 200,
+} as const;
+
+const ScalarValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const DbSelectInput = z.object({
+  table: TableName,
+  where: z.record(z.string(), ScalarValue).optional().meta({ description: 'Equality on row fields, all must hold' }),
+  limit: z.int().min(1).max(LIMITS.dbSelectMax).default(LIMITS.dbSelectDefault),
+  cursor: z.string().min(1).optional(),
+});
+export type DbSelectInput = z.output<typeof DbSelectInput>;
+
+export const DbInsertInput = z.object({
+  table: TableName,
+  row: z.record(z.string(), z.unknown()).meta({ description: "The row's fields; see the table's schema in the README" }),
+});
+export type DbInsertInput = z.output<typeof DbInsertInput>;
+
+export const DbDeleteInput = z.object({ table: TableName, id: RowId });
+export type DbDeleteInput = z.output<typeof DbDeleteInput>;
+
+export const GetKeywordsInput = z
+  .object({
+    seeds: z.array(Keyword).min(1).max(LIMITS.seedsMax).optional(),
+    topic_id: RowId.optional().meta({ description: "Pull for the topic's keywords; seeds are attached to it" }),
+    keyword_id: RowId.optional().meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' }),
+  })
+  .refine((v) => v.seeds !== undefined || v.topic_id !== undefined || v.keyword_id !== undefined, {
+    message: 'give seeds, topic_id or keyword_id',
+  });
+export type GetKeywordsInput = z.output<typeof GetKeywordsInput>;
+
+export const LANDSCAPE_DEPTHS = ['metrics', 'list', 'analyze'] as const;
+
+export const SerpLandscapeInput = z
+  .object({
+    keyword: Keyword.optional(),
+    topic_id: RowId.optional(),
+    page_id: RowId.optional(),
+    depth: z.enum(LANDSCAPE_DEPTHS).default('metrics'),
+    ideas: z.boolean().default(false).meta({ description: 'metrics only: also pull up to 100 keyword ideas' }),
+    limit: z.int().min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: top N by score (default 10)' }),
+    keyword_ids: z.array(RowId).min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: these committed keywords' }),
+  })
+  .superRefine((v, ctx) => {
+    const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
+    if (scopes !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
+    if (v.ideas && v.depth !== 'metrics') ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
+    for (const field of ['limit', 'keyword_ids'] as const) {
+      if (v[field] === undefined) continue;
+      if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
+      else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
+    }
+  });
+export type SerpLandscapeInput = z.output<typeof SerpLandscapeInput>;
+
+export const SerpKeywordRefreshInput = z.object({ keyword: Keyword });
+export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
+
+/* Results. Every result carries where its data came from and what the call cost. */
+
+const ToolMeta = {
+  data_source: z.string().meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' }),
+  cost_usd: z.number().meta({ description: 'What the paid provider calls of this request cost' }),
+  cached: z.boolean().meta({ description: 'true when stored data answered and no provider was called' }),
+};
+
+const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
+
+export const KeywordRowSchema = z
+  .object({
+    id: z.int(),
+    keyword: z.string(),
+    locale: z.string(),
+    volume: z.int().nullable(),
+    cpc_usd: z.number().nullable(),
+    competition: z.number().nullable(),
+    intent: Intent.nullable(),
+    is_idea: z.boolean(),
+    page_id: z.int().nullable(),
+    checked_at: z.string().nullable(),
+    data_source: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'KeywordRow' });
+
+export const DbSelectResult = z.object({ ...ToolMeta, table: TableName, rows: z.array(Row), next_cursor: z.string().nullable() });
+export const DbInsertResult = z.object({ ...ToolMeta, table: TableName, row: Row, warnings: z.array(z.string()) });
+export const DbDeleteResult = z.object({
+  ...ToolMeta,
+  table: TableName,
+  id: z.int(),
+  deleted: z.literal(true),
+  cascaded: z.record(z.string(), z.int()).meta({ description: 'Rows deleted with it, per table' }),
+});
+
+export const GetKeywordsResult = z.object({
+  ...ToolMeta,
+  locale: z.string(),
+  keywords: z.array(KeywordRowSchema),
+  no_data: z.array(z.string()).meta({ description: 'Seeds the data has nothing for' }),
+  topic_id: z.int().nullable(),
+  attached: z.int().meta({ description: 'Keywords newly attached to the topic' }),
+});
+
+export const SerpSummary = z
+  .object({
+    fetched_at: z.string(),
+    data_source: z.string(),
+    site_position: z.int().nullable(),
+    competitor_positions: z.array(z.object({ domain: z.string(), position: z.int() })),
+    top_domains: z.array(z.string()).meta({ description: 'Domains of the top 10, best first' }),
+  })
+  .meta({ id: 'SerpSummary' });
+
+export const LandscapeKeyword = z.object({
+  keyword: z.string(),
+  keyword_id: z.int().nullable(),
+  locale: z.string(),
+  volume: z.int().nullable(),
+  cpc_usd: z.number().nullable(),
+  competition: z.number().nullable(),
+  intent: Intent.nullable(),
+  score: z.number(),
+  serp: SerpSummary.nullable(),
+});
+
+export const Coverage = z.object({
+  keywords: z.int(),
+  with_volume: z.int(),
+  with_serp: z.int(),
+  volume_pct: z.number(),
+  serp_pct: z.number(),
+});
+
+export const SovDomain = z.object({
+  domain: z.string(),
+  sov: z.number().meta({ description: 'Share of voice 0–1' }),
+  keywords_ranked: z.int(),
+  is_site: z.boolean(),
+  is_competitor: z.boolean(),
+});
+
+export const SerpLandscapeResult = z.object({
+  ...ToolMeta,
+  scope: z.object({ type: z.enum(['keyword', 'topic', 'page']), id: z.int().nullable(), name: z.string() }),
+  depth: z.enum(LANDSCAPE_DEPTHS),
+  coverage: Coverage,
+  keywords: z.array(LandscapeKeyword),
+  sov: z.object({
+    domains: z.array(SovDomain),
+    verdict: z.enum(['leads', 'contends', 'trails']).nullable(),
+    verdict_reason: z.string().nullable(),
+  }),
+  ideas: z.array(KeywordRowSchema).optional(),
+  list: z
+    .object({ fetched: z.array(z.string()), skipped: z.array(z.string()), failed: z.array(z.string()) })
+    .optional(),
+});
+
+export const SerpKeywordRefreshResult = z.object({
+  ...ToolMeta,
+  row: z.object({
+    keyword: z.string(),
+    locale: z.string(),
+    fetched_at: z.string(),
+    data_source: z.string(),
+    items: z.array(z.object({ position: z.int(), domain: z.string(), url: z.string(), title: z.string() })),
+  }),
+  untracked_competitors: z.array(z.string()).meta({ description: 'Top-10 domains neither tracked nor the site' }),
+  quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
+});
+
+export const TOOL_NAMES = [
+  'get_keywords',
+  'serp_landscape',
+  'serp_keyword_refresh',
+  'db_select',
+  'db_insert',
+  'db_delete',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export interface ToolSpec {
+  name: ToolName;
+  /** The Lambda function that serves it: each tool its own. */
+  fn: FunctionName;
+  description: string;
+  input: z.ZodType;
+  result: z.ZodType;
+}
+
+export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: 'get_keywords',
+    fn: 'get-keywords',
+    description:
+      'Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row\'s, else the site\'s, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.',
+    input: GetKeywordsInput,
+    result: GetKeywordsResult,
+  },
+  {
+    name: 'serp_landscape',
+    fn: 'serp-landscape',
+    description:
+      'Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below 50% volume coverage; ideas: true also pulls up to 100 keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top 10 by score, or limit / keyword_ids); keywords already fetched are skipped.',
+    input: SerpLandscapeInput,
+    result: SerpLandscapeResult,
+  },
+  {
+    name: 'serp_keyword_refresh',
+    fn: 'serp-keyword-refresh',
+    description:
+      'Force a fresh top-20 Google organic pull (US/English) for one keyword. 20 per site per UTC day. Returns the stored SERP row and the top-10 domains that are neither tracked competitors nor the site.',
+    input: SerpKeywordRefreshInput,
+    result: SerpKeywordRefreshResult,
+  },
+  {
+    name: 'db_select',
+    fn: 'db-select',
+    description:
+      'Read rows of cm_topics, cm_pages, cm_keywords, cm_topic_keywords or cm_competitors, ordered by id, with optional equality filters and a cursor.',
+    input: DbSelectInput,
+    result: DbSelectResult,
+  },
+  {
+    name: 'db_insert',
+    fn: 'db-insert',
+    description:
+      'Insert a row; the integer id comes from the site\'s sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id).',
+    input: DbInsertInput,
+    result: DbInsertResult,
+  },
+  {
+    name: 'db_delete',
+    fn: 'db-delete',
+    description:
+      'Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links.',
+    input: DbDeleteInput,
+    result: DbDeleteResult,
+  },
+];
+
+export const toolSpec = (name: string): ToolSpec | undefined => TOOLS.find((t) => t.name === name);
+
+export const ToolListing = z.array(
+  z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }),
+);
+
+/** `GET /v1/tools`: each tool with a JSON Schema of its input, generated from the zod schema that validates it. */
+export function toolListing(): z.output<typeof ToolListing> {
+  return TOOLS.map((tool) => {
+    const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    return { name: tool.name, description: tool.description, input_schema };
+  });
+}

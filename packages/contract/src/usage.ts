@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import { Timestamp } from './common';
+
+/** One paid provider call, as the usage ledger records it. */
+export interface UsageEntry {
+  tool: string;
+  provider: string;
+  endpoint: string;
+  cost_usd: number;
+  at: string;
+}
+
+export const UsageQuery = z
+  .object({
+    from: Timestamp.optional().meta({ description: 'Start, inclusive (default: the start of the current UTC month)' }),
+    to: Timestamp.optional().meta({ description: 'End, exclusive (default: now)' }),
+  })
+  .refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'from must not be after to' });
+export type UsageQuery = z.output<typeof UsageQuery>;
+
+export const UsageLine = z.object({
+  tool: z.string(),
+  provider: z.string(),
+  calls: z.int(),
+  cost_usd: z.number(),
+});
+export type UsageLine = z.output<typeof UsageLine>;
+
+export const UsageReport = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    calls: z.int(),
+    cost_usd: z.number(),
+    by_tool: z.array(UsageLine).meta({ description: 'Per tool and provider, costliest first' }),
+  })
+  .meta({ id: 'UsageReport' });
+export type UsageReport = z.output<typeof UsageReport>;

@@ -1,0 +1,24 @@
+import { Domain } from '@cm/contract';
+
+/**
+ * A domain as entered (`https://www.Example.com:443/path?q`) as the service stores it (`example.com`):
+ * scheme, credentials, port, path, query and a leading `www.` stripped, lower-cased. Null when what is
+ * left is no hostname.
+ */
+export function normalizeDomain(input: string): string | null {
+  let host = input.trim().toLowerCase();
+  host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^\/\//, '');
+  host = host.split(/[/?#]/, 1)[0] ?? '';
+  host = host.slice(host.lastIndexOf('@') + 1);
+  host = host.replace(/:\d*$/, '').replace(/\.$/, '').replace(/^www\./, '');
+  return Domain.safeParse(host).success ? host : null;
+}
+
+/** Whether a result's host belongs to a domain: the domain itself or one of its subdomains. */
+export const belongsTo = (host: string, domain: string): boolean => {
+  const h = host.toLowerCase().replace(/^www\./, '');
+  return h === domain || h.endsWith(`.${domain}`);
+};
+
+/** The host of a result as share of voice counts it: lower case, without `www.`. */
+export const resultDomain = (host: string): string => host.toLowerCase().replace(/^www\./, '');

@@ -1,0 +1,42 @@
+import { DEFAULT_LOCALE, type Intent, type KeywordMetrics } from '@cm/contract';
+
+/** How a keyword is stored and matched: trimmed, lower case, single spaces. */
+export const normalizeKeyword = (keyword: string): string => keyword.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/** Weight of each intent in the keyword score: closer to a purchase weighs more. */
+export const INTENT_WEIGHTS: Record<Intent, number> = {
+  transactional: 1.2,
+  commercial: 1.1,
+  informational: 1.0,
+  navigational: 0.5,
+};
+
+/** Competition assumed for a keyword whose competition is unknown. */
+const UNKNOWN_COMPETITION = 0.5;
+
+/**
+ * The keyword score that ranks a topic's keywords for list and analyze:
+ * `volume × (1 − competition) × intent_weight`; 0 without volume.
+ */
+export function keywordScore(metrics: Pick<KeywordMetrics, 'volume' | 'competition' | 'intent'>): number {
+  if (!metrics.volume) return 0;
+  const competition = metrics.competition ?? UNKNOWN_COMPETITION;
+  const weight = metrics.intent ? INTENT_WEIGHTS[metrics.intent] : 1;
+  return Math.round(metrics.volume * (1 - competition) * weight * 100) / 100;
+}
+
+/** Locale precedence of get_keywords: the keyword row's locale, else the site's default, else WW/en. */
+export const keywordLocale = (rowLocale?: string | null, siteLocale?: string | null): string =>
+  rowLocale || siteLocale || DEFAULT_LOCALE;
+
+/** The `n` keywords of highest score; ties keep their order. */
+export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competition' | 'intent'>>(rows: readonly T[], n: number): T[] {
+  return rows
+    .map((row, index) => ({ row, index, score: keywordScore(row) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, n)
+    .map((entry) => entry.row);
+}
+
+/** Whether a keyword has demand data: a positive volume (volume 0 means the data has nothing). */
+export const hasVolume = (metrics: Pick<KeywordMetrics, 'volume'>): boolean => (metrics.volume ?? 0) > 0;

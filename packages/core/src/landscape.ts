@@ -1,0 +1,186 @@
+import type { Intent, SerpItem, SerpRow } from '@cm/contract';
+import { belongsTo, resultDomain } from './domains';
+import { hasVolume, keywordScore } from './keywords';
+
+/** Click-through rate by organic position 1–20: the share of a keyword's searches a position gets. */
+export const CTR_BY_POSITION = [
+  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006,
+  0.005, 0.004,
+] as const;
+
+export const ctrAt = (position: number): number => CTR_BY_POSITION[position - 1] ?? 0;
+
+/** Below this share of keywords with volume, the SOV verdict is withheld (seed 8). */
+export const VERDICT_MIN_VOLUME_COVERAGE = 0.5;
+/** How far ahead one side must be to lead rather than contend. */
+export const VERDICT_LEAD_RATIO = 1.2;
+/** Domains listed in the SOV rollup besides the site and its competitors. */
+export const SOV_TOP_DOMAINS = 20;
+
+/** A keyword in the scope of serp_landscape, with its stored metrics when it has any. */
+export interface ScopeKeyword {
+  keyword: string;
+  keyword_id: number | null;
+  locale: string;
+  volume: number | null;
+  cpc_usd: number | null;
+  competition: number | null;
+  intent: Intent | null;
+}
+
+export interface LandscapeInput {
+  keywords: readonly ScopeKeyword[];
+  /** Stored SERP rows by `serpRowKey(locale, keyword)`. */
+  serps: ReadonlyMap<string, SerpRow>;
+  siteDomain: string | null;
+  competitors: readonly string[];
+}
+
+export const serpRowKey = (locale: string, keyword: string): string => `${locale}#${keyword}`;
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Best position of a domain among the results, or null. */
+export function positionOf(items: readonly SerpItem[], domain: string): number | null {
+  let best: number | null = null;
+  for (const item of items) if (belongsTo(item.domain, domain) && (best === null || item.position < best)) best = item.position;
+  return best;
+}
+
+/** Domains of the top 10 that are neither the site nor a tracked competitor, best first. */
+export function untrackedCompetitors(items: readonly SerpItem[], siteDomain: string | null, tracked: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const item of [...items].sort((a, b) => a.position - b.position)) {
+    if (item.position > 10) break;
+    const domain = resultDomain(item.domain);
+    if (siteDomain && belongsTo(domain, siteDomain)) continue;
+    if (tracked.some((t) => belongsTo(domain, t))) continue;
+    if (!out.includes(domain)) out.push(domain);
+  }
+  return out;
+}
+
+export function serpSummary(row: SerpRow, siteDomain: string | null, competitors: readonly string[]) {
+  const top: string[] = [];
+  for (const item of [...row.items].sort((a, b) => a.position - b.position)) {
+    if (item.position > 10) break;
+    const domain = resultDomain(item.domain);
+    if (!top.includes(domain)) top.push(domain);
+  }
+  return {
+    fetched_at: row.fetched_at,
+    data_source: row.data_source,
+    site_position: siteDomain ? positionOf(row.items, siteDomain) : null,
+    competitor_positions: competitors.flatMap((domain) => {
+      const position = positionOf(row.items, domain);
+      return position === null ? [] : [{ domain, position }];
+    }),
+    top_domains: top,
+  };
+}
+
+export type Verdict = 'leads' | 'contends' | 'trails';
+
+/**
+ * Share of voice per domain: `Σ volume_k × ctr(rank_k) / Σ volume_k` over the keywords that have both
+ * volume and SERP data; and whether the site leads, contends with or trails its best competitor.
+ */
+export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
+  const measured = input.keywords.flatMap((k) => {
+    const serp = input.serps.get(serpRowKey(k.locale, k.keyword));
+    return serp && hasVolume(k) ? [{ volume: k.volume!, items: serp.items }] : [];
+  });
+  const totalVolume = measured.reduce((sum, k) => sum + k.volume, 0);
+  // A domain's share counts its subdomains too (blog.example.com ranks for example.com).
+  const sovOf = (domain: string) => {
+    let weighted = 0;
+    let ranked = 0;
+    for (const k of measured) {
+      const position = positionOf(k.items, domain);
+      if (position !== null) {
+        weighted += k.volume * ctrAt(position);
+        ranked += 1;
+      }
+    }
+    return { domain, sov: totalVolume ? round(weighted / totalVolume, 4) : 0, keywords_ranked: ranked };
+  };
+
+  const own = input.siteDomain;
+  const tracked = (domain: string) =>
+    (own !== null && belongsTo(domain, own)) || input.competitors.some((c) => belongsTo(domain, c));
+  const others = [...new Set(measured.flatMap((k) => k.items.map((item) => resultDomain(item.domain))))]
+    .filter((domain) => !tracked(domain))
+    .map(sovOf)
+    .sort((a, b) => b.sov - a.sov)
+    .slice(0, SOV_TOP_DOMAINS)
+    .map((d) => ({ ...d, is_site: false, is_competitor: false }));
+  const list = [
+    ...(own ? [{ ...sovOf(own), is_site: true, is_competitor: false }] : []),
+    ...input.competitors.map((c) => ({ ...sovOf(c), is_site: false, is_competitor: true })),
+    ...others,
+  ].sort((a, b) => b.sov - a.sov || a.domain.localeCompare(b.domain));
+
+  return { domains: list, ...verdictOf(list, measured.length, volumeCoverage, input.competitors.length > 0) };
+}
+
+function verdictOf(
+  domains: ReadonlyArray<{ domain: string; sov: number; is_site: boolean; is_competitor: boolean }>,
+  measured: number,
+  volumeCoverage: number,
+  hasCompetitors: boolean,
+): { verdict: Verdict | null; verdict_reason: string } {
+  if (volumeCoverage < VERDICT_MIN_VOLUME_COVERAGE) {
+    return {
+      verdict: null,
+      verdict_reason: `volume coverage is ${round(volumeCoverage * 100, 1)}%, below the 50% a verdict needs`,
+    };
+  }
+  if (measured === 0) return { verdict: null, verdict_reason: 'no keyword in scope has both volume and SERP data' };
+  const site = domains.find((d) => d.is_site);
+  if (!site) return { verdict: null, verdict_reason: 'the site has no domain to compare' };
+  const rivals = domains.filter((d) => !d.is_site && (hasCompetitors ? d.is_competitor : true));
+  const best = rivals.reduce<(typeof rivals)[number] | undefined>((top, d) => (!top || d.sov > top.sov ? d : top), undefined);
+  const against = hasCompetitors ? 'the best tracked competitor' : 'the strongest other domain (no competitors are tracked)';
+  if (!best || (best.sov === 0 && site.sov === 0)) {
+    return { verdict: null, verdict_reason: 'neither the site nor a rival ranks for the measured keywords' };
+  }
+  const versus = `site ${site.sov} vs ${best.domain} ${best.sov}, ${against}`;
+  if (site.sov > best.sov * VERDICT_LEAD_RATIO) return { verdict: 'leads', verdict_reason: versus };
+  if (best.sov > site.sov * VERDICT_LEAD_RATIO) return { verdict: 'trails', verdict_reason: versus };
+  return { verdict: 'contends', verdict_reason: versus };
+}
+
+/** The metrics of serp_landscape: coverage header, keywords best score first, and share of voice. */
+export function landscapeMetrics(input: LandscapeInput) {
+  const keywords = input.keywords
+    .map((k) => {
+      const serp = input.serps.get(serpRowKey(k.locale, k.keyword));
+      return {
+        keyword: k.keyword,
+        keyword_id: k.keyword_id,
+        locale: k.locale,
+        volume: k.volume,
+        cpc_usd: k.cpc_usd,
+        competition: k.competition,
+        intent: k.intent,
+        score: keywordScore(k),
+        serp: serp ? serpSummary(serp, input.siteDomain, input.competitors) : null,
+      };
+    })
+    .sort((a, b) => b.score - a.score || a.keyword.localeCompare(b.keyword));
+  const total = keywords.length;
+  const withVolume = keywords.filter(hasVolume).length;
+  const withSerp = keywords.filter((k) => k.serp !== null).length;
+  const volumeCoverage = total ? withVolume / total : 0;
+  return {
+    coverage: {
+      keywords: total,
+      with_volume: withVolume,
+      with_serp: withSerp,
+      volume_pct: total ? round((withVolume / total) * 100, 1) : 0,
+      serp_pct: total ? round((withSerp / total) * 100, 1) : 0,
+    },
+    keywords,
+    sov: shareOfVoice(input, volumeCoverage),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './types';
+export { SandboxKeywordData, sandboxHasNoData } from './sandbox';
+export * from './dataforseo';

@@ -1,0 +1,47 @@
+import type { SerpItem } from '@cm/contract';
+import type { SerpContext } from '../types';
+import { shuffled } from './derive';
+import { sandboxRank } from './keywords';
+
+/** Sites that rank for all sorts of keywords; the sandbox fills SERPs from them. */
+const DOMAINS = [
+  'wikipedia.org', 'reddit.com', 'youtube.com', 'amazon.com', 'nytimes.com', 'forbes.com', 'quora.com', 'medium.com',
+  'theverge.com', 'wired.com', 'cnet.com', 'pcmag.com', 'techradar.com', 'bbc.co.uk', 'theguardian.com',
+  'businessinsider.com', 'nerdwallet.com', 'investopedia.com', 'healthline.com', 'webmd.com', 'consumerreports.org',
+  'tripadvisor.com', 'etsy.com', 'walmart.com', 'target.com', 'bestbuy.com', 'homedepot.com', 'hubspot.com',
+  'shopify.com', 'wikihow.com', 'britannica.com', 'linkedin.com', 'github.com', 'stackoverflow.com', 'zapier.com',
+  'rei.com', 'runnersworld.com', 'outsideonline.com', 'lifehacker.com', 'thespruce.com',
+];
+
+/** Share of keywords the site, and each competitor, rank for in the sandbox. */
+const SITE_SHARE = 0.6;
+const COMPETITOR_SHARE = 0.45;
+
+const slugOf = (keyword: string) => keyword.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const titleOf = (keyword: string, domain: string) =>
+  `${keyword.replace(/\b\w/g, (c) => c.toUpperCase())} - ${domain.split('.')[0]!.replace(/^\w/, (c) => c.toUpperCase())}`;
+
+/**
+ * A top-`depth` organic SERP derived from the keyword and locale, with the site's domain and its
+ * competitors placed on some keywords at positions derived from keyword and domain.
+ */
+export function sandboxSerp(keyword: string, locale: string, depth: number, context: SerpContext): SerpItem[] {
+  const byPosition = new Map<number, string>();
+  const tracked = [
+    ...(context.siteDomain ? [[context.siteDomain, SITE_SHARE] as const] : []),
+    ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
+  ];
+  for (const [domain, share] of tracked) {
+    let position = sandboxRank(`${locale}\n${keyword}`, domain, share, depth);
+    while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
+    if (position !== null) byPosition.set(position, domain);
+  }
+  const placed = new Set(tracked.map(([d]) => d));
+  const fill = shuffled(DOMAINS, `${locale}\n${keyword}`).filter((d) => !placed.has(d));
+  const items: SerpItem[] = [];
+  for (let position = 1; position <= depth; position++) {
+    const domain = byPosition.get(position) ?? fill.shift()!;
+    items.push({ position, domain, url: `https://www.${domain}/${slugOf(keyword)}`, title: titleOf(keyword, domain) });
+  }
+  return items;
+}

@@ -1,0 +1,38 @@
+import { ApiError, toolSpec, type ToolName } from '@cm/contract';
+import { Meter, ProviderError } from '@cm/providers';
+import type { ToolContext } from '@cm/tools';
+import { api, json } from './http';
+import { getKeywordData, getStore } from './services';
+
+/**
+ * The Lambda handler of one research tool: its route, its input schema, the providers, and the
+ * usage ledger, which records every provider call of the request, also when the request fails.
+ */
+export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>) {
+  const spec = toolSpec(name);
+  if (!spec) throw new Error(`no tool ${name}`);
+  return api(spec.fn, {
+    [`POST /v1/tools/${name}`]: async (request) => {
+      const input = request.body(spec.input) as I;
+      const store = getStore();
+      const ctx: ToolContext = { siteId: request.siteId, store, keywordData: await getKeywordData(), meter: new Meter(), now: new Date() };
+      try {
+        const result = await run(ctx, input);
+        return json(200, { ...result, cost_usd: ctx.meter.costUsd, cached: ctx.meter.calls.length === 0 });
+      } catch (error) {
+        if (error instanceof ProviderError) {
+          throw new ApiError('provider_error', `${error.provider}: ${error.message}`, {
+            provider: error.provider,
+            retryable: error.retryable,
+          });
+        }
+        throw error;
+      } finally {
+        if (ctx.meter.calls.length > 0) {
+          const at = new Date().toISOString();
+          await store.usage.record(ctx.siteId, ctx.meter.calls.map((call) => ({ tool: name, ...call, at })));
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,337 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { TableName } from '@cm/contract';
+import { batchGet, batchWrite, conditionFailed } from './batch';
+import { decodeCursor, encodeCursor, invalidCursor } from './cursor';
+import { rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey } from './keys';
+
+/** A stored row of a cm_* table: its fields plus `id`, `created_at`, `updated_at`. */
+export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
+
+type Fields = Record<string, unknown>;
+
+interface TableSpec {
+  /** Fields with an index, so rows with a given value are one Query (at most two: gsi3, gsi4). */
+  indexed: readonly string[];
+  /** The value that must be unique among the site's rows of the table. */
+  unique?: (row: Fields) => string;
+}
+
+/** How each table is indexed and what is unique in it. */
+const TABLE_SPECS: Record<TableName, TableSpec> = {
+  cm_topics: { indexed: [] },
+  cm_pages: { indexed: ['topic_id', 'published_id'] },
+  cm_keywords: { indexed: ['page_id'], unique: (row) => `${row.locale}#${row.keyword}` },
+  cm_topic_keywords: { indexed: ['topic_id', 'keyword_id'], unique: (row) => `${row.topic_id}#${row.keyword_id}` },
+  cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
+};
+
+const INDEX_NAMES = ['gsi3', 'gsi4'] as const;
+
+/** A uniqueness item whose row never appeared is taken over after this long (a writer died between the two writes). */
+const ORPHAN_AFTER_MS = 60_000;
+
+/** Pages of the table read at most by one select before it answers with a cursor (filters may skip rows). */
+const SELECT_MAX_PAGES = 10;
+
+/** The unique value is taken by another row. */
+export class RowConflict extends Error {
+  constructor(
+    readonly table: TableName,
+    readonly existingId: number,
+  ) {
+    super(`${table} already has that row (id ${existingId})`);
+    this.name = 'RowConflict';
+  }
+}
+
+export interface RowPage {
+  rows: StoredRow[];
+  next_cursor: string | null;
+}
+
+const isIndexable = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/**
+ * The cm_* tables the db tools expose. Every row is scoped to a site by its partition; ids come from
+ * an atomic per-site sequence; uniqueness rests on one conditional put of a uniqueness item per row.
+ */
+export class RowStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** `count` new ids of a site's table, reserved in one atomic write. */
+  async reserveIds(siteId: number, table: TableName, count: number): Promise<number[]> {
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: tableSequenceKey(siteId, table),
+        UpdateExpression: 'ADD #value :n',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':n': count },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const last = Number(out.Attributes?.value);
+    return Array.from({ length: count }, (_v, i) => last - count + 1 + i);
+  }
+
+  private item(siteId: number, table: TableName, row: StoredRow): Record<string, unknown> {
+    const item: Record<string, unknown> = { ...rowKey(siteId, table, row.id), table, row };
+    TABLE_SPECS[table].indexed.forEach((field, i) => {
+      const value = row[field];
+      if (!isIndexable(value)) return;
+      item[`${INDEX_NAMES[i]}pk`] = rowIndexPartition(siteId, table, field, value);
+      item[`${INDEX_NAMES[i]}sk`] = rowSk(row.id);
+    });
+    return item;
+  }
+
+  /** Takes a unique value for `id`; returns the id of the row that holds it when that is another. */
+  private async claim(siteId: number, table: TableName, value: string, id: number, now: string): Promise<number | null> {
+    const key = uniqueKey(siteId, table, value);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...key, id, claimed_at: now },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return null;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    const holder = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
+    if (!holder) return this.claim(siteId, table, value, id, now);
+    const holderId = Number(holder.id);
+    if (await this.get(siteId, table, holderId)) return holderId;
+    if (Date.parse(now) - Date.parse(String(holder.claimed_at)) < ORPHAN_AFTER_MS) return holderId; // still being written
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...key, id, claimed_at: now },
+          ConditionExpression: '#id = :old',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':old': holderId },
+        }),
+      );
+      return null;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      return this.claim(siteId, table, value, id, now);
+    }
+  }
+
+  /**
+   * Inserts rows: ids reserved in one write, unique values claimed one conditional put each, rows
+   * written in batches. A row whose unique value another row holds is not written; it is returned
+   * in `conflicts` with that row's id.
+   */
+  async insertMany(
+    siteId: number,
+    table: TableName,
+    rows: readonly Fields[],
+    now = new Date().toISOString(),
+  ): Promise<{ created: StoredRow[]; conflicts: Array<{ fields: Fields; existingId: number }> }> {
+    if (rows.length === 0) return { created: [], conflicts: [] };
+    const ids = await this.reserveIds(siteId, table, rows.length);
+    const unique = TABLE_SPECS[table].unique;
+    const outcomes = await mapLimit(rows, 16, async (fields, i) => {
+      const stored: StoredRow = { ...fields, id: ids[i]!, created_at: now, updated_at: now };
+      const existingId = unique ? await this.claim(siteId, table, unique(stored), stored.id, now) : null;
+      return { stored, fields, existingId };
+    });
+    const created = outcomes.filter((o) => o.existingId === null).map((o) => o.stored);
+    await batchWrite(
+      this.db,
+      this.table,
+      created.map((row) => ({ PutRequest: { Item: this.item(siteId, table, row) } })),
+    );
+    return {
+      created,
+      conflicts: outcomes.filter((o) => o.existingId !== null).map((o) => ({ fields: o.fields, existingId: o.existingId! })),
+    };
+  }
+
+  /** Inserts one row, or throws RowConflict when its unique value is taken. */
+  async insert(siteId: number, table: TableName, fields: Fields, now = new Date().toISOString()): Promise<StoredRow> {
+    const { created, conflicts } = await this.insertMany(siteId, table, [fields], now);
+    if (conflicts[0]) throw new RowConflict(table, conflicts[0].existingId);
+    return created[0]!;
+  }
+
+  async get(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: rowKey(siteId, table, id) }));
+    return (out.Item?.row as StoredRow | undefined) ?? null;
+  }
+
+  /** Rows by id, in batched reads; missing ids are left out. */
+  async getMany(siteId: number, table: TableName, ids: readonly number[]): Promise<Map<number, StoredRow>> {
+    const unique = [...new Set(ids)];
+    const items = await batchGet(this.db, this.table, unique.map((id) => rowKey(siteId, table, id)));
+    return new Map(items.map((item) => [Number((item.row as StoredRow).id), item.row as StoredRow]));
+  }
+
+  /** Ids of the rows holding each unique value, in batched reads. */
+  async idsByUnique(siteId: number, table: TableName, values: readonly string[]): Promise<Map<string, number>> {
+    const items = await batchGet(this.db, this.table, [...new Set(values)].map((v) => uniqueKey(siteId, table, v)));
+    return new Map(items.map((item) => [String(item.sk), Number(item.id)]));
+  }
+
+  /** Sets fields of an existing row; null when there is no such row. Unique fields never change here. */
+  async update(siteId: number, table: TableName, id: number, changes: Fields, now = new Date().toISOString()): Promise<StoredRow | null> {
+    const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
+    const values: Record<string, unknown> = { ':now': now };
+    const sets = ['#row.#updated_at = :now'];
+    const removes: string[] = [];
+    Object.entries(changes).forEach(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      sets.push(`#row.#f${i} = :v${i}`);
+      const index = TABLE_SPECS[table].indexed.indexOf(field);
+      if (index < 0) return;
+      const gsi = INDEX_NAMES[index]!;
+      if (isIndexable(value)) {
+        values[`:ix${i}`] = rowIndexPartition(siteId, table, field, value);
+        values[`:is${i}`] = rowSk(id);
+        sets.push(`${gsi}pk = :ix${i}`, `${gsi}sk = :is${i}`);
+      } else {
+        removes.push(`${gsi}pk`, `${gsi}sk`);
+      }
+    });
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: rowKey(siteId, table, id),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes?.row as StoredRow;
+    } catch (error) {
+      if (conditionFailed(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Deletes a row and frees its unique value; null when there was no such row. */
+  async delete(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
+    const out = await this.db.send(
+      new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
+    );
+    const row = out.Attributes?.row as StoredRow | undefined;
+    if (!row) return null;
+    const unique = TABLE_SPECS[table].unique;
+    if (unique) {
+      try {
+        await this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: uniqueKey(siteId, table, unique(row)),
+            ConditionExpression: '#id = :id',
+            ExpressionAttributeNames: { '#id': 'id' },
+            ExpressionAttributeValues: { ':id': id },
+          }),
+        );
+      } catch (error) {
+        if (!conditionFailed(error)) throw error; // another row holds the value now
+      }
+    }
+    return row;
+  }
+
+  /** Every row whose indexed `field` has `value`: one Query of its index (more only past 1 MB). */
+  async byField(siteId: number, table: TableName, field: string, value: string | number | boolean): Promise<StoredRow[]> {
+    const rows: StoredRow[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.select(siteId, table, { [field]: value }, 1000, cursor);
+      rows.push(...page.rows);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return rows;
+  }
+
+  /**
+   * Rows by id, filtered by equality on fields. A filter on an indexed field reads that index; other
+   * filters read the table's rows a page at a time and answer with a cursor where they stopped.
+   */
+  async select(siteId: number, table: TableName, where: Fields, limit: number, cursor?: string): Promise<RowPage> {
+    const indexed = TABLE_SPECS[table].indexed.findIndex((field) => isIndexable(where[field]));
+    const index = indexed >= 0 ? INDEX_NAMES[indexed]! : null;
+    const indexField = indexed >= 0 ? TABLE_SPECS[table].indexed[indexed]! : null;
+
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const filters: string[] = [];
+    Object.entries(where).forEach(([field, value], i) => {
+      if (field === indexField) return;
+      names['#row'] = 'row';
+      names[`#w${i}`] = field;
+      if (value === null) {
+        values[`:w${i}`] = null;
+        filters.push(`(attribute_not_exists(#row.#w${i}) OR #row.#w${i} = :w${i})`);
+      } else {
+        values[`:w${i}`] = value;
+        filters.push(`#row.#w${i} = :w${i}`);
+      }
+    });
+    const pk = index ? rowIndexPartition(siteId, table, indexField!, where[indexField!]) : rowPartition(siteId, table);
+    values[':pk'] = pk;
+    const query: QueryCommandInput = {
+      TableName: this.table,
+      ...(index ? { IndexName: index } : {}),
+      KeyConditionExpression: `${index ? `${index}pk` : 'pk'} = :pk`,
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: values,
+    };
+
+    const rows: StoredRow[] = [];
+    let start: Record<string, unknown> | undefined = cursor ? this.startOf(cursor, siteId, table, index, pk) : undefined;
+    for (let page = 0; page < SELECT_MAX_PAGES; page++) {
+      const out = await this.db.send(new QueryCommand({ ...query, Limit: limit - rows.length, ExclusiveStartKey: start }));
+      rows.push(...(out.Items ?? []).map((item) => item.row as StoredRow));
+      start = out.LastEvaluatedKey;
+      if (!start || rows.length >= limit) break;
+    }
+    return { rows, next_cursor: start ? encodeCursor([String(start.sk)]) : null };
+  }
+
+  private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
+    const [sk] = decodeCursor(cursor, 1, 'body.cursor') as [string];
+    if (!/^\d{12}$/.test(sk)) throw invalidCursor('body.cursor');
+    if (!index) return { pk, sk };
+    // Index items keep their id as both sort keys.
+    return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };
+  }
+}
+
+/** Runs `fn` over the items with at most `limit` at once, keeping their order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

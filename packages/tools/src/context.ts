@@ -1,0 +1,45 @@
+import { ApiError, type KeywordMetrics, type TableName } from '@cm/contract';
+import { keywordScore, normalizeDomain } from '@cm/core';
+import type { KeywordDataProvider, Meter } from '@cm/providers';
+import type { Site, Store, StoredRow } from '@cm/store';
+
+/** What a tool runs with: the caller's site, the store, the configured providers and the request's meter. */
+export interface ToolContext {
+  siteId: number;
+  store: Store;
+  keywordData: KeywordDataProvider;
+  meter: Meter;
+  now: Date;
+}
+
+/** The caller's site; it exists, since its key was just checked. */
+export async function siteOf(ctx: ToolContext): Promise<Omit<Site, 'domain'> & { domain: string | null }> {
+  const site = await ctx.store.sites.get(ctx.siteId);
+  if (!site) throw new Error(`site ${ctx.siteId} has a key but no site item`);
+  return { ...site, domain: normalizeDomain(site.domain) };
+}
+
+/** Domains of the site's active competitors. */
+export async function competitorDomains(ctx: ToolContext): Promise<string[]> {
+  const domains: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ctx.store.rows.select(ctx.siteId, 'cm_competitors', { active: true }, 200, cursor);
+    domains.push(...page.rows.map((row) => String(row.domain)));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return domains;
+}
+
+/** The keyword score of a stored cm_keywords row. */
+export const rowScore = (row: StoredRow): number => keywordScore(row as unknown as KeywordMetrics);
+
+/** A row of the caller's site, or `404 not_found` naming the table and id. */
+export async function rowOrNotFound(ctx: ToolContext, table: TableName, id: number): Promise<StoredRow> {
+  const row = await ctx.store.rows.get(ctx.siteId, table, id);
+  if (!row) throw rowNotFound(table, id);
+  return row;
+}
+
+export const rowNotFound = (table: TableName, id: number): ApiError =>
+  new ApiError('not_found', `No ${table} row with id ${id}`, { table, id });

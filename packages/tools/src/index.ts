@@ -1,0 +1,4 @@
+export * from './context';
+export * from './db';
+export * from './keywords';
+export * from './serp';

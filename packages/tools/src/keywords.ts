@@ -1,0 +1,152 @@
+import type { GetKeywordsInput, KeywordMetrics, KeywordRow } from '@cm/contract';
+import { keywordLocale, normalizeKeyword } from '@cm/core';
+import { mapLimit, type StoredRow } from '@cm/store';
+import { rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
+
+/** Keywords per metrics call: the most a provider task takes. */
+const METRICS_BATCH = 1000;
+
+const uniqueOf = (locale: string, keyword: string) => `${locale}#${keyword}`;
+
+interface Target {
+  keyword: string;
+  locale: string;
+}
+
+/** Metrics for each target, one provider call per locale and batch; a missing key means no data. */
+async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promise<Map<string, KeywordMetrics>> {
+  const byLocale = new Map<string, string[]>();
+  for (const t of targets) byLocale.set(t.locale, [...(byLocale.get(t.locale) ?? []), t.keyword]);
+  const found = new Map<string, KeywordMetrics>();
+  for (const [locale, keywords] of byLocale) {
+    for (let i = 0; i < keywords.length; i += METRICS_BATCH) {
+      const metrics = await ctx.keywordData.keywordMetrics(keywords.slice(i, i + METRICS_BATCH), locale, ctx.meter);
+      for (const [keyword, m] of metrics) found.set(uniqueOf(locale, keyword), m);
+    }
+  }
+  return found;
+}
+
+/**
+ * Writes fields onto the keyword rows of these targets: an update where the (locale, keyword) row
+ * exists, an insert where it does not (and an update after all when a concurrent call inserted it).
+ */
+export async function upsertKeywords(
+  ctx: ToolContext,
+  writes: ReadonlyArray<{ target: Target; fields: Record<string, unknown> }>,
+  newRowDefaults: Record<string, unknown>,
+): Promise<StoredRow[]> {
+  const now = ctx.now.toISOString();
+  const rows = ctx.store.rows;
+  const ids = await rows.idsByUnique(ctx.siteId, 'cm_keywords', writes.map((w) => uniqueOf(w.target.locale, w.target.keyword)));
+  const updated = await mapLimit(writes, 16, async (w) => {
+    const id = ids.get(uniqueOf(w.target.locale, w.target.keyword));
+    return { w, row: id === undefined ? null : await rows.update(ctx.siteId, 'cm_keywords', id, w.fields, now) };
+  });
+  const missing = updated.filter((u) => u.row === null).map((u) => u.w);
+  const { created, conflicts } = await rows.insertMany(
+    ctx.siteId,
+    'cm_keywords',
+    missing.map((w) => ({ keyword: w.target.keyword, locale: w.target.locale, page_id: null, ...newRowDefaults, ...w.fields })),
+    now,
+  );
+  const raced = await mapLimit(conflicts, 16, (c) =>
+    rows.update(ctx.siteId, 'cm_keywords', c.existingId, writesFieldsOf(missing, c.fields), now),
+  );
+  return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
+}
+
+/** The fields of the write that produced this insert attempt. */
+const writesFieldsOf = (writes: ReadonlyArray<{ target: Target; fields: Record<string, unknown> }>, inserted: Record<string, unknown>) =>
+  writes.find((w) => w.target.keyword === inserted.keyword && w.target.locale === inserted.locale)!.fields;
+
+export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
+  const site = await siteOf(ctx);
+  const keywordRow = input.keyword_id ? await rowOrNotFound(ctx, 'cm_keywords', input.keyword_id) : null;
+  const topic = input.topic_id ? await rowOrNotFound(ctx, 'cm_topics', input.topic_id) : null;
+  const locale = keywordLocale(keywordRow?.locale as string | undefined, site.locale);
+  const scoped = keywordRow !== null || topic !== null;
+
+  const targets = new Map<string, Target>();
+  const seedKeys = new Set<string>();
+  const add = (keyword: string, targetLocale: string) => {
+    const target = { keyword: normalizeKeyword(keyword), locale: targetLocale };
+    targets.set(uniqueOf(target.locale, target.keyword), target);
+    return uniqueOf(target.locale, target.keyword);
+  };
+  for (const seed of input.seeds ?? []) seedKeys.add(add(seed, locale));
+  if (keywordRow) add(String(keywordRow.keyword), String(keywordRow.locale));
+
+  // A topic's keywords: its links and its pages' keywords. Rows checked before without data are not fetched again.
+  const checkedEmpty: StoredRow[] = [];
+  let links: StoredRow[] = [];
+  if (topic) {
+    links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
+    const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
+    for (const row of linked.values()) {
+      const key = uniqueOf(String(row.locale), String(row.keyword));
+      if (row.volume === 0 && row.checked_at && !targets.has(key)) checkedEmpty.push(row);
+      else add(String(row.keyword), String(row.locale));
+    }
+    const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
+    for (const page of pages) {
+      for (const keyword of [page.primary_keyword, ...((page.secondary_keywords as string[] | undefined) ?? [])]) {
+        if (typeof keyword === 'string' && !checkedEmpty.some((r) => r.keyword === keyword && r.locale === locale)) add(keyword, locale);
+      }
+    }
+  }
+
+  const metrics = await fetchMetrics(ctx, [...targets.values()]);
+  const checkedAt = ctx.now.toISOString();
+  const noData: string[] = [];
+  const writes: Array<{ target: Target; fields: Record<string, unknown> }> = [];
+  for (const [key, target] of targets) {
+    const m = metrics.get(key);
+    if (!m) noData.push(target.keyword);
+    // Without a topic or keyword row, a seed without data is reported, not stored.
+    if (!m && !scoped) continue;
+    writes.push({
+      target,
+      fields: {
+        volume: m?.volume ?? 0,
+        cpc_usd: m?.cpc_usd ?? null,
+        competition: m?.competition ?? null,
+        intent: m?.intent ?? null,
+        checked_at: checkedAt,
+        data_source: ctx.keywordData.name,
+        // Attaching a keyword to a topic commits it.
+        ...(topic && seedKeys.has(key) ? { is_idea: false } : {}),
+      },
+    });
+  }
+  const stored = await upsertKeywords(ctx, writes, { is_idea: false });
+
+  let attached = 0;
+  if (topic) {
+    const linkedIds = new Map(links.map((l) => [Number(l.keyword_id), l]));
+    const toAttach = stored.filter((row) => seedKeys.has(uniqueOf(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id));
+    const { created } = await ctx.store.rows.insertMany(
+      ctx.siteId,
+      'cm_topic_keywords',
+      toAttach.map((row) => ({ topic_id: topic.id, keyword_id: row.id, score: rowScore(row) })),
+      checkedAt,
+    );
+    attached = created.length;
+    // Scores of links already there follow the fresh metrics.
+    await mapLimit(
+      stored.filter((row) => linkedIds.has(row.id)),
+      16,
+      (row) => ctx.store.rows.update(ctx.siteId, 'cm_topic_keywords', linkedIds.get(row.id)!.id, { score: rowScore(row) }, checkedAt),
+    );
+  }
+
+  noData.push(...checkedEmpty.map((row) => String(row.keyword)));
+  return {
+    data_source: ctx.keywordData.name,
+    locale,
+    keywords: [...stored, ...checkedEmpty] as unknown as KeywordRow[],
+    no_data: noData,
+    topic_id: topic?.id ?? null,
+    attached,
+  };
+}

@@ -1,0 +1,226 @@
+import {
+  ApiError,
+  LIMITS,
+  REFRESH_LOCALE,
+  type SerpKeywordRefreshInput,
+  type SerpLandscapeInput,
+  type SerpRow,
+} from '@cm/contract';
+import {
+  keywordLocale,
+  landscapeMetrics,
+  nextUtcMidnight,
+  normalizeKeyword,
+  serpRowKey,
+  topByScore,
+  untrackedCompetitors,
+  utcDay,
+  type ScopeKeyword,
+} from '@cm/core';
+import { ProviderError } from '@cm/providers';
+import { mapLimit, type StoredRow } from '@cm/store';
+import { competitorDomains, rowOrNotFound, siteOf, type ToolContext } from './context';
+import { upsertKeywords } from './keywords';
+
+/** Organic results a SERP pull asks for (seed 8: top 20). */
+export const SERP_DEPTH = 20;
+/** SERP pulls of one list call running at once. */
+const SERP_CONCURRENCY = 4;
+/** Seeds a keyword-ideas call takes at most. */
+const IDEA_SEEDS_MAX = 200;
+
+interface Scope {
+  info: { type: 'keyword' | 'topic' | 'page'; id: number | null; name: string };
+  keywords: ScopeKeyword[];
+}
+
+const scopeKeywordOf = (row: StoredRow): ScopeKeyword => ({
+  keyword: String(row.keyword),
+  keyword_id: row.id,
+  locale: String(row.locale),
+  volume: (row.volume as number | null) ?? null,
+  cpc_usd: (row.cpc_usd as number | null) ?? null,
+  competition: (row.competition as number | null) ?? null,
+  intent: (row.intent as ScopeKeyword['intent']) ?? null,
+});
+
+/** Keyword strings in a locale with their stored rows where they have one (batched reads). */
+async function keywordsByText(ctx: ToolContext, keywords: readonly string[], locale: string): Promise<ScopeKeyword[]> {
+  const unique = [...new Set(keywords.map(normalizeKeyword))];
+  const ids = await ctx.store.rows.idsByUnique(ctx.siteId, 'cm_keywords', unique.map((k) => `${locale}#${k}`));
+  const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
+  return unique.map((keyword) => {
+    const row = rows.get(ids.get(`${locale}#${keyword}`) ?? 0);
+    return row
+      ? scopeKeywordOf(row)
+      : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
+  });
+}
+
+const pageKeywords = (page: StoredRow): string[] =>
+  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter((k): k is string => typeof k === 'string');
+
+/** The committed keywords of the scope: never ideas, each (locale, keyword) once. */
+async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
+  if (input.keyword !== undefined) {
+    const keyword = normalizeKeyword(input.keyword);
+    return { info: { type: 'keyword', id: null, name: keyword }, keywords: await keywordsByText(ctx, [keyword], locale) };
+  }
+  if (input.page_id !== undefined) {
+    const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
+    return { info: { type: 'page', id: page.id, name: String(page.title) }, keywords: await keywordsByText(ctx, pageKeywords(page), locale) };
+  }
+  const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id!);
+  const [links, pages] = await Promise.all([
+    ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id),
+    ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id),
+  ]);
+  const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
+  const keywords = new Map<string, ScopeKeyword>();
+  for (const row of linked.values()) if (!row.is_idea) keywords.set(serpRowKey(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
+  const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);
+  for (const k of fromPages) if (!keywords.has(serpRowKey(k.locale, k.keyword))) keywords.set(serpRowKey(k.locale, k.keyword), k);
+  return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
+}
+
+const invalid = (path: string, message: string) =>
+  new ApiError('validation_failed', `body.${path}: ${message}`, { issues: [{ path, message }] });
+
+/** What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids. */
+async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
+  if (scope.info.type !== 'topic') return scope.keywords;
+  if (!input.keyword_ids) return topByScore(scope.keywords, input.limit ?? LIMITS.topicListDefault);
+  const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
+  return input.keyword_ids.map((id, i) => {
+    const row = rows.get(id);
+    if (!row) throw invalid(`keyword_ids[${i}]`, `no cm_keywords row with id ${id}`);
+    if (row.is_idea) throw invalid(`keyword_ids[${i}]`, `keyword ${id} is an idea; ideas are never list targets`);
+    return scopeKeywordOf(row);
+  });
+}
+
+interface SerpTarget {
+  siteDomain: string | null;
+  competitors: readonly string[];
+}
+
+/** One fresh SERP pull, stored as the keyword's row. */
+async function pullSerp(ctx: ToolContext, keyword: string, locale: string, target: SerpTarget): Promise<SerpRow> {
+  const items = await ctx.keywordData.serpOrganic(keyword, locale, SERP_DEPTH, ctx.meter, target);
+  const row: SerpRow = { keyword, locale, fetched_at: ctx.now.toISOString(), data_source: ctx.keywordData.name, items };
+  await ctx.store.serps.put(ctx.siteId, row);
+  return row;
+}
+
+/** Pulls the SERPs the selection has none stored for; a failed pull is reported unless every pull failed. */
+async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], target: SerpTarget) {
+  const stored = new Set((await ctx.store.serps.getMany(ctx.siteId, selection)).map((r) => serpRowKey(r.locale, r.keyword)));
+  const skipped = selection.filter((k) => stored.has(serpRowKey(k.locale, k.keyword)));
+  const wanted = selection.filter((k) => !stored.has(serpRowKey(k.locale, k.keyword)));
+  let lastError: ProviderError | undefined;
+  const outcomes = await mapLimit(wanted, SERP_CONCURRENCY, async (k) => {
+    try {
+      await pullSerp(ctx, k.keyword, k.locale, target);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      lastError = error;
+      return false;
+    }
+  });
+  const failed = wanted.filter((_k, i) => !outcomes[i]);
+  if (lastError && failed.length === wanted.length) throw lastError;
+  return {
+    fetched: wanted.filter((_k, i) => outcomes[i]).map((k) => k.keyword),
+    skipped: skipped.map((k) => k.keyword),
+    failed: failed.map((k) => k.keyword),
+  };
+}
+
+/** Up to 100 keyword ideas from the scope's keywords, stored as ideas; committed rows stay committed. */
+async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
+  const seeds = topByScore(scope.keywords, IDEA_SEEDS_MAX).map((k) => k.keyword);
+  if (seeds.length === 0) return [];
+  const inScope = new Set(scope.keywords.map((k) => k.keyword));
+  const ideas = (await ctx.keywordData.keywordIdeas(seeds, locale, LIMITS.keywordIdeas, ctx.meter))
+    .map((idea) => ({ ...idea, keyword: normalizeKeyword(idea.keyword) }))
+    .filter((idea) => !inScope.has(idea.keyword))
+    .slice(0, LIMITS.keywordIdeas);
+  const checkedAt = ctx.now.toISOString();
+  const stored = await upsertKeywords(
+    ctx,
+    ideas.map((idea) => ({
+      target: { keyword: idea.keyword, locale },
+      fields: {
+        volume: idea.volume ?? 0,
+        cpc_usd: idea.cpc_usd,
+        competition: idea.competition,
+        intent: idea.intent,
+        checked_at: checkedAt,
+        data_source: ctx.keywordData.name,
+      },
+    })),
+    { is_idea: true },
+  );
+  return stored.sort((a, b) => Number(b.volume ?? 0) - Number(a.volume ?? 0) || String(a.keyword).localeCompare(String(b.keyword)));
+}
+
+export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput) {
+  if (input.depth === 'analyze') {
+    throw invalid('depth', 'analyze (list plus web research per keyword) is not available yet; use metrics or list');
+  }
+  const site = await siteOf(ctx);
+  const locale = keywordLocale(null, site.locale);
+  const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
+  const target = { siteDomain: site.domain, competitors };
+  const list = input.depth === 'list' ? await listSerps(ctx, await listSelection(ctx, input, scope), target) : undefined;
+  const ideas = input.ideas ? await pullIdeas(ctx, scope, locale) : undefined;
+  const serps = await ctx.store.serps.getMany(ctx.siteId, scope.keywords);
+  return {
+    data_source: ctx.keywordData.name,
+    scope: scope.info,
+    depth: input.depth,
+    ...landscapeMetrics({
+      keywords: scope.keywords,
+      serps: new Map(serps.map((row) => [serpRowKey(row.locale, row.keyword), row])),
+      siteDomain: site.domain,
+      competitors,
+    }),
+    ...(ideas ? { ideas } : {}),
+    ...(list ? { list } : {}),
+  };
+}
+
+const REFRESH_QUOTA = 'serp_keyword_refresh';
+/** Quota counters outlive their day by this long, then TTL tidies them away. */
+const QUOTA_KEEP_SECONDS = 2 * 86_400;
+
+export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRefreshInput) {
+  const keyword = normalizeKeyword(input.keyword);
+  const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
+  const day = utcDay(ctx.now);
+  const limit = LIMITS.refreshesPerDay;
+  const resetsAt = nextUtcMidnight(ctx.now);
+  const quota = await ctx.store.quotas.take(ctx.siteId, REFRESH_QUOTA, day, limit, Math.floor(ctx.now.getTime() / 1000) + QUOTA_KEEP_SECONDS);
+  if (!quota.taken) {
+    throw new ApiError('quota_exceeded', `serp_keyword_refresh is limited to ${limit} per site per UTC day; it resets at ${resetsAt}`, {
+      limit,
+      used: quota.used,
+      resets_at: resetsAt,
+    });
+  }
+  let row: SerpRow;
+  try {
+    row = await pullSerp(ctx, keyword, REFRESH_LOCALE, { siteDomain: site.domain, competitors });
+  } catch (error) {
+    // The unit is given back only when the provider call failed; a stored result keeps it spent.
+    if (error instanceof ProviderError) await ctx.store.quotas.giveBack(ctx.siteId, REFRESH_QUOTA, day);
+    throw error;
+  }
+  return {
+    data_source: ctx.keywordData.name,
+    row,
+    untracked_competitors: untrackedCompetitors(row.items, site.domain, competitors),
+    quota: { limit, used: quota.used, resets_at: resetsAt },
+  };
+}
