@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+/** A recorded DataForSEO response: its HTTP status and the envelope file under test/fixtures/dataforseo. */
+export interface Recording {
+  fixture: string;
+  status?: number;
+}
+
+export interface ReplayedRequest {
+  endpoint: string;
+  authorization: string | undefined;
+  body: any;
+}
+
+export interface Replay {
+  /** Base URL to give the adapter in place of https://api.dataforseo.com. */
+  url: string;
+  /** Answers for an endpoint (e.g. `serp/google/organic/live/advanced`), in order; the last one repeats. */
+  answer(endpoint: string, ...recordings: Recording[]): void;
+  requests: ReplayedRequest[];
+  close(): Promise<void>;
+}
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'dataforseo');
+export const fixture = (name: string): any => JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8'));
+
+/** A loopback HTTP server that replays recorded DataForSEO envelopes: the adapters never reach the network. */
+export async function startReplay(): Promise<Replay> {
+  const answers = new Map<string, Recording[]>();
+  const requests: ReplayedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const endpoint = (req.url ?? '').replace(/^\/v3\//, '');
+      requests.push({ endpoint, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
+      const queue = answers.get(endpoint);
+      const recording = queue && (queue.length > 1 ? queue.shift()! : queue[0]);
+      if (!recording) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status_code: 40400, status_message: 'Not Found.' }));
+        return;
+      }
+      res.writeHead(recording.status ?? 200, { 'content-type': 'application/json' });
+      res.end(readFileSync(join(FIXTURES, `${recording.fixture}.json`)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answer: (endpoint, ...recordings) => answers.set(endpoint, [...recordings]),
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
