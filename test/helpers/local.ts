@@ -19,7 +19,7 @@ export interface TestStack {
   /** A JSON request with the demo key (or `key`); `body` as a string is sent as is. */
   call<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
   /** A second site with its own key. */
-  newSite(name?: string): Promise<{ siteId: number; key: string }>;
+  newSite(name?: string, options?: { domain?: string; locale?: string }): Promise<{ siteId: number; key: string }>;
   stop(): Promise<void>;
 }
 
@@ -49,8 +49,8 @@ export async function startTestStack(): Promise<TestStack> {
       if (res.headers.get('content-type')?.includes('application/json')) parsed = JSON.parse(text);
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
-    async newSite(name = 'Other site') {
-      const created = await store.sites.create({ name, domain: 'other.example.com' });
+    async newSite(name = 'Other site', options = {}) {
+      const created = await store.sites.create({ name, domain: options.domain ?? 'other.example.com', locale: options.locale });
       return { siteId: created.site.site_id, key: created.api_key };
     },
     stop: () => stack.stop(),

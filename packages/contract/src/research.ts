@@ -92,7 +92,7 @@ export const TABLE_FIELDS = {
 export type TableName = keyof typeof TABLE_FIELDS;
 export const TABLE_NAMES = Object.keys(TABLE_FIELDS) as TableName[];
 export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
-  error: `must be one of ${TABLE_NAMES.join(', ')}`,
+  error: (issue) => (issue.input === undefined ? 'Required' : `must be one of ${TABLE_NAMES.join(', ')}`),
 });
 
 export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;

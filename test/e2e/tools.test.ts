@@ -1,0 +1,477 @@
+import { TOOLS } from '@cm/contract';
+import { keywordScore, nextUtcMidnight } from '@cm/core';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+}, 60_000);
+afterAll(() => t.stop());
+
+/** A fresh site for a test, so each starts with empty tables, sequences, quota and ledger. */
+async function site(options: { domain?: string; locale?: string } = {}) {
+  const created = await t.newSite('Tools site', { domain: 'shoes.example.com', locale: 'US/en', ...options });
+  const tool = <T = any>(name: string, body: unknown) => t.call<T>('POST', `/v1/tools/${name}`, body, { key: created.key });
+  const usage = (query = '') => t.call('GET', `/v1/usage${query}`, undefined, { key: created.key });
+  return { ...created, tool, usage };
+}
+
+type Site = Awaited<ReturnType<typeof site>>;
+
+const insert = async (s: Site, table: string, row: Record<string, unknown>) => {
+  const reply = await s.tool('db_insert', { table, row });
+  expect(reply.status).toBe(200);
+  return reply.body.row as Record<string, any>;
+};
+
+describe('tool surface', () => {
+  it('lists every tool with its description and a JSON Schema of its parameters', async () => {
+    const reply = await t.call('GET', '/v1/tools');
+    expect(reply.status).toBe(200);
+    expect(reply.body.map((tool: { name: string }) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    for (const tool of reply.body) {
+      expect(tool.description.length).toBeGreaterThan(40);
+      expect(tool.input_schema.type).toBe('object');
+    }
+    const landscape = reply.body.find((tool: { name: string }) => tool.name === 'serp_landscape');
+    expect(landscape.input_schema.properties.depth).toMatchObject({ enum: ['metrics', 'list', 'analyze'], default: 'metrics' });
+    const keywords = reply.body.find((tool: { name: string }) => tool.name === 'get_keywords');
+    expect(keywords.input_schema.properties.seeds).toMatchObject({ type: 'array', maxItems: 200 });
+  });
+
+  it('answers 404 unknown_tool for a name that is no tool, after checking the key', async () => {
+    const reply = await t.call('POST', '/v1/tools/research_everything', {});
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ error: 'unknown_tool', code: 'unknown_tool' });
+    expect((await t.call('POST', '/v1/tools/research_everything', {}, { key: null })).status).toBe(401);
+    expect((await t.call('GET', '/v1/tools', undefined, { key: 'cmk_wrong' })).status).toBe(401);
+    expect((await t.call('POST', '/v1/tools/db_select', { table: 'cm_topics' }, { key: null })).status).toBe(401);
+  });
+
+  it('answers bad input in the one error shape, and ignores unknown fields', async () => {
+    const s = await site();
+    const notJson = await s.tool('db_select', '{"table":');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toBe('invalid_json');
+    const missing = await s.tool('db_select', {});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'table', message: 'Required' }] });
+    const extra = await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes', colour: 'red' }, dry_run: true });
+    expect(extra.status).toBe(200);
+    expect(extra.body.row).toEqual({ id: 1, name: 'Shoes', created_at: expect.any(String), updated_at: expect.any(String) });
+  });
+});
+
+describe('db tools', () => {
+  it('gives integer ids from a per-site sequence, distinct under concurrent inserts', async () => {
+    const a = await site();
+    const b = await site();
+    expect((await insert(a, 'cm_topics', { name: 'One' })).id).toBe(1);
+    expect((await insert(a, 'cm_topics', { name: 'Two' })).id).toBe(2);
+    expect((await insert(b, 'cm_topics', { name: 'Other site' })).id).toBe(1);
+    const concurrent = await Promise.all(Array.from({ length: 12 }, (_v, i) => insert(a, 'cm_topics', { name: `T${i}` })));
+    expect(concurrent.map((row) => row.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_v, i) => i + 3));
+    expect((await insert(a, 'cm_pages', { title: 'First page' })).id).toBe(1); // each table its own sequence
+  });
+
+  it('selects by field with a limit and a cursor, in id order', async () => {
+    const s = await site();
+    const topic = await insert(s, 'cm_topics', { name: 'Trail' });
+    for (let i = 1; i <= 5; i++) await insert(s, 'cm_pages', { title: `Page ${i}`, topic_id: topic.id, secondary_keywords: [] });
+    await insert(s, 'cm_pages', { title: 'Elsewhere' });
+    const titles: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await s.tool('db_select', { table: 'cm_pages', where: { topic_id: topic.id }, limit: 2, cursor });
+      expect(page.status).toBe(200);
+      expect(page.body.rows.length).toBeLessThanOrEqual(2);
+      titles.push(...page.body.rows.map((row: { title: string }) => row.title));
+      cursor = page.body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(titles).toEqual(['Page 1', 'Page 2', 'Page 3', 'Page 4', 'Page 5']);
+
+    const unindexed = await s.tool('db_select', { table: 'cm_pages', where: { title: 'Elsewhere' } });
+    expect(unindexed.body.rows.map((row: { id: number }) => row.id)).toEqual([6]);
+    const byId = await s.tool('db_select', { table: 'cm_pages', where: { id: 3 } });
+    expect(byId.body).toMatchObject({ data_source: 'database', rows: [{ id: 3, title: 'Page 3' }], next_cursor: null });
+    const unknown = await s.tool('db_select', { table: 'cm_pages', where: { colour: 'red' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.issues[0].path).toBe('where.colour');
+    const badCursor = await s.tool('db_select', { table: 'cm_pages', cursor: 'bm90IGEgY3Vyc29y' });
+    expect(badCursor.status).toBe(400);
+  });
+
+  it('validates rows with the table schema, and an unknown table is a 400', async () => {
+    const s = await site();
+    const table = await s.tool('db_insert', { table: 'cm_secrets', row: { name: 'x' } });
+    expect(table.status).toBe(400);
+    expect(table.body.issues[0].path).toBe('table');
+    const missing = await s.tool('db_insert', { table: 'cm_topics', row: {} });
+    expect(missing.body.issues).toEqual([{ path: 'row.name', message: 'Required' }]);
+    const color = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'rival.com', color: 'red' } });
+    expect(color.status).toBe(400);
+    expect(color.body.issues[0].path).toBe('row.color');
+    const competition = await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes', competition: 1.5 } });
+    expect(competition.body.issues[0].path).toBe('row.competition');
+    const reference = await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: 99, keyword_id: 1 } });
+    expect(reference.status).toBe(400);
+    expect(reference.body.issues[0].path).toBe('row.topic_id');
+  });
+
+  it('keeps cm_keywords unique per (locale, keyword), normalized', async () => {
+    const s = await site();
+    const first = await insert(s, 'cm_keywords', { keyword: '  Running   Shoes ' });
+    expect(first).toMatchObject({ keyword: 'running shoes', locale: 'US/en', is_idea: false, volume: null, data_source: 'caller' });
+    const again = await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'running shoes' } });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'already_exists', table: 'cm_keywords', id: first.id });
+    // Another locale is another keyword (ids have gaps where an insert lost its unique value).
+    expect((await insert(s, 'cm_keywords', { keyword: 'running shoes', locale: 'GB/en' })).id).toBeGreaterThan(first.id);
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail shoes' } })),
+    );
+    expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(racing.filter((r) => r.status === 409)).toHaveLength(5);
+  });
+
+  it('normalizes a competitor domain and warns that add_competitor is the way', async () => {
+    const s = await site();
+    const reply = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'https://www.Rival-Shoes.com:443/path?q=1', color: '#aa3300' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.row).toMatchObject({ domain: 'rival-shoes.com', color: '#aa3300', active: true, added_at: expect.any(String) });
+    expect(reply.body.warnings[0]).toContain('add_competitor');
+    const bad = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'not a domain' } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('deletes by id, with the links of a keyword, and 404 for a row that is not there', async () => {
+    const s = await site();
+    const topic = await insert(s, 'cm_topics', { name: 'Shoes' });
+    const keyword = await insert(s, 'cm_keywords', { keyword: 'shoes' });
+    const other = await insert(s, 'cm_keywords', { keyword: 'boots' });
+    await insert(s, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: keyword.id });
+    await insert(s, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: other.id });
+    const deleted = await s.tool('db_delete', { table: 'cm_keywords', id: keyword.id });
+    expect(deleted.body).toMatchObject({ table: 'cm_keywords', id: keyword.id, deleted: true, cascaded: { cm_topic_keywords: 1 } });
+    const links = await s.tool('db_select', { table: 'cm_topic_keywords', where: { topic_id: topic.id } });
+    expect(links.body.rows.map((row: { keyword_id: number }) => row.keyword_id)).toEqual([other.id]);
+    const again = await s.tool('db_delete', { table: 'cm_keywords', id: keyword.id });
+    expect(again.status).toBe(404);
+    expect(again.body.error).toBe('not_found');
+    // Its (locale, keyword) is free again.
+    expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes' } })).status).toBe(200);
+  });
+
+  it('scopes every row to the key\'s site', async () => {
+    const a = await site();
+    const b = await site();
+    const secret = await insert(a, 'cm_topics', { name: 'A only' });
+    await insert(a, 'cm_keywords', { keyword: 'a only keyword' });
+    expect((await b.tool('db_select', { table: 'cm_topics' })).body.rows).toEqual([]);
+    expect((await b.tool('db_select', { table: 'cm_topics', where: { id: secret.id } })).body.rows).toEqual([]);
+    expect((await b.tool('db_select', { table: 'cm_keywords', where: { keyword: 'a only keyword' } })).body.rows).toEqual([]);
+    expect((await b.tool('db_delete', { table: 'cm_topics', id: secret.id })).status).toBe(404);
+    await insert(a, 'cm_topics', { name: 'A second' });
+    const cursorOfA = (await a.tool('db_select', { table: 'cm_topics', limit: 1 })).body.next_cursor;
+    expect(cursorOfA).toEqual(expect.any(String));
+    expect((await b.tool('db_select', { table: 'cm_topics', cursor: cursorOfA })).body.rows).toEqual([]);
+    expect((await a.tool('db_select', { table: 'cm_topics' })).body.rows).toHaveLength(2);
+  });
+});
+
+describe('get_keywords', () => {
+  it('pulls metrics for seeds, upserts them, and the same keyword always gets the same numbers', async () => {
+    const s = await site();
+    const first = await s.tool('get_keywords', { seeds: ['Running Shoes', 'best trail running shoes'] });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ data_source: 'sandbox', locale: 'US/en', no_data: [], topic_id: null, attached: 0 });
+    for (const row of first.body.keywords) {
+      expect(row.volume).toBeGreaterThanOrEqual(10);
+      expect(row.cpc_usd).toBeGreaterThanOrEqual(0);
+      expect(row.competition).toBeGreaterThanOrEqual(0);
+      expect(row.competition).toBeLessThanOrEqual(1);
+      expect(['informational', 'navigational', 'commercial', 'transactional']).toContain(row.intent);
+      expect(row).toMatchObject({ locale: 'US/en', is_idea: false, data_source: 'sandbox', checked_at: expect.any(String) });
+    }
+    const again = await s.tool('get_keywords', { seeds: ['running shoes'] });
+    const before = first.body.keywords.find((row: { keyword: string }) => row.keyword === 'running shoes');
+    expect(again.body.keywords).toEqual([{ ...before, checked_at: expect.any(String), updated_at: expect.any(String) }]);
+    const stored = await s.tool('db_select', { table: 'cm_keywords' });
+    expect(stored.body.rows).toHaveLength(2);
+
+    const elsewhere = await site();
+    const same = await elsewhere.tool('get_keywords', { seeds: ['running shoes'] });
+    expect(same.body.keywords[0]).toMatchObject({ volume: before.volume, cpc_usd: before.cpc_usd, competition: before.competition, intent: before.intent });
+  });
+
+  it("uses the keyword row's locale, else the site's, else WW/en", async () => {
+    const worldwide = await site({ locale: undefined });
+    expect((await worldwide.tool('get_keywords', { seeds: ['trail shoes'] })).body.locale).toBe('WW/en');
+    const s = await site();
+    const british = await insert(s, 'cm_keywords', { keyword: 'trainers', locale: 'GB/en' });
+    const reply = await s.tool('get_keywords', { keyword_id: british.id, seeds: ['running trainers'] });
+    expect(reply.body.locale).toBe('GB/en');
+    expect(reply.body.keywords.map((row: { keyword: string; locale: string }) => [row.keyword, row.locale]).sort()).toEqual([
+      ['running trainers', 'GB/en'],
+      ['trainers', 'GB/en'],
+    ]);
+    const refreshed = reply.body.keywords.find((row: { id: number }) => row.id === british.id);
+    expect(refreshed.volume).toBeGreaterThan(0);
+    expect(refreshed.data_source).toBe('sandbox');
+    expect((await s.tool('get_keywords', { seeds: ['trainers'] })).body.keywords[0].locale).toBe('US/en');
+  });
+
+  it('stores a seed without data as volume 0 with topic_id or keyword_id, lists it in no_data, and does not fetch it again', async () => {
+    const s = await site();
+    const nothing = 'supercalifragilisticexpialidocious shoes';
+    const unscoped = await s.tool('get_keywords', { seeds: [nothing] });
+    expect(unscoped.body.no_data).toEqual([nothing]);
+    expect(unscoped.body.keywords).toEqual([]);
+    expect((await s.tool('db_select', { table: 'cm_keywords' })).body.rows).toEqual([]);
+
+    const topic = await insert(s, 'cm_topics', { name: 'Shoes' });
+    const scoped = await s.tool('get_keywords', { topic_id: topic.id, seeds: [nothing, 'trail shoes'] });
+    expect(scoped.body.no_data).toEqual([nothing]);
+    const empty = scoped.body.keywords.find((row: { keyword: string }) => row.keyword === nothing);
+    expect(empty).toMatchObject({ volume: 0, cpc_usd: null, competition: null, intent: null, checked_at: expect.any(String) });
+    expect(scoped.body.attached).toBe(2);
+
+    const pull = await s.tool('get_keywords', { topic_id: topic.id });
+    expect(pull.body.no_data).toEqual([nothing]);
+    const unchanged = pull.body.keywords.find((row: { keyword: string }) => row.keyword === nothing);
+    expect(unchanged.checked_at).toBe(empty.checked_at);
+    expect(pull.body.attached).toBe(0);
+    const links = await s.tool('db_select', { table: 'cm_topic_keywords', where: { topic_id: topic.id } });
+    expect(links.body.rows).toHaveLength(2);
+    const trail = pull.body.keywords.find((row: { keyword: string }) => row.keyword === 'trail shoes');
+    expect(links.body.rows.find((row: { keyword_id: number }) => row.keyword_id === trail.id).score).toBe(keywordScore(trail));
+  });
+
+  it("pulls a topic's keywords: its links and its pages' keywords", async () => {
+    const s = await site();
+    const topic = await insert(s, 'cm_topics', { name: 'Running' });
+    await insert(s, 'cm_pages', { title: 'Guide', topic_id: topic.id, primary_keyword: 'running guide', secondary_keywords: ['running tips'] });
+    const pulled = await s.tool('get_keywords', { topic_id: topic.id });
+    expect(pulled.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual(['running guide', 'running tips']);
+    expect(pulled.body.attached).toBe(0);
+  });
+
+  it('answers 404 for a topic or keyword row the site does not have, and 400 with nothing to pull', async () => {
+    const s = await site();
+    expect((await s.tool('get_keywords', { topic_id: 42 })).status).toBe(404);
+    expect((await s.tool('get_keywords', { keyword_id: 42 })).status).toBe(404);
+    const none = await s.tool('get_keywords', {});
+    expect(none.status).toBe(400);
+    expect(none.body.message).toContain('seeds, topic_id or keyword_id');
+    const long = await s.tool('get_keywords', { seeds: ['one two three four five six seven eight nine ten eleven'] });
+    expect(long.status).toBe(400);
+    expect(long.body.issues[0].path).toBe('seeds[0]');
+  });
+});
+
+/** A topic with committed keywords attached through get_keywords. */
+async function topicWith(s: Site, seeds: string[]) {
+  const topic = await insert(s, 'cm_topics', { name: 'Topic' });
+  const pulled = await s.tool('get_keywords', { topic_id: topic.id, seeds });
+  expect(pulled.status).toBe(200);
+  return { topic, keywords: pulled.body.keywords as Array<Record<string, any>> };
+}
+
+const TWELVE = [
+  'running shoes', 'trail running shoes', 'best running shoes', 'running shoes for women', 'cheap running shoes',
+  'running shoes review', 'marathon shoes', 'buy running shoes', 'running socks', 'running shorts',
+  'running watch', 'running jacket',
+];
+
+describe('serp_landscape', () => {
+  it('takes exactly one of keyword, topic_id, page_id, and does not analyze yet', async () => {
+    const s = await site();
+    for (const body of [{}, { keyword: 'shoes', topic_id: 1 }, { topic_id: 1, page_id: 1 }]) {
+      const reply = await s.tool('serp_landscape', body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.message).toContain('exactly one of keyword, topic_id, page_id');
+    }
+    const analyze = await s.tool('serp_landscape', { keyword: 'shoes', depth: 'analyze' });
+    expect(analyze.status).toBe(400);
+    expect(analyze.body.message).toContain('analyze');
+    expect((await s.tool('serp_landscape', { keyword: 'shoes', depth: 'list', ideas: true })).body.issues[0].path).toBe('ideas');
+    expect((await s.tool('serp_landscape', { page_id: 1, depth: 'list', keyword_ids: [1] })).body.issues[0].path).toBe('keyword_ids');
+    expect((await s.tool('serp_landscape', { topic_id: 99 })).status).toBe(404);
+  });
+
+  it('reports metrics read-only: demand, coverage, and no SERP data before a list', async () => {
+    const s = await site();
+    const { topic } = await topicWith(s, ['running shoes', 'trail running shoes']);
+    const calls = (await s.usage()).body.calls;
+    const reply = await s.tool('serp_landscape', { topic_id: topic.id });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      data_source: 'sandbox',
+      cached: true,
+      cost_usd: 0,
+      scope: { type: 'topic', id: topic.id, name: 'Topic' },
+      depth: 'metrics',
+      coverage: { keywords: 2, with_volume: 2, with_serp: 0, volume_pct: 100, serp_pct: 0 },
+    });
+    expect(reply.body.keywords.every((k: { serp: unknown }) => k.serp === null)).toBe(true);
+    expect(reply.body.sov.verdict).toBeNull();
+    expect((await s.usage()).body.calls).toBe(calls); // no provider call
+  });
+
+  it('suppresses the verdict below 50% volume coverage, and gives one at or above it', async () => {
+    const s = await site();
+    const nothing = ['qwertyuiopasdfghjkl shoes', 'zxcvbnmlkjhgfdsapoiu shoes'];
+    const { topic } = await topicWith(s, ['running shoes', ...nothing]);
+    await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
+    const below = await s.tool('serp_landscape', { topic_id: topic.id });
+    expect(below.body.coverage).toMatchObject({ keywords: 3, with_volume: 1, with_serp: 3, volume_pct: 33.3 });
+    expect(below.body.sov.verdict).toBeNull();
+    expect(below.body.sov.verdict_reason).toContain('below the 50%');
+
+    await s.tool('get_keywords', { topic_id: topic.id, seeds: ['trail running shoes'] });
+    await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
+    const atHalf = await s.tool('serp_landscape', { topic_id: topic.id });
+    expect(atHalf.body.coverage).toMatchObject({ keywords: 4, with_volume: 2, volume_pct: 50 });
+    expect(['leads', 'contends', 'trails', null]).toContain(atHalf.body.sov.verdict);
+    expect(atHalf.body.sov.verdict_reason).not.toContain('below the 50%');
+    const own = atHalf.body.sov.domains.find((d: { is_site: boolean }) => d.is_site);
+    expect(own.domain).toBe('shoes.example.com');
+    for (const d of atHalf.body.sov.domains) {
+      expect(d.sov).toBeGreaterThanOrEqual(0);
+      expect(d.sov).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('lists the top 10 keywords of a topic by score, skips the ones already fetched, and takes limit or keyword_ids', async () => {
+    const s = await site();
+    const { topic, keywords } = await topicWith(s, TWELVE);
+    const top10 = [...keywords].sort((a, b) => keywordScore(b as any) - keywordScore(a as any)).slice(0, 10).map((k) => k.keyword);
+    const list = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
+    expect(list.status).toBe(200);
+    expect(list.body.list.fetched.sort()).toEqual([...top10].sort());
+    expect(list.body.list.skipped).toEqual([]);
+    expect(list.body.cached).toBe(false);
+    expect(list.body.coverage.with_serp).toBe(10);
+    const withSerp = list.body.keywords.find((k: { serp: unknown }) => k.serp !== null);
+    expect(withSerp.serp).toMatchObject({ data_source: 'sandbox', fetched_at: expect.any(String) });
+    expect(withSerp.serp.top_domains.length).toBeGreaterThan(0);
+
+    const repeat = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
+    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [] });
+    expect(repeat.body.list.skipped).toHaveLength(10);
+    expect(repeat.body.cached).toBe(true);
+
+    const rest = keywords.filter((k) => !top10.includes(k.keyword));
+    const explicit = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list', keyword_ids: rest.map((k) => k.id) });
+    expect(explicit.body.list.fetched.sort()).toEqual(rest.map((k) => k.keyword).sort());
+
+    const other = await topicWith(s, ['running gloves', 'running hat', 'running belt']);
+    const limited = await s.tool('serp_landscape', { topic_id: other.topic.id, depth: 'list', limit: 1 });
+    expect(limited.body.list.fetched).toHaveLength(1);
+  });
+
+  it('pulls up to 100 ideas with ideas: true, stores them as ideas, and never lists them', async () => {
+    const s = await site();
+    const { topic } = await topicWith(s, ['running shoes', 'trail running shoes']);
+    const reply = await s.tool('serp_landscape', { topic_id: topic.id, ideas: true });
+    expect(reply.status).toBe(200);
+    expect(reply.body.ideas.length).toBeGreaterThan(10);
+    expect(reply.body.ideas.length).toBeLessThanOrEqual(100);
+    expect(reply.body.ideas.every((idea: { is_idea: boolean }) => idea.is_idea)).toBe(true);
+    expect(reply.body.coverage.keywords).toBe(2); // ideas are not committed keywords
+    const stored = await s.tool('db_select', { table: 'cm_keywords', where: { is_idea: true }, limit: 200 });
+    expect(stored.body.rows).toHaveLength(reply.body.ideas.length);
+
+    const list = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list', limit: 100 });
+    expect(list.body.list.fetched.sort()).toEqual(['running shoes', 'trail running shoes']);
+    const idea = reply.body.ideas[0];
+    const refused = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list', keyword_ids: [idea.id] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('ideas are never list targets');
+  });
+
+  it('lists one keyword in keyword scope and every keyword of a page in page scope', async () => {
+    const s = await site();
+    const keyword = await s.tool('serp_landscape', { keyword: 'Trail Running Shoes', depth: 'list' });
+    expect(keyword.body.scope).toEqual({ type: 'keyword', id: null, name: 'trail running shoes' });
+    expect(keyword.body.list.fetched).toEqual(['trail running shoes']);
+    expect(keyword.body.keywords[0]).toMatchObject({ keyword_id: null, volume: null }); // no metrics pulled yet
+
+    const page = await insert(s, 'cm_pages', { title: 'Guide', primary_keyword: 'running shoes', secondary_keywords: ['running socks', 'running shorts'] });
+    const pageReply = await s.tool('serp_landscape', { page_id: page.id, depth: 'list' });
+    expect(pageReply.body.scope).toEqual({ type: 'page', id: page.id, name: 'Guide' });
+    expect(pageReply.body.list.fetched.sort()).toEqual(['running shoes', 'running shorts', 'running socks']);
+  });
+});
+
+describe('serp_keyword_refresh', () => {
+  it('returns the stored top-20 row and the top-10 domains that are neither tracked nor the site', async () => {
+    const s = await site({ domain: 'www.shoes.example.com' });
+    const first = await s.tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(first.status).toBe(200);
+    expect(first.body.row).toMatchObject({ keyword: 'running shoes', locale: 'US/en', data_source: 'sandbox' });
+    expect(first.body.row.items.map((i: { position: number }) => i.position)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
+    expect(first.body.quota).toEqual({ limit: 20, used: 1, resets_at: nextUtcMidnight(new Date()) });
+    const top10 = first.body.row.items.filter((i: { position: number }) => i.position <= 10).map((i: { domain: string }) => i.domain);
+    expect(first.body.untracked_competitors.length).toBeGreaterThan(0);
+    for (const domain of first.body.untracked_competitors) expect(top10).toContain(domain);
+    expect(first.body.untracked_competitors).not.toContain('shoes.example.com');
+
+    const rival = first.body.untracked_competitors[0];
+    await insert(s, 'cm_competitors', { domain: rival });
+    const second = await s.tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(second.body.untracked_competitors).not.toContain(rival);
+    expect(second.body.quota.used).toBe(2);
+    const landscape = await s.tool('serp_landscape', { keyword: 'running shoes' });
+    expect(landscape.body.coverage.with_serp).toBe(1);
+  });
+
+  it('allows exactly 20 per site per UTC day under 50 concurrent calls; the rest get 429 quota_exceeded', async () => {
+    const s = await site();
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_v, i) => s.tool('serp_keyword_refresh', { keyword: `running shoes ${i % 7}` })),
+    );
+    const ok = replies.filter((r) => r.status === 200);
+    const refused = replies.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(20);
+    expect(refused).toHaveLength(30);
+    expect(ok.map((r) => r.body.quota.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
+    for (const r of refused) {
+      expect(r.body).toEqual({
+        error: 'quota_exceeded',
+        code: 'quota_exceeded',
+        message: expect.stringContaining('20 per site per UTC day'),
+        limit: 20,
+        used: 20,
+        resets_at: nextUtcMidnight(new Date()),
+      });
+    }
+    // Another site has its own quota.
+    const other = await site();
+    expect((await other.tool('serp_keyword_refresh', { keyword: 'running shoes' })).status).toBe(200);
+  });
+});
+
+describe('usage ledger', () => {
+  it('sums provider calls per tool and provider, in the requested window, for the key\'s site only', async () => {
+    const s = await site();
+    const before = new Date().toISOString();
+    await s.tool('get_keywords', { seeds: ['running shoes'] });
+    await s.tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    await s.tool('serp_keyword_refresh', { keyword: 'trail shoes' });
+    await s.tool('serp_landscape', { keyword: 'running shoes' }); // read-only: no call
+    const report = await s.usage();
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ calls: 3, cost_usd: 0 });
+    expect(report.body.by_tool).toEqual([
+      { tool: 'serp_keyword_refresh', provider: 'sandbox', calls: 2, cost_usd: 0 },
+      { tool: 'get_keywords', provider: 'sandbox', calls: 1, cost_usd: 0 },
+    ]);
+    const window = await s.usage(`?from=${encodeURIComponent('2020-01-01T00:00:00Z')}&to=${encodeURIComponent(before)}`);
+    expect(window.body).toMatchObject({ calls: 0, by_tool: [], from: '2020-01-01T00:00:00.000Z' });
+    const other = await site();
+    expect((await other.usage()).body).toMatchObject({ calls: 0, by_tool: [] });
+    const backwards = await s.usage('?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z');
+    expect(backwards.status).toBe(400);
+  });
+});
