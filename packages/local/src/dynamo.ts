@@ -9,6 +9,8 @@ export interface EmbeddedDynamo {
   port: number;
   /** HTTP requests the embedded DynamoDB has answered: one per round trip. */
   requests(): number;
+  /** The operation of each request so far, in order (`Query`, `BatchGetItem`, …). */
+  operations(): string[];
   close(): Promise<void>;
 }
 
@@ -16,8 +18,10 @@ export interface EmbeddedDynamo {
 export async function startDynamo(options: { port: number; path?: string }): Promise<EmbeddedDynamo> {
   const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let requests = 0;
-  server.on('request', () => {
+  const operations: string[] = [];
+  server.on('request', (req: { headers: Record<string, string | string[] | undefined> }) => {
     requests++;
+    operations.push(String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -28,6 +32,7 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
     endpoint: `http://127.0.0.1:${port}`,
     port,
     requests: () => requests,
+    operations: () => [...operations],
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

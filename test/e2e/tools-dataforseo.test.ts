@@ -1,0 +1,73 @@
+import { ENDPOINTS } from '@cm/providers';
+import { startTestStack, type TestStack } from '../helpers/local';
+import { startReplay, type Replay } from '../helpers/replay';
+
+/* The local stack with DataForSEO credentials: the tools call the real adapters, which reach only the replay server. */
+
+let t: TestStack;
+let replay: Replay;
+const ENV = ['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD', 'DATAFORSEO_BASE_URL'] as const;
+
+beforeAll(async () => {
+  replay = await startReplay();
+  process.env.DATAFORSEO_LOGIN = 'api-login';
+  process.env.DATAFORSEO_PASSWORD = 's3cret';
+  process.env.DATAFORSEO_BASE_URL = replay.url;
+  t = await startTestStack();
+}, 60_000);
+afterAll(async () => {
+  await t.stop();
+  await replay.close();
+  for (const name of ENV) delete process.env[name];
+});
+
+const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body);
+
+describe('tools on DataForSEO (recorded responses)', () => {
+  it('pulls keyword metrics, labels them dataforseo, and records both calls at their cost', async () => {
+    replay.answer(ENDPOINTS.searchVolume, { fixture: 'search_volume.ok' });
+    replay.answer(ENDPOINTS.searchIntent, { fixture: 'search_intent.ok' });
+    const topic = await tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } });
+    const reply = await tool('get_keywords', { topic_id: topic.body.row.id, seeds: ['running shoes', 'trail running shoes', 'zzqx running'] });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ data_source: 'dataforseo', cost_usd: 0.0762, cached: false, no_data: ['zzqx running'] });
+    const byKeyword = Object.fromEntries(reply.body.keywords.map((row: { keyword: string }) => [row.keyword, row]));
+    expect(byKeyword['running shoes']).toMatchObject({ volume: 201000, cpc_usd: 1.87, competition: 1, intent: 'commercial', data_source: 'dataforseo' });
+    expect(byKeyword['zzqx running']).toMatchObject({ volume: 0, cpc_usd: null });
+
+    const usage = await t.call('GET', '/v1/usage');
+    expect(usage.body.by_tool).toContainEqual({ tool: 'get_keywords', provider: 'dataforseo', calls: 2, cost_usd: 0.0762 });
+  });
+
+  it('refreshes a SERP: organic results only, the site and tracked competitors left out of untracked_competitors', async () => {
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+    await tool('db_insert', { table: 'cm_competitors', row: { domain: 'rival-shoes.com' } });
+    const reply = await tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ data_source: 'dataforseo', cost_usd: 0.0035, quota: { used: 1 } });
+    expect(reply.body.row.items).toHaveLength(6);
+    expect(reply.body.untracked_competitors).toEqual(['runnersworld.com', 'rei.com', 'en.wikipedia.org', 'nike.com']);
+    const sent = replay.requests.filter((r) => r.endpoint === ENDPOINTS.serpOrganic).at(-1)!;
+    expect(sent.body).toEqual([{ keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' }]);
+  });
+
+  it('gives the refresh unit back when the provider call fails, billed or not, and answers 502 provider_error', async () => {
+    const usedBefore = 1;
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.40101' });
+    const billed = await tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(billed.status).toBe(502);
+    expect(billed.body).toMatchObject({ error: 'provider_error', provider: 'dataforseo', retryable: true });
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'search_volume.40210' });
+    const funds = await tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(funds.status).toBe(502);
+    expect(funds.body).toMatchObject({ error: 'provider_error', retryable: false });
+    expect(funds.body.message).toContain('40210');
+
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+    const next = await tool('serp_keyword_refresh', { keyword: 'running shoes' });
+    expect(next.body.quota.used).toBe(usedBefore + 1);
+    // The billed failure is in the ledger at its cost; the unbilled one at 0.
+    const usage = await t.call('GET', '/v1/usage');
+    expect(usage.body.by_tool).toContainEqual({ tool: 'serp_keyword_refresh', provider: 'dataforseo', calls: 4, cost_usd: 0.009 });
+  });
+});
