@@ -1,0 +1,205 @@
+import type { SerpRow } from '@cm/contract';
+import {
+  ctrAt,
+  keywordLocale,
+  keywordScore,
+  landscapeMetrics,
+  nextUtcMidnight,
+  normalizeDomain,
+  normalizeKeyword,
+  serpRowKey,
+  topByScore,
+  untrackedCompetitors,
+  utcDay,
+  type ScopeKeyword,
+} from '@cm/core';
+import { Meter, SandboxKeywordData, sandboxHasNoData } from '@cm/providers';
+
+describe('keywords', () => {
+  it('normalizes keywords for storage and matching', () => {
+    expect(normalizeKeyword('  Running\tSHOES  for  Women ')).toBe('running shoes for women');
+  });
+
+  it('scores volume × (1 − competition) × intent weight, 0 without volume', () => {
+    expect(keywordScore({ volume: 1000, competition: 0.25, intent: 'transactional' })).toBe(900);
+    expect(keywordScore({ volume: 1000, competition: 0.25, intent: 'commercial' })).toBe(825);
+    expect(keywordScore({ volume: 1000, competition: 0.25, intent: 'informational' })).toBe(750);
+    expect(keywordScore({ volume: 1000, competition: 0.25, intent: 'navigational' })).toBe(375);
+    expect(keywordScore({ volume: 1000, competition: null, intent: null })).toBe(500);
+    expect(keywordScore({ volume: 0, competition: 0, intent: 'transactional' })).toBe(0);
+    expect(keywordScore({ volume: null, competition: 0, intent: null })).toBe(0);
+  });
+
+  it('takes the top N by score, ties in their order', () => {
+    const rows = [
+      { id: 1, volume: 100, competition: 0, intent: null },
+      { id: 2, volume: 300, competition: 0, intent: null },
+      { id: 3, volume: 100, competition: 0, intent: null },
+      { id: 4, volume: null, competition: 0, intent: null },
+    ];
+    expect(topByScore(rows, 3).map((r) => r.id)).toEqual([2, 1, 3]);
+  });
+
+  it("applies locale precedence: the keyword row's, else the site's, else WW/en", () => {
+    expect(keywordLocale('GB/en', 'US/en')).toBe('GB/en');
+    expect(keywordLocale(undefined, 'US/en')).toBe('US/en');
+    expect(keywordLocale(null, null)).toBe('WW/en');
+  });
+});
+
+describe('domains', () => {
+  it('strips scheme, credentials, port, path, query and a leading www., lower-cased', () => {
+    expect(normalizeDomain('https://user:pw@WWW.Example.COM:8443/path?q=1#top')).toBe('example.com');
+    expect(normalizeDomain('blog.example.co.uk/')).toBe('blog.example.co.uk');
+    expect(normalizeDomain('example.com.')).toBe('example.com');
+  });
+
+  it('refuses what is no hostname', () => {
+    for (const input of ['', 'localhost', 'not a domain', 'http://', '-bad-.com', 'exa_mple.com']) expect(normalizeDomain(input)).toBeNull();
+  });
+});
+
+describe('daily quota periods', () => {
+  it('counts by UTC day and resets at the next UTC midnight', () => {
+    const late = new Date('2026-11-21T23:59:59.999Z');
+    expect(utcDay(late)).toBe('2026-11-21');
+    expect(nextUtcMidnight(late)).toBe('2026-11-22T00:00:00.000Z');
+    expect(nextUtcMidnight(new Date('2026-12-31T00:00:00.000Z'))).toBe('2027-01-01T00:00:00.000Z');
+  });
+});
+
+const keyword = (name: string, volume: number | null): ScopeKeyword => ({
+  keyword: name,
+  keyword_id: null,
+  locale: 'US/en',
+  volume,
+  cpc_usd: 1,
+  competition: 0.5,
+  intent: 'commercial',
+});
+
+const serp = (name: string, domains: string[]): SerpRow => ({
+  keyword: name,
+  locale: 'US/en',
+  fetched_at: '2026-11-21T00:00:00.000Z',
+  data_source: 'sandbox',
+  items: domains.map((domain, i) => ({ position: i + 1, domain, url: `https://${domain}/`, title: domain })),
+});
+
+const landscape = (keywords: ScopeKeyword[], serps: SerpRow[], competitors = ['rival.com']) =>
+  landscapeMetrics({
+    keywords,
+    serps: new Map(serps.map((row) => [serpRowKey(row.locale, row.keyword), row])),
+    siteDomain: 'site.com',
+    competitors,
+  });
+
+describe('share of voice', () => {
+  it('weighs each keyword by volume × CTR of the best position, over keywords with volume and SERP data', () => {
+    const out = landscape(
+      [keyword('a', 1000), keyword('b', 3000), keyword('c', null)],
+      [serp('a', ['www.site.com', 'rival.com']), serp('b', ['rival.com', 'other.org', 'blog.site.com']), serp('c', ['site.com'])],
+    );
+    const sov = Object.fromEntries(out.sov.domains.map((d) => [d.domain, d.sov]));
+    expect(sov['site.com']).toBeCloseTo((1000 * ctrAt(1) + 3000 * ctrAt(3)) / 4000, 4);
+    expect(sov['rival.com']).toBeCloseTo((1000 * ctrAt(2) + 3000 * ctrAt(1)) / 4000, 4);
+    expect(sov['other.org']).toBeCloseTo((3000 * ctrAt(2)) / 4000, 4);
+    expect(out.sov.domains.find((d) => d.domain === 'site.com')).toMatchObject({ is_site: true, keywords_ranked: 2 });
+    expect(out.sov.domains.find((d) => d.domain === 'rival.com')).toMatchObject({ is_competitor: true });
+    expect(out.coverage).toEqual({ keywords: 3, with_volume: 2, with_serp: 3, volume_pct: 66.7, serp_pct: 100 });
+    expect(out.sov.verdict).toBe('trails');
+    expect(out.keywords.map((k) => k.keyword)).toEqual(['b', 'a', 'c']); // best score first
+    expect(out.keywords[1]!.serp).toMatchObject({ site_position: 1, competitor_positions: [{ domain: 'rival.com', position: 2 }] });
+  });
+
+  it('says leads, contends or trails against the best competitor', () => {
+    const two = (site: string[], rival: string[]) => [serp('a', site), serp('b', rival)];
+    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['site.com', 'rival.com'])).sov.verdict).toBe('leads');
+    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['rival.com'])).sov.verdict).toBe('contends');
+    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['rival.com', 'site.com'], ['rival.com'])).sov.verdict).toBe('trails');
+  });
+
+  it('withholds the verdict below 50% volume coverage, and gives one at exactly 50%', () => {
+    const serps = [serp('a', ['site.com']), serp('b', ['site.com'])];
+    const below = landscape([keyword('a', 100), keyword('b', null), keyword('c', 0)], serps);
+    expect(below.sov.verdict).toBeNull();
+    expect(below.sov.verdict_reason).toBe('volume coverage is 33.3%, below the 50% a verdict needs');
+    const half = landscape([keyword('a', 100), keyword('b', null)], serps);
+    expect(half.sov.verdict).toBe('leads');
+  });
+
+  it('without tracked competitors compares with the strongest other domain', () => {
+    const out = landscape([keyword('a', 100)], [serp('a', ['big.org', 'site.com'])], []);
+    expect(out.sov.verdict).toBe('trails');
+    expect(out.sov.verdict_reason).toContain('big.org');
+  });
+
+  it('lists top-10 domains that are neither the site nor tracked as untracked competitors', () => {
+    const row = serp('a', ['www.site.com', 'rival.com', 'a.org', 'www.b.org', 'a.org', ...Array.from({ length: 6 }, (_v, i) => `filler${i}.com`)]);
+    expect(untrackedCompetitors(row.items, 'site.com', ['rival.com'])).toEqual(['a.org', 'b.org', 'filler0.com', 'filler1.com', 'filler2.com', 'filler3.com', 'filler4.com']);
+  });
+});
+
+describe('sandbox provider', () => {
+  const sandbox = new SandboxKeywordData();
+
+  it('derives the same numbers from the same keyword and locale, and others from another locale', async () => {
+    const meter = new Meter();
+    const a = await sandbox.keywordMetrics(['running shoes'], 'US/en', meter);
+    const b = await sandbox.keywordMetrics(['running shoes'], 'US/en', meter);
+    const gb = await sandbox.keywordMetrics(['running shoes'], 'GB/en', meter);
+    expect(a.get('running shoes')).toEqual(b.get('running shoes'));
+    expect(gb.get('running shoes')).not.toEqual(a.get('running shoes'));
+    expect(meter.calls).toEqual(Array(3).fill({ provider: 'sandbox', endpoint: 'keyword_metrics', cost_usd: 0 }));
+  });
+
+  it('keeps figures in realistic ranges and reads intent from the words', async () => {
+    const words = ['shoes', 'buy running shoes', 'best trail shoes', 'how to lace shoes', 'nike login', 'marathon training plan'];
+    const metrics = await sandbox.keywordMetrics(words, 'US/en', new Meter());
+    for (const m of metrics.values()) {
+      expect(m.volume).toBeGreaterThanOrEqual(10);
+      expect(m.volume).toBeLessThanOrEqual(200_000);
+      expect(m.cpc_usd).toBeGreaterThanOrEqual(0.1);
+      expect(m.competition).toBeGreaterThanOrEqual(0);
+      expect(m.competition).toBeLessThanOrEqual(1);
+    }
+    expect(metrics.get('buy running shoes')!.intent).toBe('transactional');
+    expect(metrics.get('best trail shoes')!.intent).toBe('commercial');
+    expect(metrics.get('how to lace shoes')!.intent).toBe('informational');
+    expect(metrics.get('nike login')!.intent).toBe('navigational');
+  });
+
+  it('has no data for long-tail phrases: more than six words, or a word over 15 letters', async () => {
+    expect(sandboxHasNoData('one two three four five six seven')).toBe(true);
+    expect(sandboxHasNoData('supercalifragilistic shoes')).toBe(true);
+    expect(sandboxHasNoData('running shoes for flat feet')).toBe(false);
+    const metrics = await sandbox.keywordMetrics(['supercalifragilistic shoes', 'shoes'], 'US/en', new Meter());
+    expect([...metrics.keys()]).toEqual(['shoes']);
+  });
+
+  it('builds top-20 SERPs of plausible domains that place the site and competitors on some keywords', async () => {
+    const context = { siteDomain: 'site.com', competitors: ['rival.com'] };
+    const keywords = Array.from({ length: 40 }, (_v, i) => `running shoes ${i}`);
+    const serps = await Promise.all(keywords.map((k) => sandbox.serpOrganic(k, 'US/en', 20, new Meter(), context)));
+    for (const items of serps) {
+      expect(items.map((i) => i.position)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
+      expect(new Set(items.map((i) => i.domain)).size).toBe(20);
+    }
+    const ranks = (domain: string) => serps.filter((items) => items.some((i) => i.domain === domain)).length;
+    expect(ranks('site.com')).toBeGreaterThan(10);
+    expect(ranks('site.com')).toBeLessThan(40);
+    expect(ranks('rival.com')).toBeGreaterThan(5);
+    expect(ranks('rival.com')).toBeLessThan(40);
+    expect(await sandbox.serpOrganic('running shoes 1', 'US/en', 20, new Meter(), context)).toEqual(serps[1]);
+  });
+
+  it('suggests up to the limit of ideas, highest volume first, none of them a seed', async () => {
+    const ideas = await sandbox.keywordIdeas(['running shoes', 'trail shoes'], 'US/en', 100, new Meter());
+    expect(ideas.length).toBeGreaterThan(20);
+    expect(ideas.length).toBeLessThanOrEqual(100);
+    expect(ideas.map((i) => i.keyword)).not.toContain('running shoes');
+    const volumes = ideas.map((i) => i.volume!);
+    expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
+    expect(await sandbox.keywordIdeas(['running shoes'], 'US/en', 5, new Meter())).toHaveLength(5);
+  });
+});
