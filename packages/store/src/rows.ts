@@ -10,7 +10,7 @@ import {
 import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursor, encodeCursor, invalidCursor } from './cursor';
-import { rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey } from './keys';
+import { rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey, type Key } from './keys';
 
 /** A stored row of a cm_* table: its fields plus `id`, `created_at`, `updated_at`. */
 export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
@@ -96,40 +96,37 @@ export class RowStore {
     return item;
   }
 
-  /** Takes a unique value for `id`; returns the id of the row that holds it when that is another. */
+  /**
+   * Takes a unique value for `id`; returns the id of the row that holds it when that is another.
+   * A holder whose row never appeared (its writer died between the two writes) is taken over.
+   */
   private async claim(siteId: number, table: TableName, value: string, id: number, now: string): Promise<number | null> {
     const key = uniqueKey(siteId, table, value);
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...key, id, claimed_at: now },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return null;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    if (await this.putClaim(key, id, now, null)) return null;
     const holder = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
     if (!holder) return this.claim(siteId, table, value, id, now);
     const holderId = Number(holder.id);
     if (await this.get(siteId, table, holderId)) return holderId;
     if (Date.parse(now) - Date.parse(String(holder.claimed_at)) < ORPHAN_AFTER_MS) return holderId; // still being written
+    return (await this.putClaim(key, id, now, holderId)) ? null : this.claim(siteId, table, value, id, now);
+  }
+
+  /** One conditional put of a uniqueness item: where none is, or over the holder `previous`. */
+  private async putClaim(key: Key, id: number, now: string, previous: number | null): Promise<boolean> {
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.table,
           Item: { ...key, id, claimed_at: now },
-          ConditionExpression: '#id = :old',
-          ExpressionAttributeNames: { '#id': 'id' },
-          ExpressionAttributeValues: { ':old': holderId },
+          ...(previous === null
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : { ConditionExpression: '#id = :old', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':old': previous } }),
         }),
       );
-      return null;
+      return true;
     } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      return this.claim(siteId, table, value, id, now);
+      if (conditionFailed(error)) return false;
+      throw error;
     }
   }
 
