@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, startDynamo, startLocalStack } from '@cm/local';
 
 const run = promisify(execFile);
@@ -59,6 +60,26 @@ describe('local stack', () => {
         stderr: expect.stringContaining('--domain'),
       });
     } finally {
+      await dynamo.close();
+    }
+  });
+
+  it('refuses a table made by an older version that lacks an index, saying how to start afresh', async () => {
+    const dynamo = await startDynamo({ port: 0 });
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: 'old-table',
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+        }),
+      );
+      await expect(ensureTable(dynamo.endpoint, 'old-table')).rejects.toThrow(/lacks the indexes gsi1, gsi2, gsi3, gsi4.*Remove the data directory/);
+      await expect(ensureTable(dynamo.endpoint, 'new-table')).resolves.toBeUndefined();
+    } finally {
+      client.destroy();
       await dynamo.close();
     }
   });

@@ -67,10 +67,20 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
+  let indexes: string[] = [];
   for (let i = 0; i < 100; i++) {
     const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    indexes = (out.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName ?? '');
     if (out.Table?.TableStatus === 'ACTIVE') break;
     await new Promise((r) => setTimeout(r, 50));
   }
   client.destroy();
+  // The embedded DynamoDB cannot add an index to a table; a table from an older version must be made anew.
+  const missing = TABLE.indexes.map((index) => index.name).filter((name) => !indexes.includes(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `The local table ${tableName} lacks the indexes ${missing.join(', ')}: it was made by an older version. ` +
+        'Remove the data directory (.data) to start afresh, or use --memory.',
+    );
+  }
 }
