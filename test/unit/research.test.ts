@@ -169,6 +169,17 @@ describe('sandbox provider', () => {
     expect(metrics.get('nike login')!.intent).toBe('navigational');
   });
 
+  it('gives shorter phrases more searches than longer ones', async () => {
+    const words = ['shoes', 'boots', 'socks', 'laces', 'soles', 'insoles'];
+    const mean = async (phrases: string[]) => {
+      const metrics = await sandbox.keywordMetrics(phrases, 'US/en', new Meter());
+      return [...metrics.values()].reduce((sum, m) => sum + m.volume!, 0) / metrics.size;
+    };
+    const head = await mean(words);
+    const tail = await mean(words.map((w) => `waterproof ${w} for winter hiking`));
+    expect(head).toBeGreaterThan(tail * 10);
+  });
+
   it('has no data for long-tail phrases: more than six words, or a word over 15 letters', async () => {
     expect(sandboxHasNoData('one two three four five six seven')).toBe(true);
     expect(sandboxHasNoData('supercalifragilistic shoes')).toBe(true);

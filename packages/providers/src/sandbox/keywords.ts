@@ -26,7 +26,8 @@ export function sandboxMetrics(keyword: string, locale: string): KeywordMetrics 
   const salt = `${locale}\n${keyword}`;
   const words = keyword.split(' ').length;
   const intent = intentOf(keyword);
-  const exponent = Math.max(1, 1.3 + unit(salt, 'volume') * 3.7 - (words - 1) * 0.45);
+  // log10 of the volume: head terms in the thousands to ~200k, each extra word about five times fewer.
+  const exponent = Math.min(5.3, Math.max(1, 4.6 - (words - 1) * 0.7 + (unit(salt, 'volume') - 0.5) * 1.6));
   const buying = intent === 'transactional' || intent === 'commercial';
   const competition = Math.min(1, Math.round((unit(salt, 'competition') * 0.7 + (buying ? 0.3 : 0)) * 100) / 100);
   const cpc = (buying ? 1.5 : 0.1) + unit(salt, 'cpc') * (buying ? 10 : 2.5);
