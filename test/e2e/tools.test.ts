@@ -452,6 +452,28 @@ describe('serp_keyword_refresh', () => {
   });
 });
 
+describe('two sites', () => {
+  it("never see each other's keywords, SERP rows or usage", async () => {
+    const a = await site();
+    const b = await site();
+    const topicA = await insert(a, 'cm_topics', { name: 'A' });
+    await a.tool('get_keywords', { topic_id: topicA.id, seeds: ['running shoes'] });
+    await a.tool('serp_keyword_refresh', { keyword: 'trail shoes' });
+    await a.tool('serp_landscape', { topic_id: topicA.id, depth: 'list' });
+
+    expect((await b.tool('db_select', { table: 'cm_keywords' })).body.rows).toEqual([]);
+    expect((await b.tool('db_select', { table: 'cm_topic_keywords' })).body.rows).toEqual([]);
+    for (const keyword of ['running shoes', 'trail shoes']) {
+      const view = await b.tool('serp_landscape', { keyword });
+      expect(view.body.keywords).toEqual([expect.objectContaining({ keyword, keyword_id: null, volume: null, serp: null })]);
+    }
+    expect((await b.tool('serp_landscape', { topic_id: topicA.id })).status).toBe(404);
+    expect((await b.tool('get_keywords', { topic_id: topicA.id })).status).toBe(404);
+    expect((await b.usage()).body).toMatchObject({ calls: 0, by_tool: [] });
+    expect((await a.usage()).body.calls).toBe(3);
+  });
+});
+
 describe('usage ledger', () => {
   it('sums provider calls per tool and provider, in the requested window, for the key\'s site only', async () => {
     const s = await site();
