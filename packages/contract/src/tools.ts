@@ -6,6 +6,10 @@ import type { FunctionName } from './routes';
 
 /** Limits of seed 8 and the ones this contract adds. */
 export const LIMITS = {
+  /** web, reddit and url research in flight across the whole deployment (seed 7). */
+  concurrentResearch: 10,
+  /** The retry hint of concurrency_limit_exceeded (seed 8). */
+  researchRetryAfterMs: 30_000,
   refreshesPerDay: 20,
   keywordIdeas: 100,
   topicListDefault: 10,

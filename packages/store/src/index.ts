@@ -3,6 +3,8 @@ import { LinkStore } from './links';
 import { PageStore } from './pages';
 import { QuotaStore, SerpStore, UsageStore } from './research';
 import { RowStore } from './rows';
+import { Semaphore } from './semaphore';
+import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 
 export * from './client';
@@ -12,6 +14,8 @@ export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLi
 export type { PageRef, RelinkOutcome } from './links';
 export type { StoredRow, RowPage } from './rows';
 export { RowConflict, mapLimit } from './rows';
+export type { SemaphoreState, TakeOutcome } from './semaphore';
+export { Semaphore } from './semaphore';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
@@ -22,6 +26,8 @@ export interface Store {
   serps: SerpStore;
   usage: UsageStore;
   quotas: QuotaStore;
+  /** Places for web, reddit and url research, across the whole deployment. */
+  researchSlots: Semaphore;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
@@ -34,5 +40,6 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     serps: new SerpStore(db, tableName),
     usage: new UsageStore(db, tableName),
     quotas: new QuotaStore(db, tableName),
+    researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
   };
 }

@@ -68,3 +68,6 @@ export const quotaKey = (siteId: number, name: string, day: string): Key => ({
   pk: sitePartition(siteId),
   sk: `QUOTA#${name}#${day}`,
 });
+
+/** The global concurrency counter of a kind of work: its count and its holders' leases, on one item. */
+export const semaphoreKey = (name: string): Key => ({ pk: `SEM#${name}`, sk: 'META' });

@@ -1,0 +1,106 @@
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed } from './batch';
+import { semaphoreKey } from './keys';
+
+export interface SemaphoreState {
+  inflight: number;
+  /** Holder → lease expiry (epoch ms). */
+  leases: Record<string, number>;
+}
+
+export type TakeOutcome = { taken: true; inflight: number } | { taken: false; inflight: number };
+
+const isMissingMap = (error: unknown) =>
+  (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
+
+/**
+ * A deployment-wide cap on work in flight: one item holding the count and each holder's lease.
+ * Every change (take, free, reclaim an expired lease) is one conditional write of that item, so the
+ * count always equals the number of leases, whatever runs concurrently and whoever dies.
+ */
+export class Semaphore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly name: string,
+    private readonly max: number,
+  ) {}
+
+  /** Takes a place for `holder` until `expiresAt` if fewer than `max` are taken, reclaiming expired leases first when full. */
+  async take(holder: string, expiresAt: number, now = Date.now()): Promise<TakeOutcome> {
+    const first = await this.tryTake(holder, expiresAt);
+    if (first.taken) return first;
+    const state = await this.state();
+    const expired = Object.entries(state.leases).filter(([, expiry]) => expiry <= now);
+    if (expired.length === 0) return { taken: false, inflight: state.inflight };
+    await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
+    return this.tryTake(holder, expiresAt);
+  }
+
+  /** Frees the holder's place; false when it holds none (it was reclaimed, or freed already). */
+  free(holder: string): Promise<boolean> {
+    return this.release(holder, null);
+  }
+
+  async state(): Promise<SemaphoreState> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }));
+    return { inflight: Number(out.Item?.inflight ?? 0), leases: (out.Item?.leases as Record<string, number> | undefined) ?? {} };
+  }
+
+  private async tryTake(holder: string, expiresAt: number): Promise<TakeOutcome> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: semaphoreKey(this.name),
+          UpdateExpression: 'SET leases.#holder = :expiry ADD inflight :one',
+          ConditionExpression: '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#holder)',
+          ExpressionAttributeNames: { '#holder': holder },
+          ExpressionAttributeValues: { ':expiry': expiresAt, ':one': 1, ':max': this.max },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return { taken: true, inflight: Number(out.Attributes?.inflight) };
+    } catch (error) {
+      if (conditionFailed(error)) return { taken: false, inflight: this.max };
+      if (!isMissingMap(error)) throw error;
+    }
+    await this.create();
+    return this.tryTake(holder, expiresAt);
+  }
+
+  /** The item with its empty lease map, made once; a concurrent maker wins harmlessly. */
+  private async create(): Promise<void> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...semaphoreKey(this.name), inflight: 0, leases: {} },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /** Removes a lease and its count together: any lease of the holder, or only one still at `expiry` (a reclaim). */
+  private async release(holder: string, expiry: number | null): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: semaphoreKey(this.name),
+          UpdateExpression: 'REMOVE leases.#holder ADD inflight :minus',
+          ConditionExpression: expiry === null ? 'attribute_exists(leases.#holder)' : 'leases.#holder = :expiry',
+          ExpressionAttributeNames: { '#holder': holder },
+          ExpressionAttributeValues: { ':minus': -1, ...(expiry === null ? {} : { ':expiry': expiry }) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error) || isMissingMap(error)) return false;
+      throw error;
+    }
+  }
+}
