@@ -26,6 +26,9 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   notify: 'readWrite',
   tools: 'read',
   usage: 'read',
+  jobs: 'read',
+  research: 'readWrite',
+  recall: 'read',
   'get-keywords': 'readWrite',
   'serp-landscape': 'readWrite',
   'serp-keyword-refresh': 'readWrite',
@@ -38,14 +41,21 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
 const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh']);
 
 /** The queues each function sends to. */
-const SENDS_TO: Partial<Record<FunctionName | WorkerName, WorkerName[]>> = {
+const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName[]>> = {
   publish: ['relink'],
   notify: ['relink'],
-  relink: ['relink'],
+  research: ['research'],
+  'relink-worker': ['relink'],
 };
 
-/** Worker time limit; a queue hides a message for six times that while a worker has it (AWS's advice). */
-const WORKER_TIMEOUT = Duration.seconds(60);
+/** Worker time limits; a queue hides a message for six times that while a worker has it (AWS's advice). */
+const WORKER_TIMEOUT: Record<WorkerName, Duration> = {
+  relink: Duration.seconds(60),
+  // Web research takes 30 to 60 s; its place under the cap is leased for five minutes.
+  research: Duration.seconds(150),
+};
+/** Messages per worker invocation: relink steps are small; a research job is slow and runs alone. */
+const BATCH_SIZE: Record<WorkerName, number> = { relink: 10, research: 1 };
 /** Deliveries before a message moves to the dead-letter queue. */
 const MAX_RECEIVE_COUNT = 5;
 
@@ -111,7 +121,7 @@ export class ContentApiStack extends Stack {
       queues.set(
         worker,
         new Queue(this, `${pascal(worker)}Queue`, {
-          visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6),
+          visibilityTimeout: Duration.seconds(WORKER_TIMEOUT[worker].toSeconds() * 6),
           deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
           encryption: QueueEncryption.SQS_MANAGED,
           enforceSSL: true,
@@ -165,10 +175,10 @@ export class ContentApiStack extends Stack {
       this.functions.set(fn, handler);
     }
     for (const worker of WORKERS) {
-      const handler = lambda(`${worker}-worker`, `${worker}-worker`, WORKER_TIMEOUT, SENDS_TO[worker]);
+      const handler = lambda(`${worker}-worker`, `${worker}-worker`, WORKER_TIMEOUT[worker], SENDS_TO[`${worker}-worker`]);
       table.grantReadWriteData(handler);
       handler.addEventSource(
-        new SqsEventSource(queues.get(worker)!, { batchSize: 10, reportBatchItemFailures: true }),
+        new SqsEventSource(queues.get(worker)!, { batchSize: BATCH_SIZE[worker], reportBatchItemFailures: true }),
       );
       this.workers.set(worker, handler);
     }

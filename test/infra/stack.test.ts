@@ -98,10 +98,14 @@ describe('CDK stack', () => {
     });
   });
 
-  it('lets publish, notify and the relink worker send to the relink queue, and no other function', () => {
-    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('sqs:SendMessage'))
-      .map((p) => JSON.stringify(p.Properties.Roles));
+  it('lets publish, notify and the relink worker send to the relink queue, the research tool to the research queue, and no other function', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const sendersTo = (queue: string) =>
+      policies
+        .filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue)))
+        .map((p) => JSON.stringify(p.Properties.Roles));
+    expect(sendersTo('ResearchQueue')).toEqual([expect.stringContaining('ResearchFunction')]);
+    const senders = sendersTo('RelinkQueue');
     expect(senders).toHaveLength(3);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
@@ -110,6 +114,18 @@ describe('CDK stack', () => {
       JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
     )!;
     expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^RelinkQueue/) });
+  });
+
+  it('runs one research job per worker invocation, with a time limit past the 30 to 60 s a job takes', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 1,
+      FunctionName: { Ref: Match.stringLikeRegexp('^ResearchWorkerFunction') },
+    });
+    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+    )!;
+    expect(worker.Properties.Timeout).toBe(150);
   });
 
   it('outputs the API URL and the table name', () => {

@@ -8,3 +8,4 @@ export * from './openapi';
 export * from './research';
 export * from './tools';
 export * from './usage';
+export * from './jobs';

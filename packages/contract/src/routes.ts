@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ErrorBody } from './errors';
 import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing } from './tools';
+import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
 import {
   ArticleInput,
@@ -29,6 +30,9 @@ export const FUNCTIONS = [
   'notify',
   'tools',
   'usage',
+  'jobs',
+  'research',
+  'recall',
   // One function per research tool (TOOLS names which serves which).
   'get-keywords',
   'serp-landscape',
@@ -40,7 +44,7 @@ export const FUNCTIONS = [
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink'] as const;
+export const WORKERS = ['relink', 'research'] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -202,6 +206,15 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: 'Any other name: 404 unknown_tool',
     replies: { 404: { description: 'unknown_tool', schema: ErrorBody } },
+  },
+  {
+    fn: 'jobs',
+    method: 'GET',
+    path: '/v1/jobs/{job_id}',
+    auth: true,
+    summary: 'A queued research job: queued, running, succeeded (with its result) or failed; wait_ms waits for it to end',
+    query: JobQuery,
+    replies: { 200: { description: 'The job', schema: JobView } },
   },
   {
     fn: 'usage',

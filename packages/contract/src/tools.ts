@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Intent, Keyword, RowId, TableName } from './research';
+import { Finding, JobView, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { FunctionName } from './routes';
 
 /* The research tools (seed 4.3, API.md "Research tools"): inputs, results and the registry. */
@@ -191,7 +192,36 @@ export const SerpKeywordRefreshResult = z.object({
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
 
+const ResearchFindings = {
+  research_id: z.string(),
+  facts: z.array(Finding),
+  opinions: z.array(Finding),
+  sources: z.array(ResearchSource),
+};
+
+export const ResearchResult = z.union([
+  z.object({
+    ...ToolMeta,
+    mode: z.literal('keywords'),
+    keywords: z.array(
+      z.object({ keyword: z.string(), volume: z.int(), cpc_usd: z.number().nullable(), competition: z.number().nullable(), intent: Intent.nullable() }),
+    ),
+  }),
+  z.object({ ...ToolMeta, job_id: z.string().nullable(), status: z.literal('succeeded'), ...ResearchFindings }),
+  z.object({ job_id: z.string(), status: z.enum(['queued', 'running', 'failed']), error: JobView.shape.error }),
+]);
+
+export const RecallResult = z.object({
+  ...ToolMeta,
+  results: z.array(
+    z.looseObject({ ...ResearchFindings, mode: z.string(), query: z.string(), question: z.string().nullable(), page_id: z.int().nullable(), created_at: z.string() }),
+  ),
+  empty: z.boolean(),
+});
+
 export const TOOL_NAMES = [
+  'research',
+  'recall',
   'get_keywords',
   'serp_landscape',
   'serp_keyword_refresh',
@@ -211,6 +241,21 @@ export interface ToolSpec {
 }
 
 export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: 'research',
+    fn: 'research',
+    description:
+      'Research a topic. mode keywords: 3 to 5 comma-separated seeds of 1 to 3 words, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of 30 to 60 s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max 25000) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most 10 web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after 30 s). Run it only after recall came back empty; a repeated query is answered from storage.',
+    input: ResearchInput,
+    result: ResearchResult,
+  },
+  {
+    name: 'recall',
+    fn: 'recall',
+    description: "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
+    input: RecallInput,
+    result: RecallResult,
+  },
   {
     name: 'get_keywords',
     fn: 'get-keywords',

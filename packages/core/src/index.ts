@@ -9,3 +9,4 @@ export * from './keywords';
 export * from './domains';
 export * from './quota';
 export * from './landscape';
+export * from './research';

@@ -10,7 +10,11 @@ import { handler as notify } from '../../../functions/notify/handler';
 import { handler as publish } from '../../../functions/publish/handler';
 import { handler as questionParts } from '../../../functions/question-parts/handler';
 import { handler as read } from '../../../functions/read/handler';
+import { handler as jobs } from '../../../functions/jobs/handler';
+import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
+import { handler as research } from '../../../functions/research/handler';
+import { handler as researchWorker } from '../../../functions/research-worker/handler';
 import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-refresh/handler';
 import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
 import { handler as tools } from '../../../functions/tools/handler';
@@ -27,6 +31,9 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   notify,
   tools,
   usage,
+  jobs,
+  research,
+  recall,
   'get-keywords': getKeywords,
   'serp-landscape': serpLandscape,
   'serp-keyword-refresh': serpKeywordRefresh,
@@ -38,4 +45,5 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
 /** The worker of every queue: the same modules the worker Lambdas bundle. */
 export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   relink: relinkWorker,
+  research: researchWorker,
 };

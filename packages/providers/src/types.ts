@@ -1,4 +1,4 @@
-import type { KeywordMetrics, SerpItem } from '@cm/contract';
+import type { Findings, JobMode, KeywordMetrics, SerpItem } from '@cm/contract';
 
 /** One call to a provider, as the usage ledger records it; a free or failed-unbilled call costs 0. */
 export interface ProviderCall {
@@ -47,4 +47,17 @@ export interface KeywordDataProvider {
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]>;
   /** The top `depth` organic results of Google for a keyword. */
   serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]>;
+}
+
+export interface ResearchRequest {
+  mode: JobMode;
+  /** The query (web, reddit) or the https URL (url). */
+  query: string;
+  question: string | null;
+}
+
+/** Web research: search (or fetch a page), then synthesize facts and opinions citing their sources. */
+export interface ResearchProvider {
+  readonly name: string;
+  research(request: ResearchRequest, meter: Meter): Promise<Findings>;
 }

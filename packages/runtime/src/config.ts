@@ -7,6 +7,8 @@ export interface Config {
   /** Base URL of visitor pages; by default the URL the request came in on. */
   publicBaseUrl?: string;
   dataforseo: DataForSeoConfig;
+  /** How long a sandbox research job takes (ms). */
+  sandboxResearchMs?: number;
 }
 
 /**
@@ -35,5 +37,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secret: env.DATAFORSEO_SECRET || undefined,
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
     },
+    sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
   };
 }

@@ -2,7 +2,8 @@ import { ApiError, toolSpec, type ToolName } from '@cm/contract';
 import { Meter, ProviderError } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api, json } from './http';
-import { getKeywordData, getStore } from './services';
+import { enqueue } from './queues';
+import { getKeywordData, getResearch, getStore } from './services';
 
 /**
  * The Lambda handler of one research tool: its route, its input schema, the providers, and the
@@ -15,10 +16,24 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
     [`POST /v1/tools/${name}`]: async (request) => {
       const input = request.body(spec.input) as I;
       const store = getStore();
-      const ctx: ToolContext = { siteId: request.siteId, store, keywordData: await getKeywordData(), meter: new Meter(), now: new Date() };
+      const ctx: ToolContext = {
+        siteId: request.siteId,
+        store,
+        keywordData: await getKeywordData(),
+        research: getResearch(),
+        meter: new Meter(),
+        now: new Date(),
+        enqueue,
+      };
       try {
         const result = await run(ctx, input);
-        return json(200, { ...result, cost_usd: ctx.meter.costUsd, cached: ctx.meter.calls.length === 0 });
+        // A result may carry work done elsewhere (a research job's cost); this request's own calls add to it.
+        const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
+        return json(200, {
+          ...result,
+          cost_usd: Math.round((earlier + ctx.meter.costUsd) * 1e6) / 1e6,
+          cached: typeof result.cached === 'boolean' ? result.cached : ctx.meter.calls.length === 0,
+        });
       } catch (error) {
         if (error instanceof ProviderError) {
           throw new ApiError('provider_error', `${error.provider}: ${error.message}`, {

@@ -4,6 +4,8 @@ import { PageStore } from './pages';
 import { QuotaStore, SerpStore, UsageStore } from './research';
 import { RowStore } from './rows';
 import { Semaphore } from './semaphore';
+import { JobStore } from './jobs';
+import { ResearchStore } from './research-records';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 
@@ -16,6 +18,9 @@ export type { StoredRow, RowPage } from './rows';
 export { RowConflict, mapLimit } from './rows';
 export type { SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
+export type { Job } from './jobs';
+export type { StoredResearch } from './research-records';
+export { JobStore, ResearchStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
@@ -28,6 +33,8 @@ export interface Store {
   quotas: QuotaStore;
   /** Places for web, reddit and url research, across the whole deployment. */
   researchSlots: Semaphore;
+  jobs: JobStore;
+  research: ResearchStore;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
@@ -41,5 +48,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     usage: new UsageStore(db, tableName),
     quotas: new QuotaStore(db, tableName),
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
+    jobs: new JobStore(db, tableName),
+    research: new ResearchStore(db, tableName),
   };
 }

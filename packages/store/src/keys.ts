@@ -71,3 +71,13 @@ export const quotaKey = (siteId: number, name: string, day: string): Key => ({
 
 /** The global concurrency counter of a kind of work: its count and its holders' leases, on one item. */
 export const semaphoreKey = (name: string): Key => ({ pk: `SEM#${name}`, sk: 'META' });
+
+/** A queued job (research), found by its id alone; it carries its site. */
+export const jobKey = (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: 'JOB' });
+
+/** Stored research of a site, by id. */
+export const researchKey = (siteId: number, researchId: string): Key => ({ pk: `SITE#${siteId}#RESEARCH`, sk: researchId });
+/** Recall's inverted index: one item per (term, research), newest research first. */
+export const researchTermPartition = (siteId: number, term: string): string => `SITE#${siteId}#RTERM#${term}`;
+/** The latest research of a (mode, query), so a repeated query is answered from the store. */
+export const researchQueryKey = (siteId: number, queryKey: string): Key => ({ pk: `SITE#${siteId}#RQUERY`, sk: queryKey });

@@ -1,6 +1,6 @@
-import { ApiError, type KeywordMetrics, type TableName } from '@cm/contract';
+import { ApiError, type KeywordMetrics, type TableName, type WorkerName } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
-import type { KeywordDataProvider, Meter } from '@cm/providers';
+import type { KeywordDataProvider, Meter, ResearchProvider } from '@cm/providers';
 import type { Site, Store, StoredRow } from '@cm/store';
 
 /** What a tool runs with: the caller's site, the store, the configured providers and the request's meter. */
@@ -10,6 +10,9 @@ export interface ToolContext {
   keywordData: KeywordDataProvider;
   meter: Meter;
   now: Date;
+  research: ResearchProvider;
+  /** Puts a message on a worker's queue. */
+  enqueue(queue: WorkerName, message: unknown): Promise<void>;
 }
 
 /** The caller's site; it exists, since its key was just checked. */

@@ -2,3 +2,4 @@ export * from './context';
 export * from './db';
 export * from './keywords';
 export * from './serp';
+export * from './research';

@@ -1,5 +1,6 @@
-import type { KeywordMetrics, SerpItem } from '@cm/contract';
-import type { KeywordDataProvider, Meter, SerpContext } from '../types';
+import type { Findings, KeywordMetrics, SerpItem } from '@cm/contract';
+import type { KeywordDataProvider, Meter, ResearchProvider, ResearchRequest, SerpContext } from '../types';
+import { sandboxFindings } from './research';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
 import { sandboxSerp } from './serp';
 
@@ -32,5 +33,20 @@ export class SandboxKeywordData implements KeywordDataProvider {
   async serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]> {
     meter.record({ provider: NAME, endpoint: 'serp_organic', cost_usd: 0 });
     return sandboxSerp(keyword, locale, depth, context);
+  }
+}
+
+/** The default time a sandbox research job takes, so queues and the cap behave as with slow real providers. */
+export const SANDBOX_RESEARCH_MS = 3000;
+
+/** Offline web research: takes `delayMs`, then derives its findings from the request. */
+export class SandboxResearch implements ResearchProvider {
+  readonly name = NAME;
+  constructor(private readonly delayMs = SANDBOX_RESEARCH_MS) {}
+
+  async research(request: ResearchRequest, meter: Meter): Promise<Findings> {
+    meter.record({ provider: NAME, endpoint: `research_${request.mode}`, cost_usd: 0 });
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return sandboxFindings(request.mode, request.query, request.question, new Date().toISOString());
   }
 }

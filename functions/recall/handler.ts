@@ -1,0 +1,4 @@
+import { tool } from '@cm/runtime';
+import { recall } from '@cm/tools';
+
+export const handler = tool('recall', recall);

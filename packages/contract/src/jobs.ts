@@ -1,0 +1,103 @@
+import * as z from 'zod';
+import { RowId } from './research';
+
+/* research (seed 4.3), its jobs and recall (API.md "Research tools"). */
+
+export const RESEARCH_MODES = ['keywords', 'web', 'reddit', 'url'] as const;
+export type ResearchMode = (typeof RESEARCH_MODES)[number];
+/** The slow modes: queued jobs that hold a place under the global cap. */
+export const JOB_MODES = ['web', 'reddit', 'url'] as const;
+export type JobMode = (typeof JOB_MODES)[number];
+export const isJobMode = (mode: ResearchMode): mode is JobMode => (JOB_MODES as readonly string[]).includes(mode);
+
+/** How long a call may wait for its job: inside API Gateway's 30 s. */
+export const WAIT_MS_MAX = 25_000;
+
+/** keywords mode's seeds: 3 to 5, comma-separated, each 1 to 3 words (seed 4.3 and 8). */
+export const keywordSeeds = (seed: string): string[] => seed.split(',').map((s) => s.trim().replace(/\s+/g, ' '));
+const SEEDS_RULE = 'keywords mode takes 3 to 5 comma-separated seeds of 1 to 3 words each';
+
+function httpsUrl(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export const ResearchInput = z
+  .object({
+    mode: z.enum(RESEARCH_MODES),
+    seed: z.string().trim().min(1).max(2000).meta({
+      description: 'keywords: 3 to 5 comma-separated seeds of 1 to 3 words; web and reddit: a natural-language query; url: the https URL',
+    }),
+    question: z.string().trim().min(1).max(2000).optional().meta({ description: 'url mode: the question to answer from the page' }),
+    page_id: RowId.nullable().optional().meta({ description: 'keywords mode: link the ideas to this cm_pages row' }),
+    wait_ms: z.int().min(0).max(WAIT_MS_MAX).default(WAIT_MS_MAX).meta({ description: 'How long to wait for a job before answering running' }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.mode === 'keywords') {
+      const seeds = keywordSeeds(v.seed);
+      const words = seeds.map((s) => (s ? s.split(' ').length : 0));
+      if (seeds.length < 3 || seeds.length > 5 || words.some((n) => n < 1 || n > 3)) {
+        ctx.addIssue({ code: 'custom', path: ['seed'], message: SEEDS_RULE });
+      }
+    }
+    if (v.mode === 'url' && !httpsUrl(v.seed)) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'url mode takes an https URL' });
+    if (v.question !== undefined && v.mode !== 'url') ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
+  });
+export type ResearchInput = z.output<typeof ResearchInput>;
+
+export const Finding = z.object({ text: z.string(), source_ids: z.array(z.string()) });
+export type Finding = z.output<typeof Finding>;
+
+export const ResearchSource = z.object({ id: z.string(), title: z.string(), url: z.string(), accessed_at: z.string() });
+export type ResearchSource = z.output<typeof ResearchSource>;
+
+/** What a research job finds: facts and opinions, each citing its sources by id. */
+export interface Findings {
+  facts: Finding[];
+  opinions: Finding[];
+  sources: ResearchSource[];
+}
+
+/** A stored research: retrievable later through recall. */
+export interface ResearchRecord extends Findings {
+  research_id: string;
+  mode: JobMode;
+  query: string;
+  question: string | null;
+  data_source: string;
+  created_at: string;
+}
+
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const JobView = z
+  .object({
+    job_id: z.string(),
+    tool: z.string(),
+    status: z.enum(JOB_STATUSES),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  })
+  .meta({ id: 'Job' });
+
+export const JobIdParams = z.object({ job_id: z.string().regex(/^job_[a-z0-9]{20,40}$/, 'not a job id') });
+
+export const JobQuery = z.object({
+  wait_ms: z.coerce.number().int().min(0).max(WAIT_MS_MAX).default(0).meta({ description: 'Wait up to this long for the job to end' }),
+});
+
+/** The message of the research queue. */
+export const ResearchMessage = z.object({ job_id: z.string() });
+export type ResearchMessage = z.output<typeof ResearchMessage>;
+
+export const RecallInput = z.object({
+  query: z.string().trim().min(1).max(500),
+  mode: z.enum(JOB_MODES).optional(),
+  page_id: RowId.optional(),
+  limit: z.int().min(1).max(50).default(10),
+});
+export type RecallInput = z.output<typeof RecallInput>;

@@ -1,0 +1,85 @@
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { JobStatus } from '@cm/contract';
+import { conditionFailed } from './batch';
+import { jobKey } from './keys';
+
+export interface Job {
+  job_id: string;
+  site_id: number;
+  tool: string;
+  status: JobStatus;
+  input: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  created_at: string;
+  updated_at: string;
+}
+
+/** Jobs are kept a week, then TTL tidies them away. */
+const KEEP_SECONDS = 7 * 86_400;
+
+/** Queued jobs: created when a call is accepted, ended once by the worker. */
+export class JobStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async create(job: Omit<Job, 'status' | 'updated_at'>): Promise<Job> {
+    const stored: Job = { ...job, status: 'queued', updated_at: job.created_at };
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...jobKey(job.job_id), ...stored, expires_at: Math.floor(Date.parse(job.created_at) / 1000) + KEEP_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return stored;
+  }
+
+  /** The job, if it belongs to the site (another site's job is as absent as a missing one). */
+  async get(jobId: string, siteId?: number): Promise<Job | null> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: jobKey(jobId), ConsistentRead: true }));
+    const item = out.Item;
+    if (!item || (siteId !== undefined && item.site_id !== siteId)) return null;
+    const { pk: _pk, sk: _sk, expires_at: _expires, ...job } = item;
+    return job as Job;
+  }
+
+  /** Marks a queued job running; false when it has ended already (a repeated delivery). */
+  async start(jobId: string, now: string): Promise<boolean> {
+    return this.transition(jobId, ['queued', 'running'], { status: 'running', updated_at: now });
+  }
+
+  /** Ends a job once: a later end (a repeated delivery) changes nothing. */
+  async finish(jobId: string, end: { result: Record<string, unknown> } | { error: { code: string; message: string } }, now: string): Promise<boolean> {
+    const status: JobStatus = 'result' in end ? 'succeeded' : 'failed';
+    return this.transition(jobId, ['queued', 'running'], { status, updated_at: now, ...end });
+  }
+
+  private async transition(jobId: string, from: JobStatus[], set: Record<string, unknown>): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
+    const sets = Object.entries(set).map(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: jobKey(jobId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `#status IN (${from.map((_s, i) => `:from${i}`).join(', ')})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ApiError,
+  LIMITS,
+  isJobMode,
+  keywordSeeds,
+  type JobMode,
+  type RecallInput,
+  type ResearchInput,
+  type ResearchMessage,
+} from '@cm/contract';
+import { RECENT_RESEARCH_MS, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
+import { ProviderError, type Meter, type ResearchProvider } from '@cm/providers';
+import type { Job, Store, StoredResearch } from '@cm/store';
+import { rowOrNotFound, siteOf, type ToolContext } from './context';
+import { upsertKeywords } from './keywords';
+
+/** A job's place under the cap is leased this long: past the worker's time limit, so only a dead worker loses it. */
+export const RESEARCH_LEASE_MS = 5 * 60_000;
+/** How often a waiting call looks at its job. */
+const POLL_MS = 200;
+
+export const newJobId = (): string => `job_${randomBytes(12).toString('hex')}`;
+
+/** What a finished research answers with. */
+const findingsOf = (record: StoredResearch) => ({
+  research_id: record.research_id,
+  facts: record.facts,
+  opinions: record.opinions,
+  sources: record.sources,
+});
+
+/** A job as GET /v1/jobs and a waiting research call show it. */
+export function jobView(job: Job) {
+  return {
+    job_id: job.job_id,
+    tool: job.tool,
+    status: job.status,
+    ...(job.result ? { result: job.result } : {}),
+    ...(job.error ? { error: job.error } : {}),
+  };
+}
+
+/** Waits up to `waitMs` for the job to end; the job as it is then. */
+export async function awaitJob(store: Store, jobId: string, siteId: number, waitMs: number): Promise<Job | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const job = await store.jobs.get(jobId, siteId);
+    if (!job || job.status === 'succeeded' || job.status === 'failed' || Date.now() >= deadline) return job;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+  }
+}
+
+/** keywords mode: inline metrics for the seeds, stored as ideas linked to the page. */
+async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
+  const site = await siteOf(ctx);
+  if (input.page_id) await rowOrNotFound(ctx, 'cm_pages', input.page_id);
+  const seeds = [...new Set(keywordSeeds(input.seed).map(normalizeKeyword))];
+  const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
+  const keywords = seeds.map((keyword) => {
+    const m = metrics.get(keyword);
+    return { keyword, volume: m?.volume ?? 0, cpc_usd: m?.cpc_usd ?? null, competition: m?.competition ?? null, intent: m?.intent ?? null };
+  });
+  const checkedAt = ctx.now.toISOString();
+  await upsertKeywords(
+    ctx,
+    keywords.map(({ keyword, ...figures }) => ({
+      target: { keyword, locale: site.locale },
+      fields: { ...figures, checked_at: checkedAt, data_source: ctx.keywordData.name, ...(input.page_id ? { page_id: input.page_id } : {}) },
+    })),
+    { is_idea: true },
+  );
+  return { data_source: ctx.keywordData.name, mode: 'keywords', keywords };
+}
+
+const concurrencyLimit = () =>
+  new ApiError(
+    'concurrency_limit_exceeded',
+    `At most ${LIMITS.concurrentResearch} web, reddit and url research calls run at once; retry in ${LIMITS.researchRetryAfterMs / 1000} s`,
+    { max_concurrent: LIMITS.concurrentResearch, retry_after_ms: LIMITS.researchRetryAfterMs },
+    { 'retry-after': String(LIMITS.researchRetryAfterMs / 1000) },
+  );
+
+/** The reply of a research call from its job: the findings when done, else where it stands. */
+function researchReply(job: Job, dataSource: string) {
+  if (job.status === 'succeeded') {
+    const { cost_usd, data_source, ...findings } = job.result as Record<string, unknown>;
+    return { job_id: job.job_id, status: job.status, data_source, cost_usd, cached: false, ...findings };
+  }
+  // Not done: what it costs shows when it is collected.
+  return { job_id: job.job_id, status: job.status, data_source: dataSource, cached: false, ...(job.error ? { error: job.error } : {}) };
+}
+
+export async function research(ctx: ToolContext, input: ResearchInput) {
+  if (!isJobMode(input.mode)) return keywordResearch(ctx, input);
+  const mode: JobMode = input.mode;
+  const question = input.question ?? null;
+  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
+  const recent = await ctx.store.research.latest(ctx.siteId, researchQueryKey(mode, input.seed, question), since);
+  if (recent) return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
+
+  const jobId = newJobId();
+  const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + RESEARCH_LEASE_MS);
+  if (!slot.taken) throw concurrencyLimit();
+  try {
+    await ctx.store.jobs.create({
+      job_id: jobId,
+      site_id: ctx.siteId,
+      tool: 'research',
+      input: { mode, query: input.seed, question, page_id: input.page_id ?? null },
+      created_at: ctx.now.toISOString(),
+    });
+    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+  } catch (error) {
+    await ctx.store.researchSlots.free(jobId);
+    throw error;
+  }
+  const job = await awaitJob(ctx.store, jobId, ctx.siteId, input.wait_ms);
+  return researchReply(job!, ctx.research.name);
+}
+
+export interface WorkerDeps {
+  store: Store;
+  research: ResearchProvider;
+  meter: Meter;
+}
+
+/**
+ * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
+ * ends, and its place under the cap is freed. A repeated delivery of an ended job only frees the
+ * place (a no-op when already free). Provider failures end the job as failed; a store failure
+ * throws, so the queue delivers the message again.
+ */
+export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage): Promise<{ siteId: number } | null> {
+  const { store } = deps;
+  const job = await store.jobs.get(message.job_id);
+  if (!job) return null;
+  const startedAt = new Date().toISOString();
+  if (!(await store.jobs.start(job.job_id, startedAt))) {
+    await store.researchSlots.free(job.job_id);
+    return { siteId: job.site_id };
+  }
+  const input = job.input as { mode: JobMode; query: string; question: string | null; page_id: number | null };
+  try {
+    const findings = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter);
+    const record: StoredResearch = {
+      research_id: `res_${randomBytes(10).toString('hex')}`,
+      mode: input.mode,
+      query: input.query,
+      question: input.question,
+      page_id: input.page_id,
+      data_source: deps.research.name,
+      created_at: new Date().toISOString(),
+      ...findings,
+    };
+    const terms = researchTerms(`${input.query} ${input.question ?? ''}`);
+    await store.research.put(job.site_id, record, terms, researchQueryKey(input.mode, input.query, input.question));
+    await store.jobs.finish(job.job_id, { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } }, new Date().toISOString());
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    await store.jobs.finish(job.job_id, { error: { code: 'provider_error', message: error.message } }, new Date().toISOString());
+  }
+  await store.researchSlots.free(job.job_id);
+  return { siteId: job.site_id };
+}
+
+export async function recall(ctx: ToolContext, input: RecallInput) {
+  const terms = researchTerms(input.query);
+  const results = terms.length
+    ? await ctx.store.research.recall(ctx.siteId, terms, { mode: input.mode, page_id: input.page_id, limit: input.limit })
+    : [];
+  return { data_source: 'database', results, empty: results.length === 0 };
+}
