@@ -129,5 +129,11 @@ describe('research jobs', () => {
     expect(http.status).toBe(400);
     expect(http.body.issues).toEqual([{ path: 'seed', message: 'url mode takes an https URL' }]);
     expect((await s.tool('research', { mode: 'web', seed: 'shoes', question: 'why?' })).body.issues[0].path).toBe('question');
+    for (const url of ['https://127.0.0.1/', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/', 'https://localhost:8443/x', 'https://10.0.0.7/', 'https://[::ffff:127.0.0.1]/']) {
+      const refused = await s.tool('research', { mode: 'url', seed: url });
+      expect([url, refused.status]).toEqual([url, 400]);
+      expect(refused.body.issues[0]).toMatchObject({ path: 'seed', message: expect.stringContaining('public addresses only') });
+    }
+    expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 }); // refused before taking a place
   });
 });

@@ -1,6 +1,8 @@
 import type { SerpRow } from '@cm/contract';
 import {
   ctrAt,
+  hostRefusal,
+  isPublicAddress,
   keywordLocale,
   keywordScore,
   landscapeMetrics,
@@ -212,5 +214,33 @@ describe('sandbox provider', () => {
     const volumes = ideas.map((i) => i.volume!);
     expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
     expect(await sandbox.keywordIdeas(['running shoes'], 'US/en', 5, new Meter())).toHaveLength(5);
+  });
+});
+
+describe('public addresses for url research', () => {
+  it('refuses loopback, private, link-local, metadata, reserved addresses and their IPv6 forms', () => {
+    for (const ip of [
+      '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
+      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1',
+      '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '[::1]', 'ff02::1',
+    ]) {
+      expect([ip, isPublicAddress(ip)]).toEqual([ip, false]);
+    }
+  });
+
+  it('allows public addresses', () => {
+    for (const ip of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      expect([ip, isPublicAddress(ip)]).toEqual([ip, true]);
+    }
+  });
+
+  it('refuses private literals and private names before any lookup, and leaves other names to the fetch', () => {
+    expect(hostRefusal('127.0.0.1')).toContain('not a public address');
+    expect(hostRefusal('[::1]')).toContain('not a public address');
+    expect(hostRefusal('localhost')).toContain('private host');
+    expect(hostRefusal('printer.local')).toContain('private host');
+    expect(hostRefusal('metadata.google.internal')).toContain('private host');
+    expect(hostRefusal('example.com')).toBeNull();
+    expect(hostRefusal('93.184.216.34')).toBeNull();
   });
 });

@@ -10,3 +10,4 @@ export * from './domains';
 export * from './quota';
 export * from './landscape';
 export * from './research';
+export * from './addresses';

@@ -9,7 +9,7 @@ import {
   type ResearchInput,
   type ResearchMessage,
 } from '@cm/contract';
-import { RECENT_RESEARCH_MS, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
+import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -94,6 +94,13 @@ function researchReply(job: Job, dataSource: string) {
 export async function research(ctx: ToolContext, input: ResearchInput) {
   if (!isJobMode(input.mode)) return keywordResearch(ctx, input);
   const mode: JobMode = input.mode;
+  // A private address is refused before any work; names are checked again when the page is fetched.
+  const refusal = mode === 'url' ? hostRefusal(new URL(input.seed).hostname) : null;
+  if (refusal) {
+    throw new ApiError('validation_failed', `body.seed: ${refusal}; url mode fetches public addresses only`, {
+      issues: [{ path: 'seed', message: `${refusal}; url mode fetches public addresses only` }],
+    });
+  }
   const question = input.question ?? null;
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const recent = await ctx.store.research.latest(ctx.siteId, researchQueryKey(mode, input.seed, question), since);
