@@ -71,4 +71,8 @@ export function validationError(where: string, issues: readonly z.core.$ZodIssue
   return new ApiError('validation_failed', message, { issues: list });
 }
 
+/** `400 validation_failed` for one field: `where` names the part of the request (body, query), `path` the field in it. */
+export const fieldError = (where: string, path: string, message: string): ApiError =>
+  new ApiError('validation_failed', `${where}.${path}: ${message}`, { issues: [{ path, message }] });
+
 export const notFound = (what = 'Not found'): ApiError => new ApiError('not_found', what);

@@ -311,8 +311,8 @@ export class RowStore {
   }
 
   private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
-    const [sk] = decodeCursor(cursor, 1, 'body.cursor') as [string];
-    if (!/^\d{12}$/.test(sk)) throw invalidCursor('body.cursor');
+    const [sk] = decodeCursor(cursor, 1, 'body') as [string];
+    if (!/^\d{12}$/.test(sk)) throw invalidCursor('body');
     if (!index) return { pk, sk };
     // Index items keep their id as both sort keys.
     return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import {
   ApiError,
+  fieldError,
   TABLE_FIELDS,
   validationError,
   type DbDeleteInput,
@@ -33,8 +34,7 @@ const fieldsOf = (table: TableName) => [
   ...ASSIGNED_FIELDS[table],
 ];
 
-const invalid = (path: string, message: string) =>
-  new ApiError('validation_failed', `body.${path}: ${message}`, { issues: [{ path, message }] });
+const invalid = (path: string, message: string) => fieldError('body', path, message);
 
 export async function dbSelect(ctx: ToolContext, input: DbSelectInput) {
   const where = input.where ?? {};

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiError,
+  fieldError,
   LIMITS,
   isJobMode,
   keywordSeeds,
@@ -96,11 +97,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   const mode: JobMode = input.mode;
   // A private address is refused before any work; names are checked again when the page is fetched.
   const refusal = mode === 'url' ? hostRefusal(new URL(input.seed).hostname) : null;
-  if (refusal) {
-    throw new ApiError('validation_failed', `body.seed: ${refusal}; url mode fetches public addresses only`, {
-      issues: [{ path: 'seed', message: `${refusal}; url mode fetches public addresses only` }],
-    });
-  }
+  if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
   const question = input.question ?? null;
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const recent = await ctx.store.research.latest(ctx.siteId, researchQueryKey(mode, input.seed, question), since);

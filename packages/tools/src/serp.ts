@@ -1,5 +1,6 @@
 import {
   ApiError,
+  fieldError,
   LIMITS,
   REFRESH_LOCALE,
   type SerpKeywordRefreshInput,
@@ -83,8 +84,7 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
   return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
 }
 
-const invalid = (path: string, message: string) =>
-  new ApiError('validation_failed', `body.${path}: ${message}`, { issues: [{ path, message }] });
+const invalid = (path: string, message: string) => fieldError('body', path, message);
 
 /** What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids. */
 async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
