@@ -8,8 +8,5 @@ export const handler = sqsWorker(ResearchMessage, async (message) => {
   const meter = new Meter();
   const store = getStore();
   const ran = await runResearchJob({ store, research: getResearch(), meter }, message);
-  if (ran && meter.calls.length > 0) {
-    const at = new Date().toISOString();
-    await store.usage.record(ran.siteId, meter.calls.map((call) => ({ tool: 'research', ...call, at })));
-  }
+  if (ran) await store.usage.record(ran.siteId, 'research', meter.calls);
 });

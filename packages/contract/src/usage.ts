@@ -1,6 +1,9 @@
 import * as z from 'zod';
 import { Timestamp } from './common';
 
+/** Dollar sums kept to a millionth: provider costs are fractions of a cent, and float sums drift. */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
 /** One paid provider call, as the usage ledger records it. */
 export interface UsageEntry {
   tool: string;

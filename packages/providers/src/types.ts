@@ -1,4 +1,4 @@
-import type { Findings, JobMode, KeywordMetrics, SerpItem } from '@cm/contract';
+import { roundUsd, type Findings, type JobMode, type KeywordMetrics, type SerpItem } from '@cm/contract';
 
 /** One call to a provider, as the usage ledger records it; a free or failed-unbilled call costs 0. */
 export interface ProviderCall {
@@ -14,7 +14,7 @@ export class Meter {
     this.calls.push(call);
   }
   get costUsd(): number {
-    return Math.round(this.calls.reduce((sum, c) => sum + c.cost_usd, 0) * 1e6) / 1e6;
+    return roundUsd(this.calls.reduce((sum, c) => sum + c.cost_usd, 0));
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, toolSpec, type ToolName } from '@cm/contract';
+import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
 import { Meter, ProviderError } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api, json } from './http';
@@ -31,7 +31,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
         return json(200, {
           ...result,
-          cost_usd: Math.round((earlier + ctx.meter.costUsd) * 1e6) / 1e6,
+          cost_usd: roundUsd(earlier + ctx.meter.costUsd),
           cached: typeof result.cached === 'boolean' ? result.cached : ctx.meter.calls.length === 0,
         });
       } catch (error) {
@@ -43,10 +43,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         }
         throw error;
       } finally {
-        if (ctx.meter.calls.length > 0) {
-          const at = new Date().toISOString();
-          await store.usage.record(ctx.siteId, ctx.meter.calls.map((call) => ({ tool: name, ...call, at })));
-        }
+        await store.usage.record(ctx.siteId, name, ctx.meter.calls);
       }
     },
   });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SerpRow, UsageEntry, UsageLine, UsageReport } from '@cm/contract';
+import { roundUsd, type SerpRow, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
-import { quotaKey, serpKey, usagePartition } from './keys';
+import { quotaKey, serpKey, usagePartition, type Key } from './keys';
 
 /** Stored SERP competition rows, one per (site, locale, keyword). */
 export class SerpStore {
@@ -36,8 +36,6 @@ const serpRowOf = (item: Record<string, unknown>): SerpRow => ({
   items: item.items as SerpRow['items'],
 });
 
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
-
 /** The usage ledger: every paid provider call, by site and time. */
 export class UsageStore {
   constructor(
@@ -45,13 +43,14 @@ export class UsageStore {
     private readonly table: string,
   ) {}
 
-  async record(siteId: number, entries: readonly UsageEntry[]): Promise<void> {
+  /** Records a tool's provider calls for a site, at the time of recording. */
+  async record(siteId: number, tool: string, calls: ReadonlyArray<Omit<UsageEntry, 'tool' | 'at'>>, at = new Date().toISOString()): Promise<void> {
     await batchWrite(
       this.db,
       this.table,
-      entries.map((entry) => ({
+      calls.map((call) => ({
         PutRequest: {
-          Item: { pk: usagePartition(siteId), sk: `${entry.at}#${randomBytes(6).toString('hex')}`, ...entry },
+          Item: { pk: usagePartition(siteId), sk: `${at}#${randomBytes(6).toString('hex')}`, tool, ...call, at } satisfies UsageEntry & Key,
         },
       })),
     );
@@ -76,7 +75,7 @@ export class UsageStore {
         const key = `${item.tool}\n${item.provider}`;
         const line = lines.get(key) ?? { tool: String(item.tool), provider: String(item.provider), calls: 0, cost_usd: 0 };
         line.calls += 1;
-        line.cost_usd = round6(line.cost_usd + Number(item.cost_usd));
+        line.cost_usd = roundUsd(line.cost_usd + Number(item.cost_usd));
         lines.set(key, line);
       }
       start = out.LastEvaluatedKey;
@@ -86,7 +85,7 @@ export class UsageStore {
       from,
       to,
       calls: byTool.reduce((sum, line) => sum + line.calls, 0),
-      cost_usd: round6(byTool.reduce((sum, line) => sum + line.cost_usd, 0)),
+      cost_usd: roundUsd(byTool.reduce((sum, line) => sum + line.cost_usd, 0)),
       by_tool: byTool,
     };
   }
