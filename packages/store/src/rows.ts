@@ -133,21 +133,21 @@ export class RowStore {
   /**
    * Inserts rows: ids reserved in one write, unique values claimed one conditional put each, rows
    * written in batches. A row whose unique value another row holds is not written; it is returned
-   * in `conflicts` with that row's id.
+   * in `conflicts` with its position in `rows` and that row's id.
    */
   async insertMany(
     siteId: number,
     table: TableName,
     rows: readonly Fields[],
     now = new Date().toISOString(),
-  ): Promise<{ created: StoredRow[]; conflicts: Array<{ fields: Fields; existingId: number }> }> {
+  ): Promise<{ created: StoredRow[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
     if (rows.length === 0) return { created: [], conflicts: [] };
     const ids = await this.reserveIds(siteId, table, rows.length);
     const unique = TABLE_SPECS[table].unique;
     const outcomes = await mapLimit(rows, 16, async (fields, i) => {
       const stored: StoredRow = { ...fields, id: ids[i]!, created_at: now, updated_at: now };
       const existingId = unique ? await this.claim(siteId, table, unique(stored), stored.id, now) : null;
-      return { stored, fields, existingId };
+      return { index: i, stored, fields, existingId };
     });
     const created = outcomes.filter((o) => o.existingId === null).map((o) => o.stored);
     await batchWrite(
@@ -157,7 +157,7 @@ export class RowStore {
     );
     return {
       created,
-      conflicts: outcomes.filter((o) => o.existingId !== null).map((o) => ({ fields: o.fields, existingId: o.existingId! })),
+      conflicts: outcomes.filter((o) => o.existingId !== null).map((o) => ({ index: o.index, fields: o.fields, existingId: o.existingId! })),
     };
   }
 
@@ -252,7 +252,7 @@ export class RowStore {
     return row;
   }
 
-  /** Every row whose indexed `field` has `value`: one Query of its index (more only past 1 MB). */
+  /** Every row whose `field` has `value`: by its index when the field has one, else filtering the table's rows. */
   async byField(siteId: number, table: TableName, field: string, value: string | number | boolean): Promise<StoredRow[]> {
     const rows: StoredRow[] = [];
     let cursor: string | undefined;

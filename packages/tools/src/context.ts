@@ -24,15 +24,13 @@ export async function siteOf(ctx: ToolContext): Promise<Omit<Site, 'domain'> & {
 
 /** Domains of the site's active competitors. */
 export async function competitorDomains(ctx: ToolContext): Promise<string[]> {
-  const domains: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await ctx.store.rows.select(ctx.siteId, 'cm_competitors', { active: true }, 200, cursor);
-    domains.push(...page.rows.map((row) => String(row.domain)));
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return domains;
+  const active = await ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true);
+  return active.map((row) => String(row.domain));
 }
+
+/** A cm_pages row's keywords: its primary keyword, then its secondary ones. */
+export const pageKeywords = (page: StoredRow): string[] =>
+  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter((k): k is string => typeof k === 'string');
 
 /** The keyword score of a stored cm_keywords row. */
 export const rowScore = (row: StoredRow): number => keywordScore(row as unknown as KeywordMetrics);

@@ -1,7 +1,7 @@
 import type { GetKeywordsInput, KeywordMetrics, KeywordRow } from '@cm/contract';
 import { keywordLocale, normalizeKeyword } from '@cm/core';
 import { mapLimit, type StoredRow } from '@cm/store';
-import { rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
+import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /** Keywords per metrics call: the most a provider task takes. */
 const METRICS_BATCH = 1000;
@@ -51,14 +51,10 @@ export async function upsertKeywords(
     now,
   );
   const raced = await mapLimit(conflicts, 16, (c) =>
-    rows.update(ctx.siteId, 'cm_keywords', c.existingId, writesFieldsOf(missing, c.fields), now),
+    rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now),
   );
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
 }
-
-/** The fields of the write that produced this insert attempt. */
-const writesFieldsOf = (writes: ReadonlyArray<{ target: Target; fields: Record<string, unknown> }>, inserted: Record<string, unknown>) =>
-  writes.find((w) => w.target.keyword === inserted.keyword && w.target.locale === inserted.locale)!.fields;
 
 export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const site = await siteOf(ctx);
@@ -79,20 +75,21 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
 
   // A topic's keywords: its links and its pages' keywords. Rows checked before without data are not fetched again.
   const checkedEmpty: StoredRow[] = [];
+  const checkedEmptyKeys = new Set<string>();
   let links: StoredRow[] = [];
   if (topic) {
     links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
     const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
     for (const row of linked.values()) {
       const key = uniqueOf(String(row.locale), String(row.keyword));
-      if (row.volume === 0 && row.checked_at && !targets.has(key)) checkedEmpty.push(row);
-      else add(String(row.keyword), String(row.locale));
+      if (row.volume === 0 && row.checked_at && !targets.has(key)) {
+        checkedEmpty.push(row);
+        checkedEmptyKeys.add(key);
+      } else add(String(row.keyword), String(row.locale));
     }
     const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
-    for (const page of pages) {
-      for (const keyword of [page.primary_keyword, ...((page.secondary_keywords as string[] | undefined) ?? [])]) {
-        if (typeof keyword === 'string' && !checkedEmpty.some((r) => r.keyword === keyword && r.locale === locale)) add(keyword, locale);
-      }
+    for (const keyword of pages.flatMap(pageKeywords)) {
+      if (!checkedEmptyKeys.has(uniqueOf(locale, normalizeKeyword(keyword)))) add(keyword, locale);
     }
   }
 

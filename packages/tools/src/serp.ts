@@ -20,7 +20,7 @@ import {
 } from '@cm/core';
 import { ProviderError } from '@cm/providers';
 import { mapLimit, type StoredRow } from '@cm/store';
-import { competitorDomains, rowOrNotFound, siteOf, type ToolContext } from './context';
+import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 
 /** Organic results a SERP pull asks for (seed 8: top 20). */
@@ -57,9 +57,6 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
       : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
   });
 }
-
-const pageKeywords = (page: StoredRow): string[] =>
-  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter((k): k is string => typeof k === 'string');
 
 /** The committed keywords of the scope: never ideas, each (locale, keyword) once. */
 async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
