@@ -109,15 +109,17 @@ async function pullSerp(ctx: ToolContext, keyword: string, locale: string, targe
   return row;
 }
 
-/** Pulls the SERPs the selection has none stored for; a failed pull is reported unless every pull failed. */
-async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], target: SerpTarget) {
-  const stored = new Set((await ctx.store.serps.getMany(ctx.siteId, selection)).map((r) => serpRowKey(r.locale, r.keyword)));
-  const skipped = selection.filter((k) => stored.has(serpRowKey(k.locale, k.keyword)));
-  const wanted = selection.filter((k) => !stored.has(serpRowKey(k.locale, k.keyword)));
+/**
+ * Pulls the SERPs the selection has none of in `serps` (the stored rows), adding each pulled row to
+ * it; a failed pull is reported unless every pull failed.
+ */
+async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], target: SerpTarget, serps: Map<string, SerpRow>) {
+  const skipped = selection.filter((k) => serps.has(serpRowKey(k.locale, k.keyword)));
+  const wanted = selection.filter((k) => !serps.has(serpRowKey(k.locale, k.keyword)));
   let lastError: ProviderError | undefined;
   const outcomes = await mapLimit(wanted, SERP_CONCURRENCY, async (k) => {
     try {
-      await pullSerp(ctx, k.keyword, k.locale, target);
+      serps.set(serpRowKey(k.locale, k.keyword), await pullSerp(ctx, k.keyword, k.locale, target));
       return true;
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
@@ -170,16 +172,19 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   const locale = keywordLocale(null, site.locale);
   const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
   const target = { siteDomain: site.domain, competitors };
-  const list = input.depth === 'list' ? await listSerps(ctx, await listSelection(ctx, input, scope), target) : undefined;
+  const selection = input.depth === 'list' ? await listSelection(ctx, input, scope) : [];
+  // One batched read of the stored SERPs serves both what list skips and the metrics.
+  const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
+  const serps = new Map(stored.map((row) => [serpRowKey(row.locale, row.keyword), row]));
+  const list = input.depth === 'list' ? await listSerps(ctx, selection, target, serps) : undefined;
   const ideas = input.ideas ? await pullIdeas(ctx, scope, locale) : undefined;
-  const serps = await ctx.store.serps.getMany(ctx.siteId, scope.keywords);
   return {
     data_source: ctx.keywordData.name,
     scope: scope.info,
     depth: input.depth,
     ...landscapeMetrics({
       keywords: scope.keywords,
-      serps: new Map(serps.map((row) => [serpRowKey(row.locale, row.keyword), row])),
+      serps,
       siteDomain: site.domain,
       competitors,
     }),
