@@ -8,7 +8,10 @@ export interface SemaphoreState {
   leases: Record<string, number>;
 }
 
-export type TakeOutcome = { taken: true; inflight: number } | { taken: false; inflight: number };
+export interface TakeOutcome {
+  taken: boolean;
+  inflight: number;
+}
 
 const isMissingMap = (error: unknown) =>
   (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);

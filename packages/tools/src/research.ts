@@ -14,6 +14,7 @@ import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, re
 import { ProviderError, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { rowOrNotFound, siteOf, type ToolContext } from './context';
+import { DATABASE } from './db';
 import { upsertKeywords } from './keywords';
 
 /** A job's place under the cap is leased this long: past the worker's time limit, so only a dead worker loses it. */
@@ -173,5 +174,5 @@ export async function recall(ctx: ToolContext, input: RecallInput) {
   const results = terms.length
     ? await ctx.store.research.recall(ctx.siteId, terms, { mode: input.mode, page_id: input.page_id, limit: input.limit })
     : [];
-  return { data_source: 'database', results, empty: results.length === 0 };
+  return { data_source: DATABASE, results, empty: results.length === 0 };
 }
