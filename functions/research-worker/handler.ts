@@ -1,12 +1,13 @@
 import { ResearchMessage } from '@cm/contract';
 import { Meter } from '@cm/providers';
-import { getResearch, getStore, sqsWorker } from '@cm/runtime';
-import { runResearchJob } from '@cm/tools';
+import { enqueue, getConfig, getResearch, getStore, sqsWorker } from '@cm/runtime';
+import { RESEARCH_LEASE_MS, runResearchJob } from '@cm/tools';
 
-/** Runs one research job per message; its provider calls go into the usage ledger of the job's site. */
+/** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it. */
 export const handler = sqsWorker(ResearchMessage, async (message) => {
   const meter = new Meter();
   const store = getStore();
-  const ran = await runResearchJob({ store, research: getResearch(), meter }, message);
-  if (ran) await store.usage.record(ran.siteId, 'research', meter.calls);
+  const researchLeaseMs = getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS;
+  const ran = await runResearchJob({ store, research: getResearch(), meter, enqueue, researchLeaseMs }, message);
+  if (ran) await store.usage.record(ran.siteId, ran.tool, meter.calls);
 });

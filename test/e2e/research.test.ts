@@ -1,7 +1,7 @@
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
 
-/* research, jobs and recall over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
+/* research, jobs, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
 
 let t: TestStack;
 const saved = process.env.SANDBOX_RESEARCH_MS;
@@ -21,6 +21,29 @@ async function site() {
   const get = (path: string) => t.call('GET', path, undefined, { key: created.key });
   return { ...created, tool, get };
 }
+
+/** Runs a test on sandbox jobs of another length (and leases of another length), then restores both. */
+async function withTimings(env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) {
+  Object.assign(process.env, env);
+  resetServices();
+  try {
+    await run();
+  } finally {
+    await t.stack.drain();
+    process.env.SANDBOX_RESEARCH_MS = '300';
+    delete process.env.RESEARCH_LEASE_MS;
+    resetServices();
+  }
+}
+
+/** The count never drifts from the number of live leases. */
+async function slotsConsistent() {
+  const state = await t.store.researchSlots.state();
+  expect(state.inflight).toBe(Object.keys(state.leases).length);
+  return state;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('research, keywords mode', () => {
   it.each([
@@ -100,27 +123,46 @@ describe('research jobs', () => {
   });
 
   it('lets 10 of 100 concurrent web calls in, refuses 90 with the spec\'s error object, and frees all 10 places after', async () => {
-    // Jobs slow enough that none ends while the 100 calls arrive.
-    process.env.SANDBOX_RESEARCH_MS = '3000';
-    resetServices();
     const s = await site();
-    const replies = await Promise.all(
-      Array.from({ length: 100 }, (_v, i) => s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 })),
-    );
-    const accepted = replies.filter((r) => r.status === 200);
-    const refused = replies.filter((r) => r.status === 429);
-    expect(accepted).toHaveLength(10);
-    expect(refused).toHaveLength(90);
-    for (const r of refused) {
-      expect(r.body).toMatchObject({ error: 'concurrency_limit_exceeded', max_concurrent: 10, retry_after_ms: 30000 });
-      expect(r.headers.get('retry-after')).toBe('30');
-    }
-    expect((await t.store.researchSlots.state()).inflight).toBe(10);
-    await t.stack.drain();
-    expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
-    process.env.SANDBOX_RESEARCH_MS = '300';
-    resetServices();
+    let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
+    // Jobs slow enough that none ends while the 100 calls arrive.
+    await withTimings({ SANDBOX_RESEARCH_MS: '3000' }, async () => {
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, (_v, i) => s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 })),
+      );
+      accepted = replies.filter((r) => r.status === 200);
+      const refused = replies.filter((r) => r.status === 429);
+      expect(accepted).toHaveLength(10);
+      expect(refused).toHaveLength(90);
+      for (const r of refused) {
+        expect(r.body).toMatchObject({ error: 'concurrency_limit_exceeded', max_concurrent: 10, retry_after_ms: 30000 });
+        expect(r.headers.get('retry-after')).toBe('30');
+      }
+      expect((await slotsConsistent()).inflight).toBe(10);
+    });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
+  });
+
+  it('gives a hung worker\'s place to the next caller once its lease expires; the hung job\'s late release leaves the new owner\'s place alone', async () => {
+    const s = await site();
+    // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
+    await withTimings({ SANDBOX_RESEARCH_MS: '4000', RESEARCH_LEASE_MS: '1500' }, async () => {
+      const hung = await Promise.all(Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })));
+      expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
+
+      await pause(1_700); // past every lease, while the hung jobs still run
+      const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
+      expect(next.status).toBe(200);
+      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+
+      // The hung jobs end and release late; the new owner's job is still running.
+      for (const r of hung) expect((await s.get(`/v1/jobs/${r.body.job_id}?wait_ms=10000`)).body.status).toBe('succeeded');
+      expect((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status).toBe('running');
+      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+    });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
   });
 
   it('takes only https URLs in url mode, and a question only there', async () => {
@@ -135,5 +177,80 @@ describe('research jobs', () => {
       expect(refused.body.issues[0]).toMatchObject({ path: 'seed', message: expect.stringContaining('public addresses only') });
     }
     expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 }); // refused before taking a place
+  });
+});
+
+describe('serp_landscape analyze', () => {
+  const SEEDS = ['running shoes', 'trail running shoes', 'best running shoes', 'running shoes for women', 'cheap running shoes', 'running socks', 'marathon shoes'];
+
+  async function topic(s: Awaited<ReturnType<typeof site>>) {
+    const created = (await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } })).body.row;
+    expect((await s.tool('get_keywords', { topic_id: created.id, seeds: SEEDS })).status).toBe(200);
+    return created;
+  }
+
+  it('answers partial, then complete on the same call later, with facts per keyword; a third call makes no provider call', async () => {
+    const s = await site();
+    const { id } = await topic(s);
+    const call = { topic_id: id, depth: 'analyze', wait_ms: 0 };
+
+    const first = await s.tool('serp_landscape', call);
+    expect(first.status).toBe(200);
+    // The topic's top 5 by score are listed and researched.
+    expect(first.body.list.fetched).toHaveLength(5);
+    const top5 = [...first.body.list.fetched].sort();
+    expect(first.body.research).toMatchObject({ status: 'partial', facts_by_keyword: {}, failed: [] });
+    expect([...first.body.research.in_process].sort()).toEqual(top5);
+    const queued = t.stack.queues.research.sent;
+    // Called again while in process: nothing queued twice.
+    expect((await s.tool('serp_landscape', call)).body.research.status).toBe('partial');
+    expect(t.stack.queues.research.sent).toBe(queued);
+
+    await t.stack.drain();
+    const second = await s.tool('serp_landscape', call);
+    expect(second.body.research).toMatchObject({ status: 'complete', in_process: [], failed: [] });
+    expect(Object.keys(second.body.research.facts_by_keyword).sort()).toEqual(top5);
+    for (const [keyword, research] of Object.entries<any>(second.body.research.facts_by_keyword)) {
+      expect(research).toMatchObject({ research_id: expect.stringMatching(/^res_/), data_source: 'sandbox' });
+      expect(research.facts.length).toBeGreaterThan(0);
+      expect(research.sources[0].title).toContain(keyword);
+      const ids = research.sources.map((src: { id: string }) => src.id);
+      for (const finding of [...research.facts, ...research.opinions]) for (const id of finding.source_ids) expect(ids).toContain(id);
+    }
+    expect(second.body.list).toMatchObject({ fetched: [], skipped: expect.arrayContaining(top5) });
+
+    const usage = (await s.get('/v1/usage')).body;
+    const third = await s.tool('serp_landscape', call);
+    expect(third.body).toMatchObject({ cost_usd: 0, cached: true, research: { status: 'complete' } });
+    expect(third.body.research.facts_by_keyword).toEqual(second.body.research.facts_by_keyword);
+    expect((await s.get('/v1/usage')).body.calls).toBe(usage.calls);
+    expect(t.stack.queues.research.sent).toBe(queued);
+  });
+
+  it('researches a keyword once however many analyze calls arrive together, and waits within wait_ms', async () => {
+    const s = await site();
+    const queued = t.stack.queues.research.sent;
+    const replies = await Promise.all(Array.from({ length: 4 }, () => s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 })));
+    expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
+    expect(t.stack.queues.research.sent).toBe(queued + 1);
+    // Waiting long enough collects it in the same call.
+    const waited = await s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 10_000 });
+    expect(waited.body.research).toMatchObject({ status: 'complete', in_process: [] });
+    expect(Object.keys(waited.body.research.facts_by_keyword)).toEqual(['carbon running shoes']);
+  });
+
+  it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
+    const s = await site();
+    await withTimings({ SANDBOX_RESEARCH_MS: '1500' }, async () => {
+      const busy = await Promise.all(Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })));
+      expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
+      const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.status).toBe(200);
+      expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['waiting shoes'] });
+      expect((await slotsConsistent()).inflight).toBe(10); // it queued without taking an 11th place
+    });
+    const done = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete' });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
   });
 });

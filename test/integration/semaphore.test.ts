@@ -66,3 +66,23 @@ it('keeps count and leases equal under concurrent takes, frees and reclaims', as
   await Promise.all([...Object.keys(state.leases), 'stale-0', 'racer-none'].map((h) => slots.free(h)));
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
 });
+
+it('hold extends a live lease in place, and takes a new place only for a holder that lost its lease and only below the cap', async () => {
+  const slots = t.store.researchSlots;
+  const now = Date.now();
+  expect((await slots.take('worker', now + 1_000, now)).taken).toBe(true);
+  expect(await slots.hold('worker', now + LEASE_MS, now)).toBe(true);
+  let state = await expectConsistent();
+  expect(state).toEqual({ inflight: 1, leases: { worker: now + LEASE_MS } }); // extended, not counted twice
+
+  // A holder without a lease (an analyze job, or one whose lease was reclaimed) takes a free place...
+  expect(await slots.hold('waiting', now + LEASE_MS, now)).toBe(true);
+  for (let i = 0; i < 8; i++) await slots.take(`full-${i}`, now + LEASE_MS, now);
+  // ...but none above the cap: it waits.
+  expect(await slots.hold('late', now + LEASE_MS, now)).toBe(false);
+  state = await expectConsistent();
+  expect(state.inflight).toBe(10);
+  expect(state.leases.late).toBeUndefined();
+  await Promise.all(Object.keys(state.leases).map((h) => slots.free(h)));
+  expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
+});

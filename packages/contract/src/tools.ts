@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Intent, Keyword, RowId, TableName } from './research';
-import { Finding, JobView, RecallInput, ResearchInput, ResearchSource } from './jobs';
+import { Finding, JobView, RecallInput, ResearchInput, ResearchSource, WAIT_MS_MAX } from './jobs';
 import type { FunctionName } from './routes';
 
 /* The research tools (seed 4.3, API.md "Research tools"): inputs, results and the registry. */
@@ -14,6 +14,8 @@ export const LIMITS = {
   refreshesPerDay: 20,
   keywordIdeas: 100,
   topicListDefault: 10,
+  /** Keywords one analyze call researches (seed 4.3), the topic's top ones by score by default. */
+  analyzeKeywords: 5,
   listKeywordsMax: 100,
   seedsMax: 200,
   dbSelectDefault: 50,
@@ -61,6 +63,12 @@ export const SerpLandscapeInput = z
     ideas: z.boolean().default(false).meta({ description: 'metrics only: also pull up to 100 keyword ideas' }),
     limit: z.int().min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: top N by score (default 10)' }),
     keyword_ids: z.array(RowId).min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: these committed keywords' }),
+    wait_ms: z
+      .int()
+      .min(0)
+      .max(WAIT_MS_MAX)
+      .default(WAIT_MS_MAX)
+      .meta({ description: 'analyze: how long to wait for research before answering partial' }),
   })
   .superRefine((v, ctx) => {
     const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
@@ -70,6 +78,11 @@ export const SerpLandscapeInput = z
       if (v[field] === undefined) continue;
       if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
       else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
+    }
+    const analyzed = v.keyword_ids?.length ?? v.limit ?? 0;
+    if (v.depth === 'analyze' && analyzed > LIMITS.analyzeKeywords) {
+      const field = v.keyword_ids ? 'keyword_ids' : 'limit';
+      ctx.addIssue({ code: 'custom', path: [field], message: `analyze researches at most ${LIMITS.analyzeKeywords} keywords per call` });
     }
   });
 export type SerpLandscapeInput = z.output<typeof SerpLandscapeInput>;
@@ -162,6 +175,13 @@ export const SovDomain = z.object({
   is_competitor: z.boolean(),
 });
 
+const ResearchFindings = {
+  research_id: z.string(),
+  facts: z.array(Finding),
+  opinions: z.array(Finding),
+  sources: z.array(ResearchSource),
+};
+
 export const SerpLandscapeResult = z.object({
   ...ToolMeta,
   scope: z.object({ type: z.enum(['keyword', 'topic', 'page']), id: z.int().nullable(), name: z.string() }),
@@ -177,6 +197,18 @@ export const SerpLandscapeResult = z.object({
   list: z
     .object({ fetched: z.array(z.string()), skipped: z.array(z.string()), failed: z.array(z.string()) })
     .optional(),
+  research: z
+    .object({
+      status: z.enum(['complete', 'partial']).meta({ description: 'partial: call again with the same parameters to collect the rest' }),
+      facts_by_keyword: z.record(
+        z.string(),
+        z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() }),
+      ),
+      in_process: z.array(z.string()).meta({ description: 'Keywords whose research is queued or running' }),
+      failed: z.array(z.object({ keyword: z.string(), error: z.object({ code: z.string(), message: z.string() }) })),
+    })
+    .optional()
+    .meta({ description: 'analyze only' }),
 });
 
 export const SerpKeywordRefreshResult = z.object({
@@ -191,13 +223,6 @@ export const SerpKeywordRefreshResult = z.object({
   untracked_competitors: z.array(z.string()).meta({ description: 'Top-10 domains neither tracked nor the site' }),
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
-
-const ResearchFindings = {
-  research_id: z.string(),
-  facts: z.array(Finding),
-  opinions: z.array(Finding),
-  sources: z.array(ResearchSource),
-};
 
 export const ResearchResult = z.union([
   z.object({

@@ -57,10 +57,13 @@ export class InProcessQueue {
     this.retryDelayMs = options.retryDelayMs ?? 100;
   }
 
-  async send(body: string): Promise<void> {
+  /** Queues a message, first delivered after `delayMs` (SQS's DelaySeconds). */
+  async send(body: string, delayMs = 0): Promise<void> {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     this.sent++;
-    this.ready.push({ messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() });
+    const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() };
+    if (delayMs > 0) return this.later(message, delayMs);
+    this.ready.push(message);
     setImmediate(() => this.pump());
   }
 
@@ -105,13 +108,17 @@ export class InProcessQueue {
         this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
         continue;
       }
-      this.delayed++;
-      setTimeout(() => {
-        this.delayed--;
-        this.ready.push(message);
-        this.pump();
-      }, this.retryDelayMs);
+      this.later(message, this.retryDelayMs);
     }
+  }
+
+  private later(message: Message, delayMs: number) {
+    this.delayed++;
+    setTimeout(() => {
+      this.delayed--;
+      this.ready.push(message);
+      this.pump();
+    }, delayMs);
   }
 
   private record(message: Message): SQSRecord {

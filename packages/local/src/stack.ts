@@ -77,7 +77,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const queues = Object.fromEntries(
       WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], options.queues)]),
     ) as Record<WorkerName, InProcessQueue>;
-    setQueueTransport({ send: (queue, body) => queues[queue].send(body) });
+    setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
       const all = Object.values(queues);
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));

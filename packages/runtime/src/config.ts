@@ -9,6 +9,8 @@ export interface Config {
   dataforseo: DataForSeoConfig;
   /** How long a sandbox research job takes (ms). */
   sandboxResearchMs?: number;
+  /** How long a research job's place under the cap is leased (ms); past the worker's time limit. */
+  researchLeaseMs?: number;
 }
 
 /**
@@ -38,5 +40,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
+    researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : undefined,
   };
 }

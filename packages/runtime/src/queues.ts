@@ -3,7 +3,8 @@ import type { PageType, RelinkMessage, WorkerName } from '@cm/contract';
 
 /** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
 export interface QueueTransport {
-  send(queue: WorkerName, body: string): Promise<void>;
+  /** `delaySeconds` holds the message back before its first delivery (SQS allows up to 900). */
+  send(queue: WorkerName, body: string, delaySeconds?: number): Promise<void>;
 }
 
 let transport: QueueTransport | undefined;
@@ -23,15 +24,15 @@ const queueUrl = (queue: WorkerName): string => {
 function sqsTransport(): QueueTransport {
   const client = new SQSClient({});
   return {
-    send: async (queue, body) => {
-      await client.send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body }));
+    send: async (queue, body, delaySeconds) => {
+      await client.send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body, DelaySeconds: delaySeconds }));
     },
   };
 }
 
-export async function enqueue(queue: WorkerName, message: unknown): Promise<void> {
+export async function enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void> {
   transport ??= sqsTransport();
-  await transport.send(queue, JSON.stringify(message));
+  await transport.send(queue, JSON.stringify(message), delaySeconds);
 }
 
 /** Queues the relink of the pages linking to a page, owed for the change made at `requestedAt`. */

@@ -1,9 +1,9 @@
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
 import { Meter, ProviderError } from '@cm/providers';
-import type { ToolContext } from '@cm/tools';
+import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
 import { api, json } from './http';
 import { enqueue } from './queues';
-import { getKeywordData, getResearch, getStore } from './services';
+import { getConfig, getKeywordData, getResearch, getStore } from './services';
 
 /**
  * The Lambda handler of one research tool: its route, its input schema, the providers, and the
@@ -24,6 +24,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         meter: new Meter(),
         now: new Date(),
         enqueue,
+        researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
       };
       try {
         const result = await run(ctx, input);

@@ -19,7 +19,7 @@ export { RowConflict, mapLimit } from './rows';
 export type { SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
 export type { Job } from './jobs';
-export type { StoredResearch } from './research-records';
+export type { StoredResearch, QueryState } from './research-records';
 export { JobStore, ResearchStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 

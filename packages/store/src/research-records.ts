@@ -1,10 +1,18 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobMode, ResearchRecord } from '@cm/contract';
-import { batchGet, batchWrite } from './batch';
+import { batchGet, batchWrite, conditionFailed } from './batch';
 import { researchKey, researchQueryKey, researchTermPartition } from './keys';
 
 export interface StoredResearch extends ResearchRecord {
   page_id: number | null;
+}
+
+/** Where a query stands: its latest research, and the job researching it now, if any. */
+export interface QueryState {
+  research_id: string | null;
+  created_at: string | null;
+  pending_job: string | null;
+  pending_at: string | null;
 }
 
 /** Index items read per term by one recall: the newest research with that term. */
@@ -42,6 +50,63 @@ export class ResearchStore {
     return this.get(siteId, String(out.Item.research_id));
   }
 
+  /** Research by id, in one batched read; missing ids are left out. */
+  async getMany(siteId: number, researchIds: readonly string[]): Promise<Map<string, StoredResearch>> {
+    const items = await batchGet(this.db, this.table, [...new Set(researchIds)].map((id) => researchKey(siteId, id)));
+    return new Map(items.map((item) => [String(item.research_id), recordOf(item)]));
+  }
+
+  /** Where each query stands, in one batched read. */
+  async queryStates(siteId: number, queryKeys: readonly string[]): Promise<Map<string, QueryState>> {
+    const items = await batchGet(this.db, this.table, [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)));
+    const str = (value: unknown) => (typeof value === 'string' ? value : null);
+    return new Map(
+      items.map((item) => [
+        String(item.sk),
+        { research_id: str(item.research_id), created_at: str(item.created_at), pending_job: str(item.pending_job), pending_at: str(item.pending_at) },
+      ]),
+    );
+  }
+
+  /**
+   * Makes `jobId` the one job researching a query, unless another job claimed it after `staleBefore`:
+   * one conditional write, so concurrent callers queue one job. Storing the research ends the claim.
+   */
+  async claimQuery(siteId: number, queryKey: string, jobId: string, now: string, staleBefore: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: researchQueryKey(siteId, queryKey),
+          UpdateExpression: 'SET pending_job = :job, pending_at = :now',
+          ConditionExpression: 'attribute_not_exists(pending_job) OR pending_at < :stale',
+          ExpressionAttributeValues: { ':job': jobId, ':now': now, ':stale': staleBefore },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Ends `jobId`'s claim on a query without research (the job failed), so the next call queues another. */
+  async releaseQuery(siteId: number, queryKey: string, jobId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: researchQueryKey(siteId, queryKey),
+          UpdateExpression: 'REMOVE pending_job, pending_at',
+          ConditionExpression: 'pending_job = :job',
+          ExpressionAttributeValues: { ':job': jobId },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
   /** Research matching the most terms first, newer first among equals: one Query per term, then one batched read. */
   async recall(siteId: number, terms: readonly string[], filter: { mode?: JobMode; page_id?: number; limit: number }): Promise<StoredResearch[]> {
     const hits = new Map<string, { matches: number; order: string }>();
@@ -69,8 +134,7 @@ export class ResearchStore {
       .sort((a, b) => b[1].matches - a[1].matches || b[1].order.localeCompare(a[1].order))
       .slice(0, filter.limit)
       .map(([id]) => id);
-    const items = await batchGet(this.db, this.table, best.map((id) => researchKey(siteId, id)));
-    const byId = new Map(items.map((item) => [String(item.research_id), recordOf(item)]));
+    const byId = await this.getMany(siteId, best);
     return best.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
   }
 }

@@ -40,6 +40,29 @@ export class Semaphore {
     return this.tryTake(holder, expiresAt);
   }
 
+  /**
+   * Keeps `holder` under the cap until `expiresAt`: extends its lease when it still has one, else
+   * takes a place as `take` does (its old lease was reclaimed, or it never had one).
+   */
+  async hold(holder: string, expiresAt: number, now = Date.now()): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: semaphoreKey(this.name),
+          UpdateExpression: 'SET leases.#holder = :expiry',
+          ConditionExpression: 'attribute_exists(leases.#holder)',
+          ExpressionAttributeNames: { '#holder': holder },
+          ExpressionAttributeValues: { ':expiry': expiresAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailed(error) && !isMissingMap(error)) throw error;
+    }
+    return (await this.take(holder, expiresAt, now)).taken;
+  }
+
   /** Frees the holder's place; false when it holds none (it was reclaimed, or freed already). */
   free(holder: string): Promise<boolean> {
     return this.release(holder, null);

@@ -11,8 +11,10 @@ export interface ToolContext {
   meter: Meter;
   now: Date;
   research: ResearchProvider;
+  /** How long a research job's place under the cap is leased. */
+  researchLeaseMs: number;
   /** Puts a message on a worker's queue. */
-  enqueue(queue: WorkerName, message: unknown): Promise<void>;
+  enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void>;
 }
 
 /** The caller's site; it exists, since its key was just checked. */

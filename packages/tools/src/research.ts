@@ -17,10 +17,14 @@ import { rowOrNotFound, siteOf, type ToolContext } from './context';
 import { DATABASE } from './db';
 import { upsertKeywords } from './keywords';
 
-/** A job's place under the cap is leased this long: past the worker's time limit, so only a dead worker loses it. */
+/** A job's place under the cap is leased this long by default: past the worker's time limit, so only a dead worker loses it. */
 export const RESEARCH_LEASE_MS = 5 * 60_000;
 /** How often a waiting call looks at its job. */
 const POLL_MS = 200;
+/** A job without a place under the cap looks for one again after this long. */
+export const PLACE_WAIT_SECONDS = 5;
+/** A query's claim older than this is taken over: its job died without ending (e.g. it went to the dead-letter queue). */
+const CLAIM_STALE_MS = 15 * 60_000;
 
 export const newJobId = (): string => `job_${randomBytes(12).toString('hex')}`;
 
@@ -105,7 +109,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   if (recent) return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
 
   const jobId = newJobId();
-  const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + RESEARCH_LEASE_MS);
+  const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + ctx.researchLeaseMs);
   if (!slot.taken) throw concurrencyLimit();
   try {
     await ctx.store.jobs.create({
@@ -128,24 +132,40 @@ export interface WorkerDeps {
   store: Store;
   research: ResearchProvider;
   meter: Meter;
+  enqueue: ToolContext['enqueue'];
+  researchLeaseMs: number;
 }
+
+type JobInput = { mode: JobMode; query: string; question: string | null; page_id: number | null };
+const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
 
 /**
  * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
- * ends, and its place under the cap is freed. A repeated delivery of an ended job only frees the
- * place (a no-op when already free). Provider failures end the job as failed; a store failure
- * throws, so the queue delivers the message again.
+ * ends, and its place under the cap is freed. The job runs only while it holds a place: the one its
+ * caller took (the lease is renewed) or one taken now; without one (analyze's jobs, or a job whose
+ * lease was reclaimed after its worker died) the message is queued again to wait. A repeated
+ * delivery of an ended job only frees the place (a no-op when already free). Provider failures end
+ * the job as failed; a store failure throws, so the queue delivers the message again.
  */
-export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage): Promise<{ siteId: number } | null> {
+export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage): Promise<{ siteId: number; tool: string } | null> {
   const { store } = deps;
   const job = await store.jobs.get(message.job_id);
   if (!job) return null;
-  const startedAt = new Date().toISOString();
-  if (!(await store.jobs.start(job.job_id, startedAt))) {
+  const ran = { siteId: job.site_id, tool: job.tool };
+  if (isEnded(job)) {
     await store.researchSlots.free(job.job_id);
-    return { siteId: job.site_id };
+    return ran;
   }
-  const input = job.input as { mode: JobMode; query: string; question: string | null; page_id: number | null };
+  if (!(await store.researchSlots.hold(job.job_id, Date.now() + deps.researchLeaseMs))) {
+    await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
+    return null;
+  }
+  if (!(await store.jobs.start(job.job_id, new Date().toISOString()))) {
+    await store.researchSlots.free(job.job_id);
+    return ran;
+  }
+  const input = job.input as JobInput;
+  const queryKey = researchQueryKey(input.mode, input.query, input.question);
   try {
     const findings = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter);
     const record: StoredResearch = {
@@ -158,15 +178,86 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
       created_at: new Date().toISOString(),
       ...findings,
     };
-    const terms = researchTerms(`${input.query} ${input.question ?? ''}`);
-    await store.research.put(job.site_id, record, terms, researchQueryKey(input.mode, input.query, input.question));
+    await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
     await store.jobs.finish(job.job_id, { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } }, new Date().toISOString());
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await store.jobs.finish(job.job_id, { error: { code: 'provider_error', message: error.message } }, new Date().toISOString());
+    await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
   }
   await store.researchSlots.free(job.job_id);
-  return { siteId: job.site_id };
+  return ran;
+}
+
+/** analyze researches each keyword as a web query of its own. */
+const keywordQueryKey = (keyword: string) => researchQueryKey('web', keyword, null);
+
+/**
+ * Web research for each keyword (analyze): stored research of the last week answers at once; a
+ * keyword no job is researching gets one, queued without a place (it waits for one in the worker
+ * instead of failing); then the call waits until `deadline` for the rest. Keywords still in process
+ * make the status `partial`, and the same call later collects them without queueing them again.
+ */
+export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
+  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
+  const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
+  const read = () => ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordQueryKey));
+  let states = await read();
+  const stateOf = (keyword: string) => states.get(keywordQueryKey(keyword));
+  const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
+  const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
+
+  const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  if (toQueue.length > 0) {
+    await Promise.all(toQueue.map((keyword) => queueKeywordResearch(ctx, keyword, staleBefore)));
+    states = await read();
+  }
+  const jobIds = new Map<string, string>();
+  for (;;) {
+    for (const k of keywords.filter(isInProcess)) jobIds.set(k, stateOf(k)!.pending_job!);
+    if (!keywords.some(isInProcess) || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    states = await read();
+  }
+
+  const records = await ctx.store.research.getMany(ctx.siteId, keywords.filter(isDone).map((k) => stateOf(k)!.research_id!));
+  const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  const failedJobs = await Promise.all(failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : null)));
+  const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> = {};
+  for (const k of keywords.filter(isDone)) {
+    const record = records.get(stateOf(k)!.research_id!);
+    if (record) factsByKeyword[k] = { ...findingsOf(record), data_source: record.data_source, created_at: record.created_at };
+  }
+  const inProcess = keywords.filter(isInProcess);
+  return {
+    status: inProcess.length === 0 && failed.length === 0 ? ('complete' as const) : ('partial' as const),
+    facts_by_keyword: factsByKeyword,
+    in_process: inProcess,
+    failed: failed.map((keyword, i) => ({
+      keyword,
+      error: failedJobs[i]?.error ?? { code: 'research_failed', message: 'the research of this keyword ended without a result; call again to retry it' },
+    })),
+  };
+}
+
+/** Claims the keyword's query for a new job and queues it; a caller that lost the claim leaves it to the winner. */
+async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
+  const jobId = newJobId();
+  const queryKey = keywordQueryKey(keyword);
+  if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
+  try {
+    await ctx.store.jobs.create({
+      job_id: jobId,
+      site_id: ctx.siteId,
+      tool: 'serp_landscape',
+      input: { mode: 'web', query: keyword, question: null, page_id: null } satisfies JobInput,
+      created_at: ctx.now.toISOString(),
+    });
+    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+  } catch (error) {
+    await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
+    throw error;
+  }
 }
 
 export async function recall(ctx: ToolContext, input: RecallInput) {

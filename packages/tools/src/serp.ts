@@ -22,6 +22,7 @@ import { ProviderError } from '@cm/providers';
 import { mapLimit, type StoredRow } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
+import { researchKeywords } from './research';
 
 /** Organic results a SERP pull asks for (seed 8: top 20). */
 export const SERP_DEPTH = 20;
@@ -83,10 +84,14 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
 
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
-/** What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids. */
+/**
+ * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
+ * analyze takes the same, at most 5 (seed 4.3): a page's top 5 too.
+ */
 async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
-  if (scope.info.type !== 'topic') return scope.keywords;
-  if (!input.keyword_ids) return topByScore(scope.keywords, input.limit ?? LIMITS.topicListDefault);
+  const analyze = input.depth === 'analyze';
+  if (scope.info.type !== 'topic') return analyze ? topByScore(scope.keywords, LIMITS.analyzeKeywords) : scope.keywords;
+  if (!input.keyword_ids) return topByScore(scope.keywords, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
   return input.keyword_ids.map((id, i) => {
     const row = rows.get(id);
@@ -165,18 +170,21 @@ async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
 }
 
 export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput) {
-  if (input.depth === 'analyze') {
-    throw invalid('depth', 'analyze (list plus web research per keyword) is not available yet; use metrics or list');
-  }
+  // analyze waits for research until then; the list pulls run meanwhile.
+  const deadline = Date.now() + input.wait_ms;
   const site = await siteOf(ctx);
   const locale = keywordLocale(null, site.locale);
   const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
   const target = { siteDomain: site.domain, competitors };
-  const selection = input.depth === 'list' ? await listSelection(ctx, input, scope) : [];
+  const lists = input.depth !== 'metrics';
+  const selection = lists ? await listSelection(ctx, input, scope) : [];
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [serpRowKey(row.locale, row.keyword), row]));
-  const list = input.depth === 'list' ? await listSerps(ctx, selection, target, serps) : undefined;
+  const [list, research] = await Promise.all([
+    lists ? listSerps(ctx, selection, target, serps) : undefined,
+    input.depth === 'analyze' ? researchKeywords(ctx, [...new Set(selection.map((k) => k.keyword))], deadline) : undefined,
+  ]);
   const ideas = input.ideas ? await pullIdeas(ctx, scope, locale) : undefined;
   return {
     data_source: ctx.keywordData.name,
@@ -190,6 +198,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
     }),
     ...(ideas ? { ideas } : {}),
     ...(list ? { list } : {}),
+    ...(research ? { research } : {}),
   };
 }
 
