@@ -1,4 +1,4 @@
-/** Tests run the TypeScript sources through swc; middy ships ESM only, so it is transformed too. */
+/** Tests run the TypeScript sources through swc. */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 module.exports = {
@@ -8,6 +8,7 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  // middy, and the DOM packages readable-text extraction uses (through linkedom), ship ESM only.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)'],
   testTimeout: 30000,
 };
