@@ -1,6 +1,7 @@
 import { ResearchMessage } from '@cm/contract';
 import { Meter } from '@cm/providers';
-import { enqueue, getConfig, getResearch, getStore, sqsWorker } from '@cm/runtime';
+import { enqueue, getConfig, getStore, sqsWorker } from '@cm/runtime';
+import { getResearch } from '@cm/runtime/src/research';
 import { RESEARCH_LEASE_MS, runResearchJob } from '@cm/tools';
 
 /** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it. */
@@ -8,6 +9,6 @@ export const handler = sqsWorker(ResearchMessage, async (message) => {
   const meter = new Meter();
   const store = getStore();
   const researchLeaseMs = getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS;
-  const ran = await runResearchJob({ store, research: getResearch(), meter, enqueue, researchLeaseMs }, message);
+  const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs }, message);
   if (ran) await store.usage.record(ran.siteId, ran.tool, meter.calls);
 });

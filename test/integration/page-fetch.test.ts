@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isPublicAddress } from '@cm/core';
 import { ProviderError } from '../../packages/providers/src/types';
-import { fetchReadablePage, UrlRefused, type PageFetchOptions } from '../../packages/providers/src/web/page';
+import { UrlRefused } from '@cm/providers';
+import { fetchReadablePage, type PageFetchOptions } from '../../packages/providers/src/web/page';
 
 /** Self-signed for public.test, redirect.test, localhost and 127.0.0.1; see test/fixtures/tls/README.md. */
 const tls = join(__dirname, '../fixtures/tls');

@@ -1,15 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENDPOINTS, Meter } from '@cm/providers';
-import { selectKeywordData } from '@cm/runtime';
+import { loadConfig, selectKeywordData } from '@cm/runtime';
+import { selectResearch } from '@cm/runtime/src/research';
+import { startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
 
-/* Which keyword data provider a configuration selects, and credentials read from Secrets Manager (a loopback stand-in). */
+/* Which providers a configuration selects, and credentials read from Secrets Manager (a loopback stand-in). */
 
 let replay: Replay;
 let secrets: Server;
 const secretRequests: Array<{ target: string | undefined; body: any }> = [];
 const saved = { ...process.env };
+const SECRETS: Record<string, Record<string, string>> = {
+  'content-api/dataforseo': { login: 'from-secret', password: 'pw-from-secret' },
+  'content-api/tavily': { api_key: 'tvly-from-secret' },
+};
 
 beforeAll(async () => {
   replay = await startReplay();
@@ -24,7 +30,7 @@ beforeAll(async () => {
         JSON.stringify({
           ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:content-api/dataforseo-AbCdEf',
           Name: 'content-api/dataforseo',
-          SecretString: JSON.stringify({ login: 'from-secret', password: 'pw-from-secret' }),
+          SecretString: JSON.stringify(SECRETS[body.SecretId] ?? {}),
           VersionId: 'v1',
         }),
       );
@@ -62,4 +68,40 @@ it('reads the credentials from a Secrets Manager secret when one is named', asyn
   expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } }]);
   await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
   expect(replay.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`);
+});
+
+describe('web research', () => {
+  let web: WebReplay;
+  beforeAll(async () => {
+    web = await startWebReplay();
+  });
+  afterAll(() => web.close());
+  const config = (env: Record<string, string>) => loadConfig({ TABLE_NAME: 'content', TAVILY_BASE_URL: web.url, BEDROCK_ENDPOINT: web.http2Url, AWS_REGION: 'us-east-1', ...env });
+
+  it('uses the sandbox without a Tavily key, whatever else is set', async () => {
+    expect((await selectResearch(config({}))).name).toBe('sandbox');
+    expect((await selectResearch(config({ BEDROCK_MODEL_ID: 'anthropic.claude-3-5-haiku-20241022-v1:0' }))).name).toBe('sandbox');
+  });
+
+  it('uses Tavily and Bedrock with a key from the environment, or from a Secrets Manager secret', async () => {
+    web.answer('/search', { fixture: 'tavily.search.ok' });
+    web.answer('/model/anthropic.claude-3-haiku-20240307-v1:0/converse', { fixture: 'bedrock.converse.ok' });
+    const fromEnv = await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }));
+    expect(fromEnv.name).toBe('tavily+bedrock');
+    await fromEnv.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
+    expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-env');
+    // The default model, unless BEDROCK_MODEL_ID names another.
+    expect(web.requests.map((r) => r.path)).toContain('/model/anthropic.claude-3-haiku-20240307-v1:0/converse');
+
+    web.requests.length = 0;
+    secretRequests.length = 0;
+    const fromSecret = await selectResearch(config({ TAVILY_SECRET: 'content-api/tavily' }));
+    expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/tavily' } }]);
+    await fromSecret.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
+    expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-secret');
+  });
+
+  it('refuses a secret without an api_key, naming what is missing', async () => {
+    await expect(selectResearch(config({ TAVILY_SECRET: 'content-api/dataforseo' }))).rejects.toThrow('secret content-api/dataforseo has no "api_key"');
+  });
 });

@@ -31,6 +31,14 @@ export class ProviderError extends Error {
   }
 }
 
+/** url research may not or cannot read the URL: the caller's fault, not a provider failure, and never retried. */
+export class UrlRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'UrlRefused';
+  }
+}
+
 /** What a SERP pull may know about the site, so the sandbox can place the site and its rivals in it. */
 export interface SerpContext {
   siteDomain: string | null;
@@ -55,6 +63,9 @@ export interface ResearchRequest {
   query: string;
   question: string | null;
 }
+
+/** The `data_source` of real web research: pages found by Tavily (or fetched), synthesized by Bedrock. */
+export const WEB_RESEARCH = 'tavily+bedrock';
 
 /** Web research: search (or fetch a page), then synthesize facts and opinions citing their sources. */
 export interface ResearchProvider {

@@ -7,6 +7,7 @@ export interface Config {
   /** Base URL of visitor pages; by default the URL the request came in on. */
   publicBaseUrl?: string;
   dataforseo: DataForSeoConfig;
+  research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
   sandboxResearchMs?: number;
   /** How long a research job's place under the cap is leased (ms); past the worker's time limit. */
@@ -25,6 +26,24 @@ export interface DataForSeoConfig {
   baseUrl?: string;
 }
 
+/**
+ * Web research: Tavily's key in `TAVILY_API_KEY`, or on AWS the name or ARN of a Secrets Manager
+ * secret `{"api_key": …}` in `TAVILY_SECRET`; synthesis by the Bedrock model `BEDROCK_MODEL_ID`.
+ * Without a Tavily key: the sandbox.
+ */
+export interface ResearchConfig {
+  tavilyApiKey?: string;
+  tavilySecret?: string;
+  /** Another base URL, e.g. the recorded-response server of the tests. */
+  tavilyBaseUrl?: string;
+  bedrockModelId: string;
+  /** Another Bedrock endpoint, e.g. the recorded-response server of the tests. */
+  bedrockEndpoint?: string;
+}
+
+/** Claude 3 Haiku: on-demand in most Bedrock regions, and cheap for extraction. */
+export const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
@@ -38,6 +57,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: env.DATAFORSEO_PASSWORD || undefined,
       secret: env.DATAFORSEO_SECRET || undefined,
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
+    },
+    research: {
+      tavilyApiKey: env.TAVILY_API_KEY || undefined,
+      tavilySecret: env.TAVILY_SECRET || undefined,
+      tavilyBaseUrl: env.TAVILY_BASE_URL || undefined,
+      bedrockModelId: env.BEDROCK_MODEL_ID || DEFAULT_BEDROCK_MODEL,
+      bedrockEndpoint: env.BEDROCK_ENDPOINT || undefined,
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : undefined,

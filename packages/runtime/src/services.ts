@@ -1,11 +1,11 @@
-import { SandboxResearch, type KeywordDataProvider, type ResearchProvider } from '@cm/providers';
+import type { KeywordDataProvider } from '@cm/providers';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { loadConfig, type Config } from './config';
 import { selectKeywordData } from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
-let cached: { config: Config; store: Store; keywordData?: Promise<KeywordDataProvider>; research?: ResearchProvider } | undefined;
+let cached: { config: Config; store: Store; keywordData?: Promise<KeywordDataProvider> } | undefined;
 
 function services() {
   if (!cached) {
@@ -27,13 +27,6 @@ export function getKeywordData(): Promise<KeywordDataProvider> {
     throw error;
   });
   return s.keywordData;
-}
-
-/** The web research provider: the sandbox until a search provider is configured. */
-export function getResearch(): ResearchProvider {
-  const s = services();
-  s.research ??= new SandboxResearch(s.config.sandboxResearchMs);
-  return s.research;
 }
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */

@@ -3,7 +3,8 @@ import { Meter, ProviderError } from '@cm/providers';
 import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
 import { api, json } from './http';
 import { enqueue } from './queues';
-import { getConfig, getKeywordData, getResearch, getStore } from './services';
+import { researchSource } from './providers';
+import { getConfig, getKeywordData, getStore } from './services';
 
 /**
  * The Lambda handler of one research tool: its route, its input schema, the providers, and the
@@ -20,7 +21,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         siteId: request.siteId,
         store,
         keywordData: await getKeywordData(),
-        research: getResearch(),
+        researchSource: researchSource(getConfig().research),
         meter: new Meter(),
         now: new Date(),
         enqueue,

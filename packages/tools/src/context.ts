@@ -1,6 +1,6 @@
 import { ApiError, type KeywordMetrics, type TableName, type WorkerName } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
-import type { KeywordDataProvider, Meter, ResearchProvider } from '@cm/providers';
+import type { KeywordDataProvider, Meter } from '@cm/providers';
 import type { Site, Store, StoredRow } from '@cm/store';
 
 /** What a tool runs with: the caller's site, the store, the configured providers and the request's meter. */
@@ -10,7 +10,8 @@ export interface ToolContext {
   keywordData: KeywordDataProvider;
   meter: Meter;
   now: Date;
-  research: ResearchProvider;
+  /** The `data_source` of web research jobs (the worker runs them). */
+  researchSource: string;
   /** How long a research job's place under the cap is leased. */
   researchLeaseMs: number;
   /** Puts a message on a worker's queue. */

@@ -11,7 +11,7 @@ import {
   type ResearchMessage,
 } from '@cm/contract';
 import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
-import { ProviderError, type Meter, type ResearchProvider } from '@cm/providers';
+import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { rowOrNotFound, siteOf, type ToolContext } from './context';
 import { DATABASE } from './db';
@@ -125,7 +125,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
     throw error;
   }
   const job = await awaitJob(ctx.store, jobId, ctx.siteId, input.wait_ms);
-  return researchReply(job!, ctx.research.name);
+  return researchReply(job!, ctx.researchSource);
 }
 
 export interface WorkerDeps {
@@ -181,8 +181,9 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
     await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
     await store.jobs.finish(job.job_id, { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } }, new Date().toISOString());
   } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    await store.jobs.finish(job.job_id, { error: { code: 'provider_error', message: error.message } }, new Date().toISOString());
+    if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
+    const code = error instanceof UrlRefused ? 'url_refused' : 'provider_error';
+    await store.jobs.finish(job.job_id, { error: { code, message: error.message } }, new Date().toISOString());
     await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
   }
   await store.researchSlots.free(job.job_id);

@@ -6,7 +6,7 @@ import { rootCertificates } from 'node:tls';
 import { hostRefusal, isPublicAddress } from '@cm/core';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { ProviderError } from '../types';
+import { ProviderError, UrlRefused } from '../types';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';
@@ -39,14 +39,6 @@ export interface ReadablePage {
   title: string;
   /** The readable text, whitespace collapsed, at most 50,000 characters. */
   text: string;
-}
-
-/** The URL may not or cannot be read: the caller's fault (a 400), not a provider failure. */
-export class UrlRefused extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'UrlRefused';
-  }
 }
 
 /** The system resolver; a name that does not exist resolves to nothing (refused), other DNS failures throw. */
