@@ -1,0 +1,59 @@
+import { startTestStack, type TestStack } from '../helpers/local';
+import { conversePath, startWebReplay, webFixture, type WebReplay } from '../helpers/web-replay';
+
+/* The local stack with a Tavily key: research jobs call the real adapters, which reach only the replay servers. */
+
+let t: TestStack;
+let replay: WebReplay;
+const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+const ENV = {
+  TAVILY_API_KEY: 'tvly-dev-test',
+  BEDROCK_MODEL_ID: MODEL,
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+};
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  replay = await startWebReplay();
+  Object.assign(process.env, ENV, { TAVILY_BASE_URL: replay.url, BEDROCK_ENDPOINT: replay.http2Url });
+  t = await startTestStack();
+}, 60_000);
+afterAll(async () => {
+  await t.stop();
+  await replay.close();
+  process.env = saved;
+});
+
+const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body);
+
+describe('research on Tavily and Bedrock (recorded responses)', () => {
+  it('answers a web research with findings citing the pages found, labelled and costed, and ledgers both providers', async () => {
+    replay.answer('/search', { fixture: 'tavily.search.ok' });
+    replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
+    const reply = await tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
+    expect(reply.status).toBe(200);
+    // 1 Tavily credit at $0.008; Claude 3 Haiku: 1873 input and 412 output tokens at $0.25 and $1.25 per million.
+    expect(reply.body).toMatchObject({ status: 'succeeded', data_source: 'tavily+bedrock', cost_usd: 0.008983, cached: false });
+    expect(reply.body.sources.map((s: { url: string }) => s.url)).toEqual(webFixture('tavily.search.ok').results.map((r: { url: string }) => r.url));
+    expect(reply.body.facts[0]).toEqual({ text: 'Most running shoes should be replaced every 300 to 500 miles.', source_ids: ['src-1', 'src-2'] });
+
+    const usage = await t.call('GET', '/v1/usage');
+    expect(usage.body.by_tool).toEqual(
+      expect.arrayContaining([
+        { tool: 'research', provider: 'tavily', calls: 1, cost_usd: 0.008 },
+        { tool: 'research', provider: 'bedrock', calls: 1, cost_usd: 0.000983 },
+      ]),
+    );
+  });
+
+  it('ends the job failed with provider_error on a Tavily key it refuses, and frees the place', async () => {
+    replay.answer('/search', { fixture: 'tavily.401', status: 401 });
+    const reply = await tool('research', { mode: 'reddit', seed: 'budget trail shoes' });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'failed', error: { code: 'provider_error', message: expect.stringContaining('HTTP 401') } });
+    await t.stack.drain();
+    expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
+  });
+});
