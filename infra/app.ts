@@ -5,4 +5,6 @@ const app = new App();
 new ContentApiStack(app, app.node.tryGetContext('stackName') ?? 'ContentApi', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   dataforseoSecret: app.node.tryGetContext('dataforseoSecret'),
+  tavilySecret: app.node.tryGetContext('tavilySecret'),
+  bedrockModelId: app.node.tryGetContext('bedrockModelId'),
 });

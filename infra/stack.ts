@@ -4,6 +4,7 @@ import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -12,6 +13,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, ROUTES, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
+import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime/src/config';
 import { TABLE } from '@cm/store';
 
 const ROOT = join(__dirname, '..');
@@ -45,7 +47,11 @@ const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName
   publish: ['relink'],
   notify: ['relink'],
   research: ['research'],
+  // analyze queues its keywords' research.
+  'serp-landscape': ['research'],
   'relink-worker': ['relink'],
+  // A job without a place under the cap is queued again to wait for one.
+  'research-worker': ['research'],
 };
 
 /** Worker time limits; a queue hides a message for six times that while a worker has it (AWS's advice). */
@@ -64,6 +70,32 @@ const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) 
 export interface ContentApiStackProps extends StackProps {
   /** Name or ARN of a Secrets Manager secret `{"login", "password"}` for DataForSEO. */
   dataforseoSecret?: string;
+  /** Name or ARN of a Secrets Manager secret `{"api_key"}` for Tavily; without it, web research uses the sandbox. */
+  tavilySecret?: string;
+  /** The Bedrock model (or cross-region inference profile) id that synthesizes research findings. */
+  bedrockModelId?: string;
+}
+
+/** A secret by name or complete ARN. */
+const secretRef = (scope: Construct, id: string, nameOrArn: string) =>
+  nameOrArn.startsWith('arn:') ? Secret.fromSecretCompleteArn(scope, id, nameOrArn) : Secret.fromSecretNameV2(scope, id, nameOrArn);
+
+/** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
+const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
+
+/**
+ * What Converse on `modelId` needs, and no more: the foundation model in this region or, for an
+ * inference profile, the profile and the model in the regions the profile routes to.
+ */
+function bedrockInvoke(stack: Stack, modelId: string): PolicyStatement {
+  const profile = INFERENCE_PROFILE.exec(modelId);
+  const resources = profile
+    ? [
+        stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
+        stack.formatArn({ service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: profile[2] }),
+      ]
+    : [stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: modelId })];
+  return new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources });
 }
 
 /**
@@ -78,11 +110,9 @@ export class ContentApiStack extends Stack {
     super(scope, id, props);
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
-    const dataforseoSecret = props.dataforseoSecret
-      ? props.dataforseoSecret.startsWith('arn:')
-        ? Secret.fromSecretCompleteArn(this, 'DataForSeoSecret', props.dataforseoSecret)
-        : Secret.fromSecretNameV2(this, 'DataForSeoSecret', props.dataforseoSecret)
-      : undefined;
+    const dataforseoSecret = props.dataforseoSecret ? secretRef(this, 'DataForSeoSecret', props.dataforseoSecret) : undefined;
+    const tavilySecret = props.tavilySecret ? secretRef(this, 'TavilySecret', props.tavilySecret) : undefined;
+    const bedrockModelId = props.bedrockModelId ?? DEFAULT_BEDROCK_MODEL;
 
     const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
@@ -181,6 +211,14 @@ export class ContentApiStack extends Stack {
         new SqsEventSource(queues.get(worker)!, { batchSize: BATCH_SIZE[worker], reportBatchItemFailures: true }),
       );
       this.workers.set(worker, handler);
+    }
+    // Only the research worker searches, fetches and synthesizes.
+    const researchWorker = this.workers.get('research')!;
+    researchWorker.addEnvironment('BEDROCK_MODEL_ID', bedrockModelId);
+    researchWorker.addToRolePolicy(bedrockInvoke(this, bedrockModelId));
+    if (tavilySecret) {
+      tavilySecret.grantRead(researchWorker);
+      researchWorker.addEnvironment('TAVILY_SECRET', props.tavilySecret!);
     }
 
     const integrations = new Map(

@@ -98,13 +98,15 @@ describe('CDK stack', () => {
     });
   });
 
-  it('lets publish, notify and the relink worker send to the relink queue, the research tool to the research queue, and no other function', () => {
+  it('lets publish, notify and the relink worker send to the relink queue; research, serp_landscape and the research worker to the research queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
         .filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue)))
         .map((p) => JSON.stringify(p.Properties.Roles));
-    expect(sendersTo('ResearchQueue')).toEqual([expect.stringContaining('ResearchFunction')]);
+    const researchSenders = sendersTo('ResearchQueue');
+    expect(researchSenders).toHaveLength(3);
+    for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction']) expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
     const senders = sendersTo('RelinkQueue');
     expect(senders).toHaveLength(3);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
@@ -128,6 +130,19 @@ describe('CDK stack', () => {
     expect(worker.Properties.Timeout).toBe(150);
   });
 
+  it('lets only the research worker call Bedrock: InvokeModel on the default model in its region, named in its environment', () => {
+    const invokers = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map((s: any) => ({ roles: JSON.stringify(p.Properties.Roles), statement: s })),
+    );
+    expect(invokers).toHaveLength(1);
+    expect(invokers[0]!.roles).toContain('ResearchWorkerFunction');
+    expect(invokers[0]!.statement.Action).toBe('bedrock:InvokeModel');
+    expect(JSON.stringify(invokers[0]!.statement.Resource)).toContain(':bedrock:",{"Ref":"AWS::Region"},"::foundation-model/anthropic.claude-3-haiku-20240307-v1:0');
+    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'))!;
+    expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe('anthropic.claude-3-haiku-20240307-v1:0');
+    expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
+  });
+
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
@@ -135,19 +150,36 @@ describe('CDK stack', () => {
 });
 
 describe('CDK stack with provider credentials', () => {
-  it('lets only the functions that call providers read the DataForSEO secret, named in their environment', () => {
+  let withSecrets: Template;
+  beforeAll(() => {
     const app = new App();
-    const stack = new ContentApiStack(app, 'WithSecret', { dataforseoSecret: 'content-api/dataforseo' });
-    const withSecret = Template.fromStack(stack);
-    const readers = Object.values(withSecret.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
+    const props = { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily', bedrockModelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0' };
+    withSecrets = Template.fromStack(new ContentApiStack(app, 'WithSecrets', props));
+  }, 120_000);
+  const readersOf = (secret: string) =>
+    Object.values(withSecrets.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(`secret:${secret}`))
       .map((p) => JSON.stringify(p.Properties.Roles));
-    expect(readers.sort()).toEqual(
+  const envs = () => Object.values(withSecrets.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+
+  it('lets only the functions that call DataForSEO read its secret, named in their environment', () => {
+    expect(readersOf('content-api/dataforseo').sort()).toEqual(
       ['GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) => expect.stringContaining(name)),
     );
-    const env = Object.values(withSecret.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
-    expect(env.filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(3);
-  }, 120_000);
+    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(3);
+  });
+
+  it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {
+    expect(readersOf('content-api/tavily')).toEqual([expect.stringContaining('ResearchWorkerFunction')]);
+    expect(envs().filter((v) => v.TAVILY_SECRET === 'content-api/tavily')).toHaveLength(1);
+    const statement = Object.values(withSecrets.findResources('AWS::IAM::Policy'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .find((s: any) => s.Action === 'bedrock:InvokeModel');
+    const resources = JSON.stringify(statement.Resource);
+    expect(resources).toContain(':inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0');
+    expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0');
+    expect(resources).not.toContain('foundation-model/*');
+  });
 });
 
 describe('cdk synth', () => {
