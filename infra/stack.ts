@@ -4,6 +4,8 @@ import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -34,13 +36,16 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   'get-keywords': 'readWrite',
   'serp-landscape': 'readWrite',
   'serp-keyword-refresh': 'readWrite',
+  // Live lookups are written to the usage ledger.
+  'serp-backlinks': 'readWrite',
+  'add-competitor': 'readWrite',
   'db-select': 'read',
   'db-insert': 'readWrite',
   'db-delete': 'readWrite',
 };
 
 /** Functions that call the paid data providers, and so read their credentials. */
-const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh']);
+const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
 
 /** The queues each function sends to. */
 const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName[]>> = {
@@ -52,6 +57,8 @@ const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName
   'relink-worker': ['relink'],
   // A job without a place under the cap is queued again to wait for one.
   'research-worker': ['research'],
+  // The first monitoring run of a new competitor, at once.
+  'add-competitor': ['monitor'],
 };
 
 /** Worker time limits; a queue hides a message for six times that while a worker has it (AWS's advice). */
@@ -59,9 +66,11 @@ const WORKER_TIMEOUT: Record<WorkerName, Duration> = {
   relink: Duration.seconds(60),
   // Web research takes 30 to 60 s; its place under the cap is leased for five minutes.
   research: Duration.seconds(150),
+  // Six backlink calls per domain, a batch of domains at a time.
+  monitor: Duration.seconds(120),
 };
-/** Messages per worker invocation: relink steps are small; a research job is slow and runs alone. */
-const BATCH_SIZE: Record<WorkerName, number> = { relink: 10, research: 1 };
+/** Messages per worker invocation: relink steps are small; a research job is slow and runs alone; a few domains' monitoring. */
+const BATCH_SIZE: Record<WorkerName, number> = { relink: 10, research: 1, monitor: 5 };
 /** Deliveries before a message moves to the dead-letter queue. */
 const MAX_RECEIVE_COUNT = 5;
 
@@ -105,6 +114,7 @@ function bedrockInvoke(stack: Stack, modelId: string): PolicyStatement {
 export class ContentApiStack extends Stack {
   readonly functions = new Map<FunctionName, NodejsFunction>();
   readonly workers = new Map<WorkerName, NodejsFunction>();
+  readonly monitorSchedule: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ContentApiStackProps = {}) {
     super(scope, id, props);
@@ -212,6 +222,21 @@ export class ContentApiStack extends Stack {
       );
       this.workers.set(worker, handler);
     }
+    const monitorWorker = this.workers.get('monitor')!;
+    if (dataforseoSecret) {
+      dataforseoSecret.grantRead(monitorWorker);
+      monitorWorker.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
+    }
+    // Daily, EventBridge queues one monitoring run per site domain and active competitor.
+    const monitorSchedule = lambda('monitor-schedule', 'monitor-schedule', Duration.minutes(5), ['monitor']);
+    table.grantReadData(monitorSchedule);
+    new Rule(this, 'MonitorSchedule', {
+      description: 'Daily backlink monitoring of every site and its active competitors',
+      schedule: Schedule.rate(Duration.days(1)),
+      targets: [new LambdaFunction(monitorSchedule, { retryAttempts: 2 })],
+    });
+    this.monitorSchedule = monitorSchedule;
+
     // Only the research worker searches, fetches and synthesizes.
     const researchWorker = this.workers.get('research')!;
     researchWorker.addEnvironment('BEDROCK_MODEL_ID', bedrockModelId);

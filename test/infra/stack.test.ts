@@ -33,12 +33,12 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 22 arm64 function per function of the route table and per worker, bundled, with the table name', () => {
+  it('has one Node.js 22 arm64 function per function of the route table, per worker, and the monitoring schedule, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' },
     });
-    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length);
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length);
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
@@ -98,7 +98,7 @@ describe('CDK stack', () => {
     });
   });
 
-  it('lets publish, notify and the relink worker send to the relink queue; research, serp_landscape and the research worker to the research queue; no other function', () => {
+  it('lets publish, notify and the relink worker send to the relink queue; research, serp_landscape and the research worker to the research queue; add_competitor and the schedule to the monitor queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -107,6 +107,9 @@ describe('CDK stack', () => {
     const researchSenders = sendersTo('ResearchQueue');
     expect(researchSenders).toHaveLength(3);
     for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction']) expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
+    const monitorSenders = sendersTo('MonitorQueue');
+    expect(monitorSenders).toHaveLength(2);
+    for (const fn of ['AddCompetitorFunction', 'MonitorScheduleFunction']) expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
     const senders = sendersTo('RelinkQueue');
     expect(senders).toHaveLength(3);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
@@ -143,6 +146,24 @@ describe('CDK stack', () => {
     expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
   });
 
+  it('runs monitoring daily: an EventBridge rule targets the schedule function, which may only read the table and send to the monitor queue', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 day)');
+    expect(JSON.stringify(rules[0]!.Properties.Targets)).toContain('MonitorScheduleFunction');
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'));
+    const actions = JSON.stringify(policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)));
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).toContain('dynamodb:BatchGetItem');
+    expect(actions).not.toContain('dynamodb:PutItem');
+    const sends = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
+    expect(JSON.stringify(sends.map((s: any) => s.Resource))).toContain('MonitorQueue');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FunctionName: { Ref: Match.stringLikeRegexp('^MonitorWorkerFunction') },
+    });
+  });
+
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
@@ -164,9 +185,11 @@ describe('CDK stack with provider credentials', () => {
 
   it('lets only the functions that call DataForSEO read its secret, named in their environment', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
-      ['GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) => expect.stringContaining(name)),
+      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) =>
+        expect.stringContaining(name),
+      ),
     );
-    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(3);
+    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(5);
   });
 
   it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {
@@ -197,7 +220,7 @@ describe('cdk synth', () => {
         ),
       );
       const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));
-      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length);
+      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length + 1); // + the monitoring schedule
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

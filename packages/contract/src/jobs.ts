@@ -92,6 +92,10 @@ export const JobQuery = z.object({
 
 /** The message of the research queue. */
 export const ResearchMessage = z.object({ job_id: z.string() });
+
+/** One domain's monitoring run: a backlink snapshot of the site's own domain or of a competitor. */
+export const MonitorMessage = z.object({ site_id: z.int(), domain: z.string(), requested_at: z.string() });
+export type MonitorMessage = z.output<typeof MonitorMessage>;
 export type ResearchMessage = z.output<typeof ResearchMessage>;
 
 export const RecallInput = z.object({

@@ -44,7 +44,7 @@ export type Intent = z.infer<typeof Intent>;
 
 export const RowId = z.int().positive();
 
-const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color "#rrggbb"');
+export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color "#rrggbb"');
 
 /** A hostname as `add_competitor` stores it (normalized by core before this check). */
 export const Domain = z

@@ -37,6 +37,8 @@ export const FUNCTIONS = [
   'get-keywords',
   'serp-landscape',
   'serp-keyword-refresh',
+  'serp-backlinks',
+  'add-competitor',
   'db-select',
   'db-insert',
   'db-delete',
@@ -44,7 +46,7 @@ export const FUNCTIONS = [
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink', 'research'] as const;
+export const WORKERS = ['relink', 'research', 'monitor'] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Intent, Keyword, RowId, TableName } from './research';
+import { HexColor, Intent, Keyword, RowId, TableName } from './research';
 import { Finding, JobView, RecallInput, ResearchInput, ResearchSource, WAIT_MS_MAX } from './jobs';
 import type { FunctionName } from './routes';
 
@@ -14,6 +14,12 @@ export const LIMITS = {
   refreshesPerDay: 20,
   keywordIdeas: 100,
   topicListDefault: 10,
+  /** Active competitors per site (seed 2.7). */
+  activeCompetitors: 10,
+  trendMonthsDefault: 18,
+  trendMonthsMax: 36,
+  linksDefault: 100,
+  linksMax: 1000,
   /** Keywords one analyze call researches (seed 4.3), the topic's top ones by score by default. */
   analyzeKeywords: 5,
   listKeywordsMax: 100,
@@ -89,6 +95,34 @@ export type SerpLandscapeInput = z.output<typeof SerpLandscapeInput>;
 
 export const SerpKeywordRefreshInput = z.object({ keyword: Keyword });
 export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
+
+export const AddCompetitorInput = z.object({
+  domain: z.string().trim().min(1).max(300).meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' }),
+  display_name: z.string().trim().min(1).max(100).optional(),
+  color: HexColor.optional().meta({ description: 'Chart color "#rrggbb"' }),
+});
+export type AddCompetitorInput = z.output<typeof AddCompetitorInput>;
+
+export const BACKLINK_DEPTHS = ['overview', 'links'] as const;
+
+export const SerpBacklinksInput = z
+  .object({
+    scope: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .default('all')
+      .meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' }),
+    depth: z.enum(BACKLINK_DEPTHS).default('overview'),
+    trend_months: z.int().min(1).max(LIMITS.trendMonthsMax).default(LIMITS.trendMonthsDefault),
+    limit: z.int().min(1).max(LIMITS.linksMax).optional().meta({ description: 'depth links: linking pages (default 100)' }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
+    if (v.depth === 'links' && v.scope === 'all') ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
+  });
+export type SerpBacklinksInput = z.output<typeof SerpBacklinksInput>;
 
 /* Results. Every result carries where its data came from and what the call cost. */
 
@@ -236,6 +270,84 @@ export const ResearchResult = z.union([
   z.object({ job_id: z.string(), status: z.enum(['queued', 'running', 'failed']), error: JobView.shape.error }),
 ]);
 
+const CompetitorRow = z.object({
+  id: z.int(),
+  domain: z.string(),
+  display_name: z.string().nullable(),
+  color: z.string().nullable(),
+  active: z.boolean(),
+  added_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const AddCompetitorResult = z.object({
+  ...ToolMeta,
+  competitor: CompetitorRow,
+  created: z.boolean().meta({ description: 'false when the domain was already an active competitor' }),
+});
+
+export const HEALTH_FLAGS = [
+  'ratio_below_3:1',
+  'spam_clean',
+  'spam_elevated',
+  'velocity_below_competitors',
+  'dofollow_below_50pct',
+  'broken_links_present',
+  'anchor_overoptimized',
+] as const;
+export type HealthFlag = (typeof HEALTH_FLAGS)[number];
+
+const LinkingPageSchema = z.object({
+  url_from: z.string(),
+  url_to: z.string(),
+  anchor: z.string(),
+  authority: z.int().meta({ description: '0–1000, higher is stronger' }),
+  dofollow: z.boolean(),
+  first_seen: z.string().nullable(),
+});
+
+const BacklinkProfileSchema = z.object({
+  domain: z.string(),
+  is_site: z.boolean(),
+  is_competitor: z.boolean(),
+  snapshot_at: z.string().nullable().meta({ description: 'When monitoring took the profile; null for a live lookup' }),
+  summary: z.object({
+    backlinks: z.int(),
+    referring_domains: z.int(),
+    rank: z.int(),
+    backlinks_per_referring_domain: z.number().nullable(),
+    spam_score: z.number(),
+    broken_links: z.int(),
+    dofollow_share: z.number(),
+  }),
+  anchors: z.array(z.object({ anchor: z.string(), backlinks: z.int(), share: z.number() })),
+  top_linking_pages: z.array(LinkingPageSchema),
+  referring_domains: z.array(z.object({ domain: z.string(), rank: z.int(), backlinks: z.int() })),
+  health: z.array(z.enum(HEALTH_FLAGS)),
+});
+
+export const SerpBacklinksResult = z.union([
+  z.object({ ...ToolMeta, empty: z.literal(true) }),
+  z.object({
+    ...ToolMeta,
+    scope: z.string(),
+    depth: z.literal('overview'),
+    profiles: z.array(BacklinkProfileSchema),
+    trend: z.array(
+      z.object({
+        domain: z.string(),
+        points: z.array(z.object({ month: z.string(), backlinks: z.int(), referring_domains: z.int(), new_referring_domains: z.int(), rank: z.int() })),
+      }),
+    ),
+    gap: z
+      .array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) }))
+      .meta({ description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank' }),
+    health: z.array(z.enum(HEALTH_FLAGS)).meta({ description: "The scope's own domain: the site, or the domain looked up" }),
+  }),
+  z.object({ ...ToolMeta, scope: z.string(), depth: z.literal('links'), domain: z.string(), links: z.array(LinkingPageSchema) }),
+]);
+
 export const RecallResult = z.object({
   ...ToolMeta,
   results: z.array(
@@ -250,6 +362,8 @@ export const TOOL_NAMES = [
   'get_keywords',
   'serp_landscape',
   'serp_keyword_refresh',
+  'serp_backlinks',
+  'add_competitor',
   'db_select',
   'db_insert',
   'db_delete',
@@ -306,6 +420,22 @@ export const TOOLS: readonly ToolSpec[] = [
     result: SerpKeywordRefreshResult,
   },
   {
+    name: 'serp_backlinks',
+    fn: 'serp-backlinks',
+    description:
+      'Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default 18, max 36), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (0–1000), limit default 100, max 1000. { empty: true } while the site has no backlink data yet.',
+    input: SerpBacklinksInput,
+    result: SerpBacklinksResult,
+  },
+  {
+    name: 'add_competitor',
+    fn: 'add-competitor',
+    description:
+      'Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most 10 active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.',
+    input: AddCompetitorInput,
+    result: AddCompetitorResult,
+  },
+  {
     name: 'db_select',
     fn: 'db-select',
     description:
@@ -325,7 +455,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'db_delete',
     fn: 'db-delete',
     description:
-      'Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links.',
+      'Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of 10.',
     input: DbDeleteInput,
     result: DbDeleteResult,
   },

@@ -11,3 +11,4 @@ export * from './quota';
 export * from './landscape';
 export * from './research';
 export * from './addresses';
+export * from './backlinks';

@@ -1,6 +1,7 @@
 import type { FunctionName, WorkerName } from '@cm/contract';
 import type { WorkerHandler } from './queue';
 import type { ApiHandler } from './server';
+import { handler as addCompetitor } from '../../../functions/add-competitor/handler';
 import { handler as dbDelete } from '../../../functions/db-delete/handler';
 import { handler as dbInsert } from '../../../functions/db-insert/handler';
 import { handler as dbSelect } from '../../../functions/db-select/handler';
@@ -11,10 +12,12 @@ import { handler as publish } from '../../../functions/publish/handler';
 import { handler as questionParts } from '../../../functions/question-parts/handler';
 import { handler as read } from '../../../functions/read/handler';
 import { handler as jobs } from '../../../functions/jobs/handler';
+import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
 import { handler as research } from '../../../functions/research/handler';
 import { handler as researchWorker } from '../../../functions/research-worker/handler';
+import { handler as serpBacklinks } from '../../../functions/serp-backlinks/handler';
 import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-refresh/handler';
 import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
 import { handler as tools } from '../../../functions/tools/handler';
@@ -37,6 +40,8 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'get-keywords': getKeywords,
   'serp-landscape': serpLandscape,
   'serp-keyword-refresh': serpKeywordRefresh,
+  'serp-backlinks': serpBacklinks,
+  'add-competitor': addCompetitor,
   'db-select': dbSelect,
   'db-insert': dbInsert,
   'db-delete': dbDelete,
@@ -46,4 +51,8 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
 export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   relink: relinkWorker,
   research: researchWorker,
+  monitor: monitorWorker,
 };
+
+/** The daily monitoring schedule's function (EventBridge on AWS, a timer here). */
+export { handler as monitorSchedule } from '../../../functions/monitor-schedule/handler';

@@ -5,7 +5,7 @@ import { WORKERS, type WorkerName } from '@cm/contract';
 import { resetServices, setQueueTransport } from '@cm/runtime';
 import { createDocumentClient, createStore } from '@cm/store';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
-import { API_HANDLERS, WORKER_HANDLERS } from './handlers';
+import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, listen } from './server';
 
@@ -41,8 +41,13 @@ export interface LocalStack {
   queues: Record<WorkerName, InProcessQueue>;
   /** Resolves once every queue is idle (messages a worker sends while handling are waited for too). */
   drain(): Promise<void>;
+  /** Runs the monitoring schedule now, as its daily timer does: the number of runs queued. */
+  runSchedule(): Promise<number>;
   stop(): Promise<void>;
 }
+
+/** How often monitoring runs: daily, as the EventBridge schedule on AWS. */
+const MONITOR_EVERY_MS = 24 * 3_600_000;
 
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -83,6 +88,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
     };
 
+    const runSchedule = async () => (await monitorSchedule()).queued;
+    // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
+    const schedule = setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS);
+    schedule.unref();
+
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000);
     const api = server;
@@ -94,7 +104,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       demoCreated,
       queues,
       drain,
+      runSchedule,
       stop: async () => {
+        clearInterval(schedule);
         await new Promise<void>((resolve) => api.close(() => resolve()));
         api.closeAllConnections();
         await drain();

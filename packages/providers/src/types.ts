@@ -72,3 +72,86 @@ export interface ResearchProvider {
   readonly name: string;
   research(request: ResearchRequest, meter: Meter): Promise<Findings>;
 }
+
+/* Backlinks (seed 2.7): a domain's profile, its individual links, and the link gap against competitors. */
+
+export interface BacklinkSummary {
+  backlinks: number;
+  referring_domains: number;
+  /** Domain rank, 0–1000. */
+  rank: number;
+  /** 0–100: how spammy the backlinks look. */
+  spam_score: number;
+  /** Backlinks pointing at pages of the domain that are broken. */
+  broken_links: number;
+  /** Share of backlinks that are dofollow, 0–1. */
+  dofollow_share: number;
+}
+
+/** One month of a domain's profile; `new_referring_domains` are those first seen that month. */
+export interface BacklinkTrendPoint {
+  /** `yyyy-mm`. */
+  month: string;
+  backlinks: number;
+  referring_domains: number;
+  new_referring_domains: number;
+  rank: number;
+}
+
+export interface AnchorShare {
+  anchor: string;
+  backlinks: number;
+  /** Share of the domain's backlinks with this anchor, 0–1. */
+  share: number;
+}
+
+/** One backlink: the page linking, the page of the domain it points to, its anchor and the linking page's authority. */
+export interface LinkingPage {
+  url_from: string;
+  url_to: string;
+  anchor: string;
+  /** Authority of the linking page, 0–1000, higher is stronger. */
+  authority: number;
+  dofollow: boolean;
+  first_seen: string | null;
+}
+
+export interface ReferringDomain {
+  domain: string;
+  /** 0–1000. */
+  rank: number;
+  backlinks: number;
+}
+
+/** What monitoring stores of a domain on a day. */
+export interface BacklinkProfile {
+  domain: string;
+  summary: BacklinkSummary;
+  /** Monthly points, oldest first, up to 36 months back. */
+  trend: BacklinkTrendPoint[];
+  /** Top anchors by backlinks, at most 20. */
+  anchors: AnchorShare[];
+  /** Strongest linking pages, by authority, at most 20. */
+  top_linking_pages: LinkingPage[];
+  /** Strongest referring domains, by rank, at most 100. */
+  referring_domains: ReferringDomain[];
+}
+
+/** A domain linking to some of the competitors and not to the site. */
+export interface GapDomain {
+  domain: string;
+  /** 0–1000. */
+  rank: number;
+  /** The competitors (of those asked about) it links to. */
+  links_to: string[];
+}
+
+export interface BacklinkDataProvider {
+  readonly name: string;
+  /** The domain's profile now: summary, monthly trend (36 months), anchors, top linking pages, referring domains. */
+  profile(domain: string, meter: Meter): Promise<BacklinkProfile>;
+  /** Up to `limit` (≤ 1000) backlinks of the domain, strongest linking page first. */
+  links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]>;
+  /** Up to `limit` domains linking to at least one competitor and never to the site, strongest first. */
+  linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]>;
+}

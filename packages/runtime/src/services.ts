@@ -1,11 +1,11 @@
-import type { KeywordDataProvider } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider } from '@cm/providers';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { loadConfig, type Config } from './config';
-import { selectKeywordData } from './providers';
+import { backlinkDataFor, dataforseoCredentials, keywordDataFor, type DataForSeoCredentials } from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
-let cached: { config: Config; store: Store; keywordData?: Promise<KeywordDataProvider> } | undefined;
+let cached: { config: Config; store: Store; credentials?: Promise<DataForSeoCredentials | null> } | undefined;
 
 function services() {
   if (!cached) {
@@ -19,14 +19,24 @@ function services() {
 export const getStore = (): Store => services().store;
 export const getConfig = (): Config => services().config;
 
-/** The keyword data provider; its credentials are read once per container. */
-export function getKeywordData(): Promise<KeywordDataProvider> {
+/** DataForSEO's credentials, read once per container; a failed secret read is tried again on the next request. */
+function credentials(): Promise<DataForSeoCredentials | null> {
   const s = services();
-  s.keywordData ??= selectKeywordData(s.config.dataforseo, s.config.region).catch((error: unknown) => {
-    s.keywordData = undefined; // a failed secret read is tried again on the next request
+  s.credentials ??= dataforseoCredentials(s.config.dataforseo, s.config.region).catch((error: unknown) => {
+    s.credentials = undefined;
     throw error;
   });
-  return s.keywordData;
+  return s.credentials;
+}
+
+/** The keyword data provider: DataForSEO with credentials, else the sandbox. */
+export async function getKeywordData(): Promise<KeywordDataProvider> {
+  return keywordDataFor(await credentials(), getConfig().dataforseo.baseUrl);
+}
+
+/** The backlink data provider: DataForSEO Backlinks with credentials, else the sandbox. */
+export async function getBacklinkData(): Promise<BacklinkDataProvider> {
+  return backlinkDataFor(await credentials(), getConfig().dataforseo.baseUrl);
 }
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */

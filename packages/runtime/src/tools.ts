@@ -4,7 +4,7 @@ import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
 import { api, json } from './http';
 import { enqueue } from './queues';
 import { researchSource } from './providers';
-import { getConfig, getKeywordData, getStore } from './services';
+import { getBacklinkData, getConfig, getKeywordData, getStore } from './services';
 
 /**
  * The Lambda handler of one research tool: its route, its input schema, the providers, and the
@@ -21,6 +21,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         siteId: request.siteId,
         store,
         keywordData: await getKeywordData(),
+        backlinkData: await getBacklinkData(),
         researchSource: researchSource(getConfig().research),
         meter: new Meter(),
         now: new Date(),

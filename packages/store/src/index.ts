@@ -6,6 +6,7 @@ import { RowStore } from './rows';
 import { Semaphore } from './semaphore';
 import { JobStore } from './jobs';
 import { ResearchStore } from './research-records';
+import { BacklinkStore } from './backlinks';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 
@@ -16,11 +17,12 @@ export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLi
 export type { PageRef, RelinkOutcome } from './links';
 export type { StoredRow, RowPage } from './rows';
 export { RowConflict, mapLimit } from './rows';
-export type { SemaphoreState, TakeOutcome } from './semaphore';
+export type { Reclaimable, SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
 export type { Job } from './jobs';
 export type { StoredResearch, QueryState } from './research-records';
-export { JobStore, ResearchStore };
+export type { BacklinkSnapshot } from './backlinks';
+export { JobStore, ResearchStore, BacklinkStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
@@ -35,6 +37,9 @@ export interface Store {
   researchSlots: Semaphore;
   jobs: JobStore;
   research: ResearchStore;
+  backlinks: BacklinkStore;
+  /** A site's places for active competitors: one per domain, at most 10. */
+  competitorPlaces(siteId: number): Semaphore;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
@@ -50,5 +55,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
+    backlinks: new BacklinkStore(db, tableName),
+    competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
   };
 }

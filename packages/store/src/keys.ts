@@ -81,3 +81,10 @@ export const researchKey = (siteId: number, researchId: string): Key => ({ pk: `
 export const researchTermPartition = (siteId: number, term: string): string => `SITE#${siteId}#RTERM#${term}`;
 /** The latest research of a (mode, query), so a repeated query is answered from the store. */
 export const researchQueryKey = (siteId: number, queryKey: string): Key => ({ pk: `SITE#${siteId}#RQUERY`, sk: queryKey });
+
+/** Backlink snapshots of one domain tracked by a site, one per day, newest last. */
+export const backlinkPartition = (siteId: number, domain: string): string => `SITE#${siteId}#BL#${domain}`;
+export const backlinkSnapshotKey = (siteId: number, domain: string, day: string): Key => ({
+  pk: backlinkPartition(siteId, domain),
+  sk: `SNAP#${day}`,
+});

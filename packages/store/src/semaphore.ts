@@ -8,6 +8,9 @@ export interface SemaphoreState {
   leases: Record<string, number>;
 }
 
+/** Whether a holder's lease (at `expiry`) is dead and its place may be taken back. */
+export type Reclaimable = (holder: string, expiry: number) => Promise<boolean>;
+
 export interface TakeOutcome {
   taken: boolean;
   inflight: number;
@@ -29,12 +32,17 @@ export class Semaphore {
     private readonly max: number,
   ) {}
 
-  /** Takes a place for `holder` until `expiresAt` if fewer than `max` are taken, reclaiming expired leases first when full. */
-  async take(holder: string, expiresAt: number, now = Date.now()): Promise<TakeOutcome> {
+  /**
+   * Takes a place for `holder` until `expiresAt` if fewer than `max` are taken. When full, it first
+   * reclaims the leases `reclaimable` names (by default the expired ones), each only if unchanged.
+   */
+  async take(holder: string, expiresAt: number, now = Date.now(), reclaimable?: Reclaimable): Promise<TakeOutcome> {
     const first = await this.tryTake(holder, expiresAt);
     if (first.taken) return first;
     const state = await this.state();
-    const expired = Object.entries(state.leases).filter(([, expiry]) => expiry <= now);
+    const judge: Reclaimable = reclaimable ?? (async (_owner, expiry) => expiry <= now);
+    const verdicts = await Promise.all(Object.entries(state.leases).map(([owner, expiry]) => judge(owner, expiry)));
+    const expired = Object.entries(state.leases).filter((_lease, i) => verdicts[i]);
     if (expired.length === 0) return { taken: false, inflight: state.inflight };
     await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
     return this.tryTake(holder, expiresAt);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
 
 export interface Site {
@@ -85,8 +86,25 @@ export class SiteStore {
 
   async get(siteId: number): Promise<Site | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: siteKey(siteId) }));
-    if (!out.Item) return null;
-    const { site_id, name, domain, locale, created_at } = out.Item as Site;
-    return { site_id, name, domain, locale, created_at };
+    return out.Item ? siteOf(out.Item) : null;
+  }
+
+  /**
+   * Every site, in id order: ids come from one sequence, so the sites are read by key in batches of
+   * 100, never by a scan. `onBatch` takes each batch as it is read.
+   */
+  async forEach(onBatch: (sites: Site[]) => Promise<void>): Promise<void> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: sequenceKey('site') }));
+    const last = Number(out.Item?.value ?? 0);
+    for (let first = 1; first <= last; first += 100) {
+      const ids = Array.from({ length: Math.min(100, last - first + 1) }, (_v, i) => first + i);
+      const items = await batchGet(this.db, this.table, ids.map(siteKey));
+      await onBatch(items.map(siteOf).sort((a, b) => a.site_id - b.site_id));
+    }
   }
 }
+
+const siteOf = (item: Record<string, unknown>): Site => {
+  const { site_id, name, domain, locale, created_at } = item as unknown as Site;
+  return { site_id, name, domain, locale, created_at };
+};

@@ -1,6 +1,6 @@
 import { ApiError, type KeywordMetrics, type TableName, type WorkerName } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
-import type { KeywordDataProvider, Meter } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
 import type { Site, Store, StoredRow } from '@cm/store';
 
 /** What a tool runs with: the caller's site, the store, the configured providers and the request's meter. */
@@ -8,6 +8,7 @@ export interface ToolContext {
   siteId: number;
   store: Store;
   keywordData: KeywordDataProvider;
+  backlinkData: BacklinkDataProvider;
   meter: Meter;
   now: Date;
   /** The `data_source` of web research jobs (the worker runs them). */
@@ -26,7 +27,7 @@ export async function siteOf(ctx: ToolContext): Promise<Omit<Site, 'domain'> & {
 }
 
 /** Domains of the site's active competitors. */
-export async function competitorDomains(ctx: ToolContext): Promise<string[]> {
+export async function competitorDomains(ctx: Pick<ToolContext, 'siteId' | 'store'>): Promise<string[]> {
   const active = await ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true);
   return active.map((row) => String(row.domain));
 }

@@ -9,8 +9,9 @@ import {
   type DbSelectInput,
   type TableName,
 } from '@cm/contract';
-import { normalizeDomain, normalizeKeyword } from '@cm/core';
+import { normalizeKeyword } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
+import { competitorDomain, trackCompetitor, untrackCompetitor } from './competitors';
 import { rowNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /* db_select, db_insert, db_delete over the cm_* tables, every row scoped to the caller's site. */
@@ -90,30 +91,32 @@ async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string
       break;
     }
     case 'cm_competitors': {
-      const domain = normalizeDomain(String(row.domain));
-      if (!domain) throw invalid('row.domain', 'must be a domain name such as example.com');
-      row.domain = domain;
-      row.active = true;
-      row.added_at = ctx.now.toISOString();
-      warnings.push('This competitor row is incomplete: it has no monitoring or backlink profile. add_competitor is the way to add a competitor.');
+      row.domain = competitorDomain(String(row.domain), 'row.domain');
+      warnings.push(
+        'This competitor row is incomplete: it counts toward the cap of 10, but has no backlink profile until the next daily monitoring run. add_competitor is the way to add a competitor.',
+      );
       break;
     }
   }
   return { row, warnings };
 }
 
+const alreadyExists = (table: TableName, id: number) =>
+  new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
+
 export async function dbInsert(ctx: ToolContext, input: DbInsertInput) {
   const { row, warnings } = await prepareRow(ctx, input.table, input.row);
+  if (input.table === 'cm_competitors') {
+    // An active competitor, so under the cap like add_competitor's.
+    const tracked = await trackCompetitor(ctx, row as Record<string, unknown> & { domain: string });
+    if (!tracked.created) throw alreadyExists(input.table, tracked.row.id);
+    return { data_source: DATABASE, table: input.table, row: tracked.row, warnings };
+  }
   try {
     const stored = await ctx.store.rows.insert(ctx.siteId, input.table, row, ctx.now.toISOString());
     return { data_source: DATABASE, table: input.table, row: stored, warnings };
   } catch (error) {
-    if (error instanceof RowConflict) {
-      throw new ApiError('already_exists', `${input.table} already has that row: id ${error.existingId}`, {
-        table: input.table,
-        id: error.existingId,
-      });
-    }
+    if (error instanceof RowConflict) throw alreadyExists(input.table, error.existingId);
     throw error;
   }
 }
@@ -127,6 +130,7 @@ const CASCADES: Partial<Record<TableName, { table: TableName; field: string }>> 
 export async function dbDelete(ctx: ToolContext, input: DbDeleteInput) {
   const deleted = await ctx.store.rows.delete(ctx.siteId, input.table, input.id);
   if (!deleted) throw rowNotFound(input.table, input.id);
+  if (input.table === 'cm_competitors') await untrackCompetitor(ctx, deleted);
   const cascaded: Record<string, number> = {};
   const cascade = CASCADES[input.table];
   if (cascade) {

@@ -3,3 +3,5 @@ export * from './db';
 export * from './keywords';
 export * from './serp';
 export * from './research';
+export * from './competitors';
+export * from './backlinks';

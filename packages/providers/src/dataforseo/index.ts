@@ -118,3 +118,5 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
       .map((item) => ({ position: item.rank_group, domain: item.domain, url: item.url, title: item.title ?? '' }));
   }
 }
+
+export { BACKLINK_ENDPOINTS, DataForSeoBacklinkData, type DataForSeoBacklinkOptions } from './backlinks';

@@ -5,6 +5,7 @@ import { sandboxIdeas, sandboxMetrics } from './keywords';
 import { sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
+export { SandboxBacklinkData } from './backlinks';
 
 const NAME = 'sandbox';
 

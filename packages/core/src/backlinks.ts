@@ -1,0 +1,105 @@
+import type { HealthFlag } from '@cm/contract';
+
+/* Backlink interpretation (ARCHITECTURE.md "Backlink health flags"): pure rules over stored profiles. */
+
+/** Every threshold of the health flags, in one place. */
+export const HEALTH_THRESHOLDS = {
+  /** Backlinks per referring domain below this: few links from each linking site. */
+  backlinksPerReferringDomain: 3,
+  /** Spam score (0–100) below this is clean. */
+  spamClean: 15,
+  /** Share of dofollow backlinks below this. */
+  dofollowShare: 0.5,
+  /** One non-brand anchor above this share of backlinks. */
+  anchorShare: 0.3,
+  /** Months of new referring domains the velocity averages. */
+  velocityMonths: 3,
+} as const;
+
+/** What the flags read of a profile (a subset of the providers' BacklinkProfile). */
+export interface HealthInput {
+  domain: string;
+  summary: { backlinks: number; referring_domains: number; spam_score: number; broken_links: number; dofollow_share: number };
+  anchors: ReadonlyArray<{ anchor: string; share: number }>;
+  trend: ReadonlyArray<{ month: string; new_referring_domains: number }>;
+}
+
+/** Short country-code second levels (`co.uk`, `com.au`), so the brand of `shop.co.uk` is `shop`. */
+const SECOND_LEVELS = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
+
+/** The brand of a domain: the label before its public suffix, e.g. `example` of `blog.example.co.uk`. */
+export function brandOf(domain: string): string {
+  const labels = domain.toLowerCase().split('.');
+  const suffix = labels.length >= 3 && SECOND_LEVELS.has(labels.at(-2)!) ? 2 : 1;
+  return labels[labels.length - suffix - 1] ?? labels[0]!;
+}
+
+/** A brand anchor names the site (its brand or its domain, bare or as a URL); every other anchor is not. */
+export const isBrandAnchor = (anchor: string, domain: string): boolean => {
+  const text = anchor.toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return text.length > 0 && (text.includes(brandOf(domain).replace(/[^a-z0-9]+/g, '')) || text.includes(domain.replace(/[^a-z0-9]+/g, '')));
+};
+
+/** New referring domains per month over the last months of the trend. */
+export function velocity(trend: HealthInput['trend']): number | null {
+  const recent = trend.slice(-HEALTH_THRESHOLDS.velocityMonths);
+  return recent.length === 0 ? null : recent.reduce((sum, p) => sum + p.new_referring_domains, 0) / recent.length;
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Backlinks per referring domain, two decimals; null without referring domains. */
+export const linksPerDomain = (summary: { backlinks: number; referring_domains: number }): number | null =>
+  summary.referring_domains > 0 ? Math.round((summary.backlinks / summary.referring_domains) * 100) / 100 : null;
+
+/**
+ * The health flags of a profile; velocity is judged against the competitors' profiles (their median),
+ * and not at all without competitors.
+ */
+export function healthFlags(profile: HealthInput, competitors: readonly HealthInput[]): HealthFlag[] {
+  const t = HEALTH_THRESHOLDS;
+  const { summary } = profile;
+  const flags: HealthFlag[] = [];
+  // The exact ratio: 2.999 rounds to 3.00 for display but is below 3.
+  if (summary.referring_domains > 0 && summary.backlinks / summary.referring_domains < t.backlinksPerReferringDomain) flags.push('ratio_below_3:1');
+  flags.push(summary.spam_score < t.spamClean ? 'spam_clean' : 'spam_elevated');
+  const own = velocity(profile.trend);
+  const theirs = median(competitors.map((c) => velocity(c.trend)).filter((v): v is number => v !== null));
+  if (own !== null && theirs !== null && own < theirs) flags.push('velocity_below_competitors');
+  if (summary.backlinks > 0 && summary.dofollow_share < t.dofollowShare) flags.push('dofollow_below_50pct');
+  if (summary.broken_links > 0) flags.push('broken_links_present');
+  if (profile.anchors.some((a) => a.share > t.anchorShare && !isBrandAnchor(a.anchor, profile.domain))) flags.push('anchor_overoptimized');
+  return flags;
+}
+
+/** `yyyy-mm` of a date, in UTC. */
+export const monthOf = (date: Date): string => date.toISOString().slice(0, 7);
+
+/** The trend's points of the last `months` months, this month included. */
+export function trendWithin<P extends { month: string }>(trend: readonly P[], months: number, now: Date): P[] {
+  const first = monthOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1)));
+  return trend.filter((p) => p.month >= first);
+}
+
+export interface GapEntry {
+  domain: string;
+  rank: number;
+  links_to: readonly string[];
+}
+
+/**
+ * The link gap against the competitors tracked now: what links to none of them is dropped, and
+ * outreach order is the number of competitors linked, then rank.
+ */
+export function rankGap(gap: readonly GapEntry[], competitors: readonly string[]): GapEntry[] {
+  const tracked = new Set(competitors);
+  return gap
+    .map((g) => ({ ...g, links_to: g.links_to.filter((d) => tracked.has(d)) }))
+    .filter((g) => g.links_to.length > 0)
+    .sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain));
+}

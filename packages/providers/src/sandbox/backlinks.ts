@@ -1,0 +1,280 @@
+import type {
+  AnchorShare,
+  BacklinkDataProvider,
+  BacklinkProfile,
+  BacklinkSummary,
+  BacklinkTrendPoint,
+  GapDomain,
+  LinkingPage,
+  Meter,
+  ReferringDomain,
+} from '../types';
+import { between, shuffled, unit } from './derive';
+
+/* Offline backlinks: every domain links from a fixed pool of plausible domains, so profiles, links and the gap agree. */
+
+const WELL_KNOWN = [
+  'wikipedia.org', 'medium.com', 'reddit.com', 'youtube.com', 'github.com', 'stackoverflow.com', 'quora.com',
+  'nytimes.com', 'forbes.com', 'theguardian.com', 'bbc.co.uk', 'cnn.com', 'wired.com', 'techcrunch.com',
+  'theverge.com', 'businessinsider.com', 'huffpost.com', 'wordpress.com', 'blogspot.com', 'tumblr.com',
+  'linkedin.com', 'pinterest.com', 'producthunt.com', 'news.ycombinator.com', 'substack.com', 'dev.to',
+  'hubspot.com', 'moz.com', 'ahrefs.com', 'searchenginejournal.com', 'trustpilot.com', 'yelp.com',
+  'tripadvisor.com', 'indiehackers.com', 'wikihow.com', 'britannica.com', 'archive.org', 'about.me',
+  'slideshare.net', 'issuu.com',
+];
+const WORDS = [
+  'garden', 'travel', 'fitness', 'recipe', 'tech', 'money', 'parenting', 'outdoor', 'photo', 'music', 'design',
+  'startup', 'health', 'pet', 'home', 'style', 'auto', 'crypto', 'gaming', 'craft', 'coffee', 'bike', 'run', 'book',
+  'film', 'code',
+];
+const PATTERNS: ReadonlyArray<(word: string) => string> = [
+  (w) => `blog-${w}.com`, (w) => `${w}news.net`, (w) => `the${w}hub.com`, (w) => `${w}-review.org`,
+  (w) => `${w}daily.com`, (w) => `${w}insider.io`, (w) => `my${w}tips.com`, (w) => `${w}forum.net`,
+  (w) => `${w}-weekly.co.uk`, (w) => `best${w}guide.com`,
+];
+
+/** The 300 domains any sandbox backlink comes from, each with one rank: well-known sites strong, niche blogs mostly weak. */
+const POOL: ReadonlyMap<string, number> = new Map([
+  ...WELL_KNOWN.map((d) => [d, between(d, 'pool-rank', 620, 960)] as const),
+  ...WORDS.flatMap((w) => PATTERNS.map((p) => p(w))).map((d) => [d, Math.round(40 + unit(d, 'pool-rank') ** 1.6 * 560)] as const),
+]);
+const POOL_DOMAINS = [...POOL.keys()];
+
+const GENERIC_ANCHORS = ['click here', 'here', 'this website', 'read more', 'learn more', 'source', 'website', 'link', 'this article', 'view site'];
+const TOPICAL_ANCHORS = [
+  'best running shoes', 'budget travel tips', 'home workout plan', 'easy dinner recipes', 'project management software',
+  'beginner photography guide', 'small business marketing', 'indoor plant care', 'personal finance tips',
+  'coffee brewing guide', 'remote work tools', 'electric bike reviews', 'seo checklist', 'email marketing templates',
+  'kids craft ideas', 'camping gear list',
+];
+const SECTIONS = ['blog', 'articles', 'news', 'resources', 'guides', 'reviews', 'wiki', 'posts', 'community', 'stories'];
+const TARGET_PATHS = ['', 'blog', 'pricing', 'about', 'features', 'guides/getting-started', 'products', 'contact'];
+
+const REFERRING_MIN = 30;
+const REFERRING_MAX = 200;
+const LISTED_REFERRING_DOMAINS = 100;
+const TOP_PAGES = 20;
+const MAX_ANCHORS = 20;
+const TREND_MONTHS = 36;
+/** First-seen dates of links fall in this window (days from 2019-02-01). */
+const FIRST_SEEN_FROM = Date.UTC(2019, 1, 1);
+const FIRST_SEEN_DAYS = 2700;
+
+/** Short country-code second levels (`co.uk`), so the brand of `shop.co.uk` is `shop`: the rule core's brand anchors use. */
+const SECOND_LEVELS = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
+function brandOf(domain: string): string {
+  const labels = domain.toLowerCase().split('.');
+  const suffix = labels.length >= 3 && SECOND_LEVELS.has(labels.at(-2)!) ? 2 : 1;
+  return labels[labels.length - suffix - 1] ?? labels[0]!;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+const clampRank = (n: number) => Math.min(1000, Math.max(0, Math.round(n)));
+const byRank = (a: { rank: number; domain: string }, b: { rank: number; domain: string }) => b.rank - a.rank || a.domain.localeCompare(b.domain);
+
+/** Every domain linking to `domain` (30–200 of the pool, never itself): the full set the link gap works on. */
+export const sandboxReferringDomains = (domain: string): string[] =>
+  shuffled(POOL_DOMAINS.filter((d) => d !== domain), `referring\n${domain}`).slice(0, between(domain, 'referring-count', REFERRING_MIN, REFERRING_MAX));
+
+interface Derived {
+  summary: BacklinkSummary;
+  /** Every referring domain with the backlinks it gives; these sum to `summary.backlinks`. */
+  referring: ReferringDomain[];
+  anchors: AnchorShare[];
+}
+
+/** Splits `total` backlinks over the referring domains: at least one each, the rest skewed to a few generous linkers. */
+function allocate(domain: string, referring: readonly string[], total: number): number[] {
+  const weights = referring.map((d) => 0.05 + unit(`${domain}\n${d}`, 'link-weight') ** 3);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const extra = total - referring.length;
+  const exact = weights.map((w) => (extra * w) / sum);
+  const counts = exact.map((e) => 1 + Math.floor(e));
+  // Largest remainders take the leftover, so the counts add up to the summary exactly.
+  let left = total - counts.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => [e - Math.floor(e), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    if (left-- <= 0) break;
+    counts[i]!++;
+  }
+  return counts;
+}
+
+/**
+ * Anchors: brand anchors (the brand, the domain, its URL) and non-brand ones (generic words, topical
+ * phrases). About 3 domains in 10 are over-optimized, a topical phrase taking 32–50% of the backlinks.
+ */
+function anchorsOf(domain: string, backlinks: number): AnchorShare[] {
+  const brand = brandOf(domain);
+  const overOptimized = unit(domain, 'anchor-profile') < 0.3;
+  const topical = shuffled(TOPICAL_ANCHORS, `topical\n${domain}`).slice(0, 6);
+  const generic = shuffled(GENERIC_ANCHORS, `generic\n${domain}`).slice(0, 5);
+  const brandShare = overOptimized ? 0.1 + unit(domain, 'brand-share') * 0.15 : 0.15 + unit(domain, 'brand-share') * 0.3;
+  const top: [string, number] = overOptimized
+    ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18]
+    : [brand, brandShare];
+  const rest: Array<[string, number]> = [
+    ...(overOptimized ? [[brand, brandShare] as [string, number]] : []),
+    [domain, brandShare * 0.5],
+    [`https://${domain}`, brandShare * 0.3],
+    [`www.${domain}`, brandShare * 0.15],
+    ...generic.map((a): [string, number] => [a, 0.02 + unit(`${domain}\n${a}`, 'anchor-share') * 0.06]),
+    ...topical.slice(1).map((a): [string, number] => [a, 0.01 + unit(`${domain}\n${a}`, 'anchor-share') * 0.05]),
+  ];
+  // The listed anchors cover at most 90% of the backlinks (the long tail is unlisted), the top one unscaled.
+  const restSum = rest.reduce((s, [, w]) => s + w, 0);
+  const scale = Math.min(1, (0.9 - top[1]) / restSum);
+  return [top, ...rest.map(([a, w]): [string, number] => [a, w * scale])]
+    .map(([anchor, share]) => ({ anchor, backlinks: Math.round(share * backlinks) }))
+    .filter((a) => a.backlinks > 0)
+    .map((a) => ({ ...a, share: round4(a.backlinks / backlinks) }))
+    .sort((a, b) => b.backlinks - a.backlinks || a.anchor.localeCompare(b.anchor))
+    .slice(0, MAX_ANCHORS);
+}
+
+/**
+ * The summary, referring domains and anchors of a domain. Ranges reach every health flag across
+ * domains: backlinks per referring domain 1.2–15 (a third under 3), spam 0–60 (two in five under 15),
+ * dofollow share 0.3–0.9, no broken links for three domains in ten.
+ */
+function derive(domain: string): Derived {
+  const set = sandboxReferringDomains(domain);
+  const ratio = 1.2 * 12.5 ** unit(domain, 'links-per-domain');
+  const backlinks = Math.max(set.length, Math.round(set.length * ratio));
+  const counts = allocate(domain, set, backlinks);
+  const referring = set.map((d, i) => ({ domain: d, rank: POOL.get(d)!, backlinks: counts[i]! })).sort(byRank);
+  const strongest = referring.slice(0, 10);
+  const meanTop = strongest.reduce((s, r) => s + r.rank, 0) / strongest.length;
+  return {
+    summary: {
+      backlinks,
+      referring_domains: set.length,
+      rank: clampRank(meanTop * 0.45 + set.length * 1.2 + unit(domain, 'rank') * 120),
+      spam_score: Math.round(60 * unit(domain, 'spam') ** 1.5),
+      broken_links: unit(domain, 'broken') < 0.3 ? 0 : between(domain, 'broken-count', 1, Math.max(1, Math.round(backlinks * 0.04))),
+      dofollow_share: round2(0.3 + 0.6 * unit(domain, 'dofollow')),
+    },
+    referring,
+    anchors: anchorsOf(domain, backlinks),
+  };
+}
+
+const monthOf = (now: Date, back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+
+/**
+ * 36 months ending this month, oldest first, moving from a start between 35% and 160% of today's
+ * referring domains to exactly today's summary. New referring domains are the growth plus a small
+ * churn of lost ones, so they are never negative and reconcile with the month-over-month change.
+ */
+function trendOf(domain: string, summary: BacklinkSummary, now: Date): BacklinkTrendPoint[] {
+  const final = summary.referring_domains;
+  const start = final * (0.35 + 1.25 * unit(domain, 'trend-start'));
+  const curve = 0.7 + unit(domain, 'trend-curve') * 0.8;
+  const ratio = summary.backlinks / final;
+  const points: BacklinkTrendPoint[] = [];
+  let previous = 0;
+  for (let i = 0; i < TREND_MONTHS; i++) {
+    const t = i / (TREND_MONTHS - 1);
+    const last = i === TREND_MONTHS - 1;
+    const noise = 1 + (unit(`${domain}\n${i}`, 'trend-noise') - 0.5) * 0.04;
+    const referring = last ? final : Math.max(1, Math.round((start + (final - start) * t ** curve) * noise));
+    const before = i === 0 ? referring : previous;
+    const lost = Math.max(Math.floor(before * unit(`${domain}\n${i}`, 'trend-churn') * 0.04), before - referring);
+    points.push({
+      month: monthOf(now, TREND_MONTHS - 1 - i),
+      backlinks: last ? summary.backlinks : Math.round(referring * ratio * (0.85 + 0.15 * t)),
+      referring_domains: referring,
+      new_referring_domains: referring - before + lost,
+      rank: last ? summary.rank : clampRank(summary.rank * (0.8 + 0.2 * t) * noise),
+    });
+    previous = referring;
+  }
+  return points;
+}
+
+/** A 48-bit draw split into independent digits, so one hash serves a whole linking page. */
+const digits = (value: number) => {
+  const x = Math.floor(value * 2 ** 48);
+  return { a: (x % 1000) / 1000, b: (Math.floor(x / 1e3) % 1000) / 1000, c: (Math.floor(x / 1e6) % 100_000) / 100_000, d: Math.floor(x / 1e11) };
+};
+
+/** Every backlink of the domain as a linking page (one per backlink), strongest first. */
+function pagesOf(domain: string, derived: Derived): LinkingPage[] {
+  const { referring, anchors, summary } = derived;
+  const listed = anchors.reduce((s, a) => s + a.backlinks, 0);
+  const pickAnchor = (draw: number) => {
+    let at = draw * listed;
+    for (const a of anchors) if ((at -= a.backlinks) < 0) return a.anchor;
+    return anchors.at(-1)?.anchor ?? domain;
+  };
+  const pages: LinkingPage[] = [];
+  for (const from of referring) {
+    for (let j = 0; j < from.backlinks; j++) {
+      const { a, b, c, d } = digits(unit(`${domain}\n${from.domain}\n${j}`, 'page'));
+      pages.push({
+        url_from: `https://${from.domain}/${SECTIONS[d % SECTIONS.length]}/${WORDS[(d >> 4) % WORDS.length]}-${j + 1}`,
+        url_to: `https://${domain}/${TARGET_PATHS[(d >> 8) % TARGET_PATHS.length]}`,
+        anchor: pickAnchor(c),
+        // A page is weaker than its site, and a site's deeper pages weaker still.
+        authority: clampRank(from.rank * (0.55 + 0.45 * a) * 0.985 ** j),
+        dofollow: b < summary.dofollow_share,
+        first_seen: new Date(FIRST_SEEN_FROM + (d % FIRST_SEEN_DAYS) * 86_400_000).toISOString().slice(0, 10),
+      });
+    }
+  }
+  return pages.sort((x, y) => y.authority - x.authority || x.url_from.localeCompare(y.url_from));
+}
+
+export function sandboxBacklinkProfile(domain: string, now: Date): BacklinkProfile {
+  const derived = derive(domain);
+  return {
+    domain,
+    summary: derived.summary,
+    trend: trendOf(domain, derived.summary, now),
+    anchors: derived.anchors,
+    top_linking_pages: pagesOf(domain, derived).slice(0, TOP_PAGES),
+    referring_domains: derived.referring.slice(0, LISTED_REFERRING_DOMAINS),
+  };
+}
+
+export const sandboxLinks = (domain: string, limit: number): LinkingPage[] => pagesOf(domain, derive(domain)).slice(0, limit);
+
+/** Pool domains linking to some competitors and not to the site, most competitors first, then strongest. */
+export function sandboxLinkGap(site: string, competitors: readonly string[], limit: number): GapDomain[] {
+  const own = new Set(sandboxReferringDomains(site));
+  const linksTo = new Map<string, string[]>();
+  for (const competitor of competitors) {
+    for (const d of sandboxReferringDomains(competitor)) {
+      if (own.has(d) || d === site) continue;
+      linksTo.set(d, [...(linksTo.get(d) ?? []), competitor]);
+    }
+  }
+  return [...linksTo]
+    .map(([domain, links]) => ({ domain, rank: POOL.get(domain)!, links_to: links }))
+    .sort((a, b) => b.links_to.length - a.links_to.length || byRank(a, b))
+    .slice(0, limit);
+}
+
+const NAME = 'sandbox';
+
+/** Offline backlink data, derived from the domains; calls are free and recorded at cost 0. */
+export class SandboxBacklinkData implements BacklinkDataProvider {
+  readonly name = NAME;
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  async profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
+    meter.record({ provider: NAME, endpoint: 'backlinks_profile', cost_usd: 0 });
+    return sandboxBacklinkProfile(domain, this.now());
+  }
+
+  async links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {
+    meter.record({ provider: NAME, endpoint: 'backlinks_links', cost_usd: 0 });
+    return sandboxLinks(domain, limit);
+  }
+
+  async linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]> {
+    meter.record({ provider: NAME, endpoint: 'backlinks_link_gap', cost_usd: 0 });
+    return sandboxLinkGap(site, competitors, limit);
+  }
+}

@@ -1,0 +1,161 @@
+import type { MonitorMessage, SerpBacklinksInput } from '@cm/contract';
+import { LIMITS } from '@cm/contract';
+import { healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay, type HealthInput } from '@cm/core';
+import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type GapDomain, type Meter } from '@cm/providers';
+import type { BacklinkSnapshot, Store } from '@cm/store';
+import { competitorDomain, queueMonitoring } from './competitors';
+import { competitorDomains, siteOf, type ToolContext } from './context';
+import { DATABASE } from './db';
+
+/** Gap domains the site's monitoring run keeps, strongest first. */
+const GAP_LIMIT = 100;
+
+type Snapshot = BacklinkSnapshot<BacklinkProfile, GapDomain>;
+
+interface Tracked {
+  profile: BacklinkProfile;
+  snapshotAt: string | null;
+  isSite: boolean;
+  isCompetitor: boolean;
+}
+
+const asHealthInput = (p: BacklinkProfile): HealthInput => p;
+
+function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
+  const { profile } = t;
+  return {
+    domain: profile.domain,
+    is_site: t.isSite,
+    is_competitor: t.isCompetitor,
+    snapshot_at: t.snapshotAt,
+    summary: { ...profile.summary, backlinks_per_referring_domain: linksPerDomain(profile.summary) },
+    anchors: profile.anchors,
+    top_linking_pages: profile.top_linking_pages,
+    referring_domains: profile.referring_domains,
+    health: healthFlags(asHealthInput(profile), others.map(asHealthInput)),
+  };
+}
+
+/** What scope names: the site and its competitors, the site alone, or one domain. */
+function scopeOf(scope: string, siteDomain: string | null): { kind: 'all' | 'site' } | { kind: 'domain'; domain: string } {
+  if (scope === 'all' || scope === 'site') return { kind: scope };
+  const domain = competitorDomain(scope, 'scope');
+  return domain === siteDomain ? { kind: 'site' } : { kind: 'domain', domain };
+}
+
+/**
+ * serp_backlinks. Tracked domains (the site and its active competitors) answer from their latest
+ * monitoring snapshots, at no cost; an untracked domain is looked up live and never tracked; links
+ * are always pulled live, since they are paid per row and asked for rarely.
+ */
+export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
+  const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
+  const scope = scopeOf(input.scope, site.domain);
+  if (input.depth === 'links') {
+    const domain = scope.kind === 'domain' ? scope.domain : site.domain;
+    if (!domain) return { data_source: DATABASE, empty: true as const };
+    const links = await ctx.backlinkData.links(domain, input.limit ?? LIMITS.linksDefault, ctx.meter);
+    return { data_source: ctx.backlinkData.name, scope: input.scope, depth: 'links' as const, domain, links };
+  }
+
+  const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, d)));
+  const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
+    s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
+  );
+  const trend = (profiles: Tracked[]) =>
+    profiles.map((t) => ({ domain: t.profile.domain, points: trendWithin(t.profile.trend, input.trend_months, ctx.now) }));
+  const othersOf = (t: Tracked) => competitorProfiles.filter((c) => c !== t).map((c) => c.profile);
+
+  if (scope.kind === 'domain') {
+    const known = competitorProfiles.find((c) => c.profile.domain === scope.domain);
+    const target: Tracked = known ?? {
+      profile: await ctx.backlinkData.profile(scope.domain, ctx.meter),
+      snapshotAt: null,
+      isSite: false,
+      isCompetitor: competitors.includes(scope.domain),
+    };
+    // Outreach against this domain: who links to it and not to the site.
+    const gap = site.domain ? await ctx.backlinkData.linkGap(site.domain, [scope.domain], GAP_LIMIT, ctx.meter) : [];
+    const view = profileView(target, othersOf(target));
+    return {
+      data_source: known ? DATABASE : ctx.backlinkData.name,
+      scope: input.scope,
+      depth: 'overview' as const,
+      profiles: [view],
+      trend: trend([target]),
+      gap: rankGap(gap, [scope.domain]),
+      health: view.health,
+    };
+  }
+
+  const own = site.domain ? await ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, site.domain) : null;
+  if (!own) return { data_source: DATABASE, empty: true as const };
+  const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
+  const shown = scope.kind === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
+  const views = shown.map((t) => profileView(t, othersOf(t)));
+  return {
+    data_source: own.data_source,
+    scope: input.scope,
+    depth: 'overview' as const,
+    profiles: views,
+    trend: trend(shown),
+    gap: rankGap(own.gap ?? [], competitors),
+    health: views[0]!.health,
+  };
+}
+
+export interface MonitorDeps {
+  store: Store;
+  backlinkData: BacklinkDataProvider;
+  meter: Meter;
+  now: Date;
+}
+
+/**
+ * One monitoring run: a dated snapshot of a domain the site still tracks (its own, or an active
+ * competitor's; a deleted competitor's run stores nothing). The site's own snapshot carries its link
+ * gap against the competitors tracked now. A provider failure worth retrying throws, so the queue
+ * delivers the message again; any other is logged and the run skipped until the next schedule.
+ */
+export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number } | null> {
+  const { store } = deps;
+  const site = await store.sites.get(message.site_id);
+  if (!site) return null;
+  const ctx = { siteId: site.site_id, store };
+  const siteDomain = normalizeDomain(site.domain);
+  const competitors = await competitorDomains(ctx);
+  const isSite = message.domain === siteDomain;
+  if (!isSite && !competitors.includes(message.domain)) return null;
+  try {
+    const profile = await deps.backlinkData.profile(message.domain, deps.meter);
+    const gap = isSite && competitors.length > 0 ? await deps.backlinkData.linkGap(message.domain, competitors, GAP_LIMIT, deps.meter) : undefined;
+    const snapshot: Snapshot = {
+      domain: message.domain,
+      day: utcDay(deps.now),
+      taken_at: deps.now.toISOString(),
+      data_source: deps.backlinkData.name,
+      profile,
+      ...(gap ? { gap } : {}),
+    };
+    await store.backlinks.put(site.site_id, snapshot);
+  } catch (error) {
+    if (!(error instanceof ProviderError) || error.retryable) throw error;
+    console.error(`monitoring ${message.domain} of site ${site.site_id} skipped: ${error.message}`);
+  }
+  return { siteId: site.site_id };
+}
+
+/** The daily schedule: one monitoring message per site domain and active competitor, for every site. */
+export async function scheduleMonitoring(store: Store, enqueue: ToolContext['enqueue'], now: Date): Promise<number> {
+  let queued = 0;
+  await store.sites.forEach(async (sites) => {
+    for (const site of sites) {
+      const siteDomain = normalizeDomain(site.domain);
+      const competitors = await competitorDomains({ siteId: site.site_id, store });
+      const domains = [...(siteDomain ? [siteDomain] : []), ...competitors];
+      await queueMonitoring({ enqueue }, site.site_id, domains, now.toISOString());
+      queued += domains.length;
+    }
+  });
+  return queued;
+}

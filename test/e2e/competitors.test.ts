@@ -1,0 +1,186 @@
+import { healthFlags } from '@cm/core';
+import { sandboxReferringDomains } from '@cm/providers/src/sandbox/backlinks';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+}, 60_000);
+afterAll(() => t.stop());
+
+async function site(domain = 'shoes.example.com') {
+  const created = await t.newSite('Competitor site', { domain, locale: 'US/en' });
+  const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body, { key: created.key });
+  return { ...created, domain, tool };
+}
+type Site = Awaited<ReturnType<typeof site>>;
+
+const rivals = (n: number, prefix = 'rival') => Array.from({ length: n }, (_v, i) => `${prefix}-${i + 1}.com`);
+const activeRows = async (s: Site) => (await s.tool('db_select', { table: 'cm_competitors', limit: 200 })).body.rows;
+
+describe('add_competitor', () => {
+  it('lets exactly 10 of 15 concurrent adds in; the other 5 get 409 competitor_limit_reached with max_active', async () => {
+    const s = await site();
+    const replies = await Promise.all(rivals(15).map((domain) => s.tool('add_competitor', { domain })));
+    const added = replies.filter((r) => r.status === 200);
+    const refused = replies.filter((r) => r.status === 409);
+    expect(added).toHaveLength(10);
+    expect(refused).toHaveLength(5);
+    for (const r of added) expect(r.body).toMatchObject({ created: true, competitor: { active: true, domain: expect.stringMatching(/^rival-\d+\.com$/) } });
+    for (const r of refused) expect(r.body).toMatchObject({ error: 'competitor_limit_reached', max_active: 10 });
+    expect(await activeRows(s)).toHaveLength(10);
+    const places = await t.store.competitorPlaces(s.siteId).state();
+    expect(places.inflight).toBe(10);
+    expect(Object.keys(places.leases).sort()).toEqual((await activeRows(s)).map((r: { domain: string }) => r.domain).sort());
+
+    // db_insert counts toward the same cap.
+    const inserted = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'eleventh.com' } });
+    expect(inserted.status).toBe(409);
+    expect(inserted.body).toMatchObject({ error: 'competitor_limit_reached', max_active: 10 });
+  });
+
+  it('frees a place on delete: another can be added, and the deleted one is no longer monitored', async () => {
+    const s = await site();
+    for (const domain of rivals(10, 'cap')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
+    await t.stack.drain();
+    const rows = await activeRows(s);
+    const gone = rows[0];
+    const kept = rows[1];
+    expect((await t.store.backlinks.latest(s.siteId, gone.domain))).not.toBeNull();
+
+    expect((await s.tool('db_delete', { table: 'cm_competitors', id: gone.id })).status).toBe(200);
+    const next = await s.tool('add_competitor', { domain: 'newcomer.com' });
+    expect(next.status).toBe(200);
+    expect(next.body.created).toBe(true);
+    await t.stack.drain();
+
+    const before = { gone: (await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at, kept: (await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at };
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await t.stack.runSchedule()).toBeGreaterThanOrEqual(11); // this site: its domain and 10 competitors
+    await t.stack.drain();
+    expect((await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at).toBe(before.gone);
+    expect((await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at > before.kept).toBe(true);
+    expect((await t.store.backlinks.latest(s.siteId, 'newcomer.com'))).not.toBeNull();
+  });
+
+  it('normalizes the domain, returns an active domain again with created: false, and refuses bad input with 400', async () => {
+    const s = await site();
+    const first = await s.tool('add_competitor', { domain: 'https://www.Rival-Shoes.com:443/deals?x=1', display_name: 'Rival', color: '#FF0000' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      data_source: 'database',
+      created: true,
+      competitor: { domain: 'rival-shoes.com', display_name: 'Rival', color: '#ff0000', active: true, added_at: expect.any(String) },
+    });
+    const again = await Promise.all([1, 2, 3].map(() => s.tool('add_competitor', { domain: 'rival-shoes.com' })));
+    for (const r of again) expect(r.body).toMatchObject({ created: false, competitor: { id: first.body.competitor.id } });
+    expect(await activeRows(s)).toHaveLength(1);
+    const twice = await Promise.all([1, 2, 3, 4].map(() => s.tool('add_competitor', { domain: 'racing.com' })));
+    expect(twice.filter((r) => r.body.created === true)).toHaveLength(1);
+    expect(new Set(twice.map((r) => r.body.competitor.id)).size).toBe(1);
+    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'racing.com' } })).body.error).toBe('already_exists');
+
+    for (const [body, path] of [
+      [{ domain: 'rival.com', color: 'red' }, 'color'],
+      [{ domain: 'not a domain' }, 'domain'],
+      [{ domain: 'https://shoes.example.com/' }, 'domain'],
+      [{}, 'domain'],
+    ] as const) {
+      const reply = await s.tool('add_competitor', body);
+      expect([path, reply.status]).toEqual([path, 400]);
+      expect(reply.body.issues[0].path).toBe(path);
+    }
+  });
+});
+
+describe('serp_backlinks', () => {
+  it('answers { empty: true } on a fresh site', async () => {
+    const s = await site('fresh.example.org');
+    const reply = await s.tool('serp_backlinks', {});
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ empty: true, cost_usd: 0 });
+  });
+
+  it('has an overview within seconds of add_competitor: profiles, trend within trend_months, a link gap, health flags', async () => {
+    const s = await site('trail.example.net');
+    await s.tool('add_competitor', { domain: 'rival-trail.com' });
+    await s.tool('add_competitor', { domain: 'mountain-gear.com' });
+    await t.stack.drain();
+
+    const reply = await s.tool('serp_backlinks', { trend_months: 6 });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ data_source: 'sandbox', depth: 'overview', cost_usd: 0, cached: true });
+    const domains = reply.body.profiles.map((p: { domain: string }) => p.domain);
+    expect(domains.sort()).toEqual(['mountain-gear.com', 'rival-trail.com', 'trail.example.net']);
+    const own = reply.body.profiles.find((p: { is_site: boolean }) => p.is_site);
+    expect(own.summary).toMatchObject({ backlinks: expect.any(Number), referring_domains: expect.any(Number), rank: expect.any(Number) });
+    expect(own.summary.rank).toBeLessThanOrEqual(1000);
+
+    const cutoff = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 5, 1)).toISOString().slice(0, 7);
+    for (const line of reply.body.trend) {
+      expect(line.points.length).toBeGreaterThan(0);
+      expect(line.points.length).toBeLessThanOrEqual(6);
+      for (const point of line.points) expect(point.month >= cutoff).toBe(true);
+    }
+
+    expect(reply.body.gap.length).toBeGreaterThan(0);
+    const siteLinks = new Set(sandboxReferringDomains('trail.example.net'));
+    for (const g of reply.body.gap) {
+      expect(siteLinks.has(g.domain)).toBe(false);
+      expect(g.links_to.length).toBeGreaterThan(0);
+      for (const rival of g.links_to) expect(sandboxReferringDomains(rival)).toContain(g.domain);
+    }
+    const order = reply.body.gap.map((g: { links_to: string[]; rank: number }) => [g.links_to.length, g.rank]);
+    expect(order).toEqual([...order].sort((a, b) => b[0] - a[0] || b[1] - a[1]));
+
+    // The flags are the core rules over the shown profiles (the sandbox has no trend in the reply's health, so rebuild).
+    const full = await Promise.all(domains.map((d: string) => t.store.backlinks.latest<any, any>(s.siteId, d)));
+    const byDomain = new Map(full.map((snap) => [snap!.domain, snap!.profile]));
+    const competitors = ['mountain-gear.com', 'rival-trail.com'].map((d) => byDomain.get(d));
+    expect(reply.body.health).toEqual(healthFlags(byDomain.get('trail.example.net'), competitors));
+    expect(reply.body.health).toEqual(own.health);
+
+    const siteOnly = await s.tool('serp_backlinks', { scope: 'site' });
+    expect(siteOnly.body.profiles.map((p: { domain: string }) => p.domain)).toEqual(['trail.example.net']);
+  });
+
+  it('lists at most 1000 links by authority; looks up an untracked domain live without tracking it; refuses values out of range', async () => {
+    const s = await site('links.example.com');
+    await s.tool('add_competitor', { domain: 'rival-links.com' });
+    await t.stack.drain();
+
+    const links = await s.tool('serp_backlinks', { scope: 'site', depth: 'links', limit: 1000 });
+    expect(links.status).toBe(200);
+    expect(links.body).toMatchObject({ depth: 'links', domain: 'links.example.com' });
+    expect(links.body.links.length).toBeGreaterThan(0);
+    expect(links.body.links.length).toBeLessThanOrEqual(1000);
+    const authority = links.body.links.map((l: { authority: number }) => l.authority);
+    expect(authority).toEqual([...authority].sort((a, b) => b - a));
+    for (const a of authority) expect(a >= 0 && a <= 1000).toBe(true);
+    expect((await s.tool('serp_backlinks', { scope: 'site', depth: 'links' })).body.links.length).toBeLessThanOrEqual(100);
+
+    const rowsBefore = await activeRows(s);
+    const lookup = await s.tool('serp_backlinks', { scope: 'https://www.untracked-store.com/shop' });
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.profiles).toEqual([expect.objectContaining({ domain: 'untracked-store.com', is_competitor: false, snapshot_at: null })]);
+    expect(await activeRows(s)).toEqual(rowsBefore);
+    const usage = (await t.call('GET', '/v1/usage', undefined, { key: s.key })).body;
+    expect(usage.by_tool).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'serp_backlinks', provider: 'sandbox' }), expect.objectContaining({ tool: 'monitor', provider: 'sandbox' })]));
+
+    for (const [body, path] of [
+      [{ trend_months: 37 }, 'trend_months'],
+      [{ trend_months: 0 }, 'trend_months'],
+      [{ depth: 'links', scope: 'site', limit: 1001 }, 'limit'],
+      [{ limit: 10 }, 'limit'],
+      [{ depth: 'links' }, 'scope'],
+      [{ depth: 'pages' }, 'depth'],
+      [{ scope: 'not a domain' }, 'scope'],
+    ] as const) {
+      const reply = await s.tool('serp_backlinks', body);
+      expect([path, reply.status]).toEqual([path, 400]);
+      expect(reply.body.issues[0].path).toBe(path);
+    }
+  });
+});
