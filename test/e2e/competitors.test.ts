@@ -65,6 +65,23 @@ describe('add_competitor', () => {
     expect((await t.store.backlinks.latest(s.siteId, 'newcomer.com'))).not.toBeNull();
   });
 
+  it('takes back the place of an add that died before storing its row, or of a delete that died before freeing it, and no other', async () => {
+    const s = await site();
+    const places = t.store.competitorPlaces(s.siteId);
+    // Left behind by dead calls: a pending add (expired) and a delete (row gone, place confirmed).
+    expect((await places.take('died-adding.com', Date.now() - 1)).taken).toBe(true);
+    expect((await places.take('died-deleting.com', Number.MAX_SAFE_INTEGER)).taken).toBe(true);
+    for (const domain of rivals(8, 'live')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
+    expect((await places.state()).inflight).toBe(10);
+
+    expect((await s.tool('add_competitor', { domain: 'ninth.com' })).status).toBe(200);
+    expect((await s.tool('add_competitor', { domain: 'tenth.com' })).status).toBe(200);
+    expect((await s.tool('add_competitor', { domain: 'eleventh.com' })).status).toBe(409); // live rows keep theirs
+    const state = await places.state();
+    expect(Object.keys(state.leases).sort()).toEqual((await activeRows(s)).map((r: { domain: string }) => r.domain).sort());
+    expect(state.inflight).toBe(10);
+  });
+
   it('normalizes the domain, returns an active domain again with created: false, and refuses bad input with 400', async () => {
     const s = await site();
     const first = await s.tool('add_competitor', { domain: 'https://www.Rival-Shoes.com:443/deals?x=1', display_name: 'Rival', color: '#FF0000' });
