@@ -77,12 +77,15 @@ export function healthFlags(profile: HealthInput, competitors: readonly HealthIn
   return flags;
 }
 
+/** The first day (UTC) of the month `back` months before `now`'s. */
+export const monthStart = (now: Date, back: number): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+
 /** `yyyy-mm` of a date, in UTC. */
 export const monthOf = (date: Date): string => date.toISOString().slice(0, 7);
 
 /** The trend's points of the last `months` months, this month included. */
 export function trendWithin<P extends { month: string }>(trend: readonly P[], months: number, now: Date): P[] {
-  const first = monthOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1)));
+  const first = monthOf(monthStart(now, months - 1));
   return trend.filter((p) => p.month >= first);
 }
 

@@ -41,8 +41,9 @@ export class Semaphore {
     if (first.taken) return first;
     const state = await this.state();
     const judge: Reclaimable = reclaimable ?? (async (_owner, expiry) => expiry <= now);
-    const verdicts = await Promise.all(Object.entries(state.leases).map(([owner, expiry]) => judge(owner, expiry)));
-    const expired = Object.entries(state.leases).filter((_lease, i) => verdicts[i]);
+    const leases = Object.entries(state.leases);
+    const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
+    const expired = leases.filter((_lease, i) => verdicts[i]);
     if (expired.length === 0) return { taken: false, inflight: state.inflight };
     await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
     return this.tryTake(holder, expiresAt);

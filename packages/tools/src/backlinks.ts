@@ -1,6 +1,6 @@
 import type { MonitorMessage, SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
-import { healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay, type HealthInput } from '@cm/core';
+import { healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay } from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type GapDomain, type Meter } from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
@@ -19,8 +19,6 @@ interface Tracked {
   isCompetitor: boolean;
 }
 
-const asHealthInput = (p: BacklinkProfile): HealthInput => p;
-
 function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
   const { profile } = t;
   return {
@@ -32,7 +30,7 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
     anchors: profile.anchors,
     top_linking_pages: profile.top_linking_pages,
     referring_domains: profile.referring_domains,
-    health: healthFlags(asHealthInput(profile), others.map(asHealthInput)),
+    health: healthFlags(profile, others),
   };
 }
 

@@ -47,12 +47,21 @@ export function jobView(job: Job) {
   };
 }
 
+type JobInput = { mode: JobMode; query: string; question: string | null; page_id: number | null };
+const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
+
+/** Creates a research job and puts it on the research queue; the caller undoes its own claim if this throws. */
+async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: JobInput): Promise<void> {
+  await ctx.store.jobs.create({ job_id: jobId, site_id: ctx.siteId, tool, input, created_at: ctx.now.toISOString() });
+  await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+}
+
 /** Waits up to `waitMs` for the job to end; the job as it is then. */
 export async function awaitJob(store: Store, jobId: string, siteId: number, waitMs: number): Promise<Job | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const job = await store.jobs.get(jobId, siteId);
-    if (!job || job.status === 'succeeded' || job.status === 'failed' || Date.now() >= deadline) return job;
+    if (!job || isEnded(job) || Date.now() >= deadline) return job;
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
   }
 }
@@ -112,14 +121,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + ctx.researchLeaseMs);
   if (!slot.taken) throw concurrencyLimit();
   try {
-    await ctx.store.jobs.create({
-      job_id: jobId,
-      site_id: ctx.siteId,
-      tool: 'research',
-      input: { mode, query: input.seed, question, page_id: input.page_id ?? null },
-      created_at: ctx.now.toISOString(),
-    });
-    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+    await queueJob(ctx, jobId, 'research', { mode, query: input.seed, question, page_id: input.page_id ?? null });
   } catch (error) {
     await ctx.store.researchSlots.free(jobId);
     throw error;
@@ -136,8 +138,6 @@ export interface WorkerDeps {
   researchLeaseMs: number;
 }
 
-type JobInput = { mode: JobMode; query: string; question: string | null; page_id: number | null };
-const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
 
 /**
  * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
@@ -247,14 +247,7 @@ async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefo
   const queryKey = keywordQueryKey(keyword);
   if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
   try {
-    await ctx.store.jobs.create({
-      job_id: jobId,
-      site_id: ctx.siteId,
-      tool: 'serp_landscape',
-      input: { mode: 'web', query: keyword, question: null, page_id: null } satisfies JobInput,
-      created_at: ctx.now.toISOString(),
-    });
-    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+    await queueJob(ctx, jobId, 'serp_landscape', { mode: 'web', query: keyword, question: null, page_id: null });
   } catch (error) {
     await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
     throw error;

@@ -1,3 +1,4 @@
+import { monthStart } from '@cm/core';
 import {
   ProviderError,
   type AnchorShare,
@@ -152,7 +153,7 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
   /** Five calls at once: summary, timeseries, anchors, top backlinks, referring domains. */
   async profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
     const now = this.now();
-    const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - TREND_MONTHS, 1)).toISOString().slice(0, 10);
+    const from = monthStart(now, TREND_MONTHS).toISOString().slice(0, 10);
     const [summary, timeseries, anchors, pages, referring] = await settled<
       [SummaryResult | undefined, ItemsResult<TimeseriesItem> | undefined, ItemsResult<AnchorItem> | undefined, LinkingPage[], ItemsResult<ReferringDomainItem> | undefined]
     >([

@@ -9,6 +9,7 @@ import type {
   Meter,
   ReferringDomain,
 } from '../types';
+import { brandOf, monthOf, monthStart } from '@cm/core';
 import { between, shuffled, unit } from './derive';
 
 /* Offline backlinks: every domain links from a fixed pool of plausible domains, so profiles, links and the gap agree. */
@@ -59,14 +60,6 @@ const TREND_MONTHS = 36;
 /** First-seen dates of links fall in this window (days from 2019-02-01). */
 const FIRST_SEEN_FROM = Date.UTC(2019, 1, 1);
 const FIRST_SEEN_DAYS = 2700;
-
-/** Short country-code second levels (`co.uk`), so the brand of `shop.co.uk` is `shop`: the rule core's brand anchors use. */
-const SECOND_LEVELS = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
-function brandOf(domain: string): string {
-  const labels = domain.toLowerCase().split('.');
-  const suffix = labels.length >= 3 && SECOND_LEVELS.has(labels.at(-2)!) ? 2 : 1;
-  return labels[labels.length - suffix - 1] ?? labels[0]!;
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
@@ -160,8 +153,6 @@ function derive(domain: string): Derived {
   };
 }
 
-const monthOf = (now: Date, back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
-
 /**
  * 36 months ending this month, oldest first, moving from a start between 35% and 160% of today's
  * referring domains to exactly today's summary. New referring domains are the growth plus a small
@@ -182,7 +173,7 @@ function trendOf(domain: string, summary: BacklinkSummary, now: Date): BacklinkT
     const before = i === 0 ? referring : previous;
     const lost = Math.max(Math.floor(before * unit(`${domain}\n${i}`, 'trend-churn') * 0.04), before - referring);
     points.push({
-      month: monthOf(now, TREND_MONTHS - 1 - i),
+      month: monthOf(monthStart(now, TREND_MONTHS - 1 - i)),
       backlinks: last ? summary.backlinks : Math.round(referring * ratio * (0.85 + 0.15 * t)),
       referring_domains: referring,
       new_referring_domains: referring - before + lost,
