@@ -1,10 +1,14 @@
-import { App } from 'aws-cdk-lib';
+import { checkedApp } from './checks';
 import { ContentApiStack } from './stack';
 
-const app = new App();
-new ContentApiStack(app, app.node.tryGetContext('stackName') ?? 'ContentApi', {
+const app = checkedApp();
+const context = (key: string): string | undefined => app.node.tryGetContext(key);
+const limit = (key: string) => (context(key) === undefined ? undefined : Number(context(key)));
+new ContentApiStack(app, context('stackName') ?? 'ContentApi', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  dataforseoSecret: app.node.tryGetContext('dataforseoSecret'),
-  tavilySecret: app.node.tryGetContext('tavilySecret'),
-  bedrockModelId: app.node.tryGetContext('bedrockModelId'),
+  dataforseoSecret: context('dataforseoSecret'),
+  tavilySecret: context('tavilySecret'),
+  bedrockModelId: context('bedrockModelId'),
+  alarmEmail: context('alarmEmail'),
+  throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
 });

@@ -1,24 +1,27 @@
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, ROUTES, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
-import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime/src/config';
+import { DEFAULT_BEDROCK_MODEL, METRICS_NAMESPACE, SERVICE_NAME } from '@cm/runtime/src/config';
 import { TABLE } from '@cm/store';
-
-const ROOT = join(__dirname, '..');
+import { BUNDLING, entryOf, ROOT, RUNTIME } from './bundling';
 
 /** What each function may do to the table: no more than its routes need. */
 const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
@@ -43,6 +46,12 @@ const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   'db-insert': 'readWrite',
   'db-delete': 'readWrite',
 };
+
+/** The item actions of each access level: no scans, no streams, no table administration. */
+const TABLE_ACTIONS = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  readWrite: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+} as const;
 
 /** Functions that call the paid data providers, and so read their credentials. */
 const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
@@ -76,6 +85,9 @@ const MAX_RECEIVE_COUNT = 5;
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 
+/** Requests per second across the API, steady and in a burst, unless the deployment says otherwise. */
+export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+
 export interface ContentApiStackProps extends StackProps {
   /** Name or ARN of a Secrets Manager secret `{"login", "password"}` for DataForSEO. */
   dataforseoSecret?: string;
@@ -83,6 +95,10 @@ export interface ContentApiStackProps extends StackProps {
   tavilySecret?: string;
   /** The Bedrock model (or cross-region inference profile) id that synthesizes research findings. */
   bedrockModelId?: string;
+  /** Stage throttling of the HTTP API; defaults to {@link DEFAULT_THROTTLE}. */
+  throttle?: { rateLimit?: number; burstLimit?: number };
+  /** An address to email when an alarm fires; without it, subscribe to the `AlarmTopic` output yourself. */
+  alarmEmail?: string;
 }
 
 /** A secret by name or complete ARN. */
@@ -94,18 +110,41 @@ const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
 
 /**
  * What Converse on `modelId` needs, and no more: the foundation model in this region or, for an
- * inference profile, the profile and the model in the regions the profile routes to.
+ * inference profile, the profile and the model in the regions the profile routes to (`anyRegionModel`).
  */
-function bedrockInvoke(stack: Stack, modelId: string): PolicyStatement {
+function bedrockInvoke(stack: Stack, modelId: string): { statement: PolicyStatement; anyRegionModel?: string } {
   const profile = INFERENCE_PROFILE.exec(modelId);
-  const resources = profile
-    ? [
-        stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
-        stack.formatArn({ service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: profile[2] }),
-      ]
-    : [stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: modelId })];
-  return new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources });
+  if (!profile) {
+    const model = stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: modelId });
+    return { statement: new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: [model] }) };
+  }
+  const resources = [
+    stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
+    stack.formatArn({ service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: profile[2] }),
+  ];
+  return {
+    statement: new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }),
+    // How cdk-nag names the region wildcard.
+    anyRegionModel: `arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}`,
+  };
 }
+
+/** One JSON line per request: HTTP API's own variables, no headers or bodies (keys stay out of logs). */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    requestTime: '$context.requestTime',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    latencyMs: '$context.responseLatency',
+    integrationLatencyMs: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    error: '$context.error.message',
+  }),
+);
 
 /**
  * The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route
@@ -143,6 +182,23 @@ export class ContentApiStack extends Stack {
       });
     }
 
+    // Every alarm notifies one topic; subscribe to it (or pass `-c alarmEmail=…`).
+    const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
+    Validations.of(alarmTopic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason: 'Alarm notifications carry only alarm names and states, and CloudWatch cannot publish to a topic under the AWS-managed SNS key',
+    });
+    if (props.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const alarm = (id: string, description: string, metric: IMetric) =>
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(new SnsAction(alarmTopic));
+
     const queues = new Map<WorkerName, Queue>();
     for (const worker of WORKERS) {
       const deadLetters = new Queue(this, `${pascal(worker)}DeadLetterQueue`, {
@@ -150,14 +206,11 @@ export class ContentApiStack extends Stack {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
       });
-      new Alarm(this, `${pascal(worker)}DeadLetterAlarm`, {
-        alarmDescription: `${worker} messages failed every attempt and wait in the dead-letter queue`,
-        metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+      alarm(
+        `${pascal(worker)}DeadLetterAlarm`,
+        `${worker} messages failed every attempt and wait in the dead-letter queue`,
+        deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      );
       queues.set(
         worker,
         new Queue(this, `${pascal(worker)}Queue`, {
@@ -169,45 +222,58 @@ export class ContentApiStack extends Stack {
       );
     }
 
-    const lambda = (id: string, entry: string, timeout: Duration, sendsTo: WorkerName[] = []) => {
-      const fn = new NodejsFunction(this, `${pascal(id)}Function`, {
-        entry: join(ROOT, 'functions', entry, 'handler.ts'),
+    /**
+     * One function: its own role (no managed policies: it may write its own log group and nothing else
+     * until granted), bundled on its own, traced, with an alarm on its errors.
+     */
+    const lambda = (id: string, timeout: Duration, access: { table: 'read' | 'readWrite' | 'none'; sendsTo?: WorkerName[] }) => {
+      const name = pascal(id);
+      const logGroup = new LogGroup(this, `${name}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+      const role = new Role(this, `${name}FunctionRole`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      logGroup.grantWrite(role);
+      const sendsTo = access.sendsTo ?? [];
+      const fn = new NodejsFunction(this, `${name}Function`, {
+        entry: entryOf(id),
         handler: 'handler',
         projectRoot: ROOT,
         depsLockFilePath: join(ROOT, 'package-lock.json'),
-        runtime: Runtime.NODEJS_22_X,
+        runtime: RUNTIME,
         architecture: Architecture.ARM_64,
         memorySize: 512,
         timeout,
+        role,
+        logGroup,
+        loggingFormat: LoggingFormat.JSON,
+        // Lambda's own segments only: no tracing SDK in the bundles.
+        tracing: Tracing.ACTIVE,
         environment: {
           TABLE_NAME: table.tableName,
           NODE_OPTIONS: '--enable-source-maps',
+          POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+          POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
           ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.get(q)!.queueUrl])),
         },
-        logGroup: new LogGroup(this, `${pascal(id)}Logs`, {
-          retention: RetentionDays.ONE_MONTH,
-          removalPolicy: RemovalPolicy.DESTROY,
-        }),
-        bundling: {
-          minify: true,
-          sourceMap: true,
-          target: 'node22',
-          format: OutputFormat.CJS,
-          // The SDK clients are bundled at the lockfile's versions; esbuild keeps only what is imported.
-          externalModules: [],
-          // Prefer packages' ESM builds so esbuild can drop what a function never imports.
-          mainFields: ['module', 'main'],
-        },
+        bundling: BUNDLING,
       });
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions',
+      });
+      if (access.table !== 'none') {
+        role.addToPolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access.table]], resources: [table.tableArn] }));
+        // Listings query the indexes by name; no index wildcard.
+        role.addToPolicy(
+          new PolicyStatement({ actions: ['dynamodb:Query'], resources: TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`) }),
+        );
+      }
       for (const q of sendsTo) queues.get(q)!.grantSendMessages(fn);
+      alarm(`${name}ErrorAlarm`, `The ${id} function failed (an exception it did not answer, a timeout or a crash)`, fn.metricErrors({ period: Duration.minutes(5) }));
       return fn;
     };
 
     for (const fn of FUNCTIONS) {
       // API Gateway gives an integration 30 s at most.
-      const handler = lambda(fn, fn, Duration.seconds(29), SENDS_TO[fn]);
-      if (TABLE_ACCESS[fn] === 'read') table.grantReadData(handler);
-      if (TABLE_ACCESS[fn] === 'readWrite') table.grantReadWriteData(handler);
+      const handler = lambda(fn, Duration.seconds(29), { table: TABLE_ACCESS[fn], sendsTo: SENDS_TO[fn] });
       if (dataforseoSecret && PROVIDER_FUNCTIONS.has(fn)) {
         dataforseoSecret.grantRead(handler);
         handler.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
@@ -215,8 +281,7 @@ export class ContentApiStack extends Stack {
       this.functions.set(fn, handler);
     }
     for (const worker of WORKERS) {
-      const handler = lambda(`${worker}-worker`, `${worker}-worker`, WORKER_TIMEOUT[worker], SENDS_TO[`${worker}-worker`]);
-      table.grantReadWriteData(handler);
+      const handler = lambda(`${worker}-worker`, WORKER_TIMEOUT[worker], { table: 'readWrite', sendsTo: SENDS_TO[`${worker}-worker`] });
       handler.addEventSource(
         new SqsEventSource(queues.get(worker)!, { batchSize: BATCH_SIZE[worker], reportBatchItemFailures: true }),
       );
@@ -228,8 +293,7 @@ export class ContentApiStack extends Stack {
       monitorWorker.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
     }
     // Daily, EventBridge queues one monitoring run per site domain and active competitor.
-    const monitorSchedule = lambda('monitor-schedule', 'monitor-schedule', Duration.minutes(5), ['monitor']);
-    table.grantReadData(monitorSchedule);
+    const monitorSchedule = lambda('monitor-schedule', Duration.minutes(5), { table: 'read', sendsTo: ['monitor'] });
     new Rule(this, 'MonitorSchedule', {
       description: 'Daily backlink monitoring of every site and its active competitors',
       schedule: Schedule.rate(Duration.days(1)),
@@ -240,7 +304,14 @@ export class ContentApiStack extends Stack {
     // Only the research worker searches, fetches and synthesizes.
     const researchWorker = this.workers.get('research')!;
     researchWorker.addEnvironment('BEDROCK_MODEL_ID', bedrockModelId);
-    researchWorker.addToRolePolicy(bedrockInvoke(this, bedrockModelId));
+    const invoke = bedrockInvoke(this, bedrockModelId);
+    researchWorker.addToRolePolicy(invoke.statement);
+    if (invoke.anyRegionModel) {
+      Validations.of(researchWorker.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${invoke.anyRegionModel}]`,
+        reason: 'A cross-region inference profile routes each call to its model in a region the profile picks',
+      });
+    }
     if (tavilySecret) {
       tavilySecret.grantRead(researchWorker);
       researchWorker.addEnvironment('TAVILY_SECRET', props.tavilySecret!);
@@ -249,13 +320,35 @@ export class ContentApiStack extends Stack {
     const integrations = new Map(
       FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, this.functions.get(fn)!)]),
     );
+    // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
     // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
-    const api = new HttpApi(this, 'Api', { defaultIntegration: integrations.get('discovery') });
+    const api = new HttpApi(this, 'Api', { defaultIntegration: integrations.get('discovery'), createDefaultStage: false });
     for (const route of ROUTES) {
       api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.fn)! });
     }
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages and discovery are public by design',
+    });
+    const throttle = {
+      rateLimit: props.throttle?.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
+      burstLimit: props.throttle?.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
+    };
+    for (const [key, value] of Object.entries(throttle)) {
+      if (!Number.isInteger(value) || value <= 0) throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
+    }
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    new HttpStage(this, 'ApiStage', {
+      httpApi: api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+    });
+    alarm('ApiServerErrorAlarm', 'The API answered 5xx: internal errors, or a function that failed or timed out', api.metricServerError({ period: Duration.minutes(5) }));
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn, description: 'Subscribe to be told when an alarm fires' });
   }
 }

@@ -1,14 +1,38 @@
-import { App } from 'aws-cdk-lib';
+import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { FUNCTIONS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
-import { ContentApiStack } from '../../infra/stack';
+import { checkedApp } from '../../infra/checks';
+import { ContentApiStack, DEFAULT_THROTTLE } from '../../infra/stack';
 
-// Synthesized once, with real esbuild bundling: this is what `cdk synth` does, offline.
+// Synthesized once, with real esbuild bundling and cdk-nag: this is what `cdk synth` does, offline.
+// An unacknowledged cdk-nag finding makes the synth, and so every test here, fail.
+let app: App;
 let template: Template;
 beforeAll(() => {
-  const app = new App();
+  app = checkedApp();
   template = Template.fromStack(new ContentApiStack(app, 'Test'));
 }, 120_000);
+
+/** Every IAM statement of the template: the policies' and the roles' inline ones. */
+const statementsOf = (t: Template) => [
+  ...Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement),
+  ...Object.values(t.findResources('AWS::IAM::Role')).flatMap((r) => (r.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement)),
+];
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+describe('cdk-nag (AWS Solutions)', () => {
+  it('passes on the stack as deployed (and with provider credentials, below)', () => {
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const app = checkedApp();
+    // A queue that accepts plain HTTP: AwsSolutions-SQS4.
+    new Queue(new Stack(app, 'Careless'), 'Plain');
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+});
 
 describe('CDK stack', () => {
   it('has the table on demand, with point-in-time recovery, TTL, the listing indexes and the row indexes', () => {
@@ -33,9 +57,9 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 22 arm64 function per function of the route table, per worker, and the monitoring schedule, bundled, with the table name', () => {
+  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, and the monitoring schedule, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
-      Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' },
+      Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' }, LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() } },
     });
     expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
@@ -58,11 +82,11 @@ describe('CDK stack', () => {
       Object.values(policies)
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
-    expect(actionsOf('DiscoveryFunction')).toEqual([]);
+    expect(actionsOf('DiscoveryFunction').filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
     for (const role of ['ReadFunction', 'VisitorFunction', 'ToolsFunction', 'UsageFunction', 'DbSelectFunction']) {
       const actions = actionsOf(role);
       expect(actions).toContain('dynamodb:Query');
-      expect(actions.filter((a: string) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+      expect(actions.filter((a: string) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a))).toEqual([]);
     }
     for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction']) {
       expect(actionsOf(role)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
@@ -164,19 +188,95 @@ describe('CDK stack', () => {
     });
   });
 
+  it('has no IAM statement with a wildcard action, no managed policy, and no table scan', () => {
+    const statements = statementsOf(template);
+    expect(statements.length).toBeGreaterThan(FUNCTIONS.length);
+    const actions = statements.flatMap((s: any) => asList(s.Action)) as string[];
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    expect(actions).not.toContain('dynamodb:Scan');
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    // The indexes are named; the table's other wildcard would be `index/*`.
+    expect(JSON.stringify(statements)).not.toContain('index/*');
+    expect(JSON.stringify(statements)).toContain('/index/gsi1');
+  });
+
+  it('gives each function a role of its own that may write only its own log group, kept a month', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const roles = new Set(functions.map((f) => JSON.stringify(f.Properties.Role)));
+    expect(roles.size).toBe(functions.length);
+    const logGroups = template.findResources('AWS::Logs::LogGroup');
+    expect(Object.keys(logGroups)).toHaveLength(functions.length + 1); // and the API's access log
+    for (const group of Object.values(logGroups)) expect(group.Properties.RetentionInDays).toBe(30);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    for (const fn of functions) {
+      const role = fn.Properties.Role['Fn::GetAtt'][0];
+      const logWrites = policies
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((s: any) => JSON.stringify(s.Action).includes('logs:'));
+      expect(logWrites.map((s: any) => s.Resource)).toEqual([{ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] }]);
+    }
+  });
+
+  it('alarms, through one topic, on every function\'s errors, every dead-letter queue and the API\'s 5xx answers', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
+    expect(topic).toHaveLength(1);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic[0] }]);
+    const functions = Object.keys(template.findResources('AWS::Lambda::Function'));
+    const errorAlarms = alarms.filter((a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda');
+    expect(errorAlarms.map((a) => a.Properties.Dimensions[0].Value.Ref).sort()).toEqual([...functions].sort());
+    expect(alarms.filter((a) => a.Properties.MetricName === '5xx' && a.Properties.Namespace === 'AWS/ApiGateway')).toHaveLength(1);
+    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1);
+  });
+
+  it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!.Properties;
+    expect(stage).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit },
+    });
+    const format = JSON.parse(stage.AccessLogSettings.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(stage.AccessLogSettings.Format).not.toMatch(/header|body|api-key/i);
+    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties;
+    expect(api.CorsConfiguration).toBeUndefined();
+  });
+
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
+    template.hasOutput('AlarmTopicArn', {});
   });
 });
 
 describe('CDK stack with provider credentials', () => {
   let withSecrets: Template;
+  let secretsApp: App;
   beforeAll(() => {
-    const app = new App();
-    const props = { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily', bedrockModelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0' };
-    withSecrets = Template.fromStack(new ContentApiStack(app, 'WithSecrets', props));
+    secretsApp = checkedApp();
+    const props = {
+      dataforseoSecret: 'content-api/dataforseo',
+      tavilySecret: 'content-api/tavily',
+      bedrockModelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0',
+      alarmEmail: 'ops@example.com',
+      throttle: { rateLimit: 20 },
+    };
+    withSecrets = Template.fromStack(new ContentApiStack(secretsApp, 'WithSecrets', props));
   }, 120_000);
+
+  it('passes cdk-nag: the inference profile\'s any-region model is the one acknowledged wildcard', () => {
+    expect(() => secretsApp.synth()).not.toThrow();
+  });
+
+  it('emails alarms to the given address and takes the given throttle', () => {
+    withSecrets.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    withSecrets.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit },
+    });
+  });
   const readersOf = (secret: string) =>
     Object.values(withSecrets.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(`secret:${secret}`))

@@ -1,0 +1,23 @@
+import { join } from 'node:path';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+export const ROOT = join(__dirname, '..');
+
+/** Every function's runtime; the bundles target the same Node.js. */
+export const RUNTIME = Runtime.NODEJS_24_X;
+
+/** The handler module of a function or worker under `functions/`. */
+export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.ts');
+
+/** How esbuild bundles each function on its own, for `cdk synth` and for `npm run bundle:report` alike. */
+export const BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  target: 'node24',
+  format: OutputFormat.CJS,
+  // The SDK clients are bundled at the lockfile's versions; esbuild keeps only what is imported.
+  externalModules: [],
+  // Prefer packages' ESM builds so esbuild can drop what a function never imports.
+  mainFields: ['module', 'main'],
+} satisfies BundlingOptions;
