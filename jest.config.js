@@ -1,5 +1,8 @@
 /** Tests run the TypeScript sources through swc. */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+// The handlers' own log lines and metrics: errors only, and no EMF lines, unless a test turns them on.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 module.exports = {
   testEnvironment: 'node',

@@ -10,6 +10,7 @@ const reply = (matched: boolean, relink: NotifyResult['relink']) => json(200, { 
  */
 async function notify(request: ApiRequest) {
   const input = request.body(NotifyInput);
+  request.observation.metric('notifies');
   const { siteId } = request;
   if (pageTypeOfId(input.id) !== input.type) return reply(false, 'skipped');
   const pages = getStore().pages;

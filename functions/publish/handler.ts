@@ -8,6 +8,7 @@ async function publish(request: ApiRequest, input: Parameters<typeof preparePubl
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
   const pages = getStore().pages;
   const { created, previous } = await pages.put({ siteId, type: input.type, id, doc, links, now });
+  request.observation.metric('publishes');
   // A republish that brings a page back (or takes it down) relinks the pages linking to it, as a notify
   // would; a relink an earlier call owed but could not queue goes out now.
   if (previous) {

@@ -1,5 +1,5 @@
 import { isLive, RelinkMessage } from '@cm/contract';
-import { enqueue, getStore, sqsWorker } from '@cm/runtime';
+import { enqueue, getStore, sqsWorker, type Observation } from '@cm/runtime';
 
 /** Linking pages per message: small conditional writes, far inside the function's time limit. */
 const PAGES_PER_MESSAGE = 100;
@@ -11,7 +11,7 @@ const PARALLEL_WRITES = 10;
  * current state (not the one that queued the message) makes late, repeated and reordered messages
  * converge on the same result.
  */
-async function relink(message: RelinkMessage) {
+async function relink(message: RelinkMessage, observation: Observation) {
   const { pages, links } = getStore();
   const { site_id: siteId, target_id: targetId, target_type: targetType } = message;
   const target = await pages.liveState(siteId, targetType, targetId);
@@ -25,6 +25,7 @@ async function relink(message: RelinkMessage) {
         .map((page) => (live ? links.restore(siteId, page, targetId, now) : links.suppress(siteId, page, targetId, now))),
     );
   }
+  observation.metric('relinks', batch.pages.length);
   if (batch.cursor) await enqueue('relink', { ...message, cursor: batch.cursor } satisfies RelinkMessage);
   else if (message.requested_at) await pages.clearRelinkPending(siteId, targetType, targetId, message.requested_at);
 }

@@ -5,10 +5,12 @@ import { getResearch } from '@cm/runtime/src/research';
 import { RESEARCH_LEASE_MS, runResearchJob } from '@cm/tools';
 
 /** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it. */
-export const handler = sqsWorker(ResearchMessage, async (message) => {
+export const handler = sqsWorker(ResearchMessage, async (message, observation) => {
   const meter = new Meter();
   const store = getStore();
   const researchLeaseMs = getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS;
   const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs }, message);
-  if (ran) await store.usage.record(ran.siteId, ran.tool, meter.calls);
+  if (!ran) return;
+  observation.metric('provider_cost_usd', meter.costUsd, { tool: ran.tool });
+  await store.usage.record(ran.siteId, ran.tool, meter.calls);
 });

@@ -3,6 +3,7 @@ import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { article, startTestStack, type TestStack } from '../helpers/local';
+import { captureOutput } from '../helpers/output';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -29,8 +30,18 @@ describe('relink worker', () => {
     const event: SQSEvent = {
       Records: [record('good-1', good), record('bad-json', '{nope'), record('good-2', good), record('bad-shape', '{"site_id":"x"}')],
     };
-    const response = await relinkWorker(event, lambdaContext('relink-worker', 60_000));
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-shape' }] });
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      const response = await relinkWorker(event, lambdaContext('relink-worker', 60_000));
+      expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-shape' }] });
+    } finally {
+      output.stop();
+    }
+    // Each failure is logged with its own message id, under the invocation's request id.
+    const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
+    expect(failures.map((line) => line.message_id).sort()).toEqual(['bad-json', 'bad-shape']);
+    for (const line of failures) expect(line).toMatchObject({ level: 'ERROR', function_name: 'relink-worker', receive_count: 1, function_request_id: expect.any(String) });
+    expect(failures.find((line) => line.message_id === 'bad-json')!.error.message).toBe('message bad-json is not JSON');
   });
 
   it('moves a message that fails every attempt to the dead-letter queue, and no other', async () => {
@@ -61,14 +72,17 @@ describe('relink worker', () => {
     const target = (await t.call('POST', '/articles', article('w-pending-target'))).body.id;
     const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] }))).body.id;
     setQueueTransport({ send: async () => Promise.reject(new Error('SQS is down')) });
-    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const output = captureOutput({ level: 'ERROR' });
     try {
       const failed = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
       expect(failed.status).toBe(500);
+      // The caller learns nothing of the cause; the log has all of it.
       expect(failed.body).toEqual({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
-      expect(String(logged.mock.calls[0]?.[0])).toContain('SQS is down');
+      expect(output.logs('unhandled error')).toEqual([
+        expect.objectContaining({ level: 'ERROR', route: 'POST /api/content/notify', site_id: t.siteId, error: expect.objectContaining({ message: 'SQS is down', stack: expect.stringContaining('SQS is down') }) }),
+      ]);
     } finally {
-      logged.mockRestore();
+      output.stop();
       setQueueTransport({ send: (queue, body) => t.stack.queues[queue].send(body) });
     }
     // The state change stuck; the site retries its notify, and the owed relink goes out with it.

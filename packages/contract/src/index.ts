@@ -9,3 +9,4 @@ export * from './research';
 export * from './tools';
 export * from './usage';
 export * from './jobs';
+export * from './metrics';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WORKERS, type WorkerName } from '@cm/contract';
 import { resetServices, setQueueTransport } from '@cm/runtime';
 import { createDocumentClient, createStore } from '@cm/store';
+import { lambdaContext, scheduledEvent } from './context';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
 import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
@@ -48,6 +49,8 @@ export interface LocalStack {
 
 /** How often monitoring runs: daily, as the EventBridge schedule on AWS. */
 const MONITOR_EVERY_MS = 24 * 3_600_000;
+/** The schedule function's time limit, as on AWS. */
+const SCHEDULE_TIMEOUT_MS = 5 * 60_000;
 
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -88,7 +91,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
     };
 
-    const runSchedule = async () => (await monitorSchedule()).queued;
+    const runSchedule = async () => (await monitorSchedule(scheduledEvent(new Date()), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS))).queued;
     // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
     const schedule = setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS);
     schedule.unref();

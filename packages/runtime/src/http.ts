@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
+import { observationOf, observed, type Observation } from './observability';
 import { getConfig, getStore } from './services';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -32,6 +33,8 @@ export interface ApiRequest {
   params<S extends z.ZodType>(schema: S): z.output<S>;
   /** Absolute base URL of this deployment, for links to visitor pages. */
   baseUrl: string;
+  /** This request's log lines and metrics. */
+  observation: Observation;
 }
 
 export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
@@ -54,15 +57,22 @@ function baseUrlOf(event: ApiEvent): string {
   return `${proto}://${event.requestContext.domainName}`;
 }
 
-/** API.md's one error shape for every failure; anything unexpected is logged and answered 500. */
+/**
+ * API.md's one error shape for every failure; anything unexpected is logged with its stack and
+ * answered 500 with no detail.
+ */
 const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   onError: async (request) => {
     const error = request.error;
+    const { log } = observationOf(request.context);
     if (error instanceof ApiError) {
       request.response = json(error.status, error.toBody(), error.headers);
+      const line = { status: error.status, code: error.code };
+      if (error.status >= 500) log.warn('answered with an error', line);
+      else log.info('answered', line);
       return;
     }
-    console.error(JSON.stringify({ level: 'error', message: 'unhandled', error: String(error), stack: (error as Error)?.stack }));
+    log.error('unhandled error', error as Error);
     request.response = json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' });
   },
 });
@@ -99,11 +109,12 @@ async function siteOfKey(apiKey: string): Promise<number | null> {
 }
 
 const apiKeyAuth = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
-  before: async ({ event }) => {
+  before: async ({ event, context }) => {
     const apiKey = event.headers['x-api-key'];
     if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
     const siteId = await siteOfKey(apiKey);
     if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    observationOf(context).keys({ site_id: siteId });
     state.set(event, { ...state.get(event), siteId });
   },
 });
@@ -122,6 +133,11 @@ export function api(fn: FunctionName, handlers: Record<string, RouteHandler>, op
   const auth = apiKeyAuth(state);
 
   return middy<ApiEvent, ApiResult, Error, Context>()
+    .use(
+      observed<ApiEvent, ApiResult>((event, observation) =>
+        observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId }),
+      ),
+    )
     .use(errorReplies())
     .use(jsonBody(state, options.bodyLimitBytes ?? 1024 * 1024))
     .use({
@@ -129,17 +145,21 @@ export function api(fn: FunctionName, handlers: Record<string, RouteHandler>, op
         if (authenticated.has(request.event.routeKey)) await auth.before!(request);
       },
     })
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       const handler = handlers[event.routeKey];
       if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
       const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
-      return handler({
+      const observation = observationOf(context);
+      const result = await handler({
         event,
         siteId,
         body: (schema) => validate(schema, parsed, 'body'),
         query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
         params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
         baseUrl: baseUrlOf(event),
+        observation,
       });
+      observation.log.info('answered', { status: result.statusCode });
+      return result;
     });
 }

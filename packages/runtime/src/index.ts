@@ -3,5 +3,6 @@ export * from './services';
 export * from './http';
 export * from './queues';
 export * from './worker';
+export * from './observability';
 export * from './tools';
 export { selectKeywordData } from './providers';

@@ -15,6 +15,9 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
   if (!spec) throw new Error(`no tool ${name}`);
   return api(spec.fn, {
     [`POST /v1/tools/${name}`]: async (request) => {
+      const { observation } = request;
+      observation.keys({ tool: name });
+      observation.dimension('tool', name);
       const input = request.body(spec.input) as I;
       const store = getStore();
       const ctx: ToolContext = {
@@ -27,6 +30,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         now: new Date(),
         enqueue,
         researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
+        measure: (metric, value) => observation.metric(metric, value),
       };
       try {
         const result = await run(ctx, input);
@@ -46,6 +50,8 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         }
         throw error;
       } finally {
+        observation.metric('tool_calls');
+        observation.metric('provider_cost_usd', ctx.meter.costUsd);
         await store.usage.record(ctx.siteId, name, ctx.meter.calls);
       }
     },

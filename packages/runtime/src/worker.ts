@@ -1,28 +1,55 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod';
 import { validationError } from '@cm/contract';
+import { observationOf, observed, type Observation } from './observability';
 
 /**
- * A queue worker: each record's body is parsed with the contract's schema and handled on its own;
- * the failed ones, and only those, are reported back to SQS (partial batch failures), so they are
- * retried and, after the last attempt, land in the dead-letter queue.
+ * A queue worker: each record's body is parsed with the contract's schema and handled on its own,
+ * logging with the record's message id (and site); the failed ones, and only those, are reported back
+ * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
+ * dead-letter queue.
  */
-export function sqsWorker<S extends z.ZodType>(schema: S, handle: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
+export function sqsWorker<S extends z.ZodType>(
+  schema: S,
+  handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>,
+) {
   const processor = new BatchProcessor(EventType.SQS);
-  const onRecord = async (record: SQSRecord) => {
-    let body: unknown;
+  const onRecord = (invocation: Observation) => async (record: SQSRecord) => {
+    const observation = invocation.child({ message_id: record.messageId, receive_count: Number(record.attributes.ApproximateReceiveCount) });
     try {
-      body = JSON.parse(record.body);
-    } catch {
-      throw new Error(`message ${record.messageId} is not JSON`);
+      let body: unknown;
+      try {
+        body = JSON.parse(record.body);
+      } catch {
+        throw new Error(`message ${record.messageId} is not JSON`);
+      }
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) throw validationError('message', parsed.error.issues);
+      const siteId = (parsed.data as { site_id?: unknown }).site_id;
+      if (typeof siteId === 'number') observation.keys({ site_id: siteId });
+      await handle(parsed.data, observation, record);
+    } catch (error) {
+      observation.log.error('message failed; SQS delivers it again, or moves it to the dead-letter queue', error as Error);
+      throw error;
     }
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) throw validationError('message', parsed.error.issues);
-    await handle(parsed.data, record);
   };
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler((event, context) =>
-    processPartialResponse(event, onRecord, processor, { context, throwOnFullBatchFailure: false }),
-  );
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(observed<SQSEvent, SQSBatchResponse>())
+    .handler((event, context) =>
+      processPartialResponse(event, onRecord(observationOf(context)), processor, { context, throwOnFullBatchFailure: false }),
+    );
+}
+
+/** A scheduled (EventBridge) function: its run, with an Observation, and a log line of what it did. */
+export function scheduled<R extends Record<string, unknown>>(name: string, run: (observation: Observation) => Promise<R>) {
+  return middy<ScheduledEvent, R, Error, Context>()
+    .use(observed<ScheduledEvent, R>())
+    .handler(async (_event, context) => {
+      const observation = observationOf(context);
+      const result = await run(observation);
+      observation.log.info(name, result);
+      return result;
+    });
 }

@@ -113,9 +113,9 @@ export interface MonitorDeps {
  * One monitoring run: a dated snapshot of a domain the site still tracks (its own, or an active
  * competitor's; a deleted competitor's run stores nothing). The site's own snapshot carries its link
  * gap against the competitors tracked now. A provider failure worth retrying throws, so the queue
- * delivers the message again; any other is logged and the run skipped until the next schedule.
+ * delivers the message again; any other skips the run until the next schedule (`skipped` says why).
  */
-export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number } | null> {
+export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number; skipped?: string } | null> {
   const { store } = deps;
   const site = await store.sites.get(message.site_id);
   if (!site) return null;
@@ -138,7 +138,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     await store.backlinks.put(site.site_id, snapshot);
   } catch (error) {
     if (!(error instanceof ProviderError) || error.retryable) throw error;
-    console.error(`monitoring ${message.domain} of site ${site.site_id} skipped: ${error.message}`);
+    return { siteId: site.site_id, skipped: error.message };
   }
   return { siteId: site.site_id };
 }

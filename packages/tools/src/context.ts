@@ -17,6 +17,8 @@ export interface ToolContext {
   researchLeaseMs: number;
   /** Puts a message on a worker's queue. */
   enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void>;
+  /** Reports a figure only the tool knows (places in use, quota used) to the service's metrics. */
+  measure(metric: 'research_slots_in_use' | 'refresh_quota_used', value: number): void;
 }
 
 /** The caller's site; it exists, since its key was just checked. */

@@ -119,6 +119,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
 
   const jobId = newJobId();
   const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + ctx.researchLeaseMs);
+  ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken) throw concurrencyLimit();
   try {
     await queueJob(ctx, jobId, 'research', { mode, query: input.seed, question, page_id: input.page_id ?? null });

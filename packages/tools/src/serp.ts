@@ -213,6 +213,7 @@ export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRef
   const limit = LIMITS.refreshesPerDay;
   const resetsAt = nextUtcMidnight(ctx.now);
   const quota = await ctx.store.quotas.take(ctx.siteId, REFRESH_QUOTA, day, limit, Math.floor(ctx.now.getTime() / 1000) + QUOTA_KEEP_SECONDS);
+  ctx.measure('refresh_quota_used', quota.used);
   if (!quota.taken) {
     throw new ApiError('quota_exceeded', `serp_keyword_refresh is limited to ${limit} per site per UTC day; it resets at ${resetsAt}`, {
       limit,

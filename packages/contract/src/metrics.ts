@@ -1,0 +1,22 @@
+/**
+ * The service's CloudWatch metrics (embedded metric format, namespace `ContentApi`) and their units.
+ * Every metric has the `service` dimension; a tool's metrics also have `tool`.
+ */
+export const METRICS = {
+  /** Articles and questions published (created or updated). */
+  publishes: 'Count',
+  /** Notify calls answered. */
+  notifies: 'Count',
+  /** Linking pages brought in line with a page's live state by the relink worker. */
+  relinks: 'Count',
+  /** Calls of a research tool. */
+  tool_calls: 'Count',
+  /** What the data providers charged for a tool call, a research job or a monitoring run. */
+  provider_cost_usd: 'None',
+  /** Places under the global research cap in use, read whenever research asks for one (its Maximum shows how near the cap the service runs). */
+  research_slots_in_use: 'Count',
+  /** A site's refreshes used today, read at each refresh (its Maximum shows the site nearest the daily quota). */
+  refresh_quota_used: 'Count',
+} as const;
+
+export type MetricName = keyof typeof METRICS;
