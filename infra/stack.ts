@@ -24,7 +24,7 @@ import { TABLE } from '@cm/store';
 import { BUNDLING, entryOf, ROOT, RUNTIME } from './bundling';
 
 /** What each function may do to the table: no more than its routes need. */
-const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
+export const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
   discovery: 'none',
   publish: 'readWrite',
   read: 'read',
@@ -53,11 +53,11 @@ const TABLE_ACTIONS = {
   readWrite: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
 } as const;
 
-/** Functions that call the paid data providers, and so read their credentials. */
-const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
+/** Functions that call the paid data providers, and so read their credentials (research: keywords mode). */
+export const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'research', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
 
 /** The queues each function sends to. */
-const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName[]>> = {
+export const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker` | 'monitor-schedule', WorkerName[]>> = {
   publish: ['relink'],
   notify: ['relink'],
   research: ['research'],
@@ -68,6 +68,8 @@ const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker`, WorkerName
   'research-worker': ['research'],
   // The first monitoring run of a new competitor, at once.
   'add-competitor': ['monitor'],
+  // The daily run of every site's monitoring.
+  'monitor-schedule': ['monitor'],
 };
 
 /** Worker time limits; a queue hides a message for six times that while a worker has it (AWS's advice). */
@@ -83,7 +85,8 @@ const BATCH_SIZE: Record<WorkerName, number> = { relink: 10, research: 1, monito
 /** Deliveries before a message moves to the dead-letter queue. */
 const MAX_RECEIVE_COUNT = 5;
 
-const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
+/** A function's name in construct ids: `serp-landscape` → `SerpLandscape`. */
+export const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 
 /** Requests per second across the API, steady and in a burst, unless the deployment says otherwise. */
 export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
@@ -293,7 +296,7 @@ export class ContentApiStack extends Stack {
       monitorWorker.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
     }
     // Daily, EventBridge queues one monitoring run per site domain and active competitor.
-    const monitorSchedule = lambda('monitor-schedule', Duration.minutes(5), { table: 'read', sendsTo: ['monitor'] });
+    const monitorSchedule = lambda('monitor-schedule', Duration.minutes(5), { table: 'read', sendsTo: SENDS_TO['monitor-schedule'] });
     new Rule(this, 'MonitorSchedule', {
       description: 'Daily backlink monitoring of every site and its active competitors',
       schedule: Schedule.rate(Duration.days(1)),

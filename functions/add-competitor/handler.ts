@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { enqueue, tool } from '@cm/runtime';
 import { addCompetitor } from '@cm/tools';
 
-export const handler = tool('add_competitor', addCompetitor);
+/** add_competitor: queues the first monitoring run (the monitor queue); calls no provider itself. */
+export const handler = tool('add_competitor', addCompetitor, { enqueue });

@@ -1,9 +1,10 @@
 import { buildOpenApi } from '@cm/contract';
-import { api, json } from '@cm/runtime';
+// Only the HTTP module: the runtime's index would bring the store and its DynamoDB client along.
+import { json, publicApi } from '@cm/runtime/src/http';
 
 let openApi: string | undefined;
 
-export const handler = api('discovery', {
+export const handler = publicApi('discovery', {
   'GET /health': async () => json(200, { ok: true }),
   'GET /openapi.json': async ({ baseUrl }) => {
     openApi ??= JSON.stringify(buildOpenApi(baseUrl));

@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { getKeywordData, tool } from '@cm/runtime';
 import { getKeywords } from '@cm/tools';
 
-export const handler = tool('get_keywords', getKeywords);
+/** get_keywords: keyword data from DataForSEO (or the sandbox). */
+export const handler = tool('get_keywords', getKeywords, { keywordData: getKeywordData });

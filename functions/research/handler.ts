@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { enqueue, getKeywordData, tool } from '@cm/runtime';
 import { research } from '@cm/tools';
 
-export const handler = tool('research', research);
+/** research: keyword data for keywords mode; web, reddit and url jobs go to the research queue. */
+export const handler = tool('research', research, { keywordData: getKeywordData, enqueue });

@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { getBacklinkData, tool } from '@cm/runtime';
 import { serpBacklinks } from '@cm/tools';
 
-export const handler = tool('serp_backlinks', serpBacklinks);
+/** serp_backlinks: backlink data for untracked domains and links. */
+export const handler = tool('serp_backlinks', serpBacklinks, { backlinkData: getBacklinkData });

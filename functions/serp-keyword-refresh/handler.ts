@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { getKeywordData, tool } from '@cm/runtime';
 import { serpKeywordRefresh } from '@cm/tools';
 
-export const handler = tool('serp_keyword_refresh', serpKeywordRefresh);
+/** serp_keyword_refresh: a live SERP pull, under the daily quota. */
+export const handler = tool('serp_keyword_refresh', serpKeywordRefresh, { keywordData: getKeywordData });

@@ -1,4 +1,5 @@
-import { tool } from '@cm/runtime';
+import { enqueue, getKeywordData, tool } from '@cm/runtime';
 import { serpLandscape } from '@cm/tools';
 
-export const handler = tool('serp_landscape', serpLandscape);
+/** serp_landscape: keyword and SERP data; analyze queues its keywords' research. */
+export const handler = tool('serp_landscape', serpLandscape, { keywordData: getKeywordData, enqueue });

@@ -283,13 +283,13 @@ describe('CDK stack with provider credentials', () => {
       .map((p) => JSON.stringify(p.Properties.Roles));
   const envs = () => Object.values(withSecrets.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
 
-  it('lets only the functions that call DataForSEO read its secret, named in their environment', () => {
+  it('lets only the functions that call DataForSEO (research too, for keywords mode) read its secret, named in their environment', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
-      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) =>
+      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'ResearchFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) =>
         expect.stringContaining(name),
       ),
     );
-    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(5);
+    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(6);
   });
 
   it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {

@@ -73,3 +73,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : undefined,
   };
 }
+
+let config: Config | undefined;
+
+/** The configuration, read once per container; it needs no client, so a function that only reads it bundles none. */
+export const getConfig = (): Config => (config ??= loadConfig());
+
+/** Forget the configuration, so the next call reads the environment again. */
+export function resetConfig(): void {
+  config = undefined;
+}

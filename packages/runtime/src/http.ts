@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import { ApiError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
 import { observationOf, observed, type Observation } from './observability';
-import { getConfig, getStore } from './services';
+import { getConfig } from './config';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -39,7 +39,7 @@ export interface ApiRequest {
 
 export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
 
-interface State {
+export interface State {
   siteId?: number;
   jsonBody?: unknown;
 }
@@ -95,43 +95,28 @@ const jsonBody = (state: WeakMap<ApiEvent, State>, limitBytes: number): middy.Mi
   },
 });
 
-/** Positive key lookups are kept briefly per container, so a warm request costs no extra round trip. */
-const KEY_CACHE_MS = 60_000;
-const keyCache = new Map<string, { siteId: number; until: number }>();
-
-async function siteOfKey(apiKey: string): Promise<number | null> {
-  const hit = keyCache.get(apiKey);
-  if (hit && hit.until > Date.now()) return hit.siteId;
-  const siteId = await getStore().sites.siteIdForKey(apiKey);
-  if (siteId === null) keyCache.delete(apiKey);
-  else keyCache.set(apiKey, { siteId, until: Date.now() + KEY_CACHE_MS });
-  return siteId;
+export type Handlers = Record<string, RouteHandler>;
+export interface ApiOptions {
+  bodyLimitBytes?: number;
 }
 
-const apiKeyAuth = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
-  before: async ({ event, context }) => {
-    const apiKey = event.headers['x-api-key'];
-    if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
-    const siteId = await siteOfKey(apiKey);
-    if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
-    observationOf(context).keys({ site_id: siteId });
-    state.set(event, { ...state.get(event), siteId });
-  },
-});
+/** `api` for a function whose routes are all public: it never looks up a key, so it bundles no DynamoDB client. */
+export function publicApi(fn: FunctionName, handlers: Handlers, options: ApiOptions = {}) {
+  const secured = routesOf(fn, handlers).filter((r) => r.auth);
+  if (secured.length > 0) throw new Error(`${fn}: ${secured.map(routeKey).join(', ')} need the API key; use api()`);
+  return routeHandler(handlers, options, new WeakMap());
+}
 
-/**
- * A Lambda handler for the routes of one function of the route table: errors, JSON bodies and API-key
- * auth as middy middlewares, then the route's handler.
- */
-export function api(fn: FunctionName, handlers: Record<string, RouteHandler>, options: { bodyLimitBytes?: number } = {}) {
+export function routesOf(fn: FunctionName, handlers: Handlers) {
   const routes = ROUTES.filter((r) => r.fn === fn);
   for (const route of routes) {
     if (!handlers[routeKey(route)]) throw new Error(`${fn}: no handler for ${routeKey(route)}`);
   }
-  const authenticated = new Set(routes.filter((r) => r.auth).map(routeKey));
-  const state = new WeakMap<ApiEvent, State>();
-  const auth = apiKeyAuth(state);
+  return routes;
+}
 
+/** Observation, error replies and JSON bodies, then the route's handler (auth, when used, comes after the body). */
+export function routeHandler(handlers: Handlers, options: ApiOptions, state: WeakMap<ApiEvent, State>) {
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(
       observed<ApiEvent, ApiResult>((event, observation) =>
@@ -140,11 +125,6 @@ export function api(fn: FunctionName, handlers: Record<string, RouteHandler>, op
     )
     .use(errorReplies())
     .use(jsonBody(state, options.bodyLimitBytes ?? 1024 * 1024))
-    .use({
-      before: async (request) => {
-        if (authenticated.has(request.event.routeKey)) await auth.before!(request);
-      },
-    })
     .handler(async (event, context) => {
       const handler = handlers[event.routeKey];
       if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);

@@ -1,28 +1,26 @@
 import type { BacklinkDataProvider, KeywordDataProvider } from '@cm/providers';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { loadConfig, type Config } from './config';
+import { getConfig, resetConfig } from './config';
 import { backlinkDataFor, dataforseoCredentials, keywordDataFor, type DataForSeoCredentials } from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
-let cached: { config: Config; store: Store; credentials?: Promise<DataForSeoCredentials | null> } | undefined;
+let cached: { store: Store; credentials?: Promise<DataForSeoCredentials | null> } | undefined;
 
 function services() {
   if (!cached) {
-    const config = loadConfig();
-    const db = createDocumentClient({ endpoint: config.dynamoEndpoint, region: config.region });
-    cached = { config, store: createStore(db, config.tableName) };
+    const { dynamoEndpoint, region, tableName } = getConfig();
+    cached = { store: createStore(createDocumentClient({ endpoint: dynamoEndpoint, region }), tableName) };
   }
   return cached;
 }
 
 export const getStore = (): Store => services().store;
-export const getConfig = (): Config => services().config;
 
 /** DataForSEO's credentials, read once per container; a failed secret read is tried again on the next request. */
 function credentials(): Promise<DataForSeoCredentials | null> {
   const s = services();
-  s.credentials ??= dataforseoCredentials(s.config.dataforseo, s.config.region).catch((error: unknown) => {
+  s.credentials ??= dataforseoCredentials(getConfig().dataforseo, getConfig().region).catch((error: unknown) => {
     s.credentials = undefined;
     throw error;
   });
@@ -41,5 +39,6 @@ export async function getBacklinkData(): Promise<BacklinkDataProvider> {
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */
 export function resetServices(): void {
+  resetConfig();
   cached = undefined;
 }

@@ -1,16 +1,36 @@
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
-import { Meter, ProviderError } from '@cm/providers';
+import { Meter, ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
-import { api, json } from './http';
-import { enqueue } from './queues';
+import { api } from './api';
+import { json } from './http';
 import { researchSource } from './providers';
-import { getBacklinkData, getConfig, getKeywordData, getStore } from './services';
+import { getConfig } from './config';
+import { getStore } from './services';
+
+/**
+ * What a tool's function is wired to, as the stack grants it: the paid data providers it calls and
+ * the queues it sends to. Its bundle holds the SDK clients of these and no others.
+ */
+export interface ToolWiring {
+  keywordData?: () => Promise<KeywordDataProvider>;
+  backlinkData?: () => Promise<BacklinkDataProvider>;
+  enqueue?: ToolContext['enqueue'];
+}
+
+/** A dependency a function is neither wired for nor granted: reaching for it is a bug, said plainly. */
+function unwired<T extends object>(tool: ToolName, what: string): T {
+  return new Proxy({} as T, {
+    get: (_target, key) => {
+      throw new Error(`${tool} is not wired for ${what} (${String(key)})`);
+    },
+  });
+}
 
 /**
  * The Lambda handler of one research tool: its route, its input schema, the providers, and the
  * usage ledger, which records every provider call of the request, also when the request fails.
  */
-export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>) {
+export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>, wiring: ToolWiring = {}) {
   const spec = toolSpec(name);
   if (!spec) throw new Error(`no tool ${name}`);
   return api(spec.fn, {
@@ -23,12 +43,12 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
       const ctx: ToolContext = {
         siteId: request.siteId,
         store,
-        keywordData: await getKeywordData(),
-        backlinkData: await getBacklinkData(),
+        keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
+        backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
         researchSource: researchSource(getConfig().research),
         meter: new Meter(),
         now: new Date(),
-        enqueue,
+        enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
         researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
         measure: (metric, value) => observation.metric(metric, value),
       };

@@ -1,0 +1,84 @@
+import { build, type Metafile } from 'esbuild';
+import { BUNDLING, entryOf, FUNCTION_ENTRIES } from './bundling';
+
+/** What one function's bundle weighs, and what is in it. */
+export interface BundleSize {
+  name: string;
+  /** The minified `index.js` Lambda loads. */
+  bytes: number;
+  /** Its source map, shipped beside it for stack traces. */
+  mapBytes: number;
+  /** The AWS SDK clients bundled (`@aws-sdk/client-…`). */
+  sdkClients: string[];
+  /** The packages that weigh most in the bundle, heaviest first. */
+  heaviest: { name: string; bytes: number }[];
+}
+
+/** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries. */
+export const BUNDLE_BUDGET_BYTES: Record<string, number> = { default: 800 * 1024, 'research-worker': 1300 * 1024 };
+export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default!;
+
+/** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
+function packageOf(path: string): string {
+  const at = path.lastIndexOf('node_modules/');
+  if (at < 0) return '(this repository)';
+  const parts = path.slice(at + 'node_modules/'.length).split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+function contents(metafile: Metafile) {
+  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'))![1];
+  const byPackage = new Map<string, number>();
+  for (const [path, input] of Object.entries(output.inputs)) {
+    const name = packageOf(path);
+    byPackage.set(name, (byPackage.get(name) ?? 0) + input.bytesInOutput);
+  }
+  const sdkClients = [...byPackage.keys()].filter((name) => name.startsWith('@aws-sdk/client-')).sort();
+  const heaviest = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([name, bytes]) => ({ name, bytes }));
+  return { sdkClients, heaviest };
+}
+
+/** Bundles one function as `cdk synth` does (the same esbuild options), in memory. */
+export async function bundleSize(name: string): Promise<BundleSize> {
+  const result = await build({
+    entryPoints: [entryOf(name)],
+    bundle: true,
+    platform: 'node',
+    target: BUNDLING.target,
+    format: BUNDLING.format,
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    mainFields: BUNDLING.mainFields,
+    external: BUNDLING.externalModules,
+    outfile: 'index.js',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const sizeOf = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.contents.byteLength;
+  return { name, bytes: sizeOf('index.js'), mapBytes: sizeOf('index.js.map'), ...contents(result.metafile) };
+}
+
+export const bundleSizes = () => Promise.all(FUNCTION_ENTRIES.map(bundleSize));
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+/** `npm run bundle:report`: a table of every function's bundle; exits 1 when one is over its budget. */
+async function main() {
+  const sizes = await bundleSizes();
+  const over = sizes.filter((size) => size.bytes > budgetOf(size.name));
+  const rows = sizes.map((size) => [
+    size.name,
+    kb(size.bytes),
+    kb(budgetOf(size.name)),
+    kb(size.mapBytes),
+    size.sdkClients.map((client) => client.replace('@aws-sdk/client-', '')).join(', ') || '-',
+    size.heaviest.map((pkg) => `${pkg.name} ${kb(pkg.bytes)}`).join(', '),
+  ]);
+  const header = ['function', 'index.js', 'budget', 'source map', 'SDK clients', 'heaviest parts'];
+  console.log([header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n'));
+  for (const size of over) console.error(`${size.name}: ${kb(size.bytes)} is over its budget of ${kb(budgetOf(size.name))}`);
+  process.exitCode = over.length > 0 ? 1 : 0;
+}
+
+if (require.main === module) void main();

@@ -1,0 +1,41 @@
+import type middy from '@middy/core';
+import { ApiError, routeKey, type FunctionName } from '@cm/contract';
+import { routeHandler, routesOf, type ApiEvent, type ApiOptions, type ApiResult, type Handlers, type State } from './http';
+import { observationOf } from './observability';
+import { getStore } from './services';
+
+/** Positive key lookups are kept briefly per container, so a warm request costs no extra round trip. */
+const KEY_CACHE_MS = 60_000;
+const keyCache = new Map<string, { siteId: number; until: number }>();
+
+async function siteOfKey(apiKey: string): Promise<number | null> {
+  const hit = keyCache.get(apiKey);
+  if (hit && hit.until > Date.now()) return hit.siteId;
+  const siteId = await getStore().sites.siteIdForKey(apiKey);
+  if (siteId === null) keyCache.delete(apiKey);
+  else keyCache.set(apiKey, { siteId, until: Date.now() + KEY_CACHE_MS });
+  return siteId;
+}
+
+const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<string>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+  before: async ({ event, context }) => {
+    if (!authenticated.has(event.routeKey)) return;
+    const apiKey = event.headers['x-api-key'];
+    if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
+    const siteId = await siteOfKey(apiKey);
+    if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    observationOf(context).keys({ site_id: siteId });
+    state.set(event, { ...state.get(event), siteId });
+  },
+});
+
+/**
+ * A Lambda handler for the routes of one function of the route table: errors, JSON bodies and API-key
+ * auth as middy middlewares, then the route's handler.
+ */
+export function api(fn: FunctionName, handlers: Handlers, options: ApiOptions = {}) {
+  const state = new WeakMap<ApiEvent, State>();
+  const authenticated = new Set(routesOf(fn, handlers).filter((r) => r.auth).map(routeKey));
+  return routeHandler(handlers, options, state).use(apiKeyAuth(state, authenticated));
+}
+
