@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { budgetOf, bundleSizes, type BundleSize } from '../../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
@@ -50,5 +52,17 @@ describe('bundles', () => {
     expect(clientsOf('discovery')).toEqual([]);
     expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
     expect(clientsOf('research-worker')).toEqual(['@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs']);
+  });
+});
+
+describe('README', () => {
+  it('lists every bundle with its budget, and a size within 10% of the bundle as built', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    for (const size of sizes) {
+      const row = new RegExp(`^\\| ${size.name} \\| (\\d+) KB \\| (\\d+) KB \\|`, 'm').exec(readme);
+      expect({ name: size.name, listed: row !== null }).toEqual({ name: size.name, listed: true });
+      expect(Number(row![2]) * 1024).toBe(budgetOf(size.name));
+      expect(Math.abs(Number(row![1]) * 1024 - size.bytes) / size.bytes).toBeLessThan(0.1);
+    }
   });
 });
