@@ -5,8 +5,34 @@ import type { Context } from 'aws-lambda';
 import { METRICS, type MetricName } from '@cm/contract';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './config';
 
-/** The service's logger (level from POWERTOOLS_LOG_LEVEL); invocations log through children of it. */
+/** The service's logger (level from POWERTOOLS_LOG_LEVEL); each invocation logs through one of its own at the same level. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
+
+type LoggerOptions = ConstructorParameters<typeof Logger>[0];
+
+/**
+ * One invocation's logger. Powertools tells a cold start per Logger instance, so a logger made per
+ * invocation would call each one cold: this one is told the container's answer, as are its children.
+ */
+class InvocationLogger extends Logger {
+  constructor(
+    private readonly coldStartOfContainer: boolean,
+    options: LoggerOptions,
+  ) {
+    super(options);
+  }
+
+  protected override getColdStart(): boolean {
+    return this.coldStartOfContainer;
+  }
+
+  protected override createLogger(options?: LoggerOptions): Logger {
+    return new InvocationLogger(this.coldStartOfContainer, options);
+  }
+}
+
+/** True until the first invocation of a container Lambda started on demand (provisioned ones are warm). */
+let containerColdStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
 
 /**
  * What one invocation logs and measures. Its keys and metrics are its own, so invocations that run
@@ -20,7 +46,8 @@ export class Observation {
   ) {}
 
   static start(context: Context): Observation {
-    const log = logger.createChild();
+    const log = new InvocationLogger(containerColdStart, { serviceName: SERVICE_NAME, logLevel: logger.getLevelName() });
+    containerColdStart = false;
     log.addContext(context);
     return new Observation(log, new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger: log }));
   }

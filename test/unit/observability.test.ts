@@ -1,0 +1,47 @@
+import { lambdaContext } from '@cm/local';
+import { captureOutput } from '../helpers/output';
+
+/* One Observation per invocation: the logger tells the container's cold start, not its own first use. */
+
+function freshObservability(env: Record<string, string | undefined>) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  let module!: typeof import('../../packages/runtime/src/observability');
+  jest.isolateModules(() => {
+    module = require('../../packages/runtime/src/observability');
+  });
+  process.env = saved;
+  return module;
+}
+
+describe('Observation', () => {
+  it('calls only the first invocation of an on-demand container a cold start, also in a queue record\'s lines', () => {
+    const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand', POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const output = captureOutput({ level: 'INFO' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const observation = Observation.start(lambdaContext('relink-worker', 1000));
+        observation.log.info('invocation', { i });
+        observation.child({ message_id: `m${i}` }).log.info('record');
+      }
+    } finally {
+      output.stop();
+    }
+    expect(output.logs('invocation').map((line) => line.cold_start)).toEqual([true, false, false]);
+    expect(output.logs('record').map((line) => [line.message_id, line.cold_start])).toEqual([['m0', true], ['m1', false], ['m2', false]]);
+    const requestIds = output.logs('invocation').map((line) => line.function_request_id);
+    expect(new Set(requestIds).size).toBe(3);
+    expect(output.logs('record').map((line) => line.function_request_id)).toEqual(requestIds);
+  });
+
+  it('never calls a provisioned container\'s invocation a cold start', () => {
+    const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency', POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const output = captureOutput({ level: 'INFO' });
+    try {
+      Observation.start(lambdaContext('publish', 1000)).log.info('invocation');
+    } finally {
+      output.stop();
+    }
+    expect(output.logs('invocation').map((line) => line.cold_start)).toEqual([false]);
+  });
+});
