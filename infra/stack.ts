@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -13,7 +13,6 @@ import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -104,9 +103,16 @@ export interface ContentApiStackProps extends StackProps {
   alarmEmail?: string;
 }
 
-/** A secret by name or complete ARN. */
-const secretRef = (scope: Construct, id: string, nameOrArn: string) =>
-  nameOrArn.startsWith('arn:') ? Secret.fromSecretCompleteArn(scope, id, nameOrArn) : Secret.fromSecretNameV2(scope, id, nameOrArn);
+/**
+ * Reading a secret given by complete ARN, or by name (Secrets Manager adds six random characters to
+ * a name's ARN): GetSecretValue and nothing else. It must be under the account's default key.
+ */
+function readSecret(fn: NodejsFunction, nameOrArn: string): PolicyStatement {
+  const resource = nameOrArn.startsWith('arn:')
+    ? nameOrArn
+    : Stack.of(fn).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${nameOrArn}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] });
+}
 
 /** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
 const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
@@ -162,8 +168,7 @@ export class ContentApiStack extends Stack {
     super(scope, id, props);
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
-    const dataforseoSecret = props.dataforseoSecret ? secretRef(this, 'DataForSeoSecret', props.dataforseoSecret) : undefined;
-    const tavilySecret = props.tavilySecret ? secretRef(this, 'TavilySecret', props.tavilySecret) : undefined;
+    const { dataforseoSecret, tavilySecret } = props;
     const bedrockModelId = props.bedrockModelId ?? DEFAULT_BEDROCK_MODEL;
 
     const table = new Table(this, 'Table', {
@@ -269,7 +274,9 @@ export class ContentApiStack extends Stack {
           new PolicyStatement({ actions: ['dynamodb:Query'], resources: TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`) }),
         );
       }
-      for (const q of sendsTo) queues.get(q)!.grantSendMessages(fn);
+      if (sendsTo.length > 0) {
+        role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues.get(q)!.queueArn) }));
+      }
       alarm(`${name}ErrorAlarm`, `The ${id} function failed (an exception it did not answer, a timeout or a crash)`, fn.metricErrors({ period: Duration.minutes(5) }));
       return fn;
     };
@@ -278,8 +285,8 @@ export class ContentApiStack extends Stack {
       // API Gateway gives an integration 30 s at most.
       const handler = lambda(fn, Duration.seconds(29), { table: TABLE_ACCESS[fn], sendsTo: SENDS_TO[fn] });
       if (dataforseoSecret && PROVIDER_FUNCTIONS.has(fn)) {
-        dataforseoSecret.grantRead(handler);
-        handler.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
+        handler.addToRolePolicy(readSecret(handler, dataforseoSecret));
+        handler.addEnvironment('DATAFORSEO_SECRET', dataforseoSecret);
       }
       this.functions.set(fn, handler);
     }
@@ -292,8 +299,8 @@ export class ContentApiStack extends Stack {
     }
     const monitorWorker = this.workers.get('monitor')!;
     if (dataforseoSecret) {
-      dataforseoSecret.grantRead(monitorWorker);
-      monitorWorker.addEnvironment('DATAFORSEO_SECRET', props.dataforseoSecret!);
+      monitorWorker.addToRolePolicy(readSecret(monitorWorker, dataforseoSecret));
+      monitorWorker.addEnvironment('DATAFORSEO_SECRET', dataforseoSecret);
     }
     // Daily, EventBridge queues one monitoring run per site domain and active competitor.
     const monitorSchedule = lambda('monitor-schedule', Duration.minutes(5), { table: 'read', sendsTo: SENDS_TO['monitor-schedule'] });
@@ -316,8 +323,8 @@ export class ContentApiStack extends Stack {
       });
     }
     if (tavilySecret) {
-      tavilySecret.grantRead(researchWorker);
-      researchWorker.addEnvironment('TAVILY_SECRET', props.tavilySecret!);
+      researchWorker.addToRolePolicy(readSecret(researchWorker, tavilySecret));
+      researchWorker.addEnvironment('TAVILY_SECRET', tavilySecret);
     }
 
     const integrations = new Map(

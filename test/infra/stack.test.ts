@@ -292,6 +292,23 @@ describe('CDK stack with provider credentials', () => {
     expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(6);
   });
 
+  it('grants a secret\'s value and nothing more of it, and of a queue only sending (the workers\' event sources receive)', () => {
+    const statements = statementsOf(withSecrets);
+    const secretActions = statements.filter((s: any) => JSON.stringify(s.Action).includes('secretsmanager:'));
+    expect(secretActions.length).toBe(7);
+    for (const statement of secretActions) {
+      expect(statement.Action).toBe('secretsmanager:GetSecretValue');
+      expect(JSON.stringify(statement.Resource)).toMatch(/:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"/);
+    }
+    const policies = Object.values(withSecrets.findResources('AWS::IAM::Policy'));
+    for (const policy of policies) {
+      const sqs = policy.Properties.PolicyDocument.Statement.flatMap((s: any) => asList(s.Action)).filter((a: string) => a.startsWith('sqs:'));
+      const receives = JSON.stringify(policy.Properties.Roles).includes('WorkerFunction');
+      const allowed = receives ? ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : ['sqs:SendMessage'];
+      for (const action of sqs) expect(allowed).toContain(action);
+    }
+  });
+
   it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {
     expect(readersOf('content-api/tavily')).toEqual([expect.stringContaining('ResearchWorkerFunction')]);
     expect(envs().filter((v) => v.TAVILY_SECRET === 'content-api/tavily')).toHaveLength(1);
