@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENDPOINTS, Meter } from '@cm/providers';
-import { loadConfig, selectKeywordData } from '@cm/runtime';
-import { selectResearch } from '@cm/runtime/src/research';
+import { getBacklinkData, getKeywordData, loadConfig, resetServices, selectKeywordData } from '@cm/runtime';
+import { getResearch, selectResearch } from '@cm/runtime/src/research';
 import { startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -103,5 +103,37 @@ describe('web research', () => {
 
   it('refuses a secret without an api_key, naming what is missing', async () => {
     await expect(selectResearch(config({ TAVILY_SECRET: 'content-api/dataforseo' }))).rejects.toThrow('secret content-api/dataforseo has no "api_key"');
+  });
+});
+
+describe('once per container', () => {
+  afterEach(() => {
+    for (const key of ['DATAFORSEO_SECRET', 'TAVILY_SECRET', 'TABLE_NAME', 'AWS_REGION']) delete process.env[key];
+    resetServices();
+  });
+
+  it('reads the DataForSEO secret on the first request of a container and keeps it for the rest', async () => {
+    Object.assign(process.env, { DATAFORSEO_SECRET: 'content-api/dataforseo', TABLE_NAME: 'content', AWS_REGION: 'eu-west-1' });
+    resetServices();
+    secretRequests.length = 0;
+    const providers = [await getKeywordData(), await getBacklinkData(), await getKeywordData()];
+    expect(providers.map((p) => p.name)).toEqual(['dataforseo', 'dataforseo', 'dataforseo']);
+    expect(secretRequests).toHaveLength(1);
+    // A new container (here: forgetting the clients) reads it again.
+    resetServices();
+    await getKeywordData();
+    expect(secretRequests).toHaveLength(2);
+  });
+
+  it('reads the Tavily secret once for the research worker, and again only after a failed read', async () => {
+    Object.assign(process.env, { TAVILY_SECRET: 'content-api/late', TABLE_NAME: 'content', AWS_REGION: 'us-east-1' });
+    resetServices();
+    secretRequests.length = 0;
+    await expect(getResearch()).rejects.toThrow('secret content-api/late has no "api_key"');
+    // The secret is set right after; the next job reads it, and the ones after keep it.
+    SECRETS['content-api/late'] = { api_key: 'tvly-late' };
+    expect((await getResearch()).name).toBe('tavily+bedrock');
+    expect((await getResearch()).name).toBe('tavily+bedrock');
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/late', 'content-api/late']);
   });
 });
