@@ -18,7 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, ROUTES, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
-import { DEFAULT_BEDROCK_MODEL, METRICS_NAMESPACE, SERVICE_NAME } from '@cm/runtime/src/config';
+import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime/src/config';
 import { TABLE } from '@cm/store';
 import { BUNDLING, entryOf, ROOT, RUNTIME } from './bundling';
 
@@ -257,8 +257,6 @@ export class ContentApiStack extends Stack {
         environment: {
           TABLE_NAME: table.tableName,
           NODE_OPTIONS: '--enable-source-maps',
-          POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-          POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
           ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.get(q)!.queueUrl])),
         },
         bundling: BUNDLING,

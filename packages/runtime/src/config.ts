@@ -44,10 +44,6 @@ export interface ResearchConfig {
 /** Claude 3 Haiku: on-demand in most Bedrock regions, and cheap for extraction. */
 export const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
 
-/** Powertools' service name (a dimension of every metric) and the CloudWatch namespace of the metrics. */
-export const SERVICE_NAME = 'content-api';
-export const METRICS_NAMESPACE = 'ContentApi';
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
