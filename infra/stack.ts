@@ -23,7 +23,7 @@ import { TABLE } from '@cm/store';
 import { BUNDLING, entryOf, ROOT, RUNTIME } from './bundling';
 
 /** What each function may do to the table: no more than its routes need. */
-export const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> = {
+const TABLE_ACCESS: Record<FunctionName, TableAccess> = {
   discovery: 'none',
   publish: 'readWrite',
   read: 'read',
@@ -40,23 +40,27 @@ export const TABLE_ACCESS: Record<FunctionName, 'none' | 'read' | 'readWrite'> =
   'serp-keyword-refresh': 'readWrite',
   // Live lookups are written to the usage ledger.
   'serp-backlinks': 'readWrite',
-  'add-competitor': 'readWrite',
+  // Deleting a row (DeleteItem): db_delete, and taking back a competitor row that lost its place under the cap.
+  'add-competitor': 'readWriteDelete',
   'db-select': 'read',
-  'db-insert': 'readWrite',
-  'db-delete': 'readWrite',
+  'db-insert': 'readWriteDelete',
+  'db-delete': 'readWriteDelete',
 };
 
-/** The item actions of each access level: no scans, no streams, no table administration. */
-const TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  readWrite: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-} as const;
+/**
+ * The item actions of each access level: no scans, no streams, no table administration. Writers
+ * remove items in batches (BatchWriteItem); only deleting a row takes DeleteItem.
+ */
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'];
+const TABLE_ACTIONS = { none: [], read: READ, readWrite: WRITE, readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'] } as const;
+type TableAccess = keyof typeof TABLE_ACTIONS;
 
 /** Functions that call the paid data providers, and so read their credentials (research: keywords mode). */
-export const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'research', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
+const PROVIDER_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['get-keywords', 'research', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks']);
 
 /** The queues each function sends to. */
-export const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker` | 'monitor-schedule', WorkerName[]>> = {
+const SENDS_TO: Partial<Record<FunctionName | `${WorkerName}-worker` | 'monitor-schedule', WorkerName[]>> = {
   publish: ['relink'],
   notify: ['relink'],
   research: ['research'],
@@ -234,7 +238,7 @@ export class ContentApiStack extends Stack {
      * One function: its own role (no managed policies: it may write its own log group and nothing else
      * until granted), bundled on its own, traced, with an alarm on its errors.
      */
-    const lambda = (id: string, timeout: Duration, access: { table: 'read' | 'readWrite' | 'none'; sendsTo?: WorkerName[] }) => {
+    const lambda = (id: string, timeout: Duration, access: { table: TableAccess; sendsTo?: WorkerName[] }) => {
       const name = pascal(id);
       const logGroup = new LogGroup(this, `${name}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
       const role = new Role(this, `${name}FunctionRole`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
@@ -323,6 +327,8 @@ export class ContentApiStack extends Stack {
     if (tavilySecret) {
       researchWorker.addToRolePolicy(readSecret(researchWorker, tavilySecret));
       researchWorker.addEnvironment('TAVILY_SECRET', tavilySecret);
+      // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
+      this.functions.get('research')!.addEnvironment('TAVILY_SECRET', tavilySecret);
     }
 
     const integrations = new Map(

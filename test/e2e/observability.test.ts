@@ -106,8 +106,15 @@ describe('metrics (EMF)', () => {
     const reply = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'How do I clean running shoes?' });
     expect(reply.body.status).toBe('succeeded');
     expect(output.metric('research_slots_in_use')).toEqual([expect.objectContaining({ value: 1, dimensions: ['service', 'tool'] })]);
-    const jobCost = output.metric('provider_cost_usd').filter((m) => m.line.function_name === undefined && m.line.tool === 'research');
-    expect(jobCost.length).toBeGreaterThanOrEqual(1);
+    // The worker's own line: the job's cost alone, by the tool that queued it (the tool's line also counts the call).
+    const lines = output.metric('provider_cost_usd');
+    const job = lines.filter((m) => m.line.tool_calls === undefined);
+    const call = lines.filter((m) => m.line.tool_calls === 1);
+    expect(job).toEqual([expect.objectContaining({ dimensions: ['service', 'tool'] })]);
+    expect(job[0]!.line.tool).toBe('research');
+    expect(call).toHaveLength(1);
+    // The reply's cost is the job's plus the call's own.
+    expect(reply.body.cost_usd).toBeCloseTo(job[0]!.value + call[0]!.value, 6);
   });
 
   it('writes no metrics line for a request that measured nothing', async () => {

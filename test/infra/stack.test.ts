@@ -21,9 +21,22 @@ const statementsOf = (t: Template) => [
 ];
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
+/**
+ * No wildcard action anywhere, and `Resource: "*"` only for X-Ray's trace writes (acknowledged to
+ * cdk-nag on every role, so this is what keeps any other statement from widening unseen).
+ */
+function expectNoWildcards(t: Template) {
+  const statements = statementsOf(t);
+  const actions = statements.flatMap((s: any) => asList(s.Action)) as string[];
+  expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+  const anyResource = statements.filter((s: any) => asList(s.Resource).includes('*'));
+  expect(anyResource.length).toBeGreaterThan(0);
+  for (const statement of anyResource) expect(statement.Action).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+}
+
 describe('cdk-nag (AWS Solutions)', () => {
   it('passes on the stack as deployed (and with provider credentials, below)', () => {
-    expect(() => app.synth()).not.toThrow();
+    expect(() => app.synth({ force: true })).not.toThrow();
   });
 
   it('fails the synth on a finding nobody acknowledged', () => {
@@ -76,7 +89,7 @@ describe('CDK stack', () => {
     expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort());
   });
 
-  it('grants table access by need: none for discovery, read-only for reads and visitor pages', () => {
+  it('grants table access by need: none for discovery, read-only for reads and visitor pages, DeleteItem only where a row is deleted', () => {
     const policies = template.findResources('AWS::IAM::Policy');
     const actionsOf = (role: string) =>
       Object.values(policies)
@@ -91,6 +104,12 @@ describe('CDK stack', () => {
     for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction']) {
       expect(actionsOf(role)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
     }
+    // Only the functions that delete a row may DeleteItem; the rest remove items in batches.
+    const deleters = Object.values(policies)
+      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('dynamodb:DeleteItem'))
+      .map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])
+      .sort();
+    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert']);
   });
 
   it('gives each research tool its own function behind its own route', () => {
@@ -191,8 +210,8 @@ describe('CDK stack', () => {
   it('has no IAM statement with a wildcard action, no managed policy, and no table scan', () => {
     const statements = statementsOf(template);
     expect(statements.length).toBeGreaterThan(FUNCTIONS.length);
+    expectNoWildcards(template);
     const actions = statements.flatMap((s: any) => asList(s.Action)) as string[];
-    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
     for (const role of Object.values(template.findResources('AWS::IAM::Role'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     // The indexes are named; the table's other wildcard would be `index/*`.
@@ -268,7 +287,11 @@ describe('CDK stack with provider credentials', () => {
   }, 120_000);
 
   it('passes cdk-nag: the inference profile\'s any-region model is the one acknowledged wildcard', () => {
-    expect(() => secretsApp.synth()).not.toThrow();
+    expect(() => secretsApp.synth({ force: true })).not.toThrow();
+  });
+
+  it('has no wildcard action, and no wildcard resource but X-Ray\'s, with secrets and an inference profile too', () => {
+    expectNoWildcards(withSecrets);
   });
 
   it('emails alarms to the given address and takes the given throttle', () => {
@@ -311,7 +334,8 @@ describe('CDK stack with provider credentials', () => {
 
   it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {
     expect(readersOf('content-api/tavily')).toEqual([expect.stringContaining('ResearchWorkerFunction')]);
-    expect(envs().filter((v) => v.TAVILY_SECRET === 'content-api/tavily')).toHaveLength(1);
+    // The research tool names it too, for the data_source of the jobs it queues.
+    expect(envs().filter((v) => v.TAVILY_SECRET === 'content-api/tavily')).toHaveLength(2);
     const statement = Object.values(withSecrets.findResources('AWS::IAM::Policy'))
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .find((s: any) => s.Action === 'bedrock:InvokeModel');

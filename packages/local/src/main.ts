@@ -1,4 +1,4 @@
-// Node 20 is the supported local runtime (Lambda runs 22); the SDK's upgrade notice is noise here.
+// Node 20 is the supported local runtime (Lambda runs 24); the SDK's upgrade notice is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers log JSON lines as on Lambda; their EMF metric lines only when asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

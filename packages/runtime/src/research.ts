@@ -1,8 +1,7 @@
 import { SandboxResearch, type ResearchProvider } from '@cm/providers';
 import { BedrockSynthesis, TavilySearch, WebResearch } from '@cm/providers/src/web';
-import type { Config } from './config';
+import { getConfig, type Config } from './config';
 import { readSecret } from './providers';
-import { getConfig } from './config';
 
 /*
  * Web research providers, for the research worker alone: importing this module brings the Bedrock

@@ -40,26 +40,28 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
       observation.dimension('tool', name);
       const input = request.body(spec.input) as I;
       const store = getStore();
-      const ctx: ToolContext = {
-        siteId: request.siteId,
-        store,
-        keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
-        backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
-        researchSource: researchSource(getConfig().research),
-        meter: new Meter(),
-        now: new Date(),
-        enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
-        researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
-        measure: (metric, value) => observation.metric(metric, value),
-      };
+      const meter = new Meter();
       try {
+        // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
+        const ctx: ToolContext = {
+          siteId: request.siteId,
+          store,
+          keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
+          backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
+          researchSource: researchSource(getConfig().research),
+          meter,
+          now: new Date(),
+          enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
+          researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
+          measure: (metric, value) => observation.metric(metric, value),
+        };
         const result = await run(ctx, input);
         // A result may carry work done elsewhere (a research job's cost); this request's own calls add to it.
         const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
         return json(200, {
           ...result,
-          cost_usd: roundUsd(earlier + ctx.meter.costUsd),
-          cached: typeof result.cached === 'boolean' ? result.cached : ctx.meter.calls.length === 0,
+          cost_usd: roundUsd(earlier + meter.costUsd),
+          cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.length === 0,
         });
       } catch (error) {
         if (error instanceof ProviderError) {
@@ -71,8 +73,8 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
         throw error;
       } finally {
         observation.metric('tool_calls');
-        observation.metric('provider_cost_usd', ctx.meter.costUsd);
-        await store.usage.record(ctx.siteId, name, ctx.meter.calls);
+        observation.metric('provider_cost_usd', meter.costUsd);
+        await store.usage.record(request.siteId, name, meter.calls);
       }
     },
   });
