@@ -4,16 +4,10 @@ import { captureOutput } from '../helpers/output';
 /* What the handlers log and measure, read off their stdout as CloudWatch would: Powertools JSON log lines and EMF metric lines. */
 
 let t: TestStack;
-const saved = process.env.SANDBOX_RESEARCH_MS;
 beforeAll(async () => {
-  process.env.SANDBOX_RESEARCH_MS = '50';
-  t = await startTestStack();
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '50' } });
 }, 60_000);
-afterAll(async () => {
-  await t.stop();
-  if (saved === undefined) delete process.env.SANDBOX_RESEARCH_MS;
-  else process.env.SANDBOX_RESEARCH_MS = saved;
-});
+afterAll(() => t.stop());
 
 let output: ReturnType<typeof captureOutput>;
 beforeEach(() => {

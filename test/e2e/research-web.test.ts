@@ -13,17 +13,14 @@ const ENV = {
   AWS_ACCESS_KEY_ID: 'test',
   AWS_SECRET_ACCESS_KEY: 'test',
 };
-const saved = { ...process.env };
 
 beforeAll(async () => {
   replay = await startWebReplay();
-  Object.assign(process.env, ENV, { TAVILY_BASE_URL: replay.url, BEDROCK_ENDPOINT: replay.http2Url });
-  t = await startTestStack();
+  t = await startTestStack({ env: { ...ENV, TAVILY_BASE_URL: replay.url, BEDROCK_ENDPOINT: replay.http2Url } });
 }, 60_000);
 afterAll(async () => {
   await t.stop();
   await replay.close();
-  process.env = saved;
 });
 
 const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body);

@@ -4,16 +4,10 @@ import { startTestStack, type TestStack } from '../helpers/local';
 /* research, jobs, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
 
 let t: TestStack;
-const saved = process.env.SANDBOX_RESEARCH_MS;
 beforeAll(async () => {
-  process.env.SANDBOX_RESEARCH_MS = '300';
-  t = await startTestStack();
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '300' } });
 }, 60_000);
-afterAll(async () => {
-  await t.stop();
-  if (saved === undefined) delete process.env.SANDBOX_RESEARCH_MS;
-  else process.env.SANDBOX_RESEARCH_MS = saved;
-});
+afterAll(() => t.stop());
 
 async function site() {
   const created = await t.newSite('Research site', { domain: 'shoes.example.com', locale: 'US/en' });

@@ -6,19 +6,14 @@ import { startReplay, type Replay } from '../helpers/replay';
 
 let t: TestStack;
 let replay: Replay;
-const ENV = ['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD', 'DATAFORSEO_BASE_URL'] as const;
 
 beforeAll(async () => {
   replay = await startReplay();
-  process.env.DATAFORSEO_LOGIN = 'api-login';
-  process.env.DATAFORSEO_PASSWORD = 's3cret';
-  process.env.DATAFORSEO_BASE_URL = replay.url;
-  t = await startTestStack();
+  t = await startTestStack({ env: { DATAFORSEO_LOGIN: 'api-login', DATAFORSEO_PASSWORD: 's3cret', DATAFORSEO_BASE_URL: replay.url } });
 }, 60_000);
 afterAll(async () => {
   await t.stop();
   await replay.close();
-  for (const name of ENV) delete process.env[name];
 });
 
 const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body);

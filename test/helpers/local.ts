@@ -23,9 +23,31 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-/** The local stack in memory on free ports, as `npm start --memory` runs it. */
-export async function startTestStack(): Promise<TestStack> {
-  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true });
+/** Sets environment variables; the function it returns puts back what they were. */
+function setEnv(env: Record<string, string>): () => void {
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
+/**
+ * The local stack in memory on free ports, as `npm start --memory` runs it, with `env` set for its
+ * handlers until `stop()`.
+ */
+export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+  const restoreEnv = setEnv(options.env ?? {});
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true });
+  } catch (error) {
+    restoreEnv();
+    throw error;
+  }
   const store = createStore(createDocumentClient({ endpoint: stack.dynamo.endpoint }), stack.tableName);
   const key = stack.demo!.api_key;
   return {
@@ -53,7 +75,10 @@ export async function startTestStack(): Promise<TestStack> {
       const created = await store.sites.create({ name, domain: options.domain ?? 'other.example.com', locale: options.locale });
       return { siteId: created.site.site_id, key: created.api_key };
     },
-    stop: () => stack.stop(),
+    async stop() {
+      await stack.stop();
+      restoreEnv();
+    },
   };
 }
 

@@ -13,7 +13,7 @@ export const METRICS = {
   tool_calls: 'Count',
   /** What the data providers charged for a tool call, a research job or a monitoring run. */
   provider_cost_usd: 'None',
-  /** Places under the global research cap in use, read whenever research asks for one (its Maximum shows how near the cap the service runs). */
+  /** Places under the global research cap in use, read whenever the research tool asks for one (its Maximum shows how near the cap the service runs; analyze's jobs take theirs in the worker, unmeasured). */
   research_slots_in_use: 'Count',
   /** A site's refreshes used today, read at each refresh (its Maximum shows the site nearest the daily quota). */
   refresh_quota_used: 'Count',

@@ -38,4 +38,3 @@ export function api(fn: FunctionName, handlers: Handlers, options: ApiOptions = 
   const authenticated = new Set(routesOf(fn, handlers).filter((r) => r.auth).map(routeKey));
   return routeHandler(handlers, options, state).use(apiKeyAuth(state, authenticated));
 }
-
