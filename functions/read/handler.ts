@@ -1,22 +1,10 @@
-import { notFound, PageIdParams, PageListQuery, type PageType } from '@cm/contract';
-import { pageId, pageRecord, pageTypeOfId } from '@cm/core';
-import { api, getStore, json, type ApiRequest } from '@cm/runtime';
-
-async function readById(siteId: number, type: PageType, id: string) {
-  const page = pageTypeOfId(id) === type ? await getStore().pages.get(siteId, type, id) : null;
-  if (!page) throw notFound(`No ${type} with id ${id}`);
-  return json(200, pageRecord(page));
-}
-
-async function list(request: ApiRequest, type: PageType) {
-  const query = request.query(PageListQuery);
-  if (query.slug !== undefined) return readById(request.siteId, type, pageId(request.siteId, type, query.slug));
-  return json(200, await getStore().pages.list(request.siteId, type, query));
-}
+import { PageIdParams, PageListQuery } from '@cm/contract';
+import { findPages, readPage } from '@cm/publishing';
+import { api, getStore, json } from '@cm/runtime';
 
 export const handler = api('read', {
-  'GET /articles': (request) => list(request, 'article'),
-  'GET /questions': (request) => list(request, 'question'),
-  'GET /articles/{id}': (request) => readById(request.siteId, 'article', request.params(PageIdParams).id),
-  'GET /questions/{id}': (request) => readById(request.siteId, 'question', request.params(PageIdParams).id),
+  'GET /articles': async (request) => json(200, await findPages(getStore(), request.siteId, 'article', request.query(PageListQuery))),
+  'GET /questions': async (request) => json(200, await findPages(getStore(), request.siteId, 'question', request.query(PageListQuery))),
+  'GET /articles/{id}': async (request) => json(200, await readPage(getStore(), request.siteId, 'article', request.params(PageIdParams).id)),
+  'GET /questions/{id}': async (request) => json(200, await readPage(getStore(), request.siteId, 'question', request.params(PageIdParams).id)),
 });

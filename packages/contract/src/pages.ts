@@ -212,6 +212,7 @@ export const PageIdParams = z.object({ id: z.string().min(1).max(100) });
 
 export const SummaryInput = z.object({ summary: z.string().nullable() });
 export const CommunityAnswerInput = z.object({ author: z.string().min(1).max(200), blocks: Blocks });
+export type CommunityAnswerInput = z.infer<typeof CommunityAnswerInput>;
 export const CommunityAnswerCreated = z.object({ answer_id: z.string() });
 
 export const VisitorParams = z.object({ site_id: z.coerce.number().int().positive(), slug: Slug });

@@ -260,3 +260,15 @@ export function renderedLinkTargets(blocks: readonly Block[]): string[] {
   }
   return [...ids];
 }
+
+/** What a reader is told when a page is not there (404) or was removed (410). */
+export const UNAVAILABLE = {
+  404: { code: 'not_found', title: 'Not found', message: 'This page does not exist.' },
+  410: { code: 'gone', title: 'Gone', message: 'This page has been removed.' },
+} as const;
+
+/** The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. */
+export function renderUnavailable(status: keyof typeof UNAVAILABLE): string {
+  const { title, message } = UNAVAILABLE[status];
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="robots" content="noindex"></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`;
+}

@@ -1,5 +1,5 @@
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { PageType, RelinkMessage, WorkerName } from '@cm/contract';
+import type { WorkerName } from '@cm/contract';
 
 /** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
 export interface QueueTransport {
@@ -33,10 +33,4 @@ function sqsTransport(): QueueTransport {
 export async function enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void> {
   transport ??= sqsTransport();
   await transport.send(queue, JSON.stringify(message), delaySeconds);
-}
-
-/** Queues the relink of the pages linking to a page, owed for the change made at `requestedAt`. */
-export function enqueueRelink(siteId: number, type: PageType, id: string, requestedAt: string): Promise<void> {
-  const message: RelinkMessage = { site_id: siteId, target_id: id, target_type: type, requested_at: requestedAt };
-  return enqueue('relink', message);
 }

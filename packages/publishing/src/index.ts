@@ -1,0 +1,6 @@
+export * from './context';
+export * from './publish';
+export * from './notify';
+export * from './relink';
+export * from './pages';
+export * from './visitor';

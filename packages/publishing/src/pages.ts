@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { notFound, type CommunityAnswerInput, type PageListQuery, type PageRecord, type PageType } from '@cm/contract';
+import { pageId, pageRecord, pageTypeOfId } from '@cm/core';
+import type { PageListing, Store } from '@cm/store';
+
+/** A page of the site by its id, every stored field with defaults applied; `404` when there is none of that type. */
+export async function readPage(store: Store, siteId: number, type: PageType, id: string): Promise<PageRecord> {
+  const page = pageTypeOfId(id) === type ? await store.pages.get(siteId, type, id) : null;
+  if (!page) throw notFound(`No ${type} with id ${id}`);
+  return pageRecord(page);
+}
+
+/** The page with `query.slug`, or a listing of the site's pages of that type, newest first. */
+export function findPages(store: Store, siteId: number, type: PageType, query: PageListQuery): Promise<PageRecord | PageListing> {
+  if (query.slug !== undefined) return readPage(store, siteId, type, pageId(siteId, type, query.slug));
+  return store.pages.list(siteId, type, query);
+}
+
+/** The id of a question, else `404` (before the body is read or anything written). */
+export function questionId(id: string): string {
+  if (pageTypeOfId(id) !== 'question') throw notFound(`No question with id ${id}`);
+  return id;
+}
+
+/** Sets the site-owned summary of a question, which no publish touches. */
+export async function setQuestionSummary(store: Store, siteId: number, id: string, summary: string | null): Promise<PageRecord> {
+  const page = (await store.pages.setSummary(siteId, questionId(id), summary)) ? await store.pages.get(siteId, 'question', id) : null;
+  if (!page) throw notFound(`No question with id ${id}`);
+  return pageRecord(page);
+}
+
+/** Adds a community answer next to the editor's answer, which a publish replaces whole. */
+export async function addCommunityAnswer(
+  store: Store,
+  siteId: number,
+  id: string,
+  input: CommunityAnswerInput,
+  now = new Date(),
+): Promise<{ answer_id: string }> {
+  const answer = { answer_id: randomUUID(), author: input.author, blocks: input.blocks, created_at: now.toISOString() };
+  if (!(await store.pages.addCommunityAnswer(siteId, questionId(id), answer))) throw notFound(`No question with id ${id}`);
+  return { answer_id: answer.answer_id };
+}

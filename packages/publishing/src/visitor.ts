@@ -1,0 +1,36 @@
+import type { PageType } from '@cm/contract';
+import { pageBlocks, pageId, pageRecord, pageTypeOfId, renderedLinkTargets, renderPage, renderUnavailable, visitorUrl } from '@cm/core';
+import type { Store } from '@cm/store';
+
+/** A visitor page: 200 with the rendered page, or 404 (no such page, or a draft) and 410 (deleted) with their own HTML. */
+export type VisitorPage = { status: 200 | 404 | 410; html: string };
+
+/** The 404 or 410 page. */
+export const unavailablePage = (status: 404 | 410): VisitorPage => ({ status, html: renderUnavailable(status) });
+
+/**
+ * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages
+ * render only while their target is live (relink), so the targets' states are read in one batch.
+ */
+export async function visitorPage(store: Store, baseUrl: string, siteId: number, type: PageType, slug: string): Promise<VisitorPage> {
+  const { pages } = store;
+  const page = await pages.get(siteId, type, pageId(siteId, type, slug));
+  if (!page) return unavailablePage(404);
+  if (page.deleted) return unavailablePage(410);
+  if (page.status !== 'published') return unavailablePage(404);
+
+  const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
+  const linked = renderedLinkTargets(blocks).flatMap((id) => {
+    const linkedType = pageTypeOfId(id);
+    return linkedType ? [{ id, type: linkedType }] : [];
+  });
+  const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map();
+  const html = renderPage(pageRecord(page), {
+    pageUrl: visitorUrl(baseUrl, siteId, type, slug),
+    linkTarget: (id) => {
+      const target = targets.get(id);
+      return target?.live ? visitorUrl(baseUrl, siteId, target.type, target.slug) : null;
+    },
+  });
+  return { status: 200, html };
+}
