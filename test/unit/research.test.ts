@@ -9,7 +9,6 @@ import {
   nextUtcMidnight,
   normalizeDomain,
   normalizeKeyword,
-  serpRowKey,
   topByScore,
   untrackedCompetitors,
   utcDay,
@@ -91,7 +90,7 @@ const serp = (name: string, domains: string[]): SerpRow => ({
 const landscape = (keywords: ScopeKeyword[], serps: SerpRow[], competitors = ['rival.com']) =>
   landscapeMetrics({
     keywords,
-    serps: new Map(serps.map((row) => [serpRowKey(row.locale, row.keyword), row])),
+    serpOf: (k) => serps.find((row) => row.locale === k.locale && row.keyword === k.keyword),
     siteDomain: 'site.com',
     competitors,
   });

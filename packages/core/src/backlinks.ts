@@ -1,4 +1,5 @@
 import type { HealthFlag } from '@cm/contract';
+import { monthOf, monthStart } from './time';
 
 /* Backlink interpretation (ARCHITECTURE.md "Backlink health flags"): pure rules over stored profiles. */
 
@@ -76,12 +77,6 @@ export function healthFlags(profile: HealthInput, competitors: readonly HealthIn
   if (profile.anchors.some((a) => a.share > t.anchorShare && !isBrandAnchor(a.anchor, profile.domain))) flags.push('anchor_overoptimized');
   return flags;
 }
-
-/** The first day (UTC) of the month `back` months before `now`'s. */
-export const monthStart = (now: Date, back: number): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
-
-/** `yyyy-mm` of a date, in UTC. */
-export const monthOf = (date: Date): string => date.toISOString().slice(0, 7);
 
 /** The trend's points of the last `months` months, this month included. */
 export function trendWithin<P extends { month: string }>(trend: readonly P[], months: number, now: Date): P[] {

@@ -7,7 +7,7 @@ export * from './notify';
 export * from './relink';
 export * from './keywords';
 export * from './domains';
-export * from './quota';
+export * from './time';
 export * from './landscape';
 export * from './research';
 export * from './addresses';

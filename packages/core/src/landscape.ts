@@ -30,13 +30,11 @@ export interface ScopeKeyword {
 
 export interface LandscapeInput {
   keywords: readonly ScopeKeyword[];
-  /** Stored SERP rows by `serpRowKey(locale, keyword)`. */
-  serps: ReadonlyMap<string, SerpRow>;
+  /** The stored SERP row of a keyword in its locale, if it has one. */
+  serpOf(keyword: Pick<ScopeKeyword, 'locale' | 'keyword'>): SerpRow | undefined;
   siteDomain: string | null;
   competitors: readonly string[];
 }
-
-export const serpRowKey = (locale: string, keyword: string): string => `${locale}#${keyword}`;
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -87,7 +85,7 @@ export type Verdict = 'leads' | 'contends' | 'trails';
  */
 export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   const measured = input.keywords.flatMap((k) => {
-    const serp = input.serps.get(serpRowKey(k.locale, k.keyword));
+    const serp = input.serpOf(k);
     return serp && hasVolume(k) ? [{ volume: k.volume!, items: serp.items }] : [];
   });
   const totalVolume = measured.reduce((sum, k) => sum + k.volume, 0);
@@ -154,7 +152,7 @@ function verdictOf(
 export function landscapeMetrics(input: LandscapeInput) {
   const keywords = input.keywords
     .map((k) => {
-      const serp = input.serps.get(serpRowKey(k.locale, k.keyword));
+      const serp = input.serpOf(k);
       return {
         keyword: k.keyword,
         keyword_id: k.keyword_id,

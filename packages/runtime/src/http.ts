@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { ApiError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
+import { ApiError, fieldError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
+import { InvalidCursor } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
 
@@ -63,7 +64,7 @@ function baseUrlOf(event: ApiEvent): string {
  */
 const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   onError: async (request) => {
-    const error = request.error;
+    const error = apiErrorOf(request.error, request.event);
     const { log } = observationOf(request.context);
     if (error instanceof ApiError) {
       request.response = json(error.status, error.toBody(), error.headers);
@@ -76,6 +77,15 @@ const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
     request.response = json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' });
   },
 });
+
+/**
+ * The store's refusals in HTTP terms. A cursor is a query parameter of GET listings and a body field
+ * of the tools (POST).
+ */
+function apiErrorOf(error: unknown, event: ApiEvent): unknown {
+  if (error instanceof InvalidCursor) return fieldError(event.requestContext.http.method === 'GET' ? 'query' : 'body', 'cursor', error.message);
+  return error;
+}
 
 /** Reads the body as JSON: over `limitBytes` → 413, not JSON → 400 invalid_json. */
 const jsonBody = (state: WeakMap<ApiEvent, State>, limitBytes: number): middy.MiddlewareObj<ApiEvent, ApiResult> => ({

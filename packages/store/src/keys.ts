@@ -54,10 +54,16 @@ export const uniqueKey = (siteId: number, table: string, value: string): Key => 
   sk: value,
 });
 
+/**
+ * A keyword's identity: a keyword (normalized) is unique per locale among cm_keywords rows, and has
+ * one stored SERP row per locale. Also the key callers use to match keywords to their rows.
+ */
+export const keywordUnique = (locale: string, keyword: string): string => `${locale}#${keyword}`;
+
 /** The stored SERP competition row of a keyword in a locale. */
 export const serpKey = (siteId: number, locale: string, keyword: string): Key => ({
   pk: `SITE#${siteId}#SERP`,
-  sk: `${locale}#${keyword}`,
+  sk: keywordUnique(locale, keyword),
 });
 
 /** Usage ledger: one item per paid provider call, by time. */

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
-import { decodeCursor, encodeCursor, invalidCursor } from './cursor';
+import { decodeCursor, encodeCursor } from './cursor';
+import { InvalidCursor } from './errors';
 import type { LinkStore } from './links';
 import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -433,7 +434,7 @@ export class PageStore {
 /** Where a listing continues: positions from the cursor, the partitions from the caller's site. */
 function listingStart(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
   const [indexSk, sk] = decodeCursor(cursor, 2) as [string, string];
-  if (!sk.startsWith('PAGE#')) throw invalidCursor();
+  if (!sk.startsWith('PAGE#')) throw new InvalidCursor();
   return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
 }
 

@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
-import { decodeCursor, encodeCursor, invalidCursor } from './cursor';
-import { rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey, type Key } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
+import { InvalidCursor, RowConflict } from './errors';
+import { keywordUnique, rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey, type Key } from './keys';
 
 /** A stored row of a cm_* table: its fields plus `id`, `created_at`, `updated_at`. */
 export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
@@ -28,7 +29,7 @@ interface TableSpec {
 const TABLE_SPECS: Record<TableName, TableSpec> = {
   cm_topics: { indexed: [] },
   cm_pages: { indexed: ['topic_id', 'published_id'] },
-  cm_keywords: { indexed: ['page_id'], unique: (row) => `${row.locale}#${row.keyword}` },
+  cm_keywords: { indexed: ['page_id'], unique: (row) => keywordUnique(String(row.locale), String(row.keyword)) },
   cm_topic_keywords: { indexed: ['topic_id', 'keyword_id'], unique: (row) => `${row.topic_id}#${row.keyword_id}` },
   cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
 };
@@ -41,16 +42,6 @@ const ORPHAN_AFTER_MS = 60_000;
 /** Pages of the table read at most by one select before it answers with a cursor (filters may skip rows). */
 const SELECT_MAX_PAGES = 10;
 
-/** The unique value is taken by another row. */
-export class RowConflict extends Error {
-  constructor(
-    readonly table: TableName,
-    readonly existingId: number,
-  ) {
-    super(`${table} already has that row (id ${existingId})`);
-    this.name = 'RowConflict';
-  }
-}
 
 export interface RowPage {
   rows: StoredRow[];
@@ -311,8 +302,8 @@ export class RowStore {
   }
 
   private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
-    const [sk] = decodeCursor(cursor, 1, 'body') as [string];
-    if (!/^\d{12}$/.test(sk)) throw invalidCursor('body');
+    const [sk] = decodeCursor(cursor, 1) as [string];
+    if (!/^\d{12}$/.test(sk)) throw new InvalidCursor();
     if (!index) return { pk, sk };
     // Index items keep their id as both sort keys.
     return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };

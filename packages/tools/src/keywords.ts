@@ -1,12 +1,10 @@
 import type { GetKeywordsInput, KeywordMetrics, KeywordRow } from '@cm/contract';
 import { keywordLocale, normalizeKeyword } from '@cm/core';
-import { mapLimit, type StoredRow } from '@cm/store';
+import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /** Keywords per metrics call: the most a provider task takes. */
 const METRICS_BATCH = 1000;
-
-const uniqueOf = (locale: string, keyword: string) => `${locale}#${keyword}`;
 
 interface Target {
   keyword: string;
@@ -21,7 +19,7 @@ async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promi
   for (const [locale, keywords] of byLocale) {
     for (let i = 0; i < keywords.length; i += METRICS_BATCH) {
       const metrics = await ctx.keywordData.keywordMetrics(keywords.slice(i, i + METRICS_BATCH), locale, ctx.meter);
-      for (const [keyword, m] of metrics) found.set(uniqueOf(locale, keyword), m);
+      for (const [keyword, m] of metrics) found.set(keywordUnique(locale, keyword), m);
     }
   }
   return found;
@@ -38,9 +36,9 @@ export async function upsertKeywords(
 ): Promise<StoredRow[]> {
   const now = ctx.now.toISOString();
   const rows = ctx.store.rows;
-  const ids = await rows.idsByUnique(ctx.siteId, 'cm_keywords', writes.map((w) => uniqueOf(w.target.locale, w.target.keyword)));
+  const ids = await rows.idsByUnique(ctx.siteId, 'cm_keywords', writes.map((w) => keywordUnique(w.target.locale, w.target.keyword)));
   const updated = await mapLimit(writes, 16, async (w) => {
-    const id = ids.get(uniqueOf(w.target.locale, w.target.keyword));
+    const id = ids.get(keywordUnique(w.target.locale, w.target.keyword));
     return { w, row: id === undefined ? null : await rows.update(ctx.siteId, 'cm_keywords', id, w.fields, now) };
   });
   const missing = updated.filter((u) => u.row === null).map((u) => u.w);
@@ -67,8 +65,8 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const seedKeys = new Set<string>();
   const add = (keyword: string, targetLocale: string) => {
     const target = { keyword: normalizeKeyword(keyword), locale: targetLocale };
-    targets.set(uniqueOf(target.locale, target.keyword), target);
-    return uniqueOf(target.locale, target.keyword);
+    targets.set(keywordUnique(target.locale, target.keyword), target);
+    return keywordUnique(target.locale, target.keyword);
   };
   for (const seed of input.seeds ?? []) seedKeys.add(add(seed, locale));
   if (keywordRow) add(String(keywordRow.keyword), String(keywordRow.locale));
@@ -81,7 +79,7 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
     const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
     for (const row of linked.values()) {
-      const key = uniqueOf(String(row.locale), String(row.keyword));
+      const key = keywordUnique(String(row.locale), String(row.keyword));
       if (row.volume === 0 && row.checked_at && !targets.has(key)) {
         checkedEmpty.push(row);
         checkedEmptyKeys.add(key);
@@ -89,7 +87,7 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     }
     const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
     for (const keyword of pages.flatMap(pageKeywords)) {
-      if (!checkedEmptyKeys.has(uniqueOf(locale, normalizeKeyword(keyword)))) add(keyword, locale);
+      if (!checkedEmptyKeys.has(keywordUnique(locale, normalizeKeyword(keyword)))) add(keyword, locale);
     }
   }
 
@@ -121,7 +119,7 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   let attached = 0;
   if (topic) {
     const linkedIds = new Map(links.map((l) => [Number(l.keyword_id), l]));
-    const toAttach = stored.filter((row) => seedKeys.has(uniqueOf(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id));
+    const toAttach = stored.filter((row) => seedKeys.has(keywordUnique(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id));
     const { created } = await ctx.store.rows.insertMany(
       ctx.siteId,
       'cm_topic_keywords',

@@ -12,14 +12,13 @@ import {
   landscapeMetrics,
   nextUtcMidnight,
   normalizeKeyword,
-  serpRowKey,
   topByScore,
   untrackedCompetitors,
   utcDay,
   type ScopeKeyword,
 } from '@cm/core';
 import { ProviderError } from '@cm/providers';
-import { mapLimit, type StoredRow } from '@cm/store';
+import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import { researchKeywords } from './research';
@@ -49,10 +48,10 @@ const scopeKeywordOf = (row: StoredRow): ScopeKeyword => ({
 /** Keyword strings in a locale with their stored rows where they have one (batched reads). */
 async function keywordsByText(ctx: ToolContext, keywords: readonly string[], locale: string): Promise<ScopeKeyword[]> {
   const unique = [...new Set(keywords.map(normalizeKeyword))];
-  const ids = await ctx.store.rows.idsByUnique(ctx.siteId, 'cm_keywords', unique.map((k) => `${locale}#${k}`));
+  const ids = await ctx.store.rows.idsByUnique(ctx.siteId, 'cm_keywords', unique.map((k) => keywordUnique(locale, k)));
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
   return unique.map((keyword) => {
-    const row = rows.get(ids.get(`${locale}#${keyword}`) ?? 0);
+    const row = rows.get(ids.get(keywordUnique(locale, keyword)) ?? 0);
     return row
       ? scopeKeywordOf(row)
       : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
@@ -76,9 +75,9 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
   ]);
   const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
   const keywords = new Map<string, ScopeKeyword>();
-  for (const row of linked.values()) if (!row.is_idea) keywords.set(serpRowKey(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
+  for (const row of linked.values()) if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
   const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);
-  for (const k of fromPages) if (!keywords.has(serpRowKey(k.locale, k.keyword))) keywords.set(serpRowKey(k.locale, k.keyword), k);
+  for (const k of fromPages) if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
   return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
 }
 
@@ -119,12 +118,12 @@ async function pullSerp(ctx: ToolContext, keyword: string, locale: string, targe
  * it; a failed pull is reported unless every pull failed.
  */
 async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], target: SerpTarget, serps: Map<string, SerpRow>) {
-  const skipped = selection.filter((k) => serps.has(serpRowKey(k.locale, k.keyword)));
-  const wanted = selection.filter((k) => !serps.has(serpRowKey(k.locale, k.keyword)));
+  const skipped = selection.filter((k) => serps.has(keywordUnique(k.locale, k.keyword)));
+  const wanted = selection.filter((k) => !serps.has(keywordUnique(k.locale, k.keyword)));
   let lastError: ProviderError | undefined;
   const outcomes = await mapLimit(wanted, SERP_CONCURRENCY, async (k) => {
     try {
-      serps.set(serpRowKey(k.locale, k.keyword), await pullSerp(ctx, k.keyword, k.locale, target));
+      serps.set(keywordUnique(k.locale, k.keyword), await pullSerp(ctx, k.keyword, k.locale, target));
       return true;
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
@@ -180,7 +179,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   const selection = lists ? await listSelection(ctx, input, scope) : [];
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
-  const serps = new Map(stored.map((row) => [serpRowKey(row.locale, row.keyword), row]));
+  const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
   const [list, research] = await Promise.all([
     lists ? listSerps(ctx, selection, target, serps) : undefined,
     input.depth === 'analyze' ? researchKeywords(ctx, [...new Set(selection.map((k) => k.keyword))], deadline) : undefined,
@@ -192,7 +191,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
     depth: input.depth,
     ...landscapeMetrics({
       keywords: scope.keywords,
-      serps,
+      serpOf: (k) => serps.get(keywordUnique(k.locale, k.keyword)),
       siteDomain: site.domain,
       competitors,
     }),

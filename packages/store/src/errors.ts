@@ -1,0 +1,24 @@
+import type { TableName } from '@cm/contract';
+
+/* What the store refuses, said in the store's terms; the HTTP layer (runtime) decides the status. */
+
+export class StoreError extends Error {}
+
+/** A listing's cursor that this store never returned, or one from another listing. */
+export class InvalidCursor extends StoreError {
+  constructor() {
+    super('not a cursor this listing returned');
+    this.name = 'InvalidCursor';
+  }
+}
+
+/** The unique value is taken by another row. */
+export class RowConflict extends StoreError {
+  constructor(
+    readonly table: TableName,
+    readonly existingId: number,
+  ) {
+    super(`${table} already has that row (id ${existingId})`);
+    this.name = 'RowConflict';
+  }
+}
