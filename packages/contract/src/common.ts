@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-// A missing required field reads "Required", as in API.md's example, instead of zod's type message.
+// A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type message.
 z.config({
   customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
 });
@@ -12,7 +12,7 @@ export const PAGE_STATUSES = ['draft', 'published'] as const;
 export const PageStatus = z.enum(PAGE_STATUSES);
 export type PageStatus = z.infer<typeof PageStatus>;
 
-/** One lowercase segment (API.md). */
+/** One lowercase segment (docs/api.md#slugs-and-ids). */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const Slug = z
   .string()

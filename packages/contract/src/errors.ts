@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Machine codes of API.md's error table. */
+/** Machine codes of the error table (docs/api.md#errors). */
 export const ERROR_STATUS = {
   invalid_json: 400,
   validation_failed: 400,
@@ -35,7 +35,7 @@ export const ErrorBody = z
   .meta({ id: 'Error' });
 
 /**
- * The one error every layer throws; the HTTP layer turns it into API.md's flat error shape.
+ * The one error every layer throws; the HTTP layer turns it into the one flat error shape (docs/api.md#errors).
  * `extra` carries the code-specific fields (`max_concurrent`, `limit_bytes`, …).
  */
 export class ApiError extends Error {

@@ -1,7 +1,8 @@
 import * as z from 'zod';
+import { LIMITS } from './limits';
 import { RowId } from './research';
 
-/* research (seed 4.3), its jobs and recall (API.md "Research tools"). */
+/* research (spec §4.3), its jobs and recall (docs/api.md#research, #jobs, #recall). */
 
 export const RESEARCH_MODES = ['keywords', 'web', 'reddit', 'url'] as const;
 export type ResearchMode = (typeof RESEARCH_MODES)[number];
@@ -10,12 +11,11 @@ export const JOB_MODES = ['web', 'reddit', 'url'] as const;
 export type JobMode = (typeof JOB_MODES)[number];
 export const isJobMode = (mode: ResearchMode): mode is JobMode => (JOB_MODES as readonly string[]).includes(mode);
 
-/** How long a call may wait for its job: inside API Gateway's 30 s. */
-export const WAIT_MS_MAX = 25_000;
-
-/** keywords mode's seeds: 3 to 5, comma-separated, each 1 to 3 words (seed 4.3 and 8). */
+/** keywords mode's seeds: the comma-separated parts of `seed`, whose count and words LIMITS bound. */
 export const keywordSeeds = (seed: string): string[] => seed.split(',').map((s) => s.trim().replace(/\s+/g, ' '));
-const SEEDS_RULE = 'keywords mode takes 3 to 5 comma-separated seeds of 1 to 3 words each';
+/** What keywords mode takes, in the words of the descriptions and the error: "3 to 5 comma-separated seeds of 1 to 3 words". */
+export const KEYWORD_SEEDS = `${LIMITS.keywordSeedsMin} to ${LIMITS.keywordSeedsMax} comma-separated seeds of ${LIMITS.keywordSeedWordsMin} to ${LIMITS.keywordSeedWordsMax} words`;
+const SEEDS_RULE = `keywords mode takes ${KEYWORD_SEEDS} each`;
 
 function httpsUrl(value: string): boolean {
   try {
@@ -29,17 +29,18 @@ export const ResearchInput = z
   .object({
     mode: z.enum(RESEARCH_MODES),
     seed: z.string().trim().min(1).max(2000).meta({
-      description: 'keywords: 3 to 5 comma-separated seeds of 1 to 3 words; web and reddit: a natural-language query; url: the https URL',
+      description: `keywords: ${KEYWORD_SEEDS}; web and reddit: a natural-language query; url: the https URL`,
     }),
     question: z.string().trim().min(1).max(2000).optional().meta({ description: 'url mode: the question to answer from the page' }),
     page_id: RowId.nullable().optional().meta({ description: 'keywords mode: link the ideas to this cm_pages row' }),
-    wait_ms: z.int().min(0).max(WAIT_MS_MAX).default(WAIT_MS_MAX).meta({ description: 'How long to wait for a job before answering running' }),
+    wait_ms: z.int().min(0).max(LIMITS.waitMsMax).default(LIMITS.waitMsMax).meta({ description: 'How long to wait for a job before answering running' }),
   })
   .superRefine((v, ctx) => {
     if (v.mode === 'keywords') {
       const seeds = keywordSeeds(v.seed);
       const words = seeds.map((s) => (s ? s.split(' ').length : 0));
-      if (seeds.length < 3 || seeds.length > 5 || words.some((n) => n < 1 || n > 3)) {
+      const seedsOk = seeds.length >= LIMITS.keywordSeedsMin && seeds.length <= LIMITS.keywordSeedsMax;
+      if (!seedsOk || words.some((n) => n < LIMITS.keywordSeedWordsMin || n > LIMITS.keywordSeedWordsMax)) {
         ctx.addIssue({ code: 'custom', path: ['seed'], message: SEEDS_RULE });
       }
     }
@@ -87,7 +88,7 @@ export const JobView = z
 export const JobIdParams = z.object({ job_id: z.string().regex(/^job_[a-z0-9]{20,40}$/, 'not a job id') });
 
 export const JobQuery = z.object({
-  wait_ms: z.coerce.number().int().min(0).max(WAIT_MS_MAX).default(0).meta({ description: 'Wait up to this long for the job to end' }),
+  wait_ms: z.coerce.number().int().min(0).max(LIMITS.waitMsMax).default(0).meta({ description: 'Wait up to this long for the job to end' }),
 });
 
 /** The message of the research queue. */
@@ -102,6 +103,6 @@ export const RecallInput = z.object({
   query: z.string().trim().min(1).max(500),
   mode: z.enum(JOB_MODES).optional(),
   page_id: RowId.optional(),
-  limit: z.int().min(1).max(50).default(10),
+  limit: z.int().min(1).max(LIMITS.recallMax).default(LIMITS.recallDefault),
 });
 export type RecallInput = z.output<typeof RecallInput>;

@@ -4,7 +4,7 @@ import { PAGE_TYPES, PageStatus, Timestamp } from './common';
 export const NOTIFY_ACTIONS = ['edited', 'published', 'unpublished', 'deleted'] as const;
 export type NotifyAction = (typeof NOTIFY_ACTIONS)[number];
 
-/** Body of POST /api/content/notify (seed 2.6): the site tells the editor service a page changed. */
+/** Body of POST /api/content/notify (spec §2.6, docs/api.md#notify): the site tells the editor service a page changed. */
 export const NotifyInput = z
   .object({
     id: z.string().min(1).max(100),

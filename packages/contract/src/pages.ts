@@ -15,7 +15,7 @@ import {
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
 
-/** Largest publish body, in bytes of JSON (API.md). */
+/** Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds). */
 export const PUBLISH_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export const Source = z.object({
@@ -26,7 +26,7 @@ export const Source = z.object({
 });
 export type Source = z.infer<typeof Source>;
 
-/** Fields articles and questions share (seed 2.1, 2.2). */
+/** Fields articles and questions share (spec §2.1, §2.2). */
 const PageInputFields = {
   slug: Slug,
   meta_title: z.string().optional(),
@@ -39,7 +39,7 @@ const PageInputFields = {
   site_id: SiteId.optional(),
 };
 
-/** Body of POST /articles (seed 2.1). Unknown fields, `sources` among them, are dropped. */
+/** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
 export const ArticleInput = z
   .object({
     ...PageInputFields,
@@ -60,7 +60,7 @@ export const ArticleInput = z
   .meta({ id: 'ArticleInput' });
 export type ArticleInput = z.infer<typeof ArticleInput>;
 
-/** Body of POST /questions (seed 2.2). A `summary` field is site-owned and dropped. */
+/** Body of POST /questions (spec §2.2, docs/api.md#questions). A `summary` field is site-owned and dropped. */
 export const QuestionInput = z
   .object({
     ...PageInputFields,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Slug } from './common';
 
-/* The research data of seed 2.7: locales, keywords and the cm_* tables the db tools expose. */
+/* The research data of spec §2.7 (docs/api.md#tables): locales, keywords and the cm_* tables the db tools expose. */
 
 /**
  * Countries a locale may name. `WW` is worldwide. Each has a DataForSEO location code in the
@@ -14,7 +14,7 @@ export const COUNTRIES = [
 export type Country = (typeof COUNTRIES)[number];
 
 export const DEFAULT_LOCALE = 'WW/en';
-/** `serp_keyword_refresh` is US/English Google only (seed 4.3). */
+/** `serp_keyword_refresh` is US/English Google only (spec §4.3). */
 export const REFRESH_LOCALE = 'US/en';
 
 /** `"<COUNTRY>/<lang>"`, e.g. `US/en`; `WW` is worldwide. */
@@ -143,7 +143,7 @@ export interface SerpItem {
   title: string;
 }
 
-/** The stored SERP competition row of a keyword in a locale (seed 2.7). */
+/** The stored SERP competition row of a keyword in a locale (spec §2.7). */
 export interface SerpRow {
   keyword: string;
   locale: string;

@@ -4,6 +4,7 @@ import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing } from './tools';
 import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
+import type { FunctionName } from './functions';
 import {
   ArticleInput,
   ArticleRecord,
@@ -17,37 +18,8 @@ import {
   SummaryInput,
 } from './pages';
 
-/**
- * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
- * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
- */
-export const FUNCTIONS = [
-  'discovery',
-  'publish',
-  'read',
-  'question-parts',
-  'visitor',
-  'notify',
-  'tools',
-  'usage',
-  'jobs',
-  'research',
-  'recall',
-  // One function per research tool (TOOLS names which serves which).
-  'get-keywords',
-  'serp-landscape',
-  'serp-keyword-refresh',
-  'serp-backlinks',
-  'add-competitor',
-  'db-select',
-  'db-insert',
-  'db-delete',
-] as const;
-export type FunctionName = (typeof FUNCTIONS)[number];
-
-/** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink', 'research', 'monitor'] as const;
-export type WorkerName = (typeof WORKERS)[number];
+// The function names are the route table's and the tool registry's both; they live below both.
+export { FUNCTIONS, WORKERS, type FunctionName, type WorkerName } from './functions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -77,6 +49,10 @@ const PUBLISH_REPLIES: Record<number, Reply> = {
   201: { description: 'Created a page', schema: PublishResult },
 };
 
+/**
+ * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
+ * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
+ */
 export const ROUTES: readonly Route[] = [
   { fn: 'discovery', method: 'GET', path: '/health', auth: false, summary: 'Liveness', replies: { 200: { description: '{"ok":true}' } } },
   {
@@ -229,4 +205,4 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
-export const ERROR_REPLY: Reply = { description: 'Error (API.md error shape)', schema: ErrorBody };
+export const ERROR_REPLY: Reply = { description: 'Error (the one error shape, docs/api.md#errors)', schema: ErrorBody };

@@ -1,32 +1,10 @@
 import * as z from 'zod';
 import { HexColor, Intent, Keyword, RowId, TableName } from './research';
-import { Finding, JobView, RecallInput, ResearchInput, ResearchSource, WAIT_MS_MAX } from './jobs';
-import type { FunctionName } from './routes';
+import { Finding, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
+import type { FunctionName } from './functions';
+import { LIMITS } from './limits';
 
-/* The research tools (seed 4.3, API.md "Research tools"): inputs, results and the registry. */
-
-/** Limits of seed 8 and the ones this contract adds. */
-export const LIMITS = {
-  /** web, reddit and url research in flight across the whole deployment (seed 7). */
-  concurrentResearch: 10,
-  /** The retry hint of concurrency_limit_exceeded (seed 8). */
-  researchRetryAfterMs: 30_000,
-  refreshesPerDay: 20,
-  keywordIdeas: 100,
-  topicListDefault: 10,
-  /** Active competitors per site (seed 2.7). */
-  activeCompetitors: 10,
-  trendMonthsDefault: 18,
-  trendMonthsMax: 36,
-  linksDefault: 100,
-  linksMax: 1000,
-  /** Keywords one analyze call researches (seed 4.3), the topic's top ones by score by default. */
-  analyzeKeywords: 5,
-  listKeywordsMax: 100,
-  seedsMax: 200,
-  dbSelectDefault: 50,
-  dbSelectMax: 200,
-} as const;
+/* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
 
 const ScalarValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -66,14 +44,14 @@ export const SerpLandscapeInput = z
     topic_id: RowId.optional(),
     page_id: RowId.optional(),
     depth: z.enum(LANDSCAPE_DEPTHS).default('metrics'),
-    ideas: z.boolean().default(false).meta({ description: 'metrics only: also pull up to 100 keyword ideas' }),
-    limit: z.int().min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: top N by score (default 10)' }),
+    ideas: z.boolean().default(false).meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` }),
+    limit: z.int().min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` }),
     keyword_ids: z.array(RowId).min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: these committed keywords' }),
     wait_ms: z
       .int()
       .min(0)
-      .max(WAIT_MS_MAX)
-      .default(WAIT_MS_MAX)
+      .max(LIMITS.waitMsMax)
+      .default(LIMITS.waitMsMax)
       .meta({ description: 'analyze: how long to wait for research before answering partial' }),
   })
   .superRefine((v, ctx) => {
@@ -116,7 +94,7 @@ export const SerpBacklinksInput = z
       .meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' }),
     depth: z.enum(BACKLINK_DEPTHS).default('overview'),
     trend_months: z.int().min(1).max(LIMITS.trendMonthsMax).default(LIMITS.trendMonthsDefault),
-    limit: z.int().min(1).max(LIMITS.linksMax).optional().meta({ description: 'depth links: linking pages (default 100)' }),
+    limit: z.int().min(1).max(LIMITS.linksMax).optional().meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` }),
   })
   .superRefine((v, ctx) => {
     if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
@@ -177,7 +155,7 @@ export const SerpSummary = z
     data_source: z.string(),
     site_position: z.int().nullable(),
     competitor_positions: z.array(z.object({ domain: z.string(), position: z.int() })),
-    top_domains: z.array(z.string()).meta({ description: 'Domains of the top 10, best first' }),
+    top_domains: z.array(z.string()).meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` }),
   })
   .meta({ id: 'SerpSummary' });
 
@@ -254,7 +232,7 @@ export const SerpKeywordRefreshResult = z.object({
     data_source: z.string(),
     items: z.array(z.object({ position: z.int(), domain: z.string(), url: z.string(), title: z.string() })),
   }),
-  untracked_competitors: z.array(z.string()).meta({ description: 'Top-10 domains neither tracked nor the site' }),
+  untracked_competitors: z.array(z.string()).meta({ description: `Top-${LIMITS.untrackedCompetitorPositions} domains neither tracked nor the site` }),
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
 
@@ -302,7 +280,7 @@ const LinkingPageSchema = z.object({
   url_from: z.string(),
   url_to: z.string(),
   anchor: z.string(),
-  authority: z.int().meta({ description: '0–1000, higher is stronger' }),
+  authority: z.int().meta({ description: `${LIMITS.authorityMin}–${LIMITS.authorityMax}, higher is stronger` }),
   dofollow: z.boolean(),
   first_seen: z.string().nullable(),
 });
@@ -384,7 +362,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'research',
     fn: 'research',
     description:
-      'Research a topic. mode keywords: 3 to 5 comma-separated seeds of 1 to 3 words, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of 30 to 60 s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max 25000) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most 10 web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after 30 s). Run it only after recall came back empty; a repeated query is answered from storage.',
+      `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
     result: ResearchResult,
   },
@@ -407,7 +385,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'serp_landscape',
     fn: 'serp-landscape',
     description:
-      'Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below 50% volume coverage; ideas: true also pulls up to 100 keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top 10 by score, or limit / keyword_ids); keywords already fetched are skipped.',
+      `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped.`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },
@@ -415,7 +393,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'serp_keyword_refresh',
     fn: 'serp-keyword-refresh',
     description:
-      'Force a fresh top-20 Google organic pull (US/English) for one keyword. 20 per site per UTC day. Returns the stored SERP row and the top-10 domains that are neither tracked competitors nor the site.',
+      `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
     input: SerpKeywordRefreshInput,
     result: SerpKeywordRefreshResult,
   },
@@ -423,7 +401,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'serp_backlinks',
     fn: 'serp-backlinks',
     description:
-      'Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default 18, max 36), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (0–1000), limit default 100, max 1000. { empty: true } while the site has no backlink data yet.',
+      `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
     input: SerpBacklinksInput,
     result: SerpBacklinksResult,
   },
@@ -431,7 +409,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'add_competitor',
     fn: 'add-competitor',
     description:
-      'Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most 10 active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.',
+      `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: AddCompetitorResult,
   },
@@ -455,7 +433,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'db_delete',
     fn: 'db-delete',
     description:
-      'Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of 10.',
+      `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
     input: DbDeleteInput,
     result: DbDeleteResult,
   },

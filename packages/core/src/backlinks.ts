@@ -1,7 +1,7 @@
 import type { HealthFlag } from '@cm/contract';
 import { monthOf, monthStart } from './time';
 
-/* Backlink interpretation (ARCHITECTURE.md "Backlink health flags"): pure rules over stored profiles. */
+/* Backlink interpretation (docs/api.md#backlink-health-flags): pure rules over stored profiles. */
 
 /** Every threshold of the health flags, in one place. */
 export const HEALTH_THRESHOLDS = {

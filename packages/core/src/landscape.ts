@@ -1,4 +1,4 @@
-import type { Intent, SerpItem, SerpRow } from '@cm/contract';
+import { LIMITS, type Intent, type SerpItem, type SerpRow } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume, keywordScore } from './keywords';
 
@@ -10,8 +10,8 @@ export const CTR_BY_POSITION = [
 
 export const ctrAt = (position: number): number => CTR_BY_POSITION[position - 1] ?? 0;
 
-/** Below this share of keywords with volume, the SOV verdict is withheld (seed 8). */
-export const VERDICT_MIN_VOLUME_COVERAGE = 0.5;
+/** Below this share of keywords with volume, the SOV verdict is withheld. */
+export const VERDICT_MIN_VOLUME_COVERAGE = LIMITS.verdictMinVolumeCoverage;
 /** How far ahead one side must be to lead rather than contend. */
 export const VERDICT_LEAD_RATIO = 1.2;
 /** Domains listed in the SOV rollup besides the site and its competitors. */
@@ -45,11 +45,11 @@ export function positionOf(items: readonly SerpItem[], domain: string): number |
   return best;
 }
 
-/** Domains of the top 10 that are neither the site nor a tracked competitor, best first. */
+/** Domains of the top results (LIMITS.untrackedCompetitorPositions) that are neither the site nor a tracked competitor, best first. */
 export function untrackedCompetitors(items: readonly SerpItem[], siteDomain: string | null, tracked: readonly string[]): string[] {
   const out: string[] = [];
   for (const item of [...items].sort((a, b) => a.position - b.position)) {
-    if (item.position > 10) break;
+    if (item.position > LIMITS.untrackedCompetitorPositions) break;
     const domain = resultDomain(item.domain);
     if (siteDomain && belongsTo(domain, siteDomain)) continue;
     if (tracked.some((t) => belongsTo(domain, t))) continue;
@@ -61,7 +61,7 @@ export function untrackedCompetitors(items: readonly SerpItem[], siteDomain: str
 export function serpSummary(row: SerpRow, siteDomain: string | null, competitors: readonly string[]) {
   const top: string[] = [];
   for (const item of [...row.items].sort((a, b) => a.position - b.position)) {
-    if (item.position > 10) break;
+    if (item.position > LIMITS.serpTopDomains) break;
     const domain = resultDomain(item.domain);
     if (!top.includes(domain)) top.push(domain);
   }
@@ -130,7 +130,7 @@ function verdictOf(
   if (volumeCoverage < VERDICT_MIN_VOLUME_COVERAGE) {
     return {
       verdict: null,
-      verdict_reason: `volume coverage is ${round(volumeCoverage * 100, 1)}%, below the 50% a verdict needs`,
+      verdict_reason: `volume coverage is ${round(volumeCoverage * 100, 1)}%, below the ${VERDICT_MIN_VOLUME_COVERAGE * 100}% a verdict needs`,
     };
   }
   if (measured === 0) return { verdict: null, verdict_reason: 'no keyword in scope has both volume and SERP data' };

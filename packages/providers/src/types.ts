@@ -45,7 +45,7 @@ export interface SerpContext {
   competitors: readonly string[];
 }
 
-/** Keyword metrics, keyword ideas and organic SERPs: the paid keyword data of seed 4.3. */
+/** Keyword metrics, keyword ideas and organic SERPs: the paid keyword data of spec §4.3. */
 export interface KeywordDataProvider {
   /** The `data_source` of what it returns: `sandbox` or the real provider's name. */
   readonly name: string;
@@ -73,12 +73,12 @@ export interface ResearchProvider {
   research(request: ResearchRequest, meter: Meter): Promise<Findings>;
 }
 
-/* Backlinks (seed 2.7): a domain's profile, its individual links, and the link gap against competitors. */
+/* Backlinks (spec §2.7): a domain's profile, its individual links, and the link gap against competitors. */
 
 export interface BacklinkSummary {
   backlinks: number;
   referring_domains: number;
-  /** Domain rank, 0–1000. */
+  /** Domain rank, on the authority scale (LIMITS.authorityMin to authorityMax). */
   rank: number;
   /** 0–100: how spammy the backlinks look. */
   spam_score: number;
@@ -110,7 +110,7 @@ export interface LinkingPage {
   url_from: string;
   url_to: string;
   anchor: string;
-  /** Authority of the linking page, 0–1000, higher is stronger. */
+  /** Authority of the linking page (LIMITS.authorityMin to authorityMax), higher is stronger. */
   authority: number;
   dofollow: boolean;
   first_seen: string | null;
@@ -127,7 +127,7 @@ export interface ReferringDomain {
 export interface BacklinkProfile {
   domain: string;
   summary: BacklinkSummary;
-  /** Monthly points, oldest first, up to 36 months back. */
+  /** Monthly points, oldest first, up to LIMITS.trendMonthsMax months back. */
   trend: BacklinkTrendPoint[];
   /** Top anchors by backlinks, at most 20. */
   anchors: AnchorShare[];
@@ -148,9 +148,9 @@ export interface GapDomain {
 
 export interface BacklinkDataProvider {
   readonly name: string;
-  /** The domain's profile now: summary, monthly trend (36 months), anchors, top linking pages, referring domains. */
+  /** The domain's profile now: summary, monthly trend (LIMITS.trendMonthsMax months), anchors, top linking pages, referring domains. */
   profile(domain: string, meter: Meter): Promise<BacklinkProfile>;
-  /** Up to `limit` (≤ 1000) backlinks of the domain, strongest linking page first. */
+  /** Up to `limit` (≤ LIMITS.linksMax) backlinks of the domain, strongest linking page first. */
   links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]>;
   /** Up to `limit` domains linking to at least one competitor and never to the site, strongest first. */
   linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]>;

@@ -4,8 +4,7 @@ import { healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utc
 import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type GapDomain, type Meter } from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
-import { competitorDomains, siteOf, type ToolContext } from './context';
-import { DATABASE } from './db';
+import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
 
 /** Gap domains the site's monitoring run keeps, strongest first. */
 const GAP_LIMIT = 100;

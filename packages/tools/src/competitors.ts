@@ -1,10 +1,9 @@
 import { ApiError, fieldError, LIMITS, type AddCompetitorInput } from '@cm/contract';
 import { normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
-import { siteOf, type ToolContext } from './context';
-import { DATABASE } from './db';
+import { DATABASE, siteOf, type ToolContext } from './context';
 
-/* Competitors: at most 10 active per site, each holding one place of the site's competitor cap. */
+/* Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's competitor cap. */
 
 /** A confirmed competitor's place never expires; it is freed when its row is deleted. */
 const CONFIRMED = Number.MAX_SAFE_INTEGER;
@@ -32,7 +31,7 @@ async function rowOfDomain(ctx: ToolContext, domain: string): Promise<StoredRow 
 
 /**
  * Stores an active competitor row under the cap, exactly, with single-item conditional writes only:
- * the domain first takes a place on the site's cap item (at most 10, one per domain), then its row is
+ * the domain first takes a place on the site's cap item (LIMITS.activeCompetitors, one per domain), then its row is
  * stored and the place confirmed. An active domain already tracked answers its row with `created: false`.
  * A place is reclaimed only when its domain has no row: a pending add that died, or a delete that
  * stopped between removing the row and freeing the place.

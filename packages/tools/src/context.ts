@@ -3,6 +3,9 @@ import { keywordScore, normalizeDomain } from '@cm/core';
 import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
 import type { Site, Store, StoredRow } from '@cm/store';
 
+/** The `data_source` of a result answered from stored rows, with no provider call. */
+export const DATABASE = 'database';
+
 /** What a tool runs with: the caller's site, the store, the configured providers and the request's meter. */
 export interface ToolContext {
   siteId: number;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import {
   ApiError,
   fieldError,
+  LIMITS,
   TABLE_FIELDS,
   validationError,
   type DbDeleteInput,
@@ -12,11 +13,9 @@ import {
 import { normalizeKeyword } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { competitorDomain, trackCompetitor, untrackCompetitor } from './competitors';
-import { rowNotFound, rowScore, siteOf, type ToolContext } from './context';
+import { DATABASE, rowNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /* db_select, db_insert, db_delete over the cm_* tables, every row scoped to the caller's site. */
-
-export const DATABASE = 'database';
 
 /** Fields every row has besides its table's own, and the ones the service sets on some tables. */
 const ASSIGNED_FIELDS: Record<TableName, readonly string[]> = {
@@ -93,7 +92,7 @@ async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string
     case 'cm_competitors': {
       row.domain = competitorDomain(String(row.domain), 'row.domain');
       warnings.push(
-        'This competitor row is incomplete: it counts toward the cap of 10, but has no backlink profile until the next daily monitoring run. add_competitor is the way to add a competitor.',
+        `This competitor row is incomplete: it counts toward the cap of ${LIMITS.activeCompetitors}, but has no backlink profile until the next daily monitoring run. add_competitor is the way to add a competitor.`,
       );
       break;
     }

@@ -13,8 +13,7 @@ import {
 import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
-import { rowOrNotFound, siteOf, type ToolContext } from './context';
-import { DATABASE } from './db';
+import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 
 /** A job's place under the cap is leased this long by default: past the worker's time limit, so only a dead worker loses it. */

@@ -23,8 +23,6 @@ import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContex
 import { upsertKeywords } from './keywords';
 import { researchKeywords } from './research';
 
-/** Organic results a SERP pull asks for (seed 8: top 20). */
-export const SERP_DEPTH = 20;
 /** SERP pulls of one list call running at once. */
 const SERP_CONCURRENCY = 4;
 /** Seeds a keyword-ideas call takes at most. */
@@ -85,7 +83,7 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
 
 /**
  * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
- * analyze takes the same, at most 5 (seed 4.3): a page's top 5 too.
+ * analyze takes the same, at most LIMITS.analyzeKeywords: a page's top ones by score too.
  */
 async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
   const analyze = input.depth === 'analyze';
@@ -105,9 +103,9 @@ interface SerpTarget {
   competitors: readonly string[];
 }
 
-/** One fresh SERP pull, stored as the keyword's row. */
+/** One fresh SERP pull of the top LIMITS.serpDepth organic results, stored as the keyword's row. */
 async function pullSerp(ctx: ToolContext, keyword: string, locale: string, target: SerpTarget): Promise<SerpRow> {
-  const items = await ctx.keywordData.serpOrganic(keyword, locale, SERP_DEPTH, ctx.meter, target);
+  const items = await ctx.keywordData.serpOrganic(keyword, locale, LIMITS.serpDepth, ctx.meter, target);
   const row: SerpRow = { keyword, locale, fetched_at: ctx.now.toISOString(), data_source: ctx.keywordData.name, items };
   await ctx.store.serps.put(ctx.siteId, row);
   return row;
@@ -140,7 +138,7 @@ async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], t
   };
 }
 
-/** Up to 100 keyword ideas from the scope's keywords, stored as ideas; committed rows stay committed. */
+/** Up to LIMITS.keywordIdeas keyword ideas from the scope's keywords, stored as ideas; committed rows stay committed. */
 async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
   const seeds = topByScore(scope.keywords, IDEA_SEEDS_MAX).map((k) => k.keyword);
   if (seeds.length === 0) return [];

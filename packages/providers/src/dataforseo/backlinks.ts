@@ -1,3 +1,4 @@
+import { LIMITS } from '@cm/contract';
 import { monthStart } from '@cm/core';
 import {
   ProviderError,
@@ -22,12 +23,19 @@ export const BACKLINK_ENDPOINTS = {
   domainIntersection: 'backlinks/domain_intersection/live',
 } as const;
 
-const TREND_MONTHS = 36;
+/** The trend covers the most months serp_backlinks may ask for. */
+const TREND_MONTHS = LIMITS.trendMonthsMax;
 const ANCHORS = 20;
 const TOP_PAGES = 20;
 const REFERRING_DOMAINS = 100;
-/** The most items one backlinks call returns. */
+/**
+ * The most items one DataForSEO backlinks or domain-intersection call returns: the API's own cap, not
+ * the spec's (LIMITS.linksMax, which happens to be the same, fits one call; links are not paged).
+ */
 const LIMIT_MAX = 1000;
+/** DataForSEO's rank scales by their top; ranks are asked for on the spec's authority scale. */
+const RANK_SCALES = { 100: 'one_hundred', 1000: 'one_thousand' } as const;
+const RANK_SCALE = RANK_SCALES[LIMITS.authorityMax];
 
 interface SummaryResult {
   rank: number | null;
@@ -76,7 +84,7 @@ interface IntersectionItem {
 }
 
 export interface DataForSeoBacklinkOptions extends DataForSeoOptions {
-  /** The clock the trend's 36 months end at. */
+  /** The clock the trend's months end at. */
   now?: () => Date;
 }
 
@@ -111,7 +119,7 @@ function summaryOf(result: SummaryResult | undefined): BacklinkSummary {
  * Monthly points, oldest first. The timeseries has no new-referring-domains field (that lives in
  * timeseries_new_lost_summary, a sixth call), so it is the month-over-month growth of referring
  * domains, never negative: net growth, a floor on the true number. The request starts a month
- * early so the first of the 36 months has a month before it to compare with.
+ * early so the first of the TREND_MONTHS months has a month before it to compare with.
  */
 function trendOf(items: readonly TimeseriesItem[]): BacklinkTrendPoint[] {
   const sorted = [...items].sort((a, b) => a.date.localeCompare(b.date));
@@ -236,7 +244,7 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
    * retrying later: storing it as an empty profile would read as every backlink lost.
    */
   private async first<T>(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<T | undefined> {
-    const answer = await this.client.task<T>(endpoint, { ...task, rank_scale: 'one_thousand' }, meter);
+    const answer = await this.client.task<T>(endpoint, { ...task, rank_scale: RANK_SCALE }, meter);
     if (answer.outcome === 'billed_no_data') {
       throw new ProviderError(DATAFORSEO, `${endpoint}: ${STATUS.searchEngineError} no data for ${JSON.stringify(task.target ?? task.targets)}`, true, STATUS.searchEngineError);
     }

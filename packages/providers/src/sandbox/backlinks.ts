@@ -9,6 +9,7 @@ import type {
   Meter,
   ReferringDomain,
 } from '../types';
+import { LIMITS } from '@cm/contract';
 import { brandOf, monthOf, monthStart } from '@cm/core';
 import { between, shuffled, unit } from './derive';
 
@@ -56,14 +57,16 @@ const REFERRING_MAX = 200;
 const LISTED_REFERRING_DOMAINS = 100;
 const TOP_PAGES = 20;
 const MAX_ANCHORS = 20;
-const TREND_MONTHS = 36;
+/** The trend covers the most months serp_backlinks may ask for. */
+const TREND_MONTHS = LIMITS.trendMonthsMax;
 /** First-seen dates of links fall in this window (days from 2019-02-01). */
 const FIRST_SEEN_FROM = Date.UTC(2019, 1, 1);
 const FIRST_SEEN_DAYS = 2700;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
-const clampRank = (n: number) => Math.min(1000, Math.max(0, Math.round(n)));
+/** Ranks and authorities on the spec's authority scale. */
+const clampRank = (n: number) => Math.min(LIMITS.authorityMax, Math.max(LIMITS.authorityMin, Math.round(n)));
 const byRank = (a: { rank: number; domain: string }, b: { rank: number; domain: string }) => b.rank - a.rank || a.domain.localeCompare(b.domain);
 
 /** Every domain linking to `domain` (30–200 of the pool, never itself): the full set the link gap works on. */
@@ -154,7 +157,7 @@ function derive(domain: string): Derived {
 }
 
 /**
- * 36 months ending this month, oldest first, moving from a start between 35% and 160% of today's
+ * TREND_MONTHS months ending this month, oldest first, moving from a start between 35% and 160% of today's
  * referring domains to exactly today's summary. New referring domains are the growth plus a small
  * churn of lost ones, so they are never negative and reconcile with the month-over-month change.
  */

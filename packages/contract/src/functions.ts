@@ -1,0 +1,33 @@
+/*
+ * The deployment's Lambda functions by name. Both the route table (routes.ts) and the tool registry
+ * (tools.ts) name which function serves what, so the names live here, below both.
+ */
+
+/** The functions that serve HTTP routes: ROUTES says which serves which route, TOOLS which serves which tool. */
+export const FUNCTIONS = [
+  'discovery',
+  'publish',
+  'read',
+  'question-parts',
+  'visitor',
+  'notify',
+  'tools',
+  'usage',
+  'jobs',
+  'research',
+  'recall',
+  // One function per research tool (TOOLS names which serves which).
+  'get-keywords',
+  'serp-landscape',
+  'serp-keyword-refresh',
+  'serp-backlinks',
+  'add-competitor',
+  'db-select',
+  'db-insert',
+  'db-delete',
+] as const;
+export type FunctionName = (typeof FUNCTIONS)[number];
+
+/** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
+export const WORKERS = ['relink', 'research', 'monitor'] as const;
+export type WorkerName = (typeof WORKERS)[number];

@@ -1,0 +1,81 @@
+/*
+ * Every limit of the research tools, once. The checks, the error bodies and the descriptions callers
+ * read (tool descriptions, parameter descriptions, JSON Schema minimum/maximum/default) all take their
+ * numbers from here, so changing one changes it everywhere.
+ *
+ * SPEC_LIMITS are the numbers the interface spec fixes, each with the section it comes from
+ * (§4.3 research tools, §7 errors, §8 limits). SERVICE_LIMITS are numbers this service chooses where
+ * the spec is silent.
+ */
+
+/** The numbers the spec fixes. */
+export const SPEC_LIMITS = {
+  /** spec §4.3 research, §7, §8: web, url and reddit research calls in flight, globally (error body `max_concurrent`). */
+  concurrentResearch: 10,
+  /** spec §7, §8: the retry hint of concurrency_limit_exceeded (`retry_after_ms`; the Retry-After header is it in seconds). */
+  researchRetryAfterMs: 30_000,
+  /** spec §8: how long a web, url or reddit research takes, in seconds (described to callers, not enforced). */
+  researchSecondsMin: 30,
+  researchSecondsMax: 60,
+  /** spec §4.3 serp_landscape, §8: how long an analyze call blocks, about, in seconds (not enforced). */
+  analyzeSecondsMin: 45,
+  analyzeSecondsMax: 60,
+
+  /** spec §4.3 research, §8: keywords mode takes 3 to 5 comma-separated seeds ... */
+  keywordSeedsMin: 3,
+  keywordSeedsMax: 5,
+  /** ... each of 1 to 3 words. */
+  keywordSeedWordsMin: 1,
+  keywordSeedWordsMax: 3,
+
+  /** spec §4.3 serp_landscape, §8: keywords one analyze call researches, at most and by default. */
+  analyzeKeywords: 5,
+  /** spec §4.3 serp_landscape, §8: keywords a topic list fetches by default (top N by score). */
+  topicListDefault: 10,
+  /** spec §4.3 serp_landscape, §8: keyword ideas one metrics call with ideas: true pulls, at most. */
+  keywordIdeas: 100,
+  /** spec §4.3 serp_landscape, §8: the SOV verdict is suppressed below this share of keywords with volume. */
+  verdictMinVolumeCoverage: 0.5,
+
+  /** spec §4.3 serp_keyword_refresh, §8: refreshes per site per (UTC) day. */
+  refreshesPerDay: 20,
+  /** spec §4.3 serp_keyword_refresh, §8: organic results a SERP pull takes, top N (list pulls the same depth). */
+  serpDepth: 20,
+  /** spec §4.3 serp_keyword_refresh rule 4: untracked competitors are the domains of the top N. */
+  untrackedCompetitorPositions: 10,
+
+  /** spec §4.3 serp_backlinks, §8: months of backlink trend, by default and at most. */
+  trendMonthsDefault: 18,
+  trendMonthsMax: 36,
+  /** spec §4.3 serp_backlinks, §8: linking pages of depth links, by default and at most. */
+  linksDefault: 100,
+  linksMax: 1000,
+  /** spec §8: the authority score of a linking page ranges over 0 to 1000 (ranks use the same scale). */
+  authorityMin: 0,
+  authorityMax: 1000,
+
+  /** spec §4.3 add_competitor, §8: active competitors per site (error body `max_active`). */
+  activeCompetitors: 10,
+} as const;
+
+/** Limits this service adds where the spec is silent. */
+export const SERVICE_LIMITS = {
+  /** How long a call may wait for its research job, in ms: inside API Gateway's 30 s. */
+  waitMsMax: 25_000,
+  /** serp_landscape topic list/analyze: the most `limit` and `keyword_ids` take. */
+  listKeywordsMax: 100,
+  /** get_keywords: the most seeds one call takes. */
+  seedsMax: 200,
+  /** db_select: rows per page, by default and at most. */
+  dbSelectDefault: 50,
+  dbSelectMax: 200,
+  /** recall: results, by default and at most. */
+  recallDefault: 10,
+  recallMax: 50,
+  /** A SERP summary's `top_domains`: the domains of the top N results. */
+  serpTopDomains: 10,
+} as const;
+
+/** Every limit, the spec's and the service's. */
+export const LIMITS = { ...SPEC_LIMITS, ...SERVICE_LIMITS } as const;
+export type Limits = typeof LIMITS;

@@ -1,0 +1,25 @@
+import type { WorkerName } from './routes';
+
+/** How a worker's queue delivers: the same on SQS (the CDK app) and in the local stack's in-process queues. */
+export interface QueueSettings {
+  /** Messages per worker invocation: the SQS event source's batch size. */
+  batchSize: number;
+  /** Deliveries before a message moves to the dead-letter queue: the redrive policy's maxReceiveCount. */
+  maxReceiveCount: number;
+  /** The worker's time limit, in seconds. */
+  timeoutSeconds: number;
+}
+
+/**
+ * Each worker's queue. Relink steps are small; a research job is slow (web research takes 30 to 60 s,
+ * and its place under the cap is leased for five minutes) and runs alone; monitoring makes six
+ * backlink calls per domain, a few domains at a time.
+ */
+export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
+  relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60 },
+  research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150 },
+  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120 },
+};
+
+/** How long SQS hides a message while a worker has it: six times the worker's time limit, as AWS advises for a Lambda event source. */
+export const visibilityTimeoutSeconds = (worker: WorkerName): number => QUEUE_SETTINGS[worker].timeoutSeconds * 6;

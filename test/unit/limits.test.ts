@@ -1,0 +1,153 @@
+import * as path from 'node:path';
+import { LIMITS, SERVICE_LIMITS, SPEC_LIMITS, toolListing } from '@cm/contract';
+
+/* The limits live once, in contract/src/limits.ts; what callers read of them is built from there. */
+
+type Listing = ReturnType<typeof toolListing>;
+type Schema = { properties: Record<string, Record<string, unknown>> };
+
+const toolOf = (listing: Listing, name: string) => {
+  const tool = listing.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return { description: tool.description, properties: (tool.input_schema as Schema).properties };
+};
+
+describe('LIMITS', () => {
+  it("holds the spec's numbers (§4.3, §7, §8)", () => {
+    expect(SPEC_LIMITS).toEqual({
+      concurrentResearch: 10,
+      researchRetryAfterMs: 30_000,
+      researchSecondsMin: 30,
+      researchSecondsMax: 60,
+      analyzeSecondsMin: 45,
+      analyzeSecondsMax: 60,
+      keywordSeedsMin: 3,
+      keywordSeedsMax: 5,
+      keywordSeedWordsMin: 1,
+      keywordSeedWordsMax: 3,
+      analyzeKeywords: 5,
+      topicListDefault: 10,
+      keywordIdeas: 100,
+      verdictMinVolumeCoverage: 0.5,
+      refreshesPerDay: 20,
+      serpDepth: 20,
+      untrackedCompetitorPositions: 10,
+      trendMonthsDefault: 18,
+      trendMonthsMax: 36,
+      linksDefault: 100,
+      linksMax: 1000,
+      authorityMin: 0,
+      authorityMax: 1000,
+      activeCompetitors: 10,
+    });
+  });
+
+  it("is the spec's limits and the service's, none of them both", () => {
+    expect(LIMITS).toEqual({ ...SPEC_LIMITS, ...SERVICE_LIMITS });
+    expect(Object.keys(SPEC_LIMITS).filter((k) => k in SERVICE_LIMITS)).toEqual([]);
+  });
+});
+
+/** What the tool listing shows of the limits, checked against whatever LIMITS holds. */
+function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
+  const research = toolOf(listing, 'research');
+  expect(research.description).toContain(`At most ${limits.concurrentResearch} web, reddit and url calls run at once`);
+  expect(research.description).toContain(`retry after ${limits.researchRetryAfterMs / 1000} s`);
+  expect(research.description).toContain(`wait_ms (max ${limits.waitMsMax})`);
+  expect(research.description).toContain(`a queued job of ${limits.researchSecondsMin} to ${limits.researchSecondsMax} s`);
+  const seeds = `${limits.keywordSeedsMin} to ${limits.keywordSeedsMax} comma-separated seeds of ${limits.keywordSeedWordsMin} to ${limits.keywordSeedWordsMax} words`;
+  expect(research.description).toContain(`mode keywords: ${seeds}`);
+  expect(research.properties.seed!.description).toContain(`keywords: ${seeds};`);
+  expect(research.properties.wait_ms).toMatchObject({ maximum: limits.waitMsMax, default: limits.waitMsMax });
+
+  const landscape = toolOf(listing, 'serp_landscape');
+  expect(landscape.description).toContain(`verdict suppressed below ${limits.verdictMinVolumeCoverage * 100}% volume coverage`);
+  expect(landscape.description).toContain(`up to ${limits.keywordIdeas} keyword ideas`);
+  expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
+  expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
+  expect(landscape.properties.limit).toMatchObject({ maximum: limits.listKeywordsMax, description: `topic list: top N by score (default ${limits.topicListDefault})` });
+  expect(landscape.properties.keyword_ids).toMatchObject({ maxItems: limits.listKeywordsMax });
+
+  const refresh = toolOf(listing, 'serp_keyword_refresh');
+  expect(refresh.description).toContain(`top-${limits.serpDepth} Google organic pull`);
+  expect(refresh.description).toContain(`${limits.refreshesPerDay} per site per UTC day`);
+  expect(refresh.description).toContain(`the top-${limits.untrackedCompetitorPositions} domains`);
+
+  const backlinks = toolOf(listing, 'serp_backlinks');
+  expect(backlinks.properties.trend_months).toMatchObject({ minimum: 1, maximum: limits.trendMonthsMax, default: limits.trendMonthsDefault });
+  expect(backlinks.properties.limit).toMatchObject({ maximum: limits.linksMax, description: `depth links: linking pages (default ${limits.linksDefault})` });
+  expect(backlinks.description).toContain(`trend_months (default ${limits.trendMonthsDefault}, max ${limits.trendMonthsMax})`);
+  expect(backlinks.description).toContain(`by authority (${limits.authorityMin}–${limits.authorityMax}), limit default ${limits.linksDefault}, max ${limits.linksMax}`);
+
+  expect(toolOf(listing, 'add_competitor').description).toContain(`At most ${limits.activeCompetitors} active per site`);
+  expect(toolOf(listing, 'db_delete').description).toContain(`under the cap of ${limits.activeCompetitors}`);
+
+  expect(toolOf(listing, 'db_select').properties.limit).toMatchObject({ maximum: limits.dbSelectMax, default: limits.dbSelectDefault });
+  expect(toolOf(listing, 'get_keywords').properties.seeds).toMatchObject({ maxItems: limits.seedsMax });
+  expect(toolOf(listing, 'recall').properties.limit).toMatchObject({ maximum: limits.recallMax, default: limits.recallDefault });
+}
+
+describe('the tool listing', () => {
+  it('shows the limits in the descriptions and JSON Schemas', () => {
+    expectListingCarries(toolListing(), LIMITS);
+  });
+
+  it('follows a changed limit everywhere: descriptions, schemas, checks and core rules', () => {
+    const changed = {
+      ...LIMITS,
+      concurrentResearch: 7,
+      researchRetryAfterMs: 45_000,
+      researchSecondsMin: 20,
+      researchSecondsMax: 90,
+      keywordSeedsMin: 2,
+      keywordSeedsMax: 6,
+      keywordSeedWordsMin: 1,
+      keywordSeedWordsMax: 4,
+      analyzeKeywords: 4,
+      topicListDefault: 8,
+      keywordIdeas: 80,
+      verdictMinVolumeCoverage: 0.6,
+      refreshesPerDay: 25,
+      serpDepth: 30,
+      untrackedCompetitorPositions: 3,
+      trendMonthsDefault: 12,
+      trendMonthsMax: 48,
+      linksDefault: 150,
+      linksMax: 900,
+      authorityMax: 100,
+      activeCompetitors: 12,
+      waitMsMax: 20_000,
+      listKeywordsMax: 60,
+      seedsMax: 150,
+      dbSelectDefault: 40,
+      dbSelectMax: 120,
+      recallDefault: 7,
+      recallMax: 30,
+      serpTopDomains: 4,
+    } as unknown as typeof LIMITS;
+    const limitsModule = path.resolve(__dirname, '../../packages/contract/src/limits.ts');
+    jest.isolateModules(() => {
+      jest.doMock(limitsModule, () => ({ LIMITS: changed, SPEC_LIMITS: {}, SERVICE_LIMITS: {} }));
+      const contract = require('@cm/contract') as typeof import('@cm/contract');
+      const core = require('@cm/core') as typeof import('@cm/core');
+      expect(contract.LIMITS).toBe(changed);
+      expectListingCarries(contract.toolListing(), changed);
+
+      // The checks: keywords mode's seeds, analyze's cap, trend_months.
+      expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a, b' }).success).toBe(true);
+      expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a b c d, e' }).success).toBe(true);
+      const seedError = contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a' }).error?.issues[0]?.message;
+      expect(seedError).toBe('keywords mode takes 2 to 6 comma-separated seeds of 1 to 4 words each');
+      const analyze = contract.SerpLandscapeInput.safeParse({ topic_id: 1, depth: 'analyze', limit: 5 });
+      expect(analyze.error?.issues[0]?.message).toBe('analyze researches at most 4 keywords per call');
+      expect(contract.SerpBacklinksInput.parse({}).trend_months).toBe(12);
+      expect(contract.SerpBacklinksInput.safeParse({ trend_months: 48 }).success).toBe(true);
+      expect(contract.SerpBacklinksInput.safeParse({ trend_months: 49 }).success).toBe(false);
+
+      // The core rules: the verdict threshold and the untracked competitors' positions.
+      expect(core.VERDICT_MIN_VOLUME_COVERAGE).toBe(0.6);
+      const items = ['a.org', 'b.org', 'c.org', 'd.org'].map((domain, i) => ({ position: i + 1, domain, url: `https://${domain}/`, title: domain }));
+      expect(core.untrackedCompetitors(items, null, [])).toEqual(['a.org', 'b.org', 'c.org']);
+    });
+  });
+});
