@@ -16,7 +16,7 @@ const state = async (id: string) => {
 const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>
   (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
 
-describe('POST /api/content/notify: the state table (seed 3)', () => {
+describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {
     const id = await publishArticle('n-unpublish');
     expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual({ ok: true, matched: true, relink: 'queued' });

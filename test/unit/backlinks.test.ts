@@ -1,6 +1,6 @@
 import { brandOf, healthFlags, HEALTH_THRESHOLDS, isBrandAnchor, median, rankGap, trendWithin, velocity, type HealthInput } from '@cm/core';
 
-/* Backlink health flags (ARCHITECTURE.md), trend windows and the link gap's outreach order. */
+/* Backlink health flags (docs/api.md#backlink-health-flags), trend windows and the link gap's outreach order. */
 
 const month = (i: number) => `2026-${String(i).padStart(2, '0')}`;
 

@@ -10,7 +10,7 @@ import {
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
 
-/** The issue paths of a failed parse, API.md style (`body[0].level`). */
+/** The issue paths of a failed parse, as docs/api.md#validation-errors shows (`body[0].level`). */
 function issuePaths(result: { success: boolean; error?: { issues: readonly { path: readonly PropertyKey[] }[] } }): string[] {
   expect(result.success).toBe(false);
   return (result.error?.issues ?? []).map((i) => formatPath(i.path));

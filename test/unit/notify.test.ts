@@ -4,7 +4,7 @@ const published: LiveState = { status: 'published', deleted: false };
 const draft: LiveState = { status: 'draft', deleted: false };
 const deleted: LiveState = { status: 'draft', deleted: true };
 
-describe('notify state (seed 3)', () => {
+describe('notify state (spec §3)', () => {
   it('takes a published page down on unpublished or deleted without status; deleted is remembered', () => {
     expect(notifiedState(published, { action: 'unpublished' })).toEqual(draft);
     expect(notifiedState(published, { action: 'deleted' })).toEqual(deleted);

@@ -29,7 +29,7 @@ const minimalQuestion = (extra: Partial<QuestionInput> = {}): QuestionInput => (
 const paths = (warnings: { path: string }[]): string[] => warnings.map((w) => w.path);
 
 describe('articleDoc defaults', () => {
-  it('applies API.md defaults to a minimal article', () => {
+  it('applies the documented defaults to a minimal article', () => {
     expect(articleDoc(minimalArticle(), NOW)).toEqual({
       slug: 'best-running-shoes',
       title: 'Best running shoes',
@@ -77,7 +77,7 @@ describe('articleDoc defaults', () => {
 });
 
 describe('questionDoc defaults', () => {
-  it('applies API.md defaults to a minimal question', () => {
+  it('applies the documented defaults to a minimal question', () => {
     expect(questionDoc(minimalQuestion(), NOW)).toEqual({
       slug: 'how-hot-is-boiling-water',
       question: 'How hot is boiling water?',

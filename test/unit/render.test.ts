@@ -21,7 +21,7 @@ import {
 } from '@cm/core';
 
 /*
- * Visitor pages (API.md "Visitor pages", seed 2.5): pure rendering of hand-built records.
+ * Visitor pages (docs/api.md#visitor-pages, spec §2.5): pure rendering of hand-built records.
  */
 
 const NOW = '2026-11-21T09:30:00.000Z';
@@ -134,7 +134,7 @@ function expectOnlySafeUrls(html: string): void {
 
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
 
-describe('citation rules (seed 2.5)', () => {
+describe('citation rules (spec §2.5)', () => {
   it('renders a sourceCitation node with a matching source as a link numbered by its position in sources', () => {
     const page = question({
       sources: [source('src-3'), source('src-1')],

@@ -6,7 +6,7 @@ export interface LiveState {
 }
 
 /**
- * The state a notify leaves a page in (seed 3, 4.2): `status` when sent outranks `action`; without it
+ * The state a notify leaves a page in (spec §3, §4.2; docs/api.md#notify): `status` when sent outranks `action`; without it
  * `published` publishes, `unpublished` and `deleted` take the page down (a delete is remembered), and
  * `edited` or neither field changes nothing.
  */

@@ -19,7 +19,7 @@ import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
 import { allowedImageUrl, allowedUrl } from './urls';
 
-/** The article as stored: what was sent, with API.md's defaults applied. */
+/** The article as stored: what was sent, with the defaults of docs/api.md#articles applied. */
 export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
   const excerpt = input.excerpt ?? null;
   return {
@@ -47,7 +47,7 @@ export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
   };
 }
 
-/** The question as stored; without `status` it is published (seed 3). */
+/** The question as stored; without `status` it is published (spec §3). */
 export function questionDoc(input: QuestionInput, now: string): QuestionDoc {
   return {
     slug: input.slug,
@@ -134,7 +134,7 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
 }
 
 /**
- * What a publish accepted but readers will not see (API.md `warnings[]`). Messages never repeat the
+ * What a publish accepted but readers will not see (docs/api.md#warnings). Messages never repeat the
  * offending values.
  */
 export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] {
@@ -211,7 +211,7 @@ export interface PreparedPublish {
 }
 
 /**
- * Everything a publish decides before it writes: the site check (seed 4.1 rule 3), the stored document
+ * Everything a publish decides before it writes: the site check (spec §4.1 rule 3), the stored document
  * with its defaults, the page id, the outgoing links to index and the warnings to report.
  */
 export function preparePublish(

@@ -36,7 +36,7 @@ export interface RenderOptions {
   linkTarget: (pageId: string) => string | null;
 }
 
-/** How literal `[src-<n>]` markers in a text are treated (seed 2.5). */
+/** How literal `[src-<n>]` markers in a text are treated (spec §2.5, docs/api.md#citation-rules). */
 type CitationMode = 'drop' | 'resolve' | 'literal';
 
 class Renderer {
