@@ -1,6 +1,6 @@
 import { buildOpenApi } from '@cm/contract';
 // Only the HTTP module: the runtime's index would bring the store and its DynamoDB client along.
-import { json, publicApi } from '@cm/runtime/src/http';
+import { json, publicApi } from '@cm/runtime/http';
 
 let openApi: string | undefined;
 

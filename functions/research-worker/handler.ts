@@ -1,7 +1,7 @@
 import { ResearchMessage } from '@cm/contract';
 import { Meter } from '@cm/providers';
 import { enqueue, getConfig, getStore, sqsWorker } from '@cm/runtime';
-import { getResearch } from '@cm/runtime/src/research';
+import { getResearch } from '@cm/runtime/research';
 import { RESEARCH_LEASE_MS, runResearchJob } from '@cm/tools';
 
 /** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it. */

@@ -1,5 +1,5 @@
 import { healthFlags } from '@cm/core';
-import { sandboxReferringDomains } from '@cm/providers/src/sandbox/backlinks';
+import { sandboxReferringDomains } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENDPOINTS, Meter } from '@cm/providers';
 import { getBacklinkData, getKeywordData, loadConfig, resetServices, selectKeywordData } from '@cm/runtime';
-import { getResearch, selectResearch } from '@cm/runtime/src/research';
+import { getResearch, selectResearch } from '@cm/runtime/research';
 import { startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
 

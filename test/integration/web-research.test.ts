@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isPublicAddress } from '@cm/core';
 import { Meter, ProviderError, UrlRefused } from '@cm/providers';
-import { WebResearch } from '@cm/providers/src/web';
+import { WebResearch } from '@cm/providers/web';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { TavilySearch, type TavilyOptions } from '../../packages/providers/src/web/search';
 import { BedrockSynthesis, type BedrockSynthesisOptions, type SourceText } from '../../packages/providers/src/web/synthesis';

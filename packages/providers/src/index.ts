@@ -1,3 +1,3 @@
 export * from './types';
-export { SandboxKeywordData, SandboxBacklinkData, SandboxResearch, SANDBOX_RESEARCH_MS, sandboxHasNoData } from './sandbox';
+export { SandboxKeywordData, SandboxBacklinkData, SandboxResearch, SANDBOX_RESEARCH_MS, sandboxHasNoData, sandboxReferringDomains } from './sandbox';
 export * from './dataforseo';

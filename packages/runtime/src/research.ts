@@ -1,5 +1,5 @@
 import { SandboxResearch, type ResearchProvider } from '@cm/providers';
-import { BedrockSynthesis, TavilySearch, WebResearch } from '@cm/providers/src/web';
+import { BedrockSynthesis, TavilySearch, WebResearch } from '@cm/providers/web';
 import { getConfig, type Config } from './config';
 import { readSecret } from './providers';
 

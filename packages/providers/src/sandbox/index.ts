@@ -5,7 +5,7 @@ import { sandboxIdeas, sandboxMetrics } from './keywords';
 import { sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
-export { SandboxBacklinkData } from './backlinks';
+export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
 
 const NAME = 'sandbox';
 
