@@ -2,7 +2,7 @@ import { checkedApp } from './checks';
 import { ContentApiStack } from './stack';
 
 const app = checkedApp();
-const context = (key: string): string | undefined => app.node.tryGetContext(key);
+const context = (key: string) => app.node.tryGetContext(key) as string | undefined;
 const limit = (key: string) => (context(key) === undefined ? undefined : Number(context(key)));
 new ContentApiStack(app, context('stackName') ?? 'ContentApi', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

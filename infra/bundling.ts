@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { FUNCTIONS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, WORKERS, type FunctionName, type WorkerName } from '@cm/contract';
 
 export const ROOT = join(__dirname, '..');
 
 /** Every function's runtime; the bundles target the same Node.js. */
 export const RUNTIME = Runtime.NODEJS_24_X;
 
-/** Every Lambda function of the stack, by its folder under `functions/`: the routes', the workers', the schedule's. */
-export const FUNCTION_ENTRIES: readonly string[] = [...FUNCTIONS, ...WORKERS.map((worker) => `${worker}-worker`), 'monitor-schedule'];
+/** A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, the schedule's. */
+export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule';
+
+/** Every Lambda function of the stack. */
+export const FUNCTION_ENTRIES: readonly FunctionId[] = [...FUNCTIONS, ...WORKERS.map((worker) => `${worker}-worker` as const), 'monitor-schedule'];
 
 /** The handler module of a function or worker under `functions/`. */
 export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.ts');

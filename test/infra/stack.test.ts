@@ -1,9 +1,9 @@
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { FUNCTIONS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, QUEUE_SETTINGS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
-import { ContentApiStack, DEFAULT_THROTTLE } from '../../infra/stack';
+import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
 // Synthesized once, with real esbuild bundling and cdk-nag: this is what `cdk synth` does, offline.
 // An unacknowledged cdk-nag finding makes the synth, and so every test here, fail.
@@ -139,6 +139,40 @@ describe('CDK stack', () => {
       BatchSize: 10,
       FunctionName: { Ref: Match.stringLikeRegexp('^RelinkWorkerFunction') },
     });
+  });
+
+  it('keeps the logical IDs of the table and every queue, so a deploy never replaces them (and their data)', () => {
+    const idsOf = (type: string) => Object.keys(template.findResources(type)).sort();
+    expect(idsOf('AWS::DynamoDB::Table')).toEqual(['TableCD117FA1']);
+    expect(idsOf('AWS::SQS::Queue')).toEqual([
+      'MonitorDeadLetterQueue1DC0DA18',
+      'MonitorQueueF31BE3C7',
+      'RelinkDeadLetterQueue3C97E5EB',
+      'RelinkQueue35AE8468',
+      'ResearchDeadLetterQueueE047D79C',
+      'ResearchQueueD591F41B',
+    ]);
+  });
+
+  it('delivers each worker queue as the settings shared with the local stack say: batch size, deliveries before the dead-letter queue, the worker\'s time limit', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const worker of WORKERS) {
+      const settings = QUEUE_SETTINGS[worker];
+      const [queueId, queue] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
+      expect(queue.Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${pascal(worker)}DeadLetterQueue`)), 'Arn'] },
+        maxReceiveCount: settings.maxReceiveCount,
+      });
+      // SQS hides a message six times the worker's time limit while the worker has it (AWS's advice).
+      expect(queue.Properties.VisibilityTimeout).toBe(6 * settings.timeoutSeconds);
+      const mapping = mappings.find((m) => JSON.stringify(m.Properties.EventSourceArn).includes(queueId))!;
+      expect(mapping.Properties.BatchSize).toBe(settings.batchSize);
+      const workerFunction = functions[mapping.Properties.FunctionName.Ref]!;
+      expect(JSON.stringify(workerFunction.Properties.Role)).toContain(`${pascal(worker)}WorkerFunctionRole`);
+      expect(workerFunction.Properties.Timeout).toBe(settings.timeoutSeconds);
+    }
   });
 
   it('lets publish, notify and the relink worker send to the relink queue; research, serp_landscape and the research worker to the research queue; add_competitor and the schedule to the monitor queue; no other function', () => {

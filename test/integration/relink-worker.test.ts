@@ -1,4 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
+import { QUEUE_SETTINGS } from '@cm/contract';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
@@ -50,7 +51,7 @@ describe('relink worker', () => {
     await queue.send('{"site_id": 1, "target_id": 7}');
     await queue.send(JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' }));
     await t.stack.drain();
-    expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: 3 }]);
+    expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount }]);
     queue.deadLetters.length = 0;
   });
 

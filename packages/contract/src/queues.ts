@@ -1,4 +1,4 @@
-import type { WorkerName } from './routes';
+import type { WorkerName } from './functions';
 
 /** How a worker's queue delivers: the same on SQS (the CDK app) and in the local stack's in-process queues. */
 export interface QueueSettings {

@@ -1,12 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
 import { lambdaContext } from './context';
-
-/** The workers' function time limit on AWS. */
-const WORKER_TIMEOUT_MS = 60_000;
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
+/** Overrides of the worker's {@link QUEUE_SETTINGS}, and the local retry wait. */
 export interface QueueOptions {
   /** Records per invocation, as an SQS event source's batch size. */
   batchSize?: number;
@@ -32,7 +31,8 @@ export interface DeadLetter {
 /**
  * SQS on one machine: messages are delivered as real `SQSEvent` records to the worker's handler,
  * in batches; the records it reports in `batchItemFailures` (or all, when it throws) are delivered
- * again, and after `maxReceiveCount` deliveries they move to `deadLetters`.
+ * again, and after `maxReceiveCount` deliveries they move to `deadLetters`. Batch size, deliveries
+ * and the worker's time limit are the worker's queue settings on AWS unless `options` say otherwise.
  */
 export class InProcessQueue {
   readonly deadLetters: DeadLetter[] = [];
@@ -46,15 +46,18 @@ export class InProcessQueue {
   private readonly batchSize: number;
   private readonly maxReceiveCount: number;
   private readonly retryDelayMs: number;
+  private readonly timeoutMs: number;
 
   constructor(
-    readonly name: string,
+    readonly name: WorkerName,
     private readonly handler: WorkerHandler,
     options: QueueOptions = {},
   ) {
-    this.batchSize = options.batchSize ?? 10;
-    this.maxReceiveCount = options.maxReceiveCount ?? 3;
+    const settings = QUEUE_SETTINGS[name];
+    this.batchSize = options.batchSize ?? settings.batchSize;
+    this.maxReceiveCount = options.maxReceiveCount ?? settings.maxReceiveCount;
     this.retryDelayMs = options.retryDelayMs ?? 100;
+    this.timeoutMs = settings.timeoutSeconds * 1000;
   }
 
   /** Queues a message, first delivered after `delayMs` (SQS's DelaySeconds). */
@@ -97,7 +100,7 @@ export class InProcessQueue {
     for (const message of batch) message.receiveCount++;
     let failed: Set<string>;
     try {
-      const response = await this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(`${this.name}-worker`, WORKER_TIMEOUT_MS));
+      const response = await this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(`${this.name}-worker`, this.timeoutMs));
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
       console.error(`queue ${this.name}: the worker failed the whole batch`, error);

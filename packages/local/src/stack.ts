@@ -22,7 +22,7 @@ export interface LocalStackOptions {
   tableName?: string;
   /** Create a demo site with an API key on first start. */
   demoSite?: boolean;
-  /** Delivery settings of the in-process queues. */
+  /** Overrides, for every worker, of the queue settings the in-process queues share with AWS. */
   queues?: QueueOptions;
 }
 

@@ -1,0 +1,53 @@
+import type { WorkerName } from '@cm/contract';
+import type { FunctionId } from './bundling';
+
+/**
+ * The item actions of each table access level: no scans, no streams, no table administration.
+ * Writers remove items in batches (BatchWriteItem); only deleting a row takes DeleteItem.
+ */
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'];
+export const TABLE_ACTIONS = { none: [], read: READ, readWrite: WRITE, readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'] } as const;
+export type TableAccess = keyof typeof TABLE_ACTIONS;
+
+export interface FunctionAccess {
+  table: TableAccess;
+  /** The worker queues it sends to. */
+  sendsTo?: readonly WorkerName[];
+}
+
+/** What each function may do to the table, and which queues it sends to: no more than its work needs. */
+export const ACCESS: Record<FunctionId, FunctionAccess> = {
+  discovery: { table: 'none' },
+  publish: { table: 'readWrite', sendsTo: ['relink'] },
+  read: { table: 'read' },
+  'question-parts': { table: 'readWrite' },
+  visitor: { table: 'read' },
+  notify: { table: 'readWrite', sendsTo: ['relink'] },
+  tools: { table: 'read' },
+  usage: { table: 'read' },
+  jobs: { table: 'read' },
+  research: { table: 'readWrite', sendsTo: ['research'] },
+  recall: { table: 'read' },
+  'get-keywords': { table: 'readWrite' },
+  // analyze queues its keywords' research.
+  'serp-landscape': { table: 'readWrite', sendsTo: ['research'] },
+  'serp-keyword-refresh': { table: 'readWrite' },
+  // Live lookups are written to the usage ledger.
+  'serp-backlinks': { table: 'readWrite' },
+  // Deleting a row (DeleteItem): db_delete, and taking back a competitor row that lost its place under
+  // the cap. It queues the first monitoring run of a new competitor, at once.
+  'add-competitor': { table: 'readWriteDelete', sendsTo: ['monitor'] },
+  'db-select': { table: 'read' },
+  'db-insert': { table: 'readWriteDelete' },
+  'db-delete': { table: 'readWriteDelete' },
+  'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
+  // A job without a place under the cap is queued again to wait for one.
+  'research-worker': { table: 'readWrite', sendsTo: ['research'] },
+  'monitor-worker': { table: 'readWrite' },
+  // The daily run of every site's monitoring.
+  'monitor-schedule': { table: 'read', sendsTo: ['monitor'] },
+};
+
+/** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */
+export const DATAFORSEO_READERS: readonly FunctionId[] = ['get-keywords', 'research', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks', 'monitor-worker'];

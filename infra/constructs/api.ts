@@ -1,0 +1,72 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
+import type { Alarms } from './alarms';
+import { pascal } from './ids';
+
+/** Requests per second across the API, steady and in a burst, unless the deployment says otherwise. */
+export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+
+export interface Throttle {
+  rateLimit?: number;
+  burstLimit?: number;
+}
+
+/** One JSON line per request: HTTP API's own variables, no headers or bodies (keys stay out of logs). */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    requestTime: '$context.requestTime',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    latencyMs: '$context.responseLatency',
+    integrationLatencyMs: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    error: '$context.error.message',
+  }),
+);
+
+/**
+ * The HTTP API: every route of the route table to its function, on one throttled stage that logs
+ * each request, with an alarm on its 5xx answers.
+ */
+export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, NodejsFunction>, alarms: Alarms, throttle: Throttle = {}): HttpApi {
+  const limits = {
+    rateLimit: throttle.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
+    burstLimit: throttle.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
+  };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
+  }
+
+  const integrations = new Map(FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, functions.get(fn)!)]));
+  // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
+  // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
+  const api = new HttpApi(scope, 'Api', { defaultIntegration: integrations.get('discovery'), createDefaultStage: false });
+  for (const route of ROUTES) {
+    api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.fn)! });
+  }
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason: 'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages and discovery are public by design',
+  });
+
+  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  new HttpStage(scope, 'ApiStage', {
+    httpApi: api,
+    stageName: '$default',
+    autoDeploy: true,
+    throttle: limits,
+    accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+  });
+  alarms.add('ApiServerErrorAlarm', 'The API answered 5xx: internal errors, or a function that failed or timed out', api.metricServerError({ period: Duration.minutes(5) }));
+  return api;
+}

@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { WorkerName } from '@cm/contract';
+import { TABLE } from '@cm/store';
+import { TABLE_ACTIONS, type FunctionAccess } from '../access';
+import { BUNDLING, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
+import type { Alarms } from './alarms';
+import { pascal } from './ids';
+
+export interface ServiceFunctionProps {
+  timeout: Duration;
+  access: FunctionAccess;
+  table: Table;
+  queues: Record<WorkerName, Queue>;
+  alarms: Alarms;
+}
+
+/** Makes one of the stack's functions, with the stack's table, queues and alarms. */
+export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFunction;
+
+/**
+ * One function: its own role (no managed policies: it may write its own log group and nothing else
+ * until granted `access`), bundled on its own, traced, with an alarm on its errors.
+ */
+export function serviceFunction(scope: Construct, name: FunctionId, props: ServiceFunctionProps): NodejsFunction {
+  const { access, table, queues } = props;
+  const id = pascal(name);
+  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const role = new Role(scope, `${id}FunctionRole`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  const sendsTo = access.sendsTo ?? [];
+  const fn = new NodejsFunction(scope, `${id}Function`, {
+    entry: entryOf(name),
+    handler: 'handler',
+    projectRoot: ROOT,
+    depsLockFilePath: join(ROOT, 'package-lock.json'),
+    runtime: RUNTIME,
+    architecture: Architecture.ARM_64,
+    memorySize: 512,
+    timeout: props.timeout,
+    role,
+    logGroup,
+    loggingFormat: LoggingFormat.JSON,
+    // Lambda's own segments only: no tracing SDK in the bundles.
+    tracing: Tracing.ACTIVE,
+    environment: {
+      TABLE_NAME: table.tableName,
+      NODE_OPTIONS: '--enable-source-maps',
+      ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues[q].queueUrl])),
+    },
+    bundling: BUNDLING,
+  });
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions',
+  });
+  if (access.table !== 'none') {
+    role.addToPolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access.table]], resources: [table.tableArn] }));
+    // Listings query the indexes by name; no index wildcard.
+    role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`) }));
+  }
+  if (sendsTo.length > 0) {
+    role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues[q].queueArn) }));
+  }
+  props.alarms.add(`${id}ErrorAlarm`, `The ${name} function failed (an exception it did not answer, a timeout or a crash)`, fn.metricErrors({ period: Duration.minutes(5) }));
+  return fn;
+}
+
+/**
+ * Lets `fn` read a secret, given by complete ARN or by name (Secrets Manager adds six random characters
+ * to a name's ARN), and names it in `variable`: GetSecretValue and nothing else. It must be under the
+ * account's default key.
+ */
+export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string): void {
+  const resource = nameOrArn.startsWith('arn:')
+    ? nameOrArn
+    : Stack.of(fn).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${nameOrArn}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }));
+  fn.addEnvironment(variable, nameOrArn);
+}
+
+/** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
+const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
+
+/**
+ * Lets `fn` call Converse on `modelId`, named in `BEDROCK_MODEL_ID`, and no more: the foundation model
+ * in this region or, for an inference profile, the profile and the model in the regions it routes to.
+ */
+export function grantBedrock(fn: NodejsFunction, modelId: string): void {
+  const stack = Stack.of(fn);
+  fn.addEnvironment('BEDROCK_MODEL_ID', modelId);
+  const profile = INFERENCE_PROFILE.exec(modelId);
+  if (!profile) {
+    const model = stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: modelId });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: [model] }));
+    return;
+  }
+  const resources = [
+    stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
+    stack.formatArn({ service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: profile[2] }),
+  ];
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
+  Validations.of(fn.role!).acknowledge({
+    // How cdk-nag names the region wildcard.
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}]`,
+    reason: 'A cross-region inference profile routes each call to its model in a region the profile picks',
+  });
+}

@@ -1,0 +1,17 @@
+import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Construct } from 'constructs';
+import type { FunctionFactory } from './function';
+
+/** Daily, EventBridge runs the schedule function, which queues one monitoring run per site domain and active competitor. */
+export function dailyMonitoring(scope: Construct, lambda: FunctionFactory): NodejsFunction {
+  const fn = lambda('monitor-schedule', Duration.minutes(5));
+  new Rule(scope, 'MonitorSchedule', {
+    description: 'Daily backlink monitoring of every site and its active competitors',
+    schedule: Schedule.rate(Duration.days(1)),
+    targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
+  });
+  return fn;
+}

@@ -1,0 +1,72 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { QUEUE_SETTINGS, WORKERS } from '@cm/contract';
+import { InProcessQueue } from '@cm/local';
+import { startTestStack, type TestStack } from '../helpers/local';
+import { captureOutput } from '../helpers/output';
+
+/* The local stack's queues deliver as the queues on AWS do: the settings the CDK app reads are theirs too. */
+
+describe("the local stack's queues", () => {
+  let t: TestStack;
+  beforeAll(async () => {
+    t = await startTestStack();
+  });
+  afterAll(() => t.stop());
+
+  it.each(WORKERS)('%s: hands its worker batches of the shared batch size, and dead-letters a message after exactly the shared deliveries', async (worker) => {
+    const { batchSize, maxReceiveCount } = QUEUE_SETTINGS[worker];
+    const queue = t.stack.queues[worker];
+    const count = 2 * batchSize + 1;
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      // Not JSON: every worker fails it on every delivery.
+      for (let i = 0; i < count; i++) await queue.send('{nope');
+      await t.stack.drain();
+    } finally {
+      output.stop();
+    }
+    expect(queue.deadLetters).toHaveLength(count);
+    for (const letter of queue.deadLetters) expect(letter.receiveCount).toBe(maxReceiveCount);
+    const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
+    expect(failures).toHaveLength(count * maxReceiveCount);
+    // The first deliveries, by invocation: full batches, then the one left over.
+    const firstBatches = new Map<string, number>();
+    for (const line of failures.filter((l) => l.receive_count === 1)) firstBatches.set(line.function_request_id, (firstBatches.get(line.function_request_id) ?? 0) + 1);
+    expect([...firstBatches.values()].sort((a, b) => b - a)).toEqual([batchSize, batchSize, 1]);
+    queue.deadLetters.length = 0;
+  });
+});
+
+describe('InProcessQueue', () => {
+  /** A worker that records each batch's size and time limit, and fails the messages whose body is `fail`. */
+  function recorder() {
+    const batches: number[] = [];
+    const timeLimitsMs: number[] = [];
+    const handler = async (event: SQSEvent, context: { getRemainingTimeInMillis(): number }): Promise<SQSBatchResponse> => {
+      batches.push(event.Records.length);
+      timeLimitsMs.push(context.getRemainingTimeInMillis());
+      return { batchItemFailures: event.Records.filter((r) => r.body === 'fail').map((r) => ({ itemIdentifier: r.messageId })) };
+    };
+    return { batches, timeLimitsMs, handler };
+  }
+
+  it.each(WORKERS)("%s: gives its worker the shared time limit", async (worker) => {
+    const { timeLimitsMs, handler } = recorder();
+    const queue = new InProcessQueue(worker, handler);
+    await queue.send('ok');
+    await queue.idle();
+    const limitMs = QUEUE_SETTINGS[worker].timeoutSeconds * 1000;
+    expect(timeLimitsMs).toEqual([expect.any(Number)]);
+    expect(timeLimitsMs[0]).toBeLessThanOrEqual(limitMs);
+    expect(timeLimitsMs[0]).toBeGreaterThan(limitMs - 1000);
+  });
+
+  it('takes other settings when asked (tests may)', async () => {
+    const { batches, handler } = recorder();
+    const queue = new InProcessQueue('relink', handler, { batchSize: 2, maxReceiveCount: 2, retryDelayMs: 1 });
+    for (const body of ['fail', 'ok', 'ok']) await queue.send(body);
+    await queue.idle();
+    expect(batches).toEqual([2, 1, 1]);
+    expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: 'fail', receiveCount: 2 }]);
+  });
+});
