@@ -14,7 +14,7 @@ export function captureOutput(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ER
   logger.setLogLevel(options.level ?? 'INFO');
   if (options.metrics) process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   const capture = (stream: NodeJS.WriteStream) =>
-    jest.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
       for (const text of String(chunk).split('\n')) {
         if (!text.startsWith('{')) continue;
         try {
@@ -24,7 +24,7 @@ export function captureOutput(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ER
         }
       }
       return true;
-    }) as typeof stream.write);
+    });
   const spies = [capture(process.stdout), capture(process.stderr)];
   return {
     lines,

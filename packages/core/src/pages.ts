@@ -25,7 +25,7 @@ export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
   return {
     slug: input.slug,
     title: input.title,
-    body: input.body as Block[],
+    body: input.body,
     excerpt,
     copy: input.copy ?? null,
     keywords: input.keywords ?? [],
@@ -52,7 +52,7 @@ export function questionDoc(input: QuestionInput, now: string): QuestionDoc {
   return {
     slug: input.slug,
     question: input.question,
-    answer: input.answer as Block[],
+    answer: input.answer,
     sources: input.sources ?? [],
     topics: input.topics ?? [],
     meta_title: input.meta_title ?? input.question,

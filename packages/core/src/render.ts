@@ -99,6 +99,7 @@ class Renderer {
   }
 
   block(block: Block): string {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a sent block's field may be of any type: its string form, escaped
     const text = (value: unknown) => this.text(String(value ?? ''), this.mode(false));
     switch (block._type) {
       case 'heading': {

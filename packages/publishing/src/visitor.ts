@@ -1,12 +1,18 @@
-import type { PageType } from '@cm/contract';
-import { pageBlocks, pageId, pageRecord, pageTypeOfId, renderedLinkTargets, renderPage, renderUnavailable, visitorUrl } from '@cm/core';
-import type { Store } from '@cm/store';
+import { ApiError, type PageType } from '@cm/contract';
+import { pageBlocks, pageId, pageRecord, pageTypeOfId, renderedLinkTargets, renderPage, renderUnavailable, UNAVAILABLE, visitorUrl } from '@cm/core';
+import type { LinkTarget, Store } from '@cm/store';
 
-/** A visitor page: 200 with the rendered page, or 404 (no such page, or a draft) and 410 (deleted) with their own HTML. */
-export type VisitorPage = { status: 200 | 404 | 410; html: string };
+/**
+ * A visitor page: 200 with the rendered page, or 404 (no such page, or a draft) and 410 (deleted)
+ * with their own HTML, and the same in the API's error shape for a client that asks for JSON.
+ */
+export type VisitorPage = { status: 200; html: string } | { status: 404 | 410; html: string; error: ApiError };
 
 /** The 404 or 410 page. */
-export const unavailablePage = (status: 404 | 410): VisitorPage => ({ status, html: renderUnavailable(status) });
+export function unavailablePage(status: 404 | 410): VisitorPage {
+  const { code, message } = UNAVAILABLE[status];
+  return { status, html: renderUnavailable(status), error: new ApiError(code, message) };
+}
 
 /**
  * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages
@@ -24,7 +30,7 @@ export async function visitorPage(store: Store, baseUrl: string, siteId: number,
     const linkedType = pageTypeOfId(id);
     return linkedType ? [{ id, type: linkedType }] : [];
   });
-  const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map();
+  const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map<string, LinkTarget>();
   const html = renderPage(pageRecord(page), {
     pageUrl: visitorUrl(baseUrl, siteId, type, slug),
     linkTarget: (id) => {

@@ -59,7 +59,7 @@ function baseUrlOf(event: ApiEvent): string {
 }
 
 /**
- * API.md's one error shape for every failure; anything unexpected is logged with its stack and
+ * The one error shape (docs/api.md#errors) for every failure; anything unexpected is logged with its stack and
  * answered 500 with no detail.
  */
 const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({

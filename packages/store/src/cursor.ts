@@ -9,7 +9,7 @@ export const encodeCursor = (parts: readonly string[]): string =>
 export function decodeCursor(cursor: string, count: number): string[] {
   try {
     const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts.length === count && parts.every((p) => typeof p === 'string')) return parts as string[];
+    if (Array.isArray(parts) && parts.length === count && parts.every((p) => typeof p === 'string')) return parts;
   } catch {
     // fall through to the error below
   }

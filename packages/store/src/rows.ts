@@ -30,7 +30,7 @@ const TABLE_SPECS: Record<TableName, TableSpec> = {
   cm_topics: { indexed: [] },
   cm_pages: { indexed: ['topic_id', 'published_id'] },
   cm_keywords: { indexed: ['page_id'], unique: (row) => keywordUnique(String(row.locale), String(row.keyword)) },
-  cm_topic_keywords: { indexed: ['topic_id', 'keyword_id'], unique: (row) => `${row.topic_id}#${row.keyword_id}` },
+  cm_topic_keywords: { indexed: ['topic_id', 'keyword_id'], unique: (row) => `${String(row.topic_id)}#${String(row.keyword_id)}` },
   cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
 };
 
@@ -312,7 +312,7 @@ export class RowStore {
 
 /** Runs `fn` over the items with at most `limit` at once, keeping their order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

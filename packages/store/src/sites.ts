@@ -77,7 +77,7 @@ export class SiteStore {
   async siteIdForKey(apiKey: string): Promise<number | null> {
     const keyHash = hashKey(apiKey);
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: apiKeyKey(keyHash) }));
-    const stored = out.Item?.key_hash;
+    const stored: unknown = out.Item?.key_hash;
     if (typeof stored !== 'string') return null;
     // The lookup is by hash already; the comparison is constant-time all the same.
     const same = timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(keyHash, 'hex'));

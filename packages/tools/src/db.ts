@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   ApiError,
   fieldError,
@@ -65,7 +64,7 @@ async function referenced(ctx: ToolContext, table: TableName, id: number | null 
 async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string, unknown>) {
   const parsed = TABLE_FIELDS[table].safeParse(raw);
   if (!parsed.success) {
-    throw validationError('body', parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })) as z.core.$ZodIssue[]);
+    throw validationError('body', parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })));
   }
   const row = parsed.data as Record<string, unknown>;
   const warnings: string[] = [];

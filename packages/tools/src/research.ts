@@ -223,7 +223,7 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
 
   const records = await ctx.store.research.getMany(ctx.siteId, keywords.filter(isDone).map((k) => stateOf(k)!.research_id!));
   const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
-  const failedJobs = await Promise.all(failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : null)));
+  const failedJobs = await Promise.all(failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))));
   const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> = {};
   for (const k of keywords.filter(isDone)) {
     const record = records.get(stateOf(k)!.research_id!);

@@ -128,10 +128,16 @@ async function readBody(res: IncomingMessage, maxBytes: number): Promise<string>
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TEXT_LIMIT);
 
+/** What is read of linkedom's document: the DOM library's types are not loaded in this project. */
+interface ParsedDocument {
+  title: string;
+  body: { textContent: string | null } | null;
+}
+
 /** Title and readable text: Readability's article, or the whole body when it finds none. */
 function readable(body: string, type: string): { title: string; text: string } {
   if (type === 'text/plain') return { title: '', text: normalize(body) };
-  const { document } = parseHTML(body);
+  const { document } = parseHTML(body) as unknown as { document: ParsedDocument };
   const title = document.title;
   const article = new Readability(document).parse();
   return { title: normalize(article?.title || title || ''), text: normalize(article?.textContent || document.body?.textContent || '') };
