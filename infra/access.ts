@@ -50,4 +50,11 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
 };
 
 /** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */
-export const DATAFORSEO_READERS: readonly FunctionId[] = ['get-keywords', 'research', 'serp-landscape', 'serp-keyword-refresh', 'serp-backlinks', 'monitor-worker'];
+export const DATAFORSEO_READERS: readonly FunctionId[] = [
+  'get-keywords',
+  'research',
+  'serp-landscape',
+  'serp-keyword-refresh',
+  'serp-backlinks',
+  'monitor-worker',
+];

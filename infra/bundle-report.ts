@@ -34,7 +34,10 @@ function contents(metafile: Metafile) {
     byPackage.set(name, (byPackage.get(name) ?? 0) + input.bytesInOutput);
   }
   const sdkClients = [...byPackage.keys()].filter((name) => name.startsWith('@aws-sdk/client-')).sort();
-  const heaviest = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([name, bytes]) => ({ name, bytes }));
+  const heaviest = [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([name, bytes]) => ({ name, bytes }));
   return { sdkClients, heaviest };
 }
 

@@ -56,7 +56,8 @@ export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, N
   }
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',
-    reason: 'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages and discovery are public by design',
+    reason:
+      'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages and discovery are public by design',
   });
 
   const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -67,6 +68,10 @@ export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, N
     throttle: limits,
     accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
   });
-  alarms.add('ApiServerErrorAlarm', 'The API answered 5xx: internal errors, or a function that failed or timed out', api.metricServerError({ period: Duration.minutes(5) }));
+  alarms.add(
+    'ApiServerErrorAlarm',
+    'The API answered 5xx: internal errors, or a function that failed or timed out',
+    api.metricServerError({ period: Duration.minutes(5) }),
+  );
   return api;
 }

@@ -69,7 +69,11 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
   if (sendsTo.length > 0) {
     role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues[q].queueArn) }));
   }
-  props.alarms.add(`${id}ErrorAlarm`, `The ${name} function failed (an exception it did not answer, a timeout or a crash)`, fn.metricErrors({ period: Duration.minutes(5) }));
+  props.alarms.add(
+    `${id}ErrorAlarm`,
+    `The ${name} function failed (an exception it did not answer, a timeout or a crash)`,
+    fn.metricErrors({ period: Duration.minutes(5) }),
+  );
   return fn;
 }
 

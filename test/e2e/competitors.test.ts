@@ -48,7 +48,7 @@ describe('add_competitor', () => {
     const rows = await activeRows(s);
     const gone = rows[0];
     const kept = rows[1];
-    expect((await t.store.backlinks.latest(s.siteId, gone.domain))).not.toBeNull();
+    expect(await t.store.backlinks.latest(s.siteId, gone.domain)).not.toBeNull();
 
     expect((await s.tool('db_delete', { table: 'cm_competitors', id: gone.id })).status).toBe(200);
     const next = await s.tool('add_competitor', { domain: 'newcomer.com' });
@@ -56,13 +56,16 @@ describe('add_competitor', () => {
     expect(next.body.created).toBe(true);
     await t.stack.drain();
 
-    const before = { gone: (await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at, kept: (await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at };
+    const before = {
+      gone: (await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at,
+      kept: (await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at,
+    };
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await t.stack.runSchedule()).toBeGreaterThanOrEqual(11); // this site: its domain and 10 competitors
     await t.stack.drain();
     expect((await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at).toBe(before.gone);
     expect((await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at > before.kept).toBe(true);
-    expect((await t.store.backlinks.latest(s.siteId, 'newcomer.com'))).not.toBeNull();
+    expect(await t.store.backlinks.latest(s.siteId, 'newcomer.com')).not.toBeNull();
   });
 
   it('takes back the place of an add that died before storing its row, or of a delete that died before freeing it, and no other', async () => {
@@ -184,7 +187,12 @@ describe('serp_backlinks', () => {
     expect(lookup.body.profiles).toEqual([expect.objectContaining({ domain: 'untracked-store.com', is_competitor: false, snapshot_at: null })]);
     expect(await activeRows(s)).toEqual(rowsBefore);
     const usage = (await t.call('GET', '/v1/usage', undefined, { key: s.key })).body;
-    expect(usage.by_tool).toEqual(expect.arrayContaining([expect.objectContaining({ tool: 'serp_backlinks', provider: 'sandbox' }), expect.objectContaining({ tool: 'monitor', provider: 'sandbox' })]));
+    expect(usage.by_tool).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tool: 'serp_backlinks', provider: 'sandbox' }),
+        expect.objectContaining({ tool: 'monitor', provider: 'sandbox' }),
+      ]),
+    );
 
     for (const [body, path] of [
       [{ trend_months: 37 }, 'trend_months'],

@@ -72,8 +72,14 @@ describe('local stack', () => {
         new CreateTableCommand({
           TableName: 'old-table',
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+          AttributeDefinitions: [
+            { AttributeName: 'pk', AttributeType: 'S' },
+            { AttributeName: 'sk', AttributeType: 'S' },
+          ],
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
         }),
       );
       await expect(ensureTable(dynamo.endpoint, 'old-table')).rejects.toThrow(/lacks the indexes gsi1, gsi2, gsi3, gsi4.*Remove the data directory/);

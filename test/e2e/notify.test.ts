@@ -13,8 +13,7 @@ const state = async (id: string) => {
   const page = (await t.call('GET', `/articles/${id}`)).body;
   return { status: page.status, live: page.live };
 };
-const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>
-  (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
+const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) => (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
 
 describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {
@@ -125,13 +124,17 @@ describe('relink', () => {
     const other = await publishArticle('r-other');
     const q = await publishArticle('r-linker', { title: 'Linker' });
     const copy = `Intro [the target](page:${target}) and\r\n\t[other](page:${other}); again [t2](page:${target}) — ünï.`;
-    const published = await t.call('POST', '/articles', article('r-linker', {
-      title: 'Linker',
-      copy,
-      related_article_ids: [other, target],
-      related_question_ids: [],
-      excerpt: 'kept',
-    }));
+    const published = await t.call(
+      'POST',
+      '/articles',
+      article('r-linker', {
+        title: 'Linker',
+        copy,
+        related_article_ids: [other, target],
+        related_question_ids: [],
+        excerpt: 'kept',
+      }),
+    );
     expect(published.body.id).toBe(q);
     const before = (await t.call('GET', `/articles/${q}`)).body;
 

@@ -47,12 +47,10 @@ describe('logs', () => {
     expect(JSON.stringify(output.lines)).not.toContain('cm_wrong');
   });
 
-  it('keeps concurrent requests\' keys apart', async () => {
+  it("keeps concurrent requests' keys apart", async () => {
     const other = await t.newSite('Observed other');
     const calls = Array.from({ length: 10 }, (_, i) =>
-      i % 2 === 0
-        ? t.call('POST', '/v1/tools/get_keywords', { seeds: [`shoe ${i}`] })
-        : t.call('GET', '/v1/usage', undefined, { key: other.key }),
+      i % 2 === 0 ? t.call('POST', '/v1/tools/get_keywords', { seeds: [`shoe ${i}`] }) : t.call('GET', '/v1/usage', undefined, { key: other.key }),
     );
     expect((await Promise.all(calls)).map((r) => r.status)).toEqual(Array(10).fill(200));
     const answered = output.logs('answered');
@@ -89,7 +87,11 @@ describe('metrics (EMF)', () => {
     const refreshes = [await tool('serp_keyword_refresh', { keyword: 'running shoes' }), await tool('serp_keyword_refresh', { keyword: 'trail shoes' })];
 
     const calls = output.metric('tool_calls');
-    expect(calls.map((m) => [m.line.tool, m.value])).toEqual([['get_keywords', 1], ['serp_keyword_refresh', 1], ['serp_keyword_refresh', 1]]);
+    expect(calls.map((m) => [m.line.tool, m.value])).toEqual([
+      ['get_keywords', 1],
+      ['serp_keyword_refresh', 1],
+      ['serp_keyword_refresh', 1],
+    ]);
     for (const call of calls) expect(call.dimensions).toEqual(['service', 'tool']);
     const costs = output.metric('provider_cost_usd');
     expect(costs.map((m) => m.value)).toEqual([keywords.body.cost_usd, ...refreshes.map((r) => r.body.cost_usd)]);

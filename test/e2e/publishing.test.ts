@@ -89,7 +89,7 @@ describe('POST /articles', () => {
     expect(Buffer.from(page.body.copy, 'utf8').equals(Buffer.from(copy, 'utf8'))).toBe(true);
   });
 
-  it('ignores unknown fields and an article\'s sources', async () => {
+  it("ignores unknown fields and an article's sources", async () => {
     const res = await t.call('POST', '/articles', article('tolerant', { sources: [{ id: 'src-1' }], future_field: { x: 1 }, summary: 'no' }));
     expect(res.status).toBe(201);
     const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
@@ -133,9 +133,16 @@ describe('POST /articles', () => {
   });
 
   it('reports blocks it stored but will not render in warnings[]', async () => {
-    const res = await t.call('POST', '/articles', article('warned', {
-      body: [{ _type: 'paragraph', text: 'ok' }, { _type: 'carousel', slides: [] }],
-    }));
+    const res = await t.call(
+      'POST',
+      '/articles',
+      article('warned', {
+        body: [
+          { _type: 'paragraph', text: 'ok' },
+          { _type: 'carousel', slides: [] },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.warnings).toEqual([{ path: 'body[1]', message: expect.any(String) }]);
     const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
@@ -173,26 +180,44 @@ describe('large pages', () => {
 
 describe('questions', () => {
   it('stores a question without status as published and reads it back', async () => {
-    const res = await t.call('POST', '/questions', question('boiling', {
-      sources: [{ id: 'src-1', title: 'Physics', url: 'https://example.org/p', accessed_at: '2026-11-01' }],
-    }));
+    const res = await t.call(
+      'POST',
+      '/questions',
+      question('boiling', {
+        sources: [{ id: 'src-1', title: 'Physics', url: 'https://example.org/p', accessed_at: '2026-11-01' }],
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ type: 'question', status: 'published' });
     const q = (await t.call('GET', `/questions/${res.body.id}`)).body;
-    expect(q).toMatchObject({ type: 'question', question: 'What is boiling?', meta_title: 'What is boiling?', live: true, summary: null, community_answers: [] });
+    expect(q).toMatchObject({
+      type: 'question',
+      question: 'What is boiling?',
+      meta_title: 'What is boiling?',
+      live: true,
+      summary: null,
+      community_answers: [],
+    });
     expect(q.sources).toHaveLength(1);
     expect((await t.call('GET', '/questions?slug=boiling')).body.id).toBe(res.body.id);
     expect((await t.call('GET', `/articles/${res.body.id}`)).status).toBe(404);
   });
 
   it("replaces the editor's answer and sources whole, and leaves the summary and community answers alone", async () => {
-    const first = await t.call('POST', '/questions', question('kept-parts', {
-      answer: [{ _type: 'paragraph', text: 'Old answer' }, { _type: 'paragraph', text: 'Old second' }],
-      sources: [
-        { id: 'src-1', title: 'A', url: 'https://a.example', accessed_at: '2026-01-01' },
-        { id: 'src-2', title: 'B', url: 'https://b.example', accessed_at: '2026-01-01' },
-      ],
-    }));
+    const first = await t.call(
+      'POST',
+      '/questions',
+      question('kept-parts', {
+        answer: [
+          { _type: 'paragraph', text: 'Old answer' },
+          { _type: 'paragraph', text: 'Old second' },
+        ],
+        sources: [
+          { id: 'src-1', title: 'A', url: 'https://a.example', accessed_at: '2026-01-01' },
+          { id: 'src-2', title: 'B', url: 'https://b.example', accessed_at: '2026-01-01' },
+        ],
+      }),
+    );
     const id = first.body.id;
     const summary = await t.call('PUT', `/questions/${id}/summary`, { summary: 'Written by the site' });
     expect(summary.status).toBe(200);
@@ -201,11 +226,15 @@ describe('questions', () => {
     expect(answer.status).toBe(201);
     expect(typeof answer.body.answer_id).toBe('string');
 
-    const again = await t.call('POST', '/questions', question('kept-parts', {
-      answer: [{ _type: 'paragraph', text: 'New answer' }],
-      sources: [{ id: 'src-3', title: 'C', url: 'https://c.example', accessed_at: '2026-02-01' }],
-      summary: 'The editor may not write this',
-    }));
+    const again = await t.call(
+      'POST',
+      '/questions',
+      question('kept-parts', {
+        answer: [{ _type: 'paragraph', text: 'New answer' }],
+        sources: [{ id: 'src-3', title: 'C', url: 'https://c.example', accessed_at: '2026-02-01' }],
+        summary: 'The editor may not write this',
+      }),
+    );
     expect(again.status).toBe(200);
     const q = (await t.call('GET', `/questions/${id}`)).body;
     expect(q.answer).toEqual([{ _type: 'paragraph', text: 'New answer' }]);

@@ -78,7 +78,13 @@ describe('research jobs', () => {
     expect(reply.body).toMatchObject({ status: 'succeeded', data_source: 'sandbox', job_id: expect.stringMatching(/^job_/), cached: false });
     const ids = reply.body.sources.map((source: { id: string }) => source.id);
     expect(ids[0]).toBe('src-1');
-    for (const source of reply.body.sources) expect(source).toEqual({ id: expect.stringMatching(/^src-\d+$/), title: expect.any(String), url: expect.stringMatching(/^https:\/\//), accessed_at: expect.any(String) });
+    for (const source of reply.body.sources)
+      expect(source).toEqual({
+        id: expect.stringMatching(/^src-\d+$/),
+        title: expect.any(String),
+        url: expect.stringMatching(/^https:\/\//),
+        accessed_at: expect.any(String),
+      });
     for (const finding of [...reply.body.facts, ...reply.body.opinions]) {
       expect(finding.source_ids.length).toBeGreaterThan(0);
       for (const id of finding.source_ids) expect(ids).toContain(id);
@@ -116,7 +122,7 @@ describe('research jobs', () => {
     expect((await s.get('/v1/usage')).body.calls).toBe(calls);
   });
 
-  it('lets 10 of 100 concurrent web calls in, refuses 90 with the spec\'s error object, and frees all 10 places after', async () => {
+  it("lets 10 of 100 concurrent web calls in, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
     const s = await site();
     let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
     // Jobs slow enough that none ends while the 100 calls arrive.
@@ -138,7 +144,7 @@ describe('research jobs', () => {
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
   });
 
-  it('gives a hung worker\'s place to the next caller once its lease expires; the hung job\'s late release leaves the new owner\'s place alone', async () => {
+  it("gives a hung worker's place to the next caller once its lease expires; the hung job's late release leaves the new owner's place alone", async () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     await withTimings({ SANDBOX_RESEARCH_MS: '4000', RESEARCH_LEASE_MS: '1500' }, async () => {
@@ -165,7 +171,14 @@ describe('research jobs', () => {
     expect(http.status).toBe(400);
     expect(http.body.issues).toEqual([{ path: 'seed', message: 'url mode takes an https URL' }]);
     expect((await s.tool('research', { mode: 'web', seed: 'shoes', question: 'why?' })).body.issues[0].path).toBe('question');
-    for (const url of ['https://127.0.0.1/', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/', 'https://localhost:8443/x', 'https://10.0.0.7/', 'https://[::ffff:127.0.0.1]/']) {
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::1]/',
+      'https://localhost:8443/x',
+      'https://10.0.0.7/',
+      'https://[::ffff:127.0.0.1]/',
+    ]) {
       const refused = await s.tool('research', { mode: 'url', seed: url });
       expect([url, refused.status]).toEqual([url, 400]);
       expect(refused.body.issues[0]).toMatchObject({ path: 'seed', message: expect.stringContaining('public addresses only') });
@@ -175,7 +188,15 @@ describe('research jobs', () => {
 });
 
 describe('serp_landscape analyze', () => {
-  const SEEDS = ['running shoes', 'trail running shoes', 'best running shoes', 'running shoes for women', 'cheap running shoes', 'running socks', 'marathon shoes'];
+  const SEEDS = [
+    'running shoes',
+    'trail running shoes',
+    'best running shoes',
+    'running shoes for women',
+    'cheap running shoes',
+    'running socks',
+    'marathon shoes',
+  ];
 
   async function topic(s: Awaited<ReturnType<typeof site>>) {
     const created = (await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } })).body.row;
@@ -224,7 +245,9 @@ describe('serp_landscape analyze', () => {
   it('researches a keyword once however many analyze calls arrive together, and waits within wait_ms', async () => {
     const s = await site();
     const queued = t.stack.queues.research.sent;
-    const replies = await Promise.all(Array.from({ length: 4 }, () => s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 })));
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 })),
+    );
     expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
     expect(t.stack.queues.research.sent).toBe(queued + 1);
     // Waiting long enough collects it in the same call.

@@ -127,9 +127,7 @@ describe('db tools', () => {
     expect(again.body).toMatchObject({ error: 'already_exists', table: 'cm_keywords', id: first.id });
     // Another locale is another keyword (ids have gaps where an insert lost its unique value).
     expect((await insert(s, 'cm_keywords', { keyword: 'running shoes', locale: 'GB/en' })).id).toBeGreaterThan(first.id);
-    const racing = await Promise.all(
-      Array.from({ length: 6 }, () => s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail shoes' } })),
-    );
+    const racing = await Promise.all(Array.from({ length: 6 }, () => s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail shoes' } })));
     expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
     expect(racing.filter((r) => r.status === 409)).toHaveLength(5);
   });
@@ -162,7 +160,7 @@ describe('db tools', () => {
     expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes' } })).status).toBe(200);
   });
 
-  it('scopes every row to the key\'s site', async () => {
+  it("scopes every row to the key's site", async () => {
     const a = await site();
     const b = await site();
     const secret = await insert(a, 'cm_topics', { name: 'A only' });
@@ -278,9 +276,18 @@ async function topicWith(s: Site, seeds: string[]) {
 }
 
 const TWELVE = [
-  'running shoes', 'trail running shoes', 'best running shoes', 'running shoes for women', 'cheap running shoes',
-  'running shoes review', 'marathon shoes', 'buy running shoes', 'running socks', 'running shorts',
-  'running watch', 'running jacket',
+  'running shoes',
+  'trail running shoes',
+  'best running shoes',
+  'running shoes for women',
+  'cheap running shoes',
+  'running shoes review',
+  'marathon shoes',
+  'buy running shoes',
+  'running socks',
+  'running shorts',
+  'running watch',
+  'running jacket',
 ];
 
 describe('serp_landscape', () => {
@@ -350,7 +357,10 @@ describe('serp_landscape', () => {
   it('lists the top 10 keywords of a topic by score, skips the ones already fetched, and takes limit or keyword_ids', async () => {
     const s = await site();
     const { topic, keywords } = await topicWith(s, TWELVE);
-    const top10 = [...keywords].sort((a, b) => keywordScore(b as any) - keywordScore(a as any)).slice(0, 10).map((k) => k.keyword);
+    const top10 = [...keywords]
+      .sort((a, b) => keywordScore(b as any) - keywordScore(a as any))
+      .slice(0, 10)
+      .map((k) => k.keyword);
     const list = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
     expect(list.status).toBe(200);
     expect(list.body.list.fetched.sort()).toEqual([...top10].sort());
@@ -433,9 +443,7 @@ describe('serp_keyword_refresh', () => {
 
   it('allows exactly 20 per site per UTC day under 50 concurrent calls; the rest get 429 quota_exceeded', async () => {
     const s = await site();
-    const replies = await Promise.all(
-      Array.from({ length: 50 }, (_v, i) => s.tool('serp_keyword_refresh', { keyword: `running shoes ${i % 7}` })),
-    );
+    const replies = await Promise.all(Array.from({ length: 50 }, (_v, i) => s.tool('serp_keyword_refresh', { keyword: `running shoes ${i % 7}` })));
     const ok = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 429);
     expect(ok).toHaveLength(20);
@@ -480,7 +488,7 @@ describe('two sites', () => {
 });
 
 describe('usage ledger', () => {
-  it('sums provider calls per tool and provider, in the requested window, for the key\'s site only', async () => {
+  it("sums provider calls per tool and provider, in the requested window, for the key's site only", async () => {
     const s = await site();
     const before = new Date().toISOString();
     await s.tool('get_keywords', { seeds: ['running shoes'] });

@@ -13,16 +13,20 @@ const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, 
 
 describe('visitor pages', () => {
   it('renders a published article from its blocks, never from copy, with the head tags', async () => {
-    await t.call('POST', '/articles', article('rendered', {
-      title: 'Rendered page',
-      excerpt: 'Card summary',
-      copy: 'COPY-ONLY-TEXT must never reach readers',
-      body: [
-        { _type: 'heading', level: 2, text: 'Section' },
-        { _type: 'paragraph', text: 'Body text' },
-      ],
-      cover_image: 'https://img.example.com/cover.jpg',
-    }));
+    await t.call(
+      'POST',
+      '/articles',
+      article('rendered', {
+        title: 'Rendered page',
+        excerpt: 'Card summary',
+        copy: 'COPY-ONLY-TEXT must never reach readers',
+        body: [
+          { _type: 'heading', level: 2, text: 'Section' },
+          { _type: 'paragraph', text: 'Body text' },
+        ],
+        cover_image: 'https://img.example.com/cover.jpg',
+      }),
+    );
     const res = await visit('articles', 'rendered');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -39,12 +43,16 @@ describe('visitor pages', () => {
   });
 
   it('uses canonical_url, noindex and schema_type when given', async () => {
-    await t.call('POST', '/articles', article('seo-fields', {
-      canonical_url: 'https://www.example.com/guide',
-      noindex: true,
-      schema_type: 'HowTo',
-      meta_title: 'SEO title',
-    }));
+    await t.call(
+      'POST',
+      '/articles',
+      article('seo-fields', {
+        canonical_url: 'https://www.example.com/guide',
+        noindex: true,
+        schema_type: 'HowTo',
+        meta_title: 'SEO title',
+      }),
+    );
     const html = (await visit('articles', 'seo-fields')).text;
     expect(html).toContain('<link rel="canonical" href="https://www.example.com/guide">');
     expect(html).toContain('<meta name="robots" content="noindex">');
@@ -65,9 +73,18 @@ describe('visitor pages', () => {
   it('links [text](page:<id>) only to pages readers can reach', async () => {
     const live = (await t.call('POST', '/articles', article('link-live'))).body;
     const draft = (await t.call('POST', '/questions', question('link-draft', { status: 'draft' }))).body;
-    await t.call('POST', '/articles', article('linker', {
-      body: [{ _type: 'paragraph', text: 'Read [the live one](page:' + live.id + ') and [the draft](page:' + draft.id + ') and [ghost](page:art_zzzzzzzzzzzzzzzz).' }],
-    }));
+    await t.call(
+      'POST',
+      '/articles',
+      article('linker', {
+        body: [
+          {
+            _type: 'paragraph',
+            text: 'Read [the live one](page:' + live.id + ') and [the draft](page:' + draft.id + ') and [ghost](page:art_zzzzzzzzzzzzzzzz).',
+          },
+        ],
+      }),
+    );
     const html = (await visit('articles', 'linker')).text;
     expect(html).toContain(`<a href="${t.url}/sites/${t.siteId}/articles/link-live">the live one</a>`);
     expect(html).toContain(' and the draft and ghost.');
@@ -79,22 +96,29 @@ describe('visitor pages', () => {
   });
 
   it('applies the citation rules on a question page', async () => {
-    await t.call('POST', '/questions', question('cited', {
-      answer: [
-        { _type: 'paragraph', children: [
-          { _type: 'span', text: 'Water boils at 100 °C' },
-          { _type: 'sourceCitation', id: 'src-1' },
-          { _type: 'span', text: ' at sea level ' },
-          { _type: 'sourceCitation', id: 'src-9' },
-          { _type: 'span', text: '.' },
-        ] },
-        { _type: 'list', style: 'bullet', items: ['Known [src-2]', 'Unknown [src-7]', 'Plain'] },
-      ],
-      sources: [
-        { id: 'src-1', title: 'Physics book', url: 'https://physics.example/boil', accessed_at: '2026-10-01' },
-        { id: 'src-2', title: 'Chemistry site', url: 'https://chem.example', accessed_at: '2026-10-02' },
-      ],
-    }));
+    await t.call(
+      'POST',
+      '/questions',
+      question('cited', {
+        answer: [
+          {
+            _type: 'paragraph',
+            children: [
+              { _type: 'span', text: 'Water boils at 100 °C' },
+              { _type: 'sourceCitation', id: 'src-1' },
+              { _type: 'span', text: ' at sea level ' },
+              { _type: 'sourceCitation', id: 'src-9' },
+              { _type: 'span', text: '.' },
+            ],
+          },
+          { _type: 'list', style: 'bullet', items: ['Known [src-2]', 'Unknown [src-7]', 'Plain'] },
+        ],
+        sources: [
+          { id: 'src-1', title: 'Physics book', url: 'https://physics.example/boil', accessed_at: '2026-10-01' },
+          { id: 'src-2', title: 'Chemistry site', url: 'https://chem.example', accessed_at: '2026-10-02' },
+        ],
+      }),
+    );
     const html = (await visit('questions', 'cited')).text;
     expect(html).toContain('Water boils at 100 °C<sup class="citation"><a href="#source-1">[1]</a></sup> at sea level.');
     expect(html).toContain('<li>Known <sup class="citation"><a href="#source-2">[2]</a></sup></li>');
@@ -106,12 +130,23 @@ describe('visitor pages', () => {
   });
 
   it('renders no citation markers in an article', async () => {
-    await t.call('POST', '/articles', article('no-cites', {
-      body: [
-        { _type: 'paragraph', children: [{ _type: 'span', text: 'Claim' }, { _type: 'sourceCitation', id: 'src-1' }, { _type: 'span', text: '!' }] },
-        { _type: 'list', items: ['Point [src-1]', 'Other [src-2] point'] },
-      ],
-    }));
+    await t.call(
+      'POST',
+      '/articles',
+      article('no-cites', {
+        body: [
+          {
+            _type: 'paragraph',
+            children: [
+              { _type: 'span', text: 'Claim' },
+              { _type: 'sourceCitation', id: 'src-1' },
+              { _type: 'span', text: '!' },
+            ],
+          },
+          { _type: 'list', items: ['Point [src-1]', 'Other [src-2] point'] },
+        ],
+      }),
+    );
     const html = (await visit('articles', 'no-cites')).text;
     expect(html).toContain('<p>Claim!</p>');
     expect(html).toContain('<li>Point</li><li>Other point</li>');
@@ -120,20 +155,27 @@ describe('visitor pages', () => {
 
   it('escapes hostile text and renders only http, https and mailto URLs', async () => {
     const hostile = '<script>alert("x")</script>';
-    const res = await t.call('POST', '/articles', article('hostile', {
-      title: `T ${hostile}`,
-      excerpt: `E ${hostile}`,
-      cover_image: 'javascript:alert(1)',
-      body: [
-        { _type: 'heading', level: 2, text: hostile },
-        { _type: 'paragraph', text: `P ${hostile} [bad](javascript:alert(2)) [data](data:text/html,hi) [ok](https://ok.example/?a=1&b="2") [mail](mailto:a@b.example)` },
-        { _type: 'image', url: 'javascript:alert(3)', alt: hostile },
-        { _type: 'image', url: 'https://img.example/x.png', alt: `"><img src=x onerror=alert(4)>` },
-        { _type: 'table', header: [hostile], rows: [[hostile]] },
-        { _type: 'statBar', stats: [{ value: hostile, label: hostile }] },
-        { _type: `<script>evil()</script>` },
-      ],
-    }));
+    const res = await t.call(
+      'POST',
+      '/articles',
+      article('hostile', {
+        title: `T ${hostile}`,
+        excerpt: `E ${hostile}`,
+        cover_image: 'javascript:alert(1)',
+        body: [
+          { _type: 'heading', level: 2, text: hostile },
+          {
+            _type: 'paragraph',
+            text: `P ${hostile} [bad](javascript:alert(2)) [data](data:text/html,hi) [ok](https://ok.example/?a=1&b="2") [mail](mailto:a@b.example)`,
+          },
+          { _type: 'image', url: 'javascript:alert(3)', alt: hostile },
+          { _type: 'image', url: 'https://img.example/x.png', alt: `"><img src=x onerror=alert(4)>` },
+          { _type: 'table', header: [hostile], rows: [[hostile]] },
+          { _type: 'statBar', stats: [{ value: hostile, label: hostile }] },
+          { _type: `<script>evil()</script>` },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(expect.arrayContaining(['cover_image', 'body[2].url', 'body[6]']));
     const html = (await visit('articles', 'hostile')).text;

@@ -34,7 +34,12 @@ export function captureOutput(options: { level?: 'DEBUG' | 'INFO' | 'WARN' | 'ER
     metric: (name: string) =>
       lines
         .filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Metrics?.some((m: { Name: string }) => m.Name === name))
-        .map((line) => ({ value: line[name], namespace: line._aws.CloudWatchMetrics[0].Namespace, dimensions: line._aws.CloudWatchMetrics[0].Dimensions[0] as string[], line })),
+        .map((line) => ({
+          value: line[name],
+          namespace: line._aws.CloudWatchMetrics[0].Namespace,
+          dimensions: line._aws.CloudWatchMetrics[0].Dimensions[0] as string[],
+          line,
+        })),
     stop() {
       for (const spy of spies) spy.mockRestore();
       logger.setLogLevel(previousLevel);

@@ -13,9 +13,7 @@ let template: Template;
 beforeAll(async () => {
   sizes = await bundleSizes();
   const app = checkedApp();
-  template = Template.fromStack(
-    new ContentApiStack(app, 'Bundles', { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily' }),
-  );
+  template = Template.fromStack(new ContentApiStack(app, 'Bundles', { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily' }));
 }, 120_000);
 
 /** The SDK client a granted action needs; receiving from a queue is the event source's work, not the function's. */
@@ -51,7 +49,12 @@ describe('bundles', () => {
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
     expect(clientsOf('discovery')).toEqual([]);
     expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
-    expect(clientsOf('research-worker')).toEqual(['@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs']);
+    expect(clientsOf('research-worker')).toEqual([
+      '@aws-sdk/client-bedrock-runtime',
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-secrets-manager',
+      '@aws-sdk/client-sqs',
+    ]);
   });
 });
 

@@ -72,7 +72,13 @@ describe('CDK stack', () => {
 
   it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, and the monitoring schedule, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
-      Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' }, LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() } },
+      Properties: {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
+      },
     });
     expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
@@ -127,9 +133,7 @@ describe('CDK stack', () => {
     for (const [, queue] of withDlq) {
       expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
-      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
-        JSON.stringify(a.Properties.Dimensions).includes(dlq),
-      );
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => JSON.stringify(a.Properties.Dimensions).includes(dlq));
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     }
@@ -154,7 +158,7 @@ describe('CDK stack', () => {
     ]);
   });
 
-  it('delivers each worker queue as the settings shared with the local stack say: batch size, deliveries before the dead-letter queue, the worker\'s time limit', () => {
+  it("delivers each worker queue as the settings shared with the local stack say: batch size, deliveries before the dead-letter queue, the worker's time limit", () => {
     const queues = template.findResources('AWS::SQS::Queue');
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
     const functions = template.findResources('AWS::Lambda::Function');
@@ -179,7 +183,11 @@ describe('CDK stack', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
-        .filter((p) => p.Properties.PolicyDocument.Statement.some((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue)))
+        .filter((p) =>
+          p.Properties.PolicyDocument.Statement.some(
+            (s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue),
+          ),
+        )
         .map((p) => JSON.stringify(p.Properties.Roles));
     const researchSenders = sendersTo('ResearchQueue');
     expect(researchSenders).toHaveLength(3);
@@ -192,9 +200,7 @@ describe('CDK stack', () => {
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('RelinkWorkerFunction'))).toBe(true);
-    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
-      JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
-    )!;
+    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties.Role).includes('NotifyFunction'))!;
     expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^RelinkQueue/) });
   });
 
@@ -212,13 +218,20 @@ describe('CDK stack', () => {
 
   it('lets only the research worker call Bedrock: InvokeModel on the default model in its region, named in its environment', () => {
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map((s: any) => ({ roles: JSON.stringify(p.Properties.Roles), statement: s })),
+      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map((s: any) => ({
+        roles: JSON.stringify(p.Properties.Roles),
+        statement: s,
+      })),
     );
     expect(invokers).toHaveLength(1);
     expect(invokers[0]!.roles).toContain('ResearchWorkerFunction');
     expect(invokers[0]!.statement.Action).toBe('bedrock:InvokeModel');
-    expect(JSON.stringify(invokers[0]!.statement.Resource)).toContain(':bedrock:",{"Ref":"AWS::Region"},"::foundation-model/anthropic.claude-3-haiku-20240307-v1:0');
-    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'))!;
+    expect(JSON.stringify(invokers[0]!.statement.Resource)).toContain(
+      ':bedrock:",{"Ref":"AWS::Region"},"::foundation-model/anthropic.claude-3-haiku-20240307-v1:0',
+    );
+    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+    )!;
     expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe('anthropic.claude-3-haiku-20240307-v1:0');
     expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
   });
@@ -228,7 +241,9 @@ describe('CDK stack', () => {
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 day)');
     expect(JSON.stringify(rules[0]!.Properties.Targets)).toContain('MonitorScheduleFunction');
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'));
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'),
+    );
     const actions = JSON.stringify(policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)));
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).toContain('dynamodb:BatchGetItem');
@@ -271,7 +286,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it('alarms, through one topic, on every function\'s errors, every dead-letter queue and the API\'s 5xx answers', () => {
+  it("alarms, through one topic, on every function's errors, every dead-letter queue and the API's 5xx answers", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
@@ -320,11 +335,11 @@ describe('CDK stack with provider credentials', () => {
     withSecrets = Template.fromStack(new ContentApiStack(secretsApp, 'WithSecrets', props));
   }, 120_000);
 
-  it('passes cdk-nag: the inference profile\'s any-region model is the one acknowledged wildcard', () => {
+  it("passes cdk-nag: the inference profile's any-region model is the one acknowledged wildcard", () => {
     expect(() => secretsApp.synth({ force: true })).not.toThrow();
   });
 
-  it('has no wildcard action, and no wildcard resource but X-Ray\'s, with secrets and an inference profile too', () => {
+  it("has no wildcard action, and no wildcard resource but X-Ray's, with secrets and an inference profile too", () => {
     expectNoWildcards(withSecrets);
   });
 
@@ -342,14 +357,14 @@ describe('CDK stack with provider credentials', () => {
 
   it('lets only the functions that call DataForSEO (research too, for keywords mode) read its secret, named in their environment', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
-      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'ResearchFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map((name) =>
-        expect.stringContaining(name),
+      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'ResearchFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map(
+        (name) => expect.stringContaining(name),
       ),
     );
     expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(6);
   });
 
-  it('grants a secret\'s value and nothing more of it, and of a queue only sending (the workers\' event sources receive)', () => {
+  it("grants a secret's value and nothing more of it, and of a queue only sending (the workers' event sources receive)", () => {
     const statements = statementsOf(withSecrets);
     const secretActions = statements.filter((s: any) => JSON.stringify(s.Action).includes('secretsmanager:'));
     expect(secretActions.length).toBe(7);
@@ -361,7 +376,9 @@ describe('CDK stack with provider credentials', () => {
     for (const policy of policies) {
       const sqs = policy.Properties.PolicyDocument.Statement.flatMap((s: any) => asList(s.Action)).filter((a: string) => a.startsWith('sqs:'));
       const receives = JSON.stringify(policy.Properties.Roles).includes('WorkerFunction');
-      const allowed = receives ? ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : ['sqs:SendMessage'];
+      const allowed = receives
+        ? ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']
+        : ['sqs:SendMessage'];
       for (const action of sqs) expect(allowed).toContain(action);
     }
   });
@@ -390,8 +407,11 @@ describe('cdk synth', () => {
     const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
     try {
       await new Promise<void>((resolve, reject) =>
-        execFile(join(root, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', out], { cwd: root, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' } }, (error, _stdout, stderr) =>
-          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
+        execFile(
+          join(root, 'node_modules/.bin/cdk'),
+          ['synth', '--quiet', '--output', out],
+          { cwd: root, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' } },
+          (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()),
         ),
       );
       const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));

@@ -74,11 +74,22 @@ describe('DataForSEO backlink profile', () => {
   it('maps the trend: 36 months ending this month, new referring domains from the month-over-month growth, never negative', async () => {
     answerProfile();
     const { trend, summary } = await adapter().profile(SITE, new Meter());
-    const recorded = fixture('backlinks_timeseries.ok').tasks[0].result[0].items as Array<{ date: string; referring_domains: number; backlinks: number; rank: number }>;
+    const recorded = fixture('backlinks_timeseries.ok').tasks[0].result[0].items as Array<{
+      date: string;
+      referring_domains: number;
+      backlinks: number;
+      rank: number;
+    }>;
 
     expect(trend).toHaveLength(36);
     expect(trend[0]!.month).toBe('2023-12');
-    expect(trend.at(-1)).toEqual({ month: '2026-11', backlinks: summary.backlinks, referring_domains: summary.referring_domains, new_referring_domains: 11, rank: summary.rank });
+    expect(trend.at(-1)).toEqual({
+      month: '2026-11',
+      backlinks: summary.backlinks,
+      referring_domains: summary.referring_domains,
+      new_referring_domains: 11,
+      rank: summary.rank,
+    });
     trend.forEach((point, i) => {
       const item = recorded[i + 1]!;
       expect(point).toEqual({
@@ -210,7 +221,9 @@ describe('DataForSEO backlink profile', () => {
   it('fails a billed call without data (40101) as retryable, after every call’s cost is recorded', async () => {
     answerProfile({ [BACKLINK_ENDPOINTS.summary]: [{ fixture: 'serp_organic.40101' }] });
     const meter = new Meter();
-    const error = await adapter().profile(SITE, meter).catch((e: unknown) => e);
+    const error = await adapter()
+      .profile(SITE, meter)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ provider: 'dataforseo', retryable: true, code: 40101 });
     expect(meter.calls).toHaveLength(5);
@@ -220,7 +233,9 @@ describe('DataForSEO backlink profile', () => {
   it('fails on a terminal error of one call without retrying it', async () => {
     answerProfile({ [BACKLINK_ENDPOINTS.referringDomains]: [{ fixture: 'search_volume.40501' }] });
     const meter = new Meter();
-    const error = await adapter().profile(SITE, meter).catch((e: unknown) => e);
+    const error = await adapter()
+      .profile(SITE, meter)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ provider: 'dataforseo', retryable: false, code: 40501 });
     expect(replay.requests).toHaveLength(5);
     expect(meter.calls).toHaveLength(5);

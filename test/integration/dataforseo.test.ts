@@ -103,7 +103,9 @@ describe('DataForSEO retries', () => {
 
   it('gives up after its retries with a retryable provider error', async () => {
     replay.answer(ENDPOINTS.serpOrganic, { fixture: 'rate_limit.40202' });
-    const error = await adapter(2).serpOrganic('running shoes', 'US/en', 20, new Meter()).catch((e: unknown) => e);
+    const error = await adapter(2)
+      .serpOrganic('running shoes', 'US/en', 20, new Meter())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ provider: 'dataforseo', retryable: true });
     expect((error as Error).message).toContain('40202');
@@ -117,7 +119,9 @@ describe('DataForSEO retries', () => {
     ['HTTP 402 (payment)', { fixture: 'http402', status: 402 }, 402],
   ])('does not retry %s', async (_name, terminal, code) => {
     replay.answer(ENDPOINTS.searchVolume, terminal, { fixture: 'search_volume.ok' });
-    const error = await adapter().keywordMetrics(['running shoes'], 'US/en', new Meter()).catch((e: unknown) => e);
+    const error = await adapter()
+      .keywordMetrics(['running shoes'], 'US/en', new Meter())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ retryable: false, code });
     expect(replay.requests).toHaveLength(1);
@@ -126,7 +130,9 @@ describe('DataForSEO retries', () => {
   it('records the cost of a 40101 "no data but billed" task and reports the SERP pull as failed, not retried', async () => {
     replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.40101' }, { fixture: 'serp_organic.ok' });
     const meter = new Meter();
-    const error = await adapter().serpOrganic('running shoes', 'US/en', 20, meter).catch((e: unknown) => e);
+    const error = await adapter()
+      .serpOrganic('running shoes', 'US/en', 20, meter)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ provider: 'dataforseo', retryable: true, code: 40101 });
     expect(replay.requests).toHaveLength(1);
     expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.serpOrganic, cost_usd: 0.002 }]);

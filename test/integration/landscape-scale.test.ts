@@ -26,14 +26,23 @@ async function topicOf(count: number) {
     checked_at: now,
     data_source: 'sandbox',
   });
-  const { created } = await rows.insertMany(siteId, 'cm_keywords', Array.from({ length: count }, (_v, i) => keyword(i)));
+  const { created } = await rows.insertMany(
+    siteId,
+    'cm_keywords',
+    Array.from({ length: count }, (_v, i) => keyword(i)),
+  );
   const ideas = await rows.insertMany(siteId, 'cm_keywords', [{ ...keyword(100_000), is_idea: true }]);
   await rows.insertMany(
     siteId,
     'cm_topic_keywords',
     [...created, ...ideas.created].map((row) => ({ topic_id: topic.id, keyword_id: row.id, score: 1 })),
   );
-  await rows.insert(siteId, 'cm_pages', { title: 'Guide', topic_id: topic.id, primary_keyword: 'running shoes guide', secondary_keywords: ['running shoes model 1'] });
+  await rows.insert(siteId, 'cm_pages', {
+    title: 'Guide',
+    topic_id: topic.id,
+    primary_keyword: 'running shoes guide',
+    secondary_keywords: ['running shoes model 1'],
+  });
   for (const row of created.filter((_r, i) => i % 2 === 0)) {
     await t.store.serps.put(siteId, {
       keyword: String(row.keyword),

@@ -31,7 +31,8 @@ describe("the local stack's queues", () => {
     expect(failures).toHaveLength(count * maxReceiveCount);
     // The first deliveries, by invocation: full batches, then the one left over.
     const firstBatches = new Map<string, number>();
-    for (const line of failures.filter((l) => l.receive_count === 1)) firstBatches.set(line.function_request_id, (firstBatches.get(line.function_request_id) ?? 0) + 1);
+    for (const line of failures.filter((l) => l.receive_count === 1))
+      firstBatches.set(line.function_request_id, (firstBatches.get(line.function_request_id) ?? 0) + 1);
     expect([...firstBatches.values()].sort((a, b) => b - a)).toEqual([batchSize, batchSize, 1]);
     queue.deadLetters.length = 0;
   });
@@ -50,7 +51,7 @@ describe('InProcessQueue', () => {
     return { batches, timeLimitsMs, handler };
   }
 
-  it.each(WORKERS)("%s: gives its worker the shared time limit", async (worker) => {
+  it.each(WORKERS)('%s: gives its worker the shared time limit', async (worker) => {
     const { timeLimitsMs, handler } = recorder();
     const queue = new InProcessQueue(worker, handler);
     await queue.send('ok');

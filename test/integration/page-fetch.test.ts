@@ -17,7 +17,7 @@ const DNS: Record<string, string[]> = {
   'public.test': ['127.0.0.1'],
   'redirect.test': ['127.0.0.1'],
   'other.test': ['127.0.0.1'],
-  'localhost': ['127.0.0.1'],
+  localhost: ['127.0.0.1'],
   'private.test': ['10.0.0.7'],
   'metadata.test': ['169.254.169.254'],
   'mixed.test': ['127.0.0.1', '192.168.1.4'],
@@ -63,7 +63,8 @@ beforeAll(async () => {
       };
       res.on('drain', more);
       more();
-    } else if (path === '/slow') return; // never answers
+    } else if (path === '/slow')
+      return; // never answers
     else if (path === '/good') redirect(302, 'https://public.test/article');
     else if (path === '/to-private') redirect(302, 'https://private.test/article');
     else if (path === '/to-http') redirect(301, 'http://public.test/article');
@@ -125,7 +126,12 @@ describe('fetchReadablePage', () => {
     expect(page.text).not.toMatch(/NAV-MARKER|SCRIPT-MARKER|FOOTER-MARKER/);
     expect(page.text).not.toMatch(/\s{2}|\n/);
     expect(requests).toEqual([
-      { host: 'public.test', path: '/article', userAgent: expect.stringMatching(/^content-research-api\//), accept: 'text/html,application/xhtml+xml,text/plain' },
+      {
+        host: 'public.test',
+        path: '/article',
+        userAgent: expect.stringMatching(/^content-research-api\//),
+        accept: 'text/html,application/xhtml+xml,text/plain',
+      },
     ]);
   });
 

@@ -76,7 +76,8 @@ describe('web research', () => {
     web = await startWebReplay();
   });
   afterAll(() => web.close());
-  const config = (env: Record<string, string>) => loadConfig({ TABLE_NAME: 'content', TAVILY_BASE_URL: web.url, BEDROCK_ENDPOINT: web.http2Url, AWS_REGION: 'us-east-1', ...env });
+  const config = (env: Record<string, string>) =>
+    loadConfig({ TABLE_NAME: 'content', TAVILY_BASE_URL: web.url, BEDROCK_ENDPOINT: web.http2Url, AWS_REGION: 'us-east-1', ...env });
 
   it('uses the sandbox without a Tavily key, whatever else is set', async () => {
     expect((await selectResearch(config({}))).name).toBe('sandbox');

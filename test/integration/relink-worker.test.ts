@@ -41,7 +41,8 @@ describe('relink worker', () => {
     // Each failure is logged with its own message id, under the invocation's request id.
     const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
     expect(failures.map((line) => line.message_id).sort()).toEqual(['bad-json', 'bad-shape']);
-    for (const line of failures) expect(line).toMatchObject({ level: 'ERROR', function_name: 'relink-worker', receive_count: 1, function_request_id: expect.any(String) });
+    for (const line of failures)
+      expect(line).toMatchObject({ level: 'ERROR', function_name: 'relink-worker', receive_count: 1, function_request_id: expect.any(String) });
     expect(failures.find((line) => line.message_id === 'bad-json')!.error.message).toBe('message bad-json is not JSON');
   });
 
@@ -51,7 +52,9 @@ describe('relink worker', () => {
     await queue.send('{"site_id": 1, "target_id": 7}');
     await queue.send(JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' }));
     await t.stack.drain();
-    expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount }]);
+    expect(queue.deadLetters).toEqual([
+      { messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount },
+    ]);
     queue.deadLetters.length = 0;
   });
 
@@ -80,7 +83,12 @@ describe('relink worker', () => {
       // The caller learns nothing of the cause; the log has all of it.
       expect(failed.body).toEqual({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
       expect(output.logs('unhandled error')).toEqual([
-        expect.objectContaining({ level: 'ERROR', route: 'POST /api/content/notify', site_id: t.siteId, error: expect.objectContaining({ message: 'SQS is down', stack: expect.stringContaining('SQS is down') }) }),
+        expect.objectContaining({
+          level: 'ERROR',
+          route: 'POST /api/content/notify',
+          site_id: t.siteId,
+          error: expect.objectContaining({ message: 'SQS is down', stack: expect.stringContaining('SQS is down') }),
+        }),
       ]);
     } finally {
       output.stop();

@@ -16,9 +16,7 @@ const keyword = (name: string) => ({ keyword: name, locale: 'US/en', is_idea: fa
 it('holds each unique value by exactly one row under concurrent overlapping inserts', async () => {
   const { siteId } = await t.newSite();
   const names = Array.from({ length: 20 }, (_v, i) => `shoe ${i}`);
-  const batches = await Promise.all(
-    [0, 5, 10].map((offset) => t.store.rows.insertMany(siteId, 'cm_keywords', names.slice(offset, offset + 10).map(keyword))),
-  );
+  const batches = await Promise.all([0, 5, 10].map((offset) => t.store.rows.insertMany(siteId, 'cm_keywords', names.slice(offset, offset + 10).map(keyword))));
   const created = batches.flatMap((b) => b.created);
   expect(created.map((row) => row.keyword).sort()).toEqual([...names].sort());
   for (const batch of batches) {
@@ -27,7 +25,11 @@ it('holds each unique value by exactly one row under concurrent overlapping inse
       expect(conflict.existingId).toBe(holder.id);
     }
   }
-  const ids = await t.store.rows.idsByUnique(siteId, 'cm_keywords', names.map((n) => `US/en#${n}`));
+  const ids = await t.store.rows.idsByUnique(
+    siteId,
+    'cm_keywords',
+    names.map((n) => `US/en#${n}`),
+  );
   expect(ids.size).toBe(20);
 });
 

@@ -31,7 +31,7 @@ it('lets exactly 10 of 100 concurrent callers take a place, and all 10 are free 
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
 });
 
-it('reclaims a dead holder\'s place once its lease expires, and the dead holder\'s late free takes nothing from the new owner', async () => {
+it("reclaims a dead holder's place once its lease expires, and the dead holder's late free takes nothing from the new owner", async () => {
   const slots = t.store.researchSlots;
   const now = Date.now();
   // Ten holders; one of them ("dead") has a worker that dies and never frees its place.

@@ -33,7 +33,8 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 describe('Tavily search', () => {
   /** The adapter against the replay server, with pauses short enough for a test. */
-  const tavily = (options: Partial<TavilyOptions> = {}) => new TavilySearch({ apiKey: 'tvly-dev-test', baseUrl: replay.url, retries: 2, backoffMs: 2, ...options });
+  const tavily = (options: Partial<TavilyOptions> = {}) =>
+    new TavilySearch({ apiKey: 'tvly-dev-test', baseUrl: replay.url, retries: 2, backoffMs: 2, ...options });
 
   it('asks for page text and usage with Bearer auth, maps the results, and records the reported credits at their USD price', async () => {
     replay.answer('/search', { fixture: 'tavily.search.ok' });
@@ -112,12 +113,18 @@ describe('Bedrock Converse synthesis', () => {
   const THROTTLED: WebRecording = {
     fixture: 'bedrock.throttling',
     status: 429,
-    headers: { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/', 'x-amzn-requestid': '8c1f0e6a-2b7d-4f3e-9a51-6d0c4b2e7f19' },
+    headers: {
+      'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+      'x-amzn-requestid': '8c1f0e6a-2b7d-4f3e-9a51-6d0c4b2e7f19',
+    },
   };
   const DENIED: WebRecording = {
     fixture: 'bedrock.access-denied',
     status: 403,
-    headers: { 'x-amzn-errortype': 'AccessDeniedException:http://internal.amazon.com/coral/com.amazon.coral.service/', 'x-amzn-requestid': '3e9b7d21-6c4a-4e08-b1f5-0a8d2c6e9b47' },
+    headers: {
+      'x-amzn-errortype': 'AccessDeniedException:http://internal.amazon.com/coral/com.amazon.coral.service/',
+      'x-amzn-requestid': '3e9b7d21-6c4a-4e08-b1f5-0a8d2c6e9b47',
+    },
   };
 
   /** The sources of the recorded Tavily search, numbered as research numbers them. */
@@ -212,7 +219,12 @@ describe('Bedrock Converse synthesis', () => {
 
   it('caps each source and the whole prompt, leaving out the sources past the budget', async () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
-    const long = Array.from({ length: 6 }, (_v, i) => ({ id: `src-${i + 1}`, title: `Page ${i + 1}`, url: `https://example.com/${i + 1}`, text: 'abcdef'[i]!.repeat(10_000) }));
+    const long = Array.from({ length: 6 }, (_v, i) => ({
+      id: `src-${i + 1}`,
+      title: `Page ${i + 1}`,
+      url: `https://example.com/${i + 1}`,
+      text: 'abcdef'[i]!.repeat(10_000),
+    }));
     const findings = await bedrock().synthesize({ query: QUERY, question: null }, long, new Meter());
 
     const prompt = promptOf(replay.requests[0]!);

@@ -7,7 +7,10 @@ const profileOf = (domain: string) => sandbox.profile(domain, new Meter());
 
 /** An anchor naming the domain's brand (the label before the suffix), as the health flags judge it. */
 const isBrand = (anchor: string, domain: string) =>
-  anchor.toLowerCase().replace(/[^a-z0-9]+/g, '').includes(domain.split('.')[0]!.replace(/[^a-z0-9]+/g, ''));
+  anchor
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '')
+    .includes(domain.split('.')[0]!.replace(/[^a-z0-9]+/g, ''));
 const hostOf = (url: string) => new URL(url).hostname;
 const count = (test: (p: BacklinkProfile) => boolean) => profiles.filter(test).length;
 
@@ -77,7 +80,12 @@ describe('sandbox backlink profiles', () => {
     for (const p of profiles) {
       expect(p.trend).toHaveLength(36);
       expect(p.trend[0]!.month).toBe('2023-12');
-      expect(p.trend.at(-1)).toMatchObject({ month: '2026-11', backlinks: p.summary.backlinks, referring_domains: p.summary.referring_domains, rank: p.summary.rank });
+      expect(p.trend.at(-1)).toMatchObject({
+        month: '2026-11',
+        backlinks: p.summary.backlinks,
+        referring_domains: p.summary.referring_domains,
+        rank: p.summary.rank,
+      });
       const coherent = p.trend.every(
         (point, i) =>
           Number.isInteger(point.new_referring_domains) &&

@@ -37,7 +37,7 @@ describe('health flags', () => {
     expect(healthFlags(healthy({ spam_score: 15 }), [])).not.toContain('spam_clean');
   });
 
-  it('flags velocity_below_competitors below the competitors\' median of new referring domains (last 3 months), and not without competitors', () => {
+  it("flags velocity_below_competitors below the competitors' median of new referring domains (last 3 months), and not without competitors", () => {
     const own = healthy(); // (9 + 10 + 11) / 3 = 10 a month
     expect(velocity(own.trend)).toBe(10);
     expect(healthFlags(own, [withVelocity(8), withVelocity(12), withVelocity(30)])).toContain('velocity_below_competitors'); // median 12

@@ -1,11 +1,4 @@
-import {
-  ApiError,
-  ArticleInput,
-  QuestionInput,
-  buildOpenApi,
-  formatPath,
-  validationError,
-} from '@cm/contract';
+import { ApiError, ArticleInput, QuestionInput, buildOpenApi, formatPath, validationError } from '@cm/contract';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
@@ -48,23 +41,24 @@ describe('ArticleInput / QuestionInput', () => {
   });
 
   it('rejects a known block with the wrong shape, naming the issue path', () => {
-    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'heading', level: 9, text: 'x' }] })))).toEqual([
-      'body[0].level',
-    ]);
+    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'heading', level: 9, text: 'x' }] })))).toEqual(['body[0].level']);
     expect(
       issuePaths(
-        ArticleInput.safeParse(article({ body: [{ _type: 'paragraph', text: 'ok' }, { _type: 'heading', level: '2', text: 'x' }] })),
+        ArticleInput.safeParse(
+          article({
+            body: [
+              { _type: 'paragraph', text: 'ok' },
+              { _type: 'heading', level: '2', text: 'x' },
+            ],
+          }),
+        ),
       ),
     ).toEqual(['body[1].level']);
-    expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'list', items: ['a', 2] }] })))).toEqual([
-      'answer[0].items[1]',
+    expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'list', items: ['a', 2] }] })))).toEqual(['answer[0].items[1]']);
+    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'callout', tone: 'danger', text: 'x' }] })))).toEqual(['body[0].tone']);
+    expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', children: [{ _type: 'sourceCitation' }] }] })))).toEqual([
+      'answer[0].children[0].id',
     ]);
-    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'callout', tone: 'danger', text: 'x' }] })))).toEqual([
-      'body[0].tone',
-    ]);
-    expect(
-      issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', children: [{ _type: 'sourceCitation' }] }] }))),
-    ).toEqual(['answer[0].children[0].id']);
   });
 
   it('rejects a block without _type', () => {

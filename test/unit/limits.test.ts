@@ -65,7 +65,10 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
   expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
-  expect(landscape.properties.limit).toMatchObject({ maximum: limits.listKeywordsMax, description: `topic list: top N by score (default ${limits.topicListDefault})` });
+  expect(landscape.properties.limit).toMatchObject({
+    maximum: limits.listKeywordsMax,
+    description: `topic list: top N by score (default ${limits.topicListDefault})`,
+  });
   expect(landscape.properties.keyword_ids).toMatchObject({ maxItems: limits.listKeywordsMax });
 
   const refresh = toolOf(listing, 'serp_keyword_refresh');
@@ -77,7 +80,9 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(backlinks.properties.trend_months).toMatchObject({ minimum: 1, maximum: limits.trendMonthsMax, default: limits.trendMonthsDefault });
   expect(backlinks.properties.limit).toMatchObject({ maximum: limits.linksMax, description: `depth links: linking pages (default ${limits.linksDefault})` });
   expect(backlinks.description).toContain(`trend_months (default ${limits.trendMonthsDefault}, max ${limits.trendMonthsMax})`);
-  expect(backlinks.description).toContain(`by authority (${limits.authorityMin}–${limits.authorityMax}), limit default ${limits.linksDefault}, max ${limits.linksMax}`);
+  expect(backlinks.description).toContain(
+    `by authority (${limits.authorityMin}–${limits.authorityMax}), limit default ${limits.linksDefault}, max ${limits.linksMax}`,
+  );
 
   expect(toolOf(listing, 'add_competitor').description).toContain(`At most ${limits.activeCompetitors} active per site`);
   expect(toolOf(listing, 'db_delete').description).toContain(`under the cap of ${limits.activeCompetitors}`);

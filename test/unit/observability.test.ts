@@ -15,7 +15,7 @@ function freshObservability(env: Record<string, string | undefined>) {
 }
 
 describe('Observation', () => {
-  it('calls only the first invocation of an on-demand container a cold start, also in a queue record\'s lines', () => {
+  it("calls only the first invocation of an on-demand container a cold start, also in a queue record's lines", () => {
     const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand', POWERTOOLS_LOG_LEVEL: 'INFO' });
     const output = captureOutput({ level: 'INFO' });
     try {
@@ -28,13 +28,17 @@ describe('Observation', () => {
       output.stop();
     }
     expect(output.logs('invocation').map((line) => line.cold_start)).toEqual([true, false, false]);
-    expect(output.logs('record').map((line) => [line.message_id, line.cold_start])).toEqual([['m0', true], ['m1', false], ['m2', false]]);
+    expect(output.logs('record').map((line) => [line.message_id, line.cold_start])).toEqual([
+      ['m0', true],
+      ['m1', false],
+      ['m2', false],
+    ]);
     const requestIds = output.logs('invocation').map((line) => line.function_request_id);
     expect(new Set(requestIds).size).toBe(3);
     expect(output.logs('record').map((line) => line.function_request_id)).toEqual(requestIds);
   });
 
-  it('never calls a provisioned container\'s invocation a cold start', () => {
+  it("never calls a provisioned container's invocation a cold start", () => {
     const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency', POWERTOOLS_LOG_LEVEL: 'INFO' });
     const output = captureOutput({ level: 'INFO' });
     try {

@@ -1,14 +1,5 @@
 import { ApiError, type ArticleInput, type Block, type QuestionInput } from '@cm/contract';
-import {
-  articleDoc,
-  outgoingLinks,
-  pageId,
-  pageRecord,
-  pageTypeOfId,
-  preparePublish,
-  publishWarnings,
-  questionDoc,
-} from '@cm/core';
+import { articleDoc, outgoingLinks, pageId, pageRecord, pageTypeOfId, preparePublish, publishWarnings, questionDoc } from '@cm/core';
 
 const NOW = '2026-11-21T09:30:00.000Z';
 
@@ -95,10 +86,7 @@ describe('questionDoc defaults', () => {
   });
 
   it('keeps a sent status, meta_title and updated_at', () => {
-    const doc = questionDoc(
-      minimalQuestion({ status: 'draft', meta_title: 'MT', updated_at: '2025-05-05T05:05:05.000Z' }),
-      NOW,
-    );
+    const doc = questionDoc(minimalQuestion({ status: 'draft', meta_title: 'MT', updated_at: '2025-05-05T05:05:05.000Z' }), NOW);
     expect(doc.status).toBe('draft');
     expect(doc.meta_title).toBe('MT');
     expect(doc.updated_at).toBe('2025-05-05T05:05:05.000Z');
@@ -164,10 +152,7 @@ describe('outgoingLinks', () => {
   });
 
   it('ignores page: markers in body (links are indexed from copy) and works without copy', () => {
-    const doc = articleDoc(
-      minimalArticle({ body: [{ _type: 'paragraph', text: '[x](page:from-body)' }], related_question_ids: ['q2', 'q1'] }),
-      NOW,
-    );
+    const doc = articleDoc(minimalArticle({ body: [{ _type: 'paragraph', text: '[x](page:from-body)' }], related_question_ids: ['q2', 'q1'] }), NOW);
     expect(outgoingLinks(doc)).toEqual(['q1', 'q2']);
   });
 
@@ -223,7 +208,15 @@ describe('publishWarnings', () => {
   it('reports an unknown inline node in paragraph children', () => {
     const doc = articleDoc(
       minimalArticle({
-        body: [{ _type: 'paragraph', children: [{ _type: 'span', text: 'a' }, { _type: 'emojiNode', name: 'x' }] }],
+        body: [
+          {
+            _type: 'paragraph',
+            children: [
+              { _type: 'span', text: 'a' },
+              { _type: 'emojiNode', name: 'x' },
+            ],
+          },
+        ],
       }),
       NOW,
     );
@@ -235,7 +228,13 @@ describe('publishWarnings', () => {
 
   it('reports every citation in an article: sourceCitation nodes and literal markers', () => {
     const body: Block[] = [
-      { _type: 'paragraph', children: [{ _type: 'span', text: 'a ' }, { _type: 'sourceCitation', id: 'src-1' }] },
+      {
+        _type: 'paragraph',
+        children: [
+          { _type: 'span', text: 'a ' },
+          { _type: 'sourceCitation', id: 'src-1' },
+        ],
+      },
       { _type: 'list', items: ['fine', 'cited [src-1]'] },
       { _type: 'paragraph', text: 'Text [src-2]' },
     ];
@@ -259,10 +258,7 @@ describe('publishWarnings', () => {
       // literal markers outside list items are plain text in answers: no warning
       { _type: 'paragraph', text: 'literal [src-5]' },
     ];
-    const doc = questionDoc(
-      minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }),
-      NOW,
-    );
+    const doc = questionDoc(minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }), NOW);
     const warnings = publishWarnings('question', doc);
     expect(paths(warnings).sort()).toEqual(['answer[0].children[3]', 'answer[1].items[1]']);
     for (const w of warnings) expect(w.message).toMatch(/not in sources/);
@@ -273,7 +269,12 @@ describe('publishWarnings', () => {
     'reports an image with the disallowed URL %s',
     (url) => {
       const doc = articleDoc(
-        minimalArticle({ body: [{ _type: 'paragraph', text: 'x' }, { _type: 'image', url, alt: 'a' }] }),
+        minimalArticle({
+          body: [
+            { _type: 'paragraph', text: 'x' },
+            { _type: 'image', url, alt: 'a' },
+          ],
+        }),
         NOW,
       );
       const warnings = publishWarnings('article', doc);
@@ -284,10 +285,7 @@ describe('publishWarnings', () => {
   );
 
   it('reports a disallowed cover image and a disallowed link scheme in text', () => {
-    const doc = articleDoc(
-      minimalArticle({ cover_image: 'javascript:alert(1)', body: [{ _type: 'list', items: ['[x](javascript:void)'] }] }),
-      NOW,
-    );
+    const doc = articleDoc(minimalArticle({ cover_image: 'javascript:alert(1)', body: [{ _type: 'list', items: ['[x](javascript:void)'] }] }), NOW);
     expect(paths(publishWarnings('article', doc)).sort()).toEqual(['body[0].items[0]', 'cover_image']);
   });
 });

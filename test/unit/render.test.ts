@@ -1,24 +1,5 @@
-import type {
-  ArticleInput,
-  ArticleRecord,
-  Block,
-  CommunityAnswer,
-  PageDoc,
-  PageRecord,
-  QuestionInput,
-  QuestionRecord,
-  Source,
-} from '@cm/contract';
-import {
-  articleDoc,
-  pageId,
-  pageRecord,
-  questionDoc,
-  renderArticle,
-  renderPage,
-  renderQuestion,
-  type RenderOptions,
-} from '@cm/core';
+import type { ArticleInput, ArticleRecord, Block, CommunityAnswer, PageDoc, PageRecord, QuestionInput, QuestionRecord, Source } from '@cm/contract';
+import { articleDoc, pageId, pageRecord, questionDoc, renderArticle, renderPage, renderQuestion, type RenderOptions } from '@cm/core';
 
 /*
  * Visitor pages (docs/api.md#visitor-pages, spec §2.5): pure rendering of hand-built records.
@@ -41,11 +22,7 @@ const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   ...overrides,
 });
 
-function record(
-  type: 'article' | 'question',
-  doc: PageDoc,
-  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
-): PageRecord {
+function record(type: 'article' | 'question', doc: PageDoc, site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {}): PageRecord {
   return pageRecord({
     site_id: SITE,
     type,
@@ -67,10 +44,7 @@ function article(input: Partial<ArticleInput> = {}): ArticleRecord {
   return page;
 }
 
-function question(
-  input: Partial<QuestionInput> = {},
-  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
-): QuestionRecord {
+function question(input: Partial<QuestionInput> = {}, site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {}): QuestionRecord {
   const doc = questionDoc({ slug: 'the-question', question: 'The question?', answer: [], ...input }, NOW);
   const page = record('question', doc, site);
   if (page.type !== 'question') throw new Error('expected a question record');
@@ -113,16 +87,12 @@ function headHtml(html: string): string {
 
 /** Every JSON-LD element's content, parsed. */
 function jsonLd(html: string): Record<string, unknown>[] {
-  return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map(
-    (m) => JSON.parse(m[1]!) as Record<string, unknown>,
-  );
+  return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
 }
 
 /** Every href/src attribute value in the page. */
 function urlAttributes(html: string): string[] {
-  return [...html.matchAll(/\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)].map(
-    (m) => m[1] ?? m[2] ?? m[3] ?? '',
-  );
+  return [...html.matchAll(/\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
 }
 
 function expectOnlySafeUrls(html: string): void {
@@ -142,9 +112,7 @@ describe('citation rules (spec §2.5)', () => {
     });
     const html = renderQuestion(page, options());
     const answer = answerHtml(html);
-    expect(answer).toMatch(
-      /<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/,
-    );
+    expect(answer).toMatch(/<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/);
     // the sources list carries the anchors, in the order of `sources`
     expect(html).toMatch(/<li id="source-1">[^]*Title of src-3[^]*<\/li><li id="source-2">[^]*Title of src-1/);
     expect(html).toContain('href="https://sources.example.test/src-1"');
@@ -198,11 +166,7 @@ describe('citation rules (spec §2.5)', () => {
 
   it('renders no citation markers and no sources in an article', () => {
     const page = article({
-      body: [
-        para(span('Water boils'), cite('src-1'), span('.')),
-        list(['Item [src-1]']),
-        textPara('Boiling [src-1] point'),
-      ],
+      body: [para(span('Water boils'), cite('src-1'), span('.')), list(['Item [src-1]']), textPara('Boiling [src-1] point')],
     });
     // an article never carries sources; even a record that has some must not show them
     const withSources = { ...page, sources: [source('src-1')] } as ArticleRecord;
@@ -320,11 +284,7 @@ describe('hostile input', () => {
     ['summary', () => renderQuestion(question({}, { summary: XSS }), options())],
     [
       'community answer',
-      () =>
-        renderQuestion(
-          question({}, { community_answers: [{ answer_id: 'c1', author: XSS, blocks: [textPara(XSS)], created_at: NOW }] }),
-          options(),
-        ),
+      () => renderQuestion(question({}, { community_answers: [{ answer_id: 'c1', author: XSS, blocks: [textPara(XSS)], created_at: NOW }] }), options()),
     ],
   ];
 
@@ -345,29 +305,29 @@ describe('hostile input', () => {
     expect(html).toContain('content="&quot; onerror=&quot;alert(1)"');
   });
 
-  it.each([
-    ['javascript:alert(1)'],
-    ['data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=='],
-  ])('never renders %s as an image url, cover image, canonical url or source url', (bad) => {
-    const art = renderArticle(
-      article({
-        cover_image: bad,
-        canonical_url: bad,
-        body: [{ _type: 'image', url: bad, alt: 'pic', caption: 'cap' }, textPara('after')],
-      }),
-      options(),
-    );
-    expectOnlySafeUrls(art);
-    expect(art).not.toContain(bad);
-    expect(mainHtml(art)).not.toContain('<img');
-    expect(art).toContain(`<link rel="canonical" href="${options().pageUrl}">`);
-    expect(jsonLd(art)[0]).not.toHaveProperty('image');
+  it.each([['javascript:alert(1)'], ['data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==']])(
+    'never renders %s as an image url, cover image, canonical url or source url',
+    (bad) => {
+      const art = renderArticle(
+        article({
+          cover_image: bad,
+          canonical_url: bad,
+          body: [{ _type: 'image', url: bad, alt: 'pic', caption: 'cap' }, textPara('after')],
+        }),
+        options(),
+      );
+      expectOnlySafeUrls(art);
+      expect(art).not.toContain(bad);
+      expect(mainHtml(art)).not.toContain('<img');
+      expect(art).toContain(`<link rel="canonical" href="${options().pageUrl}">`);
+      expect(jsonLd(art)[0]).not.toHaveProperty('image');
 
-    const qst = renderQuestion(question({ sources: [source('src-1', { url: bad, title: 'Bad source' })], answer: [list(['x [src-1]'])] }), options());
-    expectOnlySafeUrls(qst);
-    expect(qst).not.toContain(bad);
-    expect(qst).toContain('Bad source'); // the source is still listed, without a link
-  });
+      const qst = renderQuestion(question({ sources: [source('src-1', { url: bad, title: 'Bad source' })], answer: [list(['x [src-1]'])] }), options());
+      expectOnlySafeUrls(qst);
+      expect(qst).not.toContain(bad);
+      expect(qst).toContain('Bad source'); // the source is still listed, without a link
+    },
+  );
 
   it('keeps a title with </script> inside the JSON-LD element of an article', () => {
     const title = `Shoes </script><script>alert(1)</script> & more`;
@@ -407,9 +367,7 @@ describe('blocks', () => {
   });
 
   it('renders nothing for an unknown inline node inside a paragraph', () => {
-    const body = mainHtml(
-      renderArticle(article({ body: [para(span('Hello'), { _type: 'emojiNode', text: 'SECRET' }, span(' world'))] }), options()),
-    );
+    const body = mainHtml(renderArticle(article({ body: [para(span('Hello'), { _type: 'emojiNode', text: 'SECRET' }, span(' world'))] }), options()));
     expect(body).toContain('<p>Hello world</p>');
     expect(body).not.toContain('SECRET');
     expect(body).not.toContain('emojiNode');
@@ -442,7 +400,15 @@ describe('blocks', () => {
     const body = mainHtml(
       renderArticle(
         article({
-          body: [{ _type: 'statBar', stats: [{ value: '42%', label: 'Runners' }, { value: '3 km', label: 'Median run' }] }],
+          body: [
+            {
+              _type: 'statBar',
+              stats: [
+                { value: '42%', label: 'Runners' },
+                { value: '3 km', label: 'Median run' },
+              ],
+            },
+          ],
         }),
         options(),
       ),
@@ -460,7 +426,12 @@ describe('blocks', () => {
   it('renders a quote with its cite, and without a cite element when there is none', () => {
     const body = mainHtml(
       renderArticle(
-        article({ body: [{ _type: 'quote', text: 'Run far', cite: 'A coach' }, { _type: 'quote', text: 'Uncited' }] }),
+        article({
+          body: [
+            { _type: 'quote', text: 'Run far', cite: 'A coach' },
+            { _type: 'quote', text: 'Uncited' },
+          ],
+        }),
         options(),
       ),
     );
@@ -471,10 +442,7 @@ describe('blocks', () => {
 
   it('renders an image with alt and caption', () => {
     const body = mainHtml(
-      renderArticle(
-        article({ body: [{ _type: 'image', url: 'https://img.example.test/shoe.png', alt: 'A shoe', caption: 'Our pick' }] }),
-        options(),
-      ),
+      renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/shoe.png', alt: 'A shoe', caption: 'Our pick' }] }), options()),
     );
     expect(body).toMatch(/<img src="https:\/\/img\.example\.test\/shoe\.png" alt="A shoe"/);
     expect(body).toContain('<figcaption>Our pick</figcaption>');
@@ -488,7 +456,18 @@ describe('blocks', () => {
   it('renders a table with thead and tbody', () => {
     const body = mainHtml(
       renderArticle(
-        article({ body: [{ _type: 'table', header: ['Shoe', 'Price'], rows: [['A', '$1'], ['B', '$2']] }] }),
+        article({
+          body: [
+            {
+              _type: 'table',
+              header: ['Shoe', 'Price'],
+              rows: [
+                ['A', '$1'],
+                ['B', '$2'],
+              ],
+            },
+          ],
+        }),
         options(),
       ),
     );
@@ -540,10 +519,7 @@ describe('head', () => {
   });
 
   it('emits JSON-LD of type Question, with the accepted answer, for a question page', () => {
-    const html = renderQuestion(
-      question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }),
-      options(),
-    );
+    const html = renderQuestion(question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }), options());
     const all = jsonLd(html);
     expect(all).toHaveLength(1);
     const [ld] = all;
@@ -569,10 +545,7 @@ describe('question pages', () => {
   ];
 
   it('renders the site-owned summary and the community answers beside the editor answer', () => {
-    const html = renderQuestion(
-      question({ answer: [textPara('Editor answer.')] }, { summary: 'Site summary text', community_answers: community }),
-      options(),
-    );
+    const html = renderQuestion(question({ answer: [textPara('Editor answer.')] }, { summary: 'Site summary text', community_answers: community }), options());
     const body = mainHtml(html);
     expect(body).toContain('Site summary text');
     expect(answerHtml(html)).toContain('<p>Editor answer.</p>');
@@ -635,10 +608,7 @@ describe('markup edge cases', () => {
   });
 
   it('never uses a mailto URL as an image source', () => {
-    const html = renderArticle(
-      article({ cover_image: 'mailto:a@b.test', body: [{ _type: 'image', url: 'mailto:a@b.test', alt: 'x' }] }),
-      options(),
-    );
+    const html = renderArticle(article({ cover_image: 'mailto:a@b.test', body: [{ _type: 'image', url: 'mailto:a@b.test', alt: 'x' }] }), options());
     expect(html).not.toContain('<img');
   });
 });

@@ -137,7 +137,15 @@ describe('share of voice', () => {
 
   it('lists top-10 domains that are neither the site nor tracked as untracked competitors', () => {
     const row = serp('a', ['www.site.com', 'rival.com', 'a.org', 'www.b.org', 'a.org', ...Array.from({ length: 6 }, (_v, i) => `filler${i}.com`)]);
-    expect(untrackedCompetitors(row.items, 'site.com', ['rival.com'])).toEqual(['a.org', 'b.org', 'filler0.com', 'filler1.com', 'filler2.com', 'filler3.com', 'filler4.com']);
+    expect(untrackedCompetitors(row.items, 'site.com', ['rival.com'])).toEqual([
+      'a.org',
+      'b.org',
+      'filler0.com',
+      'filler1.com',
+      'filler2.com',
+      'filler3.com',
+      'filler4.com',
+    ]);
   });
 });
 
@@ -219,9 +227,28 @@ describe('sandbox provider', () => {
 describe('public addresses for url research', () => {
   it('refuses loopback, private, link-local, metadata, reserved addresses and their IPv6 forms', () => {
     for (const ip of [
-      '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1',
-      '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '[::1]', 'ff02::1',
+      '127.0.0.1',
+      '127.8.9.10',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:169.254.169.254',
+      '64:ff9b::a00:1',
+      '[::1]',
+      'ff02::1',
     ]) {
       expect([ip, isPublicAddress(ip)]).toEqual([ip, false]);
     }

@@ -14,16 +14,10 @@ export type PageStatus = z.infer<typeof PageStatus>;
 
 /** One lowercase segment (docs/api.md#slugs-and-ids). */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const Slug = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(SLUG_PATTERN, 'must be one lowercase segment: a-z, 0-9 and single hyphens, e.g. best-running-shoes');
+export const Slug = z.string().min(1).max(200).regex(SLUG_PATTERN, 'must be one lowercase segment: a-z, 0-9 and single hyphens, e.g. best-running-shoes');
 
 /** ISO 8601 with a time zone; stored and returned as UTC. */
-export const Timestamp = z
-  .iso.datetime({ offset: true })
-  .transform((value) => new Date(value).toISOString());
+export const Timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString());
 
 /** ISO 8601 date or date-time, as a source's `accessed_at`. */
 export const DateOrTimestamp = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);

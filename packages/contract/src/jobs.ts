@@ -28,9 +28,14 @@ function httpsUrl(value: string): boolean {
 export const ResearchInput = z
   .object({
     mode: z.enum(RESEARCH_MODES),
-    seed: z.string().trim().min(1).max(2000).meta({
-      description: `keywords: ${KEYWORD_SEEDS}; web and reddit: a natural-language query; url: the https URL`,
-    }),
+    seed: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .meta({
+        description: `keywords: ${KEYWORD_SEEDS}; web and reddit: a natural-language query; url: the https URL`,
+      }),
     question: z.string().trim().min(1).max(2000).optional().meta({ description: 'url mode: the question to answer from the page' }),
     page_id: RowId.nullable().optional().meta({ description: 'keywords mode: link the ideas to this cm_pages row' }),
     wait_ms: z.int().min(0).max(LIMITS.waitMsMax).default(LIMITS.waitMsMax).meta({ description: 'How long to wait for a job before answering running' }),

@@ -55,9 +55,7 @@ function operation(route: Route): JsonSchema {
     summary: route.summary,
     ...(route.auth ? { security: [{ apiKey: [] }] } : { security: [] }),
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } }
-      : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
     responses,
   };
 }

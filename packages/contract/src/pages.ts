@@ -1,16 +1,6 @@
 import * as z from 'zod';
 import { Blocks } from './blocks';
-import {
-  AbsoluteUrl,
-  DateOrTimestamp,
-  HttpUrl,
-  PageStatus,
-  SiteId,
-  Slug,
-  StringList,
-  Timestamp,
-  type PageType,
-} from './common';
+import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PageStatus, SiteId, Slug, StringList, Timestamp, type PageType } from './common';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
@@ -203,9 +193,7 @@ export const PageListItem = z.object({
 });
 export type PageListItem = z.infer<typeof PageListItem>;
 
-export const PageList = z
-  .object({ items: z.array(PageListItem), next_cursor: z.string().nullable() })
-  .meta({ id: 'PageList' });
+export const PageList = z.object({ items: z.array(PageListItem), next_cursor: z.string().nullable() }).meta({ id: 'PageList' });
 export type PageList = z.infer<typeof PageList>;
 
 export const PageIdParams = z.object({ id: z.string().min(1).max(100) });

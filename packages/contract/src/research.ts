@@ -8,8 +8,34 @@ import { Slug } from './common';
  * providers package, which checks at compile time that none is missing.
  */
 export const COUNTRIES = [
-  'WW', 'US', 'GB', 'CA', 'AU', 'NZ', 'IE', 'DE', 'AT', 'CH', 'FR', 'BE', 'NL', 'ES', 'PT', 'IT',
-  'SE', 'NO', 'DK', 'FI', 'PL', 'BR', 'MX', 'AR', 'IN', 'JP', 'SG', 'ZA',
+  'WW',
+  'US',
+  'GB',
+  'CA',
+  'AU',
+  'NZ',
+  'IE',
+  'DE',
+  'AT',
+  'CH',
+  'FR',
+  'BE',
+  'NL',
+  'ES',
+  'PT',
+  'IT',
+  'SE',
+  'NO',
+  'DK',
+  'FI',
+  'PL',
+  'BR',
+  'MX',
+  'AR',
+  'IN',
+  'JP',
+  'SG',
+  'ZA',
 ] as const;
 export type Country = (typeof COUNTRIES)[number];
 

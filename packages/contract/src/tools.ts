@@ -44,8 +44,16 @@ export const SerpLandscapeInput = z
     topic_id: RowId.optional(),
     page_id: RowId.optional(),
     depth: z.enum(LANDSCAPE_DEPTHS).default('metrics'),
-    ideas: z.boolean().default(false).meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` }),
-    limit: z.int().min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` }),
+    ideas: z
+      .boolean()
+      .default(false)
+      .meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` }),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIMITS.listKeywordsMax)
+      .optional()
+      .meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` }),
     keyword_ids: z.array(RowId).min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: these committed keywords' }),
     wait_ms: z
       .int()
@@ -94,11 +102,17 @@ export const SerpBacklinksInput = z
       .meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' }),
     depth: z.enum(BACKLINK_DEPTHS).default('overview'),
     trend_months: z.int().min(1).max(LIMITS.trendMonthsMax).default(LIMITS.trendMonthsDefault),
-    limit: z.int().min(1).max(LIMITS.linksMax).optional().meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` }),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIMITS.linksMax)
+      .optional()
+      .meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` }),
   })
   .superRefine((v, ctx) => {
     if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
-    if (v.depth === 'links' && v.scope === 'all') ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
+    if (v.depth === 'links' && v.scope === 'all')
+      ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
   });
 export type SerpBacklinksInput = z.output<typeof SerpBacklinksInput>;
 
@@ -206,16 +220,11 @@ export const SerpLandscapeResult = z.object({
     verdict_reason: z.string().nullable(),
   }),
   ideas: z.array(KeywordRowSchema).optional(),
-  list: z
-    .object({ fetched: z.array(z.string()), skipped: z.array(z.string()), failed: z.array(z.string()) })
-    .optional(),
+  list: z.object({ fetched: z.array(z.string()), skipped: z.array(z.string()), failed: z.array(z.string()) }).optional(),
   research: z
     .object({
       status: z.enum(['complete', 'partial']).meta({ description: 'partial: call again with the same parameters to collect the rest' }),
-      facts_by_keyword: z.record(
-        z.string(),
-        z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() }),
-      ),
+      facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
       in_process: z.array(z.string()).meta({ description: 'Keywords whose research is queued or running' }),
       failed: z.array(z.object({ keyword: z.string(), error: z.object({ code: z.string(), message: z.string() }) })),
     })
@@ -329,7 +338,14 @@ export const SerpBacklinksResult = z.union([
 export const RecallResult = z.object({
   ...ToolMeta,
   results: z.array(
-    z.looseObject({ ...ResearchFindings, mode: z.string(), query: z.string(), question: z.string().nullable(), page_id: z.int().nullable(), created_at: z.string() }),
+    z.looseObject({
+      ...ResearchFindings,
+      mode: z.string(),
+      query: z.string(),
+      question: z.string().nullable(),
+      page_id: z.int().nullable(),
+      created_at: z.string(),
+    }),
   ),
   empty: z.boolean(),
 });
@@ -361,8 +377,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'research',
     fn: 'research',
-    description:
-      `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
+    description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
     result: ResearchResult,
   },
@@ -377,39 +392,35 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_keywords',
     fn: 'get-keywords',
     description:
-      'Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row\'s, else the site\'s, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.',
+      "Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.",
     input: GetKeywordsInput,
     result: GetKeywordsResult,
   },
   {
     name: 'serp_landscape',
     fn: 'serp-landscape',
-    description:
-      `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped.`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped.`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },
   {
     name: 'serp_keyword_refresh',
     fn: 'serp-keyword-refresh',
-    description:
-      `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
+    description: `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
     input: SerpKeywordRefreshInput,
     result: SerpKeywordRefreshResult,
   },
   {
     name: 'serp_backlinks',
     fn: 'serp-backlinks',
-    description:
-      `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
+    description: `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
     input: SerpBacklinksInput,
     result: SerpBacklinksResult,
   },
   {
     name: 'add_competitor',
     fn: 'add-competitor',
-    description:
-      `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
+    description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: AddCompetitorResult,
   },
@@ -425,15 +436,14 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'db_insert',
     fn: 'db-insert',
     description:
-      'Insert a row; the integer id comes from the site\'s sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id).',
+      "Insert a row; the integer id comes from the site's sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id).",
     input: DbInsertInput,
     result: DbInsertResult,
   },
   {
     name: 'db_delete',
     fn: 'db-delete',
-    description:
-      `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
+    description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
     input: DbDeleteInput,
     result: DbDeleteResult,
   },
@@ -441,9 +451,7 @@ export const TOOLS: readonly ToolSpec[] = [
 
 export const toolSpec = (name: string): ToolSpec | undefined => TOOLS.find((t) => t.name === name);
 
-export const ToolListing = z.array(
-  z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }),
-);
+export const ToolListing = z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }));
 
 /** `GET /v1/tools`: each tool with a JSON Schema of its input, generated from the zod schema that validates it. */
 export function toolListing(): z.output<typeof ToolListing> {

@@ -10,7 +10,10 @@ export function normalizeDomain(input: string): string | null {
   host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^\/\//, '');
   host = host.split(/[/?#]/, 1)[0] ?? '';
   host = host.slice(host.lastIndexOf('@') + 1);
-  host = host.replace(/:\d*$/, '').replace(/\.$/, '').replace(/^www\./, '');
+  host = host
+    .replace(/:\d*$/, '')
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
   return Domain.safeParse(host).success ? host : null;
 }
 

@@ -4,8 +4,7 @@ import { hasVolume, keywordScore } from './keywords';
 
 /** Click-through rate by organic position 1–20: the share of a keyword's searches a position gets. */
 export const CTR_BY_POSITION = [
-  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006,
-  0.005, 0.004,
+  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006, 0.005, 0.004,
 ] as const;
 
 export const ctrAt = (position: number): number => CTR_BY_POSITION[position - 1] ?? 0;
@@ -104,8 +103,7 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   };
 
   const own = input.siteDomain;
-  const tracked = (domain: string) =>
-    (own !== null && belongsTo(domain, own)) || input.competitors.some((c) => belongsTo(domain, c));
+  const tracked = (domain: string) => (own !== null && belongsTo(domain, own)) || input.competitors.some((c) => belongsTo(domain, c));
   const others = [...new Set(measured.flatMap((k) => k.items.map((item) => resultDomain(item.domain))))]
     .filter((domain) => !tracked(domain))
     .map(sovOf)

@@ -25,9 +25,7 @@ export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'stat
 }
 
 /** A delivery older than the newest one applied changes nothing (deliveries repeat and reorder). */
-export const isStaleNotify = (newestApplied: string | null, at: string): boolean =>
-  newestApplied !== null && at < newestApplied;
+export const isStaleNotify = (newestApplied: string | null, at: string): boolean => newestApplied !== null && at < newestApplied;
 
 /** Relink is queued exactly when what readers can reach changed. */
-export const liveChanged = (before: LiveState, after: LiveState): boolean =>
-  isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);
+export const liveChanged = (before: LiveState, after: LiveState): boolean => isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);

@@ -137,9 +137,7 @@ class Renderer {
       case 'table': {
         const table = block as TableBlock;
         const head = table.header.map((cell) => `<th>${text(cell)}</th>`).join('');
-        const rows = table.rows
-          .map((row) => `<tr>${row.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`)
-          .join('');
+        const rows = table.rows.map((row) => `<tr>${row.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`).join('');
         return `<table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table>`;
       }
       default:
@@ -210,10 +208,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
     url: canonical,
     mainEntityOfPage: canonical,
   });
-  return documentHtml(
-    { title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd },
-    main,
-  );
+  return documentHtml({ title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd }, main);
 }
 
 export function renderQuestion(page: QuestionRecord, options: RenderOptions): string {
@@ -243,10 +238,7 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
     answerCount: 1 + page.community_answers.length,
     acceptedAnswer: { '@type': 'Answer', text: plainText(page.answer), dateModified: page.updated_at },
   };
-  return documentHtml(
-    { title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd },
-    main,
-  );
+  return documentHtml({ title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd }, main);
 }
 
 export function renderPage(page: PageRecord, options: RenderOptions): string {

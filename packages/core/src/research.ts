@@ -4,7 +4,9 @@ import type { JobMode } from '@cm/contract';
 export const RECENT_RESEARCH_MS = 7 * 86_400_000;
 
 const STOPWORDS = new Set(
-  'a an and are as at be by can do does for from how in is it its of on or our that the their this to was what when where which who why will with you your'.split(' '),
+  'a an and are as at be by can do does for from how in is it its of on or our that the their this to was what when where which who why will with you your'.split(
+    ' ',
+  ),
 );
 
 /** Most terms one research is indexed under, and one recall looks up. */
@@ -12,7 +14,11 @@ export const MAX_TERMS = 24;
 
 /** The words recall matches on: lower case, letters and digits, no stopwords, each once. */
 export function researchTerms(text: string): string[] {
-  const words = text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))].slice(0, MAX_TERMS);
 }
 

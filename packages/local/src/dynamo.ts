@@ -21,7 +21,11 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
   const operations: string[] = [];
   server.on('request', (req: { headers: Record<string, string | string[] | undefined> }) => {
     requests++;
-    operations.push(String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '');
+    operations.push(
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '',
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -57,10 +61,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection:
-            index.projection === 'all'
-              ? { ProjectionType: 'ALL' }
-              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
+          Projection: index.projection === 'all' ? { ProjectionType: 'ALL' } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
         })),
       }),
     );

@@ -142,5 +142,4 @@ export class InProcessQueue {
       awsRegion: 'local',
     };
   }
-
 }

@@ -116,7 +116,11 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
       console.error(error);
-      send(res, { statusCode: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: 'internal_error', code: 'internal_error', message: 'Internal error' }) });
+      send(res, {
+        statusCode: 500,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ error: 'internal_error', code: 'internal_error', message: 'Internal error' }),
+      });
     }
   });
 }

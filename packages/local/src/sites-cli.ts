@@ -13,10 +13,11 @@ Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the local stack) and t
 
 const CreateSite = z.object({
   name: z.string().min(1, 'is required'),
-  domain: z
+  domain: z.string().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as example.com'),
+  locale: z
     .string()
-    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as example.com'),
-  locale: z.string().regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en').default('WW/en'),
+    .regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')
+    .default('WW/en'),
 });
 
 async function main(): Promise<number> {

@@ -82,9 +82,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
 
-    const queues = Object.fromEntries(
-      WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], options.queues)]),
-    ) as Record<WorkerName, InProcessQueue>;
+    const queues = Object.fromEntries(WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], options.queues)])) as Record<
+      WorkerName,
+      InProcessQueue
+    >;
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
       const all = Object.values(queues);

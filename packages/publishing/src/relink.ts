@@ -44,9 +44,7 @@ export async function relinkStep(ctx: PublishingContext, message: RelinkMessage,
   const at = now.toISOString();
   for (let i = 0; i < batch.pages.length; i += PARALLEL_WRITES) {
     await Promise.all(
-      batch.pages
-        .slice(i, i + PARALLEL_WRITES)
-        .map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
+      batch.pages.slice(i, i + PARALLEL_WRITES).map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
     );
   }
   if (batch.cursor) await ctx.enqueue('relink', { ...message, cursor: batch.cursor } satisfies RelinkMessage);

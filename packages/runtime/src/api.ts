@@ -35,6 +35,10 @@ const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<
  */
 export function api(fn: FunctionName, handlers: Handlers, options: ApiOptions = {}) {
   const state = new WeakMap<ApiEvent, State>();
-  const authenticated = new Set(routesOf(fn, handlers).filter((r) => r.auth).map(routeKey));
+  const authenticated = new Set(
+    routesOf(fn, handlers)
+      .filter((r) => r.auth)
+      .map(routeKey),
+  );
   return routeHandler(handlers, options, state).use(apiKeyAuth(state, authenticated));
 }

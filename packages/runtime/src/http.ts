@@ -128,11 +128,7 @@ export function routesOf(fn: FunctionName, handlers: Handlers) {
 /** Observation, error replies and JSON bodies, then the route's handler (auth, when used, comes after the body). */
 export function routeHandler(handlers: Handlers, options: ApiOptions, state: WeakMap<ApiEvent, State>) {
   return middy<ApiEvent, ApiResult, Error, Context>()
-    .use(
-      observed<ApiEvent, ApiResult>((event, observation) =>
-        observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId }),
-      ),
-    )
+    .use(observed<ApiEvent, ApiResult>((event, observation) => observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId })))
     .use(errorReplies())
     .use(jsonBody(state, options.bodyLimitBytes ?? 1024 * 1024))
     .handler(async (event, context) => {

@@ -11,10 +11,7 @@ import { observationOf, observed, type Observation } from './observability';
  * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
  * dead-letter queue.
  */
-export function sqsWorker<S extends z.ZodType>(
-  schema: S,
-  handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>,
-) {
+export function sqsWorker<S extends z.ZodType>(schema: S, handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>) {
   const processor = new BatchProcessor(EventType.SQS);
   const onRecord = (invocation: Observation) => async (record: SQSRecord) => {
     const observation = invocation.child({ message_id: record.messageId, receive_count: Number(record.attributes.ApproximateReceiveCount) });
@@ -37,9 +34,7 @@ export function sqsWorker<S extends z.ZodType>(
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(observed<SQSEvent, SQSBatchResponse>())
-    .handler((event, context) =>
-      processPartialResponse(event, onRecord(observationOf(context)), processor, { context, throwOnFullBatchFailure: false }),
-    );
+    .handler((event, context) => processPartialResponse(event, onRecord(observationOf(context)), processor, { context, throwOnFullBatchFailure: false }));
 }
 
 /** A scheduled (EventBridge) function: its run, with an Observation, and a log line of what it did. */

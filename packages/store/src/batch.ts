@@ -40,9 +40,7 @@ export async function batchGet(
           RequestItems: {
             [table]: {
               Keys: pending,
-              ...(projection
-                ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
-                : {}),
+              ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
             },
           },
         }),

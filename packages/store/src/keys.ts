@@ -18,15 +18,13 @@ export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
 export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
 export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
   `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
-export const chunkPrefix = (type: PageType, id: string, version: string): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
+export const chunkPrefix = (type: PageType, id: string, version: string): string => `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
 export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
   `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
 export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
 
 export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
-export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
-  `SITE#${siteId}#${type}#${status}`;
+export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string => `SITE#${siteId}#${type}#${status}`;
 export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
 
 /** Link index: one item per (target P, linking page Q), so "who links to P" is one Query. */

@@ -31,18 +31,12 @@ export class LinkStore {
         .map((target) => ({
           PutRequest: { Item: { ...linkEdgeKey(siteId, target, source.id), source_type: source.type } },
         })),
-      ...before
-        .filter((target) => !has.has(target))
-        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
+      ...before.filter((target) => !has.has(target)).map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
     ]);
   }
 
   /** One page of the pages that link to `targetId`, from the index: never a scan of the site. */
-  async linkingPages(
-    siteId: number,
-    targetId: string,
-    options: { cursor?: string; limit: number },
-  ): Promise<{ pages: PageRef[]; cursor: string | null }> {
+  async linkingPages(siteId: number, targetId: string, options: { cursor?: string; limit: number }): Promise<{ pages: PageRef[]; cursor: string | null }> {
     const pk = linksToPartition(siteId, targetId);
     const out = await this.db.send(
       new QueryCommand({

@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -83,8 +77,7 @@ function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: 
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
-const sameList = (a: unknown, b: readonly string[]): boolean =>
-  Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0;
+const sameList = (a: unknown, b: readonly string[]): boolean => (Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0);
 
 export class PageStore {
   constructor(
@@ -392,9 +385,7 @@ export class PageStore {
 
   /** Stores a community answer beside a question; false when there is no such question. */
   async addCommunityAnswer(siteId: number, questionId: string, answer: CommunityAnswer): Promise<boolean> {
-    const exists = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: pageKey(siteId, 'question', questionId), ProjectionExpression: 'pk' }),
-    );
+    const exists = await this.db.send(new GetCommand({ TableName: this.table, Key: pageKey(siteId, 'question', questionId), ProjectionExpression: 'pk' }));
     if (!exists.Item) return false;
     await this.db.send(
       new PutCommand({
@@ -437,5 +428,3 @@ function listingStart(cursor: string, siteId: number, index: string, indexPk: st
   if (!sk.startsWith('PAGE#')) throw new InvalidCursor();
   return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
 }
-
-

@@ -47,9 +47,7 @@ export class QuotaStore {
   }
 
   async used(siteId: number, name: string, day: string): Promise<number> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: quotaKey(siteId, name, day), ConsistentRead: true }),
-    );
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: quotaKey(siteId, name, day), ConsistentRead: true }));
     return Number(out.Item?.used ?? 0);
   }
 }

@@ -52,13 +52,21 @@ export class ResearchStore {
 
   /** Research by id, in one batched read; missing ids are left out. */
   async getMany(siteId: number, researchIds: readonly string[]): Promise<Map<string, StoredResearch>> {
-    const items = await batchGet(this.db, this.table, [...new Set(researchIds)].map((id) => researchKey(siteId, id)));
+    const items = await batchGet(
+      this.db,
+      this.table,
+      [...new Set(researchIds)].map((id) => researchKey(siteId, id)),
+    );
     return new Map(items.map((item) => [String(item.research_id), recordOf(item)]));
   }
 
   /** Where each query stands, in one batched read. */
   async queryStates(siteId: number, queryKeys: readonly string[]): Promise<Map<string, QueryState>> {
-    const items = await batchGet(this.db, this.table, [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)));
+    const items = await batchGet(
+      this.db,
+      this.table,
+      [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)),
+    );
     const str = (value: unknown) => (typeof value === 'string' ? value : null);
     return new Map(
       items.map((item) => [

@@ -1,12 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -41,7 +33,6 @@ const ORPHAN_AFTER_MS = 60_000;
 
 /** Pages of the table read at most by one select before it answers with a cursor (filters may skip rows). */
 const SELECT_MAX_PAGES = 10;
-
 
 export interface RowPage {
   rows: StoredRow[];
@@ -167,13 +158,21 @@ export class RowStore {
   /** Rows by id, in batched reads; missing ids are left out. */
   async getMany(siteId: number, table: TableName, ids: readonly number[]): Promise<Map<number, StoredRow>> {
     const unique = [...new Set(ids)];
-    const items = await batchGet(this.db, this.table, unique.map((id) => rowKey(siteId, table, id)));
+    const items = await batchGet(
+      this.db,
+      this.table,
+      unique.map((id) => rowKey(siteId, table, id)),
+    );
     return new Map(items.map((item) => [Number((item.row as StoredRow).id), item.row as StoredRow]));
   }
 
   /** Ids of the rows holding each unique value, in batched reads. */
   async idsByUnique(siteId: number, table: TableName, values: readonly string[]): Promise<Map<string, number>> {
-    const items = await batchGet(this.db, this.table, [...new Set(values)].map((v) => uniqueKey(siteId, table, v)));
+    const items = await batchGet(
+      this.db,
+      this.table,
+      [...new Set(values)].map((v) => uniqueKey(siteId, table, v)),
+    );
     return new Map(items.map((item) => [String(item.sk), Number(item.id)]));
   }
 
@@ -219,9 +218,7 @@ export class RowStore {
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
   async delete(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
-    const out = await this.db.send(
-      new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
-    );
+    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }));
     const row = out.Attributes?.row as StoredRow | undefined;
     if (!row) return null;
     const unique = TABLE_SPECS[table].unique;

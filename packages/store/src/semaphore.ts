@@ -16,8 +16,7 @@ export interface TakeOutcome {
   inflight: number;
 }
 
-const isMissingMap = (error: unknown) =>
-  (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
+const isMissingMap = (error: unknown) => (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
 
 /**
  * A deployment-wide cap on work in flight: one item holding the count and each holder's lease.

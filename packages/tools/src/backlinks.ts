@@ -59,8 +59,7 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
   const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
     s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
   );
-  const trend = (profiles: Tracked[]) =>
-    profiles.map((t) => ({ domain: t.profile.domain, points: trendWithin(t.profile.trend, input.trend_months, ctx.now) }));
+  const trend = (profiles: Tracked[]) => profiles.map((t) => ({ domain: t.profile.domain, points: trendWithin(t.profile.trend, input.trend_months, ctx.now) }));
   const othersOf = (t: Tracked) => competitorProfiles.filter((c) => c !== t).map((c) => c.profile);
 
   if (scope.kind === 'domain') {

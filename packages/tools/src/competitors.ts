@@ -42,8 +42,11 @@ export async function trackCompetitor(ctx: ToolContext, fields: Record<string, u
   if (existing) return { row: existing, created: false };
   const places = ctx.store.competitorPlaces(ctx.siteId);
   const now = ctx.now.getTime();
-  const taken = await places.take(domain, now + PENDING_MS, now, async (holder, expiry) =>
-    (expiry <= now || expiry === CONFIRMED) && !(await rowOfDomain(ctx, holder)),
+  const taken = await places.take(
+    domain,
+    now + PENDING_MS,
+    now,
+    async (holder, expiry) => (expiry <= now || expiry === CONFIRMED) && !(await rowOfDomain(ctx, holder)),
   );
   if (!taken.taken) {
     // The same domain may hold a place already: a concurrent add, which answers with its row.

@@ -51,5 +51,4 @@ export async function rowOrNotFound(ctx: ToolContext, table: TableName, id: numb
   return row;
 }
 
-export const rowNotFound = (table: TableName, id: number): ApiError =>
-  new ApiError('not_found', `No ${table} row with id ${id}`, { table, id });
+export const rowNotFound = (table: TableName, id: number): ApiError => new ApiError('not_found', `No ${table} row with id ${id}`, { table, id });

@@ -25,13 +25,7 @@ const ASSIGNED_FIELDS: Record<TableName, readonly string[]> = {
   cm_competitors: ['active', 'added_at'],
 };
 
-const fieldsOf = (table: TableName) => [
-  'id',
-  'created_at',
-  'updated_at',
-  ...Object.keys(TABLE_FIELDS[table].shape),
-  ...ASSIGNED_FIELDS[table],
-];
+const fieldsOf = (table: TableName) => ['id', 'created_at', 'updated_at', ...Object.keys(TABLE_FIELDS[table].shape), ...ASSIGNED_FIELDS[table]];
 
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
@@ -64,7 +58,10 @@ async function referenced(ctx: ToolContext, table: TableName, id: number | null 
 async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string, unknown>) {
   const parsed = TABLE_FIELDS[table].safeParse(raw);
   if (!parsed.success) {
-    throw validationError('body', parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })));
+    throw validationError(
+      'body',
+      parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })),
+    );
   }
   const row = parsed.data as Record<string, unknown>;
   const warnings: string[] = [];
@@ -99,8 +96,7 @@ async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string
   return { row, warnings };
 }
 
-const alreadyExists = (table: TableName, id: number) =>
-  new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
+const alreadyExists = (table: TableName, id: number) => new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
 
 export async function dbInsert(ctx: ToolContext, input: DbInsertInput) {
   const { row, warnings } = await prepareRow(ctx, input.table, input.row);

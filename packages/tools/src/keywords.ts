@@ -36,7 +36,11 @@ export async function upsertKeywords(
 ): Promise<StoredRow[]> {
   const now = ctx.now.toISOString();
   const rows = ctx.store.rows;
-  const ids = await rows.idsByUnique(ctx.siteId, 'cm_keywords', writes.map((w) => keywordUnique(w.target.locale, w.target.keyword)));
+  const ids = await rows.idsByUnique(
+    ctx.siteId,
+    'cm_keywords',
+    writes.map((w) => keywordUnique(w.target.locale, w.target.keyword)),
+  );
   const updated = await mapLimit(writes, 16, async (w) => {
     const id = ids.get(keywordUnique(w.target.locale, w.target.keyword));
     return { w, row: id === undefined ? null : await rows.update(ctx.siteId, 'cm_keywords', id, w.fields, now) };
@@ -48,9 +52,7 @@ export async function upsertKeywords(
     missing.map((w) => ({ keyword: w.target.keyword, locale: w.target.locale, page_id: null, ...newRowDefaults, ...w.fields })),
     now,
   );
-  const raced = await mapLimit(conflicts, 16, (c) =>
-    rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now),
-  );
+  const raced = await mapLimit(conflicts, 16, (c) => rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now));
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
 }
 
@@ -77,7 +79,11 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   let links: StoredRow[] = [];
   if (topic) {
     links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
-    const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
+    const linked = await ctx.store.rows.getMany(
+      ctx.siteId,
+      'cm_keywords',
+      links.map((l) => Number(l.keyword_id)),
+    );
     for (const row of linked.values()) {
       const key = keywordUnique(String(row.locale), String(row.keyword));
       if (row.volume === 0 && row.checked_at && !targets.has(key)) {

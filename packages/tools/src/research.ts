@@ -1,15 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ApiError,
-  fieldError,
-  LIMITS,
-  isJobMode,
-  keywordSeeds,
-  type JobMode,
-  type RecallInput,
-  type ResearchInput,
-  type ResearchMessage,
-} from '@cm/contract';
+import { ApiError, fieldError, LIMITS, isJobMode, keywordSeeds, type JobMode, type RecallInput, type ResearchInput, type ResearchMessage } from '@cm/contract';
 import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
@@ -138,7 +128,6 @@ export interface WorkerDeps {
   researchLeaseMs: number;
 }
 
-
 /**
  * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
  * ends, and its place under the cap is freed. The job runs only while it holds a place: the one its
@@ -179,7 +168,11 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
       ...findings,
     };
     await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
-    await store.jobs.finish(job.job_id, { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } }, new Date().toISOString());
+    await store.jobs.finish(
+      job.job_id,
+      { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } },
+      new Date().toISOString(),
+    );
   } catch (error) {
     if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
     const code = error instanceof UrlRefused ? 'url_refused' : 'provider_error';
@@ -221,7 +214,10 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
     states = await read();
   }
 
-  const records = await ctx.store.research.getMany(ctx.siteId, keywords.filter(isDone).map((k) => stateOf(k)!.research_id!));
+  const records = await ctx.store.research.getMany(
+    ctx.siteId,
+    keywords.filter(isDone).map((k) => stateOf(k)!.research_id!),
+  );
   const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
   const failedJobs = await Promise.all(failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))));
   const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> = {};
@@ -256,8 +252,6 @@ async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefo
 
 export async function recall(ctx: ToolContext, input: RecallInput) {
   const terms = researchTerms(input.query);
-  const results = terms.length
-    ? await ctx.store.research.recall(ctx.siteId, terms, { mode: input.mode, page_id: input.page_id, limit: input.limit })
-    : [];
+  const results = terms.length ? await ctx.store.research.recall(ctx.siteId, terms, { mode: input.mode, page_id: input.page_id, limit: input.limit }) : [];
   return { data_source: DATABASE, results, empty: results.length === 0 };
 }

@@ -1,22 +1,5 @@
-import {
-  ApiError,
-  fieldError,
-  LIMITS,
-  REFRESH_LOCALE,
-  type SerpKeywordRefreshInput,
-  type SerpLandscapeInput,
-  type SerpRow,
-} from '@cm/contract';
-import {
-  keywordLocale,
-  landscapeMetrics,
-  nextUtcMidnight,
-  normalizeKeyword,
-  topByScore,
-  untrackedCompetitors,
-  utcDay,
-  type ScopeKeyword,
-} from '@cm/core';
+import { ApiError, fieldError, LIMITS, REFRESH_LOCALE, type SerpKeywordRefreshInput, type SerpLandscapeInput, type SerpRow } from '@cm/contract';
+import { keywordLocale, landscapeMetrics, nextUtcMidnight, normalizeKeyword, topByScore, untrackedCompetitors, utcDay, type ScopeKeyword } from '@cm/core';
 import { ProviderError } from '@cm/providers';
 import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -46,13 +29,15 @@ const scopeKeywordOf = (row: StoredRow): ScopeKeyword => ({
 /** Keyword strings in a locale with their stored rows where they have one (batched reads). */
 async function keywordsByText(ctx: ToolContext, keywords: readonly string[], locale: string): Promise<ScopeKeyword[]> {
   const unique = [...new Set(keywords.map(normalizeKeyword))];
-  const ids = await ctx.store.rows.idsByUnique(ctx.siteId, 'cm_keywords', unique.map((k) => keywordUnique(locale, k)));
+  const ids = await ctx.store.rows.idsByUnique(
+    ctx.siteId,
+    'cm_keywords',
+    unique.map((k) => keywordUnique(locale, k)),
+  );
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
   return unique.map((keyword) => {
     const row = rows.get(ids.get(keywordUnique(locale, keyword)) ?? 0);
-    return row
-      ? scopeKeywordOf(row)
-      : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
+    return row ? scopeKeywordOf(row) : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
   });
 }
 
@@ -71,7 +56,11 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
     ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id),
     ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id),
   ]);
-  const linked = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', links.map((l) => Number(l.keyword_id)));
+  const linked = await ctx.store.rows.getMany(
+    ctx.siteId,
+    'cm_keywords',
+    links.map((l) => Number(l.keyword_id)),
+  );
   const keywords = new Map<string, ScopeKeyword>();
   for (const row of linked.values()) if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
   const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);

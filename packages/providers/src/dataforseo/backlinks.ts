@@ -163,7 +163,13 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
     const now = this.now();
     const from = monthStart(now, TREND_MONTHS).toISOString().slice(0, 10);
     const [summary, timeseries, anchors, pages, referring] = await settled<
-      [SummaryResult | undefined, ItemsResult<TimeseriesItem> | undefined, ItemsResult<AnchorItem> | undefined, LinkingPage[], ItemsResult<ReferringDomainItem> | undefined]
+      [
+        SummaryResult | undefined,
+        ItemsResult<TimeseriesItem> | undefined,
+        ItemsResult<AnchorItem> | undefined,
+        LinkingPage[],
+        ItemsResult<ReferringDomainItem> | undefined,
+      ]
     >([
       this.first<SummaryResult>(BACKLINK_ENDPOINTS.summary, { target: domain }, meter),
       this.first<ItemsResult<TimeseriesItem>>(BACKLINK_ENDPOINTS.timeseries, { target: domain, date_from: from, group_range: 'month' }, meter),
@@ -233,9 +239,7 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
         links_to: linked.map((l) => l.competitor),
       });
     }
-    return gap
-      .sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain))
-      .slice(0, limit);
+    return gap.sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain)).slice(0, limit);
   }
 
   /**
@@ -246,7 +250,12 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
   private async first<T>(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<T | undefined> {
     const answer = await this.client.task<T>(endpoint, { ...task, rank_scale: RANK_SCALE }, meter);
     if (answer.outcome === 'billed_no_data') {
-      throw new ProviderError(DATAFORSEO, `${endpoint}: ${STATUS.searchEngineError} no data for ${JSON.stringify(task.target ?? task.targets)}`, true, STATUS.searchEngineError);
+      throw new ProviderError(
+        DATAFORSEO,
+        `${endpoint}: ${STATUS.searchEngineError} no data for ${JSON.stringify(task.target ?? task.targets)}`,
+        true,
+        STATUS.searchEngineError,
+      );
     }
     return answer.result[0];
   }

@@ -56,9 +56,7 @@ export interface TaskOutcome<T> {
   result: T[];
 }
 
-type Attempt =
-  | { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] }
-  | { outcome: 'transient' | 'terminal'; message: string; code?: number };
+type Attempt = { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] } | { outcome: 'transient' | 'terminal'; message: string; code?: number };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

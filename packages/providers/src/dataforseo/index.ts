@@ -40,8 +40,7 @@ interface SerpResult {
   items: Array<{ type: string; rank_group: number; domain: string; url: string; title: string | null }> | null;
 }
 
-const intentOf = (label: string | null | undefined): Intent | null =>
-  (INTENTS as readonly string[]).includes(label ?? '') ? (label as Intent) : null;
+const intentOf = (label: string | null | undefined): Intent | null => ((INTENTS as readonly string[]).includes(label ?? '') ? (label as Intent) : null);
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -56,11 +55,7 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
 
   /** Volume, CPC and competition from Google Ads (worldwide allowed), intent from Labs: two calls. */
   async keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>> {
-    const volumes = await this.client.task<SearchVolumeItem>(
-      ENDPOINTS.searchVolume,
-      { keywords, ...locationOf(locale, { worldwide: true }) },
-      meter,
-    );
+    const volumes = await this.client.task<SearchVolumeItem>(ENDPOINTS.searchVolume, { keywords, ...locationOf(locale, { worldwide: true }) }, meter);
     const out = new Map<string, KeywordMetrics>();
     for (const item of volumes.result) {
       if (item.search_volume === null || item.search_volume === undefined) continue;
@@ -88,11 +83,7 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 
   async keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
-    const ideas = await this.client.task<IdeasResult>(
-      ENDPOINTS.keywordIdeas,
-      { keywords: seeds, ...locationOf(locale, { worldwide: false }), limit },
-      meter,
-    );
+    const ideas = await this.client.task<IdeasResult>(ENDPOINTS.keywordIdeas, { keywords: seeds, ...locationOf(locale, { worldwide: false }), limit }, meter);
     return (ideas.result[0]?.items ?? []).slice(0, limit).map((item) => ({
       keyword: item.keyword,
       volume: item.keyword_info?.search_volume ?? null,
@@ -111,7 +102,12 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     );
     if (serp.outcome === 'billed_no_data') {
       // Billed, but no SERP: a failed pull for the caller (a refresh gets its unit back), worth retrying later.
-      throw new ProviderError(DATAFORSEO, `${ENDPOINTS.serpOrganic}: ${STATUS.searchEngineError} the search engine failed for "${keyword}"`, true, STATUS.searchEngineError);
+      throw new ProviderError(
+        DATAFORSEO,
+        `${ENDPOINTS.serpOrganic}: ${STATUS.searchEngineError} the search engine failed for "${keyword}"`,
+        true,
+        STATUS.searchEngineError,
+      );
     }
     return (serp.result[0]?.items ?? [])
       .filter((item) => item.type === 'organic' && item.rank_group <= depth)

@@ -16,23 +16,86 @@ import { between, shuffled, unit } from './derive';
 /* Offline backlinks: every domain links from a fixed pool of plausible domains, so profiles, links and the gap agree. */
 
 const WELL_KNOWN = [
-  'wikipedia.org', 'medium.com', 'reddit.com', 'youtube.com', 'github.com', 'stackoverflow.com', 'quora.com',
-  'nytimes.com', 'forbes.com', 'theguardian.com', 'bbc.co.uk', 'cnn.com', 'wired.com', 'techcrunch.com',
-  'theverge.com', 'businessinsider.com', 'huffpost.com', 'wordpress.com', 'blogspot.com', 'tumblr.com',
-  'linkedin.com', 'pinterest.com', 'producthunt.com', 'news.ycombinator.com', 'substack.com', 'dev.to',
-  'hubspot.com', 'moz.com', 'ahrefs.com', 'searchenginejournal.com', 'trustpilot.com', 'yelp.com',
-  'tripadvisor.com', 'indiehackers.com', 'wikihow.com', 'britannica.com', 'archive.org', 'about.me',
-  'slideshare.net', 'issuu.com',
+  'wikipedia.org',
+  'medium.com',
+  'reddit.com',
+  'youtube.com',
+  'github.com',
+  'stackoverflow.com',
+  'quora.com',
+  'nytimes.com',
+  'forbes.com',
+  'theguardian.com',
+  'bbc.co.uk',
+  'cnn.com',
+  'wired.com',
+  'techcrunch.com',
+  'theverge.com',
+  'businessinsider.com',
+  'huffpost.com',
+  'wordpress.com',
+  'blogspot.com',
+  'tumblr.com',
+  'linkedin.com',
+  'pinterest.com',
+  'producthunt.com',
+  'news.ycombinator.com',
+  'substack.com',
+  'dev.to',
+  'hubspot.com',
+  'moz.com',
+  'ahrefs.com',
+  'searchenginejournal.com',
+  'trustpilot.com',
+  'yelp.com',
+  'tripadvisor.com',
+  'indiehackers.com',
+  'wikihow.com',
+  'britannica.com',
+  'archive.org',
+  'about.me',
+  'slideshare.net',
+  'issuu.com',
 ];
 const WORDS = [
-  'garden', 'travel', 'fitness', 'recipe', 'tech', 'money', 'parenting', 'outdoor', 'photo', 'music', 'design',
-  'startup', 'health', 'pet', 'home', 'style', 'auto', 'crypto', 'gaming', 'craft', 'coffee', 'bike', 'run', 'book',
-  'film', 'code',
+  'garden',
+  'travel',
+  'fitness',
+  'recipe',
+  'tech',
+  'money',
+  'parenting',
+  'outdoor',
+  'photo',
+  'music',
+  'design',
+  'startup',
+  'health',
+  'pet',
+  'home',
+  'style',
+  'auto',
+  'crypto',
+  'gaming',
+  'craft',
+  'coffee',
+  'bike',
+  'run',
+  'book',
+  'film',
+  'code',
 ];
 const PATTERNS: ReadonlyArray<(word: string) => string> = [
-  (w) => `blog-${w}.com`, (w) => `${w}news.net`, (w) => `the${w}hub.com`, (w) => `${w}-review.org`,
-  (w) => `${w}daily.com`, (w) => `${w}insider.io`, (w) => `my${w}tips.com`, (w) => `${w}forum.net`,
-  (w) => `${w}-weekly.co.uk`, (w) => `best${w}guide.com`,
+  (w) => `blog-${w}.com`,
+  (w) => `${w}news.net`,
+  (w) => `the${w}hub.com`,
+  (w) => `${w}-review.org`,
+  (w) => `${w}daily.com`,
+  (w) => `${w}insider.io`,
+  (w) => `my${w}tips.com`,
+  (w) => `${w}forum.net`,
+  (w) => `${w}-weekly.co.uk`,
+  (w) => `best${w}guide.com`,
 ];
 
 /** The 300 domains any sandbox backlink comes from, each with one rank: well-known sites strong, niche blogs mostly weak. */
@@ -44,10 +107,22 @@ const POOL_DOMAINS = [...POOL.keys()];
 
 const GENERIC_ANCHORS = ['click here', 'here', 'this website', 'read more', 'learn more', 'source', 'website', 'link', 'this article', 'view site'];
 const TOPICAL_ANCHORS = [
-  'best running shoes', 'budget travel tips', 'home workout plan', 'easy dinner recipes', 'project management software',
-  'beginner photography guide', 'small business marketing', 'indoor plant care', 'personal finance tips',
-  'coffee brewing guide', 'remote work tools', 'electric bike reviews', 'seo checklist', 'email marketing templates',
-  'kids craft ideas', 'camping gear list',
+  'best running shoes',
+  'budget travel tips',
+  'home workout plan',
+  'easy dinner recipes',
+  'project management software',
+  'beginner photography guide',
+  'small business marketing',
+  'indoor plant care',
+  'personal finance tips',
+  'coffee brewing guide',
+  'remote work tools',
+  'electric bike reviews',
+  'seo checklist',
+  'email marketing templates',
+  'kids craft ideas',
+  'camping gear list',
 ];
 const SECTIONS = ['blog', 'articles', 'news', 'resources', 'guides', 'reviews', 'wiki', 'posts', 'community', 'stories'];
 const TARGET_PATHS = ['', 'blog', 'pricing', 'about', 'features', 'guides/getting-started', 'products', 'contact'];
@@ -71,7 +146,10 @@ const byRank = (a: { rank: number; domain: string }, b: { rank: number; domain: 
 
 /** Every domain linking to `domain` (30–200 of the pool, never itself): the full set the link gap works on. */
 export const sandboxReferringDomains = (domain: string): string[] =>
-  shuffled(POOL_DOMAINS.filter((d) => d !== domain), `referring\n${domain}`).slice(0, between(domain, 'referring-count', REFERRING_MIN, REFERRING_MAX));
+  shuffled(
+    POOL_DOMAINS.filter((d) => d !== domain),
+    `referring\n${domain}`,
+  ).slice(0, between(domain, 'referring-count', REFERRING_MIN, REFERRING_MAX));
 
 interface Derived {
   summary: BacklinkSummary;
@@ -107,9 +185,7 @@ function anchorsOf(domain: string, backlinks: number): AnchorShare[] {
   const topical = shuffled(TOPICAL_ANCHORS, `topical\n${domain}`).slice(0, 6);
   const generic = shuffled(GENERIC_ANCHORS, `generic\n${domain}`).slice(0, 5);
   const brandShare = overOptimized ? 0.1 + unit(domain, 'brand-share') * 0.15 : 0.15 + unit(domain, 'brand-share') * 0.3;
-  const top: [string, number] = overOptimized
-    ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18]
-    : [brand, brandShare];
+  const top: [string, number] = overOptimized ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18] : [brand, brandShare];
   const rest: Array<[string, number]> = [
     ...(overOptimized ? [[brand, brandShare] as [string, number]] : []),
     [domain, brandShare * 0.5],

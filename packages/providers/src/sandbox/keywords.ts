@@ -42,8 +42,26 @@ export function sandboxMetrics(keyword: string, locale: string): KeywordMetrics 
 
 const PREFIXES = ['best', 'cheap', 'how to choose', 'top', 'buy', 'what is', 'how to use', 'affordable', 'professional', 'beginner'];
 const SUFFIXES = [
-  'review', 'reviews', 'guide', 'for beginners', 'near me', 'price', 'vs alternatives', 'ideas', 'tips', 'examples',
-  'brands', 'online', 'for sale', 'comparison', 'checklist', 'mistakes', 'benefits', 'cost', 'kit', 'deals',
+  'review',
+  'reviews',
+  'guide',
+  'for beginners',
+  'near me',
+  'price',
+  'vs alternatives',
+  'ideas',
+  'tips',
+  'examples',
+  'brands',
+  'online',
+  'for sale',
+  'comparison',
+  'checklist',
+  'mistakes',
+  'benefits',
+  'cost',
+  'kit',
+  'deals',
 ];
 
 /** Ideas from the seeds and common modifiers, highest volume first, each with metrics. */
@@ -59,9 +77,7 @@ export function sandboxIdeas(seeds: readonly string[], locale: string, limit: nu
       if (metrics) ideas.push(metrics);
     }
   }
-  return ideas
-    .sort((a, b) => (b.volume ?? 0) - (a.volume ?? 0) || a.keyword.localeCompare(b.keyword))
-    .slice(0, limit);
+  return ideas.sort((a, b) => (b.volume ?? 0) - (a.volume ?? 0) || a.keyword.localeCompare(b.keyword)).slice(0, limit);
 }
 
 /** A position in the top `depth` derived from the keyword and domain, or null when the domain does not rank. */

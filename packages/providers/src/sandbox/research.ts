@@ -5,7 +5,12 @@ const ASPECTS = ['cost', 'durability', 'ease of use', 'safety', 'availability', 
 const WEB_DOMAINS = ['wikipedia.org', 'nytimes.com', 'theguardian.com', 'consumerreports.org', 'wired.com', 'healthline.com', 'bbc.co.uk', 'forbes.com'];
 const SUBREDDITS = ['AskReddit', 'BuyItForLife', 'explainlikeimfive', 'Frugal', 'running', 'HomeImprovement'];
 
-const slugOf = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'topic';
+const slugOf = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'topic';
 
 /**
  * Facts, opinions and sources derived from the query (and, in url mode, the page's address): the same

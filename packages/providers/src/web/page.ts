@@ -75,15 +75,18 @@ function checkedUrl(href: string, isAllowed: (address: string) => boolean, base?
  */
 function checkedLookup(resolve: (host: string) => Promise<string[]>, isAllowed: (address: string) => boolean): LookupFunction {
   return (host, options, callback) => {
-    resolve(host).then((addresses) => {
-      const denied = addresses.find((a) => !isAllowed(a));
-      if (addresses.length === 0) return callback(new UrlRefused(`${host} does not resolve`), '');
-      if (denied !== undefined) return callback(new UrlRefused(`${host} resolves to ${denied}, not a public address`), '');
-      const checked = addresses.map((address) => ({ address, family: isIP(address) }));
-      // With autoSelectFamily (Node 20's default) the socket asks for all addresses and tries each.
-      if (options.all) callback(null, checked);
-      else callback(null, checked[0]!.address, checked[0]!.family);
-    }, (error: NodeJS.ErrnoException) => callback(error, ''));
+    resolve(host).then(
+      (addresses) => {
+        const denied = addresses.find((a) => !isAllowed(a));
+        if (addresses.length === 0) return callback(new UrlRefused(`${host} does not resolve`), '');
+        if (denied !== undefined) return callback(new UrlRefused(`${host} resolves to ${denied}, not a public address`), '');
+        const checked = addresses.map((address) => ({ address, family: isIP(address) }));
+        // With autoSelectFamily (Node 20's default) the socket asks for all addresses and tries each.
+        if (options.all) callback(null, checked);
+        else callback(null, checked[0]!.address, checked[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
   };
 }
 

@@ -187,7 +187,15 @@ export class BedrockSynthesis {
           messages: [{ role: 'user', content: [{ text: request }] }],
           inferenceConfig: { maxTokens: 4096, temperature: 0 },
           toolConfig: {
-            tools: [{ toolSpec: { name: TOOL, description: 'Record the facts and opinions found in the sources, each citing its source ids.', inputSchema: { json: INPUT_SCHEMA } } }],
+            tools: [
+              {
+                toolSpec: {
+                  name: TOOL,
+                  description: 'Record the facts and opinions found in the sources, each citing its source ids.',
+                  inputSchema: { json: INPUT_SCHEMA },
+                },
+              },
+            ],
             toolChoice: { tool: { name: TOOL } },
           },
         }),
