@@ -13,26 +13,42 @@ const state = async (id: string) => {
   const page = (await t.call('GET', `/articles/${id}`)).body;
   return { status: page.status, live: page.live };
 };
+/** The ids of the links relink keeps from readers of a page. */
+const suppressedOf = async (path: string): Promise<string[]> => ((await t.call('GET', path)).body.suppressed_links as { id: string }[]).map((link) => link.id);
+const applied = (relink: 'queued' | 'skipped') => ({ ok: true, matched: true, relink, applied: true });
+/** `n` distinct instants from now on, oldest first (a notify's date counts no later than its receipt). */
+const instants = async (n: number): Promise<string[]> => {
+  const out: string[] = [];
+  while (out.length < n) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    out.push(new Date().toISOString());
+  }
+  return out;
+};
 const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) => (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
 
 describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {
     const id = await publishArticle('n-unpublish');
-    expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual({ ok: true, matched: true, relink: 'queued' });
+    expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual(applied('queued'));
     expect(await state(id)).toEqual({ status: 'draft', live: false });
     expect((await t.call('GET', `/sites/${t.siteId}/articles/n-unpublish`, undefined, { key: null })).status).toBe(404);
   });
 
-  it('counts deleted as unpublished and remembers it: visitors get 410', async () => {
+  it('counts deleted as unpublished and remembers it: reads say deleted, visitors get 410', async () => {
     const id = await publishArticle('n-delete');
+    expect((await t.call('GET', `/articles/${id}`)).body.deleted).toBe(false);
     expect((await notify({ id, type: 'article', action: 'deleted' })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'draft', live: false });
+    expect((await t.call('GET', `/articles/${id}`)).body.deleted).toBe(true);
+    const listed = (await t.call('GET', '/articles?status=draft')).body.items.find((i: { id: string }) => i.id === id);
+    expect(listed).toMatchObject({ deleted: true, live: false });
     expect((await t.call('GET', `/sites/${t.siteId}/articles/n-delete`, undefined, { key: null })).status).toBe(410);
   });
 
   it('treats a notify with neither status nor action as still live, relink skipped', async () => {
     const id = await publishArticle('n-neither');
-    expect((await notify({ id, type: 'article' })).body).toEqual({ ok: true, matched: true, relink: 'skipped' });
+    expect((await notify({ id, type: 'article' })).body).toEqual(applied('skipped'));
     expect(await state(id)).toEqual({ status: 'published', live: true });
   });
 
@@ -66,7 +82,7 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
 
   it('works for questions, and lists the stored status', async () => {
     const q = (await t.call('POST', '/questions', question('n-question'))).body.id;
-    expect((await notify({ id: q, type: 'question', action: 'unpublished' })).body).toEqual({ ok: true, matched: true, relink: 'queued' });
+    expect((await notify({ id: q, type: 'question', action: 'unpublished' })).body).toEqual(applied('queued'));
     const drafts = (await t.call('GET', '/questions?status=draft')).body.items.map((i: { id: string }) => i.id);
     expect(drafts).toContain(q);
     const published = (await t.call('GET', '/questions?status=published')).body.items.map((i: { id: string }) => i.id);
@@ -74,7 +90,7 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
   });
 
   it('answers matched false (ok true, relink skipped) for an id it does not know, another type, or another site', async () => {
-    const unknown = { ok: true, matched: false, relink: 'skipped' };
+    const unknown = { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' };
     expect((await notify({ id: 'art_zzzzzzzzzzzzzzzz', type: 'article', action: 'deleted' })).body).toEqual(unknown);
     expect((await notify({ id: 'some-site-page-42', type: 'article', action: 'deleted' })).body).toEqual(unknown);
     const id = await publishArticle('n-other-site');
@@ -96,30 +112,64 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
 describe('out-of-order and repeated deliveries', () => {
   it('ignores a notify older than the newest applied, and changes nothing on a repeat', async () => {
     const id = await publishArticle('n-order');
-    const down = { id, type: 'article', action: 'unpublished', updated_at: '2026-05-02T10:00:00Z' };
+    // Changes the site made after the publish, in this order, delivered out of order.
+    const [early, late, later] = await instants(3);
+    const down = { id, type: 'article', action: 'unpublished', updated_at: late };
     expect((await notify(down)).body.relink).toBe('queued');
-    // An older "published" arrives late: it changes nothing.
-    expect((await notify({ id, type: 'article', action: 'published', updated_at: '2026-05-02T09:00:00Z' })).body).toEqual({
+    // An older "published" arrives late: it changes nothing, and says so.
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: early })).body).toEqual({
       ok: true,
       matched: true,
       relink: 'skipped',
+      applied: false,
+      reason: 'stale',
     });
     expect(await state(id)).toEqual({ status: 'draft', live: false });
-    expect((await notify(down)).body.relink).toBe('skipped');
+    expect((await notify(down)).body).toEqual(applied('skipped'));
     expect(await state(id)).toEqual({ status: 'draft', live: false });
-    expect((await notify({ id, type: 'article', action: 'published', updated_at: '2026-05-02T11:00:00Z' })).body.relink).toBe('queued');
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: later })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'published', live: true });
+  });
+
+  it.each(['2030-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])('never lets a notify dated in the future (%s) silence the ones after it', async (future) => {
+    const id = await publishArticle(`n-future-${future.slice(0, 4)}`);
+    expect((await notify({ id, type: 'article', status: 'draft', updated_at: future })).body).toEqual(applied('queued'));
+    // Counted as made on receipt: a notify without a date, or dated now, still applies.
+    expect((await notify({ id, type: 'article', action: 'published' })).body).toEqual(applied('queued'));
+    expect(await state(id)).toEqual({ status: 'published', live: true });
+    expect((await notify({ id, type: 'article', status: 'draft', updated_at: new Date().toISOString() })).body).toEqual(applied('queued'));
+    expect(await state(id)).toEqual({ status: 'draft', live: false });
+  });
+
+  it('takes an editor publish as newer than every notify before it', async () => {
+    const id = await publishArticle('n-publish-newer');
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString();
+    await notify({ id, type: 'article', action: 'unpublished', updated_at: '2030-01-01T00:00:00Z' });
+    expect((await t.call('POST', '/articles', article('n-publish-newer'))).status).toBe(200);
+    expect(await state(id)).toEqual({ status: 'published', live: true });
+    // A delivery of a change made before the republish changes nothing, and says why.
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual({
+      ok: true,
+      matched: true,
+      relink: 'skipped',
+      applied: false,
+      reason: 'stale',
+    });
+    expect(await state(id)).toEqual({ status: 'published', live: true });
+    expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual(applied('queued'));
+    expect(await state(id)).toEqual({ status: 'draft', live: false });
   });
 
   it('gives exactly one queued relink to concurrent identical notifies', async () => {
     const id = await publishArticle('n-concurrent');
-    const replies = await Promise.all(Array.from({ length: 6 }, () => notify({ id, type: 'article', action: 'deleted', updated_at: '2026-06-01T00:00:00Z' })));
+    const [at] = await instants(1);
+    const replies = await Promise.all(Array.from({ length: 6 }, () => notify({ id, type: 'article', action: 'deleted', updated_at: at })));
     expect(replies.map((r) => r.body.relink).sort()).toEqual(['queued', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
   });
 });
 
 describe('relink', () => {
-  it("rewrites a linking page's copy and related ids when the target goes down, and restores them byte for byte", async () => {
+  it("keeps a linking page's links from readers while the target is down, never rewriting what the editor sent", async () => {
     const target = await publishArticle('r-target');
     const other = await publishArticle('r-other');
     const q = await publishArticle('r-linker', { title: 'Linker' });
@@ -141,12 +191,14 @@ describe('relink', () => {
     await notify({ id: target, type: 'article', action: 'unpublished' });
     await t.stack.drain();
     const down = (await t.call('GET', `/articles/${q}`)).body;
-    expect(down.copy).toBe(`Intro the target and\r\n\t[other](page:${other}); again t2 — ünï.`);
-    expect(down.related_article_ids).toEqual([other]);
-    expect(down.updated_at > before.updated_at).toBe(true);
-    const { copy: _c1, related_article_ids: _r1, updated_at: _u1, ...restBefore } = before;
-    const { copy: _c2, related_article_ids: _r2, updated_at: _u2, ...restDown } = down;
-    expect(restDown).toEqual(restBefore);
+    // The document comes back as sent, with the editor's updated_at; what readers do not see is listed beside it.
+    expect(before).toMatchObject({ suppressed_links: [], relinked_at: null });
+    expect(down.suppressed_links).toEqual([{ id: target, type: 'article', since: down.relinked_at }]);
+    expect(down.relinked_at >= before.updated_at).toBe(true);
+    const { suppressed_links: _s1, relinked_at: _a1, ...docBefore } = before;
+    const { suppressed_links: _s2, relinked_at: _a2, ...docDown } = down;
+    expect(docDown).toEqual(docBefore);
+    expect(docDown).toMatchObject({ copy, related_article_ids: [other, target] });
 
     // The same relink message again changes nothing more.
     const message = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
@@ -158,9 +210,10 @@ describe('relink', () => {
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
     const up = (await t.call('GET', `/articles/${q}`)).body;
-    expect(up.copy).toBe(copy);
-    expect(up.related_article_ids).toEqual([other, target]);
-    expect(up.updated_at > down.updated_at).toBe(true);
+    expect(up.suppressed_links).toEqual([]);
+    expect(up.relinked_at > down.relinked_at).toBe(true);
+    const { suppressed_links: _s3, relinked_at: _a3, ...docUp } = up;
+    expect(docUp).toEqual(docBefore);
 
     await t.stack.queues.relink.send(message);
     await t.stack.drain();
@@ -178,15 +231,16 @@ describe('relink', () => {
 
     await notify({ id: target, type: 'question', status: 'draft' });
     await t.stack.drain();
-    expect((await t.call('GET', `/questions/${linker}`)).body.related_question_ids).toEqual([]);
+    expect(await suppressedOf(`/questions/${linker}`)).toEqual([target]);
+    expect((await t.call('GET', `/questions/${linker}`)).body.related_question_ids).toEqual([target]);
     expect((await t.call('GET', `/questions/${dropped}`)).body).toEqual(droppedBefore);
 
     // Republished while the target is down, the linker keeps the link out until the target is back.
     await t.call('POST', '/questions', question('r-q-linker', { related_question_ids: [target], topics: ['new'] }));
-    expect((await t.call('GET', `/questions/${linker}`)).body.related_question_ids).toEqual([]);
+    expect(await suppressedOf(`/questions/${linker}`)).toEqual([target]);
     await notify({ id: target, type: 'question', status: 'published' });
     await t.stack.drain();
-    expect((await t.call('GET', `/questions/${linker}`)).body).toMatchObject({ related_question_ids: [target], topics: ['new'] });
+    expect((await t.call('GET', `/questions/${linker}`)).body).toMatchObject({ related_question_ids: [target], topics: ['new'], suppressed_links: [] });
   });
 
   it('forgets a suppressed link the linking page no longer has, so re-adding it later shows it', async () => {
@@ -198,7 +252,7 @@ describe('relink', () => {
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
     await t.call('POST', '/articles', article('r-forget-linker', { related_article_ids: [target] }));
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
+    expect((await t.call('GET', `/articles/${linker}`)).body).toMatchObject({ related_article_ids: [target], suppressed_links: [] });
   });
 });
 
@@ -208,14 +262,15 @@ describe('relink on republish', () => {
     const linker = await publishArticle('rp-linker', { related_article_ids: [target] });
     await notify({ id: target, type: 'article', action: 'unpublished' });
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([target]);
 
     expect((await t.call('POST', '/articles', article('rp-target', { status: 'published' }))).status).toBe(200);
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
 
     await t.call('POST', '/articles', article('rp-target', { status: 'draft' }));
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([target]);
+    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
   });
 });

@@ -1,4 +1,4 @@
-import { articleDoc, pageId, pageRecord } from '@cm/core';
+import { articleDoc, pageId, readerRecord } from '@cm/core';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
@@ -32,7 +32,7 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
     for (let i = 0; i < ids.length; i += 100) {
       await Promise.all(
         ids.slice(i, i + 100).map(async (id) => {
-          const page = pageRecord((await t.store.pages.get(t.siteId, 'article', id))!);
+          const page = readerRecord((await t.store.pages.get(t.siteId, 'article', id))!);
           if (page.type !== 'article' || page.copy !== expectCopy || page.related_article_ids.join() !== expectRelated.join()) {
             wrong.push(id);
           }
@@ -49,9 +49,10 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
   expect(queue.sent - sentBefore).toBeGreaterThanOrEqual(LINKERS / 100);
   expect(queue.deadLetters).toEqual([]);
 
-  // Through the API, a sample reads rewritten.
+  // Through the API, a sample reads as sent, with the link readers do not see listed beside it.
   const sample = (await t.call('GET', `/articles/${ids[4321]}`)).body;
-  expect(sample).toMatchObject({ copy: 'See popular.', related_article_ids: [] });
+  expect(sample).toMatchObject({ copy: `See [popular](page:${target}).`, related_article_ids: [target] });
+  expect(sample.suppressed_links).toEqual([{ id: target, type: 'article', since: sample.relinked_at }]);
 
   await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
   await t.stack.drain();

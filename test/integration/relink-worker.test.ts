@@ -96,9 +96,9 @@ describe('relink worker', () => {
     }
     // The state change stuck; the site retries its notify, and the owed relink goes out with it.
     const retry = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
-    expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped' });
+    expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped', applied: true });
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([]);
+    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual([target]);
     expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   });
 });

@@ -24,6 +24,11 @@ export const NotifyResult = z
     ok: z.boolean(),
     matched: z.boolean().meta({ description: 'false: the editor service has no page with that id (normal).' }),
     relink: z.enum(['queued', 'skipped']),
+    applied: z.boolean().meta({ description: 'Whether the page now reflects this notify.' }),
+    reason: z
+      .enum(['stale', 'unmatched'])
+      .optional()
+      .meta({ description: 'Why not: stale, a newer notify or publish was applied already; unmatched, no such page.' }),
   })
   .meta({ id: 'NotifyResult' });
 export type NotifyResult = z.infer<typeof NotifyResult>;

@@ -24,8 +24,20 @@ export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'stat
   }
 }
 
-/** A delivery older than the newest one applied changes nothing (deliveries repeat and reorder). */
-export const isStaleNotify = (newestApplied: string | null, at: string): boolean => newestApplied !== null && at < newestApplied;
+/**
+ * When a notify counts as made: its `updated_at`, but never later than its receipt, so a clock that is
+ * ahead (or a date typed wrong) cannot make it outrank the deliveries after it.
+ */
+export const notifyTime = (updatedAt: string | undefined, receivedAt: string): string =>
+  updatedAt !== undefined && updatedAt < receivedAt ? updatedAt : receivedAt;
+
+/**
+ * A delivery older than the newest one applied changes nothing (deliveries repeat and reorder). The
+ * newest applied counts no later than now either: a page frozen by a future date before this rule
+ * thaws at the next delivery.
+ */
+export const isStaleNotify = (newestApplied: string | null, at: string, receivedAt: string): boolean =>
+  newestApplied !== null && at < notifyTime(newestApplied, receivedAt);
 
 /** Relink is queued exactly when what readers can reach changed. */
 export const liveChanged = (before: LiveState, after: LiveState): boolean => isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);

@@ -1,5 +1,5 @@
 import { ApiError, type PageType } from '@cm/contract';
-import { pageBlocks, pageId, pageRecord, pageTypeOfId, renderedLinkTargets, renderPage, renderUnavailable, UNAVAILABLE, visitorUrl } from '@cm/core';
+import { pageBlocks, pageId, pageTypeOfId, readerRecord, renderedLinkTargets, renderPage, renderUnavailable, UNAVAILABLE, visitorUrl } from '@cm/core';
 import type { LinkTarget, Store } from '@cm/store';
 
 /**
@@ -31,7 +31,7 @@ export async function visitorPage(store: Store, baseUrl: string, siteId: number,
     return linkedType ? [{ id, type: linkedType }] : [];
   });
   const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map<string, LinkTarget>();
-  const html = renderPage(pageRecord(page), {
+  const html = renderPage(readerRecord(page), {
     pageUrl: visitorUrl(baseUrl, siteId, type, slug),
     linkTarget: (id) => {
       const target = targets.get(id);

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
 import { batchWrite, conditionFailed } from './batch';
-import { linkEdgeKey, linksToPartition, pageKey, updatedSortKey } from './keys';
+import { linkEdgeKey, linksToPartition, pageKey, suppressedSinceAttribute } from './keys';
 
 export interface PageRef {
   id: string;
@@ -12,8 +12,9 @@ export type RelinkOutcome = 'changed' | 'unchanged' | 'unlinked';
 
 /**
  * The link index (an edge item per linking page, under the linked page's partition) and relink's
- * writes. Relink never rewrites a page's document: it adds the target to the page's `suppressed` set,
- * and reads derive `copy` and related ids from it, so restoring a link is exact and order-free.
+ * writes. Relink never rewrites a page's document, nor its `updated_at`: it adds the target to the
+ * page's `suppressed` set (with since when), and what readers see is derived from it, so restoring a
+ * link is exact and order-free.
  */
 export class LinkStore {
   constructor(
@@ -58,7 +59,7 @@ export class LinkStore {
   async suppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
     try {
       await this.touch(siteId, page, targetId, now, {
-        update: 'ADD suppressed :targets',
+        update: 'ADD suppressed :targets SET #since = :now, relinked_at = :now',
         condition: 'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
       });
       return 'changed';
@@ -77,7 +78,10 @@ export class LinkStore {
   /** Puts back exactly the links `suppress` took out of `page` for `targetId`. Repeats change nothing. */
   async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
     try {
-      await this.touch(siteId, page, targetId, now, { update: 'DELETE suppressed :targets', condition: 'contains(suppressed, :target)' });
+      await this.touch(siteId, page, targetId, now, {
+        update: 'DELETE suppressed :targets REMOVE #since SET relinked_at = :now',
+        condition: 'contains(suppressed, :target)',
+      });
       return 'changed';
     } catch (error) {
       if (conditionFailed(error)) return 'unchanged';
@@ -85,20 +89,16 @@ export class LinkStore {
     }
   }
 
-  /** One conditional write to the page: the suppression change, and `updated_at` moves. */
+  /** One conditional write to the page: the suppression change, and `relinked_at` moves (the editor's `updated_at` does not). */
   private async touch(siteId: number, page: PageRef, targetId: string, now: string, change: { update: string; condition: string }) {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, page.type, page.id),
-        UpdateExpression: `${change.update} SET updated_at = :now, gsi1sk = :gsk, gsi2sk = :gsk`,
+        UpdateExpression: change.update,
         ConditionExpression: change.condition,
-        ExpressionAttributeValues: {
-          ':targets': new Set([targetId]),
-          ':target': targetId,
-          ':now': now,
-          ':gsk': updatedSortKey(now, page.id),
-        },
+        ExpressionAttributeNames: { '#since': suppressedSinceAttribute(targetId) },
+        ExpressionAttributeValues: { ':targets': new Set([targetId]), ':target': targetId, ':now': now },
       }),
     );
   }

@@ -17,6 +17,7 @@ import {
   pagesByUpdated,
   pageSk,
   sitePartition,
+  suppressedSinceAttribute,
   updatedSortKey,
 } from './keys';
 
@@ -135,6 +136,8 @@ export class PageStore {
       'version = :version',
       'chunks = :chunks',
       'created_at = if_not_exists(created_at, :now)',
+      // An editor's publish is newer than every notify before it: older deliveries change nothing after it.
+      'notified_at = :now',
       'gsi1pk = :g1pk',
       'gsi1sk = :gsk',
       'gsi2pk = :g2pk',
@@ -181,11 +184,13 @@ export class PageStore {
 
   /** A page no longer links to `targets`: relink's suppression of them has nothing left to act on. */
   private async unsuppress(siteId: number, type: PageType, id: string, targets: string[]) {
+    const names = Object.fromEntries(targets.map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]));
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        UpdateExpression: 'DELETE suppressed :targets',
+        UpdateExpression: `DELETE suppressed :targets REMOVE ${Object.keys(names).join(', ')}`,
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':targets': new Set(targets) },
       }),
     );
@@ -215,7 +220,11 @@ export class PageStore {
         deleted: main.deleted === true,
         created_at: String(main.created_at),
         updated_at: String(main.updated_at),
-        suppressed: [...((main.suppressed as Set<string> | undefined) ?? [])].sort(),
+        suppressed: [...((main.suppressed as Set<string> | undefined) ?? [])].sort().map((target) => ({
+          id: target,
+          since: optionalString(main[suppressedSinceAttribute(target)]),
+        })),
+        relinked_at: optionalString(main.relinked_at),
         summary: optionalString(main.summary),
         community_answers: answers,
       };
@@ -271,8 +280,8 @@ export class PageStore {
       }),
     );
     const items = (out.Items ?? []).map((item) => {
-      const { live } = liveStateOf(item);
-      const base = { id: String(item.id), slug: String(item.slug), status: item.status as PageStatus, live, updated_at: String(item.updated_at) };
+      const { live, deleted } = liveStateOf(item);
+      const base = { id: String(item.id), slug: String(item.slug), status: item.status as PageStatus, live, deleted, updated_at: String(item.updated_at) };
       return type === 'article' ? { ...base, title: String(item.title) } : { ...base, question: String(item.title) };
     });
     const last = out.LastEvaluatedKey;
@@ -295,7 +304,7 @@ export class PageStore {
 
   /**
    * Applies a notify: moves the page from `expected` to `next` and records `at` as the newest notify.
-   * Optimistic: 'conflict' when the page changed since `expected` was read or a newer notify landed.
+   * Optimistic: 'conflict' when the page's state or its newest notify changed since `expected` was read.
    * `relinkPendingAt` marks a relink that is owed until its worker finishes.
    */
   async setLiveState(
@@ -313,8 +322,9 @@ export class PageStore {
           UpdateExpression: `SET #status = :status, deleted = :deleted, notified_at = :at, gsi2pk = :g2pk${
             relinkPendingAt ? ', relink_pending = :pending' : ''
           }`,
-          ConditionExpression:
-            'attribute_exists(pk) AND #status = :was AND deleted = :wasDeleted AND (attribute_not_exists(notified_at) OR notified_at <= :at)',
+          ConditionExpression: `attribute_exists(pk) AND #status = :was AND deleted = :wasDeleted AND ${
+            expected.notified_at === null ? 'attribute_not_exists(notified_at)' : 'notified_at = :wasNotified'
+          }`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':status': next.status,
@@ -323,6 +333,7 @@ export class PageStore {
             ':g2pk': pagesByStatus(siteId, type, next.status),
             ':was': expected.status,
             ':wasDeleted': expected.deleted,
+            ...(expected.notified_at === null ? {} : { ':wasNotified': expected.notified_at }),
             ...(relinkPendingAt ? { ':pending': relinkPendingAt } : {}),
           },
         }),
