@@ -1,18 +1,17 @@
-import { ArticleInput, PUBLISH_BODY_LIMIT_BYTES, QuestionInput } from '@cm/contract';
+import { ArticleInput, QuestionInput, SiteClaimBody } from '@cm/contract';
+import { checkSiteClaim } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
 import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 
-async function publish(request: ApiRequest, input: PublishInput) {
-  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, input, { baseUrl: request.baseUrl });
+/** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
+async function publish(request: ApiRequest, parse: () => PublishInput) {
+  checkSiteClaim(request.siteId, request.body(SiteClaimBody).site_id);
+  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), { baseUrl: request.baseUrl });
   request.observation.metric('publishes');
   return json(reply.created ? 201 : 200, reply);
 }
 
-export const handler = api(
-  'publish',
-  {
-    'POST /articles': (request) => publish(request, { type: 'article', value: request.body(ArticleInput) }),
-    'POST /questions': (request) => publish(request, { type: 'question', value: request.body(QuestionInput) }),
-  },
-  { bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES },
-);
+export const handler = api('publish', {
+  'POST /articles': (request) => publish(request, () => ({ type: 'article', value: request.body(ArticleInput) })),
+  'POST /questions': (request) => publish(request, () => ({ type: 'question', value: request.body(QuestionInput) })),
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
@@ -105,14 +106,88 @@ describe('POST /articles', () => {
     expect((await t.call('POST', '/articles', article('mismatch', { site_id: t.siteId }))).status).toBe(201);
   });
 
-  it('enforces the slug rule', async () => {
-    for (const slug of ['Best-Shoes', 'two words', 'a/b', 'a--b', '', 'x'.repeat(201)]) {
+  it('answers 403 for a site_id that is not the key site in any form, before validating the rest of the body', async () => {
+    const claims = [String(t.siteId + 1), t.siteId + 100, 0, -1, t.siteId + 0.5, null, 'abc', `${t.siteId} `, `0${t.siteId}`, true, {}, [t.siteId]];
+    const invalidElsewhere = { slug: 'Not A Slug', body: 'not blocks', answer: 7, noindex: 'yes', updated_at: 'yesterday' };
+    for (const site_id of claims) {
+      for (const [path, body] of [
+        ['/articles', article('claimed', { site_id })],
+        ['/questions', question('claimed', { site_id })],
+        ['/articles', { ...invalidElsewhere, site_id }],
+        ['/questions', { ...invalidElsewhere, site_id }],
+      ] as const) {
+        const res = await t.call('POST', path, body);
+        expect([JSON.stringify(site_id), path, res.status, res.body.code]).toEqual([JSON.stringify(site_id), path, 403, 'site_mismatch']);
+      }
+    }
+    expect((await t.call('GET', '/articles?slug=claimed')).status).toBe(404);
+    expect((await t.call('GET', '/questions?slug=claimed')).status).toBe(404);
+
+    // The key's site, as a number or its decimal string, matches; then the rest of the body is validated.
+    expect((await t.call('POST', '/articles', article('claimed', { site_id: String(t.siteId) }))).status).toBe(201);
+    expect((await t.call('POST', '/questions', question('claimed', { site_id: t.siteId }))).status).toBe(201);
+    const invalid = await t.call('POST', '/articles', { ...invalidElsewhere, site_id: String(t.siteId) });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('validation_failed');
+    // Authentication and reading the body still come first.
+    expect((await t.call('POST', '/articles', { site_id: 'abc' }, { key: null })).status).toBe(401);
+    expect((await t.call('POST', '/articles', '{"site_id": "abc",')).status).toBe(400);
+  });
+
+  it('enforces the slug rule: one lowercase segment of up to 512 characters', async () => {
+    const refused = ['Best-Shoes', 'Über-uns', 'two words', 'tab\there', 'a/b', 'a?b', 'a#b', '.', '..', 'zero\u200bwidth', '', 'x'.repeat(513)];
+    for (const slug of refused) {
       const res = await t.call('POST', '/articles', article(slug));
-      expect(res.status).toBe(400);
-      expect(res.body.error).toBe('validation_failed');
+      expect([slug, res.status, res.body.error]).toEqual([slug, 400, 'validation_failed']);
       expect(res.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'slug' })]));
     }
-    expect((await t.call('POST', '/articles', article('x'.repeat(200)))).status).toBe(201);
+    for (const slug of ['a--b', 'a_b', 'ab-', '-ab', 'a.b', '...', 'x'.repeat(512), '😀'.repeat(512)]) {
+      const res = await t.call('POST', '/articles', article(slug));
+      expect([slug, res.status, res.body.slug]).toEqual([slug, 201, slug]);
+    }
+  });
+
+  it('takes an optional field sent as null as left out: its default applies', async () => {
+    const nulls = Object.fromEntries(
+      [
+        ...['meta_title', 'meta_description', 'keywords', 'audience', 'goal', 'category', 'cover_image', 'canonical_url', 'copy'],
+        ...['noindex', 'schema_type', 'related_article_ids', 'related_question_ids', 'status', 'ai_generated', 'ai_model', 'updated_at'],
+      ].map((field) => [field, null]),
+    );
+    const res = await t.call('POST', '/articles', article('all-null', { excerpt: 'Card text', ...nulls }));
+    expect(res.status).toBe(201);
+    const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
+    expect(page).toMatchObject({
+      meta_title: 'Title of all-null',
+      meta_description: 'Card text',
+      keywords: [],
+      audience: null,
+      goal: null,
+      category: null,
+      cover_image: null,
+      canonical_url: null,
+      copy: null,
+      noindex: false,
+      schema_type: 'Article',
+      related_article_ids: [],
+      related_question_ids: [],
+      status: 'published',
+      live: true,
+      ai_generated: true,
+      ai_model: null,
+    });
+    expect(Date.parse(page.updated_at)).toBeGreaterThan(Date.now() - 60_000);
+    const visitorPath = new URL(res.body.url).pathname;
+    expect((await t.call('GET', visitorPath, undefined, { key: null })).text).toContain('<meta name="description" content="Card text">');
+
+    const q = await t.call('POST', '/questions', question('all-null', { sources: null, topics: null, status: null, meta_title: null, updated_at: null }));
+    expect(q.status).toBe(201);
+    expect((await t.call('GET', `/questions/${q.body.id}`)).body).toMatchObject({
+      sources: [],
+      topics: [],
+      status: 'published',
+      meta_title: 'What is all-null?',
+    });
   });
 
   it('answers 400 invalid_json and 400 validation_failed listing every issue', async () => {
@@ -120,11 +195,11 @@ describe('POST /articles', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'invalid_json', code: 'invalid_json', message: expect.any(String) });
 
-    const invalid = await t.call('POST', '/articles', { slug: 'ok', body: [{ _type: 'heading', level: 9, text: 'x' }], noindex: 'yes' });
+    const invalid = await t.call('POST', '/articles', { slug: 'ok', body: [{ level: 9, text: 'x' }], noindex: 'yes' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.code).toBe('validation_failed');
     const paths = invalid.body.issues.map((i: { path: string }) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['title', 'body[0].level', 'noindex']));
+    expect(paths).toEqual(expect.arrayContaining(['title', 'body[0]._type', 'noindex']));
     expect(invalid.body.message).toContain('body.title: Required');
 
     const empty = await t.call('POST', '/articles');
@@ -150,8 +225,94 @@ describe('POST /articles', () => {
   });
 });
 
+describe('slugs in URLs', () => {
+  it('percent-encodes a slug in its visitor URL, which serves the page; the slug is compared in NFC', async () => {
+    const res = await t.call('POST', '/articles', article('café-au-lait'));
+    expect(res.status).toBe(201);
+    expect(res.body.slug).toBe('café-au-lait');
+    expect(res.body.url).toBe(`${t.url}/sites/${t.siteId}/articles/caf%C3%A9-au-lait`);
+    const page = await t.call('GET', `/sites/${t.siteId}/articles/caf%C3%A9-au-lait`, undefined, { key: null });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Title of café-au-lait</title>');
+    expect(page.text).toContain(`<link rel="canonical" href="${res.body.url}">`);
+
+    // The same slug with its é decomposed is the same page, however it arrives.
+    const again = await t.call('POST', '/articles', article('cafe\u0301-au-lait', { title: 'Again' }));
+    expect([again.status, again.body.id, again.body.slug]).toEqual([200, res.body.id, 'café-au-lait']);
+    expect((await t.call('GET', `/sites/${t.siteId}/articles/cafe%CC%81-au-lait`, undefined, { key: null })).text).toContain('<title>Again</title>');
+    expect((await t.call('GET', `/articles?slug=${encodeURIComponent('cafe\u0301-au-lait')}`)).body.id).toBe(res.body.id);
+
+    // Characters a URL path reserves round-trip too.
+    const slug = "über_100%-a&b=c+d;e,f'g(h)!*~";
+    const q = await t.call('POST', '/questions', question(slug));
+    expect(q.status).toBe(201);
+    const visit = await t.call('GET', new URL(q.body.url).pathname, undefined, { key: null });
+    expect(visit.status).toBe(200);
+    expect((await t.call('GET', `/questions?slug=${encodeURIComponent(slug)}`)).body.id).toBe(q.body.id);
+  });
+});
+
+describe('dates', () => {
+  const forms = [
+    ['2025-01-02', '2025-01-02T00:00:00.000Z'],
+    ['2025-01-02T03:04:05', '2025-01-02T03:04:05.000Z'],
+    ['2025-01-02T03:04:05+02:00', '2025-01-02T01:04:05.000Z'],
+    ['2025-01-02T03:04:05+0200', '2025-01-02T01:04:05.000Z'],
+    ['2025-01-02T03:04:05+02', '2025-01-02T01:04:05.000Z'],
+    ['20250102T030405Z', '2025-01-02T03:04:05.000Z'],
+    ['20250102T030405-0130', '2025-01-02T04:34:05.000Z'],
+    ['2025-01-02T03:04Z', '2025-01-02T03:04:00.000Z'],
+    ['2025-01-02T03:04:05.123456Z', '2025-01-02T03:04:05.123Z'],
+    ['2025-01-02t03:04:05z', '2025-01-02T03:04:05.000Z'],
+    ['2025-01-02 03:04:05Z', '2025-01-02T03:04:05.000Z'],
+  ];
+
+  it("stores a publish's updated_at, in every ISO 8601 form, as UTC", async () => {
+    for (const [i, [sent, stored]] of forms.entries()) {
+      const res = await t.call('POST', '/articles', article(`dated-${i}`, { updated_at: sent }));
+      expect([sent, res.status, res.body.updated_at]).toEqual([sent, 201, stored]);
+      expect((await t.call('GET', `/articles/${res.body.id}`)).body.updated_at).toBe(stored);
+    }
+  });
+
+  it("keeps a source's accessed_at date as a date, and stores a date-time as UTC", async () => {
+    const sources = ['2025-01-02', '20250102', '20250102T030405+0200'].map((accessed_at, i) => ({
+      id: `src-${i + 1}`,
+      title: 't',
+      url: 'https://s.example',
+      accessed_at,
+    }));
+    const res = await t.call('POST', '/questions', question('sourced-dates', { sources }));
+    expect(res.status).toBe(201);
+    const read = (await t.call('GET', `/questions/${res.body.id}`)).body;
+    expect(read.sources.map((s: { accessed_at: string }) => s.accessed_at)).toEqual(['2025-01-02', '2025-01-02', '2025-01-02T01:04:05.000Z']);
+  });
+
+  it('answers 400 on the field for a string that is not a date, or a date that does not exist', async () => {
+    for (const updated_at of ['yesterday', '2025-02-30', '2025-13-01', '2025-01-02T25:00:00Z', '02/01/2025']) {
+      const res = await t.call('POST', '/articles', article('misdated', { updated_at }));
+      expect([updated_at, res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([updated_at, 400, ['updated_at']]);
+    }
+    const source = { id: 'src-1', title: 't', url: 'https://s.example', accessed_at: '2025-02-30' };
+    const res = await t.call('POST', '/questions', question('misdated', { sources: [source] }));
+    expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(['sources[0].accessed_at']);
+    expect((await t.call('GET', '/articles?slug=misdated')).status).toBe(404);
+  });
+
+  it("reads a notify's updated_at in the same forms", async () => {
+    const { id } = (await t.call('POST', '/articles', article('notified-dates'))).body;
+    // A minute ahead, in the basic format: newer than the publish, so the notify applies.
+    const basic = new Date(Date.now() + 60_000).toISOString().replace(/[-:]|\.\d+/g, '');
+    const res = await t.call('POST', '/api/content/notify', { id, type: 'article', status: 'draft', updated_at: basic });
+    expect(res.status).toBe(200);
+    expect((await t.call('GET', `/articles/${id}`)).body.status).toBe('draft');
+    const bad = await t.call('POST', '/api/content/notify', { id, type: 'article', status: 'published', updated_at: '2025-02-30T00:00:00Z' });
+    expect([bad.status, bad.body.issues.map((i: { path: string }) => i.path)]).toEqual([400, ['updated_at']]);
+  });
+});
+
 describe('large pages', () => {
-  it('stores and reads back a 1 MiB body byte for byte, and refuses a larger one with 413', async () => {
+  it('stores and reads back a 1 MiB body byte for byte, and refuses one over the publish limit with 413', async () => {
     const build = (bytes: number) => {
       const base = { slug: 'huge', title: 'Huge', body: [{ _type: 'paragraph', text: 'x' }], copy: '' };
       const room = bytes - Buffer.byteLength(JSON.stringify(base));
@@ -170,10 +331,10 @@ describe('large pages', () => {
     expect((await t.call('POST', '/articles', again)).status).toBe(200);
     expect((await t.call('GET', `/articles/${res.body.id}`)).body.copy).toBe(again.copy);
 
-    const over = JSON.stringify(build(1024 * 1024 + 1));
+    const over = JSON.stringify(build(PUBLISH_BODY_LIMIT_BYTES + 1));
     const tooBig = await t.call('POST', '/articles', over);
     expect(tooBig.status).toBe(413);
-    expect(tooBig.body).toMatchObject({ error: 'payload_too_large', limit_bytes: 1024 * 1024 });
+    expect(tooBig.body).toMatchObject({ error: 'payload_too_large', limit_bytes: PUBLISH_BODY_LIMIT_BYTES });
     expect((await t.call('GET', `/articles/${res.body.id}`)).body.copy).toBe(again.copy);
   });
 });
@@ -284,8 +445,16 @@ describe('listing', () => {
 
     const drafts = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
     expect(drafts.body.items).toEqual([
-      { id: expect.any(String), slug: 'l-five', title: 'Title of l-five', status: 'draft', live: false, updated_at: '2026-01-04T22:00:00.000Z' },
-      { id: expect.any(String), slug: 'l-two', title: 'Title of l-two', status: 'draft', live: false, updated_at: '2026-01-02T00:00:00.000Z' },
+      {
+        id: expect.any(String),
+        slug: 'l-five',
+        title: 'Title of l-five',
+        status: 'draft',
+        live: false,
+        deleted: false,
+        updated_at: '2026-01-04T22:00:00.000Z',
+      },
+      { id: expect.any(String), slug: 'l-two', title: 'Title of l-two', status: 'draft', live: false, deleted: false, updated_at: '2026-01-02T00:00:00.000Z' },
     ]);
     expect(drafts.body.next_cursor).toBeNull();
 

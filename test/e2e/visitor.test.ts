@@ -129,6 +129,42 @@ describe('visitor pages', () => {
     expect(html).toContain('"@type":"Question"');
   });
 
+  it('applies the citation rules to literal [src-n] markers in every text of an answer', async () => {
+    const cited = (n: number) => `<sup class="citation"><a href="#source-${n}">[${n}]</a></sup>`;
+    await t.call(
+      'POST',
+      '/questions',
+      question('cited-everywhere', {
+        answer: [
+          { _type: 'heading', level: 2, text: 'Heading [src-1] and [src-7]' },
+          { _type: 'paragraph', text: 'Paragraph [src-2] text [src-8].' },
+          { _type: 'paragraph', children: [{ _type: 'span', text: 'Span [src-1] here [src-9]' }] },
+          { _type: 'quote', text: 'Quote [src-2]', cite: 'Someone [src-7]' },
+          { _type: 'callout', tone: 'tip', text: 'Callout [src-1] [src-7]' },
+          { _type: 'table', header: ['Head [src-2]'], rows: [['Cell [src-1]', 'Gone\t[src-7]']] },
+          { _type: 'statBar', stats: [{ value: '42% [src-2]', label: 'Label [src-7]' }] },
+          { _type: 'image', url: 'https://img.example/a.png', alt: 'a', caption: 'Caption [src-1]' },
+        ],
+        sources: [
+          { id: 'src-1', title: 'One', url: 'https://one.example', accessed_at: '2026-10-01' },
+          { id: 'src-2', title: 'Two', url: 'https://two.example', accessed_at: '2026-10-02' },
+        ],
+      }),
+    );
+    const html = (await visit('questions', 'cited-everywhere')).text;
+    expect(html).toContain(`<h2>Heading ${cited(1)} and</h2>`);
+    expect(html).toContain(`<p>Paragraph ${cited(2)} text.</p>`);
+    expect(html).toContain(`<p>Span ${cited(1)} here</p>`);
+    expect(html).toContain(`<blockquote><p>Quote ${cited(2)}</p><footer><cite>Someone</cite></footer></blockquote>`);
+    expect(html).toContain(`<p>Callout ${cited(1)}</p>`);
+    expect(html).toContain(`<th>Head ${cited(2)}</th>`);
+    expect(html).toContain(`<td>Cell ${cited(1)}</td><td>Gone</td>`);
+    expect(html).toContain(`<dt>Label</dt><dd>42% ${cited(2)}</dd>`);
+    expect(html).toContain(`<figcaption>Caption ${cited(1)}</figcaption>`);
+    // a reader never sees a raw marker, and the JSON-LD answer text carries none either
+    expect(html).not.toMatch(/\[src-\d+\]/);
+  });
+
   it('renders no citation markers in an article', async () => {
     await t.call(
       'POST',
@@ -190,6 +226,34 @@ describe('visitor pages', () => {
     // The only script element is the JSON-LD, and its content cannot close it early.
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html.match(/<\/script>/g)).toHaveLength(1);
+  });
+
+  it('sends a Content-Security-Policy that allows no script, no framing and a Referrer-Policy, on every HTML page', async () => {
+    await t.call('POST', '/articles', article('headers-live'));
+    const gone = (await t.call('POST', '/articles', article('headers-gone'))).body.id as string;
+    await t.call('POST', '/api/content/notify', { id: gone, type: 'article', action: 'deleted' });
+
+    const pages = [await visit('articles', 'headers-live'), await visit('articles', 'headers-missing'), await visit('articles', 'headers-gone')];
+    expect(pages.map((p) => p.status)).toEqual([200, 404, 410]);
+    for (const page of pages) {
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+      const csp = new Map(
+        page.headers
+          .get('content-security-policy')!
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...values]) => [name!, values.join(' ')]),
+      );
+      expect(csp.get('default-src')).toBe("'none'");
+      expect(csp.get('script-src')).toBe("'none'");
+      expect(csp.get('frame-ancestors')).toBe("'none'");
+      expect(csp.get('base-uri')).toBe("'none'");
+      expect(csp.get('form-action')).toBe("'none'");
+      // what the renderer emits still loads: images from http(s) sources, nothing else
+      expect(csp.get('img-src')).toBe('http: https:');
+    }
   });
 
   it('renders the site-owned summary and community answers of a question', async () => {

@@ -1,4 +1,4 @@
-import { ApiError, ArticleInput, QuestionInput, buildOpenApi, formatPath, validationError } from '@cm/contract';
+import { ApiError, ArticleInput, PageListQuery, QuestionInput, SiteClaimBody, VisitorParams, buildOpenApi, formatPath, validationError } from '@cm/contract';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
@@ -10,15 +10,35 @@ function issuePaths(result: { success: boolean; error?: { issues: readonly { pat
 }
 
 describe('slug', () => {
-  const valid = ['a', '0', 'best-running-shoes', 'a1-b2-c3', 'a'.repeat(200)];
-  const invalid = ['', 'Best', 'best-Running', 'a--b', '-a', 'a-', 'a/b', 'a b', 'a_b', 'ä', 'a'.repeat(201)];
+  const valid = [
+    ...['a', '0', 'best-running-shoes', 'a1-b2-c3', 'a_b', 'a--b', 'ab-', '-a', 'a.b', '...', '.a', 'a..b', 'über-uns', 'café-au-lait', 'ä'],
+    ...['ς', 'ⓐ', '漢字-2', 'it’s', "o'neil", 'a%20b', 'a\\b', '100%', 'a&b=c', 'a+b', '🏃'],
+    // 512 characters, counted in code points: 512 four-byte characters are 2 KiB of UTF-8
+    ...['a'.repeat(512), 'é'.repeat(512), '😀'.repeat(512)],
+  ];
+  const invalid = [
+    ...['', 'Best', 'best-Running', 'Über-uns', 'CAFÉ', 'ǅ', 'İ', 'Ⓐ', 'Ω'],
+    ...['a/b', '/', '/a', 'a/', 'a b', ' a', 'a ', 'a\tb', 'a\nb', 'a\u00a0b', 'a\u2028b', 'a\u3000b'],
+    ...['a\u0000b', 'a\u001fb', 'a\u007fb', 'a\u0085b', 'a\u200bb', 'a\u202eb', 'a\ufeffb', 'a\ud800b', '\udfff'],
+    ...['a?b', '?', 'a#b', '#', '.', '..'],
+    ...['a'.repeat(513), '😀'.repeat(513)],
+  ];
+  const label = (s: string) => (s.length > 20 ? `${[...s].length} × ${[...s][0]}` : s);
 
-  it.each(valid.map((s) => [s.length > 20 ? `${s.length} chars` : s, s]))('accepts %j', (_label, slug) => {
-    expect(ArticleInput.safeParse(article({ slug })).success).toBe(true);
-    expect(QuestionInput.safeParse(question({ slug })).success).toBe(true);
+  it.each(valid.map((s) => [label(s), s]))('accepts %j', (_label, slug) => {
+    expect(ArticleInput.parse(article({ slug })).slug).toBe(slug);
+    expect(QuestionInput.parse(question({ slug })).slug).toBe(slug);
   });
 
-  it.each(invalid.map((s) => [s.length > 20 ? `${s.length} chars` : s, s]))('rejects %j', (_label, slug) => {
+  it('compares and stores a slug in Unicode NFC', () => {
+    const decomposed = 'cafe\u0301-au-lait';
+    expect(ArticleInput.parse(article({ slug: decomposed })).slug).toBe('café-au-lait');
+    expect(PageListQuery.parse({ slug: decomposed }).slug).toBe('café-au-lait');
+    expect(VisitorParams.parse({ site_id: '1', slug: decomposed }).slug).toBe('café-au-lait');
+    expect(issuePaths(ArticleInput.safeParse(article({ slug: 'E\u0301' })))).toEqual(['slug']);
+  });
+
+  it.each(invalid.map((s) => [label(s), s]))('rejects %j', (_label, slug) => {
     // an empty slug breaks two rules (length and pattern), both on `slug`
     expect([...new Set(issuePaths(ArticleInput.safeParse(article({ slug }))))]).toEqual(['slug']);
     expect([...new Set(issuePaths(QuestionInput.safeParse(question({ slug }))))]).toEqual(['slug']);
@@ -40,29 +60,42 @@ describe('ArticleInput / QuestionInput', () => {
     expect(parsed).toEqual({ slug: 'a-question', question: 'Q?', answer: [], sources: [src] });
   });
 
-  it('rejects a known block with the wrong shape, naming the issue path', () => {
-    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'heading', level: 9, text: 'x' }] })))).toEqual(['body[0].level']);
-    expect(
-      issuePaths(
-        ArticleInput.safeParse(
-          article({
-            body: [
-              { _type: 'paragraph', text: 'ok' },
-              { _type: 'heading', level: '2', text: 'x' },
-            ],
-          }),
-        ),
-      ),
-    ).toEqual(['body[1].level']);
-    expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'list', items: ['a', 2] }] })))).toEqual(['answer[0].items[1]']);
-    expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: 'callout', tone: 'danger', text: 'x' }] })))).toEqual(['body[0].tone']);
-    expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', children: [{ _type: 'sourceCitation' }] }] })))).toEqual([
-      'answer[0].children[0].id',
-    ]);
+  it('accepts a known block in another shape than the one that renders, and keeps it exactly as sent', () => {
+    const blocks = [
+      { _type: 'heading', level: 9, text: 'x' },
+      { _type: 'heading', level: '2', text: 'x' },
+      { _type: 'heading', text: 'x' },
+      { _type: 'list', style: 'ordered', items: ['a', 2, { text: 'b' }] },
+      { _type: 'callout', tone: 'danger', text: 'x' },
+      { _type: 'paragraph', children: [{ _type: 'sourceCitation' }, { _type: 'sourceCitation', id: 3 }, { text: 'no type' }, 'raw', null] },
+      { _type: 'paragraph', children: 'not a list' },
+      { _type: 'image', src: 'https://img.example.test/a.png' },
+      { _type: 'quote', text: 'x', cite: { name: 'y' } },
+      { _type: 'table', rows: [['x']] },
+      { _type: 'statBar', stats: [{ value: 42 }] },
+    ];
+    expect(ArticleInput.parse(article({ body: blocks })).body).toEqual(blocks);
+    expect(QuestionInput.parse(question({ answer: blocks })).answer).toEqual(blocks);
+  });
+
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('accepts %s as an unknown block and inline node type', (name) => {
+    const blocks = [{ _type: name }, { _type: 'paragraph', children: [{ _type: name, text: 'x' }] }];
+    expect(ArticleInput.parse(article({ body: blocks })).body).toEqual(blocks);
   });
 
   it('rejects a block without _type', () => {
     expect(issuePaths(ArticleInput.safeParse(article({ body: [{ text: 'x' }] })))).toEqual(['body[0]._type']);
+  });
+
+  it('rejects a body or answer item that is not an object with a _type (spec §2.4: a block is one)', () => {
+    for (const item of ['text', 1, null, true, [{ _type: 'paragraph', text: 'x' }]]) {
+      expect(issuePaths(ArticleInput.safeParse(article({ body: [item] })))).toEqual(['body[0]']);
+      expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', text: 'x' }, item] })))).toEqual(['answer[1]']);
+    }
+    for (const type of [1, '', null, { name: 'heading' }]) {
+      expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: type, text: 'x' }] })))).toEqual(['body[0]._type']);
+    }
+    expect(issuePaths(ArticleInput.safeParse(article({ body: { _type: 'paragraph', text: 'x' } })))).toEqual(['body']);
   });
 
   it('accepts an unknown block type and keeps it exactly as sent', () => {
@@ -89,9 +122,15 @@ describe('ArticleInput / QuestionInput', () => {
     }
   });
 
-  it('rejects a site_id that is not a positive integer', () => {
-    expect(ArticleInput.safeParse(article({ site_id: 3 })).success).toBe(true);
-    for (const bad of [0, -1, 1.5, '3']) expect(issuePaths(ArticleInput.safeParse(article({ site_id: bad })))).toEqual(['site_id']);
+  it('leaves site_id, of any type, to the site check that runs before it (docs/api.md#authentication)', () => {
+    for (const claimed of [3, 0, -1, 1.5, '3', 'abc', null, true, { id: 3 }, [3]]) {
+      expect(ArticleInput.safeParse(article({ site_id: claimed })).success).toBe(true);
+      expect(QuestionInput.safeParse(question({ site_id: claimed })).success).toBe(true);
+      expect(SiteClaimBody.parse({ site_id: claimed, slug: 'Not A Slug', body: 'not blocks' })).toEqual({ site_id: claimed });
+    }
+    expect(SiteClaimBody.parse({ title: 'no site_id' })).toEqual({});
+    // A body that is no object fails here as it would on the full schema.
+    expect(issuePaths(SiteClaimBody.safeParse([{ site_id: 1 }]))).toEqual(['']);
   });
 });
 
@@ -111,9 +150,9 @@ describe('validationError', () => {
   });
 
   it('lists every issue with its path', () => {
-    const result = ArticleInput.safeParse({ slug: 'Bad Slug', body: [{ _type: 'heading', level: 0, text: 'x' }] });
+    const result = ArticleInput.safeParse({ slug: 'Bad Slug', body: [{ level: 0, text: 'x' }] });
     const body = validationError('body', result.error!.issues).toBody() as { issues: { path: string; message: string }[]; message: string };
-    expect(body.issues.map((i) => i.path).sort()).toEqual(['body[0].level', 'slug', 'title']);
+    expect(body.issues.map((i) => i.path).sort()).toEqual(['body[0]._type', 'slug', 'title']);
     expect(body.issues.find((i) => i.path === 'title')!.message).toBe('Required');
     for (const issue of body.issues) expect(body.message).toContain(`body.${issue.path}: ${issue.message}`);
   });
@@ -142,9 +181,38 @@ describe('buildOpenApi', () => {
     expect(schema!.properties).toHaveProperty('slug');
   });
 
+  it('documents site_id as the integer a client sends, optional, and null as accepted for optional fields', () => {
+    for (const name of ['ArticleInput', 'QuestionInput']) {
+      const schema = doc.components.schemas[name] as { required: string[]; properties: Record<string, { type?: unknown }> };
+      expect(schema.properties.site_id).toMatchObject({ type: 'integer' });
+      expect(schema.required).not.toContain('site_id');
+      expect(schema.properties.meta_title!.type).toEqual(['string', 'null']);
+    }
+  });
+
   it('names the server when given one', () => {
     expect(buildOpenApi('https://api.example.test')).toMatchObject({ servers: [{ url: 'https://api.example.test' }] });
     expect(doc).not.toHaveProperty('servers');
+  });
+
+  /** Every value of `key` anywhere in the document, with where it is. */
+  const valuesOf = (key: string, value: unknown = doc, at = '#'): [string, unknown][] =>
+    value && typeof value === 'object'
+      ? Object.entries(value).flatMap(([k, v]) => [...(k === key ? [[at, v] as [string, unknown]] : []), ...valuesOf(key, v, `${at}/${k}`)])
+      : [];
+
+  it('points every $ref at a component of the document', () => {
+    const refs = valuesOf('$ref');
+    expect(refs.length).toBeGreaterThan(0);
+    for (const [at, ref] of refs) {
+      expect([at, ref]).toEqual([at, expect.stringMatching(/^#\/components\/schemas\//)]);
+      expect([at, doc.components.schemas[(ref as string).slice('#/components/schemas/'.length)]]).toEqual([at, expect.any(Object)]);
+    }
+  });
+
+  it('keeps no $defs of its own and no $id (JSON Schema 2020-12 allows no fragment in one)', () => {
+    expect(valuesOf('$defs')).toEqual([]);
+    expect(valuesOf('$id')).toEqual([]);
   });
 });
 

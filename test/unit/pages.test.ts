@@ -1,5 +1,16 @@
-import { ApiError, type ArticleInput, type Block, type QuestionInput } from '@cm/contract';
-import { articleDoc, outgoingLinks, pageId, pageRecord, pageTypeOfId, preparePublish, publishWarnings, questionDoc } from '@cm/core';
+import { ApiError, ArticleInput, type Block, QuestionInput } from '@cm/contract';
+import {
+  articleDoc,
+  checkSiteClaim,
+  outgoingLinks,
+  pageId,
+  pageRecord,
+  pageTypeOfId,
+  preparePublish,
+  publishWarnings,
+  questionDoc,
+  readerRecord,
+} from '@cm/core';
 
 const NOW = '2026-11-21T09:30:00.000Z';
 
@@ -64,6 +75,42 @@ describe('articleDoc defaults', () => {
       related_question_ids: ['qst_1'],
     };
     expect(articleDoc(minimalArticle(sent), NOW)).toMatchObject(sent);
+  });
+});
+
+describe('an optional field sent as null', () => {
+  const ARTICLE_OPTIONAL = [
+    ...['excerpt', 'copy', 'keywords', 'meta_title', 'meta_description', 'audience', 'goal', 'category', 'cover_image', 'canonical_url'],
+    ...['noindex', 'schema_type', 'related_article_ids', 'related_question_ids', 'status', 'ai_generated', 'ai_model', 'updated_at'],
+  ];
+  const QUESTION_OPTIONAL = [
+    'sources',
+    'topics',
+    'meta_title',
+    'meta_description',
+    'related_question_ids',
+    'related_article_ids',
+    'status',
+    'ai_model',
+    'updated_at',
+  ];
+  const article = { slug: 'best-running-shoes', title: 'Best running shoes', body: [] };
+  const question = { slug: 'how-hot-is-boiling-water', question: 'How hot is boiling water?', answer: [] };
+  const allNull = (fields: string[]) => Object.fromEntries(fields.map((f) => [f, null]));
+
+  it.each(ARTICLE_OPTIONAL)('article %s: is accepted and stored as if left out', (field) => {
+    expect(articleDoc(ArticleInput.parse({ ...article, [field]: null }), NOW)).toEqual(articleDoc(ArticleInput.parse(article), NOW));
+  });
+
+  it.each(QUESTION_OPTIONAL)('question %s: is accepted and stored as if left out', (field) => {
+    expect(questionDoc(QuestionInput.parse({ ...question, [field]: null }), NOW)).toEqual(questionDoc(QuestionInput.parse(question), NOW));
+  });
+
+  it('gets every default at once, meta_description the excerpt', () => {
+    const doc = articleDoc(ArticleInput.parse({ ...article, ...allNull(ARTICLE_OPTIONAL), excerpt: 'Card text' }), NOW);
+    expect(doc).toEqual(articleDoc(minimalArticle({ excerpt: 'Card text' }), NOW));
+    expect(doc.meta_description).toBe('Card text');
+    expect(questionDoc(QuestionInput.parse({ ...question, ...allNull(QUESTION_OPTIONAL) }), NOW)).toEqual(questionDoc(minimalQuestion(), NOW));
   });
 });
 
@@ -255,12 +302,14 @@ describe('publishWarnings', () => {
         ],
       },
       { _type: 'list', items: ['known [src-1]', 'unknown [src-3]'] },
-      // literal markers outside list items are plain text in answers: no warning
-      { _type: 'paragraph', text: 'literal [src-5]' },
+      // literal markers follow the citation rules in every text of an answer, not only in list items
+      { _type: 'paragraph', text: 'literal [src-5] and [src-1]' },
+      { _type: 'heading', level: 2, text: 'Heading [src-6]' },
+      { _type: 'table', header: ['h'], rows: [['cell [src-7]']] },
     ];
     const doc = questionDoc(minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }), NOW);
     const warnings = publishWarnings('question', doc);
-    expect(paths(warnings).sort()).toEqual(['answer[0].children[3]', 'answer[1].items[1]']);
+    expect(paths(warnings).sort()).toEqual(['answer[0].children[3]', 'answer[1].items[1]', 'answer[2].text', 'answer[3].text', 'answer[4].rows[0][0]']);
     for (const w of warnings) expect(w.message).toMatch(/not in sources/);
     expect(JSON.stringify(warnings)).not.toContain('src-9');
   });
@@ -284,36 +333,90 @@ describe('publishWarnings', () => {
     },
   );
 
+  it('reports each way a known block differs from the shape that renders, by path, without echoing values', () => {
+    const body = [
+      { _type: 'heading', level: 7, text: 'SECRET-1' },
+      { _type: 'heading', text: 'x' },
+      { _type: 'paragraph', children: 'SECRET-2' },
+      { _type: 'paragraph', children: [{ text: 'SECRET-3' }, 'SECRET-4', { _type: 'sourceCitation' }] },
+      { _type: 'list', style: 'ordered', items: [{ text: 'SECRET-5' }, 'ok'] },
+      { _type: 'image', src: 'https://img.example.test/a.png' },
+      { _type: 'callout', text: 'x' },
+      { _type: 'quote', text: 'x', cite: { name: 'SECRET-6' } },
+      { _type: 'table', rows: [['x']] },
+      { _type: 'paragraph' },
+    ];
+    const warnings = publishWarnings('article', articleDoc(minimalArticle({ body }), NOW));
+    expect(paths(warnings)).toEqual([
+      'body[0].level',
+      'body[1].level',
+      'body[2].children',
+      'body[3].children[0]._type',
+      'body[3].children[1]',
+      'body[3].children[2].id',
+      'body[4].style',
+      'body[4].items[0]',
+      'body[5].url',
+      'body[5].alt',
+      'body[6].tone',
+      'body[7].cite',
+      'body[8].header',
+      'body[9]',
+    ]);
+    for (const w of warnings) expect(w.message).toMatch(/stored as sent, rendered as far as it can be/);
+    expect(JSON.stringify(warnings)).not.toMatch(/SECRET|ordered|img\.example/);
+  });
+
+  it('reports a relative image URL once, for its shape, and a numeric citation id that matches no source', () => {
+    const doc = questionDoc(
+      minimalQuestion({
+        answer: [
+          { _type: 'image', url: '/a.png', alt: 'a' },
+          { _type: 'paragraph', children: [{ _type: 'sourceCitation', id: 1 }] },
+        ],
+      }),
+      NOW,
+    );
+    const warnings = publishWarnings('question', doc);
+    expect(paths(warnings)).toEqual(['answer[0].url', 'answer[1].children[0].id', 'answer[1].children[0]']);
+    expect(warnings[2]!.message).toMatch(/not in sources/);
+  });
+
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('reports a %s block or inline node as an unknown type', (name) => {
+    const doc = articleDoc(minimalArticle({ body: [{ _type: name }, { _type: 'paragraph', children: [{ _type: name }] }] }), NOW);
+    const warnings = publishWarnings('article', doc);
+    expect(paths(warnings)).toEqual(['body[0]', 'body[1].children[0]']);
+    for (const w of warnings) expect(w.message).toMatch(/unknown/);
+  });
+
   it('reports a disallowed cover image and a disallowed link scheme in text', () => {
     const doc = articleDoc(minimalArticle({ cover_image: 'javascript:alert(1)', body: [{ _type: 'list', items: ['[x](javascript:void)'] }] }), NOW);
     expect(paths(publishWarnings('article', doc)).sort()).toEqual(['body[0].items[0]', 'cover_image']);
   });
 });
 
+describe('checkSiteClaim', () => {
+  it.each([[2], [0], [-1], [1.5], [1e300], ['2'], ['01'], [' 1'], ['1.0'], ['abc'], [''], [null], [true], [false], [{}], [{ site_id: 1 }], [[1]]])(
+    'throws site_mismatch (403) for a site_id of %j on site 1',
+    (claimed) => {
+      const run = () => checkSiteClaim(1, claimed);
+      expect(run).toThrow(ApiError);
+      try {
+        run();
+      } catch (error) {
+        expect((error as ApiError).code).toBe('site_mismatch');
+        expect((error as ApiError).status).toBe(403);
+        expect((error as ApiError).toBody()).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
+      }
+    },
+  );
+
+  it.each([[5], ['5'], [undefined]])('accepts a site_id of %j on site 5', (claimed) => {
+    expect(() => checkSiteClaim(5, claimed)).not.toThrow();
+  });
+});
+
 describe('preparePublish', () => {
-  it('throws site_mismatch (403) when site_id differs from the key site', () => {
-    const run = () => preparePublish(1, { type: 'article', value: minimalArticle({ site_id: 2 }) }, NOW);
-    expect(run).toThrow(ApiError);
-    try {
-      run();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).code).toBe('site_mismatch');
-      expect((error as ApiError).status).toBe(403);
-      expect((error as ApiError).toBody()).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
-    }
-    expect(() => preparePublish(3, { type: 'question', value: minimalQuestion({ site_id: 4 }) }, NOW)).toThrow(
-      expect.objectContaining({ code: 'site_mismatch', status: 403 }),
-    );
-  });
-
-  it('accepts an equal or absent site_id', () => {
-    expect(() => preparePublish(5, { type: 'article', value: minimalArticle({ site_id: 5 }) }, NOW)).not.toThrow();
-    expect(() => preparePublish(5, { type: 'article', value: minimalArticle() }, NOW)).not.toThrow();
-    expect(() => preparePublish(5, { type: 'question', value: minimalQuestion({ site_id: 5 }) }, NOW)).not.toThrow();
-    expect(() => preparePublish(5, { type: 'question', value: minimalQuestion() }, NOW)).not.toThrow();
-  });
-
   it('returns the page id, the stored doc, its links and its warnings', () => {
     const prepared = preparePublish(
       5,
@@ -343,6 +446,7 @@ describe('pageRecord', () => {
     status: 'published' as const,
     deleted: false,
     suppressed: [],
+    relinked_at: null,
     summary: 'kept',
     community_answers: [],
   };
@@ -370,17 +474,41 @@ describe('pageRecord', () => {
     expect(page).toMatchObject({ status: 'draft', live: false, updated_at: '2026-02-02T00:00:00.000Z' });
   });
 
-  it('takes links to suppressed pages out of copy and related ids, and leaves the rest byte for byte', () => {
-    const copy = 'A [one](page:art_aaaaaaaaaaaaaaab)\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) [one again](page:art_aaaaaaaaaaaaaaab) [x](https://x.test)';
-    const doc = articleDoc(
-      minimalArticle({ copy, related_article_ids: ['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac'], related_question_ids: ['qst_aaaaaaaaaaaaaaab'] }),
-      NOW,
-    );
-    const page = pageRecord({ ...state, type: 'article', doc, suppressed: ['art_aaaaaaaaaaaaaaab', 'qst_aaaaaaaaaaaaaaab'] });
+  const copy = 'A [one](page:art_aaaaaaaaaaaaaaab)\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) [one again](page:art_aaaaaaaaaaaaaaab) [x](https://x.test)';
+  const linking = articleDoc(
+    minimalArticle({ copy, related_article_ids: ['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac'], related_question_ids: ['qst_aaaaaaaaaaaaaaab'] }),
+    NOW,
+  );
+  const suppressed = [
+    { id: 'art_aaaaaaaaaaaaaaab', since: '2026-03-01T00:00:00.000Z' },
+    { id: 'qst_aaaaaaaaaaaaaaab', since: null },
+  ];
+
+  it('shows readers the page without links to suppressed pages, and leaves the rest byte for byte', () => {
+    const page = readerRecord({ ...state, type: 'article', doc: linking, suppressed });
     if (page.type !== 'article') throw new Error('article expected');
     expect(page.copy).toBe('A one\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) one again [x](https://x.test)');
     expect(page.related_article_ids).toEqual(['art_aaaaaaaaaaaaaaac']);
     expect(page.related_question_ids).toEqual([]);
-    expect(pageRecord({ ...state, type: 'article', doc })).toMatchObject({ copy });
+    expect(readerRecord({ ...state, type: 'article', doc: linking })).toMatchObject({ copy });
+  });
+
+  it('returns the document as sent, and says which links readers do not see and since when', () => {
+    const page = pageRecord({ ...state, type: 'article', doc: linking, suppressed, relinked_at: '2026-03-01T00:00:00.000Z' });
+    if (page.type !== 'article') throw new Error('article expected');
+    expect(page.copy).toBe(copy);
+    expect(page.related_article_ids).toEqual(['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac']);
+    expect(page.related_question_ids).toEqual(['qst_aaaaaaaaaaaaaaab']);
+    expect(page.suppressed_links).toEqual([
+      { id: 'art_aaaaaaaaaaaaaaab', type: 'article', since: '2026-03-01T00:00:00.000Z' },
+      { id: 'qst_aaaaaaaaaaaaaaab', type: 'question', since: null },
+    ]);
+    expect(page.relinked_at).toBe('2026-03-01T00:00:00.000Z');
+  });
+
+  it('says when the site deleted the page', () => {
+    const doc = articleDoc(minimalArticle(), NOW);
+    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft', deleted: true })).toMatchObject({ deleted: true, live: false, status: 'draft' });
+    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft' })).toMatchObject({ deleted: false, live: false });
   });
 });

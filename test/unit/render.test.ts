@@ -33,6 +33,7 @@ function record(type: 'article' | 'question', doc: PageDoc, site: { summary?: st
     updated_at: doc.updated_at,
     deleted: false,
     suppressed: [],
+    relinked_at: null,
     summary: site.summary ?? null,
     community_answers: site.community_answers ?? [],
   });
@@ -154,14 +155,26 @@ describe('citation rules (spec §2.5)', () => {
     expect(answer).not.toContain('citation');
   });
 
-  it('keeps a literal [src-n] in answer paragraph text as text (only list items carry literal markers)', () => {
+  it('applies the citation rules to a literal [src-n] in any text of an answer, not only in list items', () => {
     const page = question({
       sources: [source('src-1')],
-      answer: [textPara('See [src-1] for details')],
+      answer: [
+        textPara('See [src-1] for details [src-7].'),
+        { _type: 'heading', level: 2, text: 'Heading [src-1] [src-7]' },
+        { _type: 'callout', tone: 'info', text: 'Callout [src-7]' },
+      ],
     });
     const answer = answerHtml(renderQuestion(page, options()));
-    expect(answer).toContain('<p>See [src-1] for details</p>');
-    expect(answer).not.toContain('citation');
+    expect(answer).toMatch(/<p>See ?<sup class="citation"><a href="#source-1">\[1\]<\/a><\/sup> for details\.<\/p>/);
+    expect(answer).toMatch(/<h2>Heading ?<sup class="citation"><a href="#source-1">\[1\]<\/a><\/sup><\/h2>/);
+    expect(answer).toContain('<p>Callout</p>');
+    expect(answer).not.toContain('[src-');
+  });
+
+  it('drops every literal [src-n] of a community answer, which has no sources', () => {
+    const community: CommunityAnswer[] = [{ answer_id: 'c1', author: 'Ann', blocks: [textPara('Mine [src-1].')], created_at: NOW }];
+    const html = renderQuestion(question({ sources: [source('src-1')] }, { community_answers: community }), options());
+    expect(mainHtml(html)).toContain('<p>Mine.</p>');
   });
 
   it('renders no citation markers and no sources in an article', () => {
@@ -473,6 +486,75 @@ describe('blocks', () => {
     );
     expect(body).toContain('<thead><tr><th>Shoe</th><th>Price</th></tr></thead>');
     expect(body).toContain('<tbody><tr><td>A</td><td>$1</td></tr><tr><td>B</td><td>$2</td></tr></tbody>');
+  });
+});
+
+describe('blocks in another shape than the one that renders', () => {
+  const render = (...body: Block[]) => mainHtml(renderArticle(article({ body }), options()));
+
+  it.each([
+    [0, 'h1'],
+    [-3, 'h1'],
+    [7, 'h6'],
+    [99, 'h6'],
+    [2.4, 'h2'],
+    ['3', 'h3'],
+    [undefined, 'h2'],
+    [null, 'h2'],
+    ['high', 'h2'],
+    [{ n: 1 }, 'h2'],
+  ])('clamps heading level %j to %s', (level, tag) => {
+    expect(render({ _type: 'heading', level, text: 'T' })).toContain(`<${tag}>T</${tag}>`);
+  });
+
+  it('gives an image without alt an empty one, and renders an image without a url not at all', () => {
+    expect(render({ _type: 'image', url: 'https://img.example.test/a.png' })).toContain('<img src="https://img.example.test/a.png" alt=""');
+    expect(render({ _type: 'image', url: 'https://img.example.test/b.png', alt: { text: 'x' } })).toContain('alt=""');
+    expect(render({ _type: 'image', src: 'https://img.example.test/c.png', alt: 'C' })).not.toContain('<img');
+  });
+
+  it('renders nothing for a block without the field it is made of', () => {
+    const blocks: Block[] = [
+      { _type: 'heading', level: 2 },
+      { _type: 'paragraph' },
+      { _type: 'paragraph', children: 'text' },
+      { _type: 'statBar', stats: 'many' },
+      { _type: 'list', items: { a: 1 } },
+      { _type: 'quote', cite: 'Someone' },
+      { _type: 'callout', tone: 'tip', text: ['x'] },
+      { _type: 'table', header: 'H', rows: 'R' },
+    ];
+    for (const block of blocks) expect(render(block).trim()).toMatch(/^<article>\n<header><h1>The title<\/h1><\/header>\n\s*\n?<\/article>$/);
+  });
+
+  it('renders the usable parts and never echoes an object or a type name', () => {
+    const html = render(
+      {
+        _type: 'paragraph',
+        text: 'Lead',
+        children: [{ text: 'no type' }, 'raw', null, 7, { _type: 'span', text: ' tail' }, { _type: 'span', text: { x: 1 } }],
+      },
+      { _type: 'list', style: 'ordered', items: [{ text: 'OBJ' }, 'One', 2, null] },
+      { _type: 'quote', text: 'Q', cite: { name: 'OBJ' } },
+      { _type: 'callout', text: 'C', tone: { t: 1 } },
+      { _type: 'table', rows: [['a', { v: 'OBJ' }, 3], 'row'] },
+      { _type: 'statBar', stats: [{ value: 42, label: 'L' }, 'junk', { value: { v: 1 } }] },
+      { _type: 'paragraph', children: [{ _type: 'sourceCitation' }, { _type: 'sourceCitation', id: 1 }] },
+    );
+    expect(html).toContain('<p>Lead tail</p>');
+    expect(html).toContain('<ul><li>One</li><li>2</li></ul>');
+    expect(html).toContain('<blockquote><p>Q</p></blockquote>');
+    expect(html).toContain('<aside class="callout"><p>C</p></aside>');
+    expect(html).toContain('<table><tbody><tr><td>a</td><td></td><td>3</td></tr></tbody></table>');
+    expect(html).toContain('<dl class="stat-bar"><div class="stat"><dt>L</dt><dd>42</dd></div><div class="stat"><dt></dt><dd></dd></div></dl>');
+    expect(html).not.toMatch(/object|OBJ|no type|raw|undefined|null|sourceCitation|span/);
+  });
+
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('renders a %s block or inline node as an unknown type', (name) => {
+    const html = render({ _type: name, text: 'HIDDEN' }, para(span('Shown'), { _type: name, text: 'HIDDEN' }));
+    expect(html).toContain('<p>Shown</p>');
+    expect(html).not.toContain('HIDDEN');
+    expect(html).not.toContain(name);
   });
 });
 

@@ -2,21 +2,38 @@ import * as z from 'zod';
 import { AbsoluteUrl } from './common';
 
 /*
- * A block (and an inline node) is an object with `_type`. A known type must match its shape; any other
- * `_type` is kept as sent and never rendered (publish reports it in `warnings[]`).
+ * A block (and an inline node) is an object with `_type` (spec §2.4); that is all a publish requires of
+ * it. The shapes below are what a visitor page renders from. A block of a known type in another shape is
+ * stored as sent, rendered as far as it safely can be, and reported in `warnings[]`; a block of any other
+ * type is stored as sent and never rendered.
  */
+
+const TypeName = z.string().min(1);
 
 export const Span = z.object({ _type: z.literal('span'), text: z.string() });
 export const SourceCitation = z.object({ _type: z.literal('sourceCitation'), id: z.string().min(1) });
 
 const KNOWN_INLINE = { span: Span, sourceCitation: SourceCitation } as const;
 
+/** Types are looked up as own keys only, so `constructor` or `__proto__` is an unknown type like any other. */
+export const isKnownInlineType = (type: string): type is keyof typeof KNOWN_INLINE => Object.hasOwn(KNOWN_INLINE, type);
+
+/** An inline node in the shape that renders. */
+const InlineNode = z
+  .looseObject({ _type: TypeName })
+  .superRefine((node, ctx) => {
+    if (!isKnownInlineType(node._type)) return;
+    const result = KNOWN_INLINE[node._type].safeParse(node);
+    for (const issue of result.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+  })
+  .meta({ description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.` });
+
 const Heading = z.object({ _type: z.literal('heading'), level: z.int().min(1).max(6), text: z.string() });
 const Paragraph = z
   .object({
     _type: z.literal('paragraph'),
     text: z.string().optional(),
-    children: z.array(z.lazy(() => InlineNode)).optional(),
+    children: z.array(InlineNode).optional(),
   })
   .refine((p) => p.text !== undefined || p.children !== undefined, 'a paragraph needs text or children');
 const StatBar = z.object({
@@ -35,9 +52,11 @@ const Image = z.object({
   alt: z.string(),
   caption: z.string().nullable().optional(),
 });
-const Callout = z.object({ _type: z.literal('callout'), tone: z.enum(['info', 'warning', 'tip']), text: z.string() });
+export const CALLOUT_TONES = ['info', 'warning', 'tip'] as const;
+const Callout = z.object({ _type: z.literal('callout'), tone: z.enum(CALLOUT_TONES), text: z.string() });
 const Table = z.object({ _type: z.literal('table'), header: z.array(z.string()), rows: z.array(z.array(z.string())) });
 
+/** The shape each known block type renders from (docs/api.md#blocks). */
 export const KNOWN_BLOCKS = {
   heading: Heading,
   paragraph: Paragraph,
@@ -51,37 +70,17 @@ export const KNOWN_BLOCKS = {
 
 export type KnownBlockType = keyof typeof KNOWN_BLOCKS;
 
-function typedObject<T extends Record<string, z.ZodType>>(known: T, kind: string) {
-  return z
-    .looseObject({ _type: z.string().min(1) })
-    .superRefine((value, ctx) => {
-      const schema = known[value._type];
-      if (!schema) return;
-      const result = schema.safeParse(value);
-      if (result.success) return;
-      for (const issue of result.error.issues) {
-        ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
-      }
-    })
-    .meta({
-      description: `A ${kind}: an object with \`_type\`. Known types: ${Object.keys(known).join(', ')} (each must match its shape); any other type is stored and not rendered.`,
-    });
-}
-
-export const InlineNode = typedObject(KNOWN_INLINE, 'inline node');
-export const Block = typedObject(KNOWN_BLOCKS, 'block');
+export const Block = z.looseObject({ _type: TypeName }).meta({
+  description: `A block: an object with \`_type\`, stored as sent. Known types: ${Object.keys(KNOWN_BLOCKS).join(', ')}; each renders from the shape listed for it, and one in another shape is rendered as far as it can be and reported in \`warnings[]\`. Any other type is not rendered.`,
+});
 export const Blocks = z.array(Block);
 
 export type Block = { _type: string; [field: string]: unknown };
-export type HeadingBlock = z.infer<typeof Heading>;
-export type ParagraphBlock = z.infer<typeof Paragraph>;
-export type StatBarBlock = z.infer<typeof StatBar>;
-export type ListBlock = z.infer<typeof List>;
-export type QuoteBlock = z.infer<typeof Quote>;
-export type ImageBlock = z.infer<typeof Image>;
-export type CalloutBlock = z.infer<typeof Callout>;
-export type TableBlock = z.infer<typeof Table>;
-export type InlineNode = { _type: string; [field: string]: unknown };
 
 export const isKnownBlockType = (type: string): type is KnownBlockType => Object.hasOwn(KNOWN_BLOCKS, type);
-export const isKnownInlineType = (type: string): boolean => Object.hasOwn(KNOWN_INLINE, type);
+
+/** How a block of a known type differs from the shape it renders from: none for a block of any other type. */
+export function blockShapeIssues(block: Block): readonly z.core.$ZodIssue[] {
+  if (!isKnownBlockType(block._type)) return [];
+  return KNOWN_BLOCKS[block._type].safeParse(block).error?.issues ?? [];
+}

@@ -12,15 +12,109 @@ export const PAGE_STATUSES = ['draft', 'published'] as const;
 export const PageStatus = z.enum(PAGE_STATUSES);
 export type PageStatus = z.infer<typeof PageStatus>;
 
-/** One lowercase segment (docs/api.md#slugs-and-ids). */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const Slug = z.string().min(1).max(200).regex(SLUG_PATTERN, 'must be one lowercase segment: a-z, 0-9 and single hyphens, e.g. best-running-shoes');
+/** The longest slug, in characters (Unicode code points). The table sees a slug only hashed, in the page id. */
+export const SLUG_MAX_CHARS = 512;
 
-/** ISO 8601 with a time zone; stored and returned as UTC. */
-export const Timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+/**
+ * One lowercase segment (docs/api.md#slugs-and-ids): no `/`, whitespace, control or invisible formatting
+ * character, lone surrogate, or character that lowercasing changes (`Ü`), and not `.` or `..`, which URLs
+ * resolve away. `?` and `#` are refused too: API Gateway's HTTP APIs cut a path at a decoded `?`, so
+ * such a page's visitor URL could not reach it.
+ */
+export const SLUG_PATTERN = new RegExp(String.raw`^(?!\.\.?$)[^/?#\s\p{Cc}\p{Cf}\p{Cs}\p{Changes_When_Lowercased}]{1,${SLUG_MAX_CHARS}}$`, 'u');
+/** Compared and stored in Unicode NFC, so `café` is one slug however the client composed its `é`. */
+export const Slug = z
+  .string()
+  .normalize('NFC')
+  .regex(
+    SLUG_PATTERN,
+    `must be one lowercase segment of 1-${SLUG_MAX_CHARS} characters: no capital letters, whitespace, control characters, / ? or #, and not . or .. (e.g. best-running-shoes)`,
+  );
 
-/** ISO 8601 date or date-time, as a source's `accessed_at`. */
-export const DateOrTimestamp = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+/**
+ * The forms of ISO 8601 / RFC 3339 dates and date-times that clients send: extended
+ * (`2025-01-02T03:04:05Z`) or basic (`20250102T030405Z`) format; `T`, `t` or a space before the time;
+ * minutes, seconds and a fraction (`.` or `,`) optional; zone `Z`, `z`, `±hh:mm`, `±hhmm`, `±hh` or
+ * none. The backreferences keep the date, and the time, each in one format (`2025-0102` is no date).
+ */
+const ISO_DATE_TIME = /^(\d{4})(-?)(\d{2})\2(\d{2})(?:[T ](\d{2})(?:(:?)(\d{2})(?:\6(\d{2})(?:[.,](\d+))?)?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?)?$/i;
+
+const MINUTES_PER_DAY = 24 * 60;
+
+const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysInMonth = (year: number, month: number): number => (month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+
+interface IsoDate {
+  /** The calendar date, in extended format (`YYYY-MM-DD`) whichever format it was sent in. */
+  date: string;
+  /** The instant; a date alone is its midnight UTC. */
+  instant: Date;
+  hasTime: boolean;
+}
+
+/**
+ * Reads an ISO 8601 date or date-time (the forms of ISO_DATE_TIME). A date-time without a zone is UTC.
+ * Null for any other text, and for dates and times that do not exist (`2025-02-30`, `25:00`). A second
+ * 60 is a leap second, allowed only in the last minute of a UTC day; it counts as the next day's start.
+ * Fractions finer than milliseconds are cut.
+ */
+function parseIsoDate(text: string): IsoDate | null {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return null;
+  const [, y = '', , mo = '', d = '', h, , mi, s, fraction = '', , sign, zoneHours, zoneMinutes] = m;
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  const [hour, minute, second] = [Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)];
+  const [offsetHours, offsetMins] = [Number(zoneHours ?? 0), Number(zoneMinutes ?? 0)];
+  const offset = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  const utcMinuteOfDay = (((hour * 60 + minute - offset) % MINUTES_PER_DAY) + MINUTES_PER_DAY) % MINUTES_PER_DAY;
+  const exists =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    (second <= 59 || (second === 60 && utcMinuteOfDay === MINUTES_PER_DAY - 1)) &&
+    offsetHours <= 23 &&
+    offsetMins <= 59;
+  if (!exists) return null;
+  const instant = new Date(0);
+  // setUTCFullYear takes a year below 100 as it is (Date.UTC would read 0025 as 1925).
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hour, minute - offset, second, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  return { date: `${y}-${mo}-${d}`, instant, hasTime: h !== undefined };
+}
+
+/** An ISO 8601 date or date-time as the UTC timestamp it stands for (`2025-01-02T01:04:05.000Z`), or null. */
+export function isoTimestamp(text: string): string | null {
+  return parseIsoDate(text)?.instant.toISOString() ?? null;
+}
+
+/** A date stays a date (`2025-01-02`, from `20250102` too); a date-time becomes its UTC timestamp. Null when neither. */
+export function isoDateOrTimestamp(text: string): string | null {
+  const parsed = parseIsoDate(text);
+  if (!parsed) return null;
+  return parsed.hasTime ? parsed.instant.toISOString() : parsed.date;
+}
+
+/** A string that `normalize` accepts, replaced by what it returns. */
+const normalizedString = (normalize: (text: string) => string | null, message: string) =>
+  z.string().transform((value, ctx) => {
+    const normalized = normalize(value);
+    if (normalized !== null) return normalized;
+    ctx.addIssue({ code: 'custom', message, input: value });
+    return z.NEVER;
+  });
+
+/** An ISO 8601 date or date-time, in any form `isoTimestamp` reads; stored and returned as UTC (docs/api.md#conventions). */
+export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time, e.g. 2026-11-21T09:30:00Z').meta({
+  description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
+});
+
+/** A source's `accessed_at` (spec §2.3, a date): a date is kept as a date, a date-time is stored as UTC. */
+export const DateOrTimestamp = normalizedString(isoDateOrTimestamp, 'must be an ISO 8601 date or date-time, e.g. 2026-11-21').meta({
+  description: 'ISO 8601 date, kept as a date, or date-time, stored in UTC.',
+});
 
 function parseUrl(value: string): URL | null {
   try {
@@ -39,6 +133,17 @@ export const HttpUrl = z.string().refine((v) => {
   return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
 }, 'must be an absolute http or https URL');
 
-export const SiteId = z.int().positive();
+/**
+ * The `site_id` a publish body may carry (spec §4.1 rule 3). Any value gets through here: the key's site
+ * decides, before the rest of the body is validated (docs/api.md#authentication). Documented as the
+ * integer a client should send.
+ */
+export const SiteIdClaim = z
+  .unknown()
+  .optional()
+  .meta({ type: 'integer', description: "The API key's site (or its decimal string); any other value is 403 site_mismatch." });
+
+/** Only the `site_id` of a body, read before the rest of it. */
+export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
 
 export const StringList = z.array(z.string());

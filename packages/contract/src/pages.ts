@@ -1,12 +1,15 @@
 import * as z from 'zod';
 import { Blocks } from './blocks';
-import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PageStatus, SiteId, Slug, StringList, Timestamp, type PageType } from './common';
+import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdClaim, Slug, StringList, Timestamp, type PageType } from './common';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
 
-/** Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds). */
-export const PUBLISH_BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds): a 1 MiB `copy` and its
+ * blocks fit, and the Lambda event that carries it stays under Lambda's 6 MB synchronous payload.
+ */
+export const PUBLISH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
 export const Source = z.object({
   id: z.string().min(1),
@@ -16,17 +19,20 @@ export const Source = z.object({
 });
 export type Source = z.infer<typeof Source>;
 
-/** Fields articles and questions share (spec §2.1, §2.2). */
+/**
+ * Fields articles and questions share (spec §2.1, §2.2). An optional field sent as null is taken as left
+ * out, so its default applies (docs/api.md#publishing).
+ */
 const PageInputFields = {
   slug: Slug,
-  meta_title: z.string().optional(),
-  meta_description: z.string().nullable().optional(),
-  related_article_ids: StringList.optional(),
-  related_question_ids: StringList.optional(),
-  status: PageStatus.optional(),
-  ai_model: z.string().nullable().optional(),
-  updated_at: Timestamp.optional(),
-  site_id: SiteId.optional(),
+  meta_title: z.string().nullish(),
+  meta_description: z.string().nullish(),
+  related_article_ids: StringList.nullish(),
+  related_question_ids: StringList.nullish(),
+  status: PageStatus.nullish(),
+  ai_model: z.string().nullish(),
+  updated_at: Timestamp.nullish(),
+  site_id: SiteIdClaim,
 };
 
 /** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
@@ -35,17 +41,17 @@ export const ArticleInput = z
     ...PageInputFields,
     title: z.string().min(1).max(TITLE_MAX),
     body: Blocks,
-    excerpt: z.string().nullable().optional(),
-    copy: z.string().nullable().optional(),
-    keywords: StringList.optional(),
-    audience: z.union([z.string(), StringList]).optional(),
-    goal: z.string().nullable().optional(),
-    category: z.string().nullable().optional(),
-    cover_image: AbsoluteUrl.nullable().optional(),
-    canonical_url: HttpUrl.nullable().optional(),
-    noindex: z.boolean().optional(),
-    schema_type: z.string().min(1).optional(),
-    ai_generated: z.boolean().optional(),
+    excerpt: z.string().nullish(),
+    copy: z.string().nullish(),
+    keywords: StringList.nullish(),
+    audience: z.union([z.string(), StringList]).nullish(),
+    goal: z.string().nullish(),
+    category: z.string().nullish(),
+    cover_image: AbsoluteUrl.nullish(),
+    canonical_url: HttpUrl.nullish(),
+    noindex: z.boolean().nullish(),
+    schema_type: z.string().min(1).nullish(),
+    ai_generated: z.boolean().nullish(),
   })
   .meta({ id: 'ArticleInput' });
 export type ArticleInput = z.infer<typeof ArticleInput>;
@@ -56,8 +62,8 @@ export const QuestionInput = z
     ...PageInputFields,
     question: z.string().min(1).max(TITLE_MAX),
     answer: Blocks,
-    sources: z.array(Source).optional(),
-    topics: StringList.optional(),
+    sources: z.array(Source).nullish(),
+    topics: StringList.nullish(),
   })
   .meta({ id: 'QuestionInput' });
 export type QuestionInput = z.infer<typeof QuestionInput>;
@@ -106,10 +112,18 @@ export type QuestionDoc = z.infer<typeof QuestionDoc>;
 
 export type PageDoc = ArticleDoc | QuestionDoc;
 
+/** A link relink took out of what readers see, while its target is not live: since when (null if not recorded). */
+export const SuppressedLink = z.object({
+  id: z.string(),
+  type: z.enum(PAGE_TYPES),
+  since: z.string().nullable(),
+});
+export type SuppressedLink = z.infer<typeof SuppressedLink>;
+
 /**
  * A page as the store keeps it: the editor's document as published, and beside it what changed since.
- * `status`, `deleted` and `updated_at` are current (notify and relink move them); `suppressed` lists the
- * pages whose links relink took out of this page while they are not live.
+ * `status` and `deleted` are current (notify moves them); `suppressed` lists the pages whose links relink
+ * takes out of what readers see while they are not live, and `relinked_at` when relink last did so.
  */
 export interface PageState {
   site_id: number;
@@ -120,7 +134,8 @@ export interface PageState {
   deleted: boolean;
   created_at: string;
   updated_at: string;
-  suppressed: string[];
+  suppressed: { id: string; since: string | null }[];
+  relinked_at: string | null;
   summary: string | null;
   community_answers: CommunityAnswer[];
 }
@@ -134,6 +149,11 @@ const PageMeta = {
   created_at: z.string(),
   updated_at: z.string(),
   live: z.boolean().meta({ description: 'Whether readers can reach the page now.' }),
+  deleted: z.boolean().meta({ description: 'The site reported the page deleted (visitors get 410).' }),
+  suppressed_links: z.array(SuppressedLink).meta({
+    description: 'Links of this page that readers do not see while their target is not live; the document above is as sent.',
+  }),
+  relinked_at: z.string().nullable().meta({ description: 'When relink last changed what readers see of this page.' }),
 };
 
 export const CommunityAnswer = z.object({
@@ -189,6 +209,7 @@ export const PageListItem = z.object({
   question: z.string().optional(),
   status: PageStatus,
   live: z.boolean(),
+  deleted: z.boolean(),
   updated_at: z.string(),
 });
 export type PageListItem = z.infer<typeof PageListItem>;

@@ -1,5 +1,7 @@
 import {
   ApiError,
+  blockShapeIssues,
+  formatPath,
   isKnownBlockType,
   isLive,
   type PageState,
@@ -14,12 +16,12 @@ import {
   type QuestionDoc,
   type QuestionInput,
 } from '@cm/contract';
-import { pageId } from './ids';
+import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
 import { allowedImageUrl, allowedUrl } from './urls';
 
-/** The article as stored: what was sent, with the defaults of docs/api.md#articles applied. */
+/** The article as stored: what was sent, with the defaults of docs/api.md#articles applied (null counts as left out). */
 export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
   const excerpt = input.excerpt ?? null;
   return {
@@ -30,7 +32,7 @@ export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
     copy: input.copy ?? null,
     keywords: input.keywords ?? [],
     meta_title: input.meta_title ?? input.title,
-    meta_description: input.meta_description !== undefined ? input.meta_description : excerpt,
+    meta_description: input.meta_description ?? excerpt,
     audience: input.audience ?? null,
     goal: input.goal ?? null,
     category: input.category ?? null,
@@ -82,51 +84,58 @@ export function outgoingLinks(doc: PageDoc): string[] {
 interface TextVisit {
   path: string;
   text: string;
-  listItem: boolean;
 }
 
-/** Every text of a block that inline markup may appear in, with its path for warnings. */
+/** A JSON object: a block, an inline node, a stat. */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A field's items when it is an array, else none: a block as sent may hold anything in any field. */
+export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+
+/** The text a field renders as: a string, or a number as written; anything else (an object) renders nothing. */
+export function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+}
+
+/** Every text of a block that renders and may hold inline markup, with its path for warnings. */
 export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
-  const str = (v: unknown): v is string => typeof v === 'string';
+  function* field(value: unknown, at: string): Generator<TextVisit> {
+    const text = textOf(value);
+    if (text !== undefined) yield { path: at, text };
+  }
   switch (block._type) {
     case 'heading':
     case 'callout':
-      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
+      yield* field(block.text, `${path}.text`);
       return;
     case 'quote':
-      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
-      if (str(block.cite)) yield { path: `${path}.cite`, text: block.cite, listItem: false };
+      yield* field(block.text, `${path}.text`);
+      yield* field(block.cite, `${path}.cite`);
       return;
     case 'image':
-      if (str(block.caption)) yield { path: `${path}.caption`, text: block.caption, listItem: false };
+      yield* field(block.caption, `${path}.caption`);
       return;
     case 'statBar':
-      for (const [i, stat] of (block.stats as { value: string; label: string }[]).entries()) {
-        yield { path: `${path}.stats[${i}].value`, text: stat.value, listItem: false };
-        yield { path: `${path}.stats[${i}].label`, text: stat.label, listItem: false };
+      for (const [i, stat] of itemsOf(block.stats).entries()) {
+        if (!isObject(stat)) continue;
+        yield* field(stat.value, `${path}.stats[${i}].value`);
+        yield* field(stat.label, `${path}.stats[${i}].label`);
       }
       return;
     case 'paragraph':
-      if (str(block.text)) yield { path: `${path}.text`, text: block.text, listItem: false };
-      if (Array.isArray(block.children)) {
-        for (const [i, node] of (block.children as Block[]).entries()) {
-          if (node._type === 'span' && str(node.text)) {
-            yield { path: `${path}.children[${i}].text`, text: node.text, listItem: false };
-          }
-        }
+      yield* field(block.text, `${path}.text`);
+      for (const [i, node] of itemsOf(block.children).entries()) {
+        if (isObject(node) && node._type === 'span') yield* field(node.text, `${path}.children[${i}].text`);
       }
       return;
     case 'list':
-      for (const [i, item] of (block.items as string[]).entries()) {
-        yield { path: `${path}.items[${i}]`, text: item, listItem: true };
-      }
+      for (const [i, item] of itemsOf(block.items).entries()) yield* field(item, `${path}.items[${i}]`);
       return;
     case 'table':
-      for (const [i, cell] of (block.header as string[]).entries()) {
-        yield { path: `${path}.header[${i}]`, text: cell, listItem: false };
-      }
-      for (const [r, row] of (block.rows as string[][]).entries()) {
-        for (const [c, cell] of row.entries()) yield { path: `${path}.rows[${r}][${c}]`, text: cell, listItem: false };
+      for (const [i, cell] of itemsOf(block.header).entries()) yield* field(cell, `${path}.header[${i}]`);
+      for (const [r, row] of itemsOf(block.rows).entries()) {
+        for (const [c, cell] of itemsOf(row).entries()) yield* field(cell, `${path}.rows[${r}][${c}]`);
       }
       return;
     default:
@@ -134,8 +143,8 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
 }
 
 /**
- * What a publish accepted but readers will not see (docs/api.md#warnings). Messages never repeat the
- * offending values.
+ * What a publish accepted but readers will not see as sent (docs/api.md#warnings). Messages never repeat
+ * the offending values.
  */
 export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] {
   const warnings: PublishWarning[] = [];
@@ -153,20 +162,28 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       warn(path, 'unknown block type; stored, not rendered');
       continue;
     }
-    if (block._type === 'image' && !allowedImageUrl(block.url as string)) {
+    for (const issue of blockShapeIssues(block)) {
+      const at = issue.path.length > 0 ? `${path}.${formatPath(issue.path)}` : path;
+      warn(at, `not the shape that renders (${issue.message}); stored as sent, rendered as far as it can be`);
+    }
+    // A URL that is not absolute already has its shape warning.
+    if (block._type === 'image' && typeof block.url === 'string' && URL.canParse(block.url) && !allowedImageUrl(block.url)) {
       warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }
-    if (block._type === 'paragraph' && Array.isArray(block.children)) {
-      for (const [j, node] of (block.children as Block[]).entries()) {
+    if (block._type === 'paragraph') {
+      for (const [j, node] of itemsOf(block.children).entries()) {
+        // A node without a `_type` already has its shape warning.
+        if (!isObject(node) || typeof node._type !== 'string' || node._type === '') continue;
+        const id = textOf(node.id);
         if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
-        else if (node._type === 'sourceCitation') citation(`${path}.children[${j}]`, node.id as string);
+        else if (node._type === 'sourceCitation' && id !== undefined) citation(`${path}.children[${j}]`, id);
       }
     }
     for (const visit of blockTexts(block, path)) {
       for (const m of visit.text.matchAll(INLINE_MARKUP)) {
         if (m[2] !== undefined && !m[2].startsWith('page:') && !allowedUrl(m[2])) {
           warn(visit.path, 'link URL scheme not allowed (http, https, mailto); rendered as plain text');
-        } else if (m[4] !== undefined && (visit.listItem || type === 'article')) {
+        } else if (m[4] !== undefined) {
           citation(visit.path, m[4]);
         }
       }
@@ -182,8 +199,26 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
 export const visitorUrl = (baseUrl: string, siteId: number, type: PageType, slug: string): string =>
   `${baseUrl}/sites/${siteId}/${type}s/${encodeURIComponent(slug)}`;
 
-/** The page as `GET /articles/{id}` and `GET /questions/{id}` return it: its current state and links. */
+/**
+ * The page as `GET /articles/{id}` and `GET /questions/{id}` return it: the document as sent, its
+ * current state, and the links relink keeps from readers (`suppressed_links`).
+ */
 export function pageRecord(page: PageState): PageRecord {
+  return recordOf(page, page.doc);
+}
+
+/** The page as readers see it: the links to pages that are not live are taken out (relink). */
+export function readerRecord(page: PageState): PageRecord {
+  return recordOf(
+    page,
+    withLinksSuppressed(
+      page.doc,
+      page.suppressed.map((s) => s.id),
+    ),
+  );
+}
+
+function recordOf(page: PageState, doc: PageDoc): PageRecord {
   const current = {
     status: page.status,
     updated_at: page.updated_at,
@@ -191,8 +226,13 @@ export function pageRecord(page: PageState): PageRecord {
     site_id: page.site_id,
     created_at: page.created_at,
     live: isLive(page.status, page.deleted),
+    deleted: page.deleted,
+    suppressed_links: page.suppressed.flatMap(({ id, since }) => {
+      const type = pageTypeOfId(id);
+      return type ? [{ id, type, since }] : [];
+    }),
+    relinked_at: page.relinked_at,
   };
-  const doc = withLinksSuppressed(page.doc, page.suppressed);
   if (page.type === 'article') return { ...(doc as ArticleDoc), ...current, type: 'article' };
   return {
     ...(doc as QuestionDoc),
@@ -211,18 +251,23 @@ export interface PreparedPublish {
 }
 
 /**
- * Everything a publish decides before it writes: the site check (spec §4.1 rule 3), the stored document
- * with its defaults, the page id, the outgoing links to index and the warnings to report.
+ * The site check of a publish (spec §4.1 rule 3): a `site_id` the body carries, whatever its type, must be
+ * the key's site. Its decimal string is tolerated (`"1"`); anything else, null included, is 403.
+ */
+export function checkSiteClaim(siteId: number, claimed: unknown): void {
+  if (claimed === undefined || claimed === siteId || claimed === String(siteId)) return;
+  throw new ApiError('site_mismatch', `site_id must be ${siteId}, the site of this API key, or be left out`);
+}
+
+/**
+ * Everything a publish decides before it writes, once the body passed the site check: the stored
+ * document with its defaults, the page id, the outgoing links to index and the warnings to report.
  */
 export function preparePublish(
   siteId: number,
   input: { type: 'article'; value: ArticleInput } | { type: 'question'; value: QuestionInput },
   now: string,
 ): PreparedPublish {
-  const claimed = input.value.site_id;
-  if (claimed !== undefined && claimed !== siteId) {
-    throw new ApiError('site_mismatch', `site_id ${claimed} is not the site of this API key`);
-  }
   const doc = input.type === 'article' ? articleDoc(input.value, now) : questionDoc(input.value, now);
   return { id: pageId(siteId, input.type, doc.slug), doc, links: outgoingLinks(doc), warnings: publishWarnings(input.type, doc) };
 }

@@ -1,24 +1,13 @@
-import type {
-  ArticleRecord,
-  Block,
-  CalloutBlock,
-  ImageBlock,
-  ListBlock,
-  PageRecord,
-  QuestionRecord,
-  QuoteBlock,
-  Source,
-  StatBarBlock,
-  TableBlock,
-} from '@cm/contract';
+import { CALLOUT_TONES, type ArticleRecord, type Block, type PageRecord, type QuestionRecord, type Source } from '@cm/contract';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
-import { blockTexts } from './pages';
+import { blockTexts, isObject, itemsOf, textOf } from './pages';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
  * Visitor pages, rendered from the blocks, never from `copy`. Rules as in Portable Text's to-html:
  * every text is escaped, URLs render only with allowed schemes, unknown types render nothing and are
- * never echoed.
+ * never echoed. A block of a known type is rendered from whatever of its shape is usable: a field that
+ * is not a text renders nothing, and a block without the field it is made of renders nothing at all.
  */
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -36,8 +25,11 @@ export interface RenderOptions {
   linkTarget: (pageId: string) => string | null;
 }
 
-/** How literal `[src-<n>]` markers in a text are treated (spec §2.5, docs/api.md#citation-rules). */
-type CitationMode = 'drop' | 'resolve' | 'literal';
+/** h1–h6 from a heading's `level`: a number (or numeric string) is rounded and clamped, anything else is h2. */
+function headingLevel(level: unknown): number {
+  const n = typeof level === 'string' && level.trim() !== '' ? Number(level) : level;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.min(6, Math.max(1, Math.round(n))) : 2;
+}
 
 class Renderer {
   private readonly sourceNumber = new Map<string, number>();
@@ -64,34 +56,36 @@ class Renderer {
     return url ? `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>` : escapeHtml(text);
   }
 
-  text(text: string, mode: CitationMode): string {
+  /** A text with its inline markup: every literal `[src-<n>]` follows the citation rules, in any text. */
+  private text(text: string): string {
     let out = '';
     let last = 0;
     for (const m of text.matchAll(INLINE_MARKUP)) {
       out += escapeHtml(text.slice(last, m.index));
       last = m.index + m[0].length;
       if (m[2] !== undefined) out += this.link(m[1]!, m[2]);
-      else if (mode === 'literal') out += escapeHtml(m[0]);
       else {
-        const cited = mode === 'resolve' ? this.citation(m[4]!) : null;
+        const cited = this.citation(m[4]!);
         if (cited) out += escapeHtml(m[3]!) + cited;
       }
     }
     return out + escapeHtml(text.slice(last));
   }
 
-  /** Literal markers are citations only in list items of an answer; an article drops every marker. */
-  private mode(listItem: boolean): CitationMode {
-    if (this.inArticle) return 'drop';
-    return listItem ? 'resolve' : 'literal';
+  /** A field rendered as text, or '' when it holds none (an object is never echoed). */
+  private field(value: unknown): string {
+    const text = textOf(value);
+    return text === undefined ? '' : this.text(text);
   }
 
   /** Inline nodes after `out`: a dropped citation also drops the space before it, wherever that came from. */
-  private inline(nodes: readonly Block[], out: string): string {
+  private inline(nodes: readonly unknown[], out: string): string {
     for (const node of nodes) {
-      if (node._type === 'span') out += this.text(node.text as string, this.mode(false));
+      if (!isObject(node)) continue;
+      if (node._type === 'span') out += this.field(node.text);
       else if (node._type === 'sourceCitation') {
-        const cited = this.citation(node.id as string);
+        const id = textOf(node.id);
+        const cited = id === undefined ? null : this.citation(id);
         out = cited ? out + cited : out.replace(/[ \t]+$/, '');
       }
     }
@@ -99,45 +93,56 @@ class Renderer {
   }
 
   block(block: Block): string {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a sent block's field may be of any type: its string form, escaped
-    const text = (value: unknown) => this.text(String(value ?? ''), this.mode(false));
     switch (block._type) {
       case 'heading': {
-        const level = Math.min(6, Math.max(1, Number(block.level) || 2));
-        return `<h${level}>${text(block.text)}</h${level}>`;
+        if (textOf(block.text) === undefined) return '';
+        const level = headingLevel(block.level);
+        return `<h${level}>${this.field(block.text)}</h${level}>`;
       }
-      case 'paragraph':
-        return `<p>${this.inline(Array.isArray(block.children) ? (block.children as Block[]) : [], block.text !== undefined ? text(block.text) : '')}</p>`;
-      case 'statBar':
-        return `<dl class="stat-bar">${(block as StatBarBlock).stats
-          .map((s) => `<div class="stat"><dt>${text(s.label)}</dt><dd>${text(s.value)}</dd></div>`)
-          .join('')}</dl>`;
+      case 'paragraph': {
+        const children = Array.isArray(block.children) ? block.children : null;
+        if (textOf(block.text) === undefined && !children) return '';
+        return `<p>${this.inline(children ?? [], this.field(block.text))}</p>`;
+      }
+      case 'statBar': {
+        if (!Array.isArray(block.stats)) return '';
+        const stats = block.stats.filter(isObject).map((s) => `<div class="stat"><dt>${this.field(s.label)}</dt><dd>${this.field(s.value)}</dd></div>`);
+        return `<dl class="stat-bar">${stats.join('')}</dl>`;
+      }
       case 'list': {
-        const list = block as ListBlock;
-        const tag = list.style === 'number' ? 'ol' : 'ul';
-        const items = list.items.map((item) => `<li>${this.text(item, this.mode(true))}</li>`).join('');
-        return `<${tag}>${items}</${tag}>`;
+        if (!Array.isArray(block.items)) return '';
+        const tag = block.style === 'number' ? 'ol' : 'ul';
+        const items = block.items.flatMap((item) => {
+          const text = textOf(item);
+          return text === undefined ? [] : [`<li>${this.text(text)}</li>`];
+        });
+        return `<${tag}>${items.join('')}</${tag}>`;
       }
       case 'quote': {
-        const quote = block as QuoteBlock;
-        const cite = quote.cite ? `<footer><cite>${text(quote.cite)}</cite></footer>` : '';
-        return `<blockquote><p>${text(quote.text)}</p>${cite}</blockquote>`;
+        if (textOf(block.text) === undefined) return '';
+        const cite = textOf(block.cite) ? `<footer><cite>${this.field(block.cite)}</cite></footer>` : '';
+        return `<blockquote><p>${this.field(block.text)}</p>${cite}</blockquote>`;
       }
       case 'image': {
-        const image = block as ImageBlock;
-        const src = allowedImageUrl(image.url);
+        const src = allowedImageUrl(typeof block.url === 'string' ? block.url : null);
         if (!src) return '';
-        const caption = image.caption ? `<figcaption>${text(image.caption)}</figcaption>` : '';
-        return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(image.alt)}" loading="lazy">${caption}</figure>`;
+        const caption = textOf(block.caption) ? `<figcaption>${this.field(block.caption)}</figcaption>` : '';
+        return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(textOf(block.alt) ?? '')}" loading="lazy">${caption}</figure>`;
       }
       case 'callout': {
-        const tone = (block as CalloutBlock).tone;
-        return `<aside class="callout callout-${escapeHtml(tone)}"><p>${text(block.text)}</p></aside>`;
+        if (textOf(block.text) === undefined) return '';
+        const tone = (CALLOUT_TONES as readonly unknown[]).includes(block.tone) ? ` callout-${block.tone as string}` : '';
+        return `<aside class="callout${tone}"><p>${this.field(block.text)}</p></aside>`;
       }
       case 'table': {
-        const table = block as TableBlock;
-        const head = table.header.map((cell) => `<th>${text(cell)}</th>`).join('');
-        const rows = table.rows.map((row) => `<tr>${row.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`).join('');
+        if (!Array.isArray(block.header) && !Array.isArray(block.rows)) return '';
+        const head = itemsOf(block.header)
+          .map((cell) => `<th>${this.field(cell)}</th>`)
+          .join('');
+        const rows = itemsOf(block.rows)
+          .filter(Array.isArray)
+          .map((row) => `<tr>${row.map((cell) => `<td>${this.field(cell)}</td>`).join('')}</tr>`)
+          .join('');
         return `<table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table>`;
       }
       default:

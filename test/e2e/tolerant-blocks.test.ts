@@ -1,0 +1,146 @@
+import { article, question, startTestStack, type TestStack } from '../helpers/local';
+
+/*
+ * Blocks are tolerant (issue 14 point 2, docs/api.md#blocks): only the spec's own requirements refuse a
+ * page. A block of a known type in another shape is stored as sent, rendered as far as it safely can
+ * be, and reported in `warnings[]`; a `_type` named like an Object.prototype member is an unknown type.
+ */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+type Warning = { path: string; message: string };
+const paths = (warnings: Warning[]): string[] => warnings.map((w) => w.path);
+const visit = (type: 'articles' | 'questions', slug: string) => t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null });
+const mainOf = (html: string): string => /<main>([\s\S]*)<\/main>/.exec(html)![1]!;
+
+/** Every shape the issue lists, with the path its warning names. */
+const OFF_SHAPES: [string, Record<string, unknown>, string][] = [
+  ['paragraph children that is not an array', { _type: 'paragraph', text: 'Lead text', children: 'not a list' }, 'body[0].children'],
+  [
+    'paragraph children without _type',
+    { _type: 'paragraph', children: [{ text: 'no type' }, { _type: 'span', text: 'Span text' }] },
+    'body[0].children[0]._type',
+  ],
+  ['list items as objects', { _type: 'list', items: [{ text: 'object item' }, 'String item'] }, 'body[0].items[0]'],
+  ['list style ordered', { _type: 'list', style: 'ordered', items: ['First'] }, 'body[0].style'],
+  ['image with src instead of url', { _type: 'image', src: 'https://img.example/a.png', alt: 'A' }, 'body[0].url'],
+  ['image without alt', { _type: 'image', url: 'https://img.example/b.png' }, 'body[0].alt'],
+  ['callout without tone', { _type: 'callout', text: 'Careful' }, 'body[0].tone'],
+  ['quote with an object cite', { _type: 'quote', text: 'Run far', cite: { name: 'A coach' } }, 'body[0].cite'],
+  ['table without header', { _type: 'table', rows: [['Cell']] }, 'body[0].header'],
+  ['sourceCitation without id', { _type: 'paragraph', children: [{ _type: 'span', text: 'Claim' }, { _type: 'sourceCitation' }] }, 'body[0].children[1].id'],
+  [
+    'sourceCitation with a numeric id',
+    {
+      _type: 'paragraph',
+      children: [
+        { _type: 'span', text: 'Claim' },
+        { _type: 'sourceCitation', id: 1 },
+      ],
+    },
+    'body[0].children[1].id',
+  ],
+  ['heading level 0', { _type: 'heading', level: 0, text: 'Zero' }, 'body[0].level'],
+  ['heading level 7', { _type: 'heading', level: 7, text: 'Seven' }, 'body[0].level'],
+  ['heading without level', { _type: 'heading', text: 'None' }, 'body[0].level'],
+];
+
+describe('a known block in another shape', () => {
+  it.each(OFF_SHAPES)('is stored as sent and warned about: %s', async (_label, block, path) => {
+    const slug = `off-${_label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/-$/, '')}`;
+    const res = await t.call('POST', '/articles', article(slug, { body: [block] }));
+    expect(res.status).toBe(201);
+    expect(paths(res.body.warnings)).toContain(path);
+    const warning = (res.body.warnings as Warning[]).find((w) => w.path === path)!;
+    expect(warning.message).toMatch(/stored as sent/);
+    const page = await t.call('GET', `/articles/${res.body.id}`);
+    expect(page.body.body).toEqual([block]);
+
+    const visitor = await visit('articles', slug);
+    expect(visitor.status).toBe(200);
+    expect(visitor.text).not.toContain('[object Object]');
+    expect(visitor.text).not.toContain('undefined');
+  });
+
+  it('renders each as far as it safely can', async () => {
+    await t.call('POST', '/articles', article('off-rendered', { body: OFF_SHAPES.map(([, block]) => block) }));
+    const html = mainOf((await visit('articles', 'off-rendered')).text);
+    expect(html).toContain('<p>Lead text</p>');
+    expect(html).toContain('<p>Span text</p>');
+    expect(html).toContain('<ul><li>String item</li></ul>');
+    expect(html).toContain('<ul><li>First</li></ul>');
+    // an image needs a url to render; without alt it gets an empty one
+    expect(html).not.toContain('img.example/a.png');
+    expect(html).toContain('<img src="https://img.example/b.png" alt=""');
+    expect(html).toContain('<aside class="callout"><p>Careful</p></aside>');
+    expect(html).toContain('<blockquote><p>Run far</p></blockquote>');
+    expect(html).toContain('<table><tbody><tr><td>Cell</td></tr></tbody></table>');
+    expect(html).toContain('<p>Claim</p>');
+    expect(html).toContain('<h1>Zero</h1>');
+    expect(html).toContain('<h6>Seven</h6>');
+    expect(html).toContain('<h2>None</h2>');
+    expect(html).not.toMatch(/<h(?:0|7)|object item|no type|A coach/);
+  });
+
+  it('is tolerated in a question answer and in a community answer too', async () => {
+    const block = { _type: 'heading', level: 9, text: 'Deep' };
+    const res = await t.call('POST', '/questions', question('off-question', { answer: [{ _type: 'paragraph', text: 'ok' }, block] }));
+    expect(res.status).toBe(201);
+    expect(paths(res.body.warnings)).toEqual(['answer[1].level']);
+    const community = await t.call('POST', `/questions/${res.body.id}/answers`, { author: 'Ann', blocks: [block, { _type: 'list', items: [{ x: 1 }] }] });
+    expect(community.status).toBe(201);
+    const html = (await visit('questions', 'off-question')).text;
+    expect(html.match(/<h6>Deep<\/h6>/g)).toHaveLength(2);
+  });
+});
+
+describe('block types named like Object.prototype members', () => {
+  const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  it('stores them as unknown types, in blocks and in inline nodes', async () => {
+    const body = [
+      ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' })),
+      { _type: 'paragraph', children: [{ _type: 'span', text: 'Visible' }, ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' }))] },
+    ];
+    const res = await t.call('POST', '/articles', article('proto-names', { body }));
+    expect(res.status).toBe(201);
+    expect(paths(res.body.warnings)).toEqual([...NAMES.map((_n, i) => `body[${i}]`), ...NAMES.map((_n, i) => `body[5].children[${i + 1}]`)]);
+    for (const w of res.body.warnings as Warning[]) expect(w.message).toMatch(/unknown/);
+    expect((await t.call('GET', `/articles/${res.body.id}`)).body.body).toEqual(body);
+
+    const q = await t.call('POST', '/questions', question('proto-names', { answer: body }));
+    expect(q.status).toBe(201);
+    expect((await t.call('POST', `/questions/${q.body.id}/answers`, { author: 'Ann', blocks: body })).status).toBe(201);
+
+    for (const page of [await visit('articles', 'proto-names'), await visit('questions', 'proto-names')]) {
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<p>Visible</p>');
+      expect(page.text).not.toContain('HIDDEN');
+    }
+  });
+});
+
+describe('what the spec requires of a block', () => {
+  it.each([
+    ['a string', 'text', 'body[0]'],
+    ['null', null, 'body[0]'],
+    ['an array', [{ _type: 'paragraph', text: 'x' }], 'body[0]'],
+    ['an object without _type', { text: 'x' }, 'body[0]._type'],
+    ['an object with a numeric _type', { _type: 1, text: 'x' }, 'body[0]._type'],
+  ])('refuses a body item that is %s with 400 and stores nothing', async (_label, item, path) => {
+    const res = await t.call('POST', '/articles', article('not-a-block', { body: [item] }));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.issues).toEqual([{ path, message: expect.any(String) }]);
+    expect((await t.call('GET', '/articles?slug=not-a-block')).status).toBe(404);
+  });
+});
