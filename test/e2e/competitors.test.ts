@@ -104,6 +104,7 @@ describe('add_competitor', () => {
 
     for (const [body, path] of [
       [{ domain: 'rival.com', color: 'red' }, 'color'],
+      [{ domain: 'rival.com', color: '#abcd' }, 'color'],
       [{ domain: 'not a domain' }, 'domain'],
       [{ domain: 'https://shoes.example.com/' }, 'domain'],
       [{}, 'domain'],
@@ -115,12 +116,156 @@ describe('add_competitor', () => {
   });
 });
 
+describe('competitor rows stored by db_insert', () => {
+  const placesOf = async (s: Site) => t.store.competitorPlaces(s.siteId).state();
+
+  it('completes an incomplete row on add_competitor: monitoring starts and its profile appears; created: false, completed: true', async () => {
+    const s = await site('complete.example.com');
+    const inserted = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'half-done.com' } });
+    expect(inserted.status).toBe(200);
+    expect(inserted.body.row).toMatchObject({ domain: 'half-done.com', active: true, incomplete: true });
+    expect(inserted.body.warnings[0]).toContain('add_competitor with its domain completes it');
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(s.siteId, 'half-done.com')).toBeNull(); // no monitoring yet
+    expect((await placesOf(s)).leases).toEqual({ 'half-done.com': expect.any(Number) });
+
+    const added = await s.tool('add_competitor', { domain: 'https://half-done.com/', display_name: 'Half', color: '#0A0' });
+    expect(added.status).toBe(200);
+    expect(added.body).toMatchObject({
+      created: false,
+      completed: true,
+      competitor: { id: inserted.body.row.id, domain: 'half-done.com', display_name: 'Half', color: '#00aa00', active: true },
+    });
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(s.siteId, 'half-done.com')).not.toBeNull();
+    const overview = await s.tool('serp_backlinks', {});
+    expect(overview.body.profiles.map((p: { domain: string }) => p.domain).sort()).toEqual(['complete.example.com', 'half-done.com']);
+    expect((await activeRows(s))[0]).toMatchObject({ domain: 'half-done.com', incomplete: false });
+
+    const again = await s.tool('add_competitor', { domain: 'half-done.com' });
+    expect(again.body).toMatchObject({ created: false, completed: false, competitor: { display_name: 'Half', color: '#00aa00' } });
+    expect((await placesOf(s)).inflight).toBe(1);
+  });
+
+  it('updates display_name and color when an active domain is added again', async () => {
+    const s = await site();
+    const first = await s.tool('add_competitor', { domain: 'relabel.com', display_name: 'Old', color: '#111111' });
+    const renamed = await s.tool('add_competitor', { domain: 'relabel.com', display_name: 'New name', color: '#ABC' });
+    expect(renamed.body).toMatchObject({
+      created: false,
+      completed: false,
+      competitor: { id: first.body.competitor.id, display_name: 'New name', color: '#aabbcc' },
+    });
+    const recolored = await s.tool('add_competitor', { domain: 'relabel.com', color: '#123456' });
+    expect(recolored.body.competitor).toMatchObject({ display_name: 'New name', color: '#123456' });
+    expect(await activeRows(s)).toEqual([expect.objectContaining({ display_name: 'New name', color: '#123456' })]);
+  });
+
+  it('stores active: false inactive and outside the cap; add_competitor then tracks it under the cap', async () => {
+    const s = await site();
+    const dormant = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com', active: false, color: '#F0a' } });
+    expect(dormant.status).toBe(200);
+    expect(dormant.body.row).toMatchObject({ domain: 'dormant.com', active: false, color: '#ff00aa' });
+    expect(dormant.body.warnings[0]).toContain('inactive');
+    expect(await placesOf(s)).toEqual({ inflight: 0, leases: {} });
+    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com' } })).body.error).toBe('already_exists');
+
+    for (const domain of rivals(10, 'full')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
+    expect((await s.tool('add_competitor', { domain: 'dormant.com' })).status).toBe(409);
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(s.siteId, 'dormant.com')).toBeNull(); // inactive: not monitored
+
+    const rows = await activeRows(s);
+    await s.tool('db_delete', { table: 'cm_competitors', id: rows.find((r: { domain: string }) => r.domain === 'full-1.com').id });
+    const tracked = await s.tool('add_competitor', { domain: 'dormant.com' });
+    expect(tracked.body).toMatchObject({ created: false, completed: true, competitor: { id: dormant.body.row.id, active: true } });
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(s.siteId, 'dormant.com')).not.toBeNull();
+    const places = await placesOf(s);
+    const active = (await activeRows(s)).filter((r: { active: boolean }) => r.active).map((r: { domain: string }) => r.domain);
+    expect(Object.keys(places.leases).sort()).toEqual(active.sort());
+    expect(places.inflight).toBe(10);
+  });
+
+  it('keeps the cap exact when inactive rows are tracked concurrently, each completed once', async () => {
+    const s = await site();
+    for (const domain of rivals(8, 'held')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
+    const sleepers = rivals(5, 'sleeper');
+    for (const domain of sleepers) expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain, active: false } })).status).toBe(200);
+    const replies = await Promise.all([...sleepers, ...sleepers].map((domain) => s.tool('add_competitor', { domain })));
+    const tracked = replies.filter((r) => r.status === 200);
+    expect(replies.filter((r) => r.status === 409)).toHaveLength(replies.length - tracked.length);
+    const completed = tracked.filter((r) => r.body.completed).map((r) => r.body.competitor.domain);
+    expect(completed).toHaveLength(2);
+    expect(new Set(completed).size).toBe(2);
+    for (const r of tracked) expect(completed).toContain(r.body.competitor.domain);
+    const places = await placesOf(s);
+    const active = (await activeRows(s)).filter((r: { active: boolean }) => r.active).map((r: { domain: string }) => r.domain);
+    expect(active).toHaveLength(10);
+    expect(places.inflight).toBe(10);
+    expect(Object.keys(places.leases).sort()).toEqual(active.sort());
+  });
+});
+
 describe('serp_backlinks', () => {
   it('answers { empty: true } on a fresh site', async () => {
     const s = await site('fresh.example.org');
     const reply = await s.tool('serp_backlinks', {});
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ empty: true, cost_usd: 0 });
+  });
+
+  it("answers the site's links with { empty: true } too before any backlink data, and still looks up another domain's links live", async () => {
+    const s = await site('fresh-links.example.org');
+    for (const scope of ['site', 'https://fresh-links.example.org/']) {
+      const reply = await s.tool('serp_backlinks', { scope, depth: 'links' });
+      expect([scope, reply.status]).toEqual([scope, 200]);
+      expect(reply.body).toEqual({ data_source: 'database', empty: true, cost_usd: 0, cached: true });
+    }
+    const other = await s.tool('serp_backlinks', { scope: 'someone-else.com', depth: 'links', limit: 5 });
+    expect(other.body).toMatchObject({ depth: 'links', domain: 'someone-else.com', data_source: 'sandbox' });
+    expect(other.body.links.length).toBeGreaterThan(0);
+
+    await s.tool('add_competitor', { domain: 'rival-fresh.com' }); // queues the site's first monitoring run too
+    await t.stack.drain();
+    const links = await s.tool('serp_backlinks', { scope: 'site', depth: 'links' });
+    expect(links.body).toMatchObject({ depth: 'links', domain: 'fresh-links.example.org' });
+  });
+
+  it('takes trend_months and limit as agents send them: fractions rounded down, numeric strings, still within bounds', async () => {
+    const s = await site('counts.example.com');
+    await s.tool('add_competitor', { domain: 'rival-counts.com' });
+    await t.stack.drain();
+    const monthsOf = async (trend_months: unknown) => {
+      const reply = await s.tool('serp_backlinks', { scope: 'site', trend_months });
+      expect([trend_months, reply.status]).toEqual([trend_months, 200]);
+      return reply.body.trend[0].points.length as number;
+    };
+    expect(await monthsOf(2.9)).toBe(2);
+    expect(await monthsOf('3')).toBe(3);
+    expect(await monthsOf(' 4.5 ')).toBe(4);
+    expect(await monthsOf('36')).toBeLessThanOrEqual(36);
+    expect(await monthsOf(36.9)).toBeLessThanOrEqual(36);
+    const links = await s.tool('serp_backlinks', { scope: 'site', depth: 'links', limit: '3' });
+    expect(links.body.links).toHaveLength(3);
+    expect((await s.tool('serp_backlinks', { scope: 'site', depth: 'links', limit: 2.5 })).body.links).toHaveLength(2);
+
+    for (const [body, path] of [
+      [{ trend_months: 0.5 }, 'trend_months'],
+      [{ trend_months: '0.9' }, 'trend_months'],
+      [{ trend_months: '37' }, 'trend_months'],
+      [{ trend_months: 'twelve' }, 'trend_months'],
+      [{ trend_months: '' }, 'trend_months'],
+      [{ trend_months: true }, 'trend_months'],
+      [{ trend_months: null }, 'trend_months'],
+      [{ depth: 'links', scope: 'site', limit: '1001' }, 'limit'],
+      [{ depth: 'links', scope: 'site', limit: 0.2 }, 'limit'],
+      [{ depth: 'links', scope: 'site', limit: [5] }, 'limit'],
+    ] as const) {
+      const reply = await s.tool('serp_backlinks', body);
+      expect([body, reply.status]).toEqual([body, 400]);
+      expect(reply.body.issues[0].path).toBe(path);
+    }
   });
 
   it('has an overview within seconds of add_competitor: profiles, trend within trend_months, a link gap, health flags', async () => {

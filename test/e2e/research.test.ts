@@ -1,3 +1,4 @@
+import * as dns from 'node:dns';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -45,11 +46,20 @@ describe('research, keywords mode', () => {
     ['six seeds', 'a, b, c, d, e, f'],
     ['a seed of four words', 'running shoes, trail shoes, best shoes for flat feet'],
     ['an empty seed', 'running shoes, , trail shoes, boots'],
+    ['one seed three times', 'a, a, a'],
+    ['three seeds of which two are the same once normalized', 'Running Shoes, running   shoes , trail shoes'],
   ])('refuses %s, naming the rule', async (_name, seed) => {
     const s = await site();
     const reply = await s.tool('research', { mode: 'keywords', seed });
     expect(reply.status).toBe(400);
-    expect(reply.body.issues).toEqual([{ path: 'seed', message: 'keywords mode takes 3 to 5 comma-separated seeds of 1 to 3 words each' }]);
+    expect(reply.body.issues).toEqual([{ path: 'seed', message: 'keywords mode takes 3 to 5 distinct comma-separated seeds of 1 to 3 words each' }]);
+  });
+
+  it('counts seeds distinct: five seeds of which three are different pass, and each is looked up once', async () => {
+    const s = await site();
+    const reply = await s.tool('research', { mode: 'keywords', seed: 'running shoes, Running Shoes, trail shoes, trail  shoes, boots' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.keywords.map((k: { keyword: string }) => k.keyword)).toEqual(['running shoes', 'trail shoes', 'boots']);
   });
 
   it('answers inline with volume, cpc_usd and intent, and stores the seeds as ideas linked to the page', async () => {
@@ -184,6 +194,62 @@ describe('research jobs', () => {
       expect(refused.body.issues[0]).toMatchObject({ path: 'seed', message: expect.stringContaining('public addresses only') });
     }
     expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 }); // refused before taking a place
+  });
+
+  describe('url mode host names, resolved at the call', () => {
+    /** What the lookup answers, as DNS or the hosts file would; other names go to the real resolver (none in these tests). */
+    const HOSTS: Record<string, string[]> = {
+      'intranet.test': ['127.0.0.1'],
+      'printer.test': ['192.168.1.20'],
+      'metadata.test': ['169.254.169.254'],
+      'split.test': ['93.184.216.34', '10.0.0.8'],
+      'v6.test': ['::1'],
+      'public.test': ['93.184.216.34'],
+    };
+    let lookups: string[];
+    beforeEach(() => {
+      lookups = [];
+      const real = dns.promises.lookup;
+      jest.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string, options: unknown) => {
+        lookups.push(host);
+        const addresses = HOSTS[host];
+        if (!addresses) return real(host, options as dns.LookupAllOptions);
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      }) as typeof dns.promises.lookup);
+    });
+    afterEach(() => jest.restoreAllMocks());
+
+    it('refuses a name that resolves to any address that is not public with 400, before taking a place', async () => {
+      const s = await site();
+      const queued = t.stack.queues.research.sent;
+      for (const host of ['intranet.test', 'printer.test', 'metadata.test', 'split.test', 'v6.test']) {
+        const seed = `https://${host}/page`;
+        const refused = await s.tool('research', { mode: 'url', seed, question: 'What is on it?' });
+        expect([host, refused.status]).toEqual([host, 400]);
+        expect(refused.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'seed', message: expect.stringContaining(`${host} resolves to`) }] });
+        expect(refused.body.issues[0].message).toContain('url mode fetches public addresses only');
+      }
+      expect(lookups).toEqual(['intranet.test', 'printer.test', 'metadata.test', 'split.test', 'v6.test']);
+      expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 });
+      expect(t.stack.queues.research.sent).toBe(queued);
+    });
+
+    it('refuses a URL with credentials at the call', async () => {
+      const s = await site();
+      const refused = await s.tool('research', { mode: 'url', seed: 'https://user:secret@public.test/page' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([{ path: 'seed', message: 'url mode takes a URL without credentials (user:password@)' }]);
+    });
+
+    it('lets a name that resolves to public addresses through to the job, and leaves literals and private names to the checks before any lookup', async () => {
+      const s = await site();
+      const reply = await s.tool('research', { mode: 'url', seed: 'https://public.test/shoe-care' });
+      expect(reply.status).toBe(200);
+      expect(reply.body.status).toBe('succeeded');
+      expect((await s.tool('research', { mode: 'url', seed: 'https://localhost./x' })).status).toBe(400);
+      expect((await s.tool('research', { mode: 'url', seed: 'https://93.184.216.34/x' })).status).toBe(200);
+      expect(lookups).toEqual(['public.test']);
+    });
   });
 });
 

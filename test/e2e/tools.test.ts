@@ -39,6 +39,17 @@ describe('tool surface', () => {
     expect(keywords.input_schema.properties.seeds).toMatchObject({ type: 'array', maxItems: 200 });
   });
 
+  it('describes the counts the spec types as number as taking a number or a numeric string, with their bounds', async () => {
+    const reply = await t.call('GET', '/v1/tools');
+    const backlinks = reply.body.find((tool: { name: string }) => tool.name === 'serp_backlinks');
+    const numberOrString = { anyOf: [{ type: 'number' }, { type: 'string', pattern: expect.any(String) }] };
+    expect(backlinks.input_schema.properties.trend_months).toMatchObject({ ...numberOrString, minimum: 1, maximum: 36, default: 18 });
+    expect(backlinks.input_schema.properties.limit).toMatchObject({ ...numberOrString, minimum: 1, maximum: 1000 });
+    const pattern = new RegExp(backlinks.input_schema.properties.trend_months.anyOf[1].pattern);
+    expect(['12', '12.7', '-3', '0.5'].every((v) => pattern.test(v))).toBe(true);
+    expect(['abc', '', '1e3', '12px'].some((v) => pattern.test(v))).toBe(false);
+  });
+
   it('answers 404 unknown_tool for a name that is no tool, after checking the key', async () => {
     const reply = await t.call('POST', '/v1/tools/research_everything', {});
     expect(reply.status).toBe(404);
@@ -405,6 +416,30 @@ describe('serp_landscape', () => {
     expect(refused.body.message).toContain('ideas are never list targets');
   });
 
+  it('refuses list and analyze of a keyword known only as an idea, saying how to commit it; metrics still shows it', async () => {
+    const s = await site();
+    const idea = await insert(s, 'cm_keywords', { keyword: 'carbon plate shoes', is_idea: true });
+    const queued = t.stack.queues.research.sent;
+    for (const depth of ['list', 'analyze']) {
+      const refused = await s.tool('serp_landscape', { keyword: 'Carbon Plate Shoes', depth, wait_ms: 0 });
+      expect([depth, refused.status]).toEqual([depth, 400]);
+      expect(refused.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'keyword', message: expect.stringContaining('is a keyword idea') }] });
+      expect(refused.body.message).toContain('get_keywords {topic_id, seeds: ["carbon plate shoes"]}');
+    }
+    expect(t.stack.queues.research.sent).toBe(queued);
+    expect((await s.usage()).body.calls).toBe(0); // refused before any SERP pull
+    const metrics = await s.tool('serp_landscape', { keyword: 'carbon plate shoes' });
+    expect(metrics.status).toBe(200);
+    expect(metrics.body.keywords[0]).toMatchObject({ keyword_id: idea.id, serp: null });
+
+    // Committed through a topic, it is a list target.
+    const topic = await insert(s, 'cm_topics', { name: 'Racing' });
+    expect((await s.tool('get_keywords', { topic_id: topic.id, seeds: ['carbon plate shoes'] })).status).toBe(200);
+    const list = await s.tool('serp_landscape', { keyword: 'carbon plate shoes', depth: 'list' });
+    expect(list.status).toBe(200);
+    expect(list.body.list.fetched).toEqual(['carbon plate shoes']);
+  });
+
   it('lists one keyword in keyword scope and every keyword of a page in page scope', async () => {
     const s = await site();
     const keyword = await s.tool('serp_landscape', { keyword: 'Trail Running Shoes', depth: 'list' });
@@ -416,6 +451,48 @@ describe('serp_landscape', () => {
     const pageReply = await s.tool('serp_landscape', { page_id: page.id, depth: 'list' });
     expect(pageReply.body.scope).toEqual({ type: 'page', id: page.id, name: 'Guide' });
     expect(pageReply.body.list.fetched.sort()).toEqual(['running shoes', 'running shorts', 'running socks']);
+  });
+});
+
+describe('serp_landscape and serp_keyword_refresh across locales', () => {
+  it.each([
+    ['WW/en (the sites CLI default)', undefined],
+    ['GB/en', 'GB/en'],
+  ])("shows a keyword's refreshed SERP on a %s site, labelled US/en, until a SERP of its own locale is pulled", async (_name, locale) => {
+    const s = await site({ locale });
+    const own = locale ?? 'WW/en';
+    const before = await s.tool('serp_landscape', { keyword: 'running shoes' });
+    expect(before.body.keywords[0]).toMatchObject({ keyword: 'running shoes', locale: own, serp: null });
+
+    const refreshed = await s.tool('serp_keyword_refresh', { keyword: 'Running Shoes' });
+    expect(refreshed.body.row.locale).toBe('US/en');
+    const after = await s.tool('serp_landscape', { keyword: 'running shoes' });
+    expect(after.status).toBe(200);
+    expect(after.body.coverage).toMatchObject({ keywords: 1, with_serp: 1 });
+    expect(after.body.keywords[0]).toMatchObject({
+      keyword: 'running shoes',
+      locale: own,
+      serp: { locale: 'US/en', fetched_at: refreshed.body.row.fetched_at, data_source: 'sandbox' },
+    });
+    expect(after.body.keywords[0].serp.top_domains.length).toBeGreaterThan(0);
+    // A committed keyword of a topic shows it too.
+    const { topic } = await topicWith(s, ['running shoes']);
+    const topicView = await s.tool('serp_landscape', { topic_id: topic.id });
+    expect(topicView.body.keywords[0]).toMatchObject({ locale: own, serp: { locale: 'US/en' } });
+
+    // list still pulls the SERP of the keyword's own locale, which then shows.
+    const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
+    expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [] });
+    expect(list.body.keywords[0].serp.locale).toBe(own);
+    expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
+  });
+
+  it('labels the SERP of a US/en site with its own locale', async () => {
+    const s = await site();
+    await s.tool('serp_keyword_refresh', { keyword: 'trail shoes' });
+    const view = await s.tool('serp_landscape', { keyword: 'trail shoes', depth: 'list' });
+    expect(view.body.list.skipped).toEqual(['trail shoes']);
+    expect(view.body.keywords[0]).toMatchObject({ locale: 'US/en', serp: { locale: 'US/en' } });
   });
 });
 

@@ -55,7 +55,7 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(research.description).toContain(`retry after ${limits.researchRetryAfterMs / 1000} s`);
   expect(research.description).toContain(`wait_ms (max ${limits.waitMsMax})`);
   expect(research.description).toContain(`a queued job of ${limits.researchSecondsMin} to ${limits.researchSecondsMax} s`);
-  const seeds = `${limits.keywordSeedsMin} to ${limits.keywordSeedsMax} comma-separated seeds of ${limits.keywordSeedWordsMin} to ${limits.keywordSeedWordsMax} words`;
+  const seeds = `${limits.keywordSeedsMin} to ${limits.keywordSeedsMax} distinct comma-separated seeds of ${limits.keywordSeedWordsMin} to ${limits.keywordSeedWordsMax} words`;
   expect(research.description).toContain(`mode keywords: ${seeds}`);
   expect(research.properties.seed!.description).toContain(`keywords: ${seeds};`);
   expect(research.properties.wait_ms).toMatchObject({ maximum: limits.waitMsMax, default: limits.waitMsMax });
@@ -64,6 +64,11 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`verdict suppressed below ${limits.verdictMinVolumeCoverage * 100}% volume coverage`);
   expect(landscape.description).toContain(`up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
+  // All three depths, analyze with its cap and how it waits.
+  for (const depth of ['depth metrics', 'depth list', 'depth analyze']) expect(landscape.description).toContain(depth);
+  expect(landscape.description).toContain(`per keyword, at most ${limits.analyzeKeywords}`);
+  expect(landscape.description).toContain(`about ${limits.analyzeSecondsMin} to ${limits.analyzeSecondsMax} s`);
+  expect(landscape.description).toContain(`waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`);
   expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.properties.limit).toMatchObject({
     maximum: limits.listKeywordsMax,
@@ -104,6 +109,8 @@ describe('the tool listing', () => {
       researchRetryAfterMs: 45_000,
       researchSecondsMin: 20,
       researchSecondsMax: 90,
+      analyzeSecondsMin: 40,
+      analyzeSecondsMax: 75,
       keywordSeedsMin: 2,
       keywordSeedsMax: 6,
       keywordSeedWordsMin: 1,
@@ -142,12 +149,13 @@ describe('the tool listing', () => {
       expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a, b' }).success).toBe(true);
       expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a b c d, e' }).success).toBe(true);
       const seedError = contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a' }).error?.issues[0]?.message;
-      expect(seedError).toBe('keywords mode takes 2 to 6 comma-separated seeds of 1 to 4 words each');
+      expect(seedError).toBe('keywords mode takes 2 to 6 distinct comma-separated seeds of 1 to 4 words each');
       const analyze = contract.SerpLandscapeInput.safeParse({ topic_id: 1, depth: 'analyze', limit: 5 });
       expect(analyze.error?.issues[0]?.message).toBe('analyze researches at most 4 keywords per call');
       expect(contract.SerpBacklinksInput.parse({}).trend_months).toBe(12);
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 48 }).success).toBe(true);
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 49 }).success).toBe(false);
+      expect(contract.SerpBacklinksInput.parse({ trend_months: '48.5' }).trend_months).toBe(48);
 
       // The core rules: the verdict threshold and the untracked competitors' positions.
       expect(core.VERDICT_MIN_VOLUME_COVERAGE).toBe(0.6);

@@ -1,5 +1,6 @@
-import type { SerpRow } from '@cm/contract';
+import { AddCompetitorInput, ResearchInput, SerpBacklinksInput, TABLE_FIELDS, keywordSeeds, type SerpRow } from '@cm/contract';
 import {
+  addressRefusal,
   ctrAt,
   hostRefusal,
   isPublicAddress,
@@ -72,6 +73,7 @@ describe('daily quota periods', () => {
 const keyword = (name: string, volume: number | null): ScopeKeyword => ({
   keyword: name,
   keyword_id: null,
+  is_idea: false,
   locale: 'US/en',
   volume,
   cpc_usd: 1,
@@ -260,6 +262,15 @@ describe('public addresses for url research', () => {
     }
   });
 
+  it('refuses a resolved name when any of its addresses is not public, or when it resolves to nothing', () => {
+    expect(addressRefusal('intranet.example', ['127.0.0.1'])).toBe('intranet.example resolves to 127.0.0.1, not a public address');
+    expect(addressRefusal('split.example', ['93.184.216.34', '10.1.2.3'])).toBe('split.example resolves to 10.1.2.3, not a public address');
+    expect(addressRefusal('v6.example', ['::ffff:192.168.0.1'])).toContain('not a public address');
+    expect(addressRefusal('gone.example', [])).toBe('gone.example does not resolve');
+    expect(addressRefusal('public.example', ['93.184.216.34', '2606:4700:4700::1111'])).toBeNull();
+    expect(addressRefusal('test.example', ['127.0.0.1'], () => true)).toBeNull();
+  });
+
   it('refuses private literals and private names before any lookup, and leaves other names to the fetch', () => {
     expect(hostRefusal('127.0.0.1')).toContain('not a public address');
     expect(hostRefusal('[::1]')).toContain('not a public address');
@@ -268,5 +279,34 @@ describe('public addresses for url research', () => {
     expect(hostRefusal('metadata.google.internal')).toContain('private host');
     expect(hostRefusal('example.com')).toBeNull();
     expect(hostRefusal('93.184.216.34')).toBeNull();
+  });
+});
+
+describe('tolerant tool parameters', () => {
+  it('reads trend_months and limit of serp_backlinks as agents send them: fractions rounded down, numeric strings', () => {
+    const parse = (input: Record<string, unknown>) => SerpBacklinksInput.safeParse(input);
+    expect(parse({ trend_months: 12.7 }).data?.trend_months).toBe(12);
+    expect(parse({ trend_months: '36' }).data?.trend_months).toBe(36);
+    expect(parse({ trend_months: ' 7.99 ' }).data?.trend_months).toBe(7);
+    expect(parse({}).data?.trend_months).toBe(18);
+    expect(parse({ depth: 'links', scope: 'site', limit: '250' }).data?.limit).toBe(250);
+    expect(parse({ depth: 'links', scope: 'site', limit: 999.9 }).data?.limit).toBe(999);
+    for (const trend_months of [0.5, '0', 37, '36.0001e1', 'abc', '', '0x10', false, null, [12]]) {
+      expect([trend_months, parse({ trend_months }).success]).toEqual([trend_months, false]);
+    }
+  });
+
+  it('takes a #rgb color as #rrggbb, lower case', () => {
+    expect(AddCompetitorInput.parse({ domain: 'a.com', color: '#F0a' }).color).toBe('#ff00aa');
+    expect(AddCompetitorInput.parse({ domain: 'a.com', color: '#A1B2C3' }).color).toBe('#a1b2c3');
+    expect(TABLE_FIELDS.cm_competitors.parse({ domain: 'a.com', color: '#abc' }).color).toBe('#aabbcc');
+    for (const color of ['#ab', '#abcd', 'abc', '#ggg', 'red'])
+      expect([color, AddCompetitorInput.safeParse({ domain: 'a.com', color }).success]).toEqual([color, false]);
+  });
+
+  it('counts keywords-mode seeds distinct once normalized', () => {
+    expect(keywordSeeds(' Trail  Shoes, trail shoes,BOOTS ')).toEqual(['trail shoes', 'boots']);
+    expect(ResearchInput.safeParse({ mode: 'keywords', seed: 'a, a, a' }).success).toBe(false);
+    expect(ResearchInput.safeParse({ mode: 'keywords', seed: 'a, A, b, c' }).success).toBe(true);
   });
 });

@@ -11,18 +11,26 @@ export const JOB_MODES = ['web', 'reddit', 'url'] as const;
 export type JobMode = (typeof JOB_MODES)[number];
 export const isJobMode = (mode: ResearchMode): mode is JobMode => (JOB_MODES as readonly string[]).includes(mode);
 
-/** keywords mode's seeds: the comma-separated parts of `seed`, whose count and words LIMITS bound. */
-export const keywordSeeds = (seed: string): string[] => seed.split(',').map((s) => s.trim().replace(/\s+/g, ' '));
-/** What keywords mode takes, in the words of the descriptions and the error: "3 to 5 comma-separated seeds of 1 to 3 words". */
-export const KEYWORD_SEEDS = `${LIMITS.keywordSeedsMin} to ${LIMITS.keywordSeedsMax} comma-separated seeds of ${LIMITS.keywordSeedWordsMin} to ${LIMITS.keywordSeedWordsMax} words`;
+/**
+ * keywords mode's seeds: the comma-separated parts of `seed` as keywords are matched (trimmed, lower
+ * case, single spaces), each once; LIMITS bound their count and words.
+ */
+export const keywordSeeds = (seed: string): string[] => [...new Set(seed.split(',').map((s) => s.trim().toLowerCase().replace(/\s+/g, ' ')))];
+/** What keywords mode takes, in the words of the descriptions and the error: "3 to 5 distinct comma-separated seeds of 1 to 3 words". */
+export const KEYWORD_SEEDS = `${LIMITS.keywordSeedsMin} to ${LIMITS.keywordSeedsMax} distinct comma-separated seeds of ${LIMITS.keywordSeedWordsMin} to ${LIMITS.keywordSeedWordsMax} words`;
 const SEEDS_RULE = `keywords mode takes ${KEYWORD_SEEDS} each`;
 
-function httpsUrl(value: string): boolean {
+/** What url mode refuses in the URL itself (its host is checked by the tool), or null. */
+function urlProblem(value: string): string | null {
+  let url: URL;
   try {
-    return new URL(value).protocol === 'https:';
+    url = new URL(value);
   } catch {
-    return false;
+    return 'url mode takes an https URL';
   }
+  if (url.protocol !== 'https:') return 'url mode takes an https URL';
+  if (url.username || url.password) return 'url mode takes a URL without credentials (user:password@)';
+  return null;
 }
 
 export const ResearchInput = z
@@ -49,7 +57,8 @@ export const ResearchInput = z
         ctx.addIssue({ code: 'custom', path: ['seed'], message: SEEDS_RULE });
       }
     }
-    if (v.mode === 'url' && !httpsUrl(v.seed)) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'url mode takes an https URL' });
+    const problem = v.mode === 'url' ? urlProblem(v.seed) : null;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['seed'], message: problem });
     if (v.question !== undefined && v.mode !== 'url') ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
   });
 export type ResearchInput = z.output<typeof ResearchInput>;

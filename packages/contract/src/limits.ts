@@ -74,6 +74,10 @@ export const SERVICE_LIMITS = {
   recallMax: 50,
   /** A SERP summary's `top_domains`: the domains of the top N results. */
   serpTopDomains: 10,
+  /** A request body, in bytes, on every route but the publishes (routes.ts gives those theirs). */
+  requestBodyBytes: 1024 * 1024,
+  /** Levels of arrays and objects a JSON body may nest (the body itself is the first): deeper input would exhaust the stack of whatever walks it. */
+  jsonDepthMax: 64,
 } as const;
 
 /** Every limit, the spec's and the service's. */

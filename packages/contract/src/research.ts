@@ -70,7 +70,22 @@ export type Intent = z.infer<typeof Intent>;
 
 export const RowId = z.int().positive();
 
-export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color "#rrggbb"');
+const INEXACT = 'must be 0, or between 1e-130 and 9007199254740991 (2^53 - 1) in size: no other number is stored exactly';
+/**
+ * A number a row stores or a filter compares, as DynamoDB takes it exactly: past ±(2^53 − 1) a JSON
+ * number has already been rounded (and the SDK refuses it), and below 1e-130 DynamoDB underflows.
+ */
+export const StoredNumber = z
+  .number()
+  .min(Number.MIN_SAFE_INTEGER, INEXACT)
+  .max(Number.MAX_SAFE_INTEGER, INEXACT)
+  .refine((n) => n === 0 || Math.abs(n) >= 1e-130, INEXACT);
+
+/** A chart color, `#rrggbb` or the short `#rgb`, stored as `#rrggbb` in lower case. */
+export const HexColor = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color "#rrggbb" or "#rgb"')
+  .transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join('')}` : v).toLowerCase());
 
 /** A hostname as `add_competitor` stores it (normalized by core before this check). */
 export const Domain = z
@@ -96,8 +111,8 @@ export const TABLE_FIELDS = {
     keyword: Keyword,
     locale: Locale.optional().meta({ description: "Default: the site's locale" }),
     volume: z.int().min(0).nullable().default(null),
-    cpc_usd: z.number().min(0).nullable().default(null),
-    competition: z.number().min(0).max(1).nullable().default(null),
+    cpc_usd: StoredNumber.min(0).nullable().default(null),
+    competition: StoredNumber.min(0).max(1).nullable().default(null),
     intent: Intent.nullable().default(null),
     is_idea: z.boolean().default(false),
     page_id: RowId.nullable().default(null),
@@ -106,12 +121,13 @@ export const TABLE_FIELDS = {
   cm_topic_keywords: z.object({
     topic_id: RowId,
     keyword_id: RowId,
-    score: z.number().min(0).optional().meta({ description: "Default: the keyword's score from its metrics" }),
+    score: StoredNumber.min(0).optional().meta({ description: "Default: the keyword's score from its metrics" }),
   }),
   cm_competitors: z.object({
     domain: z.string().min(1).max(300),
     display_name: z.string().trim().min(1).max(100).optional(),
     color: HexColor.optional(),
+    active: z.boolean().default(true).meta({ description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it' }),
   }),
 } as const;
 
@@ -150,6 +166,8 @@ export interface CompetitorRow {
   color?: string;
   active: boolean;
   added_at: string;
+  /** Stored by db_insert: monitoring not started yet; add_competitor completes it. */
+  incomplete?: boolean;
 }
 
 /** Metrics of one keyword as a provider reports them; null where it has no figure. */

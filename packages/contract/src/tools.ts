@@ -1,12 +1,33 @@
 import * as z from 'zod';
-import { HexColor, Intent, Keyword, RowId, TableName } from './research';
+import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
 import { Finding, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { FunctionName } from './functions';
 import { LIMITS } from './limits';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
 
-const ScalarValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ScalarValue = z.union([z.string(), StoredNumber, z.boolean(), z.null()]);
+
+/**
+ * A count the spec types as "number" (serp_backlinks' trend_months and limit): agents send fractions
+ * and numeric strings, so both are taken, rounded down, then held to [min, max]. The JSON Schema says
+ * so: a number or a numeric string, with the bounds.
+ */
+const count = (min: number, max: number) =>
+  z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .trim()
+          .regex(/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a number'),
+      ],
+      { error: 'must be a number' },
+    )
+    .transform((v) => Math.floor(Number(v)))
+    .pipe(z.int().min(min).max(max))
+    .meta({ minimum: min, maximum: max });
 
 export const DbSelectInput = z.object({
   table: TableName,
@@ -85,7 +106,7 @@ export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
 export const AddCompetitorInput = z.object({
   domain: z.string().trim().min(1).max(300).meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' }),
   display_name: z.string().trim().min(1).max(100).optional(),
-  color: HexColor.optional().meta({ description: 'Chart color "#rrggbb"' }),
+  color: HexColor.optional().meta({ description: 'Chart color "#rrggbb" or "#rgb"' }),
 });
 export type AddCompetitorInput = z.output<typeof AddCompetitorInput>;
 
@@ -101,11 +122,9 @@ export const SerpBacklinksInput = z
       .default('all')
       .meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' }),
     depth: z.enum(BACKLINK_DEPTHS).default('overview'),
-    trend_months: z.int().min(1).max(LIMITS.trendMonthsMax).default(LIMITS.trendMonthsDefault),
-    limit: z
-      .int()
-      .min(1)
-      .max(LIMITS.linksMax)
+    // prefault, not default: the default is an input, so the JSON Schema shows it.
+    trend_months: count(1, LIMITS.trendMonthsMax).prefault(LIMITS.trendMonthsDefault),
+    limit: count(1, LIMITS.linksMax)
       .optional()
       .meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` }),
   })
@@ -165,6 +184,9 @@ export const GetKeywordsResult = z.object({
 
 export const SerpSummary = z
   .object({
+    locale: z.string().meta({
+      description: `The SERP's locale: the keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when the keyword has no SERP of its own`,
+    }),
     fetched_at: z.string(),
     data_source: z.string(),
     site_position: z.int().nullable(),
@@ -254,7 +276,7 @@ export const ResearchResult = z.union([
     ),
   }),
   z.object({ ...ToolMeta, job_id: z.string().nullable(), status: z.literal('succeeded'), ...ResearchFindings }),
-  z.object({ job_id: z.string(), status: z.enum(['queued', 'running', 'failed']), error: JobView.shape.error }),
+  z.object({ ...ToolMeta, job_id: z.string(), status: z.enum(['queued', 'running', 'failed']), error: JobView.shape.error }),
 ]);
 
 const CompetitorRow = z.object({
@@ -271,7 +293,8 @@ const CompetitorRow = z.object({
 export const AddCompetitorResult = z.object({
   ...ToolMeta,
   competitor: CompetitorRow,
-  created: z.boolean().meta({ description: 'false when the domain was already an active competitor' }),
+  created: z.boolean().meta({ description: 'false when the domain already had a row' }),
+  completed: z.boolean().meta({ description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)' }),
 });
 
 export const HEALTH_FLAGS = [
@@ -399,7 +422,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'serp_landscape',
     fn: 'serp-landscape',
-    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped.`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) per keyword, at most ${LIMITS.analyzeKeywords} (a topic's or page's top ${LIMITS.analyzeKeywords} by score, or keyword_ids); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },
@@ -420,7 +443,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'add_competitor',
     fn: 'add-competitor',
-    description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding an active domain again returns it with created: false. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
+    description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: AddCompetitorResult,
   },
@@ -435,8 +458,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'db_insert',
     fn: 'db-insert',
-    description:
-      "Insert a row; the integer id comes from the site's sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id).",
+    description: `Insert a row; the integer id comes from the site's sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id). A cm_competitors row is incomplete: it takes a place under the cap of ${LIMITS.activeCompetitors} but is not monitored until add_competitor completes it; with active: false it is stored inactive, outside the cap.`,
     input: DbInsertInput,
     result: DbInsertResult,
   },

@@ -72,3 +72,13 @@ export function hostRefusal(host: string): string | null {
   if (PRIVATE_NAMES.test(bare.replace(/\.$/, ''))) return `${host} names a private host`;
   return null;
 }
+
+/**
+ * What can be said of a host name once resolved: refused when it resolves to nothing, or when any of
+ * its addresses is not allowed (by default: not public), since a connection may go to any of them.
+ */
+export function addressRefusal(host: string, addresses: readonly string[], isAllowed: (address: string) => boolean = isPublicAddress): string | null {
+  if (addresses.length === 0) return `${host} does not resolve`;
+  const denied = addresses.find((a) => !isAllowed(a));
+  return denied === undefined ? null : `${host} resolves to ${denied}, not a public address`;
+}

@@ -20,6 +20,8 @@ export const SOV_TOP_DOMAINS = 20;
 export interface ScopeKeyword {
   keyword: string;
   keyword_id: number | null;
+  /** A stored idea (cm_keywords is_idea): never a list or analyze target. */
+  is_idea: boolean;
   locale: string;
   volume: number | null;
   cpc_usd: number | null;
@@ -29,7 +31,7 @@ export interface ScopeKeyword {
 
 export interface LandscapeInput {
   keywords: readonly ScopeKeyword[];
-  /** The stored SERP row of a keyword in its locale, if it has one. */
+  /** The stored SERP row a keyword shows, if it has one. */
   serpOf(keyword: Pick<ScopeKeyword, 'locale' | 'keyword'>): SerpRow | undefined;
   siteDomain: string | null;
   competitors: readonly string[];
@@ -65,6 +67,7 @@ export function serpSummary(row: SerpRow, siteDomain: string | null, competitors
     if (!top.includes(domain)) top.push(domain);
   }
   return {
+    locale: row.locale,
     fetched_at: row.fetched_at,
     data_source: row.data_source,
     site_position: siteDomain ? positionOf(row.items, siteDomain) : null,

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
 import { Meter, ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
@@ -51,6 +52,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
           researchSource: researchSource(getConfig().research),
           meter,
           now: new Date(),
+          resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
           enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
           researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
           measure: (metric, value) => observation.metric(metric, value),

@@ -43,14 +43,17 @@ function scopeOf(scope: string, siteDomain: string | null): { kind: 'all' | 'sit
 /**
  * serp_backlinks. Tracked domains (the site and its active competitors) answer from their latest
  * monitoring snapshots, at no cost; an untracked domain is looked up live and never tracked; links
- * are always pulled live, since they are paid per row and asked for rarely.
+ * are always pulled live, since they are paid per row and asked for rarely. The site's own view,
+ * overview or links, is `{empty: true}` until monitoring has taken the site's first snapshot.
  */
 export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
   const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
   const scope = scopeOf(input.scope, site.domain);
   if (input.depth === 'links') {
     const domain = scope.kind === 'domain' ? scope.domain : site.domain;
-    if (!domain) return { data_source: DATABASE, empty: true as const };
+    // The site's own links wait for its backlink data, as its overview does; another domain is looked up live.
+    const noData = !domain || (scope.kind !== 'domain' && !(await ctx.store.backlinks.latest(ctx.siteId, domain)));
+    if (noData) return { data_source: DATABASE, empty: true as const };
     const links = await ctx.backlinkData.links(domain, input.limit ?? LIMITS.linksDefault, ctx.meter);
     return { data_source: ctx.backlinkData.name, scope: input.scope, depth: 'links' as const, domain, links };
   }

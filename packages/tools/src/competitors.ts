@@ -3,7 +3,11 @@ import { normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 
-/* Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's competitor cap. */
+/*
+ * Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's
+ * competitor cap. A row db_insert stores is `incomplete: true` (its monitoring never started) until
+ * add_competitor completes it; it may also be stored inactive, outside the cap and not monitored.
+ */
 
 /** A confirmed competitor's place never expires; it is freed when its row is deleted. */
 const CONFIRMED = Number.MAX_SAFE_INTEGER;
@@ -11,6 +15,10 @@ const CONFIRMED = Number.MAX_SAFE_INTEGER;
 const PENDING_MS = 60_000;
 /** How long a call waits for a concurrent add of the same domain to store its row. */
 const SAME_DOMAIN_WAIT_MS = 3_000;
+
+const TABLE = 'cm_competitors';
+/** A competitor row's fields as a call sets them. */
+type Fields = Record<string, unknown> & { domain: string };
 
 const limitReached = () =>
   new ApiError('competitor_limit_reached', `A site tracks at most ${LIMITS.activeCompetitors} active competitors; delete one with db_delete first`, {
@@ -25,59 +33,162 @@ export function competitorDomain(input: string, path: string): string {
 }
 
 async function rowOfDomain(ctx: ToolContext, domain: string): Promise<StoredRow | null> {
-  const id = (await ctx.store.rows.idsByUnique(ctx.siteId, 'cm_competitors', [domain])).get(domain);
-  return id === undefined ? null : ctx.store.rows.get(ctx.siteId, 'cm_competitors', id);
+  const id = (await ctx.store.rows.idsByUnique(ctx.siteId, TABLE, [domain])).get(domain);
+  return id === undefined ? null : ctx.store.rows.get(ctx.siteId, TABLE, id);
 }
 
-/**
- * Stores an active competitor row under the cap, exactly, with single-item conditional writes only:
- * the domain first takes a place on the site's cap item (LIMITS.activeCompetitors, one per domain), then its row is
- * stored and the place confirmed. An active domain already tracked answers its row with `created: false`.
- * A place is reclaimed only when its domain has no row: a pending add that died, or a delete that
- * stopped between removing the row and freeing the place.
+const isActive = (row: StoredRow | null): row is StoredRow => row?.active === true;
+
+/** The domain's row once `accept` holds for it, looked for while a concurrent call stores it; null if it never does. */
+async function awaitRow(ctx: ToolContext, domain: string, accept: (row: StoredRow) => boolean): Promise<StoredRow | null> {
+  const deadline = Date.now() + SAME_DOMAIN_WAIT_MS;
+  for (;;) {
+    const row = await rowOfDomain(ctx, domain);
+    if (row && accept(row)) return row;
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const changedMeanwhile = (domain: string) =>
+  new ApiError('already_exists', `Another call is changing the ${TABLE} row of ${domain}; try again`, { table: TABLE });
+
+/*
+ * The cap is exact with single-item conditional writes only. Only active rows hold places, one per
+ * domain, on the site's cap item (LIMITS.activeCompetitors places): the domain first takes a place,
+ * pending, then its row is stored active and the place confirmed. A place is reclaimed only when its
+ * domain has no active row: a pending add that died, or a delete that stopped between removing the
+ * row and freeing the place.
  */
-export async function trackCompetitor(ctx: ToolContext, fields: Record<string, unknown> & { domain: string }): Promise<{ row: StoredRow; created: boolean }> {
-  const { domain } = fields;
-  const existing = await rowOfDomain(ctx, domain);
-  if (existing) return { row: existing, created: false };
+
+/**
+ * Takes a pending place for `domain`: null when taken. When the domain holds a place already, a
+ * concurrent add of it is storing its row, and that row, once active, is the answer.
+ */
+async function takePlace(ctx: ToolContext, domain: string): Promise<StoredRow | null> {
   const places = ctx.store.competitorPlaces(ctx.siteId);
   const now = ctx.now.getTime();
   const taken = await places.take(
     domain,
     now + PENDING_MS,
     now,
-    async (holder, expiry) => (expiry <= now || expiry === CONFIRMED) && !(await rowOfDomain(ctx, holder)),
+    async (holder, expiry) => (expiry <= now || expiry === CONFIRMED) && !isActive(await rowOfDomain(ctx, holder)),
   );
-  if (!taken.taken) {
-    // The same domain may hold a place already: a concurrent add, which answers with its row.
-    if ((await places.state()).leases[domain] === undefined) throw limitReached();
-    const deadline = Date.now() + SAME_DOMAIN_WAIT_MS;
-    while (Date.now() < deadline) {
-      const row = await rowOfDomain(ctx, domain);
-      if (row) return { row, created: false };
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw limitReached();
-  }
+  if (taken.taken) return null;
+  if ((await places.state()).leases[domain] === undefined) throw limitReached();
+  const row = await awaitRow(ctx, domain, isActive);
+  if (!row) throw limitReached();
+  return row;
+}
+
+/** Confirms the place of a domain whose row is active; false when the pending place was reclaimed (the call stalled past PENDING_MS) and the cap is full again. */
+const confirmPlace = (ctx: ToolContext, domain: string) => ctx.store.competitorPlaces(ctx.siteId).hold(domain, CONFIRMED);
+
+/** Inserts an active row under the domain's pending place and confirms it. On a RowConflict the place stays pending, for the caller to settle. */
+async function insertActive(ctx: ToolContext, fields: Fields): Promise<StoredRow> {
   let row: StoredRow;
   try {
-    row = await ctx.store.rows.insert(ctx.siteId, 'cm_competitors', { ...fields, active: true, added_at: ctx.now.toISOString() }, ctx.now.toISOString());
+    row = await ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, active: true, added_at: ctx.now.toISOString() }, ctx.now.toISOString());
   } catch (error) {
-    if (!(error instanceof RowConflict)) {
-      await places.free(domain);
-      throw error;
-    }
-    // A row stored without a place (before the cap was kept this way) now holds the place it takes.
-    row = (await ctx.store.rows.get(ctx.siteId, 'cm_competitors', error.existingId))!;
-    await places.hold(domain, CONFIRMED);
-    return { row, created: false };
+    if (!(error instanceof RowConflict)) await ctx.store.competitorPlaces(ctx.siteId).free(fields.domain);
+    throw error;
   }
-  if (!(await places.hold(domain, CONFIRMED))) {
-    // The pending place was reclaimed (this call stalled past PENDING_MS) and the cap is full again.
-    await ctx.store.rows.delete(ctx.siteId, 'cm_competitors', row.id);
+  if (!(await confirmPlace(ctx, fields.domain))) {
+    await ctx.store.rows.delete(ctx.siteId, TABLE, row.id);
     throw limitReached();
   }
-  return { row, created: true };
+  return row;
+}
+
+/** Makes db_insert's inactive row active (and complete) under the domain's pending place, and confirms it; undone when the place was lost. */
+async function activate(ctx: ToolContext, row: StoredRow): Promise<StoredRow> {
+  const domain = String(row.domain);
+  const active = await ctx.store.rows.update(ctx.siteId, TABLE, row.id, { active: true, incomplete: false }, ctx.now.toISOString());
+  if (!active) {
+    await ctx.store.competitorPlaces(ctx.siteId).free(domain);
+    throw changedMeanwhile(domain);
+  }
+  if (!(await confirmPlace(ctx, domain))) {
+    await ctx.store.rows.update(ctx.siteId, TABLE, row.id, { active: false, incomplete: row.incomplete === true }, ctx.now.toISOString());
+    throw limitReached();
+  }
+  return active;
+}
+
+/**
+ * After an insert met a row of the same domain stored meanwhile: an active one (stored without a
+ * place, before the cap was kept this way) now holds the pending place; an inactive one leaves it to
+ * `inactive`, which activates it or frees the place.
+ */
+async function settleConflict(ctx: ToolContext, domain: string, inactive: (row: StoredRow) => Promise<StoredRow>): Promise<StoredRow> {
+  const row = await awaitRow(ctx, domain, () => true);
+  if (!row) {
+    await ctx.store.competitorPlaces(ctx.siteId).free(domain);
+    throw changedMeanwhile(domain);
+  }
+  if (!isActive(row)) return inactive(row);
+  await confirmPlace(ctx, domain);
+  return row;
+}
+
+/**
+ * db_insert of a cm_competitors row: incomplete, its monitoring not started (add_competitor completes
+ * it). An active row takes a place under the cap like add_competitor's; an inactive one none. A
+ * domain that has a row already is a RowConflict.
+ */
+export async function insertCompetitor(ctx: ToolContext, fields: Fields & { active: boolean }): Promise<StoredRow> {
+  const now = ctx.now.toISOString();
+  if (!fields.active) return ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, added_at: now, incomplete: true }, now);
+  const existing = (await rowOfDomain(ctx, fields.domain)) ?? (await takePlace(ctx, fields.domain));
+  if (existing) throw new RowConflict(TABLE, existing.id);
+  try {
+    return await insertActive(ctx, { ...fields, incomplete: true });
+  } catch (error) {
+    if (!(error instanceof RowConflict)) throw error;
+    await settleConflict(ctx, fields.domain, async (row) => {
+      await ctx.store.competitorPlaces(ctx.siteId).free(fields.domain);
+      return row;
+    });
+    throw error;
+  }
+}
+
+/**
+ * add_competitor: the domain's row, active under the cap. `created` when new; `completed` when it was
+ * a row db_insert stored (incomplete, or inactive) whose monitoring starts now. display_name and color
+ * follow the call.
+ */
+export async function trackCompetitor(ctx: ToolContext, fields: Fields): Promise<{ row: StoredRow; created: boolean; completed: boolean }> {
+  const { domain, ...labels } = fields;
+  const found = await rowOfDomain(ctx, domain);
+  let row: StoredRow;
+  let activated = false;
+  if (isActive(found)) row = found;
+  else {
+    const joined = await takePlace(ctx, domain);
+    if (joined) row = joined;
+    else if (found) {
+      row = await activate(ctx, found);
+      activated = true;
+    } else {
+      try {
+        return { row: await insertActive(ctx, { ...fields, incomplete: false }), created: true, completed: false };
+      } catch (error) {
+        if (!(error instanceof RowConflict)) throw error;
+        row = await settleConflict(ctx, domain, async (inactive) => {
+          activated = true;
+          return activate(ctx, inactive);
+        });
+      }
+    }
+  }
+  const completing = row.incomplete === true;
+  const changes = {
+    ...Object.fromEntries(Object.entries(labels).filter(([field, value]) => row[field] !== value)),
+    ...(completing ? { incomplete: false } : {}),
+  };
+  if (Object.keys(changes).length > 0) row = (await ctx.store.rows.update(ctx.siteId, TABLE, row.id, changes, ctx.now.toISOString())) ?? row;
+  return { row, created: false, completed: activated || completing };
 }
 
 /** Frees the place of a deleted competitor row, which stops its monitoring too (monitoring reads the rows). */
@@ -105,12 +216,12 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
   const domain = competitorDomain(input.domain, 'domain');
   const site = await siteOf(ctx);
   if (site.domain === domain) throw fieldError('body', 'domain', `${domain} is the site's own domain`);
-  const { row, created } = await trackCompetitor(ctx, {
+  const { row, created, completed } = await trackCompetitor(ctx, {
     domain,
     ...(input.display_name ? { display_name: input.display_name } : {}),
-    ...(input.color ? { color: input.color.toLowerCase() } : {}),
+    ...(input.color ? { color: input.color } : {}),
   });
-  // The first monitoring run, at once: the new competitor's profile, and the site's (its link gap changed).
-  if (created) await queueMonitoring(ctx, ctx.siteId, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString());
-  return { data_source: DATABASE, competitor: competitorView(row), created };
+  // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
+  if (created || completed) await queueMonitoring(ctx, ctx.siteId, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString());
+  return { data_source: DATABASE, competitor: competitorView(row), created, completed };
 }

@@ -11,7 +11,7 @@ import {
 } from '@cm/contract';
 import { normalizeKeyword } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
-import { competitorDomain, trackCompetitor, untrackCompetitor } from './competitors';
+import { competitorDomain, insertCompetitor, untrackCompetitor } from './competitors';
 import { DATABASE, rowNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /* db_select, db_insert, db_delete over the cm_* tables, every row scoped to the caller's site. */
@@ -22,7 +22,7 @@ const ASSIGNED_FIELDS: Record<TableName, readonly string[]> = {
   cm_pages: [],
   cm_keywords: ['data_source'],
   cm_topic_keywords: [],
-  cm_competitors: ['active', 'added_at'],
+  cm_competitors: ['added_at', 'incomplete'],
 };
 
 const fieldsOf = (table: TableName) => ['id', 'created_at', 'updated_at', ...Object.keys(TABLE_FIELDS[table].shape), ...ASSIGNED_FIELDS[table]];
@@ -88,7 +88,9 @@ async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string
     case 'cm_competitors': {
       row.domain = competitorDomain(String(row.domain), 'row.domain');
       warnings.push(
-        `This competitor row is incomplete: it counts toward the cap of ${LIMITS.activeCompetitors}, but has no backlink profile until the next daily monitoring run. add_competitor is the way to add a competitor.`,
+        row.active
+          ? `This competitor row is incomplete: it counts toward the cap of ${LIMITS.activeCompetitors}, but its monitoring has not started, so it has no backlink profile until the next daily run. add_competitor with its domain completes it (monitoring starts at once); add_competitor is the way to add a competitor.`
+          : 'This competitor row is inactive: it takes no place under the cap and is not monitored. add_competitor with its domain tracks it.',
       );
       break;
     }
@@ -100,14 +102,11 @@ const alreadyExists = (table: TableName, id: number) => new ApiError('already_ex
 
 export async function dbInsert(ctx: ToolContext, input: DbInsertInput) {
   const { row, warnings } = await prepareRow(ctx, input.table, input.row);
-  if (input.table === 'cm_competitors') {
-    // An active competitor, so under the cap like add_competitor's.
-    const tracked = await trackCompetitor(ctx, row as Record<string, unknown> & { domain: string });
-    if (!tracked.created) throw alreadyExists(input.table, tracked.row.id);
-    return { data_source: DATABASE, table: input.table, row: tracked.row, warnings };
-  }
   try {
-    const stored = await ctx.store.rows.insert(ctx.siteId, input.table, row, ctx.now.toISOString());
+    const stored =
+      input.table === 'cm_competitors'
+        ? await insertCompetitor(ctx, row as Record<string, unknown> & { domain: string; active: boolean })
+        : await ctx.store.rows.insert(ctx.siteId, input.table, row, ctx.now.toISOString());
     return { data_source: DATABASE, table: input.table, row: stored, warnings };
   } catch (error) {
     if (error instanceof RowConflict) throw alreadyExists(input.table, error.existingId);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { ApiError, fieldError, LIMITS, isJobMode, keywordSeeds, type JobMode, type RecallInput, type ResearchInput, type ResearchMessage } from '@cm/contract';
-import { RECENT_RESEARCH_MS, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
+import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -14,6 +15,8 @@ const POLL_MS = 200;
 export const PLACE_WAIT_SECONDS = 5;
 /** A query's claim older than this is taken over: its job died without ending (e.g. it went to the dead-letter queue). */
 const CLAIM_STALE_MS = 15 * 60_000;
+/** How long url mode waits at the call for its host's addresses; a slower lookup is left to the worker's check. */
+const RESOLVE_WAIT_MS = 3_000;
 
 export const newJobId = (): string => `job_${randomBytes(12).toString('hex')}`;
 
@@ -59,7 +62,7 @@ export async function awaitJob(store: Store, jobId: string, siteId: number, wait
 async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
   const site = await siteOf(ctx);
   if (input.page_id) await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-  const seeds = [...new Set(keywordSeeds(input.seed).map(normalizeKeyword))];
+  const seeds = keywordSeeds(input.seed).map(normalizeKeyword);
   const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(keyword);
@@ -95,11 +98,37 @@ function researchReply(job: Job, dataSource: string) {
   return { job_id: job.job_id, status: job.status, data_source: dataSource, cached: false, ...(job.error ? { error: job.error } : {}) };
 }
 
+/** The host's addresses, or null when the lookup fails or takes longer than RESOLVE_WAIT_MS. */
+async function addressesWithin(ctx: ToolContext, host: string): Promise<string[] | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([ctx.resolveHost(host), new Promise<null>((resolve) => (timer = setTimeout(resolve, RESOLVE_WAIT_MS, null)))]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * What url mode can refuse at the call, by the worker's own address policy: a private literal or
+ * name, or a name that resolves (DNS or the hosts file) to any address that is not public. A name
+ * that resolves to nothing, or whose lookup fails, is left to the worker, which checks every name
+ * again when it connects: that check is the one that protects, and the sandbox never fetches.
+ */
+async function urlRefusal(ctx: ToolContext, url: string): Promise<string | null> {
+  const host = new URL(url).hostname;
+  const refusal = hostRefusal(host);
+  if (refusal || isIP(host.replace(/^\[|\]$/g, ''))) return refusal;
+  const addresses = await addressesWithin(ctx, host);
+  return addresses?.length ? addressRefusal(host, addresses) : null;
+}
+
 export async function research(ctx: ToolContext, input: ResearchInput) {
   if (!isJobMode(input.mode)) return keywordResearch(ctx, input);
   const mode: JobMode = input.mode;
-  // A private address is refused before any work; names are checked again when the page is fetched.
-  const refusal = mode === 'url' ? hostRefusal(new URL(input.seed).hostname) : null;
+  // Refused before any work, and before a place under the cap is taken.
+  const refusal = mode === 'url' ? await urlRefusal(ctx, input.seed) : null;
   if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
   const question = input.question ?? null;
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();

@@ -19,6 +19,7 @@ interface Scope {
 const scopeKeywordOf = (row: StoredRow): ScopeKeyword => ({
   keyword: String(row.keyword),
   keyword_id: row.id,
+  is_idea: row.is_idea === true,
   locale: String(row.locale),
   volume: (row.volume as number | null) ?? null,
   cpc_usd: (row.cpc_usd as number | null) ?? null,
@@ -37,7 +38,7 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
   return unique.map((keyword) => {
     const row = rows.get(ids.get(keywordUnique(locale, keyword)) ?? 0);
-    return row ? scopeKeywordOf(row) : { keyword, keyword_id: null, locale, volume: null, cpc_usd: null, competition: null, intent: null };
+    return row ? scopeKeywordOf(row) : { keyword, keyword_id: null, is_idea: false, locale, volume: null, cpc_usd: null, competition: null, intent: null };
   });
 }
 
@@ -76,6 +77,13 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
  */
 async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
   const analyze = input.depth === 'analyze';
+  const idea = scope.info.type === 'keyword' ? scope.keywords.find((k) => k.is_idea) : undefined;
+  if (idea) {
+    throw invalid(
+      'keyword',
+      `"${idea.keyword}" is a keyword idea (is_idea: true); ideas are never list or analyze targets. Commit it first: get_keywords {topic_id, seeds: ["${idea.keyword}"]} attaches it to a topic, which commits it`,
+    );
+  }
   if (scope.info.type !== 'topic') return analyze ? topByScore(scope.keywords, LIMITS.analyzeKeywords) : scope.keywords;
   if (!input.keyword_ids) return topByScore(scope.keywords, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
@@ -155,6 +163,21 @@ async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
   return stored.sort((a, b) => Number(b.volume ?? 0) - Number(a.volume ?? 0) || String(a.keyword).localeCompare(String(b.keyword)));
 }
 
+/**
+ * serp_keyword_refresh's rows (REFRESH_LOCALE) of the keywords that have no stored SERP in their own
+ * locale: the refresh pulls US/English only, and is meant to fill that gap whatever the site's locale.
+ * They only stand in: list still pulls the keyword's own locale, whose SERP is shown first.
+ */
+async function refreshedSerps(ctx: ToolContext, keywords: readonly ScopeKeyword[], serps: ReadonlyMap<string, SerpRow>): Promise<Map<string, SerpRow>> {
+  const missing = keywords.filter((k) => k.locale !== REFRESH_LOCALE && !serps.has(keywordUnique(k.locale, k.keyword)));
+  if (missing.length === 0) return new Map();
+  const rows = await ctx.store.serps.getMany(
+    ctx.siteId,
+    missing.map((k) => ({ locale: REFRESH_LOCALE, keyword: k.keyword })),
+  );
+  return new Map(rows.map((row) => [row.keyword, row]));
+}
+
 export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput) {
   // analyze waits for research until then; the list pulls run meanwhile.
   const deadline = Date.now() + input.wait_ms;
@@ -167,7 +190,8 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
-  const [list, research] = await Promise.all([
+  const [refreshed, list, research] = await Promise.all([
+    refreshedSerps(ctx, scope.keywords, serps),
     lists ? listSerps(ctx, selection, target, serps) : undefined,
     input.depth === 'analyze' ? researchKeywords(ctx, [...new Set(selection.map((k) => k.keyword))], deadline) : undefined,
   ]);
@@ -178,7 +202,8 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
     depth: input.depth,
     ...landscapeMetrics({
       keywords: scope.keywords,
-      serpOf: (k) => serps.get(keywordUnique(k.locale, k.keyword)),
+      // Its own locale's SERP first (list may just have pulled it), else the refreshed one, labelled with its locale.
+      serpOf: (k) => serps.get(keywordUnique(k.locale, k.keyword)) ?? refreshed.get(k.keyword),
       siteDomain: site.domain,
       competitors,
     }),

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { hostRefusal, isPublicAddress } from '@cm/core';
+import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { ProviderError, UrlRefused } from '../types';
@@ -77,9 +77,8 @@ function checkedLookup(resolve: (host: string) => Promise<string[]>, isAllowed: 
   return (host, options, callback) => {
     resolve(host).then(
       (addresses) => {
-        const denied = addresses.find((a) => !isAllowed(a));
-        if (addresses.length === 0) return callback(new UrlRefused(`${host} does not resolve`), '');
-        if (denied !== undefined) return callback(new UrlRefused(`${host} resolves to ${denied}, not a public address`), '');
+        const refusal = addressRefusal(host, addresses, isAllowed);
+        if (refusal) return callback(new UrlRefused(refusal), '');
         const checked = addresses.map((address) => ({ address, family: isIP(address) }));
         // With autoSelectFamily (Node 20's default) the socket asks for all addresses and tries each.
         if (options.all) callback(null, checked);
