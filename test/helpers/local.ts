@@ -1,5 +1,6 @@
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { expectDeclaredReply } from './contract';
 
 export interface Reply<T = any> {
   status: number;
@@ -16,7 +17,10 @@ export interface TestStack {
   /** The demo site's key and id. */
   key: string;
   siteId: number;
-  /** A JSON request with the demo key (or `key`); `body` as a string is sent as is. */
+  /**
+   * A JSON request with the demo key (or `key`); `body` as a string is sent as is. The reply is checked
+   * against what the route table declares for it (test/helpers/contract.ts): a mismatch throws.
+   */
   call<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
   /** A second site with its own key. */
   newSite(name?: string, options?: { domain?: string; locale?: string }): Promise<{ siteId: number; key: string }>;
@@ -68,7 +72,9 @@ export async function startTestStack(options: { env?: Record<string, string> } =
       });
       const text = await res.text();
       let parsed: unknown = text;
-      if (res.headers.get('content-type')?.includes('application/json')) parsed = JSON.parse(text);
+      const contentType = res.headers.get('content-type');
+      if (contentType?.includes('application/json')) parsed = JSON.parse(text);
+      expectDeclaredReply(method, new URL(path, stack.url).pathname, res.status, contentType, parsed);
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async newSite(name = 'Other site', options = {}) {

@@ -2,18 +2,21 @@ import * as z from 'zod';
 
 /** Machine codes of the error table (docs/api.md#errors). */
 export const ERROR_STATUS = {
+  bad_request: 400,
   invalid_json: 400,
   validation_failed: 400,
   unauthorized: 401,
   site_mismatch: 403,
   not_found: 404,
   unknown_tool: 404,
+  request_timeout: 408,
   gone: 410,
   competitor_limit_reached: 409,
   already_exists: 409,
   payload_too_large: 413,
   concurrency_limit_exceeded: 429,
   quota_exceeded: 429,
+  headers_too_large: 431,
   provider_error: 502,
   internal_error: 500,
 } as const;

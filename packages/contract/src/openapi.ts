@@ -7,9 +7,17 @@ const REF_PREFIX = '#/components/schemas/';
 
 type JsonSchema = Record<string, unknown>;
 
+const DEFS_PREFIX = '#/$defs/';
+
+/**
+ * A schema converted on its own carries the registered schemas it uses (those with an `id`) in its own
+ * `$defs`, referred to from its root; in the document those are components, so the refs point there.
+ */
 const jsonSchemaOf = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+  const { $schema: _schema, $defs: _defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX) ? `${REF_PREFIX}${value.slice(DEFS_PREFIX.length)}` : value,
+  ) as JsonSchema;
 };
 
 /** A block is validated by its `_type`; the document lists the known shapes, and any other type. */
@@ -17,7 +25,7 @@ const describeBlocks: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['overrid
   if (zodSchema !== Block) return;
   jsonSchema.anyOf = [
     ...Object.values(KNOWN_BLOCKS).map(jsonSchemaOf),
-    { type: 'object', required: ['_type'], properties: { _type: { type: 'string' } }, description: 'Any other type: stored, not rendered' },
+    { type: 'object', required: ['_type'], properties: { _type: { type: 'string' } }, description: 'Any other type or shape: stored as sent' },
   ];
 };
 
@@ -26,8 +34,11 @@ function schemaOf(schema: z.ZodType): JsonSchema {
   return id ? { $ref: `${REF_PREFIX}${id}` } : jsonSchemaOf(schema);
 }
 
-function content(reply: Reply): JsonSchema | undefined {
-  if (reply.contentType) return { [reply.contentType]: { schema: { type: 'string' } } };
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } };
+
+function content(reply: Reply, status: number): JsonSchema | undefined {
+  // An error a route answers in another type (a visitor page's 404) comes in the error shape to a client that asks for JSON.
+  if (reply.contentType) return { [reply.contentType]: { schema: { type: 'string' } }, ...(status >= 400 ? ERROR_CONTENT : {}) };
   if (!reply.schema) return { 'application/json': { schema: { type: 'object' } } };
   return { 'application/json': { schema: schemaOf(reply.schema) } };
 }
@@ -47,9 +58,9 @@ function operation(route: Route): JsonSchema {
   }
   const responses: JsonSchema = {};
   for (const [status, reply] of Object.entries(route.replies)) {
-    responses[status] = { description: reply.description, content: content(reply) };
+    responses[status] = { description: reply.description, content: content(reply, Number(status)) };
   }
-  responses.default = { description: 'Error', content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } } };
+  responses.default = { description: 'Error', content: ERROR_CONTENT };
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
@@ -72,7 +83,11 @@ export function buildOpenApi(serverUrl?: string): JsonSchema {
     override: describeBlocks,
     uri: (id) => `${REF_PREFIX}${id}`,
   }) as { schemas: Record<string, JsonSchema> };
-  for (const schema of Object.values(schemas)) delete schema.$schema;
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    // zod names each component with an `$id` that is a fragment, which JSON Schema 2020-12 forbids; its key names it.
+    delete schema.$id;
+  }
   return {
     openapi: '3.1.0',
     info: {

@@ -1,10 +1,11 @@
-import type { z } from 'zod';
+import * as z from 'zod';
 import { ErrorBody } from './errors';
 import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing } from './tools';
 import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
 import type { FunctionName } from './functions';
+import { SERVICE_LIMITS } from './limits';
 import {
   ArticleInput,
   ArticleRecord,
@@ -12,6 +13,7 @@ import {
   CommunityAnswerInput,
   PageList,
   PageListQuery,
+  PUBLISH_BODY_LIMIT_BYTES,
   PublishResult,
   QuestionInput,
   QuestionRecord,
@@ -36,11 +38,16 @@ export interface Route {
   auth: boolean;
   summary: string;
   body?: z.ZodType;
+  /** The largest body the route takes, in bytes; {@link bodyLimitOf} gives every route's. */
+  bodyLimitBytes?: number;
   query?: z.ZodObject;
   replies: Record<number, Reply>;
 }
 
 export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+/** The largest body `route` takes, in bytes: its own limit, else the service's. */
+export const bodyLimitOf = (route: Pick<Route, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
 
@@ -70,6 +77,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: 'Publish an article: upsert by slug',
     body: ArticleInput,
+    bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
     replies: PUBLISH_REPLIES,
   },
   {
@@ -79,6 +87,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: "Publish a question page: upsert by slug; the editor's answer and its sources are replaced whole",
     body: QuestionInput,
+    bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
     replies: PUBLISH_REPLIES,
   },
   {
@@ -88,7 +97,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: 'List articles, newest updated_at first; with ?slug= the one article',
     query: PageListQuery,
-    replies: { 200: { description: 'A page of the list, or with slug the article', schema: PageList } },
+    replies: { 200: { description: 'A page of the list, or with slug the article', schema: z.union([PageList, ArticleRecord]) } },
   },
   {
     fn: 'read',
@@ -105,7 +114,7 @@ export const ROUTES: readonly Route[] = [
     auth: true,
     summary: 'List questions, newest updated_at first; with ?slug= the one question',
     query: PageListQuery,
-    replies: { 200: { description: 'A page of the list, or with slug the question', schema: PageList } },
+    replies: { 200: { description: 'A page of the list, or with slug the question', schema: z.union([PageList, QuestionRecord]) } },
   },
   {
     fn: 'read',

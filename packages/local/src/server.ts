@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { lambdaContext } from './context';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, routeKey, type FunctionName } from '@cm/contract';
+import { ApiError, bodyLimitOf, fieldError, ROUTES, routeKey, type FunctionName, type Route } from '@cm/contract';
+import { json, payloadTooLarge } from '@cm/runtime';
 
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -11,9 +12,7 @@ export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Pr
 const ROUTE_TIMEOUT_MS = 29_000;
 
 interface CompiledRoute {
-  fn: FunctionName;
-  key: string;
-  method: string;
+  route: Route;
   pattern: RegExp;
   names: string[];
 }
@@ -24,26 +23,59 @@ const compiled: CompiledRoute[] = ROUTES.map((route) => {
     names.push(name);
     return '([^/]+)';
   });
-  return { fn: route.fn, key: routeKey(route), method: route.method, pattern: new RegExp(`^${source}$`), names };
+  return { route, pattern: new RegExp(`^${source}$`), names };
 })
   // As API Gateway does, a route without path parameters wins over one with them.
   .sort((a, b) => a.names.length - b.names.length);
 
-function match(method: string, path: string) {
-  for (const route of compiled) {
+function decodeParam(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw fieldError('path', name, 'is not valid percent-encoding (each % takes two hex digits, and the bytes must be UTF-8)');
+  }
+}
+
+/**
+ * The route of the table that serves `method` and `path`, with its decoded path parameters; null when
+ * none does. A parameter whose percent-escapes do not decode is `400 validation_failed`.
+ */
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | null {
+  for (const { route, pattern, names } of compiled) {
     if (route.method !== method) continue;
-    const m = route.pattern.exec(path);
+    const m = pattern.exec(path);
     if (!m) continue;
-    const params = Object.fromEntries(route.names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
-    return { route, params };
+    return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeParam(name, m[i + 1]!)])) };
   }
   return null;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://local').pathname;
+  } catch {
+    throw new ApiError('bad_request', 'The request target is not a valid URL');
+  }
+}
+
+/**
+ * The body, or null as soon as it is over `limitBytes` (by its Content-Length, or by what arrived): what
+ * arrived is let go, so a body over the limit is never held whole.
+ */
+function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length']) > limitBytes) return resolve(null);
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let bytes = 0;
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limitBytes) {
+        req.off('data', onData);
+        return resolve(null);
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -101,28 +133,89 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   res.end(body);
 }
 
+/** Answers in the error shape for the server itself: the request never reaches a handler. */
+const refuse = (res: ServerResponse, error: ApiError) => send(res, json(error.status, error.toBody(), error.headers));
+
+/** How long a refused request may still arrive, dropped, before its connection is cut. */
+const LINGER_MS = 2_000;
+
+/**
+ * Ends the connection after the answer written to it. What the client still sends is read and dropped
+ * until it closes its side too, for at most LINGER_MS: closing on unread bytes resets the connection,
+ * and a reset can cost the client the answer it has not read yet.
+ */
+function endConnection(socket: Socket, answer = '') {
+  socket.end(answer);
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(cut));
+}
+
+/** Answers `error` on `socket`'s response, then ends the connection. */
+function refuseAndEnd(socket: Socket, res: ServerResponse, error: ApiError) {
+  res.once('finish', () => endConnection(socket));
+  refuse(res, error);
+}
+
+/** The error a request got from Node's HTTP parser, in the one error shape. */
+function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('headers_too_large', `The request line and headers are over ${maxHeaderSize} bytes`);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('request_timeout', 'The request did not arrive in time');
+  return new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'unparseable'})`);
+}
+
 /**
  * The local API Gateway: matches the route table, builds the v2 event and invokes the same handler
  * module the route's Lambda runs. Requests no route matches go to the discovery function's `$default`.
+ * What never reaches a handler is answered here in the error shape: a malformed path escape (400), a
+ * body over the route's limit (413, as soon as it passes the limit) and requests Node cannot parse.
  */
 export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Server {
-  return createServer(async (req, res) => {
+  // The response of the request each socket is carrying, if any.
+  const responses = new WeakMap<Socket, ServerResponse>();
+  const server = createServer(async (req, res) => {
+    responses.set(req.socket, res);
+    res.on('close', () => responses.delete(req.socket));
     try {
-      const body = await readBody(req);
-      const path = new URL(req.url ?? '/', 'http://local').pathname;
-      const found = match(req.method ?? 'GET', path);
+      const found = matchRoute(req.method ?? 'GET', pathOf(req));
+      const limitBytes = bodyLimitOf(found?.route);
+      const body = await readBody(req, limitBytes);
+      if (body === null) {
+        // The rest of the body is dropped as it arrives.
+        req.resume();
+        return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
+      }
       const fn: FunctionName = found?.route.fn ?? 'discovery';
-      const event = toEvent(req, body, found?.route.key ?? '$default', found?.params ?? {});
+      const event = toEvent(req, body, found ? routeKey(found.route) : '$default', found?.params ?? {});
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
+      // Answered already (a malformed body, below), or the client is gone.
+      if (res.headersSent || req.socket.destroyed) return;
+      if (error instanceof ApiError) return refuse(res, error);
       console.error(error);
-      send(res, {
-        statusCode: 500,
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify({ error: 'internal_error', code: 'internal_error', message: 'Internal error' }),
-      });
+      send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
     }
   });
+  // Node answers these with a bare status line by default; the API answers in its error shape while the socket takes it.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const res = responses.get(socket);
+    if (!socket.writable || res?.headersSent || error.code === 'ECONNRESET') return socket.destroy();
+    const refusal = clientErrorOf(error);
+    // A body that turns out malformed: its request's response answers, and the connection ends, as the parser cannot go on.
+    if (res) return refuseAndEnd(socket, res, refusal);
+    const body = JSON.stringify(refusal.toBody());
+    endConnection(
+      socket,
+      [
+        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  });
+  return server;
 }
 
 export async function listen(server: Server, port: number): Promise<number> {

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import { ApiError, routeKey, type FunctionName } from '@cm/contract';
-import { routeHandler, routesOf, type ApiEvent, type ApiOptions, type ApiResult, type Handlers, type State } from './http';
+import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers, type State } from './http';
 import { observationOf } from './observability';
 import { getStore } from './services';
 
@@ -33,12 +33,12 @@ const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<
  * A Lambda handler for the routes of one function of the route table: errors, JSON bodies and API-key
  * auth as middy middlewares, then the route's handler.
  */
-export function api(fn: FunctionName, handlers: Handlers, options: ApiOptions = {}) {
+export function api(fn: FunctionName, handlers: Handlers) {
   const state = new WeakMap<ApiEvent, State>();
   const authenticated = new Set(
     routesOf(fn, handlers)
       .filter((r) => r.auth)
       .map(routeKey),
   );
-  return routeHandler(handlers, options, state).use(apiKeyAuth(state, authenticated));
+  return routeHandler(handlers, state).use(apiKeyAuth(state, authenticated));
 }

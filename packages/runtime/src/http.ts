@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { ApiError, fieldError, ROUTES, routeKey, validationError, type FunctionName } from '@cm/contract';
+import { ApiError, bodyLimitOf, fieldError, ROUTES, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
 import { InvalidCursor } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -17,9 +17,21 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
   body: JSON.stringify(body),
 });
 
+/**
+ * What a visitor page may do: show images (the renderer allows http and https sources) and nothing
+ * else. No script runs (the JSON-LD block is data, which CSP does not block), no styles or fonts load,
+ * no other site may frame the page, and it has no forms or base URL to subvert.
+ */
+const VISITOR_CSP = "default-src 'none'; img-src http: https:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export const html = (statusCode: number, body: string): ApiResult => ({
   statusCode,
-  headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  headers: {
+    'content-type': 'text/html; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': VISITOR_CSP,
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  },
   body,
 });
 
@@ -87,34 +99,63 @@ function apiErrorOf(error: unknown, event: ApiEvent): unknown {
   return error;
 }
 
-/** Reads the body as JSON: over `limitBytes` → 413, not JSON → 400 invalid_json. */
-const jsonBody = (state: WeakMap<ApiEvent, State>, limitBytes: number): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+/** `413 payload_too_large`: the body is over `limitBytes` (`bytes` long, when it was read whole). */
+export function payloadTooLarge(limitBytes: number, bytes?: number): ApiError {
+  const size = bytes === undefined ? `over ${limitBytes} bytes` : `${bytes} bytes`;
+  return new ApiError('payload_too_large', `The body is ${size}; the limit is ${limitBytes}`, { limit_bytes: limitBytes });
+}
+
+/** Whether JSON text nests arrays and objects deeper than `max` levels: one pass over the text, no recursion. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the character after it.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Reads the body as JSON: over the route's limit → 413, nested deeper than `jsonDepthMax` → 400
+ * validation_failed before anything walks it (JSON.parse included), not JSON → 400 invalid_json.
+ */
+const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   before: async ({ event }) => {
     if (event.body === undefined || event.body === null || event.body === '') return;
+    const limitBytes = bodyLimitOf(ROUTES.find((route) => routeKey(route) === event.routeKey));
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-    if (raw.length > limitBytes) {
-      throw new ApiError('payload_too_large', `The body is ${raw.length} bytes; the limit is ${limitBytes}`, {
-        limit_bytes: limitBytes,
-      });
+    if (raw.length > limitBytes) throw payloadTooLarge(limitBytes, raw.length);
+    const text = raw.toString('utf8');
+    const max = SERVICE_LIMITS.jsonDepthMax;
+    if (nestsDeeperThan(text, max)) {
+      const message = `nests arrays and objects deeper than ${max} levels`;
+      throw new ApiError('validation_failed', `body: ${message}`, { issues: [{ path: '', message }] });
     }
+    let parsed: unknown;
     try {
-      state.set(event, { ...state.get(event), jsonBody: JSON.parse(raw.toString('utf8')) });
+      parsed = JSON.parse(text);
     } catch {
       throw new ApiError('invalid_json', 'The body is not valid JSON');
     }
+    state.set(event, { ...state.get(event), jsonBody: parsed });
   },
 });
 
 export type Handlers = Record<string, RouteHandler>;
-export interface ApiOptions {
-  bodyLimitBytes?: number;
-}
 
 /** `api` for a function whose routes are all public: it never looks up a key, so it bundles no DynamoDB client. */
-export function publicApi(fn: FunctionName, handlers: Handlers, options: ApiOptions = {}) {
+export function publicApi(fn: FunctionName, handlers: Handlers) {
   const secured = routesOf(fn, handlers).filter((r) => r.auth);
   if (secured.length > 0) throw new Error(`${fn}: ${secured.map(routeKey).join(', ')} need the API key; use api()`);
-  return routeHandler(handlers, options, new WeakMap());
+  return routeHandler(handlers, new WeakMap());
 }
 
 export function routesOf(fn: FunctionName, handlers: Handlers) {
@@ -126,11 +167,11 @@ export function routesOf(fn: FunctionName, handlers: Handlers) {
 }
 
 /** Observation, error replies and JSON bodies, then the route's handler (auth, when used, comes after the body). */
-export function routeHandler(handlers: Handlers, options: ApiOptions, state: WeakMap<ApiEvent, State>) {
+export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>) {
   return middy<ApiEvent, ApiResult, Error, Context>()
     .use(observed<ApiEvent, ApiResult>((event, observation) => observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId })))
     .use(errorReplies())
-    .use(jsonBody(state, options.bodyLimitBytes ?? 1024 * 1024))
+    .use(jsonBody(state))
     .handler(async (event, context) => {
       const handler = handlers[event.routeKey];
       if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
