@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
+import { PUBLISH_BODY_LIMIT_BYTES, SERVICE_LIMITS } from '@cm/contract';
 import { lambdaContext } from '@cm/local';
 import { handler as dbSelect } from '../../functions/db-select/handler';
 import { handler as publish } from '../../functions/publish/handler';
@@ -69,6 +69,17 @@ describe('publish body limit', () => {
       limit_bytes: LIMIT,
     });
     expect((await t.call('GET', '/articles?slug=one-byte-over')).status).toBe(404);
+  });
+
+  it('refuses a page that could not be read back in one Lambda reply once escaped as JSON, and stores nothing', async () => {
+    // 1.6 million quotes: 3.2 MB as a request body, twice that once the read reply is escaped again as Lambda's reply body.
+    const quotes = JSON.stringify({ slug: 'all-quotes', title: 'Quotes', copy: '"'.repeat(1_600_000), body: [] });
+    expect(Buffer.byteLength(quotes)).toBeLessThan(LIMIT);
+    const refused = await t.call('POST', '/articles', quotes);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ error: 'payload_too_large', limit_bytes: SERVICE_LIMITS.lambdaReplyBytes });
+    expect(refused.body.message).toContain('read reply');
+    expect((await t.call('GET', '/articles?slug=all-quotes')).status).toBe(404);
   });
 
   it('keeps 1 MiB on every other route', async () => {

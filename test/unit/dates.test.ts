@@ -89,6 +89,9 @@ describe('isoTimestamp', () => {
     ['2025-01-02T03:04:05Z+01:00'],
     ['2025-01-02T03:04:05GMT'],
     ['2025-01-02T03:04:05+01:00[Europe/Paris]'],
+    // instants an offset pushes out of the years 0000-9999 in UTC (their text would not sort as a timestamp)
+    ['9999-12-31T23:59:59-01:00'],
+    ['0000-01-01T00:00:00+01:00'],
     // dates and times that do not exist
     ['2025-02-29'],
     ['2100-02-29'],

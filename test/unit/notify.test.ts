@@ -56,5 +56,7 @@ describe('notify state (spec §3)', () => {
     // A newest-applied date stored in the future (before this rule) no longer outranks a delivery made now.
     expect(isStaleNotify('2030-01-01T00:00:00.000Z', RECEIVED, RECEIVED)).toBe(false);
     expect(isStaleNotify('2030-01-01T00:00:00.000Z', '2026-05-31T00:00:00.000Z', RECEIVED)).toBe(true);
+    // Times compare as instants, not as text.
+    expect(notifyTime('2026-05-31T23:00:00-02:00', RECEIVED)).toBe(RECEIVED);
   });
 });

@@ -82,6 +82,9 @@ function parseIsoDate(text: string): IsoDate | null {
   // setUTCFullYear takes a year below 100 as it is (Date.UTC would read 0025 as 1925).
   instant.setUTCFullYear(year, month - 1, day);
   instant.setUTCHours(hour, minute - offset, second, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  // An offset can push an instant out of the years 0000-9999, whose UTC text would no longer sort as a timestamp.
+  const utcYear = instant.getUTCFullYear();
+  if (utcYear < 0 || utcYear > 9999) return null;
   return { date: `${y}-${mo}-${d}`, instant, hasTime: h !== undefined };
 }
 
@@ -107,14 +110,16 @@ const normalizedString = (normalize: (text: string) => string | null, message: s
   });
 
 /** An ISO 8601 date or date-time, in any form `isoTimestamp` reads; stored and returned as UTC (docs/api.md#conventions). */
-export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time, e.g. 2026-11-21T09:30:00Z').meta({
+export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z').meta({
   description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
 });
 
 /** A source's `accessed_at` (spec §2.3, a date): a date is kept as a date, a date-time is stored as UTC. */
-export const DateOrTimestamp = normalizedString(isoDateOrTimestamp, 'must be an ISO 8601 date or date-time, e.g. 2026-11-21').meta({
-  description: 'ISO 8601 date, kept as a date, or date-time, stored in UTC.',
-});
+export const DateOrTimestamp = normalizedString(isoDateOrTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21').meta(
+  {
+    description: 'ISO 8601 date, kept as a date, or date-time, stored in UTC.',
+  },
+);
 
 function parseUrl(value: string): URL | null {
   try {

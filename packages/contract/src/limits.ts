@@ -76,6 +76,11 @@ export const SERVICE_LIMITS = {
   serpTopDomains: 10,
   /** A request body, in bytes, on every route but the publishes (routes.ts gives those theirs). */
   requestBodyBytes: 1024 * 1024,
+  /**
+   * What one Lambda invocation carries each way (AWS's 6 MB synchronous payload limit), less room for the
+   * reply's own fields and headers: a stored page's read reply and visitor page must fit it once escaped.
+   */
+  lambdaReplyBytes: 6 * 1024 * 1024 - 64 * 1024,
   /** Levels of arrays and objects a JSON body may nest (the body itself is the first): deeper input would exhaust the stack of whatever walks it. */
   jsonDepthMax: 64,
 } as const;

@@ -29,7 +29,7 @@ export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'stat
  * ahead (or a date typed wrong) cannot make it outrank the deliveries after it.
  */
 export const notifyTime = (updatedAt: string | undefined, receivedAt: string): string =>
-  updatedAt !== undefined && updatedAt < receivedAt ? updatedAt : receivedAt;
+  updatedAt !== undefined && Date.parse(updatedAt) < Date.parse(receivedAt) ? updatedAt : receivedAt;
 
 /**
  * A delivery older than the newest one applied changes nothing (deliveries repeat and reorder). The
@@ -37,7 +37,7 @@ export const notifyTime = (updatedAt: string | undefined, receivedAt: string): s
  * thaws at the next delivery.
  */
 export const isStaleNotify = (newestApplied: string | null, at: string, receivedAt: string): boolean =>
-  newestApplied !== null && at < notifyTime(newestApplied, receivedAt);
+  newestApplied !== null && Date.parse(at) < Date.parse(notifyTime(newestApplied, receivedAt));
 
 /** Relink is queued exactly when what readers can reach changed. */
 export const liveChanged = (before: LiveState, after: LiveState): boolean => isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);

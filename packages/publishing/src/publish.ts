@@ -1,5 +1,5 @@
-import type { ArticleInput, PublishResult, QuestionInput } from '@cm/contract';
-import { liveChanged, preparePublish, visitorUrl } from '@cm/core';
+import { ApiError, SERVICE_LIMITS, type ArticleInput, type PageDoc, type PageState, type PageType, type PublishResult, type QuestionInput } from '@cm/contract';
+import { liveChanged, pageRecord, preparePublish, readerRecord, renderPage, visitorUrl } from '@cm/core';
 import type { PublishingContext } from './context';
 import { queueOwedRelink } from './relink';
 
@@ -17,6 +17,8 @@ export async function publishPage(
 ): Promise<PublishResult> {
   const now = (options.now ?? new Date()).toISOString();
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
+  const pageUrl = visitorUrl(options.baseUrl, siteId, input.type, doc.slug);
+  assertReadable({ siteId, type: input.type, id, doc, now }, pageUrl);
   const { pages } = ctx.store;
   const { created, previous } = await pages.put({ siteId, type: input.type, id, doc, links, now });
   if (previous) {
@@ -32,7 +34,44 @@ export async function publishPage(
     status: doc.status,
     created,
     updated_at: doc.updated_at,
-    url: visitorUrl(options.baseUrl, siteId, input.type, doc.slug),
+    url: pageUrl,
     warnings,
   };
+}
+
+/** Bytes a text takes once written as a JSON string, as Lambda carries a reply's body. */
+const jsonStringBytes = (text: string): number => new TextEncoder().encode(JSON.stringify(text)).length;
+
+/**
+ * A page is stored only if it can be read back: its read reply and its visitor page must each fit one
+ * Lambda reply once escaped as JSON (quotes, backslashes and control characters take more room there).
+ */
+function assertReadable(publish: { siteId: number; type: PageType; id: string; doc: PageDoc; now: string }, pageUrl: string): void {
+  const { siteId, type, id, doc, now } = publish;
+  // The page as it will read right after this publish: nothing suppressed, no site-owned parts yet.
+  const page: PageState = {
+    site_id: siteId,
+    type,
+    id,
+    doc,
+    status: doc.status,
+    deleted: false,
+    created_at: now,
+    updated_at: doc.updated_at,
+    suppressed: [],
+    relinked_at: null,
+    summary: null,
+    community_answers: [],
+  };
+  const limit = SERVICE_LIMITS.lambdaReplyBytes;
+  const read = jsonStringBytes(JSON.stringify(pageRecord(page)));
+  const visitor = jsonStringBytes(renderPage(readerRecord(page), { pageUrl, linkTarget: () => null }));
+  const largest = Math.max(read, visitor);
+  if (largest > limit) {
+    throw new ApiError(
+      'payload_too_large',
+      `This page would take ${largest} bytes to send back (${read === largest ? 'its read reply' : 'its visitor page'}), over the ${limit} one reply carries; send less content, or fewer characters that JSON escapes (quotes, backslashes, control characters)`,
+      { limit_bytes: limit },
+    );
+  }
 }
