@@ -147,6 +147,30 @@ describe('competitor rows stored by db_insert', () => {
     expect((await placesOf(s)).inflight).toBe(1);
   });
 
+  it('completes an active row the old db_insert stored without the incomplete flag; a monitored one stays as it is', async () => {
+    const s = await site('legacy.example.com');
+    const now = new Date().toISOString();
+    // As the old db_insert stored them: active, no `incomplete` field. The second has been monitored since.
+    const fresh = await t.store.rows.insert(s.siteId, 'cm_competitors', { domain: 'never-seen.com', active: true, added_at: now }, now);
+    const monitored = await t.store.rows.insert(s.siteId, 'cm_competitors', { domain: 'monitored-rival.com', active: true, added_at: now }, now);
+    await t.store.backlinks.put(s.siteId, { domain: 'monitored-rival.com', day: now.slice(0, 10), taken_at: now, data_source: 'sandbox', profile: {} });
+    expect(fresh).not.toHaveProperty('incomplete');
+
+    const added = await s.tool('add_competitor', { domain: 'never-seen.com' });
+    expect(added.status).toBe(200);
+    expect(added.body).toMatchObject({ created: false, completed: true, competitor: { id: fresh.id, active: true } });
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(s.siteId, 'never-seen.com')).not.toBeNull();
+    expect((await t.store.rows.get(s.siteId, 'cm_competitors', fresh.id))!.incomplete).toBe(false);
+    expect((await s.tool('add_competitor', { domain: 'never-seen.com' })).body).toMatchObject({ created: false, completed: false });
+
+    expect((await s.tool('add_competitor', { domain: 'monitored-rival.com' })).body).toMatchObject({
+      created: false,
+      completed: false,
+      competitor: { id: monitored.id },
+    });
+  });
+
   it('updates display_name and color when an active domain is added again', async () => {
     const s = await site();
     const first = await s.tool('add_competitor', { domain: 'relabel.com', display_name: 'Old', color: '#111111' });

@@ -383,7 +383,7 @@ describe('serp_landscape', () => {
     expect(withSerp.serp.top_domains.length).toBeGreaterThan(0);
 
     const repeat = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
-    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [] });
+    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [], skipped_ideas: [] });
     expect(repeat.body.list.skipped).toHaveLength(10);
     expect(repeat.body.cached).toBe(true);
 
@@ -440,6 +440,36 @@ describe('serp_landscape', () => {
     expect(list.body.list.fetched).toEqual(['carbon plate shoes']);
   });
 
+  it("leaves a page's keyword known only as an idea out of list and analyze, in page and topic scope, naming it; metrics marks it", async () => {
+    const s = await site();
+    await insert(s, 'cm_keywords', { keyword: 'carbon plate shoes', is_idea: true });
+    const topic = await insert(s, 'cm_topics', { name: 'Racing' });
+    const page = await insert(s, 'cm_pages', {
+      title: 'Racers',
+      topic_id: topic.id,
+      primary_keyword: 'Carbon Plate Shoes',
+      secondary_keywords: ['racing flats'],
+    });
+    const queued = t.stack.queues.research.sent;
+
+    for (const scope of [{ page_id: page.id }, { topic_id: topic.id }]) {
+      const list = await s.tool('serp_landscape', { ...scope, depth: 'list' });
+      expect([scope, list.status]).toEqual([scope, 200]);
+      expect(list.body.list).toEqual({ fetched: expect.any(Array), skipped: expect.any(Array), failed: [], skipped_ideas: ['carbon plate shoes'] });
+      expect([...list.body.list.fetched, ...list.body.list.skipped]).toEqual(['racing flats']);
+      const analyze = await s.tool('serp_landscape', { ...scope, depth: 'analyze', wait_ms: 0 });
+      expect(analyze.status).toBe(200);
+      expect(analyze.body.list.skipped_ideas).toEqual(['carbon plate shoes']);
+      expect([...analyze.body.research.in_process, ...Object.keys(analyze.body.research.facts_by_keyword)]).toEqual(['racing flats']);
+    }
+    expect(t.stack.queues.research.sent).toBe(queued + 1); // racing flats only, once
+
+    const metrics = await s.tool('serp_landscape', { page_id: page.id });
+    const shown = Object.fromEntries(metrics.body.keywords.map((k: { keyword: string }) => [k.keyword, k]));
+    expect(shown['carbon plate shoes']).toMatchObject({ is_idea: true, serp: null }); // never pulled
+    expect(shown['racing flats']).toMatchObject({ is_idea: false, serp: expect.any(Object) });
+  });
+
   it('lists one keyword in keyword scope and every keyword of a page in page scope', async () => {
     const s = await site();
     const keyword = await s.tool('serp_landscape', { keyword: 'Trail Running Shoes', depth: 'list' });
@@ -482,7 +512,7 @@ describe('serp_landscape and serp_keyword_refresh across locales', () => {
 
     // list still pulls the SERP of the keyword's own locale, which then shows.
     const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
-    expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [] });
+    expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [], skipped_ideas: [] });
     expect(list.body.keywords[0].serp.locale).toBe(own);
     expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
   });

@@ -314,6 +314,13 @@ describe('publishWarnings', () => {
     expect(JSON.stringify(warnings)).not.toContain('src-9');
   });
 
+  it('reads a list item sent as an object by its text, as it renders: an unknown citation there is reported', () => {
+    const answer: Block[] = [{ _type: 'list', items: [{ text: 'object [src-8]' }, { text: 'known [src-1]' }] }];
+    const doc = questionDoc(minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }), NOW);
+    const citations = publishWarnings('question', doc).filter((w) => /not in sources/.test(w.message));
+    expect(paths(citations)).toEqual(['answer[0].items[0].text']);
+  });
+
   it.each([['javascript:alert(1)'], ['data:image/png;base64,AAAA'], ['ftp://files.example.test/a.png']])(
     'reports an image with the disallowed URL %s',
     (url) => {

@@ -513,6 +513,17 @@ describe('blocks in another shape than the one that renders', () => {
     expect(render({ _type: 'image', src: 'https://img.example.test/c.png', alt: 'C' })).not.toContain('<img');
   });
 
+  it('renders style "ordered" as a numbered list, like "number"', () => {
+    expect(render({ _type: 'list', style: 'ordered', items: ['First', 'Second'] })).toContain('<ol><li>First</li><li>Second</li></ol>');
+  });
+
+  it('renders a list item sent as an object from its text, escaped and with the inline rules of a string item', () => {
+    const items = [{ text: 'Object item' }, 'String item', { text: `${XSS} [live](page:${LIVE_ID}) [src-1] [src-9]` }, { text: 3 }];
+    const answer = answerHtml(renderQuestion(question({ answer: [{ _type: 'list', items }], sources: [source('src-1')] }), options()));
+    const cited = '<sup class="citation"><a href="#source-1">[1]</a></sup>';
+    expect(answer).toContain(`<ul><li>Object item</li><li>String item</li><li>${ESCAPED_XSS} <a href="${LIVE_URL}">live</a> ${cited}</li><li>3</li></ul>`);
+  });
+
   it('renders nothing for a block without the field it is made of', () => {
     const blocks: Block[] = [
       { _type: 'heading', level: 2 },
@@ -534,7 +545,7 @@ describe('blocks in another shape than the one that renders', () => {
         text: 'Lead',
         children: [{ text: 'no type' }, 'raw', null, 7, { _type: 'span', text: ' tail' }, { _type: 'span', text: { x: 1 } }],
       },
-      { _type: 'list', style: 'ordered', items: [{ text: 'OBJ' }, 'One', 2, null] },
+      { _type: 'list', style: 'square', items: [{ text: { v: 'OBJ' } }, { label: 'OBJ' }, 'One', 2, null] },
       { _type: 'quote', text: 'Q', cite: { name: 'OBJ' } },
       { _type: 'callout', text: 'C', tone: { t: 1 } },
       { _type: 'table', rows: [['a', { v: 'OBJ' }, 3], 'row'] },
@@ -542,7 +553,7 @@ describe('blocks in another shape than the one that renders', () => {
       { _type: 'paragraph', children: [{ _type: 'sourceCitation' }, { _type: 'sourceCitation', id: 1 }] },
     );
     expect(html).toContain('<p>Lead tail</p>');
-    expect(html).toContain('<ul><li>One</li><li>2</li></ul>');
+    expect(html).toContain('<ul><li>One</li><li>2</li></ul>'); // an unknown style is a bullet list
     expect(html).toContain('<blockquote><p>Q</p></blockquote>');
     expect(html).toContain('<aside class="callout"><p>C</p></aside>');
     expect(html).toContain('<table><tbody><tr><td>a</td><td></td><td>3</td></tr></tbody></table>');

@@ -1,4 +1,12 @@
-import { AddCompetitorInput, ResearchInput, SerpBacklinksInput, TABLE_FIELDS, keywordSeeds, type SerpRow } from '@cm/contract';
+import {
+  AddCompetitorInput,
+  ResearchInput,
+  SerpBacklinksInput,
+  TABLE_FIELDS,
+  keywordSeeds,
+  normalizeKeyword as contractNormalizeKeyword,
+  type SerpRow,
+} from '@cm/contract';
 import {
   addressRefusal,
   ctrAt,
@@ -20,6 +28,10 @@ import { Meter, SandboxKeywordData, sandboxHasNoData } from '@cm/providers';
 describe('keywords', () => {
   it('normalizes keywords for storage and matching', () => {
     expect(normalizeKeyword('  Running\tSHOES  for  Women ')).toBe('running shoes for women');
+  });
+
+  it("has one normalization rule, the contract's, which core and keywords mode's seeds both use", () => {
+    expect(normalizeKeyword).toBe(contractNormalizeKeyword);
   });
 
   it('scores volume × (1 − competition) × intent weight, 0 without volume', () => {

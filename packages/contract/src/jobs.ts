@@ -11,11 +11,11 @@ export const JOB_MODES = ['web', 'reddit', 'url'] as const;
 export type JobMode = (typeof JOB_MODES)[number];
 export const isJobMode = (mode: ResearchMode): mode is JobMode => (JOB_MODES as readonly string[]).includes(mode);
 
-/**
- * keywords mode's seeds: the comma-separated parts of `seed` as keywords are matched (trimmed, lower
- * case, single spaces), each once; LIMITS bound their count and words.
- */
-export const keywordSeeds = (seed: string): string[] => [...new Set(seed.split(',').map((s) => s.trim().toLowerCase().replace(/\s+/g, ' ')))];
+/** How a keyword is stored and matched: trimmed, lower case, single spaces. */
+export const normalizeKeyword = (keyword: string): string => keyword.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/** keywords mode's seeds: the comma-separated parts of `seed`, normalized, each once; LIMITS bound their count and words. */
+export const keywordSeeds = (seed: string): string[] => [...new Set(seed.split(',').map(normalizeKeyword))];
 /** What keywords mode takes, in the words of the descriptions and the error: "3 to 5 distinct comma-separated seeds of 1 to 3 words". */
 export const KEYWORD_SEEDS = `${LIMITS.keywordSeedsMin} to ${LIMITS.keywordSeedsMax} distinct comma-separated seeds of ${LIMITS.keywordSeedWordsMin} to ${LIMITS.keywordSeedWordsMax} words`;
 const SEEDS_RULE = `keywords mode takes ${KEYWORD_SEEDS} each`;

@@ -203,6 +203,7 @@ export const LandscapeKeyword = z.object({
   cpc_usd: z.number().nullable(),
   competition: z.number().nullable(),
   intent: Intent.nullable(),
+  is_idea: z.boolean().meta({ description: 'A keyword known only as an idea: shown here, never a list or analyze target' }),
   score: z.number(),
   serp: SerpSummary.nullable(),
 });
@@ -242,7 +243,14 @@ export const SerpLandscapeResult = z.object({
     verdict_reason: z.string().nullable(),
   }),
   ideas: z.array(KeywordRowSchema).optional(),
-  list: z.object({ fetched: z.array(z.string()), skipped: z.array(z.string()), failed: z.array(z.string()) }).optional(),
+  list: z
+    .object({
+      fetched: z.array(z.string()),
+      skipped: z.array(z.string()),
+      failed: z.array(z.string()),
+      skipped_ideas: z.array(z.string()).meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" }),
+    })
+    .optional(),
   research: z
     .object({
       status: z.enum(['complete', 'partial']).meta({ description: 'partial: call again with the same parameters to collect the rest' }),

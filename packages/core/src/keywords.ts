@@ -1,7 +1,7 @@
 import { DEFAULT_LOCALE, type Intent, type KeywordMetrics } from '@cm/contract';
 
-/** How a keyword is stored and matched: trimmed, lower case, single spaces. */
-export const normalizeKeyword = (keyword: string): string => keyword.trim().toLowerCase().replace(/\s+/g, ' ');
+/** How a keyword is stored and matched; the rule lives in the contract, which validates keywords mode's seeds by it. */
+export { normalizeKeyword } from '@cm/contract';
 
 /** Weight of each intent in the keyword score: closer to a purchase weighs more. */
 export const INTENT_WEIGHTS: Record<Intent, number> = {

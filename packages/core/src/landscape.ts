@@ -162,6 +162,7 @@ export function landscapeMetrics(input: LandscapeInput) {
         cpc_usd: k.cpc_usd,
         competition: k.competition,
         intent: k.intent,
+        is_idea: k.is_idea,
         score: keywordScore(k),
         serp: serp ? serpSummary(serp, input.siteDomain, input.competitors) : null,
       };

@@ -130,7 +130,10 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
       }
       return;
     case 'list':
-      for (const [i, item] of itemsOf(block.items).entries()) yield* field(item, `${path}.items[${i}]`);
+      // An item sent as an object renders its `text`, as an item sent as a string renders itself.
+      for (const [i, item] of itemsOf(block.items).entries()) {
+        yield* isObject(item) ? field(item.text, `${path}.items[${i}].text`) : field(item, `${path}.items[${i}]`);
+      }
       return;
     case 'table':
       for (const [i, cell] of itemsOf(block.header).entries()) yield* field(cell, `${path}.header[${i}]`);

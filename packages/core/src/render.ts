@@ -31,6 +31,9 @@ function headingLevel(level: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) ? Math.min(6, Math.max(1, Math.round(n))) : 2;
 }
 
+/** List styles that render as a numbered list: the spec's `number`, and `ordered` as clients also send it. */
+const ORDERED_STYLES: ReadonlySet<unknown> = new Set(['number', 'ordered']);
+
 class Renderer {
   private readonly sourceNumber = new Map<string, number>();
 
@@ -111,9 +114,10 @@ class Renderer {
       }
       case 'list': {
         if (!Array.isArray(block.items)) return '';
-        const tag = block.style === 'number' ? 'ol' : 'ul';
+        const tag = ORDERED_STYLES.has(block.style) ? 'ol' : 'ul';
         const items = block.items.flatMap((item) => {
-          const text = textOf(item);
+          // An item sent as an object renders its `text`, by the same rules as an item sent as a string.
+          const text = textOf(isObject(item) ? item.text : item);
           return text === undefined ? [] : [`<li>${this.text(text)}</li>`];
         });
         return `<${tag}>${items.join('')}</${tag}>`;

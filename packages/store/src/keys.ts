@@ -97,5 +97,5 @@ export const backlinkSnapshotKey = (siteId: number, domain: string, day: string)
  * The page attribute that says since when relink has kept the links to `targetId` from readers: one
  * top-level attribute per target, so a suppression is one conditional write with no map to create first.
  */
-export const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
+const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
 export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;

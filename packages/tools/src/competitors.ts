@@ -154,6 +154,15 @@ export async function insertCompetitor(ctx: ToolContext, fields: Fields & { acti
 }
 
 /**
+ * Whether an active row's monitoring never started: it says so (`incomplete: true`), or it was stored
+ * before rows carried the flag (by the old db_insert) and has no backlink snapshot yet.
+ */
+async function neverMonitored(ctx: ToolContext, row: StoredRow): Promise<boolean> {
+  if (row.incomplete !== undefined) return row.incomplete === true;
+  return (await ctx.store.backlinks.latest(ctx.siteId, String(row.domain))) === null;
+}
+
+/**
  * add_competitor: the domain's row, active under the cap. `created` when new; `completed` when it was
  * a row db_insert stored (incomplete, or inactive) whose monitoring starts now. display_name and color
  * follow the call.
@@ -182,7 +191,7 @@ export async function trackCompetitor(ctx: ToolContext, fields: Fields): Promise
       }
     }
   }
-  const completing = row.incomplete === true;
+  const completing = await neverMonitored(ctx, row);
   const changes = {
     ...Object.fromEntries(Object.entries(labels).filter(([field, value]) => row[field] !== value)),
     ...(completing ? { incomplete: false } : {}),

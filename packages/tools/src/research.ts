@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { ApiError, fieldError, LIMITS, isJobMode, keywordSeeds, type JobMode, type RecallInput, type ResearchInput, type ResearchMessage } from '@cm/contract';
-import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, normalizeKeyword, researchQueryKey, researchTerms } from '@cm/core';
+import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -62,7 +62,7 @@ export async function awaitJob(store: Store, jobId: string, siteId: number, wait
 async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
   const site = await siteOf(ctx);
   if (input.page_id) await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-  const seeds = keywordSeeds(input.seed).map(normalizeKeyword);
+  const seeds = keywordSeeds(input.seed);
   const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(keyword);

@@ -42,7 +42,10 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
   });
 }
 
-/** The committed keywords of the scope: never ideas, each (locale, keyword) once. */
+/**
+ * The keywords of the scope, each (locale, keyword) once: a topic's linked ideas are left out; a page's
+ * keyword known only as an idea stays, marked (is_idea), for metrics, and list leaves it out.
+ */
 async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
   if (input.keyword !== undefined) {
     const keyword = normalizeKeyword(input.keyword);
@@ -73,9 +76,11 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
 
 /**
  * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
- * analyze takes the same, at most LIMITS.analyzeKeywords: a page's top ones by score too.
+ * analyze takes the same, at most LIMITS.analyzeKeywords: a page's top ones by score too. Ideas are
+ * never targets: one named (keyword scope, keyword_ids) is a 400; a page's keywords known only as
+ * ideas are left out and named in `ideas`, so the rest of the page or topic is still listed.
  */
-async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
+async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<{ targets: ScopeKeyword[]; ideas: string[] }> {
   const analyze = input.depth === 'analyze';
   const idea = scope.info.type === 'keyword' ? scope.keywords.find((k) => k.is_idea) : undefined;
   if (idea) {
@@ -84,15 +89,20 @@ async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope:
       `"${idea.keyword}" is a keyword idea (is_idea: true); ideas are never list or analyze targets. Commit it first: get_keywords {topic_id, seeds: ["${idea.keyword}"]} attaches it to a topic, which commits it`,
     );
   }
-  if (scope.info.type !== 'topic') return analyze ? topByScore(scope.keywords, LIMITS.analyzeKeywords) : scope.keywords;
-  if (!input.keyword_ids) return topByScore(scope.keywords, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
-  const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
-  return input.keyword_ids.map((id, i) => {
-    const row = rows.get(id);
-    if (!row) throw invalid(`keyword_ids[${i}]`, `no cm_keywords row with id ${id}`);
-    if (row.is_idea) throw invalid(`keyword_ids[${i}]`, `keyword ${id} is an idea; ideas are never list targets`);
-    return scopeKeywordOf(row);
-  });
+  if (input.keyword_ids) {
+    const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
+    const targets = input.keyword_ids.map((id, i) => {
+      const row = rows.get(id);
+      if (!row) throw invalid(`keyword_ids[${i}]`, `no cm_keywords row with id ${id}`);
+      if (row.is_idea) throw invalid(`keyword_ids[${i}]`, `keyword ${id} is an idea; ideas are never list targets`);
+      return scopeKeywordOf(row);
+    });
+    return { targets, ideas: [] };
+  }
+  const committed = scope.keywords.filter((k) => !k.is_idea);
+  const ideas = scope.keywords.filter((k) => k.is_idea).map((k) => k.keyword);
+  if (scope.info.type !== 'topic') return { targets: analyze ? topByScore(committed, LIMITS.analyzeKeywords) : committed, ideas };
+  return { targets: topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault)), ideas };
 }
 
 interface SerpTarget {
@@ -186,7 +196,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
-  const selection = lists ? await listSelection(ctx, input, scope) : [];
+  const { targets: selection, ideas: skippedIdeas } = lists ? await listSelection(ctx, input, scope) : { targets: [], ideas: [] };
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
@@ -208,7 +218,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
       competitors,
     }),
     ...(ideas ? { ideas } : {}),
-    ...(list ? { list } : {}),
+    ...(list ? { list: { ...list, skipped_ideas: skippedIdeas } } : {}),
     ...(research ? { research } : {}),
   };
 }
