@@ -41,6 +41,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'db-select': { table: 'read' },
   'db-insert': { table: 'readWriteDelete' },
   'db-delete': { table: 'readWriteDelete' },
+  // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them.
+  mcp: { table: 'read' },
   'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
   // A job without a place under the cap is queued again to wait for one.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },

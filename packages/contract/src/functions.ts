@@ -25,9 +25,14 @@ export const FUNCTIONS = [
   'db-select',
   'db-insert',
   'db-delete',
+  // The MCP endpoint: it runs each tool by invoking that tool's own function.
+  'mcp',
 ] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
 export const WORKERS = ['relink', 'research', 'monitor'] as const;
 export type WorkerName = (typeof WORKERS)[number];
+
+/** The environment variable that names a function's deployed Lambda, for the functions that invoke it (mcp). */
+export const functionEnvName = (fn: FunctionName): string => `FUNCTION_${fn.toUpperCase().replace(/-/g, '_')}`;

@@ -12,3 +12,4 @@ export * from './tools';
 export * from './usage';
 export * from './jobs';
 export * from './metrics';
+export * from './mcp';

@@ -83,6 +83,14 @@ export const SERVICE_LIMITS = {
   lambdaReplyBytes: 6 * 1024 * 1024 - 64 * 1024,
   /** Levels of arrays and objects a JSON body may nest (the body itself is the first): deeper input would exhaust the stack of whatever walks it. */
   jsonDepthMax: 64,
+  /** A pending research job: when to ask again (get_job, GET /v1/jobs/{job_id}), in ms. */
+  jobRetryAfterMs: 5_000,
+  /** MCP: a tool result's JSON above this many bytes is paged or cut (MCP_RESULT_MAX_BYTES overrides it). */
+  mcpResultBytes: 80 * 1024,
+  /** MCP find_pages: pages per call, by default and at most; listing entries one call looks through. */
+  findPagesDefault: 20,
+  findPagesMax: 50,
+  findPagesScan: 200,
 } as const;
 
 /** Every limit, the spec's and the service's. */

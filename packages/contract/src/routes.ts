@@ -6,6 +6,7 @@ import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
 import type { FunctionName } from './functions';
 import { SERVICE_LIMITS } from './limits';
+import { MCP_PATH } from './mcp';
 import {
   ArticleInput,
   ArticleRecord,
@@ -21,7 +22,7 @@ import {
 } from './pages';
 
 // The function names are the route table's and the tool registry's both; they live below both.
-export { FUNCTIONS, WORKERS, type FunctionName, type WorkerName } from './functions';
+export { FUNCTIONS, WORKERS, functionEnvName, type FunctionName, type WorkerName } from './functions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -50,6 +51,10 @@ export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.meth
 export const bodyLimitOf = (route: Pick<Route, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
+
+/** A JSON-RPC 2.0 message, or a batch of them (the MCP SDK validates them in detail). */
+const MCP_MESSAGE = z.union([z.looseObject({ jsonrpc: z.literal('2.0') }), z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))]);
+const MCP_405: Reply = { description: 'method_not_allowed: the endpoint is stateless, POST only', schema: ErrorBody };
 
 const PUBLISH_REPLIES: Record<number, Reply> = {
   200: { description: 'Replaced the page with that slug', schema: PublishResult },
@@ -210,6 +215,21 @@ export const ROUTES: readonly Route[] = [
     query: UsageQuery,
     replies: { 200: { description: 'The sums', schema: UsageReport } },
   },
+  {
+    fn: 'mcp',
+    method: 'POST',
+    path: MCP_PATH,
+    auth: true,
+    summary:
+      'The Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses): the research tools plus get_job, get_usage and find_pages. X-API-Key or Authorization: Bearer',
+    body: MCP_MESSAGE,
+    replies: {
+      200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },
+      202: { description: 'A notification or response, accepted' },
+    },
+  },
+  { fn: 'mcp', method: 'GET', path: MCP_PATH, auth: false, summary: 'No SSE stream: 405 method_not_allowed', replies: { 405: MCP_405 } },
+  { fn: 'mcp', method: 'DELETE', path: MCP_PATH, auth: false, summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
 ];
 
 export const ERROR_REPLY: Reply = { description: 'Error (the one error shape, docs/api.md#errors)', schema: ErrorBody };

@@ -284,7 +284,13 @@ export const ResearchResult = z.union([
     ),
   }),
   z.object({ ...ToolMeta, job_id: z.string().nullable(), status: z.literal('succeeded'), ...ResearchFindings }),
-  z.object({ ...ToolMeta, job_id: z.string(), status: z.enum(['queued', 'running', 'failed']), error: JobView.shape.error }),
+  z.object({
+    ...ToolMeta,
+    job_id: z.string(),
+    status: z.enum(['queued', 'running', 'failed']),
+    error: JobView.shape.error,
+    retry_after_ms: z.int().optional().meta({ description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)' }),
+  }),
 ]);
 
 const CompetitorRow = z.object({

@@ -12,6 +12,7 @@ import { handler as publish } from '../../../functions/publish/handler';
 import { handler as questionParts } from '../../../functions/question-parts/handler';
 import { handler as read } from '../../../functions/read/handler';
 import { handler as jobs } from '../../../functions/jobs/handler';
+import { handler as mcp } from '../../../functions/mcp/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
@@ -45,6 +46,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'db-select': dbSelect,
   'db-insert': dbInsert,
   'db-delete': dbDelete,
+  mcp,
 };
 
 /** The worker of every queue: the same modules the worker Lambdas bundle. */

@@ -9,7 +9,7 @@ import { json, payloadTooLarge } from '@cm/runtime';
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** API Gateway's hard limit on an integration; the local server gives handlers the same deadline. */
-const ROUTE_TIMEOUT_MS = 29_000;
+export const ROUTE_TIMEOUT_MS = 29_000;
 
 interface CompiledRoute {
   route: Route;

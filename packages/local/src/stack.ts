@@ -3,12 +3,13 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { WORKERS, type WorkerName } from '@cm/contract';
 import { resetServices, setQueueTransport } from '@cm/runtime';
+import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import { lambdaContext, scheduledEvent } from './context';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
 import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
-import { createApiServer, listen } from './server';
+import { createApiServer, listen, ROUTE_TIMEOUT_MS } from './server';
 
 export interface LocalStackOptions {
   /** Keep nothing on disk. */
@@ -97,6 +98,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const schedule = setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS);
     schedule.unref();
 
+    // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
+    setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000);
     const api = server;
@@ -116,6 +119,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await drain();
         for (const queue of Object.values(queues)) queue.stop();
         setQueueTransport(undefined);
+        setFunctionInvoker(undefined);
         await dynamo.close();
       },
     };

@@ -8,7 +8,7 @@ import { getStore } from './services';
 const KEY_CACHE_MS = 60_000;
 const keyCache = new Map<string, { siteId: number; until: number }>();
 
-async function siteOfKey(apiKey: string): Promise<number | null> {
+export async function siteOfKey(apiKey: string): Promise<number | null> {
   const hit = keyCache.get(apiKey);
   if (hit && hit.until > Date.now()) return hit.siteId;
   const siteId = await getStore().sites.siteIdForKey(apiKey);

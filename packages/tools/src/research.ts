@@ -95,7 +95,15 @@ function researchReply(job: Job, dataSource: string) {
     return { job_id: job.job_id, status: job.status, data_source, cost_usd, cached: false, ...findings };
   }
   // Not done: what it costs shows when it is collected.
-  return { job_id: job.job_id, status: job.status, data_source: dataSource, cached: false, ...(job.error ? { error: job.error } : {}) };
+  const pending = job.status === 'queued' || job.status === 'running';
+  return {
+    job_id: job.job_id,
+    status: job.status,
+    data_source: dataSource,
+    cached: false,
+    ...(job.error ? { error: job.error } : {}),
+    ...(pending ? { retry_after_ms: LIMITS.jobRetryAfterMs } : {}),
+  };
 }
 
 /** The host's addresses, or null when the lookup fails or takes longer than RESOLVE_WAIT_MS. */

@@ -1,0 +1,118 @@
+import * as z from 'zod';
+import { PAGE_TYPES, PageStatus } from './common';
+import { JobView } from './jobs';
+import { LIMITS } from './limits';
+import { TOOL_NAMES, type ToolName } from './tools';
+import { UsageQuery, UsageReport } from './usage';
+
+/*
+ * The MCP endpoint (docs/api.md#mcp): the research tools of the registry (tools.ts) under their names,
+ * plus three tools only agents need. What is MCP-specific about a tool lives here: its title and hints.
+ */
+
+export const MCP_PATH = '/mcp';
+
+/** The protocol versions the endpoint speaks (the SDK negotiates; these are the ones we test). */
+export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18'] as const;
+
+export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages'] as const;
+export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];
+export type McpToolName = ToolName | McpExtraTool;
+export const MCP_TOOL_NAMES: readonly McpToolName[] = [...TOOL_NAMES, ...MCP_EXTRA_TOOLS];
+
+/** MCP tool annotations: hints a client may show or act on (it must not trust them for safety). */
+export interface McpToolHints {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  /** Reaches a paid provider outside the service. */
+  openWorldHint: boolean;
+}
+
+const hints = (title: string, readOnly: boolean, destructive: boolean, idempotent: boolean, openWorld: boolean): McpToolHints => ({
+  title,
+  readOnlyHint: readOnly,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: openWorld,
+});
+
+/**
+ * Each tool's title and hints. Read-only: recall, db_select and the three extras. Destructive: db_delete.
+ * Idempotent where a repeat changes nothing more (a repeated research query is answered from storage, a
+ * repeated add_competitor returns the same row, a second delete finds nothing). Open world: the tools
+ * that may call a paid provider.
+ */
+export const MCP_TOOL_HINTS: Record<McpToolName, McpToolHints> = {
+  research: hints('Research a topic (keywords, web, reddit, url)', false, false, true, true),
+  recall: hints("Recall the site's stored research", true, false, true, false),
+  get_keywords: hints('Pull keyword metrics', false, false, true, true),
+  serp_landscape: hints('Keyword and competitor landscape', false, false, false, true),
+  serp_keyword_refresh: hints('Refresh one keyword SERP (daily quota)', false, false, false, true),
+  serp_backlinks: hints('Backlink profiles and link gap', false, false, true, true),
+  add_competitor: hints('Track a competitor domain', false, false, true, true),
+  db_select: hints('Read cm_* rows', true, false, true, false),
+  db_insert: hints('Insert a cm_* row', false, false, false, false),
+  db_delete: hints('Delete a cm_* row', false, true, true, false),
+  get_job: hints('Get a research job', true, false, true, false),
+  get_usage: hints('Paid provider usage', true, false, true, false),
+  find_pages: hints('Find published pages', true, false, true, false),
+};
+
+/** What an agent is told beyond the registry's description, over MCP. */
+export const MCP_TOOL_NOTES: Partial<Record<McpToolName, string>> = {
+  research: `Over MCP: a job still running after ~25 s answers { job_id, status, retry_after_ms }: collect it with get_job.`,
+  serp_landscape: 'analyze is slow: a partial answer is collected by calling again with the same parameters.',
+  add_competitor: 'Ask the user to confirm the domain before calling.',
+  db_delete: 'Deleting cannot be undone: confirm with the user.',
+};
+
+export const GetJobInput = z.object({
+  job_id: z.string().min(1).max(100),
+  wait_ms: z
+    .int()
+    .min(0)
+    .max(LIMITS.waitMsMax)
+    .optional()
+    .meta({ description: `Wait up to this long for the job to end (max ${LIMITS.waitMsMax})` }),
+});
+export type GetJobInput = z.output<typeof GetJobInput>;
+
+export const GetUsageInput = UsageQuery;
+
+export const FindPagesInput = z.object({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Words that must all appear in the slug or title (case-insensitive, anywhere in a word)' }),
+  type: z.enum(PAGE_TYPES).optional().meta({ description: 'article or question; both by default (articles first)' }),
+  status: PageStatus.optional(),
+  limit: z.int().min(1).max(LIMITS.findPagesMax).default(LIMITS.findPagesDefault),
+  cursor: z.string().min(1).max(2000).optional(),
+});
+export type FindPagesInput = z.output<typeof FindPagesInput>;
+
+export const FoundPage = z.object({
+  id: z.string().meta({ description: 'The page id: link with [text](page:<id>), or list it in related_*_ids' }),
+  type: z.enum(PAGE_TYPES),
+  slug: z.string(),
+  title: z.string().meta({ description: "An article's title, a question's question" }),
+  status: PageStatus,
+  live: z.boolean(),
+  deleted: z.boolean(),
+  url: z.string().meta({ description: 'The visitor page' }),
+  updated_at: z.string(),
+});
+
+export const FindPagesResult = z.object({
+  pages: z.array(FoundPage),
+  examined: z.int().meta({ description: 'Listing entries this call looked through' }),
+  next_cursor: z.string().nullable().meta({ description: 'More pages (or more to search): call again with it' }),
+});
+
+export const GetJobResult = JobView;
+export const GetUsageResult = UsageReport;
