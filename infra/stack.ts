@@ -1,13 +1,13 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionName, type WorkerName } from '@cm/contract';
+import { FUNCTIONS, functionEnvName, MCP_INVOKES, type FunctionName, type WorkerName } from '@cm/contract';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
 import { Alarms } from './constructs/alarms';
 import { httpApi, type Throttle } from './constructs/api';
-import { grantBedrock, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
+import { grantBedrock, grantInvoke, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring } from './constructs/schedules';
 import { contentTable } from './constructs/storage';
@@ -68,6 +68,14 @@ export class ContentApiStack extends Stack {
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
       this.functions.get('research')!.addEnvironment('TAVILY_SECRET', props.tavilySecret);
     }
+
+    // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
+    const mcp = this.functions.get('mcp')!;
+    for (const target of MCP_INVOKES) mcp.addEnvironment(functionEnvName(target), this.functions.get(target)!.functionName);
+    grantInvoke(
+      mcp,
+      MCP_INVOKES.map((target) => this.functions.get(target)!),
+    );
 
     const api = httpApi(this, this.functions, alarms, props.throttle);
 

@@ -90,6 +90,14 @@ export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: str
   fn.addEnvironment(variable, nameOrArn);
 }
 
+/**
+ * Lets `fn` invoke `targets` (Lambda Invoke, RequestResponse): InvokeFunction on their unqualified ARNs,
+ * no versions or aliases, no wildcard.
+ */
+export function grantInvoke(fn: NodejsFunction, targets: readonly NodejsFunction[]): void {
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targets.map((target) => target.functionArn) }));
+}
+
 /** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
 const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
 

@@ -22,6 +22,7 @@ const CLIENT_OF_ACTION: [RegExp, string][] = [
   [/^sqs:SendMessage$/, '@aws-sdk/client-sqs'],
   [/^secretsmanager:GetSecretValue$/, '@aws-sdk/client-secrets-manager'],
   [/^bedrock:InvokeModel$/, '@aws-sdk/client-bedrock-runtime'],
+  [/^lambda:InvokeFunction$/, '@aws-sdk/client-lambda'],
 ];
 
 function clientsGranted(name: string): string[] {
@@ -49,6 +50,7 @@ describe('bundles', () => {
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
     expect(clientsOf('discovery')).toEqual([]);
     expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
+    expect(clientsOf('mcp')).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-lambda']);
     expect(clientsOf('research-worker')).toEqual([
       '@aws-sdk/client-bedrock-runtime',
       '@aws-sdk/client-dynamodb',

@@ -1,7 +1,7 @@
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { FUNCTIONS, QUEUE_SETTINGS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, functionEnvName, MCP_INVOKES, QUEUE_SETTINGS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
@@ -124,6 +124,38 @@ describe('CDK stack', () => {
       .map((r) => JSON.stringify(r.Properties.Target));
     expect(new Set(integrations).size).toBe(integrations.length);
     expect(integrations).toHaveLength(TOOLS.length + 1); // and POST /v1/tools/{name}, the unknown_tool answer
+  });
+
+  it('serves POST, GET and DELETE /mcp from the mcp function, which may read the table and invoke only the functions it runs', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const logicalIdOf = (name: string) => Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role'))!;
+    const mcpId = logicalIdOf('mcp');
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).endsWith(' /mcp'));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    for (const route of routes) {
+      const integrationId = JSON.stringify(route.Properties.Target).match(/"(\w+Integration\w*)"/)![1]!;
+      expect(JSON.stringify(integrations[integrationId]!.Properties.IntegrationUri)).toContain(mcpId);
+    }
+    // Each target is named in the environment and granted InvokeFunction on its own ARN: no wildcard, nothing else.
+    const env = functions[mcpId]!.Properties.Environment.Variables;
+    for (const target of MCP_INVOKES) expect(env[functionEnvName(target)]).toEqual({ Ref: logicalIdOf(target) });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('McpFunctionRole'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const invokes = statements.filter((s: any) => asList(s.Action).includes('lambda:InvokeFunction'));
+    expect(invokes).toHaveLength(1);
+    expect(asList(invokes[0].Action)).toEqual(['lambda:InvokeFunction']);
+    expect(invokes[0].Resource).toEqual(MCP_INVOKES.map((target) => ({ 'Fn::GetAtt': [logicalIdOf(target), 'Arn'] })));
+    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...TOOLS.map((tool) => tool.fn), 'jobs', 'usage', 'read']));
+    const dynamo = statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => String(a).startsWith('dynamodb:'));
+    expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+    expect(statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a))).toEqual([]);
+    // No other function may invoke a function.
+    const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),
+    );
+    expect(invokers.map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])).toEqual(['Mcp']);
   });
 
   it('gives every worker queue a dead-letter queue with an alarm, and its worker partial batch failures', () => {

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { PAGE_TYPES, PageStatus } from './common';
 import { JobView } from './jobs';
 import { LIMITS } from './limits';
-import { TOOL_NAMES, type ToolName } from './tools';
+import { TOOL_NAMES, TOOLS, type ToolName } from './tools';
+import type { FunctionName } from './functions';
 import { UsageQuery, UsageReport } from './usage';
 
 /*
@@ -11,6 +12,12 @@ import { UsageQuery, UsageReport } from './usage';
  */
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * The functions the mcp function invokes, and may invoke (lambda:InvokeFunction on each, nothing else):
+ * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
+ */
+export const MCP_INVOKES: readonly FunctionName[] = [...new Set<FunctionName>([...TOOLS.map((tool) => tool.fn), 'jobs', 'usage', 'read'])];
 
 /** The protocol versions the endpoint speaks (the SDK negotiates; these are the ones we test). */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18'] as const;
