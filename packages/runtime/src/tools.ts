@@ -7,6 +7,7 @@ import { json } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
+import type { Observation } from './observability';
 
 /**
  * What a tool's function is wired to, as the stack grants it: the paid data providers it calls and
@@ -27,10 +28,66 @@ function unwired<T extends object>(tool: ToolName, what: string): T {
   });
 }
 
+/** What one run of a tool is for: the caller's site, its input (parsed with the tool's schema), and the request's observation (keyed with the tool). */
+export interface ToolRun<I> {
+  siteId: number;
+  input: I;
+  observation: Observation;
+}
+
 /**
- * The Lambda handler of one research tool: its route, its input schema, the providers, and the
- * usage ledger, which records every provider call of the request, also when the request fails.
+ * Runs one research tool: its providers and meter, `cost_usd` and `cached` on the result, a provider
+ * failure as `502 provider_error`, and every provider call in the usage ledger, also when the run
+ * fails. The result, or an ApiError. Every way a tool is called (`POST /v1/tools/{name}`, and over MCP
+ * through the tool's own function) runs it here.
  */
+export async function runTool<I>(
+  name: ToolName,
+  run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>,
+  wiring: ToolWiring,
+  { siteId, input, observation }: ToolRun<I>,
+): Promise<Record<string, unknown>> {
+  const store = getStore();
+  const meter = new Meter();
+  try {
+    // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
+    const ctx: ToolContext = {
+      siteId,
+      store,
+      keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
+      backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
+      researchSource: researchSource(getConfig().research),
+      meter,
+      now: new Date(),
+      resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+      enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
+      researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
+      measure: (metric, value) => observation.metric(metric, value),
+    };
+    const result = await run(ctx, input);
+    // A result may carry work done elsewhere (a research job's cost); this request's own calls add to it.
+    const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
+    return {
+      ...result,
+      cost_usd: roundUsd(earlier + meter.costUsd),
+      cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.length === 0,
+    };
+  } catch (error) {
+    if (error instanceof ProviderError) {
+      throw new ApiError('provider_error', `${error.provider}: ${error.message}`, {
+        provider: error.provider,
+        retryable: error.retryable,
+      });
+    }
+    throw error;
+  } finally {
+    observation.metric('tool_calls');
+    observation.metric('provider_cost_usd', meter.costUsd);
+    await store.usage.record(siteId, name, meter.calls);
+  }
+}
+
+/** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
 export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>, wiring: ToolWiring = {}) {
   const spec = toolSpec(name);
   if (!spec) throw new Error(`no tool ${name}`);
@@ -40,44 +97,7 @@ export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Pro
       observation.keys({ tool: name });
       observation.dimension('tool', name);
       const input = request.body(spec.input) as I;
-      const store = getStore();
-      const meter = new Meter();
-      try {
-        // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
-        const ctx: ToolContext = {
-          siteId: request.siteId,
-          store,
-          keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
-          backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
-          researchSource: researchSource(getConfig().research),
-          meter,
-          now: new Date(),
-          resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
-          enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
-          researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
-          measure: (metric, value) => observation.metric(metric, value),
-        };
-        const result = await run(ctx, input);
-        // A result may carry work done elsewhere (a research job's cost); this request's own calls add to it.
-        const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
-        return json(200, {
-          ...result,
-          cost_usd: roundUsd(earlier + meter.costUsd),
-          cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.length === 0,
-        });
-      } catch (error) {
-        if (error instanceof ProviderError) {
-          throw new ApiError('provider_error', `${error.provider}: ${error.message}`, {
-            provider: error.provider,
-            retryable: error.retryable,
-          });
-        }
-        throw error;
-      } finally {
-        observation.metric('tool_calls');
-        observation.metric('provider_cost_usd', meter.costUsd);
-        await store.usage.record(request.siteId, name, meter.calls);
-      }
+      return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation }));
     },
   });
 }
