@@ -1,10 +1,8 @@
 import * as z from 'zod';
 import { PAGE_TYPES, PageStatus } from './common';
-import { JobView } from './jobs';
 import { LIMITS } from './limits';
 import { TOOL_NAMES, TOOLS, type ToolName } from './tools';
 import type { FunctionName } from './functions';
-import { UsageQuery, UsageReport } from './usage';
 
 /*
  * The MCP endpoint (docs/api.md#mcp): the research tools of the registry (tools.ts) under their names,
@@ -18,9 +16,6 @@ export const MCP_PATH = '/mcp';
  * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
  */
 export const MCP_INVOKES: readonly FunctionName[] = [...new Set<FunctionName>([...TOOLS.map((tool) => tool.fn), 'jobs', 'usage', 'read'])];
-
-/** The protocol versions the endpoint speaks (the SDK negotiates; these are the ones we test). */
-export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18'] as const;
 
 export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages'] as const;
 export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];
@@ -86,8 +81,6 @@ export const GetJobInput = z.object({
 });
 export type GetJobInput = z.output<typeof GetJobInput>;
 
-export const GetUsageInput = UsageQuery;
-
 export const FindPagesInput = z.object({
   query: z
     .string()
@@ -120,6 +113,3 @@ export const FindPagesResult = z.object({
   examined: z.int().meta({ description: 'Listing entries this call looked through' }),
   next_cursor: z.string().nullable().meta({ description: 'More pages (or more to search): call again with it' }),
 });
-
-export const GetJobResult = JobView;
-export const GetUsageResult = UsageReport;

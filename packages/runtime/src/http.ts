@@ -57,13 +57,15 @@ export interface State {
   jsonBody?: unknown;
 }
 
-function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+/** `value` parsed with a contract schema, or `400 validation_failed` naming `where` (body, query, path). */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(where, result.error.issues);
   return result.data;
 }
 
-function baseUrlOf(event: ApiEvent): string {
+/** Absolute base URL of this deployment: PUBLIC_BASE_URL, else the host the request came in on. */
+export function baseUrlOf(event: ApiEvent): string {
   const configured = getConfig().publicBaseUrl;
   if (configured) return configured;
   const proto = event.headers['x-forwarded-proto'] ?? 'https';
@@ -123,6 +125,9 @@ function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** Each route's body limit, by route key: looked up on every request with a body. */
+const BODY_LIMITS = new Map(ROUTES.map((route) => [routeKey(route), bodyLimitOf(route)]));
+
 /**
  * Reads the body as JSON: over the route's limit → 413, nested deeper than `jsonDepthMax` → 400
  * validation_failed before anything walks it (JSON.parse included), not JSON → 400 invalid_json.
@@ -130,7 +135,7 @@ function nestsDeeperThan(text: string, max: number): boolean {
 const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   before: async ({ event }) => {
     if (event.body === undefined || event.body === null || event.body === '') return;
-    const limitBytes = bodyLimitOf(ROUTES.find((route) => routeKey(route) === event.routeKey));
+    const limitBytes = BODY_LIMITS.get(event.routeKey) ?? bodyLimitOf(undefined);
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.length > limitBytes) throw payloadTooLarge(limitBytes, raw.length);
     const text = raw.toString('utf8');

@@ -10,24 +10,25 @@ import {
   FindPagesResult,
   functionEnvName,
   GetJobInput,
-  GetJobResult,
-  GetUsageInput,
-  GetUsageResult,
+  JobView,
   LIMITS,
   MCP_PATH,
   MCP_TOOL_HINTS,
   MCP_TOOL_NOTES,
   TOOLS,
   toolSpec,
-  validationError,
+  fieldError,
+  UsageQuery,
+  UsageReport,
   type FunctionName,
   type McpExtraTool,
   type McpToolName,
   type PageType,
 } from '@cm/contract';
+import { visitorUrl } from '@cm/core';
 import { siteOfKey } from './api';
 import { getConfig } from './config';
-import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from './http';
+import { baseUrlOf, routeHandler, routesOf, validate, type ApiEvent, type ApiResult, type Handlers } from './http';
 
 /*
  * The MCP endpoint (docs/api.md#mcp): Streamable HTTP, stateless (a fresh server per request, no
@@ -159,13 +160,13 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodType;
   get_job: {
     description: `A queued research job (from research or serp_landscape analyze): queued, running, succeeded with its result, or failed. wait_ms (max ${LIMITS.waitMsMax}) waits for it to end; while it runs, call again after retry_after_ms.`,
     input: GetJobInput,
-    result: GetJobResult,
+    result: JobView,
   },
   get_usage: {
     description:
       "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now).",
-    input: GetUsageInput,
-    result: GetUsageResult,
+    input: UsageQuery,
+    result: UsageReport,
   },
   find_pages: {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
@@ -177,7 +178,7 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodType;
 let listing: Tool[] | undefined;
 
 /** tools/list: every registry tool with its schemas, then the extras; made once per container. */
-export function mcpTools(): Tool[] {
+function mcpTools(): Tool[] {
   const describe = (name: McpToolName, description: string, input: z.ZodType, result: z.ZodType): Tool => {
     const { title, ...annotations } = MCP_TOOL_HINTS[name];
     const note = MCP_TOOL_NOTES[name];
@@ -255,11 +256,7 @@ const runTool = (caller: Caller, name: string, args: Json) => {
   return callRoute(spec.fn, routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
 };
 
-function parse<S extends z.ZodType>(schema: S, args: Json): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) throw validationError('body', parsed.error.issues);
-  return parsed.data;
-}
+const parse = <S extends z.ZodType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
 
 const getJob = (caller: Caller, args: Json) => {
   const input = parse(GetJobInput, args);
@@ -274,7 +271,7 @@ const getJob = (caller: Caller, args: Json) => {
 };
 
 const getUsage = (caller: Caller, args: Json) => {
-  const input = parse(GetUsageInput, args);
+  const input = parse(UsageQuery, args);
   const query = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Record<string, string>;
   return callRoute('usage', routeEvent(caller, 'GET', '/v1/usage', 'GET /v1/usage', { query }));
 };
@@ -294,9 +291,7 @@ function decodeCursor(cursor: string | undefined): PagesCursor {
   } catch {
     // answered below
   }
-  throw new ApiError('validation_failed', 'body.cursor: is not a cursor find_pages gave', {
-    issues: [{ path: 'cursor', message: 'is not a cursor find_pages gave' }],
-  });
+  throw fieldError('body', 'cursor', 'is not a cursor find_pages gave');
 }
 
 const words = (text: string) =>
@@ -314,7 +309,7 @@ async function findPages(caller: Caller, args: Json): Promise<Json> {
   const input = parse(FindPagesInput, args);
   const types: PageType[] = input.type ? [input.type] : ['article', 'question'];
   const wanted = input.query ? words(input.query) : [];
-  const base = getConfig().publicBaseUrl ?? `${caller.event.headers['x-forwarded-proto'] ?? 'https'}://${caller.event.requestContext.domainName}`;
+  const base = baseUrlOf(caller.event);
   let at = decodeCursor(input.cursor);
   const pages: z.output<typeof FindPagesResult>['pages'] = [];
   let examined = 0;
@@ -342,7 +337,7 @@ async function findPages(caller: Caller, args: Json): Promise<Json> {
           status: item.status as never,
           live: item.live,
           deleted: item.deleted,
-          url: `${base}/sites/${caller.siteId}/${type}s/${encodeURIComponent(item.slug)}`,
+          url: visitorUrl(base, caller.siteId, type, item.slug),
           updated_at: item.updated_at,
         });
       }
@@ -388,9 +383,11 @@ async function fitted(caller: Caller, name: string, args: Json, result: Json): P
   if (name === 'db_select' && Array.isArray(result.rows) && result.rows.length > 1) {
     let limit = result.rows.length;
     let page = result;
-    while (sizeOf(page) > max && limit > 1) {
-      limit = Math.max(1, Math.floor((limit * max) / sizeOf(page) / 1.1));
+    let pageSize = size;
+    while (pageSize > max && limit > 1) {
+      limit = Math.max(1, Math.floor((limit * max) / pageSize / 1.1));
       page = await runTool(caller, name, { ...args, limit });
+      pageSize = sizeOf(page);
     }
     return {
       result: page,
@@ -455,7 +452,7 @@ function mcpServer(caller: Caller): Server {
 }
 
 /** One POST /mcp request, after its origin and key were checked. */
-export async function handleMcp(request: Request, caller: Caller): Promise<Response> {
+async function handleMcp(request: Request, caller: Caller): Promise<Response> {
   const server = mcpServer(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

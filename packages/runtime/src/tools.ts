@@ -29,7 +29,7 @@ function unwired<T extends object>(tool: ToolName, what: string): T {
 }
 
 /** What one run of a tool is for: the caller's site, its input (parsed with the tool's schema), and the request's observation (keyed with the tool). */
-export interface ToolRun<I> {
+interface ToolRun<I> {
   siteId: number;
   input: I;
   observation: Observation;
@@ -41,7 +41,7 @@ export interface ToolRun<I> {
  * fails. The result, or an ApiError. Every way a tool is called (`POST /v1/tools/{name}`, and over MCP
  * through the tool's own function) runs it here.
  */
-export async function runTool<I>(
+async function runTool<I>(
   name: ToolName,
   run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>,
   wiring: ToolWiring,
