@@ -40,6 +40,8 @@ const FORBIDDEN = {
   tools: ['publishing', 'runtime', 'local'],
   publishing: ['tools', 'runtime', 'local'],
   runtime: ['local'],
+  // The dashboard's files and build: below the functions and the local stack, beside the workflows.
+  dashboard: ['core', 'store', 'providers', 'tools', 'publishing', 'runtime', 'local'],
 };
 
 const layerRules = Object.entries(FORBIDDEN).map(([from, to]) => ({

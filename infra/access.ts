@@ -41,6 +41,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'db-select': { table: 'read' },
   'db-insert': { table: 'readWriteDelete' },
   'db-delete': { table: 'readWriteDelete' },
+  // Static files: the app reads the site's data through the API with the user's key.
+  dashboard: { table: 'none' },
   // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them.
   mcp: { table: 'read' },
   'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },

@@ -28,3 +28,15 @@ export const BUNDLING = {
   // Prefer packages' ESM builds so esbuild can drop what a function never imports.
   mainFields: ['module', 'main'],
 } satisfies BundlingOptions;
+
+/**
+ * A function's bundling: the shared options and, for the dashboard, its app built beside the handler
+ * (`dashboard/`, which the handler reads), by the same build as the local stack's.
+ */
+export function bundlingOf(name: FunctionId): BundlingOptions {
+  if (name !== 'dashboard') return BUNDLING;
+  const build = (inputDir: string, outputDir: string) => [
+    `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" "${join(outputDir, 'dashboard')}"`,
+  ];
+  return { ...BUNDLING, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: build } };
+}

@@ -57,7 +57,7 @@ export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, N
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',
     reason:
-      'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages and discovery are public by design',
+      'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages, the dashboard files and discovery are public by design',
   });
 
   const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });

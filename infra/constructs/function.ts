@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import type { WorkerName } from '@cm/contract';
 import { TABLE } from '@cm/store';
 import { TABLE_ACTIONS, type FunctionAccess } from '../access';
-import { BUNDLING, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
+import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
 import type { Alarms } from './alarms';
 import { pascal } from './ids';
 
@@ -55,7 +55,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
       NODE_OPTIONS: '--enable-source-maps',
       ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues[q].queueUrl])),
     },
-    bundling: BUNDLING,
+    bundling: bundlingOf(name),
   });
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

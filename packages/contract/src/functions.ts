@@ -25,6 +25,8 @@ export const FUNCTIONS = [
   'db-select',
   'db-insert',
   'db-delete',
+  // The dashboard's page and files: a client of the API like any other.
+  'dashboard',
   // The MCP endpoint: it runs each tool by invoking that tool's own function.
   'mcp',
 ] as const;

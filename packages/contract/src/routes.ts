@@ -50,6 +50,9 @@ export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.meth
 /** The largest body `route` takes, in bytes: its own limit, else the service's. */
 export const bodyLimitOf = (route: Pick<Route, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 
+/** A dashboard file by name; only the names the build made are found (404 otherwise), so no path can climb out. */
+export const DashboardAssetParams = z.object({ file: z.string() });
+
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
 
 /** A JSON-RPC 2.0 message, or a batch of them (the MCP SDK validates them in detail). */
@@ -171,6 +174,25 @@ export const ROUTES: readonly Route[] = [
     auth: false,
     summary: 'The question page as readers see it',
     replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+  },
+  {
+    fn: 'dashboard',
+    method: 'GET',
+    path: '/dashboard',
+    auth: false,
+    summary: 'The dashboard: a page that asks for the API key and calls this API with it; it holds no site data',
+    replies: { 200: html('The dashboard app') },
+  },
+  {
+    fn: 'dashboard',
+    method: 'GET',
+    path: '/dashboard/assets/{file}',
+    auth: false,
+    summary: "The dashboard's script, styles and icon, named by a hash of their content (cached for a year)",
+    replies: {
+      200: { description: 'The file', contentType: 'text/javascript; charset=utf-8' },
+      404: { description: 'No such file', schema: ErrorBody },
+    },
   },
   {
     fn: 'tools',

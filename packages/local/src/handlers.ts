@@ -2,6 +2,7 @@ import type { FunctionName, WorkerName } from '@cm/contract';
 import type { WorkerHandler } from './queue';
 import type { ApiHandler } from './server';
 import { handler as addCompetitor } from '../../../functions/add-competitor/handler';
+import { handler as dashboard } from '../../../functions/dashboard/handler';
 import { handler as dbDelete } from '../../../functions/db-delete/handler';
 import { handler as dbInsert } from '../../../functions/db-insert/handler';
 import { handler as dbSelect } from '../../../functions/db-select/handler';
@@ -46,6 +47,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'db-select': dbSelect,
   'db-insert': dbInsert,
   'db-delete': dbDelete,
+  dashboard,
   mcp,
 };
 

@@ -20,6 +20,7 @@ async function main() {
     [
       `Content API on ${stack.url} (embedded DynamoDB on ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : 'data in .data/'})`,
       `Demo site ${stack.demoCreated ? 'created' : 'from .data/demo-site.json'}: site_id ${demo.site_id}, API key ${demo.api_key}`,
+      `Dashboard: ${stack.url}/dashboard#key=${demo.api_key}`,
       `OpenAPI: ${stack.url}/openapi.json`,
     ].join('\n'),
   );

@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { WORKERS, type WorkerName } from '@cm/contract';
+import { buildDashboard } from '@cm/dashboard/build';
 import { resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
@@ -65,6 +67,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let server: Server | undefined;
   try {
     await ensureTable(dynamo.endpoint, tableName);
+    // The dashboard's app, built as the function's bundling builds it; its handler reads the folder.
+    const dashboardDir = options.memory ? mkdtempSync(join(tmpdir(), 'cm-dashboard-')) : join(dataDir, 'dashboard');
+    await buildDashboard(dashboardDir);
+    process.env.DASHBOARD_DIR = dashboardDir;
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     resetServices();
@@ -121,6 +127,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         setQueueTransport(undefined);
         setFunctionInvoker(undefined);
         await dynamo.close();
+        if (options.memory) rmSync(dashboardDir, { recursive: true, force: true });
       },
     };
   } catch (error) {

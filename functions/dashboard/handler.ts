@@ -1,0 +1,13 @@
+import { join } from 'node:path';
+import { DashboardAssetParams } from '@cm/contract';
+import { dashboardFiles } from '@cm/dashboard';
+// Only the HTTP module: the dashboard reads no table, so it bundles no DynamoDB client.
+import { publicApi } from '@cm/runtime/http';
+
+// The bundling puts the built app beside the handler; the local stack builds it and names its folder.
+const files = dashboardFiles(() => process.env.DASHBOARD_DIR ?? join(__dirname, 'dashboard'));
+
+export const handler = publicApi('dashboard', {
+  'GET /dashboard': async () => files.page(),
+  'GET /dashboard/assets/{file}': async ({ params }) => files.asset(params(DashboardAssetParams).file),
+});

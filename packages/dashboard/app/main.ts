@@ -1,0 +1,4 @@
+import './styles.css';
+
+const app = document.getElementById('app')!;
+app.textContent = 'Dashboard';
