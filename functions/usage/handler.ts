@@ -6,6 +6,7 @@ export const handler = api('usage', {
   'GET /v1/usage': async (request) => {
     const query = request.query(UsageQuery);
     const now = new Date();
-    return json(200, await getStore().usage.report(request.siteId, query.from ?? monthStart(now, 0).toISOString(), query.to ?? now.toISOString()));
+    const from = query.from ?? monthStart(now, 0).toISOString();
+    return json(200, await getStore().usage.report(request.siteId, from, query.to ?? now.toISOString(), { byDay: query.by === 'day' }));
   },
 });

@@ -200,6 +200,12 @@ describe('relink', () => {
     expect(docDown).toEqual(docBefore);
     expect(docDown).toMatchObject({ copy, related_article_ids: [other, target] });
 
+    // A listing says the same when asked, for every listed page, without reading the documents.
+    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as { id: string; suppressed_links: unknown[] }[];
+    expect(listed.find((item) => item.id === q)!.suppressed_links).toEqual(down.suppressed_links);
+    expect(listed.find((item) => item.id === target)!.suppressed_links).toEqual([]);
+    expect((await t.call('GET', '/articles?limit=200')).body.items[0]).not.toHaveProperty('suppressed_links');
+
     // The same relink message again changes nothing more.
     const message = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
     await t.stack.queues.relink.send(message);

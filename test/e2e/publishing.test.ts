@@ -444,6 +444,7 @@ describe('listing', () => {
     expect(seen).toEqual(['l-five', 'l-four', 'l-three', 'l-two', 'l-one']);
 
     const drafts = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
+    const url = (slug: string) => `${t.url}/sites/${site.siteId}/articles/${slug}`;
     expect(drafts.body.items).toEqual([
       {
         id: expect.any(String),
@@ -453,8 +454,18 @@ describe('listing', () => {
         live: false,
         deleted: false,
         updated_at: '2026-01-04T22:00:00.000Z',
+        url: url('l-five'),
       },
-      { id: expect.any(String), slug: 'l-two', title: 'Title of l-two', status: 'draft', live: false, deleted: false, updated_at: '2026-01-02T00:00:00.000Z' },
+      {
+        id: expect.any(String),
+        slug: 'l-two',
+        title: 'Title of l-two',
+        status: 'draft',
+        live: false,
+        deleted: false,
+        updated_at: '2026-01-02T00:00:00.000Z',
+        url: url('l-two'),
+      },
     ]);
     expect(drafts.body.next_cursor).toBeNull();
 

@@ -616,4 +616,25 @@ describe('usage ledger', () => {
     const backwards = await s.usage('?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z');
     expect(backwards.status).toBe(400);
   });
+
+  it('breaks the sums down per UTC day and tool with by=day, from one read of the window', async () => {
+    const s = await site();
+    const call = (endpoint: string, cost_usd: number) => ({ provider: 'dataforseo', endpoint, cost_usd });
+    await t.store.usage.record(s.siteId, 'serp_landscape', [call('serp', 0.002), call('serp', 0.002)], '2026-03-01T23:59:59.999Z');
+    await t.store.usage.record(s.siteId, 'get_keywords', [call('volume', 0.075)], '2026-03-02T00:00:00.000Z');
+    await t.store.usage.record(s.siteId, 'serp_landscape', [call('serp', 0.002)], '2026-03-02T10:00:00.000Z');
+    await t.store.usage.record(s.siteId, 'monitor', [call('backlinks', 0.02)], '2026-04-01T00:00:00.000Z'); // outside the window
+    const window = `?from=2026-03-01T00:00:00Z&to=2026-04-01T00:00:00Z`;
+    const report = await s.usage(`${window}&by=day`);
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ calls: 4, cost_usd: 0.081 });
+    expect(report.body.by_day).toEqual([
+      { day: '2026-03-01', tool: 'serp_landscape', provider: 'dataforseo', calls: 2, cost_usd: 0.004 },
+      { day: '2026-03-02', tool: 'get_keywords', provider: 'dataforseo', calls: 1, cost_usd: 0.075 },
+      { day: '2026-03-02', tool: 'serp_landscape', provider: 'dataforseo', calls: 1, cost_usd: 0.002 },
+    ]);
+    // Without by=day the reply is as before; another grouping is refused.
+    expect((await s.usage(window)).body).not.toHaveProperty('by_day');
+    expect((await s.usage(`${window}&by=week`)).status).toBe(400);
+  });
 });

@@ -199,6 +199,10 @@ export const PageListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().min(1).optional(),
   status: PageStatus.optional(),
+  suppressed_links: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)" }),
 });
 export type PageListQuery = z.infer<typeof PageListQuery>;
 
@@ -211,6 +215,8 @@ export const PageListItem = z.object({
   live: z.boolean(),
   deleted: z.boolean(),
   updated_at: z.string(),
+  url: z.string().meta({ description: 'The visitor page.' }),
+  suppressed_links: z.array(SuppressedLink).optional().meta({ description: 'With suppressed_links=true: as on the page itself.' }),
 });
 export type PageListItem = z.infer<typeof PageListItem>;
 

@@ -17,6 +17,7 @@ export const UsageQuery = z
   .object({
     from: Timestamp.optional().meta({ description: 'Start, inclusive (default: the start of the current UTC month)' }),
     to: Timestamp.optional().meta({ description: 'End, exclusive (default: now)' }),
+    by: z.literal('day').optional().meta({ description: 'day: also break the sums down per UTC day and tool (by_day)' }),
   })
   .refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'from must not be after to' });
 export type UsageQuery = z.output<typeof UsageQuery>;
@@ -29,6 +30,9 @@ export const UsageLine = z.object({
 });
 export type UsageLine = z.output<typeof UsageLine>;
 
+export const UsageDayLine = UsageLine.extend({ day: z.string().meta({ description: 'The UTC day, YYYY-MM-DD' }) });
+export type UsageDayLine = z.output<typeof UsageDayLine>;
+
 export const UsageReport = z
   .object({
     from: z.string(),
@@ -36,6 +40,7 @@ export const UsageReport = z
     calls: z.int(),
     cost_usd: z.number(),
     by_tool: z.array(UsageLine).meta({ description: 'Per tool and provider, costliest first' }),
+    by_day: z.array(UsageDayLine).optional().meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' }),
   })
   .meta({ id: 'UsageReport' });
 export type UsageReport = z.output<typeof UsageReport>;

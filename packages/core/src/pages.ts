@@ -15,6 +15,7 @@ import {
   type PublishWarning,
   type QuestionDoc,
   type QuestionInput,
+  type SuppressedLink,
 } from '@cm/contract';
 import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
@@ -221,6 +222,13 @@ export function readerRecord(page: PageState): PageRecord {
   );
 }
 
+/** A page's suppressed links as the API shows them, each with its target's type. */
+export const suppressedLinks = (suppressed: PageState['suppressed']): SuppressedLink[] =>
+  suppressed.flatMap(({ id, since }) => {
+    const type = pageTypeOfId(id);
+    return type ? [{ id, type, since }] : [];
+  });
+
 function recordOf(page: PageState, doc: PageDoc): PageRecord {
   const current = {
     status: page.status,
@@ -230,10 +238,7 @@ function recordOf(page: PageState, doc: PageDoc): PageRecord {
     created_at: page.created_at,
     live: isLive(page.status, page.deleted),
     deleted: page.deleted,
-    suppressed_links: page.suppressed.flatMap(({ id, since }) => {
-      const type = pageTypeOfId(id);
-      return type ? [{ id, type, since }] : [];
-    }),
+    suppressed_links: suppressedLinks(page.suppressed),
     relinked_at: page.relinked_at,
   };
   if (page.type === 'article') return { ...(doc as ArticleDoc), ...current, type: 'article' };

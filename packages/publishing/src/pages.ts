@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { notFound, type CommunityAnswerInput, type PageListQuery, type PageRecord, type PageType } from '@cm/contract';
-import { pageId, pageRecord, pageTypeOfId } from '@cm/core';
-import type { PageListing, Store } from '@cm/store';
+import { notFound, type CommunityAnswerInput, type PageList, type PageListQuery, type PageRecord, type PageType } from '@cm/contract';
+import { pageId, pageRecord, pageTypeOfId, suppressedLinks, visitorUrl } from '@cm/core';
+import type { Store } from '@cm/store';
 
 /** A page of the site by its id, every stored field with defaults applied; `404` when there is none of that type. */
 export async function readPage(store: Store, siteId: number, type: PageType, id: string): Promise<PageRecord> {
@@ -10,10 +10,29 @@ export async function readPage(store: Store, siteId: number, type: PageType, id:
   return pageRecord(page);
 }
 
-/** The page with `query.slug`, or a listing of the site's pages of that type, newest first. */
-export function findPages(store: Store, siteId: number, type: PageType, query: PageListQuery): Promise<PageRecord | PageListing> {
+/**
+ * The page with `query.slug`, or a listing of the site's pages of that type, newest first, each with its
+ * visitor URL and, when asked, the links relink keeps from its readers.
+ */
+export async function findPages(store: Store, siteId: number, type: PageType, query: PageListQuery, baseUrl: string): Promise<PageRecord | PageList> {
   if (query.slug !== undefined) return readPage(store, siteId, type, pageId(siteId, type, query.slug));
-  return store.pages.list(siteId, type, query);
+  const listing = await store.pages.list(siteId, type, query);
+  const suppressed =
+    query.suppressed_links === 'true'
+      ? await store.pages.suppressedOf(
+          siteId,
+          type,
+          listing.items.map((item) => item.id),
+        )
+      : null;
+  return {
+    items: listing.items.map((item) => ({
+      ...item,
+      url: visitorUrl(baseUrl, siteId, type, item.slug),
+      ...(suppressed ? { suppressed_links: suppressedLinks(suppressed.get(item.id) ?? []) } : {}),
+    })),
+    next_cursor: listing.next_cursor,
+  };
 }
 
 /** The id of a question, else `404` (before the body is read or anything written). */

@@ -50,7 +50,8 @@ export interface CurrentLiveState {
 }
 
 export interface PageListing {
-  items: PageListItem[];
+  /** What the listing indexes hold of each page; the workflow adds its URL and, when asked, its suppressed links. */
+  items: Omit<PageListItem, 'url' | 'suppressed_links'>[];
   next_cursor: string | null;
 }
 
@@ -75,6 +76,10 @@ function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: 
     relink_pending: optionalString(item.relink_pending),
   };
 }
+
+/** A page item's suppressed links, sorted, each with since when as `times` (an item holding their times) has it. */
+const suppressedLinksOf = (suppressed: unknown, times: Record<string, unknown>): PageState['suppressed'] =>
+  [...((suppressed as Set<string> | undefined) ?? [])].sort().map((target) => ({ id: target, since: optionalString(times[suppressedSinceAttribute(target)]) }));
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
@@ -220,10 +225,7 @@ export class PageStore {
         deleted: main.deleted === true,
         created_at: String(main.created_at),
         updated_at: String(main.updated_at),
-        suppressed: [...((main.suppressed as Set<string> | undefined) ?? [])].sort().map((target) => ({
-          id: target,
-          since: optionalString(main[suppressedSinceAttribute(target)]),
-        })),
+        suppressed: suppressedLinksOf(main.suppressed, main),
         relinked_at: optionalString(main.relinked_at),
         summary: optionalString(main.summary),
         community_answers: answers,
@@ -286,6 +288,30 @@ export class PageStore {
     });
     const last = out.LastEvaluatedKey;
     return { items, next_cursor: last ? encodeCursor([String(last[`${index}sk`]), String(last.sk)]) : null };
+  }
+
+  /**
+   * The links relink keeps from readers on each of `ids` (pages of `type`), with since when: the page
+   * items' suppressed sets in one batch read, then the times of just those links in a second (their
+   * attribute names are known only then). The listing indexes hold neither.
+   */
+  async suppressedOf(siteId: number, type: PageType, ids: readonly string[]): Promise<Map<string, PageState['suppressed']>> {
+    const keys = ids.map((id) => pageKey(siteId, type, id));
+    const sets = await batchGet(this.db, this.table, keys, { expression: '#id, suppressed', names: { '#id': 'id' } });
+    const withLinks = sets.filter((item) => (item.suppressed as Set<string> | undefined)?.size);
+    const result = new Map<string, PageState['suppressed']>(ids.map((id) => [id, []]));
+    if (withLinks.length === 0) return result;
+    const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed as Set<string>)]))];
+    const names = Object.fromEntries([['#id', 'id'], ...targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])]);
+    const times = await batchGet(
+      this.db,
+      this.table,
+      withLinks.map((item) => pageKey(siteId, type, String(item.id))),
+      { expression: Object.keys(names).join(', '), names },
+    );
+    const timesOf = new Map(times.map((item) => [String(item.id), item]));
+    for (const item of withLinks) result.set(String(item.id), suppressedLinksOf(item.suppressed, timesOf.get(String(item.id)) ?? {}));
+    return result;
   }
 
   /** What notify decides on: the page's current live state and the newest notify applied to it. */

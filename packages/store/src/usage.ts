@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { roundUsd, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
+import { roundUsd, type UsageDayLine, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
 import { batchWrite } from './batch';
 import { usagePartition, type Key } from './keys';
 
@@ -24,9 +24,19 @@ export class UsageStore {
     );
   }
 
-  /** Calls and cost per tool and provider from `from` (inclusive) to `to` (exclusive). */
-  async report(siteId: number, from: string, to: string): Promise<UsageReport> {
+  /**
+   * Calls and cost per tool and provider from `from` (inclusive) to `to` (exclusive), and with `byDay`
+   * also per UTC day: one query of the site's ledger, paged, whatever the grouping.
+   */
+  async report(siteId: number, from: string, to: string, options: { byDay?: boolean } = {}): Promise<UsageReport> {
     const lines = new Map<string, UsageLine>();
+    const days = new Map<string, UsageDayLine>();
+    const add = <L extends UsageLine>(map: Map<string, L>, key: string, fresh: () => L, cost: number) => {
+      const line = map.get(key) ?? fresh();
+      line.calls += 1;
+      line.cost_usd = roundUsd(line.cost_usd + cost);
+      map.set(key, line);
+    };
     let start: Record<string, unknown> | undefined;
     do {
       const out = await this.db.send(
@@ -35,26 +45,32 @@ export class UsageStore {
           // Entries at `to` sort after it ("<to>#…" > "<to>"), so BETWEEN leaves them out.
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':pk': usagePartition(siteId), ':from': from, ':to': to },
-          ProjectionExpression: 'tool, provider, cost_usd',
+          ProjectionExpression: 'tool, provider, cost_usd, #at',
+          ExpressionAttributeNames: { '#at': 'at' },
           ExclusiveStartKey: start,
         }),
       );
       for (const item of out.Items ?? []) {
-        const key = `${item.tool}\n${item.provider}`;
-        const line = lines.get(key) ?? { tool: String(item.tool), provider: String(item.provider), calls: 0, cost_usd: 0 };
-        line.calls += 1;
-        line.cost_usd = roundUsd(line.cost_usd + Number(item.cost_usd));
-        lines.set(key, line);
+        const tool = String(item.tool);
+        const provider = String(item.provider);
+        const cost = Number(item.cost_usd);
+        add(lines, `${tool}\n${provider}`, () => ({ tool, provider, calls: 0, cost_usd: 0 }), cost);
+        if (options.byDay) {
+          const day = String(item.at).slice(0, 10);
+          add(days, `${day}\n${tool}\n${provider}`, () => ({ day, tool, provider, calls: 0, cost_usd: 0 }), cost);
+        }
       }
       start = out.LastEvaluatedKey;
     } while (start);
-    const byTool = [...lines.values()].sort((a, b) => b.cost_usd - a.cost_usd || b.calls - a.calls || a.tool.localeCompare(b.tool));
+    const costliest = (a: UsageLine, b: UsageLine) => b.cost_usd - a.cost_usd || b.calls - a.calls || a.tool.localeCompare(b.tool);
+    const byTool = [...lines.values()].sort(costliest);
     return {
       from,
       to,
       calls: byTool.reduce((sum, line) => sum + line.calls, 0),
       cost_usd: roundUsd(byTool.reduce((sum, line) => sum + line.cost_usd, 0)),
       by_tool: byTool,
+      ...(options.byDay ? { by_day: [...days.values()].sort((a, b) => a.day.localeCompare(b.day) || costliest(a, b)) } : {}),
     };
   }
 }
