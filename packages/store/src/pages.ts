@@ -302,7 +302,7 @@ export class PageStore {
     const result = new Map<string, PageState['suppressed']>(ids.map((id) => [id, []]));
     if (withLinks.length === 0) return result;
     const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed as Set<string>)]))];
-    const names = Object.fromEntries([['#id', 'id'], ...targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])]);
+    const names: Record<string, string> = { '#id': 'id', ...Object.fromEntries(targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])) };
     const times = await batchGet(
       this.db,
       this.table,
