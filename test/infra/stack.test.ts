@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -116,6 +118,29 @@ describe('CDK stack', () => {
       .map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])
       .sort();
     expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert']);
+  });
+
+  it('serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['GET /dashboard', 'GET /dashboard/assets/{file}']);
+    const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
+      JSON.stringify(i.Properties.IntegrationUri).includes(id),
+    );
+    expect(routes.every((r) => integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)))).toBe(true);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('DashboardFunctionRole'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
+    expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
+    expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
+    // The asset Lambda is given: index.js and, from the bundling hook, the app the handler reads.
+    const asset = join(app.outdir, `asset.${String(dashboard.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+    expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
+    const html = readFileSync(join(asset, 'dashboard', 'index.html'), 'utf8');
+    const files = readdirSync(join(asset, 'dashboard', 'assets'));
+    expect(files.length).toBe(3);
+    for (const file of files) expect(html).toContain(`/dashboard/assets/${file}`);
   });
 
   it('gives each research tool its own function behind its own route', () => {
