@@ -9,5 +9,5 @@ const files = dashboardFiles(() => process.env.DASHBOARD_DIR ?? join(__dirname, 
 
 export const handler = publicApi('dashboard', {
   'GET /dashboard': async () => files.page(),
-  'GET /dashboard/assets/{file}': async ({ params }) => files.asset(params(DashboardAssetParams).file),
+  'GET /dashboard/assets/{file}': async (request) => files.asset(request.params(DashboardAssetParams).file),
 });
