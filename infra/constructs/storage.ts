@@ -3,7 +3,10 @@ import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/a
 import type { Construct } from 'constructs';
 import { TABLE } from '@cm/store';
 
-/** The one DynamoDB table, keyed and indexed as `@cm/store` lays it out; it outlives the stack. */
+/**
+ * The one DynamoDB table, keyed and indexed as `@cm/store` lays it out. It outlives the stack (retained), and
+ * deletion protection refuses a delete by anyone, console and API included, until it is turned off.
+ */
 export function contentTable(scope: Construct): Table {
   const table = new Table(scope, 'Table', {
     partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
@@ -12,6 +15,7 @@ export function contentTable(scope: Construct): Table {
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: TABLE.ttlAttribute,
     removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
   });
   for (const index of TABLE.indexes) {
     table.addGlobalSecondaryIndex({

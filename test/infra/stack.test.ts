@@ -50,12 +50,14 @@ describe('cdk-nag (AWS Solutions)', () => {
 });
 
 describe('CDK stack', () => {
-  it('has the table on demand, with point-in-time recovery, TTL, the listing indexes and the row indexes', () => {
+  it('has the table on demand, retained, deletion-protected, with point-in-time recovery, TTL, the listing indexes and the row indexes', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
         BillingMode: 'PAY_PER_REQUEST',
+        DeletionProtectionEnabled: true,
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
         KeySchema: [
