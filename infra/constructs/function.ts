@@ -99,7 +99,7 @@ export function grantInvoke(fn: NodejsFunction, targets: readonly NodejsFunction
 }
 
 /** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
-const INFERENCE_PROFILE = /^(us|eu|apac|us-gov|global)\.(.+)$/;
+const INFERENCE_PROFILE = /^(us|eu|apac|jp|au|us-gov|global)\.(.+)$/;
 
 /**
  * Lets `fn` call Converse on `modelId`, named in `BEDROCK_MODEL_ID`, and no more: the foundation model

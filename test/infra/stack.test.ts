@@ -275,7 +275,7 @@ describe('CDK stack', () => {
     expect(worker.Properties.Timeout).toBe(150);
   });
 
-  it('lets only the research worker call Bedrock: InvokeModel on the default model in its region, named in its environment', () => {
+  it('lets only the research worker call Bedrock: InvokeModel on the default inference profile and its model, named in its environment', () => {
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
       p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map((s: any) => ({
         roles: JSON.stringify(p.Properties.Roles),
@@ -285,13 +285,15 @@ describe('CDK stack', () => {
     expect(invokers).toHaveLength(1);
     expect(invokers[0]!.roles).toContain('ResearchWorkerFunction');
     expect(invokers[0]!.statement.Action).toBe('bedrock:InvokeModel');
-    expect(JSON.stringify(invokers[0]!.statement.Resource)).toContain(
-      ':bedrock:",{"Ref":"AWS::Region"},"::foundation-model/anthropic.claude-3-haiku-20240307-v1:0',
+    const resources = JSON.stringify(invokers[0]!.statement.Resource);
+    expect(resources).toContain(
+      ':bedrock:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0',
     );
+    expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
     const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
       JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
     )!;
-    expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe('anthropic.claude-3-haiku-20240307-v1:0');
+    expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe('us.anthropic.claude-haiku-4-5-20251001-v1:0');
     expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
   });
 

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENDPOINTS, Meter } from '@cm/providers';
-import { getBacklinkData, getKeywordData, loadConfig, resetServices, selectKeywordData } from '@cm/runtime';
+import { DEFAULT_BEDROCK_MODEL, getBacklinkData, getKeywordData, loadConfig, logger, resetServices, selectKeywordData } from '@cm/runtime';
 import { getResearch, selectResearch } from '@cm/runtime/research';
-import { startWebReplay, type WebReplay } from '../helpers/web-replay';
+import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
 
 /* Which providers a configuration selects, and credentials read from Secrets Manager (a loopback stand-in). */
@@ -86,13 +86,13 @@ describe('web research', () => {
 
   it('uses Tavily and Bedrock with a key from the environment, or from a Secrets Manager secret', async () => {
     web.answer('/search', { fixture: 'tavily.search.ok' });
-    web.answer('/model/anthropic.claude-3-haiku-20240307-v1:0/converse', { fixture: 'bedrock.converse.ok' });
+    web.answer(conversePath(DEFAULT_BEDROCK_MODEL), { fixture: 'bedrock.converse.ok' });
     const fromEnv = await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }));
     expect(fromEnv.name).toBe('tavily+bedrock');
     await fromEnv.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
     expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-env');
     // The default model, unless BEDROCK_MODEL_ID names another.
-    expect(web.requests.map((r) => r.path)).toContain('/model/anthropic.claude-3-haiku-20240307-v1:0/converse');
+    expect(web.requests.map((r) => r.path)).toContain(conversePath('us.anthropic.claude-haiku-4-5-20251001-v1:0'));
 
     web.requests.length = 0;
     secretRequests.length = 0;
@@ -100,6 +100,38 @@ describe('web research', () => {
     expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/tavily' } }]);
     await fromSecret.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
     expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-secret');
+  });
+
+  it('prices the default model: Claude Haiku 4.5 through its US profile, at the regional price, with no warning', async () => {
+    web.answer('/search', { fixture: 'tavily.search.ok' });
+    web.answer(conversePath(DEFAULT_BEDROCK_MODEL), { fixture: 'bedrock.converse.ok' });
+    const warn = jest.spyOn(logger, 'warn');
+    try {
+      const meter = new Meter();
+      await (await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }))).research({ mode: 'web', query: 'running shoes', question: null }, meter);
+      // 1873 input tokens at $1.10/M and 412 output tokens at $5.50/M ($1 and $5 through global., 10% more through a regional profile).
+      expect(meter.calls.find((c) => c.provider === 'bedrock')).toEqual({ provider: 'bedrock', endpoint: 'converse', cost_usd: 0.004326 });
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('logs a warning for a model without a price, which is charged at the dearest known one, never at zero', async () => {
+    const unknown = 'us.anthropic.claude-future-20270101-v1:0';
+    web.answer('/search', { fixture: 'tavily.search.ok' });
+    web.answer(conversePath(unknown), { fixture: 'bedrock.converse.ok' });
+    const warn = jest.spyOn(logger, 'warn');
+    try {
+      const provider = await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env', BEDROCK_MODEL_ID: unknown }));
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('has no price'), { model_id: unknown, price: { input: 3, output: 15 } });
+      const meter = new Meter();
+      await provider.research({ mode: 'web', query: 'running shoes', question: null }, meter);
+      expect(meter.calls.find((c) => c.provider === 'bedrock')!.cost_usd).toBe(0.011799);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('refuses a secret without an api_key, naming what is missing', async () => {

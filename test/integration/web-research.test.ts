@@ -7,7 +7,7 @@ import { Meter, ProviderError, UrlRefused } from '@cm/providers';
 import { WebResearch } from '@cm/providers/web';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { TavilySearch, type TavilyOptions } from '../../packages/providers/src/web/search';
-import { BedrockSynthesis, type BedrockSynthesisOptions, type SourceText } from '../../packages/providers/src/web/synthesis';
+import { BedrockSynthesis, bedrockPrice, type BedrockSynthesisOptions, type SourceText } from '../../packages/providers/src/web/synthesis';
 import { conversePath, startWebReplay, webFixture, type WebRecording, type WebReplay } from '../helpers/web-replay';
 
 let replay: WebReplay;
@@ -212,9 +212,28 @@ describe('Bedrock Converse synthesis', () => {
     const unknown = 'mistral.mistral-large-2407-v1:0';
     replay.answer(conversePath(unknown), { fixture: 'bedrock.converse.ok' });
     const unpriced = new Meter();
-    await bedrock({ modelId: unknown }).synthesize({ query: QUERY, question: null }, SOURCES, unpriced);
-    // $3/M in, $15/M out.
+    const warn = jest.fn();
+    await bedrock({ modelId: unknown, warn }).synthesize({ query: QUERY, question: null }, SOURCES, unpriced);
+    // $3/M in, $15/M out, and said so once.
     expect(unpriced.calls.map((c) => c.cost_usd)).toEqual([0.011799]);
+    expect(warn.mock.calls).toEqual([[expect.stringContaining('has no price'), { model_id: unknown, price: { input: 3, output: 15 } }]]);
+
+    const known = jest.fn();
+    bedrock({ warn: known });
+    expect(known).not.toHaveBeenCalled();
+  });
+
+  it('prices Claude 4.5 and later 10% higher through a regional endpoint than through the global profile', () => {
+    const haiku = 'anthropic.claude-haiku-4-5-20251001-v1:0';
+    expect(bedrockPrice(`global.${haiku}`)).toEqual({ input: 1, output: 5 });
+    expect(bedrockPrice(`us.${haiku}`)).toEqual({ input: 1.1, output: 5.5 });
+    expect(bedrockPrice(`eu.${haiku}`)).toEqual({ input: 1.1, output: 5.5 });
+    expect(bedrockPrice(haiku)).toEqual({ input: 1.1, output: 5.5 });
+    // Earlier models have one price wherever they run.
+    expect(bedrockPrice('global.anthropic.claude-sonnet-4-20250514-v1:0')).toEqual({ input: 3, output: 15 });
+    expect(bedrockPrice('us.anthropic.claude-sonnet-4-20250514-v1:0')).toEqual({ input: 3, output: 15 });
+    expect(bedrockPrice('us.anthropic.claude-unknown-v1:0')).toBeUndefined();
+    expect(bedrockPrice('mistral.mistral-large-2407-v1:0')).toBeUndefined();
   });
 
   it('caps each source and the whole prompt, leaving out the sources past the budget', async () => {

@@ -41,8 +41,11 @@ export interface ResearchConfig {
   bedrockEndpoint?: string;
 }
 
-/** Claude 3 Haiku: on-demand in most Bedrock regions, and cheap for extraction. */
-export const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+/**
+ * Claude Haiku 4.5, cheap for extraction, through its US inference profile, which keeps the calls in US
+ * regions. A deployment outside the US names another profile (`eu.…`, or `global.…`, which routes anywhere).
+ */
+export const DEFAULT_BEDROCK_MODEL = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;

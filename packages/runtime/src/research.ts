@@ -1,6 +1,7 @@
 import { SandboxResearch, type ResearchProvider } from '@cm/providers';
 import { BedrockSynthesis, TavilySearch, WebResearch } from '@cm/providers/web';
 import { getConfig, type Config } from './config';
+import { logger } from './observability';
 import { readSecret } from './providers';
 
 /*
@@ -15,7 +16,12 @@ export async function selectResearch(config: Config): Promise<ResearchProvider> 
   if (!apiKey) return new SandboxResearch(config.sandboxResearchMs);
   return new WebResearch({
     search: new TavilySearch({ apiKey, baseUrl: research.tavilyBaseUrl }),
-    synthesis: new BedrockSynthesis({ modelId: research.bedrockModelId, region: config.region, endpoint: research.bedrockEndpoint }),
+    synthesis: new BedrockSynthesis({
+      modelId: research.bedrockModelId,
+      region: config.region,
+      endpoint: research.bedrockEndpoint,
+      warn: (message, details) => logger.warn(message, details),
+    }),
   });
 }
 

@@ -11,7 +11,7 @@ import { BedrockSynthesis, type SourceText } from './synthesis';
 
 export type { PageFetchOptions } from './page';
 export { TavilySearch, type TavilyOptions } from './search';
-export { BedrockSynthesis, type BedrockSynthesisOptions } from './synthesis';
+export { BedrockSynthesis, bedrockPrice, type BedrockSynthesisOptions, type TokenPrice } from './synthesis';
 
 /** reddit mode is web search kept to reddit's pages. */
 const REDDIT_DOMAINS = ['reddit.com'];

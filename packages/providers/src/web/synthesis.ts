@@ -43,23 +43,44 @@ export interface BedrockSynthesisOptions {
   maxAttempts?: number;
   /** The SDK's retry strategy, e.g. one with short pauses in tests; it carries its own attempt count. */
   retryStrategy?: BedrockRuntimeClientConfig['retryStrategy'];
+  /** Told once, at construction, of a model the price table does not know (and the price it is charged at instead). */
+  warn?: (message: string, details: Record<string, unknown>) => void;
 }
 
-/** On-demand prices of Claude models on Bedrock; cross-region ids (`us.`, `eu.`…) share their model's price. */
-const PRICES: Record<string, TokenPrice> = {
+/** A model's on-demand price; `regional` for Claude 4.5 and later, whose regional endpoints cost more than `global.`. */
+interface ModelPrice extends TokenPrice {
+  regional?: true;
+}
+
+/**
+ * On-demand list prices of Claude models on Bedrock (USD per million tokens), which are Anthropic's own.
+ * From Claude 4.5 on, a regional endpoint (a geographic inference profile such as `us.`, or the model in
+ * one region) costs 10% more than the `global.` profile; earlier models have one price wherever they run.
+ */
+const PRICES: Record<string, ModelPrice> = {
   'anthropic.claude-3-haiku-20240307-v1:0': { input: 0.25, output: 1.25 },
   'anthropic.claude-3-5-haiku-20241022-v1:0': { input: 0.8, output: 4 },
   'anthropic.claude-3-5-sonnet-20240620-v1:0': { input: 3, output: 15 },
   'anthropic.claude-3-5-sonnet-20241022-v2:0': { input: 3, output: 15 },
   'anthropic.claude-3-7-sonnet-20250219-v1:0': { input: 3, output: 15 },
   'anthropic.claude-sonnet-4-20250514-v1:0': { input: 3, output: 15 },
+  'anthropic.claude-haiku-4-5-20251001-v1:0': { input: 1, output: 5, regional: true },
 };
+const REGIONAL_PREMIUM = 1.1;
 /** An unknown model is priced as the dearest known one, so the ledger never understates a cost. */
 const HIGHEST: TokenPrice = {
-  input: Math.max(...Object.values(PRICES).map((p) => p.input)),
-  output: Math.max(...Object.values(PRICES).map((p) => p.output)),
+  input: Math.max(...Object.values(PRICES).map((p) => p.input * (p.regional ? REGIONAL_PREMIUM : 1))),
+  output: Math.max(...Object.values(PRICES).map((p) => p.output * (p.regional ? REGIONAL_PREMIUM : 1))),
 };
-const priceOf = (modelId: string): TokenPrice => PRICES[modelId.replace(/^[a-z]+\.(?=anthropic\.)/, '')] ?? HIGHEST;
+
+/** The price of a model id or inference profile id (`us.anthropic…`, `global.anthropic…`); undefined when the table does not know it. */
+export function bedrockPrice(modelId: string): TokenPrice | undefined {
+  const [, scope, model] = /^(?:([a-z-]+)\.)?(anthropic\..+)$/.exec(modelId) ?? [];
+  const price = model === undefined ? undefined : PRICES[model];
+  if (!price) return undefined;
+  const factor = price.regional && scope !== 'global' ? REGIONAL_PREMIUM : 1;
+  return { input: roundUsd(price.input * factor), output: roundUsd(price.output * factor) };
+}
 
 /** Bounds of the prompt: no single page crowds out the others, and the whole stays well inside the context. */
 const SOURCE_CHARS = 6000;
@@ -161,7 +182,10 @@ export class BedrockSynthesis {
       maxAttempts: options.maxAttempts ?? 3,
       retryStrategy: options.retryStrategy,
     });
-    this.price = options.usdPerMillionTokens ?? priceOf(options.modelId);
+    const known = options.usdPerMillionTokens ?? bedrockPrice(options.modelId);
+    if (!known)
+      options.warn?.('The Bedrock model has no price: its calls are charged at the dearest known price', { model_id: options.modelId, price: HIGHEST });
+    this.price = known ?? HIGHEST;
   }
 
   async synthesize(focus: SynthesisFocus, sources: readonly SourceText[], meter: Meter): Promise<{ facts: Finding[]; opinions: Finding[] }> {
