@@ -266,3 +266,101 @@ describe('visitor pages', () => {
     expect(html).toContain('<p>Community view</p>');
   });
 });
+
+describe('caching', () => {
+  const CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=300';
+  const validatorsOf = (res: { headers: Headers }) => ({ etag: res.headers.get('etag')!, lastModified: res.headers.get('last-modified')! });
+
+  it('sends ETag, Last-Modified and a public Cache-Control, and answers 304 with no body to a matching If-None-Match or If-Modified-Since', async () => {
+    await t.call('POST', '/articles', article('cached'));
+    const first = await visit('articles', 'cached');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe(CACHE_CONTROL);
+    const { etag, lastModified } = validatorsOf(first);
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(new Date(lastModified).toUTCString()).toBe(lastModified);
+    expect((await visit('articles', 'cached')).headers.get('etag')).toBe(etag);
+
+    const conditions: Record<string, string>[] = [
+      { 'if-none-match': etag },
+      { 'if-none-match': `"other", W/${etag}` },
+      { 'if-none-match': '*' },
+      { 'if-modified-since': lastModified },
+    ];
+    for (const headers of conditions) {
+      const again = await visit('articles', 'cached', t.siteId, headers);
+      expect(again.status).toBe(304);
+      expect(again.text).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('last-modified')).toBe(lastModified);
+      expect(again.headers.get('cache-control')).toBe(CACHE_CONTROL);
+    }
+
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    const later = new Date(Date.parse(lastModified) + 1000).toUTCString();
+    expect((await visit('articles', 'cached', t.siteId, { 'if-none-match': '"other"' })).status).toBe(200);
+    expect((await visit('articles', 'cached', t.siteId, { 'if-modified-since': earlier })).status).toBe(200);
+    expect((await visit('articles', 'cached', t.siteId, { 'if-modified-since': 'not a date' })).status).toBe(200);
+    // The ETag decides when both are sent.
+    expect((await visit('articles', 'cached', t.siteId, { 'if-none-match': '"other"', 'if-modified-since': later })).status).toBe(200);
+  });
+
+  it('keeps 404 and 410 pages out of caches, so a page published or restored shows at once', async () => {
+    const gone = (await t.call('POST', '/articles', article('cache-gone'))).body.id;
+    await t.call('POST', '/api/content/notify', { id: gone, type: 'article', action: 'deleted' });
+    for (const slug of ['cache-gone', 'cache-never']) {
+      const page = await visit('articles', slug, t.siteId, { 'if-none-match': '*' });
+      expect([404, 410]).toContain(page.status);
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.headers.get('etag')).toBeNull();
+    }
+  });
+
+  it('changes the ETag on a republish', async () => {
+    await t.call('POST', '/articles', article('cache-republished'));
+    const before = validatorsOf(await visit('articles', 'cache-republished'));
+    await t.call('POST', '/articles', article('cache-republished', { title: 'A new title' }));
+    const after = await visit('articles', 'cache-republished', t.siteId, { 'if-none-match': before.etag });
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('A new title');
+    expect(validatorsOf(after).etag).not.toBe(before.etag);
+    expect(Date.parse(validatorsOf(after).lastModified)).toBeGreaterThanOrEqual(Date.parse(before.lastModified));
+  });
+
+  it('changes the ETag, and Last-Modified to the relink, when a notify takes a linked page down and when it brings it back', async () => {
+    const target = (await t.call('POST', '/articles', article('cache-target'))).body.id;
+    // Readers see the body's link; the related id makes relink reach the linker.
+    const body = [{ _type: 'paragraph', text: `See [the target](page:${target}).` }];
+    const linker = (await t.call('POST', '/articles', article('cache-linker', { body, related_article_ids: [target] }))).body.id;
+    const linked = validatorsOf(await visit('articles', 'cache-linker'));
+
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await t.stack.drain();
+    const down = await visit('articles', 'cache-linker', t.siteId, { 'if-none-match': linked.etag });
+    expect(down.status).toBe(200);
+    expect(down.text).not.toContain('/articles/cache-target');
+    const unlinked = validatorsOf(down);
+    expect(unlinked.etag).not.toBe(linked.etag);
+    const { relinked_at } = (await t.call('GET', `/articles/${linker}`)).body;
+    expect(unlinked.lastModified).toBe(new Date(relinked_at).toUTCString());
+
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
+    await t.stack.drain();
+    const up = await visit('articles', 'cache-linker', t.siteId, { 'if-none-match': unlinked.etag });
+    expect(up.status).toBe(200);
+    expect(up.text).toContain('/articles/cache-target');
+    // What readers see is as before the target went down, and so is the ETag; a cache holding that copy may keep it.
+    expect(validatorsOf(up).etag).toBe(linked.etag);
+    expect(validatorsOf(up).lastModified).toBe(new Date((await t.call('GET', `/articles/${linker}`)).body.relinked_at).toUTCString());
+  });
+
+  it('changes the ETag when the site sets the summary or adds a community answer', async () => {
+    const q = (await t.call('POST', '/questions', question('cache-parts'))).body.id;
+    const etags = [validatorsOf(await visit('questions', 'cache-parts')).etag];
+    await t.call('PUT', `/questions/${q}/summary`, { summary: 'In short' });
+    etags.push(validatorsOf(await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': etags[0]! })).etag);
+    await t.call('POST', `/questions/${q}/answers`, { author: 'Ann', blocks: [{ _type: 'paragraph', text: 'Mine' }] });
+    etags.push(validatorsOf(await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': etags[1]! })).etag);
+    expect(new Set(etags).size).toBe(3);
+  });
+});

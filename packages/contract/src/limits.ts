@@ -83,6 +83,13 @@ export const SERVICE_LIMITS = {
   lambdaReplyBytes: 6 * 1024 * 1024 - 64 * 1024,
   /** Levels of arrays and objects a JSON body may nest (the body itself is the first): deeper input would exhaust the stack of whatever walks it. */
   jsonDepthMax: 64,
+  /**
+   * A visitor page may be served from a cache for this many seconds, then revalidated (ETag): a publish,
+   * notify or relink reaches readers within a minute, while a popular page costs one Lambda call a minute.
+   */
+  visitorMaxAgeSeconds: 60,
+  /** ... and served stale for this long more while the cache revalidates it in the background. */
+  visitorStaleSeconds: 300,
   /** A pending research job: when to ask again (get_job, GET /v1/jobs/{job_id}), in ms. */
   jobRetryAfterMs: 5_000,
   /** MCP: a tool result's JSON above this many bytes is paged or cut (MCP_RESULT_MAX_BYTES overrides it). */

@@ -37,6 +37,8 @@ function schemaOf(schema: z.ZodType): JsonSchema {
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } };
 
 function content(reply: Reply, status: number): JsonSchema | undefined {
+  // A 304 has no body (RFC 9110 §15.4.5).
+  if (status === 304) return undefined;
   // An error a route answers in another type (a visitor page's 404) comes in the error shape to a client that asks for JSON.
   if (reply.contentType) return { [reply.contentType]: { schema: { type: 'string' } }, ...(status >= 400 ? ERROR_CONTENT : {}) };
   if (!reply.schema) return { 'application/json': { schema: { type: 'object' } } };
@@ -58,7 +60,8 @@ function operation(route: Route): JsonSchema {
   }
   const responses: JsonSchema = {};
   for (const [status, reply] of Object.entries(route.replies)) {
-    responses[status] = { description: reply.description, content: content(reply, Number(status)) };
+    const body = content(reply, Number(status));
+    responses[status] = { description: reply.description, ...(body ? { content: body } : {}) };
   }
   responses.default = { description: 'Error', content: ERROR_CONTENT };
   return {

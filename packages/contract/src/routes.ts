@@ -55,6 +55,13 @@ export const DashboardAssetParams = z.object({ file: z.string() });
 
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
 
+const VISITOR_REPLIES: Record<number, Reply> = {
+  200: html('The rendered page, with ETag, Last-Modified and Cache-Control'),
+  304: { description: 'Not modified: If-None-Match names the current ETag or, without it, If-Modified-Since is not before Last-Modified' },
+  404: html('Draft, unpublished or unknown'),
+  410: html('Deleted'),
+};
+
 /** A JSON-RPC 2.0 message, or a batch of them (the MCP SDK validates them in detail). */
 const MCP_MESSAGE = z.union([z.looseObject({ jsonrpc: z.literal('2.0') }), z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))]);
 const MCP_405: Reply = { description: 'method_not_allowed: the endpoint is stateless, POST only', schema: ErrorBody };
@@ -165,7 +172,7 @@ export const ROUTES: readonly Route[] = [
     path: '/sites/{site_id}/articles/{slug}',
     auth: false,
     summary: 'The article as readers see it',
-    replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+    replies: VISITOR_REPLIES,
   },
   {
     fn: 'visitor',
@@ -173,7 +180,7 @@ export const ROUTES: readonly Route[] = [
     path: '/sites/{site_id}/questions/{slug}',
     auth: false,
     summary: 'The question page as readers see it',
-    replies: { 200: html('The rendered page'), 404: html('Draft, unpublished or unknown'), 410: html('Deleted') },
+    replies: VISITOR_REPLIES,
   },
   {
     fn: 'dashboard',

@@ -42,8 +42,8 @@ export function questionId(id: string): string {
 }
 
 /** Sets the site-owned summary of a question, which no publish touches. */
-export async function setQuestionSummary(store: Store, siteId: number, id: string, summary: string | null): Promise<PageRecord> {
-  const page = (await store.pages.setSummary(siteId, questionId(id), summary)) ? await store.pages.get(siteId, 'question', id) : null;
+export async function setQuestionSummary(store: Store, siteId: number, id: string, summary: string | null, now = new Date()): Promise<PageRecord> {
+  const page = (await store.pages.setSummary(siteId, questionId(id), summary, now.toISOString())) ? await store.pages.get(siteId, 'question', id) : null;
   if (!page) throw notFound(`No question with id ${id}`);
   return pageRecord(page);
 }

@@ -1,12 +1,13 @@
 import { ApiError, type PageType } from '@cm/contract';
 import { pageBlocks, pageId, pageTypeOfId, readerRecord, renderedLinkTargets, renderPage, renderUnavailable, UNAVAILABLE, visitorUrl } from '@cm/core';
-import type { LinkTarget, Store } from '@cm/store';
+import type { LinkTarget, Store, StoredPage } from '@cm/store';
 
 /**
- * A visitor page: 200 with the rendered page, or 404 (no such page, or a draft) and 410 (deleted)
- * with their own HTML, and the same in the API's error shape for a client that asks for JSON.
+ * A visitor page: 200 with the rendered page and when what it shows last changed, or 404 (no such page,
+ * or a draft) and 410 (deleted) with their own HTML, and the same in the API's error shape for a client
+ * that asks for JSON.
  */
-export type VisitorPage = { status: 200; html: string } | { status: 404 | 410; html: string; error: ApiError };
+export type VisitorPage = { status: 200; html: string; modifiedAt: Date } | { status: 404 | 410; html: string; error: ApiError };
 
 /** The 404 or 410 page. */
 export function unavailablePage(status: 404 | 410): VisitorPage {
@@ -38,5 +39,23 @@ export async function visitorPage(store: Store, baseUrl: string, siteId: number,
       return target?.live ? visitorUrl(baseUrl, siteId, target.type, target.slug) : null;
     },
   });
-  return { status: 200, html };
+  return { status: 200, html, modifiedAt: modifiedAt(page, [...targets.values()]) };
+}
+
+/**
+ * The newest of the times the service recorded of what the page shows: its publish or notify, relink,
+ * summary, community answers, and the publish or notify of each page it links to (whose live state shows
+ * a link or not). Never the editor's `updated_at`, which may be any date; never later than now.
+ */
+function modifiedAt(page: StoredPage, targets: readonly LinkTarget[]): Date {
+  const times = [
+    page.notified_at,
+    page.relinked_at,
+    page.summary_at,
+    page.created_at,
+    ...page.community_answers.map((a) => a.created_at),
+    ...targets.map((t) => t.notified_at),
+  ];
+  const newest = Math.max(...times.flatMap((time) => (time ? [Date.parse(time)] : [])).filter(Number.isFinite));
+  return new Date(Math.min(newest, Date.now()));
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -24,16 +25,40 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
  */
 const VISITOR_CSP = "default-src 'none'; img-src http: https:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export const html = (statusCode: number, body: string): ApiResult => ({
+export const html = (statusCode: number, body: string, headers: Record<string, string> = {}): ApiResult => ({
   statusCode,
   headers: {
     'content-type': 'text/html; charset=utf-8',
     'x-content-type-options': 'nosniff',
     'content-security-policy': VISITOR_CSP,
     'referrer-policy': 'strict-origin-when-cross-origin',
+    ...headers,
   },
   body,
 });
+
+const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}, stale-while-revalidate=${SERVICE_LIMITS.visitorStaleSeconds}`;
+
+/**
+ * A page any cache may keep: an ETag that is a hash of the HTML itself (so whatever changes what readers
+ * see changes it: a republish, a relink, a linked page going down) and Last-Modified; `304` without a
+ * body when If-None-Match names the ETag or, without If-None-Match, If-Modified-Since is not before
+ * Last-Modified (RFC 9110 §13.2.2: the ETag decides when both are sent).
+ */
+export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date): ApiResult {
+  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
+  const validators = { etag, 'last-modified': modifiedAt.toUTCString(), 'cache-control': CACHEABLE };
+  return notModified(event.headers, etag, modifiedAt) ? { statusCode: 304, headers: validators } : html(200, body, validators);
+}
+
+function notModified(headers: ApiEvent['headers'], etag: string, modifiedAt: Date): boolean {
+  const ifNoneMatch = headers['if-none-match'];
+  // Weak comparison: a cache may send our tag back as W/"…".
+  if (ifNoneMatch !== undefined) return ifNoneMatch.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')));
+  const since = Date.parse(headers['if-modified-since'] ?? '');
+  // HTTP dates have whole seconds.
+  return Number.isFinite(since) && Math.floor(modifiedAt.getTime() / 1000) * 1000 <= since;
+}
 
 /** What a route handler gets: the event, the caller's site (on authenticated routes) and parsers. */
 export interface ApiRequest {

@@ -21,7 +21,13 @@ import {
   updatedSortKey,
 } from './keys';
 
-export type StoredPage = PageState;
+/** The page with the times the service itself recorded (never the editor's `updated_at`), for visitor pages' Last-Modified. */
+export interface StoredPage extends PageState {
+  /** When the newest publish was stored, or the newest notify applied says it happened. */
+  notified_at: string | null;
+  /** When the site last set or removed the summary. */
+  summary_at: string | null;
+}
 
 export interface PutPage {
   siteId: number;
@@ -60,6 +66,8 @@ export interface LinkTarget {
   type: PageType;
   slug: string;
   live: boolean;
+  /** When its live state may last have changed: its newest publish or notify. */
+  notified_at: string | null;
 }
 
 const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -229,6 +237,8 @@ export class PageStore {
         relinked_at: optionalString(main.relinked_at),
         summary: optionalString(main.summary),
         community_answers: answers,
+        notified_at: optionalString(main.notified_at),
+        summary_at: optionalString(main.summary_at),
       };
     }
   }
@@ -402,15 +412,15 @@ export class PageStore {
   }
 
   /** Sets the site-owned summary of a question; false when there is no such question. */
-  async setSummary(siteId: number, id: string, summary: string | null): Promise<boolean> {
+  async setSummary(siteId: number, id: string, summary: string | null, now: string): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, 'question', id),
-          UpdateExpression: summary === null ? 'REMOVE summary' : 'SET summary = :s',
+          UpdateExpression: summary === null ? 'SET summary_at = :now REMOVE summary' : 'SET summary = :s, summary_at = :now',
           ConditionExpression: 'attribute_exists(pk)',
-          ...(summary === null ? {} : { ExpressionAttributeValues: { ':s': summary } }),
+          ExpressionAttributeValues: summary === null ? { ':now': now } : { ':s': summary, ':now': now },
         }),
       );
       return true;
@@ -442,7 +452,7 @@ export class PageStore {
     const keys = pages.map(({ id, type }) => pageKey(siteId, type, id));
     if (keys.length === 0) return new Map();
     const items = await batchGet(this.db, this.table, keys, {
-      expression: 'id, slug, #type, #status, deleted',
+      expression: 'id, slug, #type, #status, deleted, notified_at',
       names: { '#type': 'type', '#status': 'status' },
     });
     return new Map(
@@ -453,6 +463,7 @@ export class PageStore {
           type: item.type as PageType,
           slug: String(item.slug),
           live: liveStateOf(item).live,
+          notified_at: optionalString(item.notified_at),
         },
       ]),
     );
