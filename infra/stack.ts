@@ -6,13 +6,13 @@ import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
 import { Alarms } from './constructs/alarms';
-import { httpApi, type Throttle } from './constructs/api';
+import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring } from './constructs/schedules';
 import { contentTable } from './constructs/storage';
 
-export { DEFAULT_THROTTLE } from './constructs/api';
+export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
 
 export interface ContentApiStackProps extends StackProps {
@@ -26,6 +26,8 @@ export interface ContentApiStackProps extends StackProps {
   throttle?: Throttle;
   /** An address to email when an alarm fires; without it, subscribe to the `AlarmTopic` output yourself. */
   alarmEmail?: string;
+  /** A custom domain for the API; it is then the base of every visitor-page URL (PUBLIC_BASE_URL). */
+  domain?: CustomDomain;
 }
 
 /**
@@ -77,9 +79,16 @@ export class ContentApiStack extends Stack {
       MCP_INVOKES.map((target) => this.functions.get(target)!),
     );
 
-    const api = httpApi(this, this.functions, alarms, props.throttle);
+    const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
+    // Without a custom domain each request's own host is the base: naming the API's URL here would make the functions depend on the API that depends on them.
+    const publicBaseUrl = props.domain ? `https://${props.domain.name}` : api.apiEndpoint;
+    if (props.domain) for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
+    new CfnOutput(this, 'PublicBaseUrl', { value: publicBaseUrl, description: 'The base of visitor-page URLs and canonical links' });
+    if (domainName) {
+      new CfnOutput(this, 'ApiDomainTarget', { value: domainName.regionalDomainName, description: `Point ${props.domain!.name} here (CNAME or alias)` });
+    }
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe to be told when an alarm fires' });
   }

@@ -1,7 +1,8 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { DomainName, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -15,6 +16,12 @@ export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 export interface Throttle {
   rateLimit?: number;
   burstLimit?: number;
+}
+
+/** A custom domain for the API, with an ACM certificate for it in the stack's region. */
+export interface CustomDomain {
+  name: string;
+  certificateArn: string;
 }
 
 /** One JSON line per request: HTTP API's own variables, no headers or bodies (keys stay out of logs). */
@@ -38,7 +45,13 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
  * The HTTP API: every route of the route table to its function, on one throttled stage that logs
  * each request, with an alarm on its 5xx answers.
  */
-export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, NodejsFunction>, alarms: Alarms, throttle: Throttle = {}): HttpApi {
+export function httpApi(
+  scope: Construct,
+  functions: ReadonlyMap<FunctionName, NodejsFunction>,
+  alarms: Alarms,
+  throttle: Throttle = {},
+  domain?: CustomDomain,
+): { api: HttpApi; domainName?: DomainName } {
   const limits = {
     rateLimit: throttle.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
     burstLimit: throttle.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
@@ -60,6 +73,14 @@ export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, N
       'Each function checks the X-API-Key against the stored key hashes and scopes the request to its site; visitor pages, the dashboard files and discovery are public by design',
   });
 
+  // A regional custom domain (TLS 1.2 at least) mapped to the stage; its DNS record is the deployer's (output ApiDomainTarget).
+  const domainName = domain
+    ? new DomainName(scope, 'ApiDomain', {
+        domainName: domain.name,
+        certificate: Certificate.fromCertificateArn(scope, 'ApiCertificate', domain.certificateArn),
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      })
+    : undefined;
   const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
   new HttpStage(scope, 'ApiStage', {
     httpApi: api,
@@ -67,11 +88,12 @@ export function httpApi(scope: Construct, functions: ReadonlyMap<FunctionName, N
     autoDeploy: true,
     throttle: limits,
     accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+    ...(domainName ? { domainMapping: { domainName } } : {}),
   });
   alarms.add(
     'ApiServerErrorAlarm',
     'The API answered 5xx: internal errors, or a function that failed or timed out',
     api.metricServerError({ period: Duration.minutes(5) }),
   );
-  return api;
+  return { api, domainName };
 }

@@ -379,9 +379,20 @@ describe('CDK stack', () => {
     template.hasOutput('TableName', {});
     template.hasOutput('AlarmTopicArn', {});
   });
+
+  it('has no custom domain by default: the public base URL is the API URL, and each request its own base', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
+    expect(template.findOutputs('PublicBaseUrl').PublicBaseUrl!.Value).toEqual(template.findOutputs('ApiUrl').ApiUrl!.Value);
+    expect(Object.keys(template.findOutputs('ApiDomainTarget'))).toEqual([]);
+    const envs = Object.values(template.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+    expect(envs.filter((v) => 'PUBLIC_BASE_URL' in v)).toEqual([]);
+  });
 });
 
-describe('CDK stack with provider credentials', () => {
+const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
+
+describe('CDK stack with provider credentials and a custom domain', () => {
   let withSecrets: Template;
   let secretsApp: App;
   beforeAll(() => {
@@ -392,6 +403,7 @@ describe('CDK stack with provider credentials', () => {
       bedrockModelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0',
       alarmEmail: 'ops@example.com',
       throttle: { rateLimit: 20 },
+      domain: { name: 'api.example.com', certificateArn: CERTIFICATE },
     };
     withSecrets = Template.fromStack(new ContentApiStack(secretsApp, 'WithSecrets', props));
   }, 120_000);
@@ -402,6 +414,27 @@ describe('CDK stack with provider credentials', () => {
 
   it("has no wildcard action, and no wildcard resource but X-Ray's, with secrets and an inference profile too", () => {
     expectNoWildcards(withSecrets);
+  });
+
+  it('serves the API on the custom domain with its certificate (TLS 1.2), and makes it the base URL of visitor pages and an output', () => {
+    withSecrets.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'api.example.com',
+      DomainNameConfigurations: [Match.objectLike({ CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' })],
+    });
+    withSecrets.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', {
+      DomainName: { Ref: Match.stringLikeRegexp('^ApiDomain') },
+      ApiId: { Ref: Match.stringLikeRegexp('^Api') },
+      Stage: '$default',
+    });
+    withSecrets.hasOutput('PublicBaseUrl', { Value: 'https://api.example.com' });
+    withSecrets.hasOutput('ApiDomainTarget', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiDomain'), 'RegionalDomainName'] } });
+    // Every route's function builds visitor-page URLs on it (publish replies, canonical links, find_pages); the workers build none.
+    const functions = Object.values(withSecrets.findResources('AWS::Lambda::Function'));
+    const based = functions.filter((f) => f.Properties.Environment.Variables.PUBLIC_BASE_URL === 'https://api.example.com');
+    expect(based).toHaveLength(FUNCTIONS.length);
+    for (const name of ['VisitorFunction', 'PublishFunction', 'McpFunction']) {
+      expect(based.some((f) => JSON.stringify(f.Properties.Role).includes(name))).toBe(true);
+    }
   });
 
   it('emails alarms to the given address and takes the given throttle', () => {
