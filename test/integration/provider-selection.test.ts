@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ENDPOINTS, Meter } from '@cm/providers';
+import { ENDPOINTS, Meter, type KeywordDataProvider, type ResearchProvider } from '@cm/providers';
+import { clearCaches } from '@aws-lambda-powertools/parameters';
+import { SERVICE_LIMITS } from '@cm/contract';
 import { DEFAULT_BEDROCK_MODEL, getBacklinkData, getKeywordData, loadConfig, logger, resetServices, selectKeywordData } from '@cm/runtime';
 import { getResearch, selectResearch } from '@cm/runtime/research';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
@@ -25,12 +27,16 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       secretRequests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
+      if (!SECRETS[body.SecretId]) {
+        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'ResourceNotFoundException' });
+        return res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }));
+      }
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(
         JSON.stringify({
           ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:content-api/dataforseo-AbCdEf',
           Name: 'content-api/dataforseo',
-          SecretString: JSON.stringify(SECRETS[body.SecretId] ?? {}),
+          SecretString: JSON.stringify(SECRETS[body.SecretId]),
           VersionId: 'v1',
         }),
       );
@@ -41,6 +47,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(secrets.address() as AddressInfo).port}`,
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
   });
 });
 afterAll(async () => {
@@ -64,7 +71,7 @@ it('uses DataForSEO with a login and password from the environment', async () =>
 
 it('reads the credentials from a Secrets Manager secret when one is named', async () => {
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
-  const provider = await selectKeywordData({ secret: 'content-api/dataforseo', baseUrl: replay.url }, 'eu-west-1');
+  const provider = await selectKeywordData({ secret: 'content-api/dataforseo', baseUrl: replay.url });
   expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } }]);
   await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
   expect(replay.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`);
@@ -139,34 +146,109 @@ describe('web research', () => {
   });
 });
 
-describe('once per container', () => {
+describe('secrets rotate without a redeploy', () => {
+  const MAX_AGE_MS = SERVICE_LIMITS.secretMaxAgeSeconds * 1000;
+  const start = Date.now();
+  let web: WebReplay;
+  beforeAll(async () => {
+    web = await startWebReplay();
+  });
+  afterAll(() => web.close());
+  beforeEach(() => {
+    // Only the clock is faked: the servers', the SDK's and the sockets' timers run as usual.
+    jest.useFakeTimers({
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+    jest.setSystemTime(start);
+    // A new container: nothing read yet.
+    clearCaches();
+    secretRequests.length = 0;
+  });
   afterEach(() => {
-    for (const key of ['DATAFORSEO_SECRET', 'TAVILY_SECRET', 'TABLE_NAME', 'AWS_REGION']) delete process.env[key];
+    jest.useRealTimers();
+    for (const key of ['DATAFORSEO_SECRET', 'TAVILY_SECRET', 'TAVILY_BASE_URL', 'TABLE_NAME']) delete process.env[key];
     resetServices();
   });
 
-  it('reads the DataForSEO secret on the first request of a container and keeps it for the rest', async () => {
-    Object.assign(process.env, { DATAFORSEO_SECRET: 'content-api/dataforseo', TABLE_NAME: 'content', AWS_REGION: 'eu-west-1' });
+  const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+  /** The Authorization header a keyword data provider sends. */
+  async function authorizationOf(provider: KeywordDataProvider): Promise<string | undefined> {
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+    await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
+    return replay.requests.at(-1)!.authorization;
+  }
+  /** The Bearer key a research provider searches Tavily with. */
+  async function tavilyKeyOf(provider: ResearchProvider): Promise<string | undefined> {
+    web.answer('/search', { fixture: 'tavily.search.ok' });
+    web.answer(conversePath(DEFAULT_BEDROCK_MODEL), { fixture: 'bedrock.converse.ok' });
+    await provider.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
+    return web.requests.filter((r) => r.path === '/search').at(-1)!.headers.authorization;
+  }
+
+  it('keeps a DataForSEO secret it read for secretMaxAgeSeconds, then uses the rotated one', async () => {
+    SECRETS['content-api/rotating'] = { login: 'first', password: 'pw-1' };
+    Object.assign(process.env, { DATAFORSEO_SECRET: 'content-api/rotating', DATAFORSEO_BASE_URL: replay.url, TABLE_NAME: 'content' });
     resetServices();
-    secretRequests.length = 0;
-    const providers = [await getKeywordData(), await getBacklinkData(), await getKeywordData()];
-    expect(providers.map((p) => p.name)).toEqual(['dataforseo', 'dataforseo', 'dataforseo']);
+    expect(await authorizationOf(await getKeywordData())).toBe(basic('first', 'pw-1'));
+    expect((await getBacklinkData()).name).toBe('dataforseo');
+
+    SECRETS['content-api/rotating'] = { login: 'second', password: 'pw-2' };
+    jest.setSystemTime(start + MAX_AGE_MS - 1000);
+    expect(await authorizationOf(await getKeywordData())).toBe(basic('first', 'pw-1'));
     expect(secretRequests).toHaveLength(1);
-    // A new container (here: forgetting the clients) reads it again.
-    resetServices();
-    await getKeywordData();
-    expect(secretRequests).toHaveLength(2);
+
+    jest.setSystemTime(start + MAX_AGE_MS + 1000);
+    expect(await authorizationOf(await getKeywordData())).toBe(basic('second', 'pw-2'));
+    expect(await authorizationOf(await getKeywordData())).toBe(basic('second', 'pw-2'));
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/rotating', 'content-api/rotating']);
+    delete process.env.DATAFORSEO_BASE_URL;
   });
 
-  it('reads the Tavily secret once for the research worker, and again only after a failed read', async () => {
-    Object.assign(process.env, { TAVILY_SECRET: 'content-api/late', TABLE_NAME: 'content', AWS_REGION: 'us-east-1' });
+  it('makes the research worker search with a rotated Tavily key once it is read again, and keeps one provider while the key is the same', async () => {
+    SECRETS['content-api/tavily-rotating'] = { api_key: 'tvly-first' };
+    Object.assign(process.env, {
+      TAVILY_SECRET: 'content-api/tavily-rotating',
+      TAVILY_BASE_URL: web.url,
+      TABLE_NAME: 'content',
+      BEDROCK_ENDPOINT: web.http2Url,
+    });
     resetServices();
-    secretRequests.length = 0;
+    const first = await getResearch();
+    expect(await tavilyKeyOf(first)).toBe('Bearer tvly-first');
+
+    SECRETS['content-api/tavily-rotating'] = { api_key: 'tvly-second' };
+    jest.setSystemTime(start + MAX_AGE_MS - 1000);
+    expect(await getResearch()).toBe(first);
+
+    jest.setSystemTime(start + MAX_AGE_MS + 1000);
+    const rotated = await getResearch();
+    expect(await tavilyKeyOf(rotated)).toBe('Bearer tvly-second');
+    expect(await getResearch()).toBe(rotated);
+    expect(secretRequests).toHaveLength(2);
+    delete process.env.BEDROCK_ENDPOINT;
+  });
+
+  it('tries a failed read again on the next call, and keeps nothing of a secret without its fields', async () => {
+    Object.assign(process.env, { TAVILY_SECRET: 'content-api/late', TABLE_NAME: 'content' });
+    resetServices();
+    await expect(getResearch()).rejects.toThrow("Secrets Manager can't find the specified secret.");
+    // Created without its key, then completed: each next job reads it again, with no time passing.
+    SECRETS['content-api/late'] = { key: 'tvly-late' };
     await expect(getResearch()).rejects.toThrow('secret content-api/late has no "api_key"');
-    // The secret is set right after; the next job reads it, and the ones after keep it.
     SECRETS['content-api/late'] = { api_key: 'tvly-late' };
     expect((await getResearch()).name).toBe('tavily+bedrock');
     expect((await getResearch()).name).toBe('tavily+bedrock');
-    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/late', 'content-api/late']);
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/late', 'content-api/late', 'content-api/late']);
   });
 });

@@ -90,6 +90,11 @@ export const SERVICE_LIMITS = {
   visitorMaxAgeSeconds: 60,
   /** ... and served stale for this long more while the cache revalidates it in the background. */
   visitorStaleSeconds: 300,
+  /**
+   * How long a function keeps a provider secret it read, in seconds: a rotated DataForSEO or Tavily secret
+   * reaches warm functions within five minutes, at one Secrets Manager call per secret and container per five minutes.
+   */
+  secretMaxAgeSeconds: 300,
   /** A pending research job: when to ask again (get_job, GET /v1/jobs/{job_id}), in ms. */
   jobRetryAfterMs: 5_000,
   /** MCP: a tool result's JSON above this many bytes is paged or cut (MCP_RESULT_MAX_BYTES overrides it). */

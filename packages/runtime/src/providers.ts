@@ -7,16 +7,25 @@ import {
   type BacklinkDataProvider,
   type KeywordDataProvider,
 } from '@cm/providers';
+import { SERVICE_LIMITS } from '@cm/contract';
 import type { DataForSeoConfig, ResearchConfig } from './config';
 
-/** Reads a JSON secret from Secrets Manager (once per container, by the caller) and checks it has `fields`. */
-export async function readSecret<K extends string>(secretId: string, fields: readonly K[], region?: string): Promise<Record<K, string>> {
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient({ region });
-  const out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-  const value = JSON.parse(out.SecretString ?? '{}') as Partial<Record<K, unknown>>;
+/**
+ * Reads a JSON secret from Secrets Manager (in the region of AWS_REGION) and checks it has `fields`.
+ * Powertools Parameters keeps a value it read for `secretMaxAgeSeconds`, so a rotated secret reaches
+ * warm functions within that, with no redeploy; a failed read is not kept, and is tried again on the next call.
+ */
+export async function readSecret<K extends string>(secretId: string, fields: readonly K[]): Promise<Record<K, string>> {
+  // Imported when read, so only the functions that read a secret bundle the Secrets Manager client.
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  const value = ((await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds })) ?? {}) as Partial<Record<K, unknown>>;
   const missing = fields.filter((field) => typeof value[field] !== 'string' || !value[field]);
-  if (missing.length > 0) throw new Error(`secret ${secretId} has no ${missing.map((f) => `"${f}"`).join(' and ')}`);
+  if (missing.length > 0) {
+    // Not kept either: the secret may be completed at any moment.
+    const { clearCaches } = await import('@aws-lambda-powertools/parameters');
+    clearCaches();
+    throw new Error(`secret ${secretId} has no ${missing.map((f) => `"${f}"`).join(' and ')}`);
+  }
   return value as Record<K, string>;
 }
 
@@ -26,9 +35,9 @@ export interface DataForSeoCredentials {
 }
 
 /** DataForSEO's credentials from the environment, or from the named secret; null without either (the sandbox). */
-export async function dataforseoCredentials(config: DataForSeoConfig, region?: string): Promise<DataForSeoCredentials | null> {
+export async function dataforseoCredentials(config: DataForSeoConfig): Promise<DataForSeoCredentials | null> {
   if (config.login && config.password) return { login: config.login, password: config.password };
-  return config.secret ? readSecret(config.secret, ['login', 'password'], region) : null;
+  return config.secret ? readSecret(config.secret, ['login', 'password']) : null;
 }
 
 /** DataForSEO's keyword data with credentials, else the sandbox's. */
@@ -40,8 +49,8 @@ export const backlinkDataFor = (credentials: DataForSeoCredentials | null, baseU
   credentials ? new DataForSeoBacklinkData({ ...credentials, baseUrl }) : new SandboxBacklinkData();
 
 /** The keyword data provider the configuration names: DataForSEO with credentials, else the sandbox. */
-export async function selectKeywordData(config: DataForSeoConfig, region?: string): Promise<KeywordDataProvider> {
-  return keywordDataFor(await dataforseoCredentials(config, region), config.baseUrl);
+export async function selectKeywordData(config: DataForSeoConfig): Promise<KeywordDataProvider> {
+  return keywordDataFor(await dataforseoCredentials(config), config.baseUrl);
 }
 
 /** The `data_source` web research will have, known without building the provider (which only the worker does). */

@@ -9,10 +9,14 @@ import { readSecret } from './providers';
  * client and the url fetcher's DOM into a bundle, so nothing else imports it.
  */
 
-/** Tavily with its key (from the environment or Secrets Manager) and Bedrock synthesis; without a key, the sandbox. */
-export async function selectResearch(config: Config): Promise<ResearchProvider> {
+/** Tavily's key: from the environment, or from the secret as read in the last few minutes; null for the sandbox. */
+async function tavilyKey(config: Config): Promise<string | null> {
+  const { tavilyApiKey, tavilySecret } = config.research;
+  return tavilyApiKey ?? (tavilySecret ? (await readSecret(tavilySecret, ['api_key'])).api_key : null);
+}
+
+function researchWith(config: Config, apiKey: string | null): ResearchProvider {
   const { research } = config;
-  const apiKey = research.tavilyApiKey ?? (research.tavilySecret ? (await readSecret(research.tavilySecret, ['api_key'], config.region)).api_key : null);
   if (!apiKey) return new SandboxResearch(config.sandboxResearchMs);
   return new WebResearch({
     search: new TavilySearch({ apiKey, baseUrl: research.tavilyBaseUrl }),
@@ -25,17 +29,20 @@ export async function selectResearch(config: Config): Promise<ResearchProvider> 
   });
 }
 
-let cached: { config: Config; provider: Promise<ResearchProvider> } | undefined;
+/** Tavily with its key (from the environment or Secrets Manager) and Bedrock synthesis; without a key, the sandbox. */
+export async function selectResearch(config: Config): Promise<ResearchProvider> {
+  return researchWith(config, await tavilyKey(config));
+}
 
-/** The research provider, made once per container; a failed secret read is tried again on the next job. */
-export function getResearch(): Promise<ResearchProvider> {
+let cached: { config: Config; apiKey: string | null; provider: ResearchProvider } | undefined;
+
+/**
+ * The research provider, made again only when the configuration or Tavily's key changed (a rotated secret
+ * shows within `secretMaxAgeSeconds`); a failed secret read is tried again on the next job.
+ */
+export async function getResearch(): Promise<ResearchProvider> {
   const config = getConfig();
-  if (cached?.config !== config) {
-    const provider = selectResearch(config).catch((error: unknown) => {
-      cached = undefined;
-      throw error;
-    });
-    cached = { config, provider };
-  }
+  const apiKey = await tavilyKey(config);
+  if (cached?.config !== config || cached.apiKey !== apiKey) cached = { config, apiKey, provider: researchWith(config, apiKey) };
   return cached.provider;
 }
