@@ -1,0 +1,35 @@
+import { errorInWords } from './api';
+import type { DomainStyle } from './colors';
+import { h, type Child } from './dom';
+
+/* Small pieces every view uses: how a domain is shown, empty states, errors. */
+
+/** A colour swatch; a light colour gets its darker outline so it stays visible on white. */
+export function swatch(style: Pick<DomainStyle, 'fill' | 'border'>): HTMLElement {
+  return h('span', { class: 'swatch', attrs: { 'aria-hidden': 'true' }, vars: { '--fill': style.fill, '--border': style.border } });
+}
+
+/** A domain as the app names it: swatch, display_name (domain when none), and "your site" for the site. */
+export function domainLabel(style: DomainStyle, options: { showDomain?: boolean } = {}): HTMLElement {
+  return h(
+    'span',
+    { class: `domain${style.isSite ? ' is-site' : ''}`, attrs: { 'data-domain': style.domain } },
+    swatch(style),
+    h('span', { class: 'domain-name' }, style.label),
+    options.showDomain && style.label !== style.domain ? h('span', { class: 'muted' }, ` ${style.domain}`) : null,
+    style.isSite ? h('span', { class: 'tag' }, 'your site') : null,
+  );
+}
+
+/** What is missing and what to do about it. */
+export function emptyState(title: string, ...next: Child[]): HTMLElement {
+  return h('div', { class: 'empty', attrs: { role: 'status' } }, h('p', { class: 'empty-title' }, title), h('p', null, next));
+}
+
+export function errorBox(error: unknown): HTMLElement {
+  return h('div', { class: 'error', attrs: { role: 'alert' } }, errorInWords(error));
+}
+
+export function section(title: string, ...children: Child[]): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', null, title), children);
+}
