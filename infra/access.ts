@@ -25,7 +25,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   visitor: { table: 'read' },
   notify: { table: 'readWrite', sendsTo: ['relink'] },
   tools: { table: 'read' },
-  usage: { table: 'read' },
+  // PUT /v1/budget sets the site's limits.
+  usage: { table: 'readWrite' },
   jobs: { table: 'read' },
   research: { table: 'readWrite', sendsTo: ['research'] },
   recall: { table: 'read' },

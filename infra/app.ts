@@ -14,5 +14,6 @@ new ContentApiStack(app, context('stackName') ?? 'ContentApi', {
   bedrockModelId: context('bedrockModelId'),
   alarmEmail: context('alarmEmail'),
   domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+  globalDailyBudgetUsd: limit('globalDailyBudgetUsd'),
   throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
 });

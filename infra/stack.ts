@@ -5,7 +5,7 @@ import { FUNCTIONS, functionEnvName, MCP_INVOKES, type FunctionName, type Worker
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
-import { Alarms } from './constructs/alarms';
+import { Alarms, budgetAlarms } from './constructs/alarms';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
@@ -28,6 +28,8 @@ export interface ContentApiStackProps extends StackProps {
   alarmEmail?: string;
   /** A custom domain for the API; it is then the base of every visitor-page URL (PUBLIC_BASE_URL). */
   domain?: CustomDomain;
+  /** The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); none by default. */
+  globalDailyBudgetUsd?: number;
 }
 
 /**
@@ -70,6 +72,12 @@ export class ContentApiStack extends Stack {
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
       this.functions.get('research')!.addEnvironment('TAVILY_SECRET', props.tavilySecret);
     }
+
+    // Every function that makes or queues paid calls reserves against the deployment's cap too.
+    if (props.globalDailyBudgetUsd !== undefined) {
+      for (const fn of made.values()) fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(props.globalDailyBudgetUsd));
+    }
+    budgetAlarms(this, alarms);
 
     // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
     const mcp = this.functions.get('mcp')!;

@@ -1,6 +1,7 @@
-import { UsageQuery } from '@cm/contract';
+import { BudgetInput, UsageQuery } from '@cm/contract';
 import { monthStart } from '@cm/core';
 import { api, getStore, json } from '@cm/runtime';
+import { budgetView, setBudget } from '@cm/tools';
 
 export const handler = api('usage', {
   'GET /v1/usage': async (request) => {
@@ -9,4 +10,6 @@ export const handler = api('usage', {
     const from = query.from ?? monthStart(now, 0).toISOString();
     return json(200, await getStore().usage.report(request.siteId, from, query.to ?? now.toISOString(), { byDay: query.by === 'day' }));
   },
+  'GET /v1/budget': async (request) => json(200, await budgetView(getStore(), request.siteId, new Date())),
+  'PUT /v1/budget': async (request) => json(200, await setBudget(getStore(), request.siteId, request.body(BudgetInput), new Date())),
 });

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   competitor_limit_reached: 409,
   already_exists: 409,
   payload_too_large: 413,
+  budget_exceeded: 402,
   concurrency_limit_exceeded: 429,
   quota_exceeded: 429,
   headers_too_large: 431,

@@ -10,6 +10,7 @@ export * from './research';
 export * from './limits';
 export * from './tools';
 export * from './usage';
+export * from './budget';
 export * from './jobs';
 export * from './metrics';
 export * from './mcp';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LIMITS } from './limits';
 import { RowId } from './research';
+import { BudgetTicket } from './budget';
 
 /* research (spec §4.3), its jobs and recall (docs/api.md#research, #jobs, #recall). */
 
@@ -109,7 +110,13 @@ export const JobQuery = z.object({
 export const ResearchMessage = z.object({ job_id: z.string() });
 
 /** One domain's monitoring run: a backlink snapshot of the site's own domain or of a competitor. */
-export const MonitorMessage = z.object({ site_id: z.int(), domain: z.string(), requested_at: z.string() });
+export const MonitorMessage = z.object({
+  site_id: z.int(),
+  domain: z.string(),
+  requested_at: z.string(),
+  /** The run's reservation, made when it was queued. */
+  budget: BudgetTicket.optional(),
+});
 export type MonitorMessage = z.output<typeof MonitorMessage>;
 export type ResearchMessage = z.output<typeof ResearchMessage>;
 

@@ -103,6 +103,12 @@ export const SERVICE_LIMITS = {
   findPagesDefault: 20,
   findPagesMax: 50,
   findPagesScan: 200,
+  /** A site's daily or monthly budget, at most, in USD (PUT /v1/budget). */
+  budgetUsdMax: 1_000_000,
+  /** How long a paid call's reservation holds before another call may reclaim it: past any route's time limit, so only a dead call loses it. */
+  budgetHoldMs: 5 * 60_000,
+  /** How long queued work's reservation (a research job, a monitoring run) holds: past the queues' retries. */
+  queuedBudgetHoldMs: 6 * 60 * 60_000,
 } as const;
 
 /** Every limit, the spec's and the service's. */

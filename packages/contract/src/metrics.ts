@@ -17,6 +17,10 @@ export const METRICS = {
   research_slots_in_use: 'Count',
   /** A site's refreshes used today, read at each refresh (its Maximum shows the site nearest the daily quota). */
   refresh_quota_used: 'Count',
+  /** The share of a site's budget used (spent and reserved), in percent of its tightest window, read at each paid call (Maximum: the site nearest its limit; alarms at 80 and 100). */
+  budget_usd_used_pct: 'Percent',
+  /** Monitoring runs a budget stopped before they were queued; the next daily schedule tries them again. */
+  monitor_runs_deferred: 'Count',
 } as const;
 
 export type MetricName = keyof typeof METRICS;

@@ -4,6 +4,7 @@ import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing } from './tools';
 import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
+import { BudgetInput, BudgetView } from './budget';
 import type { FunctionName } from './functions';
 import { SERVICE_LIMITS } from './limits';
 import { MCP_PATH } from './mcp';
@@ -243,6 +244,23 @@ export const ROUTES: readonly Route[] = [
     summary: 'Paid provider calls of this site, summed per tool and provider',
     query: UsageQuery,
     replies: { 200: { description: 'The sums', schema: UsageReport } },
+  },
+  {
+    fn: 'usage',
+    method: 'GET',
+    path: '/v1/budget',
+    auth: true,
+    summary: "This site's spend limits per UTC day and month, with what each window has spent and reserved and when it resets",
+    replies: { 200: { description: 'The budget', schema: BudgetView } },
+  },
+  {
+    fn: 'usage',
+    method: 'PUT',
+    path: '/v1/budget',
+    auth: true,
+    summary: "Sets this site's daily and monthly spend limits in USD (null: no limit; a field left out is unchanged); paid calls that would pass one are 402 budget_exceeded",
+    body: BudgetInput,
+    replies: { 200: { description: 'The budget as it is now', schema: BudgetView } },
   },
   {
     fn: 'mcp',

@@ -10,6 +10,8 @@ export interface UsageEntry {
   provider: string;
   endpoint: string;
   cost_usd: number;
+  /** The sandbox charging list prices (SANDBOX_LIST_PRICES=1): no money was billed. */
+  simulated?: boolean;
   at: string;
 }
 
@@ -27,6 +29,7 @@ export const UsageLine = z.object({
   provider: z.string(),
   calls: z.int(),
   cost_usd: z.number(),
+  simulated: z.literal(true).optional().meta({ description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money" }),
 });
 export type UsageLine = z.output<typeof UsageLine>;
 
@@ -38,7 +41,8 @@ export const UsageReport = z
     from: z.string(),
     to: z.string(),
     calls: z.int(),
-    cost_usd: z.number(),
+    cost_usd: z.number().meta({ description: 'Billed money: simulated lines are left out' }),
+    simulated_cost_usd: z.number().optional().meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' }),
     by_tool: z.array(UsageLine).meta({ description: 'Per tool and provider, costliest first' }),
     by_day: z.array(UsageDayLine).optional().meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' }),
   })

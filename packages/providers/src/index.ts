@@ -1,3 +1,4 @@
 export * from './types';
 export { SandboxKeywordData, SandboxBacklinkData, SandboxResearch, SANDBOX_RESEARCH_MS, sandboxHasNoData, sandboxReferringDomains } from './sandbox';
 export * from './dataforseo';
+export * from './prices';

@@ -12,6 +12,10 @@ export interface Config {
   sandboxResearchMs?: number;
   /** How long a research job's place under the cap is leased (ms); past the worker's time limit. */
   researchLeaseMs?: number;
+  /** The deployment's daily provider spend cap in USD (`GLOBAL_DAILY_BUDGET_USD`); null: none. */
+  globalDailyBudgetUsd: number | null;
+  /** `SANDBOX_LIST_PRICES=1`: the sandbox charges the real providers' list prices, marked simulated. */
+  sandboxListPrices: boolean;
 }
 
 /**
@@ -70,6 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : undefined,
+    globalDailyBudgetUsd: env.GLOBAL_DAILY_BUDGET_USD ? Number(env.GLOBAL_DAILY_BUDGET_USD) : null,
+    sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
   };
 }
 

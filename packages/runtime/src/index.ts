@@ -7,3 +7,4 @@ export * from './worker';
 export * from './observability';
 export * from './tools';
 export { selectKeywordData } from './providers';
+export * from './budget';

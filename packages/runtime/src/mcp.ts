@@ -20,6 +20,7 @@ import {
   fieldError,
   UsageQuery,
   UsageReport,
+  BudgetView,
   type FunctionName,
   type McpExtraTool,
   type McpToolName,
@@ -164,9 +165,9 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodType;
   },
   get_usage: {
     description:
-      "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now).",
+      "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now); and its budget: per UTC day and month the limit, spent and reserved amounts and when it resets (a paid call that would pass a limit is refused with budget_exceeded).",
     input: UsageQuery,
-    result: UsageReport,
+    result: UsageReport.extend({ budget: BudgetView }),
   },
   find_pages: {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
@@ -270,10 +271,14 @@ const getJob = (caller: Caller, args: Json) => {
   );
 };
 
-const getUsage = (caller: Caller, args: Json) => {
+const getUsage = async (caller: Caller, args: Json) => {
   const input = parse(UsageQuery, args);
   const query = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  return callRoute('usage', routeEvent(caller, 'GET', '/v1/usage', 'GET /v1/usage', { query }));
+  const [usage, budget] = await Promise.all([
+    callRoute('usage', routeEvent(caller, 'GET', '/v1/usage', 'GET /v1/usage', { query })),
+    callRoute('usage', routeEvent(caller, 'GET', '/v1/budget', 'GET /v1/budget', {})),
+  ]);
+  return { ...usage, budget };
 };
 
 interface PagesCursor {

@@ -5,8 +5,8 @@ import type { Context } from 'aws-lambda';
 import { METRICS, type MetricName } from '@cm/contract';
 
 /** Powertools' service name (a dimension of every metric) and the CloudWatch namespace of the metrics. */
-const SERVICE_NAME = 'content-api';
-const METRICS_NAMESPACE = 'ContentApi';
+export const SERVICE_NAME = 'content-api';
+export const METRICS_NAMESPACE = 'ContentApi';
 
 /** The service's logger (level from POWERTOOLS_LOG_LEVEL); each invocation logs through one of its own at the same level. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });

@@ -17,7 +17,7 @@ async function tavilyKey(config: Config): Promise<string | null> {
 
 function researchWith(config: Config, apiKey: string | null): ResearchProvider {
   const { research } = config;
-  if (!apiKey) return new SandboxResearch(config.sandboxResearchMs);
+  if (!apiKey) return new SandboxResearch(config.sandboxResearchMs, research.bedrockModelId);
   return new WebResearch({
     search: new TavilySearch({ apiKey, baseUrl: research.tavilyBaseUrl }),
     synthesis: new BedrockSynthesis({

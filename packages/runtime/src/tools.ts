@@ -1,12 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
-import { Meter, ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
+import { ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
 import { api } from './api';
 import { json } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
+import { meterOf, queuedPriceUsd, siteBudget } from './budget';
 import type { Observation } from './observability';
 
 /**
@@ -48,7 +49,8 @@ async function runTool<I>(
   { siteId, input, observation }: ToolRun<I>,
 ): Promise<Record<string, unknown>> {
   const store = getStore();
-  const meter = new Meter();
+  const budget = siteBudget(siteId, observation);
+  const meter = meterOf(budget);
   try {
     // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
     const ctx: ToolContext = {
@@ -58,6 +60,8 @@ async function runTool<I>(
       backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
       researchSource: researchSource(getConfig().research),
       meter,
+      budget,
+      queuedPriceUsd,
       now: new Date(),
       resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
       enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
@@ -65,12 +69,17 @@ async function runTool<I>(
       measure: (metric, value) => observation.metric(metric, value),
     };
     const result = await run(ctx, input);
+    // The reservations are settled before the result says what the budget has left.
+    await meter.settled();
     // A result may carry work done elsewhere (a research job's cost); this request's own calls add to it.
     const earlier = typeof result.cost_usd === 'number' ? result.cost_usd : 0;
+    const left = await budget.view();
     return {
       ...result,
       cost_usd: roundUsd(earlier + meter.costUsd),
       cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.length === 0,
+      ...(left ? { budget: left } : {}),
+      ...(meter.simulated ? { simulated: true } : {}),
     };
   } catch (error) {
     if (error instanceof ProviderError) {
@@ -81,6 +90,7 @@ async function runTool<I>(
     }
     throw error;
   } finally {
+    await meter.settled();
     observation.metric('tool_calls');
     observation.metric('provider_cost_usd', meter.costUsd);
     await store.usage.record(siteId, name, meter.calls);

@@ -11,6 +11,7 @@ import { ResearchStore } from './research-records';
 import { BacklinkStore } from './backlinks';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
+import { BudgetStore } from './budgets';
 
 export * from './client';
 export * from './table';
@@ -27,6 +28,8 @@ export type { Job } from './jobs';
 export type { StoredResearch, QueryState } from './research-records';
 export type { BacklinkSnapshot } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
+export type { BudgetLimits, SpendScope, WindowState, ReserveOutcome } from './budgets';
+export { BudgetStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
@@ -37,6 +40,8 @@ export interface Store {
   serps: SerpStore;
   usage: UsageStore;
   quotas: QuotaStore;
+  /** Spend limits, and the counters paid calls reserve against. */
+  budgets: BudgetStore;
   /** Places for web, reddit and url research, across the whole deployment. */
   researchSlots: Semaphore;
   jobs: JobStore;
@@ -56,6 +61,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     serps: new SerpStore(db, tableName),
     usage: new UsageStore(db, tableName),
     quotas: new QuotaStore(db, tableName),
+    budgets: new BudgetStore(db, tableName),
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { JobStatus } from '@cm/contract';
+import type { BudgetTicket, JobStatus } from '@cm/contract';
 import { conditionFailed } from './batch';
 import { jobKey } from './keys';
 
@@ -11,6 +11,8 @@ export interface Job {
   input: Record<string, unknown>;
   result?: Record<string, unknown>;
   error?: { code: string; message: string };
+  /** The job's reservation, made when it was accepted; the worker settles it. */
+  budget?: BudgetTicket;
   created_at: string;
   updated_at: string;
 }

@@ -99,3 +99,10 @@ export const backlinkSnapshotKey = (siteId: number, domain: string, day: string)
  */
 const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
 export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;
+
+/** A site's spend limits (PUT /v1/budget). */
+export const budgetKey = (siteId: number): Key => ({ pk: sitePartition(siteId), sk: 'BUDGET' });
+/** A site's spend counters of one UTC month (`yyyy-mm`): the month's, and each of its days'. */
+export const siteSpendKey = (siteId: number, month: string): Key => ({ pk: sitePartition(siteId), sk: `SPEND#${month}` });
+/** The deployment's spend counter of one UTC day (`yyyy-mm-dd`), for its daily cap. */
+export const deploymentSpendKey = (day: string): Key => ({ pk: 'SPEND', sk: day });

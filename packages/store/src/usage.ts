@@ -31,6 +31,7 @@ export class UsageStore {
   async report(siteId: number, from: string, to: string, options: { byDay?: boolean } = {}): Promise<UsageReport> {
     const lines = new Map<string, UsageLine>();
     const days = new Map<string, UsageDayLine>();
+    let simulatedUsd = 0;
     const add = <L extends UsageLine>(map: Map<string, L>, key: string, fresh: () => L, cost: number) => {
       const line = map.get(key) ?? fresh();
       line.calls += 1;
@@ -45,7 +46,7 @@ export class UsageStore {
           // Entries at `to` sort after it ("<to>#…" > "<to>"), so BETWEEN leaves them out.
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':pk': usagePartition(siteId), ':from': from, ':to': to },
-          ProjectionExpression: 'tool, provider, cost_usd, #at',
+          ProjectionExpression: 'tool, provider, cost_usd, simulated, #at',
           ExpressionAttributeNames: { '#at': 'at' },
           ExclusiveStartKey: start,
         }),
@@ -54,10 +55,14 @@ export class UsageStore {
         const tool = String(item.tool);
         const provider = String(item.provider);
         const cost = Number(item.cost_usd);
-        add(lines, `${tool}\n${provider}`, () => ({ tool, provider, calls: 0, cost_usd: 0 }), cost);
+        // Simulated money (the sandbox at list prices) has lines of its own, never summed with billed money.
+        const simulated = item.simulated === true;
+        if (simulated) simulatedUsd += cost;
+        const flag = simulated ? { simulated: true as const } : {};
+        add(lines, `${tool}\n${provider}\n${simulated}`, () => ({ tool, provider, calls: 0, cost_usd: 0, ...flag }), cost);
         if (options.byDay) {
           const day = String(item.at).slice(0, 10);
-          add(days, `${day}\n${tool}\n${provider}`, () => ({ day, tool, provider, calls: 0, cost_usd: 0 }), cost);
+          add(days, `${day}\n${tool}\n${provider}\n${simulated}`, () => ({ day, tool, provider, calls: 0, cost_usd: 0, ...flag }), cost);
         }
       }
       start = out.LastEvaluatedKey;
@@ -68,7 +73,8 @@ export class UsageStore {
       from,
       to,
       calls: byTool.reduce((sum, line) => sum + line.calls, 0),
-      cost_usd: roundUsd(byTool.reduce((sum, line) => sum + line.cost_usd, 0)),
+      cost_usd: roundUsd(byTool.reduce((sum, line) => sum + (line.simulated ? 0 : line.cost_usd), 0)),
+      ...(simulatedUsd > 0 ? { simulated_cost_usd: roundUsd(simulatedUsd) } : {}),
       by_tool: byTool,
       ...(options.byDay ? { by_day: [...days.values()].sort((a, b) => a.day.localeCompare(b.day) || costliest(a, b)) } : {}),
     };

@@ -5,6 +5,7 @@ import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type Ga
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
+import type { SiteBudget } from './budget';
 
 /** Gap domains the site's monitoring run keeps, strongest first. */
 const GAP_LIMIT = 100;
@@ -108,6 +109,8 @@ export interface MonitorDeps {
   backlinkData: BacklinkDataProvider;
   meter: Meter;
   now: Date;
+  /** The budget of a site, which settles the reservation the run was queued with. */
+  budgetOf(siteId: number): SiteBudget;
 }
 
 /**
@@ -117,6 +120,13 @@ export interface MonitorDeps {
  * delivers the message again; any other skips the run until the next schedule (`skipped` says why).
  */
 export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number; skipped?: string } | null> {
+  const ran = await monitorOnce(deps, message);
+  // Settled once the run is over (a retry throws before, and settles when it is over).
+  if (message.budget) await deps.budgetOf(message.site_id).settle(message.budget, deps.meter.costUsd, deps.meter.simulated);
+  return ran;
+}
+
+async function monitorOnce(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number; skipped?: string } | null> {
   const { store } = deps;
   const site = await store.sites.get(message.site_id);
   if (!site) return null;
@@ -144,17 +154,31 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
   return { siteId: site.site_id };
 }
 
-/** The daily schedule: one monitoring message per site domain and active competitor, for every site. */
-export async function scheduleMonitoring(store: Store, enqueue: ToolContext['enqueue'], now: Date): Promise<number> {
+export interface ScheduleDeps {
+  store: Store;
+  enqueue: ToolContext['enqueue'];
+  now: Date;
+  budgetOf(siteId: number): SiteBudget;
+  queuedPriceUsd: ToolContext['queuedPriceUsd'];
+}
+
+/**
+ * The daily schedule: one monitoring message per site domain and active competitor, for every site,
+ * each reserved from its site's budget; runs a budget stops are deferred to the next schedule.
+ */
+export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ queued: number; deferred: number }> {
+  const { store, now } = deps;
   let queued = 0;
+  let deferred = 0;
   await store.sites.forEach(async (sites) => {
     for (const site of sites) {
       const siteDomain = normalizeDomain(site.domain);
       const competitors = await competitorDomains({ siteId: site.site_id, store });
       const domains = [...(siteDomain ? [siteDomain] : []), ...competitors];
-      await queueMonitoring({ enqueue }, site.site_id, domains, now.toISOString());
-      queued += domains.length;
+      const stopped = await queueMonitoring({ ...deps, budget: deps.budgetOf(site.site_id) }, site.site_id, siteDomain, domains, now.toISOString());
+      queued += domains.length - stopped;
+      deferred += stopped;
     }
   });
-  return queued;
+  return { queued, deferred };
 }

@@ -1,4 +1,4 @@
-import { ApiError, fieldError, LIMITS, type AddCompetitorInput } from '@cm/contract';
+import { ApiError, fieldError, LIMITS, type AddCompetitorInput, type BudgetTicket, type MonitorMessage } from '@cm/contract';
 import { normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
@@ -216,9 +216,37 @@ const competitorView = (row: StoredRow) => ({
   updated_at: row.updated_at,
 });
 
-/** The monitoring messages of a site's domains: backlink snapshots are taken by the monitor worker. */
-export async function queueMonitoring(ctx: Pick<ToolContext, 'enqueue'>, siteId: number, domains: readonly string[], requestedAt: string) {
-  await Promise.all(domains.map((domain) => ctx.enqueue('monitor', { site_id: siteId, domain, requested_at: requestedAt })));
+/**
+ * The monitoring messages of a site's domains (backlink snapshots are taken by the monitor worker),
+ * each with its reservation of the run's list price. A run the budget has no room for is not queued:
+ * the next daily schedule tries it again. Answers how many runs the budget deferred.
+ */
+export async function queueMonitoring(
+  ctx: Pick<ToolContext, 'enqueue' | 'budget' | 'queuedPriceUsd'>,
+  siteId: number,
+  siteDomain: string | null,
+  domains: readonly string[],
+  requestedAt: string,
+): Promise<number> {
+  const deferred = await Promise.all(
+    domains.map(async (domain) => {
+      let budget: BudgetTicket | null;
+      try {
+        budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }));
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'budget_exceeded') return 1;
+        throw error;
+      }
+      try {
+        await ctx.enqueue('monitor', { site_id: siteId, domain, requested_at: requestedAt, ...(budget ? { budget } : {}) } satisfies MonitorMessage);
+      } catch (error) {
+        if (budget) await ctx.budget.settle(budget, 0, false);
+        throw error;
+      }
+      return 0;
+    }),
+  );
+  return deferred.reduce<number>((sum, n) => sum + n, 0);
 }
 
 export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput) {
@@ -231,6 +259,6 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
     ...(input.color ? { color: input.color } : {}),
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
-  if (created || completed) await queueMonitoring(ctx, ctx.siteId, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString());
+  if (created || completed) await queueMonitoring(ctx, ctx.siteId, site.domain, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString());
   return { data_source: DATABASE, competitor: competitorView(row), created, completed };
 }

@@ -2,6 +2,7 @@ import { ApiError, type KeywordMetrics, type TableName, type WorkerName } from '
 import { keywordScore, normalizeDomain } from '@cm/core';
 import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
 import type { Site, Store, StoredRow } from '@cm/store';
+import type { SiteBudget } from './budget';
 
 /** The `data_source` of a result answered from stored rows, with no provider call. */
 export const DATABASE = 'database';
@@ -13,6 +14,10 @@ export interface ToolContext {
   keywordData: KeywordDataProvider;
   backlinkData: BacklinkDataProvider;
   meter: Meter;
+  /** The site's budget: the meter reserves each paid call from it; queued work reserves when accepted. */
+  budget: SiteBudget;
+  /** The list price of queued work where it is paid (a web research job of a mode, a monitoring run of the site or a competitor); 0 when it is free (the sandbox). */
+  queuedPriceUsd(work: { research: string } | { monitor: 'site' | 'competitor' }): number;
   now: Date;
   /** The `data_source` of web research jobs (the worker runs them). */
   researchSource: string;

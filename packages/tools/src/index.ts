@@ -5,3 +5,4 @@ export * from './serp';
 export * from './research';
 export * from './competitors';
 export * from './backlinks';
+export * from './budget';

@@ -6,6 +6,7 @@ import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@c
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
+import type { SiteBudget } from './budget';
 
 /** A job's place under the cap is leased this long by default: past the worker's time limit, so only a dead worker loses it. */
 export const RESEARCH_LEASE_MS = 5 * 60_000;
@@ -42,10 +43,19 @@ export function jobView(job: Job) {
 type JobInput = { mode: JobMode; query: string; question: string | null; page_id: number | null };
 const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
 
-/** Creates a research job and puts it on the research queue; the caller undoes its own claim if this throws. */
+/**
+ * Reserves the job's list price (402 budget_exceeded when it does not fit), creates the job with its
+ * reservation and puts it on the research queue; the caller undoes its own claim if this throws.
+ */
 async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: JobInput): Promise<void> {
-  await ctx.store.jobs.create({ job_id: jobId, site_id: ctx.siteId, tool, input, created_at: ctx.now.toISOString() });
-  await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+  const budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ research: input.mode }));
+  try {
+    await ctx.store.jobs.create({ job_id: jobId, site_id: ctx.siteId, tool, input, ...(budget ? { budget } : {}), created_at: ctx.now.toISOString() });
+    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+  } catch (error) {
+    if (budget) await ctx.budget.settle(budget, 0, false);
+    throw error;
+  }
 }
 
 /** Waits up to `waitMs` for the job to end; the job as it is then. */
@@ -163,6 +173,8 @@ export interface WorkerDeps {
   meter: Meter;
   enqueue: ToolContext['enqueue'];
   researchLeaseMs: number;
+  /** The budget of a job's site, which settles the reservation the job was accepted with. */
+  budgetOf(siteId: number): SiteBudget;
 }
 
 /**
@@ -216,6 +228,8 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
     await store.jobs.finish(job.job_id, { error: { code, message: error.message } }, new Date().toISOString());
     await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
   }
+  // The reservation made when the job was accepted becomes what its calls were billed.
+  if (job.budget) await deps.budgetOf(job.site_id).settle(job.budget, deps.meter.costUsd, deps.meter.simulated);
   await store.researchSlots.free(job.job_id);
   return ran;
 }
@@ -239,8 +253,17 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
 
   const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  // A keyword the budget has no room for is listed as failed, with why; the rest of the call stands.
+  const refused = new Map<string, { code: string; message: string }>();
   if (toQueue.length > 0) {
-    await Promise.all(toQueue.map((keyword) => queueKeywordResearch(ctx, keyword, staleBefore)));
+    await Promise.all(
+      toQueue.map((keyword) =>
+        queueKeywordResearch(ctx, keyword, staleBefore).catch((error: unknown) => {
+          if (!(error instanceof ApiError) || error.code !== 'budget_exceeded') throw error;
+          refused.set(keyword, { code: error.code, message: error.message });
+        }),
+      ),
+    );
     states = await read();
   }
   const jobIds = new Map<string, string>();
@@ -269,7 +292,8 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
     in_process: inProcess,
     failed: failed.map((keyword, i) => ({
       keyword,
-      error: failedJobs[i]?.error ?? { code: 'research_failed', message: 'the research of this keyword ended without a result; call again to retry it' },
+      error: refused.get(keyword) ??
+        failedJobs[i]?.error ?? { code: 'research_failed', message: 'the research of this keyword ended without a result; call again to retry it' },
     })),
   };
 }

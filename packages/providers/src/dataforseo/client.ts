@@ -1,3 +1,4 @@
+import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
 import { ProviderError, type Meter } from '../types';
 
 export const DATAFORSEO = 'dataforseo';
@@ -94,6 +95,8 @@ export class DataForSeoClient {
   }
 
   private async post(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<Attempt> {
+    // Each attempt may be billed, so each reserves the task's list price first (a refusal calls no one).
+    const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)));
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}/v3/${endpoint}`, {
@@ -103,6 +106,7 @@ export class DataForSeoClient {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 25_000),
       });
     } catch (error) {
+      meter.release(hold);
       return { outcome: 'transient', message: `request failed: ${(error as Error).message}` };
     }
     let envelope: TaskEnvelope | undefined;
@@ -112,7 +116,7 @@ export class DataForSeoClient {
       envelope = undefined;
     }
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
-    meter.record({ provider: DATAFORSEO, endpoint, cost_usd: typeof envelope?.cost === 'number' ? envelope.cost : 0 });
+    meter.record({ provider: DATAFORSEO, endpoint, cost_usd: typeof envelope?.cost === 'number' ? envelope.cost : 0 }, hold);
 
     if (response.status !== 200) {
       return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };

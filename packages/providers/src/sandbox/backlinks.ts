@@ -11,6 +11,8 @@ import type {
 } from '../types';
 import { LIMITS } from '@cm/contract';
 import { brandOf, monthOf, monthStart } from '@cm/core';
+import { backlinkProfilePrice, dataForSeoPrice, linkGapPrice } from '../prices';
+import { charge, SANDBOX } from './charge';
 import { between, shuffled, unit } from './derive';
 
 /* Offline backlinks: every domain links from a fixed pool of plausible domains, so profiles, links and the gap agree. */
@@ -326,25 +328,22 @@ export function sandboxLinkGap(site: string, competitors: readonly string[], lim
     .slice(0, limit);
 }
 
-const NAME = 'sandbox';
-
-/** Offline backlink data, derived from the domains; calls are free and recorded at cost 0. */
+/** Offline backlink data, derived from the domains; calls are free (or at list prices, simulated) and recorded. */
 export class SandboxBacklinkData implements BacklinkDataProvider {
-  readonly name = NAME;
+  readonly name = SANDBOX;
   constructor(private readonly now: () => Date = () => new Date()) {}
 
-  async profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
-    meter.record({ provider: NAME, endpoint: 'backlinks_profile', cost_usd: 0 });
-    return sandboxBacklinkProfile(domain, this.now());
+  profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
+    return charge(meter, 'backlinks_profile', backlinkProfilePrice(), () => sandboxBacklinkProfile(domain, this.now()), backlinkProfilePrice);
   }
 
-  async links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {
-    meter.record({ provider: NAME, endpoint: 'backlinks_links', cost_usd: 0 });
-    return sandboxLinks(domain, limit);
+  links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {
+    const price = (rows: number) => dataForSeoPrice('backlinks/backlinks/live', rows);
+    return charge(meter, 'backlinks_links', price(limit), () => sandboxLinks(domain, limit), (links) => price(links.length));
   }
 
-  async linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]> {
-    meter.record({ provider: NAME, endpoint: 'backlinks_link_gap', cost_usd: 0 });
-    return sandboxLinkGap(site, competitors, limit);
+  linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]> {
+    const price = linkGapPrice;
+    return charge(meter, 'backlinks_link_gap', price(limit), () => sandboxLinkGap(site, competitors, limit), (gap) => price(gap.length));
   }
 }

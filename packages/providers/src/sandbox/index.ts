@@ -1,4 +1,7 @@
-import type { Findings, KeywordMetrics, SerpItem } from '@cm/contract';
+import { roundUsd, type Findings, type KeywordMetrics, type SerpItem } from '@cm/contract';
+import { bedrockCost, bedrockPriceOrHighest, dataForSeoPrice, TAVILY_PRICES, webResearchPrice } from '../prices';
+import { ENDPOINTS } from '../dataforseo';
+import { charge, SANDBOX } from './charge';
 import type { KeywordDataProvider, Meter, ResearchProvider, ResearchRequest, SerpContext } from '../types';
 import { sandboxFindings } from './research';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
@@ -7,46 +10,57 @@ import { sandboxSerp } from './serp';
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
 
-const NAME = 'sandbox';
+/** Metrics take DataForSEO two tasks: search volume, then intent of the keywords found. */
+const metricsPrice = (keywords: number) => roundUsd(dataForSeoPrice(ENDPOINTS.searchVolume) + dataForSeoPrice(ENDPOINTS.searchIntent, keywords));
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always
- * labelled `sandbox`. Its calls are free; the ledger records them at cost 0.
+ * labelled `sandbox`. Its calls are free, and the ledger records them at cost 0; on a meter with list
+ * prices (SANDBOX_LIST_PRICES=1) they cost what DataForSEO's would, marked simulated.
  */
 export class SandboxKeywordData implements KeywordDataProvider {
-  readonly name = NAME;
+  readonly name = SANDBOX;
 
-  async keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>> {
-    meter.record({ provider: NAME, endpoint: 'keyword_metrics', cost_usd: 0 });
-    const out = new Map<string, KeywordMetrics>();
-    for (const keyword of keywords) {
-      const metrics = sandboxMetrics(keyword, locale);
-      if (metrics) out.set(keyword, metrics);
-    }
-    return out;
+  keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>> {
+    const run = () => {
+      const out = new Map<string, KeywordMetrics>();
+      for (const keyword of keywords) {
+        const metrics = sandboxMetrics(keyword, locale);
+        if (metrics) out.set(keyword, metrics);
+      }
+      return out;
+    };
+    return charge(meter, 'keyword_metrics', metricsPrice(keywords.length), run, (found) => metricsPrice(found.size));
   }
 
-  async keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
-    meter.record({ provider: NAME, endpoint: 'keyword_ideas', cost_usd: 0 });
-    return sandboxIdeas(seeds, locale, limit);
+  keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
+    const price = (items: number) => dataForSeoPrice(ENDPOINTS.keywordIdeas, items);
+    return charge(meter, 'keyword_ideas', price(limit), () => sandboxIdeas(seeds, locale, limit), (ideas) => price(ideas.length));
   }
 
-  async serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]> {
-    meter.record({ provider: NAME, endpoint: 'serp_organic', cost_usd: 0 });
-    return sandboxSerp(keyword, locale, depth, context);
+  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]> {
+    const price = dataForSeoPrice(ENDPOINTS.serpOrganic, depth);
+    return charge(meter, 'serp_organic', price, () => sandboxSerp(keyword, locale, depth, context), () => price);
   }
 }
 
 /** The default time a sandbox research job takes, so queues and the cap behave as with slow real providers. */
 export const SANDBOX_RESEARCH_MS = 3000;
+/** What a sandbox synthesis is billed as, in tokens: a typical prompt of five sources and answer, under the most reserved. */
+const SANDBOX_SYNTHESIS_TOKENS = { input: 6000, output: 1200 };
 
-/** Offline web research: takes `delayMs`, then derives its findings from the request. */
+/** Offline web research: takes `delayMs`, then derives its findings from the request; with list prices, priced as `modelId`'s synthesis. */
 export class SandboxResearch implements ResearchProvider {
-  readonly name = NAME;
-  constructor(private readonly delayMs = SANDBOX_RESEARCH_MS) {}
+  readonly name = SANDBOX;
+  constructor(
+    private readonly delayMs = SANDBOX_RESEARCH_MS,
+    private readonly modelId = '',
+  ) {}
 
   async research(request: ResearchRequest, meter: Meter): Promise<Findings> {
-    meter.record({ provider: NAME, endpoint: `research_${request.mode}`, cost_usd: 0 });
+    const search = request.mode === 'url' ? 0 : TAVILY_PRICES.searchCredits.basic * TAVILY_PRICES.usdPerCredit;
+    const bill = roundUsd(search + bedrockCost(bedrockPriceOrHighest(this.modelId), SANDBOX_SYNTHESIS_TOKENS));
+    await charge(meter, `research_${request.mode}`, webResearchPrice(request.mode, this.modelId), () => null, () => bill);
     await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     return sandboxFindings(request.mode, request.query, request.question, new Date().toISOString());
   }

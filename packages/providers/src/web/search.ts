@@ -1,15 +1,16 @@
 import { roundUsd } from '@cm/contract';
 import * as z from 'zod';
+import { TAVILY_PRICES } from '../prices';
 import { ProviderError, type Meter } from '../types';
 
 export const TAVILY = 'tavily';
 export const TAVILY_BASE_URL = 'https://api.tavily.com';
 /** Tavily's pay-as-you-go price of one API credit. */
-export const TAVILY_USD_PER_CREDIT = 0.008;
+export const TAVILY_USD_PER_CREDIT = TAVILY_PRICES.usdPerCredit;
 
 export type SearchDepth = 'basic' | 'advanced';
 /** Tavily's documented price of a search in credits, for a response that does not report its usage. */
-const CREDITS: Record<SearchDepth, number> = { basic: 1, advanced: 2 };
+const CREDITS: Record<SearchDepth, number> = TAVILY_PRICES.searchCredits;
 
 /** 401 (key), 403, 400 (request) and 432/433 (plan or pay-as-you-go limit) fail again however often they are tried. */
 const retryableStatus = (status: number): boolean => status === 429 || status >= 500;
@@ -99,6 +100,8 @@ export class TavilySearch {
   }
 
   private async post(body: Record<string, unknown>, depth: SearchDepth, meter: Meter): Promise<Attempt> {
+    const usdPerCredit = this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT;
+    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit));
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}/search`, {
@@ -108,17 +111,17 @@ export class TavilySearch {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 25_000),
       });
     } catch (error) {
-      meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 });
+      meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
       return { retryable: true, message: `request failed: ${(error as Error).message}` };
     }
     if (response.status !== 200) {
       // Tavily bills successful searches only; the failed call is still on the ledger, at no cost.
-      meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 });
+      meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
       return { retryable: retryableStatus(response.status), message: await errorMessage(response), code: response.status };
     }
     const parsed = SearchResponse.safeParse(await response.json().catch(() => undefined));
     const credits = (parsed.success ? parsed.data.usage?.credits : undefined) ?? CREDITS[depth];
-    meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: roundUsd(credits * (this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT)) });
+    meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: roundUsd(credits * usdPerCredit) }, hold);
     // A 200 is billed: an unreadable one is not retried here, lest it be billed again.
     if (!parsed.success) throw new ProviderError(TAVILY, 'search: unreadable response', true, 200);
     return {

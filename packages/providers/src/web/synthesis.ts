@@ -5,8 +5,11 @@ import {
   type BedrockRuntimeClientConfig,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import { roundUsd, type Finding } from '@cm/contract';
+import type { Finding } from '@cm/contract';
 import * as z from 'zod';
+import { BEDROCK_HIGHEST, bedrockCost, bedrockPrice, SYNTHESIS_MAX_TOKENS, type TokenPrice } from '../prices';
+
+export { bedrockPrice } from '../prices';
 import { ProviderError, type Meter } from '../types';
 
 export const BEDROCK = 'bedrock';
@@ -25,11 +28,7 @@ export interface SynthesisFocus {
   question: string | null;
 }
 
-/** USD per million tokens. */
-export interface TokenPrice {
-  input: number;
-  output: number;
-}
+export type { TokenPrice } from '../prices';
 
 export interface BedrockSynthesisOptions {
   modelId: string;
@@ -45,41 +44,6 @@ export interface BedrockSynthesisOptions {
   retryStrategy?: BedrockRuntimeClientConfig['retryStrategy'];
   /** Told once, at construction, of a model the price table does not know (and the price it is charged at instead). */
   warn?: (message: string, details: Record<string, unknown>) => void;
-}
-
-/** A model's on-demand price; `regional` for Claude 4.5 and later, whose regional endpoints cost more than `global.`. */
-interface ModelPrice extends TokenPrice {
-  regional?: true;
-}
-
-/**
- * On-demand list prices of Claude models on Bedrock (USD per million tokens), which are Anthropic's own.
- * From Claude 4.5 on, a regional endpoint (a geographic inference profile such as `us.`, or the model in
- * one region) costs 10% more than the `global.` profile; earlier models have one price wherever they run.
- */
-const PRICES: Record<string, ModelPrice> = {
-  'anthropic.claude-3-haiku-20240307-v1:0': { input: 0.25, output: 1.25 },
-  'anthropic.claude-3-5-haiku-20241022-v1:0': { input: 0.8, output: 4 },
-  'anthropic.claude-3-5-sonnet-20240620-v1:0': { input: 3, output: 15 },
-  'anthropic.claude-3-5-sonnet-20241022-v2:0': { input: 3, output: 15 },
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': { input: 3, output: 15 },
-  'anthropic.claude-sonnet-4-20250514-v1:0': { input: 3, output: 15 },
-  'anthropic.claude-haiku-4-5-20251001-v1:0': { input: 1, output: 5, regional: true },
-};
-const REGIONAL_PREMIUM = 1.1;
-/** An unknown model is priced as the dearest known one, so the ledger never understates a cost. */
-const HIGHEST: TokenPrice = {
-  input: Math.max(...Object.values(PRICES).map((p) => p.input * (p.regional ? REGIONAL_PREMIUM : 1))),
-  output: Math.max(...Object.values(PRICES).map((p) => p.output * (p.regional ? REGIONAL_PREMIUM : 1))),
-};
-
-/** The price of a model id or inference profile id (`us.anthropic…`, `global.anthropic…`); undefined when the table does not know it. */
-export function bedrockPrice(modelId: string): TokenPrice | undefined {
-  const [, scope, model] = /^(?:([a-z-]+)\.)?(anthropic\..+)$/.exec(modelId) ?? [];
-  const price = model === undefined ? undefined : PRICES[model];
-  if (!price) return undefined;
-  const factor = price.regional && scope !== 'global' ? REGIONAL_PREMIUM : 1;
-  return { input: roundUsd(price.input * factor), output: roundUsd(price.output * factor) };
 }
 
 /** Bounds of the prompt: no single page crowds out the others, and the whole stays well inside the context. */
@@ -184,8 +148,8 @@ export class BedrockSynthesis {
     });
     const known = options.usdPerMillionTokens ?? bedrockPrice(options.modelId);
     if (!known)
-      options.warn?.('The Bedrock model has no price: its calls are charged at the dearest known price', { model_id: options.modelId, price: HIGHEST });
-    this.price = known ?? HIGHEST;
+      options.warn?.('The Bedrock model has no price: its calls are charged at the dearest known price', { model_id: options.modelId, price: BEDROCK_HIGHEST });
+    this.price = known ?? BEDROCK_HIGHEST;
   }
 
   async synthesize(focus: SynthesisFocus, sources: readonly SourceText[], meter: Meter): Promise<{ facts: Finding[]; opinions: Finding[] }> {
@@ -202,6 +166,7 @@ export class BedrockSynthesis {
         : 'Record the facts and opinions these sources give about the query.',
     ].join('\n');
 
+    const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS));
     let output: ConverseCommandOutput;
     try {
       output = await this.client.send(
@@ -209,7 +174,7 @@ export class BedrockSynthesis {
           modelId: this.options.modelId,
           system: [{ text: SYSTEM }],
           messages: [{ role: 'user', content: [{ text: request }] }],
-          inferenceConfig: { maxTokens: 4096, temperature: 0 },
+          inferenceConfig: { maxTokens: SYNTHESIS_MAX_TOKENS.output, temperature: 0 },
           toolConfig: {
             tools: [
               {
@@ -226,13 +191,13 @@ export class BedrockSynthesis {
       );
     } catch (error) {
       // Failed calls are not billed; the ledger still shows the call.
-      meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: 0 });
+      meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: 0 }, hold);
       throw providerError(error);
     }
     // The tokens are billed whatever the answer holds, so the cost is recorded before it is read.
     const usage = output.usage;
-    const cost = ((usage?.inputTokens ?? 0) * this.price.input + (usage?.outputTokens ?? 0) * this.price.output) / 1e6;
-    meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: roundUsd(cost) });
+    const cost = bedrockCost(this.price, { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 });
+    meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: cost }, hold);
 
     const input = output.output?.message?.content?.find((c) => c.toolUse?.name === TOOL)?.toolUse?.input;
     const parsed = ToolOutput.safeParse(input);

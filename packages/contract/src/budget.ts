@@ -1,0 +1,46 @@
+import * as z from 'zod';
+import { LIMITS } from './limits';
+
+/** The windows a site's budget counts spend in: the UTC day and the UTC month. */
+export const BUDGET_WINDOWS = ['day', 'month'] as const;
+export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
+
+const Usd = z.number().min(0).max(LIMITS.budgetUsdMax);
+
+export const BudgetInput = z
+  .object({
+    daily_usd: Usd.nullable().optional().meta({ description: 'The most this site may spend per UTC day; null: no limit; absent: unchanged' }),
+    monthly_usd: Usd.nullable().optional().meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' }),
+  })
+  .refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, { message: 'give daily_usd, monthly_usd or both' });
+export type BudgetInput = z.output<typeof BudgetInput>;
+
+export const BudgetWindowView = z.object({
+  limit_usd: z.number().nullable().meta({ description: 'null: no limit' }),
+  spent_usd: z.number().meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' }),
+  reserved_usd: z.number().meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' }),
+  simulated_usd: z.number().meta({ description: 'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed' }),
+  resets_at: z.string().meta({ description: 'When the next window starts (UTC)' }),
+});
+export type BudgetWindowView = z.output<typeof BudgetWindowView>;
+
+export const BudgetView = z
+  .object({ daily: BudgetWindowView, monthly: BudgetWindowView })
+  .meta({ id: 'Budget', description: "This site's spend limits and what its windows hold now" });
+export type BudgetView = z.output<typeof BudgetView>;
+
+/** What a paid tool result says of the budget: the least left of the windows with a limit. */
+export const ToolBudget = z.object({
+  remaining_usd: z.number().nullable().meta({ description: 'What the tightest window has left (limit − spent − reserved); null without a limit' }),
+  window: z.enum(BUDGET_WINDOWS).nullable().meta({ description: 'The window remaining_usd is of; null without a limit' }),
+});
+export type ToolBudget = z.output<typeof ToolBudget>;
+
+/** A reservation that outlives its call: queued work (a research job, a monitoring run) carries it to the worker that settles it. */
+export const BudgetTicket = z.object({
+  hold_id: z.string(),
+  estimate_usd: z.number(),
+  day: z.string().meta({ description: 'The UTC day it was reserved in: its windows' }),
+  deployment: z.boolean().meta({ description: "Whether the deployment's daily cap holds it too" }),
+});
+export type BudgetTicket = z.output<typeof BudgetTicket>;

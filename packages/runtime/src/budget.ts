@@ -1,0 +1,38 @@
+import { roundUsd } from '@cm/contract';
+import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice } from '@cm/providers';
+import { SiteBudget, type ToolContext } from '@cm/tools';
+import { getConfig } from './config';
+import { researchSource } from './providers';
+import { getStore } from './services';
+import type { Observation } from './observability';
+
+/** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
+const GAP_ROWS = 100;
+
+/**
+ * A site's budget, with the deployment's cap. With an observation, the share used is reported as
+ * budget_usd_used_pct under the service dimension alone (not the tool's), so one alarm watches every site.
+ */
+export const siteBudget = (siteId: number, observation?: Observation): SiteBudget =>
+  new SiteBudget(getStore(), siteId, {
+    deploymentDailyUsd: getConfig().globalDailyBudgetUsd,
+    now: () => new Date(),
+    measure: observation ? (usedPct) => observation.metric('budget_usd_used_pct', usedPct, {}) : undefined,
+  });
+
+/** A meter: with a guard, it reserves each paid call from that budget; without, it only records (queued work reserved when accepted). */
+export const meterOf = (guard?: SiteBudget): Meter => new Meter({ guard, listPrices: getConfig().sandboxListPrices });
+
+/**
+ * The list price of queued work as configured: real providers cost their list price, the sandbox
+ * nothing unless SANDBOX_LIST_PRICES=1.
+ */
+export const queuedPriceUsd: ToolContext['queuedPriceUsd'] = (work) => {
+  const config = getConfig();
+  if ('research' in work) {
+    const paid = researchSource(config.research) !== 'sandbox' || config.sandboxListPrices;
+    return paid ? webResearchPrice(work.research, config.research.bedrockModelId) : 0;
+  }
+  const paid = Boolean(config.dataforseo.secret || (config.dataforseo.login && config.dataforseo.password)) || config.sandboxListPrices;
+  return paid ? roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0)) : 0;
+};

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { ApiError, LIMITS, roundUsd, type BudgetTicket, type BudgetView, type BudgetWindow, type ToolBudget } from '@cm/contract';
+import { monthStart, nextUtcMidnight, utcDay } from '@cm/core';
+import type { Hold, SpendGuard } from '@cm/providers';
+import type { BudgetLimits, SpendScope, Store, WindowState } from '@cm/store';
+
+type Windows = Partial<Record<BudgetWindow, WindowState>>;
+
+const resetsAt = (window: BudgetWindow, now: Date): string => (window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString());
+const WINDOW_LIMIT = { day: 'daily_usd', month: 'monthly_usd' } as const;
+
+/** The tightest window with a limit: what it has left, and its share used in percent. */
+function tightest(limits: BudgetLimits, windows: Windows): (ToolBudget & { used_pct: number }) | null {
+  let best: (ToolBudget & { used_pct: number }) | null = null;
+  for (const window of ['day', 'month'] as const) {
+    const limit = limits[WINDOW_LIMIT[window]];
+    const state = windows[window];
+    if (limit === null || !state) continue;
+    const remaining = roundUsd(Math.max(0, limit - state.spent - state.reserved));
+    const usedPct = limit > 0 ? Math.round(((state.spent + state.reserved) / limit) * 1000) / 10 : 100;
+    if (!best || remaining < best.remaining_usd!) best = { remaining_usd: remaining, window, used_pct: usedPct };
+  }
+  return best;
+}
+
+function budgetExceeded(window: BudgetWindow, now: Date, site: { limit: number; state: WindowState } | null): ApiError {
+  const when = resetsAt(window, now);
+  if (!site) {
+    // The deployment's cap sums every site's spend: a site is told it is reached, never what others spent.
+    return new ApiError('budget_exceeded', `The deployment's daily provider budget is used up; it resets at ${when}`, {
+      scope: 'deployment',
+      window,
+      limit_usd: null,
+      spent_usd: null,
+      resets_at: when,
+    });
+  }
+  return new ApiError(
+    'budget_exceeded',
+    `This call would pass the site's ${window === 'day' ? 'daily' : 'monthly'} budget of $${site.limit}; it resets at ${when} (GET /v1/budget; PUT /v1/budget changes it)`,
+    { scope: 'site', window, limit_usd: site.limit, spent_usd: site.state.spent, reserved_usd: site.state.reserved, resets_at: when },
+  );
+}
+
+export interface BudgetOptions {
+  /** The deployment's daily cap in USD (GLOBAL_DAILY_BUDGET_USD); null: none. */
+  deploymentDailyUsd: number | null;
+  now: () => Date;
+  /** Reports the share of the budget used after each reservation and settle (the budget_usd_used_pct metric). */
+  measure?: (usedPct: number) => void;
+}
+
+/**
+ * A site's budget as paid calls spend it: each reservation is one conditional update of the site's
+ * counter item (its day and month windows at once) and, with a deployment cap, one of the
+ * deployment's day item, made together; a refusal of either undoes the other and is 402
+ * budget_exceeded before any provider is called. Settling is the same two updates.
+ */
+export class SiteBudget implements SpendGuard {
+  private limitsRead?: Promise<BudgetLimits>;
+  /** What the site's windows held after the latest reservation or settle of this budget. */
+  private latest: Windows | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly siteId: number,
+    private readonly options: BudgetOptions,
+  ) {}
+
+  /** The site's limits, read once per budget (a tool call, a worker run). */
+  limits(): Promise<BudgetLimits> {
+    this.limitsRead ??= this.store.budgets.limits(this.siteId).catch((error: unknown) => {
+      this.limitsRead = undefined;
+      throw error;
+    });
+    return this.limitsRead;
+  }
+
+  /** A paid call's reservation, leased for the longest a call runs. */
+  async reserve(estimateUsd: number): Promise<Hold> {
+    const ticket = await this.take(estimateUsd, LIMITS.budgetHoldMs);
+    return { settle: (billed, simulated) => this.settle(ticket, billed, simulated) };
+  }
+
+  /** Queued work's reservation, made when it is accepted and settled by the worker that runs it; null when free. */
+  async reserveQueued(estimateUsd: number): Promise<BudgetTicket | null> {
+    return estimateUsd > 0 ? this.take(estimateUsd, LIMITS.queuedBudgetHoldMs) : null;
+  }
+
+  /** Settles a reservation to what its work was billed (0 releases it). */
+  async settle(ticket: BudgetTicket, billedUsd: number, simulated: boolean): Promise<void> {
+    const { budgets } = this.store;
+    const [site] = await Promise.all([
+      budgets.settle({ siteId: this.siteId }, ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated),
+      ticket.deployment ? budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated) : null,
+    ]);
+    // Windows of an earlier day or month are not the ones results report.
+    if (ticket.day === utcDay(this.options.now())) await this.observe(site);
+  }
+
+  /** What paid results say of the budget: the tightest window's remainder; null before any paid call. */
+  async view(): Promise<ToolBudget | null> {
+    if (!this.latest) return null;
+    const tight = tightest(await this.limits(), this.latest);
+    return tight ? { remaining_usd: tight.remaining_usd, window: tight.window } : { remaining_usd: null, window: null };
+  }
+
+  private async take(estimateUsd: number, leaseMs: number): Promise<BudgetTicket> {
+    const now = this.options.now();
+    const day = utcDay(now);
+    const limits = await this.limits();
+    const cap = this.options.deploymentDailyUsd;
+    const holdId = randomBytes(9).toString('hex');
+    const leaseUntil = Date.now() + leaseMs;
+    const { budgets } = this.store;
+    const [site, deployment] = await Promise.all([
+      budgets.reserve({ siteId: this.siteId }, day, holdId, estimateUsd, { day: limits.daily_usd, month: limits.monthly_usd }, leaseUntil),
+      cap === null ? null : budgets.reserve('deployment', day, holdId, estimateUsd, { day: cap }, leaseUntil),
+    ]);
+    const ticket: BudgetTicket = { hold_id: holdId, estimate_usd: estimateUsd, day, deployment: cap !== null };
+    if (site.reserved && deployment?.reserved !== false) {
+      await this.observe(site.windows);
+      return ticket;
+    }
+    // Compensation: one counter took the reservation and the other refused it, so the taken one is released.
+    if (site.reserved) await budgets.settle({ siteId: this.siteId }, day, holdId, estimateUsd, 0, false);
+    if (deployment?.reserved) await budgets.settle('deployment', day, holdId, estimateUsd, 0, false);
+    if (!site.reserved) throw budgetExceeded(site.window, now, { limit: limits[WINDOW_LIMIT[site.window]]!, state: site.state });
+    throw budgetExceeded('day', now, null);
+  }
+
+  private async observe(windows: Windows): Promise<void> {
+    this.latest = windows;
+    const tight = tightest(await this.limits(), windows);
+    if (tight) this.options.measure?.(tight.used_pct);
+  }
+}
+
+/** GET /v1/budget: the site's limits and what its windows of now hold. */
+export async function budgetView(store: Store, siteId: number, now: Date, limits?: BudgetLimits): Promise<BudgetView> {
+  const [known, windows] = await Promise.all([limits ?? store.budgets.limits(siteId), store.budgets.windows({ siteId } satisfies SpendScope, utcDay(now))]);
+  const view = (window: BudgetWindow) => {
+    const state = windows[window] ?? { spent: 0, reserved: 0, simulated: 0 };
+    return { limit_usd: known[WINDOW_LIMIT[window]], spent_usd: state.spent, reserved_usd: state.reserved, simulated_usd: state.simulated, resets_at: resetsAt(window, now) };
+  };
+  return { daily: view('day'), monthly: view('month') };
+}
+
+/** PUT /v1/budget: sets the limits given, then answers as GET does. */
+export async function setBudget(store: Store, siteId: number, change: Partial<BudgetLimits>, now: Date): Promise<BudgetView> {
+  const limits = await store.budgets.setLimits(siteId, change, now.toISOString());
+  return budgetView(store, siteId, now, limits);
+}
