@@ -1,0 +1,110 @@
+import { DataForSeoKeywordData, ENDPOINTS, Meter } from '@cm/providers';
+import { SiteBudget } from '@cm/tools';
+import { startTestStack, type TestStack } from '../helpers/local';
+import { startReplay, type Replay } from '../helpers/replay';
+
+/* Budgets on the embedded DynamoDB: reservations and settles of the counters, against real replayed bills. */
+
+let t: TestStack;
+let replay: Replay;
+beforeAll(async () => {
+  [t, replay] = await Promise.all([startTestStack(), startReplay()]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([t.stop(), replay.close()]);
+});
+beforeEach(() => {
+  replay.requests.length = 0;
+});
+
+const budgetOf = (siteId: number, now: () => Date = () => new Date(), deploymentDailyUsd: number | null = null) =>
+  new SiteBudget(t.store, siteId, { deploymentDailyUsd, now });
+const adapter = () => new DataForSeoKeywordData({ login: 'l', password: 'p', baseUrl: replay.url, retries: 0, backoffMs: 1, random: () => 0.5 });
+const today = () => new Date().toISOString().slice(0, 10);
+
+it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, and the settled spend stays within the limit', async () => {
+  const { siteId } = await t.newSite('Concurrent');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 0.1 }, new Date().toISOString());
+  const budget = budgetOf(siteId);
+  const estimate = 0.01;
+  const bill = 0.0093;
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 50 }, async () => {
+      const hold = await budget.reserve(estimate);
+      await hold.settle(bill, false);
+    }),
+  );
+  const charged = outcomes.filter((o) => o.status === 'fulfilled');
+  expect(charged).toHaveLength(10);
+  for (const refused of outcomes.filter((o) => o.status === 'rejected')) expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
+  const { day } = await t.store.budgets.windows({ siteId }, today());
+  expect(day).toEqual({ spent: 0.093, reserved: 0, simulated: 0 });
+  expect(day!.spent).toBeLessThanOrEqual(0.1 + (estimate - bill));
+});
+
+it('settles a replayed DataForSEO call to its billed cost, and a failed call releases its whole reservation', async () => {
+  const { siteId } = await t.newSite('Replayed');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 1 }, new Date().toISOString());
+  replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+  const meter = new Meter({ guard: budgetOf(siteId) });
+  await adapter().serpOrganic('running shoes', 'US/en', 20, meter);
+  await meter.settled();
+  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({ spent: 0.0035, reserved: 0, simulated: 0 });
+
+  replay.answer(ENDPOINTS.serpOrganic, { status: 500, fixture: 'http500' });
+  const failing = new Meter({ guard: budgetOf(siteId) });
+  await expect(adapter().serpOrganic('running shoes', 'US/en', 20, failing)).rejects.toMatchObject({ name: 'ProviderError' });
+  await failing.settled();
+  expect(replay.requests).toHaveLength(2);
+  // The 500 billed nothing: the reservation is gone and the spend is what it was.
+  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({ spent: 0.0035, reserved: 0, simulated: 0 });
+});
+
+it('refuses a call that would pass the daily limit with 402 and calls no provider', async () => {
+  const { siteId } = await t.newSite('Refused');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 0.003 }, new Date().toISOString());
+  replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+  const meter = new Meter({ guard: budgetOf(siteId) });
+  await expect(adapter().serpOrganic('running shoes', 'US/en', 20, meter)).rejects.toMatchObject({
+    code: 'budget_exceeded',
+    extra: { window: 'day', limit_usd: 0.003, spent_usd: 0, scope: 'site' },
+  });
+  expect(replay.requests).toHaveLength(0);
+  expect(meter.calls).toHaveLength(0);
+});
+
+it('starts the month window again at the UTC month start', async () => {
+  const { siteId } = await t.newSite('Monthly');
+  await t.store.budgets.setLimits(siteId, { monthly_usd: 0.05 }, new Date().toISOString());
+  let now = new Date('2031-01-31T23:59:59.000Z');
+  const budget = budgetOf(siteId, () => now);
+  await (await budget.reserve(0.05)).settle(0.05, false);
+  await expect(budget.reserve(0.01)).rejects.toMatchObject({ code: 'budget_exceeded', extra: { window: 'month', resets_at: '2031-02-01T00:00:00.000Z' } });
+  now = new Date('2031-02-01T00:00:00.000Z');
+  await (await budget.reserve(0.01)).settle(0.01, false);
+  expect((await t.store.budgets.windows({ siteId }, '2031-02-01')).month).toEqual({ spent: 0.01, reserved: 0, simulated: 0 });
+  expect((await t.store.budgets.windows({ siteId }, '2031-01-31')).month).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+});
+
+it("holds the deployment's daily cap across sites, undoing a site's reservation the cap refuses, and never tells a site what others spent", async () => {
+  const [a, b] = await Promise.all([t.newSite('Cap A'), t.newSite('Cap B')]);
+  const day = '2032-03-04';
+  const at = () => new Date(`${day}T12:00:00.000Z`);
+  await (await budgetOf(a.siteId, at, 0.02).reserve(0.015)).settle(0.015, false);
+  const refused = budgetOf(b.siteId, at, 0.02).reserve(0.01);
+  await expect(refused).rejects.toMatchObject({ code: 'budget_exceeded', extra: { scope: 'deployment', window: 'day', limit_usd: null, spent_usd: null } });
+  expect((await t.store.budgets.windows({ siteId: b.siteId }, day)).day).toEqual({ spent: 0, reserved: 0, simulated: 0 });
+  expect((await t.store.budgets.windows('deployment', day)).day).toEqual({ spent: 0.015, reserved: 0, simulated: 0 });
+});
+
+it("reclaims a dead call's reservation once its lease ends", async () => {
+  const { siteId } = await t.newSite('Dead call');
+  const day = today();
+  expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, Date.now() + 50)).toMatchObject({ reserved: true });
+  expect(await t.store.budgets.reserve({ siteId }, day, 'early', 0.05, { day: 0.06 }, Date.now() + 60_000)).toMatchObject({ reserved: false, window: 'day' });
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  expect(await t.store.budgets.reserve({ siteId }, day, 'late', 0.05, { day: 0.06 }, Date.now() + 60_000)).toMatchObject({ reserved: true });
+  // The dead call's late settle adds what it was billed, and takes nothing from the new reservation.
+  await t.store.budgets.settle({ siteId }, day, 'dead', 0.05, 0.002, false);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
+});
