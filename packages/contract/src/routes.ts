@@ -258,7 +258,8 @@ export const ROUTES: readonly Route[] = [
     method: 'PUT',
     path: '/v1/budget',
     auth: true,
-    summary: "Sets this site's daily and monthly spend limits in USD (null: no limit; a field left out is unchanged); paid calls that would pass one are 402 budget_exceeded",
+    summary:
+      "Sets this site's daily and monthly spend limits in USD (null: no limit; a field left out is unchanged); paid calls that would pass one are 402 budget_exceeded",
     body: BudgetInput,
     replies: { 200: { description: 'The budget as it is now', schema: BudgetView } },
   },

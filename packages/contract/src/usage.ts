@@ -42,7 +42,10 @@ export const UsageReport = z
     to: z.string(),
     calls: z.int(),
     cost_usd: z.number().meta({ description: 'Billed money: simulated lines are left out' }),
-    simulated_cost_usd: z.number().optional().meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' }),
+    simulated_cost_usd: z
+      .number()
+      .optional()
+      .meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' }),
     by_tool: z.array(UsageLine).meta({ description: 'Per tool and provider, costliest first' }),
     by_day: z.array(UsageDayLine).optional().meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' }),
   })

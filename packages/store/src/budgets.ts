@@ -22,7 +22,8 @@ export interface WindowState {
   simulated: number;
 }
 
-export type ReserveOutcome = { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> } | { reserved: false; window: 'day' | 'month'; state: WindowState };
+export type ReserveOutcome =
+  { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> } | { reserved: false; window: 'day' | 'month'; state: WindowState };
 
 /** A counter item and the windows (attribute prefixes) a reservation on it counts in. */
 interface Counter {
@@ -101,7 +102,10 @@ export class BudgetStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return { daily_usd: (out.Attributes?.daily_usd as number | null | undefined) ?? null, monthly_usd: (out.Attributes?.monthly_usd as number | null | undefined) ?? null };
+    return {
+      daily_usd: (out.Attributes?.daily_usd as number | null | undefined) ?? null,
+      monthly_usd: (out.Attributes?.monthly_usd as number | null | undefined) ?? null,
+    };
   }
 
   /** What the scope's windows of `day` hold (one consistent read). */
@@ -147,7 +151,14 @@ export class BudgetStore {
    * `spent` (and `simulated`, when it was the sandbox's list price). One update; a hold reclaimed
    * meanwhile (its call outlived its lease) only adds the bill. Answers the windows after it.
    */
-  async settle(scope: SpendScope, day: SpendDay, holdId: string, estimate: number, billed: number, simulated: boolean): Promise<Partial<Record<'day' | 'month', WindowState>>> {
+  async settle(
+    scope: SpendScope,
+    day: SpendDay,
+    holdId: string,
+    estimate: number,
+    billed: number,
+    simulated: boolean,
+  ): Promise<Partial<Record<'day' | 'month', WindowState>>> {
     const counter = counterOf(scope, day);
     // Names are given only for the attributes each update uses: DynamoDB refuses unused ones.
     const names = (parts: string[]) =>
@@ -196,7 +207,11 @@ export class BudgetStore {
     leaseUntil: number,
   ): Promise<ReserveOutcome | null> {
     const names: Record<string, string> = { '#hold': `${HOLD}${holdId}` };
-    const values: Record<string, unknown> = { ':e': estimate, ':hold': { e: estimate, w: counter.windows.map((w) => w.prefix), x: leaseUntil } satisfies StoredHold, ':ttl': counter.expiresAt };
+    const values: Record<string, unknown> = {
+      ':e': estimate,
+      ':hold': { e: estimate, w: counter.windows.map((w) => w.prefix), x: leaseUntil } satisfies StoredHold,
+      ':ttl': counter.expiresAt,
+    };
     const conditions = ['attribute_not_exists(#hold)'];
     const add: string[] = [];
     for (const [i, w] of counter.windows.entries()) {

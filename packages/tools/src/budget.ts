@@ -141,7 +141,13 @@ export async function budgetView(store: Store, siteId: number, now: Date, limits
   const [known, windows] = await Promise.all([limits ?? store.budgets.limits(siteId), store.budgets.windows({ siteId } satisfies SpendScope, utcDay(now))]);
   const view = (window: BudgetWindow) => {
     const state = windows[window] ?? { spent: 0, reserved: 0, simulated: 0 };
-    return { limit_usd: known[WINDOW_LIMIT[window]], spent_usd: state.spent, reserved_usd: state.reserved, simulated_usd: state.simulated, resets_at: resetsAt(window, now) };
+    return {
+      limit_usd: known[WINDOW_LIMIT[window]],
+      spent_usd: state.spent,
+      reserved_usd: state.reserved,
+      simulated_usd: state.simulated,
+      resets_at: resetsAt(window, now),
+    };
   };
   return { daily: view('day'), monthly: view('month') };
 }

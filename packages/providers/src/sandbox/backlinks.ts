@@ -339,11 +339,23 @@ export class SandboxBacklinkData implements BacklinkDataProvider {
 
   links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {
     const price = (rows: number) => dataForSeoPrice('backlinks/backlinks/live', rows);
-    return charge(meter, 'backlinks_links', price(limit), () => sandboxLinks(domain, limit), (links) => price(links.length));
+    return charge(
+      meter,
+      'backlinks_links',
+      price(limit),
+      () => sandboxLinks(domain, limit),
+      (links) => price(links.length),
+    );
   }
 
   linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]> {
     const price = linkGapPrice;
-    return charge(meter, 'backlinks_link_gap', price(limit), () => sandboxLinkGap(site, competitors, limit), (gap) => price(gap.length));
+    return charge(
+      meter,
+      'backlinks_link_gap',
+      price(limit),
+      () => sandboxLinkGap(site, competitors, limit),
+      (gap) => price(gap.length),
+    );
   }
 }

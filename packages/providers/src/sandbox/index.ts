@@ -35,12 +35,24 @@ export class SandboxKeywordData implements KeywordDataProvider {
 
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
     const price = (items: number) => dataForSeoPrice(ENDPOINTS.keywordIdeas, items);
-    return charge(meter, 'keyword_ideas', price(limit), () => sandboxIdeas(seeds, locale, limit), (ideas) => price(ideas.length));
+    return charge(
+      meter,
+      'keyword_ideas',
+      price(limit),
+      () => sandboxIdeas(seeds, locale, limit),
+      (ideas) => price(ideas.length),
+    );
   }
 
   serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]> {
     const price = dataForSeoPrice(ENDPOINTS.serpOrganic, depth);
-    return charge(meter, 'serp_organic', price, () => sandboxSerp(keyword, locale, depth, context), () => price);
+    return charge(
+      meter,
+      'serp_organic',
+      price,
+      () => sandboxSerp(keyword, locale, depth, context),
+      () => price,
+    );
   }
 }
 
@@ -60,7 +72,13 @@ export class SandboxResearch implements ResearchProvider {
   async research(request: ResearchRequest, meter: Meter): Promise<Findings> {
     const search = request.mode === 'url' ? 0 : TAVILY_PRICES.searchCredits.basic * TAVILY_PRICES.usdPerCredit;
     const bill = roundUsd(search + bedrockCost(bedrockPriceOrHighest(this.modelId), SANDBOX_SYNTHESIS_TOKENS));
-    await charge(meter, `research_${request.mode}`, webResearchPrice(request.mode, this.modelId), () => null, () => bill);
+    await charge(
+      meter,
+      `research_${request.mode}`,
+      webResearchPrice(request.mode, this.modelId),
+      () => null,
+      () => bill,
+    );
     await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     return sandboxFindings(request.mode, request.query, request.question, new Date().toISOString());
   }
