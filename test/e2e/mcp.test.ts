@@ -164,6 +164,8 @@ describe('MCP over Streamable HTTP', () => {
     const usage = await client.callTool({ name: 'get_usage', arguments: {} });
     const { to: _to, ...rest } = (await t.call('GET', '/v1/usage')).body;
     expect(usage.structuredContent).toMatchObject(rest);
+    // The site's budget comes with it, as GET /v1/budget answers it.
+    expect((usage.structuredContent as { budget: unknown }).budget).toEqual((await t.call('GET', '/v1/budget')).body);
   });
 
   it('pages a result over the size limit with a cursor, and says so', async () => {

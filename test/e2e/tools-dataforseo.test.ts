@@ -32,6 +32,9 @@ describe('tools on DataForSEO (recorded responses)', () => {
 
     const usage = await t.call('GET', '/v1/usage');
     expect(usage.body.by_tool).toContainEqual({ tool: 'get_keywords', provider: 'dataforseo', calls: 2, cost_usd: 0.0762 });
+    // Both calls reserved their list price first and settled to the billed cost: nothing stays reserved.
+    expect(reply.body.budget).toEqual({ remaining_usd: null, window: null });
+    expect((await t.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: 0.0762, reserved_usd: 0, simulated_usd: 0 });
   });
 
   it('refreshes a SERP: organic results only, the site and tracked competitors left out of untracked_competitors', async () => {

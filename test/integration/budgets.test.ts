@@ -36,8 +36,7 @@ it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, a
   );
   const charged = outcomes.filter((o) => o.status === 'fulfilled');
   expect(charged).toHaveLength(10);
-  for (const refused of outcomes.filter((o) => o.status === 'rejected'))
-    expect((refused).reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
+  for (const refused of outcomes.filter((o) => o.status === 'rejected')) expect(refused.reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
   const { day } = await t.store.budgets.windows({ siteId }, today());
   expect(day).toEqual({ spent: 0.093, reserved: 0, simulated: 0 });
   expect(day!.spent).toBeLessThanOrEqual(0.1 + (estimate - bill));

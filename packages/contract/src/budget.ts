@@ -31,8 +31,9 @@ export type BudgetView = z.output<typeof BudgetView>;
 
 /** What a paid tool result says of the budget: the least left of the windows with a limit. */
 export const ToolBudget = z.object({
-  remaining_usd: z.number().nullable().meta({ description: 'What the tightest window has left (limit − spent − reserved); null without a limit' }),
-  window: z.enum(BUDGET_WINDOWS).nullable().meta({ description: 'The window remaining_usd is of; null without a limit' }),
+  // Declared on every tool result: kept short, as tools/list carries it in each result schema.
+  remaining_usd: z.number().nullable().meta({ description: 'limit − spent − reserved; null: no limit' }),
+  window: z.enum(BUDGET_WINDOWS).nullable(),
 });
 export type ToolBudget = z.output<typeof ToolBudget>;
 

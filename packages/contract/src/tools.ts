@@ -142,8 +142,8 @@ const ToolMeta = {
   data_source: z.string().meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' }),
   cost_usd: z.number().meta({ description: 'What the paid provider calls of this request cost' }),
   cached: z.boolean().meta({ description: 'true when stored data answered and no provider was called' }),
-  budget: ToolBudget.optional().meta({ description: "Paid results: what the site's budget has left after this call (GET /v1/budget has every window)" }),
-  simulated: z.literal(true).optional().meta({ description: 'cost_usd is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money' }),
+  budget: ToolBudget.optional().meta({ description: 'Paid results: what the tightest budget window has left' }),
+  simulated: z.literal(true).optional().meta({ description: 'cost_usd is sandbox list prices, not billed' }),
 };
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
