@@ -106,12 +106,13 @@ describe('CDK stack', () => {
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
     expect(actionsOf('DiscoveryFunction').filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
-    for (const role of ['ReadFunction', 'VisitorFunction', 'ToolsFunction', 'UsageFunction', 'DbSelectFunction']) {
+    for (const role of ['ReadFunction', 'VisitorFunction', 'ToolsFunction', 'DbSelectFunction']) {
       const actions = actionsOf(role);
       expect(actions).toContain('dynamodb:Query');
       expect(actions.filter((a: string) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a))).toEqual([]);
     }
-    for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction']) {
+    // usage writes the site's budget limits (PUT /v1/budget).
+    for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction', 'UsageFunction']) {
       expect(actionsOf(role)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
     }
     // Only the functions that delete a row may DeleteItem; the rest remove items in batches.
@@ -347,7 +348,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through one topic, on every function's errors, every dead-letter queue and the API's 5xx answers", () => {
+  it("alarms, through one topic, on every function's errors, every dead-letter queue, the API's 5xx answers and sites' budgets", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
@@ -356,7 +357,13 @@ describe('CDK stack', () => {
     const errorAlarms = alarms.filter((a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda');
     expect(errorAlarms.map((a) => a.Properties.Dimensions[0].Value.Ref).sort()).toEqual([...functions].sort());
     expect(alarms.filter((a) => a.Properties.MetricName === '5xx' && a.Properties.Namespace === 'AWS/ApiGateway')).toHaveLength(1);
-    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1);
+    // Any site at 80% and at 100% of a budget window.
+    const budget = alarms.filter((a) => a.Properties.MetricName === 'budget_usd_used_pct');
+    expect(budget.map((a) => [a.Properties.Namespace, a.Properties.Statistic, a.Properties.Threshold])).toEqual([
+      ['ContentApi', 'Maximum', 80],
+      ['ContentApi', 'Maximum', 100],
+    ]);
+    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length);
   });
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {
