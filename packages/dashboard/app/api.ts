@@ -75,8 +75,8 @@ export function errorInWords(error: unknown): string {
     );
   if (error.code === 'competitor_limit_reached' && typeof body.max_active === 'number')
     extra.push(`At most ${body.max_active} competitors can be tracked at once: stop monitoring one first.`);
-  if (error.code === 'unauthorized') extra.push('Check the API key.');
   if (error.code === 'provider_error')
     extra.push(body.retryable === true ? 'The data provider failed; try again later.' : 'The data provider refused the request.');
-  return [error.message, ...extra].join(' ');
+  const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+  return [sentence, ...extra].join(' ');
 }

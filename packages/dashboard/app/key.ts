@@ -45,7 +45,13 @@ export function keyForm(onKey: (key: string) => void, problem?: string): HTMLEle
     problem ? h('p', { class: 'error', attrs: { role: 'alert' } }, problem) : null,
     h('label', { attrs: { for: 'api-key' } }, "The site's API key"),
     input,
-    h('p', { class: 'hint' }, 'Kept in this tab only (sessionStorage) and sent to this API as X-API-Key. `npm start` prints a link that fills it in.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Kept in this tab only (sessionStorage) and sent to this API as X-API-Key. ',
+      h('code', null, 'npm start'),
+      ' prints a link that fills it in.',
+    ),
     h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Open the dashboard'),
   );
   queueMicrotask(() => input.focus());

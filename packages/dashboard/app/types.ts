@@ -5,6 +5,7 @@ import type {
   SerpBacklinksResult,
   SerpKeywordRefreshResult,
   SerpLandscapeResult,
+  UsageDayLine,
   UsageReport,
 } from '@cm/contract';
 
@@ -40,21 +41,10 @@ export interface PageRow {
   title: string;
 }
 
-/** A listed page, with what the listing adds when asked (`url`; `suppressed_links` with `suppressed_links=true`). */
-export type PageItem = Out<typeof PageList>['items'][number] & {
-  url?: string;
-  suppressed_links?: { id: string; type: 'article' | 'question'; since: string }[];
-};
-export interface PageListing {
-  items: PageItem[];
-  next_cursor: string | null;
-}
+/** A listed page (`suppressed_links` when the listing is asked for them with `suppressed_links=true`). */
+export type PageListing = Out<typeof PageList>;
+export type PageItem = PageListing['items'][number];
 
-export interface UsageDay {
-  day: string;
-  tool: string;
-  provider: string;
-  calls: number;
-  cost_usd: number;
-}
-export type Usage = UsageReport & { by_day?: UsageDay[] };
+export type UsageDay = UsageDayLine;
+/** `GET /v1/usage?by=day`: `by_day` is there because it was asked for. */
+export type Usage = UsageReport;

@@ -88,7 +88,7 @@ function coverage(landscape: Landscape, scope: Scope, ctx: ViewContext): HTMLEle
   const pull = h(
     'button',
     { attrs: { type: 'button', disabled: missing.length === 0 }, on: { click: () => void pullSerps(ctx, scope, missing, landscape.scope.name) } },
-    missing.length ? `Pull ${plural(missing.length, 'missing SERP')}…` : 'Every listed keyword has a SERP',
+    missing.length ? `Pull ${plural(missing.length, 'missing SERP')}…` : 'Every committed keyword has a SERP',
   );
   return h(
     'section',

@@ -105,10 +105,7 @@ function table(kind: (typeof KINDS)[number], items: PageItem[], titles: Map<stri
       },
       {
         label: 'Visitor page',
-        cell: (p) =>
-          p.url
-            ? h('a', { attrs: { href: p.url, target: '_blank', rel: 'noopener' } }, p.live ? 'open' : 'open (not live)')
-            : h('span', { class: 'muted' }, '—'),
+        cell: (p) => h('a', { attrs: { href: p.url, target: '_blank', rel: 'noopener' } }, p.live ? 'open' : 'open (not live)'),
       },
     ],
     rows: items,

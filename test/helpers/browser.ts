@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+/*
+ * A real headless Chromium for the dashboard's tests, with nothing to install by hand: @sparticuz/chromium
+ * ships the binary inside its npm package (extracted to /tmp on first use), and playwright-core drives it.
+ */
+
+/**
+ * Flags of @sparticuz/chromium's set (made for Lambda) left out: two would weaken what the tests check
+ * (same-origin rules, mixed content), and one process for everything dies with the first closed context.
+ */
+const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
+
+/**
+ * Where @sparticuz/chromium put its binary, and its flags. The package is ESM only, which jest's
+ * CommonJS runtime cannot load, so a short Node process asks it.
+ */
+async function sparticuz(): Promise<{ executablePath: string; args: string[] }> {
+  const script =
+    "const { default: c } = await import('@sparticuz/chromium'); console.log(JSON.stringify({ executablePath: await c.executablePath(), args: c.args }));";
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: __dirname });
+  return JSON.parse(stdout) as { executablePath: string; args: string[] };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const { executablePath, args } = await sparticuz();
+  return chromium.launch({
+    executablePath,
+    args: [
+      ...args.filter((arg) => !LEFT_OUT.has(arg)),
+      // Offline: no update checks, safe-browsing lists or first-run pings of the browser's own.
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+    headless: true,
+  });
+}
+
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Every URL the page asked for, in order. */
+  requests: string[];
+  /** Console errors (CSP violations are reported there) and uncaught exceptions. */
+  errors: string[];
+}
+
+/** A page in a fresh context (its own sessionStorage and localStorage) that records its requests and errors. */
+export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const watched: WatchedPage = { context, page, requests: [], errors: [] };
+  page.on('request', (request) => watched.requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.errors.push(message.text());
+  });
+  page.on('pageerror', (error) => watched.errors.push(`pageerror: ${error.message}`));
+  return watched;
+}
+
+/**
+ * How many pixels of a canvas are `hex` (within `tolerance` per channel): what a chart drew in a
+ * colour, read back from the canvas itself.
+ */
+export async function canvasPixels(page: Page, selector: string, hexes: string[], tolerance = 2): Promise<Record<string, number>> {
+  return page.evaluate(
+    ({ selector, hexes, tolerance }) => {
+      // Runs in the page; the tests' own TypeScript has no DOM types, so the little it uses is spelled out.
+      type Canvas = {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+      };
+      const canvas = (globalThis as unknown as { document: { querySelector(s: string): Canvas | null } }).document.querySelector(selector);
+      if (!canvas) throw new Error(`no canvas ${selector}`);
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const targets = hexes.map((hex) => [hex, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const);
+      const counts: Record<string, number> = Object.fromEntries(hexes.map((hex) => [hex, 0]));
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3]! < 250) continue;
+        for (const [hex, rgb] of targets)
+          if (Math.abs(data[i]! - rgb[0]!) <= tolerance && Math.abs(data[i + 1]! - rgb[1]!) <= tolerance && Math.abs(data[i + 2]! - rgb[2]!) <= tolerance)
+            counts[hex]!++;
+      }
+      return counts;
+    },
+    { selector, hexes, tolerance },
+  );
+}
+
+/** A computed CSS property of the element `locator` finds (`rgb(…)` for colours). */
+export function computedStyle(locator: Locator, property: string): Promise<string> {
+  return locator.evaluate(
+    (el, property) => (globalThis as unknown as { getComputedStyle(el: unknown): Record<string, string> }).getComputedStyle(el)[property]!,
+    property,
+  );
+}
