@@ -19,5 +19,8 @@ export const fmtDay = (iso: string | null | undefined): string => (iso ? iso.sli
 export const plural = (n: number, word: string, many = `${word}s`): string => `${integer.format(n)} ${n === 1 ? word : many}`;
 
 /** What a result's cost says, with the sandbox named for what it is. */
-export const costInWords = (costUsd: number, dataSource: string): string =>
-  dataSource === 'sandbox' ? `Cost ${fmtUsd(costUsd)} (sandbox: simulated, free).` : `Cost ${fmtUsd(costUsd)} (data from ${dataSource}).`;
+export function costInWords(costUsd: number, dataSource: string): string {
+  if (dataSource === 'sandbox') return `Cost ${fmtUsd(costUsd)} (sandbox: simulated, free).`;
+  if (dataSource === 'database') return `Cost ${fmtUsd(costUsd)} (no provider call).`;
+  return `Cost ${fmtUsd(costUsd)} (data from ${dataSource}).`;
+}

@@ -125,7 +125,7 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
       ...(input.display_name ? { display_name: input.display_name } : {}),
     });
     const what = result.created ? 'Now tracking' : result.completed ? 'Monitoring started for' : 'Already tracked, updated';
-    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain}); its first monitoring run is queued. ${costInWords(result.cost_usd, result.data_source)}`;
+    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain}); its first monitoring run is queued. ${costInWords(result.cost_usd, result.data_source)} Monitoring’s pulls show on the Spend page under “monitor”.`;
   });
 }
 
