@@ -19,6 +19,8 @@ export interface RawBody {
   bytes: number;
   /** Send them as chunked transfer coding (no Content-Length) instead of as they are. */
   chunked?: boolean;
+  /** Keep sending after the server's answer and its end of the connection, as a client that reads no reply would, until the connection is cut. */
+  deaf?: boolean;
 }
 
 function dechunk(text: string): string {
@@ -56,7 +58,7 @@ function parse(response: Buffer): Omit<RawReply, 'sentBytes'> {
 export function rawRequest(baseUrl: string, head: string, body?: RawBody | Buffer): Promise<RawReply> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: !Buffer.isBuffer(body) && body?.deaf === true });
     const received: Buffer[] = [];
     let sentBytes = 0;
     let open = true;

@@ -60,7 +60,7 @@ function pathOf(req: IncomingMessage): string {
 
 /**
  * The body, or null as soon as it is over `limitBytes` (by its Content-Length, or by what arrived): what
- * arrived is let go, so a body over the limit is never held whole.
+ * arrived is let go and reading stops, so a body over the limit is never held or read whole.
  */
 function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
@@ -71,6 +71,7 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | nu
       bytes += chunk.length;
       if (bytes > limitBytes) {
         req.off('data', onData);
+        req.pause();
         return resolve(null);
       }
       chunks.push(chunk);
@@ -136,13 +137,13 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
 /** Answers in the error shape for the server itself: the request never reaches a handler. */
 const refuse = (res: ServerResponse, error: ApiError) => send(res, json(error.status, error.toBody(), error.headers));
 
-/** How long a refused request may still arrive, dropped, before its connection is cut. */
+/** How long a client has to read a refusal before its connection is cut. */
 const LINGER_MS = 2_000;
 
 /**
- * Ends the connection after the answer written to it. What the client still sends is read and dropped
- * until it closes its side too, for at most LINGER_MS: closing on unread bytes resets the connection,
- * and a reset can cost the client the answer it has not read yet.
+ * Ends the connection after the answer written to it (a FIN, so the answer is not lost to a reset),
+ * and cuts it after LINGER_MS at the latest. What the client still sends is not read: a client that
+ * keeps sending is held back by the socket buffers, not drained into this process.
  */
 function endConnection(socket: Socket, answer = '') {
   socket.end(answer);
@@ -150,10 +151,10 @@ function endConnection(socket: Socket, answer = '') {
   socket.once('close', () => clearTimeout(cut));
 }
 
-/** Answers `error` on `socket`'s response, then ends the connection. */
+/** Answers `error` on `socket`'s response with `Connection: close`, then ends the connection. */
 function refuseAndEnd(socket: Socket, res: ServerResponse, error: ApiError) {
   res.once('finish', () => endConnection(socket));
-  refuse(res, error);
+  send(res, json(error.status, error.toBody(), { ...error.headers, connection: 'close' }));
 }
 
 /** The error a request got from Node's HTTP parser, in the one error shape. */
@@ -179,11 +180,8 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       const found = matchRoute(req.method ?? 'GET', pathOf(req));
       const limitBytes = bodyLimitOf(found?.route);
       const body = await readBody(req, limitBytes);
-      if (body === null) {
-        // The rest of the body is dropped as it arrives.
-        req.resume();
-        return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
-      }
+      // The rest of the body is never read: the connection ends after the answer, whatever the client still sends.
+      if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
       const fn: FunctionName = found?.route.fn ?? 'discovery';
       const event = toEvent(req, body, found ? routeKey(found.route) : '$default', found?.params ?? {});
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
