@@ -1,7 +1,13 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
 
 let dynamo: EmbeddedDynamo;
 let store: Store;
@@ -21,7 +27,7 @@ describe('sites and API keys', () => {
     const all = JSON.stringify((await db().send(new ScanCommand({ TableName: 'sites-test' }))).Items);
     expect(all).not.toContain(api_key);
     expect(all).toContain(createHash('sha256').update(api_key).digest('hex'));
-    expect(await store.sites.siteIdForKey(api_key)).toBe(site.site_id);
+    expect(await store.sites.lookupKey(api_key)).toEqual({ site_id: site.site_id, valid_until: null });
     expect(await store.sites.get(site.site_id)).toMatchObject({ name: 'Shop', domain: 'shop.example.com', locale: 'US/en' });
   });
 
@@ -30,14 +36,93 @@ describe('sites and API keys', () => {
     const b = await store.sites.create({ name: 'B', domain: 'b.example.com' });
     expect(b.site.site_id).toBe(a.site.site_id + 1);
     expect(a.site.locale).toBe('WW/en');
-    expect(await store.sites.siteIdForKey(`${a.api_key}x`)).toBeNull();
-    expect(await store.sites.siteIdForKey('')).toBeNull();
-    expect(await store.sites.siteIdForKey(b.api_key)).toBe(b.site.site_id);
+    expect(await store.sites.lookupKey(`${a.api_key}x`)).toBeNull();
+    expect(await store.sites.lookupKey('')).toBeNull();
+    expect((await store.sites.lookupKey(b.api_key))?.site_id).toBe(b.site.site_id);
   });
 
   it('hands out distinct site ids to concurrent creators', async () => {
     const created = await Promise.all(Array.from({ length: 10 }, (_v, i) => store.sites.create({ name: `S${i}`, domain: 's.example.com' })));
     const ids = created.map((c) => c.site.site_id);
     expect(new Set(ids).size).toBe(10);
+  });
+
+  it("rotates a site's keys: the new key works, the old ones through the grace period only", async () => {
+    const { site, api_key: old } = await store.sites.create({ name: 'Rotating', domain: 'rot.example.com' }, '2030-01-01T00:00:00.000Z');
+    const at = new Date('2030-01-02T00:00:00.000Z');
+    const fresh = await store.sites.rotateKeys(site.site_id, 60, at);
+    expect(fresh).toMatch(/^cmk_/);
+    const graceEnd = at.getTime() + 60_000;
+    expect(await store.sites.lookupKey(fresh!, graceEnd + 1)).toEqual({ site_id: site.site_id, valid_until: null });
+    expect(await store.sites.lookupKey(old, graceEnd - 1)).toEqual({ site_id: site.site_id, valid_until: graceEnd });
+    expect(await store.sites.lookupKey(old, graceEnd)).toBeNull();
+    // Another rotation without grace retires the key before it at once.
+    const third = await store.sites.rotateKeys(site.site_id, 0, new Date(graceEnd));
+    expect(await store.sites.lookupKey(fresh!, graceEnd)).toBeNull();
+    expect(await store.sites.lookupKey(third!, graceEnd)).toEqual({ site_id: site.site_id, valid_until: null });
+    expect(await store.sites.rotateKeys(999_999)).toBeNull();
+  });
+
+  it('revokes every key of a site, or one key; a key whose site is gone works no more', async () => {
+    const { site, api_key: first } = await store.sites.create({ name: 'Revoked', domain: 'rev.example.com' });
+    const second = await store.sites.issueKey(site.site_id);
+    expect(await store.sites.revokeKey(first)).toBe(site.site_id);
+    expect(await store.sites.revokeKey(first)).toBeNull();
+    expect(await store.sites.lookupKey(first)).toBeNull();
+    expect((await store.sites.lookupKey(second))?.site_id).toBe(site.site_id);
+    expect(await store.sites.revokeKeys(site.site_id)).toBe(true);
+    expect(await store.sites.lookupKey(second)).toBeNull();
+    expect(await store.sites.revokeKeys(999_999)).toBe(false);
+
+    const other = await store.sites.create({ name: 'Gone', domain: 'gone.example.com' });
+    await db().send(new DeleteCommand({ TableName: 'sites-test', Key: { pk: `SITE#${other.site.site_id}`, sk: 'META' } }));
+    expect(await store.sites.lookupKey(other.api_key)).toBeNull();
+  });
+
+  describe('`npm run sites` rotate-key and revoke-key', () => {
+    const cli = (...args: string[]) =>
+      run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'packages/local/src/sites-cli.ts'), ...args], {
+        env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'sites-test' },
+        cwd: ROOT,
+      });
+    const printed = async (...args: string[]) => JSON.parse((await cli(...args)).stdout) as Record<string, unknown>;
+
+    it('rotate-key prints the new key; the old one keeps working for the grace period', async () => {
+      const { site, api_key: old } = await store.sites.create({ name: 'CLI', domain: 'cli.example.com' });
+      const before = Date.now();
+      const rotated = await printed('rotate-key', '--site', String(site.site_id), '--grace-seconds', '600');
+      expect(rotated).toEqual({ site_id: site.site_id, api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/) });
+      expect(await store.sites.lookupKey(rotated.api_key as string)).toEqual({ site_id: site.site_id, valid_until: null });
+      const grant = await store.sites.lookupKey(old);
+      expect(grant?.valid_until).toBeGreaterThanOrEqual(before + 600_000);
+      expect(await store.sites.lookupKey(old, grant!.valid_until!)).toBeNull();
+
+      // Without --grace-seconds the older keys stop at once.
+      const again = await printed('rotate-key', '--site', String(site.site_id));
+      expect(await store.sites.lookupKey(rotated.api_key as string)).toBeNull();
+      expect(await store.sites.lookupKey(old)).toBeNull();
+      expect((await store.sites.lookupKey(again.api_key as string))?.site_id).toBe(site.site_id);
+    });
+
+    it('revoke-key --key stops that key, --site every key of the site', async () => {
+      const { site, api_key: first } = await store.sites.create({ name: 'CLI2', domain: 'cli2.example.com' });
+      const second = await store.sites.issueKey(site.site_id);
+      expect(await printed('revoke-key', '--key', first)).toEqual({ revoked: 'key', site_id: site.site_id });
+      expect(await store.sites.lookupKey(first)).toBeNull();
+      expect((await store.sites.lookupKey(second))?.site_id).toBe(site.site_id);
+      expect(await printed('revoke-key', '--site', String(site.site_id))).toEqual({ revoked: 'site', site_id: site.site_id });
+      expect(await store.sites.lookupKey(second)).toBeNull();
+    });
+
+    it('says what is wrong: an unknown site or key exits 1, bad options 2', async () => {
+      await expect(cli('rotate-key', '--site', '999999')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no site 999999') });
+      await expect(cli('revoke-key', '--key', 'cmk_unknown')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no such key') });
+      await expect(cli('rotate-key', '--site', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--site') });
+      await expect(cli('rotate-key', '--site', '1', '--grace-seconds', '-5')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--grace-seconds'),
+      });
+      await expect(cli('revoke-key', '--site', '1', '--key', 'cmk_x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('one of them') });
+    });
   });
 });

@@ -8,12 +8,20 @@ import { createDocumentClient, createStore } from '@cm/store';
 import { setBudget } from '@cm/tools';
 
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
-       npm run sites -- budget --site N [--daily USD|none] [--monthly USD|none]
+       npm run sites -- rotate-key --site ID [--grace-seconds S]
+       npm run sites -- revoke-key --site ID | --key KEY
+       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none]
 
-create: creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
-budget: sets the site's daily and monthly spend limits (none: no limit) and prints its budget (GET /v1/budget).
-Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000, the local stack) and table TABLE_NAME
-(default content). DYNAMODB_ENDPOINT=aws uses the deployed table with your AWS credentials and AWS_REGION.`;
+create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
+rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
+            for --grace-seconds (default 0: it stops now), then stops.
+revoke-key  --site: every key of the site stops (rotate-key gives it a new one); --key: that one key stops.
+            Prints {"revoked":…}.
+budget      Sets the site's daily and monthly spend limits (none: no limit) and prints its budget (GET /v1/budget).
+
+Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000,
+the local stack) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
+with your AWS credentials and AWS_REGION.`;
 
 const CreateSite = z.object({
   name: z.string().min(1, 'is required'),
@@ -24,33 +32,27 @@ const CreateSite = z.object({
     .default('WW/en'),
 });
 
-async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      domain: { type: 'string' },
-      locale: { type: 'string' },
-      site: { type: 'string' },
-      daily: { type: 'string' },
-      monthly: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (!values.help && positionals[0] === 'budget') return budget(values);
-  if (values.help || positionals[0] !== 'create') {
-    console.error(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const input = CreateSite.safeParse({ name: values.name, domain: values.domain?.toLowerCase(), locale: values.locale });
-  if (!input.success) {
-    for (const issue of input.error.issues) console.error(`--${issue.path.join('.')}: ${issue.message}`);
-    console.error(USAGE);
-    return 2;
-  }
-  const { site, api_key } = await openStore().sites.create(input.data);
-  console.log(JSON.stringify({ site_id: site.site_id, api_key }));
-  return 0;
+const SiteId = z.coerce.number({ error: 'must be a site id' }).int('must be a site id').positive('must be a site id');
+
+const RotateKey = z.object({
+  site: SiteId,
+  'grace-seconds': z.coerce.number().int('must be whole seconds').min(0, 'must be 0 or more').default(0),
+});
+
+const RevokeKey = z
+  .object({ site: SiteId.optional(), key: z.string().startsWith('cmk_', 'must be an API key').optional() })
+  .refine((input) => (input.site === undefined) !== (input.key === undefined), 'give --site ID or --key KEY (one of them)');
+
+const Limit = z.union([z.literal('none').transform(() => null), z.coerce.number()]).optional();
+const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit });
+
+/** `schema`'s reading of the options, or null after saying what is wrong (exit code 2). */
+function parsed<S extends z.ZodType>(schema: S, values: unknown): z.output<S> | null {
+  const input = schema.safeParse(values);
+  if (input.success) return input.data;
+  for (const issue of input.error.issues) console.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);
+  console.error(USAGE);
+  return null;
 }
 
 function openStore() {
@@ -59,25 +61,73 @@ function openStore() {
   return createStore(db, process.env.TABLE_NAME || 'content');
 }
 
-const Limit = z.union([z.literal('none').transform(() => null), z.coerce.number()]).optional();
-const SetBudget = z.object({ site: z.coerce.number().int().positive('must be a site id'), daily: Limit, monthly: Limit });
+/** The command line's options; throws on an unknown or ambiguous one. */
+function options() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      locale: { type: 'string' },
+      site: { type: 'string' },
+      key: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
 
-/** `budget --site N --daily 5 --monthly 100`: the limits through the same checks as PUT /v1/budget. */
-async function budget(values: Record<string, string | boolean | undefined>): Promise<number> {
-  const args = SetBudget.safeParse(values);
-  const change = args.success ? BudgetInput.safeParse({ daily_usd: args.data.daily, monthly_usd: args.data.monthly }) : null;
-  if (!args.success || !change?.success) {
-    for (const issue of [...(args.error?.issues ?? []), ...(change?.error?.issues ?? [])])
-      console.error(`${issue.path.join('.') || 'budget'}: ${issue.message}`);
-    console.error(USAGE);
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = options();
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const store = openStore();
-  if (!(await store.sites.get(args.data.site))) {
-    console.error(`sites: no site ${args.data.site}`);
-    return 1;
+  const { positionals, values } = args;
+  const command = positionals[0];
+  if (values.help || !['create', 'rotate-key', 'revoke-key', 'budget'].includes(command ?? '')) {
+    console.error(USAGE);
+    return values.help ? 0 : 2;
   }
-  console.log(JSON.stringify(await setBudget(store, args.data.site, change.data, new Date())));
+  if (command === 'create') {
+    const input = parsed(CreateSite, { name: values.name, domain: values.domain?.toLowerCase(), locale: values.locale });
+    if (!input) return 2;
+    const { site, api_key } = await openStore().sites.create(input);
+    console.log(JSON.stringify({ site_id: site.site_id, api_key }));
+    return 0;
+  }
+  if (command === 'rotate-key') {
+    const input = parsed(RotateKey, { site: values.site, 'grace-seconds': values['grace-seconds'] });
+    if (!input) return 2;
+    const apiKey = await openStore().sites.rotateKeys(input.site, input['grace-seconds']);
+    if (apiKey === null) throw new Error(`there is no site ${input.site}`);
+    console.log(JSON.stringify({ site_id: input.site, api_key: apiKey }));
+    return 0;
+  }
+  if (command === 'budget') {
+    // The limits go through the same checks as PUT /v1/budget.
+    const input = parsed(SetBudget, { site: values.site, daily: values.daily, monthly: values.monthly });
+    const change = input && parsed(BudgetInput, { daily_usd: input.daily, monthly_usd: input.monthly });
+    if (!input || !change) return 2;
+    const store = openStore();
+    if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
+    console.log(JSON.stringify(await setBudget(store, input.site, change, new Date())));
+    return 0;
+  }
+  const input = parsed(RevokeKey, { site: values.site, key: values.key });
+  if (!input) return 2;
+  if (input.site !== undefined) {
+    if (!(await openStore().sites.revokeKeys(input.site))) throw new Error(`there is no site ${input.site}`);
+    console.log(JSON.stringify({ revoked: 'site', site_id: input.site }));
+    return 0;
+  }
+  const siteId = await openStore().sites.revokeKey(input.key ?? '');
+  if (siteId === null) throw new Error('no such key (revoked already, or never issued)');
+  console.log(JSON.stringify({ revoked: 'key', site_id: siteId }));
   return 0;
 }
 

@@ -4,17 +4,25 @@ import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers, t
 import { observationOf } from './observability';
 import { getStore } from './services';
 
-/** Positive key lookups are kept briefly per container, so a warm request costs no extra round trip. */
-const KEY_CACHE_MS = 60_000;
+/**
+ * Positive key lookups are kept briefly per container, so a warm request costs no extra round trip;
+ * briefly, so a revoked key (or one of a site that is gone) stops working within seconds everywhere.
+ */
+export const KEY_CACHE_MS = 5_000;
 const keyCache = new Map<string, { siteId: number; until: number }>();
 
 export async function siteOfKey(apiKey: string): Promise<number | null> {
+  const now = Date.now();
   const hit = keyCache.get(apiKey);
-  if (hit && hit.until > Date.now()) return hit.siteId;
-  const siteId = await getStore().sites.siteIdForKey(apiKey);
-  if (siteId === null) keyCache.delete(apiKey);
-  else keyCache.set(apiKey, { siteId, until: Date.now() + KEY_CACHE_MS });
-  return siteId;
+  if (hit && hit.until > now) return hit.siteId;
+  const grant = await getStore().sites.lookupKey(apiKey, now);
+  if (grant === null) {
+    keyCache.delete(apiKey);
+    return null;
+  }
+  // A key in a rotation's grace period is kept no longer than the grace lasts.
+  keyCache.set(apiKey, { siteId: grant.site_id, until: Math.min(now + KEY_CACHE_MS, grant.valid_until ?? Infinity) });
+  return grant.site_id;
 }
 
 const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<string>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({

@@ -15,7 +15,7 @@ import { BudgetStore } from './budgets';
 
 export * from './client';
 export * from './table';
-export type { Site, NewSite } from './sites';
+export type { Site, NewSite, KeyGrant } from './sites';
 export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLiveState } from './pages';
 export type { PageRef, RelinkOutcome } from './links';
 export type { StoredRow, RowPage } from './rows';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from './batch';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGet, conditionFailed } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
 
 export interface Site {
@@ -15,6 +15,12 @@ export interface NewSite {
   name: string;
   domain: string;
   locale?: string;
+}
+
+/** What an API key is good for: its site, and until when (epoch ms) when a rotation's grace period ends it; null when nothing ends it. */
+export interface KeyGrant {
+  site_id: number;
+  valid_until: number | null;
 }
 
 const hashKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -73,15 +79,73 @@ export class SiteStore {
     return apiKey;
   }
 
-  /** The site an API key belongs to, or null. */
-  async siteIdForKey(apiKey: string): Promise<number | null> {
+  /**
+   * What an API key is good for, or null: its key record and its site must exist, and a rotation of the
+   * site's keys after the key was issued retires it once the rotation's grace period is over.
+   */
+  async lookupKey(apiKey: string, now = Date.now()): Promise<KeyGrant | null> {
     const keyHash = hashKey(apiKey);
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: apiKeyKey(keyHash) }));
     const stored: unknown = out.Item?.key_hash;
     if (typeof stored !== 'string') return null;
     // The lookup is by hash already; the comparison is constant-time all the same.
-    const same = timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(keyHash, 'hex'));
-    return same ? Number(out.Item?.site_id) : null;
+    if (!timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(keyHash, 'hex'))) return null;
+    const siteId = Number(out.Item?.site_id);
+    const site = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: siteKey(siteId),
+        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until',
+      }),
+    );
+    if (!site.Item) return null;
+    const rotatedAt: unknown = site.Item.keys_rotated_at;
+    // ISO instants of toISOString() compare as text; a key issued by the rotation itself is not older than it.
+    if (typeof rotatedAt !== 'string' || String(out.Item?.created_at) >= rotatedAt) return { site_id: siteId, valid_until: null };
+    const until = Date.parse(String(site.Item.old_keys_until));
+    return until > now ? { site_id: siteId, valid_until: until } : null;
+  }
+
+  /**
+   * A new key for the site; every key it had keeps working for `graceSeconds` more, then stops. Null
+   * when there is no such site. Rotating again within a grace period gives every older key the new one.
+   */
+  async rotateKeys(siteId: number, graceSeconds = 0, now = new Date()): Promise<string | null> {
+    if (!(await this.get(siteId))) return null;
+    const at = now.toISOString();
+    // The new key first: should retiring the old ones fail, the site still has a working key, and a rerun retires both.
+    const apiKey = await this.issueKey(siteId, at);
+    return (await this.retireKeys(siteId, at, new Date(now.getTime() + graceSeconds * 1000).toISOString())) ? apiKey : null;
+  }
+
+  /** Every key of the site stops working now (`rotateKeys` gives it a new one); false when there is no such site. */
+  revokeKeys(siteId: number, now = new Date()): Promise<boolean> {
+    return this.retireKeys(siteId, now.toISOString(), now.toISOString());
+  }
+
+  /** One key stops working now: its record goes. The site it belonged to, or null when no such key was issued. */
+  async revokeKey(apiKey: string): Promise<number | null> {
+    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: apiKeyKey(hashKey(apiKey)), ReturnValues: 'ALL_OLD' }));
+    return out.Attributes ? Number(out.Attributes.site_id) : null;
+  }
+
+  /** Keys issued before `rotatedAt` work until `until`: one conditional write of the site's item. */
+  private async retireKeys(siteId: number, rotatedAt: string, until: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: siteKey(siteId),
+          UpdateExpression: 'SET keys_rotated_at = :at, old_keys_until = :until',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': rotatedAt, ':until': until },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   async get(siteId: number): Promise<Site | null> {

@@ -1,0 +1,41 @@
+import { KEY_CACHE_MS } from '@cm/runtime';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* A revoked key stops working within seconds on a warm container, and a rotation's grace period is kept to. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const statusWith = async (key: string) => (await t.call('GET', '/articles', undefined, { key })).status;
+
+it('refuses a revoked key (401) once the container’s key cache lets go of it, well within 10 s', async () => {
+  expect(KEY_CACHE_MS).toBeLessThan(10_000);
+  const { key } = await t.newSite('Revoked', { domain: 'revoked.example.com' });
+  // Used once, so the container has it cached.
+  expect(await statusWith(key)).toBe(200);
+  expect(await t.store.sites.revokeKey(key)).not.toBeNull();
+  await sleep(KEY_CACHE_MS + 250);
+  const refused = await t.call('GET', '/articles', undefined, { key });
+  expect(refused.status).toBe(401);
+  expect(refused.body.code).toBe('unauthorized');
+});
+
+it('keeps a rotated-out key working through its grace period, and no longer', async () => {
+  const { siteId, key: old } = await t.newSite('Rotated', { domain: 'rotated.example.com' });
+  const graceSeconds = 2;
+  const fresh = await t.store.sites.rotateKeys(siteId, graceSeconds);
+  expect(fresh).not.toBeNull();
+  expect(await statusWith(fresh!)).toBe(200);
+  // First seen in its grace period: it works, and the container keeps it no longer than the grace lasts.
+  expect(await statusWith(old)).toBe(200);
+  expect(graceSeconds * 1000).toBeLessThan(KEY_CACHE_MS);
+  await sleep(graceSeconds * 1000 + 250);
+  expect(await statusWith(old)).toBe(401);
+  expect(await statusWith(fresh!)).toBe(200);
+});
