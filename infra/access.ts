@@ -18,7 +18,8 @@ export interface FunctionAccess {
 
 /** What each function may do to the table, and which queues it sends to: no more than its work needs. */
 export const ACCESS: Record<FunctionId, FunctionAccess> = {
-  discovery: { table: 'none' },
+  // GET /health?deep=1 reads one item.
+  discovery: { table: 'read' },
   publish: { table: 'readWrite', sendsTo: ['relink'] },
   read: { table: 'read' },
   'question-parts': { table: 'readWrite' },

@@ -1,11 +1,14 @@
-import { buildOpenApi } from '@cm/contract';
-// Only the HTTP module: the runtime's index would bring the store and its DynamoDB client along.
-import { json, publicApi } from '@cm/runtime/http';
+import { buildOpenApi, HealthQuery } from '@cm/contract';
+import { getStore, json, publicApi } from '@cm/runtime';
 
 let openApi: string | undefined;
 
 export const handler = publicApi('discovery', {
-  'GET /health': async () => json(200, { ok: true }),
+  // Cheap unless asked for more: deep=1 reads the table once (503 service_unavailable when it cannot be reached).
+  'GET /health': async (request) => {
+    if (request.query(HealthQuery).deep === '1') await getStore().ping();
+    return json(200, { ok: true });
+  },
   'GET /openapi.json': async ({ baseUrl }) => {
     openApi ??= JSON.stringify(buildOpenApi(baseUrl));
     return { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: openApi };

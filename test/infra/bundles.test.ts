@@ -48,7 +48,7 @@ describe('bundles', () => {
     for (const size of sizes) expect({ name: size.name, clients: size.sdkClients }).toEqual({ name: size.name, clients: clientsGranted(size.name) });
     // What that means, spelled out for a few.
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
-    expect(clientsOf('discovery')).toEqual([]);
+    expect(clientsOf('discovery')).toEqual(['@aws-sdk/client-dynamodb']);
     expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
     expect(clientsOf('mcp')).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-lambda']);
     expect(clientsOf('research-worker')).toEqual([

@@ -152,3 +152,13 @@ export const SiteIdClaim = z
 export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
 
 export const StringList = z.array(z.string());
+
+/** `GET /health`: `deep=1` also reads the table. */
+export const HealthQuery = z.object({
+  deep: z
+    .enum(['0', '1'])
+    .default('0')
+    .meta({ description: '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached' }),
+});
+
+export const HealthReply = z.object({ ok: z.literal(true) });

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   headers_too_large: 431,
   provider_error: 502,
+  service_unavailable: 503,
   internal_error: 500,
 } as const;
 

@@ -95,6 +95,8 @@ export const SERVICE_LIMITS = {
    * reaches warm functions within five minutes, at one Secrets Manager call per secret and container per five minutes.
    */
   secretMaxAgeSeconds: 300,
+  /** 503 service_unavailable (the table cannot be reached): when to try again, in ms (`retry_after_ms`; the Retry-After header is it in seconds). */
+  unavailableRetryAfterMs: 5_000,
   /** A pending research job: when to ask again (get_job, GET /v1/jobs/{job_id}), in ms. */
   jobRetryAfterMs: 5_000,
   /** MCP: a tool result's JSON above this many bytes is paged or cut (MCP_RESULT_MAX_BYTES overrides it). */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ErrorBody } from './errors';
+import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing } from './tools';
 import { JobQuery, JobView } from './jobs';
@@ -77,7 +78,18 @@ const PUBLISH_REPLIES: Record<number, Reply> = {
  * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
  */
 export const ROUTES: readonly Route[] = [
-  { fn: 'discovery', method: 'GET', path: '/health', auth: false, summary: 'Liveness', replies: { 200: { description: '{"ok":true}' } } },
+  {
+    fn: 'discovery',
+    method: 'GET',
+    path: '/health',
+    auth: false,
+    summary: 'Liveness; with deep=1, also that the table can be reached',
+    query: HealthQuery,
+    replies: {
+      200: { description: '{"ok":true}', schema: HealthReply },
+      503: { description: 'deep=1 and the table cannot be reached: service_unavailable, with Retry-After', schema: ErrorBody },
+    },
+  },
   {
     fn: 'discovery',
     method: 'GET',

@@ -1,6 +1,5 @@
-import type middy from '@middy/core';
 import { ApiError, routeKey, type FunctionName } from '@cm/contract';
-import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers, type State } from './http';
+import { routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
 import { observationOf } from './observability';
 import { getStore } from './services';
 
@@ -25,8 +24,10 @@ export async function siteOfKey(apiKey: string): Promise<number | null> {
   return grant.site_id;
 }
 
-const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<string>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
-  before: async ({ event, context }) => {
+/** The API key check of authenticated routes: `401` without a valid key, else the request's site is the key's. */
+const apiKeyAuth =
+  (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<string>): Authenticate =>
+  async (event, context) => {
     if (!authenticated.has(event.routeKey)) return;
     const apiKey = event.headers['x-api-key'];
     if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
@@ -34,12 +35,11 @@ const apiKeyAuth = (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<
     if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
     observationOf(context).keys({ site_id: siteId });
     state.set(event, { ...state.get(event), siteId });
-  },
-});
+  };
 
 /**
- * A Lambda handler for the routes of one function of the route table: errors, JSON bodies and API-key
- * auth as middy middlewares, then the route's handler.
+ * A Lambda handler for the routes of one function of the route table: errors and JSON bodies as middy
+ * middlewares, then API-key auth and the route's handler within the route's deadline.
  */
 export function api(fn: FunctionName, handlers: Handlers) {
   const state = new WeakMap<ApiEvent, State>();
@@ -48,5 +48,5 @@ export function api(fn: FunctionName, handlers: Handlers) {
       .filter((r) => r.auth)
       .map(routeKey),
   );
-  return routeHandler(handlers, state).use(apiKeyAuth(state, authenticated));
+  return routeHandler(handlers, state, apiKeyAuth(state, authenticated));
 }

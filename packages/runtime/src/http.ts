@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, bodyLimitOf, fieldError, ROUTES, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
-import { InvalidCursor } from '@cm/store/errors';
+import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
 
@@ -107,7 +107,7 @@ const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
     const { log } = observationOf(request.context);
     if (error instanceof ApiError) {
       request.response = json(error.status, error.toBody(), error.headers);
-      const line = { status: error.status, code: error.code };
+      const line = { status: error.status, code: error.code, ...(error === request.error ? {} : { cause: request.error?.message }) };
       if (error.status >= 500) log.warn('answered with an error', line);
       else log.info('answered', line);
       return;
@@ -117,12 +117,24 @@ const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   },
 });
 
+/** `503 service_unavailable` with its Retry-After: the table cannot be reached, or the route's time ran out. */
+export function serviceUnavailable(message: string): ApiError {
+  const retryAfterMs = SERVICE_LIMITS.unavailableRetryAfterMs;
+  return new ApiError(
+    'service_unavailable',
+    `${message}; try again in ${retryAfterMs / 1000} s`,
+    { retry_after_ms: retryAfterMs },
+    { 'retry-after': String(retryAfterMs / 1000) },
+  );
+}
+
 /**
  * The store's refusals in HTTP terms. A cursor is a query parameter of GET listings and a body field
  * of the tools (POST).
  */
 function apiErrorOf(error: unknown, event: ApiEvent): unknown {
   if (error instanceof InvalidCursor) return fieldError(event.requestContext.http.method === 'GET' ? 'query' : 'body', 'cursor', error.message);
+  if (error instanceof StoreUnavailable) return serviceUnavailable('The data store cannot be reached');
   return error;
 }
 
@@ -181,7 +193,7 @@ const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent
 
 export type Handlers = Record<string, RouteHandler>;
 
-/** `api` for a function whose routes are all public: it never looks up a key, so it bundles no DynamoDB client. */
+/** `api` for a function whose routes are all public: it never looks up a key. */
 export function publicApi(fn: FunctionName, handlers: Handlers) {
   const secured = routesOf(fn, handlers).filter((r) => r.auth);
   if (secured.length > 0) throw new Error(`${fn}: ${secured.map(routeKey).join(', ')} need the API key; use api()`);
@@ -196,15 +208,31 @@ export function routesOf(fn: FunctionName, handlers: Handlers) {
   return routes;
 }
 
-/** Observation, error replies and JSON bodies, then the route's handler (auth, when used, comes after the body). */
-export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>) {
-  return middy<ApiEvent, ApiResult, Error, Context>()
+/** Checks a request's credentials before its route's handler runs (sets the site in the state). */
+export type Authenticate = (event: ApiEvent, context: Context) => Promise<void>;
+
+/** What is left of the function's time when the route's deadline answers 503: room to send the answer. */
+const DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Observation, error replies and JSON bodies, then `authenticate` (after the body) and the route's
+ * handler, both within the route's deadline: the function's time less a margin, after which the answer
+ * is `503 service_unavailable` rather than no answer.
+ */
+export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>, authenticate?: Authenticate) {
+  return middy<ApiEvent, ApiResult, Error, Context>({
+    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw serviceUnavailable('The request did not finish in time');
+    },
+  })
     .use(observed<ApiEvent, ApiResult>((event, observation) => observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId })))
     .use(errorReplies())
     .use(jsonBody(state))
     .handler(async (event, context) => {
       const handler = handlers[event.routeKey];
       if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
+      await authenticate?.(event, context);
       const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
       const observation = observationOf(context);
       const result = await handler({

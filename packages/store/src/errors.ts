@@ -22,3 +22,11 @@ export class RowConflict extends StoreError {
     this.name = 'RowConflict';
   }
 }
+
+/** DynamoDB did not answer (a timeout, a refused or reset connection), or answered that it cannot serve now, after the client's retries. */
+export class StoreUnavailable extends StoreError {
+  constructor(cause: unknown) {
+    super(`the table cannot be reached: ${(cause as Error).message}`, { cause });
+    this.name = 'StoreUnavailable';
+  }
+}

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LinkStore } from './links';
 import { PageStore } from './pages';
 import { SerpStore } from './serps';
@@ -12,6 +12,7 @@ import { BacklinkStore } from './backlinks';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 import { BudgetStore } from './budgets';
+import { healthKey } from './keys';
 
 export * from './client';
 export * from './table';
@@ -20,7 +21,7 @@ export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLi
 export type { PageRef, RelinkOutcome } from './links';
 export type { StoredRow, RowPage } from './rows';
 export { mapLimit } from './rows';
-export { StoreError, InvalidCursor, RowConflict } from './errors';
+export { StoreError, InvalidCursor, RowConflict, StoreUnavailable } from './errors';
 export { keywordUnique } from './keys';
 export type { Reclaimable, SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
@@ -49,6 +50,8 @@ export interface Store {
   backlinks: BacklinkStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
+  /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
+  ping(): Promise<void>;
 }
 
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
@@ -67,5 +70,8 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
+    ping: async () => {
+      await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));
+    },
   };
 }

@@ -7,6 +7,8 @@ export type Key = { pk: string; sk: string };
 export const siteKey = (siteId: number): Key => ({ pk: `SITE#${siteId}`, sk: 'META' });
 export const apiKeyKey = (keyHash: string): Key => ({ pk: `KEY#${keyHash}`, sk: 'KEY' });
 export const sequenceKey = (name: string): Key => ({ pk: 'SEQ', sk: name });
+/** An item that is never written: the deep health check reads it. */
+export const healthKey: Key = { pk: 'HEALTH', sk: 'HEALTH' };
 
 export const sitePartition = (siteId: number): string => `SITE#${siteId}`;
 export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;

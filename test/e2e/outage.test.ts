@@ -1,0 +1,86 @@
+import { resetServices } from '@cm/runtime';
+import { startTestStack, type Reply, type TestStack } from '../helpers/local';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+
+/*
+ * DynamoDB stops answering: the handlers reach the embedded DynamoDB through a proxy the test cuts.
+ * Every answer must come in the error shape as 503 service_unavailable with Retry-After, within a bound
+ * far from the 29 s the function has (a bound on a hang, not a speed goal).
+ */
+
+let t: TestStack;
+let proxy: TcpProxy;
+const endpoint = process.env.DYNAMODB_ENDPOINT;
+beforeAll(async () => {
+  t = await startTestStack();
+  proxy = await startTcpProxy(t.stack.dynamo.endpoint);
+  // The handlers' clients are made anew on the proxy's address; the test's own store goes direct.
+  process.env.DYNAMODB_ENDPOINT = proxy.url;
+  resetServices();
+});
+afterAll(async () => {
+  await proxy.close();
+  await t.stop();
+  if (endpoint === undefined) delete process.env.DYNAMODB_ENDPOINT;
+  else process.env.DYNAMODB_ENDPOINT = endpoint;
+});
+
+const HANG_BOUND_MS = 10_000;
+
+/** The reply, and how long it took. */
+async function timed(call: () => Promise<Reply>): Promise<Reply & { ms: number }> {
+  const started = Date.now();
+  const reply = await call();
+  return { ...reply, ms: Date.now() - started };
+}
+
+function expectUnavailable(reply: Reply & { ms: number }) {
+  expect(reply.status).toBe(503);
+  expect(reply.body).toEqual({
+    error: 'service_unavailable',
+    code: 'service_unavailable',
+    message: expect.stringContaining('try again'),
+    retry_after_ms: 5000,
+  });
+  expect(reply.headers.get('retry-after')).toBe('5');
+  expect(reply.ms).toBeLessThan(HANG_BOUND_MS);
+}
+
+describe.each([
+  ['black-holed', () => Promise.resolve(proxy.blackHole())],
+  ['refusing connections', () => proxy.refuse()],
+])('DynamoDB %s', (_how, cut: () => Promise<void>) => {
+  let fresh: string;
+  beforeAll(async () => {
+    // Through the proxy while it forwards: the demo key is cached by the handlers, this site's key is not.
+    expect((await t.call('GET', '/articles')).status).toBe(200);
+    fresh = (await t.newSite('Uncached', { domain: 'uncached.example.com' })).key;
+    await cut();
+  });
+  afterAll(() => proxy.restore());
+
+  it('answers 503 service_unavailable with Retry-After: a data route, a first key lookup, a tool, a deep health check', async () => {
+    const replies = await Promise.all([
+      timed(() => t.call('GET', '/articles')),
+      timed(() => t.call('POST', '/articles', { slug: 'during-outage', title: 'T', body: [] })),
+      timed(() => t.call('GET', '/articles', undefined, { key: fresh })),
+      timed(() => t.call('POST', '/v1/tools/db_select', { table: 'cm_topics' })),
+      timed(() => t.call('GET', '/health?deep=1', undefined, { key: null })),
+    ]);
+    for (const reply of replies) expectUnavailable(reply);
+  });
+
+  it('keeps GET /health cheap: it answers without the table', async () => {
+    const health = await t.call('GET', '/health', undefined, { key: null });
+    expect([health.status, health.body]).toEqual([200, { ok: true }]);
+  });
+});
+
+describe('after the outage', () => {
+  it('answers as before once DynamoDB is back, and deep health says so', async () => {
+    expect((await t.call('GET', '/articles')).status).toBe(200);
+    const deep = await t.call('GET', '/health?deep=1', undefined, { key: null });
+    expect([deep.status, deep.body]).toEqual([200, { ok: true }]);
+    expect((await t.call('GET', '/health?deep=yes', undefined, { key: null })).status).toBe(400);
+  });
+});
