@@ -53,6 +53,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'monitor-worker': { table: 'readWrite' },
   // The daily run of every site's monitoring.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor'] },
+  // Ends research jobs whose lease lapsed, and frees their places.
+  'research-sweep': { table: 'readWrite' },
 };
 
 /** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */

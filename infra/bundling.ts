@@ -8,11 +8,16 @@ export const ROOT = join(__dirname, '..');
 /** Every function's runtime; the bundles target the same Node.js. */
 export const RUNTIME = Runtime.NODEJS_24_X;
 
-/** A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, the schedule's. */
-export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule';
+/** A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, a schedule's. */
+export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep';
 
 /** Every Lambda function of the stack. */
-export const FUNCTION_ENTRIES: readonly FunctionId[] = [...FUNCTIONS, ...WORKERS.map((worker) => `${worker}-worker` as const), 'monitor-schedule'];
+export const FUNCTION_ENTRIES: readonly FunctionId[] = [
+  ...FUNCTIONS,
+  ...WORKERS.map((worker) => `${worker}-worker` as const),
+  'monitor-schedule',
+  'research-sweep',
+];
 
 /** The handler module of a function or worker under `functions/`. */
 export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.ts');

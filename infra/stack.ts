@@ -9,7 +9,7 @@ import { Alarms, budgetAlarms } from './constructs/alarms';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
-import { dailyMonitoring } from './constructs/schedules';
+import { dailyMonitoring, researchSweep } from './constructs/schedules';
 import { contentTable } from './constructs/storage';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
@@ -40,6 +40,7 @@ export class ContentApiStack extends Stack {
   readonly functions = new Map<FunctionName, NodejsFunction>();
   readonly workers: Map<WorkerName, NodejsFunction>;
   readonly monitorSchedule: NodejsFunction;
+  readonly researchSweep: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ContentApiStackProps = {}) {
     super(scope, id, props);
@@ -59,6 +60,7 @@ export class ContentApiStack extends Stack {
     for (const fn of FUNCTIONS) this.functions.set(fn, lambda(fn, Duration.seconds(29)));
     this.workers = queueWorkers(queues, lambda);
     this.monitorSchedule = dailyMonitoring(this, lambda);
+    this.researchSweep = researchSweep(this, lambda);
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
     if (props.dataforseoSecret) {

@@ -1,15 +1,14 @@
 import { ResearchMessage } from '@cm/contract';
 import { enqueue, getConfig, getStore, meterOf, siteBudget, sqsWorker } from '@cm/runtime';
 import { getResearch } from '@cm/runtime/research';
-import { RESEARCH_LEASE_MS, runResearchJob } from '@cm/tools';
+import { runResearchJob } from '@cm/tools';
 
 /** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it, and settle the job's reservation. */
 export const handler = sqsWorker(ResearchMessage, async (message, observation) => {
   const meter = meterOf();
   const store = getStore();
-  const researchLeaseMs = getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS;
   const budgetOf = (siteId: number) => siteBudget(siteId, observation);
-  const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs, budgetOf }, message);
+  const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs: getConfig().researchLeaseMs, budgetOf }, message);
   if (!ran) return;
   observation.metric('provider_cost_usd', meter.costUsd, { tool: ran.tool });
   await store.usage.record(ran.siteId, ran.tool, meter.calls);

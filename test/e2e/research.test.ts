@@ -154,7 +154,7 @@ describe('research jobs', () => {
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
   });
 
-  it("gives a hung worker's place to the next caller once its lease expires; the hung job's late release leaves the new owner's place alone", async () => {
+  it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late release leaves the new owner's place alone", async () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     await withTimings({ SANDBOX_RESEARCH_MS: '4000', RESEARCH_LEASE_MS: '1500' }, async () => {
@@ -167,9 +167,11 @@ describe('research jobs', () => {
       expect(next.status).toBe(200);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
 
-      // The hung jobs end and release late; the new owner's job is still running.
-      for (const r of hung) expect((await s.get(`/v1/jobs/${r.body.job_id}?wait_ms=10000`)).body.status).toBe('succeeded');
+      // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
+      for (const r of hung) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({ status: 'failed', error: { code: 'lease_expired' } });
       expect((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status).toBe('running');
+      // The hung workers end now: their late ends and releases take nothing from the new owner.
+      await pause(2_500);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
     });
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });

@@ -74,7 +74,7 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, and the monitoring schedule, bundled, with the table name', () => {
+  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, the monitoring schedule and the research sweep, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: {
         Runtime: 'nodejs24.x',
@@ -84,8 +84,8 @@ describe('CDK stack', () => {
         LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
       },
     });
-    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 1);
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 2);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 2);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
@@ -298,10 +298,11 @@ describe('CDK stack', () => {
   });
 
   it('runs monitoring daily: an EventBridge rule targets the schedule function, which may only read the table and send to the monitor queue', () => {
-    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
+    );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 day)');
-    expect(JSON.stringify(rules[0]!.Properties.Targets)).toContain('MonitorScheduleFunction');
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'),
     );
@@ -315,6 +316,21 @@ describe('CDK stack', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FunctionName: { Ref: Match.stringLikeRegexp('^MonitorWorkerFunction') },
     });
+  });
+
+  it('sweeps lapsed research jobs every minute: an EventBridge rule targets the sweep function, which may update the table and send nothing', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes('ResearchSweepFunction'),
+    );
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('ResearchSweepFunction'),
+    );
+    const actions = JSON.stringify(policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)));
+    expect(actions).toContain('dynamodb:UpdateItem');
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions).not.toContain('dynamodb:DeleteItem');
   });
 
   it('has no IAM statement with a wildcard action, no managed policy, and no table scan', () => {
@@ -515,7 +531,7 @@ describe('cdk synth', () => {
         ),
       );
       const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));
-      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length + 1); // + the monitoring schedule
+      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

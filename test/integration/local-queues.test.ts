@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { QUEUE_SETTINGS, WORKERS } from '@cm/contract';
 import { InProcessQueue } from '@cm/local';
@@ -69,5 +72,44 @@ describe('InProcessQueue', () => {
     await queue.idle();
     expect(batches).toEqual([2, 1, 1]);
     expect(queue.deadLetters).toEqual([{ messageId: expect.any(String), body: 'fail', receiveCount: 2 }]);
+  });
+
+  it('keeps pending messages in its journal: a new queue on the same file delivers what the last one did not finish, and nothing it did', async () => {
+    const journal = join(mkdtempSync(join(tmpdir(), 'cm-queue-')), 'relink.jsonl');
+    const received = () => {
+      const bodies: string[] = [];
+      const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+        bodies.push(...event.Records.map((r) => r.body));
+        return { batchItemFailures: [] };
+      };
+      return { bodies, handler };
+    };
+    try {
+      const handled = received();
+      const first = new InProcessQueue('relink', handled.handler, { journal });
+      await first.send('done');
+      await first.idle();
+      expect(handled.bodies).toEqual(['done']);
+
+      // The process dies with one message in its worker's hands and one still delayed.
+      const dying = new InProcessQueue('relink', () => new Promise<never>(() => undefined), { journal });
+      expect(dying.restore()).toBe(0);
+      await dying.send('in flight');
+      await dying.send('delayed', 300);
+      dying.stop();
+
+      const after = received();
+      const restarted = new InProcessQueue('relink', after.handler, { journal, retryDelayMs: 1 });
+      expect(restarted.restore()).toBe(2);
+      await new Promise((resolve) => setImmediate(resolve));
+      // The delayed one keeps its delay; the other is delivered at once.
+      expect(after.bodies).toEqual(['in flight']);
+      await restarted.idle();
+      expect(after.bodies).toEqual(['in flight', 'delayed']);
+      // Handled now: the next start has nothing to deliver.
+      expect(new InProcessQueue('relink', after.handler, { journal }).restore()).toBe(0);
+    } finally {
+      rmSync(dirname(journal), { recursive: true, force: true });
+    }
   });
 });

@@ -90,13 +90,21 @@ export interface ResearchRecord extends Findings {
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** Why a job failed: `provider_error`, `url_refused`, or `lease_expired` (its worker died or its message was lost; retryable). */
+export const JobError = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean().optional().meta({ description: 'true: the same call may succeed when made again' }),
+});
+export type JobError = z.output<typeof JobError>;
+
 export const JobView = z
   .object({
     job_id: z.string(),
     tool: z.string(),
     status: z.enum(JOB_STATUSES),
     result: z.record(z.string(), z.unknown()).optional(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    error: JobError.optional(),
   })
   .meta({ id: 'Job' });
 

@@ -12,7 +12,7 @@ export interface QueueSettings {
 
 /**
  * Each worker's queue. Relink steps are small; a research job is slow (web research takes 30 to 60 s,
- * and its place under the cap is leased for five minutes) and runs alone; monitoring makes six
+ * and its place under the cap is leased just past the worker's time limit) and runs alone; monitoring makes six
  * backlink calls per domain, a few domains at a time.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
@@ -20,6 +20,16 @@ export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150 },
   monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120 },
 };
+
+/**
+ * How long a research job is leased (its place under the cap, and the job itself) by default: just past
+ * the research worker's time limit, so only a dead worker, or a message that was lost, lets it lapse.
+ * A lapsed job ends `failed` with `lease_expired` and its place is freed (RESEARCH_LEASE_MS sets another).
+ */
+export const RESEARCH_LEASE_MS = (QUEUE_SETTINGS.research.timeoutSeconds + 10) * 1000;
+
+/** How often the sweep looks for research jobs whose lease lapsed (an EventBridge rule on AWS, a timer locally). */
+export const RESEARCH_SWEEP_MINUTES = 1;
 
 /** How long SQS hides a message while a worker has it: six times the worker's time limit, as AWS advises for a Lambda event source. */
 export const visibilityTimeoutSeconds = (worker: WorkerName): number => QUEUE_SETTINGS[worker].timeoutSeconds * 6;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
-import { Finding, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
+import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { FunctionName } from './functions';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
@@ -259,7 +259,7 @@ export const SerpLandscapeResult = z.object({
       status: z.enum(['complete', 'partial']).meta({ description: 'partial: call again with the same parameters to collect the rest' }),
       facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
       in_process: z.array(z.string()).meta({ description: 'Keywords whose research is queued or running' }),
-      failed: z.array(z.object({ keyword: z.string(), error: z.object({ code: z.string(), message: z.string() }) })),
+      failed: z.array(z.object({ keyword: z.string(), error: JobError })),
     })
     .optional()
     .meta({ description: 'analyze only' }),

@@ -60,3 +60,5 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
 
 /** The daily monitoring schedule's function (EventBridge on AWS, a timer here). */
 export { handler as monitorSchedule } from '../../../functions/monitor-schedule/handler';
+/** The research sweep's function (EventBridge on AWS, a timer here). */
+export { handler as researchSweep } from '../../../functions/research-sweep/handler';

@@ -5,11 +5,13 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 import { startLocalStack } from './stack';
 
-/** `npm start [-- --memory]`: the local stack on PORT (3000) with the embedded DynamoDB on DYNAMODB_PORT (8000). */
+/** `npm start [-- --memory]`: the local stack on PORT (3000) with the embedded DynamoDB on DYNAMODB_PORT (8000), data under DATA_DIR (.data). */
 async function main() {
   const memory = process.argv.includes('--memory');
+  const dataDir = process.env.DATA_DIR || '.data';
   const stack = await startLocalStack({
     memory,
+    dataDir,
     port: Number(process.env.PORT ?? 3000),
     dynamoPort: Number(process.env.DYNAMODB_PORT ?? 8000),
     tableName: process.env.TABLE_NAME || 'content',
@@ -18,7 +20,7 @@ async function main() {
   const demo = stack.demo!;
   console.log(
     [
-      `Content API on ${stack.url} (embedded DynamoDB on ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : 'data in .data/'})`,
+      `Content API on ${stack.url} (embedded DynamoDB on ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,
       `Demo site ${stack.demoCreated ? 'created' : 'from .data/demo-site.json'}: site_id ${demo.site_id}, API key ${demo.api_key}`,
       `Dashboard: ${stack.url}/dashboard#key=${demo.api_key}`,
       `OpenAPI: ${stack.url}/openapi.json`,

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
 import { lambdaContext } from './context';
@@ -13,6 +14,8 @@ export interface QueueOptions {
   maxReceiveCount?: number;
   /** Wait before a failed message is delivered again (the visibility timeout, shortened). */
   retryDelayMs?: number;
+  /** A file that keeps the queue's pending messages, so a restart delivers them (as SQS keeps them); none in memory. */
+  journal?: string;
 }
 
 interface Message {
@@ -20,6 +23,66 @@ interface Message {
   body: string;
   receiveCount: number;
   sentAt: number;
+  /** When it may first be delivered (epoch ms): its delay. */
+  dueAt: number;
+}
+
+/** A journal line: a message sent, or one done with (handled, or moved to the dead-letter list). */
+type JournalEntry = { message: Omit<Message, 'receiveCount'> } | { done: string };
+
+/** Done lines the journal takes before it is rewritten to its pending messages alone. */
+const JOURNAL_COMPACT_AFTER = 1_000;
+
+/**
+ * A queue's pending messages on disk: one JSON line per message sent and per message done with,
+ * appended before `send` resolves, so a process killed at any point loses no accepted message. A
+ * restart delivers what was sent and not done, handled or not (as SQS does once a visibility timeout
+ * passes); a line a crash tore is skipped.
+ */
+class Journal {
+  private readonly pending = new Map<string, Omit<Message, 'receiveCount'>>();
+  private done = 0;
+
+  constructor(private readonly file: string) {
+    if (existsSync(file)) {
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        let entry: JournalEntry;
+        try {
+          entry = JSON.parse(line) as JournalEntry;
+        } catch {
+          continue;
+        }
+        if ('done' in entry) this.pending.delete(entry.done);
+        else this.pending.set(entry.message.messageId, entry.message);
+      }
+    }
+    this.compact();
+  }
+
+  /** What was sent and not done with, oldest first. */
+  messages(): Message[] {
+    return [...this.pending.values()].map((message) => ({ ...message, receiveCount: 0 }));
+  }
+
+  sent(message: Message): void {
+    const { receiveCount: _count, ...kept } = message;
+    this.pending.set(message.messageId, kept);
+    appendFileSync(this.file, `${JSON.stringify({ message: kept } satisfies JournalEntry)}\n`);
+  }
+
+  finished(messageId: string): void {
+    this.pending.delete(messageId);
+    appendFileSync(this.file, `${JSON.stringify({ done: messageId } satisfies JournalEntry)}\n`);
+    if (++this.done >= JOURNAL_COMPACT_AFTER) this.compact();
+  }
+
+  /** Rewrites the file to the pending messages alone (a new file renamed over the old one). */
+  private compact(): void {
+    const lines = [...this.pending.values()].map((message) => `${JSON.stringify({ message } satisfies JournalEntry)}\n`);
+    writeFileSync(`${this.file}.tmp`, lines.join(''));
+    renameSync(`${this.file}.tmp`, this.file);
+    this.done = 0;
+  }
 }
 
 export interface DeadLetter {
@@ -33,6 +96,7 @@ export interface DeadLetter {
  * in batches; the records it reports in `batchItemFailures` (or all, when it throws) are delivered
  * again, and after `maxReceiveCount` deliveries they move to `deadLetters`. Batch size, deliveries
  * and the worker's time limit are the worker's queue settings on AWS unless `options` say otherwise.
+ * With a journal, pending messages outlive the process: `restore()` delivers those of the last run.
  */
 export class InProcessQueue {
   readonly deadLetters: DeadLetter[] = [];
@@ -47,6 +111,7 @@ export class InProcessQueue {
   private readonly maxReceiveCount: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
+  private readonly journal: Journal | undefined;
 
   constructor(
     readonly name: WorkerName,
@@ -58,13 +123,28 @@ export class InProcessQueue {
     this.maxReceiveCount = options.maxReceiveCount ?? settings.maxReceiveCount;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = settings.timeoutSeconds * 1000;
+    this.journal = options.journal === undefined ? undefined : new Journal(options.journal);
   }
 
   /** Queues a message, first delivered after `delayMs` (SQS's DelaySeconds). */
   async send(body: string, delayMs = 0): Promise<void> {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     this.sent++;
-    const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() };
+    const now = Date.now();
+    const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: now, dueAt: now + delayMs };
+    this.journal?.sent(message);
+    this.schedule(message);
+  }
+
+  /** Delivers the messages the journal kept from the last run, each when its delay is over: once, after the workers are wired. */
+  restore(): number {
+    const kept = this.journal?.messages() ?? [];
+    for (const message of kept) this.schedule(message);
+    return kept.length;
+  }
+
+  private schedule(message: Message) {
+    const delayMs = message.dueAt - Date.now();
     if (delayMs > 0) return this.later(message, delayMs);
     this.ready.push(message);
     setImmediate(() => this.pump());
@@ -106,9 +186,14 @@ export class InProcessQueue {
       console.error(`queue ${this.name}: the worker failed the whole batch`, error);
       failed = new Set(batch.map((m) => m.messageId));
     }
-    for (const message of batch.filter((m) => failed.has(m.messageId))) {
+    for (const message of batch) {
+      if (!failed.has(message.messageId)) {
+        this.journal?.finished(message.messageId);
+        continue;
+      }
       if (message.receiveCount >= this.maxReceiveCount) {
         this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
+        this.journal?.finished(message.messageId);
         continue;
       }
       this.later(message, this.retryDelayMs);

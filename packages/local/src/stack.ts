@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { WORKERS, type WorkerName } from '@cm/contract';
+import { RESEARCH_SWEEP_MINUTES, WORKERS, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import { lambdaContext, scheduledEvent } from './context';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
-import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule } from './handlers';
+import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, listen, ROUTE_TIMEOUT_MS } from './server';
 
@@ -47,6 +47,8 @@ export interface LocalStack {
   drain(): Promise<void>;
   /** Runs the monitoring schedule now, as its daily timer does: the number of runs queued. */
   runSchedule(): Promise<number>;
+  /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, and their places are freed. */
+  sweep(): Promise<{ expired: number; freed: number }>;
   stop(): Promise<void>;
 }
 
@@ -89,7 +91,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
 
-    const queues = Object.fromEntries(WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], options.queues)])) as Record<
+    // On disk, each queue keeps its pending messages, so a restart delivers what a stopped or killed process left.
+    if (!options.memory) mkdirSync(join(dataDir, 'queues'), { recursive: true });
+    const queueOptions = (name: WorkerName): QueueOptions => ({
+      ...options.queues,
+      ...(options.memory ? {} : { journal: join(dataDir, 'queues', `${name}.jsonl`) }),
+    });
+    const queues = Object.fromEntries(WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name))])) as Record<
       WorkerName,
       InProcessQueue
     >;
@@ -103,12 +111,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
     const schedule = setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS);
     schedule.unref();
+    // The research sweep, as its EventBridge rule runs it on AWS.
+    const sweep = async () => researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
+    const sweeper = setInterval(() => void sweep().catch((error: unknown) => console.error('research sweep failed', error)), RESEARCH_SWEEP_MINUTES * 60_000);
+    sweeper.unref();
 
     // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
     setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000);
     const api = server;
+    // Everything is wired: what the last run left on the queues is delivered, and what it left leased is swept.
+    for (const queue of Object.values(queues)) queue.restore();
+    await sweep();
     return {
       url: `http://localhost:${port}`,
       dynamo,
@@ -118,8 +133,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queues,
       drain,
       runSchedule,
+      sweep,
       stop: async () => {
         clearInterval(schedule);
+        clearInterval(sweeper);
         await new Promise<void>((resolve) => api.close(() => resolve()));
         api.closeAllConnections();
         await drain();

@@ -1,3 +1,5 @@
+import { RESEARCH_LEASE_MS } from '@cm/contract';
+
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
 export interface Config {
   tableName: string;
@@ -10,8 +12,8 @@ export interface Config {
   research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
   sandboxResearchMs?: number;
-  /** How long a research job's place under the cap is leased (ms); past the worker's time limit. */
-  researchLeaseMs?: number;
+  /** How long a research job and its place under the cap are leased (ms): by default just past the worker's time limit. */
+  researchLeaseMs: number;
   /** The deployment's daily provider spend cap in USD (`GLOBAL_DAILY_BUDGET_USD`); null: none. */
   globalDailyBudgetUsd: number | null;
   /** `SANDBOX_LIST_PRICES=1`: the sandbox charges the real providers' list prices, marked simulated. */
@@ -73,7 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bedrockEndpoint: env.BEDROCK_ENDPOINT || undefined,
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
-    researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : undefined,
+    researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : RESEARCH_LEASE_MS,
     globalDailyBudgetUsd: env.GLOBAL_DAILY_BUDGET_USD ? Number(env.GLOBAL_DAILY_BUDGET_USD) : null,
     sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
   };

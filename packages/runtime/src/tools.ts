@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
-import { ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
-import { RESEARCH_LEASE_MS, type ToolContext } from '@cm/tools';
+import { Meter, ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
+import type { ToolContext } from '@cm/tools';
 import { api } from './api';
 import { json } from './http';
 import { researchSource } from './providers';
@@ -65,7 +65,7 @@ async function runTool<I>(
       now: new Date(),
       resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
       enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
-      researchLeaseMs: getConfig().researchLeaseMs ?? RESEARCH_LEASE_MS,
+      researchLeaseMs: getConfig().researchLeaseMs,
       measure: (metric, value) => observation.metric(metric, value),
     };
     const result = await run(ctx, input);

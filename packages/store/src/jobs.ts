@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BudgetTicket, JobStatus } from '@cm/contract';
+import type { BudgetTicket, JobError, JobStatus } from '@cm/contract';
 import { conditionFailed } from './batch';
 import { jobKey } from './keys';
 
@@ -10,11 +10,13 @@ export interface Job {
   status: JobStatus;
   input: Record<string, unknown>;
   result?: Record<string, unknown>;
-  error?: { code: string; message: string };
+  error?: JobError;
   /** The job's reservation, made when it was accepted; the worker settles it. */
   budget?: BudgetTicket;
   created_at: string;
   updated_at: string;
+  /** Until when (epoch ms) someone answers for the job: its caller, then its worker, renews it; past it, the job is dead. */
+  lease_until?: number;
 }
 
 /** Jobs are kept a week, then TTL tidies them away. */
@@ -48,20 +50,34 @@ export class JobStore {
     return job as Job;
   }
 
-  /** Marks a queued job running; false when it has ended already (a repeated delivery). */
-  async start(jobId: string, now: string): Promise<boolean> {
-    return this.transition(jobId, ['queued', 'running'], { status: 'running', updated_at: now });
+  /** Marks a queued job running, leased until `leaseUntil`; false when it has ended already (a repeated delivery). */
+  async start(jobId: string, now: string, leaseUntil: number): Promise<boolean> {
+    return this.transition(jobId, ['queued', 'running'], { status: 'running', updated_at: now, lease_until: leaseUntil });
+  }
+
+  /** Extends a job's lease while it waits (for a place under the cap); false when it has ended. */
+  async renew(jobId: string, now: string, leaseUntil: number): Promise<boolean> {
+    return this.transition(jobId, ['queued', 'running'], { updated_at: now, lease_until: leaseUntil });
   }
 
   /** Ends a job once: a later end (a repeated delivery) changes nothing. */
-  async finish(jobId: string, end: { result: Record<string, unknown> } | { error: { code: string; message: string } }, now: string): Promise<boolean> {
+  async finish(jobId: string, end: { result: Record<string, unknown> } | { error: JobError }, now: string): Promise<boolean> {
     const status: JobStatus = 'result' in end ? 'succeeded' : 'failed';
     return this.transition(jobId, ['queued', 'running'], { status, updated_at: now, ...end });
   }
 
-  private async transition(jobId: string, from: JobStatus[], set: Record<string, unknown>): Promise<boolean> {
+  /** Ends `job` failed with `error` if nothing changed it since it was read (`updated_at`): a job whose lease lapsed, unless it was renewed meanwhile. */
+  async fail(job: Job, error: JobError, now: string): Promise<boolean> {
+    return this.transition(job.job_id, ['queued', 'running'], { status: 'failed', updated_at: now, error }, job.updated_at);
+  }
+
+  private async transition(jobId: string, from: JobStatus[], set: Record<string, unknown>, unchangedSince?: string): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
+    if (unchangedSince !== undefined) {
+      names['#updated'] = 'updated_at';
+      values[':seen'] = unchangedSince;
+    }
     const sets = Object.entries(set).map(([field, value], i) => {
       names[`#f${i}`] = field;
       values[`:v${i}`] = value;
@@ -73,7 +89,7 @@ export class JobStore {
           TableName: this.table,
           Key: jobKey(jobId),
           UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `#status IN (${from.map((_s, i) => `:from${i}`).join(', ')})`,
+          ConditionExpression: `#status IN (${from.map((_s, i) => `:from${i}`).join(', ')})${unchangedSince === undefined ? '' : ' AND #updated = :seen'}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),

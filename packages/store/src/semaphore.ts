@@ -76,6 +76,11 @@ export class Semaphore {
     return this.release(holder, null);
   }
 
+  /** Frees the holder's place only if its lease still ends at `expiry` (it was not renewed meanwhile). */
+  reclaim(holder: string, expiry: number): Promise<boolean> {
+    return this.release(holder, expiry);
+  }
+
   async state(): Promise<SemaphoreState> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }));
     return { inflight: Number(out.Item?.inflight ?? 0), leases: (out.Item?.leases as Record<string, number> | undefined) ?? {} };

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ApiError, fieldError, LIMITS, isJobMode, keywordSeeds, type JobMode, type RecallInput, type ResearchInput, type ResearchMessage } from '@cm/contract';
+import {
+  ApiError,
+  fieldError,
+  LIMITS,
+  isJobMode,
+  keywordSeeds,
+  type JobError,
+  type JobMode,
+  type RecallInput,
+  type ResearchInput,
+  type ResearchMessage,
+} from '@cm/contract';
 import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Store, StoredResearch } from '@cm/store';
@@ -8,13 +19,11 @@ import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import type { SiteBudget } from './budget';
 
-/** A job's place under the cap is leased this long by default: past the worker's time limit, so only a dead worker loses it. */
-export const RESEARCH_LEASE_MS = 5 * 60_000;
 /** How often a waiting call looks at its job. */
 const POLL_MS = 200;
 /** A job without a place under the cap looks for one again after this long. */
 export const PLACE_WAIT_SECONDS = 5;
-/** A query's claim older than this is taken over: its job died without ending (e.g. it went to the dead-letter queue). */
+/** A query's claim older than this is taken over even without its job (one never written, or gone). */
 const CLAIM_STALE_MS = 15 * 60_000;
 /** How long url mode waits at the call for its host's addresses; a slower lookup is left to the worker's check. */
 const RESOLVE_WAIT_MS = 3_000;
@@ -45,12 +54,21 @@ const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'fail
 
 /**
  * Reserves the job's list price (402 budget_exceeded when it does not fit), creates the job with its
- * reservation and puts it on the research queue; the caller undoes its own claim if this throws.
+ * reservation, leased until `leaseUntil`, and puts it on the research queue; the caller undoes its own
+ * claim if this throws.
  */
-async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: JobInput): Promise<void> {
+async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: JobInput, leaseUntil: number): Promise<void> {
   const budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ research: input.mode }));
   try {
-    await ctx.store.jobs.create({ job_id: jobId, site_id: ctx.siteId, tool, input, ...(budget ? { budget } : {}), created_at: ctx.now.toISOString() });
+    await ctx.store.jobs.create({
+      job_id: jobId,
+      site_id: ctx.siteId,
+      tool,
+      input,
+      ...(budget ? { budget } : {}),
+      created_at: ctx.now.toISOString(),
+      lease_until: leaseUntil,
+    });
     await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
   } catch (error) {
     if (budget) await ctx.budget.settle(budget, 0, false);
@@ -58,11 +76,51 @@ async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: Jo
   }
 }
 
-/** Waits up to `waitMs` for the job to end; the job as it is then. */
+const LEASE_EXPIRED: JobError = {
+  code: 'lease_expired',
+  message: 'the job stopped without ending (its worker died, or its message was lost); make the same call again to research it anew',
+  retryable: true,
+};
+
+/**
+ * Ends a job whose lease has lapsed: `failed` with `lease_expired`, its place under the cap freed and
+ * its query's claim released, so the same call queues it anew. The job as it is now; unchanged when it
+ * is alive, ended, or was renewed meanwhile.
+ */
+export async function expireLapsed(store: Store, job: Job, now = Date.now()): Promise<Job> {
+  if (isEnded(job) || job.lease_until === undefined || job.lease_until > now) return job;
+  const at = new Date(now).toISOString();
+  if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
+  const input = job.input as JobInput;
+  await store.researchSlots.free(job.job_id);
+  await store.research.releaseQuery(job.site_id, researchQueryKey(input.mode, input.query, input.question), job.job_id);
+  return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
+}
+
+/**
+ * The periodic sweep: every research place whose lease has lapsed is freed, and its job, unless it
+ * ended, ends `lease_expired`. One read of the cap's item when nothing lapsed.
+ */
+export async function sweepResearch(store: Store, now = Date.now()): Promise<{ expired: number; freed: number }> {
+  const { leases } = await store.researchSlots.state();
+  let expired = 0;
+  let freed = 0;
+  for (const [holder, expiry] of Object.entries(leases)) {
+    if (expiry > now) continue;
+    const job = await store.jobs.get(holder);
+    if (job && !isEnded(job)) {
+      if ((await expireLapsed(store, job, now)).status === 'failed') expired++;
+    } else if (await store.researchSlots.reclaim(holder, expiry)) freed++;
+  }
+  return { expired, freed };
+}
+
+/** Waits up to `waitMs` for the job to end; the job as it is then (a job whose lease lapsed ends now). */
 export async function awaitJob(store: Store, jobId: string, siteId: number, waitMs: number): Promise<Job | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const job = await store.jobs.get(jobId, siteId);
+    const read = await store.jobs.get(jobId, siteId);
+    const job = read && (await expireLapsed(store, read));
     if (!job || isEnded(job) || Date.now() >= deadline) return job;
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
   }
@@ -154,11 +212,12 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   if (recent) return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
 
   const jobId = newJobId();
-  const slot = await ctx.store.researchSlots.take(jobId, ctx.now.getTime() + ctx.researchLeaseMs);
+  const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
+  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil);
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken) throw concurrencyLimit();
   try {
-    await queueJob(ctx, jobId, 'research', { mode, query: input.seed, question, page_id: input.page_id ?? null });
+    await queueJob(ctx, jobId, 'research', { mode, query: input.seed, question, page_id: input.page_id ?? null }, leaseUntil);
   } catch (error) {
     await ctx.store.researchSlots.free(jobId);
     throw error;
@@ -194,11 +253,13 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
     await store.researchSlots.free(job.job_id);
     return ran;
   }
-  if (!(await store.researchSlots.hold(job.job_id, Date.now() + deps.researchLeaseMs))) {
-    await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
+  const leaseUntil = Date.now() + deps.researchLeaseMs;
+  if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) {
+    // Waiting is not dying: the job's lease goes on while its message comes back.
+    if (await store.jobs.renew(job.job_id, new Date().toISOString(), leaseUntil)) await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
     return null;
   }
-  if (!(await store.jobs.start(job.job_id, new Date().toISOString()))) {
+  if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
     await store.researchSlots.free(job.job_id);
     return ran;
   }
@@ -252,6 +313,11 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
   const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
 
+  // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
+  const claimed = await Promise.all(keywords.filter(isInProcess).map((k) => ctx.store.jobs.get(stateOf(k)!.pending_job!)));
+  const lapsed = await Promise.all(claimed.map(async (job) => job !== null && !isEnded(job) && (await expireLapsed(ctx.store, job)).status === 'failed'));
+  if (lapsed.some(Boolean)) states = await read();
+
   const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
   // A keyword the budget has no room for is listed as failed, with why; the rest of the call stands.
   const refused = new Map<string, { code: string; message: string }>();
@@ -304,7 +370,7 @@ async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefo
   const queryKey = keywordQueryKey(keyword);
   if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
   try {
-    await queueJob(ctx, jobId, 'serp_landscape', { mode: 'web', query: keyword, question: null, page_id: null });
+    await queueJob(ctx, jobId, 'serp_landscape', { mode: 'web', query: keyword, question: null, page_id: null }, ctx.now.getTime() + ctx.researchLeaseMs);
   } catch (error) {
     await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
     throw error;

@@ -1,0 +1,80 @@
+import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
+import { researchQueryKey } from '@cm/core';
+import { loadConfig } from '@cm/runtime';
+import { newJobId } from '@cm/tools';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* A research job whose lease lapsed (its worker died, its message was lost) ends failed, and its place under the cap is freed. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '200' } });
+}, 60_000);
+afterAll(() => t.stop());
+
+/** A job as a crashed stack leaves it: `status`, leased until `leaseUntil`, holding a place under the cap until `placeUntil` (or none). */
+async function abandoned(
+  status: 'queued' | 'running',
+  leaseUntil: number,
+  placeUntil: number | null,
+  input = { mode: 'web', query: 'abandoned', question: null, page_id: null },
+) {
+  const jobId = newJobId();
+  await t.store.jobs.create({ job_id: jobId, site_id: t.siteId, tool: 'research', input, created_at: new Date().toISOString(), lease_until: leaseUntil });
+  if (status === 'running') await t.store.jobs.start(jobId, new Date().toISOString(), leaseUntil);
+  if (placeUntil !== null) expect((await t.store.researchSlots.take(jobId, placeUntil)).taken).toBe(true);
+  return jobId;
+}
+
+it('leases a job just past the research worker’s time limit by default; RESEARCH_LEASE_MS sets another', () => {
+  const limitMs = QUEUE_SETTINGS.research.timeoutSeconds * 1000;
+  expect(RESEARCH_LEASE_MS).toBeGreaterThan(limitMs);
+  expect(RESEARCH_LEASE_MS).toBeLessThanOrEqual(limitMs + 30_000);
+  expect(loadConfig({ TABLE_NAME: 'x' }).researchLeaseMs).toBe(RESEARCH_LEASE_MS);
+  expect(loadConfig({ TABLE_NAME: 'x', RESEARCH_LEASE_MS: '5000' }).researchLeaseMs).toBe(5000);
+});
+
+it('reads a job whose lease lapsed as failed lease_expired (retryable), and frees its place', async () => {
+  const past = Date.now() - 1000;
+  const jobId = await abandoned('running', past, past);
+  const read = await t.call('GET', `/v1/jobs/${jobId}`);
+  expect(read.status).toBe(200);
+  expect(read.body).toMatchObject({ job_id: jobId, status: 'failed', error: { code: 'lease_expired', retryable: true, message: expect.any(String) } });
+  expect((await t.store.researchSlots.state()).leases[jobId]).toBeUndefined();
+  // Ended once: a later read says the same.
+  expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
+});
+
+it('leaves a job whose lease is alive as it is', async () => {
+  const future = Date.now() + 60_000;
+  const jobId = await abandoned('queued', future, future);
+  expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.status).toBe('queued');
+  expect((await t.store.researchSlots.state()).leases[jobId]).toBe(future);
+  await t.store.researchSlots.free(jobId);
+});
+
+it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live ones are kept', async () => {
+  const past = Date.now() - 1000;
+  const future = Date.now() + 60_000;
+  const lapsed = await abandoned('running', past, past);
+  const ended = await abandoned('running', past, past);
+  await t.store.jobs.finish(ended, { result: {} }, new Date().toISOString());
+  const alive = await abandoned('running', future, future);
+  expect(await t.stack.sweep()).toEqual({ expired: 1, freed: 1 });
+  expect((await t.store.jobs.get(lapsed))?.error?.code).toBe('lease_expired');
+  expect((await t.store.jobs.get(ended))?.status).toBe('succeeded');
+  expect(await t.store.researchSlots.state()).toEqual({ inflight: 1, leases: { [alive]: future } });
+  await t.store.researchSlots.free(alive);
+});
+
+it('takes over an analyze keyword whose job lapsed at once, instead of answering partial until the claim is 15 minutes old', async () => {
+  const keyword = 'lapsed trail shoes';
+  const jobId = await abandoned('queued', Date.now() - 1000, null, { mode: 'web', query: keyword, question: null, page_id: null });
+  const now = new Date().toISOString();
+  expect(await t.store.research.claimQuery(t.siteId, researchQueryKey('web', keyword, null), jobId, now, now)).toBe(true);
+  const reply = await t.call('POST', '/v1/tools/serp_landscape', { keyword, depth: 'analyze', wait_ms: 10_000 });
+  expect(reply.status).toBe(200);
+  expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [] });
+  expect(Object.keys(reply.body.research.facts_by_keyword)).toEqual([keyword]);
+  expect((await t.store.jobs.get(jobId))?.error?.code).toBe('lease_expired');
+});
