@@ -1,5 +1,5 @@
 import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
-import { researchQueryKey } from '@cm/core';
+import { researchQueryKey, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import { newJobId } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
@@ -43,6 +43,29 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   expect((await t.store.researchSlots.state()).leases[jobId]).toBeUndefined();
   // Ended once: a later read says the same.
   expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
+});
+
+it('releases the budget a lapsed job reserved when it was accepted', async () => {
+  const past = Date.now() - 1000;
+  const site = await t.newSite('Lapsed budget');
+  const day = utcDay(new Date());
+  const ticket = { hold_id: 'lapsed-hold', estimate_usd: 0.05, day, deployment: false };
+  expect((await t.store.budgets.reserve({ siteId: site.siteId }, day, ticket.hold_id, ticket.estimate_usd, {}, Date.now() + 3_600_000)).reserved).toBe(true);
+  const jobId = newJobId();
+  const input = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: site.siteId,
+    tool: 'research',
+    input,
+    budget: ticket,
+    created_at: new Date().toISOString(),
+    lease_until: past,
+  });
+  const budget = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
+  expect(await budget()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
+  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe('lease_expired');
+  expect(await budget()).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
 });
 
 it('leaves a job whose lease is alive as it is', async () => {

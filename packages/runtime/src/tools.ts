@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
-import { Meter, ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
+import { ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api } from './api';
 import { json } from './http';

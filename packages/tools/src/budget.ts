@@ -89,11 +89,7 @@ export class SiteBudget implements SpendGuard {
 
   /** Settles a reservation to what its work was billed (0 releases it). */
   async settle(ticket: BudgetTicket, billedUsd: number, simulated: boolean): Promise<void> {
-    const { budgets } = this.store;
-    const [site] = await Promise.all([
-      budgets.settle({ siteId: this.siteId }, ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated),
-      ticket.deployment ? budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated) : null,
-    ]);
+    const site = await settleTicket(this.store, this.siteId, ticket, billedUsd, simulated);
     // Windows of an earlier day or month are not the ones results report.
     if (ticket.day === utcDay(this.options.now())) await this.observe(site);
   }
@@ -134,6 +130,18 @@ export class SiteBudget implements SpendGuard {
     const tight = tightest(await this.limits(), windows);
     if (tight) this.options.measure?.(tight.used_pct);
   }
+}
+
+/**
+ * Settles `ticket` on the site's counter and, when it holds the deployment's too, on that one: what the
+ * site's windows hold then. A settle after the hold was released still adds what was billed.
+ */
+export async function settleTicket(store: Store, siteId: number, ticket: BudgetTicket, billedUsd: number, simulated: boolean): Promise<Windows> {
+  const [site] = await Promise.all([
+    store.budgets.settle({ siteId }, ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated),
+    ticket.deployment ? store.budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated) : null,
+  ]);
+  return site;
 }
 
 /** GET /v1/budget: the site's limits and what its windows of now hold. */

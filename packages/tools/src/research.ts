@@ -17,7 +17,7 @@ import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@c
 import type { Job, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
-import type { SiteBudget } from './budget';
+import { settleTicket, type SiteBudget } from './budget';
 
 /** How often a waiting call looks at its job. */
 const POLL_MS = 200;
@@ -94,6 +94,8 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   const input = job.input as JobInput;
   await store.researchSlots.free(job.job_id);
   await store.research.releaseQuery(job.site_id, researchQueryKey(input.mode, input.query, input.question), job.job_id);
+  // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
+  if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
 }
 
