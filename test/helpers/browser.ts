@@ -44,6 +44,8 @@ export interface WatchedPage {
   page: Page;
   /** Every URL the page asked for, in order. */
   requests: string[];
+  /** Every request that sent a body (the API's POSTs and PUTs), in order, its JSON body parsed. */
+  sent: { method: string; url: string; body: unknown }[];
   /** Console errors (CSP violations are reported there) and uncaught exceptions. */
   errors: string[];
 }
@@ -52,8 +54,12 @@ export interface WatchedPage {
 export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
-  const watched: WatchedPage = { context, page, requests: [], errors: [] };
-  page.on('request', (request) => watched.requests.push(request.url()));
+  const watched: WatchedPage = { context, page, requests: [], sent: [], errors: [] };
+  page.on('request', (request) => {
+    watched.requests.push(request.url());
+    const body = request.postData();
+    if (body !== null) watched.sent.push({ method: request.method(), url: request.url(), body: JSON.parse(body) });
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') watched.errors.push(message.text());
   });

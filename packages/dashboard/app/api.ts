@@ -1,28 +1,18 @@
+import { ApiFailure } from './errors';
 import type { Rows } from './types';
 
 /* The public JSON API, called with the site's key like any other client: same origin, no private endpoints. */
 
-/** An error reply of the API (`{error, code, message, ...}`), or a request that never got one. */
-export class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly body: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
-
 export interface Api {
   get<T>(path: string): Promise<T>;
+  put<T>(path: string, body: unknown): Promise<T>;
   tool<T>(name: string, params: Record<string, unknown>): Promise<T>;
   /** Every row of a table (paged by the API's cursor), up to `max`. */
   rows<T>(table: string, where?: Record<string, unknown>, max?: number): Promise<T[]>;
 }
 
 export function createApi(key: string): Api {
-  async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
@@ -50,6 +40,7 @@ export function createApi(key: string): Api {
   }
   return {
     get: (path) => request('GET', path),
+    put: (path, body) => request('PUT', path, body),
     tool: (name, params) => request('POST', `/v1/tools/${encodeURIComponent(name)}`, params),
     async rows<T>(table: string, where?: Record<string, unknown>, max = 1000) {
       const rows: T[] = [];
@@ -62,21 +53,4 @@ export function createApi(key: string): Api {
       return rows;
     },
   };
-}
-
-/** An error in words for the person looking: the API's message, plus what its extra fields say. */
-export function errorInWords(error: unknown): string {
-  if (!(error instanceof ApiFailure)) return `Something went wrong in the dashboard: ${error instanceof Error ? error.message : String(error)}`;
-  const { body } = error;
-  const extra: string[] = [];
-  if (error.code === 'quota_exceeded' && typeof body.used === 'number' && typeof body.limit === 'number')
-    extra.push(
-      `${body.used} of ${body.limit} used${typeof body.resets_at === 'string' ? `; the quota resets ${new Date(body.resets_at).toUTCString()}` : ''}.`,
-    );
-  if (error.code === 'competitor_limit_reached' && typeof body.max_active === 'number')
-    extra.push(`At most ${body.max_active} competitors can be tracked at once: stop monitoring one first.`);
-  if (error.code === 'provider_error')
-    extra.push(body.retryable === true ? 'The data provider failed; try again later.' : 'The data provider refused the request.');
-  const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-  return [sentence, ...extra].join(' ');
 }

@@ -18,9 +18,31 @@ export const fmtDay = (iso: string | null | undefined): string => (iso ? iso.sli
 /** "1 call", "3 calls". */
 export const plural = (n: number, word: string, many = `${word}s`): string => `${integer.format(n)} ${n === 1 ? word : many}`;
 
-/** What a result's cost says, with the sandbox named for what it is. */
-export function costInWords(costUsd: number, dataSource: string): string {
-  if (dataSource === 'sandbox') return `Cost ${fmtUsd(costUsd)} (sandbox: simulated, free).`;
-  if (dataSource === 'database') return `Cost ${fmtUsd(costUsd)} (no provider call).`;
-  return `Cost ${fmtUsd(costUsd)} (data from ${dataSource}).`;
+/** Dollar amounts kept to a millionth, as the API keeps them, so a difference of two never shows float dust (or -$0.00). */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+/** How money the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) is named everywhere: it is never billed money. */
+export const SIMULATED = 'simulated at list prices (sandbox), not billed';
+
+/** What a paid result says of its cost and the budget it left (ToolMeta of the contract). */
+export interface CostMeta {
+  cost_usd: number;
+  data_source: string;
+  simulated?: true;
+  budget?: { remaining_usd: number | null; window: 'day' | 'month' | null };
+}
+
+/** What a result's cost says, with the sandbox named for what it is, and what its budget window has left. */
+export function costInWords({ cost_usd, data_source, simulated, budget }: CostMeta): string {
+  const cost = `Cost ${fmtUsd(cost_usd)}`;
+  const said = simulated
+    ? `${cost} (${SIMULATED}).`
+    : data_source === 'sandbox'
+      ? `${cost} (sandbox: simulated, free).`
+      : data_source === 'database'
+        ? `${cost} (no provider call).`
+        : `${cost} (data from ${data_source}).`;
+  const left =
+    budget && budget.remaining_usd !== null ? ` Budget left ${budget.window === 'month' ? 'this month' : 'today'}: ${fmtUsd(budget.remaining_usd)}.` : '';
+  return said + left;
 }

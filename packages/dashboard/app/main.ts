@@ -1,5 +1,6 @@
 import './styles.css';
-import { ApiFailure, createApi, errorInWords, type Api } from './api';
+import { createApi, type Api } from './api';
+import { ApiFailure, errorInWords } from './errors';
 import { destroyCharts, mountCharts } from './charts';
 import { h, replace } from './dom';
 import { forgetKey, keyForm, saveKey, takeKey } from './key';

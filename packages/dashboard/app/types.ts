@@ -1,11 +1,14 @@
 import type {
   AddCompetitorResult,
+  BudgetView,
+  BudgetWindowView,
   DbSelectResult,
   PageList,
   SerpBacklinksResult,
   SerpKeywordRefreshResult,
   SerpLandscapeResult,
   UsageDayLine,
+  UsageLine as UsageToolLine,
   UsageReport,
 } from '@cm/contract';
 
@@ -45,6 +48,11 @@ export interface PageRow {
 export type PageListing = Out<typeof PageList>;
 export type PageItem = PageListing['items'][number];
 
+export type UsageLine = UsageToolLine;
 export type UsageDay = UsageDayLine;
 /** `GET /v1/usage?by=day`: `by_day` is there because it was asked for. */
 export type Usage = UsageReport;
+
+/** `GET /v1/budget` and `PUT /v1/budget`: the site's daily and monthly windows. */
+export type Budget = BudgetView;
+export type BudgetWindow = BudgetWindowView;

@@ -1,6 +1,9 @@
-import { errorInWords } from './api';
+import type { Api } from './api';
+import { errorInWords } from './errors';
+import { budgetLeftInWords } from './budget';
 import type { DomainStyle } from './colors';
 import { h, type Child } from './dom';
+import type { Budget } from './types';
 
 /* Small pieces every view uses: how a domain is shown, empty states, errors. */
 
@@ -32,4 +35,13 @@ export function errorBox(error: unknown): HTMLElement {
 
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', null, title), children);
+}
+
+/** The budget's paragraph in a paid action's dialog; if it cannot be read, the dialog says so and still opens. */
+export async function budgetNote(api: Api): Promise<HTMLElement> {
+  try {
+    return h('p', { attrs: { 'data-budget-note': '' } }, budgetLeftInWords(await api.get<Budget>('/v1/budget')));
+  } catch (error) {
+    return h('p', { class: 'error', attrs: { 'data-budget-note': '' } }, `The budget could not be read: ${errorInWords(error)}`);
+  }
 }

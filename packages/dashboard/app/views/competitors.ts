@@ -6,7 +6,7 @@ import { dataTable } from '../table';
 import { loadCompetitors } from '../tracked';
 import type { Backlinks, CompetitorAdded, CompetitorRow } from '../types';
 import type { View, ViewContext } from '../view';
-import { emptyState, section, swatch } from '../widgets';
+import { budgetNote, emptyState, section, swatch } from '../widgets';
 
 /** Active competitors a site may track (spec §2.7; the API answers 409 competitor_limit_reached past it). */
 const MAX_ACTIVE = 10;
@@ -105,6 +105,7 @@ function addForm(ctx: ViewContext, competitors: CompetitorRow[]): HTMLElement {
 
 async function add(ctx: ViewContext, input: { domain: string; display_name: string; color: string }, active: number) {
   if (!input.domain) return;
+  const budget = await budgetNote(ctx.api);
   const ok = await confirmAction({
     title: `Track ${input.domain}?`,
     cost: [
@@ -114,6 +115,7 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
         `Backlink monitoring starts now and runs daily while it is tracked: a paid backlink-profile pull for ${input.domain} now and every day, and a new pull of your site’s profile and link gap now (paid backlink calls, recorded under “monitor”).`,
       ),
       h('p', null, `It takes ${active + 1} of ${MAX_ACTIVE} places. It then appears in share of voice and backlinks under its display name and colour.`),
+      budget,
     ],
     confirmLabel: 'Add and start monitoring',
   });
@@ -125,7 +127,7 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
       ...(input.display_name ? { display_name: input.display_name } : {}),
     });
     const what = result.created ? 'Now tracking' : result.completed ? 'Monitoring started for' : 'Already tracked, updated';
-    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain}); its first monitoring run is queued. ${costInWords(result.cost_usd, result.data_source)} Monitoring’s pulls show on the Spend page under “monitor”.`;
+    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain}); its first monitoring run is queued. ${costInWords(result)} Monitoring’s pulls show on the Spend page under “monitor”.`;
   });
 }
 

@@ -7,7 +7,7 @@ import { dataTable, type Column } from '../table';
 import { loadCompetitors } from '../tracked';
 import type { Landscape, LandscapeKeyword, PageRow, Refresh, TopicRow } from '../types';
 import type { View, ViewContext } from '../view';
-import { domainLabel, emptyState, section } from '../widgets';
+import { budgetNote, domainLabel, emptyState, section } from '../widgets';
 
 /** Bars in the share-of-voice chart: the site and every tracked competitor, then the strongest others up to this many. */
 const SOV_BARS = 12;
@@ -109,6 +109,7 @@ function coverage(landscape: Landscape, scope: Scope, ctx: ViewContext): HTMLEle
 const stat = (label: string, value: Child) => h('div', null, h('dt', null, label), h('dd', null, value));
 
 async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeyword[], name: string) {
+  const budget = await budgetNote(ctx.api);
   const ok = await confirmAction({
     title: `Pull the missing SERPs of ${name}?`,
     cost: [
@@ -118,6 +119,7 @@ async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeywo
         `Up to ${plural(missing.length, 'paid SERP pull')} from the data provider, one per keyword without a stored SERP: ${missing.map((k) => k.keyword).join(', ')}.`,
       ),
       h('p', null, 'Keywords that already have a SERP are skipped at no cost. This does not use the daily refresh quota.'),
+      budget,
     ],
     confirmLabel: `Pull ${plural(missing.length, 'SERP')}`,
   });
@@ -125,7 +127,7 @@ async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeywo
   await ctx.act(async () => {
     const result = await ctx.api.tool<Landscape>('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'list' });
     const list = result.list;
-    return `Pulled ${plural(list?.fetched.length ?? 0, 'SERP')}${list?.failed.length ? `; failed: ${list.failed.join(', ')}` : ''}. ${costInWords(result.cost_usd, result.data_source)}`;
+    return `Pulled ${plural(list?.fetched.length ?? 0, 'SERP')}${list?.failed.length ? `; failed: ${list.failed.join(', ')}` : ''}. ${costInWords(result)}`;
   });
 }
 
@@ -265,17 +267,19 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewCont
 }
 
 async function refreshKeyword(ctx: ViewContext, keyword: string) {
+  const budget = await budgetNote(ctx.api);
   const ok = await confirmAction({
     title: `Refresh the SERP of “${keyword}”?`,
     cost: [
       h('p', null, '1 paid SERP pull from the data provider (Google, US/English, the top 20 organic results), replacing the stored US/en SERP.'),
       h('p', null, 'It uses 1 of the site’s 20 SERP refreshes for today (the quota resets at midnight UTC).'),
+      budget,
     ],
     confirmLabel: 'Refresh (1 paid pull)',
   });
   if (!ok) return;
   await ctx.act(async () => {
     const result = await ctx.api.tool<Refresh>('serp_keyword_refresh', { keyword });
-    return `Refreshed “${keyword}”: ${result.row.items.length} results. ${costInWords(result.cost_usd, result.data_source)} ${result.quota.used} of ${result.quota.limit} refreshes used today.`;
+    return `Refreshed “${keyword}”: ${result.row.items.length} results. ${costInWords(result)} ${result.quota.used} of ${result.quota.limit} refreshes used today.`;
   });
 }

@@ -1,22 +1,31 @@
+import { remainingUsd, usedShare, WINDOWS } from '../budget';
 import { chartFigure, destroyCharts, mountCharts } from '../charts';
 import { PALETTE } from '../colors';
+import { confirmAction } from '../confirm';
 import { h, replace } from '../dom';
-import { fmtDay, fmtInt, fmtUsd, plural } from '../format';
-import { dataTable } from '../table';
-import type { Usage, UsageDay } from '../types';
-import type { View } from '../view';
+import { fmtDay, fmtInt, fmtShare, fmtTime, fmtUsd, plural, roundUsd, SIMULATED } from '../format';
+import { dataTable, type Column } from '../table';
+import type { Budget, BudgetWindow, Usage, UsageDay, UsageLine } from '../types';
+import type { View, ViewContext } from '../view';
 import { emptyState, section, swatch } from '../widgets';
 
-type Measure = 'cost_usd' | 'calls';
+/** What the daily chart draws: billed and simulated money apart (never summed), or calls. */
+type Measure = 'billed' | 'simulated' | 'calls';
+
+/** The most a window's limit may be (LIMITS.budgetUsdMax of the contract; the API answers 400 past it). */
+const BUDGET_USD_MAX = 1_000_000;
 
 export const spendView: View = {
   id: 'spend',
   label: 'Spend',
   title: 'Spend this month',
   async render(ctx) {
-    const usage = await ctx.api.get<Usage>('/v1/usage?by=day');
-    const sandbox = usage.by_tool.some((line) => line.provider === 'sandbox');
+    const [usage, budget] = await Promise.all([ctx.api.get<Usage>('/v1/usage?by=day'), ctx.api.get<Budget>('/v1/budget')]);
+    const simulated = usage.simulated_cost_usd ?? 0;
+    // The sandbox is free unless it charged list prices; then its money is named simulated, never free.
+    const free = simulated === 0 && usage.by_tool.some((line) => line.provider === 'sandbox');
     ctx.root.append(
+      budgetPanel(ctx, budget),
       h(
         'section',
         { class: 'panel' },
@@ -24,14 +33,22 @@ export const spendView: View = {
         h(
           'dl',
           { class: 'stats' },
-          h('div', null, h('dt', null, 'Provider cost'), h('dd', { attrs: { 'data-total': 'cost' } }, fmtUsd(usage.cost_usd))),
-          h('div', null, h('dt', null, 'Provider calls'), h('dd', { attrs: { 'data-total': 'calls' } }, fmtInt(usage.calls))),
+          stat('Billed provider cost', fmtUsd(usage.cost_usd), 'cost'),
+          simulated > 0 ? stat(`Simulated cost: ${SIMULATED}`, fmtUsd(simulated), 'simulated') : null,
+          stat('Provider calls', fmtInt(usage.calls), 'calls'),
         ),
-        sandbox
+        free
           ? h(
               'p',
               { class: 'note' },
               'sandbox: simulated, free. These calls went to the offline sandbox provider, which costs nothing; with a real provider configured, its costs show here.',
+            )
+          : null,
+        simulated > 0
+          ? h(
+              'p',
+              { class: 'note', attrs: { 'data-note': 'simulated' } },
+              `The sandbox charged the real providers’ list prices (SANDBOX_LIST_PRICES=1): ${fmtUsd(simulated)} ${SIMULATED}. It counts against the budget like billed money, and is shown apart from it.`,
             )
           : null,
       ),
@@ -42,25 +59,167 @@ export const spendView: View = {
       );
       return;
     }
-    if (usage.by_day) ctx.root.append(daily(usage.by_day, usage));
+    const columns = lineColumns(simulated > 0);
+    if (usage.by_day) ctx.root.append(daily(usage.by_day, usage, columns));
     ctx.root.append(
       section(
         'By tool',
         dataTable({
           name: 'by-tool',
           caption: 'Provider calls and cost per tool and provider this month, costliest first',
-          columns: [
-            { label: 'Tool', cell: (l) => l.tool, sortBy: (l) => l.tool },
-            { label: 'Provider', cell: (l) => (l.provider === 'sandbox' ? 'sandbox (simulated, free)' : l.provider), sortBy: (l) => l.provider },
-            { label: 'Calls', cell: (l) => fmtInt(l.calls), sortBy: (l) => l.calls, numeric: true },
-            { label: 'Cost', cell: (l) => fmtUsd(l.cost_usd), sortBy: (l) => l.cost_usd, numeric: true },
-          ],
+          columns,
           rows: usage.by_tool,
         }),
       ),
     );
   },
 };
+
+const stat = (label: string, value: string, name: string) => h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-total': name } }, value));
+
+/** A usage line's columns: its cost under Billed or under Simulated, never both (a line is one or the other). */
+function lineColumns(anySimulated: boolean): Column<UsageLine>[] {
+  const columns: Column<UsageLine>[] = [
+    { label: 'Tool', cell: (l) => l.tool, sortBy: (l) => l.tool },
+    {
+      label: 'Provider',
+      cell: (l) => (l.provider !== 'sandbox' ? l.provider : l.simulated ? 'sandbox (list prices, not billed)' : 'sandbox (simulated, free)'),
+      sortBy: (l) => l.provider,
+    },
+    { label: 'Calls', cell: (l) => fmtInt(l.calls), sortBy: (l) => l.calls, numeric: true },
+    { label: 'Billed', cell: (l) => (l.simulated ? '—' : fmtUsd(l.cost_usd)), sortBy: (l) => (l.simulated ? null : l.cost_usd), numeric: true },
+  ];
+  if (anySimulated)
+    columns.push({
+      label: 'Simulated (not billed)',
+      cell: (l) => (l.simulated ? fmtUsd(l.cost_usd) : '—'),
+      sortBy: (l) => (l.simulated ? l.cost_usd : null),
+      numeric: true,
+    });
+  return columns;
+}
+
+function budgetPanel(ctx: ViewContext, budget: Budget): HTMLElement {
+  return h(
+    'section',
+    { class: 'panel', attrs: { 'aria-labelledby': 'budget-title', 'data-budget': '' } },
+    h('h2', { attrs: { id: 'budget-title' } }, 'Budget'),
+    h(
+      'div',
+      { class: 'budget-windows' },
+      WINDOWS.map(({ key, adjective }) => budgetWindow(key, adjective, budget[key])),
+    ),
+    h(
+      'p',
+      { class: 'note' },
+      'A paid provider call that would pass a limit is refused (402 budget_exceeded) before it is made; answers from stored data are free and always pass.',
+    ),
+    budgetForm(ctx, budget),
+  );
+}
+
+function budgetWindow(key: string, adjective: string, w: BudgetWindow): HTMLElement {
+  const share = usedShare(w);
+  const billed = Math.max(0, roundUsd(w.spent_usd - w.simulated_usd));
+  const field = (label: string, value: string, name: string) => h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-field': name } }, value));
+  return h(
+    'div',
+    { class: 'budget-window', attrs: { 'data-window': key } },
+    h('h3', null, `${key === 'daily' ? 'Today' : 'This month'} (UTC)`),
+    share === null
+      ? h('p', { class: 'used', attrs: { 'data-field': 'used' } }, `No ${adjective} limit.`)
+      : h(
+          'p',
+          { class: 'used', attrs: { 'data-field': 'used' } },
+          h('meter', {
+            attrs: { min: 0, max: 1, low: 0.8, high: 0.999, optimum: 0, value: Math.min(1, share), 'aria-label': `Share of the ${adjective} limit used` },
+          }),
+          ` ${fmtShare(share)} of the ${adjective} limit used, ${fmtUsd(remainingUsd(w))} left`,
+        ),
+    h(
+      'dl',
+      { class: 'stats' },
+      field('Limit', w.limit_usd === null ? 'no limit' : fmtUsd(w.limit_usd), 'limit'),
+      field('Spent (billed)', fmtUsd(billed), 'billed'),
+      w.simulated_usd > 0 ? field(`Spent, ${SIMULATED}`, fmtUsd(w.simulated_usd), 'simulated') : null,
+      field('Reserved in flight', fmtUsd(w.reserved_usd), 'reserved'),
+      field('Resets at', fmtTime(w.resets_at), 'resets'),
+    ),
+  );
+}
+
+/** Sets both limits at once: an empty field is no limit. Free, but it changes what the agent may spend, so it asks first. */
+function budgetForm(ctx: ViewContext, budget: Budget): HTMLElement {
+  const inputs = Object.fromEntries(
+    WINDOWS.map(({ key }) => [
+      key,
+      h('input', {
+        attrs: {
+          id: `budget-${key}`,
+          name: key,
+          type: 'number',
+          min: 0,
+          max: BUDGET_USD_MAX,
+          step: 'any',
+          inputmode: 'decimal',
+          placeholder: 'no limit',
+          value: budget[key].limit_usd ?? '',
+        },
+      }),
+    ]),
+  ) as Record<(typeof WINDOWS)[number]['key'], HTMLInputElement>;
+  const limitOf = (input: HTMLInputElement) => (input.value.trim() === '' ? null : input.valueAsNumber);
+  return h(
+    'form',
+    {
+      class: 'budget-form',
+      on: {
+        submit: (event) => {
+          event.preventDefault();
+          void setBudget(ctx, budget, { daily_usd: limitOf(inputs.daily), monthly_usd: limitOf(inputs.monthly) });
+        },
+      },
+    },
+    h(
+      'div',
+      { class: 'form-row' },
+      WINDOWS.map(({ key, adjective }) =>
+        h(
+          'div',
+          { class: 'field' },
+          h('label', { attrs: { for: `budget-${key}` } }, `${adjective[0]!.toUpperCase()}${adjective.slice(1)} limit (USD)`),
+          inputs[key],
+        ),
+      ),
+      h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Set budget…'),
+    ),
+    h('p', { class: 'note' }, 'Leave a field empty for no limit. Setting the budget is free; you confirm first.'),
+  );
+}
+
+const limitInWords = (usd: number | null) => (usd === null ? 'no limit' : fmtUsd(usd));
+
+async function setBudget(ctx: ViewContext, budget: Budget, next: { daily_usd: number | null; monthly_usd: number | null }) {
+  const change = (key: 'daily' | 'monthly', usd: number | null, adjective: string) =>
+    h('li', null, `${adjective}: ${limitInWords(usd)}`, usd === budget[key].limit_usd ? ' (unchanged)' : ` (now ${limitInWords(budget[key].limit_usd)})`);
+  const ok = await confirmAction({
+    title: 'Set the budget?',
+    cost: [
+      h('ul', null, change('daily', next.daily_usd, 'Daily'), change('monthly', next.monthly_usd, 'Monthly')),
+      h(
+        'p',
+        null,
+        'Free: no provider call. It changes what the agent may spend: a paid call that would pass a limit is refused before any provider is called, and research stops there.',
+      ),
+    ],
+    confirmLabel: 'Set budget',
+  });
+  if (!ok) return;
+  await ctx.act(async () => {
+    const set = await ctx.api.put<Budget>('/v1/budget', next);
+    return `Budget set: daily ${limitInWords(set.daily.limit_usd)}, monthly ${limitInWords(set.monthly.limit_usd)}. No cost.`;
+  });
+}
 
 /** Every UTC day from `from` to `to`, so quiet days show as gaps rather than vanish. */
 function daysOf(from: string, to: string): string[] {
@@ -69,18 +228,25 @@ function daysOf(from: string, to: string): string[] {
   return days;
 }
 
-function daily(byDay: UsageDay[], usage: Usage): HTMLElement {
+function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]): HTMLElement {
   const days = daysOf(usage.from, usage.to);
   const tools = [...new Set(byDay.map((d) => d.tool))].sort();
+  const simulated = (usage.simulated_cost_usd ?? 0) > 0;
+  const value = (d: UsageDay, measure: Measure) => (measure === 'calls' ? d.calls : (measure === 'simulated') === Boolean(d.simulated) ? d.cost_usd : 0);
   const sum = (day: string, tool: string, measure: Measure) =>
-    byDay.filter((d) => d.day === day && d.tool === tool).reduce((total, d) => total + d[measure], 0);
-  // Cost is what matters, but with only free (sandbox) calls there is nothing to see in it: show calls then.
-  let measure: Measure = usage.cost_usd > 0 ? 'cost_usd' : 'calls';
+    byDay.filter((d) => d.day === day && d.tool === tool).reduce((total, d) => total + value(d, measure), 0);
+  const MEASURES: Record<Measure, { choice: string; axis: string; figure: string }> = {
+    billed: { choice: 'Billed cost (USD)', axis: 'Billed cost (USD)', figure: 'Billed provider cost in USD' },
+    simulated: { choice: 'Simulated cost (USD)', axis: 'Simulated cost (USD)', figure: `Provider cost in USD ${SIMULATED}` },
+    calls: { choice: 'Calls', axis: 'Calls', figure: 'Provider calls' },
+  };
+  // Cost is what matters, but with only free (sandbox) calls there is nothing to see in it: show simulated cost or calls then.
+  let measure: Measure = usage.cost_usd > 0 ? 'billed' : simulated ? 'simulated' : 'calls';
   const holder = h('div');
   const draw = () => {
     replace(
       holder,
-      chartFigure('spend', `${measure === 'calls' ? 'Provider calls' : 'Provider cost in USD'} per day and tool. The table below has the figures.`, {
+      chartFigure('spend', `${MEASURES[measure].figure} per day and tool. The table below has the figures.`, {
         type: 'bar',
         data: {
           labels: days.map((d) => d.slice(5)),
@@ -94,28 +260,28 @@ function daily(byDay: UsageDay[], usage: Usage): HTMLElement {
           maintainAspectRatio: false,
           scales: {
             x: { stacked: true, title: { display: true, text: 'Day (UTC)' } },
-            y: { stacked: true, beginAtZero: true, title: { display: true, text: measure === 'calls' ? 'Calls' : 'Cost (USD)' } },
+            y: { stacked: true, beginAtZero: true, title: { display: true, text: MEASURES[measure].axis } },
           },
         },
       }),
     );
   };
-  const choice = (value: Measure, label: string) =>
+  const choice = (option: Measure) =>
     h(
       'label',
       null,
       h('input', {
-        attrs: { type: 'radio', name: 'measure', value, checked: measure === value },
+        attrs: { type: 'radio', name: 'measure', value: option, checked: measure === option },
         on: {
           change: () => {
-            measure = value;
+            measure = option;
             destroyCharts();
             draw();
             mountCharts();
           },
         },
       }),
-      ` ${label}`,
+      ` ${MEASURES[option].choice}`,
     );
   const legend = h(
     'ul',
@@ -126,19 +292,13 @@ function daily(byDay: UsageDay[], usage: Usage): HTMLElement {
   const table = dataTable<UsageDay>({
     name: 'by-day',
     caption: `Per day and tool: ${plural(rows.length, 'line')}`,
-    columns: [
-      { label: 'Day', cell: (d) => d.day, sortBy: (d) => d.day },
-      { label: 'Tool', cell: (d) => d.tool, sortBy: (d) => d.tool },
-      { label: 'Provider', cell: (d) => d.provider, sortBy: (d) => d.provider },
-      { label: 'Calls', cell: (d) => fmtInt(d.calls), sortBy: (d) => d.calls, numeric: true },
-      { label: 'Cost', cell: (d) => fmtUsd(d.cost_usd), sortBy: (d) => d.cost_usd, numeric: true },
-    ],
+    columns: [{ label: 'Day', cell: (d) => d.day, sortBy: (d) => d.day }, ...lineColumns],
     rows,
   });
   draw();
   return section(
     'Per day',
-    h('fieldset', { class: 'measure' }, h('legend', null, 'Chart'), choice('cost_usd', 'Cost (USD)'), choice('calls', 'Calls')),
+    h('fieldset', { class: 'measure' }, h('legend', null, 'Chart'), choice('billed'), simulated ? choice('simulated') : null, choice('calls')),
     legend,
     holder,
     table,
