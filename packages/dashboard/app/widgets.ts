@@ -1,8 +1,8 @@
 import type { Api } from './api';
-import { errorInWords } from './errors';
 import { budgetLeftInWords } from './budget';
 import type { DomainStyle } from './colors';
 import { h, type Child } from './dom';
+import { errorInWords } from './errors';
 import type { Budget } from './types';
 
 /* Small pieces every view uses: how a domain is shown, empty states, errors. */
