@@ -1,4 +1,5 @@
 export * from './types';
+export { resolveAll } from './resolve';
 export { SandboxKeywordData, SandboxBacklinkData, SandboxResearch, SANDBOX_RESEARCH_MS, sandboxHasNoData, sandboxReferringDomains } from './sandbox';
 export * from './dataforseo';
 export * from './prices';

@@ -1,6 +1,5 @@
-import { lookup } from 'node:dns/promises';
 import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
-import { ProviderError, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
+import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api } from './api';
 import { json } from './http';
@@ -63,7 +62,7 @@ async function runTool<I>(
       budget,
       queuedPriceUsd,
       now: new Date(),
-      resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+      resolveHost: resolveAll,
       enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
       researchLeaseMs: getConfig().researchLeaseMs,
       measure: (metric, value) => observation.metric(metric, value),

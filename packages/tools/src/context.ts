@@ -23,7 +23,7 @@ export interface ToolContext {
   researchSource: string;
   /** How long a research job's place under the cap is leased. */
   researchLeaseMs: number;
-  /** Every address of a host name (DNS and the hosts file); rejects when the lookup fails. */
+  /** Every address of a host name (DNS and the hosts file), none for a name that does not exist; rejects when the lookup fails. */
   resolveHost(host: string): Promise<string[]>;
   /** Puts a message on a worker's queue. */
   enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void>;

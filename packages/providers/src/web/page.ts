@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -6,6 +5,7 @@ import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
+import { resolveAll } from '../resolve';
 import { ProviderError, UrlRefused } from '../types';
 
 const PROVIDER = 'web';
@@ -39,16 +39,6 @@ export interface ReadablePage {
   title: string;
   /** The readable text, whitespace collapsed, at most 50,000 characters. */
   text: string;
-}
-
-/** The system resolver; a name that does not exist resolves to nothing (refused), other DNS failures throw. */
-async function resolveAll(host: string): Promise<string[]> {
-  try {
-    return (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTFOUND') return [];
-    throw error;
-  }
 }
 
 /** An https URL without credentials whose host may be connected to, as far as can be told before a lookup. */
