@@ -1,5 +1,7 @@
-import { build, type Metafile } from 'esbuild';
-import { BUNDLING, entryOf, FUNCTION_ENTRIES } from './bundling';
+import { join } from 'node:path';
+import { buildDashboard } from '@cm/dashboard/build';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { BUNDLING, entryOf, FUNCTION_ENTRIES, type FunctionId } from './bundling';
 
 /** What one function's bundle weighs, and what is in it. */
 export interface BundleSize {
@@ -41,10 +43,10 @@ function contents(metafile: Metafile) {
   return { sdkClients, heaviest };
 }
 
-/** Bundles one function as `cdk synth` does (the same esbuild options), in memory. */
-export async function bundleSize(name: string): Promise<BundleSize> {
-  const result = await build({
-    entryPoints: [entryOf(name)],
+/** The esbuild options `cdk synth` bundles a handler module with (BUNDLING), into `outfile`. */
+export const esbuildOptions = (entry: string, outfile: string) =>
+  ({
+    entryPoints: [entry],
     bundle: true,
     platform: 'node',
     target: BUNDLING.target,
@@ -53,11 +55,24 @@ export async function bundleSize(name: string): Promise<BundleSize> {
     sourcemap: BUNDLING.sourceMap,
     mainFields: BUNDLING.mainFields,
     external: BUNDLING.externalModules,
-    outfile: 'index.js',
-    write: false,
-    metafile: true,
+    outfile,
     logLevel: 'silent',
-  });
+  }) satisfies BuildOptions;
+
+/**
+ * Writes a function's bundle into `dir` as Lambda gets it: `index.js` and its source map, and for the
+ * dashboard its built app beside them. The path of `index.js`.
+ */
+export async function writeBundle(name: FunctionId, dir: string): Promise<string> {
+  const outfile = join(dir, 'index.js');
+  await build(esbuildOptions(entryOf(name), outfile));
+  if (name === 'dashboard') await buildDashboard(join(dir, 'dashboard'));
+  return outfile;
+}
+
+/** Bundles one function as `cdk synth` does (the same esbuild options), in memory. */
+export async function bundleSize(name: string): Promise<BundleSize> {
+  const result = await build({ ...esbuildOptions(entryOf(name), 'index.js'), write: false, metafile: true });
   const sizeOf = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.contents.byteLength;
   return { name, bytes: sizeOf('index.js'), mapBytes: sizeOf('index.js.map'), ...contents(result.metafile) };
 }
