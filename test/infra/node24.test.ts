@@ -213,7 +213,7 @@ describe('the bundles on Node 24', () => {
     expect(await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' })).toMatchObject({ statusCode: 200 });
     await work('monitor');
     const scheduled = await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000);
-    expect(scheduled).toEqual({ queued: 2 }); // the site's domain and its competitor
+    expect(scheduled).toEqual({ queued: 2, deferred: 0 }); // the site's domain and its competitor, none held back by a budget
     expect(await work('monitor')).toBe(2);
   });
 
@@ -223,6 +223,8 @@ describe('the bundles on Node 24', () => {
     jobId = queued.body.job_id;
     await work('research');
     expect(await call('jobs', 'GET', `/v1/jobs/${jobId}`)).toMatchObject({ statusCode: 200, body: { job_id: jobId, status: 'succeeded' } });
+    // The minute's sweep finds nothing lapsed: the job ended and freed its place.
+    expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({ expired: 0, freed: 0 });
   });
 
   it('usage, dashboard and mcp: 200', async () => {

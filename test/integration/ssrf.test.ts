@@ -8,7 +8,7 @@ import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { Meter, UrlRefused } from '@cm/providers';
 import { WebResearch, type WebResearchParts } from '@cm/providers/web';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { research, runResearchJob, type ToolContext } from '@cm/tools';
+import { research, runResearchJob, type SiteBudget, type ToolContext } from '@cm/tools';
 import { matrixFigure, nameOf, REFUSED_ADDRESSES, REFUSED_URLS, SSRF_DNS } from '../helpers/ssrf-matrix';
 
 /*
@@ -93,6 +93,8 @@ describe('url research at the call', () => {
     resolveHost: resolve,
     enqueue: () => Promise.reject(new Error('enqueued')),
     measure: () => undefined,
+    budget: untouchable('budget'),
+    queuedPriceUsd: () => 0,
   });
 
   /** The error of a url research of `url`, which must be refused. */
@@ -195,7 +197,14 @@ describe('a url research job whose URL redirects to loopback', () => {
       synthesis: untouchable('synthesis'),
       fetch: { ca: cert, port, resolve, isAllowed: (address) => address === SERVER_ADDRESS || isPublicAddress(address) },
     });
-    const deps = { store, research: provider, meter: new Meter(), enqueue: () => Promise.reject(new Error('enqueued')), researchLeaseMs: 300_000 };
+    const deps = {
+      store,
+      research: provider,
+      meter: new Meter(),
+      enqueue: () => Promise.reject(new Error('enqueued')),
+      researchLeaseMs: 300_000,
+      budgetOf: () => untouchable<SiteBudget>('budget'),
+    };
 
     expect(await runResearchJob(deps, { job_id: jobId })).toEqual({ siteId: 1, tool: 'research' });
 
