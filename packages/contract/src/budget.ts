@@ -1,11 +1,13 @@
 import * as z from 'zod';
 import { LIMITS } from './limits';
+import { StoredNumber } from './research';
 
 /** The windows a site's budget counts spend in: the UTC day and the UTC month. */
 export const BUDGET_WINDOWS = ['day', 'month'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
-const Usd = z.number().min(0).max(LIMITS.budgetUsdMax);
+// StoredNumber: a limit under 1e-130 (other than 0) is a 400, not a DynamoDB underflow.
+const Usd = StoredNumber.min(0).max(LIMITS.budgetUsdMax);
 
 export const BudgetInput = z
   .object({
