@@ -8,6 +8,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The reliability suite runs on its own: npm run test:reliability (jest.reliability.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/reliability/'],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { ROUTES, routeKey, SERVICE_LIMITS } from '@cm/contract';
 import { replyMismatches } from '../helpers/contract';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { BAD_ESCAPES, CONTENT_TYPES, nested, NON_OBJECTS, ODD_NUMBERS, sendRaw, type RawCall } from '../helpers/fuzz';
 import { rawRequest, type RawReply } from '../helpers/raw-http';
 
 /* Bad input is never a 5xx: it is a 4xx in the one error shape, whatever part of the request is bad. */
@@ -14,30 +15,8 @@ afterAll(async () => {
   await t.stop();
 });
 
-/** `levels` arrays, one in the other. */
-const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
-
-interface RawCall {
-  method: string;
-  path: string;
-  contentType?: string;
-  body?: Buffer;
-}
-
 /** One request over its own connection, sent exactly as given, with the demo key. */
-function send(call: RawCall): Promise<RawReply> {
-  const head = [
-    `${call.method} ${call.path} HTTP/1.1`,
-    'Host: 127.0.0.1',
-    `X-API-Key: ${t.key}`,
-    'Connection: close',
-    ...(call.contentType ? [`Content-Type: ${call.contentType}`] : []),
-    ...(call.body ? [`Content-Length: ${call.body.length}`] : []),
-    '',
-    '',
-  ].join('\r\n');
-  return rawRequest(t.url, head, call.body);
-}
+const send = (call: RawCall): Promise<RawReply> => sendRaw(t.url, call, t.key);
 
 describe('a path parameter whose percent-escapes do not decode', () => {
   it.each([
@@ -201,30 +180,6 @@ const TEMPLATES: Record<string, () => unknown> = {
   'POST /v1/tools/research': () => ({ mode: 'keywords', seed: 'trail shoes, road shoes, hiking boots' }),
 };
 const TEMPLATE_KEYS = Object.keys(TEMPLATES);
-
-const BAD_ESCAPES = ['%', '%%', '%zz', '%2', '%G0', '%E0%A4%A', '%C3', '%FF', '%ED%A0%80', 'a%', '%0', '%e2%82'];
-const CONTENT_TYPES = [
-  'application/json',
-  'text/plain',
-  'application/octet-stream',
-  'multipart/form-data; boundary=x',
-  'application/x-www-form-urlencoded',
-  'image/png',
-  'application/json; charset=latin1',
-];
-const NON_OBJECTS = ['"text"', '42', '-0', 'null', 'true', '[]', '[1,2,3]', '""', '1e999', '[{"_type":"paragraph"}]'];
-const ODD_NUMBERS = [
-  '12345678901234567890',
-  '9007199254740993',
-  '-9007199254740993',
-  '1e300',
-  '-1e300',
-  '1e999',
-  '1e-200',
-  '5e-324',
-  '1.7976931348623157e308',
-  '0.1e-129',
-];
 
 /** `body` with one of its numbers (or a new field) written as `literal`, which JSON.stringify cannot produce. */
 function withNumber(body: unknown, literal: string, int: (min: number, max: number) => number): string {

@@ -23,29 +23,31 @@ export interface RawBody {
   deaf?: boolean;
 }
 
-function dechunk(text: string): string {
-  let out = '';
+/** The body of a chunked reply; chunk sizes count bytes, so it is read as bytes, not as decoded text. */
+function dechunk(bytes: Buffer): Buffer {
+  const out: Buffer[] = [];
   for (let at = 0; ;) {
-    const lineEnd = text.indexOf('\r\n', at);
-    const size = parseInt(text.slice(at, lineEnd), 16);
-    if (!size) return out;
-    out += text.slice(lineEnd + 2, lineEnd + 2 + size);
+    const lineEnd = bytes.indexOf('\r\n', at);
+    const size = parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!size) return Buffer.concat(out);
+    out.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
     at = lineEnd + 2 + size + 2;
   }
 }
 
 function parse(response: Buffer): Omit<RawReply, 'sentBytes'> {
-  const text = response.toString('utf8');
-  const end = text.indexOf('\r\n\r\n');
-  if (end < 0) throw new Error(`no complete reply: ${JSON.stringify(text.slice(0, 200))}`);
-  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const end = response.indexOf('\r\n\r\n');
+  const text = response.subarray(0, Math.max(end, 0)).toString('utf8');
+  if (end < 0) throw new Error(`no complete reply: ${JSON.stringify(response.toString('utf8').slice(0, 200))}`);
+  const [statusLine, ...lines] = text.split('\r\n');
   const headers = Object.fromEntries(
     lines.map((line) => {
       const colon = line.indexOf(':');
       return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
     }),
   );
-  const raw = headers['transfer-encoding'] === 'chunked' ? dechunk(text.slice(end + 4)) : text.slice(end + 4);
+  const rest = response.subarray(end + 4);
+  const raw = (headers['transfer-encoding'] === 'chunked' ? dechunk(rest) : rest).toString('utf8');
   const body: unknown = headers['content-type']?.includes('application/json') ? JSON.parse(raw) : raw;
   return { status: Number(statusLine!.split(' ')[1]), headers, body };
 }
