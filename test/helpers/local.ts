@@ -101,3 +101,13 @@ export const question = (slug: string, extra: Record<string, unknown> = {}) => (
   answer: [{ _type: 'paragraph', text: `Answer about ${slug}` }],
   ...extra,
 });
+
+/** A new site on `t` and calls with its key: `call` any route, `tool` a research tool. */
+export async function siteClient(t: TestStack, name: string, options: { domain?: string; locale?: string } = {}) {
+  const created = await t.newSite(name, options);
+  const call = <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    t.call<T>(method, path, body, { key: created.key, headers });
+  const tool = <T = any>(toolName: string, body: unknown) => call<T>('POST', `/v1/tools/${toolName}`, body);
+  return { ...created, call, tool };
+}
+export type SiteClient = Awaited<ReturnType<typeof siteClient>>;
