@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/*
+ * `npm start` as a child process on a data directory of its own and free ports, for the tests that kill
+ * it (SIGKILL) and start it again on the same data.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `npm start` as a child process; resolves once it serves. */
+function spawnStack(env: Record<string, string>): Promise<ChildProcess> {
+  // One process (tsx as node's loader, not its wrapper), so SIGKILL kills the stack itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/local/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Content API on')) resolve(child);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the stack exited (${code}) before it served:\n${output}`)));
+  });
+}
+
+export const exited = (child: ChildProcess) =>
+  new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+
+export interface ProcessStack {
+  url: string;
+  /** The embedded DynamoDB's endpoint (table `content`). */
+  dynamoEndpoint: string;
+  /** The demo site's key. */
+  key: string;
+  /** A JSON request with the demo key; the body parsed. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
+  /** How a job ended (`succeeded`, or its error code when it failed), waiting up to 40 s; `still running` if it did not. */
+  jobEnd(jobId: string): Promise<string>;
+  /** kill -9, then `npm start` again on the same data directory and ports. */
+  crashAndRestart(): Promise<void>;
+  /** Stops the stack (SIGTERM) and deletes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** `npm start` on a new data directory and free ports, with `env` besides. */
+export async function startProcessStack(env: Record<string, string> = {}): Promise<ProcessStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
+  const [port, dynamoPort] = [await freePort(), await freePort()];
+  const fullEnv = { PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
+  let child = await spawnStack(fullEnv);
+  const url = `http://127.0.0.1:${port}`;
+  const { api_key: key } = JSON.parse(readFileSync(join(dataDir, 'demo-site.json'), 'utf8')) as { api_key: string };
+  return {
+    url,
+    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    key,
+    async call(method, path, body) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    },
+    async jobEnd(jobId) {
+      for (let i = 0; i < 8; i++) {
+        const job = await this.call('GET', `/v1/jobs/${jobId}?wait_ms=5000`);
+        if (job.body.status === 'succeeded') return 'succeeded';
+        if (job.body.status === 'failed') return String(job.body.error.code);
+      }
+      return 'still running';
+    },
+    async crashAndRestart() {
+      child.kill('SIGKILL');
+      await exited(child);
+      child = await spawnStack(fullEnv);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
