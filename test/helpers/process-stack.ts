@@ -66,21 +66,22 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
   let child = await spawnStack(fullEnv);
   const url = `http://127.0.0.1:${port}`;
   const { api_key: key } = JSON.parse(readFileSync(join(dataDir, 'demo-site.json'), 'utf8')) as { api_key: string };
+  const call: ProcessStack['call'] = async (method, path, body) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
   return {
     url,
     dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
     key,
-    async call(method, path, body) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
-    },
+    call,
     async jobEnd(jobId) {
       for (let i = 0; i < 8; i++) {
-        const job = await this.call('GET', `/v1/jobs/${jobId}?wait_ms=5000`);
+        const job = await call('GET', `/v1/jobs/${jobId}?wait_ms=5000`);
         if (job.body.status === 'succeeded') return 'succeeded';
         if (job.body.status === 'failed') return String(job.body.error.code);
       }
