@@ -3,8 +3,6 @@ import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
 import { resolveAll } from '../resolve';
 import { ProviderError, UrlRefused } from '../types';
 
@@ -126,9 +124,14 @@ interface ParsedDocument {
   body: { textContent: string | null } | null;
 }
 
-/** Title and readable text: Readability's article, or the whole body when it finds none. */
-function readable(body: string, type: string): { title: string; text: string } {
+/**
+ * Title and readable text: Readability's article, or the whole body when it finds none. The DOM
+ * libraries load on the first HTML page: the research worker serves web and reddit modes without them,
+ * and its cold start does not pay for them.
+ */
+async function readable(body: string, type: string): Promise<{ title: string; text: string }> {
   if (type === 'text/plain') return { title: '', text: normalize(body) };
+  const [{ parseHTML }, { Readability }] = await Promise.all([import('linkedom'), import('@mozilla/readability')]);
   const { document } = parseHTML(body) as unknown as { document: ParsedDocument };
   const title = document.title;
   const article = new Readability(document).parse();
@@ -161,7 +164,7 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
         res.destroy();
         throw new UrlRefused(`not a readable page: ${current.href} is ${type || 'of no declared type'}`);
       }
-      return { url: current.href, ...readable(await readBody(res, maxBytes), type) };
+      return { url: current.href, ...(await readable(await readBody(res, maxBytes), type)) };
     }
   } catch (error) {
     if (error instanceof UrlRefused || error instanceof ProviderError) throw error;
