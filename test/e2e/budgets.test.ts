@@ -93,3 +93,15 @@ it('lists analyze keywords the budget has no room for as failed with budget_exce
   expect(reply.status).toBe(200);
   expect(reply.body.research.failed.map((f: { error: { code: string } }) => f.error.code)).toEqual(['budget_exceeded', 'budget_exceeded']);
 });
+
+it('refuses a limit DynamoDB cannot store, or a negative one, with 400 and leaves the budget as it was', async () => {
+  const { key } = await t.newSite('Odd limits');
+  expect((await t.call('PUT', '/v1/budget', { daily_usd: 5 }, { key })).status).toBe(200);
+  for (const daily_usd of [5e-324, 1e-131, -1]) {
+    const refused = await t.call('PUT', '/v1/budget', { daily_usd }, { key });
+    expect({ daily_usd, status: refused.status, code: refused.body.code }).toEqual({ daily_usd, status: 400, code: 'validation_failed' });
+  }
+  // Zero is a limit like any other: nothing may be spent.
+  expect((await t.call('PUT', '/v1/budget', { monthly_usd: 0 }, { key })).body.monthly.limit_usd).toBe(0);
+  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily.limit_usd).toBe(5);
+});
