@@ -5,11 +5,25 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, startDynamo, startLocalStack } from '@cm/local';
+import { startProcessStack } from '../helpers/process-stack';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 
 describe('local stack', () => {
+  it('`npm start` prints the demo site’s dashboard URL, with its key in the fragment, and that page serves', async () => {
+    const stack = await startProcessStack();
+    try {
+      const line = stack.printed.split('\n').find((l) => l.startsWith('Dashboard: '));
+      expect(line).toBe(`Dashboard: ${stack.url.replace('127.0.0.1', 'localhost')}/dashboard#key=${stack.key}`);
+      const page = await fetch(line!.slice('Dashboard: '.length).replace('localhost', '127.0.0.1'));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('/dashboard/assets/');
+    } finally {
+      await stack.stop();
+    }
+  }, 60_000);
+
   it('keeps data under its data directory: the demo site and pages survive a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cm-data-'));
     try {

@@ -19,8 +19,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm start` as a child process; resolves once it serves. */
-function spawnStack(env: Record<string, string>): Promise<ChildProcess> {
+/** `npm start` as a child process; resolves once it serves and has printed what it prints at start. */
+function spawnStack(env: Record<string, string>): Promise<{ child: ChildProcess; printed: string }> {
   // One process (tsx as node's loader, not its wrapper), so SIGKILL kills the stack itself.
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/local/src/main.ts')], {
     cwd: ROOT,
@@ -31,7 +31,8 @@ function spawnStack(env: Record<string, string>): Promise<ChildProcess> {
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Content API on')) resolve(child);
+      // The last line it prints at start.
+      if (output.includes('OpenAPI: ')) resolve({ child, printed: output });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -48,6 +49,8 @@ export interface ProcessStack {
   dynamoEndpoint: string;
   /** The demo site's key. */
   key: string;
+  /** What `npm start` printed when it (last) started. */
+  printed: string;
   /** A JSON request with the demo key; the body parsed. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** How a job ended (`succeeded`, or its error code when it failed), waiting up to 40 s; `still running` if it did not. */
@@ -63,7 +66,7 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
   const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
   const [port, dynamoPort] = [await freePort(), await freePort()];
   const fullEnv = { PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
-  let child = await spawnStack(fullEnv);
+  let { child, printed } = await spawnStack(fullEnv);
   const url = `http://127.0.0.1:${port}`;
   const { api_key: key } = JSON.parse(readFileSync(join(dataDir, 'demo-site.json'), 'utf8')) as { api_key: string };
   const call: ProcessStack['call'] = async (method, path, body) => {
@@ -78,6 +81,9 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
     url,
     dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
     key,
+    get printed() {
+      return printed;
+    },
     call,
     async jobEnd(jobId) {
       for (let i = 0; i < 8; i++) {
@@ -90,7 +96,7 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
     async crashAndRestart() {
       child.kill('SIGKILL');
       await exited(child);
-      child = await spawnStack(fullEnv);
+      ({ child, printed } = await spawnStack(fullEnv));
     },
     async stop() {
       child.kill('SIGTERM');
