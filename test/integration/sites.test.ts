@@ -63,6 +63,25 @@ describe('sites and API keys', () => {
     expect(await store.sites.rotateKeys(999_999)).toBeNull();
   });
 
+  it('never brings back a key a revocation or an ended grace retired, whatever grace a later rotation gives', async () => {
+    const { site, api_key: leaked } = await store.sites.create({ name: 'Leaked', domain: 'leak.example.com' }, '2030-01-01T00:00:00.000Z');
+    const revokedAt = new Date('2030-01-02T00:00:00.000Z');
+    expect(await store.sites.revokeKeys(site.site_id, revokedAt)).toBe(true);
+    // The recovery: a new key, with an hour's grace for the keys of the day.
+    const recovered = await store.sites.rotateKeys(site.site_id, 3600, new Date(revokedAt.getTime() + 60_000));
+    expect(await store.sites.lookupKey(leaked, revokedAt.getTime() + 120_000)).toBeNull();
+    expect((await store.sites.lookupKey(recovered!, revokedAt.getTime() + 120_000))?.site_id).toBe(site.site_id);
+
+    // A key rotated out without grace stays out when the next rotation has a grace period.
+    const t0 = revokedAt.getTime() + 86_400_000;
+    const second = await store.sites.rotateKeys(site.site_id, 0, new Date(t0));
+    expect(await store.sites.lookupKey(recovered!, t0 + 1)).toBeNull();
+    const third = await store.sites.rotateKeys(site.site_id, 3600, new Date(t0 + 60_000));
+    expect(await store.sites.lookupKey(recovered!, t0 + 120_000)).toBeNull();
+    expect(await store.sites.lookupKey(second!, t0 + 120_000)).toEqual({ site_id: site.site_id, valid_until: t0 + 60_000 + 3_600_000 });
+    expect((await store.sites.lookupKey(third!, t0 + 120_000))?.valid_until).toBeNull();
+  });
+
   it('revokes every key of a site, or one key; a key whose site is gone works no more', async () => {
     const { site, api_key: first } = await store.sites.create({ name: 'Revoked', domain: 'rev.example.com' });
     const second = await store.sites.issueKey(site.site_id);

@@ -95,13 +95,16 @@ export class SiteStore {
       new GetCommand({
         TableName: this.table,
         Key: siteKey(siteId),
-        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until',
+        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before',
       }),
     );
     if (!site.Item) return null;
+    const createdAt = String(out.Item?.created_at);
+    // Keys a rotation retired for good (or a revocation) stay dead, whatever grace a later rotation gives.
+    if (typeof site.Item.keys_dead_before === 'string' && createdAt < site.Item.keys_dead_before) return null;
     const rotatedAt: unknown = site.Item.keys_rotated_at;
     // ISO instants of toISOString() compare as text; a key issued by the rotation itself is not older than it.
-    if (typeof rotatedAt !== 'string' || String(out.Item?.created_at) >= rotatedAt) return { site_id: siteId, valid_until: null };
+    if (typeof rotatedAt !== 'string' || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null };
     const until = Date.parse(String(site.Item.old_keys_until));
     return until > now ? { site_id: siteId, valid_until: until } : null;
   }
@@ -129,22 +132,43 @@ export class SiteStore {
     return out.Attributes ? Number(out.Attributes.site_id) : null;
   }
 
-  /** Keys issued before `rotatedAt` work until `until`: one conditional write of the site's item. */
+  /**
+   * Keys issued before `rotatedAt` work until `until`. The keys an earlier rotation or revocation retired
+   * for good (its grace is over) move under `keys_dead_before`, which only moves forward, so a later
+   * rotation's grace never brings them back. A read, then a write conditional on what was read.
+   */
   private async retireKeys(siteId: number, rotatedAt: string, until: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: siteKey(siteId),
-          UpdateExpression: 'SET keys_rotated_at = :at, old_keys_until = :until',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': rotatedAt, ':until': until },
-        }),
+    for (;;) {
+      const out = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: siteKey(siteId), ProjectionExpression: 'pk, keys_rotated_at, old_keys_until, keys_dead_before' }),
       );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
+      if (!out.Item) return false;
+      const previous = out.Item.keys_rotated_at as string | undefined;
+      const graceOver = previous !== undefined && String(out.Item.old_keys_until) <= rotatedAt;
+      const deadBefore = [out.Item.keys_dead_before as string | undefined, graceOver ? previous : undefined]
+        .filter((v) => v !== undefined)
+        .sort()
+        .pop();
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: siteKey(siteId),
+            UpdateExpression: `SET keys_rotated_at = :at, old_keys_until = :until${deadBefore ? ', keys_dead_before = :dead' : ''}`,
+            ConditionExpression: previous === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_rotated_at)' : 'keys_rotated_at = :previous',
+            ExpressionAttributeValues: {
+              ':at': rotatedAt,
+              ':until': until,
+              ...(deadBefore ? { ':dead': deadBefore } : {}),
+              ...(previous === undefined ? {} : { ':previous': previous }),
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        // Another rotation came between the read and the write: read again.
+        if (!conditionFailed(error)) throw error;
+      }
     }
   }
 
