@@ -64,13 +64,18 @@ it('refuses a call that would pass the daily limit with 402 and calls no provide
   const { siteId } = await t.newSite('Refused');
   await t.store.budgets.setLimits(siteId, { daily_usd: 0.003 }, new Date().toISOString());
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
-  const meter = new Meter({ guard: budgetOf(siteId) });
+  const measured: number[] = [];
+  const meter = new Meter({
+    guard: new SiteBudget(t.store, siteId, { deploymentDailyUsd: null, now: () => new Date(), measure: (pct) => measured.push(pct) }),
+  });
   await expect(adapter().serpOrganic('running shoes', 'US/en', 20, meter)).rejects.toMatchObject({
     code: 'budget_exceeded',
     extra: { window: 'day', limit_usd: 0.003, spent_usd: 0, scope: 'site' },
   });
   expect(replay.requests).toHaveLength(0);
   expect(meter.calls).toHaveLength(0);
+  // The refusal reads as a budget used up: budget_usd_used_pct 100, which its 100% alarm watches.
+  expect(measured).toEqual([100]);
 });
 
 it('starts the month window again at the UTC month start', async () => {

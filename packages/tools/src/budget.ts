@@ -121,7 +121,11 @@ export class SiteBudget implements SpendGuard {
     // Compensation: one counter took the reservation and the other refused it, so the taken one is released.
     if (site.reserved) await budgets.settle({ siteId: this.siteId }, day, holdId, estimateUsd, 0, false);
     if (deployment?.reserved) await budgets.settle('deployment', day, holdId, estimateUsd, 0, false);
-    if (!site.reserved) throw budgetExceeded(site.window, now, { limit: limits[WINDOW_LIMIT[site.window]]!, state: site.state });
+    if (!site.reserved) {
+      // A refused call means the site's budget is used up as far as its agent can tell: the 100% alarm fires.
+      this.options.measure?.(100);
+      throw budgetExceeded(site.window, now, { limit: limits[WINDOW_LIMIT[site.window]]!, state: site.state });
+    }
     throw budgetExceeded('day', now, null);
   }
 
