@@ -1,5 +1,5 @@
-import { DataForSeoKeywordData, ENDPOINTS, Meter } from '@cm/providers';
-import { SiteBudget } from '@cm/tools';
+import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -112,4 +112,21 @@ it("reclaims a dead call's reservation once its lease ends", async () => {
   // The dead call's late settle adds what it was billed, and takes nothing from the new reservation.
   await t.store.budgets.settle({ siteId }, day, 'dead', 0.05, 0.002, false);
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
+});
+
+it('settles a research job’s bill before the job ends, so a crash in between loses no spend', async () => {
+  const { siteId } = await t.newSite('Crash after the bill');
+  const budget = budgetOf(siteId);
+  const ticket = await budget.reserveQueued(0.05);
+  const jobId = newJobId();
+  const input = { mode: 'web', query: 'settled before it ends', question: null, page_id: null };
+  await t.store.jobs.create({ job_id: jobId, site_id: siteId, tool: 'research', input, budget: ticket!, created_at: new Date().toISOString() });
+  // The worker dies as it ends the job: the store's finish never returns.
+  const store = { ...t.store, jobs: Object.assign(Object.create(t.store.jobs) as typeof t.store.jobs, { finish: () => Promise.reject(new Error('killed')) }) };
+  const meter = new Meter({ listPrices: true });
+  const deps = { store, research: new SandboxResearch(0), meter, enqueue: async () => undefined, researchLeaseMs: 60_000, budgetOf: () => budget };
+  await expect(runResearchJob(deps, { job_id: jobId })).rejects.toThrow('killed');
+  expect(meter.costUsd).toBeGreaterThan(0);
+  const windows = await t.store.budgets.windows({ siteId }, today());
+  expect(windows.day).toMatchObject({ spent: meter.costUsd, reserved: 0 });
 });

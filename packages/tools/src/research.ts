@@ -267,6 +267,7 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
   }
   const input = job.input as JobInput;
   const queryKey = researchQueryKey(input.mode, input.query, input.question);
+  let outcome: Parameters<Store['jobs']['finish']>[1];
   try {
     const findings = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter);
     const record: StoredResearch = {
@@ -280,19 +281,16 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
       ...findings,
     };
     await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
-    await store.jobs.finish(
-      job.job_id,
-      { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } },
-      new Date().toISOString(),
-    );
+    outcome = { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } };
   } catch (error) {
     if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
-    const code = error instanceof UrlRefused ? 'url_refused' : 'provider_error';
-    await store.jobs.finish(job.job_id, { error: { code, message: error.message } }, new Date().toISOString());
-    await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
+    outcome = { error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message } };
   }
-  // The reservation made when the job was accepted becomes what its calls were billed.
+  // The reservation made when the job was accepted becomes what its calls were billed, before the job
+  // ends: a message delivered again after a crash finds an ended job and would settle nothing.
   if (job.budget) await deps.budgetOf(job.site_id).settle(job.budget, deps.meter.costUsd, deps.meter.simulated);
+  await store.jobs.finish(job.job_id, outcome, new Date().toISOString());
+  if ('error' in outcome) await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
   await store.researchSlots.free(job.job_id);
   return ran;
 }
