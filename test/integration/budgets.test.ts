@@ -1,4 +1,5 @@
 import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import { loadConfig } from '@cm/runtime';
 import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
@@ -129,4 +130,13 @@ it('settles a research job’s bill before the job ends, so a crash in between l
   expect(meter.costUsd).toBeGreaterThan(0);
   const windows = await t.store.budgets.windows({ siteId }, today());
   expect(windows.day).toMatchObject({ spent: meter.costUsd, reserved: 0 });
+});
+
+it('reads GLOBAL_DAILY_BUDGET_USD as USD, and refuses anything else at start rather than at each paid call', () => {
+  expect(loadConfig({ TABLE_NAME: 'x' }).globalDailyBudgetUsd).toBeNull();
+  expect(loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: '25.5' }).globalDailyBudgetUsd).toBe(25.5);
+  expect(loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: '0' }).globalDailyBudgetUsd).toBe(0);
+  for (const value of ['five', '-1', 'Infinity']) {
+    expect(() => loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: value })).toThrow(/GLOBAL_DAILY_BUDGET_USD must be a number of USD/);
+  }
 });

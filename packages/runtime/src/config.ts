@@ -53,6 +53,14 @@ export interface ResearchConfig {
  */
 export const DEFAULT_BEDROCK_MODEL = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
+/** A non-negative number of USD from the environment, or null when unset; anything else stops the function at start, not at each paid call. */
+function usdOf(name: string, value: string | undefined): number | null {
+  if (!value) return null;
+  const usd = Number(value);
+  if (!Number.isFinite(usd) || usd < 0) throw new Error(`${name} must be a number of USD, 0 or more (not ${JSON.stringify(value)})`);
+  return usd;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
@@ -76,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : RESEARCH_LEASE_MS,
-    globalDailyBudgetUsd: env.GLOBAL_DAILY_BUDGET_USD ? Number(env.GLOBAL_DAILY_BUDGET_USD) : null,
+    globalDailyBudgetUsd: usdOf('GLOBAL_DAILY_BUDGET_USD', env.GLOBAL_DAILY_BUDGET_USD),
     sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
   };
 }
