@@ -112,4 +112,35 @@ describe('InProcessQueue', () => {
       rmSync(dirname(journal), { recursive: true, force: true });
     }
   });
+  it('counts deliveries across restarts: a message that kills the process each time ends in the dead-letter list, not in a loop', async () => {
+    const journal = join(mkdtempSync(join(tmpdir(), 'cm-queue-')), 'monitor.jsonl');
+    const handed: number[] = [];
+    // A worker that never returns: the process dies while the message is in its hands.
+    const dies = (event: SQSEvent) => {
+      handed.push(Number(event.Records[0]!.attributes.ApproximateReceiveCount));
+      return new Promise<never>(() => undefined);
+    };
+    try {
+      const first = new InProcessQueue('monitor', dies, { journal, maxReceiveCount: 3 });
+      await first.send('poison');
+      await new Promise((resolve) => setImmediate(resolve));
+      first.stop();
+      for (let start = 0; start < 2; start++) {
+        const again = new InProcessQueue('monitor', dies, { journal, maxReceiveCount: 3 });
+        expect(again.restore()).toBe(1);
+        await new Promise((resolve) => setImmediate(resolve));
+        again.stop();
+      }
+      expect(handed).toEqual([1, 2, 3]);
+      const last = new InProcessQueue('monitor', dies, { journal, maxReceiveCount: 3 });
+      expect(last.restore()).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(handed).toEqual([1, 2, 3]);
+      expect(last.deadLetters).toEqual([{ messageId: expect.any(String), body: 'poison', receiveCount: 3 }]);
+      // Done with: the next start has nothing.
+      expect(new InProcessQueue('monitor', dies, { journal }).restore()).toBe(0);
+    } finally {
+      rmSync(dirname(journal), { recursive: true, force: true });
+    }
+  });
 });

@@ -27,8 +27,8 @@ interface Message {
   dueAt: number;
 }
 
-/** A journal line: a message sent, or one done with (handled, or moved to the dead-letter list). */
-type JournalEntry = { message: Omit<Message, 'receiveCount'> } | { done: string };
+/** A journal line: a message sent, one handed to the worker, or one done with (handled, or moved to the dead-letter list). */
+type JournalEntry = { message: Omit<Message, 'receiveCount'> } | { received: string } | { done: string };
 
 /** Done lines the journal takes before it is rewritten to its pending messages alone. */
 const JOURNAL_COMPACT_AFTER = 1_000;
@@ -37,10 +37,11 @@ const JOURNAL_COMPACT_AFTER = 1_000;
  * A queue's pending messages on disk: one JSON line per message sent and per message done with,
  * appended before `send` resolves, so a process killed at any point loses no accepted message. A
  * restart delivers what was sent and not done, handled or not (as SQS does once a visibility timeout
- * passes); a line a crash tore is skipped.
+ * passes), with the number of times each was handed to the worker, so a message that kills the
+ * process still reaches the dead-letter list; a line a crash tore is skipped.
  */
 class Journal {
-  private readonly pending = new Map<string, Omit<Message, 'receiveCount'>>();
+  private readonly pending = new Map<string, Message>();
   private done = 0;
 
   constructor(private readonly file: string) {
@@ -53,21 +54,33 @@ class Journal {
           continue;
         }
         if ('done' in entry) this.pending.delete(entry.done);
-        else this.pending.set(entry.message.messageId, entry.message);
+        else if ('received' in entry) {
+          const message = this.pending.get(entry.received);
+          if (message) message.receiveCount++;
+        } else this.pending.set(entry.message.messageId, { ...entry.message, receiveCount: 0 });
       }
     }
     this.compact();
   }
 
-  /** What was sent and not done with, oldest first. */
+  /** What was sent and not done with, oldest first, each with its receive count. */
   messages(): Message[] {
-    return [...this.pending.values()].map((message) => ({ ...message, receiveCount: 0 }));
+    return [...this.pending.values()].map((message) => ({ ...message }));
   }
 
   sent(message: Message): void {
     const { receiveCount: _count, ...kept } = message;
-    this.pending.set(message.messageId, kept);
+    this.pending.set(message.messageId, { ...kept, receiveCount: 0 });
     appendFileSync(this.file, `${JSON.stringify({ message: kept } satisfies JournalEntry)}\n`);
+  }
+
+  /** The messages are handed to the worker (once more each). */
+  received(messageIds: readonly string[]): void {
+    for (const id of messageIds) {
+      const message = this.pending.get(id);
+      if (message) message.receiveCount++;
+    }
+    appendFileSync(this.file, messageIds.map((id) => `${JSON.stringify({ received: id } satisfies JournalEntry)}\n`).join(''));
   }
 
   finished(messageId: string): void {
@@ -78,7 +91,10 @@ class Journal {
 
   /** Rewrites the file to the pending messages alone (a new file renamed over the old one). */
   private compact(): void {
-    const lines = [...this.pending.values()].map((message) => `${JSON.stringify({ message } satisfies JournalEntry)}\n`);
+    const lines = [...this.pending.values()].flatMap(({ receiveCount, ...message }) => [
+      `${JSON.stringify({ message } satisfies JournalEntry)}\n`,
+      ...Array.from({ length: receiveCount }, () => `${JSON.stringify({ received: message.messageId } satisfies JournalEntry)}\n`),
+    ]);
     writeFileSync(`${this.file}.tmp`, lines.join(''));
     renameSync(`${this.file}.tmp`, this.file);
     this.done = 0;
@@ -139,8 +155,17 @@ export class InProcessQueue {
   /** Delivers the messages the journal kept from the last run, each when its delay is over: once, after the workers are wired. */
   restore(): number {
     const kept = this.journal?.messages() ?? [];
-    for (const message of kept) this.schedule(message);
+    for (const message of kept) {
+      // Handed to the worker as often as allowed, and the process died each time: it goes where SQS would put it.
+      if (message.receiveCount >= this.maxReceiveCount) this.deadLetter(message);
+      else this.schedule(message);
+    }
     return kept.length;
+  }
+
+  private deadLetter(message: Message) {
+    this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
+    this.journal?.finished(message.messageId);
   }
 
   private schedule(message: Message) {
@@ -178,6 +203,7 @@ export class InProcessQueue {
 
   private async deliver(batch: Message[]) {
     for (const message of batch) message.receiveCount++;
+    this.journal?.received(batch.map((m) => m.messageId));
     let failed: Set<string>;
     try {
       const response = await this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(`${this.name}-worker`, this.timeoutMs));
@@ -192,8 +218,7 @@ export class InProcessQueue {
         continue;
       }
       if (message.receiveCount >= this.maxReceiveCount) {
-        this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
-        this.journal?.finished(message.messageId);
+        this.deadLetter(message);
         continue;
       }
       this.later(message, this.retryDelayMs);
