@@ -68,6 +68,21 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
   expect(await budget()).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
 });
 
+it('ends a lapsed job whose place a new research call takes back when the cap is full, so the sweep need not find it', async () => {
+  const past = Date.now() - 1000;
+  const future = Date.now() + 60_000;
+  const lapsed = await abandoned('running', past, past, { mode: 'web', query: 'lapsed, place taken back', question: null, page_id: null });
+  const live = await Promise.all(
+    Array.from({ length: 9 }, (_v, i) => abandoned('queued', future, future, { mode: 'web', query: `live ${i}`, question: null, page_id: null })),
+  );
+  const fresh = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'takes the lapsed place', wait_ms: 0 });
+  expect(fresh.status).toBe(200);
+  // Read from the store, not through GET /v1/jobs (which would end it itself).
+  expect(await t.store.jobs.get(lapsed)).toMatchObject({ status: 'failed', error: { code: 'lease_expired' } });
+  await t.stack.drain();
+  for (const jobId of live) await t.store.researchSlots.free(jobId);
+});
+
 it('leaves a job whose lease is alive as it is', async () => {
   const future = Date.now() + 60_000;
   const jobId = await abandoned('queued', future, future);

@@ -14,7 +14,7 @@ import {
 } from '@cm/contract';
 import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, researchQueryKey, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
-import type { Job, Store, StoredResearch } from '@cm/store';
+import type { Job, Reclaimable, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import { settleTicket, type SiteBudget } from './budget';
@@ -98,6 +98,20 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
 }
+
+/**
+ * Whether a place under the cap may be taken back: its lease lapsed. A job that still held it ends
+ * `lease_expired` (freeing its claim and budget too), so no job is left running without a place,
+ * where the sweep, which walks the places, would never find it.
+ */
+const lapsedPlace =
+  (store: Store, now = Date.now()): Reclaimable =>
+  async (holder, expiry) => {
+    if (expiry > now) return false;
+    const job = await store.jobs.get(holder);
+    if (job && !isEnded(job)) await expireLapsed(store, job, now);
+    return true;
+  };
 
 /**
  * The periodic sweep: every research place whose lease has lapsed is freed, and its job, unless it
@@ -215,7 +229,7 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
 
   const jobId = newJobId();
   const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
-  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil);
+  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store));
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken) throw concurrencyLimit();
   try {
