@@ -105,3 +105,17 @@ it('refuses a limit DynamoDB cannot store, or a negative one, with 400 and leave
   expect((await t.call('PUT', '/v1/budget', { monthly_usd: 0 }, { key })).body.monthly.limit_usd).toBe(0);
   expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily.limit_usd).toBe(5);
 });
+
+it('says when the budget leaves a new competitor’s first monitoring runs unqueued, and queues them when there is room', async () => {
+  const { key } = await t.newSite('Monitoring budget', { domain: 'budget-shop.example.com' });
+  await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key });
+  const stopped = await tool('add_competitor', { domain: 'rival-one.example.com' }, key);
+  expect(stopped.status).toBe(200);
+  expect(stopped.body).toMatchObject({ created: true, monitoring_deferred: 2 }); // the competitor's run and the site's
+  await t.call('PUT', '/v1/budget', { daily_usd: null }, { key });
+  const queued = await tool('add_competitor', { domain: 'rival-two.example.com' }, key);
+  expect(queued.body).toMatchObject({ created: true, monitoring_deferred: 0 });
+  // Adding a tracked domain again starts no run, so none is deferred.
+  await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key });
+  expect((await tool('add_competitor', { domain: 'rival-two.example.com' }, key)).body).toMatchObject({ created: false, monitoring_deferred: 0 });
+});

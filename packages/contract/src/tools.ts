@@ -312,6 +312,7 @@ export const AddCompetitorResult = z.object({
   competitor: CompetitorRow,
   created: z.boolean().meta({ description: 'false when the domain already had a row' }),
   completed: z.boolean().meta({ description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)' }),
+  monitoring_deferred: z.int().meta({ description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again' }),
 });
 
 export const HEALTH_FLAGS = [

@@ -259,6 +259,7 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
     ...(input.color ? { color: input.color } : {}),
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
-  if (created || completed) await queueMonitoring(ctx, ctx.siteId, site.domain, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString());
-  return { data_source: DATABASE, competitor: competitorView(row), created, completed };
+  const deferred =
+    created || completed ? await queueMonitoring(ctx, ctx.siteId, site.domain, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString()) : 0;
+  return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }

@@ -127,7 +127,13 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
       ...(input.display_name ? { display_name: input.display_name } : {}),
     });
     const what = result.created ? 'Now tracking' : result.completed ? 'Monitoring started for' : 'Already tracked, updated';
-    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain}); its first monitoring run is queued. ${costInWords(result)} Monitoring’s pulls show on the Spend page under “monitor”.`;
+    const started = result.created || result.completed;
+    const run = !started
+      ? ''
+      : result.monitoring_deferred > 0
+        ? '; its first monitoring run waits for room in the budget (the daily schedule tries again)'
+        : '; its first monitoring run is queued';
+    return `${what} ${result.competitor.display_name ?? result.competitor.domain} (${result.competitor.domain})${run}. ${costInWords(result)} Monitoring’s pulls show on the Spend page under “monitor”.`;
   });
 }
 
