@@ -122,11 +122,6 @@ describe('on the free sandbox', () => {
     });
 
     it('landscape: share of voice names the competitors by display_name in their colours, the light one outlined, and highlights the site', async () => {
-      await page.screenshot({ path: join(SHOTS, 'landscape.png'), fullPage: true });
-      const sov = page.locator('.panel:has(h2:text-is("Share of voice"))');
-      const box = (await sov.boundingBox())!;
-      await page.screenshot({ path: README_SHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 24) } });
-
       for (const c of COMPETITORS) {
         const row = page.locator(`[data-table="sov"] tr.is-competitor:has([data-domain="${c.domain}"])`);
         expect(await row.locator('.domain-name').innerText()).toBe(c.display_name);
@@ -145,6 +140,11 @@ describe('on the free sandbox', () => {
       const pixels = await canvasPixels(page, 'canvas[data-chart="sov"]', [...COMPETITORS.map((c) => c.color), SITE_COLOR]);
       for (const [color, count] of Object.entries(pixels)) expect([color, count > 50]).toEqual([color, true]);
       expect(await page.locator('canvas[data-chart="sov"]').getAttribute('aria-label')).toContain('RunFast');
+
+      // Once the bars are seen drawn: a canvas is blank for a frame while it is sized.
+      await page.screenshot({ path: join(SHOTS, 'landscape.png'), fullPage: true });
+      const box = (await page.locator('.panel:has(h2:text-is("Share of voice"))').boundingBox())!;
+      await page.screenshot({ path: README_SHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 24) } });
     });
 
     it('landscape: the keyword table has the seeded keywords, ideas apart, and sorts from its header buttons', async () => {
