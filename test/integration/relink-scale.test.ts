@@ -9,6 +9,8 @@ afterAll(() => t.stop());
 
 const LINKERS = 5000;
 
+// About 25,000 requests to the embedded DynamoDB: a minute and a half on 2 idle cores, more on a busy machine.
+
 it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`, async () => {
   const target = (await t.call('POST', '/articles', article('popular'))).body.id as string;
   const now = new Date().toISOString();
@@ -57,5 +59,4 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
   await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
   await t.stack.drain();
   expect(await check(`See [popular](page:${target}).`, [target])).toEqual([]);
-  // About 25,000 requests to the embedded DynamoDB: a minute and a half on 2 idle cores, more on a busy machine.
 }, 400_000);
