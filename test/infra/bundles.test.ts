@@ -1,7 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
-import { budgetOf, bundleSizes, type BundleSize } from '../../infra/bundle-report';
+import { build } from 'esbuild';
+import { budgetOf, bundleSizes, esbuildOptions, type BundleSize } from '../../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, pascal } from '../../infra/stack';
@@ -68,6 +74,61 @@ describe('README', () => {
       expect({ name: size.name, listed: row !== null }).toEqual({ name: size.name, listed: true });
       expect(Number(row![2]) * 1024).toBe(budgetOf(size.name));
       expect(Math.abs(Number(row![1]) * 1024 - size.bytes) / size.bytes).toBeLessThan(0.1);
+    }
+  });
+});
+
+describe('credentials', () => {
+  /** The SDK's credential and token providers, and the STS/SSO clients of their chains. */
+  const CREDENTIAL_CHAIN = /^@aws-sdk\/(credential-provider-|token-providers$|nested-clients$)/;
+
+  it('bundles only the environment credential provider, none of the default chain (ini files, SSO, process, web identity, STS)', () => {
+    for (const size of sizes) {
+      const expected =
+        size.sdkClients.length === 0
+          ? []
+          : // Bedrock's bearer token chain (SSO-OIDC) is still bundled; only the research worker calls Bedrock.
+            size.name === 'research-worker'
+            ? ['@aws-sdk/credential-provider-env', '@aws-sdk/nested-clients', '@aws-sdk/token-providers']
+            : ['@aws-sdk/credential-provider-env'];
+      expect({ name: size.name, chain: size.packages.filter((name) => CREDENTIAL_CHAIN.test(name)) }).toEqual({ name: size.name, chain: expected });
+    }
+  });
+
+  it("a bundled DynamoDB client signs with the environment's credentials, even where the default chain would take a profile, and says so when there are none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cm-credentials-'));
+    const authorizations: string[] = [];
+    const dynamo = createServer((req, res) => {
+      authorizations.push(String(req.headers.authorization));
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}'));
+    });
+    try {
+      const bundle = join(dir, 'index.js');
+      await build(esbuildOptions(join(__dirname, '..', '..', 'bench', 'minimal-handler.ts'), bundle));
+      const endpoint = await new Promise<string>((resolve) =>
+        dynamo.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`)),
+      );
+      const run = (credentials: Record<string, string>) =>
+        promisify(execFile)(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).handler({ id: 'a' }).then(String, (e) => console.log(e.message))`], {
+          // No real profile or instance metadata is reachable: only what is set here.
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            AWS_REGION: 'us-east-1',
+            AWS_EC2_METADATA_DISABLED: 'true',
+            AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+            TABLE_NAME: 't',
+            ...credentials,
+          },
+        });
+      // With AWS_PROFILE set the default chain skips the environment for a profile, which does not exist here.
+      await run({ AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_PROFILE: 'elsewhere' });
+      expect(authorizations).toEqual([expect.stringContaining('Credential=AKIDFROMENV/')]);
+      expect((await run({})).stdout).toMatch(/^No AWS credentials in the environment/);
+      expect(authorizations).toHaveLength(1);
+    } finally {
+      dynamo.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
