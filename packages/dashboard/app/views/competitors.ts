@@ -1,15 +1,13 @@
 import { domainStyles, needsOutline, PALETTE } from '../colors';
 import { confirmAction } from '../confirm';
 import { h } from '../dom';
+import { MAX_ACTIVE_COMPETITORS } from '../limits';
 import { costInWords, fmtTime } from '../format';
 import { dataTable } from '../table';
 import { loadCompetitors } from '../tracked';
 import type { Backlinks, CompetitorAdded, CompetitorRow } from '../types';
 import type { View, ViewContext } from '../view';
 import { budgetNote, emptyState, section, swatch } from '../widgets';
-
-/** Active competitors a site may track (spec §2.7; the API answers 409 competitor_limit_reached past it). */
-const MAX_ACTIVE = 10;
 
 export const competitorsView: View = {
   id: 'competitors',
@@ -26,7 +24,7 @@ export const competitorsView: View = {
     const list = competitors.length
       ? dataTable<CompetitorRow>({
           name: 'competitors',
-          caption: `${competitors.length} of ${MAX_ACTIVE} competitors tracked`,
+          caption: `${competitors.length} of ${MAX_ACTIVE_COMPETITORS} competitors tracked`,
           columns: [
             { label: 'Colour', cell: (c) => h('span', { class: 'color-cell' }, swatch(styles.of(c.domain)), h('code', null, styles.of(c.domain).fill)) },
             {
@@ -63,7 +61,7 @@ export const competitorsView: View = {
 };
 
 function addForm(ctx: ViewContext, competitors: CompetitorRow[]): HTMLElement {
-  const full = competitors.length >= MAX_ACTIVE;
+  const full = competitors.length >= MAX_ACTIVE_COMPETITORS;
   const domain = h('input', { attrs: { id: 'c-domain', type: 'text', required: true, placeholder: 'example.com', disabled: full, autocomplete: 'off' } });
   const name = h('input', { attrs: { id: 'c-name', type: 'text', maxlength: 100, placeholder: 'Example', disabled: full } });
   const color = h('input', { attrs: { id: 'c-color', type: 'color', value: PALETTE[competitors.length % PALETTE.length], disabled: full } });
@@ -96,8 +94,8 @@ function addForm(ctx: ViewContext, competitors: CompetitorRow[]): HTMLElement {
       'p',
       { class: 'note' },
       full
-        ? `${MAX_ACTIVE} of ${MAX_ACTIVE} tracked: stop monitoring one to add another.`
-        : `${competitors.length} of ${MAX_ACTIVE} tracked. Adding one starts paid backlink monitoring; you confirm first.`,
+        ? `${MAX_ACTIVE_COMPETITORS} of ${MAX_ACTIVE_COMPETITORS} tracked: stop monitoring one to add another.`
+        : `${competitors.length} of ${MAX_ACTIVE_COMPETITORS} tracked. Adding one starts paid backlink monitoring; you confirm first.`,
     ),
   );
   return section('Add a competitor', form);
@@ -114,7 +112,11 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
         null,
         `Backlink monitoring starts now and runs daily while it is tracked: a paid backlink-profile pull for ${input.domain} now and every day, and a new pull of your site’s profile and link gap now (paid backlink calls, recorded under “monitor”).`,
       ),
-      h('p', null, `It takes ${active + 1} of ${MAX_ACTIVE} places. It then appears in share of voice and backlinks under its display name and colour.`),
+      h(
+        'p',
+        null,
+        `It takes ${active + 1} of ${MAX_ACTIVE_COMPETITORS} places. It then appears in share of voice and backlinks under its display name and colour.`,
+      ),
       budget,
     ],
     confirmLabel: 'Add and start monitoring',

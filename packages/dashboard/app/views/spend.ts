@@ -4,6 +4,7 @@ import { PALETTE } from '../colors';
 import { confirmAction } from '../confirm';
 import { h, replace } from '../dom';
 import { fmtDay, fmtInt, fmtShare, fmtTime, fmtUsd, plural, roundUsd, SIMULATED } from '../format';
+import { BUDGET_USD_MAX } from '../limits';
 import { dataTable, type Column } from '../table';
 import type { Budget, BudgetWindow, Usage, UsageDay, UsageLine } from '../types';
 import type { View, ViewContext } from '../view';
@@ -11,9 +12,6 @@ import { emptyState, section, swatch } from '../widgets';
 
 /** What the daily chart draws: billed and simulated money apart (never summed), or calls. */
 type Measure = 'billed' | 'simulated' | 'calls';
-
-/** The most a window's limit may be (LIMITS.budgetUsdMax of the contract; the API answers 400 past it). */
-const BUDGET_USD_MAX = 1_000_000;
 
 export const spendView: View = {
   id: 'spend',

@@ -1,0 +1,10 @@
+/*
+ * The API's limits the dashboard names before it asks. They are written here, not imported from the
+ * contract, so the browser bundle stays free of zod; a unit test holds them equal to the contract's.
+ */
+
+/** Active competitors a site may track (spec §2.7; the API answers 409 competitor_limit_reached past it). */
+export const MAX_ACTIVE_COMPETITORS = 10;
+
+/** The most a budget window's limit may be (the API answers 400 past it). */
+export const BUDGET_USD_MAX = 1_000_000;
