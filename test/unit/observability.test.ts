@@ -49,3 +49,30 @@ describe('Observation', () => {
     expect(output.logs('invocation').map((line) => line.cold_start)).toEqual([false]);
   });
 });
+
+describe('scheduled', () => {
+  it('logs a run that did something at info, and one that found nothing to do (every count 0) at debug only', async () => {
+    const { scheduled } = require('../../packages/runtime/src/worker') as typeof import('../../packages/runtime/src/worker');
+    let outcome = { expired: 0, freed: 0 };
+    const handler = scheduled('swept', async () => outcome);
+    const event = { source: 'aws.events' } as never;
+    const info = captureOutput({ level: 'INFO' });
+    try {
+      await handler(event, lambdaContext('research-sweep', 1000));
+      outcome = { expired: 1, freed: 0 };
+      await handler(event, lambdaContext('research-sweep', 1000));
+    } finally {
+      info.stop();
+    }
+    expect(info.logs('swept').map((line) => [line.level, line.expired])).toEqual([['INFO', 1]]);
+
+    const debug = captureOutput({ level: 'DEBUG' });
+    try {
+      outcome = { expired: 0, freed: 0 };
+      await handler(event, lambdaContext('research-sweep', 1000));
+    } finally {
+      debug.stop();
+    }
+    expect(debug.logs('swept').map((line) => line.level)).toEqual(['DEBUG']);
+  });
+});

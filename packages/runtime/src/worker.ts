@@ -44,7 +44,10 @@ export function scheduled<R extends Record<string, unknown>>(name: string, run: 
     .handler(async (_event, context) => {
       const observation = observationOf(context);
       const result = await run(observation);
-      observation.log.info(name, result);
+      // A run that found nothing to do (every count 0: the minute's sweep, mostly) is no news.
+      const didSomething = Object.values(result).some((value) => value !== 0);
+      if (didSomething) observation.log.info(name, result);
+      else observation.log.debug(name, result);
       return result;
     });
 }
