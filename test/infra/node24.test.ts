@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
 import { buildOpenApi, WORKERS, type WorkerName } from '@cm/contract';
 import { ensureTable, scheduledEvent, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore } from '@cm/store';
@@ -97,7 +98,17 @@ beforeAll(async () => {
   // Built as `cdk synth` builds them; esbuild runs its builds in parallel.
   await Promise.all(FUNCTION_ENTRIES.map((name) => writeBundle(name, join(dir, name))));
 
-  host = spawn(NODE24, [join(__dirname, '..', 'helpers', 'lambda-host.cjs')], {
+  // The host, bundled for Node 24 with the local stack's Lambda context in it.
+  const hostFile = join(dir, 'lambda-host.cjs');
+  await build({
+    entryPoints: [join(__dirname, '..', 'helpers', 'lambda-host.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: hostFile,
+    logLevel: 'silent',
+  });
+  host = spawn(NODE24, [hostFile], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     // Only what the stack sets (and local endpoints and credentials): nothing of the test process leaks in.
     env: {
