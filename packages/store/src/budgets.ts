@@ -71,6 +71,16 @@ const stateOf = (item: Record<string, unknown> | undefined, prefix: string): Win
   simulated: roundUsd(Number(item?.[`${prefix}_simulated`] ?? 0)),
 });
 
+/** Every window of a counter as its item holds it. */
+const windowsOf = (counter: Counter, item: Record<string, unknown> | undefined): Partial<Record<'day' | 'month', WindowState>> =>
+  Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(item, w.prefix)]));
+
+/** A site's limits as its budget item holds them (none stored: no limits). */
+const limitsOf = (item: Record<string, unknown> | undefined): BudgetLimits => ({
+  daily_usd: (item?.daily_usd as number | null | undefined) ?? null,
+  monthly_usd: (item?.monthly_usd as number | null | undefined) ?? null,
+});
+
 /**
  * Spend limits and counters, changed only by single-item conditional updates (the embedded DynamoDB
  * has no transactions). Each window keeps `committed` = spent + reserved, so "spent + reserved +
@@ -87,7 +97,7 @@ export class BudgetStore {
 
   async limits(siteId: number): Promise<BudgetLimits> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: budgetKey(siteId), ConsistentRead: true }));
-    return { daily_usd: (out.Item?.daily_usd as number | null | undefined) ?? null, monthly_usd: (out.Item?.monthly_usd as number | null | undefined) ?? null };
+    return limitsOf(out.Item);
   }
 
   /** Sets the limits given (null: no limit); the others stay. */
@@ -102,17 +112,13 @@ export class BudgetStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return {
-      daily_usd: (out.Attributes?.daily_usd as number | null | undefined) ?? null,
-      monthly_usd: (out.Attributes?.monthly_usd as number | null | undefined) ?? null,
-    };
+    return limitsOf(out.Attributes);
   }
 
   /** What the scope's windows of `day` hold (one consistent read). */
   async windows(scope: SpendScope, day: SpendDay): Promise<Partial<Record<'day' | 'month', WindowState>>> {
     const counter = counterOf(scope, day);
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: counter.key, ConsistentRead: true }));
-    return Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(out.Item, w.prefix)]));
+    return windowsOf(counter, await this.item(counter));
   }
 
   /**
@@ -165,7 +171,6 @@ export class BudgetStore {
       Object.fromEntries(counter.windows.flatMap((w, i) => parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part as keyof typeof PARTS]}`])));
     const spend = counter.windows.flatMap((_w, i) => [`#s${i} :billed`, ...(simulated ? [`#m${i} :billed`] : [])]);
     const spendParts = simulated ? ['s', 'm'] : ['s'];
-    const windowsOf = (item: Record<string, unknown> | undefined) => Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(item, w.prefix)]));
     try {
       const out = await this.db.send(
         new UpdateCommand({
@@ -178,7 +183,7 @@ export class BudgetStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return windowsOf(out.Attributes);
+      return windowsOf(counter, out.Attributes);
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
@@ -192,7 +197,7 @@ export class BudgetStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return windowsOf(out.Attributes);
+    return windowsOf(counter, out.Attributes);
   }
 
   private async item(counter: Counter): Promise<Record<string, unknown> | undefined> {
@@ -237,7 +242,7 @@ export class BudgetStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { reserved: true, windows: Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(out.Attributes, w.prefix)])) };
+      return { reserved: true, windows: windowsOf(counter, out.Attributes) };
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
