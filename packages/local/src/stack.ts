@@ -57,6 +57,26 @@ const MONITOR_EVERY_MS = 24 * 3_600_000;
 /** The schedule function's time limit, as on AWS. */
 const SCHEDULE_TIMEOUT_MS = 5 * 60_000;
 
+const builtDashboard = async (dir: string) => {
+  await buildDashboard(dir);
+  return dir;
+};
+
+let memoryBuild: Promise<string> | undefined;
+
+/**
+ * The dashboard of in-memory stacks: built once per process into a temporary folder that goes when
+ * the process does, since every stack of the process serves the same app (the tests start dozens).
+ */
+function memoryDashboard(): Promise<string> {
+  memoryBuild ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cm-dashboard-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return builtDashboard(dir);
+  })();
+  return memoryBuild;
+}
+
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir ?? '.data';
@@ -70,9 +90,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     await ensureTable(dynamo.endpoint, tableName);
     // The dashboard's app, built as the function's bundling builds it; its handler reads the folder.
-    const dashboardDir = options.memory ? mkdtempSync(join(tmpdir(), 'cm-dashboard-')) : join(dataDir, 'dashboard');
-    await buildDashboard(dashboardDir);
-    process.env.DASHBOARD_DIR = dashboardDir;
+    process.env.DASHBOARD_DIR = options.memory ? await memoryDashboard() : await builtDashboard(join(dataDir, 'dashboard'));
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     resetServices();
@@ -144,7 +162,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         setQueueTransport(undefined);
         setFunctionInvoker(undefined);
         await dynamo.close();
-        if (options.memory) rmSync(dashboardDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
