@@ -59,6 +59,7 @@ export const esbuildOptions = (entry: string, outfile: string) =>
     format: BUNDLING.format,
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
+    sourcesContent: BUNDLING.sourcesContent,
     mainFields: BUNDLING.mainFields,
     external: BUNDLING.externalModules,
     alias: ALIASES,

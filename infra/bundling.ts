@@ -34,6 +34,10 @@ export const ALIASES = { '@aws-sdk/credential-provider-node': './infra/lambda-cr
 export const BUNDLING = {
   minify: true,
   sourceMap: true,
+  // Stack traces map to file and line without the sources inside the map: Node parses the whole map
+  // at load under --enable-source-maps, and with the sources (2.3 MB for publish) a cold start took
+  // about 9 ms longer (measured on Node 24: 116.6 ms against 107.8 ms).
+  sourcesContent: false,
   target: 'node24',
   format: OutputFormat.CJS,
   // The SDK clients are bundled at the lockfile's versions; esbuild keeps only what is imported.

@@ -139,6 +139,10 @@ describe('CDK stack', () => {
     // The asset Lambda is given: index.js and, from the bundling hook, the app the handler reads.
     const asset = join(app.outdir, `asset.${String(dashboard.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
     expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
+    // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
+    const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    expect(map.sources.filter((source) => source.endsWith('functions/dashboard/handler.ts'))).toHaveLength(1);
+    expect(map.sourcesContent).toBeUndefined();
     const html = readFileSync(join(asset, 'dashboard', 'index.html'), 'utf8');
     const files = readdirSync(join(asset, 'dashboard', 'assets'));
     expect(files.length).toBe(3);
