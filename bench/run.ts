@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
-import { startLocalStack, type LocalStack } from '@cm/local';
+import { startLocalStack, type EmbeddedDynamo, type LocalStack } from '@cm/local';
 import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
@@ -103,35 +103,65 @@ interface Latency {
   floor_p99_ms: number;
   median_ratio: number;
   p99_ratio: number;
+  /** Median time the embedded DynamoDB spent answering one request's DynamoDB calls (timed at its server). */
+  dynamodb_median_ms: number;
+  floor_dynamodb_median_ms: number;
+  /** Median of each request's time outside DynamoDB: HTTP, the handler's own work, the SDK. */
+  outside_dynamodb_median_ms: number;
+  floor_outside_dynamodb_median_ms: number;
 }
 
-/** Runs `pairs(i)` WARMUP + PAIRS times, alternating which side goes first; the answers must have the expected status. */
-async function interleaved(name: string, expected: [number, number], pairs: (i: number) => Pair): Promise<Latency> {
-  const service: number[] = [];
-  const floor: number[] = [];
+/** An answer and the time the embedded DynamoDB spent on the calls made while it was awaited. */
+async function withDynamoTime(dynamo: EmbeddedDynamo, side: () => Promise<Answer>): Promise<Answer & { dynamoMs: number }> {
+  const before = dynamo.requests();
+  const answer = await side();
+  const dynamoMs = dynamo
+    .durations()
+    .slice(before)
+    .reduce((sum, ms) => sum + ms, 0);
+  return { ...answer, dynamoMs };
+}
+
+/**
+ * Runs `pairs(i)` WARMUP + PAIRS times, alternating which side goes first; the answers must have the
+ * expected status. Each request's DynamoDB time is timed at the embedded DynamoDB, so the report can
+ * tell the gap in DynamoDB (a larger item, another operation) from the gap outside it.
+ */
+async function interleaved(name: string, dynamo: EmbeddedDynamo, expected: [number, number], pairs: (i: number) => Pair): Promise<Latency> {
+  const service: { ms: number; dynamoMs: number }[] = [];
+  const floor: { ms: number; dynamoMs: number }[] = [];
   for (let i = 0; i < WARMUP + PAIRS; i++) {
     const pair = pairs(i);
-    const sides = i % 2 === 0 ? ([pair.service, pair.floor] as const) : ([pair.floor, pair.service] as const);
+    const [service_, floor_] = [() => withDynamoTime(dynamo, pair.service), () => withDynamoTime(dynamo, pair.floor)];
+    const sides = i % 2 === 0 ? ([service_, floor_] as const) : ([floor_, service_] as const);
     const first = await sides[0]();
     const second = await sides[1]();
     const [s, f] = i % 2 === 0 ? [first, second] : [second, first];
     if (s.status !== expected[0] || f.status !== expected[1]) throw new Error(`${name}: service ${s.status}, floor ${f.status}: ${s.body.slice(0, 300)}`);
     if (i >= WARMUP) {
-      service.push(s.ms);
-      floor.push(f.ms);
+      service.push(s);
+      floor.push(f);
     }
   }
+  const total = (side: typeof service) => side.map((a) => a.ms);
+  const inDynamo = (side: typeof service) => side.map((a) => a.dynamoMs);
+  const outside = (side: typeof service) => side.map((a) => a.ms - a.dynamoMs);
   const result = {
     n: PAIRS,
-    median_ms: round(median(service)),
-    p99_ms: round(quantile(service, 0.99)),
-    floor_median_ms: round(median(floor)),
-    floor_p99_ms: round(quantile(floor, 0.99)),
-    median_ratio: round(median(service) / median(floor)),
-    p99_ratio: round(quantile(service, 0.99) / quantile(floor, 0.99)),
+    median_ms: round(median(total(service))),
+    p99_ms: round(quantile(total(service), 0.99)),
+    floor_median_ms: round(median(total(floor))),
+    floor_p99_ms: round(quantile(total(floor), 0.99)),
+    median_ratio: round(median(total(service)) / median(total(floor))),
+    p99_ratio: round(quantile(total(service), 0.99) / quantile(total(floor), 0.99)),
+    dynamodb_median_ms: round(median(inDynamo(service))),
+    floor_dynamodb_median_ms: round(median(inDynamo(floor))),
+    outside_dynamodb_median_ms: round(median(outside(service))),
+    floor_outside_dynamodb_median_ms: round(median(outside(floor))),
   };
   console.log(
-    `${name.padEnd(8)} median ${result.median_ms} ms vs floor ${result.floor_median_ms} ms = ${result.median_ratio}x; p99 ${result.p99_ms} vs ${result.floor_p99_ms} ms = ${result.p99_ratio}x`,
+    `${name.padEnd(8)} median ${result.median_ms} ms vs floor ${result.floor_median_ms} ms = ${result.median_ratio}x; p99 ${result.p99_ms} vs ${result.floor_p99_ms} ms = ${result.p99_ratio}x\n` +
+      `${''.padEnd(8)} in DynamoDB ${result.dynamodb_median_ms} vs ${result.floor_dynamodb_median_ms} ms; outside it ${result.outside_dynamodb_median_ms} vs ${result.floor_outside_dynamodb_median_ms} ms`,
   );
   return result;
 }
@@ -188,19 +218,19 @@ async function main() {
     const published = JSON.parse((await svc('POST', '/articles', article('read-me'))).body) as { id: string };
     await flr('POST', '/floor', { ...article('read-me'), id: published.id });
     const http = {
-      publish: await interleaved('publish', [201, 201], (i) => ({
+      publish: await interleaved('publish', stack.dynamo, [201, 201], (i) => ({
         service: () => svc('POST', '/articles', article(`new-${i}`)),
         floor: () => flr('POST', '/floor', article(`new-${i}`)),
       })),
-      read: await interleaved('read', [200, 200], () => ({
+      read: await interleaved('read', stack.dynamo, [200, 200], () => ({
         service: () => svc('GET', `/articles/${published.id}`),
         floor: () => flr('GET', `/floor/${published.id}`),
       })),
-      visitor: await interleaved('visitor', [200, 200], () => ({
+      visitor: await interleaved('visitor', stack.dynamo, [200, 200], () => ({
         service: () => send(stack.url, 'GET', `/sites/${siteId}/articles/read-me`),
         floor: () => flr('GET', `/floor/${published.id}`),
       })),
-      notify: await interleaved('notify', [200, 201], () => ({
+      notify: await interleaved('notify', stack.dynamo, [200, 201], () => ({
         service: () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }),
         floor: () => flr('POST', '/floor', { id: published.id, type: 'article', action: 'edited' }),
       })),

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
@@ -11,6 +12,8 @@ export interface EmbeddedDynamo {
   requests(): number;
   /** The operation of each request so far, in order (`Query`, `BatchGetItem`, …). */
   operations(): string[];
+  /** How long the embedded DynamoDB took to answer each request so far, in ms, in the order of `operations()`. */
+  durations(): number[];
   close(): Promise<void>;
 }
 
@@ -19,7 +22,11 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
   const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let requests = 0;
   const operations: string[] = [];
-  server.on('request', (req: { headers: Record<string, string | string[] | undefined> }) => {
+  const durations: number[] = [];
+  server.on('request', (req: { headers: Record<string, string | string[] | undefined> }, res: ServerResponse) => {
+    const at = durations.push(Number.NaN) - 1;
+    const started = performance.now();
+    res.once('finish', () => (durations[at] = performance.now() - started));
     requests++;
     operations.push(
       String(req.headers['x-amz-target'] ?? '')
@@ -37,6 +44,7 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
     port,
     requests: () => requests,
     operations: () => [...operations],
+    durations: () => [...durations],
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
