@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { FUNCTIONS, functionEnvName, MCP_INVOKES, QUEUE_SETTINGS, ROUTES, TOOLS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, functionEnvName, MCP_INVOKES, QUEUE_SETTINGS, ROUTES, TOOL_FUNCTIONS, TOOL_NAMES, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
@@ -154,7 +154,7 @@ describe('CDK stack', () => {
       .filter((r) => String(r.Properties.RouteKey).startsWith('POST /v1/tools/'))
       .map((r) => JSON.stringify(r.Properties.Target));
     expect(new Set(integrations).size).toBe(integrations.length);
-    expect(integrations).toHaveLength(TOOLS.length + 1); // and POST /v1/tools/{name}, the unknown_tool answer
+    expect(integrations).toHaveLength(TOOL_NAMES.length + 1); // and POST /v1/tools/{name}, the unknown_tool answer
   });
 
   it('serves POST, GET and DELETE /mcp from the mcp function, which may read the table and invoke only the functions it runs', () => {
@@ -178,7 +178,7 @@ describe('CDK stack', () => {
     expect(invokes).toHaveLength(1);
     expect(asList(invokes[0].Action)).toEqual(['lambda:InvokeFunction']);
     expect(invokes[0].Resource).toEqual(MCP_INVOKES.map((target) => ({ 'Fn::GetAtt': [logicalIdOf(target), 'Arn'] })));
-    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...TOOLS.map((tool) => tool.fn), 'jobs', 'usage', 'read']));
+    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']));
     const dynamo = statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => String(a).startsWith('dynamodb:'));
     expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
     expect(statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a))).toEqual([]);

@@ -1,4 +1,18 @@
-import { ApiError, ArticleInput, PageListQuery, QuestionInput, SiteClaimBody, VisitorParams, buildOpenApi, formatPath, validationError } from '@cm/contract';
+import {
+  ApiError,
+  ArticleInput,
+  PageListQuery,
+  QuestionInput,
+  SiteClaimBody,
+  VisitorParams,
+  buildOpenApi,
+  formatPath,
+  ROUTE_TABLE,
+  ROUTES,
+  routeKey,
+  validationError,
+  withDocs,
+} from '@cm/contract';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
@@ -225,5 +239,32 @@ describe('OpenAPI block shapes', () => {
     const heading = block.anyOf[0];
     expect(heading.properties.level).toMatchObject({ type: 'integer', minimum: 1, maximum: 6 });
     expect(heading.required).toEqual(['_type', 'level', 'text']);
+  });
+});
+
+describe('the route table and its documentation', () => {
+  const facts = [
+    { fn: 'read', method: 'GET', path: '/articles/{id}', auth: true },
+    { fn: 'publish', method: 'POST', path: '/articles', auth: true, bodyLimitBytes: 10 },
+  ] as const;
+  const docs = (keys: string[]) => new Map(keys.map((key) => [key, { summary: key, replies: { 200: { description: 'ok' } } }]));
+
+  it('gives each route of the table its documentation, facts first', () => {
+    expect(withDocs(facts, docs(['GET /articles/{id}', 'POST /articles']))).toEqual([
+      { ...facts[0], summary: 'GET /articles/{id}', replies: { 200: { description: 'ok' } } },
+      { ...facts[1], summary: 'POST /articles', replies: { 200: { description: 'ok' } } },
+    ]);
+  });
+
+  it('refuses a route without documentation, and documentation of a route the table lacks, naming them', () => {
+    expect(() => withDocs(facts, docs(['GET /articles/{id}']))).toThrow('routes.ts has no documentation of POST /articles');
+    expect(() => withDocs(facts, docs(['GET /articles/{id}', 'POST /articles', 'DELETE /articles']))).toThrow(
+      'routes.ts documents DELETE /articles, which the route table lacks',
+    );
+  });
+
+  it('documents every route of the service: ROUTES is the route table, in its order', () => {
+    expect(ROUTES.map(routeKey)).toEqual(ROUTE_TABLE.map(routeKey));
+    expect(ROUTES.every((route) => route.summary.length > 0)).toBe(true);
   });
 });

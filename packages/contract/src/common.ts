@@ -162,3 +162,6 @@ export const HealthQuery = z.object({
 });
 
 export const HealthReply = z.object({ ok: z.literal(true) });
+
+/** A dashboard file by name; only the names the build made are found (404 otherwise), so no path can climb out. */
+export const DashboardAssetParams = z.object({ file: z.string() });

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './blocks';
 export * from './pages';
 export * from './notify';
+export * from './route-table';
 export * from './routes';
 export * from './queues';
 export * from './openapi';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { PAGE_TYPES, PageStatus } from './common';
 import { LIMITS } from './limits';
-import { TOOL_NAMES, TOOLS, type ToolName } from './tools';
+import { TOOL_FUNCTIONS, TOOL_NAMES, type ToolName } from './route-table';
 import type { FunctionName } from './functions';
 
 /*
@@ -9,13 +9,11 @@ import type { FunctionName } from './functions';
  * plus three tools only agents need. What is MCP-specific about a tool lives here: its title and hints.
  */
 
-export const MCP_PATH = '/mcp';
-
 /**
  * The functions the mcp function invokes, and may invoke (lambda:InvokeFunction on each, nothing else):
  * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
  */
-export const MCP_INVOKES: readonly FunctionName[] = [...new Set<FunctionName>([...TOOLS.map((tool) => tool.fn), 'jobs', 'usage', 'read'])];
+export const MCP_INVOKES: readonly FunctionName[] = [...new Set<FunctionName>([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read'])];
 
 export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages'] as const;
 export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];

@@ -5,12 +5,6 @@ import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdCl
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
 
-/**
- * Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds): a 1 MiB `copy` and its
- * blocks fit, and the Lambda event that carries it stays under Lambda's 6 MB synchronous payload.
- */
-export const PUBLISH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
-
 export const Source = z.object({
   id: z.string().min(1),
   title: z.string(),

@@ -2,13 +2,11 @@ import * as z from 'zod';
 import { ErrorBody } from './errors';
 import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
-import { TOOLS, ToolListing } from './tools';
+import { TOOLS, ToolListing, type ToolSpec } from './tools';
 import { JobQuery, JobView } from './jobs';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
-import type { FunctionName } from './functions';
-import { SERVICE_LIMITS } from './limits';
-import { MCP_PATH } from './mcp';
+import { MCP_PATH, ROUTE_TABLE, routeKey, type RouteFacts } from './route-table';
 import {
   ArticleInput,
   ArticleRecord,
@@ -16,17 +14,11 @@ import {
   CommunityAnswerInput,
   PageList,
   PageListQuery,
-  PUBLISH_BODY_LIMIT_BYTES,
   PublishResult,
   QuestionInput,
   QuestionRecord,
   SummaryInput,
 } from './pages';
-
-// The function names are the route table's and the tool registry's both; they live below both.
-export { FUNCTIONS, WORKERS, functionEnvName, type FunctionName, type WorkerName } from './functions';
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface Reply {
   description: string;
@@ -34,26 +26,15 @@ export interface Reply {
   contentType?: string;
 }
 
-export interface Route {
-  fn: FunctionName;
-  method: HttpMethod;
-  path: string;
-  auth: boolean;
+/** What the OpenAPI document tells of a route besides its facts. */
+export interface RouteDocs {
   summary: string;
   body?: z.ZodType;
-  /** The largest body the route takes, in bytes; {@link bodyLimitOf} gives every route's. */
-  bodyLimitBytes?: number;
   query?: z.ZodObject;
   replies: Record<number, Reply>;
 }
 
-export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.method} ${r.path}`;
-
-/** The largest body `route` takes, in bytes: its own limit, else the service's. */
-export const bodyLimitOf = (route: Pick<Route, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
-
-/** A dashboard file by name; only the names the build made are found (404 otherwise), so no path can climb out. */
-export const DashboardAssetParams = z.object({ file: z.string() });
+export type Route = RouteFacts & RouteDocs;
 
 const html = (description: string): Reply => ({ description, contentType: 'text/html; charset=utf-8' });
 
@@ -73,16 +54,9 @@ const PUBLISH_REPLIES: Record<number, Reply> = {
   201: { description: 'Created a page', schema: PublishResult },
 };
 
-/**
- * Every HTTP route and the Lambda function that serves it. The CDK stack and the local server are both
- * built from this table, and so is the OpenAPI document, so the three cannot drift apart.
- */
-export const ROUTES: readonly Route[] = [
-  {
-    fn: 'discovery',
-    method: 'GET',
-    path: '/health',
-    auth: false,
+/** Each route's documentation, by route key; the tools' routes are documented from the tool registry. */
+const DOCS: Record<string, RouteDocs> = {
+  'GET /health': {
     summary: 'Liveness; with deep=1, also that the table can be reached',
     query: HealthQuery,
     replies: {
@@ -90,196 +64,101 @@ export const ROUTES: readonly Route[] = [
       503: { description: 'deep=1 and the table cannot be reached: service_unavailable, with Retry-After', schema: ErrorBody },
     },
   },
-  {
-    fn: 'discovery',
-    method: 'GET',
-    path: '/openapi.json',
-    auth: false,
+  'GET /openapi.json': {
     summary: 'This document',
     replies: { 200: { description: 'OpenAPI 3.1' } },
   },
-  {
-    fn: 'publish',
-    method: 'POST',
-    path: '/articles',
-    auth: true,
+  'POST /articles': {
     summary: 'Publish an article: upsert by slug',
     body: ArticleInput,
-    bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
     replies: PUBLISH_REPLIES,
   },
-  {
-    fn: 'publish',
-    method: 'POST',
-    path: '/questions',
-    auth: true,
+  'POST /questions': {
     summary: "Publish a question page: upsert by slug; the editor's answer and its sources are replaced whole",
     body: QuestionInput,
-    bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
     replies: PUBLISH_REPLIES,
   },
-  {
-    fn: 'read',
-    method: 'GET',
-    path: '/articles',
-    auth: true,
+  'GET /articles': {
     summary: 'List articles, newest updated_at first; with ?slug= the one article',
     query: PageListQuery,
     replies: { 200: { description: 'A page of the list, or with slug the article', schema: z.union([PageList, ArticleRecord]) } },
   },
-  {
-    fn: 'read',
-    method: 'GET',
-    path: '/articles/{id}',
-    auth: true,
+  'GET /articles/{id}': {
     summary: 'Read an article',
     replies: { 200: { description: 'The article', schema: ArticleRecord } },
   },
-  {
-    fn: 'read',
-    method: 'GET',
-    path: '/questions',
-    auth: true,
+  'GET /questions': {
     summary: 'List questions, newest updated_at first; with ?slug= the one question',
     query: PageListQuery,
     replies: { 200: { description: 'A page of the list, or with slug the question', schema: z.union([PageList, QuestionRecord]) } },
   },
-  {
-    fn: 'read',
-    method: 'GET',
-    path: '/questions/{id}',
-    auth: true,
+  'GET /questions/{id}': {
     summary: 'Read a question',
     replies: { 200: { description: 'The question', schema: QuestionRecord } },
   },
-  {
-    fn: 'question-parts',
-    method: 'PUT',
-    path: '/questions/{id}/summary',
-    auth: true,
+  'PUT /questions/{id}/summary': {
     summary: 'Set the site-owned summary of a question (publishes never touch it)',
     body: SummaryInput,
     replies: { 200: { description: 'The question', schema: QuestionRecord } },
   },
-  {
-    fn: 'question-parts',
-    method: 'POST',
-    path: '/questions/{id}/answers',
-    auth: true,
+  'POST /questions/{id}/answers': {
     summary: "Add a community answer kept beside the editor's answer (publishes never touch it)",
     body: CommunityAnswerInput,
     replies: { 201: { description: 'Stored', schema: CommunityAnswerCreated } },
   },
-  {
-    fn: 'notify',
-    method: 'POST',
-    path: '/api/content/notify',
-    auth: true,
+  'POST /api/content/notify': {
     summary: 'The site reports that a page the editor service published changed (edit, status change, delete)',
     body: NotifyInput,
     replies: { 200: { description: 'Applied, or ignored as stale or unknown', schema: NotifyResult } },
   },
-  {
-    fn: 'visitor',
-    method: 'GET',
-    path: '/sites/{site_id}/articles/{slug}',
-    auth: false,
+  'GET /sites/{site_id}/articles/{slug}': {
     summary: 'The article as readers see it',
     replies: VISITOR_REPLIES,
   },
-  {
-    fn: 'visitor',
-    method: 'GET',
-    path: '/sites/{site_id}/questions/{slug}',
-    auth: false,
+  'GET /sites/{site_id}/questions/{slug}': {
     summary: 'The question page as readers see it',
     replies: VISITOR_REPLIES,
   },
-  {
-    fn: 'dashboard',
-    method: 'GET',
-    path: '/dashboard',
-    auth: false,
+  'GET /dashboard': {
     summary: 'The dashboard: a page that asks for the API key and calls this API with it; it holds no site data',
     replies: { 200: html('The dashboard app') },
   },
-  {
-    fn: 'dashboard',
-    method: 'GET',
-    path: '/dashboard/assets/{file}',
-    auth: false,
+  'GET /dashboard/assets/{file}': {
     summary: "The dashboard's script, styles and icon, named by a hash of their content (cached for a year)",
     replies: {
       200: { description: 'The file', contentType: 'text/javascript; charset=utf-8' },
       404: { description: 'No such file', schema: ErrorBody },
     },
   },
-  {
-    fn: 'tools',
-    method: 'GET',
-    path: '/v1/tools',
-    auth: true,
+  'GET /v1/tools': {
     summary: 'The research tools, each with a description and a JSON Schema of its parameters',
     replies: { 200: { description: 'Every tool', schema: ToolListing } },
   },
-  ...TOOLS.map((tool): Route => ({
-    fn: tool.fn,
-    method: 'POST',
-    path: `/v1/tools/${tool.name}`,
-    auth: true,
-    summary: tool.description,
-    body: tool.input,
-    replies: { 200: { description: `The result of ${tool.name}`, schema: tool.result } },
-  })),
-  {
-    fn: 'tools',
-    method: 'POST',
-    path: '/v1/tools/{name}',
-    auth: true,
+  'POST /v1/tools/{name}': {
     summary: 'Any other name: 404 unknown_tool',
     replies: { 404: { description: 'unknown_tool', schema: ErrorBody } },
   },
-  {
-    fn: 'jobs',
-    method: 'GET',
-    path: '/v1/jobs/{job_id}',
-    auth: true,
+  'GET /v1/jobs/{job_id}': {
     summary: 'A queued research job: queued, running, succeeded (with its result) or failed; wait_ms waits for it to end',
     query: JobQuery,
     replies: { 200: { description: 'The job', schema: JobView } },
   },
-  {
-    fn: 'usage',
-    method: 'GET',
-    path: '/v1/usage',
-    auth: true,
+  'GET /v1/usage': {
     summary: 'Paid provider calls of this site, summed per tool and provider',
     query: UsageQuery,
     replies: { 200: { description: 'The sums', schema: UsageReport } },
   },
-  {
-    fn: 'usage',
-    method: 'GET',
-    path: '/v1/budget',
-    auth: true,
+  'GET /v1/budget': {
     summary: "This site's spend limits per UTC day and month, with what each window has spent and reserved and when it resets",
     replies: { 200: { description: 'The budget', schema: BudgetView } },
   },
-  {
-    fn: 'usage',
-    method: 'PUT',
-    path: '/v1/budget',
-    auth: true,
+  'PUT /v1/budget': {
     summary:
       "Sets this site's daily and monthly spend limits in USD (null: no limit; a field left out is unchanged); paid calls that would pass one are 402 budget_exceeded",
     body: BudgetInput,
     replies: { 200: { description: 'The budget as it is now', schema: BudgetView } },
   },
-  {
-    fn: 'mcp',
-    method: 'POST',
-    path: MCP_PATH,
-    auth: true,
+  [`POST ${MCP_PATH}`]: {
     summary:
       'The Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses): the research tools plus get_job, get_usage and find_pages. X-API-Key or Authorization: Bearer',
     body: MCP_MESSAGE,
@@ -288,8 +167,30 @@ export const ROUTES: readonly Route[] = [
       202: { description: 'A notification or response, accepted' },
     },
   },
-  { fn: 'mcp', method: 'GET', path: MCP_PATH, auth: false, summary: 'No SSE stream: 405 method_not_allowed', replies: { 405: MCP_405 } },
-  { fn: 'mcp', method: 'DELETE', path: MCP_PATH, auth: false, summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
-];
+  [`GET ${MCP_PATH}`]: { summary: 'No SSE stream: 405 method_not_allowed', replies: { 405: MCP_405 } },
+  [`DELETE ${MCP_PATH}`]: { summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
+};
+
+const toolDocs = (tool: ToolSpec): RouteDocs => ({
+  summary: tool.description,
+  body: tool.input,
+  replies: { 200: { description: `The result of ${tool.name}`, schema: tool.result } },
+});
+
+/** The route table with each route's documentation; a route without any, or documentation of no route, is an error. */
+export function withDocs(table: readonly RouteFacts[], docs: ReadonlyMap<string, RouteDocs>): Route[] {
+  const undocumented = table.map(routeKey).filter((key) => !docs.has(key));
+  if (undocumented.length > 0) throw new Error(`routes.ts has no documentation of ${undocumented.join(', ')}`);
+  const keys = new Set(table.map(routeKey));
+  const strays = [...docs.keys()].filter((key) => !keys.has(key));
+  if (strays.length > 0) throw new Error(`routes.ts documents ${strays.join(', ')}, which the route table lacks`);
+  return table.map((facts) => ({ ...facts, ...docs.get(routeKey(facts))! }));
+}
+
+/** Every route of the route table (route-table.ts) with its documentation: the OpenAPI document is built from it. */
+export const ROUTES: readonly Route[] = withDocs(
+  ROUTE_TABLE,
+  new Map([...Object.entries(DOCS), ...TOOLS.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const)]),
+);
 
 export const ERROR_REPLY: Reply = { description: 'Error (the one error shape, docs/api.md#errors)', schema: ErrorBody };

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
-import type { FunctionName } from './functions';
+import type { ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
 
@@ -391,24 +391,8 @@ export const RecallResult = z.object({
   empty: z.boolean(),
 });
 
-export const TOOL_NAMES = [
-  'research',
-  'recall',
-  'get_keywords',
-  'serp_landscape',
-  'serp_keyword_refresh',
-  'serp_backlinks',
-  'add_competitor',
-  'db_select',
-  'db_insert',
-  'db_delete',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
-
 export interface ToolSpec {
   name: ToolName;
-  /** The Lambda function that serves it: each tool its own. */
-  fn: FunctionName;
   description: string;
   input: z.ZodType;
   result: z.ZodType;
@@ -417,21 +401,18 @@ export interface ToolSpec {
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'research',
-    fn: 'research',
     description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
     result: ResearchResult,
   },
   {
     name: 'recall',
-    fn: 'recall',
     description: "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
     input: RecallInput,
     result: RecallResult,
   },
   {
     name: 'get_keywords',
-    fn: 'get-keywords',
     description:
       "Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.",
     input: GetKeywordsInput,
@@ -439,35 +420,30 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'serp_landscape',
-    fn: 'serp-landscape',
     description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) per keyword, at most ${LIMITS.analyzeKeywords} (a topic's or page's top ${LIMITS.analyzeKeywords} by score, or keyword_ids); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },
   {
     name: 'serp_keyword_refresh',
-    fn: 'serp-keyword-refresh',
     description: `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
     input: SerpKeywordRefreshInput,
     result: SerpKeywordRefreshResult,
   },
   {
     name: 'serp_backlinks',
-    fn: 'serp-backlinks',
     description: `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
     input: SerpBacklinksInput,
     result: SerpBacklinksResult,
   },
   {
     name: 'add_competitor',
-    fn: 'add-competitor',
     description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: AddCompetitorResult,
   },
   {
     name: 'db_select',
-    fn: 'db-select',
     description:
       'Read rows of cm_topics, cm_pages, cm_keywords, cm_topic_keywords or cm_competitors, ordered by id, with optional equality filters and a cursor.',
     input: DbSelectInput,
@@ -475,14 +451,12 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'db_insert',
-    fn: 'db-insert',
     description: `Insert a row; the integer id comes from the site's sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id). A cm_competitors row is incomplete: it takes a place under the cap of ${LIMITS.activeCompetitors} but is not monitored until add_competitor completes it; with active: false it is stored inactive, outside the cap.`,
     input: DbInsertInput,
     result: DbInsertResult,
   },
   {
     name: 'db_delete',
-    fn: 'db-delete',
     description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
     input: DbDeleteInput,
     result: DbDeleteResult,

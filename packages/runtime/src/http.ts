@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { ApiError, bodyLimitOf, fieldError, ROUTES, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
+import { ApiError, bodyLimitOf, fieldError, ROUTE_TABLE, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
 import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -163,7 +163,7 @@ function nestsDeeperThan(text: string, max: number): boolean {
 }
 
 /** Each route's body limit, by route key: looked up on every request with a body. */
-const BODY_LIMITS = new Map(ROUTES.map((route) => [routeKey(route), bodyLimitOf(route)]));
+const BODY_LIMITS = new Map(ROUTE_TABLE.map((route) => [routeKey(route), bodyLimitOf(route)]));
 
 /**
  * Reads the body as JSON: over the route's limit → 413, nested deeper than `jsonDepthMax` → 400
@@ -201,7 +201,7 @@ export function publicApi(fn: FunctionName, handlers: Handlers) {
 }
 
 export function routesOf(fn: FunctionName, handlers: Handlers) {
-  const routes = ROUTES.filter((r) => r.fn === fn);
+  const routes = ROUTE_TABLE.filter((r) => r.fn === fn);
   for (const route of routes) {
     if (!handlers[routeKey(route)]) throw new Error(`${fn}: no handler for ${routeKey(route)}`);
   }

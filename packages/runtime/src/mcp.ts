@@ -15,6 +15,7 @@ import {
   MCP_PATH,
   MCP_TOOL_HINTS,
   MCP_TOOL_NOTES,
+  TOOL_FUNCTIONS,
   TOOLS,
   toolSpec,
   fieldError,
@@ -25,6 +26,7 @@ import {
   type McpExtraTool,
   type McpToolName,
   type PageType,
+  type ToolName,
 } from '@cm/contract';
 import { visitorUrl } from '@cm/core';
 import { siteOfKey } from './api';
@@ -251,10 +253,9 @@ async function callRoute(fn: FunctionName, event: ApiEvent): Promise<Json> {
   return body as Json;
 }
 
-const runTool = (caller: Caller, name: string, args: Json) => {
-  const spec = toolSpec(name)!;
+const runTool = (caller: Caller, name: ToolName, args: Json) => {
   const path = `/v1/tools/${name}`;
-  return callRoute(spec.fn, routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
+  return callRoute(TOOL_FUNCTIONS[name], routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
 };
 
 const parse = <S extends z.ZodType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
@@ -429,7 +430,8 @@ const errorResult = (body: Json): CallToolResult => ({ isError: true, content: [
 async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
   try {
     let result: Json;
-    if (toolSpec(name)) result = await runTool(caller, name, args);
+    const tool = toolSpec(name);
+    if (tool) result = await runTool(caller, tool.name, args);
     else if (name === 'get_job') result = await getJob(caller, args);
     else if (name === 'get_usage') result = await getUsage(caller, args);
     else if (name === 'find_pages') result = await findPages(caller, args);

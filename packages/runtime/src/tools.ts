@@ -1,4 +1,4 @@
-import { ApiError, roundUsd, toolSpec, type ToolName } from '@cm/contract';
+import { ApiError, roundUsd, TOOL_FUNCTIONS, toolSpec, type ToolName } from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api } from './api';
@@ -100,7 +100,7 @@ async function runTool<I>(
 export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>, wiring: ToolWiring = {}) {
   const spec = toolSpec(name);
   if (!spec) throw new Error(`no tool ${name}`);
-  return api(spec.fn, {
+  return api(TOOL_FUNCTIONS[name], {
     [`POST /v1/tools/${name}`]: async (request) => {
       const { observation } = request;
       observation.keys({ tool: name });

@@ -1,0 +1,97 @@
+import type { FunctionName } from './functions';
+import { SERVICE_LIMITS } from './limits';
+
+// The function names are the route table's and the tool registry's both; they live below both.
+export { FUNCTIONS, WORKERS, functionEnvName, type FunctionName, type WorkerName } from './functions';
+
+/*
+ * The route table's facts a function reads at run time: which function serves a route, whether it
+ * takes the API key, and its body limit. No schemas live here: a function's bundle then carries only
+ * the schemas it parses with (about 31 KB less in each API function than with every route's schemas).
+ * routes.ts adds each route's documentation (summary, body, query and reply schemas) for the OpenAPI
+ * document, and refuses to load if a route lacks it.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export const TOOL_NAMES = [
+  'research',
+  'recall',
+  'get_keywords',
+  'serp_landscape',
+  'serp_keyword_refresh',
+  'serp_backlinks',
+  'add_competitor',
+  'db_select',
+  'db_insert',
+  'db_delete',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** The Lambda function that serves each research tool: each tool its own. */
+export const TOOL_FUNCTIONS: Readonly<Record<ToolName, FunctionName>> = {
+  research: 'research',
+  recall: 'recall',
+  get_keywords: 'get-keywords',
+  serp_landscape: 'serp-landscape',
+  serp_keyword_refresh: 'serp-keyword-refresh',
+  serp_backlinks: 'serp-backlinks',
+  add_competitor: 'add-competitor',
+  db_select: 'db-select',
+  db_insert: 'db-insert',
+  db_delete: 'db-delete',
+};
+
+export const MCP_PATH = '/mcp';
+
+/**
+ * Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds): a 1 MiB `copy` and its
+ * blocks fit, and the Lambda event that carries it stays under Lambda's 6 MB synchronous payload.
+ */
+export const PUBLISH_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+export interface RouteFacts {
+  fn: FunctionName;
+  method: HttpMethod;
+  path: string;
+  auth: boolean;
+  /** The largest body the route takes, in bytes; {@link bodyLimitOf} gives every route's. */
+  bodyLimitBytes?: number;
+}
+
+export const routeKey = (r: Pick<RouteFacts, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+/** The largest body `route` takes, in bytes: its own limit, else the service's. */
+export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
+
+/**
+ * Every HTTP route and the Lambda function that serves it. The CDK stack, the local server and the
+ * OpenAPI document (through ROUTES) are all built from this table, so they cannot drift apart.
+ */
+export const ROUTE_TABLE: readonly RouteFacts[] = [
+  { fn: 'discovery', method: 'GET', path: '/health', auth: false },
+  { fn: 'discovery', method: 'GET', path: '/openapi.json', auth: false },
+  { fn: 'publish', method: 'POST', path: '/articles', auth: true, bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES },
+  { fn: 'publish', method: 'POST', path: '/questions', auth: true, bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES },
+  { fn: 'read', method: 'GET', path: '/articles', auth: true },
+  { fn: 'read', method: 'GET', path: '/articles/{id}', auth: true },
+  { fn: 'read', method: 'GET', path: '/questions', auth: true },
+  { fn: 'read', method: 'GET', path: '/questions/{id}', auth: true },
+  { fn: 'question-parts', method: 'PUT', path: '/questions/{id}/summary', auth: true },
+  { fn: 'question-parts', method: 'POST', path: '/questions/{id}/answers', auth: true },
+  { fn: 'notify', method: 'POST', path: '/api/content/notify', auth: true },
+  { fn: 'visitor', method: 'GET', path: '/sites/{site_id}/articles/{slug}', auth: false },
+  { fn: 'visitor', method: 'GET', path: '/sites/{site_id}/questions/{slug}', auth: false },
+  { fn: 'dashboard', method: 'GET', path: '/dashboard', auth: false },
+  { fn: 'dashboard', method: 'GET', path: '/dashboard/assets/{file}', auth: false },
+  { fn: 'tools', method: 'GET', path: '/v1/tools', auth: true },
+  ...TOOL_NAMES.map((name): RouteFacts => ({ fn: TOOL_FUNCTIONS[name], method: 'POST', path: `/v1/tools/${name}`, auth: true })),
+  { fn: 'tools', method: 'POST', path: '/v1/tools/{name}', auth: true },
+  { fn: 'jobs', method: 'GET', path: '/v1/jobs/{job_id}', auth: true },
+  { fn: 'usage', method: 'GET', path: '/v1/usage', auth: true },
+  { fn: 'usage', method: 'GET', path: '/v1/budget', auth: true },
+  { fn: 'usage', method: 'PUT', path: '/v1/budget', auth: true },
+  { fn: 'mcp', method: 'POST', path: MCP_PATH, auth: true },
+  { fn: 'mcp', method: 'GET', path: MCP_PATH, auth: false },
+  { fn: 'mcp', method: 'DELETE', path: MCP_PATH, auth: false },
+];
