@@ -23,12 +23,27 @@ export const FUNCTION_ENTRIES: readonly FunctionId[] = [
 export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.ts');
 
 /**
- * Modules swapped at bundling time, relative to the project root (esbuild's working directory). Lambda
- * gives a function its credentials in the environment, so the bundles carry only the environment
- * provider instead of the SDK's default chain (about 86 KB with its STS and SSO clients); local runs,
- * which import the sources, keep the whole chain.
+ * Modules swapped at bundling time, relative to the project root (esbuild's working directory); local
+ * runs, which import the sources, keep the real ones. Lambda gives a function its credentials in the
+ * environment, so the bundles carry only the environment provider instead of the SDK's default chain
+ * (about 86 KB with its STS and SSO clients). And the SDK's event-stream code (15 KB) is loaded only
+ * by an operation that streams events, which none of the functions calls.
  */
-export const ALIASES = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
+const LAMBDA_CREDENTIALS = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
+const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-streams.ts' };
+
+/**
+ * The functions with a client that has streaming operations (Lambda in mcp, Bedrock Runtime in the
+ * research worker): such a client sets up the event-stream code when it is made, so they keep it
+ * (esbuild refuses to bundle them without it).
+ */
+export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['mcp', 'research-worker'];
+
+/** The modules swapped in a function's bundle; without a name, those of a function with no streaming client. */
+export const aliasesOf = (name?: FunctionId): Record<string, string> => ({
+  ...LAMBDA_CREDENTIALS,
+  ...(name && EVENT_STREAM_FUNCTIONS.includes(name) ? {} : NO_EVENT_STREAMS),
+});
 
 /** How esbuild bundles each function on its own, for `cdk synth` and for `npm run bundle:report` alike. */
 export const BUNDLING = {
@@ -44,7 +59,6 @@ export const BUNDLING = {
   externalModules: [],
   // Prefer packages' ESM builds so esbuild can drop what a function never imports.
   mainFields: ['module', 'main'],
-  esbuildArgs: { '--alias': Object.entries(ALIASES).map(([module, replacement]) => `${module}=${replacement}`) },
 } satisfies BundlingOptions;
 
 /**
@@ -52,9 +66,10 @@ export const BUNDLING = {
  * (`dashboard/`, which the handler reads), by the same build as the local stack's.
  */
 export function bundlingOf(name: FunctionId): BundlingOptions {
-  if (name !== 'dashboard') return BUNDLING;
+  const bundling = { ...BUNDLING, esbuildArgs: { '--alias': Object.entries(aliasesOf(name)).map(([module, replacement]) => `${module}=${replacement}`) } };
+  if (name !== 'dashboard') return bundling;
   const build = (inputDir: string, outputDir: string) => [
     `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" "${join(outputDir, 'dashboard')}"`,
   ];
-  return { ...BUNDLING, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: build } };
+  return { ...bundling, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: build } };
 }

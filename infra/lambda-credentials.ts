@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 
 /**
  * The credential provider of the Lambda bundles, put in place of `@aws-sdk/credential-provider-node`
- * by esbuild (BUNDLING in ./bundling.ts). Lambda hands a function its role's credentials in the
+ * by esbuild (aliasesOf in ./bundling.ts). Lambda hands a function its role's credentials in the
  * environment, so the rest of the default chain (ini files, SSO, process, web identity, with their
  * STS and SSO clients) is never used there. Local runs import the real chain.
  */

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { budgetOf, bundleSizes, esbuildOptions, type BundleSize } from '../../infra/bundle-report';
-import { FUNCTION_ENTRIES } from '../../infra/bundling';
+import { EVENT_STREAM_FUNCTIONS, FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, pascal } from '../../infra/stack';
 
@@ -63,6 +63,28 @@ describe('bundles', () => {
       '@aws-sdk/client-secrets-manager',
       '@aws-sdk/client-sqs',
     ]);
+  });
+});
+
+describe('what a bundle leaves out', () => {
+  it("carries the SDK's event-stream code only where a client has streaming operations, and a stub that says so elsewhere", () => {
+    for (const size of sizes) {
+      const streams = size.sdkClients.some((client) => client === '@aws-sdk/client-lambda' || client === '@aws-sdk/client-bedrock-runtime');
+      expect({ name: size.name, listed: EVENT_STREAM_FUNCTIONS.includes(size.name as FunctionId) }).toEqual({ name: size.name, listed: streams });
+      // The dashboard has no SDK client at all, so nothing of either.
+      const stub = size.sdkClients.length > 0 && !streams;
+      expect({ name: size.name, stub: size.ownFiles.includes('infra/lambda-event-streams.ts') }).toEqual({ name: size.name, stub });
+    }
+  });
+
+  it('carries the documentation of every route (schemas of all bodies and replies) only where the OpenAPI document is served', () => {
+    for (const size of sizes) {
+      const documents = size.ownFiles.filter((file) => file === 'packages/contract/src/routes.ts' || file === 'packages/contract/src/openapi.ts');
+      expect({ name: size.name, documents }).toEqual({
+        name: size.name,
+        documents: size.name === 'discovery' ? ['packages/contract/src/openapi.ts', 'packages/contract/src/routes.ts'] : [],
+      });
+    }
   });
 });
 

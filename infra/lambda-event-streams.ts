@@ -1,0 +1,12 @@
+/**
+ * Put in place of `@smithy/core/event-streams` by esbuild (aliasesOf in ./bundling.ts) in the bundles
+ * whose clients (DynamoDB, SQS, Secrets Manager) have no streaming operation: their protocol code
+ * loads it only to serialize an event stream, so bundled it was 15 KB that no request ran. Should
+ * one ever be asked to stream, it fails at once and says why.
+ */
+const notBundled = (): never => {
+  throw new Error('@smithy/core/event-streams is not in the Lambda bundles (infra/lambda-event-streams.ts): no operation they call streams events');
+};
+
+export const EventStreamSerde = notBundled;
+export const eventStreamSerdeProvider = notBundled;
