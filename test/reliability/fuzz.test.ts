@@ -1,6 +1,6 @@
 import * as dns from 'node:dns';
 import fc from 'fast-check';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MCP_PATH, ROUTES, routeKey, type Route } from '@cm/contract';
 import { replyMismatches } from '../helpers/contract';
 import {
@@ -49,7 +49,7 @@ const noWait = (schema: JsonSchema) => (value: unknown) =>
     ? { ...value, wait_ms: 0 }
     : value;
 
-const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+const schemaOf = (schema: z.ZodMiniType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 /** Query strings: the query schema's values (valid or mutated), each written plainly or percent-encoded oddly. */
 function queriesOf(route: Route): fc.Arbitrary<string> {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsoluteUrl } from './common';
 
 /*
@@ -8,10 +8,10 @@ import { AbsoluteUrl } from './common';
  * type is stored as sent and never rendered.
  */
 
-const TypeName = z.string().min(1);
+const TypeName = z.string().check(z.minLength(1));
 
 export const Span = z.object({ _type: z.literal('span'), text: z.string() });
-export const SourceCitation = z.object({ _type: z.literal('sourceCitation'), id: z.string().min(1) });
+export const SourceCitation = z.object({ _type: z.literal('sourceCitation'), id: z.string().check(z.minLength(1)) });
 
 const KNOWN_INLINE = { span: Span, sourceCitation: SourceCitation } as const;
 
@@ -19,38 +19,38 @@ const KNOWN_INLINE = { span: Span, sourceCitation: SourceCitation } as const;
 export const isKnownInlineType = (type: string): type is keyof typeof KNOWN_INLINE => Object.hasOwn(KNOWN_INLINE, type);
 
 /** An inline node in the shape that renders. */
-const InlineNode = z
-  .looseObject({ _type: TypeName })
-  .superRefine((node, ctx) => {
+const InlineNode = z.looseObject({ _type: TypeName }).check(
+  z.superRefine((node, ctx) => {
     if (!isKnownInlineType(node._type)) return;
     const result = KNOWN_INLINE[node._type].safeParse(node);
     for (const issue of result.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
-  })
-  .meta({ description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.` });
+  }),
+  z.meta({ description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.` }),
+);
 
-const Heading = z.object({ _type: z.literal('heading'), level: z.int().min(1).max(6), text: z.string() });
+const Heading = z.object({ _type: z.literal('heading'), level: z.int().check(z.minimum(1), z.maximum(6)), text: z.string() });
 const Paragraph = z
   .object({
     _type: z.literal('paragraph'),
-    text: z.string().optional(),
-    children: z.array(InlineNode).optional(),
+    text: z.optional(z.string()),
+    children: z.optional(z.array(InlineNode)),
   })
-  .refine((p) => p.text !== undefined || p.children !== undefined, 'a paragraph needs text or children');
+  .check(z.refine((p) => p.text !== undefined || p.children !== undefined, 'a paragraph needs text or children'));
 const StatBar = z.object({
   _type: z.literal('statBar'),
   stats: z.array(z.object({ value: z.string(), label: z.string() })),
 });
 const List = z.object({
   _type: z.literal('list'),
-  style: z.enum(['bullet', 'number']).optional(),
+  style: z.optional(z.enum(['bullet', 'number'])),
   items: z.array(z.string()),
 });
-const Quote = z.object({ _type: z.literal('quote'), text: z.string(), cite: z.string().nullable().optional() });
+const Quote = z.object({ _type: z.literal('quote'), text: z.string(), cite: z.optional(z.nullable(z.string())) });
 const Image = z.object({
   _type: z.literal('image'),
   url: AbsoluteUrl,
   alt: z.string(),
-  caption: z.string().nullable().optional(),
+  caption: z.optional(z.nullable(z.string())),
 });
 export const CALLOUT_TONES = ['info', 'warning', 'tip'] as const;
 const Callout = z.object({ _type: z.literal('callout'), tone: z.enum(CALLOUT_TONES), text: z.string() });
@@ -70,9 +70,11 @@ export const KNOWN_BLOCKS = {
 
 export type KnownBlockType = keyof typeof KNOWN_BLOCKS;
 
-export const Block = z.looseObject({ _type: TypeName }).meta({
-  description: `A block: an object with \`_type\`, stored as sent. Known types: ${Object.keys(KNOWN_BLOCKS).join(', ')}; each renders from the shape listed for it, and one in another shape is rendered as far as it can be and reported in \`warnings[]\`. Any other type is not rendered.`,
-});
+export const Block = z.looseObject({ _type: TypeName }).check(
+  z.meta({
+    description: `A block: an object with \`_type\`, stored as sent. Known types: ${Object.keys(KNOWN_BLOCKS).join(', ')}; each renders from the shape listed for it, and one in another shape is rendered as far as it can be and reported in \`warnings[]\`. Any other type is not rendered.`,
+  }),
+);
 export const Blocks = z.array(Block);
 
 export type Block = { _type: string; [field: string]: unknown };

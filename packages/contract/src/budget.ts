@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LIMITS } from './limits';
 import { StoredNumber } from './research';
 
@@ -7,35 +7,37 @@ export const BUDGET_WINDOWS = ['day', 'month'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
 // StoredNumber: a limit under 1e-130 (other than 0) is a 400, not a DynamoDB underflow.
-const Usd = StoredNumber.min(0).max(LIMITS.budgetUsdMax);
+const Usd = StoredNumber.check(z.minimum(0), z.maximum(LIMITS.budgetUsdMax));
 
 export const BudgetInput = z
   .object({
-    daily_usd: Usd.nullable().optional().meta({ description: 'The most this site may spend per UTC day; null: no limit; absent: unchanged' }),
-    monthly_usd: Usd.nullable().optional().meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' }),
+    daily_usd: z.optional(z.nullable(Usd)).check(z.meta({ description: 'The most this site may spend per UTC day; null: no limit; absent: unchanged' })),
+    monthly_usd: z.optional(z.nullable(Usd)).check(z.meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' })),
   })
-  .refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, { message: 'give daily_usd, monthly_usd or both' });
+  .check(z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, { message: 'give daily_usd, monthly_usd or both' }));
 export type BudgetInput = z.output<typeof BudgetInput>;
 
 export const BudgetWindowView = z.object({
-  limit_usd: z.number().nullable().meta({ description: 'null: no limit' }),
-  spent_usd: z.number().meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' }),
-  reserved_usd: z.number().meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' }),
-  simulated_usd: z.number().meta({ description: 'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed' }),
-  resets_at: z.string().meta({ description: 'When the next window starts (UTC)' }),
+  limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
+  spent_usd: z.number().check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
+  reserved_usd: z.number().check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
+  simulated_usd: z
+    .number()
+    .check(z.meta({ description: 'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed' })),
+  resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
 });
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
 
 export const BudgetView = z
   .object({ daily: BudgetWindowView, monthly: BudgetWindowView })
-  .meta({ id: 'Budget', description: "This site's spend limits and what its windows hold now" });
+  .check(z.meta({ id: 'Budget', description: "This site's spend limits and what its windows hold now" }));
 export type BudgetView = z.output<typeof BudgetView>;
 
 /** What a paid tool result says of the budget: the least left of the windows with a limit. */
 export const ToolBudget = z.object({
   // Declared on every tool result: kept short, as tools/list carries it in each result schema.
-  remaining_usd: z.number().nullable().meta({ description: 'limit − spent − reserved; null: no limit' }),
-  window: z.enum(BUDGET_WINDOWS).nullable(),
+  remaining_usd: z.nullable(z.number()).check(z.meta({ description: 'limit − spent − reserved; null: no limit' })),
+  window: z.nullable(z.enum(BUDGET_WINDOWS)),
 });
 export type ToolBudget = z.output<typeof ToolBudget>;
 
@@ -43,7 +45,7 @@ export type ToolBudget = z.output<typeof ToolBudget>;
 export const BudgetTicket = z.object({
   hold_id: z.string(),
   estimate_usd: z.number(),
-  day: z.string().meta({ description: 'The UTC day it was reserved in: its windows' }),
-  deployment: z.boolean().meta({ description: "Whether the deployment's daily cap holds it too" }),
+  day: z.string().check(z.meta({ description: 'The UTC day it was reserved in: its windows' })),
+  deployment: z.boolean().check(z.meta({ description: "Whether the deployment's daily cap holds it too" })),
 });
 export type BudgetTicket = z.output<typeof BudgetTicket>;

@@ -1,4 +1,8 @@
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+
+// zod/mini loads no locale, so every message would read "Invalid input"; the messages are classic zod's English ones.
+z.config(en());
 
 // A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type message.
 z.config({
@@ -25,10 +29,12 @@ export const SLUG_PATTERN = new RegExp(String.raw`^(?!\.\.?$)[^/?#\s\p{Cc}\p{Cf}
 /** Compared and stored in Unicode NFC, so `café` is one slug however the client composed its `é`. */
 export const Slug = z
   .string()
-  .normalize('NFC')
-  .regex(
-    SLUG_PATTERN,
-    `must be one lowercase segment of 1-${SLUG_MAX_CHARS} characters: no capital letters, whitespace, control characters, / ? or #, and not . or .. (e.g. best-running-shoes)`,
+  .check(
+    z.normalize('NFC'),
+    z.regex(
+      SLUG_PATTERN,
+      `must be one lowercase segment of 1-${SLUG_MAX_CHARS} characters: no capital letters, whitespace, control characters, / ? or #, and not . or .. (e.g. best-running-shoes)`,
+    ),
   );
 
 /**
@@ -102,23 +108,32 @@ export function isoDateOrTimestamp(text: string): string | null {
 
 /** A string that `normalize` accepts, replaced by what it returns. */
 const normalizedString = (normalize: (text: string) => string | null, message: string) =>
-  z.string().transform((value, ctx) => {
-    const normalized = normalize(value);
-    if (normalized !== null) return normalized;
-    ctx.addIssue({ code: 'custom', message, input: value });
-    return z.NEVER;
-  });
+  z.pipe(
+    z.string(),
+    z.transform((value, ctx) => {
+      const normalized = normalize(value);
+      if (normalized !== null) return normalized;
+      // A mini transform's context is the parse payload: the issue goes on its list.
+      ctx.issues.push({ code: 'custom', message, input: value });
+      return z.NEVER;
+    }),
+  );
 
 /** An ISO 8601 date or date-time, in any form `isoTimestamp` reads; stored and returned as UTC (docs/api.md#conventions). */
-export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z').meta({
-  description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
-});
+export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z').check(
+  z.meta({
+    description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
+  }),
+);
 
 /** A source's `accessed_at` (spec §2.3, a date): a date is kept as a date, a date-time is stored as UTC. */
-export const DateOrTimestamp = normalizedString(isoDateOrTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21').meta(
-  {
+export const DateOrTimestamp = normalizedString(
+  isoDateOrTimestamp,
+  'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21',
+).check(
+  z.meta({
     description: 'ISO 8601 date, kept as a date, or date-time, stored in UTC.',
-  },
+  }),
 );
 
 function parseUrl(value: string): URL | null {
@@ -130,13 +145,15 @@ function parseUrl(value: string): URL | null {
 }
 
 /** Any absolute URL. Whether it is ever rendered is decided by the renderer's scheme allow-list. */
-export const AbsoluteUrl = z.string().refine((v) => parseUrl(v) !== null, 'must be an absolute URL');
+export const AbsoluteUrl = z.string().check(z.refine((v) => parseUrl(v) !== null, 'must be an absolute URL'));
 
 /** An absolute http(s) URL. */
-export const HttpUrl = z.string().refine((v) => {
-  const url = parseUrl(v);
-  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
-}, 'must be an absolute http or https URL');
+export const HttpUrl = z.string().check(
+  z.refine((v) => {
+    const url = parseUrl(v);
+    return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
+  }, 'must be an absolute http or https URL'),
+);
 
 /**
  * The `site_id` a publish body may carry (spec §4.1 rule 3). Any value gets through here: the key's site
@@ -144,9 +161,8 @@ export const HttpUrl = z.string().refine((v) => {
  * integer a client should send.
  */
 export const SiteIdClaim = z
-  .unknown()
-  .optional()
-  .meta({ type: 'integer', description: "The API key's site (or its decimal string); any other value is 403 site_mismatch." });
+  .optional(z.unknown())
+  .check(z.meta({ type: 'integer', description: "The API key's site (or its decimal string); any other value is 403 site_mismatch." }));
 
 /** Only the `site_id` of a body, read before the rest of it. */
 export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
@@ -156,9 +172,8 @@ export const StringList = z.array(z.string());
 /** `GET /health`: `deep=1` also reads the table. */
 export const HealthQuery = z.object({
   deep: z
-    .enum(['0', '1'])
-    .default('0')
-    .meta({ description: '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached' }),
+    ._default(z.enum(['0', '1']), '0')
+    .check(z.meta({ description: '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached' })),
 });
 
 export const HealthReply = z.object({ ok: z.literal(true) });

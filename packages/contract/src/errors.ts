@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Machine codes of the error table (docs/api.md#errors). */
 export const ERROR_STATUS = {
@@ -34,12 +34,12 @@ export interface ValidationIssue {
 
 export const ErrorBody = z
   .looseObject({
-    error: z.string().meta({ description: 'Machine code; the same value as `code`.' }),
+    error: z.string().check(z.meta({ description: 'Machine code; the same value as `code`.' })),
     code: z.string(),
     message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    issues: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
   })
-  .meta({ id: 'Error' });
+  .check(z.meta({ id: 'Error' }));
 
 /**
  * The one error every layer throws; the HTTP layer turns it into the one flat error shape (docs/api.md#errors).

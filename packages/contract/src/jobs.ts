@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LIMITS } from './limits';
 import { RowId } from './research';
 import { BudgetTicket } from './budget';
@@ -37,31 +37,37 @@ function urlProblem(value: string): string | null {
 export const ResearchInput = z
   .object({
     mode: z.enum(RESEARCH_MODES),
-    seed: z
-      .string()
-      .trim()
-      .min(1)
-      .max(2000)
-      .meta({
+    seed: z.string().check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(2000),
+      z.meta({
         description: `keywords: ${KEYWORD_SEEDS}; web and reddit: a natural-language query; url: the https URL`,
       }),
-    question: z.string().trim().min(1).max(2000).optional().meta({ description: 'url mode: the question to answer from the page' }),
-    page_id: RowId.nullable().optional().meta({ description: 'keywords mode: link the ideas to this cm_pages row' }),
-    wait_ms: z.int().min(0).max(LIMITS.waitMsMax).default(LIMITS.waitMsMax).meta({ description: 'How long to wait for a job before answering running' }),
+    ),
+    question: z
+      .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000)))
+      .check(z.meta({ description: 'url mode: the question to answer from the page' })),
+    page_id: z.optional(z.nullable(RowId)).check(z.meta({ description: 'keywords mode: link the ideas to this cm_pages row' })),
+    wait_ms: z
+      ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
+      .check(z.meta({ description: 'How long to wait for a job before answering running' })),
   })
-  .superRefine((v, ctx) => {
-    if (v.mode === 'keywords') {
-      const seeds = keywordSeeds(v.seed);
-      const words = seeds.map((s) => (s ? s.split(' ').length : 0));
-      const seedsOk = seeds.length >= LIMITS.keywordSeedsMin && seeds.length <= LIMITS.keywordSeedsMax;
-      if (!seedsOk || words.some((n) => n < LIMITS.keywordSeedWordsMin || n > LIMITS.keywordSeedWordsMax)) {
-        ctx.addIssue({ code: 'custom', path: ['seed'], message: SEEDS_RULE });
+  .check(
+    z.superRefine((v, ctx) => {
+      if (v.mode === 'keywords') {
+        const seeds = keywordSeeds(v.seed);
+        const words = seeds.map((s) => (s ? s.split(' ').length : 0));
+        const seedsOk = seeds.length >= LIMITS.keywordSeedsMin && seeds.length <= LIMITS.keywordSeedsMax;
+        if (!seedsOk || words.some((n) => n < LIMITS.keywordSeedWordsMin || n > LIMITS.keywordSeedWordsMax)) {
+          ctx.addIssue({ code: 'custom', path: ['seed'], message: SEEDS_RULE });
+        }
       }
-    }
-    const problem = v.mode === 'url' ? urlProblem(v.seed) : null;
-    if (problem) ctx.addIssue({ code: 'custom', path: ['seed'], message: problem });
-    if (v.question !== undefined && v.mode !== 'url') ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
-  });
+      const problem = v.mode === 'url' ? urlProblem(v.seed) : null;
+      if (problem) ctx.addIssue({ code: 'custom', path: ['seed'], message: problem });
+      if (v.question !== undefined && v.mode !== 'url') ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
+    }),
+  );
 export type ResearchInput = z.output<typeof ResearchInput>;
 
 export const Finding = z.object({ text: z.string(), source_ids: z.array(z.string()) });
@@ -94,7 +100,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JobError = z.object({
   code: z.string(),
   message: z.string(),
-  retryable: z.boolean().optional().meta({ description: 'true: the same call may succeed when made again' }),
+  retryable: z.optional(z.boolean()).check(z.meta({ description: 'true: the same call may succeed when made again' })),
 });
 export type JobError = z.output<typeof JobError>;
 
@@ -103,15 +109,17 @@ export const JobView = z
     job_id: z.string(),
     tool: z.string(),
     status: z.enum(JOB_STATUSES),
-    result: z.record(z.string(), z.unknown()).optional(),
-    error: JobError.optional(),
+    result: z.optional(z.record(z.string(), z.unknown())),
+    error: z.optional(JobError),
   })
-  .meta({ id: 'Job' });
+  .check(z.meta({ id: 'Job' }));
 
-export const JobIdParams = z.object({ job_id: z.string().regex(/^job_[a-z0-9]{20,40}$/, 'not a job id') });
+export const JobIdParams = z.object({ job_id: z.string().check(z.regex(/^job_[a-z0-9]{20,40}$/, 'not a job id')) });
 
 export const JobQuery = z.object({
-  wait_ms: z.coerce.number().int().min(0).max(LIMITS.waitMsMax).default(0).meta({ description: 'Wait up to this long for the job to end' }),
+  wait_ms: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(LIMITS.waitMsMax)), 0)
+    .check(z.meta({ description: 'Wait up to this long for the job to end' })),
 });
 
 /** The message of the research queue. */
@@ -123,15 +131,15 @@ export const MonitorMessage = z.object({
   domain: z.string(),
   requested_at: z.string(),
   /** The run's reservation, made when it was queued. */
-  budget: BudgetTicket.optional(),
+  budget: z.optional(BudgetTicket),
 });
 export type MonitorMessage = z.output<typeof MonitorMessage>;
 export type ResearchMessage = z.output<typeof ResearchMessage>;
 
 export const RecallInput = z.object({
-  query: z.string().trim().min(1).max(500),
-  mode: z.enum(JOB_MODES).optional(),
-  page_id: RowId.optional(),
-  limit: z.int().min(1).max(LIMITS.recallMax).default(LIMITS.recallDefault),
+  query: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  mode: z.optional(z.enum(JOB_MODES)),
+  page_id: z.optional(RowId),
+  limit: z._default(z.int().check(z.minimum(1), z.maximum(LIMITS.recallMax)), LIMITS.recallDefault),
 });
 export type RecallInput = z.output<typeof RecallInput>;

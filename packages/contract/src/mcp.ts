@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PAGE_TYPES, PageStatus } from './common';
 import { LIMITS } from './limits';
 import { TOOL_FUNCTIONS, TOOL_NAMES, type ToolName } from './route-table';
@@ -69,45 +69,38 @@ export const MCP_TOOL_NOTES: Partial<Record<McpToolName, string>> = {
 };
 
 export const GetJobInput = z.object({
-  job_id: z.string().min(1).max(100),
+  job_id: z.string().check(z.minLength(1), z.maxLength(100)),
   wait_ms: z
-    .int()
-    .min(0)
-    .max(LIMITS.waitMsMax)
-    .optional()
-    .meta({ description: `Wait up to this long for the job to end (max ${LIMITS.waitMsMax})` }),
+    .optional(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)))
+    .check(z.meta({ description: `Wait up to this long for the job to end (max ${LIMITS.waitMsMax})` })),
 });
 export type GetJobInput = z.output<typeof GetJobInput>;
 
 export const FindPagesInput = z.object({
   query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'Words that must all appear in the slug or title (case-insensitive, anywhere in a word)' }),
-  type: z.enum(PAGE_TYPES).optional().meta({ description: 'article or question; both by default (articles first)' }),
-  status: PageStatus.optional(),
-  limit: z.int().min(1).max(LIMITS.findPagesMax).default(LIMITS.findPagesDefault),
-  cursor: z.string().min(1).max(2000).optional(),
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
+    .check(z.meta({ description: 'Words that must all appear in the slug or title (case-insensitive, anywhere in a word)' })),
+  type: z.optional(z.enum(PAGE_TYPES)).check(z.meta({ description: 'article or question; both by default (articles first)' })),
+  status: z.optional(PageStatus),
+  limit: z._default(z.int().check(z.minimum(1), z.maximum(LIMITS.findPagesMax)), LIMITS.findPagesDefault),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
 });
 export type FindPagesInput = z.output<typeof FindPagesInput>;
 
 export const FoundPage = z.object({
-  id: z.string().meta({ description: 'The page id: link with [text](page:<id>), or list it in related_*_ids' }),
+  id: z.string().check(z.meta({ description: 'The page id: link with [text](page:<id>), or list it in related_*_ids' })),
   type: z.enum(PAGE_TYPES),
   slug: z.string(),
-  title: z.string().meta({ description: "An article's title, a question's question" }),
+  title: z.string().check(z.meta({ description: "An article's title, a question's question" })),
   status: PageStatus,
   live: z.boolean(),
   deleted: z.boolean(),
-  url: z.string().meta({ description: 'The visitor page' }),
+  url: z.string().check(z.meta({ description: 'The visitor page' })),
   updated_at: z.string(),
 });
 
 export const FindPagesResult = z.object({
   pages: z.array(FoundPage),
-  examined: z.int().meta({ description: 'Listing entries this call looked through' }),
-  next_cursor: z.string().nullable().meta({ description: 'More pages (or more to search): call again with it' }),
+  examined: z.int().check(z.meta({ description: 'Listing entries this call looked through' })),
+  next_cursor: z.nullable(z.string()).check(z.meta({ description: 'More pages (or more to search): call again with it' })),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Block, KNOWN_BLOCKS } from './blocks';
 import { ERROR_STATUS } from './errors';
 import { ROUTES, type Reply, type Route } from './routes';
@@ -13,7 +13,7 @@ const DEFS_PREFIX = '#/$defs/';
  * A schema converted on its own carries the registered schemas it uses (those with an `id`) in its own
  * `$defs`, referred to from its root; in the document those are components, so the refs point there.
  */
-const jsonSchemaOf = (schema: z.ZodType): JsonSchema => {
+const jsonSchemaOf = (schema: z.ZodMiniType): JsonSchema => {
   const { $schema: _schema, $defs: _defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
     key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX) ? `${REF_PREFIX}${value.slice(DEFS_PREFIX.length)}` : value,
@@ -29,7 +29,7 @@ const describeBlocks: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['overrid
   ];
 };
 
-function schemaOf(schema: z.ZodType): JsonSchema {
+function schemaOf(schema: z.ZodMiniType): JsonSchema {
   const id = z.globalRegistry.get(schema)?.id;
   return id ? { $ref: `${REF_PREFIX}${id}` } : jsonSchemaOf(schema);
 }

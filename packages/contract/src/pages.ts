@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Blocks } from './blocks';
 import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdClaim, Slug, StringList, Timestamp, type PageType } from './common';
 
@@ -6,7 +6,7 @@ import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdCl
 export const TITLE_MAX = 2000;
 
 export const Source = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   title: z.string(),
   url: AbsoluteUrl,
   accessed_at: DateOrTimestamp,
@@ -19,13 +19,13 @@ export type Source = z.infer<typeof Source>;
  */
 const PageInputFields = {
   slug: Slug,
-  meta_title: z.string().nullish(),
-  meta_description: z.string().nullish(),
-  related_article_ids: StringList.nullish(),
-  related_question_ids: StringList.nullish(),
-  status: PageStatus.nullish(),
-  ai_model: z.string().nullish(),
-  updated_at: Timestamp.nullish(),
+  meta_title: z.nullish(z.string()),
+  meta_description: z.nullish(z.string()),
+  related_article_ids: z.nullish(StringList),
+  related_question_ids: z.nullish(StringList),
+  status: z.nullish(PageStatus),
+  ai_model: z.nullish(z.string()),
+  updated_at: z.nullish(Timestamp),
   site_id: SiteIdClaim,
 };
 
@@ -33,33 +33,33 @@ const PageInputFields = {
 export const ArticleInput = z
   .object({
     ...PageInputFields,
-    title: z.string().min(1).max(TITLE_MAX),
+    title: z.string().check(z.minLength(1), z.maxLength(TITLE_MAX)),
     body: Blocks,
-    excerpt: z.string().nullish(),
-    copy: z.string().nullish(),
-    keywords: StringList.nullish(),
-    audience: z.union([z.string(), StringList]).nullish(),
-    goal: z.string().nullish(),
-    category: z.string().nullish(),
-    cover_image: AbsoluteUrl.nullish(),
-    canonical_url: HttpUrl.nullish(),
-    noindex: z.boolean().nullish(),
-    schema_type: z.string().min(1).nullish(),
-    ai_generated: z.boolean().nullish(),
+    excerpt: z.nullish(z.string()),
+    copy: z.nullish(z.string()),
+    keywords: z.nullish(StringList),
+    audience: z.nullish(z.union([z.string(), StringList])),
+    goal: z.nullish(z.string()),
+    category: z.nullish(z.string()),
+    cover_image: z.nullish(AbsoluteUrl),
+    canonical_url: z.nullish(HttpUrl),
+    noindex: z.nullish(z.boolean()),
+    schema_type: z.nullish(z.string().check(z.minLength(1))),
+    ai_generated: z.nullish(z.boolean()),
   })
-  .meta({ id: 'ArticleInput' });
+  .check(z.meta({ id: 'ArticleInput' }));
 export type ArticleInput = z.infer<typeof ArticleInput>;
 
 /** Body of POST /questions (spec §2.2, docs/api.md#questions). A `summary` field is site-owned and dropped. */
 export const QuestionInput = z
   .object({
     ...PageInputFields,
-    question: z.string().min(1).max(TITLE_MAX),
+    question: z.string().check(z.minLength(1), z.maxLength(TITLE_MAX)),
     answer: Blocks,
-    sources: z.array(Source).nullish(),
-    topics: StringList.nullish(),
+    sources: z.nullish(z.array(Source)),
+    topics: z.nullish(StringList),
   })
-  .meta({ id: 'QuestionInput' });
+  .check(z.meta({ id: 'QuestionInput' }));
 export type QuestionInput = z.infer<typeof QuestionInput>;
 
 /** What the editor service owns of an article, defaults applied: replaced whole on every publish. */
@@ -67,23 +67,23 @@ export const ArticleDoc = z.object({
   slug: z.string(),
   title: z.string(),
   body: Blocks,
-  excerpt: z.string().nullable(),
-  copy: z.string().nullable(),
+  excerpt: z.nullable(z.string()),
+  copy: z.nullable(z.string()),
   keywords: StringList,
   meta_title: z.string(),
-  meta_description: z.string().nullable(),
-  audience: z.union([z.string(), StringList]).nullable(),
-  goal: z.string().nullable(),
-  category: z.string().nullable(),
-  cover_image: z.string().nullable(),
-  canonical_url: z.string().nullable(),
+  meta_description: z.nullable(z.string()),
+  audience: z.nullable(z.union([z.string(), StringList])),
+  goal: z.nullable(z.string()),
+  category: z.nullable(z.string()),
+  cover_image: z.nullable(z.string()),
+  canonical_url: z.nullable(z.string()),
   noindex: z.boolean(),
   schema_type: z.string(),
   related_article_ids: StringList,
   related_question_ids: StringList,
   status: PageStatus,
   ai_generated: z.boolean(),
-  ai_model: z.string().nullable(),
+  ai_model: z.nullable(z.string()),
   updated_at: z.string(),
 });
 export type ArticleDoc = z.infer<typeof ArticleDoc>;
@@ -95,11 +95,11 @@ export const QuestionDoc = z.object({
   sources: z.array(Source),
   topics: StringList,
   meta_title: z.string(),
-  meta_description: z.string().nullable(),
+  meta_description: z.nullable(z.string()),
   related_question_ids: StringList,
   related_article_ids: StringList,
   status: PageStatus,
-  ai_model: z.string().nullable(),
+  ai_model: z.nullable(z.string()),
   updated_at: z.string(),
 });
 export type QuestionDoc = z.infer<typeof QuestionDoc>;
@@ -110,7 +110,7 @@ export type PageDoc = ArticleDoc | QuestionDoc;
 export const SuppressedLink = z.object({
   id: z.string(),
   type: z.enum(PAGE_TYPES),
-  since: z.string().nullable(),
+  since: z.nullable(z.string()),
 });
 export type SuppressedLink = z.infer<typeof SuppressedLink>;
 
@@ -142,12 +142,14 @@ const PageMeta = {
   site_id: z.int(),
   created_at: z.string(),
   updated_at: z.string(),
-  live: z.boolean().meta({ description: 'Whether readers can reach the page now.' }),
-  deleted: z.boolean().meta({ description: 'The site reported the page deleted (visitors get 410).' }),
-  suppressed_links: z.array(SuppressedLink).meta({
-    description: 'Links of this page that readers do not see while their target is not live; the document above is as sent.',
-  }),
-  relinked_at: z.string().nullable().meta({ description: 'When relink last changed what readers see of this page.' }),
+  live: z.boolean().check(z.meta({ description: 'Whether readers can reach the page now.' })),
+  deleted: z.boolean().check(z.meta({ description: 'The site reported the page deleted (visitors get 410).' })),
+  suppressed_links: z.array(SuppressedLink).check(
+    z.meta({
+      description: 'Links of this page that readers do not see while their target is not live; the document above is as sent.',
+    }),
+  ),
+  relinked_at: z.nullable(z.string()).check(z.meta({ description: 'When relink last changed what readers see of this page.' })),
 };
 
 export const CommunityAnswer = z.object({
@@ -158,15 +160,17 @@ export const CommunityAnswer = z.object({
 });
 export type CommunityAnswer = z.infer<typeof CommunityAnswer>;
 
-export const ArticleRecord = ArticleDoc.extend({ ...PageMeta, type: z.literal('article') }).meta({ id: 'Article' });
+export const ArticleRecord = z.extend(ArticleDoc, { ...PageMeta, type: z.literal('article') }).check(z.meta({ id: 'Article' }));
 export type ArticleRecord = z.infer<typeof ArticleRecord>;
 
-export const QuestionRecord = QuestionDoc.extend({
-  ...PageMeta,
-  type: z.literal('question'),
-  summary: z.string().nullable().meta({ description: 'Site-owned; never written by a publish.' }),
-  community_answers: z.array(CommunityAnswer),
-}).meta({ id: 'Question' });
+export const QuestionRecord = z
+  .extend(QuestionDoc, {
+    ...PageMeta,
+    type: z.literal('question'),
+    summary: z.nullable(z.string()).check(z.meta({ description: 'Site-owned; never written by a publish.' })),
+    community_answers: z.array(CommunityAnswer),
+  })
+  .check(z.meta({ id: 'Question' }));
 export type QuestionRecord = z.infer<typeof QuestionRecord>;
 
 export type PageRecord = ArticleRecord | QuestionRecord;
@@ -176,52 +180,51 @@ export type PublishWarning = z.infer<typeof PublishWarning>;
 
 export const PublishResult = z
   .object({
-    id: z.string().meta({ description: "The site's id for the page, stable for the life of the slug." }),
+    id: z.string().check(z.meta({ description: "The site's id for the page, stable for the life of the slug." })),
     type: z.enum(['article', 'question']),
     slug: z.string(),
     status: PageStatus,
     created: z.boolean(),
     updated_at: z.string(),
-    url: z.string().meta({ description: 'The visitor page.' }),
+    url: z.string().check(z.meta({ description: 'The visitor page.' })),
     warnings: z.array(PublishWarning),
   })
-  .meta({ id: 'PublishResult' });
+  .check(z.meta({ id: 'PublishResult' }));
 export type PublishResult = z.infer<typeof PublishResult>;
 
 export const PageListQuery = z.object({
-  slug: Slug.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).optional(),
-  status: PageStatus.optional(),
+  slug: z.optional(Slug),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(200)), 50),
+  cursor: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(PageStatus),
   suppressed_links: z
-    .enum(['true', 'false'])
-    .optional()
-    .meta({ description: "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)" }),
+    .optional(z.enum(['true', 'false']))
+    .check(z.meta({ description: "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)" })),
 });
 export type PageListQuery = z.infer<typeof PageListQuery>;
 
 export const PageListItem = z.object({
   id: z.string(),
   slug: z.string(),
-  title: z.string().optional(),
-  question: z.string().optional(),
+  title: z.optional(z.string()),
+  question: z.optional(z.string()),
   status: PageStatus,
   live: z.boolean(),
   deleted: z.boolean(),
   updated_at: z.string(),
-  url: z.string().meta({ description: 'The visitor page.' }),
-  suppressed_links: z.array(SuppressedLink).optional().meta({ description: 'With suppressed_links=true: as on the page itself.' }),
+  url: z.string().check(z.meta({ description: 'The visitor page.' })),
+  suppressed_links: z.optional(z.array(SuppressedLink)).check(z.meta({ description: 'With suppressed_links=true: as on the page itself.' })),
 });
 export type PageListItem = z.infer<typeof PageListItem>;
 
-export const PageList = z.object({ items: z.array(PageListItem), next_cursor: z.string().nullable() }).meta({ id: 'PageList' });
+export const PageList = z.object({ items: z.array(PageListItem), next_cursor: z.nullable(z.string()) }).check(z.meta({ id: 'PageList' }));
 export type PageList = z.infer<typeof PageList>;
 
-export const PageIdParams = z.object({ id: z.string().min(1).max(100) });
+export const PageIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(100)) });
 
-export const SummaryInput = z.object({ summary: z.string().nullable() });
-export const CommunityAnswerInput = z.object({ author: z.string().min(1).max(200), blocks: Blocks });
+export const SummaryInput = z.object({ summary: z.nullable(z.string()) });
+export const CommunityAnswerInput = z.object({ author: z.string().check(z.minLength(1), z.maxLength(200)), blocks: Blocks });
 export type CommunityAnswerInput = z.infer<typeof CommunityAnswerInput>;
 export const CommunityAnswerCreated = z.object({ answer_id: z.string() });
 
-export const VisitorParams = z.object({ site_id: z.coerce.number().int().positive(), slug: Slug });
+export const VisitorParams = z.object({ site_id: z.coerce.number().check(z.int(), z.positive()), slug: Slug });

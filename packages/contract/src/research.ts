@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Slug } from './common';
 
 /* The research data of spec §2.7 (docs/api.md#tables): locales, keywords and the cm_* tables the db tools expose. */
@@ -44,12 +44,12 @@ export const DEFAULT_LOCALE = 'WW/en';
 export const REFRESH_LOCALE = 'US/en';
 
 /** `"<COUNTRY>/<lang>"`, e.g. `US/en`; `WW` is worldwide. */
-export const Locale = z
-  .string()
-  .regex(/^[A-Z]{2}\/[a-z]{2}$/, 'must be "<COUNTRY>/<lang>", e.g. "US/en" or "WW/en"')
-  .refine((v) => (COUNTRIES as readonly string[]).includes(v.slice(0, 2)), {
+export const Locale = z.string().check(
+  z.regex(/^[A-Z]{2}\/[a-z]{2}$/, 'must be "<COUNTRY>/<lang>", e.g. "US/en" or "WW/en"'),
+  z.refine((v) => (COUNTRIES as readonly string[]).includes(v.slice(0, 2)), {
     message: `country must be one of ${COUNTRIES.join(', ')}`,
-  });
+  }),
+);
 export type Locale = z.infer<typeof Locale>;
 
 /** Longest keyword and most words the keyword data providers accept. */
@@ -57,77 +57,81 @@ export const KEYWORD_MAX_CHARS = 80;
 export const KEYWORD_MAX_WORDS = 10;
 
 /** A search keyword: trimmed, 1–80 characters, at most 10 words. */
-export const Keyword = z
-  .string()
-  .trim()
-  .min(1)
-  .max(KEYWORD_MAX_CHARS)
-  .refine((v) => v.split(/\s+/).length <= KEYWORD_MAX_WORDS, { message: `at most ${KEYWORD_MAX_WORDS} words` });
+export const Keyword = z.string().check(
+  z.trim(),
+  z.minLength(1),
+  z.maxLength(KEYWORD_MAX_CHARS),
+  z.refine((v) => v.split(/\s+/).length <= KEYWORD_MAX_WORDS, { message: `at most ${KEYWORD_MAX_WORDS} words` }),
+);
 
 export const INTENTS = ['informational', 'navigational', 'commercial', 'transactional'] as const;
 export const Intent = z.enum(INTENTS);
 export type Intent = z.infer<typeof Intent>;
 
-export const RowId = z.int().positive();
+export const RowId = z.int().check(z.positive());
 
 const INEXACT = 'must be 0, or between 1e-130 and 9007199254740991 (2^53 - 1) in size: no other number is stored exactly';
 /**
  * A number a row stores or a filter compares, as DynamoDB takes it exactly: past ±(2^53 − 1) a JSON
  * number has already been rounded (and the SDK refuses it), and below 1e-130 DynamoDB underflows.
  */
-export const StoredNumber = z
-  .number()
-  .min(Number.MIN_SAFE_INTEGER, INEXACT)
-  .max(Number.MAX_SAFE_INTEGER, INEXACT)
-  .refine((n) => n === 0 || Math.abs(n) >= 1e-130, INEXACT);
+export const StoredNumber = z.number().check(
+  z.minimum(Number.MIN_SAFE_INTEGER, INEXACT),
+  z.maximum(Number.MAX_SAFE_INTEGER, INEXACT),
+  z.refine((n) => n === 0 || Math.abs(n) >= 1e-130, INEXACT),
+);
 
 /** A chart color, `#rrggbb` or the short `#rgb`, stored as `#rrggbb` in lower case. */
-export const HexColor = z
-  .string()
-  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color "#rrggbb" or "#rgb"')
-  .transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join('')}` : v).toLowerCase());
+export const HexColor = z.pipe(
+  z.string().check(z.regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color "#rrggbb" or "#rgb"')),
+  z.transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join('')}` : v).toLowerCase()),
+);
 
 /** A hostname as `add_competitor` stores it (normalized by core before this check). */
 export const Domain = z
   .string()
-  .max(253)
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as example.com');
+  .check(
+    z.maxLength(253),
+    z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as example.com'),
+  );
 
 /** The fields a caller may set on each table's rows (`id`, `created_at`, `updated_at` are assigned). */
 export const TABLE_FIELDS = {
   cm_topics: z.object({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().max(2000).optional(),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+    description: z.optional(z.string().check(z.maxLength(2000))),
   }),
   cm_pages: z.object({
-    title: z.string().trim().min(1).max(500),
-    slug: Slug.optional(),
-    topic_id: RowId.optional(),
-    primary_keyword: Keyword.optional(),
-    secondary_keywords: z.array(Keyword).max(50).default([]),
-    published_id: z.string().min(1).max(64).optional().meta({ description: "The site's page id, once published" }),
+    title: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+    slug: z.optional(Slug),
+    topic_id: z.optional(RowId),
+    primary_keyword: z.optional(Keyword),
+    secondary_keywords: z._default(z.array(Keyword).check(z.maxLength(50)), []),
+    published_id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.meta({ description: "The site's page id, once published" })),
   }),
   cm_keywords: z.object({
     keyword: Keyword,
-    locale: Locale.optional().meta({ description: "Default: the site's locale" }),
-    volume: z.int().min(0).nullable().default(null),
-    cpc_usd: StoredNumber.min(0).nullable().default(null),
-    competition: StoredNumber.min(0).max(1).nullable().default(null),
-    intent: Intent.nullable().default(null),
-    is_idea: z.boolean().default(false),
-    page_id: RowId.nullable().default(null),
-    checked_at: z.iso.datetime().nullable().default(null),
+    locale: z.optional(Locale).check(z.meta({ description: "Default: the site's locale" })),
+    volume: z._default(z.nullable(z.int().check(z.minimum(0))), null),
+    cpc_usd: z._default(z.nullable(StoredNumber.check(z.minimum(0))), null),
+    competition: z._default(z.nullable(StoredNumber.check(z.minimum(0), z.maximum(1))), null),
+    intent: z._default(z.nullable(Intent), null),
+    is_idea: z._default(z.boolean(), false),
+    page_id: z._default(z.nullable(RowId), null),
+    checked_at: z._default(z.nullable(z.iso.datetime()), null),
   }),
   cm_topic_keywords: z.object({
     topic_id: RowId,
     keyword_id: RowId,
-    score: StoredNumber.min(0).optional().meta({ description: "Default: the keyword's score from its metrics" }),
+    score: z.optional(StoredNumber.check(z.minimum(0))).check(z.meta({ description: "Default: the keyword's score from its metrics" })),
   }),
   cm_competitors: z.object({
-    domain: z.string().min(1).max(300),
-    display_name: z.string().trim().min(1).max(100).optional(),
-    color: HexColor.optional(),
-    active: z.boolean().default(true).meta({ description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it' }),
+    domain: z.string().check(z.minLength(1), z.maxLength(300)),
+    display_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+    color: z.optional(HexColor),
+    active: z
+      ._default(z.boolean(), true)
+      .check(z.meta({ description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it' })),
   }),
 } as const;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ErrorBody } from './errors';
 import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
@@ -22,15 +22,15 @@ import {
 
 export interface Reply {
   description: string;
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   contentType?: string;
 }
 
 /** What the OpenAPI document tells of a route besides its facts. */
 export interface RouteDocs {
   summary: string;
-  body?: z.ZodType;
-  query?: z.ZodObject;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniObject;
   replies: Record<number, Reply>;
 }
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { ToolName } from './route-table';
@@ -16,31 +16,26 @@ const ScalarValue = z.union([z.string(), StoredNumber, z.boolean(), z.null()]);
  */
 const count = (min: number, max: number) =>
   z
-    .union(
-      [
-        z.number(),
-        z
-          .string()
-          .trim()
-          .regex(/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a number'),
-      ],
-      { error: 'must be a number' },
+    .pipe(
+      z.pipe(
+        z.union([z.number(), z.string().check(z.trim(), z.regex(/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a number'))], { error: 'must be a number' }),
+        z.transform((v) => Math.floor(Number(v))),
+      ),
+      z.int().check(z.minimum(min), z.maximum(max)),
     )
-    .transform((v) => Math.floor(Number(v)))
-    .pipe(z.int().min(min).max(max))
-    .meta({ minimum: min, maximum: max });
+    .check(z.meta({ minimum: min, maximum: max }));
 
 export const DbSelectInput = z.object({
   table: TableName,
-  where: z.record(z.string(), ScalarValue).optional().meta({ description: 'Equality on row fields, all must hold' }),
-  limit: z.int().min(1).max(LIMITS.dbSelectMax).default(LIMITS.dbSelectDefault),
-  cursor: z.string().min(1).optional(),
+  where: z.optional(z.record(z.string(), ScalarValue)).check(z.meta({ description: 'Equality on row fields, all must hold' })),
+  limit: z._default(z.int().check(z.minimum(1), z.maximum(LIMITS.dbSelectMax)), LIMITS.dbSelectDefault),
+  cursor: z.optional(z.string().check(z.minLength(1))),
 });
 export type DbSelectInput = z.output<typeof DbSelectInput>;
 
 export const DbInsertInput = z.object({
   table: TableName,
-  row: z.record(z.string(), z.unknown()).meta({ description: "The row's fields; see the table's schema in the README" }),
+  row: z.record(z.string(), z.unknown()).check(z.meta({ description: "The row's fields; see the table's schema in the README" })),
 });
 export type DbInsertInput = z.output<typeof DbInsertInput>;
 
@@ -49,65 +44,64 @@ export type DbDeleteInput = z.output<typeof DbDeleteInput>;
 
 export const GetKeywordsInput = z
   .object({
-    seeds: z.array(Keyword).min(1).max(LIMITS.seedsMax).optional(),
-    topic_id: RowId.optional().meta({ description: "Pull for the topic's keywords; seeds are attached to it" }),
-    keyword_id: RowId.optional().meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' }),
+    seeds: z.optional(z.array(Keyword).check(z.minLength(1), z.maxLength(LIMITS.seedsMax))),
+    topic_id: z.optional(RowId).check(z.meta({ description: "Pull for the topic's keywords; seeds are attached to it" })),
+    keyword_id: z.optional(RowId).check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
   })
-  .refine((v) => v.seeds !== undefined || v.topic_id !== undefined || v.keyword_id !== undefined, {
-    message: 'give seeds, topic_id or keyword_id',
-  });
+  .check(
+    z.refine((v) => v.seeds !== undefined || v.topic_id !== undefined || v.keyword_id !== undefined, {
+      message: 'give seeds, topic_id or keyword_id',
+    }),
+  );
 export type GetKeywordsInput = z.output<typeof GetKeywordsInput>;
 
 export const LANDSCAPE_DEPTHS = ['metrics', 'list', 'analyze'] as const;
 
 export const SerpLandscapeInput = z
   .object({
-    keyword: Keyword.optional(),
-    topic_id: RowId.optional(),
-    page_id: RowId.optional(),
-    depth: z.enum(LANDSCAPE_DEPTHS).default('metrics'),
-    ideas: z
-      .boolean()
-      .default(false)
-      .meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` }),
+    keyword: z.optional(Keyword),
+    topic_id: z.optional(RowId),
+    page_id: z.optional(RowId),
+    depth: z._default(z.enum(LANDSCAPE_DEPTHS), 'metrics'),
+    ideas: z._default(z.boolean(), false).check(z.meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` })),
     limit: z
-      .int()
-      .min(1)
-      .max(LIMITS.listKeywordsMax)
-      .optional()
-      .meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` }),
-    keyword_ids: z.array(RowId).min(1).max(LIMITS.listKeywordsMax).optional().meta({ description: 'topic list: these committed keywords' }),
+      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.listKeywordsMax)))
+      .check(z.meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` })),
+    keyword_ids: z
+      .optional(z.array(RowId).check(z.minLength(1), z.maxLength(LIMITS.listKeywordsMax)))
+      .check(z.meta({ description: 'topic list: these committed keywords' })),
     wait_ms: z
-      .int()
-      .min(0)
-      .max(LIMITS.waitMsMax)
-      .default(LIMITS.waitMsMax)
-      .meta({ description: 'analyze: how long to wait for research before answering partial' }),
+      ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
+      .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
   })
-  .superRefine((v, ctx) => {
-    const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
-    if (scopes !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
-    if (v.ideas && v.depth !== 'metrics') ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
-    for (const field of ['limit', 'keyword_ids'] as const) {
-      if (v[field] === undefined) continue;
-      if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
-      else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
-    }
-    const analyzed = v.keyword_ids?.length ?? v.limit ?? 0;
-    if (v.depth === 'analyze' && analyzed > LIMITS.analyzeKeywords) {
-      const field = v.keyword_ids ? 'keyword_ids' : 'limit';
-      ctx.addIssue({ code: 'custom', path: [field], message: `analyze researches at most ${LIMITS.analyzeKeywords} keywords per call` });
-    }
-  });
+  .check(
+    z.superRefine((v, ctx) => {
+      const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
+      if (scopes !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
+      if (v.ideas && v.depth !== 'metrics') ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
+      for (const field of ['limit', 'keyword_ids'] as const) {
+        if (v[field] === undefined) continue;
+        if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
+        else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
+      }
+      const analyzed = v.keyword_ids?.length ?? v.limit ?? 0;
+      if (v.depth === 'analyze' && analyzed > LIMITS.analyzeKeywords) {
+        const field = v.keyword_ids ? 'keyword_ids' : 'limit';
+        ctx.addIssue({ code: 'custom', path: [field], message: `analyze researches at most ${LIMITS.analyzeKeywords} keywords per call` });
+      }
+    }),
+  );
 export type SerpLandscapeInput = z.output<typeof SerpLandscapeInput>;
 
 export const SerpKeywordRefreshInput = z.object({ keyword: Keyword });
 export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
 
 export const AddCompetitorInput = z.object({
-  domain: z.string().trim().min(1).max(300).meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' }),
-  display_name: z.string().trim().min(1).max(100).optional(),
-  color: HexColor.optional().meta({ description: 'Chart color "#rrggbb" or "#rgb"' }),
+  domain: z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(300), z.meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' })),
+  display_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  color: z.optional(HexColor).check(z.meta({ description: 'Chart color "#rrggbb" or "#rgb"' })),
 });
 export type AddCompetitorInput = z.output<typeof AddCompetitorInput>;
 
@@ -116,34 +110,30 @@ export const BACKLINK_DEPTHS = ['overview', 'links'] as const;
 export const SerpBacklinksInput = z
   .object({
     scope: z
-      .string()
-      .trim()
-      .min(1)
-      .max(300)
-      .default('all')
-      .meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' }),
-    depth: z.enum(BACKLINK_DEPTHS).default('overview'),
+      ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(300)), 'all')
+      .check(z.meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' })),
+    depth: z._default(z.enum(BACKLINK_DEPTHS), 'overview'),
     // prefault, not default: the default is an input, so the JSON Schema shows it.
-    trend_months: count(1, LIMITS.trendMonthsMax).prefault(LIMITS.trendMonthsDefault),
-    limit: count(1, LIMITS.linksMax)
-      .optional()
-      .meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` }),
+    trend_months: z.prefault(count(1, LIMITS.trendMonthsMax), LIMITS.trendMonthsDefault),
+    limit: z.optional(count(1, LIMITS.linksMax)).check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
   })
-  .superRefine((v, ctx) => {
-    if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
-    if (v.depth === 'links' && v.scope === 'all')
-      ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
-  });
+  .check(
+    z.superRefine((v, ctx) => {
+      if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
+      if (v.depth === 'links' && v.scope === 'all')
+        ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
+    }),
+  );
 export type SerpBacklinksInput = z.output<typeof SerpBacklinksInput>;
 
 /* Results. Every result carries where its data came from and what the call cost. */
 
 const ToolMeta = {
-  data_source: z.string().meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' }),
-  cost_usd: z.number().meta({ description: 'What the paid provider calls of this request cost' }),
-  cached: z.boolean().meta({ description: 'true when stored data answered and no provider was called' }),
-  budget: ToolBudget.optional().meta({ description: 'Paid results: what the tightest budget window has left' }),
-  simulated: z.literal(true).optional().meta({ description: 'cost_usd is sandbox list prices, not billed' }),
+  data_source: z.string().check(z.meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' })),
+  cost_usd: z.number().check(z.meta({ description: 'What the paid provider calls of this request cost' })),
+  cached: z.boolean().check(z.meta({ description: 'true when stored data answered and no provider was called' })),
+  budget: z.optional(ToolBudget).check(z.meta({ description: 'Paid results: what the tightest budget window has left' })),
+  simulated: z.optional(z.literal(true)).check(z.meta({ description: 'cost_usd is sandbox list prices, not billed' })),
 };
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
@@ -153,62 +143,64 @@ export const KeywordRowSchema = z
     id: z.int(),
     keyword: z.string(),
     locale: z.string(),
-    volume: z.int().nullable(),
-    cpc_usd: z.number().nullable(),
-    competition: z.number().nullable(),
-    intent: Intent.nullable(),
+    volume: z.nullable(z.int()),
+    cpc_usd: z.nullable(z.number()),
+    competition: z.nullable(z.number()),
+    intent: z.nullable(Intent),
     is_idea: z.boolean(),
-    page_id: z.int().nullable(),
-    checked_at: z.string().nullable(),
+    page_id: z.nullable(z.int()),
+    checked_at: z.nullable(z.string()),
     data_source: z.string(),
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .meta({ id: 'KeywordRow' });
+  .check(z.meta({ id: 'KeywordRow' }));
 
-export const DbSelectResult = z.object({ ...ToolMeta, table: TableName, rows: z.array(Row), next_cursor: z.string().nullable() });
+export const DbSelectResult = z.object({ ...ToolMeta, table: TableName, rows: z.array(Row), next_cursor: z.nullable(z.string()) });
 export const DbInsertResult = z.object({ ...ToolMeta, table: TableName, row: Row, warnings: z.array(z.string()) });
 export const DbDeleteResult = z.object({
   ...ToolMeta,
   table: TableName,
   id: z.int(),
   deleted: z.literal(true),
-  cascaded: z.record(z.string(), z.int()).meta({ description: 'Rows deleted with it, per table' }),
+  cascaded: z.record(z.string(), z.int()).check(z.meta({ description: 'Rows deleted with it, per table' })),
 });
 
 export const GetKeywordsResult = z.object({
   ...ToolMeta,
   locale: z.string(),
   keywords: z.array(KeywordRowSchema),
-  no_data: z.array(z.string()).meta({ description: 'Seeds the data has nothing for' }),
-  topic_id: z.int().nullable(),
-  attached: z.int().meta({ description: 'Keywords newly attached to the topic' }),
+  no_data: z.array(z.string()).check(z.meta({ description: 'Seeds the data has nothing for' })),
+  topic_id: z.nullable(z.int()),
+  attached: z.int().check(z.meta({ description: 'Keywords newly attached to the topic' })),
 });
 
 export const SerpSummary = z
   .object({
-    locale: z.string().meta({
-      description: `The SERP's locale: the keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when the keyword has no SERP of its own`,
-    }),
+    locale: z.string().check(
+      z.meta({
+        description: `The SERP's locale: the keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when the keyword has no SERP of its own`,
+      }),
+    ),
     fetched_at: z.string(),
     data_source: z.string(),
-    site_position: z.int().nullable(),
+    site_position: z.nullable(z.int()),
     competitor_positions: z.array(z.object({ domain: z.string(), position: z.int() })),
-    top_domains: z.array(z.string()).meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` }),
+    top_domains: z.array(z.string()).check(z.meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` })),
   })
-  .meta({ id: 'SerpSummary' });
+  .check(z.meta({ id: 'SerpSummary' }));
 
 export const LandscapeKeyword = z.object({
   keyword: z.string(),
-  keyword_id: z.int().nullable(),
+  keyword_id: z.nullable(z.int()),
   locale: z.string(),
-  volume: z.int().nullable(),
-  cpc_usd: z.number().nullable(),
-  competition: z.number().nullable(),
-  intent: Intent.nullable(),
-  is_idea: z.boolean().meta({ description: 'A keyword known only as an idea: shown here, never a list or analyze target' }),
+  volume: z.nullable(z.int()),
+  cpc_usd: z.nullable(z.number()),
+  competition: z.nullable(z.number()),
+  intent: z.nullable(Intent),
+  is_idea: z.boolean().check(z.meta({ description: 'A keyword known only as an idea: shown here, never a list or analyze target' })),
   score: z.number(),
-  serp: SerpSummary.nullable(),
+  serp: z.nullable(SerpSummary),
 });
 
 export const Coverage = z.object({
@@ -221,7 +213,7 @@ export const Coverage = z.object({
 
 export const SovDomain = z.object({
   domain: z.string(),
-  sov: z.number().meta({ description: 'Share of voice 0–1' }),
+  sov: z.number().check(z.meta({ description: 'Share of voice 0–1' })),
   keywords_ranked: z.int(),
   is_site: z.boolean(),
   is_competitor: z.boolean(),
@@ -236,33 +228,34 @@ const ResearchFindings = {
 
 export const SerpLandscapeResult = z.object({
   ...ToolMeta,
-  scope: z.object({ type: z.enum(['keyword', 'topic', 'page']), id: z.int().nullable(), name: z.string() }),
+  scope: z.object({ type: z.enum(['keyword', 'topic', 'page']), id: z.nullable(z.int()), name: z.string() }),
   depth: z.enum(LANDSCAPE_DEPTHS),
   coverage: Coverage,
   keywords: z.array(LandscapeKeyword),
   sov: z.object({
     domains: z.array(SovDomain),
-    verdict: z.enum(['leads', 'contends', 'trails']).nullable(),
-    verdict_reason: z.string().nullable(),
+    verdict: z.nullable(z.enum(['leads', 'contends', 'trails'])),
+    verdict_reason: z.nullable(z.string()),
   }),
-  ideas: z.array(KeywordRowSchema).optional(),
-  list: z
-    .object({
+  ideas: z.optional(z.array(KeywordRowSchema)),
+  list: z.optional(
+    z.object({
       fetched: z.array(z.string()),
       skipped: z.array(z.string()),
       failed: z.array(z.string()),
-      skipped_ideas: z.array(z.string()).meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" }),
-    })
-    .optional(),
+      skipped_ideas: z.array(z.string()).check(z.meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" })),
+    }),
+  ),
   research: z
-    .object({
-      status: z.enum(['complete', 'partial']).meta({ description: 'partial: call again with the same parameters to collect the rest' }),
-      facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
-      in_process: z.array(z.string()).meta({ description: 'Keywords whose research is queued or running' }),
-      failed: z.array(z.object({ keyword: z.string(), error: JobError })),
-    })
-    .optional()
-    .meta({ description: 'analyze only' }),
+    .optional(
+      z.object({
+        status: z.enum(['complete', 'partial']).check(z.meta({ description: 'partial: call again with the same parameters to collect the rest' })),
+        facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
+        in_process: z.array(z.string()).check(z.meta({ description: 'Keywords whose research is queued or running' })),
+        failed: z.array(z.object({ keyword: z.string(), error: JobError })),
+      }),
+    )
+    .check(z.meta({ description: 'analyze only' })),
 });
 
 export const SerpKeywordRefreshResult = z.object({
@@ -274,7 +267,7 @@ export const SerpKeywordRefreshResult = z.object({
     data_source: z.string(),
     items: z.array(z.object({ position: z.int(), domain: z.string(), url: z.string(), title: z.string() })),
   }),
-  untracked_competitors: z.array(z.string()).meta({ description: `Top-${LIMITS.untrackedCompetitorPositions} domains neither tracked nor the site` }),
+  untracked_competitors: z.array(z.string()).check(z.meta({ description: `Top-${LIMITS.untrackedCompetitorPositions} domains neither tracked nor the site` })),
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
 
@@ -283,24 +276,26 @@ export const ResearchResult = z.union([
     ...ToolMeta,
     mode: z.literal('keywords'),
     keywords: z.array(
-      z.object({ keyword: z.string(), volume: z.int(), cpc_usd: z.number().nullable(), competition: z.number().nullable(), intent: Intent.nullable() }),
+      z.object({ keyword: z.string(), volume: z.int(), cpc_usd: z.nullable(z.number()), competition: z.nullable(z.number()), intent: z.nullable(Intent) }),
     ),
   }),
-  z.object({ ...ToolMeta, job_id: z.string().nullable(), status: z.literal('succeeded'), ...ResearchFindings }),
+  z.object({ ...ToolMeta, job_id: z.nullable(z.string()), status: z.literal('succeeded'), ...ResearchFindings }),
   z.object({
     ...ToolMeta,
     job_id: z.string(),
     status: z.enum(['queued', 'running', 'failed']),
     error: JobView.shape.error,
-    retry_after_ms: z.int().optional().meta({ description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)' }),
+    retry_after_ms: z
+      .optional(z.int())
+      .check(z.meta({ description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)' })),
   }),
 ]);
 
 const CompetitorRow = z.object({
   id: z.int(),
   domain: z.string(),
-  display_name: z.string().nullable(),
-  color: z.string().nullable(),
+  display_name: z.nullable(z.string()),
+  color: z.nullable(z.string()),
   active: z.boolean(),
   added_at: z.string(),
   created_at: z.string(),
@@ -310,9 +305,11 @@ const CompetitorRow = z.object({
 export const AddCompetitorResult = z.object({
   ...ToolMeta,
   competitor: CompetitorRow,
-  created: z.boolean().meta({ description: 'false when the domain already had a row' }),
-  completed: z.boolean().meta({ description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)' }),
-  monitoring_deferred: z.int().meta({ description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again' }),
+  created: z.boolean().check(z.meta({ description: 'false when the domain already had a row' })),
+  completed: z.boolean().check(z.meta({ description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)' })),
+  monitoring_deferred: z
+    .int()
+    .check(z.meta({ description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again' })),
 });
 
 export const HEALTH_FLAGS = [
@@ -330,21 +327,21 @@ const LinkingPageSchema = z.object({
   url_from: z.string(),
   url_to: z.string(),
   anchor: z.string(),
-  authority: z.int().meta({ description: `${LIMITS.authorityMin}–${LIMITS.authorityMax}, higher is stronger` }),
+  authority: z.int().check(z.meta({ description: `${LIMITS.authorityMin}–${LIMITS.authorityMax}, higher is stronger` })),
   dofollow: z.boolean(),
-  first_seen: z.string().nullable(),
+  first_seen: z.nullable(z.string()),
 });
 
 const BacklinkProfileSchema = z.object({
   domain: z.string(),
   is_site: z.boolean(),
   is_competitor: z.boolean(),
-  snapshot_at: z.string().nullable().meta({ description: 'When monitoring took the profile; null for a live lookup' }),
+  snapshot_at: z.nullable(z.string()).check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
   summary: z.object({
     backlinks: z.int(),
     referring_domains: z.int(),
     rank: z.int(),
-    backlinks_per_referring_domain: z.number().nullable(),
+    backlinks_per_referring_domain: z.nullable(z.number()),
     spam_score: z.number(),
     broken_links: z.int(),
     dofollow_share: z.number(),
@@ -370,8 +367,8 @@ export const SerpBacklinksResult = z.union([
     ),
     gap: z
       .array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) }))
-      .meta({ description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank' }),
-    health: z.array(z.enum(HEALTH_FLAGS)).meta({ description: "The scope's own domain: the site, or the domain looked up" }),
+      .check(z.meta({ description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank' })),
+    health: z.array(z.enum(HEALTH_FLAGS)).check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),
   }),
   z.object({ ...ToolMeta, scope: z.string(), depth: z.literal('links'), domain: z.string(), links: z.array(LinkingPageSchema) }),
 ]);
@@ -383,8 +380,8 @@ export const RecallResult = z.object({
       ...ResearchFindings,
       mode: z.string(),
       query: z.string(),
-      question: z.string().nullable(),
-      page_id: z.int().nullable(),
+      question: z.nullable(z.string()),
+      page_id: z.nullable(z.int()),
       created_at: z.string(),
     }),
   ),
@@ -394,8 +391,8 @@ export const RecallResult = z.object({
 export interface ToolSpec {
   name: ToolName;
   description: string;
-  input: z.ZodType;
-  result: z.ZodType;
+  input: z.ZodMiniType;
+  result: z.ZodMiniType;
 }
 
 export const TOOLS: readonly ToolSpec[] = [

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Timestamp } from './common';
 
 /** Dollar sums kept to a millionth: provider costs are fractions of a cent, and float sums drift. */
@@ -17,11 +17,11 @@ export interface UsageEntry {
 
 export const UsageQuery = z
   .object({
-    from: Timestamp.optional().meta({ description: 'Start, inclusive (default: the start of the current UTC month)' }),
-    to: Timestamp.optional().meta({ description: 'End, exclusive (default: now)' }),
-    by: z.literal('day').optional().meta({ description: 'day: also break the sums down per UTC day and tool (by_day)' }),
+    from: z.optional(Timestamp).check(z.meta({ description: 'Start, inclusive (default: the start of the current UTC month)' })),
+    to: z.optional(Timestamp).check(z.meta({ description: 'End, exclusive (default: now)' })),
+    by: z.optional(z.literal('day')).check(z.meta({ description: 'day: also break the sums down per UTC day and tool (by_day)' })),
   })
-  .refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'from must not be after to' });
+  .check(z.refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'from must not be after to' }));
 export type UsageQuery = z.output<typeof UsageQuery>;
 
 export const UsageLine = z.object({
@@ -29,11 +29,13 @@ export const UsageLine = z.object({
   provider: z.string(),
   calls: z.int(),
   cost_usd: z.number(),
-  simulated: z.literal(true).optional().meta({ description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money" }),
+  simulated: z
+    .optional(z.literal(true))
+    .check(z.meta({ description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money" })),
 });
 export type UsageLine = z.output<typeof UsageLine>;
 
-export const UsageDayLine = UsageLine.extend({ day: z.string().meta({ description: 'The UTC day, YYYY-MM-DD' }) });
+export const UsageDayLine = z.extend(UsageLine, { day: z.string().check(z.meta({ description: 'The UTC day, YYYY-MM-DD' })) });
 export type UsageDayLine = z.output<typeof UsageDayLine>;
 
 export const UsageReport = z
@@ -41,13 +43,12 @@ export const UsageReport = z
     from: z.string(),
     to: z.string(),
     calls: z.int(),
-    cost_usd: z.number().meta({ description: 'Billed money: simulated lines are left out' }),
+    cost_usd: z.number().check(z.meta({ description: 'Billed money: simulated lines are left out' })),
     simulated_cost_usd: z
-      .number()
-      .optional()
-      .meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' }),
-    by_tool: z.array(UsageLine).meta({ description: 'Per tool and provider, costliest first' }),
-    by_day: z.array(UsageDayLine).optional().meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' }),
+      .optional(z.number())
+      .check(z.meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' })),
+    by_tool: z.array(UsageLine).check(z.meta({ description: 'Per tool and provider, costliest first' })),
+    by_day: z.optional(z.array(UsageDayLine)).check(z.meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' })),
   })
-  .meta({ id: 'UsageReport' });
+  .check(z.meta({ id: 'UsageReport' }));
 export type UsageReport = z.output<typeof UsageReport>;

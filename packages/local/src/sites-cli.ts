@@ -2,7 +2,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { parseArgs } from 'node:util';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BudgetInput } from '@cm/contract';
 import { createDocumentClient, createStore } from '@cm/store';
 import { setBudget } from '@cm/tools';
@@ -24,30 +24,35 @@ the local stack) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws u
 with your AWS credentials and AWS_REGION.`;
 
 const CreateSite = z.object({
-  name: z.string().min(1, 'is required'),
-  domain: z.string().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as example.com'),
-  locale: z
-    .string()
-    .regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')
-    .default('WW/en'),
+  name: z.string().check(z.minLength(1, 'is required')),
+  domain: z.string().check(z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as example.com')),
+  locale: z._default(z.string().check(z.regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')), 'WW/en'),
 });
 
-const SiteId = z.coerce.number({ error: 'must be a site id' }).int('must be a site id').positive('must be a site id');
+const SiteId = z.coerce.number({ error: 'must be a site id' }).check(z.int('must be a site id'), z.positive('must be a site id'));
 
 const RotateKey = z.object({
   site: SiteId,
-  'grace-seconds': z.coerce.number().int('must be whole seconds').min(0, 'must be 0 or more').default(0),
+  'grace-seconds': z._default(z.coerce.number().check(z.int('must be whole seconds'), z.minimum(0, 'must be 0 or more')), 0),
 });
 
 const RevokeKey = z
-  .object({ site: SiteId.optional(), key: z.string().startsWith('cmk_', 'must be an API key').optional() })
-  .refine((input) => (input.site === undefined) !== (input.key === undefined), 'give --site ID or --key KEY (one of them)');
+  .object({ site: z.optional(SiteId), key: z.optional(z.string().check(z.startsWith('cmk_', 'must be an API key'))) })
+  .check(z.refine((input) => (input.site === undefined) !== (input.key === undefined), 'give --site ID or --key KEY (one of them)'));
 
-const Limit = z.union([z.literal('none').transform(() => null), z.coerce.number()]).optional();
+const Limit = z.optional(
+  z.union([
+    z.pipe(
+      z.literal('none'),
+      z.transform(() => null),
+    ),
+    z.coerce.number(),
+  ]),
+);
 const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit });
 
 /** `schema`'s reading of the options, or null after saying what is wrong (exit code 2). */
-function parsed<S extends z.ZodType>(schema: S, values: unknown): z.output<S> | null {
+function parsed<S extends z.ZodMiniType>(schema: S, values: unknown): z.output<S> | null {
   const input = schema.safeParse(values);
   if (input.success) return input.data;
   for (const issue of input.error.issues) console.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);

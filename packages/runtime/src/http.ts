@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { ApiError, bodyLimitOf, fieldError, ROUTE_TABLE, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
 import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
@@ -66,9 +66,9 @@ export interface ApiRequest {
   /** The site of the API key; 0 on routes without auth. */
   siteId: number;
   /** The request body, parsed as JSON and validated with a contract schema (`400` otherwise). */
-  body<S extends z.ZodType>(schema: S): z.output<S>;
-  query<S extends z.ZodType>(schema: S): z.output<S>;
-  params<S extends z.ZodType>(schema: S): z.output<S>;
+  body<S extends z.ZodMiniType>(schema: S): z.output<S>;
+  query<S extends z.ZodMiniType>(schema: S): z.output<S>;
+  params<S extends z.ZodMiniType>(schema: S): z.output<S>;
   /** Absolute base URL of this deployment, for links to visitor pages. */
   baseUrl: string;
   /** This request's log lines and metrics. */
@@ -83,7 +83,7 @@ export interface State {
 }
 
 /** `value` parsed with a contract schema, or `400 validation_failed` naming `where` (body, query, path). */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(where, result.error.issues);
   return result.data;

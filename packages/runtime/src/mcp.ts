@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -144,7 +144,7 @@ class ToolFailure extends Error {
 }
 
 /** A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow fields). */
-function mcpSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _ignored, ...out } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
   const open = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(open);
@@ -159,7 +159,7 @@ function mcpSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema
   return { ...result, type: 'object' };
 }
 
-const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodType; result: z.ZodType }> = {
+const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniType; result: z.ZodMiniType }> = {
   get_job: {
     description: `A queued research job (from research or serp_landscape analyze): queued, running, succeeded with its result, or failed. wait_ms (max ${LIMITS.waitMsMax}) waits for it to end; while it runs, call again after retry_after_ms.`,
     input: GetJobInput,
@@ -169,7 +169,8 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodType;
     description:
       "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now); and its budget: per UTC day and month the limit, spent and reserved amounts and when it resets (a paid call that would pass a limit is refused with budget_exceeded).",
     input: UsageQuery,
-    result: UsageReport.extend({ budget: BudgetView }),
+    // Its fields in a new object: z.extend would keep UsageReport's checks, and with them its meta, which names the UsageReport component.
+    result: z.object({ ...UsageReport.shape, budget: BudgetView }),
   },
   find_pages: {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
@@ -182,7 +183,7 @@ let listing: Tool[] | undefined;
 
 /** tools/list: every registry tool with its schemas, then the extras; made once per container. */
 function mcpTools(): Tool[] {
-  const describe = (name: McpToolName, description: string, input: z.ZodType, result: z.ZodType): Tool => {
+  const describe = (name: McpToolName, description: string, input: z.ZodMiniType, result: z.ZodMiniType): Tool => {
     const { title, ...annotations } = MCP_TOOL_HINTS[name];
     const note = MCP_TOOL_NOTES[name];
     return {
@@ -258,7 +259,7 @@ const runTool = (caller: Caller, name: ToolName, args: Json) => {
   return callRoute(TOOL_FUNCTIONS[name], routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
 };
 
-const parse = <S extends z.ZodType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
+const parse = <S extends z.ZodMiniType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
 
 const getJob = (caller: Caller, args: Json) => {
   const input = parse(GetJobInput, args);

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { validationError } from '@cm/contract';
 import { observationOf, observed, type Observation } from './observability';
 
@@ -11,7 +11,7 @@ import { observationOf, observed, type Observation } from './observability';
  * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
  * dead-letter queue.
  */
-export function sqsWorker<S extends z.ZodType>(schema: S, handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>) {
+export function sqsWorker<S extends z.ZodMiniType>(schema: S, handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>) {
   const processor = new BatchProcessor(EventType.SQS);
   const onRecord = (invocation: Observation) => async (record: SQSRecord) => {
     const observation = invocation.child({ message_id: record.messageId, receive_count: Number(record.attributes.ApproximateReceiveCount) });

@@ -1,5 +1,5 @@
 import { roundUsd } from '@cm/contract';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TAVILY_PRICES } from '../prices';
 import { ProviderError, type Meter } from '../types';
 
@@ -42,10 +42,10 @@ const SearchResponse = z.object({
       title: z.string(),
       url: z.string(),
       content: z.string(),
-      raw_content: z.string().nullish(),
+      raw_content: z.nullish(z.string()),
     }),
   ),
-  usage: z.object({ credits: z.number() }).optional(),
+  usage: z.optional(z.object({ credits: z.number() })),
 });
 
 type Attempt = { results: SearchResult[] } | { retryable: boolean; message: string; code?: number };

@@ -6,7 +6,7 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { Finding } from '@cm/contract';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BEDROCK_HIGHEST, bedrockCost, bedrockPrice, SYNTHESIS_MAX_TOKENS, type TokenPrice } from '../prices';
 
 export { bedrockPrice } from '../prices';
@@ -79,9 +79,9 @@ const INPUT_SCHEMA = {
   },
   required: ['facts', 'opinions'],
 };
-const FindingItem = z.object({ text: z.string().trim().min(1), source_ids: z.array(z.string()) });
+const FindingItem = z.object({ text: z.string().check(z.trim(), z.minLength(1)), source_ids: z.array(z.string()) });
 /** Read leniently: a malformed finding is dropped, not the whole answer. */
-const ToolOutput = z.object({ facts: z.array(z.unknown()).default([]), opinions: z.array(z.unknown()).default([]) });
+const ToolOutput = z.object({ facts: z._default(z.array(z.unknown()), []), opinions: z._default(z.array(z.unknown()), []) });
 
 const SYSTEM = [
   'You extract research findings from web sources for a content writer.',
