@@ -18,6 +18,8 @@ export interface BundleSize {
   heaviest: { name: string; bytes: number }[];
   /** This repository's files with code in the bundle, relative to its root. */
   ownFiles: string[];
+  /** Whether classic zod (its methods come with every schema) has code in the bundle, not only zod/mini and zod's core. */
+  classicZod: boolean;
 }
 
 /** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries, mcp the MCP SDK (with ajv). */
@@ -48,11 +50,12 @@ function contents(metafile: Metafile) {
     .filter(([path, input]) => input.bytesInOutput > 0 && packageOf(path) === '(this repository)')
     .map(([path]) => path)
     .sort();
+  const classicZod = Object.entries(output.inputs).some(([path, input]) => input.bytesInOutput > 0 && /node_modules\/zod\/v4\/classic\//.test(path));
   const packages = [...byPackage]
     .filter(([name, bytes]) => bytes > 0 && name !== '(this repository)')
     .map(([name]) => name)
     .sort();
-  return { sdkClients, packages, heaviest, ownFiles };
+  return { sdkClients, packages, heaviest, ownFiles, classicZod };
 }
 
 /** The esbuild options `cdk synth` bundles a handler module with (BUNDLING, and `aliases` from the project root), into `outfile`. */

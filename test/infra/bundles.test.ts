@@ -77,6 +77,10 @@ describe('what a bundle leaves out', () => {
     }
   });
 
+  it('carries classic zod only in mcp, whose MCP SDK imports it: the contract is zod/mini', () => {
+    expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual(['mcp']);
+  });
+
   it('carries the documentation of every route (schemas of all bodies and replies) only where the OpenAPI document is served', () => {
     for (const size of sizes) {
       const documents = size.ownFiles.filter((file) => file === 'packages/contract/src/routes.ts' || file === 'packages/contract/src/openapi.ts');
