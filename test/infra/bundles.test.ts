@@ -79,6 +79,10 @@ describe('what a bundle leaves out', () => {
 
   it('carries classic zod only in mcp, whose MCP SDK imports it: the contract is zod/mini', () => {
     expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual(['mcp']);
+    // zod/mini has no messages of its own: common.ts configures zod's English ones (and "Required"), so every bundle with zod must run it.
+    for (const size of sizes.filter((s) => s.packages.includes('zod'))) {
+      expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/common.ts') }).toEqual({ name: size.name, configured: true });
+    }
   });
 
   it('carries the documentation of every route (schemas of all bodies and replies) only where the OpenAPI document is served', () => {

@@ -2,6 +2,7 @@ import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 
 // zod/mini loads no locale, so every message would read "Invalid input"; the messages are classic zod's English ones.
+// These calls are why package.json names this module as having side effects: a bundle keeps it wherever the contract is imported.
 z.config(en());
 
 // A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type message.
