@@ -13,6 +13,7 @@ import {
   validationError,
   withDocs,
 } from '@cm/contract';
+import * as z from 'zod/mini';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
@@ -266,5 +267,14 @@ describe('the route table and its documentation', () => {
   it('documents every route of the service: ROUTES is the route table, in its order', () => {
     expect(ROUTES.map(routeKey)).toEqual(ROUTE_TABLE.map(routeKey));
     expect(ROUTES.every((route) => route.summary.length > 0)).toBe(true);
+  });
+});
+
+describe('component names', () => {
+  it('stay on the schema they name: a check added later makes an unnamed copy, and the OpenAPI document still builds', () => {
+    const checked = ArticleInput.check(z.refine(() => true));
+    expect(z.globalRegistry.get(checked)?.id).toBeUndefined();
+    expect(z.globalRegistry.get(ArticleInput)?.id).toBe('ArticleInput');
+    expect(() => buildOpenApi()).not.toThrow();
   });
 });

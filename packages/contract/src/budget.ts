@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { named } from './common';
 import { LIMITS } from './limits';
 import { StoredNumber } from './research';
 
@@ -28,9 +29,10 @@ export const BudgetWindowView = z.object({
 });
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
 
-export const BudgetView = z
-  .object({ daily: BudgetWindowView, monthly: BudgetWindowView })
-  .check(z.meta({ id: 'Budget', description: "This site's spend limits and what its windows hold now" }));
+export const BudgetView = named(z.object({ daily: BudgetWindowView, monthly: BudgetWindowView }), {
+  id: 'Budget',
+  description: "This site's spend limits and what its windows hold now",
+});
 export type BudgetView = z.output<typeof BudgetView>;
 
 /** What a paid tool result says of the budget: the least left of the windows with a limit. */

@@ -10,6 +10,16 @@ z.config({
   customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
 });
 
+/**
+ * A schema the OpenAPI document names (a component). The name is registered on the schema itself, as
+ * classic zod's `.meta()` did: a `z.meta` check would be copied into every later `.check()` of it, and
+ * two schemas of one id make the JSON Schema conversion throw.
+ */
+export function named<S extends z.ZodMiniType>(schema: S, meta: { id: string; description?: string }): S {
+  z.globalRegistry.add(schema, meta);
+  return schema;
+}
+
 export const PAGE_TYPES = ['article', 'question'] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { named } from './common';
 
 /** Machine codes of the error table (docs/api.md#errors). */
 export const ERROR_STATUS = {
@@ -32,14 +33,15 @@ export interface ValidationIssue {
   message: string;
 }
 
-export const ErrorBody = z
-  .looseObject({
+export const ErrorBody = named(
+  z.looseObject({
     error: z.string().check(z.meta({ description: 'Machine code; the same value as `code`.' })),
     code: z.string(),
     message: z.string(),
     issues: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
-  })
-  .check(z.meta({ id: 'Error' }));
+  }),
+  { id: 'Error' },
+);
 
 /**
  * The one error every layer throws; the HTTP layer turns it into the one flat error shape (docs/api.md#errors).

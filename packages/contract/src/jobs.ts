@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { named } from './common';
 import { LIMITS } from './limits';
 import { RowId } from './research';
 import { BudgetTicket } from './budget';
@@ -104,15 +105,16 @@ export const JobError = z.object({
 });
 export type JobError = z.output<typeof JobError>;
 
-export const JobView = z
-  .object({
+export const JobView = named(
+  z.object({
     job_id: z.string(),
     tool: z.string(),
     status: z.enum(JOB_STATUSES),
     result: z.optional(z.record(z.string(), z.unknown())),
     error: z.optional(JobError),
-  })
-  .check(z.meta({ id: 'Job' }));
+  }),
+  { id: 'Job' },
+);
 
 export const JobIdParams = z.object({ job_id: z.string().check(z.regex(/^job_[a-z0-9]{20,40}$/, 'not a job id')) });
 

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { PAGE_TYPES, PageStatus, Timestamp } from './common';
+import { PAGE_TYPES, PageStatus, Timestamp, named } from './common';
 
 export const NOTIFY_ACTIONS = ['edited', 'published', 'unpublished', 'deleted'] as const;
 export type NotifyAction = (typeof NOTIFY_ACTIONS)[number];
 
 /** Body of POST /api/content/notify (spec §2.6, docs/api.md#notify): the site tells the editor service a page changed. */
-export const NotifyInput = z
-  .object({
+export const NotifyInput = named(
+  z.object({
     id: z.string().check(z.minLength(1), z.maxLength(100)),
     type: z.enum(PAGE_TYPES),
     status: z.optional(PageStatus).check(z.meta({ description: 'The state the site now stores; trusted over action.' })),
@@ -17,12 +17,13 @@ export const NotifyInput = z
         description: 'When the change happened; a notify older than one already applied changes nothing.',
       }),
     ),
-  })
-  .check(z.meta({ id: 'NotifyInput' }));
+  }),
+  { id: 'NotifyInput' },
+);
 export type NotifyInput = z.infer<typeof NotifyInput>;
 
-export const NotifyResult = z
-  .object({
+export const NotifyResult = named(
+  z.object({
     ok: z.boolean(),
     matched: z.boolean().check(z.meta({ description: 'false: the editor service has no page with that id (normal).' })),
     relink: z.enum(['queued', 'skipped']),
@@ -30,8 +31,9 @@ export const NotifyResult = z
     reason: z
       .optional(z.enum(['stale', 'unmatched']))
       .check(z.meta({ description: 'Why not: stale, a newer notify or publish was applied already; unmatched, no such page.' })),
-  })
-  .check(z.meta({ id: 'NotifyResult' }));
+  }),
+  { id: 'NotifyResult' },
+);
 export type NotifyResult = z.infer<typeof NotifyResult>;
 
 /**

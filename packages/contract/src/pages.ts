@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { Blocks } from './blocks';
-import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdClaim, Slug, StringList, Timestamp, type PageType } from './common';
+import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdClaim, Slug, StringList, Timestamp, type PageType, named } from './common';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
@@ -30,8 +30,8 @@ const PageInputFields = {
 };
 
 /** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
-export const ArticleInput = z
-  .object({
+export const ArticleInput = named(
+  z.object({
     ...PageInputFields,
     title: z.string().check(z.minLength(1), z.maxLength(TITLE_MAX)),
     body: Blocks,
@@ -46,20 +46,22 @@ export const ArticleInput = z
     noindex: z.nullish(z.boolean()),
     schema_type: z.nullish(z.string().check(z.minLength(1))),
     ai_generated: z.nullish(z.boolean()),
-  })
-  .check(z.meta({ id: 'ArticleInput' }));
+  }),
+  { id: 'ArticleInput' },
+);
 export type ArticleInput = z.infer<typeof ArticleInput>;
 
 /** Body of POST /questions (spec §2.2, docs/api.md#questions). A `summary` field is site-owned and dropped. */
-export const QuestionInput = z
-  .object({
+export const QuestionInput = named(
+  z.object({
     ...PageInputFields,
     question: z.string().check(z.minLength(1), z.maxLength(TITLE_MAX)),
     answer: Blocks,
     sources: z.nullish(z.array(Source)),
     topics: z.nullish(StringList),
-  })
-  .check(z.meta({ id: 'QuestionInput' }));
+  }),
+  { id: 'QuestionInput' },
+);
 export type QuestionInput = z.infer<typeof QuestionInput>;
 
 /** What the editor service owns of an article, defaults applied: replaced whole on every publish. */
@@ -160,17 +162,18 @@ export const CommunityAnswer = z.object({
 });
 export type CommunityAnswer = z.infer<typeof CommunityAnswer>;
 
-export const ArticleRecord = z.extend(ArticleDoc, { ...PageMeta, type: z.literal('article') }).check(z.meta({ id: 'Article' }));
+export const ArticleRecord = named(z.extend(ArticleDoc, { ...PageMeta, type: z.literal('article') }), { id: 'Article' });
 export type ArticleRecord = z.infer<typeof ArticleRecord>;
 
-export const QuestionRecord = z
-  .extend(QuestionDoc, {
+export const QuestionRecord = named(
+  z.extend(QuestionDoc, {
     ...PageMeta,
     type: z.literal('question'),
     summary: z.nullable(z.string()).check(z.meta({ description: 'Site-owned; never written by a publish.' })),
     community_answers: z.array(CommunityAnswer),
-  })
-  .check(z.meta({ id: 'Question' }));
+  }),
+  { id: 'Question' },
+);
 export type QuestionRecord = z.infer<typeof QuestionRecord>;
 
 export type PageRecord = ArticleRecord | QuestionRecord;
@@ -178,8 +181,8 @@ export type PageRecord = ArticleRecord | QuestionRecord;
 export const PublishWarning = z.object({ path: z.string(), message: z.string() });
 export type PublishWarning = z.infer<typeof PublishWarning>;
 
-export const PublishResult = z
-  .object({
+export const PublishResult = named(
+  z.object({
     id: z.string().check(z.meta({ description: "The site's id for the page, stable for the life of the slug." })),
     type: z.enum(['article', 'question']),
     slug: z.string(),
@@ -188,8 +191,9 @@ export const PublishResult = z
     updated_at: z.string(),
     url: z.string().check(z.meta({ description: 'The visitor page.' })),
     warnings: z.array(PublishWarning),
-  })
-  .check(z.meta({ id: 'PublishResult' }));
+  }),
+  { id: 'PublishResult' },
+);
 export type PublishResult = z.infer<typeof PublishResult>;
 
 export const PageListQuery = z.object({
@@ -217,7 +221,7 @@ export const PageListItem = z.object({
 });
 export type PageListItem = z.infer<typeof PageListItem>;
 
-export const PageList = z.object({ items: z.array(PageListItem), next_cursor: z.nullable(z.string()) }).check(z.meta({ id: 'PageList' }));
+export const PageList = named(z.object({ items: z.array(PageListItem), next_cursor: z.nullable(z.string()) }), { id: 'PageList' });
 export type PageList = z.infer<typeof PageList>;
 
 export const PageIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(100)) });

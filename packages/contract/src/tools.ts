@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { named } from './common';
 import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { ToolName } from './route-table';
@@ -138,8 +139,8 @@ const ToolMeta = {
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
 
-export const KeywordRowSchema = z
-  .object({
+export const KeywordRowSchema = named(
+  z.object({
     id: z.int(),
     keyword: z.string(),
     locale: z.string(),
@@ -153,8 +154,9 @@ export const KeywordRowSchema = z
     data_source: z.string(),
     created_at: z.string(),
     updated_at: z.string(),
-  })
-  .check(z.meta({ id: 'KeywordRow' }));
+  }),
+  { id: 'KeywordRow' },
+);
 
 export const DbSelectResult = z.object({ ...ToolMeta, table: TableName, rows: z.array(Row), next_cursor: z.nullable(z.string()) });
 export const DbInsertResult = z.object({ ...ToolMeta, table: TableName, row: Row, warnings: z.array(z.string()) });
@@ -175,8 +177,8 @@ export const GetKeywordsResult = z.object({
   attached: z.int().check(z.meta({ description: 'Keywords newly attached to the topic' })),
 });
 
-export const SerpSummary = z
-  .object({
+export const SerpSummary = named(
+  z.object({
     locale: z.string().check(
       z.meta({
         description: `The SERP's locale: the keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when the keyword has no SERP of its own`,
@@ -187,8 +189,9 @@ export const SerpSummary = z
     site_position: z.nullable(z.int()),
     competitor_positions: z.array(z.object({ domain: z.string(), position: z.int() })),
     top_domains: z.array(z.string()).check(z.meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` })),
-  })
-  .check(z.meta({ id: 'SerpSummary' }));
+  }),
+  { id: 'SerpSummary' },
+);
 
 export const LandscapeKeyword = z.object({
   keyword: z.string(),

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Timestamp } from './common';
+import { Timestamp, named } from './common';
 
 /** Dollar sums kept to a millionth: provider costs are fractions of a cent, and float sums drift. */
 export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
@@ -38,8 +38,8 @@ export type UsageLine = z.output<typeof UsageLine>;
 export const UsageDayLine = z.extend(UsageLine, { day: z.string().check(z.meta({ description: 'The UTC day, YYYY-MM-DD' })) });
 export type UsageDayLine = z.output<typeof UsageDayLine>;
 
-export const UsageReport = z
-  .object({
+export const UsageReport = named(
+  z.object({
     from: z.string(),
     to: z.string(),
     calls: z.int(),
@@ -49,6 +49,7 @@ export const UsageReport = z
       .check(z.meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' })),
     by_tool: z.array(UsageLine).check(z.meta({ description: 'Per tool and provider, costliest first' })),
     by_day: z.optional(z.array(UsageDayLine)).check(z.meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' })),
-  })
-  .check(z.meta({ id: 'UsageReport' }));
+  }),
+  { id: 'UsageReport' },
+);
 export type UsageReport = z.output<typeof UsageReport>;
