@@ -204,7 +204,7 @@ function initMs(node: string, bundle: string): number {
 
 async function main() {
   console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
-  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'bench', demoSite: true });
+  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'bench', demoSite: true, schedules: false });
   const floor = await startFloor(stack.dynamo.endpoint, stack.tableName);
   const key = stack.demo!.api_key;
   const siteId = stack.demo!.site_id;

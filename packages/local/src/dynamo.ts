@@ -26,7 +26,12 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
   server.on('request', (req: { headers: Record<string, string | string[] | undefined> }, res: ServerResponse) => {
     const at = durations.push(Number.NaN) - 1;
     const started = performance.now();
-    res.once('finish', () => (durations[at] = performance.now() - started));
+    const done = () => {
+      if (Number.isNaN(durations[at])) durations[at] = performance.now() - started;
+    };
+    res.once('finish', done);
+    // A request whose client went away before the answer was sent ends here instead.
+    res.once('close', done);
     requests++;
     operations.push(
       String(req.headers['x-amz-target'] ?? '')

@@ -27,6 +27,12 @@ export interface LocalStackOptions {
   demoSite?: boolean;
   /** Overrides, for every worker, of the queue settings the in-process queues share with AWS. */
   queues?: QueueOptions;
+  /**
+   * Run the monitoring schedule and the research sweep on their timers (default true). The benchmark
+   * turns them off, so no DynamoDB request of theirs lands among the ones it times; `runSchedule` and
+   * `sweep` still run them on demand.
+   */
+  schedules?: boolean;
 }
 
 export interface DemoSite {
@@ -127,12 +133,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const runSchedule = async () => (await monitorSchedule(scheduledEvent(new Date()), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS))).queued;
     // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
-    const schedule = setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS);
-    schedule.unref();
+    const timers = options.schedules ?? true;
+    const schedule = timers
+      ? setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS)
+      : undefined;
+    schedule?.unref();
     // The research sweep, as its EventBridge rule runs it on AWS.
     const sweep = async () => researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
-    const sweeper = setInterval(() => void sweep().catch((error: unknown) => console.error('research sweep failed', error)), RESEARCH_SWEEP_MINUTES * 60_000);
-    sweeper.unref();
+    const sweeper = timers
+      ? setInterval(() => void sweep().catch((error: unknown) => console.error('research sweep failed', error)), RESEARCH_SWEEP_MINUTES * 60_000)
+      : undefined;
+    sweeper?.unref();
 
     // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
     setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
