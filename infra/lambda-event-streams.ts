@@ -8,5 +8,9 @@ const notBundled = (): never => {
   throw new Error('@smithy/core/event-streams is not in the Lambda bundles (infra/lambda-event-streams.ts): no operation they call streams events');
 };
 
-export const EventStreamSerde = notBundled;
+export class EventStreamSerde {
+  constructor() {
+    notBundled();
+  }
+}
 export const eventStreamSerdeProvider = notBundled;
