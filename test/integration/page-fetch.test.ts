@@ -1,16 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { isPublicAddress } from '@cm/core';
 import { ProviderError } from '../../packages/providers/src/types';
 import { UrlRefused } from '@cm/providers';
 import { fetchReadablePage, type PageFetchOptions } from '../../packages/providers/src/web/page';
-
-/** Self-signed for public.test, redirect.test, localhost and 127.0.0.1; see test/fixtures/tls/README.md. */
-const tls = join(__dirname, '../fixtures/tls');
-const cert = readFileSync(join(tls, 'cert.pem'));
-const key = readFileSync(join(tls, 'key.pem'));
+import { startTlsSite, TEST_CA, type TlsSite } from '../helpers/tls-site';
 
 /** What the test DNS answers; a name missing here does not resolve. */
 const DNS: Record<string, string[]> = {
@@ -35,14 +27,12 @@ const ARTICLE = `<!doctype html><html><head><title>How Trail Shoes Are Made | Sh
 </article></main>
 <footer>Copyright Shoe Blog FOOTER-MARKER</footer></body></html>`;
 
-let server: Server;
-let port: number;
-/** Every TCP connection and request the server saw: a refusal must leave both empty. */
-let connections: number;
+let site: TlsSite;
+/** Every request the server saw: a refusal must leave it empty (and the site's connections at 0). */
 let requests: Array<{ host: string; path: string; userAgent?: string; accept?: string }>;
 
 beforeAll(async () => {
-  server = createServer({ cert, key }, (req, res) => {
+  site = await startTlsSite('127.0.0.1', (req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     const path = req.url ?? '/';
     requests.push({ host, path, userAgent: req.headers['user-agent'], accept: req.headers.accept });
@@ -71,18 +61,12 @@ beforeAll(async () => {
     else if (loop) redirect(307, `/loop/${Number(loop[1]) + 1}`);
     else res.writeHead(404).end();
   });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => site.close());
 
 beforeEach(() => {
-  connections = 0;
+  site.connections = 0;
   requests = [];
 });
 
@@ -92,8 +76,8 @@ beforeEach(() => {
  * to the test server.
  */
 const options = (extra: PageFetchOptions = {}): PageFetchOptions => ({
-  ca: cert,
-  port,
+  ca: TEST_CA,
+  port: site.port,
   resolve: async (host) => DNS[host] ?? [],
   isAllowed: (address) => address === '127.0.0.1' || isPublicAddress(address),
   ...extra,
@@ -140,21 +124,21 @@ describe('fetchReadablePage', () => {
     await expectRefused('ftp://public.test/article');
     await expectRefused('https://user:secret@public.test/article', options(), /credentials/);
     await expectRefused('not a url');
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('refuses loopback, IPv6 loopback and metadata literals under the default policy, before connecting', async () => {
-    const defaults: PageFetchOptions = { ca: cert, port, timeoutMs: 1000 };
+    const defaults: PageFetchOptions = { ca: TEST_CA, port: site.port, timeoutMs: 1000 };
     await expectRefused('https://127.0.0.1/article', defaults, /not a public address/);
     await expectRefused('https://[::1]/article', defaults, /not a public address/);
     await expectRefused('https://[::ffff:127.0.0.1]/article', defaults, /not a public address/);
     await expectRefused('https://169.254.169.254/latest/meta-data/', defaults, /not a public address/);
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('refuses a name reserved for private hosts even when it resolves to an allowed address', async () => {
     await expectRefused('https://localhost/article', options(), /private host/);
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('refuses names resolving to private, metadata or IPv6 loopback addresses, or to nothing, before connecting', async () => {
@@ -163,12 +147,12 @@ describe('fetchReadablePage', () => {
     await expectRefused('https://metadata.test/latest/meta-data/', quick, /169\.254\.169\.254/);
     await expectRefused('https://v6.test/article', quick, /::1/);
     await expectRefused('https://nowhere.test/article', quick, /does not resolve/);
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('refuses a name when any one of its addresses is private', async () => {
     await expectRefused('https://mixed.test/article', options(), /192\.168\.1\.4/);
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('connects to the address it checked: a resolver that changes its answer (rebinding) is asked once', async () => {

@@ -1,7 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { ApiError } from '@cm/contract';
 import { isPublicAddress } from '@cm/core';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
@@ -10,17 +6,13 @@ import { WebResearch, type WebResearchParts } from '@cm/providers/web';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { research, runResearchJob, type SiteBudget, type ToolContext } from '@cm/tools';
 import { matrixFigure, nameOf, REFUSED_ADDRESSES, REFUSED_URLS, SSRF_DNS } from '../helpers/ssrf-matrix';
+import { startTlsSite, TEST_CA, type TlsSite } from '../helpers/tls-site';
 
 /*
  * url research over the SSRF matrix (test/helpers/ssrf-matrix.ts): refused at the call with
  * `400 validation_failed`, and by the worker's fetch, redirects included, with `url_refused`, and in
  * both cases before any connection to what is refused.
  */
-
-/** Self-signed for public.test; see test/fixtures/tls/README.md. */
-const tls = join(__dirname, '../fixtures/tls');
-const cert = readFileSync(join(tls, 'cert.pem'));
-const key = readFileSync(join(tls, 'key.pem'));
 
 /**
  * The stand-in for a public server listens on 127.0.0.3, the one address the fetch may connect to
@@ -32,14 +24,12 @@ const DNS: Record<string, string[]> = { ...SSRF_DNS, 'public.test': [SERVER_ADDR
 /** Every URL of the matrix: the URL forms, and a name resolving to each refused address. */
 const TARGETS = [...REFUSED_URLS.map((entry) => entry.url), ...REFUSED_ADDRESSES.map((_entry, i) => `https://${nameOf(i)}/page`)];
 
-let server: Server;
-let port: number;
-let connections: number;
+let site: TlsSite;
 let requests: string[];
 let lookups: string[];
 
 beforeAll(async () => {
-  server = createServer({ cert, key }, (req, res) => {
+  site = await startTlsSite(SERVER_ADDRESS, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://public.test');
     requests.push(url.pathname);
     const hops = /^\/hop\/(\d+)$/.exec(url.pathname);
@@ -50,18 +40,12 @@ beforeAll(async () => {
     else if (hops) res.writeHead(301, { location: to }).end();
     else res.writeHead(200, { 'content-type': 'text/plain' }).end('a public page');
   });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, SERVER_ADDRESS, resolve));
-  port = (server.address() as AddressInfo).port;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => site.close());
 
 beforeEach(() => {
-  connections = 0;
+  site.connections = 0;
   requests = [];
   lookups = [];
 });
@@ -118,14 +102,18 @@ describe('url research at the call', () => {
     console.log(matrixFigure(refused, TARGETS.length, 'url research URLs at the call'));
     // Literals and private names are refused before any lookup; names after theirs.
     expect(lookups).toEqual(REFUSED_ADDRESSES.map((_entry, i) => nameOf(i)));
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 });
 
 describe("url research's fetch", () => {
   /** Web research as the worker runs it, fetching through the stand-in; search and synthesis must never run. */
   const webResearch = (fetch: WebResearchParts['fetch']) =>
-    new WebResearch({ search: untouchable('search'), synthesis: untouchable('synthesis'), fetch: { ca: cert, port, resolve, timeoutMs: 5000, ...fetch } });
+    new WebResearch({
+      search: untouchable('search'),
+      synthesis: untouchable('synthesis'),
+      fetch: { ca: TEST_CA, port: site.port, resolve, timeoutMs: 5000, ...fetch },
+    });
   const standIn = { isAllowed: (address: string) => address === SERVER_ADDRESS || isPublicAddress(address) };
 
   async function expectRefused(provider: WebResearch, url: string): Promise<UrlRefused> {
@@ -141,7 +129,7 @@ describe("url research's fetch", () => {
     const provider = webResearch({});
     for (const url of TARGETS) await expectRefused(provider, url);
     console.log(matrixFigure(TARGETS.length, TARGETS.length, 'URLs at the fetch'));
-    expect(connections).toBe(0);
+    expect(site.connections).toBe(0);
   });
 
   it('refuses a redirect to any URL of the matrix: the redirect is the last request, and nothing connects to its target', async () => {
@@ -153,12 +141,12 @@ describe("url research's fetch", () => {
     expect(requests).toEqual(['/redirect', '/page']);
 
     requests = [];
-    connections = 0;
+    site.connections = 0;
     for (const target of TARGETS) await expectRefused(provider, `https://public.test/redirect?to=${encodeURIComponent(target)}`);
     console.log(matrixFigure(TARGETS.length, TARGETS.length, 'redirect targets'));
     // One request and one connection per URL: the redirect; none to a refused target.
     expect(requests).toEqual(TARGETS.map(() => '/redirect'));
-    expect(connections).toBe(TARGETS.length);
+    expect(site.connections).toBe(TARGETS.length);
   });
 
   it('refuses a loopback at the end of a redirect chain, hop after hop checked', async () => {
@@ -195,7 +183,7 @@ describe('a url research job whose URL redirects to loopback', () => {
     const provider = new WebResearch({
       search: untouchable('search'),
       synthesis: untouchable('synthesis'),
-      fetch: { ca: cert, port, resolve, isAllowed: (address) => address === SERVER_ADDRESS || isPublicAddress(address) },
+      fetch: { ca: TEST_CA, port: site.port, resolve, isAllowed: (address) => address === SERVER_ADDRESS || isPublicAddress(address) },
     });
     const deps = {
       store,
@@ -214,7 +202,7 @@ describe('a url research job whose URL redirects to loopback', () => {
       error: { code: 'url_refused', message: '127.0.0.1 is not a public address' },
     });
     expect(requests).toEqual(['/hop/2', '/hop/1']);
-    expect(connections).toBe(2);
+    expect(site.connections).toBe(2);
     expect(await store.researchSlots.state()).toMatchObject({ inflight: 0 });
   });
 });
