@@ -169,8 +169,7 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
     description:
       "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now); and its budget: per UTC day and month the limit, spent and reserved amounts and when it resets (a paid call that would pass a limit is refused with budget_exceeded).",
     input: UsageQuery,
-    // Its fields in a new object: z.extend would keep UsageReport's checks, and with them its meta, which names the UsageReport component.
-    result: z.object({ ...UsageReport.shape, budget: BudgetView }),
+    result: z.extend(UsageReport, { budget: BudgetView }),
   },
   find_pages: {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
