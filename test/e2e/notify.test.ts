@@ -107,6 +107,22 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
     expect((await t.call('POST', '/api/content/notify', { id: 'x', type: 'article' }, { key: null })).status).toBe(401);
     expect((await notify({ id: 'art_zzzzzzzzzzzzzzzz', type: 'article', extra: 1 })).status).toBe(200);
   });
+
+  it('takes null status, action, slug and updated_at as left out (audit)', async () => {
+    const id = await publishArticle('n-nulls');
+    const nulls = { status: null, action: null, slug: null, updated_at: null };
+    expect((await notify({ id, type: 'article', ...nulls })).body).toEqual(applied('skipped'));
+    expect(await state(id)).toEqual({ status: 'published', live: true });
+    expect((await notify({ id, type: 'article', ...nulls, action: 'unpublished' })).body).toEqual(applied('queued'));
+    expect((await notify({ id, type: 'article', ...nulls, status: 'published' })).body).toEqual(applied('queued'));
+  });
+
+  it('answers matched false for an id of any length that matches no page (audit: over 100 characters)', async () => {
+    for (const id of ['x'.repeat(101), 'page-'.repeat(2000)]) {
+      const reply = await notify({ id, type: 'article', action: 'deleted' });
+      expect([reply.status, reply.body]).toEqual([200, { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' }]);
+    }
+  });
 });
 
 describe('out-of-order and repeated deliveries', () => {
@@ -141,23 +157,42 @@ describe('out-of-order and repeated deliveries', () => {
     expect(await state(id)).toEqual({ status: 'draft', live: false });
   });
 
-  it('takes an editor publish as newer than every notify before it', async () => {
-    const id = await publishArticle('n-publish-newer');
+  it('starts a new sequence at each publish: the first notify after it applies whatever its date', async () => {
+    const id = await publishArticle('n-publish-sequence');
     const minuteAgo = new Date(Date.now() - 60_000).toISOString();
     await notify({ id, type: 'article', action: 'unpublished', updated_at: '2030-01-01T00:00:00Z' });
-    expect((await t.call('POST', '/articles', article('n-publish-newer'))).status).toBe(200);
+    expect((await t.call('POST', '/articles', article('n-publish-sequence'))).status).toBe(200);
     expect(await state(id)).toEqual({ status: 'published', live: true });
-    // A delivery of a change made before the republish changes nothing, and says why.
-    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual({
-      ok: true,
-      matched: true,
-      relink: 'skipped',
-      applied: false,
-      reason: 'stale',
-    });
-    expect(await state(id)).toEqual({ status: 'published', live: true });
-    expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual(applied('queued'));
+    // The site's dates are compared with its own earlier notifies since the publish, never with this service's clock.
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual(applied('queued'));
     expect(await state(id)).toEqual({ status: 'draft', live: false });
+    // Within the sequence, reordered deliveries are still ordered by their dates.
+    const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: twoMinutesAgo })).body).toMatchObject({ applied: false, reason: 'stale' });
+    expect(await state(id)).toEqual({ status: 'draft', live: false });
+  });
+
+  it("never loses a take-down to the page's own stored date (audit: stale-1)", async () => {
+    const published = await t.call('POST', '/articles', { slug: 'stale-1', title: 'T', body: [], updated_at: '2025-01-02T03:04:05Z' });
+    expect(published.status).toBe(201);
+    const reply = await notify({ id: published.body.id, type: 'article', action: 'deleted', updated_at: '2025-01-02T03:04:05Z' });
+    expect(reply.body).toEqual(applied('queued'));
+    expect((await t.call('GET', `/sites/${t.siteId}/articles/stale-1`, undefined, { key: null })).status).toBe(410);
+  });
+
+  it('never loses a take-down to a site clock that runs 2 s behind', async () => {
+    const id = await publishArticle('n-clock-behind');
+    const behind = new Date(Date.now() - 2_000).toISOString();
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: behind })).body).toEqual(applied('queued'));
+    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-clock-behind`, undefined, { key: null })).status).toBe(404);
+  });
+
+  it('applies equal dates in arrival order', async () => {
+    const id = await publishArticle('n-equal-dates');
+    const [at] = await instants(1);
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: at })).body).toEqual(applied('queued'));
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: at })).body).toEqual(applied('queued'));
+    expect(await state(id)).toEqual({ status: 'published', live: true });
   });
 
   it('gives exactly one queued relink to concurrent identical notifies', async () => {

@@ -1,4 +1,4 @@
-import { isStaleNotify, liveChanged, notifiedState, notifyTime, type LiveState } from '@cm/core';
+import { isStaleNotify, liveChanged, notifiedState, siteTime, type LiveState } from '@cm/core';
 
 const published: LiveState = { status: 'published', deleted: false };
 const draft: LiveState = { status: 'draft', deleted: false };
@@ -41,22 +41,22 @@ describe('notify state (spec §3)', () => {
 
   const RECEIVED = '2026-06-01T00:00:00.000Z';
 
-  it('ignores a delivery older than the newest applied one, not a repeat or a newer one', () => {
-    expect(isStaleNotify(null, '2026-01-01T00:00:00.000Z', RECEIVED)).toBe(false);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.000Z', RECEIVED)).toBe(true);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z', RECEIVED)).toBe(false);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z', RECEIVED)).toBe(false);
+  it("ignores a delivery dated before the site's newest applied date, not a repeat, a newer one or an undated one", () => {
+    expect(isStaleNotify(null, '2026-01-01T00:00:00.000Z')).toBe(false);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.000Z')).toBe(true);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z')).toBe(false);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z')).toBe(false);
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', null)).toBe(false);
+    // Times compare as instants, not as text.
+    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T01:00:00+02:00')).toBe(true);
   });
 
-  it('counts a date later than the receipt as the receipt, so no date can freeze a page', () => {
-    expect(notifyTime('2030-01-01T00:00:00.000Z', RECEIVED)).toBe(RECEIVED);
-    expect(notifyTime('9999-12-31T23:59:59.999Z', RECEIVED)).toBe(RECEIVED);
-    expect(notifyTime('2026-01-01T00:00:00.000Z', RECEIVED)).toBe('2026-01-01T00:00:00.000Z');
-    expect(notifyTime(undefined, RECEIVED)).toBe(RECEIVED);
-    // A newest-applied date stored in the future (before this rule) no longer outranks a delivery made now.
-    expect(isStaleNotify('2030-01-01T00:00:00.000Z', RECEIVED, RECEIVED)).toBe(false);
-    expect(isStaleNotify('2030-01-01T00:00:00.000Z', '2026-05-31T00:00:00.000Z', RECEIVED)).toBe(true);
-    // Times compare as instants, not as text.
-    expect(notifyTime('2026-05-31T23:00:00-02:00', RECEIVED)).toBe(RECEIVED);
+  it("takes the site's date, counting one later than the receipt as the receipt, and none as none", () => {
+    expect(siteTime('2030-01-01T00:00:00.000Z', RECEIVED)).toBe(RECEIVED);
+    expect(siteTime('9999-12-31T23:59:59.999Z', RECEIVED)).toBe(RECEIVED);
+    expect(siteTime('2026-01-01T00:00:00.000Z', RECEIVED)).toBe('2026-01-01T00:00:00.000Z');
+    expect(siteTime(undefined, RECEIVED)).toBeNull();
+    expect(siteTime(null, RECEIVED)).toBeNull();
+    expect(siteTime('2026-05-31T23:00:00-02:00', RECEIVED)).toBe(RECEIVED);
   });
 });

@@ -403,7 +403,7 @@ describe('publishWarnings', () => {
 });
 
 describe('checkSiteClaim', () => {
-  it.each([[2], [0], [-1], [1.5], [1e300], ['2'], ['01'], [' 1'], ['1.0'], ['abc'], [''], [null], [true], [false], [{}], [{ site_id: 1 }], [[1]]])(
+  it.each([[2], [0], [-1], [1.5], [1e300], ['2'], ['01'], [' 1'], ['1.0'], ['abc'], [''], [true], [false], [{}], [{ site_id: 1 }], [[1]]])(
     'throws site_mismatch (403) for a site_id of %j on site 1',
     (claimed) => {
       const run = () => checkSiteClaim(1, claimed);
@@ -418,7 +418,7 @@ describe('checkSiteClaim', () => {
     },
   );
 
-  it.each([[5], ['5'], [undefined]])('accepts a site_id of %j on site 5', (claimed) => {
+  it.each([[5], ['5'], [undefined], [null]])('accepts a site_id of %j on site 5 (null is the same as leaving it out)', (claimed) => {
     expect(() => checkSiteClaim(5, claimed)).not.toThrow();
   });
 });

@@ -4,17 +4,22 @@ import { PAGE_TYPES, PageStatus, Timestamp, named } from './common';
 export const NOTIFY_ACTIONS = ['edited', 'published', 'unpublished', 'deleted'] as const;
 export type NotifyAction = (typeof NOTIFY_ACTIONS)[number];
 
-/** Body of POST /api/content/notify (spec §2.6, docs/api.md#notify): the site tells the editor service a page changed. */
+/**
+ * Body of POST /api/content/notify (spec §2.6, docs/api.md#notify): the site tells the editor service a page
+ * changed. An optional field sent as null is taken as left out; an id of any length is looked up (one that
+ * matches no page is `matched: false`).
+ */
 export const NotifyInput = named(
   z.object({
-    id: z.string().check(z.minLength(1), z.maxLength(100)),
+    id: z.string().check(z.minLength(1)),
     type: z.enum(PAGE_TYPES),
-    status: z.optional(PageStatus).check(z.meta({ description: 'The state the site now stores; trusted over action.' })),
-    action: z.optional(z.enum(NOTIFY_ACTIONS)).check(z.meta({ description: 'What happened; deleted counts as unpublished.' })),
-    slug: z.optional(z.string()),
-    updated_at: z.optional(Timestamp).check(
+    status: z.nullish(PageStatus).check(z.meta({ description: 'The state the site now stores; trusted over action.' })),
+    action: z.nullish(z.enum(NOTIFY_ACTIONS)).check(z.meta({ description: 'What happened; deleted counts as unpublished.' })),
+    slug: z.nullish(z.string()),
+    updated_at: z.nullish(Timestamp).check(
       z.meta({
-        description: 'When the change happened; a notify older than one already applied changes nothing.',
+        description:
+          "When the change happened, on the site's clock. Compared only with the dates of the site's earlier notifies of the page since its last publish: one dated before a notify already applied changes nothing.",
       }),
     ),
   }),
@@ -30,7 +35,7 @@ export const NotifyResult = named(
     applied: z.boolean().check(z.meta({ description: 'Whether the page now reflects this notify.' })),
     reason: z
       .optional(z.enum(['stale', 'unmatched']))
-      .check(z.meta({ description: 'Why not: stale, a newer notify or publish was applied already; unmatched, no such page.' })),
+      .check(z.meta({ description: 'Why not: stale, a notify the site dated later was applied since the page\'s last publish; unmatched, no such page.' })),
   }),
   { id: 'NotifyResult' },
 );

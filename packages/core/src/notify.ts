@@ -25,19 +25,22 @@ export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'stat
 }
 
 /**
- * When a notify counts as made: its `updated_at`, but never later than its receipt, so a clock that is
- * ahead (or a date typed wrong) cannot make it outrank the deliveries after it.
+ * The site's own date of a notify, for ordering it against the site's other notifies of the page: its
+ * `updated_at`, but never later than its receipt, so a clock that is ahead (or a date typed wrong) cannot
+ * make it outrank the deliveries after it. Null when the site sent no date.
  */
-export const notifyTime = (updatedAt: string | undefined, receivedAt: string): string =>
-  updatedAt !== undefined && Date.parse(updatedAt) < Date.parse(receivedAt) ? updatedAt : receivedAt;
+export const siteTime = (updatedAt: string | null | undefined, receivedAt: string): string | null =>
+  updatedAt == null ? null : Date.parse(updatedAt) < Date.parse(receivedAt) ? updatedAt : receivedAt;
 
 /**
- * A delivery older than the newest one applied changes nothing (deliveries repeat and reorder). The
- * newest applied counts no later than now either: a page frozen by a future date before this rule
- * thaws at the next delivery.
+ * A delivery dated before the newest notify applied since the page's last publish changes nothing
+ * (deliveries repeat and reorder). Only the site's dates are compared with each other, never with this
+ * service's clock: the first notify after a publish applies whatever its date, so a take-down is never
+ * lost to a site clock that runs behind or to a page's stored date (docs/api.md#notify). Equal dates
+ * apply in arrival order; an undated notify always applies.
  */
-export const isStaleNotify = (newestApplied: string | null, at: string, receivedAt: string): boolean =>
-  newestApplied !== null && Date.parse(at) < Date.parse(notifyTime(newestApplied, receivedAt));
+export const isStaleNotify = (siteClock: string | null, at: string | null): boolean =>
+  siteClock !== null && at !== null && Date.parse(at) < Date.parse(siteClock);
 
 /** Relink is queued exactly when what readers can reach changed. */
 export const liveChanged = (before: LiveState, after: LiveState): boolean => isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);

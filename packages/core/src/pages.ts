@@ -260,10 +260,11 @@ export interface PreparedPublish {
 
 /**
  * The site check of a publish (spec §4.1 rule 3): a `site_id` the body carries, whatever its type, must be
- * the key's site. Its decimal string is tolerated (`"1"`); anything else, null included, is 403.
+ * the key's site. Its decimal string is tolerated (`"1"`), and null is the same as leaving it out; anything
+ * else is 403.
  */
 export function checkSiteClaim(siteId: number, claimed: unknown): void {
-  if (claimed === undefined || claimed === siteId || claimed === String(siteId)) return;
+  if (claimed === undefined || claimed === null || claimed === siteId || claimed === String(siteId)) return;
   throw new ApiError('site_mismatch', `site_id must be ${siteId}, the site of this API key, or be left out`);
 }
 

@@ -1,5 +1,5 @@
 import type { NotifyInput, NotifyResult } from '@cm/contract';
-import { isStaleNotify, liveChanged, notifiedState, notifyTime, pageTypeOfId } from '@cm/core';
+import { isStaleNotify, liveChanged, notifiedState, pageTypeOfId, siteTime, type LiveState } from '@cm/core';
 import type { PublishingContext } from './context';
 import { queueOwedRelink } from './relink';
 
@@ -8,6 +8,9 @@ const ATTEMPTS = 5;
 
 const UNMATCHED: NotifyResult = { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' };
 const STALE: NotifyResult = { ok: true, matched: true, relink: 'skipped', applied: false, reason: 'stale' };
+
+const sameLiveState = (a: LiveState, b: LiveState): boolean => a.status === b.status && a.deleted === b.deleted;
+const clockMoves = (siteClock: string | null, at: string | null): boolean => at !== null && (siteClock === null || Date.parse(at) > Date.parse(siteClock));
 
 /**
  * Applies the site's change to the page's state and queues relink when what readers can reach
@@ -18,21 +21,26 @@ export async function notifyChange(ctx: PublishingContext, siteId: number, input
   if (pageTypeOfId(input.id) !== input.type) return UNMATCHED;
   const { pages } = ctx.store;
   const receivedAt = now.toISOString();
-  const at = notifyTime(input.updated_at, receivedAt);
+  const at = siteTime(input.updated_at, receivedAt);
   const target = { siteId, type: input.type, id: input.id };
 
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await pages.liveState(siteId, input.type, input.id);
     if (!current) return UNMATCHED;
-    if (isStaleNotify(current.notified_at, at, receivedAt)) return STALE;
+    if (isStaleNotify(current.site_clock, at)) return STALE;
     const next = notifiedState(current, input);
     const changedAt = liveChanged(current, next) ? receivedAt : null;
-    const outcome = await pages.setLiveState(siteId, input.type, input.id, {
-      expected: current,
-      next,
-      at,
-      relinkPendingAt: changedAt ?? undefined,
-    });
+    // A repeat (same state, no later date) has nothing to write, so concurrent repeats never contend.
+    const outcome =
+      sameLiveState(current, next) && !clockMoves(current.site_clock, at)
+        ? 'applied'
+        : await pages.setLiveState(siteId, input.type, input.id, {
+            expected: current,
+            next,
+            receivedAt,
+            siteClock: at,
+            relinkPendingAt: changedAt ?? undefined,
+          });
     if (outcome === 'conflict') continue;
     const relink = await queueOwedRelink(ctx, target, { changedAt, pendingSince: current.relink_pending });
     return { ok: true, matched: true, relink, applied: true };

@@ -23,7 +23,7 @@ import {
 
 /** The page with the times the service itself recorded (never the editor's `updated_at`), for visitor pages' Last-Modified. */
 export interface StoredPage extends PageState {
-  /** When the newest publish was stored, or the newest notify applied says it happened. */
+  /** When the newest publish was stored or the newest notify applied was received. */
   notified_at: string | null;
   /** When the site last set or removed the summary. */
   summary_at: string | null;
@@ -44,13 +44,19 @@ export interface PutResult {
   created_at: string;
   /** The replaced page's live state and owed relink, or null when the page is new. */
   previous: CurrentLiveState | null;
+  /** The document version this publish wrote; a later write to the page can be made conditional on it. */
+  version: string;
+  /** Pages this publish links to that the page it replaced did not (all of them for a new page). */
+  addedLinks: string[];
 }
 
 export interface CurrentLiveState {
   status: PageStatus;
   deleted: boolean;
-  /** `updated_at` of the newest notify applied, or null. */
-  notified_at: string | null;
+  /** The site's date of the newest dated notify applied since the page's last publish, or null. */
+  site_clock: string | null;
+  /** Counts the publishes and notifies applied to the page: notify's optimistic write is conditional on it. */
+  live_seq: number;
   /** When set, a relink for this page's last change is owed. */
   relink_pending: string | null;
 }
@@ -80,7 +86,8 @@ function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: 
     status,
     deleted,
     live: isLive(status, deleted),
-    notified_at: optionalString(item.notified_at),
+    site_clock: optionalString(item.site_clock),
+    live_seq: typeof item.live_seq === 'number' ? item.live_seq : 0,
     relink_pending: optionalString(item.relink_pending),
   };
 }
@@ -132,6 +139,7 @@ export class PageStore {
       ':version': version,
       ':chunks': chunks.length,
       ':now': now,
+      ':one': 1,
       ':g1pk': pagesByUpdated(siteId, type),
       ':g2pk': pagesByStatus(siteId, type, doc.status),
       ':gsk': updatedSortKey(doc.updated_at, id),
@@ -149,22 +157,23 @@ export class PageStore {
       'version = :version',
       'chunks = :chunks',
       'created_at = if_not_exists(created_at, :now)',
-      // An editor's publish is newer than every notify before it: older deliveries change nothing after it.
       'notified_at = :now',
       'gsi1pk = :g1pk',
       'gsi1sk = :gsk',
       'gsi2pk = :g2pk',
       'gsi2sk = :gsk',
     ];
+    // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
+    const remove = ['site_clock'];
     if (chunks.length === 0) {
       set.push('doc = :doc');
       values[':doc'] = encoded;
-    }
+    } else remove.push('doc');
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        UpdateExpression: `SET ${set.join(', ')}${chunks.length > 0 ? ' REMOVE doc' : ''}`,
+        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD live_seq :one`,
         ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_OLD',
@@ -172,8 +181,8 @@ export class PageStore {
     );
     const old = out.Attributes;
     if (old && Number(old.chunks) > 0) await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
+    const before = (old?.links as string[] | undefined) ?? [];
     if (!sameList(old?.links, links)) {
-      const before = (old?.links as string[]) ?? [];
       await this.links.reindex(siteId, { id, type }, before, links);
       const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter((target) => !links.includes(target));
       if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
@@ -182,6 +191,8 @@ export class PageStore {
       created: !old,
       created_at: (old?.created_at as string) ?? now,
       previous: old ? liveStateOf(old) : null,
+      version,
+      addedLinks: links.filter((target) => !before.includes(target)),
     };
   }
 
@@ -330,7 +341,7 @@ export class PageStore {
       new GetCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        ProjectionExpression: '#status, deleted, notified_at, relink_pending',
+        ProjectionExpression: '#status, deleted, site_clock, live_seq, relink_pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ConsistentRead: true,
       }),
@@ -339,37 +350,43 @@ export class PageStore {
   }
 
   /**
-   * Applies a notify: moves the page from `expected` to `next` and records `at` as the newest notify.
-   * Optimistic: 'conflict' when the page's state or its newest notify changed since `expected` was read.
-   * `relinkPendingAt` marks a relink that is owed until its worker finishes.
+   * Applies a notify received at `receivedAt`: moves the page from `expected` to `next`, and moves the
+   * site's clock to `siteClock` when the notify was dated. Optimistic: 'conflict' when a publish or
+   * another notify was applied since `expected` was read. `relinkPendingAt` marks a relink that is owed
+   * until its worker finishes.
    */
   async setLiveState(
     siteId: number,
     type: PageType,
     id: string,
-    change: { expected: CurrentLiveState; next: { status: PageStatus; deleted: boolean }; at: string; relinkPendingAt?: string },
+    change: {
+      expected: CurrentLiveState;
+      next: { status: PageStatus; deleted: boolean };
+      receivedAt: string;
+      siteClock: string | null;
+      relinkPendingAt?: string;
+    },
   ): Promise<'applied' | 'conflict'> {
-    const { expected, next, at, relinkPendingAt } = change;
+    const { expected, next, receivedAt, siteClock, relinkPendingAt } = change;
+    const set = ['#status = :status', 'deleted = :deleted', 'notified_at = :received', 'gsi2pk = :g2pk'];
+    if (siteClock !== null) set.push('site_clock = :clock');
+    if (relinkPendingAt) set.push('relink_pending = :pending');
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, type, id),
-          UpdateExpression: `SET #status = :status, deleted = :deleted, notified_at = :at, gsi2pk = :g2pk${
-            relinkPendingAt ? ', relink_pending = :pending' : ''
-          }`,
-          ConditionExpression: `attribute_exists(pk) AND #status = :was AND deleted = :wasDeleted AND ${
-            expected.notified_at === null ? 'attribute_not_exists(notified_at)' : 'notified_at = :wasNotified'
-          }`,
+          UpdateExpression: `SET ${set.join(', ')} ADD live_seq :one`,
+          ConditionExpression: `attribute_exists(pk) AND ${expected.live_seq === 0 ? 'attribute_not_exists(live_seq)' : 'live_seq = :seq'}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':status': next.status,
             ':deleted': next.deleted,
-            ':at': at,
+            ':received': receivedAt,
             ':g2pk': pagesByStatus(siteId, type, next.status),
-            ':was': expected.status,
-            ':wasDeleted': expected.deleted,
-            ...(expected.notified_at === null ? {} : { ':wasNotified': expected.notified_at }),
+            ':one': 1,
+            ...(expected.live_seq === 0 ? {} : { ':seq': expected.live_seq }),
+            ...(siteClock !== null ? { ':clock': siteClock } : {}),
             ...(relinkPendingAt ? { ':pending': relinkPendingAt } : {}),
           },
         }),
