@@ -1,3 +1,4 @@
+import { pageId } from '@cm/core';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
@@ -294,6 +295,60 @@ describe('relink', () => {
     await t.stack.drain();
     await t.call('POST', '/articles', article('r-forget-linker', { related_article_ids: [target] }));
     expect((await t.call('GET', `/articles/${linker}`)).body).toMatchObject({ related_article_ids: [target], suppressed_links: [] });
+  });
+});
+
+describe('links to pages readers cannot reach at publish', () => {
+  const visitorHtml = async (slug: string) => (await t.call('GET', `/sites/${t.siteId}/articles/${slug}`, undefined, { key: null })).text;
+
+  it('lists a link to a page already down when the linking page is published, and gives it back when the target returns (audit)', async () => {
+    const target = await publishArticle('pd-target');
+    await notify({ id: target, type: 'article', action: 'unpublished' });
+    await t.stack.drain();
+    const linker = await publishArticle('pd-linker', {
+      body: [{ _type: 'paragraph', text: `See [the target](page:${target}).` }],
+      related_article_ids: [target],
+    });
+
+    const read = (await t.call('GET', `/articles/${linker}`)).body;
+    expect(read.suppressed_links).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
+    expect(read.related_article_ids).toEqual([target]);
+    expect(await visitorHtml('pd-linker')).not.toContain('/articles/pd-target');
+    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as { id: string; suppressed_links: unknown[] }[];
+    expect(listed.find((item) => item.id === linker)!.suppressed_links).toEqual(read.suppressed_links);
+
+    await notify({ id: target, type: 'article', action: 'published' });
+    await t.stack.drain();
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await visitorHtml('pd-linker')).toContain('/articles/pd-target');
+  });
+
+  it('lists a link to a page not published yet, and gives it back once that page is published live', async () => {
+    // Page ids derive from the slug, so an editor can link to a page it publishes next.
+    const later = pageId(t.siteId, 'article', 'pd-later');
+    const linker = await publishArticle('pd-early-linker', { body: [{ _type: 'paragraph', text: `Soon: [next](page:${later}).` }] });
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([later]);
+    expect(await visitorHtml('pd-early-linker')).not.toContain('/articles/pd-later');
+
+    // Published as a draft, it is still out of readers' reach.
+    await publishArticle('pd-later', { status: 'draft' });
+    await t.stack.drain();
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([later]);
+
+    await publishArticle('pd-later');
+    await t.stack.drain();
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await visitorHtml('pd-early-linker')).toContain('/articles/pd-later');
+  });
+
+  it('publishes a new page with no linking pages in one request more than before: the look-up of linking pages', async () => {
+    const requests = () => t.stack.dynamo.requests();
+    const target = await publishArticle('pd-live-target');
+    const before = requests();
+    const linker = await publishArticle('pd-live-linker', { related_article_ids: [target] });
+    // The page, its link index, its one live target, and whether any page linked to it before.
+    expect(requests() - before).toBe(4);
+    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
   });
 });
 

@@ -28,6 +28,7 @@ export async function batchGet(
   table: string,
   keys: Key[],
   projection?: { expression: string; names: Record<string, string> },
+  options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < keys.length; i += 100) {
@@ -40,6 +41,7 @@ export async function batchGet(
           RequestItems: {
             [table]: {
               Keys: pending,
+              ...(options.consistent ? { ConsistentRead: true } : {}),
               ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
             },
           },

@@ -75,6 +75,50 @@ export class LinkStore {
     return 'unlinked';
   }
 
+  /**
+   * Whether any page links to `targetId`: one Query of one edge. A new page's relink is owed only when
+   * pages were linking to it before it existed.
+   */
+  async hasLinkingPages(siteId: number, targetId: string): Promise<boolean> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': linksToPartition(siteId, targetId) },
+        ProjectionExpression: 'pk',
+        Limit: 1,
+      }),
+    );
+    return (out.Items ?? []).length > 0;
+  }
+
+  /**
+   * Takes the links to `targetIds` out of `page` as it was just published (`version`): pages it links to
+   * that readers cannot reach already. Relink only acts on later changes of a target. False when a newer
+   * publish replaced the page meanwhile (that publish decides for itself).
+   */
+  async suppressAtPublish(siteId: number, page: PageRef, version: string, targetIds: readonly string[], now: string): Promise<boolean> {
+    const names = Object.fromEntries(targetIds.map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]));
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, page.type, page.id),
+          UpdateExpression: `ADD suppressed :targets SET ${Object.keys(names)
+            .map((name) => `${name} = :now`)
+            .join(', ')}`,
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':targets': new Set(targetIds), ':now': now, ':version': version },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
   /** Puts back exactly the links `suppress` took out of `page` for `targetId`. Repeats change nothing. */
   async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
     try {

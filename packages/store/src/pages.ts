@@ -464,14 +464,24 @@ export class PageStore {
     return true;
   }
 
-  /** Slug and live state of the pages a page links to (unknown ids are left out), in one batch read. */
-  async linkTargets(siteId: number, pages: readonly { id: string; type: PageType }[]): Promise<Map<string, LinkTarget>> {
+  /**
+   * Slug and live state of the pages a page links to (unknown ids are left out), in one batch read;
+   * `consistent` when a write is decided on what it reads.
+   */
+  async linkTargets(
+    siteId: number,
+    pages: readonly { id: string; type: PageType }[],
+    options: { consistent?: boolean } = {},
+  ): Promise<Map<string, LinkTarget>> {
     const keys = pages.map(({ id, type }) => pageKey(siteId, type, id));
     if (keys.length === 0) return new Map();
-    const items = await batchGet(this.db, this.table, keys, {
-      expression: 'id, slug, #type, #status, deleted, notified_at',
-      names: { '#type': 'type', '#status': 'status' },
-    });
+    const items = await batchGet(
+      this.db,
+      this.table,
+      keys,
+      { expression: 'id, slug, #type, #status, deleted, notified_at', names: { '#type': 'type', '#status': 'status' } },
+      options,
+    );
     return new Map(
       items.map((item) => [
         String(item.id),
