@@ -13,9 +13,9 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // middy, and the DOM packages readable-text extraction uses (through linkedom), ship ESM only.
+  // middy, Portable Text's renderer, and the DOM packages readable-text extraction uses (through linkedom), ship ESM only.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@middy|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
+    '/node_modules/(?!(@middy|@portabletext|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
   ],
   testTimeout: 30000,
 };

@@ -144,3 +144,70 @@ describe('what the spec requires of a block', () => {
     expect((await t.call('GET', '/articles?slug=not-a-block')).status).toBe(404);
   });
 });
+
+describe('Portable Text, as editors that write it send it (audit)', () => {
+  it('renders standard blocks, lists, marks, links and citations of a question, with no warning', async () => {
+    const target = (await t.call('POST', '/articles', article('pt-target'))).body.id as string;
+    const answer = [
+      { _type: 'block', _key: 'a', style: 'h2', markDefs: [], children: [{ _type: 'span', _key: 'a1', text: 'Why it matters', marks: [] }] },
+      {
+        _type: 'block',
+        _key: 'b',
+        style: 'normal',
+        markDefs: [
+          { _key: 'm1', _type: 'link', href: 'https://example.org/study' },
+          { _key: 'm2', _type: 'link', href: `page:${target}` },
+        ],
+        children: [
+          { _type: 'span', _key: 'b1', text: 'A ', marks: [] },
+          { _type: 'span', _key: 'b2', text: 'study', marks: ['m1', 'strong'] },
+          { _type: 'span', _key: 'b3', text: ' and ', marks: [] },
+          { _type: 'span', _key: 'b4', text: 'our guide', marks: ['m2'] },
+          { _type: 'span', _key: 'b5', text: ' agree', marks: [] },
+          { _type: 'sourceCitation', _key: 'b6', id: 'src-1' },
+          { _type: 'span', _key: 'b7', text: '.', marks: [] },
+        ],
+      },
+      {
+        _type: 'block',
+        _key: 'c',
+        style: 'normal',
+        listItem: 'number',
+        level: 1,
+        markDefs: [],
+        children: [{ _type: 'span', _key: 'c1', text: 'First [src-1]', marks: [] }],
+      },
+      {
+        _type: 'block',
+        _key: 'd',
+        style: 'normal',
+        listItem: 'number',
+        level: 1,
+        markDefs: [],
+        children: [{ _type: 'span', _key: 'd1', text: 'Second [src-2]', marks: ['em'] }],
+      },
+      { _type: 'block', _key: 'e', style: 'blockquote', markDefs: [], children: [{ _type: 'span', _key: 'e1', text: 'Quoted', marks: ['code'] }] },
+    ];
+    const sources = [{ id: 'src-1', title: 'Study', url: 'https://example.org/study', accessed_at: '2026-11-01' }];
+    const published = await t.call('POST', '/questions', question('pt-question', { answer, sources }));
+    expect(published.status).toBe(201);
+    // A citation of a source the question does not carry is reported, as for any other block.
+    expect(paths(published.body.warnings)).toEqual(['answer[3].children[0].text']);
+
+    const html = mainOf((await visit('questions', 'pt-question')).text);
+    expect(html).toContain('<h2>Why it matters</h2>');
+    expect(html).toContain(
+      `<p>A <a href="https://example.org/study"><strong>study</strong></a> and <a href="${t.url}/sites/${t.siteId}/articles/pt-target">our guide</a> agree<sup class="citation"><a href="#source-1">[1]</a></sup>.</p>`,
+    );
+    expect(html).toContain('<ol><li>First <sup class="citation"><a href="#source-1">[1]</a></sup></li><li><em>Second</em></li></ol>');
+    expect(html).toContain('<blockquote><code>Quoted</code></blockquote>');
+
+    // The page link is indexed: when its target goes down, readers lose the link and the read says so.
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await t.stack.drain();
+    expect(mainOf((await visit('questions', 'pt-question')).text)).toContain('and our guide agree');
+    expect((await t.call('GET', `/questions/${published.body.id}`)).body.suppressed_links).toEqual([
+      { id: target, type: 'article', since: expect.any(String) },
+    ]);
+  });
+});

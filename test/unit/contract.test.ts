@@ -236,7 +236,7 @@ describe('OpenAPI block shapes', () => {
     const doc = buildOpenApi() as any;
     const block = doc.components.schemas.ArticleInput.properties.body.items;
     const types = block.anyOf.map((shape: any) => shape.properties._type.const ?? 'other');
-    expect(types).toEqual(['heading', 'paragraph', 'statBar', 'list', 'quote', 'image', 'callout', 'table', 'other']);
+    expect(types).toEqual(['heading', 'paragraph', 'statBar', 'list', 'quote', 'image', 'callout', 'table', 'block', 'other']);
     const heading = block.anyOf[0];
     expect(heading.properties.level).toMatchObject({ type: 'integer', minimum: 1, maximum: 6 });
     expect(heading.required).toEqual(['_type', 'level', 'text']);

@@ -705,3 +705,80 @@ describe('markup edge cases', () => {
     expect(html).not.toContain('<img');
   });
 });
+
+describe('Portable Text blocks (audit: editors that write Portable Text)', () => {
+  const pt = (children: unknown[], extra: Record<string, unknown> = {}): Block => ({ _type: 'block', style: 'normal', children, markDefs: [], ...extra });
+  const s = (text: string, marks: string[] = []) => ({ _type: 'span', _key: text.slice(0, 4), text, marks });
+
+  it('renders styles, decorators and hard breaks, escaped', () => {
+    const body = [
+      pt([s('Title')], { style: 'h1' }),
+      pt([s('Sub')], { style: 'h6' }),
+      pt([s('Quoted')], { style: 'blockquote' }),
+      pt([s('bold', ['strong']), s(' '), s('it', ['em']), s(' '), s('x<y', ['code']), s('\nnext')]),
+    ];
+    expect(mainHtml(renderArticle(article({ body }), options()))).toContain(
+      '<h1>Title</h1><h6>Sub</h6><blockquote>Quoted</blockquote><p><strong>bold</strong> <em>it</em> <code>x&lt;y</code><br>next</p>',
+    );
+  });
+
+  it('groups list items into lists by listItem and level', () => {
+    const item = (text: string, listItem: string, level: number) => pt([s(text)], { listItem, level });
+    const body = [item('a', 'bullet', 1), item('b', 'bullet', 2), item('c', 'bullet', 1), item('one', 'number', 1), item('two', 'number', 1)];
+    expect(mainHtml(renderArticle(article({ body }), options()))).toContain(
+      '<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul><ol><li>one</li><li>two</li></ol>',
+    );
+  });
+
+  it('renders link annotations through the URL allow-list, and page: links only while the page is live', () => {
+    const markDefs = [
+      { _key: 'ok', _type: 'link', href: 'https://example.test/a' },
+      { _key: 'js', _type: 'link', href: 'javascript:alert(1)' },
+      { _key: 'live', _type: 'link', href: `page:${LIVE_ID}` },
+      { _key: 'dead', _type: 'link', href: `page:${DEAD_ID}` },
+    ];
+    const body = [pt([s('ok', ['ok']), s(' js', ['js']), s(' live', ['live']), s(' dead', ['dead'])], { markDefs })];
+    const html = mainHtml(renderArticle(article({ body }), options()));
+    expect(html).toContain(`<p><a href="https://example.test/a">ok</a> js<a href="${LIVE_URL}"> live</a> dead</p>`);
+    expectOnlySafeUrls(html);
+  });
+
+  it('applies the citation rules to sourceCitation nodes in children and to literal markers in list items', () => {
+    const answer = [
+      pt([s('Known'), cite('src-1'), s(' unknown'), cite('src-9'), s('.')]),
+      pt([s('item [src-1]')], { listItem: 'bullet', level: 1 }),
+      pt([s('item [src-2]')], { listItem: 'bullet', level: 1 }),
+    ];
+    const html = answerHtml(renderQuestion(question({ answer, sources: [source('src-1')] }), options()));
+    expect(html).toContain('<p>Known<sup class="citation"><a href="#source-1">[1]</a></sup> unknown.</p>');
+    expect(html).toContain('<ul><li>item <sup class="citation"><a href="#source-1">[1]</a></sup></li><li>item</li></ul>');
+    // No citation renders in an article.
+    expect(mainHtml(renderArticle(article({ body: answer }), options()))).not.toContain('citation');
+  });
+
+  it('never echoes a type, a style, a mark name or markup, whatever the shape sent', () => {
+    const body = [
+      pt([null, 7, { _type: '@span', children: 'x' }, { _type: XSS, text: XSS }, { _type: 'span', text: XSS, marks: [XSS, null] }], {
+        style: XSS,
+        markDefs: [null, 3, { _key: XSS, _type: XSS, href: 'javascript:x' }],
+        listItem: XSS,
+        level: 'deep',
+      }),
+      { _type: 'block', children: 'not a list' },
+      { _type: 'block' },
+    ];
+    const html = mainHtml(renderArticle(article({ body }), options()));
+    // An unknown style renders as a paragraph, an unknown list type as a bullet list.
+    expect(html).toContain(`<ul><li><p>${ESCAPED_XSS}</p></li></ul>`);
+    expect(count(html, '<script')).toBe(0);
+    expect(html).not.toContain('unknown');
+    expectOnlySafeUrls(html);
+  });
+});
+
+describe('links whose URL holds parentheses', () => {
+  it('renders a Markdown link to a URL with balanced parentheses as a link (audit: Mercury_(planet))', () => {
+    const html = mainHtml(renderArticle(article({ body: [textPara('See [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now.')] }), options()));
+    expect(html).toContain('<p>See <a href="https://en.wikipedia.org/wiki/Mercury_(planet)">Mercury</a> now.</p>');
+  });
+});

@@ -10,7 +10,7 @@ import { AbsoluteUrl } from './common';
 
 const TypeName = z.string().check(z.minLength(1));
 
-export const Span = z.object({ _type: z.literal('span'), text: z.string() });
+export const Span = z.object({ _type: z.literal('span'), text: z.string(), marks: z.optional(z.array(z.string())) });
 export const SourceCitation = z.object({ _type: z.literal('sourceCitation'), id: z.string().check(z.minLength(1)) });
 
 const KNOWN_INLINE = { span: Span, sourceCitation: SourceCitation } as const;
@@ -27,6 +27,20 @@ const InlineNode = z.looseObject({ _type: TypeName }).check(
   }),
   z.meta({ description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.` }),
 );
+
+/**
+ * A Portable Text block, as editors that write Portable Text send it: `style` (normal, h1–h6, blockquote),
+ * spans with decorator marks (strong, em, code, underline, strike-through) and annotation marks that name
+ * a `markDefs` entry (`link` with an `href`), and list items (`listItem` bullet or number, `level`).
+ */
+const PortableTextBlock = z.object({
+  _type: z.literal('block'),
+  style: z.optional(z.string()),
+  children: z.array(InlineNode),
+  markDefs: z.optional(z.array(z.looseObject({ _key: z.string(), _type: TypeName }))),
+  listItem: z.optional(z.string()),
+  level: z.optional(z.int().check(z.minimum(1))),
+});
 
 const Heading = z.object({ _type: z.literal('heading'), level: z.int().check(z.minimum(1), z.maximum(6)), text: z.string() });
 const Paragraph = z
@@ -66,6 +80,7 @@ export const KNOWN_BLOCKS = {
   image: Image,
   callout: Callout,
   table: Table,
+  block: PortableTextBlock,
 } as const;
 
 export type KnownBlockType = keyof typeof KNOWN_BLOCKS;

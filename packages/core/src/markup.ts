@@ -5,9 +5,11 @@
 
 /**
  * One regex for both, so a walk over a text sees each in order. Groups: 1 text, 2 target | 3 space, 4 id.
- * A marker followed by `(` is the text of a link, not a citation.
+ * A target may hold balanced parentheses, one level deep, as CommonMark allows
+ * (`https://en.wikipedia.org/wiki/Mercury_(planet)`). A marker followed by `(` is the text of a link, not a
+ * citation.
  */
-export const INLINE_MARKUP = /\[([^[\]]*)\]\(([^()\s]+)\)|([ \t]*)\[(src-\d+)\](?!\()/g;
+export const INLINE_MARKUP = /\[([^[\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)\)|([ \t]*)\[(src-\d+)\](?!\()/g;
 
 export const PAGE_LINK = /\[([^[\]]*)\]\(page:([^()\s]+)\)/g;
 

@@ -1,6 +1,7 @@
 import { CALLOUT_TONES, type ArticleRecord, type Block, type PageRecord, type QuestionRecord, type Source } from '@cm/contract';
-import { INLINE_MARKUP, pageLinkTargets } from './markup';
-import { blockTexts, isObject, itemsOf, textOf } from './pages';
+import { toHTML, type PortableTextComponents, type PortableTextMarkComponentOptions, type PortableTextTypeComponentOptions } from '@portabletext/to-html';
+import { INLINE_MARKUP } from './markup';
+import { blockLinkTargets, blockTexts, isObject, itemsOf, textOf } from './pages';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
@@ -31,6 +32,41 @@ function headingLevel(level: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) ? Math.min(6, Math.max(1, Math.round(n))) : 2;
 }
 
+/**
+ * Stands where a citation of an unknown source was, until the space before it is dropped too. It cannot
+ * come from a page: every text is escaped, so no `<` of a page's own reaches the output.
+ */
+const DROPPED_CITATION = '<!--dropped-citation-->';
+const DROPPED_CITATION_WITH_SPACE = new RegExp(`[ \\t]*${DROPPED_CITATION}`, 'g');
+
+/** Deepest list nesting rendered: a deeper `level` renders at this one. */
+const MAX_LIST_LEVEL = 10;
+
+/**
+ * A Portable Text block as sent, made safe for the renderer: children that are objects with a `_type`
+ * (the library's own `@`-types are not a page's), spans with a text and string marks, `markDefs` with
+ * string keys, and `listItem`/`level` only when they are a string and a positive integer.
+ */
+function portableTextBlock(block: Block): Block {
+  const children = itemsOf(block.children).flatMap((child) => {
+    if (!isObject(child) || typeof child._type !== 'string' || child._type === '' || child._type.startsWith('@')) return [];
+    if (child._type !== 'span') return [{ ...child, _type: child._type }];
+    const marks = itemsOf(child.marks).filter((mark): mark is string => typeof mark === 'string');
+    return [{ _type: 'span', text: textOf(child.text) ?? '', marks }];
+  });
+  const markDefs = itemsOf(block.markDefs).flatMap((def) =>
+    isObject(def) && typeof def._key === 'string' && typeof def._type === 'string' ? [{ ...def, _key: def._key, _type: def._type }] : [],
+  );
+  const level = typeof block.level === 'number' && Number.isInteger(block.level) && block.level >= 1 ? Math.min(block.level, MAX_LIST_LEVEL) : undefined;
+  return {
+    _type: 'block',
+    style: typeof block.style === 'string' ? block.style : 'normal',
+    children,
+    markDefs,
+    ...(typeof block.listItem === 'string' ? { listItem: block.listItem, ...(level === undefined ? {} : { level }) } : {}),
+  };
+}
+
 /** List styles that render as a numbered list: the spec's `number`, and `ordered` as clients also send it. */
 const ORDERED_STYLES: ReadonlySet<unknown> = new Set(['number', 'ordered']);
 
@@ -43,7 +79,8 @@ class Renderer {
     private readonly inArticle: boolean,
   ) {
     sources.forEach((source, i) => {
-      if (!this.sourceNumber.has(source.id)) this.sourceNumber.set(source.id, i + 1);
+      // A source without an id cannot be cited; it is still listed.
+      if (source.id && !this.sourceNumber.has(source.id)) this.sourceNumber.set(source.id, i + 1);
     });
   }
 
@@ -54,9 +91,37 @@ class Renderer {
     return n === undefined ? null : `<sup class="citation"><a href="#source-${n}">[${n}]</a></sup>`;
   }
 
-  private link(text: string, target: string): string {
+  /** `html` as a link to `target`, or as it is when the target is a page readers cannot reach or a URL not allowed. */
+  private link(html: string, target: string): string {
     const url = target.startsWith('page:') ? this.options.linkTarget(target.slice(5)) : allowedUrl(target);
-    return url ? `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+    return url ? `<a href="${escapeHtml(url)}">${html}</a>` : html;
+  }
+
+  /**
+   * A run of Portable Text blocks, through Portable Text's own renderer (lists grouped from `listItem`
+   * and `level`), with this renderer's rules: texts with their inline markup, links through the URL
+   * allow-list and relink, citations by the spec's rules, and nothing for an unknown type.
+   */
+  private portableText(run: readonly Block[]): string {
+    const components: PortableTextComponents = {
+      escapeHTML: (text) => this.text(text),
+      hardBreak: () => '<br>',
+      marks: {
+        link: ({ children, value }: PortableTextMarkComponentOptions<Block>) => {
+          const href = value?.href;
+          return typeof href === 'string' ? this.link(children, href) : children;
+        },
+      },
+      types: {
+        sourceCitation: ({ value, isInline }: PortableTextTypeComponentOptions<Block>) => {
+          const id = isInline ? textOf(value.id) : undefined;
+          return (id === undefined ? null : this.citation(id)) ?? DROPPED_CITATION;
+        },
+      },
+      unknownMark: ({ children }) => children,
+      unknownType: () => '',
+    };
+    return toHTML(run.map(portableTextBlock), { components, onMissingComponent: false }).replace(DROPPED_CITATION_WITH_SPACE, '');
   }
 
   /** A text with its inline markup: every literal `[src-<n>]` follows the citation rules, in any text. */
@@ -66,7 +131,7 @@ class Renderer {
     for (const m of text.matchAll(INLINE_MARKUP)) {
       out += escapeHtml(text.slice(last, m.index));
       last = m.index + m[0].length;
-      if (m[2] !== undefined) out += this.link(m[1]!, m[2]);
+      if (m[2] !== undefined) out += this.link(escapeHtml(m[1]!), m[2]);
       else {
         const cited = this.citation(m[4]!);
         if (cited) out += escapeHtml(m[3]!) + cited;
@@ -154,18 +219,33 @@ class Renderer {
     }
   }
 
+  /** Blocks in order; consecutive Portable Text blocks render together, so their list items group. */
   blocks(blocks: readonly Block[]): string {
-    return blocks.map((b) => this.block(b)).join('\n');
+    const out: string[] = [];
+    for (let i = 0; i < blocks.length;) {
+      if (blocks[i]!._type !== 'block') {
+        out.push(this.block(blocks[i]!));
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < blocks.length && blocks[end]!._type === 'block') end++;
+      out.push(this.portableText(blocks.slice(i, end)));
+      i = end;
+    }
+    return out.join('\n');
   }
 
   sourceList(): string {
     if (this.inArticle || this.sources.length === 0) return '';
     const items = this.sources
       .map((source, i) => {
+        // What is there: the title, else the URL, else the id; a link only to a safe URL; a date when sent.
         const url = allowedUrl(source.url);
-        const title = escapeHtml(source.title || source.url);
+        const title = escapeHtml(source.title || source.url || source.id || `Source ${i + 1}`);
         const label = url ? `<a href="${escapeHtml(url)}" rel="nofollow noopener">${title}</a>` : title;
-        return `<li id="source-${i + 1}">${label} <span class="accessed">accessed ${escapeHtml(source.accessed_at)}</span></li>`;
+        const accessed = source.accessed_at ? ` <span class="accessed">accessed ${escapeHtml(source.accessed_at)}</span>` : '';
+        return `<li id="source-${i + 1}">${label}${accessed}</li>`;
       })
       .join('');
     return `<section class="sources"><h2>Sources</h2><ol>${items}</ol></section>`;
@@ -255,13 +335,7 @@ export function renderPage(page: PageRecord, options: RenderOptions): string {
 }
 
 /** The page ids a page's blocks link to: the visitor handler looks up which of them are live. */
-export function renderedLinkTargets(blocks: readonly Block[]): string[] {
-  const ids = new Set<string>();
-  for (const block of blocks) {
-    for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
-  }
-  return [...ids];
-}
+export const renderedLinkTargets = blockLinkTargets;
 
 /** What a reader is told when a page is not there (404) or was removed (410). */
 export const UNAVAILABLE = {
