@@ -290,6 +290,58 @@ describe('dates', () => {
     expect(read.sources.map((s: { accessed_at: string }) => s.accessed_at)).toEqual(['2025-01-02', '2025-01-02', '2025-01-02T01:04:05.000Z']);
   });
 
+  it('stores a source missing title, url or accessed_at (or with nulls) as sent, renders what is there, and warns (audit)', async () => {
+    const sources = [
+      { id: 'src-1', url: 'https://a.example/one', accessed_at: '2026-11-01' },
+      { id: 'src-2', title: 'No link', url: null, accessed_at: null },
+      { id: 'src-3', title: null, url: 'javascript:alert(1)', publisher: { name: 'Kept' } },
+      { title: 'No id' },
+    ];
+    const answer = [
+      {
+        _type: 'paragraph',
+        children: [
+          { _type: 'span', text: 'A' },
+          { _type: 'sourceCitation', id: 'src-1' },
+          { _type: 'span', text: ' B' },
+          { _type: 'sourceCitation', id: 'src-2' },
+        ],
+      },
+    ];
+    const res = await t.call('POST', '/questions', question('partial-sources', { answer, sources }));
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual([
+      { path: 'sources[0].title', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[1].url', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[1].accessed_at', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[2].title', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[2].url', message: expect.stringMatching(/scheme not allowed/) },
+      { path: 'sources[2].accessed_at', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[3].id', message: expect.stringMatching(/cannot be cited/) },
+      { path: 'sources[3].url', message: expect.stringMatching(/^missing/) },
+      { path: 'sources[3].accessed_at', message: expect.stringMatching(/^missing/) },
+    ]);
+    // Read back as sent, unknown fields included.
+    expect((await t.call('GET', `/questions/${res.body.id}`)).body.sources).toEqual(sources);
+    const html = (await t.call('GET', `/sites/${t.siteId}/questions/partial-sources`, undefined, { key: null })).text;
+    expect(html).toContain('<p>A<sup class="citation"><a href="#source-1">[1]</a></sup> B<sup class="citation"><a href="#source-2">[2]</a></sup></p>');
+    expect(html).toContain(
+      '<ol><li id="source-1"><a href="https://a.example/one" rel="nofollow noopener">https://a.example/one</a> <span class="accessed">accessed 2026-11-01</span></li><li id="source-2">No link</li><li id="source-3">javascript:alert(1)</li><li id="source-4">No id</li></ol>',
+    );
+    expect(html).not.toContain('href="javascript');
+  });
+
+  it('still refuses a source field of the wrong type or form, at its path', async () => {
+    for (const [source, path] of [
+      [{ id: 'src-1', url: 'not a url' }, 'sources[0].url'],
+      [{ id: 7 }, 'sources[0].id'],
+      ['src-1', 'sources[0]'],
+    ] as const) {
+      const res = await t.call('POST', '/questions', question('bad-source', { sources: [source] }));
+      expect([res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([400, [path]]);
+    }
+  });
+
   it('answers 400 on the field for a string that is not a date, or a date that does not exist', async () => {
     for (const updated_at of ['yesterday', '2025-02-30', '2025-13-01', '2025-01-02T25:00:00Z', '02/01/2025']) {
       const res = await t.call('POST', '/articles', article('misdated', { updated_at }));
@@ -492,7 +544,9 @@ describe('listing', () => {
 
 describe('DynamoDB round trips', () => {
   it('a publish whose links did not change makes one request; a read by id makes one', async () => {
-    const body = article('counted', { copy: 'See [t](page:art_bbbbbbbbbbbbbbbb)', related_article_ids: ['art_cccccccccccccccc'] });
+    // Links to live pages: a link to a page readers cannot reach costs a write more (it is listed as suppressed).
+    const [b, c] = await Promise.all(['counted-b', 'counted-c'].map(async (slug) => (await t.call('POST', '/articles', article(slug))).body.id as string));
+    const body = article('counted', { copy: `See [t](page:${b})`, related_article_ids: [c] });
     const first = await t.call('POST', '/articles', body);
     const requests = () => t.stack.dynamo.requests();
 

@@ -310,6 +310,44 @@ describe('serp_landscape analyze', () => {
     expect(t.stack.queues.research.sent).toBe(queued);
   });
 
+  it('caps analyze at 5 researched keywords instead of refusing limit 7 or 7 keyword_ids, and says which it took (audit)', async () => {
+    const s = await site();
+    const { id } = await topic(s);
+    const byLimit = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', limit: 7, wait_ms: 0 });
+    expect(byLimit.status).toBe(200);
+    // All 7 are listed; the top 5 by score are researched, the other 2 named.
+    expect(byLimit.body.list.fetched).toHaveLength(7);
+    const { researched, over_cap, in_process } = byLimit.body.research;
+    expect(researched).toHaveLength(5);
+    expect([...researched, ...over_cap].sort()).toEqual([...SEEDS].sort());
+    expect([...in_process].sort()).toEqual([...researched].sort());
+    const top5 = (await s.tool('serp_landscape', { topic_id: id, depth: 'list', limit: 5 })).body.list.skipped;
+    expect([...researched].sort()).toEqual([...top5].sort());
+
+    // keyword_ids: the first 5 given, in the order given.
+    const rows = (await s.tool('db_select', { table: 'cm_keywords', limit: 100 })).body.rows as { id: number; keyword: string }[];
+    const ids = SEEDS.map((seed) => rows.find((row) => row.keyword === seed)!.id).reverse();
+    const byIds = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', keyword_ids: ids, wait_ms: 0 });
+    expect(byIds.status).toBe(200);
+    expect(byIds.body.research.researched).toEqual([...SEEDS].reverse().slice(0, 5));
+    expect(byIds.body.research.over_cap).toEqual([...SEEDS].reverse().slice(5));
+    await t.stack.drain();
+  });
+
+  it("lists all of a page's keywords on page-scope analyze and researches 5 of them", async () => {
+    const s = await site();
+    await topic(s);
+    const [primary, ...secondary] = SEEDS;
+    const page = (await s.tool('db_insert', { table: 'cm_pages', row: { title: 'All shoes', primary_keyword: primary, secondary_keywords: secondary } })).body
+      .row;
+    const reply = await s.tool('serp_landscape', { page_id: page.id, depth: 'analyze', wait_ms: 0 });
+    expect(reply.status).toBe(200);
+    expect([...reply.body.list.fetched, ...reply.body.list.skipped].sort()).toEqual([...SEEDS].sort());
+    expect(reply.body.research.researched).toHaveLength(5);
+    expect(reply.body.research.over_cap).toHaveLength(2);
+    await t.stack.drain();
+  });
+
   it('researches a keyword once however many analyze calls arrive together, and waits within wait_ms', async () => {
     const s = await site();
     const queued = t.stack.queues.research.sent;

@@ -66,13 +66,14 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
   // All three depths, analyze with its cap and how it waits.
   for (const depth of ['depth metrics', 'depth list', 'depth analyze']) expect(landscape.description).toContain(depth);
-  expect(landscape.description).toContain(`per keyword, at most ${limits.analyzeKeywords}`);
+  expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} of the listed keywords`);
+  expect(landscape.description).toContain(`the first ${limits.analyzeKeywords} keyword_ids`);
   expect(landscape.description).toContain(`about ${limits.analyzeSecondsMin} to ${limits.analyzeSecondsMax} s`);
   expect(landscape.description).toContain(`waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`);
   expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.properties.limit).toMatchObject({
     maximum: limits.listKeywordsMax,
-    description: `topic list: top N by score (default ${limits.topicListDefault})`,
+    description: `topic list and analyze: top N by score (default ${limits.topicListDefault}, analyze ${limits.analyzeKeywords}); analyze researches at most ${limits.analyzeKeywords} of them`,
   });
   expect(landscape.properties.keyword_ids).toMatchObject({ maxItems: limits.listKeywordsMax });
 
@@ -145,13 +146,13 @@ describe('the tool listing', () => {
       expect(contract.LIMITS).toBe(changed);
       expectListingCarries(contract.toolListing(), changed);
 
-      // The checks: keywords mode's seeds, analyze's cap, trend_months.
+      // The checks: keywords mode's seeds, trend_months.
       expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a, b' }).success).toBe(true);
       expect(contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a b c d, e' }).success).toBe(true);
       const seedError = contract.ResearchInput.safeParse({ mode: 'keywords', seed: 'a' }).error?.issues[0]?.message;
       expect(seedError).toBe('keywords mode takes 2 to 6 distinct comma-separated seeds of 1 to 4 words each');
-      const analyze = contract.SerpLandscapeInput.safeParse({ topic_id: 1, depth: 'analyze', limit: 5 });
-      expect(analyze.error?.issues[0]?.message).toBe('analyze researches at most 4 keywords per call');
+      // analyze takes a larger limit and researches at most analyzeKeywords of it (the workflow caps it).
+      expect(contract.SerpLandscapeInput.safeParse({ topic_id: 1, depth: 'analyze', limit: 5 }).success).toBe(true);
       expect(contract.SerpBacklinksInput.parse({}).trend_months).toBe(12);
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 48 }).success).toBe(true);
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 49 }).success).toBe(false);

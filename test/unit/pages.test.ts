@@ -198,9 +198,20 @@ describe('outgoingLinks', () => {
     expect(outgoingLinks(doc)).toEqual(['aaa', 'bbb', 'mmm', 'zzz']);
   });
 
-  it('ignores page: markers in body (links are indexed from copy) and works without copy', () => {
-    const doc = articleDoc(minimalArticle({ body: [{ _type: 'paragraph', text: '[x](page:from-body)' }], related_question_ids: ['q2', 'q1'] }), NOW);
-    expect(outgoingLinks(doc)).toEqual(['q1', 'q2']);
+  it('indexes page links in the blocks too (text markers and Portable Text link annotations), so suppressed_links lists every link readers do not see', () => {
+    const body = [
+      { _type: 'paragraph', text: '[x](page:from-body)' },
+      {
+        _type: 'block',
+        children: [],
+        markDefs: [
+          { _key: 'k', _type: 'link', href: 'page:from-annotation' },
+          { _key: 'w', _type: 'link', href: 'https://web.test' },
+        ],
+      },
+    ];
+    const doc = articleDoc(minimalArticle({ body, related_question_ids: ['q2', 'q1'] }), NOW);
+    expect(outgoingLinks(doc)).toEqual(['from-annotation', 'from-body', 'q1', 'q2']);
   });
 
   it('uses the related ids of a question', () => {

@@ -5,12 +5,20 @@ import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdCl
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
 
-export const Source = z.object({
-  id: z.string().check(z.minLength(1)),
-  title: z.string(),
-  url: AbsoluteUrl,
-  accessed_at: DateOrTimestamp,
-});
+/**
+ * A source object (spec §2.3, which marks no field required): stored as sent, unknown fields included. A
+ * field that is sent must be of its type; one left out or null is reported in `warnings[]`, and a source
+ * without an `id` cannot be cited (docs/api.md#sources).
+ */
+export const Source = named(
+  z.looseObject({
+    id: z.nullish(z.string()),
+    title: z.nullish(z.string()),
+    url: z.nullish(AbsoluteUrl),
+    accessed_at: z.nullish(DateOrTimestamp),
+  }),
+  { id: 'Source' },
+);
 export type Source = z.infer<typeof Source>;
 
 /**

@@ -65,12 +65,14 @@ export const SerpLandscapeInput = z
     page_id: z.optional(RowId),
     depth: z._default(z.enum(LANDSCAPE_DEPTHS), 'metrics'),
     ideas: z._default(z.boolean(), false).check(z.meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` })),
-    limit: z
-      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.listKeywordsMax)))
-      .check(z.meta({ description: `topic list: top N by score (default ${LIMITS.topicListDefault})` })),
+    limit: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.listKeywordsMax))).check(
+      z.meta({
+        description: `topic list and analyze: top N by score (default ${LIMITS.topicListDefault}, analyze ${LIMITS.analyzeKeywords}); analyze researches at most ${LIMITS.analyzeKeywords} of them`,
+      }),
+    ),
     keyword_ids: z
       .optional(z.array(RowId).check(z.minLength(1), z.maxLength(LIMITS.listKeywordsMax)))
-      .check(z.meta({ description: 'topic list: these committed keywords' })),
+      .check(z.meta({ description: `topic list and analyze: these committed keywords; analyze researches the first ${LIMITS.analyzeKeywords}` })),
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
@@ -84,11 +86,6 @@ export const SerpLandscapeInput = z
         if (v[field] === undefined) continue;
         if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
         else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
-      }
-      const analyzed = v.keyword_ids?.length ?? v.limit ?? 0;
-      if (v.depth === 'analyze' && analyzed > LIMITS.analyzeKeywords) {
-        const field = v.keyword_ids ? 'keyword_ids' : 'limit';
-        ctx.addIssue({ code: 'custom', path: [field], message: `analyze researches at most ${LIMITS.analyzeKeywords} keywords per call` });
       }
     }),
   );
@@ -256,6 +253,12 @@ export const SerpLandscapeResult = z.object({
         facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
         in_process: z.array(z.string()).check(z.meta({ description: 'Keywords whose research is queued or running' })),
         failed: z.array(z.object({ keyword: z.string(), error: JobError })),
+        researched: z.array(z.string()).check(z.meta({ description: `The keywords this call researches: at most ${LIMITS.analyzeKeywords}` })),
+        over_cap: z.array(z.string()).check(
+          z.meta({
+            description: `Listed keywords left out of research by the cap of ${LIMITS.analyzeKeywords} per call; research them with another call (keyword_ids on a topic, or one keyword each)`,
+          }),
+        ),
       }),
     )
     .check(z.meta({ description: 'analyze only' })),
@@ -420,7 +423,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'serp_landscape',
-    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) per keyword, at most ${LIMITS.analyzeKeywords} (a topic's or page's top ${LIMITS.analyzeKeywords} by score, or keyword_ids); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} of the listed keywords (the top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest are named in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },

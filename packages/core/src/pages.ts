@@ -15,6 +15,7 @@ import {
   type PublishWarning,
   type QuestionDoc,
   type QuestionInput,
+  type Source,
   type SuppressedLink,
 } from '@cm/contract';
 import { pageId, pageTypeOfId } from './ids';
@@ -73,13 +74,31 @@ export const isArticleDoc = (doc: PageDoc): doc is ArticleDoc => 'body' in doc;
 export const pageBlocks = (doc: PageDoc): Block[] => (isArticleDoc(doc) ? doc.body : doc.answer);
 
 /**
- * The pages this page links to, the edges of the link index: `page:<id>` markers in `copy` and the
- * related ids. Sorted, so that "did the links change" is a string comparison.
+ * The pages this page links to, the edges of the link index: `page:<id>` links in `copy` and in the
+ * blocks, and the related ids. Sorted, so that "did the links change" is a string comparison.
  */
 export function outgoingLinks(doc: PageDoc): string[] {
   const copy = isArticleDoc(doc) ? doc.copy : null;
-  const ids = new Set([...pageLinkTargets(copy), ...doc.related_article_ids, ...doc.related_question_ids]);
+  const ids = new Set([...pageLinkTargets(copy), ...blockLinkTargets(pageBlocks(doc)), ...doc.related_article_ids, ...doc.related_question_ids]);
   return [...ids].sort();
+}
+
+/** The `link` annotations of a Portable Text block, with their paths: `markDefs` entries with an `href`. */
+export function* linkAnnotations(block: Block, path: string): Generator<{ path: string; href: string }> {
+  if (block._type !== 'block') return;
+  for (const [i, def] of itemsOf(block.markDefs).entries()) {
+    if (isObject(def) && def._type === 'link' && typeof def.href === 'string') yield { path: `${path}.markDefs[${i}].href`, href: def.href };
+  }
+}
+
+/** The page ids blocks link to, by `[text](page:<id>)` in their texts or a `page:<id>` link annotation. */
+export function blockLinkTargets(blocks: readonly Block[]): string[] {
+  const ids = new Set<string>();
+  for (const block of blocks) {
+    for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
+    for (const { href } of linkAnnotations(block, '')) if (href.startsWith('page:') && href.length > 5) ids.add(href.slice(5));
+  }
+  return [...ids];
 }
 
 interface TextVisit {
@@ -97,6 +116,13 @@ export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(va
 export function textOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+}
+
+function* spanTexts(children: unknown, path: string): Generator<TextVisit> {
+  for (const [i, node] of itemsOf(children).entries()) {
+    const text = isObject(node) && node._type === 'span' ? textOf(node.text) : undefined;
+    if (text !== undefined) yield { path: `${path}.children[${i}].text`, text };
+  }
 }
 
 /** Every text of a block that renders and may hold inline markup, with its path for warnings. */
@@ -126,9 +152,10 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
       return;
     case 'paragraph':
       yield* field(block.text, `${path}.text`);
-      for (const [i, node] of itemsOf(block.children).entries()) {
-        if (isObject(node) && node._type === 'span') yield* field(node.text, `${path}.children[${i}].text`);
-      }
+      yield* spanTexts(block.children, path);
+      return;
+    case 'block':
+      yield* spanTexts(block.children, path);
       return;
     case 'list':
       // An item sent as an object renders its `text`, as an item sent as a string renders itself.
@@ -154,7 +181,7 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
   const warnings: PublishWarning[] = [];
   const warn = (path: string, message: string) => warnings.push({ path, message });
   const field = type === 'article' ? 'body' : 'answer';
-  const sourceIds = new Set(isArticleDoc(doc) ? [] : doc.sources.map((s) => s.id));
+  const sourceIds = new Set(isArticleDoc(doc) ? [] : doc.sources.flatMap((s) => (s.id ? [s.id] : [])));
   const citation = (path: string, id: string) => {
     if (type === 'article') warn(path, 'citation markers are not rendered in an article');
     else if (!sourceIds.has(id)) warn(path, 'citation of a source id that is not in sources; it is not rendered');
@@ -174,7 +201,7 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
     if (block._type === 'image' && typeof block.url === 'string' && URL.canParse(block.url) && !allowedImageUrl(block.url)) {
       warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }
-    if (block._type === 'paragraph') {
+    if (block._type === 'paragraph' || block._type === 'block') {
       for (const [j, node] of itemsOf(block.children).entries()) {
         // A node without a `_type` already has its shape warning.
         if (!isObject(node) || typeof node._type !== 'string' || node._type === '') continue;
@@ -182,6 +209,10 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
         if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
         else if (node._type === 'sourceCitation' && id !== undefined) citation(`${path}.children[${j}]`, id);
       }
+    }
+    for (const link of linkAnnotations(block, path)) {
+      if (!link.href.startsWith('page:') && !allowedUrl(link.href))
+        warn(link.path, 'link URL scheme not allowed (http, https, mailto); rendered as plain text');
     }
     for (const visit of blockTexts(block, path)) {
       for (const m of visit.text.matchAll(INLINE_MARKUP)) {
@@ -193,10 +224,26 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       }
     }
   }
+  if (!isArticleDoc(doc)) warnings.push(...sourceWarnings(doc.sources));
   if (isArticleDoc(doc) && doc.cover_image && !allowedImageUrl(doc.cover_image)) {
     warn('cover_image', 'URL scheme not allowed (http, https); not rendered');
   }
   return warnings;
+}
+
+/** What each source lacks (spec §2.3 marks no field required): it is stored and rendered with what is there. */
+function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
+  return sources.flatMap((source, i) => {
+    const path = `sources[${i}]`;
+    const out: PublishWarning[] = [];
+    if (!source.id) out.push({ path: `${path}.id`, message: 'missing; a source without an id cannot be cited' });
+    if (!source.title) out.push({ path: `${path}.title`, message: 'missing; the source is listed by its URL or id' });
+    if (!source.url) out.push({ path: `${path}.url`, message: 'missing; the source is listed without a link' });
+    else if (!allowedUrl(source.url))
+      out.push({ path: `${path}.url`, message: 'URL scheme not allowed (http, https, mailto); the source is listed without a link' });
+    if (!source.accessed_at) out.push({ path: `${path}.accessed_at`, message: 'missing; the source is listed without a date' });
+    return out;
+  });
 }
 
 /** The visitor URL of a page. */

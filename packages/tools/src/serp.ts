@@ -76,9 +76,10 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
 
 /**
  * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
- * analyze takes the same, at most LIMITS.analyzeKeywords: a page's top ones by score too. Ideas are
- * never targets: one named (keyword scope, keyword_ids) is a 400; a page's keywords known only as
- * ideas are left out and named in `ideas`, so the rest of the page or topic is still listed.
+ * analyze lists the same (a topic's default N is LIMITS.analyzeKeywords) and researches at most
+ * LIMITS.analyzeKeywords of them (analyzeTargets). Ideas are never targets: one named (keyword scope,
+ * keyword_ids) is a 400; a page's keywords known only as ideas are left out and named in `ideas`, so the
+ * rest of the page or topic is still listed.
  */
 async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<{ targets: ScopeKeyword[]; ideas: string[] }> {
   const analyze = input.depth === 'analyze';
@@ -101,8 +102,19 @@ async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope:
   }
   const committed = scope.keywords.filter((k) => !k.is_idea);
   const ideas = scope.keywords.filter((k) => k.is_idea).map((k) => k.keyword);
-  if (scope.info.type !== 'topic') return { targets: analyze ? topByScore(committed, LIMITS.analyzeKeywords) : committed, ideas };
+  if (scope.info.type !== 'topic') return { targets: committed, ideas };
   return { targets: topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault)), ideas };
+}
+
+/**
+ * The keywords analyze researches: the spec caps them at LIMITS.analyzeKeywords, so a larger selection is
+ * cut to the first keyword_ids given, else to the top by score; the rest are named in the reply.
+ */
+function analyzeTargets(input: SerpLandscapeInput, listed: readonly ScopeKeyword[]): { researched: string[]; over_cap: string[] } {
+  const keywords = (k: readonly ScopeKeyword[]) => [...new Set(k.map((row) => row.keyword))];
+  const all = keywords(listed);
+  const researched = keywords(input.keyword_ids ? listed.slice(0, LIMITS.analyzeKeywords) : topByScore(listed, LIMITS.analyzeKeywords));
+  return { researched, over_cap: all.filter((k) => !researched.includes(k)) };
 }
 
 interface SerpTarget {
@@ -200,10 +212,11 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
+  const analyzed = input.depth === 'analyze' ? analyzeTargets(input, selection) : undefined;
   const [refreshed, list, research] = await Promise.all([
     refreshedSerps(ctx, scope.keywords, serps),
     lists ? listSerps(ctx, selection, target, serps) : undefined,
-    input.depth === 'analyze' ? researchKeywords(ctx, [...new Set(selection.map((k) => k.keyword))], deadline) : undefined,
+    analyzed ? researchKeywords(ctx, analyzed.researched, deadline) : undefined,
   ]);
   const ideas = input.ideas ? await pullIdeas(ctx, scope, locale) : undefined;
   return {
@@ -219,7 +232,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
     }),
     ...(ideas ? { ideas } : {}),
     ...(list ? { list: { ...list, skipped_ideas: skippedIdeas } } : {}),
-    ...(research ? { research } : {}),
+    ...(research && analyzed ? { research: { ...research, ...analyzed } } : {}),
   };
 }
 
