@@ -189,11 +189,31 @@ describe('db tools', () => {
 });
 
 describe('get_keywords', () => {
+  it('reports a seed that is not a keyword per seed and pulls the others (audit: one seed too long)', async () => {
+    const s = await site();
+    const long = `running shoes ${'x'.repeat(100)}`;
+    const reply = await s.tool('get_keywords', { seeds: ['running shoes', long, '   ', 'trail shoes'] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual(['running shoes', 'trail shoes']);
+    expect(reply.body.rejected_seeds).toEqual([
+      { seed: long, reason: expect.stringContaining('80') },
+      { seed: '   ', reason: expect.any(String) },
+    ]);
+    // A topic's seeds the same way; with nothing left to pull the call says why for each seed.
+    const topic = await insert(s, 'cm_topics', { name: 'Shoes' });
+    const scoped = await s.tool('get_keywords', { topic_id: topic.id, seeds: [long, 'road shoes'] });
+    expect([scoped.status, scoped.body.attached, scoped.body.rejected_seeds.length]).toEqual([200, 1, 1]);
+    const none = await s.tool('get_keywords', { seeds: [long] });
+    expect(none.status).toBe(400);
+    expect(none.body.issues).toEqual([{ path: 'seeds[0]', message: expect.stringContaining('80') }]);
+    expect((await s.tool('get_keywords', { seeds: [7] })).status).toBe(400);
+  });
+
   it('pulls metrics for seeds, upserts them, and the same keyword always gets the same numbers', async () => {
     const s = await site();
     const first = await s.tool('get_keywords', { seeds: ['Running Shoes', 'best trail running shoes'] });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ data_source: 'sandbox', locale: 'US/en', no_data: [], topic_id: null, attached: 0 });
+    expect(first.body).toMatchObject({ data_source: 'sandbox', locale: 'US/en', no_data: [], rejected_seeds: [], topic_id: null, attached: 0 });
     for (const row of first.body.keywords) {
       expect(row.volume).toBeGreaterThanOrEqual(10);
       expect(row.cpc_usd).toBeGreaterThanOrEqual(0);

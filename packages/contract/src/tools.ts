@@ -45,7 +45,9 @@ export type DbDeleteInput = z.output<typeof DbDeleteInput>;
 
 export const GetKeywordsInput = z
   .object({
-    seeds: z.optional(z.array(Keyword).check(z.minLength(1), z.maxLength(LIMITS.seedsMax))),
+    seeds: z
+      .optional(z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.seedsMax)))
+      .check(z.meta({ description: 'Keywords to pull; one that is not a keyword (empty, too long, too many words) is listed in rejected_seeds and the rest are pulled' })),
     topic_id: z.optional(RowId).check(z.meta({ description: "Pull for the topic's keywords; seeds are attached to it" })),
     keyword_id: z.optional(RowId).check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
   })
@@ -170,6 +172,9 @@ export const GetKeywordsResult = z.object({
   locale: z.string(),
   keywords: z.array(KeywordRowSchema),
   no_data: z.array(z.string()).check(z.meta({ description: 'Seeds the data has nothing for' })),
+  rejected_seeds: z
+    .array(z.object({ seed: z.string(), reason: z.string() }))
+    .check(z.meta({ description: 'Seeds that are not a keyword, with why; not pulled, and the others were' })),
   topic_id: z.nullable(z.int()),
   attached: z.int().check(z.meta({ description: 'Keywords newly attached to the topic' })),
 });

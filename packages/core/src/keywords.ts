@@ -1,4 +1,4 @@
-import { DEFAULT_LOCALE, type Intent, type KeywordMetrics } from '@cm/contract';
+import { DEFAULT_LOCALE, Keyword, type Intent, type KeywordMetrics } from '@cm/contract';
 
 /** How a keyword is stored and matched; the rule lives in the contract, which validates keywords mode's seeds by it. */
 export { normalizeKeyword } from '@cm/contract';
@@ -39,3 +39,25 @@ export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competitio
 
 /** Whether a keyword has demand data: a positive volume (volume 0 means the data has nothing). */
 export const hasVolume = (metrics: Pick<KeywordMetrics, 'volume'>): boolean => (metrics.volume ?? 0) > 0;
+
+export interface RejectedSeed {
+  /** Where the seed stood in `seeds`. */
+  index: number;
+  seed: string;
+  reason: string;
+}
+
+/**
+ * get_keywords' seeds, each judged on its own: a seed that is no keyword (empty, too long, too many
+ * words) is rejected with why, and the others are still pulled.
+ */
+export function splitSeeds(seeds: readonly string[]): { accepted: string[]; rejected: RejectedSeed[] } {
+  const accepted: string[] = [];
+  const rejected: RejectedSeed[] = [];
+  for (const [index, seed] of seeds.entries()) {
+    const parsed = Keyword.safeParse(seed);
+    if (parsed.success) accepted.push(parsed.data);
+    else rejected.push({ index, seed, reason: parsed.error.issues.map((issue) => issue.message).join('; ') });
+  }
+  return { accepted, rejected };
+}

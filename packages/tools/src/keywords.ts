@@ -1,5 +1,5 @@
-import type { GetKeywordsInput, KeywordMetrics, KeywordRow } from '@cm/contract';
-import { keywordLocale, normalizeKeyword } from '@cm/core';
+import { ApiError, type GetKeywordsInput, type KeywordMetrics, type KeywordRow } from '@cm/contract';
+import { keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
 import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
 
@@ -70,7 +70,13 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     targets.set(keywordUnique(target.locale, target.keyword), target);
     return keywordUnique(target.locale, target.keyword);
   };
-  for (const seed of input.seeds ?? []) seedKeys.add(add(seed, locale));
+  const { accepted: seeds, rejected: rejectedSeeds } = splitSeeds(input.seeds ?? []);
+  // Nothing left to pull: the call would do nothing, so it says why each seed was refused.
+  if (seeds.length === 0 && !scoped) {
+    const issues = rejectedSeeds.map((r) => ({ path: `seeds[${r.index}]`, message: r.reason }));
+    throw new ApiError('validation_failed', issues.map((i) => `body.${i.path}: ${i.message}`).join('; '), { issues });
+  }
+  for (const seed of seeds) seedKeys.add(add(seed, locale));
   if (keywordRow) add(String(keywordRow.keyword), String(keywordRow.locale));
 
   // A topic's keywords: its links and its pages' keywords. Rows checked before without data are not fetched again.
@@ -147,6 +153,7 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     locale,
     keywords: [...stored, ...checkedEmpty] as unknown as KeywordRow[],
     no_data: noData,
+    rejected_seeds: rejectedSeeds.map(({ seed, reason }) => ({ seed, reason })),
     topic_id: topic?.id ?? null,
     attached,
   };
