@@ -116,6 +116,26 @@ describe('add_competitor', () => {
   });
 });
 
+describe('internationalised domain names (audit)', () => {
+  it('accepts münchen.de in add_competitor and serp_backlinks, stored as punycode with the Unicode form for display', async () => {
+    const s = await site();
+    const added = await s.tool('add_competitor', { domain: 'münchen.de' });
+    expect(added.status).toBe(200);
+    expect(added.body.competitor).toMatchObject({ domain: 'xn--mnchen-3ya.de', domain_unicode: 'münchen.de', active: true });
+    const again = await s.tool('add_competitor', { domain: 'https://münchen.de/path' });
+    expect(again.body).toMatchObject({ created: false, competitor: { id: added.body.competitor.id } });
+    expect((await activeRows(s)).map((row: { domain: string }) => row.domain)).toEqual(['xn--mnchen-3ya.de']);
+
+    const links = await s.tool('serp_backlinks', { scope: 'https://münchen.de/path', depth: 'links', limit: 5 });
+    expect(links.status).toBe(200);
+    expect(links.body).toMatchObject({ domain: 'xn--mnchen-3ya.de', domain_unicode: 'münchen.de' });
+    const looked = await s.tool('serp_backlinks', { scope: 'bücher.example' });
+    expect(looked.status).toBe(200);
+    expect(looked.body.profiles[0]).toMatchObject({ domain: 'xn--bcher-kva.example', domain_unicode: 'bücher.example' });
+    expect((await s.tool('add_competitor', { domain: 'münchen..de' })).status).toBe(400);
+  });
+});
+
 describe('competitor rows stored by db_insert', () => {
   const placesOf = async (s: Site) => t.store.competitorPlaces(s.siteId).state();
 

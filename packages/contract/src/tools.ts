@@ -302,9 +302,12 @@ export const ResearchResult = z.union([
   }),
 ]);
 
+const DomainUnicode = z.string().check(z.meta({ description: 'The domain as people read it: an internationalised domain in Unicode (domain holds its punycode form), else the same as domain' }));
+
 const CompetitorRow = z.object({
   id: z.int(),
   domain: z.string(),
+  domain_unicode: DomainUnicode,
   display_name: z.nullable(z.string()),
   color: z.nullable(z.string()),
   active: z.boolean(),
@@ -345,6 +348,7 @@ const LinkingPageSchema = z.object({
 
 const BacklinkProfileSchema = z.object({
   domain: z.string(),
+  domain_unicode: DomainUnicode,
   is_site: z.boolean(),
   is_competitor: z.boolean(),
   snapshot_at: z.nullable(z.string()).check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
@@ -381,7 +385,7 @@ export const SerpBacklinksResult = z.union([
       .check(z.meta({ description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank' })),
     health: z.array(z.enum(HEALTH_FLAGS)).check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),
   }),
-  z.object({ ...ToolMeta, scope: z.string(), depth: z.literal('links'), domain: z.string(), links: z.array(LinkingPageSchema) }),
+  z.object({ ...ToolMeta, scope: z.string(), depth: z.literal('links'), domain: z.string(), domain_unicode: DomainUnicode, links: z.array(LinkingPageSchema) }),
 ]);
 
 export const RecallResult = z.object({

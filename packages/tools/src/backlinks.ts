@@ -1,6 +1,6 @@
 import type { MonitorMessage, SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
-import { healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay } from '@cm/core';
+import { displayDomain, healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay } from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type GapDomain, type Meter } from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
@@ -23,6 +23,7 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
   const { profile } = t;
   return {
     domain: profile.domain,
+    domain_unicode: displayDomain(profile.domain),
     is_site: t.isSite,
     is_competitor: t.isCompetitor,
     snapshot_at: t.snapshotAt,
@@ -56,7 +57,7 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     const noData = !domain || (scope.kind !== 'domain' && !(await ctx.store.backlinks.latest(ctx.siteId, domain)));
     if (noData) return { data_source: DATABASE, empty: true as const };
     const links = await ctx.backlinkData.links(domain, input.limit ?? LIMITS.linksDefault, ctx.meter);
-    return { data_source: ctx.backlinkData.name, scope: input.scope, depth: 'links' as const, domain, links };
+    return { data_source: ctx.backlinkData.name, scope: input.scope, depth: 'links' as const, domain, domain_unicode: displayDomain(domain), links };
   }
 
   const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, d)));

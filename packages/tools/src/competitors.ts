@@ -1,5 +1,5 @@
 import { ApiError, fieldError, LIMITS, type AddCompetitorInput, type BudgetTicket, type MonitorMessage } from '@cm/contract';
-import { normalizeDomain } from '@cm/core';
+import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 
@@ -208,6 +208,7 @@ export async function untrackCompetitor(ctx: ToolContext, row: StoredRow): Promi
 const competitorView = (row: StoredRow) => ({
   id: row.id,
   domain: String(row.domain),
+  domain_unicode: displayDomain(String(row.domain)),
   display_name: (row.display_name as string | undefined) ?? null,
   color: (row.color as string | undefined) ?? null,
   active: row.active === true,
