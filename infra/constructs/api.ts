@@ -6,7 +6,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
+import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
 import type { Alarms } from './alarms';
 import { pascal } from './ids';
 
@@ -65,7 +65,8 @@ export function httpApi(
   // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
   const api = new HttpApi(scope, 'Api', { defaultIntegration: integrations.get('discovery'), createDefaultStage: false });
   for (const route of ROUTES) {
-    api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.fn)! });
+    const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
+    api.addRoutes({ path: route.path, methods, integration: integrations.get(route.fn)! });
   }
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',

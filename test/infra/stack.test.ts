@@ -92,11 +92,13 @@ describe('CDK stack', () => {
     }
   });
 
-  it('routes every route of the route table on the HTTP API, and the rest to the discovery function', () => {
+  it('routes every route of the route table on the HTTP API (GET routes with HEAD too, but the MCP stream), and the rest to the discovery function', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
-    expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort());
+    const heads = ROUTES.filter((r) => r.method === 'GET' && r.path !== '/mcp').map((r) => `HEAD ${r.path}`);
+    expect(heads).toContain('HEAD /sites/{site_id}/articles/{slug}');
+    expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), ...heads, '$default'].sort());
   });
 
   it('grants table access by need: read-only for discovery (deep health), reads and visitor pages, DeleteItem only where a row is deleted', () => {
@@ -126,7 +128,12 @@ describe('CDK stack', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['GET /dashboard', 'GET /dashboard/assets/{file}']);
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
+      'GET /dashboard',
+      'GET /dashboard/assets/{file}',
+      'HEAD /dashboard',
+      'HEAD /dashboard/assets/{file}',
+    ]);
     const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
       JSON.stringify(i.Properties.IntegrationUri).includes(id),
     );

@@ -66,14 +66,14 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
   // All three depths, analyze with its cap and how it waits.
   for (const depth of ['depth metrics', 'depth list', 'depth analyze']) expect(landscape.description).toContain(depth);
-  expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} of the listed keywords`);
+  expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} listed keywords`);
   expect(landscape.description).toContain(`the first ${limits.analyzeKeywords} keyword_ids`);
   expect(landscape.description).toContain(`about ${limits.analyzeSecondsMin} to ${limits.analyzeSecondsMax} s`);
   expect(landscape.description).toContain(`waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`);
   expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.properties.limit).toMatchObject({
     maximum: limits.listKeywordsMax,
-    description: `topic list and analyze: top N by score (default ${limits.topicListDefault}, analyze ${limits.analyzeKeywords}); analyze researches at most ${limits.analyzeKeywords} of them`,
+    description: `topic list/analyze: top N by score (default ${limits.topicListDefault}, analyze ${limits.analyzeKeywords})`,
   });
   expect(landscape.properties.keyword_ids).toMatchObject({ maxItems: limits.listKeywordsMax });
 

@@ -61,6 +61,15 @@ export interface RouteFacts {
 
 export const routeKey = (r: Pick<RouteFacts, 'method' | 'path'>): string => `${r.method} ${r.path}`;
 
+/**
+ * GET routes answer HEAD too, as HTTP clients expect (RFC 9110 §9.3.2): the same status and headers, no
+ * body. The MCP endpoint's GET is a stream, not a document, so it does not.
+ */
+export const answersHead = (route: Pick<RouteFacts, 'method' | 'path'>): boolean => route.method === 'GET' && route.path !== MCP_PATH;
+
+/** The route key a request is served as: a HEAD request as its GET route. */
+export const servedRouteKey = (key: string): string => (key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
+
 /** The largest body `route` takes, in bytes: its own limit, else the service's. */
 export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 

@@ -45,9 +45,7 @@ export type DbDeleteInput = z.output<typeof DbDeleteInput>;
 
 export const GetKeywordsInput = z
   .object({
-    seeds: z
-      .optional(z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.seedsMax)))
-      .check(z.meta({ description: 'Keywords to pull; one that is not a keyword (empty, too long, too many words) is listed in rejected_seeds and the rest are pulled' })),
+    seeds: z.optional(z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.seedsMax))),
     topic_id: z.optional(RowId).check(z.meta({ description: "Pull for the topic's keywords; seeds are attached to it" })),
     keyword_id: z.optional(RowId).check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
   })
@@ -69,12 +67,12 @@ export const SerpLandscapeInput = z
     ideas: z._default(z.boolean(), false).check(z.meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` })),
     limit: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.listKeywordsMax))).check(
       z.meta({
-        description: `topic list and analyze: top N by score (default ${LIMITS.topicListDefault}, analyze ${LIMITS.analyzeKeywords}); analyze researches at most ${LIMITS.analyzeKeywords} of them`,
+        description: `topic list/analyze: top N by score (default ${LIMITS.topicListDefault}, analyze ${LIMITS.analyzeKeywords})`,
       }),
     ),
     keyword_ids: z
       .optional(z.array(RowId).check(z.minLength(1), z.maxLength(LIMITS.listKeywordsMax)))
-      .check(z.meta({ description: `topic list and analyze: these committed keywords; analyze researches the first ${LIMITS.analyzeKeywords}` })),
+      .check(z.meta({ description: 'topic list/analyze: these committed keywords' })),
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
@@ -172,9 +170,7 @@ export const GetKeywordsResult = z.object({
   locale: z.string(),
   keywords: z.array(KeywordRowSchema),
   no_data: z.array(z.string()).check(z.meta({ description: 'Seeds the data has nothing for' })),
-  rejected_seeds: z
-    .array(z.object({ seed: z.string(), reason: z.string() }))
-    .check(z.meta({ description: 'Seeds that are not a keyword, with why; not pulled, and the others were' })),
+  rejected_seeds: z.array(z.object({ seed: z.string(), reason: z.string() })).check(z.meta({ description: 'Seeds that are no keyword, with why' })),
   topic_id: z.nullable(z.int()),
   attached: z.int().check(z.meta({ description: 'Keywords newly attached to the topic' })),
 });
@@ -258,10 +254,10 @@ export const SerpLandscapeResult = z.object({
         facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
         in_process: z.array(z.string()).check(z.meta({ description: 'Keywords whose research is queued or running' })),
         failed: z.array(z.object({ keyword: z.string(), error: JobError })),
-        researched: z.array(z.string()).check(z.meta({ description: `The keywords this call researches: at most ${LIMITS.analyzeKeywords}` })),
+        researched: z.array(z.string()).check(z.meta({ description: `Researched here (at most ${LIMITS.analyzeKeywords})` })),
         over_cap: z.array(z.string()).check(
           z.meta({
-            description: `Listed keywords left out of research by the cap of ${LIMITS.analyzeKeywords} per call; research them with another call (keyword_ids on a topic, or one keyword each)`,
+            description: 'Listed, not researched: over the cap',
           }),
         ),
       }),
@@ -302,7 +298,8 @@ export const ResearchResult = z.union([
   }),
 ]);
 
-const DomainUnicode = z.string().check(z.meta({ description: 'The domain as people read it: an internationalised domain in Unicode (domain holds its punycode form), else the same as domain' }));
+/** An internationalised domain in Unicode, for display (`domain` is its punycode); else the same as `domain`. */
+const DomainUnicode = z.string();
 
 const CompetitorRow = z.object({
   id: z.int(),
@@ -432,7 +429,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'serp_landscape',
-    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} of the listed keywords (the top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest are named in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} listed keywords (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },

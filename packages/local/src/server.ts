@@ -3,7 +3,7 @@ import { lambdaContext } from './context';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ApiError, bodyLimitOf, fieldError, ROUTES, routeKey, type FunctionName, type Route } from '@cm/contract';
+import { answersHead, ApiError, bodyLimitOf, fieldError, ROUTES, type FunctionName, type Route } from '@cm/contract';
 import { json, payloadTooLarge } from '@cm/runtime';
 
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -42,7 +42,7 @@ function decodeParam(name: string, raw: string): string {
  */
 export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | null {
   for (const { route, pattern, names } of compiled) {
-    if (route.method !== method) continue;
+    if (route.method !== method && !(method === 'HEAD' && answersHead(route))) continue;
     const m = pattern.exec(path);
     if (!m) continue;
     return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeParam(name, m[i + 1]!)])) };
@@ -56,6 +56,19 @@ function pathOf(req: IncomingMessage): string {
   } catch {
     throw new ApiError('bad_request', 'The request target is not a valid URL');
   }
+}
+
+/** A Host header as HTTP allows it (RFC 9110 §7.2): a host name or address literal, and a port. */
+const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.\-_~%!$&'()*+,;=]+)(?::\d{1,5})?$/i;
+
+/**
+ * The request's Host, which names the deployment in the URLs it builds (visitor pages, the MCP request):
+ * one that is no host is refused, as API Gateway refuses it before any function runs. None is localhost.
+ */
+function hostOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? 'localhost';
+  if (!HOST.test(host) || !URL.canParse(`http://${host}`)) throw new ApiError('bad_request', 'The Host header is not a host name or address');
+  return host;
 }
 
 /**
@@ -92,11 +105,12 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKeyValue: strin
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   headers['x-forwarded-proto'] ??= 'http';
+  headers.host = hostOf(req);
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const text = isText(headers['content-type']);
   const now = new Date();
-  const host = headers.host ?? 'localhost';
+  const host = headers.host;
   return {
     version: '2.0',
     routeKey: routeKeyValue,
@@ -183,7 +197,8 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       // The rest of the body is never read: the connection ends after the answer, whatever the client still sends.
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
       const fn: FunctionName = found?.route.fn ?? 'discovery';
-      const event = toEvent(req, body, found ? routeKey(found.route) : '$default', found?.params ?? {});
+      // As API Gateway names it: a HEAD request has its own route key, served by the GET route's function.
+      const event = toEvent(req, body, found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default', found?.params ?? {});
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
       // Answered already (a malformed body, below), or the client is gone.

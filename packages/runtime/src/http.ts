@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod/mini';
-import { ApiError, bodyLimitOf, fieldError, ROUTE_TABLE, routeKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
+import { ApiError, bodyLimitOf, fieldError, ROUTE_TABLE, routeKey, servedRouteKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
 import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -162,6 +162,23 @@ function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * A HEAD request is served by its GET route, and answered with that route's status and headers and no
+ * body, errors included (its onError runs after the error replies').
+ */
+const headRequests = (): middy.MiddlewareObj<ApiEvent, ApiResult> => {
+  const withoutBody = (request: middy.Request<ApiEvent, ApiResult>) => {
+    if (request.event.requestContext.http.method === 'HEAD' && request.response) request.response = { ...request.response, body: '' };
+  };
+  return {
+    before: async ({ event }) => {
+      event.routeKey = servedRouteKey(event.routeKey);
+    },
+    after: async (request) => withoutBody(request),
+    onError: async (request) => withoutBody(request),
+  };
+};
+
 /** Each route's body limit, by route key: looked up on every request with a body. */
 const BODY_LIMITS = new Map(ROUTE_TABLE.map((route) => [routeKey(route), bodyLimitOf(route)]));
 
@@ -227,6 +244,7 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
     },
   })
     .use(observed<ApiEvent, ApiResult>((event, observation) => observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId })))
+    .use(headRequests())
     .use(errorReplies())
     .use(jsonBody(state))
     .handler(async (event, context) => {

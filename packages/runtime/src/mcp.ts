@@ -74,8 +74,10 @@ const invoke: FunctionInvoker = (fn, event) => (invoker ?? lambdaInvoker)(fn, ev
 export function toWebRequest(event: ApiEvent): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
-  const proto = event.headers['x-forwarded-proto'] ?? 'https';
+  // The transport reads only the path of this URL; a forwarded scheme other than http counts as https.
+  const proto = event.headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
   const url = `${proto}://${event.requestContext.domainName}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
+  if (!URL.canParse(url)) throw new ApiError('bad_request', 'The request names no valid host');
   const method = event.requestContext.http.method;
   const body =
     event.body === undefined || event.body === null || method === 'GET' || method === 'HEAD'
