@@ -17,12 +17,13 @@ export function normalizeDomain(input: string): string | null {
     .replace(/\.$/, '')
     .replace(/^www\./, '');
   // IDNA, as a browser's address bar does it; '' for a name that has no ASCII form.
-  if (/[^\x00-\x7f]/.test(host)) host = domainToASCII(host);
+  if ([...host].some((c) => c.charCodeAt(0) > 0x7f)) host = domainToASCII(host);
   return Domain.safeParse(host).success ? host : null;
 }
 
 /** How a stored domain is shown to people: an internationalised one in Unicode (`münchen.de`), else as stored. */
-export const displayDomain = (domain: string): string => (domain.split('.').some((label) => label.startsWith('xn--')) ? domainToUnicode(domain) || domain : domain);
+export const displayDomain = (domain: string): string =>
+  domain.split('.').some((label) => label.startsWith('xn--')) ? domainToUnicode(domain) || domain : domain;
 
 /** Whether a result's host belongs to a domain: the domain itself or one of its subdomains. */
 export const belongsTo = (host: string, domain: string): boolean => {
