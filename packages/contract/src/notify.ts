@@ -35,7 +35,7 @@ export const NotifyResult = named(
     applied: z.boolean().check(z.meta({ description: 'Whether the page now reflects this notify.' })),
     reason: z
       .optional(z.enum(['stale', 'unmatched']))
-      .check(z.meta({ description: 'Why not: stale, a notify the site dated later was applied since the page\'s last publish; unmatched, no such page.' })),
+      .check(z.meta({ description: "Why not: stale, a notify the site dated later was applied since the page's last publish; unmatched, no such page." })),
   }),
   { id: 'NotifyResult' },
 );
