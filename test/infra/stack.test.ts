@@ -1,5 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -7,14 +10,35 @@ import { FUNCTIONS, functionEnvName, MCP_INVOKES, QUEUE_SETTINGS, ROUTES, TOOL_F
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
-// Synthesized once, with real esbuild bundling and cdk-nag: this is what `cdk synth` does, offline.
-// An unacknowledged cdk-nag finding makes the synth, and so every test here, fail.
+/*
+ * The app as `cdk synth` makes it, offline: once through the CDK CLI, with real esbuild bundling (the
+ * functions' assets, the dashboard's build hook), in a child process that runs beside the stacks below;
+ * and in process with cdk-nag, whose tests read templates only and so skip bundling (it would build
+ * every function again for each stack). An unacknowledged cdk-nag finding fails either synth.
+ */
+const NO_BUNDLING = { context: { 'aws:cdk:bundling-stacks': [] } };
+const cliOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+let cliSynth: Promise<void>;
 let app: App;
 let template: Template;
 beforeAll(() => {
-  app = checkedApp();
+  const root = join(__dirname, '..', '..');
+  cliSynth = promisify(execFile)(join(root, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', cliOut], {
+    cwd: root,
+    env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+  }).then(() => undefined);
+  // Awaited by the tests that read it; a failure fails them, not the process.
+  cliSynth.catch(() => undefined);
+  app = checkedApp(NO_BUNDLING);
   template = Template.fromStack(new ContentApiStack(app, 'Test'));
 }, 120_000);
+afterAll(() => rmSync(cliOut, { recursive: true, force: true }));
+
+/** The template the CLI synthesized, once it has. */
+async function cliTemplate(): Promise<Record<string, any>> {
+  await cliSynth;
+  return JSON.parse(readFileSync(join(cliOut, 'ContentApi.template.json'), 'utf8')) as Record<string, any>;
+}
 
 /** Every IAM statement of the template: the policies' and the roles' inline ones. */
 const statementsOf = (t: Template) => [
@@ -124,7 +148,7 @@ describe('CDK stack', () => {
     expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert']);
   });
 
-  it('serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler', () => {
+  it('serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler', async () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
@@ -143,8 +167,11 @@ describe('CDK stack', () => {
       .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
     expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
     expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
-    // The asset Lambda is given: index.js and, from the bundling hook, the app the handler reads.
-    const asset = join(app.outdir, `asset.${String(dashboard.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+    // The asset Lambda is given, as the CLI bundled it: index.js and, from the bundling hook, the app the handler reads.
+    const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>((await cliTemplate()).Resources).find(
+      ([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function',
+    )![1];
+    const asset = join(cliOut, `asset.${bundled.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
     expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
     // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
     const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
@@ -429,7 +456,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
   let withSecrets: Template;
   let secretsApp: App;
   beforeAll(() => {
-    secretsApp = checkedApp();
+    secretsApp = checkedApp(NO_BUNDLING);
     const props = {
       dataforseoSecret: 'content-api/dataforseo',
       tavilySecret: 'content-api/tavily',
@@ -525,26 +552,12 @@ describe('CDK stack with provider credentials and a custom domain', () => {
 });
 
 describe('cdk synth', () => {
-  it('synthesizes the app with the CDK CLI, offline', async () => {
-    const { execFile } = await import('node:child_process');
-    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const root = join(__dirname, '..', '..');
-    const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
-    try {
-      await new Promise<void>((resolve, reject) =>
-        execFile(
-          join(root, 'node_modules/.bin/cdk'),
-          ['synth', '--quiet', '--output', out],
-          { cwd: root, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' } },
-          (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()),
-        ),
-      );
-      const synthesized = JSON.parse(readFileSync(join(out, 'ContentApi.template.json'), 'utf8'));
-      expect(Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }, 120_000);
+  it('synthesizes the app with the CDK CLI, offline, every function bundled', async () => {
+    const synthesized = await cliTemplate();
+    const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
+      Properties: { Code: { S3Key: string } };
+    }[];
+    expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
+    for (const fn of functions) expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain('index.js');
+  });
 });
