@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PUBLISH_BODY_LIMIT_BYTES, SERVICE_LIMITS } from '@cm/contract';
 import { lambdaContext } from '@cm/local';
@@ -165,6 +166,29 @@ describe('a body far over the limit', () => {
     expect(reply.headers.connection).toBe('close');
     // The limit, plus what the loopback's socket buffers hold: far from the 64 MiB a draining server takes.
     expect(reply.sentBytes).toBeLessThan(total / 2);
+  });
+
+  // The flake this fixes: a server that closed with the rest of the body unread sent a reset, and a reset
+  // destroys the answer at a client that had not read it yet (a busy machine makes any client that slow).
+  it('keeps its 413 for a client that reads it late: the rest of the body is drained, so no reset destroys the answer', async () => {
+    const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    let failure: Error | null = null;
+    socket.on('error', (error) => (failure = error));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.pause();
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const body = LIMIT + 2 * MiB;
+    socket.write(head('POST', '/articles', [`Content-Length: ${body}`]));
+    socket.write(Buffer.alloc(body, 'a'));
+    // The client reads nothing for longer than the server lingers.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    socket.resume();
+    await closed;
+    expect(failure).toBeNull();
+    const reply = Buffer.concat(received).toString('utf8');
+    expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+    expect(reply).toContain('"code":"payload_too_large"');
   });
 
   it('leaves the server answering afterwards', async () => {

@@ -1,4 +1,5 @@
 import { resetServices } from '@cm/runtime';
+import { STORE_CLIENT_LIMITS } from '@cm/store';
 import { startTestStack, type Reply, type TestStack } from '../helpers/local';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
@@ -12,7 +13,8 @@ let t: TestStack;
 let proxy: TcpProxy;
 const endpoint = process.env.DYNAMODB_ENDPOINT;
 beforeAll(async () => {
-  t = await startTestStack();
+  // The production timeouts: how soon an outage is answered is what this file checks.
+  t = await startTestStack({ env: { DYNAMODB_REQUEST_TIMEOUT_MS: String(STORE_CLIENT_LIMITS.requestTimeoutMs) } });
   proxy = await startTcpProxy(t.stack.dynamo.endpoint);
   // The handlers' clients are made anew on the proxy's address; the test's own store goes direct.
   process.env.DYNAMODB_ENDPOINT = proxy.url;

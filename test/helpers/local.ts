@@ -27,6 +27,13 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
+/**
+ * The test stacks' DynamoDB request timeout: the production 2 s is a setting for a DynamoDB that stops
+ * answering, and on a busy machine the embedded one can take that long for real (tests of the timeout
+ * itself set the production value).
+ */
+export const TEST_REQUEST_TIMEOUT_MS = 30_000;
+
 /** Sets environment variables; the function it returns puts back what they were. */
 function setEnv(env: Record<string, string>): () => void {
   const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
@@ -44,7 +51,7 @@ function setEnv(env: Record<string, string>): () => void {
  * handlers until `stop()`.
  */
 export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
-  const restoreEnv = setEnv(options.env ?? {});
+  const restoreEnv = setEnv({ DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), ...options.env });
   let stack: LocalStack;
   try {
     stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true });
@@ -52,7 +59,7 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     restoreEnv();
     throw error;
   }
-  const store = createStore(createDocumentClient({ endpoint: stack.dynamo.endpoint }), stack.tableName);
+  const store = createStore(createDocumentClient({ endpoint: stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }), stack.tableName);
   const key = stack.demo!.api_key;
   return {
     stack,

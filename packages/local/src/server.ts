@@ -155,19 +155,39 @@ const refuse = (res: ServerResponse, error: ApiError) => send(res, json(error.st
 const LINGER_MS = 2_000;
 
 /**
- * Ends the connection after the answer written to it (a FIN, so the answer is not lost to a reset),
- * and cuts it after LINGER_MS at the latest. What the client still sends is not read: a client that
- * keeps sending is held back by the socket buffers, not drained into this process.
+ * What is read and dropped of a refused request's body after the answer: enough for what a client has
+ * in flight when the answer reaches it, far from what a client that never stops sends.
+ */
+export const DRAIN_MAX_BYTES = 8 * 1024 * 1024;
+const DRAIN_CHECK_MS = 10;
+
+/**
+ * Ends the connection after the answer written to it (a FIN), and cuts it after LINGER_MS at the latest.
+ * Meanwhile what the client still sends is read and dropped, up to DRAIN_MAX_BYTES: a socket closed with
+ * unread bytes sends a reset, and a reset can destroy the answer at the client before it reads it. A
+ * client that sends more than that is cut at once: it is not draining into this process.
  */
 function endConnection(socket: Socket, answer = '') {
   socket.end(answer);
   const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  socket.once('close', () => clearTimeout(cut));
+  // The HTTP parser drains what arrives (a refused request is dumped); its reads are counted here.
+  const start = socket.bytesRead;
+  const watch = setInterval(() => {
+    if (socket.bytesRead - start > DRAIN_MAX_BYTES) socket.destroy();
+  }, DRAIN_CHECK_MS).unref();
+  socket.once('close', () => {
+    clearTimeout(cut);
+    clearInterval(watch);
+  });
 }
 
-/** Answers `error` on `socket`'s response with `Connection: close`, then ends the connection. */
+/**
+ * Answers `error` on a response with `Connection: close`, then ends the connection, draining what the
+ * client still sends. Node ends a `Connection: close` reply with the socket's destroySoon(), which closes
+ * it as soon as the reply is written, unread bytes and all: here it ends the connection as above instead.
+ */
 function refuseAndEnd(socket: Socket, res: ServerResponse, error: ApiError) {
-  res.once('finish', () => endConnection(socket));
+  socket.destroySoon = () => endConnection(socket);
   send(res, json(error.status, error.toBody(), { ...error.headers, connection: 'close' }));
 }
 
@@ -194,7 +214,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       const found = matchRoute(req.method ?? 'GET', pathOf(req));
       const limitBytes = bodyLimitOf(found?.route);
       const body = await readBody(req, limitBytes);
-      // The rest of the body is never read: the connection ends after the answer, whatever the client still sends.
+      // The rest of the body is not kept: the connection ends after the answer, whatever the client still sends.
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
       const fn: FunctionName = found?.route.fn ?? 'discovery';
       // As API Gateway names it: a HEAD request has its own route key, served by the GET route's function.

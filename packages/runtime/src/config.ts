@@ -5,6 +5,8 @@ export interface Config {
   tableName: string;
   /** Set for the embedded DynamoDB; unset on AWS. */
   dynamoEndpoint?: string;
+  /** DYNAMODB_REQUEST_TIMEOUT_MS: the store client's request timeout, when not the production one. */
+  dynamoRequestTimeoutMs?: number;
   region?: string;
   /** Base URL of visitor pages; by default the URL the request came in on. */
   publicBaseUrl?: string;
@@ -67,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     tableName,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    dynamoRequestTimeoutMs: env.DYNAMODB_REQUEST_TIMEOUT_MS ? Number(env.DYNAMODB_REQUEST_TIMEOUT_MS) : undefined,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     dataforseo: {

@@ -9,8 +9,8 @@ let store: Store | undefined;
 
 export function getStore(): Store {
   if (!store) {
-    const { dynamoEndpoint, region, tableName } = getConfig();
-    store = createStore(createDocumentClient({ endpoint: dynamoEndpoint, region }), tableName);
+    const { dynamoEndpoint, dynamoRequestTimeoutMs, region, tableName } = getConfig();
+    store = createStore(createDocumentClient({ endpoint: dynamoEndpoint, region, requestTimeoutMs: dynamoRequestTimeoutMs }), tableName);
   }
   return store;
 }

@@ -6,6 +6,11 @@ export interface ClientOptions {
   /** A local DynamoDB (the embedded one); unset on AWS. */
   endpoint?: string;
   region?: string;
+  /**
+   * How long a request may go without a byte (default STORE_CLIENT_LIMITS.requestTimeoutMs). The test
+   * stacks give their embedded DynamoDB longer: a busy machine, not an outage, is what slows it there.
+   */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -42,7 +47,7 @@ export function createDocumentClient(options: ClientOptions = {}): DynamoDBDocum
     maxAttempts: STORE_CLIENT_LIMITS.maxAttempts,
     requestHandler: {
       connectionTimeout: STORE_CLIENT_LIMITS.connectionTimeoutMs,
-      requestTimeout: STORE_CLIENT_LIMITS.requestTimeoutMs,
+      requestTimeout: options.requestTimeoutMs ?? STORE_CLIENT_LIMITS.requestTimeoutMs,
       // Without it a request past its timeout is only logged, and goes on waiting.
       throwOnRequestTimeout: true,
     },
