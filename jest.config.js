@@ -8,8 +8,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The reliability suite runs on its own: npm run test:reliability (jest.reliability.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/reliability/'],
+  // The reliability and scale suites run on their own (npm run test:reliability, test:scale), in .ci/run.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/reliability/', '<rootDir>/test/scale/'],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
@@ -17,5 +17,7 @@ module.exports = {
   transformIgnorePatterns: [
     '/node_modules/(?!(@middy|@portabletext|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
   ],
+  // One worker per core, not jest's default of one fewer: most test time is a stack waiting on its embedded DynamoDB.
+  maxWorkers: '100%',
   testTimeout: 30000,
 };

@@ -132,10 +132,10 @@ describe('a request Node cannot parse', () => {
   it.each([
     [
       'POST /mcp',
-      `POST /mcp HTTP/1.1\r\nHost: evil.example"><script>\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nX-API-Key: KEY\r\nContent-Length: 2\r\n\r\n{}`,
+      `POST /mcp HTTP/1.1\r\nHost: evil.example"><script>\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nX-API-Key: KEY\r\nContent-Length: 2\r\n\r\n{}`,
     ],
-    ['a visitor page', 'GET /sites/1/articles/x HTTP/1.1\r\nHost: a/b\r\n\r\n'],
-    ['the health check', 'GET /health HTTP/1.1\r\nHost: bad host\r\n\r\n'],
+    ['a visitor page', 'GET /sites/1/articles/x HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n'],
+    ['the health check', 'GET /health HTTP/1.1\r\nHost: bad host\r\nConnection: close\r\n\r\n'],
   ])('refuses a malformed Host header on %s with 400 bad_request (audit: 500 on POST /mcp)', async (_where, request) => {
     const reply = await rawRequest(t.url, request.replace('KEY', t.key));
     expect(reply.status).toBe(400);
