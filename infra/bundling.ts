@@ -26,7 +26,7 @@ export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.
  * Modules swapped at bundling time, relative to the project root (esbuild's working directory); local
  * runs, which import the sources, keep the real ones. Lambda gives a function its credentials in the
  * environment, so the bundles carry only the environment provider instead of the SDK's default chain
- * (about 86 KB with its STS and SSO clients). And the SDK's event-stream code (15 KB) is loaded only
+ * (with its STS and SSO clients). And the SDK's event-stream code is loaded only
  * by an operation that streams events, which none of the functions calls.
  */
 const LAMBDA_CREDENTIALS = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
@@ -50,8 +50,8 @@ export const BUNDLING = {
   minify: true,
   sourceMap: true,
   // Stack traces map to file and line without the sources inside the map: Node parses the whole map
-  // at load under --enable-source-maps, and with the sources (2.3 MB for publish when measured) a cold start took
-  // about 9 ms longer (measured on Node 24: 116.6 ms against 107.8 ms).
+  // at load under --enable-source-maps, so the sources in it would lengthen every cold start
+  // (docs/performance.md has the measurement).
   sourcesContent: false,
   target: 'node24',
   format: OutputFormat.CJS,

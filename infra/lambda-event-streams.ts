@@ -1,7 +1,7 @@
 /**
  * Put in place of `@smithy/core/event-streams` by esbuild (aliasesOf in ./bundling.ts) in the bundles
  * whose clients (DynamoDB, SQS, Secrets Manager) have no streaming operation: their protocol code
- * loads it only to serialize an event stream, so bundled it was 15 KB that no request ran. Should
+ * loads it only to serialize an event stream, so bundled it was code that no request ran. Should
  * one ever be asked to stream, it fails at once and says why.
  */
 const notBundled = (): never => {

@@ -9,7 +9,7 @@ afterAll(() => t.stop());
 
 const LINKERS = 5000;
 
-// About 25,000 requests to the embedded DynamoDB: a minute and a half on 2 idle cores, more on a busy machine.
+// About 25,000 requests to the embedded DynamoDB: the longest file of the scale suite (npm run test:scale).
 
 it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`, async () => {
   const target = (await t.call('POST', '/articles', article('popular'))).body.id as string;

@@ -7,7 +7,7 @@ export { FUNCTIONS, WORKERS, functionEnvName, type FunctionName, type WorkerName
 /*
  * The route table's facts a function reads at run time: which function serves a route, whether it
  * takes the API key, and its body limit. No schemas live here: a function's bundle then carries only
- * the schemas it parses with (about 32 KB less in each API function than with every route's schemas).
+ * the schemas it parses with, not every route's (the bundle report shows what that saves).
  * routes.ts adds each route's documentation (summary, body, query and reply schemas) for the OpenAPI
  * document, and refuses to load if a route lacks it.
  */
