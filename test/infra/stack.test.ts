@@ -34,6 +34,12 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(cliOut, { recursive: true, force: true }));
 
+/**
+ * How long a test may wait for the CLI's synth: a bound on a hang, not a speed goal. It builds every
+ * function's bundle, which on a busy machine takes minutes (the default test timeout is 30 s).
+ */
+const CLI_SYNTH_BOUND_MS = 300_000;
+
 /** The template the CLI synthesized, once it has. */
 async function cliTemplate(): Promise<Record<string, any>> {
   await cliSynth;
@@ -148,40 +154,44 @@ describe('CDK stack', () => {
     expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert']);
   });
 
-  it('serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler', async () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
-      'GET /dashboard',
-      'GET /dashboard/assets/{file}',
-      'HEAD /dashboard',
-      'HEAD /dashboard/assets/{file}',
-    ]);
-    const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
-      JSON.stringify(i.Properties.IntegrationUri).includes(id),
-    );
-    expect(routes.every((r) => integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)))).toBe(true);
-    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.Roles).includes('DashboardFunctionRole'))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
-    expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
-    expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
-    // The asset Lambda is given, as the CLI bundled it: index.js and, from the bundling hook, the app the handler reads.
-    const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>((await cliTemplate()).Resources).find(
-      ([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function',
-    )![1];
-    const asset = join(cliOut, `asset.${bundled.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
-    expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
-    // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
-    const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
-    expect(map.sources.filter((source) => source.endsWith('functions/dashboard/handler.ts'))).toHaveLength(1);
-    expect(map.sourcesContent).toBeUndefined();
-    const html = readFileSync(join(asset, 'dashboard', 'index.html'), 'utf8');
-    const files = readdirSync(join(asset, 'dashboard', 'assets'));
-    expect(files.length).toBe(3);
-    for (const file of files) expect(html).toContain(`/dashboard/assets/${file}`);
-  });
+  it(
+    'serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler',
+    async () => {
+      const functions = template.findResources('AWS::Lambda::Function');
+      const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
+      const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
+      expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
+        'GET /dashboard',
+        'GET /dashboard/assets/{file}',
+        'HEAD /dashboard',
+        'HEAD /dashboard/assets/{file}',
+      ]);
+      const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
+        JSON.stringify(i.Properties.IntegrationUri).includes(id),
+      );
+      expect(routes.every((r) => integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)))).toBe(true);
+      const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes('DashboardFunctionRole'))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
+      expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
+      expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
+      // The asset Lambda is given, as the CLI bundled it: index.js and, from the bundling hook, the app the handler reads.
+      const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>((await cliTemplate()).Resources).find(
+        ([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function',
+      )![1];
+      const asset = join(cliOut, `asset.${bundled.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
+      expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
+      // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
+      const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+      expect(map.sources.filter((source) => source.endsWith('functions/dashboard/handler.ts'))).toHaveLength(1);
+      expect(map.sourcesContent).toBeUndefined();
+      const html = readFileSync(join(asset, 'dashboard', 'index.html'), 'utf8');
+      const files = readdirSync(join(asset, 'dashboard', 'assets'));
+      expect(files.length).toBe(3);
+      for (const file of files) expect(html).toContain(`/dashboard/assets/${file}`);
+    },
+    CLI_SYNTH_BOUND_MS,
+  );
 
   it('gives each research tool its own function behind its own route', () => {
     const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Route'))
@@ -552,12 +562,16 @@ describe('CDK stack with provider credentials and a custom domain', () => {
 });
 
 describe('cdk synth', () => {
-  it('synthesizes the app with the CDK CLI, offline, every function bundled', async () => {
-    const synthesized = await cliTemplate();
-    const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
-      Properties: { Code: { S3Key: string } };
-    }[];
-    expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
-    for (const fn of functions) expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain('index.js');
-  });
+  it(
+    'synthesizes the app with the CDK CLI, offline, every function bundled',
+    async () => {
+      const synthesized = await cliTemplate();
+      const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
+        Properties: { Code: { S3Key: string } };
+      }[];
+      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
+      for (const fn of functions) expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain('index.js');
+    },
+    CLI_SYNTH_BOUND_MS,
+  );
 });
