@@ -80,12 +80,12 @@ export function machineProbe(): Probe {
     platform: process.platform,
     arch: process.arch,
     env: process.env,
+    // Looked up where Node would look for the package, not through its exports: a package may export
+    // no package.json (@sparticuz/chromium does not).
     resolvePackage: (specifier) => {
-      try {
-        return require.resolve(specifier);
-      } catch {
-        return null;
-      }
+      const name = specifier.replace(/\/package\.json$/, '');
+      const dirs = require.resolve.paths(name) ?? [];
+      return dirs.map((dir) => join(dir, name, 'package.json')).find((path) => existsSync(path)) ?? null;
     },
     exists: existsSync,
     onPath: (name) => (process.env.PATH ?? '').split(delimiter).flatMap((dir) => (dir && existsSync(join(dir, name)) ? [join(dir, name)] : [])),

