@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, startDynamo, startLocalStack } from '@cm/local';
+import { dynamoEngine, ensureTable, startDynamo, startLocalStack } from '@cm/local';
 import { startProcessStack } from '../helpers/process-stack';
 
 const run = promisify(execFile);
@@ -37,6 +37,12 @@ describe('local stack', () => {
       });
       expect(publish.status).toBe(201);
       await first.stop();
+
+      // The directory belongs to the engine that made it: the other one is refused, saying what to do.
+      const other = dynamoEngine() === 'dynalite' ? 'dynamodb-local' : 'dynalite';
+      await expect(startLocalStack({ dataDir, port: 0, dynamoPort: 0, demoSite: true, engine: other })).rejects.toThrow(
+        `The data directory ${dataDir} holds ${dynamoEngine()}'s data, not ${other}'s: set DATA_DIR to another directory for ${other}, use --memory, or start with --engine ${dynamoEngine()}.`,
+      );
 
       const second = await startLocalStack({ dataDir, port: 0, dynamoPort: 0, demoSite: true });
       try {

@@ -1,8 +1,11 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dynamoEngine, ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient } from '@cm/store';
 
-/* The embedded DynamoDB counts and times the requests it answers: the benchmark tells DynamoDB's share of a request by it. */
+/* DynamoDB, on either engine, counts and times the requests it answers: the benchmark and the round-trip tests read it. */
 
 let dynamo: EmbeddedDynamo;
 beforeAll(async () => {
@@ -23,5 +26,26 @@ it('gives each request it answered its operation and the time it took, in order'
   for (const ms of durations.slice(before)) {
     expect(Number.isFinite(ms)).toBe(true);
     expect(ms).toBeGreaterThan(0);
+  }
+});
+
+it('takes its engine from DYNAMO_ENGINE: dynalite when unset, and a clear error for a name it does not know', () => {
+  expect(dynamoEngine(undefined)).toBe('dynalite');
+  expect(dynamoEngine('')).toBe('dynalite');
+  expect(dynamoEngine('dynamodb-local')).toBe('dynamodb-local');
+  expect(() => dynamoEngine('dynamo')).toThrow('Unknown DynamoDB engine "dynamo": use one of dynalite, dynamodb-local.');
+});
+
+it('says DynamoDB Local needs Java when no java is on the PATH', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'cm-no-java-'));
+  const path = process.env.PATH;
+  process.env.PATH = empty;
+  try {
+    await expect(startDynamo({ port: 0, engine: 'dynamodb-local' })).rejects.toThrow(
+      /DynamoDB Local needs Java 17 or later on the PATH \(java was not found\)/,
+    );
+  } finally {
+    process.env.PATH = path;
+    rmSync(empty, { recursive: true, force: true });
   }
 });

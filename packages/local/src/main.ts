@@ -3,11 +3,19 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers log JSON lines as on Lambda; their EMF metric lines only when asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+import { parseArgs } from 'node:util';
+import { dynamoEngine } from './dynamo';
 import { startLocalStack } from './stack';
 
-/** `npm start [-- --memory]`: the local stack on PORT (3000) with the embedded DynamoDB on DYNAMODB_PORT (8000), data under DATA_DIR (.data). */
+/**
+ * `npm start [-- --memory] [-- --engine dynamodb-local]`: the local stack on PORT (3000) with DynamoDB on
+ * DYNAMODB_PORT (8000), data under DATA_DIR (.data). The engine is dynalite unless `--engine` or
+ * DYNAMO_ENGINE names Amazon DynamoDB Local (which needs Java 17 or later).
+ */
 async function main() {
-  const memory = process.argv.includes('--memory');
+  const { values } = parseArgs({ options: { memory: { type: 'boolean', default: false }, engine: { type: 'string' } } });
+  const memory = values.memory;
+  const engine = dynamoEngine(values.engine ?? process.env.DYNAMO_ENGINE);
   const dataDir = process.env.DATA_DIR || '.data';
   const stack = await startLocalStack({
     memory,
@@ -15,13 +23,14 @@ async function main() {
     port: Number(process.env.PORT ?? 3000),
     dynamoPort: Number(process.env.DYNAMODB_PORT ?? 8000),
     tableName: process.env.TABLE_NAME || 'content',
+    engine,
     demoSite: true,
   });
   const demo = stack.demo!;
   console.log(
     [
-      `Content API on ${stack.url} (embedded DynamoDB on ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,
-      `Demo site ${stack.demoCreated ? 'created' : 'from .data/demo-site.json'}: site_id ${demo.site_id}, API key ${demo.api_key}`,
+      `Content API on ${stack.url} (DynamoDB on ${engine} at ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,
+      `Demo site ${stack.demoCreated ? 'created' : `from ${dataDir}/demo-site.json`}: site_id ${demo.site_id}, API key ${demo.api_key}`,
       `Dashboard: ${stack.url}/dashboard#key=${demo.api_key}`,
       `OpenAPI: ${stack.url}/openapi.json`,
     ].join('\n'),

@@ -8,7 +8,7 @@ import { resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import { lambdaContext, scheduledEvent } from './context';
-import { ensureTable, startDynamo, type EmbeddedDynamo } from './dynamo';
+import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type EmbeddedDynamo } from './dynamo';
 import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, listen, ROUTE_TIMEOUT_MS } from './server';
@@ -22,6 +22,8 @@ export interface LocalStackOptions {
   port?: number;
   /** Port of the embedded DynamoDB; 0 picks a free one. */
   dynamoPort?: number;
+  /** The DynamoDB engine (default: the `DYNAMO_ENGINE` setting, else dynalite). */
+  engine?: DynamoEngine;
   tableName?: string;
   /** Create a demo site with an API key on first start. */
   demoSite?: boolean;
@@ -83,15 +85,32 @@ function memoryDashboard(): Promise<string> {
   return memoryBuild;
 }
 
+/**
+ * A data directory belongs to the engine that made it (their files differ: dynalite's LevelDB folder,
+ * DynamoDB Local's SQLite file), so starting it on the other engine stops with what to do instead of
+ * showing an empty site whose key the directory still holds.
+ */
+function claimDataDir(dataDir: string, engine: DynamoEngine): void {
+  const marker = join(dataDir, 'engine');
+  // A directory from before the marker was made by dynalite, the only engine then.
+  const owner = existsSync(marker) ? readFileSync(marker, 'utf8').trim() : existsSync(join(dataDir, 'dynamodb')) ? 'dynalite' : undefined;
+  if (owner !== undefined && owner !== engine) {
+    throw new Error(
+      `The data directory ${dataDir} holds ${owner}'s data, not ${engine}'s: set DATA_DIR to another directory for ${engine}, use --memory, or start with --engine ${owner}.`,
+    );
+  }
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  if (owner === undefined || !existsSync(marker)) writeFileSync(marker, `${engine}\n`);
+}
+
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir ?? '.data';
   const tableName = options.tableName ?? 'content';
-  if (!options.memory) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-  const dynamo = await startDynamo({
-    port: options.dynamoPort ?? 8000,
-    path: options.memory ? undefined : join(dataDir, 'dynamodb'),
-  });
+  const engine = options.engine ?? dynamoEngine();
+  const dynamoDir = join(dataDir, 'dynamodb');
+  if (!options.memory) claimDataDir(dataDir, engine);
+  const dynamo = await startDynamo({ engine, port: options.dynamoPort ?? 8000, path: options.memory ? undefined : dynamoDir });
   let server: Server | undefined;
   try {
     await ensureTable(dynamo.endpoint, tableName);

