@@ -53,4 +53,22 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
     await t.stack.drain();
     expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
   });
+
+  it('ends the job failed with provider_error when the model’s answer is cut twice, and bills both answers', async () => {
+    replay.answer('/search', { fixture: 'tavily.search.ok' });
+    replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.max-tokens' });
+    const before = await t.call('GET', '/v1/usage');
+    const bedrockSpent = (usage: typeof before) =>
+      usage.body.by_tool.find((row: { tool: string; provider: string }) => row.tool === 'research' && row.provider === 'bedrock') ?? { calls: 0, cost_usd: 0 };
+    const reply = await tool('research', { mode: 'web', seed: 'when to replace trail shoes' });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider_error', message: expect.stringContaining('cut at the output token limit (stop reason max_tokens), also when asked for half') },
+    });
+    const after = await t.call('GET', '/v1/usage');
+    // Claude 3 Haiku: 1873 input and 4096 output tokens at $0.25 and $1.25 per million, twice.
+    expect(bedrockSpent(after).calls - bedrockSpent(before).calls).toBe(2);
+    expect(bedrockSpent(after).cost_usd - bedrockSpent(before).cost_usd).toBeCloseTo(2 * 0.005588, 6);
+  });
 });
