@@ -113,12 +113,9 @@ interface Latency {
 
 /** An answer and the time the embedded DynamoDB spent on the calls made while it was awaited. */
 async function withDynamoTime(dynamo: EmbeddedDynamo, side: () => Promise<Answer>): Promise<Answer & { dynamoMs: number }> {
-  const before = dynamo.requests();
-  const answer = await side();
-  const dynamoMs = dynamo
-    .durations()
-    .slice(before)
-    .reduce((sum, ms) => sum + ms, 0);
+  const recording = dynamo.record();
+  const answer = await side().finally(() => recording.stop());
+  const dynamoMs = recording.durations().reduce((sum, ms) => sum + ms, 0);
   return { ...answer, dynamoMs };
 }
 
@@ -181,13 +178,17 @@ const article = (slug: string, extra: Record<string, unknown> = {}) => ({
 /** DynamoDB requests of one request to the stack, its queued work included, and their operations. */
 async function requestsOf(stack: LocalStack, run: () => Promise<Answer>, expected: number): Promise<{ requests: number; operations: Record<string, number> }> {
   await stack.drain();
-  const before = stack.dynamo.operations().length;
-  const answer = await run();
-  if (answer.status !== expected) throw new Error(`expected ${expected}, got ${answer.status}: ${answer.body.slice(0, 300)}`);
-  await stack.drain();
+  const recording = stack.dynamo.record();
+  try {
+    const answer = await run();
+    if (answer.status !== expected) throw new Error(`expected ${expected}, got ${answer.status}: ${answer.body.slice(0, 300)}`);
+    await stack.drain();
+  } finally {
+    recording.stop();
+  }
   const operations: Record<string, number> = {};
-  for (const op of stack.dynamo.operations().slice(before)) operations[op] = (operations[op] ?? 0) + 1;
-  return { requests: stack.dynamo.operations().length - before, operations };
+  for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
+  return { requests: recording.operations().length, operations };
 }
 
 /** Median module init of a bundle: `require` timed inside a fresh Node, as a Lambda cold start loads it. */

@@ -62,10 +62,11 @@ async function topicOf(count: number) {
 
 async function measure(count: number) {
   const { key, topicId } = await topicOf(count);
-  const before = t.stack.dynamo.operations().length;
+  const recording = t.stack.dynamo.record();
   const reply = await t.call('POST', '/v1/tools/serp_landscape', { topic_id: topicId }, { key });
+  recording.stop();
   expect(reply.status).toBe(200);
-  return { reply, operations: t.stack.dynamo.operations().slice(before) };
+  return { reply, operations: recording.operations() };
 }
 
 it('answers a topic of 500 committed keywords without a scan, in requests that grow only by batched reads', async () => {

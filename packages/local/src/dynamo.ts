@@ -28,41 +28,65 @@ export interface EmbeddedDynamo {
   port: number;
   /** HTTP requests DynamoDB has answered: one per round trip. */
   requests(): number;
-  /** The operation of each request so far, in order (`Query`, `BatchGetItem`, …). */
-  operations(): string[];
-  /** How long DynamoDB took to answer each request so far, in ms, in the order of `operations()`. */
-  durations(): number[];
+  /** Starts noting each request's operation and time, until `stop()`: nothing is kept while no one records. */
+  record(): RequestRecording;
   close(): Promise<void>;
+}
+
+/** The requests DynamoDB answered since `record()`, in order. */
+export interface RequestRecording {
+  /** The operation of each request (`Query`, `BatchGetItem`, …). */
+  operations(): string[];
+  /** How long DynamoDB took to answer each request, in ms, in the order of `operations()`. */
+  durations(): number[];
+  stop(): void;
 }
 
 interface RequestLog {
   requests(): number;
-  operations(): string[];
-  durations(): number[];
+  record(): RequestRecording;
 }
 
-/** Counts and times every request `server` answers: on both engines the one place the round trips are seen. */
+interface Recorded {
+  operations: string[];
+  durations: number[];
+}
+
+/**
+ * Counts every request `server` answers and, while recorded, times it: on both engines the one place the
+ * round trips are seen. A long-running stack keeps only the count.
+ */
 function logRequests(server: Server): RequestLog {
   let requests = 0;
-  const operations: string[] = [];
-  const durations: number[] = [];
+  const recordings = new Set<Recorded>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const at = durations.push(Number.NaN) - 1;
+    requests++;
+    if (recordings.size === 0) return;
+    const operation = String(req.headers['x-amz-target'] ?? '')
+      .split('.')
+      .pop();
     const started = performance.now();
+    const open = [...recordings].map((recording) => {
+      recording.operations.push(operation ?? '');
+      return { durations: recording.durations, at: recording.durations.push(Number.NaN) - 1 };
+    });
     const done = () => {
-      if (Number.isNaN(durations[at])) durations[at] = performance.now() - started;
+      for (const { durations, at } of open) if (Number.isNaN(durations[at])) durations[at] = performance.now() - started;
     };
     res.once('finish', done);
     // A request whose client went away before the answer was sent ends here instead.
     res.once('close', done);
-    requests++;
-    operations.push(
-      String(req.headers['x-amz-target'] ?? '')
-        .split('.')
-        .pop() ?? '',
-    );
   });
-  return { requests: () => requests, operations: () => [...operations], durations: () => [...durations] };
+  const record = (): RequestRecording => {
+    const recording: Recorded = { operations: [], durations: [] };
+    recordings.add(recording);
+    return {
+      operations: () => [...recording.operations],
+      durations: () => [...recording.durations],
+      stop: () => recordings.delete(recording),
+    };
+  };
+  return { requests: () => requests, record };
 }
 
 const listen = (server: Server, port: number) =>
