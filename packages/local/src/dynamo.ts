@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
+import { closeDynaliteIterators } from './dynalite-iterators';
 
 /**
  * The engines the local stack can run DynamoDB on: dynalite (embedded, pure JavaScript, the default)
@@ -108,6 +109,7 @@ const closeServer = (server: Server) =>
 export async function startDynamo(options: { port: number; path?: string; engine?: DynamoEngine }): Promise<EmbeddedDynamo> {
   const engine = options.engine ?? dynamoEngine();
   if (engine === 'dynamodb-local') return startDynamoDbLocal(options);
+  closeDynaliteIterators();
   const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const log = logRequests(server);
   const port = await listen(server, options.port);
