@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '@cm/providers';
+import { BACKLINK_ENDPOINTS, ENDPOINTS } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -67,5 +67,23 @@ describe('tools on DataForSEO (recorded responses)', () => {
     // The billed failure is in the ledger at its cost; the unbilled one at 0.
     const usage = await t.call('GET', '/v1/usage');
     expect(usage.body.by_tool).toContainEqual({ tool: 'serp_keyword_refresh', provider: 'dataforseo', calls: 4, cost_usd: 0.009 });
+  });
+
+  it('looks up a domain whose backlink trend has an undated point: the tool answers, the point left out, every call billed', async () => {
+    replay.answer(BACKLINK_ENDPOINTS.summary, { fixture: 'backlinks_summary.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.timeseries, { fixture: 'backlinks_timeseries.null-date' });
+    replay.answer(BACKLINK_ENDPOINTS.anchors, { fixture: 'backlinks_anchors.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.backlinks, { fixture: 'backlinks_backlinks.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.referringDomains, { fixture: 'backlinks_referring_domains.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.domainIntersection, { fixture: 'backlinks_domain_intersection.ok' });
+    const reply = await tool('serp_backlinks', { scope: 'trailstride.com', trend_months: 36 });
+    expect(reply.status).toBe(200);
+    // Five profile calls and the gap against the demo site, at their recorded costs.
+    expect(reply.body).toMatchObject({ data_source: 'dataforseo', depth: 'overview', cost_usd: 0.12174 });
+    expect(reply.body.profiles[0]).toMatchObject({ domain: 'trailstride.com', summary: { backlinks: 4812 } });
+    const months = reply.body.trend[0].points.map((p: { month: string }) => p.month);
+    expect(months.length).toBeGreaterThan(0);
+    for (const month of months) expect(month).toMatch(/^\d{4}-\d{2}$/);
+    expect(new Set(months).size).toBe(months.length);
   });
 });

@@ -104,6 +104,24 @@ describe('DataForSEO backlink profile', () => {
     expect(trend.find((p) => p.month === '2025-03')).toMatchObject({ referring_domains: 1039, new_referring_domains: 0 }); // lost 14
   });
 
+  it('leaves out a trend point whose date is null (the schema allows it): the profile is built, every call recorded', async () => {
+    answerProfile();
+    const { trend: recorded } = await adapter().profile(SITE, new Meter());
+    replay.requests.length = 0;
+    answerProfile({ [BACKLINK_ENDPOINTS.timeseries]: [{ fixture: 'backlinks_timeseries.null-date' }] });
+    const meter = new Meter();
+    const profile = await adapter().profile(SITE, meter);
+
+    const items = fixture('backlinks_timeseries.null-date').tasks[0].result[0].items as Array<{ date: string | null }>;
+    expect(items.filter((item) => item.date === null)).toHaveLength(1);
+    // The same 36 months as without the undated point: it is neither a month of its own nor one month's figures.
+    expect(profile.trend).toEqual(recorded);
+    expect(profile.summary.backlinks).toBe(4812);
+    expect(replay.requests).toHaveLength(5);
+    expect(meter.calls).toHaveLength(5);
+    expect(costsByEndpoint(meter)[BACKLINK_ENDPOINTS.timeseries]).toBe(fixture('backlinks_timeseries.null-date').cost);
+  });
+
   it('maps anchors with their share of all backlinks, an image link’s missing anchor as empty text', async () => {
     answerProfile();
     const { anchors } = await adapter().profile(SITE, new Meter());
@@ -218,8 +236,11 @@ describe('DataForSEO backlink profile', () => {
     expect(meter.calls).toHaveLength(6); // the failed attempt is in the ledger too
   });
 
-  it('fails a billed call without data (40101) as retryable, after every call’s cost is recorded', async () => {
-    answerProfile({ [BACKLINK_ENDPOINTS.summary]: [{ fixture: 'serp_organic.40101' }] });
+  it.each([
+    ['task level', 'serp_organic.40101'],
+    ['envelope level, tasks null', 'tasks_null.40101'],
+  ])('fails a billed call without data (40101, %s) as retryable, after every call’s cost is recorded', async (_level, name) => {
+    answerProfile({ [BACKLINK_ENDPOINTS.summary]: [{ fixture: name }] });
     const meter = new Meter();
     const error = await adapter()
       .profile(SITE, meter)

@@ -21,8 +21,10 @@ describe('DataForSEO envelopes', () => {
     expect(classify(20000)).toBe('ok');
     expect(classify(40102)).toBe('empty');
     expect(classify(40101)).toBe('billed_no_data');
-    for (const code of [40202, 40209, 50000]) expect(classify(code)).toBe('transient');
-    for (const code of [40501, 40100, 40200, 40210, 40203]) expect(classify(code)).toBe('terminal');
+    // The retried codes, by their messages in DataForSEO's error list (see client.ts).
+    for (const code of [40103, 40202, 40209, 50000, 50301, 50303, 50401]) expect(classify(code)).toBe('transient');
+    // Fixed by the caller (request, login, funds, limits, subscription), or by DataForSEO's support, not by a pause.
+    for (const code of [40501, 40100, 40200, 40201, 40204, 40210, 40203, 50100, 50304]) expect(classify(code)).toBe('terminal');
   });
 
   it('reads search volume and intent in two calls, with HTTP Basic auth and one task per call, and records each cost', async () => {
@@ -145,5 +147,89 @@ describe('DataForSEO retries', () => {
     expect(metrics.size).toBe(0);
     expect(meter.costUsd).toBe(0.002);
     expect(replay.requests.map((r) => r.endpoint)).toEqual([ENDPOINTS.searchVolume]); // no intent call for nothing
+  });
+});
+
+/*
+ * Edge cases the schema allows (openapi_specification.yaml of dataforseo/TypeScriptClient: result, items,
+ * keyword_info, title and tasks are all nullable), each from a recording naming its source in `_source`.
+ */
+describe('DataForSEO nulls and envelope-level codes', () => {
+  it('reads a 20000 task with result null as no data: no metrics, no intent call, the billed cost recorded', async () => {
+    replay.answer(ENDPOINTS.searchVolume, { fixture: 'search_volume.result-null' });
+    const meter = new Meter();
+    const metrics = await adapter().keywordMetrics(['running shoes', 'trail running shoes'], 'US/en', meter);
+    expect(metrics.size).toBe(0);
+    expect(replay.requests.map((r) => r.endpoint)).toEqual([ENDPOINTS.searchVolume]);
+    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.searchVolume, cost_usd: 0.075 }]);
+  });
+
+  it('reads a 20000 SERP task with result null as an empty SERP, not an error', async () => {
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'search_volume.result-null' });
+    expect(await adapter().serpOrganic('running shoes', 'US/en', 20, new Meter())).toEqual([]);
+    expect(replay.requests).toHaveLength(1);
+  });
+
+  it('reads items: null as no ideas', async () => {
+    replay.answer(ENDPOINTS.keywordIdeas, { fixture: 'keyword_ideas.items-null' });
+    const meter = new Meter();
+    expect(await adapter().keywordIdeas(['running shoes'], 'US/en', 100, meter)).toEqual([]);
+    expect(meter.costUsd).toBe(fixture('keyword_ideas.items-null').cost);
+  });
+
+  it('keeps an idea whose keyword_info is null, without metrics, with its intent', async () => {
+    replay.answer(ENDPOINTS.keywordIdeas, { fixture: 'keyword_ideas.keyword-info-null' });
+    const ideas = await adapter().keywordIdeas(['running shoes'], 'US/en', 100, new Meter());
+    expect(ideas).toEqual([
+      { keyword: 'best running shoes for women', volume: 33100, cpc_usd: 1.42, competition: 0.83, intent: 'commercial' },
+      { keyword: 'running shoes store near me', volume: null, cpc_usd: null, competition: null, intent: 'transactional' },
+    ]);
+  });
+
+  it('keeps organic results whose title is null, with an empty title', async () => {
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.title-null' });
+    const items = await adapter().serpOrganic('running shoes', 'US/en', 20, new Meter());
+    expect(items.map((i) => [i.position, i.domain, i.title])).toEqual([
+      [1, 'www.runnersworld.com', 'The Best Running Shoes of 2026'],
+      [2, 'demo.example.com', 'Best running shoes, tested'],
+      [3, 'www.rei.com', ''],
+      [4, 'www.rival-shoes.com', 'Running Shoes | Rival Shoes'],
+      [5, 'en.wikipedia.org', 'Running shoe - Wikipedia'],
+      [6, 'www.nike.com', ''],
+    ]);
+  });
+
+  it('reads an envelope-level 40101 with tasks null as a task-level one: a billed, failed SERP pull worth retrying later, not retried now', async () => {
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'tasks_null.40101' }, { fixture: 'serp_organic.ok' });
+    const meter = new Meter();
+    const error = await adapter()
+      .serpOrganic('running shoes', 'US/en', 20, meter)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'dataforseo', retryable: true, code: 40101 });
+    expect(replay.requests).toHaveLength(1);
+    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.serpOrganic, cost_usd: 0.002 }]);
+
+    // On search volume, as at task level: no data, billed.
+    replay.answer(ENDPOINTS.searchVolume, { fixture: 'tasks_null.40101' });
+    const volumes = new Meter();
+    expect((await adapter().keywordMetrics(['running shoes'], 'US/en', volumes)).size).toBe(0);
+    expect(volumes.costUsd).toBe(0.002);
+  });
+
+  it.each([
+    ['the cost limit (40203)', 'tasks_null.40203', 40203],
+    ['an invalid field (40501)', 'tasks_null.40501', 40501],
+  ])('fails at once on %s at envelope level with tasks null, not retryable, the unbilled call recorded', async (_name, name, code) => {
+    replay.answer(ENDPOINTS.searchVolume, { fixture: name }, { fixture: 'search_volume.ok' });
+    const meter = new Meter();
+    const error = await adapter()
+      .keywordMetrics(['running shoes'], 'US/en', meter)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: 'dataforseo', retryable: false, code });
+    expect((error as Error).message).toContain(fixture(name).status_message);
+    expect(replay.requests).toHaveLength(1);
+    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.searchVolume, cost_usd: 0 }]);
   });
 });

@@ -72,6 +72,18 @@ describe('Tavily search', () => {
     expect(meter.calls).toEqual([{ provider: 'tavily', endpoint: 'search', cost_usd: 0.02 }]);
   });
 
+  it('reads an answer without usage whose results have raw_content null: the snippets, at the documented credits of its depth', async () => {
+    replay.answer('/search', { fixture: 'tavily.no-usage' });
+    const meter = new Meter();
+    const results = await tavily().search(QUERY, {}, meter);
+
+    const recorded = webFixture('tavily.no-usage');
+    expect(recorded.usage).toBeUndefined();
+    expect(results).toEqual(recorded.results.map((r: any) => ({ title: r.title, url: r.url, content: r.content })));
+    // No usage: a basic search is 1 credit, at $0.008.
+    expect(meter.calls).toEqual([{ provider: 'tavily', endpoint: 'search', cost_usd: 0.008 }]);
+  });
+
   it.each([
     ['tavily.401', 401, 'invalid API key'],
     ['tavily.432', 432, "exceeds your plan's set usage limit"],
@@ -363,6 +375,21 @@ describe('WebResearch: search or fetch, then synthesis', () => {
     const findings = await research().research({ mode: 'reddit', query: QUERY, question: null }, new Meter());
     expect(replay.requests.find((r) => r.path === '/search')!.body.include_domains).toEqual(['reddit.com']);
     expect(findings.sources.every((src) => src.url.startsWith('https://www.reddit.com/'))).toBe(true);
+  });
+
+  it('web: an answer without usage and without page text still researches, from the snippets, at the documented credits', async () => {
+    replay.answer('/search', { fixture: 'tavily.no-usage' });
+    replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
+    const meter = new Meter();
+    const findings = await research().research({ mode: 'web', query: QUERY, question: null }, meter);
+
+    const found = webFixture('tavily.no-usage').results;
+    expect(findings.sources.map((src) => src.url)).toEqual(found.map((r: any) => r.url));
+    expect(findings.facts.length).toBeGreaterThan(0);
+    const prompt = replay.requests.find((r) => r.path === conversePath(MODEL))!.body.messages[0].content[0].text;
+    for (const r of found) expect(prompt).toContain(r.content);
+    expect(meter.calls.map((c) => c.provider)).toEqual(['tavily', 'bedrock']);
+    expect(meter.calls[0]!.cost_usd).toBe(0.008);
   });
 
   it('url: reads the page itself as the one source, with the question as the focus, and no search', async () => {

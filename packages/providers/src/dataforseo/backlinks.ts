@@ -51,8 +51,8 @@ interface ItemsResult<T> {
 }
 
 interface TimeseriesItem {
-  /** `yyyy-mm-dd hh:mm:ss +00:00`, the last day of the month. */
-  date: string;
+  /** `yyyy-mm-dd hh:mm:ss +00:00`, the last day of the month; the schema allows null. */
+  date: string | null;
   rank: number | null;
   backlinks: number | null;
   referring_domains: number | null;
@@ -119,10 +119,12 @@ function summaryOf(result: SummaryResult | undefined): BacklinkSummary {
  * Monthly points, oldest first. The timeseries has no new-referring-domains field (that lives in
  * timeseries_new_lost_summary, a sixth call), so it is the month-over-month growth of referring
  * domains, never negative: net growth, a floor on the true number. The request starts a month
- * early so the first of the TREND_MONTHS months has a month before it to compare with.
+ * early so the first of the TREND_MONTHS months has a month before it to compare with. A point
+ * without a date cannot be placed on the trend and is left out.
  */
 function trendOf(items: readonly TimeseriesItem[]): BacklinkTrendPoint[] {
-  const sorted = [...items].sort((a, b) => a.date.localeCompare(b.date));
+  const dated = items.flatMap((item) => (item.date ? [{ ...item, date: item.date }] : []));
+  const sorted = dated.sort((a, b) => a.date.localeCompare(b.date));
   return sorted
     .slice(1)
     .map((item, i) => ({

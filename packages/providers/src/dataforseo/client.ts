@@ -13,7 +13,14 @@ export const STATUS = {
   noResults: 40102,
 } as const;
 
-/** Codes worth another attempt after a pause: rate limits, concurrency limits, internal errors. */
+/**
+ * Codes worth another attempt after a pause, by their messages in DataForSEO's error list
+ * (docs.dataforseo.com/v3/appendix/errors): "Task execution failed, please try to resubmit the task.",
+ * the per-minute rate limit, too many simultaneous queries, "Internal Error.", "3rd Party API Service
+ * Unavailable.", "Update in progress. Please try after a few minutes." and "Internal Error - Timeout.".
+ * Not 40203 (the daily cost limit holds until the UTC day ends) nor 50304 ("temporarily unavailable.
+ * Please contact support"): no pause of seconds ends them.
+ */
 const TRANSIENT_CODES = new Set([40103, 40202, 40209, 50000, 50301, 50303, 50401]);
 
 export type Classification = 'ok' | 'empty' | 'billed_no_data' | 'transient' | 'terminal';
@@ -123,6 +130,8 @@ export class DataForSeoClient {
     }
     if (!envelope || typeof envelope.status_code !== 'number') return { outcome: 'transient', message: 'unreadable response' };
     const top = classify(envelope.status_code);
+    // A code means the same at either level: an envelope without tasks may carry the task's own outcome.
+    if (top === 'empty' || top === 'billed_no_data') return { outcome: top, result: [] };
     if (top !== 'ok') return this.failure(top, envelope.status_code, envelope.status_message);
     const first = envelope.tasks?.[0];
     if (!first) return { outcome: 'transient', message: 'response without a task' };
