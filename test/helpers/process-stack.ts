@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,9 +20,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** `npm start` as a child process; resolves once it serves and has printed what it prints at start. */
-function spawnStack(env: Record<string, string>): Promise<{ child: ChildProcess; printed: string }> {
+function spawnStack(env: Record<string, string>, args: string[]): Promise<{ child: ChildProcess; printed: string }> {
   // One process (tsx as node's loader, not its wrapper), so SIGKILL kills the stack itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/local/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/local/src/main.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,7 +32,10 @@ function spawnStack(env: Record<string, string>): Promise<{ child: ChildProcess;
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // The last line it prints at start.
-      if (output.includes('OpenAPI: ')) resolve({ child, printed: output });
+      if (!output.includes('OpenAPI: ')) return;
+      child.stdout.off('data', onData);
+      child.stderr.off('data', onData);
+      resolve({ child, printed: output });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -51,6 +54,12 @@ export interface ProcessStack {
   key: string;
   /** What `npm start` printed when it (last) started. */
   printed: string;
+  /** The stack's process id (the node process itself). */
+  pid: number;
+  /** The last 64 KB the stack has printed (stdout and stderr) since it (last) started. */
+  output(): string;
+  /** How the stack's process ended, or null while it runs. */
+  ended(): { code: number | null; signal: string | null } | null;
   /** A JSON request with the demo key; the body parsed. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** How a job ended (`succeeded`, or its error code when it failed), waiting up to 40 s; `still running` if it did not. */
@@ -61,14 +70,25 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
-/** `npm start` on a new data directory and free ports, with `env` besides. */
-export async function startProcessStack(env: Record<string, string> = {}): Promise<ProcessStack> {
+/** `npm start [-- args]` on a new data directory and free ports, with `env` added to this process's environment. */
+export async function startProcessStack(env: Record<string, string> = {}, args: string[] = []): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
   const [port, dynamoPort] = [await freePort(), await freePort()];
   const fullEnv = { PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
-  let { child, printed } = await spawnStack(fullEnv);
+  let { child, printed } = await spawnStack(fullEnv, args);
+  let output = '';
+  const follow = () => {
+    output = printed;
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-65_536);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+  };
+  follow();
   const url = `http://127.0.0.1:${port}`;
-  const { api_key: key } = JSON.parse(readFileSync(join(dataDir, 'demo-site.json'), 'utf8')) as { api_key: string };
+  // As it prints it (in memory, it is written nowhere else).
+  const key = /API key (\S+)/.exec(printed)?.[1] ?? '';
   const call: ProcessStack['call'] = async (method, path, body) => {
     const res = await fetch(`${url}${path}`, {
       method,
@@ -84,6 +104,11 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
     get printed() {
       return printed;
     },
+    get pid() {
+      return child.pid!;
+    },
+    output: () => output,
+    ended: () => (child.exitCode === null && child.signalCode === null ? null : { code: child.exitCode, signal: child.signalCode }),
     call,
     async jobEnd(jobId) {
       for (let i = 0; i < 8; i++) {
@@ -96,7 +121,8 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
     async crashAndRestart() {
       child.kill('SIGKILL');
       await exited(child);
-      ({ child, printed } = await spawnStack(fullEnv));
+      ({ child, printed } = await spawnStack(fullEnv, args));
+      follow();
     },
     async stop() {
       child.kill('SIGTERM');

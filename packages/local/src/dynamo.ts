@@ -7,6 +7,7 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUse
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
 import { closeDynaliteIterators } from './dynalite-iterators';
+import { listen } from './server';
 
 /**
  * The engines the local stack can run DynamoDB on: dynalite (embedded, pure JavaScript, the default)
@@ -90,15 +91,6 @@ function logRequests(server: Server): RequestLog {
   return { requests: () => requests, record };
 }
 
-const listen = (server: Server, port: number) =>
-  new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
     server.close(() => resolve());
@@ -112,7 +104,7 @@ export async function startDynamo(options: { port: number; path?: string; engine
   closeDynaliteIterators();
   const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const log = logRequests(server);
-  const port = await listen(server, options.port);
+  const port = await listen(server, options.port, 'dynalite');
   return { engine, endpoint: `http://127.0.0.1:${port}`, port, ...log, close: () => closeServer(server) };
 }
 
@@ -207,7 +199,7 @@ async function startDynamoDbLocal(options: { port: number; path?: string }): Pro
   const log = logRequests(proxy);
   let port: number;
   try {
-    port = await listen(proxy, options.port);
+    port = await listen(proxy, options.port, 'DynamoDB Local proxy');
   } catch (error) {
     child.kill('SIGTERM');
     throw error;

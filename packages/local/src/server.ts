@@ -251,10 +251,19 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
   return server;
 }
 
-export async function listen(server: Server, port: number): Promise<number> {
+/**
+ * Listens on loopback; resolves with the port. Afterwards an error of the listening socket (an accept
+ * that failed, as with EMFILE when the process is out of file descriptors) is logged and the server
+ * goes on: with no listener, Node throws it and the whole stack would end.
+ */
+export async function listen(server: Server, port: number, name: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+  server.on('error', (error: NodeJS.ErrnoException) => console.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`));
   return (server.address() as AddressInfo).port;
 }

@@ -167,7 +167,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
     setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     server = createApiServer(API_HANDLERS);
-    const port = await listen(server, options.port ?? 3000);
+    const port = await listen(server, options.port ?? 3000, 'API server');
     const api = server;
     // Everything is wired: what the last run left on the queues is delivered, and what it left leased is swept.
     for (const queue of Object.values(queues)) queue.restore();
