@@ -34,7 +34,14 @@ it('gives each request it answered while recorded its operation and the time it 
 });
 
 it('takes its engine from DYNAMO_ENGINE: dynalite when unset, and a clear error for a name it does not know', () => {
-  expect(dynamoEngine(undefined)).toBe('dynalite');
+  const setting = process.env.DYNAMO_ENGINE;
+  delete process.env.DYNAMO_ENGINE;
+  try {
+    expect(dynamoEngine()).toBe('dynalite');
+  } finally {
+    if (setting !== undefined) process.env.DYNAMO_ENGINE = setting;
+  }
+  expect(dynamoEngine('dynalite')).toBe('dynalite');
   expect(dynamoEngine('')).toBe('dynalite');
   expect(dynamoEngine('dynamodb-local')).toBe('dynamodb-local');
   expect(() => dynamoEngine('dynamo')).toThrow('Unknown DynamoDB engine "dynamo": use one of dynalite, dynamodb-local.');
