@@ -3,7 +3,7 @@ import { enqueue, getConfig, getStore, meterOf, siteBudget, sqsWorker } from '@c
 import { getResearch } from '@cm/runtime/research';
 import { runResearchJob } from '@cm/tools';
 
-/** Runs one research job per message; its provider calls go into the usage ledger of the job's site, under the tool that queued it, and settle the job's reservation. */
+/** Runs one research job per message (its provider calls go into the job's site's usage ledger and settle its reservation: see runResearchJob). */
 export const handler = sqsWorker(ResearchMessage, async (message, observation) => {
   const meter = meterOf();
   const store = getStore();
@@ -11,5 +11,4 @@ export const handler = sqsWorker(ResearchMessage, async (message, observation) =
   const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs: getConfig().researchLeaseMs, budgetOf }, message);
   if (!ran) return;
   observation.metric('provider_cost_usd', meter.costUsd, { tool: ran.tool });
-  await store.usage.record(ran.siteId, ran.tool, meter.calls);
 });

@@ -137,7 +137,7 @@ it("reclaims a dead call's reservation once its lease ends", async () => {
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
 });
 
-it('settles a research job’s bill before the job ends, so a crash in between loses no spend', async () => {
+it('settles a research job’s bill and ledgers its calls before the job ends, so a crash in between loses neither', async () => {
   const { siteId } = await t.newSite('Crash after the bill');
   const budget = budgetOf(siteId);
   const ticket = await budget.reserveQueued(0.05);
@@ -152,6 +152,9 @@ it('settles a research job’s bill before the job ends, so a crash in between l
   expect(meter.costUsd).toBeGreaterThan(0);
   const windows = await t.store.budgets.windows({ siteId }, today());
   expect(windows.day).toMatchObject({ spent: meter.costUsd, reserved: 0 });
+  const ledger = await t.store.usage.report(siteId, `${today()}T00:00:00.000Z`, new Date(Date.now() + 1000).toISOString());
+  expect(ledger).toMatchObject({ calls: meter.calls.length, simulated_cost_usd: meter.costUsd });
+  expect(ledger.by_tool.map((line) => line.tool)).toEqual(['research']);
 });
 
 it('reads GLOBAL_DAILY_BUDGET_USD as USD, and refuses anything else at start rather than at each paid call', () => {

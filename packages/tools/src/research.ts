@@ -257,7 +257,8 @@ export interface WorkerDeps {
  * ends, and its place under the cap is freed. The job runs only while it holds a place: the one its
  * caller took (the lease is renewed) or one taken now; without one (analyze's jobs, or a job whose
  * lease was reclaimed after its worker died) the message is queued again to wait. A repeated
- * delivery of an ended job only frees the place (a no-op when already free). Provider failures end
+ * delivery of an ended job only frees the place (a no-op when already free). The provider calls go
+ * into the usage ledger, under the tool that queued the job, before it ends. Provider failures end
  * the job as failed; a store failure throws, so the queue delivers the message again.
  */
 export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage): Promise<{ siteId: number; tool: string } | null> {
@@ -282,8 +283,19 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
   const input = job.input as JobInput;
   const queryKey = researchQueryKey(input.mode, input.query, input.question);
   let outcome: Parameters<Store['jobs']['finish']>[1];
-  try {
-    const findings = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter);
+  const researched = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter).then(
+    (findings) => ({ findings }),
+    (error: unknown) => ({ error }),
+  );
+  // Every call made goes into the ledger before the job can end or a store write fail: whoever reads the
+  // ended job reads its calls, and a message delivered again makes calls of its own.
+  await store.usage.record(job.site_id, job.tool, deps.meter.calls);
+  if ('error' in researched) {
+    const { error } = researched;
+    if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
+    outcome = { error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message } };
+  } else {
+    const { findings } = researched;
     const record: StoredResearch = {
       research_id: `res_${randomBytes(10).toString('hex')}`,
       mode: input.mode,
@@ -296,9 +308,6 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
     };
     await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
     outcome = { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } };
-  } catch (error) {
-    if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
-    outcome = { error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message } };
   }
   // The reservation made when the job was accepted becomes what its calls were billed, before the job
   // ends: a message delivered again after a crash finds an ended job and would settle nothing.
