@@ -135,8 +135,9 @@ describe('research jobs', () => {
   it("lets 10 of 100 concurrent web calls in, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
     const s = await site();
     let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
-    // Jobs slow enough that none ends while the 100 calls arrive.
-    await withTimings({ SANDBOX_RESEARCH_MS: '3000' }, async () => {
+    // No job starts, and so none ends, until the 100 calls have their answers, however slow the machine.
+    t.stack.queues.research.pause();
+    try {
       const replies = await Promise.all(
         Array.from({ length: 100 }, (_v, i) => s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 })),
       );
@@ -149,7 +150,10 @@ describe('research jobs', () => {
         expect(r.headers.get('retry-after')).toBe('30');
       }
       expect((await slotsConsistent()).inflight).toBe(10);
-    });
+    } finally {
+      t.stack.queues.research.resume();
+    }
+    await t.stack.drain();
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
   });

@@ -123,6 +123,7 @@ export class InProcessQueue {
   private delayed = 0;
   private waiting: (() => void)[] = [];
   private stopped = false;
+  private paused = false;
   private readonly batchSize: number;
   private readonly maxReceiveCount: number;
   private readonly retryDelayMs: number;
@@ -185,12 +186,22 @@ export class InProcessQueue {
     this.stopped = true;
   }
 
+  /** Holds every delivery until `resume()`, as a worker that cannot run yet: what was sent waits, in order. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.pump();
+  }
+
   isIdle(): boolean {
     return this.ready.length === 0 && this.inFlight === 0 && this.delayed === 0;
   }
 
   private pump() {
-    while (this.ready.length > 0 && !this.stopped) {
+    while (this.ready.length > 0 && !this.stopped && !this.paused) {
       const batch = this.ready.splice(0, this.batchSize);
       this.inFlight++;
       void this.deliver(batch).finally(() => {
