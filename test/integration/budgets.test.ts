@@ -1,6 +1,7 @@
 import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
 import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
+import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -106,23 +107,9 @@ it("holds the deployment's daily cap across sites, undoing a site's reservation 
 it("reclaims a dead call's reservation once its lease ends", async () => {
   const { siteId } = await t.newSite('Dead call');
   const day = today();
-  // The clock is set, not waited on: however slow the engine, the lease ends only when the test says.
+  // The clock is set, not waited on: however slow the engine, the lease ends only when the test says so.
   const start = Date.now();
-  jest.useFakeTimers({
-    now: start,
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
+  fakeClock(start);
   try {
     expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, start + 1000)).toMatchObject({ reserved: true });
     jest.setSystemTime(start + 999);

@@ -5,6 +5,7 @@ import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { SERVICE_LIMITS } from '@cm/contract';
 import { DEFAULT_BEDROCK_MODEL, getBacklinkData, getKeywordData, loadConfig, logger, resetServices, selectKeywordData } from '@cm/runtime';
 import { getResearch, selectResearch } from '@cm/runtime/research';
+import { fakeClock } from '../helpers/clock';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -155,22 +156,7 @@ describe('secrets rotate without a redeploy', () => {
   });
   afterAll(() => web.close());
   beforeEach(() => {
-    // Only the clock is faked: the servers', the SDK's and the sockets' timers run as usual.
-    jest.useFakeTimers({
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
-    jest.setSystemTime(start);
+    fakeClock(start);
     // A new container: nothing read yet.
     clearCaches();
     secretRequests.length = 0;
