@@ -170,6 +170,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('pages a result over the size limit with a cursor, and says so', async () => {
     process.env.MCP_RESULT_MAX_BYTES = '2000';
+    resetServices();
     try {
       for (let i = 0; i < 30; i++) await t.call('POST', '/v1/tools/db_insert', { table: 'cm_topics', row: { name: `topic number ${i} with a longer name` } });
       const client = await connect();
@@ -185,6 +186,7 @@ describe('MCP over Streamable HTTP', () => {
       expect((second.structuredContent as { rows: { id: number }[] }).rows[0]!.id).toBeGreaterThan((page.rows.at(-1) as { id: number }).id);
     } finally {
       delete process.env.MCP_RESULT_MAX_BYTES;
+      resetServices();
     }
   });
 });
@@ -192,6 +194,7 @@ describe('MCP over Streamable HTTP', () => {
 describe('MCP result size', () => {
   it('cuts a result over the limit that has no cursor (serp_backlinks depth links, limit 1000) to fit, and says so', async () => {
     process.env.MCP_RESULT_MAX_BYTES = '20000';
+    resetServices();
     try {
       const client = await connect();
       const input = { scope: 'example.org', depth: 'links', limit: 1000 };
@@ -205,6 +208,7 @@ describe('MCP result size', () => {
       expect(result._meta).toMatchObject({ truncated: { field: 'links', returned: shown.links.length, total: rest.body.links.length }, max_bytes: 20000 });
     } finally {
       delete process.env.MCP_RESULT_MAX_BYTES;
+      resetServices();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { resetConfig } from '@cm/runtime';
+import { LIMITS } from '@cm/contract';
+import { loadConfig, resetConfig } from '@cm/runtime';
 import { apiKeyOf, fromWebResponse, originAllowed, toWebRequest } from '@cm/runtime/mcp';
 
 /* The Lambda ⇄ web seam of the MCP endpoint, its key and origin rules. */
@@ -37,6 +38,16 @@ describe('the MCP seam', () => {
     expect(apiKeyOf({ authorization: 'bearer  k2 ' })).toBe('k2');
     expect(apiKeyOf({ authorization: 'Basic abc' })).toBeUndefined();
     expect(apiKeyOf({})).toBeUndefined();
+  });
+
+  it('reads MCP_ALLOWED_ORIGINS and MCP_RESULT_MAX_BYTES through the configuration, with their defaults', () => {
+    expect(loadConfig({ TABLE_NAME: 't' })).toMatchObject({ mcpAllowedOrigins: [], mcpResultMaxBytes: LIMITS.mcpResultBytes });
+    expect(loadConfig({ TABLE_NAME: 't', MCP_ALLOWED_ORIGINS: ' https://a.example.com,,https://b.example.com/ ', MCP_RESULT_MAX_BYTES: '2000' })).toMatchObject(
+      {
+        mcpAllowedOrigins: ['https://a.example.com', 'https://b.example.com/'],
+        mcpResultMaxBytes: 2000,
+      },
+    );
   });
 
   it('allows loopback origins, PUBLIC_BASE_URL and MCP_ALLOWED_ORIGINS, nothing else', () => {

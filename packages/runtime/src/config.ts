@@ -1,4 +1,4 @@
-import { RESEARCH_LEASE_MS } from '@cm/contract';
+import { LIMITS, RESEARCH_LEASE_MS } from '@cm/contract';
 
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
 export interface Config {
@@ -20,6 +20,10 @@ export interface Config {
   globalDailyBudgetUsd: number | null;
   /** `SANDBOX_LIST_PRICES=1`: the sandbox charges the real providers' list prices, marked simulated. */
   sandboxListPrices: boolean;
+  /** `MCP_ALLOWED_ORIGINS` (comma-separated): browser origins `POST /mcp` accepts besides loopback and the public base URL. */
+  mcpAllowedOrigins: string[];
+  /** `MCP_RESULT_MAX_BYTES`: an MCP tool result's JSON above this many bytes is paged or cut. */
+  mcpResultMaxBytes: number;
 }
 
 /**
@@ -89,6 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : RESEARCH_LEASE_MS,
     globalDailyBudgetUsd: usdOf('GLOBAL_DAILY_BUDGET_USD', env.GLOBAL_DAILY_BUDGET_USD),
     sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
   };
 }
 

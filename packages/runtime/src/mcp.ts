@@ -31,6 +31,7 @@ import {
 import { visitorUrl } from '@cm/core';
 import { siteOfKey } from './api';
 import { getConfig } from './config';
+import { logger } from './observability';
 import { baseUrlOf, routeHandler, routesOf, validate, type ApiEvent, type ApiResult, type Handlers } from './http';
 
 /*
@@ -108,7 +109,7 @@ const LOOPBACK = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
  */
 export function originAllowed(origin: string): boolean {
   if (LOOPBACK.test(origin)) return true;
-  const allowed = [getConfig().publicBaseUrl, ...(process.env.MCP_ALLOWED_ORIGINS ?? '').split(',')]
+  const allowed = [getConfig().publicBaseUrl, ...getConfig().mcpAllowedOrigins]
     .map((o) => o?.trim().replace(/\/+$/, ''))
     .filter((o): o is string => !!o)
     .map((o) => {
@@ -134,7 +135,7 @@ const unauthorized = (message: string) => new ApiError('unauthorized', message, 
 /* ---------- Tools ---------- */
 
 /** The result a tool's JSON may be at most, in bytes, before it is paged or cut. */
-const resultMaxBytes = (): number => Number(process.env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes;
+const resultMaxBytes = (): number => getConfig().mcpResultMaxBytes;
 
 type Json = Record<string, unknown>;
 
@@ -447,7 +448,7 @@ async function callTool(caller: Caller, name: string, args: Json): Promise<CallT
   } catch (error) {
     if (error instanceof ToolFailure) return errorResult(error.body);
     if (error instanceof ApiError) return errorResult(error.toBody());
-    console.error('mcp tool call failed', name, error);
+    logger.error('mcp tool call failed', { tool: name, error: error instanceof Error ? error : String(error) });
     return errorResult({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
   }
 }
