@@ -48,13 +48,14 @@ function setEnv(env: Record<string, string>): () => void {
 
 /**
  * The local stack in memory on free ports, as `npm start --memory` runs it, with `env` set for its
- * handlers until `stop()`.
+ * handlers until `stop()`. Its schedule and sweep run only when a test calls them: on their timers,
+ * their DynamoDB requests would land among the ones a test counts, whenever the minute turned.
  */
 export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
   const restoreEnv = setEnv({ DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), ...options.env });
   let stack: LocalStack;
   try {
-    stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true });
+    stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true, schedules: false });
   } catch (error) {
     restoreEnv();
     throw error;

@@ -31,8 +31,8 @@ export interface LocalStackOptions {
   queues?: QueueOptions;
   /**
    * Run the monitoring schedule and the research sweep on their timers (default true). The benchmark
-   * turns them off, so no DynamoDB request of theirs lands among the ones it times; `runSchedule` and
-   * `sweep` still run them on demand.
+   * and the test stacks turn them off, so no DynamoDB request of theirs lands among the ones they time
+   * or count; `runSchedule` and `sweep` still run them on demand.
    */
   schedules?: boolean;
 }
