@@ -87,8 +87,9 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
   };
   follow();
   const url = `http://127.0.0.1:${port}`;
-  // As it prints it (in memory, it is written nowhere else).
-  const key = /API key (\S+)/.exec(printed)?.[1] ?? '';
+  // As it prints it (in memory, it is written nowhere else); without it every keyed call would be a quiet 401.
+  const key = /API key (\S+)/.exec(printed)?.[1];
+  if (!key) throw new Error(`npm start printed no API key:\n${printed}`);
   const call: ProcessStack['call'] = async (method, path, body) => {
     const res = await fetch(`${url}${path}`, {
       method,
