@@ -26,7 +26,12 @@ const ENTRY_POINTS = readdirSync(join(__dirname, 'packages'))
   .filter((name) => existsSync(join(__dirname, 'packages', name, 'package.json')))
   .flatMap((name) => {
     const manifest = JSON.parse(readFileSync(join(__dirname, 'packages', name, 'package.json'), 'utf8'));
-    const targets = (value) => (typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(targets) : []);
+    const targets = (value) =>
+      typeof value === 'string'
+        ? [value]
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(targets)
+          : [];
     const files = manifest.exports ? targets(manifest.exports) : [manifest.main ?? 'index.js'];
     return files.map((file) => `^${escape(posix.join('packages', name, file))}$`);
   });
@@ -58,7 +63,8 @@ module.exports = {
     ...layerRules,
     {
       name: 'functions-not-to-local-or-infra',
-      comment: 'a function is wiring over runtime and the packages below it; the local stack and the CDK app sit beside it, not under it',
+      comment:
+        'a function is wiring over runtime and the packages below it; the local stack and the CDK app sit beside it, not under it',
       severity: 'error',
       from: { path: '^functions/' },
       to: { path: ['^packages/local/', '^(infra|test)/'] },
@@ -72,42 +78,48 @@ module.exports = {
     },
     {
       name: 'infra-not-to-local-or-functions',
-      comment: 'the CDK app names handler entry files as strings for bundling; it imports only constants (contract, store, runtime)',
+      comment:
+        'the CDK app names handler entry files as strings for bundling; it imports only constants (contract, store, runtime)',
       severity: 'error',
       from: { path: '^infra/' },
       to: { path: ['^packages/local/', '^functions/', '^test/'] },
     },
     {
       name: 'no-deep-import',
-      comment: 'reach another package only through what its package.json exports (`@cm/x`, `@cm/x/<subpath>`), never its other files',
+      comment:
+        'reach another package only through what its package.json exports (`@cm/x`, `@cm/x/<subpath>`), never its other files',
       severity: 'error',
       from: { path: '^(?:packages/([^/]+)/|functions/|infra/)' },
       to: { path: '^packages/', pathNot: ['^packages/$1/', ...ENTRY_POINTS] },
     },
     {
       name: 'no-deep-import-from-tests',
-      comment: 'tests may open a module by its relative path (white-box), but `@cm/x/src/...` is a deep import all the same',
+      comment:
+        'tests may open a module by its relative path (white-box), but `@cm/x/src/...` is a deep import all the same',
       severity: 'error',
       from: { path: '^test/' },
       to: { dependencyTypes: ['aliased-workspace'], pathNot: ENTRY_POINTS },
     },
     {
       name: 'no-unexported-import',
-      comment: "an `@cm/x/...` import that does not resolve: the package's `exports` does not offer it (e.g. `@cm/x/src/y`)",
+      comment:
+        "an `@cm/x/...` import that does not resolve: the package's `exports` does not offer it (e.g. `@cm/x/src/y`)",
       severity: 'error',
       from: {},
       to: { couldNotResolve: true, path: '^@cm/' },
     },
     {
       name: 'no-relative-cross-package',
-      comment: 'import a package as `@cm/<name>`, not by a relative path into it (packages/local may import functions/ handlers by path)',
+      comment:
+        'import a package as `@cm/<name>`, not by a relative path into it (packages/local may import functions/ handlers by path)',
       severity: 'error',
       from: { path: '^(?:packages/([^/]+)/|functions/|infra/)' },
       to: { path: '^packages/', pathNot: '^packages/$1/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased'] },
     },
     {
       name: 'no-circular',
-      comment: 'modules import each other in one direction only; a circle means the two belong together or a third module is missing',
+      comment:
+        'modules import each other in one direction only; a circle means the two belong together or a third module is missing',
       severity: 'error',
       from: {},
       to: { circular: true },

@@ -6,7 +6,14 @@ import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
-const TYPESCRIPT = ['packages/*/src/**/*.ts', 'packages/dashboard/app/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
+const TYPESCRIPT = [
+  'packages/*/src/**/*.ts',
+  'packages/dashboard/app/**/*.ts',
+  'functions/**/*.ts',
+  'infra/**/*.ts',
+  'test/**/*.ts',
+  'bench/**/*.ts',
+];
 
 /** A second guard beside dependency-cruiser: another package is imported by what it exports, never its src/. */
 const DEEP_IMPORTS = {
@@ -28,7 +35,13 @@ export default defineConfig(
       // `_`-prefixed names are this code's way to drop fields (`const { pk: _pk, ...row } = item`) and skip tuple slots.
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // Async methods that implement a Promise-returning interface without awaiting (sandbox providers, middy middlewares, route tables) are idiomatic; a missing await is what no-floating-promises catches.
       '@typescript-eslint/require-await': 'off',
@@ -45,7 +58,10 @@ export default defineConfig(
         {
           patterns: [
             DEEP_IMPORTS,
-            { group: ['**/packages/*/src', '**/packages/*/src/**'], message: 'Import the package as `@cm/<name>`, not by a relative path.' },
+            {
+              group: ['**/packages/*/src', '**/packages/*/src/**'],
+              message: 'Import the package as `@cm/<name>`, not by a relative path.',
+            },
           ],
         },
       ],
@@ -81,7 +97,13 @@ export default defineConfig(
     extends: [js.configs.recommended],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { module: 'writable', require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' },
+      globals: {
+        module: 'writable',
+        require: 'readonly',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
     },
   },
   { files: ['**/*.mjs'], languageOptions: { sourceType: 'module' } },

@@ -9,7 +9,12 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // The reliability, scale and infra suites run on their own (npm run test:reliability, test:scale, test:infra), in .ci/run.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/reliability/', '<rootDir>/test/scale/', '<rootDir>/test/infra/'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/test/reliability/',
+    '<rootDir>/test/scale/',
+    '<rootDir>/test/infra/',
+  ],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },

@@ -4,4 +4,8 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 const client = new DynamoDBClient({});
 
 export const handler = async (event: { id: string }) =>
-  (await client.send(new GetItemCommand({ TableName: process.env.TABLE_NAME, Key: { pk: { S: event.id }, sk: { S: 'META' } } }))).Item ?? null;
+  (
+    await client.send(
+      new GetItemCommand({ TableName: process.env.TABLE_NAME, Key: { pk: { S: event.id }, sk: { S: 'META' } } }),
+    )
+  ).Item ?? null;

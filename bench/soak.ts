@@ -15,7 +15,9 @@ import { startProcessStack, type ProcessStack } from '../test/helpers/process-st
  * last tenth of the run is more than 15 % above the second tenth's; it prints p50/p99 per route.
  */
 
-const minutes = Number(process.argv.find((arg) => arg.startsWith('--minutes='))?.split('=')[1] ?? process.env.SOAK_MINUTES ?? 10);
+const minutes = Number(
+  process.argv.find((arg) => arg.startsWith('--minutes='))?.split('=')[1] ?? process.env.SOAK_MINUTES ?? 10,
+);
 const DURATION_MS = minutes * 60_000;
 /**
  * Traffic before the clock starts, the flood included: a short run's second tenth is otherwise still
@@ -42,11 +44,21 @@ interface Sample {
 
 /** The load: each step one request of the mix, timed; its route label is the route template. */
 function loadSteps(stack: ProcessStack, siteId: number) {
-  const json = async (route: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Sample> => {
+  const json = async (
+    route: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Sample> => {
     const started = performance.now();
     const res = await fetch(`${stack.url}${path}`, {
       method,
-      headers: { 'x-api-key': stack.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        'x-api-key': stack.key,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     await res.arrayBuffer();
@@ -63,7 +75,12 @@ function loadSteps(stack: ProcessStack, siteId: number) {
           { _type: 'block', style: 'normal', children: [{ _type: 'span', text: 'Portable Text' }], markDefs: [] },
         ],
       }),
-    (i: number) => json('POST /questions', 'POST', '/questions', { slug: slug(i), question: `Question ${i}?`, answer: [{ _type: 'paragraph', text: 'Yes.' }] }),
+    (i: number) =>
+      json('POST /questions', 'POST', '/questions', {
+        slug: slug(i),
+        question: `Question ${i}?`,
+        answer: [{ _type: 'paragraph', text: 'Yes.' }],
+      }),
     (i: number) => json('GET /articles', 'GET', `/articles?slug=${slug(i)}`),
     () => json('GET /articles?limit', 'GET', '/articles?limit=20'),
     (i: number) =>
@@ -72,15 +89,30 @@ function loadSteps(stack: ProcessStack, siteId: number) {
         type: 'article',
         action: pick(['unpublished', 'published', 'deleted'], i),
       }),
-    (i: number) => json('GET /sites/{site_id}/articles/{slug}', 'GET', `/sites/${siteId}/articles/${slug(i)}`, undefined, { 'x-api-key': '' }),
-    (i: number) => json('POST /v1/tools/get_keywords', 'POST', '/v1/tools/get_keywords', { seeds: [`running shoes ${i % 7}`, 'trail shoes'] }),
-    (i: number) => json('POST /v1/tools/db_select', 'POST', '/v1/tools/db_select', { table: pick(['cm_keywords', 'cm_pages', 'cm_topics'], i), limit: 20 }),
+    (i: number) =>
+      json('GET /sites/{site_id}/articles/{slug}', 'GET', `/sites/${siteId}/articles/${slug(i)}`, undefined, {
+        'x-api-key': '',
+      }),
+    (i: number) =>
+      json('POST /v1/tools/get_keywords', 'POST', '/v1/tools/get_keywords', {
+        seeds: [`running shoes ${i % 7}`, 'trail shoes'],
+      }),
+    (i: number) =>
+      json('POST /v1/tools/db_select', 'POST', '/v1/tools/db_select', {
+        table: pick(['cm_keywords', 'cm_pages', 'cm_topics'], i),
+        limit: 20,
+      }),
     (i: number) =>
       json(
         `POST ${MCP_PATH} tools/call`,
         'POST',
         MCP_PATH,
-        { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'recall', arguments: { query: 'running shoes' } } },
+        {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'recall', arguments: { query: 'running shoes' } },
+        },
         { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
       ),
     (i: number) =>
@@ -130,8 +162,19 @@ function sendMalformed(port: number, bytes: Buffer, closeAfterMs?: number): Prom
 /** The malformed requests of the flood, by index: every kind in turn, varied by `i`. */
 function malformed(i: number, key: string): { bytes: Buffer; closeAfterMs?: number } {
   const request = (head: string[], body = '') =>
-    Buffer.from([...head, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'), 'utf8');
-  const paths = ['/articles', '/questions', '/api/content/notify', '/v1/tools/get_keywords', '/v1/tools/research', MCP_PATH, '/v1/budget'];
+    Buffer.from(
+      [...head, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'),
+      'utf8',
+    );
+  const paths = [
+    '/articles',
+    '/questions',
+    '/api/content/notify',
+    '/v1/tools/get_keywords',
+    '/v1/tools/research',
+    MCP_PATH,
+    '/v1/budget',
+  ];
   const path = pick(paths, i);
   const auth = `X-API-Key: ${key}`;
   switch (i % 10) {
@@ -146,11 +189,28 @@ function malformed(i: number, key: string): { bytes: Buffer; closeAfterMs?: numb
       return {
         bytes: request(
           [`POST ${path} HTTP/1.1`, 'Host: localhost', auth, 'Content-Type: application/json'],
-          pick(['{"slug":42,"title":[],"body":"x"}', '{"seeds":{"a":1}}', '{"id":null,"type":7}', '[]', '"text"', '{"jsonrpc":"2.0","method":5}'], i),
+          pick(
+            [
+              '{"slug":42,"title":[],"body":"x"}',
+              '{"seeds":{"a":1}}',
+              '{"id":null,"type":7}',
+              '[]',
+              '"text"',
+              '{"jsonrpc":"2.0","method":5}',
+            ],
+            i,
+          ),
         ),
       };
     case 2: // a huge header
-      return { bytes: request([`GET /articles HTTP/1.1`, 'Host: localhost', auth, `X-Big: ${'a'.repeat(20_000 + (i % 50_000))}`]) };
+      return {
+        bytes: request([
+          `GET /articles HTTP/1.1`,
+          'Host: localhost',
+          auth,
+          `X-Big: ${'a'.repeat(20_000 + (i % 50_000))}`,
+        ]),
+      };
     case 3: // odd headers: many, duplicated, odd bytes
       return {
         bytes: request([
@@ -181,7 +241,10 @@ function malformed(i: number, key: string): { bytes: Buffer; closeAfterMs?: numb
         closeAfterMs: i % 50,
       };
     case 7: // an abrupt close mid-headers
-      return { bytes: Buffer.from(`GET /articles?slug=a HTTP/1.1\r\nHost: localhost\r\n${auth}\r\nX-Partial: `, 'utf8'), closeAfterMs: i % 20 };
+      return {
+        bytes: Buffer.from(`GET /articles?slug=a HTTP/1.1\r\nHost: localhost\r\n${auth}\r\nX-Partial: `, 'utf8'),
+        closeAfterMs: i % 20,
+      };
     case 8: // a bad method, path or version
       return {
         bytes: Buffer.from(
@@ -204,11 +267,15 @@ function rssMb(pid: number): number {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
 async function main() {
-  const stack = await startProcessStack({ POWERTOOLS_LOG_LEVEL: 'ERROR' }, process.argv.includes('--memory') ? ['--memory'] : []);
+  const stack = await startProcessStack(
+    { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    process.argv.includes('--memory') ? ['--memory'] : [],
+  );
   const port = Number(new URL(stack.url).port);
   const siteId = Number(/site_id (\d+)/.exec(stack.printed)?.[1]);
   const started = performance.now();
@@ -272,23 +339,42 @@ async function main() {
       .filter((s) => s.route === route)
       .map((s) => s.ms)
       .sort((a, b) => a - b);
-    const row = { route, count: ms.length, p50_ms: Number(percentile(ms, 50).toFixed(1)), p99_ms: Number(percentile(ms, 99).toFixed(1)) };
-    console.log(route.padEnd(44), String(row.count).padStart(7), row.p50_ms.toFixed(1).padStart(8), row.p99_ms.toFixed(1).padStart(8));
+    const row = {
+      route,
+      count: ms.length,
+      p50_ms: Number(percentile(ms, 50).toFixed(1)),
+      p99_ms: Number(percentile(ms, 99).toFixed(1)),
+    };
+    console.log(
+      route.padEnd(44),
+      String(row.count).padStart(7),
+      row.p50_ms.toFixed(1).padStart(8),
+      row.p99_ms.toFixed(1).padStart(8),
+    );
     return row;
   });
-  const window = (tenth: number) => mean(rss.filter((r) => r.at >= (tenth - 1) * TENTH && r.at < tenth * TENTH).map((r) => r.mb));
+  const window = (tenth: number) =>
+    mean(rss.filter((r) => r.at >= (tenth - 1) * TENTH && r.at < tenth * TENTH).map((r) => r.mb));
   const second = window(2);
   const last = window(10);
   const peak = Math.max(...rss.map((r) => r.mb));
   const growth = last / second - 1;
   console.log(`Malformed flood: ${[...flood].map(([outcome, n]) => `${outcome} ×${n}`).join(', ')}`);
   console.log(`RSS by tenth (MB): ${Array.from({ length: 10 }, (_, i) => window(i + 1).toFixed(0)).join(', ')}`);
-  console.log(`RSS: second tenth ${second.toFixed(0)} MB, last tenth ${last.toFixed(0)} MB (${(growth * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MB`);
+  console.log(
+    `RSS: second tenth ${second.toFixed(0)} MB, last tenth ${last.toFixed(0)} MB (${(growth * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MB`,
+  );
 
   const failures = [
     ...(death ? [death] : []),
-    ...(serverErrors.length > 0 ? [`${serverErrors.length} server errors, first: ${serverErrors.slice(0, 5).join('; ')}`] : []),
-    ...(growth > RSS_GROWTH_MAX ? [`RSS grew ${(growth * 100).toFixed(1)} % from the second tenth to the last (at most ${RSS_GROWTH_MAX * 100} %)`] : []),
+    ...(serverErrors.length > 0
+      ? [`${serverErrors.length} server errors, first: ${serverErrors.slice(0, 5).join('; ')}`]
+      : []),
+    ...(growth > RSS_GROWTH_MAX
+      ? [
+          `RSS grew ${(growth * 100).toFixed(1)} % from the second tenth to the last (at most ${RSS_GROWTH_MAX * 100} %)`,
+        ]
+      : []),
   ];
   await stack.stop();
   console.log(
@@ -296,7 +382,11 @@ async function main() {
       minutes,
       requests: samples.length,
       malformed: [...flood.values()].reduce((a, b) => a + b, 0),
-      rss_mb: { second_tenth: Number(second.toFixed(1)), last_tenth: Number(last.toFixed(1)), peak: Number(peak.toFixed(1)) },
+      rss_mb: {
+        second_tenth: Number(second.toFixed(1)),
+        last_tenth: Number(last.toFixed(1)),
+        peak: Number(peak.toFixed(1)),
+      },
       latency,
       failures,
     }),

@@ -7,7 +7,12 @@ import type { FunctionId } from './bundling';
  */
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'];
-export const TABLE_ACTIONS = { none: [], read: READ, readWrite: WRITE, readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'] } as const;
+export const TABLE_ACTIONS = {
+  none: [],
+  read: READ,
+  readWrite: WRITE,
+  readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'],
+} as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 
 export interface FunctionAccess {

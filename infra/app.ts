@@ -6,7 +6,9 @@ const context = (key: string) => app.node.tryGetContext(key) as string | undefin
 const limit = (key: string) => (context(key) === undefined ? undefined : Number(context(key)));
 const [domainName, certificateArn] = [context('domainName'), context('certificateArn')];
 if (!domainName !== !certificateArn)
-  throw new Error('A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in the stack region)');
+  throw new Error(
+    'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in the stack region)',
+  );
 new ContentApiStack(app, context('stackName') ?? 'ContentApi', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   dataforseoSecret: context('dataforseoSecret'),

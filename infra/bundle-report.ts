@@ -23,7 +23,11 @@ export interface BundleSize {
 }
 
 /** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries, mcp the MCP SDK (with ajv). */
-export const BUNDLE_BUDGET_BYTES: Record<string, number> = { default: 460 * 1024, 'research-worker': 940 * 1024, mcp: 900 * 1024 };
+export const BUNDLE_BUDGET_BYTES: Record<string, number> = {
+  default: 460 * 1024,
+  'research-worker': 940 * 1024,
+  mcp: 900 * 1024,
+};
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default!;
 
 /** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
@@ -50,7 +54,9 @@ function contents(metafile: Metafile) {
     .filter(([path, input]) => input.bytesInOutput > 0 && packageOf(path) === '(this repository)')
     .map(([path]) => path)
     .sort();
-  const classicZod = Object.entries(output.inputs).some(([path, input]) => input.bytesInOutput > 0 && /node_modules\/zod\/v4\/classic\//.test(path));
+  const classicZod = Object.entries(output.inputs).some(
+    ([path, input]) => input.bytesInOutput > 0 && /node_modules\/zod\/v4\/classic\//.test(path),
+  );
   const packages = [...byPackage]
     .filter(([name, bytes]) => bytes > 0 && name !== '(this repository)')
     .map(([name]) => name)
@@ -90,7 +96,11 @@ export async function writeBundle(name: FunctionId, dir: string): Promise<string
 
 /** Bundles one function as `cdk synth` does (the same esbuild options), in memory. */
 export async function bundleSize(name: FunctionId): Promise<BundleSize> {
-  const result = await build({ ...esbuildOptions(entryOf(name), 'index.js', aliasesOf(name)), write: false, metafile: true });
+  const result = await build({
+    ...esbuildOptions(entryOf(name), 'index.js', aliasesOf(name)),
+    write: false,
+    metafile: true,
+  });
   const sizeOf = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.contents.byteLength;
   return { name, bytes: sizeOf('index.js'), mapBytes: sizeOf('index.js.map'), ...contents(result.metafile) };
 }
@@ -113,7 +123,8 @@ async function main() {
   ]);
   const header = ['function', 'index.js', 'budget', 'source map', 'SDK clients', 'heaviest parts'];
   console.log([header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n'));
-  for (const size of over) console.error(`${size.name}: ${kb(size.bytes)} is over its budget of ${kb(budgetOf(size.name))}`);
+  for (const size of over)
+    console.error(`${size.name}: ${kb(size.bytes)} is over its budget of ${kb(budgetOf(size.name))}`);
   process.exitCode = over.length > 0 ? 1 : 0;
 }
 

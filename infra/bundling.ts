@@ -66,7 +66,12 @@ export const BUNDLING = {
  * (`dashboard/`, which the handler reads), by the same build as the local stack's.
  */
 export function bundlingOf(name: FunctionId): BundlingOptions {
-  const bundling = { ...BUNDLING, esbuildArgs: { '--alias': Object.entries(aliasesOf(name)).map(([module, replacement]) => `${module}=${replacement}`) } };
+  const bundling = {
+    ...BUNDLING,
+    esbuildArgs: {
+      '--alias': Object.entries(aliasesOf(name)).map(([module, replacement]) => `${module}=${replacement}`),
+    },
+  };
   if (name !== 'dashboard') return bundling;
   const build = (inputDir: string, outputDir: string) => [
     `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" "${join(outputDir, 'dashboard')}"`,

@@ -5,7 +5,9 @@
  * one ever be asked to stream, it fails at once and says why.
  */
 const notBundled = (): never => {
-  throw new Error('@smithy/core/event-streams is not in the Lambda bundles (infra/lambda-event-streams.ts): no operation they call streams events');
+  throw new Error(
+    '@smithy/core/event-streams is not in the Lambda bundles (infra/lambda-event-streams.ts): no operation they call streams events',
+  );
 };
 
 export class EventStreamSerde {

@@ -83,7 +83,8 @@ export class ContentApiStack extends Stack {
 
     // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
     const mcp = this.functions.get('mcp')!;
-    for (const target of MCP_INVOKES) mcp.addEnvironment(functionEnvName(target), this.functions.get(target)!.functionName);
+    for (const target of MCP_INVOKES)
+      mcp.addEnvironment(functionEnvName(target), this.functions.get(target)!.functionName);
     grantInvoke(
       mcp,
       MCP_INVOKES.map((target) => this.functions.get(target)!),
@@ -95,11 +96,20 @@ export class ContentApiStack extends Stack {
     if (props.domain) for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
-    new CfnOutput(this, 'PublicBaseUrl', { value: publicBaseUrl, description: 'The base of visitor-page URLs and canonical links' });
+    new CfnOutput(this, 'PublicBaseUrl', {
+      value: publicBaseUrl,
+      description: 'The base of visitor-page URLs and canonical links',
+    });
     if (domainName) {
-      new CfnOutput(this, 'ApiDomainTarget', { value: domainName.regionalDomainName, description: `Point ${props.domain!.name} here (CNAME or alias)` });
+      new CfnOutput(this, 'ApiDomainTarget', {
+        value: domainName.regionalDomainName,
+        description: `Point ${props.domain!.name} here (CNAME or alias)`,
+      });
     }
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
-    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe to be told when an alarm fires' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: alarms.topic.topicArn,
+      description: 'Subscribe to be told when an alarm fires',
+    });
   }
 }

@@ -6,7 +6,9 @@ import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 /** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
 async function publish(request: ApiRequest, parse: () => PublishInput) {
   checkSiteClaim(request.siteId, request.body(SiteClaimBody).site_id);
-  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), { baseUrl: request.baseUrl });
+  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), {
+    baseUrl: request.baseUrl,
+  });
   request.observation.metric('publishes');
   return json(reply.created ? 201 : 200, reply);
 }

@@ -8,7 +8,10 @@ export const handler = sqsWorker(ResearchMessage, async (message, observation) =
   const meter = meterOf();
   const store = getStore();
   const budgetOf = (siteId: number) => siteBudget(siteId, observation);
-  const ran = await runResearchJob({ store, research: await getResearch(), meter, enqueue, researchLeaseMs: getConfig().researchLeaseMs, budgetOf }, message);
+  const ran = await runResearchJob(
+    { store, research: await getResearch(), meter, enqueue, researchLeaseMs: getConfig().researchLeaseMs, budgetOf },
+    message,
+  );
   if (!ran) return;
   observation.metric('provider_cost_usd', meter.costUsd, { tool: ran.tool });
 });

@@ -8,6 +8,8 @@ export const handler = api('tools', {
   // Every tool has its own route; a name that reaches this one is no tool.
   'POST /v1/tools/{name}': async ({ event }) => {
     const name = event.pathParameters?.name ?? '';
-    throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; GET /v1/tools lists them`, { name });
+    throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; GET /v1/tools lists them`, {
+      name,
+    });
   },
 });

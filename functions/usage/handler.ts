@@ -8,8 +8,12 @@ export const handler = api('usage', {
     const query = request.query(UsageQuery);
     const now = new Date();
     const from = query.from ?? monthStart(now, 0).toISOString();
-    return json(200, await getStore().usage.report(request.siteId, from, query.to ?? now.toISOString(), { byDay: query.by === 'day' }));
+    return json(
+      200,
+      await getStore().usage.report(request.siteId, from, query.to ?? now.toISOString(), { byDay: query.by === 'day' }),
+    );
   },
   'GET /v1/budget': async (request) => json(200, await budgetView(getStore(), request.siteId, new Date())),
-  'PUT /v1/budget': async (request) => json(200, await setBudget(getStore(), request.siteId, request.body(BudgetInput), new Date())),
+  'PUT /v1/budget': async (request) =>
+    json(200, await setBudget(getStore(), request.siteId, request.body(BudgetInput), new Date())),
 });

@@ -4,7 +4,9 @@ import { api, cacheableHtml, getStore, html, type ApiRequest } from '@cm/runtime
 
 const visit = (type: PageType) => async (request: ApiRequest) => {
   const params = VisitorParams.safeParse(request.event.pathParameters ?? {});
-  const page = params.success ? await visitorPage(getStore(), request.baseUrl, params.data.site_id, type, params.data.slug) : unavailablePage(404);
+  const page = params.success
+    ? await visitorPage(getStore(), request.baseUrl, params.data.site_id, type, params.data.slug)
+    : unavailablePage(404);
   if (page.status === 200) return cacheableHtml(request.event, page.html, page.modifiedAt);
   // A client that asks for JSON gets the API's error shape instead of the reader's HTML.
   if (request.event.headers.accept?.includes('application/json')) throw page.error;

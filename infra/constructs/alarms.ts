@@ -17,7 +17,8 @@ export class Alarms {
     this.topic = new Topic(scope, 'AlarmTopic', { enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
-      reason: 'Alarm notifications carry only alarm names and states, and CloudWatch cannot publish to a topic under the AWS-managed SNS key',
+      reason:
+        'Alarm notifications carry only alarm names and states, and CloudWatch cannot publish to a topic under the AWS-managed SNS key',
     });
     if (email) this.topic.addSubscription(new EmailSubscription(email));
   }
@@ -48,5 +49,10 @@ export function budgetAlarms(scope: Construct, alarms: Alarms): void {
     period: Duration.minutes(5),
   });
   alarms.add('BudgetUsed80Alarm', 'A site has used 80% of its daily or monthly budget', used, 80);
-  alarms.add('BudgetUsed100Alarm', 'A site has used all of its daily or monthly budget: its paid calls are refused (402 budget_exceeded)', used, 100);
+  alarms.add(
+    'BudgetUsed100Alarm',
+    'A site has used all of its daily or monthly budget: its paid calls are refused (402 budget_exceeded)',
+    used,
+    100,
+  );
 }

@@ -1,6 +1,13 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { DomainName, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  DomainName,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -57,13 +64,19 @@ export function httpApi(
     burstLimit: throttle.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
   };
   for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
   }
 
-  const integrations = new Map(FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, functions.get(fn)!)]));
+  const integrations = new Map(
+    FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, functions.get(fn)!)]),
+  );
   // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
   // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
-  const api = new HttpApi(scope, 'Api', { defaultIntegration: integrations.get('discovery'), createDefaultStage: false });
+  const api = new HttpApi(scope, 'Api', {
+    defaultIntegration: integrations.get('discovery'),
+    createDefaultStage: false,
+  });
   for (const route of ROUTES) {
     const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
     api.addRoutes({ path: route.path, methods, integration: integrations.get(route.fn)! });
@@ -82,7 +95,10 @@ export function httpApi(
         securityPolicy: SecurityPolicy.TLS_1_2,
       })
     : undefined;
-  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', {
+    retention: RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
   new HttpStage(scope, 'ApiStage', {
     httpApi: api,
     stageName: '$default',

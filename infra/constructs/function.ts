@@ -32,7 +32,10 @@ export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFun
 export function serviceFunction(scope: Construct, name: FunctionId, props: ServiceFunctionProps): NodejsFunction {
   const { access, table, queues } = props;
   const id = pascal(name);
-  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    retention: RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
   const role = new Role(scope, `${id}FunctionRole`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   logGroup.grantWrite(role);
   const sendsTo = access.sendsTo ?? [];
@@ -64,10 +67,17 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
   if (access.table !== 'none') {
     role.addToPolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access.table]], resources: [table.tableArn] }));
     // Listings query the indexes by name; no index wildcard.
-    role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`) }));
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: TABLE.indexes.map((index) => `${table.tableArn}/index/${index.name}`),
+      }),
+    );
   }
   if (sendsTo.length > 0) {
-    role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues[q].queueArn) }));
+    role.addToPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues[q].queueArn) }),
+    );
   }
   props.alarms.add(
     `${id}ErrorAlarm`,
@@ -85,7 +95,12 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
 export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string): void {
   const resource = nameOrArn.startsWith('arn:')
     ? nameOrArn
-    : Stack.of(fn).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${nameOrArn}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    : Stack.of(fn).formatArn({
+        service: 'secretsmanager',
+        resource: 'secret',
+        resourceName: `${nameOrArn}-??????`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }));
   fn.addEnvironment(variable, nameOrArn);
 }
@@ -95,7 +110,9 @@ export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: str
  * no versions or aliases, no wildcard.
  */
 export function grantInvoke(fn: NodejsFunction, targets: readonly NodejsFunction[]): void {
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targets.map((target) => target.functionArn) }));
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: targets.map((target) => target.functionArn) }),
+  );
 }
 
 /** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
@@ -110,13 +127,24 @@ export function grantBedrock(fn: NodejsFunction, modelId: string): void {
   fn.addEnvironment('BEDROCK_MODEL_ID', modelId);
   const profile = INFERENCE_PROFILE.exec(modelId);
   if (!profile) {
-    const model = stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: modelId });
+    const model = stack.formatArn({
+      service: 'bedrock',
+      account: '',
+      resource: 'foundation-model',
+      resourceName: modelId,
+    });
     fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: [model] }));
     return;
   }
   const resources = [
     stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
-    stack.formatArn({ service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: profile[2] }),
+    stack.formatArn({
+      service: 'bedrock',
+      region: '*',
+      account: '',
+      resource: 'foundation-model',
+      resourceName: profile[2],
+    }),
   ];
   fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
   Validations.of(fn.role!).acknowledge({

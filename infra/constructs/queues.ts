@@ -32,7 +32,10 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
 }
 
 /** Each queue's worker, fed in batches of its queue's batch size and reporting which records failed, so only those come back. */
-export function queueWorkers(queues: Record<WorkerName, Queue>, lambda: FunctionFactory): Map<WorkerName, NodejsFunction> {
+export function queueWorkers(
+  queues: Record<WorkerName, Queue>,
+  lambda: FunctionFactory,
+): Map<WorkerName, NodejsFunction> {
   return new Map(
     WORKERS.map((worker) => {
       const { batchSize, timeoutSeconds } = QUEUE_SETTINGS[worker];

@@ -43,9 +43,16 @@ function articleOf(bytes: number, slug: string) {
 
 /** A request head for the raw client, with the demo key. */
 const head = (method: string, path: string, headers: string[]) =>
-  [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', `X-API-Key: ${t.key}`, 'Content-Type: application/json', 'Connection: close', ...headers, '', ''].join(
-    '\r\n',
-  );
+  [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `X-API-Key: ${t.key}`,
+    'Content-Type: application/json',
+    'Connection: close',
+    ...headers,
+    '',
+    '',
+  ].join('\r\n');
 
 describe('publish body limit', () => {
   it('publishes a body of exactly 5 MiB (a 1 MiB copy and its blocks) and reads it back whole', async () => {
@@ -118,11 +125,20 @@ describe('the function behind API Gateway', () => {
   };
 
   it('refuses a publish over 5 MiB and any other body over 1 MiB with 413', async () => {
-    const over = await publish(event('POST /articles', articleOf(LIMIT + 1, 'lambda-over').json), lambdaContext('publish', 29_000));
-    expect([over.statusCode, JSON.parse(over.body!)]).toEqual([413, expect.objectContaining({ code: 'payload_too_large', limit_bytes: LIMIT })]);
+    const over = await publish(
+      event('POST /articles', articleOf(LIMIT + 1, 'lambda-over').json),
+      lambdaContext('publish', 29_000),
+    );
+    expect([over.statusCode, JSON.parse(over.body!)]).toEqual([
+      413,
+      expect.objectContaining({ code: 'payload_too_large', limit_bytes: LIMIT }),
+    ]);
     const select = JSON.stringify({ table: 'cm_topics', pad: 'x'.repeat(MiB) });
     const refused = await dbSelect(event('POST /v1/tools/db_select', select), lambdaContext('db-select', 29_000));
-    expect([refused.statusCode, JSON.parse(refused.body!)]).toEqual([413, expect.objectContaining({ code: 'payload_too_large', limit_bytes: MiB })]);
+    expect([refused.statusCode, JSON.parse(refused.body!)]).toEqual([
+      413,
+      expect.objectContaining({ code: 'payload_too_large', limit_bytes: MiB }),
+    ]);
   });
 });
 
@@ -140,7 +156,10 @@ describe('a body far over the limit', () => {
   });
 
   it('is answered 413 once the bytes that arrived pass the limit, when it comes chunked', async () => {
-    const reply = await rawRequest(t.url, head('POST', '/articles', ['Transfer-Encoding: chunked']), { bytes: total, chunked: true });
+    const reply = await rawRequest(t.url, head('POST', '/articles', ['Transfer-Encoding: chunked']), {
+      bytes: total,
+      chunked: true,
+    });
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ error: 'payload_too_large', code: 'payload_too_large', limit_bytes: LIMIT });
     expect(reply.sentBytes).toBeGreaterThan(LIMIT);
@@ -148,7 +167,10 @@ describe('a body far over the limit', () => {
   });
 
   it('is refused on a 1 MiB route at that route’s limit', async () => {
-    const reply = await rawRequest(t.url, head('POST', '/v1/tools/db_insert', ['Transfer-Encoding: chunked']), { bytes: total, chunked: true });
+    const reply = await rawRequest(t.url, head('POST', '/v1/tools/db_insert', ['Transfer-Encoding: chunked']), {
+      bytes: total,
+      chunked: true,
+    });
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ code: 'payload_too_large', limit_bytes: MiB });
     expect(reply.sentBytes).toBeLessThan(total);

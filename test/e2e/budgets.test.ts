@@ -18,20 +18,34 @@ const ledgerCalls = async (key?: string) => (await t.call('GET', '/v1/usage', un
 
 it('answers an unset budget as no limits, takes limits by PUT, and refuses a call that would pass the daily limit with 402 before any provider call', async () => {
   const { key } = await t.newSite('Daily');
-  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({ limit_usd: null, spent_usd: 0, reserved_usd: 0 });
+  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({
+    limit_usd: null,
+    spent_usd: 0,
+    reserved_usd: 0,
+  });
   const put = await t.call('PUT', '/v1/budget', { daily_usd: DAILY, monthly_usd: 100 }, { key });
   expect(put.status).toBe(200);
   expect(put.body.monthly.limit_usd).toBe(100);
 
   const first = await tool('serp_keyword_refresh', { keyword: 'trail shoes' }, key);
   expect(first.status).toBe(200);
-  expect(first.body).toMatchObject({ cost_usd: SERP, simulated: true, budget: { window: 'day', remaining_usd: roundUsd(DAILY - SERP) } });
+  expect(first.body).toMatchObject({
+    cost_usd: SERP,
+    simulated: true,
+    budget: { window: 'day', remaining_usd: roundUsd(DAILY - SERP) },
+  });
   expect((await tool('serp_keyword_refresh', { keyword: 'road shoes' }, key)).status).toBe(200);
   const calls = await ledgerCalls(key);
 
   const refused = await tool('serp_keyword_refresh', { keyword: 'hiking shoes' }, key);
   expect(refused.status).toBe(402);
-  expect(refused.body).toMatchObject({ code: 'budget_exceeded', window: 'day', limit_usd: DAILY, spent_usd: 2 * SERP, scope: 'site' });
+  expect(refused.body).toMatchObject({
+    code: 'budget_exceeded',
+    window: 'day',
+    limit_usd: DAILY,
+    spent_usd: 2 * SERP,
+    scope: 'site',
+  });
   expect(refused.body.resets_at).toMatch(/T00:00:00\.000Z$/);
   expect(await ledgerCalls(key)).toBe(calls); // no provider call
 
@@ -51,7 +65,10 @@ it('reserves a queued research job when it is accepted, settles it to the bill w
   await t.call('PUT', '/v1/budget', { daily_usd: estimate + 0.001 }, { key });
   const accepted = await tool('research', { mode: 'web', seed: 'trail running shoes', wait_ms: 0 }, key);
   expect(accepted.body.status).toBe('queued');
-  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({ reserved_usd: estimate, spent_usd: 0 });
+  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({
+    reserved_usd: estimate,
+    spent_usd: 0,
+  });
   // Another job does not fit while the first holds its reservation.
   expect((await tool('research', { mode: 'web', seed: 'road running shoes', wait_ms: 0 }, key)).status).toBe(402);
 
@@ -88,10 +105,18 @@ it('lists analyze keywords the budget has no room for as failed with budget_exce
   const { key } = await t.newSite('Analyze');
   const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } }, key)).body.row.id;
   await tool('get_keywords', { topic_id: topic, seeds: ['running shoes', 'trail shoes'] }, key);
-  await t.call('PUT', '/v1/budget', { daily_usd: roundUsd((await t.call('GET', '/v1/budget', undefined, { key })).body.daily.spent_usd + 5 * SERP) }, { key });
+  await t.call(
+    'PUT',
+    '/v1/budget',
+    { daily_usd: roundUsd((await t.call('GET', '/v1/budget', undefined, { key })).body.daily.spent_usd + 5 * SERP) },
+    { key },
+  );
   const reply = await tool('serp_landscape', { topic_id: topic, depth: 'analyze', wait_ms: 0 }, key);
   expect(reply.status).toBe(200);
-  expect(reply.body.research.failed.map((f: { error: { code: string } }) => f.error.code)).toEqual(['budget_exceeded', 'budget_exceeded']);
+  expect(reply.body.research.failed.map((f: { error: { code: string } }) => f.error.code)).toEqual([
+    'budget_exceeded',
+    'budget_exceeded',
+  ]);
 });
 
 it('refuses a limit DynamoDB cannot store, or a negative one, with 400 and leaves the budget as it was', async () => {
@@ -99,7 +124,11 @@ it('refuses a limit DynamoDB cannot store, or a negative one, with 400 and leave
   expect((await t.call('PUT', '/v1/budget', { daily_usd: 5 }, { key })).status).toBe(200);
   for (const daily_usd of [5e-324, 1e-131, -1]) {
     const refused = await t.call('PUT', '/v1/budget', { daily_usd }, { key });
-    expect({ daily_usd, status: refused.status, code: refused.body.code }).toEqual({ daily_usd, status: 400, code: 'validation_failed' });
+    expect({ daily_usd, status: refused.status, code: refused.body.code }).toEqual({
+      daily_usd,
+      status: 400,
+      code: 'validation_failed',
+    });
   }
   // Zero is a limit like any other: nothing may be spent.
   expect((await t.call('PUT', '/v1/budget', { monthly_usd: 0 }, { key })).body.monthly.limit_usd).toBe(0);
@@ -117,5 +146,8 @@ it('says when the budget leaves a new competitor’s first monitoring runs unque
   expect(queued.body).toMatchObject({ created: true, monitoring_deferred: 0 });
   // Adding a tracked domain again starts no run, so none is deferred.
   await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key });
-  expect((await tool('add_competitor', { domain: 'rival-two.example.com' }, key)).body).toMatchObject({ created: false, monitoring_deferred: 0 });
+  expect((await tool('add_competitor', { domain: 'rival-two.example.com' }, key)).body).toMatchObject({
+    created: false,
+    monitoring_deferred: 0,
+  });
 });

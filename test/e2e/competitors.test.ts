@@ -28,12 +28,18 @@ describe('add_competitor', () => {
     const refused = replies.filter((r) => r.status === 409);
     expect(added).toHaveLength(10);
     expect(refused).toHaveLength(5);
-    for (const r of added) expect(r.body).toMatchObject({ created: true, competitor: { active: true, domain: expect.stringMatching(/^rival-\d+\.com$/) } });
+    for (const r of added)
+      expect(r.body).toMatchObject({
+        created: true,
+        competitor: { active: true, domain: expect.stringMatching(/^rival-\d+\.com$/) },
+      });
     for (const r of refused) expect(r.body).toMatchObject({ error: 'competitor_limit_reached', max_active: 10 });
     expect(await activeRows(s)).toHaveLength(10);
     const places = await t.store.competitorPlaces(s.siteId).state();
     expect(places.inflight).toBe(10);
-    expect(Object.keys(places.leases).sort()).toEqual((await activeRows(s)).map((r: { domain: string }) => r.domain).sort());
+    expect(Object.keys(places.leases).sort()).toEqual(
+      (await activeRows(s)).map((r: { domain: string }) => r.domain).sort(),
+    );
 
     // db_insert counts toward the same cap.
     const inserted = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'eleventh.com' } });
@@ -81,26 +87,41 @@ describe('add_competitor', () => {
     expect((await s.tool('add_competitor', { domain: 'tenth.com' })).status).toBe(200);
     expect((await s.tool('add_competitor', { domain: 'eleventh.com' })).status).toBe(409); // live rows keep theirs
     const state = await places.state();
-    expect(Object.keys(state.leases).sort()).toEqual((await activeRows(s)).map((r: { domain: string }) => r.domain).sort());
+    expect(Object.keys(state.leases).sort()).toEqual(
+      (await activeRows(s)).map((r: { domain: string }) => r.domain).sort(),
+    );
     expect(state.inflight).toBe(10);
   });
 
   it('normalizes the domain, returns an active domain again with created: false, and refuses bad input with 400', async () => {
     const s = await site();
-    const first = await s.tool('add_competitor', { domain: 'https://www.Rival-Shoes.com:443/deals?x=1', display_name: 'Rival', color: '#FF0000' });
+    const first = await s.tool('add_competitor', {
+      domain: 'https://www.Rival-Shoes.com:443/deals?x=1',
+      display_name: 'Rival',
+      color: '#FF0000',
+    });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
       data_source: 'database',
       created: true,
-      competitor: { domain: 'rival-shoes.com', display_name: 'Rival', color: '#ff0000', active: true, added_at: expect.any(String) },
+      competitor: {
+        domain: 'rival-shoes.com',
+        display_name: 'Rival',
+        color: '#ff0000',
+        active: true,
+        added_at: expect.any(String),
+      },
     });
     const again = await Promise.all([1, 2, 3].map(() => s.tool('add_competitor', { domain: 'rival-shoes.com' })));
-    for (const r of again) expect(r.body).toMatchObject({ created: false, competitor: { id: first.body.competitor.id } });
+    for (const r of again)
+      expect(r.body).toMatchObject({ created: false, competitor: { id: first.body.competitor.id } });
     expect(await activeRows(s)).toHaveLength(1);
     const twice = await Promise.all([1, 2, 3, 4].map(() => s.tool('add_competitor', { domain: 'racing.com' })));
     expect(twice.filter((r) => r.body.created === true)).toHaveLength(1);
     expect(new Set(twice.map((r) => r.body.competitor.id)).size).toBe(1);
-    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'racing.com' } })).body.error).toBe('already_exists');
+    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'racing.com' } })).body.error).toBe(
+      'already_exists',
+    );
 
     for (const [body, path] of [
       [{ domain: 'rival.com', color: 'red' }, 'color'],
@@ -121,7 +142,11 @@ describe('internationalised domain names (audit)', () => {
     const s = await site();
     const added = await s.tool('add_competitor', { domain: 'münchen.de' });
     expect(added.status).toBe(200);
-    expect(added.body.competitor).toMatchObject({ domain: 'xn--mnchen-3ya.de', domain_unicode: 'münchen.de', active: true });
+    expect(added.body.competitor).toMatchObject({
+      domain: 'xn--mnchen-3ya.de',
+      domain_unicode: 'münchen.de',
+      active: true,
+    });
     const again = await s.tool('add_competitor', { domain: 'https://münchen.de/path' });
     expect(again.body).toMatchObject({ created: false, competitor: { id: added.body.competitor.id } });
     expect((await activeRows(s)).map((row: { domain: string }) => row.domain)).toEqual(['xn--mnchen-3ya.de']);
@@ -131,7 +156,10 @@ describe('internationalised domain names (audit)', () => {
     expect(links.body).toMatchObject({ domain: 'xn--mnchen-3ya.de', domain_unicode: 'münchen.de' });
     const looked = await s.tool('serp_backlinks', { scope: 'bücher.example' });
     expect(looked.status).toBe(200);
-    expect(looked.body.profiles[0]).toMatchObject({ domain: 'xn--bcher-kva.example', domain_unicode: 'bücher.example' });
+    expect(looked.body.profiles[0]).toMatchObject({
+      domain: 'xn--bcher-kva.example',
+      domain_unicode: 'bücher.example',
+    });
     expect((await s.tool('add_competitor', { domain: 'münchen..de' })).status).toBe(400);
   });
 });
@@ -149,21 +177,38 @@ describe('competitor rows stored by db_insert', () => {
     expect(await t.store.backlinks.latest(s.siteId, 'half-done.com')).toBeNull(); // no monitoring yet
     expect((await placesOf(s)).leases).toEqual({ 'half-done.com': expect.any(Number) });
 
-    const added = await s.tool('add_competitor', { domain: 'https://half-done.com/', display_name: 'Half', color: '#0A0' });
+    const added = await s.tool('add_competitor', {
+      domain: 'https://half-done.com/',
+      display_name: 'Half',
+      color: '#0A0',
+    });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({
       created: false,
       completed: true,
-      competitor: { id: inserted.body.row.id, domain: 'half-done.com', display_name: 'Half', color: '#00aa00', active: true },
+      competitor: {
+        id: inserted.body.row.id,
+        domain: 'half-done.com',
+        display_name: 'Half',
+        color: '#00aa00',
+        active: true,
+      },
     });
     await t.stack.drain();
     expect(await t.store.backlinks.latest(s.siteId, 'half-done.com')).not.toBeNull();
     const overview = await s.tool('serp_backlinks', {});
-    expect(overview.body.profiles.map((p: { domain: string }) => p.domain).sort()).toEqual(['complete.example.com', 'half-done.com']);
+    expect(overview.body.profiles.map((p: { domain: string }) => p.domain).sort()).toEqual([
+      'complete.example.com',
+      'half-done.com',
+    ]);
     expect((await activeRows(s))[0]).toMatchObject({ domain: 'half-done.com', incomplete: false });
 
     const again = await s.tool('add_competitor', { domain: 'half-done.com' });
-    expect(again.body).toMatchObject({ created: false, completed: false, competitor: { display_name: 'Half', color: '#00aa00' } });
+    expect(again.body).toMatchObject({
+      created: false,
+      completed: false,
+      competitor: { display_name: 'Half', color: '#00aa00' },
+    });
     expect((await placesOf(s)).inflight).toBe(1);
   });
 
@@ -171,9 +216,25 @@ describe('competitor rows stored by db_insert', () => {
     const s = await site('legacy.example.com');
     const now = new Date().toISOString();
     // As the old db_insert stored them: active, no `incomplete` field. The second has been monitored since.
-    const fresh = await t.store.rows.insert(s.siteId, 'cm_competitors', { domain: 'never-seen.com', active: true, added_at: now }, now);
-    const monitored = await t.store.rows.insert(s.siteId, 'cm_competitors', { domain: 'monitored-rival.com', active: true, added_at: now }, now);
-    await t.store.backlinks.put(s.siteId, { domain: 'monitored-rival.com', day: now.slice(0, 10), taken_at: now, data_source: 'sandbox', profile: {} });
+    const fresh = await t.store.rows.insert(
+      s.siteId,
+      'cm_competitors',
+      { domain: 'never-seen.com', active: true, added_at: now },
+      now,
+    );
+    const monitored = await t.store.rows.insert(
+      s.siteId,
+      'cm_competitors',
+      { domain: 'monitored-rival.com', active: true, added_at: now },
+      now,
+    );
+    await t.store.backlinks.put(s.siteId, {
+      domain: 'monitored-rival.com',
+      day: now.slice(0, 10),
+      taken_at: now,
+      data_source: 'sandbox',
+      profile: {},
+    });
     expect(fresh).not.toHaveProperty('incomplete');
 
     const added = await s.tool('add_competitor', { domain: 'never-seen.com' });
@@ -182,7 +243,10 @@ describe('competitor rows stored by db_insert', () => {
     await t.stack.drain();
     expect(await t.store.backlinks.latest(s.siteId, 'never-seen.com')).not.toBeNull();
     expect((await t.store.rows.get(s.siteId, 'cm_competitors', fresh.id))!.incomplete).toBe(false);
-    expect((await s.tool('add_competitor', { domain: 'never-seen.com' })).body).toMatchObject({ created: false, completed: false });
+    expect((await s.tool('add_competitor', { domain: 'never-seen.com' })).body).toMatchObject({
+      created: false,
+      completed: false,
+    });
 
     expect((await s.tool('add_competitor', { domain: 'monitored-rival.com' })).body).toMatchObject({
       created: false,
@@ -207,12 +271,17 @@ describe('competitor rows stored by db_insert', () => {
 
   it('stores active: false inactive and outside the cap; add_competitor then tracks it under the cap', async () => {
     const s = await site();
-    const dormant = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com', active: false, color: '#F0a' } });
+    const dormant = await s.tool('db_insert', {
+      table: 'cm_competitors',
+      row: { domain: 'dormant.com', active: false, color: '#F0a' },
+    });
     expect(dormant.status).toBe(200);
     expect(dormant.body.row).toMatchObject({ domain: 'dormant.com', active: false, color: '#ff00aa' });
     expect(dormant.body.warnings[0]).toContain('inactive');
     expect(await placesOf(s)).toEqual({ inflight: 0, leases: {} });
-    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com' } })).body.error).toBe('already_exists');
+    expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com' } })).body.error).toBe(
+      'already_exists',
+    );
 
     for (const domain of rivals(10, 'full')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
     expect((await s.tool('add_competitor', { domain: 'dormant.com' })).status).toBe(409);
@@ -220,13 +289,22 @@ describe('competitor rows stored by db_insert', () => {
     expect(await t.store.backlinks.latest(s.siteId, 'dormant.com')).toBeNull(); // inactive: not monitored
 
     const rows = await activeRows(s);
-    await s.tool('db_delete', { table: 'cm_competitors', id: rows.find((r: { domain: string }) => r.domain === 'full-1.com').id });
+    await s.tool('db_delete', {
+      table: 'cm_competitors',
+      id: rows.find((r: { domain: string }) => r.domain === 'full-1.com').id,
+    });
     const tracked = await s.tool('add_competitor', { domain: 'dormant.com' });
-    expect(tracked.body).toMatchObject({ created: false, completed: true, competitor: { id: dormant.body.row.id, active: true } });
+    expect(tracked.body).toMatchObject({
+      created: false,
+      completed: true,
+      competitor: { id: dormant.body.row.id, active: true },
+    });
     await t.stack.drain();
     expect(await t.store.backlinks.latest(s.siteId, 'dormant.com')).not.toBeNull();
     const places = await placesOf(s);
-    const active = (await activeRows(s)).filter((r: { active: boolean }) => r.active).map((r: { domain: string }) => r.domain);
+    const active = (await activeRows(s))
+      .filter((r: { active: boolean }) => r.active)
+      .map((r: { domain: string }) => r.domain);
     expect(Object.keys(places.leases).sort()).toEqual(active.sort());
     expect(places.inflight).toBe(10);
   });
@@ -235,7 +313,8 @@ describe('competitor rows stored by db_insert', () => {
     const s = await site();
     for (const domain of rivals(8, 'held')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
     const sleepers = rivals(5, 'sleeper');
-    for (const domain of sleepers) expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain, active: false } })).status).toBe(200);
+    for (const domain of sleepers)
+      expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain, active: false } })).status).toBe(200);
     const replies = await Promise.all([...sleepers, ...sleepers].map((domain) => s.tool('add_competitor', { domain })));
     const tracked = replies.filter((r) => r.status === 200);
     expect(replies.filter((r) => r.status === 409)).toHaveLength(replies.length - tracked.length);
@@ -244,7 +323,9 @@ describe('competitor rows stored by db_insert', () => {
     expect(new Set(completed).size).toBe(2);
     for (const r of tracked) expect(completed).toContain(r.body.competitor.domain);
     const places = await placesOf(s);
-    const active = (await activeRows(s)).filter((r: { active: boolean }) => r.active).map((r: { domain: string }) => r.domain);
+    const active = (await activeRows(s))
+      .filter((r: { active: boolean }) => r.active)
+      .map((r: { domain: string }) => r.domain);
     expect(active).toHaveLength(10);
     expect(places.inflight).toBe(10);
     expect(Object.keys(places.leases).sort()).toEqual(active.sort());
@@ -324,10 +405,16 @@ describe('serp_backlinks', () => {
     const domains = reply.body.profiles.map((p: { domain: string }) => p.domain);
     expect(domains.sort()).toEqual(['mountain-gear.com', 'rival-trail.com', 'trail.example.net']);
     const own = reply.body.profiles.find((p: { is_site: boolean }) => p.is_site);
-    expect(own.summary).toMatchObject({ backlinks: expect.any(Number), referring_domains: expect.any(Number), rank: expect.any(Number) });
+    expect(own.summary).toMatchObject({
+      backlinks: expect.any(Number),
+      referring_domains: expect.any(Number),
+      rank: expect.any(Number),
+    });
     expect(own.summary.rank).toBeLessThanOrEqual(1000);
 
-    const cutoff = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 5, 1)).toISOString().slice(0, 7);
+    const cutoff = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 5, 1))
+      .toISOString()
+      .slice(0, 7);
     for (const line of reply.body.trend) {
       expect(line.points.length).toBeGreaterThan(0);
       expect(line.points.length).toBeLessThanOrEqual(6);
@@ -368,12 +455,16 @@ describe('serp_backlinks', () => {
     const authority = links.body.links.map((l: { authority: number }) => l.authority);
     expect(authority).toEqual([...authority].sort((a, b) => b - a));
     for (const a of authority) expect(a >= 0 && a <= 1000).toBe(true);
-    expect((await s.tool('serp_backlinks', { scope: 'site', depth: 'links' })).body.links.length).toBeLessThanOrEqual(100);
+    expect((await s.tool('serp_backlinks', { scope: 'site', depth: 'links' })).body.links.length).toBeLessThanOrEqual(
+      100,
+    );
 
     const rowsBefore = await activeRows(s);
     const lookup = await s.tool('serp_backlinks', { scope: 'https://www.untracked-store.com/shop' });
     expect(lookup.status).toBe(200);
-    expect(lookup.body.profiles).toEqual([expect.objectContaining({ domain: 'untracked-store.com', is_competitor: false, snapshot_at: null })]);
+    expect(lookup.body.profiles).toEqual([
+      expect.objectContaining({ domain: 'untracked-store.com', is_competitor: false, snapshot_at: null }),
+    ]);
     expect(await activeRows(s)).toEqual(rowsBefore);
     const usage = (await t.call('GET', '/v1/usage', undefined, { key: s.key })).body;
     expect(usage.by_tool).toEqual(

@@ -16,7 +16,9 @@ it('finishes, after a restart, every research job accepted before a kill -9, and
   const { call } = stack;
   try {
     const burst = await Promise.all(
-      Array.from({ length: 12 }, (_v, i) => call('POST', '/v1/tools/research', { mode: 'web', seed: `crash burst ${i}`, wait_ms: 0 })),
+      Array.from({ length: 12 }, (_v, i) =>
+        call('POST', '/v1/tools/research', { mode: 'web', seed: `crash burst ${i}`, wait_ms: 0 }),
+      ),
     );
     const accepted = burst.filter((r) => r.status === 200).map((r) => String(r.body.job_id));
     expect(accepted).toHaveLength(10);
@@ -39,7 +41,9 @@ it('finishes, after a restart, every research job accepted before a kill -9, and
       slots = await store.researchSlots.state();
     }
     expect(slots).toEqual({ inflight: 0, leases: {} });
-    expect((await call('POST', '/v1/tools/research', { mode: 'web', seed: 'after the crash', wait_ms: 0 })).status).toBe(200);
+    expect(
+      (await call('POST', '/v1/tools/research', { mode: 'web', seed: 'after the crash', wait_ms: 0 })).status,
+    ).toBe(200);
   } finally {
     await stack.stop();
   }

@@ -35,9 +35,17 @@ describe('dashboard page', () => {
     const html = (await t.call('GET', '/dashboard')).text;
     const urls = assetsOf(html);
     expect(urls.map((url) => url.replace(/-[\w]{8}\./, '-HASH.'))).toEqual(
-      expect.arrayContaining(['/dashboard/assets/icon-HASH.svg', '/dashboard/assets/main-HASH.css', '/dashboard/assets/main-HASH.js']),
+      expect.arrayContaining([
+        '/dashboard/assets/icon-HASH.svg',
+        '/dashboard/assets/main-HASH.css',
+        '/dashboard/assets/main-HASH.js',
+      ]),
     );
-    const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' };
+    const types: Record<string, string> = {
+      js: 'text/javascript; charset=utf-8',
+      css: 'text/css; charset=utf-8',
+      svg: 'image/svg+xml',
+    };
     for (const url of urls) {
       const res = await fetch(`${t.url}${url}`);
       expect({ url, status: res.status }).toEqual({ url, status: 200 });
@@ -55,7 +63,9 @@ describe('dashboard page', () => {
   it("keeps the app's script small: under 150 KB gzip for the whole first view", async () => {
     const html = (await t.call('GET', '/dashboard')).text;
     const scripts = assetsOf(html).filter((url) => url.endsWith('.js'));
-    const bodies = await Promise.all(scripts.map(async (url) => Buffer.from(await (await fetch(`${t.url}${url}`)).arrayBuffer())));
+    const bodies = await Promise.all(
+      scripts.map(async (url) => Buffer.from(await (await fetch(`${t.url}${url}`)).arrayBuffer())),
+    );
     const gzipped = bodies.reduce((sum, body) => sum + gzipSync(body).length, 0);
     expect(gzipped).toBeLessThan(150 * 1024);
   });

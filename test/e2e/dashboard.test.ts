@@ -4,7 +4,14 @@ import type { Browser, Page } from 'playwright-core';
 import type { BudgetView as Budget } from '@cm/contract';
 import { outlineColor, SITE_COLOR } from '../../packages/dashboard/app/colors';
 import { fmtTime, fmtUsd, SIMULATED } from '../../packages/dashboard/app/format';
-import { canvasPixels, chromiumFound, computedStyle, launchBrowser, watchedPage, type WatchedPage } from '../helpers/browser';
+import {
+  canvasPixels,
+  chromiumFound,
+  computedStyle,
+  launchBrowser,
+  watchedPage,
+  type WatchedPage,
+} from '../helpers/browser';
 import { describeWith } from '../helpers/platform';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
 
@@ -25,7 +32,14 @@ const COMPETITORS = [
   // Light: under 3:1 against white, so it must be drawn with an outline.
   { domain: 'sunny-soles.com', display_name: 'Sunny Soles', color: '#fde047' },
 ];
-const SEEDS = ['running shoes', 'trail running shoes', 'best running shoes', 'running shoes for flat feet', 'marathon shoes', 'cushioned running shoes'];
+const SEEDS = [
+  'running shoes',
+  'trail running shoes',
+  'best running shoes',
+  'running shoes for flat feet',
+  'marathon shoes',
+  'cushioned running shoes',
+];
 const IDEAS = ['road shoes', 'racing flats'];
 const SITE = 'demo.example.com';
 /** The competitor the tests add through the form, then stop. */
@@ -38,7 +52,10 @@ let page: Page;
 let gap: { domain: string }[];
 let linkTarget: { id: string; title: string };
 const ledger = async () => {
-  const { calls, by_tool } = (await t.call('GET', '/v1/usage')).body as { calls: number; by_tool: { tool: string; calls: number }[] };
+  const { calls, by_tool } = (await t.call('GET', '/v1/usage')).body as {
+    calls: number;
+    by_tool: { tool: string; calls: number }[];
+  };
   return { calls, by_tool };
 };
 let usageBefore: Awaited<ReturnType<typeof ledger>>;
@@ -55,14 +72,24 @@ async function seed() {
   const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Running shoes' } })).row;
   await tool('get_keywords', { topic_id: topic.id, seeds: SEEDS });
   await tool('research', { mode: 'keywords', seed: `${IDEAS.join(', ')}, carbon plate shoes` });
-  await tool('db_insert', { table: 'cm_pages', row: { title: 'Road shoes', topic_id: topic.id, primary_keyword: IDEAS[0], secondary_keywords: [IDEAS[1]] } });
+  await tool('db_insert', {
+    table: 'cm_pages',
+    row: { title: 'Road shoes', topic_id: topic.id, primary_keyword: IDEAS[0], secondary_keywords: [IDEAS[1]] },
+  });
   // Competitors first: the sandbox places tracked domains in the SERPs it pulls.
   await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
-  const target = (await t.call('POST', '/articles', article('retired-model', { title: 'The retired model' }))).body.id as string;
-  await t.call('POST', '/articles', article('shoe-guide', { title: 'Running shoe guide', related_article_ids: [target] }));
+  const target = (await t.call('POST', '/articles', article('retired-model', { title: 'The retired model' }))).body
+    .id as string;
+  await t.call(
+    'POST',
+    '/articles',
+    article('shoe-guide', { title: 'Running shoe guide', related_article_ids: [target] }),
+  );
   await t.call('POST', '/questions', question('which-shoe'));
   await t.stack.drain();
-  expect((await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' })).body.relink).toBe('queued');
+  expect(
+    (await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' })).body.relink,
+  ).toBe('queued');
   await t.stack.drain();
   linkTarget = { id: target, title: 'The retired model' };
   gap = (await tool('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: 12 })).gap;
@@ -88,7 +115,8 @@ async function openDashboard() {
 }
 
 /** The tool calls the page made, with what it sent. */
-const sent = (name: string) => tour.sent.filter((s) => s.url.endsWith(`/v1/tools/${name}`)).map((s) => s.body as Record<string, unknown>);
+const sent = (name: string) =>
+  tour.sent.filter((s) => s.url.endsWith(`/v1/tools/${name}`)).map((s) => s.body as Record<string, unknown>);
 const budget = async () => (await t.call('GET', '/v1/budget')).body as Budget;
 
 describeWith(chromiumFound, 'the dashboard in a browser', () => {
@@ -139,14 +167,21 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(await site.innerText()).toContain(SITE);
         expect(await site.innerText()).toContain('your site');
 
-        const pixels = await canvasPixels(page, 'canvas[data-chart="sov"]', [...COMPETITORS.map((c) => c.color), SITE_COLOR]);
+        const pixels = await canvasPixels(page, 'canvas[data-chart="sov"]', [
+          ...COMPETITORS.map((c) => c.color),
+          SITE_COLOR,
+        ]);
         for (const [color, count] of Object.entries(pixels)) expect([color, count > 50]).toEqual([color, true]);
         expect(await page.locator('canvas[data-chart="sov"]').getAttribute('aria-label')).toContain('RunFast');
 
         // Once the bars are seen drawn: a canvas is blank for a frame while it is sized.
         await page.screenshot({ path: join(SHOTS, 'landscape.png'), fullPage: true });
         const box = (await page.locator('.panel:has(h2:text-is("Share of voice"))').boundingBox())!;
-        await page.screenshot({ path: README_SHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 24) } });
+        await page.screenshot({
+          path: README_SHOT,
+          fullPage: true,
+          clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 24) },
+        });
       });
 
       it('landscape: the keyword table has the seeded keywords, ideas apart, and sorts from its header buttons', async () => {
@@ -158,7 +193,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(await volume.getAttribute('aria-sort')).toBe('none');
         await volume.locator('button').click();
         expect(await volume.getAttribute('aria-sort')).toBe('descending');
-        const volumes = (await texts('[data-table="keywords"] tbody tr td:nth-child(2)')).map((v) => Number(v.replace(/,/g, '')));
+        const volumes = (await texts('[data-table="keywords"] tbody tr td:nth-child(2)')).map((v) =>
+          Number(v.replace(/,/g, '')),
+        );
         expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
         await volume.locator('button').press('Enter');
         expect(await volume.getAttribute('aria-sort')).toBe('ascending');
@@ -168,7 +205,10 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await open('backlinks');
         const series = (await texts('[data-table="trend"] thead th')).slice(1);
         expect(series.sort()).toEqual([SITE, ...COMPETITORS.map((c) => c.display_name)].sort());
-        const pixels = await canvasPixels(page, 'canvas[data-chart="trend"]', [...COMPETITORS.map((c) => c.color), SITE_COLOR]);
+        const pixels = await canvasPixels(page, 'canvas[data-chart="trend"]', [
+          ...COMPETITORS.map((c) => c.color),
+          SITE_COLOR,
+        ]);
         for (const [color, count] of Object.entries(pixels)) expect([color, count > 20]).toEqual([color, true]);
 
         expect(await page.locator('[data-table="profiles"] tbody tr').count()).toBe(4);
@@ -187,7 +227,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         const rows = page.locator('[data-table="competitors"] tbody tr');
         expect(await rows.count()).toBe(3);
         for (const c of COMPETITORS) {
-          const text = await page.locator(`[data-table="competitors"] tbody tr:has(td:text-is("${c.domain}"))`).innerText();
+          const text = await page
+            .locator(`[data-table="competitors"] tbody tr:has(td:text-is("${c.domain}"))`)
+            .innerText();
           expect(text).toContain(c.display_name);
           expect(text).toContain(c.color);
           expect(text).not.toContain('not yet');
@@ -200,7 +242,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         const guide = page.locator('[data-table="articles"] tr:has(td:text-is("Running shoe guide"))');
         expect(await guide.locator(`[data-suppressed="${linkTarget.id}"]`).innerText()).toContain(linkTarget.title);
         expect(await guide.locator('a').getAttribute('href')).toBe(`${t.url}/sites/${t.siteId}/articles/shoe-guide`);
-        expect(await page.locator(`[data-table="articles"] tr:has(td:text-is("${linkTarget.title}"))`).innerText()).toContain('deleted');
+        expect(
+          await page.locator(`[data-table="articles"] tr:has(td:text-is("${linkTarget.title}"))`).innerText(),
+        ).toContain('deleted');
         expect(await page.locator('[data-table="questions"] tbody tr').count()).toBe(1);
       });
 
@@ -216,7 +260,10 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(await texts('[data-budget] [data-field="used"]')).toEqual(['No daily limit.', 'No monthly limit.']);
         const tools = await texts('[data-table="by-tool"] tbody tr td:first-child');
         expect(tools.sort()).toEqual(usageBefore.by_tool.map((line) => line.tool).sort());
-        const dayCalls = (await texts('[data-table="by-day"] tbody tr td:nth-child(4)')).reduce((sum, n) => sum + Number(n), 0);
+        const dayCalls = (await texts('[data-table="by-day"] tbody tr td:nth-child(4)')).reduce(
+          (sum, n) => sum + Number(n),
+          0,
+        );
         expect(dayCalls).toBe(usageBefore.calls);
         expect(await page.locator('canvas[data-chart="spend"]').count()).toBe(1);
       });
@@ -278,7 +325,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await form.locator('button[type="submit"]').click();
         await page.locator('dialog.confirm button.primary').click();
         await page.waitForSelector('.status p.done');
-        expect(await page.locator('.status').innerText()).toContain(`Now tracking ${ADDED.display_name} (${ADDED.domain})`);
+        expect(await page.locator('.status').innerText()).toContain(
+          `Now tracking ${ADDED.display_name} (${ADDED.domain})`,
+        );
         expect(sent('add_competitor')).toEqual([ADDED]);
         await page.waitForSelector('.view[data-view="competitors"]:not([aria-busy])');
         const row = page.locator(`[data-table="competitors"] tbody tr:has(td:text-is("${ADDED.domain}"))`);
@@ -302,7 +351,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await page.waitForSelector('.view[data-view="competitors"]:not([aria-busy])');
         expect(await page.locator(`[data-table="competitors"] td:text-is("${ADDED.domain}")`).count()).toBe(0);
         expect(await page.locator('form.add-competitor').innerText()).toContain('3 of 10 tracked');
-        const active = (await tool('db_select', { table: 'cm_competitors', where: { active: true } })).rows as { domain: string }[];
+        const active = (await tool('db_select', { table: 'cm_competitors', where: { active: true } })).rows as {
+          domain: string;
+        }[];
         expect(active.map((c) => c.domain).sort()).toEqual(COMPETITORS.map((c) => c.domain).sort());
         expect(tour.errors).toEqual([]);
       });
@@ -310,7 +361,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       it('shows a wrong key’s refusal in the API’s words, and asks for a key again', async () => {
         const wrong = await watchedPage(browser);
         try {
-          const refusal = (await t.call('GET', '/v1/usage', undefined, { key: 'cmk_wrong' })).body as { message: string };
+          const refusal = (await t.call('GET', '/v1/usage', undefined, { key: 'cmk_wrong' })).body as {
+            message: string;
+          };
           await wrong.page.goto(`${t.url}/dashboard#key=cmk_wrong`);
           const alert = wrong.page.locator('.key-form [role="alert"]');
           await alert.waitFor();
@@ -332,7 +385,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         const probe = await watchedPage(browser);
         try {
           await probe.page.goto(`${t.url}/dashboard`);
-          await probe.page.evaluate("document.head.append(Object.assign(document.createElement('script'), { textContent: 'window.inlineRan = true' }))");
+          await probe.page.evaluate(
+            "document.head.append(Object.assign(document.createElement('script'), { textContent: 'window.inlineRan = true' }))",
+          );
           expect(await probe.page.evaluate('window.inlineRan === true')).toBe(false);
           expect(probe.errors.join('\n')).toContain('Content Security Policy');
         } finally {
@@ -374,9 +429,14 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(await panel.locator('[data-field="reserved"]').innerText()).toBe(fmtUsd(w.reserved_usd));
         expect(await panel.locator('[data-field="resets"]').innerText()).toBe(fmtTime(w.resets_at));
         expect(await panel.locator('[data-field="used"]').innerText()).toMatch(
-          new RegExp(`^[\\d.]+% of the ${adjective} limit used, \\${fmtUsd(w.limit_usd! - w.spent_usd - w.reserved_usd)} left$`),
+          new RegExp(
+            `^[\\d.]+% of the ${adjective} limit used, \\${fmtUsd(w.limit_usd! - w.spent_usd - w.reserved_usd)} left$`,
+          ),
         );
-        expect(Number(await panel.locator('meter').getAttribute('value'))).toBeCloseTo((w.spent_usd + w.reserved_usd) / w.limit_usd!, 6);
+        expect(Number(await panel.locator('meter').getAttribute('value'))).toBeCloseTo(
+          (w.spent_usd + w.reserved_usd) / w.limit_usd!,
+          6,
+        );
       }
       const usage = (await t.call('GET', '/v1/usage')).body as { cost_usd: number; simulated_cost_usd: number };
       expect(await page.locator('[data-total="cost"]').innerText()).toBe('$0.00');
@@ -406,7 +466,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       await page.locator('dialog.confirm button.primary').click();
       await page.waitForSelector('.status p.done');
       expect(await page.locator('.status').innerText()).toBe('Budget set: daily $2.50, monthly no limit. No cost.');
-      expect(tour.sent.filter((s) => s.method === 'PUT').map((s) => s.body)).toEqual([{ daily_usd: 2.5, monthly_usd: null }]);
+      expect(tour.sent.filter((s) => s.method === 'PUT').map((s) => s.body)).toEqual([
+        { daily_usd: 2.5, monthly_usd: null },
+      ]);
       const after = await budget();
       expect([after.daily.limit_usd, after.monthly.limit_usd]).toEqual([2.5, null]);
       await page.waitForSelector('.view[data-view="spend"]:not([aria-busy])');
@@ -442,7 +504,11 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       await page.locator(`[data-table="keywords"] button[data-refresh="${KEYWORDS[0]}"]`).click();
       await page.locator('dialog.confirm button.primary').click();
       await page.waitForSelector('.status p.done');
-      const usage = (await t.call('GET', '/v1/usage')).body as { cost_usd: number; simulated_cost_usd: number; by_tool: { tool: string; cost_usd: number }[] };
+      const usage = (await t.call('GET', '/v1/usage')).body as {
+        cost_usd: number;
+        simulated_cost_usd: number;
+        by_tool: { tool: string; cost_usd: number }[];
+      };
       const refresh = usage.by_tool.find((line) => line.tool === 'serp_keyword_refresh')!;
       expect(refresh.cost_usd).toBeGreaterThan(0);
       expect(usage.simulated_cost_usd).toBeCloseTo(before.simulated_cost_usd + refresh.cost_usd, 6);
@@ -471,7 +537,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       const calls = (await ledger()).calls;
       await open('landscape', 'landscape-list-prices');
       await page.locator(`[data-table="keywords"] button[data-refresh="${KEYWORDS[1]}"]`).click();
-      expect(await page.locator('dialog.confirm [data-budget-note]').innerText()).toContain(`Budget left: $0.00 of today’s ${fmtUsd(spent)} limit.`);
+      expect(await page.locator('dialog.confirm [data-budget-note]').innerText()).toContain(
+        `Budget left: $0.00 of today’s ${fmtUsd(spent)} limit.`,
+      );
       await page.locator('dialog.confirm button.primary').click();
       await page.waitForSelector('.status p.error');
       await page.screenshot({ path: join(SHOTS, 'budget-refused.png') });

@@ -51,7 +51,8 @@ describe('JSON nested deeper than the limit', () => {
   const limit = SERVICE_LIMITS.jsonDepthMax;
   // The body object is level 1, `body` level 2 and the block level 3: a field of the block holding
   // `levels - 3` arrays reaches `levels`.
-  const publish = (levels: number) => `{"slug":"deep","title":"Deep","body":[{"_type":"carousel","slides":${nested(levels - 3)}}]}`;
+  const publish = (levels: number) =>
+    `{"slug":"deep","title":"Deep","body":[{"_type":"carousel","slides":${nested(levels - 3)}}]}`;
 
   it('is taken up to 64 levels, and refused at 65 with 400 validation_failed', async () => {
     expect(limit).toBe(64);
@@ -69,7 +70,11 @@ describe('JSON nested deeper than the limit', () => {
   it('refuses a block nested 5,000 levels deep on every route that takes JSON', async () => {
     const deep = nested(5000);
     for (const [method, path, body] of [
-      ['POST', '/articles', `{"slug":"deeper","title":"Deeper","body":[{"_type":"paragraph","text":"x","extra":${deep}}]}`],
+      [
+        'POST',
+        '/articles',
+        `{"slug":"deeper","title":"Deeper","body":[{"_type":"paragraph","text":"x","extra":${deep}}]}`,
+      ],
       ['POST', '/questions', `{"slug":"deeper","question":"Deeper?","answer":[{"_type":"carousel","x":${deep}}]}`],
       ['POST', '/questions/qst_x/answers', `{"author":"A","blocks":[{"_type":"quote","cite":${deep}}]}`],
       ['POST', '/api/content/notify', `{"id":"art_x","type":"article","extra":${deep}}`],
@@ -82,27 +87,46 @@ describe('JSON nested deeper than the limit', () => {
   });
 
   it('counts brackets in strings as text', async () => {
-    const reply = await t.call('POST', '/articles', article('brackets', { title: '['.repeat(200), excerpt: '{"[\\"'.repeat(100) }));
+    const reply = await t.call(
+      'POST',
+      '/articles',
+      article('brackets', { title: '['.repeat(200), excerpt: '{"[\\"'.repeat(100) }),
+    );
     expect(reply.status).toBe(201);
   });
 });
 
 describe('a number DynamoDB cannot store exactly', () => {
-  it.each(['12345678901234567890', '-9007199254740993', '1e300', '1e-200'])('in db_select where (%s) is 400 naming the field', async (number) => {
-    const reply = await t.call('POST', '/v1/tools/db_select', `{"table":"cm_keywords","where":{"cpc_usd":${number}}}`);
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'where.cpc_usd' }] });
-  });
+  it.each(['12345678901234567890', '-9007199254740993', '1e300', '1e-200'])(
+    'in db_select where (%s) is 400 naming the field',
+    async (number) => {
+      const reply = await t.call(
+        'POST',
+        '/v1/tools/db_select',
+        `{"table":"cm_keywords","where":{"cpc_usd":${number}}}`,
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'where.cpc_usd' }] });
+    },
+  );
 
   it('in a db_insert row is 400 naming the field, and nothing is stored', async () => {
-    const reply = await t.call('POST', '/v1/tools/db_insert', { table: 'cm_keywords', row: { keyword: 'too big', cpc_usd: 1e20 } });
+    const reply = await t.call('POST', '/v1/tools/db_insert', {
+      table: 'cm_keywords',
+      row: { keyword: 'too big', cpc_usd: 1e20 },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'row.cpc_usd' }] });
-    expect((await t.call('POST', '/v1/tools/db_select', { table: 'cm_keywords', where: { keyword: 'too big' } })).body.rows).toEqual([]);
+    expect(
+      (await t.call('POST', '/v1/tools/db_select', { table: 'cm_keywords', where: { keyword: 'too big' } })).body.rows,
+    ).toEqual([]);
   });
 
   it('is taken up to 2^53 - 1', async () => {
-    const reply = await t.call('POST', '/v1/tools/db_select', { table: 'cm_keywords', where: { cpc_usd: Number.MAX_SAFE_INTEGER } });
+    const reply = await t.call('POST', '/v1/tools/db_select', {
+      table: 'cm_keywords',
+      where: { cpc_usd: Number.MAX_SAFE_INTEGER },
+    });
     expect(reply.status).toBe(200);
   });
 });
@@ -111,7 +135,11 @@ describe('a request Node cannot parse', () => {
   const errorShape = (code: string) => ({ error: code, code, message: expect.any(String) });
 
   it('with headers over the server limit is 431 headers_too_large in the error shape', async () => {
-    const reply = await send({ method: 'GET', path: `/health?${'a'.repeat(100)}`, contentType: `text/plain; x=${'x'.repeat(20_000)}` });
+    const reply = await send({
+      method: 'GET',
+      path: `/health?${'a'.repeat(100)}`,
+      contentType: `text/plain; x=${'x'.repeat(20_000)}`,
+    });
     expect(reply.status).toBe(431);
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.body).toEqual(errorShape('headers_too_large'));
@@ -120,7 +148,10 @@ describe('a request Node cannot parse', () => {
   it.each([
     ['a header line without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
     ['a Content-Length that is not a number', 'POST /articles HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n'],
-    ['a chunk size that is not hex', 'POST /articles HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'a chunk size that is not hex',
+      'POST /articles HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
     ['a header value with a control character', 'GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n'],
     ['a space in a header name', 'GET /health HTTP/1.1\r\nHost: x\r\nX Bad: 1\r\n\r\n'],
   ])('with %s is 400 bad_request in the error shape', async (_what, request) => {
@@ -136,11 +167,14 @@ describe('a request Node cannot parse', () => {
     ],
     ['a visitor page', 'GET /sites/1/articles/x HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n'],
     ['the health check', 'GET /health HTTP/1.1\r\nHost: bad host\r\nConnection: close\r\n\r\n'],
-  ])('refuses a malformed Host header on %s with 400 bad_request (audit: 500 on POST /mcp)', async (_where, request) => {
-    const reply = await rawRequest(t.url, request.replace('KEY', t.key));
-    expect(reply.status).toBe(400);
-    expect(reply.body).toEqual(errorShape('bad_request'));
-  });
+  ])(
+    'refuses a malformed Host header on %s with 400 bad_request (audit: 500 on POST /mcp)',
+    async (_where, request) => {
+      const reply = await rawRequest(t.url, request.replace('KEY', t.key));
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual(errorShape('bad_request'));
+    },
+  );
 
   it('is answered in the error shape on a connection that already carried a request', async () => {
     const replies = await new Promise<string>((resolve) => {
@@ -148,7 +182,8 @@ describe('a request Node cannot parse', () => {
       let text = '';
       socket.on('data', (chunk: Buffer) => {
         text += chunk.toString('utf8');
-        if (text.includes('{"ok":true}') && !text.includes('bad_request')) socket.write('GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
+        if (text.includes('{"ok":true}') && !text.includes('bad_request'))
+          socket.write('GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
       });
       socket.on('close', () => resolve(text));
       socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -182,9 +217,17 @@ const TEMPLATES: Record<string, () => unknown> = {
   'POST /questions': () => question('fuzz-question'),
   'PUT /questions/{id}/summary': () => ({ summary: 'A summary' }),
   'POST /questions/{id}/answers': () => ({ author: 'A reader', blocks: [{ _type: 'paragraph', text: 'Mine' }] }),
-  'POST /api/content/notify': () => ({ id: 'art_x', type: 'article', status: 'draft', updated_at: '2026-01-01T00:00:00Z' }),
+  'POST /api/content/notify': () => ({
+    id: 'art_x',
+    type: 'article',
+    status: 'draft',
+    updated_at: '2026-01-01T00:00:00Z',
+  }),
   'POST /v1/tools/db_select': () => ({ table: 'cm_keywords', where: { cpc_usd: 1.5 }, limit: 10 }),
-  'POST /v1/tools/db_insert': () => ({ table: 'cm_keywords', row: { keyword: 'fuzz', volume: 10, cpc_usd: 1.5, competition: 0.5 } }),
+  'POST /v1/tools/db_insert': () => ({
+    table: 'cm_keywords',
+    row: { keyword: 'fuzz', volume: 10, cpc_usd: 1.5, competition: 0.5 },
+  }),
   'POST /v1/tools/db_delete': () => ({ table: 'cm_topics', id: 1 }),
   'POST /v1/tools/get_keywords': () => ({ seeds: ['fuzz shoes'] }),
   'POST /v1/tools/serp_landscape': () => ({ keyword: 'fuzz shoes', depth: 'metrics' }),
@@ -199,7 +242,8 @@ function withNumber(body: unknown, literal: string, int: (min: number, max: numb
   const marker = '@@number@@';
   const leaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const walk = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach((item, i) => (typeof item === 'number' ? leaves.push({ holder: value, key: i }) : walk(item)));
+    if (Array.isArray(value))
+      value.forEach((item, i) => (typeof item === 'number' ? leaves.push({ holder: value, key: i }) : walk(item)));
     else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         if (typeof item === 'number') leaves.push({ holder: value as Record<string, unknown>, key });
@@ -208,7 +252,8 @@ function withNumber(body: unknown, literal: string, int: (min: number, max: numb
     }
   };
   walk(body);
-  const leaf = leaves.length > 0 ? leaves[int(0, leaves.length - 1)]! : { holder: body as Record<string, unknown>, key: 'n' };
+  const leaf =
+    leaves.length > 0 ? leaves[int(0, leaves.length - 1)]! : { holder: body as Record<string, unknown>, key: 'n' };
   (leaf.holder as Record<string | number, unknown>)[leaf.key] = marker;
   return JSON.stringify(body).replace(`"${marker}"`, literal);
 }
@@ -221,21 +266,36 @@ function generate(seed: number, count: number): RawCall[] {
   const { int, pick } = generator(seed);
   const json = (text: string) => Buffer.from(text, 'utf8');
   const withParams = ROUTES.filter((route) => route.path.includes('{'));
-  const pathOf = (key: string) => paramPath(key.split(' ')[1]!, () => pick(['qst_x', 'art_x', '1', 'job_x', 'research']));
+  const pathOf = (key: string) =>
+    paramPath(key.split(' ')[1]!, () => pick(['qst_x', 'art_x', '1', 'job_x', 'research']));
   const mutations: (() => RawCall)[] = [
     () => {
       const route = pick(withParams);
       const path = paramPath(route.path, () => (int(0, 3) === 0 ? `x${pick(BAD_ESCAPES)}` : pick(BAD_ESCAPES)));
-      return { method: route.method, path, ...(route.method === 'GET' ? {} : { contentType: 'application/json', body: json('{}') }) };
+      return {
+        method: route.method,
+        path,
+        ...(route.method === 'GET' ? {} : { contentType: 'application/json', body: json('{}') }),
+      };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
       const text = JSON.stringify(TEMPLATES[key]!());
-      return { method: key.split(' ')[0]!, path: pathOf(key), contentType: 'application/json', body: json(text.slice(0, int(1, text.length - 1))) };
+      return {
+        method: key.split(' ')[0]!,
+        path: pathOf(key),
+        contentType: 'application/json',
+        body: json(text.slice(0, int(1, text.length - 1))),
+      };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
-      return { method: key.split(' ')[0]!, path: pathOf(key), contentType: 'application/json', body: json(pick(NON_OBJECTS)) };
+      return {
+        method: key.split(' ')[0]!,
+        path: pathOf(key),
+        contentType: 'application/json',
+        body: json(pick(NON_OBJECTS)),
+      };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
@@ -255,7 +315,12 @@ function generate(seed: number, count: number): RawCall[] {
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
-      return { method: key.split(' ')[0]!, path: pathOf(key), contentType: pick(CONTENT_TYPES), body: json(JSON.stringify(TEMPLATES[key]!())) };
+      return {
+        method: key.split(' ')[0]!,
+        path: pathOf(key),
+        contentType: pick(CONTENT_TYPES),
+        body: json(JSON.stringify(TEMPLATES[key]!())),
+      };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
@@ -282,10 +347,13 @@ describe('generated malformed requests', () => {
       const reply = await send(call);
       const path = call.path.split('?')[0]!;
       const contentType = reply.headers['content-type'] ?? null;
-      const mismatches = reply.status >= 500 ? ['a 5xx'] : replyMismatches(call.method, path, reply.status, contentType, reply.body);
+      const mismatches =
+        reply.status >= 500 ? ['a 5xx'] : replyMismatches(call.method, path, reply.status, contentType, reply.body);
       if (mismatches.length > 0) {
         const body = call.body?.toString('utf8').slice(0, 200) ?? '';
-        failures.push(`${call.method} ${call.path.slice(0, 200)} [${call.contentType ?? ''}] ${body} → ${reply.status}: ${mismatches.join('; ')}`);
+        failures.push(
+          `${call.method} ${call.path.slice(0, 200)} [${call.contentType ?? ''}] ${body} → ${reply.status}: ${mismatches.join('; ')}`,
+        );
       }
     }
     expect(failures).toEqual([]);

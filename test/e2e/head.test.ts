@@ -51,10 +51,14 @@ it('answers a conditional HEAD of a visitor page 304, as GET does', async () => 
   await t.call('POST', '/articles', article('head-cached'));
   const first = await fetch(`${t.url}/sites/${t.siteId}/articles/head-cached`, { method: 'HEAD' });
   const etag = first.headers.get('etag')!;
-  const again = await fetch(`${t.url}/sites/${t.siteId}/articles/head-cached`, { method: 'HEAD', headers: { 'if-none-match': etag } });
+  const again = await fetch(`${t.url}/sites/${t.siteId}/articles/head-cached`, {
+    method: 'HEAD',
+    headers: { 'if-none-match': etag },
+  });
   expect(again.status).toBe(304);
 });
 
 it('does not answer HEAD on the MCP stream or on POST-only routes', async () => {
-  for (const path of ['/mcp', '/api/content/notify']) expect((await fetch(`${t.url}${path}`, { method: 'HEAD' })).status).toBe(404);
+  for (const path of ['/mcp', '/api/content/notify'])
+    expect((await fetch(`${t.url}${path}`, { method: 'HEAD' })).status).toBe(404);
 });

@@ -20,7 +20,14 @@ async function abandoned(
   input = { mode: 'web', query: 'abandoned', question: null, page_id: null },
 ) {
   const jobId = newJobId();
-  await t.store.jobs.create({ job_id: jobId, site_id: t.siteId, tool: 'research', input, created_at: new Date().toISOString(), lease_until: leaseUntil });
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: t.siteId,
+    tool: 'research',
+    input,
+    created_at: new Date().toISOString(),
+    lease_until: leaseUntil,
+  });
   if (status === 'running') await t.store.jobs.start(jobId, new Date().toISOString(), leaseUntil);
   if (placeUntil !== null) expect((await t.store.researchSlots.take(jobId, placeUntil)).taken).toBe(true);
   return jobId;
@@ -39,7 +46,11 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   const jobId = await abandoned('running', past, past);
   const read = await t.call('GET', `/v1/jobs/${jobId}`);
   expect(read.status).toBe(200);
-  expect(read.body).toMatchObject({ job_id: jobId, status: 'failed', error: { code: 'lease_expired', retryable: true, message: expect.any(String) } });
+  expect(read.body).toMatchObject({
+    job_id: jobId,
+    status: 'failed',
+    error: { code: 'lease_expired', retryable: true, message: expect.any(String) },
+  });
   expect((await t.store.researchSlots.state()).leases[jobId]).toBeUndefined();
   // Ended once: a later read says the same.
   expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
@@ -50,7 +61,18 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
   const site = await t.newSite('Lapsed budget');
   const day = utcDay(new Date());
   const ticket = { hold_id: 'lapsed-hold', estimate_usd: 0.05, day, deployment: false };
-  expect((await t.store.budgets.reserve({ siteId: site.siteId }, day, ticket.hold_id, ticket.estimate_usd, {}, Date.now() + 3_600_000)).reserved).toBe(true);
+  expect(
+    (
+      await t.store.budgets.reserve(
+        { siteId: site.siteId },
+        day,
+        ticket.hold_id,
+        ticket.estimate_usd,
+        {},
+        Date.now() + 3_600_000,
+      )
+    ).reserved,
+  ).toBe(true);
   const jobId = newJobId();
   const input = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
   await t.store.jobs.create({
@@ -64,16 +86,25 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
   });
   const budget = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
   expect(await budget()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
-  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe('lease_expired');
+  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
+    'lease_expired',
+  );
   expect(await budget()).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
 });
 
 it('ends a lapsed job whose place a new research call takes back when the cap is full, so the sweep need not find it', async () => {
   const past = Date.now() - 1000;
   const future = Date.now() + 60_000;
-  const lapsed = await abandoned('running', past, past, { mode: 'web', query: 'lapsed, place taken back', question: null, page_id: null });
+  const lapsed = await abandoned('running', past, past, {
+    mode: 'web',
+    query: 'lapsed, place taken back',
+    question: null,
+    page_id: null,
+  });
   const live = await Promise.all(
-    Array.from({ length: 9 }, (_v, i) => abandoned('queued', future, future, { mode: 'web', query: `live ${i}`, question: null, page_id: null })),
+    Array.from({ length: 9 }, (_v, i) =>
+      abandoned('queued', future, future, { mode: 'web', query: `live ${i}`, question: null, page_id: null }),
+    ),
   );
   const fresh = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'takes the lapsed place', wait_ms: 0 });
   expect(fresh.status).toBe(200);
@@ -107,9 +138,16 @@ it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live 
 
 it('takes over an analyze keyword whose job lapsed at once, instead of answering partial until the claim is 15 minutes old', async () => {
   const keyword = 'lapsed trail shoes';
-  const jobId = await abandoned('queued', Date.now() - 1000, null, { mode: 'web', query: keyword, question: null, page_id: null });
+  const jobId = await abandoned('queued', Date.now() - 1000, null, {
+    mode: 'web',
+    query: keyword,
+    question: null,
+    page_id: null,
+  });
   const now = new Date().toISOString();
-  expect(await t.store.research.claimQuery(t.siteId, researchQueryKey('web', keyword, null), jobId, now, now)).toBe(true);
+  expect(await t.store.research.claimQuery(t.siteId, researchQueryKey('web', keyword, null), jobId, now, now)).toBe(
+    true,
+  );
   const reply = await t.call('POST', '/v1/tools/serp_landscape', { keyword, depth: 'analyze', wait_ms: 10_000 });
   expect(reply.status).toBe(200);
   expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [] });

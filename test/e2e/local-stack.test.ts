@@ -66,16 +66,24 @@ describe('local stack', () => {
       const env = { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'cli-test' };
       const cli = join(ROOT, 'packages/local/src/sites-cli.ts');
       const tsx = join(ROOT, 'node_modules/.bin/tsx');
-      const { stdout } = await run(tsx, [cli, 'create', '--name', 'Shop', '--domain', 'Shop.Example.com', '--locale', 'US/en'], { env, cwd: ROOT });
+      const { stdout } = await run(
+        tsx,
+        [cli, 'create', '--name', 'Shop', '--domain', 'Shop.Example.com', '--locale', 'US/en'],
+        { env, cwd: ROOT },
+      );
       const lines = stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const created = JSON.parse(lines[0]!);
       expect(created).toEqual({ site_id: 1, api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/) });
 
-      const second = JSON.parse((await run(tsx, [cli, 'create', '--name', 'Two', '--domain', 'two.example'], { env, cwd: ROOT })).stdout);
+      const second = JSON.parse(
+        (await run(tsx, [cli, 'create', '--name', 'Two', '--domain', 'two.example'], { env, cwd: ROOT })).stdout,
+      );
       expect(second.site_id).toBe(2);
 
-      await expect(run(tsx, [cli, 'create', '--name', 'Bad', '--domain', 'not a domain'], { env, cwd: ROOT })).rejects.toMatchObject({
+      await expect(
+        run(tsx, [cli, 'create', '--name', 'Bad', '--domain', 'not a domain'], { env, cwd: ROOT }),
+      ).rejects.toMatchObject({
         code: 2,
         stderr: expect.stringContaining('--domain'),
       });
@@ -86,7 +94,11 @@ describe('local stack', () => {
 
   it('refuses a table made by an older version that lacks an index, saying how to start afresh', async () => {
     const dynamo = await startDynamo({ port: 0 });
-    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       await client.send(
         new CreateTableCommand({
@@ -102,7 +114,9 @@ describe('local stack', () => {
           ],
         }),
       );
-      await expect(ensureTable(dynamo.endpoint, 'old-table')).rejects.toThrow(/lacks the indexes gsi1, gsi2, gsi3, gsi4.*Remove the data directory/);
+      await expect(ensureTable(dynamo.endpoint, 'old-table')).rejects.toThrow(
+        /lacks the indexes gsi1, gsi2, gsi3, gsi4.*Remove the data directory/,
+      );
       await expect(ensureTable(dynamo.endpoint, 'new-table')).resolves.toBeUndefined();
     } finally {
       client.destroy();

@@ -17,7 +17,10 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function connect(headers: Record<string, string> = { 'X-API-Key': t.key }, protocolVersion?: string): Promise<Client> {
+async function connect(
+  headers: Record<string, string> = { 'X-API-Key': t.key },
+  protocolVersion?: string,
+): Promise<Client> {
   const client = new Client({ name: 'mcp-e2e', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers } });
   if (protocolVersion) transport.setProtocolVersion(protocolVersion);
@@ -34,7 +37,8 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
     body: JSON.stringify(body),
   });
 
-const textOf = (result: unknown) => JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
+const textOf = (result: unknown) =>
+  JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
 
 describe('MCP over Streamable HTTP', () => {
   it('initializes and lists every tool with its schemas and annotations, in under 48 KB', async () => {
@@ -56,14 +60,18 @@ describe('MCP over Streamable HTTP', () => {
       });
     }
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['recall', 'db_select', 'find_pages', 'get_job', 'get_usage']) expect(byName[name]!.annotations!.readOnlyHint).toBe(true);
+    for (const name of ['recall', 'db_select', 'find_pages', 'get_job', 'get_usage'])
+      expect(byName[name]!.annotations!.readOnlyHint).toBe(true);
     expect(tools.filter((tool) => tool.annotations!.destructiveHint).map((tool) => tool.name)).toEqual(['db_delete']);
     expect(byName.get_keywords!.annotations!.openWorldHint).toBe(true);
     expect(byName.research!.description).toMatch(/only after recall/);
     expect(byName.add_competitor!.description).toMatch(/[Cc]onfirm with the user/);
     expect(byName.research!.inputSchema.required).toEqual(['mode', 'seed']);
 
-    const raw = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'x-api-key': t.key, 'mcp-protocol-version': '2025-06-18' });
+    const raw = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'x-api-key': t.key, 'mcp-protocol-version': '2025-06-18' },
+    );
     const size = Buffer.byteLength(await raw.text());
     // Some clients cap what they read; 48 KB is about 12k tokens.
     expect(size).toBeLessThan(48 * 1024);
@@ -72,7 +80,12 @@ describe('MCP over Streamable HTTP', () => {
   it('speaks protocol versions 2025-06-18 and 2025-11-25', async () => {
     for (const version of ['2025-06-18', '2025-11-25']) {
       const reply = await post(
-        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1' } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+        },
         { authorization: `Bearer ${t.key}` },
       );
       expect(reply.status).toBe(200);
@@ -94,17 +107,33 @@ describe('MCP over Streamable HTTP', () => {
     });
     expect(strip(result.structuredContent as Record<string, unknown>)).toEqual(strip(rest.body));
     expect(textOf(result)).toEqual(result.structuredContent);
-    expect(result._meta).toEqual({ cost_usd: rest.body.cost_usd, cached: rest.body.cached, data_source: rest.body.data_source });
+    expect(result._meta).toEqual({
+      cost_usd: rest.body.cost_usd,
+      cached: rest.body.cached,
+      data_source: rest.body.data_source,
+    });
   });
 
   it('returns a research web job that get_job finishes', async () => {
     const client = await connect();
-    const started = await client.callTool({ name: 'research', arguments: { mode: 'web', seed: 'how long do trail shoes last', wait_ms: 0 } });
+    const started = await client.callTool({
+      name: 'research',
+      arguments: { mode: 'web', seed: 'how long do trail shoes last', wait_ms: 0 },
+    });
     expect(started.isError).toBeFalsy();
-    expect(started.structuredContent).toMatchObject({ job_id: expect.any(String), status: expect.stringMatching(/queued|running/), retry_after_ms: 5000 });
+    expect(started.structuredContent).toMatchObject({
+      job_id: expect.any(String),
+      status: expect.stringMatching(/queued|running/),
+      retry_after_ms: 5000,
+    });
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     const job = await client.callTool({ name: 'get_job', arguments: { job_id: jobId, wait_ms: 10_000 } });
-    expect(job.structuredContent).toMatchObject({ job_id: jobId, tool: 'research', status: 'succeeded', result: { facts: expect.any(Array) } });
+    expect(job.structuredContent).toMatchObject({
+      job_id: jobId,
+      tool: 'research',
+      status: 'succeeded',
+      result: { facts: expect.any(Array) },
+    });
     expect(job.structuredContent).toEqual((await t.call('GET', `/v1/jobs/${jobId}`)).body);
   });
 
@@ -119,7 +148,11 @@ describe('MCP over Streamable HTTP', () => {
 
     const invalid = await client.callTool({ name: 'serp_landscape', arguments: { depth: 'metrics' } });
     expect(invalid.isError).toBe(true);
-    expect(textOf(invalid)).toMatchObject({ error: 'validation_failed', code: 'validation_failed', issues: expect.any(Array) });
+    expect(textOf(invalid)).toMatchObject({
+      error: 'validation_failed',
+      code: 'validation_failed',
+      issues: expect.any(Array),
+    });
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(textOf(unknown)).toMatchObject({ error: 'unknown_tool' });
   });
@@ -130,12 +163,21 @@ describe('MCP over Streamable HTTP', () => {
     try {
       const client = await connect();
       const results = await Promise.all(
-        Array.from({ length: 11 }, (_v, i) => client.callTool({ name: 'research', arguments: { mode: 'web', seed: `concurrent question ${i}`, wait_ms: 0 } })),
+        Array.from({ length: 11 }, (_v, i) =>
+          client.callTool({
+            name: 'research',
+            arguments: { mode: 'web', seed: `concurrent question ${i}`, wait_ms: 0 },
+          }),
+        ),
       );
       const refused = results.filter((r) => r.isError);
       expect(refused).toHaveLength(1);
       expect(refused[0]!.structuredContent).toBeUndefined();
-      expect(textOf(refused[0]!)).toMatchObject({ error: 'concurrency_limit_exceeded', max_concurrent: 10, retry_after_ms: 30000 });
+      expect(textOf(refused[0]!)).toMatchObject({
+        error: 'concurrency_limit_exceeded',
+        max_concurrent: 10,
+        retry_after_ms: 30000,
+      });
     } finally {
       await t.stack.drain();
       process.env.SANDBOX_RESEARCH_MS = '300';
@@ -145,13 +187,24 @@ describe('MCP over Streamable HTTP', () => {
 
   it('scopes every call to the key’s site: find_pages lists that site’s pages with ids and URLs', async () => {
     for (const slug of ['trail-shoes-guide', 'road-shoes-guide', 'marathon-plan'])
-      await t.call('POST', '/articles', { slug, title: `Guide ${slug}`, body: [{ _type: 'paragraph', text: 'x' }], status: 'published' });
+      await t.call('POST', '/articles', {
+        slug,
+        title: `Guide ${slug}`,
+        body: [{ _type: 'paragraph', text: 'x' }],
+        status: 'published',
+      });
     const other = await t.newSite();
     const client = await connect();
     const found = await client.callTool({ name: 'find_pages', arguments: { query: 'shoes guide' } });
-    const pages = (found.structuredContent as { pages: { slug: string; id: string; url: string; type: string; live: boolean }[] }).pages;
+    const pages = (
+      found.structuredContent as { pages: { slug: string; id: string; url: string; type: string; live: boolean }[] }
+    ).pages;
     expect(pages.map((p) => p.slug).sort()).toEqual(['road-shoes-guide', 'trail-shoes-guide']);
-    expect(pages[0]).toMatchObject({ type: 'article', id: expect.any(String), url: expect.stringContaining(`/sites/${t.siteId}/articles/`) });
+    expect(pages[0]).toMatchObject({
+      type: 'article',
+      id: expect.any(String),
+      url: expect.stringContaining(`/sites/${t.siteId}/articles/`),
+    });
     const paged = await client.callTool({ name: 'find_pages', arguments: { limit: 1 } });
     const first = paged.structuredContent as { pages: unknown[]; next_cursor: string };
     expect(first.pages).toHaveLength(1);
@@ -172,7 +225,11 @@ describe('MCP over Streamable HTTP', () => {
     process.env.MCP_RESULT_MAX_BYTES = '2000';
     resetServices();
     try {
-      for (let i = 0; i < 30; i++) await t.call('POST', '/v1/tools/db_insert', { table: 'cm_topics', row: { name: `topic number ${i} with a longer name` } });
+      for (let i = 0; i < 30; i++)
+        await t.call('POST', '/v1/tools/db_insert', {
+          table: 'cm_topics',
+          row: { name: `topic number ${i} with a longer name` },
+        });
       const client = await connect();
       const first = await client.callTool({ name: 'db_select', arguments: { table: 'cm_topics', limit: 200 } });
       const page = first.structuredContent as { rows: unknown[]; next_cursor: string | null };
@@ -182,8 +239,13 @@ describe('MCP over Streamable HTTP', () => {
       expect(page.next_cursor).toEqual(expect.any(String));
       expect(first._meta).toMatchObject({ paged: true });
       expect((first.content as { text: string }[])[1]!.text).toMatch(/next_cursor/);
-      const second = await client.callTool({ name: 'db_select', arguments: { table: 'cm_topics', limit: 200, cursor: page.next_cursor } });
-      expect((second.structuredContent as { rows: { id: number }[] }).rows[0]!.id).toBeGreaterThan((page.rows.at(-1) as { id: number }).id);
+      const second = await client.callTool({
+        name: 'db_select',
+        arguments: { table: 'cm_topics', limit: 200, cursor: page.next_cursor },
+      });
+      expect((second.structuredContent as { rows: { id: number }[] }).rows[0]!.id).toBeGreaterThan(
+        (page.rows.at(-1) as { id: number }).id,
+      );
     } finally {
       delete process.env.MCP_RESULT_MAX_BYTES;
       resetServices();
@@ -205,7 +267,10 @@ describe('MCP result size', () => {
       expect(Buffer.byteLength(JSON.stringify(shown))).toBeLessThanOrEqual(20000);
       expect(shown.links.length).toBeGreaterThan(0);
       expect(shown.links).toEqual(rest.body.links.slice(0, shown.links.length));
-      expect(result._meta).toMatchObject({ truncated: { field: 'links', returned: shown.links.length, total: rest.body.links.length }, max_bytes: 20000 });
+      expect(result._meta).toMatchObject({
+        truncated: { field: 'links', returned: shown.links.length, total: rest.body.links.length },
+        max_bytes: 20000,
+      });
     } finally {
       delete process.env.MCP_RESULT_MAX_BYTES;
       resetServices();
@@ -222,7 +287,10 @@ describe('MCP HTTP edges', () => {
   };
 
   it('answers 401 with WWW-Authenticate: Bearer without a key or with an unknown one, before any MCP work', async () => {
-    for (const headers of [{}, { 'x-api-key': 'not-a-key' }, { authorization: 'Bearer not-a-key' }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'x-api-key': 'not-a-key' }, { authorization: 'Bearer not-a-key' }] as Record<
+      string,
+      string
+    >[]) {
       const reply = await post(init, headers);
       expect(reply.status).toBe(401);
       expect(reply.headers.get('www-authenticate')).toBe('Bearer');

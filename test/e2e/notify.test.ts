@@ -9,13 +9,15 @@ afterAll(async () => {
   await t.stop();
 });
 
-const notify = (body: Record<string, unknown>, key?: string) => t.call('POST', '/api/content/notify', body, key ? { key } : {});
+const notify = (body: Record<string, unknown>, key?: string) =>
+  t.call('POST', '/api/content/notify', body, key ? { key } : {});
 const state = async (id: string) => {
   const page = (await t.call('GET', `/articles/${id}`)).body;
   return { status: page.status, live: page.live };
 };
 /** The ids of the links relink keeps from readers of a page. */
-const suppressedOf = async (path: string): Promise<string[]> => ((await t.call('GET', path)).body.suppressed_links as { id: string }[]).map((link) => link.id);
+const suppressedOf = async (path: string): Promise<string[]> =>
+  ((await t.call('GET', path)).body.suppressed_links as { id: string }[]).map((link) => link.id);
 const applied = (relink: 'queued' | 'skipped') => ({ ok: true, matched: true, relink, applied: true });
 /** `n` distinct instants from now on, oldest first (a notify's date counts no later than its receipt). */
 const instants = async (n: number): Promise<string[]> => {
@@ -26,7 +28,8 @@ const instants = async (n: number): Promise<string[]> => {
   }
   return out;
 };
-const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) => (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
+const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>
+  (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
 
 describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {
@@ -64,7 +67,9 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
 
   it('adopts status when present: it outranks action', async () => {
     const id = await publishArticle('n-status');
-    expect((await notify({ id, type: 'article', status: 'published', action: 'unpublished' })).body.relink).toBe('skipped');
+    expect((await notify({ id, type: 'article', status: 'published', action: 'unpublished' })).body.relink).toBe(
+      'skipped',
+    );
     expect(await state(id)).toEqual({ status: 'published', live: true });
     expect((await notify({ id, type: 'article', status: 'draft', action: 'published' })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'draft', live: false });
@@ -121,7 +126,10 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('answers matched false for an id of any length that matches no page (audit: over 100 characters)', async () => {
     for (const id of ['x'.repeat(101), 'page-'.repeat(2000)]) {
       const reply = await notify({ id, type: 'article', action: 'deleted' });
-      expect([reply.status, reply.body]).toEqual([200, { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' }]);
+      expect([reply.status, reply.body]).toEqual([
+        200,
+        { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' },
+      ]);
     }
   });
 });
@@ -148,15 +156,22 @@ describe('out-of-order and repeated deliveries', () => {
     expect(await state(id)).toEqual({ status: 'published', live: true });
   });
 
-  it.each(['2030-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])('never lets a notify dated in the future (%s) silence the ones after it', async (future) => {
-    const id = await publishArticle(`n-future-${future.slice(0, 4)}`);
-    expect((await notify({ id, type: 'article', status: 'draft', updated_at: future })).body).toEqual(applied('queued'));
-    // Counted as made on receipt: a notify without a date, or dated now, still applies.
-    expect((await notify({ id, type: 'article', action: 'published' })).body).toEqual(applied('queued'));
-    expect(await state(id)).toEqual({ status: 'published', live: true });
-    expect((await notify({ id, type: 'article', status: 'draft', updated_at: new Date().toISOString() })).body).toEqual(applied('queued'));
-    expect(await state(id)).toEqual({ status: 'draft', live: false });
-  });
+  it.each(['2030-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])(
+    'never lets a notify dated in the future (%s) silence the ones after it',
+    async (future) => {
+      const id = await publishArticle(`n-future-${future.slice(0, 4)}`);
+      expect((await notify({ id, type: 'article', status: 'draft', updated_at: future })).body).toEqual(
+        applied('queued'),
+      );
+      // Counted as made on receipt: a notify without a date, or dated now, still applies.
+      expect((await notify({ id, type: 'article', action: 'published' })).body).toEqual(applied('queued'));
+      expect(await state(id)).toEqual({ status: 'published', live: true });
+      expect(
+        (await notify({ id, type: 'article', status: 'draft', updated_at: new Date().toISOString() })).body,
+      ).toEqual(applied('queued'));
+      expect(await state(id)).toEqual({ status: 'draft', live: false });
+    },
+  );
 
   it('starts a new sequence at each publish: the first notify after it applies whatever its date', async () => {
     const id = await publishArticle('n-publish-sequence');
@@ -165,18 +180,33 @@ describe('out-of-order and repeated deliveries', () => {
     expect((await t.call('POST', '/articles', article('n-publish-sequence'))).status).toBe(200);
     expect(await state(id)).toEqual({ status: 'published', live: true });
     // The site's dates are compared with its own earlier notifies since the publish, never with this service's clock.
-    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual(applied('queued'));
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual(
+      applied('queued'),
+    );
     expect(await state(id)).toEqual({ status: 'draft', live: false });
     // Within the sequence, reordered deliveries are still ordered by their dates.
     const twoMinutesAgo = new Date(Date.now() - 120_000).toISOString();
-    expect((await notify({ id, type: 'article', action: 'published', updated_at: twoMinutesAgo })).body).toMatchObject({ applied: false, reason: 'stale' });
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: twoMinutesAgo })).body).toMatchObject({
+      applied: false,
+      reason: 'stale',
+    });
     expect(await state(id)).toEqual({ status: 'draft', live: false });
   });
 
   it("never loses a take-down to the page's own stored date (audit: stale-1)", async () => {
-    const published = await t.call('POST', '/articles', { slug: 'stale-1', title: 'T', body: [], updated_at: '2025-01-02T03:04:05Z' });
+    const published = await t.call('POST', '/articles', {
+      slug: 'stale-1',
+      title: 'T',
+      body: [],
+      updated_at: '2025-01-02T03:04:05Z',
+    });
     expect(published.status).toBe(201);
-    const reply = await notify({ id: published.body.id, type: 'article', action: 'deleted', updated_at: '2025-01-02T03:04:05Z' });
+    const reply = await notify({
+      id: published.body.id,
+      type: 'article',
+      action: 'deleted',
+      updated_at: '2025-01-02T03:04:05Z',
+    });
     expect(reply.body).toEqual(applied('queued'));
     expect((await t.call('GET', `/sites/${t.siteId}/articles/stale-1`, undefined, { key: null })).status).toBe(410);
   });
@@ -184,23 +214,40 @@ describe('out-of-order and repeated deliveries', () => {
   it('never loses a take-down to a site clock that runs 2 s behind', async () => {
     const id = await publishArticle('n-clock-behind');
     const behind = new Date(Date.now() - 2_000).toISOString();
-    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: behind })).body).toEqual(applied('queued'));
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-clock-behind`, undefined, { key: null })).status).toBe(404);
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: behind })).body).toEqual(
+      applied('queued'),
+    );
+    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-clock-behind`, undefined, { key: null })).status).toBe(
+      404,
+    );
   });
 
   it('applies equal dates in arrival order', async () => {
     const id = await publishArticle('n-equal-dates');
     const [at] = await instants(1);
-    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: at })).body).toEqual(applied('queued'));
-    expect((await notify({ id, type: 'article', action: 'published', updated_at: at })).body).toEqual(applied('queued'));
+    expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: at })).body).toEqual(
+      applied('queued'),
+    );
+    expect((await notify({ id, type: 'article', action: 'published', updated_at: at })).body).toEqual(
+      applied('queued'),
+    );
     expect(await state(id)).toEqual({ status: 'published', live: true });
   });
 
   it('gives exactly one queued relink to concurrent identical notifies', async () => {
     const id = await publishArticle('n-concurrent');
     const [at] = await instants(1);
-    const replies = await Promise.all(Array.from({ length: 6 }, () => notify({ id, type: 'article', action: 'deleted', updated_at: at })));
-    expect(replies.map((r) => r.body.relink).sort()).toEqual(['queued', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => notify({ id, type: 'article', action: 'deleted', updated_at: at })),
+    );
+    expect(replies.map((r) => r.body.relink).sort()).toEqual([
+      'queued',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
   });
 });
 
@@ -237,7 +284,10 @@ describe('relink', () => {
     expect(docDown).toMatchObject({ copy, related_article_ids: [other, target] });
 
     // A listing says the same when asked, for every listed page, without reading the documents.
-    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as { id: string; suppressed_links: unknown[] }[];
+    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as {
+      id: string;
+      suppressed_links: unknown[];
+    }[];
     expect(listed.find((item) => item.id === q)!.suppressed_links).toEqual(down.suppressed_links);
     expect(listed.find((item) => item.id === target)!.suppressed_links).toEqual([]);
     expect((await t.call('GET', '/articles?limit=200')).body.items[0]).not.toHaveProperty('suppressed_links');
@@ -265,8 +315,10 @@ describe('relink', () => {
 
   it('relinks questions linking by related ids, and follows republishes of the linking page', async () => {
     const target = (await t.call('POST', '/questions', question('r-q-target'))).body.id;
-    const linker = (await t.call('POST', '/questions', question('r-q-linker', { related_question_ids: [target] }))).body.id;
-    const dropped = (await t.call('POST', '/questions', question('r-q-dropped', { related_question_ids: [target] }))).body.id;
+    const linker = (await t.call('POST', '/questions', question('r-q-linker', { related_question_ids: [target] }))).body
+      .id;
+    const dropped = (await t.call('POST', '/questions', question('r-q-dropped', { related_question_ids: [target] })))
+      .body.id;
     // The second linker stops linking before the target goes down: the index follows the republish.
     await t.call('POST', '/questions', question('r-q-dropped', { related_question_ids: [] }));
     const droppedBefore = (await t.call('GET', `/questions/${dropped}`)).body;
@@ -282,7 +334,11 @@ describe('relink', () => {
     expect(await suppressedOf(`/questions/${linker}`)).toEqual([target]);
     await notify({ id: target, type: 'question', status: 'published' });
     await t.stack.drain();
-    expect((await t.call('GET', `/questions/${linker}`)).body).toMatchObject({ related_question_ids: [target], topics: ['new'], suppressed_links: [] });
+    expect((await t.call('GET', `/questions/${linker}`)).body).toMatchObject({
+      related_question_ids: [target],
+      topics: ['new'],
+      suppressed_links: [],
+    });
   });
 
   it('forgets a suppressed link the linking page no longer has, so re-adding it later shows it', async () => {
@@ -294,12 +350,16 @@ describe('relink', () => {
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
     await t.call('POST', '/articles', article('r-forget-linker', { related_article_ids: [target] }));
-    expect((await t.call('GET', `/articles/${linker}`)).body).toMatchObject({ related_article_ids: [target], suppressed_links: [] });
+    expect((await t.call('GET', `/articles/${linker}`)).body).toMatchObject({
+      related_article_ids: [target],
+      suppressed_links: [],
+    });
   });
 });
 
 describe('links to pages readers cannot reach at publish', () => {
-  const visitorHtml = async (slug: string) => (await t.call('GET', `/sites/${t.siteId}/articles/${slug}`, undefined, { key: null })).text;
+  const visitorHtml = async (slug: string) =>
+    (await t.call('GET', `/sites/${t.siteId}/articles/${slug}`, undefined, { key: null })).text;
 
   it('lists a link to a page already down when the linking page is published, and gives it back when the target returns (audit)', async () => {
     const target = await publishArticle('pd-target');
@@ -314,7 +374,10 @@ describe('links to pages readers cannot reach at publish', () => {
     expect(read.suppressed_links).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
     expect(read.related_article_ids).toEqual([target]);
     expect(await visitorHtml('pd-linker')).not.toContain('/articles/pd-target');
-    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as { id: string; suppressed_links: unknown[] }[];
+    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as {
+      id: string;
+      suppressed_links: unknown[];
+    }[];
     expect(listed.find((item) => item.id === linker)!.suppressed_links).toEqual(read.suppressed_links);
 
     await notify({ id: target, type: 'article', action: 'published' });
@@ -326,7 +389,9 @@ describe('links to pages readers cannot reach at publish', () => {
   it('lists a link to a page not published yet, and gives it back once that page is published live', async () => {
     // Page ids derive from the slug, so an editor can link to a page it publishes next.
     const later = pageId(t.siteId, 'article', 'pd-later');
-    const linker = await publishArticle('pd-early-linker', { body: [{ _type: 'paragraph', text: `Soon: [next](page:${later}).` }] });
+    const linker = await publishArticle('pd-early-linker', {
+      body: [{ _type: 'paragraph', text: `Soon: [next](page:${later}).` }],
+    });
     expect(await suppressedOf(`/articles/${linker}`)).toEqual([later]);
     expect(await visitorHtml('pd-early-linker')).not.toContain('/articles/pd-later');
 

@@ -38,9 +38,13 @@ describe('logs', () => {
 
   it('names the tool on a tool call, and logs a refused call without the site it could not prove', async () => {
     expect((await t.call('POST', '/v1/tools/get_keywords', { seeds: ['trail shoes'] })).status).toBe(200);
-    expect(output.logs('answered')).toEqual([expect.objectContaining({ function_name: 'get-keywords', tool: 'get_keywords', site_id: t.siteId, status: 200 })]);
+    expect(output.logs('answered')).toEqual([
+      expect.objectContaining({ function_name: 'get-keywords', tool: 'get_keywords', site_id: t.siteId, status: 200 }),
+    ]);
 
-    expect((await t.call('POST', '/v1/tools/get_keywords', { seeds: ['trail shoes'] }, { key: 'cm_wrong' })).status).toBe(401);
+    expect(
+      (await t.call('POST', '/v1/tools/get_keywords', { seeds: ['trail shoes'] }, { key: 'cm_wrong' })).status,
+    ).toBe(401);
     const refused = output.logs('answered')[1]!;
     expect(refused).toMatchObject({ status: 401, code: 'unauthorized', route: 'POST /v1/tools/get_keywords' });
     expect(refused.site_id).toBeUndefined();
@@ -50,7 +54,9 @@ describe('logs', () => {
   it("keeps concurrent requests' keys apart", async () => {
     const other = await t.newSite('Observed other');
     const calls = Array.from({ length: 10 }, (_, i) =>
-      i % 2 === 0 ? t.call('POST', '/v1/tools/get_keywords', { seeds: [`shoe ${i}`] }) : t.call('GET', '/v1/usage', undefined, { key: other.key }),
+      i % 2 === 0
+        ? t.call('POST', '/v1/tools/get_keywords', { seeds: [`shoe ${i}`] })
+        : t.call('GET', '/v1/usage', undefined, { key: other.key }),
     );
     expect((await Promise.all(calls)).map((r) => r.status)).toEqual(Array(10).fill(200));
     const answered = output.logs('answered');
@@ -74,7 +80,9 @@ describe('metrics (EMF)', () => {
     expect(publishes[0]).toMatchObject({ namespace: 'ContentApi', dimensions: ['service'] });
     expect(publishes[0]!.line.service).toBe('content-api');
 
-    expect((await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink).toBe('queued');
+    expect(
+      (await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink,
+    ).toBe('queued');
     await t.stack.drain();
     expect(output.metric('notifies').map((m) => m.value)).toEqual([1]);
     expect(sum(output.metric('relinks'))).toBe(2);
@@ -84,7 +92,10 @@ describe('metrics (EMF)', () => {
     const site = await t.newSite('Metrics site', { domain: 'metrics.example.com', locale: 'US/en' });
     const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body, { key: site.key });
     const keywords = await tool('get_keywords', { seeds: ['running shoes', 'trail shoes'] });
-    const refreshes = [await tool('serp_keyword_refresh', { keyword: 'running shoes' }), await tool('serp_keyword_refresh', { keyword: 'trail shoes' })];
+    const refreshes = [
+      await tool('serp_keyword_refresh', { keyword: 'running shoes' }),
+      await tool('serp_keyword_refresh', { keyword: 'trail shoes' }),
+    ];
 
     const calls = output.metric('tool_calls');
     expect(calls.map((m) => [m.line.tool, m.value])).toEqual([
@@ -101,7 +112,9 @@ describe('metrics (EMF)', () => {
   it('reads the research places in use whenever research asks for one, and costs a job under the tool that queued it', async () => {
     const reply = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'How do I clean running shoes?' });
     expect(reply.body.status).toBe('succeeded');
-    expect(output.metric('research_slots_in_use')).toEqual([expect.objectContaining({ value: 1, dimensions: ['service', 'tool'] })]);
+    expect(output.metric('research_slots_in_use')).toEqual([
+      expect.objectContaining({ value: 1, dimensions: ['service', 'tool'] }),
+    ]);
     // The worker's own line: the job's cost alone, by the tool that queued it (the tool's line also counts the call).
     const lines = output.metric('provider_cost_usd');
     const job = lines.filter((m) => m.line.tool_calls === undefined);

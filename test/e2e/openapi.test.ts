@@ -25,25 +25,48 @@ describe('the check of each reply against its route', () => {
   const json = 'application/json; charset=utf-8';
 
   it('passes a reply as declared', () => {
-    expect(replyMismatches('POST', '/v1/tools/db_select', 200, json, { ...meta, table: 'cm_topics', rows: [], next_cursor: null })).toEqual([]);
-    expect(replyMismatches('GET', '/articles/%zz', 400, json, { error: 'validation_failed', code: 'validation_failed', message: 'x', issues: [] })).toEqual([]);
+    expect(
+      replyMismatches('POST', '/v1/tools/db_select', 200, json, {
+        ...meta,
+        table: 'cm_topics',
+        rows: [],
+        next_cursor: null,
+      }),
+    ).toEqual([]);
+    expect(
+      replyMismatches('GET', '/articles/%zz', 400, json, {
+        error: 'validation_failed',
+        code: 'validation_failed',
+        message: 'x',
+        issues: [],
+      }),
+    ).toEqual([]);
   });
 
   it('names a missing or mistyped field, and a field the declaration does not have', () => {
-    expect(replyMismatches('POST', '/v1/tools/db_select', 200, json, { ...meta, table: 'cm_topics', next_cursor: 5 })).toEqual([
-      expect.stringMatching(/^rows: /),
-      expect.stringMatching(/^next_cursor: /),
-    ]);
-    expect(replyMismatches('POST', '/v1/tools/db_select', 200, json, { ...meta, table: 'cm_topics', rows: [], next_cursor: null, total: 3 })).toEqual([
-      'total: not declared',
-    ]);
+    expect(
+      replyMismatches('POST', '/v1/tools/db_select', 200, json, { ...meta, table: 'cm_topics', next_cursor: 5 }),
+    ).toEqual([expect.stringMatching(/^rows: /), expect.stringMatching(/^next_cursor: /)]);
+    expect(
+      replyMismatches('POST', '/v1/tools/db_select', 200, json, {
+        ...meta,
+        table: 'cm_topics',
+        rows: [],
+        next_cursor: null,
+        total: 3,
+      }),
+    ).toEqual(['total: not declared']);
   });
 
   it('holds errors to the one error shape and the error table', () => {
     expect(replyMismatches('POST', '/v1/tools/db_select', 400, json, { message: 'no code' })).not.toEqual([]);
-    expect(replyMismatches('POST', '/v1/tools/db_select', 404, json, { error: 'invalid_json', code: 'invalid_json', message: 'x' })).toEqual([
-      'code invalid_json is not a 404 in the error table',
-    ]);
+    expect(
+      replyMismatches('POST', '/v1/tools/db_select', 404, json, {
+        error: 'invalid_json',
+        code: 'invalid_json',
+        message: 'x',
+      }),
+    ).toEqual(['code invalid_json is not a 404 in the error table']);
     expect(replyMismatches('POST', '/v1/tools/db_select', 500, 'text/plain', 'Internal Server Error')).not.toEqual([]);
   });
 

@@ -37,7 +37,13 @@ describe('POST /articles', () => {
   it('upserts by slug: 201 then 200, one page, the same id, the second body stored', async () => {
     const first = await t.call('POST', '/articles', article('upsert-me', { excerpt: 'first' }));
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ type: 'article', slug: 'upsert-me', status: 'published', created: true, warnings: [] });
+    expect(first.body).toMatchObject({
+      type: 'article',
+      slug: 'upsert-me',
+      status: 'published',
+      created: true,
+      warnings: [],
+    });
     expect(first.body.url).toBe(`${t.url}/sites/${t.siteId}/articles/upsert-me`);
 
     const second = await t.call('POST', '/articles', article('upsert-me', { title: 'Replaced', status: 'draft' }));
@@ -51,7 +57,9 @@ describe('POST /articles', () => {
   });
 
   it('gives concurrent first publishes of one slug one page: exactly one 201, one id', async () => {
-    const replies = await Promise.all(Array.from({ length: 8 }, (_v, i) => t.call('POST', '/articles', article('raced', { title: `Racer ${i}` }))));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_v, i) => t.call('POST', '/articles', article('raced', { title: `Racer ${i}` }))),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     const list = await t.call('GET', '/articles?limit=200');
@@ -83,7 +91,8 @@ describe('POST /articles', () => {
   });
 
   it('returns copy byte for byte: unicode, CRLF, tabs, markers', async () => {
-    const copy = 'Line one\r\nLine\ttwo — ünïcödé 漢字 🏃‍♀️\r\n\r\n[see](page:art_aaaaaaaaaaaaaaaa)\n\t  trailing  \u2028end\\"quote\'';
+    const copy =
+      'Line one\r\nLine\ttwo — ünïcödé 漢字 🏃‍♀️\r\n\r\n[see](page:art_aaaaaaaaaaaaaaaa)\n\t  trailing  \u2028end\\"quote\'';
     const res = await t.call('POST', '/articles', article('copy-bytes', { copy }));
     const page = await t.call('GET', `/articles/${res.body.id}`);
     expect(page.body.copy).toBe(copy);
@@ -91,7 +100,11 @@ describe('POST /articles', () => {
   });
 
   it("ignores unknown fields and an article's sources", async () => {
-    const res = await t.call('POST', '/articles', article('tolerant', { sources: [{ id: 'src-1' }], future_field: { x: 1 }, summary: 'no' }));
+    const res = await t.call(
+      'POST',
+      '/articles',
+      article('tolerant', { sources: [{ id: 'src-1' }], future_field: { x: 1 }, summary: 'no' }),
+    );
     expect(res.status).toBe(201);
     const page = (await t.call('GET', `/articles/${res.body.id}`)).body;
     expect(page).not.toHaveProperty('sources');
@@ -107,8 +120,26 @@ describe('POST /articles', () => {
   });
 
   it('answers 403 for a site_id that is not the key site in any form, before validating the rest of the body', async () => {
-    const claims = [String(t.siteId + 1), t.siteId + 100, 0, -1, t.siteId + 0.5, 'abc', `${t.siteId} `, `0${t.siteId}`, true, {}, [t.siteId]];
-    const invalidElsewhere = { slug: 'Not A Slug', body: 'not blocks', answer: 7, noindex: 'yes', updated_at: 'yesterday' };
+    const claims = [
+      String(t.siteId + 1),
+      t.siteId + 100,
+      0,
+      -1,
+      t.siteId + 0.5,
+      'abc',
+      `${t.siteId} `,
+      `0${t.siteId}`,
+      true,
+      {},
+      [t.siteId],
+    ];
+    const invalidElsewhere = {
+      slug: 'Not A Slug',
+      body: 'not blocks',
+      answer: 7,
+      noindex: 'yes',
+      updated_at: 'yesterday',
+    };
     for (const site_id of claims) {
       for (const [path, body] of [
         ['/articles', article('claimed', { site_id })],
@@ -117,7 +148,12 @@ describe('POST /articles', () => {
         ['/questions', { ...invalidElsewhere, site_id }],
       ] as const) {
         const res = await t.call('POST', path, body);
-        expect([JSON.stringify(site_id), path, res.status, res.body.code]).toEqual([JSON.stringify(site_id), path, 403, 'site_mismatch']);
+        expect([JSON.stringify(site_id), path, res.status, res.body.code]).toEqual([
+          JSON.stringify(site_id),
+          path,
+          403,
+          'site_mismatch',
+        ]);
       }
     }
     expect((await t.call('GET', '/articles?slug=claimed')).status).toBe(404);
@@ -137,7 +173,20 @@ describe('POST /articles', () => {
   });
 
   it('enforces the slug rule: one lowercase segment of up to 512 characters', async () => {
-    const refused = ['Best-Shoes', 'Über-uns', 'two words', 'tab\there', 'a/b', 'a?b', 'a#b', '.', '..', 'zero\u200bwidth', '', 'x'.repeat(513)];
+    const refused = [
+      'Best-Shoes',
+      'Über-uns',
+      'two words',
+      'tab\there',
+      'a/b',
+      'a?b',
+      'a#b',
+      '.',
+      '..',
+      'zero\u200bwidth',
+      '',
+      'x'.repeat(513),
+    ];
     for (const slug of refused) {
       const res = await t.call('POST', '/articles', article(slug));
       expect([slug, res.status, res.body.error]).toEqual([slug, 400, 'validation_failed']);
@@ -152,8 +201,27 @@ describe('POST /articles', () => {
   it('takes an optional field sent as null as left out: its default applies', async () => {
     const nulls = Object.fromEntries(
       [
-        ...['meta_title', 'meta_description', 'keywords', 'audience', 'goal', 'category', 'cover_image', 'canonical_url', 'copy'],
-        ...['noindex', 'schema_type', 'related_article_ids', 'related_question_ids', 'status', 'ai_generated', 'ai_model', 'updated_at'],
+        ...[
+          'meta_title',
+          'meta_description',
+          'keywords',
+          'audience',
+          'goal',
+          'category',
+          'cover_image',
+          'canonical_url',
+          'copy',
+        ],
+        ...[
+          'noindex',
+          'schema_type',
+          'related_article_ids',
+          'related_question_ids',
+          'status',
+          'ai_generated',
+          'ai_model',
+          'updated_at',
+        ],
       ].map((field) => [field, null]),
     );
     const res = await t.call('POST', '/articles', article('all-null', { excerpt: 'Card text', ...nulls }));
@@ -180,9 +248,15 @@ describe('POST /articles', () => {
     });
     expect(Date.parse(page.updated_at)).toBeGreaterThan(Date.now() - 60_000);
     const visitorPath = new URL(res.body.url).pathname;
-    expect((await t.call('GET', visitorPath, undefined, { key: null })).text).toContain('<meta name="description" content="Card text">');
+    expect((await t.call('GET', visitorPath, undefined, { key: null })).text).toContain(
+      '<meta name="description" content="Card text">',
+    );
 
-    const q = await t.call('POST', '/questions', question('all-null', { sources: null, topics: null, status: null, meta_title: null, updated_at: null }));
+    const q = await t.call(
+      'POST',
+      '/questions',
+      question('all-null', { sources: null, topics: null, status: null, meta_title: null, updated_at: null }),
+    );
     expect(q.status).toBe(201);
     expect((await t.call('GET', `/questions/${q.body.id}`)).body).toMatchObject({
       sources: [],
@@ -241,8 +315,12 @@ describe('slugs in URLs', () => {
     // The same slug with its é decomposed is the same page, however it arrives.
     const again = await t.call('POST', '/articles', article('cafe\u0301-au-lait', { title: 'Again' }));
     expect([again.status, again.body.id, again.body.slug]).toEqual([200, res.body.id, 'café-au-lait']);
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/cafe%CC%81-au-lait`, undefined, { key: null })).text).toContain('<title>Again</title>');
-    expect((await t.call('GET', `/articles?slug=${encodeURIComponent('cafe\u0301-au-lait')}`)).body.id).toBe(res.body.id);
+    expect(
+      (await t.call('GET', `/sites/${t.siteId}/articles/cafe%CC%81-au-lait`, undefined, { key: null })).text,
+    ).toContain('<title>Again</title>');
+    expect((await t.call('GET', `/articles?slug=${encodeURIComponent('cafe\u0301-au-lait')}`)).body.id).toBe(
+      res.body.id,
+    );
 
     // Characters a URL path reserves round-trip too.
     const slug = "über_100%-a&b=c+d;e,f'g(h)!*~";
@@ -287,7 +365,11 @@ describe('dates', () => {
     const res = await t.call('POST', '/questions', question('sourced-dates', { sources }));
     expect(res.status).toBe(201);
     const read = (await t.call('GET', `/questions/${res.body.id}`)).body;
-    expect(read.sources.map((s: { accessed_at: string }) => s.accessed_at)).toEqual(['2025-01-02', '2025-01-02', '2025-01-02T01:04:05.000Z']);
+    expect(read.sources.map((s: { accessed_at: string }) => s.accessed_at)).toEqual([
+      '2025-01-02',
+      '2025-01-02',
+      '2025-01-02T01:04:05.000Z',
+    ]);
   });
 
   it('stores a source missing title, url or accessed_at (or with nulls) as sent, renders what is there, and warns (audit)', async () => {
@@ -324,7 +406,9 @@ describe('dates', () => {
     // Read back as sent, unknown fields included.
     expect((await t.call('GET', `/questions/${res.body.id}`)).body.sources).toEqual(sources);
     const html = (await t.call('GET', `/sites/${t.siteId}/questions/partial-sources`, undefined, { key: null })).text;
-    expect(html).toContain('<p>A<sup class="citation"><a href="#source-1">[1]</a></sup> B<sup class="citation"><a href="#source-2">[2]</a></sup></p>');
+    expect(html).toContain(
+      '<p>A<sup class="citation"><a href="#source-1">[1]</a></sup> B<sup class="citation"><a href="#source-2">[2]</a></sup></p>',
+    );
     expect(html).toContain(
       '<ol><li id="source-1"><a href="https://a.example/one" rel="nofollow noopener">https://a.example/one</a> <span class="accessed">accessed 2026-11-01</span></li><li id="source-2">No link</li><li id="source-3">javascript:alert(1)</li><li id="source-4">No id</li></ol>',
     );
@@ -345,7 +429,11 @@ describe('dates', () => {
   it('answers 400 on the field for a string that is not a date, or a date that does not exist', async () => {
     for (const updated_at of ['yesterday', '2025-02-30', '2025-13-01', '2025-01-02T25:00:00Z', '02/01/2025']) {
       const res = await t.call('POST', '/articles', article('misdated', { updated_at }));
-      expect([updated_at, res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([updated_at, 400, ['updated_at']]);
+      expect([updated_at, res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([
+        updated_at,
+        400,
+        ['updated_at'],
+      ]);
     }
     const source = { id: 'src-1', title: 't', url: 'https://s.example', accessed_at: '2025-02-30' };
     const res = await t.call('POST', '/questions', question('misdated', { sources: [source] }));
@@ -357,10 +445,20 @@ describe('dates', () => {
     const { id } = (await t.call('POST', '/articles', article('notified-dates'))).body;
     // A minute ahead, in the basic format: newer than the publish, so the notify applies.
     const basic = new Date(Date.now() + 60_000).toISOString().replace(/[-:]|\.\d+/g, '');
-    const res = await t.call('POST', '/api/content/notify', { id, type: 'article', status: 'draft', updated_at: basic });
+    const res = await t.call('POST', '/api/content/notify', {
+      id,
+      type: 'article',
+      status: 'draft',
+      updated_at: basic,
+    });
     expect(res.status).toBe(200);
     expect((await t.call('GET', `/articles/${id}`)).body.status).toBe('draft');
-    const bad = await t.call('POST', '/api/content/notify', { id, type: 'article', status: 'published', updated_at: '2025-02-30T00:00:00Z' });
+    const bad = await t.call('POST', '/api/content/notify', {
+      id,
+      type: 'article',
+      status: 'published',
+      updated_at: '2025-02-30T00:00:00Z',
+    });
     expect([bad.status, bad.body.issues.map((i: { path: string }) => i.path)]).toEqual([400, ['updated_at']]);
   });
 });
@@ -437,7 +535,10 @@ describe('questions', () => {
     const summary = await t.call('PUT', `/questions/${id}/summary`, { summary: 'Written by the site' });
     expect(summary.status).toBe(200);
     expect(summary.body.summary).toBe('Written by the site');
-    const answer = await t.call('POST', `/questions/${id}/answers`, { author: 'reader', blocks: [{ _type: 'paragraph', text: 'Me too' }] });
+    const answer = await t.call('POST', `/questions/${id}/answers`, {
+      author: 'reader',
+      blocks: [{ _type: 'paragraph', text: 'Me too' }],
+    });
     expect(answer.status).toBe(201);
     expect(typeof answer.body.answer_id).toBe('string');
 
@@ -456,7 +557,12 @@ describe('questions', () => {
     expect(q.sources.map((s: { id: string }) => s.id)).toEqual(['src-3']);
     expect(q.summary).toBe('Written by the site');
     expect(q.community_answers).toEqual([
-      { answer_id: answer.body.answer_id, author: 'reader', blocks: [{ _type: 'paragraph', text: 'Me too' }], created_at: expect.any(String) },
+      {
+        answer_id: answer.body.answer_id,
+        author: 'reader',
+        blocks: [{ _type: 'paragraph', text: 'Me too' }],
+        created_at: expect.any(String),
+      },
     ]);
 
     const cleared = await t.call('PUT', `/questions/${id}/summary`, { summary: null });
@@ -465,7 +571,9 @@ describe('questions', () => {
 
   it('answers 404 for site-owned parts of a question that does not exist, and 400 for bad bodies', async () => {
     expect((await t.call('PUT', '/questions/qst_aaaaaaaaaaaaaaaa/summary', { summary: 'x' })).status).toBe(404);
-    expect((await t.call('POST', '/questions/qst_aaaaaaaaaaaaaaaa/answers', { author: 'a', blocks: [] })).status).toBe(404);
+    expect((await t.call('POST', '/questions/qst_aaaaaaaaaaaaaaaa/answers', { author: 'a', blocks: [] })).status).toBe(
+      404,
+    );
     const q = await t.call('POST', '/questions', question('parts-400'));
     const bad = await t.call('PUT', `/questions/${q.body.id}/summary`, { summary: 5 });
     expect(bad.status).toBe(400);
@@ -489,8 +597,12 @@ describe('listing', () => {
     let cursor: string | null = null;
     do {
       const path: string = `/articles?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page: { body: { items: { slug: string; title: string; status: string; live: boolean; updated_at: string }[]; next_cursor: string | null } } =
-        await t.call('GET', path, undefined, { key: site.key });
+      const page: {
+        body: {
+          items: { slug: string; title: string; status: string; live: boolean; updated_at: string }[];
+          next_cursor: string | null;
+        };
+      } = await t.call('GET', path, undefined, { key: site.key });
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((i) => i.slug));
       cursor = page.body.next_cursor;
@@ -530,7 +642,10 @@ describe('listing', () => {
 
     const bySlug = await t.call('GET', '/articles?slug=l-three', undefined, { key: site.key });
     expect(bySlug.body).toMatchObject({ slug: 'l-three', title: 'Title of l-three', type: 'article' });
-    expect((await t.call('GET', '/questions', undefined, { key: site.key })).body).toEqual({ items: [], next_cursor: null });
+    expect((await t.call('GET', '/questions', undefined, { key: site.key })).body).toEqual({
+      items: [],
+      next_cursor: null,
+    });
   });
 
   it('rejects a bad limit, status or cursor with 400', async () => {
@@ -545,7 +660,11 @@ describe('listing', () => {
 describe('DynamoDB round trips', () => {
   it('a publish whose links did not change makes one request; a read by id makes one', async () => {
     // Links to live pages: a link to a page readers cannot reach costs a write more (it is listed as suppressed).
-    const [b, c] = await Promise.all(['counted-b', 'counted-c'].map(async (slug) => (await t.call('POST', '/articles', article(slug))).body.id as string));
+    const [b, c] = await Promise.all(
+      ['counted-b', 'counted-c'].map(
+        async (slug) => (await t.call('POST', '/articles', article(slug))).body.id as string,
+      ),
+    );
     const body = article('counted', { copy: `See [t](page:${b})`, related_article_ids: [c] });
     const first = await t.call('POST', '/articles', body);
     const requests = () => t.stack.dynamo.requests();
@@ -570,8 +689,12 @@ describe('discovery', () => {
     expect((await t.call('GET', '/health', undefined, { key: null })).body).toEqual({ ok: true });
     const doc = (await t.call('GET', '/openapi.json', undefined, { key: null })).body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/articles', '/questions/{id}', '/sites/{site_id}/articles/{slug}']));
-    expect(doc.paths['/articles'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ArticleInput');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/articles', '/questions/{id}', '/sites/{site_id}/articles/{slug}']),
+    );
+    expect(doc.paths['/articles'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ArticleInput',
+    );
     expect(doc.components.schemas.ArticleInput.required).toEqual(expect.arrayContaining(['slug', 'title', 'body']));
     const missing = await t.call('GET', '/nowhere', undefined, { key: null });
     expect(missing.status).toBe(404);

@@ -32,9 +32,19 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
     const reply = await tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
     expect(reply.status).toBe(200);
     // 1 Tavily credit at $0.008; Claude 3 Haiku: 1873 input and 412 output tokens at $0.25 and $1.25 per million.
-    expect(reply.body).toMatchObject({ status: 'succeeded', data_source: 'tavily+bedrock', cost_usd: 0.008983, cached: false });
-    expect(reply.body.sources.map((s: { url: string }) => s.url)).toEqual(webFixture('tavily.search.ok').results.map((r: { url: string }) => r.url));
-    expect(reply.body.facts[0]).toEqual({ text: 'Most running shoes should be replaced every 300 to 500 miles.', source_ids: ['src-1', 'src-2'] });
+    expect(reply.body).toMatchObject({
+      status: 'succeeded',
+      data_source: 'tavily+bedrock',
+      cost_usd: 0.008983,
+      cached: false,
+    });
+    expect(reply.body.sources.map((s: { url: string }) => s.url)).toEqual(
+      webFixture('tavily.search.ok').results.map((r: { url: string }) => r.url),
+    );
+    expect(reply.body.facts[0]).toEqual({
+      text: 'Most running shoes should be replaced every 300 to 500 miles.',
+      source_ids: ['src-1', 'src-2'],
+    });
 
     const usage = await t.call('GET', '/v1/usage');
     expect(usage.body.by_tool).toEqual(
@@ -49,7 +59,10 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
     replay.answer('/search', { fixture: 'tavily.401', status: 401 });
     const reply = await tool('research', { mode: 'reddit', seed: 'budget trail shoes' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'failed', error: { code: 'provider_error', message: expect.stringContaining('HTTP 401') } });
+    expect(reply.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider_error', message: expect.stringContaining('HTTP 401') },
+    });
     await t.stack.drain();
     expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
   });
@@ -59,12 +72,19 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.max-tokens' });
     const before = await t.call('GET', '/v1/usage');
     const bedrockSpent = (usage: typeof before) =>
-      usage.body.by_tool.find((row: { tool: string; provider: string }) => row.tool === 'research' && row.provider === 'bedrock') ?? { calls: 0, cost_usd: 0 };
+      usage.body.by_tool.find(
+        (row: { tool: string; provider: string }) => row.tool === 'research' && row.provider === 'bedrock',
+      ) ?? { calls: 0, cost_usd: 0 };
     const reply = await tool('research', { mode: 'web', seed: 'when to replace trail shoes' });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       status: 'failed',
-      error: { code: 'provider_error', message: expect.stringContaining('cut at the output token limit (stop reason max_tokens), also when asked for half') },
+      error: {
+        code: 'provider_error',
+        message: expect.stringContaining(
+          'cut at the output token limit (stop reason max_tokens), also when asked for half',
+        ),
+      },
     });
     const after = await t.call('GET', '/v1/usage');
     // Claude 3 Haiku: 1873 input and 4096 output tokens at $0.25 and $1.25 per million, twice.

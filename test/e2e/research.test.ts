@@ -52,23 +52,40 @@ describe('research, keywords mode', () => {
     const s = await site();
     const reply = await s.tool('research', { mode: 'keywords', seed });
     expect(reply.status).toBe(400);
-    expect(reply.body.issues).toEqual([{ path: 'seed', message: 'keywords mode takes 3 to 5 distinct comma-separated seeds of 1 to 3 words each' }]);
+    expect(reply.body.issues).toEqual([
+      { path: 'seed', message: 'keywords mode takes 3 to 5 distinct comma-separated seeds of 1 to 3 words each' },
+    ]);
   });
 
   it('counts seeds distinct: five seeds of which three are different pass, and each is looked up once', async () => {
     const s = await site();
-    const reply = await s.tool('research', { mode: 'keywords', seed: 'running shoes, Running Shoes, trail shoes, trail  shoes, boots' });
+    const reply = await s.tool('research', {
+      mode: 'keywords',
+      seed: 'running shoes, Running Shoes, trail shoes, trail  shoes, boots',
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body.keywords.map((k: { keyword: string }) => k.keyword)).toEqual(['running shoes', 'trail shoes', 'boots']);
+    expect(reply.body.keywords.map((k: { keyword: string }) => k.keyword)).toEqual([
+      'running shoes',
+      'trail shoes',
+      'boots',
+    ]);
   });
 
   it('answers inline with volume, cpc_usd and intent, and stores the seeds as ideas linked to the page', async () => {
     const s = await site();
     const page = (await s.tool('db_insert', { table: 'cm_pages', row: { title: 'Guide' } })).body.row;
-    const reply = await s.tool('research', { mode: 'keywords', seed: 'Running Shoes, trail shoes, marathon training plan', page_id: page.id });
+    const reply = await s.tool('research', {
+      mode: 'keywords',
+      seed: 'Running Shoes, trail shoes, marathon training plan',
+      page_id: page.id,
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ data_source: 'sandbox', mode: 'keywords' });
-    expect(reply.body.keywords.map((k: { keyword: string }) => k.keyword)).toEqual(['running shoes', 'trail shoes', 'marathon training plan']);
+    expect(reply.body.keywords.map((k: { keyword: string }) => k.keyword)).toEqual([
+      'running shoes',
+      'trail shoes',
+      'marathon training plan',
+    ]);
     for (const k of reply.body.keywords) {
       expect(k.volume).toBeGreaterThan(0);
       expect(typeof k.cpc_usd).toBe('number');
@@ -85,7 +102,12 @@ describe('research jobs', () => {
     const s = await site();
     const reply = await s.tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'succeeded', data_source: 'sandbox', job_id: expect.stringMatching(/^job_/), cached: false });
+    expect(reply.body).toMatchObject({
+      status: 'succeeded',
+      data_source: 'sandbox',
+      job_id: expect.stringMatching(/^job_/),
+      cached: false,
+    });
     const ids = reply.body.sources.map((source: { id: string }) => source.id);
     expect(ids[0]).toBe('src-1');
     for (const source of reply.body.sources)
@@ -102,21 +124,37 @@ describe('research jobs', () => {
 
     const recalled = await s.tool('recall', { query: 'running shoes last' });
     expect(recalled.body.empty).toBe(false);
-    expect(recalled.body.results[0]).toMatchObject({ research_id: reply.body.research_id, mode: 'web', query: 'How long do running shoes last?' });
+    expect(recalled.body.results[0]).toMatchObject({
+      research_id: reply.body.research_id,
+      mode: 'web',
+      query: 'How long do running shoes last?',
+    });
     expect((await s.tool('recall', { query: 'sourdough starter' })).body).toMatchObject({ results: [], empty: true });
     expect((await s.tool('recall', { query: 'running shoes', mode: 'reddit' })).body.empty).toBe(true);
     const other = await site();
-    expect((await other.tool('recall', { query: 'running shoes last' })).body).toMatchObject({ results: [], empty: true });
+    expect((await other.tool('recall', { query: 'running shoes last' })).body).toMatchObject({
+      results: [],
+      empty: true,
+    });
   });
 
   it('answers running with wait_ms 0, and GET /v1/jobs collects the result; another site gets 404', async () => {
     const s = await site();
     const started = await s.tool('research', { mode: 'reddit', seed: 'best budget running shoes', wait_ms: 0 });
-    expect(started.body).toMatchObject({ job_id: expect.stringMatching(/^job_/), status: expect.stringMatching(/^(queued|running)$/), cached: false });
+    expect(started.body).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      status: expect.stringMatching(/^(queued|running)$/),
+      cached: false,
+    });
     expect(started.body.facts).toBeUndefined();
     const done = await s.get(`/v1/jobs/${started.body.job_id}?wait_ms=10000`);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ job_id: started.body.job_id, tool: 'research', status: 'succeeded', result: { research_id: expect.any(String) } });
+    expect(done.body).toMatchObject({
+      job_id: started.body.job_id,
+      tool: 'research',
+      status: 'succeeded',
+      result: { research_id: expect.any(String) },
+    });
     expect(done.body.result.sources[0].url).toMatch(/^https:\/\/www\.reddit\.com\/r\//);
     const other = await site();
     expect((await other.get(`/v1/jobs/${started.body.job_id}`)).status).toBe(404);
@@ -128,7 +166,13 @@ describe('research jobs', () => {
     const first = await s.tool('research', { mode: 'web', seed: 'Carbon plate running shoes' });
     const calls = (await s.get('/v1/usage')).body.calls;
     const again = await s.tool('research', { mode: 'web', seed: '  carbon plate   RUNNING shoes ' });
-    expect(again.body).toMatchObject({ status: 'succeeded', job_id: null, cached: true, cost_usd: 0, research_id: first.body.research_id });
+    expect(again.body).toMatchObject({
+      status: 'succeeded',
+      job_id: null,
+      cached: true,
+      cost_usd: 0,
+      research_id: first.body.research_id,
+    });
     expect((await s.get('/v1/usage')).body.calls).toBe(calls);
   });
 
@@ -139,14 +183,20 @@ describe('research jobs', () => {
     t.stack.queues.research.pause();
     try {
       const replies = await Promise.all(
-        Array.from({ length: 100 }, (_v, i) => s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 })),
+        Array.from({ length: 100 }, (_v, i) =>
+          s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
+        ),
       );
       accepted = replies.filter((r) => r.status === 200);
       const refused = replies.filter((r) => r.status === 429);
       expect(accepted).toHaveLength(10);
       expect(refused).toHaveLength(90);
       for (const r of refused) {
-        expect(r.body).toMatchObject({ error: 'concurrency_limit_exceeded', max_concurrent: 10, retry_after_ms: 30000 });
+        expect(r.body).toMatchObject({
+          error: 'concurrency_limit_exceeded',
+          max_concurrent: 10,
+          retry_after_ms: 30000,
+        });
         expect(r.headers.get('retry-after')).toBe('30');
       }
       expect((await slotsConsistent()).inflight).toBe(10);
@@ -162,7 +212,9 @@ describe('research jobs', () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     await withTimings({ SANDBOX_RESEARCH_MS: '4000', RESEARCH_LEASE_MS: '1500' }, async () => {
-      const hung = await Promise.all(Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })));
+      const hung = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })),
+      );
       expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
@@ -172,7 +224,11 @@ describe('research jobs', () => {
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
 
       // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
-      for (const r of hung) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({ status: 'failed', error: { code: 'lease_expired' } });
+      for (const r of hung)
+        expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
+          status: 'failed',
+          error: { code: 'lease_expired' },
+        });
       expect((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status).toBe('running');
       // The hung workers end now: their late ends and releases take nothing from the new owner.
       await pause(2_500);
@@ -186,7 +242,9 @@ describe('research jobs', () => {
     const http = await s.tool('research', { mode: 'url', seed: 'http://example.com/page' });
     expect(http.status).toBe(400);
     expect(http.body.issues).toEqual([{ path: 'seed', message: 'url mode takes an https URL' }]);
-    expect((await s.tool('research', { mode: 'web', seed: 'shoes', question: 'why?' })).body.issues[0].path).toBe('question');
+    expect((await s.tool('research', { mode: 'web', seed: 'shoes', question: 'why?' })).body.issues[0].path).toBe(
+      'question',
+    );
     for (const url of [
       'https://127.0.0.1/',
       'https://169.254.169.254/latest/meta-data/',
@@ -197,7 +255,10 @@ describe('research jobs', () => {
     ]) {
       const refused = await s.tool('research', { mode: 'url', seed: url });
       expect([url, refused.status]).toEqual([url, 400]);
-      expect(refused.body.issues[0]).toMatchObject({ path: 'seed', message: expect.stringContaining('public addresses only') });
+      expect(refused.body.issues[0]).toMatchObject({
+        path: 'seed',
+        message: expect.stringContaining('public addresses only'),
+      });
     }
     expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 }); // refused before taking a place
   });
@@ -232,7 +293,10 @@ describe('research jobs', () => {
         const seed = `https://${host}/page`;
         const refused = await s.tool('research', { mode: 'url', seed, question: 'What is on it?' });
         expect([host, refused.status]).toEqual([host, 400]);
-        expect(refused.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'seed', message: expect.stringContaining(`${host} resolves to`) }] });
+        expect(refused.body).toMatchObject({
+          error: 'validation_failed',
+          issues: [{ path: 'seed', message: expect.stringContaining(`${host} resolves to`) }],
+        });
         expect(refused.body.issues[0].message).toContain('url mode fetches public addresses only');
       }
       expect(lookups).toEqual(['intranet.test', 'printer.test', 'metadata.test', 'split.test', 'v6.test']);
@@ -244,7 +308,9 @@ describe('research jobs', () => {
       const s = await site();
       const refused = await s.tool('research', { mode: 'url', seed: 'https://user:secret@public.test/page' });
       expect(refused.status).toBe(400);
-      expect(refused.body.issues).toEqual([{ path: 'seed', message: 'url mode takes a URL without credentials (user:password@)' }]);
+      expect(refused.body.issues).toEqual([
+        { path: 'seed', message: 'url mode takes a URL without credentials (user:password@)' },
+      ]);
     });
 
     it('lets a name that resolves to public addresses through to the job, and leaves literals and private names to the checks before any lookup', async () => {
@@ -302,7 +368,8 @@ describe('serp_landscape analyze', () => {
       expect(research.facts.length).toBeGreaterThan(0);
       expect(research.sources[0].title).toContain(keyword);
       const ids = research.sources.map((src: { id: string }) => src.id);
-      for (const finding of [...research.facts, ...research.opinions]) for (const id of finding.source_ids) expect(ids).toContain(id);
+      for (const finding of [...research.facts, ...research.opinions])
+        for (const id of finding.source_ids) expect(ids).toContain(id);
     }
     expect(second.body.list).toMatchObject({ fetched: [], skipped: expect.arrayContaining(top5) });
 
@@ -329,7 +396,10 @@ describe('serp_landscape analyze', () => {
     expect([...researched].sort()).toEqual([...top5].sort());
 
     // keyword_ids: the first 5 given, in the order given.
-    const rows = (await s.tool('db_select', { table: 'cm_keywords', limit: 100 })).body.rows as { id: number; keyword: string }[];
+    const rows = (await s.tool('db_select', { table: 'cm_keywords', limit: 100 })).body.rows as {
+      id: number;
+      keyword: string;
+    }[];
     const ids = SEEDS.map((seed) => rows.find((row) => row.keyword === seed)!.id).reverse();
     const byIds = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', keyword_ids: ids, wait_ms: 0 });
     expect(byIds.status).toBe(200);
@@ -342,8 +412,12 @@ describe('serp_landscape analyze', () => {
     const s = await site();
     await topic(s);
     const [primary, ...secondary] = SEEDS;
-    const page = (await s.tool('db_insert', { table: 'cm_pages', row: { title: 'All shoes', primary_keyword: primary, secondary_keywords: secondary } })).body
-      .row;
+    const page = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'All shoes', primary_keyword: primary, secondary_keywords: secondary },
+      })
+    ).body.row;
     const reply = await s.tool('serp_landscape', { page_id: page.id, depth: 'analyze', wait_ms: 0 });
     expect(reply.status).toBe(200);
     expect([...reply.body.list.fetched, ...reply.body.list.skipped].sort()).toEqual([...SEEDS].sort());
@@ -356,12 +430,18 @@ describe('serp_landscape analyze', () => {
     const s = await site();
     const queued = t.stack.queues.research.sent;
     const replies = await Promise.all(
-      Array.from({ length: 4 }, () => s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 })),
+      Array.from({ length: 4 }, () =>
+        s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 }),
+      ),
     );
     expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
     expect(t.stack.queues.research.sent).toBe(queued + 1);
     // Waiting long enough collects it in the same call.
-    const waited = await s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 10_000 });
+    const waited = await s.tool('serp_landscape', {
+      keyword: 'carbon running shoes',
+      depth: 'analyze',
+      wait_ms: 10_000,
+    });
     expect(waited.body.research).toMatchObject({ status: 'complete', in_process: [] });
     expect(Object.keys(waited.body.research.facts_by_keyword)).toEqual(['carbon running shoes']);
   });
@@ -369,7 +449,9 @@ describe('serp_landscape analyze', () => {
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
     const s = await site();
     await withTimings({ SANDBOX_RESEARCH_MS: '1500' }, async () => {
-      const busy = await Promise.all(Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })));
+      const busy = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })),
+      );
       expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
       const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
       expect(reply.status).toBe(200);

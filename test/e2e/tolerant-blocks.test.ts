@@ -16,12 +16,17 @@ afterAll(async () => {
 
 type Warning = { path: string; message: string };
 const paths = (warnings: Warning[]): string[] => warnings.map((w) => w.path);
-const visit = (type: 'articles' | 'questions', slug: string) => t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null });
+const visit = (type: 'articles' | 'questions', slug: string) =>
+  t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null });
 const mainOf = (html: string): string => /<main>([\s\S]*)<\/main>/.exec(html)![1]!;
 
 /** Every shape the issue lists, with the path its warning names. */
 const OFF_SHAPES: [string, Record<string, unknown>, string][] = [
-  ['paragraph children that is not an array', { _type: 'paragraph', text: 'Lead text', children: 'not a list' }, 'body[0].children'],
+  [
+    'paragraph children that is not an array',
+    { _type: 'paragraph', text: 'Lead text', children: 'not a list' },
+    'body[0].children',
+  ],
   [
     'paragraph children without _type',
     { _type: 'paragraph', children: [{ text: 'no type' }, { _type: 'span', text: 'Span text' }] },
@@ -34,7 +39,11 @@ const OFF_SHAPES: [string, Record<string, unknown>, string][] = [
   ['callout without tone', { _type: 'callout', text: 'Careful' }, 'body[0].tone'],
   ['quote with an object cite', { _type: 'quote', text: 'Run far', cite: { name: 'A coach' } }, 'body[0].cite'],
   ['table without header', { _type: 'table', rows: [['Cell']] }, 'body[0].header'],
-  ['sourceCitation without id', { _type: 'paragraph', children: [{ _type: 'span', text: 'Claim' }, { _type: 'sourceCitation' }] }, 'body[0].children[1].id'],
+  [
+    'sourceCitation without id',
+    { _type: 'paragraph', children: [{ _type: 'span', text: 'Claim' }, { _type: 'sourceCitation' }] },
+    'body[0].children[1].id',
+  ],
   [
     'sourceCitation with a numeric id',
     {
@@ -93,10 +102,17 @@ describe('a known block in another shape', () => {
 
   it('is tolerated in a question answer and in a community answer too', async () => {
     const block = { _type: 'heading', level: 9, text: 'Deep' };
-    const res = await t.call('POST', '/questions', question('off-question', { answer: [{ _type: 'paragraph', text: 'ok' }, block] }));
+    const res = await t.call(
+      'POST',
+      '/questions',
+      question('off-question', { answer: [{ _type: 'paragraph', text: 'ok' }, block] }),
+    );
     expect(res.status).toBe(201);
     expect(paths(res.body.warnings)).toEqual(['answer[1].level']);
-    const community = await t.call('POST', `/questions/${res.body.id}/answers`, { author: 'Ann', blocks: [block, { _type: 'list', items: [{ x: 1 }] }] });
+    const community = await t.call('POST', `/questions/${res.body.id}/answers`, {
+      author: 'Ann',
+      blocks: [block, { _type: 'list', items: [{ x: 1 }] }],
+    });
     expect(community.status).toBe(201);
     const html = (await visit('questions', 'off-question')).text;
     expect(html.match(/<h6>Deep<\/h6>/g)).toHaveLength(2);
@@ -109,11 +125,17 @@ describe('block types named like Object.prototype members', () => {
   it('stores them as unknown types, in blocks and in inline nodes', async () => {
     const body = [
       ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' })),
-      { _type: 'paragraph', children: [{ _type: 'span', text: 'Visible' }, ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' }))] },
+      {
+        _type: 'paragraph',
+        children: [{ _type: 'span', text: 'Visible' }, ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' }))],
+      },
     ];
     const res = await t.call('POST', '/articles', article('proto-names', { body }));
     expect(res.status).toBe(201);
-    expect(paths(res.body.warnings)).toEqual([...NAMES.map((_n, i) => `body[${i}]`), ...NAMES.map((_n, i) => `body[5].children[${i + 1}]`)]);
+    expect(paths(res.body.warnings)).toEqual([
+      ...NAMES.map((_n, i) => `body[${i}]`),
+      ...NAMES.map((_n, i) => `body[5].children[${i + 1}]`),
+    ]);
     for (const w of res.body.warnings as Warning[]) expect(w.message).toMatch(/unknown/);
     expect((await t.call('GET', `/articles/${res.body.id}`)).body.body).toEqual(body);
 
@@ -149,7 +171,13 @@ describe('Portable Text, as editors that write it send it (audit)', () => {
   it('renders standard blocks, lists, marks, links and citations of a question, with no warning', async () => {
     const target = (await t.call('POST', '/articles', article('pt-target'))).body.id as string;
     const answer = [
-      { _type: 'block', _key: 'a', style: 'h2', markDefs: [], children: [{ _type: 'span', _key: 'a1', text: 'Why it matters', marks: [] }] },
+      {
+        _type: 'block',
+        _key: 'a',
+        style: 'h2',
+        markDefs: [],
+        children: [{ _type: 'span', _key: 'a1', text: 'Why it matters', marks: [] }],
+      },
       {
         _type: 'block',
         _key: 'b',
@@ -186,7 +214,13 @@ describe('Portable Text, as editors that write it send it (audit)', () => {
         markDefs: [],
         children: [{ _type: 'span', _key: 'd1', text: 'Second [src-2]', marks: ['em'] }],
       },
-      { _type: 'block', _key: 'e', style: 'blockquote', markDefs: [], children: [{ _type: 'span', _key: 'e1', text: 'Quoted', marks: ['code'] }] },
+      {
+        _type: 'block',
+        _key: 'e',
+        style: 'blockquote',
+        markDefs: [],
+        children: [{ _type: 'span', _key: 'e1', text: 'Quoted', marks: ['code'] }],
+      },
     ];
     const sources = [{ id: 'src-1', title: 'Study', url: 'https://example.org/study', accessed_at: '2026-11-01' }];
     const published = await t.call('POST', '/questions', question('pt-question', { answer, sources }));
@@ -199,7 +233,9 @@ describe('Portable Text, as editors that write it send it (audit)', () => {
     expect(html).toContain(
       `<p>A <a href="https://example.org/study"><strong>study</strong></a> and <a href="${t.url}/sites/${t.siteId}/articles/pt-target">our guide</a> agree<sup class="citation"><a href="#source-1">[1]</a></sup>.</p>`,
     );
-    expect(html).toContain('<ol><li>First <sup class="citation"><a href="#source-1">[1]</a></sup></li><li><em>Second</em></li></ol>');
+    expect(html).toContain(
+      '<ol><li>First <sup class="citation"><a href="#source-1">[1]</a></sup></li><li><em>Second</em></li></ol>',
+    );
     expect(html).toContain('<blockquote><code>Quoted</code></blockquote>');
 
     // The page link is indexed: when its target goes down, readers lose the link and the read says so.

@@ -9,7 +9,9 @@ let replay: Replay;
 
 beforeAll(async () => {
   replay = await startReplay();
-  t = await startTestStack({ env: { DATAFORSEO_LOGIN: 'api-login', DATAFORSEO_PASSWORD: 's3cret', DATAFORSEO_BASE_URL: replay.url } });
+  t = await startTestStack({
+    env: { DATAFORSEO_LOGIN: 'api-login', DATAFORSEO_PASSWORD: 's3cret', DATAFORSEO_BASE_URL: replay.url },
+  });
 }, 60_000);
 afterAll(async () => {
   await t.stop();
@@ -23,18 +25,41 @@ describe('tools on DataForSEO (recorded responses)', () => {
     replay.answer(ENDPOINTS.searchVolume, { fixture: 'search_volume.ok' });
     replay.answer(ENDPOINTS.searchIntent, { fixture: 'search_intent.ok' });
     const topic = await tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } });
-    const reply = await tool('get_keywords', { topic_id: topic.body.row.id, seeds: ['running shoes', 'trail running shoes', 'zzqx running'] });
+    const reply = await tool('get_keywords', {
+      topic_id: topic.body.row.id,
+      seeds: ['running shoes', 'trail running shoes', 'zzqx running'],
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ data_source: 'dataforseo', cost_usd: 0.0762, cached: false, no_data: ['zzqx running'] });
+    expect(reply.body).toMatchObject({
+      data_source: 'dataforseo',
+      cost_usd: 0.0762,
+      cached: false,
+      no_data: ['zzqx running'],
+    });
     const byKeyword = Object.fromEntries(reply.body.keywords.map((row: { keyword: string }) => [row.keyword, row]));
-    expect(byKeyword['running shoes']).toMatchObject({ volume: 201000, cpc_usd: 1.87, competition: 1, intent: 'commercial', data_source: 'dataforseo' });
+    expect(byKeyword['running shoes']).toMatchObject({
+      volume: 201000,
+      cpc_usd: 1.87,
+      competition: 1,
+      intent: 'commercial',
+      data_source: 'dataforseo',
+    });
     expect(byKeyword['zzqx running']).toMatchObject({ volume: 0, cpc_usd: null });
 
     const usage = await t.call('GET', '/v1/usage');
-    expect(usage.body.by_tool).toContainEqual({ tool: 'get_keywords', provider: 'dataforseo', calls: 2, cost_usd: 0.0762 });
+    expect(usage.body.by_tool).toContainEqual({
+      tool: 'get_keywords',
+      provider: 'dataforseo',
+      calls: 2,
+      cost_usd: 0.0762,
+    });
     // Both calls reserved their list price first and settled to the billed cost: nothing stays reserved.
     expect(reply.body.budget).toEqual({ remaining_usd: null, window: null });
-    expect((await t.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: 0.0762, reserved_usd: 0, simulated_usd: 0 });
+    expect((await t.call('GET', '/v1/budget')).body.daily).toMatchObject({
+      spent_usd: 0.0762,
+      reserved_usd: 0,
+      simulated_usd: 0,
+    });
   });
 
   it('refreshes a SERP: organic results only, the site and tracked competitors left out of untracked_competitors', async () => {
@@ -46,7 +71,9 @@ describe('tools on DataForSEO (recorded responses)', () => {
     expect(reply.body.row.items).toHaveLength(6);
     expect(reply.body.untracked_competitors).toEqual(['runnersworld.com', 'rei.com', 'en.wikipedia.org', 'nike.com']);
     const sent = replay.requests.filter((r) => r.endpoint === ENDPOINTS.serpOrganic).at(-1)!;
-    expect(sent.body).toEqual([{ keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' }]);
+    expect(sent.body).toEqual([
+      { keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' },
+    ]);
   });
 
   it('gives the refresh unit back when the provider call fails, billed or not, and answers 502 provider_error', async () => {
@@ -66,7 +93,12 @@ describe('tools on DataForSEO (recorded responses)', () => {
     expect(next.body.quota.used).toBe(usedBefore + 1);
     // The billed failure is in the ledger at its cost; the unbilled one at 0.
     const usage = await t.call('GET', '/v1/usage');
-    expect(usage.body.by_tool).toContainEqual({ tool: 'serp_keyword_refresh', provider: 'dataforseo', calls: 4, cost_usd: 0.009 });
+    expect(usage.body.by_tool).toContainEqual({
+      tool: 'serp_keyword_refresh',
+      provider: 'dataforseo',
+      calls: 4,
+      cost_usd: 0.009,
+    });
   });
 
   it('looks up a domain whose backlink trend has an undated point: the tool answers, the point left out, every call billed', async () => {

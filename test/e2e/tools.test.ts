@@ -11,7 +11,8 @@ afterAll(() => t.stop());
 /** A fresh site for a test, so each starts with empty tables, sequences, quota and ledger. */
 async function site(options: { domain?: string; locale?: string } = {}) {
   const created = await t.newSite('Tools site', { domain: 'shoes.example.com', locale: 'US/en', ...options });
-  const tool = <T = any>(name: string, body: unknown) => t.call<T>('POST', `/v1/tools/${name}`, body, { key: created.key });
+  const tool = <T = any>(name: string, body: unknown) =>
+    t.call<T>('POST', `/v1/tools/${name}`, body, { key: created.key });
   const usage = (query = '') => t.call('GET', `/v1/usage${query}`, undefined, { key: created.key });
   return { ...created, tool, usage };
 }
@@ -34,7 +35,10 @@ describe('tool surface', () => {
       expect(tool.input_schema.type).toBe('object');
     }
     const landscape = reply.body.find((tool: { name: string }) => tool.name === 'serp_landscape');
-    expect(landscape.input_schema.properties.depth).toMatchObject({ enum: ['metrics', 'list', 'analyze'], default: 'metrics' });
+    expect(landscape.input_schema.properties.depth).toMatchObject({
+      enum: ['metrics', 'list', 'analyze'],
+      default: 'metrics',
+    });
     const keywords = reply.body.find((tool: { name: string }) => tool.name === 'get_keywords');
     expect(keywords.input_schema.properties.seeds).toMatchObject({ type: 'array', maxItems: 200 });
   });
@@ -43,7 +47,12 @@ describe('tool surface', () => {
     const reply = await t.call('GET', '/v1/tools');
     const backlinks = reply.body.find((tool: { name: string }) => tool.name === 'serp_backlinks');
     const numberOrString = { anyOf: [{ type: 'number' }, { type: 'string', pattern: expect.any(String) }] };
-    expect(backlinks.input_schema.properties.trend_months).toMatchObject({ ...numberOrString, minimum: 1, maximum: 36, default: 18 });
+    expect(backlinks.input_schema.properties.trend_months).toMatchObject({
+      ...numberOrString,
+      minimum: 1,
+      maximum: 36,
+      default: 18,
+    });
     expect(backlinks.input_schema.properties.limit).toMatchObject({ ...numberOrString, minimum: 1, maximum: 1000 });
     const pattern = new RegExp(backlinks.input_schema.properties.trend_months.anyOf[1].pattern);
     expect(['12', '12.7', '-3', '0.5'].every((v) => pattern.test(v))).toBe(true);
@@ -66,10 +75,22 @@ describe('tool surface', () => {
     expect(notJson.body.error).toBe('invalid_json');
     const missing = await s.tool('db_select', {});
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'table', message: 'Required' }] });
-    const extra = await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes', colour: 'red' }, dry_run: true });
+    expect(missing.body).toMatchObject({
+      error: 'validation_failed',
+      issues: [{ path: 'table', message: 'Required' }],
+    });
+    const extra = await s.tool('db_insert', {
+      table: 'cm_topics',
+      row: { name: 'Shoes', colour: 'red' },
+      dry_run: true,
+    });
     expect(extra.status).toBe(200);
-    expect(extra.body.row).toEqual({ id: 1, name: 'Shoes', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(extra.body.row).toEqual({
+      id: 1,
+      name: 'Shoes',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
   });
 });
 
@@ -80,7 +101,9 @@ describe('db tools', () => {
     expect((await insert(a, 'cm_topics', { name: 'One' })).id).toBe(1);
     expect((await insert(a, 'cm_topics', { name: 'Two' })).id).toBe(2);
     expect((await insert(b, 'cm_topics', { name: 'Other site' })).id).toBe(1);
-    const concurrent = await Promise.all(Array.from({ length: 12 }, (_v, i) => insert(a, 'cm_topics', { name: `T${i}` })));
+    const concurrent = await Promise.all(
+      Array.from({ length: 12 }, (_v, i) => insert(a, 'cm_topics', { name: `T${i}` })),
+    );
     expect(concurrent.map((row) => row.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_v, i) => i + 3));
     expect((await insert(a, 'cm_pages', { title: 'First page' })).id).toBe(1); // each table its own sequence
   });
@@ -88,7 +111,8 @@ describe('db tools', () => {
   it('selects by field with a limit and a cursor, in id order', async () => {
     const s = await site();
     const topic = await insert(s, 'cm_topics', { name: 'Trail' });
-    for (let i = 1; i <= 5; i++) await insert(s, 'cm_pages', { title: `Page ${i}`, topic_id: topic.id, secondary_keywords: [] });
+    for (let i = 1; i <= 5; i++)
+      await insert(s, 'cm_pages', { title: `Page ${i}`, topic_id: topic.id, secondary_keywords: [] });
     await insert(s, 'cm_pages', { title: 'Elsewhere' });
     const titles: string[] = [];
     let cursor: string | undefined;
@@ -122,7 +146,10 @@ describe('db tools', () => {
     const color = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'rival.com', color: 'red' } });
     expect(color.status).toBe(400);
     expect(color.body.issues[0].path).toBe('row.color');
-    const competition = await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes', competition: 1.5 } });
+    const competition = await s.tool('db_insert', {
+      table: 'cm_keywords',
+      row: { keyword: 'shoes', competition: 1.5 },
+    });
     expect(competition.body.issues[0].path).toBe('row.competition');
     const reference = await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: 99, keyword_id: 1 } });
     expect(reference.status).toBe(400);
@@ -132,22 +159,40 @@ describe('db tools', () => {
   it('keeps cm_keywords unique per (locale, keyword), normalized', async () => {
     const s = await site();
     const first = await insert(s, 'cm_keywords', { keyword: '  Running   Shoes ' });
-    expect(first).toMatchObject({ keyword: 'running shoes', locale: 'US/en', is_idea: false, volume: null, data_source: 'caller' });
+    expect(first).toMatchObject({
+      keyword: 'running shoes',
+      locale: 'US/en',
+      is_idea: false,
+      volume: null,
+      data_source: 'caller',
+    });
     const again = await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'running shoes' } });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ error: 'already_exists', table: 'cm_keywords', id: first.id });
     // Another locale is another keyword (ids have gaps where an insert lost its unique value).
-    expect((await insert(s, 'cm_keywords', { keyword: 'running shoes', locale: 'GB/en' })).id).toBeGreaterThan(first.id);
-    const racing = await Promise.all(Array.from({ length: 6 }, () => s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail shoes' } })));
+    expect((await insert(s, 'cm_keywords', { keyword: 'running shoes', locale: 'GB/en' })).id).toBeGreaterThan(
+      first.id,
+    );
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail shoes' } })),
+    );
     expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
     expect(racing.filter((r) => r.status === 409)).toHaveLength(5);
   });
 
   it('normalizes a competitor domain and warns that add_competitor is the way', async () => {
     const s = await site();
-    const reply = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'https://www.Rival-Shoes.com:443/path?q=1', color: '#aa3300' } });
+    const reply = await s.tool('db_insert', {
+      table: 'cm_competitors',
+      row: { domain: 'https://www.Rival-Shoes.com:443/path?q=1', color: '#aa3300' },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body.row).toMatchObject({ domain: 'rival-shoes.com', color: '#aa3300', active: true, added_at: expect.any(String) });
+    expect(reply.body.row).toMatchObject({
+      domain: 'rival-shoes.com',
+      color: '#aa3300',
+      active: true,
+      added_at: expect.any(String),
+    });
     expect(reply.body.warnings[0]).toContain('add_competitor');
     const bad = await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'not a domain' } });
     expect(bad.status).toBe(400);
@@ -161,7 +206,12 @@ describe('db tools', () => {
     await insert(s, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: keyword.id });
     await insert(s, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: other.id });
     const deleted = await s.tool('db_delete', { table: 'cm_keywords', id: keyword.id });
-    expect(deleted.body).toMatchObject({ table: 'cm_keywords', id: keyword.id, deleted: true, cascaded: { cm_topic_keywords: 1 } });
+    expect(deleted.body).toMatchObject({
+      table: 'cm_keywords',
+      id: keyword.id,
+      deleted: true,
+      cascaded: { cm_topic_keywords: 1 },
+    });
     const links = await s.tool('db_select', { table: 'cm_topic_keywords', where: { topic_id: topic.id } });
     expect(links.body.rows.map((row: { keyword_id: number }) => row.keyword_id)).toEqual([other.id]);
     const again = await s.tool('db_delete', { table: 'cm_keywords', id: keyword.id });
@@ -178,7 +228,9 @@ describe('db tools', () => {
     await insert(a, 'cm_keywords', { keyword: 'a only keyword' });
     expect((await b.tool('db_select', { table: 'cm_topics' })).body.rows).toEqual([]);
     expect((await b.tool('db_select', { table: 'cm_topics', where: { id: secret.id } })).body.rows).toEqual([]);
-    expect((await b.tool('db_select', { table: 'cm_keywords', where: { keyword: 'a only keyword' } })).body.rows).toEqual([]);
+    expect(
+      (await b.tool('db_select', { table: 'cm_keywords', where: { keyword: 'a only keyword' } })).body.rows,
+    ).toEqual([]);
     expect((await b.tool('db_delete', { table: 'cm_topics', id: secret.id })).status).toBe(404);
     await insert(a, 'cm_topics', { name: 'A second' });
     const cursorOfA = (await a.tool('db_select', { table: 'cm_topics', limit: 1 })).body.next_cursor;
@@ -194,7 +246,10 @@ describe('get_keywords', () => {
     const long = `running shoes ${'x'.repeat(100)}`;
     const reply = await s.tool('get_keywords', { seeds: ['running shoes', long, '   ', 'trail shoes'] });
     expect(reply.status).toBe(200);
-    expect(reply.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual(['running shoes', 'trail shoes']);
+    expect(reply.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual([
+      'running shoes',
+      'trail shoes',
+    ]);
     expect(reply.body.rejected_seeds).toEqual([
       { seed: long, reason: expect.stringContaining('80') },
       { seed: '   ', reason: expect.any(String) },
@@ -213,24 +268,43 @@ describe('get_keywords', () => {
     const s = await site();
     const first = await s.tool('get_keywords', { seeds: ['Running Shoes', 'best trail running shoes'] });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ data_source: 'sandbox', locale: 'US/en', no_data: [], rejected_seeds: [], topic_id: null, attached: 0 });
+    expect(first.body).toMatchObject({
+      data_source: 'sandbox',
+      locale: 'US/en',
+      no_data: [],
+      rejected_seeds: [],
+      topic_id: null,
+      attached: 0,
+    });
     for (const row of first.body.keywords) {
       expect(row.volume).toBeGreaterThanOrEqual(10);
       expect(row.cpc_usd).toBeGreaterThanOrEqual(0);
       expect(row.competition).toBeGreaterThanOrEqual(0);
       expect(row.competition).toBeLessThanOrEqual(1);
       expect(['informational', 'navigational', 'commercial', 'transactional']).toContain(row.intent);
-      expect(row).toMatchObject({ locale: 'US/en', is_idea: false, data_source: 'sandbox', checked_at: expect.any(String) });
+      expect(row).toMatchObject({
+        locale: 'US/en',
+        is_idea: false,
+        data_source: 'sandbox',
+        checked_at: expect.any(String),
+      });
     }
     const again = await s.tool('get_keywords', { seeds: ['running shoes'] });
     const before = first.body.keywords.find((row: { keyword: string }) => row.keyword === 'running shoes');
-    expect(again.body.keywords).toEqual([{ ...before, checked_at: expect.any(String), updated_at: expect.any(String) }]);
+    expect(again.body.keywords).toEqual([
+      { ...before, checked_at: expect.any(String), updated_at: expect.any(String) },
+    ]);
     const stored = await s.tool('db_select', { table: 'cm_keywords' });
     expect(stored.body.rows).toHaveLength(2);
 
     const elsewhere = await site();
     const same = await elsewhere.tool('get_keywords', { seeds: ['running shoes'] });
-    expect(same.body.keywords[0]).toMatchObject({ volume: before.volume, cpc_usd: before.cpc_usd, competition: before.competition, intent: before.intent });
+    expect(same.body.keywords[0]).toMatchObject({
+      volume: before.volume,
+      cpc_usd: before.cpc_usd,
+      competition: before.competition,
+      intent: before.intent,
+    });
   });
 
   it("uses the keyword row's locale, else the site's, else WW/en", async () => {
@@ -240,7 +314,9 @@ describe('get_keywords', () => {
     const british = await insert(s, 'cm_keywords', { keyword: 'trainers', locale: 'GB/en' });
     const reply = await s.tool('get_keywords', { keyword_id: british.id, seeds: ['running trainers'] });
     expect(reply.body.locale).toBe('GB/en');
-    expect(reply.body.keywords.map((row: { keyword: string; locale: string }) => [row.keyword, row.locale]).sort()).toEqual([
+    expect(
+      reply.body.keywords.map((row: { keyword: string; locale: string }) => [row.keyword, row.locale]).sort(),
+    ).toEqual([
       ['running trainers', 'GB/en'],
       ['trainers', 'GB/en'],
     ]);
@@ -262,7 +338,13 @@ describe('get_keywords', () => {
     const scoped = await s.tool('get_keywords', { topic_id: topic.id, seeds: [nothing, 'trail shoes'] });
     expect(scoped.body.no_data).toEqual([nothing]);
     const empty = scoped.body.keywords.find((row: { keyword: string }) => row.keyword === nothing);
-    expect(empty).toMatchObject({ volume: 0, cpc_usd: null, competition: null, intent: null, checked_at: expect.any(String) });
+    expect(empty).toMatchObject({
+      volume: 0,
+      cpc_usd: null,
+      competition: null,
+      intent: null,
+      checked_at: expect.any(String),
+    });
     expect(scoped.body.attached).toBe(2);
 
     const pull = await s.tool('get_keywords', { topic_id: topic.id });
@@ -273,15 +355,25 @@ describe('get_keywords', () => {
     const links = await s.tool('db_select', { table: 'cm_topic_keywords', where: { topic_id: topic.id } });
     expect(links.body.rows).toHaveLength(2);
     const trail = pull.body.keywords.find((row: { keyword: string }) => row.keyword === 'trail shoes');
-    expect(links.body.rows.find((row: { keyword_id: number }) => row.keyword_id === trail.id).score).toBe(keywordScore(trail));
+    expect(links.body.rows.find((row: { keyword_id: number }) => row.keyword_id === trail.id).score).toBe(
+      keywordScore(trail),
+    );
   });
 
   it("pulls a topic's keywords: its links and its pages' keywords", async () => {
     const s = await site();
     const topic = await insert(s, 'cm_topics', { name: 'Running' });
-    await insert(s, 'cm_pages', { title: 'Guide', topic_id: topic.id, primary_keyword: 'running guide', secondary_keywords: ['running tips'] });
+    await insert(s, 'cm_pages', {
+      title: 'Guide',
+      topic_id: topic.id,
+      primary_keyword: 'running guide',
+      secondary_keywords: ['running tips'],
+    });
     const pulled = await s.tool('get_keywords', { topic_id: topic.id });
-    expect(pulled.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual(['running guide', 'running tips']);
+    expect(pulled.body.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual([
+      'running guide',
+      'running tips',
+    ]);
     expect(pulled.body.attached).toBe(0);
   });
 
@@ -329,8 +421,12 @@ describe('serp_landscape', () => {
       expect(reply.status).toBe(400);
       expect(reply.body.message).toContain('exactly one of keyword, topic_id, page_id');
     }
-    expect((await s.tool('serp_landscape', { keyword: 'shoes', depth: 'list', ideas: true })).body.issues[0].path).toBe('ideas');
-    expect((await s.tool('serp_landscape', { page_id: 1, depth: 'list', keyword_ids: [1] })).body.issues[0].path).toBe('keyword_ids');
+    expect((await s.tool('serp_landscape', { keyword: 'shoes', depth: 'list', ideas: true })).body.issues[0].path).toBe(
+      'ideas',
+    );
+    expect((await s.tool('serp_landscape', { page_id: 1, depth: 'list', keyword_ids: [1] })).body.issues[0].path).toBe(
+      'keyword_ids',
+    );
     expect((await s.tool('serp_landscape', { topic_id: 99 })).status).toBe(404);
   });
 
@@ -400,7 +496,11 @@ describe('serp_landscape', () => {
     expect(repeat.body.cached).toBe(true);
 
     const rest = keywords.filter((k) => !top10.includes(k.keyword));
-    const explicit = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list', keyword_ids: rest.map((k) => k.id) });
+    const explicit = await s.tool('serp_landscape', {
+      topic_id: topic.id,
+      depth: 'list',
+      keyword_ids: rest.map((k) => k.id),
+    });
     expect(explicit.body.list.fetched.sort()).toEqual(rest.map((k) => k.keyword).sort());
 
     const other = await topicWith(s, ['running gloves', 'running hat', 'running belt']);
@@ -435,7 +535,10 @@ describe('serp_landscape', () => {
     for (const depth of ['list', 'analyze']) {
       const refused = await s.tool('serp_landscape', { keyword: 'Carbon Plate Shoes', depth, wait_ms: 0 });
       expect([depth, refused.status]).toEqual([depth, 400]);
-      expect(refused.body).toMatchObject({ error: 'validation_failed', issues: [{ path: 'keyword', message: expect.stringContaining('is a keyword idea') }] });
+      expect(refused.body).toMatchObject({
+        error: 'validation_failed',
+        issues: [{ path: 'keyword', message: expect.stringContaining('is a keyword idea') }],
+      });
       expect(refused.body.message).toContain('get_keywords {topic_id, seeds: ["carbon plate shoes"]}');
     }
     expect(t.stack.queues.research.sent).toBe(queued);
@@ -467,12 +570,19 @@ describe('serp_landscape', () => {
     for (const scope of [{ page_id: page.id }, { topic_id: topic.id }]) {
       const list = await s.tool('serp_landscape', { ...scope, depth: 'list' });
       expect([scope, list.status]).toEqual([scope, 200]);
-      expect(list.body.list).toEqual({ fetched: expect.any(Array), skipped: expect.any(Array), failed: [], skipped_ideas: ['carbon plate shoes'] });
+      expect(list.body.list).toEqual({
+        fetched: expect.any(Array),
+        skipped: expect.any(Array),
+        failed: [],
+        skipped_ideas: ['carbon plate shoes'],
+      });
       expect([...list.body.list.fetched, ...list.body.list.skipped]).toEqual(['racing flats']);
       const analyze = await s.tool('serp_landscape', { ...scope, depth: 'analyze', wait_ms: 0 });
       expect(analyze.status).toBe(200);
       expect(analyze.body.list.skipped_ideas).toEqual(['carbon plate shoes']);
-      expect([...analyze.body.research.in_process, ...Object.keys(analyze.body.research.facts_by_keyword)]).toEqual(['racing flats']);
+      expect([...analyze.body.research.in_process, ...Object.keys(analyze.body.research.facts_by_keyword)]).toEqual([
+        'racing flats',
+      ]);
     }
     expect(t.stack.queues.research.sent).toBe(queued + 1); // racing flats only, once
 
@@ -489,7 +599,11 @@ describe('serp_landscape', () => {
     expect(keyword.body.list.fetched).toEqual(['trail running shoes']);
     expect(keyword.body.keywords[0]).toMatchObject({ keyword_id: null, volume: null }); // no metrics pulled yet
 
-    const page = await insert(s, 'cm_pages', { title: 'Guide', primary_keyword: 'running shoes', secondary_keywords: ['running socks', 'running shorts'] });
+    const page = await insert(s, 'cm_pages', {
+      title: 'Guide',
+      primary_keyword: 'running shoes',
+      secondary_keywords: ['running socks', 'running shorts'],
+    });
     const pageReply = await s.tool('serp_landscape', { page_id: page.id, depth: 'list' });
     expect(pageReply.body.scope).toEqual({ type: 'page', id: page.id, name: 'Guide' });
     expect(pageReply.body.list.fetched.sort()).toEqual(['running shoes', 'running shorts', 'running socks']);
@@ -500,34 +614,37 @@ describe('serp_landscape and serp_keyword_refresh across locales', () => {
   it.each([
     ['WW/en (the sites CLI default)', undefined],
     ['GB/en', 'GB/en'],
-  ])("shows a keyword's refreshed SERP on a %s site, labelled US/en, until a SERP of its own locale is pulled", async (_name, locale) => {
-    const s = await site({ locale });
-    const own = locale ?? 'WW/en';
-    const before = await s.tool('serp_landscape', { keyword: 'running shoes' });
-    expect(before.body.keywords[0]).toMatchObject({ keyword: 'running shoes', locale: own, serp: null });
+  ])(
+    "shows a keyword's refreshed SERP on a %s site, labelled US/en, until a SERP of its own locale is pulled",
+    async (_name, locale) => {
+      const s = await site({ locale });
+      const own = locale ?? 'WW/en';
+      const before = await s.tool('serp_landscape', { keyword: 'running shoes' });
+      expect(before.body.keywords[0]).toMatchObject({ keyword: 'running shoes', locale: own, serp: null });
 
-    const refreshed = await s.tool('serp_keyword_refresh', { keyword: 'Running Shoes' });
-    expect(refreshed.body.row.locale).toBe('US/en');
-    const after = await s.tool('serp_landscape', { keyword: 'running shoes' });
-    expect(after.status).toBe(200);
-    expect(after.body.coverage).toMatchObject({ keywords: 1, with_serp: 1 });
-    expect(after.body.keywords[0]).toMatchObject({
-      keyword: 'running shoes',
-      locale: own,
-      serp: { locale: 'US/en', fetched_at: refreshed.body.row.fetched_at, data_source: 'sandbox' },
-    });
-    expect(after.body.keywords[0].serp.top_domains.length).toBeGreaterThan(0);
-    // A committed keyword of a topic shows it too.
-    const { topic } = await topicWith(s, ['running shoes']);
-    const topicView = await s.tool('serp_landscape', { topic_id: topic.id });
-    expect(topicView.body.keywords[0]).toMatchObject({ locale: own, serp: { locale: 'US/en' } });
+      const refreshed = await s.tool('serp_keyword_refresh', { keyword: 'Running Shoes' });
+      expect(refreshed.body.row.locale).toBe('US/en');
+      const after = await s.tool('serp_landscape', { keyword: 'running shoes' });
+      expect(after.status).toBe(200);
+      expect(after.body.coverage).toMatchObject({ keywords: 1, with_serp: 1 });
+      expect(after.body.keywords[0]).toMatchObject({
+        keyword: 'running shoes',
+        locale: own,
+        serp: { locale: 'US/en', fetched_at: refreshed.body.row.fetched_at, data_source: 'sandbox' },
+      });
+      expect(after.body.keywords[0].serp.top_domains.length).toBeGreaterThan(0);
+      // A committed keyword of a topic shows it too.
+      const { topic } = await topicWith(s, ['running shoes']);
+      const topicView = await s.tool('serp_landscape', { topic_id: topic.id });
+      expect(topicView.body.keywords[0]).toMatchObject({ locale: own, serp: { locale: 'US/en' } });
 
-    // list still pulls the SERP of the keyword's own locale, which then shows.
-    const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
-    expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [], skipped_ideas: [] });
-    expect(list.body.keywords[0].serp.locale).toBe(own);
-    expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
-  });
+      // list still pulls the SERP of the keyword's own locale, which then shows.
+      const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
+      expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [], skipped_ideas: [] });
+      expect(list.body.keywords[0].serp.locale).toBe(own);
+      expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
+    },
+  );
 
   it('labels the SERP of a US/en site with its own locale', async () => {
     const s = await site();
@@ -544,9 +661,13 @@ describe('serp_keyword_refresh', () => {
     const first = await s.tool('serp_keyword_refresh', { keyword: 'running shoes' });
     expect(first.status).toBe(200);
     expect(first.body.row).toMatchObject({ keyword: 'running shoes', locale: 'US/en', data_source: 'sandbox' });
-    expect(first.body.row.items.map((i: { position: number }) => i.position)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
+    expect(first.body.row.items.map((i: { position: number }) => i.position)).toEqual(
+      Array.from({ length: 20 }, (_v, i) => i + 1),
+    );
     expect(first.body.quota).toEqual({ limit: 20, used: 1, resets_at: nextUtcMidnight(new Date()) });
-    const top10 = first.body.row.items.filter((i: { position: number }) => i.position <= 10).map((i: { domain: string }) => i.domain);
+    const top10 = first.body.row.items
+      .filter((i: { position: number }) => i.position <= 10)
+      .map((i: { domain: string }) => i.domain);
     expect(first.body.untracked_competitors.length).toBeGreaterThan(0);
     for (const domain of first.body.untracked_competitors) expect(top10).toContain(domain);
     expect(first.body.untracked_competitors).not.toContain('shoes.example.com');
@@ -562,12 +683,16 @@ describe('serp_keyword_refresh', () => {
 
   it('allows exactly 20 per site per UTC day under 50 concurrent calls; the rest get 429 quota_exceeded', async () => {
     const s = await site();
-    const replies = await Promise.all(Array.from({ length: 50 }, (_v, i) => s.tool('serp_keyword_refresh', { keyword: `running shoes ${i % 7}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_v, i) => s.tool('serp_keyword_refresh', { keyword: `running shoes ${i % 7}` })),
+    );
     const ok = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 429);
     expect(ok).toHaveLength(20);
     expect(refused).toHaveLength(30);
-    expect(ok.map((r) => r.body.quota.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
+    expect(ok.map((r) => r.body.quota.used).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_v, i) => i + 1),
+    );
     for (const r of refused) {
       expect(r.body).toEqual({
         error: 'quota_exceeded',
@@ -597,7 +722,9 @@ describe('two sites', () => {
     expect((await b.tool('db_select', { table: 'cm_topic_keywords' })).body.rows).toEqual([]);
     for (const keyword of ['running shoes', 'trail shoes']) {
       const view = await b.tool('serp_landscape', { keyword });
-      expect(view.body.keywords).toEqual([expect.objectContaining({ keyword, keyword_id: null, volume: null, serp: null })]);
+      expect(view.body.keywords).toEqual([
+        expect.objectContaining({ keyword, keyword_id: null, volume: null, serp: null }),
+      ]);
     }
     expect((await b.tool('serp_landscape', { topic_id: topicA.id })).status).toBe(404);
     expect((await b.tool('get_keywords', { topic_id: topicA.id })).status).toBe(404);
@@ -621,7 +748,9 @@ describe('usage ledger', () => {
       { tool: 'serp_keyword_refresh', provider: 'sandbox', calls: 2, cost_usd: 0 },
       { tool: 'get_keywords', provider: 'sandbox', calls: 1, cost_usd: 0 },
     ]);
-    const window = await s.usage(`?from=${encodeURIComponent('2020-01-01T00:00:00Z')}&to=${encodeURIComponent(before)}`);
+    const window = await s.usage(
+      `?from=${encodeURIComponent('2020-01-01T00:00:00Z')}&to=${encodeURIComponent(before)}`,
+    );
     expect(window.body).toMatchObject({ calls: 0, by_tool: [], from: '2020-01-01T00:00:00.000Z' });
     const other = await site();
     expect((await other.usage()).body).toMatchObject({ calls: 0, by_tool: [] });
@@ -632,7 +761,12 @@ describe('usage ledger', () => {
   it('breaks the sums down per UTC day and tool with by=day, from one read of the window', async () => {
     const s = await site();
     const call = (endpoint: string, cost_usd: number) => ({ provider: 'dataforseo', endpoint, cost_usd });
-    await t.store.usage.record(s.siteId, 'serp_landscape', [call('serp', 0.002), call('serp', 0.002)], '2026-03-01T23:59:59.999Z');
+    await t.store.usage.record(
+      s.siteId,
+      'serp_landscape',
+      [call('serp', 0.002), call('serp', 0.002)],
+      '2026-03-01T23:59:59.999Z',
+    );
     await t.store.usage.record(s.siteId, 'get_keywords', [call('volume', 0.075)], '2026-03-02T00:00:00.000Z');
     await t.store.usage.record(s.siteId, 'serp_landscape', [call('serp', 0.002)], '2026-03-02T10:00:00.000Z');
     await t.store.usage.record(s.siteId, 'monitor', [call('backlinks', 0.02)], '2026-04-01T00:00:00.000Z'); // outside the window

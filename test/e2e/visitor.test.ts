@@ -80,7 +80,12 @@ describe('visitor pages', () => {
         body: [
           {
             _type: 'paragraph',
-            text: 'Read [the live one](page:' + live.id + ') and [the draft](page:' + draft.id + ') and [ghost](page:art_zzzzzzzzzzzzzzzz).',
+            text:
+              'Read [the live one](page:' +
+              live.id +
+              ') and [the draft](page:' +
+              draft.id +
+              ') and [ghost](page:art_zzzzzzzzzzzzzzzz).',
           },
         ],
       }),
@@ -92,7 +97,9 @@ describe('visitor pages', () => {
 
     // Once the draft is published, the same link renders.
     await t.call('POST', '/questions', question('link-draft', { status: 'published' }));
-    expect((await visit('articles', 'linker')).text).toContain(`<a href="${t.url}/sites/${t.siteId}/questions/link-draft">the draft</a>`);
+    expect((await visit('articles', 'linker')).text).toContain(
+      `<a href="${t.url}/sites/${t.siteId}/questions/link-draft">the draft</a>`,
+    );
   });
 
   it('applies the citation rules on a question page', async () => {
@@ -120,12 +127,16 @@ describe('visitor pages', () => {
       }),
     );
     const html = (await visit('questions', 'cited')).text;
-    expect(html).toContain('Water boils at 100 °C<sup class="citation"><a href="#source-1">[1]</a></sup> at sea level.');
+    expect(html).toContain(
+      'Water boils at 100 °C<sup class="citation"><a href="#source-1">[1]</a></sup> at sea level.',
+    );
     expect(html).toContain('<li>Known <sup class="citation"><a href="#source-2">[2]</a></sup></li>');
     expect(html).toContain('<li>Unknown</li>');
     expect(html).not.toContain('src-7');
     expect(html).not.toContain('src-9');
-    expect(html).toContain('<li id="source-1"><a href="https://physics.example/boil" rel="nofollow noopener">Physics book</a>');
+    expect(html).toContain(
+      '<li id="source-1"><a href="https://physics.example/boil" rel="nofollow noopener">Physics book</a>',
+    );
     expect(html).toContain('"@type":"Question"');
   });
 
@@ -213,7 +224,9 @@ describe('visitor pages', () => {
       }),
     );
     expect(res.status).toBe(201);
-    expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(expect.arrayContaining(['cover_image', 'body[2].url', 'body[6]']));
+    expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(
+      expect.arrayContaining(['cover_image', 'body[2].url', 'body[6]']),
+    );
     const html = (await visit('articles', 'hostile')).text;
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<script>evil');
@@ -233,7 +246,11 @@ describe('visitor pages', () => {
     const gone = (await t.call('POST', '/articles', article('headers-gone'))).body.id as string;
     await t.call('POST', '/api/content/notify', { id: gone, type: 'article', action: 'deleted' });
 
-    const pages = [await visit('articles', 'headers-live'), await visit('articles', 'headers-missing'), await visit('articles', 'headers-gone')];
+    const pages = [
+      await visit('articles', 'headers-live'),
+      await visit('articles', 'headers-missing'),
+      await visit('articles', 'headers-gone'),
+    ];
     expect(pages.map((p) => p.status)).toEqual([200, 404, 410]);
     for (const page of pages) {
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -259,7 +276,10 @@ describe('visitor pages', () => {
   it('renders the site-owned summary and community answers of a question', async () => {
     const q = (await t.call('POST', '/questions', question('with-community'))).body;
     await t.call('PUT', `/questions/${q.id}/summary`, { summary: 'Summary <b>by site</b>' });
-    await t.call('POST', `/questions/${q.id}/answers`, { author: 'Ann', blocks: [{ _type: 'paragraph', text: 'Community view' }] });
+    await t.call('POST', `/questions/${q.id}/answers`, {
+      author: 'Ann',
+      blocks: [{ _type: 'paragraph', text: 'Community view' }],
+    });
     const html = (await visit('questions', 'with-community')).text;
     expect(html).toContain('<p class="summary">Summary &lt;b&gt;by site&lt;/b&gt;</p>');
     expect(html).toContain('<h3>Ann</h3>');
@@ -269,7 +289,10 @@ describe('visitor pages', () => {
 
 describe('caching', () => {
   const CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=300';
-  const validatorsOf = (res: { headers: Headers }) => ({ etag: res.headers.get('etag')!, lastModified: res.headers.get('last-modified')! });
+  const validatorsOf = (res: { headers: Headers }) => ({
+    etag: res.headers.get('etag')!,
+    lastModified: res.headers.get('last-modified')!,
+  });
 
   it('sends ETag, Last-Modified and a public Cache-Control, and answers 304 with no body to a matching If-None-Match or If-Modified-Since', async () => {
     await t.call('POST', '/articles', article('cached'));
@@ -302,7 +325,9 @@ describe('caching', () => {
     expect((await visit('articles', 'cached', t.siteId, { 'if-modified-since': earlier })).status).toBe(200);
     expect((await visit('articles', 'cached', t.siteId, { 'if-modified-since': 'not a date' })).status).toBe(200);
     // The ETag decides when both are sent.
-    expect((await visit('articles', 'cached', t.siteId, { 'if-none-match': '"other"', 'if-modified-since': later })).status).toBe(200);
+    expect(
+      (await visit('articles', 'cached', t.siteId, { 'if-none-match': '"other"', 'if-modified-since': later })).status,
+    ).toBe(200);
   });
 
   it('keeps 404 and 410 pages out of caches, so a page published or restored shows at once', async () => {
@@ -331,7 +356,8 @@ describe('caching', () => {
     const target = (await t.call('POST', '/articles', article('cache-target'))).body.id;
     // Readers see the body's link; the related id makes relink reach the linker.
     const body = [{ _type: 'paragraph', text: `See [the target](page:${target}).` }];
-    const linker = (await t.call('POST', '/articles', article('cache-linker', { body, related_article_ids: [target] }))).body.id;
+    const linker = (await t.call('POST', '/articles', article('cache-linker', { body, related_article_ids: [target] })))
+      .body.id;
     const linked = validatorsOf(await visit('articles', 'cache-linker'));
 
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
@@ -351,7 +377,9 @@ describe('caching', () => {
     expect(up.text).toContain('/articles/cache-target');
     // What readers see is as before the target went down, and so is the ETag; a cache holding that copy may keep it.
     expect(validatorsOf(up).etag).toBe(linked.etag);
-    expect(validatorsOf(up).lastModified).toBe(new Date((await t.call('GET', `/articles/${linker}`)).body.relinked_at).toUTCString());
+    expect(validatorsOf(up).lastModified).toBe(
+      new Date((await t.call('GET', `/articles/${linker}`)).body.relinked_at).toUTCString(),
+    );
   });
 
   it('changes the ETag when the site sets the summary or adds a community answer', async () => {

@@ -25,7 +25,9 @@ const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-co
 async function sparticuz(): Promise<{ executablePath: string; args: string[] }> {
   const script =
     "const { default: c } = await import('@sparticuz/chromium'); console.log(JSON.stringify({ executablePath: await c.executablePath(), args: c.args }));";
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: __dirname });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: __dirname,
+  });
   return JSON.parse(stdout) as { executablePath: string; args: string[] };
 }
 
@@ -34,7 +36,8 @@ const localArgs = (): string[] => (process.getuid?.() === 0 ? ['--no-sandbox'] :
 
 export async function launchBrowser(): Promise<Browser> {
   if ('skip' in chromiumFound) throw new Error(chromiumFound.skip);
-  const { executablePath, args } = chromiumFound.via === NPM_CHROMIUM ? await sparticuz() : { executablePath: chromiumFound.path, args: localArgs() };
+  const { executablePath, args } =
+    chromiumFound.via === NPM_CHROMIUM ? await sparticuz() : { executablePath: chromiumFound.path, args: localArgs() };
   return chromium.launch({
     executablePath,
     args: [
@@ -80,16 +83,25 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
  * How many pixels of a canvas are `hex` (within `tolerance` per channel): what a chart drew in a
  * colour, read back from the canvas itself.
  */
-export async function canvasPixels(page: Page, selector: string, hexes: string[], tolerance = 2): Promise<Record<string, number>> {
+export async function canvasPixels(
+  page: Page,
+  selector: string,
+  hexes: string[],
+  tolerance = 2,
+): Promise<Record<string, number>> {
   return page.evaluate(
     ({ selector, hexes, tolerance }) => {
       // Runs in the page; the tests' own TypeScript has no DOM types, so the little it uses is spelled out.
       type Canvas = {
         width: number;
         height: number;
-        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        };
       };
-      const canvas = (globalThis as unknown as { document: { querySelector(s: string): Canvas | null } }).document.querySelector(selector);
+      const canvas = (
+        globalThis as unknown as { document: { querySelector(s: string): Canvas | null } }
+      ).document.querySelector(selector);
       if (!canvas) throw new Error(`no canvas ${selector}`);
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
       const targets = hexes.map((hex) => [hex, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const);
@@ -97,7 +109,11 @@ export async function canvasPixels(page: Page, selector: string, hexes: string[]
       for (let i = 0; i < data.length; i += 4) {
         if (data[i + 3]! < 250) continue;
         for (const [hex, rgb] of targets)
-          if (Math.abs(data[i]! - rgb[0]!) <= tolerance && Math.abs(data[i + 1]! - rgb[1]!) <= tolerance && Math.abs(data[i + 2]! - rgb[2]!) <= tolerance)
+          if (
+            Math.abs(data[i]! - rgb[0]!) <= tolerance &&
+            Math.abs(data[i + 1]! - rgb[1]!) <= tolerance &&
+            Math.abs(data[i + 2]! - rgb[2]!) <= tolerance
+          )
             counts[hex]!++;
       }
       return counts;
@@ -109,7 +125,10 @@ export async function canvasPixels(page: Page, selector: string, hexes: string[]
 /** A computed CSS property of the element `locator` finds (`rgb(…)` for colours). */
 export function computedStyle(locator: Locator, property: string): Promise<string> {
   return locator.evaluate(
-    (el, property) => (globalThis as unknown as { getComputedStyle(el: unknown): Record<string, string> }).getComputedStyle(el)[property]!,
+    (el, property) =>
+      (globalThis as unknown as { getComputedStyle(el: unknown): Record<string, string> }).getComputedStyle(el)[
+        property
+      ]!,
     property,
   );
 }

@@ -6,14 +6,16 @@ import { matchRoute } from '@cm/local';
  * (and so what GET /openapi.json documents): the code and the document cannot drift apart unnoticed.
  */
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Fields `sent` has that the schema's output `parsed` dropped: a plain zod object strips what it does
  * not declare, so those are fields the document does not mention. A loose object or a record keeps them.
  */
 function undeclared(sent: unknown, parsed: unknown, path: string): string[] {
-  if (Array.isArray(sent) && Array.isArray(parsed)) return sent.flatMap((item, i) => undeclared(item, parsed[i], `${path}[${i}]`));
+  if (Array.isArray(sent) && Array.isArray(parsed))
+    return sent.flatMap((item, i) => undeclared(item, parsed[i], `${path}[${i}]`));
   if (!isObject(sent) || !isObject(parsed)) return [];
   return Object.keys(sent).flatMap((key) => {
     const at = path ? `${path}.${key}` : key;
@@ -30,18 +32,27 @@ function routeOf(method: string, path: string): Route | undefined {
 }
 
 /** How a reply differs from what its route declares for its status; empty when it is as declared. */
-export function replyMismatches(method: string, path: string, status: number, contentType: string | null, body: unknown): string[] {
+export function replyMismatches(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): string[] {
   const route = routeOf(method, path);
   const declared = route?.replies[status];
   const isJson = contentType?.includes('application/json') ?? false;
   // Any error may come in the error shape (a visitor page's 404 does, to a client that asks for JSON).
   if (declared?.contentType && !(status >= 400 && isJson)) {
-    return contentType?.startsWith(declared.contentType.split(';')[0]!) ? [] : [`content-type ${contentType}, declared ${declared.contentType}`];
+    return contentType?.startsWith(declared.contentType.split(';')[0]!)
+      ? []
+      : [`content-type ${contentType}, declared ${declared.contentType}`];
   }
   if (status >= 400) {
     if (!isJson) return [`an error answered as ${contentType}, not in the JSON error shape`];
     const error = ErrorBody.safeParse(body);
-    if (!error.success) return error.error.issues.map((issue) => `error shape: ${issue.path.join('.')}: ${issue.message}`);
+    if (!error.success)
+      return error.error.issues.map((issue) => `error shape: ${issue.path.join('.')}: ${issue.message}`);
     const { code } = error.data;
     if (error.data.error !== code) return [`error "${error.data.error}" and code "${code}" differ`];
     if (ERROR_STATUS[code as ErrorCode] !== status) return [`code ${code} is not a ${status} in the error table`];
@@ -56,9 +67,17 @@ export function replyMismatches(method: string, path: string, status: number, co
 }
 
 /** Throws, naming each mismatch, unless the reply is what its route declares. */
-export function expectDeclaredReply(method: string, path: string, status: number, contentType: string | null, body: unknown): void {
+export function expectDeclaredReply(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): void {
   const mismatches = replyMismatches(method, path, status, contentType, body);
   if (mismatches.length > 0) {
-    throw new Error(`${method} ${path} answered ${status} unlike its declared reply:\n  ${mismatches.join('\n  ')}\n${JSON.stringify(body)?.slice(0, 2000)}`);
+    throw new Error(
+      `${method} ${path} answered ${status} unlike its declared reply:\n  ${mismatches.join('\n  ')}\n${JSON.stringify(body)?.slice(0, 2000)}`,
+    );
   }
 }

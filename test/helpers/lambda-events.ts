@@ -6,12 +6,21 @@ import { matchRoute } from '@cm/local';
 /* Synthetic Lambda events, as API Gateway and SQS send them, for invoking a bundled handler directly. */
 
 /** The API Gateway HTTP API (payload 2.0) event of a request, routed by the route table as API Gateway routes it. */
-export function apiEvent(method: string, target: string, options: { body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
+export function apiEvent(
+  method: string,
+  target: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): APIGatewayProxyEventV2 {
   const url = new URL(target, 'https://api.example.com');
   const found = matchRoute(method, url.pathname);
   const key = found ? routeKey(found.route) : '$default';
   const query = Object.fromEntries(url.searchParams);
-  const headers: Record<string, string> = { host: url.host, 'x-forwarded-proto': 'https', 'user-agent': 'node24-test', ...options.headers };
+  const headers: Record<string, string> = {
+    host: url.host,
+    'x-forwarded-proto': 'https',
+    'user-agent': 'node24-test',
+    ...options.headers,
+  };
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   const now = new Date();
   return {
@@ -27,14 +36,22 @@ export function apiEvent(method: string, target: string, options: { body?: unkno
       apiId: 'api',
       domainName: url.host,
       domainPrefix: 'api',
-      http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: headers['user-agent']! },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.7',
+        userAgent: headers['user-agent']!,
+      },
       requestId: randomUUID(),
       routeKey: key,
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-    ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+    ...(options.body !== undefined
+      ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+      : {}),
     isBase64Encoded: false,
   };
 }

@@ -21,7 +21,12 @@ export interface TestStack {
    * A JSON request with the demo key (or `key`); `body` as a string is sent as is. The reply is checked
    * against what the route table declares for it (test/helpers/contract.ts): a mismatch throws.
    */
-  call<T = any>(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
   /** A second site with its own key. */
   newSite(name?: string, options?: { domain?: string; locale?: string }): Promise<{ siteId: number; key: string }>;
   stop(): Promise<void>;
@@ -55,12 +60,22 @@ export async function startTestStack(options: { env?: Record<string, string> } =
   const restoreEnv = setEnv({ DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), ...options.env });
   let stack: LocalStack;
   try {
-    stack = await startLocalStack({ memory: true, port: 0, dynamoPort: 0, tableName: 'content-test', demoSite: true, schedules: false });
+    stack = await startLocalStack({
+      memory: true,
+      port: 0,
+      dynamoPort: 0,
+      tableName: 'content-test',
+      demoSite: true,
+      schedules: false,
+    });
   } catch (error) {
     restoreEnv();
     throw error;
   }
-  const store = createStore(createDocumentClient({ endpoint: stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }), stack.tableName);
+  const store = createStore(
+    createDocumentClient({ endpoint: stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }),
+    stack.tableName,
+  );
   const key = stack.demo!.api_key;
   return {
     stack,
@@ -86,7 +101,11 @@ export async function startTestStack(options: { env?: Record<string, string> } =
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async newSite(name = 'Other site', options = {}) {
-      const created = await store.sites.create({ name, domain: options.domain ?? 'other.example.com', locale: options.locale });
+      const created = await store.sites.create({
+        name,
+        domain: options.domain ?? 'other.example.com',
+        locale: options.locale,
+      });
       return { siteId: created.site.site_id, key: created.api_key };
     },
     async stop() {

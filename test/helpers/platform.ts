@@ -53,9 +53,15 @@ export function findNode24(probe: Probe): Found {
 
 /** Where a Chrome or Chromium is usually installed, by platform. */
 export const LOCAL_BROWSERS: Readonly<Partial<Record<NodeJS.Platform, readonly string[]>>> = {
-  darwin: ['/Applications/Google Chrome.app/Contents/MacOS/Google Chrome', '/Applications/Chromium.app/Contents/MacOS/Chromium'],
+  darwin: [
+    '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+    '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  ],
   linux: ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'],
-  win32: ['C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe', 'C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe'],
+  win32: [
+    'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
+    'C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe',
+  ],
 };
 
 /** The npm package that ships a headless Chromium, for Linux x64 only. */
@@ -67,8 +73,12 @@ export const NPM_CHROMIUM = '@sparticuz/chromium';
  */
 export function findChromium(probe: Probe): Found {
   const configured = probe.env.CHROMIUM_PATH;
-  if (configured) return probe.exists(configured) ? { path: configured, via: 'CHROMIUM_PATH' } : { skip: `CHROMIUM_PATH names no file: ${configured}` };
-  if (probe.platform === 'linux' && probe.arch === 'x64' && probe.resolvePackage(`${NPM_CHROMIUM}/package.json`)) return { path: '', via: NPM_CHROMIUM };
+  if (configured)
+    return probe.exists(configured)
+      ? { path: configured, via: 'CHROMIUM_PATH' }
+      : { skip: `CHROMIUM_PATH names no file: ${configured}` };
+  if (probe.platform === 'linux' && probe.arch === 'x64' && probe.resolvePackage(`${NPM_CHROMIUM}/package.json`))
+    return { path: '', via: NPM_CHROMIUM };
   const local = (LOCAL_BROWSERS[probe.platform] ?? []).find((path) => probe.exists(path));
   if (local) return { path: local, via: 'a local browser' };
   return { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' };
@@ -88,7 +98,10 @@ export function machineProbe(): Probe {
       return dirs.map((dir) => join(dir, name, 'package.json')).find((path) => existsSync(path)) ?? null;
     },
     exists: existsSync,
-    onPath: (name) => (process.env.PATH ?? '').split(delimiter).flatMap((dir) => (dir && existsSync(join(dir, name)) ? [join(dir, name)] : [])),
+    onPath: (name) =>
+      (process.env.PATH ?? '')
+        .split(delimiter)
+        .flatMap((dir) => (dir && existsSync(join(dir, name)) ? [join(dir, name)] : [])),
     versionOf: (binary) => {
       try {
         return execFileSync(binary, ['--version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] })

@@ -44,7 +44,9 @@ function spawnStack(env: Record<string, string>, args: string[]): Promise<{ chil
 }
 
 export const exited = (child: ChildProcess) =>
-  new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve),
+  );
 
 export interface ProcessStack {
   url: string;
@@ -74,7 +76,13 @@ export interface ProcessStack {
 export async function startProcessStack(env: Record<string, string> = {}, args: string[] = []): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
   const [port, dynamoPort] = [await freePort(), await freePort()];
-  const fullEnv = { PORT: String(port), DYNAMODB_PORT: String(dynamoPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
+  const fullEnv = {
+    PORT: String(port),
+    DYNAMODB_PORT: String(dynamoPort),
+    DATA_DIR: dataDir,
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    ...env,
+  };
   let { child, printed } = await spawnStack(fullEnv, args);
   let output = '';
   const follow = () => {
@@ -109,7 +117,8 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
       return child.pid!;
     },
     output: () => output,
-    ended: () => (child.exitCode === null && child.signalCode === null ? null : { code: child.exitCode, signal: child.signalCode }),
+    ended: () =>
+      child.exitCode === null && child.signalCode === null ? null : { code: child.exitCode, signal: child.signalCode },
     call,
     async jobEnd(jobId) {
       for (let i = 0; i < 8; i++) {

@@ -60,7 +60,11 @@ function parse(response: Buffer): Omit<RawReply, 'sentBytes'> {
 export function rawRequest(baseUrl: string, head: string, body?: RawBody | Buffer): Promise<RawReply> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve) => {
-    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: !Buffer.isBuffer(body) && body?.deaf === true });
+    const socket = connect({
+      port: Number(port),
+      host: hostname,
+      allowHalfOpen: !Buffer.isBuffer(body) && body?.deaf === true,
+    });
     const received: Buffer[] = [];
     let sentBytes = 0;
     let open = true;
@@ -88,7 +92,9 @@ export function rawRequest(baseUrl: string, head: string, body?: RawBody | Buffe
       while (open && queued < body.bytes) {
         const data = piece.subarray(0, Math.min(piece.length, body.bytes - queued));
         queued += data.length;
-        const framed = body.chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
+        const framed = body.chunked
+          ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])
+          : data;
         const more = socket.write(framed, (error) => {
           if (!error) sentBytes += data.length;
         });

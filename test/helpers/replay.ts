@@ -36,11 +36,17 @@ export async function startReplay(): Promise<Replay> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const endpoint = (req.url ?? '').replace(/^\/v3\//, '');
-      requests.push({ endpoint, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
+      requests.push({
+        endpoint,
+        authorization: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+      });
       const queue = answers.get(endpoint);
       const recording = queue && (queue.length > 1 ? queue.shift()! : queue[0]);
       if (!recording) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status_code: 40400, status_message: 'Not Found.' }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status_code: 40400, status_message: 'Not Found.' }));
         return;
       }
       res.writeHead(recording.status ?? 200, { 'content-type': 'application/json' });

@@ -10,7 +10,9 @@ class SkipReporter {
 
   onRunComplete(_contexts, results) {
     const skipped = results.testResults.flatMap((file) =>
-      file.testResults.filter((test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo').map((test) => test.fullName),
+      file.testResults
+        .filter((test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo')
+        .map((test) => test.fullName),
     );
     if (skipped.length === 0) return;
     // One line per reason: a platform-specific describe says why in its title ("… [skipped: why]").

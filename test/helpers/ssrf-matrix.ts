@@ -135,7 +135,10 @@ export const PUBLIC_ADDRESSES: readonly string[] = [
 export const nameOf = (index: number) => `a-${index}.ssrf.test`;
 
 /** What the test DNS answers for the names of {@link nameOf}. */
-export const SSRF_DNS: Readonly<Record<string, string[]>> = Object.fromEntries(REFUSED_ADDRESSES.map((entry, i) => [nameOf(i), [entry.address]]));
+export const SSRF_DNS: Readonly<Record<string, string[]>> = Object.fromEntries(
+  REFUSED_ADDRESSES.map((entry, i) => [nameOf(i), [entry.address]]),
+);
 
 /** One line for a test's output: how much of the matrix was refused. */
-export const matrixFigure = (refused: number, of: number, kind: string) => `SSRF matrix: ${refused}/${of} ${kind} refused`;
+export const matrixFigure = (refused: number, of: number, kind: string) =>
+  `SSRF matrix: ${refused}/${of} ${kind} refused`;

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
+import {
+  createServer as createHttp2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Session,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -47,12 +52,21 @@ export async function startWebReplay(): Promise<WebReplay> {
     req.on('end', () => {
       const rawPath = (req.url ?? '').split('?')[0]!;
       const path = decodeURIComponent(rawPath);
-      requests.push({ rawPath, path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
+      requests.push({
+        rawPath,
+        path,
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+      });
       const queue = answers.get(path);
       const recording = queue && (queue.length > 1 ? queue.shift()! : queue[0]);
       const status = recording ? (recording.status ?? 200) : 404;
       res.writeHead(status, { 'content-type': 'application/json', ...recording?.headers });
-      res.end(recording ? readFileSync(join(FIXTURES, `${recording.fixture}.json`)) : JSON.stringify({ message: `no recording for ${path}` }));
+      res.end(
+        recording
+          ? readFileSync(join(FIXTURES, `${recording.fixture}.json`))
+          : JSON.stringify({ message: `no recording for ${path}` }),
+      );
     });
   };
   const http1 = createServer(handle);
@@ -75,7 +89,10 @@ export async function startWebReplay(): Promise<WebReplay> {
     close: async () => {
       for (const session of sessions) session.destroy();
       http1.closeAllConnections();
-      await Promise.all([new Promise((resolve) => http1.close(resolve)), new Promise((resolve) => http2.close(resolve))]);
+      await Promise.all([
+        new Promise((resolve) => http1.close(resolve)),
+        new Promise((resolve) => http2.close(resolve)),
+      ]);
     },
   };
 }

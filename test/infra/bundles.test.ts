@@ -20,7 +20,12 @@ beforeAll(async () => {
   sizes = await bundleSizes();
   // The template is read for its roles only: no bundling (bundleSizes built every function already).
   const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new ContentApiStack(app, 'Bundles', { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily' }));
+  template = Template.fromStack(
+    new ContentApiStack(app, 'Bundles', {
+      dataforseoSecret: 'content-api/dataforseo',
+      tavilySecret: 'content-api/tavily',
+    }),
+  );
 }, 120_000);
 
 /** The SDK client a granted action needs; receiving from a queue is the event source's work, not the function's. */
@@ -36,8 +41,12 @@ function clientsGranted(name: string): string[] {
   const role = `${pascal(name)}FunctionRole`;
   const actions = Object.values(template.findResources('AWS::IAM::Policy'))
     .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(role))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
-  const clients = actions.flatMap((action: string) => CLIENT_OF_ACTION.filter(([pattern]) => pattern.test(action)).map(([, client]) => client));
+    .flatMap((policy) =>
+      policy.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action),
+    );
+  const clients = actions.flatMap((action: string) =>
+    CLIENT_OF_ACTION.filter(([pattern]) => pattern.test(action)).map(([, client]) => client),
+  );
   return [...new Set(clients)].sort();
 }
 
@@ -52,7 +61,11 @@ describe('bundles', () => {
   });
 
   it('holds exactly the SDK clients of the actions its role is granted', () => {
-    for (const size of sizes) expect({ name: size.name, clients: size.sdkClients }).toEqual({ name: size.name, clients: clientsGranted(size.name) });
+    for (const size of sizes)
+      expect({ name: size.name, clients: size.sdkClients }).toEqual({
+        name: size.name,
+        clients: clientsGranted(size.name),
+      });
     // What that means, spelled out for a few.
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
     expect(clientsOf('discovery')).toEqual(['@aws-sdk/client-dynamodb']);
@@ -70,11 +83,19 @@ describe('bundles', () => {
 describe('what a bundle leaves out', () => {
   it("carries the SDK's event-stream code only where a client has streaming operations, and a stub that says so elsewhere", () => {
     for (const size of sizes) {
-      const streams = size.sdkClients.some((client) => client === '@aws-sdk/client-lambda' || client === '@aws-sdk/client-bedrock-runtime');
-      expect({ name: size.name, listed: EVENT_STREAM_FUNCTIONS.includes(size.name as FunctionId) }).toEqual({ name: size.name, listed: streams });
+      const streams = size.sdkClients.some(
+        (client) => client === '@aws-sdk/client-lambda' || client === '@aws-sdk/client-bedrock-runtime',
+      );
+      expect({ name: size.name, listed: EVENT_STREAM_FUNCTIONS.includes(size.name as FunctionId) }).toEqual({
+        name: size.name,
+        listed: streams,
+      });
       // The dashboard has no SDK client at all, so nothing of either.
       const stub = size.sdkClients.length > 0 && !streams;
-      expect({ name: size.name, stub: size.ownFiles.includes('infra/lambda-event-streams.ts') }).toEqual({ name: size.name, stub });
+      expect({ name: size.name, stub: size.ownFiles.includes('infra/lambda-event-streams.ts') }).toEqual({
+        name: size.name,
+        stub,
+      });
     }
   });
 
@@ -82,16 +103,22 @@ describe('what a bundle leaves out', () => {
     expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual(['mcp']);
     // zod/mini has no messages of its own: common.ts configures zod's English ones (and "Required"), so every bundle with zod must run it.
     for (const size of sizes.filter((s) => s.packages.includes('zod'))) {
-      expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/common.ts') }).toEqual({ name: size.name, configured: true });
+      expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/common.ts') }).toEqual({
+        name: size.name,
+        configured: true,
+      });
     }
   });
 
   it('carries the documentation of every route (schemas of all bodies and replies) only where the OpenAPI document is served', () => {
     for (const size of sizes) {
-      const documents = size.ownFiles.filter((file) => file === 'packages/contract/src/routes.ts' || file === 'packages/contract/src/openapi.ts');
+      const documents = size.ownFiles.filter(
+        (file) => file === 'packages/contract/src/routes.ts' || file === 'packages/contract/src/openapi.ts',
+      );
       expect({ name: size.name, documents }).toEqual({
         name: size.name,
-        documents: size.name === 'discovery' ? ['packages/contract/src/openapi.ts', 'packages/contract/src/routes.ts'] : [],
+        documents:
+          size.name === 'discovery' ? ['packages/contract/src/openapi.ts', 'packages/contract/src/routes.ts'] : [],
       });
     }
   });
@@ -122,7 +149,10 @@ describe('credentials', () => {
             size.name === 'research-worker'
             ? ['@aws-sdk/credential-provider-env', '@aws-sdk/nested-clients', '@aws-sdk/token-providers']
             : ['@aws-sdk/credential-provider-env'];
-      expect({ name: size.name, chain: size.packages.filter((name) => CREDENTIAL_CHAIN.test(name)) }).toEqual({ name: size.name, chain: expected });
+      expect({ name: size.name, chain: size.packages.filter((name) => CREDENTIAL_CHAIN.test(name)) }).toEqual({
+        name: size.name,
+        chain: expected,
+      });
     }
   });
 
@@ -140,20 +170,29 @@ describe('credentials', () => {
         dynamo.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`)),
       );
       const run = (credentials: Record<string, string>) =>
-        promisify(execFile)(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).handler({ id: 'a' }).then(String, (e) => console.log(e.message))`], {
-          // No real profile or instance metadata is reachable: only what is set here.
-          env: {
-            PATH: process.env.PATH,
-            HOME: dir,
-            AWS_REGION: 'us-east-1',
-            AWS_EC2_METADATA_DISABLED: 'true',
-            AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-            TABLE_NAME: 't',
-            ...credentials,
+        promisify(execFile)(
+          process.execPath,
+          ['-e', `require(${JSON.stringify(bundle)}).handler({ id: 'a' }).then(String, (e) => console.log(e.message))`],
+          {
+            // No real profile or instance metadata is reachable: only what is set here.
+            env: {
+              PATH: process.env.PATH,
+              HOME: dir,
+              AWS_REGION: 'us-east-1',
+              AWS_EC2_METADATA_DISABLED: 'true',
+              AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+              TABLE_NAME: 't',
+              ...credentials,
+            },
           },
-        });
+        );
       // With AWS_PROFILE set the default chain skips the environment for a profile, which does not exist here.
-      await run({ AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_PROFILE: 'elsewhere' });
+      await run({
+        AWS_ACCESS_KEY_ID: 'AKIDFROMENV',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_SESSION_TOKEN: 'token',
+        AWS_PROFILE: 'elsewhere',
+      });
       expect(authorizations).toEqual([expect.stringContaining('Credential=AKIDFROMENV/')]);
       expect((await run({})).stdout).toMatch(/^No AWS credentials in the environment/);
       expect(authorizations).toHaveLength(1);

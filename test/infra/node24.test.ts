@@ -49,10 +49,14 @@ function startSqs(): Promise<string> {
       if (req.headers['x-amz-target'] !== 'AmazonSQS.SendMessage') return res.writeHead(400).end();
       sent[input.QueueUrl.split('/').pop() as WorkerName].push(input.MessageBody);
       const md5 = createHash('md5').update(input.MessageBody).digest('hex');
-      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: md5 }));
+      res
+        .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: md5 }));
     });
   });
-  return new Promise((resolve) => sqs.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(sqs.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    sqs.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(sqs.address() as AddressInfo).port}`)),
+  );
 }
 
 const pending = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>();
@@ -75,10 +79,20 @@ interface Reply {
 }
 
 /** A request to a route's function with the site's key; a JSON reply is parsed. */
-async function call(name: FunctionId, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+async function call(
+  name: FunctionId,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const result = await invoke(name, apiEvent(method, path, { body, headers: { 'x-api-key': key, ...headers } }));
   const json = /json/.test(String(result.headers?.['content-type'] ?? ''));
-  return { statusCode: result.statusCode, headers: result.headers ?? {}, body: json ? JSON.parse(result.body) : result.body };
+  return {
+    statusCode: result.statusCode,
+    headers: result.headers ?? {},
+    body: json ? JSON.parse(result.body) : result.body,
+  };
 }
 
 /** Feeds a worker every message sent to its queue so far; the batch response must report no failure. */
@@ -124,7 +138,9 @@ describeWith(node24, 'Node 24', () => {
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_ENDPOINT_URL_SQS: sqsUrl,
-        ...Object.fromEntries(WORKERS.map((queue) => [`${queue.toUpperCase()}_QUEUE_URL`, `${sqsUrl}/000000000000/${queue}`])),
+        ...Object.fromEntries(
+          WORKERS.map((queue) => [`${queue.toUpperCase()}_QUEUE_URL`, `${sqsUrl}/000000000000/${queue}`]),
+        ),
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         POWERTOOLS_METRICS_DISABLED: 'true',
         SANDBOX_RESEARCH_MS: '0',
@@ -165,9 +181,18 @@ describeWith(node24, 'Node 24', () => {
 
     it('discovery: health and the OpenAPI document, whole: the bundle drops no schema the contract registers (its packages are sideEffects: false)', async () => {
       expect(await call('discovery', 'GET', '/health')).toMatchObject({ statusCode: 200, body: { ok: true } });
-      const { openapi, paths, components } = (await call('discovery', 'GET', '/openapi.json')).body as ReturnType<typeof buildOpenApi>;
-      expect({ openapi, paths, components }).toEqual({ openapi: '3.1.0', paths: buildOpenApi().paths, components: buildOpenApi().components });
-      expect(await call('discovery', 'GET', '/nowhere')).toMatchObject({ statusCode: 404, body: { code: 'not_found' } });
+      const { openapi, paths, components } = (await call('discovery', 'GET', '/openapi.json')).body as ReturnType<
+        typeof buildOpenApi
+      >;
+      expect({ openapi, paths, components }).toEqual({
+        openapi: '3.1.0',
+        paths: buildOpenApi().paths,
+        components: buildOpenApi().components,
+      });
+      expect(await call('discovery', 'GET', '/nowhere')).toMatchObject({
+        statusCode: 404,
+        body: { code: 'not_found' },
+      });
     });
 
     it('publish: an article and a question, 201', async () => {
@@ -189,8 +214,13 @@ describeWith(node24, 'Node 24', () => {
     });
 
     it('read, question-parts and visitor: 200', async () => {
-      expect(await call('read', 'GET', `/articles/${articleId}`)).toMatchObject({ statusCode: 200, body: { id: articleId, title: 'Trail shoes' } });
-      expect(await call('question-parts', 'PUT', `/questions/${questionId}/summary`, { summary: 'Replace them yearly.' })).toMatchObject({
+      expect(await call('read', 'GET', `/articles/${articleId}`)).toMatchObject({
+        statusCode: 200,
+        body: { id: articleId, title: 'Trail shoes' },
+      });
+      expect(
+        await call('question-parts', 'PUT', `/questions/${questionId}/summary`, { summary: 'Replace them yearly.' }),
+      ).toMatchObject({
         statusCode: 200,
         body: { summary: 'Replace them yearly.' },
       });
@@ -201,32 +231,57 @@ describeWith(node24, 'Node 24', () => {
     });
 
     it('notify takes the article down and queues a relink, which the relink worker runs', async () => {
-      const notified = await call('notify', 'POST', '/api/content/notify', { id: articleId, type: 'article', action: 'unpublished' });
+      const notified = await call('notify', 'POST', '/api/content/notify', {
+        id: articleId,
+        type: 'article',
+        action: 'unpublished',
+      });
       expect(notified).toMatchObject({ statusCode: 200, body: { ok: true, matched: true, relink: 'queued' } });
       expect(await work('relink')).toBe(1);
-      expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([expect.objectContaining({ id: articleId })]);
+      expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([
+        expect.objectContaining({ id: articleId }),
+      ]);
     });
 
     it('the tools: the listing and each tool function, 200 on the sandbox', async () => {
-      expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain('serp_landscape');
-      const topic = await call('db-insert', 'POST', '/v1/tools/db_insert', { table: 'cm_topics', row: { name: 'Trail shoes' } });
+      expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain(
+        'serp_landscape',
+      );
+      const topic = await call('db-insert', 'POST', '/v1/tools/db_insert', {
+        table: 'cm_topics',
+        row: { name: 'Trail shoes' },
+      });
       expect(topic.statusCode).toBe(200);
       const topicId: number = topic.body.row.id;
       const tool = (fn: FunctionId, name: string, body: unknown) => call(fn, 'POST', `/v1/tools/${name}`, body);
-      expect(await tool('db-select', 'db_select', { table: 'cm_topics' })).toMatchObject({ statusCode: 200, body: { rows: [{ id: topicId }] } });
-      expect(await tool('get-keywords', 'get_keywords', { topic_id: topicId, seeds: ['trail shoes', 'trail running shoes'] })).toMatchObject({
+      expect(await tool('db-select', 'db_select', { table: 'cm_topics' })).toMatchObject({
+        statusCode: 200,
+        body: { rows: [{ id: topicId }] },
+      });
+      expect(
+        await tool('get-keywords', 'get_keywords', {
+          topic_id: topicId,
+          seeds: ['trail shoes', 'trail running shoes'],
+        }),
+      ).toMatchObject({
         statusCode: 200,
         body: { data_source: 'sandbox' },
       });
-      expect((await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, depth: 'list' })).statusCode).toBe(200);
-      expect((await tool('serp-keyword-refresh', 'serp_keyword_refresh', { keyword: 'trail shoes' })).statusCode).toBe(200);
+      expect((await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, depth: 'list' })).statusCode).toBe(
+        200,
+      );
+      expect((await tool('serp-keyword-refresh', 'serp_keyword_refresh', { keyword: 'trail shoes' })).statusCode).toBe(
+        200,
+      );
       expect((await tool('serp-backlinks', 'serp_backlinks', { scope: 'site' })).statusCode).toBe(200);
       expect((await tool('recall', 'recall', { query: 'trail shoes' })).statusCode).toBe(200);
       expect((await tool('db-delete', 'db_delete', { table: 'cm_topics', id: topicId })).statusCode).toBe(200);
     });
 
     it('add-competitor queues monitoring, which the monitor worker runs; the schedule queues it again', async () => {
-      expect(await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' })).toMatchObject({ statusCode: 200 });
+      expect(
+        await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' }),
+      ).toMatchObject({ statusCode: 200 });
       await work('monitor');
       const scheduled = await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000);
       expect(scheduled).toEqual({ queued: 2, deferred: 0 }); // the site's domain and its competitor, none held back by a budget
@@ -234,21 +289,37 @@ describeWith(node24, 'Node 24', () => {
     });
 
     it('research queues a job, the research worker runs it, and jobs answers it succeeded', async () => {
-      const queued = await call('research', 'POST', '/v1/tools/research', { mode: 'web', seed: 'how long do trail shoes last', wait_ms: 0 });
+      const queued = await call('research', 'POST', '/v1/tools/research', {
+        mode: 'web',
+        seed: 'how long do trail shoes last',
+        wait_ms: 0,
+      });
       expect(queued).toMatchObject({ statusCode: 200, body: { status: 'queued', data_source: 'sandbox' } });
       jobId = queued.body.job_id;
       await work('research');
-      expect(await call('jobs', 'GET', `/v1/jobs/${jobId}`)).toMatchObject({ statusCode: 200, body: { job_id: jobId, status: 'succeeded' } });
+      expect(await call('jobs', 'GET', `/v1/jobs/${jobId}`)).toMatchObject({
+        statusCode: 200,
+        body: { job_id: jobId, status: 'succeeded' },
+      });
       // The minute's sweep finds nothing lapsed: the job ended and freed its place.
       expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({ expired: 0, freed: 0 });
     });
 
     it('usage, dashboard and mcp: 200', async () => {
-      expect(await call('usage', 'GET', '/v1/usage')).toMatchObject({ statusCode: 200, body: { by_tool: expect.any(Array) } });
+      expect(await call('usage', 'GET', '/v1/usage')).toMatchObject({
+        statusCode: 200,
+        body: { by_tool: expect.any(Array) },
+      });
       const dashboard = await call('dashboard', 'GET', '/dashboard');
       expect(dashboard.statusCode).toBe(200);
       expect(dashboard.body).toMatch(/<script[^>]+src="\/dashboard\/assets\//);
-      const listed = await call('mcp', 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json, text/event-stream' });
+      const listed = await call(
+        'mcp',
+        'POST',
+        '/mcp',
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { accept: 'application/json, text/event-stream' },
+      );
       expect(listed.statusCode).toBe(200);
       expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
     });

@@ -6,7 +6,16 @@ import { promisify } from 'node:util';
 import { Stack, type App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { FUNCTIONS, functionEnvName, MCP_INVOKES, QUEUE_SETTINGS, ROUTES, TOOL_FUNCTIONS, TOOL_NAMES, WORKERS } from '@cm/contract';
+import {
+  FUNCTIONS,
+  functionEnvName,
+  MCP_INVOKES,
+  QUEUE_SETTINGS,
+  ROUTES,
+  TOOL_FUNCTIONS,
+  TOOL_NAMES,
+  WORKERS,
+} from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
@@ -49,7 +58,9 @@ async function cliTemplate(): Promise<Record<string, any>> {
 /** Every IAM statement of the template: the policies' and the roles' inline ones. */
 const statementsOf = (t: Template) => [
   ...Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement),
-  ...Object.values(t.findResources('AWS::IAM::Role')).flatMap((r) => (r.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement)),
+  ...Object.values(t.findResources('AWS::IAM::Role')).flatMap((r) =>
+    (r.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement),
+  ),
 ];
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
@@ -63,7 +74,8 @@ function expectNoWildcards(t: Template) {
   expect(actions.filter((a) => a.includes('*'))).toEqual([]);
   const anyResource = statements.filter((s: any) => asList(s.Resource).includes('*'));
   expect(anyResource.length).toBeGreaterThan(0);
-  for (const statement of anyResource) expect(statement.Action).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+  for (const statement of anyResource)
+    expect(statement.Action).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
 }
 
 describe('cdk-nag (AWS Solutions)', () => {
@@ -115,7 +127,9 @@ describe('CDK stack', () => {
       },
     });
     expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 2);
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(FUNCTIONS.length + WORKERS.length + 2);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(
+      FUNCTIONS.length + WORKERS.length + 2,
+    );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
@@ -143,7 +157,13 @@ describe('CDK stack', () => {
       expect(actions.filter((a: string) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a))).toEqual([]);
     }
     // usage writes the site's budget limits (PUT /v1/budget).
-    for (const role of ['PublishFunction', 'GetKeywordsFunction', 'SerpKeywordRefreshFunction', 'DbInsertFunction', 'UsageFunction']) {
+    for (const role of [
+      'PublishFunction',
+      'GetKeywordsFunction',
+      'SerpKeywordRefreshFunction',
+      'DbInsertFunction',
+      'UsageFunction',
+    ]) {
       expect(actionsOf(role)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']));
     }
     // Only the functions that delete a row may DeleteItem; the rest remove items in batches.
@@ -159,7 +179,9 @@ describe('CDK stack', () => {
     async () => {
       const functions = template.findResources('AWS::Lambda::Function');
       const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
-      const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(' /dashboard'));
+      const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) =>
+        String(r.Properties.RouteKey).includes(' /dashboard'),
+      );
       expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
         'GET /dashboard',
         'GET /dashboard/assets/{file}',
@@ -169,20 +191,27 @@ describe('CDK stack', () => {
       const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
         JSON.stringify(i.Properties.IntegrationUri).includes(id),
       );
-      expect(routes.every((r) => integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)))).toBe(true);
+      expect(
+        routes.every((r) =>
+          integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)),
+        ),
+      ).toBe(true);
       const statements = Object.values(template.findResources('AWS::IAM::Policy'))
         .filter((p) => JSON.stringify(p.Properties.Roles).includes('DashboardFunctionRole'))
         .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
       expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
       expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
       // The asset Lambda is given, as the CLI bundled it: index.js and, from the bundling hook, the app the handler reads.
-      const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>((await cliTemplate()).Resources).find(
-        ([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function',
-      )![1];
+      const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>(
+        (await cliTemplate()).Resources,
+      ).find(([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function')![1];
       const asset = join(cliOut, `asset.${bundled.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
       expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
       // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
-      const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+      const map = JSON.parse(readFileSync(join(asset, 'index.js.map'), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: unknown;
+      };
       expect(map.sources.filter((source) => source.endsWith('functions/dashboard/handler.ts'))).toHaveLength(1);
       expect(map.sourcesContent).toBeUndefined();
       const html = readFileSync(join(asset, 'dashboard', 'index.html'), 'utf8');
@@ -203,9 +232,12 @@ describe('CDK stack', () => {
 
   it('serves POST, GET and DELETE /mcp from the mcp function, which may read the table and invoke only the functions it runs', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    const logicalIdOf = (name: string) => Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role'))!;
+    const logicalIdOf = (name: string) =>
+      Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role'))!;
     const mcpId = logicalIdOf('mcp');
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).endsWith(' /mcp'));
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) =>
+      String(r.Properties.RouteKey).endsWith(' /mcp'),
+    );
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
@@ -223,9 +255,13 @@ describe('CDK stack', () => {
     expect(asList(invokes[0].Action)).toEqual(['lambda:InvokeFunction']);
     expect(invokes[0].Resource).toEqual(MCP_INVOKES.map((target) => ({ 'Fn::GetAtt': [logicalIdOf(target), 'Arn'] })));
     expect(MCP_INVOKES).toEqual(expect.arrayContaining([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']));
-    const dynamo = statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => String(a).startsWith('dynamodb:'));
+    const dynamo = statements
+      .flatMap((s: any) => asList(s.Action))
+      .filter((a: any) => String(a).startsWith('dynamodb:'));
     expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
-    expect(statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a))).toEqual([]);
+    expect(
+      statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
+    ).toEqual([]);
     // No other function may invoke a function.
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),
@@ -240,7 +276,9 @@ describe('CDK stack', () => {
     for (const [, queue] of withDlq) {
       expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
-      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => JSON.stringify(a.Properties.Dimensions).includes(dlq));
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+        JSON.stringify(a.Properties.Dimensions).includes(dlq),
+      );
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     }
@@ -273,7 +311,9 @@ describe('CDK stack', () => {
       const settings = QUEUE_SETTINGS[worker];
       const [queueId, queue] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
       expect(queue.Properties.RedrivePolicy).toEqual({
-        deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${pascal(worker)}DeadLetterQueue`)), 'Arn'] },
+        deadLetterTargetArn: {
+          'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${pascal(worker)}DeadLetterQueue`)), 'Arn'],
+        },
         maxReceiveCount: settings.maxReceiveCount,
       });
       // SQS hides a message six times the worker's time limit while the worker has it (AWS's advice).
@@ -292,23 +332,30 @@ describe('CDK stack', () => {
       policies
         .filter((p) =>
           p.Properties.PolicyDocument.Statement.some(
-            (s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue),
+            (s: any) =>
+              JSON.stringify(s.Action).includes('sqs:SendMessage') && JSON.stringify(s.Resource).includes(queue),
           ),
         )
         .map((p) => JSON.stringify(p.Properties.Roles));
     const researchSenders = sendersTo('ResearchQueue');
     expect(researchSenders).toHaveLength(3);
-    for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction']) expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
+    for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction'])
+      expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
     const monitorSenders = sendersTo('MonitorQueue');
     expect(monitorSenders).toHaveLength(2);
-    for (const fn of ['AddCompetitorFunction', 'MonitorScheduleFunction']) expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
+    for (const fn of ['AddCompetitorFunction', 'MonitorScheduleFunction'])
+      expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
     const senders = sendersTo('RelinkQueue');
     expect(senders).toHaveLength(3);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('RelinkWorkerFunction'))).toBe(true);
-    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties.Role).includes('NotifyFunction'))!;
-    expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^RelinkQueue/) });
+    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
+    )!;
+    expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({
+      Ref: expect.stringMatching(/^RelinkQueue/),
+    });
   });
 
   it('runs one research job per worker invocation, with a time limit past the 30 to 60 s a job takes', () => {
@@ -325,10 +372,12 @@ describe('CDK stack', () => {
 
   it('lets only the research worker call Bedrock: InvokeModel on the default inference profile and its model, named in its environment', () => {
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map((s: any) => ({
-        roles: JSON.stringify(p.Properties.Roles),
-        statement: s,
-      })),
+      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('bedrock:')).map(
+        (s: any) => ({
+          roles: JSON.stringify(p.Properties.Roles),
+          statement: s,
+        }),
+      ),
     );
     expect(invokers).toHaveLength(1);
     expect(invokers[0]!.roles).toContain('ResearchWorkerFunction');
@@ -341,7 +390,9 @@ describe('CDK stack', () => {
     const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
       JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
     )!;
-    expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe('us.anthropic.claude-haiku-4-5-20251001-v1:0');
+    expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe(
+      'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+    );
     expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
   });
 
@@ -354,11 +405,15 @@ describe('CDK stack', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'),
     );
-    const actions = JSON.stringify(policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)));
+    const actions = JSON.stringify(
+      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
+    );
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).toContain('dynamodb:BatchGetItem');
     expect(actions).not.toContain('dynamodb:PutItem');
-    const sends = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
+    const sends = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
     expect(JSON.stringify(sends.map((s: any) => s.Resource))).toContain('MonitorQueue');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -375,7 +430,9 @@ describe('CDK stack', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.Roles).includes('ResearchSweepFunction'),
     );
-    const actions = JSON.stringify(policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)));
+    const actions = JSON.stringify(
+      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
+    );
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).not.toContain('sqs:SendMessage');
     expect(actions).not.toContain('dynamodb:DeleteItem');
@@ -387,7 +444,8 @@ describe('CDK stack', () => {
     expectNoWildcards(template);
     const actions = statements.flatMap((s: any) => asList(s.Action)) as string[];
     expect(actions).not.toContain('dynamodb:Scan');
-    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const role of Object.values(template.findResources('AWS::IAM::Role')))
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     // The indexes are named; the table's other wildcard would be `index/*`.
     expect(JSON.stringify(statements)).not.toContain('index/*');
     expect(JSON.stringify(statements)).toContain('/index/gsi1');
@@ -407,7 +465,9 @@ describe('CDK stack', () => {
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement)
         .filter((s: any) => JSON.stringify(s.Action).includes('logs:'));
-      expect(logWrites.map((s: any) => s.Resource)).toEqual([{ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] }]);
+      expect(logWrites.map((s: any) => s.Resource)).toEqual([
+        { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] },
+      ]);
     }
   });
 
@@ -417,9 +477,13 @@ describe('CDK stack', () => {
     expect(topic).toHaveLength(1);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic[0] }]);
     const functions = Object.keys(template.findResources('AWS::Lambda::Function'));
-    const errorAlarms = alarms.filter((a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda');
+    const errorAlarms = alarms.filter(
+      (a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda',
+    );
     expect(errorAlarms.map((a) => a.Properties.Dimensions[0].Value.Ref).sort()).toEqual([...functions].sort());
-    expect(alarms.filter((a) => a.Properties.MetricName === '5xx' && a.Properties.Namespace === 'AWS/ApiGateway')).toHaveLength(1);
+    expect(
+      alarms.filter((a) => a.Properties.MetricName === '5xx' && a.Properties.Namespace === 'AWS/ApiGateway'),
+    ).toHaveLength(1);
     // Any site at 80% and at 100% of a budget window.
     const budget = alarms.filter((a) => a.Properties.MetricName === 'budget_usd_used_pct');
     expect(budget.map((a) => [a.Properties.Namespace, a.Properties.Statistic, a.Properties.Threshold])).toEqual([
@@ -435,10 +499,17 @@ describe('CDK stack', () => {
     expect(stage).toMatchObject({
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit },
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: DEFAULT_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit,
+      },
     });
     const format = JSON.parse(stage.AccessLogSettings.Format);
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
     expect(stage.AccessLogSettings.Format).not.toMatch(/header|body|api-key/i);
     const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties;
     expect(api.CorsConfiguration).toBeUndefined();
@@ -453,9 +524,13 @@ describe('CDK stack', () => {
   it('has no custom domain by default: the public base URL is the API URL, and each request its own base', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
-    expect(template.findOutputs('PublicBaseUrl').PublicBaseUrl!.Value).toEqual(template.findOutputs('ApiUrl').ApiUrl!.Value);
+    expect(template.findOutputs('PublicBaseUrl').PublicBaseUrl!.Value).toEqual(
+      template.findOutputs('ApiUrl').ApiUrl!.Value,
+    );
     expect(Object.keys(template.findOutputs('ApiDomainTarget'))).toEqual([]);
-    const envs = Object.values(template.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+    const envs = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (f) => f.Properties.Environment.Variables,
+    );
     expect(envs.filter((v) => 'PUBLIC_BASE_URL' in v)).toEqual([]);
   });
 });
@@ -489,7 +564,9 @@ describe('CDK stack with provider credentials and a custom domain', () => {
   it('serves the API on the custom domain with its certificate (TLS 1.2), and makes it the base URL of visitor pages and an output', () => {
     withSecrets.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
       DomainName: 'api.example.com',
-      DomainNameConfigurations: [Match.objectLike({ CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' })],
+      DomainNameConfigurations: [
+        Match.objectLike({ CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }),
+      ],
     });
     withSecrets.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', {
       DomainName: { Ref: Match.stringLikeRegexp('^ApiDomain') },
@@ -497,10 +574,14 @@ describe('CDK stack with provider credentials and a custom domain', () => {
       Stage: '$default',
     });
     withSecrets.hasOutput('PublicBaseUrl', { Value: 'https://api.example.com' });
-    withSecrets.hasOutput('ApiDomainTarget', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiDomain'), 'RegionalDomainName'] } });
+    withSecrets.hasOutput('ApiDomainTarget', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiDomain'), 'RegionalDomainName'] },
+    });
     // Every route's function builds visitor-page URLs on it (publish replies, canonical links, find_pages); the workers build none.
     const functions = Object.values(withSecrets.findResources('AWS::Lambda::Function'));
-    const based = functions.filter((f) => f.Properties.Environment.Variables.PUBLIC_BASE_URL === 'https://api.example.com');
+    const based = functions.filter(
+      (f) => f.Properties.Environment.Variables.PUBLIC_BASE_URL === 'https://api.example.com',
+    );
     expect(based).toHaveLength(FUNCTIONS.length);
     for (const name of ['VisitorFunction', 'PublishFunction', 'McpFunction']) {
       expect(based.some((f) => JSON.stringify(f.Properties.Role).includes(name))).toBe(true);
@@ -517,13 +598,19 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     Object.values(withSecrets.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(`secret:${secret}`))
       .map((p) => JSON.stringify(p.Properties.Roles));
-  const envs = () => Object.values(withSecrets.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+  const envs = () =>
+    Object.values(withSecrets.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
 
   it('lets only the functions that call DataForSEO (research too, for keywords mode) read its secret, named in their environment', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
-      ['GetKeywordsFunction', 'MonitorWorkerFunction', 'ResearchFunction', 'SerpBacklinksFunction', 'SerpKeywordRefreshFunction', 'SerpLandscapeFunction'].map(
-        (name) => expect.stringContaining(name),
-      ),
+      [
+        'GetKeywordsFunction',
+        'MonitorWorkerFunction',
+        'ResearchFunction',
+        'SerpBacklinksFunction',
+        'SerpKeywordRefreshFunction',
+        'SerpLandscapeFunction',
+      ].map((name) => expect.stringContaining(name)),
     );
     expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(6);
   });
@@ -538,10 +625,19 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     }
     const policies = Object.values(withSecrets.findResources('AWS::IAM::Policy'));
     for (const policy of policies) {
-      const sqs = policy.Properties.PolicyDocument.Statement.flatMap((s: any) => asList(s.Action)).filter((a: string) => a.startsWith('sqs:'));
+      const sqs = policy.Properties.PolicyDocument.Statement.flatMap((s: any) => asList(s.Action)).filter((a: string) =>
+        a.startsWith('sqs:'),
+      );
       const receives = JSON.stringify(policy.Properties.Roles).includes('WorkerFunction');
       const allowed = receives
-        ? ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']
+        ? [
+            'sqs:SendMessage',
+            'sqs:ReceiveMessage',
+            'sqs:ChangeMessageVisibility',
+            'sqs:GetQueueUrl',
+            'sqs:DeleteMessage',
+            'sqs:GetQueueAttributes',
+          ]
         : ['sqs:SendMessage'];
       for (const action of sqs) expect(allowed).toContain(action);
     }
@@ -570,7 +666,10 @@ describe('cdk synth', () => {
         Properties: { Code: { S3Key: string } };
       }[];
       expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
-      for (const fn of functions) expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain('index.js');
+      for (const fn of functions)
+        expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain(
+          'index.js',
+        );
     },
     CLI_SYNTH_BOUND_MS,
   );

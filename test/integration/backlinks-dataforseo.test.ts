@@ -16,7 +16,15 @@ const SITE = 'trailstride.com';
 
 /** The adapter against the replay server, on a fixed clock, with pauses short enough for a test. */
 const adapter = () =>
-  new DataForSeoBacklinkData({ login: 'api-login', password: 's3cret', baseUrl: replay.url, retries: 3, backoffMs: 2, random: () => 0.5, now: () => NOW });
+  new DataForSeoBacklinkData({
+    login: 'api-login',
+    password: 's3cret',
+    baseUrl: replay.url,
+    retries: 3,
+    backoffMs: 2,
+    random: () => 0.5,
+    now: () => NOW,
+  });
 
 const PROFILE_FIXTURES: Record<string, string> = {
   [BACKLINK_ENDPOINTS.summary]: 'backlinks_summary.ok',
@@ -28,7 +36,8 @@ const PROFILE_FIXTURES: Record<string, string> = {
 
 /** Every profile endpoint answers its recorded envelope, unless `override` says otherwise. */
 function answerProfile(override: Record<string, Recording[]> = {}) {
-  for (const [endpoint, name] of Object.entries(PROFILE_FIXTURES)) replay.answer(endpoint, ...(override[endpoint] ?? [{ fixture: name }]));
+  for (const [endpoint, name] of Object.entries(PROFILE_FIXTURES))
+    replay.answer(endpoint, ...(override[endpoint] ?? [{ fixture: name }]));
 }
 
 const bodyOf = (endpoint: string) => replay.requests.find((r) => r.endpoint === endpoint)?.body;
@@ -52,15 +61,23 @@ describe('DataForSEO backlink profile', () => {
 
     expect(most).toBe(5);
     expect(replay.requests.map((r) => r.endpoint).sort()).toEqual(Object.keys(PROFILE_FIXTURES).sort());
-    expect(replay.requests.every((r) => r.authorization === `Basic ${Buffer.from('api-login:s3cret').toString('base64')}`)).toBe(true);
+    expect(
+      replay.requests.every((r) => r.authorization === `Basic ${Buffer.from('api-login:s3cret').toString('base64')}`),
+    ).toBe(true);
     expect(bodyOf(BACKLINK_ENDPOINTS.summary)).toEqual([{ target: SITE, rank_scale: 'one_thousand' }]);
     // 36 months back from November 2026: the month before the trend's first, to count its new referring domains.
-    expect(bodyOf(BACKLINK_ENDPOINTS.timeseries)).toEqual([{ target: SITE, date_from: '2023-11-01', group_range: 'month', rank_scale: 'one_thousand' }]);
-    expect(bodyOf(BACKLINK_ENDPOINTS.anchors)).toEqual([{ target: SITE, limit: 20, order_by: ['backlinks,desc'], rank_scale: 'one_thousand' }]);
+    expect(bodyOf(BACKLINK_ENDPOINTS.timeseries)).toEqual([
+      { target: SITE, date_from: '2023-11-01', group_range: 'month', rank_scale: 'one_thousand' },
+    ]);
+    expect(bodyOf(BACKLINK_ENDPOINTS.anchors)).toEqual([
+      { target: SITE, limit: 20, order_by: ['backlinks,desc'], rank_scale: 'one_thousand' },
+    ]);
     expect(bodyOf(BACKLINK_ENDPOINTS.backlinks)).toEqual([
       { target: SITE, mode: 'as_is', order_by: ['page_from_rank,desc'], limit: 20, rank_scale: 'one_thousand' },
     ]);
-    expect(bodyOf(BACKLINK_ENDPOINTS.referringDomains)).toEqual([{ target: SITE, limit: 100, order_by: ['rank,desc'], rank_scale: 'one_thousand' }]);
+    expect(bodyOf(BACKLINK_ENDPOINTS.referringDomains)).toEqual([
+      { target: SITE, limit: 100, order_by: ['rank,desc'], rank_scale: 'one_thousand' },
+    ]);
   });
 
   it('maps the summary, with the dofollow share from the nofollow link count', async () => {
@@ -68,7 +85,14 @@ describe('DataForSEO backlink profile', () => {
     const profile = await adapter().profile(SITE, new Meter());
     expect(profile.domain).toBe(SITE);
     // 1203 of the 4812 backlinks carry nofollow.
-    expect(profile.summary).toEqual({ backlinks: 4812, referring_domains: 1287, rank: 412, spam_score: 9, broken_links: 37, dofollow_share: 0.75 });
+    expect(profile.summary).toEqual({
+      backlinks: 4812,
+      referring_domains: 1287,
+      rank: 412,
+      spam_score: 9,
+      broken_links: 37,
+      dofollow_share: 0.75,
+    });
   });
 
   it('maps the trend: 36 months ending this month, new referring domains from the month-over-month growth, never negative', async () => {
@@ -101,7 +125,10 @@ describe('DataForSEO backlink profile', () => {
       });
     });
     expect(trend[0]!.new_referring_domains).toBe(13); // 905 → 918
-    expect(trend.find((p) => p.month === '2025-03')).toMatchObject({ referring_domains: 1039, new_referring_domains: 0 }); // lost 14
+    expect(trend.find((p) => p.month === '2025-03')).toMatchObject({
+      referring_domains: 1039,
+      new_referring_domains: 0,
+    }); // lost 14
   });
 
   it('leaves out a trend point whose date is null (the schema allows it): the profile is built, every call recorded', async () => {
@@ -193,7 +220,9 @@ describe('DataForSEO backlink profile', () => {
     answerProfile();
     const meter = new Meter();
     await adapter().profile(SITE, meter);
-    const expected = Object.fromEntries(Object.entries(PROFILE_FIXTURES).map(([endpoint, name]) => [endpoint, fixture(name).cost]));
+    const expected = Object.fromEntries(
+      Object.entries(PROFILE_FIXTURES).map(([endpoint, name]) => [endpoint, fixture(name).cost]),
+    );
     expect(costsByEndpoint(meter)).toEqual(expected);
     expect(expected).toEqual({
       [BACKLINK_ENDPOINTS.summary]: 0.02003,
@@ -239,17 +268,20 @@ describe('DataForSEO backlink profile', () => {
   it.each([
     ['task level', 'serp_organic.40101'],
     ['envelope level, tasks null', 'tasks_null.40101'],
-  ])('fails a billed call without data (40101, %s) as retryable, after every call’s cost is recorded', async (_level, name) => {
-    answerProfile({ [BACKLINK_ENDPOINTS.summary]: [{ fixture: name }] });
-    const meter = new Meter();
-    const error = await adapter()
-      .profile(SITE, meter)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ provider: 'dataforseo', retryable: true, code: 40101 });
-    expect(meter.calls).toHaveLength(5);
-    expect(costsByEndpoint(meter)[BACKLINK_ENDPOINTS.summary]).toBe(0.002);
-  });
+  ])(
+    'fails a billed call without data (40101, %s) as retryable, after every call’s cost is recorded',
+    async (_level, name) => {
+      answerProfile({ [BACKLINK_ENDPOINTS.summary]: [{ fixture: name }] });
+      const meter = new Meter();
+      const error = await adapter()
+        .profile(SITE, meter)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'dataforseo', retryable: true, code: 40101 });
+      expect(meter.calls).toHaveLength(5);
+      expect(costsByEndpoint(meter)[BACKLINK_ENDPOINTS.summary]).toBe(0.002);
+    },
+  );
 
   it('fails on a terminal error of one call without retrying it', async () => {
     answerProfile({ [BACKLINK_ENDPOINTS.referringDomains]: [{ fixture: 'search_volume.40501' }] });
@@ -272,7 +304,9 @@ describe('DataForSEO backlinks', () => {
       { target: SITE, mode: 'as_is', order_by: ['page_from_rank,desc'], limit: 1000, rank_scale: 'one_thousand' },
     ]);
     expect(links.map((l) => l.authority)).toEqual([734, 702, 655, 512, 388]);
-    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: BACKLINK_ENDPOINTS.backlinks, cost_usd: 0.02015 }]);
+    expect(meter.calls).toEqual([
+      { provider: 'dataforseo', endpoint: BACKLINK_ENDPOINTS.backlinks, cost_usd: 0.02015 },
+    ]);
   });
 
   it('cuts to the limit asked', async () => {
@@ -306,7 +340,9 @@ describe('DataForSEO link gap', () => {
       { domain: 'www.believeintherun.com', rank: 700, links_to: ['rival-shoes.com'] },
       { domain: 'runningshoesguru.com', rank: 455, links_to: ['runfast.io'] },
     ]);
-    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: BACKLINK_ENDPOINTS.domainIntersection, cost_usd: 0.02012 }]);
+    expect(meter.calls).toEqual([
+      { provider: 'dataforseo', endpoint: BACKLINK_ENDPOINTS.domainIntersection, cost_usd: 0.02012 },
+    ]);
   });
 
   it('cuts to the limit, and asks nothing without competitors', async () => {

@@ -27,9 +27,16 @@ const SOURCES: SourceText[] = Array.from({ length: 5 }, (_, i) => ({
 }));
 
 const bedrock = () =>
-  new BedrockSynthesis({ modelId: MODEL, region: 'us-east-1', endpoint: replay.http2Url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-const synthesize = (meter: Meter) => bedrock().synthesize({ query: 'how long do running shoes last', question: null }, SOURCES, meter);
-const answers = (...fixtures: string[]) => replay.answer(conversePath(MODEL), ...fixtures.map((name) => ({ fixture: `bedrock.converse.${name}` })));
+  new BedrockSynthesis({
+    modelId: MODEL,
+    region: 'us-east-1',
+    endpoint: replay.http2Url,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+const synthesize = (meter: Meter) =>
+  bedrock().synthesize({ query: 'how long do running shoes last', question: null }, SOURCES, meter);
+const answers = (...fixtures: string[]) =>
+  replay.answer(conversePath(MODEL), ...fixtures.map((name) => ({ fixture: `bedrock.converse.${name}` })));
 const costs = (meter: Meter) => meter.calls.map((call) => call.cost_usd);
 
 async function failure(promise: Promise<unknown>): Promise<ProviderError> {
@@ -45,7 +52,11 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 const asked = (index: number) => {
   const body = replay.requests[index]!.body;
   const schema = body.toolConfig.tools[0].toolSpec.inputSchema.json;
-  return { facts: schema.properties.facts.maxItems, opinions: schema.properties.opinions.maxItems, promptChars: body.messages[0].content[0].text.length };
+  return {
+    facts: schema.properties.facts.maxItems,
+    opinions: schema.properties.opinions.maxItems,
+    promptChars: body.messages[0].content[0].text.length,
+  };
 };
 
 describe('whole answers', () => {
@@ -110,15 +121,26 @@ describe('answers with no findings to read', () => {
     ['guardrail', 'a Bedrock guardrail stopped the answer (stop reason guardrail_intervened)', 0.001498],
     ['content-filtered', "the model's content filter stopped the answer (stop reason content_filtered)", 0.001546],
     ['malformed-output', 'the model gave a malformed answer (stop reason malformed_model_output)', 0.001726],
-    ['malformed-tool-use', 'the model gave a malformed record_findings call (stop reason malformed_tool_use)', 0.001742],
-    ['unknown-stop', 'the model stopped for a reason this service does not know (stop reason paused_for_review)', 0.00305],
+    [
+      'malformed-tool-use',
+      'the model gave a malformed record_findings call (stop reason malformed_tool_use)',
+      0.001742,
+    ],
+    [
+      'unknown-stop',
+      'the model stopped for a reason this service does not know (stop reason paused_for_review)',
+      0.00305,
+    ],
     ['text-only', 'the model returned no findings (stop reason end_turn)', 0.001428],
-  ])('fails on %s at once, not retryable, with the reason, after recording the tokens billed', async (fixture, reason, cost) => {
-    answers(fixture);
-    const meter = new Meter();
-    const error = await failure(synthesize(meter));
-    expect(error).toMatchObject({ provider: 'bedrock', retryable: false, message: `converse: ${reason}` });
-    expect(replay.requests).toHaveLength(1);
-    expect(costs(meter)).toEqual([cost]);
-  });
+  ])(
+    'fails on %s at once, not retryable, with the reason, after recording the tokens billed',
+    async (fixture, reason, cost) => {
+      answers(fixture);
+      const meter = new Meter();
+      const error = await failure(synthesize(meter));
+      expect(error).toMatchObject({ provider: 'bedrock', retryable: false, message: `converse: ${reason}` });
+      expect(replay.requests).toHaveLength(1);
+      expect(costs(meter)).toEqual([cost]);
+    },
+  );
 });

@@ -21,7 +21,15 @@ beforeEach(() => {
 
 const budgetOf = (siteId: number, now: () => Date = () => new Date(), deploymentDailyUsd: number | null = null) =>
   new SiteBudget(t.store, siteId, { deploymentDailyUsd, now });
-const adapter = () => new DataForSeoKeywordData({ login: 'l', password: 'p', baseUrl: replay.url, retries: 0, backoffMs: 1, random: () => 0.5 });
+const adapter = () =>
+  new DataForSeoKeywordData({
+    login: 'l',
+    password: 'p',
+    baseUrl: replay.url,
+    retries: 0,
+    backoffMs: 1,
+    random: () => 0.5,
+  });
 const today = () => new Date().toISOString().slice(0, 10);
 
 it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, and the settled spend stays within the limit', async () => {
@@ -38,7 +46,8 @@ it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, a
   );
   const charged = outcomes.filter((o) => o.status === 'fulfilled');
   expect(charged).toHaveLength(10);
-  for (const refused of outcomes.filter((o) => o.status === 'rejected')) expect(refused.reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
+  for (const refused of outcomes.filter((o) => o.status === 'rejected'))
+    expect(refused.reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
   const { day } = await t.store.budgets.windows({ siteId }, today());
   expect(day).toEqual({ spent: 0.093, reserved: 0, simulated: 0 });
   expect(day!.spent).toBeLessThanOrEqual(0.1 + (estimate - bill));
@@ -51,15 +60,25 @@ it('settles a replayed DataForSEO call to its billed cost, and a failed call rel
   const meter = new Meter({ guard: budgetOf(siteId) });
   await adapter().serpOrganic('running shoes', 'US/en', 20, meter);
   await meter.settled();
-  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({ spent: 0.0035, reserved: 0, simulated: 0 });
+  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({
+    spent: 0.0035,
+    reserved: 0,
+    simulated: 0,
+  });
 
   replay.answer(ENDPOINTS.serpOrganic, { status: 500, fixture: 'http500' });
   const failing = new Meter({ guard: budgetOf(siteId) });
-  await expect(adapter().serpOrganic('running shoes', 'US/en', 20, failing)).rejects.toMatchObject({ name: 'ProviderError' });
+  await expect(adapter().serpOrganic('running shoes', 'US/en', 20, failing)).rejects.toMatchObject({
+    name: 'ProviderError',
+  });
   await failing.settled();
   expect(replay.requests).toHaveLength(2);
   // The 500 billed nothing: the reservation is gone and the spend is what it was.
-  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({ spent: 0.0035, reserved: 0, simulated: 0 });
+  expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({
+    spent: 0.0035,
+    reserved: 0,
+    simulated: 0,
+  });
 });
 
 it('refuses a call that would pass the daily limit with 402 and calls no provider', async () => {
@@ -68,7 +87,11 @@ it('refuses a call that would pass the daily limit with 402 and calls no provide
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
   const measured: number[] = [];
   const meter = new Meter({
-    guard: new SiteBudget(t.store, siteId, { deploymentDailyUsd: null, now: () => new Date(), measure: (pct) => measured.push(pct) }),
+    guard: new SiteBudget(t.store, siteId, {
+      deploymentDailyUsd: null,
+      now: () => new Date(),
+      measure: (pct) => measured.push(pct),
+    }),
   });
   await expect(adapter().serpOrganic('running shoes', 'US/en', 20, meter)).rejects.toMatchObject({
     code: 'budget_exceeded',
@@ -86,11 +109,22 @@ it('starts the month window again at the UTC month start', async () => {
   let now = new Date('2031-01-31T23:59:59.000Z');
   const budget = budgetOf(siteId, () => now);
   await (await budget.reserve(0.05)).settle(0.05, false);
-  await expect(budget.reserve(0.01)).rejects.toMatchObject({ code: 'budget_exceeded', extra: { window: 'month', resets_at: '2031-02-01T00:00:00.000Z' } });
+  await expect(budget.reserve(0.01)).rejects.toMatchObject({
+    code: 'budget_exceeded',
+    extra: { window: 'month', resets_at: '2031-02-01T00:00:00.000Z' },
+  });
   now = new Date('2031-02-01T00:00:00.000Z');
   await (await budget.reserve(0.01)).settle(0.01, false);
-  expect((await t.store.budgets.windows({ siteId }, '2031-02-01')).month).toEqual({ spent: 0.01, reserved: 0, simulated: 0 });
-  expect((await t.store.budgets.windows({ siteId }, '2031-01-31')).month).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+  expect((await t.store.budgets.windows({ siteId }, '2031-02-01')).month).toEqual({
+    spent: 0.01,
+    reserved: 0,
+    simulated: 0,
+  });
+  expect((await t.store.budgets.windows({ siteId }, '2031-01-31')).month).toEqual({
+    spent: 0.05,
+    reserved: 0,
+    simulated: 0,
+  });
 });
 
 it("holds the deployment's daily cap across sites, undoing a site's reservation the cap refuses, and never tells a site what others spent", async () => {
@@ -99,8 +133,15 @@ it("holds the deployment's daily cap across sites, undoing a site's reservation 
   const at = () => new Date(`${day}T12:00:00.000Z`);
   await (await budgetOf(a.siteId, at, 0.02).reserve(0.015)).settle(0.015, false);
   const refused = budgetOf(b.siteId, at, 0.02).reserve(0.01);
-  await expect(refused).rejects.toMatchObject({ code: 'budget_exceeded', extra: { scope: 'deployment', window: 'day', limit_usd: null, spent_usd: null } });
-  expect((await t.store.budgets.windows({ siteId: b.siteId }, day)).day).toEqual({ spent: 0, reserved: 0, simulated: 0 });
+  await expect(refused).rejects.toMatchObject({
+    code: 'budget_exceeded',
+    extra: { scope: 'deployment', window: 'day', limit_usd: null, spent_usd: null },
+  });
+  expect((await t.store.budgets.windows({ siteId: b.siteId }, day)).day).toEqual({
+    spent: 0,
+    reserved: 0,
+    simulated: 0,
+  });
   expect((await t.store.budgets.windows('deployment', day)).day).toEqual({ spent: 0.015, reserved: 0, simulated: 0 });
 });
 
@@ -111,11 +152,18 @@ it("reclaims a dead call's reservation once its lease ends", async () => {
   const start = Date.now();
   fakeClock(start);
   try {
-    expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, start + 1000)).toMatchObject({ reserved: true });
+    expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, start + 1000)).toMatchObject({
+      reserved: true,
+    });
     jest.setSystemTime(start + 999);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'early', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({ reserved: false, window: 'day' });
+    expect(await t.store.budgets.reserve({ siteId }, day, 'early', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+      reserved: false,
+      window: 'day',
+    });
     jest.setSystemTime(start + 1000);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'late', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({ reserved: true });
+    expect(await t.store.budgets.reserve({ siteId }, day, 'late', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+      reserved: true,
+    });
   } finally {
     jest.useRealTimers();
   }
@@ -130,16 +178,39 @@ it('settles a research job’s bill and ledgers its calls before the job ends, s
   const ticket = await budget.reserveQueued(0.05);
   const jobId = newJobId();
   const input = { mode: 'web', query: 'settled before it ends', question: null, page_id: null };
-  await t.store.jobs.create({ job_id: jobId, site_id: siteId, tool: 'research', input, budget: ticket!, created_at: new Date().toISOString() });
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: siteId,
+    tool: 'research',
+    input,
+    budget: ticket!,
+    created_at: new Date().toISOString(),
+  });
   // The worker dies as it ends the job: the store's finish never returns.
-  const store = { ...t.store, jobs: Object.assign(Object.create(t.store.jobs) as typeof t.store.jobs, { finish: () => Promise.reject(new Error('killed')) }) };
+  const store = {
+    ...t.store,
+    jobs: Object.assign(Object.create(t.store.jobs) as typeof t.store.jobs, {
+      finish: () => Promise.reject(new Error('killed')),
+    }),
+  };
   const meter = new Meter({ listPrices: true });
-  const deps = { store, research: new SandboxResearch(0), meter, enqueue: async () => undefined, researchLeaseMs: 60_000, budgetOf: () => budget };
+  const deps = {
+    store,
+    research: new SandboxResearch(0),
+    meter,
+    enqueue: async () => undefined,
+    researchLeaseMs: 60_000,
+    budgetOf: () => budget,
+  };
   await expect(runResearchJob(deps, { job_id: jobId })).rejects.toThrow('killed');
   expect(meter.costUsd).toBeGreaterThan(0);
   const windows = await t.store.budgets.windows({ siteId }, today());
   expect(windows.day).toMatchObject({ spent: meter.costUsd, reserved: 0 });
-  const ledger = await t.store.usage.report(siteId, `${today()}T00:00:00.000Z`, new Date(Date.now() + 1000).toISOString());
+  const ledger = await t.store.usage.report(
+    siteId,
+    `${today()}T00:00:00.000Z`,
+    new Date(Date.now() + 1000).toISOString(),
+  );
   expect(ledger).toMatchObject({ calls: meter.calls.length, simulated_cost_usd: meter.costUsd });
   expect(ledger.by_tool.map((line) => line.tool)).toEqual(['research']);
 });
@@ -149,6 +220,8 @@ it('reads GLOBAL_DAILY_BUDGET_USD as USD, and refuses anything else at start rat
   expect(loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: '25.5' }).globalDailyBudgetUsd).toBe(25.5);
   expect(loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: '0' }).globalDailyBudgetUsd).toBe(0);
   for (const value of ['five', '-1', 'Infinity']) {
-    expect(() => loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: value })).toThrow(/GLOBAL_DAILY_BUDGET_USD must be a number of USD/);
+    expect(() => loadConfig({ TABLE_NAME: 'x', GLOBAL_DAILY_BUDGET_USD: value })).toThrow(
+      /GLOBAL_DAILY_BUDGET_USD must be a number of USD/,
+    );
   }
 });

@@ -12,7 +12,14 @@ beforeEach(() => {
 
 /** The adapter against the replay server, with pauses short enough for a test. */
 const adapter = (retries = 3) =>
-  new DataForSeoKeywordData({ login: 'api-login', password: 's3cret', baseUrl: replay.url, retries, backoffMs: 2, random: () => 0.5 });
+  new DataForSeoKeywordData({
+    login: 'api-login',
+    password: 's3cret',
+    baseUrl: replay.url,
+    retries,
+    backoffMs: 2,
+    random: () => 0.5,
+  });
 
 const costs = (meter: Meter) => meter.calls.map((c) => c.cost_usd);
 
@@ -24,24 +31,41 @@ describe('DataForSEO envelopes', () => {
     // The retried codes, by their messages in DataForSEO's error list (see client.ts).
     for (const code of [40103, 40202, 40209, 50000, 50301, 50303, 50401]) expect(classify(code)).toBe('transient');
     // Fixed by the caller (request, login, funds, limits, subscription), or by DataForSEO's support, not by a pause.
-    for (const code of [40501, 40100, 40200, 40201, 40204, 40210, 40203, 50100, 50304]) expect(classify(code)).toBe('terminal');
+    for (const code of [40501, 40100, 40200, 40201, 40204, 40210, 40203, 50100, 50304])
+      expect(classify(code)).toBe('terminal');
   });
 
   it('reads search volume and intent in two calls, with HTTP Basic auth and one task per call, and records each cost', async () => {
     replay.answer(ENDPOINTS.searchVolume, { fixture: 'search_volume.ok' });
     replay.answer(ENDPOINTS.searchIntent, { fixture: 'search_intent.ok' });
     const meter = new Meter();
-    const metrics = await adapter().keywordMetrics(['running shoes', 'trail running shoes', 'zzqx running'], 'US/en', meter);
+    const metrics = await adapter().keywordMetrics(
+      ['running shoes', 'trail running shoes', 'zzqx running'],
+      'US/en',
+      meter,
+    );
 
     expect([...metrics.keys()]).toEqual(['running shoes', 'trail running shoes']); // no volume: no data
-    expect(metrics.get('running shoes')).toEqual({ keyword: 'running shoes', volume: 201000, cpc_usd: 1.87, competition: 1, intent: 'commercial' });
-    expect(metrics.get('trail running shoes')).toMatchObject({ volume: 49500, competition: 0.57, intent: 'transactional' });
+    expect(metrics.get('running shoes')).toEqual({
+      keyword: 'running shoes',
+      volume: 201000,
+      cpc_usd: 1.87,
+      competition: 1,
+      intent: 'commercial',
+    });
+    expect(metrics.get('trail running shoes')).toMatchObject({
+      volume: 49500,
+      competition: 0.57,
+      intent: 'transactional',
+    });
     expect(costs(meter)).toEqual([0.075, 0.0012]);
     expect(meter.costUsd).toBe(0.0762);
 
     const [volume, intent] = replay.requests;
     expect(volume!.authorization).toBe(`Basic ${Buffer.from('api-login:s3cret').toString('base64')}`);
-    expect(volume!.body).toEqual([{ keywords: ['running shoes', 'trail running shoes', 'zzqx running'], location_code: 2840, language_code: 'en' }]);
+    expect(volume!.body).toEqual([
+      { keywords: ['running shoes', 'trail running shoes', 'zzqx running'], location_code: 2840, language_code: 'en' },
+    ]);
     // Intent only for keywords with data; the Labs endpoint takes a language, no location.
     expect(intent!.body).toEqual([{ keywords: ['running shoes', 'trail running shoes'], language_code: 'en' }]);
   });
@@ -57,8 +81,14 @@ describe('DataForSEO envelopes', () => {
     await adapter().keywordIdeas(['running shoes'], 'GB/en', 100, meter);
     const bodies = replay.requests.map((r) => [r.endpoint, r.body[0]]);
     expect(bodies[0]).toEqual([ENDPOINTS.searchVolume, { keywords: ['running shoes'], language_code: 'en' }]);
-    expect(bodies[2]).toEqual([ENDPOINTS.serpOrganic, { keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' }]);
-    expect(bodies[3]).toEqual([ENDPOINTS.keywordIdeas, { keywords: ['running shoes'], location_code: 2826, language_code: 'en', limit: 100 }]);
+    expect(bodies[2]).toEqual([
+      ENDPOINTS.serpOrganic,
+      { keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' },
+    ]);
+    expect(bodies[3]).toEqual([
+      ENDPOINTS.keywordIdeas,
+      { keywords: ['running shoes'], location_code: 2826, language_code: 'en', limit: 100 },
+    ]);
   });
 
   it('keeps only organic results of a SERP, positioned by rank_group', async () => {
@@ -80,8 +110,20 @@ describe('DataForSEO envelopes', () => {
     replay.answer(ENDPOINTS.keywordIdeas, { fixture: 'keyword_ideas.ok' });
     const ideas = await adapter().keywordIdeas(['running shoes'], 'US/en', 100, new Meter());
     expect(ideas).toEqual([
-      { keyword: 'best running shoes for women', volume: 33100, cpc_usd: 1.42, competition: 0.83, intent: 'commercial' },
-      { keyword: 'running shoes store near me', volume: 8100, cpc_usd: 2.05, competition: 0.41, intent: 'transactional' },
+      {
+        keyword: 'best running shoes for women',
+        volume: 33100,
+        cpc_usd: 1.42,
+        competition: 0.83,
+        intent: 'commercial',
+      },
+      {
+        keyword: 'running shoes store near me',
+        volume: 8100,
+        cpc_usd: 2.05,
+        competition: 0.41,
+        intent: 'transactional',
+      },
     ]);
   });
 });
@@ -181,8 +223,20 @@ describe('DataForSEO nulls and envelope-level codes', () => {
     replay.answer(ENDPOINTS.keywordIdeas, { fixture: 'keyword_ideas.keyword-info-null' });
     const ideas = await adapter().keywordIdeas(['running shoes'], 'US/en', 100, new Meter());
     expect(ideas).toEqual([
-      { keyword: 'best running shoes for women', volume: 33100, cpc_usd: 1.42, competition: 0.83, intent: 'commercial' },
-      { keyword: 'running shoes store near me', volume: null, cpc_usd: null, competition: null, intent: 'transactional' },
+      {
+        keyword: 'best running shoes for women',
+        volume: 33100,
+        cpc_usd: 1.42,
+        competition: 0.83,
+        intent: 'commercial',
+      },
+      {
+        keyword: 'running shoes store near me',
+        volume: null,
+        cpc_usd: null,
+        competition: null,
+        intent: 'transactional',
+      },
     ]);
   });
 
@@ -220,16 +274,19 @@ describe('DataForSEO nulls and envelope-level codes', () => {
   it.each([
     ['the cost limit (40203)', 'tasks_null.40203', 40203],
     ['an invalid field (40501)', 'tasks_null.40501', 40501],
-  ])('fails at once on %s at envelope level with tasks null, not retryable, the unbilled call recorded', async (_name, name, code) => {
-    replay.answer(ENDPOINTS.searchVolume, { fixture: name }, { fixture: 'search_volume.ok' });
-    const meter = new Meter();
-    const error = await adapter()
-      .keywordMetrics(['running shoes'], 'US/en', meter)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ provider: 'dataforseo', retryable: false, code });
-    expect((error as Error).message).toContain(fixture(name).status_message);
-    expect(replay.requests).toHaveLength(1);
-    expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.searchVolume, cost_usd: 0 }]);
-  });
+  ])(
+    'fails at once on %s at envelope level with tasks null, not retryable, the unbilled call recorded',
+    async (_name, name, code) => {
+      replay.answer(ENDPOINTS.searchVolume, { fixture: name }, { fixture: 'search_volume.ok' });
+      const meter = new Meter();
+      const error = await adapter()
+        .keywordMetrics(['running shoes'], 'US/en', meter)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ provider: 'dataforseo', retryable: false, code });
+      expect((error as Error).message).toContain(fixture(name).status_message);
+      expect(replay.requests).toHaveLength(1);
+      expect(meter.calls).toEqual([{ provider: 'dataforseo', endpoint: ENDPOINTS.searchVolume, cost_usd: 0 }]);
+    },
+  );
 });

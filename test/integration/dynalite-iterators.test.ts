@@ -44,7 +44,11 @@ function openIterators() {
     open.delete(resource);
     return detachResource.call(this, resource);
   };
-  return { count: () => open.size, opened: () => opened, restore: () => Object.assign(proto, { attachResource, detachResource }) };
+  return {
+    count: () => open.size,
+    opened: () => opened,
+    restore: () => Object.assign(proto, { attachResource, detachResource }),
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cm-iterators-'));
@@ -53,24 +57,36 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 it.each([
   ['in memory', undefined],
   ['on disk', join(dir, 'dynamodb')],
-])('closes every iterator its queries open, %s, whether a query reads to the end or stops at its Limit', async (_where, path) => {
-  const dynamo = await startDynamo({ port: 0, engine: 'dynalite', path });
-  const db = createDocumentClient({ endpoint: dynamo.endpoint });
-  const iterators = openIterators();
-  try {
-    await ensureTable(dynamo.endpoint, 'iterators');
-    for (let i = 0; i < 20; i++) await db.send(new PutCommand({ TableName: 'iterators', Item: { pk: 'P', sk: String(i).padStart(2, '0') } }));
-    const query = (limit?: number) =>
-      db.send(new QueryCommand({ TableName: 'iterators', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'P' }, Limit: limit }));
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => query(i % 2 ? 5 : undefined)));
-    expect(answers.map((answer) => answer.Count)).toEqual(Array.from({ length: 60 }, (_, i) => (i % 2 ? 5 : 20)));
-    // A stream's iterator closes just after its answer is sent: wait for the closes, not for a time.
-    for (let tries = 0; iterators.count() > 0 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(iterators.opened()).toBeGreaterThanOrEqual(60);
-    expect(iterators.count()).toBe(0);
-  } finally {
-    iterators.restore();
-    db.destroy();
-    await dynamo.close();
-  }
-});
+])(
+  'closes every iterator its queries open, %s, whether a query reads to the end or stops at its Limit',
+  async (_where, path) => {
+    const dynamo = await startDynamo({ port: 0, engine: 'dynalite', path });
+    const db = createDocumentClient({ endpoint: dynamo.endpoint });
+    const iterators = openIterators();
+    try {
+      await ensureTable(dynamo.endpoint, 'iterators');
+      for (let i = 0; i < 20; i++)
+        await db.send(new PutCommand({ TableName: 'iterators', Item: { pk: 'P', sk: String(i).padStart(2, '0') } }));
+      const query = (limit?: number) =>
+        db.send(
+          new QueryCommand({
+            TableName: 'iterators',
+            KeyConditionExpression: 'pk = :p',
+            ExpressionAttributeValues: { ':p': 'P' },
+            Limit: limit,
+          }),
+        );
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => query(i % 2 ? 5 : undefined)));
+      expect(answers.map((answer) => answer.Count)).toEqual(Array.from({ length: 60 }, (_, i) => (i % 2 ? 5 : 20)));
+      // A stream's iterator closes just after its answer is sent: wait for the closes, not for a time.
+      for (let tries = 0; iterators.count() > 0 && tries < 200; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(iterators.opened()).toBeGreaterThanOrEqual(60);
+      expect(iterators.count()).toBe(0);
+    } finally {
+      iterators.restore();
+      db.destroy();
+      await dynamo.close();
+    }
+  },
+);

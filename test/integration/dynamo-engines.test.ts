@@ -1,4 +1,11 @@
-import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamoEngine, ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '@cm/store';
@@ -43,7 +50,11 @@ it('runs on the engine DYNAMO_ENGINE names', () => {
 });
 
 it('fails a write whose condition does not hold with ConditionalCheckFailedException (the store tells a lost race by the name)', async () => {
-  const out = await failure(db.send(new PutCommand({ TableName: TABLE, Item: { pk: 'C', sk: 'C' }, ConditionExpression: 'attribute_exists(pk)' })));
+  const out = await failure(
+    db.send(
+      new PutCommand({ TableName: TABLE, Item: { pk: 'C', sk: 'C' }, ConditionExpression: 'attribute_exists(pk)' }),
+    ),
+  );
   expect(out.name).toBe('ConditionalCheckFailedException');
 });
 
@@ -67,7 +78,13 @@ it('fails an update of a path under a missing map with a ValidationException abo
 it('ends a Query page at 1 MB with a LastEvaluatedKey, and the next page starts where it ended', async () => {
   const big = 'x'.repeat(40_000);
   for (let i = 0; i < 40; i++) await put({ pk: 'BIG', sk: String(i).padStart(3, '0'), big });
-  const first = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'BIG' } }));
+  const first = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': 'BIG' },
+    }),
+  );
   // 1 MB holds 26 whole items of about 40 KB; the one that crosses the line is the page's last, as on DynamoDB.
   expect(first.Count).toBe(27);
   expect(first.LastEvaluatedKey).toEqual({ pk: 'BIG', sk: '026' });
@@ -95,7 +112,9 @@ it('reads 40 items of 40 KB by key in one store call, whether the engine answers
 
 it('refuses an item over 400 KB and keys over 2048 (partition) and 1024 (sort) bytes with a ValidationException', async () => {
   await put({ pk: 'S', sk: 'fits', big: 'x'.repeat(399_000) });
-  expect((await failure(put({ pk: 'S', sk: 'over', big: 'x'.repeat(410_000) }))).message).toMatch(/Item size has exceeded the maximum allowed size/);
+  expect((await failure(put({ pk: 'S', sk: 'over', big: 'x'.repeat(410_000) }))).message).toMatch(
+    /Item size has exceeded the maximum allowed size/,
+  );
   await put({ pk: 'p'.repeat(2048), sk: 's'.repeat(1024) });
   for (const item of [
     { pk: 'p'.repeat(2049), sk: 's' },
@@ -118,10 +137,18 @@ it('refuses an empty string as a table key, and as an index key only on Amazonâ€
 it('refuses expression values and names the expression does not use, reserved words, and consistent reads on an index', async () => {
   await put({ pk: 'X', sk: 'X' });
   const update = (input: Partial<ConstructorParameters<typeof UpdateCommand>[0]>) =>
-    failure(db.send(new UpdateCommand({ TableName: TABLE, Key: { pk: 'X', sk: 'X' }, UpdateExpression: 'SET v = :v', ...input })));
+    failure(
+      db.send(
+        new UpdateCommand({ TableName: TABLE, Key: { pk: 'X', sk: 'X' }, UpdateExpression: 'SET v = :v', ...input }),
+      ),
+    );
   expect((await update({ ExpressionAttributeValues: { ':v': 1, ':w': 2 } })).message).toMatch(/unused in expressions/);
-  expect((await update({ ExpressionAttributeValues: { ':v': 1 }, ExpressionAttributeNames: { '#n': 'n' } })).message).toMatch(/unused in expressions/);
-  expect((await update({ UpdateExpression: 'SET status = :v', ExpressionAttributeValues: { ':v': 1 } })).message).toMatch(/reserved keyword/);
+  expect(
+    (await update({ ExpressionAttributeValues: { ':v': 1 }, ExpressionAttributeNames: { '#n': 'n' } })).message,
+  ).toMatch(/unused in expressions/);
+  expect(
+    (await update({ UpdateExpression: 'SET status = :v', ExpressionAttributeValues: { ':v': 1 } })).message,
+  ).toMatch(/reserved keyword/);
   const indexRead = await failure(
     db.send(
       new QueryCommand({
@@ -139,10 +166,16 @@ it('refuses expression values and names the expression does not use, reserved wo
 it('refuses more than 100 keys in BatchGetItem and 25 writes in BatchWriteItem, and duplicate keys (the store batches 100 and 25, each key once)', async () => {
   const keys = Array.from({ length: 101 }, (_, i) => ({ pk: 'B', sk: String(i) }));
   const [first] = keys as [{ pk: string; sk: string }];
-  expect((await failure(db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: keys } } })))).name).toBe('ValidationException');
+  expect((await failure(db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: keys } } })))).name).toBe(
+    'ValidationException',
+  );
   const writes = keys.slice(0, 26).map((key) => ({ PutRequest: { Item: key } }));
-  expect((await failure(db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: writes } })))).name).toBe('ValidationException');
-  const duplicate = await failure(db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: [first, first] } } })));
+  expect((await failure(db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: writes } })))).name).toBe(
+    'ValidationException',
+  );
+  const duplicate = await failure(
+    db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: [first, first] } } })),
+  );
   expect(duplicate.message).toMatch(/duplicates/);
 });
 
@@ -152,7 +185,13 @@ it('runs TransactWriteItems with cancellation reasons on Amazonâ€™s engine only 
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: TABLE, Item: { pk: 'T', sk: '1' } } },
-          { ConditionCheck: { TableName: TABLE, Key: { pk: 'T', sk: 'missing' }, ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            ConditionCheck: {
+              TableName: TABLE,
+              Key: { pk: 'T', sk: 'missing' },
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
         ],
       }),
     ),

@@ -44,7 +44,9 @@ it('takes its engine from DYNAMO_ENGINE: dynalite when unset, and a clear error 
   expect(dynamoEngine('dynalite')).toBe('dynalite');
   expect(dynamoEngine('')).toBe('dynalite');
   expect(dynamoEngine('dynamodb-local')).toBe('dynamodb-local');
-  expect(() => dynamoEngine('dynamo')).toThrow('Unknown DynamoDB engine "dynamo": use one of dynalite, dynamodb-local.');
+  expect(() => dynamoEngine('dynamo')).toThrow(
+    'Unknown DynamoDB engine "dynamo": use one of dynalite, dynamodb-local.',
+  );
 });
 
 it('says DynamoDB Local needs Java when no java is on the PATH', async () => {

@@ -16,29 +16,32 @@ describe("the local stack's queues", () => {
   });
   afterAll(() => t.stop());
 
-  it.each(WORKERS)('%s: hands its worker batches of the shared batch size, and dead-letters a message after exactly the shared deliveries', async (worker) => {
-    const { batchSize, maxReceiveCount } = QUEUE_SETTINGS[worker];
-    const queue = t.stack.queues[worker];
-    const count = 2 * batchSize + 1;
-    const output = captureOutput({ level: 'ERROR' });
-    try {
-      // Not JSON: every worker fails it on every delivery.
-      for (let i = 0; i < count; i++) await queue.send('{nope');
-      await t.stack.drain();
-    } finally {
-      output.stop();
-    }
-    expect(queue.deadLetters).toHaveLength(count);
-    for (const letter of queue.deadLetters) expect(letter.receiveCount).toBe(maxReceiveCount);
-    const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
-    expect(failures).toHaveLength(count * maxReceiveCount);
-    // The first deliveries, by invocation: full batches, then the one left over.
-    const firstBatches = new Map<string, number>();
-    for (const line of failures.filter((l) => l.receive_count === 1))
-      firstBatches.set(line.function_request_id, (firstBatches.get(line.function_request_id) ?? 0) + 1);
-    expect([...firstBatches.values()].sort((a, b) => b - a)).toEqual([batchSize, batchSize, 1]);
-    queue.deadLetters.length = 0;
-  });
+  it.each(WORKERS)(
+    '%s: hands its worker batches of the shared batch size, and dead-letters a message after exactly the shared deliveries',
+    async (worker) => {
+      const { batchSize, maxReceiveCount } = QUEUE_SETTINGS[worker];
+      const queue = t.stack.queues[worker];
+      const count = 2 * batchSize + 1;
+      const output = captureOutput({ level: 'ERROR' });
+      try {
+        // Not JSON: every worker fails it on every delivery.
+        for (let i = 0; i < count; i++) await queue.send('{nope');
+        await t.stack.drain();
+      } finally {
+        output.stop();
+      }
+      expect(queue.deadLetters).toHaveLength(count);
+      for (const letter of queue.deadLetters) expect(letter.receiveCount).toBe(maxReceiveCount);
+      const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
+      expect(failures).toHaveLength(count * maxReceiveCount);
+      // The first deliveries, by invocation: full batches, then the one left over.
+      const firstBatches = new Map<string, number>();
+      for (const line of failures.filter((l) => l.receive_count === 1))
+        firstBatches.set(line.function_request_id, (firstBatches.get(line.function_request_id) ?? 0) + 1);
+      expect([...firstBatches.values()].sort((a, b) => b - a)).toEqual([batchSize, batchSize, 1]);
+      queue.deadLetters.length = 0;
+    },
+  );
 });
 
 describe('InProcessQueue', () => {
@@ -46,10 +49,15 @@ describe('InProcessQueue', () => {
   function recorder() {
     const batches: number[] = [];
     const timeLimitsMs: number[] = [];
-    const handler = async (event: SQSEvent, context: { getRemainingTimeInMillis(): number }): Promise<SQSBatchResponse> => {
+    const handler = async (
+      event: SQSEvent,
+      context: { getRemainingTimeInMillis(): number },
+    ): Promise<SQSBatchResponse> => {
       batches.push(event.Records.length);
       timeLimitsMs.push(context.getRemainingTimeInMillis());
-      return { batchItemFailures: event.Records.filter((r) => r.body === 'fail').map((r) => ({ itemIdentifier: r.messageId })) };
+      return {
+        batchItemFailures: event.Records.filter((r) => r.body === 'fail').map((r) => ({ itemIdentifier: r.messageId })),
+      };
     };
     return { batches, timeLimitsMs, handler };
   }

@@ -39,12 +39,14 @@ beforeAll(async () => {
     const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
     const loop = /^\/loop\/(\d+)$/.exec(path);
     if (path === '/article') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
-    else if (path === '/plain') res.writeHead(200, { 'content-type': 'text/plain' }).end('Plain   notes,\n\nas they are.');
+    else if (path === '/plain')
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('Plain   notes,\n\nas they are.');
     else if (path === '/pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7');
     else if (path === '/png') res.writeHead(200, { 'content-type': 'image/png' }).end('\x89PNG');
     else if (path === '/status/404') res.writeHead(404, { 'content-type': 'text/html' }).end('gone');
     else if (path === '/status/503') res.writeHead(503, { 'content-type': 'text/html' }).end('busy');
-    else if (path === '/big-declared') res.writeHead(200, { 'content-type': 'text/html', 'content-length': '50000' }).end('x'.repeat(50_000));
+    else if (path === '/big-declared')
+      res.writeHead(200, { 'content-type': 'text/html', 'content-length': '50000' }).end('x'.repeat(50_000));
     else if (path === '/big-endless') {
       // Never ends: only a client that stops reading at the limit gets an answer at all.
       res.writeHead(200, { 'content-type': 'text/html' });

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { ENDPOINTS, Meter, type KeywordDataProvider, type ResearchProvider } from '@cm/providers';
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { SERVICE_LIMITS } from '@cm/contract';
-import { DEFAULT_BEDROCK_MODEL, getBacklinkData, getKeywordData, loadConfig, logger, resetServices, selectKeywordData } from '@cm/runtime';
+import {
+  DEFAULT_BEDROCK_MODEL,
+  getBacklinkData,
+  getKeywordData,
+  loadConfig,
+  logger,
+  resetServices,
+  selectKeywordData,
+} from '@cm/runtime';
 import { getResearch, selectResearch } from '@cm/runtime/research';
 import { fakeClock } from '../helpers/clock';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
@@ -29,8 +37,16 @@ beforeAll(async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       secretRequests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
       if (!SECRETS[body.SecretId]) {
-        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'ResourceNotFoundException' });
-        return res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }));
+        res.writeHead(400, {
+          'content-type': 'application/x-amz-json-1.1',
+          'x-amzn-errortype': 'ResourceNotFoundException',
+        });
+        return res.end(
+          JSON.stringify({
+            __type: 'ResourceNotFoundException',
+            message: "Secrets Manager can't find the specified secret.",
+          }),
+        );
       }
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(
@@ -73,9 +89,13 @@ it('uses DataForSEO with a login and password from the environment', async () =>
 it('reads the credentials from a Secrets Manager secret when one is named', async () => {
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
   const provider = await selectKeywordData({ secret: 'content-api/dataforseo', baseUrl: replay.url });
-  expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } }]);
+  expect(secretRequests).toEqual([
+    { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } },
+  ]);
   await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
-  expect(replay.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`);
+  expect(replay.requests.at(-1)!.authorization).toBe(
+    `Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`,
+  );
 });
 
 describe('web research', () => {
@@ -85,11 +105,19 @@ describe('web research', () => {
   });
   afterAll(() => web.close());
   const config = (env: Record<string, string>) =>
-    loadConfig({ TABLE_NAME: 'content', TAVILY_BASE_URL: web.url, BEDROCK_ENDPOINT: web.http2Url, AWS_REGION: 'us-east-1', ...env });
+    loadConfig({
+      TABLE_NAME: 'content',
+      TAVILY_BASE_URL: web.url,
+      BEDROCK_ENDPOINT: web.http2Url,
+      AWS_REGION: 'us-east-1',
+      ...env,
+    });
 
   it('uses the sandbox without a Tavily key, whatever else is set', async () => {
     expect((await selectResearch(config({}))).name).toBe('sandbox');
-    expect((await selectResearch(config({ BEDROCK_MODEL_ID: 'anthropic.claude-3-5-haiku-20241022-v1:0' }))).name).toBe('sandbox');
+    expect((await selectResearch(config({ BEDROCK_MODEL_ID: 'anthropic.claude-3-5-haiku-20241022-v1:0' }))).name).toBe(
+      'sandbox',
+    );
   });
 
   it('uses Tavily and Bedrock with a key from the environment, or from a Secrets Manager secret', async () => {
@@ -105,7 +133,9 @@ describe('web research', () => {
     web.requests.length = 0;
     secretRequests.length = 0;
     const fromSecret = await selectResearch(config({ TAVILY_SECRET: 'content-api/tavily' }));
-    expect(secretRequests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/tavily' } }]);
+    expect(secretRequests).toEqual([
+      { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/tavily' } },
+    ]);
     await fromSecret.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
     expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-secret');
   });
@@ -116,9 +146,15 @@ describe('web research', () => {
     const warn = jest.spyOn(logger, 'warn');
     try {
       const meter = new Meter();
-      await (await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }))).research({ mode: 'web', query: 'running shoes', question: null }, meter);
+      await (
+        await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }))
+      ).research({ mode: 'web', query: 'running shoes', question: null }, meter);
       // 1873 input tokens at $1.10/M and 412 output tokens at $5.50/M ($1 and $5 through global., 10% more through a regional profile).
-      expect(meter.calls.find((c) => c.provider === 'bedrock')).toEqual({ provider: 'bedrock', endpoint: 'converse', cost_usd: 0.004326 });
+      expect(meter.calls.find((c) => c.provider === 'bedrock')).toEqual({
+        provider: 'bedrock',
+        endpoint: 'converse',
+        cost_usd: 0.004326,
+      });
       expect(warn).not.toHaveBeenCalled();
     } finally {
       warn.mockRestore();
@@ -133,7 +169,10 @@ describe('web research', () => {
     try {
       const provider = await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env', BEDROCK_MODEL_ID: unknown }));
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('has no price'), { model_id: unknown, price: { input: 3, output: 15 } });
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('has no price'), {
+        model_id: unknown,
+        price: { input: 3, output: 15 },
+      });
       const meter = new Meter();
       await provider.research({ mode: 'web', query: 'running shoes', question: null }, meter);
       expect(meter.calls.find((c) => c.provider === 'bedrock')!.cost_usd).toBe(0.011799);
@@ -143,7 +182,9 @@ describe('web research', () => {
   });
 
   it('refuses a secret without an api_key, naming what is missing', async () => {
-    await expect(selectResearch(config({ TAVILY_SECRET: 'content-api/dataforseo' }))).rejects.toThrow('secret content-api/dataforseo has no "api_key"');
+    await expect(selectResearch(config({ TAVILY_SECRET: 'content-api/dataforseo' }))).rejects.toThrow(
+      'secret content-api/dataforseo has no "api_key"',
+    );
   });
 });
 
@@ -184,7 +225,11 @@ describe('secrets rotate without a redeploy', () => {
 
   it('keeps a DataForSEO secret it read for secretMaxAgeSeconds, then uses the rotated one', async () => {
     SECRETS['content-api/rotating'] = { login: 'first', password: 'pw-1' };
-    Object.assign(process.env, { DATAFORSEO_SECRET: 'content-api/rotating', DATAFORSEO_BASE_URL: replay.url, TABLE_NAME: 'content' });
+    Object.assign(process.env, {
+      DATAFORSEO_SECRET: 'content-api/rotating',
+      DATAFORSEO_BASE_URL: replay.url,
+      TABLE_NAME: 'content',
+    });
     resetServices();
     expect(await authorizationOf(await getKeywordData())).toBe(basic('first', 'pw-1'));
     expect((await getBacklinkData()).name).toBe('dataforseo');
@@ -235,6 +280,10 @@ describe('secrets rotate without a redeploy', () => {
     SECRETS['content-api/late'] = { api_key: 'tvly-late' };
     expect((await getResearch()).name).toBe('tavily+bedrock');
     expect((await getResearch()).name).toBe('tavily+bedrock');
-    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/late', 'content-api/late', 'content-api/late']);
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual([
+      'content-api/late',
+      'content-api/late',
+      'content-api/late',
+    ]);
   });
 });

@@ -16,7 +16,12 @@ const record = (messageId: string, body: string) => ({
   messageId,
   receiptHandle: messageId,
   body,
-  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+  attributes: {
+    ApproximateReceiveCount: '1',
+    SentTimestamp: '0',
+    SenderId: 'test',
+    ApproximateFirstReceiveTimestamp: '0',
+  },
   messageAttributes: {},
   md5OfBody: '',
   eventSource: 'aws:sqs',
@@ -29,12 +34,19 @@ describe('relink worker', () => {
     const target = (await t.call('POST', '/articles', article('w-target'))).body.id;
     const good = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
     const event: SQSEvent = {
-      Records: [record('good-1', good), record('bad-json', '{nope'), record('good-2', good), record('bad-shape', '{"site_id":"x"}')],
+      Records: [
+        record('good-1', good),
+        record('bad-json', '{nope'),
+        record('good-2', good),
+        record('bad-shape', '{"site_id":"x"}'),
+      ],
     };
     const output = captureOutput({ level: 'ERROR' });
     try {
       const response = await relinkWorker(event, lambdaContext('relink-worker', 60_000));
-      expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-shape' }] });
+      expect(response).toEqual({
+        batchItemFailures: [{ itemIdentifier: 'bad-json' }, { itemIdentifier: 'bad-shape' }],
+      });
     } finally {
       output.stop();
     }
@@ -42,7 +54,12 @@ describe('relink worker', () => {
     const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
     expect(failures.map((line) => line.message_id).sort()).toEqual(['bad-json', 'bad-shape']);
     for (const line of failures)
-      expect(line).toMatchObject({ level: 'ERROR', function_name: 'relink-worker', receive_count: 1, function_request_id: expect.any(String) });
+      expect(line).toMatchObject({
+        level: 'ERROR',
+        function_name: 'relink-worker',
+        receive_count: 1,
+        function_request_id: expect.any(String),
+      });
     expect(failures.find((line) => line.message_id === 'bad-json')!.error.message).toBe('message bad-json is not JSON');
   });
 
@@ -59,9 +76,15 @@ describe('relink worker', () => {
       output.stop();
     }
     const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
-    expect(failures.map((line) => line.receive_count)).toEqual(Array.from({ length: QUEUE_SETTINGS.relink.maxReceiveCount }, (_v, i) => i + 1));
+    expect(failures.map((line) => line.receive_count)).toEqual(
+      Array.from({ length: QUEUE_SETTINGS.relink.maxReceiveCount }, (_v, i) => i + 1),
+    );
     expect(queue.deadLetters).toEqual([
-      { messageId: expect.any(String), body: '{"site_id": 1, "target_id": 7}', receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount },
+      {
+        messageId: expect.any(String),
+        body: '{"site_id": 1, "target_id": 7}',
+        receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount,
+      },
     ]);
     queue.deadLetters.length = 0;
   });
@@ -71,7 +94,9 @@ describe('relink worker', () => {
     const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
     // As a lost race with a republish would leave it: an edge for a link the page does not have.
     await t.store.links.reindex(t.siteId, { id: linker, type: 'article' }, [], [target]);
-    expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([{ id: linker, type: 'article' }]);
+    expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([
+      { id: linker, type: 'article' },
+    ]);
     const before = (await t.call('GET', `/articles/${linker}`)).body;
 
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' });
@@ -82,11 +107,16 @@ describe('relink worker', () => {
 
   it('queues a relink again on the next notify when the first could not be queued', async () => {
     const target = (await t.call('POST', '/articles', article('w-pending-target'))).body.id;
-    const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] }))).body.id;
+    const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] })))
+      .body.id;
     setQueueTransport({ send: async () => Promise.reject(new Error('SQS is down')) });
     const output = captureOutput({ level: 'ERROR' });
     try {
-      const failed = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+      const failed = await t.call('POST', '/api/content/notify', {
+        id: target,
+        type: 'article',
+        action: 'unpublished',
+      });
       expect(failed.status).toBe(500);
       // The caller learns nothing of the cause; the log has all of it.
       expect(failed.body).toEqual({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
@@ -106,7 +136,9 @@ describe('relink worker', () => {
     const retry = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
     expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped', applied: true });
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual([target]);
+    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual(
+      [target],
+    );
     expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   });
 });

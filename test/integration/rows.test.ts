@@ -16,7 +16,11 @@ const keyword = (name: string) => ({ keyword: name, locale: 'US/en', is_idea: fa
 it('holds each unique value by exactly one row under concurrent overlapping inserts', async () => {
   const { siteId } = await t.newSite();
   const names = Array.from({ length: 20 }, (_v, i) => `shoe ${i}`);
-  const batches = await Promise.all([0, 5, 10].map((offset) => t.store.rows.insertMany(siteId, 'cm_keywords', names.slice(offset, offset + 10).map(keyword))));
+  const batches = await Promise.all(
+    [0, 5, 10].map((offset) =>
+      t.store.rows.insertMany(siteId, 'cm_keywords', names.slice(offset, offset + 10).map(keyword)),
+    ),
+  );
   const created = batches.flatMap((b) => b.created);
   expect(created.map((row) => row.keyword).sort()).toEqual([...names].sort());
   for (const batch of batches) {
@@ -37,14 +41,20 @@ it('takes over a unique value whose row never appeared, once its writer has had 
   const { siteId } = await t.newSite();
   // The row item is removed beneath the store, as if its writer died after the claim and before the row.
   const db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint });
-  const remove = (id: number) => db.send(new DeleteCommand({ TableName: t.stack.tableName, Key: rowKey(siteId, 'cm_keywords', id) }));
+  const remove = (id: number) =>
+    db.send(new DeleteCommand({ TableName: t.stack.tableName, Key: rowKey(siteId, 'cm_keywords', id) }));
 
   const fresh = await t.store.rows.insert(siteId, 'cm_keywords', keyword('fresh'));
   await remove(fresh.id);
   // A writer that claimed the value a moment ago may still be writing its row: the value stays taken.
   await expect(t.store.rows.insert(siteId, 'cm_keywords', keyword('fresh'))).rejects.toBeInstanceOf(RowConflict);
 
-  const stale = await t.store.rows.insert(siteId, 'cm_keywords', keyword('stale'), new Date(Date.now() - 120_000).toISOString());
+  const stale = await t.store.rows.insert(
+    siteId,
+    'cm_keywords',
+    keyword('stale'),
+    new Date(Date.now() - 120_000).toISOString(),
+  );
   await remove(stale.id);
   const taken = await t.store.rows.insert(siteId, 'cm_keywords', keyword('stale'));
   expect(taken.id).not.toBe(stale.id);

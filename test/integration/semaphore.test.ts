@@ -20,7 +20,9 @@ async function expectConsistent() {
 it('lets exactly 10 of 100 concurrent callers take a place, and all 10 are free again after', async () => {
   const slots = t.store.researchSlots;
   const now = Date.now();
-  const outcomes = await Promise.all(Array.from({ length: 100 }, (_v, i) => slots.take(`job-${i}`, now + LEASE_MS, now)));
+  const outcomes = await Promise.all(
+    Array.from({ length: 100 }, (_v, i) => slots.take(`job-${i}`, now + LEASE_MS, now)),
+  );
   const holders = outcomes.flatMap((o, i) => (o.taken ? [`job-${i}`] : []));
   expect(holders).toHaveLength(10);
   expect(outcomes.filter((o) => !o.taken)).toHaveLength(90);

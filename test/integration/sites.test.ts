@@ -28,7 +28,11 @@ describe('sites and API keys', () => {
     expect(all).not.toContain(api_key);
     expect(all).toContain(createHash('sha256').update(api_key).digest('hex'));
     expect(await store.sites.lookupKey(api_key)).toEqual({ site_id: site.site_id, valid_until: null });
-    expect(await store.sites.get(site.site_id)).toMatchObject({ name: 'Shop', domain: 'shop.example.com', locale: 'US/en' });
+    expect(await store.sites.get(site.site_id)).toMatchObject({
+      name: 'Shop',
+      domain: 'shop.example.com',
+      locale: 'US/en',
+    });
   });
 
   it('knows no key it did not issue, and gives each site its own id', async () => {
@@ -42,13 +46,18 @@ describe('sites and API keys', () => {
   });
 
   it('hands out distinct site ids to concurrent creators', async () => {
-    const created = await Promise.all(Array.from({ length: 10 }, (_v, i) => store.sites.create({ name: `S${i}`, domain: 's.example.com' })));
+    const created = await Promise.all(
+      Array.from({ length: 10 }, (_v, i) => store.sites.create({ name: `S${i}`, domain: 's.example.com' })),
+    );
     const ids = created.map((c) => c.site.site_id);
     expect(new Set(ids).size).toBe(10);
   });
 
   it("rotates a site's keys: the new key works, the old ones through the grace period only", async () => {
-    const { site, api_key: old } = await store.sites.create({ name: 'Rotating', domain: 'rot.example.com' }, '2030-01-01T00:00:00.000Z');
+    const { site, api_key: old } = await store.sites.create(
+      { name: 'Rotating', domain: 'rot.example.com' },
+      '2030-01-01T00:00:00.000Z',
+    );
     const at = new Date('2030-01-02T00:00:00.000Z');
     const fresh = await store.sites.rotateKeys(site.site_id, 60, at);
     expect(fresh).toMatch(/^cmk_/);
@@ -64,7 +73,10 @@ describe('sites and API keys', () => {
   });
 
   it('never brings back a key a revocation or an ended grace retired, whatever grace a later rotation gives', async () => {
-    const { site, api_key: leaked } = await store.sites.create({ name: 'Leaked', domain: 'leak.example.com' }, '2030-01-01T00:00:00.000Z');
+    const { site, api_key: leaked } = await store.sites.create(
+      { name: 'Leaked', domain: 'leak.example.com' },
+      '2030-01-01T00:00:00.000Z',
+    );
     const revokedAt = new Date('2030-01-02T00:00:00.000Z');
     expect(await store.sites.revokeKeys(site.site_id, revokedAt)).toBe(true);
     // The recovery: a new key, with an hour's grace for the keys of the day.
@@ -78,7 +90,10 @@ describe('sites and API keys', () => {
     expect(await store.sites.lookupKey(recovered!, t0 + 1)).toBeNull();
     const third = await store.sites.rotateKeys(site.site_id, 3600, new Date(t0 + 60_000));
     expect(await store.sites.lookupKey(recovered!, t0 + 120_000)).toBeNull();
-    expect(await store.sites.lookupKey(second!, t0 + 120_000)).toEqual({ site_id: site.site_id, valid_until: t0 + 60_000 + 3_600_000 });
+    expect(await store.sites.lookupKey(second!, t0 + 120_000)).toEqual({
+      site_id: site.site_id,
+      valid_until: t0 + 60_000 + 3_600_000,
+    });
     expect((await store.sites.lookupKey(third!, t0 + 120_000))?.valid_until).toBeNull();
   });
 
@@ -94,7 +109,9 @@ describe('sites and API keys', () => {
     expect(await store.sites.revokeKeys(999_999)).toBe(false);
 
     const other = await store.sites.create({ name: 'Gone', domain: 'gone.example.com' });
-    await db().send(new DeleteCommand({ TableName: 'sites-test', Key: { pk: `SITE#${other.site.site_id}`, sk: 'META' } }));
+    await db().send(
+      new DeleteCommand({ TableName: 'sites-test', Key: { pk: `SITE#${other.site.site_id}`, sk: 'META' } }),
+    );
     expect(await store.sites.lookupKey(other.api_key)).toBeNull();
   });
 
@@ -111,7 +128,10 @@ describe('sites and API keys', () => {
       const before = Date.now();
       const rotated = await printed('rotate-key', '--site', String(site.site_id), '--grace-seconds', '600');
       expect(rotated).toEqual({ site_id: site.site_id, api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/) });
-      expect(await store.sites.lookupKey(rotated.api_key as string)).toEqual({ site_id: site.site_id, valid_until: null });
+      expect(await store.sites.lookupKey(rotated.api_key as string)).toEqual({
+        site_id: site.site_id,
+        valid_until: null,
+      });
       const grant = await store.sites.lookupKey(old);
       expect(grant?.valid_until).toBeGreaterThanOrEqual(before + 600_000);
       expect(await store.sites.lookupKey(old, grant!.valid_until!)).toBeNull();
@@ -129,19 +149,34 @@ describe('sites and API keys', () => {
       expect(await printed('revoke-key', '--key', first)).toEqual({ revoked: 'key', site_id: site.site_id });
       expect(await store.sites.lookupKey(first)).toBeNull();
       expect((await store.sites.lookupKey(second))?.site_id).toBe(site.site_id);
-      expect(await printed('revoke-key', '--site', String(site.site_id))).toEqual({ revoked: 'site', site_id: site.site_id });
+      expect(await printed('revoke-key', '--site', String(site.site_id))).toEqual({
+        revoked: 'site',
+        site_id: site.site_id,
+      });
       expect(await store.sites.lookupKey(second)).toBeNull();
     });
 
     it('says what is wrong: an unknown site or key exits 1, bad options 2', async () => {
-      await expect(cli('rotate-key', '--site', '999999')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no site 999999') });
-      await expect(cli('revoke-key', '--key', 'cmk_unknown')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no such key') });
-      await expect(cli('rotate-key', '--site', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--site') });
+      await expect(cli('rotate-key', '--site', '999999')).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('no site 999999'),
+      });
+      await expect(cli('revoke-key', '--key', 'cmk_unknown')).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('no such key'),
+      });
+      await expect(cli('rotate-key', '--site', 'x')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--site'),
+      });
       await expect(cli('rotate-key', '--site', '1', '--grace-seconds', '-5')).rejects.toMatchObject({
         code: 2,
         stderr: expect.stringContaining('--grace-seconds'),
       });
-      await expect(cli('revoke-key', '--site', '1', '--key', 'cmk_x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('one of them') });
+      await expect(cli('revoke-key', '--site', '1', '--key', 'cmk_x')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('one of them'),
+      });
     });
   });
 });

@@ -22,7 +22,10 @@ const SERVER_ADDRESS = '127.0.0.3';
 const DNS: Record<string, string[]> = { ...SSRF_DNS, 'public.test': [SERVER_ADDRESS] };
 
 /** Every URL of the matrix: the URL forms, and a name resolving to each refused address. */
-const TARGETS = [...REFUSED_URLS.map((entry) => entry.url), ...REFUSED_ADDRESSES.map((_entry, i) => `https://${nameOf(i)}/page`)];
+const TARGETS = [
+  ...REFUSED_URLS.map((entry) => entry.url),
+  ...REFUSED_ADDRESSES.map((_entry, i) => `https://${nameOf(i)}/page`),
+];
 
 let site: TlsSite;
 let requests: string[];
@@ -36,7 +39,8 @@ beforeAll(async () => {
     // A header is ASCII: a host in other characters (full-width digits) is sent percent-encoded, which URL parsing reads back.
     const to = (url.searchParams.get('to') ?? '').replace(/[^ -~]+/g, encodeURIComponent);
     if (url.pathname === '/redirect') res.writeHead(302, { location: to }).end();
-    else if (hops && Number(hops[1]) > 1) res.writeHead(307, { location: `/hop/${Number(hops[1]) - 1}?to=${encodeURIComponent(to)}` }).end();
+    else if (hops && Number(hops[1]) > 1)
+      res.writeHead(307, { location: `/hop/${Number(hops[1]) - 1}?to=${encodeURIComponent(to)}` }).end();
     else if (hops) res.writeHead(301, { location: to }).end();
     else res.writeHead(200, { 'content-type': 'text/plain' }).end('a public page');
   });
@@ -96,7 +100,9 @@ describe('url research at the call', () => {
     for (const url of TARGETS) {
       const error = await refusal(url);
       expect({ url, status: error.status, code: error.code }).toEqual({ url, status: 400, code: 'validation_failed' });
-      expect(error.extra.issues).toEqual([{ path: 'seed', message: expect.stringMatching(/; url mode fetches public addresses only$/) }]);
+      expect(error.extra.issues).toEqual([
+        { path: 'seed', message: expect.stringMatching(/; url mode fetches public addresses only$/) },
+      ]);
       refused++;
     }
     console.log(matrixFigure(refused, TARGETS.length, 'url research URLs at the call'));
@@ -135,14 +141,15 @@ describe("url research's fetch", () => {
   it('refuses a redirect to any URL of the matrix: the redirect is the last request, and nothing connects to its target', async () => {
     const provider = webResearch(standIn);
     // The stand-in server is reachable: a redirect to it is followed (and the page read, up to the synthesis).
-    await expect(provider.research({ mode: 'url', query: 'https://public.test/redirect?to=/page', question: null }, new Meter())).rejects.toThrow(
-      'synthesis.synthesize was used',
-    );
+    await expect(
+      provider.research({ mode: 'url', query: 'https://public.test/redirect?to=/page', question: null }, new Meter()),
+    ).rejects.toThrow('synthesis.synthesize was used');
     expect(requests).toEqual(['/redirect', '/page']);
 
     requests = [];
     site.connections = 0;
-    for (const target of TARGETS) await expectRefused(provider, `https://public.test/redirect?to=${encodeURIComponent(target)}`);
+    for (const target of TARGETS)
+      await expectRefused(provider, `https://public.test/redirect?to=${encodeURIComponent(target)}`);
     console.log(matrixFigure(TARGETS.length, TARGETS.length, 'redirect targets'));
     // One request and one connection per URL: the redirect; none to a refused target.
     expect(requests).toEqual(TARGETS.map(() => '/redirect'));
@@ -151,7 +158,11 @@ describe("url research's fetch", () => {
 
   it('refuses a loopback at the end of a redirect chain, hop after hop checked', async () => {
     const provider = webResearch(standIn);
-    for (const target of ['https://[::1]/', 'https://2130706433/', `https://${nameOf(REFUSED_ADDRESSES.findIndex((e) => e.address === '2002:7f00:1::1'))}/`]) {
+    for (const target of [
+      'https://[::1]/',
+      'https://2130706433/',
+      `https://${nameOf(REFUSED_ADDRESSES.findIndex((e) => e.address === '2002:7f00:1::1'))}/`,
+    ]) {
       requests = [];
       const error = await expectRefused(provider, `https://public.test/hop/3?to=${encodeURIComponent(target)}`);
       expect(error.reason).toMatch(/not a public address/);
@@ -183,7 +194,12 @@ describe('a url research job whose URL redirects to loopback', () => {
     const provider = new WebResearch({
       search: untouchable('search'),
       synthesis: untouchable('synthesis'),
-      fetch: { ca: TEST_CA, port: site.port, resolve, isAllowed: (address) => address === SERVER_ADDRESS || isPublicAddress(address) },
+      fetch: {
+        ca: TEST_CA,
+        port: site.port,
+        resolve,
+        isAllowed: (address) => address === SERVER_ADDRESS || isPublicAddress(address),
+      },
     });
     const deps = {
       store,

@@ -7,7 +7,12 @@ import { Meter, ProviderError, UrlRefused } from '@cm/providers';
 import { WebResearch } from '@cm/providers/web';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { TavilySearch, type TavilyOptions } from '../../packages/providers/src/web/search';
-import { BedrockSynthesis, bedrockPrice, type BedrockSynthesisOptions, type SourceText } from '../../packages/providers/src/web/synthesis';
+import {
+  BedrockSynthesis,
+  bedrockPrice,
+  type BedrockSynthesisOptions,
+  type SourceText,
+} from '../../packages/providers/src/web/synthesis';
 import { conversePath, startWebReplay, webFixture, type WebRecording, type WebReplay } from '../helpers/web-replay';
 
 let replay: WebReplay;
@@ -63,9 +68,17 @@ describe('Tavily search', () => {
   it('keeps reddit research to reddit.com, falls back to the snippet without page text, and to the documented credits without usage', async () => {
     replay.answer('/search', { fixture: 'tavily.reddit.ok' });
     const meter = new Meter();
-    const results = await tavily({ depth: 'advanced', maxResults: 8, usdPerCredit: 0.01 }).search(QUERY, { domains: ['reddit.com'] }, meter);
+    const results = await tavily({ depth: 'advanced', maxResults: 8, usdPerCredit: 0.01 }).search(
+      QUERY,
+      { domains: ['reddit.com'] },
+      meter,
+    );
 
-    expect(replay.requests[0]!.body).toMatchObject({ search_depth: 'advanced', max_results: 8, include_domains: ['reddit.com'] });
+    expect(replay.requests[0]!.body).toMatchObject({
+      search_depth: 'advanced',
+      max_results: 8,
+      include_domains: ['reddit.com'],
+    });
     expect(results.map((r) => new URL(r.url).hostname)).toEqual(['www.reddit.com', 'www.reddit.com']);
     expect(results[1]!.content).toBe(webFixture('tavily.reddit.ok').results[1].content);
     // No usage in the response: an advanced search is 2 credits.
@@ -101,7 +114,12 @@ describe('Tavily search', () => {
   });
 
   it('retries a rate limit and a server error, then succeeds', async () => {
-    replay.answer('/search', { fixture: 'tavily.429', status: 429 }, { fixture: 'tavily.500', status: 500 }, { fixture: 'tavily.search.ok' });
+    replay.answer(
+      '/search',
+      { fixture: 'tavily.429', status: 429 },
+      { fixture: 'tavily.500', status: 500 },
+      { fixture: 'tavily.search.ok' },
+    );
     const meter = new Meter();
     const results = await tavily().search(QUERY, {}, meter);
 
@@ -162,12 +180,18 @@ describe('Bedrock Converse synthesis', () => {
 
   it('sends the model id in the path, forces the findings tool, and numbers the sources with their ids', async () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
-    await bedrock().synthesize({ query: QUERY, question: 'When should a heavier runner replace shoes?' }, SOURCES, new Meter());
+    await bedrock().synthesize(
+      { query: QUERY, question: 'When should a heavier runner replace shoes?' },
+      SOURCES,
+      new Meter(),
+    );
 
     expect(replay.requests).toHaveLength(1);
     const [request] = replay.requests;
     expect(request!.rawPath).toBe('/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
-    expect(request!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    expect(request!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
+    );
 
     const { toolConfig, system, messages } = request!.body;
     expect(toolConfig.toolChoice).toEqual({ tool: { name: 'record_findings' } });
@@ -176,7 +200,10 @@ describe('Bedrock Converse synthesis', () => {
     expect(toolConfig.tools[0].toolSpec.inputSchema.json).toMatchObject({
       type: 'object',
       required: ['facts', 'opinions'],
-      properties: { facts: { type: 'array', items: { required: ['text', 'source_ids'] } }, opinions: { type: 'array' } },
+      properties: {
+        facts: { type: 'array', items: { required: ['text', 'source_ids'] } },
+        opinions: { type: 'array' },
+      },
     });
     expect(system[0].text).toMatch(/only the ids given/);
     expect(messages).toHaveLength(1);
@@ -186,7 +213,9 @@ describe('Bedrock Converse synthesis', () => {
     expect(prompt).toContain(`Query: ${QUERY}`);
     expect(prompt).toContain('Question: When should a heavier runner replace shoes?');
     for (const source of SOURCES) {
-      expect(prompt).toContain(`<source id="${source.id}">\nTitle: ${source.title}\nURL: ${source.url}\n\n${source.text}\n</source>`);
+      expect(prompt).toContain(
+        `<source id="${source.id}">\nTitle: ${source.title}\nURL: ${source.url}\n\n${source.text}\n</source>`,
+      );
     }
   });
 
@@ -218,7 +247,11 @@ describe('Bedrock Converse synthesis', () => {
   it('prices tokens at an explicit price, and an unknown model at the dearest known one', async () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
     const priced = new Meter();
-    await bedrock({ usdPerMillionTokens: { input: 1, output: 5 } }).synthesize({ query: QUERY, question: null }, SOURCES, priced);
+    await bedrock({ usdPerMillionTokens: { input: 1, output: 5 } }).synthesize(
+      { query: QUERY, question: null },
+      SOURCES,
+      priced,
+    );
     expect(priced.calls.map((c) => c.cost_usd)).toEqual([0.003933]);
 
     const unknown = 'mistral.mistral-large-2407-v1:0';
@@ -228,7 +261,9 @@ describe('Bedrock Converse synthesis', () => {
     await bedrock({ modelId: unknown, warn }).synthesize({ query: QUERY, question: null }, SOURCES, unpriced);
     // $3/M in, $15/M out, and said so once.
     expect(unpriced.calls.map((c) => c.cost_usd)).toEqual([0.011799]);
-    expect(warn.mock.calls).toEqual([[expect.stringContaining('has no price'), { model_id: unknown, price: { input: 3, output: 15 } }]]);
+    expect(warn.mock.calls).toEqual([
+      [expect.stringContaining('has no price'), { model_id: unknown, price: { input: 3, output: 15 } }],
+    ]);
 
     const known = jest.fn();
     bedrock({ warn: known });
@@ -270,7 +305,10 @@ describe('Bedrock Converse synthesis', () => {
 
   it('asks nothing of the model without sources', async () => {
     const meter = new Meter();
-    expect(await bedrock().synthesize({ query: QUERY, question: null }, [], meter)).toEqual({ facts: [], opinions: [] });
+    expect(await bedrock().synthesize({ query: QUERY, question: null }, [], meter)).toEqual({
+      facts: [],
+      opinions: [],
+    });
     expect(replay.requests).toHaveLength(0);
     expect(meter.calls).toEqual([]);
   });
@@ -360,9 +398,17 @@ describe('WebResearch: search or fetch, then synthesis', () => {
     const findings = await research().research({ mode: 'web', query: QUERY, question: null }, meter);
 
     const found = webFixture('tavily.search.ok').results;
-    expect(findings.sources).toEqual(found.map((r: any, i: number) => ({ id: `src-${i + 1}`, title: r.title, url: r.url, accessed_at: expect.any(String) })));
+    expect(findings.sources).toEqual(
+      found.map((r: any, i: number) => ({
+        id: `src-${i + 1}`,
+        title: r.title,
+        url: r.url,
+        accessed_at: expect.any(String),
+      })),
+    );
     expect(findings.facts.length).toBeGreaterThan(0);
-    for (const finding of [...findings.facts, ...findings.opinions]) for (const id of finding.source_ids) expect(['src-1', 'src-2', 'src-3']).toContain(id);
+    for (const finding of [...findings.facts, ...findings.opinions])
+      for (const id of finding.source_ids) expect(['src-1', 'src-2', 'src-3']).toContain(id);
     const prompt = replay.requests.find((r) => r.path === conversePath(MODEL))!.body.messages[0].content[0].text;
     expect(prompt).toContain(`<source id="src-1">\nTitle: ${found[0].title}`);
     expect(meter.calls.map((c) => c.provider)).toEqual(['tavily', 'bedrock']);
@@ -394,8 +440,13 @@ describe('WebResearch: search or fetch, then synthesis', () => {
 
   it('url: reads the page itself as the one source, with the question as the focus, and no search', async () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
-    const findings = await research().research({ mode: 'url', query: 'https://public.test/shoe-care', question: 'When do midsoles wear out?' }, new Meter());
-    expect(findings.sources).toEqual([{ id: 'src-1', title: 'Shoe care', url: 'https://public.test/shoe-care', accessed_at: expect.any(String) }]);
+    const findings = await research().research(
+      { mode: 'url', query: 'https://public.test/shoe-care', question: 'When do midsoles wear out?' },
+      new Meter(),
+    );
+    expect(findings.sources).toEqual([
+      { id: 'src-1', title: 'Shoe care', url: 'https://public.test/shoe-care', accessed_at: expect.any(String) },
+    ]);
     expect(replay.requests.map((r) => r.path)).toEqual([conversePath(MODEL)]);
     const prompt = replay.requests[0]!.body.messages[0].content[0].text;
     expect(prompt).toContain('Question: When do midsoles wear out?');
@@ -406,7 +457,9 @@ describe('WebResearch: search or fetch, then synthesis', () => {
   it('url: a name resolving to a private address is refused, with no fetch and no model call', async () => {
     const before = pageRequests;
     const meter = new Meter();
-    await expect(research().research({ mode: 'url', query: 'https://private.test/', question: null }, meter)).rejects.toBeInstanceOf(UrlRefused);
+    await expect(
+      research().research({ mode: 'url', query: 'https://private.test/', question: null }, meter),
+    ).rejects.toBeInstanceOf(UrlRefused);
     expect(pageRequests).toBe(before);
     expect(replay.requests).toEqual([]);
     expect(meter.calls).toEqual([]);

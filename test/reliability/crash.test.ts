@@ -23,7 +23,11 @@ it('keeps every acknowledged publish intact and ends every accepted job across a
 
     const research = Promise.all(
       Array.from({ length: 12 }, async (_v, i) => {
-        const reply = await stack.call('POST', '/v1/tools/research', { mode: i % 2 ? 'web' : 'reddit', seed: `crash burst question ${i}`, wait_ms: 0 });
+        const reply = await stack.call('POST', '/v1/tools/research', {
+          mode: i % 2 ? 'web' : 'reddit',
+          seed: `crash burst question ${i}`,
+          wait_ms: 0,
+        });
         if (reply.status === 200) jobs.push(String(reply.body.job_id));
       }),
     );
@@ -44,11 +48,14 @@ it('keeps every acknowledged publish intact and ends every accepted job across a
               })
             : question(`crash-${i}`, {
                 topics: [`t${i}`],
-                sources: [{ id: 'src-1', title: `Source ${i}`, url: `https://example.com/${i}`, accessed_at: '2026-01-01' }],
+                sources: [
+                  { id: 'src-1', title: `Source ${i}`, url: `https://example.com/${i}`, accessed_at: '2026-01-01' },
+                ],
               });
         try {
           const reply = await stack.call('POST', `/${type}`, sent);
-          if (reply.status === 201 || reply.status === 200) acknowledged.push({ id: String(reply.body.id), type, sent });
+          if (reply.status === 201 || reply.status === 200)
+            acknowledged.push({ id: String(reply.body.id), type, sent });
           if (acknowledged.length >= KILL_AFTER) killing ??= stack.crashAndRestart();
         } catch {
           lost++; // in flight when the stack died: never acknowledged, so nothing is owed
@@ -62,7 +69,9 @@ it('keeps every acknowledged publish intact and ends every accepted job across a
     const damaged: string[] = [];
     for (const { id, type, sent } of acknowledged) {
       const record = (await stack.call('GET', `/${type}/${id}`)).body;
-      const differs = Object.keys(sent).filter((field) => JSON.stringify(record[field]) !== JSON.stringify(sent[field]));
+      const differs = Object.keys(sent).filter(
+        (field) => JSON.stringify(record[field]) !== JSON.stringify(sent[field]),
+      );
       if (differs.length > 0) damaged.push(`${id}: ${differs.join(', ')}`);
     }
     const ends = await Promise.all(jobs.map((jobId) => stack.jobEnd(jobId)));

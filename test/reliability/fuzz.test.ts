@@ -34,32 +34,44 @@ beforeAll(async () => {
   // Research jobs end at once, so the queued ones never pile up behind the fuzz.
   t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '0' } });
   // Offline: url research looks up generated host names; none resolves (ENOTFOUND as the resolver says it).
-  jest.spyOn(dns.promises, 'lookup').mockImplementation(() => Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' })));
+  jest
+    .spyOn(dns.promises, 'lookup')
+    .mockImplementation(() => Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' })));
 }, 60_000);
 afterAll(async () => {
   jest.restoreAllMocks();
   await t.stop();
 });
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** No call waits: where `schema` has wait_ms, one that is a number (or left to its default) is 0. */
 const noWait = (schema: JsonSchema) => (value: unknown) =>
-  isObject(value) && isObject(schema.properties) && 'wait_ms' in schema.properties && (value.wait_ms === undefined || typeof value.wait_ms === 'number')
+  isObject(value) &&
+  isObject(schema.properties) &&
+  'wait_ms' in schema.properties &&
+  (value.wait_ms === undefined || typeof value.wait_ms === 'number')
     ? { ...value, wait_ms: 0 }
     : value;
 
-const schemaOf = (schema: z.ZodMiniType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+const schemaOf = (schema: z.ZodMiniType) =>
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 /** Query strings: the query schema's values (valid or mutated), each written plainly or percent-encoded oddly. */
 function queriesOf(route: Route): fc.Arbitrary<string> {
   if (!route.query) return fc.oneof(fc.constant(''), fc.constantFrom('?', '?a=1', `?${BAD_ESCAPES.join('&')}`));
   const schema = schemaOf(route.query);
   const values = arbitraryOf(schema).map(noWait(schema));
-  const encoded = fc.oneof(fc.string({ maxLength: 12 }).map(percentEncode), fc.constantFrom(...BAD_ESCAPES, ...ODD_SEGMENTS, '-1', '1e999', ''));
+  const encoded = fc.oneof(
+    fc.string({ maxLength: 12 }).map(percentEncode),
+    fc.constantFrom(...BAD_ESCAPES, ...ODD_SEGMENTS, '-1', '1e999', ''),
+  );
   return fc.oneof(values, values.chain(mutationOf)).chain((query) =>
     fc.tuple(fc.array(encoded, { maxLength: 2 }), fc.boolean()).map(([odd, repeat]) => {
-      const pairs = isObject(query) ? Object.entries(query).map(([k, v]) => `${k}=${percentEncode(typeof v === 'string' ? v : JSON.stringify(v))}`) : [];
+      const pairs = isObject(query)
+        ? Object.entries(query).map(([k, v]) => `${k}=${percentEncode(typeof v === 'string' ? v : JSON.stringify(v))}`)
+        : [];
       const oddPairs = odd.map((v, i) => `${Object.keys(isObject(query) ? query : {})[i] ?? 'limit'}=${v}`);
       const all = [...pairs, ...oddPairs, ...(repeat && pairs[0] ? [pairs[0]] : [])];
       return all.length > 0 ? `?${all.join('&')}` : '';
@@ -107,16 +119,34 @@ const keys = (key: string) =>
 function mcpBodies(tools: { name: string; inputSchema: JsonSchema }[]): fc.Arbitrary<string> {
   const id = fc.oneof(fc.nat(), fc.string({ maxLength: 8 }), fc.constant(null));
   const call = fc.oneof(
-    ...tools.map((tool) => fc.record({ name: fc.constant(tool.name), arguments: bodiesOf(tool.inputSchema, noWait(tool.inputSchema)).map(parsedOrText) })),
+    ...tools.map((tool) =>
+      fc.record({
+        name: fc.constant(tool.name),
+        arguments: bodiesOf(tool.inputSchema, noWait(tool.inputSchema)).map(parsedOrText),
+      }),
+    ),
   );
   const message = fc.oneof(
-    { weight: 6, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id, method: fc.constant('tools/call'), params: call }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id, method: fc.constant('tools/call'), params: call }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
         jsonrpc: fc.constantFrom('2.0', '1.0', 2),
         id,
-        method: fc.oneof(fc.constantFrom('tools/list', 'initialize', 'ping', 'resources/list', 'prompts/get', 'notifications/initialized'), fc.string()),
+        method: fc.oneof(
+          fc.constantFrom(
+            'tools/list',
+            'initialize',
+            'ping',
+            'resources/list',
+            'prompts/get',
+            'notifications/initialized',
+          ),
+          fc.string(),
+        ),
         params: fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 })),
       }),
     },
@@ -146,7 +176,12 @@ function parsedOrText(text: string): unknown {
 }
 
 /** Requests for one route: its path with parameters, a query, a body of its schema, a key, and sometimes another content type. */
-function callsOf(route: Route, key: string, known: Record<string, string[]>, mcpTools: { name: string; inputSchema: JsonSchema }[]): fc.Arbitrary<RawCall> {
+function callsOf(
+  route: Route,
+  key: string,
+  known: Record<string, string[]>,
+  mcpTools: { name: string; inputSchema: JsonSchema }[],
+): fc.Arbitrary<RawCall> {
   const bodies =
     route.path === MCP_PATH && route.method === 'POST'
       ? mcpBodies(mcpTools)
@@ -156,7 +191,10 @@ function callsOf(route: Route, key: string, known: Record<string, string[]>, mcp
   const extraHeaders =
     route.path === MCP_PATH
       ? fc.oneof(
-          { weight: 8, arbitrary: fc.constant<Record<string, string>>({ Accept: 'application/json, text/event-stream' }) },
+          {
+            weight: 8,
+            arbitrary: fc.constant<Record<string, string>>({ Accept: 'application/json, text/event-stream' }),
+          },
           {
             weight: 2,
             arbitrary: fc.constantFrom<Record<string, string>>(
@@ -175,7 +213,10 @@ function callsOf(route: Route, key: string, known: Record<string, string[]>, mcp
       body: bodies ?? fc.constant(undefined),
       key: keys(key),
       extra: extraHeaders,
-      contentType: fc.oneof({ weight: 9, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+      contentType: fc.oneof(
+        { weight: 9, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      ),
     })
     .map(({ path, query, body, key: keyHeaders, extra, contentType }) => ({
       method: route.method,
@@ -186,8 +227,13 @@ function callsOf(route: Route, key: string, known: Record<string, string[]>, mcp
 }
 
 /** What the MCP SDK itself refuses (a wrong Accept, a message that is not JSON-RPC) is a JSON-RPC error, as docs/api.md#mcp says. */
-const JsonRpcError = z.object({ jsonrpc: z.literal('2.0'), error: z.object({ code: z.int(), message: z.string() }), id: z.null() });
-const isMcpRefusal = (route: string, status: number, body: unknown) => route === `POST ${MCP_PATH}` && status >= 400 && JsonRpcError.safeParse(body).success;
+const JsonRpcError = z.object({
+  jsonrpc: z.literal('2.0'),
+  error: z.object({ code: z.int(), message: z.string() }),
+  id: z.null(),
+});
+const isMcpRefusal = (route: string, status: number, body: unknown) =>
+  route === `POST ${MCP_PATH}` && status >= 400 && JsonRpcError.safeParse(body).success;
 
 /** Pages published before the fuzz, read back whole. */
 async function publishWitnesses() {
@@ -196,14 +242,21 @@ async function publishWitnesses() {
     const a = await t.call(
       'POST',
       '/articles',
-      article(`witness-article-${i}`, { excerpt: `Excerpt ${i}`, keywords: ['witness'], canonical_url: 'https://example.com/a' }),
+      article(`witness-article-${i}`, {
+        excerpt: `Excerpt ${i}`,
+        keywords: ['witness'],
+        canonical_url: 'https://example.com/a',
+      }),
     );
     const q = await t.call(
       'POST',
       '/questions',
-      question(`witness-question-${i}`, { sources: [{ id: 'src-1', title: 'S', url: 'https://example.com/s', accessed_at: '2026-01-01' }] }),
+      question(`witness-question-${i}`, {
+        sources: [{ id: 'src-1', title: 'S', url: 'https://example.com/s', accessed_at: '2026-01-01' }],
+      }),
     );
-    for (const path of [`/articles/${a.body.id}`, `/questions/${q.body.id}`]) witnesses.push({ path, record: (await t.call('GET', path)).body });
+    for (const path of [`/articles/${a.body.id}`, `/questions/${q.body.id}`])
+      witnesses.push({ path, record: (await t.call('GET', path)).body });
   }
   return witnesses;
 }
@@ -219,14 +272,21 @@ it(`answers ${REQUESTS} requests generated from the route table's schemas with n
     name: ['research', 'db_select'],
   };
   const mcpTools = (
-    await t.call('POST', MCP_PATH, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { accept: 'application/json, text/event-stream' } })
+    await t.call(
+      'POST',
+      MCP_PATH,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { headers: { accept: 'application/json, text/event-stream' } },
+    )
   ).body.result.tools as { name: string; inputSchema: JsonSchema }[];
   expect(mcpTools.length).toBeGreaterThan(10);
 
   // Every route the same share of the requests.
   const perRoute = Math.ceil(REQUESTS / ROUTES.length);
   const calls = ROUTES.flatMap((route, i) =>
-    fc.sample(callsOf(route, t.key, known, mcpTools), { numRuns: perRoute, seed: SEED + i }).map((call) => ({ ...call, route: routeKey(route) })),
+    fc
+      .sample(callsOf(route, t.key, known, mcpTools), { numRuns: perRoute, seed: SEED + i })
+      .map((call) => ({ ...call, route: routeKey(route) })),
   );
   expect(calls.length).toBeGreaterThanOrEqual(REQUESTS);
 
@@ -242,7 +302,13 @@ it(`answers ${REQUESTS} requests generated from the route table's schemas with n
       statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
       const mismatches = isMcpRefusal(call.route, reply.status, reply.body)
         ? []
-        : replyMismatches(call.method, call.path.split('?')[0]!, reply.status, reply.headers['content-type'] ?? null, reply.body);
+        : replyMismatches(
+            call.method,
+            call.path.split('?')[0]!,
+            reply.status,
+            reply.headers['content-type'] ?? null,
+            reply.body,
+          );
       if (reply.status >= 500) serverErrors++;
       else if (mismatches.length === 0) continue;
       else if (reply.status >= 400) offShape++;
@@ -261,7 +327,8 @@ it(`answers ${REQUESTS} requests generated from the route table's schemas with n
   await t.stack.drain();
 
   const changed: string[] = [];
-  for (const w of witnesses) if (JSON.stringify((await t.call('GET', w.path)).body) !== JSON.stringify(w.record)) changed.push(w.path);
+  for (const w of witnesses)
+    if (JSON.stringify((await t.call('GET', w.path)).body) !== JSON.stringify(w.record)) changed.push(w.path);
 
   const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`);
   console.log(

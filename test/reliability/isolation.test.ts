@@ -36,26 +36,54 @@ async function seedA(a: SiteClient): Promise<SiteA> {
   const pages: SiteA['pages'] = [];
   for (let i = 0; i < 2; i++) {
     const slug = `${MARK}-article-${i}`;
-    pages.push({ type: 'articles', slug, id: (await ok(a.call('POST', '/articles', article(slug, { title: `${MARK} title ${i}` })))).id });
+    pages.push({
+      type: 'articles',
+      slug,
+      id: (await ok(a.call('POST', '/articles', article(slug, { title: `${MARK} title ${i}` })))).id,
+    });
     const qSlug = `${MARK}-question-${i}`;
-    const q = (await ok(a.call('POST', '/questions', question(qSlug, { question: `${MARK} question ${i}?` })))).id as string;
+    const q = (await ok(a.call('POST', '/questions', question(qSlug, { question: `${MARK} question ${i}?` }))))
+      .id as string;
     pages.push({ type: 'questions', slug: qSlug, id: q });
     await ok(a.call('PUT', `/questions/${q}/summary`, { summary: `${MARK} summary` }));
-    await ok(a.call('POST', `/questions/${q}/answers`, { author: `${MARK} reader`, blocks: [{ _type: 'paragraph', text: MARK }] }));
+    await ok(
+      a.call('POST', `/questions/${q}/answers`, {
+        author: `${MARK} reader`,
+        blocks: [{ _type: 'paragraph', text: MARK }],
+      }),
+    );
   }
-  const topic = (await ok(a.tool('db_insert', { table: 'cm_topics', row: { name: `${MARK} topic` } }))).row.id as number;
-  const page = (await ok(a.tool('db_insert', { table: 'cm_pages', row: { title: `${MARK} page`, topic_id: topic } }))).row.id as number;
-  const keyword = (await ok(a.tool('db_insert', { table: 'cm_keywords', row: { keyword: `${MARK} shoes` } }))).row.id as number;
-  const link = (await ok(a.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topic, keyword_id: keyword } }))).row.id as number;
-  const competitor = (await ok(a.tool('add_competitor', { domain: `${MARK}-rival.com`, display_name: `${MARK} rival` }))).competitor.id as number;
+  const topic = (await ok(a.tool('db_insert', { table: 'cm_topics', row: { name: `${MARK} topic` } }))).row
+    .id as number;
+  const page = (await ok(a.tool('db_insert', { table: 'cm_pages', row: { title: `${MARK} page`, topic_id: topic } })))
+    .row.id as number;
+  const keyword = (await ok(a.tool('db_insert', { table: 'cm_keywords', row: { keyword: `${MARK} shoes` } }))).row
+    .id as number;
+  const link = (
+    await ok(a.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topic, keyword_id: keyword } }))
+  ).row.id as number;
+  const competitor = (
+    await ok(a.tool('add_competitor', { domain: `${MARK}-rival.com`, display_name: `${MARK} rival` }))
+  ).competitor.id as number;
   // Paid calls in A's ledger, and ideas and SERPs of A's own.
   await ok(a.tool('get_keywords', { topic_id: topic, seeds: [`${MARK} trail`] }));
   await ok(a.tool('serp_keyword_refresh', { keyword: `${MARK} shoes` }));
   const jobs: string[] = [];
-  for (const mode of ['web', 'reddit']) jobs.push((await ok(a.tool('research', { mode, seed: `${MARK} ${mode} research question`, wait_ms: 0 }))).job_id);
+  for (const mode of ['web', 'reddit'])
+    jobs.push((await ok(a.tool('research', { mode, seed: `${MARK} ${mode} research question`, wait_ms: 0 }))).job_id);
   await ok(a.call('PUT', '/v1/budget', { daily_usd: 777.77, monthly_usd: 7777.77 }));
   await t.stack.drain();
-  return { pages, jobs, rows: { cm_topics: [topic], cm_pages: [page], cm_keywords: [keyword], cm_topic_keywords: [link], cm_competitors: [competitor] } };
+  return {
+    pages,
+    jobs,
+    rows: {
+      cm_topics: [topic],
+      cm_pages: [page],
+      cm_keywords: [keyword],
+      cm_topic_keywords: [link],
+      cm_competitors: [competitor],
+    },
+  };
 }
 
 /** All of A that a reply could show, read with A's own key. */
@@ -83,20 +111,35 @@ const mcp = (b: SiteClient, name: string, args: unknown) =>
 function probes(b: SiteClient, a: SiteClient, A: SiteA) {
   /** Each probe with what it sent: an id B sent, echoed in a 404, is no leak. */
   const calls: { sent: string; run: () => Promise<{ status: number; text: string }> }[] = [];
-  const add = (method: string, path: string, body?: unknown) => calls.push({ sent: path + JSON.stringify(body), run: () => b.call(method, path, body) });
+  const add = (method: string, path: string, body?: unknown) =>
+    calls.push({ sent: path + JSON.stringify(body), run: () => b.call(method, path, body) });
   const tool = (name: string, body: unknown) => add('POST', `/v1/tools/${name}`, body);
-  const viaMcp = (name: string, args: unknown) => calls.push({ sent: JSON.stringify(args), run: () => mcp(b, name, args) });
+  const viaMcp = (name: string, args: unknown) =>
+    calls.push({ sent: JSON.stringify(args), run: () => mcp(b, name, args) });
   for (const p of A.pages) {
     add('GET', `/${p.type}/${p.id}`);
     add('GET', `/${p.type}?slug=${p.slug}`);
-    add('POST', '/api/content/notify', { id: p.id, type: p.type === 'articles' ? 'article' : 'question', action: 'deleted' });
-    add('POST', '/api/content/notify', { id: p.id, type: p.type === 'articles' ? 'article' : 'question', status: 'draft', updated_at: '2030-01-01T00:00:00Z' });
+    add('POST', '/api/content/notify', {
+      id: p.id,
+      type: p.type === 'articles' ? 'article' : 'question',
+      action: 'deleted',
+    });
+    add('POST', '/api/content/notify', {
+      id: p.id,
+      type: p.type === 'articles' ? 'article' : 'question',
+      status: 'draft',
+      updated_at: '2030-01-01T00:00:00Z',
+    });
     if (p.type === 'questions') {
       add('PUT', `/questions/${p.id}/summary`, { summary: 'B was here' });
       add('POST', `/questions/${p.id}/answers`, { author: 'B', blocks: [{ _type: 'paragraph', text: 'B' }] });
     }
     // A's slug, with A's site id claimed: refused.
-    add('POST', `/${p.type}`, p.type === 'articles' ? article(p.slug, { site_id: a.siteId }) : question(p.slug, { site_id: a.siteId }));
+    add(
+      'POST',
+      `/${p.type}`,
+      p.type === 'articles' ? article(p.slug, { site_id: a.siteId }) : question(p.slug, { site_id: a.siteId }),
+    );
     viaMcp('find_pages', { query: SEARCH });
   }
   for (const type of ['articles', 'questions']) add('GET', `/${type}?limit=100`);

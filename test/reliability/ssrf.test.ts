@@ -9,7 +9,10 @@ import { matrixFigure, nameOf, REFUSED_ADDRESSES, REFUSED_URLS, SSRF_DNS } from 
  * (Redirects are refused by the fetch, which the sandbox does not make: test/integration/ssrf.test.ts.)
  */
 
-const TARGETS = [...REFUSED_URLS.map((entry) => entry.url), ...REFUSED_ADDRESSES.map((_entry, i) => `https://${nameOf(i)}/page`)];
+const TARGETS = [
+  ...REFUSED_URLS.map((entry) => entry.url),
+  ...REFUSED_ADDRESSES.map((_entry, i) => `https://${nameOf(i)}/page`),
+];
 
 let t: TestStack;
 beforeAll(async () => {
@@ -17,7 +20,8 @@ beforeAll(async () => {
   // The test DNS: each name of the matrix resolves to its refused address; no other name resolves.
   jest
     .spyOn(dns.promises, 'lookup')
-    .mockImplementation((async (host: string) => (SSRF_DNS[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as never);
+    .mockImplementation((async (host: string) =>
+      (SSRF_DNS[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as never);
 }, 60_000);
 afterAll(async () => {
   jest.restoreAllMocks();
@@ -30,7 +34,11 @@ it('refuses every URL of the SSRF matrix as url research over HTTP, on REST and 
   const accepted: string[] = [];
   for (const url of TARGETS) {
     const rest = await s.tool('research', { mode: 'url', seed: url, question: 'What is on it?', wait_ms: 0 });
-    if (rest.status !== 400 || rest.body.code !== 'validation_failed' || !/public addresses only/.test(rest.body.issues?.[0]?.message))
+    if (
+      rest.status !== 400 ||
+      rest.body.code !== 'validation_failed' ||
+      !/public addresses only/.test(rest.body.issues?.[0]?.message)
+    )
       accepted.push(`REST ${url} → ${rest.status}`);
     const args = { mode: 'url', seed: url, wait_ms: 0 };
     const mcp = await s.call(
@@ -43,7 +51,9 @@ it('refuses every URL of the SSRF matrix as url research over HTTP, on REST and 
       accepted.push(`MCP ${url} → ${mcp.text.slice(0, 200)}`);
   }
   const refused = 2 * TARGETS.length - accepted.length;
-  console.log(`reliability: ${matrixFigure(refused, 2 * TARGETS.length, 'url research calls over HTTP (REST and MCP)')}`);
+  console.log(
+    `reliability: ${matrixFigure(refused, 2 * TARGETS.length, 'url research calls over HTTP (REST and MCP)')}`,
+  );
   expect(accepted).toEqual([]);
   expect(t.stack.queues.research.sent).toBe(queued);
   expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });

@@ -73,7 +73,13 @@ it('answers a topic of 500 committed keywords without a scan, in requests that g
   const small = await measure(50);
   const large = await measure(500);
 
-  expect(large.reply.body.coverage).toEqual({ keywords: 501, with_volume: 500, with_serp: 250, volume_pct: 99.8, serp_pct: 49.9 });
+  expect(large.reply.body.coverage).toEqual({
+    keywords: 501,
+    with_volume: 500,
+    with_serp: 250,
+    volume_pct: 99.8,
+    serp_pct: 49.9,
+  });
   expect(large.reply.body.keywords[0]).toMatchObject({ keyword: 'running shoes model 499', serp: null });
   const own = large.reply.body.sov.domains.find((d: { is_site: boolean }) => d.is_site);
   expect(own.sov).toBeGreaterThan(0);

@@ -19,7 +19,10 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
     await Promise.all(
       Array.from({ length: Math.min(50, LINKERS - i) }, async (_v, j) => {
         const slug = `linker-${i + j}`;
-        const doc = articleDoc({ slug, title: slug, body: [], copy: `See [popular](page:${target}).`, related_article_ids: [target] }, now);
+        const doc = articleDoc(
+          { slug, title: slug, body: [], copy: `See [popular](page:${target}).`, related_article_ids: [target] },
+          now,
+        );
         const id = pageId(t.siteId, 'article', slug);
         ids.push(id);
         await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
@@ -35,7 +38,11 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
       await Promise.all(
         ids.slice(i, i + 100).map(async (id) => {
           const page = readerRecord((await t.store.pages.get(t.siteId, 'article', id))!);
-          if (page.type !== 'article' || page.copy !== expectCopy || page.related_article_ids.join() !== expectRelated.join()) {
+          if (
+            page.type !== 'article' ||
+            page.copy !== expectCopy ||
+            page.related_article_ids.join() !== expectRelated.join()
+          ) {
             wrong.push(id);
           }
         }),
@@ -44,7 +51,9 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages`
     return wrong;
   };
 
-  expect((await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink).toBe('queued');
+  expect(
+    (await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink,
+  ).toBe('queued');
   await t.stack.drain();
   expect(await check('See popular.', [])).toEqual([]);
   // 100 linking pages per message: the fan-out went through the queue in at least 50 messages.

@@ -6,7 +6,8 @@ import { matrixFigure, PUBLIC_ADDRESSES, REFUSED_ADDRESSES, REFUSED_URLS } from 
 describe('public addresses for url research', () => {
   afterAll(() => {
     const refused =
-      REFUSED_ADDRESSES.filter(({ address }) => !isPublicAddress(address)).length + REFUSED_URLS.filter(({ url }) => hostRefusal(new URL(url).hostname)).length;
+      REFUSED_ADDRESSES.filter(({ address }) => !isPublicAddress(address)).length +
+      REFUSED_URLS.filter(({ url }) => hostRefusal(new URL(url).hostname)).length;
     console.log(matrixFigure(refused, REFUSED_ADDRESSES.length + REFUSED_URLS.length, 'addresses and URL forms'));
   });
 
@@ -45,7 +46,9 @@ describe('public addresses for url research', () => {
   });
 
   it('refuses a resolved name when any of its addresses is not public, or when it resolves to nothing', () => {
-    expect(addressRefusal('split.example', ['93.184.216.34', '10.1.2.3'])).toBe('split.example resolves to 10.1.2.3, not a public address');
+    expect(addressRefusal('split.example', ['93.184.216.34', '10.1.2.3'])).toBe(
+      'split.example resolves to 10.1.2.3, not a public address',
+    );
     expect(addressRefusal('tunnel.example', ['2606:4700:4700::1111', '2002:7f00:1::1'])).toBe(
       'tunnel.example resolves to 2002:7f00:1::1, not a public address',
     );
@@ -55,7 +58,15 @@ describe('public addresses for url research', () => {
   });
 
   it('refuses names reserved for private networks before any lookup, and leaves other names to the lookup', () => {
-    for (const host of ['localhost', 'localhost.', 'api.localhost', 'printer.local', 'metadata.google.internal', 'router.home.arpa', 'box.localdomain']) {
+    for (const host of [
+      'localhost',
+      'localhost.',
+      'api.localhost',
+      'printer.local',
+      'metadata.google.internal',
+      'router.home.arpa',
+      'box.localdomain',
+    ]) {
       expect([host, hostRefusal(host)]).toEqual([host, `${host} names a private host`]);
     }
     for (const host of ['example.com', 'localhost.example.com', 'local.example', '127.0.0.1.nip.example']) {

@@ -23,7 +23,9 @@ beforeAll(async () => {
 describe('sandbox backlink profiles', () => {
   it('are deterministic for a domain and differ between domains', async () => {
     expect(await profileOf('example.com')).toEqual(await profileOf('example.com'));
-    expect(await sandbox.links('example.com', 200, new Meter())).toEqual(await sandbox.links('example.com', 200, new Meter()));
+    expect(await sandbox.links('example.com', 200, new Meter())).toEqual(
+      await sandbox.links('example.com', 200, new Meter()),
+    );
     const [a, b] = [await profileOf('example.com'), await profileOf('example.org')];
     expect(a.summary).not.toEqual(b.summary);
     expect(a.referring_domains).not.toEqual(b.referring_domains);
@@ -47,8 +49,12 @@ describe('sandbox backlink profiles', () => {
 
       // The strongest ≤ 100 of the full set, by rank; with the whole set listed, its backlinks add up.
       expect(p.referring_domains).toHaveLength(Math.min(100, full.length));
-      expect(p.referring_domains.every((r) => full.includes(r.domain) && r.domain !== p.domain && r.backlinks >= 1)).toBe(true);
-      expect(p.referring_domains.map((r) => r.rank)).toEqual([...p.referring_domains.map((r) => r.rank)].sort((x, y) => y - x));
+      expect(
+        p.referring_domains.every((r) => full.includes(r.domain) && r.domain !== p.domain && r.backlinks >= 1),
+      ).toBe(true);
+      expect(p.referring_domains.map((r) => r.rank)).toEqual(
+        [...p.referring_domains.map((r) => r.rank)].sort((x, y) => y - x),
+      );
       if (full.length <= 100) expect(p.referring_domains.reduce((s, r) => s + r.backlinks, 0)).toBe(summary.backlinks);
 
       expect(p.anchors.length).toBeGreaterThan(0);
@@ -73,7 +79,9 @@ describe('sandbox backlink profiles', () => {
     someButNotAll((p) => p.anchors.some((a) => a.share > 0.3 && !isBrand(a.anchor, p.domain)));
     someButNotAll((p) => p.anchors[0]!.share > 0.3);
     // Velocity differs between domains, so one can trail its competitors.
-    expect(new Set(profiles.map((p) => p.trend.slice(-3).reduce((s, t) => s + t.new_referring_domains, 0))).size).toBeGreaterThan(20);
+    expect(
+      new Set(profiles.map((p) => p.trend.slice(-3).reduce((s, t) => s + t.new_referring_domains, 0))).size,
+    ).toBeGreaterThan(20);
   });
 
   it('trend over 36 months, oldest first, ending this month at the summary', () => {
@@ -163,11 +171,17 @@ describe('sandbox link gap', () => {
     const gap = await sandbox.linkGap(site, competitors, 1000, new Meter());
     for (let i = 1; i < gap.length; i++) {
       const [a, b] = [gap[i - 1]!, gap[i]!];
-      expect(a.links_to.length > b.links_to.length || (a.links_to.length === b.links_to.length && a.rank >= b.rank)).toBe(true);
+      expect(
+        a.links_to.length > b.links_to.length || (a.links_to.length === b.links_to.length && a.rank >= b.rank),
+      ).toBe(true);
     }
     expect(await sandbox.linkGap(site, competitors, 15, new Meter())).toEqual(gap.slice(0, 15));
 
-    const listed = new Map((await Promise.all(competitors.map(profileOf))).flatMap((p) => p.referring_domains.map((r) => [r.domain, r.rank] as const)));
+    const listed = new Map(
+      (await Promise.all(competitors.map(profileOf))).flatMap((p) =>
+        p.referring_domains.map((r) => [r.domain, r.rank] as const),
+      ),
+    );
     const seen = gap.filter((g) => listed.has(g.domain));
     expect(seen.length).toBeGreaterThan(0);
     for (const g of seen) expect(g.rank).toBe(listed.get(g.domain));

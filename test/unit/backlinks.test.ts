@@ -1,4 +1,14 @@
-import { brandOf, healthFlags, HEALTH_THRESHOLDS, isBrandAnchor, median, rankGap, trendWithin, velocity, type HealthInput } from '@cm/core';
+import {
+  brandOf,
+  healthFlags,
+  HEALTH_THRESHOLDS,
+  isBrandAnchor,
+  median,
+  rankGap,
+  trendWithin,
+  velocity,
+  type HealthInput,
+} from '@cm/core';
 
 /* Backlink health flags (docs/api.md#backlink-health-flags), trend windows and the link gap's outreach order. */
 
@@ -8,7 +18,14 @@ const month = (i: number) => `2026-${String(i).padStart(2, '0')}`;
 function healthy(overrides: Partial<HealthInput['summary']> = {}, extra: Partial<HealthInput> = {}): HealthInput {
   return {
     domain: 'shoes.example.com',
-    summary: { backlinks: 4000, referring_domains: 1000, spam_score: 5, broken_links: 0, dofollow_share: 0.8, ...overrides },
+    summary: {
+      backlinks: 4000,
+      referring_domains: 1000,
+      spam_score: 5,
+      broken_links: 0,
+      dofollow_share: 0.8,
+      ...overrides,
+    },
     anchors: [
       { anchor: 'Example Shoes', share: 0.45 },
       { anchor: 'running shoes', share: 0.2 },
@@ -18,7 +35,8 @@ function healthy(overrides: Partial<HealthInput['summary']> = {}, extra: Partial
     ...extra,
   };
 }
-const withVelocity = (n: number): HealthInput => healthy({}, { trend: [n, n, n].map((v, i) => ({ month: month(i + 1), new_referring_domains: v })) });
+const withVelocity = (n: number): HealthInput =>
+  healthy({}, { trend: [n, n, n].map((v, i) => ({ month: month(i + 1), new_referring_domains: v })) });
 
 describe('health flags', () => {
   it('gives only spam_clean for a healthy profile', () => {
@@ -40,11 +58,18 @@ describe('health flags', () => {
   it("flags velocity_below_competitors below the competitors' median of new referring domains (last 3 months), and not without competitors", () => {
     const own = healthy(); // (9 + 10 + 11) / 3 = 10 a month
     expect(velocity(own.trend)).toBe(10);
-    expect(healthFlags(own, [withVelocity(8), withVelocity(12), withVelocity(30)])).toContain('velocity_below_competitors'); // median 12
-    expect(healthFlags(own, [withVelocity(8), withVelocity(10), withVelocity(30)])).not.toContain('velocity_below_competitors'); // median 10
+    expect(healthFlags(own, [withVelocity(8), withVelocity(12), withVelocity(30)])).toContain(
+      'velocity_below_competitors',
+    ); // median 12
+    expect(healthFlags(own, [withVelocity(8), withVelocity(10), withVelocity(30)])).not.toContain(
+      'velocity_below_competitors',
+    ); // median 10
     expect(healthFlags(own, [])).not.toContain('velocity_below_competitors');
     // Only the last three months count.
-    const older = healthy({}, { trend: [100, 100, 1, 1, 1].map((n, i) => ({ month: month(i + 1), new_referring_domains: n })) });
+    const older = healthy(
+      {},
+      { trend: [100, 100, 1, 1, 1].map((n, i) => ({ month: month(i + 1), new_referring_domains: n })) },
+    );
     expect(velocity(older.trend)).toBe(1);
   });
 
@@ -78,7 +103,9 @@ describe('health flags', () => {
 
 describe('trend and gap', () => {
   it('keeps the points of the last N months, this month included', () => {
-    const trend = Array.from({ length: 36 }, (_v, i) => ({ month: new Date(Date.UTC(2023, 11 + i, 1)).toISOString().slice(0, 7) }));
+    const trend = Array.from({ length: 36 }, (_v, i) => ({
+      month: new Date(Date.UTC(2023, 11 + i, 1)).toISOString().slice(0, 7),
+    }));
     const now = new Date('2026-11-21T10:00:00Z');
     expect(trend.at(-1)!.month).toBe('2026-11');
     expect(trendWithin(trend, 18, now).map((p) => p.month)).toEqual(trend.slice(-18).map((p) => p.month));

@@ -21,21 +21,33 @@ interface Violation {
 
 /** Runs depcruise as `npm run lint:deps` does; `json` for the list of violations, `err` for the exit code and the report people read. */
 function depcruise(cwd: string, paths: string[], outputType: 'json' | 'err') {
-  const run = spawnSync(process.execPath, [DEPCRUISE, ...paths, '--config', CONFIG, '--output-type', outputType], { cwd, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [DEPCRUISE, ...paths, '--config', CONFIG, '--output-type', outputType], {
+    cwd,
+    encoding: 'utf8',
+  });
   if (run.error) throw run.error;
   return { status: run.status, report: run.stdout + run.stderr };
 }
 
 function violationsOf(cwd: string, paths: string[]): Violation[] {
   const { report } = depcruise(cwd, paths, 'json');
-  const result = JSON.parse(report) as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
+  const result = JSON.parse(report) as {
+    summary: { violations: { rule: { name: string }; from: string; to: string }[] };
+  };
   return result.summary.violations
     .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }))
     .sort((a, b) => `${a.from} ${a.to}`.localeCompare(`${b.from} ${b.to}`));
 }
 
 const manifest = (name: string, exports?: Record<string, string>) =>
-  JSON.stringify({ name: `@cm/${name}`, version: '0.0.0', private: true, main: 'src/index.ts', types: 'src/index.ts', ...(exports ? { exports } : {}) });
+  JSON.stringify({
+    name: `@cm/${name}`,
+    version: '0.0.0',
+    private: true,
+    main: 'src/index.ts',
+    types: 'src/index.ts',
+    ...(exports ? { exports } : {}),
+  });
 
 /** The made-up workspace: every file, and the package manifests. `runtime` declares no `exports`, `tools` does. */
 const PACKAGES: Record<string, Record<string, string> | undefined> = {
@@ -107,7 +119,10 @@ describe('the import rule', () => {
     write('package.json', JSON.stringify({ name: 'fixture', private: true, workspaces: ['packages/*'] }));
     write(
       'tsconfig.json',
-      JSON.stringify({ compilerOptions: { module: 'preserve', moduleResolution: 'bundler', strict: true }, include: ['packages', 'functions'] }),
+      JSON.stringify({
+        compilerOptions: { module: 'preserve', moduleResolution: 'bundler', strict: true },
+        include: ['packages', 'functions'],
+      }),
     );
     for (const [name, exports] of Object.entries(PACKAGES)) {
       write(`packages/${name}/package.json`, manifest(name, exports));

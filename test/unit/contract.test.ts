@@ -16,17 +16,41 @@ import {
 import * as z from 'zod/mini';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
-const question = (extra: Record<string, unknown> = {}) => ({ slug: 'a-question', question: 'Q?', answer: [], ...extra });
+const question = (extra: Record<string, unknown> = {}) => ({
+  slug: 'a-question',
+  question: 'Q?',
+  answer: [],
+  ...extra,
+});
 
 /** The issue paths of a failed parse, as docs/api.md#validation-errors shows (`body[0].level`). */
-function issuePaths(result: { success: boolean; error?: { issues: readonly { path: readonly PropertyKey[] }[] } }): string[] {
+function issuePaths(result: {
+  success: boolean;
+  error?: { issues: readonly { path: readonly PropertyKey[] }[] };
+}): string[] {
   expect(result.success).toBe(false);
   return (result.error?.issues ?? []).map((i) => formatPath(i.path));
 }
 
 describe('slug', () => {
   const valid = [
-    ...['a', '0', 'best-running-shoes', 'a1-b2-c3', 'a_b', 'a--b', 'ab-', '-a', 'a.b', '...', '.a', 'a..b', 'über-uns', 'café-au-lait', 'ä'],
+    ...[
+      'a',
+      '0',
+      'best-running-shoes',
+      'a1-b2-c3',
+      'a_b',
+      'a--b',
+      'ab-',
+      '-a',
+      'a.b',
+      '...',
+      '.a',
+      'a..b',
+      'über-uns',
+      'café-au-lait',
+      'ä',
+    ],
     ...['ς', 'ⓐ', '漢字-2', 'it’s', "o'neil", 'a%20b', 'a\\b', '100%', 'a&b=c', 'a+b', '🏃'],
     // 512 characters, counted in code points: 512 four-byte characters are 2 KiB of UTF-8
     ...['a'.repeat(512), 'é'.repeat(512), '😀'.repeat(512)],
@@ -63,7 +87,11 @@ describe('slug', () => {
 describe('ArticleInput / QuestionInput', () => {
   it('drops unknown top-level fields, and sources on an article', () => {
     const parsed = ArticleInput.parse(
-      article({ sources: [{ id: 'src-1', title: 't', url: 'https://x.example.test', accessed_at: '2026-01-01' }], extra: 1, summary: 's' }),
+      article({
+        sources: [{ id: 'src-1', title: 't', url: 'https://x.example.test', accessed_at: '2026-01-01' }],
+        extra: 1,
+        summary: 's',
+      }),
     );
     expect(parsed).toEqual({ slug: 'a-page', title: 'T', body: [] });
     expect(parsed).not.toHaveProperty('sources');
@@ -82,7 +110,10 @@ describe('ArticleInput / QuestionInput', () => {
       { _type: 'heading', text: 'x' },
       { _type: 'list', style: 'ordered', items: ['a', 2, { text: 'b' }] },
       { _type: 'callout', tone: 'danger', text: 'x' },
-      { _type: 'paragraph', children: [{ _type: 'sourceCitation' }, { _type: 'sourceCitation', id: 3 }, { text: 'no type' }, 'raw', null] },
+      {
+        _type: 'paragraph',
+        children: [{ _type: 'sourceCitation' }, { _type: 'sourceCitation', id: 3 }, { text: 'no type' }, 'raw', null],
+      },
       { _type: 'paragraph', children: 'not a list' },
       { _type: 'image', src: 'https://img.example.test/a.png' },
       { _type: 'quote', text: 'x', cite: { name: 'y' } },
@@ -93,10 +124,13 @@ describe('ArticleInput / QuestionInput', () => {
     expect(QuestionInput.parse(question({ answer: blocks })).answer).toEqual(blocks);
   });
 
-  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('accepts %s as an unknown block and inline node type', (name) => {
-    const blocks = [{ _type: name }, { _type: 'paragraph', children: [{ _type: name, text: 'x' }] }];
-    expect(ArticleInput.parse(article({ body: blocks })).body).toEqual(blocks);
-  });
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])(
+    'accepts %s as an unknown block and inline node type',
+    (name) => {
+      const blocks = [{ _type: name }, { _type: 'paragraph', children: [{ _type: name, text: 'x' }] }];
+      expect(ArticleInput.parse(article({ body: blocks })).body).toEqual(blocks);
+    },
+  );
 
   it('rejects a block without _type', () => {
     expect(issuePaths(ArticleInput.safeParse(article({ body: [{ text: 'x' }] })))).toEqual(['body[0]._type']);
@@ -105,10 +139,14 @@ describe('ArticleInput / QuestionInput', () => {
   it('rejects a body or answer item that is not an object with a _type (spec §2.4: a block is one)', () => {
     for (const item of ['text', 1, null, true, [{ _type: 'paragraph', text: 'x' }]]) {
       expect(issuePaths(ArticleInput.safeParse(article({ body: [item] })))).toEqual(['body[0]']);
-      expect(issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', text: 'x' }, item] })))).toEqual(['answer[1]']);
+      expect(
+        issuePaths(QuestionInput.safeParse(question({ answer: [{ _type: 'paragraph', text: 'x' }, item] }))),
+      ).toEqual(['answer[1]']);
     }
     for (const type of [1, '', null, { name: 'heading' }]) {
-      expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: type, text: 'x' }] })))).toEqual(['body[0]._type']);
+      expect(issuePaths(ArticleInput.safeParse(article({ body: [{ _type: type, text: 'x' }] })))).toEqual([
+        'body[0]._type',
+      ]);
     }
     expect(issuePaths(ArticleInput.safeParse(article({ body: { _type: 'paragraph', text: 'x' } })))).toEqual(['body']);
   });
@@ -122,9 +160,15 @@ describe('ArticleInput / QuestionInput', () => {
   });
 
   it('normalizes updated_at to UTC ISO', () => {
-    expect(ArticleInput.parse(article({ updated_at: '2026-11-21T10:30:00+01:00' })).updated_at).toBe('2026-11-21T09:30:00.000Z');
-    expect(ArticleInput.parse(article({ updated_at: '2026-11-21T09:30:00Z' })).updated_at).toBe('2026-11-21T09:30:00.000Z');
-    expect(QuestionInput.parse(question({ updated_at: '2026-11-20T23:00:00-02:00' })).updated_at).toBe('2026-11-21T01:00:00.000Z');
+    expect(ArticleInput.parse(article({ updated_at: '2026-11-21T10:30:00+01:00' })).updated_at).toBe(
+      '2026-11-21T09:30:00.000Z',
+    );
+    expect(ArticleInput.parse(article({ updated_at: '2026-11-21T09:30:00Z' })).updated_at).toBe(
+      '2026-11-21T09:30:00.000Z',
+    );
+    expect(QuestionInput.parse(question({ updated_at: '2026-11-20T23:00:00-02:00' })).updated_at).toBe(
+      '2026-11-21T01:00:00.000Z',
+    );
     expect(issuePaths(ArticleInput.safeParse(article({ updated_at: 'yesterday' })))).toEqual(['updated_at']);
   });
 
@@ -132,7 +176,13 @@ describe('ArticleInput / QuestionInput', () => {
     expect(ArticleInput.safeParse(article({ canonical_url: 'https://example.test/x' })).success).toBe(true);
     expect(ArticleInput.safeParse(article({ canonical_url: 'http://example.test/x' })).success).toBe(true);
     expect(ArticleInput.safeParse(article({ canonical_url: null })).success).toBe(true);
-    for (const bad of ['ftp://example.test/x', 'javascript:alert(1)', 'mailto:a@example.test', '/relative', 'example.test']) {
+    for (const bad of [
+      'ftp://example.test/x',
+      'javascript:alert(1)',
+      'mailto:a@example.test',
+      '/relative',
+      'example.test',
+    ]) {
       expect(issuePaths(ArticleInput.safeParse(article({ canonical_url: bad })))).toEqual(['canonical_url']);
     }
   });
@@ -141,7 +191,9 @@ describe('ArticleInput / QuestionInput', () => {
     for (const claimed of [3, 0, -1, 1.5, '3', 'abc', null, true, { id: 3 }, [3]]) {
       expect(ArticleInput.safeParse(article({ site_id: claimed })).success).toBe(true);
       expect(QuestionInput.safeParse(question({ site_id: claimed })).success).toBe(true);
-      expect(SiteClaimBody.parse({ site_id: claimed, slug: 'Not A Slug', body: 'not blocks' })).toEqual({ site_id: claimed });
+      expect(SiteClaimBody.parse({ site_id: claimed, slug: 'Not A Slug', body: 'not blocks' })).toEqual({
+        site_id: claimed,
+      });
     }
     expect(SiteClaimBody.parse({ title: 'no site_id' })).toEqual({});
     // A body that is no object fails here as it would on the full schema.
@@ -166,7 +218,10 @@ describe('validationError', () => {
 
   it('lists every issue with its path', () => {
     const result = ArticleInput.safeParse({ slug: 'Bad Slug', body: [{ level: 0, text: 'x' }] });
-    const body = validationError('body', result.error!.issues).toBody() as { issues: { path: string; message: string }[]; message: string };
+    const body = validationError('body', result.error!.issues).toBody() as {
+      issues: { path: string; message: string }[];
+      message: string;
+    };
     expect(body.issues.map((i) => i.path).sort()).toEqual(['body[0]._type', 'slug', 'title']);
     expect(body.issues.find((i) => i.path === 'title')!.message).toBe('Required');
     for (const issue of body.issues) expect(body.message).toContain(`body.${issue.path}: ${issue.message}`);
@@ -198,7 +253,10 @@ describe('buildOpenApi', () => {
 
   it('documents site_id as the integer a client sends, optional, and null as accepted for optional fields', () => {
     for (const name of ['ArticleInput', 'QuestionInput']) {
-      const schema = doc.components.schemas[name] as { required: string[]; properties: Record<string, { type?: unknown }> };
+      const schema = doc.components.schemas[name] as {
+        required: string[];
+        properties: Record<string, { type?: unknown }>;
+      };
       expect(schema.properties.site_id).toMatchObject({ type: 'integer' });
       expect(schema.required).not.toContain('site_id');
       expect(schema.properties.meta_title!.type).toEqual(['string', 'null']);
@@ -213,7 +271,10 @@ describe('buildOpenApi', () => {
   /** Every value of `key` anywhere in the document, with where it is. */
   const valuesOf = (key: string, value: unknown = doc, at = '#'): [string, unknown][] =>
     value && typeof value === 'object'
-      ? Object.entries(value).flatMap(([k, v]) => [...(k === key ? [[at, v] as [string, unknown]] : []), ...valuesOf(key, v, `${at}/${k}`)])
+      ? Object.entries(value).flatMap(([k, v]) => [
+          ...(k === key ? [[at, v] as [string, unknown]] : []),
+          ...valuesOf(key, v, `${at}/${k}`),
+        ])
       : [];
 
   it('points every $ref at a component of the document', () => {
@@ -221,7 +282,10 @@ describe('buildOpenApi', () => {
     expect(refs.length).toBeGreaterThan(0);
     for (const [at, ref] of refs) {
       expect([at, ref]).toEqual([at, expect.stringMatching(/^#\/components\/schemas\//)]);
-      expect([at, doc.components.schemas[(ref as string).slice('#/components/schemas/'.length)]]).toEqual([at, expect.any(Object)]);
+      expect([at, doc.components.schemas[(ref as string).slice('#/components/schemas/'.length)]]).toEqual([
+        at,
+        expect.any(Object),
+      ]);
     }
   });
 
@@ -236,7 +300,18 @@ describe('OpenAPI block shapes', () => {
     const doc = buildOpenApi() as any;
     const block = doc.components.schemas.ArticleInput.properties.body.items;
     const types = block.anyOf.map((shape: any) => shape.properties._type.const ?? 'other');
-    expect(types).toEqual(['heading', 'paragraph', 'statBar', 'list', 'quote', 'image', 'callout', 'table', 'block', 'other']);
+    expect(types).toEqual([
+      'heading',
+      'paragraph',
+      'statBar',
+      'list',
+      'quote',
+      'image',
+      'callout',
+      'table',
+      'block',
+      'other',
+    ]);
     const heading = block.anyOf[0];
     expect(heading.properties.level).toMatchObject({ type: 'integer', minimum: 1, maximum: 6 });
     expect(heading.required).toEqual(['_type', 'level', 'text']);
@@ -248,7 +323,8 @@ describe('the route table and its documentation', () => {
     { fn: 'read', method: 'GET', path: '/articles/{id}', auth: true },
     { fn: 'publish', method: 'POST', path: '/articles', auth: true, bodyLimitBytes: 10 },
   ] as const;
-  const docs = (keys: string[]) => new Map(keys.map((key) => [key, { summary: key, replies: { 200: { description: 'ok' } } }]));
+  const docs = (keys: string[]) =>
+    new Map(keys.map((key) => [key, { summary: key, replies: { 200: { description: 'ok' } } }]));
 
   it('gives each route of the table its documentation, facts first', () => {
     expect(withDocs(facts, docs(['GET /articles/{id}', 'POST /articles']))).toEqual([
@@ -258,7 +334,9 @@ describe('the route table and its documentation', () => {
   });
 
   it('refuses a route without documentation, and documentation of a route the table lacks, naming them', () => {
-    expect(() => withDocs(facts, docs(['GET /articles/{id}']))).toThrow('routes.ts has no documentation of POST /articles');
+    expect(() => withDocs(facts, docs(['GET /articles/{id}']))).toThrow(
+      'routes.ts has no documentation of POST /articles',
+    );
     expect(() => withDocs(facts, docs(['GET /articles/{id}', 'POST /articles', 'DELETE /articles']))).toThrow(
       'routes.ts documents DELETE /articles, which the route table lacks',
     );

@@ -19,7 +19,9 @@ const text = (suffix: string) => files.filter((f) => f.name.endsWith(suffix)).ma
 
 describe('buildDashboard', () => {
   it('writes the page and its hashed assets, as it returns them', () => {
-    expect(files.map((f) => f.name).sort()).toEqual(['index.html', ...readdirSync(join(dir, 'assets')).map((name) => `assets/${name}`)].sort());
+    expect(files.map((f) => f.name).sort()).toEqual(
+      ['index.html', ...readdirSync(join(dir, 'assets')).map((name) => `assets/${name}`)].sort(),
+    );
     for (const file of files) expect(readFileSync(join(dir, file.name)).equals(file.body)).toBe(true);
     expect(files.filter((f) => /^assets\/main-[A-Z0-9]+\.js$/.test(f.name))).toHaveLength(1);
   });

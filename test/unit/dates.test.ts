@@ -135,29 +135,43 @@ describe('dates in payloads', () => {
   const article = { slug: 'a-page', title: 'T', body: [] };
   const question = { slug: 'a-question', question: 'Q?', answer: [] };
   const source = (accessed_at: string) => ({ id: 'src-1', title: 't', url: 'https://x.example.test', accessed_at });
-  const issuesOf = (result: { success: boolean; error?: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } }) =>
-    (result.error?.issues ?? []).map((i) => ({ path: formatPath(i.path), message: i.message }));
+  const issuesOf = (result: {
+    success: boolean;
+    error?: { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+  }) => (result.error?.issues ?? []).map((i) => ({ path: formatPath(i.path), message: i.message }));
 
   it("stores a publish's updated_at, in any form, as UTC", () => {
-    expect(ArticleInput.parse({ ...article, updated_at: '20250102T030405+0200' }).updated_at).toBe('2025-01-02T01:04:05.000Z');
+    expect(ArticleInput.parse({ ...article, updated_at: '20250102T030405+0200' }).updated_at).toBe(
+      '2025-01-02T01:04:05.000Z',
+    );
     expect(QuestionInput.parse({ ...question, updated_at: '2025-01-02' }).updated_at).toBe('2025-01-02T00:00:00.000Z');
   });
 
   it("keeps a source's accessed_at date as a date, and stores a date-time as UTC", () => {
-    const parsed = QuestionInput.parse({ ...question, sources: [source('2025-01-02'), source('20250102'), source('2025-01-02t03:04+01')] });
+    const parsed = QuestionInput.parse({
+      ...question,
+      sources: [source('2025-01-02'), source('20250102'), source('2025-01-02t03:04+01')],
+    });
     expect(parsed.sources?.map((s) => s.accessed_at)).toEqual(['2025-01-02', '2025-01-02', '2025-01-02T02:04:00.000Z']);
   });
 
   it("reads a notify's updated_at as a publish's", () => {
-    expect(NotifyInput.parse({ id: 'art_aaaaaaaaaaaaaaaa', type: 'article', updated_at: '2025-01-02 03:04:05+0200' }).updated_at).toBe(
-      '2025-01-02T01:04:05.000Z',
-    );
+    expect(
+      NotifyInput.parse({ id: 'art_aaaaaaaaaaaaaaaa', type: 'article', updated_at: '2025-01-02 03:04:05+0200' })
+        .updated_at,
+    ).toBe('2025-01-02T01:04:05.000Z');
   });
 
   it('refuses a string that is no date, or a date that does not exist, on its field', () => {
     const message = expect.stringContaining('ISO 8601');
-    expect(issuesOf(ArticleInput.safeParse({ ...article, updated_at: 'yesterday' }))).toEqual([{ path: 'updated_at', message }]);
-    expect(issuesOf(QuestionInput.safeParse({ ...question, sources: [source('2025-02-30')] }))).toEqual([{ path: 'sources[0].accessed_at', message }]);
-    expect(issuesOf(NotifyInput.safeParse({ id: 'x', type: 'article', updated_at: '2025-01-02T25:00Z' }))).toEqual([{ path: 'updated_at', message }]);
+    expect(issuesOf(ArticleInput.safeParse({ ...article, updated_at: 'yesterday' }))).toEqual([
+      { path: 'updated_at', message },
+    ]);
+    expect(issuesOf(QuestionInput.safeParse({ ...question, sources: [source('2025-02-30')] }))).toEqual([
+      { path: 'sources[0].accessed_at', message },
+    ]);
+    expect(issuesOf(NotifyInput.safeParse({ id: 'x', type: 'article', updated_at: '2025-01-02T25:00Z' }))).toEqual([
+      { path: 'updated_at', message },
+    ]);
   });
 });

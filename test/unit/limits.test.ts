@@ -54,14 +54,18 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(research.description).toContain(`At most ${limits.concurrentResearch} web, reddit and url calls run at once`);
   expect(research.description).toContain(`retry after ${limits.researchRetryAfterMs / 1000} s`);
   expect(research.description).toContain(`wait_ms (max ${limits.waitMsMax})`);
-  expect(research.description).toContain(`a queued job of ${limits.researchSecondsMin} to ${limits.researchSecondsMax} s`);
+  expect(research.description).toContain(
+    `a queued job of ${limits.researchSecondsMin} to ${limits.researchSecondsMax} s`,
+  );
   const seeds = `${limits.keywordSeedsMin} to ${limits.keywordSeedsMax} distinct comma-separated seeds of ${limits.keywordSeedWordsMin} to ${limits.keywordSeedWordsMax} words`;
   expect(research.description).toContain(`mode keywords: ${seeds}`);
   expect(research.properties.seed!.description).toContain(`keywords: ${seeds};`);
   expect(research.properties.wait_ms).toMatchObject({ maximum: limits.waitMsMax, default: limits.waitMsMax });
 
   const landscape = toolOf(listing, 'serp_landscape');
-  expect(landscape.description).toContain(`verdict suppressed below ${limits.verdictMinVolumeCoverage * 100}% volume coverage`);
+  expect(landscape.description).toContain(
+    `verdict suppressed below ${limits.verdictMinVolumeCoverage * 100}% volume coverage`,
+  );
   expect(landscape.description).toContain(`up to ${limits.keywordIdeas} keyword ideas`);
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
   // All three depths, analyze with its cap and how it waits.
@@ -69,8 +73,12 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} listed keywords`);
   expect(landscape.description).toContain(`the first ${limits.analyzeKeywords} keyword_ids`);
   expect(landscape.description).toContain(`about ${limits.analyzeSecondsMin} to ${limits.analyzeSecondsMax} s`);
-  expect(landscape.description).toContain(`waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`);
-  expect(landscape.properties.ideas!.description).toBe(`metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`);
+  expect(landscape.description).toContain(
+    `waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`,
+  );
+  expect(landscape.properties.ideas!.description).toBe(
+    `metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`,
+  );
   expect(landscape.properties.limit).toMatchObject({
     maximum: limits.listKeywordsMax,
     description: `topic list/analyze: top N by score (default ${limits.topicListDefault}, analyze ${limits.analyzeKeywords})`,
@@ -83,19 +91,36 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(refresh.description).toContain(`the top-${limits.untrackedCompetitorPositions} domains`);
 
   const backlinks = toolOf(listing, 'serp_backlinks');
-  expect(backlinks.properties.trend_months).toMatchObject({ minimum: 1, maximum: limits.trendMonthsMax, default: limits.trendMonthsDefault });
-  expect(backlinks.properties.limit).toMatchObject({ maximum: limits.linksMax, description: `depth links: linking pages (default ${limits.linksDefault})` });
-  expect(backlinks.description).toContain(`trend_months (default ${limits.trendMonthsDefault}, max ${limits.trendMonthsMax})`);
+  expect(backlinks.properties.trend_months).toMatchObject({
+    minimum: 1,
+    maximum: limits.trendMonthsMax,
+    default: limits.trendMonthsDefault,
+  });
+  expect(backlinks.properties.limit).toMatchObject({
+    maximum: limits.linksMax,
+    description: `depth links: linking pages (default ${limits.linksDefault})`,
+  });
+  expect(backlinks.description).toContain(
+    `trend_months (default ${limits.trendMonthsDefault}, max ${limits.trendMonthsMax})`,
+  );
   expect(backlinks.description).toContain(
     `by authority (${limits.authorityMin}–${limits.authorityMax}), limit default ${limits.linksDefault}, max ${limits.linksMax}`,
   );
 
-  expect(toolOf(listing, 'add_competitor').description).toContain(`At most ${limits.activeCompetitors} active per site`);
+  expect(toolOf(listing, 'add_competitor').description).toContain(
+    `At most ${limits.activeCompetitors} active per site`,
+  );
   expect(toolOf(listing, 'db_delete').description).toContain(`under the cap of ${limits.activeCompetitors}`);
 
-  expect(toolOf(listing, 'db_select').properties.limit).toMatchObject({ maximum: limits.dbSelectMax, default: limits.dbSelectDefault });
+  expect(toolOf(listing, 'db_select').properties.limit).toMatchObject({
+    maximum: limits.dbSelectMax,
+    default: limits.dbSelectDefault,
+  });
   expect(toolOf(listing, 'get_keywords').properties.seeds).toMatchObject({ maxItems: limits.seedsMax });
-  expect(toolOf(listing, 'recall').properties.limit).toMatchObject({ maximum: limits.recallMax, default: limits.recallDefault });
+  expect(toolOf(listing, 'recall').properties.limit).toMatchObject({
+    maximum: limits.recallMax,
+    default: limits.recallDefault,
+  });
 }
 
 describe('the tool listing', () => {
@@ -160,7 +185,12 @@ describe('the tool listing', () => {
 
       // The core rules: the verdict threshold and the untracked competitors' positions.
       expect(core.VERDICT_MIN_VOLUME_COVERAGE).toBe(0.6);
-      const items = ['a.org', 'b.org', 'c.org', 'd.org'].map((domain, i) => ({ position: i + 1, domain, url: `https://${domain}/`, title: domain }));
+      const items = ['a.org', 'b.org', 'c.org', 'd.org'].map((domain, i) => ({
+        position: i + 1,
+        domain,
+        url: `https://${domain}/`,
+        title: domain,
+      }));
       expect(core.untrackedCompetitors(items, null, [])).toEqual(['a.org', 'b.org', 'c.org']);
     });
   });

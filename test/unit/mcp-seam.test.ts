@@ -11,7 +11,11 @@ const event = (over: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEvent
     routeKey: 'POST /mcp',
     rawPath: '/mcp',
     rawQueryString: 'a=1',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-proto': 'https' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-forwarded-proto': 'https',
+    },
     requestContext: { domainName: 'abc.execute-api.eu-west-1.amazonaws.com', http: { method: 'POST', path: '/mcp' } },
     isBase64Encoded: false,
     ...over,
@@ -29,7 +33,9 @@ describe('the MCP seam', () => {
   });
 
   it('turns a web Response into a payload 2.0 result', async () => {
-    const result = await fromWebResponse(new Response('{"ok":1}', { status: 202, headers: { 'content-type': 'application/json' } }));
+    const result = await fromWebResponse(
+      new Response('{"ok":1}', { status: 202, headers: { 'content-type': 'application/json' } }),
+    );
     expect(result).toEqual({ statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' });
   });
 
@@ -41,13 +47,20 @@ describe('the MCP seam', () => {
   });
 
   it('reads MCP_ALLOWED_ORIGINS and MCP_RESULT_MAX_BYTES through the configuration, with their defaults', () => {
-    expect(loadConfig({ TABLE_NAME: 't' })).toMatchObject({ mcpAllowedOrigins: [], mcpResultMaxBytes: LIMITS.mcpResultBytes });
-    expect(loadConfig({ TABLE_NAME: 't', MCP_ALLOWED_ORIGINS: ' https://a.example.com,,https://b.example.com/ ', MCP_RESULT_MAX_BYTES: '2000' })).toMatchObject(
-      {
-        mcpAllowedOrigins: ['https://a.example.com', 'https://b.example.com/'],
-        mcpResultMaxBytes: 2000,
-      },
-    );
+    expect(loadConfig({ TABLE_NAME: 't' })).toMatchObject({
+      mcpAllowedOrigins: [],
+      mcpResultMaxBytes: LIMITS.mcpResultBytes,
+    });
+    expect(
+      loadConfig({
+        TABLE_NAME: 't',
+        MCP_ALLOWED_ORIGINS: ' https://a.example.com,,https://b.example.com/ ',
+        MCP_RESULT_MAX_BYTES: '2000',
+      }),
+    ).toMatchObject({
+      mcpAllowedOrigins: ['https://a.example.com', 'https://b.example.com/'],
+      mcpResultMaxBytes: 2000,
+    });
   });
 
   it('allows loopback origins, PUBLIC_BASE_URL and MCP_ALLOWED_ORIGINS, nothing else', () => {
@@ -68,7 +81,12 @@ describe('the MCP seam', () => {
       ]) {
         expect({ origin, allowed: originAllowed(origin) }).toEqual({ origin, allowed: true });
       }
-      for (const origin of ['http://localhost.evil.com', 'https://evil.example.com', 'null', 'http://127.0.0.1.nip.io']) {
+      for (const origin of [
+        'http://localhost.evil.com',
+        'https://evil.example.com',
+        'null',
+        'http://127.0.0.1.nip.io',
+      ]) {
         expect({ origin, allowed: originAllowed(origin) }).toEqual({ origin, allowed: false });
       }
     } finally {

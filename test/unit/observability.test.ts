@@ -16,7 +16,10 @@ function freshObservability(env: Record<string, string | undefined>) {
 
 describe('Observation', () => {
   it("calls only the first invocation of an on-demand container a cold start, also in a queue record's lines", () => {
-    const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand', POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const { Observation } = freshObservability({
+      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
     const output = captureOutput({ level: 'INFO' });
     try {
       for (let i = 0; i < 3; i++) {
@@ -39,7 +42,10 @@ describe('Observation', () => {
   });
 
   it("never calls a provisioned container's invocation a cold start", () => {
-    const { Observation } = freshObservability({ AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency', POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const { Observation } = freshObservability({
+      AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
     const output = captureOutput({ level: 'INFO' });
     try {
       Observation.start(lambdaContext('publish', 1000)).log.info('invocation');
@@ -52,7 +58,8 @@ describe('Observation', () => {
 
 describe('scheduled', () => {
   it('logs a run that did something at info, and one that found nothing to do (every count 0) at debug only', async () => {
-    const { scheduled } = require('../../packages/runtime/src/worker') as typeof import('../../packages/runtime/src/worker');
+    const { scheduled } =
+      require('../../packages/runtime/src/worker') as typeof import('../../packages/runtime/src/worker');
     let outcome = { expired: 0, freed: 0 };
     const handler = scheduled('swept', async () => outcome);
     const event = { source: 'aws.events' } as never;

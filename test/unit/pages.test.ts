@@ -59,7 +59,9 @@ describe('articleDoc defaults', () => {
 
   it('defaults meta_description to the excerpt, and keeps an explicit one', () => {
     expect(articleDoc(minimalArticle({ excerpt: 'Card text' }), NOW).meta_description).toBe('Card text');
-    expect(articleDoc(minimalArticle({ excerpt: 'Card text', meta_description: 'Meta' }), NOW).meta_description).toBe('Meta');
+    expect(articleDoc(minimalArticle({ excerpt: 'Card text', meta_description: 'Meta' }), NOW).meta_description).toBe(
+      'Meta',
+    );
   });
 
   it('keeps every field that was sent instead of its default', () => {
@@ -80,8 +82,28 @@ describe('articleDoc defaults', () => {
 
 describe('an optional field sent as null', () => {
   const ARTICLE_OPTIONAL = [
-    ...['excerpt', 'copy', 'keywords', 'meta_title', 'meta_description', 'audience', 'goal', 'category', 'cover_image', 'canonical_url'],
-    ...['noindex', 'schema_type', 'related_article_ids', 'related_question_ids', 'status', 'ai_generated', 'ai_model', 'updated_at'],
+    ...[
+      'excerpt',
+      'copy',
+      'keywords',
+      'meta_title',
+      'meta_description',
+      'audience',
+      'goal',
+      'category',
+      'cover_image',
+      'canonical_url',
+    ],
+    ...[
+      'noindex',
+      'schema_type',
+      'related_article_ids',
+      'related_question_ids',
+      'status',
+      'ai_generated',
+      'ai_model',
+      'updated_at',
+    ],
   ];
   const QUESTION_OPTIONAL = [
     'sources',
@@ -99,18 +121,24 @@ describe('an optional field sent as null', () => {
   const allNull = (fields: string[]) => Object.fromEntries(fields.map((f) => [f, null]));
 
   it.each(ARTICLE_OPTIONAL)('article %s: is accepted and stored as if left out', (field) => {
-    expect(articleDoc(ArticleInput.parse({ ...article, [field]: null }), NOW)).toEqual(articleDoc(ArticleInput.parse(article), NOW));
+    expect(articleDoc(ArticleInput.parse({ ...article, [field]: null }), NOW)).toEqual(
+      articleDoc(ArticleInput.parse(article), NOW),
+    );
   });
 
   it.each(QUESTION_OPTIONAL)('question %s: is accepted and stored as if left out', (field) => {
-    expect(questionDoc(QuestionInput.parse({ ...question, [field]: null }), NOW)).toEqual(questionDoc(QuestionInput.parse(question), NOW));
+    expect(questionDoc(QuestionInput.parse({ ...question, [field]: null }), NOW)).toEqual(
+      questionDoc(QuestionInput.parse(question), NOW),
+    );
   });
 
   it('gets every default at once, meta_description the excerpt', () => {
     const doc = articleDoc(ArticleInput.parse({ ...article, ...allNull(ARTICLE_OPTIONAL), excerpt: 'Card text' }), NOW);
     expect(doc).toEqual(articleDoc(minimalArticle({ excerpt: 'Card text' }), NOW));
     expect(doc.meta_description).toBe('Card text');
-    expect(questionDoc(QuestionInput.parse({ ...question, ...allNull(QUESTION_OPTIONAL) }), NOW)).toEqual(questionDoc(minimalQuestion(), NOW));
+    expect(questionDoc(QuestionInput.parse({ ...question, ...allNull(QUESTION_OPTIONAL) }), NOW)).toEqual(
+      questionDoc(minimalQuestion(), NOW),
+    );
   });
 });
 
@@ -133,7 +161,10 @@ describe('questionDoc defaults', () => {
   });
 
   it('keeps a sent status, meta_title and updated_at', () => {
-    const doc = questionDoc(minimalQuestion({ status: 'draft', meta_title: 'MT', updated_at: '2025-05-05T05:05:05.000Z' }), NOW);
+    const doc = questionDoc(
+      minimalQuestion({ status: 'draft', meta_title: 'MT', updated_at: '2025-05-05T05:05:05.000Z' }),
+      NOW,
+    );
     expect(doc.status).toBe('draft');
     expect(doc.meta_title).toBe('MT');
     expect(doc.updated_at).toBe('2025-05-05T05:05:05.000Z');
@@ -215,7 +246,10 @@ describe('outgoingLinks', () => {
   });
 
   it('uses the related ids of a question', () => {
-    const doc = questionDoc(minimalQuestion({ related_article_ids: ['b', 'a'], related_question_ids: ['a', 'c'] }), NOW);
+    const doc = questionDoc(
+      minimalQuestion({ related_article_ids: ['b', 'a'], related_question_ids: ['a', 'c'] }),
+      NOW,
+    );
     expect(outgoingLinks(doc)).toEqual(['a', 'b', 'c']);
   });
 
@@ -318,16 +352,34 @@ describe('publishWarnings', () => {
       { _type: 'heading', level: 2, text: 'Heading [src-6]' },
       { _type: 'table', header: ['h'], rows: [['cell [src-7]']] },
     ];
-    const doc = questionDoc(minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }), NOW);
+    const doc = questionDoc(
+      minimalQuestion({
+        answer,
+        sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }],
+      }),
+      NOW,
+    );
     const warnings = publishWarnings('question', doc);
-    expect(paths(warnings).sort()).toEqual(['answer[0].children[3]', 'answer[1].items[1]', 'answer[2].text', 'answer[3].text', 'answer[4].rows[0][0]']);
+    expect(paths(warnings).sort()).toEqual([
+      'answer[0].children[3]',
+      'answer[1].items[1]',
+      'answer[2].text',
+      'answer[3].text',
+      'answer[4].rows[0][0]',
+    ]);
     for (const w of warnings) expect(w.message).toMatch(/not in sources/);
     expect(JSON.stringify(warnings)).not.toContain('src-9');
   });
 
   it('reads a list item sent as an object by its text, as it renders: an unknown citation there is reported', () => {
     const answer: Block[] = [{ _type: 'list', items: [{ text: 'object [src-8]' }, { text: 'known [src-1]' }] }];
-    const doc = questionDoc(minimalQuestion({ answer, sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }] }), NOW);
+    const doc = questionDoc(
+      minimalQuestion({
+        answer,
+        sources: [{ id: 'src-1', title: 't', url: 'https://s.example.test', accessed_at: '2026-01-01' }],
+      }),
+      NOW,
+    );
     const citations = publishWarnings('question', doc).filter((w) => /not in sources/.test(w.message));
     expect(paths(citations)).toEqual(['answer[0].items[0].text']);
   });
@@ -400,38 +452,67 @@ describe('publishWarnings', () => {
     expect(warnings[2]!.message).toMatch(/not in sources/);
   });
 
-  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('reports a %s block or inline node as an unknown type', (name) => {
-    const doc = articleDoc(minimalArticle({ body: [{ _type: name }, { _type: 'paragraph', children: [{ _type: name }] }] }), NOW);
-    const warnings = publishWarnings('article', doc);
-    expect(paths(warnings)).toEqual(['body[0]', 'body[1].children[0]']);
-    for (const w of warnings) expect(w.message).toMatch(/unknown/);
-  });
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])(
+    'reports a %s block or inline node as an unknown type',
+    (name) => {
+      const doc = articleDoc(
+        minimalArticle({ body: [{ _type: name }, { _type: 'paragraph', children: [{ _type: name }] }] }),
+        NOW,
+      );
+      const warnings = publishWarnings('article', doc);
+      expect(paths(warnings)).toEqual(['body[0]', 'body[1].children[0]']);
+      for (const w of warnings) expect(w.message).toMatch(/unknown/);
+    },
+  );
 
   it('reports a disallowed cover image and a disallowed link scheme in text', () => {
-    const doc = articleDoc(minimalArticle({ cover_image: 'javascript:alert(1)', body: [{ _type: 'list', items: ['[x](javascript:void)'] }] }), NOW);
+    const doc = articleDoc(
+      minimalArticle({
+        cover_image: 'javascript:alert(1)',
+        body: [{ _type: 'list', items: ['[x](javascript:void)'] }],
+      }),
+      NOW,
+    );
     expect(paths(publishWarnings('article', doc)).sort()).toEqual(['body[0].items[0]', 'cover_image']);
   });
 });
 
 describe('checkSiteClaim', () => {
-  it.each([[2], [0], [-1], [1.5], [1e300], ['2'], ['01'], [' 1'], ['1.0'], ['abc'], [''], [true], [false], [{}], [{ site_id: 1 }], [[1]]])(
-    'throws site_mismatch (403) for a site_id of %j on site 1',
+  it.each([
+    [2],
+    [0],
+    [-1],
+    [1.5],
+    [1e300],
+    ['2'],
+    ['01'],
+    [' 1'],
+    ['1.0'],
+    ['abc'],
+    [''],
+    [true],
+    [false],
+    [{}],
+    [{ site_id: 1 }],
+    [[1]],
+  ])('throws site_mismatch (403) for a site_id of %j on site 1', (claimed) => {
+    const run = () => checkSiteClaim(1, claimed);
+    expect(run).toThrow(ApiError);
+    try {
+      run();
+    } catch (error) {
+      expect((error as ApiError).code).toBe('site_mismatch');
+      expect((error as ApiError).status).toBe(403);
+      expect((error as ApiError).toBody()).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
+    }
+  });
+
+  it.each([[5], ['5'], [undefined], [null]])(
+    'accepts a site_id of %j on site 5 (null is the same as leaving it out)',
     (claimed) => {
-      const run = () => checkSiteClaim(1, claimed);
-      expect(run).toThrow(ApiError);
-      try {
-        run();
-      } catch (error) {
-        expect((error as ApiError).code).toBe('site_mismatch');
-        expect((error as ApiError).status).toBe(403);
-        expect((error as ApiError).toBody()).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
-      }
+      expect(() => checkSiteClaim(5, claimed)).not.toThrow();
     },
   );
-
-  it.each([[5], ['5'], [undefined], [null]])('accepts a site_id of %j on site 5 (null is the same as leaving it out)', (claimed) => {
-    expect(() => checkSiteClaim(5, claimed)).not.toThrow();
-  });
 });
 
 describe('preparePublish', () => {
@@ -445,7 +526,12 @@ describe('preparePublish', () => {
       NOW,
     );
     expect(prepared.id).toBe(pageId(5, 'article', 'best-running-shoes'));
-    expect(prepared.doc).toEqual(articleDoc(minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }), NOW));
+    expect(prepared.doc).toEqual(
+      articleDoc(
+        minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }),
+        NOW,
+      ),
+    );
     expect(prepared.links).toEqual(['ppp', 'qqq']);
     expect(paths(prepared.warnings)).toEqual(['body[0]']);
 
@@ -488,13 +574,24 @@ describe('pageRecord', () => {
 
   it("reports the current status and updated_at over the published document's", () => {
     const doc = articleDoc(minimalArticle({ status: 'published', updated_at: '2026-01-01T00:00:00.000Z' }), NOW);
-    const page = pageRecord({ ...state, type: 'article', doc, status: 'draft', updated_at: '2026-02-02T00:00:00.000Z' });
+    const page = pageRecord({
+      ...state,
+      type: 'article',
+      doc,
+      status: 'draft',
+      updated_at: '2026-02-02T00:00:00.000Z',
+    });
     expect(page).toMatchObject({ status: 'draft', live: false, updated_at: '2026-02-02T00:00:00.000Z' });
   });
 
-  const copy = 'A [one](page:art_aaaaaaaaaaaaaaab)\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) [one again](page:art_aaaaaaaaaaaaaaab) [x](https://x.test)';
+  const copy =
+    'A [one](page:art_aaaaaaaaaaaaaaab)\r\n\tB [two](page:art_aaaaaaaaaaaaaaac) [one again](page:art_aaaaaaaaaaaaaaab) [x](https://x.test)';
   const linking = articleDoc(
-    minimalArticle({ copy, related_article_ids: ['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac'], related_question_ids: ['qst_aaaaaaaaaaaaaaab'] }),
+    minimalArticle({
+      copy,
+      related_article_ids: ['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac'],
+      related_question_ids: ['qst_aaaaaaaaaaaaaaab'],
+    }),
     NOW,
   );
   const suppressed = [
@@ -512,7 +609,13 @@ describe('pageRecord', () => {
   });
 
   it('returns the document as sent, and says which links readers do not see and since when', () => {
-    const page = pageRecord({ ...state, type: 'article', doc: linking, suppressed, relinked_at: '2026-03-01T00:00:00.000Z' });
+    const page = pageRecord({
+      ...state,
+      type: 'article',
+      doc: linking,
+      suppressed,
+      relinked_at: '2026-03-01T00:00:00.000Z',
+    });
     if (page.type !== 'article') throw new Error('article expected');
     expect(page.copy).toBe(copy);
     expect(page.related_article_ids).toEqual(['art_aaaaaaaaaaaaaaab', 'art_aaaaaaaaaaaaaaac']);
@@ -526,7 +629,14 @@ describe('pageRecord', () => {
 
   it('says when the site deleted the page', () => {
     const doc = articleDoc(minimalArticle(), NOW);
-    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft', deleted: true })).toMatchObject({ deleted: true, live: false, status: 'draft' });
-    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft' })).toMatchObject({ deleted: false, live: false });
+    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft', deleted: true })).toMatchObject({
+      deleted: true,
+      live: false,
+      status: 'draft',
+    });
+    expect(pageRecord({ ...state, type: 'article', doc, status: 'draft' })).toMatchObject({
+      deleted: false,
+      live: false,
+    });
   });
 });

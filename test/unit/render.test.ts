@@ -1,5 +1,24 @@
-import type { ArticleInput, ArticleRecord, Block, CommunityAnswer, PageDoc, PageRecord, QuestionInput, QuestionRecord, Source } from '@cm/contract';
-import { articleDoc, pageId, pageRecord, questionDoc, renderArticle, renderPage, renderQuestion, type RenderOptions } from '@cm/core';
+import type {
+  ArticleInput,
+  ArticleRecord,
+  Block,
+  CommunityAnswer,
+  PageDoc,
+  PageRecord,
+  QuestionInput,
+  QuestionRecord,
+  Source,
+} from '@cm/contract';
+import {
+  articleDoc,
+  pageId,
+  pageRecord,
+  questionDoc,
+  renderArticle,
+  renderPage,
+  renderQuestion,
+  type RenderOptions,
+} from '@cm/core';
 
 /*
  * Visitor pages (docs/api.md#visitor-pages, spec §2.5): pure rendering of hand-built records.
@@ -22,7 +41,11 @@ const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   ...overrides,
 });
 
-function record(type: 'article' | 'question', doc: PageDoc, site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {}): PageRecord {
+function record(
+  type: 'article' | 'question',
+  doc: PageDoc,
+  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
+): PageRecord {
   return pageRecord({
     site_id: SITE,
     type,
@@ -45,7 +68,10 @@ function article(input: Partial<ArticleInput> = {}): ArticleRecord {
   return page;
 }
 
-function question(input: Partial<QuestionInput> = {}, site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {}): QuestionRecord {
+function question(
+  input: Partial<QuestionInput> = {},
+  site: { summary?: string | null; community_answers?: CommunityAnswer[] } = {},
+): QuestionRecord {
   const doc = questionDoc({ slug: 'the-question', question: 'The question?', answer: [], ...input }, NOW);
   const page = record('question', doc, site);
   if (page.type !== 'question') throw new Error('expected a question record');
@@ -88,12 +114,16 @@ function headHtml(html: string): string {
 
 /** Every JSON-LD element's content, parsed. */
 function jsonLd(html: string): Record<string, unknown>[] {
-  return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+  return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map(
+    (m) => JSON.parse(m[1]!) as Record<string, unknown>,
+  );
 }
 
 /** Every href/src attribute value in the page. */
 function urlAttributes(html: string): string[] {
-  return [...html.matchAll(/\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+  return [...html.matchAll(/\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)].map(
+    (m) => m[1] ?? m[2] ?? m[3] ?? '',
+  );
 }
 
 function expectOnlySafeUrls(html: string): void {
@@ -113,7 +143,9 @@ describe('citation rules (spec §2.5)', () => {
     });
     const html = renderQuestion(page, options());
     const answer = answerHtml(html);
-    expect(answer).toMatch(/<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/);
+    expect(answer).toMatch(
+      /<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/,
+    );
     // the sources list carries the anchors, in the order of `sources`
     expect(html).toMatch(/<li id="source-1">[^]*Title of src-3[^]*<\/li><li id="source-2">[^]*Title of src-1/);
     expect(html).toContain('href="https://sources.example.test/src-1"');
@@ -172,14 +204,20 @@ describe('citation rules (spec §2.5)', () => {
   });
 
   it('drops every literal [src-n] of a community answer, which has no sources', () => {
-    const community: CommunityAnswer[] = [{ answer_id: 'c1', author: 'Ann', blocks: [textPara('Mine [src-1].')], created_at: NOW }];
+    const community: CommunityAnswer[] = [
+      { answer_id: 'c1', author: 'Ann', blocks: [textPara('Mine [src-1].')], created_at: NOW },
+    ];
     const html = renderQuestion(question({ sources: [source('src-1')] }, { community_answers: community }), options());
     expect(mainHtml(html)).toContain('<p>Mine.</p>');
   });
 
   it('renders no citation markers and no sources in an article', () => {
     const page = article({
-      body: [para(span('Water boils'), cite('src-1'), span('.')), list(['Item [src-1]']), textPara('Boiling [src-1] point')],
+      body: [
+        para(span('Water boils'), cite('src-1'), span('.')),
+        list(['Item [src-1]']),
+        textPara('Boiling [src-1] point'),
+      ],
     });
     // an article never carries sources; even a record that has some must not show them
     const withSources = { ...page, sources: [source('src-1')] } as ArticleRecord;
@@ -279,25 +317,61 @@ describe('hostile input', () => {
     ['paragraph text', () => renderArticle(article({ body: [textPara(XSS)] }), options())],
     ['paragraph span', () => renderArticle(article({ body: [para(span(XSS))] }), options())],
     ['list item', () => renderArticle(article({ body: [list([XSS])] }), options())],
-    ['answer list item', () => renderQuestion(question({ answer: [list([`${XSS} [src-1]`])], sources: sourcesOk }), options())],
+    [
+      'answer list item',
+      () => renderQuestion(question({ answer: [list([`${XSS} [src-1]`])], sources: sourcesOk }), options()),
+    ],
     ['table header', () => renderArticle(article({ body: [{ _type: 'table', header: [XSS], rows: [] }] }), options())],
-    ['table cell', () => renderArticle(article({ body: [{ _type: 'table', header: ['h'], rows: [[XSS]] }] }), options())],
-    ['stat label', () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: '1', label: XSS }] }] }), options())],
-    ['stat value', () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: XSS, label: 'l' }] }] }), options())],
+    [
+      'table cell',
+      () => renderArticle(article({ body: [{ _type: 'table', header: ['h'], rows: [[XSS]] }] }), options()),
+    ],
+    [
+      'stat label',
+      () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: '1', label: XSS }] }] }), options()),
+    ],
+    [
+      'stat value',
+      () => renderArticle(article({ body: [{ _type: 'statBar', stats: [{ value: XSS, label: 'l' }] }] }), options()),
+    ],
     ['quote text', () => renderArticle(article({ body: [{ _type: 'quote', text: XSS }] }), options())],
     ['quote cite', () => renderArticle(article({ body: [{ _type: 'quote', text: 'q', cite: XSS }] }), options())],
-    ['image alt', () => renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: XSS }] }), options())],
-    ['image caption', () => renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: 'a', caption: XSS }] }), options())],
+    [
+      'image alt',
+      () =>
+        renderArticle(
+          article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: XSS }] }),
+          options(),
+        ),
+    ],
+    [
+      'image caption',
+      () =>
+        renderArticle(
+          article({ body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: 'a', caption: XSS }] }),
+          options(),
+        ),
+    ],
     ['callout', () => renderArticle(article({ body: [{ _type: 'callout', tone: 'tip', text: XSS }] }), options())],
     ['page link text', () => renderArticle(article({ body: [textPara(`[${XSS}](page:${LIVE_ID})`)] }), options())],
     ['meta_description', () => renderArticle(article({ meta_description: XSS }), options())],
     ['question', () => renderQuestion(question({ question: XSS }), options())],
     ['source title', () => renderQuestion(question({ sources: [source('src-1', { title: XSS })] }), options())],
-    ['source accessed_at', () => renderQuestion(question({ sources: [source('src-1', { accessed_at: XSS })] }), options())],
+    [
+      'source accessed_at',
+      () => renderQuestion(question({ sources: [source('src-1', { accessed_at: XSS })] }), options()),
+    ],
     ['summary', () => renderQuestion(question({}, { summary: XSS }), options())],
     [
       'community answer',
-      () => renderQuestion(question({}, { community_answers: [{ answer_id: 'c1', author: XSS, blocks: [textPara(XSS)], created_at: NOW }] }), options()),
+      () =>
+        renderQuestion(
+          question(
+            {},
+            { community_answers: [{ answer_id: 'c1', author: XSS, blocks: [textPara(XSS)], created_at: NOW }] },
+          ),
+          options(),
+        ),
     ],
   ];
 
@@ -310,7 +384,10 @@ describe('hostile input', () => {
   it('escapes quotes so an attribute cannot be closed (image alt, meta description)', () => {
     const payload = '" onerror="alert(1)';
     const html = renderArticle(
-      article({ meta_description: payload, body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: payload }] }),
+      article({
+        meta_description: payload,
+        body: [{ _type: 'image', url: 'https://img.example.test/a.png', alt: payload }],
+      }),
       options(),
     );
     expect(html).not.toContain('" onerror="');
@@ -335,7 +412,10 @@ describe('hostile input', () => {
       expect(art).toContain(`<link rel="canonical" href="${options().pageUrl}">`);
       expect(jsonLd(art)[0]).not.toHaveProperty('image');
 
-      const qst = renderQuestion(question({ sources: [source('src-1', { url: bad, title: 'Bad source' })], answer: [list(['x [src-1]'])] }), options());
+      const qst = renderQuestion(
+        question({ sources: [source('src-1', { url: bad, title: 'Bad source' })], answer: [list(['x [src-1]'])] }),
+        options(),
+      );
       expectOnlySafeUrls(qst);
       expect(qst).not.toContain(bad);
       expect(qst).toContain('Bad source'); // the source is still listed, without a link
@@ -355,7 +435,10 @@ describe('hostile input', () => {
 
   it('keeps a question with </script> inside the JSON-LD element of a question page', () => {
     const text = `Why </script><script>alert(1)</script>?`;
-    const html = renderQuestion(question({ question: text, answer: [textPara(`Because </script><!-- \u2028`)] }), options());
+    const html = renderQuestion(
+      question({ question: text, answer: [textPara(`Because </script><!-- \u2028`)] }),
+      options(),
+    );
     expect(count(html, '<script')).toBe(1);
     expect(count(html, '</script>')).toBe(1);
     expect(html).not.toContain('<!--');
@@ -367,7 +450,12 @@ describe('hostile input', () => {
 describe('blocks', () => {
   it('renders nothing visible for an unknown block type and never echoes its name', () => {
     const known = [textPara('Before'), textPara('After')];
-    const unknown: Block = { _type: 'marqueeWidget', text: 'VISIBLE-TEXT', html: '<b>bold</b>', url: 'https://x.example.test' };
+    const unknown: Block = {
+      _type: 'marqueeWidget',
+      text: 'VISIBLE-TEXT',
+      html: '<b>bold</b>',
+      url: 'https://x.example.test',
+    };
     const without = renderArticle(article({ body: known }), options());
     const withUnknown = renderArticle(article({ body: [known[0]!, unknown, known[1]!] }), options());
     expect(withUnknown).not.toContain('marqueeWidget');
@@ -380,7 +468,12 @@ describe('blocks', () => {
   });
 
   it('renders nothing for an unknown inline node inside a paragraph', () => {
-    const body = mainHtml(renderArticle(article({ body: [para(span('Hello'), { _type: 'emojiNode', text: 'SECRET' }, span(' world'))] }), options()));
+    const body = mainHtml(
+      renderArticle(
+        article({ body: [para(span('Hello'), { _type: 'emojiNode', text: 'SECRET' }, span(' world'))] }),
+        options(),
+      ),
+    );
     expect(body).toContain('<p>Hello world</p>');
     expect(body).not.toContain('SECRET');
     expect(body).not.toContain('emojiNode');
@@ -405,7 +498,9 @@ describe('blocks', () => {
   });
 
   it('renders paragraphs from text and from children, in block order', () => {
-    const body = mainHtml(renderArticle(article({ body: [textPara('One'), para(span('Two'), span(' parts'))] }), options()));
+    const body = mainHtml(
+      renderArticle(article({ body: [textPara('One'), para(span('Two'), span(' parts'))] }), options()),
+    );
     expect(body).toMatch(/<p>One<\/p>[\s\S]*<p>Two parts<\/p>/);
   });
 
@@ -431,7 +526,9 @@ describe('blocks', () => {
   });
 
   it('renders a bullet list as ul and a number list as ol', () => {
-    const body = mainHtml(renderArticle(article({ body: [list(['a', 'b'], 'bullet'), list(['c', 'd'], 'number')] }), options()));
+    const body = mainHtml(
+      renderArticle(article({ body: [list(['a', 'b'], 'bullet'), list(['c', 'd'], 'number')] }), options()),
+    );
     expect(body).toContain('<ul><li>a</li><li>b</li></ul>');
     expect(body).toContain('<ol><li>c</li><li>d</li></ol>');
   });
@@ -455,7 +552,12 @@ describe('blocks', () => {
 
   it('renders an image with alt and caption', () => {
     const body = mainHtml(
-      renderArticle(article({ body: [{ _type: 'image', url: 'https://img.example.test/shoe.png', alt: 'A shoe', caption: 'Our pick' }] }), options()),
+      renderArticle(
+        article({
+          body: [{ _type: 'image', url: 'https://img.example.test/shoe.png', alt: 'A shoe', caption: 'Our pick' }],
+        }),
+        options(),
+      ),
     );
     expect(body).toMatch(/<img src="https:\/\/img\.example\.test\/shoe\.png" alt="A shoe"/);
     expect(body).toContain('<figcaption>Our pick</figcaption>');
@@ -508,20 +610,33 @@ describe('blocks in another shape than the one that renders', () => {
   });
 
   it('gives an image without alt an empty one, and renders an image without a url not at all', () => {
-    expect(render({ _type: 'image', url: 'https://img.example.test/a.png' })).toContain('<img src="https://img.example.test/a.png" alt=""');
+    expect(render({ _type: 'image', url: 'https://img.example.test/a.png' })).toContain(
+      '<img src="https://img.example.test/a.png" alt=""',
+    );
     expect(render({ _type: 'image', url: 'https://img.example.test/b.png', alt: { text: 'x' } })).toContain('alt=""');
     expect(render({ _type: 'image', src: 'https://img.example.test/c.png', alt: 'C' })).not.toContain('<img');
   });
 
   it('renders style "ordered" as a numbered list, like "number"', () => {
-    expect(render({ _type: 'list', style: 'ordered', items: ['First', 'Second'] })).toContain('<ol><li>First</li><li>Second</li></ol>');
+    expect(render({ _type: 'list', style: 'ordered', items: ['First', 'Second'] })).toContain(
+      '<ol><li>First</li><li>Second</li></ol>',
+    );
   });
 
   it('renders a list item sent as an object from its text, escaped and with the inline rules of a string item', () => {
-    const items = [{ text: 'Object item' }, 'String item', { text: `${XSS} [live](page:${LIVE_ID}) [src-1] [src-9]` }, { text: 3 }];
-    const answer = answerHtml(renderQuestion(question({ answer: [{ _type: 'list', items }], sources: [source('src-1')] }), options()));
+    const items = [
+      { text: 'Object item' },
+      'String item',
+      { text: `${XSS} [live](page:${LIVE_ID}) [src-1] [src-9]` },
+      { text: 3 },
+    ];
+    const answer = answerHtml(
+      renderQuestion(question({ answer: [{ _type: 'list', items }], sources: [source('src-1')] }), options()),
+    );
     const cited = '<sup class="citation"><a href="#source-1">[1]</a></sup>';
-    expect(answer).toContain(`<ul><li>Object item</li><li>String item</li><li>${ESCAPED_XSS} <a href="${LIVE_URL}">live</a> ${cited}</li><li>3</li></ul>`);
+    expect(answer).toContain(
+      `<ul><li>Object item</li><li>String item</li><li>${ESCAPED_XSS} <a href="${LIVE_URL}">live</a> ${cited}</li><li>3</li></ul>`,
+    );
   });
 
   it('renders nothing for a block without the field it is made of', () => {
@@ -535,7 +650,8 @@ describe('blocks in another shape than the one that renders', () => {
       { _type: 'callout', tone: 'tip', text: ['x'] },
       { _type: 'table', header: 'H', rows: 'R' },
     ];
-    for (const block of blocks) expect(render(block).trim()).toMatch(/^<article>\n<header><h1>The title<\/h1><\/header>\n\s*\n?<\/article>$/);
+    for (const block of blocks)
+      expect(render(block).trim()).toMatch(/^<article>\n<header><h1>The title<\/h1><\/header>\n\s*\n?<\/article>$/);
   });
 
   it('renders the usable parts and never echoes an object or a type name', () => {
@@ -543,7 +659,14 @@ describe('blocks in another shape than the one that renders', () => {
       {
         _type: 'paragraph',
         text: 'Lead',
-        children: [{ text: 'no type' }, 'raw', null, 7, { _type: 'span', text: ' tail' }, { _type: 'span', text: { x: 1 } }],
+        children: [
+          { text: 'no type' },
+          'raw',
+          null,
+          7,
+          { _type: 'span', text: ' tail' },
+          { _type: 'span', text: { x: 1 } },
+        ],
       },
       { _type: 'list', style: 'square', items: [{ text: { v: 'OBJ' } }, { label: 'OBJ' }, 'One', 2, null] },
       { _type: 'quote', text: 'Q', cite: { name: 'OBJ' } },
@@ -557,16 +680,21 @@ describe('blocks in another shape than the one that renders', () => {
     expect(html).toContain('<blockquote><p>Q</p></blockquote>');
     expect(html).toContain('<aside class="callout"><p>C</p></aside>');
     expect(html).toContain('<table><tbody><tr><td>a</td><td></td><td>3</td></tr></tbody></table>');
-    expect(html).toContain('<dl class="stat-bar"><div class="stat"><dt>L</dt><dd>42</dd></div><div class="stat"><dt></dt><dd></dd></div></dl>');
+    expect(html).toContain(
+      '<dl class="stat-bar"><div class="stat"><dt>L</dt><dd>42</dd></div><div class="stat"><dt></dt><dd></dd></div></dl>',
+    );
     expect(html).not.toMatch(/object|OBJ|no type|raw|undefined|null|sourceCitation|span/);
   });
 
-  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])('renders a %s block or inline node as an unknown type', (name) => {
-    const html = render({ _type: name, text: 'HIDDEN' }, para(span('Shown'), { _type: name, text: 'HIDDEN' }));
-    expect(html).toContain('<p>Shown</p>');
-    expect(html).not.toContain('HIDDEN');
-    expect(html).not.toContain(name);
-  });
+  it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])(
+    'renders a %s block or inline node as an unknown type',
+    (name) => {
+      const html = render({ _type: name, text: 'HIDDEN' }, para(span('Shown'), { _type: name, text: 'HIDDEN' }));
+      expect(html).toContain('<p>Shown</p>');
+      expect(html).not.toContain('HIDDEN');
+      expect(html).not.toContain(name);
+    },
+  );
 });
 
 describe('head', () => {
@@ -574,7 +702,9 @@ describe('head', () => {
     const html = renderArticle(article({ title: 'Visible title', meta_title: 'SEO title' }), options());
     expect(headHtml(html)).toContain('<title>SEO title</title>');
     expect(headHtml(html)).not.toContain('Visible title</title>');
-    expect(renderQuestion(question({ question: 'Why?', meta_title: 'Q meta' }), options())).toContain('<title>Q meta</title>');
+    expect(renderQuestion(question({ question: 'Why?', meta_title: 'Q meta' }), options())).toContain(
+      '<title>Q meta</title>',
+    );
   });
 
   it('renders a meta description when set and none when null', () => {
@@ -588,17 +718,23 @@ describe('head', () => {
   });
 
   it('uses canonical_url as canonical when set and the page URL otherwise', () => {
-    const set = headHtml(renderArticle(article({ canonical_url: 'https://canonical.example.test/guides/shoes' }), options()));
+    const set = headHtml(
+      renderArticle(article({ canonical_url: 'https://canonical.example.test/guides/shoes' }), options()),
+    );
     expect(set).toContain('<link rel="canonical" href="https://canonical.example.test/guides/shoes">');
     expect(count(set, 'rel="canonical"')).toBe(1);
     const unset = headHtml(renderArticle(article(), options()));
     expect(unset).toContain(`<link rel="canonical" href="${BASE}/sites/1/articles/the-page">`);
     const qUrl = `${BASE}/sites/1/questions/the-question`;
-    expect(headHtml(renderQuestion(question(), options({ pageUrl: qUrl })))).toContain(`<link rel="canonical" href="${qUrl}">`);
+    expect(headHtml(renderQuestion(question(), options({ pageUrl: qUrl })))).toContain(
+      `<link rel="canonical" href="${qUrl}">`,
+    );
   });
 
   it('renders robots noindex only when noindex is true', () => {
-    expect(headHtml(renderArticle(article({ noindex: true }), options()))).toContain('<meta name="robots" content="noindex">');
+    expect(headHtml(renderArticle(article({ noindex: true }), options()))).toContain(
+      '<meta name="robots" content="noindex">',
+    );
     expect(renderArticle(article({ noindex: false }), options())).not.toContain('name="robots"');
     expect(renderArticle(article(), options())).not.toContain('name="robots"');
     expect(renderQuestion(question(), options())).not.toContain('name="robots"');
@@ -612,7 +748,10 @@ describe('head', () => {
   });
 
   it('emits JSON-LD of type Question, with the accepted answer, for a question page', () => {
-    const html = renderQuestion(question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }), options());
+    const html = renderQuestion(
+      question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }),
+      options(),
+    );
     const all = jsonLd(html);
     expect(all).toHaveLength(1);
     const [ld] = all;
@@ -638,7 +777,13 @@ describe('question pages', () => {
   ];
 
   it('renders the site-owned summary and the community answers beside the editor answer', () => {
-    const html = renderQuestion(question({ answer: [textPara('Editor answer.')] }, { summary: 'Site summary text', community_answers: community }), options());
+    const html = renderQuestion(
+      question(
+        { answer: [textPara('Editor answer.')] },
+        { summary: 'Site summary text', community_answers: community },
+      ),
+      options(),
+    );
     const body = mainHtml(html);
     expect(body).toContain('Site summary text');
     expect(answerHtml(html)).toContain('<p>Editor answer.</p>');
@@ -671,7 +816,10 @@ describe('markup edge cases', () => {
   it('reads [src-1](url) after a space as a link, not as a citation marker', () => {
     const html = renderArticle(article({ body: [textPara('a [src-1](https://x.test/) b')] }), options());
     expect(mainHtml(html)).toContain('<p>a <a href="https://x.test/">src-1</a> b</p>');
-    const q = renderQuestion(question({ answer: [list(['a [src-1](https://x.test/)'])], sources: [source('src-1')] }), options());
+    const q = renderQuestion(
+      question({ answer: [list(['a [src-1](https://x.test/)'])], sources: [source('src-1')] }),
+      options(),
+    );
     expect(answerHtml(q)).toContain('<li>a <a href="https://x.test/">src-1</a></li>');
   });
 
@@ -696,18 +844,30 @@ describe('markup edge cases', () => {
   });
 
   it('drops the space before an unknown citation that follows paragraph text', () => {
-    const q = renderQuestion(question({ answer: [{ _type: 'paragraph', text: 'Water boils ', children: [cite('src-9'), span('.')] }] }), options());
+    const q = renderQuestion(
+      question({ answer: [{ _type: 'paragraph', text: 'Water boils ', children: [cite('src-9'), span('.')] }] }),
+      options(),
+    );
     expect(answerHtml(q)).toContain('<p>Water boils.</p>');
   });
 
   it('never uses a mailto URL as an image source', () => {
-    const html = renderArticle(article({ cover_image: 'mailto:a@b.test', body: [{ _type: 'image', url: 'mailto:a@b.test', alt: 'x' }] }), options());
+    const html = renderArticle(
+      article({ cover_image: 'mailto:a@b.test', body: [{ _type: 'image', url: 'mailto:a@b.test', alt: 'x' }] }),
+      options(),
+    );
     expect(html).not.toContain('<img');
   });
 });
 
 describe('Portable Text blocks (audit: editors that write Portable Text)', () => {
-  const pt = (children: unknown[], extra: Record<string, unknown> = {}): Block => ({ _type: 'block', style: 'normal', children, markDefs: [], ...extra });
+  const pt = (children: unknown[], extra: Record<string, unknown> = {}): Block => ({
+    _type: 'block',
+    style: 'normal',
+    children,
+    markDefs: [],
+    ...extra,
+  });
   const s = (text: string, marks: string[] = []) => ({ _type: 'span', _key: text.slice(0, 4), text, marks });
 
   it('renders styles, decorators and hard breaks, escaped', () => {
@@ -724,7 +884,13 @@ describe('Portable Text blocks (audit: editors that write Portable Text)', () =>
 
   it('groups list items into lists by listItem and level', () => {
     const item = (text: string, listItem: string, level: number) => pt([s(text)], { listItem, level });
-    const body = [item('a', 'bullet', 1), item('b', 'bullet', 2), item('c', 'bullet', 1), item('one', 'number', 1), item('two', 'number', 1)];
+    const body = [
+      item('a', 'bullet', 1),
+      item('b', 'bullet', 2),
+      item('c', 'bullet', 1),
+      item('one', 'number', 1),
+      item('two', 'number', 1),
+    ];
     expect(mainHtml(renderArticle(article({ body }), options()))).toContain(
       '<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul><ol><li>one</li><li>two</li></ol>',
     );
@@ -751,19 +917,30 @@ describe('Portable Text blocks (audit: editors that write Portable Text)', () =>
     ];
     const html = answerHtml(renderQuestion(question({ answer, sources: [source('src-1')] }), options()));
     expect(html).toContain('<p>Known<sup class="citation"><a href="#source-1">[1]</a></sup> unknown.</p>');
-    expect(html).toContain('<ul><li>item <sup class="citation"><a href="#source-1">[1]</a></sup></li><li>item</li></ul>');
+    expect(html).toContain(
+      '<ul><li>item <sup class="citation"><a href="#source-1">[1]</a></sup></li><li>item</li></ul>',
+    );
     // No citation renders in an article.
     expect(mainHtml(renderArticle(article({ body: answer }), options()))).not.toContain('citation');
   });
 
   it('never echoes a type, a style, a mark name or markup, whatever the shape sent', () => {
     const body = [
-      pt([null, 7, { _type: '@span', children: 'x' }, { _type: XSS, text: XSS }, { _type: 'span', text: XSS, marks: [XSS, null] }], {
-        style: XSS,
-        markDefs: [null, 3, { _key: XSS, _type: XSS, href: 'javascript:x' }],
-        listItem: XSS,
-        level: 'deep',
-      }),
+      pt(
+        [
+          null,
+          7,
+          { _type: '@span', children: 'x' },
+          { _type: XSS, text: XSS },
+          { _type: 'span', text: XSS, marks: [XSS, null] },
+        ],
+        {
+          style: XSS,
+          markDefs: [null, 3, { _key: XSS, _type: XSS, href: 'javascript:x' }],
+          listItem: XSS,
+          level: 'deep',
+        },
+      ),
       { _type: 'block', children: 'not a list' },
       { _type: 'block' },
     ];
@@ -778,7 +955,12 @@ describe('Portable Text blocks (audit: editors that write Portable Text)', () =>
 
 describe('links whose URL holds parentheses', () => {
   it('renders a Markdown link to a URL with balanced parentheses as a link (audit: Mercury_(planet))', () => {
-    const html = mainHtml(renderArticle(article({ body: [textPara('See [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now.')] }), options()));
+    const html = mainHtml(
+      renderArticle(
+        article({ body: [textPara('See [Mercury](https://en.wikipedia.org/wiki/Mercury_(planet)) now.')] }),
+        options(),
+      ),
+    );
     expect(html).toContain('<p>See <a href="https://en.wikipedia.org/wiki/Mercury_(planet)">Mercury</a> now.</p>');
   });
 });

@@ -66,7 +66,8 @@ describe('domains', () => {
   });
 
   it('refuses what is no hostname', () => {
-    for (const input of ['', 'localhost', 'not a domain', 'http://', '-bad-.com', 'exa_mple.com']) expect(normalizeDomain(input)).toBeNull();
+    for (const input of ['', 'localhost', 'not a domain', 'http://', '-bad-.com', 'exa_mple.com'])
+      expect(normalizeDomain(input)).toBeNull();
   });
 });
 
@@ -110,7 +111,11 @@ describe('share of voice', () => {
   it('weighs each keyword by volume × CTR of the best position, over keywords with volume and SERP data', () => {
     const out = landscape(
       [keyword('a', 1000), keyword('b', 3000), keyword('c', null)],
-      [serp('a', ['www.site.com', 'rival.com']), serp('b', ['rival.com', 'other.org', 'blog.site.com']), serp('c', ['site.com'])],
+      [
+        serp('a', ['www.site.com', 'rival.com']),
+        serp('b', ['rival.com', 'other.org', 'blog.site.com']),
+        serp('c', ['site.com']),
+      ],
     );
     const sov = Object.fromEntries(out.sov.domains.map((d) => [d.domain, d.sov]));
     expect(sov['site.com']).toBeCloseTo((1000 * ctrAt(1) + 3000 * ctrAt(3)) / 4000, 4);
@@ -121,14 +126,23 @@ describe('share of voice', () => {
     expect(out.coverage).toEqual({ keywords: 3, with_volume: 2, with_serp: 3, volume_pct: 66.7, serp_pct: 100 });
     expect(out.sov.verdict).toBe('trails');
     expect(out.keywords.map((k) => k.keyword)).toEqual(['b', 'a', 'c']); // best score first
-    expect(out.keywords[1]!.serp).toMatchObject({ site_position: 1, competitor_positions: [{ domain: 'rival.com', position: 2 }] });
+    expect(out.keywords[1]!.serp).toMatchObject({
+      site_position: 1,
+      competitor_positions: [{ domain: 'rival.com', position: 2 }],
+    });
   });
 
   it('says leads, contends or trails against the best competitor', () => {
     const two = (site: string[], rival: string[]) => [serp('a', site), serp('b', rival)];
-    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['site.com', 'rival.com'])).sov.verdict).toBe('leads');
-    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['rival.com'])).sov.verdict).toBe('contends');
-    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['rival.com', 'site.com'], ['rival.com'])).sov.verdict).toBe('trails');
+    expect(
+      landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['site.com', 'rival.com'])).sov.verdict,
+    ).toBe('leads');
+    expect(landscape([keyword('a', 100), keyword('b', 100)], two(['site.com'], ['rival.com'])).sov.verdict).toBe(
+      'contends',
+    );
+    expect(
+      landscape([keyword('a', 100), keyword('b', 100)], two(['rival.com', 'site.com'], ['rival.com'])).sov.verdict,
+    ).toBe('trails');
   });
 
   it('withholds the verdict below 50% volume coverage, and gives one at exactly 50%', () => {
@@ -147,7 +161,14 @@ describe('share of voice', () => {
   });
 
   it('lists top-10 domains that are neither the site nor tracked as untracked competitors', () => {
-    const row = serp('a', ['www.site.com', 'rival.com', 'a.org', 'www.b.org', 'a.org', ...Array.from({ length: 6 }, (_v, i) => `filler${i}.com`)]);
+    const row = serp('a', [
+      'www.site.com',
+      'rival.com',
+      'a.org',
+      'www.b.org',
+      'a.org',
+      ...Array.from({ length: 6 }, (_v, i) => `filler${i}.com`),
+    ]);
     expect(untrackedCompetitors(row.items, 'site.com', ['rival.com'])).toEqual([
       'a.org',
       'b.org',
@@ -174,7 +195,14 @@ describe('sandbox provider', () => {
   });
 
   it('keeps figures in realistic ranges and reads intent from the words', async () => {
-    const words = ['shoes', 'buy running shoes', 'best trail shoes', 'how to lace shoes', 'nike login', 'marathon training plan'];
+    const words = [
+      'shoes',
+      'buy running shoes',
+      'best trail shoes',
+      'how to lace shoes',
+      'nike login',
+      'marathon training plan',
+    ];
     const metrics = await sandbox.keywordMetrics(words, 'US/en', new Meter());
     for (const m of metrics.values()) {
       expect(m.volume).toBeGreaterThanOrEqual(10);

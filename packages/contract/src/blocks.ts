@@ -23,9 +23,12 @@ const InlineNode = z.looseObject({ _type: TypeName }).check(
   z.superRefine((node, ctx) => {
     if (!isKnownInlineType(node._type)) return;
     const result = KNOWN_INLINE[node._type].safeParse(node);
-    for (const issue of result.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+    for (const issue of result.error?.issues ?? [])
+      ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
   }),
-  z.meta({ description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.` }),
+  z.meta({
+    description: `An inline node: an object with \`_type\`. Known types: ${Object.keys(KNOWN_INLINE).join(', ')}; any other type is not rendered.`,
+  }),
 );
 
 /**
@@ -42,7 +45,11 @@ const PortableTextBlock = z.object({
   level: z.optional(z.int().check(z.minimum(1))),
 });
 
-const Heading = z.object({ _type: z.literal('heading'), level: z.int().check(z.minimum(1), z.maximum(6)), text: z.string() });
+const Heading = z.object({
+  _type: z.literal('heading'),
+  level: z.int().check(z.minimum(1), z.maximum(6)),
+  text: z.string(),
+});
 const Paragraph = z
   .object({
     _type: z.literal('paragraph'),

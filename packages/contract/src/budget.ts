@@ -12,19 +12,34 @@ const Usd = StoredNumber.check(z.minimum(0), z.maximum(LIMITS.budgetUsdMax));
 
 export const BudgetInput = z
   .object({
-    daily_usd: z.optional(z.nullable(Usd)).check(z.meta({ description: 'The most this site may spend per UTC day; null: no limit; absent: unchanged' })),
-    monthly_usd: z.optional(z.nullable(Usd)).check(z.meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' })),
+    daily_usd: z
+      .optional(z.nullable(Usd))
+      .check(z.meta({ description: 'The most this site may spend per UTC day; null: no limit; absent: unchanged' })),
+    monthly_usd: z
+      .optional(z.nullable(Usd))
+      .check(z.meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' })),
   })
-  .check(z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, { message: 'give daily_usd, monthly_usd or both' }));
+  .check(
+    z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, {
+      message: 'give daily_usd, monthly_usd or both',
+    }),
+  );
 export type BudgetInput = z.output<typeof BudgetInput>;
 
 export const BudgetWindowView = z.object({
   limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
   spent_usd: z.number().check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
-  reserved_usd: z.number().check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
+  reserved_usd: z
+    .number()
+    .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
   simulated_usd: z
     .number()
-    .check(z.meta({ description: 'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed' })),
+    .check(
+      z.meta({
+        description:
+          'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
+      }),
+    ),
   resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
 });
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;

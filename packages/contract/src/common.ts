@@ -36,7 +36,10 @@ export const SLUG_MAX_CHARS = 512;
  * resolve away. `?` and `#` are refused too: API Gateway's HTTP APIs cut a path at a decoded `?`, so
  * such a page's visitor URL could not reach it.
  */
-export const SLUG_PATTERN = new RegExp(String.raw`^(?!\.\.?$)[^/?#\s\p{Cc}\p{Cf}\p{Cs}\p{Changes_When_Lowercased}]{1,${SLUG_MAX_CHARS}}$`, 'u');
+export const SLUG_PATTERN = new RegExp(
+  String.raw`^(?!\.\.?$)[^/?#\s\p{Cc}\p{Cf}\p{Cs}\p{Changes_When_Lowercased}]{1,${SLUG_MAX_CHARS}}$`,
+  'u',
+);
 /** Compared and stored in Unicode NFC, so `café` is one slug however the client composed its `é`. */
 export const Slug = z
   .string()
@@ -54,12 +57,14 @@ export const Slug = z
  * minutes, seconds and a fraction (`.` or `,`) optional; zone `Z`, `z`, `±hh:mm`, `±hhmm`, `±hh` or
  * none. The backreferences keep the date, and the time, each in one format (`2025-0102` is no date).
  */
-const ISO_DATE_TIME = /^(\d{4})(-?)(\d{2})\2(\d{2})(?:[T ](\d{2})(?:(:?)(\d{2})(?:\6(\d{2})(?:[.,](\d+))?)?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?)?$/i;
+const ISO_DATE_TIME =
+  /^(\d{4})(-?)(\d{2})\2(\d{2})(?:[T ](\d{2})(?:(:?)(\d{2})(?:\6(\d{2})(?:[.,](\d+))?)?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?)?$/i;
 
 const MINUTES_PER_DAY = 24 * 60;
 
 const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const daysInMonth = (year: number, month: number): number => (month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 interface IsoDate {
   /** The calendar date, in extended format (`YYYY-MM-DD`) whichever format it was sent in. */
@@ -131,7 +136,10 @@ const normalizedString = (normalize: (text: string) => string | null, message: s
   );
 
 /** An ISO 8601 date or date-time, in any form `isoTimestamp` reads; stored and returned as UTC (docs/api.md#conventions). */
-export const Timestamp = normalizedString(isoTimestamp, 'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z').check(
+export const Timestamp = normalizedString(
+  isoTimestamp,
+  'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z',
+).check(
   z.meta({
     description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
   }),
@@ -173,7 +181,12 @@ export const HttpUrl = z.string().check(
  */
 export const SiteIdClaim = z
   .optional(z.unknown())
-  .check(z.meta({ type: 'integer', description: "The API key's site (or its decimal string); any other value is 403 site_mismatch." }));
+  .check(
+    z.meta({
+      type: 'integer',
+      description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
+    }),
+  );
 
 /** Only the `site_id` of a body, read before the rest of it. */
 export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
@@ -184,7 +197,12 @@ export const StringList = z.array(z.string());
 export const HealthQuery = z.object({
   deep: z
     ._default(z.enum(['0', '1']), '0')
-    .check(z.meta({ description: '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached' })),
+    .check(
+      z.meta({
+        description:
+          '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached',
+      }),
+    ),
 });
 
 export const HealthReply = z.object({ ok: z.literal(true) });

@@ -49,7 +49,9 @@ export const ResearchInput = z
     question: z
       .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000)))
       .check(z.meta({ description: 'url mode: the question to answer from the page' })),
-    page_id: z.optional(z.nullable(RowId)).check(z.meta({ description: 'keywords mode: link the ideas to this cm_pages row' })),
+    page_id: z
+      .optional(z.nullable(RowId))
+      .check(z.meta({ description: 'keywords mode: link the ideas to this cm_pages row' })),
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'How long to wait for a job before answering running' })),
@@ -66,7 +68,8 @@ export const ResearchInput = z
       }
       const problem = v.mode === 'url' ? urlProblem(v.seed) : null;
       if (problem) ctx.addIssue({ code: 'custom', path: ['seed'], message: problem });
-      if (v.question !== undefined && v.mode !== 'url') ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
+      if (v.question !== undefined && v.mode !== 'url')
+        ctx.addIssue({ code: 'custom', path: ['question'], message: 'applies to url mode only' });
     }),
   );
 export type ResearchInput = z.output<typeof ResearchInput>;

@@ -13,7 +13,9 @@ import type { FunctionName } from './functions';
  * The functions the mcp function invokes, and may invoke (lambda:InvokeFunction on each, nothing else):
  * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
  */
-export const MCP_INVOKES: readonly FunctionName[] = [...new Set<FunctionName>([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read'])];
+export const MCP_INVOKES: readonly FunctionName[] = [
+  ...new Set<FunctionName>([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']),
+];
 
 export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages'] as const;
 export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];
@@ -30,7 +32,13 @@ export interface McpToolHints {
   openWorldHint: boolean;
 }
 
-const hints = (title: string, readOnly: boolean, destructive: boolean, idempotent: boolean, openWorld: boolean): McpToolHints => ({
+const hints = (
+  title: string,
+  readOnly: boolean,
+  destructive: boolean,
+  idempotent: boolean,
+  openWorld: boolean,
+): McpToolHints => ({
   title,
   readOnlyHint: readOnly,
   destructiveHint: destructive,
@@ -79,8 +87,12 @@ export type GetJobInput = z.output<typeof GetJobInput>;
 export const FindPagesInput = z.object({
   query: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
-    .check(z.meta({ description: 'Words that must all appear in the slug or title (case-insensitive, anywhere in a word)' })),
-  type: z.optional(z.enum(PAGE_TYPES)).check(z.meta({ description: 'article or question; both by default (articles first)' })),
+    .check(
+      z.meta({ description: 'Words that must all appear in the slug or title (case-insensitive, anywhere in a word)' }),
+    ),
+  type: z
+    .optional(z.enum(PAGE_TYPES))
+    .check(z.meta({ description: 'article or question; both by default (articles first)' })),
   status: z.optional(PageStatus),
   limit: z._default(z.int().check(z.minimum(1), z.maximum(LIMITS.findPagesMax)), LIMITS.findPagesDefault),
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
@@ -88,7 +100,9 @@ export const FindPagesInput = z.object({
 export type FindPagesInput = z.output<typeof FindPagesInput>;
 
 export const FoundPage = z.object({
-  id: z.string().check(z.meta({ description: 'The page id: link with [text](page:<id>), or list it in related_*_ids' })),
+  id: z
+    .string()
+    .check(z.meta({ description: 'The page id: link with [text](page:<id>), or list it in related_*_ids' })),
   type: z.enum(PAGE_TYPES),
   slug: z.string(),
   title: z.string().check(z.meta({ description: "An article's title, a question's question" })),
@@ -102,5 +116,7 @@ export const FoundPage = z.object({
 export const FindPagesResult = z.object({
   pages: z.array(FoundPage),
   examined: z.int().check(z.meta({ description: 'Listing entries this call looked through' })),
-  next_cursor: z.nullable(z.string()).check(z.meta({ description: 'More pages (or more to search): call again with it' })),
+  next_cursor: z
+    .nullable(z.string())
+    .check(z.meta({ description: 'More pages (or more to search): call again with it' })),
 });

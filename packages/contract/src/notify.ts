@@ -14,7 +14,9 @@ export const NotifyInput = named(
     id: z.string().check(z.minLength(1)),
     type: z.enum(PAGE_TYPES),
     status: z.nullish(PageStatus).check(z.meta({ description: 'The state the site now stores; trusted over action.' })),
-    action: z.nullish(z.enum(NOTIFY_ACTIONS)).check(z.meta({ description: 'What happened; deleted counts as unpublished.' })),
+    action: z
+      .nullish(z.enum(NOTIFY_ACTIONS))
+      .check(z.meta({ description: 'What happened; deleted counts as unpublished.' })),
     slug: z.nullish(z.string()),
     updated_at: z.nullish(Timestamp).check(
       z.meta({
@@ -35,7 +37,12 @@ export const NotifyResult = named(
     applied: z.boolean().check(z.meta({ description: 'Whether the page now reflects this notify.' })),
     reason: z
       .optional(z.enum(['stale', 'unmatched']))
-      .check(z.meta({ description: "Why not: stale, a notify the site dated later was applied since the page's last publish; unmatched, no such page." })),
+      .check(
+        z.meta({
+          description:
+            "Why not: stale, a notify the site dated later was applied since the page's last publish; unmatched, no such page.",
+        }),
+      ),
   }),
   { id: 'NotifyResult' },
 );

@@ -14,9 +14,15 @@ const DEFS_PREFIX = '#/$defs/';
  * `$defs`, referred to from its root; in the document those are components, so the refs point there.
  */
 const jsonSchemaOf = (schema: z.ZodMiniType): JsonSchema => {
-  const { $schema: _schema, $defs: _defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const {
+    $schema: _schema,
+    $defs: _defs,
+    ...rest
+  } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
-    key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX) ? `${REF_PREFIX}${value.slice(DEFS_PREFIX.length)}` : value,
+    key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)
+      ? `${REF_PREFIX}${value.slice(DEFS_PREFIX.length)}`
+      : value,
   ) as JsonSchema;
 };
 
@@ -25,7 +31,12 @@ const describeBlocks: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['overrid
   if (zodSchema !== Block) return;
   jsonSchema.anyOf = [
     ...Object.values(KNOWN_BLOCKS).map(jsonSchemaOf),
-    { type: 'object', required: ['_type'], properties: { _type: { type: 'string' } }, description: 'Any other type or shape: stored as sent' },
+    {
+      type: 'object',
+      required: ['_type'],
+      properties: { _type: { type: 'string' } },
+      description: 'Any other type or shape: stored as sent',
+    },
   ];
 };
 
@@ -40,7 +51,8 @@ function content(reply: Reply, status: number): JsonSchema | undefined {
   // A 304 has no body (RFC 9110 §15.4.5).
   if (status === 304) return undefined;
   // An error a route answers in another type (a visitor page's 404) comes in the error shape to a client that asks for JSON.
-  if (reply.contentType) return { [reply.contentType]: { schema: { type: 'string' } }, ...(status >= 400 ? ERROR_CONTENT : {}) };
+  if (reply.contentType)
+    return { [reply.contentType]: { schema: { type: 'string' } }, ...(status >= 400 ? ERROR_CONTENT : {}) };
   if (!reply.schema) return { 'application/json': { schema: { type: 'object' } } };
   return { 'application/json': { schema: schemaOf(reply.schema) } };
 }
@@ -69,7 +81,9 @@ function operation(route: Route): JsonSchema {
     summary: route.summary,
     ...(route.auth ? { security: [{ apiKey: [] }] } : { security: [] }),
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } }
+      : {}),
     responses,
   };
 }

@@ -1,6 +1,18 @@
 import * as z from 'zod/mini';
 import { Blocks } from './blocks';
-import { AbsoluteUrl, DateOrTimestamp, HttpUrl, PAGE_TYPES, PageStatus, SiteIdClaim, Slug, StringList, Timestamp, type PageType, named } from './common';
+import {
+  AbsoluteUrl,
+  DateOrTimestamp,
+  HttpUrl,
+  PAGE_TYPES,
+  PageStatus,
+  SiteIdClaim,
+  Slug,
+  StringList,
+  Timestamp,
+  type PageType,
+  named,
+} from './common';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
@@ -156,10 +168,13 @@ const PageMeta = {
   deleted: z.boolean().check(z.meta({ description: 'The site reported the page deleted (visitors get 410).' })),
   suppressed_links: z.array(SuppressedLink).check(
     z.meta({
-      description: 'Links of this page that readers do not see while their target is not live; the document above is as sent.',
+      description:
+        'Links of this page that readers do not see while their target is not live; the document above is as sent.',
     }),
   ),
-  relinked_at: z.nullable(z.string()).check(z.meta({ description: 'When relink last changed what readers see of this page.' })),
+  relinked_at: z
+    .nullable(z.string())
+    .check(z.meta({ description: 'When relink last changed what readers see of this page.' })),
 };
 
 export const CommunityAnswer = z.object({
@@ -170,7 +185,9 @@ export const CommunityAnswer = z.object({
 });
 export type CommunityAnswer = z.infer<typeof CommunityAnswer>;
 
-export const ArticleRecord = named(z.extend(ArticleDoc, { ...PageMeta, type: z.literal('article') }), { id: 'Article' });
+export const ArticleRecord = named(z.extend(ArticleDoc, { ...PageMeta, type: z.literal('article') }), {
+  id: 'Article',
+});
 export type ArticleRecord = z.infer<typeof ArticleRecord>;
 
 export const QuestionRecord = named(
@@ -211,7 +228,12 @@ export const PageListQuery = z.object({
   status: z.optional(PageStatus),
   suppressed_links: z
     .optional(z.enum(['true', 'false']))
-    .check(z.meta({ description: "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)" })),
+    .check(
+      z.meta({
+        description:
+          "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)",
+      }),
+    ),
 });
 export type PageListQuery = z.infer<typeof PageListQuery>;
 
@@ -225,17 +247,24 @@ export const PageListItem = z.object({
   deleted: z.boolean(),
   updated_at: z.string(),
   url: z.string().check(z.meta({ description: 'The visitor page.' })),
-  suppressed_links: z.optional(z.array(SuppressedLink)).check(z.meta({ description: 'With suppressed_links=true: as on the page itself.' })),
+  suppressed_links: z
+    .optional(z.array(SuppressedLink))
+    .check(z.meta({ description: 'With suppressed_links=true: as on the page itself.' })),
 });
 export type PageListItem = z.infer<typeof PageListItem>;
 
-export const PageList = named(z.object({ items: z.array(PageListItem), next_cursor: z.nullable(z.string()) }), { id: 'PageList' });
+export const PageList = named(z.object({ items: z.array(PageListItem), next_cursor: z.nullable(z.string()) }), {
+  id: 'PageList',
+});
 export type PageList = z.infer<typeof PageList>;
 
 export const PageIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(100)) });
 
 export const SummaryInput = z.object({ summary: z.nullable(z.string()) });
-export const CommunityAnswerInput = z.object({ author: z.string().check(z.minLength(1), z.maxLength(200)), blocks: Blocks });
+export const CommunityAnswerInput = z.object({
+  author: z.string().check(z.minLength(1), z.maxLength(200)),
+  blocks: Blocks,
+});
 export type CommunityAnswerInput = z.infer<typeof CommunityAnswerInput>;
 export const CommunityAnswerCreated = z.object({ answer_id: z.string() });
 

@@ -70,7 +70,8 @@ export type Intent = z.infer<typeof Intent>;
 
 export const RowId = z.int().check(z.positive());
 
-const INEXACT = 'must be 0, or between 1e-130 and 9007199254740991 (2^53 - 1) in size: no other number is stored exactly';
+const INEXACT =
+  'must be 0, or between 1e-130 and 9007199254740991 (2^53 - 1) in size: no other number is stored exactly';
 /**
  * A number a row stores or a filter compares, as DynamoDB takes it exactly: past ±(2^53 − 1) a JSON
  * number has already been rounded (and the SDK refuses it), and below 1e-130 DynamoDB underflows.
@@ -92,7 +93,10 @@ export const Domain = z
   .string()
   .check(
     z.maxLength(253),
-    z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as example.com'),
+    z.regex(
+      /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/,
+      'must be a domain name such as example.com',
+    ),
   );
 
 /** The fields a caller may set on each table's rows (`id`, `created_at`, `updated_at` are assigned). */
@@ -107,7 +111,9 @@ export const TABLE_FIELDS = {
     topic_id: z.optional(RowId),
     primary_keyword: z.optional(Keyword),
     secondary_keywords: z._default(z.array(Keyword).check(z.maxLength(50)), []),
-    published_id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.meta({ description: "The site's page id, once published" })),
+    published_id: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+      .check(z.meta({ description: "The site's page id, once published" })),
   }),
   cm_keywords: z.object({
     keyword: Keyword,
@@ -123,7 +129,9 @@ export const TABLE_FIELDS = {
   cm_topic_keywords: z.object({
     topic_id: RowId,
     keyword_id: RowId,
-    score: z.optional(StoredNumber.check(z.minimum(0))).check(z.meta({ description: "Default: the keyword's score from its metrics" })),
+    score: z
+      .optional(StoredNumber.check(z.minimum(0)))
+      .check(z.meta({ description: "Default: the keyword's score from its metrics" })),
   }),
   cm_competitors: z.object({
     domain: z.string().check(z.minLength(1), z.maxLength(300)),
@@ -131,7 +139,11 @@ export const TABLE_FIELDS = {
     color: z.optional(HexColor),
     active: z
       ._default(z.boolean(), true)
-      .check(z.meta({ description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it' })),
+      .check(
+        z.meta({
+          description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it',
+        }),
+      ),
   }),
 } as const;
 
@@ -144,7 +156,11 @@ export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
 export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;
 
 /** A stored row: the table's fields plus what the store assigns. */
-export type Row<T extends TableName = TableName> = TableFields<T> & { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
+export type Row<T extends TableName = TableName> = TableFields<T> & {
+  id: number;
+  created_at: string;
+  updated_at: string;
+} & Record<string, unknown>;
 
 export interface KeywordRow {
   id: number;

@@ -65,13 +65,15 @@ export const routeKey = (r: Pick<RouteFacts, 'method' | 'path'>): string => `${r
  * GET routes answer HEAD too, as HTTP clients expect (RFC 9110 §9.3.2): the same status and headers, no
  * body. The MCP endpoint's GET is a stream, not a document, so it does not.
  */
-export const answersHead = (route: Pick<RouteFacts, 'method' | 'path'>): boolean => route.method === 'GET' && route.path !== MCP_PATH;
+export const answersHead = (route: Pick<RouteFacts, 'method' | 'path'>): boolean =>
+  route.method === 'GET' && route.path !== MCP_PATH;
 
 /** The route key a request is served as: a HEAD request as its GET route. */
 export const servedRouteKey = (key: string): string => (key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
 
 /** The largest body `route` takes, in bytes: its own limit, else the service's. */
-export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefined): number => route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
+export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefined): number =>
+  route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 
 /**
  * Every HTTP route and the Lambda function that serves it. The CDK stack, the local server and the
@@ -94,7 +96,12 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'dashboard', method: 'GET', path: '/dashboard', auth: false },
   { fn: 'dashboard', method: 'GET', path: '/dashboard/assets/{file}', auth: false },
   { fn: 'tools', method: 'GET', path: '/v1/tools', auth: true },
-  ...TOOL_NAMES.map((name): RouteFacts => ({ fn: TOOL_FUNCTIONS[name], method: 'POST', path: `/v1/tools/${name}`, auth: true })),
+  ...TOOL_NAMES.map((name): RouteFacts => ({
+    fn: TOOL_FUNCTIONS[name],
+    method: 'POST',
+    path: `/v1/tools/${name}`,
+    auth: true,
+  })),
   { fn: 'tools', method: 'POST', path: '/v1/tools/{name}', auth: true },
   { fn: 'jobs', method: 'GET', path: '/v1/jobs/{job_id}', auth: true },
   { fn: 'usage', method: 'GET', path: '/v1/usage', auth: true },

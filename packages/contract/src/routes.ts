@@ -40,13 +40,19 @@ const html = (description: string): Reply => ({ description, contentType: 'text/
 
 const VISITOR_REPLIES: Record<number, Reply> = {
   200: html('The rendered page, with ETag, Last-Modified and Cache-Control'),
-  304: { description: 'Not modified: If-None-Match names the current ETag or, without it, If-Modified-Since is not before Last-Modified' },
+  304: {
+    description:
+      'Not modified: If-None-Match names the current ETag or, without it, If-Modified-Since is not before Last-Modified',
+  },
   404: html('Draft, unpublished or unknown'),
   410: html('Deleted'),
 };
 
 /** A JSON-RPC 2.0 message, or a batch of them (the MCP SDK validates them in detail). */
-const MCP_MESSAGE = z.union([z.looseObject({ jsonrpc: z.literal('2.0') }), z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))]);
+const MCP_MESSAGE = z.union([
+  z.looseObject({ jsonrpc: z.literal('2.0') }),
+  z.array(z.looseObject({ jsonrpc: z.literal('2.0') })),
+]);
 const MCP_405: Reply = { description: 'method_not_allowed: the endpoint is stateless, POST only', schema: ErrorBody };
 
 const PUBLISH_REPLIES: Record<number, Reply> = {
@@ -61,7 +67,10 @@ const DOCS: Record<string, RouteDocs> = {
     query: HealthQuery,
     replies: {
       200: { description: '{"ok":true}', schema: HealthReply },
-      503: { description: 'deep=1 and the table cannot be reached: service_unavailable, with Retry-After', schema: ErrorBody },
+      503: {
+        description: 'deep=1 and the table cannot be reached: service_unavailable, with Retry-After',
+        schema: ErrorBody,
+      },
     },
   },
   'GET /openapi.json': {
@@ -81,7 +90,9 @@ const DOCS: Record<string, RouteDocs> = {
   'GET /articles': {
     summary: 'List articles, newest updated_at first; with ?slug= the one article',
     query: PageListQuery,
-    replies: { 200: { description: 'A page of the list, or with slug the article', schema: z.union([PageList, ArticleRecord]) } },
+    replies: {
+      200: { description: 'A page of the list, or with slug the article', schema: z.union([PageList, ArticleRecord]) },
+    },
   },
   'GET /articles/{id}': {
     summary: 'Read an article',
@@ -90,7 +101,12 @@ const DOCS: Record<string, RouteDocs> = {
   'GET /questions': {
     summary: 'List questions, newest updated_at first; with ?slug= the one question',
     query: PageListQuery,
-    replies: { 200: { description: 'A page of the list, or with slug the question', schema: z.union([PageList, QuestionRecord]) } },
+    replies: {
+      200: {
+        description: 'A page of the list, or with slug the question',
+        schema: z.union([PageList, QuestionRecord]),
+      },
+    },
   },
   'GET /questions/{id}': {
     summary: 'Read a question',
@@ -139,7 +155,8 @@ const DOCS: Record<string, RouteDocs> = {
     replies: { 404: { description: 'unknown_tool', schema: ErrorBody } },
   },
   'GET /v1/jobs/{job_id}': {
-    summary: 'A queued research job: queued, running, succeeded (with its result) or failed; wait_ms waits for it to end',
+    summary:
+      'A queued research job: queued, running, succeeded (with its result) or failed; wait_ms waits for it to end',
     query: JobQuery,
     replies: { 200: { description: 'The job', schema: JobView } },
   },
@@ -149,7 +166,8 @@ const DOCS: Record<string, RouteDocs> = {
     replies: { 200: { description: 'The sums', schema: UsageReport } },
   },
   'GET /v1/budget': {
-    summary: "This site's spend limits per UTC day and month, with what each window has spent and reserved and when it resets",
+    summary:
+      "This site's spend limits per UTC day and month, with what each window has spent and reserved and when it resets",
     replies: { 200: { description: 'The budget', schema: BudgetView } },
   },
   'PUT /v1/budget': {
@@ -190,7 +208,10 @@ export function withDocs(table: readonly RouteFacts[], docs: ReadonlyMap<string,
 /** Every route of the route table (route-table.ts) with its documentation: the OpenAPI document is built from it. */
 export const ROUTES: readonly Route[] = withDocs(
   ROUTE_TABLE,
-  new Map([...Object.entries(DOCS), ...TOOLS.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const)]),
+  new Map([
+    ...Object.entries(DOCS),
+    ...TOOLS.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const),
+  ]),
 );
 
 export const ERROR_REPLY: Reply = { description: 'Error (the one error shape, docs/api.md#errors)', schema: ErrorBody };

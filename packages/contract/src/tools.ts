@@ -19,7 +19,10 @@ const count = (min: number, max: number) =>
   z
     .pipe(
       z.pipe(
-        z.union([z.number(), z.string().check(z.trim(), z.regex(/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a number'))], { error: 'must be a number' }),
+        z.union(
+          [z.number(), z.string().check(z.trim(), z.regex(/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a number'))],
+          { error: 'must be a number' },
+        ),
         z.transform((v) => Math.floor(Number(v))),
       ),
       z.int().check(z.minimum(min), z.maximum(max)),
@@ -28,7 +31,9 @@ const count = (min: number, max: number) =>
 
 export const DbSelectInput = z.object({
   table: TableName,
-  where: z.optional(z.record(z.string(), ScalarValue)).check(z.meta({ description: 'Equality on row fields, all must hold' })),
+  where: z
+    .optional(z.record(z.string(), ScalarValue))
+    .check(z.meta({ description: 'Equality on row fields, all must hold' })),
   limit: z._default(z.int().check(z.minimum(1), z.maximum(LIMITS.dbSelectMax)), LIMITS.dbSelectDefault),
   cursor: z.optional(z.string().check(z.minLength(1))),
 });
@@ -36,7 +41,9 @@ export type DbSelectInput = z.output<typeof DbSelectInput>;
 
 export const DbInsertInput = z.object({
   table: TableName,
-  row: z.record(z.string(), z.unknown()).check(z.meta({ description: "The row's fields; see the table's schema in the README" })),
+  row: z
+    .record(z.string(), z.unknown())
+    .check(z.meta({ description: "The row's fields; see the table's schema in the README" })),
 });
 export type DbInsertInput = z.output<typeof DbInsertInput>;
 
@@ -46,8 +53,12 @@ export type DbDeleteInput = z.output<typeof DbDeleteInput>;
 export const GetKeywordsInput = z
   .object({
     seeds: z.optional(z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.seedsMax))),
-    topic_id: z.optional(RowId).check(z.meta({ description: "Pull for the topic's keywords; seeds are attached to it" })),
-    keyword_id: z.optional(RowId).check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
+    topic_id: z
+      .optional(RowId)
+      .check(z.meta({ description: "Pull for the topic's keywords; seeds are attached to it" })),
+    keyword_id: z
+      .optional(RowId)
+      .check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
   })
   .check(
     z.refine((v) => v.seeds !== undefined || v.topic_id !== undefined || v.keyword_id !== undefined, {
@@ -64,7 +75,9 @@ export const SerpLandscapeInput = z
     topic_id: z.optional(RowId),
     page_id: z.optional(RowId),
     depth: z._default(z.enum(LANDSCAPE_DEPTHS), 'metrics'),
-    ideas: z._default(z.boolean(), false).check(z.meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` })),
+    ideas: z
+      ._default(z.boolean(), false)
+      .check(z.meta({ description: `metrics only: also pull up to ${LIMITS.keywordIdeas} keyword ideas` })),
     limit: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.listKeywordsMax))).check(
       z.meta({
         description: `topic list/analyze: top N by score (default ${LIMITS.topicListDefault}, analyze ${LIMITS.analyzeKeywords})`,
@@ -80,12 +93,16 @@ export const SerpLandscapeInput = z
   .check(
     z.superRefine((v, ctx) => {
       const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
-      if (scopes !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
-      if (v.ideas && v.depth !== 'metrics') ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
+      if (scopes !== 1)
+        ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
+      if (v.ideas && v.depth !== 'metrics')
+        ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
       for (const field of ['limit', 'keyword_ids'] as const) {
         if (v[field] === undefined) continue;
-        if (v.topic_id === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
-        else if (v.depth === 'metrics') ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
+        if (v.topic_id === undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'applies to topic scope only' });
+        else if (v.depth === 'metrics')
+          ctx.addIssue({ code: 'custom', path: [field], message: 'applies to depth list or analyze only' });
       }
     }),
   );
@@ -97,7 +114,12 @@ export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
 export const AddCompetitorInput = z.object({
   domain: z
     .string()
-    .check(z.trim(), z.minLength(1), z.maxLength(300), z.meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' })),
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(300),
+      z.meta({ description: 'A domain or URL; scheme, www., port, path and query are stripped' }),
+    ),
   display_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
   color: z.optional(HexColor).check(z.meta({ description: 'Chart color "#rrggbb" or "#rgb"' })),
 });
@@ -109,17 +131,28 @@ export const SerpBacklinksInput = z
   .object({
     scope: z
       ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(300)), 'all')
-      .check(z.meta({ description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)' })),
+      .check(
+        z.meta({
+          description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)',
+        }),
+      ),
     depth: z._default(z.enum(BACKLINK_DEPTHS), 'overview'),
     // prefault, not default: the default is an input, so the JSON Schema shows it.
     trend_months: z.prefault(count(1, LIMITS.trendMonthsMax), LIMITS.trendMonthsDefault),
-    limit: z.optional(count(1, LIMITS.linksMax)).check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
+    limit: z
+      .optional(count(1, LIMITS.linksMax))
+      .check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
   })
   .check(
     z.superRefine((v, ctx) => {
-      if (v.limit !== undefined && v.depth !== 'links') ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
+      if (v.limit !== undefined && v.depth !== 'links')
+        ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
       if (v.depth === 'links' && v.scope === 'all')
-        ctx.addIssue({ code: 'custom', path: ['scope'], message: 'depth links takes one domain: site or a domain name' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scope'],
+          message: 'depth links takes one domain: site or a domain name',
+        });
     }),
   );
 export type SerpBacklinksInput = z.output<typeof SerpBacklinksInput>;
@@ -127,10 +160,14 @@ export type SerpBacklinksInput = z.output<typeof SerpBacklinksInput>;
 /* Results. Every result carries where its data came from and what the call cost. */
 
 const ToolMeta = {
-  data_source: z.string().check(z.meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' })),
+  data_source: z
+    .string()
+    .check(z.meta({ description: '"sandbox", the real provider\'s name, or "database" for stored rows' })),
   cost_usd: z.number().check(z.meta({ description: 'What the paid provider calls of this request cost' })),
   cached: z.boolean().check(z.meta({ description: 'true when stored data answered and no provider was called' })),
-  budget: z.optional(ToolBudget).check(z.meta({ description: 'Paid results: what the tightest budget window has left' })),
+  budget: z
+    .optional(ToolBudget)
+    .check(z.meta({ description: 'Paid results: what the tightest budget window has left' })),
   simulated: z.optional(z.literal(true)).check(z.meta({ description: 'cost_usd is sandbox list prices, not billed' })),
 };
 
@@ -155,7 +192,12 @@ export const KeywordRowSchema = named(
   { id: 'KeywordRow' },
 );
 
-export const DbSelectResult = z.object({ ...ToolMeta, table: TableName, rows: z.array(Row), next_cursor: z.nullable(z.string()) });
+export const DbSelectResult = z.object({
+  ...ToolMeta,
+  table: TableName,
+  rows: z.array(Row),
+  next_cursor: z.nullable(z.string()),
+});
 export const DbInsertResult = z.object({ ...ToolMeta, table: TableName, row: Row, warnings: z.array(z.string()) });
 export const DbDeleteResult = z.object({
   ...ToolMeta,
@@ -170,7 +212,9 @@ export const GetKeywordsResult = z.object({
   locale: z.string(),
   keywords: z.array(KeywordRowSchema),
   no_data: z.array(z.string()).check(z.meta({ description: 'Seeds the data has nothing for' })),
-  rejected_seeds: z.array(z.object({ seed: z.string(), reason: z.string() })).check(z.meta({ description: 'Seeds that are no keyword, with why' })),
+  rejected_seeds: z
+    .array(z.object({ seed: z.string(), reason: z.string() }))
+    .check(z.meta({ description: 'Seeds that are no keyword, with why' })),
   topic_id: z.nullable(z.int()),
   attached: z.int().check(z.meta({ description: 'Keywords newly attached to the topic' })),
 });
@@ -186,7 +230,9 @@ export const SerpSummary = named(
     data_source: z.string(),
     site_position: z.nullable(z.int()),
     competitor_positions: z.array(z.object({ domain: z.string(), position: z.int() })),
-    top_domains: z.array(z.string()).check(z.meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` })),
+    top_domains: z
+      .array(z.string())
+      .check(z.meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` })),
   }),
   { id: 'SerpSummary' },
 );
@@ -199,7 +245,9 @@ export const LandscapeKeyword = z.object({
   cpc_usd: z.nullable(z.number()),
   competition: z.nullable(z.number()),
   intent: z.nullable(Intent),
-  is_idea: z.boolean().check(z.meta({ description: 'A keyword known only as an idea: shown here, never a list or analyze target' })),
+  is_idea: z
+    .boolean()
+    .check(z.meta({ description: 'A keyword known only as an idea: shown here, never a list or analyze target' })),
   score: z.number(),
   serp: z.nullable(SerpSummary),
 });
@@ -244,17 +292,26 @@ export const SerpLandscapeResult = z.object({
       fetched: z.array(z.string()),
       skipped: z.array(z.string()),
       failed: z.array(z.string()),
-      skipped_ideas: z.array(z.string()).check(z.meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" })),
+      skipped_ideas: z
+        .array(z.string())
+        .check(z.meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" })),
     }),
   ),
   research: z
     .optional(
       z.object({
-        status: z.enum(['complete', 'partial']).check(z.meta({ description: 'partial: call again with the same parameters to collect the rest' })),
-        facts_by_keyword: z.record(z.string(), z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() })),
+        status: z
+          .enum(['complete', 'partial'])
+          .check(z.meta({ description: 'partial: call again with the same parameters to collect the rest' })),
+        facts_by_keyword: z.record(
+          z.string(),
+          z.object({ ...ResearchFindings, data_source: z.string(), created_at: z.string() }),
+        ),
         in_process: z.array(z.string()).check(z.meta({ description: 'Keywords whose research is queued or running' })),
         failed: z.array(z.object({ keyword: z.string(), error: JobError })),
-        researched: z.array(z.string()).check(z.meta({ description: `Researched here (at most ${LIMITS.analyzeKeywords})` })),
+        researched: z
+          .array(z.string())
+          .check(z.meta({ description: `Researched here (at most ${LIMITS.analyzeKeywords})` })),
         over_cap: z.array(z.string()).check(
           z.meta({
             description: 'Listed, not researched: over the cap',
@@ -274,7 +331,9 @@ export const SerpKeywordRefreshResult = z.object({
     data_source: z.string(),
     items: z.array(z.object({ position: z.int(), domain: z.string(), url: z.string(), title: z.string() })),
   }),
-  untracked_competitors: z.array(z.string()).check(z.meta({ description: `Top-${LIMITS.untrackedCompetitorPositions} domains neither tracked nor the site` })),
+  untracked_competitors: z
+    .array(z.string())
+    .check(z.meta({ description: `Top-${LIMITS.untrackedCompetitorPositions} domains neither tracked nor the site` })),
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
 
@@ -283,7 +342,13 @@ export const ResearchResult = z.union([
     ...ToolMeta,
     mode: z.literal('keywords'),
     keywords: z.array(
-      z.object({ keyword: z.string(), volume: z.int(), cpc_usd: z.nullable(z.number()), competition: z.nullable(z.number()), intent: z.nullable(Intent) }),
+      z.object({
+        keyword: z.string(),
+        volume: z.int(),
+        cpc_usd: z.nullable(z.number()),
+        competition: z.nullable(z.number()),
+        intent: z.nullable(Intent),
+      }),
     ),
   }),
   z.object({ ...ToolMeta, job_id: z.nullable(z.string()), status: z.literal('succeeded'), ...ResearchFindings }),
@@ -294,7 +359,11 @@ export const ResearchResult = z.union([
     error: JobView.shape.error,
     retry_after_ms: z
       .optional(z.int())
-      .check(z.meta({ description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)' })),
+      .check(
+        z.meta({
+          description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)',
+        }),
+      ),
   }),
 ]);
 
@@ -317,10 +386,21 @@ export const AddCompetitorResult = z.object({
   ...ToolMeta,
   competitor: CompetitorRow,
   created: z.boolean().check(z.meta({ description: 'false when the domain already had a row' })),
-  completed: z.boolean().check(z.meta({ description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)' })),
+  completed: z
+    .boolean()
+    .check(
+      z.meta({
+        description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)',
+      }),
+    ),
   monitoring_deferred: z
     .int()
-    .check(z.meta({ description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again' })),
+    .check(
+      z.meta({
+        description:
+          'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again',
+      }),
+    ),
 });
 
 export const HEALTH_FLAGS = [
@@ -338,7 +418,9 @@ const LinkingPageSchema = z.object({
   url_from: z.string(),
   url_to: z.string(),
   anchor: z.string(),
-  authority: z.int().check(z.meta({ description: `${LIMITS.authorityMin}–${LIMITS.authorityMax}, higher is stronger` })),
+  authority: z
+    .int()
+    .check(z.meta({ description: `${LIMITS.authorityMin}–${LIMITS.authorityMax}, higher is stronger` })),
   dofollow: z.boolean(),
   first_seen: z.nullable(z.string()),
 });
@@ -348,7 +430,9 @@ const BacklinkProfileSchema = z.object({
   domain_unicode: DomainUnicode,
   is_site: z.boolean(),
   is_competitor: z.boolean(),
-  snapshot_at: z.nullable(z.string()).check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
+  snapshot_at: z
+    .nullable(z.string())
+    .check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
   summary: z.object({
     backlinks: z.int(),
     referring_domains: z.int(),
@@ -374,15 +458,37 @@ export const SerpBacklinksResult = z.union([
     trend: z.array(
       z.object({
         domain: z.string(),
-        points: z.array(z.object({ month: z.string(), backlinks: z.int(), referring_domains: z.int(), new_referring_domains: z.int(), rank: z.int() })),
+        points: z.array(
+          z.object({
+            month: z.string(),
+            backlinks: z.int(),
+            referring_domains: z.int(),
+            new_referring_domains: z.int(),
+            rank: z.int(),
+          }),
+        ),
       }),
     ),
     gap: z
       .array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) }))
-      .check(z.meta({ description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank' })),
-    health: z.array(z.enum(HEALTH_FLAGS)).check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),
+      .check(
+        z.meta({
+          description:
+            'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
+        }),
+      ),
+    health: z
+      .array(z.enum(HEALTH_FLAGS))
+      .check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),
   }),
-  z.object({ ...ToolMeta, scope: z.string(), depth: z.literal('links'), domain: z.string(), domain_unicode: DomainUnicode, links: z.array(LinkingPageSchema) }),
+  z.object({
+    ...ToolMeta,
+    scope: z.string(),
+    depth: z.literal('links'),
+    domain: z.string(),
+    domain_unicode: DomainUnicode,
+    links: z.array(LinkingPageSchema),
+  }),
 ]);
 
 export const RecallResult = z.object({
@@ -416,7 +522,8 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: 'recall',
-    description: "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
+    description:
+      "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
     input: RecallInput,
     result: RecallResult,
   },
@@ -474,12 +581,17 @@ export const TOOLS: readonly ToolSpec[] = [
 
 export const toolSpec = (name: string): ToolSpec | undefined => TOOLS.find((t) => t.name === name);
 
-export const ToolListing = z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }));
+export const ToolListing = z.array(
+  z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }),
+);
 
 /** `GET /v1/tools`: each tool with a JSON Schema of its input, generated from the zod schema that validates it. */
 export function toolListing(): z.output<typeof ToolListing> {
   return TOOLS.map((tool) => {
-    const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
     return { name: tool.name, description: tool.description, input_schema };
   });
 }

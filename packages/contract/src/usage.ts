@@ -17,11 +17,19 @@ export interface UsageEntry {
 
 export const UsageQuery = z
   .object({
-    from: z.optional(Timestamp).check(z.meta({ description: 'Start, inclusive (default: the start of the current UTC month)' })),
+    from: z
+      .optional(Timestamp)
+      .check(z.meta({ description: 'Start, inclusive (default: the start of the current UTC month)' })),
     to: z.optional(Timestamp).check(z.meta({ description: 'End, exclusive (default: now)' })),
-    by: z.optional(z.literal('day')).check(z.meta({ description: 'day: also break the sums down per UTC day and tool (by_day)' })),
+    by: z
+      .optional(z.literal('day'))
+      .check(z.meta({ description: 'day: also break the sums down per UTC day and tool (by_day)' })),
   })
-  .check(z.refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'from must not be after to' }));
+  .check(
+    z.refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, {
+      message: 'from must not be after to',
+    }),
+  );
 export type UsageQuery = z.output<typeof UsageQuery>;
 
 export const UsageLine = z.object({
@@ -31,11 +39,17 @@ export const UsageLine = z.object({
   cost_usd: z.number(),
   simulated: z
     .optional(z.literal(true))
-    .check(z.meta({ description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money" })),
+    .check(
+      z.meta({
+        description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money",
+      }),
+    ),
 });
 export type UsageLine = z.output<typeof UsageLine>;
 
-export const UsageDayLine = z.extend(UsageLine, { day: z.string().check(z.meta({ description: 'The UTC day, YYYY-MM-DD' })) });
+export const UsageDayLine = z.extend(UsageLine, {
+  day: z.string().check(z.meta({ description: 'The UTC day, YYYY-MM-DD' })),
+});
 export type UsageDayLine = z.output<typeof UsageDayLine>;
 
 export const UsageReport = named(
@@ -46,9 +60,16 @@ export const UsageReport = named(
     cost_usd: z.number().check(z.meta({ description: 'Billed money: simulated lines are left out' })),
     simulated_cost_usd: z
       .optional(z.number())
-      .check(z.meta({ description: 'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing' })),
+      .check(
+        z.meta({
+          description:
+            'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing',
+        }),
+      ),
     by_tool: z.array(UsageLine).check(z.meta({ description: 'Per tool and provider, costliest first' })),
-    by_day: z.optional(z.array(UsageDayLine)).check(z.meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' })),
+    by_day: z
+      .optional(z.array(UsageDayLine))
+      .check(z.meta({ description: 'With by=day: per UTC day, tool and provider, oldest day first, then costliest' })),
   }),
   { id: 'UsageReport' },
 );

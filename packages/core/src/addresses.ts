@@ -43,7 +43,8 @@ const PRIVATE_NAMES = /(^|\.)(localhost|local|internal|home\.arpa|localdomain)$/
  */
 export function hostRefusal(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(bare)) return isPublicAddress(ipaddr.parse(bare).toString()) ? null : `${host} is not a public address`;
+  if (ipaddr.isValid(bare))
+    return isPublicAddress(ipaddr.parse(bare).toString()) ? null : `${host} is not a public address`;
   if (PRIVATE_NAMES.test(bare.replace(/\.$/, ''))) return `${host} names a private host`;
   return null;
 }
@@ -52,7 +53,11 @@ export function hostRefusal(host: string): string | null {
  * What can be said of a host name once resolved: refused when it resolves to nothing, or when any of
  * its addresses is not allowed (by default: not public), since a connection may go to any of them.
  */
-export function addressRefusal(host: string, addresses: readonly string[], isAllowed: (address: string) => boolean = isPublicAddress): string | null {
+export function addressRefusal(
+  host: string,
+  addresses: readonly string[],
+  isAllowed: (address: string) => boolean = isPublicAddress,
+): string | null {
   if (addresses.length === 0) return `${host} does not resolve`;
   const denied = addresses.find((a) => !isAllowed(a));
   return denied === undefined ? null : `${host} resolves to ${denied}, not a public address`;

@@ -20,7 +20,13 @@ export const HEALTH_THRESHOLDS = {
 /** What the flags read of a profile (a subset of the providers' BacklinkProfile). */
 export interface HealthInput {
   domain: string;
-  summary: { backlinks: number; referring_domains: number; spam_score: number; broken_links: number; dofollow_share: number };
+  summary: {
+    backlinks: number;
+    referring_domains: number;
+    spam_score: number;
+    broken_links: number;
+    dofollow_share: number;
+  };
   anchors: ReadonlyArray<{ anchor: string; share: number }>;
   trend: ReadonlyArray<{ month: string; new_referring_domains: number }>;
 }
@@ -38,7 +44,10 @@ export function brandOf(domain: string): string {
 /** A brand anchor names the site (its brand or its domain, bare or as a URL); every other anchor is not. */
 export const isBrandAnchor = (anchor: string, domain: string): boolean => {
   const text = anchor.toLowerCase().replace(/[^a-z0-9]+/g, '');
-  return text.length > 0 && (text.includes(brandOf(domain).replace(/[^a-z0-9]+/g, '')) || text.includes(domain.replace(/[^a-z0-9]+/g, '')));
+  return (
+    text.length > 0 &&
+    (text.includes(brandOf(domain).replace(/[^a-z0-9]+/g, '')) || text.includes(domain.replace(/[^a-z0-9]+/g, '')))
+  );
 };
 
 /** New referring domains per month over the last months of the trend. */
@@ -67,14 +76,16 @@ export function healthFlags(profile: HealthInput, competitors: readonly HealthIn
   const { summary } = profile;
   const flags: HealthFlag[] = [];
   // The exact ratio: 2.999 rounds to 3.00 for display but is below 3.
-  if (summary.referring_domains > 0 && summary.backlinks / summary.referring_domains < t.backlinksPerReferringDomain) flags.push('ratio_below_3:1');
+  if (summary.referring_domains > 0 && summary.backlinks / summary.referring_domains < t.backlinksPerReferringDomain)
+    flags.push('ratio_below_3:1');
   flags.push(summary.spam_score < t.spamClean ? 'spam_clean' : 'spam_elevated');
   const own = velocity(profile.trend);
   const theirs = median(competitors.map((c) => velocity(c.trend)).filter((v): v is number => v !== null));
   if (own !== null && theirs !== null && own < theirs) flags.push('velocity_below_competitors');
   if (summary.backlinks > 0 && summary.dofollow_share < t.dofollowShare) flags.push('dofollow_below_50pct');
   if (summary.broken_links > 0) flags.push('broken_links_present');
-  if (profile.anchors.some((a) => a.share > t.anchorShare && !isBrandAnchor(a.anchor, profile.domain))) flags.push('anchor_overoptimized');
+  if (profile.anchors.some((a) => a.share > t.anchorShare && !isBrandAnchor(a.anchor, profile.domain)))
+    flags.push('anchor_overoptimized');
   return flags;
 }
 

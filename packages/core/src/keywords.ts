@@ -26,10 +26,14 @@ export function keywordScore(metrics: Pick<KeywordMetrics, 'volume' | 'competiti
 }
 
 /** Locale precedence of get_keywords: the keyword row's locale, else the site's default, else WW/en. */
-export const keywordLocale = (rowLocale?: string | null, siteLocale?: string | null): string => rowLocale || siteLocale || DEFAULT_LOCALE;
+export const keywordLocale = (rowLocale?: string | null, siteLocale?: string | null): string =>
+  rowLocale || siteLocale || DEFAULT_LOCALE;
 
 /** The `n` keywords of highest score; ties keep their order. */
-export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competition' | 'intent'>>(rows: readonly T[], n: number): T[] {
+export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competition' | 'intent'>>(
+  rows: readonly T[],
+  n: number,
+): T[] {
   return rows
     .map((row, index) => ({ row, index, score: keywordScore(row) }))
     .sort((a, b) => b.score - a.score || a.index - b.index)

@@ -4,7 +4,8 @@ import { hasVolume, keywordScore } from './keywords';
 
 /** Click-through rate by organic position 1–20: the share of a keyword's searches a position gets. */
 export const CTR_BY_POSITION = [
-  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006, 0.005, 0.004,
+  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006,
+  0.005, 0.004,
 ] as const;
 
 export const ctrAt = (position: number): number => CTR_BY_POSITION[position - 1] ?? 0;
@@ -42,12 +43,17 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 /** Best position of a domain among the results, or null. */
 export function positionOf(items: readonly SerpItem[], domain: string): number | null {
   let best: number | null = null;
-  for (const item of items) if (belongsTo(item.domain, domain) && (best === null || item.position < best)) best = item.position;
+  for (const item of items)
+    if (belongsTo(item.domain, domain) && (best === null || item.position < best)) best = item.position;
   return best;
 }
 
 /** Domains of the top results (LIMITS.untrackedCompetitorPositions) that are neither the site nor a tracked competitor, best first. */
-export function untrackedCompetitors(items: readonly SerpItem[], siteDomain: string | null, tracked: readonly string[]): string[] {
+export function untrackedCompetitors(
+  items: readonly SerpItem[],
+  siteDomain: string | null,
+  tracked: readonly string[],
+): string[] {
   const out: string[] = [];
   for (const item of [...items].sort((a, b) => a.position - b.position)) {
     if (item.position > LIMITS.untrackedCompetitorPositions) break;
@@ -106,7 +112,8 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   };
 
   const own = input.siteDomain;
-  const tracked = (domain: string) => (own !== null && belongsTo(domain, own)) || input.competitors.some((c) => belongsTo(domain, c));
+  const tracked = (domain: string) =>
+    (own !== null && belongsTo(domain, own)) || input.competitors.some((c) => belongsTo(domain, c));
   const others = [...new Set(measured.flatMap((k) => k.items.map((item) => resultDomain(item.domain))))]
     .filter((domain) => !tracked(domain))
     .map(sovOf)
@@ -138,8 +145,13 @@ function verdictOf(
   const site = domains.find((d) => d.is_site);
   if (!site) return { verdict: null, verdict_reason: 'the site has no domain to compare' };
   const rivals = domains.filter((d) => !d.is_site && (hasCompetitors ? d.is_competitor : true));
-  const best = rivals.reduce<(typeof rivals)[number] | undefined>((top, d) => (!top || d.sov > top.sov ? d : top), undefined);
-  const against = hasCompetitors ? 'the best tracked competitor' : 'the strongest other domain (no competitors are tracked)';
+  const best = rivals.reduce<(typeof rivals)[number] | undefined>(
+    (top, d) => (!top || d.sov > top.sov ? d : top),
+    undefined,
+  );
+  const against = hasCompetitors
+    ? 'the best tracked competitor'
+    : 'the strongest other domain (no competitors are tracked)';
   if (!best || (best.sov === 0 && site.sov === 0)) {
     return { verdict: null, verdict_reason: 'neither the site nor a rival ranks for the measured keywords' };
   }

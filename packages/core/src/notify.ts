@@ -43,4 +43,5 @@ export const isStaleNotify = (siteClock: string | null, at: string | null): bool
   siteClock !== null && at !== null && Date.parse(at) < Date.parse(siteClock);
 
 /** Relink is queued exactly when what readers can reach changed. */
-export const liveChanged = (before: LiveState, after: LiveState): boolean => isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);
+export const liveChanged = (before: LiveState, after: LiveState): boolean =>
+  isLive(before.status, before.deleted) !== isLive(after.status, after.deleted);

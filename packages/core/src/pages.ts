@@ -79,7 +79,12 @@ export const pageBlocks = (doc: PageDoc): Block[] => (isArticleDoc(doc) ? doc.bo
  */
 export function outgoingLinks(doc: PageDoc): string[] {
   const copy = isArticleDoc(doc) ? doc.copy : null;
-  const ids = new Set([...pageLinkTargets(copy), ...blockLinkTargets(pageBlocks(doc)), ...doc.related_article_ids, ...doc.related_question_ids]);
+  const ids = new Set([
+    ...pageLinkTargets(copy),
+    ...blockLinkTargets(pageBlocks(doc)),
+    ...doc.related_article_ids,
+    ...doc.related_question_ids,
+  ]);
   return [...ids].sort();
 }
 
@@ -87,7 +92,8 @@ export function outgoingLinks(doc: PageDoc): string[] {
 export function* linkAnnotations(block: Block, path: string): Generator<{ path: string; href: string }> {
   if (block._type !== 'block') return;
   for (const [i, def] of itemsOf(block.markDefs).entries()) {
-    if (isObject(def) && def._type === 'link' && typeof def.href === 'string') yield { path: `${path}.markDefs[${i}].href`, href: def.href };
+    if (isObject(def) && def._type === 'link' && typeof def.href === 'string')
+      yield { path: `${path}.markDefs[${i}].href`, href: def.href };
   }
 }
 
@@ -96,7 +102,8 @@ export function blockLinkTargets(blocks: readonly Block[]): string[] {
   const ids = new Set<string>();
   for (const block of blocks) {
     for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
-    for (const { href } of linkAnnotations(block, '')) if (href.startsWith('page:') && href.length > 5) ids.add(href.slice(5));
+    for (const { href } of linkAnnotations(block, ''))
+      if (href.startsWith('page:') && href.length > 5) ids.add(href.slice(5));
   }
   return [...ids];
 }
@@ -107,7 +114,8 @@ interface TextVisit {
 }
 
 /** A JSON object: a block, an inline node, a stat. */
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A field's items when it is an array, else none: a block as sent may hold anything in any field. */
 export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
@@ -198,7 +206,12 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       warn(at, `not the shape that renders (${issue.message}); stored as sent, rendered as far as it can be`);
     }
     // A URL that is not absolute already has its shape warning.
-    if (block._type === 'image' && typeof block.url === 'string' && URL.canParse(block.url) && !allowedImageUrl(block.url)) {
+    if (
+      block._type === 'image' &&
+      typeof block.url === 'string' &&
+      URL.canParse(block.url) &&
+      !allowedImageUrl(block.url)
+    ) {
       warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }
     if (block._type === 'paragraph' || block._type === 'block') {
@@ -240,8 +253,12 @@ function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
     if (!source.title) out.push({ path: `${path}.title`, message: 'missing; the source is listed by its URL or id' });
     if (!source.url) out.push({ path: `${path}.url`, message: 'missing; the source is listed without a link' });
     else if (!allowedUrl(source.url))
-      out.push({ path: `${path}.url`, message: 'URL scheme not allowed (http, https, mailto); the source is listed without a link' });
-    if (!source.accessed_at) out.push({ path: `${path}.accessed_at`, message: 'missing; the source is listed without a date' });
+      out.push({
+        path: `${path}.url`,
+        message: 'URL scheme not allowed (http, https, mailto); the source is listed without a link',
+      });
+    if (!source.accessed_at)
+      out.push({ path: `${path}.accessed_at`, message: 'missing; the source is listed without a date' });
     return out;
   });
 }
@@ -325,5 +342,10 @@ export function preparePublish(
   now: string,
 ): PreparedPublish {
   const doc = input.type === 'article' ? articleDoc(input.value, now) : questionDoc(input.value, now);
-  return { id: pageId(siteId, input.type, doc.slug), doc, links: outgoingLinks(doc), warnings: publishWarnings(input.type, doc) };
+  return {
+    id: pageId(siteId, input.type, doc.slug),
+    doc,
+    links: outgoingLinks(doc),
+    warnings: publishWarnings(input.type, doc),
+  };
 }

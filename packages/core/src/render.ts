@@ -1,5 +1,17 @@
-import { CALLOUT_TONES, type ArticleRecord, type Block, type PageRecord, type QuestionRecord, type Source } from '@cm/contract';
-import { toHTML, type PortableTextComponents, type PortableTextMarkComponentOptions, type PortableTextTypeComponentOptions } from '@portabletext/to-html';
+import {
+  CALLOUT_TONES,
+  type ArticleRecord,
+  type Block,
+  type PageRecord,
+  type QuestionRecord,
+  type Source,
+} from '@cm/contract';
+import {
+  toHTML,
+  type PortableTextComponents,
+  type PortableTextMarkComponentOptions,
+  type PortableTextTypeComponentOptions,
+} from '@portabletext/to-html';
 import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts, isObject, itemsOf, textOf } from './pages';
 import { allowedImageUrl, allowedUrl } from './urls';
@@ -49,21 +61,29 @@ const MAX_LIST_LEVEL = 10;
  */
 function portableTextBlock(block: Block): Block {
   const children = itemsOf(block.children).flatMap((child) => {
-    if (!isObject(child) || typeof child._type !== 'string' || child._type === '' || child._type.startsWith('@')) return [];
+    if (!isObject(child) || typeof child._type !== 'string' || child._type === '' || child._type.startsWith('@'))
+      return [];
     if (child._type !== 'span') return [{ ...child, _type: child._type }];
     const marks = itemsOf(child.marks).filter((mark): mark is string => typeof mark === 'string');
     return [{ _type: 'span', text: textOf(child.text) ?? '', marks }];
   });
   const markDefs = itemsOf(block.markDefs).flatMap((def) =>
-    isObject(def) && typeof def._key === 'string' && typeof def._type === 'string' ? [{ ...def, _key: def._key, _type: def._type }] : [],
+    isObject(def) && typeof def._key === 'string' && typeof def._type === 'string'
+      ? [{ ...def, _key: def._key, _type: def._type }]
+      : [],
   );
-  const level = typeof block.level === 'number' && Number.isInteger(block.level) && block.level >= 1 ? Math.min(block.level, MAX_LIST_LEVEL) : undefined;
+  const level =
+    typeof block.level === 'number' && Number.isInteger(block.level) && block.level >= 1
+      ? Math.min(block.level, MAX_LIST_LEVEL)
+      : undefined;
   return {
     _type: 'block',
     style: typeof block.style === 'string' ? block.style : 'normal',
     children,
     markDefs,
-    ...(typeof block.listItem === 'string' ? { listItem: block.listItem, ...(level === undefined ? {} : { level }) } : {}),
+    ...(typeof block.listItem === 'string'
+      ? { listItem: block.listItem, ...(level === undefined ? {} : { level }) }
+      : {}),
   };
 }
 
@@ -121,7 +141,10 @@ class Renderer {
       unknownMark: ({ children }) => children,
       unknownType: () => '',
     };
-    return toHTML(run.map(portableTextBlock), { components, onMissingComponent: false }).replace(DROPPED_CITATION_WITH_SPACE, '');
+    return toHTML(run.map(portableTextBlock), { components, onMissingComponent: false }).replace(
+      DROPPED_CITATION_WITH_SPACE,
+      '',
+    );
   }
 
   /** A text with its inline markup: every literal `[src-<n>]` follows the citation rules, in any text. */
@@ -174,7 +197,9 @@ class Renderer {
       }
       case 'statBar': {
         if (!Array.isArray(block.stats)) return '';
-        const stats = block.stats.filter(isObject).map((s) => `<div class="stat"><dt>${this.field(s.label)}</dt><dd>${this.field(s.value)}</dd></div>`);
+        const stats = block.stats
+          .filter(isObject)
+          .map((s) => `<div class="stat"><dt>${this.field(s.label)}</dt><dd>${this.field(s.value)}</dd></div>`);
         return `<dl class="stat-bar">${stats.join('')}</dl>`;
       }
       case 'list': {
@@ -200,7 +225,9 @@ class Renderer {
       }
       case 'callout': {
         if (textOf(block.text) === undefined) return '';
-        const tone = (CALLOUT_TONES as readonly unknown[]).includes(block.tone) ? ` callout-${block.tone as string}` : '';
+        const tone = (CALLOUT_TONES as readonly unknown[]).includes(block.tone)
+          ? ` callout-${block.tone as string}`
+          : '';
         return `<aside class="callout${tone}"><p>${this.field(block.text)}</p></aside>`;
       }
       case 'table': {
@@ -244,7 +271,9 @@ class Renderer {
         const url = allowedUrl(source.url);
         const title = escapeHtml(source.title || source.url || source.id || `Source ${i + 1}`);
         const label = url ? `<a href="${escapeHtml(url)}" rel="nofollow noopener">${title}</a>` : title;
-        const accessed = source.accessed_at ? ` <span class="accessed">accessed ${escapeHtml(source.accessed_at)}</span>` : '';
+        const accessed = source.accessed_at
+          ? ` <span class="accessed">accessed ${escapeHtml(source.accessed_at)}</span>`
+          : '';
         return `<li id="source-${i + 1}">${label}${accessed}</li>`;
       })
       .join('');
@@ -256,12 +285,16 @@ class Renderer {
 function plainText(blocks: readonly Block[]): string {
   const parts: string[] = [];
   for (const block of blocks) {
-    for (const visit of blockTexts(block, '')) parts.push(visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? ''));
+    for (const visit of blockTexts(block, ''))
+      parts.push(visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? ''));
   }
   return parts.join(' ').replace(/\s+/g, ' ').trim();
 }
 
-function documentHtml(head: { title: string; description: string | null; canonical: string; noindex: boolean; jsonLd: object }, main: string): string {
+function documentHtml(
+  head: { title: string; description: string | null; canonical: string; noindex: boolean; jsonLd: object },
+  main: string,
+): string {
   const meta = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -274,7 +307,8 @@ function documentHtml(head: { title: string; description: string | null; canonic
   return `<!doctype html>\n<html lang="en">\n<head>\n${meta.join('\n')}\n</head>\n<body>\n<main>\n${main}\n</main>\n</body>\n</html>\n`;
 }
 
-const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+const withoutNulls = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
 
 export function renderArticle(page: ArticleRecord, options: RenderOptions): string {
   const r = new Renderer(options, [], true);
@@ -297,13 +331,19 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
     url: canonical,
     mainEntityOfPage: canonical,
   });
-  return documentHtml({ title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd }, main);
+  return documentHtml(
+    { title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd },
+    main,
+  );
 }
 
 export function renderQuestion(page: QuestionRecord, options: RenderOptions): string {
   const r = new Renderer(options, page.sources, false);
   const community = page.community_answers
-    .map((a) => `<section class="community-answer"><h3>${escapeHtml(a.author)}</h3>\n${new Renderer(options, [], false).blocks(a.blocks)}</section>`)
+    .map(
+      (a) =>
+        `<section class="community-answer"><h3>${escapeHtml(a.author)}</h3>\n${new Renderer(options, [], false).blocks(a.blocks)}</section>`,
+    )
     .join('\n');
   const main = [
     '<article>',
@@ -327,7 +367,10 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
     answerCount: 1 + page.community_answers.length,
     acceptedAnswer: { '@type': 'Answer', text: plainText(page.answer), dateModified: page.updated_at },
   };
-  return documentHtml({ title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd }, main);
+  return documentHtml(
+    { title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd },
+    main,
+  );
 }
 
 export function renderPage(page: PageRecord, options: RenderOptions): string {

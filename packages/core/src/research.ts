@@ -24,4 +24,8 @@ export function researchTerms(text: string): string[] {
 
 /** Identifies a research request: the same mode, query and question ask the same thing. */
 export const researchQueryKey = (mode: JobMode, query: string, question?: string | null): string =>
-  [mode, query.trim().toLowerCase().replace(/\s+/g, ' '), (question ?? '').trim().toLowerCase().replace(/\s+/g, ' ')].join('\n');
+  [
+    mode,
+    query.trim().toLowerCase().replace(/\s+/g, ' '),
+    (question ?? '').trim().toLowerCase().replace(/\s+/g, ' '),
+  ].join('\n');

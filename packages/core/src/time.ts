@@ -10,7 +10,8 @@ export function nextUtcMidnight(at: Date): string {
 }
 
 /** The first day (UTC) of the month `back` months before `now`'s. */
-export const monthStart = (now: Date, back: number): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+export const monthStart = (now: Date, back: number): Date =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
 
 /** `yyyy-mm` of a date, in UTC. */
 export const monthOf = (date: Date): string => date.toISOString().slice(0, 7);

@@ -23,7 +23,11 @@ export function createApi(key: string): Api {
         cache: 'no-store',
       });
     } catch (error) {
-      throw new ApiFailure(0, 'network', `The API could not be reached (${error instanceof Error ? error.message : String(error)}).`);
+      throw new ApiFailure(
+        0,
+        'network',
+        `The API could not be reached (${error instanceof Error ? error.message : String(error)}).`,
+      );
     }
     const text = await res.text();
     let parsed: unknown = null;
@@ -35,7 +39,8 @@ export function createApi(key: string): Api {
     if (res.ok) return parsed as T;
     const error = (parsed && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
     const code = typeof error.code === 'string' ? error.code : `http_${res.status}`;
-    const message = typeof error.message === 'string' ? error.message : `The API answered ${res.status} ${res.statusText}.`;
+    const message =
+      typeof error.message === 'string' ? error.message : `The API answered ${res.status} ${res.statusText}.`;
     throw new ApiFailure(res.status, code, message, error);
   }
   return {
@@ -46,7 +51,12 @@ export function createApi(key: string): Api {
       const rows: T[] = [];
       let cursor: string | null = null;
       do {
-        const page: Rows = await request('POST', '/v1/tools/db_select', { table, limit: 200, ...(where ? { where } : {}), ...(cursor ? { cursor } : {}) });
+        const page: Rows = await request('POST', '/v1/tools/db_select', {
+          table,
+          limit: 200,
+          ...(where ? { where } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
         rows.push(...(page.rows as T[]));
         cursor = page.next_cursor;
       } while (cursor && rows.length < max);

@@ -21,7 +21,10 @@ export function usedShare(w: BudgetWindow): number | null {
 /** What the budget leaves for paid calls, in one sentence. */
 export function budgetLeftInWords(budget: Budget): string {
   const limited = WINDOWS.filter(({ key }) => budget[key].limit_usd !== null);
-  if (limited.length === 0) return 'The site has no budget limit: nothing stops paid calls (“Set budget” under Spend sets one).';
-  const left = limited.map(({ key, period }) => `${fmtUsd(remainingUsd(budget[key]))} of ${period}’s ${fmtUsd(budget[key].limit_usd)} limit`);
+  if (limited.length === 0)
+    return 'The site has no budget limit: nothing stops paid calls (“Set budget” under Spend sets one).';
+  const left = limited.map(
+    ({ key, period }) => `${fmtUsd(remainingUsd(budget[key]))} of ${period}’s ${fmtUsd(budget[key].limit_usd)} limit`,
+  );
   return `Budget left: ${left.join(' and ')}. A provider call that would pass a limit is refused before it is made.`;
 }

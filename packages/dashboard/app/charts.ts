@@ -13,7 +13,16 @@ import {
 import { h } from './dom';
 
 // Only the parts drawn here: bars, lines, their two scales and the tooltip (no date adapter, no legend plugin: legends are tables).
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+);
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 Chart.defaults.color = '#334155';
 // Drawn at once: nothing to wait for, and what is on the canvas is what the table next to it says.

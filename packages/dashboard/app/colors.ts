@@ -10,7 +10,18 @@ export const SITE_COLOR = '#1d4ed8';
 /** Domains that are neither the site nor tracked: quiet, so the tracked ones stand out. */
 export const OTHER_COLOR = '#cbd5e1';
 /** For competitors stored without a colour, in order; each reaches 3:1 on white and none is the site's blue. */
-export const PALETTE = ['#c2410c', '#7c3aed', '#0f766e', '#be185d', '#4d7c0f', '#b45309', '#0e7490', '#881337', '#a21caf', '#065f46'] as const;
+export const PALETTE = [
+  '#c2410c',
+  '#7c3aed',
+  '#0f766e',
+  '#be185d',
+  '#4d7c0f',
+  '#b45309',
+  '#0e7490',
+  '#881337',
+  '#a21caf',
+  '#065f46',
+] as const;
 
 /** `#rrggbb` or `#rgb` (any case) as RGB, or null for anything else. */
 export function parseHex(hex: string): Rgb | null {

@@ -11,7 +11,11 @@ export interface Props {
 }
 
 /** An element with its props and children; the only way this app makes DOM from data. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props?.class) el.className = props.class;
   for (const [name, value] of Object.entries(props?.attrs ?? {})) {
@@ -27,7 +31,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | 
 
 export function append(parent: Node, children: readonly Child[]): void {
   for (const child of children) {
-    if (typeof child === 'string' || typeof child === 'number') parent.appendChild(document.createTextNode(String(child)));
+    if (typeof child === 'string' || typeof child === 'number')
+      parent.appendChild(document.createTextNode(String(child)));
     else if (child instanceof Node) parent.appendChild(child);
     else if (child) append(parent, child);
   }

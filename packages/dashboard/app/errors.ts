@@ -16,7 +16,8 @@ export class ApiFailure extends Error {
 
 /** An error in words for the person looking: the API's message, plus what its extra fields say. */
 export function errorInWords(error: unknown): string {
-  if (!(error instanceof ApiFailure)) return `Something went wrong in the dashboard: ${error instanceof Error ? error.message : String(error)}`;
+  if (!(error instanceof ApiFailure))
+    return `Something went wrong in the dashboard: ${error instanceof Error ? error.message : String(error)}`;
   const { body } = error;
   if (error.code === 'budget_exceeded') return budgetRefusalInWords(body);
   const extra: string[] = [];
@@ -27,7 +28,9 @@ export function errorInWords(error: unknown): string {
   if (error.code === 'competitor_limit_reached' && typeof body.max_active === 'number')
     extra.push(`At most ${body.max_active} competitors can be tracked at once: stop monitoring one first.`);
   if (error.code === 'provider_error')
-    extra.push(body.retryable === true ? 'The data provider failed; try again later.' : 'The data provider refused the request.');
+    extra.push(
+      body.retryable === true ? 'The data provider failed; try again later.' : 'The data provider refused the request.',
+    );
   const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
   return [sentence, ...extra].join(' ');
 }
@@ -40,7 +43,10 @@ function budgetRefusalInWords(body: Record<string, unknown>): string {
   if (body.scope === 'deployment' || typeof body.limit_usd !== 'number')
     return `Refused by the budget: the deployment's ${window} provider budget is used up, so the next provider call was not made.${resets}`;
   const spent = typeof body.spent_usd === 'number' ? `${fmtUsd(body.spent_usd)} spent` : null;
-  const reserved = typeof body.reserved_usd === 'number' && body.reserved_usd > 0 ? `${fmtUsd(body.reserved_usd)} reserved in flight` : null;
+  const reserved =
+    typeof body.reserved_usd === 'number' && body.reserved_usd > 0
+      ? `${fmtUsd(body.reserved_usd)} reserved in flight`
+      : null;
   const held = [spent, reserved].filter(Boolean).join(', ');
   return `Refused by the budget: the next provider call would pass the site's ${window} limit of ${fmtUsd(body.limit_usd)}${held ? ` (${held})` : ''}, so it was not made.${resets} “Set budget” under Spend changes the limit.`;
 }

@@ -4,19 +4,26 @@ const integer = new Intl.NumberFormat('en-US');
 const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 });
 
-export const fmtInt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : integer.format(n));
-export const fmtNum = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : decimal.format(n));
+export const fmtInt = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : integer.format(n);
+export const fmtNum = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : decimal.format(n);
 /** A share 0–1 as a percentage. */
-export const fmtShare = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : percent.format(n));
+export const fmtShare = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : percent.format(n);
 /** Provider costs are fractions of a cent: up to 6 decimals, never fewer than 2. */
 export const fmtUsd = (n: number | null | undefined): string =>
-  n === null || n === undefined ? '—' : `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
+  n === null || n === undefined
+    ? '—'
+    : `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
 /** A timestamp as `2026-11-21 09:30 UTC`: the API's days and quotas are UTC. */
-export const fmtTime = (iso: string | null | undefined): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—');
+export const fmtTime = (iso: string | null | undefined): string =>
+  iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—';
 export const fmtDay = (iso: string | null | undefined): string => (iso ? iso.slice(0, 10) : '—');
 
 /** "1 call", "3 calls". */
-export const plural = (n: number, word: string, many = `${word}s`): string => `${integer.format(n)} ${n === 1 ? word : many}`;
+export const plural = (n: number, word: string, many = `${word}s`): string =>
+  `${integer.format(n)} ${n === 1 ? word : many}`;
 
 /** Dollar amounts kept to a millionth, as the API keeps them, so a difference of two never shows float dust (or -$0.00). */
 export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
@@ -43,6 +50,8 @@ export function costInWords({ cost_usd, data_source, simulated, budget }: CostMe
         ? `${cost} (no provider call).`
         : `${cost} (data from ${data_source}).`;
   const left =
-    budget && budget.remaining_usd !== null ? ` Budget left ${budget.window === 'month' ? 'this month' : 'today'}: ${fmtUsd(budget.remaining_usd)}.` : '';
+    budget && budget.remaining_usd !== null
+      ? ` Budget left ${budget.window === 'month' ? 'this month' : 'today'}: ${fmtUsd(budget.remaining_usd)}.`
+      : '';
   return said + left;
 }

@@ -28,7 +28,16 @@ export function forgetKey(): void {
 
 /** The form that asks for the key, with why it was asked again (`problem`) when a key was refused. */
 export function keyForm(onKey: (key: string) => void, problem?: string): HTMLElement {
-  const input = h('input', { attrs: { id: 'api-key', name: 'api-key', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' } });
+  const input = h('input', {
+    attrs: {
+      id: 'api-key',
+      name: 'api-key',
+      type: 'password',
+      autocomplete: 'off',
+      required: true,
+      spellcheck: 'false',
+    },
+  });
   const form = h(
     'form',
     {

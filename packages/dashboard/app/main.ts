@@ -68,12 +68,23 @@ function start() {
     },
     'Forget key',
   );
-  replace(app, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Content research'), nav, forget), status, main);
+  replace(
+    app,
+    h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Content research'), nav, forget),
+    status,
+    main,
+  );
   void render({ main, status, nav, focus: false });
   window.onhashchange = () => void render({ main, status, nav, focus: true });
 }
 
-async function render(layout: { main: HTMLElement; status: HTMLElement; nav: HTMLElement; focus: boolean; keepStatus?: boolean }) {
+async function render(layout: {
+  main: HTMLElement;
+  status: HTMLElement;
+  nav: HTMLElement;
+  focus: boolean;
+  keepStatus?: boolean;
+}) {
   if (!api) return;
   const current = ++renders;
   const { view, params } = route();
@@ -85,7 +96,11 @@ async function render(layout: { main: HTMLElement; status: HTMLElement; nav: HTM
   document.title = `${view.title} · Content research dashboard`;
   if (!layout.keepStatus) replace(layout.status);
   const heading = h('h1', { attrs: { tabindex: -1 } }, view.title);
-  const root = h('div', { class: 'view', attrs: { 'data-view': view.id, 'aria-busy': 'true' } }, h('p', { class: 'loading' }, 'Loading…'));
+  const root = h(
+    'div',
+    { class: 'view', attrs: { 'data-view': view.id, 'aria-busy': 'true' } },
+    h('p', { class: 'loading' }, 'Loading…'),
+  );
   replace(layout.main, heading, root);
   if (layout.focus) heading.focus();
   const ctx: ViewContext = {
@@ -113,7 +128,8 @@ async function render(layout: { main: HTMLElement; status: HTMLElement; nav: HTM
     mountCharts();
   } catch (error) {
     if (current !== renders) return;
-    if (error instanceof ApiFailure && error.status === 401) return askForKey(`The API refused the key: ${errorInWords(error)}`);
+    if (error instanceof ApiFailure && error.status === 401)
+      return askForKey(`The API refused the key: ${errorInWords(error)}`);
     replace(root, h('div', { class: 'error', attrs: { role: 'alert' } }, errorInWords(error)));
   } finally {
     root.removeAttribute('aria-busy');

@@ -20,7 +20,8 @@ export interface TableOptions<T> {
   name?: string;
 }
 
-const cellClass = (column: Pick<Column<unknown>, 'numeric' | 'wrap'>) => [column.numeric ? 'num' : '', column.wrap ? 'wrap' : ''].join(' ').trim() || undefined;
+const cellClass = (column: Pick<Column<unknown>, 'numeric' | 'wrap'>) =>
+  [column.numeric ? 'num' : '', column.wrap ? 'wrap' : ''].join(' ').trim() || undefined;
 
 /**
  * A table whose sortable headers are buttons (keyboard and screen readers reach them) and carry
@@ -41,7 +42,10 @@ export function dataTable<T>({ caption, columns, rows, sorted, rowClass, name }:
             attrs: { type: 'button' },
             on: {
               click: () => {
-                state = { column: index, descending: state?.column === index ? !state.descending : Boolean(column.numeric) };
+                state = {
+                  column: index,
+                  descending: state?.column === index ? !state.descending : Boolean(column.numeric),
+                };
                 render();
               },
             },

@@ -9,7 +9,11 @@ import type { Budget } from './types';
 
 /** A colour swatch; a light colour gets its darker outline so it stays visible on white. */
 export function swatch(style: Pick<DomainStyle, 'fill' | 'border'>): HTMLElement {
-  return h('span', { class: 'swatch', attrs: { 'aria-hidden': 'true' }, vars: { '--fill': style.fill, '--border': style.border } });
+  return h('span', {
+    class: 'swatch',
+    attrs: { 'aria-hidden': 'true' },
+    vars: { '--fill': style.fill, '--border': style.border },
+  });
 }
 
 /** A domain as the app names it: swatch, display_name (domain when none), and "your site" for the site. */
@@ -26,7 +30,12 @@ export function domainLabel(style: DomainStyle, options: { showDomain?: boolean 
 
 /** What is missing and what to do about it. */
 export function emptyState(title: string, ...next: Child[]): HTMLElement {
-  return h('div', { class: 'empty', attrs: { role: 'status' } }, h('p', { class: 'empty-title' }, title), h('p', null, next));
+  return h(
+    'div',
+    { class: 'empty', attrs: { role: 'status' } },
+    h('p', { class: 'empty-title' }, title),
+    h('p', null, next),
+  );
 }
 
 export function errorBox(error: unknown): HTMLElement {
@@ -42,6 +51,10 @@ export async function budgetNote(api: Api): Promise<HTMLElement> {
   try {
     return h('p', { attrs: { 'data-budget-note': '' } }, budgetLeftInWords(await api.get<Budget>('/v1/budget')));
   } catch (error) {
-    return h('p', { class: 'error', attrs: { 'data-budget-note': '' } }, `The budget could not be read: ${errorInWords(error)}`);
+    return h(
+      'p',
+      { class: 'error', attrs: { 'data-budget-note': '' } },
+      `The budget could not be read: ${errorInWords(error)}`,
+    );
   }
 }

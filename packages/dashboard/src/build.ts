@@ -43,5 +43,8 @@ export async function buildDashboard(outDir: string): Promise<DashboardFile[]> {
   mkdirSync(join(outDir, 'assets'), { recursive: true });
   for (const asset of assets) writeFileSync(join(outDir, 'assets', asset.name), asset.body);
   writeFileSync(join(outDir, 'index.html'), html);
-  return [{ name: 'index.html', body: Buffer.from(html) }, ...assets.map((a) => ({ name: `assets/${a.name}`, body: a.body }))];
+  return [
+    { name: 'index.html', body: Buffer.from(html) },
+    ...assets.map((a) => ({ name: `assets/${a.name}`, body: a.body })),
+  ];
 }

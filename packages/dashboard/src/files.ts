@@ -66,7 +66,11 @@ export function dashboardFiles(dirOf: () => string) {
       const body = load().assets.get(name);
       const contentType = CONTENT_TYPES[extname(name)];
       if (body === undefined || !contentType) throw new ApiError('not_found', `No dashboard asset ${name}`);
-      return { statusCode: 200, headers: { ...COMMON, 'content-type': contentType, 'cache-control': 'public, max-age=31536000, immutable' }, body };
+      return {
+        statusCode: 200,
+        headers: { ...COMMON, 'content-type': contentType, 'cache-control': 'public, max-age=31536000, immutable' },
+        body,
+      };
     },
   };
 }

@@ -4,7 +4,10 @@ interface LevelIterator {
   close(): Promise<void>;
   return?: (this: LevelIterator) => Promise<IteratorReturnResult<undefined>>;
 }
-type IteratorClasses = Record<'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator', { prototype: LevelIterator }>;
+type IteratorClasses = Record<
+  'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator',
+  { prototype: LevelIterator }
+>;
 
 /** `abstract-level` as the storage dynalite runs on loads it: `path` is the chain of packages that requires it. */
 function abstractLevelThrough(path: readonly string[]): IteratorClasses {

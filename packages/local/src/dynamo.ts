@@ -1,9 +1,21 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createServer, request as forward, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as forward,
+  Agent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
 import { closeDynaliteIterators } from './dynalite-iterators';
@@ -73,7 +85,8 @@ function logRequests(server: Server): RequestLog {
       return { durations: recording.durations, at: recording.durations.push(Number.NaN) - 1 };
     });
     const done = () => {
-      for (const { durations, at } of open) if (Number.isNaN(durations[at])) durations[at] = performance.now() - started;
+      for (const { durations, at } of open)
+        if (Number.isNaN(durations[at])) durations[at] = performance.now() - started;
     };
     res.once('finish', done);
     // A request whose client went away before the answer was sent ends here instead.
@@ -98,7 +111,11 @@ const closeServer = (server: Server) =>
   });
 
 /** DynamoDB on `engine`: on disk under `path`, or in memory without one; on `port` (0 picks a free one). */
-export async function startDynamo(options: { port: number; path?: string; engine?: DynamoEngine }): Promise<EmbeddedDynamo> {
+export async function startDynamo(options: {
+  port: number;
+  path?: string;
+  engine?: DynamoEngine;
+}): Promise<EmbeddedDynamo> {
   const engine = options.engine ?? dynamoEngine();
   if (engine === 'dynamodb-local') return startDynamoDbLocal(options);
   closeDynaliteIterators();
@@ -140,7 +157,10 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     // The environment is passed on as this process has it now (jest gives each test file its own process.env).
-    const child = spawn(process.execPath, [GUARD, String(port), ...(path === undefined ? [] : [resolvePath(path)])], { stdio: 'pipe', env: process.env });
+    const child = spawn(process.execPath, [GUARD, String(port), ...(path === undefined ? [] : [resolvePath(path)])], {
+      stdio: 'pipe',
+      env: process.env,
+    });
     let output = '';
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000);
@@ -152,7 +172,9 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
       child.once('exit', (code, signal) =>
         resolve(
           /java: command not found/.test(output)
-            ? new Error('DynamoDB Local needs Java 17 or later on the PATH (java was not found): install a Java runtime, or use the default engine, dynalite.')
+            ? new Error(
+                'DynamoDB Local needs Java 17 or later on the PATH (java was not found): install a Java runtime, or use the default engine, dynalite.',
+              )
             : new Error(`DynamoDB Local exited (${signal ?? `code ${code}`}) while starting:\n${output}`),
         ),
       );
@@ -177,7 +199,9 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
     // Another process took the port between the probe and the start: try another, a few times.
     const lostPort = outcome instanceof Error && /address already in use|BindException/i.test(outcome.message);
     if (!lostPort || attempt >= 3)
-      throw outcome instanceof Error ? outcome : new Error(`DynamoDB Local did not start within ${DYNAMODB_LOCAL_START_MS} ms:\n${output}`);
+      throw outcome instanceof Error
+        ? outcome
+        : new Error(`DynamoDB Local did not start within ${DYNAMODB_LOCAL_START_MS} ms:\n${output}`);
   }
 }
 
@@ -189,10 +213,13 @@ async function startDynamoDbLocal(options: { port: number; path?: string }): Pro
   const { child, port: jarPort } = await spawnJar(options.path);
   const agent = new Agent({ keepAlive: true });
   const proxy = createServer((req, res) => {
-    const upstream = forward({ host: '127.0.0.1', port: jarPort, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = forward(
+      { host: '127.0.0.1', port: jarPort, method: req.method, path: req.url, headers: req.headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.once('error', (error) => res.destroy(error));
     req.pipe(upstream);
   });
@@ -222,8 +249,16 @@ async function startDynamoDbLocal(options: { port: number; path?: string }): Pro
 }
 /** Creates the table as the CDK stack does, unless it exists; waits until it is ACTIVE. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const keyAttributes = [TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const keyAttributes = [
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ];
   try {
     await client.send(
       new CreateTableCommand({
@@ -240,7 +275,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: index.projection === 'all' ? { ProjectionType: 'ALL' } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
+          Projection:
+            index.projection === 'all'
+              ? { ProjectionType: 'ALL' }
+              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
         })),
       }),
     );

@@ -13,7 +13,9 @@ import { startLocalStack } from './stack';
  * DYNAMO_ENGINE names Amazon DynamoDB Local (which needs Java 17 or later).
  */
 async function main() {
-  const { values } = parseArgs({ options: { memory: { type: 'boolean', default: false }, engine: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { memory: { type: 'boolean', default: false }, engine: { type: 'string' } },
+  });
   const memory = values.memory;
   const engine = dynamoEngine(values.engine ?? process.env.DYNAMO_ENGINE);
   const dataDir = process.env.DATA_DIR || '.data';
@@ -43,17 +45,21 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
-const runFor = () => `after ${process.uptime().toFixed(0)} s, RSS ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB`;
+const runFor = () =>
+  `after ${process.uptime().toFixed(0)} s, RSS ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB`;
 // A stack that dies under load says why, and how far it had come, in its last lines (Node then prints the error and exits).
 process.on('uncaughtExceptionMonitor', (_error, origin) =>
-  console.error(`The local stack is ending on an ${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'} ${runFor()}:`),
+  console.error(
+    `The local stack is ending on an ${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'} ${runFor()}:`,
+  ),
 );
 process.on('exit', (code) => {
   if (code !== 0) console.error(`The local stack exited with code ${code} ${runFor()}`);
 });
 
 main().catch((error: NodeJS.ErrnoException) => {
-  if (error.code === 'EADDRINUSE') console.error(`A port is in use (${error.message}); set PORT / DYNAMODB_PORT, or stop the other stack.`);
+  if (error.code === 'EADDRINUSE')
+    console.error(`A port is in use (${error.message}); set PORT / DYNAMODB_PORT, or stop the other stack.`);
   else console.error(error);
   process.exit(1);
 });

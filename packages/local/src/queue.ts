@@ -80,7 +80,10 @@ class Journal {
       const message = this.pending.get(id);
       if (message) message.receiveCount++;
     }
-    appendFileSync(this.file, messageIds.map((id) => `${JSON.stringify({ received: id } satisfies JournalEntry)}\n`).join(''));
+    appendFileSync(
+      this.file,
+      messageIds.map((id) => `${JSON.stringify({ received: id } satisfies JournalEntry)}\n`).join(''),
+    );
   }
 
   finished(messageId: string): void {
@@ -93,7 +96,10 @@ class Journal {
   private compact(): void {
     const lines = [...this.pending.values()].flatMap(({ receiveCount, ...message }) => [
       `${JSON.stringify({ message } satisfies JournalEntry)}\n`,
-      ...Array.from({ length: receiveCount }, () => `${JSON.stringify({ received: message.messageId } satisfies JournalEntry)}\n`),
+      ...Array.from(
+        { length: receiveCount },
+        () => `${JSON.stringify({ received: message.messageId } satisfies JournalEntry)}\n`,
+      ),
     ]);
     writeFileSync(`${this.file}.tmp`, lines.join(''));
     renameSync(`${this.file}.tmp`, this.file);
@@ -217,7 +223,10 @@ export class InProcessQueue {
     this.journal?.received(batch.map((m) => m.messageId));
     let failed: Set<string>;
     try {
-      const response = await this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(`${this.name}-worker`, this.timeoutMs));
+      const response = await this.handler(
+        { Records: batch.map((m) => this.record(m)) },
+        lambdaContext(`${this.name}-worker`, this.timeoutMs),
+      );
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
       console.error(`queue ${this.name}: the worker failed the whole batch`, error);

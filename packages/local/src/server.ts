@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { lambdaContext } from './context';
-import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { answersHead, ApiError, bodyLimitOf, fieldError, ROUTES, type FunctionName, type Route } from '@cm/contract';
 import { json, payloadTooLarge } from '@cm/runtime';
 
-export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type ApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** API Gateway's hard limit on an integration; the local server gives handlers the same deadline. */
 export const ROUTE_TIMEOUT_MS = 29_000;
@@ -32,7 +42,11 @@ function decodeParam(name: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw fieldError('path', name, 'is not valid percent-encoding (each % takes two hex digits, and the bytes must be UTF-8)');
+    throw fieldError(
+      'path',
+      name,
+      'is not valid percent-encoding (each % takes two hex digits, and the bytes must be UTF-8)',
+    );
   }
 }
 
@@ -67,7 +81,8 @@ const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.\-_~%!$&'()*+,;=]+)(?::\d{1,5})?$/i;
  */
 function hostOf(req: IncomingMessage): string {
   const host = req.headers.host ?? 'localhost';
-  if (!HOST.test(host) || !URL.canParse(`http://${host}`)) throw new ApiError('bad_request', 'The Host header is not a host name or address');
+  if (!HOST.test(host) || !URL.canParse(`http://${host}`))
+    throw new ApiError('bad_request', 'The Host header is not a host name or address');
   return host;
 }
 
@@ -95,10 +110,16 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | nu
   });
 }
 
-const isText = (contentType: string | undefined) => !contentType || /json|text|xml|x-www-form-urlencoded/i.test(contentType);
+const isText = (contentType: string | undefined) =>
+  !contentType || /json|text|xml|x-www-form-urlencoded/i.test(contentType);
 
 /** The API Gateway HTTP API (payload 2.0) event for a request, as the Lambda would receive it. */
-export function toEvent(req: IncomingMessage, body: Buffer, routeKeyValue: string, params: Record<string, string>): APIGatewayProxyEventV2 {
+export function toEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  routeKeyValue: string,
+  params: Record<string, string>,
+): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -143,7 +164,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKeyValue: strin
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
-  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  const body =
+    result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
   res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
   res.end(body);
 }
@@ -193,8 +215,10 @@ function refuseAndEnd(socket: Socket, res: ServerResponse, error: ApiError) {
 
 /** The error a request got from Node's HTTP parser, in the one error shape. */
 function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('headers_too_large', `The request line and headers are over ${maxHeaderSize} bytes`);
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('request_timeout', 'The request did not arrive in time');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new ApiError('headers_too_large', `The request line and headers are over ${maxHeaderSize} bytes`);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new ApiError('request_timeout', 'The request did not arrive in time');
   return new ApiError('bad_request', `The request is not valid HTTP/1.1 (${error.code ?? 'unparseable'})`);
 }
 
@@ -218,7 +242,12 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
       const fn: FunctionName = found?.route.fn ?? 'discovery';
       // As API Gateway names it: a HEAD request has its own route key, served by the GET route's function.
-      const event = toEvent(req, body, found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default', found?.params ?? {});
+      const event = toEvent(
+        req,
+        body,
+        found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default',
+        found?.params ?? {},
+      );
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
       // Answered already (a malformed body, below), or the client is gone.
@@ -264,6 +293,8 @@ export async function listen(server: Server, port: number, name: string): Promis
       resolve();
     });
   });
-  server.on('error', (error: NodeJS.ErrnoException) => console.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`));
+  server.on('error', (error: NodeJS.ErrnoException) =>
+    console.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`),
+  );
   return (server.address() as AddressInfo).port;
 }

@@ -25,20 +25,37 @@ with your AWS credentials and AWS_REGION.`;
 
 const CreateSite = z.object({
   name: z.string().check(z.minLength(1, 'is required')),
-  domain: z.string().check(z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as example.com')),
+  domain: z
+    .string()
+    .check(
+      z.regex(
+        /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+        'must be a host name such as example.com',
+      ),
+    ),
   locale: z._default(z.string().check(z.regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')), 'WW/en'),
 });
 
-const SiteId = z.coerce.number({ error: 'must be a site id' }).check(z.int('must be a site id'), z.positive('must be a site id'));
+const SiteId = z.coerce
+  .number({ error: 'must be a site id' })
+  .check(z.int('must be a site id'), z.positive('must be a site id'));
 
 const RotateKey = z.object({
   site: SiteId,
-  'grace-seconds': z._default(z.coerce.number().check(z.int('must be whole seconds'), z.minimum(0, 'must be 0 or more')), 0),
+  'grace-seconds': z._default(
+    z.coerce.number().check(z.int('must be whole seconds'), z.minimum(0, 'must be 0 or more')),
+    0,
+  ),
 });
 
 const RevokeKey = z
   .object({ site: z.optional(SiteId), key: z.optional(z.string().check(z.startsWith('cmk_', 'must be an API key'))) })
-  .check(z.refine((input) => (input.site === undefined) !== (input.key === undefined), 'give --site ID or --key KEY (one of them)'));
+  .check(
+    z.refine(
+      (input) => (input.site === undefined) !== (input.key === undefined),
+      'give --site ID or --key KEY (one of them)',
+    ),
+  );
 
 const Limit = z.optional(
   z.union([
@@ -55,7 +72,8 @@ const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit });
 function parsed<S extends z.ZodMiniType>(schema: S, values: unknown): z.output<S> | null {
   const input = schema.safeParse(values);
   if (input.success) return input.data;
-  for (const issue of input.error.issues) console.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);
+  for (const issue of input.error.issues)
+    console.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);
   console.error(USAGE);
   return null;
 }
@@ -99,7 +117,11 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (command === 'create') {
-    const input = parsed(CreateSite, { name: values.name, domain: values.domain?.toLowerCase(), locale: values.locale });
+    const input = parsed(CreateSite, {
+      name: values.name,
+      domain: values.domain?.toLowerCase(),
+      locale: values.locale,
+    });
     if (!input) return 2;
     const { site, api_key } = await openStore().sites.create(input);
     console.log(JSON.stringify({ site_id: site.site_id, api_key }));

@@ -93,7 +93,11 @@ function memoryDashboard(): Promise<string> {
 function claimDataDir(dataDir: string, engine: DynamoEngine): void {
   const marker = join(dataDir, 'engine');
   // A directory from before the marker was made by dynalite, the only engine then.
-  const owner = existsSync(marker) ? readFileSync(marker, 'utf8').trim() : existsSync(join(dataDir, 'dynamodb')) ? 'dynalite' : undefined;
+  const owner = existsSync(marker)
+    ? readFileSync(marker, 'utf8').trim()
+    : existsSync(join(dataDir, 'dynamodb'))
+      ? 'dynalite'
+      : undefined;
   if (owner !== undefined && owner !== engine) {
     throw new Error(
       `The data directory ${dataDir} holds ${owner}'s data, not ${engine}'s: set DATA_DIR to another directory for ${engine}, use --memory, or start with --engine ${owner}.`,
@@ -110,12 +114,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const engine = options.engine ?? dynamoEngine();
   const dynamoDir = join(dataDir, 'dynamodb');
   if (!options.memory) claimDataDir(dataDir, engine);
-  const dynamo = await startDynamo({ engine, port: options.dynamoPort ?? 8000, path: options.memory ? undefined : dynamoDir });
+  const dynamo = await startDynamo({
+    engine,
+    port: options.dynamoPort ?? 8000,
+    path: options.memory ? undefined : dynamoDir,
+  });
   let server: Server | undefined;
   try {
     await ensureTable(dynamo.endpoint, tableName);
     // The dashboard's app, built as the function's bundling builds it; its handler reads the folder.
-    process.env.DASHBOARD_DIR = options.memory ? await memoryDashboard() : await builtDashboard(join(dataDir, 'dashboard'));
+    process.env.DASHBOARD_DIR = options.memory
+      ? await memoryDashboard()
+      : await builtDashboard(join(dataDir, 'dashboard'));
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     resetServices();
@@ -140,27 +150,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.queues,
       ...(options.memory ? {} : { journal: join(dataDir, 'queues', `${name}.jsonl`) }),
     });
-    const queues = Object.fromEntries(WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name))])) as Record<
-      WorkerName,
-      InProcessQueue
-    >;
+    const queues = Object.fromEntries(
+      WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name))]),
+    ) as Record<WorkerName, InProcessQueue>;
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
       const all = Object.values(queues);
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
     };
 
-    const runSchedule = async () => (await monitorSchedule(scheduledEvent(new Date()), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS))).queued;
+    const runSchedule = async () =>
+      (await monitorSchedule(scheduledEvent(new Date()), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS)))
+        .queued;
     // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
     const timers = options.schedules ?? true;
     const schedule = timers
-      ? setInterval(() => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)), MONITOR_EVERY_MS)
+      ? setInterval(
+          () => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)),
+          MONITOR_EVERY_MS,
+        )
       : undefined;
     schedule?.unref();
     // The research sweep, as its EventBridge rule runs it on AWS.
-    const sweep = async () => researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
+    const sweep = async () =>
+      researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
     const sweeper = timers
-      ? setInterval(() => void sweep().catch((error: unknown) => console.error('research sweep failed', error)), RESEARCH_SWEEP_MINUTES * 60_000)
+      ? setInterval(
+          () => void sweep().catch((error: unknown) => console.error('research sweep failed', error)),
+          RESEARCH_SWEEP_MINUTES * 60_000,
+        )
       : undefined;
     sweeper?.unref();
 

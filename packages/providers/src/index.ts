@@ -1,5 +1,12 @@
 export * from './types';
 export { resolveAll } from './resolve';
-export { SandboxKeywordData, SandboxBacklinkData, SandboxResearch, SANDBOX_RESEARCH_MS, sandboxHasNoData, sandboxReferringDomains } from './sandbox';
+export {
+  SandboxKeywordData,
+  SandboxBacklinkData,
+  SandboxResearch,
+  SANDBOX_RESEARCH_MS,
+  sandboxHasNoData,
+  sandboxReferringDomains,
+} from './sandbox';
 export * from './dataforseo';
 export * from './prices';

@@ -41,7 +41,8 @@ const SERP_PAGE = 10;
 export function dataForSeoPrice(endpoint: string, items?: number): number {
   const price = DATAFORSEO_PRICES[endpoint] ?? DATAFORSEO_UNKNOWN;
   const size = items ?? price.itemsByDefault;
-  if (endpoint.startsWith('serp/')) return roundUsd(price.task + price.perItem * Math.max(0, Math.ceil(size / SERP_PAGE) - 1));
+  if (endpoint.startsWith('serp/'))
+    return roundUsd(price.task + price.perItem * Math.max(0, Math.ceil(size / SERP_PAGE) - 1));
   return roundUsd(price.task + price.perItem * size);
 }
 

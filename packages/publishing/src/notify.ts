@@ -10,14 +10,20 @@ const UNMATCHED: NotifyResult = { ok: true, matched: false, relink: 'skipped', a
 const STALE: NotifyResult = { ok: true, matched: true, relink: 'skipped', applied: false, reason: 'stale' };
 
 const sameLiveState = (a: LiveState, b: LiveState): boolean => a.status === b.status && a.deleted === b.deleted;
-const clockMoves = (siteClock: string | null, at: string | null): boolean => at !== null && (siteClock === null || Date.parse(at) > Date.parse(siteClock));
+const clockMoves = (siteClock: string | null, at: string | null): boolean =>
+  at !== null && (siteClock === null || Date.parse(at) > Date.parse(siteClock));
 
 /**
  * Applies the site's change to the page's state and queues relink when what readers can reach
  * changed (docs/api.md#notify). The write is optimistic, so concurrent notifies each see the state
  * they change.
  */
-export async function notifyChange(ctx: PublishingContext, siteId: number, input: NotifyInput, now = new Date()): Promise<NotifyResult> {
+export async function notifyChange(
+  ctx: PublishingContext,
+  siteId: number,
+  input: NotifyInput,
+  now = new Date(),
+): Promise<NotifyResult> {
   if (pageTypeOfId(input.id) !== input.type) return UNMATCHED;
   const { pages } = ctx.store;
   const receivedAt = now.toISOString();

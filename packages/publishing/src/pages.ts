@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { notFound, type CommunityAnswerInput, type PageList, type PageListQuery, type PageRecord, type PageType } from '@cm/contract';
+import {
+  notFound,
+  type CommunityAnswerInput,
+  type PageList,
+  type PageListQuery,
+  type PageRecord,
+  type PageType,
+} from '@cm/contract';
 import { pageId, pageRecord, pageTypeOfId, suppressedLinks, visitorUrl } from '@cm/core';
 import type { Store } from '@cm/store';
 
@@ -14,7 +21,13 @@ export async function readPage(store: Store, siteId: number, type: PageType, id:
  * The page with `query.slug`, or a listing of the site's pages of that type, newest first, each with its
  * visitor URL and, when asked, the links relink keeps from its readers.
  */
-export async function findPages(store: Store, siteId: number, type: PageType, query: PageListQuery, baseUrl: string): Promise<PageRecord | PageList> {
+export async function findPages(
+  store: Store,
+  siteId: number,
+  type: PageType,
+  query: PageListQuery,
+  baseUrl: string,
+): Promise<PageRecord | PageList> {
   if (query.slug !== undefined) return readPage(store, siteId, type, pageId(siteId, type, query.slug));
   const listing = await store.pages.list(siteId, type, query);
   const suppressed =
@@ -42,8 +55,16 @@ export function questionId(id: string): string {
 }
 
 /** Sets the site-owned summary of a question, which no publish touches. */
-export async function setQuestionSummary(store: Store, siteId: number, id: string, summary: string | null, now = new Date()): Promise<PageRecord> {
-  const page = (await store.pages.setSummary(siteId, questionId(id), summary, now.toISOString())) ? await store.pages.get(siteId, 'question', id) : null;
+export async function setQuestionSummary(
+  store: Store,
+  siteId: number,
+  id: string,
+  summary: string | null,
+  now = new Date(),
+): Promise<PageRecord> {
+  const page = (await store.pages.setSummary(siteId, questionId(id), summary, now.toISOString()))
+    ? await store.pages.get(siteId, 'question', id)
+    : null;
   if (!page) throw notFound(`No question with id ${id}`);
   return pageRecord(page);
 }
@@ -57,6 +78,7 @@ export async function addCommunityAnswer(
   now = new Date(),
 ): Promise<{ answer_id: string }> {
   const answer = { answer_id: randomUUID(), author: input.author, blocks: input.blocks, created_at: now.toISOString() };
-  if (!(await store.pages.addCommunityAnswer(siteId, questionId(id), answer))) throw notFound(`No question with id ${id}`);
+  if (!(await store.pages.addCommunityAnswer(siteId, questionId(id), answer)))
+    throw notFound(`No question with id ${id}`);
   return { answer_id: answer.answer_id };
 }

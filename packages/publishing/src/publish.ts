@@ -36,10 +36,16 @@ export async function publishPage(
   await suppressUnreachableLinks(ctx, siteId, { ...page, version }, addedLinks, now);
   const live = isLive(doc.status, false);
   // A new page was not live before: pages that linked to it ahead of its publish get their links back.
-  const changed = previous ? liveChanged(previous, { status: doc.status, deleted: false }) : live && (await linkIndex.hasLinkingPages(siteId, id));
+  const changed = previous
+    ? liveChanged(previous, { status: doc.status, deleted: false })
+    : live && (await linkIndex.hasLinkingPages(siteId, id));
   // Marked before it is queued: a later call sees the relink still owed if queueing fails.
   if (changed) await pages.markRelinkPending(siteId, input.type, id, now);
-  await queueOwedRelink(ctx, { siteId, ...page }, { changedAt: changed ? now : null, pendingSince: previous?.relink_pending });
+  await queueOwedRelink(
+    ctx,
+    { siteId, ...page },
+    { changedAt: changed ? now : null, pendingSince: previous?.relink_pending },
+  );
   return {
     id,
     type: input.type,
@@ -71,7 +77,8 @@ async function suppressUnreachableLinks(
     return type ? [{ id: target, type }] : [];
   });
   if (refs.length === 0) return;
-  const reachable = (states: Map<string, LinkTarget>) => new Set(refs.filter((ref) => states.get(ref.id)?.live).map((ref) => ref.id));
+  const reachable = (states: Map<string, LinkTarget>) =>
+    new Set(refs.filter((ref) => states.get(ref.id)?.live).map((ref) => ref.id));
   const live = reachable(await pages.linkTargets(siteId, refs, { consistent: true }));
   const unreachable = refs.filter((ref) => !live.has(ref.id));
   if (unreachable.length === 0) return;
@@ -96,7 +103,10 @@ const jsonStringBytes = (text: string): number => new TextEncoder().encode(JSON.
  * A page is stored only if it can be read back: its read reply and its visitor page must each fit one
  * Lambda reply once escaped as JSON (quotes, backslashes and control characters take more room there).
  */
-function assertReadable(publish: { siteId: number; type: PageType; id: string; doc: PageDoc; now: string }, pageUrl: string): void {
+function assertReadable(
+  publish: { siteId: number; type: PageType; id: string; doc: PageDoc; now: string },
+  pageUrl: string,
+): void {
   const { siteId, type, id, doc, now } = publish;
   // The page as it will read right after this publish: nothing suppressed, no site-owned parts yet.
   const page: PageState = {

@@ -23,7 +23,12 @@ export async function queueOwedRelink(
 ): Promise<'queued' | 'skipped'> {
   const requestedAt = owed.changedAt ?? owed.pendingSince;
   if (requestedAt) {
-    const message: RelinkMessage = { site_id: target.siteId, target_id: target.id, target_type: target.type, requested_at: requestedAt };
+    const message: RelinkMessage = {
+      site_id: target.siteId,
+      target_id: target.id,
+      target_type: target.type,
+      requested_at: requestedAt,
+    };
     await ctx.enqueue('relink', message);
   }
   return owed.changedAt ? 'queued' : 'skipped';
@@ -44,7 +49,9 @@ export async function relinkStep(ctx: PublishingContext, message: RelinkMessage,
   const at = now.toISOString();
   for (let i = 0; i < batch.pages.length; i += PARALLEL_WRITES) {
     await Promise.all(
-      batch.pages.slice(i, i + PARALLEL_WRITES).map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
+      batch.pages
+        .slice(i, i + PARALLEL_WRITES)
+        .map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
     );
   }
   if (batch.cursor) await ctx.enqueue('relink', { ...message, cursor: batch.cursor } satisfies RelinkMessage);

@@ -1,5 +1,15 @@
 import { ApiError, type PageType } from '@cm/contract';
-import { pageBlocks, pageId, pageTypeOfId, readerRecord, renderedLinkTargets, renderPage, renderUnavailable, UNAVAILABLE, visitorUrl } from '@cm/core';
+import {
+  pageBlocks,
+  pageId,
+  pageTypeOfId,
+  readerRecord,
+  renderedLinkTargets,
+  renderPage,
+  renderUnavailable,
+  UNAVAILABLE,
+  visitorUrl,
+} from '@cm/core';
 import type { LinkTarget, Store, StoredPage } from '@cm/store';
 
 /**
@@ -7,7 +17,8 @@ import type { LinkTarget, Store, StoredPage } from '@cm/store';
  * or a draft) and 410 (deleted) with their own HTML, and the same in the API's error shape for a client
  * that asks for JSON.
  */
-export type VisitorPage = { status: 200; html: string; modifiedAt: Date } | { status: 404 | 410; html: string; error: ApiError };
+export type VisitorPage =
+  { status: 200; html: string; modifiedAt: Date } | { status: 404 | 410; html: string; error: ApiError };
 
 /** The 404 or 410 page. */
 export function unavailablePage(status: 404 | 410): VisitorPage {
@@ -19,7 +30,13 @@ export function unavailablePage(status: 404 | 410): VisitorPage {
  * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages
  * render only while their target is live (relink), so the targets' states are read in one batch.
  */
-export async function visitorPage(store: Store, baseUrl: string, siteId: number, type: PageType, slug: string): Promise<VisitorPage> {
+export async function visitorPage(
+  store: Store,
+  baseUrl: string,
+  siteId: number,
+  type: PageType,
+  slug: string,
+): Promise<VisitorPage> {
   const { pages } = store;
   const page = await pages.get(siteId, type, pageId(siteId, type, slug));
   if (!page) return unavailablePage(404);

@@ -33,6 +33,8 @@ export const queuedPriceUsd: ToolContext['queuedPriceUsd'] = (work) => {
     const paid = researchSource(config.research) !== 'sandbox' || config.sandboxListPrices;
     return paid ? webResearchPrice(work.research, config.research.bedrockModelId) : 0;
   }
-  const paid = Boolean(config.dataforseo.secret || (config.dataforseo.login && config.dataforseo.password)) || config.sandboxListPrices;
+  const paid =
+    Boolean(config.dataforseo.secret || (config.dataforseo.login && config.dataforseo.password)) ||
+    config.sandboxListPrices;
   return paid ? roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0)) : 0;
 };

@@ -63,7 +63,8 @@ export const DEFAULT_BEDROCK_MODEL = 'us.anthropic.claude-haiku-4-5-20251001-v1:
 function usdOf(name: string, value: string | undefined): number | null {
   if (!value) return null;
   const usd = Number(value);
-  if (!Number.isFinite(usd) || usd < 0) throw new Error(`${name} must be a number of USD, 0 or more (not ${JSON.stringify(value)})`);
+  if (!Number.isFinite(usd) || usd < 0)
+    throw new Error(`${name} must be a number of USD, 0 or more (not ${JSON.stringify(value)})`);
   return usd;
 }
 

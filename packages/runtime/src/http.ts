@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod/mini';
-import { ApiError, bodyLimitOf, fieldError, ROUTE_TABLE, routeKey, servedRouteKey, SERVICE_LIMITS, validationError, type FunctionName } from '@cm/contract';
+import {
+  ApiError,
+  bodyLimitOf,
+  fieldError,
+  ROUTE_TABLE,
+  routeKey,
+  servedRouteKey,
+  SERVICE_LIMITS,
+  validationError,
+  type FunctionName,
+} from '@cm/contract';
 import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -23,7 +33,8 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
  * else. No script runs (the JSON-LD block is data, which CSP does not block), no styles or fonts load,
  * no other site may frame the page, and it has no forms or base URL to subvert.
  */
-const VISITOR_CSP = "default-src 'none'; img-src http: https:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const VISITOR_CSP =
+  "default-src 'none'; img-src http: https:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export const html = (statusCode: number, body: string, headers: Record<string, string> = {}): ApiResult => ({
   statusCode,
@@ -48,13 +59,16 @@ const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}, stale
 export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date): ApiResult {
   const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
   const validators = { etag, 'last-modified': modifiedAt.toUTCString(), 'cache-control': CACHEABLE };
-  return notModified(event.headers, etag, modifiedAt) ? { statusCode: 304, headers: validators } : html(200, body, validators);
+  return notModified(event.headers, etag, modifiedAt)
+    ? { statusCode: 304, headers: validators }
+    : html(200, body, validators);
 }
 
 function notModified(headers: ApiEvent['headers'], etag: string, modifiedAt: Date): boolean {
   const ifNoneMatch = headers['if-none-match'];
   // Weak comparison: a cache may send our tag back as W/"…".
-  if (ifNoneMatch !== undefined) return ifNoneMatch.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')));
+  if (ifNoneMatch !== undefined)
+    return ifNoneMatch.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')));
   const since = Date.parse(headers['if-modified-since'] ?? '');
   // HTTP dates have whole seconds.
   return Number.isFinite(since) && Math.floor(modifiedAt.getTime() / 1000) * 1000 <= since;
@@ -107,7 +121,11 @@ const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
     const { log } = observationOf(request.context);
     if (error instanceof ApiError) {
       request.response = json(error.status, error.toBody(), error.headers);
-      const line = { status: error.status, code: error.code, ...(error === request.error ? {} : { cause: request.error?.message }) };
+      const line = {
+        status: error.status,
+        code: error.code,
+        ...(error === request.error ? {} : { cause: request.error?.message }),
+      };
       if (error.status >= 500) log.warn('answered with an error', line);
       else log.info('answered', line);
       return;
@@ -133,7 +151,8 @@ export function serviceUnavailable(message: string): ApiError {
  * of the tools (POST).
  */
 function apiErrorOf(error: unknown, event: ApiEvent): unknown {
-  if (error instanceof InvalidCursor) return fieldError(event.requestContext.http.method === 'GET' ? 'query' : 'body', 'cursor', error.message);
+  if (error instanceof InvalidCursor)
+    return fieldError(event.requestContext.http.method === 'GET' ? 'query' : 'body', 'cursor', error.message);
   if (error instanceof StoreUnavailable) return serviceUnavailable('The data store cannot be reached');
   return error;
 }
@@ -141,7 +160,9 @@ function apiErrorOf(error: unknown, event: ApiEvent): unknown {
 /** `413 payload_too_large`: the body is over `limitBytes` (`bytes` long, when it was read whole). */
 export function payloadTooLarge(limitBytes: number, bytes?: number): ApiError {
   const size = bytes === undefined ? `over ${limitBytes} bytes` : `${bytes} bytes`;
-  return new ApiError('payload_too_large', `The body is ${size}; the limit is ${limitBytes}`, { limit_bytes: limitBytes });
+  return new ApiError('payload_too_large', `The body is ${size}; the limit is ${limitBytes}`, {
+    limit_bytes: limitBytes,
+  });
 }
 
 /** Whether JSON text nests arrays and objects deeper than `max` levels: one pass over the text, no recursion. */
@@ -168,7 +189,8 @@ function nestsDeeperThan(text: string, max: number): boolean {
  */
 const headRequests = (): middy.MiddlewareObj<ApiEvent, ApiResult> => {
   const withoutBody = (request: middy.Request<ApiEvent, ApiResult>) => {
-    if (request.event.requestContext.http.method === 'HEAD' && request.response) request.response = { ...request.response, body: '' };
+    if (request.event.requestContext.http.method === 'HEAD' && request.response)
+      request.response = { ...request.response, body: '' };
   };
   return {
     before: async ({ event }) => {
@@ -243,7 +265,11 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
       throw serviceUnavailable('The request did not finish in time');
     },
   })
-    .use(observed<ApiEvent, ApiResult>((event, observation) => observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId })))
+    .use(
+      observed<ApiEvent, ApiResult>((event, observation) =>
+        observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId }),
+      ),
+    )
     .use(headRequests())
     .use(errorReplies())
     .use(jsonBody(state))

@@ -3,7 +3,12 @@ import * as z from 'zod/mini';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   ApiError,
   FindPagesInput,
@@ -247,7 +252,9 @@ async function callRoute(fn: FunctionName, event: ApiEvent): Promise<Json> {
   const reply = await invoke(fn, event);
   let body: unknown;
   try {
-    body = reply.body ? JSON.parse(reply.isBase64Encoded ? Buffer.from(reply.body, 'base64').toString('utf8') : reply.body) : {};
+    body = reply.body
+      ? JSON.parse(reply.isBase64Encoded ? Buffer.from(reply.body, 'base64').toString('utf8') : reply.body)
+      : {};
   } catch {
     throw new ApiError('internal_error', `${fn} answered ${reply.statusCode} without JSON`);
   }
@@ -296,7 +303,8 @@ function decodeCursor(cursor: string | undefined): PagesCursor {
   if (!cursor) return { t: 0 };
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as PagesCursor;
-    if (Number.isInteger(value.t) && value.t >= 0 && (value.c === undefined || typeof value.c === 'string')) return value;
+    if (Number.isInteger(value.t) && value.t >= 0 && (value.c === undefined || typeof value.c === 'string'))
+      return value;
   } catch {
     // answered below
   }
@@ -322,7 +330,11 @@ async function findPages(caller: Caller, args: Json): Promise<Json> {
   let at = decodeCursor(input.cursor);
   const pages: z.output<typeof FindPagesResult>['pages'] = [];
   let examined = 0;
-  for (let reads = 0; reads < 10 && at.t < types.length && pages.length < input.limit && examined < LIMITS.findPagesScan; reads++) {
+  for (
+    let reads = 0;
+    reads < 10 && at.t < types.length && pages.length < input.limit && examined < LIMITS.findPagesScan;
+    reads++
+  ) {
     const type = types[at.t]!;
     const path = `/${type}s`;
     const limit = Math.min(input.limit - pages.length, LIMITS.findPagesScan - examined);
@@ -330,7 +342,16 @@ async function findPages(caller: Caller, args: Json): Promise<Json> {
     if (at.c) query.cursor = at.c;
     if (input.status) query.status = input.status;
     const list = (await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query }))) as {
-      items: { id: string; slug: string; title?: string; question?: string; status: string; live: boolean; deleted: boolean; updated_at: string }[];
+      items: {
+        id: string;
+        slug: string;
+        title?: string;
+        question?: string;
+        status: string;
+        live: boolean;
+        deleted: boolean;
+        updated_at: string;
+      }[];
       next_cursor: string | null;
     };
     examined += list.items.length;
@@ -428,7 +449,10 @@ async function fitted(caller: Caller, name: string, args: Json, result: Json): P
   };
 }
 
-const errorResult = (body: Json): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
+const errorResult = (body: Json): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+});
 
 async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
   try {
@@ -438,10 +462,14 @@ async function callTool(caller: Caller, name: string, args: Json): Promise<CallT
     else if (name === 'get_job') result = await getJob(caller, args);
     else if (name === 'get_usage') result = await getUsage(caller, args);
     else if (name === 'find_pages') result = await findPages(caller, args);
-    else throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, { name });
+    else
+      throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, {
+        name,
+      });
     const { result: shown, note } = await fitted(caller, name, args, result);
     const meta: Json = { ...metaOf(shown), ...(note ?? {}) };
-    if ((shown.status === 'queued' || shown.status === 'running') && typeof shown.job_id === 'string') meta.retry_after_ms = LIMITS.jobRetryAfterMs;
+    if ((shown.status === 'queued' || shown.status === 'running') && typeof shown.job_id === 'string')
+      meta.retry_after_ms = LIMITS.jobRetryAfterMs;
     const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(shown) }];
     if (note) content.push({ type: 'text', text: JSON.stringify(note) });
     return { structuredContent: shown, content, _meta: meta };
@@ -455,16 +483,24 @@ async function callTool(caller: Caller, name: string, args: Json): Promise<CallT
 
 /** A fresh MCP server for one request, its tool calls scoped to the caller's site. */
 function mcpServer(caller: Caller): Server {
-  const server = new Server({ name: 'content-research', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server(
+    { name: 'content-research', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(caller, request.params.name, (request.params.arguments ?? {}) as Json));
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    callTool(caller, request.params.name, (request.params.arguments ?? {}) as Json),
+  );
   return server;
 }
 
 /** One POST /mcp request, after its origin and key were checked. */
 async function handleMcp(request: Request, caller: Caller): Promise<Response> {
   const server = mcpServer(caller);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request);
@@ -474,7 +510,12 @@ async function handleMcp(request: Request, caller: Caller): Promise<Response> {
 }
 
 const notAllowed = () =>
-  new ApiError('method_not_allowed', `${MCP_PATH} takes POST only: the endpoint is stateless and streams nothing`, {}, { allow: 'POST' });
+  new ApiError(
+    'method_not_allowed',
+    `${MCP_PATH} takes POST only: the endpoint is stateless and streams nothing`,
+    {},
+    { allow: 'POST' },
+  );
 
 const handlers: Handlers = {
   [`GET ${MCP_PATH}`]: async () => {
@@ -485,7 +526,8 @@ const handlers: Handlers = {
   },
   [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
     const origin = event.headers.origin;
-    if (origin !== undefined && !originAllowed(origin)) throw new ApiError('origin_not_allowed', `Origin ${origin} may not call this endpoint`, { origin });
+    if (origin !== undefined && !originAllowed(origin))
+      throw new ApiError('origin_not_allowed', `Origin ${origin} may not call this endpoint`, { origin });
     const apiKey = apiKeyOf(event.headers);
     if (!apiKey) throw unauthorized('Send the API key as X-API-Key or Authorization: Bearer');
     const siteId = await siteOfKey(apiKey);

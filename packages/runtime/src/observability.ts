@@ -49,7 +49,10 @@ export class Observation {
   ) {}
 
   static start(context: Context): Observation {
-    const log = new InvocationLogger(containerColdStart, { serviceName: SERVICE_NAME, logLevel: logger.getLevelName() });
+    const log = new InvocationLogger(containerColdStart, {
+      serviceName: SERVICE_NAME,
+      logLevel: logger.getLevelName(),
+    });
     containerColdStart = false;
     log.addContext(context);
     return new Observation(log, new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger: log }));
@@ -100,7 +103,9 @@ export function observationOf(context: Context): Observation {
  * middy: starts an Observation per invocation (`onStart` adds what the event tells, such as its
  * route) and publishes its metrics when the invocation ends, also when it fails.
  */
-export function observed<E, R>(onStart?: (event: E, observation: Observation) => void): middy.MiddlewareObj<E, R, Error, Context> {
+export function observed<E, R>(
+  onStart?: (event: E, observation: Observation) => void,
+): middy.MiddlewareObj<E, R, Error, Context> {
   const flush = async (request: middy.Request<E, R, Error, Context>) => observations.get(request.context)?.flush();
   return {
     before: async (request) => {

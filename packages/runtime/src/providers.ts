@@ -18,7 +18,8 @@ import type { DataForSeoConfig, ResearchConfig } from './config';
 export async function readSecret<K extends string>(secretId: string, fields: readonly K[]): Promise<Record<K, string>> {
   // Imported when read, so only the functions that read a secret bundle the Secrets Manager client.
   const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const value = ((await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds })) ?? {}) as Partial<Record<K, unknown>>;
+  const value = ((await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds })) ??
+    {}) as Partial<Record<K, unknown>>;
   const missing = fields.filter((field) => typeof value[field] !== 'string' || !value[field]);
   if (missing.length > 0) {
     // Not kept either: the secret may be completed at any moment.
@@ -54,4 +55,5 @@ export async function selectKeywordData(config: DataForSeoConfig): Promise<Keywo
 }
 
 /** The `data_source` web research will have, known without building the provider (which only the worker does). */
-export const researchSource = (config: ResearchConfig): string => (config.tavilyApiKey || config.tavilySecret ? WEB_RESEARCH : 'sandbox');
+export const researchSource = (config: ResearchConfig): string =>
+  config.tavilyApiKey || config.tavilySecret ? WEB_RESEARCH : 'sandbox';

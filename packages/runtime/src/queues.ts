@@ -25,7 +25,9 @@ function sqsTransport(): QueueTransport {
   const client = new SQSClient({});
   return {
     send: async (queue, body, delaySeconds) => {
-      await client.send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body, DelaySeconds: delaySeconds }));
+      await client.send(
+        new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body, DelaySeconds: delaySeconds }),
+      );
     },
   };
 }

@@ -43,6 +43,7 @@ let cached: { config: Config; apiKey: string | null; provider: ResearchProvider 
 export async function getResearch(): Promise<ResearchProvider> {
   const config = getConfig();
   const apiKey = await tavilyKey(config);
-  if (cached?.config !== config || cached.apiKey !== apiKey) cached = { config, apiKey, provider: researchWith(config, apiKey) };
+  if (cached?.config !== config || cached.apiKey !== apiKey)
+    cached = { config, apiKey, provider: researchWith(config, apiKey) };
   return cached.provider;
 }

@@ -10,7 +10,10 @@ let store: Store | undefined;
 export function getStore(): Store {
   if (!store) {
     const { dynamoEndpoint, dynamoRequestTimeoutMs, region, tableName } = getConfig();
-    store = createStore(createDocumentClient({ endpoint: dynamoEndpoint, region, requestTimeoutMs: dynamoRequestTimeoutMs }), tableName);
+    store = createStore(
+      createDocumentClient({ endpoint: dynamoEndpoint, region, requestTimeoutMs: dynamoRequestTimeoutMs }),
+      tableName,
+    );
   }
   return store;
 }

@@ -97,7 +97,11 @@ async function runTool<I>(
 }
 
 /** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
-export function tool<I>(name: ToolName, run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>, wiring: ToolWiring = {}) {
+export function tool<I>(
+  name: ToolName,
+  run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>,
+  wiring: ToolWiring = {},
+) {
   const spec = toolSpec(name);
   if (!spec) throw new Error(`no tool ${name}`);
   return api(TOOL_FUNCTIONS[name], {

@@ -11,10 +11,16 @@ import { observationOf, observed, type Observation } from './observability';
  * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
  * dead-letter queue.
  */
-export function sqsWorker<S extends z.ZodMiniType>(schema: S, handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>) {
+export function sqsWorker<S extends z.ZodMiniType>(
+  schema: S,
+  handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>,
+) {
   const processor = new BatchProcessor(EventType.SQS);
   const onRecord = (invocation: Observation) => async (record: SQSRecord) => {
-    const observation = invocation.child({ message_id: record.messageId, receive_count: Number(record.attributes.ApproximateReceiveCount) });
+    const observation = invocation.child({
+      message_id: record.messageId,
+      receive_count: Number(record.attributes.ApproximateReceiveCount),
+    });
     try {
       let body: unknown;
       try {
@@ -28,17 +34,28 @@ export function sqsWorker<S extends z.ZodMiniType>(schema: S, handle: (message: 
       if (typeof siteId === 'number') observation.keys({ site_id: siteId });
       await handle(parsed.data, observation, record);
     } catch (error) {
-      observation.log.error('message failed; SQS delivers it again, or moves it to the dead-letter queue', error as Error);
+      observation.log.error(
+        'message failed; SQS delivers it again, or moves it to the dead-letter queue',
+        error as Error,
+      );
       throw error;
     }
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(observed<SQSEvent, SQSBatchResponse>())
-    .handler((event, context) => processPartialResponse(event, onRecord(observationOf(context)), processor, { context, throwOnFullBatchFailure: false }));
+    .handler((event, context) =>
+      processPartialResponse(event, onRecord(observationOf(context)), processor, {
+        context,
+        throwOnFullBatchFailure: false,
+      }),
+    );
 }
 
 /** A scheduled (EventBridge) function: its run, with an Observation, and a log line of what it did. */
-export function scheduled<R extends Record<string, unknown>>(name: string, run: (observation: Observation) => Promise<R>) {
+export function scheduled<R extends Record<string, unknown>>(
+  name: string,
+  run: (observation: Observation) => Promise<R>,
+) {
   return middy<ScheduledEvent, R, Error, Context>()
     .use(observed<ScheduledEvent, R>())
     .handler(async (_event, context) => {

@@ -42,7 +42,9 @@ export async function batchGet(
             [table]: {
               Keys: pending,
               ...(options.consistent ? { ConsistentRead: true } : {}),
-              ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
+              ...(projection
+                ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                : {}),
             },
           },
         }),

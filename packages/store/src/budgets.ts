@@ -23,7 +23,8 @@ export interface WindowState {
 }
 
 export type ReserveOutcome =
-  { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> } | { reserved: false; window: 'day' | 'month'; state: WindowState };
+  | { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> }
+  | { reserved: false; window: 'day' | 'month'; state: WindowState };
 
 /** A counter item and the windows (attribute prefixes) a reservation on it counts in. */
 interface Counter {
@@ -50,7 +51,11 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 function counterOf(scope: SpendScope, day: SpendDay): Counter {
   const month = day.slice(0, 7);
   if (scope === 'deployment') {
-    return { key: deploymentSpendKey(day), windows: [{ name: 'day', prefix: 'd' }], expiresAt: epochSeconds(`${day}T00:00:00Z`) + 3 * DAY_SECONDS };
+    return {
+      key: deploymentSpendKey(day),
+      windows: [{ name: 'day', prefix: 'd' }],
+      expiresAt: epochSeconds(`${day}T00:00:00Z`) + 3 * DAY_SECONDS,
+    };
   }
   const next = new Date(`${month}-01T00:00:00Z`);
   next.setUTCMonth(next.getUTCMonth() + 1);
@@ -72,7 +77,10 @@ const stateOf = (item: Record<string, unknown> | undefined, prefix: string): Win
 });
 
 /** Every window of a counter as its item holds it. */
-const windowsOf = (counter: Counter, item: Record<string, unknown> | undefined): Partial<Record<'day' | 'month', WindowState>> =>
+const windowsOf = (
+  counter: Counter,
+  item: Record<string, unknown> | undefined,
+): Partial<Record<'day' | 'month', WindowState>> =>
   Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(item, w.prefix)]));
 
 /** A site's limits as its budget item holds them (none stored: no limits). */
@@ -96,7 +104,9 @@ export class BudgetStore {
   ) {}
 
   async limits(siteId: number): Promise<BudgetLimits> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: budgetKey(siteId), ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: budgetKey(siteId), ConsistentRead: true }),
+    );
     return limitsOf(out.Item);
   }
 
@@ -138,8 +148,12 @@ export class BudgetStore {
     const first = await this.tryReserve(counter, holdId, estimate, limits, leaseUntil);
     if (first) return first;
     const item = await this.item(counter);
-    const expired = Object.entries(item ?? {}).filter(([name, hold]) => name.startsWith(HOLD) && (hold as StoredHold).x <= Date.now());
-    const reclaimed = await Promise.all(expired.map(([name, hold]) => this.reclaim(counter.key, name, hold as StoredHold)));
+    const expired = Object.entries(item ?? {}).filter(
+      ([name, hold]) => name.startsWith(HOLD) && (hold as StoredHold).x <= Date.now(),
+    );
+    const reclaimed = await Promise.all(
+      expired.map(([name, hold]) => this.reclaim(counter.key, name, hold as StoredHold)),
+    );
     const again = reclaimed.some(Boolean) ? await this.tryReserve(counter, holdId, estimate, limits, leaseUntil) : null;
     if (again) return again;
     const latest = reclaimed.some(Boolean) ? await this.item(counter) : item;
@@ -168,7 +182,11 @@ export class BudgetStore {
     const counter = counterOf(scope, day);
     // Names are given only for the attributes each update uses: DynamoDB refuses unused ones.
     const names = (parts: string[]) =>
-      Object.fromEntries(counter.windows.flatMap((w, i) => parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part as keyof typeof PARTS]}`])));
+      Object.fromEntries(
+        counter.windows.flatMap((w, i) =>
+          parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part as keyof typeof PARTS]}`]),
+        ),
+      );
     const spend = counter.windows.flatMap((_w, i) => [`#s${i} :billed`, ...(simulated ? [`#m${i} :billed`] : [])]);
     const spendParts = simulated ? ['s', 'm'] : ['s'];
     try {
@@ -179,7 +197,11 @@ export class BudgetStore {
           UpdateExpression: `REMOVE #hold ADD ${[...spend, ...counter.windows.flatMap((_w, i) => [`#c${i} :delta`, `#r${i} :unreserve`])].join(', ')}`,
           ConditionExpression: 'attribute_exists(#hold)',
           ExpressionAttributeNames: { ...names([...spendParts, 'c', 'r']), '#hold': `${HOLD}${holdId}` },
-          ExpressionAttributeValues: { ':billed': billed, ':delta': roundUsd(billed - estimate), ':unreserve': -estimate },
+          ExpressionAttributeValues: {
+            ':billed': billed,
+            ':delta': roundUsd(billed - estimate),
+            ':unreserve': -estimate,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );

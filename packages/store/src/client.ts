@@ -30,8 +30,18 @@ const THROTTLED = new Set(['ThrottlingException', 'ProvisionedThroughputExceeded
 
 /** Whether a failure, after the retries, says DynamoDB cannot serve now (rather than that the request was wrong). */
 function unavailable(error: unknown): boolean {
-  const { name = '', code = '', message = '', $fault } = error as { name?: string; code?: string; message?: string; $fault?: string };
-  return name === 'TimeoutError' || CONNECTION_FAILURE.test(`${code} ${message}`) || $fault === 'server' || THROTTLED.has(name);
+  const {
+    name = '',
+    code = '',
+    message = '',
+    $fault,
+  } = error as { name?: string; code?: string; message?: string; $fault?: string };
+  return (
+    name === 'TimeoutError' ||
+    CONNECTION_FAILURE.test(`${code} ${message}`) ||
+    $fault === 'server' ||
+    THROTTLED.has(name)
+  );
 }
 
 export function createDocumentClient(options: ClientOptions = {}): DynamoDBDocumentClient {

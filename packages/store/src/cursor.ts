@@ -2,7 +2,8 @@ import { InvalidCursor } from './errors';
 
 /* A cursor carries only sort-key positions; the partition is always rebuilt from the caller's own site. */
 
-export const encodeCursor = (parts: readonly string[]): string => Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
+export const encodeCursor = (parts: readonly string[]): string =>
+  Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
 
 /** The `count` positions in a cursor this store returned; InvalidCursor for anything else. */
 export function decodeCursor(cursor: string, count: number): string[] {

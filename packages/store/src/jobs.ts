@@ -34,7 +34,11 @@ export class JobStore {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...jobKey(job.job_id), ...stored, expires_at: Math.floor(Date.parse(job.created_at) / 1000) + KEEP_SECONDS },
+        Item: {
+          ...jobKey(job.job_id),
+          ...stored,
+          expires_at: Math.floor(Date.parse(job.created_at) / 1000) + KEEP_SECONDS,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -52,7 +56,11 @@ export class JobStore {
 
   /** Marks a queued job running, leased until `leaseUntil`; false when it has ended already (a repeated delivery). */
   async start(jobId: string, now: string, leaseUntil: number): Promise<boolean> {
-    return this.transition(jobId, ['queued', 'running'], { status: 'running', updated_at: now, lease_until: leaseUntil });
+    return this.transition(jobId, ['queued', 'running'], {
+      status: 'running',
+      updated_at: now,
+      lease_until: leaseUntil,
+    });
   }
 
   /** Extends a job's lease while it waits (for a place under the cap); false when it has ended. */
@@ -61,17 +69,31 @@ export class JobStore {
   }
 
   /** Ends a job once: a later end (a repeated delivery) changes nothing. */
-  async finish(jobId: string, end: { result: Record<string, unknown> } | { error: JobError }, now: string): Promise<boolean> {
+  async finish(
+    jobId: string,
+    end: { result: Record<string, unknown> } | { error: JobError },
+    now: string,
+  ): Promise<boolean> {
     const status: JobStatus = 'result' in end ? 'succeeded' : 'failed';
     return this.transition(jobId, ['queued', 'running'], { status, updated_at: now, ...end });
   }
 
   /** Ends `job` failed with `error` if nothing changed it since it was read (`updated_at`): a job whose lease lapsed, unless it was renewed meanwhile. */
   async fail(job: Job, error: JobError, now: string): Promise<boolean> {
-    return this.transition(job.job_id, ['queued', 'running'], { status: 'failed', updated_at: now, error }, job.updated_at);
+    return this.transition(
+      job.job_id,
+      ['queued', 'running'],
+      { status: 'failed', updated_at: now, error },
+      job.updated_at,
+    );
   }
 
-  private async transition(jobId: string, from: JobStatus[], set: Record<string, unknown>, unchangedSince?: string): Promise<boolean> {
+  private async transition(
+    jobId: string,
+    from: JobStatus[],
+    set: Record<string, unknown>,
+    unchangedSince?: string,
+  ): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
     if (unchangedSince !== undefined) {

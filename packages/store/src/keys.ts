@@ -20,13 +20,15 @@ export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
 export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
 export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
   `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
-export const chunkPrefix = (type: PageType, id: string, version: string): string => `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
+export const chunkPrefix = (type: PageType, id: string, version: string): string =>
+  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
 export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
   `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
 export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
 
 export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
-export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string => `SITE#${siteId}#${type}#${status}`;
+export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
+  `SITE#${siteId}#${type}#${status}`;
 export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
 
 /** Link index: one item per (target P, linking page Q), so "who links to P" is one Query. */
@@ -39,12 +41,18 @@ export const linkEdgeKey = (siteId: number, targetId: string, sourceId: string):
 /* Research data. */
 
 /** A site's id sequence for one cm_* table. */
-export const tableSequenceKey = (siteId: number, table: string): Key => ({ pk: sitePartition(siteId), sk: `SEQ#${table}` });
+export const tableSequenceKey = (siteId: number, table: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `SEQ#${table}`,
+});
 
 /** Rows of a cm_* table: one partition per site and table, sorted by id. */
 export const rowPartition = (siteId: number, table: string): string => `SITE#${siteId}#ROWS#${table}`;
 export const rowSk = (id: number): string => String(id).padStart(12, '0');
-export const rowKey = (siteId: number, table: string, id: number): Key => ({ pk: rowPartition(siteId, table), sk: rowSk(id) });
+export const rowKey = (siteId: number, table: string, id: number): Key => ({
+  pk: rowPartition(siteId, table),
+  sk: rowSk(id),
+});
 /** Index partition of the rows whose `field` has `value`. */
 export const rowIndexPartition = (siteId: number, table: string, field: string, value: unknown): string =>
   `${rowPartition(siteId, table)}#${field}=${JSON.stringify(value)}`;
@@ -82,11 +90,17 @@ export const semaphoreKey = (name: string): Key => ({ pk: `SEM#${name}`, sk: 'ME
 export const jobKey = (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: 'JOB' });
 
 /** Stored research of a site, by id. */
-export const researchKey = (siteId: number, researchId: string): Key => ({ pk: `SITE#${siteId}#RESEARCH`, sk: researchId });
+export const researchKey = (siteId: number, researchId: string): Key => ({
+  pk: `SITE#${siteId}#RESEARCH`,
+  sk: researchId,
+});
 /** Recall's inverted index: one item per (term, research), newest research first. */
 export const researchTermPartition = (siteId: number, term: string): string => `SITE#${siteId}#RTERM#${term}`;
 /** The latest research of a (mode, query), so a repeated query is answered from the store. */
-export const researchQueryKey = (siteId: number, queryKey: string): Key => ({ pk: `SITE#${siteId}#RQUERY`, sk: queryKey });
+export const researchQueryKey = (siteId: number, queryKey: string): Key => ({
+  pk: `SITE#${siteId}#RQUERY`,
+  sk: queryKey,
+});
 
 /** Backlink snapshots of one domain tracked by a site, one per day, newest last. */
 export const backlinkPartition = (siteId: number, domain: string): string => `SITE#${siteId}#BL#${domain}`;
@@ -105,6 +119,9 @@ export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRES
 /** A site's spend limits (PUT /v1/budget). */
 export const budgetKey = (siteId: number): Key => ({ pk: sitePartition(siteId), sk: 'BUDGET' });
 /** A site's spend counters of one UTC month (`yyyy-mm`): the month's, and each of its days'. */
-export const siteSpendKey = (siteId: number, month: string): Key => ({ pk: sitePartition(siteId), sk: `SPEND#${month}` });
+export const siteSpendKey = (siteId: number, month: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `SPEND#${month}`,
+});
 /** The deployment's spend counter of one UTC day (`yyyy-mm-dd`), for its daily cap. */
 export const deploymentSpendKey = (day: string): Key => ({ pk: 'SPEND', sk: day });

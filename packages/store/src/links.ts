@@ -32,12 +32,18 @@ export class LinkStore {
         .map((target) => ({
           PutRequest: { Item: { ...linkEdgeKey(siteId, target, source.id), source_type: source.type } },
         })),
-      ...before.filter((target) => !has.has(target)).map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
+      ...before
+        .filter((target) => !has.has(target))
+        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
     ]);
   }
 
   /** One page of the pages that link to `targetId`, from the index: never a scan of the site. */
-  async linkingPages(siteId: number, targetId: string, options: { cursor?: string; limit: number }): Promise<{ pages: PageRef[]; cursor: string | null }> {
+  async linkingPages(
+    siteId: number,
+    targetId: string,
+    options: { cursor?: string; limit: number },
+  ): Promise<{ pages: PageRef[]; cursor: string | null }> {
     const pk = linksToPartition(siteId, targetId);
     const out = await this.db.send(
       new QueryCommand({
@@ -60,14 +66,20 @@ export class LinkStore {
     try {
       await this.touch(siteId, page, targetId, now, {
         update: 'ADD suppressed :targets SET #since = :now, relinked_at = :now',
-        condition: 'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
+        condition:
+          'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
       });
       return 'changed';
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
     const current = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: pageKey(siteId, page.type, page.id), ProjectionExpression: 'links', ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, page.type, page.id),
+        ProjectionExpression: 'links',
+        ConsistentRead: true,
+      }),
     );
     const links = (current.Item?.links as string[] | undefined) ?? [];
     if (links.includes(targetId)) return 'unchanged';
@@ -97,7 +109,13 @@ export class LinkStore {
    * that readers cannot reach already. Relink only acts on later changes of a target. False when a newer
    * publish replaced the page meanwhile (that publish decides for itself).
    */
-  async suppressAtPublish(siteId: number, page: PageRef, version: string, targetIds: readonly string[], now: string): Promise<boolean> {
+  async suppressAtPublish(
+    siteId: number,
+    page: PageRef,
+    version: string,
+    targetIds: readonly string[],
+    now: string,
+  ): Promise<boolean> {
     const names = Object.fromEntries(targetIds.map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]));
     try {
       await this.db.send(
@@ -134,7 +152,13 @@ export class LinkStore {
   }
 
   /** One conditional write to the page: the suppression change, and `relinked_at` moves (the editor's `updated_at` does not). */
-  private async touch(siteId: number, page: PageRef, targetId: string, now: string, change: { update: string; condition: string }) {
+  private async touch(
+    siteId: number,
+    page: PageRef,
+    targetId: string,
+    now: string,
+    change: { update: string; condition: string },
+  ) {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,

@@ -1,6 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLive, type CommunityAnswer, type PageDoc, type PageState, type PageListItem, type PageStatus, type PageType } from '@cm/contract';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  isLive,
+  type CommunityAnswer,
+  type PageDoc,
+  type PageState,
+  type PageListItem,
+  type PageStatus,
+  type PageType,
+} from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursor, encodeCursor } from './cursor';
 import { InvalidCursor } from './errors';
@@ -94,11 +108,14 @@ function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: 
 
 /** A page item's suppressed links, sorted, each with since when as `times` (an item holding their times) has it. */
 const suppressedLinksOf = (suppressed: unknown, times: Record<string, unknown>): PageState['suppressed'] =>
-  [...((suppressed as Set<string> | undefined) ?? [])].sort().map((target) => ({ id: target, since: optionalString(times[suppressedSinceAttribute(target)]) }));
+  [...((suppressed as Set<string> | undefined) ?? [])]
+    .sort()
+    .map((target) => ({ id: target, since: optionalString(times[suppressedSinceAttribute(target)]) }));
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
-const sameList = (a: unknown, b: readonly string[]): boolean => (Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0);
+const sameList = (a: unknown, b: readonly string[]): boolean =>
+  Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0;
 
 export class PageStore {
   constructor(
@@ -180,11 +197,14 @@ export class PageStore {
       }),
     );
     const old = out.Attributes;
-    if (old && Number(old.chunks) > 0) await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
+    if (old && Number(old.chunks) > 0)
+      await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
     const before = (old?.links as string[] | undefined) ?? [];
     if (!sameList(old?.links, links)) {
       await this.links.reindex(siteId, { id, type }, before, links);
-      const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter((target) => !links.includes(target));
+      const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter(
+        (target) => !links.includes(target),
+      );
       if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
     }
     return {
@@ -270,10 +290,17 @@ export class PageStore {
       items.push(...((out.Items ?? []) as Record<string, unknown>[]));
       start = out.LastEvaluatedKey;
     } while (start);
-    return items.filter((item) => item.sk === pageSk(type, id) || String(item.sk).startsWith(pagePartsPrefix(type, id)));
+    return items.filter(
+      (item) => item.sk === pageSk(type, id) || String(item.sk).startsWith(pagePartsPrefix(type, id)),
+    );
   }
 
-  private assembleDoc(main: Record<string, unknown>, items: Record<string, unknown>[], type: PageType, id: string): PageDoc | null {
+  private assembleDoc(
+    main: Record<string, unknown>,
+    items: Record<string, unknown>[],
+    type: PageType,
+    id: string,
+  ): PageDoc | null {
     const count = Number(main.chunks ?? 0);
     if (count === 0) return decodeJson<PageDoc>(main.doc as Uint8Array);
     const prefix = chunkPrefix(type, id, String(main.version));
@@ -286,7 +313,11 @@ export class PageStore {
   }
 
   /** Newest `updated_at` first, from an index: never a scan of the site. */
-  async list(siteId: number, type: PageType, options: { limit: number; cursor?: string; status?: PageStatus }): Promise<PageListing> {
+  async list(
+    siteId: number,
+    type: PageType,
+    options: { limit: number; cursor?: string; status?: PageStatus },
+  ): Promise<PageListing> {
     const byStatus = options.status !== undefined;
     const index = byStatus ? 'gsi2' : 'gsi1';
     const indexPk = byStatus ? pagesByStatus(siteId, type, options.status!) : pagesByUpdated(siteId, type);
@@ -304,7 +335,14 @@ export class PageStore {
     );
     const items = (out.Items ?? []).map((item) => {
       const { live, deleted } = liveStateOf(item);
-      const base = { id: String(item.id), slug: String(item.slug), status: item.status as PageStatus, live, deleted, updated_at: String(item.updated_at) };
+      const base = {
+        id: String(item.id),
+        slug: String(item.slug),
+        status: item.status as PageStatus,
+        live,
+        deleted,
+        updated_at: String(item.updated_at),
+      };
       return type === 'article' ? { ...base, title: String(item.title) } : { ...base, question: String(item.title) };
     });
     const last = out.LastEvaluatedKey;
@@ -316,14 +354,21 @@ export class PageStore {
    * items' suppressed sets in one batch read, then the times of just those links in a second (their
    * attribute names are known only then). The listing indexes hold neither.
    */
-  async suppressedOf(siteId: number, type: PageType, ids: readonly string[]): Promise<Map<string, PageState['suppressed']>> {
+  async suppressedOf(
+    siteId: number,
+    type: PageType,
+    ids: readonly string[],
+  ): Promise<Map<string, PageState['suppressed']>> {
     const keys = ids.map((id) => pageKey(siteId, type, id));
     const sets = await batchGet(this.db, this.table, keys, { expression: '#id, suppressed', names: { '#id': 'id' } });
     const withLinks = sets.filter((item) => (item.suppressed as Set<string> | undefined)?.size);
     const result = new Map<string, PageState['suppressed']>(ids.map((id) => [id, []]));
     if (withLinks.length === 0) return result;
     const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed as Set<string>)]))];
-    const names: Record<string, string> = { '#id': 'id', ...Object.fromEntries(targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])) };
+    const names: Record<string, string> = {
+      '#id': 'id',
+      ...Object.fromEntries(targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])),
+    };
     const times = await batchGet(
       this.db,
       this.table,
@@ -331,7 +376,8 @@ export class PageStore {
       { expression: Object.keys(names).join(', '), names },
     );
     const timesOf = new Map(times.map((item) => [String(item.id), item]));
-    for (const item of withLinks) result.set(String(item.id), suppressedLinksOf(item.suppressed, timesOf.get(String(item.id)) ?? {}));
+    for (const item of withLinks)
+      result.set(String(item.id), suppressedLinksOf(item.suppressed, timesOf.get(String(item.id)) ?? {}));
     return result;
   }
 
@@ -435,7 +481,8 @@ export class PageStore {
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, 'question', id),
-          UpdateExpression: summary === null ? 'SET summary_at = :now REMOVE summary' : 'SET summary = :s, summary_at = :now',
+          UpdateExpression:
+            summary === null ? 'SET summary_at = :now REMOVE summary' : 'SET summary = :s, summary_at = :now',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: summary === null ? { ':now': now } : { ':s': summary, ':now': now },
         }),
@@ -449,7 +496,13 @@ export class PageStore {
 
   /** Stores a community answer beside a question; false when there is no such question. */
   async addCommunityAnswer(siteId: number, questionId: string, answer: CommunityAnswer): Promise<boolean> {
-    const exists = await this.db.send(new GetCommand({ TableName: this.table, Key: pageKey(siteId, 'question', questionId), ProjectionExpression: 'pk' }));
+    const exists = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: pageKey(siteId, 'question', questionId),
+        ProjectionExpression: 'pk',
+      }),
+    );
     if (!exists.Item) return false;
     await this.db.send(
       new PutCommand({

@@ -10,7 +10,13 @@ export class QuotaStore {
   ) {}
 
   /** Takes one unit if fewer than `limit` are used; answers how many are used after the attempt. */
-  async take(siteId: number, name: string, day: string, limit: number, expiresAt: number): Promise<{ taken: boolean; used: number }> {
+  async take(
+    siteId: number,
+    name: string,
+    day: string,
+    limit: number,
+    expiresAt: number,
+  ): Promise<{ taken: boolean; used: number }> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
@@ -47,7 +53,9 @@ export class QuotaStore {
   }
 
   async used(siteId: number, name: string, day: string): Promise<number> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: quotaKey(siteId, name, day), ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: quotaKey(siteId, name, day), ConsistentRead: true }),
+    );
     return Number(out.Item?.used ?? 0);
   }
 }

@@ -31,10 +31,24 @@ export class ResearchStore {
       { PutRequest: { Item: { ...researchKey(siteId, record.research_id), ...record } } },
       ...terms.map((term) => ({
         PutRequest: {
-          Item: { pk: researchTermPartition(siteId, term), sk: order, research_id: record.research_id, mode: record.mode, page_id: record.page_id },
+          Item: {
+            pk: researchTermPartition(siteId, term),
+            sk: order,
+            research_id: record.research_id,
+            mode: record.mode,
+            page_id: record.page_id,
+          },
         },
       })),
-      { PutRequest: { Item: { ...researchQueryKey(siteId, queryKey), research_id: record.research_id, created_at: record.created_at } } },
+      {
+        PutRequest: {
+          Item: {
+            ...researchQueryKey(siteId, queryKey),
+            research_id: record.research_id,
+            created_at: record.created_at,
+          },
+        },
+      },
     ]);
   }
 
@@ -71,7 +85,12 @@ export class ResearchStore {
     return new Map(
       items.map((item) => [
         String(item.sk),
-        { research_id: str(item.research_id), created_at: str(item.created_at), pending_job: str(item.pending_job), pending_at: str(item.pending_at) },
+        {
+          research_id: str(item.research_id),
+          created_at: str(item.created_at),
+          pending_job: str(item.pending_job),
+          pending_at: str(item.pending_at),
+        },
       ]),
     );
   }
@@ -80,7 +99,13 @@ export class ResearchStore {
    * Makes `jobId` the one job researching a query, unless another job claimed it after `staleBefore`:
    * one conditional write, so concurrent callers queue one job. Storing the research ends the claim.
    */
-  async claimQuery(siteId: number, queryKey: string, jobId: string, now: string, staleBefore: string): Promise<boolean> {
+  async claimQuery(
+    siteId: number,
+    queryKey: string,
+    jobId: string,
+    now: string,
+    staleBefore: string,
+  ): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
@@ -116,7 +141,11 @@ export class ResearchStore {
   }
 
   /** Research matching the most terms first, newer first among equals: one Query per term, then one batched read. */
-  async recall(siteId: number, terms: readonly string[], filter: { mode?: JobMode; page_id?: number; limit: number }): Promise<StoredResearch[]> {
+  async recall(
+    siteId: number,
+    terms: readonly string[],
+    filter: { mode?: JobMode; page_id?: number; limit: number },
+  ): Promise<StoredResearch[]> {
     const hits = new Map<string, { matches: number; order: string }>();
     await Promise.all(
       terms.map(async (term) => {

@@ -1,9 +1,26 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursor, encodeCursor } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
-import { keywordUnique, rowIndexPartition, rowKey, rowPartition, rowSk, tableSequenceKey, uniqueKey, type Key } from './keys';
+import {
+  keywordUnique,
+  rowIndexPartition,
+  rowKey,
+  rowPartition,
+  rowSk,
+  tableSequenceKey,
+  uniqueKey,
+  type Key,
+} from './keys';
 
 /** A stored row of a cm_* table: its fields plus `id`, `created_at`, `updated_at`. */
 export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
@@ -22,7 +39,10 @@ const TABLE_SPECS: Record<TableName, TableSpec> = {
   cm_topics: { indexed: [] },
   cm_pages: { indexed: ['topic_id', 'published_id'] },
   cm_keywords: { indexed: ['page_id'], unique: (row) => keywordUnique(String(row.locale), String(row.keyword)) },
-  cm_topic_keywords: { indexed: ['topic_id', 'keyword_id'], unique: (row) => `${String(row.topic_id)}#${String(row.keyword_id)}` },
+  cm_topic_keywords: {
+    indexed: ['topic_id', 'keyword_id'],
+    unique: (row) => `${String(row.topic_id)}#${String(row.keyword_id)}`,
+  },
   cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
 };
 
@@ -39,7 +59,8 @@ export interface RowPage {
   next_cursor: string | null;
 }
 
-const isIndexable = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+const isIndexable = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 /**
  * The cm_* tables the db tools expose. Every row is scoped to a site by its partition; ids come from
@@ -82,7 +103,13 @@ export class RowStore {
    * Takes a unique value for `id`; returns the id of the row that holds it when that is another.
    * A holder whose row never appeared (its writer died between the two writes) is taken over.
    */
-  private async claim(siteId: number, table: TableName, value: string, id: number, now: string): Promise<number | null> {
+  private async claim(
+    siteId: number,
+    table: TableName,
+    value: string,
+    id: number,
+    now: string,
+  ): Promise<number | null> {
     const key = uniqueKey(siteId, table, value);
     if (await this.putClaim(key, id, now, null)) return null;
     const holder = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
@@ -102,7 +129,11 @@ export class RowStore {
           Item: { ...key, id, claimed_at: now },
           ...(previous === null
             ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : { ConditionExpression: '#id = :old', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':old': previous } }),
+            : {
+                ConditionExpression: '#id = :old',
+                ExpressionAttributeNames: { '#id': 'id' },
+                ExpressionAttributeValues: { ':old': previous },
+              }),
         }),
       );
       return true;
@@ -139,7 +170,9 @@ export class RowStore {
     );
     return {
       created,
-      conflicts: outcomes.filter((o) => o.existingId !== null).map((o) => ({ index: o.index, fields: o.fields, existingId: o.existingId! })),
+      conflicts: outcomes
+        .filter((o) => o.existingId !== null)
+        .map((o) => ({ index: o.index, fields: o.fields, existingId: o.existingId! })),
     };
   }
 
@@ -177,7 +210,13 @@ export class RowStore {
   }
 
   /** Sets fields of an existing row; null when there is no such row. Unique fields never change here. */
-  async update(siteId: number, table: TableName, id: number, changes: Fields, now = new Date().toISOString()): Promise<StoredRow | null> {
+  async update(
+    siteId: number,
+    table: TableName,
+    id: number,
+    changes: Fields,
+    now = new Date().toISOString(),
+  ): Promise<StoredRow | null> {
     const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
     const values: Record<string, unknown> = { ':now': now };
     const sets = ['#row.#updated_at = :now'];
@@ -218,7 +257,9 @@ export class RowStore {
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
   async delete(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
-    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }));
+    const out = await this.db.send(
+      new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
+    );
     const row = out.Attributes?.row as StoredRow | undefined;
     if (!row) return null;
     const unique = TABLE_SPECS[table].unique;
@@ -241,7 +282,12 @@ export class RowStore {
   }
 
   /** Every row whose `field` has `value`: by its index when the field has one, else filtering the table's rows. */
-  async byField(siteId: number, table: TableName, field: string, value: string | number | boolean): Promise<StoredRow[]> {
+  async byField(
+    siteId: number,
+    table: TableName,
+    field: string,
+    value: string | number | boolean,
+  ): Promise<StoredRow[]> {
     const rows: StoredRow[] = [];
     let cursor: string | undefined;
     do {
@@ -288,9 +334,13 @@ export class RowStore {
     };
 
     const rows: StoredRow[] = [];
-    let start: Record<string, unknown> | undefined = cursor ? this.startOf(cursor, siteId, table, index, pk) : undefined;
+    let start: Record<string, unknown> | undefined = cursor
+      ? this.startOf(cursor, siteId, table, index, pk)
+      : undefined;
     for (let page = 0; page < SELECT_MAX_PAGES; page++) {
-      const out = await this.db.send(new QueryCommand({ ...query, Limit: limit - rows.length, ExclusiveStartKey: start }));
+      const out = await this.db.send(
+        new QueryCommand({ ...query, Limit: limit - rows.length, ExclusiveStartKey: start }),
+      );
       rows.push(...(out.Items ?? []).map((item) => item.row as StoredRow));
       start = out.LastEvaluatedKey;
       if (!start || rows.length >= limit) break;
@@ -308,7 +358,11 @@ export class RowStore {
 }
 
 /** Runs `fn` over the items with at most `limit` at once, keeping their order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

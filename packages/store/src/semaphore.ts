@@ -16,7 +16,8 @@ export interface TakeOutcome {
   inflight: number;
 }
 
-const isMissingMap = (error: unknown) => (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
+const isMissingMap = (error: unknown) =>
+  (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
 
 /**
  * A deployment-wide cap on work in flight: one item holding the count and each holder's lease.
@@ -82,8 +83,13 @@ export class Semaphore {
   }
 
   async state(): Promise<SemaphoreState> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }));
-    return { inflight: Number(out.Item?.inflight ?? 0), leases: (out.Item?.leases as Record<string, number> | undefined) ?? {} };
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }),
+    );
+    return {
+      inflight: Number(out.Item?.inflight ?? 0),
+      leases: (out.Item?.leases as Record<string, number> | undefined) ?? {},
+    };
   }
 
   private async tryTake(holder: string, expiresAt: number): Promise<TakeOutcome> {
@@ -93,7 +99,8 @@ export class Semaphore {
           TableName: this.table,
           Key: semaphoreKey(this.name),
           UpdateExpression: 'SET leases.#holder = :expiry ADD inflight :one',
-          ConditionExpression: '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#holder)',
+          ConditionExpression:
+            '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#holder)',
           ExpressionAttributeNames: { '#holder': holder },
           ExpressionAttributeValues: { ':expiry': expiresAt, ':one': 1, ':max': this.max },
           ReturnValues: 'UPDATED_NEW',

@@ -11,7 +11,9 @@ export class SerpStore {
   ) {}
 
   async put(siteId: number, row: SerpRow): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...serpKey(siteId, row.locale, row.keyword), ...row } }));
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: { ...serpKey(siteId, row.locale, row.keyword), ...row } }),
+    );
   }
 
   async get(siteId: number, locale: string, keyword: string): Promise<SerpRow | null> {

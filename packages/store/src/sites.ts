@@ -1,5 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { batchGet, conditionFailed } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
 
@@ -118,7 +124,9 @@ export class SiteStore {
     const at = now.toISOString();
     // The new key first: should retiring the old ones fail, the site still has a working key, and a rerun retires both.
     const apiKey = await this.issueKey(siteId, at);
-    return (await this.retireKeys(siteId, at, new Date(now.getTime() + graceSeconds * 1000).toISOString())) ? apiKey : null;
+    return (await this.retireKeys(siteId, at, new Date(now.getTime() + graceSeconds * 1000).toISOString()))
+      ? apiKey
+      : null;
   }
 
   /** Every key of the site stops working now (`rotateKeys` gives it a new one); false when there is no such site. */
@@ -128,7 +136,9 @@ export class SiteStore {
 
   /** One key stops working now: its record goes. The site it belonged to, or null when no such key was issued. */
   async revokeKey(apiKey: string): Promise<number | null> {
-    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: apiKeyKey(hashKey(apiKey)), ReturnValues: 'ALL_OLD' }));
+    const out = await this.db.send(
+      new DeleteCommand({ TableName: this.table, Key: apiKeyKey(hashKey(apiKey)), ReturnValues: 'ALL_OLD' }),
+    );
     return out.Attributes ? Number(out.Attributes.site_id) : null;
   }
 
@@ -140,7 +150,11 @@ export class SiteStore {
   private async retireKeys(siteId: number, rotatedAt: string, until: string): Promise<boolean> {
     for (;;) {
       const out = await this.db.send(
-        new GetCommand({ TableName: this.table, Key: siteKey(siteId), ProjectionExpression: 'pk, keys_rotated_at, old_keys_until, keys_dead_before' }),
+        new GetCommand({
+          TableName: this.table,
+          Key: siteKey(siteId),
+          ProjectionExpression: 'pk, keys_rotated_at, old_keys_until, keys_dead_before',
+        }),
       );
       if (!out.Item) return false;
       const previous = out.Item.keys_rotated_at as string | undefined;
@@ -155,7 +169,10 @@ export class SiteStore {
             TableName: this.table,
             Key: siteKey(siteId),
             UpdateExpression: `SET keys_rotated_at = :at, old_keys_until = :until${deadBefore ? ', keys_dead_before = :dead' : ''}`,
-            ConditionExpression: previous === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_rotated_at)' : 'keys_rotated_at = :previous',
+            ConditionExpression:
+              previous === undefined
+                ? 'attribute_exists(pk) AND attribute_not_exists(keys_rotated_at)'
+                : 'keys_rotated_at = :previous',
             ExpressionAttributeValues: {
               ':at': rotatedAt,
               ':until': until,

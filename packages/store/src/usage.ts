@@ -12,13 +12,24 @@ export class UsageStore {
   ) {}
 
   /** Records a tool's provider calls for a site, at the time of recording. */
-  async record(siteId: number, tool: string, calls: ReadonlyArray<Omit<UsageEntry, 'tool' | 'at'>>, at = new Date().toISOString()): Promise<void> {
+  async record(
+    siteId: number,
+    tool: string,
+    calls: ReadonlyArray<Omit<UsageEntry, 'tool' | 'at'>>,
+    at = new Date().toISOString(),
+  ): Promise<void> {
     await batchWrite(
       this.db,
       this.table,
       calls.map((call) => ({
         PutRequest: {
-          Item: { pk: usagePartition(siteId), sk: `${at}#${randomBytes(6).toString('hex')}`, tool, ...call, at } satisfies UsageEntry & Key,
+          Item: {
+            pk: usagePartition(siteId),
+            sk: `${at}#${randomBytes(6).toString('hex')}`,
+            tool,
+            ...call,
+            at,
+          } satisfies UsageEntry & Key,
         },
       })),
     );
@@ -59,15 +70,26 @@ export class UsageStore {
         const simulated = item.simulated === true;
         if (simulated) simulatedUsd += cost;
         const flag = simulated ? { simulated: true as const } : {};
-        add(lines, `${tool}\n${provider}\n${simulated}`, () => ({ tool, provider, calls: 0, cost_usd: 0, ...flag }), cost);
+        add(
+          lines,
+          `${tool}\n${provider}\n${simulated}`,
+          () => ({ tool, provider, calls: 0, cost_usd: 0, ...flag }),
+          cost,
+        );
         if (options.byDay) {
           const day = String(item.at).slice(0, 10);
-          add(days, `${day}\n${tool}\n${provider}\n${simulated}`, () => ({ day, tool, provider, calls: 0, cost_usd: 0, ...flag }), cost);
+          add(
+            days,
+            `${day}\n${tool}\n${provider}\n${simulated}`,
+            () => ({ day, tool, provider, calls: 0, cost_usd: 0, ...flag }),
+            cost,
+          );
         }
       }
       start = out.LastEvaluatedKey;
     } while (start);
-    const costliest = (a: UsageLine, b: UsageLine) => b.cost_usd - a.cost_usd || b.calls - a.calls || a.tool.localeCompare(b.tool);
+    const costliest = (a: UsageLine, b: UsageLine) =>
+      b.cost_usd - a.cost_usd || b.calls - a.calls || a.tool.localeCompare(b.tool);
     const byTool = [...lines.values()].sort(costliest);
     return {
       from,
@@ -76,7 +98,9 @@ export class UsageStore {
       cost_usd: roundUsd(byTool.reduce((sum, line) => sum + (line.simulated ? 0 : line.cost_usd), 0)),
       ...(simulatedUsd > 0 ? { simulated_cost_usd: roundUsd(simulatedUsd) } : {}),
       by_tool: byTool,
-      ...(options.byDay ? { by_day: [...days.values()].sort((a, b) => a.day.localeCompare(b.day) || costliest(a, b)) } : {}),
+      ...(options.byDay
+        ? { by_day: [...days.values()].sort((a, b) => a.day.localeCompare(b.day) || costliest(a, b)) }
+        : {}),
     };
   }
 }

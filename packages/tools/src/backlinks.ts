@@ -1,7 +1,13 @@
 import type { MonitorMessage, SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
 import { displayDomain, healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay } from '@cm/core';
-import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type GapDomain, type Meter } from '@cm/providers';
+import {
+  ProviderError,
+  type BacklinkDataProvider,
+  type BacklinkProfile,
+  type GapDomain,
+  type Meter,
+} from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
@@ -36,7 +42,10 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
 }
 
 /** What scope names: the site and its competitors, the site alone, or one domain. */
-function scopeOf(scope: string, siteDomain: string | null): { kind: 'all' | 'site' } | { kind: 'domain'; domain: string } {
+function scopeOf(
+  scope: string,
+  siteDomain: string | null,
+): { kind: 'all' | 'site' } | { kind: 'domain'; domain: string } {
   if (scope === 'all' || scope === 'site') return { kind: scope };
   const domain = competitorDomain(scope, 'scope');
   return domain === siteDomain ? { kind: 'site' } : { kind: 'domain', domain };
@@ -57,14 +66,27 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     const noData = !domain || (scope.kind !== 'domain' && !(await ctx.store.backlinks.latest(ctx.siteId, domain)));
     if (noData) return { data_source: DATABASE, empty: true as const };
     const links = await ctx.backlinkData.links(domain, input.limit ?? LIMITS.linksDefault, ctx.meter);
-    return { data_source: ctx.backlinkData.name, scope: input.scope, depth: 'links' as const, domain, domain_unicode: displayDomain(domain), links };
+    return {
+      data_source: ctx.backlinkData.name,
+      scope: input.scope,
+      depth: 'links' as const,
+      domain,
+      domain_unicode: displayDomain(domain),
+      links,
+    };
   }
 
-  const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, d)));
+  const snapshots = await Promise.all(
+    competitors.map((d) => ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, d)),
+  );
   const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
     s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
   );
-  const trend = (profiles: Tracked[]) => profiles.map((t) => ({ domain: t.profile.domain, points: trendWithin(t.profile.trend, input.trend_months, ctx.now) }));
+  const trend = (profiles: Tracked[]) =>
+    profiles.map((t) => ({
+      domain: t.profile.domain,
+      points: trendWithin(t.profile.trend, input.trend_months, ctx.now),
+    }));
   const othersOf = (t: Tracked) => competitorProfiles.filter((c) => c !== t).map((c) => c.profile);
 
   if (scope.kind === 'domain') {
@@ -89,7 +111,9 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     };
   }
 
-  const own = site.domain ? await ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, site.domain) : null;
+  const own = site.domain
+    ? await ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, site.domain)
+    : null;
   if (!own) return { data_source: DATABASE, empty: true as const };
   const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
   const shown = scope.kind === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
@@ -120,14 +144,21 @@ export interface MonitorDeps {
  * gap against the competitors tracked now. A provider failure worth retrying throws, so the queue
  * delivers the message again; any other skips the run until the next schedule (`skipped` says why).
  */
-export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number; skipped?: string } | null> {
+export async function runMonitor(
+  deps: MonitorDeps,
+  message: MonitorMessage,
+): Promise<{ siteId: number; skipped?: string } | null> {
   const ran = await monitorOnce(deps, message);
   // Settled once the run is over (a retry throws before, and settles when it is over).
-  if (message.budget) await deps.budgetOf(message.site_id).settle(message.budget, deps.meter.costUsd, deps.meter.simulated);
+  if (message.budget)
+    await deps.budgetOf(message.site_id).settle(message.budget, deps.meter.costUsd, deps.meter.simulated);
   return ran;
 }
 
-async function monitorOnce(deps: MonitorDeps, message: MonitorMessage): Promise<{ siteId: number; skipped?: string } | null> {
+async function monitorOnce(
+  deps: MonitorDeps,
+  message: MonitorMessage,
+): Promise<{ siteId: number; skipped?: string } | null> {
   const { store } = deps;
   const site = await store.sites.get(message.site_id);
   if (!site) return null;
@@ -138,7 +169,10 @@ async function monitorOnce(deps: MonitorDeps, message: MonitorMessage): Promise<
   if (!isSite && !competitors.includes(message.domain)) return null;
   try {
     const profile = await deps.backlinkData.profile(message.domain, deps.meter);
-    const gap = isSite && competitors.length > 0 ? await deps.backlinkData.linkGap(message.domain, competitors, GAP_LIMIT, deps.meter) : undefined;
+    const gap =
+      isSite && competitors.length > 0
+        ? await deps.backlinkData.linkGap(message.domain, competitors, GAP_LIMIT, deps.meter)
+        : undefined;
     const snapshot: Snapshot = {
       domain: message.domain,
       day: utcDay(deps.now),
@@ -176,7 +210,13 @@ export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ queued: 
       const siteDomain = normalizeDomain(site.domain);
       const competitors = await competitorDomains({ siteId: site.site_id, store });
       const domains = [...(siteDomain ? [siteDomain] : []), ...competitors];
-      const stopped = await queueMonitoring({ ...deps, budget: deps.budgetOf(site.site_id) }, site.site_id, siteDomain, domains, now.toISOString());
+      const stopped = await queueMonitoring(
+        { ...deps, budget: deps.budgetOf(site.site_id) },
+        site.site_id,
+        siteDomain,
+        domains,
+        now.toISOString(),
+      );
       queued += domains.length - stopped;
       deferred += stopped;
     }

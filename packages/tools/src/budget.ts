@@ -1,12 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError, LIMITS, roundUsd, type BudgetTicket, type BudgetView, type BudgetWindow, type ToolBudget } from '@cm/contract';
+import {
+  ApiError,
+  LIMITS,
+  roundUsd,
+  type BudgetTicket,
+  type BudgetView,
+  type BudgetWindow,
+  type ToolBudget,
+} from '@cm/contract';
 import { monthStart, nextUtcMidnight, utcDay } from '@cm/core';
 import type { Hold, SpendGuard } from '@cm/providers';
 import type { BudgetLimits, SpendScope, Store, WindowState } from '@cm/store';
 
 type Windows = Partial<Record<BudgetWindow, WindowState>>;
 
-const resetsAt = (window: BudgetWindow, now: Date): string => (window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString());
+const resetsAt = (window: BudgetWindow, now: Date): string =>
+  window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString();
 const WINDOW_LIMIT = { day: 'daily_usd', month: 'monthly_usd' } as const;
 
 /** The tightest window with a limit: what it has left, and its share used in percent. */
@@ -38,7 +47,14 @@ function budgetExceeded(window: BudgetWindow, now: Date, site: { limit: number; 
   return new ApiError(
     'budget_exceeded',
     `This call would pass the site's ${window === 'day' ? 'daily' : 'monthly'} budget of $${site.limit}; it resets at ${when} (GET /v1/budget; PUT /v1/budget changes it)`,
-    { scope: 'site', window, limit_usd: site.limit, spent_usd: site.state.spent, reserved_usd: site.state.reserved, resets_at: when },
+    {
+      scope: 'site',
+      window,
+      limit_usd: site.limit,
+      spent_usd: site.state.spent,
+      reserved_usd: site.state.reserved,
+      resets_at: when,
+    },
   );
 }
 
@@ -110,7 +126,14 @@ export class SiteBudget implements SpendGuard {
     const leaseUntil = Date.now() + leaseMs;
     const { budgets } = this.store;
     const [site, deployment] = await Promise.all([
-      budgets.reserve({ siteId: this.siteId }, day, holdId, estimateUsd, { day: limits.daily_usd, month: limits.monthly_usd }, leaseUntil),
+      budgets.reserve(
+        { siteId: this.siteId },
+        day,
+        holdId,
+        estimateUsd,
+        { day: limits.daily_usd, month: limits.monthly_usd },
+        leaseUntil,
+      ),
       cap === null ? null : budgets.reserve('deployment', day, holdId, estimateUsd, { day: cap }, leaseUntil),
     ]);
     const ticket: BudgetTicket = { hold_id: holdId, estimate_usd: estimateUsd, day, deployment: cap !== null };
@@ -140,17 +163,28 @@ export class SiteBudget implements SpendGuard {
  * Settles `ticket` on the site's counter and, when it holds the deployment's too, on that one: what the
  * site's windows hold then. A settle after the hold was released still adds what was billed.
  */
-export async function settleTicket(store: Store, siteId: number, ticket: BudgetTicket, billedUsd: number, simulated: boolean): Promise<Windows> {
+export async function settleTicket(
+  store: Store,
+  siteId: number,
+  ticket: BudgetTicket,
+  billedUsd: number,
+  simulated: boolean,
+): Promise<Windows> {
   const [site] = await Promise.all([
     store.budgets.settle({ siteId }, ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated),
-    ticket.deployment ? store.budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated) : null,
+    ticket.deployment
+      ? store.budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated)
+      : null,
   ]);
   return site;
 }
 
 /** GET /v1/budget: the site's limits and what its windows of now hold. */
 export async function budgetView(store: Store, siteId: number, now: Date, limits?: BudgetLimits): Promise<BudgetView> {
-  const [known, windows] = await Promise.all([limits ?? store.budgets.limits(siteId), store.budgets.windows({ siteId } satisfies SpendScope, utcDay(now))]);
+  const [known, windows] = await Promise.all([
+    limits ?? store.budgets.limits(siteId),
+    store.budgets.windows({ siteId } satisfies SpendScope, utcDay(now)),
+  ]);
   const view = (window: BudgetWindow) => {
     const state = windows[window] ?? { spent: 0, reserved: 0, simulated: 0 };
     return {
@@ -165,7 +199,12 @@ export async function budgetView(store: Store, siteId: number, now: Date, limits
 }
 
 /** PUT /v1/budget: sets the limits given, then answers as GET does. */
-export async function setBudget(store: Store, siteId: number, change: Partial<BudgetLimits>, now: Date): Promise<BudgetView> {
+export async function setBudget(
+  store: Store,
+  siteId: number,
+  change: Partial<BudgetLimits>,
+  now: Date,
+): Promise<BudgetView> {
   const limits = await store.budgets.setLimits(siteId, change, now.toISOString());
   return budgetView(store, siteId, now, limits);
 }

@@ -1,4 +1,11 @@
-import { ApiError, fieldError, LIMITS, type AddCompetitorInput, type BudgetTicket, type MonitorMessage } from '@cm/contract';
+import {
+  ApiError,
+  fieldError,
+  LIMITS,
+  type AddCompetitorInput,
+  type BudgetTicket,
+  type MonitorMessage,
+} from '@cm/contract';
 import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
@@ -21,14 +28,23 @@ const TABLE = 'cm_competitors';
 type Fields = Record<string, unknown> & { domain: string };
 
 const limitReached = () =>
-  new ApiError('competitor_limit_reached', `A site tracks at most ${LIMITS.activeCompetitors} active competitors; delete one with db_delete first`, {
-    max_active: LIMITS.activeCompetitors,
-  });
+  new ApiError(
+    'competitor_limit_reached',
+    `A site tracks at most ${LIMITS.activeCompetitors} active competitors; delete one with db_delete first`,
+    {
+      max_active: LIMITS.activeCompetitors,
+    },
+  );
 
 /** The domain as tracked, or a 400 naming `path`. */
 export function competitorDomain(input: string, path: string): string {
   const domain = normalizeDomain(input);
-  if (!domain) throw fieldError('body', path, 'must be a domain name such as example.com (a URL is fine: its scheme and path are stripped)');
+  if (!domain)
+    throw fieldError(
+      'body',
+      path,
+      'must be a domain name such as example.com (a URL is fine: its scheme and path are stripped)',
+    );
   return domain;
 }
 
@@ -40,7 +56,11 @@ async function rowOfDomain(ctx: ToolContext, domain: string): Promise<StoredRow 
 const isActive = (row: StoredRow | null): row is StoredRow => row?.active === true;
 
 /** The domain's row once `accept` holds for it, looked for while a concurrent call stores it; null if it never does. */
-async function awaitRow(ctx: ToolContext, domain: string, accept: (row: StoredRow) => boolean): Promise<StoredRow | null> {
+async function awaitRow(
+  ctx: ToolContext,
+  domain: string,
+  accept: (row: StoredRow) => boolean,
+): Promise<StoredRow | null> {
   const deadline = Date.now() + SAME_DOMAIN_WAIT_MS;
   for (;;) {
     const row = await rowOfDomain(ctx, domain);
@@ -82,13 +102,19 @@ async function takePlace(ctx: ToolContext, domain: string): Promise<StoredRow | 
 }
 
 /** Confirms the place of a domain whose row is active; false when the pending place was reclaimed (the call stalled past PENDING_MS) and the cap is full again. */
-const confirmPlace = (ctx: ToolContext, domain: string) => ctx.store.competitorPlaces(ctx.siteId).hold(domain, CONFIRMED);
+const confirmPlace = (ctx: ToolContext, domain: string) =>
+  ctx.store.competitorPlaces(ctx.siteId).hold(domain, CONFIRMED);
 
 /** Inserts an active row under the domain's pending place and confirms it. On a RowConflict the place stays pending, for the caller to settle. */
 async function insertActive(ctx: ToolContext, fields: Fields): Promise<StoredRow> {
   let row: StoredRow;
   try {
-    row = await ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, active: true, added_at: ctx.now.toISOString() }, ctx.now.toISOString());
+    row = await ctx.store.rows.insert(
+      ctx.siteId,
+      TABLE,
+      { ...fields, active: true, added_at: ctx.now.toISOString() },
+      ctx.now.toISOString(),
+    );
   } catch (error) {
     if (!(error instanceof RowConflict)) await ctx.store.competitorPlaces(ctx.siteId).free(fields.domain);
     throw error;
@@ -103,13 +129,25 @@ async function insertActive(ctx: ToolContext, fields: Fields): Promise<StoredRow
 /** Makes db_insert's inactive row active (and complete) under the domain's pending place, and confirms it; undone when the place was lost. */
 async function activate(ctx: ToolContext, row: StoredRow): Promise<StoredRow> {
   const domain = String(row.domain);
-  const active = await ctx.store.rows.update(ctx.siteId, TABLE, row.id, { active: true, incomplete: false }, ctx.now.toISOString());
+  const active = await ctx.store.rows.update(
+    ctx.siteId,
+    TABLE,
+    row.id,
+    { active: true, incomplete: false },
+    ctx.now.toISOString(),
+  );
   if (!active) {
     await ctx.store.competitorPlaces(ctx.siteId).free(domain);
     throw changedMeanwhile(domain);
   }
   if (!(await confirmPlace(ctx, domain))) {
-    await ctx.store.rows.update(ctx.siteId, TABLE, row.id, { active: false, incomplete: row.incomplete === true }, ctx.now.toISOString());
+    await ctx.store.rows.update(
+      ctx.siteId,
+      TABLE,
+      row.id,
+      { active: false, incomplete: row.incomplete === true },
+      ctx.now.toISOString(),
+    );
     throw limitReached();
   }
   return active;
@@ -120,7 +158,11 @@ async function activate(ctx: ToolContext, row: StoredRow): Promise<StoredRow> {
  * place, before the cap was kept this way) now holds the pending place; an inactive one leaves it to
  * `inactive`, which activates it or frees the place.
  */
-async function settleConflict(ctx: ToolContext, domain: string, inactive: (row: StoredRow) => Promise<StoredRow>): Promise<StoredRow> {
+async function settleConflict(
+  ctx: ToolContext,
+  domain: string,
+  inactive: (row: StoredRow) => Promise<StoredRow>,
+): Promise<StoredRow> {
   const row = await awaitRow(ctx, domain, () => true);
   if (!row) {
     await ctx.store.competitorPlaces(ctx.siteId).free(domain);
@@ -138,7 +180,8 @@ async function settleConflict(ctx: ToolContext, domain: string, inactive: (row: 
  */
 export async function insertCompetitor(ctx: ToolContext, fields: Fields & { active: boolean }): Promise<StoredRow> {
   const now = ctx.now.toISOString();
-  if (!fields.active) return ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, added_at: now, incomplete: true }, now);
+  if (!fields.active)
+    return ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, added_at: now, incomplete: true }, now);
   const existing = (await rowOfDomain(ctx, fields.domain)) ?? (await takePlace(ctx, fields.domain));
   if (existing) throw new RowConflict(TABLE, existing.id);
   try {
@@ -167,7 +210,10 @@ async function neverMonitored(ctx: ToolContext, row: StoredRow): Promise<boolean
  * a row db_insert stored (incomplete, or inactive) whose monitoring starts now. display_name and color
  * follow the call.
  */
-export async function trackCompetitor(ctx: ToolContext, fields: Fields): Promise<{ row: StoredRow; created: boolean; completed: boolean }> {
+export async function trackCompetitor(
+  ctx: ToolContext,
+  fields: Fields,
+): Promise<{ row: StoredRow; created: boolean; completed: boolean }> {
   const { domain, ...labels } = fields;
   const found = await rowOfDomain(ctx, domain);
   let row: StoredRow;
@@ -196,7 +242,8 @@ export async function trackCompetitor(ctx: ToolContext, fields: Fields): Promise
     ...Object.fromEntries(Object.entries(labels).filter(([field, value]) => row[field] !== value)),
     ...(completing ? { incomplete: false } : {}),
   };
-  if (Object.keys(changes).length > 0) row = (await ctx.store.rows.update(ctx.siteId, TABLE, row.id, changes, ctx.now.toISOString())) ?? row;
+  if (Object.keys(changes).length > 0)
+    row = (await ctx.store.rows.update(ctx.siteId, TABLE, row.id, changes, ctx.now.toISOString())) ?? row;
   return { row, created: false, completed: activated || completing };
 }
 
@@ -233,13 +280,20 @@ export async function queueMonitoring(
     domains.map(async (domain) => {
       let budget: BudgetTicket | null;
       try {
-        budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }));
+        budget = await ctx.budget.reserveQueued(
+          ctx.queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }),
+        );
       } catch (error) {
         if (error instanceof ApiError && error.code === 'budget_exceeded') return 1;
         throw error;
       }
       try {
-        await ctx.enqueue('monitor', { site_id: siteId, domain, requested_at: requestedAt, ...(budget ? { budget } : {}) } satisfies MonitorMessage);
+        await ctx.enqueue('monitor', {
+          site_id: siteId,
+          domain,
+          requested_at: requestedAt,
+          ...(budget ? { budget } : {}),
+        } satisfies MonitorMessage);
       } catch (error) {
         if (budget) await ctx.budget.settle(budget, 0, false);
         throw error;
@@ -261,6 +315,14 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
   const deferred =
-    created || completed ? await queueMonitoring(ctx, ctx.siteId, site.domain, [...(site.domain ? [site.domain] : []), domain], ctx.now.toISOString()) : 0;
+    created || completed
+      ? await queueMonitoring(
+          ctx,
+          ctx.siteId,
+          site.domain,
+          [...(site.domain ? [site.domain] : []), domain],
+          ctx.now.toISOString(),
+        )
+      : 0;
   return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }

@@ -46,7 +46,9 @@ export async function competitorDomains(ctx: Pick<ToolContext, 'siteId' | 'store
 
 /** A cm_pages row's keywords: its primary keyword, then its secondary ones. */
 export const pageKeywords = (page: StoredRow): string[] =>
-  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter((k): k is string => typeof k === 'string');
+  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter(
+    (k): k is string => typeof k === 'string',
+  );
 
 /** The keyword score of a stored cm_keywords row. */
 export const rowScore = (row: StoredRow): number => keywordScore(row as unknown as KeywordMetrics);
@@ -58,4 +60,5 @@ export async function rowOrNotFound(ctx: ToolContext, table: TableName, id: numb
   return row;
 }
 
-export const rowNotFound = (table: TableName, id: number): ApiError => new ApiError('not_found', `No ${table} row with id ${id}`, { table, id });
+export const rowNotFound = (table: TableName, id: number): ApiError =>
+  new ApiError('not_found', `No ${table} row with id ${id}`, { table, id });

@@ -25,7 +25,13 @@ const ASSIGNED_FIELDS: Record<TableName, readonly string[]> = {
   cm_competitors: ['added_at', 'incomplete'],
 };
 
-const fieldsOf = (table: TableName) => ['id', 'created_at', 'updated_at', ...Object.keys(TABLE_FIELDS[table].shape), ...ASSIGNED_FIELDS[table]];
+const fieldsOf = (table: TableName) => [
+  'id',
+  'created_at',
+  'updated_at',
+  ...Object.keys(TABLE_FIELDS[table].shape),
+  ...ASSIGNED_FIELDS[table],
+];
 
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
@@ -33,7 +39,8 @@ export async function dbSelect(ctx: ToolContext, input: DbSelectInput) {
   const where = input.where ?? {};
   const known = fieldsOf(input.table);
   for (const field of Object.keys(where)) {
-    if (!known.includes(field)) throw invalid(`where.${field}`, `${input.table} has no field ${field}; fields: ${known.join(', ')}`);
+    if (!known.includes(field))
+      throw invalid(`where.${field}`, `${input.table} has no field ${field}; fields: ${known.join(', ')}`);
   }
   const { id, ...rest } = where;
   if (id !== undefined) {
@@ -47,7 +54,12 @@ export async function dbSelect(ctx: ToolContext, input: DbSelectInput) {
 }
 
 /** Checks that a referenced row exists on the caller's site; `400` naming the field otherwise. */
-async function referenced(ctx: ToolContext, table: TableName, id: number | null | undefined, path: string): Promise<StoredRow | null> {
+async function referenced(
+  ctx: ToolContext,
+  table: TableName,
+  id: number | null | undefined,
+  path: string,
+): Promise<StoredRow | null> {
   if (id === null || id === undefined) return null;
   const row = await ctx.store.rows.get(ctx.siteId, table, id);
   if (!row) throw invalid(path, `no ${table} row with id ${id}`);
@@ -98,7 +110,8 @@ async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string
   return { row, warnings };
 }
 
-const alreadyExists = (table: TableName, id: number) => new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
+const alreadyExists = (table: TableName, id: number) =>
+  new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
 
 export async function dbInsert(ctx: ToolContext, input: DbInsertInput) {
   const { row, warnings } = await prepareRow(ctx, input.table, input.row);

@@ -49,10 +49,18 @@ export async function upsertKeywords(
   const { created, conflicts } = await rows.insertMany(
     ctx.siteId,
     'cm_keywords',
-    missing.map((w) => ({ keyword: w.target.keyword, locale: w.target.locale, page_id: null, ...newRowDefaults, ...w.fields })),
+    missing.map((w) => ({
+      keyword: w.target.keyword,
+      locale: w.target.locale,
+      page_id: null,
+      ...newRowDefaults,
+      ...w.fields,
+    })),
     now,
   );
-  const raced = await mapLimit(conflicts, 16, (c) => rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now));
+  const raced = await mapLimit(conflicts, 16, (c) =>
+    rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now),
+  );
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
 }
 
@@ -131,7 +139,9 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   let attached = 0;
   if (topic) {
     const linkedIds = new Map(links.map((l) => [Number(l.keyword_id), l]));
-    const toAttach = stored.filter((row) => seedKeys.has(keywordUnique(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id));
+    const toAttach = stored.filter(
+      (row) => seedKeys.has(keywordUnique(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id),
+    );
     const { created } = await ctx.store.rows.insertMany(
       ctx.siteId,
       'cm_topic_keywords',
@@ -143,7 +153,14 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     await mapLimit(
       stored.filter((row) => linkedIds.has(row.id)),
       16,
-      (row) => ctx.store.rows.update(ctx.siteId, 'cm_topic_keywords', linkedIds.get(row.id)!.id, { score: rowScore(row) }, checkedAt),
+      (row) =>
+        ctx.store.rows.update(
+          ctx.siteId,
+          'cm_topic_keywords',
+          linkedIds.get(row.id)!.id,
+          { score: rowScore(row) },
+          checkedAt,
+        ),
     );
   }
 

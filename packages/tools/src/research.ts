@@ -57,7 +57,13 @@ const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'fail
  * reservation, leased until `leaseUntil`, and puts it on the research queue; the caller undoes its own
  * claim if this throws.
  */
-async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: JobInput, leaseUntil: number): Promise<void> {
+async function queueJob(
+  ctx: ToolContext,
+  jobId: string,
+  tool: string,
+  input: JobInput,
+  leaseUntil: number,
+): Promise<void> {
   const budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ research: input.mode }));
   try {
     await ctx.store.jobs.create({
@@ -78,7 +84,8 @@ async function queueJob(ctx: ToolContext, jobId: string, tool: string, input: Jo
 
 const LEASE_EXPIRED: JobError = {
   code: 'lease_expired',
-  message: 'the job stopped without ending (its worker died, or its message was lost); make the same call again to research it anew',
+  message:
+    'the job stopped without ending (its worker died, or its message was lost); make the same call again to research it anew',
   retryable: true,
 };
 
@@ -150,14 +157,25 @@ async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
   const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(keyword);
-    return { keyword, volume: m?.volume ?? 0, cpc_usd: m?.cpc_usd ?? null, competition: m?.competition ?? null, intent: m?.intent ?? null };
+    return {
+      keyword,
+      volume: m?.volume ?? 0,
+      cpc_usd: m?.cpc_usd ?? null,
+      competition: m?.competition ?? null,
+      intent: m?.intent ?? null,
+    };
   });
   const checkedAt = ctx.now.toISOString();
   await upsertKeywords(
     ctx,
     keywords.map(({ keyword, ...figures }) => ({
       target: { keyword, locale: site.locale },
-      fields: { ...figures, checked_at: checkedAt, data_source: ctx.keywordData.name, ...(input.page_id ? { page_id: input.page_id } : {}) },
+      fields: {
+        ...figures,
+        checked_at: checkedAt,
+        data_source: ctx.keywordData.name,
+        ...(input.page_id ? { page_id: input.page_id } : {}),
+      },
     })),
     { is_idea: true },
   );
@@ -194,7 +212,10 @@ function researchReply(job: Job, dataSource: string) {
 async function addressesWithin(ctx: ToolContext, host: string): Promise<string[] | null> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([ctx.resolveHost(host), new Promise<null>((resolve) => (timer = setTimeout(resolve, RESOLVE_WAIT_MS, null)))]);
+    return await Promise.race([
+      ctx.resolveHost(host),
+      new Promise<null>((resolve) => (timer = setTimeout(resolve, RESOLVE_WAIT_MS, null))),
+    ]);
   } catch {
     return null;
   } finally {
@@ -225,7 +246,8 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   const question = input.question ?? null;
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const recent = await ctx.store.research.latest(ctx.siteId, researchQueryKey(mode, input.seed, question), since);
-  if (recent) return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
+  if (recent)
+    return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
 
   const jobId = newJobId();
   const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
@@ -233,7 +255,13 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken) throw concurrencyLimit();
   try {
-    await queueJob(ctx, jobId, 'research', { mode, query: input.seed, question, page_id: input.page_id ?? null }, leaseUntil);
+    await queueJob(
+      ctx,
+      jobId,
+      'research',
+      { mode, query: input.seed, question, page_id: input.page_id ?? null },
+      leaseUntil,
+    );
   } catch (error) {
     await ctx.store.researchSlots.free(jobId);
     throw error;
@@ -261,7 +289,10 @@ export interface WorkerDeps {
  * into the usage ledger, under the tool that queued the job, before it ends. Provider failures end
  * the job as failed; a store failure throws, so the queue delivers the message again.
  */
-export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage): Promise<{ siteId: number; tool: string } | null> {
+export async function runResearchJob(
+  deps: WorkerDeps,
+  message: ResearchMessage,
+): Promise<{ siteId: number; tool: string } | null> {
   const { store } = deps;
   const job = await store.jobs.get(message.job_id);
   if (!job) return null;
@@ -273,7 +304,8 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
   const leaseUntil = Date.now() + deps.researchLeaseMs;
   if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) {
     // Waiting is not dying: the job's lease goes on while its message comes back.
-    if (await store.jobs.renew(job.job_id, new Date().toISOString(), leaseUntil)) await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
+    if (await store.jobs.renew(job.job_id, new Date().toISOString(), leaseUntil))
+      await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
     return null;
   }
   if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
@@ -283,17 +315,21 @@ export async function runResearchJob(deps: WorkerDeps, message: ResearchMessage)
   const input = job.input as JobInput;
   const queryKey = researchQueryKey(input.mode, input.query, input.question);
   let outcome: Parameters<Store['jobs']['finish']>[1];
-  const researched = await deps.research.research({ mode: input.mode, query: input.query, question: input.question }, deps.meter).then(
-    (findings) => ({ findings }),
-    (error: unknown) => ({ error }),
-  );
+  const researched = await deps.research
+    .research({ mode: input.mode, query: input.query, question: input.question }, deps.meter)
+    .then(
+      (findings) => ({ findings }),
+      (error: unknown) => ({ error }),
+    );
   // Every call made goes into the ledger before the job can end or a store write fail: whoever reads the
   // ended job reads its calls, and a message delivered again makes calls of its own.
   await store.usage.record(job.site_id, job.tool, deps.meter.calls);
   if ('error' in researched) {
     const { error } = researched;
     if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
-    outcome = { error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message } };
+    outcome = {
+      error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message },
+    };
   } else {
     const { findings } = researched;
     const record: StoredResearch = {
@@ -337,8 +373,14 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
 
   // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
-  const claimed = await Promise.all(keywords.filter(isInProcess).map((k) => ctx.store.jobs.get(stateOf(k)!.pending_job!)));
-  const lapsed = await Promise.all(claimed.map(async (job) => job !== null && !isEnded(job) && (await expireLapsed(ctx.store, job)).status === 'failed'));
+  const claimed = await Promise.all(
+    keywords.filter(isInProcess).map((k) => ctx.store.jobs.get(stateOf(k)!.pending_job!)),
+  );
+  const lapsed = await Promise.all(
+    claimed.map(
+      async (job) => job !== null && !isEnded(job) && (await expireLapsed(ctx.store, job)).status === 'failed',
+    ),
+  );
   if (lapsed.some(Boolean)) states = await read();
 
   const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
@@ -368,11 +410,15 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
     keywords.filter(isDone).map((k) => stateOf(k)!.research_id!),
   );
   const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
-  const failedJobs = await Promise.all(failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))));
-  const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> = {};
+  const failedJobs = await Promise.all(
+    failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))),
+  );
+  const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> =
+    {};
   for (const k of keywords.filter(isDone)) {
     const record = records.get(stateOf(k)!.research_id!);
-    if (record) factsByKeyword[k] = { ...findingsOf(record), data_source: record.data_source, created_at: record.created_at };
+    if (record)
+      factsByKeyword[k] = { ...findingsOf(record), data_source: record.data_source, created_at: record.created_at };
   }
   const inProcess = keywords.filter(isInProcess);
   return {
@@ -382,7 +428,10 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
     failed: failed.map((keyword, i) => ({
       keyword,
       error: refused.get(keyword) ??
-        failedJobs[i]?.error ?? { code: 'research_failed', message: 'the research of this keyword ended without a result; call again to retry it' },
+        failedJobs[i]?.error ?? {
+          code: 'research_failed',
+          message: 'the research of this keyword ended without a result; call again to retry it',
+        },
     })),
   };
 }
@@ -393,7 +442,13 @@ async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefo
   const queryKey = keywordQueryKey(keyword);
   if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
   try {
-    await queueJob(ctx, jobId, 'serp_landscape', { mode: 'web', query: keyword, question: null, page_id: null }, ctx.now.getTime() + ctx.researchLeaseMs);
+    await queueJob(
+      ctx,
+      jobId,
+      'serp_landscape',
+      { mode: 'web', query: keyword, question: null, page_id: null },
+      ctx.now.getTime() + ctx.researchLeaseMs,
+    );
   } catch (error) {
     await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
     throw error;
@@ -402,6 +457,12 @@ async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefo
 
 export async function recall(ctx: ToolContext, input: RecallInput) {
   const terms = researchTerms(input.query);
-  const results = terms.length ? await ctx.store.research.recall(ctx.siteId, terms, { mode: input.mode, page_id: input.page_id, limit: input.limit }) : [];
+  const results = terms.length
+    ? await ctx.store.research.recall(ctx.siteId, terms, {
+        mode: input.mode,
+        page_id: input.page_id,
+        limit: input.limit,
+      })
+    : [];
   return { data_source: DATABASE, results, empty: results.length === 0 };
 }

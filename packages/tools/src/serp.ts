@@ -1,5 +1,22 @@
-import { ApiError, fieldError, LIMITS, REFRESH_LOCALE, type SerpKeywordRefreshInput, type SerpLandscapeInput, type SerpRow } from '@cm/contract';
-import { keywordLocale, landscapeMetrics, nextUtcMidnight, normalizeKeyword, topByScore, untrackedCompetitors, utcDay, type ScopeKeyword } from '@cm/core';
+import {
+  ApiError,
+  fieldError,
+  LIMITS,
+  REFRESH_LOCALE,
+  type SerpKeywordRefreshInput,
+  type SerpLandscapeInput,
+  type SerpRow,
+} from '@cm/contract';
+import {
+  keywordLocale,
+  landscapeMetrics,
+  nextUtcMidnight,
+  normalizeKeyword,
+  topByScore,
+  untrackedCompetitors,
+  utcDay,
+  type ScopeKeyword,
+} from '@cm/core';
 import { ProviderError } from '@cm/providers';
 import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -38,7 +55,18 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
   const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
   return unique.map((keyword) => {
     const row = rows.get(ids.get(keywordUnique(locale, keyword)) ?? 0);
-    return row ? scopeKeywordOf(row) : { keyword, keyword_id: null, is_idea: false, locale, volume: null, cpc_usd: null, competition: null, intent: null };
+    return row
+      ? scopeKeywordOf(row)
+      : {
+          keyword,
+          keyword_id: null,
+          is_idea: false,
+          locale,
+          volume: null,
+          cpc_usd: null,
+          competition: null,
+          intent: null,
+        };
   });
 }
 
@@ -49,11 +77,17 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
 async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
   if (input.keyword !== undefined) {
     const keyword = normalizeKeyword(input.keyword);
-    return { info: { type: 'keyword', id: null, name: keyword }, keywords: await keywordsByText(ctx, [keyword], locale) };
+    return {
+      info: { type: 'keyword', id: null, name: keyword },
+      keywords: await keywordsByText(ctx, [keyword], locale),
+    };
   }
   if (input.page_id !== undefined) {
     const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-    return { info: { type: 'page', id: page.id, name: String(page.title) }, keywords: await keywordsByText(ctx, pageKeywords(page), locale) };
+    return {
+      info: { type: 'page', id: page.id, name: String(page.title) },
+      keywords: await keywordsByText(ctx, pageKeywords(page), locale),
+    };
   }
   const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id!);
   const [links, pages] = await Promise.all([
@@ -66,9 +100,11 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
     links.map((l) => Number(l.keyword_id)),
   );
   const keywords = new Map<string, ScopeKeyword>();
-  for (const row of linked.values()) if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
+  for (const row of linked.values())
+    if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
   const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);
-  for (const k of fromPages) if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
+  for (const k of fromPages)
+    if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
   return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
 }
 
@@ -81,7 +117,11 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
  * keyword_ids) is a 400; a page's keywords known only as ideas are left out and named in `ideas`, so the
  * rest of the page or topic is still listed.
  */
-async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<{ targets: ScopeKeyword[]; ideas: string[] }> {
+async function listSelection(
+  ctx: ToolContext,
+  input: SerpLandscapeInput,
+  scope: Scope,
+): Promise<{ targets: ScopeKeyword[]; ideas: string[] }> {
   const analyze = input.depth === 'analyze';
   const idea = scope.info.type === 'keyword' ? scope.keywords.find((k) => k.is_idea) : undefined;
   if (idea) {
@@ -103,17 +143,25 @@ async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope:
   const committed = scope.keywords.filter((k) => !k.is_idea);
   const ideas = scope.keywords.filter((k) => k.is_idea).map((k) => k.keyword);
   if (scope.info.type !== 'topic') return { targets: committed, ideas };
-  return { targets: topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault)), ideas };
+  return {
+    targets: topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault)),
+    ideas,
+  };
 }
 
 /**
  * The keywords analyze researches: the spec caps them at LIMITS.analyzeKeywords, so a larger selection is
  * cut to the first keyword_ids given, else to the top by score; the rest are named in the reply.
  */
-function analyzeTargets(input: SerpLandscapeInput, listed: readonly ScopeKeyword[]): { researched: string[]; over_cap: string[] } {
+function analyzeTargets(
+  input: SerpLandscapeInput,
+  listed: readonly ScopeKeyword[],
+): { researched: string[]; over_cap: string[] } {
   const keywords = (k: readonly ScopeKeyword[]) => [...new Set(k.map((row) => row.keyword))];
   const all = keywords(listed);
-  const researched = keywords(input.keyword_ids ? listed.slice(0, LIMITS.analyzeKeywords) : topByScore(listed, LIMITS.analyzeKeywords));
+  const researched = keywords(
+    input.keyword_ids ? listed.slice(0, LIMITS.analyzeKeywords) : topByScore(listed, LIMITS.analyzeKeywords),
+  );
   return { researched, over_cap: all.filter((k) => !researched.includes(k)) };
 }
 
@@ -134,7 +182,12 @@ async function pullSerp(ctx: ToolContext, keyword: string, locale: string, targe
  * Pulls the SERPs the selection has none of in `serps` (the stored rows), adding each pulled row to
  * it; a failed pull is reported unless every pull failed.
  */
-async function listSerps(ctx: ToolContext, selection: readonly ScopeKeyword[], target: SerpTarget, serps: Map<string, SerpRow>) {
+async function listSerps(
+  ctx: ToolContext,
+  selection: readonly ScopeKeyword[],
+  target: SerpTarget,
+  serps: Map<string, SerpRow>,
+) {
   const skipped = selection.filter((k) => serps.has(keywordUnique(k.locale, k.keyword)));
   const wanted = selection.filter((k) => !serps.has(keywordUnique(k.locale, k.keyword)));
   let lastError: ProviderError | undefined;
@@ -182,7 +235,9 @@ async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
     })),
     { is_idea: true },
   );
-  return stored.sort((a, b) => Number(b.volume ?? 0) - Number(a.volume ?? 0) || String(a.keyword).localeCompare(String(b.keyword)));
+  return stored.sort(
+    (a, b) => Number(b.volume ?? 0) - Number(a.volume ?? 0) || String(a.keyword).localeCompare(String(b.keyword)),
+  );
 }
 
 /**
@@ -190,7 +245,11 @@ async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
  * locale: the refresh pulls US/English only, and is meant to fill that gap whatever the site's locale.
  * They only stand in: list still pulls the keyword's own locale, whose SERP is shown first.
  */
-async function refreshedSerps(ctx: ToolContext, keywords: readonly ScopeKeyword[], serps: ReadonlyMap<string, SerpRow>): Promise<Map<string, SerpRow>> {
+async function refreshedSerps(
+  ctx: ToolContext,
+  keywords: readonly ScopeKeyword[],
+  serps: ReadonlyMap<string, SerpRow>,
+): Promise<Map<string, SerpRow>> {
   const missing = keywords.filter((k) => k.locale !== REFRESH_LOCALE && !serps.has(keywordUnique(k.locale, k.keyword)));
   if (missing.length === 0) return new Map();
   const rows = await ctx.store.serps.getMany(
@@ -208,7 +267,9 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
-  const { targets: selection, ideas: skippedIdeas } = lists ? await listSelection(ctx, input, scope) : { targets: [], ideas: [] };
+  const { targets: selection, ideas: skippedIdeas } = lists
+    ? await listSelection(ctx, input, scope)
+    : { targets: [], ideas: [] };
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
@@ -246,14 +307,24 @@ export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRef
   const day = utcDay(ctx.now);
   const limit = LIMITS.refreshesPerDay;
   const resetsAt = nextUtcMidnight(ctx.now);
-  const quota = await ctx.store.quotas.take(ctx.siteId, REFRESH_QUOTA, day, limit, Math.floor(ctx.now.getTime() / 1000) + QUOTA_KEEP_SECONDS);
+  const quota = await ctx.store.quotas.take(
+    ctx.siteId,
+    REFRESH_QUOTA,
+    day,
+    limit,
+    Math.floor(ctx.now.getTime() / 1000) + QUOTA_KEEP_SECONDS,
+  );
   ctx.measure('refresh_quota_used', quota.used);
   if (!quota.taken) {
-    throw new ApiError('quota_exceeded', `serp_keyword_refresh is limited to ${limit} per site per UTC day; it resets at ${resetsAt}`, {
-      limit,
-      used: quota.used,
-      resets_at: resetsAt,
-    });
+    throw new ApiError(
+      'quota_exceeded',
+      `serp_keyword_refresh is limited to ${limit} per site per UTC day; it resets at ${resetsAt}`,
+      {
+        limit,
+        used: quota.used,
+        resets_at: resetsAt,
+      },
+    );
   }
   let row: SerpRow;
   try {

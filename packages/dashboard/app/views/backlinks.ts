@@ -21,13 +21,21 @@ export const HEALTH_FLAGS: Record<HealthFlag, { label: string; explanation: stri
     tone: 'warn',
   },
   spam_clean: { label: 'spam clean', explanation: 'Spam score below 15: the backlinks look clean.', tone: 'good' },
-  spam_elevated: { label: 'spam elevated', explanation: 'Spam score 15 or more: review and disavow spammy linking domains.', tone: 'bad' },
+  spam_elevated: {
+    label: 'spam elevated',
+    explanation: 'Spam score 15 or more: review and disavow spammy linking domains.',
+    tone: 'bad',
+  },
   velocity_below_competitors: {
     label: 'velocity below competitors',
     explanation: 'New referring domains of the last 3 months are below the competitors’ median.',
     tone: 'warn',
   },
-  dofollow_below_50pct: { label: 'dofollow below 50%', explanation: 'Under half the backlinks are dofollow, so most pass little authority.', tone: 'warn' },
+  dofollow_below_50pct: {
+    label: 'dofollow below 50%',
+    explanation: 'Under half the backlinks are dofollow, so most pass little authority.',
+    tone: 'warn',
+  },
   broken_links_present: {
     label: 'broken links',
     explanation: 'Some backlinks point at broken pages: redirect or restore them to keep their value.',
@@ -49,7 +57,9 @@ export const backlinksView: View = {
     const select = h(
       'select',
       { attrs: { id: 'months' }, on: { change: () => ctx.navigate([select.value]) } },
-      MONTHS.map((m) => h('option', { attrs: { value: m, selected: m === months } }, m === 1 ? '1 month' : `${m} months`)),
+      MONTHS.map((m) =>
+        h('option', { attrs: { value: m, selected: m === months } }, m === 1 ? '1 month' : `${m} months`),
+      ),
     );
     ctx.root.append(h('div', { class: 'toolbar' }, h('label', { attrs: { for: 'months' } }, 'Trend over'), select));
     const [data, competitors] = await Promise.all([
@@ -75,9 +85,13 @@ export const backlinksView: View = {
 function trend(data: BacklinksOverview, styles: DomainStyles, months: number): HTMLElement {
   const series = data.trend.filter((t) => t.points.length > 0);
   if (series.length === 0)
-    return section('Referring domains over time', emptyState('No trend points yet.', 'Monitoring stores monthly points with each daily snapshot.'));
+    return section(
+      'Referring domains over time',
+      emptyState('No trend points yet.', 'Monitoring stores monthly points with each daily snapshot.'),
+    );
   const labels = [...new Set(series.flatMap((s) => s.points.map((p) => p.month)))].sort();
-  const valueAt = (domain: string, month: string) => series.find((s) => s.domain === domain)?.points.find((p) => p.month === month)?.referring_domains ?? null;
+  const valueAt = (domain: string, month: string) =>
+    series.find((s) => s.domain === domain)?.points.find((p) => p.month === month)?.referring_domains ?? null;
   const chart = chartFigure(
     'trend',
     `Referring domains per month over ${months} months, one line per domain: ${series.map((s) => styles.of(s.domain).label).join(', ')}. The table below has the figures.`,
@@ -125,7 +139,12 @@ function trend(data: BacklinksOverview, styles: DomainStyles, months: number): H
     ],
     rows: labels,
   });
-  return section('Referring domains over time', legend, chart, h('details', null, h('summary', null, 'Show the figures as a table'), table));
+  return section(
+    'Referring domains over time',
+    legend,
+    chart,
+    h('details', null, h('summary', null, 'Show the figures as a table'), table),
+  );
 }
 
 function profiles(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
@@ -135,19 +154,51 @@ function profiles(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
       name: 'profiles',
       caption: 'Backlink profiles from the latest monitoring snapshot of each domain',
       columns: [
-        { label: 'Domain', cell: (p) => domainLabel(styles.of(p.domain), { showDomain: true }), sortBy: (p) => styles.of(p.domain).label.toLowerCase() },
+        {
+          label: 'Domain',
+          cell: (p) => domainLabel(styles.of(p.domain), { showDomain: true }),
+          sortBy: (p) => styles.of(p.domain).label.toLowerCase(),
+        },
         { label: 'Rank', cell: (p) => fmtInt(p.summary.rank), sortBy: (p) => p.summary.rank, numeric: true },
-        { label: 'Referring domains', cell: (p) => fmtInt(p.summary.referring_domains), sortBy: (p) => p.summary.referring_domains, numeric: true },
-        { label: 'Backlinks', cell: (p) => fmtInt(p.summary.backlinks), sortBy: (p) => p.summary.backlinks, numeric: true },
+        {
+          label: 'Referring domains',
+          cell: (p) => fmtInt(p.summary.referring_domains),
+          sortBy: (p) => p.summary.referring_domains,
+          numeric: true,
+        },
+        {
+          label: 'Backlinks',
+          cell: (p) => fmtInt(p.summary.backlinks),
+          sortBy: (p) => p.summary.backlinks,
+          numeric: true,
+        },
         {
           label: 'Backlinks per domain',
-          cell: (p) => (p.summary.backlinks_per_referring_domain === null ? '—' : `${fmtNum(p.summary.backlinks_per_referring_domain)}:1`),
+          cell: (p) =>
+            p.summary.backlinks_per_referring_domain === null
+              ? '—'
+              : `${fmtNum(p.summary.backlinks_per_referring_domain)}:1`,
           sortBy: (p) => p.summary.backlinks_per_referring_domain,
           numeric: true,
         },
-        { label: 'Spam score', cell: (p) => fmtNum(p.summary.spam_score), sortBy: (p) => p.summary.spam_score, numeric: true },
-        { label: 'Dofollow', cell: (p) => fmtShare(p.summary.dofollow_share), sortBy: (p) => p.summary.dofollow_share, numeric: true },
-        { label: 'Broken links', cell: (p) => fmtInt(p.summary.broken_links), sortBy: (p) => p.summary.broken_links, numeric: true },
+        {
+          label: 'Spam score',
+          cell: (p) => fmtNum(p.summary.spam_score),
+          sortBy: (p) => p.summary.spam_score,
+          numeric: true,
+        },
+        {
+          label: 'Dofollow',
+          cell: (p) => fmtShare(p.summary.dofollow_share),
+          sortBy: (p) => p.summary.dofollow_share,
+          numeric: true,
+        },
+        {
+          label: 'Broken links',
+          cell: (p) => fmtInt(p.summary.broken_links),
+          sortBy: (p) => p.summary.broken_links,
+          numeric: true,
+        },
         { label: 'Snapshot', cell: (p) => fmtTime(p.snapshot_at), sortBy: (p) => p.snapshot_at },
       ],
       rows: data.profiles,
@@ -158,7 +209,12 @@ function profiles(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
 
 export function flagBadge(flag: HealthFlag): HTMLElement {
   const meaning = HEALTH_FLAGS[flag];
-  return h('li', { attrs: { 'data-flag': flag } }, h('span', { class: `badge ${meaning.tone}` }, meaning.label), h('span', null, meaning.explanation));
+  return h(
+    'li',
+    { attrs: { 'data-flag': flag } },
+    h('span', { class: `badge ${meaning.tone}` }, meaning.label),
+    h('span', null, meaning.explanation),
+  );
 }
 
 function health(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
@@ -172,7 +228,9 @@ function health(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
           'div',
           { class: 'health', attrs: { 'data-domain': p.domain } },
           h('h3', null, domainLabel(styles.of(p.domain))),
-          p.health.length ? h('ul', { class: 'flags' }, p.health.map(flagBadge)) : h('p', { class: 'muted' }, 'No flags.'),
+          p.health.length
+            ? h('ul', { class: 'flags' }, p.health.map(flagBadge))
+            : h('p', { class: 'muted' }, 'No flags.'),
         ),
       ),
     ),
@@ -194,12 +252,18 @@ function gap(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
   const table = (rows: typeof ranked) =>
     dataTable<(typeof ranked)[number]>({
       name: 'gap',
-      caption: 'Domains linking to competitors but not to your site, ranked for outreach: most competitors linked first, then by rank',
+      caption:
+        'Domains linking to competitors but not to your site, ranked for outreach: most competitors linked first, then by rank',
       columns: [
         { label: '#', cell: (r) => r.place, sortBy: (r) => r.place, numeric: true },
         { label: 'Domain', cell: (r) => r.domain, sortBy: (r) => r.domain },
         { label: 'Rank', cell: (r) => fmtInt(r.rank), sortBy: (r) => r.rank, numeric: true },
-        { label: 'Competitors linked', cell: (r) => r.links_to.length, sortBy: (r) => r.links_to.length, numeric: true },
+        {
+          label: 'Competitors linked',
+          cell: (r) => r.links_to.length,
+          sortBy: (r) => r.links_to.length,
+          numeric: true,
+        },
         {
           label: 'Links to',
           cell: (r) =>

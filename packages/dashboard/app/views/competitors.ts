@@ -26,7 +26,16 @@ export const competitorsView: View = {
           name: 'competitors',
           caption: `${competitors.length} of ${MAX_ACTIVE_COMPETITORS} competitors tracked`,
           columns: [
-            { label: 'Colour', cell: (c) => h('span', { class: 'color-cell' }, swatch(styles.of(c.domain)), h('code', null, styles.of(c.domain).fill)) },
+            {
+              label: 'Colour',
+              cell: (c) =>
+                h(
+                  'span',
+                  { class: 'color-cell' },
+                  swatch(styles.of(c.domain)),
+                  h('code', null, styles.of(c.domain).fill),
+                ),
+            },
             {
               label: 'Display name',
               cell: (c) => c.display_name || h('span', { class: 'muted' }, '(none: the domain is shown)'),
@@ -55,19 +64,37 @@ export const competitorsView: View = {
           ],
           rows: competitors,
         })
-      : emptyState('No competitors tracked yet.', 'Add one below: it then appears in share of voice and backlinks, in its colour and under its display name.');
+      : emptyState(
+          'No competitors tracked yet.',
+          'Add one below: it then appears in share of voice and backlinks, in its colour and under its display name.',
+        );
     ctx.root.append(section('Tracked competitors', list), addForm(ctx, competitors));
   },
 };
 
 function addForm(ctx: ViewContext, competitors: CompetitorRow[]): HTMLElement {
   const full = competitors.length >= MAX_ACTIVE_COMPETITORS;
-  const domain = h('input', { attrs: { id: 'c-domain', type: 'text', required: true, placeholder: 'example.com', disabled: full, autocomplete: 'off' } });
-  const name = h('input', { attrs: { id: 'c-name', type: 'text', maxlength: 100, placeholder: 'Example', disabled: full } });
-  const color = h('input', { attrs: { id: 'c-color', type: 'color', value: PALETTE[competitors.length % PALETTE.length], disabled: full } });
+  const domain = h('input', {
+    attrs: {
+      id: 'c-domain',
+      type: 'text',
+      required: true,
+      placeholder: 'example.com',
+      disabled: full,
+      autocomplete: 'off',
+    },
+  });
+  const name = h('input', {
+    attrs: { id: 'c-name', type: 'text', maxlength: 100, placeholder: 'Example', disabled: full },
+  });
+  const color = h('input', {
+    attrs: { id: 'c-color', type: 'color', value: PALETTE[competitors.length % PALETTE.length], disabled: full },
+  });
   const colorNote = h('p', { class: 'note', attrs: { 'aria-live': 'polite' } });
   const noteColor = () => {
-    colorNote.textContent = needsOutline(color.value) ? 'A light colour: charts and swatches draw it with a darker outline so it stays visible.' : '';
+    colorNote.textContent = needsOutline(color.value)
+      ? 'A light colour: charts and swatches draw it with a darker outline so it stays visible.'
+      : '';
   };
   color.addEventListener('input', noteColor);
   const form = h(
@@ -77,7 +104,11 @@ function addForm(ctx: ViewContext, competitors: CompetitorRow[]): HTMLElement {
       on: {
         submit: (event) => {
           event.preventDefault();
-          void add(ctx, { domain: domain.value.trim(), display_name: name.value.trim(), color: color.value }, competitors.length);
+          void add(
+            ctx,
+            { domain: domain.value.trim(), display_name: name.value.trim(), color: color.value },
+            competitors.length,
+          );
         },
       },
     },
@@ -128,7 +159,11 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
       color: input.color,
       ...(input.display_name ? { display_name: input.display_name } : {}),
     });
-    const what = result.created ? 'Now tracking' : result.completed ? 'Monitoring started for' : 'Already tracked, updated';
+    const what = result.created
+      ? 'Now tracking'
+      : result.completed
+        ? 'Monitoring started for'
+        : 'Already tracked, updated';
     const started = result.created || result.completed;
     const run = !started
       ? ''

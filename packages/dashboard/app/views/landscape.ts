@@ -87,7 +87,10 @@ function coverage(landscape: Landscape, scope: Scope, ctx: ViewContext): HTMLEle
   const missing = targets.filter((k) => !k.serp);
   const pull = h(
     'button',
-    { attrs: { type: 'button', disabled: missing.length === 0 }, on: { click: () => void pullSerps(ctx, scope, missing, landscape.scope.name) } },
+    {
+      attrs: { type: 'button', disabled: missing.length === 0 },
+      on: { click: () => void pullSerps(ctx, scope, missing, landscape.scope.name) },
+    },
     missing.length ? `Pull ${plural(missing.length, 'missing SERP')}…` : 'Every committed keyword has a SERP',
   );
   return h(
@@ -118,7 +121,11 @@ async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeywo
         null,
         `Up to ${plural(missing.length, 'paid SERP pull')} from the data provider, one per keyword without a stored SERP: ${missing.map((k) => k.keyword).join(', ')}.`,
       ),
-      h('p', null, 'Keywords that already have a SERP are skipped at no cost. This does not use the daily refresh quota.'),
+      h(
+        'p',
+        null,
+        'Keywords that already have a SERP are skipped at no cost. This does not use the daily refresh quota.',
+      ),
       budget,
     ],
     confirmLabel: `Pull ${plural(missing.length, 'SERP')}`,
@@ -135,7 +142,9 @@ function verdictText(landscape: Landscape, styles: DomainStyles): string {
   const { verdict, verdict_reason, domains } = landscape.sov;
   if (!verdict) return `No verdict: ${verdict_reason ?? 'nothing to compare yet.'}`;
   const site = domains.find((d) => d.is_site);
-  const rival = domains.filter((d) => d.is_competitor).sort((a, b) => b.sov - a.sov)[0] ?? domains.filter((d) => !d.is_site).sort((a, b) => b.sov - a.sov)[0];
+  const rival =
+    domains.filter((d) => d.is_competitor).sort((a, b) => b.sov - a.sov)[0] ??
+    domains.filter((d) => !d.is_site).sort((a, b) => b.sov - a.sov)[0];
   const against = rival ? `${styles.of(rival.domain).label} (${fmtShare(rival.sov)})` : 'the others';
   const words = { leads: 'leads', contends: 'contends with', trails: 'trails' }[verdict];
   return `Your site ${words} ${against}, with ${fmtShare(site?.sov ?? 0)} share of voice.`;
@@ -143,51 +152,71 @@ function verdictText(landscape: Landscape, styles: DomainStyles): string {
 
 function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
   const domains = landscape.sov.domains;
-  const verdict = h('p', { class: `verdict verdict-${landscape.sov.verdict ?? 'none'}` }, verdictText(landscape, styles));
+  const verdict = h(
+    'p',
+    { class: `verdict verdict-${landscape.sov.verdict ?? 'none'}` },
+    verdictText(landscape, styles),
+  );
   if (domains.length === 0)
     return section(
       'Share of voice',
       verdict,
-      emptyState('No SERPs stored yet.', 'Use “Pull missing SERPs” above: share of voice is computed from stored SERPs.'),
+      emptyState(
+        'No SERPs stored yet.',
+        'Use “Pull missing SERPs” above: share of voice is computed from stored SERPs.',
+      ),
     );
   const tracked = domains.filter((d) => d.is_site || d.is_competitor);
   const others = domains.filter((d) => !d.is_site && !d.is_competitor).slice(0, Math.max(0, SOV_BARS - tracked.length));
   const bars = [...tracked, ...others].sort((a, b) => b.sov - a.sov);
   const barStyles = bars.map((d) => styles.of(d.domain));
   const siteIndex = barStyles.findIndex((s) => s.isSite);
-  const chart = chartFigure('sov', `Share of voice by domain: ${bars.map((d, i) => `${barStyles[i]!.label} ${fmtShare(d.sov)}`).join(', ')}.`, {
-    type: 'bar',
-    data: {
-      labels: barStyles.map((s) => (s.isSite ? `★ ${s.label} (your site)` : s.label)),
-      datasets: [
-        {
-          label: 'Share of voice',
-          data: bars.map((d) => d.sov * 100),
-          backgroundColor: barStyles.map((s) => s.fill),
-          borderColor: barStyles.map((s) => s.border),
-          borderWidth: barStyles.map((s) => (s.isSite ? 2 : 1)),
-          barPercentage: 0.8,
-        },
-      ],
-    },
-    options: {
-      indexAxis: 'y',
-      maintainAspectRatio: false,
-      scales: {
-        x: { beginAtZero: true, title: { display: true, text: 'Share of voice (%)' } },
-        y: { ticks: { font: (c) => ({ weight: c.index === siteIndex ? 'bold' : 'normal' }) } },
+  const chart = chartFigure(
+    'sov',
+    `Share of voice by domain: ${bars.map((d, i) => `${barStyles[i]!.label} ${fmtShare(d.sov)}`).join(', ')}.`,
+    {
+      type: 'bar',
+      data: {
+        labels: barStyles.map((s) => (s.isSite ? `★ ${s.label} (your site)` : s.label)),
+        datasets: [
+          {
+            label: 'Share of voice',
+            data: bars.map((d) => d.sov * 100),
+            backgroundColor: barStyles.map((s) => s.fill),
+            borderColor: barStyles.map((s) => s.border),
+            borderWidth: barStyles.map((s) => (s.isSite ? 2 : 1)),
+            barPercentage: 0.8,
+          },
+        ],
       },
-      plugins: { tooltip: { callbacks: { label: (item) => `${fmtNum(item.parsed.x)}%` } } },
+      options: {
+        indexAxis: 'y',
+        maintainAspectRatio: false,
+        scales: {
+          x: { beginAtZero: true, title: { display: true, text: 'Share of voice (%)' } },
+          y: { ticks: { font: (c) => ({ weight: c.index === siteIndex ? 'bold' : 'normal' }) } },
+        },
+        plugins: { tooltip: { callbacks: { label: (item) => `${fmtNum(item.parsed.x)}%` } } },
+      },
     },
-  });
+  );
   chart.classList.add(`bars-${bars.length > 8 ? 'many' : 'few'}`);
   const table = dataTable<(typeof domains)[number]>({
     name: 'sov',
     caption: `Share of voice of the charted domains: your site, tracked competitors in their colours, and the strongest others${domains.length > bars.length ? ` (${domains.length - bars.length} more domains not shown)` : ''}`,
     columns: [
-      { label: 'Domain', cell: (d) => domainLabel(styles.of(d.domain), { showDomain: true }), sortBy: (d) => styles.of(d.domain).label.toLowerCase() },
+      {
+        label: 'Domain',
+        cell: (d) => domainLabel(styles.of(d.domain), { showDomain: true }),
+        sortBy: (d) => styles.of(d.domain).label.toLowerCase(),
+      },
       { label: 'Share of voice', cell: (d) => fmtShare(d.sov), sortBy: (d) => d.sov, numeric: true },
-      { label: 'Keywords ranked', cell: (d) => fmtInt(d.keywords_ranked), sortBy: (d) => d.keywords_ranked, numeric: true },
+      {
+        label: 'Keywords ranked',
+        cell: (d) => fmtInt(d.keywords_ranked),
+        sortBy: (d) => d.keywords_ranked,
+        numeric: true,
+      },
       { label: 'Kind', cell: (d) => (d.is_site ? 'your site' : d.is_competitor ? 'tracked competitor' : 'other') },
     ],
     rows: bars,
@@ -205,7 +234,12 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewCont
   const columns: Column<LandscapeKeyword>[] = [
     { label: 'Keyword', cell: (k) => k.keyword, sortBy: (k) => k.keyword, wrap: true },
     { label: 'Volume', cell: (k) => fmtInt(k.volume), sortBy: (k) => k.volume, numeric: true },
-    { label: 'CPC (USD)', cell: (k) => (k.cpc_usd === null ? '—' : `$${k.cpc_usd.toFixed(2)}`), sortBy: (k) => k.cpc_usd, numeric: true },
+    {
+      label: 'CPC (USD)',
+      cell: (k) => (k.cpc_usd === null ? '—' : `$${k.cpc_usd.toFixed(2)}`),
+      sortBy: (k) => k.cpc_usd,
+      numeric: true,
+    },
     { label: 'Competition', cell: (k) => fmtNum(k.competition), sortBy: (k) => k.competition, numeric: true },
     { label: 'Intent', cell: (k) => k.intent ?? '—', sortBy: (k) => k.intent },
     { label: 'Score', cell: (k) => fmtNum(k.score), sortBy: (k) => k.score, numeric: true },
@@ -226,13 +260,21 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewCont
       sortBy: (k) => bestCompetitor(k, styles)?.position ?? null,
       numeric: true,
     },
-    { label: 'SERP of', cell: (k) => (k.serp ? `${fmtDay(k.serp.fetched_at)} (${k.serp.locale})` : '—'), sortBy: (k) => k.serp?.fetched_at ?? null },
+    {
+      label: 'SERP of',
+      cell: (k) => (k.serp ? `${fmtDay(k.serp.fetched_at)} (${k.serp.locale})` : '—'),
+      sortBy: (k) => k.serp?.fetched_at ?? null,
+    },
     {
       label: 'Action',
       cell: (k) =>
         h(
           'button',
-          { class: 'small', attrs: { type: 'button', 'data-refresh': k.keyword }, on: { click: () => void refreshKeyword(ctx, k.keyword) } },
+          {
+            class: 'small',
+            attrs: { type: 'button', 'data-refresh': k.keyword },
+            on: { click: () => void refreshKeyword(ctx, k.keyword) },
+          },
           'Refresh SERP…',
         ),
     },
@@ -252,12 +294,20 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewCont
             rows: committed,
             rowClass: (k) => (k.serp?.site_position ? 'ranked' : undefined),
           })
-        : emptyState('No committed keywords in this scope.', 'Attach keywords with get_keywords {topic_id, seeds}: attaching commits them.'),
+        : emptyState(
+            'No committed keywords in this scope.',
+            'Attach keywords with get_keywords {topic_id, seeds}: attaching commits them.',
+          ),
     ),
     section(
       'Ideas',
       ideas.length
-        ? dataTable({ name: 'ideas', caption: 'Keyword ideas (candidates, not committed)', columns: columns.slice(0, 6), rows: ideas })
+        ? dataTable({
+            name: 'ideas',
+            caption: 'Keyword ideas (candidates, not committed)',
+            columns: columns.slice(0, 6),
+            rows: ideas,
+          })
         : emptyState(
             'No keyword ideas in this scope.',
             'Ideas come from research in keywords mode or serp_landscape with ideas: true; attach one to a topic to commit it.',
@@ -271,7 +321,11 @@ async function refreshKeyword(ctx: ViewContext, keyword: string) {
   const ok = await confirmAction({
     title: `Refresh the SERP of “${keyword}”?`,
     cost: [
-      h('p', null, '1 paid SERP pull from the data provider (Google, US/English, the top 20 organic results), replacing the stored US/en SERP.'),
+      h(
+        'p',
+        null,
+        '1 paid SERP pull from the data provider (Google, US/English, the top 20 organic results), replacing the stored US/en SERP.',
+      ),
       h('p', null, 'It uses 1 of the site’s 20 SERP refreshes for today (the quota resets at midnight UTC).'),
       budget,
     ],

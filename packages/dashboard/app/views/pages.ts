@@ -10,7 +10,8 @@ const KINDS = [
   { type: 'question', path: '/questions', heading: 'Questions', titleOf: (p: PageItem) => p.question ?? p.slug },
 ] as const;
 
-const listPath = (path: string, cursor: string | null) => `${path}?limit=50&suppressed_links=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+const listPath = (path: string, cursor: string | null) =>
+  `${path}?limit=50&suppressed_links=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
 export const pagesView: View = {
   id: 'pages',
@@ -43,7 +44,12 @@ export const pagesView: View = {
   },
 };
 
-function listing(ctx: ViewContext, kind: (typeof KINDS)[number], firstPage: PageListing, titles: Map<string, string>): HTMLElement {
+function listing(
+  ctx: ViewContext,
+  kind: (typeof KINDS)[number],
+  firstPage: PageListing,
+  titles: Map<string, string>,
+): HTMLElement {
   const items: PageItem[] = [];
   const holder = h('div');
   const more = h('button', { attrs: { type: 'button' } }, `Load more ${kind.heading.toLowerCase()}`);
@@ -53,7 +59,12 @@ function listing(ctx: ViewContext, kind: (typeof KINDS)[number], firstPage: Page
     for (const item of page.items) titles.set(item.id, kind.titleOf(item));
     cursor = page.next_cursor;
     more.hidden = cursor === null;
-    replace(holder, items.length ? table(kind, items, titles) : emptyState(`No ${kind.heading.toLowerCase()} yet.`, `Publish one with POST ${kind.path}.`));
+    replace(
+      holder,
+      items.length
+        ? table(kind, items, titles)
+        : emptyState(`No ${kind.heading.toLowerCase()} yet.`, `Publish one with POST ${kind.path}.`),
+    );
   };
   more.addEventListener('click', () => {
     more.disabled = true;
@@ -82,7 +93,12 @@ function table(kind: (typeof KINDS)[number], items: PageItem[], titles: Map<stri
     name: `${kind.type}s`,
     caption: `${kind.heading}, newest update first`,
     columns: [
-      { label: kind.type === 'article' ? 'Title' : 'Question', cell: kind.titleOf, sortBy: (p) => kind.titleOf(p).toLowerCase(), wrap: true },
+      {
+        label: kind.type === 'article' ? 'Title' : 'Question',
+        cell: kind.titleOf,
+        sortBy: (p) => kind.titleOf(p).toLowerCase(),
+        wrap: true,
+      },
       { label: 'Status', cell: (p) => p.status, sortBy: (p) => p.status },
       { label: 'Readers', cell: reach, sortBy: (p) => (p.deleted ? 2 : p.live ? 0 : 1) },
       { label: 'Updated', cell: (p) => fmtTime(p.updated_at), sortBy: (p) => p.updated_at },
@@ -97,7 +113,11 @@ function table(kind: (typeof KINDS)[number], items: PageItem[], titles: Map<stri
                   'ul',
                   { class: 'suppressed' },
                   p.suppressed_links.map((link) =>
-                    h('li', { attrs: { 'data-suppressed': link.id } }, `${titles.get(link.id) ?? link.id} (${link.type}, since ${fmtTime(link.since)})`),
+                    h(
+                      'li',
+                      { attrs: { 'data-suppressed': link.id } },
+                      `${titles.get(link.id) ?? link.id} (${link.type}, since ${fmtTime(link.since)})`,
+                    ),
                   ),
                 ),
         sortBy: (p) => p.suppressed_links?.length ?? null,
@@ -105,7 +125,8 @@ function table(kind: (typeof KINDS)[number], items: PageItem[], titles: Map<stri
       },
       {
         label: 'Visitor page',
-        cell: (p) => h('a', { attrs: { href: p.url, target: '_blank', rel: 'noopener' } }, p.live ? 'open' : 'open (not live)'),
+        cell: (p) =>
+          h('a', { attrs: { href: p.url, target: '_blank', rel: 'noopener' } }, p.live ? 'open' : 'open (not live)'),
       },
     ],
     rows: items,

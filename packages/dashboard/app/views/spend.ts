@@ -18,7 +18,10 @@ export const spendView: View = {
   label: 'Spend',
   title: 'Spend this month',
   async render(ctx) {
-    const [usage, budget] = await Promise.all([ctx.api.get<Usage>('/v1/usage?by=day'), ctx.api.get<Budget>('/v1/budget')]);
+    const [usage, budget] = await Promise.all([
+      ctx.api.get<Usage>('/v1/usage?by=day'),
+      ctx.api.get<Budget>('/v1/budget'),
+    ]);
     const simulated = usage.simulated_cost_usd ?? 0;
     // The sandbox is free unless it charged list prices; then its money is named simulated, never free.
     const free = simulated === 0 && usage.by_tool.some((line) => line.provider === 'sandbox');
@@ -53,7 +56,10 @@ export const spendView: View = {
     );
     if (usage.calls === 0) {
       ctx.root.append(
-        emptyState('No provider calls this month.', 'Research tools and competitor monitoring record every paid provider call here, with its cost.'),
+        emptyState(
+          'No provider calls this month.',
+          'Research tools and competitor monitoring record every paid provider call here, with its cost.',
+        ),
       );
       return;
     }
@@ -73,7 +79,8 @@ export const spendView: View = {
   },
 };
 
-const stat = (label: string, value: string, name: string) => h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-total': name } }, value));
+const stat = (label: string, value: string, name: string) =>
+  h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-total': name } }, value));
 
 /** A usage line's columns: its cost under Billed or under Simulated, never both (a line is one or the other). */
 function lineColumns(anySimulated: boolean): Column<UsageLine>[] {
@@ -81,11 +88,21 @@ function lineColumns(anySimulated: boolean): Column<UsageLine>[] {
     { label: 'Tool', cell: (l) => l.tool, sortBy: (l) => l.tool },
     {
       label: 'Provider',
-      cell: (l) => (l.provider !== 'sandbox' ? l.provider : l.simulated ? 'sandbox (list prices, not billed)' : 'sandbox (simulated, free)'),
+      cell: (l) =>
+        l.provider !== 'sandbox'
+          ? l.provider
+          : l.simulated
+            ? 'sandbox (list prices, not billed)'
+            : 'sandbox (simulated, free)',
       sortBy: (l) => l.provider,
     },
     { label: 'Calls', cell: (l) => fmtInt(l.calls), sortBy: (l) => l.calls, numeric: true },
-    { label: 'Billed', cell: (l) => (l.simulated ? '—' : fmtUsd(l.cost_usd)), sortBy: (l) => (l.simulated ? null : l.cost_usd), numeric: true },
+    {
+      label: 'Billed',
+      cell: (l) => (l.simulated ? '—' : fmtUsd(l.cost_usd)),
+      sortBy: (l) => (l.simulated ? null : l.cost_usd),
+      numeric: true,
+    },
   ];
   if (anySimulated)
     columns.push({
@@ -119,7 +136,8 @@ function budgetPanel(ctx: ViewContext, budget: Budget): HTMLElement {
 function budgetWindow(key: string, adjective: string, w: BudgetWindow): HTMLElement {
   const share = usedShare(w);
   const billed = Math.max(0, roundUsd(w.spent_usd - w.simulated_usd));
-  const field = (label: string, value: string, name: string) => h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-field': name } }, value));
+  const field = (label: string, value: string, name: string) =>
+    h('div', null, h('dt', null, label), h('dd', { attrs: { 'data-field': name } }, value));
   return h(
     'div',
     { class: 'budget-window', attrs: { 'data-window': key } },
@@ -130,7 +148,15 @@ function budgetWindow(key: string, adjective: string, w: BudgetWindow): HTMLElem
           'p',
           { class: 'used', attrs: { 'data-field': 'used' } },
           h('meter', {
-            attrs: { min: 0, max: 1, low: 0.8, high: 0.999, optimum: 0, value: Math.min(1, share), 'aria-label': `Share of the ${adjective} limit used` },
+            attrs: {
+              min: 0,
+              max: 1,
+              low: 0.8,
+              high: 0.999,
+              optimum: 0,
+              value: Math.min(1, share),
+              'aria-label': `Share of the ${adjective} limit used`,
+            },
           }),
           ` ${fmtShare(share)} of the ${adjective} limit used, ${fmtUsd(remainingUsd(w))} left`,
         ),
@@ -185,7 +211,11 @@ function budgetForm(ctx: ViewContext, budget: Budget): HTMLElement {
         h(
           'div',
           { class: 'field' },
-          h('label', { attrs: { for: `budget-${key}` } }, `${adjective[0]!.toUpperCase()}${adjective.slice(1)} limit (USD)`),
+          h(
+            'label',
+            { attrs: { for: `budget-${key}` } },
+            `${adjective[0]!.toUpperCase()}${adjective.slice(1)} limit (USD)`,
+          ),
           inputs[key],
         ),
       ),
@@ -197,9 +227,18 @@ function budgetForm(ctx: ViewContext, budget: Budget): HTMLElement {
 
 const limitInWords = (usd: number | null) => (usd === null ? 'no limit' : fmtUsd(usd));
 
-async function setBudget(ctx: ViewContext, budget: Budget, next: { daily_usd: number | null; monthly_usd: number | null }) {
+async function setBudget(
+  ctx: ViewContext,
+  budget: Budget,
+  next: { daily_usd: number | null; monthly_usd: number | null },
+) {
   const change = (key: 'daily' | 'monthly', usd: number | null, adjective: string) =>
-    h('li', null, `${adjective}: ${limitInWords(usd)}`, usd === budget[key].limit_usd ? ' (unchanged)' : ` (now ${limitInWords(budget[key].limit_usd)})`);
+    h(
+      'li',
+      null,
+      `${adjective}: ${limitInWords(usd)}`,
+      usd === budget[key].limit_usd ? ' (unchanged)' : ` (now ${limitInWords(budget[key].limit_usd)})`,
+    );
   const ok = await confirmAction({
     title: 'Set the budget?',
     cost: [
@@ -222,7 +261,8 @@ async function setBudget(ctx: ViewContext, budget: Budget, next: { daily_usd: nu
 /** Every UTC day from `from` to `to`, so quiet days show as gaps rather than vanish. */
 function daysOf(from: string, to: string): string[] {
   const days: string[] = [];
-  for (let t = Date.parse(from.slice(0, 10)); t <= Date.parse(to); t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(from.slice(0, 10)); t <= Date.parse(to); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }
 
@@ -230,12 +270,17 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
   const days = daysOf(usage.from, usage.to);
   const tools = [...new Set(byDay.map((d) => d.tool))].sort();
   const simulated = (usage.simulated_cost_usd ?? 0) > 0;
-  const value = (d: UsageDay, measure: Measure) => (measure === 'calls' ? d.calls : (measure === 'simulated') === Boolean(d.simulated) ? d.cost_usd : 0);
+  const value = (d: UsageDay, measure: Measure) =>
+    measure === 'calls' ? d.calls : (measure === 'simulated') === Boolean(d.simulated) ? d.cost_usd : 0;
   const sum = (day: string, tool: string, measure: Measure) =>
     byDay.filter((d) => d.day === day && d.tool === tool).reduce((total, d) => total + value(d, measure), 0);
   const MEASURES: Record<Measure, { choice: string; axis: string; figure: string }> = {
     billed: { choice: 'Billed cost (USD)', axis: 'Billed cost (USD)', figure: 'Billed provider cost in USD' },
-    simulated: { choice: 'Simulated cost (USD)', axis: 'Simulated cost (USD)', figure: `Provider cost in USD ${SIMULATED}` },
+    simulated: {
+      choice: 'Simulated cost (USD)',
+      axis: 'Simulated cost (USD)',
+      figure: `Provider cost in USD ${SIMULATED}`,
+    },
     calls: { choice: 'Calls', axis: 'Calls', figure: 'Provider calls' },
   };
   // Cost is what matters, but with only free (sandbox) calls there is nothing to see in it: show simulated cost or calls then.
@@ -284,7 +329,14 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
   const legend = h(
     'ul',
     { class: 'legend', attrs: { 'aria-label': 'Tools' } },
-    tools.map((tool, i) => h('li', { class: 'domain' }, swatch({ fill: PALETTE[i % PALETTE.length]!, border: PALETTE[i % PALETTE.length]! }), tool)),
+    tools.map((tool, i) =>
+      h(
+        'li',
+        { class: 'domain' },
+        swatch({ fill: PALETTE[i % PALETTE.length]!, border: PALETTE[i % PALETTE.length]! }),
+        tool,
+      ),
+    ),
   );
   const rows = [...byDay].sort((a, b) => b.day.localeCompare(a.day) || b.cost_usd - a.cost_usd);
   const table = dataTable<UsageDay>({
@@ -296,7 +348,14 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
   draw();
   return section(
     'Per day',
-    h('fieldset', { class: 'measure' }, h('legend', null, 'Chart'), choice('billed'), simulated ? choice('simulated') : null, choice('calls')),
+    h(
+      'fieldset',
+      { class: 'measure' },
+      h('legend', null, 'Chart'),
+      choice('billed'),
+      simulated ? choice('simulated') : null,
+      choice('calls'),
+    ),
     legend,
     holder,
     table,

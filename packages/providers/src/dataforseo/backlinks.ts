@@ -174,8 +174,16 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
       ]
     >([
       this.first<SummaryResult>(BACKLINK_ENDPOINTS.summary, { target: domain }, meter),
-      this.first<ItemsResult<TimeseriesItem>>(BACKLINK_ENDPOINTS.timeseries, { target: domain, date_from: from, group_range: 'month' }, meter),
-      this.first<ItemsResult<AnchorItem>>(BACKLINK_ENDPOINTS.anchors, { target: domain, limit: ANCHORS, order_by: ['backlinks,desc'] }, meter),
+      this.first<ItemsResult<TimeseriesItem>>(
+        BACKLINK_ENDPOINTS.timeseries,
+        { target: domain, date_from: from, group_range: 'month' },
+        meter,
+      ),
+      this.first<ItemsResult<AnchorItem>>(
+        BACKLINK_ENDPOINTS.anchors,
+        { target: domain, limit: ANCHORS, order_by: ['backlinks,desc'] },
+        meter,
+      ),
       this.links(domain, TOP_PAGES, meter),
       this.first<ItemsResult<ReferringDomainItem>>(
         BACKLINK_ENDPOINTS.referringDomains,
@@ -241,7 +249,9 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
         links_to: linked.map((l) => l.competitor),
       });
     }
-    return gap.sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain)).slice(0, limit);
+    return gap
+      .sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain))
+      .slice(0, limit);
   }
 
   /**

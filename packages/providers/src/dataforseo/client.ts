@@ -35,7 +35,8 @@ export function classify(code: number): Classification {
 }
 
 /** What an HTTP status other than 200 means: 5xx and 429 pass, 401 (login), 402 (billing), 404 do not. */
-const classifyHttp = (status: number): 'transient' | 'terminal' => (status >= 500 || status === 429 ? 'transient' : 'terminal');
+const classifyHttp = (status: number): 'transient' | 'terminal' =>
+  status >= 500 || status === 429 ? 'transient' : 'terminal';
 
 export interface DataForSeoOptions {
   login: string;
@@ -64,7 +65,9 @@ export interface TaskOutcome<T> {
   result: T[];
 }
 
-type Attempt = { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] } | { outcome: 'transient' | 'terminal'; message: string; code?: number };
+type Attempt =
+  | { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] }
+  | { outcome: 'transient' | 'terminal'; message: string; code?: number };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -89,7 +92,8 @@ export class DataForSeoClient {
       if (attempt > 0) await pause(this.backoff(attempt));
       const answer = await this.post(endpoint, task, meter);
       if ('result' in answer) return { outcome: answer.outcome, result: answer.result as T[] };
-      if (answer.outcome === 'terminal') throw new ProviderError(DATAFORSEO, `${endpoint}: ${answer.message}`, false, answer.code);
+      if (answer.outcome === 'terminal')
+        throw new ProviderError(DATAFORSEO, `${endpoint}: ${answer.message}`, false, answer.code);
       last = answer.message;
     }
     throw new ProviderError(DATAFORSEO, `${endpoint}: ${last} (gave up after ${retries + 1} attempts)`, true);
@@ -123,12 +127,16 @@ export class DataForSeoClient {
       envelope = undefined;
     }
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
-    meter.record({ provider: DATAFORSEO, endpoint, cost_usd: typeof envelope?.cost === 'number' ? envelope.cost : 0 }, hold);
+    meter.record(
+      { provider: DATAFORSEO, endpoint, cost_usd: typeof envelope?.cost === 'number' ? envelope.cost : 0 },
+      hold,
+    );
 
     if (response.status !== 200) {
       return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };
     }
-    if (!envelope || typeof envelope.status_code !== 'number') return { outcome: 'transient', message: 'unreadable response' };
+    if (!envelope || typeof envelope.status_code !== 'number')
+      return { outcome: 'transient', message: 'unreadable response' };
     const top = classify(envelope.status_code);
     // A code means the same at either level: an envelope without tasks may carry the task's own outcome.
     if (top === 'empty' || top === 'billed_no_data') return { outcome: top, result: [] };

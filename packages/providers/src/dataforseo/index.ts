@@ -40,7 +40,8 @@ interface SerpResult {
   items: Array<{ type: string; rank_group: number; domain: string; url: string; title: string | null }> | null;
 }
 
-const intentOf = (label: string | null | undefined): Intent | null => ((INTENTS as readonly string[]).includes(label ?? '') ? (label as Intent) : null);
+const intentOf = (label: string | null | undefined): Intent | null =>
+  (INTENTS as readonly string[]).includes(label ?? '') ? (label as Intent) : null;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -54,8 +55,16 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 
   /** Volume, CPC and competition from Google Ads (worldwide allowed), intent from Labs: two calls. */
-  async keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>> {
-    const volumes = await this.client.task<SearchVolumeItem>(ENDPOINTS.searchVolume, { keywords, ...locationOf(locale, { worldwide: true }) }, meter);
+  async keywordMetrics(
+    keywords: readonly string[],
+    locale: string,
+    meter: Meter,
+  ): Promise<Map<string, KeywordMetrics>> {
+    const volumes = await this.client.task<SearchVolumeItem>(
+      ENDPOINTS.searchVolume,
+      { keywords, ...locationOf(locale, { worldwide: true }) },
+      meter,
+    );
     const out = new Map<string, KeywordMetrics>();
     for (const item of volumes.result) {
       if (item.search_volume === null || item.search_volume === undefined) continue;
@@ -63,7 +72,10 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
         keyword: item.keyword,
         volume: item.search_volume,
         cpc_usd: item.cpc ?? null,
-        competition: item.competition_index === null || item.competition_index === undefined ? null : round2(item.competition_index / 100),
+        competition:
+          item.competition_index === null || item.competition_index === undefined
+            ? null
+            : round2(item.competition_index / 100),
         intent: null,
       });
     }
@@ -83,7 +95,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 
   async keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
-    const ideas = await this.client.task<IdeasResult>(ENDPOINTS.keywordIdeas, { keywords: seeds, ...locationOf(locale, { worldwide: false }), limit }, meter);
+    const ideas = await this.client.task<IdeasResult>(
+      ENDPOINTS.keywordIdeas,
+      { keywords: seeds, ...locationOf(locale, { worldwide: false }), limit },
+      meter,
+    );
     return (ideas.result[0]?.items ?? []).slice(0, limit).map((item) => ({
       keyword: item.keyword,
       volume: item.keyword_info?.search_volume ?? null,

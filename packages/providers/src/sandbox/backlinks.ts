@@ -103,11 +103,24 @@ const PATTERNS: ReadonlyArray<(word: string) => string> = [
 /** The 300 domains any sandbox backlink comes from, each with one rank: well-known sites strong, niche blogs mostly weak. */
 const POOL: ReadonlyMap<string, number> = new Map([
   ...WELL_KNOWN.map((d) => [d, between(d, 'pool-rank', 620, 960)] as const),
-  ...WORDS.flatMap((w) => PATTERNS.map((p) => p(w))).map((d) => [d, Math.round(40 + unit(d, 'pool-rank') ** 1.6 * 560)] as const),
+  ...WORDS.flatMap((w) => PATTERNS.map((p) => p(w))).map(
+    (d) => [d, Math.round(40 + unit(d, 'pool-rank') ** 1.6 * 560)] as const,
+  ),
 ]);
 const POOL_DOMAINS = [...POOL.keys()];
 
-const GENERIC_ANCHORS = ['click here', 'here', 'this website', 'read more', 'learn more', 'source', 'website', 'link', 'this article', 'view site'];
+const GENERIC_ANCHORS = [
+  'click here',
+  'here',
+  'this website',
+  'read more',
+  'learn more',
+  'source',
+  'website',
+  'link',
+  'this article',
+  'view site',
+];
 const TOPICAL_ANCHORS = [
   'best running shoes',
   'budget travel tips',
@@ -126,7 +139,18 @@ const TOPICAL_ANCHORS = [
   'kids craft ideas',
   'camping gear list',
 ];
-const SECTIONS = ['blog', 'articles', 'news', 'resources', 'guides', 'reviews', 'wiki', 'posts', 'community', 'stories'];
+const SECTIONS = [
+  'blog',
+  'articles',
+  'news',
+  'resources',
+  'guides',
+  'reviews',
+  'wiki',
+  'posts',
+  'community',
+  'stories',
+];
 const TARGET_PATHS = ['', 'blog', 'pricing', 'about', 'features', 'guides/getting-started', 'products', 'contact'];
 
 const REFERRING_MIN = 30;
@@ -144,7 +168,8 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 /** Ranks and authorities on the spec's authority scale. */
 const clampRank = (n: number) => Math.min(LIMITS.authorityMax, Math.max(LIMITS.authorityMin, Math.round(n)));
-const byRank = (a: { rank: number; domain: string }, b: { rank: number; domain: string }) => b.rank - a.rank || a.domain.localeCompare(b.domain);
+const byRank = (a: { rank: number; domain: string }, b: { rank: number; domain: string }) =>
+  b.rank - a.rank || a.domain.localeCompare(b.domain);
 
 /** Every domain linking to `domain` (30–200 of the pool, never itself): the full set the link gap works on. */
 export const sandboxReferringDomains = (domain: string): string[] =>
@@ -186,8 +211,12 @@ function anchorsOf(domain: string, backlinks: number): AnchorShare[] {
   const overOptimized = unit(domain, 'anchor-profile') < 0.3;
   const topical = shuffled(TOPICAL_ANCHORS, `topical\n${domain}`).slice(0, 6);
   const generic = shuffled(GENERIC_ANCHORS, `generic\n${domain}`).slice(0, 5);
-  const brandShare = overOptimized ? 0.1 + unit(domain, 'brand-share') * 0.15 : 0.15 + unit(domain, 'brand-share') * 0.3;
-  const top: [string, number] = overOptimized ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18] : [brand, brandShare];
+  const brandShare = overOptimized
+    ? 0.1 + unit(domain, 'brand-share') * 0.15
+    : 0.15 + unit(domain, 'brand-share') * 0.3;
+  const top: [string, number] = overOptimized
+    ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18]
+    : [brand, brandShare];
   const rest: Array<[string, number]> = [
     ...(overOptimized ? [[brand, brandShare] as [string, number]] : []),
     [domain, brandShare * 0.5],
@@ -226,7 +255,10 @@ function derive(domain: string): Derived {
       referring_domains: set.length,
       rank: clampRank(meanTop * 0.45 + set.length * 1.2 + unit(domain, 'rank') * 120),
       spam_score: Math.round(60 * unit(domain, 'spam') ** 1.5),
-      broken_links: unit(domain, 'broken') < 0.3 ? 0 : between(domain, 'broken-count', 1, Math.max(1, Math.round(backlinks * 0.04))),
+      broken_links:
+        unit(domain, 'broken') < 0.3
+          ? 0
+          : between(domain, 'broken-count', 1, Math.max(1, Math.round(backlinks * 0.04))),
       dofollow_share: round2(0.3 + 0.6 * unit(domain, 'dofollow')),
     },
     referring,
@@ -268,7 +300,12 @@ function trendOf(domain: string, summary: BacklinkSummary, now: Date): BacklinkT
 /** A 48-bit draw split into independent digits, so one hash serves a whole linking page. */
 const digits = (value: number) => {
   const x = Math.floor(value * 2 ** 48);
-  return { a: (x % 1000) / 1000, b: (Math.floor(x / 1e3) % 1000) / 1000, c: (Math.floor(x / 1e6) % 100_000) / 100_000, d: Math.floor(x / 1e11) };
+  return {
+    a: (x % 1000) / 1000,
+    b: (Math.floor(x / 1e3) % 1000) / 1000,
+    c: (Math.floor(x / 1e6) % 100_000) / 100_000,
+    d: Math.floor(x / 1e11),
+  };
 };
 
 /** Every backlink of the domain as a linking page (one per backlink), strongest first. */
@@ -310,7 +347,8 @@ export function sandboxBacklinkProfile(domain: string, now: Date): BacklinkProfi
   };
 }
 
-export const sandboxLinks = (domain: string, limit: number): LinkingPage[] => pagesOf(domain, derive(domain)).slice(0, limit);
+export const sandboxLinks = (domain: string, limit: number): LinkingPage[] =>
+  pagesOf(domain, derive(domain)).slice(0, limit);
 
 /** Pool domains linking to some competitors and not to the site, most competitors first, then strongest. */
 export function sandboxLinkGap(site: string, competitors: readonly string[], limit: number): GapDomain[] {
@@ -334,7 +372,13 @@ export class SandboxBacklinkData implements BacklinkDataProvider {
   constructor(private readonly now: () => Date = () => new Date()) {}
 
   profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
-    return charge(meter, 'backlinks_profile', backlinkProfilePrice(), () => sandboxBacklinkProfile(domain, this.now()), backlinkProfilePrice);
+    return charge(
+      meter,
+      'backlinks_profile',
+      backlinkProfilePrice(),
+      () => sandboxBacklinkProfile(domain, this.now()),
+      backlinkProfilePrice,
+    );
   }
 
   links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {

@@ -7,7 +7,13 @@ export const SANDBOX = 'sandbox';
  * counterpart would be: `estimateUsd` (the list price at the size asked for) reserved first, the list
  * price of what it returned (`bill`) recorded, marked simulated.
  */
-export async function charge<T>(meter: Meter, endpoint: string, estimateUsd: number, run: () => T, bill: (result: T) => number): Promise<T> {
+export async function charge<T>(
+  meter: Meter,
+  endpoint: string,
+  estimateUsd: number,
+  run: () => T,
+  bill: (result: T) => number,
+): Promise<T> {
   if (!meter.listPrices) {
     meter.record({ provider: SANDBOX, endpoint, cost_usd: 0 });
     return run();

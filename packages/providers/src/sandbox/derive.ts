@@ -7,7 +7,8 @@ export function unit(text: string, salt: string): number {
 }
 
 /** An integer in [min, max] derived from the text and a salt. */
-export const between = (text: string, salt: string, min: number, max: number): number => min + Math.floor(unit(text, salt) * (max - min + 1));
+export const between = (text: string, salt: string, min: number, max: number): number =>
+  min + Math.floor(unit(text, salt) * (max - min + 1));
 
 /** Rounds to two significant digits, as keyword tools report volumes. */
 export function twoSignificant(value: number): number {

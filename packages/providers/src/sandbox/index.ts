@@ -11,7 +11,8 @@ export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
 
 /** Metrics take DataForSEO two tasks: search volume, then intent of the keywords found. */
-const metricsPrice = (keywords: number) => roundUsd(dataForSeoPrice(ENDPOINTS.searchVolume) + dataForSeoPrice(ENDPOINTS.searchIntent, keywords));
+const metricsPrice = (keywords: number) =>
+  roundUsd(dataForSeoPrice(ENDPOINTS.searchVolume) + dataForSeoPrice(ENDPOINTS.searchIntent, keywords));
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always

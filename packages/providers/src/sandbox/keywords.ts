@@ -40,7 +40,18 @@ export function sandboxMetrics(keyword: string, locale: string): KeywordMetrics 
   };
 }
 
-const PREFIXES = ['best', 'cheap', 'how to choose', 'top', 'buy', 'what is', 'how to use', 'affordable', 'professional', 'beginner'];
+const PREFIXES = [
+  'best',
+  'cheap',
+  'how to choose',
+  'top',
+  'buy',
+  'what is',
+  'how to use',
+  'affordable',
+  'professional',
+  'beginner',
+];
 const SUFFIXES = [
   'review',
   'reviews',

@@ -1,8 +1,28 @@
 import type { Findings, JobMode } from '@cm/contract';
 import { between, shuffled, unit } from './derive';
 
-const ASPECTS = ['cost', 'durability', 'ease of use', 'safety', 'availability', 'maintenance', 'performance', 'comfort', 'fit', 'support'];
-const WEB_DOMAINS = ['wikipedia.org', 'nytimes.com', 'theguardian.com', 'consumerreports.org', 'wired.com', 'healthline.com', 'bbc.co.uk', 'forbes.com'];
+const ASPECTS = [
+  'cost',
+  'durability',
+  'ease of use',
+  'safety',
+  'availability',
+  'maintenance',
+  'performance',
+  'comfort',
+  'fit',
+  'support',
+];
+const WEB_DOMAINS = [
+  'wikipedia.org',
+  'nytimes.com',
+  'theguardian.com',
+  'consumerreports.org',
+  'wired.com',
+  'healthline.com',
+  'bbc.co.uk',
+  'forbes.com',
+];
 const SUBREDDITS = ['AskReddit', 'BuyItForLife', 'explainlikeimfive', 'Frugal', 'running', 'HomeImprovement'];
 
 const slugOf = (text: string) =>
@@ -17,20 +37,34 @@ const slugOf = (text: string) =>
  * request always finds the same, each finding citing sources by id. It is sandbox data, labelled so.
  */
 export function sandboxFindings(mode: JobMode, query: string, question: string | null, accessedAt: string): Findings {
-  const subject = mode === 'url' ? (question ?? new URL(query).pathname.split('/').filter(Boolean).pop() ?? new URL(query).hostname) : query;
+  const subject =
+    mode === 'url'
+      ? (question ?? new URL(query).pathname.split('/').filter(Boolean).pop() ?? new URL(query).hostname)
+      : query;
   const seed = `${mode}\n${query}\n${question ?? ''}`;
   const count = mode === 'url' ? 1 : between(seed, 'sources', 3, 5);
   const domains = shuffled(WEB_DOMAINS, seed);
   const sources = Array.from({ length: count }, (_v, i) => {
     const id = `src-${i + 1}`;
-    if (mode === 'url') return { id, title: `${new URL(query).hostname}: ${subject}`, url: query, accessed_at: accessedAt };
+    if (mode === 'url')
+      return { id, title: `${new URL(query).hostname}: ${subject}`, url: query, accessed_at: accessedAt };
     if (mode === 'reddit') {
       const sub = SUBREDDITS[between(seed, `sub-${i}`, 0, SUBREDDITS.length - 1)]!;
       const post = Math.floor(unit(seed, `post-${i}`) * 36 ** 6).toString(36);
-      return { id, title: `r/${sub}: ${subject}`, url: `https://www.reddit.com/r/${sub}/comments/${post}/${slugOf(subject)}/`, accessed_at: accessedAt };
+      return {
+        id,
+        title: `r/${sub}: ${subject}`,
+        url: `https://www.reddit.com/r/${sub}/comments/${post}/${slugOf(subject)}/`,
+        accessed_at: accessedAt,
+      };
     }
     const domain = domains[i % domains.length]!;
-    return { id, title: `${subject} - ${domain}`, url: `https://www.${domain}/${slugOf(subject)}`, accessed_at: accessedAt };
+    return {
+      id,
+      title: `${subject} - ${domain}`,
+      url: `https://www.${domain}/${slugOf(subject)}`,
+      accessed_at: accessedAt,
+    };
   });
   const aspects = shuffled(ASPECTS, seed);
   const cite = (i: number) => {

@@ -36,14 +36,31 @@ export class WebResearch implements ResearchProvider {
     const accessedAt = new Date().toISOString();
     const pages =
       request.mode === 'url'
-        ? [await fetchReadablePage(request.query, this.parts.fetch)].map((page) => ({ ...page, title: page.title || new URL(page.url).hostname }))
-        : (await this.parts.search.search(request.query, request.mode === 'reddit' ? { domains: REDDIT_DOMAINS } : {}, meter)).map((r) => ({
+        ? [await fetchReadablePage(request.query, this.parts.fetch)].map((page) => ({
+            ...page,
+            title: page.title || new URL(page.url).hostname,
+          }))
+        : (
+            await this.parts.search.search(
+              request.query,
+              request.mode === 'reddit' ? { domains: REDDIT_DOMAINS } : {},
+              meter,
+            )
+          ).map((r) => ({
             url: r.url,
             title: r.title,
             text: r.content,
           }));
     const sources: SourceText[] = pages.map((page, i) => ({ id: `src-${i + 1}`, ...page }));
-    const { facts, opinions } = await this.parts.synthesis.synthesize({ query: request.query, question: request.question }, sources, meter);
-    return { facts, opinions, sources: sources.map(({ id, title, url }) => ({ id, title, url, accessed_at: accessedAt })) };
+    const { facts, opinions } = await this.parts.synthesis.synthesize(
+      { query: request.query, question: request.question },
+      sources,
+      meter,
+    );
+    return {
+      facts,
+      opinions,
+      sources: sources.map(({ id, title, url }) => ({ id, title, url, accessed_at: accessedAt })),
+    };
   }
 }

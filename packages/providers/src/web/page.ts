@@ -61,7 +61,10 @@ function checkedUrl(href: string, isAllowed: (address: string) => boolean, base?
  * those very addresses to the socket: what is connected to is what was checked, so a DNS answer
  * that changes between a check and the connection (rebinding) cannot slip a private address in.
  */
-function checkedLookup(resolve: (host: string) => Promise<string[]>, isAllowed: (address: string) => boolean): LookupFunction {
+function checkedLookup(
+  resolve: (host: string) => Promise<string[]>,
+  isAllowed: (address: string) => boolean,
+): LookupFunction {
   return (host, options, callback) => {
     resolve(host).then(
       (addresses) => {
@@ -78,7 +81,12 @@ function checkedLookup(resolve: (host: string) => Promise<string[]>, isAllowed: 
 }
 
 /** One GET, answered with the response head; the caller reads or destroys the body. */
-function get(url: URL, lookup: LookupFunction, signal: AbortSignal, options: PageFetchOptions): Promise<IncomingMessage> {
+function get(
+  url: URL,
+  lookup: LookupFunction,
+  signal: AbortSignal,
+  options: PageFetchOptions,
+): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve, reject) => {
     const req = request(
@@ -135,12 +143,21 @@ async function readable(body: string, type: string): Promise<{ title: string; te
   const { document } = parseHTML(body) as unknown as { document: ParsedDocument };
   const title = document.title;
   const article = new Readability(document).parse();
-  return { title: normalize(article?.title || title || ''), text: normalize(article?.textContent || document.body?.textContent || '') };
+  return {
+    title: normalize(article?.title || title || ''),
+    text: normalize(article?.textContent || document.body?.textContent || ''),
+  };
 }
 
 /** Fetches an https page through the address policy, following redirects, and extracts its readable text. */
 export async function fetchReadablePage(url: string, options: PageFetchOptions = {}): Promise<ReadablePage> {
-  const { resolve = resolveAll, isAllowed = isPublicAddress, maxBytes = 2_000_000, timeoutMs = 10_000, maxRedirects = 5 } = options;
+  const {
+    resolve = resolveAll,
+    isAllowed = isPublicAddress,
+    maxBytes = 2_000_000,
+    timeoutMs = 10_000,
+    maxRedirects = 5,
+  } = options;
   const lookup = checkedLookup(resolve, isAllowed);
   const signal = AbortSignal.timeout(timeoutMs);
   let current = checkedUrl(url, isAllowed);
@@ -157,7 +174,12 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
       }
       if (status < 200 || status > 299) {
         res.destroy();
-        throw new ProviderError(PROVIDER, `${current.href} answered HTTP ${status}`, status >= 500 || status === 429, status);
+        throw new ProviderError(
+          PROVIDER,
+          `${current.href} answered HTTP ${status}`,
+          status >= 500 || status === 429,
+          status,
+        );
       }
       const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (!READABLE_TYPES.has(type)) {

@@ -117,7 +117,11 @@ export class TavilySearch {
     if (response.status !== 200) {
       // Tavily bills successful searches only; the failed call is still on the ledger, at no cost.
       meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
-      return { retryable: retryableStatus(response.status), message: await errorMessage(response), code: response.status };
+      return {
+        retryable: retryableStatus(response.status),
+        message: await errorMessage(response),
+        code: response.status,
+      };
     }
     const parsed = SearchResponse.safeParse(await response.json().catch(() => undefined));
     const credits = (parsed.success ? parsed.data.usage?.credits : undefined) ?? CREDITS[depth];
@@ -125,7 +129,11 @@ export class TavilySearch {
     // A 200 is billed: an unreadable one is not retried here, lest it be billed again.
     if (!parsed.success) throw new ProviderError(TAVILY, 'search: unreadable response', true, 200);
     return {
-      results: parsed.data.results.map((r) => ({ title: r.title, url: r.url, content: r.raw_content?.trim() ? r.raw_content : r.content })),
+      results: parsed.data.results.map((r) => ({
+        title: r.title,
+        url: r.url,
+        content: r.raw_content?.trim() ? r.raw_content : r.content,
+      })),
     };
   }
 }

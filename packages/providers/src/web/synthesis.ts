@@ -87,7 +87,13 @@ const STOP_REASONS = {
 };
 
 /** Errors worth trying later; the SDK has already retried them. The rest (access, validation, unknown model) are not. */
-const RETRYABLE = new Set(['ThrottlingException', 'ServiceUnavailableException', 'InternalServerException', 'ModelNotReadyException', 'ModelTimeoutException']);
+const RETRYABLE = new Set([
+  'ThrottlingException',
+  'ServiceUnavailableException',
+  'InternalServerException',
+  'ModelNotReadyException',
+  'ModelTimeoutException',
+]);
 
 const TOOL = 'record_findings';
 
@@ -100,7 +106,12 @@ const findingsOf = (description: string, maxItems: number) => ({
     type: 'object',
     properties: {
       text: { type: 'string', description: 'One finding, as a self-contained sentence' },
-      source_ids: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Ids of the sources that support it, e.g. ["src-1", "src-3"]' },
+      source_ids: {
+        type: 'array',
+        items: { type: 'string' },
+        minItems: 1,
+        description: 'Ids of the sources that support it, e.g. ["src-1", "src-3"]',
+      },
     },
     required: ['text', 'source_ids'],
   },
@@ -115,7 +126,10 @@ const inputSchema = (size: AnswerSize) => ({
 });
 const FindingItem = z.object({ text: z.string().check(z.trim(), z.minLength(1)), source_ids: z.array(z.string()) });
 /** Read leniently: a malformed finding is dropped, not the whole answer. */
-const ToolOutput = z.object({ facts: z._default(z.array(z.unknown()), []), opinions: z._default(z.array(z.unknown()), []) });
+const ToolOutput = z.object({
+  facts: z._default(z.array(z.unknown()), []),
+  opinions: z._default(z.array(z.unknown()), []),
+});
 
 const system = (size: AnswerSize) =>
   [
@@ -159,7 +173,12 @@ function cited(items: unknown[], ids: Set<string>, cap: number): Finding[] {
 function providerError(error: unknown): ProviderError {
   if (error instanceof BedrockRuntimeServiceException) {
     const retryable = RETRYABLE.has(error.name) || error.$fault === 'server';
-    return new ProviderError(BEDROCK, `converse: ${error.name}: ${error.message}`, retryable, error.$metadata.httpStatusCode);
+    return new ProviderError(
+      BEDROCK,
+      `converse: ${error.name}: ${error.message}`,
+      retryable,
+      error.$metadata.httpStatusCode,
+    );
   }
   // No answer from the service (network, timeout) after the SDK's retries: later may work.
   return new ProviderError(BEDROCK, `converse: ${(error as Error).message}`, true);
@@ -183,11 +202,18 @@ export class BedrockSynthesis {
     });
     const known = options.usdPerMillionTokens ?? bedrockPrice(options.modelId);
     if (!known)
-      options.warn?.('The Bedrock model has no price: its calls are charged at the dearest known price', { model_id: options.modelId, price: BEDROCK_HIGHEST });
+      options.warn?.('The Bedrock model has no price: its calls are charged at the dearest known price', {
+        model_id: options.modelId,
+        price: BEDROCK_HIGHEST,
+      });
     this.price = known ?? BEDROCK_HIGHEST;
   }
 
-  async synthesize(focus: SynthesisFocus, sources: readonly SourceText[], meter: Meter): Promise<{ facts: Finding[]; opinions: Finding[] }> {
+  async synthesize(
+    focus: SynthesisFocus,
+    sources: readonly SourceText[],
+    meter: Meter,
+  ): Promise<{ facts: Finding[]; opinions: Finding[] }> {
     if (sources.length === 0) return { facts: [], opinions: [] };
     const first = await this.converse(focus, sources, FULL, meter);
     if (first.kind === 'answer') return first.findings;
@@ -196,11 +222,20 @@ export class BedrockSynthesis {
     const second = await this.converse(focus, sources, SHORTER, meter);
     if (second.kind === 'answer') return second.findings;
     if (second.kind === 'refused') throw second.error;
-    throw new ProviderError(BEDROCK, `${second.error.message}, also when asked for half the findings from half the sources`, false);
+    throw new ProviderError(
+      BEDROCK,
+      `${second.error.message}, also when asked for half the findings from half the sources`,
+      false,
+    );
   }
 
   /** One Converse call: its findings, or why there are none (a cut answer may be tried again; a refusal not). */
-  private async converse(focus: SynthesisFocus, sources: readonly SourceText[], size: AnswerSize, meter: Meter): Promise<Outcome> {
+  private async converse(
+    focus: SynthesisFocus,
+    sources: readonly SourceText[],
+    size: AnswerSize,
+    meter: Meter,
+  ): Promise<Outcome> {
     const { block, ids } = sourcesBlock(sources, size.totalChars);
     const request = [
       `Query: ${focus.query}`,
@@ -252,11 +287,18 @@ export class BedrockSynthesis {
     if (cut !== undefined) return { kind: 'cut', error: failed(cut) };
     const refusal = STOP_REASONS.refused[stop];
     if (refusal !== undefined) return { kind: 'refused', error: failed(refusal) };
-    if (!STOP_REASONS.complete.has(stop)) return { kind: 'refused', error: failed('the model stopped for a reason this service does not know') };
+    if (!STOP_REASONS.complete.has(stop))
+      return { kind: 'refused', error: failed('the model stopped for a reason this service does not know') };
     // The tool call is read wherever it stands in the answer (a model may write text before it).
     const input = output.output?.message?.content?.find((c) => c.toolUse?.name === TOOL)?.toolUse?.input;
     const parsed = ToolOutput.safeParse(input);
     if (!parsed.success) return { kind: 'refused', error: failed('the model returned no findings') };
-    return { kind: 'answer', findings: { facts: cited(parsed.data.facts, ids, size.facts), opinions: cited(parsed.data.opinions, ids, size.opinions) } };
+    return {
+      kind: 'answer',
+      findings: {
+        facts: cited(parsed.data.facts, ids, size.facts),
+        opinions: cited(parsed.data.opinions, ids, size.opinions),
+      },
+    };
   }
 }
