@@ -9,7 +9,8 @@ export const CHUNK_BYTES = 300 * 1024;
 
 export const encodeJson = (value: unknown): Buffer => gzipSync(Buffer.from(JSON.stringify(value), 'utf8'));
 
-export const decodeJson = <T>(bytes: Uint8Array): T => JSON.parse(gunzipSync(bytes).toString('utf8')) as T;
+/** The gzipped JSON's value; its decoder says what it is. */
+export const decodeJson = (bytes: Uint8Array): unknown => JSON.parse(gunzipSync(bytes).toString('utf8'));
 
 export function splitChunks(bytes: Buffer): Buffer[] {
   const chunks: Buffer[] = [];

@@ -30,3 +30,15 @@ export class StoreUnavailable extends StoreError {
     this.name = 'StoreUnavailable';
   }
 }
+
+/** A stored item that is not what its kind must be: a bug or a hand edit, never the caller's fault (500). */
+export class CorruptItem extends StoreError {
+  constructor(
+    readonly kind: string,
+    readonly key: string,
+    problem: string,
+  ) {
+    super(`corrupt ${kind} item ${key}: ${problem}`);
+    this.name = 'CorruptItem';
+  }
+}

@@ -16,10 +16,22 @@ import {
   type PageType,
 } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
-import { decodeCursor, encodeCursor } from './cursor';
-import { InvalidCursor } from './errors';
+import { decodeCursorPositions, encodeCursor, TWO_POSITIONS } from './cursor';
+import { CorruptItem, InvalidCursor } from './errors';
 import type { LinkStore } from './links';
-import { decodeJson, encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
+import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
+import {
+  decodeAnswer,
+  decodeChunk,
+  decodeDoc,
+  decodeLinkTarget,
+  decodePage,
+  decodePageListing,
+  decodePageLiveState,
+  decodeSuppressed,
+  type PageItem,
+  type PageLiveStateItem,
+} from './pages.decoder';
 import {
   answerPrefix,
   answerSk,
@@ -90,32 +102,33 @@ export interface LinkTarget {
   notified_at: string | null;
 }
 
-const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 /** What a page item says of the page's live state (listings read the same attributes from the indexes). */
-function liveStateOf(item: Record<string, unknown>): CurrentLiveState & { live: boolean } {
-  const status = item.status as PageStatus;
+function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolean } {
   const deleted = item.deleted === true;
   return {
-    status,
+    status: item.status,
     deleted,
-    live: isLive(status, deleted),
-    site_clock: optionalString(item.site_clock),
-    live_seq: typeof item.live_seq === 'number' ? item.live_seq : 0,
-    relink_pending: optionalString(item.relink_pending),
+    live: isLive(item.status, deleted),
+    site_clock: item.site_clock ?? null,
+    live_seq: item.live_seq ?? 0,
+    relink_pending: item.relink_pending ?? null,
   };
 }
 
 /** A page item's suppressed links, sorted, each with since when as `times` (an item holding their times) has it. */
-const suppressedLinksOf = (suppressed: unknown, times: Record<string, unknown>): PageState['suppressed'] =>
-  [...((suppressed as Set<string> | undefined) ?? [])]
-    .sort()
-    .map((target) => ({ id: target, since: optionalString(times[suppressedSinceAttribute(target)]) }));
+const suppressedLinksOf = (
+  suppressed: Set<string> | undefined,
+  times: Record<string, unknown>,
+): PageState['suppressed'] =>
+  [...(suppressed ?? [])].sort().map((target) => {
+    const since = times[suppressedSinceAttribute(target)];
+    return { id: target, since: typeof since === 'string' ? since : null };
+  });
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
-const sameList = (a: unknown, b: readonly string[]): boolean =>
-  Array.isArray(a) ? a.length === b.length && a.every((v, i) => v === b[i]) : b.length === 0;
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 export class PageStore {
   constructor(
@@ -196,20 +209,17 @@ export class PageStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    const old = out.Attributes;
-    if (old && Number(old.chunks) > 0)
-      await this.deleteChunks(siteId, type, id, String(old.version), Number(old.chunks));
-    const before = (old?.links as string[] | undefined) ?? [];
-    if (!sameList(old?.links, links)) {
+    const old = out.Attributes ? decodePage(out.Attributes) : undefined;
+    if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
+    const before = old?.links ?? [];
+    if (!sameList(before, links)) {
       await this.links.reindex(siteId, { id, type }, before, links);
-      const gone = [...((old?.suppressed as Set<string> | undefined) ?? [])].filter(
-        (target) => !links.includes(target),
-      );
+      const gone = [...(old?.suppressed ?? [])].filter((target) => !links.includes(target));
       if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
     }
     return {
       created: !old,
-      created_at: (old?.created_at as string) ?? now,
+      created_at: old?.created_at ?? now,
       previous: old ? liveStateOf(old) : null,
       version,
       addedLinks: links.filter((target) => !before.includes(target)),
@@ -244,32 +254,31 @@ export class PageStore {
   async get(siteId: number, type: PageType, id: string): Promise<StoredPage | null> {
     for (let attempt = 0; ; attempt++) {
       const items = await this.queryParts(siteId, type, id);
-      const main = items.find((item) => item.sk === pageSk(type, id));
-      if (!main) return null;
-      const doc = this.assembleDoc(main, items, type, id);
+      const mainItem = items.find((item) => item.sk === pageSk(type, id));
+      if (!mainItem) return null;
+      const main = decodePage(mainItem);
+      const doc = this.assembleDoc(main, mainItem, items, type, id);
       // A concurrent republish may have replaced the chunks between our pages of results: read again.
       if (doc === null) {
         if (attempt < 3) continue;
-        throw new Error(`page ${id}: chunks of version ${String(main.version)} are incomplete`);
+        throw new Error(`page ${id}: chunks of version ${main.version} are incomplete`);
       }
-      const answers = items
-        .filter((item) => String(item.sk).startsWith(answerPrefix(type, id)))
-        .map((item) => JSON.parse(String(item.data)) as CommunityAnswer);
+      const answers = items.filter((item) => String(item.sk).startsWith(answerPrefix(type, id))).map(decodeAnswer);
       return {
         site_id: siteId,
         type,
         id,
         doc,
-        status: main.status as PageStatus,
+        status: main.status,
         deleted: main.deleted === true,
-        created_at: String(main.created_at),
-        updated_at: String(main.updated_at),
+        created_at: main.created_at,
+        updated_at: main.updated_at,
         suppressed: suppressedLinksOf(main.suppressed, main),
-        relinked_at: optionalString(main.relinked_at),
-        summary: optionalString(main.summary),
+        relinked_at: main.relinked_at ?? null,
+        summary: main.summary ?? null,
         community_answers: answers,
-        notified_at: optionalString(main.notified_at),
-        summary_at: optionalString(main.summary_at),
+        notified_at: main.notified_at ?? null,
+        summary_at: main.summary_at ?? null,
       };
     }
   }
@@ -287,7 +296,7 @@ export class PageStore {
           ExclusiveStartKey: start,
         }),
       );
-      items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+      items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start);
     return items.filter(
@@ -296,20 +305,26 @@ export class PageStore {
   }
 
   private assembleDoc(
-    main: Record<string, unknown>,
+    main: PageItem,
+    mainItem: Record<string, unknown>,
     items: Record<string, unknown>[],
     type: PageType,
     id: string,
   ): PageDoc | null {
-    const count = Number(main.chunks ?? 0);
-    if (count === 0) return decodeJson<PageDoc>(main.doc as Uint8Array);
+    const count = main.chunks ?? 0;
+    if (count === 0) {
+      if (!main.doc)
+        throw new CorruptItem('page', `${String(mainItem.pk)} ${String(mainItem.sk)}`, 'no doc and no chunks');
+      return decodeDoc(main.doc, mainItem);
+    }
     const prefix = chunkPrefix(type, id, String(main.version));
     const parts = items
       .filter((item) => String(item.sk).startsWith(prefix))
-      .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
-      .map((item) => item.data as Uint8Array);
+      .map(decodeChunk)
+      .sort((a, b) => a.sk.localeCompare(b.sk))
+      .map((chunk) => chunk.data);
     if (parts.length !== count) return null;
-    return decodeJson<PageDoc>(Buffer.concat(parts));
+    return decodeDoc(Buffer.concat(parts), mainItem);
   }
 
   /** Newest `updated_at` first, from an index: never a scan of the site. */
@@ -318,9 +333,9 @@ export class PageStore {
     type: PageType,
     options: { limit: number; cursor?: string; status?: PageStatus },
   ): Promise<PageListing> {
-    const byStatus = options.status !== undefined;
-    const index = byStatus ? 'gsi2' : 'gsi1';
-    const indexPk = byStatus ? pagesByStatus(siteId, type, options.status!) : pagesByUpdated(siteId, type);
+    const { status } = options;
+    const index = status !== undefined ? 'gsi2' : 'gsi1';
+    const indexPk = status !== undefined ? pagesByStatus(siteId, type, status) : pagesByUpdated(siteId, type);
     const start = options.cursor ? listingStart(options.cursor, siteId, index, indexPk) : undefined;
     const out = await this.db.send(
       new QueryCommand({
@@ -333,17 +348,11 @@ export class PageStore {
         ExclusiveStartKey: start,
       }),
     );
-    const items = (out.Items ?? []).map((item) => {
+    const items = (out.Items ?? []).map((listed) => {
+      const item = decodePageListing(listed);
       const { live, deleted } = liveStateOf(item);
-      const base = {
-        id: String(item.id),
-        slug: String(item.slug),
-        status: item.status as PageStatus,
-        live,
-        deleted,
-        updated_at: String(item.updated_at),
-      };
-      return type === 'article' ? { ...base, title: String(item.title) } : { ...base, question: String(item.title) };
+      const base = { id: item.id, slug: item.slug, status: item.status, live, deleted, updated_at: item.updated_at };
+      return type === 'article' ? { ...base, title: item.title } : { ...base, question: item.title };
     });
     const last = out.LastEvaluatedKey;
     return { items, next_cursor: last ? encodeCursor([String(last[`${index}sk`]), String(last.sk)]) : null };
@@ -361,10 +370,10 @@ export class PageStore {
   ): Promise<Map<string, PageState['suppressed']>> {
     const keys = ids.map((id) => pageKey(siteId, type, id));
     const sets = await batchGet(this.db, this.table, keys, { expression: '#id, suppressed', names: { '#id': 'id' } });
-    const withLinks = sets.filter((item) => (item.suppressed as Set<string> | undefined)?.size);
+    const withLinks = sets.map((item) => decodeSuppressed(item)).filter((item) => item.suppressed?.size);
     const result = new Map<string, PageState['suppressed']>(ids.map((id) => [id, []]));
     if (withLinks.length === 0) return result;
-    const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed as Set<string>)]))];
+    const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed ?? [])]))];
     const names: Record<string, string> = {
       '#id': 'id',
       ...Object.fromEntries(targets.map((target, i) => [`#s${i}`, suppressedSinceAttribute(target)])),
@@ -372,12 +381,11 @@ export class PageStore {
     const times = await batchGet(
       this.db,
       this.table,
-      withLinks.map((item) => pageKey(siteId, type, String(item.id))),
+      withLinks.map((item) => pageKey(siteId, type, item.id)),
       { expression: Object.keys(names).join(', '), names },
     );
-    const timesOf = new Map(times.map((item) => [String(item.id), item]));
-    for (const item of withLinks)
-      result.set(String(item.id), suppressedLinksOf(item.suppressed, timesOf.get(String(item.id)) ?? {}));
+    const timesOf = new Map(times.map((item) => decodeSuppressed(item)).map((item) => [item.id, item]));
+    for (const item of withLinks) result.set(item.id, suppressedLinksOf(item.suppressed, timesOf.get(item.id) ?? {}));
     return result;
   }
 
@@ -392,7 +400,7 @@ export class PageStore {
         ConsistentRead: true,
       }),
     );
-    return out.Item ? liveStateOf(out.Item) : null;
+    return out.Item ? liveStateOf(decodePageLiveState(out.Item, pageKey(siteId, type, id))) : null;
   }
 
   /**
@@ -536,23 +544,18 @@ export class PageStore {
       options,
     );
     return new Map(
-      items.map((item) => [
-        String(item.id),
-        {
-          id: String(item.id),
-          type: item.type as PageType,
-          slug: String(item.slug),
-          live: liveStateOf(item).live,
-          notified_at: optionalString(item.notified_at),
-        },
-      ]),
+      items.map((found) => {
+        const item = decodeLinkTarget(found);
+        const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
+        return [item.id, { ...target, notified_at: item.notified_at ?? null }];
+      }),
     );
   }
 }
 
 /** Where a listing continues: positions from the cursor, the partitions from the caller's site. */
 function listingStart(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
-  const [indexSk, sk] = decodeCursor(cursor, 2) as [string, string];
+  const [indexSk, sk] = decodeCursorPositions(cursor, TWO_POSITIONS);
   if (!sk.startsWith('PAGE#')) throw new InvalidCursor();
   return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
 }

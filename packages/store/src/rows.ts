@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
 import {
   keywordUnique,
@@ -349,7 +349,7 @@ export class RowStore {
   }
 
   private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
-    const [sk] = decodeCursor(cursor, 1) as [string];
+    const [sk] = decodeCursorPositions(cursor, ONE_POSITION);
     if (!/^\d{12}$/.test(sk)) throw new InvalidCursor();
     if (!index) return { pk, sk };
     // Index items keep their id as both sort keys.
