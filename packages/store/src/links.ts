@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import type { PageType } from '@cm/contract';
 import { batchWrite, conditionFailed } from './batch';
 import { linkEdgeKey, linksToPartition, pageKey, suppressedSinceAttribute } from './keys';
+import { decodeLinkEdge, decodePageLinks } from './links.decoder';
 
 export interface PageRef {
   id: string;
@@ -54,7 +55,7 @@ export class LinkStore {
         ExclusiveStartKey: options.cursor ? { pk, sk: options.cursor } : undefined,
       }),
     );
-    const pages = (out.Items ?? []).map((item) => ({ id: String(item.sk), type: item.source_type as PageType }));
+    const pages = (out.Items ?? []).map(decodeLinkEdge).map((edge) => ({ id: edge.sk, type: edge.source_type }));
     return { pages, cursor: out.LastEvaluatedKey ? String(out.LastEvaluatedKey.sk) : null };
   }
 
@@ -73,15 +74,11 @@ export class LinkStore {
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
+    const key = pageKey(siteId, page.type, page.id);
     const current = await this.db.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: pageKey(siteId, page.type, page.id),
-        ProjectionExpression: 'links',
-        ConsistentRead: true,
-      }),
+      new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'links', ConsistentRead: true }),
     );
-    const links = (current.Item?.links as string[] | undefined) ?? [];
+    const links = (current.Item && decodePageLinks(current.Item, key).links) ?? [];
     if (links.includes(targetId)) return 'unchanged';
     await this.reindex(siteId, page, [targetId], []);
     return 'unlinked';

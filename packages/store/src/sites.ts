@@ -8,14 +8,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { batchGet, conditionFailed } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
+import { decodeApiKey, decodeSequence, decodeSite, decodeSiteKeys, type Site } from './sites.decoder';
 
-export interface Site {
-  site_id: number;
-  name: string;
-  domain: string;
-  locale: string;
-  created_at: string;
-}
+export type { Site } from './sites.decoder';
 
 export interface NewSite {
   name: string;
@@ -50,7 +45,7 @@ export class SiteStore {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return Number(out.Attributes?.value);
+    return decodeSequence(out.Attributes ?? {}, sequenceKey(sequence)).value;
   }
 
   async create(input: NewSite, now = new Date().toISOString()): Promise<{ site: Site; api_key: string }> {
@@ -92,26 +87,27 @@ export class SiteStore {
   async lookupKey(apiKey: string, now = Date.now()): Promise<KeyGrant | null> {
     const keyHash = hashKey(apiKey);
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: apiKeyKey(keyHash) }));
-    const stored: unknown = out.Item?.key_hash;
-    if (typeof stored !== 'string') return null;
+    if (!out.Item) return null;
+    const key = decodeApiKey(out.Item);
     // The lookup is by hash already; the comparison is constant-time all the same.
-    if (!timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(keyHash, 'hex'))) return null;
-    const siteId = Number(out.Item?.site_id);
-    const site = await this.db.send(
+    if (!timingSafeEqual(Buffer.from(key.key_hash, 'hex'), Buffer.from(keyHash, 'hex'))) return null;
+    const siteId = key.site_id;
+    const found = await this.db.send(
       new GetCommand({
         TableName: this.table,
         Key: siteKey(siteId),
         ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before',
       }),
     );
-    if (!site.Item) return null;
-    const createdAt = String(out.Item?.created_at);
+    if (!found.Item) return null;
+    const site = decodeSiteKeys(found.Item, siteKey(siteId));
+    const createdAt = key.created_at;
     // Keys a rotation retired for good (or a revocation) stay dead, whatever grace a later rotation gives.
-    if (typeof site.Item.keys_dead_before === 'string' && createdAt < site.Item.keys_dead_before) return null;
-    const rotatedAt: unknown = site.Item.keys_rotated_at;
+    if (site.keys_dead_before !== undefined && createdAt < site.keys_dead_before) return null;
+    const rotatedAt = site.keys_rotated_at;
     // ISO instants of toISOString() compare as text; a key issued by the rotation itself is not older than it.
-    if (typeof rotatedAt !== 'string' || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null };
-    const until = Date.parse(String(site.Item.old_keys_until));
+    if (rotatedAt === undefined || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null };
+    const until = Date.parse(String(site.old_keys_until));
     return until > now ? { site_id: siteId, valid_until: until } : null;
   }
 
@@ -139,7 +135,7 @@ export class SiteStore {
     const out = await this.db.send(
       new DeleteCommand({ TableName: this.table, Key: apiKeyKey(hashKey(apiKey)), ReturnValues: 'ALL_OLD' }),
     );
-    return out.Attributes ? Number(out.Attributes.site_id) : null;
+    return out.Attributes ? decodeApiKey(out.Attributes).site_id : null;
   }
 
   /**
@@ -157,9 +153,10 @@ export class SiteStore {
         }),
       );
       if (!out.Item) return false;
-      const previous = out.Item.keys_rotated_at as string | undefined;
-      const graceOver = previous !== undefined && String(out.Item.old_keys_until) <= rotatedAt;
-      const deadBefore = [out.Item.keys_dead_before as string | undefined, graceOver ? previous : undefined]
+      const site = decodeSiteKeys(out.Item, siteKey(siteId));
+      const previous = site.keys_rotated_at;
+      const graceOver = previous !== undefined && String(site.old_keys_until) <= rotatedAt;
+      const deadBefore = [site.keys_dead_before, graceOver ? previous : undefined]
         .filter((v) => v !== undefined)
         .sort()
         .pop();
@@ -191,7 +188,7 @@ export class SiteStore {
 
   async get(siteId: number): Promise<Site | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: siteKey(siteId) }));
-    return out.Item ? siteOf(out.Item) : null;
+    return out.Item ? decodeSite(out.Item) : null;
   }
 
   /**
@@ -200,16 +197,11 @@ export class SiteStore {
    */
   async forEach(onBatch: (sites: Site[]) => Promise<void>): Promise<void> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: sequenceKey('site') }));
-    const last = Number(out.Item?.value ?? 0);
+    const last = out.Item ? decodeSequence(out.Item, sequenceKey('site')).value : 0;
     for (let first = 1; first <= last; first += 100) {
       const ids = Array.from({ length: Math.min(100, last - first + 1) }, (_v, i) => first + i);
       const items = await batchGet(this.db, this.table, ids.map(siteKey));
-      await onBatch(items.map(siteOf).sort((a, b) => a.site_id - b.site_id));
+      await onBatch(items.map(decodeSite).sort((a, b) => a.site_id - b.site_id));
     }
   }
 }
-
-const siteOf = (item: Record<string, unknown>): Site => {
-  const { site_id, name, domain, locale, created_at } = item as unknown as Site;
-  return { site_id, name, domain, locale, created_at };
-};

@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+import { decodeItem } from './decode';
+
+/* The items of sites and keys: a site, its key-rotation state, an API key record, a sequence. */
+
+const SiteItem = z.object({
+  site_id: z.int(),
+  name: z.string(),
+  domain: z.string(),
+  locale: z.string(),
+  created_at: z.string(),
+});
+export type Site = z.infer<typeof SiteItem>;
+
+/** A site item as key checks and rotations read it. */
+const SiteKeysItem = z.looseObject({
+  keys_rotated_at: z.optional(z.string()),
+  old_keys_until: z.optional(z.string()),
+  keys_dead_before: z.optional(z.string()),
+});
+
+const ApiKeyItem = z.looseObject({ key_hash: z.string(), site_id: z.int(), created_at: z.string() });
+const SequenceItem = z.looseObject({ value: z.int() });
+
+type Item = Record<string, unknown>;
+
+export const decodeSite = (item: Item): Site => decodeItem('site', SiteItem, item);
+export const decodeSiteKeys = (item: Item, key: Item) => decodeItem('site', SiteKeysItem, item, key);
+export const decodeApiKey = (item: Item) => decodeItem('API key', ApiKeyItem, item);
+export const decodeSequence = (item: Item, key: Item) => decodeItem('sequence', SequenceItem, item, key);
