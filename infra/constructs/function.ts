@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { WorkerName } from '@cm/contract';
+import { queueUrlEnvName, type WorkerName } from '@cm/contract';
 import { TABLE } from '@cm/store';
 import { TABLE_ACTIONS, type FunctionAccess } from '../access';
 import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
@@ -56,7 +56,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
     environment: {
       TABLE_NAME: table.tableName,
       NODE_OPTIONS: '--enable-source-maps',
-      ...Object.fromEntries(sendsTo.map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues[q].queueUrl])),
+      ...Object.fromEntries(sendsTo.map((q) => [queueUrlEnvName(q), queues[q].queueUrl])),
     },
     bundling: bundlingOf(name),
   });

@@ -63,6 +63,19 @@ describe('the MCP seam', () => {
     });
   });
 
+  it('reads the functions it invokes (FUNCTION_<NAME>) and the queue URLs through the configuration, unset when empty', () => {
+    expect(loadConfig({ TABLE_NAME: 't' })).toMatchObject({ functionNames: {}, queueUrls: {} });
+    const config = loadConfig({
+      TABLE_NAME: 't',
+      FUNCTION_READ: 'stack-read',
+      FUNCTION_SERP_LANDSCAPE: 'stack-serp-landscape',
+      FUNCTION_JOBS: '',
+      RESEARCH_QUEUE_URL: 'https://sqs.example/research',
+    });
+    expect(config.functionNames).toEqual({ read: 'stack-read', 'serp-landscape': 'stack-serp-landscape' });
+    expect(config.queueUrls).toEqual({ research: 'https://sqs.example/research' });
+  });
+
   it('allows loopback origins, PUBLIC_BASE_URL and MCP_ALLOWED_ORIGINS, nothing else', () => {
     Object.assign(process.env, {
       TABLE_NAME: 't',

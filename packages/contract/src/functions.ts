@@ -36,5 +36,8 @@ export type FunctionName = (typeof FUNCTIONS)[number];
 export const WORKERS = ['relink', 'research', 'monitor'] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
+/** The environment variable that holds a worker queue's URL, for the functions that send to it. */
+export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCase()}_QUEUE_URL`;
+
 /** The environment variable that names a function's deployed Lambda, for the functions that invoke it (mcp). */
 export const functionEnvName = (fn: FunctionName): string => `FUNCTION_${fn.toUpperCase().replace(/-/g, '_')}`;

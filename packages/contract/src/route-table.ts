@@ -2,7 +2,7 @@ import type { FunctionName } from './functions';
 import { SERVICE_LIMITS } from './limits';
 
 // The function names are the route table's and the tool registry's both; they live below both.
-export { FUNCTIONS, WORKERS, functionEnvName, type FunctionName, type WorkerName } from './functions';
+export { FUNCTIONS, WORKERS, functionEnvName, queueUrlEnvName, type FunctionName, type WorkerName } from './functions';
 
 /*
  * The route table's facts a function reads at run time: which function serves a route, whether it

@@ -1,4 +1,13 @@
-import { LIMITS, RESEARCH_LEASE_MS } from '@cm/contract';
+import {
+  FUNCTIONS,
+  functionEnvName,
+  LIMITS,
+  queueUrlEnvName,
+  RESEARCH_LEASE_MS,
+  WORKERS,
+  type FunctionName,
+  type WorkerName,
+} from '@cm/contract';
 
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
 export interface Config {
@@ -24,6 +33,10 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** `MCP_RESULT_MAX_BYTES`: an MCP tool result's JSON above this many bytes is paged or cut. */
   mcpResultMaxBytes: number;
+  /** `FUNCTION_<NAME>` (set on the mcp function): the deployed name of each function it may invoke. */
+  functionNames: Partial<Record<FunctionName, string>>;
+  /** `<QUEUE>_QUEUE_URL` (set on a function that sends to it): each worker queue's SQS URL. */
+  queueUrls: Partial<Record<WorkerName, string>>;
 }
 
 /**
@@ -68,6 +81,10 @@ function usdOf(name: string, value: string | undefined): number | null {
   return usd;
 }
 
+/** The entries whose variable is set (an empty one counts as unset). */
+const setOnly = <K extends string>(entries: [K, string | undefined][]): Partial<Record<K, string>> =>
+  Object.fromEntries(entries.filter(([, value]) => value)) as Partial<Record<K, string>>;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
@@ -99,6 +116,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((origin) => origin.trim())
       .filter(Boolean),
     mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
+    functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
+    queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
   };
 }
 

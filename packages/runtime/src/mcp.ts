@@ -56,7 +56,7 @@ let lambda: LambdaClient | undefined;
 /** Lambda Invoke (RequestResponse) of the function named in `FUNCTION_<NAME>`. */
 const lambdaInvoker: FunctionInvoker = async (fn, event) => {
   const variable = functionEnvName(fn);
-  const name = process.env[variable];
+  const name = getConfig().functionNames[fn];
   if (!name) throw new Error(`${variable} is not set: the mcp function is not wired to invoke ${fn}`);
   lambda ??= new LambdaClient({ region: getConfig().region });
   const out = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(event)) }));

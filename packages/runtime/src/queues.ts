@@ -1,5 +1,6 @@
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { WorkerName } from '@cm/contract';
+import { queueUrlEnvName, type WorkerName } from '@cm/contract';
+import { getConfig } from './config';
 
 /** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
 export interface QueueTransport {
@@ -16,8 +17,8 @@ export function setQueueTransport(next: QueueTransport | undefined): void {
 
 /** The queue URL a function was given for a worker, e.g. `RELINK_QUEUE_URL`. */
 const queueUrl = (queue: WorkerName): string => {
-  const url = process.env[`${queue.toUpperCase()}_QUEUE_URL`];
-  if (!url) throw new Error(`${queue.toUpperCase()}_QUEUE_URL is not set`);
+  const url = getConfig().queueUrls[queue];
+  if (!url) throw new Error(`${queueUrlEnvName(queue)} is not set`);
   return url;
 };
 
