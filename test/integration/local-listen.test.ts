@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { listen } from '@cm/local';
+import { logger } from '@cm/runtime';
 
 /*
  * An error of a listening socket (an accept that failed: EMFILE when the process is out of file
@@ -9,7 +10,7 @@ import { listen } from '@cm/local';
 it('logs an error of the listening socket and goes on serving, however many come', async () => {
   const server = createServer((_req, res) => res.end('up'));
   const port = await listen(server, 0, 'API server');
-  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const logged = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
   try {
     for (const code of ['EMFILE', 'ECONNABORTED', 'EMFILE']) {
       server.emit('error', Object.assign(new Error(`accept ${code}`), { code, syscall: 'accept' }));

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
+import { logger } from '@cm/runtime';
 import { lambdaContext } from './context';
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -229,7 +230,7 @@ export class InProcessQueue {
       );
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
-      console.error(`queue ${this.name}: the worker failed the whole batch`, error);
+      logger.error(`queue ${this.name}: the worker failed the whole batch`, error as Error);
       failed = new Set(batch.map((m) => m.messageId));
     }
     for (const message of batch) {

@@ -11,7 +11,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { answersHead, ApiError, bodyLimitOf, fieldError, ROUTES, type FunctionName, type Route } from '@cm/contract';
-import { json, payloadTooLarge } from '@cm/runtime';
+import { json, logger, payloadTooLarge } from '@cm/runtime';
 
 export type ApiHandler = (
   event: APIGatewayProxyEventV2,
@@ -253,7 +253,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       // Answered already (a malformed body, below), or the client is gone.
       if (res.headersSent || req.socket.destroyed) return;
       if (error instanceof ApiError) return refuse(res, error);
-      console.error(error);
+      logger.error('unhandled error', error as Error);
       send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
     }
   });
@@ -294,7 +294,7 @@ export async function listen(server: Server, port: number, name: string): Promis
     });
   });
   server.on('error', (error: NodeJS.ErrnoException) =>
-    console.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`),
+    logger.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`),
   );
   return (server.address() as AddressInfo).port;
 }

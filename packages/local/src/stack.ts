@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { RESEARCH_SWEEP_MINUTES, WORKERS, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
-import { resetServices, setQueueTransport } from '@cm/runtime';
+import { logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import { lambdaContext, scheduledEvent } from './context';
@@ -166,7 +166,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const timers = options.schedules ?? true;
     const schedule = timers
       ? setInterval(
-          () => void runSchedule().catch((error: unknown) => console.error('monitoring schedule failed', error)),
+          () =>
+            void runSchedule().catch((error: unknown) => logger.error('monitoring schedule failed', error as Error)),
           MONITOR_EVERY_MS,
         )
       : undefined;
@@ -176,7 +177,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
     const sweeper = timers
       ? setInterval(
-          () => void sweep().catch((error: unknown) => console.error('research sweep failed', error)),
+          () => void sweep().catch((error: unknown) => logger.error('research sweep failed', error as Error)),
           RESEARCH_SWEEP_MINUTES * 60_000,
         )
       : undefined;
