@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { roundUsd } from '@cm/contract';
 import { conditionFailed } from './batch';
+import { decodeBudget, decodeCounter, type CounterItem, type StoredHold } from './budgets.decoder';
 import { budgetKey, deploymentSpendKey, siteSpendKey, type Key } from './keys';
 
 /** A site's limits in USD; null: no limit. */
@@ -26,19 +27,17 @@ export type ReserveOutcome =
   | { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> }
   | { reserved: false; window: 'day' | 'month'; state: WindowState };
 
+interface CounterWindow {
+  name: 'day' | 'month';
+  prefix: string;
+}
+
 /** A counter item and the windows (attribute prefixes) a reservation on it counts in. */
 interface Counter {
   key: Key;
-  windows: Array<{ name: 'day' | 'month'; prefix: string }>;
+  windows: [CounterWindow, ...CounterWindow[]];
   /** Epoch seconds: TTL tidies the item away after its last window ended. */
   expiresAt: number;
-}
-
-/** A reservation on a counter item: its estimate, the windows it counts in, and when it may be reclaimed. */
-interface StoredHold {
-  e: number;
-  w: string[];
-  x: number;
 }
 
 const DAY_SECONDS = 86_400;
@@ -70,24 +69,31 @@ function counterOf(scope: SpendScope, day: SpendDay): Counter {
   };
 }
 
-const stateOf = (item: Record<string, unknown> | undefined, prefix: string): WindowState => ({
-  spent: roundUsd(Number(item?.[`${prefix}_spent`] ?? 0)),
-  reserved: roundUsd(Math.max(0, Number(item?.[`${prefix}_reserved`] ?? 0))),
-  simulated: roundUsd(Number(item?.[`${prefix}_simulated`] ?? 0)),
+/** A count of a window (`committed`, `reserved`, `spent` or `simulated`); 0 until something was counted. */
+const countOf = (item: CounterItem | undefined, prefix: string, part: string): number => {
+  const count = item?.[`${prefix}_${part}`];
+  return typeof count === 'number' ? count : 0;
+};
+
+const stateOf = (item: CounterItem | undefined, prefix: string): WindowState => ({
+  spent: roundUsd(countOf(item, prefix, 'spent')),
+  reserved: roundUsd(Math.max(0, countOf(item, prefix, 'reserved'))),
+  simulated: roundUsd(countOf(item, prefix, 'simulated')),
 });
 
 /** Every window of a counter as its item holds it. */
-const windowsOf = (
-  counter: Counter,
-  item: Record<string, unknown> | undefined,
-): Partial<Record<'day' | 'month', WindowState>> =>
+const windowsOf = (counter: Counter, item: CounterItem | undefined): Partial<Record<'day' | 'month', WindowState>> =>
   Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(item, w.prefix)]));
 
+/** A counter's item, as a read or an update returned it. */
+const counterItem = (counter: Counter, attributes: Record<string, unknown> | undefined): CounterItem | undefined =>
+  attributes && decodeCounter(attributes, counter.key);
+
 /** A site's limits as its budget item holds them (none stored: no limits). */
-const limitsOf = (item: Record<string, unknown> | undefined): BudgetLimits => ({
-  daily_usd: (item?.daily_usd as number | null | undefined) ?? null,
-  monthly_usd: (item?.monthly_usd as number | null | undefined) ?? null,
-});
+const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): BudgetLimits => {
+  const stored = item ? decodeBudget(item, budgetKey(siteId)) : {};
+  return { daily_usd: stored.daily_usd ?? null, monthly_usd: stored.monthly_usd ?? null };
+};
 
 /**
  * Spend limits and counters, changed only by single-item conditional updates (the embedded DynamoDB
@@ -107,7 +113,7 @@ export class BudgetStore {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: budgetKey(siteId), ConsistentRead: true }),
     );
-    return limitsOf(out.Item);
+    return limitsOf(siteId, out.Item);
   }
 
   /** Sets the limits given (null: no limit); the others stay. */
@@ -122,7 +128,7 @@ export class BudgetStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return limitsOf(out.Attributes);
+    return limitsOf(siteId, out.Attributes);
   }
 
   /** What the scope's windows of `day` hold (one consistent read). */
@@ -148,21 +154,19 @@ export class BudgetStore {
     const first = await this.tryReserve(counter, holdId, estimate, limits, leaseUntil);
     if (first) return first;
     const item = await this.item(counter);
-    const expired = Object.entries(item ?? {}).filter(
-      ([name, hold]) => name.startsWith(HOLD) && (hold as StoredHold).x <= Date.now(),
+    const expired = Object.entries(item ?? {}).flatMap(([name, hold]) =>
+      name.startsWith(HOLD) && typeof hold === 'object' && hold.x <= Date.now() ? [{ name, hold }] : [],
     );
-    const reclaimed = await Promise.all(
-      expired.map(([name, hold]) => this.reclaim(counter.key, name, hold as StoredHold)),
-    );
+    const reclaimed = await Promise.all(expired.map(({ name, hold }) => this.reclaim(counter.key, name, hold)));
     const again = reclaimed.some(Boolean) ? await this.tryReserve(counter, holdId, estimate, limits, leaseUntil) : null;
     if (again) return again;
     const latest = reclaimed.some(Boolean) ? await this.item(counter) : item;
     // The window that has no room: the first one with a limit whose committed amount leaves less than the estimate.
-    const full =
-      counter.windows.find((w) => {
-        const limit = limits[w.name];
-        return typeof limit === 'number' && Number(latest?.[`${w.prefix}_committed`] ?? 0) + estimate > limit + 1e-9;
-      }) ?? counter.windows.find((w) => typeof limits[w.name] === 'number')!;
+    const limited = counter.windows.filter((w) => typeof limits[w.name] === 'number');
+    const overflowing = limited.filter(
+      (w) => countOf(latest, w.prefix, 'committed') + estimate > Number(limits[w.name]) + 1e-9,
+    );
+    const full = overflowing[0] ?? limited[0] ?? counter.windows[0];
     return { reserved: false, window: full.name, state: stateOf(latest, full.prefix) };
   }
 
@@ -205,7 +209,7 @@ export class BudgetStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return windowsOf(counter, out.Attributes);
+      return windowsOf(counter, counterItem(counter, out.Attributes));
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
@@ -219,11 +223,12 @@ export class BudgetStore {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return windowsOf(counter, out.Attributes);
+    return windowsOf(counter, counterItem(counter, out.Attributes));
   }
 
-  private async item(counter: Counter): Promise<Record<string, unknown> | undefined> {
-    return (await this.db.send(new GetCommand({ TableName: this.table, Key: counter.key, ConsistentRead: true }))).Item;
+  private async item(counter: Counter): Promise<CounterItem | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: counter.key, ConsistentRead: true }));
+    return counterItem(counter, out.Item);
   }
 
   private async tryReserve(
@@ -264,7 +269,7 @@ export class BudgetStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { reserved: true, windows: windowsOf(counter, out.Attributes) };
+      return { reserved: true, windows: windowsOf(counter, counterItem(counter, out.Attributes)) };
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
