@@ -1,5 +1,5 @@
 import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
-import { researchQueryKey, utcDay } from '@cm/core';
+import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import { newJobId } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
@@ -145,9 +145,9 @@ it('takes over an analyze keyword whose job lapsed at once, instead of answering
     page_id: null,
   });
   const now = new Date().toISOString();
-  expect(await t.store.research.claimQuery(t.siteId, researchQueryKey('web', keyword, null), jobId, now, now)).toBe(
-    true,
-  );
+  expect(
+    await t.store.research.claimQuery(t.siteId, normalizedResearchQuery('web', keyword, null), jobId, now, now),
+  ).toBe(true);
   const reply = await t.call('POST', '/v1/tools/serp_landscape', { keyword, depth: 'analyze', wait_ms: 10_000 });
   expect(reply.status).toBe(200);
   expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [] });

@@ -22,8 +22,11 @@ export function researchTerms(text: string): string[] {
   return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))].slice(0, MAX_TERMS);
 }
 
-/** Identifies a research request: the same mode, query and question ask the same thing. */
-export const researchQueryKey = (mode: JobMode, query: string, question?: string | null): string =>
+/**
+ * A research request's normalized query, which identifies it: the same mode, query and question (trimmed,
+ * lower case, single spaces) ask the same thing. The store keeps a query's latest research and claim under it.
+ */
+export const normalizedResearchQuery = (mode: JobMode, query: string, question?: string | null): string =>
   [
     mode,
     query.trim().toLowerCase().replace(/\s+/g, ' '),

@@ -12,7 +12,7 @@ import {
   type ResearchInput,
   type ResearchMessage,
 } from '@cm/contract';
-import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, researchQueryKey, researchTerms } from '@cm/core';
+import { RECENT_RESEARCH_MS, addressRefusal, hostRefusal, normalizedResearchQuery, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Job, Reclaimable, Store, StoredResearch } from '@cm/store';
 import { DATABASE, rowOrNotFound, siteOf, type ToolContext } from './context';
@@ -100,7 +100,11 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
   const input = job.input as JobInput;
   await store.researchSlots.free(job.job_id);
-  await store.research.releaseQuery(job.site_id, researchQueryKey(input.mode, input.query, input.question), job.job_id);
+  await store.research.releaseQuery(
+    job.site_id,
+    normalizedResearchQuery(input.mode, input.query, input.question),
+    job.job_id,
+  );
   // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
   if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
@@ -245,7 +249,11 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
   const question = input.question ?? null;
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
-  const recent = await ctx.store.research.latest(ctx.siteId, researchQueryKey(mode, input.seed, question), since);
+  const recent = await ctx.store.research.latest(
+    ctx.siteId,
+    normalizedResearchQuery(mode, input.seed, question),
+    since,
+  );
   if (recent)
     return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
 
@@ -313,7 +321,7 @@ export async function runResearchJob(
     return ran;
   }
   const input = job.input as JobInput;
-  const queryKey = researchQueryKey(input.mode, input.query, input.question);
+  const queryKey = normalizedResearchQuery(input.mode, input.query, input.question);
   let outcome: Parameters<Store['jobs']['finish']>[1];
   const researched = await deps.research
     .research({ mode: input.mode, query: input.query, question: input.question }, deps.meter)
@@ -355,7 +363,7 @@ export async function runResearchJob(
 }
 
 /** analyze researches each keyword as a web query of its own. */
-const keywordQueryKey = (keyword: string) => researchQueryKey('web', keyword, null);
+const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web', keyword, null);
 
 /**
  * Web research for each keyword (analyze): stored research of the last week answers at once; a
@@ -366,9 +374,9 @@ const keywordQueryKey = (keyword: string) => researchQueryKey('web', keyword, nu
 export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
-  const read = () => ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordQueryKey));
+  const read = () => ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordResearchQuery));
   let states = await read();
-  const stateOf = (keyword: string) => states.get(keywordQueryKey(keyword));
+  const stateOf = (keyword: string) => states.get(keywordResearchQuery(keyword));
   const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
   const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
 
@@ -439,7 +447,7 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
 /** Claims the keyword's query for a new job and queues it; a caller that lost the claim leaves it to the winner. */
 async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
   const jobId = newJobId();
-  const queryKey = keywordQueryKey(keyword);
+  const queryKey = keywordResearchQuery(keyword);
   if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
   try {
     await queueJob(
