@@ -1,11 +1,12 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BatchWriteCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Key } from './keys';
+import { errorFacts } from './errors';
 
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 /** Whether a write failed only because its condition did not hold. */
-export const conditionFailed = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
+export const conditionFailed = (error: unknown): boolean =>
+  errorFacts(error).name === 'ConditionalCheckFailedException';
 
 const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
 
@@ -17,7 +18,7 @@ export async function batchWrite(db: DynamoDBDocumentClient, table: string, requ
       if (attempt > 8) throw new Error('DynamoDB left batch writes unprocessed after retries');
       if (attempt > 0) await pause(attempt);
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (out.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+      pending = out.UnprocessedItems?.[table] ?? [];
     }
   }
 }
@@ -26,13 +27,13 @@ export async function batchWrite(db: DynamoDBDocumentClient, table: string, requ
 export async function batchGet(
   db: DynamoDBDocumentClient,
   table: string,
-  keys: Key[],
+  keys: Record<string, unknown>[],
   projection?: { expression: string; names: Record<string, string> },
   options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < keys.length; i += 100) {
-    let pending: Key[] = keys.slice(i, i + 100);
+    let pending = keys.slice(i, i + 100);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB left batch reads unprocessed after retries');
       if (attempt > 0) await pause(attempt);
@@ -49,8 +50,8 @@ export async function batchGet(
           },
         }),
       );
-      items.push(...((out.Responses?.[table] ?? []) as Record<string, unknown>[]));
-      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
+      items.push(...(out.Responses?.[table] ?? []));
+      pending = out.UnprocessedKeys?.[table]?.Keys ?? [];
     }
   }
   return items;

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailable } from './errors';
+import { errorFacts, StoreUnavailable } from './errors';
 
 export interface ClientOptions {
   /** A local DynamoDB (the embedded one); unset on AWS. */
@@ -30,16 +30,11 @@ const THROTTLED = new Set(['ThrottlingException', 'ProvisionedThroughputExceeded
 
 /** Whether a failure, after the retries, says DynamoDB cannot serve now (rather than that the request was wrong). */
 function unavailable(error: unknown): boolean {
-  const {
-    name = '',
-    code = '',
-    message = '',
-    $fault,
-  } = error as { name?: string; code?: string; message?: string; $fault?: string };
+  const { name, code, message, fault } = errorFacts(error);
   return (
     name === 'TimeoutError' ||
     CONNECTION_FAILURE.test(`${code} ${message}`) ||
-    $fault === 'server' ||
+    fault === 'server' ||
     THROTTLED.has(name)
   );
 }

@@ -26,7 +26,7 @@ export class RowConflict extends StoreError {
 /** DynamoDB did not answer (a timeout, a refused or reset connection), or answered that it cannot serve now, after the client's retries. */
 export class StoreUnavailable extends StoreError {
   constructor(cause: unknown) {
-    super(`the table cannot be reached: ${(cause as Error).message}`, { cause });
+    super(`the table cannot be reached: ${errorFacts(cause).message}`, { cause });
     this.name = 'StoreUnavailable';
   }
 }
@@ -41,4 +41,13 @@ export class CorruptItem extends StoreError {
     super(`corrupt ${kind} item ${key}: ${problem}`);
     this.name = 'CorruptItem';
   }
+}
+
+/** What a thrown value says of itself; the SDK's errors may come from another realm, so no instanceof. */
+export function errorFacts(error: unknown): { name: string; code: string; message: string; fault: string } {
+  const said = (field: string): string => {
+    const value: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, field) : undefined;
+    return typeof value === 'string' ? value : '';
+  };
+  return { name: said('name'), code: said('code'), message: said('message'), fault: said('$fault') };
 }

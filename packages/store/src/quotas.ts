@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed } from './batch';
+import { decodeQuota } from './counters.decoder';
 import { quotaKey } from './keys';
 
 /** Daily quotas: one counter item per site, quota and UTC day, changed only by conditional ADDs. */
@@ -28,7 +29,7 @@ export class QuotaStore {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return { taken: true, used: Number(out.Attributes?.used) };
+      return { taken: true, used: decodeQuota(out.Attributes ?? {}, quotaKey(siteId, name, day)).used ?? 0 };
     } catch (error) {
       if (!conditionFailed(error)) throw error;
       return { taken: false, used: await this.used(siteId, name, day) };
@@ -53,9 +54,8 @@ export class QuotaStore {
   }
 
   async used(siteId: number, name: string, day: string): Promise<number> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: quotaKey(siteId, name, day), ConsistentRead: true }),
-    );
-    return Number(out.Item?.used ?? 0);
+    const key = quotaKey(siteId, name, day);
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return (out.Item && decodeQuota(out.Item, key).used) ?? 0;
   }
 }

@@ -1,5 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed } from './batch';
+import { decodeSemaphore } from './counters.decoder';
+import { errorFacts } from './errors';
 import { semaphoreKey } from './keys';
 
 export interface SemaphoreState {
@@ -16,8 +18,10 @@ export interface TakeOutcome {
   inflight: number;
 }
 
-const isMissingMap = (error: unknown) =>
-  (error as Error).name === 'ValidationException' && /document path/i.test((error as Error).message);
+const isMissingMap = (error: unknown) => {
+  const { name, message } = errorFacts(error);
+  return name === 'ValidationException' && /document path/i.test(message);
+};
 
 /**
  * A deployment-wide cap on work in flight: one item holding the count and each holder's lease.
@@ -86,10 +90,8 @@ export class Semaphore {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }),
     );
-    return {
-      inflight: Number(out.Item?.inflight ?? 0),
-      leases: (out.Item?.leases as Record<string, number> | undefined) ?? {},
-    };
+    const item = out.Item ? decodeSemaphore(out.Item, semaphoreKey(this.name)) : {};
+    return { inflight: item.inflight ?? 0, leases: item.leases ?? {} };
   }
 
   private async tryTake(holder: string, expiresAt: number): Promise<TakeOutcome> {
@@ -106,7 +108,7 @@ export class Semaphore {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return { taken: true, inflight: Number(out.Attributes?.inflight) };
+      return { taken: true, inflight: decodeSemaphore(out.Attributes ?? {}, semaphoreKey(this.name)).inflight ?? 0 };
     } catch (error) {
       if (conditionFailed(error)) return { taken: false, inflight: this.max };
       if (!isMissingMap(error)) throw error;

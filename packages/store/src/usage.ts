@@ -3,6 +3,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { roundUsd, type UsageDayLine, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
 import { batchWrite } from './batch';
 import { usagePartition, type Key } from './keys';
+import { decodeUsageLine } from './usage.decoder';
 
 /** The usage ledger: every paid provider call, by site and time. */
 export class UsageStore {
@@ -62,10 +63,8 @@ export class UsageStore {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of out.Items ?? []) {
-        const tool = String(item.tool);
-        const provider = String(item.provider);
-        const cost = Number(item.cost_usd);
+      for (const item of (out.Items ?? []).map(decodeUsageLine)) {
+        const { tool, provider, cost_usd: cost } = item;
         // Simulated money (the sandbox at list prices) has lines of its own, never summed with billed money.
         const simulated = item.simulated === true;
         if (simulated) simulatedUsd += cost;
@@ -77,7 +76,7 @@ export class UsageStore {
           cost,
         );
         if (options.byDay) {
-          const day = String(item.at).slice(0, 10);
+          const day = item.at.slice(0, 10);
           add(
             days,
             `${day}\n${tool}\n${provider}\n${simulated}`,

@@ -1,0 +1,16 @@
+import * as z from 'zod/mini';
+import { decodeItem } from './decode';
+
+/* Counter items: a daily quota's units used, and a semaphore's places taken with each holder's lease. */
+
+const QuotaItem = z.looseObject({ used: z.optional(z.int()) });
+/** `leases`: holder → when (epoch ms) its lease ends. */
+const SemaphoreItem = z.looseObject({
+  inflight: z.optional(z.int()),
+  leases: z.optional(z.record(z.string(), z.number())),
+});
+
+type Item = Record<string, unknown>;
+
+export const decodeQuota = (item: Item, key: Item) => decodeItem('quota', QuotaItem, item, key);
+export const decodeSemaphore = (item: Item, key: Item) => decodeItem('semaphore', SemaphoreItem, item, key);
