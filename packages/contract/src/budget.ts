@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { named } from './common';
 import { LIMITS } from './limits';
-import { StoredNumber } from './research';
+import { StoredNumber } from './cm-tables';
 
 /** The windows a site's budget counts spend in: the UTC day and the UTC month. */
 export const BUDGET_WINDOWS = ['day', 'month'] as const;

@@ -7,7 +7,7 @@ export * from './route-table';
 export * from './routes';
 export * from './queues';
 export * from './openapi';
-export * from './research';
+export * from './cm-tables';
 export * from './limits';
 export * from './tools';
 export * from './usage';

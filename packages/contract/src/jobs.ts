@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { named } from './common';
 import { LIMITS } from './limits';
-import { RowId } from './research';
+import { RowId } from './cm-tables';
 import { BudgetTicket } from './budget';
 
 /* research (spec §4.3), its jobs and recall (docs/api.md#research, #jobs, #recall). */

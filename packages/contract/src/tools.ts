@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { named } from './common';
-import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './research';
+import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './cm-tables';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
 import type { ToolName } from './route-table';
 import { LIMITS } from './limits';
