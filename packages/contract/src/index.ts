@@ -12,6 +12,6 @@ export * from './limits';
 export * from './tools';
 export * from './usage';
 export * from './budget';
-export * from './jobs';
+export * from './research';
 export * from './metrics';
 export * from './mcp';

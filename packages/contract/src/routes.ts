@@ -3,7 +3,7 @@ import { ErrorBody } from './errors';
 import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
 import { TOOLS, ToolListing, type ToolSpec } from './tools';
-import { JobQuery, JobView } from './jobs';
+import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
 import { MCP_PATH, ROUTE_TABLE, routeKey, type RouteFacts } from './route-table';

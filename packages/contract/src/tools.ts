@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { named } from './common';
 import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './cm-tables';
-import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './jobs';
+import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './research';
 import type { ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';

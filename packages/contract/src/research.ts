@@ -4,7 +4,10 @@ import { LIMITS } from './limits';
 import { RowId } from './cm-tables';
 import { BudgetTicket } from './budget';
 
-/* research (spec §4.3), its jobs and recall (docs/api.md#research, #jobs, #recall). */
+/*
+ * The research tool (spec §4.3): its input, its jobs and recall (docs/api.md#research, #jobs, #recall); and the
+ * messages of the research and monitor queues.
+ */
 
 export const RESEARCH_MODES = ['keywords', 'web', 'reddit', 'url'] as const;
 export type ResearchMode = (typeof RESEARCH_MODES)[number];
