@@ -1,6 +1,7 @@
 import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
 import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
+import type { ResearchJobInput } from '@cm/store';
 import { newJobId } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -17,7 +18,7 @@ async function abandoned(
   status: 'queued' | 'running',
   leaseUntil: number,
   placeUntil: number | null,
-  input = { mode: 'web', query: 'abandoned', question: null, page_id: null },
+  input: ResearchJobInput = { mode: 'web', query: 'abandoned', question: null, page_id: null },
 ) {
   const jobId = newJobId();
   await t.store.jobs.create({
@@ -74,7 +75,7 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
     ).reserved,
   ).toBe(true);
   const jobId = newJobId();
-  const input = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
+  const input: ResearchJobInput = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
   await t.store.jobs.create({
     job_id: jobId,
     site_id: site.siteId,

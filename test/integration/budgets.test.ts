@@ -1,5 +1,6 @@
 import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
+import type { ResearchJobInput } from '@cm/store';
 import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
@@ -177,7 +178,7 @@ it('settles a research job’s bill and ledgers its calls before the job ends, s
   const budget = budgetOf(siteId);
   const ticket = await budget.reserveQueued(0.05);
   const jobId = newJobId();
-  const input = { mode: 'web', query: 'settled before it ends', question: null, page_id: null };
+  const input: ResearchJobInput = { mode: 'web', query: 'settled before it ends', question: null, page_id: null };
   await t.store.jobs.create({
     job_id: jobId,
     site_id: siteId,

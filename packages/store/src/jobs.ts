@@ -1,23 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BudgetTicket, JobError, JobStatus } from '@cm/contract';
+import type { JobError, JobStatus } from '@cm/contract';
 import { conditionFailed } from './batch';
+import { decodeJob, type Job } from './jobs.decoder';
 import { jobKey } from './keys';
 
-export interface Job {
-  job_id: string;
-  site_id: number;
-  tool: string;
-  status: JobStatus;
-  input: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: JobError;
-  /** The job's reservation, made when it was accepted; the worker settles it. */
-  budget?: BudgetTicket;
-  created_at: string;
-  updated_at: string;
-  /** Until when (epoch ms) someone answers for the job: its caller, then its worker, renews it; past it, the job is dead. */
-  lease_until?: number;
-}
+export type { Job, ResearchJobInput } from './jobs.decoder';
 
 /** Jobs are kept a week, then TTL tidies them away. */
 const KEEP_SECONDS = 7 * 86_400;
@@ -48,10 +35,8 @@ export class JobStore {
   /** The job, if it belongs to the site (another site's job is as absent as a missing one). */
   async get(jobId: string, siteId?: number): Promise<Job | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: jobKey(jobId), ConsistentRead: true }));
-    const item = out.Item;
-    if (!item || (siteId !== undefined && item.site_id !== siteId)) return null;
-    const { pk: _pk, sk: _sk, expires_at: _expires, ...job } = item;
-    return job as Job;
+    const job = out.Item && decodeJob(out.Item);
+    return job && (siteId === undefined || job.site_id === siteId) ? job : null;
   }
 
   /** Marks a queued job running, leased until `leaseUntil`; false when it has ended already (a repeated delivery). */

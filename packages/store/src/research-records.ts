@@ -1,11 +1,10 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { JobMode, ResearchRecord } from '@cm/contract';
+import type { JobMode } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { researchKey, researchQueryKey, researchTermPartition } from './keys';
+import { decodeResearch, decodeResearchQuery, decodeResearchTerm, type StoredResearch } from './research.decoder';
 
-export interface StoredResearch extends ResearchRecord {
-  page_id: number | null;
-}
+export type { StoredResearch } from './research.decoder';
 
 /** Where a query stands: its latest research, and the job researching it now, if any. */
 export interface QueryState {
@@ -54,14 +53,16 @@ export class ResearchStore {
 
   async get(siteId: number, researchId: string): Promise<StoredResearch | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: researchKey(siteId, researchId) }));
-    return out.Item ? recordOf(out.Item) : null;
+    return out.Item ? decodeResearch(out.Item) : null;
   }
 
   /** The latest research of a query, if it was done at or after `since`. */
   async latest(siteId: number, queryKey: string, since: string): Promise<StoredResearch | null> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: researchQueryKey(siteId, queryKey) }));
-    if (!out.Item || String(out.Item.created_at) < since) return null;
-    return this.get(siteId, String(out.Item.research_id));
+    const key = researchQueryKey(siteId, queryKey);
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key }));
+    const query = out.Item && decodeResearchQuery(out.Item, key);
+    if (!query?.research_id || !query.created_at || query.created_at < since) return null;
+    return this.get(siteId, query.research_id);
   }
 
   /** Research by id, in one batched read; missing ids are left out. */
@@ -71,7 +72,7 @@ export class ResearchStore {
       this.table,
       [...new Set(researchIds)].map((id) => researchKey(siteId, id)),
     );
-    return new Map(items.map((item) => [String(item.research_id), recordOf(item)]));
+    return new Map(items.map(decodeResearch).map((record) => [record.research_id, record]));
   }
 
   /** Where each query stands, in one batched read. */
@@ -81,17 +82,18 @@ export class ResearchStore {
       this.table,
       [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)),
     );
-    const str = (value: unknown) => (typeof value === 'string' ? value : null);
     return new Map(
-      items.map((item) => [
-        String(item.sk),
-        {
-          research_id: str(item.research_id),
-          created_at: str(item.created_at),
-          pending_job: str(item.pending_job),
-          pending_at: str(item.pending_at),
-        },
-      ]),
+      items
+        .map((item) => decodeResearchQuery(item))
+        .map((query) => [
+          query.sk,
+          {
+            research_id: query.research_id ?? null,
+            created_at: query.created_at ?? null,
+            pending_job: query.pending_job ?? null,
+            pending_at: query.pending_at ?? null,
+          },
+        ]),
     );
   }
 
@@ -158,12 +160,12 @@ export class ResearchStore {
             Limit: RECALL_TERM_DEPTH,
           }),
         );
-        for (const item of out.Items ?? []) {
-          if (filter.mode && item.mode !== filter.mode) continue;
-          if (filter.page_id !== undefined && item.page_id !== filter.page_id) continue;
-          const hit = hits.get(String(item.research_id)) ?? { matches: 0, order: String(item.sk) };
+        for (const entry of (out.Items ?? []).map(decodeResearchTerm)) {
+          if (filter.mode && entry.mode !== filter.mode) continue;
+          if (filter.page_id !== undefined && entry.page_id !== filter.page_id) continue;
+          const hit = hits.get(entry.research_id) ?? { matches: 0, order: entry.sk };
           hit.matches += 1;
-          hits.set(String(item.research_id), hit);
+          hits.set(entry.research_id, hit);
         }
       }),
     );
@@ -172,11 +174,6 @@ export class ResearchStore {
       .slice(0, filter.limit)
       .map(([id]) => id);
     const byId = await this.getMany(siteId, best);
-    return best.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    return best.flatMap((id) => byId.get(id) ?? []);
   }
-}
-
-function recordOf(item: Record<string, unknown>): StoredResearch {
-  const { pk: _pk, sk: _sk, ...record } = item;
-  return record as unknown as StoredResearch;
 }
