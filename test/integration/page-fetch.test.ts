@@ -1,5 +1,5 @@
 import { isPublicAddress } from '@cm/core';
-import { ProviderError } from '../../packages/providers/src/types';
+import { ProviderError } from '../../packages/providers/src/errors';
 import { UrlRefused } from '@cm/providers';
 import { fetchReadablePage, type PageFetchOptions } from '../../packages/providers/src/web/page';
 import { startTlsSite, TEST_CA, type TlsSite } from '../helpers/tls-site';

@@ -1,3 +1,5 @@
+export * from './meter';
+export * from './errors';
 export * from './types';
 export { resolveAll } from './resolve';
 export {

@@ -1,16 +1,16 @@
 import { LIMITS } from '@cm/contract';
 import { monthStart } from '@cm/core';
-import {
-  ProviderError,
-  type AnchorShare,
-  type BacklinkDataProvider,
-  type BacklinkProfile,
-  type BacklinkSummary,
-  type BacklinkTrendPoint,
-  type GapDomain,
-  type LinkingPage,
-  type Meter,
-  type ReferringDomain,
+import { ProviderError } from '../errors';
+import type { Meter } from '../meter';
+import type {
+  AnchorShare,
+  BacklinkDataProvider,
+  BacklinkProfile,
+  BacklinkSummary,
+  BacklinkTrendPoint,
+  GapDomain,
+  LinkingPage,
+  ReferringDomain,
 } from '../types';
 import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
 

@@ -1,5 +1,6 @@
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
-import { ProviderError, type Meter } from '../types';
+import { ProviderError } from '../errors';
+import type { Meter } from '../meter';
 
 export const DATAFORSEO = 'dataforseo';
 export const DATAFORSEO_BASE_URL = 'https://api.dataforseo.com';

@@ -1,6 +1,8 @@
 import type { Intent, KeywordMetrics, SerpItem } from '@cm/contract';
 import { INTENTS } from '@cm/contract';
-import { ProviderError, type KeywordDataProvider, type Meter } from '../types';
+import { ProviderError } from '../errors';
+import type { Meter } from '../meter';
+import type { KeywordDataProvider } from '../types';
 import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
 import { locationOf } from './locations';
 

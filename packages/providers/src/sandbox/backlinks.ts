@@ -6,9 +6,9 @@ import type {
   BacklinkTrendPoint,
   GapDomain,
   LinkingPage,
-  Meter,
   ReferringDomain,
 } from '../types';
+import type { Meter } from '../meter';
 import { LIMITS } from '@cm/contract';
 import { brandOf, monthOf, monthStart } from '@cm/core';
 import { backlinkProfilePrice, dataForSeoPrice, linkGapPrice } from '../prices';

@@ -1,4 +1,4 @@
-import type { Meter } from '../types';
+import type { Meter } from '../meter';
 
 export const SANDBOX = 'sandbox';
 

@@ -2,7 +2,8 @@ import { roundUsd, type Findings, type KeywordMetrics, type SerpItem } from '@cm
 import { bedrockCost, bedrockPriceOrHighest, dataForSeoPrice, TAVILY_PRICES, webResearchPrice } from '../prices';
 import { ENDPOINTS } from '../dataforseo';
 import { charge, SANDBOX } from './charge';
-import type { KeywordDataProvider, Meter, ResearchProvider, ResearchRequest, SerpContext } from '../types';
+import type { Meter } from '../meter';
+import type { KeywordDataProvider, ResearchProvider, ResearchRequest, SerpContext } from '../types';
 import { sandboxFindings } from './research';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
 import { sandboxSerp } from './serp';

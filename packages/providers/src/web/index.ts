@@ -1,5 +1,6 @@
 import type { Findings } from '@cm/contract';
-import { WEB_RESEARCH, type Meter, type ResearchProvider, type ResearchRequest } from '../types';
+import type { Meter } from '../meter';
+import { WEB_RESEARCH, type ResearchProvider, type ResearchRequest } from '../types';
 import { fetchReadablePage, type PageFetchOptions } from './page';
 import { TavilySearch } from './search';
 import { BedrockSynthesis, type SourceText } from './synthesis';

@@ -4,7 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { resolveAll } from '../resolve';
-import { ProviderError, UrlRefused } from '../types';
+import { ProviderError, UrlRefused } from '../errors';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';

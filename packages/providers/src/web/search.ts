@@ -1,7 +1,8 @@
 import { roundUsd } from '@cm/contract';
 import * as z from 'zod/mini';
 import { TAVILY_PRICES } from '../prices';
-import { ProviderError, type Meter } from '../types';
+import { ProviderError } from '../errors';
+import type { Meter } from '../meter';
 
 export const TAVILY = 'tavily';
 export const TAVILY_BASE_URL = 'https://api.tavily.com';

@@ -10,7 +10,8 @@ import * as z from 'zod/mini';
 import { BEDROCK_HIGHEST, bedrockCost, bedrockPrice, SYNTHESIS_MAX_TOKENS, type TokenPrice } from '../prices';
 
 export { bedrockPrice } from '../prices';
-import { ProviderError, type Meter } from '../types';
+import { ProviderError } from '../errors';
+import type { Meter } from '../meter';
 
 export const BEDROCK = 'bedrock';
 
