@@ -1,6 +1,6 @@
 import { ResearchMessage } from '@cm/contract';
 import { enqueue, getConfig, getStore, meterOf, siteBudget, sqsWorker } from '@cm/runtime';
-import { getResearch } from '@cm/runtime/research';
+import { getResearch } from '@cm/runtime/web-provider';
 import { runResearchJob } from '@cm/tools';
 
 /** Runs one research job per message (its provider calls go into the job's site's usage ledger and settle its reservation: see runResearchJob). */

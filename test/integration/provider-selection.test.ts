@@ -12,7 +12,7 @@ import {
   resetServices,
   selectKeywordData,
 } from '@cm/runtime';
-import { getResearch, selectResearch } from '@cm/runtime/research';
+import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';

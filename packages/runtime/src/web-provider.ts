@@ -5,8 +5,9 @@ import { logger } from './observability';
 import { readSecret } from './providers';
 
 /*
- * Web research providers, for the research worker alone: importing this module brings the Bedrock
- * client and the url fetcher's DOM into a bundle, so nothing else imports it.
+ * Picks the web research provider (Tavily and Bedrock, or the sandbox), for the research worker alone:
+ * importing this module brings the Bedrock client and the url fetcher's DOM into a bundle, so nothing
+ * else imports it.
  */
 
 /** Tavily's key: from the environment, or from the secret as read in the last few minutes; null for the sandbox. */
