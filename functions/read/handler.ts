@@ -1,12 +1,12 @@
 import { PageIdParams, PageListQuery } from '@cm/contract';
-import { findPages, readPage } from '@cm/publishing';
+import { listPages, readPage } from '@cm/publishing';
 import { api, getStore, json } from '@cm/runtime';
 
 export const handler = api('read', {
   'GET /articles': async (request) =>
-    json(200, await findPages(getStore(), request.siteId, 'article', request.query(PageListQuery), request.baseUrl)),
+    json(200, await listPages(getStore(), request.siteId, 'article', request.query(PageListQuery), request.baseUrl)),
   'GET /questions': async (request) =>
-    json(200, await findPages(getStore(), request.siteId, 'question', request.query(PageListQuery), request.baseUrl)),
+    json(200, await listPages(getStore(), request.siteId, 'question', request.query(PageListQuery), request.baseUrl)),
   'GET /articles/{id}': async (request) =>
     json(200, await readPage(getStore(), request.siteId, 'article', request.params(PageIdParams).id)),
   'GET /questions/{id}': async (request) =>

@@ -120,3 +120,4 @@ export const FindPagesResult = z.object({
     .nullable(z.string())
     .check(z.meta({ description: 'More pages (or more to search): call again with it' })),
 });
+export type FindPagesResult = z.output<typeof FindPagesResult>;

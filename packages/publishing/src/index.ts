@@ -3,4 +3,5 @@ export * from './publish';
 export * from './notify';
 export * from './relink';
 export * from './pages';
+export * from './find-pages';
 export * from './visitor';

@@ -21,7 +21,7 @@ export async function readPage(store: Store, siteId: number, type: PageType, id:
  * The page with `query.slug`, or a listing of the site's pages of that type, newest first, each with its
  * visitor URL and, when asked, the links relink keeps from its readers.
  */
-export async function findPages(
+export async function listPages(
   store: Store,
   siteId: number,
   type: PageType,

@@ -23,17 +23,16 @@ import {
   TOOL_FUNCTIONS,
   TOOLS,
   toolSpec,
-  fieldError,
   UsageQuery,
   UsageReport,
   BudgetView,
   type FunctionName,
   type McpExtraTool,
   type McpToolName,
-  type PageType,
+  type PageList,
   type ToolName,
 } from '@cm/contract';
-import { visitorUrl } from '@cm/core';
+import { findPages, type ListingReader } from '@cm/publishing';
 import { siteOfKey } from './api';
 import { getConfig } from './config';
 import { logger } from './observability';
@@ -292,91 +291,17 @@ const getUsage = async (caller: Caller, args: Json) => {
   return { ...usage, budget };
 };
 
-interface PagesCursor {
-  /** Index into the types searched. */
-  t: number;
-  /** The listing's own cursor. */
-  c?: string;
-}
-
-function decodeCursor(cursor: string | undefined): PagesCursor {
-  if (!cursor) return { t: 0 };
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as PagesCursor;
-    if (Number.isInteger(value.t) && value.t >= 0 && (value.c === undefined || typeof value.c === 'string'))
-      return value;
-  } catch {
-    // answered below
-  }
-  throw fieldError('body', 'cursor', 'is not a cursor find_pages gave');
-}
-
-const words = (text: string) =>
-  text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-
-/**
- * find_pages: the listing indexes (GET /articles, /questions), newest first, filtered by the query's
- * words. One call reads at most findPagesScan listing entries in at most 10 listing pages; its
- * cursor resumes where it stopped.
- */
-async function findPages(caller: Caller, args: Json): Promise<Json> {
-  const input = parse(FindPagesInput, args);
-  const types: PageType[] = input.type ? [input.type] : ['article', 'question'];
-  const wanted = input.query ? words(input.query) : [];
-  const base = baseUrlOf(caller.event);
-  let at = decodeCursor(input.cursor);
-  const pages: z.output<typeof FindPagesResult>['pages'] = [];
-  let examined = 0;
-  for (
-    let reads = 0;
-    reads < 10 && at.t < types.length && pages.length < input.limit && examined < LIMITS.findPagesScan;
-    reads++
-  ) {
-    const type = types[at.t]!;
+/** find_pages: the publishing workflow, reading the listing through the `read` function as GET /articles, /questions. */
+const findPagesOf = (caller: Caller, args: Json) => {
+  const readListing: ListingReader = async (type, { limit, cursor, status }) => {
     const path = `/${type}s`;
-    const limit = Math.min(input.limit - pages.length, LIMITS.findPagesScan - examined);
     const query: Record<string, string> = { limit: String(limit) };
-    if (at.c) query.cursor = at.c;
-    if (input.status) query.status = input.status;
-    const list = (await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query }))) as {
-      items: {
-        id: string;
-        slug: string;
-        title?: string;
-        question?: string;
-        status: string;
-        live: boolean;
-        deleted: boolean;
-        updated_at: string;
-      }[];
-      next_cursor: string | null;
-    };
-    examined += list.items.length;
-    for (const item of list.items) {
-      const title = item.title ?? item.question ?? '';
-      const haystack = `${item.slug.toLowerCase()} ${words(title).join(' ')}`;
-      if (wanted.every((w) => haystack.includes(w))) {
-        pages.push({
-          id: item.id,
-          type,
-          slug: item.slug,
-          title,
-          status: item.status as never,
-          live: item.live,
-          deleted: item.deleted,
-          url: visitorUrl(base, caller.siteId, type, item.slug),
-          updated_at: item.updated_at,
-        });
-      }
-    }
-    at = list.next_cursor ? { t: at.t, c: list.next_cursor } : { t: at.t + 1 };
-  }
-  const more = at.t < types.length;
-  return { pages, examined, next_cursor: more ? Buffer.from(JSON.stringify(at)).toString('base64url') : null };
-}
+    if (cursor) query.cursor = cursor;
+    if (status) query.status = status;
+    return (await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query }))) as PageList;
+  };
+  return findPages(caller.siteId, parse(FindPagesInput, args), readListing, baseUrlOf(caller.event));
+};
 
 /** Where a result's provenance and cost are, for `_meta`: the tool's own, else stored data at no cost. */
 function metaOf(result: Json): Json {
@@ -461,7 +386,7 @@ async function callTool(caller: Caller, name: string, args: Json): Promise<CallT
     if (tool) result = await runTool(caller, tool.name, args);
     else if (name === 'get_job') result = await getJob(caller, args);
     else if (name === 'get_usage') result = await getUsage(caller, args);
-    else if (name === 'find_pages') result = await findPages(caller, args);
+    else if (name === 'find_pages') result = await findPagesOf(caller, args);
     else
       throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, {
         name,
