@@ -27,3 +27,10 @@ export const stringSet = z.custom<Set<string>>(
   (value) => value instanceof Set && [...value].every((v) => typeof v === 'string'),
 );
 export const binary = z.custom<Uint8Array>((value) => value instanceof Uint8Array);
+
+/**
+ * A loose object whose attributes keep the order they were stored in (a loose object's parse puts its
+ * shape's first): for what a reply passes on as stored, such as a cm_* row.
+ */
+export const inStoredOrder = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+  z.intersection(z.record(z.string(), z.unknown()), z.looseObject(shape));

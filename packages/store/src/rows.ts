@@ -11,6 +11,8 @@ import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
+import { decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
+import { decodeSequence } from './sites.decoder';
 import {
   keywordUnique,
   rowIndexPartition,
@@ -22,8 +24,7 @@ import {
   type Key,
 } from './keys';
 
-/** A stored row of a cm_* table: its fields plus `id`, `created_at`, `updated_at`. */
-export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
+export type { StoredRow } from './rows.decoder';
 
 type Fields = Record<string, unknown>;
 
@@ -47,6 +48,12 @@ const TABLE_SPECS: Record<TableName, TableSpec> = {
 };
 
 const INDEX_NAMES = ['gsi3', 'gsi4'] as const;
+
+/** The index of a table's indexed field; undefined for a field without one. */
+const indexOf = (table: TableName, field: string) => {
+  const position = TABLE_SPECS[table].indexed.indexOf(field);
+  return position < 0 ? undefined : INDEX_NAMES[position];
+};
 
 /** A uniqueness item whose row never appeared is taken over after this long (a writer died between the two writes). */
 const ORPHAN_AFTER_MS = 60_000;
@@ -72,8 +79,8 @@ export class RowStore {
     private readonly table: string,
   ) {}
 
-  /** `count` new ids of a site's table, reserved in one atomic write. */
-  async reserveIds(siteId: number, table: TableName, count: number): Promise<number[]> {
+  /** `count` new ids of a site's table, reserved in one atomic write: the first of them (the others follow it). */
+  private async reserveIds(siteId: number, table: TableName, count: number): Promise<number> {
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
@@ -84,8 +91,8 @@ export class RowStore {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    const last = Number(out.Attributes?.value);
-    return Array.from({ length: count }, (_v, i) => last - count + 1 + i);
+    const last = decodeSequence(out.Attributes ?? {}, tableSequenceKey(siteId, table)).value;
+    return last - count + 1;
   }
 
   private item(siteId: number, table: TableName, row: StoredRow): Record<string, unknown> {
@@ -112,11 +119,12 @@ export class RowStore {
   ): Promise<number | null> {
     const key = uniqueKey(siteId, table, value);
     if (await this.putClaim(key, id, now, null)) return null;
-    const holder = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
-    if (!holder) return this.claim(siteId, table, value, id, now);
-    const holderId = Number(holder.id);
+    const held = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
+    if (!held) return this.claim(siteId, table, value, id, now);
+    const holder = decodeClaim(held, key);
+    const holderId = holder.id;
     if (await this.get(siteId, table, holderId)) return holderId;
-    if (Date.parse(now) - Date.parse(String(holder.claimed_at)) < ORPHAN_AFTER_MS) return holderId; // still being written
+    if (Date.parse(now) - Date.parse(holder.claimed_at) < ORPHAN_AFTER_MS) return holderId; // still being written
     return (await this.putClaim(key, id, now, holderId)) ? null : this.claim(siteId, table, value, id, now);
   }
 
@@ -155,10 +163,10 @@ export class RowStore {
     now = new Date().toISOString(),
   ): Promise<{ created: StoredRow[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
     if (rows.length === 0) return { created: [], conflicts: [] };
-    const ids = await this.reserveIds(siteId, table, rows.length);
+    const firstId = await this.reserveIds(siteId, table, rows.length);
     const unique = TABLE_SPECS[table].unique;
     const outcomes = await mapLimit(rows, 16, async (fields, i) => {
-      const stored: StoredRow = { ...fields, id: ids[i]!, created_at: now, updated_at: now };
+      const stored: StoredRow = { ...fields, id: firstId + i, created_at: now, updated_at: now };
       const existingId = unique ? await this.claim(siteId, table, unique(stored), stored.id, now) : null;
       return { index: i, stored, fields, existingId };
     });
@@ -170,22 +178,26 @@ export class RowStore {
     );
     return {
       created,
-      conflicts: outcomes
-        .filter((o) => o.existingId !== null)
-        .map((o) => ({ index: o.index, fields: o.fields, existingId: o.existingId! })),
+      conflicts: outcomes.flatMap((o) =>
+        o.existingId === null ? [] : [{ index: o.index, fields: o.fields, existingId: o.existingId }],
+      ),
     };
   }
 
   /** Inserts one row, or throws RowConflict when its unique value is taken. */
   async insert(siteId: number, table: TableName, fields: Fields, now = new Date().toISOString()): Promise<StoredRow> {
-    const { created, conflicts } = await this.insertMany(siteId, table, [fields], now);
-    if (conflicts[0]) throw new RowConflict(table, conflicts[0].existingId);
-    return created[0]!;
+    const {
+      created: [row],
+      conflicts: [conflict],
+    } = await this.insertMany(siteId, table, [fields], now);
+    if (conflict) throw new RowConflict(table, conflict.existingId);
+    if (!row) throw new Error(`${table}: the insert stored no row and met no conflict`);
+    return row;
   }
 
   async get(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: rowKey(siteId, table, id) }));
-    return (out.Item?.row as StoredRow | undefined) ?? null;
+    return out.Item ? decodeRow(out.Item) : null;
   }
 
   /** Rows by id, in batched reads; missing ids are left out. */
@@ -196,7 +208,7 @@ export class RowStore {
       this.table,
       unique.map((id) => rowKey(siteId, table, id)),
     );
-    return new Map(items.map((item) => [Number((item.row as StoredRow).id), item.row as StoredRow]));
+    return new Map(items.map((item) => decodeRow(item)).map((row) => [row.id, row]));
   }
 
   /** Ids of the rows holding each unique value, in batched reads. */
@@ -225,9 +237,8 @@ export class RowStore {
       names[`#f${i}`] = field;
       values[`:v${i}`] = value;
       sets.push(`#row.#f${i} = :v${i}`);
-      const index = TABLE_SPECS[table].indexed.indexOf(field);
-      if (index < 0) return;
-      const gsi = INDEX_NAMES[index]!;
+      const gsi = indexOf(table, field);
+      if (!gsi) return;
       if (isIndexable(value)) {
         values[`:ix${i}`] = rowIndexPartition(siteId, table, field, value);
         values[`:is${i}`] = rowSk(id);
@@ -248,7 +259,7 @@ export class RowStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return out.Attributes?.row as StoredRow;
+      return decodeRow(out.Attributes ?? {}, rowKey(siteId, table, id));
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
@@ -260,8 +271,8 @@ export class RowStore {
     const out = await this.db.send(
       new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
     );
-    const row = out.Attributes?.row as StoredRow | undefined;
-    if (!row) return null;
+    if (!out.Attributes) return null;
+    const row = decodeRow(out.Attributes);
     const unique = TABLE_SPECS[table].unique;
     if (unique) {
       try {
@@ -303,9 +314,8 @@ export class RowStore {
    * filters read the table's rows a page at a time and answer with a cursor where they stopped.
    */
   async select(siteId: number, table: TableName, where: Fields, limit: number, cursor?: string): Promise<RowPage> {
-    const indexed = TABLE_SPECS[table].indexed.findIndex((field) => isIndexable(where[field]));
-    const index = indexed >= 0 ? INDEX_NAMES[indexed]! : null;
-    const indexField = indexed >= 0 ? TABLE_SPECS[table].indexed[indexed]! : null;
+    const indexField = TABLE_SPECS[table].indexed.find((field) => isIndexable(where[field])) ?? null;
+    const index = indexField === null ? null : (indexOf(table, indexField) ?? null);
 
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
@@ -322,7 +332,10 @@ export class RowStore {
         filters.push(`#row.#w${i} = :w${i}`);
       }
     });
-    const pk = index ? rowIndexPartition(siteId, table, indexField!, where[indexField!]) : rowPartition(siteId, table);
+    const pk =
+      indexField === null
+        ? rowPartition(siteId, table)
+        : rowIndexPartition(siteId, table, indexField, where[indexField]);
     values[':pk'] = pk;
     const query: QueryCommandInput = {
       TableName: this.table,
@@ -341,7 +354,7 @@ export class RowStore {
       const out = await this.db.send(
         new QueryCommand({ ...query, Limit: limit - rows.length, ExclusiveStartKey: start }),
       );
-      rows.push(...(out.Items ?? []).map((item) => item.row as StoredRow));
+      rows.push(...(out.Items ?? []).map((item) => decodeRow(item)));
       start = out.LastEvaluatedKey;
       if (!start || rows.length >= limit) break;
     }
@@ -364,12 +377,10 @@ export async function mapLimit<T, R>(
   fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const out = new Array<R>(items.length);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const queue = items.entries();
   const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
+    for (const [i, item] of queue) out[i] = await fn(item, i);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
