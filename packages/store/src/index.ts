@@ -21,7 +21,7 @@ export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLi
 export type { PageRef, RelinkOutcome } from './links';
 export type { StoredRow, RowPage } from './rows';
 export { mapLimit } from './rows';
-export { StoreError, InvalidCursor, RowConflict, StoreUnavailable } from './errors';
+export { StoreError, InvalidCursor, RowConflict, StoreUnavailable, CorruptItem } from './errors';
 export { keywordUnique } from './keys';
 export type { Reclaimable, SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
