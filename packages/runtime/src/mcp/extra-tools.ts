@@ -1,0 +1,50 @@
+import type * as z from 'zod/mini';
+import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool, type PageList } from '@cm/contract';
+import { findPages, type ListingReader } from '@cm/publishing';
+import { baseUrlOf, validate } from '../http';
+import { callRoute, routeEvent, type Caller, type Json } from './route-calls';
+
+/* The tools only MCP has: get_job, get_usage and find_pages, each on the route functions REST calls. */
+
+const parse = <S extends z.ZodMiniType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
+
+const getJob = (caller: Caller, args: Json) => {
+  const input = parse(GetJobInput, args);
+  const path = `/v1/jobs/${encodeURIComponent(input.job_id)}`;
+  return callRoute(
+    'jobs',
+    routeEvent(caller, 'GET', path, 'GET /v1/jobs/{job_id}', {
+      params: { job_id: input.job_id },
+      query: input.wait_ms === undefined ? {} : { wait_ms: String(input.wait_ms) },
+    }),
+  );
+};
+
+const getUsage = async (caller: Caller, args: Json) => {
+  const input = parse(UsageQuery, args);
+  const query = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const [usage, budget] = await Promise.all([
+    callRoute('usage', routeEvent(caller, 'GET', '/v1/usage', 'GET /v1/usage', { query })),
+    callRoute('usage', routeEvent(caller, 'GET', '/v1/budget', 'GET /v1/budget', {})),
+  ]);
+  return { ...usage, budget };
+};
+
+/** find_pages: the publishing workflow, reading the listing through the `read` function as GET /articles, /questions. */
+const searchPages = (caller: Caller, args: Json) => {
+  const readListing: ListingReader = async (type, { limit, cursor, status }) => {
+    const path = `/${type}s`;
+    const query: Record<string, string> = { limit: String(limit) };
+    if (cursor) query.cursor = cursor;
+    if (status) query.status = status;
+    return (await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query }))) as PageList;
+  };
+  return findPages(caller.siteId, parse(FindPagesInput, args), readListing, baseUrlOf(caller.event));
+};
+
+/** Each MCP-only tool's call. */
+export const EXTRA_TOOL_CALLS: Record<McpExtraTool, (caller: Caller, args: Json) => Promise<Json>> = {
+  get_job: getJob,
+  get_usage: getUsage,
+  find_pages: searchPages,
+};

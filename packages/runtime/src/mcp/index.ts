@@ -1,0 +1,11 @@
+/*
+ * The MCP endpoint (docs/api.md#mcp): Streamable HTTP, stateless (a fresh server per request, no
+ * session id), JSON responses. A tool call is run by the tool's own function, invoked with the event
+ * the HTTP API would send for `POST /v1/tools/{name}`: the same validation, workflow, meter, usage
+ * ledger and reply, under that function's own least-privilege role.
+ */
+
+export { mcpHandler } from './handler';
+export { setFunctionInvoker, type FunctionInvoker } from './invoke';
+export { toWebRequest, fromWebResponse } from './web-seam';
+export { originAllowed, apiKeyOf } from './access';

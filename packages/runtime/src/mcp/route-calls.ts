@@ -1,0 +1,73 @@
+import { ApiError, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
+import type { ApiEvent } from '../http';
+import { invoke } from './invoke';
+
+/* A tool call as a call of a route: the event the HTTP API would send to the route's function, and its reply. */
+
+export type Json = Record<string, unknown>;
+
+/** What one MCP request's tool calls run with: the caller's key and site, and the event they came in. */
+export interface Caller {
+  event: ApiEvent;
+  apiKey: string;
+  siteId: number;
+}
+
+/** A tool's refusal: the error object REST answers, carried to an `isError` result. */
+export class ToolFailure extends Error {
+  constructor(readonly body: Json) {
+    super(typeof body.message === 'string' ? body.message : 'failed');
+  }
+}
+
+/** The event the HTTP API would send to `fn` for this route, with the caller's key. */
+export function routeEvent(
+  caller: Caller,
+  method: string,
+  path: string,
+  routeKey: string,
+  parts: { body?: unknown; query?: Record<string, string>; params?: Record<string, string> },
+): ApiEvent {
+  const { event } = caller;
+  const query = parts.query && Object.keys(parts.query).length ? parts.query : undefined;
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: query ? new URLSearchParams(query).toString() : '',
+    headers: {
+      'x-api-key': caller.apiKey,
+      'content-type': 'application/json',
+      host: event.headers.host ?? event.requestContext.domainName,
+      'x-forwarded-proto': event.headers['x-forwarded-proto'] ?? 'https',
+      'user-agent': event.headers['user-agent'] ?? 'mcp',
+    },
+    ...(query ? { queryStringParameters: query } : {}),
+    ...(parts.params ? { pathParameters: parts.params } : {}),
+    requestContext: { ...event.requestContext, routeKey, http: { ...event.requestContext.http, method, path } },
+    ...(parts.body !== undefined ? { body: JSON.stringify(parts.body) } : {}),
+    isBase64Encoded: false,
+  };
+}
+
+/** Invokes `fn` for a route: its JSON reply when 2xx; its error object (a ToolFailure) otherwise. */
+export async function callRoute(fn: FunctionName, event: ApiEvent): Promise<Json> {
+  const reply = await invoke(fn, event);
+  let body: unknown;
+  try {
+    body = reply.body
+      ? JSON.parse(reply.isBase64Encoded ? Buffer.from(reply.body, 'base64').toString('utf8') : reply.body)
+      : {};
+  } catch {
+    throw new ApiError('internal_error', `${fn} answered ${reply.statusCode} without JSON`);
+  }
+  const status = reply.statusCode ?? 200;
+  if (status >= 400) throw new ToolFailure(body as Json);
+  return body as Json;
+}
+
+/** A research tool's call: its own function, invoked as `POST /v1/tools/{name}` would run it. */
+export const invokeTool = (caller: Caller, name: ToolName, args: Json) => {
+  const path = `/v1/tools/${name}`;
+  return callRoute(TOOL_FUNCTIONS[name], routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
+};
