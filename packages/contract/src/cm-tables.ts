@@ -200,18 +200,15 @@ export interface KeywordMetrics {
 }
 
 /** One organic result of a SERP. */
-export interface SerpItem {
-  position: number;
-  domain: string;
-  url: string;
-  title: string;
-}
+export const SerpItem = z.object({ position: z.number(), domain: z.string(), url: z.string(), title: z.string() });
+export type SerpItem = z.infer<typeof SerpItem>;
 
 /** The stored SERP competition row of a keyword in a locale (spec §2.7). */
-export interface SerpRow {
-  keyword: string;
-  locale: string;
-  fetched_at: string;
-  data_source: string;
-  items: SerpItem[];
-}
+export const SerpRow = z.object({
+  keyword: z.string(),
+  locale: z.string(),
+  fetched_at: z.string(),
+  data_source: z.string(),
+  items: z.array(SerpItem),
+});
+export type SerpRow = z.infer<typeof SerpRow>;

@@ -185,14 +185,12 @@ export class BudgetStore {
   ): Promise<Partial<Record<'day' | 'month', WindowState>>> {
     const counter = counterOf(scope, day);
     // Names are given only for the attributes each update uses: DynamoDB refuses unused ones.
-    const names = (parts: string[]) =>
+    const names = (parts: Array<keyof typeof PARTS>) =>
       Object.fromEntries(
-        counter.windows.flatMap((w, i) =>
-          parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part as keyof typeof PARTS]}`]),
-        ),
+        counter.windows.flatMap((w, i) => parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part]}`])),
       );
     const spend = counter.windows.flatMap((_w, i) => [`#s${i} :billed`, ...(simulated ? [`#m${i} :billed`] : [])]);
-    const spendParts = simulated ? ['s', 'm'] : ['s'];
+    const spendParts: Array<keyof typeof PARTS> = simulated ? ['s', 'm'] : ['s'];
     try {
       const out = await this.db.send(
         new UpdateCommand({

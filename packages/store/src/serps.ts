@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
 import type { SerpRow } from '@cm/contract';
 import { batchGet } from './batch';
 import { keywordUnique, serpKey } from './keys';
+import { decodeSerpRow } from './serps.decoder';
 
 /** Stored SERP competition rows, one per (site, locale, keyword). */
 export class SerpStore {
@@ -18,21 +19,13 @@ export class SerpStore {
 
   async get(siteId: number, locale: string, keyword: string): Promise<SerpRow | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: serpKey(siteId, locale, keyword) }));
-    return out.Item ? serpRowOf(out.Item) : null;
+    return out.Item ? decodeSerpRow(out.Item) : null;
   }
 
   /** The stored rows of these (locale, keyword) pairs, in batched reads. */
   async getMany(siteId: number, wanted: ReadonlyArray<{ locale: string; keyword: string }>): Promise<SerpRow[]> {
     const keys = new Map(wanted.map((w) => [keywordUnique(w.locale, w.keyword), serpKey(siteId, w.locale, w.keyword)]));
     const items = await batchGet(this.db, this.table, [...keys.values()]);
-    return items.map(serpRowOf);
+    return items.map(decodeSerpRow);
   }
 }
-
-const serpRowOf = (item: Record<string, unknown>): SerpRow => ({
-  keyword: String(item.keyword),
-  locale: String(item.locale),
-  fetched_at: String(item.fetched_at),
-  data_source: String(item.data_source),
-  items: item.items as SerpRow['items'],
-});
