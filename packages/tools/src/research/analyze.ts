@@ -1,0 +1,112 @@
+import { ApiError } from '@cm/contract';
+import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
+import type { ToolContext } from '../context';
+import { findingsOf, isEnded, newJobId, queueJob } from './jobs';
+import { expireLapsed } from './leases';
+import { nextPoll } from './waiting';
+
+/* serp_landscape analyze's research: a web job per keyword, queued once however many callers ask. */
+
+/** A query's claim older than this is taken over even without its job (one never written, or gone). */
+const CLAIM_STALE_MS = 15 * 60_000;
+
+/** analyze researches each keyword as a web query of its own. */
+const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web', keyword, null);
+
+/**
+ * Web research for each keyword (analyze): stored research of the last week answers at once; a
+ * keyword no job is researching gets one, queued without a place (it waits for one in the worker
+ * instead of failing); then the call waits until `deadline` for the rest. Keywords still in process
+ * make the status `partial`, and the same call later collects them without queueing them again.
+ */
+export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
+  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
+  const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
+  const read = () => ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordResearchQuery));
+  let states = await read();
+  const stateOf = (keyword: string) => states.get(keywordResearchQuery(keyword));
+  const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
+  const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
+
+  // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
+  const claimed = await Promise.all(
+    keywords.filter(isInProcess).map((k) => ctx.store.jobs.get(stateOf(k)!.pending_job!)),
+  );
+  const lapsed = await Promise.all(
+    claimed.map(
+      async (job) => job !== null && !isEnded(job) && (await expireLapsed(ctx.store, job)).status === 'failed',
+    ),
+  );
+  if (lapsed.some(Boolean)) states = await read();
+
+  const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  // A keyword the budget has no room for is listed as failed, with why; the rest of the call stands.
+  const refused = new Map<string, { code: string; message: string }>();
+  if (toQueue.length > 0) {
+    await Promise.all(
+      toQueue.map((keyword) =>
+        queueKeywordResearch(ctx, keyword, staleBefore).catch((error: unknown) => {
+          if (!(error instanceof ApiError) || error.code !== 'budget_exceeded') throw error;
+          refused.set(keyword, { code: error.code, message: error.message });
+        }),
+      ),
+    );
+    states = await read();
+  }
+  const jobIds = new Map<string, string>();
+  for (;;) {
+    for (const k of keywords.filter(isInProcess)) jobIds.set(k, stateOf(k)!.pending_job!);
+    if (!keywords.some(isInProcess) || Date.now() >= deadline) break;
+    await nextPoll(deadline);
+    states = await read();
+  }
+
+  const records = await ctx.store.research.getMany(
+    ctx.siteId,
+    keywords.filter(isDone).map((k) => stateOf(k)!.research_id!),
+  );
+  const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  const failedJobs = await Promise.all(
+    failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))),
+  );
+  const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> =
+    {};
+  for (const k of keywords.filter(isDone)) {
+    const record = records.get(stateOf(k)!.research_id!);
+    if (record)
+      factsByKeyword[k] = { ...findingsOf(record), data_source: record.data_source, created_at: record.created_at };
+  }
+  const inProcess = keywords.filter(isInProcess);
+  return {
+    status: inProcess.length === 0 && failed.length === 0 ? ('complete' as const) : ('partial' as const),
+    facts_by_keyword: factsByKeyword,
+    in_process: inProcess,
+    failed: failed.map((keyword, i) => ({
+      keyword,
+      error: refused.get(keyword) ??
+        failedJobs[i]?.error ?? {
+          code: 'research_failed',
+          message: 'the research of this keyword ended without a result; call again to retry it',
+        },
+    })),
+  };
+}
+
+/** Claims the keyword's query for a new job and queues it; a caller that lost the claim leaves it to the winner. */
+async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
+  const jobId = newJobId();
+  const queryKey = keywordResearchQuery(keyword);
+  if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
+  try {
+    await queueJob(
+      ctx,
+      jobId,
+      'serp_landscape',
+      { mode: 'web', query: keyword, question: null, page_id: null },
+      ctx.now.getTime() + ctx.researchLeaseMs,
+    );
+  } catch (error) {
+    await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
+    throw error;
+  }
+}

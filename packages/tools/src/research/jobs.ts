@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { ResearchMessage } from '@cm/contract';
+import type { Job, ResearchJobInput, StoredResearch } from '@cm/store';
+import type { ToolContext } from '../context';
+
+/* A research job: its id and input, how it and its findings show, and how one is queued with its reservation. */
+
+export const newJobId = (): string => `job_${randomBytes(12).toString('hex')}`;
+
+/** What a finished research answers with. */
+export const findingsOf = (record: StoredResearch) => ({
+  research_id: record.research_id,
+  facts: record.facts,
+  opinions: record.opinions,
+  sources: record.sources,
+});
+
+/** A job as GET /v1/jobs and a waiting research call show it. */
+export function jobView(job: Job) {
+  return {
+    job_id: job.job_id,
+    tool: job.tool,
+    status: job.status,
+    ...(job.result ? { result: job.result } : {}),
+    ...(job.error ? { error: job.error } : {}),
+  };
+}
+
+export const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
+
+/**
+ * Reserves the job's list price (402 budget_exceeded when it does not fit), creates the job with its
+ * reservation, leased until `leaseUntil`, and puts it on the research queue; the caller undoes its own
+ * claim if this throws.
+ */
+export async function queueJob(
+  ctx: ToolContext,
+  jobId: string,
+  tool: string,
+  input: ResearchJobInput,
+  leaseUntil: number,
+): Promise<void> {
+  const budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ research: input.mode }));
+  try {
+    await ctx.store.jobs.create({
+      job_id: jobId,
+      site_id: ctx.siteId,
+      tool,
+      input,
+      ...(budget ? { budget } : {}),
+      created_at: ctx.now.toISOString(),
+      lease_until: leaseUntil,
+    });
+    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+  } catch (error) {
+    if (budget) await ctx.budget.settle(budget, 0, false);
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+import { ApiError, fieldError, LIMITS, isJobMode, type JobMode, type ResearchInput } from '@cm/contract';
+import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
+import type { Job } from '@cm/store';
+import type { ToolContext } from '../context';
+import { findingsOf, newJobId, queueJob } from './jobs';
+import { keywordResearch } from './keywords-mode';
+import { lapsedPlace } from './leases';
+import { urlRefusal } from './url-refusal';
+import { awaitJob } from './waiting';
+
+/* The research tool: a recent answer from storage, else a place under the cap and a queued job, waited for. */
+
+const concurrencyLimit = () =>
+  new ApiError(
+    'concurrency_limit_exceeded',
+    `At most ${LIMITS.concurrentResearch} web, reddit and url research calls run at once; retry in ${LIMITS.researchRetryAfterMs / 1000} s`,
+    { max_concurrent: LIMITS.concurrentResearch, retry_after_ms: LIMITS.researchRetryAfterMs },
+    { 'retry-after': String(LIMITS.researchRetryAfterMs / 1000) },
+  );
+
+/** The reply of a research call from its job: the findings when done, else where it stands. */
+function researchReply(job: Job, dataSource: string) {
+  if (job.status === 'succeeded') {
+    const { cost_usd, data_source, ...findings } = job.result as Record<string, unknown>;
+    return { job_id: job.job_id, status: job.status, data_source, cost_usd, cached: false, ...findings };
+  }
+  // Not done: what it costs shows when it is collected.
+  const pending = job.status === 'queued' || job.status === 'running';
+  return {
+    job_id: job.job_id,
+    status: job.status,
+    data_source: dataSource,
+    cached: false,
+    ...(job.error ? { error: job.error } : {}),
+    ...(pending ? { retry_after_ms: LIMITS.jobRetryAfterMs } : {}),
+  };
+}
+
+export async function research(ctx: ToolContext, input: ResearchInput) {
+  if (!isJobMode(input.mode)) return keywordResearch(ctx, input);
+  const mode: JobMode = input.mode;
+  // Refused before any work, and before a place under the cap is taken.
+  const refusal = mode === 'url' ? await urlRefusal(ctx, input.seed) : null;
+  if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
+  const question = input.question ?? null;
+  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
+  const recent = await ctx.store.research.latest(
+    ctx.siteId,
+    normalizedResearchQuery(mode, input.seed, question),
+    since,
+  );
+  if (recent)
+    return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
+
+  const jobId = newJobId();
+  const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
+  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store));
+  ctx.measure('research_slots_in_use', slot.inflight);
+  if (!slot.taken) throw concurrencyLimit();
+  try {
+    await queueJob(
+      ctx,
+      jobId,
+      'research',
+      { mode, query: input.seed, question, page_id: input.page_id ?? null },
+      leaseUntil,
+    );
+  } catch (error) {
+    await ctx.store.researchSlots.free(jobId);
+    throw error;
+  }
+  const job = await awaitJob(ctx.store, jobId, ctx.siteId, input.wait_ms);
+  return researchReply(job!, ctx.researchSource);
+}

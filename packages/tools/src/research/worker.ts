@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { ResearchMessage } from '@cm/contract';
+import { normalizedResearchQuery, researchTerms } from '@cm/core';
+import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
+import type { Store, StoredResearch } from '@cm/store';
+import type { SiteBudget } from '../budget';
+import type { ToolContext } from '../context';
+import { findingsOf, isEnded } from './jobs';
+
+/* The research worker: runs a queued job once it holds a place, stores its findings and ends it. */
+
+/** A job without a place under the cap looks for one again after this long. */
+export const PLACE_WAIT_SECONDS = 5;
+
+export interface WorkerDeps {
+  store: Store;
+  research: ResearchProvider;
+  meter: Meter;
+  enqueue: ToolContext['enqueue'];
+  researchLeaseMs: number;
+  /** The budget of a job's site, which settles the reservation the job was accepted with. */
+  budgetOf(siteId: number): SiteBudget;
+}
+
+/**
+ * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
+ * ends, and its place under the cap is freed. The job runs only while it holds a place: the one its
+ * caller took (the lease is renewed) or one taken now; without one (analyze's jobs, or a job whose
+ * lease was reclaimed after its worker died) the message is queued again to wait. A repeated
+ * delivery of an ended job only frees the place (a no-op when already free). The provider calls go
+ * into the usage ledger, under the tool that queued the job, before it ends. Provider failures end
+ * the job as failed; a store failure throws, so the queue delivers the message again.
+ */
+export async function runResearchJob(
+  deps: WorkerDeps,
+  message: ResearchMessage,
+): Promise<{ siteId: number; tool: string } | null> {
+  const { store } = deps;
+  const job = await store.jobs.get(message.job_id);
+  if (!job) return null;
+  const ran = { siteId: job.site_id, tool: job.tool };
+  if (isEnded(job)) {
+    await store.researchSlots.free(job.job_id);
+    return ran;
+  }
+  const leaseUntil = Date.now() + deps.researchLeaseMs;
+  if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) {
+    // Waiting is not dying: the job's lease goes on while its message comes back.
+    if (await store.jobs.renew(job.job_id, new Date().toISOString(), leaseUntil))
+      await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
+    return null;
+  }
+  if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
+    await store.researchSlots.free(job.job_id);
+    return ran;
+  }
+  const { input } = job;
+  const queryKey = normalizedResearchQuery(input.mode, input.query, input.question);
+  let outcome: Parameters<Store['jobs']['finish']>[1];
+  const researched = await deps.research
+    .research({ mode: input.mode, query: input.query, question: input.question }, deps.meter)
+    .then(
+      (findings) => ({ findings }),
+      (error: unknown) => ({ error }),
+    );
+  // Every call made goes into the ledger before the job can end or a store write fail: whoever reads the
+  // ended job reads its calls, and a message delivered again makes calls of its own.
+  await store.usage.record(job.site_id, job.tool, deps.meter.calls);
+  if ('error' in researched) {
+    const { error } = researched;
+    if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
+    outcome = {
+      error: { code: error instanceof UrlRefused ? 'url_refused' : 'provider_error', message: error.message },
+    };
+  } else {
+    const { findings } = researched;
+    const record: StoredResearch = {
+      research_id: `res_${randomBytes(10).toString('hex')}`,
+      mode: input.mode,
+      query: input.query,
+      question: input.question,
+      page_id: input.page_id,
+      data_source: deps.research.name,
+      created_at: new Date().toISOString(),
+      ...findings,
+    };
+    await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
+    outcome = { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } };
+  }
+  // The reservation made when the job was accepted becomes what its calls were billed, before the job
+  // ends: a message delivered again after a crash finds an ended job and would settle nothing.
+  if (job.budget) await deps.budgetOf(job.site_id).settle(job.budget, deps.meter.costUsd, deps.meter.simulated);
+  await store.jobs.finish(job.job_id, outcome, new Date().toISOString());
+  if ('error' in outcome) await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
+  await store.researchSlots.free(job.job_id);
+  return ran;
+}
