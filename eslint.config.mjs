@@ -2,6 +2,7 @@
 // (each turned off below with its reason, and only where it fights). Formatting is Prettier's
 // business: eslint-config-prettier comes last and turns off every rule about layout.
 import js from '@eslint/js';
+import { relative } from 'node:path';
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -20,6 +21,62 @@ const DEEP_IMPORTS = {
   group: ['@cm/*/src', '@cm/*/src/**'],
   message: 'Import the package (`@cm/<name>` or a subpath its package.json exports), not its src/ files.',
 };
+
+/**
+ * Type assertions (`as`, `<T>`) and non-null assertions (`!`) left in runtime code, outside the decoders:
+ * each one by its file and its exact text, with the reason it stays. Nothing else passes, an entry that no
+ * longer matches is an error too, and `as unknown as` is never allowed here. Decoders (`*.decoder.ts`,
+ * `packages/store/src/decode.ts`) are where data becomes a type; tests may cast.
+ */
+const ASSERTION_EXCEPTIONS = [];
+const NON_NULL_EXCEPTIONS = [];
+const MAX_ASSERTIONS = 15;
+const MAX_NON_NULLS = 10;
+if (ASSERTION_EXCEPTIONS.length > MAX_ASSERTIONS || NON_NULL_EXCEPTIONS.length > MAX_NON_NULLS)
+  throw new Error(`at most ${MAX_ASSERTIONS} listed type assertions and ${MAX_NON_NULLS} non-null assertions`);
+
+/** typescript-eslint's `rule`, passing only the listed `exceptions` (each matches one occurrence). */
+function withListedExceptions(rule, exceptions) {
+  return {
+    meta: {
+      ...rule.meta,
+      messages: { ...rule.meta.messages, unusedException: 'Listed exception no longer found: {{code}}' },
+    },
+    defaultOptions: rule.defaultOptions,
+    create(context) {
+      const file = relative(import.meta.dirname, context.filename);
+      const unused = exceptions.filter((e) => e.file === file && !e.code.includes('as unknown as'));
+      const report = (descriptor) => {
+        const code = context.sourceCode.getText(descriptor.node);
+        const at = unused.findIndex((e) => e.code === code);
+        if (at >= 0) unused.splice(at, 1);
+        else context.report(descriptor);
+      };
+      const listeners = rule.create(Object.create(context, { report: { value: report } }));
+      return {
+        ...listeners,
+        'Program:exit'(node) {
+          listeners['Program:exit']?.(node);
+          for (const e of unused) context.report({ node, messageId: 'unusedException', data: { code: e.code } });
+        },
+      };
+    },
+  };
+}
+
+const assertions = {
+  rules: {
+    'consistent-type-assertions': withListedExceptions(
+      tseslint.plugin.rules['consistent-type-assertions'],
+      ASSERTION_EXCEPTIONS,
+    ),
+    'no-non-null-assertion': withListedExceptions(tseslint.plugin.rules['no-non-null-assertion'], NON_NULL_EXCEPTIONS),
+  },
+};
+
+/** Runtime code under the assertion rules; the rest of it joins as it is cleared. */
+const ASSERTION_CHECKED = ['packages/store/src/**/*.ts'];
+const DECODERS = ['**/*.decoder.ts', 'packages/store/src/decode.ts'];
 
 export default defineConfig(
   { ignores: ['**/node_modules/', '**/cdk.out/', '**/.data/', '**/coverage/', '**/dist/', 'test/fixtures/'] },
@@ -72,6 +129,16 @@ export default defineConfig(
     // The local stack hands async listeners to Node's callback APIs (createServer, process.on) and catches inside them.
     files: ['packages/local/src/**/*.ts'],
     rules: { '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }] },
+  },
+
+  {
+    files: ASSERTION_CHECKED,
+    ignores: DECODERS,
+    plugins: { assertions },
+    rules: {
+      'assertions/consistent-type-assertions': ['error', { assertionStyle: 'never' }],
+      'assertions/no-non-null-assertion': 'error',
+    },
   },
 
   {

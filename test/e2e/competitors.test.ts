@@ -233,7 +233,14 @@ describe('competitor rows stored by db_insert', () => {
       day: now.slice(0, 10),
       taken_at: now,
       data_source: 'sandbox',
-      profile: {},
+      profile: {
+        domain: 'monitored-rival.com',
+        summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
+        trend: [],
+        anchors: [],
+        top_linking_pages: [],
+        referring_domains: [],
+      },
     });
     expect(fresh).not.toHaveProperty('incomplete');
 
@@ -432,7 +439,7 @@ describe('serp_backlinks', () => {
     expect(order).toEqual([...order].sort((a, b) => b[0] - a[0] || b[1] - a[1]));
 
     // The flags are the core rules over the shown profiles (the sandbox has no trend in the reply's health, so rebuild).
-    const full = await Promise.all(domains.map((d: string) => t.store.backlinks.latest<any, any>(s.siteId, d)));
+    const full = await Promise.all(domains.map((d: string) => t.store.backlinks.latest(s.siteId, d)));
     const byDomain = new Map(full.map((snap) => [snap!.domain, snap!.profile]));
     const competitors = ['mountain-gear.com', 'rival-trail.com'].map((d) => byDomain.get(d));
     expect(reply.body.health).toEqual(healthFlags(byDomain.get('trail.example.net'), competitors));

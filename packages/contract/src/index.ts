@@ -8,6 +8,7 @@ export * from './routes';
 export * from './queues';
 export * from './openapi';
 export * from './cm-tables';
+export * from './backlink-profile';
 export * from './limits';
 export * from './tools';
 export * from './usage';

@@ -1,4 +1,12 @@
-import type { Findings, JobMode, KeywordMetrics, SerpItem } from '@cm/contract';
+import type {
+  BacklinkProfile,
+  Findings,
+  GapDomain,
+  JobMode,
+  KeywordMetrics,
+  LinkingPage,
+  SerpItem,
+} from '@cm/contract';
 import type { Meter } from './meter';
 
 /* The providers' interfaces, and the data they return. */
@@ -37,78 +45,16 @@ export interface ResearchProvider {
   research(request: ResearchRequest, meter: Meter): Promise<Findings>;
 }
 
-/* Backlinks (spec §2.7): a domain's profile, its individual links, and the link gap against competitors. */
-
-export interface BacklinkSummary {
-  backlinks: number;
-  referring_domains: number;
-  /** Domain rank, on the authority scale (LIMITS.authorityMin to authorityMax). */
-  rank: number;
-  /** 0–100: how spammy the backlinks look. */
-  spam_score: number;
-  /** Backlinks pointing at pages of the domain that are broken. */
-  broken_links: number;
-  /** Share of backlinks that are dofollow, 0–1. */
-  dofollow_share: number;
-}
-
-/** One month of a domain's profile; `new_referring_domains` are those first seen that month. */
-export interface BacklinkTrendPoint {
-  /** `yyyy-mm`. */
-  month: string;
-  backlinks: number;
-  referring_domains: number;
-  new_referring_domains: number;
-  rank: number;
-}
-
-export interface AnchorShare {
-  anchor: string;
-  backlinks: number;
-  /** Share of the domain's backlinks with this anchor, 0–1. */
-  share: number;
-}
-
-/** One backlink: the page linking, the page of the domain it points to, its anchor and the linking page's authority. */
-export interface LinkingPage {
-  url_from: string;
-  url_to: string;
-  anchor: string;
-  /** Authority of the linking page (LIMITS.authorityMin to authorityMax), higher is stronger. */
-  authority: number;
-  dofollow: boolean;
-  first_seen: string | null;
-}
-
-export interface ReferringDomain {
-  domain: string;
-  /** 0–1000. */
-  rank: number;
-  backlinks: number;
-}
-
-/** What monitoring stores of a domain on a day. */
-export interface BacklinkProfile {
-  domain: string;
-  summary: BacklinkSummary;
-  /** Monthly points, oldest first, up to LIMITS.trendMonthsMax months back. */
-  trend: BacklinkTrendPoint[];
-  /** Top anchors by backlinks, at most 20. */
-  anchors: AnchorShare[];
-  /** Strongest linking pages, by authority, at most 20. */
-  top_linking_pages: LinkingPage[];
-  /** Strongest referring domains, by rank, at most 100. */
-  referring_domains: ReferringDomain[];
-}
-
-/** A domain linking to some of the competitors and not to the site. */
-export interface GapDomain {
-  domain: string;
-  /** 0–1000. */
-  rank: number;
-  /** The competitors (of those asked about) it links to. */
-  links_to: string[];
-}
+/* Backlinks (spec §2.7): the data is the contract's (monitoring stores it); the provider's interface is here. */
+export type {
+  AnchorShare,
+  BacklinkProfile,
+  BacklinkSummary,
+  BacklinkTrendPoint,
+  GapDomain,
+  LinkingPage,
+  ReferringDomain,
+} from '@cm/contract';
 
 export interface BacklinkDataProvider {
   readonly name: string;

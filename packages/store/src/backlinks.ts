@@ -1,16 +1,8 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { decodeBacklinkSnapshot, type BacklinkSnapshot } from './backlinks.decoder';
 import { backlinkPartition, backlinkSnapshotKey } from './keys';
 
-/** What monitoring stores of a domain on a day: its profile and, for the site's own domain, its link gap. */
-export interface BacklinkSnapshot<Profile = Record<string, unknown>, Gap = Record<string, unknown>> {
-  domain: string;
-  day: string;
-  taken_at: string;
-  data_source: string;
-  profile: Profile;
-  /** The site's domain only: domains linking to its competitors and not to it. */
-  gap?: Gap[];
-}
+export type { BacklinkSnapshot } from './backlinks.decoder';
 
 /** Snapshots outlive their use (the trend comes with each one) by this long, then TTL tidies them away. */
 const KEEP_SECONDS = 90 * 86_400;
@@ -22,7 +14,7 @@ export class BacklinkStore {
     private readonly table: string,
   ) {}
 
-  async put(siteId: number, snapshot: BacklinkSnapshot<unknown, unknown>): Promise<void> {
+  async put(siteId: number, snapshot: BacklinkSnapshot): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
@@ -36,7 +28,7 @@ export class BacklinkStore {
   }
 
   /** The newest snapshot of a domain: one Query of one item. */
-  async latest<P, G>(siteId: number, domain: string): Promise<BacklinkSnapshot<P, G> | null> {
+  async latest(siteId: number, domain: string): Promise<BacklinkSnapshot | null> {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -47,8 +39,6 @@ export class BacklinkStore {
       }),
     );
     const item = out.Items?.[0];
-    if (!item) return null;
-    const { pk: _pk, sk: _sk, expires_at: _expires, ...snapshot } = item;
-    return snapshot as BacklinkSnapshot<P, G>;
+    return item ? decodeBacklinkSnapshot(item) : null;
   }
 }

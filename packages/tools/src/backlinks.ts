@@ -5,7 +5,6 @@ import {
   ProviderError,
   type BacklinkDataProvider,
   type BacklinkProfile,
-  type GapDomain,
   type Meter,
 } from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
@@ -16,7 +15,7 @@ import type { SiteBudget } from './budget';
 /** Gap domains the site's monitoring run keeps, strongest first. */
 const GAP_LIMIT = 100;
 
-type Snapshot = BacklinkSnapshot<BacklinkProfile, GapDomain>;
+type Snapshot = BacklinkSnapshot;
 
 interface Tracked {
   profile: BacklinkProfile;
@@ -76,9 +75,7 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     };
   }
 
-  const snapshots = await Promise.all(
-    competitors.map((d) => ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, d)),
-  );
+  const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest(ctx.siteId, d)));
   const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
     s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
   );
@@ -111,9 +108,7 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     };
   }
 
-  const own = site.domain
-    ? await ctx.store.backlinks.latest<BacklinkProfile, GapDomain>(ctx.siteId, site.domain)
-    : null;
+  const own = site.domain ? await ctx.store.backlinks.latest(ctx.siteId, site.domain) : null;
   if (!own) return { data_source: DATABASE, empty: true as const };
   const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
   const shown = scope.kind === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
