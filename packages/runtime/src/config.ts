@@ -37,6 +37,8 @@ export interface Config {
   functionNames: Partial<Record<FunctionName, string>>;
   /** `<QUEUE>_QUEUE_URL` (set on a function that sends to it): each worker queue's SQS URL. */
   queueUrls: Partial<Record<WorkerName, string>>;
+  /** `DASHBOARD_DIR`: the built dashboard's folder (the local stack builds it); unset, the one bundled beside the handler. */
+  dashboardDir?: string;
 }
 
 /**
@@ -118,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
     functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
+    dashboardDir: env.DASHBOARD_DIR || undefined,
   };
 }
 
