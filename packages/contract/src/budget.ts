@@ -32,14 +32,12 @@ export const BudgetWindowView = z.object({
   reserved_usd: z
     .number()
     .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
-  simulated_usd: z
-    .number()
-    .check(
-      z.meta({
-        description:
-          'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
-      }),
-    ),
+  simulated_usd: z.number().check(
+    z.meta({
+      description:
+        'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
+    }),
+  ),
   resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
 });
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;

@@ -137,13 +137,11 @@ export const TABLE_FIELDS = {
     domain: z.string().check(z.minLength(1), z.maxLength(300)),
     display_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
     color: z.optional(HexColor),
-    active: z
-      ._default(z.boolean(), true)
-      .check(
-        z.meta({
-          description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it',
-        }),
-      ),
+    active: z._default(z.boolean(), true).check(
+      z.meta({
+        description: 'false: stored inactive, outside the cap and not monitored, until add_competitor tracks it',
+      }),
+    ),
   }),
 } as const;
 

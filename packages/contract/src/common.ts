@@ -179,14 +179,12 @@ export const HttpUrl = z.string().check(
  * decides, before the rest of the body is validated (docs/api.md#authentication). Documented as the
  * integer a client should send.
  */
-export const SiteIdClaim = z
-  .optional(z.unknown())
-  .check(
-    z.meta({
-      type: 'integer',
-      description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
-    }),
-  );
+export const SiteIdClaim = z.optional(z.unknown()).check(
+  z.meta({
+    type: 'integer',
+    description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
+  }),
+);
 
 /** Only the `site_id` of a body, read before the rest of it. */
 export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
@@ -195,14 +193,12 @@ export const StringList = z.array(z.string());
 
 /** `GET /health`: `deep=1` also reads the table. */
 export const HealthQuery = z.object({
-  deep: z
-    ._default(z.enum(['0', '1']), '0')
-    .check(
-      z.meta({
-        description:
-          '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached',
-      }),
-    ),
+  deep: z._default(z.enum(['0', '1']), '0').check(
+    z.meta({
+      description:
+        '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached',
+    }),
+  ),
 });
 
 export const HealthReply = z.object({ ok: z.literal(true) });

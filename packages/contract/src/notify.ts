@@ -35,14 +35,12 @@ export const NotifyResult = named(
     matched: z.boolean().check(z.meta({ description: 'false: the editor service has no page with that id (normal).' })),
     relink: z.enum(['queued', 'skipped']),
     applied: z.boolean().check(z.meta({ description: 'Whether the page now reflects this notify.' })),
-    reason: z
-      .optional(z.enum(['stale', 'unmatched']))
-      .check(
-        z.meta({
-          description:
-            "Why not: stale, a notify the site dated later was applied since the page's last publish; unmatched, no such page.",
-        }),
-      ),
+    reason: z.optional(z.enum(['stale', 'unmatched'])).check(
+      z.meta({
+        description:
+          "Why not: stale, a notify the site dated later was applied since the page's last publish; unmatched, no such page.",
+      }),
+    ),
   }),
   { id: 'NotifyResult' },
 );

@@ -226,14 +226,12 @@ export const PageListQuery = z.object({
   limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(200)), 50),
   cursor: z.optional(z.string().check(z.minLength(1))),
   status: z.optional(PageStatus),
-  suppressed_links: z
-    .optional(z.enum(['true', 'false']))
-    .check(
-      z.meta({
-        description:
-          "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)",
-      }),
-    ),
+  suppressed_links: z.optional(z.enum(['true', 'false'])).check(
+    z.meta({
+      description:
+        "true: each item also lists the page's links relink keeps from readers (one more read of the listed pages)",
+    }),
+  ),
 });
 export type PageListQuery = z.infer<typeof PageListQuery>;
 

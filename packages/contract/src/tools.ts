@@ -129,13 +129,11 @@ export const BACKLINK_DEPTHS = ['overview', 'links'] as const;
 
 export const SerpBacklinksInput = z
   .object({
-    scope: z
-      ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(300)), 'all')
-      .check(
-        z.meta({
-          description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)',
-        }),
-      ),
+    scope: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(300)), 'all').check(
+      z.meta({
+        description: 'all (the site and its tracked competitors), site, or any domain (looked up, never tracked)',
+      }),
+    ),
     depth: z._default(z.enum(BACKLINK_DEPTHS), 'overview'),
     // prefault, not default: the default is an input, so the JSON Schema shows it.
     trend_months: z.prefault(count(1, LIMITS.trendMonthsMax), LIMITS.trendMonthsDefault),
@@ -357,13 +355,11 @@ export const ResearchResult = z.union([
     job_id: z.string(),
     status: z.enum(['queued', 'running', 'failed']),
     error: JobView.shape.error,
-    retry_after_ms: z
-      .optional(z.int())
-      .check(
-        z.meta({
-          description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)',
-        }),
-      ),
+    retry_after_ms: z.optional(z.int()).check(
+      z.meta({
+        description: 'queued or running: when to collect the job (GET /v1/jobs/{job_id}, or get_job over MCP)',
+      }),
+    ),
   }),
 ]);
 
@@ -386,21 +382,16 @@ export const AddCompetitorResult = z.object({
   ...ToolMeta,
   competitor: CompetitorRow,
   created: z.boolean().check(z.meta({ description: 'false when the domain already had a row' })),
-  completed: z
-    .boolean()
-    .check(
-      z.meta({
-        description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)',
-      }),
-    ),
-  monitoring_deferred: z
-    .int()
-    .check(
-      z.meta({
-        description:
-          'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again',
-      }),
-    ),
+  completed: z.boolean().check(
+    z.meta({
+      description: 'true when this call started monitoring a row db_insert had stored (incomplete or inactive)',
+    }),
+  ),
+  monitoring_deferred: z.int().check(
+    z.meta({
+      description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again',
+    }),
+  ),
 });
 
 export const HEALTH_FLAGS = [
@@ -469,14 +460,11 @@ export const SerpBacklinksResult = z.union([
         ),
       }),
     ),
-    gap: z
-      .array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) }))
-      .check(
-        z.meta({
-          description:
-            'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
-        }),
-      ),
+    gap: z.array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) })).check(
+      z.meta({
+        description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
+      }),
+    ),
     health: z
       .array(z.enum(HEALTH_FLAGS))
       .check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),

@@ -37,13 +37,11 @@ export const UsageLine = z.object({
   provider: z.string(),
   calls: z.int(),
   cost_usd: z.number(),
-  simulated: z
-    .optional(z.literal(true))
-    .check(
-      z.meta({
-        description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money",
-      }),
-    ),
+  simulated: z.optional(z.literal(true)).check(
+    z.meta({
+      description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money",
+    }),
+  ),
 });
 export type UsageLine = z.output<typeof UsageLine>;
 
@@ -58,14 +56,12 @@ export const UsageReport = named(
     to: z.string(),
     calls: z.int(),
     cost_usd: z.number().check(z.meta({ description: 'Billed money: simulated lines are left out' })),
-    simulated_cost_usd: z
-      .optional(z.number())
-      .check(
-        z.meta({
-          description:
-            'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing',
-        }),
-      ),
+    simulated_cost_usd: z.optional(z.number()).check(
+      z.meta({
+        description:
+          'What the sandbox charged at list prices (SANDBOX_LIST_PRICES=1) in the window; absent when nothing',
+      }),
+    ),
     by_tool: z.array(UsageLine).check(z.meta({ description: 'Per tool and provider, costliest first' })),
     by_day: z
       .optional(z.array(UsageDayLine))

@@ -1,12 +1,7 @@
 import type { MonitorMessage, SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
 import { displayDomain, healthFlags, linksPerDomain, normalizeDomain, rankGap, trendWithin, utcDay } from '@cm/core';
-import {
-  ProviderError,
-  type BacklinkDataProvider,
-  type BacklinkProfile,
-  type Meter,
-} from '@cm/providers';
+import { ProviderError, type BacklinkDataProvider, type BacklinkProfile, type Meter } from '@cm/providers';
 import type { BacklinkSnapshot, Store } from '@cm/store';
 import { competitorDomain, queueMonitoring } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
