@@ -1,14 +1,8 @@
-import {
-  ApiError,
-  fieldError,
-  LIMITS,
-  type AddCompetitorInput,
-  type BudgetTicket,
-  type MonitorMessage,
-} from '@cm/contract';
+import { ApiError, fieldError, LIMITS, type AddCompetitorInput } from '@cm/contract';
 import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict, type StoredRow } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
+import { queueMonitoring } from './monitoring';
 
 /*
  * Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's
@@ -263,46 +257,6 @@ const competitorView = (row: StoredRow) => ({
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
-
-/**
- * The monitoring messages of a site's domains (backlink snapshots are taken by the monitor worker),
- * each with its reservation of the run's list price. A run the budget has no room for is not queued:
- * the next daily schedule tries it again. Answers how many runs the budget deferred.
- */
-export async function queueMonitoring(
-  ctx: Pick<ToolContext, 'enqueue' | 'budget' | 'queuedPriceUsd'>,
-  siteId: number,
-  siteDomain: string | null,
-  domains: readonly string[],
-  requestedAt: string,
-): Promise<number> {
-  const deferred = await Promise.all(
-    domains.map(async (domain) => {
-      let budget: BudgetTicket | null;
-      try {
-        budget = await ctx.budget.reserveQueued(
-          ctx.queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }),
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'budget_exceeded') return 1;
-        throw error;
-      }
-      try {
-        await ctx.enqueue('monitor', {
-          site_id: siteId,
-          domain,
-          requested_at: requestedAt,
-          ...(budget ? { budget } : {}),
-        } satisfies MonitorMessage);
-      } catch (error) {
-        if (budget) await ctx.budget.settle(budget, 0, false);
-        throw error;
-      }
-      return 0;
-    }),
-  );
-  return deferred.reduce<number>((sum, n) => sum + n, 0);
-}
 
 export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput) {
   const domain = competitorDomain(input.domain, 'domain');

@@ -5,4 +5,5 @@ export * from './serp';
 export * from './research';
 export * from './competitors';
 export * from './backlinks';
+export * from './monitoring';
 export * from './budget';
