@@ -36,9 +36,11 @@ const SECOND_LEVELS = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
 
 /** The brand of a domain: the label before its public suffix, e.g. `example` of `blog.example.co.uk`. */
 export function brandOf(domain: string): string {
-  const labels = domain.toLowerCase().split('.');
-  const suffix = labels.length >= 3 && SECOND_LEVELS.has(labels.at(-2)!) ? 2 : 1;
-  return labels[labels.length - suffix - 1] ?? labels[0]!;
+  const name = domain.toLowerCase();
+  const labels = name.split('.');
+  const suffix = labels.length >= 3 && SECOND_LEVELS.has(labels.at(-2) ?? '') ? 2 : 1;
+  // Only a name of one label has no label before its suffix: it is its own brand.
+  return labels[labels.length - suffix - 1] ?? name;
 }
 
 /** A brand anchor names the site (its brand or its domain, bare or as a URL); every other anchor is not. */
@@ -57,10 +59,14 @@ export function velocity(trend: HealthInput['trend']): number | null {
 }
 
 export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const upper = sorted[mid];
+  if (upper === undefined) return null; // no values
+  if (sorted.length % 2) return upper;
+  const lower = sorted[mid - 1];
+  if (lower === undefined) throw new Error('an even number of values above zero has two middle values');
+  return (lower + upper) / 2;
 }
 
 /** Backlinks per referring domain, two decimals; null without referring domains. */

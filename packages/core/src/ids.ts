@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PageType } from '@cm/contract';
+import { PAGE_TYPES, type PageType } from '@cm/contract';
 
 const ID_PREFIX: Record<PageType, string> = { article: 'art_', question: 'qst_' };
 
@@ -15,7 +15,7 @@ export function pageId(siteId: number, type: PageType, slug: string): string {
 /** The page type an id was made for, or null when it is no page id of ours. */
 export function pageTypeOfId(id: string): PageType | null {
   if (!/^[a-z]{3}_[a-z2-7]{16}$/.test(id)) return null;
-  for (const [type, prefix] of Object.entries(ID_PREFIX)) if (id.startsWith(prefix)) return type as PageType;
+  for (const type of PAGE_TYPES) if (id.startsWith(ID_PREFIX[type])) return type;
   return null;
 }
 

@@ -42,7 +42,8 @@ export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competitio
 }
 
 /** Whether a keyword has demand data: a positive volume (volume 0 means the data has nothing). */
-export const hasVolume = (metrics: Pick<KeywordMetrics, 'volume'>): boolean => (metrics.volume ?? 0) > 0;
+export const hasVolume = <M extends Pick<KeywordMetrics, 'volume'>>(metrics: M): metrics is M & { volume: number } =>
+  (metrics.volume ?? 0) > 0;
 
 export interface RejectedSeed {
   /** Where the seed stood in `seeds`. */

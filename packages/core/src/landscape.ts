@@ -94,7 +94,7 @@ export type Verdict = 'leads' | 'contends' | 'trails';
 export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   const measured = input.keywords.flatMap((k) => {
     const serp = input.serpOf(k);
-    return serp && hasVolume(k) ? [{ volume: k.volume!, items: serp.items }] : [];
+    return serp && hasVolume(k) ? [{ volume: k.volume, items: serp.items }] : [];
   });
   const totalVolume = measured.reduce((sum, k) => sum + k.volume, 0);
   // A domain's share counts its subdomains too (blog.example.com ranks for example.com).

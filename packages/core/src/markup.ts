@@ -17,6 +17,7 @@ export const PAGE_LINK = /\[([^[\]]*)\]\(page:([^()\s]+)\)/g;
 export function pageLinkTargets(text: string | null | undefined): string[] {
   if (!text) return [];
   const ids = new Set<string>();
-  for (const match of text.matchAll(PAGE_LINK)) ids.add(match[2]!);
+  // Group 2 is not optional: every match has it.
+  for (const [, , id] of text.matchAll(PAGE_LINK)) if (id !== undefined) ids.add(id);
   return [...ids];
 }

@@ -305,9 +305,12 @@ function recordOf(page: PageState, doc: PageDoc): PageRecord {
     suppressed_links: suppressedLinks(page.suppressed),
     relinked_at: page.relinked_at,
   };
-  if (page.type === 'article') return { ...(doc as ArticleDoc), ...current, type: 'article' };
+  // The store keeps a page's type beside the document it was published with; they always agree.
+  if (page.type !== (isArticleDoc(doc) ? 'article' : 'question'))
+    throw new Error(`page ${page.id} is stored as a ${page.type} with the other type's document`);
+  if (isArticleDoc(doc)) return { ...doc, ...current, type: 'article' };
   return {
-    ...(doc as QuestionDoc),
+    ...doc,
     ...current,
     type: 'question',
     summary: page.summary,

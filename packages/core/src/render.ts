@@ -25,7 +25,7 @@ import { allowedImageUrl, allowedUrl } from './urls';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** JSON inside `<script>`: nothing in it can close the element or start markup. */
 const scriptJson = (value: unknown): string =>
@@ -89,6 +89,8 @@ function portableTextBlock(block: Block): Block {
 
 /** List styles that render as a numbered list: the spec's `number`, and `ordered` as clients also send it. */
 const ORDERED_STYLES: ReadonlySet<unknown> = new Set(['number', 'ordered']);
+
+const isCalloutTone = (tone: unknown): tone is (typeof CALLOUT_TONES)[number] => CALLOUT_TONES.some((t) => t === tone);
 
 class Renderer {
   private readonly sourceNumber = new Map<string, number>();
@@ -154,10 +156,12 @@ class Renderer {
     for (const m of text.matchAll(INLINE_MARKUP)) {
       out += escapeHtml(text.slice(last, m.index));
       last = m.index + m[0].length;
-      if (m[2] !== undefined) out += this.link(escapeHtml(m[1]!), m[2]);
-      else {
-        const cited = this.citation(m[4]!);
-        if (cited) out += escapeHtml(m[3]!) + cited;
+      // A link has groups 1 and 2, a citation 3 and 4 (each of 1 and 3 may be empty, never missing).
+      const [, linkText = '', target, space = '', sourceId] = m;
+      if (target !== undefined) out += this.link(escapeHtml(linkText), target);
+      else if (sourceId !== undefined) {
+        const cited = this.citation(sourceId);
+        if (cited) out += escapeHtml(space) + cited;
       }
     }
     return out + escapeHtml(text.slice(last));
@@ -225,9 +229,7 @@ class Renderer {
       }
       case 'callout': {
         if (textOf(block.text) === undefined) return '';
-        const tone = (CALLOUT_TONES as readonly unknown[]).includes(block.tone)
-          ? ` callout-${block.tone as string}`
-          : '';
+        const tone = isCalloutTone(block.tone) ? ` callout-${block.tone}` : '';
         return `<aside class="callout${tone}"><p>${this.field(block.text)}</p></aside>`;
       }
       case 'table': {
@@ -248,19 +250,14 @@ class Renderer {
 
   /** Blocks in order; consecutive Portable Text blocks render together, so their list items group. */
   blocks(blocks: readonly Block[]): string {
-    const out: string[] = [];
-    for (let i = 0; i < blocks.length;) {
-      if (blocks[i]!._type !== 'block') {
-        out.push(this.block(blocks[i]!));
-        i++;
-        continue;
-      }
-      let end = i;
-      while (end < blocks.length && blocks[end]!._type === 'block') end++;
-      out.push(this.portableText(blocks.slice(i, end)));
-      i = end;
+    const parts: (Block | Block[])[] = [];
+    for (const block of blocks) {
+      const last = parts.at(-1);
+      if (block._type !== 'block') parts.push(block);
+      else if (Array.isArray(last)) last.push(block);
+      else parts.push([block]);
     }
-    return out.join('\n');
+    return parts.map((part) => (Array.isArray(part) ? this.portableText(part) : this.block(part))).join('\n');
   }
 
   sourceList(): string {
