@@ -20,3 +20,12 @@ export class UrlRefused extends Error {
     this.name = 'UrlRefused';
   }
 }
+
+/**
+ * A field of a thrown value (its `message`, its `code`) as text, `undefined` when it has none. Read as a
+ * property, not through `instanceof Error`: under jest, errors of Node's own come from another realm.
+ */
+export function errorField(error: unknown, field: 'message' | 'code'): string {
+  const value: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, field) : undefined;
+  return String(value);
+}

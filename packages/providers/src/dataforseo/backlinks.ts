@@ -12,7 +12,18 @@ import type {
   LinkingPage,
   ReferringDomain,
 } from '../types';
+import * as z from 'zod/mini';
 import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
+import {
+  AnchorsResult,
+  BacklinksResult,
+  IntersectionResult,
+  ReferringDomainsResult,
+  SummaryResult,
+  TimeseriesResult,
+  type BacklinkItem,
+  type TimeseriesItem,
+} from './responses.decoder';
 
 export const BACKLINK_ENDPOINTS = {
   summary: 'backlinks/summary/live',
@@ -37,52 +48,6 @@ const LIMIT_MAX = 1000;
 const RANK_SCALES = { 100: 'one_hundred', 1000: 'one_thousand' } as const;
 const RANK_SCALE = RANK_SCALES[LIMITS.authorityMax];
 
-interface SummaryResult {
-  rank: number | null;
-  backlinks: number | null;
-  backlinks_spam_score: number | null;
-  broken_backlinks: number | null;
-  referring_domains: number | null;
-  referring_links_attributes: Record<string, number> | null;
-}
-
-interface ItemsResult<T> {
-  items: T[] | null;
-}
-
-interface TimeseriesItem {
-  /** `yyyy-mm-dd hh:mm:ss +00:00`, the last day of the month; the schema allows null. */
-  date: string | null;
-  rank: number | null;
-  backlinks: number | null;
-  referring_domains: number | null;
-}
-
-interface AnchorItem {
-  anchor: string | null;
-  backlinks: number | null;
-}
-
-interface BacklinkItem {
-  url_from: string;
-  url_to: string;
-  anchor: string | null;
-  page_from_rank: number | null;
-  dofollow: boolean | null;
-  first_seen: string | null;
-}
-
-interface ReferringDomainItem {
-  domain: string;
-  rank: number | null;
-  backlinks: number | null;
-}
-
-/** Per target key (`"1"`, `"2"`, …): the referring domain's metrics towards that target, absent or null when it does not link to it. */
-interface IntersectionItem {
-  domain_intersection: Record<string, { target: string; rank: number | null } | null> | null;
-}
-
 export interface DataForSeoBacklinkOptions extends DataForSeoOptions {
   /** The clock the trend's months end at. */
   now?: () => Date;
@@ -91,14 +56,14 @@ export interface DataForSeoBacklinkOptions extends DataForSeoOptions {
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 const int = (n: number | null | undefined) => Math.round(n ?? 0);
 /** DataForSEO dates (`2019-11-15 12:57:46 +00:00`) as `yyyy-mm-dd`. */
-const dayOf = (date: string | null) => (date ? date.slice(0, 10) : null);
+const dayOf = (date: string | null | undefined) => (date ? date.slice(0, 10) : null);
 
 /** Waits for every call, so each one's cost is on the meter, then fails with the first failure if any. */
-async function settled<T extends readonly unknown[]>(calls: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const outcomes = await Promise.allSettled(calls);
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
-  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value) as unknown as T;
+async function settled<T extends readonly unknown[] | []>(
+  calls: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  for (const outcome of await Promise.allSettled(calls)) if (outcome.status === 'rejected') throw outcome.reason;
+  return Promise.all(calls);
 }
 
 function summaryOf(result: SummaryResult | undefined): BacklinkSummary {
@@ -126,14 +91,21 @@ function trendOf(items: readonly TimeseriesItem[]): BacklinkTrendPoint[] {
   const dated = items.flatMap((item) => (item.date ? [{ ...item, date: item.date }] : []));
   const sorted = dated.sort((a, b) => a.date.localeCompare(b.date));
   return sorted
-    .slice(1)
-    .map((item, i) => ({
-      month: item.date.slice(0, 7),
-      backlinks: int(item.backlinks),
-      referring_domains: int(item.referring_domains),
-      new_referring_domains: Math.max(0, int(item.referring_domains) - int(sorted[i]!.referring_domains)),
-      rank: int(item.rank),
-    }))
+    .flatMap((item, i) => {
+      // The first point has none before it (sorted[-1] is undefined): it is only compared with.
+      const before = sorted[i - 1];
+      return before
+        ? [
+            {
+              month: item.date.slice(0, 7),
+              backlinks: int(item.backlinks),
+              referring_domains: int(item.referring_domains),
+              new_referring_domains: Math.max(0, int(item.referring_domains) - int(before.referring_domains)),
+              rank: int(item.rank),
+            },
+          ]
+        : [];
+    })
     .slice(-TREND_MONTHS);
 }
 
@@ -164,31 +136,26 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
   async profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
     const now = this.now();
     const from = monthStart(now, TREND_MONTHS).toISOString().slice(0, 10);
-    const [summary, timeseries, anchors, pages, referring] = await settled<
-      [
-        SummaryResult | undefined,
-        ItemsResult<TimeseriesItem> | undefined,
-        ItemsResult<AnchorItem> | undefined,
-        LinkingPage[],
-        ItemsResult<ReferringDomainItem> | undefined,
-      ]
-    >([
-      this.first<SummaryResult>(BACKLINK_ENDPOINTS.summary, { target: domain }, meter),
-      this.first<ItemsResult<TimeseriesItem>>(
+    const [summary, timeseries, anchors, pages, referring] = await settled([
+      this.first(BACKLINK_ENDPOINTS.summary, { target: domain }, meter, SummaryResult),
+      this.first(
         BACKLINK_ENDPOINTS.timeseries,
         { target: domain, date_from: from, group_range: 'month' },
         meter,
+        TimeseriesResult,
       ),
-      this.first<ItemsResult<AnchorItem>>(
+      this.first(
         BACKLINK_ENDPOINTS.anchors,
         { target: domain, limit: ANCHORS, order_by: ['backlinks,desc'] },
         meter,
+        AnchorsResult,
       ),
       this.links(domain, TOP_PAGES, meter),
-      this.first<ItemsResult<ReferringDomainItem>>(
+      this.first(
         BACKLINK_ENDPOINTS.referringDomains,
         { target: domain, limit: REFERRING_DOMAINS, order_by: ['rank,desc'] },
         meter,
+        ReferringDomainsResult,
       ),
     ]);
     const totals = summaryOf(summary);
@@ -212,10 +179,11 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
 
   /** Every backlink as is (not one per domain), strongest linking page first. */
   async links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]> {
-    const result = await this.first<ItemsResult<BacklinkItem>>(
+    const result = await this.first(
       BACKLINK_ENDPOINTS.backlinks,
       { target: domain, mode: 'as_is', order_by: ['page_from_rank,desc'], limit: Math.min(limit, LIMIT_MAX) },
       meter,
+      BacklinksResult,
     );
     return (result?.items ?? []).map(linkOf).sort(byAuthority).slice(0, limit);
   }
@@ -227,7 +195,7 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
   async linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]> {
     if (competitors.length === 0) return [];
     const targets = Object.fromEntries(competitors.map((c, i) => [String(i + 1), c]));
-    const result = await this.first<ItemsResult<IntersectionItem>>(
+    const result = await this.first(
       BACKLINK_ENDPOINTS.domainIntersection,
       {
         targets,
@@ -236,15 +204,18 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
         order_by: ['intersections_count,desc', '1.rank,desc'],
       },
       meter,
+      IntersectionResult,
     );
     const gap: GapDomain[] = [];
     for (const item of result?.items ?? []) {
-      const linked = competitors
-        .map((competitor, i) => ({ competitor, data: item.domain_intersection?.[String(i + 1)] }))
-        .filter((l): l is { competitor: string; data: { target: string; rank: number | null } } => !!l.data);
-      if (linked.length === 0) continue;
+      const linked = competitors.flatMap((competitor, i) => {
+        const data = item.domain_intersection?.[String(i + 1)];
+        return data ? [{ competitor, data }] : [];
+      });
+      const [first] = linked;
+      if (!first) continue;
       gap.push({
-        domain: linked[0]!.data.target,
+        domain: first.data.target,
         rank: Math.max(...linked.map((l) => int(l.data.rank))),
         links_to: linked.map((l) => l.competitor),
       });
@@ -259,8 +230,13 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
    * domain without backlinks is a valid, empty profile). Billed without data is a failure worth
    * retrying later: storing it as an empty profile would read as every backlink lost.
    */
-  private async first<T>(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<T | undefined> {
-    const answer = await this.client.task<T>(endpoint, { ...task, rank_scale: RANK_SCALE }, meter);
+  private async first<T>(
+    endpoint: string,
+    task: Record<string, unknown>,
+    meter: Meter,
+    result: z.ZodMiniType<T>,
+  ): Promise<T | undefined> {
+    const answer = await this.client.task(endpoint, { ...task, rank_scale: RANK_SCALE }, meter, result);
     if (answer.outcome === 'billed_no_data') {
       throw new ProviderError(
         DATAFORSEO,

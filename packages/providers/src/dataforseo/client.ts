@@ -1,6 +1,8 @@
+import * as z from 'zod/mini';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
-import { ProviderError } from '../errors';
+import { errorField, ProviderError } from '../errors';
 import type { Meter } from '../meter';
+import { Billed, Envelope } from './responses.decoder';
 
 export const DATAFORSEO = 'dataforseo';
 export const DATAFORSEO_BASE_URL = 'https://api.dataforseo.com';
@@ -53,13 +55,6 @@ export interface DataForSeoOptions {
   random?: () => number;
 }
 
-export interface TaskEnvelope {
-  status_code: number;
-  status_message: string;
-  cost?: number;
-  tasks?: Array<{ status_code: number; status_message: string; cost?: number; result: unknown[] | null }> | null;
-}
-
 export interface TaskOutcome<T> {
   /** `empty` and `billed_no_data` carry no result. */
   outcome: 'ok' | 'empty' | 'billed_no_data';
@@ -69,6 +64,18 @@ export interface TaskOutcome<T> {
 type Attempt =
   | { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] }
   | { outcome: 'transient' | 'terminal'; message: string; code?: number };
+
+/**
+ * A task's results in the shape of its endpoint. Results in another shape were billed all the same: they
+ * fail the call as worth retrying later, and are not retried now, lest they be billed again.
+ */
+function results<T>(endpoint: string, schema: z.ZodMiniType<T>, found: readonly unknown[]): T[] {
+  const decoded = z.safeParse(z.array(schema), found);
+  if (decoded.success) return decoded.data;
+  const [issue] = decoded.error.issues;
+  const where = issue ? ` at ${issue.path.join('.')}: ${issue.message}` : '';
+  throw new ProviderError(DATAFORSEO, `${endpoint}: unreadable result${where}`, true);
+}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -86,13 +93,19 @@ export class DataForSeoClient {
     this.baseUrl = (options.baseUrl ?? DATAFORSEO_BASE_URL).replace(/\/+$/, '');
   }
 
-  async task<T>(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<TaskOutcome<T>> {
+  /** The task's outcome, its results decoded with `result`, the schema of the endpoint's results. */
+  async task<T>(
+    endpoint: string,
+    task: Record<string, unknown>,
+    meter: Meter,
+    result: z.ZodMiniType<T>,
+  ): Promise<TaskOutcome<T>> {
     const retries = this.options.retries ?? 3;
     let last = '';
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await pause(this.backoff(attempt));
       const answer = await this.post(endpoint, task, meter);
-      if ('result' in answer) return { outcome: answer.outcome, result: answer.result as T[] };
+      if ('result' in answer) return { outcome: answer.outcome, result: results(endpoint, result, answer.result) };
       if (answer.outcome === 'terminal')
         throw new ProviderError(DATAFORSEO, `${endpoint}: ${answer.message}`, false, answer.code);
       last = answer.message;
@@ -119,25 +132,19 @@ export class DataForSeoClient {
       });
     } catch (error) {
       meter.release(hold);
-      return { outcome: 'transient', message: `request failed: ${(error as Error).message}` };
+      return { outcome: 'transient', message: `request failed: ${errorField(error, 'message')}` };
     }
-    let envelope: TaskEnvelope | undefined;
-    try {
-      envelope = (await response.json()) as TaskEnvelope;
-    } catch {
-      envelope = undefined;
-    }
+    const body: unknown = await response.json().catch(() => undefined);
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
-    meter.record(
-      { provider: DATAFORSEO, endpoint, cost_usd: typeof envelope?.cost === 'number' ? envelope.cost : 0 },
-      hold,
-    );
+    const billed = z.safeParse(Billed, body);
+    meter.record({ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }, hold);
 
     if (response.status !== 200) {
       return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };
     }
-    if (!envelope || typeof envelope.status_code !== 'number')
-      return { outcome: 'transient', message: 'unreadable response' };
+    const decoded = z.safeParse(Envelope, body);
+    if (!decoded.success) return { outcome: 'transient', message: 'unreadable response' };
+    const envelope = decoded.data;
     const top = classify(envelope.status_code);
     // A code means the same at either level: an envelope without tasks may carry the task's own outcome.
     if (top === 'empty' || top === 'billed_no_data') return { outcome: top, result: [] };
@@ -150,7 +157,7 @@ export class DataForSeoClient {
     return this.failure(outcome, first.status_code, first.status_message);
   }
 
-  private failure(outcome: Classification, code: number, message: string): Attempt {
+  private failure(outcome: Classification, code: number, message: string | null | undefined): Attempt {
     return { outcome: outcome === 'transient' ? 'transient' : 'terminal', message: `${code} ${message}`, code };
   }
 }

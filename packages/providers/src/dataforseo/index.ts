@@ -5,6 +5,7 @@ import type { Meter } from '../meter';
 import type { KeywordDataProvider } from '../types';
 import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
 import { locationOf } from './locations';
+import { IdeasResult, IntentResult, SearchVolumeItem, SerpResult } from './responses.decoder';
 
 export { DataForSeoClient, classify, DATAFORSEO, STATUS, type DataForSeoOptions } from './client';
 export { LOCATION_CODES, locationOf } from './locations';
@@ -19,31 +20,8 @@ export const ENDPOINTS = {
 /** Search intent needs keywords of at least this many characters. */
 const INTENT_MIN_CHARS = 3;
 
-interface SearchVolumeItem {
-  keyword: string;
-  search_volume: number | null;
-  cpc: number | null;
-  competition_index: number | null;
-}
-
-interface IntentResult {
-  items: Array<{ keyword: string; keyword_intent: { label: string } | null }> | null;
-}
-
-interface IdeasResult {
-  items: Array<{
-    keyword: string;
-    keyword_info: { search_volume: number | null; cpc: number | null; competition: number | null } | null;
-    search_intent_info: { main_intent: string | null } | null;
-  }> | null;
-}
-
-interface SerpResult {
-  items: Array<{ type: string; rank_group: number; domain: string; url: string; title: string | null }> | null;
-}
-
-const intentOf = (label: string | null | undefined): Intent | null =>
-  (INTENTS as readonly string[]).includes(label ?? '') ? (label as Intent) : null;
+const isIntent = (label: unknown): label is Intent => INTENTS.some((intent) => intent === label);
+const intentOf = (label: string | null | undefined): Intent | null => (isIntent(label) ? label : null);
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -62,10 +40,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     locale: string,
     meter: Meter,
   ): Promise<Map<string, KeywordMetrics>> {
-    const volumes = await this.client.task<SearchVolumeItem>(
+    const volumes = await this.client.task(
       ENDPOINTS.searchVolume,
       { keywords, ...locationOf(locale, { worldwide: true }) },
       meter,
+      SearchVolumeItem,
     );
     const out = new Map<string, KeywordMetrics>();
     for (const item of volumes.result) {
@@ -83,10 +62,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     }
     const forIntent = [...out.keys()].filter((k) => k.length >= INTENT_MIN_CHARS);
     if (forIntent.length > 0) {
-      const intents = await this.client.task<IntentResult>(
+      const intents = await this.client.task(
         ENDPOINTS.searchIntent,
         { keywords: forIntent, language_code: locationOf(locale, { worldwide: true }).language_code },
         meter,
+        IntentResult,
       );
       for (const item of intents.result[0]?.items ?? []) {
         const metrics = out.get(item.keyword);
@@ -97,10 +77,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 
   async keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
-    const ideas = await this.client.task<IdeasResult>(
+    const ideas = await this.client.task(
       ENDPOINTS.keywordIdeas,
       { keywords: seeds, ...locationOf(locale, { worldwide: false }), limit },
       meter,
+      IdeasResult,
     );
     return (ideas.result[0]?.items ?? []).slice(0, limit).map((item) => ({
       keyword: item.keyword,
@@ -111,12 +92,16 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     }));
   }
 
-  /** Organic results only (ads, boxes and other item types are left out), positioned by `rank_group`. */
+  /**
+   * Organic results only (ads, boxes and other item types are left out), positioned by `rank_group`; an
+   * organic result without a place, a domain or a URL cannot be listed and is left out too.
+   */
   async serpOrganic(keyword: string, locale: string, depth: number, meter: Meter): Promise<SerpItem[]> {
-    const serp = await this.client.task<SerpResult>(
+    const serp = await this.client.task(
       ENDPOINTS.serpOrganic,
       { keyword, ...locationOf(locale, { worldwide: false }), depth, device: 'desktop' },
       meter,
+      SerpResult,
     );
     if (serp.outcome === 'billed_no_data') {
       // Billed, but no SERP: a failed pull for the caller (a refresh gets its unit back), worth retrying later.
@@ -127,9 +112,15 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
         STATUS.searchEngineError,
       );
     }
-    return (serp.result[0]?.items ?? [])
-      .filter((item) => item.type === 'organic' && item.rank_group <= depth)
-      .map((item) => ({ position: item.rank_group, domain: item.domain, url: item.url, title: item.title ?? '' }));
+    return (serp.result[0]?.items ?? []).flatMap(({ type, rank_group: position, domain, url, title }) =>
+      type === 'organic' &&
+      typeof position === 'number' &&
+      position <= depth &&
+      typeof domain === 'string' &&
+      typeof url === 'string'
+        ? [{ position, domain, url, title: title ?? '' }]
+        : [],
+    );
   }
 }
 

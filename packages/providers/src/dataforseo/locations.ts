@@ -35,6 +35,8 @@ export const LOCATION_CODES: Record<Country, number | null> = {
   ZA: 2710,
 };
 
+const isCountry = (code: string): code is Country => Object.hasOwn(LOCATION_CODES, code);
+
 /** Where an endpoint that needs a location (Labs ideas, SERP) looks for a worldwide locale. */
 export const WORLDWIDE_FALLBACK: Country = 'US';
 
@@ -48,7 +50,10 @@ export interface Location {
  * `WW` locale omits `location_code`; otherwise `WW` falls back to the United States.
  */
 export function locationOf(locale: string, options: { worldwide: boolean }): Location {
-  const [country, language] = locale.split('/') as [Country, string];
-  const code = LOCATION_CODES[country] ?? (options.worldwide ? null : LOCATION_CODES[WORLDWIDE_FALLBACK]);
+  const [country = '', language] = locale.split('/');
+  if (language === undefined) throw new Error(`${locale} is not a locale ("<COUNTRY>/<lang>")`);
+  const code =
+    (isCountry(country) ? LOCATION_CODES[country] : undefined) ??
+    (options.worldwide ? null : LOCATION_CODES[WORLDWIDE_FALLBACK]);
   return code === null ? { language_code: language } : { location_code: code, language_code: language };
 }
