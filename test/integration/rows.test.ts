@@ -11,7 +11,19 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.stop());
 
-const keyword = (name: string) => ({ keyword: name, locale: 'US/en', is_idea: false });
+/** A cm_keywords row's fields as the tools store them (the store refuses a row it could not read back). */
+const keyword = (name: string) => ({
+  keyword: name,
+  locale: 'US/en',
+  volume: null,
+  cpc_usd: null,
+  competition: null,
+  intent: null,
+  is_idea: false,
+  page_id: null,
+  checked_at: null,
+  data_source: 'caller',
+});
 
 it('holds each unique value by exactly one row under concurrent overlapping inserts', async () => {
   const { siteId } = await t.newSite();

@@ -65,7 +65,7 @@ it('refuses a job whose input is not a research job input', async () => {
   await expect(t.store.jobs.get('job_corrupt', t.siteId)).rejects.toEqual(corrupt('job', key, 'input.query'));
 });
 
-it('refuses a cm_* row whose id is not an integer, and keeps the stored order of a good row', async () => {
+it("refuses a cm_* row whose id is not an integer or that misses its table's fields, and keeps a row's stored order", async () => {
   const good = await t.store.rows.insert(t.siteId, 'cm_topics', { name: 'in order', zeta: 1, alpha: 2 });
   expect(Object.keys((await t.store.rows.get(t.siteId, 'cm_topics', good.id))!)).toEqual([
     'name',
@@ -76,8 +76,17 @@ it('refuses a cm_* row whose id is not an integer, and keeps the stored order of
     'updated_at',
   ]);
   const key = rowKey(t.siteId, 'cm_topics', 999_001);
-  await put({ ...key, table: 'cm_topics', row: { id: 'x', created_at: 'now', updated_at: 'now' } });
-  await expect(t.store.rows.get(t.siteId, 'cm_topics', 999_001)).rejects.toEqual(corrupt('row', key, 'row.id'));
+  await put({ ...key, table: 'cm_topics', row: { id: 'x', name: 'topic', created_at: 'now', updated_at: 'now' } });
+  await expect(t.store.rows.get(t.siteId, 'cm_topics', 999_001)).rejects.toEqual(corrupt('cm_topics row', key, 'id'));
+  // Nor does the store write a row it could not read back.
+  await expect(t.store.rows.insert(t.siteId, 'cm_keywords', { keyword: 'no metrics' })).rejects.toEqual(
+    expect.objectContaining({
+      name: 'CorruptItem',
+      kind: 'cm_keywords row',
+      message: expect.stringContaining('data_source'),
+    }),
+  );
+  expect((await t.store.rows.select(t.siteId, 'cm_keywords', { keyword: 'no metrics' }, 10)).rows).toEqual([]);
 });
 
 it('refuses budget limits and spend counts that are not numbers', async () => {

@@ -153,40 +153,57 @@ export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
 
 export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;
 
-/** A stored row: the table's fields plus what the store assigns. */
-export type Row<T extends TableName = TableName> = TableFields<T> & {
-  id: number;
-  created_at: string;
-  updated_at: string;
-} & Record<string, unknown>;
+/** What the store assigns every row. */
+const RowMeta = { id: z.int(), created_at: z.string(), updated_at: z.string() };
 
-export interface KeywordRow {
-  id: number;
-  keyword: string;
-  locale: string;
-  volume: number | null;
-  cpc_usd: number | null;
-  competition: number | null;
-  intent: Intent | null;
-  is_idea: boolean;
-  page_id: number | null;
-  checked_at: string | null;
-  /** Where the metrics came from: `sandbox`, `dataforseo`, or `caller` for a row inserted by hand. */
-  data_source: string;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * Each table's rows as stored and read back: the fields db_insert takes (after their defaults), what the
+ * tools add (a keyword's `data_source`, a competitor's `added_at` and `incomplete`), and the row's id and
+ * times. The store decodes every row it reads with these; the replies that show rows are built on them.
+ */
+export const STORED_ROW_SHAPES = {
+  cm_topics: { ...RowMeta, name: z.string(), description: z.optional(z.string()) },
+  cm_pages: {
+    ...RowMeta,
+    title: z.string(),
+    slug: z.optional(z.string()),
+    topic_id: z.optional(z.int()),
+    primary_keyword: z.optional(z.string()),
+    secondary_keywords: z.array(z.string()),
+    published_id: z.optional(z.string()),
+  },
+  cm_keywords: {
+    ...RowMeta,
+    keyword: z.string(),
+    locale: z.string(),
+    volume: z.nullable(z.int()),
+    cpc_usd: z.nullable(z.number()),
+    competition: z.nullable(z.number()),
+    intent: z.nullable(Intent),
+    is_idea: z.boolean(),
+    page_id: z.nullable(z.int()),
+    checked_at: z.nullable(z.string()),
+    /** Where the metrics came from: `sandbox`, `dataforseo`, or `caller` for a row inserted by hand. */
+    data_source: z.string(),
+  },
+  cm_topic_keywords: { ...RowMeta, topic_id: z.int(), keyword_id: z.int(), score: z.optional(z.number()) },
+  cm_competitors: {
+    ...RowMeta,
+    domain: z.string(),
+    display_name: z.optional(z.string()),
+    color: z.optional(z.string()),
+    active: z.boolean(),
+    added_at: z.string(),
+    /** Stored by db_insert: monitoring not started yet; add_competitor completes it. */
+    incomplete: z.optional(z.boolean()),
+  },
+} as const satisfies Record<TableName, z.core.$ZodLooseShape>;
 
-export interface CompetitorRow {
-  id: number;
-  domain: string;
-  display_name?: string;
-  color?: string;
-  active: boolean;
-  added_at: string;
-  /** Stored by db_insert: monitoring not started yet; add_competitor completes it. */
-  incomplete?: boolean;
-}
+/** A stored row of `T`, with whatever else it holds (rows keep their stored fields). */
+export type RowOf<T extends TableName> = z.infer<z.ZodMiniObject<(typeof STORED_ROW_SHAPES)[T]>> &
+  Record<string, unknown>;
+export type KeywordRow = RowOf<'cm_keywords'>;
+export type CompetitorRow = RowOf<'cm_competitors'>;
 
 /** Metrics of one keyword as a provider reports them; null where it has no figure. */
 export interface KeywordMetrics {

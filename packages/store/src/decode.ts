@@ -13,12 +13,15 @@ const keyOf = (item: unknown, key?: Record<string, unknown>): string => {
   return 'pk' in named ? `${String(named.pk)} ${String('sk' in named ? named.sk : '')}` : '(key not read)';
 };
 
-export function decodeItem<T>(kind: string, schema: z.ZodMiniType<T>, item: unknown, key?: Record<string, unknown>): T {
+export function decodeItem<S extends z.ZodMiniType>(
+  kind: string,
+  schema: S,
+  item: unknown,
+  key?: Record<string, unknown>,
+): z.output<S> {
   const parsed = z.safeParse(schema, item);
   if (parsed.success) return parsed.data;
-  const problem = parsed.error.issues
-    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
-    .join('; ');
+  const problem = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; ');
   throw new CorruptItem(kind, keyOf(item, key), problem);
 }
 

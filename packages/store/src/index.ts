@@ -19,7 +19,7 @@ export * from './table';
 export type { Site, NewSite, KeyGrant } from './sites';
 export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLiveState } from './pages';
 export type { PageRef, RelinkOutcome } from './links';
-export type { StoredRow, RowPage } from './rows';
+export type { StoredRow, RowPage, TableRow } from './rows';
 export { mapLimit } from './rows';
 export { StoreError, InvalidCursor, RowConflict, StoreUnavailable, CorruptItem } from './errors';
 export { keywordUnique } from './keys';

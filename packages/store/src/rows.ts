@@ -11,7 +11,7 @@ import type { TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
-import { decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
+import { checkedRow, decodeClaim, decodeRow, type StoredRow, type TableRow } from './rows.decoder';
 import { decodeSequence } from './sites.decoder';
 import {
   keywordUnique,
@@ -24,7 +24,7 @@ import {
   type Key,
 } from './keys';
 
-export type { StoredRow } from './rows.decoder';
+export type { StoredRow, TableRow } from './rows.decoder';
 
 type Fields = Record<string, unknown>;
 
@@ -61,8 +61,8 @@ const ORPHAN_AFTER_MS = 60_000;
 /** Pages of the table read at most by one select before it answers with a cursor (filters may skip rows). */
 const SELECT_MAX_PAGES = 10;
 
-export interface RowPage {
-  rows: StoredRow[];
+export interface RowPage<T extends TableName = TableName> {
+  rows: TableRow<T>[];
   next_cursor: string | null;
 }
 
@@ -156,17 +156,17 @@ export class RowStore {
    * written in batches. A row whose unique value another row holds is not written; it is returned
    * in `conflicts` with its position in `rows` and that row's id.
    */
-  async insertMany(
+  async insertMany<T extends TableName>(
     siteId: number,
-    table: TableName,
+    table: T,
     rows: readonly Fields[],
     now = new Date().toISOString(),
-  ): Promise<{ created: StoredRow[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
+  ): Promise<{ created: TableRow<T>[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
     if (rows.length === 0) return { created: [], conflicts: [] };
     const firstId = await this.reserveIds(siteId, table, rows.length);
     const unique = TABLE_SPECS[table].unique;
     const outcomes = await mapLimit(rows, 16, async (fields, i) => {
-      const stored: StoredRow = { ...fields, id: firstId + i, created_at: now, updated_at: now };
+      const stored = checkedRow(table, { ...fields, id: firstId + i, created_at: now, updated_at: now });
       const existingId = unique ? await this.claim(siteId, table, unique(stored), stored.id, now) : null;
       return { index: i, stored, fields, existingId };
     });
@@ -185,7 +185,12 @@ export class RowStore {
   }
 
   /** Inserts one row, or throws RowConflict when its unique value is taken. */
-  async insert(siteId: number, table: TableName, fields: Fields, now = new Date().toISOString()): Promise<StoredRow> {
+  async insert<T extends TableName>(
+    siteId: number,
+    table: T,
+    fields: Fields,
+    now = new Date().toISOString(),
+  ): Promise<TableRow<T>> {
     const {
       created: [row],
       conflicts: [conflict],
@@ -195,20 +200,24 @@ export class RowStore {
     return row;
   }
 
-  async get(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
+  async get<T extends TableName>(siteId: number, table: T, id: number): Promise<TableRow<T> | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: rowKey(siteId, table, id) }));
-    return out.Item ? decodeRow(out.Item) : null;
+    return out.Item ? decodeRow(table, out.Item) : null;
   }
 
   /** Rows by id, in batched reads; missing ids are left out. */
-  async getMany(siteId: number, table: TableName, ids: readonly number[]): Promise<Map<number, StoredRow>> {
+  async getMany<T extends TableName>(
+    siteId: number,
+    table: T,
+    ids: readonly number[],
+  ): Promise<Map<number, TableRow<T>>> {
     const unique = [...new Set(ids)];
     const items = await batchGet(
       this.db,
       this.table,
       unique.map((id) => rowKey(siteId, table, id)),
     );
-    return new Map(items.map((item) => decodeRow(item)).map((row) => [row.id, row]));
+    return new Map(items.map((item) => decodeRow(table, item)).map((row) => [row.id, row]));
   }
 
   /** Ids of the rows holding each unique value, in batched reads. */
@@ -222,13 +231,13 @@ export class RowStore {
   }
 
   /** Sets fields of an existing row; null when there is no such row. Unique fields never change here. */
-  async update(
+  async update<T extends TableName>(
     siteId: number,
-    table: TableName,
+    table: T,
     id: number,
     changes: Fields,
     now = new Date().toISOString(),
-  ): Promise<StoredRow | null> {
+  ): Promise<TableRow<T> | null> {
     const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
     const values: Record<string, unknown> = { ':now': now };
     const sets = ['#row.#updated_at = :now'];
@@ -259,7 +268,7 @@ export class RowStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return decodeRow(out.Attributes ?? {}, rowKey(siteId, table, id));
+      return decodeRow(table, out.Attributes ?? {}, rowKey(siteId, table, id));
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
@@ -267,12 +276,12 @@ export class RowStore {
   }
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
-  async delete(siteId: number, table: TableName, id: number): Promise<StoredRow | null> {
+  async delete<T extends TableName>(siteId: number, table: T, id: number): Promise<TableRow<T> | null> {
     const out = await this.db.send(
       new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
     );
     if (!out.Attributes) return null;
-    const row = decodeRow(out.Attributes);
+    const row = decodeRow(table, out.Attributes);
     const unique = TABLE_SPECS[table].unique;
     if (unique) {
       try {
@@ -293,13 +302,13 @@ export class RowStore {
   }
 
   /** Every row whose `field` has `value`: by its index when the field has one, else filtering the table's rows. */
-  async byField(
+  async byField<T extends TableName>(
     siteId: number,
-    table: TableName,
+    table: T,
     field: string,
     value: string | number | boolean,
-  ): Promise<StoredRow[]> {
-    const rows: StoredRow[] = [];
+  ): Promise<TableRow<T>[]> {
+    const rows: TableRow<T>[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.select(siteId, table, { [field]: value }, 1000, cursor);
@@ -313,7 +322,13 @@ export class RowStore {
    * Rows by id, filtered by equality on fields. A filter on an indexed field reads that index; other
    * filters read the table's rows a page at a time and answer with a cursor where they stopped.
    */
-  async select(siteId: number, table: TableName, where: Fields, limit: number, cursor?: string): Promise<RowPage> {
+  async select<T extends TableName>(
+    siteId: number,
+    table: T,
+    where: Fields,
+    limit: number,
+    cursor?: string,
+  ): Promise<RowPage<T>> {
     const indexField = TABLE_SPECS[table].indexed.find((field) => isIndexable(where[field])) ?? null;
     const index = indexField === null ? null : (indexOf(table, indexField) ?? null);
 
@@ -346,7 +361,7 @@ export class RowStore {
       ExpressionAttributeValues: values,
     };
 
-    const rows: StoredRow[] = [];
+    const rows: TableRow<T>[] = [];
     let start: Record<string, unknown> | undefined = cursor
       ? this.startOf(cursor, siteId, table, index, pk)
       : undefined;
@@ -354,7 +369,7 @@ export class RowStore {
       const out = await this.db.send(
         new QueryCommand({ ...query, Limit: limit - rows.length, ExclusiveStartKey: start }),
       );
-      rows.push(...(out.Items ?? []).map((item) => decodeRow(item)));
+      rows.push(...(out.Items ?? []).map((item) => decodeRow(table, item)));
       start = out.LastEvaluatedKey;
       if (!start || rows.length >= limit) break;
     }
