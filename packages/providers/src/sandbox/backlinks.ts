@@ -109,6 +109,13 @@ const POOL: ReadonlyMap<string, number> = new Map([
 ]);
 const POOL_DOMAINS = [...POOL.keys()];
 
+/** The rank of a pool domain: every sandbox link comes from the pool. */
+function poolRank(domain: string): number {
+  const rank = POOL.get(domain);
+  if (rank === undefined) throw new Error(`${domain} is not in the sandbox's pool of linking domains`);
+  return rank;
+}
+
 const GENERIC_ANCHORS = [
   'click here',
   'here',
@@ -186,20 +193,23 @@ interface Derived {
 }
 
 /** Splits `total` backlinks over the referring domains: at least one each, the rest skewed to a few generous linkers. */
-function allocate(domain: string, referring: readonly string[], total: number): number[] {
-  const weights = referring.map((d) => 0.05 + unit(`${domain}\n${d}`, 'link-weight') ** 3);
-  const sum = weights.reduce((a, b) => a + b, 0);
+function allocate(
+  domain: string,
+  referring: readonly string[],
+  total: number,
+): Array<{ domain: string; backlinks: number }> {
+  const weighted = referring.map((d) => ({ domain: d, weight: 0.05 + unit(`${domain}\n${d}`, 'link-weight') ** 3 }));
+  const sum = weighted.reduce((a, w) => a + w.weight, 0);
   const extra = total - referring.length;
-  const exact = weights.map((w) => (extra * w) / sum);
-  const counts = exact.map((e) => 1 + Math.floor(e));
-  // Largest remainders take the leftover, so the counts add up to the summary exactly.
-  let left = total - counts.reduce((a, b) => a + b, 0);
-  const order = exact.map((e, i) => [e - Math.floor(e), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  for (const [, i] of order) {
-    if (left-- <= 0) break;
-    counts[i]!++;
-  }
-  return counts;
+  const shares = weighted.map((w, i) => {
+    const exact = (extra * w.weight) / sum;
+    return { domain: w.domain, backlinks: 1 + Math.floor(exact), remainder: exact - Math.floor(exact), i };
+  });
+  // Largest remainders take the leftover, one each, so the counts add up to the summary exactly.
+  const left = total - shares.reduce((a, s) => a + s.backlinks, 0);
+  const order = [...shares].sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  const topped = new Set(order.slice(0, Math.max(0, left)));
+  return shares.map((s) => ({ domain: s.domain, backlinks: topped.has(s) ? s.backlinks + 1 : s.backlinks }));
 }
 
 /**
@@ -214,11 +224,12 @@ function anchorsOf(domain: string, backlinks: number): AnchorShare[] {
   const brandShare = overOptimized
     ? 0.1 + unit(domain, 'brand-share') * 0.15
     : 0.15 + unit(domain, 'brand-share') * 0.3;
-  const top: [string, number] = overOptimized
-    ? [topical[0]!, 0.32 + unit(domain, 'top-share') * 0.18]
-    : [brand, brandShare];
+  const [leadTopical] = topical;
+  if (leadTopical === undefined) throw new Error('the sandbox has topical anchors');
+  const brandAnchor: [string, number] = [brand, brandShare];
+  const top: [string, number] = overOptimized ? [leadTopical, 0.32 + unit(domain, 'top-share') * 0.18] : brandAnchor;
   const rest: Array<[string, number]> = [
-    ...(overOptimized ? [[brand, brandShare] as [string, number]] : []),
+    ...(overOptimized ? [brandAnchor] : []),
     [domain, brandShare * 0.5],
     [`https://${domain}`, brandShare * 0.3],
     [`www.${domain}`, brandShare * 0.15],
@@ -245,8 +256,9 @@ function derive(domain: string): Derived {
   const set = sandboxReferringDomains(domain);
   const ratio = 1.2 * 12.5 ** unit(domain, 'links-per-domain');
   const backlinks = Math.max(set.length, Math.round(set.length * ratio));
-  const counts = allocate(domain, set, backlinks);
-  const referring = set.map((d, i) => ({ domain: d, rank: POOL.get(d)!, backlinks: counts[i]! })).sort(byRank);
+  const referring = allocate(domain, set, backlinks)
+    .map((r) => ({ domain: r.domain, rank: poolRank(r.domain), backlinks: r.backlinks }))
+    .sort(byRank);
   const strongest = referring.slice(0, 10);
   const meanTop = strongest.reduce((s, r) => s + r.rank, 0) / strongest.length;
   return {
@@ -361,7 +373,7 @@ export function sandboxLinkGap(site: string, competitors: readonly string[], lim
     }
   }
   return [...linksTo]
-    .map(([domain, links]) => ({ domain, rank: POOL.get(domain)!, links_to: links }))
+    .map(([domain, links]) => ({ domain, rank: poolRank(domain), links_to: links }))
     .sort((a, b) => b.links_to.length - a.links_to.length || byRank(a, b))
     .slice(0, limit);
 }

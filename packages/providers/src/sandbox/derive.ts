@@ -17,6 +17,13 @@ export function twoSignificant(value: number): number {
   return Math.round(value / magnitude) * magnitude;
 }
 
+/** The item at `index`, counting on from the start past the end (the lists it is used on are never empty). */
+export function cycled<T>(items: readonly T[], index: number): T {
+  const item = items[index % items.length];
+  if (item === undefined) throw new Error('no item to pick from an empty list');
+  return item;
+}
+
 /** The items in an order derived from the seed. */
 export const shuffled = <T>(items: readonly T[], seed: string): T[] =>
   items

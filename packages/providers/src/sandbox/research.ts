@@ -1,5 +1,5 @@
 import type { Findings, JobMode } from '@cm/contract';
-import { between, shuffled, unit } from './derive';
+import { between, cycled, shuffled, unit } from './derive';
 
 const ASPECTS = [
   'cost',
@@ -49,7 +49,7 @@ export function sandboxFindings(mode: JobMode, query: string, question: string |
     if (mode === 'url')
       return { id, title: `${new URL(query).hostname}: ${subject}`, url: query, accessed_at: accessedAt };
     if (mode === 'reddit') {
-      const sub = SUBREDDITS[between(seed, `sub-${i}`, 0, SUBREDDITS.length - 1)]!;
+      const sub = cycled(SUBREDDITS, between(seed, `sub-${i}`, 0, SUBREDDITS.length - 1));
       const post = Math.floor(unit(seed, `post-${i}`) * 36 ** 6).toString(36);
       return {
         id,
@@ -58,7 +58,7 @@ export function sandboxFindings(mode: JobMode, query: string, question: string |
         accessed_at: accessedAt,
       };
     }
-    const domain = domains[i % domains.length]!;
+    const domain = cycled(domains, i);
     return {
       id,
       title: `${subject} - ${domain}`,
@@ -68,8 +68,8 @@ export function sandboxFindings(mode: JobMode, query: string, question: string |
   });
   const aspects = shuffled(ASPECTS, seed);
   const cite = (i: number) => {
-    const first = sources[i % sources.length]!.id;
-    const second = sources[(i + 1) % sources.length]!.id;
+    const first = cycled(sources, i).id;
+    const second = cycled(sources, i + 1).id;
     return first === second ? [first] : [first, second];
   };
   const facts = Array.from({ length: between(seed, 'facts', 3, 5) }, (_v, i) => ({

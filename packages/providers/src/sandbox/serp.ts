@@ -53,7 +53,7 @@ const COMPETITOR_SHARE = 0.45;
 
 const slugOf = (keyword: string) => keyword.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const titleOf = (keyword: string, domain: string) =>
-  `${keyword.replace(/\b\w/g, (c) => c.toUpperCase())} - ${domain.split('.')[0]!.replace(/^\w/, (c) => c.toUpperCase())}`;
+  `${keyword.replace(/\b\w/g, (c) => c.toUpperCase())} - ${domain.replace(/\..*/s, '').replace(/^\w/, (c) => c.toUpperCase())}`;
 
 /**
  * A top-`depth` organic SERP derived from the keyword and locale, with the site's domain and its
@@ -74,7 +74,8 @@ export function sandboxSerp(keyword: string, locale: string, depth: number, cont
   const fill = shuffled(DOMAINS, `${locale}\n${keyword}`).filter((d) => !placed.has(d));
   const items: SerpItem[] = [];
   for (let position = 1; position <= depth; position++) {
-    const domain = byPosition.get(position) ?? fill.shift()!;
+    const domain = byPosition.get(position) ?? fill.shift();
+    if (domain === undefined) throw new Error(`the sandbox has fewer domains than ${depth} positions`);
     items.push({ position, domain, url: `https://www.${domain}/${slugOf(keyword)}`, title: titleOf(keyword, domain) });
   }
   return items;
