@@ -1,3 +1,5 @@
+import { propertyOf } from './property';
+
 /* How a provider call fails: the provider's fault (ProviderError), or the caller's URL (UrlRefused). */
 
 /** A provider failed after its retries; `retryable` tells the caller whether trying later may help. */
@@ -22,10 +24,8 @@ export class UrlRefused extends Error {
 }
 
 /**
- * A field of a thrown value (its `message`, its `code`) as text, `undefined` when it has none. Read as a
- * property, not through `instanceof Error`: under jest, errors of Node's own come from another realm.
+ * A field of a thrown value (its `message`, its `code`) as a template prints it, `undefined` when it has
+ * none. Read as a property, not through `instanceof Error`: under jest, errors of Node's own come from
+ * another realm.
  */
-export function errorField(error: unknown, field: 'message' | 'code'): string {
-  const value: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, field) : undefined;
-  return String(value);
-}
+export const errorField = (error: unknown, field: 'message' | 'code'): string => String(propertyOf(error, field));

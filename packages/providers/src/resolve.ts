@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { errorField } from './errors';
 
 /**
  * Every address of a host name, as the system resolver (DNS and the hosts file) answers, unsorted; a
@@ -9,7 +10,7 @@ export async function resolveAll(host: string): Promise<string[]> {
   try {
     return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTFOUND') return [];
+    if (errorField(error, 'code') === 'ENOTFOUND') return [];
     throw error;
   }
 }

@@ -4,7 +4,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { resolveAll } from '../resolve';
-import { ProviderError, UrlRefused } from '../errors';
+import { errorField, ProviderError, UrlRefused } from '../errors';
+import { propertyOf } from '../property';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';
@@ -69,11 +70,14 @@ function checkedLookup(
     resolve(host).then(
       (addresses) => {
         const refusal = addressRefusal(host, addresses, isAllowed);
-        if (refusal) return callback(new UrlRefused(refusal), '');
         const checked = addresses.map((address) => ({ address, family: isIP(address) }));
+        const [first] = checked;
+        // addressRefusal refuses a name without addresses: a name that passed has a first one.
+        if (refusal !== null || first === undefined)
+          return callback(new UrlRefused(refusal ?? `${host} does not resolve`), '');
         // With autoSelectFamily (Node 20's default) the socket asks for all addresses and tries each.
         if (options.all) callback(null, checked);
-        else callback(null, checked[0]!.address, checked[0]!.family);
+        else callback(null, first.address, first.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, ''),
     );
@@ -116,7 +120,8 @@ async function readBody(res: IncomingMessage, maxBytes: number): Promise<string>
   const chunks: Buffer[] = [];
   let size = 0;
   // Throwing out of the loop destroys the response, and with it the socket: nothing more is read.
-  for await (const chunk of res as AsyncIterable<Buffer>) {
+  for await (const chunk of res) {
+    if (!Buffer.isBuffer(chunk)) throw new Error('a response read without an encoding yields buffers');
     size += chunk.length;
     if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
@@ -124,13 +129,9 @@ async function readBody(res: IncomingMessage, maxBytes: number): Promise<string>
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const normalize = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TEXT_LIMIT);
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-/** What is read of linkedom's document: the DOM library's types are not loaded in this project. */
-interface ParsedDocument {
-  title: string;
-  body: { textContent: string | null } | null;
-}
+const normalize = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TEXT_LIMIT);
 
 /**
  * Title and readable text: Readability's article, or the whole body when it finds none. The DOM
@@ -140,12 +141,13 @@ interface ParsedDocument {
 async function readable(body: string, type: string): Promise<{ title: string; text: string }> {
   if (type === 'text/plain') return { title: '', text: normalize(body) };
   const [{ parseHTML }, { Readability }] = await Promise.all([import('linkedom'), import('@mozilla/readability')]);
-  const { document } = parseHTML(body) as unknown as { document: ParsedDocument };
-  const title = document.title;
+  // linkedom's types name the DOM's, which this project does not load: what is read of its document is checked.
+  const document = propertyOf(parseHTML(body), 'document');
+  const title = textOf(propertyOf(document, 'title'));
   const article = new Readability(document).parse();
   return {
-    title: normalize(article?.title || title || ''),
-    text: normalize(article?.textContent || document.body?.textContent || ''),
+    title: normalize(article?.title || title),
+    text: normalize(article?.textContent || textOf(propertyOf(propertyOf(document, 'body'), 'textContent'))),
   };
 }
 
@@ -181,7 +183,8 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
           status,
         );
       }
-      const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      // The media type: what comes before any parameters.
+      const type = (res.headers['content-type'] ?? '').replace(/;.*/s, '').trim().toLowerCase();
       if (!READABLE_TYPES.has(type)) {
         res.destroy();
         throw new UrlRefused(`not a readable page: ${current.href} is ${type || 'of no declared type'}`);
@@ -192,7 +195,11 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
     if (error instanceof UrlRefused || error instanceof ProviderError) throw error;
     if (signal.aborted) throw new ProviderError(PROVIDER, `${url} took longer than ${timeoutMs} ms`, true);
     // A certificate that does not verify stays so; resets, refused connections and DNS outages may pass.
-    const code = String((error as NodeJS.ErrnoException).code ?? '');
-    throw new ProviderError(PROVIDER, `fetching ${url} failed: ${(error as Error).message}`, !code.includes('CERT'));
+    const code = errorField(error, 'code');
+    throw new ProviderError(
+      PROVIDER,
+      `fetching ${url} failed: ${errorField(error, 'message')}`,
+      !code.includes('CERT'),
+    );
   }
 }

@@ -1,8 +1,8 @@
 import { roundUsd } from '@cm/contract';
-import * as z from 'zod/mini';
 import { TAVILY_PRICES } from '../prices';
-import { ProviderError } from '../errors';
+import { errorField, ProviderError } from '../errors';
 import type { Meter } from '../meter';
+import { SearchError, SearchResponse } from './responses.decoder';
 
 export const TAVILY = 'tavily';
 export const TAVILY_BASE_URL = 'https://api.tavily.com';
@@ -37,31 +37,15 @@ export interface SearchResult {
   content: string;
 }
 
-const SearchResponse = z.object({
-  results: z.array(
-    z.object({
-      title: z.string(),
-      url: z.string(),
-      content: z.string(),
-      raw_content: z.nullish(z.string()),
-    }),
-  ),
-  usage: z.optional(z.object({ credits: z.number() })),
-});
-
 type Attempt = { results: SearchResult[] } | { retryable: boolean; message: string; code?: number };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Reads Tavily's error detail, `{ detail: { error } }`, falling back to the HTTP status. */
 async function errorMessage(response: Response): Promise<string> {
-  try {
-    const body = (await response.json()) as { detail?: { error?: unknown } };
-    if (typeof body.detail?.error === 'string') return `HTTP ${response.status}: ${body.detail.error}`;
-  } catch {
-    // Not JSON: the status alone says enough.
-  }
-  return `HTTP ${response.status}`;
+  // Not JSON, or JSON without the detail: the status alone says enough.
+  const body = SearchError.safeParse(await response.json().catch(() => undefined));
+  return body.success ? `HTTP ${response.status}: ${body.data.detail.error}` : `HTTP ${response.status}`;
 }
 
 /**
@@ -113,7 +97,7 @@ export class TavilySearch {
       });
     } catch (error) {
       meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
-      return { retryable: true, message: `request failed: ${(error as Error).message}` };
+      return { retryable: true, message: `request failed: ${errorField(error, 'message')}` };
     }
     if (response.status !== 200) {
       // Tavily bills successful searches only; the failed call is still on the ledger, at no cost.

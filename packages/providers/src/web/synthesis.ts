@@ -6,12 +6,12 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { Finding } from '@cm/contract';
-import * as z from 'zod/mini';
 import { BEDROCK_HIGHEST, bedrockCost, bedrockPrice, SYNTHESIS_MAX_TOKENS, type TokenPrice } from '../prices';
 
 export { bedrockPrice } from '../prices';
-import { ProviderError } from '../errors';
+import { errorField, ProviderError } from '../errors';
 import type { Meter } from '../meter';
+import { FindingItem, ToolOutput } from './responses.decoder';
 
 export const BEDROCK = 'bedrock';
 
@@ -72,19 +72,23 @@ type Outcome =
  * what it means for the findings. A partial tool call is never read: half the findings billed as a
  * whole research is worse than a clear failure.
  */
-const STOP_REASONS = {
+const STOP_REASONS: {
+  complete: ReadonlySet<string>;
+  cut: Readonly<Record<string, string>>;
+  refused: Readonly<Record<string, string>>;
+} = {
   /** The answer is whole: the forced tool call ends the turn (`tool_use`), or the model ended it anyway. */
-  complete: new Set<string>(['tool_use', 'end_turn', 'stop_sequence']),
+  complete: new Set(['tool_use', 'end_turn', 'stop_sequence']),
   cut: {
     max_tokens: 'the answer was cut at the output token limit',
     model_context_window_exceeded: "the sources overflowed the model's context window",
-  } as Record<string, string>,
+  },
   refused: {
     guardrail_intervened: 'a Bedrock guardrail stopped the answer',
     content_filtered: "the model's content filter stopped the answer",
     malformed_model_output: 'the model gave a malformed answer',
     malformed_tool_use: 'the model gave a malformed record_findings call',
-  } as Record<string, string>,
+  },
 };
 
 /** Errors worth trying later; the SDK has already retried them. The rest (access, validation, unknown model) are not. */
@@ -124,12 +128,6 @@ const inputSchema = (size: AnswerSize) => ({
     opinions: findingsOf('Views, experiences or recommendations held by the sources', size.opinions),
   },
   required: ['facts', 'opinions'],
-});
-const FindingItem = z.object({ text: z.string().check(z.trim(), z.minLength(1)), source_ids: z.array(z.string()) });
-/** Read leniently: a malformed finding is dropped, not the whole answer. */
-const ToolOutput = z.object({
-  facts: z._default(z.array(z.unknown()), []),
-  opinions: z._default(z.array(z.unknown()), []),
 });
 
 const system = (size: AnswerSize) =>
@@ -182,7 +180,7 @@ function providerError(error: unknown): ProviderError {
     );
   }
   // No answer from the service (network, timeout) after the SDK's retries: later may work.
-  return new ProviderError(BEDROCK, `converse: ${(error as Error).message}`, true);
+  return new ProviderError(BEDROCK, `converse: ${errorField(error, 'message')}`, true);
 }
 
 /**
