@@ -4,16 +4,25 @@ interface LevelIterator {
   close(): Promise<void>;
   return?: (this: LevelIterator) => Promise<IteratorReturnResult<undefined>>;
 }
-type IteratorClasses = Record<
-  'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator',
-  { prototype: LevelIterator }
->;
 
-/** `abstract-level` as the storage dynalite runs on loads it: `path` is the chain of packages that requires it. */
-function abstractLevelThrough(path: readonly string[]): IteratorClasses {
+const isLevelIterator = (value: unknown): value is LevelIterator =>
+  typeof value === 'object' && value !== null && 'close' in value && typeof value.close === 'function';
+
+/**
+ * The prototypes of `abstract-level`'s iterator classes, as the storage dynalite runs on loads it: `path`
+ * is the chain of packages that requires it.
+ */
+function iteratorPrototypes(path: readonly string[]): LevelIterator[] {
   let from = __filename;
   for (const name of path) from = createRequire(from).resolve(name);
-  return createRequire(from)('abstract-level') as IteratorClasses;
+  const level: unknown = createRequire(from)('abstract-level');
+  return ['AbstractIterator', 'AbstractKeyIterator', 'AbstractValueIterator'].map((name) => {
+    const Iterator: unknown = typeof level === 'object' && level !== null ? Reflect.get(level, name) : undefined;
+    const prototype: unknown = typeof Iterator === 'function' ? Iterator.prototype : undefined;
+    if (!isLevelIterator(prototype))
+      throw new Error(`abstract-level (through ${path.join(' → ')}) has no ${name} class`);
+    return prototype;
+  });
 }
 
 /**
@@ -28,9 +37,8 @@ export function closeDynaliteIterators(): void {
     ['dynalite', 'level', 'classic-level'],
     ['dynalite', 'memory-level'],
   ]) {
-    const level = abstractLevelThrough(storage);
-    for (const Iterator of [level.AbstractIterator, level.AbstractKeyIterator, level.AbstractValueIterator]) {
-      Iterator.prototype.return ??= async function (this: LevelIterator) {
+    for (const prototype of iteratorPrototypes(storage)) {
+      prototype.return ??= async function (this: LevelIterator) {
         await this.close();
         return { done: true, value: undefined };
       };

@@ -7,7 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -19,7 +19,7 @@ import {
 import dynalite from 'dynalite';
 import { TABLE } from '@cm/store';
 import { closeDynaliteIterators } from './dynalite-iterators';
-import { listen } from './server';
+import { listen, portOf } from './server';
 
 /**
  * The engines the local stack can run DynamoDB on: dynalite (embedded, pure JavaScript, the default)
@@ -130,7 +130,7 @@ async function freePort(): Promise<number> {
   const probe = createTcpServer();
   const port = await new Promise<number>((resolve, reject) => {
     probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port));
+    probe.listen(0, '127.0.0.1', () => resolve(portOf(probe)));
   });
   await new Promise((resolve) => probe.close(resolve));
   return port;

@@ -28,7 +28,8 @@ async function main() {
     engine,
     demoSite: true,
   });
-  const demo = stack.demo!;
+  const { demo } = stack;
+  if (!demo) throw new Error('The local stack started without the demo site it was asked for');
   console.log(
     [
       `Content API on ${stack.url} (DynamoDB on ${engine} at ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,

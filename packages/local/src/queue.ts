@@ -4,6 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
 import { logger } from '@cm/runtime';
 import { lambdaContext } from './context';
+import { decodeJournalLine, type JournalEntry, type SentMessage } from './queue.decoder';
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -19,17 +20,9 @@ export interface QueueOptions {
   journal?: string;
 }
 
-interface Message {
-  messageId: string;
-  body: string;
+interface Message extends SentMessage {
   receiveCount: number;
-  sentAt: number;
-  /** When it may first be delivered (epoch ms): its delay. */
-  dueAt: number;
 }
-
-/** A journal line: a message sent, one handed to the worker, or one done with (handled, or moved to the dead-letter list). */
-type JournalEntry = { message: Omit<Message, 'receiveCount'> } | { received: string } | { done: string };
 
 /** Done lines the journal takes before it is rewritten to its pending messages alone. */
 const JOURNAL_COMPACT_AFTER = 1_000;
@@ -48,12 +41,8 @@ class Journal {
   constructor(private readonly file: string) {
     if (existsSync(file)) {
       for (const line of readFileSync(file, 'utf8').split('\n')) {
-        let entry: JournalEntry;
-        try {
-          entry = JSON.parse(line) as JournalEntry;
-        } catch {
-          continue;
-        }
+        const entry = decodeJournalLine(line);
+        if (!entry) continue;
         if ('done' in entry) this.pending.delete(entry.done);
         else if ('received' in entry) {
           const message = this.pending.get(entry.received);
@@ -230,7 +219,7 @@ export class InProcessQueue {
       );
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
-      logger.error(`queue ${this.name}: the worker failed the whole batch`, error as Error);
+      logger.error(`queue ${this.name}: the worker failed the whole batch`, { error });
       failed = new Set(batch.map((m) => m.messageId));
     }
     for (const message of batch) {

@@ -8,7 +8,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server as NetServer, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { answersHead, ApiError, bodyLimitOf, fieldError, ROUTES, type FunctionName, type Route } from '@cm/contract';
 import { json, logger, payloadTooLarge } from '@cm/runtime';
@@ -59,7 +59,13 @@ export function matchRoute(method: string, path: string): { route: Route; params
     if (route.method !== method && !(method === 'HEAD' && answersHead(route))) continue;
     const m = pattern.exec(path);
     if (!m) continue;
-    return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeParam(name, m[i + 1]!)])) };
+    const params = names.map((name, i): [string, string] => {
+      const raw = m[i + 1];
+      // Each name is a group the pattern must match.
+      if (raw === undefined) throw new Error(`${route.path} matched without its {${name}}`);
+      return [name, decodeParam(name, raw)];
+    });
+    return { route, params: Object.fromEntries(params) };
   }
   return null;
 }
@@ -132,6 +138,7 @@ export function toEvent(
   const text = isText(headers['content-type']);
   const now = new Date();
   const host = headers.host;
+  const [domainPrefix = ''] = host.split('.');
   return {
     version: '2.0',
     routeKey: routeKeyValue,
@@ -144,7 +151,7 @@ export function toEvent(
       accountId: 'local',
       apiId: 'local',
       domainName: host,
-      domainPrefix: host.split('.')[0]!,
+      domainPrefix,
       http: {
         method: req.method ?? 'GET',
         path: url.pathname,
@@ -166,7 +173,12 @@ export function toEvent(
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   const body =
     result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
-  res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+  // A Lambda result's header may be a boolean; the wire has its text, as Node writes a number's.
+  const headers = Object.entries(result.headers ?? {}).map(([name, value]): [string, string | number] => [
+    name,
+    typeof value === 'boolean' ? String(value) : value,
+  ]);
+  res.writeHead(result.statusCode ?? 200, Object.fromEntries(headers));
   res.end(body);
 }
 
@@ -253,7 +265,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
       // Answered already (a malformed body, below), or the client is gone.
       if (res.headersSent || req.socket.destroyed) return;
       if (error instanceof ApiError) return refuse(res, error);
-      logger.error('unhandled error', error as Error);
+      logger.error('unhandled error', { error });
       send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
     }
   });
@@ -296,5 +308,12 @@ export async function listen(server: Server, port: number, name: string): Promis
   server.on('error', (error: NodeJS.ErrnoException) =>
     logger.error(`${name}: ${error.code ?? 'error'} (${error.message}); still serving`),
   );
-  return (server.address() as AddressInfo).port;
+  return portOf(server);
+}
+
+/** The port a server listening on TCP has. */
+export function portOf(server: NetServer): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('The server is not listening on a TCP port');
+  return address.port;
 }

@@ -107,7 +107,7 @@ async function main(): Promise<number> {
   try {
     args = options();
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
   }
   const { positionals, values } = args;

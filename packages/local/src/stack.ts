@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { RESEARCH_SWEEP_MINUTES, WORKERS, type WorkerName } from '@cm/contract';
+import { RESEARCH_SWEEP_MINUTES, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
@@ -12,6 +12,9 @@ import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type Embedde
 import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, listen, ROUTE_TIMEOUT_MS } from './server';
+import { decodeDemoSite, type DemoSite } from './stack.decoder';
+
+export type { DemoSite } from './stack.decoder';
 
 export interface LocalStackOptions {
   /** Keep nothing on disk. */
@@ -35,11 +38,6 @@ export interface LocalStackOptions {
    * or count; `runSchedule` and `sweep` still run them on demand.
    */
   schedules?: boolean;
-}
-
-export interface DemoSite {
-  site_id: number;
-  api_key: string;
 }
 
 export interface LocalStack {
@@ -134,7 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let demoCreated = false;
     if (options.demoSite) {
       const demoFile = join(dataDir, 'demo-site.json');
-      if (!options.memory && existsSync(demoFile)) demo = JSON.parse(readFileSync(demoFile, 'utf8')) as DemoSite;
+      if (!options.memory && existsSync(demoFile)) demo = decodeDemoSite(demoFile, readFileSync(demoFile, 'utf8'));
       else {
         const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), tableName);
         const created = await store.sites.create({ name: 'Demo site', domain: 'demo.example.com', locale: 'US/en' });
@@ -150,9 +148,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.queues,
       ...(options.memory ? {} : { journal: join(dataDir, 'queues', `${name}.jsonl`) }),
     });
-    const queues = Object.fromEntries(
-      WORKERS.map((name) => [name, new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name))]),
-    ) as Record<WorkerName, InProcessQueue>;
+    const inProcess = (name: WorkerName) => new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name));
+    // In WORKERS order, the order they restore and drain in.
+    const queues: Record<WorkerName, InProcessQueue> = {
+      relink: inProcess('relink'),
+      research: inProcess('research'),
+      monitor: inProcess('monitor'),
+    };
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
       const all = Object.values(queues);
@@ -166,8 +168,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const timers = options.schedules ?? true;
     const schedule = timers
       ? setInterval(
-          () =>
-            void runSchedule().catch((error: unknown) => logger.error('monitoring schedule failed', error as Error)),
+          () => void runSchedule().catch((error: unknown) => logger.error('monitoring schedule failed', { error })),
           MONITOR_EVERY_MS,
         )
       : undefined;
@@ -177,7 +178,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
     const sweeper = timers
       ? setInterval(
-          () => void sweep().catch((error: unknown) => logger.error('research sweep failed', error as Error)),
+          () => void sweep().catch((error: unknown) => logger.error('research sweep failed', { error })),
           RESEARCH_SWEEP_MINUTES * 60_000,
         )
       : undefined;

@@ -1,0 +1,33 @@
+import * as z from 'zod/mini';
+
+/* A line of a queue's journal (queue.ts), as a restart reads it back. */
+
+/** A message as sent: what the journal keeps of it. */
+const SentMessage = z.object({
+  messageId: z.string(),
+  body: z.string(),
+  sentAt: z.number(),
+  /** When it may first be delivered (epoch ms): its delay. */
+  dueAt: z.number(),
+});
+export type SentMessage = z.infer<typeof SentMessage>;
+
+/** A journal line: a message done with (handled, or moved to the dead-letter list), one handed to the worker, or one sent. */
+const JournalEntry = z.union([
+  z.object({ done: z.string() }),
+  z.object({ received: z.string() }),
+  z.object({ message: SentMessage }),
+]);
+export type JournalEntry = z.infer<typeof JournalEntry>;
+
+/** A journal line's entry; null for a line a crash tore, or anything else that is no entry. */
+export function decodeJournalLine(line: string): JournalEntry | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const parsed = z.safeParse(JournalEntry, value);
+  return parsed.success ? parsed.data : null;
+}
