@@ -23,12 +23,20 @@ export const PALETTE = [
   '#065f46',
 ] as const;
 
+/** The palette's colour for the `i`th of a list, from the start again past its end. */
+export function paletteColor(i: number): string {
+  const color = PALETTE[i % PALETTE.length];
+  if (color === undefined) throw new Error(`No palette colour for ${i}: a list's index is a whole number from 0`);
+  return color;
+}
+
 /** `#rrggbb` or `#rgb` (any case) as RGB, or null for anything else. */
 export function parseHex(hex: string): Rgb | null {
-  const match = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim());
-  if (!match) return null;
-  const digits = match[1]!.length === 3 ? [...match[1]!].map((c) => c + c).join('') : match[1]!;
-  return [0, 2, 4].map((i) => parseInt(digits.slice(i, i + 2), 16)) as unknown as Rgb;
+  const found = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim())?.[1];
+  if (!found) return null;
+  const digits = found.length === 3 ? [...found].map((c) => c + c).join('') : found;
+  const channel = (at: number) => parseInt(digits.slice(at, at + 2), 16);
+  return [channel(0), channel(2), channel(4)];
 }
 
 export function toHex(rgb: Rgb): string {
@@ -46,8 +54,8 @@ export function luminance([r, g, b]: Rgb): number {
 
 /** WCAG contrast ratio of two colours, 1 to 21. */
 export function contrastRatio(a: Rgb, b: Rgb): number {
-  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (light + 0.05) / (dark + 0.05);
+  const [x, y] = [luminance(a), luminance(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }
 
 /** Whether a colour drawn on white is too light to see on its own and needs an outline. */
@@ -64,8 +72,9 @@ export function needsOutline(hex: string, background: Rgb = WHITE): boolean {
 export function outlineColor(hex: string, background: Rgb = WHITE): string {
   const rgb = parseHex(hex);
   if (!rgb) return hex;
+  const [r, g, b] = rgb;
   for (let keep = 1; keep > 0; keep -= 0.05) {
-    const shade = rgb.map((c) => c * keep) as unknown as Rgb;
+    const shade: Rgb = [r * keep, g * keep, b * keep];
     if (contrastRatio(shade, background) >= MIN_GRAPHIC_CONTRAST) return toHex(shade);
   }
   return '#000000';
@@ -106,7 +115,7 @@ export function domainStyles(competitors: readonly TrackedCompetitor[], siteDoma
   [...competitors]
     .sort((a, b) => a.id - b.id)
     .forEach((c, i) => {
-      const fill = c.color && parseHex(c.color) ? c.color.toLowerCase() : PALETTE[i % PALETTE.length]!;
+      const fill = c.color && parseHex(c.color) ? c.color.toLowerCase() : paletteColor(i);
       styles.set(c.domain, style(c.domain, c.display_name || c.domain, fill, false, true));
     });
   if (siteDomain) styles.set(siteDomain, style(siteDomain, siteDomain, SITE_COLOR, true, false));

@@ -7,7 +7,8 @@ export interface Props {
   attrs?: Record<string, string | number | boolean | null | undefined>;
   /** CSS custom properties set through the CSSOM, which the CSP allows (e.g. a competitor's colour). */
   vars?: Record<string, string>;
-  on?: { [E in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[E]) => void };
+  /** Listeners by event type; each gets the Event, which one that needs more narrows (`instanceof`). */
+  on?: { [E in keyof HTMLElementEventMap]?: (event: Event) => void };
 }
 
 /** An element with its props and children; the only way this app makes DOM from data. */
@@ -24,7 +25,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     el.setAttribute(name, value === true ? '' : String(value));
   }
   for (const [name, value] of Object.entries(props?.vars ?? {})) el.style.setProperty(name, value);
-  for (const [type, listener] of Object.entries(props?.on ?? {})) el.addEventListener(type, listener as EventListener);
+  for (const [type, listener] of Object.entries(props?.on ?? {})) if (listener) el.addEventListener(type, listener);
   append(el, children);
   return el;
 }

@@ -11,16 +11,21 @@ import { landscapeView } from './views/landscape';
 import { pagesView } from './views/pages';
 import { spendView } from './views/spend';
 
-const VIEWS: View[] = [landscapeView, backlinksView, competitorsView, pagesView, spendView];
+const VIEWS: readonly [View, ...View[]] = [landscapeView, backlinksView, competitorsView, pagesView, spendView];
 
-const app = document.getElementById('app')!;
+function appElement(): HTMLElement {
+  const el = document.getElementById('app');
+  if (!el) throw new Error('The page has no #app element to show the dashboard in');
+  return el;
+}
+const app = appElement();
 let api: Api | null = null;
 /** Counts renders, so a slow one that was overtaken by a newer navigation leaves the page alone. */
 let renders = 0;
 
 function route(): { view: View; params: string[] } {
   const [id, ...params] = location.hash.slice(1).split('/').map(decodeURIComponent);
-  return { view: VIEWS.find((v) => v.id === id) ?? VIEWS[0]!, params };
+  return { view: VIEWS.find((v) => v.id === id) ?? VIEWS[0], params };
 }
 
 function askForKey(problem?: string) {

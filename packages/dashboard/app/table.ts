@@ -30,10 +30,13 @@ const cellClass = (column: Pick<Column<unknown>, 'numeric' | 'wrap'>) =>
 export function dataTable<T>({ caption, columns, rows, sorted, rowClass, name }: TableOptions<T>): HTMLElement {
   let state = sorted;
   const body = h('tbody');
+  /** The headers that sort, with their column's index: their `aria-sort` follows the order. */
+  const sorting: { th: HTMLElement; index: number }[] = [];
   const headers = columns.map((column, index) => {
     const th = h('th', { class: cellClass(column), attrs: { scope: 'col' } });
     if (!column.sortBy) th.textContent = column.label;
-    else
+    else {
+      sorting.push({ th, index });
       th.append(
         h(
           'button',
@@ -54,6 +57,7 @@ export function dataTable<T>({ caption, columns, rows, sorted, rowClass, name }:
           h('span', { class: 'sort-mark', attrs: { 'aria-hidden': 'true' } }),
         ),
       );
+    }
     return th;
   });
   const render = () => {
@@ -69,10 +73,8 @@ export function dataTable<T>({ caption, columns, rows, sorted, rowClass, name }:
         return (x < y ? -1 : 1) * sign;
       });
     }
-    headers.forEach((th, index) => {
-      if (!columns[index]!.sortBy) return;
+    for (const { th, index } of sorting)
       th.setAttribute('aria-sort', state?.column === index ? (state.descending ? 'descending' : 'ascending') : 'none');
-    });
     replace(
       body,
       order.map((row) =>
