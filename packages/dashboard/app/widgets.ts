@@ -3,7 +3,7 @@ import { budgetLeftInWords } from './budget';
 import type { DomainStyle } from './colors';
 import { h, type Child } from './dom';
 import { errorInWords } from './errors';
-import type { Budget } from './types';
+import { isBudget } from './replies';
 
 /* Small pieces every view uses: how a domain is shown, empty states, errors. */
 
@@ -49,7 +49,7 @@ export function section(title: string, ...children: Child[]): HTMLElement {
 /** The budget's paragraph in a paid action's dialog; if it cannot be read, the dialog says so and still opens. */
 export async function budgetNote(api: Api): Promise<HTMLElement> {
   try {
-    return h('p', { attrs: { 'data-budget-note': '' } }, budgetLeftInWords(await api.get<Budget>('/v1/budget')));
+    return h('p', { attrs: { 'data-budget-note': '' } }, budgetLeftInWords(await api.get('/v1/budget', isBudget)));
   } catch (error) {
     return h(
       'p',

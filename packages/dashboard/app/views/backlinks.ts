@@ -3,8 +3,9 @@ import { domainStyles, type DomainStyles } from '../colors';
 import { h } from '../dom';
 import { fmtInt, fmtNum, fmtShare, fmtTime } from '../format';
 import { dataTable } from '../table';
+import { isBacklinks } from '../replies';
 import { loadCompetitors } from '../tracked';
-import type { BacklinkProfile, Backlinks, BacklinksOverview, HealthFlag } from '../types';
+import type { BacklinkProfile, BacklinksOverview, HealthFlag } from '../types';
 import type { View } from '../view';
 import { domainLabel, emptyState, section } from '../widgets';
 
@@ -63,7 +64,7 @@ export const backlinksView: View = {
     );
     ctx.root.append(h('div', { class: 'toolbar' }, h('label', { attrs: { for: 'months' } }, 'Trend over'), select));
     const [data, competitors] = await Promise.all([
-      ctx.api.tool<Backlinks>('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: months }),
+      ctx.api.tool('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: months }, isBacklinks),
       loadCompetitors(ctx.api),
     ]);
     if (!('profiles' in data)) {

@@ -3,9 +3,10 @@ import { confirmAction } from '../confirm';
 import { h } from '../dom';
 import { MAX_ACTIVE_COMPETITORS } from '../limits';
 import { costInWords, fmtTime } from '../format';
+import { isBacklinks, isCompetitorAdded, isDeleted } from '../replies';
 import { dataTable } from '../table';
 import { loadCompetitors } from '../tracked';
-import type { Backlinks, CompetitorAdded, CompetitorRow } from '../types';
+import type { CompetitorRow } from '../types';
 import type { View, ViewContext } from '../view';
 import { budgetNote, emptyState, section, swatch } from '../widgets';
 
@@ -17,7 +18,7 @@ export const competitorsView: View = {
     const [competitors, backlinks] = await Promise.all([
       loadCompetitors(ctx.api),
       // Stored snapshots only: when monitoring last ran for each domain.
-      ctx.api.tool<Backlinks>('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: 1 }),
+      ctx.api.tool('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: 1 }, isBacklinks),
     ]);
     const lastRun = new Map('profiles' in backlinks ? backlinks.profiles.map((p) => [p.domain, p.snapshot_at]) : []);
     const styles = domainStyles(competitors, null);
@@ -154,11 +155,15 @@ async function add(ctx: ViewContext, input: { domain: string; display_name: stri
   });
   if (!ok) return;
   await ctx.act(async () => {
-    const result = await ctx.api.tool<CompetitorAdded>('add_competitor', {
-      domain: input.domain,
-      color: input.color,
-      ...(input.display_name ? { display_name: input.display_name } : {}),
-    });
+    const result = await ctx.api.tool(
+      'add_competitor',
+      {
+        domain: input.domain,
+        color: input.color,
+        ...(input.display_name ? { display_name: input.display_name } : {}),
+      },
+      isCompetitorAdded,
+    );
     const what = result.created
       ? 'Now tracking'
       : result.completed
@@ -189,7 +194,7 @@ async function stop(ctx: ViewContext, competitor: CompetitorRow, label: string) 
   });
   if (!ok) return;
   await ctx.act(async () => {
-    await ctx.api.tool('db_delete', { table: 'cm_competitors', id: competitor.id });
+    await ctx.api.tool('db_delete', { table: 'cm_competitors', id: competitor.id }, isDeleted);
     return `Stopped monitoring ${label} (${competitor.domain}). No cost.`;
   });
 }

@@ -5,7 +5,8 @@ import { h, type Child } from '../dom';
 import { costInWords, fmtInt, fmtNum, fmtShare, fmtDay, plural } from '../format';
 import { dataTable, type Column } from '../table';
 import { loadCompetitors } from '../tracked';
-import type { Landscape, LandscapeKeyword, PageRow, Refresh, TopicRow } from '../types';
+import { isLandscape, isPageRow, isRefresh, isTopicRow } from '../replies';
+import type { Landscape, LandscapeKeyword, PageRow, TopicRow } from '../types';
 import type { View, ViewContext } from '../view';
 import { budgetNote, domainLabel, emptyState, section } from '../widgets';
 
@@ -21,7 +22,10 @@ export const landscapeView: View = {
   label: 'Keyword landscape',
   title: 'Keyword landscape',
   async render(ctx) {
-    const [topics, pages] = await Promise.all([ctx.api.rows<TopicRow>('cm_topics'), ctx.api.rows<PageRow>('cm_pages')]);
+    const [topics, pages] = await Promise.all([
+      ctx.api.rows('cm_topics', isTopicRow),
+      ctx.api.rows('cm_pages', isPageRow),
+    ]);
     if (topics.length === 0 && pages.length === 0) {
       ctx.root.append(
         emptyState(
@@ -36,7 +40,7 @@ export const landscapeView: View = {
     const out = h('div');
     ctx.root.append(out);
     const [landscape, competitors] = await Promise.all([
-      ctx.api.tool<Landscape>('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'metrics' }),
+      ctx.api.tool('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'metrics' }, isLandscape),
       loadCompetitors(ctx.api),
     ]);
     const site = landscape.sov.domains.find((d) => d.is_site)?.domain ?? null;
@@ -49,7 +53,11 @@ function scopeOf(params: string[], topics: TopicRow[], pages: PageRow[]): Scope 
   const [type, id] = [params[0], Number(params[1])];
   if (type === 'topic' && topics.some((t) => t.id === id)) return { type, id };
   if (type === 'page' && pages.some((p) => p.id === id)) return { type, id };
-  return topics[0] ? { type: 'topic', id: topics[0].id } : { type: 'page', id: pages[0]!.id };
+  const [topic] = topics;
+  if (topic) return { type: 'topic', id: topic.id };
+  const [page] = pages;
+  if (page) return { type: 'page', id: page.id };
+  throw new Error('No topic or page to show: the view shows its empty state instead');
 }
 
 function picker(ctx: ViewContext, scope: Scope, topics: TopicRow[], pages: PageRow[]): HTMLElement {
@@ -132,7 +140,7 @@ async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeywo
   });
   if (!ok) return;
   await ctx.act(async () => {
-    const result = await ctx.api.tool<Landscape>('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'list' });
+    const result = await ctx.api.tool('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'list' }, isLandscape);
     const list = result.list;
     return `Pulled ${plural(list?.fetched.length ?? 0, 'SERP')}${list?.failed.length ? `; failed: ${list.failed.join(', ')}` : ''}. ${costInWords(result)}`;
   });
@@ -173,7 +181,7 @@ function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
   const siteIndex = barStyles.findIndex((s) => s.isSite);
   const chart = chartFigure(
     'sov',
-    `Share of voice by domain: ${bars.map((d, i) => `${barStyles[i]!.label} ${fmtShare(d.sov)}`).join(', ')}.`,
+    `Share of voice by domain: ${bars.map((d) => `${styles.of(d.domain).label} ${fmtShare(d.sov)}`).join(', ')}.`,
     {
       type: 'bar',
       data: {
@@ -251,7 +259,10 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewCont
     },
     {
       label: 'Best competitor',
-      cell: (k) => bestCompetitor(k, styles) && domainLabel(bestCompetitor(k, styles)!.style),
+      cell: (k) => {
+        const best = bestCompetitor(k, styles);
+        return best && domainLabel(best.style);
+      },
       sortBy: (k) => bestCompetitor(k, styles)?.style.label ?? null,
     },
     {
@@ -333,7 +344,7 @@ async function refreshKeyword(ctx: ViewContext, keyword: string) {
   });
   if (!ok) return;
   await ctx.act(async () => {
-    const result = await ctx.api.tool<Refresh>('serp_keyword_refresh', { keyword });
+    const result = await ctx.api.tool('serp_keyword_refresh', { keyword }, isRefresh);
     return `Refreshed “${keyword}”: ${result.row.items.length} results. ${costInWords(result)} ${result.quota.used} of ${result.quota.limit} refreshes used today.`;
   });
 }

@@ -1,5 +1,6 @@
 import { h, replace } from '../dom';
 import { fmtTime, plural } from '../format';
+import { isPageListing } from '../replies';
 import { dataTable } from '../table';
 import type { PageItem, PageListing } from '../types';
 import type { View, ViewContext } from '../view';
@@ -18,8 +19,10 @@ export const pagesView: View = {
   label: 'Pages',
   title: 'Published pages',
   async render(ctx) {
-    const first = await Promise.all(KINDS.map((kind) => ctx.api.get<PageListing>(listPath(kind.path, null))));
-    if (first.every((list) => list.items.length === 0)) {
+    const first = await Promise.all(
+      KINDS.map(async (kind) => ({ kind, list: await ctx.api.get(listPath(kind.path, null), isPageListing) })),
+    );
+    if (first.every(({ list }) => list.items.length === 0)) {
       ctx.root.append(
         emptyState(
           'No pages yet.',
@@ -30,7 +33,7 @@ export const pagesView: View = {
     }
     // Titles of every page loaded so far, to name the targets of suppressed links.
     const titles = new Map<string, string>();
-    const hidden = first.flatMap((list) => list.items).filter((p) => p.suppressed_links?.length).length;
+    const hidden = first.flatMap(({ list }) => list.items).filter((p) => p.suppressed_links?.length).length;
     ctx.root.append(
       h(
         'p',
@@ -40,7 +43,7 @@ export const pagesView: View = {
           : 'No page hides a link from readers: every linked page is live.',
       ),
     );
-    KINDS.forEach((kind, i) => ctx.root.append(listing(ctx, kind, first[i]!, titles)));
+    for (const { kind, list } of first) ctx.root.append(listing(ctx, kind, list, titles));
   },
 };
 
@@ -68,7 +71,7 @@ function listing(
   };
   more.addEventListener('click', () => {
     more.disabled = true;
-    ctx.api.get<PageListing>(listPath(kind.path, cursor)).then(
+    ctx.api.get(listPath(kind.path, cursor), isPageListing).then(
       (page) => {
         more.disabled = false;
         show(page);

@@ -1,10 +1,11 @@
 import { remainingUsd, usedShare, WINDOWS } from '../budget';
 import { chartFigure, destroyCharts, mountCharts } from '../charts';
-import { PALETTE } from '../colors';
+import { paletteColor } from '../colors';
 import { confirmAction } from '../confirm';
 import { h, replace } from '../dom';
 import { fmtDay, fmtInt, fmtShare, fmtTime, fmtUsd, plural, roundUsd, SIMULATED } from '../format';
 import { BUDGET_USD_MAX } from '../limits';
+import { isBudget, isUsage } from '../replies';
 import { dataTable, type Column } from '../table';
 import type { Budget, BudgetWindow, Usage, UsageDay, UsageLine } from '../types';
 import type { View, ViewContext } from '../view';
@@ -19,8 +20,8 @@ export const spendView: View = {
   title: 'Spend this month',
   async render(ctx) {
     const [usage, budget] = await Promise.all([
-      ctx.api.get<Usage>('/v1/usage?by=day'),
-      ctx.api.get<Budget>('/v1/budget'),
+      ctx.api.get('/v1/usage?by=day', isUsage),
+      ctx.api.get('/v1/budget', isBudget),
     ]);
     const simulated = usage.simulated_cost_usd ?? 0;
     // The sandbox is free unless it charged list prices; then its money is named simulated, never free.
@@ -174,24 +175,21 @@ function budgetWindow(key: string, adjective: string, w: BudgetWindow): HTMLElem
 
 /** Sets both limits at once: an empty field is no limit. Free, but it changes what the agent may spend, so it asks first. */
 function budgetForm(ctx: ViewContext, budget: Budget): HTMLElement {
-  const inputs = Object.fromEntries(
-    WINDOWS.map(({ key }) => [
-      key,
-      h('input', {
-        attrs: {
-          id: `budget-${key}`,
-          name: key,
-          type: 'number',
-          min: 0,
-          max: BUDGET_USD_MAX,
-          step: 'any',
-          inputmode: 'decimal',
-          placeholder: 'no limit',
-          value: budget[key].limit_usd ?? '',
-        },
-      }),
-    ]),
-  ) as Record<(typeof WINDOWS)[number]['key'], HTMLInputElement>;
+  const input = (key: (typeof WINDOWS)[number]['key']) =>
+    h('input', {
+      attrs: {
+        id: `budget-${key}`,
+        name: key,
+        type: 'number',
+        min: 0,
+        max: BUDGET_USD_MAX,
+        step: 'any',
+        inputmode: 'decimal',
+        placeholder: 'no limit',
+        value: budget[key].limit_usd ?? '',
+      },
+    });
+  const inputs = { daily: input('daily'), monthly: input('monthly') };
   const limitOf = (input: HTMLInputElement) => (input.value.trim() === '' ? null : input.valueAsNumber);
   return h(
     'form',
@@ -214,7 +212,7 @@ function budgetForm(ctx: ViewContext, budget: Budget): HTMLElement {
           h(
             'label',
             { attrs: { for: `budget-${key}` } },
-            `${adjective[0]!.toUpperCase()}${adjective.slice(1)} limit (USD)`,
+            `${adjective.charAt(0).toUpperCase()}${adjective.slice(1)} limit (USD)`,
           ),
           inputs[key],
         ),
@@ -253,7 +251,7 @@ async function setBudget(
   });
   if (!ok) return;
   await ctx.act(async () => {
-    const set = await ctx.api.put<Budget>('/v1/budget', next);
+    const set = await ctx.api.put('/v1/budget', next, isBudget);
     return `Budget set: daily ${limitInWords(set.daily.limit_usd)}, monthly ${limitInWords(set.monthly.limit_usd)}. No cost.`;
   });
 }
@@ -296,7 +294,7 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
           datasets: tools.map((tool, i) => ({
             label: tool,
             data: days.map((day) => sum(day, tool, measure)),
-            backgroundColor: PALETTE[i % PALETTE.length],
+            backgroundColor: paletteColor(i),
           })),
         },
         options: {
@@ -330,12 +328,7 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
     'ul',
     { class: 'legend', attrs: { 'aria-label': 'Tools' } },
     tools.map((tool, i) =>
-      h(
-        'li',
-        { class: 'domain' },
-        swatch({ fill: PALETTE[i % PALETTE.length]!, border: PALETTE[i % PALETTE.length]! }),
-        tool,
-      ),
+      h('li', { class: 'domain' }, swatch({ fill: paletteColor(i), border: paletteColor(i) }), tool),
     ),
   );
   const rows = [...byDay].sort((a, b) => b.day.localeCompare(a.day) || b.cost_usd - a.cost_usd);

@@ -1,0 +1,89 @@
+import type {
+  Backlinks,
+  Budget,
+  CompetitorAdded,
+  CompetitorRow,
+  Landscape,
+  PageListing,
+  PageRow,
+  Refresh,
+  Rows,
+  TopicRow,
+  Usage,
+} from './types';
+
+/*
+ * What the app checks of a reply before a view reads it. The replies are the contract's schemas, which
+ * the app's types are read from, so a guard checks the fields that make a reply the one asked for rather
+ * than every field (the bundle stays small, with no schema library): a reply from anything else, a
+ * proxy's page or another version of the API, is then an error in words, not a view that breaks halfway.
+ */
+
+export const isFields = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTextOrNull = (value: unknown) => value === null || typeof value === 'string';
+const isNumberOrNull = (value: unknown) => value === null || typeof value === 'number';
+
+export const isTopicRow = (row: unknown): row is TopicRow =>
+  isFields(row) && typeof row.id === 'number' && typeof row.name === 'string';
+export const isPageRow = (row: unknown): row is PageRow =>
+  isFields(row) && typeof row.id === 'number' && typeof row.title === 'string';
+export const isCompetitorRow = (row: unknown): row is CompetitorRow =>
+  isFields(row) &&
+  typeof row.id === 'number' &&
+  typeof row.domain === 'string' &&
+  typeof row.added_at === 'string' &&
+  (row.display_name === undefined || isTextOrNull(row.display_name)) &&
+  (row.color === undefined || isTextOrNull(row.color));
+
+/** A page of db_select; its rows are checked one by one, with the guard of the table's rows. */
+export const isRows = (reply: unknown): reply is Rows =>
+  isFields(reply) && Array.isArray(reply.rows) && isTextOrNull(reply.next_cursor);
+
+export const isLandscape = (reply: unknown): reply is Landscape =>
+  isFields(reply) &&
+  isFields(reply.scope) &&
+  isFields(reply.coverage) &&
+  Array.isArray(reply.keywords) &&
+  isFields(reply.sov) &&
+  Array.isArray(reply.sov.domains);
+
+export const isRefresh = (reply: unknown): reply is Refresh =>
+  isFields(reply) && isFields(reply.row) && Array.isArray(reply.row.items) && isFields(reply.quota);
+
+/** serp_backlinks at depth overview: the profiles, or `{empty: true}` before any. */
+export const isBacklinks = (reply: unknown): reply is Backlinks =>
+  isFields(reply) &&
+  (reply.empty === true ||
+    (reply.depth === 'overview' &&
+      Array.isArray(reply.profiles) &&
+      Array.isArray(reply.trend) &&
+      Array.isArray(reply.gap)));
+
+export const isCompetitorAdded = (reply: unknown): reply is CompetitorAdded =>
+  isFields(reply) &&
+  isCompetitorRow(reply.competitor) &&
+  typeof reply.created === 'boolean' &&
+  typeof reply.completed === 'boolean' &&
+  typeof reply.monitoring_deferred === 'number';
+
+export const isDeleted = (reply: unknown): reply is { deleted: true } => isFields(reply) && reply.deleted === true;
+
+export const isPageListing = (reply: unknown): reply is PageListing =>
+  isFields(reply) && Array.isArray(reply.items) && isTextOrNull(reply.next_cursor);
+
+export const isUsage = (reply: unknown): reply is Usage =>
+  isFields(reply) &&
+  typeof reply.calls === 'number' &&
+  typeof reply.cost_usd === 'number' &&
+  Array.isArray(reply.by_tool) &&
+  (reply.by_day === undefined || Array.isArray(reply.by_day));
+
+const isBudgetWindow = (window: unknown) =>
+  isFields(window) &&
+  isNumberOrNull(window.limit_usd) &&
+  typeof window.spent_usd === 'number' &&
+  typeof window.reserved_usd === 'number';
+
+export const isBudget = (reply: unknown): reply is Budget =>
+  isFields(reply) && isBudgetWindow(reply.daily) && isBudgetWindow(reply.monthly);
