@@ -2,7 +2,13 @@ import { checkedApp } from './checks';
 import { ContentApiStack } from './stack';
 
 const app = checkedApp();
-const context = (key: string) => app.node.tryGetContext(key) as string | undefined;
+/** A context value: `-c key=value` gives text, and cdk.json may give a number. */
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new Error(`Context ${key} must be text or a number, not ${JSON.stringify(value)}`);
+};
 const limit = (key: string) => (context(key) === undefined ? undefined : Number(context(key)));
 const [domainName, certificateArn] = [context('domainName'), context('certificateArn')];
 if (!domainName !== !certificateArn)

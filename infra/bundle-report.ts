@@ -23,23 +23,24 @@ export interface BundleSize {
 }
 
 /** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries, mcp the MCP SDK (with ajv). */
-export const BUNDLE_BUDGET_BYTES: Record<string, number> = {
+export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
   'research-worker': 940 * 1024,
   mcp: 900 * 1024,
 };
-export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default!;
+export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
 
 /** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
 function packageOf(path: string): string {
   const at = path.lastIndexOf('node_modules/');
   if (at < 0) return '(this repository)';
-  const parts = path.slice(at + 'node_modules/'.length).split('/');
-  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  const [first = '', second = ''] = path.slice(at + 'node_modules/'.length).split('/');
+  return first.startsWith('@') ? `${first}/${second}` : first;
 }
 
 function contents(metafile: Metafile) {
-  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'))![1];
+  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'))?.[1];
+  if (!output) throw new Error('esbuild wrote no .js file');
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
     const name = packageOf(path);
@@ -101,7 +102,11 @@ export async function bundleSize(name: FunctionId): Promise<BundleSize> {
     write: false,
     metafile: true,
   });
-  const sizeOf = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.contents.byteLength;
+  const sizeOf = (suffix: string) => {
+    const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
+    if (!file) throw new Error(`esbuild wrote no ${suffix} for ${name}`);
+    return file.contents.byteLength;
+  };
   return { name, bytes: sizeOf('index.js'), mapBytes: sizeOf('index.js.map'), ...contents(result.metafile) };
 }
 

@@ -7,7 +7,14 @@ import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
 import { Alarms, budgetAlarms } from './constructs/alarms';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
-import { grantBedrock, grantInvoke, grantSecret, serviceFunction, type FunctionFactory } from './constructs/function';
+import {
+  grantBedrock,
+  grantInvoke,
+  grantSecret,
+  made,
+  serviceFunction,
+  type FunctionFactory,
+} from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring, researchSweep } from './constructs/schedules';
 import { contentTable } from './constructs/storage';
@@ -49,10 +56,10 @@ export class ContentApiStack extends Stack {
     const alarms = new Alarms(this, props.alarmEmail);
     const queues = workerQueues(this, alarms);
     // Every function by name, for the credential grants below.
-    const made = new Map<FunctionId, NodejsFunction>();
+    const byName = new Map<FunctionId, NodejsFunction>();
     const lambda: FunctionFactory = (name, timeout) => {
       const fn = serviceFunction(this, name, { timeout, access: ACCESS[name], table, queues, alarms });
-      made.set(name, fn);
+      byName.set(name, fn);
       return fn;
     };
 
@@ -64,30 +71,32 @@ export class ContentApiStack extends Stack {
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
     if (props.dataforseoSecret) {
-      for (const name of DATAFORSEO_READERS) grantSecret(made.get(name)!, 'DATAFORSEO_SECRET', props.dataforseoSecret);
+      for (const name of DATAFORSEO_READERS)
+        grantSecret(made(byName, name), 'DATAFORSEO_SECRET', props.dataforseoSecret);
     }
     // Only the research worker searches, fetches and synthesizes.
-    const researchWorker = this.workers.get('research')!;
+    const researchWorker = made(this.workers, 'research');
     grantBedrock(researchWorker, props.bedrockModelId ?? DEFAULT_BEDROCK_MODEL);
     if (props.tavilySecret) {
       grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret);
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
-      this.functions.get('research')!.addEnvironment('TAVILY_SECRET', props.tavilySecret);
+      made(this.functions, 'research').addEnvironment('TAVILY_SECRET', props.tavilySecret);
     }
 
     // Every function that makes or queues paid calls reserves against the deployment's cap too.
     if (props.globalDailyBudgetUsd !== undefined) {
-      for (const fn of made.values()) fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(props.globalDailyBudgetUsd));
+      for (const fn of byName.values())
+        fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(props.globalDailyBudgetUsd));
     }
     budgetAlarms(this, alarms);
 
     // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
-    const mcp = this.functions.get('mcp')!;
+    const mcp = made(this.functions, 'mcp');
     for (const target of MCP_INVOKES)
-      mcp.addEnvironment(functionEnvName(target), this.functions.get(target)!.functionName);
+      mcp.addEnvironment(functionEnvName(target), made(this.functions, target).functionName);
     grantInvoke(
       mcp,
-      MCP_INVOKES.map((target) => this.functions.get(target)!),
+      MCP_INVOKES.map((target) => made(this.functions, target)),
     );
 
     const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
@@ -100,10 +109,10 @@ export class ContentApiStack extends Stack {
       value: publicBaseUrl,
       description: 'The base of visitor-page URLs and canonical links',
     });
-    if (domainName) {
+    if (domainName && props.domain) {
       new CfnOutput(this, 'ApiDomainTarget', {
         value: domainName.regionalDomainName,
-        description: `Point ${props.domain!.name} here (CNAME or alias)`,
+        description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });

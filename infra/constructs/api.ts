@@ -15,6 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
 import type { Alarms } from './alarms';
+import { made } from './function';
 import { pascal } from './ids';
 
 /** Requests per second across the API, steady and in a burst, unless the deployment says otherwise. */
@@ -69,7 +70,7 @@ export function httpApi(
   }
 
   const integrations = new Map(
-    FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, functions.get(fn)!)]),
+    FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, made(functions, fn))]),
   );
   // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
   // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
@@ -79,7 +80,7 @@ export function httpApi(
   });
   for (const route of ROUTES) {
     const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
-    api.addRoutes({ path: route.path, methods, integration: integrations.get(route.fn)! });
+    api.addRoutes({ path: route.path, methods, integration: made(integrations, route.fn) });
   }
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',

@@ -25,6 +25,13 @@ export interface ServiceFunctionProps {
 /** Makes one of the stack's functions, with the stack's table, queues and alarms. */
 export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFunction;
 
+/** What the stack made for `name` (a function, or its integration): it makes one for every name, so a miss is a bug. */
+export function made<K extends string, V>(byName: ReadonlyMap<K, V>, name: K): V {
+  const value = byName.get(name);
+  if (value === undefined) throw new Error(`Nothing was made for ${name}`);
+  return value;
+}
+
 /**
  * One function: its own role (no managed policies: it may write its own log group and nothing else
  * until granted `access`), bundled on its own, traced, with an alarm on its errors.
@@ -147,7 +154,8 @@ export function grantBedrock(fn: NodejsFunction, modelId: string): void {
     }),
   ];
   fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
-  Validations.of(fn.role!).acknowledge({
+  if (!fn.role) throw new Error(`${fn.node.id} has no role: serviceFunction gives each its own`);
+  Validations.of(fn.role).acknowledge({
     // How cdk-nag names the region wildcard.
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}]`,
     reason: 'A cross-region inference profile routes each call to its model in a region the profile picks',

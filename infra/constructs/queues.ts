@@ -28,7 +28,8 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
       enforceSSL: true,
     });
   };
-  return Object.fromEntries(WORKERS.map((worker) => [worker, queue(worker)])) as Record<WorkerName, Queue>;
+  // In WORKERS order, the order the stack has always made them in.
+  return { relink: queue('relink'), research: queue('research'), monitor: queue('monitor') };
 }
 
 /** Each queue's worker, fed in batches of its queue's batch size and reporting which records failed, so only those come back. */
