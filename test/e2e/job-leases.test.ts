@@ -128,7 +128,15 @@ it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live 
   const future = Date.now() + 60_000;
   const lapsed = await abandoned('running', past, past);
   const ended = await abandoned('running', past, past);
-  await t.store.jobs.finish(ended, { result: {} }, new Date().toISOString());
+  const nothingFound = {
+    research_id: 'res_none',
+    facts: [],
+    opinions: [],
+    sources: [],
+    data_source: 'sandbox',
+    cost_usd: 0,
+  };
+  await t.store.jobs.finish(ended, { result: nothingFound }, new Date().toISOString());
   const alive = await abandoned('running', future, future);
   expect(await t.stack.sweep()).toEqual({ expired: 1, freed: 1 });
   expect((await t.store.jobs.get(lapsed))?.error?.code).toBe('lease_expired');

@@ -1,4 +1,4 @@
-import { TOOLS } from '@cm/contract';
+import { TOOL_LIST } from '@cm/contract';
 import { keywordScore, nextUtcMidnight } from '@cm/core';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -29,7 +29,7 @@ describe('tool surface', () => {
   it('lists every tool with its description and a JSON Schema of its parameters', async () => {
     const reply = await t.call('GET', '/v1/tools');
     expect(reply.status).toBe(200);
-    expect(reply.body.map((tool: { name: string }) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(reply.body.map((tool: { name: string }) => tool.name)).toEqual(TOOL_LIST.map((tool) => tool.name));
     for (const tool of reply.body) {
       expect(tool.description.length).toBeGreaterThan(40);
       expect(tool.input_schema.type).toBe('object');

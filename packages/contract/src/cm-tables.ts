@@ -153,8 +153,9 @@ export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
 
 export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;
 
-/** What the store assigns every row. */
-const RowMeta = { id: z.int(), created_at: z.string(), updated_at: z.string() };
+/** What the store assigns every row: its id (listed first) and its times (listed last). */
+const RowIdField = { id: z.int() };
+const RowTimes = { created_at: z.string(), updated_at: z.string() };
 
 /**
  * Each table's rows as stored and read back: the fields db_insert takes (after their defaults), what the
@@ -162,18 +163,19 @@ const RowMeta = { id: z.int(), created_at: z.string(), updated_at: z.string() };
  * times. The store decodes every row it reads with these; the replies that show rows are built on them.
  */
 export const STORED_ROW_SHAPES = {
-  cm_topics: { ...RowMeta, name: z.string(), description: z.optional(z.string()) },
+  cm_topics: { ...RowIdField, name: z.string(), description: z.optional(z.string()), ...RowTimes },
   cm_pages: {
-    ...RowMeta,
+    ...RowIdField,
     title: z.string(),
     slug: z.optional(z.string()),
     topic_id: z.optional(z.int()),
     primary_keyword: z.optional(z.string()),
     secondary_keywords: z.array(z.string()),
     published_id: z.optional(z.string()),
+    ...RowTimes,
   },
   cm_keywords: {
-    ...RowMeta,
+    ...RowIdField,
     keyword: z.string(),
     locale: z.string(),
     volume: z.nullable(z.int()),
@@ -185,10 +187,17 @@ export const STORED_ROW_SHAPES = {
     checked_at: z.nullable(z.string()),
     /** Where the metrics came from: `sandbox`, `dataforseo`, or `caller` for a row inserted by hand. */
     data_source: z.string(),
+    ...RowTimes,
   },
-  cm_topic_keywords: { ...RowMeta, topic_id: z.int(), keyword_id: z.int(), score: z.optional(z.number()) },
+  cm_topic_keywords: {
+    ...RowIdField,
+    topic_id: z.int(),
+    keyword_id: z.int(),
+    score: z.optional(z.number()),
+    ...RowTimes,
+  },
   cm_competitors: {
-    ...RowMeta,
+    ...RowIdField,
     domain: z.string(),
     display_name: z.optional(z.string()),
     color: z.optional(z.string()),
@@ -196,11 +205,14 @@ export const STORED_ROW_SHAPES = {
     added_at: z.string(),
     /** Stored by db_insert: monitoring not started yet; add_competitor completes it. */
     incomplete: z.optional(z.boolean()),
+    ...RowTimes,
   },
 } as const satisfies Record<TableName, z.core.$ZodLooseShape>;
 
 /** A stored row of `T`, with whatever else it holds (rows keep their stored fields). */
-export type RowOf<T extends TableName> = z.infer<z.ZodMiniObject<(typeof STORED_ROW_SHAPES)[T]>> &
+export type RowOf<T extends TableName> = { id: number; created_at: string; updated_at: string } & z.infer<
+  z.ZodMiniObject<(typeof STORED_ROW_SHAPES)[T]>
+> &
   Record<string, unknown>;
 export type KeywordRow = RowOf<'cm_keywords'>;
 export type CompetitorRow = RowOf<'cm_competitors'>;

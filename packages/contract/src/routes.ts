@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ErrorBody } from './errors';
 import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
-import { TOOLS, ToolListing, type ToolSpec } from './tools';
+import { TOOL_LIST, ToolListing, type NamedToolSpec } from './tools';
 import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
@@ -189,7 +189,7 @@ const DOCS: Record<string, RouteDocs> = {
   [`DELETE ${MCP_PATH}`]: { summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
 };
 
-const toolDocs = (tool: ToolSpec): RouteDocs => ({
+const toolDocs = (tool: NamedToolSpec): RouteDocs => ({
   summary: tool.description,
   body: tool.input,
   replies: { 200: { description: `The result of ${tool.name}`, schema: tool.result } },
@@ -210,7 +210,7 @@ export const ROUTES: readonly Route[] = withDocs(
   ROUTE_TABLE,
   new Map([
     ...Object.entries(DOCS),
-    ...TOOLS.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const),
+    ...TOOL_LIST.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const),
   ]),
 );
 

@@ -1,8 +1,17 @@
 import * as z from 'zod/mini';
 import { named } from './common';
-import { HexColor, Intent, Keyword, REFRESH_LOCALE, RowId, StoredNumber, TableName } from './cm-tables';
+import {
+  HexColor,
+  Intent,
+  Keyword,
+  REFRESH_LOCALE,
+  RowId,
+  STORED_ROW_SHAPES,
+  StoredNumber,
+  TableName,
+} from './cm-tables';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './research';
-import type { ToolName } from './route-table';
+import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
 
@@ -171,24 +180,7 @@ const ToolMeta = {
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
 
-export const KeywordRowSchema = named(
-  z.object({
-    id: z.int(),
-    keyword: z.string(),
-    locale: z.string(),
-    volume: z.nullable(z.int()),
-    cpc_usd: z.nullable(z.number()),
-    competition: z.nullable(z.number()),
-    intent: z.nullable(Intent),
-    is_idea: z.boolean(),
-    page_id: z.nullable(z.int()),
-    checked_at: z.nullable(z.string()),
-    data_source: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  }),
-  { id: 'KeywordRow' },
-);
+export const KeywordRowSchema = named(z.object(STORED_ROW_SHAPES.cm_keywords), { id: 'KeywordRow' });
 
 export const DbSelectResult = z.object({
   ...ToolMeta,
@@ -494,80 +486,86 @@ export const RecallResult = z.object({
   empty: z.boolean(),
 });
 
-export interface ToolSpec {
-  name: ToolName;
+interface ToolSpec {
   description: string;
   input: z.ZodMiniType;
   result: z.ZodMiniType;
 }
 
-export const TOOLS: readonly ToolSpec[] = [
-  {
-    name: 'research',
+/**
+ * Each research tool by name: its description and the schemas of its input and result. A tool's
+ * workflow, its handler, its MCP listing and its REST route are typed from its entry here.
+ */
+export const TOOLS = {
+  research: {
     description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
     result: ResearchResult,
   },
-  {
-    name: 'recall',
+  recall: {
     description:
       "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
     input: RecallInput,
     result: RecallResult,
   },
-  {
-    name: 'get_keywords',
+  get_keywords: {
     description:
       "Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.",
     input: GetKeywordsInput,
     result: GetKeywordsResult,
   },
-  {
-    name: 'serp_landscape',
+  serp_landscape: {
     description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} listed keywords (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: SerpLandscapeResult,
   },
-  {
-    name: 'serp_keyword_refresh',
+  serp_keyword_refresh: {
     description: `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
     input: SerpKeywordRefreshInput,
     result: SerpKeywordRefreshResult,
   },
-  {
-    name: 'serp_backlinks',
+  serp_backlinks: {
     description: `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
     input: SerpBacklinksInput,
     result: SerpBacklinksResult,
   },
-  {
-    name: 'add_competitor',
+  add_competitor: {
     description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: AddCompetitorResult,
   },
-  {
-    name: 'db_select',
+  db_select: {
     description:
       'Read rows of cm_topics, cm_pages, cm_keywords, cm_topic_keywords or cm_competitors, ordered by id, with optional equality filters and a cursor.',
     input: DbSelectInput,
     result: DbSelectResult,
   },
-  {
-    name: 'db_insert',
+  db_insert: {
     description: `Insert a row; the integer id comes from the site's sequence for that table. cm_keywords is unique per (locale, keyword), cm_topic_keywords per (topic_id, keyword_id). A cm_competitors row is incomplete: it takes a place under the cap of ${LIMITS.activeCompetitors} but is not monitored until add_competitor completes it; with active: false it is stored inactive, outside the cap.`,
     input: DbInsertInput,
     result: DbInsertResult,
   },
-  {
-    name: 'db_delete',
+  db_delete: {
     description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
     input: DbDeleteInput,
     result: DbDeleteResult,
   },
-];
+} as const satisfies Record<ToolName, ToolSpec>;
 
-export const toolSpec = (name: string): ToolSpec | undefined => TOOLS.find((t) => t.name === name);
+/** What a tool's workflow is given: its input as the tool's schema parsed it. */
+export type ToolInput<N extends ToolName> = z.output<(typeof TOOLS)[N]['input']>;
+/** What a tool answers: its result schema's shape. */
+export type ToolResult<N extends ToolName> = z.input<(typeof TOOLS)[N]['result']>;
+
+/** A tool's entry with its name. */
+export type NamedToolSpec = ToolSpec & { name: ToolName };
+
+/** The tools in the order they are listed (TOOL_NAMES's), each with its name. */
+export const TOOL_LIST: readonly NamedToolSpec[] = TOOL_NAMES.map((name) => ({ name, ...TOOLS[name] }));
+
+const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOLS, name);
+export const toolSpec = (name: string): NamedToolSpec | undefined =>
+  isToolName(name) ? { name, ...TOOLS[name] } : undefined;
 
 export const ToolListing = z.array(
   z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }),
@@ -575,7 +573,7 @@ export const ToolListing = z.array(
 
 /** `GET /v1/tools`: each tool with a JSON Schema of its input, generated from the zod schema that validates it. */
 export function toolListing(): z.output<typeof ToolListing> {
-  return TOOLS.map((tool) => {
+  return TOOL_LIST.map((tool) => {
     const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, {
       io: 'input',
       unrepresentable: 'any',

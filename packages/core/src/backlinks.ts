@@ -111,7 +111,10 @@ export interface GapEntry {
  * The link gap against the competitors tracked now: what links to none of them is dropped, and
  * outreach order is the number of competitors linked, then rank.
  */
-export function rankGap(gap: readonly GapEntry[], competitors: readonly string[]): GapEntry[] {
+export function rankGap(
+  gap: readonly GapEntry[],
+  competitors: readonly string[],
+): Array<GapEntry & { links_to: string[] }> {
   const tracked = new Set(competitors);
   return gap
     .map((g) => ({ ...g, links_to: g.links_to.filter((d) => tracked.has(d)) }))

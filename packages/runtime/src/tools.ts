@@ -1,8 +1,16 @@
-import { ApiError, roundUsd, TOOL_FUNCTIONS, toolSpec, type ToolName } from '@cm/contract';
+import {
+  ApiError,
+  roundUsd,
+  TOOL_FUNCTIONS,
+  TOOLS,
+  type ToolInput,
+  type ToolName,
+  type ToolResult,
+} from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import type { ToolContext } from '@cm/tools';
 import { api } from './api';
-import { json } from './http';
+import { json, type ApiRequest } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
@@ -35,18 +43,30 @@ interface ToolRun<I> {
   observation: Observation;
 }
 
+/** The fields of a result that a run adds: its cost and whether it was cached (a workflow may give them), the budget left, and the simulated flag. */
+type RunFields = 'cost_usd' | 'cached' | 'budget' | 'simulated';
+/** Omit over each member of a union (a plain Omit would merge the members of a result that is one). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What a tool's workflow answers: its result without what the run adds; the compiler refuses one that does not fit. */
+export type WorkflowResult<N extends ToolName> = OmitEach<ToolResult<N>, RunFields> & {
+  cost_usd?: number;
+  cached?: boolean;
+};
+export type Workflow<N extends ToolName> = (ctx: ToolContext, input: ToolInput<N>) => Promise<WorkflowResult<N>>;
+
 /**
  * Runs one research tool: its providers and meter, `cost_usd` and `cached` on the result, a provider
  * failure as `502 provider_error`, and every provider call in the usage ledger, also when the run
  * fails. The result, or an ApiError. Every way a tool is called (`POST /v1/tools/{name}`, and over MCP
  * through the tool's own function) runs it here.
  */
-async function runTool<I>(
+async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
   name: ToolName,
-  run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>,
+  run: (ctx: ToolContext, input: I) => Promise<R>,
   wiring: ToolWiring,
   { siteId, input, observation }: ToolRun<I>,
-): Promise<Record<string, unknown>> {
+) {
   const store = getStore();
   const budget = siteBudget(siteId, observation);
   const meter = meterOf(budget);
@@ -96,20 +116,33 @@ async function runTool<I>(
   }
 }
 
+type InputReaders = { [N in ToolName]: (request: ApiRequest) => ToolInput<N> };
+/**
+ * Each tool's input read with its schema. A mapped type, so that indexed with a generic tool name an
+ * entry keeps that tool's input type (reading with TOOLS[name].input would type every tool's).
+ */
+const INPUT_READERS: InputReaders = {
+  research: (request) => request.body(TOOLS.research.input),
+  recall: (request) => request.body(TOOLS.recall.input),
+  get_keywords: (request) => request.body(TOOLS.get_keywords.input),
+  serp_landscape: (request) => request.body(TOOLS.serp_landscape.input),
+  serp_keyword_refresh: (request) => request.body(TOOLS.serp_keyword_refresh.input),
+  serp_backlinks: (request) => request.body(TOOLS.serp_backlinks.input),
+  add_competitor: (request) => request.body(TOOLS.add_competitor.input),
+  db_select: (request) => request.body(TOOLS.db_select.input),
+  db_insert: (request) => request.body(TOOLS.db_insert.input),
+  db_delete: (request) => request.body(TOOLS.db_delete.input),
+};
+
 /** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
-export function tool<I>(
-  name: ToolName,
-  run: (ctx: ToolContext, input: I) => Promise<Record<string, unknown>>,
-  wiring: ToolWiring = {},
-) {
-  const spec = toolSpec(name);
-  if (!spec) throw new Error(`no tool ${name}`);
+export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: ToolWiring = {}) {
   return api(TOOL_FUNCTIONS[name], {
     [`POST /v1/tools/${name}`]: async (request) => {
       const { observation } = request;
       observation.keys({ tool: name });
       observation.dimension('tool', name);
-      const input = request.body(spec.input) as I;
+      const read: InputReaders[N] = INPUT_READERS[name];
+      const input = read(request);
       return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation }));
     },
   });

@@ -21,7 +21,9 @@ export function decodeItem<S extends z.ZodMiniType>(
 ): z.output<S> {
   const parsed = z.safeParse(schema, item);
   if (parsed.success) return parsed.data;
-  const problem = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; ');
+  const problem = parsed.error.issues
+    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
+    .join('; ');
   throw new CorruptItem(kind, keyOf(item, key), problem);
 }
 

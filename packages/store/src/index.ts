@@ -25,7 +25,7 @@ export { StoreError, InvalidCursor, RowConflict, StoreUnavailable, CorruptItem }
 export { keywordUnique } from './keys';
 export type { Reclaimable, SemaphoreState, TakeOutcome } from './semaphore';
 export { Semaphore } from './semaphore';
-export type { Job, ResearchJobInput } from './jobs';
+export type { Job, ResearchJobInput, ResearchJobResult } from './jobs';
 export type { StoredResearch, QueryState } from './research-records';
 export type { BacklinkSnapshot } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { BudgetTicket, JOB_MODES, JOB_STATUSES, JobError } from '@cm/contract';
-import { decodeItem } from './decode';
+import { BudgetTicket, Finding, JOB_MODES, JOB_STATUSES, JobError, ResearchSource } from '@cm/contract';
+import { decodeItem, inStoredOrder } from './decode';
 
 /* A queued job's item. Research is the one tool that queues jobs; its input is what the worker needs. */
 
@@ -12,13 +12,24 @@ export const ResearchJobInput = z.object({
 });
 export type ResearchJobInput = z.infer<typeof ResearchJobInput>;
 
+/** What a research job that succeeded found, what it cost, and where from (GET /v1/jobs shows it as stored). */
+export const ResearchJobResult = inStoredOrder({
+  research_id: z.string(),
+  facts: z.array(Finding),
+  opinions: z.array(Finding),
+  sources: z.array(ResearchSource),
+  data_source: z.string(),
+  cost_usd: z.number(),
+});
+export type ResearchJobResult = z.infer<typeof ResearchJobResult>;
+
 const JobItem = z.object({
   job_id: z.string(),
   site_id: z.int(),
   tool: z.string(),
   status: z.enum(JOB_STATUSES),
   input: ResearchJobInput,
-  result: z.optional(z.record(z.string(), z.unknown())),
+  result: z.optional(ResearchJobResult),
   error: z.optional(JobError),
   /** The job's reservation, made when it was accepted; the worker settles it. */
   budget: z.optional(BudgetTicket),

@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobError, JobStatus } from '@cm/contract';
 import { conditionFailed } from './batch';
-import { decodeJob, type Job } from './jobs.decoder';
+import { decodeJob, type Job, type ResearchJobResult } from './jobs.decoder';
 import { jobKey } from './keys';
 
-export type { Job, ResearchJobInput } from './jobs.decoder';
+export type { Job, ResearchJobInput, ResearchJobResult } from './jobs.decoder';
 
 /** Jobs are kept a week, then TTL tidies them away. */
 const KEEP_SECONDS = 7 * 86_400;
@@ -54,11 +54,7 @@ export class JobStore {
   }
 
   /** Ends a job once: a later end (a repeated delivery) changes nothing. */
-  async finish(
-    jobId: string,
-    end: { result: Record<string, unknown> } | { error: JobError },
-    now: string,
-  ): Promise<boolean> {
+  async finish(jobId: string, end: { result: ResearchJobResult } | { error: JobError }, now: string): Promise<boolean> {
     const status: JobStatus = 'result' in end ? 'succeeded' : 'failed';
     return this.transition(jobId, ['queued', 'running'], { status, updated_at: now, ...end });
   }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { STORED_ROW_SHAPES, type TableName } from '@cm/contract';
+import { STORED_ROW_SHAPES, type RowOf, type TableName } from '@cm/contract';
 import { decodeItem, inStoredOrder } from './decode';
 
 /* The cm_* tables' items: a row (under `row`, beside its keys), and a unique value's claim. */
@@ -16,8 +16,8 @@ const ROW_SCHEMAS = {
   cm_competitors: inStoredOrder(STORED_ROW_SHAPES.cm_competitors),
 } satisfies Record<TableName, z.ZodMiniType>;
 
-/** A stored row of table `T` (the contract's RowOf<T>, as the store reads it). */
-export type TableRow<T extends TableName> = z.output<(typeof ROW_SCHEMAS)[T]>;
+/** A stored row of table `T`: the contract's RowOf<T>, which the table's schema here decodes. */
+export type TableRow<T extends TableName> = RowOf<T>;
 
 /** Which row holds a unique value, and since when (a claim whose row never appeared is taken over). */
 const ClaimItem = z.looseObject({ id: z.int(), claimed_at: z.string() });

@@ -1,6 +1,6 @@
-import { ApiError, fieldError, LIMITS, type AddCompetitorInput } from '@cm/contract';
+import { ApiError, fieldError, LIMITS, type AddCompetitorInput, type CompetitorRow } from '@cm/contract';
 import { displayDomain, normalizeDomain } from '@cm/core';
-import { RowConflict, type StoredRow } from '@cm/store';
+import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { queueMonitoring } from './monitoring';
 
@@ -42,19 +42,19 @@ export function competitorDomain(input: string, path: string): string {
   return domain;
 }
 
-async function rowOfDomain(ctx: ToolContext, domain: string): Promise<StoredRow | null> {
+async function rowOfDomain(ctx: ToolContext, domain: string): Promise<CompetitorRow | null> {
   const id = (await ctx.store.rows.idsByUnique(ctx.siteId, TABLE, [domain])).get(domain);
   return id === undefined ? null : ctx.store.rows.get(ctx.siteId, TABLE, id);
 }
 
-const isActive = (row: StoredRow | null): row is StoredRow => row?.active === true;
+const isActive = (row: CompetitorRow | null): row is CompetitorRow => row?.active === true;
 
 /** The domain's row once `accept` holds for it, looked for while a concurrent call stores it; null if it never does. */
 async function awaitRow(
   ctx: ToolContext,
   domain: string,
-  accept: (row: StoredRow) => boolean,
-): Promise<StoredRow | null> {
+  accept: (row: CompetitorRow) => boolean,
+): Promise<CompetitorRow | null> {
   const deadline = Date.now() + SAME_DOMAIN_WAIT_MS;
   for (;;) {
     const row = await rowOfDomain(ctx, domain);
@@ -79,7 +79,7 @@ const changedMeanwhile = (domain: string) =>
  * Takes a pending place for `domain`: null when taken. When the domain holds a place already, a
  * concurrent add of it is storing its row, and that row, once active, is the answer.
  */
-async function takePlace(ctx: ToolContext, domain: string): Promise<StoredRow | null> {
+async function takePlace(ctx: ToolContext, domain: string): Promise<CompetitorRow | null> {
   const places = ctx.store.competitorPlaces(ctx.siteId);
   const now = ctx.now.getTime();
   const taken = await places.take(
@@ -100,8 +100,8 @@ const confirmPlace = (ctx: ToolContext, domain: string) =>
   ctx.store.competitorPlaces(ctx.siteId).hold(domain, CONFIRMED);
 
 /** Inserts an active row under the domain's pending place and confirms it. On a RowConflict the place stays pending, for the caller to settle. */
-async function insertActive(ctx: ToolContext, fields: Fields): Promise<StoredRow> {
-  let row: StoredRow;
+async function insertActive(ctx: ToolContext, fields: Fields): Promise<CompetitorRow> {
+  let row: CompetitorRow;
   try {
     row = await ctx.store.rows.insert(
       ctx.siteId,
@@ -121,8 +121,8 @@ async function insertActive(ctx: ToolContext, fields: Fields): Promise<StoredRow
 }
 
 /** Makes db_insert's inactive row active (and complete) under the domain's pending place, and confirms it; undone when the place was lost. */
-async function activate(ctx: ToolContext, row: StoredRow): Promise<StoredRow> {
-  const domain = String(row.domain);
+async function activate(ctx: ToolContext, row: CompetitorRow): Promise<CompetitorRow> {
+  const { domain } = row;
   const active = await ctx.store.rows.update(
     ctx.siteId,
     TABLE,
@@ -155,8 +155,8 @@ async function activate(ctx: ToolContext, row: StoredRow): Promise<StoredRow> {
 async function settleConflict(
   ctx: ToolContext,
   domain: string,
-  inactive: (row: StoredRow) => Promise<StoredRow>,
-): Promise<StoredRow> {
+  inactive: (row: CompetitorRow) => Promise<CompetitorRow>,
+): Promise<CompetitorRow> {
   const row = await awaitRow(ctx, domain, () => true);
   if (!row) {
     await ctx.store.competitorPlaces(ctx.siteId).free(domain);
@@ -172,7 +172,7 @@ async function settleConflict(
  * it). An active row takes a place under the cap like add_competitor's; an inactive one none. A
  * domain that has a row already is a RowConflict.
  */
-export async function insertCompetitor(ctx: ToolContext, fields: Fields & { active: boolean }): Promise<StoredRow> {
+export async function insertCompetitor(ctx: ToolContext, fields: Fields & { active: boolean }): Promise<CompetitorRow> {
   const now = ctx.now.toISOString();
   if (!fields.active)
     return ctx.store.rows.insert(ctx.siteId, TABLE, { ...fields, added_at: now, incomplete: true }, now);
@@ -194,9 +194,9 @@ export async function insertCompetitor(ctx: ToolContext, fields: Fields & { acti
  * Whether an active row's monitoring never started: it says so (`incomplete: true`), or it was stored
  * before rows carried the flag (by the old db_insert) and has no backlink snapshot yet.
  */
-async function neverMonitored(ctx: ToolContext, row: StoredRow): Promise<boolean> {
+async function neverMonitored(ctx: ToolContext, row: CompetitorRow): Promise<boolean> {
   if (row.incomplete !== undefined) return row.incomplete === true;
-  return (await ctx.store.backlinks.latest(ctx.siteId, String(row.domain))) === null;
+  return (await ctx.store.backlinks.latest(ctx.siteId, row.domain)) === null;
 }
 
 /**
@@ -207,10 +207,10 @@ async function neverMonitored(ctx: ToolContext, row: StoredRow): Promise<boolean
 export async function trackCompetitor(
   ctx: ToolContext,
   fields: Fields,
-): Promise<{ row: StoredRow; created: boolean; completed: boolean }> {
+): Promise<{ row: CompetitorRow; created: boolean; completed: boolean }> {
   const { domain, ...labels } = fields;
   const found = await rowOfDomain(ctx, domain);
-  let row: StoredRow;
+  let row: CompetitorRow;
   let activated = false;
   if (isActive(found)) row = found;
   else {
@@ -242,18 +242,18 @@ export async function trackCompetitor(
 }
 
 /** Frees the place of a deleted competitor row, which stops its monitoring too (monitoring reads the rows). */
-export async function untrackCompetitor(ctx: ToolContext, row: StoredRow): Promise<void> {
-  await ctx.store.competitorPlaces(ctx.siteId).free(String(row.domain));
+export async function untrackCompetitor(ctx: ToolContext, domain: string): Promise<void> {
+  await ctx.store.competitorPlaces(ctx.siteId).free(domain);
 }
 
-const competitorView = (row: StoredRow) => ({
+const competitorView = (row: CompetitorRow) => ({
   id: row.id,
-  domain: String(row.domain),
-  domain_unicode: displayDomain(String(row.domain)),
-  display_name: (row.display_name as string | undefined) ?? null,
-  color: (row.color as string | undefined) ?? null,
-  active: row.active === true,
-  added_at: String(row.added_at),
+  domain: row.domain,
+  domain_unicode: displayDomain(row.domain),
+  display_name: row.display_name ?? null,
+  color: row.color ?? null,
+  active: row.active,
+  added_at: row.added_at,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

@@ -1,7 +1,7 @@
-import { ApiError, type KeywordMetrics, type TableName, type WorkerName } from '@cm/contract';
+import { ApiError, type KeywordRow, type RowOf, type TableName, type WorkerName } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
 import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
-import type { Site, Store, StoredRow } from '@cm/store';
+import type { Site, Store } from '@cm/store';
 import type { SiteBudget } from './budget';
 
 /** The `data_source` of a result answered from stored rows, with no provider call. */
@@ -41,20 +41,18 @@ export async function siteOf(ctx: ToolContext): Promise<Omit<Site, 'domain'> & {
 /** Domains of the site's active competitors. */
 export async function competitorDomains(ctx: Pick<ToolContext, 'siteId' | 'store'>): Promise<string[]> {
   const active = await ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true);
-  return active.map((row) => String(row.domain));
+  return active.map((row) => row.domain);
 }
 
 /** A cm_pages row's keywords: its primary keyword, then its secondary ones. */
-export const pageKeywords = (page: StoredRow): string[] =>
-  [page.primary_keyword, ...((page.secondary_keywords as unknown[] | undefined) ?? [])].filter(
-    (k): k is string => typeof k === 'string',
-  );
+export const pageKeywords = (page: RowOf<'cm_pages'>): string[] =>
+  page.primary_keyword === undefined ? page.secondary_keywords : [page.primary_keyword, ...page.secondary_keywords];
 
 /** The keyword score of a stored cm_keywords row. */
-export const rowScore = (row: StoredRow): number => keywordScore(row as unknown as KeywordMetrics);
+export const rowScore = (row: KeywordRow): number => keywordScore(row);
 
 /** A row of the caller's site, or `404 not_found` naming the table and id. */
-export async function rowOrNotFound(ctx: ToolContext, table: TableName, id: number): Promise<StoredRow> {
+export async function rowOrNotFound<T extends TableName>(ctx: ToolContext, table: T, id: number): Promise<RowOf<T>> {
   const row = await ctx.store.rows.get(ctx.siteId, table, id);
   if (!row) throw rowNotFound(table, id);
   return row;

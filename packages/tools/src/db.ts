@@ -2,36 +2,30 @@ import {
   ApiError,
   fieldError,
   LIMITS,
+  STORED_ROW_SHAPES,
   TABLE_FIELDS,
   validationError,
   type DbDeleteInput,
   type DbInsertInput,
   type DbSelectInput,
+  type RowOf,
   type TableName,
 } from '@cm/contract';
 import { normalizeKeyword } from '@cm/core';
-import { RowConflict, type StoredRow } from '@cm/store';
+import * as z from 'zod/mini';
+import { RowConflict } from '@cm/store';
 import { competitorDomain, insertCompetitor, untrackCompetitor } from './competitors';
 import { DATABASE, rowNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /* db_select, db_insert, db_delete over the cm_* tables, every row scoped to the caller's site. */
 
-/** Fields every row has besides its table's own, and the ones the service sets on some tables. */
-const ASSIGNED_FIELDS: Record<TableName, readonly string[]> = {
-  cm_topics: [],
-  cm_pages: [],
-  cm_keywords: ['data_source'],
-  cm_topic_keywords: [],
-  cm_competitors: ['added_at', 'incomplete'],
+/** A table's fields, as db_select names them: the id and times every row has first, then the table's own. */
+const fieldsOf = (table: TableName) => {
+  const own = Object.keys(STORED_ROW_SHAPES[table]).filter(
+    (field) => !['id', 'created_at', 'updated_at'].includes(field),
+  );
+  return ['id', 'created_at', 'updated_at', ...own];
 };
-
-const fieldsOf = (table: TableName) => [
-  'id',
-  'created_at',
-  'updated_at',
-  ...Object.keys(TABLE_FIELDS[table].shape),
-  ...ASSIGNED_FIELDS[table],
-];
 
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
@@ -54,73 +48,85 @@ export async function dbSelect(ctx: ToolContext, input: DbSelectInput) {
 }
 
 /** Checks that a referenced row exists on the caller's site; `400` naming the field otherwise. */
-async function referenced(
+async function referenced<T extends TableName>(
   ctx: ToolContext,
-  table: TableName,
-  id: number | null | undefined,
+  table: T,
+  id: number,
   path: string,
-): Promise<StoredRow | null> {
-  if (id === null || id === undefined) return null;
+): Promise<RowOf<T>> {
   const row = await ctx.store.rows.get(ctx.siteId, table, id);
   if (!row) throw invalid(path, `no ${table} row with id ${id}`);
   return row;
 }
 
-/** The row as stored, after the table's own rules: normalized keys, defaults, references. */
-async function prepareRow(ctx: ToolContext, table: TableName, raw: Record<string, unknown>) {
-  const parsed = TABLE_FIELDS[table].safeParse(raw);
-  if (!parsed.success) {
-    throw validationError(
-      'body',
-      parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })),
-    );
-  }
-  const row = parsed.data as Record<string, unknown>;
-  const warnings: string[] = [];
+/** `raw` parsed with a table's fields schema; `400` naming each bad field under `row`. */
+function parseFields<S extends z.ZodMiniType>(schema: S, raw: unknown): z.output<S> {
+  const parsed = z.safeParse(schema, raw);
+  if (parsed.success) return parsed.data;
+  throw validationError(
+    'body',
+    parsed.error.issues.map((issue) => ({ ...issue, path: ['row', ...issue.path] })),
+  );
+}
+
+const COMPETITOR_WARNINGS = {
+  active: `This competitor row is incomplete: it counts toward the cap of ${LIMITS.activeCompetitors}, but its monitoring has not started, so it has no backlink profile until the next daily run. add_competitor with its domain completes it (monitoring starts at once); add_competitor is the way to add a competitor.`,
+  inactive:
+    'This competitor row is inactive: it takes no place under the cap and is not monitored. add_competitor with its domain tracks it.',
+};
+
+/**
+ * Stores a row after the table's own rules: normalized keys, defaults, references. A field the rules
+ * set keeps its place in the row, one they add comes after the caller's (rows are shown as stored).
+ */
+async function insertRow(ctx: ToolContext, table: TableName, raw: Record<string, unknown>) {
+  const now = ctx.now.toISOString();
+  const { rows } = ctx.store;
   switch (table) {
     case 'cm_keywords': {
-      row.keyword = normalizeKeyword(String(row.keyword));
-      row.locale ??= (await siteOf(ctx)).locale;
-      row.data_source = 'caller';
-      await referenced(ctx, 'cm_pages', row.page_id as number | null, 'row.page_id');
-      break;
+      const fields = parseFields(TABLE_FIELDS.cm_keywords, raw);
+      const locale = fields.locale ?? (await siteOf(ctx)).locale;
+      if (fields.page_id !== null) await referenced(ctx, 'cm_pages', fields.page_id, 'row.page_id');
+      const row = { ...fields, keyword: normalizeKeyword(fields.keyword), locale, data_source: 'caller' };
+      return { row: await rows.insert(ctx.siteId, table, row, now), warnings: [] };
     }
     case 'cm_pages': {
-      if (typeof row.primary_keyword === 'string') row.primary_keyword = normalizeKeyword(row.primary_keyword);
-      row.secondary_keywords = (row.secondary_keywords as string[]).map(normalizeKeyword);
-      await referenced(ctx, 'cm_topics', row.topic_id as number | undefined, 'row.topic_id');
-      break;
+      const fields = parseFields(TABLE_FIELDS.cm_pages, raw);
+      const row = {
+        ...fields,
+        ...(fields.primary_keyword === undefined ? {} : { primary_keyword: normalizeKeyword(fields.primary_keyword) }),
+        secondary_keywords: fields.secondary_keywords.map(normalizeKeyword),
+      };
+      if (fields.topic_id !== undefined) await referenced(ctx, 'cm_topics', fields.topic_id, 'row.topic_id');
+      return { row: await rows.insert(ctx.siteId, table, row, now), warnings: [] };
     }
     case 'cm_topic_keywords': {
-      await referenced(ctx, 'cm_topics', row.topic_id as number, 'row.topic_id');
-      const keyword = await referenced(ctx, 'cm_keywords', row.keyword_id as number, 'row.keyword_id');
-      row.score ??= rowScore(keyword!);
-      break;
+      const fields = parseFields(TABLE_FIELDS.cm_topic_keywords, raw);
+      await referenced(ctx, 'cm_topics', fields.topic_id, 'row.topic_id');
+      const keyword = await referenced(ctx, 'cm_keywords', fields.keyword_id, 'row.keyword_id');
+      const row = { ...fields, score: fields.score ?? rowScore(keyword) };
+      return { row: await rows.insert(ctx.siteId, table, row, now), warnings: [] };
     }
     case 'cm_competitors': {
-      row.domain = competitorDomain(String(row.domain), 'row.domain');
-      warnings.push(
-        row.active
-          ? `This competitor row is incomplete: it counts toward the cap of ${LIMITS.activeCompetitors}, but its monitoring has not started, so it has no backlink profile until the next daily run. add_competitor with its domain completes it (monitoring starts at once); add_competitor is the way to add a competitor.`
-          : 'This competitor row is inactive: it takes no place under the cap and is not monitored. add_competitor with its domain tracks it.',
-      );
-      break;
+      const fields = parseFields(TABLE_FIELDS.cm_competitors, raw);
+      const row = { ...fields, domain: competitorDomain(fields.domain, 'row.domain') };
+      const warning = row.active ? COMPETITOR_WARNINGS.active : COMPETITOR_WARNINGS.inactive;
+      return { row: await insertCompetitor(ctx, row), warnings: [warning] };
+    }
+    case 'cm_topics': {
+      const row = parseFields(TABLE_FIELDS.cm_topics, raw);
+      return { row: await rows.insert(ctx.siteId, table, row, now), warnings: [] };
     }
   }
-  return { row, warnings };
 }
 
 const alreadyExists = (table: TableName, id: number) =>
   new ApiError('already_exists', `${table} already has that row: id ${id}`, { table, id });
 
 export async function dbInsert(ctx: ToolContext, input: DbInsertInput) {
-  const { row, warnings } = await prepareRow(ctx, input.table, input.row);
   try {
-    const stored =
-      input.table === 'cm_competitors'
-        ? await insertCompetitor(ctx, row as Record<string, unknown> & { domain: string; active: boolean })
-        : await ctx.store.rows.insert(ctx.siteId, input.table, row, ctx.now.toISOString());
-    return { data_source: DATABASE, table: input.table, row: stored, warnings };
+    const { row, warnings } = await insertRow(ctx, input.table, input.row);
+    return { data_source: DATABASE, table: input.table, row, warnings };
   } catch (error) {
     if (error instanceof RowConflict) throw alreadyExists(input.table, error.existingId);
     throw error;
@@ -136,7 +142,9 @@ const CASCADES: Partial<Record<TableName, { table: TableName; field: string }>> 
 export async function dbDelete(ctx: ToolContext, input: DbDeleteInput) {
   const deleted = await ctx.store.rows.delete(ctx.siteId, input.table, input.id);
   if (!deleted) throw rowNotFound(input.table, input.id);
-  if (input.table === 'cm_competitors') await untrackCompetitor(ctx, deleted);
+  // Decoded as its table's row: a competitor's domain is a string.
+  if (input.table === 'cm_competitors' && typeof deleted.domain === 'string')
+    await untrackCompetitor(ctx, deleted.domain);
   const cascaded: Record<string, number> = {};
   const cascade = CASCADES[input.table];
   if (cascade) {

@@ -1,6 +1,6 @@
-import { ApiError, type GetKeywordsInput, type KeywordMetrics, type KeywordRow } from '@cm/contract';
+import { ApiError, type GetKeywordsInput, type KeywordMetrics, type KeywordRow, type RowOf } from '@cm/contract';
 import { keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
-import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
+import { keywordUnique, mapLimit } from '@cm/store';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
 
 /** Keywords per metrics call: the most a provider task takes. */
@@ -33,7 +33,7 @@ export async function upsertKeywords(
   ctx: ToolContext,
   writes: ReadonlyArray<{ target: Target; fields: Record<string, unknown> }>,
   newRowDefaults: Record<string, unknown>,
-): Promise<StoredRow[]> {
+): Promise<KeywordRow[]> {
   const now = ctx.now.toISOString();
   const rows = ctx.store.rows;
   const ids = await rows.idsByUnique(
@@ -58,9 +58,11 @@ export async function upsertKeywords(
     })),
     now,
   );
-  const raced = await mapLimit(conflicts, 16, (c) =>
-    rows.update(ctx.siteId, 'cm_keywords', c.existingId, missing[c.index]!.fields, now),
-  );
+  const raced = await mapLimit(conflicts, 16, (c) => {
+    const write = missing[c.index];
+    if (!write) throw new Error(`insertMany reported a conflict of row ${c.index}, which it was not given`);
+    return rows.update(ctx.siteId, 'cm_keywords', c.existingId, write.fields, now);
+  });
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
 }
 
@@ -68,7 +70,7 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const site = await siteOf(ctx);
   const keywordRow = input.keyword_id ? await rowOrNotFound(ctx, 'cm_keywords', input.keyword_id) : null;
   const topic = input.topic_id ? await rowOrNotFound(ctx, 'cm_topics', input.topic_id) : null;
-  const locale = keywordLocale(keywordRow?.locale as string | undefined, site.locale);
+  const locale = keywordLocale(keywordRow?.locale, site.locale);
   const scoped = keywordRow !== null || topic !== null;
 
   const targets = new Map<string, Target>();
@@ -85,25 +87,25 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     throw new ApiError('validation_failed', issues.map((i) => `body.${i.path}: ${i.message}`).join('; '), { issues });
   }
   for (const seed of seeds) seedKeys.add(add(seed, locale));
-  if (keywordRow) add(String(keywordRow.keyword), String(keywordRow.locale));
+  if (keywordRow) add(keywordRow.keyword, keywordRow.locale);
 
   // A topic's keywords: its links and its pages' keywords. Rows checked before without data are not fetched again.
-  const checkedEmpty: StoredRow[] = [];
+  const checkedEmpty: KeywordRow[] = [];
   const checkedEmptyKeys = new Set<string>();
-  let links: StoredRow[] = [];
+  let links: RowOf<'cm_topic_keywords'>[] = [];
   if (topic) {
     links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
     const linked = await ctx.store.rows.getMany(
       ctx.siteId,
       'cm_keywords',
-      links.map((l) => Number(l.keyword_id)),
+      links.map((l) => l.keyword_id),
     );
     for (const row of linked.values()) {
-      const key = keywordUnique(String(row.locale), String(row.keyword));
+      const key = keywordUnique(row.locale, row.keyword);
       if (row.volume === 0 && row.checked_at && !targets.has(key)) {
         checkedEmpty.push(row);
         checkedEmptyKeys.add(key);
-      } else add(String(row.keyword), String(row.locale));
+      } else add(row.keyword, row.locale);
     }
     const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
     for (const keyword of pages.flatMap(pageKeywords)) {
@@ -138,9 +140,9 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
 
   let attached = 0;
   if (topic) {
-    const linkedIds = new Map(links.map((l) => [Number(l.keyword_id), l]));
+    const linkedIds = new Map(links.map((l) => [l.keyword_id, l]));
     const toAttach = stored.filter(
-      (row) => seedKeys.has(keywordUnique(String(row.locale), String(row.keyword))) && !linkedIds.has(row.id),
+      (row) => seedKeys.has(keywordUnique(row.locale, row.keyword)) && !linkedIds.has(row.id),
     );
     const { created } = await ctx.store.rows.insertMany(
       ctx.siteId,
@@ -150,25 +152,20 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     );
     attached = created.length;
     // Scores of links already there follow the fresh metrics.
-    await mapLimit(
-      stored.filter((row) => linkedIds.has(row.id)),
-      16,
-      (row) =>
-        ctx.store.rows.update(
-          ctx.siteId,
-          'cm_topic_keywords',
-          linkedIds.get(row.id)!.id,
-          { score: rowScore(row) },
-          checkedAt,
-        ),
+    const relinked = stored.flatMap((row) => {
+      const link = linkedIds.get(row.id);
+      return link ? [{ link, score: rowScore(row) }] : [];
+    });
+    await mapLimit(relinked, 16, ({ link, score }) =>
+      ctx.store.rows.update(ctx.siteId, 'cm_topic_keywords', link.id, { score }, checkedAt),
     );
   }
 
-  noData.push(...checkedEmpty.map((row) => String(row.keyword)));
+  noData.push(...checkedEmpty.map((row) => row.keyword));
   return {
     data_source: ctx.keywordData.name,
     locale,
-    keywords: [...stored, ...checkedEmpty] as unknown as KeywordRow[],
+    keywords: [...stored, ...checkedEmpty],
     no_data: noData,
     rejected_seeds: rejectedSeeds.map(({ seed, reason }) => ({ seed, reason })),
     topic_id: topic?.id ?? null,

@@ -3,6 +3,7 @@ import {
   fieldError,
   LIMITS,
   REFRESH_LOCALE,
+  type KeywordRow,
   type SerpKeywordRefreshInput,
   type SerpLandscapeInput,
   type SerpRow,
@@ -18,7 +19,7 @@ import {
   type ScopeKeyword,
 } from '@cm/core';
 import { ProviderError } from '@cm/providers';
-import { keywordUnique, mapLimit, type StoredRow } from '@cm/store';
+import { keywordUnique, mapLimit } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import { researchKeywords } from './research';
@@ -33,15 +34,15 @@ interface Scope {
   keywords: ScopeKeyword[];
 }
 
-const scopeKeywordOf = (row: StoredRow): ScopeKeyword => ({
-  keyword: String(row.keyword),
+const scopeKeywordOf = (row: KeywordRow): ScopeKeyword => ({
+  keyword: row.keyword,
   keyword_id: row.id,
-  is_idea: row.is_idea === true,
-  locale: String(row.locale),
-  volume: (row.volume as number | null) ?? null,
-  cpc_usd: (row.cpc_usd as number | null) ?? null,
-  competition: (row.competition as number | null) ?? null,
-  intent: (row.intent as ScopeKeyword['intent']) ?? null,
+  is_idea: row.is_idea,
+  locale: row.locale,
+  volume: row.volume,
+  cpc_usd: row.cpc_usd,
+  competition: row.competition,
+  intent: row.intent,
 });
 
 /** Keyword strings in a locale with their stored rows where they have one (batched reads). */
@@ -85,11 +86,13 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
   if (input.page_id !== undefined) {
     const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
     return {
-      info: { type: 'page', id: page.id, name: String(page.title) },
+      info: { type: 'page', id: page.id, name: page.title },
       keywords: await keywordsByText(ctx, pageKeywords(page), locale),
     };
   }
-  const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id!);
+  // The input schema requires exactly one of keyword, page_id and topic_id.
+  if (input.topic_id === undefined) throw new Error('serp_landscape input without a scope passed its schema');
+  const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id);
   const [links, pages] = await Promise.all([
     ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id),
     ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id),
@@ -97,7 +100,7 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
   const linked = await ctx.store.rows.getMany(
     ctx.siteId,
     'cm_keywords',
-    links.map((l) => Number(l.keyword_id)),
+    links.map((l) => l.keyword_id),
   );
   const keywords = new Map<string, ScopeKeyword>();
   for (const row of linked.values())

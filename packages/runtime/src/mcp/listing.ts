@@ -8,7 +8,7 @@ import {
   LIMITS,
   MCP_TOOL_HINTS,
   MCP_TOOL_NOTES,
-  TOOLS,
+  TOOL_LIST,
   UsageQuery,
   UsageReport,
   BudgetView,
@@ -71,7 +71,7 @@ export function mcpTools(): Tool[] {
     };
   };
   return (listing ??= [
-    ...TOOLS.map((spec) => describe(spec.name, spec.description, spec.input, spec.result)),
+    ...TOOL_LIST.map((spec) => describe(spec.name, spec.description, spec.input, spec.result)),
     ...(Object.keys(EXTRA_TOOLS) as McpExtraTool[]).map((name) =>
       describe(name, EXTRA_TOOLS[name].description, EXTRA_TOOLS[name].input, EXTRA_TOOLS[name].result),
     ),

@@ -34,5 +34,5 @@ export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
     })),
     { is_idea: true },
   );
-  return { data_source: ctx.keywordData.name, mode: 'keywords', keywords };
+  return { data_source: ctx.keywordData.name, mode: 'keywords' as const, keywords };
 }

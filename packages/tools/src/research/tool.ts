@@ -21,7 +21,8 @@ const concurrencyLimit = () =>
 /** The reply of a research call from its job: the findings when done, else where it stands. */
 function researchReply(job: Job, dataSource: string) {
   if (job.status === 'succeeded') {
-    const { cost_usd, data_source, ...findings } = job.result as Record<string, unknown>;
+    if (!job.result) throw new Error(`research job ${job.job_id} succeeded without a result`);
+    const { cost_usd, data_source, ...findings } = job.result;
     return { job_id: job.job_id, status: job.status, data_source, cost_usd, cached: false, ...findings };
   }
   // Not done: what it costs shows when it is collected.
@@ -50,7 +51,13 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
     since,
   );
   if (recent)
-    return { job_id: null, status: 'succeeded', data_source: recent.data_source, cached: true, ...findingsOf(recent) };
+    return {
+      job_id: null,
+      status: 'succeeded' as const,
+      data_source: recent.data_source,
+      cached: true,
+      ...findingsOf(recent),
+    };
 
   const jobId = newJobId();
   const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
@@ -70,5 +77,6 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
     throw error;
   }
   const job = await awaitJob(ctx.store, jobId, ctx.siteId, input.wait_ms);
-  return researchReply(job!, ctx.researchSource);
+  if (!job) throw new Error(`research job ${jobId} was gone while its caller waited for it`);
+  return researchReply(job, ctx.researchSource);
 }
