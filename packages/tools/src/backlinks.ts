@@ -101,7 +101,9 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
   if (!own) return { data_source: DATABASE, empty: true as const };
   const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
   const shown = scope.kind === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
-  const views = shown.map((t) => profileView(t, othersOf(t)));
+  const [siteView, ...competitorViews] = shown.map((t) => profileView(t, othersOf(t)));
+  if (!siteView) throw new Error('the site profile is always shown first');
+  const views = [siteView, ...competitorViews];
   return {
     data_source: own.data_source,
     scope: input.scope,
@@ -109,6 +111,6 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     profiles: views,
     trend: trend(shown),
     gap: rankGap(own.gap ?? [], competitors),
-    health: views[0]!.health,
+    health: siteView.health,
   };
 }

@@ -20,14 +20,14 @@ const WINDOW_LIMIT = { day: 'daily_usd', month: 'monthly_usd' } as const;
 
 /** The tightest window with a limit: what it has left, and its share used in percent. */
 function tightest(limits: BudgetLimits, windows: Windows): (ToolBudget & { used_pct: number }) | null {
-  let best: (ToolBudget & { used_pct: number }) | null = null;
+  let best: { remaining_usd: number; window: BudgetWindow; used_pct: number } | null = null;
   for (const window of ['day', 'month'] as const) {
     const limit = limits[WINDOW_LIMIT[window]];
     const state = windows[window];
     if (limit === null || !state) continue;
     const remaining = roundUsd(Math.max(0, limit - state.spent - state.reserved));
     const usedPct = limit > 0 ? Math.round(((state.spent + state.reserved) / limit) * 1000) / 10 : 100;
-    if (!best || remaining < best.remaining_usd!) best = { remaining_usd: remaining, window, used_pct: usedPct };
+    if (!best || remaining < best.remaining_usd) best = { remaining_usd: remaining, window, used_pct: usedPct };
   }
   return best;
 }
@@ -147,7 +147,9 @@ export class SiteBudget implements SpendGuard {
     if (!site.reserved) {
       // A refused call means the site's budget is used up as far as its agent can tell: the 100% alarm fires.
       this.options.measure?.(100);
-      throw budgetExceeded(site.window, now, { limit: limits[WINDOW_LIMIT[site.window]]!, state: site.state });
+      const limit = limits[WINDOW_LIMIT[site.window]];
+      if (limit === null) throw new Error(`the ${site.window} window refused a reservation without a limit`);
+      throw budgetExceeded(site.window, now, { limit, state: site.state });
     }
     throw budgetExceeded('day', now, null);
   }

@@ -19,6 +19,8 @@ const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web',
  * instead of failing); then the call waits until `deadline` for the rest. Keywords still in process
  * make the status `partial`, and the same call later collects them without queueing them again.
  */
+const isId = (id: string | null): id is string => id !== null;
+
 export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
@@ -27,10 +29,17 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   const stateOf = (keyword: string) => states.get(keywordResearchQuery(keyword));
   const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
   const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
+  /** The job researching a keyword now, and the research it has; null for none. */
+  const pendingJobOf = (keyword: string) => stateOf(keyword)?.pending_job ?? null;
+  const researchIdOf = (keyword: string) => stateOf(keyword)?.research_id ?? null;
 
   // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
   const claimed = await Promise.all(
-    keywords.filter(isInProcess).map((k) => ctx.store.jobs.get(stateOf(k)!.pending_job!)),
+    keywords
+      .filter(isInProcess)
+      .map(pendingJobOf)
+      .filter(isId)
+      .map((jobId) => ctx.store.jobs.get(jobId)),
   );
   const lapsed = await Promise.all(
     claimed.map(
@@ -55,24 +64,28 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   }
   const jobIds = new Map<string, string>();
   for (;;) {
-    for (const k of keywords.filter(isInProcess)) jobIds.set(k, stateOf(k)!.pending_job!);
+    for (const k of keywords.filter(isInProcess)) {
+      const jobId = pendingJobOf(k);
+      if (jobId !== null) jobIds.set(k, jobId);
+    }
     if (!keywords.some(isInProcess) || Date.now() >= deadline) break;
     await nextPoll(deadline);
     states = await read();
   }
 
-  const records = await ctx.store.research.getMany(
-    ctx.siteId,
-    keywords.filter(isDone).map((k) => stateOf(k)!.research_id!),
-  );
+  const records = await ctx.store.research.getMany(ctx.siteId, keywords.filter(isDone).map(researchIdOf).filter(isId));
   const failed = keywords.filter((k) => !isDone(k) && !isInProcess(k));
   const failedJobs = await Promise.all(
-    failed.map((k) => (jobIds.has(k) ? ctx.store.jobs.get(jobIds.get(k)!, ctx.siteId) : Promise.resolve(null))),
+    failed.map((k) => {
+      const jobId = jobIds.get(k);
+      return jobId === undefined ? Promise.resolve(null) : ctx.store.jobs.get(jobId, ctx.siteId);
+    }),
   );
   const factsByKeyword: Record<string, ReturnType<typeof findingsOf> & { data_source: string; created_at: string }> =
     {};
   for (const k of keywords.filter(isDone)) {
-    const record = records.get(stateOf(k)!.research_id!);
+    const researchId = researchIdOf(k);
+    const record = researchId === null ? undefined : records.get(researchId);
     if (record)
       factsByKeyword[k] = { ...findingsOf(record), data_source: record.data_source, created_at: record.created_at };
   }
