@@ -38,6 +38,7 @@ export const COUNTRIES = [
   'ZA',
 ] as const;
 export type Country = (typeof COUNTRIES)[number];
+const isCountry = (code: string): code is Country => COUNTRIES.some((country) => country === code);
 
 export const DEFAULT_LOCALE = 'WW/en';
 /** `serp_keyword_refresh` is US/English Google only (spec §4.3). */
@@ -46,7 +47,7 @@ export const REFRESH_LOCALE = 'US/en';
 /** `"<COUNTRY>/<lang>"`, e.g. `US/en`; `WW` is worldwide. */
 export const Locale = z.string().check(
   z.regex(/^[A-Z]{2}\/[a-z]{2}$/, 'must be "<COUNTRY>/<lang>", e.g. "US/en" or "WW/en"'),
-  z.refine((v) => (COUNTRIES as readonly string[]).includes(v.slice(0, 2)), {
+  z.refine((v) => isCountry(v.slice(0, 2)), {
     message: `country must be one of ${COUNTRIES.join(', ')}`,
   }),
 );
@@ -99,6 +100,10 @@ export const Domain = z
     ),
   );
 
+/** The cm_* tables, in the order they are listed (a literal tuple: z.enum takes a non-empty one). */
+export const TABLE_NAMES = ['cm_topics', 'cm_pages', 'cm_keywords', 'cm_topic_keywords', 'cm_competitors'] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
+
 /** The fields a caller may set on each table's rows (`id`, `created_at`, `updated_at` are assigned). */
 export const TABLE_FIELDS = {
   cm_topics: z.object({
@@ -143,11 +148,9 @@ export const TABLE_FIELDS = {
       }),
     ),
   }),
-} as const;
+} as const satisfies Record<TableName, z.ZodMiniType>;
 
-export type TableName = keyof typeof TABLE_FIELDS;
-export const TABLE_NAMES = Object.keys(TABLE_FIELDS) as TableName[];
-export const TableName = z.enum(TABLE_NAMES as [TableName, ...TableName[]], {
+export const TableName = z.enum(TABLE_NAMES, {
   error: (issue) => (issue.input === undefined ? 'Required' : `must be one of ${TABLE_NAMES.join(', ')}`),
 });
 

@@ -14,7 +14,7 @@ export type ResearchMode = (typeof RESEARCH_MODES)[number];
 /** The slow modes: queued jobs that hold a place under the global cap. */
 export const JOB_MODES = ['web', 'reddit', 'url'] as const;
 export type JobMode = (typeof JOB_MODES)[number];
-export const isJobMode = (mode: ResearchMode): mode is JobMode => (JOB_MODES as readonly string[]).includes(mode);
+export const isJobMode = (mode: ResearchMode): mode is JobMode => JOB_MODES.some((jobMode) => jobMode === mode);
 
 /** How a keyword is stored and matched: trimmed, lower case, single spaces. */
 export const normalizeKeyword = (keyword: string): string => keyword.trim().toLowerCase().replace(/\s+/g, ' ');
