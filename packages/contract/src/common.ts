@@ -20,6 +20,10 @@ export function named<S extends z.ZodMiniType>(schema: S, meta: { id: string; de
   return schema;
 }
 
+/** A JSON object (not an array, not null): what parsed JSON is narrowed to before its fields are read. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export const PAGE_TYPES = ['article', 'question'] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { Block, KNOWN_BLOCKS } from './blocks';
+import { isJsonObject } from './common';
 import { ERROR_STATUS } from './errors';
 import { ROUTES, type Reply, type Route } from './routes';
 
@@ -14,16 +15,15 @@ const DEFS_PREFIX = '#/$defs/';
  * `$defs`, referred to from its root; in the document those are components, so the refs point there.
  */
 const jsonSchemaOf = (schema: z.ZodMiniType): JsonSchema => {
-  const {
-    $schema: _schema,
-    $defs: _defs,
-    ...rest
-  } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
+  const { $schema: _schema, $defs: _defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  const copy: unknown = JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
     key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)
       ? `${REF_PREFIX}${value.slice(DEFS_PREFIX.length)}`
       : value,
-  ) as JsonSchema;
+  );
+  // A copy of an object is one; the check only tells the compiler so.
+  if (!isJsonObject(copy)) throw new Error('a JSON Schema is an object');
+  return copy;
 };
 
 /** A block is validated by its `_type`; the document lists the known shapes, and any other type. */
@@ -65,8 +65,8 @@ function operation(route: Route): JsonSchema {
     schema: { type: 'string' },
   }));
   if (route.query) {
-    const query = schemaOf(route.query) as { properties?: Record<string, JsonSchema> };
-    for (const [name, schema] of Object.entries(query.properties ?? {})) {
+    const { properties } = schemaOf(route.query);
+    for (const [name, schema] of Object.entries(isJsonObject(properties) ? properties : {})) {
       parameters.push({ name, in: 'query', required: false, schema });
     }
   }
@@ -99,7 +99,7 @@ export function buildOpenApi(serverUrl?: string): JsonSchema {
     unrepresentable: 'any',
     override: describeBlocks,
     uri: (id) => `${REF_PREFIX}${id}`,
-  }) as { schemas: Record<string, JsonSchema> };
+  });
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
     // zod names each component with an `$id` that is a fragment, which JSON Schema 2020-12 forbids; its key names it.

@@ -197,12 +197,18 @@ const toolDocs = (tool: NamedToolSpec): RouteDocs => ({
 
 /** The route table with each route's documentation; a route without any, or documentation of no route, is an error. */
 export function withDocs(table: readonly RouteFacts[], docs: ReadonlyMap<string, RouteDocs>): Route[] {
-  const undocumented = table.map(routeKey).filter((key) => !docs.has(key));
+  const routes: Route[] = [];
+  const undocumented: string[] = [];
+  for (const facts of table) {
+    const routeDocs = docs.get(routeKey(facts));
+    if (routeDocs) routes.push({ ...facts, ...routeDocs });
+    else undocumented.push(routeKey(facts));
+  }
   if (undocumented.length > 0) throw new Error(`routes.ts has no documentation of ${undocumented.join(', ')}`);
   const keys = new Set(table.map(routeKey));
   const strays = [...docs.keys()].filter((key) => !keys.has(key));
   if (strays.length > 0) throw new Error(`routes.ts documents ${strays.join(', ')}, which the route table lacks`);
-  return table.map((facts) => ({ ...facts, ...docs.get(routeKey(facts))! }));
+  return routes;
 }
 
 /** Every route of the route table (route-table.ts) with its documentation: the OpenAPI document is built from it. */

@@ -574,10 +574,7 @@ export const ToolListing = z.array(
 /** `GET /v1/tools`: each tool with a JSON Schema of its input, generated from the zod schema that validates it. */
 export function toolListing(): z.output<typeof ToolListing> {
   return TOOL_LIST.map((tool) => {
-    const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Record<string, unknown>;
+    const { $schema: _ignored, ...input_schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' });
     return { name: tool.name, description: tool.description, input_schema };
   });
 }
