@@ -5,6 +5,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
  * by esbuild (aliasesOf in ./bundling.ts). Lambda hands a function its role's credentials in the
  * environment, so the rest of the default chain (ini files, SSO, process, web identity, with their
  * STS and SSO clients) is never used there. Local runs import the real chain.
+ * @public imported by the SDK under the name it replaces, not by this repo's code
  */
 export const defaultProvider = (init: Parameters<typeof fromEnv>[0] = {}): ReturnType<typeof fromEnv> => {
   const env = fromEnv(init);

@@ -10,9 +10,11 @@ const notBundled = (): never => {
   );
 };
 
+/** @public imported by the SDK under the name it replaces, not by this repo's code */
 export class EventStreamSerde {
   constructor() {
     notBundled();
   }
 }
+/** @public as EventStreamSerde */
 export const eventStreamSerdeProvider = notBundled;

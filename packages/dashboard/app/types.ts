@@ -19,7 +19,6 @@ type Out<S> = S extends { _zod: { output: infer O } } ? O : never;
 
 export type Landscape = Out<typeof SerpLandscapeResult>;
 export type LandscapeKeyword = Landscape['keywords'][number];
-export type SovDomain = Landscape['sov']['domains'][number];
 export type Backlinks = Out<typeof SerpBacklinksResult>;
 export type BacklinksOverview = Extract<Backlinks, { depth: 'overview' }>;
 export type BacklinkProfile = BacklinksOverview['profiles'][number];

@@ -38,10 +38,6 @@ export function emptyState(title: string, ...next: Child[]): HTMLElement {
   );
 }
 
-export function errorBox(error: unknown): HTMLElement {
-  return h('div', { class: 'error', attrs: { role: 'alert' } }, errorInWords(error));
-}
-
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', null, title), children);
 }

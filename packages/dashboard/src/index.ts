@@ -1,1 +1,1 @@
-export { ASSETS_PATH, DASHBOARD_CSP, dashboardFiles, type DashboardFile, type FileReply } from './files';
+export { DASHBOARD_CSP, dashboardFiles, type DashboardFile } from './files';

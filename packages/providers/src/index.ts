@@ -6,7 +6,6 @@ export {
   SandboxKeywordData,
   SandboxBacklinkData,
   SandboxResearch,
-  SANDBOX_RESEARCH_MS,
   sandboxHasNoData,
   sandboxReferringDomains,
 } from './sandbox';

@@ -16,20 +16,18 @@ import { healthKey } from './keys';
 
 export * from './client';
 export * from './table';
-export type { Site, NewSite, KeyGrant } from './sites';
-export type { StoredPage, PutPage, PutResult, PageListing, LinkTarget, CurrentLiveState } from './pages';
-export type { PageRef, RelinkOutcome } from './links';
-export type { StoredRow, RowPage, TableRow } from './rows';
+export type { Site } from './sites';
+export type { StoredPage, LinkTarget } from './pages';
 export { mapLimit } from './rows';
-export { StoreError, InvalidCursor, RowConflict, StoreUnavailable, CorruptItem } from './errors';
+export { RowConflict } from './errors';
 export { keywordUnique } from './keys';
-export type { Reclaimable, SemaphoreState, TakeOutcome } from './semaphore';
+export type { Reclaimable } from './semaphore';
 export { Semaphore } from './semaphore';
-export type { Job, ResearchJobInput, ResearchJobResult } from './jobs';
-export type { StoredResearch, QueryState } from './research-records';
+export type { Job, ResearchJobInput } from './jobs';
+export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
-export type { BudgetLimits, SpendScope, WindowState, ReserveOutcome } from './budgets';
+export type { BudgetLimits, SpendScope, WindowState } from './budgets';
 export { BudgetStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 

@@ -7,8 +7,7 @@ import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './
 import { locationOf } from './locations';
 import { IdeasResult, IntentResult, SearchVolumeItem, SerpResult } from './responses.decoder';
 
-export { DataForSeoClient, classify, DATAFORSEO, STATUS, type DataForSeoOptions } from './client';
-export { LOCATION_CODES, locationOf } from './locations';
+export { DataForSeoClient, classify, type DataForSeoOptions } from './client';
 
 export const ENDPOINTS = {
   searchVolume: 'keywords_data/google_ads/search_volume/live',
@@ -124,4 +123,4 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 }
 
-export { BACKLINK_ENDPOINTS, DataForSeoBacklinkData, type DataForSeoBacklinkOptions } from './backlinks';
+export { BACKLINK_ENDPOINTS, DataForSeoBacklinkData } from './backlinks';

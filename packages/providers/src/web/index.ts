@@ -11,8 +11,8 @@ import { BedrockSynthesis, type SourceText } from './synthesis';
  */
 
 export type { PageFetchOptions } from './page';
-export { TavilySearch, type TavilyOptions } from './search';
-export { BedrockSynthesis, bedrockPrice, type BedrockSynthesisOptions, type TokenPrice } from './synthesis';
+export { TavilySearch } from './search';
+export { BedrockSynthesis } from './synthesis';
 
 /** reddit mode is web search kept to reddit's pages. */
 const REDDIT_DOMAINS = ['reddit.com'];

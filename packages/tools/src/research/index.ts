@@ -1,10 +1,9 @@
 /* research (web, reddit, url and keywords modes), its jobs and their leases, the sweep, analyze's research and recall. */
 
 export { newJobId, jobView } from './jobs';
-export { expireLapsed } from './leases';
 export { sweepResearch } from './sweep';
 export { awaitJob } from './waiting';
 export { research } from './tool';
-export { PLACE_WAIT_SECONDS, runResearchJob, type WorkerDeps } from './worker';
+export { runResearchJob } from './worker';
 export { researchKeywords } from './analyze';
 export { recall } from './recall';
