@@ -1,5 +1,6 @@
 import {
   fieldError,
+  isJsonObject,
   LIMITS,
   type FindPagesInput,
   type FindPagesResult,
@@ -25,12 +26,18 @@ interface PagesCursor {
   c?: string;
 }
 
+const isPagesCursor = (value: unknown): value is PagesCursor =>
+  isJsonObject(value) &&
+  typeof value.t === 'number' &&
+  Number.isInteger(value.t) &&
+  value.t >= 0 &&
+  (value.c === undefined || typeof value.c === 'string');
+
 function decodePagesCursor(cursor: string | undefined): PagesCursor {
   if (!cursor) return { t: 0 };
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as PagesCursor;
-    if (Number.isInteger(value.t) && value.t >= 0 && (value.c === undefined || typeof value.c === 'string'))
-      return value;
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (isPagesCursor(value)) return value;
   } catch {
     // answered below
   }
@@ -60,12 +67,10 @@ export async function findPages(
   let at = decodePagesCursor(input.cursor);
   const pages: FindPagesResult['pages'] = [];
   let examined = 0;
-  for (
-    let reads = 0;
-    reads < 10 && at.t < types.length && pages.length < input.limit && examined < LIMITS.findPagesScan;
-    reads++
-  ) {
-    const type = types[at.t]!;
+  for (let reads = 0; reads < 10 && pages.length < input.limit && examined < LIMITS.findPagesScan; reads++) {
+    // Past the last type, the search is done.
+    const type = types[at.t];
+    if (!type) break;
     const limit = Math.min(input.limit - pages.length, LIMITS.findPagesScan - examined);
     const list = await readListing(type, { limit, cursor: at.c, status: input.status });
     examined += list.items.length;
