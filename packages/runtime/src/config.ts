@@ -84,8 +84,11 @@ function usdOf(name: string, value: string | undefined): number | null {
 }
 
 /** The entries whose variable is set (an empty one counts as unset). */
-const setOnly = <K extends string>(entries: [K, string | undefined][]): Partial<Record<K, string>> =>
-  Object.fromEntries(entries.filter(([, value]) => value)) as Partial<Record<K, string>>;
+function setOnly<K extends string>(entries: [K, string | undefined][]): Partial<Record<K, string>> {
+  const set: Partial<Record<K, string>> = {};
+  for (const [key, value] of entries) if (value) set[key] = value;
+  return set;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;

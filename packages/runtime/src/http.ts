@@ -130,7 +130,7 @@ const errorReplies = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
       else log.info('answered', line);
       return;
     }
-    log.error('unhandled error', error as Error);
+    log.error('unhandled error', { error });
     request.response = json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' });
   },
 });

@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { validationError } from '@cm/contract';
+import { isJsonObject, validationError } from '@cm/contract';
 import { observationOf, observed, type Observation } from './observability';
 
 /**
@@ -30,14 +30,11 @@ export function sqsWorker<S extends z.ZodMiniType>(
       }
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw validationError('message', parsed.error.issues);
-      const siteId = (parsed.data as { site_id?: unknown }).site_id;
-      if (typeof siteId === 'number') observation.keys({ site_id: siteId });
+      const message: unknown = parsed.data;
+      if (isJsonObject(message) && typeof message.site_id === 'number') observation.keys({ site_id: message.site_id });
       await handle(parsed.data, observation, record);
     } catch (error) {
-      observation.log.error(
-        'message failed; SQS delivers it again, or moves it to the dead-letter queue',
-        error as Error,
-      );
+      observation.log.error('message failed; SQS delivers it again, or moves it to the dead-letter queue', { error });
       throw error;
     }
   };
