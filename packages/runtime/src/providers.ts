@@ -7,8 +7,14 @@ import {
   type BacklinkDataProvider,
   type KeywordDataProvider,
 } from '@cm/providers';
-import { SERVICE_LIMITS } from '@cm/contract';
+import { isJsonObject, SERVICE_LIMITS } from '@cm/contract';
 import type { DataForSeoConfig, ResearchConfig } from './config';
+
+type Secret = Record<string, unknown>;
+
+const isSet = (secret: Secret, field: string) => typeof secret[field] === 'string' && secret[field] !== '';
+const hasFields = <K extends string>(secret: Secret, fields: readonly K[]): secret is Secret & Record<K, string> =>
+  fields.every((field) => isSet(secret, field));
 
 /**
  * Reads a JSON secret from Secrets Manager (in the region of AWS_REGION) and checks it has `fields`.
@@ -18,16 +24,14 @@ import type { DataForSeoConfig, ResearchConfig } from './config';
 export async function readSecret<K extends string>(secretId: string, fields: readonly K[]): Promise<Record<K, string>> {
   // Imported when read, so only the functions that read a secret bundle the Secrets Manager client.
   const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const value = ((await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds })) ??
-    {}) as Partial<Record<K, unknown>>;
-  const missing = fields.filter((field) => typeof value[field] !== 'string' || !value[field]);
-  if (missing.length > 0) {
-    // Not kept either: the secret may be completed at any moment.
-    const { clearCaches } = await import('@aws-lambda-powertools/parameters');
-    clearCaches();
-    throw new Error(`secret ${secretId} has no ${missing.map((f) => `"${f}"`).join(' and ')}`);
-  }
-  return value as Record<K, string>;
+  const read = await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds });
+  const value: Secret = isJsonObject(read) ? read : {};
+  if (hasFields(value, fields)) return value;
+  // Not kept either: the secret may be completed at any moment.
+  const { clearCaches } = await import('@aws-lambda-powertools/parameters');
+  clearCaches();
+  const missing = fields.filter((field) => !isSet(value, field));
+  throw new Error(`secret ${secretId} has no ${missing.map((f) => `"${f}"`).join(' and ')}`);
 }
 
 export interface DataForSeoCredentials {

@@ -27,13 +27,35 @@ export interface ToolWiring {
   enqueue?: ToolContext['enqueue'];
 }
 
-/** A dependency a function is neither wired for nor granted: reaching for it is a bug, said plainly. */
-function unwired<T extends object>(tool: ToolName, what: string): T {
-  return new Proxy({} as T, {
-    get: (_target, key) => {
-      throw new Error(`${tool} is not wired for ${what} (${String(key)})`);
+/** A dependency a function is neither wired for nor granted: reaching for any of its members is a bug, said plainly. */
+const unwired =
+  (tool: ToolName, what: string) =>
+  (member: string): never => {
+    throw new Error(`${tool} is not wired for ${what} (${member})`);
+  };
+
+function unwiredKeywordData(tool: ToolName): KeywordDataProvider {
+  const fail = unwired(tool, 'keyword data');
+  return {
+    get name() {
+      return fail('name');
     },
-  });
+    keywordMetrics: () => fail('keywordMetrics'),
+    keywordIdeas: () => fail('keywordIdeas'),
+    serpOrganic: () => fail('serpOrganic'),
+  };
+}
+
+function unwiredBacklinkData(tool: ToolName): BacklinkDataProvider {
+  const fail = unwired(tool, 'backlink data');
+  return {
+    get name() {
+      return fail('name');
+    },
+    profile: () => fail('profile'),
+    links: () => fail('links'),
+    linkGap: () => fail('linkGap'),
+  };
 }
 
 /** What one run of a tool is for: the caller's site, its input (parsed with the tool's schema), and the request's observation (keyed with the tool). */
@@ -75,8 +97,8 @@ async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
     const ctx: ToolContext = {
       siteId,
       store,
-      keywordData: wiring.keywordData ? await wiring.keywordData() : unwired(name, 'keyword data'),
-      backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwired(name, 'backlink data'),
+      keywordData: wiring.keywordData ? await wiring.keywordData() : unwiredKeywordData(name),
+      backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwiredBacklinkData(name),
       researchSource: researchSource(getConfig().research),
       meter,
       budget,
