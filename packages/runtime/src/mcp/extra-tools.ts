@@ -1,7 +1,8 @@
 import type * as z from 'zod/mini';
-import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool, type PageList } from '@cm/contract';
+import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/contract';
 import { findPages, type ListingReader } from '@cm/publishing';
 import { baseUrlOf, validate } from '../http';
+import { decodePageList } from './replies.decoder';
 import { callRoute, routeEvent, type Caller, type Json } from './route-calls';
 
 /* The tools only MCP has: get_job, get_usage and find_pages, each on the route functions REST calls. */
@@ -22,7 +23,8 @@ const getJob = (caller: Caller, args: Json) => {
 
 const getUsage = async (caller: Caller, args: Json) => {
   const input = parse(UsageQuery, args);
-  const query = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const query: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) query[key] = value;
   const [usage, budget] = await Promise.all([
     callRoute('usage', routeEvent(caller, 'GET', '/v1/usage', 'GET /v1/usage', { query })),
     callRoute('usage', routeEvent(caller, 'GET', '/v1/budget', 'GET /v1/budget', {})),
@@ -37,7 +39,7 @@ const searchPages = (caller: Caller, args: Json) => {
     const query: Record<string, string> = { limit: String(limit) };
     if (cursor) query.cursor = cursor;
     if (status) query.status = status;
-    return (await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query }))) as PageList;
+    return decodePageList(await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query })));
   };
   return findPages(caller.siteId, parse(FindPagesInput, args), readListing, baseUrlOf(caller.event));
 };

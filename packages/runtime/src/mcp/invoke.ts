@@ -2,6 +2,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { functionEnvName, type FunctionName } from '@cm/contract';
 import { getConfig } from '../config';
 import type { ApiEvent, ApiResult } from '../http';
+import { decodeRouteReply } from './replies.decoder';
 
 /* Invoking another function of the route table: Lambda Invoke on AWS, in-process in the local stack. */
 
@@ -19,7 +20,7 @@ const lambdaInvoker: FunctionInvoker = async (fn, event) => {
   const out = await lambda.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(event)) }));
   const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
   if (out.FunctionError) throw new Error(`${fn} failed (${out.FunctionError}): ${text.slice(0, 500)}`);
-  return JSON.parse(text) as ApiResult;
+  return decodeRouteReply(fn, text);
 };
 
 let invoker: FunctionInvoker | undefined;

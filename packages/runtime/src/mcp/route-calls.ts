@@ -1,4 +1,4 @@
-import { ApiError, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
+import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
 import type { ApiEvent } from '../http';
 import { invoke } from './invoke';
 
@@ -61,9 +61,12 @@ export async function callRoute(fn: FunctionName, event: ApiEvent): Promise<Json
   } catch {
     throw new ApiError('internal_error', `${fn} answered ${reply.statusCode} without JSON`);
   }
+  // Every route answers an object: its result, or the error shape.
+  if (!isJsonObject(body))
+    throw new ApiError('internal_error', `${fn} answered ${reply.statusCode} without a JSON object`);
   const status = reply.statusCode ?? 200;
-  if (status >= 400) throw new ToolFailure(body as Json);
-  return body as Json;
+  if (status >= 400) throw new ToolFailure(body);
+  return body;
 }
 
 /** A research tool's call: its own function, invoked as `POST /v1/tools/{name}` would run it. */
