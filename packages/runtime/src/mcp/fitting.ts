@@ -1,3 +1,4 @@
+import { isJsonObject } from '@cm/contract';
 import { getConfig } from '../config';
 import { invokeTool, type Caller, type Json } from './route-calls';
 
@@ -8,14 +9,24 @@ const resultMaxBytes = (): number => getConfig().mcpResultMaxBytes;
 
 const sizeOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
-/** The longest array in `value` (a path of keys to it), the one to cut when a result is too large. */
-function longestArray(value: unknown, path: string[] = []): { path: string[]; length: number; bytes: number } | null {
-  if (!value || typeof value !== 'object') return null;
-  let best: { path: string[]; length: number; bytes: number } | null = null;
-  if (Array.isArray(value)) best = { path, length: value.length, bytes: sizeOf(value) };
-  const entries = Array.isArray(value) ? [] : Object.entries(value as Json);
-  for (const [key, child] of entries) {
-    const found = longestArray(child, [...path, key]);
+/** An array in a result: the object that holds it, its key there, and the path of keys to it. */
+interface ArrayAt {
+  parent: Json;
+  key: string;
+  path: string[];
+  items: unknown[];
+  bytes: number;
+}
+
+/** The longest array in `node` or the objects in it (not inside arrays), the one to cut when a result is too large. */
+function longestArray(node: Json, path: string[] = []): ArrayAt | null {
+  let best: ArrayAt | null = null;
+  for (const [key, child] of Object.entries(node)) {
+    const found = Array.isArray(child)
+      ? { parent: node, key, path: [...path, key], items: child, bytes: sizeOf(child) }
+      : isJsonObject(child)
+        ? longestArray(child, [...path, key])
+        : null;
     if (found && (!best || found.bytes > best.bytes)) best = found;
   }
   return best;
@@ -53,12 +64,11 @@ export async function fitted(
       },
     };
   }
-  const cut = longestArray(result);
-  if (!cut || cut.path.length === 0) return { result };
+  // Cut in a copy: the array found there is the copy's own.
   const copy = structuredClone(result);
-  const parent = cut.path.slice(0, -1).reduce<Json>((node, key) => node[key] as Json, copy);
-  const key = cut.path[cut.path.length - 1]!;
-  const items = parent[key] as unknown[];
+  const cut = longestArray(copy);
+  if (!cut) return { result };
+  const { parent, key, items } = cut;
   const total = items.length;
   let keep = Math.floor((total * max) / size);
   parent[key] = items.slice(0, keep);

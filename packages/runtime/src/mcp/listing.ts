@@ -12,6 +12,8 @@ import {
   UsageQuery,
   UsageReport,
   BudgetView,
+  isJsonObject,
+  MCP_EXTRA_TOOLS,
   type McpExtraTool,
   type McpToolName,
 } from '@cm/contract';
@@ -21,18 +23,18 @@ import type { Json } from './route-calls';
 
 /** A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow fields). */
 function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _ignored, ...out } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
-  const open = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(open);
-    if (!node || typeof node !== 'object') return node;
-    return Object.fromEntries(
-      Object.entries(node as Json)
-        .filter(([key, value]) => !(io === 'output' && key === 'additionalProperties' && value === false))
-        .map(([key, value]) => [key, open(value)]),
-    );
+  const { $schema: _ignored, ...out } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  const openValue = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(openValue);
+    return isJsonObject(node) ? openObject(node) : node;
   };
-  const result = open(out) as Json;
-  return { ...result, type: 'object' };
+  const openObject = (node: Json): Json =>
+    Object.fromEntries(
+      Object.entries(node)
+        .filter(([key, value]) => !(io === 'output' && key === 'additionalProperties' && value === false))
+        .map(([key, value]) => [key, openValue(value)]),
+    );
+  return { ...openObject(out), type: 'object' };
 }
 
 const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniType; result: z.ZodMiniType }> = {
@@ -72,7 +74,7 @@ export function mcpTools(): Tool[] {
   };
   return (listing ??= [
     ...TOOL_LIST.map((spec) => describe(spec.name, spec.description, spec.input, spec.result)),
-    ...(Object.keys(EXTRA_TOOLS) as McpExtraTool[]).map((name) =>
+    ...MCP_EXTRA_TOOLS.map((name) =>
       describe(name, EXTRA_TOOLS[name].description, EXTRA_TOOLS[name].input, EXTRA_TOOLS[name].result),
     ),
   ]);

@@ -24,7 +24,7 @@ const errorResult = (body: Json): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(body) }],
 });
 
-const isExtraTool = (name: string): name is McpExtraTool => (MCP_EXTRA_TOOLS as readonly string[]).includes(name);
+const isExtraTool = (name: string): name is McpExtraTool => MCP_EXTRA_TOOLS.some((tool) => tool === name);
 
 async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
   try {
@@ -59,7 +59,7 @@ function mcpServer(caller: Caller): Server {
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    callTool(caller, request.params.name, (request.params.arguments ?? {}) as Json),
+    callTool(caller, request.params.name, request.params.arguments ?? {}),
   );
   return server;
 }
