@@ -28,34 +28,31 @@ export interface ToolWiring {
 }
 
 /** A dependency a function is neither wired for nor granted: reaching for any of its members is a bug, said plainly. */
-const unwired =
-  (tool: ToolName, what: string) =>
-  (member: string): never => {
-    throw new Error(`${tool} is not wired for ${what} (${member})`);
-  };
+class Unwired {
+  constructor(
+    private readonly tool: ToolName,
+    private readonly what: string,
+  ) {}
 
-function unwiredKeywordData(tool: ToolName): KeywordDataProvider {
-  const fail = unwired(tool, 'keyword data');
-  return {
-    get name() {
-      return fail('name');
-    },
-    keywordMetrics: () => fail('keywordMetrics'),
-    keywordIdeas: () => fail('keywordIdeas'),
-    serpOrganic: () => fail('serpOrganic'),
-  };
+  protected fail(member: string): never {
+    throw new Error(`${this.tool} is not wired for ${this.what} (${member})`);
+  }
+
+  get name(): string {
+    return this.fail('name');
+  }
 }
 
-function unwiredBacklinkData(tool: ToolName): BacklinkDataProvider {
-  const fail = unwired(tool, 'backlink data');
-  return {
-    get name() {
-      return fail('name');
-    },
-    profile: () => fail('profile'),
-    links: () => fail('links'),
-    linkGap: () => fail('linkGap'),
-  };
+class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
+  readonly keywordMetrics = () => this.fail('keywordMetrics');
+  readonly keywordIdeas = () => this.fail('keywordIdeas');
+  readonly serpOrganic = () => this.fail('serpOrganic');
+}
+
+class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {
+  readonly profile = () => this.fail('profile');
+  readonly links = () => this.fail('links');
+  readonly linkGap = () => this.fail('linkGap');
 }
 
 /** What one run of a tool is for: the caller's site, its input (parsed with the tool's schema), and the request's observation (keyed with the tool). */
@@ -97,8 +94,8 @@ async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
     const ctx: ToolContext = {
       siteId,
       store,
-      keywordData: wiring.keywordData ? await wiring.keywordData() : unwiredKeywordData(name),
-      backlinkData: wiring.backlinkData ? await wiring.backlinkData() : unwiredBacklinkData(name),
+      keywordData: wiring.keywordData ? await wiring.keywordData() : new UnwiredKeywordData(name, 'keyword data'),
+      backlinkData: wiring.backlinkData ? await wiring.backlinkData() : new UnwiredBacklinkData(name, 'backlink data'),
       researchSource: researchSource(getConfig().research),
       meter,
       budget,
