@@ -154,8 +154,6 @@ export const TableName = z.enum(TABLE_NAMES, {
   error: (issue) => (issue.input === undefined ? 'Required' : `must be one of ${TABLE_NAMES.join(', ')}`),
 });
 
-export type TableFields<T extends TableName> = z.output<(typeof TABLE_FIELDS)[T]>;
-
 /** What the store assigns every row: its id (listed first) and its times (listed last). */
 const RowIdField = { id: z.int() };
 const RowTimes = { created_at: z.string(), updated_at: z.string() };

@@ -115,4 +115,3 @@ export const SERVICE_LIMITS = {
 
 /** Every limit, the spec's and the service's. */
 export const LIMITS = { ...SPEC_LIMITS, ...SERVICE_LIMITS } as const;
-export type Limits = typeof LIMITS;

@@ -2,7 +2,6 @@ import * as z from 'zod/mini';
 import { PAGE_TYPES, PageStatus, Timestamp, named } from './common';
 
 export const NOTIFY_ACTIONS = ['edited', 'published', 'unpublished', 'deleted'] as const;
-export type NotifyAction = (typeof NOTIFY_ACTIONS)[number];
 
 /**
  * Body of POST /api/content/notify (spec §2.6, docs/api.md#notify): the site tells the editor service a page

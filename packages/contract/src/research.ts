@@ -90,16 +90,6 @@ export interface Findings {
   sources: ResearchSource[];
 }
 
-/** A stored research: retrievable later through recall. */
-export interface ResearchRecord extends Findings {
-  research_id: string;
-  mode: JobMode;
-  query: string;
-  question: string | null;
-  data_source: string;
-  created_at: string;
-}
-
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 

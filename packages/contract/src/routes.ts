@@ -219,5 +219,3 @@ export const ROUTES: readonly Route[] = withDocs(
     ...TOOL_LIST.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const),
   ]),
 );
-
-export const ERROR_REPLY: Reply = { description: 'Error (the one error shape, docs/api.md#errors)', schema: ErrorBody };

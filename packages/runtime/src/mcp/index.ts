@@ -6,6 +6,6 @@
  */
 
 export { mcpHandler } from './handler';
-export { setFunctionInvoker, type FunctionInvoker } from './invoke';
+export { setFunctionInvoker } from './invoke';
 export { toWebRequest, fromWebResponse } from './web-seam';
 export { originAllowed, apiKeyOf } from './access';
