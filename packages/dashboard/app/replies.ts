@@ -33,8 +33,8 @@ export const isCompetitorRow = (row: unknown): row is CompetitorRow =>
   typeof row.id === 'number' &&
   typeof row.domain === 'string' &&
   typeof row.added_at === 'string' &&
-  (row.display_name === undefined || isTextOrNull(row.display_name)) &&
-  (row.color === undefined || isTextOrNull(row.color));
+  (row.display_name === undefined || typeof row.display_name === 'string') &&
+  (row.color === undefined || typeof row.color === 'string');
 
 /** A page of db_select; its rows are checked one by one, with the guard of the table's rows. */
 export const isRows = (reply: unknown): reply is Rows =>

@@ -4,6 +4,7 @@ import type {
   BudgetWindowView,
   DbSelectResult,
   PageList,
+  RowOf,
   SerpBacklinksResult,
   SerpKeywordRefreshResult,
   SerpLandscapeResult,
@@ -27,21 +28,10 @@ export type Refresh = Out<typeof SerpKeywordRefreshResult>;
 export type CompetitorAdded = Out<typeof AddCompetitorResult>;
 export type Rows = Out<typeof DbSelectResult>;
 
-export interface CompetitorRow {
-  id: number;
-  domain: string;
-  display_name?: string | null;
-  color?: string | null;
-  added_at: string;
-}
-export interface TopicRow {
-  id: number;
-  name: string;
-}
-export interface PageRow {
-  id: number;
-  title: string;
-}
+/** The fields the app reads of the cm_* rows db_select answers with: the contract's stored rows (RowOf). */
+export type CompetitorRow = Pick<RowOf<'cm_competitors'>, 'id' | 'domain' | 'display_name' | 'color' | 'added_at'>;
+export type TopicRow = Pick<RowOf<'cm_topics'>, 'id' | 'name'>;
+export type PageRow = Pick<RowOf<'cm_pages'>, 'id' | 'title'>;
 
 /** A listed page (`suppressed_links` when the listing is asked for them with `suppressed_links=true`). */
 export type PageListing = Out<typeof PageList>;
