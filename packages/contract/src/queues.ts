@@ -1,4 +1,19 @@
 import type { WorkerName } from './functions';
+import type { RelinkMessage } from './notify';
+import type { MonitorMessage, ResearchMessage } from './research';
+
+/** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
+export interface QueueMessages {
+  relink: RelinkMessage;
+  research: ResearchMessage;
+  monitor: MonitorMessage;
+}
+/** Puts a message on a worker's queue, typed by the queue (a worker without a message fails to compile here). */
+export type Enqueue = <Q extends WorkerName>(
+  queue: Q,
+  message: QueueMessages[Q],
+  delaySeconds?: number,
+) => Promise<void>;
 
 /** How a worker's queue delivers: the same on SQS (the CDK app) and in the local stack's in-process queues. */
 export interface QueueSettings {

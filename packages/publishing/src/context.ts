@@ -1,9 +1,9 @@
-import type { WorkerName } from '@cm/contract';
+import type { Enqueue } from '@cm/contract';
 import type { Store } from '@cm/store';
 
 /** What the publishing workflows run with: the store, and the queues they send relink work to. */
 export interface PublishingContext {
   store: Store;
   /** Puts a message on a worker's queue. */
-  enqueue(queue: WorkerName, message: unknown): Promise<void>;
+  enqueue: Enqueue;
 }

@@ -1,5 +1,5 @@
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { queueUrlEnvName, type WorkerName } from '@cm/contract';
+import { queueUrlEnvName, type Enqueue, type WorkerName } from '@cm/contract';
 import { getConfig } from './config';
 
 /** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
@@ -33,7 +33,7 @@ function sqsTransport(): QueueTransport {
   };
 }
 
-export async function enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void> {
+export const enqueue: Enqueue = async (queue, message, delaySeconds) => {
   transport ??= sqsTransport();
   await transport.send(queue, JSON.stringify(message), delaySeconds);
-}
+};

@@ -1,4 +1,4 @@
-import { ApiError, type KeywordRow, type RowOf, type TableName, type WorkerName } from '@cm/contract';
+import { ApiError, type KeywordRow, type RowOf, type TableName, type Enqueue } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
 import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
 import type { Site, Store } from '@cm/store';
@@ -26,7 +26,7 @@ export interface ToolContext {
   /** Every address of a host name (DNS and the hosts file), none for a name that does not exist; rejects when the lookup fails. */
   resolveHost(host: string): Promise<string[]>;
   /** Puts a message on a worker's queue. */
-  enqueue(queue: WorkerName, message: unknown, delaySeconds?: number): Promise<void>;
+  enqueue: Enqueue;
   /** Reports a figure only the tool knows (places in use, quota used) to the service's metrics. */
   measure(metric: 'research_slots_in_use' | 'refresh_quota_used', value: number): void;
 }
