@@ -112,6 +112,8 @@ describe('metrics (EMF)', () => {
   it('reads the research places in use whenever research asks for one, and costs a job under the tool that queued it', async () => {
     const reply = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'How do I clean running shoes?' });
     expect(reply.body.status).toBe('succeeded');
+    // The worker's invocation writes its line when it returns, which may be after the caller saw the job end.
+    await t.stack.drain();
     expect(output.metric('research_slots_in_use')).toEqual([
       expect.objectContaining({ value: 1, dimensions: ['service', 'tool'] }),
     ]);
