@@ -24,6 +24,10 @@ export function named<S extends z.ZodMiniType>(schema: S, meta: { id: string; de
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A property of a value whose type says nothing of it (a caught error, an untyped library's object); undefined when it has none. */
+export const propertyOf = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
+
 export const PAGE_TYPES = ['article', 'question'] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 

@@ -7,6 +7,7 @@ import {
   type PageState,
   type PageRecord,
   isKnownInlineType,
+  isJsonObject,
   type ArticleDoc,
   type ArticleInput,
   type Block,
@@ -92,7 +93,7 @@ export function outgoingLinks(doc: PageDoc): string[] {
 export function* linkAnnotations(block: Block, path: string): Generator<{ path: string; href: string }> {
   if (block._type !== 'block') return;
   for (const [i, def] of itemsOf(block.markDefs).entries()) {
-    if (isObject(def) && def._type === 'link' && typeof def.href === 'string')
+    if (isJsonObject(def) && def._type === 'link' && typeof def.href === 'string')
       yield { path: `${path}.markDefs[${i}].href`, href: def.href };
   }
 }
@@ -113,10 +114,6 @@ interface TextVisit {
   text: string;
 }
 
-/** A JSON object: a block, an inline node, a stat. */
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A field's items when it is an array, else none: a block as sent may hold anything in any field. */
 export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
 
@@ -128,7 +125,7 @@ export function textOf(value: unknown): string | undefined {
 
 function* spanTexts(children: unknown, path: string): Generator<TextVisit> {
   for (const [i, node] of itemsOf(children).entries()) {
-    const text = isObject(node) && node._type === 'span' ? textOf(node.text) : undefined;
+    const text = isJsonObject(node) && node._type === 'span' ? textOf(node.text) : undefined;
     if (text !== undefined) yield { path: `${path}.children[${i}].text`, text };
   }
 }
@@ -153,7 +150,7 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
       return;
     case 'statBar':
       for (const [i, stat] of itemsOf(block.stats).entries()) {
-        if (!isObject(stat)) continue;
+        if (!isJsonObject(stat)) continue;
         yield* field(stat.value, `${path}.stats[${i}].value`);
         yield* field(stat.label, `${path}.stats[${i}].label`);
       }
@@ -168,7 +165,7 @@ export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
     case 'list':
       // An item sent as an object renders its `text`, as an item sent as a string renders itself.
       for (const [i, item] of itemsOf(block.items).entries()) {
-        yield* isObject(item) ? field(item.text, `${path}.items[${i}].text`) : field(item, `${path}.items[${i}]`);
+        yield* isJsonObject(item) ? field(item.text, `${path}.items[${i}].text`) : field(item, `${path}.items[${i}]`);
       }
       return;
     case 'table':
@@ -217,7 +214,7 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
     if (block._type === 'paragraph' || block._type === 'block') {
       for (const [j, node] of itemsOf(block.children).entries()) {
         // A node without a `_type` already has its shape warning.
-        if (!isObject(node) || typeof node._type !== 'string' || node._type === '') continue;
+        if (!isJsonObject(node) || typeof node._type !== 'string' || node._type === '') continue;
         const id = textOf(node.id);
         if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
         else if (node._type === 'sourceCitation' && id !== undefined) citation(`${path}.children[${j}]`, id);

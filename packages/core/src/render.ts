@@ -1,5 +1,6 @@
 import {
   CALLOUT_TONES,
+  isJsonObject,
   type ArticleRecord,
   type Block,
   type PageRecord,
@@ -13,7 +14,7 @@ import {
   type PortableTextTypeComponentOptions,
 } from '@portabletext/to-html';
 import { INLINE_MARKUP } from './markup';
-import { blockLinkTargets, blockTexts, isObject, itemsOf, textOf } from './pages';
+import { blockLinkTargets, blockTexts, itemsOf, textOf } from './pages';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
@@ -61,14 +62,14 @@ const MAX_LIST_LEVEL = 10;
  */
 function portableTextBlock(block: Block): Block {
   const children = itemsOf(block.children).flatMap((child) => {
-    if (!isObject(child) || typeof child._type !== 'string' || child._type === '' || child._type.startsWith('@'))
+    if (!isJsonObject(child) || typeof child._type !== 'string' || child._type === '' || child._type.startsWith('@'))
       return [];
     if (child._type !== 'span') return [{ ...child, _type: child._type }];
     const marks = itemsOf(child.marks).filter((mark): mark is string => typeof mark === 'string');
     return [{ _type: 'span', text: textOf(child.text) ?? '', marks }];
   });
   const markDefs = itemsOf(block.markDefs).flatMap((def) =>
-    isObject(def) && typeof def._key === 'string' && typeof def._type === 'string'
+    isJsonObject(def) && typeof def._key === 'string' && typeof def._type === 'string'
       ? [{ ...def, _key: def._key, _type: def._type }]
       : [],
   );
@@ -176,7 +177,7 @@ class Renderer {
   /** Inline nodes after `out`: a dropped citation also drops the space before it, wherever that came from. */
   private inline(nodes: readonly unknown[], out: string): string {
     for (const node of nodes) {
-      if (!isObject(node)) continue;
+      if (!isJsonObject(node)) continue;
       if (node._type === 'span') out += this.field(node.text);
       else if (node._type === 'sourceCitation') {
         const id = textOf(node.id);
@@ -202,7 +203,7 @@ class Renderer {
       case 'statBar': {
         if (!Array.isArray(block.stats)) return '';
         const stats = block.stats
-          .filter(isObject)
+          .filter(isJsonObject)
           .map((s) => `<div class="stat"><dt>${this.field(s.label)}</dt><dd>${this.field(s.value)}</dd></div>`);
         return `<dl class="stat-bar">${stats.join('')}</dl>`;
       }
@@ -211,7 +212,7 @@ class Renderer {
         const tag = ORDERED_STYLES.has(block.style) ? 'ol' : 'ul';
         const items = block.items.flatMap((item) => {
           // An item sent as an object renders its `text`, by the same rules as an item sent as a string.
-          const text = textOf(isObject(item) ? item.text : item);
+          const text = textOf(isJsonObject(item) ? item.text : item);
           return text === undefined ? [] : [`<li>${this.text(text)}</li>`];
         });
         return `<${tag}>${items.join('')}</${tag}>`;

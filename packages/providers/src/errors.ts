@@ -1,4 +1,4 @@
-import { propertyOf } from './property';
+import { propertyOf } from '@cm/contract';
 
 /* How a provider call fails: the provider's fault (ProviderError), or the caller's URL (UrlRefused). */
 

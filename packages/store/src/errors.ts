@@ -1,4 +1,4 @@
-import type { TableName } from '@cm/contract';
+import { propertyOf, type TableName } from '@cm/contract';
 
 /* What the store refuses, said in the store's terms; the HTTP layer (runtime) decides the status. */
 
@@ -46,7 +46,7 @@ export class CorruptItem extends StoreError {
 /** What a thrown value says of itself; the SDK's errors may come from another realm, so no instanceof. */
 export function errorFacts(error: unknown): { name: string; code: string; message: string; fault: string } {
   const said = (field: string): string => {
-    const value: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, field) : undefined;
+    const value = propertyOf(error, field);
     return typeof value === 'string' ? value : '';
   };
   return { name: said('name'), code: said('code'), message: said('message'), fault: said('$fault') };

@@ -7,11 +7,11 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { TableName } from '@cm/contract';
+import type { RowOf, TableName } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
-import { checkedRow, decodeClaim, decodeRow, type StoredRow, type TableRow } from './rows.decoder';
+import { checkedRow, decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
 import { decodeSequence } from './sites.decoder';
 import {
   keywordUnique,
@@ -23,8 +23,6 @@ import {
   uniqueKey,
   type Key,
 } from './keys';
-
-export type { StoredRow, TableRow } from './rows.decoder';
 
 type Fields = Record<string, unknown>;
 
@@ -62,7 +60,7 @@ const ORPHAN_AFTER_MS = 60_000;
 const SELECT_MAX_PAGES = 10;
 
 export interface RowPage<T extends TableName = TableName> {
-  rows: TableRow<T>[];
+  rows: RowOf<T>[];
   next_cursor: string | null;
 }
 
@@ -161,7 +159,7 @@ export class RowStore {
     table: T,
     rows: readonly Fields[],
     now = new Date().toISOString(),
-  ): Promise<{ created: TableRow<T>[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
+  ): Promise<{ created: RowOf<T>[]; conflicts: Array<{ index: number; fields: Fields; existingId: number }> }> {
     if (rows.length === 0) return { created: [], conflicts: [] };
     const firstId = await this.reserveIds(siteId, table, rows.length);
     const unique = TABLE_SPECS[table].unique;
@@ -190,7 +188,7 @@ export class RowStore {
     table: T,
     fields: Fields,
     now = new Date().toISOString(),
-  ): Promise<TableRow<T>> {
+  ): Promise<RowOf<T>> {
     const {
       created: [row],
       conflicts: [conflict],
@@ -200,17 +198,13 @@ export class RowStore {
     return row;
   }
 
-  async get<T extends TableName>(siteId: number, table: T, id: number): Promise<TableRow<T> | null> {
+  async get<T extends TableName>(siteId: number, table: T, id: number): Promise<RowOf<T> | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: rowKey(siteId, table, id) }));
     return out.Item ? decodeRow(table, out.Item) : null;
   }
 
   /** Rows by id, in batched reads; missing ids are left out. */
-  async getMany<T extends TableName>(
-    siteId: number,
-    table: T,
-    ids: readonly number[],
-  ): Promise<Map<number, TableRow<T>>> {
+  async getMany<T extends TableName>(siteId: number, table: T, ids: readonly number[]): Promise<Map<number, RowOf<T>>> {
     const unique = [...new Set(ids)];
     const items = await batchGet(
       this.db,
@@ -237,7 +231,7 @@ export class RowStore {
     id: number,
     changes: Fields,
     now = new Date().toISOString(),
-  ): Promise<TableRow<T> | null> {
+  ): Promise<RowOf<T> | null> {
     const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
     const values: Record<string, unknown> = { ':now': now };
     const sets = ['#row.#updated_at = :now'];
@@ -276,7 +270,7 @@ export class RowStore {
   }
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
-  async delete<T extends TableName>(siteId: number, table: T, id: number): Promise<TableRow<T> | null> {
+  async delete<T extends TableName>(siteId: number, table: T, id: number): Promise<RowOf<T> | null> {
     const out = await this.db.send(
       new DeleteCommand({ TableName: this.table, Key: rowKey(siteId, table, id), ReturnValues: 'ALL_OLD' }),
     );
@@ -307,8 +301,8 @@ export class RowStore {
     table: T,
     field: string,
     value: string | number | boolean,
-  ): Promise<TableRow<T>[]> {
-    const rows: TableRow<T>[] = [];
+  ): Promise<RowOf<T>[]> {
+    const rows: RowOf<T>[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.select(siteId, table, { [field]: value }, 1000, cursor);
@@ -361,7 +355,7 @@ export class RowStore {
       ExpressionAttributeValues: values,
     };
 
-    const rows: TableRow<T>[] = [];
+    const rows: RowOf<T>[] = [];
     let start: Record<string, unknown> | undefined = cursor
       ? this.startOf(cursor, siteId, table, index, pk)
       : undefined;

@@ -5,7 +5,7 @@ import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { resolveAll } from '../resolve';
 import { errorField, ProviderError, UrlRefused } from '../errors';
-import { propertyOf } from '../property';
+import { propertyOf } from '@cm/contract';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';
