@@ -121,3 +121,39 @@ export const FindPagesResult = z.object({
     .check(z.meta({ description: 'More pages (or more to search): call again with it' })),
 });
 export type FindPagesResult = z.output<typeof FindPagesResult>;
+
+/** The MIME type of an MCP App's HTML resource (the ext-apps extension, io.modelcontextprotocol/ui). */
+export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/**
+ * The MCP Apps (docs/api.md#mcp-apps): each a `ui://` HTML resource, built from the dashboard's own
+ * view and chart code into one file (`file`, in the mcp function's `mcp-apps/` folder), that draws the
+ * result of the tools listed. A tool links it by `_meta.ui.resourceUri`.
+ */
+export const MCP_APPS = {
+  keyword_landscape: {
+    uri: 'ui://content-research/keyword-landscape.html',
+    file: 'keyword-landscape.html',
+    title: 'Keyword landscape',
+    description: 'Share of voice per domain, the site and its competitors in their colours, and the keywords behind it',
+    tools: ['serp_landscape'],
+  },
+  backlinks: {
+    uri: 'ui://content-research/backlinks.html',
+    file: 'backlinks.html',
+    title: 'Backlinks',
+    description: 'Referring domains over time for the site and each competitor, and the link gap',
+    tools: ['serp_backlinks'],
+  },
+  spend: {
+    uri: 'ui://content-research/spend.html',
+    file: 'spend.html',
+    title: 'Spend against budget',
+    description: 'Paid provider spend per tool and provider against the daily and monthly budget',
+    tools: ['get_usage'],
+  },
+} as const satisfies Record<
+  string,
+  { uri: string; file: string; title: string; description: string; tools: readonly McpToolName[] }
+>;
+export type McpAppName = keyof typeof MCP_APPS;

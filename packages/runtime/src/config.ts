@@ -39,6 +39,8 @@ export interface Config {
   queueUrls: Partial<Record<WorkerName, string>>;
   /** `DASHBOARD_DIR`: the built dashboard's folder (the local stack builds it); unset, the one bundled beside the handler. */
   dashboardDir?: string;
+  /** `MCP_APPS_DIR`: the built MCP Apps' folder (the local stack builds it); unset, the one bundled beside the handler. */
+  mcpAppsDir?: string;
 }
 
 /**
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
     dashboardDir: env.DASHBOARD_DIR || undefined,
+    mcpAppsDir: env.MCP_APPS_DIR || undefined,
   };
 }
 
