@@ -256,6 +256,7 @@ export const SovDomain = z.object({
   keywords_ranked: z.int(),
   is_site: z.boolean(),
   is_competitor: z.boolean(),
+  color: z.optional(z.string()).check(z.meta({ description: "A tracked competitor's stored chart color" })),
 });
 
 const ResearchFindings = {

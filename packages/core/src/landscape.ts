@@ -36,6 +36,8 @@ export interface LandscapeInput {
   serpOf(keyword: Pick<ScopeKeyword, 'locale' | 'keyword'>): SerpRow | undefined;
   siteDomain: string | null;
   competitors: readonly string[];
+  /** The tracked competitors' stored chart colours, by domain (a competitor without one is absent). */
+  colors?: ReadonlyMap<string, string>;
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -122,7 +124,10 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
     .map((d) => ({ ...d, is_site: false, is_competitor: false }));
   const list = [
     ...(own ? [{ ...sovOf(own), is_site: true, is_competitor: false }] : []),
-    ...input.competitors.map((c) => ({ ...sovOf(c), is_site: false, is_competitor: true })),
+    ...input.competitors.map((c) => {
+      const color = input.colors?.get(c);
+      return { ...sovOf(c), is_site: false, is_competitor: true, ...(color ? { color } : {}) };
+    }),
     ...others,
   ].sort((a, b) => b.sov - a.sov || a.domain.localeCompare(b.domain));
 

@@ -267,7 +267,13 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
   const deadline = Date.now() + input.wait_ms;
   const site = await siteOf(ctx);
   const locale = keywordLocale(null, site.locale);
-  const [competitors, scope] = await Promise.all([competitorDomains(ctx), resolveScope(ctx, input, locale)]);
+  // The competitor rows, not only their domains: the share of voice carries each one's stored colour.
+  const [tracked, scope] = await Promise.all([
+    ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true),
+    resolveScope(ctx, input, locale),
+  ]);
+  const competitors = tracked.map((row) => row.domain);
+  const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
   const { targets: selection, ideas: skippedIdeas } = lists
@@ -293,6 +299,7 @@ export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput)
       serpOf: (k) => serps.get(keywordUnique(k.locale, k.keyword)) ?? refreshed.get(k.keyword),
       siteDomain: site.domain,
       competitors,
+      colors,
     }),
     ...(ideas ? { ideas } : {}),
     ...(list ? { list: { ...list, skipped_ideas: skippedIdeas } } : {}),
