@@ -18,10 +18,16 @@ export const BudgetInput = z
     monthly_usd: z
       .optional(z.nullable(Usd))
       .check(z.meta({ description: 'The most this site may spend per UTC month; null: no limit; absent: unchanged' })),
+    confirm_above_usd: z.optional(z.nullable(Usd)).check(
+      z.meta({
+        description:
+          'A paid call whose estimate passes this is answered 428 approval_required with a confirm token; null: never; absent: unchanged',
+      }),
+    ),
   })
   .check(
-    z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined, {
-      message: 'give daily_usd, monthly_usd or both',
+    z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined || v.confirm_above_usd !== undefined, {
+      message: 'give daily_usd, monthly_usd, confirm_above_usd or any of them',
     }),
   );
 export type BudgetInput = z.output<typeof BudgetInput>;
@@ -42,10 +48,19 @@ export const BudgetWindowView = z.object({
 });
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
 
-export const BudgetView = named(z.object({ daily: BudgetWindowView, monthly: BudgetWindowView }), {
-  id: 'Budget',
-  description: "This site's spend limits and what its windows hold now",
-});
+export const BudgetView = named(
+  z.object({
+    daily: BudgetWindowView,
+    monthly: BudgetWindowView,
+    confirm_above_usd: z
+      .nullable(z.number())
+      .check(z.meta({ description: 'Paid calls estimated above this need a confirm token; null: none' })),
+  }),
+  {
+    id: 'Budget',
+    description: "This site's spend limits and what its windows hold now",
+  },
+);
 export type BudgetView = z.output<typeof BudgetView>;
 
 /** What a paid tool result says of the budget: the least left of the windows with a limit. */

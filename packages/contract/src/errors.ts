@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   already_exists: 409,
   payload_too_large: 413,
   budget_exceeded: 402,
+  approval_required: 428,
   concurrency_limit_exceeded: 429,
   quota_exceeded: 429,
   headers_too_large: 431,

@@ -3,6 +3,7 @@ import { named } from './common';
 import { LIMITS } from './limits';
 import { RowId } from './cm-tables';
 import { BudgetTicket } from './budget';
+import { EstimateFields } from './estimate';
 
 /*
  * The research tool (spec §4.3): its input, its jobs and recall (docs/api.md#research, #jobs, #recall); and the
@@ -58,6 +59,7 @@ export const ResearchInput = z
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'How long to wait for a job before answering running' })),
+    ...EstimateFields,
   })
   .check(
     z.superRefine((v, ctx) => {

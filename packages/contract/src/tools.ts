@@ -14,6 +14,7 @@ import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, 
 import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
+import { EstimateFields, withEstimate } from './estimate';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
 
@@ -68,6 +69,7 @@ export const GetKeywordsInput = z
     keyword_id: z
       .optional(RowId)
       .check(z.meta({ description: 'Refresh one cm_keywords row; locks the locale to that row' })),
+    ...EstimateFields,
   })
   .check(
     z.refine((v) => v.seeds !== undefined || v.topic_id !== undefined || v.keyword_id !== undefined, {
@@ -98,6 +100,7 @@ export const SerpLandscapeInput = z
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
+    ...EstimateFields,
   })
   .check(
     z.superRefine((v, ctx) => {
@@ -117,7 +120,7 @@ export const SerpLandscapeInput = z
   );
 export type SerpLandscapeInput = z.output<typeof SerpLandscapeInput>;
 
-export const SerpKeywordRefreshInput = z.object({ keyword: Keyword });
+export const SerpKeywordRefreshInput = z.object({ keyword: Keyword, ...EstimateFields });
 export type SerpKeywordRefreshInput = z.output<typeof SerpKeywordRefreshInput>;
 
 export const AddCompetitorInput = z.object({
@@ -131,6 +134,7 @@ export const AddCompetitorInput = z.object({
     ),
   display_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
   color: z.optional(HexColor).check(z.meta({ description: 'Chart color "#rrggbb" or "#rgb"' })),
+  ...EstimateFields,
 });
 export type AddCompetitorInput = z.output<typeof AddCompetitorInput>;
 
@@ -149,6 +153,7 @@ export const SerpBacklinksInput = z
     limit: z
       .optional(count(1, LIMITS.linksMax))
       .check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
+    ...EstimateFields,
   })
   .check(
     z.superRefine((v, ctx) => {
@@ -177,8 +182,6 @@ const ToolMeta = {
     .check(z.meta({ description: 'Paid results: what the tightest budget window has left' })),
   simulated: z.optional(z.literal(true)).check(z.meta({ description: 'cost_usd is sandbox list prices, not billed' })),
 };
-/** The fields every tool result has of its run (what it cost, where from): MCP describes them once, not per tool. */
-export const TOOL_META_FIELDS: readonly string[] = Object.keys(ToolMeta);
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
 
@@ -503,7 +506,7 @@ export const TOOLS = {
   research: {
     description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
-    result: ResearchResult,
+    result: withEstimate(ResearchResult),
   },
   recall: {
     description:
@@ -515,27 +518,27 @@ export const TOOLS = {
     description:
       "Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.",
     input: GetKeywordsInput,
-    result: GetKeywordsResult,
+    result: withEstimate(GetKeywordsResult),
   },
   serp_landscape: {
     description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} listed keywords (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
-    result: SerpLandscapeResult,
+    result: withEstimate(SerpLandscapeResult),
   },
   serp_keyword_refresh: {
     description: `Force a fresh top-${LIMITS.serpDepth} Google organic pull (US/English) for one keyword. ${LIMITS.refreshesPerDay} per site per UTC day. Returns the stored SERP row and the top-${LIMITS.untrackedCompetitorPositions} domains that are neither tracked competitors nor the site.`,
     input: SerpKeywordRefreshInput,
-    result: SerpKeywordRefreshResult,
+    result: withEstimate(SerpKeywordRefreshResult),
   },
   serp_backlinks: {
     description: `Backlink profiles. scope all (default: the site and its tracked competitors), site, or any domain (looked up live, never added to tracking). depth overview (default): profiles (referring domains, rank, backlinks per referring domain, spam score, broken links, dofollow share, anchors, top linking pages), a monthly trend of trend_months (default ${LIMITS.trendMonthsDefault}, max ${LIMITS.trendMonthsMax}), the link gap (domains linking to competitors but not the site, ranked for outreach) and health[] flags. depth links: the linking pages of one domain (site or a domain) by authority (${LIMITS.authorityMin}–${LIMITS.authorityMax}), limit default ${LIMITS.linksDefault}, max ${LIMITS.linksMax}. { empty: true } while the site has no backlink data yet.`,
     input: SerpBacklinksInput,
-    result: SerpBacklinksResult,
+    result: withEstimate(SerpBacklinksResult),
   },
   add_competitor: {
     description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
-    result: AddCompetitorResult,
+    result: withEstimate(AddCompetitorResult),
   },
   db_select: {
     description:

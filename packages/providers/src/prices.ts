@@ -132,3 +132,22 @@ export function backlinkProfilePrice(): number {
   );
 }
 export const linkGapPrice = (rows: number): number => dataForSeoPrice('backlinks/domain_intersection/live', rows);
+
+/*
+ * The list price of each operation a tool asks of a provider, as a tool's estimate lists it (named as
+ * the sandbox's ledger names it): what the meter reserves before the call at the size asked for.
+ */
+
+/** Keyword metrics of `keywords` keywords: a search-volume task, then search intent of as many. */
+export const keywordMetricsPrice = (keywords: number): number =>
+  roundUsd(
+    dataForSeoPrice('keywords_data/google_ads/search_volume/live') +
+      dataForSeoPrice('dataforseo_labs/google/search_intent/live', keywords),
+  );
+/** Up to `limit` keyword ideas. */
+export const keywordIdeasPrice = (limit: number): number =>
+  dataForSeoPrice('dataforseo_labs/google/keyword_ideas/live', limit);
+/** One organic SERP of `depth` results. */
+export const serpPrice = (depth: number): number => dataForSeoPrice('serp/google/organic/live/advanced', depth);
+/** Up to `rows` linking pages of a domain. */
+export const backlinkLinksPrice = (rows: number): number => dataForSeoPrice('backlinks/backlinks/live', rows);

@@ -1,6 +1,6 @@
 import { roundUsd } from '@cm/contract';
 import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice } from '@cm/providers';
-import { SiteBudget, type ToolContext } from '@cm/tools';
+import { SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
 import { getStore } from './services';
@@ -33,8 +33,18 @@ export const queuedPriceUsd: ToolContext['queuedPriceUsd'] = (work) => {
     const paid = researchSource(config.research) !== 'sandbox' || config.sandboxListPrices;
     return paid ? webResearchPrice(work.research, config.research.bedrockModelId) : 0;
   }
-  const paid =
-    Boolean(config.dataforseo.secret || (config.dataforseo.login && config.dataforseo.password)) ||
-    config.sandboxListPrices;
+  const paid = dataforseoConfigured() || config.sandboxListPrices;
   return paid ? roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0)) : 0;
 };
+
+/** Whether DataForSEO has credentials (else its data comes from the sandbox). */
+function dataforseoConfigured(): boolean {
+  const { dataforseo } = getConfig();
+  return Boolean(dataforseo.secret || (dataforseo.login && dataforseo.password));
+}
+
+/** What estimates price work other functions run at: its list price whatever the provider, and the monitor's data source. */
+export const estimateDeps = (): EstimateDeps => ({
+  researchUsd: (mode) => webResearchPrice(mode, getConfig().research.bedrockModelId),
+  monitorSource: dataforseoConfigured() ? 'dataforseo' : 'sandbox',
+});

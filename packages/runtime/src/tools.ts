@@ -1,5 +1,7 @@
 import {
   ApiError,
+  isPaidTool,
+  propertyOf,
   roundUsd,
   TOOL_FUNCTIONS,
   TOOLS,
@@ -8,13 +10,20 @@ import {
   type ToolResult,
 } from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
-import type { ToolContext } from '@cm/tools';
+import {
+  requireApproval,
+  TOOL_PLANNERS,
+  toolEstimate,
+  type EstimateDeps,
+  type ToolContext,
+  type ToolPlan,
+} from '@cm/tools';
 import { api } from './api';
 import { json, type ApiRequest } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
-import { meterOf, queuedPriceUsd, siteBudget } from './budget';
+import { estimateDeps, meterOf, queuedPriceUsd, siteBudget } from './budget';
 import type { Observation } from './observability';
 
 /**
@@ -56,10 +65,12 @@ class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {
 }
 
 /** What one run of a tool is for: the caller's site, its input (parsed with the tool's schema), and the request's observation (keyed with the tool). */
-interface ToolRun<I> {
+interface ToolRun<I extends object> {
   siteId: number;
   input: I;
   observation: Observation;
+  /** A paid tool's plan (TOOL_PLANNERS): its estimate, and the approval its threshold asks for. */
+  planner?: (ctx: ToolContext, input: I, deps: EstimateDeps) => Promise<ToolPlan>;
 }
 
 /** The fields of a result that a run adds: its cost and whether it was cached (a workflow may give them), the budget left, and the simulated flag. */
@@ -80,11 +91,11 @@ export type Workflow<N extends ToolName> = (ctx: ToolContext, input: ToolInput<N
  * fails. The result, or an ApiError. Every way a tool is called (`POST /v1/tools/{name}`, and over MCP
  * through the tool's own function) runs it here.
  */
-async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
+async function runTool<I extends object, R extends { cost_usd?: number; cached?: boolean }>(
   name: ToolName,
   run: (ctx: ToolContext, input: I) => Promise<R>,
   wiring: ToolWiring,
-  { siteId, input, observation }: ToolRun<I>,
+  { siteId, input, observation, planner }: ToolRun<I>,
 ) {
   const store = getStore();
   const budget = siteBudget(siteId, observation);
@@ -106,6 +117,17 @@ async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
       researchLeaseMs: getConfig().researchLeaseMs,
       measure: (metric, value) => observation.metric(metric, value),
     };
+    if (planner && isPaidTool(name)) {
+      // The site's limits: read once per call, and the same read the budget's reservations use.
+      const limits = await budget.limits();
+      const wantsEstimate = propertyOf(input, 'estimate') === true;
+      if (wantsEstimate || limits.confirm_above_usd !== null) {
+        const estimate = await toolEstimate(ctx, name, await planner(ctx, input, estimateDeps()), limits);
+        if (wantsEstimate) return estimate;
+        const confirm = propertyOf(input, 'confirm');
+        await requireApproval(ctx, name, input, typeof confirm === 'string' ? confirm : undefined, estimate);
+      }
+    }
     const result = await run(ctx, input);
     // The reservations are settled before the result says what the budget has left.
     await meter.settled();
@@ -135,6 +157,13 @@ async function runTool<I, R extends { cost_usd?: number; cached?: boolean }>(
   }
 }
 
+/** Each paid tool's planner, none for the others: a mapped type, so indexed with a generic name it keeps that tool's input. */
+type Planners = {
+  [N in ToolName]?: (ctx: ToolContext, input: ToolInput<N>, deps: EstimateDeps) => Promise<ToolPlan>;
+};
+
+const PLANNERS: Planners = TOOL_PLANNERS;
+
 type InputReaders = { [N in ToolName]: (request: ApiRequest) => ToolInput<N> };
 /**
  * Each tool's input read with its schema. A mapped type, so that indexed with a generic tool name an
@@ -162,7 +191,8 @@ export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: Tool
       observation.dimension('tool', name);
       const read: InputReaders[N] = INPUT_READERS[name];
       const input = read(request);
-      return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation }));
+      const planner: Planners[N] = PLANNERS[name];
+      return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation, planner }));
     },
   });
 }

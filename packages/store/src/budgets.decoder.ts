@@ -4,7 +4,7 @@ import { decodeItem } from './decode';
 /* Budget items: a site's limits, and spend counters with their windows' counts and reservations. */
 
 const Limit = z.optional(z.nullable(z.number()));
-const BudgetItem = z.looseObject({ daily_usd: Limit, monthly_usd: Limit });
+const BudgetItem = z.looseObject({ daily_usd: Limit, monthly_usd: Limit, confirm_above_usd: Limit });
 
 /** A reservation on a counter item: its estimate, the windows (attribute prefixes) it counts in, and until when (epoch ms) its lease runs. */
 const StoredHold = z.object({ e: z.number(), w: z.array(z.string()), x: z.number() });

@@ -4,10 +4,11 @@ import { conditionFailed } from './batch';
 import { decodeBudget, decodeCounter, type CounterItem, type StoredHold } from './budgets.decoder';
 import { budgetKey, deploymentSpendKey, siteSpendKey, type Key } from './keys';
 
-/** A site's limits in USD; null: no limit. */
+/** A site's limits in USD; null: no limit. `confirm_above_usd`: paid calls estimated above it need approval. */
 export interface BudgetLimits {
   daily_usd: number | null;
   monthly_usd: number | null;
+  confirm_above_usd: number | null;
 }
 
 /** Whose money: a site's (its day and month windows) or the deployment's (its daily cap). */
@@ -92,7 +93,11 @@ const counterItem = (counter: Counter, attributes: Record<string, unknown> | und
 /** A site's limits as its budget item holds them (none stored: no limits). */
 const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): BudgetLimits => {
   const stored = item ? decodeBudget(item, budgetKey(siteId)) : {};
-  return { daily_usd: stored.daily_usd ?? null, monthly_usd: stored.monthly_usd ?? null };
+  return {
+    daily_usd: stored.daily_usd ?? null,
+    monthly_usd: stored.monthly_usd ?? null,
+    confirm_above_usd: stored.confirm_above_usd ?? null,
+  };
 };
 
 /**

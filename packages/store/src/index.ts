@@ -12,8 +12,8 @@ import { BacklinkStore } from './backlinks';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 import { BudgetStore } from './budgets';
-import { ResultStore } from './results';
 import { healthKey } from './keys';
+import { ConfirmStore } from './confirms';
 
 export * from './client';
 export * from './table';
@@ -30,6 +30,8 @@ export type { BacklinkSnapshot } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
 export type { BudgetLimits, SpendScope, WindowState } from './budgets';
 export { BudgetStore };
+export type { ConfirmRefusal } from './confirms';
+export { ConfirmStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {
@@ -42,13 +44,13 @@ export interface Store {
   quotas: QuotaStore;
   /** Spend limits, and the counters paid calls reserve against. */
   budgets: BudgetStore;
+  /** One-use approval tokens of paid calls over the site's threshold. */
+  confirms: ConfirmStore;
   /** Places for web, reddit and url research, across the whole deployment. */
   researchSlots: Semaphore;
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
-  /** MCP tool results too large for one reply, kept for their pages. */
-  results: ResultStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -66,11 +68,11 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     usage: new UsageStore(db, tableName),
     quotas: new QuotaStore(db, tableName),
     budgets: new BudgetStore(db, tableName),
+    confirms: new ConfirmStore(db, tableName),
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
-    results: new ResultStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

@@ -1,10 +1,11 @@
 import type { SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
 import { displayDomain, healthFlags, linksPerDomain, rankGap, trendWithin } from '@cm/core';
-import type { BacklinkProfile } from '@cm/providers';
 import { competitorDomain } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT } from './monitoring';
+import { callsOf, freeOf, type ToolPlan } from './plan';
+import { backlinkLinksPrice, backlinkProfilePrice, linkGapPrice, type BacklinkProfile } from '@cm/providers';
 
 interface Tracked {
   profile: BacklinkProfile;
@@ -40,20 +41,96 @@ function scopeOf(
 }
 
 /**
- * serp_backlinks. Tracked domains (the site and its active competitors) answer from their latest
- * monitoring snapshots, at no cost; an untracked domain is looked up live and never tracked; links
- * are always pulled live, since they are paid per row and asked for rarely. The site's own view,
- * overview or links, is `{empty: true}` until monitoring has taken the site's first snapshot.
+ * What a serp_backlinks call answers from, decided before any provider call: its run and its estimate
+ * both start here. Tracked domains (the site and its active competitors) answer from their latest
+ * monitoring snapshot, whatever its age (monitoring takes one daily), at no cost; an untracked domain
+ * is looked up live; links are always pulled live.
  */
-export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
+async function planBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
   const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
   const scope = scopeOf(input.scope, site.domain);
   if (input.depth === 'links') {
     const domain = scope.kind === 'domain' ? scope.domain : site.domain;
     // The site's own links wait for its backlink data, as its overview does; another domain is looked up live.
     const noData = !domain || (scope.kind !== 'domain' && !(await ctx.store.backlinks.latest(ctx.siteId, domain)));
-    if (noData) return { data_source: DATABASE, empty: true as const };
-    const links = await ctx.backlinkData.links(domain, input.limit ?? LIMITS.linksDefault, ctx.meter);
+    return noData
+      ? { kind: 'empty' as const }
+      : { kind: 'links' as const, domain, limit: input.limit ?? LIMITS.linksDefault };
+  }
+  const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest(ctx.siteId, d)));
+  const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
+    s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
+  );
+  if (scope.kind === 'domain') {
+    const known = competitorProfiles.find((c) => c.profile.domain === scope.domain);
+    return { kind: 'domain' as const, site, competitors, competitorProfiles, domain: scope.domain, known };
+  }
+  const own = site.domain ? await ctx.store.backlinks.latest(ctx.siteId, site.domain) : null;
+  if (!own) return { kind: 'empty' as const };
+  return { kind: 'tracked' as const, site, competitors, competitorProfiles, own, scope: scope.kind };
+}
+
+/** serp_backlinks with estimate: true: the live calls its plan makes; snapshots answer the rest. */
+export async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput): Promise<ToolPlan> {
+  const plan = await planBacklinks(ctx, input);
+  const provider = ctx.backlinkData.name;
+  const snapshotReason = 'monitoring snapshot (taken daily): answered from storage';
+  const snapshotItems = (tracked: readonly Tracked[]) =>
+    tracked.map((t) => `${t.profile.domain} (${t.snapshotAt ?? 'live'})`);
+  switch (plan.kind) {
+    case 'empty':
+      return {
+        data_source: DATABASE,
+        calls: [],
+        free: [],
+        notes: ['no backlink data for the site yet: answers { empty: true }'],
+      };
+    case 'links':
+      return {
+        data_source: provider,
+        calls: callsOf(provider, 'backlinks_links', 1, backlinkLinksPrice(plan.limit)),
+        free: [],
+        notes: [`up to ${plan.limit} links of ${plan.domain}, pulled live`],
+      };
+    case 'domain':
+      return {
+        data_source: plan.known ? DATABASE : provider,
+        calls: [
+          ...(plan.known ? [] : callsOf(provider, 'backlinks_profile', 1, backlinkProfilePrice())),
+          ...(plan.site.domain ? callsOf(provider, 'backlinks_link_gap', 1, linkGapPrice(GAP_LIMIT)) : []),
+        ],
+        free: plan.known ? freeOf('backlinks_profile', snapshotItems([plan.known]), snapshotReason) : [],
+        notes: [],
+      };
+    case 'tracked':
+      return {
+        data_source: plan.own.data_source,
+        calls: [],
+        free: freeOf(
+          'backlinks_profile',
+          [
+            `${plan.own.domain} (${plan.own.taken_at})`,
+            ...(plan.scope === 'all' ? snapshotItems(plan.competitorProfiles) : []),
+          ],
+          snapshotReason,
+        ),
+        notes: [],
+      };
+  }
+}
+
+/**
+ * serp_backlinks. Tracked domains (the site and its active competitors) answer from their latest
+ * monitoring snapshots, at no cost; an untracked domain is looked up live and never tracked; links
+ * are always pulled live, since they are paid per row and asked for rarely. The site's own view,
+ * overview or links, is `{empty: true}` until monitoring has taken the site's first snapshot.
+ */
+export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
+  const plan = await planBacklinks(ctx, input);
+  if (plan.kind === 'empty') return { data_source: DATABASE, empty: true as const };
+  if (plan.kind === 'links') {
+    const { domain } = plan;
+    const links = await ctx.backlinkData.links(domain, plan.limit, ctx.meter);
     return {
       data_source: ctx.backlinkData.name,
       scope: input.scope,
@@ -64,10 +141,7 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     };
   }
 
-  const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest(ctx.siteId, d)));
-  const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
-    s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
-  );
+  const { site, competitors, competitorProfiles } = plan;
   const trend = (profiles: Tracked[]) =>
     profiles.map((t) => ({
       domain: t.profile.domain,
@@ -75,16 +149,16 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     }));
   const othersOf = (t: Tracked) => competitorProfiles.filter((c) => c !== t).map((c) => c.profile);
 
-  if (scope.kind === 'domain') {
-    const known = competitorProfiles.find((c) => c.profile.domain === scope.domain);
+  if (plan.kind === 'domain') {
+    const { known, domain } = plan;
     const target: Tracked = known ?? {
-      profile: await ctx.backlinkData.profile(scope.domain, ctx.meter),
+      profile: await ctx.backlinkData.profile(domain, ctx.meter),
       snapshotAt: null,
       isSite: false,
-      isCompetitor: competitors.includes(scope.domain),
+      isCompetitor: competitors.includes(domain),
     };
     // Outreach against this domain: who links to it and not to the site.
-    const gap = site.domain ? await ctx.backlinkData.linkGap(site.domain, [scope.domain], GAP_LIMIT, ctx.meter) : [];
+    const gap = site.domain ? await ctx.backlinkData.linkGap(site.domain, [domain], GAP_LIMIT, ctx.meter) : [];
     const view = profileView(target, othersOf(target));
     return {
       data_source: known ? DATABASE : ctx.backlinkData.name,
@@ -92,15 +166,14 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
       depth: 'overview' as const,
       profiles: [view],
       trend: trend([target]),
-      gap: rankGap(gap, [scope.domain]),
+      gap: rankGap(gap, [domain]),
       health: view.health,
     };
   }
 
-  const own = site.domain ? await ctx.store.backlinks.latest(ctx.siteId, site.domain) : null;
-  if (!own) return { data_source: DATABASE, empty: true as const };
+  const { own } = plan;
   const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
-  const shown = scope.kind === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
+  const shown = plan.scope === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
   const [siteView, ...competitorViews] = shown.map((t) => profileView(t, othersOf(t)));
   if (!siteView) throw new Error('the site profile is always shown first');
   const views = [siteView, ...competitorViews];

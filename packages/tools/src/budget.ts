@@ -117,6 +117,16 @@ export class SiteBudget implements SpendGuard {
     return tight ? { remaining_usd: tight.remaining_usd, window: tight.window } : { remaining_usd: null, window: null };
   }
 
+  /** What the tightest window has left now (one read of the site's windows): an estimate's budget. */
+  async current(): Promise<ToolBudget> {
+    const [limits, windows] = await Promise.all([
+      this.limits(),
+      this.store.budgets.windows({ siteId: this.siteId }, utcDay(this.options.now())),
+    ]);
+    const tight = tightest(limits, windows);
+    return tight ? { remaining_usd: tight.remaining_usd, window: tight.window } : { remaining_usd: null, window: null };
+  }
+
   private async take(estimateUsd: number, leaseMs: number): Promise<BudgetTicket> {
     const now = this.options.now();
     const day = utcDay(now);
@@ -197,7 +207,7 @@ export async function budgetView(store: Store, siteId: number, now: Date, limits
       resets_at: resetsAt(window, now),
     };
   };
-  return { daily: view('day'), monthly: view('month') };
+  return { daily: view('day'), monthly: view('month'), confirm_above_usd: known.confirm_above_usd };
 }
 
 /** PUT /v1/budget: sets the limits given, then answers as GET does. */

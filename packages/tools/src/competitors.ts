@@ -2,7 +2,9 @@ import { ApiError, fieldError, LIMITS, type AddCompetitorInput, type CompetitorR
 import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
-import { queueMonitoring } from './monitoring';
+import { GAP_LIMIT, queueMonitoring } from './monitoring';
+import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from './plan';
+import { backlinkProfilePrice, linkGapPrice } from '@cm/providers';
 
 /*
  * Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's
@@ -258,10 +260,54 @@ const competitorView = (row: CompetitorRow) => ({
   updated_at: row.updated_at,
 });
 
-export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput) {
+/** The domain add_competitor tracks, refused before any write when it is no domain or the site's own. */
+async function planAdd(ctx: ToolContext, input: AddCompetitorInput) {
   const domain = competitorDomain(input.domain, 'domain');
   const site = await siteOf(ctx);
   if (site.domain === domain) throw fieldError('body', 'domain', `${domain} is the site's own domain`);
+  return { domain, site };
+}
+
+/** The domains whose first monitoring run add_competitor queues: the site's and the competitor's. */
+const monitoredDomains = (siteDomain: string | null, domain: string): string[] => [
+  ...(siteDomain ? [siteDomain] : []),
+  domain,
+];
+
+/**
+ * add_competitor with estimate: true. Tracking itself is free; a domain not monitored yet (new, or a
+ * row db_insert stored) gets its first monitoring run at once, with the site's (its link gap changed):
+ * a backlink profile each, and the site's link gap. A domain tracked and monitored already queues none.
+ */
+export async function estimateAddCompetitor(
+  ctx: ToolContext,
+  input: AddCompetitorInput,
+  deps: EstimateDeps,
+): Promise<ToolPlan> {
+  const { domain, site } = await planAdd(ctx, input);
+  const found = await rowOfDomain(ctx, domain);
+  const provider = deps.monitorSource;
+  if (isActive(found) && !(await neverMonitored(ctx, found)))
+    return {
+      data_source: DATABASE,
+      calls: [],
+      free: freeOf('competitor', [domain], 'tracked and monitored already: no monitoring run is queued'),
+      notes: [],
+    };
+  const domains = monitoredDomains(site.domain, domain);
+  return {
+    data_source: provider,
+    calls: [
+      ...callsOf(provider, 'backlinks_profile', domains.length, backlinkProfilePrice()),
+      ...(site.domain ? callsOf(provider, 'backlinks_link_gap', 1, linkGapPrice(GAP_LIMIT)) : []),
+    ],
+    free: [],
+    notes: [`queued monitoring runs (${domains.join(', ')}), then daily runs at the same price each`],
+  };
+}
+
+export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput) {
+  const { domain, site } = await planAdd(ctx, input);
   const { row, created, completed } = await trackCompetitor(ctx, {
     domain,
     ...(input.display_name ? { display_name: input.display_name } : {}),
@@ -274,7 +320,7 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
           ctx,
           ctx.siteId,
           site.domain,
-          [...(site.domain ? [site.domain] : []), domain],
+          monitoredDomains(site.domain, domain),
           ctx.now.toISOString(),
         )
       : 0;

@@ -7,3 +7,4 @@ export * from './competitors';
 export * from './backlinks';
 export * from './monitoring';
 export * from './budget';
+export * from './estimate';

@@ -1,7 +1,9 @@
 import { ApiError, type GetKeywordsInput, type KeywordMetrics, type KeywordRow, type RowOf } from '@cm/contract';
 import { keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
+import { keywordMetricsPrice } from '@cm/providers';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
+import { callsOf, freeOf, type ToolPlan } from './plan';
 
 /** Keywords per metrics call: the most a provider task takes. */
 const METRICS_BATCH = 1000;
@@ -11,16 +13,24 @@ interface Target {
   locale: string;
 }
 
-/** Metrics for each target, one provider call per locale and batch; a missing key means no data. */
-async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promise<Map<string, KeywordMetrics>> {
+/** The metrics calls of these targets: one per locale and batch of METRICS_BATCH keywords. */
+function metricsBatches(targets: Iterable<Target>): Array<{ locale: string; keywords: string[] }> {
   const byLocale = new Map<string, string[]>();
   for (const t of targets) byLocale.set(t.locale, [...(byLocale.get(t.locale) ?? []), t.keyword]);
+  return [...byLocale].flatMap(([locale, keywords]) =>
+    Array.from({ length: Math.ceil(keywords.length / METRICS_BATCH) }, (_v, i) => ({
+      locale,
+      keywords: keywords.slice(i * METRICS_BATCH, (i + 1) * METRICS_BATCH),
+    })),
+  );
+}
+
+/** Metrics for each target, one provider call per locale and batch; a missing key means no data. */
+async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promise<Map<string, KeywordMetrics>> {
   const found = new Map<string, KeywordMetrics>();
-  for (const [locale, keywords] of byLocale) {
-    for (let i = 0; i < keywords.length; i += METRICS_BATCH) {
-      const metrics = await ctx.keywordData.keywordMetrics(keywords.slice(i, i + METRICS_BATCH), locale, ctx.meter);
-      for (const [keyword, m] of metrics) found.set(keywordUnique(locale, keyword), m);
-    }
+  for (const { locale, keywords } of metricsBatches(targets)) {
+    const metrics = await ctx.keywordData.keywordMetrics(keywords, locale, ctx.meter);
+    for (const [keyword, m] of metrics) found.set(keywordUnique(locale, keyword), m);
   }
   return found;
 }
@@ -66,7 +76,12 @@ export async function upsertKeywords(
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];
 }
 
-export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
+/**
+ * What get_keywords pulls: the targets (seeds, the keyword row, a topic's keywords and its pages'), and
+ * a topic's rows checked before without data, which are not fetched again. Its run and its estimate
+ * both start here.
+ */
+async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const site = await siteOf(ctx);
   const keywordRow = input.keyword_id ? await rowOrNotFound(ctx, 'cm_keywords', input.keyword_id) : null;
   const topic = input.topic_id ? await rowOrNotFound(ctx, 'cm_topics', input.topic_id) : null;
@@ -112,7 +127,37 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
       if (!checkedEmptyKeys.has(keywordUnique(locale, normalizeKeyword(keyword)))) add(keyword, locale);
     }
   }
+  return { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds };
+}
 
+/** The keyword metrics calls of these keywords (by batch size), at list prices. */
+function metricsCalls(provider: string, targets: Iterable<Target>) {
+  const sizes = new Map<number, number>();
+  for (const { keywords } of metricsBatches(targets)) sizes.set(keywords.length, (sizes.get(keywords.length) ?? 0) + 1);
+  return [...sizes].flatMap(([size, count]) => callsOf(provider, 'keyword_metrics', count, keywordMetricsPrice(size)));
+}
+
+/** get_keywords with estimate: true. */
+export async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
+  const plan = await planKeywords(ctx, input);
+  const provider = ctx.keywordData.name;
+  return {
+    data_source: provider,
+    calls: metricsCalls(provider, plan.targets.values()),
+    free: freeOf(
+      'keywords',
+      plan.checkedEmpty.map((row) => row.keyword),
+      'checked before with no data: not pulled again',
+    ),
+    notes: [`${plan.targets.size} keywords pulled fresh (get_keywords always pulls; stored metrics are not reused)`],
+  };
+}
+
+export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
+  const { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds } = await planKeywords(
+    ctx,
+    input,
+  );
   const metrics = await fetchMetrics(ctx, [...targets.values()]);
   const checkedAt = ctx.now.toISOString();
   const noData: string[] = [];

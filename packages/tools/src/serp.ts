@@ -18,11 +18,12 @@ import {
   utcDay,
   type ScopeKeyword,
 } from '@cm/core';
-import { ProviderError } from '@cm/providers';
+import { keywordIdeasPrice, ProviderError, serpPrice } from '@cm/providers';
 import { keywordUnique, mapLimit } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
-import { researchKeywords } from './research';
+import { planKeywordResearch, researchKeywords } from './research';
+import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from './plan';
 
 /** SERP pulls of one list call running at once. */
 const SERP_CONCURRENCY = 4;
@@ -181,6 +182,14 @@ async function pullSerp(ctx: ToolContext, keyword: string, locale: string, targe
   return row;
 }
 
+/** What list pulls of the selection: the keywords with no stored SERP in their locale; the rest are skipped. */
+function serpPulls(selection: readonly ScopeKeyword[], serps: ReadonlyMap<string, SerpRow>) {
+  return {
+    skipped: selection.filter((k) => serps.has(keywordUnique(k.locale, k.keyword))),
+    wanted: selection.filter((k) => !serps.has(keywordUnique(k.locale, k.keyword))),
+  };
+}
+
 /**
  * Pulls the SERPs the selection has none of in `serps` (the stored rows), adding each pulled row to
  * it; a failed pull is reported unless every pull failed.
@@ -191,8 +200,7 @@ async function listSerps(
   target: SerpTarget,
   serps: Map<string, SerpRow>,
 ) {
-  const skipped = selection.filter((k) => serps.has(keywordUnique(k.locale, k.keyword)));
-  const wanted = selection.filter((k) => !serps.has(keywordUnique(k.locale, k.keyword)));
+  const { skipped, wanted } = serpPulls(selection, serps);
   let lastError: ProviderError | undefined;
   const outcomes = await mapLimit(wanted, SERP_CONCURRENCY, async (k) => {
     try {
@@ -213,9 +221,12 @@ async function listSerps(
   };
 }
 
+/** The seeds of a keyword-ideas call: the scope's best keywords by score. */
+const ideaSeeds = (scope: Scope): string[] => topByScore(scope.keywords, IDEA_SEEDS_MAX).map((k) => k.keyword);
+
 /** Up to LIMITS.keywordIdeas keyword ideas from the scope's keywords, stored as ideas; committed rows stay committed. */
 async function pullIdeas(ctx: ToolContext, scope: Scope, locale: string) {
-  const seeds = topByScore(scope.keywords, IDEA_SEEDS_MAX).map((k) => k.keyword);
+  const seeds = ideaSeeds(scope);
   if (seeds.length === 0) return [];
   const inScope = new Set(scope.keywords.map((k) => k.keyword));
   const ideas = (await ctx.keywordData.keywordIdeas(seeds, locale, LIMITS.keywordIdeas, ctx.meter))
@@ -349,5 +360,69 @@ export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRef
     row,
     untracked_competitors: untrackedCompetitors(row.items, site.domain, competitors),
     quota: { limit, used: quota.used, resets_at: resetsAt },
+  };
+}
+
+/**
+ * serp_landscape with estimate: true, from the run's own decisions: the scope and list selection, the
+ * SERPs list pulls (those not stored), analyze's research (keywords neither researched in the last week
+ * nor in process), and the ideas call.
+ */
+export async function estimateSerpLandscape(
+  ctx: ToolContext,
+  input: SerpLandscapeInput,
+  deps: EstimateDeps,
+): Promise<ToolPlan> {
+  const site = await siteOf(ctx);
+  const locale = keywordLocale(null, site.locale);
+  const scope = await resolveScope(ctx, input, locale);
+  const provider = ctx.keywordData.name;
+  const plan: ToolPlan = { data_source: provider, calls: [], free: [], notes: [] };
+  if (input.depth !== 'metrics') {
+    const { targets: selection } = await listSelection(ctx, input, scope);
+    const stored = await ctx.store.serps.getMany(ctx.siteId, selection);
+    const { skipped, wanted } = serpPulls(
+      selection,
+      new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row])),
+    );
+    plan.calls.push(...callsOf(provider, 'serp_organic', wanted.length, serpPrice(LIMITS.serpDepth)));
+    plan.free.push(
+      ...freeOf(
+        'serp',
+        skipped.map((k) => k.keyword),
+        'a SERP is stored: list skips it (serp_keyword_refresh pulls one fresh)',
+      ),
+    );
+    if (input.depth === 'analyze') {
+      const { researched, over_cap } = analyzeTargets(input, selection);
+      const { done, inProcess, toQueue } = await planKeywordResearch(ctx, researched);
+      plan.calls.push(...callsOf(ctx.researchSource, 'research_web', toQueue.length, deps.researchUsd('web')));
+      plan.free.push(
+        ...freeOf('research', done, 'researched in the last 7 days: answered from storage'),
+        ...freeOf('research', inProcess, 'a queued job researches it already: the call collects it'),
+      );
+      if (over_cap.length > 0) plan.notes.push(`over the research cap, not researched: ${over_cap.join(', ')}`);
+    }
+  }
+  if (input.ideas && ideaSeeds(scope).length > 0)
+    plan.calls.push(...callsOf(provider, 'keyword_ideas', 1, keywordIdeasPrice(LIMITS.keywordIdeas)));
+  if (plan.calls.length === 0) plan.notes.push('answered from stored keywords and SERPs: no provider call');
+  return plan;
+}
+
+/** serp_keyword_refresh with estimate: true: one SERP pull, always fresh, under the daily quota (read, not taken). */
+export async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
+  const provider = ctx.keywordData.name;
+  const used = await ctx.store.quotas.used(ctx.siteId, REFRESH_QUOTA, utcDay(ctx.now));
+  const left = Math.max(0, LIMITS.refreshesPerDay - used);
+  return {
+    data_source: provider,
+    calls: left > 0 ? callsOf(provider, 'serp_organic', 1, serpPrice(LIMITS.serpDepth)) : [],
+    free: [],
+    notes: [
+      left > 0
+        ? `${left} of ${LIMITS.refreshesPerDay} refreshes left today`
+        : `no refresh left today: the call would be refused 429 quota_exceeded until ${nextUtcMidnight(ctx.now)}`,
+    ],
   };
 }

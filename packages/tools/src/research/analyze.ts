@@ -2,7 +2,8 @@ import { ApiError } from '@cm/contract';
 import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
 import type { ToolContext } from '../context';
 import { findingsOf, isEnded, newJobId, queueJob } from './jobs';
-import { expireLapsed } from './leases';
+import { expireLapsed, hasLapsed } from './leases';
+import type { Job } from '@cm/store';
 import { nextPoll } from './waiting';
 
 /* serp_landscape analyze's research: a web job per keyword, queued once however many callers ask. */
@@ -21,17 +22,59 @@ const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web',
  */
 const isId = (id: string | null): id is string => id !== null;
 
-export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
+/**
+ * The research state of each keyword's query, read with one batched read: done (researched in the last
+ * RECENT_RESEARCH_MS), in process (a job claimed it, not stale), and each one's job and research.
+ */
+async function researchStates(ctx: ToolContext, keywords: readonly string[]) {
   const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
   const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
-  const read = () => ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordResearchQuery));
-  let states = await read();
+  const states = await ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordResearchQuery));
   const stateOf = (keyword: string) => states.get(keywordResearchQuery(keyword));
   const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
-  const isInProcess = (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore;
-  /** The job researching a keyword now, and the research it has; null for none. */
-  const pendingJobOf = (keyword: string) => stateOf(keyword)?.pending_job ?? null;
-  const researchIdOf = (keyword: string) => stateOf(keyword)?.research_id ?? null;
+  return {
+    staleBefore,
+    isDone,
+    isInProcess: (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore,
+    /** The job researching a keyword now, and the research it has; null for none. */
+    pendingJobOf: (keyword: string) => stateOf(keyword)?.pending_job ?? null,
+    researchIdOf: (keyword: string) => stateOf(keyword)?.research_id ?? null,
+  };
+}
+
+/**
+ * What analyze's research of these keywords would do now, read only: the keywords researched recently
+ * (free), those a live job researches (free: the call joins it), and those it would queue (a job each;
+ * a claim whose job's lease lapsed is queued anew, as the run does).
+ */
+export async function planKeywordResearch(ctx: ToolContext, keywords: readonly string[]) {
+  const { isDone, isInProcess, pendingJobOf } = await researchStates(ctx, keywords);
+  const claimed = keywords.filter(isInProcess);
+  const jobs = await Promise.all(
+    claimed.map((k) => {
+      const jobId = pendingJobOf(k);
+      return jobId === null ? Promise.resolve(null) : ctx.store.jobs.get(jobId);
+    }),
+  );
+  const now = Date.now();
+  const lapsed = new Set(claimed.filter((_k, i) => hasLapsedJob(jobs[i] ?? null, now)));
+  return {
+    done: keywords.filter(isDone),
+    inProcess: claimed.filter((k) => !lapsed.has(k)),
+    toQueue: keywords.filter((k) => (!isDone(k) && !isInProcess(k)) || lapsed.has(k)),
+  };
+}
+
+const hasLapsedJob = (job: Job | null, now: number): boolean => job !== null && hasLapsed(job, now);
+
+export async function researchKeywords(ctx: ToolContext, keywords: readonly string[], deadline: number) {
+  const read = () => researchStates(ctx, keywords);
+  let states = await read();
+  const isDone = (keyword: string) => states.isDone(keyword);
+  const isInProcess = (keyword: string) => states.isInProcess(keyword);
+  const pendingJobOf = (keyword: string) => states.pendingJobOf(keyword);
+  const researchIdOf = (keyword: string) => states.researchIdOf(keyword);
+  const { staleBefore } = states;
 
   // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
   const claimed = await Promise.all(

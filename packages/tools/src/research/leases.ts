@@ -13,13 +13,17 @@ const LEASE_EXPIRED: JobError = {
   retryable: true,
 };
 
+/** Whether a job is still open with a lease that ended by `now`: {@link expireLapsed} ends it. */
+export const hasLapsed = (job: Job, now: number): boolean =>
+  !isEnded(job) && job.lease_until !== undefined && job.lease_until <= now;
+
 /**
  * Ends a job whose lease has lapsed: `failed` with `lease_expired`, its place under the cap freed and
  * its query's claim released, so the same call queues it anew. The job as it is now; unchanged when it
  * is alive, ended, or was renewed meanwhile.
  */
 export async function expireLapsed(store: Store, job: Job, now = Date.now()): Promise<Job> {
-  if (isEnded(job) || job.lease_until === undefined || job.lease_until > now) return job;
+  if (!hasLapsed(job, now)) return job;
   const at = new Date(now).toISOString();
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
   const { input } = job;

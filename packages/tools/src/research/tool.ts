@@ -3,7 +3,8 @@ import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
 import type { Job } from '@cm/store';
 import type { ToolContext } from '../context';
 import { findingsOf, newJobId, queueJob } from './jobs';
-import { keywordResearch } from './keywords-mode';
+import { estimateKeywordResearch, keywordResearch } from './keywords-mode';
+import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from '../plan';
 import { lapsedPlace } from './leases';
 import { urlRefusal } from './url-refusal';
 import { awaitJob } from './waiting';
@@ -37,9 +38,12 @@ function researchReply(job: Job, dataSource: string) {
   };
 }
 
-export async function research(ctx: ToolContext, input: ResearchInput) {
-  if (!isJobMode(input.mode)) return keywordResearch(ctx, input);
-  const mode: JobMode = input.mode;
+/**
+ * What a web, reddit or url call does: a URL refused before any work, the same query researched in the
+ * last RECENT_RESEARCH_MS answered from storage, else one job. Its run and its estimate both start here.
+ */
+async function planJobResearch(ctx: ToolContext, input: ResearchInput & { mode: JobMode }) {
+  const { mode } = input;
   // Refused before any work, and before a place under the cap is taken.
   const refusal = mode === 'url' ? await urlRefusal(ctx, input.seed) : null;
   if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
@@ -50,6 +54,29 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
     normalizedResearchQuery(mode, input.seed, question),
     since,
   );
+  return { mode, question, recent };
+}
+
+const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
+
+/** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers. */
+export async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: EstimateDeps): Promise<ToolPlan> {
+  if (!isJobInput(input)) return estimateKeywordResearch(ctx, input);
+  const { mode, recent } = await planJobResearch(ctx, input);
+  const provider = ctx.researchSource;
+  return {
+    data_source: recent ? recent.data_source : provider,
+    calls: recent ? [] : callsOf(provider, `research_${mode}`, 1, deps.researchUsd(mode)),
+    free: recent
+      ? freeOf('research', [input.seed], `researched ${recent.created_at}: a repeated query is answered from storage`)
+      : [],
+    notes: recent ? [] : [`a queued job; at most ${LIMITS.concurrentResearch} run at once across the service`],
+  };
+}
+
+export async function research(ctx: ToolContext, input: ResearchInput) {
+  if (!isJobInput(input)) return keywordResearch(ctx, input);
+  const { mode, question, recent } = await planJobResearch(ctx, input);
   if (recent)
     return {
       job_id: null,

@@ -1,0 +1,34 @@
+import { roundUsd, type EstimateCall, type EstimateFree, type JobMode } from '@cm/contract';
+
+/*
+ * A paid tool's plan: the provider calls a run would make and what stored data answers for free. Each
+ * workflow makes its plan from the same decisions its run takes (which keywords are pulled, which are
+ * skipped), so an estimate (docs/api.md#estimates-and-approval) cannot drift from the run.
+ */
+
+/** What an estimate needs beyond the tool's context: prices and providers of work other functions run. */
+export interface EstimateDeps {
+  /** The list price of one web research job of a mode (the research worker's providers, as configured). */
+  researchUsd(mode: JobMode): number;
+  /** The `data_source` of the monitor worker's backlink data (add_competitor's monitoring runs). */
+  monitorSource: string;
+}
+
+export interface ToolPlan {
+  /** The provider the calls go to: the sandbox, or the real provider's name. */
+  data_source: string;
+  calls: EstimateCall[];
+  free: EstimateFree[];
+  notes: string[];
+}
+
+/** A line of `count` calls of one operation at `unitUsd` each (none when `count` is 0). */
+export const callsOf = (provider: string, endpoint: string, count: number, unitUsd: number): EstimateCall[] =>
+  count > 0 ? [{ provider, endpoint, count, unit_usd: roundUsd(unitUsd), total_usd: roundUsd(unitUsd * count) }] : [];
+
+/** What stored data answers, when it answers anything. */
+export const freeOf = (what: string, items: readonly string[], reason: string): EstimateFree[] =>
+  items.length > 0 ? [{ what, items: [...items], reason }] : [];
+
+export const planTotal = (plan: Pick<ToolPlan, 'calls'>): number =>
+  roundUsd(plan.calls.reduce((sum, call) => sum + call.total_usd, 0));
