@@ -10,6 +10,8 @@ const WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Bat
 export const TABLE_ACTIONS = {
   none: [],
   read: READ,
+  // The mcp function's: it writes only the large results it keeps, in batches.
+  readBatchWrite: [...READ, 'dynamodb:BatchWriteItem'],
   readWrite: WRITE,
   readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'],
 } as const;
@@ -50,8 +52,9 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'db-delete': { table: 'readWriteDelete' },
   // Static files: the app reads the site's data through the API with the user's key.
   dashboard: { table: 'none' },
-  // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them.
-  mcp: { table: 'read' },
+  // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them; a
+  // result too large for one reply is kept (BatchWriteItem) for its pages and resource.
+  mcp: { table: 'readBatchWrite' },
   'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
   // A job without a place under the cap is queued again to wait for one.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },

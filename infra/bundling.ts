@@ -31,6 +31,8 @@ export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.
  */
 const LAMBDA_CREDENTIALS = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
 const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-streams.ts' };
+/** The MCP SDK's JSON Schema validator, for elicitation answers, which the mcp function never asks for. */
+const NO_AJV = { ajv: './infra/no-ajv.ts', 'ajv-formats': './infra/no-ajv.ts' };
 
 /**
  * The functions with a client that has streaming operations (Lambda in mcp, Bedrock Runtime in the
@@ -43,6 +45,7 @@ export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['mcp', 'research-w
 export const aliasesOf = (name?: FunctionId): Record<string, string> => ({
   ...LAMBDA_CREDENTIALS,
   ...(name && EVENT_STREAM_FUNCTIONS.includes(name) ? {} : NO_EVENT_STREAMS),
+  ...(name === 'mcp' ? NO_AJV : {}),
 });
 
 /** How esbuild bundles each function on its own, for `cdk synth` and for `npm run bundle:report` alike. */

@@ -253,31 +253,6 @@ describe('MCP over Streamable HTTP', () => {
   });
 });
 
-describe('MCP result size', () => {
-  it('cuts a result over the limit that has no cursor (serp_backlinks depth links, limit 1000) to fit, and says so', async () => {
-    process.env.MCP_RESULT_MAX_BYTES = '20000';
-    resetServices();
-    try {
-      const client = await connect();
-      const input = { scope: 'example.org', depth: 'links', limit: 1000 };
-      const rest = await t.call('POST', '/v1/tools/serp_backlinks', input);
-      expect(Buffer.byteLength(rest.text)).toBeGreaterThan(20000);
-      const result = await client.callTool({ name: 'serp_backlinks', arguments: input });
-      const shown = result.structuredContent as { links: unknown[] };
-      expect(Buffer.byteLength(JSON.stringify(shown))).toBeLessThanOrEqual(20000);
-      expect(shown.links.length).toBeGreaterThan(0);
-      expect(shown.links).toEqual(rest.body.links.slice(0, shown.links.length));
-      expect(result._meta).toMatchObject({
-        truncated: { field: 'links', returned: shown.links.length, total: rest.body.links.length },
-        max_bytes: 20000,
-      });
-    } finally {
-      delete process.env.MCP_RESULT_MAX_BYTES;
-      resetServices();
-    }
-  });
-});
-
 describe('MCP HTTP edges', () => {
   const init = {
     jsonrpc: '2.0',

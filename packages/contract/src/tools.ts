@@ -182,6 +182,8 @@ const ToolMeta = {
     .check(z.meta({ description: 'Paid results: what the tightest budget window has left' })),
   simulated: z.optional(z.literal(true)).check(z.meta({ description: 'cost_usd is sandbox list prices, not billed' })),
 };
+/** The fields every tool result has of its run (what it cost, where from): MCP describes them once, not per tool. */
+export const TOOL_META_FIELDS: readonly string[] = Object.keys(ToolMeta);
 
 const Row = z.looseObject({ id: z.int(), created_at: z.string(), updated_at: z.string() });
 

@@ -12,6 +12,7 @@ import { BacklinkStore } from './backlinks';
 import { LIMITS } from '@cm/contract';
 import { SiteStore } from './sites';
 import { BudgetStore } from './budgets';
+import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
 
@@ -51,6 +52,8 @@ export interface Store {
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
+  /** MCP tool results too large for one reply, kept for their pages. */
+  results: ResultStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -73,6 +76,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
+    results: new ResultStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

@@ -125,6 +125,13 @@ export const siteSpendKey = (siteId: number, month: string): Key => ({
 });
 /** The deployment's spend counter of one UTC day (`yyyy-mm-dd`), for its daily cap. */
 export const deploymentSpendKey = (day: string): Key => ({ pk: 'SPEND', sk: day });
+
+/** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
+export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;
+export const resultPartKey = (siteId: number, resultId: string, part: number): Key => ({
+  pk: resultPartition(siteId, resultId),
+  sk: String(part).padStart(4, '0'),
+});
 /** A one-use approval token of a paid call (docs/api.md#estimates-and-approval), by the SHA-256 of the token. */
 export const confirmKey = (siteId: number, tokenHash: string): Key => ({
   pk: `SITE#${siteId}#CONFIRM`,

@@ -2,8 +2,7 @@ import type { Context } from 'aws-lambda';
 import { ApiError, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { checkCaller } from './access';
-import { handleMcp } from './server';
-import { fromWebResponse, toWebRequest } from './web-seam';
+import { toWebRequest } from './web-seam';
 
 /* The mcp function's routes: POST /mcp once its caller is checked; GET and DELETE refused. */
 
@@ -25,8 +24,9 @@ const handlers: Handlers = {
   [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
     const { apiKey, siteId } = await checkCaller(event);
     observation.keys({ site_id: siteId });
-    const response = await handleMcp(toWebRequest(event), { event, apiKey, siteId });
-    return fromWebResponse(response);
+    // The MCP SDK and the tool listing load with the first call that needs them, not at cold start.
+    const { handleMcp } = await import('./server');
+    return handleMcp(toWebRequest(event), { event, apiKey, siteId });
   },
 };
 

@@ -9,11 +9,13 @@ import {
   MCP_TOOL_HINTS,
   MCP_TOOL_NOTES,
   TOOL_LIST,
+  TOOL_META_FIELDS,
   UsageQuery,
   UsageReport,
   BudgetView,
   isJsonObject,
   MCP_EXTRA_TOOLS,
+  MCP_APPS,
   type McpExtraTool,
   type McpToolName,
 } from '@cm/contract';
@@ -21,18 +23,43 @@ import type { Json } from './route-calls';
 
 /* tools/list: every tool with its description, hints and JSON Schemas, from the contract's zod schemas. */
 
-/** A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow fields). */
+/** A schema without its descriptions. */
+const undescribed = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(undescribed);
+  if (!isJsonObject(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => key !== 'description')
+      .map(([key, value]) => [key, undescribed(value)]),
+  );
+};
+
+/**
+ * A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow
+ * fields). In results, the run's fields every tool has (TOOL_META_FIELDS) go undescribed: the
+ * server's instructions describe them once, which keeps tools/list small.
+ */
 function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _ignored, ...out } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
   const openValue = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(openValue);
     return isJsonObject(node) ? openObject(node) : node;
   };
+  const runFields = (properties: Json): Json =>
+    Object.fromEntries(
+      Object.entries(properties).map(([key, value]) => [
+        key,
+        TOOL_META_FIELDS.includes(key) ? undescribed(value) : openValue(value),
+      ]),
+    );
   const openObject = (node: Json): Json =>
     Object.fromEntries(
       Object.entries(node)
         .filter(([key, value]) => !(io === 'output' && key === 'additionalProperties' && value === false))
-        .map(([key, value]) => [key, openValue(value)]),
+        .map(([key, value]) => [
+          key,
+          io === 'output' && key === 'properties' && isJsonObject(value) ? runFields(value) : openValue(value),
+        ]),
     );
   return { ...openObject(out), type: 'object' };
 }
@@ -56,6 +83,22 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
   },
 };
 
+/** The `cursor` argument of a tool whose large results are kept and paged (docs/api.md#mcp-results). */
+const PAGE_CURSOR = {
+  type: 'string',
+  description: 'next_cursor of a paged result: its next page (nothing is paid again)',
+};
+
+/** The tools with a `cursor` of their own, whose pages are theirs. */
+const OWN_CURSOR: readonly string[] = ['db_select', 'find_pages'];
+export const hasOwnCursor = (name: string): boolean => OWN_CURSOR.includes(name);
+
+/** The MCP App that draws a tool's result, by the tool: linked by `_meta.ui.resourceUri` (and the key older hosts read). */
+function appMetaOf(name: McpToolName): Tool['_meta'] {
+  const app = Object.values(MCP_APPS).find((candidate) => candidate.tools.some((tool) => tool === name));
+  return app ? { ui: { resourceUri: app.uri }, 'ui/resourceUri': app.uri } : undefined;
+}
+
 let listing: Tool[] | undefined;
 
 /** tools/list: every registry tool with its schemas, then the extras; made once per container. */
@@ -63,13 +106,17 @@ export function mcpTools(): Tool[] {
   const describe = (name: McpToolName, description: string, input: z.ZodMiniType, result: z.ZodMiniType): Tool => {
     const { title, ...annotations } = MCP_TOOL_HINTS[name];
     const note = MCP_TOOL_NOTES[name];
+    const inputSchema = mcpSchema(input, 'input');
+    if (!hasOwnCursor(name)) inputSchema.properties = { ...inputSchema.properties, cursor: PAGE_CURSOR };
+    const meta = appMetaOf(name);
     return {
       name,
       title,
       description: note ? `${description} ${note}` : description,
-      inputSchema: mcpSchema(input, 'input'),
+      inputSchema,
       outputSchema: mcpSchema(result, 'output'),
       annotations: { title, ...annotations },
+      ...(meta ? { _meta: meta } : {}),
     };
   };
   return (listing ??= [

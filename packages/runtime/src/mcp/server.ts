@@ -1,14 +1,26 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, LIMITS, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, isJsonObject, LIMITS, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
+import type { ApiResult } from '../http';
 import { logger } from '../observability';
 import { EXTRA_TOOL_CALLS } from './extra-tools';
-import { fitted } from './fitting';
-import { mcpTools } from './listing';
+import { hasOwnCursor, mcpTools } from './listing';
+import { fitted, nextPage, RESULTS_URI, type Fitted } from './paging';
+import { collectOf, PROGRESS_EVERY_MS, progressAt, waitOf } from './progress';
+import { readResource, RESOURCE_TEMPLATES, RESOURCES } from './resources';
 import { invokeTool, ToolFailure, type Caller, type Json } from './route-calls';
+import { fromWebResponse } from './web-seam';
 
-/* The MCP server of one request: tools/list, and tools/call with its result, `_meta` and errors. */
+/* The MCP server of one request: tools, resources, and tools/call with its pages, progress, `_meta` and errors. */
 
 /** Where a result's provenance and cost are, for `_meta`: the tool's own, else stored data at no cost. */
 function metaOf(result: Json): Json {
@@ -26,23 +38,75 @@ const errorResult = (body: Json): CallToolResult => ({
 
 const isExtraTool = (name: string): name is McpExtraTool => MCP_EXTRA_TOOLS.some((tool) => tool === name);
 
-async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
+/** A tool's result, as its own function (or the MCP-only call) answers it. */
+async function resultOf(caller: Caller, name: string, args: Json): Promise<Json> {
+  const tool = toolSpec(name);
+  if (tool) return invokeTool(caller, tool.name, args);
+  if (isExtraTool(name)) return EXTRA_TOOL_CALLS[name](caller, args);
+  throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, { name });
+}
+
+/** Progress notifications every PROGRESS_EVERY_MS while `work` runs, when the client gave a token and the call waits. */
+async function reportingProgress<T>(
+  name: string,
+  args: Json,
+  progressToken: string | number | undefined,
+  notify: (notification: ServerNotification) => Promise<void>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const wait = progressToken === undefined ? null : waitOf(name, args);
+  if (progressToken === undefined || !wait) return work();
+  const started = Date.now();
+  const send = () =>
+    notify({
+      method: 'notifications/progress',
+      params: { progressToken, ...progressAt(Date.now() - started, wait) },
+    }).catch(
+      // A notification that cannot be sent loses nothing: the result still comes.
+      () => undefined,
+    );
+  void send();
+  const timer = setInterval(() => void send(), PROGRESS_EVERY_MS);
   try {
-    let result: Json;
-    const tool = toolSpec(name);
-    if (tool) result = await invokeTool(caller, tool.name, args);
-    else if (isExtraTool(name)) result = await EXTRA_TOOL_CALLS[name](caller, args);
-    else
-      throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, {
-        name,
-      });
-    const { result: shown, note } = await fitted(caller, name, args, result);
-    const meta: Json = { ...metaOf(shown), ...(note ?? {}) };
-    if ((shown.status === 'queued' || shown.status === 'running') && typeof shown.job_id === 'string')
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function callTool(
+  caller: Caller,
+  name: string,
+  args: Json,
+  progressToken: string | number | undefined,
+  notify: (notification: ServerNotification) => Promise<void>,
+): Promise<CallToolResult> {
+  try {
+    let shown: Fitted;
+    if (typeof args.cursor === 'string' && !hasOwnCursor(name)) shown = await nextPage(caller, name, args.cursor);
+    else {
+      const result = await reportingProgress(name, args, progressToken, notify, () => resultOf(caller, name, args));
+      shown = await fitted(caller, name, args, result);
+    }
+    const { result, note, resultId } = shown;
+    const meta: Json = { ...metaOf(result), ...(note ?? {}) };
+    const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
+    const collect = collectOf(name, args, result);
+    if (collect) {
+      meta.collect = collect;
       meta.retry_after_ms = LIMITS.jobRetryAfterMs;
-    const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(shown) }];
+      content.push({ type: 'text', text: JSON.stringify({ collect }) });
+    }
     if (note) content.push({ type: 'text', text: JSON.stringify(note) });
-    return { structuredContent: shown, content, _meta: meta };
+    if (resultId)
+      content.push({
+        type: 'resource_link',
+        uri: `${RESULTS_URI}${resultId}`,
+        name: `${name} result`,
+        description: 'The whole result as the call answered it, kept 24 hours: read it in pieces',
+        mimeType: 'application/json',
+      });
+    return { structuredContent: result, content, _meta: meta };
   } catch (error) {
     if (error instanceof ToolFailure) return errorResult(error.body);
     if (error instanceof ApiError) return errorResult(error.toBody());
@@ -51,29 +115,74 @@ async function callTool(caller: Caller, name: string, args: Json): Promise<CallT
   }
 }
 
-/** A fresh MCP server for one request, its tool calls scoped to the caller's site. */
+/** What a client may put before the model once: what every result carries, and how large and long work is answered. */
+const INSTRUCTIONS = [
+  'Every tool result carries its run: data_source ("sandbox", the provider\'s name, or "database" for stored data), cost_usd (what its paid provider calls cost), cached (true: no provider was called), budget (what the tightest budget window has left; null remaining_usd: no limit) and simulated (true: sandbox list prices, not billed); _meta repeats cost_usd, cached and data_source.',
+  "A paid tool takes estimate: true to answer its price without spending; a call over the site's approval threshold answers approval_required with a confirm token to send back.",
+  'A result too large for one reply is paged: call the same tool with { cursor: next_cursor } for the next page, or read page.result_uri in pieces.',
+  'research and serp_landscape analyze report progress while they wait when given a progress token; a result still running says in _meta.collect which call collects it.',
+].join(' ');
+
+/** A fresh MCP server for one request, its tool calls and resources scoped to the caller's site. */
 function mcpServer(caller: Caller): Server {
   const server = new Server(
     { name: 'content-research', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      // JSON Schema validation is for elicitation answers, which a stateless endpoint never asks for.
+      jsonSchemaValidator: {
+        getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server asks for no input' }),
+      },
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    callTool(caller, request.params.name, request.params.arguments ?? {}),
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    callTool(caller, request.params.name, request.params.arguments ?? {}, request.params._meta?.progressToken, (n) =>
+      extra.sendNotification(n),
+    ),
   );
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => readResource(caller, request.params.uri));
   return server;
 }
 
-/** One POST /mcp request, after its origin and key were checked. */
-export async function handleMcp(request: Request, caller: Caller): Promise<Response> {
+/** Whether a JSON-RPC message (or batch) is a tools/call that asks for progress: its reply is then an event stream. */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (m) =>
+      isJsonObject(m) &&
+      m.method === 'tools/call' &&
+      isJsonObject(m.params) &&
+      isJsonObject(m.params._meta) &&
+      m.params._meta.progressToken !== undefined,
+  );
+}
+
+/**
+ * One POST /mcp request, after its origin and key were checked. A call with a progress token is
+ * answered as an event stream (its notifications, then its result); any other as JSON.
+ */
+export async function handleMcp(request: Request, caller: Caller): Promise<ApiResult> {
+  let body: unknown;
+  try {
+    body = await request.clone().json();
+  } catch {
+    body = undefined;
+  }
   const server = mcpServer(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+    enableJsonResponse: !asksForProgress(body),
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    // An event stream ends with the last reply: read it whole before the server closes.
+    return await fromWebResponse(
+      await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body }),
+    );
   } finally {
     await server.close();
   }

@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  McpError,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+} from '@modelcontextprotocol/sdk/types.js';
+import { MCP_APP_MIME_TYPE, MCP_APPS, type McpAppName } from '@cm/contract';
+import { getConfig } from '../config';
+import { getStore } from '../services';
+import { RESULTS_URI, resultMaxBytes } from './paging';
+import type { Caller } from './route-calls';
+
+/*
+ * resources/list, resources/templates/list and resources/read: the MCP Apps (ui://, their HTML read
+ * from the function's folder only when a host asks for one) and kept results (cm://results/…),
+ * read in pieces of at most MCP_RESULT_MAX_BYTES.
+ */
+
+/** JSON-RPC's code for a resource that is not there (the MCP specification's). */
+const RESOURCE_NOT_FOUND = -32002;
+
+const notFound = (uri: string, why: string) => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${why}`, { uri });
+
+/** An App may load nothing from outside itself: no fetch, no image, script or style from elsewhere. */
+const APP_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
+
+const APP_NAMES: readonly McpAppName[] = ['keyword_landscape', 'backlinks', 'spend'];
+
+export const RESOURCES: Resource[] = APP_NAMES.map((name) => ({
+  uri: MCP_APPS[name].uri,
+  name,
+  title: MCP_APPS[name].title,
+  description: MCP_APPS[name].description,
+  mimeType: MCP_APP_MIME_TYPE,
+  _meta: APP_META,
+}));
+
+export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
+  {
+    uriTemplate: `${RESULTS_URI}{result_id}{?piece}`,
+    name: 'kept_result',
+    title: 'A large tool result, whole',
+    description:
+      "A tool result too large for one reply, as the call answered it, kept 24 hours: its JSON text in pieces (piece 1 first; each piece's _meta names the next). Linked from the result's page.result_uri.",
+    mimeType: 'application/json',
+  },
+];
+
+const appHtml = new Map<McpAppName, Promise<string>>();
+
+/** An App's HTML, read once per container from the built Apps' folder (bundled beside the handler). */
+function readApp(name: McpAppName): Promise<string> {
+  let html = appHtml.get(name);
+  if (!html) {
+    html = readFile(join(getConfig().mcpAppsDir ?? join(__dirname, 'mcp-apps'), MCP_APPS[name].file), 'utf8');
+    // A failed read is tried again by the next request.
+    html.catch(() => appHtml.delete(name));
+    appHtml.set(name, html);
+  }
+  return html;
+}
+
+/** Where each piece of `bytes` starts, pieces of at most `max` bytes cut between UTF-8 characters. */
+function pieceStarts(bytes: Buffer, max: number): number[] {
+  const starts = [0];
+  let start = 0;
+  while (bytes.length - start > max) {
+    let at = start + max;
+    // A continuation byte (10xxxxxx) is inside a character: cut before the character.
+    while (at > start + 1 && ((bytes[at] ?? 0) & 0xc0) === 0x80) at--;
+    starts.push(at);
+    start = at;
+  }
+  return starts;
+}
+
+async function readResult(caller: Caller, uri: string): Promise<ReadResourceResult> {
+  const [, id, pieceParam] = /^cm:\/\/results\/([A-Za-z0-9_-]{22})(?:\?piece=(\d{1,6}))?$/.exec(uri) ?? [];
+  const piece = Number(pieceParam ?? '1');
+  const kept = id && (await getStore().results.read(caller.siteId, id, new Date()));
+  if (!id || !kept) throw notFound(uri, 'no kept result of this site has this id (results are kept 24 hours)');
+  const bytes = Buffer.from(kept.json, 'utf8');
+  const starts = pieceStarts(bytes, resultMaxBytes());
+  const start = starts[piece - 1];
+  if (start === undefined || piece < 1) throw notFound(uri, `the result has pieces 1 to ${starts.length}`);
+  const end = starts[piece] ?? bytes.length;
+  const whole = starts.length === 1;
+  return {
+    contents: [
+      {
+        uri,
+        // A piece of a larger result is a slice of its JSON text: the pieces in order make the JSON.
+        mimeType: whole ? 'application/json' : 'text/plain',
+        text: bytes.subarray(start, end).toString('utf8'),
+        _meta: {
+          tool: kept.tool,
+          piece,
+          pieces: starts.length,
+          next: piece < starts.length ? `${RESULTS_URI}${id}?piece=${piece + 1}` : null,
+          expires_at: new Date(kept.expires_at * 1000).toISOString(),
+        },
+      },
+    ],
+  };
+}
+
+/** resources/read: an App's HTML, or a piece of one of the caller's kept results. */
+export async function readResource(caller: Caller, uri: string): Promise<ReadResourceResult> {
+  const app = APP_NAMES.find((name) => MCP_APPS[name].uri === uri);
+  if (app) return { contents: [{ uri, mimeType: MCP_APP_MIME_TYPE, text: await readApp(app), _meta: APP_META }] };
+  if (uri.startsWith(RESULTS_URI)) return readResult(caller, uri);
+  throw notFound(uri, 'resources/list and resources/templates/list name what there is');
+}

@@ -1,0 +1,169 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { LIMITS } from '@cm/contract';
+import { resetServices } from '@cm/runtime';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* Over MCP, through the SDK's own client: large results in pages with a resource of the whole, and long work it can follow. */
+
+let t: TestStack;
+const clients: Client[] = [];
+const MAX = 20_000;
+
+beforeAll(async () => {
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '4500', MCP_RESULT_MAX_BYTES: String(MAX) } });
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.stop();
+  resetServices();
+});
+
+async function connect(key = t.key): Promise<Client> {
+  const client = new Client({ name: 'mcp-pages', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'X-API-Key': key } } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+interface LinksPage {
+  links: unknown[];
+  next_cursor: string | null;
+  page: { field: string; offset: number; returned: number; total: number; result_uri: string };
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+const linksPage = (result: CallToolResult) => result.structuredContent as unknown as LinksPage;
+const paidCalls = async () => ((await t.call('GET', '/v1/usage')).body as { calls: number }).calls;
+
+describe('MCP results over the size limit', () => {
+  const input = { scope: 'example.org', depth: 'links', limit: 1000 };
+
+  it('pages serp_backlinks depth links (limit 1000) instead of cutting it: every link, in order, and the pages cost nothing', async () => {
+    const rest = await t.call('POST', '/v1/tools/serp_backlinks', input);
+    const all = rest.body.links as unknown[];
+    expect(Buffer.byteLength(rest.text)).toBeGreaterThan(3 * MAX);
+
+    const client = await connect();
+    const callsBefore = await paidCalls();
+    const first = await call(client, 'serp_backlinks', input);
+    const shown = linksPage(first);
+    expect(first.isError).toBeFalsy();
+    expect(Buffer.byteLength(JSON.stringify(shown))).toBeLessThanOrEqual(MAX);
+    expect(shown.page).toMatchObject({ field: 'links', offset: 0, total: all.length, returned: shown.links.length });
+    expect(shown.next_cursor).toEqual(expect.any(String));
+    expect(first._meta).toMatchObject({ paged: true, max_bytes: MAX });
+    // The whole result is offered as a resource too.
+    expect(first.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: shown.page.result_uri, mimeType: 'application/json' }),
+    );
+
+    const callsAfterFirst = await paidCalls();
+    // The call itself is a live lookup in the ledger; its pages are not.
+    expect(callsAfterFirst).toBeGreaterThan(callsBefore);
+    const links = [...shown.links];
+    let cursor = shown.next_cursor;
+    let pages = 1;
+    while (cursor) {
+      const next = linksPage(await call(client, 'serp_backlinks', { cursor }));
+      expect(Buffer.byteLength(JSON.stringify(next))).toBeLessThanOrEqual(MAX);
+      expect(next.page.offset).toBe(links.length);
+      links.push(...next.links);
+      cursor = next.next_cursor;
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(3);
+    // The sandbox answers the same lookup the same way: the pages are REST's links, none dropped.
+    expect(links).toEqual(all);
+    // A page is read from the kept result: no provider call, no ledger line.
+    expect(await paidCalls()).toBe(callsAfterFirst);
+  });
+
+  it("reads the kept result as a resource in pieces that make the call's JSON, for its own site only", async () => {
+    const client = await connect();
+    const first = await call(client, 'serp_backlinks', input);
+    const { page } = linksPage(first);
+    let uri: string | null = page.result_uri;
+    let text = '';
+    let pieces = 0;
+    while (uri) {
+      const read = await client.readResource({ uri });
+      const [content] = read.contents;
+      expect(Buffer.byteLength((content as { text: string }).text)).toBeLessThanOrEqual(MAX);
+      text += (content as { text: string }).text;
+      uri = (content!._meta as { next: string | null }).next;
+      pieces++;
+    }
+    expect(pieces).toBeGreaterThan(3);
+    const whole = JSON.parse(text) as { links: unknown[] };
+    expect(whole.links).toHaveLength(page.total);
+    expect(whole.links.slice(0, linksPage(first).links.length)).toEqual(linksPage(first).links);
+
+    // Another site's key finds neither the resource nor the cursor's pages.
+    const other = await connect((await t.newSite()).key);
+    await expect(other.readResource({ uri: page.result_uri })).rejects.toThrow(/Resource not found/);
+    const refused = await call(other, 'serp_backlinks', { cursor: linksPage(first).next_cursor });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse((refused.content[0] as { text: string }).text)).toMatchObject({
+      code: 'validation_failed',
+      issues: [{ path: 'cursor' }],
+    });
+  });
+
+  it('refuses a cursor it never gave, or one of another tool, in the one error shape', async () => {
+    const client = await connect();
+    const first = await call(client, 'serp_backlinks', input);
+    for (const [name, cursor] of [
+      ['serp_backlinks', 'not-a-cursor'],
+      ['get_keywords', linksPage(first).next_cursor],
+    ] as const) {
+      const refused = await call(client, name, { cursor });
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse((refused.content[0] as { text: string }).text)).toMatchObject({ code: 'validation_failed' });
+    }
+    await expect(client.readResource({ uri: 'cm://results/nothing-here' })).rejects.toThrow(/Resource not found/);
+  });
+});
+
+describe('MCP long work', () => {
+  it('sends progress notifications while research waits, when the client gives a progress token', async () => {
+    const client = await connect();
+    const progress: Progress[] = [];
+    const result = (await client.callTool(
+      { name: 'research', arguments: { mode: 'web', seed: 'progress notifications for a slow query' } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    )) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+    // At least one at the start and one every 2 s of the 4.5 s the sandbox takes.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    for (const [i, p] of progress.entries()) {
+      expect(p.total).toBe(LIMITS.waitMsMax / 1000);
+      expect(p.message).toMatch(/web research/);
+      if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]!.progress);
+    }
+  });
+
+  it('says in a result that is still running how to collect it, and get_job collects it', async () => {
+    const client = await connect();
+    const result = await call(client, 'research', {
+      mode: 'web',
+      seed: 'a query answered later',
+      wait_ms: 0,
+    });
+    const running = result.structuredContent as { job_id: string; status: string };
+    expect(running.status).toMatch(/queued|running/);
+    const collect = (result._meta as { collect: { tool: string; arguments: { job_id: string } } }).collect;
+    expect(collect).toMatchObject({ tool: 'get_job', arguments: { job_id: running.job_id } });
+    expect(result.content).toContainEqual(
+      expect.objectContaining({ type: 'text', text: expect.stringMatching(/get_job/) }),
+    );
+    const collected = await call(client, collect.tool, collect.arguments);
+    expect(collected.structuredContent).toMatchObject({ job_id: running.job_id, status: 'succeeded' });
+  });
+});
