@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { BudgetView as Budget } from '@cm/contract';
+import { LIMITS, type BudgetView as Budget } from '@cm/contract';
 import { outlineColor, SITE_COLOR } from '../../packages/dashboard/app/colors';
 import { fmtTime, fmtUsd, SIMULATED } from '../../packages/dashboard/app/format';
 import {
@@ -203,6 +203,18 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
 
       it('backlinks: one trend line per domain in its colour, the profiles, health flags explained, and the link gap ranked', async () => {
         await open('backlinks');
+        // The trend's default length is the API's own (serp_backlinks' trend_months default), asked for by name.
+        expect(await page.inputValue('#months')).toBe(String(LIMITS.trendMonthsDefault));
+        expect(sent('serp_backlinks').at(-1)).toMatchObject({
+          depth: 'overview',
+          trend_months: LIMITS.trendMonthsDefault,
+        });
+        // At 1280 px the profiles table fits its card: nothing of it is hidden past the right edge.
+        const fit = await page.locator('[data-table="profiles"]').evaluate((wrap) => ({
+          scroll: wrap.scrollWidth,
+          client: wrap.clientWidth,
+        }));
+        expect(fit.scroll).toBeLessThanOrEqual(fit.client);
         const series = (await texts('[data-table="trend"] thead th')).slice(1);
         expect(series.sort()).toEqual([SITE, ...COMPETITORS.map((c) => c.display_name)].sort());
         const pixels = await canvasPixels(page, 'canvas[data-chart="trend"]', [
@@ -249,7 +261,47 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       });
 
       it('spend: the month’s total and calls per tool and day, the sandbox said to be free', async () => {
+        // The per-day chart when the view stops being busy (what tests and screenshots wait for): drawn at its
+        // settled size, and shown, i.e. the browser has rendered a frame since the canvas came into the page.
+        await page.evaluate(() => {
+          const g = globalThis as any;
+          const doc = g.document;
+          g.frames = 0;
+          const tick = () => {
+            g.frames++;
+            g.requestAnimationFrame(tick);
+          };
+          g.requestAnimationFrame(tick);
+          const observer = new g.MutationObserver(() => {
+            const view = doc.querySelector('.view[data-view="spend"]');
+            const canvas = view?.querySelector('canvas[data-chart="spend"]');
+            if (canvas && g.madeAt === undefined) g.madeAt = g.frames;
+            if (!view || view.hasAttribute('aria-busy') || !canvas || g.busyCleared) return;
+            const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+            let painted = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+            const box = canvas.parentElement.getBoundingClientRect();
+            g.busyCleared = {
+              painted,
+              sized: canvas.width === Math.floor(box.width * g.devicePixelRatio),
+              framesSinceMade: g.frames - g.madeAt,
+            };
+            observer.disconnect();
+          });
+          observer.observe(doc.body, {
+            subtree: true,
+            childList: true,
+            attributes: true,
+            attributeFilter: ['aria-busy'],
+          });
+        });
         await open('spend');
+        const atReady = await page.evaluate<{ painted: number; sized: boolean; framesSinceMade: number }>(
+          'globalThis.busyCleared',
+        );
+        expect(atReady.painted).toBeGreaterThan(1000);
+        expect(atReady.sized).toBe(true);
+        expect(atReady.framesSinceMade).toBeGreaterThanOrEqual(1);
         expect(await page.locator('[data-total="calls"]').innerText()).toBe(String(usageBefore.calls));
         expect(await page.locator('[data-total="cost"]').innerText()).toBe('$0.00');
         expect(await page.locator('.view').innerText()).toContain('sandbox: simulated, free');
@@ -285,7 +337,9 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await button.click();
         const dialog = page.locator('dialog.confirm');
         expect(await dialog.innerText()).toContain('1 paid SERP pull');
-        expect(await dialog.innerText()).toContain('1 of the site’s 20 SERP refreshes');
+        expect(await dialog.locator('[data-quota-note]').innerText()).toBe(
+          `It uses 1 of the site’s SERP refreshes: ${LIMITS.refreshesPerDay} of ${LIMITS.refreshesPerDay} left today (the quota resets at midnight UTC).`,
+        );
         expect(await dialog.locator('[data-budget-note]').innerText()).toContain('The site has no budget limit');
         expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
         await page.keyboard.press('Enter');
@@ -297,13 +351,26 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await page.locator('dialog.confirm button.primary').click();
         await page.waitForSelector('.status p.done');
         expect(await page.locator('.status').innerText()).toMatch(
-          /^Refreshed “running shoes”: .*Cost \$0\.00 \(sandbox: simulated, free\)\. 1 of 20 refreshes used today\.$/,
+          /^Refreshed “running shoes”: .*Cost \$0\.00 \(sandbox: simulated, free\)\. 19 of 20 refreshes left today\.$/,
         );
         expect(refreshes()).toBe(1);
         const after = await ledger();
         expect(after.calls).toBe(usageBefore.calls + 1);
         expect(after.by_tool.find((line) => line.tool === 'serp_keyword_refresh')?.calls).toBe(1);
         expect(tour.errors).toEqual([]);
+      });
+
+      it('says what is left of the day’s refresh quota: none once it is spent', async () => {
+        for (let used = 1; used < LIMITS.refreshesPerDay; used++)
+          await tool('serp_keyword_refresh', { keyword: 'marathon shoes' });
+        await page.locator('[data-table="keywords"] button[data-refresh="running shoes"]').click();
+        const dialog = page.locator('dialog.confirm');
+        expect(await dialog.locator('[data-quota-note]').innerText()).toBe(
+          `0 of ${LIMITS.refreshesPerDay} SERP refreshes left today: the site’s quota is spent, so the refresh would be refused (it resets at midnight UTC).`,
+        );
+        await page.screenshot({ path: join(SHOTS, 'refresh-quota-spent.png') });
+        await dialog.locator('button:text-is("Cancel")').click();
+        expect(await dialog.count()).toBe(0);
       });
 
       it('adds a competitor after confirming, as one add_competitor call, and shows it in its colour; cancelling makes no call', async () => {

@@ -42,13 +42,33 @@ export function chartFigure(name: string, summary: string, config: ChartConfigur
   return figure;
 }
 
-/** Draws the charts made since the last call whose figures are now in the document (Chart.js measures its container). */
-export function mountCharts(): void {
+/** The next animation frame, or `ms` later where frames are held back (a hidden frame or tab). */
+const nextFrame = (ms = 250) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/**
+ * Draws the charts made since the last call whose figures are now in the document (Chart.js measures
+ * its container), and resolves once they have settled: Chart.js sizes a canvas again from its resize
+ * observer, on the frame after the one it was made in, and a resized canvas is blank until it redraws.
+ * What waits for a view to be drawn (aria-busy) waits for this.
+ */
+export async function mountCharts(): Promise<void> {
+  let made = 0;
   for (const [canvas, config] of pending) {
     if (!canvas.isConnected) continue;
     pending.delete(canvas);
     live.add(new Chart(canvas, config));
+    made += 1;
   }
+  if (made === 0) return;
+  await nextFrame();
+  await nextFrame();
 }
 
 /** Frees the charts of the view being left. */

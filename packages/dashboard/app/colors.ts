@@ -125,3 +125,23 @@ export function domainStyles(competitors: readonly TrackedCompetitor[], siteDoma
   };
 }
 export type DomainStyles = ReturnType<typeof domainStyles>;
+
+/** A domain as a tool result names it: the site, a tracked competitor (with its stored colour, if the result carries it), or another. */
+export interface ResultDomain {
+  domain: string;
+  is_site: boolean;
+  is_competitor: boolean;
+  color?: string;
+}
+
+/**
+ * The styles of a face that has only a tool result (an MCP App): the same rule as domainStyles, each
+ * competitor named by its domain (a result carries no display_name), and those without a colour given
+ * palette colours in domain order, as a result carries no row ids.
+ */
+export function resultStyles(domains: readonly ResultDomain[]): DomainStyles {
+  const competitors = [...new Map(domains.filter((d) => d.is_competitor).map((d) => [d.domain, d])).values()]
+    .sort((a, b) => a.domain.localeCompare(b.domain))
+    .map((d, id) => ({ id, domain: d.domain, color: d.color }));
+  return domainStyles(competitors, domains.find((d) => d.is_site)?.domain ?? null);
+}

@@ -130,7 +130,8 @@ async function render(layout: {
     await view.render(ctx);
     if (current !== renders) return;
     replace(root, ctx.root);
-    mountCharts();
+    // Busy until the charts are drawn at their settled size, not merely made.
+    await mountCharts();
   } catch (error) {
     if (current !== renders) return;
     if (error instanceof ApiFailure && error.status === 401)

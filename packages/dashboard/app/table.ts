@@ -8,6 +8,8 @@ export interface Column<T> {
   numeric?: boolean;
   /** Lets the cell's text wrap (cells keep to one line otherwise, and the table scrolls sideways). */
   wrap?: boolean;
+  /** A timestamp, which may break before its time. */
+  time?: boolean;
 }
 
 export interface TableOptions<T> {
@@ -20,8 +22,8 @@ export interface TableOptions<T> {
   name?: string;
 }
 
-const cellClass = (column: Pick<Column<unknown>, 'numeric' | 'wrap'>) =>
-  [column.numeric ? 'num' : '', column.wrap ? 'wrap' : ''].join(' ').trim() || undefined;
+const cellClass = (column: Pick<Column<unknown>, 'numeric' | 'wrap' | 'time'>) =>
+  [column.numeric ? 'num' : '', column.wrap ? 'wrap' : '', column.time ? 'time' : ''].join(' ').trim() || undefined;
 
 /**
  * A table whose sortable headers are buttons (keyboard and screen readers reach them) and carry

@@ -1,19 +1,15 @@
-import { chartFigure } from '../charts';
-import { domainStyles, type DomainStyle, type DomainStyles } from '../colors';
+import { LIMITS } from '@cm/contract';
+import type { Api } from '../api';
+import { domainStyles } from '../colors';
 import { confirmAction } from '../confirm';
-import { h, type Child } from '../dom';
-import { costInWords, fmtInt, fmtNum, fmtShare, fmtDay, plural } from '../format';
-import { dataTable, type Column } from '../table';
+import { h } from '../dom';
+import { costInWords, plural } from '../format';
+import { landscapeReport } from '../reports/landscape';
 import { loadCompetitors } from '../tracked';
-import { isLandscape, isPageRow, isRefresh, isTopicRow } from '../replies';
+import { isLandscape, isPageRow, isRefresh, isTopicRow, isUsage } from '../replies';
 import type { Landscape, LandscapeKeyword, PageRow, TopicRow } from '../types';
 import type { View, ViewContext } from '../view';
-import { budgetNote, domainLabel, emptyState, section } from '../widgets';
-
-/** Bars in the share-of-voice chart: the site and every tracked competitor, then the strongest others up to this many. */
-const SOV_BARS = 12;
-/** What `list` pulls in topic scope without `limit`: the top 10 committed keywords by score (docs/api.md#serp_landscape). */
-const TOPIC_LIST_DEFAULT = 10;
+import { budgetNote, emptyState } from '../widgets';
 
 type Scope = { type: 'topic' | 'page'; id: number };
 
@@ -44,8 +40,12 @@ export const landscapeView: View = {
       loadCompetitors(ctx.api),
     ]);
     const site = landscape.sov.domains.find((d) => d.is_site)?.domain ?? null;
-    const styles = domainStyles(competitors, site);
-    out.append(coverage(landscape, scope, ctx), shareOfVoice(landscape, styles), keywordTables(landscape, styles, ctx));
+    out.append(
+      ...landscapeReport(landscape, domainStyles(competitors, site), {
+        coverage: (result) => pullButton(ctx, scope, result),
+        keyword: (k) => refreshButton(ctx, k),
+      }),
+    );
   },
 };
 
@@ -87,13 +87,13 @@ function picker(ctx: ViewContext, scope: Scope, topics: TopicRow[], pages: PageR
   return h('div', { class: 'toolbar' }, h('label', { attrs: { for: 'scope' } }, 'Topic or page'), select);
 }
 
-function coverage(landscape: Landscape, scope: Scope, ctx: ViewContext): HTMLElement {
-  const c = landscape.coverage;
+/** The coverage panel's action: pull the SERPs `list` would pull, after a dialog. */
+function pullButton(ctx: ViewContext, scope: Scope, landscape: Landscape): HTMLElement {
   const committed = landscape.keywords.filter((k) => !k.is_idea);
-  // `list` pulls only keywords with no stored SERP: in topic scope among the top 10 by score, in page scope all of them.
-  const targets = scope.type === 'topic' ? committed.slice(0, TOPIC_LIST_DEFAULT) : committed;
+  // `list` pulls only keywords with no stored SERP: in topic scope among the top N by score (its default), in page scope all of them.
+  const targets = scope.type === 'topic' ? committed.slice(0, LIMITS.topicListDefault) : committed;
   const missing = targets.filter((k) => !k.serp);
-  const pull = h(
+  return h(
     'button',
     {
       attrs: { type: 'button', disabled: missing.length === 0 },
@@ -101,23 +101,19 @@ function coverage(landscape: Landscape, scope: Scope, ctx: ViewContext): HTMLEle
     },
     missing.length ? `Pull ${plural(missing.length, 'missing SERP')}…` : 'Every committed keyword has a SERP',
   );
-  return h(
-    'section',
-    { class: 'panel coverage', attrs: { 'aria-label': 'Coverage' } },
-    h('h2', null, `${landscape.scope.type === 'topic' ? 'Topic' : 'Page'}: ${landscape.scope.name}`),
-    h(
-      'dl',
-      { class: 'stats' },
-      stat('Keywords', fmtInt(c.keywords)),
-      stat('With volume', `${fmtInt(c.with_volume)} (${fmtNum(c.volume_pct)}%)`),
-      stat('With a stored SERP', `${fmtInt(c.with_serp)} (${fmtNum(c.serp_pct)}%)`),
-      stat('Data', landscape.keywords.find((k) => k.serp)?.serp?.data_source ?? '—'),
-    ),
-    h('div', { class: 'actions' }, pull),
-  );
 }
 
-const stat = (label: string, value: Child) => h('div', null, h('dt', null, label), h('dd', null, value));
+/** A keyword's action: refresh its SERP, after a dialog. */
+const refreshButton = (ctx: ViewContext, k: LandscapeKeyword) =>
+  h(
+    'button',
+    {
+      class: 'small',
+      attrs: { type: 'button', 'data-refresh': k.keyword },
+      on: { click: () => void refreshKeyword(ctx, k.keyword) },
+    },
+    'Refresh SERP…',
+  );
 
 async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeyword[], name: string) {
   const budget = await budgetNote(ctx.api);
@@ -146,198 +142,43 @@ async function pullSerps(ctx: ViewContext, scope: Scope, missing: LandscapeKeywo
   });
 }
 
-function verdictText(landscape: Landscape, styles: DomainStyles): string {
-  const { verdict, verdict_reason, domains } = landscape.sov;
-  if (!verdict) return `No verdict: ${verdict_reason ?? 'nothing to compare yet.'}`;
-  const site = domains.find((d) => d.is_site);
-  const rival =
-    domains.filter((d) => d.is_competitor).sort((a, b) => b.sov - a.sov)[0] ??
-    domains.filter((d) => !d.is_site).sort((a, b) => b.sov - a.sov)[0];
-  const against = rival ? `${styles.of(rival.domain).label} (${fmtShare(rival.sov)})` : 'the others';
-  const words = { leads: 'leads', contends: 'contends with', trails: 'trails' }[verdict];
-  return `Your site ${words} ${against}, with ${fmtShare(site?.sov ?? 0)} share of voice.`;
+/**
+ * The site's SERP refreshes left today: the daily quota less today's serp_keyword_refresh calls in the
+ * usage ledger (free to read; a refresh is one provider call, and one the provider failed is given back);
+ * null when the ledger cannot be read.
+ */
+async function refreshesLeft(api: Api): Promise<number | null> {
+  try {
+    const usage = await api.get('/v1/usage?by=day', isUsage);
+    const today = new Date().toISOString().slice(0, 10);
+    const used = (usage.by_day ?? [])
+      .filter((line) => line.day === today && line.tool === 'serp_keyword_refresh')
+      .reduce((sum, line) => sum + line.calls, 0);
+    return Math.max(0, LIMITS.refreshesPerDay - used);
+  } catch {
+    return null;
+  }
 }
 
-function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
-  const domains = landscape.sov.domains;
-  const verdict = h(
-    'p',
-    { class: `verdict verdict-${landscape.sov.verdict ?? 'none'}` },
-    verdictText(landscape, styles),
-  );
-  if (domains.length === 0)
-    return section(
-      'Share of voice',
-      verdict,
-      emptyState(
-        'No SERPs stored yet.',
-        'Use “Pull missing SERPs” above: share of voice is computed from stored SERPs.',
-      ),
-    );
-  const tracked = domains.filter((d) => d.is_site || d.is_competitor);
-  const others = domains.filter((d) => !d.is_site && !d.is_competitor).slice(0, Math.max(0, SOV_BARS - tracked.length));
-  const bars = [...tracked, ...others].sort((a, b) => b.sov - a.sov);
-  const barStyles = bars.map((d) => styles.of(d.domain));
-  const siteIndex = barStyles.findIndex((s) => s.isSite);
-  const chart = chartFigure(
-    'sov',
-    `Share of voice by domain: ${bars.map((d) => `${styles.of(d.domain).label} ${fmtShare(d.sov)}`).join(', ')}.`,
-    {
-      type: 'bar',
-      data: {
-        labels: barStyles.map((s) => (s.isSite ? `★ ${s.label} (your site)` : s.label)),
-        datasets: [
-          {
-            label: 'Share of voice',
-            data: bars.map((d) => d.sov * 100),
-            backgroundColor: barStyles.map((s) => s.fill),
-            borderColor: barStyles.map((s) => s.border),
-            borderWidth: barStyles.map((s) => (s.isSite ? 2 : 1)),
-            barPercentage: 0.8,
-          },
-        ],
-      },
-      options: {
-        indexAxis: 'y',
-        maintainAspectRatio: false,
-        scales: {
-          x: { beginAtZero: true, title: { display: true, text: 'Share of voice (%)' } },
-          y: { ticks: { font: (c) => ({ weight: c.index === siteIndex ? 'bold' : 'normal' }) } },
-        },
-        plugins: { tooltip: { callbacks: { label: (item) => `${fmtNum(item.parsed.x)}%` } } },
-      },
-    },
-  );
-  chart.classList.add(`bars-${bars.length > 8 ? 'many' : 'few'}`);
-  const table = dataTable<(typeof domains)[number]>({
-    name: 'sov',
-    caption: `Share of voice of the charted domains: your site, tracked competitors in their colours, and the strongest others${domains.length > bars.length ? ` (${domains.length - bars.length} more domains not shown)` : ''}`,
-    columns: [
-      {
-        label: 'Domain',
-        cell: (d) => domainLabel(styles.of(d.domain), { showDomain: true }),
-        sortBy: (d) => styles.of(d.domain).label.toLowerCase(),
-      },
-      { label: 'Share of voice', cell: (d) => fmtShare(d.sov), sortBy: (d) => d.sov, numeric: true },
-      {
-        label: 'Keywords ranked',
-        cell: (d) => fmtInt(d.keywords_ranked),
-        sortBy: (d) => d.keywords_ranked,
-        numeric: true,
-      },
-      { label: 'Kind', cell: (d) => (d.is_site ? 'your site' : d.is_competitor ? 'tracked competitor' : 'other') },
-    ],
-    rows: bars,
-    rowClass: (d) => (d.is_site ? 'is-site' : d.is_competitor ? 'is-competitor' : undefined),
-  });
-  return section('Share of voice', verdict, chart, table);
-}
-
-function bestCompetitor(k: LandscapeKeyword, styles: DomainStyles): { style: DomainStyle; position: number } | null {
-  const best = [...(k.serp?.competitor_positions ?? [])].sort((a, b) => a.position - b.position)[0];
-  return best ? { style: styles.of(best.domain), position: best.position } : null;
-}
-
-function keywordTables(landscape: Landscape, styles: DomainStyles, ctx: ViewContext): HTMLElement {
-  const columns: Column<LandscapeKeyword>[] = [
-    { label: 'Keyword', cell: (k) => k.keyword, sortBy: (k) => k.keyword, wrap: true },
-    { label: 'Volume', cell: (k) => fmtInt(k.volume), sortBy: (k) => k.volume, numeric: true },
-    {
-      label: 'CPC (USD)',
-      cell: (k) => (k.cpc_usd === null ? '—' : `$${k.cpc_usd.toFixed(2)}`),
-      sortBy: (k) => k.cpc_usd,
-      numeric: true,
-    },
-    { label: 'Competition', cell: (k) => fmtNum(k.competition), sortBy: (k) => k.competition, numeric: true },
-    { label: 'Intent', cell: (k) => k.intent ?? '—', sortBy: (k) => k.intent },
-    { label: 'Score', cell: (k) => fmtNum(k.score), sortBy: (k) => k.score, numeric: true },
-    {
-      label: 'Site position',
-      cell: (k) => (k.serp ? (k.serp.site_position ?? 'not in top 20') : 'no SERP'),
-      sortBy: (k) => k.serp?.site_position ?? null,
-      numeric: true,
-    },
-    {
-      label: 'Best competitor',
-      cell: (k) => {
-        const best = bestCompetitor(k, styles);
-        return best && domainLabel(best.style);
-      },
-      sortBy: (k) => bestCompetitor(k, styles)?.style.label ?? null,
-    },
-    {
-      label: 'Its position',
-      cell: (k) => bestCompetitor(k, styles)?.position ?? '—',
-      sortBy: (k) => bestCompetitor(k, styles)?.position ?? null,
-      numeric: true,
-    },
-    {
-      label: 'SERP of',
-      cell: (k) => (k.serp ? `${fmtDay(k.serp.fetched_at)} (${k.serp.locale})` : '—'),
-      sortBy: (k) => k.serp?.fetched_at ?? null,
-    },
-    {
-      label: 'Action',
-      cell: (k) =>
-        h(
-          'button',
-          {
-            class: 'small',
-            attrs: { type: 'button', 'data-refresh': k.keyword },
-            on: { click: () => void refreshKeyword(ctx, k.keyword) },
-          },
-          'Refresh SERP…',
-        ),
-    },
-  ];
-  const committed = landscape.keywords.filter((k) => !k.is_idea);
-  const ideas = landscape.keywords.filter((k) => k.is_idea);
-  return h(
-    'div',
-    null,
-    section(
-      'Keywords',
-      committed.length
-        ? dataTable({
-            name: 'keywords',
-            caption: 'Committed keywords, best score first',
-            columns,
-            rows: committed,
-            rowClass: (k) => (k.serp?.site_position ? 'ranked' : undefined),
-          })
-        : emptyState(
-            'No committed keywords in this scope.',
-            'Attach keywords with get_keywords {topic_id, seeds}: attaching commits them.',
-          ),
-    ),
-    section(
-      'Ideas',
-      ideas.length
-        ? dataTable({
-            name: 'ideas',
-            caption: 'Keyword ideas (candidates, not committed)',
-            columns: columns.slice(0, 6),
-            rows: ideas,
-          })
-        : emptyState(
-            'No keyword ideas in this scope.',
-            'Ideas come from research in keywords mode or serp_landscape with ideas: true; attach one to a topic to commit it.',
-          ),
-    ),
-  );
-}
+/** What is left of the day's refresh quota, in words. */
+const quotaLeftInWords = (left: number | null) =>
+  left === null
+    ? `It uses 1 of the site’s ${LIMITS.refreshesPerDay} SERP refreshes a day; how many are left today could not be read (the quota resets at midnight UTC).`
+    : left === 0
+      ? `0 of ${LIMITS.refreshesPerDay} SERP refreshes left today: the site’s quota is spent, so the refresh would be refused (it resets at midnight UTC).`
+      : `It uses 1 of the site’s SERP refreshes: ${left} of ${LIMITS.refreshesPerDay} left today (the quota resets at midnight UTC).`;
 
 async function refreshKeyword(ctx: ViewContext, keyword: string) {
-  const budget = await budgetNote(ctx.api);
+  const [budget, left] = await Promise.all([budgetNote(ctx.api), refreshesLeft(ctx.api)]);
   const ok = await confirmAction({
     title: `Refresh the SERP of “${keyword}”?`,
     cost: [
       h(
         'p',
         null,
-        '1 paid SERP pull from the data provider (Google, US/English, the top 20 organic results), replacing the stored US/en SERP.',
+        `1 paid SERP pull from the data provider (Google, US/English, the top ${LIMITS.serpDepth} organic results), replacing the stored US/en SERP.`,
       ),
-      h('p', null, 'It uses 1 of the site’s 20 SERP refreshes for today (the quota resets at midnight UTC).'),
+      h('p', { attrs: { 'data-quota-note': '' } }, quotaLeftInWords(left)),
       budget,
     ],
     confirmLabel: 'Refresh (1 paid pull)',
@@ -345,6 +186,7 @@ async function refreshKeyword(ctx: ViewContext, keyword: string) {
   if (!ok) return;
   await ctx.act(async () => {
     const result = await ctx.api.tool('serp_keyword_refresh', { keyword }, isRefresh);
-    return `Refreshed “${keyword}”: ${result.row.items.length} results. ${costInWords(result)} ${result.quota.used} of ${result.quota.limit} refreshes used today.`;
+    const { used, limit } = result.quota;
+    return `Refreshed “${keyword}”: ${result.row.items.length} results. ${costInWords(result)} ${Math.max(0, limit - used)} of ${limit} refreshes left today.`;
   });
 }
