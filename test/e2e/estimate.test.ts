@@ -156,6 +156,24 @@ describe('estimate: true', () => {
     ]);
   });
 
+  it('prices what the run then does: the same SERPs pulled, skipped and billed', async () => {
+    const site = await siteClient(t, 'No drift');
+    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
+    await site.tool('get_keywords', { topic_id: topic, seeds: ['trail shoes', 'road shoes', 'hiking boots'] });
+    await site.tool('serp_landscape', { keyword: 'road shoes', depth: 'list' });
+    const list = { topic_id: topic, depth: 'list' };
+    const estimate = estimateOf((await site.tool('serp_landscape', { ...list, estimate: true })).body);
+    const before = await spendOf(site);
+    const run = (await site.tool('serp_landscape', list)).body;
+    expect(estimate.calls).toEqual([
+      expect.objectContaining({ endpoint: 'serp_organic', count: run.list.fetched.length }),
+    ]);
+    expect(estimate.free).toEqual([expect.objectContaining({ what: 'serp', items: run.list.skipped })]);
+    expect(run.list.skipped).toEqual(['road shoes']);
+    expect(run.cost_usd).toBe(estimate.total_usd);
+    expect((await spendOf(site)).calls).toBe(before.calls + run.list.fetched.length);
+  });
+
   it('says the budget left, and answers the same over MCP, where it passes the output schema and spends nothing', async () => {
     const site = await siteClient(t, 'Estimate over MCP');
     await site.call('PUT', '/v1/budget', { daily_usd: 1 });

@@ -2,6 +2,7 @@ import {
   ApiError,
   isPaidTool,
   propertyOf,
+  type PaidTool,
   roundUsd,
   TOOL_FUNCTIONS,
   TOOLS,
@@ -10,14 +11,7 @@ import {
   type ToolResult,
 } from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
-import {
-  requireApproval,
-  TOOL_PLANNERS,
-  toolEstimate,
-  type EstimateDeps,
-  type ToolContext,
-  type ToolPlan,
-} from '@cm/tools';
+import { requireApproval, toolEstimate, type EstimateDeps, type ToolContext, type ToolPlan } from '@cm/tools';
 import { api } from './api';
 import { json, type ApiRequest } from './http';
 import { researchSource } from './providers';
@@ -83,7 +77,29 @@ export type WorkflowResult<N extends ToolName> = OmitEach<ToolResult<N>, RunFiel
   cost_usd?: number;
   cached?: boolean;
 };
-export type Workflow<N extends ToolName> = (ctx: ToolContext, input: ToolInput<N>) => Promise<WorkflowResult<N>>;
+/** A paid tool's plan of a call, priced into its estimate (`estimate: true`) and checked against its approval threshold. */
+export type Planner<N extends ToolName> = (
+  ctx: ToolContext,
+  input: ToolInput<N>,
+  deps: EstimateDeps,
+) => Promise<ToolPlan>;
+/**
+ * A tool's workflow. A paid tool's carries its plan as `estimate`, beside the run it shares its
+ * decisions with (the compiler refuses a paid tool's workflow without one); each function's bundle
+ * carries its own tool's plan only.
+ */
+export type Workflow<N extends ToolName> = ((ctx: ToolContext, input: ToolInput<N>) => Promise<WorkflowResult<N>>) &
+  (N extends PaidTool ? { estimate: Planner<N> } : unknown);
+
+const isPlanner = <N extends ToolName>(value: unknown): value is Planner<N> => typeof value === 'function';
+
+/** A workflow's plan (its `estimate`), for a paid tool; a paid tool without one is a wiring bug, refused when its function loads. */
+function plannerOf<N extends ToolName>(name: N, run: object): Planner<N> | undefined {
+  const planner: unknown = Reflect.get(run, 'estimate');
+  if (isPlanner<N>(planner)) return planner;
+  if (isPaidTool(name)) throw new Error(`${name} is a paid tool and its workflow has no estimate`);
+  return undefined;
+}
 
 /**
  * Runs one research tool: its providers and meter, `cost_usd` and `cached` on the result, a provider
@@ -157,13 +173,6 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
   }
 }
 
-/** Each paid tool's planner, none for the others: a mapped type, so indexed with a generic name it keeps that tool's input. */
-type Planners = {
-  [N in ToolName]?: (ctx: ToolContext, input: ToolInput<N>, deps: EstimateDeps) => Promise<ToolPlan>;
-};
-
-const PLANNERS: Planners = TOOL_PLANNERS;
-
 type InputReaders = { [N in ToolName]: (request: ApiRequest) => ToolInput<N> };
 /**
  * Each tool's input read with its schema. A mapped type, so that indexed with a generic tool name an
@@ -184,6 +193,7 @@ const INPUT_READERS: InputReaders = {
 
 /** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
 export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: ToolWiring = {}) {
+  const planner = plannerOf(name, run);
   return api(TOOL_FUNCTIONS[name], {
     [`POST /v1/tools/${name}`]: async (request) => {
       const { observation } = request;
@@ -191,7 +201,6 @@ export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: Tool
       observation.dimension('tool', name);
       const read: InputReaders[N] = INPUT_READERS[name];
       const input = read(request);
-      const planner: Planners[N] = PLANNERS[name];
       return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation, planner }));
     },
   });

@@ -71,7 +71,7 @@ async function planBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
 }
 
 /** serp_backlinks with estimate: true: the live calls its plan makes; snapshots answer the rest. */
-export async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput): Promise<ToolPlan> {
+async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput): Promise<ToolPlan> {
   const plan = await planBacklinks(ctx, input);
   const provider = ctx.backlinkData.name;
   const snapshotReason = 'monitoring snapshot (taken daily): answered from storage';
@@ -187,3 +187,4 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     health: siteView.health,
   };
 }
+serpBacklinks.estimate = estimateSerpBacklinks;

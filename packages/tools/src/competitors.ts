@@ -279,7 +279,7 @@ const monitoredDomains = (siteDomain: string | null, domain: string): string[] =
  * row db_insert stored) gets its first monitoring run at once, with the site's (its link gap changed):
  * a backlink profile each, and the site's link gap. A domain tracked and monitored already queues none.
  */
-export async function estimateAddCompetitor(
+async function estimateAddCompetitor(
   ctx: ToolContext,
   input: AddCompetitorInput,
   deps: EstimateDeps,
@@ -326,3 +326,4 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
       : 0;
   return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }
+addCompetitor.estimate = estimateAddCompetitor;

@@ -1,29 +1,12 @@
-import { ApiError, CONFIRM_TTL_MS, isJsonObject, type PaidTool, type ToolEstimate, type ToolInput } from '@cm/contract';
+import { ApiError, CONFIRM_TTL_MS, isJsonObject, type PaidTool, type ToolEstimate } from '@cm/contract';
 import type { BudgetLimits, ConfirmRefusal } from '@cm/store';
 import { createHash, randomBytes } from 'node:crypto';
-import { estimateSerpBacklinks } from './backlinks';
-import { estimateAddCompetitor } from './competitors';
 import type { ToolContext } from './context';
-import { estimateGetKeywords } from './keywords';
-import { planTotal, type EstimateDeps, type ToolPlan } from './plan';
-import { estimateResearch } from './research';
-import { estimateSerpKeywordRefresh, estimateSerpLandscape } from './serp';
+import { planTotal, type ToolPlan } from './plan';
 
 /* The price before the call (docs/api.md#estimates-and-approval): estimates, and approval over the site's threshold. */
 
 export type { EstimateDeps, ToolPlan } from './plan';
-
-type Planners = { [N in PaidTool]: (ctx: ToolContext, input: ToolInput<N>, deps: EstimateDeps) => Promise<ToolPlan> };
-
-/** Each paid tool's plan, made from its workflow's own decisions, reading only (no provider, no write). */
-export const TOOL_PLANNERS: Planners = {
-  research: estimateResearch,
-  get_keywords: estimateGetKeywords,
-  serp_landscape: estimateSerpLandscape,
-  serp_keyword_refresh: estimateSerpKeywordRefresh,
-  serp_backlinks: estimateSerpBacklinks,
-  add_competitor: estimateAddCompetitor,
-};
 
 const SANDBOX = 'sandbox';
 /** Sums cost no more than this past an approved estimate before they count as grown (float noise). */

@@ -138,7 +138,7 @@ function metricsCalls(provider: string, targets: Iterable<Target>) {
 }
 
 /** get_keywords with estimate: true. */
-export async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
+async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
   const plan = await planKeywords(ctx, input);
   const provider = ctx.keywordData.name;
   return {
@@ -153,6 +153,7 @@ export async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsIn
   };
 }
 
+/** get_keywords: fresh metrics of its targets, upserted; `estimate` is its plan, priced. */
 export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds } = await planKeywords(
     ctx,
@@ -217,3 +218,4 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     attached,
   };
 }
+getKeywords.estimate = estimateGetKeywords;

@@ -368,7 +368,7 @@ export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRef
  * SERPs list pulls (those not stored), analyze's research (keywords neither researched in the last week
  * nor in process), and the ideas call.
  */
-export async function estimateSerpLandscape(
+async function estimateSerpLandscape(
   ctx: ToolContext,
   input: SerpLandscapeInput,
   deps: EstimateDeps,
@@ -411,7 +411,7 @@ export async function estimateSerpLandscape(
 }
 
 /** serp_keyword_refresh with estimate: true: one SERP pull, always fresh, under the daily quota (read, not taken). */
-export async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
+async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
   const provider = ctx.keywordData.name;
   const used = await ctx.store.quotas.used(ctx.siteId, REFRESH_QUOTA, utcDay(ctx.now));
   const left = Math.max(0, LIMITS.refreshesPerDay - used);
@@ -426,3 +426,5 @@ export async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpK
     ],
   };
 }
+serpLandscape.estimate = estimateSerpLandscape;
+serpKeywordRefresh.estimate = estimateSerpKeywordRefresh;

@@ -3,7 +3,7 @@
 export { newJobId, jobView } from './jobs';
 export { sweepResearch } from './sweep';
 export { awaitJob } from './waiting';
-export { estimateResearch, research } from './tool';
+export { research } from './tool';
 export { runResearchJob } from './worker';
 export { planKeywordResearch, researchKeywords } from './analyze';
 export { recall } from './recall';

@@ -60,7 +60,7 @@ async function planJobResearch(ctx: ToolContext, input: ResearchInput & { mode: 
 const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
 
 /** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers. */
-export async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: EstimateDeps): Promise<ToolPlan> {
+async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: EstimateDeps): Promise<ToolPlan> {
   if (!isJobInput(input)) return estimateKeywordResearch(ctx, input);
   const { mode, recent } = await planJobResearch(ctx, input);
   const provider = ctx.researchSource;
@@ -107,3 +107,4 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   if (!job) throw new Error(`research job ${jobId} was gone while its caller waited for it`);
   return researchReply(job, ctx.researchSource);
 }
+research.estimate = estimateResearch;

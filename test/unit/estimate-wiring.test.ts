@@ -1,0 +1,30 @@
+import { PAID_TOOLS, isPaidTool } from '@cm/contract';
+import { tool } from '@cm/runtime';
+import { addCompetitor, getKeywords, research, serpBacklinks, serpKeywordRefresh, serpLandscape } from '@cm/tools';
+
+/*
+ * Every paid tool answers estimate: true from its own workflow's plan (`estimate`, beside the run). A paid
+ * tool's workflow without one would run, and spend, on an estimate: the compiler refuses it, and so does
+ * tool() when its function loads.
+ */
+
+it('carries a plan on every paid tool workflow, and refuses a paid workflow without one at compile time and at load', () => {
+  const workflows = {
+    research,
+    get_keywords: getKeywords,
+    serp_landscape: serpLandscape,
+    serp_keyword_refresh: serpKeywordRefresh,
+    serp_backlinks: serpBacklinks,
+    add_competitor: addCompetitor,
+  };
+  expect(Object.keys(workflows).sort()).toEqual([...PAID_TOOLS].sort());
+  for (const workflow of Object.values(workflows)) expect(typeof workflow.estimate).toBe('function');
+  expect(typeof tool('serp_keyword_refresh', serpKeywordRefresh)).toBe('function');
+
+  const planless = async (...args: Parameters<typeof serpKeywordRefresh>) => serpKeywordRefresh(...args);
+  // @ts-expect-error a paid tool's workflow must carry its estimate
+  expect(() => tool('serp_keyword_refresh', planless)).toThrow(
+    /serp_keyword_refresh is a paid tool and its workflow has no estimate/,
+  );
+  expect(isPaidTool('db_select')).toBe(false);
+});
