@@ -64,9 +64,16 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
 } satisfies BundlingOptions;
 
+/** The functions whose bundle carries files the dashboard package builds: the folder, and build-cli.ts's flag. */
+const BUILT_BESIDE: Partial<Record<FunctionId, { dir: string; flag: string }>> = {
+  dashboard: { dir: 'dashboard', flag: '' },
+  mcp: { dir: 'mcp-apps', flag: '--mcp-apps ' },
+};
+
 /**
  * A function's bundling: the shared options and, for the dashboard, its app built beside the handler
- * (`dashboard/`, which the handler reads), by the same build as the local stack's.
+ * (`dashboard/`, which the handler reads), by the same build as the local stack's; for mcp, the MCP Apps'
+ * HTML (`mcp-apps/`, read when a client reads an App's resource), likewise.
  */
 export function bundlingOf(name: FunctionId): BundlingOptions {
   const bundling = {
@@ -75,9 +82,10 @@ export function bundlingOf(name: FunctionId): BundlingOptions {
       '--alias': Object.entries(aliasesOf(name)).map(([module, replacement]) => `${module}=${replacement}`),
     },
   };
-  if (name !== 'dashboard') return bundling;
+  const built = BUILT_BESIDE[name];
+  if (!built) return bundling;
   const build = (inputDir: string, outputDir: string) => [
-    `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" "${join(outputDir, 'dashboard')}"`,
+    `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" ${built.flag}"${join(outputDir, built.dir)}"`,
   ];
   return { ...bundling, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: build } };
 }

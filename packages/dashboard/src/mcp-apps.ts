@@ -47,7 +47,7 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
  * The CSP of an App page: its own inline script and styles (by hash, so nothing else inline runs),
  * nothing from anywhere: no fetch, no frame, no image, no form, no base URL.
  */
-export const mcpAppCsp = (script: string, styles: string) =>
+const mcpAppCsp = (script: string, styles: string) =>
   `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(styles)}; base-uri 'none'; form-action 'none'`;
 
 const escapeHtml = (text: string) =>

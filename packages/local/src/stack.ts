@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { RESEARCH_SWEEP_MINUTES, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
+import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
@@ -68,19 +69,34 @@ const builtDashboard = async (dir: string) => {
   return dir;
 };
 
+const builtMcpApps = async (dir: string) => {
+  await buildMcpApps(dir);
+  return dir;
+};
+
 let memoryBuild: Promise<string> | undefined;
+let memoryAppsBuild: Promise<string> | undefined;
+
+/** A folder of the process's own, gone when the process is, with `build` run into it. */
+async function tempBuild(prefix: string, build: (dir: string) => Promise<string>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return build(dir);
+}
 
 /**
  * The dashboard of in-memory stacks: built once per process into a temporary folder that goes when
  * the process does, since every stack of the process serves the same app (the tests start dozens).
  */
 function memoryDashboard(): Promise<string> {
-  memoryBuild ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cm-dashboard-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    return builtDashboard(dir);
-  })();
+  memoryBuild ??= tempBuild('cm-dashboard-', builtDashboard);
   return memoryBuild;
+}
+
+/** The MCP Apps' HTML of in-memory stacks, built once per process as the dashboard is. */
+function memoryMcpApps(): Promise<string> {
+  memoryAppsBuild ??= tempBuild('cm-mcp-apps-', builtMcpApps);
+  return memoryAppsBuild;
 }
 
 /**
@@ -120,10 +136,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let server: Server | undefined;
   try {
     await ensureTable(dynamo.endpoint, tableName);
-    // The dashboard's app, built as the function's bundling builds it; its handler reads the folder.
-    process.env.DASHBOARD_DIR = options.memory
-      ? await memoryDashboard()
-      : await builtDashboard(join(dataDir, 'dashboard'));
+    // The dashboard's app and the MCP Apps' HTML, built as the dashboard and mcp functions' bundling builds
+    // them; the dashboard's handler reads its folder, and the mcp function an App's file when asked for it.
+    const [dashboardDir, mcpAppsDir] = await Promise.all(
+      options.memory
+        ? [memoryDashboard(), memoryMcpApps()]
+        : [builtDashboard(join(dataDir, 'dashboard')), builtMcpApps(join(dataDir, 'mcp-apps'))],
+    );
+    process.env.DASHBOARD_DIR = dashboardDir;
+    process.env.MCP_APPS_DIR = mcpAppsDir;
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     resetServices();
