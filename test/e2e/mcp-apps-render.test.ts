@@ -51,7 +51,8 @@ window.showApp = async (html, input, result) => {
   document.body.replaceChildren();
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
-  frame.style.cssText = 'width: 1200px; height: 400px; border: 1px solid #94a3b8; display: block';
+  // About a chat column's width, where hosts show Apps.
+  frame.style.cssText = 'width: 760px; height: 400px; border: 1px solid #94a3b8; display: block';
   document.body.append(frame);
   const bridge = new AppBridge(null, { name: 'test-host', version: '1.0.0' }, {});
   bridge.onsizechange = ({ height }) => { if (height) frame.style.height = Math.ceil(height) + 'px'; };
