@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
@@ -12,7 +12,7 @@ const clients: Client[] = [];
 const MAX = 20_000;
 
 beforeAll(async () => {
-  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '4500', MCP_RESULT_MAX_BYTES: String(MAX) } });
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '2500', MCP_RESULT_MAX_BYTES: String(MAX) } });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
@@ -140,7 +140,7 @@ describe('MCP long work', () => {
     )) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
-    // At least one at the start and one every 2 s of the 4.5 s the sandbox takes.
+    // At least one at the start and one every 2 s of the 2.5 s the sandbox takes.
     expect(progress.length).toBeGreaterThanOrEqual(2);
     for (const [i, p] of progress.entries()) {
       expect(p.total).toBe(LIMITS.waitMsMax / 1000);
@@ -166,4 +166,108 @@ describe('MCP long work', () => {
     const collected = await call(client, collect.tool, collect.arguments);
     expect(collected.structuredContent).toMatchObject({ job_id: running.job_id, status: 'succeeded' });
   });
+});
+
+describe('research as an MCP task', () => {
+  it('is offered as a task: tools/call with task answers at once, tasks/get follows the job, tasks/result gives the research', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'research')!.execution).toEqual({ taskSupport: 'optional' });
+    expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
+
+    const started = Date.now();
+    const messages = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'research', arguments: { mode: 'web', seed: 'a research run as a task' } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    ))
+      messages.push(message);
+    const [created] = messages;
+    expect(created).toMatchObject({
+      type: 'taskCreated',
+      task: { status: 'working', taskId: expect.stringMatching(/^job_/) },
+    });
+    const taskId = (created as { task: { taskId: string } }).task.taskId;
+    const final = messages.at(-1) as { type: string; result: CallToolResult };
+    expect(final.type).toBe('result');
+    expect(final.result.structuredContent).toMatchObject({
+      job_id: taskId,
+      status: 'succeeded',
+      data_source: 'sandbox',
+    });
+    expect((final.result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+    // The sandbox took its 2.5 s: the call itself answered at once, the task was polled.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+
+    // Another site's key finds no such task.
+    const other = await connect((await t.newSite()).key);
+    await expect(other.experimental.tasks.getTask(taskId)).rejects.toThrow(/Task not found/);
+  }, 30_000);
+
+  it('answers a task already completed for research answered at once, and refuses a task of a tool that runs none', async () => {
+    const client = await connect();
+    await client.listTools();
+    const messages = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'research', arguments: { mode: 'keywords', seed: 'trail shoes, hiking boots, rain jackets' } },
+      CallToolResultSchema,
+      { task: {} },
+    ))
+      messages.push(message);
+    if (messages[0]?.type === 'error') throw messages[0].error;
+    expect(messages[0]).toMatchObject({
+      type: 'taskCreated',
+      task: { status: 'completed', taskId: expect.stringMatching(/^result_/) },
+    });
+    expect(messages.at(-1)).toMatchObject({ type: 'result', result: { structuredContent: { mode: 'keywords' } } });
+
+    const refused = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'recall', arguments: { query: 'x' } },
+      CallToolResultSchema,
+      { task: {} },
+    ))
+      refused.push(message);
+    expect(refused).toEqual([
+      { type: 'error', error: expect.objectContaining({ message: expect.stringMatching(/does not run as a task/) }) },
+    ]);
+  });
+});
+
+describe('a question built only from a recall result', () => {
+  it('publishes with the recalled §2.3 sources as they are, its citations rendered, and no warning', async () => {
+    const client = await connect();
+    const seed = 'how long does sourdough starter keep';
+    const researched = await client.callTool({ name: 'research', arguments: { mode: 'web', seed } });
+    expect(researched.isError).toBeFalsy();
+    const recalled = (await call(client, 'recall', { query: seed })).structuredContent as {
+      results: { facts: { text: string; source_ids: string[] }[]; sources: Record<string, unknown>[] }[];
+    };
+    const [found] = recalled.results;
+    expect(found!.facts.length).toBeGreaterThan(0);
+    // Each fact a paragraph citing its own sources; the sources exactly as recall gave them.
+    const answer = found!.facts.map((fact) => ({
+      _type: 'paragraph',
+      children: [{ _type: 'span', text: fact.text }, ...fact.source_ids.map((id) => ({ _type: 'sourceCitation', id }))],
+    }));
+    const published = await t.call('POST', '/questions', {
+      slug: 'sourdough-starter-keeping',
+      question: 'How long does a sourdough starter keep?',
+      answer,
+      sources: found!.sources,
+    });
+    expect(published.status).toBe(201);
+    expect(published.body.warnings ?? []).toEqual([]);
+    expect((await t.call('GET', `/questions/${published.body.id}`)).body.sources).toEqual(found!.sources);
+    const html = (
+      await t.call('GET', `/sites/${t.siteId}/questions/sourdough-starter-keeping`, undefined, { key: null })
+    ).text;
+    const cited = new Set(found!.facts.flatMap((fact) => fact.source_ids));
+    expect(cited.size).toBeGreaterThan(0);
+    for (const [n] of found!.sources.entries())
+      if (cited.has(String(found!.sources[n]!.id))) expect(html).toContain(`href="#source-${n + 1}"`);
+    expect(html).toContain(String(found!.sources[0]!.url));
+  }, 30_000);
 });

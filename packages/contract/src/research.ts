@@ -108,6 +108,8 @@ export const JobView = named(
     job_id: z.string(),
     tool: z.string(),
     status: z.enum(JOB_STATUSES),
+    created_at: z.string(),
+    updated_at: z.string().check(z.meta({ description: 'When its status last changed' })),
     result: z.optional(z.record(z.string(), z.unknown())),
     error: z.optional(JobError),
   }),

@@ -1,6 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { ApiError, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
+import { logger } from '../observability';
+import { getStore } from '../services';
 import { checkCaller } from './access';
 import { toWebRequest } from './web-seam';
 
@@ -24,9 +26,9 @@ const handlers: Handlers = {
   [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
     const { apiKey, siteId } = await checkCaller(event);
     observation.keys({ site_id: siteId });
-    // The MCP SDK and the tool listing load with the first call that needs them, not at cold start.
-    const { handleMcp } = await import('./server');
-    return handleMcp(toWebRequest(event), { event, apiKey, siteId });
+    // The MCP server (the SDK, the tool listing, the Lambda client) loads with the first call, not at cold start.
+    const { handleMcp } = await import('./load-server');
+    return handleMcp(toWebRequest(event), { event, apiKey, siteId, store: getStore(), logger });
   },
 };
 

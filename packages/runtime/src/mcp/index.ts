@@ -6,6 +6,6 @@
  */
 
 export { mcpHandler } from './handler';
-export { setFunctionInvoker } from './invoke';
+export { setFunctionInvoker } from './invoker';
 export { toWebRequest, fromWebResponse } from './web-seam';
 export { originAllowed, apiKeyOf } from './access';

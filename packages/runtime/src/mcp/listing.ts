@@ -20,6 +20,7 @@ import {
   type McpToolName,
 } from '@cm/contract';
 import type { Json } from './route-calls';
+import { TASK_TOOLS } from './tasks';
 
 /* tools/list: every tool with its description, hints and JSON Schemas, from the contract's zod schemas. */
 
@@ -109,6 +110,7 @@ export function mcpTools(): Tool[] {
     const inputSchema = mcpSchema(input, 'input');
     if (!hasOwnCursor(name)) inputSchema.properties = { ...inputSchema.properties, cursor: PAGE_CURSOR };
     const meta = appMetaOf(name);
+    const execution: Tool['execution'] = TASK_TOOLS.includes(name) ? { taskSupport: 'optional' } : undefined;
     return {
       name,
       title,
@@ -116,6 +118,7 @@ export function mcpTools(): Tool[] {
       inputSchema,
       outputSchema: mcpSchema(result, 'output'),
       annotations: { title, ...annotations },
+      ...(execution ? { execution } : {}),
       ...(meta ? { _meta: meta } : {}),
     };
   };

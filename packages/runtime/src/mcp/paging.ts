@@ -1,6 +1,5 @@
 import { fieldError, isJsonObject } from '@cm/contract';
 import { getConfig } from '../config';
-import { getStore } from '../services';
 import { invokeTool, type Caller, type Json } from './route-calls';
 
 /*
@@ -130,7 +129,7 @@ export async function fitted(caller: Caller, name: string, args: Json, result: J
   const list = longestList(result);
   if (!list) return { result };
   const json = JSON.stringify(result);
-  const resultId = await getStore().results.keep(caller.siteId, name, json, new Date(), KEEP_RESULT_SECONDS);
+  const resultId = await caller.store.results.keep(caller.siteId, name, json, new Date(), KEEP_RESULT_SECONDS);
   return pageNote(pageOf(result, resultId, list.path, 0, max), resultId, max);
 }
 
@@ -149,7 +148,7 @@ function pageNote(page: Json, resultId: string, max: number): Fitted {
 /** The page a `cursor` of a kept result names, for the tool it was answered by; 400 validation_failed when it is unknown or gone. */
 export async function nextPage(caller: Caller, name: string, cursor: string): Promise<Fitted> {
   const at = readResultCursor(cursor);
-  const kept = at && (await getStore().results.read(caller.siteId, at.resultId, new Date()));
+  const kept = at && (await caller.store.results.read(caller.siteId, at.resultId, new Date()));
   if (!at || !kept || kept.tool !== name)
     throw fieldError(
       'arguments',

@@ -8,7 +8,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_APP_MIME_TYPE, MCP_APPS, type McpAppName } from '@cm/contract';
 import { getConfig } from '../config';
-import { getStore } from '../services';
 import { RESULTS_URI, resultMaxBytes } from './paging';
 import type { Caller } from './route-calls';
 
@@ -79,7 +78,7 @@ function pieceStarts(bytes: Buffer, max: number): number[] {
 async function readResult(caller: Caller, uri: string): Promise<ReadResourceResult> {
   const [, id, pieceParam] = /^cm:\/\/results\/([A-Za-z0-9_-]{22})(?:\?piece=(\d{1,6}))?$/.exec(uri) ?? [];
   const piece = Number(pieceParam ?? '1');
-  const kept = id && (await getStore().results.read(caller.siteId, id, new Date()));
+  const kept = id && (await caller.store.results.read(caller.siteId, id, new Date()));
   if (!id || !kept) throw notFound(uri, 'no kept result of this site has this id (results are kept 24 hours)');
   const bytes = Buffer.from(kept.json, 'utf8');
   const starts = pieceStarts(bytes, resultMaxBytes());

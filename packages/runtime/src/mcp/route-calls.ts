@@ -1,4 +1,5 @@
 import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
+import type { Store } from '@cm/store';
 import type { ApiEvent } from '../http';
 import { invoke } from './invoke';
 
@@ -11,6 +12,12 @@ export interface Caller {
   event: ApiEvent;
   apiKey: string;
   siteId: number;
+  /**
+   * The container's store and logger, handed in: the MCP server is a file of its own in the bundle
+   * (loaded with the first request), which must not make a second client or log without the request's keys.
+   */
+  store: Store;
+  logger: { error(message: string, attributes: Record<string, unknown>): void };
 }
 
 /** A tool's refusal: the error object REST answers, carried to an `isError` result. */

@@ -2,7 +2,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   ListResourcesRequestSchema,
+  McpError,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -11,13 +15,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, isJsonObject, LIMITS, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
 import type { ApiResult } from '../http';
-import { logger } from '../observability';
 import { EXTRA_TOOL_CALLS } from './extra-tools';
 import { hasOwnCursor, mcpTools } from './listing';
 import { fitted, nextPage, RESULTS_URI, type Fitted } from './paging';
 import { collectOf, PROGRESS_EVERY_MS, progressAt, waitOf } from './progress';
 import { readResource, RESOURCE_TEMPLATES, RESOURCES } from './resources';
 import { invokeTool, ToolFailure, type Caller, type Json } from './route-calls';
+import { getTask, startTask, TASK_TOOLS, taskResult } from './tasks';
 import { fromWebResponse } from './web-seam';
 
 /* The MCP server of one request: tools, resources, and tools/call with its pages, progress, `_meta` and errors. */
@@ -110,7 +114,7 @@ async function callTool(
   } catch (error) {
     if (error instanceof ToolFailure) return errorResult(error.body);
     if (error instanceof ApiError) return errorResult(error.toBody());
-    logger.error('mcp tool call failed', { tool: name, error: error instanceof Error ? error : String(error) });
+    caller.logger.error('mcp tool call failed', { tool: name, error: error instanceof Error ? error : String(error) });
     return errorResult({ error: 'internal_error', code: 'internal_error', message: 'Internal error' });
   }
 }
@@ -128,7 +132,12 @@ function mcpServer(caller: Caller): Server {
   const server = new Server(
     { name: 'content-research', version: '0.1.0' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        // research may run as a task (tools/call with `task`); tasks are read by id, never listed.
+        tasks: { requests: { tools: { call: {} } } },
+      },
       instructions: INSTRUCTIONS,
       // JSON Schema validation is for elicitation answers, which a stateless endpoint never asks for.
       jsonSchemaValidator: {
@@ -137,11 +146,18 @@ function mcpServer(caller: Caller): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    callTool(caller, request.params.name, request.params.arguments ?? {}, request.params._meta?.progressToken, (n) =>
-      extra.sendNotification(n),
-    ),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, task } = request.params;
+    const args = request.params.arguments ?? {};
+    if (task) {
+      if (!TASK_TOOLS.includes(name))
+        throw new McpError(ErrorCode.MethodNotFound, `${name} does not run as a task; call it without task`);
+      return startTask(caller, name, args);
+    }
+    return callTool(caller, name, args, request.params._meta?.progressToken, (n) => extra.sendNotification(n));
+  });
+  server.setRequestHandler(GetTaskRequestSchema, async (request) => getTask(caller, request.params.taskId));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => taskResult(caller, request.params.taskId));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => readResource(caller, request.params.uri));

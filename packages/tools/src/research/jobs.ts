@@ -21,6 +21,8 @@ export function jobView(job: Job) {
     job_id: job.job_id,
     tool: job.tool,
     status: job.status,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
     ...(job.result ? { result: job.result } : {}),
     ...(job.error ? { error: job.error } : {}),
   };

@@ -1,0 +1,162 @@
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type CreateTaskResult,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject, LIMITS } from '@cm/contract';
+import { callRoute, invokeTool, routeEvent, ToolFailure, type Caller, type Json } from './route-calls';
+
+/*
+ * research as an MCP task (the 2025-11-25 tasks utility, docs/api.md#mcp-tasks): tools/call with
+ * `task` queues the research and answers at once; tasks/get and tasks/result read its job. The job
+ * is the task: its id is the job's, scoped to the key's site as GET /v1/jobs is, so any request of
+ * this stateless endpoint can answer for it. A research answered at once (keywords mode, or a query
+ * researched lately) is a task that is already completed: its result is kept with the other large
+ * results and its id says so.
+ */
+
+/** The tools a client may run as a task. */
+export const TASK_TOOLS: readonly string[] = ['research'];
+
+/** Jobs are kept a week (the store's TTL): a task lives as long. */
+const TASK_TTL_MS = 7 * 86_400_000;
+/** A task answered at once, kept as a result. */
+const RESULT_TASK = /^result_([A-Za-z0-9_-]{22})$/;
+
+const STATUS: Record<string, Task['status']> = {
+  queued: 'working',
+  running: 'working',
+  succeeded: 'completed',
+  failed: 'failed',
+};
+
+const text = (value: unknown) => ({ type: 'text' as const, text: JSON.stringify(value) });
+
+/** A task's view of a job, as GET /v1/jobs/{job_id} answers it. */
+function taskOfJob(job: Json): Task {
+  const status = STATUS[String(job.status)] ?? 'failed';
+  return {
+    taskId: String(job.job_id),
+    status,
+    statusMessage:
+      status === 'working'
+        ? `Research ${String(job.status)}: poll tasks/get, then read tasks/result`
+        : `Research ${String(job.status)}`,
+    createdAt: String(job.created_at),
+    lastUpdatedAt: String(job.updated_at),
+    ttl: TASK_TTL_MS,
+    pollInterval: LIMITS.jobRetryAfterMs,
+  };
+}
+
+const readJob = (caller: Caller, jobId: string, waitMs: number) =>
+  callRoute(
+    'jobs',
+    routeEvent(caller, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`, 'GET /v1/jobs/{job_id}', {
+      params: { job_id: jobId },
+      query: { wait_ms: String(waitMs) },
+    }),
+  );
+
+const notFound = (taskId: string) =>
+  new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId} (tasks are kept a week)`, { taskId });
+
+/** A failure of the call that would create a task: a JSON-RPC error carrying the error object REST answers. */
+const refused = (body: Json) =>
+  new McpError(ErrorCode.InvalidParams, typeof body.message === 'string' ? body.message : 'Refused', body);
+
+/** tools/call with `task`: the research queued (its job is the task), or a task already completed. */
+export async function startTask(caller: Caller, name: string, args: Json): Promise<CreateTaskResult> {
+  let result: Json;
+  try {
+    result = await invokeTool(caller, 'research', { ...args, wait_ms: 0 });
+  } catch (error) {
+    if (error instanceof ToolFailure) throw refused(error.body);
+    throw error;
+  }
+  const now = new Date().toISOString();
+  if (typeof result.job_id === 'string' && (result.status === 'queued' || result.status === 'running'))
+    return {
+      task: taskOfJob({ job_id: result.job_id, status: result.status, created_at: now, updated_at: now }),
+    };
+  const resultId = await caller.store.results.keep(
+    caller.siteId,
+    name,
+    JSON.stringify(result),
+    new Date(),
+    TASK_TTL_MS / 1000,
+  );
+  return {
+    task: {
+      taskId: `result_${resultId}`,
+      status: result.status === 'failed' ? 'failed' : 'completed',
+      statusMessage: 'Answered at once',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl: TASK_TTL_MS,
+    },
+  };
+}
+
+async function keptResult(caller: Caller, resultId: string, taskId: string): Promise<Json> {
+  const kept = await caller.store.results.read(caller.siteId, resultId, new Date());
+  const result: unknown = kept ? JSON.parse(kept.json) : null;
+  if (!isJsonObject(result)) throw notFound(taskId);
+  return result;
+}
+
+/** tasks/get: where the task stands. */
+export async function getTask(caller: Caller, taskId: string): Promise<Task> {
+  const kept = RESULT_TASK.exec(taskId)?.[1];
+  if (kept) {
+    const stored = await caller.store.results.read(caller.siteId, kept, new Date());
+    if (!stored) throw notFound(taskId);
+    const result: unknown = JSON.parse(stored.json);
+    return {
+      taskId,
+      status: isJsonObject(result) && result.status === 'failed' ? 'failed' : 'completed',
+      statusMessage: 'Answered at once',
+      createdAt: stored.created_at,
+      lastUpdatedAt: stored.created_at,
+      ttl: TASK_TTL_MS,
+    };
+  }
+  try {
+    return taskOfJob(await readJob(caller, taskId, 0));
+  } catch (error) {
+    if (error instanceof ToolFailure) throw notFound(taskId);
+    throw error;
+  }
+}
+
+/** A research result as the research tool answers it: a succeeded job's findings, or the failure as an error result. */
+function toolResultOf(result: Json): CallToolResult {
+  if (result.status === 'failed')
+    return { isError: true, content: [text({ error: 'research_failed', code: 'research_failed', ...result })] };
+  return { structuredContent: result, content: [text(result)] };
+}
+
+/**
+ * tasks/result: the research's result once the task has ended. It waits for the job up to 25 s (API
+ * Gateway ends a request at 30); a task still working then is an error that says to poll tasks/get.
+ */
+export async function taskResult(caller: Caller, taskId: string): Promise<CallToolResult> {
+  const kept = RESULT_TASK.exec(taskId)?.[1];
+  if (kept) return toolResultOf(await keptResult(caller, kept, taskId));
+  let job: Json;
+  try {
+    job = await readJob(caller, taskId, LIMITS.waitMsMax);
+  } catch (error) {
+    if (error instanceof ToolFailure) throw notFound(taskId);
+    throw error;
+  }
+  if (job.status === 'succeeded' && isJsonObject(job.result))
+    return toolResultOf({ job_id: job.job_id, status: job.status, cached: false, ...job.result });
+  if (job.status === 'failed') return toolResultOf({ job_id: job.job_id, status: job.status, error: job.error });
+  throw new McpError(ErrorCode.InvalidRequest, `Task ${taskId} is still working: poll tasks/get until it ends`, {
+    taskId,
+    retry_after_ms: LIMITS.jobRetryAfterMs,
+  });
+}
