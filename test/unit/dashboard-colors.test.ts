@@ -6,6 +6,7 @@ import {
   outlineColor,
   PALETTE,
   parseHex,
+  resultStyles,
   SITE_COLOR,
   WHITE,
 } from '../../packages/dashboard/app/colors';
@@ -93,5 +94,27 @@ describe('domainStyles', () => {
       isSite: false,
       isCompetitor: false,
     });
+  });
+});
+
+describe('resultStyles (a face with only a tool result: an MCP App)', () => {
+  // As serp_landscape's sov.domains lists them: by share of voice, a competitor's colour when it has one.
+  const styles = resultStyles([
+    { domain: 'other.org', is_site: false, is_competitor: false },
+    { domain: 'zeta.com', is_site: false, is_competitor: true },
+    { domain: 'site.com', is_site: true, is_competitor: false },
+    { domain: 'beta.com', is_site: false, is_competitor: true, color: '#DC2626' },
+    { domain: 'alpha.com', is_site: false, is_competitor: true },
+  ]);
+
+  it('draws a competitor in the colour the result carries, else a palette colour by its place in domain order', () => {
+    expect(styles.of('beta.com')).toMatchObject({ label: 'beta.com', fill: '#dc2626', isCompetitor: true });
+    expect(styles.of('alpha.com')).toMatchObject({ fill: PALETTE[0], isCompetitor: true });
+    expect(styles.of('zeta.com')).toMatchObject({ fill: PALETTE[2], isCompetitor: true });
+  });
+
+  it('draws the site in its colour and the others quiet, as the dashboard does', () => {
+    expect(styles.of('site.com')).toMatchObject({ fill: SITE_COLOR, isSite: true });
+    expect(styles.of('other.org')).toMatchObject({ fill: OTHER_COLOR, isCompetitor: false });
   });
 });
