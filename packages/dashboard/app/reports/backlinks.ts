@@ -2,7 +2,7 @@ import { chartFigure } from '../charts';
 import type { DomainStyles } from '../colors';
 import { h } from '../dom';
 import { fmtInt, fmtNum, fmtShare, fmtTime } from '../format';
-import { dataTable } from '../table';
+import { dataTable, type Column } from '../table';
 import type { BacklinkProfile, BacklinksOverview, HealthFlag } from '../types';
 import { domainLabel, emptyState, section } from '../widgets';
 
@@ -119,6 +119,18 @@ function trend(data: BacklinksOverview, styles: DomainStyles, months: number): H
   );
 }
 
+type Summary = BacklinkProfile['summary'];
+/** A summary figure's keys: those that are numbers. */
+type Figure = { [K in keyof Summary]: Summary[K] extends number | null ? K : never }[keyof Summary];
+
+/** A profile's summary figure as a numeric column, shown with `shown`. */
+const figure = (label: string, key: Figure, shown: (n: number | null) => string): Column<BacklinkProfile> => ({
+  label,
+  cell: (p) => shown(p.summary[key]),
+  sortBy: (p) => p.summary[key],
+  numeric: true,
+});
+
 function profiles(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
   return section(
     'Profiles',
@@ -131,46 +143,13 @@ function profiles(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
           cell: (p) => domainLabel(styles.of(p.domain), { showDomain: true }),
           sortBy: (p) => styles.of(p.domain).label.toLowerCase(),
         },
-        { label: 'Rank', cell: (p) => fmtInt(p.summary.rank), sortBy: (p) => p.summary.rank, numeric: true },
-        {
-          label: 'Referring domains',
-          cell: (p) => fmtInt(p.summary.referring_domains),
-          sortBy: (p) => p.summary.referring_domains,
-          numeric: true,
-        },
-        {
-          label: 'Backlinks',
-          cell: (p) => fmtInt(p.summary.backlinks),
-          sortBy: (p) => p.summary.backlinks,
-          numeric: true,
-        },
-        {
-          label: 'Backlinks per domain',
-          cell: (p) =>
-            p.summary.backlinks_per_referring_domain === null
-              ? '—'
-              : `${fmtNum(p.summary.backlinks_per_referring_domain)}:1`,
-          sortBy: (p) => p.summary.backlinks_per_referring_domain,
-          numeric: true,
-        },
-        {
-          label: 'Spam score',
-          cell: (p) => fmtNum(p.summary.spam_score),
-          sortBy: (p) => p.summary.spam_score,
-          numeric: true,
-        },
-        {
-          label: 'Dofollow',
-          cell: (p) => fmtShare(p.summary.dofollow_share),
-          sortBy: (p) => p.summary.dofollow_share,
-          numeric: true,
-        },
-        {
-          label: 'Broken links',
-          cell: (p) => fmtInt(p.summary.broken_links),
-          sortBy: (p) => p.summary.broken_links,
-          numeric: true,
-        },
+        figure('Rank', 'rank', fmtInt),
+        figure('Referring domains', 'referring_domains', fmtInt),
+        figure('Backlinks', 'backlinks', fmtInt),
+        figure('Backlinks per domain', 'backlinks_per_referring_domain', (n) => (n === null ? '—' : `${fmtNum(n)}:1`)),
+        figure('Spam score', 'spam_score', fmtNum),
+        figure('Dofollow', 'dofollow_share', fmtShare),
+        figure('Broken links', 'broken_links', fmtInt),
         { label: 'Snapshot', cell: (p) => fmtTime(p.snapshot_at), sortBy: (p) => p.snapshot_at, time: true },
       ],
       rows: data.profiles,
