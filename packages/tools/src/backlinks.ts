@@ -4,7 +4,7 @@ import { displayDomain, healthFlags, linksPerDomain, rankGap, trendWithin } from
 import { competitorDomain } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT } from './monitoring';
-import { callsOf, freeOf, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type ToolPlan } from './plan';
 import { backlinkLinksPrice, backlinkProfilePrice, linkGapPrice, type BacklinkProfile } from '@cm/providers';
 
 interface Tracked {
@@ -125,7 +125,7 @@ async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput
  * are always pulled live, since they are paid per row and asked for rarely. The site's own view,
  * overview or links, is `{empty: true}` until monitoring has taken the site's first snapshot.
  */
-export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
+async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
   const plan = await planBacklinks(ctx, input);
   if (plan.kind === 'empty') return { data_source: DATABASE, empty: true as const };
   if (plan.kind === 'links') {
@@ -187,4 +187,4 @@ export async function serpBacklinks(ctx: ToolContext, input: SerpBacklinksInput)
     health: siteView.health,
   };
 }
-serpBacklinks.estimate = estimateSerpBacklinks;
+export const serpBacklinks = /* @__PURE__ */ withPlan(serpBacklinksRun, estimateSerpBacklinks);

@@ -3,7 +3,7 @@ import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT, queueMonitoring } from './monitoring';
-import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
 import { backlinkProfilePrice, linkGapPrice } from '@cm/providers';
 
 /*
@@ -306,7 +306,7 @@ async function estimateAddCompetitor(
   };
 }
 
-export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput) {
+async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
   const { domain, site } = await planAdd(ctx, input);
   const { row, created, completed } = await trackCompetitor(ctx, {
     domain,
@@ -326,4 +326,4 @@ export async function addCompetitor(ctx: ToolContext, input: AddCompetitorInput)
       : 0;
   return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }
-addCompetitor.estimate = estimateAddCompetitor;
+export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, estimateAddCompetitor);

@@ -3,7 +3,7 @@ import { keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
 import { keywordMetricsPrice } from '@cm/providers';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
-import { callsOf, freeOf, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type ToolPlan } from './plan';
 
 /** Keywords per metrics call: the most a provider task takes. */
 const METRICS_BATCH = 1000;
@@ -154,7 +154,7 @@ async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsInput): P
 }
 
 /** get_keywords: fresh metrics of its targets, upserted; `estimate` is its plan, priced. */
-export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
+async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
   const { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds } = await planKeywords(
     ctx,
     input,
@@ -218,4 +218,4 @@ export async function getKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     attached,
   };
 }
-getKeywords.estimate = estimateGetKeywords;
+export const getKeywords = /* @__PURE__ */ withPlan(getKeywordsRun, estimateGetKeywords);

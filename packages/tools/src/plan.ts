@@ -32,3 +32,11 @@ export const freeOf = (what: string, items: readonly string[], reason: string): 
 
 export const planTotal = (plan: Pick<ToolPlan, 'calls'>): number =>
   roundUsd(plan.calls.reduce((sum, call) => sum + call.total_usd, 0));
+
+/**
+ * A paid tool's workflow with its plan beside it, as `estimate`. Each call is marked pure
+ * (`/* @__PURE__ *\/`), so a function's bundle that does not use a workflow leaves out it and its plan.
+ */
+export function withPlan<W extends object, P>(run: W, estimate: P): W & { estimate: P } {
+  return Object.assign(run, { estimate });
+}

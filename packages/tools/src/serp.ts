@@ -23,7 +23,7 @@ import { keywordUnique, mapLimit } from '@cm/store';
 import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
-import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
 
 /** SERP pulls of one list call running at once. */
 const SERP_CONCURRENCY = 4;
@@ -273,7 +273,7 @@ async function refreshedSerps(
   return new Map(rows.map((row) => [row.keyword, row]));
 }
 
-export async function serpLandscape(ctx: ToolContext, input: SerpLandscapeInput) {
+async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   // analyze waits for research until then; the list pulls run meanwhile.
   const deadline = Date.now() + input.wait_ms;
   const site = await siteOf(ctx);
@@ -322,7 +322,7 @@ const REFRESH_QUOTA = 'serp_keyword_refresh';
 /** Quota counters outlive their day by this long, then TTL tidies them away. */
 const QUOTA_KEEP_SECONDS = 2 * 86_400;
 
-export async function serpKeywordRefresh(ctx: ToolContext, input: SerpKeywordRefreshInput) {
+async function serpKeywordRefreshRun(ctx: ToolContext, input: SerpKeywordRefreshInput) {
   const keyword = normalizeKeyword(input.keyword);
   const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
   const day = utcDay(ctx.now);
@@ -426,5 +426,5 @@ async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordR
     ],
   };
 }
-serpLandscape.estimate = estimateSerpLandscape;
-serpKeywordRefresh.estimate = estimateSerpKeywordRefresh;
+export const serpLandscape = /* @__PURE__ */ withPlan(serpLandscapeRun, estimateSerpLandscape);
+export const serpKeywordRefresh = /* @__PURE__ */ withPlan(serpKeywordRefreshRun, estimateSerpKeywordRefresh);

@@ -4,7 +4,7 @@ import type { Job } from '@cm/store';
 import type { ToolContext } from '../context';
 import { findingsOf, newJobId, queueJob } from './jobs';
 import { estimateKeywordResearch, keywordResearch } from './keywords-mode';
-import { callsOf, freeOf, type EstimateDeps, type ToolPlan } from '../plan';
+import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from '../plan';
 import { lapsedPlace } from './leases';
 import { urlRefusal } from './url-refusal';
 import { awaitJob } from './waiting';
@@ -74,7 +74,7 @@ async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: Es
   };
 }
 
-export async function research(ctx: ToolContext, input: ResearchInput) {
+async function researchRun(ctx: ToolContext, input: ResearchInput) {
   if (!isJobInput(input)) return keywordResearch(ctx, input);
   const { mode, question, recent } = await planJobResearch(ctx, input);
   if (recent)
@@ -107,4 +107,4 @@ export async function research(ctx: ToolContext, input: ResearchInput) {
   if (!job) throw new Error(`research job ${jobId} was gone while its caller waited for it`);
   return researchReply(job, ctx.researchSource);
 }
-research.estimate = estimateResearch;
+export const research = /* @__PURE__ */ withPlan(researchRun, estimateResearch);
