@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { buildDashboard } from '@cm/dashboard/build';
+import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { aliasesOf, BUNDLING, entryOf, FUNCTION_ENTRIES, ROOT, type FunctionId } from './bundling';
+import { aliasesOf, BUNDLING, entryOf, FUNCTION_ENTRIES, ROOT, SIDE_MODULES, type FunctionId } from './bundling';
 
 /** What one function's bundle weighs, and what is in it. */
 export interface BundleSize {
@@ -20,15 +21,20 @@ export interface BundleSize {
   ownFiles: string[];
   /** Whether classic zod (its methods come with every schema) has code in the bundle, not only zod/mini and zod's core. */
   classicZod: boolean;
+  /** The file it carries beside `index.js` and loads when first needed (SIDE_MODULES), and what is in it. */
+  side?: BundleContents & { file: string; bytes: number; mapBytes: number };
 }
 
-/** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries, mcp the MCP SDK (with ajv). */
+type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 'ownFiles' | 'classicZod'>;
+
+/** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries. */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
   'research-worker': 940 * 1024,
-  mcp: 900 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
+/** The budget of a file beside `index.js`: mcp's server.js, the MCP SDK (without ajv) and the Lambda client. */
+export const SIDE_BUDGET_BYTES = 560 * 1024;
 
 /** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
 function packageOf(path: string): string {
@@ -38,7 +44,7 @@ function packageOf(path: string): string {
   return first.startsWith('@') ? `${first}/${second}` : first;
 }
 
-function contents(metafile: Metafile) {
+function contents(metafile: Metafile): BundleContents {
   const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'))?.[1];
   if (!output) throw new Error('esbuild wrote no .js file');
   const byPackage = new Map<string, number>();
@@ -66,7 +72,7 @@ function contents(metafile: Metafile) {
 }
 
 /** The esbuild options `cdk synth` bundles a handler module with (BUNDLING, and `aliases` from the project root), into `outfile`. */
-export const esbuildOptions = (entry: string, outfile: string, aliases = aliasesOf()) =>
+export const esbuildOptions = (entry: string, outfile: string, aliases = aliasesOf(), external: string[] = []) =>
   ({
     entryPoints: [entry],
     bundle: true,
@@ -77,37 +83,64 @@ export const esbuildOptions = (entry: string, outfile: string, aliases = aliases
     sourcemap: BUNDLING.sourceMap,
     sourcesContent: BUNDLING.sourcesContent,
     mainFields: BUNDLING.mainFields,
-    external: BUNDLING.externalModules,
+    external: [...BUNDLING.externalModules, ...external],
     alias: aliases,
     absWorkingDir: ROOT,
     outfile,
     logLevel: 'silent',
   }) satisfies BuildOptions;
 
+/** The esbuild options of a function's `index.js`: its side module, if any, left out as a require(). */
+const indexOptions = (name: FunctionId, outfile: string) => {
+  const side = SIDE_MODULES[name];
+  return esbuildOptions(entryOf(name), outfile, aliasesOf(name), side ? [side.external] : []);
+};
+
+/** Writes a function's side module (SIDE_MODULES) into `dir` beside its `index.js`, as its bundling does. */
+export async function writeSideModule(name: FunctionId, dir: string): Promise<void> {
+  const side = SIDE_MODULES[name];
+  if (side) await build(esbuildOptions(join(ROOT, side.entry), join(dir, side.file), side.aliases));
+}
+
 /**
- * Writes a function's bundle into `dir` as Lambda gets it: `index.js` and its source map, and for the
- * dashboard its built app beside them. The path of `index.js`.
+ * Writes a function's bundle into `dir` as Lambda gets it: `index.js` and its source map, its side
+ * module, and for the dashboard its built app beside them, for mcp the MCP Apps. The path of `index.js`.
  */
 export async function writeBundle(name: FunctionId, dir: string): Promise<string> {
   const outfile = join(dir, 'index.js');
-  await build(esbuildOptions(entryOf(name), outfile, aliasesOf(name)));
+  await build(indexOptions(name, outfile));
+  await writeSideModule(name, dir);
   if (name === 'dashboard') await buildDashboard(join(dir, 'dashboard'));
+  if (name === 'mcp') await buildMcpApps(join(dir, 'mcp-apps'));
   return outfile;
+}
+
+/** A bundle built in memory: its JS and map sizes, and what is in it. */
+async function measured(options: BuildOptions) {
+  const result = await build({ ...options, write: false, metafile: true });
+  const sizeOf = (suffix: string) => {
+    const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
+    if (!file) throw new Error(`esbuild wrote no ${suffix} for ${String(options.outfile)}`);
+    return file.contents.byteLength;
+  };
+  return { bytes: sizeOf('.js'), mapBytes: sizeOf('.js.map'), ...contents(result.metafile) };
 }
 
 /** Bundles one function as `cdk synth` does (the same esbuild options), in memory. */
 export async function bundleSize(name: FunctionId): Promise<BundleSize> {
-  const result = await build({
-    ...esbuildOptions(entryOf(name), 'index.js', aliasesOf(name)),
-    write: false,
-    metafile: true,
-  });
-  const sizeOf = (suffix: string) => {
-    const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
-    if (!file) throw new Error(`esbuild wrote no ${suffix} for ${name}`);
-    return file.contents.byteLength;
+  const side = SIDE_MODULES[name];
+  return {
+    name,
+    ...(await measured(indexOptions(name, 'index.js'))),
+    ...(side
+      ? {
+          side: {
+            file: side.file,
+            ...(await measured(esbuildOptions(join(ROOT, side.entry), side.file, side.aliases))),
+          },
+        }
+      : {}),
   };
-  return { name, bytes: sizeOf('index.js'), mapBytes: sizeOf('index.js.map'), ...contents(result.metafile) };
 }
 
 export const bundleSizes = () => Promise.all(FUNCTION_ENTRIES.map(bundleSize));

@@ -35,18 +35,43 @@ const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-s
 const NO_AJV = { ajv: './infra/no-ajv.ts', 'ajv-formats': './infra/no-ajv.ts' };
 
 /**
- * The functions with a client that has streaming operations (Lambda in mcp, Bedrock Runtime in the
+ * The functions whose `index.js` has a client with streaming operations (Bedrock Runtime in the
  * research worker): such a client sets up the event-stream code when it is made, so they keep it
- * (esbuild refuses to bundle them without it).
+ * (esbuild refuses to bundle them without it). mcp's Lambda client is in its server.js, which keeps it.
  */
-export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['mcp', 'research-worker'];
+export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['research-worker'];
 
 /** The modules swapped in a function's bundle; without a name, those of a function with no streaming client. */
 export const aliasesOf = (name?: FunctionId): Record<string, string> => ({
   ...LAMBDA_CREDENTIALS,
   ...(name && EVENT_STREAM_FUNCTIONS.includes(name) ? {} : NO_EVENT_STREAMS),
-  ...(name === 'mcp' ? NO_AJV : {}),
 });
+
+/**
+ * A module a function's bundle carries as a file of its own beside `index.js`: `index.js` requires it
+ * (`external`) only when a request first needs it, so a cold start neither parses nor runs it. The
+ * mcp function's server (the MCP SDK with its zod, the tool listing, the Lambda client that runs the
+ * tools) loads with the first POST /mcp; its handler checks the key before (docs/performance.md).
+ */
+export interface SideModule {
+  /** The import path `index.js` keeps as a require(). */
+  external: string;
+  /** Its file beside `index.js`. */
+  file: string;
+  /** Its source, from the project root. */
+  entry: string;
+  /** The modules swapped in it. */
+  aliases: Record<string, string>;
+}
+
+export const SIDE_MODULES: Partial<Record<FunctionId, SideModule>> = {
+  mcp: {
+    external: './server',
+    file: 'server.js',
+    entry: 'packages/runtime/src/mcp/server.ts',
+    aliases: { ...LAMBDA_CREDENTIALS, ...NO_AJV },
+  },
+};
 
 /** How esbuild bundles each function on its own, for `cdk synth` and for `npm run bundle:report` alike. */
 export const BUNDLING = {
@@ -76,16 +101,23 @@ const BUILT_BESIDE: Partial<Record<FunctionId, { dir: string; flag: string }>> =
  * HTML (`mcp-apps/`, read when a client reads an App's resource), likewise.
  */
 export function bundlingOf(name: FunctionId): BundlingOptions {
+  const side = SIDE_MODULES[name];
   const bundling = {
     ...BUNDLING,
+    externalModules: [...BUNDLING.externalModules, ...(side ? [side.external] : [])],
     esbuildArgs: {
       '--alias': Object.entries(aliasesOf(name)).map(([module, replacement]) => `${module}=${replacement}`),
     },
   };
   const built = BUILT_BESIDE[name];
-  if (!built) return bundling;
-  const build = (inputDir: string, outputDir: string) => [
-    `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, 'packages/dashboard/src/build-cli.ts')}" ${built.flag}"${join(outputDir, built.dir)}"`,
+  if (!built && !side) return bundling;
+  const tsx = (inputDir: string, script: string, args: string) =>
+    `"${process.execPath}" "${join(inputDir, 'node_modules/tsx/dist/cli.mjs')}" "${join(inputDir, script)}" ${args}`;
+  const afterBundling = (inputDir: string, outputDir: string) => [
+    ...(built
+      ? [tsx(inputDir, 'packages/dashboard/src/build-cli.ts', `${built.flag}"${join(outputDir, built.dir)}"`)]
+      : []),
+    ...(side ? [tsx(inputDir, 'infra/side-module-cli.ts', `${name} "${outputDir}"`)] : []),
   ];
-  return { ...bundling, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: build } };
+  return { ...bundling, commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling } };
 }

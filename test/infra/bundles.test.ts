@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { exec, execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,8 +7,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
-import { budgetOf, bundleSizes, esbuildOptions, type BundleSize } from '../../infra/bundle-report';
-import { EVENT_STREAM_FUNCTIONS, FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
+import { budgetOf, bundleSizes, esbuildOptions, SIDE_BUDGET_BYTES, type BundleSize } from '../../infra/bundle-report';
+import {
+  bundlingOf,
+  EVENT_STREAM_FUNCTIONS,
+  FUNCTION_ENTRIES,
+  ROOT,
+  SIDE_MODULES,
+  type FunctionId,
+} from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, pascal } from '../../infra/stack';
 
@@ -57,12 +64,54 @@ describe('bundles', () => {
     for (const size of sizes) {
       expect({ name: size.name, over: size.bytes > budgetOf(size.name) }).toEqual({ name: size.name, over: false });
       expect(size.mapBytes).toBeGreaterThan(size.bytes);
+      if (size.side)
+        expect({ name: size.name, over: size.side.bytes > SIDE_BUDGET_BYTES }).toEqual({
+          name: size.name,
+          over: false,
+        });
     }
+    expect(sizes.filter((size) => size.side).map((size) => `${size.name}/${size.side!.file}`)).toEqual([
+      'mcp/server.js',
+    ]);
   });
+
+  it("leaves mcp's server out of its index.js: the MCP SDK, its zod and the Lambda client are in server.js, loaded by the first POST", () => {
+    const mcp = sizes.find((size) => size.name === 'mcp')!;
+    for (const heavy of ['@modelcontextprotocol/sdk', '@aws-sdk/client-lambda'])
+      expect({ heavy, index: mcp.packages.includes(heavy), side: mcp.side!.packages.includes(heavy) }).toEqual({
+        heavy,
+        index: false,
+        side: true,
+      });
+    expect(mcp.ownFiles).not.toContain('packages/runtime/src/mcp/server.ts');
+    expect(mcp.side!.ownFiles).toContain('packages/runtime/src/mcp/server.ts');
+    // Nothing the server needs is left to chance: the MCP SDK's ajv is a stub in it (no elicitation is validated).
+    expect(mcp.side!.packages).not.toContain('ajv');
+  });
+
+  it("mcp's bundling writes server.js and the MCP Apps beside index.js, with the commands cdk synth runs", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'mcp-bundling-'));
+    try {
+      for (const command of bundlingOf('mcp').commandHooks!.afterBundling(ROOT, out))
+        await promisify(exec)(command, { cwd: ROOT });
+      expect(readdirSync(out).sort()).toEqual(['mcp-apps', 'server.js', 'server.js.map']);
+      expect(readdirSync(join(out, 'mcp-apps')).sort()).toEqual([
+        'backlinks.html',
+        'keyword-landscape.html',
+        'spend.html',
+      ]);
+      expect(SIDE_MODULES.mcp!.file).toBe('server.js');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('holds exactly the SDK clients of the actions its role is granted', () => {
     for (const size of sizes)
-      expect({ name: size.name, clients: size.sdkClients }).toEqual({
+      expect({
+        name: size.name,
+        clients: [...new Set([...size.sdkClients, ...(size.side?.sdkClients ?? [])])].sort(),
+      }).toEqual({
         name: size.name,
         clients: clientsGranted(size.name),
       });
@@ -70,7 +119,8 @@ describe('bundles', () => {
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
     expect(clientsOf('discovery')).toEqual(['@aws-sdk/client-dynamodb']);
     expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
-    expect(clientsOf('mcp')).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-lambda']);
+    expect(clientsOf('mcp')).toEqual(['@aws-sdk/client-dynamodb']);
+    expect(sizes.find((size) => size.name === 'mcp')!.side!.sdkClients).toEqual(['@aws-sdk/client-lambda']);
     expect(clientsOf('research-worker')).toEqual([
       '@aws-sdk/client-bedrock-runtime',
       '@aws-sdk/client-dynamodb',
@@ -82,10 +132,10 @@ describe('bundles', () => {
 
 describe('what a bundle leaves out', () => {
   it("carries the SDK's event-stream code only where a client has streaming operations, and a stub that says so elsewhere", () => {
+    const hasStreams = (clients: string[]) =>
+      clients.some((client) => client === '@aws-sdk/client-lambda' || client === '@aws-sdk/client-bedrock-runtime');
     for (const size of sizes) {
-      const streams = size.sdkClients.some(
-        (client) => client === '@aws-sdk/client-lambda' || client === '@aws-sdk/client-bedrock-runtime',
-      );
+      const streams = hasStreams(size.sdkClients);
       expect({ name: size.name, listed: EVENT_STREAM_FUNCTIONS.includes(size.name as FunctionId) }).toEqual({
         name: size.name,
         listed: streams,
@@ -96,11 +146,17 @@ describe('what a bundle leaves out', () => {
         name: size.name,
         stub,
       });
+      // A side module keeps them for its streaming client (mcp's Lambda client).
+      if (size.side) {
+        expect(hasStreams(size.side.sdkClients)).toBe(true);
+        expect(size.side.ownFiles).not.toContain('infra/lambda-event-streams.ts');
+      }
     }
   });
 
-  it('carries classic zod only in mcp, whose MCP SDK imports it: the contract is zod/mini', () => {
-    expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual(['mcp']);
+  it("carries classic zod only in mcp's server.js, whose MCP SDK imports it: the contract is zod/mini", () => {
+    expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual([]);
+    expect(sizes.filter((size) => size.side?.classicZod).map((size) => size.name)).toEqual(['mcp']);
     // zod/mini has no messages of its own: common.ts configures zod's English ones (and "Required"), so every bundle with zod must run it.
     for (const size of sizes.filter((s) => s.packages.includes('zod'))) {
       expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/common.ts') }).toEqual({

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildOpenApi, WORKERS, type WorkerName } from '@cm/contract';
+import { buildOpenApi, MCP_APPS, WORKERS, type WorkerName } from '@cm/contract';
 import { ensureTable, scheduledEvent, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore } from '@cm/store';
 import { writeBundle } from '../../infra/bundle-report';
@@ -322,6 +322,17 @@ describeWith(node24, 'Node 24', () => {
       );
       expect(listed.statusCode).toBe(200);
       expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
+      // The server is the bundle's server.js, and the Apps' HTML is the bundling's mcp-apps/ beside it.
+      const app = await call(
+        'mcp',
+        'POST',
+        '/mcp',
+        { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: MCP_APPS.keyword_landscape.uri } },
+        { accept: 'application/json, text/event-stream' },
+      );
+      expect(app.statusCode).toBe(200);
+      expect(app.body.result.contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app' });
+      expect(app.body.result.contents[0].text).toMatch(/^<!doctype html>/i);
     });
 
     it('invoked every function of the stack', () => {

@@ -172,13 +172,13 @@ const DOCS: Record<string, RouteDocs> = {
   },
   'PUT /v1/budget': {
     summary:
-      "Sets this site's daily and monthly spend limits in USD (null: no limit; a field left out is unchanged); paid calls that would pass one are 402 budget_exceeded",
+      "Sets this site's daily and monthly spend limits and its approval threshold in USD (null: none; a field left out is unchanged); paid calls that would pass a limit are 402 budget_exceeded, and those estimated above confirm_above_usd 428 approval_required",
     body: BudgetInput,
     replies: { 200: { description: 'The budget as it is now', schema: BudgetView } },
   },
   [`POST ${MCP_PATH}`]: {
     summary:
-      'The Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses): the research tools plus get_job, get_usage and find_pages. X-API-Key or Authorization: Bearer',
+      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage and find_pages, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
     body: MCP_MESSAGE,
     replies: {
       200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },
