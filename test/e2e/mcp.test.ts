@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MCP_TOOL_NAMES, TOOL_NAMES } from '@cm/contract';
+import { MCP_APPS, MCP_TOOL_NAMES, TOOL_NAMES } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -75,6 +75,40 @@ describe('MCP over Streamable HTTP', () => {
     const size = Buffer.byteLength(await raw.text());
     // Some clients cap what they read; 48 KB is about 12k tokens.
     expect(size).toBeLessThan(48 * 1024);
+  });
+
+  it('offers the MCP Apps as ui:// resources, linked from the tools whose results they draw, and reads their HTML', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const linked = Object.fromEntries(
+      tools
+        .filter((tool) => tool._meta?.ui)
+        .map((tool) => [tool.name, (tool._meta!.ui as { resourceUri: string }).resourceUri]),
+    );
+    expect(linked).toEqual({
+      serp_landscape: MCP_APPS.keyword_landscape.uri,
+      serp_backlinks: MCP_APPS.backlinks.uri,
+      get_usage: MCP_APPS.spend.uri,
+    });
+    for (const tool of tools.filter((t) => t._meta?.ui)) expect(tool._meta!['ui/resourceUri']).toBe(linked[tool.name]);
+
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => [r.uri, r.mimeType])).toEqual(
+      Object.values(MCP_APPS).map((app) => [app.uri, 'text/html;profile=mcp-app']),
+    );
+    for (const resource of resources) {
+      // Nothing outside the resource: no domain to connect to or load from.
+      expect(resource._meta).toEqual({ ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } });
+      const read = await client.readResource({ uri: resource.uri });
+      const [content] = read.contents as { uri: string; mimeType: string; text: string }[];
+      expect(content).toMatchObject({ uri: resource.uri, mimeType: 'text/html;profile=mcp-app' });
+      expect(content!.text).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
+    }
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(['cm://results/{result_id}{?piece}']);
+    await expect(client.readResource({ uri: 'ui://content-research/nothing.html' })).rejects.toThrow(
+      /Resource not found/,
+    );
   });
 
   it('speaks protocol versions 2025-06-18 and 2025-11-25', async () => {
