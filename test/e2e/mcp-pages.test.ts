@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
@@ -12,7 +17,7 @@ const clients: Client[] = [];
 const MAX = 20_000;
 
 beforeAll(async () => {
-  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '2500', MCP_RESULT_MAX_BYTES: String(MAX) } });
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '2600', MCP_RESULT_MAX_BYTES: String(MAX) } });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
@@ -140,7 +145,7 @@ describe('MCP long work', () => {
     )) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
-    // At least one at the start and one every 2 s of the 2.5 s the sandbox takes.
+    // At least one at the start and one 2 s into the 2.6 s the sandbox takes.
     expect(progress.length).toBeGreaterThanOrEqual(2);
     for (const [i, p] of progress.entries()) {
       expect(p.total).toBe(LIMITS.waitMsMax / 1000);
@@ -176,35 +181,42 @@ describe('research as an MCP task', () => {
     expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
 
     const started = Date.now();
-    const messages = [];
-    for await (const message of client.experimental.tasks.callToolStream(
-      { name: 'research', arguments: { mode: 'web', seed: 'a research run as a task' } },
-      CallToolResultSchema,
-      { task: { ttl: 60_000 } },
-    ))
-      messages.push(message);
-    const [created] = messages;
-    expect(created).toMatchObject({
-      type: 'taskCreated',
-      task: { status: 'working', taskId: expect.stringMatching(/^job_/) },
+    const { task } = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'research',
+          arguments: { mode: 'web', seed: 'a research run as a task' },
+          task: { ttl: 60_000 },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    // Answered before the research (the sandbox's 2.6 s) could end.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(task).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^job_/), pollInterval: 5000 });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'working',
     });
-    const taskId = (created as { task: { taskId: string } }).task.taskId;
-    const final = messages.at(-1) as { type: string; result: CallToolResult };
-    expect(final.type).toBe('result');
-    expect(final.result.structuredContent).toMatchObject({
-      job_id: taskId,
+
+    // tasks/result waits for the job to end, then answers research's own result.
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({
+      job_id: task.taskId,
       status: 'succeeded',
       data_source: 'sandbox',
     });
-    expect((final.result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
-    // The sandbox took its 2.5 s: the call itself answered at once, the task was polled.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
-    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+    expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'completed',
+    });
 
     // Another site's key finds no such task.
     const other = await connect((await t.newSite()).key);
-    await expect(other.experimental.tasks.getTask(taskId)).rejects.toThrow(/Task not found/);
-  }, 30_000);
+    await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+  });
 
   it('answers a task already completed for research answered at once, and refuses a task of a tool that runs none', async () => {
     const client = await connect();

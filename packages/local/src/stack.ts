@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { RESEARCH_SWEEP_MINUTES, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
+import { cachedBuilds } from './builds';
 import { logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
@@ -74,31 +74,6 @@ const builtMcpApps = async (dir: string) => {
   return dir;
 };
 
-let memoryBuild: Promise<string> | undefined;
-let memoryAppsBuild: Promise<string> | undefined;
-
-/** A folder of the process's own, gone when the process is, with `build` run into it. */
-async function tempBuild(prefix: string, build: (dir: string) => Promise<string>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return build(dir);
-}
-
-/**
- * The dashboard of in-memory stacks: built once per process into a temporary folder that goes when
- * the process does, since every stack of the process serves the same app (the tests start dozens).
- */
-function memoryDashboard(): Promise<string> {
-  memoryBuild ??= tempBuild('cm-dashboard-', builtDashboard);
-  return memoryBuild;
-}
-
-/** The MCP Apps' HTML of in-memory stacks, built once per process as the dashboard is. */
-function memoryMcpApps(): Promise<string> {
-  memoryAppsBuild ??= tempBuild('cm-mcp-apps-', builtMcpApps);
-  return memoryAppsBuild;
-}
-
 /**
  * A data directory belongs to the engine that made it (their files differ: dynalite's LevelDB folder,
  * DynamoDB Local's SQLite file), so starting it on the other engine stops with what to do instead of
@@ -138,11 +113,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await ensureTable(dynamo.endpoint, tableName);
     // The dashboard's app and the MCP Apps' HTML, built as the dashboard and mcp functions' bundling builds
     // them; the dashboard's handler reads its folder, and the mcp function an App's file when asked for it.
-    const [dashboardDir, mcpAppsDir] = await Promise.all(
-      options.memory
-        ? [memoryDashboard(), memoryMcpApps()]
-        : [builtDashboard(join(dataDir, 'dashboard')), builtMcpApps(join(dataDir, 'mcp-apps'))],
-    );
+    const { dashboardDir, mcpAppsDir } = options.memory
+      ? await cachedBuilds()
+      : await Promise.all([builtDashboard(join(dataDir, 'dashboard')), builtMcpApps(join(dataDir, 'mcp-apps'))]).then(
+          ([dashboard, apps]) => ({ dashboardDir: dashboard, mcpAppsDir: apps }),
+        );
     process.env.DASHBOARD_DIR = dashboardDir;
     process.env.MCP_APPS_DIR = mcpAppsDir;
     process.env.TABLE_NAME = tableName;
