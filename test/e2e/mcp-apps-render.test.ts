@@ -307,6 +307,19 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     expect(await frame.locator('form').count()).toBe(0);
   });
 
+  it('says which part of a large result a page is, when the host hands it one page (docs/api.md#mcp-results)', async () => {
+    const page = { field: 'keywords', offset: 0, returned: 2, total: 914, result_uri: 'cm://results/abc' };
+    const frame = await show(
+      'keyword_landscape',
+      {},
+      toolResult({ ...landscape, keywords: landscape.keywords.slice(0, 2), next_cursor: 'abc.2', page }),
+      'keyword-landscape-page',
+    );
+    expect(await frame.locator('.note[role="status"]').innerText()).toBe(
+      'This is one page of a large result: keywords 1–2 of 914. The agent reads the rest with next_cursor, or the whole result at cm://results/abc.',
+    );
+  });
+
   it('says in words what it cannot draw: an error result, and a result of another shape', async () => {
     const refusal = { error: 'budget_exceeded', code: 'budget_exceeded', message: 'The daily budget is spent' };
     const failed = await show(

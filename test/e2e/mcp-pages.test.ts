@@ -122,15 +122,26 @@ describe('MCP results over the size limit', () => {
   it('refuses a cursor it never gave, or one of another tool, in the one error shape', async () => {
     const client = await connect();
     const first = await call(client, 'serp_backlinks', input);
+    const pastEnd = `${linksPage(first).next_cursor!.split('.')[0]}.99999`;
     for (const [name, cursor] of [
       ['serp_backlinks', 'not-a-cursor'],
       ['get_keywords', linksPage(first).next_cursor],
+      ['serp_backlinks', pastEnd],
     ] as const) {
       const refused = await call(client, name, { cursor });
       expect(refused.isError).toBe(true);
       expect(JSON.parse((refused.content[0] as { text: string }).text)).toMatchObject({ code: 'validation_failed' });
     }
     await expect(client.readResource({ uri: 'cm://results/nothing-here' })).rejects.toThrow(/Resource not found/);
+  });
+});
+
+describe('MCP _meta of an estimate', () => {
+  it('says estimate and costs nothing, and does not call it cached', async () => {
+    const client = await connect();
+    const result = await call(client, 'serp_keyword_refresh', { keyword: 'trail shoes', estimate: true });
+    expect(result.structuredContent).toMatchObject({ estimate: true, tool: 'serp_keyword_refresh' });
+    expect(result._meta).toEqual({ estimate: true, cost_usd: 0, data_source: 'sandbox' });
   });
 });
 
@@ -216,6 +227,48 @@ describe('research as an MCP task', () => {
     // Another site's key finds no such task.
     const other = await connect((await t.newSite()).key);
     await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+  });
+
+  it('asks for approval before it queues a task over the threshold, and a token a plain call was given confirms it', async () => {
+    const site = await t.newSite();
+    expect((await t.call('PUT', '/v1/budget', { confirm_above_usd: 0 }, { key: site.key })).status).toBe(200);
+    const client = await connect(site.key);
+    const args = { mode: 'web', seed: 'a research that needs approval' };
+    // The plain call (it would wait) is refused with a token...
+    const asked = await call(client, 'research', args);
+    const refusal = JSON.parse((asked.content[0] as { text: string }).text) as {
+      code: string;
+      confirm: string;
+      message: string;
+    };
+    expect(refusal).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
+    expect(refusal.message).toContain(refusal.confirm);
+    // ... a task without one is refused the same way, as a JSON-RPC error that carries the token in its message...
+    await expect(
+      client.request(
+        { method: 'tools/call', params: { name: 'research', arguments: args, task: {} } },
+        CreateTaskResultSchema,
+      ),
+    ).rejects.toThrow(/approval threshold.*"confirm": "cfm_/);
+    // ... and the plain call's token confirms the task (how long a call waits is not what it is approved for).
+    const { task } = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'research', arguments: { ...args, confirm: refusal.confirm }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    expect(task).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^job_/) });
+    await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+  });
+
+  it('is no task for an id of a kept result of another tool', async () => {
+    const client = await connect();
+    const paged = linksPage(
+      await call(client, 'serp_backlinks', { scope: 'example.org', depth: 'links', limit: 1000 }),
+    );
+    const resultId = paged.page.result_uri.replace('cm://results/', '');
+    await expect(client.experimental.tasks.getTask(`result_${resultId}`)).rejects.toThrow(/Task not found/);
   });
 
   it('answers a task already completed for research answered at once, and refuses a task of a tool that runs none', async () => {

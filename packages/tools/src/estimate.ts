@@ -48,9 +48,15 @@ const canonical = (value: unknown): string =>
     isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 
-/** What a confirm token approves of a call: the tool and its input as parsed (defaults applied), without `estimate` and `confirm`. */
+/** What a call's price does not depend on: whether it is an estimate, its token, and how long it waits for queued work. */
+const UNPRICED_FIELDS = new Set(['estimate', 'confirm', 'wait_ms']);
+
+/**
+ * What a confirm token approves of a call: the tool and its input as parsed (defaults applied), without
+ * UNPRICED_FIELDS (so a token asked for by a call that waits also confirms one run as an MCP task, which waits none).
+ */
 function inputHash(tool: PaidTool, input: object): string {
-  const fields = Object.entries(input).filter(([field]) => field !== 'estimate' && field !== 'confirm');
+  const fields = Object.entries(input).filter(([field]) => !UNPRICED_FIELDS.has(field));
   return sha256(`${tool}\n${canonical(Object.fromEntries(fields))}`);
 }
 
@@ -92,7 +98,7 @@ export async function requireApproval(
     approvedUsd: estimate.total_usd,
     expiresMs,
   });
-  const ask = `This call's estimate, $${estimate.total_usd}, is above the site's approval threshold of $${estimate.confirm_above_usd}: send the same call again with "confirm": "<confirm>" to run it (one use, this exact input, within ${CONFIRM_TTL_MS / 60_000} minutes)`;
+  const ask = `This call's estimate, $${estimate.total_usd}, is above the site's approval threshold of $${estimate.confirm_above_usd}: send the same call again with "confirm": "${token}" to run it (one use, this exact input, within ${CONFIRM_TTL_MS / 60_000} minutes)`;
   throw new ApiError('approval_required', refusal ? `${REFUSALS[refusal]}. ${ask}` : ask, {
     estimate,
     confirm: token,

@@ -36,6 +36,18 @@ function errorOf(content: unknown): string {
   return text.trim().slice(0, 500) || 'The tool call failed and said nothing more.';
 }
 
+/**
+ * What a page of a large result says of itself (docs/api.md#mcp-results), in words: the App draws the
+ * page it is handed, and says which part of the whole that is, so nothing is left out unsaid.
+ */
+function pageOf(content: unknown): string | null {
+  const page = isFields(content) ? content.page : undefined;
+  if (!isFields(page)) return null;
+  const { field, offset, returned, total } = page;
+  if (typeof offset !== 'number' || typeof returned !== 'number' || typeof total !== 'number') return null;
+  return `This is one page of a large result: ${String(field)} ${offset + 1}–${offset + returned} of ${total}. The agent reads the rest with next_cursor, or the whole result at ${String(page.result_uri)}.`;
+}
+
 /** Starts the App in the page's #app element, headed by the page's title: waits for its host, then draws each tool result it is handed. */
 export function startMcpApp<T>(spec: McpAppSpec<T>): void {
   const host = document.getElementById('app');
@@ -61,7 +73,8 @@ export function startMcpApp<T>(spec: McpAppSpec<T>): void {
       replace(body, say('error', `This App draws a ${spec.tool} result, and this result is not one it can draw.`));
     else {
       try {
-        replace(body, ...spec.draw(result.structuredContent, input));
+        const paged = pageOf(result.structuredContent);
+        replace(body, ...(paged ? [say('note', paged)] : []), ...spec.draw(result.structuredContent, input));
       } catch (error) {
         replace(
           body,

@@ -20,7 +20,7 @@ import {
   type McpToolName,
 } from '@cm/contract';
 import type { Json } from './route-calls';
-import { TASK_TOOLS } from './tasks';
+import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
 
 /* tools/list: every tool with its description, hints and JSON Schemas, from the contract's zod schemas. */
 
@@ -89,10 +89,6 @@ const PAGE_CURSOR = {
   type: 'string',
   description: 'next_cursor of a paged result: its next page (nothing is paid again)',
 };
-
-/** The tools with a `cursor` of their own, whose pages are theirs. */
-const OWN_CURSOR: readonly string[] = ['db_select', 'find_pages'];
-export const hasOwnCursor = (name: string): boolean => OWN_CURSOR.includes(name);
 
 /** The MCP App that draws a tool's result, by the tool: linked by `_meta.ui.resourceUri` (and the key older hosts read). */
 function appMetaOf(name: McpToolName): Tool['_meta'] {

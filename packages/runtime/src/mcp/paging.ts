@@ -1,5 +1,6 @@
 import { fieldError, isJsonObject } from '@cm/contract';
 import { getConfig } from '../config';
+import { hasOwnCursor } from './tool-kinds';
 import { invokeTool, type Caller, type Json } from './route-calls';
 
 /*
@@ -69,6 +70,8 @@ function pageOf(result: Json, resultId: string, path: readonly string[], offset:
   const at = listAt(copy, path);
   if (!at) throw fieldError('arguments', 'cursor', 'it does not fit this result: call the tool again without it');
   const { parent, key, items } = at;
+  if (offset > 0 && offset >= items.length)
+    throw fieldError('arguments', 'cursor', `it is past the end of the result (${items.length} items)`);
   const pageWith = (count: number): Json => {
     parent[key] = items.slice(offset, offset + count);
     const end = offset + count;
@@ -126,12 +129,21 @@ export async function fitted(caller: Caller, name: string, args: Json, result: J
   if (sizeOf(result) <= max) return { result };
   if (name === 'db_select' && Array.isArray(result.rows) && result.rows.length > 1)
     return pagedByLimit(caller, args, result, result.rows, max);
+  // A tool with a cursor of its own pages by it: its one row over the limit is answered whole.
+  if (hasOwnCursor(name)) return { result, note: overMax(max, 'one row is answered whole') };
   const list = longestList(result);
-  if (!list) return { result };
+  if (!list) return { result, note: overMax(max, 'it has no list to page, so it is answered whole') };
   const json = JSON.stringify(result);
   const resultId = await caller.store.results.keep(caller.siteId, name, json, new Date(), KEEP_RESULT_SECONDS);
   return pageNote(pageOf(result, resultId, list.path, 0, max), resultId, max);
 }
+
+/** What `_meta` says of a reply that is over the size limit all the same: nothing is cut to make it fit. */
+const overMax = (max: number, why: string): Json => ({
+  over_max_bytes: true,
+  max_bytes: max,
+  hint: `The result is over the size limit: ${why}`,
+});
 
 function pageNote(page: Json, resultId: string, max: number): Fitted {
   return {
@@ -139,6 +151,7 @@ function pageNote(page: Json, resultId: string, max: number): Fitted {
     resultId,
     note: {
       paged: true,
+      ...(sizeOf(page) > max ? { over_max_bytes: true } : {}),
       max_bytes: max,
       hint: 'The result was over the size limit: this is one page of it. Call the same tool with { cursor: next_cursor } for the next page (free: no provider is called again), or read the resource page.result_uri.',
     },

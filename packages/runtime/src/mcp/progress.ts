@@ -16,17 +16,21 @@ export function waitOf(name: string, args: Json): { waitMs: number; what: string
     return { waitMs, what: `${typeof args.mode === 'string' ? args.mode : 'web'} research` };
   if (name === 'serp_landscape' && args.depth === 'analyze' && args.estimate !== true)
     return { waitMs, what: 'the keywords’ research' };
-  if (name === 'get_job') return { waitMs: typeof args.wait_ms === 'number' ? args.wait_ms : 0, what: 'the job' };
+  if (name === 'get_job' && typeof args.wait_ms === 'number' && args.wait_ms > 0)
+    return { waitMs: args.wait_ms, what: 'the job' };
   return null;
 }
 
-/** One progress notification's params: seconds waited of the wait's seconds at most. */
+/**
+ * One progress notification's params: seconds waited (always more than the last: the spec's rule) of
+ * the wait's seconds at most; past the wait (the answer is on its way) without a total.
+ */
 export function progressAt(elapsedMs: number, wait: { waitMs: number; what: string }) {
   const seconds = Math.round(elapsedMs / 100) / 10;
   const total = Math.round(wait.waitMs / 100) / 10;
   return {
-    progress: Math.min(seconds, total),
-    total,
+    progress: seconds,
+    ...(seconds < total ? { total } : {}),
     message: `Waiting for ${wait.what}: ${Math.round(seconds)} s of at most ${Math.round(total)} s. Work still running then is answered with how to collect it.`,
   };
 }

@@ -13,32 +13,20 @@ import {
   type CallToolResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, isJsonObject, LIMITS, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
+import { ApiError, isJsonObject, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
 import type { ApiResult } from '../http';
 import { EXTRA_TOOL_CALLS } from './extra-tools';
-import { hasOwnCursor, mcpTools } from './listing';
-import { fitted, nextPage, RESULTS_URI, type Fitted } from './paging';
-import { collectOf, PROGRESS_EVERY_MS, progressAt, waitOf } from './progress';
+import { mcpTools } from './listing';
+import { fitted, nextPage, type Fitted } from './paging';
+import { errorResult, toolReply } from './reply';
+import { PROGRESS_EVERY_MS, progressAt, waitOf } from './progress';
 import { readResource, RESOURCE_TEMPLATES, RESOURCES } from './resources';
 import { invokeTool, ToolFailure, type Caller, type Json } from './route-calls';
-import { getTask, startTask, TASK_TOOLS, taskResult } from './tasks';
+import { getTask, startTask, taskResult } from './tasks';
+import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
 import { fromWebResponse } from './web-seam';
 
 /* The MCP server of one request: tools, resources, and tools/call with its pages, progress, `_meta` and errors. */
-
-/** Where a result's provenance and cost are, for `_meta`: the tool's own, else stored data at no cost. */
-function metaOf(result: Json): Json {
-  return {
-    cost_usd: typeof result.cost_usd === 'number' ? result.cost_usd : 0,
-    cached: typeof result.cached === 'boolean' ? result.cached : true,
-    data_source: typeof result.data_source === 'string' ? result.data_source : 'database',
-  };
-}
-
-const errorResult = (body: Json): CallToolResult => ({
-  isError: true,
-  content: [{ type: 'text', text: JSON.stringify(body) }],
-});
 
 const isExtraTool = (name: string): name is McpExtraTool => MCP_EXTRA_TOOLS.some((tool) => tool === name);
 
@@ -92,25 +80,7 @@ async function callTool(
       const result = await reportingProgress(name, args, progressToken, notify, () => resultOf(caller, name, args));
       shown = await fitted(caller, name, args, result);
     }
-    const { result, note, resultId } = shown;
-    const meta: Json = { ...metaOf(result), ...(note ?? {}) };
-    const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
-    const collect = collectOf(name, args, result);
-    if (collect) {
-      meta.collect = collect;
-      meta.retry_after_ms = LIMITS.jobRetryAfterMs;
-      content.push({ type: 'text', text: JSON.stringify({ collect }) });
-    }
-    if (note) content.push({ type: 'text', text: JSON.stringify(note) });
-    if (resultId)
-      content.push({
-        type: 'resource_link',
-        uri: `${RESULTS_URI}${resultId}`,
-        name: `${name} result`,
-        description: 'The whole result as the call answered it, kept 24 hours: read it in pieces',
-        mimeType: 'application/json',
-      });
-    return { structuredContent: result, content, _meta: meta };
+    return toolReply(name, args, shown);
   } catch (error) {
     if (error instanceof ToolFailure) return errorResult(error.body);
     if (error instanceof ApiError) return errorResult(error.toBody());

@@ -6,7 +6,10 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonObject, LIMITS } from '@cm/contract';
+import { fitted } from './paging';
+import { errorResult, toolReply } from './reply';
 import { callRoute, invokeTool, routeEvent, ToolFailure, type Caller, type Json } from './route-calls';
+import { TASK_TOOLS } from './tool-kinds';
 
 /*
  * research as an MCP task (the 2025-11-25 tasks utility, docs/api.md#mcp-tasks): tools/call with
@@ -16,9 +19,6 @@ import { callRoute, invokeTool, routeEvent, ToolFailure, type Caller, type Json 
  * researched lately) is a task that is already completed: its result is kept with the other large
  * results and its id says so.
  */
-
-/** The tools a client may run as a task. */
-export const TASK_TOOLS: readonly string[] = ['research'];
 
 /** Jobs are kept a week (the store's TTL): a task lives as long. */
 const TASK_TTL_MS = 7 * 86_400_000;
@@ -31,8 +31,6 @@ const STATUS: Record<string, Task['status']> = {
   succeeded: 'completed',
   failed: 'failed',
 };
-
-const text = (value: unknown) => ({ type: 'text' as const, text: JSON.stringify(value) });
 
 /** A task's view of a job, as GET /v1/jobs/{job_id} answers it. */
 function taskOfJob(job: Json): Task {
@@ -100,26 +98,26 @@ export async function startTask(caller: Caller, name: string, args: Json): Promi
   };
 }
 
-async function keptResult(caller: Caller, resultId: string, taskId: string): Promise<Json> {
+/** A task answered at once: its kept research result, or null (unknown to the site, gone, or a kept result of another tool). */
+async function keptTask(caller: Caller, resultId: string): Promise<{ result: Json; created_at: string } | null> {
   const kept = await caller.store.results.read(caller.siteId, resultId, new Date());
-  const result: unknown = kept ? JSON.parse(kept.json) : null;
-  if (!isJsonObject(result)) throw notFound(taskId);
-  return result;
+  if (!kept || !TASK_TOOLS.includes(kept.tool)) return null;
+  const result: unknown = JSON.parse(kept.json);
+  return isJsonObject(result) ? { result, created_at: kept.created_at } : null;
 }
 
 /** tasks/get: where the task stands. */
 export async function getTask(caller: Caller, taskId: string): Promise<Task> {
-  const kept = RESULT_TASK.exec(taskId)?.[1];
-  if (kept) {
-    const stored = await caller.store.results.read(caller.siteId, kept, new Date());
-    if (!stored) throw notFound(taskId);
-    const result: unknown = JSON.parse(stored.json);
+  const resultId = RESULT_TASK.exec(taskId)?.[1];
+  if (resultId) {
+    const kept = await keptTask(caller, resultId);
+    if (!kept) throw notFound(taskId);
     return {
       taskId,
-      status: isJsonObject(result) && result.status === 'failed' ? 'failed' : 'completed',
+      status: kept.result.status === 'failed' ? 'failed' : 'completed',
       statusMessage: 'Answered at once',
-      createdAt: stored.created_at,
-      lastUpdatedAt: stored.created_at,
+      createdAt: kept.created_at,
+      lastUpdatedAt: kept.created_at,
       ttl: TASK_TTL_MS,
     };
   }
@@ -131,11 +129,10 @@ export async function getTask(caller: Caller, taskId: string): Promise<Task> {
   }
 }
 
-/** A research result as the research tool answers it: a succeeded job's findings, or the failure as an error result. */
-function toolResultOf(result: Json): CallToolResult {
-  if (result.status === 'failed')
-    return { isError: true, content: [text({ error: 'research_failed', code: 'research_failed', ...result })] };
-  return { structuredContent: result, content: [text(result)] };
+/** A research result as the research tool answers it (paged as any result over the size limit), or a failure as an error result. */
+async function toolResultOf(caller: Caller, result: Json): Promise<CallToolResult> {
+  if (result.status === 'failed') return errorResult({ error: 'research_failed', code: 'research_failed', ...result });
+  return toolReply('research', {}, await fitted(caller, 'research', {}, result));
 }
 
 /**
@@ -143,8 +140,12 @@ function toolResultOf(result: Json): CallToolResult {
  * Gateway ends a request at 30); a task still working then is an error that says to poll tasks/get.
  */
 export async function taskResult(caller: Caller, taskId: string): Promise<CallToolResult> {
-  const kept = RESULT_TASK.exec(taskId)?.[1];
-  if (kept) return toolResultOf(await keptResult(caller, kept, taskId));
+  const resultId = RESULT_TASK.exec(taskId)?.[1];
+  if (resultId) {
+    const kept = await keptTask(caller, resultId);
+    if (!kept) throw notFound(taskId);
+    return toolResultOf(caller, kept.result);
+  }
   let job: Json;
   try {
     job = await readJob(caller, taskId, LIMITS.waitMsMax);
@@ -153,8 +154,9 @@ export async function taskResult(caller: Caller, taskId: string): Promise<CallTo
     throw error;
   }
   if (job.status === 'succeeded' && isJsonObject(job.result))
-    return toolResultOf({ job_id: job.job_id, status: job.status, cached: false, ...job.result });
-  if (job.status === 'failed') return toolResultOf({ job_id: job.job_id, status: job.status, error: job.error });
+    return toolResultOf(caller, { job_id: job.job_id, status: job.status, cached: false, ...job.result });
+  if (job.status === 'failed')
+    return toolResultOf(caller, { job_id: job.job_id, status: job.status, error: job.error });
   throw new McpError(ErrorCode.InvalidRequest, `Task ${taskId} is still working: poll tasks/get until it ends`, {
     taskId,
     retry_after_ms: LIMITS.jobRetryAfterMs,
