@@ -156,6 +156,21 @@ describe('sites and API keys', () => {
       expect(await store.sites.lookupKey(second)).toBeNull();
     });
 
+    it('budget sets the limits and the approval threshold, none clears one, and prints the budget', async () => {
+      const { site } = await store.sites.create({ name: 'CLI3', domain: 'cli3.example.com' });
+      const id = String(site.site_id);
+      expect(await printed('budget', '--site', id, '--daily', '5', '--confirm-above', '0.25')).toMatchObject({
+        daily: { limit_usd: 5 },
+        monthly: { limit_usd: null },
+        confirm_above_usd: 0.25,
+      });
+      expect(await printed('budget', '--site', id, '--confirm-above', 'none')).toMatchObject({
+        daily: { limit_usd: 5 },
+        confirm_above_usd: null,
+      });
+      await expect(cli('budget', '--site', id, '--confirm-above', '-1')).rejects.toMatchObject({ code: 2 });
+    });
+
     it('says what is wrong: an unknown site or key exits 1, bad options 2', async () => {
       await expect(cli('rotate-key', '--site', '999999')).rejects.toMatchObject({
         code: 1,

@@ -10,14 +10,15 @@ import { setBudget } from '@cm/tools';
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
        npm run sites -- rotate-key --site ID [--grace-seconds S]
        npm run sites -- revoke-key --site ID | --key KEY
-       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none]
+       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none]
 
 create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
 rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
             for --grace-seconds (default 0: it stops now), then stops.
 revoke-key  --site: every key of the site stops (rotate-key gives it a new one); --key: that one key stops.
             Prints {"revoked":…}.
-budget      Sets the site's daily and monthly spend limits (none: no limit) and prints its budget (GET /v1/budget).
+budget      Sets the site's daily and monthly spend limits and its approval threshold (paid calls estimated
+            above it answer approval_required; none: no limit, no threshold) and prints its budget (GET /v1/budget).
 
 Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000,
 the local stack) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
@@ -66,7 +67,7 @@ const Limit = z.optional(
     z.coerce.number(),
   ]),
 );
-const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit });
+const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit });
 
 /** `schema`'s reading of the options, or null after saying what is wrong (exit code 2). */
 function parsed<S extends z.ZodMiniType>(schema: S, values: unknown): z.output<S> | null {
@@ -97,6 +98,7 @@ function options() {
       'grace-seconds': { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
+      'confirm-above': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -137,8 +139,19 @@ async function main(): Promise<number> {
   }
   if (command === 'budget') {
     // The limits go through the same checks as PUT /v1/budget.
-    const input = parsed(SetBudget, { site: values.site, daily: values.daily, monthly: values.monthly });
-    const change = input && parsed(BudgetInput, { daily_usd: input.daily, monthly_usd: input.monthly });
+    const input = parsed(SetBudget, {
+      site: values.site,
+      daily: values.daily,
+      monthly: values.monthly,
+      'confirm-above': values['confirm-above'],
+    });
+    const change =
+      input &&
+      parsed(BudgetInput, {
+        daily_usd: input.daily,
+        monthly_usd: input.monthly,
+        confirm_above_usd: input['confirm-above'],
+      });
     if (!input || !change) return 2;
     const store = openStore();
     if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
