@@ -1,5 +1,12 @@
 import { roundUsd, type Findings, type KeywordMetrics, type SerpItem } from '@cm/contract';
-import { bedrockCost, bedrockPriceOrHighest, dataForSeoPrice, TAVILY_PRICES, webResearchPrice } from '../prices';
+import {
+  bedrockCost,
+  bedrockPriceOrHighest,
+  dataForSeoPrice,
+  keywordMetricsPrice,
+  TAVILY_PRICES,
+  webResearchPrice,
+} from '../prices';
 import { ENDPOINTS } from '../dataforseo';
 import { charge, SANDBOX } from './charge';
 import type { Meter } from '../meter';
@@ -10,10 +17,6 @@ import { sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
-
-/** Metrics take DataForSEO two tasks: search volume, then intent of the keywords found. */
-const metricsPrice = (keywords: number) =>
-  roundUsd(dataForSeoPrice(ENDPOINTS.searchVolume) + dataForSeoPrice(ENDPOINTS.searchIntent, keywords));
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always
@@ -32,7 +35,9 @@ export class SandboxKeywordData implements KeywordDataProvider {
       }
       return out;
     };
-    return charge(meter, 'keyword_metrics', metricsPrice(keywords.length), run, (found) => metricsPrice(found.size));
+    return charge(meter, 'keyword_metrics', keywordMetricsPrice(keywords.length), run, (found) =>
+      keywordMetricsPrice(found.size),
+    );
   }
 
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]> {
