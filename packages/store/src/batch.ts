@@ -1,5 +1,5 @@
-import type { BatchWriteCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchWriteCommandInput, DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { errorFacts } from './errors';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
@@ -21,6 +21,21 @@ export async function batchWrite(db: DynamoDBDocumentClient, table: string, requ
       pending = out.UnprocessedItems?.[table] ?? [];
     }
   }
+}
+
+/** Every item a query matches: one Query per page of up to 1 MB, until the last. */
+export async function queryAll(
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 /** Reads by key in batches of 100, retrying unprocessed keys. */

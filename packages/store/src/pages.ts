@@ -15,7 +15,7 @@ import {
   type PageStatus,
   type PageType,
 } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed } from './batch';
+import { batchGet, batchWrite, conditionFailed, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, TWO_POSITIONS } from './cursor';
 import { CorruptItem, InvalidCursor } from './errors';
 import type { LinkStore } from './links';
@@ -284,21 +284,12 @@ export class PageStore {
   }
 
   private async queryParts(siteId: number, type: PageType, id: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-          ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageSk(type, id) },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageSk(type, id) },
+      ConsistentRead: true,
+    });
     return items.filter(
       (item) => item.sk === pageSk(type, id) || String(item.sk).startsWith(pagePartsPrefix(type, id)),
     );
