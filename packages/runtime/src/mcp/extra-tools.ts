@@ -3,7 +3,7 @@ import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/
 import { findPages, type ListingReader } from '@cm/publishing';
 import { baseUrlOf, validate } from '../http';
 import { decodePageList } from './replies.decoder';
-import { callRoute, routeEvent, type Caller, type Json } from './route-calls';
+import { callRoute, readJob, routeEvent, type Caller, type Json } from './route-calls';
 
 /* The tools only MCP has: get_job, get_usage and find_pages, each on the route functions REST calls. */
 
@@ -11,14 +11,7 @@ const parse = <S extends z.ZodMiniType>(schema: S, args: Json): z.output<S> => v
 
 const getJob = (caller: Caller, args: Json) => {
   const input = parse(GetJobInput, args);
-  const path = `/v1/jobs/${encodeURIComponent(input.job_id)}`;
-  return callRoute(
-    'jobs',
-    routeEvent(caller, 'GET', path, 'GET /v1/jobs/{job_id}', {
-      params: { job_id: input.job_id },
-      query: input.wait_ms === undefined ? {} : { wait_ms: String(input.wait_ms) },
-    }),
-  );
+  return readJob(caller, input.job_id, input.wait_ms);
 };
 
 const getUsage = async (caller: Caller, args: Json) => {

@@ -13,15 +13,21 @@ import { invokeTool, type Caller, type Json } from './route-calls';
 /** The URI of a kept result's resource, before its id (docs/api.md#mcp-results). */
 export const RESULTS_URI = 'cm://results/';
 
+/** A kept result's id as the store makes it (128 random bits, base64url), as a pattern for cursors, URIs and task ids. */
+export const RESULT_ID = '[A-Za-z0-9_-]{22}';
+
 /** A cursor: the kept result's id and the offset of the page's first item. */
 const resultCursor = (resultId: string, offset: number): string => `${resultId}.${offset}`;
+const CURSOR = new RegExp(`^(${RESULT_ID})\\.(\\d{1,9})$`);
 function readResultCursor(cursor: string): { resultId: string; offset: number } | null {
-  const [, resultId, offset] = /^([A-Za-z0-9_-]{22})\.(\d{1,9})$/.exec(cursor) ?? [];
+  const [, resultId, offset] = CURSOR.exec(cursor) ?? [];
   return resultId && offset ? { resultId, offset: Number(offset) } : null;
 }
 
 /** How long a large result is kept for its pages and resource. */
 export const KEEP_RESULT_SECONDS = 24 * 3600;
+/** The same, in words. */
+export const KEPT_FOR = `${KEEP_RESULT_SECONDS / 3600} hours`;
 
 /** The result a tool's JSON may be at most, in bytes, before it is paged. */
 export const resultMaxBytes = (): number => getConfig().mcpResultMaxBytes;
@@ -166,7 +172,7 @@ export async function nextPage(caller: Caller, name: string, cursor: string): Pr
     throw fieldError(
       'arguments',
       'cursor',
-      `it names no result of ${name} that is still kept (results are kept ${KEEP_RESULT_SECONDS / 3600} hours): call the tool again without it`,
+      `it names no result of ${name} that is still kept (results are kept ${KEPT_FOR}): call the tool again without it`,
     );
   const result: unknown = JSON.parse(kept.json);
   if (!isJsonObject(result)) throw new Error(`kept result ${at.resultId} is not a JSON object`);

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
-import { RESULTS_URI, type Fitted } from './paging';
+import { KEPT_FOR, RESULTS_URI, type Fitted } from './paging';
 import { collectOf } from './progress';
 import type { Json } from './route-calls';
 
@@ -41,7 +41,7 @@ export function toolReply(name: string, args: Json, { result, note, resultId }: 
       type: 'resource_link',
       uri: `${RESULTS_URI}${resultId}`,
       name: `${name} result`,
-      description: 'The whole result as the call answered it, kept 24 hours: read it in pieces',
+      description: `The whole result as the call answered it, kept ${KEPT_FOR}: read it in pieces`,
       mimeType: 'application/json',
     });
   return { structuredContent: result, content, _meta: meta };

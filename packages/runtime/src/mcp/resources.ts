@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_APP_MIME_TYPE, MCP_APPS, type McpAppName } from '@cm/contract';
 import { getConfig } from '../config';
-import { RESULTS_URI, resultMaxBytes } from './paging';
+import { KEPT_FOR, RESULT_ID, RESULTS_URI, resultMaxBytes } from './paging';
 import type { Caller } from './route-calls';
 
 /*
@@ -41,8 +41,7 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
     uriTemplate: `${RESULTS_URI}{result_id}{?piece}`,
     name: 'kept_result',
     title: 'A large tool result, whole',
-    description:
-      "A tool result too large for one reply, as the call answered it, kept 24 hours: its JSON text in pieces (piece 1 first; each piece's _meta names the next). Linked from the result's page.result_uri.",
+    description: `A tool result too large for one reply, as the call answered it, kept ${KEPT_FOR}: its JSON text in pieces (piece 1 first; each piece's _meta names the next). Linked from the result's page.result_uri.`,
     mimeType: 'application/json',
   },
 ];
@@ -61,6 +60,9 @@ function readApp(name: McpAppName): Promise<string> {
   return html;
 }
 
+/** A kept result's URI, with the piece asked for. */
+const RESULT_URI = new RegExp(`^${RESULTS_URI}(${RESULT_ID})(?:\\?piece=(\\d{1,6}))?$`);
+
 /** Where each piece of `bytes` starts, pieces of at most `max` bytes cut between UTF-8 characters. */
 function pieceStarts(bytes: Buffer, max: number): number[] {
   const starts = [0];
@@ -76,10 +78,10 @@ function pieceStarts(bytes: Buffer, max: number): number[] {
 }
 
 async function readResult(caller: Caller, uri: string): Promise<ReadResourceResult> {
-  const [, id, pieceParam] = /^cm:\/\/results\/([A-Za-z0-9_-]{22})(?:\?piece=(\d{1,6}))?$/.exec(uri) ?? [];
+  const [, id, pieceParam] = RESULT_URI.exec(uri) ?? [];
   const piece = Number(pieceParam ?? '1');
   const kept = id && (await caller.store.results.read(caller.siteId, id, new Date()));
-  if (!id || !kept) throw notFound(uri, 'no kept result of this site has this id (results are kept 24 hours)');
+  if (!id || !kept) throw notFound(uri, `no kept result of this site has this id (results are kept ${KEPT_FOR})`);
   const bytes = Buffer.from(kept.json, 'utf8');
   const starts = pieceStarts(bytes, resultMaxBytes());
   const start = starts[piece - 1];

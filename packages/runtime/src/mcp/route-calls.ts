@@ -81,3 +81,13 @@ export const invokeTool = (caller: Caller, name: ToolName, args: Json) => {
   const path = `/v1/tools/${name}`;
   return callRoute(TOOL_FUNCTIONS[name], routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
 };
+
+/** A job as `GET /v1/jobs/{job_id}` answers it (the jobs function, scoped to the caller's site), waiting up to `waitMs` for it to end. */
+export const readJob = (caller: Caller, jobId: string, waitMs?: number) =>
+  callRoute(
+    'jobs',
+    routeEvent(caller, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`, 'GET /v1/jobs/{job_id}', {
+      params: { job_id: jobId },
+      query: waitMs === undefined ? {} : { wait_ms: String(waitMs) },
+    }),
+  );

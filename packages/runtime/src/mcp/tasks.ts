@@ -6,9 +6,9 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonObject, LIMITS } from '@cm/contract';
-import { fitted } from './paging';
+import { fitted, RESULT_ID } from './paging';
 import { errorResult, toolReply } from './reply';
-import { callRoute, invokeTool, routeEvent, ToolFailure, type Caller, type Json } from './route-calls';
+import { invokeTool, readJob, ToolFailure, type Caller, type Json } from './route-calls';
 import { TASK_TOOLS } from './tool-kinds';
 
 /*
@@ -23,7 +23,7 @@ import { TASK_TOOLS } from './tool-kinds';
 /** Jobs are kept a week (the store's TTL): a task lives as long. */
 const TASK_TTL_MS = 7 * 86_400_000;
 /** A task answered at once, kept as a result. */
-const RESULT_TASK = /^result_([A-Za-z0-9_-]{22})$/;
+const RESULT_TASK = new RegExp(`^result_(${RESULT_ID})$`);
 
 const STATUS: Record<string, Task['status']> = {
   queued: 'working',
@@ -31,6 +31,16 @@ const STATUS: Record<string, Task['status']> = {
   succeeded: 'completed',
   failed: 'failed',
 };
+
+/** A task answered at once (its research kept as a result): completed, or failed, from the start. */
+const answeredTask = (taskId: string, result: Json, createdAt: string): Task => ({
+  taskId,
+  status: result.status === 'failed' ? 'failed' : 'completed',
+  statusMessage: 'Answered at once',
+  createdAt,
+  lastUpdatedAt: createdAt,
+  ttl: TASK_TTL_MS,
+});
 
 /** A task's view of a job, as GET /v1/jobs/{job_id} answers it. */
 function taskOfJob(job: Json): Task {
@@ -49,21 +59,22 @@ function taskOfJob(job: Json): Task {
   };
 }
 
-const readJob = (caller: Caller, jobId: string, waitMs: number) =>
-  callRoute(
-    'jobs',
-    routeEvent(caller, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`, 'GET /v1/jobs/{job_id}', {
-      params: { job_id: jobId },
-      query: { wait_ms: String(waitMs) },
-    }),
-  );
-
 const notFound = (taskId: string) =>
   new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId} (tasks are kept a week)`, { taskId });
 
 /** A failure of the call that would create a task: a JSON-RPC error carrying the error object REST answers. */
 const refused = (body: Json) =>
   new McpError(ErrorCode.InvalidParams, typeof body.message === 'string' ? body.message : 'Refused', body);
+
+/** A task's job: GET /v1/jobs/{job_id} of the caller's site; a task of no job it can see is not found. */
+async function jobOf(caller: Caller, taskId: string, waitMs: number): Promise<Json> {
+  try {
+    return await readJob(caller, taskId, waitMs);
+  } catch (error) {
+    if (error instanceof ToolFailure) throw notFound(taskId);
+    throw error;
+  }
+}
 
 /** tools/call with `task`: the research queued (its job is the task), or a task already completed. */
 export async function startTask(caller: Caller, name: string, args: Json): Promise<CreateTaskResult> {
@@ -74,28 +85,19 @@ export async function startTask(caller: Caller, name: string, args: Json): Promi
     if (error instanceof ToolFailure) throw refused(error.body);
     throw error;
   }
-  const now = new Date().toISOString();
-  if (typeof result.job_id === 'string' && (result.status === 'queued' || result.status === 'running'))
-    return {
-      task: taskOfJob({ job_id: result.job_id, status: result.status, created_at: now, updated_at: now }),
-    };
+  const now = new Date();
+  if (typeof result.job_id === 'string' && (result.status === 'queued' || result.status === 'running')) {
+    const at = now.toISOString();
+    return { task: taskOfJob({ job_id: result.job_id, status: result.status, created_at: at, updated_at: at }) };
+  }
   const resultId = await caller.store.results.keep(
     caller.siteId,
     name,
     JSON.stringify(result),
-    new Date(),
+    now,
     TASK_TTL_MS / 1000,
   );
-  return {
-    task: {
-      taskId: `result_${resultId}`,
-      status: result.status === 'failed' ? 'failed' : 'completed',
-      statusMessage: 'Answered at once',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttl: TASK_TTL_MS,
-    },
-  };
+  return { task: answeredTask(`result_${resultId}`, result, now.toISOString()) };
 }
 
 /** A task answered at once: its kept research result, or null (unknown to the site, gone, or a kept result of another tool). */
@@ -112,21 +114,9 @@ export async function getTask(caller: Caller, taskId: string): Promise<Task> {
   if (resultId) {
     const kept = await keptTask(caller, resultId);
     if (!kept) throw notFound(taskId);
-    return {
-      taskId,
-      status: kept.result.status === 'failed' ? 'failed' : 'completed',
-      statusMessage: 'Answered at once',
-      createdAt: kept.created_at,
-      lastUpdatedAt: kept.created_at,
-      ttl: TASK_TTL_MS,
-    };
+    return answeredTask(taskId, kept.result, kept.created_at);
   }
-  try {
-    return taskOfJob(await readJob(caller, taskId, 0));
-  } catch (error) {
-    if (error instanceof ToolFailure) throw notFound(taskId);
-    throw error;
-  }
+  return taskOfJob(await jobOf(caller, taskId, 0));
 }
 
 /** A research result as the research tool answers it (paged as any result over the size limit), or a failure as an error result. */
@@ -146,13 +136,7 @@ export async function taskResult(caller: Caller, taskId: string): Promise<CallTo
     if (!kept) throw notFound(taskId);
     return toolResultOf(caller, kept.result);
   }
-  let job: Json;
-  try {
-    job = await readJob(caller, taskId, LIMITS.waitMsMax);
-  } catch (error) {
-    if (error instanceof ToolFailure) throw notFound(taskId);
-    throw error;
-  }
+  const job = await jobOf(caller, taskId, LIMITS.waitMsMax);
   if (job.status === 'succeeded' && isJsonObject(job.result))
     return toolResultOf(caller, { job_id: job.job_id, status: job.status, cached: false, ...job.result });
   if (job.status === 'failed')
