@@ -63,7 +63,7 @@ interface ToolRun<I extends object> {
   siteId: number;
   input: I;
   observation: Observation;
-  /** A paid tool's plan (TOOL_PLANNERS): its estimate, and the approval its threshold asks for. */
+  /** A paid tool's plan (its workflow's `estimate`, plannerOf): its estimate, and the approval its threshold asks for. */
   planner?: (ctx: ToolContext, input: I, deps: EstimateDeps) => Promise<ToolPlan>;
 }
 

@@ -6,7 +6,7 @@ import {
   type Resource,
   type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_APP_MIME_TYPE, MCP_APPS, type McpAppName } from '@cm/contract';
+import { MCP_APP_MIME_TYPE, MCP_APPS } from '@cm/contract';
 import { getConfig } from '../config';
 import { KEPT_FOR, RESULT_ID, RESULTS_URI, resultMaxBytes } from './paging';
 import type { Caller } from './route-calls';
@@ -25,13 +25,11 @@ const notFound = (uri: string, why: string) => new McpError(RESOURCE_NOT_FOUND, 
 /** An App may load nothing from outside itself: no fetch, no image, script or style from elsewhere. */
 const APP_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
-const APP_NAMES: readonly McpAppName[] = ['keyword_landscape', 'backlinks', 'spend'];
-
-export const RESOURCES: Resource[] = APP_NAMES.map((name) => ({
-  uri: MCP_APPS[name].uri,
+export const RESOURCES: Resource[] = Object.entries(MCP_APPS).map(([name, app]) => ({
+  uri: app.uri,
   name,
-  title: MCP_APPS[name].title,
-  description: MCP_APPS[name].description,
+  title: app.title,
+  description: app.description,
   mimeType: MCP_APP_MIME_TYPE,
   _meta: APP_META,
 }));
@@ -46,16 +44,17 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
   },
 ];
 
-const appHtml = new Map<McpAppName, Promise<string>>();
+/** Each App's HTML by its file name, once read. */
+const appHtml = new Map<string, Promise<string>>();
 
 /** An App's HTML, read once per container from the built Apps' folder (bundled beside the handler). */
-function readApp(name: McpAppName): Promise<string> {
-  let html = appHtml.get(name);
+function readApp(file: string): Promise<string> {
+  let html = appHtml.get(file);
   if (!html) {
-    html = readFile(join(getConfig().mcpAppsDir ?? join(__dirname, 'mcp-apps'), MCP_APPS[name].file), 'utf8');
+    html = readFile(join(getConfig().mcpAppsDir ?? join(__dirname, 'mcp-apps'), file), 'utf8');
     // A failed read is tried again by the next request.
-    html.catch(() => appHtml.delete(name));
-    appHtml.set(name, html);
+    html.catch(() => appHtml.delete(file));
+    appHtml.set(file, html);
   }
   return html;
 }
@@ -109,8 +108,8 @@ async function readResult(caller: Caller, uri: string): Promise<ReadResourceResu
 
 /** resources/read: an App's HTML, or a piece of one of the caller's kept results. */
 export async function readResource(caller: Caller, uri: string): Promise<ReadResourceResult> {
-  const app = APP_NAMES.find((name) => MCP_APPS[name].uri === uri);
-  if (app) return { contents: [{ uri, mimeType: MCP_APP_MIME_TYPE, text: await readApp(app), _meta: APP_META }] };
+  const app = Object.values(MCP_APPS).find((candidate) => candidate.uri === uri);
+  if (app) return { contents: [{ uri, mimeType: MCP_APP_MIME_TYPE, text: await readApp(app.file), _meta: APP_META }] };
   if (uri.startsWith(RESULTS_URI)) return readResult(caller, uri);
   throw notFound(uri, 'resources/list and resources/templates/list name what there is');
 }
