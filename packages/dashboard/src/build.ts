@@ -6,6 +6,9 @@ import { ASSETS_PATH, type DashboardFile } from './files';
 
 const APP = join(__dirname, '..', 'app');
 
+/** The browsers the dashboard and the MCP Apps are built for. */
+export const BROWSER_TARGET = ['chrome110', 'firefox115', 'safari16'];
+
 /**
  * Builds the dashboard into `outDir`: `index.html` and `assets/` (the app's script and styles, bundled
  * and minified by esbuild, and its icon, each named by a hash of its content so it can be cached for
@@ -17,7 +20,7 @@ export async function buildDashboard(outDir: string): Promise<DashboardFile[]> {
     bundle: true,
     minify: true,
     format: 'esm',
-    target: ['chrome110', 'firefox115', 'safari16'],
+    target: BROWSER_TARGET,
     entryNames: '[name]-[hash]',
     assetNames: '[name]-[hash]',
     outdir: join(outDir, 'assets'),

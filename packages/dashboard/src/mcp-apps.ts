@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { MCP_APPS, type McpAppName } from '@cm/contract';
+import { BROWSER_TARGET } from './build';
 
 const APPS_DIR = join(__dirname, '..', 'app', 'mcp');
 
@@ -60,7 +61,7 @@ async function buildApp(app: McpAppName): Promise<McpAppFile> {
     bundle: true,
     minify: true,
     format: 'esm',
-    target: ['chrome110', 'firefox115', 'safari16'],
+    target: BROWSER_TARGET,
     outdir: 'out',
     write: false,
     legalComments: 'none',
