@@ -33,6 +33,7 @@ export type { BudgetLimits, SpendScope, WindowState } from './budgets';
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
+export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
 
 export interface Store {

@@ -137,3 +137,8 @@ export const confirmKey = (siteId: number, tokenHash: string): Key => ({
   pk: `SITE#${siteId}#CONFIRM`,
   sk: tokenHash,
 });
+/** A question the MCP server asked a client by elicitation (an approval), by its random id. */
+export const elicitationKey = (siteId: number, id: string): Key => ({
+  pk: `SITE#${siteId}#ELICIT`,
+  sk: id,
+});

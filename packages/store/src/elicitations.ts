@@ -1,0 +1,66 @@
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed } from './batch';
+import { decodeElicitation, type ElicitationAction } from './elicitations.decoder';
+import { elicitationKey } from './keys';
+
+export type { ElicitationAction } from './elicitations.decoder';
+
+/** TTL tidies a question away this long after nobody waits for it. */
+const KEEP_SECONDS = 3_600;
+
+/**
+ * Questions the MCP server asks a client by elicitation (docs/api.md#the-streaming-endpoint). The
+ * call that asks waits in one invocation; the client's answer is a POST of its own, which may reach
+ * another: the answer meets the question here. Each is scoped to its site, by an id of 128 random bits.
+ */
+export class ElicitationStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Records that question `id` was asked and is awaited until `expiresMs`. */
+  async ask(siteId: number, id: string, expiresMs: number): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...elicitationKey(siteId, id),
+          expires_ms: expiresMs,
+          expires_at: Math.floor(expiresMs / 1000) + KEEP_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  /**
+   * The client's answer to question `id`: one conditional write, so only a question this site asked,
+   * still awaited and not answered yet takes it. False when it did not.
+   */
+  async answer(siteId: number, id: string, action: ElicitationAction, nowMs: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: elicitationKey(siteId, id),
+          UpdateExpression: 'SET #action = :action',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#action) AND expires_ms > :now',
+          ExpressionAttributeNames: { '#action': 'action' },
+          ExpressionAttributeValues: { ':action': action, ':now': nowMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The answer to question `id` so far: null while none came. One consistent read. */
+  async answerOf(siteId: number, id: string): Promise<ElicitationAction | null> {
+    const key = elicitationKey(siteId, id);
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return out.Item ? (decodeElicitation(out.Item, key).action ?? null) : null;
+  }
+}
