@@ -8,8 +8,11 @@ export const ROOT = join(__dirname, '..');
 /** Every function's runtime; the bundles target the same Node.js. */
 export const RUNTIME = Runtime.NODEJS_24_X;
 
-/** A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, a schedule's. */
-export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep';
+/**
+ * A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, a schedule's,
+ * and the streaming MCP endpoint's (behind its function URL).
+ */
+export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep' | 'mcp-stream';
 
 /** Every Lambda function of the stack. */
 export const FUNCTION_ENTRIES: readonly FunctionId[] = [
@@ -17,6 +20,7 @@ export const FUNCTION_ENTRIES: readonly FunctionId[] = [
   ...WORKERS.map((worker) => `${worker}-worker` as const),
   'monitor-schedule',
   'research-sweep',
+  'mcp-stream',
 ];
 
 /** The handler module of a function or worker under `functions/`. */
@@ -64,14 +68,15 @@ export interface SideModule {
   aliases: Record<string, string>;
 }
 
-export const SIDE_MODULES: Partial<Record<FunctionId, SideModule>> = {
-  mcp: {
-    external: './server',
-    file: 'server.js',
-    entry: 'packages/runtime/src/mcp/server.ts',
-    aliases: { ...LAMBDA_CREDENTIALS, ...NO_AJV },
-  },
+const MCP_SERVER: SideModule = {
+  external: './server',
+  file: 'server.js',
+  entry: 'packages/runtime/src/mcp/server.ts',
+  aliases: { ...LAMBDA_CREDENTIALS, ...NO_AJV },
 };
+
+/** Both MCP endpoints' functions load the same server. */
+export const SIDE_MODULES: Partial<Record<FunctionId, SideModule>> = { mcp: MCP_SERVER, 'mcp-stream': MCP_SERVER };
 
 /** How esbuild bundles each function on its own, for `cdk synth` and for `npm run bundle:report` alike. */
 export const BUNDLING = {
@@ -93,6 +98,7 @@ export const BUNDLING = {
 const BUILT_BESIDE: Partial<Record<FunctionId, { dir: string; flag: string }>> = {
   dashboard: { dir: 'dashboard', flag: '' },
   mcp: { dir: 'mcp-apps', flag: '--mcp-apps ' },
+  'mcp-stream': { dir: 'mcp-apps', flag: '--mcp-apps ' },
 };
 
 /**

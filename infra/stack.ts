@@ -1,7 +1,16 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, functionEnvName, MCP_INVOKES, type FunctionName, type WorkerName } from '@cm/contract';
+import {
+  FUNCTIONS,
+  functionEnvName,
+  MCP_INVOKES,
+  MCP_PATH,
+  MCP_STREAM_TIMEOUT_SECONDS,
+  type FunctionName,
+  type WorkerName,
+} from '@cm/contract';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
@@ -48,6 +57,8 @@ export class ContentApiStack extends Stack {
   readonly workers: Map<WorkerName, NodejsFunction>;
   readonly monitorSchedule: NodejsFunction;
   readonly researchSweep: NodejsFunction;
+  /** The streaming MCP endpoint, behind its own function URL (API Gateway's HTTP API sends replies whole). */
+  readonly mcpStream: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ContentApiStackProps = {}) {
     super(scope, id, props);
@@ -68,6 +79,7 @@ export class ContentApiStack extends Stack {
     this.workers = queueWorkers(queues, lambda);
     this.monitorSchedule = dailyMonitoring(this, lambda);
     this.researchSweep = researchSweep(this, lambda);
+    this.mcpStream = lambda('mcp-stream', Duration.seconds(MCP_STREAM_TIMEOUT_SECONDS));
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
     if (props.dataforseoSecret) {
@@ -91,18 +103,27 @@ export class ContentApiStack extends Stack {
     budgetAlarms(this, alarms);
 
     // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
-    const mcp = made(this.functions, 'mcp');
-    for (const target of MCP_INVOKES)
-      mcp.addEnvironment(functionEnvName(target), made(this.functions, target).functionName);
-    grantInvoke(
-      mcp,
-      MCP_INVOKES.map((target) => made(this.functions, target)),
-    );
+    const mcpEndpoints = [made(this.functions, 'mcp'), this.mcpStream];
+    for (const mcp of mcpEndpoints) {
+      for (const target of MCP_INVOKES)
+        mcp.addEnvironment(functionEnvName(target), made(this.functions, target).functionName);
+      grantInvoke(
+        mcp,
+        MCP_INVOKES.map((target) => made(this.functions, target)),
+      );
+    }
+    // The handler checks the origin and the API key itself, as on the API's POST /mcp.
+    const mcpStreamUrl = this.mcpStream.addFunctionUrl({
+      authType: FunctionUrlAuthType.NONE,
+      invokeMode: InvokeMode.RESPONSE_STREAM,
+    });
 
     const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
     // Without a custom domain each request's own host is the base: naming the API's URL here would make the functions depend on the API that depends on them.
     const publicBaseUrl = props.domain ? `https://${props.domain.name}` : api.apiEndpoint;
-    if (props.domain) for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    if (props.domain)
+      for (const fn of [...this.functions.values(), this.mcpStream])
+        fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
     new CfnOutput(this, 'PublicBaseUrl', {
@@ -115,6 +136,11 @@ export class ContentApiStack extends Stack {
         description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }
+    new CfnOutput(this, 'McpStreamUrl', {
+      // A function URL ends with a slash.
+      value: `${mcpStreamUrl.url}${MCP_PATH.slice(1)}`,
+      description: 'The streaming MCP endpoint: progress as it comes, approval by elicitation',
+    });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: alarms.topic.topicArn,

@@ -95,6 +95,16 @@ async function call(
   };
 }
 
+/** A JSON-RPC message to an MCP endpoint's function, as a client sends it. */
+const mcpPost = (name: FunctionId, message: object) =>
+  call(name, 'POST', '/mcp', message, { accept: 'application/json, text/event-stream' });
+
+async function expectToolsListed(name: FunctionId) {
+  const listed = await mcpPost(name, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  expect(listed.statusCode).toBe(200);
+  expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
+}
+
 /** Feeds a worker every message sent to its queue so far; the batch response must report no failure. */
 async function work(queue: WorkerName): Promise<number> {
   const bodies = sent[queue].splice(0);
@@ -313,26 +323,47 @@ describeWith(node24, 'Node 24', () => {
       const dashboard = await call('dashboard', 'GET', '/dashboard');
       expect(dashboard.statusCode).toBe(200);
       expect(dashboard.body).toMatch(/<script[^>]+src="\/dashboard\/assets\//);
-      const listed = await call(
-        'mcp',
-        'POST',
-        '/mcp',
-        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        { accept: 'application/json, text/event-stream' },
-      );
-      expect(listed.statusCode).toBe(200);
-      expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('research');
+      await expectToolsListed('mcp');
       // The server is the bundle's server.js, and the Apps' HTML is the bundling's mcp-apps/ beside it.
-      const app = await call(
-        'mcp',
-        'POST',
-        '/mcp',
-        { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: MCP_APPS.keyword_landscape.uri } },
-        { accept: 'application/json, text/event-stream' },
-      );
+      const app = await mcpPost('mcp', {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'resources/read',
+        params: { uri: MCP_APPS.keyword_landscape.uri },
+      });
       expect(app.statusCode).toBe(200);
       expect(app.body.result.contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app' });
       expect(app.body.result.contents[0].text).toMatch(/^<!doctype html>/i);
+    });
+
+    it("mcp-stream: its response-streaming handler answers through Lambda's stream, progress first, then the result", async () => {
+      await expectToolsListed('mcp-stream');
+      const progress = await invoke(
+        'mcp-stream',
+        apiEvent('POST', '/mcp', {
+          body: {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'get_job', arguments: { job_id: 'job_unknown', wait_ms: 1 }, _meta: { progressToken: 7 } },
+          },
+          headers: {
+            'x-api-key': key,
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+        }),
+      );
+      expect(progress.statusCode).toBe(200);
+      expect(progress.headers['content-type']).toBe('text/event-stream');
+      const events = String(progress.body)
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)));
+      expect(events[0]).toMatchObject({ method: 'notifications/progress', params: { progressToken: 7 } });
+      expect(events.at(-1)).toMatchObject({ id: 2, result: { isError: true } });
+      const refused = await invoke('mcp-stream', apiEvent('POST', '/mcp', { body: {}, headers: {} }));
+      expect(refused).toMatchObject({ statusCode: 401 });
     });
 
     it('invoked every function of the stack', () => {

@@ -10,6 +10,7 @@ import {
   FUNCTIONS,
   functionEnvName,
   MCP_INVOKES,
+  MCP_STREAM_TIMEOUT_SECONDS,
   QUEUE_SETTINGS,
   ROUTES,
   TOOL_FUNCTIONS,
@@ -116,7 +117,7 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, the monitoring schedule and the research sweep, bundled, with the table name', () => {
+  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, the monitoring schedule, the research sweep and the MCP stream, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: {
         Runtime: 'nodejs24.x',
@@ -126,9 +127,9 @@ describe('CDK stack', () => {
         LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
       },
     });
-    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 2);
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 3);
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(
-      FUNCTIONS.length + WORKERS.length + 2,
+      FUNCTIONS.length + WORKERS.length + 3,
     );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
@@ -230,11 +231,13 @@ describe('CDK stack', () => {
     expect(integrations).toHaveLength(TOOL_NAMES.length + 1); // and POST /v1/tools/{name}, the unknown_tool answer
   });
 
-  it('serves POST, GET and DELETE /mcp from the mcp function, which may read the table, keep large results and invoke only the functions it runs', () => {
+  it('serves POST, GET and DELETE /mcp from the mcp function and the streaming endpoint from mcp-stream, which may read the table, keep large results and approval questions, and invoke only the functions they run', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const logicalIdOf = (name: string) =>
       Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role'))!;
     const mcpId = logicalIdOf('mcp');
+    const streamId = logicalIdOf('mcp-stream');
+    expect(streamId).not.toBe(mcpId);
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) =>
       String(r.Properties.RouteKey).endsWith(' /mcp'),
     );
@@ -244,30 +247,62 @@ describe('CDK stack', () => {
       const integrationId = JSON.stringify(route.Properties.Target).match(/"(\w+Integration\w*)"/)![1]!;
       expect(JSON.stringify(integrations[integrationId]!.Properties.IntegrationUri)).toContain(mcpId);
     }
-    // Each target is named in the environment and granted InvokeFunction on its own ARN: no wildcard, nothing else.
-    const env = functions[mcpId]!.Properties.Environment.Variables;
-    for (const target of MCP_INVOKES) expect(env[functionEnvName(target)]).toEqual({ Ref: logicalIdOf(target) });
-    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.Roles).includes('McpFunctionRole'))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement);
-    const invokes = statements.filter((s: any) => asList(s.Action).includes('lambda:InvokeFunction'));
-    expect(invokes).toHaveLength(1);
-    expect(asList(invokes[0].Action)).toEqual(['lambda:InvokeFunction']);
-    expect(invokes[0].Resource).toEqual(MCP_INVOKES.map((target) => ({ 'Fn::GetAtt': [logicalIdOf(target), 'Arn'] })));
+    // The streaming endpoint: its own function URL, streaming; the handler checks the key (auth NONE at the URL).
+    const urls = Object.values(template.findResources('AWS::Lambda::Url'));
+    expect(urls).toHaveLength(1);
+    expect(urls[0]!.Properties).toMatchObject({
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+      TargetFunctionArn: { 'Fn::GetAtt': [streamId, 'Arn'] },
+    });
+    expect(functions[streamId]!.Properties.Timeout).toBe(MCP_STREAM_TIMEOUT_SECONDS);
+    template.hasOutput('McpStreamUrl', {
+      Value: {
+        'Fn::Join': [
+          '',
+          [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^McpStreamFunctionFunctionUrl'), 'FunctionUrl'] }, 'mcp'],
+        ],
+      },
+    });
+    for (const [id, role] of [
+      [mcpId, 'McpFunctionRole'],
+      [streamId, 'McpStreamFunctionRole'],
+    ] as const) {
+      // Each target is named in the environment and granted InvokeFunction on its own ARN: no wildcard, nothing else.
+      const env = functions[id]!.Properties.Environment.Variables;
+      for (const target of MCP_INVOKES) expect(env[functionEnvName(target)]).toEqual({ Ref: logicalIdOf(target) });
+      const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+      const invokes = statements.filter((s: any) => asList(s.Action).includes('lambda:InvokeFunction'));
+      expect(invokes).toHaveLength(1);
+      expect(asList(invokes[0].Action)).toEqual(['lambda:InvokeFunction']);
+      expect(invokes[0].Resource).toEqual(
+        MCP_INVOKES.map((target) => ({ 'Fn::GetAtt': [logicalIdOf(target), 'Arn'] })),
+      );
+      const dynamo = statements
+        .flatMap((s: any) => asList(s.Action))
+        .filter((a: any) => String(a).startsWith('dynamodb:'));
+      // It writes the large results it keeps for their pages (docs/api.md#mcp-results), in batches, and
+      // approval questions and answers (docs/api.md#the-streaming-endpoint); it deletes nothing.
+      expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual([
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchWriteItem',
+      ]);
+      expect(
+        statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
+      ).toEqual([]);
+    }
     expect(MCP_INVOKES).toEqual(expect.arrayContaining([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']));
-    const dynamo = statements
-      .flatMap((s: any) => asList(s.Action))
-      .filter((a: any) => String(a).startsWith('dynamodb:'));
-    // It writes only the large results it keeps for their pages (docs/api.md#mcp-results), in batches.
-    expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual(['dynamodb:BatchWriteItem']);
-    expect(
-      statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
-    ).toEqual([]);
     // No other function may invoke a function.
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),
     );
-    expect(invokers.map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])).toEqual(['Mcp']);
+    expect(invokers.map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1]).sort()).toEqual([
+      'Mcp',
+      'McpStream',
+    ]);
   });
 
   it('gives every worker queue a dead-letter queue with an alarm, and its worker partial batch failures', () => {
@@ -583,8 +618,8 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     const based = functions.filter(
       (f) => f.Properties.Environment.Variables.PUBLIC_BASE_URL === 'https://api.example.com',
     );
-    expect(based).toHaveLength(FUNCTIONS.length);
-    for (const name of ['VisitorFunction', 'PublishFunction', 'McpFunction']) {
+    expect(based).toHaveLength(FUNCTIONS.length + 1);
+    for (const name of ['VisitorFunction', 'PublishFunction', 'McpFunction', 'McpStreamFunction']) {
       expect(based.some((f) => JSON.stringify(f.Properties.Role).includes(name))).toBe(true);
     }
   });
@@ -666,7 +701,7 @@ describe('cdk synth', () => {
       const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
         Properties: { Code: { S3Key: string } };
       }[];
-      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 2); // + the monitoring schedule and the research sweep
+      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 3); // + the monitoring schedule, the research sweep and the MCP stream
       for (const fn of functions)
         expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain(
           'index.js',

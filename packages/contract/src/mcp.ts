@@ -157,3 +157,9 @@ export const MCP_APPS = {
   { uri: string; file: string; title: string; description: string; tools: readonly McpToolName[] }
 >;
 export type McpAppName = keyof typeof MCP_APPS;
+
+/**
+ * The streaming MCP endpoint's time limit, as its function's (a Lambda function URL's, where API
+ * Gateway's 30 s do not apply): room for a call that waits for the user's approval, then runs.
+ */
+export const MCP_STREAM_TIMEOUT_SECONDS = 300;

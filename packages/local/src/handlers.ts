@@ -14,6 +14,7 @@ import { handler as questionParts } from '../../../functions/question-parts/hand
 import { handler as read } from '../../../functions/read/handler';
 import { handler as jobs } from '../../../functions/jobs/handler';
 import { handler as mcp } from '../../../functions/mcp/handler';
+import { stream as mcpStream } from '../../../functions/mcp-stream/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
@@ -62,3 +63,6 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
 export { handler as monitorSchedule } from '../../../functions/monitor-schedule/handler';
 /** The research sweep's function (EventBridge on AWS, a timer here). */
 export { handler as researchSweep } from '../../../functions/research-sweep/handler';
+
+/** The streaming MCP endpoint's core: the mcp-stream function's, which Lambda streams behind its function URL. */
+export const MCP_STREAM_HANDLER = mcpStream;

@@ -8,7 +8,8 @@ import { dynamoEngine } from './dynamo';
 import { startLocalStack } from './stack';
 
 /**
- * `npm start [-- --memory] [-- --engine dynamodb-local]`: the local stack on PORT (3000) with DynamoDB on
+ * `npm start [-- --memory] [-- --engine dynamodb-local]`: the local stack on PORT (3000), its streaming MCP
+ * endpoint on MCP_STREAM_PORT (PORT + 1), with DynamoDB on
  * DYNAMODB_PORT (8000), data under DATA_DIR (.data). The engine is dynalite unless `--engine` or
  * DYNAMO_ENGINE names Amazon DynamoDB Local (which needs Java 17 or later).
  */
@@ -23,6 +24,7 @@ async function main() {
     memory,
     dataDir,
     port: Number(process.env.PORT ?? 3000),
+    ...(process.env.MCP_STREAM_PORT ? { streamPort: Number(process.env.MCP_STREAM_PORT) } : {}),
     dynamoPort: Number(process.env.DYNAMODB_PORT ?? 8000),
     tableName: process.env.TABLE_NAME || 'content',
     engine,
@@ -36,6 +38,7 @@ async function main() {
       `Demo site ${stack.demoCreated ? 'created' : `from ${dataDir}/demo-site.json`}: site_id ${demo.site_id}, API key ${demo.api_key}`,
       `Dashboard: ${stack.url}/dashboard#key=${demo.api_key}`,
       `OpenAPI: ${stack.url}/openapi.json`,
+      `MCP: ${stack.url}/mcp (streaming, with approval by elicitation: ${stack.mcpStreamUrl}/mcp)`,
     ].join('\n'),
   );
   const stop = async () => {

@@ -10,8 +10,19 @@ import {
 } from 'node:http';
 import type { Server as NetServer, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { answersHead, ApiError, bodyLimitOf, fieldError, ROUTES, type FunctionName, type Route } from '@cm/contract';
+import {
+  answersHead,
+  ApiError,
+  bodyLimitOf,
+  fieldError,
+  MCP_PATH,
+  MCP_STREAM_TIMEOUT_SECONDS,
+  ROUTES,
+  type FunctionName,
+  type Route,
+} from '@cm/contract';
 import { json, logger, payloadTooLarge } from '@cm/runtime';
+import type { McpStreamHandler } from '@cm/runtime/mcp';
 
 export type ApiHandler = (
   event: APIGatewayProxyEventV2,
@@ -290,6 +301,33 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
     );
   });
   return server;
+}
+
+/**
+ * The local Lambda function URL of the streaming MCP endpoint: every request goes to `handler` as a
+ * function URL sends it (route key `$default`), and what the handler streams is written as it comes.
+ */
+export function createStreamServer(handler: McpStreamHandler): Server {
+  const limitBytes = bodyLimitOf(matchRoute('POST', MCP_PATH)?.route);
+  return createServer(async (req, res) => {
+    try {
+      const body = await readBody(req, limitBytes);
+      if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
+      await handler(
+        toEvent(req, body, '$default', {}),
+        lambdaContext('mcp-stream', MCP_STREAM_TIMEOUT_SECONDS * 1000),
+        (status, headers) => {
+          res.writeHead(status, headers);
+          return res;
+        },
+      );
+    } catch (error) {
+      if (res.headersSent || req.socket.destroyed) return void res.destroy();
+      if (error instanceof ApiError) return refuse(res, error);
+      logger.error('unhandled error', { error });
+      send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
+    }
+  });
 }
 
 /**

@@ -10,9 +10,9 @@ import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import { lambdaContext, scheduledEvent } from './context';
 import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type EmbeddedDynamo } from './dynamo';
-import { API_HANDLERS, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
+import { API_HANDLERS, MCP_STREAM_HANDLER, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
-import { createApiServer, listen, ROUTE_TIMEOUT_MS } from './server';
+import { createApiServer, createStreamServer, listen, ROUTE_TIMEOUT_MS } from './server';
 import { decodeDemoSite, type DemoSite } from './stack.decoder';
 
 export type { DemoSite } from './stack.decoder';
@@ -24,6 +24,8 @@ export interface LocalStackOptions {
   dataDir?: string;
   /** HTTP port of the API; 0 picks a free one. */
   port?: number;
+  /** HTTP port of the streaming MCP endpoint (the function URL on AWS); 0 picks a free one. */
+  streamPort?: number;
   /** Port of the embedded DynamoDB; 0 picks a free one. */
   dynamoPort?: number;
   /** The DynamoDB engine (default: the `DYNAMO_ENGINE` setting, else dynalite). */
@@ -43,6 +45,8 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   url: string;
+  /** The streaming MCP endpoint, as the mcp-stream function's URL serves it on AWS (`<url>/mcp`). */
+  mcpStreamUrl: string;
   dynamo: EmbeddedDynamo;
   tableName: string;
   demo: DemoSite | null;
@@ -109,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     path: options.memory ? undefined : dynamoDir,
   });
   let server: Server | undefined;
+  let streamServer: Server | undefined;
   try {
     await ensureTable(dynamo.endpoint, tableName);
     // The dashboard's app and the MCP Apps' HTML, built as the dashboard and mcp functions' bundling builds
@@ -185,11 +190,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000, 'API server');
     const api = server;
+    streamServer = createStreamServer(MCP_STREAM_HANDLER);
+    // Beside the API's port: the next one, or a free one too.
+    const streamPort = await listen(
+      streamServer,
+      options.streamPort ?? (port === 0 ? 0 : port + 1),
+      'MCP stream server',
+    );
+    const streaming = streamServer;
     // Everything is wired: what the last run left on the queues is delivered, and what it left leased is swept.
     for (const queue of Object.values(queues)) queue.restore();
     await sweep();
     return {
       url: `http://localhost:${port}`,
+      mcpStreamUrl: `http://localhost:${streamPort}`,
       dynamo,
       tableName,
       demo,
@@ -201,7 +215,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stop: async () => {
         clearInterval(schedule);
         clearInterval(sweeper);
-        await new Promise<void>((resolve) => api.close(() => resolve()));
+        const closed = [api, streaming].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+        // A stream still open (a call waiting for the user's answer) would hold the close.
+        streaming.closeAllConnections();
+        await Promise.all(closed);
         api.closeAllConnections();
         await drain();
         for (const queue of Object.values(queues)) queue.stop();
@@ -212,6 +229,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
   } catch (error) {
     server?.close();
+    streamServer?.close();
     await dynamo.close();
     throw error;
   }

@@ -33,6 +33,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** `MCP_RESULT_MAX_BYTES`: an MCP tool result's JSON above this many bytes is paged or cut. */
   mcpResultMaxBytes: number;
+  /** `MCP_APPROVAL_WAIT_MS`: how long a call over the approval threshold waits for the user's answer to its elicitation. */
+  mcpApprovalWaitMs: number;
   /** `FUNCTION_<NAME>` (set on the mcp function): the deployed name of each function it may invoke. */
   functionNames: Partial<Record<FunctionName, string>>;
   /** `<QUEUE>_QUEUE_URL` (set on a function that sends to it): each worker queue's SQS URL. */
@@ -75,6 +77,9 @@ export interface ResearchConfig {
  * regions. A deployment outside the US names another profile (`eu.…`, or `global.…`, which routes anywhere).
  */
 export const DEFAULT_BEDROCK_MODEL = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+
+/** How long a paid call asked about by elicitation waits for the user: time to read the price and answer. */
+const MCP_APPROVAL_WAIT_MS = 120_000;
 
 /** A non-negative number of USD from the environment, or null when unset; anything else stops the function at start, not at each paid call. */
 function usdOf(name: string, value: string | undefined): number | null {
@@ -123,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((origin) => origin.trim())
       .filter(Boolean),
     mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
+    mcpApprovalWaitMs: Number(env.MCP_APPROVAL_WAIT_MS) || MCP_APPROVAL_WAIT_MS,
     functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
     dashboardDir: env.DASHBOARD_DIR || undefined,

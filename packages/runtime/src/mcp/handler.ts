@@ -1,39 +1,103 @@
+import type { Writable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { ApiError, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { logger } from '../observability';
-import { getStore } from '../services';
+import { getElicitations, getStore } from '../services';
 import { checkCaller } from './access';
-import { toWebRequest } from './web-seam';
+import type { McpReply } from './server';
+import { fromWebResponse, toWebRequest } from './web-seam';
 
-/* The mcp function's routes: POST /mcp once its caller is checked; GET and DELETE refused. */
+/* The mcp functions' routes: POST /mcp once its caller is checked; GET and DELETE refused. */
 
 const notAllowed = () =>
   new ApiError(
     'method_not_allowed',
-    `${MCP_PATH} takes POST only: the endpoint is stateless and streams nothing`,
+    `${MCP_PATH} takes POST only: the endpoint is stateless and opens no stream of its own`,
     {},
     { allow: 'POST' },
   );
 
-const handlers: Handlers = {
-  [`GET ${MCP_PATH}`]: async () => {
-    throw notAllowed();
-  },
-  [`DELETE ${MCP_PATH}`]: async () => {
-    throw notAllowed();
-  },
-  [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
-    const { apiKey, siteId } = await checkCaller(event);
-    observation.keys({ site_id: siteId });
-    // The MCP server (the SDK, the tool listing, the Lambda client) loads with the first call, not at cold start.
-    const { handleMcp } = await import('./load-server');
-    return handleMcp(toWebRequest(event), { event, apiKey, siteId, store: getStore(), logger });
-  },
-};
+/** What becomes of an MCP reply: read whole (API Gateway), or handed on to stream (the function URL). */
+type Deliver = (event: ApiEvent, reply: McpReply) => Promise<ApiResult>;
 
-/** The mcp function's Lambda handler: observation and error replies as every route, then the endpoint. */
-export function mcpHandler(): (event: ApiEvent, context: Context) => Promise<ApiResult> {
+function mcpRoutes(streaming: boolean, deliver: Deliver): Handlers {
+  const handlers: Handlers = {
+    [`GET ${MCP_PATH}`]: async () => {
+      throw notAllowed();
+    },
+    [`DELETE ${MCP_PATH}`]: async () => {
+      throw notAllowed();
+    },
+    [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
+      const { apiKey, siteId } = await checkCaller(event);
+      observation.keys({ site_id: siteId });
+      // The MCP server (the SDK, the tool listing, the Lambda client) loads with the first call, not at cold start.
+      const { handleMcp } = await import('./load-server');
+      const reply = await handleMcp(
+        toWebRequest(event),
+        { event, apiKey, siteId, store: getStore(), elicitations: getElicitations(), logger },
+        streaming,
+      );
+      return deliver(event, reply);
+    },
+  };
   routesOf('mcp', handlers);
+  return handlers;
+}
+
+/** The mcp function's Lambda handler, behind API Gateway: observation and error replies as every route, then the endpoint. */
+export function mcpHandler(): (event: ApiEvent, context: Context) => Promise<ApiResult> {
+  const handlers = mcpRoutes(false, async (_event, reply) => {
+    try {
+      // API Gateway sends a reply only when it is whole: an event stream is read to its end first.
+      return await fromWebResponse(reply.response);
+    } finally {
+      await reply.close();
+    }
+  });
   return routeHandler(handlers, new WeakMap());
+}
+
+/** Where a streamed reply goes: its status and headers first, then its body, written as it comes. */
+export type OpenStream = (statusCode: number, headers: Record<string, string>) => Writable;
+
+/** A streaming handler's core, whatever carries its stream: Lambda's response stream, or the local server's response. */
+export type McpStreamHandler = (event: ApiEvent, context: Context, open: OpenStream) => Promise<void>;
+
+const textHeaders = (headers: ApiResult['headers']) =>
+  Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, String(value)]));
+
+/**
+ * The mcp-stream function's handler, behind a Lambda function URL in response-streaming mode
+ * (docs/api.md#the-streaming-endpoint): the same routes, checks and error replies, but an event
+ * stream is written as it is sent, so progress arrives while a call waits and a call can ask the user.
+ */
+export function mcpStreamHandler(): McpStreamHandler {
+  const handed = new WeakMap<ApiEvent, McpReply>();
+  const handlers = mcpRoutes(true, async (event, reply) => {
+    handed.set(event, reply);
+    const headers: Record<string, string> = {};
+    reply.response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return { statusCode: reply.response.status, headers };
+  });
+  const run = routeHandler(handlers, new WeakMap());
+  return async (event, context, open) => {
+    // A function URL sends every path to the function: MCP_PATH is the endpoint, as on the API.
+    event.routeKey = event.rawPath === MCP_PATH ? `${event.requestContext.http.method} ${MCP_PATH}` : '$default';
+    const result = await run(event, context);
+    const reply = handed.get(event);
+    try {
+      const out = open(result.statusCode ?? 200, textHeaders(result.headers));
+      // A reply handed on has no body in the result; a refusal (401, 405, …) has its own.
+      if (reply?.response.body && result.body === undefined) await pipeline(Readable.fromWeb(reply.response.body), out);
+      else out.end(result.body ?? '');
+    } finally {
+      await reply?.close();
+    }
+  };
 }

@@ -1,5 +1,5 @@
 import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
-import type { Store } from '@cm/store';
+import type { ElicitationStore, Store } from '@cm/store';
 import type { ApiEvent } from '../http';
 import { invoke } from './invoke';
 
@@ -17,6 +17,8 @@ export interface Caller {
    * (loaded with the first request), which must not make a second client or log without the request's keys.
    */
   store: Store;
+  /** Approval questions asked by elicitation (the streaming endpoint's), and their answers. */
+  elicitations: ElicitationStore;
   logger: { error(message: string, attributes: Record<string, unknown>): void };
 }
 

@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ElicitResultSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject, ToolEstimate } from '@cm/contract';
+import type { ElicitationAction } from '@cm/store';
+import { getConfig } from '../config';
+import type { Caller, Json } from './route-calls';
+
+/*
+ * Approval by elicitation (docs/api.md#the-streaming-endpoint). A call over the site's approval
+ * threshold asks the user, mid-call, on the streaming endpoint, when the client said at initialize
+ * that it answers elicitations. The endpoint stays stateless: the session id only carries what the
+ * client declared, and the answer, a POST of its own that may reach another invocation, meets the
+ * waiting call in the table.
+ */
+
+/** The start of a session id given to a client that answers form elicitations; nothing of it is stored. */
+const ELICITING_SESSION = 'elicit.';
+/** The id of an approval question: random, so only the client asked can answer it. */
+const QUESTION_ID = /^approval\.[A-Za-z0-9_-]{22}$/;
+/** How often the waiting call reads whether the answer came. */
+const POLL_MS = 500;
+
+/** Whether an initialize request's client answers form elicitations (`elicitation: {}` means form, as of 2025-11-25). */
+export function declaresElicitation(message: unknown): boolean {
+  if (!isJsonObject(message) || message.method !== 'initialize' || !isJsonObject(message.params)) return false;
+  const capabilities = message.params.capabilities;
+  if (!isJsonObject(capabilities) || !isJsonObject(capabilities.elicitation)) return false;
+  const modes = capabilities.elicitation;
+  return isJsonObject(modes.form) || (modes.form === undefined && modes.url === undefined);
+}
+
+/** A session id for a client that answers elicitations. */
+export const elicitingSession = () => `${ELICITING_SESSION}${randomUUID()}`;
+
+/** Whether a request comes from a client that said it answers elicitations. */
+export const answersElicitation = (request: Request) =>
+  request.headers.get('mcp-session-id')?.startsWith(ELICITING_SESSION) === true;
+
+/** The client's answers to approval questions in a POST body (JSON-RPC responses); null when it holds none. */
+export function approvalAnswers(body: unknown): Array<{ id: string; action: ElicitationAction }> | null {
+  const messages = Array.isArray(body) ? body : [body];
+  const answers = messages.flatMap((m) => {
+    if (!isJsonObject(m) || m.method !== undefined || typeof m.id !== 'string' || !QUESTION_ID.test(m.id)) return [];
+    const result = ElicitResultSchema.safeParse(m.result);
+    // An error answer, or one that is no elicitation result, approves nothing.
+    return [{ id: m.id, action: result.success ? result.data.action : 'cancel' }];
+  });
+  return answers.length ? answers : null;
+}
+
+/** Stores the client's answers; false when one is not to a question this site asked and still awaits. */
+export async function takeAnswers(caller: Caller, answers: Array<{ id: string; action: ElicitationAction }>) {
+  const taken = await Promise.all(
+    answers.map((a) => caller.elicitations.answer(caller.siteId, a.id, a.action, Date.now())),
+  );
+  return taken.every(Boolean);
+}
+
+const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+
+/** The question put to the user: what the call would cost, against the site's threshold. */
+function questionOf(tool: string, refusal: Json): string {
+  const estimate = ToolEstimate.safeParse(refusal.estimate);
+  if (!estimate.success) return `${tool} needs your approval before it runs. Approve it?`;
+  const { total_usd, confirm_above_usd, calls, simulated } = estimate.data;
+  const made = calls.map((c) => `${c.count} × ${c.provider} ${c.endpoint}`).join(', ');
+  return (
+    `${tool} would cost about ${usd(total_usd)} at list price${simulated ? ' (simulated: the sandbox bills nothing)' : ''}` +
+    `${made ? ` (${made})` : ''}, over this site's approval threshold of ${usd(confirm_above_usd ?? 0)}. Make the call?`
+  );
+}
+
+export type Ask = (request: JSONRPCRequest) => Promise<void>;
+
+/**
+ * Asks the user to approve a call the tool refused as `approval_required`, and waits for the answer
+ * up to MCP_APPROVAL_WAIT_MS: the user's action, or null when none came in time.
+ */
+export async function askApproval(
+  caller: Caller,
+  ask: Ask,
+  tool: string,
+  refusal: Json,
+): Promise<ElicitationAction | null> {
+  const id = `approval.${randomBytes(16).toString('base64url')}`;
+  const waitUntil = Date.now() + getConfig().mcpApprovalWaitMs;
+  await caller.elicitations.ask(caller.siteId, id, waitUntil);
+  await ask({
+    jsonrpc: '2.0',
+    id,
+    method: 'elicitation/create',
+    params: { mode: 'form', message: questionOf(tool, refusal), requestedSchema: { type: 'object', properties: {} } },
+  });
+  while (Date.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const action = await caller.elicitations.answerOf(caller.siteId, id);
+    if (action) return action;
+  }
+  return null;
+}

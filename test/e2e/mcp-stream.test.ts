@@ -1,0 +1,248 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { LIMITS } from '@cm/contract';
+import { serpPrice } from '@cm/providers';
+import { createDocumentClient, ElicitationStore } from '@cm/store';
+import { siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+
+/*
+ * The streaming MCP endpoint (the mcp-stream function's URL on AWS), through the SDK's own client:
+ * what it streams arrives while the call runs, and a call over the approval threshold asks the user
+ * by elicitation, where the client answers them.
+ */
+
+let t: TestStack;
+const clients: Client[] = [];
+const WAIT_MS = 3_000;
+const SERP = serpPrice(LIMITS.serpDepth);
+
+beforeAll(async () => {
+  t = await startTestStack({
+    env: { SANDBOX_LIST_PRICES: '1', SANDBOX_RESEARCH_MS: '200', MCP_APPROVAL_WAIT_MS: String(WAIT_MS) },
+  });
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.stop();
+});
+
+/** The approval questions, as the table holds them. */
+const elicitations = () =>
+  new ElicitationStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
+
+type Answer = (request: ElicitRequest, extra: { requestId: string | number }) => Promise<ElicitResult>;
+
+/** An SDK client of `url`; with `answer`, one that declares elicitation and answers with it. */
+async function connect(key: string, url: string, answer?: Answer) {
+  const capabilities: ClientCapabilities = answer ? { elicitation: {} } : {};
+  const client = new Client({ name: 'mcp-stream', version: '1.0.0' }, { capabilities });
+  if (answer) client.setRequestHandler(ElicitRequestSchema, answer);
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { 'X-API-Key': key } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+const paidCalls = async (site: SiteClient) => (await site.call('GET', '/v1/usage')).body.calls as number;
+const refresh = (client: Client, keyword: string) =>
+  client.callTool({ name: 'serp_keyword_refresh', arguments: { keyword } }) as Promise<CallToolResult>;
+const errorOf = (result: CallToolResult) => {
+  const [first] = result.content;
+  return JSON.parse(first?.type === 'text' ? first.text : '{}') as Record<string, any>;
+};
+
+async function thresholdSite(name: string) {
+  const site = await siteClient(t, name);
+  await site.call('PUT', '/v1/budget', { confirm_above_usd: 0.001 });
+  return site;
+}
+
+describe('the streaming endpoint', () => {
+  it('delivers progress while the call waits: the job it waits for runs only once the first notification has arrived', async () => {
+    const { client } = await connect(t.key, t.stack.mcpStreamUrl);
+    const research = t.stack.queues.research;
+    research.pause();
+    let released = 0;
+    try {
+      const result = (await client.callTool(
+        { name: 'research', arguments: { mode: 'web', seed: 'streamed progress', wait_ms: 20_000 } },
+        undefined,
+        {
+          onprogress: () => {
+            // Read whole at the end (as API Gateway sends it), the call would have waited its 20 s with the job held.
+            if (released++ === 0) research.resume();
+          },
+        },
+      )) as CallToolResult;
+      expect(released).toBeGreaterThanOrEqual(1);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 'succeeded' });
+      expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+    } finally {
+      research.resume();
+    }
+  });
+
+  it('answers what the API endpoint answers: tools/list, and its refusals in the error shape', async () => {
+    const { client } = await connect(t.key, t.stack.mcpStreamUrl);
+    const { tools } = await client.listTools();
+    const { client: viaApi } = await connect(t.key, t.url);
+    expect(tools).toEqual((await viaApi.listTools()).tools);
+
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${t.stack.mcpStreamUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const noKey = await post('/mcp', {});
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({ code: 'unauthorized' });
+    const elsewhere = await post('/other', { 'x-api-key': t.key });
+    expect(elsewhere.status).toBe(404);
+    expect(await elsewhere.json()).toMatchObject({ code: 'not_found' });
+    const get = await fetch(`${t.stack.mcpStreamUrl}/mcp`, { headers: { 'x-api-key': t.key } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('approval by elicitation', () => {
+  it('asks a client that answers elicitations, mid-call, with the price; accepted, the call is made once', async () => {
+    const site = await thresholdSite('Elicit accept');
+    const asked: ElicitRequest[] = [];
+    const { client, transport } = await connect(site.key, t.stack.mcpStreamUrl, async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: {} };
+    });
+    expect(transport.sessionId).toMatch(/^elicit\./);
+    const before = await paidCalls(site);
+
+    const result = await refresh(client, 'trail shoes');
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ row: { keyword: 'trail shoes' }, cost_usd: SERP });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.params).toMatchObject({ mode: 'form', requestedSchema: { type: 'object', properties: {} } });
+    expect(asked[0]!.params.message).toMatch(
+      new RegExp(`serp_keyword_refresh would cost about \\$${SERP.toFixed(4)}.*threshold of \\$0\\.0010`),
+    );
+    expect(await paidCalls(site)).toBe(before + 1);
+  });
+
+  it('declined or dismissed, the call is not made: an approval_declined result, nothing spent', async () => {
+    const site = await thresholdSite('Elicit decline');
+    for (const action of ['decline', 'cancel'] as const) {
+      const { client } = await connect(site.key, t.stack.mcpStreamUrl, async () => ({ action }));
+      const before = await paidCalls(site);
+      const result = await refresh(client, 'road shoes');
+      expect(result.isError).toBe(true);
+      expect(errorOf(result)).toMatchObject({
+        code: 'approval_declined',
+        message: expect.stringMatching(action === 'decline' ? /declined/ : /dismissed/),
+        estimate: { total_usd: SERP, approval_required: true },
+      });
+      expect(errorOf(result).confirm).toBeUndefined();
+      expect(await paidCalls(site)).toBe(before);
+    }
+  });
+
+  it('not answered in time, the call answers approval_required with its token, and the late answer is refused', async () => {
+    const site = await thresholdSite('Elicit late');
+    let questionId: string | number | undefined;
+    const { client } = await connect(site.key, t.stack.mcpStreamUrl, async (_request, extra) => {
+      questionId = extra.requestId;
+      await new Promise((resolve) => setTimeout(resolve, WAIT_MS + 500));
+      return { action: 'accept', content: {} };
+    });
+    const sendFailures: Error[] = [];
+    client.onerror = (error) => sendFailures.push(error);
+    const before = await paidCalls(site);
+    const started = Date.now();
+    const result = await refresh(client, 'hiking boots');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS);
+    expect(result.isError).toBe(true);
+    const refusal = errorOf(result);
+    expect(refusal).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
+    expect(await paidCalls(site)).toBe(before);
+    // The late "accept" is POSTed and refused (400): the SDK client reports that it could not send it.
+    await waitFor(() => sendFailures.length > 0);
+    expect(String(sendFailures[0])).toMatch(/validation_failed/);
+    expect(await elicitations().answerOf(site.siteId, String(questionId))).toBeNull();
+    expect(await paidCalls(site)).toBe(before);
+    // The token still confirms the call, as without elicitation.
+    const confirmed = (await client.callTool({
+      name: 'serp_keyword_refresh',
+      arguments: { keyword: 'hiking boots', confirm: refusal.confirm },
+    })) as CallToolResult;
+    expect(confirmed.isError).toBeFalsy();
+    expect(await paidCalls(site)).toBe(before + 1);
+  });
+
+  it('is not asked of a client that does not answer elicitations, nor on the API endpoint, which sends replies whole', async () => {
+    const site = await thresholdSite('Elicit none');
+    const asked: unknown[] = [];
+    const answer: Answer = async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: {} };
+    };
+    for (const [url, withAnswer] of [
+      [t.stack.mcpStreamUrl, undefined],
+      [t.url, answer],
+    ] as const) {
+      const { client, transport } = await connect(site.key, url, withAnswer);
+      expect(transport.sessionId).toBeUndefined();
+      const result = await refresh(client, 'trail shoes');
+      expect(errorOf(result)).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it('takes an answer only to a question its site was asked and awaits: not another site’s, an unknown one, or one answered', async () => {
+    const asker = await thresholdSite('Elicit asker');
+    const other = await siteClient(t, 'Elicit other');
+    let questionId: string | number | undefined;
+    let answer: (result: ElicitResult) => void = () => undefined;
+    const { client } = await connect(asker.key, t.stack.mcpStreamUrl, (_request, extra) => {
+      questionId = extra.requestId;
+      return new Promise((resolve) => (answer = resolve));
+    });
+    const call = refresh(client, 'trail shoes');
+    await waitFor(() => questionId !== undefined);
+    expect(questionId).toMatch(/^approval\.[\w-]{22}$/);
+    const post = (key: string, id: unknown) =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'x-api-key': key,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: {} } }),
+      });
+    for (const [key, id] of [
+      [other.key, questionId],
+      [asker.key, 'approval.AAAAAAAAAAAAAAAAAAAAAA'],
+    ]) {
+      const refused = await post(String(key), id);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: 'validation_failed' });
+    }
+    answer({ action: 'decline' });
+    expect(errorOf(await call).code).toBe('approval_declined');
+    expect((await post(asker.key, questionId)).status).toBe(400);
+  });
+});
+
+async function waitFor(check: () => boolean) {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
