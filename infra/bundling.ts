@@ -35,7 +35,7 @@ export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.
  */
 const LAMBDA_CREDENTIALS = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
 const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-streams.ts' };
-/** The MCP SDK's JSON Schema validator, for elicitation answers, which the mcp function never asks for. */
+/** The MCP SDK's JSON Schema validator, for elicitation answers in `elicitInput`, which the MCP server does not use. */
 const NO_AJV = { ajv: './infra/no-ajv.ts', 'ajv-formats': './infra/no-ajv.ts' };
 
 /**

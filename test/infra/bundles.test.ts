@@ -72,6 +72,7 @@ describe('bundles', () => {
     }
     expect(sizes.filter((size) => size.side).map((size) => `${size.name}/${size.side!.file}`)).toEqual([
       'mcp/server.js',
+      'mcp-stream/server.js',
     ]);
   });
 

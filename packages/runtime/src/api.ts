@@ -1,7 +1,7 @@
 import { ApiError, routeKey, type FunctionName } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
 import { observationOf } from './observability';
-import { getStore } from './services';
+import { getSites } from './services';
 
 /**
  * Positive key lookups are kept briefly per container, so a warm request costs no extra round trip;
@@ -14,7 +14,7 @@ export async function siteOfKey(apiKey: string): Promise<number | null> {
   const now = Date.now();
   const hit = keyCache.get(apiKey);
   if (hit && hit.until > now) return hit.siteId;
-  const grant = await getStore().sites.lookupKey(apiKey, now);
+  const grant = await getSites().lookupKey(apiKey, now);
   if (grant === null) {
     keyCache.delete(apiKey);
     return null;

@@ -1,5 +1,5 @@
 import type { BacklinkDataProvider, KeywordDataProvider } from '@cm/providers';
-import { createDocumentClient, createStore, ElicitationStore, type Store } from '@cm/store';
+import { createDocumentClient, createStore, ElicitationStore, ResultStore, SiteStore, type Store } from '@cm/store';
 import { getConfig, resetConfig } from './config';
 import { backlinkDataFor, dataforseoCredentials, keywordDataFor } from './providers';
 
@@ -9,9 +9,11 @@ type DocumentClient = ReturnType<typeof createDocumentClient>;
 
 let client: DocumentClient | undefined;
 let store: Store | undefined;
-let elicitations: ElicitationStore | undefined;
+let sites: SiteStore | undefined;
+let mcpStores: { results: ResultStore; elicitations: ElicitationStore } | undefined;
 
-function documentClient(): DocumentClient {
+/** The container's one DynamoDB client, which every store of it shares. */
+function getDocumentClient(): DocumentClient {
   const { dynamoEndpoint, dynamoRequestTimeoutMs, region } = getConfig();
   return (client ??= createDocumentClient({
     endpoint: dynamoEndpoint,
@@ -20,11 +22,20 @@ function documentClient(): DocumentClient {
   }));
 }
 
-export const getStore = (): Store => (store ??= createStore(documentClient(), getConfig().tableName));
+export const getStore = (): Store => (store ??= createStore(getDocumentClient(), getConfig().tableName));
 
-/** The MCP endpoints' approval questions, on the same client: apart from the Store, so only their bundles carry it. */
-export const getElicitations = (): ElicitationStore =>
-  (elicitations ??= new ElicitationStore(documentClient(), getConfig().tableName));
+/**
+ * The sites and their keys alone, for the key check: a function that needs nothing else (the MCP
+ * endpoints, whose other stores load with their server) does not load the whole Store at cold start.
+ */
+export const getSites = (): SiteStore => (sites ??= new SiteStore(getDocumentClient(), getConfig().tableName));
+
+/** What the MCP endpoints' server reads and writes itself: the results it keeps, and the approval questions it asks. */
+export const getMcpStores = () =>
+  (mcpStores ??= {
+    results: new ResultStore(getDocumentClient(), getConfig().tableName),
+    elicitations: new ElicitationStore(getDocumentClient(), getConfig().tableName),
+  });
 
 /** The keyword data provider: DataForSEO with credentials (a secret's as read in the last few minutes), else the sandbox. */
 export async function getKeywordData(): Promise<KeywordDataProvider> {
@@ -41,5 +52,6 @@ export function resetServices(): void {
   resetConfig();
   client = undefined;
   store = undefined;
-  elicitations = undefined;
+  sites = undefined;
+  mcpStores = undefined;
 }

@@ -34,7 +34,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { ElicitationStore, type ElicitationAction } from './elicitations';
-export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore };
+export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
 export interface Store {
   sites: SiteStore;

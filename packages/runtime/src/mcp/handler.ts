@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda';
 import { ApiError, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { logger } from '../observability';
-import { getElicitations, getStore } from '../services';
+import { getMcpStores } from '../services';
 import { checkCaller } from './access';
 import type { McpReply } from './server';
 import { fromWebResponse, toWebRequest } from './web-seam';
@@ -38,7 +38,7 @@ function mcpRoutes(streaming: boolean, deliver: Deliver): Handlers {
       const { handleMcp } = await import('./load-server');
       const reply = await handleMcp(
         toWebRequest(event),
-        { event, apiKey, siteId, store: getStore(), elicitations: getElicitations(), logger },
+        { event, apiKey, siteId, ...getMcpStores(), logger },
         streaming,
       );
       return deliver(event, reply);

@@ -140,7 +140,7 @@ export async function fitted(caller: Caller, name: string, args: Json, result: J
   const list = longestList(result);
   if (!list) return { result, note: overMax(max, 'it has no list to page, so it is answered whole') };
   const json = JSON.stringify(result);
-  const resultId = await caller.store.results.keep(caller.siteId, name, json, new Date(), KEEP_RESULT_SECONDS);
+  const resultId = await caller.results.keep(caller.siteId, name, json, new Date(), KEEP_RESULT_SECONDS);
   return pageNote(pageOf(result, resultId, list.path, 0, max), resultId, max);
 }
 
@@ -167,7 +167,7 @@ function pageNote(page: Json, resultId: string, max: number): Fitted {
 /** The page a `cursor` of a kept result names, for the tool it was answered by; 400 validation_failed when it is unknown or gone. */
 export async function nextPage(caller: Caller, name: string, cursor: string): Promise<Fitted> {
   const at = readResultCursor(cursor);
-  const kept = at && (await caller.store.results.read(caller.siteId, at.resultId, new Date()));
+  const kept = at && (await caller.results.read(caller.siteId, at.resultId, new Date()));
   if (!at || !kept || kept.tool !== name)
     throw fieldError(
       'arguments',

@@ -79,7 +79,7 @@ function pieceStarts(bytes: Buffer, max: number): number[] {
 async function readResult(caller: Caller, uri: string): Promise<ReadResourceResult> {
   const [, id, pieceParam] = RESULT_URI.exec(uri) ?? [];
   const piece = Number(pieceParam ?? '1');
-  const kept = id && (await caller.store.results.read(caller.siteId, id, new Date()));
+  const kept = id && (await caller.results.read(caller.siteId, id, new Date()));
   if (!id || !kept) throw notFound(uri, `no kept result of this site has this id (results are kept ${KEPT_FOR})`);
   const bytes = Buffer.from(kept.json, 'utf8');
   const starts = pieceStarts(bytes, resultMaxBytes());

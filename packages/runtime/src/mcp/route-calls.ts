@@ -1,5 +1,5 @@
 import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
-import type { ElicitationStore, Store } from '@cm/store';
+import type { ElicitationStore, ResultStore } from '@cm/store';
 import type { ApiEvent } from '../http';
 import { invoke } from './invoke';
 
@@ -7,16 +7,17 @@ import { invoke } from './invoke';
 
 export type Json = Record<string, unknown>;
 
-/** What one MCP request's tool calls run with: the caller's key and site, and the event they came in. */
+/**
+ * What one MCP request's tool calls run with: the caller's key and site, the event they came in, and the
+ * stores and logger the handler hands in. The server is a file of its own in the bundle (loaded with the
+ * first request), which must not make a second DynamoDB client or log without the request's keys.
+ */
 export interface Caller {
   event: ApiEvent;
   apiKey: string;
   siteId: number;
-  /**
-   * The container's store and logger, handed in: the MCP server is a file of its own in the bundle
-   * (loaded with the first request), which must not make a second client or log without the request's keys.
-   */
-  store: Store;
+  /** Tool results too large for one reply, kept for their pages. */
+  results: ResultStore;
   /** Approval questions asked by elicitation (the streaming endpoint's), and their answers. */
   elicitations: ElicitationStore;
   logger: { error(message: string, attributes: Record<string, unknown>): void };

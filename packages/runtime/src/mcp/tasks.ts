@@ -90,19 +90,13 @@ export async function startTask(caller: Caller, name: string, args: Json): Promi
     const at = now.toISOString();
     return { task: taskOfJob({ job_id: result.job_id, status: result.status, created_at: at, updated_at: at }) };
   }
-  const resultId = await caller.store.results.keep(
-    caller.siteId,
-    name,
-    JSON.stringify(result),
-    now,
-    TASK_TTL_MS / 1000,
-  );
+  const resultId = await caller.results.keep(caller.siteId, name, JSON.stringify(result), now, TASK_TTL_MS / 1000);
   return { task: answeredTask(`result_${resultId}`, result, now.toISOString()) };
 }
 
 /** A task answered at once: its kept research result, or null (unknown to the site, gone, or a kept result of another tool). */
 async function keptTask(caller: Caller, resultId: string): Promise<{ result: Json; created_at: string } | null> {
-  const kept = await caller.store.results.read(caller.siteId, resultId, new Date());
+  const kept = await caller.results.read(caller.siteId, resultId, new Date());
   if (!kept || !TASK_TOOLS.includes(kept.tool)) return null;
   const result: unknown = JSON.parse(kept.json);
   return isJsonObject(result) ? { result, created_at: kept.created_at } : null;
