@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
+import { ensureTable, runSites, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 
 const run = promisify(execFile);
@@ -116,12 +116,21 @@ describe('sites and API keys', () => {
   });
 
   describe('`npm run sites` rotate-key and revoke-key', () => {
-    const cli = (...args: string[]) =>
-      run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'packages/local/src/sites-cli.ts'), ...args], {
-        env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'sites-test' },
-        cwd: ROOT,
-      });
-    const printed = async (...args: string[]) => JSON.parse((await cli(...args)).stdout) as Record<string, unknown>;
+    // The command in-process, as the CLI runs it (one test below runs the CLI itself).
+    const cli = async (...args: string[]) => {
+      const out = { stdout: '', stderr: '' };
+      const code = await runSites(
+        args,
+        { log: (line) => (out.stdout += `${line}\n`), error: (line) => (out.stderr += `${line}\n`) },
+        { DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'sites-test' },
+      );
+      return { code, ...out };
+    };
+    const printed = async (...args: string[]) => {
+      const { code, stdout, stderr } = await cli(...args);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
 
     it('rotate-key prints the new key; the old one keeps working for the grace period', async () => {
       const { site, api_key: old } = await store.sites.create({ name: 'CLI', domain: 'cli.example.com' });
@@ -168,30 +177,46 @@ describe('sites and API keys', () => {
         daily: { limit_usd: 5 },
         confirm_above_usd: null,
       });
-      await expect(cli('budget', '--site', id, '--confirm-above', '-1')).rejects.toMatchObject({ code: 2 });
+      expect(await cli('budget', '--site', id, '--confirm-above', '-1')).toMatchObject({ code: 2 });
     });
 
     it('says what is wrong: an unknown site or key exits 1, bad options 2', async () => {
-      await expect(cli('rotate-key', '--site', '999999')).rejects.toMatchObject({
+      expect(await cli('rotate-key', '--site', '999999')).toMatchObject({
         code: 1,
         stderr: expect.stringContaining('no site 999999'),
       });
-      await expect(cli('revoke-key', '--key', 'cmk_unknown')).rejects.toMatchObject({
+      expect(await cli('revoke-key', '--key', 'cmk_unknown')).toMatchObject({
         code: 1,
         stderr: expect.stringContaining('no such key'),
       });
-      await expect(cli('rotate-key', '--site', 'x')).rejects.toMatchObject({
+      expect(await cli('rotate-key', '--site', 'x')).toMatchObject({
         code: 2,
         stderr: expect.stringContaining('--site'),
       });
-      await expect(cli('rotate-key', '--site', '1', '--grace-seconds', '-5')).rejects.toMatchObject({
+      expect(await cli('rotate-key', '--site', '1', '--grace-seconds', '-5')).toMatchObject({
         code: 2,
         stderr: expect.stringContaining('--grace-seconds'),
       });
-      await expect(cli('revoke-key', '--site', '1', '--key', 'cmk_x')).rejects.toMatchObject({
+      expect(await cli('revoke-key', '--site', '1', '--key', 'cmk_x')).toMatchObject({
         code: 2,
         stderr: expect.stringContaining('one of them'),
       });
+    });
+
+    it('is the CLI: npm run sites prints to stdout and stderr and exits with the code', async () => {
+      const tsx = (...args: string[]) =>
+        run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'packages/local/src/sites-cli.ts'), ...args], {
+          env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: 'sites-test' },
+          cwd: ROOT,
+        });
+      const { site } = await store.sites.create({ name: 'CLI4', domain: 'cli4.example.com' });
+      const rotated = JSON.parse((await tsx('rotate-key', '--site', String(site.site_id))).stdout);
+      expect(rotated).toEqual({ site_id: site.site_id, api_key: expect.stringMatching(/^cmk_/) });
+      await expect(tsx('rotate-key', '--site', '999999')).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('sites: there is no site 999999'),
+      });
+      await expect(tsx('rotate-key', '--site', 'x')).rejects.toMatchObject({ code: 2 });
     });
   });
 });

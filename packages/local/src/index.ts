@@ -3,3 +3,4 @@ export * from './dynamo';
 export * from './server';
 export * from './queue';
 export * from './context';
+export { runSites } from './sites';

@@ -1,0 +1,193 @@
+import { parseArgs } from 'node:util';
+import * as z from 'zod/mini';
+import { BudgetInput } from '@cm/contract';
+import { createDocumentClient, createStore } from '@cm/store';
+import { setBudget } from '@cm/tools';
+
+const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
+       npm run sites -- rotate-key --site ID [--grace-seconds S]
+       npm run sites -- revoke-key --site ID | --key KEY
+       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none]
+
+create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
+rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
+            for --grace-seconds (default 0: it stops now), then stops.
+revoke-key  --site: every key of the site stops (rotate-key gives it a new one); --key: that one key stops.
+            Prints {"revoked":…}.
+budget      Sets the site's daily and monthly spend limits and its approval threshold (paid calls estimated
+            above it answer approval_required; none: no limit, no threshold) and prints its budget (GET /v1/budget).
+
+Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000,
+the local stack) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
+with your AWS credentials and AWS_REGION.`;
+
+const CreateSite = z.object({
+  name: z.string().check(z.minLength(1, 'is required')),
+  domain: z
+    .string()
+    .check(
+      z.regex(
+        /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+        'must be a host name such as example.com',
+      ),
+    ),
+  locale: z._default(z.string().check(z.regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')), 'WW/en'),
+});
+
+const SiteId = z.coerce
+  .number({ error: 'must be a site id' })
+  .check(z.int('must be a site id'), z.positive('must be a site id'));
+
+const RotateKey = z.object({
+  site: SiteId,
+  'grace-seconds': z._default(
+    z.coerce.number().check(z.int('must be whole seconds'), z.minimum(0, 'must be 0 or more')),
+    0,
+  ),
+});
+
+const RevokeKey = z
+  .object({ site: z.optional(SiteId), key: z.optional(z.string().check(z.startsWith('cmk_', 'must be an API key'))) })
+  .check(
+    z.refine(
+      (input) => (input.site === undefined) !== (input.key === undefined),
+      'give --site ID or --key KEY (one of them)',
+    ),
+  );
+
+const Limit = z.optional(
+  z.union([
+    z.pipe(
+      z.literal('none'),
+      z.transform(() => null),
+    ),
+    z.coerce.number(),
+  ]),
+);
+const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit });
+
+/** Where the command's lines go: stdout and stderr for `npm run sites`. */
+export interface SitesOutput {
+  log(line: string): void;
+  error(line: string): void;
+}
+
+/** `schema`'s reading of the options, or null after saying what is wrong (exit code 2). */
+function parsed<S extends z.ZodMiniType>(out: SitesOutput, schema: S, values: unknown): z.output<S> | null {
+  const input = schema.safeParse(values);
+  if (input.success) return input.data;
+  for (const issue of input.error.issues)
+    out.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);
+  out.error(USAGE);
+  return null;
+}
+
+function openStore(env: NodeJS.ProcessEnv) {
+  const endpoint = env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000';
+  const db = createDocumentClient(endpoint === 'aws' ? { region: env.AWS_REGION } : { endpoint });
+  return createStore(db, env.TABLE_NAME || 'content');
+}
+
+/** The command line's options; throws on an unknown or ambiguous one. */
+function options(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      locale: { type: 'string' },
+      site: { type: 'string' },
+      key: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+      'confirm-above': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+async function run(argv: string[], out: SitesOutput, env: NodeJS.ProcessEnv): Promise<number> {
+  let args;
+  try {
+    args = options(argv);
+  } catch (error) {
+    out.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = args;
+  const command = positionals[0];
+  if (values.help || !['create', 'rotate-key', 'revoke-key', 'budget'].includes(command ?? '')) {
+    out.error(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (command === 'create') {
+    const input = parsed(out, CreateSite, {
+      name: values.name,
+      domain: values.domain?.toLowerCase(),
+      locale: values.locale,
+    });
+    if (!input) return 2;
+    const { site, api_key } = await openStore(env).sites.create(input);
+    out.log(JSON.stringify({ site_id: site.site_id, api_key }));
+    return 0;
+  }
+  if (command === 'rotate-key') {
+    const input = parsed(out, RotateKey, { site: values.site, 'grace-seconds': values['grace-seconds'] });
+    if (!input) return 2;
+    const apiKey = await openStore(env).sites.rotateKeys(input.site, input['grace-seconds']);
+    if (apiKey === null) throw new Error(`there is no site ${input.site}`);
+    out.log(JSON.stringify({ site_id: input.site, api_key: apiKey }));
+    return 0;
+  }
+  if (command === 'budget') {
+    // The limits go through the same checks as PUT /v1/budget.
+    const input = parsed(out, SetBudget, {
+      site: values.site,
+      daily: values.daily,
+      monthly: values.monthly,
+      'confirm-above': values['confirm-above'],
+    });
+    const change =
+      input &&
+      parsed(out, BudgetInput, {
+        daily_usd: input.daily,
+        monthly_usd: input.monthly,
+        confirm_above_usd: input['confirm-above'],
+      });
+    if (!input || !change) return 2;
+    const store = openStore(env);
+    if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
+    out.log(JSON.stringify(await setBudget(store, input.site, change, new Date())));
+    return 0;
+  }
+  const input = parsed(out, RevokeKey, { site: values.site, key: values.key });
+  if (!input) return 2;
+  if (input.site !== undefined) {
+    if (!(await openStore(env).sites.revokeKeys(input.site))) throw new Error(`there is no site ${input.site}`);
+    out.log(JSON.stringify({ revoked: 'site', site_id: input.site }));
+    return 0;
+  }
+  const siteId = await openStore(env).sites.revokeKey(input.key ?? '');
+  if (siteId === null) throw new Error('no such key (revoked already, or never issued)');
+  out.log(JSON.stringify({ revoked: 'key', site_id: siteId }));
+  return 0;
+}
+
+/**
+ * `npm run sites -- <command>` (packages/local/src/sites-cli.ts): the exit code; what is wrong with the
+ * site or key asked for is said on `out.error` with exit code 1, bad options with 2.
+ */
+export async function runSites(
+  argv: string[],
+  out: SitesOutput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  try {
+    return await run(argv, out, env);
+  } catch (error) {
+    out.error(`sites: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
