@@ -17,13 +17,26 @@ const clients: Client[] = [];
 const MAX = 20_000;
 
 beforeAll(async () => {
-  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '2600', MCP_RESULT_MAX_BYTES: String(MAX) } });
+  t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '300', MCP_RESULT_MAX_BYTES: String(MAX) } });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await t.stop();
   resetServices();
 });
+
+/** Runs `run` with sandbox research taking 2.6 s: long enough to see it wait (and report progress at 0 and 2 s). */
+async function withSlowResearch(run: () => Promise<void>) {
+  process.env.SANDBOX_RESEARCH_MS = '2600';
+  resetServices();
+  try {
+    await run();
+  } finally {
+    await t.stack.drain();
+    process.env.SANDBOX_RESEARCH_MS = '300';
+    resetServices();
+  }
+}
 
 async function connect(key = t.key): Promise<Client> {
   const client = new Client({ name: 'mcp-pages', version: '1.0.0' });
@@ -146,24 +159,25 @@ describe('MCP _meta of an estimate', () => {
 });
 
 describe('MCP long work', () => {
-  it('sends progress notifications while research waits, when the client gives a progress token', async () => {
-    const client = await connect();
-    const progress: Progress[] = [];
-    const result = (await client.callTool(
-      { name: 'research', arguments: { mode: 'web', seed: 'progress notifications for a slow query' } },
-      undefined,
-      { onprogress: (p) => progress.push(p) },
-    )) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
-    // At least one at the start and one 2 s into the 2.6 s the sandbox takes.
-    expect(progress.length).toBeGreaterThanOrEqual(2);
-    for (const [i, p] of progress.entries()) {
-      expect(p.total).toBe(LIMITS.waitMsMax / 1000);
-      expect(p.message).toMatch(/web research/);
-      if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]!.progress);
-    }
-  });
+  it('sends progress notifications while research waits, when the client gives a progress token', () =>
+    withSlowResearch(async () => {
+      const client = await connect();
+      const progress: Progress[] = [];
+      const result = (await client.callTool(
+        { name: 'research', arguments: { mode: 'web', seed: 'progress notifications for a slow query' } },
+        undefined,
+        { onprogress: (p) => progress.push(p) },
+      )) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+      // At least one at the start and one 2 s into the 2.6 s the sandbox takes.
+      expect(progress.length).toBeGreaterThanOrEqual(2);
+      for (const [i, p] of progress.entries()) {
+        expect(p.total).toBe(LIMITS.waitMsMax / 1000);
+        expect(p.message).toMatch(/web research/);
+        if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]!.progress);
+      }
+    }));
 
   it('says in a result that is still running how to collect it, and get_job collects it', async () => {
     const client = await connect();
@@ -185,49 +199,50 @@ describe('MCP long work', () => {
 });
 
 describe('research as an MCP task', () => {
-  it('is offered as a task: tools/call with task answers at once, tasks/get follows the job, tasks/result gives the research', async () => {
-    const client = await connect();
-    const { tools } = await client.listTools();
-    expect(tools.find((tool) => tool.name === 'research')!.execution).toEqual({ taskSupport: 'optional' });
-    expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
+  it('is offered as a task: tools/call with task answers at once, tasks/get follows the job, tasks/result gives the research', () =>
+    withSlowResearch(async () => {
+      const client = await connect();
+      const { tools } = await client.listTools();
+      expect(tools.find((tool) => tool.name === 'research')!.execution).toEqual({ taskSupport: 'optional' });
+      expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
 
-    const started = Date.now();
-    const { task } = await client.request(
-      {
-        method: 'tools/call',
-        params: {
-          name: 'research',
-          arguments: { mode: 'web', seed: 'a research run as a task' },
-          task: { ttl: 60_000 },
+      const started = Date.now();
+      const { task } = await client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'research',
+            arguments: { mode: 'web', seed: 'a research run as a task' },
+            task: { ttl: 60_000 },
+          },
         },
-      },
-      CreateTaskResultSchema,
-    );
-    // Answered before the research (the sandbox's 2.6 s) could end.
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect(task).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^job_/), pollInterval: 5000 });
-    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
-      taskId: task.taskId,
-      status: 'working',
-    });
+        CreateTaskResultSchema,
+      );
+      // Answered before the research (the sandbox's 2.6 s) could end.
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(task).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^job_/), pollInterval: 5000 });
+      expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+        taskId: task.taskId,
+        status: 'working',
+      });
 
-    // tasks/result waits for the job to end, then answers research's own result.
-    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-    expect(result.structuredContent).toMatchObject({
-      job_id: task.taskId,
-      status: 'succeeded',
-      data_source: 'sandbox',
-    });
-    expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
-    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
-      taskId: task.taskId,
-      status: 'completed',
-    });
+      // tasks/result waits for the job to end, then answers research's own result.
+      const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect(result.structuredContent).toMatchObject({
+        job_id: task.taskId,
+        status: 'succeeded',
+        data_source: 'sandbox',
+      });
+      expect((result.structuredContent as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+      expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+        taskId: task.taskId,
+        status: 'completed',
+      });
 
-    // Another site's key finds no such task.
-    const other = await connect((await t.newSite()).key);
-    await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
-  });
+      // Another site's key finds no such task.
+      const other = await connect((await t.newSite()).key);
+      await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+    }));
 
   it('asks for approval before it queues a task over the threshold, and a token a plain call was given confirms it', async () => {
     const site = await t.newSite();

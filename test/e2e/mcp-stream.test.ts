@@ -20,7 +20,7 @@ import { siteClient, startTestStack, type SiteClient, type TestStack } from '../
 
 let t: TestStack;
 const clients: Client[] = [];
-const WAIT_MS = 3_000;
+const WAIT_MS = 2_000;
 const SERP = serpPrice(LIMITS.serpDepth);
 
 beforeAll(async () => {
