@@ -10,6 +10,8 @@ const WRITE = [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Bat
 export const TABLE_ACTIONS = {
   none: [],
   read: READ,
+  // The mcp function's: it writes only the large results it keeps, in batches.
+  readBatchWrite: [...READ, 'dynamodb:BatchWriteItem'],
   readWrite: WRITE,
   readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'],
 } as const;
@@ -51,10 +53,10 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // Static files: the app reads the site's data through the API with the user's key.
   dashboard: { table: 'none' },
   // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them; a
-  // result too large for one reply is kept (BatchWriteItem) for its pages and resource, and a client's
-  // answer to an approval question is stored (UpdateItem) for the call that waits for it.
-  mcp: { table: 'readWrite' },
-  // The same, streaming; it also records the approval questions it asks (PutItem).
+  // result too large for one reply is kept (BatchWriteItem) for its pages and resource.
+  mcp: { table: 'readBatchWrite' },
+  // The same, streaming; it also records the approval questions it asks (PutItem) and takes the
+  // client's answers to them (UpdateItem).
   'mcp-stream': { table: 'readWrite' },
   'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
   // A job without a place under the cap is queued again to wait for one.

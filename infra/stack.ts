@@ -121,9 +121,10 @@ export class ContentApiStack extends Stack {
     const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
     // Without a custom domain each request's own host is the base: naming the API's URL here would make the functions depend on the API that depends on them.
     const publicBaseUrl = props.domain ? `https://${props.domain.name}` : api.apiEndpoint;
-    if (props.domain)
-      for (const fn of [...this.functions.values(), this.mcpStream])
-        fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    if (props.domain) for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    // The streaming endpoint's own host (its function URL) serves only /mcp, so the links it answers are
+    // the API's; the API does not depend on this function, so naming its URL makes no cycle.
+    this.mcpStream.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
     new CfnOutput(this, 'PublicBaseUrl', {

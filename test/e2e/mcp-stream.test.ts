@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
 import { serpPrice } from '@cm/providers';
-import { createDocumentClient, ElicitationStore } from '@cm/store';
 import { siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
@@ -33,11 +32,10 @@ afterAll(async () => {
   await t.stop();
 });
 
-/** The approval questions, as the table holds them. */
-const elicitations = () =>
-  new ElicitationStore(createDocumentClient({ endpoint: t.stack.dynamo.endpoint }), t.stack.tableName);
-
-type Answer = (request: ElicitRequest, extra: { requestId: string | number }) => Promise<ElicitResult>;
+type Answer = (
+  request: ElicitRequest,
+  extra: { requestId: string | number; signal: AbortSignal },
+) => Promise<ElicitResult>;
 
 /** An SDK client of `url`; with `answer`, one that declares elicitation and answers with it. */
 async function connect(key: string, url: string, answer?: Answer) {
@@ -114,6 +112,23 @@ describe('the streaming endpoint', () => {
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
   });
+
+  it('links to the API, not to itself: find_pages gives the visitor-page URLs the API serves', async () => {
+    await t.call('POST', '/articles', {
+      slug: 'streamed-link',
+      title: 'Streamed link',
+      body: [{ _type: 'paragraph', text: 'x' }],
+      status: 'published',
+    });
+    const { client } = await connect(t.key, t.stack.mcpStreamUrl);
+    const found = (await client.callTool({
+      name: 'find_pages',
+      arguments: { query: 'streamed link' },
+    })) as CallToolResult;
+    const [page] = (found.structuredContent as { pages: Array<{ url: string }> }).pages;
+    expect(page!.url).toBe(`${t.url}/sites/${t.siteId}/articles/streamed-link`);
+    expect((await fetch(page!.url)).status).toBe(200);
+  });
 });
 
 describe('approval by elicitation', () => {
@@ -155,16 +170,13 @@ describe('approval by elicitation', () => {
     }
   });
 
-  it('not answered in time, the call answers approval_required with its token, and the late answer is refused', async () => {
+  it('not answered in time, the call answers approval_required with its token, takes the question down, and refuses a late answer', async () => {
     const site = await thresholdSite('Elicit late');
-    let questionId: string | number | undefined;
-    const { client } = await connect(site.key, t.stack.mcpStreamUrl, async (_request, extra) => {
-      questionId = extra.requestId;
-      await new Promise((resolve) => setTimeout(resolve, WAIT_MS + 500));
-      return { action: 'accept', content: {} };
+    let question: { id: string | number; signal: AbortSignal } | undefined;
+    const { client } = await connect(site.key, t.stack.mcpStreamUrl, (_request, extra) => {
+      question = { id: extra.requestId, signal: extra.signal };
+      return new Promise(() => undefined);
     });
-    const sendFailures: Error[] = [];
-    client.onerror = (error) => sendFailures.push(error);
     const before = await paidCalls(site);
     const started = Date.now();
     const result = await refresh(client, 'hiking boots');
@@ -172,11 +184,12 @@ describe('approval by elicitation', () => {
     expect(result.isError).toBe(true);
     const refusal = errorOf(result);
     expect(refusal).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
-    expect(await paidCalls(site)).toBe(before);
-    // The late "accept" is POSTed and refused (400): the SDK client reports that it could not send it.
-    await waitFor(() => sendFailures.length > 0);
-    expect(String(sendFailures[0])).toMatch(/validation_failed/);
-    expect(await elicitations().answerOf(site.siteId, String(questionId))).toBeNull();
+    // notifications/cancelled took the question down at the client (the SDK aborts its handler)...
+    expect(question!.signal.aborted).toBe(true);
+    // ... and an answer sent anyway is refused.
+    const late = await answer(site.key, question!.id);
+    expect(late.status).toBe(400);
+    expect(await late.json()).toMatchObject({ code: 'validation_failed' });
     expect(await paidCalls(site)).toBe(before);
     // The token still confirms the call, as without elicitation.
     const confirmed = (await client.callTool({
@@ -185,6 +198,41 @@ describe('approval by elicitation', () => {
     })) as CallToolResult;
     expect(confirmed.isError).toBeFalsy();
     expect(await paidCalls(site)).toBe(before + 1);
+  });
+
+  it('takes an error answer (the client could not ask) as no answer: approval_required with its token', async () => {
+    const site = await thresholdSite('Elicit error');
+    const { client } = await connect(site.key, t.stack.mcpStreamUrl, async () => {
+      throw new Error('this client cannot show forms now');
+    });
+    const before = await paidCalls(site);
+    const result = await refresh(client, 'trail shoes');
+    expect(errorOf(result)).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
+    expect(await paidCalls(site)).toBe(before);
+  });
+
+  it('gives up when the client goes mid-question: the question is closed, a late accept is refused, nothing is spent', async () => {
+    const site = await thresholdSite('Elicit gone');
+    let questionId: string | number | undefined;
+    const { client } = await connect(site.key, t.stack.mcpStreamUrl, (_request, extra) => {
+      questionId = extra.requestId;
+      return new Promise(() => undefined);
+    });
+    const before = await paidCalls(site);
+    const call = refresh(client, 'road shoes').catch((error: unknown) => error);
+    await waitFor(() => questionId !== undefined);
+    await client.close();
+    await call;
+    const accept = () => answer(site.key, questionId);
+    // The server notices the stream is gone and closes the question, well before its wait would end.
+    let status = 0;
+    for (let i = 0; i < 30 && status !== 400; i++) {
+      status = (await accept()).status;
+      if (status !== 400) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await paidCalls(site)).toBe(before);
   });
 
   it('is not asked of a client that does not answer elicitations, nor on the API endpoint, which sends replies whole', async () => {
@@ -210,38 +258,40 @@ describe('approval by elicitation', () => {
     const asker = await thresholdSite('Elicit asker');
     const other = await siteClient(t, 'Elicit other');
     let questionId: string | number | undefined;
-    let answer: (result: ElicitResult) => void = () => undefined;
+    let decide: (result: ElicitResult) => void = () => undefined;
     const { client } = await connect(asker.key, t.stack.mcpStreamUrl, (_request, extra) => {
       questionId = extra.requestId;
-      return new Promise((resolve) => (answer = resolve));
+      return new Promise((resolve) => (decide = resolve));
     });
     const call = refresh(client, 'trail shoes');
     await waitFor(() => questionId !== undefined);
     expect(questionId).toMatch(/^approval\.[\w-]{22}$/);
-    const post = (key: string, id: unknown) =>
-      fetch(`${t.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          'x-api-key': key,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: {} } }),
-      });
     for (const [key, id] of [
       [other.key, questionId],
       [asker.key, 'approval.AAAAAAAAAAAAAAAAAAAAAA'],
     ]) {
-      const refused = await post(String(key), id);
+      const refused = await answer(String(key), id);
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ code: 'validation_failed' });
     }
-    answer({ action: 'decline' });
+    decide({ action: 'decline' });
     expect(errorOf(await call).code).toBe('approval_declined');
-    expect((await post(asker.key, questionId)).status).toBe(400);
+    expect((await answer(asker.key, questionId)).status).toBe(400);
   });
 });
+
+/** A client's answer to approval question `id`, POSTed to the streaming endpoint as the SDK's client sends it. */
+const answer = (key: string, id: unknown) =>
+  fetch(`${t.stack.mcpStreamUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      'x-api-key': key,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: {} } }),
+  });
 
 async function waitFor(check: () => boolean) {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));

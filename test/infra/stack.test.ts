@@ -256,6 +256,18 @@ describe('CDK stack', () => {
       TargetFunctionArn: { 'Fn::GetAtt': [streamId, 'Arn'] },
     });
     expect(functions[streamId]!.Properties.Timeout).toBe(MCP_STREAM_TIMEOUT_SECONDS);
+    // Anyone may reach the URL (the handler checks the key), and only through the URL: both permissions Lambda asks for.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
+      .map((p) => p.Properties)
+      .filter((p) => JSON.stringify(p.FunctionName).includes(streamId));
+    expect(permissions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }),
+        expect.objectContaining({ Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true }),
+      ]),
+    );
+    // Its links are the API's, not its own host's.
+    expect(functions[streamId]!.Properties.Environment.Variables.PUBLIC_BASE_URL).toBeDefined();
     template.hasOutput('McpStreamUrl', {
       Value: {
         'Fn::Join': [
@@ -283,13 +295,13 @@ describe('CDK stack', () => {
       const dynamo = statements
         .flatMap((s: any) => asList(s.Action))
         .filter((a: any) => String(a).startsWith('dynamodb:'));
-      // It writes the large results it keeps for their pages (docs/api.md#mcp-results), in batches, and
-      // approval questions and answers (docs/api.md#the-streaming-endpoint); it deletes nothing.
-      expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual([
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:BatchWriteItem',
-      ]);
+      // Each writes the large results it keeps for their pages (docs/api.md#mcp-results), in batches;
+      // the streaming one also approval questions and answers (docs/api.md#the-streaming-endpoint).
+      expect(dynamo.filter((a: any) => /Put|Update|Delete|Write/.test(a))).toEqual(
+        role === 'McpFunctionRole'
+          ? ['dynamodb:BatchWriteItem']
+          : ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+      );
       expect(
         statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
       ).toEqual([]);
@@ -557,17 +569,20 @@ describe('CDK stack', () => {
     template.hasOutput('AlarmTopicArn', {});
   });
 
-  it('has no custom domain by default: the public base URL is the API URL, and each request its own base', () => {
+  it("has no custom domain by default: the public base URL is the API URL, and each request its own base (but the MCP stream's, which names the API)", () => {
     template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
     expect(template.findOutputs('PublicBaseUrl').PublicBaseUrl!.Value).toEqual(
       template.findOutputs('ApiUrl').ApiUrl!.Value,
     );
     expect(Object.keys(template.findOutputs('ApiDomainTarget'))).toEqual([]);
-    const envs = Object.values(template.findResources('AWS::Lambda::Function')).map(
-      (f) => f.Properties.Environment.Variables,
+    const based = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([, f]) => 'PUBLIC_BASE_URL' in f.Properties.Environment.Variables,
     );
-    expect(envs.filter((v) => 'PUBLIC_BASE_URL' in v)).toEqual([]);
+    expect(based.map(([id]) => id)).toEqual([expect.stringMatching(/^McpStreamFunction/)]);
+    expect(based[0]![1].Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(
+      template.findOutputs('ApiUrl').ApiUrl!.Value,
+    );
   });
 });
 

@@ -306,21 +306,21 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
 /**
  * The local Lambda function URL of the streaming MCP endpoint: every request goes to `handler` as a
  * function URL sends it (route key `$default`), and what the handler streams is written as it comes.
+ * Its events name the API's host (`apiHost`), as the stack's PUBLIC_BASE_URL does on AWS: the links
+ * its results carry are served there.
  */
-export function createStreamServer(handler: McpStreamHandler): Server {
+export function createStreamServer(handler: McpStreamHandler, apiHost: string): Server {
   const limitBytes = bodyLimitOf(matchRoute('POST', MCP_PATH)?.route);
   return createServer(async (req, res) => {
     try {
       const body = await readBody(req, limitBytes);
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
-      await handler(
-        toEvent(req, body, '$default', {}),
-        lambdaContext('mcp-stream', MCP_STREAM_TIMEOUT_SECONDS * 1000),
-        (status, headers) => {
-          res.writeHead(status, headers);
-          return res;
-        },
-      );
+      const event = toEvent(req, body, '$default', {});
+      event.requestContext.domainName = apiHost;
+      await handler(event, lambdaContext('mcp-stream', MCP_STREAM_TIMEOUT_SECONDS * 1000), (status, headers) => {
+        res.writeHead(status, headers);
+        return res;
+      });
     } catch (error) {
       if (res.headersSent || req.socket.destroyed) return void res.destroy();
       if (error instanceof ApiError) return refuse(res, error);

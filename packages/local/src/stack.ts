@@ -190,7 +190,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     server = createApiServer(API_HANDLERS);
     const port = await listen(server, options.port ?? 3000, 'API server');
     const api = server;
-    streamServer = createStreamServer(MCP_STREAM_HANDLER);
+    streamServer = createStreamServer(MCP_STREAM_HANDLER, `localhost:${port}`);
     // Beside the API's port: the next one, or a free one too.
     const streamPort = await listen(
       streamServer,

@@ -78,8 +78,24 @@ export interface ResearchConfig {
  */
 export const DEFAULT_BEDROCK_MODEL = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
-/** How long a paid call asked about by elicitation waits for the user: time to read the price and answer. */
-const MCP_APPROVAL_WAIT_MS = 120_000;
+/**
+ * How long a paid call asked about by elicitation waits for the user: time to read the price and
+ * answer, and less than the 60 s an MCP SDK client waits for a reply by default.
+ */
+const MCP_APPROVAL_WAIT_MS = 45_000;
+/** The most it may wait: the streaming function's 300 s leave room for the tool's 29 s and a research wait of 25 s after it. */
+const MCP_APPROVAL_WAIT_MAX_MS = 180_000;
+
+/** The approval wait from the environment; a value outside 1 s to 180 s stops the function at start. */
+function approvalWaitOf(value: string | undefined): number {
+  if (!value) return MCP_APPROVAL_WAIT_MS;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1_000 || ms > MCP_APPROVAL_WAIT_MAX_MS)
+    throw new Error(
+      `MCP_APPROVAL_WAIT_MS must be whole milliseconds from 1000 to ${MCP_APPROVAL_WAIT_MAX_MS} (not ${JSON.stringify(value)})`,
+    );
+  return ms;
+}
 
 /** A non-negative number of USD from the environment, or null when unset; anything else stops the function at start, not at each paid call. */
 function usdOf(name: string, value: string | undefined): number | null {
@@ -128,7 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((origin) => origin.trim())
       .filter(Boolean),
     mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
-    mcpApprovalWaitMs: Number(env.MCP_APPROVAL_WAIT_MS) || MCP_APPROVAL_WAIT_MS,
+    mcpApprovalWaitMs: approvalWaitOf(env.MCP_APPROVAL_WAIT_MS),
     functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
     dashboardDir: env.DASHBOARD_DIR || undefined,

@@ -36,7 +36,7 @@ export class ElicitationStore {
 
   /**
    * The client's answer to question `id`: one conditional write, so only a question this site asked,
-   * still awaited and not answered yet takes it. False when it did not.
+   * still awaited (not closed, not past its time) and not answered yet takes it. False when it did not.
    */
   async answer(siteId: number, id: string, action: ElicitationAction, nowMs: number): Promise<boolean> {
     try {
@@ -45,7 +45,8 @@ export class ElicitationStore {
           TableName: this.table,
           Key: elicitationKey(siteId, id),
           UpdateExpression: 'SET #action = :action',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#action) AND expires_ms > :now',
+          ConditionExpression:
+            'attribute_exists(pk) AND attribute_not_exists(#action) AND attribute_not_exists(closed_at) AND expires_ms > :now',
           ExpressionAttributeNames: { '#action': 'action' },
           ExpressionAttributeValues: { ':action': action, ':now': nowMs },
         }),
@@ -62,5 +63,28 @@ export class ElicitationStore {
     const key = elicitationKey(siteId, id);
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
     return out.Item ? (decodeElicitation(out.Item, key).action ?? null) : null;
+  }
+
+  /**
+   * Stops waiting for question `id`: one conditional write, so an answer that came first is not lost
+   * (it is returned, to be honoured) and one after it is refused. Null when none came.
+   */
+  async close(siteId: number, id: string, nowMs: number): Promise<ElicitationAction | null> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: elicitationKey(siteId, id),
+          UpdateExpression: 'SET closed_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#action)',
+          ExpressionAttributeNames: { '#action': 'action' },
+          ExpressionAttributeValues: { ':at': new Date(nowMs).toISOString() },
+        }),
+      );
+      return null;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    return this.answerOf(siteId, id);
   }
 }

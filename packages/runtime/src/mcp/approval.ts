@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ElicitResultSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ElicitResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonObject, ToolEstimate } from '@cm/contract';
 import type { ElicitationAction } from '@cm/store';
 import { getConfig } from '../config';
@@ -39,11 +40,11 @@ export const answersElicitation = (request: Request) =>
 /** The client's answers to approval questions in a POST body (JSON-RPC responses); null when it holds none. */
 export function approvalAnswers(body: unknown): Array<{ id: string; action: ElicitationAction }> | null {
   const messages = Array.isArray(body) ? body : [body];
-  const answers = messages.flatMap((m) => {
+  const answers = messages.flatMap((m): Array<{ id: string; action: ElicitationAction }> => {
     if (!isJsonObject(m) || m.method !== undefined || typeof m.id !== 'string' || !QUESTION_ID.test(m.id)) return [];
     const result = ElicitResultSchema.safeParse(m.result);
-    // An error answer, or one that is no elicitation result, approves nothing.
-    return [{ id: m.id, action: result.success ? result.data.action : 'cancel' }];
+    // An error answer, or one that is no elicitation result, says the client could not ask: no user's decision.
+    return [{ id: m.id, action: result.success ? result.data.action : 'error' }];
   });
   return answers.length ? answers : null;
 }
@@ -70,18 +71,27 @@ function questionOf(tool: string, refusal: Json): string {
   );
 }
 
-export type Ask = (request: JSONRPCRequest) => Promise<void>;
+/** Sends a message on the event stream of the tool call that asks. */
+export type Ask = (message: JSONRPCMessage) => Promise<void>;
+
+/** The user's decision on an approval question; null: none (no answer in time, the client could not ask, or went). */
+export type Approval = 'accept' | 'decline' | 'cancel' | null;
+
+const decision = (action: ElicitationAction | null): Approval => (action === 'error' ? null : action);
 
 /**
- * Asks the user to approve a call the tool refused as `approval_required`, and waits for the answer
- * up to MCP_APPROVAL_WAIT_MS: the user's action, or null when none came in time.
+ * Asks the user to approve a call the tool refused as `approval_required`, and waits for the answer up
+ * to MCP_APPROVAL_WAIT_MS, or until the call is given up (`signal`: the client went). Then the question
+ * is closed: an answer that came first still counts, a later one is refused, and the client is told to
+ * take the question down.
  */
 export async function askApproval(
   caller: Caller,
   ask: Ask,
   tool: string,
   refusal: Json,
-): Promise<ElicitationAction | null> {
+  signal: AbortSignal,
+): Promise<Approval> {
   const id = `approval.${randomBytes(16).toString('base64url')}`;
   const waitUntil = Date.now() + getConfig().mcpApprovalWaitMs;
   await caller.elicitations.ask(caller.siteId, id, waitUntil);
@@ -91,10 +101,17 @@ export async function askApproval(
     method: 'elicitation/create',
     params: { mode: 'form', message: questionOf(tool, refusal), requestedSchema: { type: 'object', properties: {} } },
   });
-  while (Date.now() < waitUntil) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  while (Date.now() < waitUntil && !signal.aborted) {
+    await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
     const action = await caller.elicitations.answerOf(caller.siteId, id);
-    if (action) return action;
+    if (action) return decision(action);
   }
-  return null;
+  const answered = await caller.elicitations.close(caller.siteId, id, Date.now());
+  if (answered === null && !signal.aborted)
+    await ask({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'No answer in time: the call answers approval_required with a confirm token' },
+    });
+  return decision(answered);
 }

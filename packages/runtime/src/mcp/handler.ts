@@ -96,6 +96,10 @@ export function mcpStreamHandler(): McpStreamHandler {
       // A reply handed on has no body in the result; a refusal (401, 405, …) has its own.
       if (reply?.response.body && result.body === undefined) await pipeline(Readable.fromWeb(reply.response.body), out);
       else out.end(result.body ?? '');
+    } catch (error) {
+      // The client went (or the stream broke) mid-reply: nobody is left to answer; closing the server
+      // below stops what the call still does (a wait for an approval, progress).
+      logger.warn('the MCP reply stream ended early', { route: event.routeKey, error });
     } finally {
       await reply?.close();
     }

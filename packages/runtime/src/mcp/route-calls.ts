@@ -1,6 +1,6 @@
 import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
-import type { ApiEvent } from '../http';
+import { baseUrlOf, type ApiEvent } from '../http';
 import { invoke } from './invoke';
 
 /* A tool call as a call of a route: the event the HTTP API would send to the route's function, and its reply. */
@@ -40,6 +40,9 @@ export function routeEvent(
 ): ApiEvent {
   const { event } = caller;
   const query = parts.query && Object.keys(parts.query).length ? parts.query : undefined;
+  // The deployment's address (PUBLIC_BASE_URL, else the request's), so what the function links to is
+  // served there: the streaming endpoint's own host (a function URL) serves only /mcp.
+  const base = new URL(baseUrlOf(event));
   return {
     version: '2.0',
     routeKey,
@@ -48,13 +51,18 @@ export function routeEvent(
     headers: {
       'x-api-key': caller.apiKey,
       'content-type': 'application/json',
-      host: event.headers.host ?? event.requestContext.domainName,
-      'x-forwarded-proto': event.headers['x-forwarded-proto'] ?? 'https',
+      host: base.host,
+      'x-forwarded-proto': base.protocol.slice(0, -1),
       'user-agent': event.headers['user-agent'] ?? 'mcp',
     },
     ...(query ? { queryStringParameters: query } : {}),
     ...(parts.params ? { pathParameters: parts.params } : {}),
-    requestContext: { ...event.requestContext, routeKey, http: { ...event.requestContext.http, method, path } },
+    requestContext: {
+      ...event.requestContext,
+      domainName: base.host,
+      routeKey,
+      http: { ...event.requestContext.http, method, path },
+    },
     ...(parts.body !== undefined ? { body: JSON.stringify(parts.body) } : {}),
     isBase64Encoded: false,
   };

@@ -74,15 +74,22 @@ async function reportingProgress<T>(
 }
 
 /** A tool's result; a call over the approval threshold first asks the user, when `ask` can (approval.ts). */
-async function approvedResultOf(caller: Caller, name: string, args: Json, ask: Ask | undefined): Promise<Json> {
+async function approvedResultOf(
+  caller: Caller,
+  name: string,
+  args: Json,
+  ask: Ask | undefined,
+  signal: AbortSignal,
+): Promise<Json> {
   try {
     return await resultOf(caller, name, args);
   } catch (error) {
     const refusal = error instanceof ToolFailure ? error.body : null;
     if (!ask || refusal?.error !== 'approval_required' || typeof refusal.confirm !== 'string') throw error;
-    const action = await askApproval(caller, ask, name, refusal);
-    // No answer in time: the refusal stands, with its token, for the agent to confirm later.
-    if (action === null) throw error;
+    const action = await askApproval(caller, ask, name, refusal, signal);
+    // No decision (no answer in time, or the client could not ask), or nobody is left to answer: the
+    // refusal stands, with its token, for the agent to confirm later; a call given up is never made.
+    if (action === null || signal.aborted) throw error;
     if (action !== 'accept')
       throw new ToolFailure({
         error: 'approval_declined',
@@ -101,13 +108,14 @@ async function callTool(
   progressToken: string | number | undefined,
   notify: (notification: ServerNotification) => Promise<void>,
   ask: Ask | undefined,
+  signal: AbortSignal,
 ): Promise<CallToolResult> {
   try {
     let shown: Fitted;
     if (typeof args.cursor === 'string' && !hasOwnCursor(name)) shown = await nextPage(caller, name, args.cursor);
     else {
       const result = await reportingProgress(name, args, progressToken, notify, () =>
-        approvedResultOf(caller, name, args, ask),
+        approvedResultOf(caller, name, args, ask, signal),
       );
       shown = await fitted(caller, name, args, result);
     }
@@ -159,9 +167,10 @@ function mcpServer(caller: Caller, asking: WebStandardStreamableHTTPServerTransp
       return startTask(caller, name, args);
     }
     const ask: Ask | undefined = asking
-      ? (question) => asking.send(question, { relatedRequestId: extra.requestId })
+      ? (message) => asking.send(message, { relatedRequestId: extra.requestId })
       : undefined;
-    return callTool(caller, name, args, request.params._meta?.progressToken, (n) => extra.sendNotification(n), ask);
+    const { progressToken } = request.params._meta ?? {};
+    return callTool(caller, name, args, progressToken, (n) => extra.sendNotification(n), ask, extra.signal);
   });
   server.setRequestHandler(GetTaskRequestSchema, async (request) => getTask(caller, request.params.taskId));
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => taskResult(caller, request.params.taskId));
@@ -201,7 +210,8 @@ export async function handleMcp(request: Request, caller: Caller, streaming: boo
     body = undefined;
   }
   const noServer = { close: async () => undefined };
-  const answers = approvalAnswers(body);
+  // Answers come only to the endpoint that asks (a client answers where it was asked).
+  const answers = streaming ? approvalAnswers(body) : null;
   if (answers) {
     if (await takeAnswers(caller, answers)) return { response: new Response(null, { status: 202 }), ...noServer };
     const error = new ApiError('validation_failed', 'The answer is not to a question this site was asked and awaits', {
