@@ -3,6 +3,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { runSites } from './sites';
 
+// The exit code, not process.exit(): output still queued on a pipe is written before the process ends.
 void runSites(process.argv.slice(2), { log: (line) => console.log(line), error: (line) => console.error(line) }).then(
-  (code) => process.exit(code),
+  (code) => {
+    process.exitCode = code;
+  },
 );

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { BudgetInput } from '@cm/contract';
-import { createDocumentClient, createStore } from '@cm/store';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { setBudget } from '@cm/tools';
 
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
@@ -82,10 +82,9 @@ function parsed<S extends z.ZodMiniType>(out: SitesOutput, schema: S, values: un
   return null;
 }
 
-function openStore(env: NodeJS.ProcessEnv) {
+function openClient(env: NodeJS.ProcessEnv) {
   const endpoint = env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000';
-  const db = createDocumentClient(endpoint === 'aws' ? { region: env.AWS_REGION } : { endpoint });
-  return createStore(db, env.TABLE_NAME || 'content');
+  return createDocumentClient(endpoint === 'aws' ? { region: env.AWS_REGION } : { endpoint });
 }
 
 /** The command line's options; throws on an unknown or ambiguous one. */
@@ -108,7 +107,7 @@ function options(args: string[]) {
   });
 }
 
-async function run(argv: string[], out: SitesOutput, env: NodeJS.ProcessEnv): Promise<number> {
+async function run(argv: string[], out: SitesOutput, openStore: () => Store): Promise<number> {
   let args;
   try {
     args = options(argv);
@@ -129,14 +128,14 @@ async function run(argv: string[], out: SitesOutput, env: NodeJS.ProcessEnv): Pr
       locale: values.locale,
     });
     if (!input) return 2;
-    const { site, api_key } = await openStore(env).sites.create(input);
+    const { site, api_key } = await openStore().sites.create(input);
     out.log(JSON.stringify({ site_id: site.site_id, api_key }));
     return 0;
   }
   if (command === 'rotate-key') {
     const input = parsed(out, RotateKey, { site: values.site, 'grace-seconds': values['grace-seconds'] });
     if (!input) return 2;
-    const apiKey = await openStore(env).sites.rotateKeys(input.site, input['grace-seconds']);
+    const apiKey = await openStore().sites.rotateKeys(input.site, input['grace-seconds']);
     if (apiKey === null) throw new Error(`there is no site ${input.site}`);
     out.log(JSON.stringify({ site_id: input.site, api_key: apiKey }));
     return 0;
@@ -157,7 +156,7 @@ async function run(argv: string[], out: SitesOutput, env: NodeJS.ProcessEnv): Pr
         confirm_above_usd: input['confirm-above'],
       });
     if (!input || !change) return 2;
-    const store = openStore(env);
+    const store = openStore();
     if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
     out.log(JSON.stringify(await setBudget(store, input.site, change, new Date())));
     return 0;
@@ -165,11 +164,11 @@ async function run(argv: string[], out: SitesOutput, env: NodeJS.ProcessEnv): Pr
   const input = parsed(out, RevokeKey, { site: values.site, key: values.key });
   if (!input) return 2;
   if (input.site !== undefined) {
-    if (!(await openStore(env).sites.revokeKeys(input.site))) throw new Error(`there is no site ${input.site}`);
+    if (!(await openStore().sites.revokeKeys(input.site))) throw new Error(`there is no site ${input.site}`);
     out.log(JSON.stringify({ revoked: 'site', site_id: input.site }));
     return 0;
   }
-  const siteId = await openStore(env).sites.revokeKey(input.key ?? '');
+  const siteId = await openStore().sites.revokeKey(input.key ?? '');
   if (siteId === null) throw new Error('no such key (revoked already, or never issued)');
   out.log(JSON.stringify({ revoked: 'key', site_id: siteId }));
   return 0;
@@ -184,10 +183,14 @@ export async function runSites(
   out: SitesOutput,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  let db: ReturnType<typeof createDocumentClient> | undefined;
   try {
-    return await run(argv, out, env);
+    return await run(argv, out, () => createStore((db ??= openClient(env)), env.TABLE_NAME || 'content'));
   } catch (error) {
     out.error(`sites: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
+  } finally {
+    // Its sockets would keep a process (or a test) alive.
+    db?.destroy();
   }
 }
