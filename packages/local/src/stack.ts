@@ -194,7 +194,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Beside the API's port: the next one, or a free one too.
     const streamPort = await listen(
       streamServer,
-      options.streamPort ?? (port === 0 ? 0 : port + 1),
+      options.streamPort ?? (options.port === 0 ? 0 : port + 1),
       'MCP stream server',
     );
     const streaming = streamServer;
