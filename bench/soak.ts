@@ -7,7 +7,7 @@ import { startProcessStack, type ProcessStack } from '../test/helpers/process-st
 
 /*
  * `npm run soak [-- --minutes=N --warmup=S --memory]` (10 minutes by default, no warm-up; .ci/run runs
- * 1 minute after 60 s of warm-up): `npm start` as its own process,
+ * 1 minute after 120 s of warm-up): `npm start` as its own process,
  * under a bounded mixed load from a few clients at once (publish, notify, API reads, visitor pages,
  * tool calls over REST and MCP, the dashboard's API), with a flood of malformed requests for two tenths
  * of the run (bad JSON, wrong types, huge and odd headers, bad Host values, random bytes, abrupt
@@ -24,6 +24,14 @@ const DURATION_MS = minutes * 60_000;
  * the process warming up (its heap and caches growing to their working size), not a baseline.
  */
 const WARMUP_MS = Number(process.argv.find((arg) => arg.startsWith('--warmup='))?.split('=')[1] ?? 0) * 1000;
+/**
+ * After the warm-up, more of it in steps while the stack's RSS still grows by more than SETTLED_GROWTH
+ * a step (well under the 15 % a run may grow) (its heap still reaching its working size; how long that takes varies with the machine), up
+ * to SETTLE_MAX_MS: the baseline is then the settled process, and growth after it is what the soak is for.
+ */
+const SETTLE_STEP_MS = 10_000;
+const SETTLED_GROWTH = 0.015;
+const SETTLE_MAX_MS = 120_000;
 const TENTH = DURATION_MS / 10;
 const CLIENTS = 4;
 /** Each load client's pause between requests: the load is bounded, not as fast as the machine goes. */
@@ -284,6 +292,8 @@ async function main() {
   const serverErrors: string[] = [];
   const flood = new Map<string, number>();
   const rss: { at: number; mb: number }[] = [];
+  const warming: { at: number; mb: number }[] = [];
+  let warmupEnd = WARMUP_MS;
   let death: string | null = null;
 
   console.log(
@@ -297,7 +307,8 @@ async function main() {
       death ??= `the stack's process ended (code ${ended.code}, signal ${ended.signal}) at ${(elapsed() / 1000).toFixed(0)} s; its last output:\n${stack.output().slice(-4000)}`;
       return;
     }
-    if (elapsed() >= WARMUP_MS) rss.push({ at: elapsed() - WARMUP_MS, mb: rssMb(stack.pid) });
+    if (elapsed() >= warmupEnd) rss.push({ at: elapsed() - warmupEnd, mb: rssMb(stack.pid) });
+    else warming.push({ at: elapsed(), mb: rssMb(stack.pid) });
   }, 1000);
 
   const steps = loadSteps(stack, siteId);
@@ -328,8 +339,21 @@ async function main() {
     });
     return Promise.all([...load, ...floods]);
   };
-  if (WARMUP_MS > 0) await phase(0, WARMUP_MS, false);
-  await phase(WARMUP_MS, DURATION_MS, true);
+  if (WARMUP_MS > 0) {
+    await phase(0, WARMUP_MS, false);
+    const stepMean = (end: number) =>
+      mean(warming.filter((r) => r.at >= end - SETTLE_STEP_MS && r.at < end).map((r) => r.mb));
+    while (
+      warmupEnd < WARMUP_MS + SETTLE_MAX_MS &&
+      stepMean(warmupEnd) > (1 + SETTLED_GROWTH) * stepMean(warmupEnd - SETTLE_STEP_MS)
+    ) {
+      await phase(warmupEnd, SETTLE_STEP_MS, false);
+      warmupEnd += SETTLE_STEP_MS;
+    }
+    if (warmupEnd > WARMUP_MS)
+      console.log(`RSS still grew after ${WARMUP_MS / 1000} s: warmed up ${(warmupEnd - WARMUP_MS) / 1000} s more`);
+  }
+  await phase(warmupEnd, DURATION_MS, true);
   clearInterval(watcher);
 
   const routes = [...new Set(samples.map((s) => s.route))].sort();

@@ -75,9 +75,11 @@ export interface ProcessStack {
 /** `npm start [-- args]` on a new data directory and free ports, with `env` added to this process's environment. */
 export async function startProcessStack(env: Record<string, string> = {}, args: string[] = []): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
-  const [port, dynamoPort] = [await freePort(), await freePort()];
+  const [port, dynamoPort, streamPort] = [await freePort(), await freePort(), await freePort()];
   const fullEnv = {
     PORT: String(port),
+    // Free too: the default, PORT + 1, may be taken.
+    MCP_STREAM_PORT: String(streamPort),
     DYNAMODB_PORT: String(dynamoPort),
     DATA_DIR: dataDir,
     POWERTOOLS_LOG_LEVEL: 'ERROR',
