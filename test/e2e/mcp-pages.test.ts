@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 
 /* Over MCP, through the SDK's own client: large results in pages with a resource of the whole, and long work it can follow. */
 
@@ -26,17 +26,7 @@ afterAll(async () => {
 });
 
 /** Runs `run` with sandbox research taking 2.6 s: long enough to see it wait (and report progress at 0 and 2 s). */
-async function withSlowResearch(run: () => Promise<void>) {
-  process.env.SANDBOX_RESEARCH_MS = '2600';
-  resetServices();
-  try {
-    await run();
-  } finally {
-    await t.stack.drain();
-    process.env.SANDBOX_RESEARCH_MS = '300';
-    resetServices();
-  }
-}
+const withSlowResearch = (run: () => Promise<void>) => withStackEnv(t, { SANDBOX_RESEARCH_MS: '2600' }, run);
 
 async function connect(key = t.key): Promise<Client> {
   const client = new Client({ name: 'mcp-pages', version: '1.0.0' });

@@ -1,6 +1,5 @@
 import * as dns from 'node:dns';
-import { resetServices } from '@cm/runtime';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 
 /* research, jobs, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
 
@@ -18,18 +17,8 @@ async function site() {
 }
 
 /** Runs a test on sandbox jobs of another length (and leases of another length), then restores both. */
-async function withTimings(env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) {
-  Object.assign(process.env, env);
-  resetServices();
-  try {
-    await run();
-  } finally {
-    await t.stack.drain();
-    process.env.SANDBOX_RESEARCH_MS = '300';
-    delete process.env.RESEARCH_LEASE_MS;
-    resetServices();
-  }
-}
+const withTimings = (env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) =>
+  withStackEnv(t, env, run);
 
 /** The count never drifts from the number of live leases. */
 async function slotsConsistent() {

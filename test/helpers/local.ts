@@ -1,4 +1,5 @@
 import { startLocalStack, type LocalStack } from '@cm/local';
+import { resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { expectDeclaredReply } from './contract';
 
@@ -49,6 +50,22 @@ function setEnv(env: Record<string, string>): () => void {
       else process.env[name] = value;
     }
   };
+}
+
+/**
+ * Runs `run` with `env` set for the stack's handlers (their config read again), then waits for the
+ * work it queued and puts the environment back: a test of other timings in a stack that shares them.
+ */
+export async function withStackEnv(t: TestStack, env: Record<string, string>, run: () => Promise<void>) {
+  const restore = setEnv(env);
+  resetServices();
+  try {
+    await run();
+  } finally {
+    await t.stack.drain();
+    restore();
+    resetServices();
+  }
 }
 
 /**

@@ -196,6 +196,13 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
 /** Answers in the error shape for the server itself: the request never reaches a handler. */
 const refuse = (res: ServerResponse, error: ApiError) => send(res, json(error.status, error.toBody(), error.headers));
 
+/** What a handler threw, answered in the error shape: its own refusal, else a 500 with no detail (the error is logged). */
+function answerFailure(res: ServerResponse, error: unknown) {
+  if (error instanceof ApiError) return refuse(res, error);
+  logger.error('unhandled error', { error });
+  send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
+}
+
 /** How long a client has to read a refusal before its connection is cut. */
 const LINGER_MS = 2_000;
 
@@ -275,9 +282,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
     } catch (error) {
       // Answered already (a malformed body, below), or the client is gone.
       if (res.headersSent || req.socket.destroyed) return;
-      if (error instanceof ApiError) return refuse(res, error);
-      logger.error('unhandled error', { error });
-      send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
+      answerFailure(res, error);
     }
   });
   // Node answers these with a bare status line by default; the API answers in its error shape while the socket takes it.
@@ -322,10 +327,9 @@ export function createStreamServer(handler: McpStreamHandler, apiHost: string): 
         return res;
       });
     } catch (error) {
+      // A reply cut mid-stream cannot take an error: the connection ends instead.
       if (res.headersSent || req.socket.destroyed) return void res.destroy();
-      if (error instanceof ApiError) return refuse(res, error);
-      logger.error('unhandled error', { error });
-      send(res, json(500, { error: 'internal_error', code: 'internal_error', message: 'Internal error' }));
+      answerFailure(res, error);
     }
   });
 }

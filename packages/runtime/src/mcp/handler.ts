@@ -8,7 +8,7 @@ import { logger } from '../observability';
 import { getMcpStores } from '../services';
 import { checkCaller } from './access';
 import type { McpReply } from './server';
-import { fromWebResponse, toWebRequest } from './web-seam';
+import { fromWebResponse, headersOf, toWebRequest } from './web-seam';
 
 /* The mcp functions' routes: POST /mcp once its caller is checked; GET and DELETE refused. */
 
@@ -79,11 +79,7 @@ export function mcpStreamHandler(): McpStreamHandler {
   const handed = new WeakMap<ApiEvent, McpReply>();
   const handlers = mcpRoutes(true, async (event, reply) => {
     handed.set(event, reply);
-    const headers: Record<string, string> = {};
-    reply.response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    return { statusCode: reply.response.status, headers };
+    return { statusCode: reply.response.status, headers: headersOf(reply.response) };
   });
   const run = routeHandler(handlers, new WeakMap());
   return async (event, context, open) => {

@@ -21,11 +21,16 @@ export function toWebRequest(event: ApiEvent): Request {
   return new Request(url, { method, headers, body });
 }
 
-/** The payload 2.0 result of a web `Response`. */
-export async function fromWebResponse(response: Response): Promise<ApiResult> {
+/** A web `Response`'s headers, as a Lambda result carries them. */
+export function headersOf(response: Response): Record<string, string> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  return { statusCode: response.status, headers, body: await response.text() };
+  return headers;
+}
+
+/** The payload 2.0 result of a web `Response`. */
+export async function fromWebResponse(response: Response): Promise<ApiResult> {
+  return { statusCode: response.status, headers: headersOf(response), body: await response.text() };
 }
