@@ -90,7 +90,11 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     throw error;
   }
   const store = createStore(
-    createDocumentClient({ endpoint: stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }),
+    createDocumentClient({
+      endpoint: stack.dynamo.endpoint,
+      requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+      connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+    }),
     stack.tableName,
   );
   const key = stack.demo!.api_key;

@@ -11,6 +11,12 @@ export interface ClientOptions {
    * stacks give their embedded DynamoDB longer: a busy machine, not an outage, is what slows it there.
    */
   requestTimeoutMs?: number;
+  /**
+   * How long a connection may take to open (default STORE_CLIENT_LIMITS.connectionTimeoutMs). A test's
+   * embedded DynamoDB accepts connections on the test's own event loop, so a burst of them on a busy
+   * machine can take longer than a DynamoDB that is down would be given.
+   */
+  connectionTimeoutMs?: number;
 }
 
 /**
@@ -51,7 +57,7 @@ export function createDocumentClient(options: ClientOptions = {}): DynamoDBDocum
       : { region: options.region }),
     maxAttempts: STORE_CLIENT_LIMITS.maxAttempts,
     requestHandler: {
-      connectionTimeout: STORE_CLIENT_LIMITS.connectionTimeoutMs,
+      connectionTimeout: options.connectionTimeoutMs ?? STORE_CLIENT_LIMITS.connectionTimeoutMs,
       requestTimeout: options.requestTimeoutMs ?? STORE_CLIENT_LIMITS.requestTimeoutMs,
       // Without it a request past its timeout is only logged, and goes on waiting.
       throwOnRequestTimeout: true,
