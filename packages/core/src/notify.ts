@@ -6,11 +6,12 @@ export interface LiveState {
 }
 
 /**
- * The state a notify leaves a page in (spec §3, §4.2; docs/api.md#notify): `status` when sent outranks `action`; without it
+ * The state a notify sets (spec §3, §4.2; docs/api.md#notify): `status` when sent outranks `action`; without it
  * `published` publishes, `unpublished` and `deleted` take the page down (a delete is remembered), and
- * `edited` or neither field changes nothing.
+ * `edited` or neither field leaves the state as it is (null). It never depends on the page's current
+ * state, so applying it needs no read.
  */
-export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'status' | 'action'>): LiveState {
+export function notifiedState(input: Pick<NotifyInput, 'status' | 'action'>): LiveState | null {
   if (input.status) return { status: input.status, deleted: input.status === 'draft' && input.action === 'deleted' };
   switch (input.action) {
     case 'published':
@@ -20,7 +21,7 @@ export function notifiedState(current: LiveState, input: Pick<NotifyInput, 'stat
     case 'deleted':
       return { status: 'draft', deleted: true };
     default:
-      return current;
+      return null;
   }
 }
 

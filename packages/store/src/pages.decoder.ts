@@ -12,10 +12,16 @@ const PageLiveStateItem = z.looseObject({
   status: PageStatus,
   deleted: z.optional(z.boolean()),
   site_clock: optionalString,
-  live_seq: z.optional(z.number()),
   relink_pending: optionalString,
 });
 export type PageLiveStateItem = z.infer<typeof PageLiveStateItem>;
+
+/** What a notify's write answers of the page before it (UpdateItem's UPDATED_OLD: the attributes it set that existed). */
+const NotifiedOldItem = z.looseObject({
+  status: z.optional(PageStatus),
+  deleted: z.optional(z.boolean()),
+  relink_pending: optionalString,
+});
 
 /** A page as the listing indexes project it. */
 const PageListingItem = z.extend(PageLiveStateItem, {
@@ -59,6 +65,7 @@ const StoredDoc = z.looseObject({ slug: z.string(), status: PageStatus, updated_
 type Item = Record<string, unknown>;
 
 export const decodePageLiveState = (item: Item, key?: Item) => decodeItem('page', PageLiveStateItem, item, key);
+export const decodeNotifiedOld = (item: Item, key: Item) => decodeItem('page', NotifiedOldItem, item, key);
 export const decodePageListing = (item: Item) => decodeItem('page listing', PageListingItem, item);
 export const decodePage = (item: Item) => decodeItem('page', PageItem, item);
 export const decodeLinkTarget = (item: Item, key?: Item) => decodeItem('page', LinkTargetItem, item, key);

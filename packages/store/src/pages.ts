@@ -27,6 +27,7 @@ import {
   decodeLinkTarget,
   decodePage,
   decodePageListing,
+  decodeNotifiedOld,
   decodePageLiveState,
   decodeSuppressed,
   type PageItem,
@@ -81,8 +82,6 @@ export interface CurrentLiveState {
   deleted: boolean;
   /** The site's date of the newest dated notify applied since the page's last publish, or null. */
   site_clock: string | null;
-  /** Counts the publishes and notifies applied to the page: notify's optimistic write is conditional on it. */
-  live_seq: number;
   /** When set, a relink for this page's last change is owed. */
   relink_pending: string | null;
 }
@@ -91,6 +90,14 @@ export interface PageListing {
   /** What the listing indexes hold of each page; the workflow adds its URL and, when asked, its suppressed links. */
   items: Omit<PageListItem, 'url' | 'suppressed_links'>[];
   next_cursor: string | null;
+}
+
+/** A notify written: the page's live state before it (null when the notify set none), and the relink owed before it. */
+export interface NotifyApplied {
+  before: { status: PageStatus; deleted: boolean } | null;
+  relinkPendingBefore: string | null;
+  /** Set when this write marked a relink owed (none was): the caller takes the mark back if no relink is due. */
+  markedAt: string | null;
 }
 
 export interface LinkTarget {
@@ -110,7 +117,6 @@ function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolea
     deleted,
     live: isLive(item.status, deleted),
     site_clock: item.site_clock ?? null,
-    live_seq: item.live_seq ?? 0,
     relink_pending: item.relink_pending ?? null,
   };
 }
@@ -169,7 +175,6 @@ export class PageStore {
       ':version': version,
       ':chunks': chunks.length,
       ':now': now,
-      ':one': 1,
       ':g1pk': pagesByUpdated(siteId, type),
       ':g2pk': pagesByStatus(siteId, type, doc.status),
       ':gsk': updatedSortKey(doc.updated_at, id),
@@ -203,7 +208,7 @@ export class PageStore {
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD live_seq :one`,
+        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
         ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_OLD',
@@ -386,7 +391,7 @@ export class PageStore {
       new GetCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        ProjectionExpression: '#status, deleted, site_clock, live_seq, relink_pending',
+        ProjectionExpression: '#status, deleted, site_clock, relink_pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ConsistentRead: true,
       }),
@@ -395,52 +400,63 @@ export class PageStore {
   }
 
   /**
-   * Applies a notify received at `receivedAt`: moves the page from `expected` to `next`, and moves the
-   * site's clock to `siteClock` when the notify was dated. Optimistic: 'conflict' when a publish or
-   * another notify was applied since `expected` was read. `relinkPendingAt` marks a relink that is owed
-   * until its worker finishes.
+   * Applies a notify received at `receivedAt` in one write that needs no read, so concurrent notifies
+   * never retry and never lose the latest: `next` (null: the state stays) and, when the notify was dated,
+   * the site's clock, unless a later-dated notify was applied since the last publish (`stale`). The write
+   * also marks a relink owed from `receivedAt` unless one is owed already; it answers the page's live
+   * state before it and the relink that was owed before it, so the caller knows whether relink is due
+   * (and takes the mark back when it is not). A notify that changes nothing (undated, no new state)
+   * only reads.
    */
-  async setLiveState(
+  async applyNotify(
     siteId: number,
     type: PageType,
     id: string,
-    change: {
-      expected: CurrentLiveState;
-      next: { status: PageStatus; deleted: boolean };
-      receivedAt: string;
-      siteClock: string | null;
-      relinkPendingAt?: string;
-    },
-  ): Promise<'applied' | 'conflict'> {
-    const { expected, next, receivedAt, siteClock, relinkPendingAt } = change;
-    const set = ['#status = :status', 'deleted = :deleted', 'notified_at = :received', 'gsi2pk = :g2pk'];
-    if (siteClock !== null) set.push('site_clock = :clock');
-    if (relinkPendingAt) set.push('relink_pending = :pending');
+    change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
+  ): Promise<NotifyApplied | 'unmatched' | 'stale'> {
+    const { next, receivedAt, siteClock } = change;
+    if (next === null && siteClock === null) {
+      const current = await this.liveState(siteId, type, id);
+      return current ? { before: current, relinkPendingBefore: current.relink_pending, markedAt: null } : 'unmatched';
+    }
+    const set = ['notified_at = :received', 'relink_pending = if_not_exists(relink_pending, :received)'];
+    const values: Record<string, unknown> = { ':received': receivedAt };
+    if (next) {
+      set.push('#status = :status', 'deleted = :deleted', 'gsi2pk = :g2pk');
+      Object.assign(values, {
+        ':status': next.status,
+        ':deleted': next.deleted,
+        ':g2pk': pagesByStatus(siteId, type, next.status),
+      });
+    }
+    // Only the site's dates are ordered against each other; a publish removes the clock, so the first notify after it applies.
+    const conditions = ['attribute_exists(#status)'];
+    if (siteClock !== null) {
+      set.push('site_clock = :clock');
+      values[':clock'] = siteClock;
+      conditions.push('(attribute_not_exists(site_clock) OR site_clock <= :clock)');
+    }
     try {
-      await this.db.send(
+      const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, type, id),
-          UpdateExpression: `SET ${set.join(', ')} ADD live_seq :one`,
-          ConditionExpression: `attribute_exists(pk) AND ${expected.live_seq === 0 ? 'attribute_not_exists(live_seq)' : 'live_seq = :seq'}`,
+          UpdateExpression: `SET ${set.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': next.status,
-            ':deleted': next.deleted,
-            ':received': receivedAt,
-            ':g2pk': pagesByStatus(siteId, type, next.status),
-            ':one': 1,
-            ...(expected.live_seq === 0 ? {} : { ':seq': expected.live_seq }),
-            ...(siteClock !== null ? { ':clock': siteClock } : {}),
-            ...(relinkPendingAt ? { ':pending': relinkPendingAt } : {}),
-          },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      return 'applied';
+      const old = decodeNotifiedOld(out.Attributes ?? {}, pageKey(siteId, type, id));
+      const before = next && old.status ? { status: old.status, deleted: old.deleted === true } : null;
+      const relinkPendingBefore = old.relink_pending ?? null;
+      return { before, relinkPendingBefore, markedAt: relinkPendingBefore === null ? receivedAt : null };
     } catch (error) {
-      if (conditionFailed(error)) return 'conflict';
-      throw error;
+      if (!conditionFailed(error)) throw error;
     }
+    // Refused: no such page, or a later-dated notify was applied.
+    return (await this.liveState(siteId, type, id)) ? 'stale' : 'unmatched';
   }
 
   /** Marks a relink as owed from `at`, before it is queued: a later call sees it if queueing failed. */
