@@ -1,7 +1,9 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { QUEUE_SETTINGS } from '@cm/contract';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
+import { createDocumentClient } from '@cm/store';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
@@ -93,7 +95,13 @@ describe('relink worker', () => {
     const target = (await t.call('POST', '/articles', article('w-heal-target'))).body.id;
     const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
     // As a lost race with a republish would leave it: an edge for a link the page does not have.
-    await t.store.links.reindex(t.siteId, { id: linker, type: 'article' }, [], [target]);
+    // Written beneath the store: the edge alone, with no link item beside the page.
+    await createDocumentClient({ endpoint: t.stack.dynamo.endpoint }).send(
+      new PutCommand({
+        TableName: t.stack.tableName,
+        Item: { pk: `SITE#${t.siteId}#LINKS_TO#${target}`, sk: linker, source_type: 'article' },
+      }),
+    );
     expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([
       { id: linker, type: 'article' },
     ]);

@@ -10,7 +10,7 @@ import {
   type QuestionInput,
 } from '@cm/contract';
 import { liveChanged, pageRecord, pageTypeOfId, preparePublish, readerRecord, renderPage, visitorUrl } from '@cm/core';
-import type { LinkTarget } from '@cm/store';
+import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
 import { queueOwedRelink } from './relink';
 
@@ -30,15 +30,14 @@ export async function publishPage(
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
   const pageUrl = visitorUrl(options.baseUrl, siteId, input.type, doc.slug);
   assertReadable({ siteId, type: input.type, id, doc, now }, pageUrl);
-  const { pages, links: linkIndex } = ctx.store;
+  const { pages } = ctx.store;
   const page = { id, type: input.type };
-  const { created, previous, version, addedLinks } = await pages.put({ siteId, ...page, doc, links, now });
-  await suppressUnreachableLinks(ctx, siteId, { ...page, version }, addedLinks, now);
-  const live = isLive(doc.status, false);
-  // A new page was not live before: pages that linked to it ahead of its publish get their links back.
+  const { created, previous, version, awaited, linksToIndex } = await pages.put({ siteId, ...page, doc, links, now });
+  if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
+  // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.
   const changed = previous
     ? liveChanged(previous, { status: doc.status, deleted: false })
-    : live && (await linkIndex.hasLinkingPages(siteId, id));
+    : awaited && isLive(doc.status, false);
   // Marked before it is queued: a later call sees the relink still owed if queueing fails.
   if (changed) await pages.markRelinkPending(siteId, input.type, id, now);
   await queueOwedRelink(
@@ -59,41 +58,57 @@ export async function publishPage(
 }
 
 /**
- * Keeps from readers the links a publish added to pages readers cannot reach (not live, or not published
- * yet), so the page's `suppressed_links` lists every link readers do not see, whenever it started. The
- * targets are read after the link index was written: a target that changes later is relinked as usual.
- * One that came back while this ran is read again and restored, so the two converge.
+ * Brings the page's link index in line with the links it was just published with (only when they are
+ * not the ones indexed): the edges and link items of new links are written, those of links it no longer
+ * has removed. Then each link whose target readers cannot reach (not live, or not published yet) is kept
+ * from readers, so `suppressed_links` lists every link readers do not see, whenever it started; a target
+ * that does not exist yet gets a mark, so its first publish relinks this page. The targets are read after
+ * the edges were written, so a target that changes later is relinked as usual; one that came back while
+ * this ran is read again and restored, so the two converge. Until the last write says the index holds
+ * these links, the page's next publish does all of it again, so a publish that failed part way is made good.
  */
-async function suppressUnreachableLinks(
+async function indexLinks(
   ctx: PublishingContext,
   siteId: number,
   page: { id: string; type: PageType; version: string },
-  added: readonly string[],
-  now: string,
+  publish: { links: readonly string[]; state: LinksToIndex; now: string },
 ): Promise<void> {
-  const { pages, links } = ctx.store;
-  const refs = added.flatMap((target) => {
+  const { pages, links: linkIndex } = ctx.store;
+  const { links, state, now } = publish;
+  const current = state.empty ? new Map<string, PageLink>() : await linkIndex.linksOf(siteId, page);
+  await linkIndex.reindex(siteId, page, [...current.keys(), ...(state.legacy?.links ?? [])], links);
+  const refs = links.flatMap((target) => {
     const type = pageTypeOfId(target);
     return type ? [{ id: target, type }] : [];
   });
-  if (refs.length === 0) return;
-  const reachable = (states: Map<string, LinkTarget>) =>
-    new Set(refs.filter((ref) => states.get(ref.id)?.live).map((ref) => ref.id));
-  const live = reachable(await pages.linkTargets(siteId, refs, { consistent: true }));
-  const unreachable = refs.filter((ref) => !live.has(ref.id));
-  if (unreachable.length === 0) return;
-  if (
-    !(await links.suppressAtPublish(
+  if (refs.length > 0) {
+    const targets = await pages.linkTargets(siteId, refs, { consistent: true });
+    const legacySince = new Map(state.legacy?.suppressed.map((link) => [link.id, link.since]));
+    const keep = refs.filter((ref) => !targets.get(ref.id)?.live && !current.get(ref.id)?.suppressed_since);
+    await linkIndex.suppressAtPublish(
       siteId,
       page,
-      page.version,
-      unreachable.map((ref) => ref.id),
+      keep.map((ref) => ({
+        target: ref.id,
+        suppressed_since: legacySince.get(ref.id) ?? now,
+        relinked_at: current.get(ref.id)?.relinked_at ?? null,
+      })),
+    );
+    const reachable = (states: Map<string, LinkTarget>, of: readonly { id: string }[]) =>
+      of.filter((ref) => states.get(ref.id)?.live).map((ref) => ref.id);
+    const wrongly = reachable(targets, refs).filter((target) => current.get(target)?.suppressed_since);
+    await linkIndex.restoreAll(siteId, page, wrongly, now);
+    await pages.awaitPages(
+      siteId,
+      refs.filter((ref) => !targets.has(ref.id)),
       now,
-    ))
-  )
-    return;
-  const back = reachable(await pages.linkTargets(siteId, unreachable, { consistent: true }));
-  for (const target of back) await links.restore(siteId, page, target, now);
+    );
+    if (keep.length > 0) {
+      const back = reachable(await pages.linkTargets(siteId, keep, { consistent: true }), keep);
+      await linkIndex.restoreAll(siteId, page, back, now);
+    }
+  }
+  await pages.linksIndexed(siteId, page, state.hash, state.legacy?.suppressed.map((link) => link.id) ?? null);
 }
 
 /** Bytes a text takes once written as a JSON string, as Lambda carries a reply's body. */

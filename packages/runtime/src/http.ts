@@ -13,7 +13,7 @@ import {
   validationError,
   type FunctionName,
 } from '@cm/contract';
-import { InvalidCursor, StoreUnavailable } from '@cm/store/errors';
+import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
 
@@ -154,8 +154,16 @@ function apiErrorOf(error: unknown, event: ApiEvent): unknown {
   if (error instanceof InvalidCursor)
     return fieldError(event.requestContext.http.method === 'GET' ? 'query' : 'body', 'cursor', error.message);
   if (error instanceof StoreUnavailable) return serviceUnavailable('The data store cannot be reached');
+  // Never a 500: what was sent is too large to store as one item (DynamoDB's 400 KB).
+  if (error instanceof ItemTooLarge)
+    return new ApiError('payload_too_large', 'What was sent is too large to store (an item over 400 KB); send less', {
+      limit_bytes: ITEM_LIMIT_BYTES,
+    });
   return error;
 }
+
+/** DynamoDB's limit on one item, in bytes. */
+const ITEM_LIMIT_BYTES = 400 * 1024;
 
 /** `413 payload_too_large`: the body is over `limitBytes` (`bytes` long, when it was read whole). */
 export function payloadTooLarge(limitBytes: number, bytes?: number): ApiError {

@@ -10,17 +10,24 @@ export const conditionFailed = (error: unknown): boolean =>
 
 const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
 
-/** Writes in batches of 25, retrying what DynamoDB leaves unprocessed. */
+/** Batch requests one call has in flight at most: a large batch takes a fraction of the time, and never floods the table. */
+const BATCHES_IN_FLIGHT = 8;
+
+/** The parts of `items` of `size` each. */
+const partsOf = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_v, i) => items.slice(i * size, (i + 1) * size));
+
+/** Writes in batches of 25, a few at a time, retrying what DynamoDB leaves unprocessed. */
 export async function batchWrite(db: DynamoDBDocumentClient, table: string, requests: WriteRequest[]): Promise<void> {
-  for (let i = 0; i < requests.length; i += 25) {
-    let pending: WriteRequest[] = requests.slice(i, i + 25);
+  await mapLimit(partsOf(requests, 25), BATCHES_IN_FLIGHT, async (part) => {
+    let pending: WriteRequest[] = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB left batch writes unprocessed after retries');
       if (attempt > 0) await pause(attempt);
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
       pending = out.UnprocessedItems?.[table] ?? [];
     }
-  }
+  });
 }
 
 /** Every item a query matches: one Query per page of up to 1 MB, until the last. */
@@ -38,7 +45,7 @@ export async function queryAll(
   return items;
 }
 
-/** Reads by key in batches of 100, retrying unprocessed keys. */
+/** Reads by key in batches of 100, a few at a time, retrying unprocessed keys. */
 export async function batchGet(
   db: DynamoDBDocumentClient,
   table: string,
@@ -47,8 +54,8 @@ export async function batchGet(
   options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for (let i = 0; i < keys.length; i += 100) {
-    let pending = keys.slice(i, i + 100);
+  await mapLimit(partsOf(keys, 100), BATCHES_IN_FLIGHT, async (part) => {
+    let pending = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB left batch reads unprocessed after retries');
       if (attempt > 0) await pause(attempt);
@@ -68,6 +75,22 @@ export async function batchGet(
       items.push(...(out.Responses?.[table] ?? []));
       pending = out.UnprocessedKeys?.[table]?.Keys ?? [];
     }
-  }
+  });
   return items;
+}
+
+/** Runs `fn` over the items with at most `limit` at once, keeping their order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const queue = items.entries();
+  const worker = async () => {
+    for (const [i, item] of queue) out[i] = await fn(item, i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

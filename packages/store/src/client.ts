@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { errorFacts, StoreUnavailable } from './errors';
+import { errorFacts, isItemTooLarge, ItemTooLarge, StoreUnavailable } from './errors';
 
 export interface ClientOptions {
   /** A local DynamoDB (the embedded one); unset on AWS. */
@@ -69,6 +69,7 @@ export function createDocumentClient(options: ClientOptions = {}): DynamoDBDocum
       try {
         return await next(args);
       } catch (error) {
+        if (isItemTooLarge(error)) throw new ItemTooLarge(error);
         throw unavailable(error) ? new StoreUnavailable(error) : error;
       }
     },

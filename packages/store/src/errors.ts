@@ -31,6 +31,20 @@ export class StoreUnavailable extends StoreError {
   }
 }
 
+/** DynamoDB refused an item over its 400 KB limit: what the caller sent was too large to store, and nothing of it was written by that write. */
+export class ItemTooLarge extends StoreError {
+  constructor(cause: unknown) {
+    super(`an item would be over DynamoDB's 400 KB: ${errorFacts(cause).message}`, { cause });
+    this.name = 'ItemTooLarge';
+  }
+}
+
+/** Whether DynamoDB refused a write for an item's size ("Item size has exceeded…", "Item size to update has exceeded…"). */
+export const isItemTooLarge = (error: unknown): boolean => {
+  const { name, message } = errorFacts(error);
+  return name === 'ValidationException' && /item size/i.test(message);
+};
+
 /** A stored item that is not what its kind must be: a bug or a hand edit, never the caller's fault (500). */
 export class CorruptItem extends StoreError {
   constructor(

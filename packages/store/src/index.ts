@@ -19,8 +19,9 @@ import { ConfirmStore } from './confirms';
 export * from './client';
 export * from './table';
 export type { Site } from './sites';
-export type { StoredPage, LinkTarget } from './pages';
-export { mapLimit } from './rows';
+export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
+export type { PageLink } from './links';
+export { mapLimit } from './batch';
 export { RowConflict } from './errors';
 export { keywordUnique } from './keys';
 export type { Reclaimable } from './semaphore';
@@ -65,7 +66,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
   const links = new LinkStore(db, tableName);
   return {
     sites: new SiteStore(db, tableName),
-    pages: new PageStore(db, tableName, links),
+    pages: new PageStore(db, tableName),
     links,
     rows: new RowStore(db, tableName),
     serps: new SerpStore(db, tableName),

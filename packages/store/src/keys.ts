@@ -25,6 +25,15 @@ export const chunkPrefix = (type: PageType, id: string, version: string): string
 export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
   `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
 export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
+/**
+ * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
+ * holds whether relink keeps the link from readers. The page's one Query reads its links with it.
+ */
+export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
+export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${pageLinkPrefix(type, id)}${targetId}`,
+});
 
 export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
 export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
@@ -110,8 +119,9 @@ export const backlinkSnapshotKey = (siteId: number, domain: string, day: string)
 });
 
 /**
- * The page attribute that says since when relink has kept the links to `targetId` from readers: one
- * top-level attribute per target, so a suppression is one conditional write with no map to create first.
+ * Before page links were items of their own, a page item held its links (`links`), the targets relink
+ * took out (`suppressed`) and since when, in one attribute per target named so. Still read, and removed
+ * by the page's next publish or by relink's restore.
  */
 const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
 export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;

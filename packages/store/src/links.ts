@@ -1,8 +1,16 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
-import { batchWrite, conditionFailed } from './batch';
-import { linkEdgeKey, linksToPartition, pageKey, suppressedSinceAttribute } from './keys';
-import { decodeLinkEdge, decodePageLinks } from './links.decoder';
+import { batchWrite, conditionFailed, queryAll } from './batch';
+import {
+  linkEdgeKey,
+  linksToPartition,
+  pageKey,
+  pageLinkKey,
+  pageLinkPrefix,
+  sitePartition,
+  suppressedSinceAttribute,
+} from './keys';
+import { decodeLegacyPageLinks, decodeLinkEdge, decodePageLink } from './links.decoder';
 
 export interface PageRef {
   id: string;
@@ -11,11 +19,25 @@ export interface PageRef {
 
 export type RelinkOutcome = 'changed' | 'unchanged' | 'unlinked';
 
+/** One link of a page as its link item holds it. */
+export interface PageLink {
+  target: string;
+  /** Since when relink (or the page's publish) keeps the link from readers; null while readers see it. */
+  suppressed_since: string | null;
+  /** When relink last changed the link. */
+  relinked_at: string | null;
+}
+
+/** Link items written in parallel at most, so a page of many links never floods the table. */
+const PARALLEL_WRITES = 10;
+
 /**
- * The link index (an edge item per linking page, under the linked page's partition) and relink's
- * writes. Relink never rewrites a page's document, nor its `updated_at`: it adds the target to the
- * page's `suppressed` set (with since when), and what readers see is derived from it, so restoring a
- * link is exact and order-free.
+ * The link index, two items per link of a page Q to a target P: an edge under P's partition (the
+ * linking page's id is its sort key), so "who links to P" is one Query; and a link item beside Q's page
+ * item, which exists exactly while Q links to P and holds whether relink keeps the link from Q's readers.
+ * Nothing about a page's links grows its page item, however many it has. Relink never rewrites a page's
+ * document, nor its `updated_at`: what readers see is derived from the link items, so restoring a link
+ * is exact and order-free.
  */
 export class LinkStore {
   constructor(
@@ -23,19 +45,37 @@ export class LinkStore {
     private readonly table: string,
   ) {}
 
-  /** Brings the edges of `source` from the links it had to the links it has. */
-  async reindex(siteId: number, source: PageRef, before: readonly string[], after: readonly string[]): Promise<void> {
-    const had = new Set(before);
+  /** The page's links as indexed: its link items (one Query; more only past 1 MB of them). */
+  async linksOf(siteId: number, page: PageRef): Promise<Map<string, PageLink>> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageLinkPrefix(page.type, page.id) },
+      ConsistentRead: true,
+    });
+    return new Map(items.map((item) => decodePageLink(item)).map((link) => [link.target, link]));
+  }
+
+  /**
+   * Brings the index of `source` from the links it has indexed to `after`: the edge and link item of each
+   * new link are put, those of each link it no longer has deleted, in batches of 25.
+   */
+  async reindex(siteId: number, source: PageRef, indexed: Iterable<string>, after: readonly string[]): Promise<void> {
+    const had = new Set(indexed);
     const has = new Set(after);
     await batchWrite(this.db, this.table, [
       ...after
         .filter((target) => !had.has(target))
-        .map((target) => ({
-          PutRequest: { Item: { ...linkEdgeKey(siteId, target, source.id), source_type: source.type } },
-        })),
-      ...before
+        .flatMap((target) => [
+          { PutRequest: { Item: { ...linkEdgeKey(siteId, target, source.id), source_type: source.type } } },
+          { PutRequest: { Item: { ...pageLinkKey(siteId, source.type, source.id, target), target } } },
+        ]),
+      ...[...had]
         .filter((target) => !has.has(target))
-        .map((target) => ({ DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } })),
+        .flatMap((target) => [
+          { DeleteRequest: { Key: linkEdgeKey(siteId, target, source.id) } },
+          { DeleteRequest: { Key: pageLinkKey(siteId, source.type, source.id, target) } },
+        ]),
     ]);
   }
 
@@ -60,71 +100,123 @@ export class LinkStore {
   }
 
   /**
-   * Takes the links to `targetId` out of `page`, if the page still links to it (the index may lag
+   * Takes the link to `targetId` out of `page`, if the page still links to it (the index may lag
    * behind a republish: an edge whose page no longer links is dropped). Repeats change nothing.
    */
   async suppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
+    const key = pageLinkKey(siteId, page.type, page.id, targetId);
     try {
-      await this.touch(siteId, page, targetId, now, {
-        update: 'ADD suppressed :targets SET #since = :now, relinked_at = :now',
-        condition:
-          'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
-      });
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET suppressed_since = :now, relinked_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(suppressed_since)',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
       return 'changed';
     } catch (error) {
       if (!conditionFailed(error)) throw error;
     }
-    const key = pageKey(siteId, page.type, page.id);
-    const current = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'links', ConsistentRead: true }),
+    const link = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'pk', ConsistentRead: true }),
     );
-    const links = (current.Item && decodePageLinks(current.Item, key).links) ?? [];
-    if (links.includes(targetId)) return 'unchanged';
+    if (link.Item) return 'unchanged';
+    if (await this.legacySuppress(siteId, page, targetId, now)) return 'changed';
+    const legacy = await this.legacyLinks(siteId, page);
+    if (legacy.links.includes(targetId)) return 'unchanged';
     await this.reindex(siteId, page, [targetId], []);
     return 'unlinked';
   }
 
-  /**
-   * Whether any page links to `targetId`: one Query of one edge. A new page's relink is owed only when
-   * pages were linking to it before it existed.
-   */
-  async hasLinkingPages(siteId: number, targetId: string): Promise<boolean> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': linksToPartition(siteId, targetId) },
-        ProjectionExpression: 'pk',
-        Limit: 1,
-      }),
-    );
-    return (out.Items ?? []).length > 0;
+  /** Puts back exactly the link `suppress` took out of `page` for `targetId`. Repeats change nothing. */
+  async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageLinkKey(siteId, page.type, page.id, targetId),
+          UpdateExpression: 'REMOVE suppressed_since SET relinked_at = :now',
+          ConditionExpression: 'attribute_exists(suppressed_since)',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return 'changed';
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    return (await this.legacyRestore(siteId, page, targetId, now)) ? 'changed' : 'unchanged';
   }
 
   /**
-   * Takes the links to `targetIds` out of `page` as it was just published (`version`): pages it links to
-   * that readers cannot reach already. Relink only acts on later changes of a target. False when a newer
-   * publish replaced the page meanwhile (that publish decides for itself).
+   * Keeps `links` of a page just published from its readers (their targets cannot be reached): each link
+   * item is written whole, as given. A target that comes back meanwhile is
+   * restored by the publish's second look, or by its own relink.
    */
-  async suppressAtPublish(
+  async suppressAtPublish(siteId: number, page: PageRef, links: readonly PageLink[]): Promise<void> {
+    await batchWrite(
+      this.db,
+      this.table,
+      links.map((link) => ({
+        PutRequest: {
+          Item: {
+            ...pageLinkKey(siteId, page.type, page.id, link.target),
+            target: link.target,
+            ...(link.suppressed_since ? { suppressed_since: link.suppressed_since } : {}),
+            ...(link.relinked_at ? { relinked_at: link.relinked_at } : {}),
+          },
+        },
+      })),
+    );
+  }
+
+  /** Restores each of `targets` in `page`, a few at a time. */
+  async restoreAll(siteId: number, page: PageRef, targets: readonly string[], now: string): Promise<void> {
+    for (let i = 0; i < targets.length; i += PARALLEL_WRITES)
+      await Promise.all(targets.slice(i, i + PARALLEL_WRITES).map((target) => this.restore(siteId, page, target, now)));
+  }
+
+  /** A page item from before link items: its links and suppressed set (both absent once it was published again). */
+  private async legacyLinks(siteId: number, page: PageRef) {
+    const key = pageKey(siteId, page.type, page.id);
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'links', ConsistentRead: true }),
+    );
+    return { links: (out.Item && decodeLegacyPageLinks(out.Item, key).links) ?? [] };
+  }
+
+  /** Suppression on a page item from before link items, as it was done then: only while the item lists the link. */
+  private async legacySuppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<boolean> {
+    return this.legacyChange(siteId, page, targetId, now, {
+      update: 'ADD suppressed :targets SET #since = :now, relinked_at = :now',
+      condition: 'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
+    });
+  }
+
+  private async legacyRestore(siteId: number, page: PageRef, targetId: string, now: string): Promise<boolean> {
+    return this.legacyChange(siteId, page, targetId, now, {
+      update: 'DELETE suppressed :targets REMOVE #since SET relinked_at = :now',
+      condition: 'contains(suppressed, :target)',
+    });
+  }
+
+  private async legacyChange(
     siteId: number,
     page: PageRef,
-    version: string,
-    targetIds: readonly string[],
+    targetId: string,
     now: string,
+    change: { update: string; condition: string },
   ): Promise<boolean> {
-    const names = Object.fromEntries(targetIds.map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]));
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, page.type, page.id),
-          UpdateExpression: `ADD suppressed :targets SET ${Object.keys(names)
-            .map((name) => `${name} = :now`)
-            .join(', ')}`,
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':targets': new Set(targetIds), ':now': now, ':version': version },
+          UpdateExpression: change.update,
+          ConditionExpression: change.condition,
+          ExpressionAttributeNames: { '#since': suppressedSinceAttribute(targetId) },
+          ExpressionAttributeValues: { ':targets': new Set([targetId]), ':target': targetId, ':now': now },
         }),
       );
       return true;
@@ -132,39 +224,5 @@ export class LinkStore {
       if (conditionFailed(error)) return false;
       throw error;
     }
-  }
-
-  /** Puts back exactly the links `suppress` took out of `page` for `targetId`. Repeats change nothing. */
-  async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
-    try {
-      await this.touch(siteId, page, targetId, now, {
-        update: 'DELETE suppressed :targets REMOVE #since SET relinked_at = :now',
-        condition: 'contains(suppressed, :target)',
-      });
-      return 'changed';
-    } catch (error) {
-      if (conditionFailed(error)) return 'unchanged';
-      throw error;
-    }
-  }
-
-  /** One conditional write to the page: the suppression change, and `relinked_at` moves (the editor's `updated_at` does not). */
-  private async touch(
-    siteId: number,
-    page: PageRef,
-    targetId: string,
-    now: string,
-    change: { update: string; condition: string },
-  ) {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: pageKey(siteId, page.type, page.id),
-        UpdateExpression: change.update,
-        ConditionExpression: change.condition,
-        ExpressionAttributeNames: { '#since': suppressedSinceAttribute(targetId) },
-        ExpressionAttributeValues: { ':targets': new Set([targetId]), ':target': targetId, ':now': now },
-      }),
-    );
   }
 }

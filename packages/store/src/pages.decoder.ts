@@ -37,6 +37,9 @@ const PageItem = z.extend(PageListingItem, {
   version: optionalString,
   chunks: z.optional(z.number()),
   doc: z.optional(binary),
+  links_hash: optionalString,
+  links_indexed: optionalString,
+  /** Held by page items from before link items (links.ts): still read until the page's next publish. */
   links: z.optional(z.array(z.string())),
   suppressed: z.optional(stringSet),
   relinked_at: optionalString,
@@ -70,6 +73,12 @@ export const decodePageListing = (item: Item) => decodeItem('page listing', Page
 export const decodePage = (item: Item) => decodeItem('page', PageItem, item);
 export const decodeLinkTarget = (item: Item, key?: Item) => decodeItem('page', LinkTargetItem, item, key);
 export const decodeSuppressed = (item: Item, key?: Item) => decodeItem('page', SuppressedItem, item, key);
+/** What a publish's write answers of the item it replaced: a page, or only the mark pages linking to it left. */
+export function decodePutOld(item: Item | undefined): { page: PageItem | undefined; awaited: boolean } {
+  if (!item) return { page: undefined, awaited: false };
+  if ('status' in item) return { page: decodePage(item), awaited: false };
+  return { page: undefined, awaited: typeof item.awaited_at === 'string' };
+}
 export const decodeChunk = (item: Item) => decodeItem('page chunk', ChunkItem, item);
 
 export function decodeAnswer(item: Item): CommunityAnswer {

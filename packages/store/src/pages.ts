@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   GetCommand,
   PutCommand,
@@ -15,10 +15,11 @@ import {
   type PageStatus,
   type PageType,
 } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed, queryAll } from './batch';
+import { batchGet, batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, TWO_POSITIONS } from './cursor';
 import { CorruptItem, InvalidCursor } from './errors';
-import type { LinkStore } from './links';
+import type { PageLink } from './links';
+import { decodePageLink } from './links.decoder';
 import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
   decodeAnswer,
@@ -29,6 +30,7 @@ import {
   decodePageListing,
   decodeNotifiedOld,
   decodePageLiveState,
+  decodePutOld,
   decodeSuppressed,
   type PageItem,
   type PageLiveStateItem,
@@ -39,6 +41,7 @@ import {
   chunkPrefix,
   chunkSk,
   pageKey,
+  pageLinkPrefix,
   pagePartsPrefix,
   pagesByStatus,
   pagesByUpdated,
@@ -73,8 +76,20 @@ export interface PutResult {
   previous: CurrentLiveState | null;
   /** The document version this publish wrote; a later write to the page can be made conditional on it. */
   version: string;
-  /** Pages this publish links to that the page it replaced did not (all of them for a new page). */
-  addedLinks: string[];
+  /** Pages linked to this one before it existed (a publish of theirs left a mark where it would be). */
+  awaited: boolean;
+  /** Null when the page's link items already hold exactly its links; else what there is to bring in line. */
+  linksToIndex: LinksToIndex | null;
+}
+
+/** What a publish finds of the page's link index when its links are not the ones indexed. */
+export interface LinksToIndex {
+  /** No link items to read: the page is new. */
+  empty: boolean;
+  /** What a page item from before link items held: its links and the ones relink kept from readers. */
+  legacy: { links: string[]; suppressed: PageState['suppressed'] } | null;
+  /** The links' hash, which the index is said to hold once they are in line. */
+  hash: string | null;
 }
 
 export interface CurrentLiveState {
@@ -133,14 +148,27 @@ const suppressedLinksOf = (
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
-const sameList = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((v, i) => v === b[i]);
+/** A page's links (sorted) in a few bytes, so a publish tells from the item it replaces whether they changed; null: none. */
+const linksHash = (links: readonly string[]): string | null =>
+  links.length === 0 ? null : createHash('sha256').update(links.join('\n')).digest('base64url').slice(0, 22);
+
+/** The links a page's link items say relink keeps from readers, each with since when. */
+const suppressedOfLinks = (links: readonly PageLink[]): PageState['suppressed'] =>
+  links.flatMap((link) => (link.suppressed_since ? [{ id: link.target, since: link.suppressed_since }] : []));
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The latest of ISO times, or null when there is none. */
+const newest = (times: readonly (string | null | undefined)[]): string | null =>
+  times.reduce<string | null>((latest, time) => (time && (latest === null || time > latest) ? time : latest), null);
+
+/** Marks written in parallel at most by one publish. */
+const AWAIT_PARALLEL = 32;
 
 export class PageStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly links: LinkStore,
   ) {}
 
   /**
@@ -162,6 +190,7 @@ export class PageStore {
         })),
       );
     }
+    const hash = linksHash(links);
     const values: Record<string, unknown> = {
       ':type': type,
       ':id': id,
@@ -171,7 +200,6 @@ export class PageStore {
       ':status': doc.status,
       ':updated': doc.updated_at,
       ':false': false,
-      ':links': links,
       ':version': version,
       ':chunks': chunks.length,
       ':now': now,
@@ -188,7 +216,6 @@ export class PageStore {
       '#status = :status',
       'updated_at = :updated',
       'deleted = :false',
-      'links = :links',
       'version = :version',
       'chunks = :chunks',
       'created_at = if_not_exists(created_at, :now)',
@@ -199,7 +226,12 @@ export class PageStore {
       'gsi2sk = :gsk',
     ];
     // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
-    const remove = ['site_clock'];
+    const remove = ['site_clock', 'awaited_at'];
+    if (hash === null) remove.push('links_hash');
+    else {
+      set.push('links_hash = :links');
+      values[':links'] = hash;
+    }
     if (chunks.length === 0) {
       set.push('doc = :doc');
       values[':doc'] = encoded;
@@ -214,21 +246,86 @@ export class PageStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    const old = out.Attributes ? decodePage(out.Attributes) : undefined;
+    const before = decodePutOld(out.Attributes);
+    const old = before.page;
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
-    const before = old?.links ?? [];
-    if (!sameList(before, links)) {
-      await this.links.reindex(siteId, { id, type }, before, links);
-      const gone = [...(old?.suppressed ?? [])].filter((target) => !links.includes(target));
-      if (gone.length > 0) await this.unsuppress(siteId, type, id, gone);
-    }
+    const legacy = old?.links ? { links: old.links, suppressed: suppressedLinksOf(old.suppressed, old) } : null;
+    // The index holds the links when the page's last publish brought it in line and had these links.
+    const indexed = legacy === null && (old?.links_hash ?? null) === hash && (old?.links_indexed ?? null) === hash;
     return {
       created: !old,
       created_at: old?.created_at ?? now,
       previous: old ? liveStateOf(old) : null,
       version,
-      addedLinks: links.filter((target) => !before.includes(target)),
+      awaited: before.awaited,
+      linksToIndex: indexed ? null : { empty: !old, legacy, hash },
     };
+  }
+
+  /**
+   * The page's link index holds the links of its publish `version` (their `hash`), and what a page item
+   * from before link items held of them is removed. Only while `version` is the page's: a newer publish
+   * brings its own links in line. Until this is written, the page's next publish brings them in line
+   * again, even with the same links, so one that failed part way is made good.
+   */
+  async linksIndexed(
+    siteId: number,
+    page: { type: PageType; id: string; version: string },
+    hash: string | null,
+    legacySuppressed: readonly string[] | null,
+  ): Promise<void> {
+    const names = Object.fromEntries(
+      (legacySuppressed ?? []).map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]),
+    );
+    const remove = [...(hash === null ? ['links_indexed'] : []), ...(legacySuppressed ? ['links', 'suppressed'] : [])];
+    remove.push(...Object.keys(names));
+    await this.ifVersion(siteId, page.type, page.id, page.version, {
+      update: `${hash === null ? '' : 'SET links_indexed = :hash '}${remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''}`,
+      names,
+      values: hash === null ? {} : { ':hash': hash },
+    });
+  }
+
+  private async ifVersion(
+    siteId: number,
+    type: PageType,
+    id: string,
+    version: string,
+    change: { update: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  ): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, type, id),
+          UpdateExpression: change.update,
+          ConditionExpression: 'version = :version',
+          ...(change.names && Object.keys(change.names).length > 0 ? { ExpressionAttributeNames: change.names } : {}),
+          ExpressionAttributeValues: { ':version': version, ...change.values },
+        }),
+      );
+    } catch (error) {
+      // A newer publish replaced the page: it brings the links in line itself.
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * Leaves a mark where each of `pages` would be (none of them exists yet): pages link to them, so their
+   * first publish queues a relink, with no query of its own. A page that appeared meanwhile only gets the
+   * mark, which its next publish removes.
+   */
+  async awaitPages(siteId: number, pages: readonly { id: string; type: PageType }[], now: string): Promise<void> {
+    await mapLimit(pages, AWAIT_PARALLEL, (page) =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, page.type, page.id),
+          UpdateExpression: 'SET awaited_at = if_not_exists(awaited_at, :now)',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      ),
+    );
   }
 
   private async deleteChunks(siteId: number, type: PageType, id: string, version: string, count: number) {
@@ -241,26 +338,13 @@ export class PageStore {
     );
   }
 
-  /** A page no longer links to `targets`: relink's suppression of them has nothing left to act on. */
-  private async unsuppress(siteId: number, type: PageType, id: string, targets: string[]) {
-    const names = Object.fromEntries(targets.map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]));
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: pageKey(siteId, type, id),
-        UpdateExpression: `DELETE suppressed :targets REMOVE ${Object.keys(names).join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':targets': new Set(targets) },
-      }),
-    );
-  }
-
   /** The page with its parts, in one Query (more only for very large pages or many answers). */
   async get(siteId: number, type: PageType, id: string): Promise<StoredPage | null> {
     for (let attempt = 0; ; attempt++) {
       const items = await this.queryParts(siteId, type, id);
       const mainItem = items.find((item) => item.sk === pageSk(type, id));
-      if (!mainItem) return null;
+      // A mark left where a page that others link to will be is no page.
+      if (!mainItem || !('status' in mainItem)) return null;
       const main = decodePage(mainItem);
       const doc = this.assembleDoc(main, mainItem, items, type, id);
       // A concurrent republish may have replaced the chunks between our pages of results: read again.
@@ -269,6 +353,7 @@ export class PageStore {
         throw new Error(`page ${id}: chunks of version ${main.version} are incomplete`);
       }
       const answers = items.filter((item) => String(item.sk).startsWith(answerPrefix(type, id))).map(decodeAnswer);
+      const links = items.filter((item) => String(item.sk).startsWith(pageLinkPrefix(type, id))).map(decodePageLink);
       return {
         site_id: siteId,
         type,
@@ -278,8 +363,8 @@ export class PageStore {
         deleted: main.deleted === true,
         created_at: main.created_at,
         updated_at: main.updated_at,
-        suppressed: suppressedLinksOf(main.suppressed, main),
-        relinked_at: main.relinked_at ?? null,
+        suppressed: [...suppressedLinksOf(main.suppressed, main), ...suppressedOfLinks(links)].sort(byId),
+        relinked_at: newest([main.relinked_at, ...links.map((link) => link.relinked_at)]),
         summary: main.summary ?? null,
         community_answers: answers,
         notified_at: main.notified_at ?? null,
@@ -355,11 +440,35 @@ export class PageStore {
   }
 
   /**
-   * The links relink keeps from readers on each of `ids` (pages of `type`), with since when: the page
-   * items' suppressed sets in one batch read, then the times of just those links in a second (their
-   * attribute names are known only then). The listing indexes hold neither.
+   * The links relink keeps from readers on each of `ids` (pages of `type`), with since when: each page's
+   * suppressed link items (one Query per page, a few at a time), and what page items from before link
+   * items still hold (one batch read, then the times of just those links; their names are known only
+   * then). The listing indexes hold neither.
    */
   async suppressedOf(
+    siteId: number,
+    type: PageType,
+    ids: readonly string[],
+  ): Promise<Map<string, PageState['suppressed']>> {
+    const [legacy, linked] = await Promise.all([
+      this.legacySuppressedOf(siteId, type, ids),
+      mapLimit(ids, AWAIT_PARALLEL, async (id) =>
+        (
+          await queryAll(this.db, {
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+            FilterExpression: 'attribute_exists(suppressed_since)',
+            ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageLinkPrefix(type, id) },
+          })
+        ).map(decodePageLink),
+      ),
+    ]);
+    return new Map(
+      ids.map((id, i) => [id, [...(legacy.get(id) ?? []), ...suppressedOfLinks(linked[i] ?? [])].sort(byId)]),
+    );
+  }
+
+  private async legacySuppressedOf(
     siteId: number,
     type: PageType,
     ids: readonly string[],
@@ -367,7 +476,7 @@ export class PageStore {
     const keys = ids.map((id) => pageKey(siteId, type, id));
     const sets = await batchGet(this.db, this.table, keys, { expression: '#id, suppressed', names: { '#id': 'id' } });
     const withLinks = sets.map((item) => decodeSuppressed(item)).filter((item) => item.suppressed?.size);
-    const result = new Map<string, PageState['suppressed']>(ids.map((id) => [id, []]));
+    const result = new Map<string, PageState['suppressed']>();
     if (withLinks.length === 0) return result;
     const targets = [...new Set(withLinks.flatMap((item) => [...(item.suppressed ?? [])]))];
     const names: Record<string, string> = {
@@ -396,7 +505,9 @@ export class PageStore {
         ConsistentRead: true,
       }),
     );
-    return out.Item ? liveStateOf(decodePageLiveState(out.Item, pageKey(siteId, type, id))) : null;
+    return out.Item && 'status' in out.Item
+      ? liveStateOf(decodePageLiveState(out.Item, pageKey(siteId, type, id)))
+      : null;
   }
 
   /**
@@ -498,7 +609,7 @@ export class PageStore {
           Key: pageKey(siteId, 'question', id),
           UpdateExpression:
             summary === null ? 'SET summary_at = :now REMOVE summary' : 'SET summary = :s, summary_at = :now',
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: 'attribute_exists(version)',
           ExpressionAttributeValues: summary === null ? { ':now': now } : { ':s': summary, ':now': now },
         }),
       );
@@ -515,10 +626,10 @@ export class PageStore {
       new GetCommand({
         TableName: this.table,
         Key: pageKey(siteId, 'question', questionId),
-        ProjectionExpression: 'pk',
+        ProjectionExpression: 'version',
       }),
     );
-    if (!exists.Item) return false;
+    if (!exists.Item?.version) return false;
     await this.db.send(
       new PutCommand({
         TableName: this.table,
@@ -551,11 +662,13 @@ export class PageStore {
       options,
     );
     return new Map(
-      items.map((found) => {
-        const item = decodeLinkTarget(found);
-        const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
-        return [item.id, { ...target, notified_at: item.notified_at ?? null }];
-      }),
+      items
+        .filter((found) => 'status' in found)
+        .map((found) => {
+          const item = decodeLinkTarget(found);
+          const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
+          return [item.id, { ...target, notified_at: item.notified_at ?? null }];
+        }),
     );
   }
 }

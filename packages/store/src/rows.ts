@@ -8,7 +8,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { RowOf, TableName } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed } from './batch';
+import { batchGet, batchWrite, conditionFailed, mapLimit } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
 import { checkedRow, decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
@@ -377,20 +377,4 @@ export class RowStore {
     // Index items keep their id as both sort keys.
     return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };
   }
-}
-
-/** Runs `fn` over the items with at most `limit` at once, keeping their order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  // One iterator shared by the workers: each takes the next item when it is free.
-  const queue = items.entries();
-  const worker = async () => {
-    for (const [i, item] of queue) out[i] = await fn(item, i);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
