@@ -151,25 +151,30 @@ it("reclaims a dead call's reservation once its lease ends", async () => {
   const day = today();
   // The clock is set, not waited on: however slow the engine, the lease ends only when the test says so.
   const start = Date.now();
+  const [dead, early, late] = [
+    { id: 'dead', leaseUntil: start + 1000 },
+    { id: 'early', leaseUntil: start + 60_000 },
+    { id: 'late', leaseUntil: start + 60_000 },
+  ];
   fakeClock(start);
   try {
-    expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, start + 1000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, dead, 0.05, { day: 0.06 })).toMatchObject({
       reserved: true,
     });
     jest.setSystemTime(start + 999);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'early', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, early, 0.05, { day: 0.06 })).toMatchObject({
       reserved: false,
       window: 'day',
     });
     jest.setSystemTime(start + 1000);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'late', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, late, 0.05, { day: 0.06 })).toMatchObject({
       reserved: true,
     });
   } finally {
     jest.useRealTimers();
   }
   // The dead call's late settle adds what it was billed, and takes nothing from the new reservation.
-  await t.store.budgets.settle({ siteId }, day, 'dead', 0.05, 0.002, false);
+  await t.store.budgets.settle({ siteId }, day, dead, 0.002, false);
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
 });
 
