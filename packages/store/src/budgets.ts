@@ -313,14 +313,16 @@ export class BudgetStore {
    * hold's item is written. Refused, the window that has no room, with what it holds.
    */
   private async place(counter: Counter, hold: HoldRef, estimate: number, limits: Limits): Promise<ReserveOutcome> {
-    const home = homeShard(counter, hold.id);
-    const whole = await this.take(counter, { shard: home, usd: estimate }, limits);
-    let parts: Part[] | null = whole ? [{ shard: home, usd: estimate }] : null;
-    let items: Array<CounterItem | undefined> = whole ? [whole] : [];
-    if (!whole) {
-      items = await this.items(counter);
+    const whole: Part = { shard: homeShard(counter, hold.id), usd: estimate };
+    const first = await this.take(counter, whole, limits);
+    let parts: Part[] | null = [whole];
+    // The items after the reservation (a site's is what it answers), or as read when it was refused.
+    let items: Array<CounterItem | undefined> = first ? [first] : await this.items(counter);
+    if (!first) {
       parts = partsFor(counter, limits, items, estimate);
-      if (parts && !(await this.takeAll(counter, parts, limits))) parts = null;
+      const taken = parts && (await this.takeAll(counter, parts, limits));
+      if (taken) items = taken;
+      else parts = null;
     }
     if (parts) {
       await this.db.send(
@@ -346,17 +348,18 @@ export class BudgetStore {
     return { reserved: false, window: full.name, state: stateOf(countsOf(items, full.prefix)) };
   }
 
-  /** Takes every part, each on its shard; one refused, the ones taken are given back. */
-  private async takeAll(counter: Counter, parts: Part[], limits: Limits): Promise<boolean> {
+  /** Takes every part, each on its shard: their items after it. One refused, the ones taken are given back: null. */
+  private async takeAll(counter: Counter, parts: Part[], limits: Limits): Promise<CounterItem[] | null> {
     const taken = await Promise.all(parts.map((part) => this.take(counter, part, limits)));
-    if (taken.every(Boolean)) return true;
+    const items = taken.flatMap((item) => (item ? [item] : []));
+    if (items.length === parts.length) return items;
     const prefixes = counter.windows.map((w) => w.prefix);
     await Promise.all(
       parts.flatMap((part, i) =>
         taken[i] ? [this.add(counter, part.shard, prefixes, { committed: -part.usd, reserved: -part.usd })] : [],
       ),
     );
-    return false;
+    return null;
   }
 
   /** Adds `part` to its shard's `committed` and `reserved` if every window with a limit has room for it there: the item after it, or null. */

@@ -65,10 +65,10 @@ export interface BudgetOptions {
 }
 
 /**
- * A site's budget as paid calls spend it: each reservation is one conditional update of the site's
- * counter item (its day and month windows at once) and, with a deployment cap, one of the
- * deployment's day item, made together; a refusal of either undoes the other and is 402
- * budget_exceeded before any provider is called. Settling is the same two updates.
+ * A site's budget as paid calls spend it: each reservation is taken on the site's counter (its day and
+ * month windows at once) and, with a deployment cap, on the deployment's day, together; a refusal of
+ * either undoes the other and is 402 budget_exceeded before any provider is called. Settling gives
+ * both back, with the bill.
  */
 export class SiteBudget implements SpendGuard {
   private limitsRead?: Promise<BudgetLimits>;
