@@ -151,6 +151,30 @@ it("holds the deployment's daily cap across sites, undoing a site's reservation 
   expect((await t.store.budgets.windows('deployment', day)).day).toEqual({ spent: 0.015, reserved: 0, simulated: 0 });
 });
 
+it("never lets concurrent calls past the deployment's cap when each must be split over its shards", async () => {
+  const sites = await Promise.all([t.newSite('Split A'), t.newSite('Split B'), t.newSite('Split C')]);
+  const day = '2032-03-05';
+  const at = () => new Date(`${day}T12:00:00.000Z`);
+  // An eighth of the cap is 0.0025: each 0.003 takes room on two shards or more.
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 30 }, (_v, i) => budgetOf(sites[i % 3]!.siteId, at, 0.02).reserve(0.003)),
+  );
+  const holds = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  for (const refused of outcomes.filter((o) => o.status === 'rejected'))
+    expect(refused.reason).toMatchObject({ code: 'budget_exceeded', extra: { scope: 'deployment' } });
+  expect(holds.length).toBeGreaterThan(0);
+  expect(holds.length).toBeLessThanOrEqual(6);
+  expect((await t.store.budgets.windows('deployment', day)).day!.reserved).toBeLessThanOrEqual(0.02);
+  await Promise.all(holds.map((hold) => hold.settle(0.002, false)));
+  expect((await t.store.budgets.windows('deployment', day)).day).toEqual({
+    spent: Math.round(holds.length * 2000) / 1e6,
+    reserved: 0,
+    simulated: 0,
+  });
+  const perSite = await Promise.all(sites.map(({ siteId }) => t.store.budgets.windows({ siteId }, day)));
+  expect(perSite.map((w) => w.day!.reserved)).toEqual([0, 0, 0]);
+});
+
 it("reclaims a dead call's reservation once its lease ends", async () => {
   const { siteId } = await t.newSite('Dead call');
   const day = today();
