@@ -61,19 +61,17 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
   const past = Date.now() - 1000;
   const site = await t.newSite('Lapsed budget');
   const day = utcDay(new Date());
-  const ticket = { hold_id: 'lapsed-hold', estimate_usd: 0.05, day, deployment: false };
-  expect(
-    (
-      await t.store.budgets.reserve(
-        { siteId: site.siteId },
-        day,
-        ticket.hold_id,
-        ticket.estimate_usd,
-        {},
-        Date.now() + 3_600_000,
-      )
-    ).reserved,
-  ).toBe(true);
+  const ticket = {
+    hold_id: 'lapsed-hold',
+    estimate_usd: 0.05,
+    day,
+    deployment: false,
+    lease_until: Date.now() + 3_600_000,
+  };
+  const hold = { id: ticket.hold_id, leaseUntil: ticket.lease_until };
+  expect((await t.store.budgets.reserve({ siteId: site.siteId }, day, hold, ticket.estimate_usd, {})).reserved).toBe(
+    true,
+  );
   const jobId = newJobId();
   const input: ResearchJobInput = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
   await t.store.jobs.create({

@@ -1,17 +1,22 @@
-import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { LIMITS } from '@cm/contract';
+import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch, type Hold } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
-import type { ResearchJobInput } from '@cm/store';
+import { createDocumentClient, type ResearchJobInput } from '@cm/store';
 import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
+import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
 import { fakeClock } from '../helpers/clock';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
 /* Budgets on the embedded DynamoDB: reservations and settles of the counters, against real replayed bills. */
 
 let t: TestStack;
 let replay: Replay;
+let db: ReturnType<typeof createDocumentClient>;
 beforeAll(async () => {
   [t, replay] = await Promise.all([startTestStack(), startReplay()]);
+  db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
 }, 60_000);
 afterAll(async () => {
   await Promise.all([t.stop(), replay.close()]);
@@ -146,31 +151,134 @@ it("holds the deployment's daily cap across sites, undoing a site's reservation 
   expect((await t.store.budgets.windows('deployment', day)).day).toEqual({ spent: 0.015, reserved: 0, simulated: 0 });
 });
 
+it("never lets concurrent calls past the deployment's cap when each must be split over its shards", async () => {
+  const sites = await Promise.all([t.newSite('Split A'), t.newSite('Split B'), t.newSite('Split C')]);
+  const day = '2032-03-05';
+  const at = () => new Date(`${day}T12:00:00.000Z`);
+  // An eighth of the cap is 0.0025: each 0.003 takes room on two shards or more.
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 30 }, (_v, i) => budgetOf(sites[i % 3]!.siteId, at, 0.02).reserve(0.003)),
+  );
+  const holds = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  for (const refused of outcomes.filter((o) => o.status === 'rejected'))
+    expect(refused.reason).toMatchObject({ code: 'budget_exceeded', extra: { scope: 'deployment' } });
+  expect(holds.length).toBeGreaterThan(0);
+  expect(holds.length).toBeLessThanOrEqual(6);
+  expect((await t.store.budgets.windows('deployment', day)).day!.reserved).toBeLessThanOrEqual(0.02);
+  await Promise.all(holds.map((hold) => hold.settle(0.002, false)));
+  expect((await t.store.budgets.windows('deployment', day)).day).toEqual({
+    spent: Math.round(holds.length * 2000) / 1e6,
+    reserved: 0,
+    simulated: 0,
+  });
+  const perSite = await Promise.all(sites.map(({ siteId }) => t.store.budgets.windows({ siteId }, day)));
+  expect(perSite.map((w) => w.day!.reserved)).toEqual([0, 0, 0]);
+});
+
 it("reclaims a dead call's reservation once its lease ends", async () => {
   const { siteId } = await t.newSite('Dead call');
   const day = today();
   // The clock is set, not waited on: however slow the engine, the lease ends only when the test says so.
   const start = Date.now();
+  const [dead, early, late] = [
+    { id: 'dead', leaseUntil: start + 1000 },
+    { id: 'early', leaseUntil: start + 60_000 },
+    { id: 'late', leaseUntil: start + 60_000 },
+  ];
   fakeClock(start);
   try {
-    expect(await t.store.budgets.reserve({ siteId }, day, 'dead', 0.05, { day: 0.06 }, start + 1000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, dead, 0.05, { day: 0.06 })).toMatchObject({
       reserved: true,
     });
     jest.setSystemTime(start + 999);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'early', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, early, 0.05, { day: 0.06 })).toMatchObject({
       reserved: false,
       window: 'day',
     });
     jest.setSystemTime(start + 1000);
-    expect(await t.store.budgets.reserve({ siteId }, day, 'late', 0.05, { day: 0.06 }, start + 60_000)).toMatchObject({
+    expect(await t.store.budgets.reserve({ siteId }, day, late, 0.05, { day: 0.06 })).toMatchObject({
       reserved: true,
     });
   } finally {
     jest.useRealTimers();
   }
   // The dead call's late settle adds what it was billed, and takes nothing from the new reservation.
-  await t.store.budgets.settle({ siteId }, day, 'dead', 0.05, 0.002, false);
+  await t.store.budgets.settle({ siteId }, day, dead, 0.002, false);
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
+});
+
+it("keeps each reservation in flight in an item of its own, so no counter grows with them, and still reclaims dead calls' reservations", async () => {
+  const { siteId } = await t.newSite('Holds apart');
+  const day = '2033-05-06';
+  const at = () => new Date(`${day}T12:00:00.000Z`);
+  const CALLS = 60;
+  const limit = CALLS * 0.001;
+  await t.store.budgets.setLimits(siteId, { daily_usd: limit }, new Date().toISOString());
+  const counters = [
+    siteSpendKey(siteId, day.slice(0, 7)),
+    ...Array.from({ length: DEPLOYMENT_SPEND_SHARDS }, (_v, shard) => deploymentSpendKey(day, shard)),
+  ];
+  const largestCounter = async () => {
+    const items = await Promise.all(
+      counters.map(async (Key) => (await db.send(new GetCommand({ TableName: t.stack.tableName, Key }))).Item),
+    );
+    return Math.max(...items.map((item) => JSON.stringify(item ?? {}).length));
+  };
+  const start = Date.now();
+  fakeClock(start);
+  try {
+    // The site's daily limit and the deployment's cap filled with calls that die before they settle.
+    const filling = budgetOf(siteId, at, 1);
+    await filling.reserve(0.001);
+    const withOne = await largestCounter();
+    await Promise.all(Array.from({ length: CALLS - 1 }, () => filling.reserve(0.001)));
+    expect(await largestCounter()).toBeLessThan(withOne + 20);
+    const capped = budgetOf(siteId, at, limit);
+    await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    // Their leases end: every one is reclaimed, on the site's counter and the deployment's, as calls need the room.
+    jest.setSystemTime(start + LIMITS.budgetHoldMs);
+    const holds: Hold[] = [];
+    for (let i = 0; i < CALLS; i++) holds.push(await capped.reserve(0.001));
+    await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    await Promise.all(holds.map((hold) => hold.settle(0.0005, false)));
+  } finally {
+    jest.useRealTimers();
+  }
+  const settled = { spent: CALLS * 0.0005, reserved: 0, simulated: 0 };
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual(settled);
+  expect((await t.store.budgets.windows('deployment', day)).day).toEqual(settled);
+});
+
+it("reserves a paid call in 2 requests on each counter (the counter's conditional update, then the hold's item) and settles it in 2 (the hold's delete, then the counter's update)", async () => {
+  const { siteId } = await t.newSite('Round trips');
+  const budget = budgetOf(siteId, () => new Date(), 100);
+  await budget.limits();
+  const recording = t.stack.dynamo.record();
+  try {
+    const hold = await budget.reserve(0.01);
+    expect(recording.operations().sort()).toEqual(['PutItem', 'PutItem', 'UpdateItem', 'UpdateItem']);
+    await hold.settle(0.005, false);
+    expect(recording.operations().slice(4).sort()).toEqual(['DeleteItem', 'DeleteItem', 'UpdateItem', 'UpdateItem']);
+  } finally {
+    recording.stop();
+  }
+});
+
+it("keeps a site's month counter at its largest (every day of a 31-day month counted) far under DynamoDB's 400 KB", async () => {
+  const { siteId } = await t.newSite('Full month');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 1, monthly_usd: 10 }, new Date().toISOString());
+  for (let day = 1; day <= 31; day++) {
+    const at = () => new Date(`2034-01-${String(day).padStart(2, '0')}T12:00:00.000Z`);
+    await (await budgetOf(siteId, at, 100).reserve(0.01)).settle(0.009, true);
+  }
+  const counter = await db.send(new GetCommand({ TableName: t.stack.tableName, Key: siteSpendKey(siteId, '2034-01') }));
+  console.log(`a site's month counter, every day counted: ${JSON.stringify(counter.Item).length} bytes of JSON`);
+  expect(JSON.stringify(counter.Item).length).toBeLessThan(4096);
+  expect((await t.store.budgets.windows({ siteId }, '2034-01-31')).month).toEqual({
+    spent: 0.279,
+    reserved: 0,
+    simulated: 0.279,
+  });
 });
 
 it('settles a research job’s bill and ledgers its calls before the job ends, so a crash in between loses neither', async () => {

@@ -1,21 +1,35 @@
 import * as z from 'zod/mini';
 import { decodeItem } from './decode';
 
-/* Budget items: a site's limits, and spend counters with their windows' counts and reservations. */
+/* Budget items: a site's limits, spend counters with their windows' counts, and the reservations in flight. */
 
 const Limit = z.optional(z.nullable(z.number()));
 const BudgetItem = z.looseObject({ daily_usd: Limit, monthly_usd: Limit, confirm_above_usd: Limit });
 
-/** A reservation on a counter item: its estimate, the windows (attribute prefixes) it counts in, and until when (epoch ms) its lease runs. */
-const StoredHold = z.object({ e: z.number(), w: z.array(z.string()), x: z.number() });
-export type StoredHold = z.infer<typeof StoredHold>;
-
-/** Besides its key, a counter item holds only counts (`<window>_<part>`, `expires_at`) and holds (`hold#<id>`). */
-const CounterItem = z.catchall(z.object({ pk: z.string(), sk: z.string() }), z.union([z.number(), StoredHold]));
+/**
+ * Besides its key, a counter item holds only counts (`<window>_<part>`, `expires_at`). A `hold#<id>`
+ * map is a reservation written before reservations had items of their own: read past, it stays counted
+ * until its window ends.
+ */
+const CounterItem = z.catchall(z.object({ pk: z.string(), sk: z.string() }), z.union([z.number(), z.looseObject({})]));
 export type CounterItem = z.infer<typeof CounterItem>;
+
+/**
+ * A reservation in flight: its estimate, the windows (attribute prefixes) it counts in, and the part of
+ * it each counter shard holds (a site's one counter holds all of it).
+ */
+const HoldItem = z.looseObject({
+  pk: z.string(),
+  sk: z.string(),
+  estimate: z.number(),
+  windows: z.array(z.string()),
+  parts: z.array(z.object({ shard: z.int(), usd: z.number() })),
+});
+export type HoldItem = z.infer<typeof HoldItem>;
 
 type Item = Record<string, unknown>;
 
 export const decodeBudget = (item: Item, key: Item) => decodeItem('budget', BudgetItem, item, key);
 export const decodeCounter = (item: Item, key: Item): CounterItem =>
   decodeItem('spend counter', CounterItem, { ...key, ...item }, key);
+export const decodeHold = (item: Item, key: Item): HoldItem => decodeItem('spend hold', HoldItem, item, key);

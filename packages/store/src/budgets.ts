@@ -1,8 +1,24 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { roundUsd } from '@cm/contract';
-import { conditionFailed } from './batch';
-import { decodeBudget, decodeCounter, type CounterItem, type StoredHold } from './budgets.decoder';
-import { budgetKey, deploymentSpendKey, siteSpendKey, type Key } from './keys';
+import { batchGet, conditionFailed } from './batch';
+import { decodeBudget, decodeCounter, decodeHold, type CounterItem, type HoldItem } from './budgets.decoder';
+import {
+  budgetKey,
+  DEPLOYMENT_SPEND_SHARDS,
+  deploymentSpendKey,
+  siteSpendKey,
+  spendHoldPartition,
+  spendHoldSk,
+  spendHoldsEndedBy,
+  type Key,
+} from './keys';
 
 /** A site's limits in USD; null: no limit. `confirm_above_usd`: paid calls estimated above it need approval. */
 export interface BudgetLimits {
@@ -17,6 +33,12 @@ export type SpendScope = { siteId: number } | 'deployment';
 /** The UTC day (`yyyy-mm-dd`) a reservation is made in; its month is the day's. */
 export type SpendDay = string;
 
+/** A reservation as its holder knows it: its id, and until when (epoch ms) its lease runs, which its key sorts by. */
+export interface HoldRef {
+  id: string;
+  leaseUntil: number;
+}
+
 /** What a window holds: `spent` settled (of it `simulated` the sandbox's list prices), `reserved` in flight. */
 export interface WindowState {
   spent: number;
@@ -24,35 +46,54 @@ export interface WindowState {
   simulated: number;
 }
 
+/** A scope's windows; the deployment's are not read back after a reservation or a settle (they are its shards' sums). */
+export type Windows = Partial<Record<'day' | 'month', WindowState>>;
+
 export type ReserveOutcome =
-  | { reserved: true; windows: Partial<Record<'day' | 'month', WindowState>> }
-  | { reserved: false; window: 'day' | 'month'; state: WindowState };
+  { reserved: true; windows: Windows } | { reserved: false; window: 'day' | 'month'; state: WindowState };
+
+type Limits = Partial<Record<'day' | 'month', number | null>>;
 
 interface CounterWindow {
   name: 'day' | 'month';
   prefix: string;
 }
 
-/** A counter item and the windows (attribute prefixes) a reservation on it counts in. */
+/**
+ * A scope's counter of a day: its items (a site's one month item, or the deployment's shards of the
+ * day, each allowed its share of the cap) and the windows (attribute prefixes) a reservation counts in.
+ */
 interface Counter {
-  key: Key;
+  shards: [Key, ...Key[]];
   windows: [CounterWindow, ...CounterWindow[]];
-  /** Epoch seconds: TTL tidies the item away after its last window ended. */
+  /** Epoch seconds: TTL tidies the items away after their last window ended. */
   expiresAt: number;
 }
 
-const DAY_SECONDS = 86_400;
-/** A window's counts, by the short names of the expressions. */
-const PARTS = { c: 'committed', r: 'reserved', s: 'spent', m: 'simulated' } as const;
-const HOLD = 'hold#';
-const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+/** What a write adds to each window's counts; `committed` is spent + reserved, what a condition reads. */
+interface Counts {
+  committed: number;
+  reserved: number;
+  spent: number;
+  simulated: number;
+}
 
-/** The counter of a scope's windows of `day`: a site's month item (the month's counts and each day's), or the deployment's day item. */
+/** The part of a reservation a shard holds. */
+type Part = HoldItem['parts'][number];
+
+const DAY_SECONDS = 86_400;
+/** Dead reservations reclaimed per hold partition by one refusal: a bounded Query; more wait for the next refusal. */
+const RECLAIM_PAGE = 25;
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+const micros = (usd: number) => Math.round(usd * 1e6);
+
+/** The counter of a scope's windows of `day`: a site's month item (the month's counts and each day's), or the deployment's day shards. */
 function counterOf(scope: SpendScope, day: SpendDay): Counter {
   const month = day.slice(0, 7);
   if (scope === 'deployment') {
+    const shards = Array.from({ length: DEPLOYMENT_SPEND_SHARDS - 1 }, (_v, i) => deploymentSpendKey(day, i + 1));
     return {
-      key: deploymentSpendKey(day),
+      shards: [deploymentSpendKey(day, 0), ...shards],
       windows: [{ name: 'day', prefix: 'd' }],
       expiresAt: epochSeconds(`${day}T00:00:00Z`) + 3 * DAY_SECONDS,
     };
@@ -60,7 +101,7 @@ function counterOf(scope: SpendScope, day: SpendDay): Counter {
   const next = new Date(`${month}-01T00:00:00Z`);
   next.setUTCMonth(next.getUTCMonth() + 1);
   return {
-    key: siteSpendKey(scope.siteId, month),
+    shards: [siteSpendKey(scope.siteId, month)],
     windows: [
       { name: 'month', prefix: 'm' },
       { name: 'day', prefix: `d${day.slice(8, 10)}` },
@@ -70,25 +111,89 @@ function counterOf(scope: SpendScope, day: SpendDay): Counter {
   };
 }
 
+/** A shard's share of a limit, in whole micro-USD that add up to the limit (the first shard takes the remainder). */
+function shareOf(limit: number, counter: Counter, shard: number): number {
+  const total = micros(limit);
+  const each = Math.floor(total / counter.shards.length);
+  return (shard === 0 ? total - each * (counter.shards.length - 1) : each) / 1e6;
+}
+
+/** The shard a reservation tries first, keeps its item beside, and adds a late bill to: spread by its id. */
+function homeShard(counter: Counter, holdId: string): number {
+  let hash = 0;
+  for (const char of holdId) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) >>> 0;
+  return hash % counter.shards.length;
+}
+
+/** A shard's item key; a shard number a stored hold names out of range is the first shard's. */
+const shardKey = (counter: Counter, shard: number): Key => counter.shards[shard] ?? counter.shards[0];
+
+const holdKey = (counter: Counter, hold: HoldRef): Key => ({
+  pk: spendHoldPartition(shardKey(counter, homeShard(counter, hold.id))),
+  sk: spendHoldSk(hold.leaseUntil, hold.id),
+});
+
 /** A count of a window (`committed`, `reserved`, `spent` or `simulated`); 0 until something was counted. */
-const countOf = (item: CounterItem | undefined, prefix: string, part: string): number => {
+const countOf = (item: CounterItem | undefined, prefix: string, part: keyof Counts): number => {
   const count = item?.[`${prefix}_${part}`];
   return typeof count === 'number' ? count : 0;
 };
 
-const stateOf = (item: CounterItem | undefined, prefix: string): WindowState => ({
-  spent: roundUsd(countOf(item, prefix, 'spent')),
-  reserved: roundUsd(Math.max(0, countOf(item, prefix, 'reserved'))),
-  simulated: roundUsd(countOf(item, prefix, 'simulated')),
+/** A window's counts summed over the counter's items. */
+const countsOf = (items: Array<CounterItem | undefined>, prefix: string): Counts => {
+  const sum = (part: keyof Counts) => roundUsd(items.reduce((total, item) => total + countOf(item, prefix, part), 0));
+  return { committed: sum('committed'), reserved: sum('reserved'), spent: sum('spent'), simulated: sum('simulated') };
+};
+
+const stateOf = (counts: Counts): WindowState => ({
+  spent: counts.spent,
+  reserved: Math.max(0, counts.reserved),
+  simulated: counts.simulated,
 });
 
-/** Every window of a counter as its item holds it. */
-const windowsOf = (counter: Counter, item: CounterItem | undefined): Partial<Record<'day' | 'month', WindowState>> =>
-  Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(item, w.prefix)]));
+/** Every window of a counter as its items hold it. */
+const windowsOf = (counter: Counter, items: Array<CounterItem | undefined>): Windows =>
+  Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(countsOf(items, w.prefix))]));
 
-/** A counter's item, as a read or an update returned it. */
-const counterItem = (counter: Counter, attributes: Record<string, unknown> | undefined): CounterItem | undefined =>
-  attributes && decodeCounter(attributes, counter.key);
+/** What a shard has room for: the least any window with a limit leaves of its share, in micro-USD. */
+function roomOf(counter: Counter, limits: Limits, shard: number, item: CounterItem | undefined): number {
+  const rooms = counter.windows.flatMap((w) => {
+    const limit = limits[w.name];
+    return typeof limit === 'number'
+      ? [micros(shareOf(limit, counter, shard)) - micros(countOf(item, w.prefix, 'committed'))]
+      : [];
+  });
+  return rooms.length > 0 ? Math.min(...rooms) : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The parts that fit `estimate` into the shards' room, as the items read show it: the whole of it on
+ * the roomiest shard, or split over the roomiest ones when no shard alone has room; null: they have
+ * not, together.
+ */
+function partsFor(counter: Counter, limits: Limits, items: Array<CounterItem | undefined>, estimate: number) {
+  const rooms = counter.shards
+    .map((_key, shard) => ({ shard, room: roomOf(counter, limits, shard, items[shard]) }))
+    .filter(({ room }) => room > 0)
+    .sort((a, b) => b.room - a.room);
+  const parts: Part[] = [];
+  let left = micros(estimate);
+  for (const { shard, room } of rooms) {
+    if (left <= 0) break;
+    const usd = Math.min(room, left);
+    parts.push({ shard, usd: usd / 1e6 });
+    left -= usd;
+  }
+  return left > 0 || parts.length === 0 ? null : parts;
+}
+
+/** `billed` split over a reservation's parts in proportion to them, in micro-USD that add up to it. */
+function billsOf(billed: number, parts: [Part, ...Part[]]): number[] {
+  const held = parts.reduce((sum, part) => sum + micros(part.usd), 0);
+  const bills = parts.map((part) => (held > 0 ? Math.floor((micros(billed) * micros(part.usd)) / held) : 0));
+  bills[0] = micros(billed) - bills.slice(1).reduce((sum, bill) => sum + bill, 0);
+  return bills.map((bill) => bill / 1e6);
+}
 
 /** A site's limits as its budget item holds them (none stored: no limits). */
 const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): BudgetLimits => {
@@ -101,12 +206,15 @@ const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): Bu
 };
 
 /**
- * Spend limits and counters, changed only by single-item conditional updates (the embedded DynamoDB
- * has no transactions). Each window keeps `committed` = spent + reserved, so "spent + reserved +
- * estimate ≤ limit" is one condition, `committed ≤ limit − estimate`, on one attribute (a condition
- * cannot add). A site's day and month windows live on one item per month, so one update reserves both.
- * Each reservation is an attribute of its own, `hold#<id>`, with its estimate and lease: settling
- * removes it with its amount, and a dead call's hold is reclaimed once its lease ended.
+ * Spend limits and counters, changed only by single-item conditional writes (the embedded DynamoDB has
+ * no transactions). Each window keeps `committed` = spent + reserved, so "spent + reserved + estimate ≤
+ * limit" is one condition, `committed ≤ limit − estimate`, on one attribute (a condition cannot add). A
+ * site's day and month windows live on one item per month, so one update reserves both; the
+ * deployment's day is split over shards, each allowed its share of the cap. Counters hold only sums:
+ * each reservation in flight is an item of its own, written after its counter took the estimate and
+ * removed before its counter gives it back, so a crash between the two leaves the estimate counted (an
+ * early refusal), never uncounted (an overspend). Its key sorts by its lease's end, so a dead call's
+ * reservation is found by a bounded Query and reclaimed.
  */
 export class BudgetStore {
   constructor(
@@ -136,171 +244,229 @@ export class BudgetStore {
     return limitsOf(siteId, out.Attributes);
   }
 
-  /** What the scope's windows of `day` hold (one consistent read). */
-  async windows(scope: SpendScope, day: SpendDay): Promise<Partial<Record<'day' | 'month', WindowState>>> {
+  /** What the scope's windows of `day` hold (one consistent read; the deployment's shards in one BatchGetItem). */
+  async windows(scope: SpendScope, day: SpendDay): Promise<Windows> {
     const counter = counterOf(scope, day);
-    return windowsOf(counter, await this.item(counter));
+    return windowsOf(counter, await this.items(counter));
   }
 
   /**
-   * Reserves `estimate` for hold `holdId` in the scope's windows of `day`, if every window with a limit
-   * has room: one conditional update. Refused, it reclaims the holds whose lease ended (each only if
-   * unchanged) and tries once more.
+   * Reserves `estimate` for `hold` in the scope's windows of `day`, if every window with a limit has
+   * room (see {@link place}). Refused, it reclaims the holds whose lease ended (each only once) and
+   * tries once more.
    */
-  async reserve(
-    scope: SpendScope,
-    day: SpendDay,
-    holdId: string,
-    estimate: number,
-    limits: Partial<Record<'day' | 'month', number | null>>,
-    leaseUntil: number,
-  ): Promise<ReserveOutcome> {
+  async reserve(scope: SpendScope, day: SpendDay, hold: HoldRef, estimate: number, limits: Limits) {
     const counter = counterOf(scope, day);
-    const first = await this.tryReserve(counter, holdId, estimate, limits, leaseUntil);
-    if (first) return first;
-    const item = await this.item(counter);
-    const expired = Object.entries(item ?? {}).flatMap(([name, hold]) =>
-      name.startsWith(HOLD) && typeof hold === 'object' && hold.x <= Date.now() ? [{ name, hold }] : [],
+    const first = await this.place(counter, hold, estimate, limits);
+    if (first.reserved || !(await this.reclaimEnded(counter))) return first;
+    return this.place(counter, hold, estimate, limits);
+  }
+
+  /**
+   * Settles `hold` to what the call was billed: its item is removed (which tells whether it was still
+   * there), then each part's estimate leaves `reserved` and the bill joins `spent` (and `simulated`,
+   * when it was the sandbox's list price). A hold reclaimed meanwhile (its call outlived its lease) only
+   * adds the bill. Answers the windows after it.
+   */
+  async settle(scope: SpendScope, day: SpendDay, hold: HoldRef, billed: number, simulated: boolean): Promise<Windows> {
+    const counter = counterOf(scope, day);
+    const held = await this.removeHold(holdKey(counter, hold));
+    const parts: [Part, ...Part[]] = held?.parts[0]
+      ? [held.parts[0], ...held.parts.slice(1)]
+      : [{ shard: homeShard(counter, hold.id), usd: 0 }];
+    const bills = billsOf(billed, parts);
+    const prefixes = counter.windows.map((w) => w.prefix);
+    const items = await Promise.all(
+      parts.map((part, i) => {
+        const bill = bills[i] ?? 0;
+        const counts = {
+          committed: bill - part.usd,
+          reserved: -part.usd,
+          spent: bill,
+          simulated: simulated ? bill : 0,
+        };
+        return this.add(counter, part.shard, prefixes, counts);
+      }),
     );
-    const reclaimed = await Promise.all(expired.map(({ name, hold }) => this.reclaim(counter.key, name, hold)));
-    const again = reclaimed.some(Boolean) ? await this.tryReserve(counter, holdId, estimate, limits, leaseUntil) : null;
-    if (again) return again;
-    const latest = reclaimed.some(Boolean) ? await this.item(counter) : item;
+    return counter.shards.length === 1 ? windowsOf(counter, items) : {};
+  }
+
+  /** The counter's items, as one consistent read (a BatchGetItem of the shards), in shard order. */
+  private async items(counter: Counter): Promise<Array<CounterItem | undefined>> {
+    if (counter.shards.length === 1) {
+      const out = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: counter.shards[0], ConsistentRead: true }),
+      );
+      return [out.Item && decodeCounter(out.Item, counter.shards[0])];
+    }
+    const read = await batchGet(this.db, this.table, counter.shards, undefined, { consistent: true });
+    return counter.shards.map((key) => {
+      const item = read.find((found) => found.pk === key.pk && found.sk === key.sk);
+      return item && decodeCounter(item, key);
+    });
+  }
+
+  /**
+   * One try at a reservation: its home shard takes the whole estimate by one conditional update. Refused,
+   * the counter's items are read and the estimate is placed where they have room, split over shards if no
+   * one has room for it (each part a conditional update, all given back if one is refused). Taken, the
+   * hold's item is written. Refused, the window that has no room, with what it holds.
+   */
+  private async place(counter: Counter, hold: HoldRef, estimate: number, limits: Limits): Promise<ReserveOutcome> {
+    const whole: Part = { shard: homeShard(counter, hold.id), usd: estimate };
+    const first = await this.take(counter, whole, limits);
+    let parts: Part[] | null = [whole];
+    // The items after the reservation (a site's is what it answers), or as read when it was refused.
+    let items: Array<CounterItem | undefined> = first ? [first] : await this.items(counter);
+    if (!first) {
+      parts = partsFor(counter, limits, items, estimate);
+      const taken = parts && (await this.takeAll(counter, parts, limits));
+      if (taken) items = taken;
+      else parts = null;
+    }
+    if (parts) {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...holdKey(counter, hold),
+            estimate,
+            windows: counter.windows.map((w) => w.prefix),
+            parts,
+            expires_at: counter.expiresAt,
+          },
+        }),
+      );
+      return { reserved: true, windows: counter.shards.length === 1 ? windowsOf(counter, items) : {} };
+    }
     // The window that has no room: the first one with a limit whose committed amount leaves less than the estimate.
     const limited = counter.windows.filter((w) => typeof limits[w.name] === 'number');
     const overflowing = limited.filter(
-      (w) => countOf(latest, w.prefix, 'committed') + estimate > Number(limits[w.name]) + 1e-9,
+      (w) => micros(countsOf(items, w.prefix).committed + estimate) > micros(Number(limits[w.name])),
     );
     const full = overflowing[0] ?? limited[0] ?? counter.windows[0];
-    return { reserved: false, window: full.name, state: stateOf(latest, full.prefix) };
+    return { reserved: false, window: full.name, state: stateOf(countsOf(items, full.prefix)) };
   }
 
-  /**
-   * Settles hold `holdId` to what the call was billed: its estimate leaves `reserved`, the bill joins
-   * `spent` (and `simulated`, when it was the sandbox's list price). One update; a hold reclaimed
-   * meanwhile (its call outlived its lease) only adds the bill. Answers the windows after it.
-   */
-  async settle(
-    scope: SpendScope,
-    day: SpendDay,
-    holdId: string,
-    estimate: number,
-    billed: number,
-    simulated: boolean,
-  ): Promise<Partial<Record<'day' | 'month', WindowState>>> {
-    const counter = counterOf(scope, day);
-    // Names are given only for the attributes each update uses: DynamoDB refuses unused ones.
-    const names = (parts: Array<keyof typeof PARTS>) =>
-      Object.fromEntries(
-        counter.windows.flatMap((w, i) => parts.map((part) => [`#${part}${i}`, `${w.prefix}_${PARTS[part]}`])),
-      );
-    const spend = counter.windows.flatMap((_w, i) => [`#s${i} :billed`, ...(simulated ? [`#m${i} :billed`] : [])]);
-    const spendParts: Array<keyof typeof PARTS> = simulated ? ['s', 'm'] : ['s'];
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: counter.key,
-          UpdateExpression: `REMOVE #hold ADD ${[...spend, ...counter.windows.flatMap((_w, i) => [`#c${i} :delta`, `#r${i} :unreserve`])].join(', ')}`,
-          ConditionExpression: 'attribute_exists(#hold)',
-          ExpressionAttributeNames: { ...names([...spendParts, 'c', 'r']), '#hold': `${HOLD}${holdId}` },
-          ExpressionAttributeValues: {
-            ':billed': billed,
-            ':delta': roundUsd(billed - estimate),
-            ':unreserve': -estimate,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return windowsOf(counter, counterItem(counter, out.Attributes));
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
-    const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: counter.key,
-        UpdateExpression: `SET expires_at = :ttl ADD ${[...spend, ...counter.windows.map((_w, i) => `#c${i} :billed`)].join(', ')}`,
-        ExpressionAttributeNames: names([...spendParts, 'c']),
-        ExpressionAttributeValues: { ':billed': billed, ':ttl': counter.expiresAt },
-        ReturnValues: 'ALL_NEW',
-      }),
+  /** Takes every part, each on its shard: their items after it. One refused, the ones taken are given back: null. */
+  private async takeAll(counter: Counter, parts: Part[], limits: Limits): Promise<CounterItem[] | null> {
+    const taken = await Promise.all(parts.map((part) => this.take(counter, part, limits)));
+    const items = taken.flatMap((item) => (item ? [item] : []));
+    if (items.length === parts.length) return items;
+    const prefixes = counter.windows.map((w) => w.prefix);
+    await Promise.all(
+      parts.flatMap((part, i) =>
+        taken[i] ? [this.add(counter, part.shard, prefixes, { committed: -part.usd, reserved: -part.usd })] : [],
+      ),
     );
-    return windowsOf(counter, counterItem(counter, out.Attributes));
+    return null;
   }
 
-  private async item(counter: Counter): Promise<CounterItem | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: counter.key, ConsistentRead: true }));
-    return counterItem(counter, out.Item);
-  }
-
-  private async tryReserve(
-    counter: Counter,
-    holdId: string,
-    estimate: number,
-    limits: Partial<Record<'day' | 'month', number | null>>,
-    leaseUntil: number,
-  ): Promise<ReserveOutcome | null> {
-    const names: Record<string, string> = { '#hold': `${HOLD}${holdId}` };
-    const values: Record<string, unknown> = {
-      ':e': estimate,
-      ':hold': { e: estimate, w: counter.windows.map((w) => w.prefix), x: leaseUntil } satisfies StoredHold,
-      ':ttl': counter.expiresAt,
-    };
-    const conditions = ['attribute_not_exists(#hold)'];
+  /** Adds `part` to its shard's `committed` and `reserved` if every window with a limit has room for it there: the item after it, or null. */
+  private async take(counter: Counter, part: Part, limits: Limits): Promise<CounterItem | null> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':e': part.usd, ':ttl': counter.expiresAt };
+    const conditions: string[] = [];
     const add: string[] = [];
     for (const [i, w] of counter.windows.entries()) {
       Object.assign(names, { [`#c${i}`]: `${w.prefix}_committed`, [`#r${i}`]: `${w.prefix}_reserved` });
       add.push(`#c${i} :e`, `#r${i} :e`);
       const limit = limits[w.name];
       if (typeof limit !== 'number') continue;
-      const room = roundUsd(limit - estimate);
-      // An estimate over the limit never fits, not even an empty window.
+      const room = roundUsd(shareOf(limit, counter, part.shard) - part.usd);
+      // More than the share never fits, not even an empty shard.
       if (room < 0) return null;
       values[`:room${i}`] = room;
       conditions.push(`(attribute_not_exists(#c${i}) OR #c${i} <= :room${i})`);
     }
+    const key = shardKey(counter, part.shard);
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: counter.key,
-          UpdateExpression: `SET #hold = :hold, expires_at = :ttl ADD ${add.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
+          Key: key,
+          UpdateExpression: `SET expires_at = :ttl ADD ${add.join(', ')}`,
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { reserved: true, windows: windowsOf(counter, counterItem(counter, out.Attributes)) };
+      return decodeCounter(out.Attributes ?? {}, key);
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
     }
   }
 
-  /** Takes back a dead call's hold, with its amount, only if it is still the one read. */
-  private async reclaim(key: Key, name: string, hold: StoredHold): Promise<boolean> {
-    const names: Record<string, string> = { '#hold': name };
-    const add = hold.w.flatMap((prefix, i) => {
-      Object.assign(names, { [`#c${i}`]: `${prefix}_committed`, [`#r${i}`]: `${prefix}_reserved` });
-      return [`#c${i} :minus`, `#r${i} :minus`];
-    });
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: `REMOVE #hold ADD ${add.join(', ')}`,
-          ConditionExpression: '#hold.x = :x',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':minus': -hold.e, ':x': hold.x },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+  /** Adds `counts` (those not 0) to the windows `prefixes` of a shard, unconditionally: the item after it. */
+  private async add(
+    counter: Counter,
+    shard: number,
+    prefixes: string[],
+    counts: Partial<Counts>,
+  ): Promise<CounterItem> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':ttl': counter.expiresAt };
+    const add = prefixes.flatMap((prefix, i) =>
+      Object.entries(counts).flatMap(([part, count]) => {
+        if (!count) return [];
+        names[`#${part}${i}`] = `${prefix}_${part}`;
+        values[`:${part}`] = roundUsd(count);
+        return [`#${part}${i} :${part}`];
+      }),
+    );
+    const key = shardKey(counter, shard);
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key,
+        UpdateExpression: `SET expires_at = :ttl${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
+        ...(add.length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return decodeCounter(out.Attributes ?? {}, key);
+  }
+
+  /** Deletes a hold's item: what it held if it was still there (only one remover sees it), else undefined. */
+  private async removeHold(key: Key): Promise<HoldItem | undefined> {
+    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: key, ReturnValues: 'ALL_OLD' }));
+    return out.Attributes && decodeHold(out.Attributes, key);
+  }
+
+  /**
+   * Reclaims the holds on `counter` whose lease ended: a Query of each hold partition for up to
+   * RECLAIM_PAGE of them, then each is removed and, if it was still there, its parts given back.
+   */
+  private async reclaimEnded(counter: Counter): Promise<boolean> {
+    const ended = await Promise.all(
+      counter.shards.map(async (shard) => {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk AND sk < :ended',
+            ExpressionAttributeValues: { ':pk': spendHoldPartition(shard), ':ended': spendHoldsEndedBy(Date.now()) },
+            ConsistentRead: true,
+            Limit: RECLAIM_PAGE,
+          }),
+        );
+        return (out.Items ?? []).map((item) => decodeHold(item, item));
+      }),
+    );
+    const reclaimed = await Promise.all(
+      ended.flat().map(async ({ pk, sk }) => {
+        const held = await this.removeHold({ pk, sk });
+        if (!held) return false;
+        await Promise.all(
+          held.parts.map((part) =>
+            this.add(counter, part.shard, held.windows, { committed: -part.usd, reserved: -part.usd }),
+          ),
+        );
+        return true;
+      }),
+    );
+    return reclaimed.some(Boolean);
   }
 }

@@ -30,7 +30,7 @@ export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
-export type { BudgetLimits, SpendScope, WindowState } from './budgets';
+export type { BudgetLimits, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };

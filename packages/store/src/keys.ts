@@ -133,8 +133,20 @@ export const siteSpendKey = (siteId: number, month: string): Key => ({
   pk: sitePartition(siteId),
   sk: `SPEND#${month}`,
 });
-/** The deployment's spend counter of one UTC day (`yyyy-mm-dd`), for its daily cap. */
-export const deploymentSpendKey = (day: string): Key => ({ pk: 'SPEND', sk: day });
+/**
+ * The deployment's daily cap is counted on this many items a day, each allowed its share of the cap, so
+ * no one item takes every paid call of every site.
+ */
+export const DEPLOYMENT_SPEND_SHARDS = 8;
+/** One of the deployment's spend counters of one UTC day (`yyyy-mm-dd`): a partition of its own each. */
+export const deploymentSpendKey = (day: string, shard: number): Key => ({ pk: `SPEND#${shard}`, sk: day });
+/** The reservations in flight on a spend counter: one item each, beside the counter's partition. */
+export const spendHoldPartition = (counter: Key): string => `${counter.pk}#HOLDS#${counter.sk}`;
+/** Lease ends sort as text: 13 digits of epoch ms last until the year 2286. */
+export const spendHoldSk = (leaseUntil: number, holdId: string): string =>
+  `${String(Math.max(0, Math.floor(leaseUntil))).padStart(13, '0')}#${holdId}`;
+/** Sorts after every hold whose lease ended by `at` (epoch ms): a Query below it finds the dead ones. */
+export const spendHoldsEndedBy = (at: number): string => spendHoldSk(at + 1, '');
 
 /** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
 export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;

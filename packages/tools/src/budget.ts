@@ -10,9 +10,7 @@ import {
 } from '@cm/contract';
 import { monthStart, nextUtcMidnight, utcDay } from '@cm/core';
 import type { Hold, SpendGuard } from '@cm/providers';
-import type { BudgetLimits, SpendScope, Store, WindowState } from '@cm/store';
-
-type Windows = Partial<Record<BudgetWindow, WindowState>>;
+import type { BudgetLimits, HoldRef, SpendScope, Store, WindowState, Windows } from '@cm/store';
 
 const resetsAt = (window: BudgetWindow, now: Date): string =>
   window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString();
@@ -67,10 +65,10 @@ export interface BudgetOptions {
 }
 
 /**
- * A site's budget as paid calls spend it: each reservation is one conditional update of the site's
- * counter item (its day and month windows at once) and, with a deployment cap, one of the
- * deployment's day item, made together; a refusal of either undoes the other and is 402
- * budget_exceeded before any provider is called. Settling is the same two updates.
+ * A site's budget as paid calls spend it: each reservation is taken on the site's counter (its day and
+ * month windows at once) and, with a deployment cap, on the deployment's day, together; a refusal of
+ * either undoes the other and is 402 budget_exceeded before any provider is called. Settling gives
+ * both back, with the bill.
  */
 export class SiteBudget implements SpendGuard {
   private limitsRead?: Promise<BudgetLimits>;
@@ -132,28 +130,29 @@ export class SiteBudget implements SpendGuard {
     const day = utcDay(now);
     const limits = await this.limits();
     const cap = this.options.deploymentDailyUsd;
-    const holdId = randomBytes(9).toString('hex');
-    const leaseUntil = Date.now() + leaseMs;
+    const hold: HoldRef = { id: randomBytes(9).toString('hex'), leaseUntil: Date.now() + leaseMs };
     const { budgets } = this.store;
     const [site, deployment] = await Promise.all([
-      budgets.reserve(
-        { siteId: this.siteId },
-        day,
-        holdId,
-        estimateUsd,
-        { day: limits.daily_usd, month: limits.monthly_usd },
-        leaseUntil,
-      ),
-      cap === null ? null : budgets.reserve('deployment', day, holdId, estimateUsd, { day: cap }, leaseUntil),
+      budgets.reserve({ siteId: this.siteId }, day, hold, estimateUsd, {
+        day: limits.daily_usd,
+        month: limits.monthly_usd,
+      }),
+      cap === null ? null : budgets.reserve('deployment', day, hold, estimateUsd, { day: cap }),
     ]);
-    const ticket: BudgetTicket = { hold_id: holdId, estimate_usd: estimateUsd, day, deployment: cap !== null };
+    const ticket: BudgetTicket = {
+      hold_id: hold.id,
+      estimate_usd: estimateUsd,
+      day,
+      deployment: cap !== null,
+      lease_until: hold.leaseUntil,
+    };
     if (site.reserved && deployment?.reserved !== false) {
       await this.observe(site.windows);
       return ticket;
     }
     // Compensation: one counter took the reservation and the other refused it, so the taken one is released.
-    if (site.reserved) await budgets.settle({ siteId: this.siteId }, day, holdId, estimateUsd, 0, false);
-    if (deployment?.reserved) await budgets.settle('deployment', day, holdId, estimateUsd, 0, false);
+    if (site.reserved) await budgets.settle({ siteId: this.siteId }, day, hold, 0, false);
+    if (deployment?.reserved) await budgets.settle('deployment', day, hold, 0, false);
     if (!site.reserved) {
       // A refused call means the site's budget is used up as far as its agent can tell: the 100% alarm fires.
       this.options.measure?.(100);
@@ -182,11 +181,11 @@ export async function settleTicket(
   billedUsd: number,
   simulated: boolean,
 ): Promise<Windows> {
+  // A ticket taken before reservations had items of their own has no lease: no hold item is found, the bill is added.
+  const hold: HoldRef = { id: ticket.hold_id, leaseUntil: ticket.lease_until ?? 0 };
   const [site] = await Promise.all([
-    store.budgets.settle({ siteId }, ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated),
-    ticket.deployment
-      ? store.budgets.settle('deployment', ticket.day, ticket.hold_id, ticket.estimate_usd, billedUsd, simulated)
-      : null,
+    store.budgets.settle({ siteId }, ticket.day, hold, billedUsd, simulated),
+    ticket.deployment ? store.budgets.settle('deployment', ticket.day, hold, billedUsd, simulated) : null,
   ]);
   return site;
 }
