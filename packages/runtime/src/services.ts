@@ -39,12 +39,12 @@ export const getMcpStores = () =>
 
 /** The keyword data provider: DataForSEO with credentials (a secret's as read in the last few minutes), else the sandbox. */
 export async function getKeywordData(): Promise<KeywordDataProvider> {
-  return keywordDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo.baseUrl);
+  return keywordDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
 
 /** The backlink data provider: DataForSEO Backlinks with credentials, else the sandbox. */
 export async function getBacklinkData(): Promise<BacklinkDataProvider> {
-  return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo.baseUrl);
+  return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */

@@ -15,6 +15,7 @@ import { BudgetStore } from './budgets';
 import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
+import { BreakerStore } from './breakers';
 
 export * from './client';
 export * from './table';
@@ -34,6 +35,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { ElicitationStore, type ElicitationAction } from './elicitations';
+export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
 export interface Store {
@@ -55,6 +57,8 @@ export interface Store {
   backlinks: BacklinkStore;
   /** MCP tool results too large for one reply, kept for their pages. */
   results: ResultStore;
+  /** The paid providers' circuit breakers, shared by every function. */
+  breakers: BreakerStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -78,6 +82,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
     results: new ResultStore(db, tableName),
+    breakers: new BreakerStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));
