@@ -1,5 +1,5 @@
 import { RATE_RULES } from '@cm/contract';
-import { article, siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+import { article, siteClient, type Reply, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
  * The per-key and per-address rate rules WAF applies on AWS, as the local server emulates them from the
@@ -23,15 +23,15 @@ const keywords = (client: SiteClient) => client.tool('get_keywords', { seeds: ['
 
 it('answers 429 rate_limited with Retry-After to one key over its paid-tool limit, while another key is served', async () => {
   // A window may turn between calls: the limit is reached within at most two windows' worth of calls.
-  let refused = null;
+  let refused: Reply | null = null;
   for (let i = 0; i < 2 * PAID_LIMIT + 1 && !refused; i++) {
     const reply = await keywords(flooder);
     if (reply.status === 429) refused = reply;
     else expect(reply.status).toBe(200);
   }
   expect(refused).not.toBeNull();
-  expect(refused.body).toMatchObject({ error: 'rate_limited', code: 'rate_limited', retry_after_ms: 60_000 });
-  expect(refused.headers.get('retry-after')).toBe('60');
+  expect(refused?.body).toMatchObject({ error: 'rate_limited', code: 'rate_limited', retry_after_ms: 60_000 });
+  expect(refused?.headers.get('retry-after')).toBe('60');
 
   expect((await keywords(other)).status).toBe(200);
   // The limit is per rule: the same key's publishes and reads are not counted by it.

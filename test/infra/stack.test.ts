@@ -18,6 +18,7 @@ import {
   WORKERS,
 } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
+import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
 /*
@@ -538,7 +539,13 @@ describe('CDK stack', () => {
       ['ContentApi', 'Maximum', 80],
       ['ContentApi', 'Maximum', 100],
     ]);
-    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length);
+    // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
+    // throttles, the table's throttling and an open provider breaker.
+    const squeeze = alarms.filter((a) =>
+      ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused', undefined].includes(a.Properties.MetricName),
+    );
+    expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
+    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length + squeeze.length);
   });
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {
