@@ -326,7 +326,7 @@ describe('CDK stack', () => {
       expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
-        JSON.stringify(a.Properties.Dimensions).includes(dlq),
+        JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
       );
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });

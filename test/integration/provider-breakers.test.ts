@@ -1,12 +1,16 @@
 import { ApiError, BREAKER } from '@cm/contract';
 import { forgetBreakers, ProviderBreakers } from '@cm/tools';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { BreakerStore, createDocumentClient } from '@cm/store';
+import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
 
 /* The providers' shared circuit breakers on the embedded DynamoDB, on a clock the test moves (no sleeps). */
 
 let t: TestStack;
+let breakers: BreakerStore;
 beforeAll(async () => {
   t = await startTestStack();
+  const db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
+  breakers = new BreakerStore(db, t.stack.tableName);
 }, 60_000);
 afterAll(() => t.stop());
 beforeEach(() => forgetBreakers());
@@ -14,7 +18,7 @@ beforeEach(() => forgetBreakers());
 /** A gate as one function's container has it, on the test's clock; `opened` counts the openings it caused. */
 function gateAt(clock: { now: number }) {
   const events = { opened: 0, refused: 0 };
-  const gate = new ProviderBreakers(t.store, {
+  const gate = new ProviderBreakers(breakers, {
     now: () => clock.now,
     opened: () => events.opened++,
     refused: () => events.refused++,
@@ -77,7 +81,7 @@ it('lets one probe through after the cool-down: its success closes the breaker f
   await a.gate.report('p-close', true);
   clock.now += BREAKER.cacheMs;
   expect(await refusal(b.gate, 'p-close')).toBeNull();
-  expect(await t.store.breakers.read('p-close')).toMatchObject({ openUntil: null, probeUntil: null, failures: 0 });
+  expect(await breakers.read('p-close')).toMatchObject({ openUntil: null, probeUntil: null, failures: 0 });
 });
 
 it('opens again when the probe fails, for another cool-down', async () => {
@@ -89,7 +93,7 @@ it('opens again when the probe fails, for another cool-down', async () => {
   await gate.report('p-reopen', false);
   expect(events.opened).toBe(2);
   expect(await refusal(gate, 'p-reopen')).toMatchObject({ code: 'provider_unavailable' });
-  expect((await t.store.breakers.read('p-reopen')).openUntil).toBe(clock.now + BREAKER.coolDownMs);
+  expect((await breakers.read('p-reopen')).openUntil).toBe(clock.now + BREAKER.coolDownMs);
 });
 
 it('costs a closed breaker one read per few seconds per function, and a success no write', async () => {

@@ -3,7 +3,7 @@ import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice, type Meter
 import { ProviderBreakers, SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
-import { getStore } from './services';
+import { getBreakers, getStore } from './services';
 import type { Observation } from './observability';
 
 /** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
@@ -30,7 +30,7 @@ export const meterOf = (guard?: SiteBudget, run: Pick<MeterOptions, 'gate' | 'si
  * watches every tool.
  */
 export const providerBreakers = (observation: Observation): ProviderBreakers =>
-  new ProviderBreakers(getStore(), {
+  new ProviderBreakers(getBreakers(), {
     now: () => Date.now(),
     opened: (provider) => {
       observation.log.warn('a provider breaker opened: its paid calls are refused until it answers again', {

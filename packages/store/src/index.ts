@@ -15,7 +15,6 @@ import { BudgetStore } from './budgets';
 import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
-import { BreakerStore } from './breakers';
 
 export * from './client';
 export * from './table';
@@ -57,8 +56,6 @@ export interface Store {
   backlinks: BacklinkStore;
   /** MCP tool results too large for one reply, kept for their pages. */
   results: ResultStore;
-  /** The paid providers' circuit breakers, shared by every function. */
-  breakers: BreakerStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -82,7 +79,6 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
     results: new ResultStore(db, tableName),
-    breakers: new BreakerStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

@@ -1,6 +1,6 @@
 import { ApiError, BREAKER } from '@cm/contract';
 import type { ProviderGate } from '@cm/providers';
-import type { BreakerSettings, BreakerState, Store } from '@cm/store';
+import type { BreakerSettings, BreakerState, BreakerStore } from '@cm/store';
 
 export interface BreakerOptions {
   now: () => number;
@@ -40,7 +40,7 @@ export class ProviderBreakers implements ProviderGate {
   private readonly probing = new Set<string>();
 
   constructor(
-    private readonly store: Store,
+    private readonly breakers: BreakerStore,
     private readonly options: BreakerOptions,
   ) {
     this.settings = options.settings ?? BREAKER;
@@ -57,7 +57,7 @@ export class ProviderBreakers implements ProviderGate {
     if (state.openUntil > now) throw refuse(state.openUntil - now);
     if (state.probeUntil !== null && state.probeUntil > now) throw refuse(state.probeUntil - now);
     // Half-open: one call, the one that takes the probe, tries the provider.
-    const probe = await this.store.breakers.takeProbe(provider, now, this.settings.probeMs, state.openUntil);
+    const probe = await this.breakers.takeProbe(provider, now, this.settings.probeMs, state.openUntil);
     if (probe === null) {
       seen.delete(provider);
       throw refuse(this.settings.cacheMs);
@@ -71,12 +71,12 @@ export class ProviderBreakers implements ProviderGate {
     if (healthy) {
       // A closed breaker, as this container last saw it, is left alone: success costs no write.
       if (!this.probing.delete(provider) && (seen.get(provider)?.state.openUntil ?? null) === null) return;
-      await this.store.breakers.close(provider, now);
+      await this.breakers.close(provider, now);
       seen.delete(provider);
       return;
     }
     this.probing.delete(provider);
-    const { opened, state } = await this.store.breakers.recordFailure(provider, now, this.settings);
+    const { opened, state } = await this.breakers.recordFailure(provider, now, this.settings);
     seen.set(provider, { state, readAt: now });
     if (opened) this.options.opened?.(provider);
   }
@@ -84,7 +84,7 @@ export class ProviderBreakers implements ProviderGate {
   private async state(provider: string, now: number): Promise<BreakerState> {
     const kept = seen.get(provider);
     if (kept && now - kept.readAt < this.settings.cacheMs && now >= kept.readAt) return kept.state;
-    const state = await this.store.breakers.read(provider);
+    const state = await this.breakers.read(provider);
     seen.set(provider, { state, readAt: now });
     return state;
   }
