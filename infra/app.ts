@@ -1,4 +1,5 @@
 import { checkedApp } from './checks';
+import { EdgeStack } from './edge-stack';
 import { ContentApiStack } from './stack';
 
 const app = checkedApp();
@@ -15,8 +16,21 @@ if (!domainName !== !certificateArn)
   throw new Error(
     'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in the stack region)',
   );
-new ContentApiStack(app, context('stackName') ?? 'ContentApi', {
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+const stackName = context('stackName') ?? 'ContentApi';
+const [account, region] = [process.env.CDK_DEFAULT_ACCOUNT, process.env.CDK_DEFAULT_REGION];
+// WAF's web ACLs of CloudFront distributions are made in us-east-1, whatever region the service is in;
+// a synth with no region (offline) keeps both stacks environment-agnostic.
+const crossRegion = region !== undefined && region !== 'us-east-1';
+const edge = new EdgeStack(app, `${stackName}Edge`, {
+  env: region === undefined ? undefined : { account, region: 'us-east-1' },
+  crossRegionReferences: crossRegion,
+  alarmEmail: context('alarmEmail'),
+});
+new ContentApiStack(app, stackName, {
+  env: { account, region },
+  crossRegionReferences: crossRegion,
+  edge: { api: edge.apiAcl.attrArn, stream: edge.streamAcl.attrArn },
+  reserveConcurrency: context('reserveConcurrency') !== 'false',
   dataforseoSecret: context('dataforseoSecret'),
   tavilySecret: context('tavilySecret'),
   bedrockModelId: context('bedrockModelId'),

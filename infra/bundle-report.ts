@@ -27,9 +27,14 @@ export interface BundleSize {
 
 type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 'ownFiles' | 'classicZod'>;
 
-/** Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries. */
+/**
+ * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
+ * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB).
+ */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
+  research: 470 * 1024,
+  'serp-landscape': 470 * 1024,
   'research-worker': 940 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;

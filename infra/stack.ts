@@ -14,7 +14,9 @@ import {
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import type { FunctionId } from './bundling';
-import { Alarms, budgetAlarms } from './constructs/alarms';
+import { Alarms, breakerAlarm, budgetAlarms } from './constructs/alarms';
+import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
+import { edgeDistributions, type EdgeAcls } from './constructs/edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import {
   grantBedrock,
@@ -46,6 +48,17 @@ export interface ContentApiStackProps extends StackProps {
   domain?: CustomDomain;
   /** The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); none by default. */
   globalDailyBudgetUsd?: number;
+  /**
+   * The web ACLs (EdgeStack's, in us-east-1) of the CloudFront distributions put in front of the API and
+   * the streaming endpoint; without them, no distribution is made (a stack tested alone).
+   */
+  edge?: EdgeAcls;
+  /**
+   * Reserve concurrency for the functions a tenant or a slow provider can fill (concurrency.ts; default
+   * true). An account whose Lambda concurrency quota is under 280 cannot: false leaves every function
+   * in the shared pool.
+   */
+  reserveConcurrency?: boolean;
 }
 
 /**
@@ -68,8 +81,16 @@ export class ContentApiStack extends Stack {
     const queues = workerQueues(this, alarms);
     // Every function by name, for the credential grants below.
     const byName = new Map<FunctionId, NodejsFunction>();
+    const reserve = props.reserveConcurrency ?? true;
     const lambda: FunctionFactory = (name, timeout) => {
-      const fn = serviceFunction(this, name, { timeout, access: ACCESS[name], table, queues, alarms });
+      const fn = serviceFunction(this, name, {
+        timeout,
+        access: ACCESS[name],
+        table,
+        queues,
+        alarms,
+        reservedConcurrency: reserve ? RESERVED_CONCURRENCY[name] : undefined,
+      });
       byName.set(name, fn);
       return fn;
     };
@@ -101,6 +122,8 @@ export class ContentApiStack extends Stack {
         fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(props.globalDailyBudgetUsd));
     }
     budgetAlarms(this, alarms);
+    breakerAlarm(alarms);
+    if (reserve) concurrencyAlarms(alarms, byName, table);
 
     // MCP runs each tool by invoking the tool's own function, so every tool keeps its own least-privilege role.
     const mcpEndpoints = [made(this.functions, 'mcp'), this.mcpStream];
@@ -119,14 +142,22 @@ export class ContentApiStack extends Stack {
     });
 
     const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
-    // Without a custom domain each request's own host is the base: naming the API's URL here would make the functions depend on the API that depends on them.
-    const publicBaseUrl = props.domain ? `https://${props.domain.name}` : api.apiEndpoint;
-    if (props.domain) for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    const edge = props.edge ? edgeDistributions(this, api, mcpStreamUrl, props.edge) : undefined;
+    const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
+    // The address readers and callers use: the custom domain, else the API's distribution (behind WAF).
+    // Without either each request's own host is the base: naming the API's URL here would make the
+    // functions depend on the API that depends on them (the distribution names only the API itself).
+    const publicBaseUrl = props.domain ? `https://${props.domain.name}` : (edgeUrl ?? api.apiEndpoint);
+    if (props.domain || edgeUrl)
+      for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     // The streaming endpoint's own host (its function URL) serves only /mcp, so the links it answers are
     // the API's; the API does not depend on this function, so naming its URL makes no cycle.
     this.mcpStream.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
 
-    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'publish_url and platform_url' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: edgeUrl ?? api.apiEndpoint,
+      description: 'publish_url and platform_url (behind WAF when the stack has its EdgeStack)',
+    });
     new CfnOutput(this, 'PublicBaseUrl', {
       value: publicBaseUrl,
       description: 'The base of visitor-page URLs and canonical links',
@@ -139,7 +170,9 @@ export class ContentApiStack extends Stack {
     }
     new CfnOutput(this, 'McpStreamUrl', {
       // A function URL ends with a slash.
-      value: `${mcpStreamUrl.url}${MCP_PATH.slice(1)}`,
+      value: edge
+        ? `https://${edge.stream.distributionDomainName}${MCP_PATH}`
+        : `${mcpStreamUrl.url}${MCP_PATH.slice(1)}`,
       description: 'The streaming MCP endpoint: progress as it comes, approval by elicitation',
     });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });

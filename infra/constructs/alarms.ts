@@ -6,6 +6,18 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '@cm/runtime';
 
+/**
+ * How many of the latest periods an alarm looks at, and how many of them must breach: by default 2 of
+ * 3, so one stray datapoint (a single slow call, one retried message) does not page anyone.
+ */
+export interface Datapoints {
+  evaluationPeriods: number;
+  datapointsToAlarm: number;
+}
+export const DEFAULT_DATAPOINTS: Datapoints = { evaluationPeriods: 3, datapointsToAlarm: 2 };
+/** For an alarm whose one datapoint is already the whole story (a site at 100% of its budget). */
+export const ONE_DATAPOINT: Datapoints = { evaluationPeriods: 1, datapointsToAlarm: 1 };
+
 /** Every alarm notifies one topic; subscribe to it (or pass `-c alarmEmail=…`). */
 export class Alarms {
   readonly topic: Topic;
@@ -23,13 +35,16 @@ export class Alarms {
     if (email) this.topic.addSubscription(new EmailSubscription(email));
   }
 
-  /** Fires when `metric` reaches `threshold` (by default 1) in a period; a period without data is no trouble. */
-  add(id: string, description: string, metric: IMetric, threshold = 1): void {
+  /**
+   * Fires when `metric` reaches `threshold` (by default 1) in `datapoints.datapointsToAlarm` of the
+   * latest `datapoints.evaluationPeriods` periods (by default 2 of 3); a period without data is no trouble.
+   */
+  add(id: string, description: string, metric: IMetric, threshold = 1, datapoints = DEFAULT_DATAPOINTS): void {
     new Alarm(this.scope, id, {
       alarmDescription: description,
       metric,
       threshold,
-      evaluationPeriods: 1,
+      ...datapoints,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(new SnsAction(this.topic));
@@ -48,11 +63,31 @@ export function budgetAlarms(scope: Construct, alarms: Alarms): void {
     statistic: 'Maximum',
     period: Duration.minutes(5),
   });
-  alarms.add('BudgetUsed80Alarm', 'A site has used 80% of its daily or monthly budget', used, 80);
+  // A site's share used only grows within a window: one datapoint over the line is the whole story.
+  alarms.add('BudgetUsed80Alarm', 'A site has used 80% of its daily or monthly budget', used, 80, ONE_DATAPOINT);
   alarms.add(
     'BudgetUsed100Alarm',
     'A site has used all of its daily or monthly budget: its paid calls are refused (402 budget_exceeded)',
     used,
     100,
+    ONE_DATAPOINT,
+  );
+}
+
+/**
+ * A provider down: paid calls refused because its breaker is open (provider_calls_refused, under the
+ * service dimension), in 2 of 3 minutes: the breaker stayed open while callers kept coming.
+ */
+export function breakerAlarm(alarms: Alarms): void {
+  alarms.add(
+    'ProviderBreakerOpenAlarm',
+    "A paid provider's circuit breaker is open: its calls answer 503 provider_unavailable (logs: 'a provider breaker opened')",
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'provider_calls_refused',
+      dimensionsMap: { service: SERVICE_NAME },
+      statistic: 'Sum',
+      period: Duration.minutes(1),
+    }),
   );
 }

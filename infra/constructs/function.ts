@@ -20,6 +20,8 @@ export interface ServiceFunctionProps {
   table: Table;
   queues: Record<WorkerName, Queue>;
   alarms: Alarms;
+  /** Its reserved concurrency (concurrency.ts): a cap, and a floor; none: it shares the account's unreserved pool. */
+  reservedConcurrency?: number;
 }
 
 /** Makes one of the stack's functions, with the stack's table, queues and alarms. */
@@ -55,6 +57,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
     architecture: Architecture.ARM_64,
     memorySize: 512,
     timeout: props.timeout,
+    reservedConcurrentExecutions: props.reservedConcurrency,
     role,
     logGroup,
     loggingFormat: LoggingFormat.JSON,

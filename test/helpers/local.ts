@@ -1,3 +1,4 @@
+import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
@@ -73,7 +74,9 @@ export async function withStackEnv(t: TestStack, env: Record<string, string>, ru
  * handlers until `stop()`. Its schedule and sweep run only when a test calls them: on their timers,
  * their DynamoDB requests would land among the ones a test counts, whenever the minute turned.
  */
-export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: { env?: Record<string, string>; rateRules?: readonly RateRule[] } = {},
+): Promise<TestStack> {
   const restoreEnv = setEnv({ DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), ...options.env });
   let stack: LocalStack;
   try {
@@ -84,6 +87,8 @@ export async function startTestStack(options: { env?: Record<string, string> } =
       tableName: 'content-test',
       demoSite: true,
       schedules: false,
+      // No rate rules unless a test asks: tests send bursts from one address that WAF would count.
+      rateRules: options.rateRules ?? [],
     });
   } catch (error) {
     restoreEnv();

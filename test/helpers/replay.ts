@@ -20,6 +20,8 @@ export interface Replay {
   url: string;
   /** Answers for an endpoint (e.g. `serp/google/organic/live/advanced`), in order; the last one repeats. */
   answer(endpoint: string, ...recordings: Recording[]): void;
+  /** Makes an endpoint hang: its requests are read and never answered (a provider that stopped answering); `false` ends that. */
+  hang(endpoint: string, hanging?: boolean): void;
   requests: ReplayedRequest[];
   close(): Promise<void>;
 }
@@ -31,6 +33,7 @@ export const fixture = (name: string): any => JSON.parse(readFileSync(join(FIXTU
 export async function startReplay(): Promise<Replay> {
   const answers = new Map<string, Recording[]>();
   const requests: ReplayedRequest[] = [];
+  const hanging = new Set<string>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -41,6 +44,7 @@ export async function startReplay(): Promise<Replay> {
         authorization: req.headers.authorization,
         body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
       });
+      if (hanging.has(endpoint)) return;
       const queue = answers.get(endpoint);
       const recording = queue && (queue.length > 1 ? queue.shift()! : queue[0]);
       if (!recording) {
@@ -57,7 +61,12 @@ export async function startReplay(): Promise<Replay> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     answer: (endpoint, ...recordings) => answers.set(endpoint, [...recordings]),
+    hang: (endpoint, hang = true) => void (hang ? hanging.add(endpoint) : hanging.delete(endpoint)),
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      // A hanging request's connection stays open until it is cut.
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

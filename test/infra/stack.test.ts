@@ -18,6 +18,7 @@ import {
   WORKERS,
 } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
+import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
 /*
@@ -325,7 +326,7 @@ describe('CDK stack', () => {
       expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
-        JSON.stringify(a.Properties.Dimensions).includes(dlq),
+        JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
       );
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
@@ -538,7 +539,13 @@ describe('CDK stack', () => {
       ['ContentApi', 'Maximum', 80],
       ['ContentApi', 'Maximum', 100],
     ]);
-    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length);
+    // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
+    // throttles, the table's throttling and an open provider breaker.
+    const squeeze = alarms.filter((a) =>
+      ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused', undefined].includes(a.Properties.MetricName),
+    );
+    expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
+    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length + squeeze.length);
   });
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {

@@ -330,7 +330,7 @@ describe('Bedrock Converse synthesis', () => {
     const findings = await bedrock().synthesize({ query: QUERY, question: null }, SOURCES, meter);
 
     expect(findings.facts).toHaveLength(4);
-    expect(replay.requests.map((r) => r.headers['amz-sdk-request'])).toEqual(['attempt=1; max=3', 'attempt=2; max=3']);
+    expect(replay.requests.map((r) => r.headers['amz-sdk-request'])).toEqual(['attempt=1; max=2', 'attempt=2; max=2']);
     expect(meter.calls.map((c) => c.cost_usd)).toEqual([0.003146]);
   });
 

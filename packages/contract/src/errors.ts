@@ -21,9 +21,11 @@ export const ERROR_STATUS = {
   approval_required: 428,
   concurrency_limit_exceeded: 429,
   quota_exceeded: 429,
+  rate_limited: 429,
   headers_too_large: 431,
   provider_error: 502,
   service_unavailable: 503,
+  provider_unavailable: 503,
   internal_error: 500,
 } as const;
 

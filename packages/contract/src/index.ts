@@ -17,3 +17,4 @@ export * from './estimate';
 export * from './research';
 export * from './metrics';
 export * from './mcp';
+export * from './resilience';

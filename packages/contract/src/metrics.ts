@@ -21,6 +21,10 @@ export const METRICS = {
   budget_usd_used_pct: 'Percent',
   /** Monitoring runs a budget stopped before they were queued; the next daily schedule tries them again. */
   monitor_runs_deferred: 'Count',
+  /** A provider's circuit breaker opened (by the call whose failure opened it, under the service dimension alone; alarmed at once). */
+  provider_breaker_opened: 'Count',
+  /** Paid calls refused at once while their provider's breaker was open (503 provider_unavailable). */
+  provider_calls_refused: 'Count',
 } as const;
 
 export type MetricName = keyof typeof METRICS;

@@ -29,6 +29,8 @@ async function main() {
     tableName: process.env.TABLE_NAME || 'content',
     engine,
     demoSite: true,
+    // RATE_LIMITS=off: no rate rules, for load runs from one address (the benchmark, the crash tests).
+    ...(process.env.RATE_LIMITS === 'off' ? { rateRules: [] } : {}),
   });
   const { demo } = stack;
   if (!demo) throw new Error('The local stack started without the demo site it was asked for');

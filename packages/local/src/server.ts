@@ -23,6 +23,7 @@ import {
 } from '@cm/contract';
 import { json, logger, payloadTooLarge } from '@cm/runtime';
 import type { McpStreamHandler } from '@cm/runtime/mcp';
+import type { RateLimiter } from './rate-limits';
 
 export type ApiHandler = (
   event: APIGatewayProxyEventV2,
@@ -258,14 +259,18 @@ function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
  * What never reaches a handler is answered here in the error shape: a malformed path escape (400), a
  * body over the route's limit (413, as soon as it passes the limit) and requests Node cannot parse.
  */
-export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Server {
+export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limiter?: RateLimiter): Server {
   // The response of the request each socket is carrying, if any.
   const responses = new WeakMap<Socket, ServerResponse>();
   const server = createServer(async (req, res) => {
     responses.set(req.socket, res);
     res.on('close', () => responses.delete(req.socket));
     try {
-      const found = matchRoute(req.method ?? 'GET', pathOf(req));
+      const path = pathOf(req);
+      // WAF's rate rules come first on AWS: a request over a limit reaches neither API Gateway nor a function.
+      const limited = limiter?.check(req, req.method ?? 'GET', path);
+      if (limited) return refuse(res, limited);
+      const found = matchRoute(req.method ?? 'GET', path);
       const limitBytes = bodyLimitOf(found?.route);
       const body = await readBody(req, limitBytes);
       // The rest of the body is not kept: the connection ends after the answer, whatever the client still sends.
@@ -314,10 +319,12 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>): Ser
  * Its events name the API's host (`apiHost`), as the stack's PUBLIC_BASE_URL does on AWS: the links
  * its results carry are served there.
  */
-export function createStreamServer(handler: McpStreamHandler, apiHost: string): Server {
+export function createStreamServer(handler: McpStreamHandler, apiHost: string, limiter?: RateLimiter): Server {
   const limitBytes = bodyLimitOf(matchRoute('POST', MCP_PATH)?.route);
   return createServer(async (req, res) => {
     try {
+      const limited = limiter?.check(req, req.method ?? 'GET', pathOf(req));
+      if (limited) return refuse(res, limited);
       const body = await readBody(req, limitBytes);
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
       const event = toEvent(req, body, '$default', {});

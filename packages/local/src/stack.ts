@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { RESEARCH_SWEEP_MINUTES, type WorkerName } from '@cm/contract';
+import { RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { cachedBuilds } from './builds';
@@ -13,6 +13,7 @@ import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type Embedde
 import { API_HANDLERS, MCP_STREAM_HANDLER, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, createStreamServer, listen, ROUTE_TIMEOUT_MS } from './server';
+import { RateLimiter } from './rate-limits';
 import { decodeDemoSite, type DemoSite } from './stack.decoder';
 
 export type { DemoSite } from './stack.decoder';
@@ -41,6 +42,11 @@ export interface LocalStackOptions {
    * or count; `runSchedule` and `sweep` still run them on demand.
    */
   schedules?: boolean;
+  /**
+   * The rate rules the servers apply, as WAF does in front of the API and the streaming endpoint on AWS
+   * (default RATE_RULES; none: no limits, as the test stacks and the benchmark run).
+   */
+  rateRules?: readonly RateRule[];
 }
 
 export interface LocalStack {
@@ -187,10 +193,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
     setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
-    server = createApiServer(API_HANDLERS);
+    const rateRules = options.rateRules ?? RATE_RULES;
+    server = createApiServer(API_HANDLERS, new RateLimiter(rateRules, 'api'));
     const port = await listen(server, options.port ?? 3000, 'API server');
     const api = server;
-    streamServer = createStreamServer(MCP_STREAM_HANDLER, `localhost:${port}`);
+    streamServer = createStreamServer(
+      MCP_STREAM_HANDLER,
+      `localhost:${port}`,
+      new RateLimiter(rateRules, 'mcp-stream'),
+    );
     // Beside the API's port: the next one, or a free one too.
     const streamPort = await listen(
       streamServer,

@@ -2,13 +2,17 @@ import { propertyOf } from '@cm/contract';
 
 /* How a provider call fails: the provider's fault (ProviderError), or the caller's URL (UrlRefused). */
 
-/** A provider failed after its retries; `retryable` tells the caller whether trying later may help. */
+/**
+ * A provider failed after its retries; `retryable` tells the caller whether trying later may help, and
+ * `timedOut` that the provider gave no answer in time (it is down or hanging, not refusing).
+ */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
     message: string,
     readonly retryable: boolean,
     readonly code?: number,
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -29,3 +33,9 @@ export class UrlRefused extends Error {
  * another realm.
  */
 export const errorField = (error: unknown, field: 'message' | 'code'): string => String(propertyOf(error, field));
+
+/** Whether a failed request was cut by its time limit (an AbortSignal's timeout or abort) rather than refused. */
+export const isTimeout = (error: unknown): boolean => {
+  const name = String(propertyOf(error, 'name'));
+  return name === 'TimeoutError' || name === 'AbortError';
+};

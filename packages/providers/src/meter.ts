@@ -24,11 +24,29 @@ export interface SpendGuard {
   reserve(estimateUsd: number): Promise<Hold>;
 }
 
+/**
+ * The paid providers' shared health (their circuit breakers): a call is admitted before it reserves
+ * anything, and each attempt's outcome is reported.
+ */
+export interface ProviderGate {
+  /** Resolves when `provider` may be called; throws (503 provider_unavailable) while its breaker is open. */
+  admit(provider: string): Promise<void>;
+  /** How an attempt went: unhealthy is a timeout, no connection or a 5xx; healthy is any answer of the provider's own. */
+  report(provider: string, healthy: boolean): Promise<void>;
+}
+
 export interface MeterOptions {
   /** Reserves each paid call's estimate before the call; none: calls are only recorded (queued work reserved when it was accepted). */
   guard?: SpendGuard;
   /** The sandbox charges the real providers' list prices, marked simulated (SANDBOX_LIST_PRICES=1). */
   listPrices?: boolean;
+  /** Admits each paid call to a provider whose breaker is closed, and hears how it went; none: every call goes. */
+  gate?: ProviderGate;
+  /**
+   * Aborts when the run must end (the route's deadline): calls in flight stop at once, and what they
+   * reserved is released before the run answers, not left for the reservation's lease to end.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -38,6 +56,9 @@ export interface MeterOptions {
 export class Meter {
   readonly calls: ProviderCall[] = [];
   private readonly settling: Array<Promise<void>> = [];
+  /** Reservations whose call is still in flight (neither recorded nor released), and who waits for them to end. */
+  private readonly inFlight = new Set<Hold>();
+  private ended: Array<() => void> = [];
 
   constructor(private readonly options: MeterOptions = {}) {}
 
@@ -46,26 +67,64 @@ export class Meter {
     return this.options.listPrices === true;
   }
 
-  /** Before a paid call: reserves its estimate (nothing for a free call, or without a guard); throws when it does not fit the budget. */
-  async reserve(estimateUsd: number): Promise<Hold | null> {
-    return this.options.guard && estimateUsd > 0 ? this.options.guard.reserve(estimateUsd) : null;
+  /**
+   * Before a paid call: a real provider's call is first admitted by its breaker (refused at once, with
+   * nothing reserved, while it is open); then its estimate is reserved (nothing for a free call, or
+   * without a guard). Throws when the provider is down or the call does not fit the budget.
+   */
+  async reserve(estimateUsd: number, provider?: string): Promise<Hold | null> {
+    if (provider !== undefined) await this.options.gate?.admit(provider);
+    if (!this.options.guard || estimateUsd <= 0) return null;
+    const hold = await this.options.guard.reserve(estimateUsd);
+    this.inFlight.add(hold);
+    return hold;
+  }
+
+  /** After an attempt: tells the provider's breaker how it went (a failed report is dropped: the call's outcome stands). */
+  report(provider: string, healthy: boolean): void {
+    if (this.options.gate) this.settling.push(this.options.gate.report(provider, healthy).catch(() => undefined));
+  }
+
+  /** Whether the run this meter belongs to has been given up (its deadline passed): no new attempt starts. */
+  get abandoned(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
+  /** The signal of one attempt: it aborts after `timeoutMs`, or when the run is given up. */
+  attemptSignal(timeoutMs: number): AbortSignal {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
   }
 
   /** After a call: records it, and settles its reservation to what it cost (a failed call's 0 releases it). */
   record(call: ProviderCall, hold: Hold | null = null): void {
     this.calls.push(call);
-    // A settle that fails leaves its reservation held until its lease ends, when the next refused call reclaims it.
-    if (hold) this.settling.push(hold.settle(call.cost_usd, call.simulated === true).catch(() => undefined));
+    this.settle(hold, call.cost_usd, call.simulated === true);
   }
 
   /** After a call that never reached the provider (nothing billed, nothing for the ledger): frees its reservation. */
   release(hold: Hold | null): void {
-    if (hold) this.settling.push(hold.settle(0, false).catch(() => undefined));
+    this.settle(hold, 0, false);
   }
 
-  /** Waits until every reservation recorded so far is settled. */
+  /**
+   * Waits until every reservation made so far is settled, those of calls still in flight included (a
+   * run given up at its deadline aborts them, so they end at once): nothing a run reserved outlives it.
+   */
   async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await new Promise<void>((resolve) => this.ended.push(resolve));
     await Promise.all(this.settling);
+  }
+
+  private settle(hold: Hold | null, billedUsd: number, simulated: boolean): void {
+    if (!hold) return;
+    // A settle that fails leaves its reservation held until its lease ends, when the next refused call reclaims it.
+    this.settling.push(hold.settle(billedUsd, simulated).catch(() => undefined));
+    if (this.inFlight.delete(hold) && this.inFlight.size === 0) {
+      const waiting = this.ended;
+      this.ended = [];
+      for (const resolve of waiting) resolve();
+    }
   }
 
   get costUsd(): number {

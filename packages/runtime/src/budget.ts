@@ -1,9 +1,9 @@
 import { roundUsd } from '@cm/contract';
-import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice } from '@cm/providers';
-import { SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
+import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice, type MeterOptions } from '@cm/providers';
+import { ProviderBreakers, SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
-import { getStore } from './services';
+import { getBreakers, getStore } from './services';
 import type { Observation } from './observability';
 
 /** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
@@ -21,7 +21,25 @@ export const siteBudget = (siteId: number, observation?: Observation): SiteBudge
   });
 
 /** A meter: with a guard, it reserves each paid call from that budget; without, it only records (queued work reserved when accepted). */
-export const meterOf = (guard?: SiteBudget): Meter => new Meter({ guard, listPrices: getConfig().sandboxListPrices });
+export const meterOf = (guard?: SiteBudget, run: Pick<MeterOptions, 'gate' | 'signal'> = {}): Meter =>
+  new Meter({ guard, listPrices: getConfig().sandboxListPrices, ...run });
+
+/**
+ * The providers' shared circuit breakers. An opening is reported as provider_breaker_opened and each
+ * refusal as provider_calls_refused, under the service dimension alone (not the tool's), so one alarm
+ * watches every tool.
+ */
+export const providerBreakers = (observation: Observation): ProviderBreakers =>
+  new ProviderBreakers(getBreakers(), {
+    now: () => Date.now(),
+    opened: (provider) => {
+      observation.log.warn('a provider breaker opened: its paid calls are refused until it answers again', {
+        provider,
+      });
+      observation.metric('provider_breaker_opened', 1, {});
+    },
+    refused: () => observation.metric('provider_calls_refused', 1, {}),
+  });
 
 /**
  * The list price of queued work as configured: real providers cost their list price, the sandbox

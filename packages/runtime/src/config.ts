@@ -55,6 +55,8 @@ export interface DataForSeoConfig {
   secret?: string;
   /** Another base URL, e.g. the recorded-response server of the tests. */
   baseUrl?: string;
+  /** `DATAFORSEO_TIMEOUT_MS`: one attempt's time limit, if not PROVIDER_TIMEOUTS' (a call's attempts stay within its own). */
+  timeoutMs?: number;
 }
 
 /**
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: env.DATAFORSEO_PASSWORD || undefined,
       secret: env.DATAFORSEO_SECRET || undefined,
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
+      timeoutMs: env.DATAFORSEO_TIMEOUT_MS ? Number(env.DATAFORSEO_TIMEOUT_MS) : undefined,
     },
     research: {
       tavilyApiKey: env.TAVILY_API_KEY || undefined,

@@ -87,6 +87,11 @@ export interface ApiRequest {
   baseUrl: string;
   /** This request's log lines and metrics. */
   observation: Observation;
+  /**
+   * Aborts when the handler must stop (the route's deadline, a little before the 503 it answers): what it
+   * still waits on is given up, and what it reserved released, before the answer goes.
+   */
+  deadline: AbortSignal;
 }
 
 export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
@@ -260,6 +265,11 @@ export type Authenticate = (event: ApiEvent, context: Context) => Promise<void>;
 
 /** What is left of the function's time when the route's deadline answers 503: room to send the answer. */
 const DEADLINE_MARGIN_MS = 500;
+/**
+ * How long before that a handler is told to stop (`ApiRequest.deadline`): room to release what a run
+ * reserved (one or two DynamoDB writes) and answer itself, before the deadline answers for it.
+ */
+const ABANDON_MARGIN_MS = 1_000;
 
 /**
  * Observation, error replies and JSON bodies, then `authenticate` (after the body) and the route's
@@ -281,7 +291,7 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
     .use(headRequests())
     .use(errorReplies())
     .use(jsonBody(state))
-    .handler(async (event, context) => {
+    .handler(async (event, context, { signal }) => {
       const handler = handlers[event.routeKey];
       if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
       await authenticate?.(event, context);
@@ -295,6 +305,10 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
         params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
         baseUrl: baseUrlOf(event),
         observation,
+        deadline: AbortSignal.any([
+          signal,
+          AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS)),
+        ]),
       });
       observation.log.info('answered', { status: result.statusCode });
       return result;

@@ -46,16 +46,26 @@ export async function dataforseoCredentials(config: DataForSeoConfig): Promise<D
 }
 
 /** DataForSEO's keyword data with credentials, else the sandbox's. */
-export const keywordDataFor = (credentials: DataForSeoCredentials | null, baseUrl?: string): KeywordDataProvider =>
-  credentials ? new DataForSeoKeywordData({ ...credentials, baseUrl }) : new SandboxKeywordData();
+export const keywordDataFor = (
+  credentials: DataForSeoCredentials | null,
+  config: DataForSeoConfig,
+): KeywordDataProvider =>
+  credentials
+    ? new DataForSeoKeywordData({ ...credentials, baseUrl: config.baseUrl, timeoutMs: config.timeoutMs })
+    : new SandboxKeywordData();
 
 /** DataForSEO Backlinks with credentials, else the sandbox's backlink data. */
-export const backlinkDataFor = (credentials: DataForSeoCredentials | null, baseUrl?: string): BacklinkDataProvider =>
-  credentials ? new DataForSeoBacklinkData({ ...credentials, baseUrl }) : new SandboxBacklinkData();
+export const backlinkDataFor = (
+  credentials: DataForSeoCredentials | null,
+  config: DataForSeoConfig,
+): BacklinkDataProvider =>
+  credentials
+    ? new DataForSeoBacklinkData({ ...credentials, baseUrl: config.baseUrl, timeoutMs: config.timeoutMs })
+    : new SandboxBacklinkData();
 
 /** The keyword data provider the configuration names: DataForSEO with credentials, else the sandbox. */
 export async function selectKeywordData(config: DataForSeoConfig): Promise<KeywordDataProvider> {
-  return keywordDataFor(await dataforseoCredentials(config), config.baseUrl);
+  return keywordDataFor(await dataforseoCredentials(config), config);
 }
 
 /** The `data_source` web research will have, known without building the provider (which only the worker does). */

@@ -1,5 +1,13 @@
 import type { BacklinkDataProvider, KeywordDataProvider } from '@cm/providers';
-import { createDocumentClient, createStore, ElicitationStore, ResultStore, SiteStore, type Store } from '@cm/store';
+import {
+  BreakerStore,
+  createDocumentClient,
+  createStore,
+  ElicitationStore,
+  ResultStore,
+  SiteStore,
+  type Store,
+} from '@cm/store';
 import { getConfig, resetConfig } from './config';
 import { backlinkDataFor, dataforseoCredentials, keywordDataFor } from './providers';
 
@@ -11,6 +19,7 @@ let client: DocumentClient | undefined;
 let store: Store | undefined;
 let sites: SiteStore | undefined;
 let mcpStores: { results: ResultStore; elicitations: ElicitationStore } | undefined;
+let breakers: BreakerStore | undefined;
 
 /** The container's one DynamoDB client, which every store of it shares. */
 function getDocumentClient(): DocumentClient {
@@ -37,14 +46,18 @@ export const getMcpStores = () =>
     elicitations: new ElicitationStore(getDocumentClient(), getConfig().tableName),
   });
 
+/** The providers' circuit breakers, for the functions that call a paid provider (not in Store: the others do not bundle it). */
+export const getBreakers = (): BreakerStore =>
+  (breakers ??= new BreakerStore(getDocumentClient(), getConfig().tableName));
+
 /** The keyword data provider: DataForSEO with credentials (a secret's as read in the last few minutes), else the sandbox. */
 export async function getKeywordData(): Promise<KeywordDataProvider> {
-  return keywordDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo.baseUrl);
+  return keywordDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
 
 /** The backlink data provider: DataForSEO Backlinks with credentials, else the sandbox. */
 export async function getBacklinkData(): Promise<BacklinkDataProvider> {
-  return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo.baseUrl);
+  return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */
@@ -54,4 +67,5 @@ export function resetServices(): void {
   store = undefined;
   sites = undefined;
   mcpStores = undefined;
+  breakers = undefined;
 }

@@ -4,6 +4,7 @@ import {
   propertyOf,
   type PaidTool,
   roundUsd,
+  SERVICE_LIMITS,
   TOOL_FUNCTIONS,
   TOOLS,
   type ToolInput,
@@ -11,13 +12,20 @@ import {
   type ToolResult,
 } from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
-import { requireApproval, toolEstimate, type EstimateDeps, type ToolContext, type ToolPlan } from '@cm/tools';
+import {
+  providerUnavailable,
+  requireApproval,
+  toolEstimate,
+  type EstimateDeps,
+  type ToolContext,
+  type ToolPlan,
+} from '@cm/tools';
 import { api } from './api';
-import { json, type ApiRequest } from './http';
+import { json, serviceUnavailable, type ApiRequest } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
-import { estimateDeps, meterOf, queuedPriceUsd, siteBudget } from './budget';
+import { estimateDeps, meterOf, providerBreakers, queuedPriceUsd, siteBudget } from './budget';
 import type { Observation } from './observability';
 
 /**
@@ -63,6 +71,8 @@ interface ToolRun<I extends object> {
   siteId: number;
   input: I;
   observation: Observation;
+  /** The route's deadline: provider calls in flight stop, and their reservations are released, before the run answers. */
+  deadline: AbortSignal;
   /** A paid tool's plan (its workflow's `estimate`, plannerOf): its estimate, and the approval its threshold asks for. */
   planner?: (ctx: ToolContext, input: I, deps: EstimateDeps) => Promise<ToolPlan>;
 }
@@ -111,11 +121,11 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
   name: ToolName,
   run: (ctx: ToolContext, input: I) => Promise<R>,
   wiring: ToolWiring,
-  { siteId, input, observation, planner }: ToolRun<I>,
+  { siteId, input, observation, planner, deadline }: ToolRun<I>,
 ) {
   const store = getStore();
   const budget = siteBudget(siteId, observation);
-  const meter = meterOf(budget);
+  const meter = meterOf(budget, { gate: providerBreakers(observation), signal: deadline });
   try {
     // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
     const ctx: ToolContext = {
@@ -158,6 +168,11 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
       ...(meter.simulated ? { simulated: true } : {}),
     };
   } catch (error) {
+    // Given up at the deadline: what it reserved is released below, then the answer is the deadline's.
+    if (deadline.aborted) throw serviceUnavailable('The request did not finish in time');
+    // No answer in time, after the attempts the route's time allows: the provider is down or hanging.
+    if (error instanceof ProviderError && error.timedOut)
+      throw providerUnavailable(error.provider, SERVICE_LIMITS.unavailableRetryAfterMs);
     if (error instanceof ProviderError) {
       throw new ApiError('provider_error', `${error.provider}: ${error.message}`, {
         provider: error.provider,
@@ -201,7 +216,16 @@ export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: Tool
       observation.dimension('tool', name);
       const read: InputReaders[N] = INPUT_READERS[name];
       const input = read(request);
-      return json(200, await runTool(name, run, wiring, { siteId: request.siteId, input, observation, planner }));
+      return json(
+        200,
+        await runTool(name, run, wiring, {
+          siteId: request.siteId,
+          input,
+          observation,
+          planner,
+          deadline: request.deadline,
+        }),
+      );
     },
   });
 }

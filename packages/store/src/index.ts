@@ -35,6 +35,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { ElicitationStore, type ElicitationAction } from './elicitations';
+export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
 export interface Store {

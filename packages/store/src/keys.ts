@@ -164,3 +164,5 @@ export const elicitationKey = (siteId: number, id: string): Key => ({
   pk: `SITE#${siteId}#ELICIT`,
   sk: id,
 });
+/** A paid provider's circuit breaker, shared by every function: failures in its window, and when it is open. */
+export const breakerKey = (provider: string): Key => ({ pk: `BREAKER#${provider}`, sk: 'META' });

@@ -8,3 +8,4 @@ export * from './backlinks';
 export * from './monitoring';
 export * from './budget';
 export * from './estimate';
+export * from './breaker';

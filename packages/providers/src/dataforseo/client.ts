@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
-import { errorField, ProviderError } from '../errors';
+import { PROVIDER_TIMEOUTS } from '@cm/contract';
+import { errorField, isTimeout, ProviderError } from '../errors';
 import type { Meter } from '../meter';
 import { Billed, Envelope } from './responses.decoder';
 
@@ -50,8 +51,10 @@ export interface DataForSeoOptions {
   /** Base of the exponential backoff; each pause is a random share of `base × 2^attempt` (full jitter). */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** Time limit of one HTTP attempt. */
+  /** Time limit of one HTTP attempt: connection, answer and body. */
   timeoutMs?: number;
+  /** Time limit of every attempt and pause of one task together: no attempt starts, or runs, past it. */
+  callTimeoutMs?: number;
   random?: () => number;
 }
 
@@ -63,7 +66,7 @@ export interface TaskOutcome<T> {
 
 type Attempt =
   | { outcome: 'ok' | 'empty' | 'billed_no_data'; result: unknown[] }
-  | { outcome: 'transient' | 'terminal'; message: string; code?: number };
+  | { outcome: 'transient' | 'terminal'; message: string; code?: number; timedOut?: boolean };
 
 /**
  * A task's results in the shape of its endpoint. Results in another shape were billed all the same: they
@@ -93,7 +96,10 @@ export class DataForSeoClient {
     this.baseUrl = (options.baseUrl ?? DATAFORSEO_BASE_URL).replace(/\/+$/, '');
   }
 
-  /** The task's outcome, its results decoded with `result`, the schema of the endpoint's results. */
+  /**
+   * The task's outcome, its results decoded with `result`, the schema of the endpoint's results. Every
+   * attempt and pause stays within the call's time limit and stops when the meter's run is given up.
+   */
   async task<T>(
     endpoint: string,
     task: Record<string, unknown>,
@@ -101,16 +107,31 @@ export class DataForSeoClient {
     result: z.ZodMiniType<T>,
   ): Promise<TaskOutcome<T>> {
     const retries = this.options.retries ?? 3;
-    let last = '';
+    const endsAt = Date.now() + (this.options.callTimeoutMs ?? PROVIDER_TIMEOUTS.dataforseoCallMs);
+    let last: Extract<Attempt, { message: string }> = { outcome: 'transient', message: 'no attempt made' };
+    let attempts = 0;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await pause(this.backoff(attempt));
-      const answer = await this.post(endpoint, task, meter);
+      if (attempt > 0) await pause(Math.min(this.backoff(attempt), Math.max(0, endsAt - Date.now())));
+      const left = endsAt - Date.now();
+      if (left <= 0 || meter.abandoned) break;
+      attempts++;
+      const answer = await this.post(endpoint, task, meter, Math.min(left, this.attemptMs));
       if ('result' in answer) return { outcome: answer.outcome, result: results(endpoint, result, answer.result) };
       if (answer.outcome === 'terminal')
         throw new ProviderError(DATAFORSEO, `${endpoint}: ${answer.message}`, false, answer.code);
-      last = answer.message;
+      last = answer;
     }
-    throw new ProviderError(DATAFORSEO, `${endpoint}: ${last} (gave up after ${retries + 1} attempts)`, true);
+    throw new ProviderError(
+      DATAFORSEO,
+      `${endpoint}: ${last.message} (gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`,
+      true,
+      last.code,
+      last.timedOut === true,
+    );
+  }
+
+  private get attemptMs(): number {
+    return this.options.timeoutMs ?? PROVIDER_TIMEOUTS.dataforseoAttemptMs;
   }
 
   private backoff(attempt: number): number {
@@ -119,25 +140,44 @@ export class DataForSeoClient {
     return Math.floor((this.options.random ?? Math.random)() * ceiling);
   }
 
-  private async post(endpoint: string, task: Record<string, unknown>, meter: Meter): Promise<Attempt> {
-    // Each attempt may be billed, so each reserves the task's list price first (a refusal calls no one).
-    const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)));
+  private async post(
+    endpoint: string,
+    task: Record<string, unknown>,
+    meter: Meter,
+    timeoutMs: number,
+  ): Promise<Attempt> {
+    // Each attempt may be billed, so each reserves the task's list price first (a refusal, or an open breaker, calls no one).
+    const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
+    const signal = meter.attemptSignal(timeoutMs);
     let response: Response;
+    let body: unknown;
     try {
       response = await fetch(`${this.baseUrl}/v3/${endpoint}`, {
         method: 'POST',
         headers: { authorization: this.authorization, 'content-type': 'application/json' },
         body: JSON.stringify([task]),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 25_000),
+        signal,
+      });
+      // The body is read under the same time limit: a provider that sends headers and then stalls is hanging too.
+      body = await response.json().catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        return undefined;
       });
     } catch (error) {
       meter.release(hold);
-      return { outcome: 'transient', message: `request failed: ${errorField(error, 'message')}` };
+      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
+      if (!meter.abandoned) meter.report(DATAFORSEO, false);
+      const timedOut = signal.aborted || isTimeout(error);
+      return {
+        outcome: 'transient',
+        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
+        timedOut,
+      };
     }
-    const body: unknown = await response.json().catch(() => undefined);
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
     const billed = z.safeParse(Billed, body);
     meter.record({ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }, hold);
+    meter.report(DATAFORSEO, response.status < 500);
 
     if (response.status !== 200) {
       return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };

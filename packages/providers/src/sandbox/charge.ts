@@ -19,7 +19,13 @@ export async function charge<T>(
     return run();
   }
   const hold = await meter.reserve(estimateUsd);
-  const result = run();
+  let result: T;
+  try {
+    result = run();
+  } catch (error) {
+    meter.release(hold);
+    throw error;
+  }
   meter.record({ provider: SANDBOX, endpoint, cost_usd: bill(result), simulated: true }, hold);
   return result;
 }

@@ -5,7 +5,7 @@ import { rootCertificates } from 'node:tls';
 import { addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { resolveAll } from '../resolve';
 import { errorField, ProviderError, UrlRefused } from '../errors';
-import { propertyOf } from '@cm/contract';
+import { PROVIDER_TIMEOUTS, propertyOf } from '@cm/contract';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';
@@ -22,7 +22,7 @@ export interface PageFetchOptions {
   isAllowed?: (address: string) => boolean;
   /** Largest body read, in bytes; a larger page is refused (default 2 MB). */
   maxBytes?: number;
-  /** Time limit of the whole fetch, redirects included (default 10 s). */
+  /** Time limit of the whole fetch, connections and redirects included (default PROVIDER_TIMEOUTS.pageFetchMs). */
   timeoutMs?: number;
   /** Redirects followed before the URL is refused (default 5). */
   maxRedirects?: number;
@@ -157,7 +157,7 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
     resolve = resolveAll,
     isAllowed = isPublicAddress,
     maxBytes = 2_000_000,
-    timeoutMs = 10_000,
+    timeoutMs = PROVIDER_TIMEOUTS.pageFetchMs,
     maxRedirects = 5,
   } = options;
   const lookup = checkedLookup(resolve, isAllowed);

@@ -1,6 +1,6 @@
-import { roundUsd } from '@cm/contract';
+import { PROVIDER_TIMEOUTS, roundUsd } from '@cm/contract';
 import { TAVILY_PRICES } from '../prices';
-import { errorField, ProviderError } from '../errors';
+import { errorField, isTimeout, ProviderError } from '../errors';
 import type { Meter } from '../meter';
 import { SearchError, SearchResponse } from './responses.decoder';
 
@@ -26,8 +26,10 @@ export interface TavilyOptions {
   retries?: number;
   /** Base of the backoff; each pause is a random share of `base × 2^attempt` (full jitter). */
   backoffMs?: number;
-  /** Time limit of one HTTP attempt. */
+  /** Time limit of one HTTP attempt: connection, answer and body. */
   timeoutMs?: number;
+  /** Time limit of every attempt and pause of one search together. */
+  callTimeoutMs?: number;
 }
 
 /** One page found: `content` is the page's text when Tavily extracted it, else its snippet. */
@@ -37,15 +39,24 @@ export interface SearchResult {
   content: string;
 }
 
-type Attempt = { results: SearchResult[] } | { retryable: boolean; message: string; code?: number };
+type Attempt = { results: SearchResult[] } | { retryable: boolean; message: string; code?: number; timedOut?: boolean };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A body as JSON; undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads Tavily's error detail, `{ detail: { error } }`, falling back to the HTTP status. */
-async function errorMessage(response: Response): Promise<string> {
+function errorMessage(status: number, text: string): string {
   // Not JSON, or JSON without the detail: the status alone says enough.
-  const body = SearchError.safeParse(await response.json().catch(() => undefined));
-  return body.success ? `HTTP ${response.status}: ${body.data.detail.error}` : `HTTP ${response.status}`;
+  const body = SearchError.safeParse(parseJson(text));
+  return body.success ? `HTTP ${status}: ${body.data.detail.error}` : `HTTP ${status}`;
 }
 
 /**
@@ -73,42 +84,74 @@ export class TavilySearch {
       include_usage: true,
     };
     const retries = this.options.retries ?? 2;
-    let last = '';
+    const endsAt = Date.now() + (this.options.callTimeoutMs ?? PROVIDER_TIMEOUTS.tavilyCallMs);
+    const attemptMs = this.options.timeoutMs ?? PROVIDER_TIMEOUTS.tavilyAttemptMs;
+    let last: Exclude<Attempt, { results: SearchResult[] }> = { retryable: true, message: 'no attempt made' };
+    let attempts = 0;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await pause(Math.floor(Math.random() * (this.options.backoffMs ?? 500) * 2 ** attempt));
-      const answer = await this.post(body, depth, meter);
+      if (attempt > 0) {
+        const backoff = Math.floor(Math.random() * (this.options.backoffMs ?? 500) * 2 ** attempt);
+        await pause(Math.min(backoff, Math.max(0, endsAt - Date.now())));
+      }
+      const left = endsAt - Date.now();
+      if (left <= 0 || meter.abandoned) break;
+      attempts++;
+      const answer = await this.post(body, depth, meter, Math.min(left, attemptMs));
       if ('results' in answer) return answer.results;
       if (!answer.retryable) throw new ProviderError(TAVILY, `search: ${answer.message}`, false, answer.code);
-      last = answer.message;
+      last = answer;
     }
-    throw new ProviderError(TAVILY, `search: ${last} (gave up after ${retries + 1} attempts)`, true);
+    throw new ProviderError(
+      TAVILY,
+      `search: ${last.message} (gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`,
+      true,
+      last.code,
+      last.timedOut === true,
+    );
   }
 
-  private async post(body: Record<string, unknown>, depth: SearchDepth, meter: Meter): Promise<Attempt> {
+  private async post(
+    body: Record<string, unknown>,
+    depth: SearchDepth,
+    meter: Meter,
+    timeoutMs: number,
+  ): Promise<Attempt> {
     const usdPerCredit = this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT;
-    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit));
+    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit), TAVILY);
+    const signal = meter.attemptSignal(timeoutMs);
     let response: Response;
+    let text: string;
     try {
       response = await fetch(`${this.baseUrl}/search`, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 25_000),
+        signal,
       });
+      // The body is read under the same time limit: a provider that sends headers and then stalls is hanging too.
+      text = await response.text();
     } catch (error) {
       meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
-      return { retryable: true, message: `request failed: ${errorField(error, 'message')}` };
+      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
+      if (!meter.abandoned) meter.report(TAVILY, false);
+      const timedOut = signal.aborted || isTimeout(error);
+      return {
+        retryable: true,
+        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
+        timedOut,
+      };
     }
+    meter.report(TAVILY, response.status < 500);
     if (response.status !== 200) {
       // Tavily bills successful searches only; the failed call is still on the ledger, at no cost.
       meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
       return {
         retryable: retryableStatus(response.status),
-        message: await errorMessage(response),
+        message: errorMessage(response.status, text),
         code: response.status,
       };
     }
-    const parsed = SearchResponse.safeParse(await response.json().catch(() => undefined));
+    const parsed = SearchResponse.safeParse(parseJson(text));
     const credits = (parsed.success ? parsed.data.usage?.credits : undefined) ?? CREDITS[depth];
     meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: roundUsd(credits * usdPerCredit) }, hold);
     // A 200 is billed: an unreadable one is not retried here, lest it be billed again.

@@ -5,11 +5,11 @@ import {
   type BedrockRuntimeClientConfig,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { Finding } from '@cm/contract';
+import { PROVIDER_TIMEOUTS, type Finding } from '@cm/contract';
 import { BEDROCK_HIGHEST, bedrockCost, bedrockPrice, SYNTHESIS_MAX_TOKENS, type TokenPrice } from '../prices';
 
 export { bedrockPrice } from '../prices';
-import { errorField, ProviderError } from '../errors';
+import { errorField, isTimeout, ProviderError } from '../errors';
 import type { Meter } from '../meter';
 import { FindingItem, ToolOutput } from './responses.decoder';
 
@@ -41,6 +41,8 @@ export interface BedrockSynthesisOptions {
   usdPerMillionTokens?: TokenPrice;
   /** Attempts of the SDK's own retry, the first included. */
   maxAttempts?: number;
+  /** How long one attempt's stream may stay silent before it is closed. */
+  attemptTimeoutMs?: number;
   /** The SDK's retry strategy, e.g. one with short pauses in tests; it carries its own attempt count. */
   retryStrategy?: BedrockRuntimeClientConfig['retryStrategy'];
   /** Told once, at construction, of a model the price table does not know (and the price it is charged at instead). */
@@ -169,7 +171,7 @@ function cited(items: unknown[], ids: Set<string>, cap: number): Finding[] {
   return findings;
 }
 
-function providerError(error: unknown): ProviderError {
+function providerError(error: unknown, timedOut: boolean): ProviderError {
   if (error instanceof BedrockRuntimeServiceException) {
     const retryable = RETRYABLE.has(error.name) || error.$fault === 'server';
     return new ProviderError(
@@ -180,8 +182,12 @@ function providerError(error: unknown): ProviderError {
     );
   }
   // No answer from the service (network, timeout) after the SDK's retries: later may work.
-  return new ProviderError(BEDROCK, `converse: ${errorField(error, 'message')}`, true);
+  return new ProviderError(BEDROCK, `converse: ${errorField(error, 'message')}`, true, undefined, timedOut);
 }
+
+/** Whether a failure is Bedrock's being down (no answer, a server fault, throttling), for its breaker; a refusal of the request is not. */
+const unhealthy = (error: unknown): boolean =>
+  !(error instanceof BedrockRuntimeServiceException) || error.$fault === 'server' || RETRYABLE.has(error.name);
 
 /**
  * Facts and opinions from numbered sources, by a model on Bedrock through Converse: the model must answer
@@ -196,8 +202,10 @@ export class BedrockSynthesis {
       region: options.region,
       endpoint: options.endpoint,
       credentials: options.credentials,
-      maxAttempts: options.maxAttempts ?? 3,
+      maxAttempts: options.maxAttempts ?? PROVIDER_TIMEOUTS.bedrockAttempts,
       retryStrategy: options.retryStrategy,
+      // A silent stream is closed after an attempt's time, so a hanging model fails that attempt.
+      requestHandler: { requestTimeout: this.attemptMs },
     });
     const known = options.usdPerMillionTokens ?? bedrockPrice(options.modelId);
     if (!known)
@@ -206,6 +214,10 @@ export class BedrockSynthesis {
         price: BEDROCK_HIGHEST,
       });
     this.price = known ?? BEDROCK_HIGHEST;
+  }
+
+  private get attemptMs(): number {
+    return this.options.attemptTimeoutMs ?? PROVIDER_TIMEOUTS.bedrockAttemptMs;
   }
 
   async synthesize(
@@ -247,7 +259,10 @@ export class BedrockSynthesis {
         : 'Record the facts and opinions these sources give about the query.',
     ].join('\n');
 
-    const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS));
+    const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS), BEDROCK);
+    // Every attempt of the SDK's, and the connection, within one bound: the call never outlives its attempts.
+    const attempts = this.options.maxAttempts ?? PROVIDER_TIMEOUTS.bedrockAttempts;
+    const signal = meter.attemptSignal(PROVIDER_TIMEOUTS.bedrockConnectMs + attempts * this.attemptMs);
     let output: ConverseCommandOutput;
     try {
       output = await this.client.send(
@@ -269,12 +284,15 @@ export class BedrockSynthesis {
             toolChoice: { tool: { name: TOOL } },
           },
         }),
+        { abortSignal: signal },
       );
     } catch (error) {
       // Failed calls are not billed; the ledger still shows the call.
       meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: 0 }, hold);
-      throw providerError(error);
+      if (!meter.abandoned && unhealthy(error)) meter.report(BEDROCK, false);
+      throw providerError(error, signal.aborted || isTimeout(error));
     }
+    meter.report(BEDROCK, true);
     // The tokens are billed whatever the answer holds, so the cost is recorded before it is read.
     const usage = output.usage;
     const cost = bedrockCost(this.price, { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 });

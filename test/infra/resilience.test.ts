@@ -1,0 +1,133 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS } from '@cm/contract';
+import { checkedApp } from '../../infra/checks';
+import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
+import { EdgeStack } from '../../infra/edge-stack';
+import { ContentApiStack, pascal } from '../../infra/stack';
+
+/*
+ * What keeps one tenant or one slow provider from taking the others down, as the stacks make it: reserved
+ * concurrency per function class, WAF's rate rules (from RATE_RULES) on CloudFront in front of both
+ * endpoints, and alarms that take several datapoints. In process with cdk-nag, no bundling.
+ */
+const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const edgeStack = new EdgeStack(app, 'TestEdge');
+const mainStack = new ContentApiStack(app, 'Test', {
+  edge: { api: edgeStack.apiAcl.attrArn, stream: edgeStack.streamAcl.attrArn },
+});
+const edge = Template.fromStack(edgeStack);
+const main = Template.fromStack(mainStack);
+
+const fnResource = (t: Template, logical: string) => {
+  const [found] = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) =>
+    id.startsWith(`${logical}Function`),
+  );
+  if (!found) throw new Error(`no ${logical} function`);
+  return found[1].Properties;
+};
+
+it('passes cdk-nag with the distributions and web ACLs', () => {
+  expect(() => app.synth({ force: true })).not.toThrow();
+});
+
+it('caps the paid tools, mcp and mcp-stream with reserved concurrency, and leaves publish, notify, read and visitor pages in the shared pool', () => {
+  for (const tool of PAID_TOOLS)
+    expect(fnResource(main, pascal(TOOL_FUNCTIONS[tool])).ReservedConcurrentExecutions).toBe(20);
+  expect(fnResource(main, 'McpStream').ReservedConcurrentExecutions).toBe(20);
+  expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBe(40);
+  for (const open of ['Publish', 'Notify', 'Read', 'Visitor', 'Dashboard', 'Discovery', 'Usage'])
+    expect(fnResource(main, open).ReservedConcurrentExecutions).toBeUndefined();
+  // Within the default quota of 1,000, with Lambda's 100 unreserved.
+  expect(RESERVED_TOTAL).toBe(180);
+  expect(Object.keys(RESERVED_CONCURRENCY)).toHaveLength(8);
+});
+
+it('reserves nothing when told the account cannot', () => {
+  const small = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const t = Template.fromStack(new ContentApiStack(small, 'Small', { reserveConcurrency: false }));
+  const reserved = Object.values(t.findResources('AWS::Lambda::Function')).filter(
+    (f) => f.Properties.ReservedConcurrentExecutions !== undefined,
+  );
+  expect(reserved).toHaveLength(0);
+});
+
+it('makes each rate rule a WAF rate-based rule of its endpoint: per key by header, per address by IP, 429 with Retry-After', () => {
+  const acls = Object.values(edge.findResources('AWS::WAFv2::WebACL')).map((acl) => acl.Properties);
+  expect(acls).toHaveLength(2);
+  for (const acl of acls) expect(acl).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+  const rules = acls.flatMap((acl) => acl.Rules);
+  expect(rules.map((rule: any) => rule.Name).sort()).toEqual(RATE_RULES.map((rule) => rule.name).sort());
+  for (const spec of RATE_RULES) {
+    const rule = rules.find((r: any) => r.Name === spec.name);
+    const statement = rule.Statement.RateBasedStatement;
+    expect(statement).toMatchObject({ Limit: spec.limit, EvaluationWindowSec: spec.windowSeconds });
+    if (spec.by === 'ip') expect(statement.AggregateKeyType).toBe('IP');
+    else
+      expect(statement).toMatchObject({
+        AggregateKeyType: 'CUSTOM_KEYS',
+        CustomKeys: [{ Header: { Name: spec.by.header } }],
+      });
+    expect(rule.Action.Block.CustomResponse).toEqual({
+      ResponseCode: 429,
+      CustomResponseBodyKey: `rate-limited-${spec.windowSeconds}`,
+      ResponseHeaders: [{ Name: 'retry-after', Value: String(spec.windowSeconds) }],
+    });
+    // Scoped to the rule's routes by method and exact path.
+    for (const route of spec.routes ?? [])
+      expect(JSON.stringify(statement.ScopeDownStatement)).toContain(`"${route.path}"`);
+  }
+  const paid = rules.find((r: any) => r.Name === 'paid-tools-per-key').Statement.RateBasedStatement.ScopeDownStatement;
+  expect(paid.OrStatement.Statements).toHaveLength(PAID_TOOLS.length);
+  for (const acl of acls) {
+    const body = JSON.parse(Object.values<any>(acl.CustomResponseBodies)[0].Content);
+    expect(body).toMatchObject({ error: 'rate_limited', code: 'rate_limited' });
+  }
+});
+
+it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing, and names it in visitor links', () => {
+  const distributions = Object.values(main.findResources('AWS::CloudFront::Distribution')).map(
+    (d) => d.Properties.DistributionConfig,
+  );
+  expect(distributions).toHaveLength(2);
+  for (const config of distributions) {
+    expect(config.WebACLId).toBeDefined();
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      // CachingDisabled, and AllViewerExceptHostHeader: API Gateway and function URLs answer to their own host.
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+      ViewerProtocolPolicy: 'https-only',
+    });
+  }
+  expect(JSON.stringify(fnResource(main, 'Publish').Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEdge');
+  main.hasOutput('ApiUrl', {
+    Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiEdge'), 'DomainName'] }]] },
+  });
+});
+
+it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one', () => {
+  const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const single = alarms.filter((a) => a.EvaluationPeriods === 1);
+  expect(single.map((a) => a.MetricName)).toEqual(['budget_usd_used_pct', 'budget_usd_used_pct']);
+  for (const alarm of alarms.filter((a) => a.EvaluationPeriods !== 1))
+    expect(alarm).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+  for (const alarm of Object.values(edge.findResources('AWS::CloudWatch::Alarm')))
+    expect(alarm.Properties).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+});
+
+it('alarms on throttles, concurrency near each reservation, table throttling, an open breaker and 429 floods', () => {
+  const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const named = (metric: string) => alarms.filter((a) => a.MetricName === metric);
+  expect(named('Throttles')).toHaveLength(1);
+  expect(
+    named('ConcurrentExecutions')
+      .map((a) => a.Threshold)
+      .sort(),
+  ).toEqual([16, 16, 16, 16, 16, 16, 16, 32]);
+  expect(named('provider_calls_refused')).toHaveLength(1);
+  const table = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'));
+  expect(table).toHaveLength(1);
+  const blocked = Object.values(edge.findResources('AWS::CloudWatch::Alarm')).filter(
+    (a) => a.Properties.MetricName === 'BlockedRequests',
+  );
+  expect(blocked).toHaveLength(2);
+});
