@@ -23,6 +23,11 @@ export interface QueueSettings {
   maxReceiveCount: number;
   /** The worker's time limit, in seconds. */
   timeoutSeconds: number;
+  /**
+   * Worker invocations the queue's event source runs at once (its maximum concurrency, 2 to 1,000):
+   * messages beyond them wait in the queue, costing nothing.
+   */
+  maxConcurrency: number;
 }
 
 /**
@@ -31,9 +36,9 @@ export interface QueueSettings {
  * backlink calls per domain, a few domains at a time.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
-  relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60 },
-  research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150 },
-  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120 },
+  relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
+  research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
+  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 5 },
 };
 
 /**
