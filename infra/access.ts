@@ -58,7 +58,9 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // The same, streaming; it also records the approval questions it asks (PutItem) and takes the
   // client's answers to them (UpdateItem).
   'mcp-stream': { table: 'readWrite' },
-  'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
+  // Plans a relink: its linking pages go in batches to the relink-pages queue (never back to its own).
+  'relink-worker': { table: 'readWrite', sendsTo: ['relink-pages'] },
+  'relink-pages-worker': { table: 'readWrite' },
   // A job without a place under the cap is queued again to wait for one.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
   'monitor-worker': { table: 'readWrite' },

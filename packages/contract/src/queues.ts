@@ -1,10 +1,11 @@
 import type { WorkerName } from './functions';
-import type { RelinkMessage } from './notify';
+import type { RelinkMessage, RelinkPagesMessage } from './notify';
 import type { MonitorMessage, ResearchMessage } from './research';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
   relink: RelinkMessage;
+  'relink-pages': RelinkPagesMessage;
   research: ResearchMessage;
   monitor: MonitorMessage;
 }
@@ -36,7 +37,8 @@ export interface QueueSettings {
  * backlink calls per domain, a few domains at a time.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
-  relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
+  relink: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
+  'relink-pages': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
   monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 5 },
 };

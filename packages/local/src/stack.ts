@@ -153,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // In WORKERS order, the order they restore and drain in.
     const queues: Record<WorkerName, InProcessQueue> = {
       relink: inProcess('relink'),
+      'relink-pages': inProcess('relink-pages'),
       research: inProcess('research'),
       monitor: inProcess('monitor'),
     };

@@ -15,6 +15,7 @@ import { BudgetStore } from './budgets';
 import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
+import { RelinkRunStore } from './relinks';
 
 export * from './client';
 export * from './table';
@@ -33,6 +34,7 @@ export type { BudgetLimits, SpendScope, WindowState } from './budgets';
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
+export { RelinkRunStore, type RelinkRun, type RelinkProgress } from './relinks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
@@ -40,6 +42,8 @@ export interface Store {
   sites: SiteStore;
   pages: PageStore;
   links: LinkStore;
+  /** The progress of relinks' fan-outs, so the last batch clears the page's pending relink. */
+  relinks: RelinkRunStore;
   rows: RowStore;
   serps: SerpStore;
   usage: UsageStore;
@@ -67,6 +71,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     sites: new SiteStore(db, tableName),
     pages: new PageStore(db, tableName, links),
     links,
+    relinks: new RelinkRunStore(db, tableName),
     rows: new RowStore(db, tableName),
     serps: new SerpStore(db, tableName),
     usage: new UsageStore(db, tableName),

@@ -142,3 +142,11 @@ export const elicitationKey = (siteId: number, id: string): Key => ({
   pk: `SITE#${siteId}#ELICIT`,
   sk: id,
 });
+/**
+ * The progress of one relink of `targetId` (asked for at `requestedAt`): how many batches its plan has
+ * and which are done, so the one that finishes it clears the page's `relink_pending`.
+ */
+export const relinkRunKey = (siteId: number, targetId: string, requestedAt: string): Key => ({
+  pk: `${sitePartition(siteId)}#RELINK#${targetId}`,
+  sk: requestedAt,
+});
