@@ -218,7 +218,9 @@ describe('research jobs', () => {
           status: 'failed',
           error: { code: 'lease_expired' },
         });
-      expect((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status).toBe('running');
+      // Its job holds its place; it runs once a worker is free (the hung ones hold every invocation the
+      // research queue's maximum concurrency allows, as only a lease shorter than the worker's time can).
+      expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and releases take nothing from the new owner.
       await pause(2_500);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
@@ -433,6 +435,36 @@ describe('serp_landscape analyze', () => {
     });
     expect(waited.body.research).toMatchObject({ status: 'complete', in_process: [] });
     expect(Object.keys(waited.body.research.facts_by_keyword)).toEqual(['carbon running shoes']);
+  });
+
+  it('keeps an analyze job waiting for a place at no cost, however long: no message, no DynamoDB request; the sweep gives it the place that frees', async () => {
+    const s = await site();
+    // Every place held, as jobs that run long hold them.
+    const holders = Array.from({ length: 10 }, (_v, i) => `long-job-${i}`);
+    for (const holder of holders)
+      expect((await t.store.researchSlots.take(holder, Date.now() + 3_600_000)).taken).toBe(true);
+    const research = t.stack.queues.research;
+    try {
+      const reply = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['patient shoes'] });
+      await t.stack.drain();
+      const sent = research.sent;
+      // Longer than the old worker's 5 s between re-queues (each one a write to the cap's item, and one
+      // more link of a chain that Lambda cut at 16, about 80 s): waiting now reads and writes nothing.
+      const recording = t.stack.dynamo.record();
+      await pause(6_000);
+      recording.stop();
+      expect(recording.operations()).toEqual([]);
+      expect(research.sent).toBe(sent);
+    } finally {
+      for (const holder of holders) await t.store.researchSlots.free(holder);
+    }
+    expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+    await t.stack.drain();
+    const done = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete', in_process: [] });
+    expect(research.recursiveInvocationsDropped).toBe(0);
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
   });
 
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {

@@ -16,6 +16,7 @@ import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
 import { RelinkRunStore } from './relinks';
+import { ResearchWaitStore } from './research-waits';
 
 export * from './client';
 export * from './table';
@@ -35,6 +36,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun, type RelinkProgress } from './relinks';
+export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
@@ -54,6 +56,8 @@ export interface Store {
   confirms: ConfirmStore;
   /** Places for web, reddit and url research, across the whole deployment. */
   researchSlots: Semaphore;
+  /** Research jobs waiting for a place under the cap, oldest first. */
+  researchWaits: ResearchWaitStore;
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
@@ -79,6 +83,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     budgets: new BudgetStore(db, tableName),
     confirms: new ConfirmStore(db, tableName),
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
+    researchWaits: new ResearchWaitStore(db, tableName),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),

@@ -150,3 +150,12 @@ export const relinkRunKey = (siteId: number, targetId: string, requestedAt: stri
   pk: `${sitePartition(siteId)}#RELINK#${targetId}`,
   sk: requestedAt,
 });
+/**
+ * A research job waiting for a place under the global cap (analyze's, when the cap was full), oldest
+ * first: admitted, in that order, when a place frees. One partition for the deployment, as the cap is.
+ */
+export const RESEARCH_WAITING_PARTITION = 'RESEARCH#WAITING';
+export const researchWaitingKey = (since: string, jobId: string): Key => ({
+  pk: RESEARCH_WAITING_PARTITION,
+  sk: `${since}#${jobId}`,
+});
