@@ -23,13 +23,18 @@ export class Alarms {
     if (email) this.topic.addSubscription(new EmailSubscription(email));
   }
 
-  /** Fires when `metric` reaches `threshold` (by default 1) in a period; a period without data is no trouble. */
-  add(id: string, description: string, metric: IMetric, threshold = 1): void {
+  /**
+   * Fires when `metric` reaches `threshold` (by default 1) in a period, or, with `datapoints`, in that
+   * many of the last that many periods (a level that lasts, not one reading); a period without data is no
+   * trouble.
+   */
+  add(id: string, description: string, metric: IMetric, threshold = 1, datapoints = 1): void {
     new Alarm(this.scope, id, {
       alarmDescription: description,
       metric,
       threshold,
-      evaluationPeriods: 1,
+      evaluationPeriods: datapoints,
+      datapointsToAlarm: datapoints,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(new SnsAction(this.topic));
