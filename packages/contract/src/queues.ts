@@ -32,9 +32,11 @@ export interface QueueSettings {
 }
 
 /**
- * Each worker's queue. Relink steps are small; a research job is slow (web research takes 30 to 60 s,
- * and its place under the cap is leased just past the worker's time limit) and runs alone; monitoring makes six
- * backlink calls per domain, a few domains at a time.
+ * Each worker's queue. A relink is planned in one invocation, and its batches of 100 linking pages are
+ * small, a few at a time (each makes 10 writes at once); a research job is slow (web research takes 30
+ * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
+ * most 10 at once, the cap (every job on the queue holds a place); monitoring makes six backlink calls
+ * per domain, a few domains at a time.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   relink: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
