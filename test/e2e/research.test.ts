@@ -1,4 +1,5 @@
 import * as dns from 'node:dns';
+import { resetServices } from '@cm/runtime';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 
 /* research, jobs, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
@@ -208,6 +209,10 @@ describe('research jobs', () => {
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
       await pause(1_700); // past every lease, while the hung jobs still run
+      // The next job's lease outlasts its wait on the queue: the hung workers hold every invocation the
+      // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
+      process.env.RESEARCH_LEASE_MS = '60000';
+      resetServices();
       const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
       expect(next.status).toBe(200);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
@@ -218,8 +223,7 @@ describe('research jobs', () => {
           status: 'failed',
           error: { code: 'lease_expired' },
         });
-      // Its job holds its place; it runs once a worker is free (the hung ones hold every invocation the
-      // research queue's maximum concurrency allows, as only a lease shorter than the worker's time can).
+      // Its job holds its place, and runs once a hung worker ends.
       expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and releases take nothing from the new owner.
       await pause(2_500);

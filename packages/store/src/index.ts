@@ -35,8 +35,8 @@ export type { BudgetLimits, SpendScope, WindowState } from './budgets';
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
-export { RelinkRunStore, type RelinkRun, type RelinkProgress } from './relinks';
-export { ResearchWaitStore, type WaitingJob } from './research-waits';
+export { RelinkRunStore, type RelinkRun } from './relinks';
+export { ResearchWaitStore } from './research-waits';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
