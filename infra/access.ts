@@ -58,14 +58,16 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // The same, streaming; it also records the approval questions it asks (PutItem) and takes the
   // client's answers to them (UpdateItem).
   'mcp-stream': { table: 'readWrite' },
-  'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
-  // A job without a place under the cap is queued again to wait for one.
+  // Plans a relink: its linking pages go in batches to the relink-pages queue (never back to its own).
+  'relink-worker': { table: 'readWrite', sendsTo: ['relink-pages'] },
+  'relink-pages-worker': { table: 'readWrite' },
+  // A job that ends hands its place to the job waiting longest, and queues it.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
   'monitor-worker': { table: 'readWrite' },
   // The daily run of every site's monitoring.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor'] },
-  // Ends research jobs whose lease lapsed, and frees their places.
-  'research-sweep': { table: 'readWrite' },
+  // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.
+  'research-sweep': { table: 'readWrite', sendsTo: ['research'] },
 };
 
 /** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */

@@ -1,8 +1,16 @@
 import { RelinkMessage } from '@cm/contract';
-import { relinkStep } from '@cm/publishing';
+import { planRelink } from '@cm/publishing';
 import { enqueue, getStore, sqsWorker } from '@cm/runtime';
 
-/** One step of a relink fan-out per message; the rest of it goes back on the queue. */
+/** Plans one relink per message: its linking pages go, in batches, to the relink-pages queue. */
 export const handler = sqsWorker(RelinkMessage, async (message, observation) => {
-  observation.metric('relinks', await relinkStep({ store: getStore(), enqueue }, message));
+  const plan = await planRelink({ store: getStore(), enqueue }, message);
+  if (plan.truncated)
+    observation.log.error(
+      'relink planned only its first batches: the page has more linking pages than one relink covers',
+      {
+        target_id: message.target_id,
+        ...plan,
+      },
+    );
 });

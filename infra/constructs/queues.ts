@@ -4,11 +4,17 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUE_SETTINGS, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
-import type { Alarms } from './alarms';
+import type { Alarms, Datapoints } from './alarms';
 import type { FunctionFactory } from './function';
 import { pascal } from './ids';
 
-/** A queue per worker, delivering as its {@link QUEUE_SETTINGS} say, with a dead-letter queue that alarms when a message lands in it. */
+/** Five-minute periods the oldest message's age must stay over its threshold before the queue's age alarm fires. */
+const QUEUE_AGE_DATAPOINTS: Datapoints = { evaluationPeriods: 3, datapointsToAlarm: 3 };
+
+/**
+ * A queue per worker, delivering as its {@link QUEUE_SETTINGS} say, with a dead-letter queue that alarms
+ * when a message lands in it, and an alarm on the age of its oldest message.
+ */
 export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerName, Queue> {
   const queue = (worker: WorkerName) => {
     const deadLetters = new Queue(scope, `${pascal(worker)}DeadLetterQueue`, {
@@ -21,27 +27,47 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
       `${worker} messages failed every attempt and wait in the dead-letter queue`,
       deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
     );
-    return new Queue(scope, `${pascal(worker)}Queue`, {
+    const source = new Queue(scope, `${pascal(worker)}Queue`, {
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: QUEUE_SETTINGS[worker].maxReceiveCount },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    // Messages wait in the queue while the worker runs at its maximum concurrency; one that waits longer
+    // than a failed delivery hides it, for 15 minutes on end, means the worker is not keeping up, or stopped.
+    alarms.add(
+      `${pascal(worker)}QueueAgeAlarm`,
+      `${worker} messages have waited in the queue over ${visibilityTimeoutSeconds(worker)} s for 15 minutes: its worker is not keeping up, or is stopped`,
+      source.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      visibilityTimeoutSeconds(worker),
+      QUEUE_AGE_DATAPOINTS,
+    );
+    return source;
   };
   // In WORKERS order, the order the stack has always made them in.
-  return { relink: queue('relink'), research: queue('research'), monitor: queue('monitor') };
+  return {
+    relink: queue('relink'),
+    'relink-pages': queue('relink-pages'),
+    research: queue('research'),
+    monitor: queue('monitor'),
+  };
 }
 
-/** Each queue's worker, fed in batches of its queue's batch size and reporting which records failed, so only those come back. */
+/**
+ * Each queue's worker, fed in batches of its queue's batch size and reporting which records failed, so
+ * only those come back; at most its maximum concurrency of invocations at once, the rest waiting in the queue.
+ */
 export function queueWorkers(
   queues: Record<WorkerName, Queue>,
   lambda: FunctionFactory,
 ): Map<WorkerName, NodejsFunction> {
   return new Map(
     WORKERS.map((worker) => {
-      const { batchSize, timeoutSeconds } = QUEUE_SETTINGS[worker];
+      const { batchSize, timeoutSeconds, maxConcurrency } = QUEUE_SETTINGS[worker];
       const fn = lambda(`${worker}-worker`, Duration.seconds(timeoutSeconds));
-      fn.addEventSource(new SqsEventSource(queues[worker], { batchSize, reportBatchItemFailures: true }));
+      fn.addEventSource(
+        new SqsEventSource(queues[worker], { batchSize, reportBatchItemFailures: true, maxConcurrency }),
+      );
       return [worker, fn];
     }),
   );

@@ -136,7 +136,7 @@ it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live 
   };
   await t.store.jobs.finish(ended, { result: nothingFound }, new Date().toISOString());
   const alive = await abandoned('running', future, future);
-  expect(await t.stack.sweep()).toEqual({ expired: 1, freed: 1 });
+  expect(await t.stack.sweep()).toEqual({ expired: 1, freed: 1, admitted: 0 });
   expect((await t.store.jobs.get(lapsed))?.error?.code).toBe('lease_expired');
   expect((await t.store.jobs.get(ended))?.status).toBe('succeeded');
   expect(await t.store.researchSlots.state()).toEqual({ inflight: 1, leases: { [alive]: future } });

@@ -1,4 +1,5 @@
 import * as dns from 'node:dns';
+import { resetServices } from '@cm/runtime';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 
 /* research, jobs, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS. */
@@ -208,6 +209,10 @@ describe('research jobs', () => {
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
       await pause(1_700); // past every lease, while the hung jobs still run
+      // The next job's lease outlasts its wait on the queue: the hung workers hold every invocation the
+      // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
+      process.env.RESEARCH_LEASE_MS = '60000';
+      resetServices();
       const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
       expect(next.status).toBe(200);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
@@ -218,7 +223,8 @@ describe('research jobs', () => {
           status: 'failed',
           error: { code: 'lease_expired' },
         });
-      expect((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status).toBe('running');
+      // Its job holds its place, and runs once a hung worker ends.
+      expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and releases take nothing from the new owner.
       await pause(2_500);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
@@ -433,6 +439,36 @@ describe('serp_landscape analyze', () => {
     });
     expect(waited.body.research).toMatchObject({ status: 'complete', in_process: [] });
     expect(Object.keys(waited.body.research.facts_by_keyword)).toEqual(['carbon running shoes']);
+  });
+
+  it('keeps an analyze job waiting for a place at no cost, however long: no message, no DynamoDB request; the sweep gives it the place that frees', async () => {
+    const s = await site();
+    // Every place held, as jobs that run long hold them.
+    const holders = Array.from({ length: 10 }, (_v, i) => `long-job-${i}`);
+    for (const holder of holders)
+      expect((await t.store.researchSlots.take(holder, Date.now() + 3_600_000)).taken).toBe(true);
+    const research = t.stack.queues.research;
+    try {
+      const reply = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['patient shoes'] });
+      await t.stack.drain();
+      const sent = research.sent;
+      // Longer than the old worker's 5 s between re-queues (each one a write to the cap's item, and one
+      // more link of a chain that Lambda cut at 16, about 80 s): waiting now reads and writes nothing.
+      const recording = t.stack.dynamo.record();
+      await pause(6_000);
+      recording.stop();
+      expect(recording.operations()).toEqual([]);
+      expect(research.sent).toBe(sent);
+    } finally {
+      for (const holder of holders) await t.store.researchSlots.free(holder);
+    }
+    expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+    await t.stack.drain();
+    const done = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete', in_process: [] });
+    expect(research.recursiveInvocationsDropped).toBe(0);
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
   });
 
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {

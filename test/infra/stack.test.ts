@@ -13,6 +13,7 @@ import {
   MCP_STREAM_TIMEOUT_SECONDS,
   QUEUE_SETTINGS,
   ROUTES,
+  visibilityTimeoutSeconds,
   TOOL_FUNCTIONS,
   TOOL_NAMES,
   WORKERS,
@@ -334,7 +335,7 @@ describe('CDK stack', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', WORKERS.length);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      BatchSize: 10,
+      BatchSize: 1,
       FunctionName: { Ref: Match.stringLikeRegexp('^RelinkWorkerFunction') },
     });
   });
@@ -346,13 +347,15 @@ describe('CDK stack', () => {
       'MonitorDeadLetterQueue1DC0DA18',
       'MonitorQueueF31BE3C7',
       'RelinkDeadLetterQueue3C97E5EB',
+      'RelinkPagesDeadLetterQueueFFE58EA6',
+      'RelinkPagesQueue3C65937E',
       'RelinkQueue35AE8468',
       'ResearchDeadLetterQueueE047D79C',
       'ResearchQueueD591F41B',
     ]);
   });
 
-  it("delivers each worker queue as the settings shared with the local stack say: batch size, deliveries before the dead-letter queue, the worker's time limit", () => {
+  it("delivers each worker queue as the settings shared with the local stack say: batch size, maximum concurrency, deliveries before the dead-letter queue, the worker's time limit", () => {
     const queues = template.findResources('AWS::SQS::Queue');
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
     const functions = template.findResources('AWS::Lambda::Function');
@@ -369,13 +372,14 @@ describe('CDK stack', () => {
       expect(queue.Properties.VisibilityTimeout).toBe(6 * settings.timeoutSeconds);
       const mapping = mappings.find((m) => JSON.stringify(m.Properties.EventSourceArn).includes(queueId))!;
       expect(mapping.Properties.BatchSize).toBe(settings.batchSize);
+      expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: settings.maxConcurrency });
       const workerFunction = functions[mapping.Properties.FunctionName.Ref]!;
       expect(JSON.stringify(workerFunction.Properties.Role)).toContain(`${pascal(worker)}WorkerFunctionRole`);
       expect(workerFunction.Properties.Timeout).toBe(settings.timeoutSeconds);
     }
   });
 
-  it('lets publish, notify and the relink worker send to the relink queue; research, serp_landscape and the research worker to the research queue; add_competitor and the schedule to the monitor queue; no other function', () => {
+  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the schedule to the monitor queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -387,18 +391,21 @@ describe('CDK stack', () => {
         )
         .map((p) => JSON.stringify(p.Properties.Roles));
     const researchSenders = sendersTo('ResearchQueue');
-    expect(researchSenders).toHaveLength(3);
-    for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction'])
+    expect(researchSenders).toHaveLength(4);
+    for (const fn of ['"ResearchFunction', 'SerpLandscapeFunction', 'ResearchWorkerFunction', 'ResearchSweepFunction'])
       expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
     const monitorSenders = sendersTo('MonitorQueue');
     expect(monitorSenders).toHaveLength(2);
     for (const fn of ['AddCompetitorFunction', 'MonitorScheduleFunction'])
       expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
     const senders = sendersTo('RelinkQueue');
-    expect(senders).toHaveLength(3);
+    expect(senders).toHaveLength(2);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
     expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
-    expect(senders.some((r) => r.includes('RelinkWorkerFunction'))).toBe(true);
+    // The planner sends to the relink-pages queue, whose worker sends nothing: no chain on either queue.
+    const pageSenders = sendersTo('RelinkPagesQueue');
+    expect(pageSenders).toHaveLength(1);
+    expect(pageSenders[0]).toContain('RelinkWorkerFunction');
     const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
       JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
     )!;
@@ -470,7 +477,7 @@ describe('CDK stack', () => {
     });
   });
 
-  it('sweeps lapsed research jobs every minute: an EventBridge rule targets the sweep function, which may update the table and send nothing', () => {
+  it('sweeps lapsed research jobs every minute: an EventBridge rule targets the sweep function, which may update the table and send to the research queue (the jobs it admits) only', () => {
     const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
       JSON.stringify(r.Properties.Targets).includes('ResearchSweepFunction'),
     );
@@ -483,8 +490,11 @@ describe('CDK stack', () => {
       policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
     );
     expect(actions).toContain('dynamodb:UpdateItem');
-    expect(actions).not.toContain('sqs:SendMessage');
     expect(actions).not.toContain('dynamodb:DeleteItem');
+    const sends = policies.flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage')),
+    );
+    expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ResearchQueue')]);
   });
 
   it('has no IAM statement with a wildcard action, no managed policy, and no table scan', () => {
@@ -520,7 +530,29 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through one topic, on every function's errors, every dead-letter queue, the API's 5xx answers and sites' budgets", () => {
+  it("alarms on the age of each worker queue's oldest message when it stays over its threshold for several periods, not one", () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const ageAlarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (a) => a.Properties.MetricName === 'ApproximateAgeOfOldestMessage',
+    );
+    expect(ageAlarms).toHaveLength(WORKERS.length);
+    for (const worker of WORKERS) {
+      const [queueId] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
+      const alarm = ageAlarms.find((a) => JSON.stringify(a.Properties.Dimensions).includes(queueId))!;
+      expect(alarm.Properties).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: visibilityTimeoutSeconds(worker),
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  it("alarms, through one topic, on every function's errors, every dead-letter queue, every queue's age, the API's 5xx answers and sites' budgets", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
@@ -545,7 +577,7 @@ describe('CDK stack', () => {
       ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused', undefined].includes(a.Properties.MetricName),
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
-    expect(alarms).toHaveLength(functions.length + WORKERS.length + 1 + budget.length + squeeze.length);
+    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + budget.length + squeeze.length);
   });
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {

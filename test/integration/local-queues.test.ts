@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { QUEUE_SETTINGS, WORKERS } from '@cm/contract';
-import { InProcessQueue } from '@cm/local';
+import { InProcessQueue, RECURSIVE_LOOP_LIMIT, RECURSIVE_LOOP_STOPPED } from '@cm/local';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
 
@@ -150,5 +150,95 @@ describe('InProcessQueue', () => {
     } finally {
       rmSync(dirname(journal), { recursive: true, force: true });
     }
+  });
+
+  describe("Lambda's recursive loop detection", () => {
+    it('stops a chain of self-sends at the 17th invocation of the worker: the message goes to the dead-letter list, logged and counted', async () => {
+      let invocations = 0;
+      const queue: InProcessQueue = new InProcessQueue('relink', async () => {
+        invocations++;
+        await queue.send('again');
+      });
+      const output = captureOutput({ level: 'ERROR' });
+      try {
+        await queue.send('first');
+        await queue.idle();
+      } finally {
+        output.stop();
+      }
+      expect(invocations).toBe(RECURSIVE_LOOP_LIMIT);
+      expect(queue.sent).toBe(RECURSIVE_LOOP_LIMIT + 1);
+      expect(queue.recursiveInvocationsDropped).toBe(1);
+      expect(queue.deadLetters).toEqual([
+        { messageId: expect.any(String), body: 'again', receiveCount: 0, stoppedLoop: true },
+      ]);
+      expect(output.logs(RECURSIVE_LOOP_STOPPED)).toEqual([
+        expect.objectContaining({ function_name: 'relink-worker', invocations: RECURSIVE_LOOP_LIMIT + 1 }),
+      ]);
+    });
+
+    it('counts each function of a chain apart: a ping-pong between two workers stops when one of them reaches 17', async () => {
+      const handled: string[] = [];
+      const research: InProcessQueue = new InProcessQueue('research', async () => {
+        handled.push('research');
+        await relink.send('pong');
+      });
+      const relink: InProcessQueue = new InProcessQueue('relink', async () => {
+        handled.push('relink');
+        await research.send('ping');
+      });
+      const output = captureOutput({ level: 'ERROR' });
+      try {
+        await relink.send('serve');
+        while (!relink.isIdle() || !research.isIdle()) await Promise.all([relink.idle(), research.idle()]);
+      } finally {
+        output.stop();
+      }
+      expect(handled.filter((w) => w === 'relink')).toHaveLength(RECURSIVE_LOOP_LIMIT);
+      expect(handled.filter((w) => w === 'research')).toHaveLength(RECURSIVE_LOOP_LIMIT);
+      expect(relink.recursiveInvocationsDropped).toBe(1);
+      expect(research.recursiveInvocationsDropped).toBe(0);
+    });
+
+    it('lets a fan-out to another queue through, and starts a new chain for each message sent from outside a worker', async () => {
+      let fannedOut = 0;
+      const monitor = new InProcessQueue('monitor', async (event) => {
+        fannedOut += event.Records.length;
+      });
+      const relink = new InProcessQueue('relink', async (event) => {
+        for (const _record of event.Records) for (let i = 0; i < 50; i++) await monitor.send('one of many');
+      });
+      for (let i = 0; i < 2 * RECURSIVE_LOOP_LIMIT; i++) await relink.send('from outside');
+      while (!relink.isIdle() || !monitor.isIdle()) await Promise.all([relink.idle(), monitor.idle()]);
+      expect(fannedOut).toBe(2 * RECURSIVE_LOOP_LIMIT * 50);
+      expect(relink.recursiveInvocationsDropped + monitor.recursiveInvocationsDropped).toBe(0);
+      expect([...relink.deadLetters, ...monitor.deadLetters]).toEqual([]);
+    });
+  });
+
+  it('runs at most its maximum concurrency of invocations at once; the other messages wait in the queue', async () => {
+    const release: (() => void)[] = [];
+    let handled = 0;
+    const queue = new InProcessQueue(
+      'research',
+      (event) =>
+        new Promise<void>((resolve) => {
+          handled += event.Records.length;
+          release.push(resolve);
+        }),
+      { maxConcurrency: 3 },
+    );
+    for (let i = 0; i < 7; i++) await queue.send('slow');
+    const done = queue.idle();
+    // Three invocations hold the worker; the other four wait until one ends.
+    while (release.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    expect(handled).toBe(3);
+    while (handled < 7 || release.length > 0) {
+      release.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await done;
+    expect(queue.peakConcurrency).toBe(3);
+    expect(handled).toBe(7);
   });
 });

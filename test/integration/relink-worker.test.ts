@@ -1,6 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { QUEUE_SETTINGS } from '@cm/contract';
+import { QUEUE_SETTINGS, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
+import { articleDoc, pageId } from '@cm/core';
+import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { createDocumentClient } from '@cm/store';
@@ -148,5 +150,92 @@ describe('relink worker', () => {
       [target],
     );
     expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+  });
+});
+
+describe('relink fan-out', () => {
+  /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue holds. */
+  async function owedRelink(slug: string, count: number) {
+    const target = (await t.call('POST', '/articles', article(slug))).body.id as string;
+    const now = new Date().toISOString();
+    for (let i = 0; i < count; i++) {
+      const linker = `${slug}-linker-${i}`;
+      const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
+      await t.store.pages.put({
+        siteId: t.siteId,
+        type: 'article',
+        id: pageId(t.siteId, 'article', linker),
+        doc,
+        links: [target],
+        now,
+      });
+    }
+    t.stack.queues.relink.pause();
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    const { relink_pending: requestedAt } = (await t.store.pages.liveState(t.siteId, 'article', target))!;
+    expect(requestedAt).not.toBeNull();
+    const message: RelinkMessage = {
+      site_id: t.siteId,
+      target_id: target,
+      target_type: 'article',
+      requested_at: requestedAt!,
+    };
+    const pending = async () => (await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending;
+    return { target, message, pending };
+  }
+  afterEach(async () => {
+    t.stack.queues.relink.resume();
+    await t.stack.drain();
+  });
+
+  it('plans batches of 100 that send nothing, and clears relink_pending exactly when the last batch is done, whatever the order, counting a batch delivered twice once', async () => {
+    const { message, pending } = await owedRelink('fan-order', 250);
+    const batches: RelinkPagesMessage[] = [];
+    const ctx = {
+      store: t.store,
+      enqueue: (async (queue: string, sent: RelinkPagesMessage) => {
+        expect(queue).toBe('relink-pages');
+        batches.push(sent);
+      }) as Enqueue,
+    };
+    expect(await planRelink(ctx, message)).toEqual({ linkers: 250, batches: 3, truncated: false });
+    expect(batches.map((b) => [b.batch, b.pages.length])).toEqual([
+      [0, 100],
+      [1, 100],
+      [2, 50],
+    ]);
+    expect(await pending()).toBe(message.requested_at);
+    await relinkPages(ctx, batches[2]!);
+    await relinkPages(ctx, batches[0]!);
+    await relinkPages(ctx, batches[0]!);
+    expect(await pending()).toBe(message.requested_at);
+    await relinkPages(ctx, batches[1]!);
+    expect(await pending()).toBeNull();
+  });
+
+  it('clears relink_pending when every batch was done before the planner recorded its plan', async () => {
+    const { message, pending } = await owedRelink('fan-early', 120);
+    // Each batch runs as soon as it is sent, before the plan is recorded.
+    const ctx: { store: typeof t.store; enqueue: Enqueue } = {
+      store: t.store,
+      enqueue: (async (_queue: string, sent: RelinkPagesMessage) => {
+        await relinkPages(ctx, sent);
+      }) as Enqueue,
+    };
+    expect(await planRelink(ctx, message)).toMatchObject({ batches: 2 });
+    expect(await pending()).toBeNull();
+  });
+
+  it('keeps relink_pending while a newer relink is owed: an older fan-out finishing clears nothing', async () => {
+    const { target, message, pending } = await owedRelink('fan-newer', 10);
+    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
+    const newer = await pending();
+    expect(newer).not.toBe(message.requested_at);
+    const ctx = {
+      store: t.store,
+      enqueue: (async (_q: string, sent: RelinkPagesMessage) => void (await relinkPages(ctx, sent))) as Enqueue,
+    };
+    await planRelink(ctx, message);
+    expect(await pending()).toBe(newer);
   });
 });

@@ -47,15 +47,33 @@ export type NotifyResult = z.infer<typeof NotifyResult>;
 
 /**
  * A message on the relink queue: the live state of page `target_id` changed, so the pages linking to it
- * are brought in line with its current state. `cursor` continues a fan-out from where the last message
- * of it stopped.
+ * are brought in line with its current state. Its worker plans the fan-out: the linking pages go, in
+ * batches, to the relink-pages queue.
  */
 export const RelinkMessage = z.object({
   site_id: z.int().check(z.positive()),
   target_id: z.string().check(z.minLength(1)),
   target_type: z.enum(PAGE_TYPES),
-  cursor: z.optional(z.string()),
-  /** The notify that asked for this relink; its worker clears the page's pending mark when done. */
+  /** The notify that asked for this relink; the fan-out clears the page's pending mark when all of it is done. */
   requested_at: z.optional(z.string()),
 });
 export type RelinkMessage = z.infer<typeof RelinkMessage>;
+
+/** Linking pages per relink-pages message (and per batch of a relink's fan-out). */
+export const RELINK_BATCH_PAGES = 100;
+
+/**
+ * A message on the relink-pages queue: one batch (numbered `batch` in its relink's plan) of the pages
+ * that link to `target_id`, to bring in line with the target's current state. Its worker only writes.
+ */
+export const RelinkPagesMessage = z.object({
+  site_id: z.int().check(z.positive()),
+  target_id: z.string().check(z.minLength(1)),
+  target_type: z.enum(PAGE_TYPES),
+  requested_at: z.optional(z.string()),
+  batch: z.int().check(z.nonnegative()),
+  pages: z
+    .array(z.object({ id: z.string().check(z.minLength(1)), type: z.enum(PAGE_TYPES) }))
+    .check(z.minLength(1), z.maxLength(RELINK_BATCH_PAGES)),
+});
+export type RelinkPagesMessage = z.infer<typeof RelinkPagesMessage>;

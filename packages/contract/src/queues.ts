@@ -1,10 +1,11 @@
 import type { WorkerName } from './functions';
-import type { RelinkMessage } from './notify';
+import type { RelinkMessage, RelinkPagesMessage } from './notify';
 import type { MonitorMessage, ResearchMessage } from './research';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
   relink: RelinkMessage;
+  'relink-pages': RelinkPagesMessage;
   research: ResearchMessage;
   monitor: MonitorMessage;
 }
@@ -23,17 +24,25 @@ export interface QueueSettings {
   maxReceiveCount: number;
   /** The worker's time limit, in seconds. */
   timeoutSeconds: number;
+  /**
+   * Worker invocations the queue's event source runs at once (its maximum concurrency, 2 to 1,000):
+   * messages beyond them wait in the queue, costing nothing.
+   */
+  maxConcurrency: number;
 }
 
 /**
- * Each worker's queue. Relink steps are small; a research job is slow (web research takes 30 to 60 s,
- * and its place under the cap is leased just past the worker's time limit) and runs alone; monitoring makes six
- * backlink calls per domain, a few domains at a time.
+ * Each worker's queue. A relink is planned in one invocation, and its batches of 100 linking pages are
+ * small, a few at a time (each makes 10 writes at once); a research job is slow (web research takes 30
+ * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
+ * most 10 at once, the cap (every job on the queue holds a place); monitoring makes six backlink calls
+ * per domain, a few domains at a time.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
-  relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60 },
-  research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150 },
-  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120 },
+  relink: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
+  'relink-pages': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
+  research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
+  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 5 },
 };
 
 /**

@@ -124,8 +124,12 @@ export const JobQuery = z.object({
     .check(z.meta({ description: 'Wait up to this long for the job to end' })),
 });
 
-/** The message of the research queue. */
-export const ResearchMessage = z.object({ job_id: z.string() });
+/**
+ * The message of the research queue: a job that holds a place under the cap. `handed_over` when the
+ * job before it handed it its place as it ended; such a job frees its own at its end without handing
+ * it on, so no chain of research worker invocations grows past two.
+ */
+export const ResearchMessage = z.object({ job_id: z.string(), handed_over: z.optional(z.boolean()) });
 
 /** One domain's monitoring run: a backlink snapshot of the site's own domain or of a competitor. */
 export const MonitorMessage = z.object({

@@ -18,6 +18,7 @@ import { stream as mcpStream } from '../../../functions/mcp-stream/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
+import { handler as relinkPagesWorker } from '../../../functions/relink-pages-worker/handler';
 import { handler as research } from '../../../functions/research/handler';
 import { handler as researchWorker } from '../../../functions/research-worker/handler';
 import { handler as serpBacklinks } from '../../../functions/serp-backlinks/handler';
@@ -55,6 +56,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
 /** The worker of every queue: the same modules the worker Lambdas bundle. */
 export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   relink: relinkWorker,
+  'relink-pages': relinkPagesWorker,
   research: researchWorker,
   monitor: monitorWorker,
 };

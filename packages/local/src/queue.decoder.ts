@@ -2,6 +2,13 @@ import * as z from 'zod/mini';
 
 /* A line of a queue's journal (queue.ts), as a restart reads it back. */
 
+/**
+ * The chain of requests a message belongs to, as the X-Ray trace header (SQS's `AWSTraceHeader`) carries
+ * it on AWS: the trace's id, and how many times each function was invoked along it so far.
+ */
+const Chain = z.object({ id: z.string(), invocations: z.record(z.string(), z.number()) });
+export type Chain = z.infer<typeof Chain>;
+
 /** A message as sent: what the journal keeps of it. */
 const SentMessage = z.object({
   messageId: z.string(),
@@ -9,6 +16,8 @@ const SentMessage = z.object({
   sentAt: z.number(),
   /** When it may first be delivered (epoch ms): its delay. */
   dueAt: z.number(),
+  /** Absent in a journal written before chains were kept: such a message starts a chain of its own. */
+  chain: z.optional(Chain),
 });
 export type SentMessage = z.infer<typeof SentMessage>;
 

@@ -1,10 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
 import { logger } from '@cm/runtime';
 import { lambdaContext } from './context';
-import { decodeJournalLine, type JournalEntry, type SentMessage } from './queue.decoder';
+import { decodeJournalLine, type Chain, type JournalEntry, type SentMessage } from './queue.decoder';
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -16,6 +17,8 @@ export interface QueueOptions {
   maxReceiveCount?: number;
   /** Wait before a failed message is delivered again (the visibility timeout, shortened). */
   retryDelayMs?: number;
+  /** Worker invocations at once (the event source's maximum concurrency); the rest wait in the queue. */
+  maxConcurrency?: number;
   /** A file that keeps the queue's pending messages, so a restart delivers them (as SQS keeps them); none in memory. */
   journal?: string;
 }
@@ -23,6 +26,24 @@ export interface QueueOptions {
 interface Message extends SentMessage {
   receiveCount: number;
 }
+
+/**
+ * Lambda's recursive loop detection: a function invoked more than this many times in one chain of
+ * requests is not invoked again; the event goes to the dead-letter queue.
+ */
+export const RECURSIVE_LOOP_LIMIT = 16;
+/** What the queue logs when it stops a delivery, as Lambda's recursive loop detection does. */
+export const RECURSIVE_LOOP_STOPPED =
+  'Lambda stopped a recursive loop: the function would be invoked more than 16 times in one chain of requests';
+
+/**
+ * The chain of the invocation running now, as Lambda passes the trace header on: a message a worker
+ * sends while it handles a batch belongs to that batch's chain. Outside any worker (an API function,
+ * a schedule, a test) a message starts a chain of its own.
+ */
+const currentChain = new AsyncLocalStorage<Chain>();
+
+const newChain = (): Chain => ({ id: randomUUID(), invocations: {} });
 
 /** Done lines the journal takes before it is rewritten to its pending messages alone. */
 const JOURNAL_COMPACT_AFTER = 1_000;
@@ -101,6 +122,8 @@ export interface DeadLetter {
   messageId: string;
   body: string;
   receiveCount: number;
+  /** Set when Lambda's recursive loop detection stopped its delivery, rather than the worker failing it. */
+  stoppedLoop?: true;
 }
 
 /**
@@ -114,6 +137,10 @@ export class InProcessQueue {
   readonly deadLetters: DeadLetter[] = [];
   /** Messages sent to this queue so far. */
   sent = 0;
+  /** Deliveries Lambda's recursive loop detection stopped (its `RecursiveInvocationsDropped` metric). */
+  recursiveInvocationsDropped = 0;
+  /** The most worker invocations that ran at once. */
+  peakConcurrency = 0;
   private readonly ready: Message[] = [];
   private inFlight = 0;
   private delayed = 0;
@@ -124,6 +151,7 @@ export class InProcessQueue {
   private readonly maxReceiveCount: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
+  private readonly maxConcurrency: number;
   private readonly journal: Journal | undefined;
 
   constructor(
@@ -136,6 +164,7 @@ export class InProcessQueue {
     this.maxReceiveCount = options.maxReceiveCount ?? settings.maxReceiveCount;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = settings.timeoutSeconds * 1000;
+    this.maxConcurrency = options.maxConcurrency ?? settings.maxConcurrency;
     this.journal = options.journal === undefined ? undefined : new Journal(options.journal);
   }
 
@@ -144,7 +173,14 @@ export class InProcessQueue {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     this.sent++;
     const now = Date.now();
-    const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: now, dueAt: now + delayMs };
+    const message: Message = {
+      messageId: randomUUID(),
+      body,
+      receiveCount: 0,
+      sentAt: now,
+      dueAt: now + delayMs,
+      chain: currentChain.getStore() ?? newChain(),
+    };
     this.journal?.sent(message);
     this.schedule(message);
   }
@@ -160,8 +196,13 @@ export class InProcessQueue {
     return kept.length;
   }
 
-  private deadLetter(message: Message) {
-    this.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount });
+  private deadLetter(message: Message, stoppedLoop = false) {
+    this.deadLetters.push({
+      messageId: message.messageId,
+      body: message.body,
+      receiveCount: message.receiveCount,
+      ...(stoppedLoop ? { stoppedLoop } : {}),
+    });
     this.journal?.finished(message.messageId);
   }
 
@@ -197,9 +238,10 @@ export class InProcessQueue {
   }
 
   private pump() {
-    while (this.ready.length > 0 && !this.stopped && !this.paused) {
+    while (this.ready.length > 0 && !this.stopped && !this.paused && this.inFlight < this.maxConcurrency) {
       const batch = this.ready.splice(0, this.batchSize);
       this.inFlight++;
+      this.peakConcurrency = Math.max(this.peakConcurrency, this.inFlight);
       void this.deliver(batch).finally(() => {
         this.inFlight--;
         this.pump();
@@ -208,14 +250,52 @@ export class InProcessQueue {
     }
   }
 
-  private async deliver(batch: Message[]) {
+  /**
+   * The messages whose chain has invoked this worker {@link RECURSIVE_LOOP_LIMIT} times already are
+   * not delivered: they go to the dead-letter list, logged and counted, as Lambda stops them. The
+   * rest are one invocation, whose chain is theirs with this worker invoked once more (a batch of
+   * several chains carries the longest count of each function, so no loop hides in a batch).
+   */
+  private admit(batch: Message[]): { deliver: Message[]; chain: Chain } {
+    const fn = this.functionName();
+    const deliver: Message[] = [];
+    const chain: Chain = { id: '', invocations: {} };
+    for (const message of batch) {
+      const { id, invocations } = message.chain ?? newChain();
+      const count = (invocations[fn] ?? 0) + 1;
+      if (count > RECURSIVE_LOOP_LIMIT) {
+        this.recursiveInvocationsDropped++;
+        logger.error(RECURSIVE_LOOP_STOPPED, {
+          function_name: fn,
+          queue: this.name,
+          message_id: message.messageId,
+          trace_id: id,
+          invocations: count,
+        });
+        this.deadLetter(message, true);
+        continue;
+      }
+      deliver.push(message);
+      chain.id ||= id;
+      for (const [name, n] of Object.entries({ ...invocations, [fn]: count }))
+        chain.invocations[name] = Math.max(chain.invocations[name] ?? 0, n);
+    }
+    return { deliver, chain };
+  }
+
+  private functionName(): string {
+    return `${this.name}-worker`;
+  }
+
+  private async deliver(messages: Message[]) {
+    const { deliver: batch, chain } = this.admit(messages);
+    if (batch.length === 0) return;
     for (const message of batch) message.receiveCount++;
     this.journal?.received(batch.map((m) => m.messageId));
     let failed: Set<string>;
     try {
-      const response = await this.handler(
-        { Records: batch.map((m) => this.record(m)) },
-        lambdaContext(`${this.name}-worker`, this.timeoutMs),
+      const response = await currentChain.run(chain, () =>
+        this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(this.functionName(), this.timeoutMs)),
       );
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
@@ -254,6 +334,7 @@ export class InProcessQueue {
         SentTimestamp: String(message.sentAt),
         SenderId: 'local',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
+        ...(message.chain ? { AWSTraceHeader: `Root=${message.chain.id}` } : {}),
       },
       messageAttributes: {},
       md5OfBody: createHash('md5').update(message.body).digest('hex'),

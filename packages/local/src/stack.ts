@@ -64,8 +64,8 @@ export interface LocalStack {
   drain(): Promise<void>;
   /** Runs the monitoring schedule now, as its daily timer does: the number of runs queued. */
   runSchedule(): Promise<number>;
-  /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, and their places are freed. */
-  sweep(): Promise<{ expired: number; freed: number }>;
+  /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, their places are freed, and waiting jobs get the places free. */
+  sweep(): Promise<{ expired: number; freed: number; admitted: number }>;
   stop(): Promise<void>;
 }
 
@@ -159,6 +159,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // In WORKERS order, the order they restore and drain in.
     const queues: Record<WorkerName, InProcessQueue> = {
       relink: inProcess('relink'),
+      'relink-pages': inProcess('relink-pages'),
       research: inProcess('research'),
       monitor: inProcess('monitor'),
     };

@@ -1,9 +1,16 @@
-import { isLive, type PageType, type RelinkMessage } from '@cm/contract';
+import { isLive, RELINK_BATCH_PAGES, type PageType, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
+import type { RelinkRun } from '@cm/store';
 import type { PublishingContext } from './context';
 
-/** Linking pages per message: small conditional writes, far inside the worker's time limit. */
-const PAGES_PER_MESSAGE = 100;
-const PARALLEL_WRITES = 10;
+/**
+ * The most batches one relink plans (100,000 linking pages): its planner reads them all and sends them
+ * in one invocation, well inside the worker's time limit, and its run item keeps a number per batch.
+ */
+export const RELINK_MAX_BATCHES = 1_000;
+/** Edges read per Query while planning (small items: far under a Query page's 1 MB). */
+const EDGES_PER_READ = 1_000;
+/** Messages sent, and page writes made, at once. */
+const PARALLEL = 10;
 
 export interface RelinkTarget {
   siteId: number;
@@ -34,27 +41,83 @@ export async function queueOwedRelink(
   return owed.changedAt ? 'queued' : 'skipped';
 }
 
+/** What planning a relink did: the linking pages it found and the batches it sent; `truncated` when it stopped at the cap. */
+export interface RelinkPlan {
+  linkers: number;
+  batches: number;
+  truncated: boolean;
+}
+
+const runOf = (message: { site_id: number; target_id: string; requested_at?: string }): RelinkRun | null =>
+  message.requested_at
+    ? { siteId: message.site_id, targetId: message.target_id, requestedAt: message.requested_at }
+    : null;
+
 /**
- * One step of a relink: brings up to 100 pages that link to the target in line with the target's
- * current live state, and queues the rest of the fan-out. Working from the current state (not the
- * one that queued the message) makes late, repeated and reordered messages converge on the same
- * result. Answers how many linking pages it went through.
+ * Plans a relink: reads the pages that link to the target from the link index and sends them, 100 to a
+ * message, to the relink-pages queue, whose worker only writes. Nothing goes back on the relink queue,
+ * so no chain of messages grows with the fan-out (Lambda stops one at 16 invocations). Once every batch
+ * is sent, the run records how many there are; whichever of it and the last batch comes last clears
+ * the page's `relink_pending`. A plan is deterministic from the index, so a repeated delivery sends the
+ * same batches again, which change nothing and are not counted twice. It stops at RELINK_MAX_BATCHES:
+ * the pages past that keep their links as they were, and the pending mark stays.
  */
-export async function relinkStep(ctx: PublishingContext, message: RelinkMessage, now = new Date()): Promise<number> {
-  const { pages, links } = ctx.store;
+export async function planRelink(ctx: PublishingContext, message: RelinkMessage): Promise<RelinkPlan> {
+  const { site_id: siteId, target_id: targetId } = message;
+  const run = runOf(message);
+  let batches = 0;
+  let linkers = 0;
+  let cursor: string | undefined;
+  let truncated = false;
+  do {
+    const read = await ctx.store.links.linkingPages(siteId, targetId, { cursor, limit: EDGES_PER_READ });
+    const sends: RelinkPagesMessage[] = [];
+    for (let i = 0; i < read.pages.length; i += RELINK_BATCH_PAGES) {
+      if (batches === RELINK_MAX_BATCHES) {
+        truncated = true;
+        break;
+      }
+      const pages = read.pages.slice(i, i + RELINK_BATCH_PAGES);
+      sends.push({ ...message, batch: batches++, pages });
+      linkers += pages.length;
+    }
+    for (let i = 0; i < sends.length; i += PARALLEL)
+      await Promise.all(sends.slice(i, i + PARALLEL).map((batch) => ctx.enqueue('relink-pages', batch)));
+    cursor = read.cursor ?? undefined;
+  } while (cursor && !truncated);
+  if (run && !truncated) {
+    const progress = batches === 0 ? 'finished' : await ctx.store.relinks.planned(run, batches);
+    if (progress === 'finished')
+      await ctx.store.pages.clearRelinkPending(siteId, message.target_type, targetId, run.requestedAt);
+  }
+  return { linkers, batches, truncated };
+}
+
+/**
+ * One batch of a relink: brings its linking pages in line with the target's current live state, one
+ * conditional write each (10 at a time), then counts the batch done. Working from the current state
+ * (not the one that queued the relink) makes late, repeated and reordered messages converge on the
+ * same result. Answers how many linking pages it went through.
+ */
+export async function relinkPages(
+  ctx: PublishingContext,
+  message: RelinkPagesMessage,
+  now = new Date(),
+): Promise<number> {
+  const { pages, links, relinks } = ctx.store;
   const { site_id: siteId, target_id: targetId, target_type: targetType } = message;
   const target = await pages.liveState(siteId, targetType, targetId);
   const live = target !== null && isLive(target.status, target.deleted);
-  const batch = await links.linkingPages(siteId, targetId, { cursor: message.cursor, limit: PAGES_PER_MESSAGE });
   const at = now.toISOString();
-  for (let i = 0; i < batch.pages.length; i += PARALLEL_WRITES) {
+  for (let i = 0; i < message.pages.length; i += PARALLEL) {
     await Promise.all(
-      batch.pages
-        .slice(i, i + PARALLEL_WRITES)
+      message.pages
+        .slice(i, i + PARALLEL)
         .map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
     );
   }
-  if (batch.cursor) await ctx.enqueue('relink', { ...message, cursor: batch.cursor } satisfies RelinkMessage);
-  else if (message.requested_at) await pages.clearRelinkPending(siteId, targetType, targetId, message.requested_at);
-  return batch.pages.length;
+  const run = runOf(message);
+  if (run && (await relinks.batchDone(run, message.batch, now.getTime())) === 'finished')
+    await pages.clearRelinkPending(siteId, targetType, targetId, run.requestedAt);
+  return message.pages.length;
 }

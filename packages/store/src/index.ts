@@ -15,6 +15,8 @@ import { BudgetStore } from './budgets';
 import { ResultStore } from './results';
 import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
+import { RelinkRunStore } from './relinks';
+import { ResearchWaitStore } from './research-waits';
 
 export * from './client';
 export * from './table';
@@ -34,6 +36,8 @@ export type { BudgetLimits, HoldRef, SpendScope, WindowState, Windows } from './
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
+export { RelinkRunStore, type RelinkRun } from './relinks';
+export { ResearchWaitStore } from './research-waits';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
@@ -42,6 +46,8 @@ export interface Store {
   sites: SiteStore;
   pages: PageStore;
   links: LinkStore;
+  /** The progress of relinks' fan-outs, so the last batch clears the page's pending relink. */
+  relinks: RelinkRunStore;
   rows: RowStore;
   serps: SerpStore;
   usage: UsageStore;
@@ -52,6 +58,8 @@ export interface Store {
   confirms: ConfirmStore;
   /** Places for web, reddit and url research, across the whole deployment. */
   researchSlots: Semaphore;
+  /** Research jobs waiting for a place under the cap, oldest first. */
+  researchWaits: ResearchWaitStore;
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
@@ -69,6 +77,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     sites: new SiteStore(db, tableName),
     pages: new PageStore(db, tableName),
     links,
+    relinks: new RelinkRunStore(db, tableName),
     rows: new RowStore(db, tableName),
     serps: new SerpStore(db, tableName),
     usage: new UsageStore(db, tableName),
@@ -76,6 +85,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     budgets: new BudgetStore(db, tableName),
     confirms: new ConfirmStore(db, tableName),
     researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
+    researchWaits: new ResearchWaitStore(db, tableName),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),

@@ -166,3 +166,20 @@ export const elicitationKey = (siteId: number, id: string): Key => ({
 });
 /** A paid provider's circuit breaker, shared by every function: failures in its window, and when it is open. */
 export const breakerKey = (provider: string): Key => ({ pk: `BREAKER#${provider}`, sk: 'META' });
+/**
+ * The progress of one relink of `targetId` (asked for at `requestedAt`): how many batches its plan has
+ * and which are done, so the one that finishes it clears the page's `relink_pending`.
+ */
+export const relinkRunKey = (siteId: number, targetId: string, requestedAt: string): Key => ({
+  pk: `${sitePartition(siteId)}#RELINK#${targetId}`,
+  sk: requestedAt,
+});
+/**
+ * A research job waiting for a place under the global cap (analyze's, when the cap was full), oldest
+ * first: admitted, in that order, when a place frees. One partition for the deployment, as the cap is.
+ */
+export const RESEARCH_WAITING_PARTITION = 'RESEARCH#WAITING';
+export const researchWaitingKey = (since: string, jobId: string): Key => ({
+  pk: RESEARCH_WAITING_PARTITION,
+  sk: `${since}#${jobId}`,
+});

@@ -2,7 +2,7 @@ import { ApiError } from '@cm/contract';
 import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
 import type { ToolContext } from '../context';
 import { findingsOf, isEnded, newJobId, queueJob } from './jobs';
-import { expireLapsed, hasLapsed } from './leases';
+import { expireLapsed, hasLapsed, lapsedPlace } from './leases';
 import type { Job } from '@cm/store';
 import { nextPoll } from './waiting';
 
@@ -148,20 +148,26 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   };
 }
 
-/** Claims the keyword's query for a new job and queues it; a caller that lost the claim leaves it to the winner. */
+/**
+ * Claims the keyword's query for a new job and queues it, with a place under the cap if one is free, or
+ * else to wait for one; a caller that lost the claim leaves it to the winner.
+ */
 async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
   const jobId = newJobId();
   const queryKey = keywordResearchQuery(keyword);
   if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
+  const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
+  const placed = (await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store))).taken;
   try {
     await queueJob(
       ctx,
       jobId,
       'serp_landscape',
       { mode: 'web', query: keyword, question: null, page_id: null },
-      ctx.now.getTime() + ctx.researchLeaseMs,
+      placed ? leaseUntil : null,
     );
   } catch (error) {
+    if (placed) await ctx.store.researchSlots.free(jobId);
     await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
     throw error;
   }

@@ -31,16 +31,18 @@ export function jobView(job: Job) {
 export const isEnded = (job: Job) => job.status === 'succeeded' || job.status === 'failed';
 
 /**
- * Reserves the job's list price (402 budget_exceeded when it does not fit), creates the job with its
- * reservation, leased until `leaseUntil`, and puts it on the research queue; the caller undoes its own
- * claim if this throws.
+ * Reserves the job's list price (402 budget_exceeded when it does not fit) and creates the job with its
+ * reservation. A job that holds a place (`leaseUntil`, its place's lease) is leased as long and put on
+ * the research queue; one without waits for a place, unleased (waiting is not dying), in the store's
+ * waiting list, and nothing reads or writes for it until a place frees. The caller undoes its own
+ * claim and place if this throws.
  */
 export async function queueJob(
   ctx: ToolContext,
   jobId: string,
   tool: string,
   input: ResearchJobInput,
-  leaseUntil: number,
+  leaseUntil: number | null,
 ): Promise<void> {
   const budget = await ctx.budget.reserveQueued(ctx.queuedPriceUsd({ research: input.mode }));
   try {
@@ -51,9 +53,10 @@ export async function queueJob(
       input,
       ...(budget ? { budget } : {}),
       created_at: ctx.now.toISOString(),
-      lease_until: leaseUntil,
+      ...(leaseUntil === null ? {} : { lease_until: leaseUntil }),
     });
-    await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
+    if (leaseUntil === null) await ctx.store.researchWaits.add({ jobId, since: ctx.now.toISOString() });
+    else await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
   } catch (error) {
     if (budget) await ctx.budget.settle(budget, 0, false);
     throw error;

@@ -1,4 +1,5 @@
-import type { Store } from '@cm/store';
+import { LIMITS } from '@cm/contract';
+import { admitWaiting, type AdmissionDeps } from './admission';
 import { isEnded } from './jobs';
 import { expireLapsed } from './leases';
 
@@ -6,9 +7,15 @@ import { expireLapsed } from './leases';
 
 /**
  * The periodic sweep: every research place whose lease has lapsed is freed, and its job, unless it
- * ended, ends `lease_expired`. One read of the cap's item when nothing lapsed.
+ * ended, ends `lease_expired`; then the places free are given to the jobs waiting longest. One read
+ * of the cap's item and one Query of the waiting list when nothing lapsed and nothing waits. Each of
+ * its runs starts a chain of its own, so what it queues never lengthens a chain of research workers.
  */
-export async function sweepResearch(store: Store, now = Date.now()): Promise<{ expired: number; freed: number }> {
+export async function sweepResearch(
+  deps: AdmissionDeps,
+  now = Date.now(),
+): Promise<{ expired: number; freed: number; admitted: number }> {
+  const { store } = deps;
   const { leases } = await store.researchSlots.state();
   let expired = 0;
   let freed = 0;
@@ -19,5 +26,7 @@ export async function sweepResearch(store: Store, now = Date.now()): Promise<{ e
       if ((await expireLapsed(store, job, now)).status === 'failed') expired++;
     } else if (await store.researchSlots.reclaim(holder, expiry)) freed++;
   }
-  return { expired, freed };
+  const inUse = Object.keys(leases).length - expired - freed;
+  const admitted = await admitWaiting(deps, LIMITS.concurrentResearch - inUse);
+  return { expired, freed, admitted };
 }

@@ -5,12 +5,10 @@ import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@c
 import type { Store, StoredResearch } from '@cm/store';
 import type { SiteBudget } from '../budget';
 import type { ToolContext } from '../context';
+import { admitWaiting } from './admission';
 import { findingsOf, isEnded } from './jobs';
 
-/* The research worker: runs a queued job once it holds a place, stores its findings and ends it. */
-
-/** A job without a place under the cap looks for one again after this long. */
-export const PLACE_WAIT_SECONDS = 5;
+/* The research worker: runs a queued job, which holds a place, stores its findings and ends it. */
 
 export interface WorkerDeps {
   store: Store;
@@ -24,12 +22,14 @@ export interface WorkerDeps {
 
 /**
  * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
- * ends, and its place under the cap is freed. The job runs only while it holds a place: the one its
- * caller took (the lease is renewed) or one taken now; without one (analyze's jobs, or a job whose
- * lease was reclaimed after its worker died) the message is queued again to wait. A repeated
- * delivery of an ended job only frees the place (a no-op when already free). The provider calls go
- * into the usage ledger, under the tool that queued the job, before it ends. Provider failures end
- * the job as failed; a store failure throws, so the queue delivers the message again.
+ * ends, and its place under the cap goes to the job waiting longest, if any (else it is freed). Every
+ * job on the queue was given a place when it was queued; it runs only while it still holds it (the
+ * lease is renewed) or can take one now. One whose place was taken back (its lease lapsed, so the job
+ * ended `lease_expired`) and finds the cap full is dropped: nothing waits in the worker, and nothing
+ * goes back on the queue. A repeated delivery of an ended job only frees the place (a no-op when
+ * already free). The provider calls go into the usage ledger, under the tool that queued the job,
+ * before it ends. Provider failures end the job as failed; a store failure throws, so the queue
+ * delivers the message again.
  */
 export async function runResearchJob(
   deps: WorkerDeps,
@@ -44,12 +44,7 @@ export async function runResearchJob(
     return ran;
   }
   const leaseUntil = Date.now() + deps.researchLeaseMs;
-  if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) {
-    // Waiting is not dying: the job's lease goes on while its message comes back.
-    if (await store.jobs.renew(job.job_id, new Date().toISOString(), leaseUntil))
-      await deps.enqueue('research', message, PLACE_WAIT_SECONDS);
-    return null;
-  }
+  if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) return null;
   if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
     await store.researchSlots.free(job.job_id);
     return ran;
@@ -93,5 +88,8 @@ export async function runResearchJob(
   await store.jobs.finish(job.job_id, outcome, new Date().toISOString());
   if ('error' in outcome) await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
   await store.researchSlots.free(job.job_id);
+  // The freed place goes to the job waiting longest, unless this job was handed its own place: a
+  // hand-off is one hop, never a chain of them (the sweep admits what is left, every minute).
+  if (!message.handed_over) await admitWaiting(deps, 1, true);
   return ran;
 }
