@@ -61,9 +61,12 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'relink-worker': { table: 'readWrite', sendsTo: ['relink'] },
   // A job without a place under the cap is queued again to wait for one.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
+  // Claims each domain's run, then writes its snapshots and ledger lines.
   'monitor-worker': { table: 'readWrite' },
-  // The daily run of every site's monitoring.
-  'monitor-schedule': { table: 'read', sendsTo: ['monitor'] },
+  // Sends a block's monitoring messages; reads nothing.
+  'monitor-plan-worker': { table: 'none', sendsTo: ['monitor'] },
+  // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
+  'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, and frees their places.
   'research-sweep': { table: 'readWrite' },
 };

@@ -29,7 +29,12 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
     });
   };
   // In WORKERS order, the order the stack has always made them in.
-  return { relink: queue('relink'), research: queue('research'), monitor: queue('monitor') };
+  return {
+    relink: queue('relink'),
+    research: queue('research'),
+    monitor: queue('monitor'),
+    'monitor-plan': queue('monitor-plan'),
+  };
 }
 
 /** Each queue's worker, fed in batches of its queue's batch size and reporting which records failed, so only those come back. */

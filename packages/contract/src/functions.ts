@@ -33,11 +33,11 @@ export const FUNCTIONS = [
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink', 'research', 'monitor'] as const;
+export const WORKERS = ['relink', 'research', 'monitor', 'monitor-plan'] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
 /** The environment variable that holds a worker queue's URL, for the functions that send to it. */
-export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCase()}_QUEUE_URL`;
+export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCase().replace(/-/g, '_')}_QUEUE_URL`;
 
 /** The environment variable that names a function's deployed Lambda, for the functions that invoke it (mcp). */
 export const functionEnvName = (fn: FunctionName): string => `FUNCTION_${fn.toUpperCase().replace(/-/g, '_')}`;

@@ -1,12 +1,13 @@
 import type { WorkerName } from './functions';
 import type { RelinkMessage } from './notify';
-import type { MonitorMessage, ResearchMessage } from './research';
+import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './research';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
   relink: RelinkMessage;
   research: ResearchMessage;
   monitor: MonitorMessage;
+  'monitor-plan': MonitorPlanMessage;
 }
 /** Puts a message on a worker's queue, typed by the queue (a worker without a message fails to compile here). */
 export type Enqueue = <Q extends WorkerName>(
@@ -27,13 +28,15 @@ export interface QueueSettings {
 
 /**
  * Each worker's queue. Relink steps are small; a research job is slow (web research takes 30 to 60 s,
- * and its place under the cap is leased just past the worker's time limit) and runs alone; monitoring makes six
- * backlink calls per domain, a few domains at a time.
+ * and its place under the cap is leased just past the worker's time limit) and runs alone; a site's
+ * monitoring run makes five or six backlink calls per domain, for up to 11 domains, and runs alone; a
+ * monitoring plan only sends a block's messages.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   relink: { batchSize: 10, maxReceiveCount: 5, timeoutSeconds: 60 },
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150 },
-  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120 },
+  monitor: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120 },
+  'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60 },
 };
 
 /**

@@ -108,6 +108,11 @@ export const backlinkSnapshotKey = (siteId: number, domain: string, day: string)
   pk: backlinkPartition(siteId, domain),
   sk: `SNAP#${day}`,
 });
+/** A monitoring run's claim of a domain's paid work (`work`: its day, and for the site's own domain what its gap is against); it sorts before the snapshots. */
+export const monitorClaimKey = (siteId: number, domain: string, work: string): Key => ({
+  pk: backlinkPartition(siteId, domain),
+  sk: `CLAIM#${work}`,
+});
 
 /**
  * The page attribute that says since when relink has kept the links to `targetId` from readers: one

@@ -6,7 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { batchGet, conditionFailed } from './batch';
+import { conditionFailed } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
 import { decodeApiKey, decodeSequence, decodeSite, decodeSiteKeys, type Site } from './sites.decoder';
 
@@ -192,16 +192,11 @@ export class SiteStore {
   }
 
   /**
-   * Every site, in id order: ids come from one sequence, so the sites are read by key in batches of
-   * 100, never by a scan. `onBatch` takes each batch as it is read.
+   * The last site id given: every site has an id from 1 to it (ids come from one sequence, so sites
+   * are found by key, never by a scan). One GetItem.
    */
-  async forEach(onBatch: (sites: Site[]) => Promise<void>): Promise<void> {
+  async lastId(): Promise<number> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: sequenceKey('site') }));
-    const last = out.Item ? decodeSequence(out.Item, sequenceKey('site')).value : 0;
-    for (let first = 1; first <= last; first += 100) {
-      const ids = Array.from({ length: Math.min(100, last - first + 1) }, (_v, i) => first + i);
-      const items = await batchGet(this.db, this.table, ids.map(siteKey));
-      await onBatch(items.map(decodeSite).sort((a, b) => a.site_id - b.site_id));
-    }
+    return out.Item ? decodeSequence(out.Item, sequenceKey('site')).value : 0;
   }
 }
