@@ -141,6 +141,8 @@ function workOf(day: string, domain: string, siteDomain: string | null, competit
   return `${day}#${against}`;
 }
 
+const takenBy = (result: PromiseSettledResult<boolean> | undefined) => result?.status === 'fulfilled' && result.value;
+
 type DomainResult =
   | { claim: MonitorClaim; snapshot: BacklinkSnapshot }
   | { claim: MonitorClaim; skipped: string }
@@ -207,11 +209,15 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
       work: workOf(utcDay(now), domain, siteDomain, competitors),
       runId,
     }));
-    const taken = await Promise.all(
-      claims.map(async (claim) => ((await store.backlinks.claim(claim, now)) ? claim : null)),
-    );
-    const claimed = claims.filter((_claim, i) => taken[i]);
-    outcome.claimedAlready = claims.filter((_claim, i) => !taken[i]).map((claim) => claim.domain);
+    const taken = await Promise.allSettled(claims.map((claim) => store.backlinks.claim(claim, now)));
+    const claimed = claims.filter((_claim, i) => takenBy(taken[i]));
+    const refused = taken.find((result) => result.status === 'rejected');
+    if (refused) {
+      // A claim that could not be written fails the run before anything is paid: the ones taken go back.
+      await Promise.all(claimed.map((claim) => store.backlinks.release(claim, now)));
+      throw refused.reason;
+    }
+    outcome.claimedAlready = claims.filter((_claim, i) => !takenBy(taken[i])).map((claim) => claim.domain);
     if (claimed.length === 0) return outcome;
 
     try {
