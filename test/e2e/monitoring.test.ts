@@ -106,6 +106,31 @@ describe('the daily schedule', () => {
       for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
   }, 60_000);
 
+  it('of add_competitor claims the same work: the day’s schedule pays nothing again, and only a new competitor set pays for the site’s gap again', async () => {
+    const site = await monitoredSite('added', 0);
+    const tool = (body: unknown) => t.call('POST', '/v1/tools/add_competitor', body, { key: site.key });
+    expect((await tool({ domain: 'first-rival.com' })).body).toMatchObject({ created: true, monitoring_deferred: 0 });
+    await t.stack.drain();
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect([profileCalls(site.domain), profileCalls('first-rival.com'), gapCalls(site.domain)]).toEqual([1, 1, 1]);
+
+    // A second competitor changes the site's gap: the site's domain is paid for once more, the first rival not.
+    await tool({ domain: 'second-rival.com' });
+    await t.stack.drain();
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect([
+      profileCalls(site.domain),
+      profileCalls('first-rival.com'),
+      profileCalls('second-rival.com'),
+      gapCalls(site.domain),
+    ]).toEqual([2, 1, 1, 2]);
+    const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
+    expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
+    expect(await ledgerLines(site.siteId)).toBe(6);
+  });
+
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
     await t.stack.drain();
     quickProfiles();
@@ -208,31 +233,6 @@ describe('a site’s monitoring run', () => {
     const budget = (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body;
     expect(budget.daily).toMatchObject({ reserved_usd: 0, simulated_usd: expect.any(Number) });
     expect(budget.daily.simulated_usd).toBeGreaterThan(0);
-  });
-
-  it('of add_competitor claims the same work: the day’s schedule pays nothing again, and only a new competitor set pays for the site’s gap again', async () => {
-    const site = await monitoredSite('added', 0);
-    const tool = (body: unknown) => t.call('POST', '/v1/tools/add_competitor', body, { key: site.key });
-    expect((await tool({ domain: 'first-rival.com' })).body).toMatchObject({ created: true, monitoring_deferred: 0 });
-    await t.stack.drain();
-    await t.stack.queues.monitor.send(runMessage(site.siteId)); // the site's scheduled run
-    await t.stack.drain();
-    expect([profileCalls(site.domain), profileCalls('first-rival.com'), gapCalls(site.domain)]).toEqual([1, 1, 1]);
-
-    // A second competitor changes the site's gap: the site's domain is paid for once more, the first rival not.
-    await tool({ domain: 'second-rival.com' });
-    await t.stack.drain();
-    await t.stack.queues.monitor.send(runMessage(site.siteId)); // the site's scheduled run
-    await t.stack.drain();
-    expect([
-      profileCalls(site.domain),
-      profileCalls('first-rival.com'),
-      profileCalls('second-rival.com'),
-      gapCalls(site.domain),
-    ]).toEqual([2, 1, 1, 2]);
-    const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
-    expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
-    expect(await ledgerLines(site.siteId)).toBe(6);
   });
 });
 
