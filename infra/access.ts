@@ -63,8 +63,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
   // Claims each domain's run, then writes its snapshots and ledger lines.
   'monitor-worker': { table: 'readWrite' },
-  // Sends a block's monitoring messages; reads nothing.
-  'monitor-plan-worker': { table: 'none', sendsTo: ['monitor'] },
+  // Reads a block of sites (BatchGetItem) and sends their monitoring messages.
+  'monitor-plan-worker': { table: 'read', sendsTo: ['monitor'] },
   // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, and frees their places.

@@ -1,8 +1,8 @@
 import { MonitorPlanMessage } from '@cm/contract';
-import { enqueue, sqsWorker } from '@cm/runtime';
+import { enqueue, getStore, sqsWorker } from '@cm/runtime';
 import { planMonitoring } from '@cm/tools';
 
-/** Queues the monitoring run of each site of a block the daily schedule planned. */
+/** Reads a block of sites the daily schedule planned and queues each one's monitoring run. */
 export const handler = sqsWorker(MonitorPlanMessage, async (message) => {
-  await planMonitoring({ enqueue }, message);
+  await planMonitoring({ store: getStore(), enqueue }, message);
 });

@@ -6,7 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { batchGet, conditionFailed } from './batch';
 import { apiKeyKey, sequenceKey, siteKey } from './keys';
 import { decodeApiKey, decodeSequence, decodeSite, decodeSiteKeys, type Site } from './sites.decoder';
 
@@ -189,6 +189,12 @@ export class SiteStore {
   async get(siteId: number): Promise<Site | null> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: siteKey(siteId) }));
     return out.Item ? decodeSite(out.Item) : null;
+  }
+
+  /** The sites of `ids` that exist, in id order: one BatchGetItem per 100. */
+  async getMany(ids: readonly number[]): Promise<Site[]> {
+    const items = await batchGet(this.db, this.table, ids.map(siteKey));
+    return items.map(decodeSite).sort((a, b) => a.site_id - b.site_id);
   }
 
   /**

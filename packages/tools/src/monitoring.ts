@@ -94,20 +94,20 @@ export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ sites: n
 }
 
 /**
- * A plan message: one monitoring message per site id of its block, read from nothing (the run reads
- * its site; an id with no site does nothing). Delivered again, it sends them again, which the runs'
- * claims make harmless.
+ * A plan message: its block's sites, read with one BatchGetItem, and one monitoring message per site
+ * (an id with no site gets none). Delivered again, it sends them again, which the runs' claims make
+ * harmless.
  */
 export async function planMonitoring(
-  deps: { enqueue: ToolContext['enqueue'] },
+  deps: Pick<ScheduleDeps, 'store' | 'enqueue'>,
   message: MonitorPlanMessage,
 ): Promise<number> {
   const count = Math.max(0, message.last_site_id - message.first_site_id + 1);
-  const ids = Array.from({ length: count }, (_v, i) => message.first_site_id + i);
-  await mapLimit(ids, SENDS_AT_ONCE, (siteId) =>
-    deps.enqueue('monitor', { site_id: siteId, requested_at: message.requested_at }),
+  const sites = await deps.store.sites.getMany(Array.from({ length: count }, (_v, i) => message.first_site_id + i));
+  await mapLimit(sites, SENDS_AT_ONCE, (site) =>
+    deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at }),
   );
-  return count;
+  return sites.length;
 }
 
 export interface MonitorDeps {
