@@ -63,9 +63,12 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'relink-pages-worker': { table: 'readWrite' },
   // A job that ends hands its place to the job waiting longest, and queues it.
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
+  // Claims each domain's run, then writes its snapshots and ledger lines.
   'monitor-worker': { table: 'readWrite' },
-  // The daily run of every site's monitoring.
-  'monitor-schedule': { table: 'read', sendsTo: ['monitor'] },
+  // Reads a block of sites (BatchGetItem) and sends their monitoring messages.
+  'monitor-plan-worker': { table: 'read', sendsTo: ['monitor'] },
+  // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
+  'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.
   'research-sweep': { table: 'readWrite', sendsTo: ['research'] },
 };

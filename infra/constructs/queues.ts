@@ -50,6 +50,7 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
     'relink-pages': queue('relink-pages'),
     research: queue('research'),
     monitor: queue('monitor'),
+    'monitor-plan': queue('monitor-plan'),
   };
 }
 

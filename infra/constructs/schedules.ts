@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { RESEARCH_SWEEP_MINUTES } from '@cm/contract';
 import type { FunctionFactory } from './function';
 
-/** Daily, EventBridge runs the schedule function, which queues one monitoring run per site domain and active competitor. */
+/** Daily, EventBridge runs the schedule function, which sends one plan message per block of sites (the plan worker queues each site's run). */
 export function dailyMonitoring(scope: Construct, lambda: FunctionFactory): NodejsFunction {
   const fn = lambda('monitor-schedule', Duration.minutes(5));
   new Rule(scope, 'MonitorSchedule', {

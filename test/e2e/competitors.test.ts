@@ -1,5 +1,6 @@
 import { healthFlags } from '@cm/core';
 import { sandboxReferringDomains } from '@cm/providers';
+import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */
@@ -66,9 +67,14 @@ describe('add_competitor', () => {
       gone: (await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at,
       kept: (await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at,
     };
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await t.stack.runSchedule()).toBeGreaterThanOrEqual(11); // this site: its domain and 10 competitors
-    await t.stack.drain();
+    // The next day's schedule: today's runs are claimed, so only a new day monitors them again.
+    fakeClock(Date.now() + 86_400_000);
+    try {
+      expect((await t.stack.runSchedule()).sites).toBeGreaterThanOrEqual(s.siteId);
+      await t.stack.drain();
+    } finally {
+      jest.useRealTimers();
+    }
     expect((await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at).toBe(before.gone);
     expect((await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at > before.kept).toBe(true);
     expect(await t.store.backlinks.latest(s.siteId, 'newcomer.com')).not.toBeNull();
@@ -228,20 +234,22 @@ describe('competitor rows stored by db_insert', () => {
       { domain: 'monitored-rival.com', active: true, added_at: now },
       now,
     );
-    await t.store.backlinks.put(s.siteId, {
-      domain: 'monitored-rival.com',
-      day: now.slice(0, 10),
-      taken_at: now,
-      data_source: 'sandbox',
-      profile: {
+    await t.store.backlinks.put(s.siteId, [
+      {
         domain: 'monitored-rival.com',
-        summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
-        trend: [],
-        anchors: [],
-        top_linking_pages: [],
-        referring_domains: [],
+        day: now.slice(0, 10),
+        taken_at: now,
+        data_source: 'sandbox',
+        profile: {
+          domain: 'monitored-rival.com',
+          summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
+          trend: [],
+          anchors: [],
+          top_linking_pages: [],
+          referring_domains: [],
+        },
       },
-    });
+    ]);
     expect(fresh).not.toHaveProperty('incomplete');
 
     const added = await s.tool('add_competitor', { domain: 'never-seen.com' });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildOpenApi, MCP_APPS, WORKERS, type WorkerName } from '@cm/contract';
+import { buildOpenApi, MCP_APPS, queueUrlEnvName, WORKERS, type WorkerName } from '@cm/contract';
 import { ensureTable, scheduledEvent, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore } from '@cm/store';
 import { writeBundle } from '../../infra/bundle-report';
@@ -36,7 +36,7 @@ let output = '';
 let key: string;
 let siteId: number;
 /** Message bodies sent to each queue, in order. */
-const sent: Record<WorkerName, string[]> = { relink: [], 'relink-pages': [], research: [], monitor: [] };
+const sent: Record<WorkerName, string[]> = { relink: [], 'relink-pages': [], research: [], monitor: [], 'monitor-plan': [] };
 const invoked = new Set<FunctionId>();
 
 /** SQS's JSON protocol, SendMessage only: the body is kept by queue, and the reply carries the MD5 the SDK checks. */
@@ -148,9 +148,7 @@ describeWith(node24, 'Node 24', () => {
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_ENDPOINT_URL_SQS: sqsUrl,
-        ...Object.fromEntries(
-          WORKERS.map((queue) => [`${queue.toUpperCase()}_QUEUE_URL`, `${sqsUrl}/000000000000/${queue}`]),
-        ),
+        ...Object.fromEntries(WORKERS.map((queue) => [queueUrlEnvName(queue), `${sqsUrl}/000000000000/${queue}`])),
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         POWERTOOLS_METRICS_DISABLED: 'true',
         SANDBOX_RESEARCH_MS: '0',
@@ -288,14 +286,15 @@ describeWith(node24, 'Node 24', () => {
       expect((await tool('db-delete', 'db_delete', { table: 'cm_topics', id: topicId })).statusCode).toBe(200);
     });
 
-    it('add-competitor queues monitoring, which the monitor worker runs; the schedule queues it again', async () => {
+    it('add-competitor queues monitoring, which the monitor worker runs; the schedule plans it again, and the plan queues it', async () => {
       expect(
         await call('add-competitor', 'POST', '/v1/tools/add_competitor', { domain: 'rival.example.com' }),
       ).toMatchObject({ statusCode: 200 });
       await work('monitor');
       const scheduled = await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000);
-      expect(scheduled).toEqual({ queued: 2, deferred: 0 }); // the site's domain and its competitor, none held back by a budget
-      expect(await work('monitor')).toBe(2);
+      expect(scheduled).toEqual({ sites: 1, plans: 1 }); // one site, in one block
+      expect(await work('monitor-plan')).toBe(1);
+      expect(await work('monitor')).toBe(1); // the site's run, which finds its domains monitored today already
     });
 
     it('research queues a job, the research worker runs it, and jobs answers it succeeded', async () => {

@@ -379,7 +379,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the schedule to the monitor queue; no other function', () => {
+  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -396,8 +396,11 @@ describe('CDK stack', () => {
       expect(researchSenders.some((r) => r.includes(fn))).toBe(true);
     const monitorSenders = sendersTo('MonitorQueue');
     expect(monitorSenders).toHaveLength(2);
-    for (const fn of ['AddCompetitorFunction', 'MonitorScheduleFunction'])
+    for (const fn of ['AddCompetitorFunction', 'MonitorPlanWorkerFunction'])
       expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
+    const planSenders = sendersTo('MonitorPlanQueue');
+    expect(planSenders).toHaveLength(1);
+    expect(planSenders[0]).toContain('MonitorScheduleFunction');
     const senders = sendersTo('RelinkQueue');
     expect(senders).toHaveLength(2);
     expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
@@ -452,7 +455,7 @@ describe('CDK stack', () => {
     expect(worker.Properties.Environment.Variables.TAVILY_SECRET).toBeUndefined();
   });
 
-  it('runs monitoring daily: an EventBridge rule targets the schedule function, which may only read the table and send to the monitor queue', () => {
+  it('runs monitoring daily: an EventBridge rule targets the schedule function, which may only read the table and send to the monitor-plan queue, whose worker sends to the monitor queue', () => {
     const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
       JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
     );
@@ -470,7 +473,12 @@ describe('CDK stack', () => {
     const sends = policies
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
-    expect(JSON.stringify(sends.map((s: any) => s.Resource))).toContain('MonitorQueue');
+    expect(JSON.stringify(sends.map((s: any) => s.Resource))).toContain('MonitorPlanQueue');
+    expect(JSON.stringify(sends.map((s: any) => s.Resource))).not.toContain('"MonitorQueue');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FunctionName: { Ref: Match.stringLikeRegexp('^MonitorPlanWorkerFunction') },
+    });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FunctionName: { Ref: Match.stringLikeRegexp('^MonitorWorkerFunction') },

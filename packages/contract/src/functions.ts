@@ -33,7 +33,7 @@ export const FUNCTIONS = [
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink', 'relink-pages', 'research', 'monitor'] as const;
+export const WORKERS = ['relink', 'relink-pages', 'research', 'monitor', 'monitor-plan'] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
 /** The environment variable that holds a worker queue's URL, for the functions that send to it. */

@@ -19,7 +19,7 @@ export const METRICS = {
   refresh_quota_used: 'Count',
   /** The share of a site's budget used (spent and reserved), in percent of its tightest window, read at each paid call (Maximum: the site nearest its limit; alarms at 80 and 100). */
   budget_usd_used_pct: 'Percent',
-  /** Monitoring runs a budget stopped before they were queued; the next daily schedule tries them again. */
+  /** Domains a scheduled monitoring run claimed and its site's budget had no room for: skipped, and tried again by the next daily schedule (or a rerun). */
   monitor_runs_deferred: 'Count',
   /** A provider's circuit breaker opened (by the call whose failure opened it, under the service dimension alone; alarmed at once). */
   provider_breaker_opened: 'Count',

@@ -1,6 +1,6 @@
 import type { WorkerName } from './functions';
 import type { RelinkMessage, RelinkPagesMessage } from './notify';
-import type { MonitorMessage, ResearchMessage } from './research';
+import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './research';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
@@ -8,6 +8,7 @@ export interface QueueMessages {
   'relink-pages': RelinkPagesMessage;
   research: ResearchMessage;
   monitor: MonitorMessage;
+  'monitor-plan': MonitorPlanMessage;
 }
 /** Puts a message on a worker's queue, typed by the queue (a worker without a message fails to compile here). */
 export type Enqueue = <Q extends WorkerName>(
@@ -35,14 +36,16 @@ export interface QueueSettings {
  * Each worker's queue. A relink is planned in one invocation, and its batches of 100 linking pages are
  * small, a few at a time (each makes 10 writes at once); a research job is slow (web research takes 30
  * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
- * most 10 at once, the cap (every job on the queue holds a place); monitoring makes six backlink calls
- * per domain, a few domains at a time.
+ * most 10 at once, the cap (every job on the queue holds a place); a site's monitoring run makes five or
+ * six backlink calls per domain, for up to 11 domains, and runs alone, 10 at once (inside DataForSEO's
+ * 2,000 calls a minute); a monitoring plan only sends a block's messages.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   relink: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
   'relink-pages': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
-  monitor: { batchSize: 5, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 5 },
+  monitor: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
+  'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 3 },
 };
 
 /**

@@ -131,14 +131,26 @@ export const JobQuery = z.object({
  */
 export const ResearchMessage = z.object({ job_id: z.string(), handed_over: z.optional(z.boolean()) });
 
-/** One domain's monitoring run: a backlink snapshot of the site's own domain or of a competitor. */
+/**
+ * A site's monitoring run: a backlink snapshot of each domain it names that the site still tracks, or,
+ * without `domains` (the daily schedule), of every one: its own and its active competitors'.
+ */
 export const MonitorMessage = z.object({
   site_id: z.int(),
-  domain: z.string(),
+  /** add_competitor's first runs: the new competitor and the site's own domain. */
+  domains: z.optional(z.array(z.string())),
   requested_at: z.string(),
-  /** The run's reservation, made when it was queued. */
+  /** The run's reservation, made when add_competitor queued it; a scheduled run reserves when it runs. */
   budget: z.optional(BudgetTicket),
 });
+
+/** A block of site ids whose monitoring runs the daily schedule asks for: one message each, from `first_site_id` to `last_site_id`. */
+export const MonitorPlanMessage = z.object({
+  first_site_id: z.int(),
+  last_site_id: z.int(),
+  requested_at: z.string(),
+});
+export type MonitorPlanMessage = z.output<typeof MonitorPlanMessage>;
 export type MonitorMessage = z.output<typeof MonitorMessage>;
 export type ResearchMessage = z.output<typeof ResearchMessage>;
 

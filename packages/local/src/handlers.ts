@@ -15,6 +15,7 @@ import { handler as read } from '../../../functions/read/handler';
 import { handler as jobs } from '../../../functions/jobs/handler';
 import { handler as mcp } from '../../../functions/mcp/handler';
 import { stream as mcpStream } from '../../../functions/mcp-stream/handler';
+import { handler as monitorPlanWorker } from '../../../functions/monitor-plan-worker/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
@@ -59,6 +60,7 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   'relink-pages': relinkPagesWorker,
   research: researchWorker,
   monitor: monitorWorker,
+  'monitor-plan': monitorPlanWorker,
 };
 
 /** The daily monitoring schedule's function (EventBridge on AWS, a timer here). */

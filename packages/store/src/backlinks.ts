@@ -1,11 +1,22 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWrite, conditionFailed } from './batch';
 import { decodeBacklinkSnapshot, type BacklinkSnapshot } from './backlinks.decoder';
-import { backlinkPartition, backlinkSnapshotKey } from './keys';
+import { backlinkPartition, backlinkSnapshotKey, monitorClaimKey } from './keys';
 
 export type { BacklinkSnapshot } from './backlinks.decoder';
 
 /** Snapshots outlive their use (the trend comes with each one) by this long, then TTL tidies them away. */
 const KEEP_SECONDS = 90 * 86_400;
+/** A claim outlives its day by this long (a late redelivery still finds it), then TTL tidies it away. */
+const CLAIM_KEEP_SECONDS = 2 * 86_400;
+
+/** A domain's paid monitoring work on a day, claimed once: `work` names it, `runId` the run that claims it. */
+export interface MonitorClaim {
+  siteId: number;
+  domain: string;
+  work: string;
+  runId: string;
+}
 
 /** Dated backlink snapshots per site and domain; a later run on the same day replaces that day's. */
 export class BacklinkStore {
@@ -14,16 +25,20 @@ export class BacklinkStore {
     private readonly table: string,
   ) {}
 
-  async put(siteId: number, snapshot: BacklinkSnapshot): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...backlinkSnapshotKey(siteId, snapshot.domain, snapshot.day),
-          ...snapshot,
-          expires_at: Math.floor(Date.parse(snapshot.taken_at) / 1000) + KEEP_SECONDS,
+  /** Writes snapshots of a site's domains, 25 to a request. */
+  async put(siteId: number, snapshots: readonly BacklinkSnapshot[]): Promise<void> {
+    await batchWrite(
+      this.db,
+      this.table,
+      snapshots.map((snapshot) => ({
+        PutRequest: {
+          Item: {
+            ...backlinkSnapshotKey(siteId, snapshot.domain, snapshot.day),
+            ...snapshot,
+            expires_at: Math.floor(Date.parse(snapshot.taken_at) / 1000) + KEEP_SECONDS,
+          },
         },
-      }),
+      })),
     );
   }
 
@@ -40,5 +55,47 @@ export class BacklinkStore {
     );
     const item = out.Items?.[0];
     return item ? decodeBacklinkSnapshot(item) : null;
+  }
+
+  /**
+   * Claims the work for `claim.runId` with one conditional put: false when another run holds it (it
+   * ran, or runs now). A released claim (its run failed before paying for good) is taken again.
+   */
+  async claim(claim: MonitorClaim, now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...monitorClaimKey(claim.siteId, claim.domain, claim.work),
+            run_id: claim.runId,
+            claimed_at: now.toISOString(),
+            expires_at: Math.floor(now.getTime() / 1000) + CLAIM_KEEP_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(released_at)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Gives a claim up, so another run may take the work: only while `claim.runId` still holds it. */
+  async release(claim: MonitorClaim, now: Date): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: monitorClaimKey(claim.siteId, claim.domain, claim.work),
+          UpdateExpression: 'SET released_at = :now',
+          ConditionExpression: 'run_id = :run AND attribute_not_exists(released_at)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':run': claim.runId },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
   }
 }

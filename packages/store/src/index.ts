@@ -30,7 +30,7 @@ export type { Reclaimable } from './semaphore';
 export { Semaphore } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
-export type { BacklinkSnapshot } from './backlinks';
+export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
 export type { BudgetLimits, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };

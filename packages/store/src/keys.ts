@@ -117,6 +117,11 @@ export const backlinkSnapshotKey = (siteId: number, domain: string, day: string)
   pk: backlinkPartition(siteId, domain),
   sk: `SNAP#${day}`,
 });
+/** A monitoring run's claim of a domain's paid work (`work`: its day, and for the site's own domain what its gap is against); it sorts before the snapshots. */
+export const monitorClaimKey = (siteId: number, domain: string, work: string): Key => ({
+  pk: backlinkPartition(siteId, domain),
+  sk: `CLAIM#${work}`,
+});
 
 /**
  * Before page links were items of their own, a page item held its links (`links`), the targets relink

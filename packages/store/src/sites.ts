@@ -191,17 +191,18 @@ export class SiteStore {
     return out.Item ? decodeSite(out.Item) : null;
   }
 
+  /** The sites of `ids` that exist, in id order: one BatchGetItem per 100. */
+  async getMany(ids: readonly number[]): Promise<Site[]> {
+    const items = await batchGet(this.db, this.table, ids.map(siteKey));
+    return items.map(decodeSite).sort((a, b) => a.site_id - b.site_id);
+  }
+
   /**
-   * Every site, in id order: ids come from one sequence, so the sites are read by key in batches of
-   * 100, never by a scan. `onBatch` takes each batch as it is read.
+   * The last site id given: every site has an id from 1 to it (ids come from one sequence, so sites
+   * are found by key, never by a scan). One GetItem.
    */
-  async forEach(onBatch: (sites: Site[]) => Promise<void>): Promise<void> {
+  async lastId(): Promise<number> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: sequenceKey('site') }));
-    const last = out.Item ? decodeSequence(out.Item, sequenceKey('site')).value : 0;
-    for (let first = 1; first <= last; first += 100) {
-      const ids = Array.from({ length: Math.min(100, last - first + 1) }, (_v, i) => first + i);
-      const items = await batchGet(this.db, this.table, ids.map(siteKey));
-      await onBatch(items.map(decodeSite).sort((a, b) => a.site_id - b.site_id));
-    }
+    return out.Item ? decodeSequence(out.Item, sequenceKey('site')).value : 0;
   }
 }

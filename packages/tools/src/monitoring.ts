@@ -1,19 +1,44 @@
-import { ApiError, type BudgetTicket, type MonitorMessage } from '@cm/contract';
+import { createHash, randomBytes } from 'node:crypto';
+import { ApiError, roundUsd, type BudgetTicket, type MonitorMessage, type MonitorPlanMessage } from '@cm/contract';
 import { normalizeDomain, utcDay } from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type Meter } from '@cm/providers';
-import type { BacklinkSnapshot, Store } from '@cm/store';
+import { mapLimit, type BacklinkSnapshot, type MonitorClaim, type Store } from '@cm/store';
 import type { SiteBudget } from './budget';
 import { competitorDomains, type ToolContext } from './context';
 
-/* Monitoring: the daily schedule, the runs it and add_competitor queue, and the run that takes a backlink snapshot. */
+/*
+ * Monitoring: the daily schedule fans out (schedule → a plan message per block of sites → a monitoring
+ * message per site), and each site's run claims each domain's paid work of the day before paying for it.
+ */
 
 /** Gap domains the site's monitoring run keeps, strongest first. */
 export const GAP_LIMIT = 100;
+/** Sites per plan message: the schedule sends one message per block, the plan worker one monitoring message per site of it. */
+export const SITES_PER_PLAN = 100;
+/** Domains a site's run monitors at once: each takes five or six backlink calls. */
+const DOMAINS_AT_ONCE = 4;
+/** Messages a schedule or plan sends at once. */
+const SENDS_AT_ONCE = 16;
+
+const isBudgetExceeded = (error: unknown) => error instanceof ApiError && error.code === 'budget_exceeded';
+
+/** The list price of monitoring `domains` of a site whose own domain is `siteDomain`. */
+const monitorPrice = (
+  queuedPriceUsd: ToolContext['queuedPriceUsd'],
+  siteDomain: string | null,
+  domains: readonly string[],
+): number =>
+  roundUsd(
+    domains.reduce(
+      (sum, domain) => sum + queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }),
+      0,
+    ),
+  );
 
 /**
- * The monitoring messages of a site's domains (backlink snapshots are taken by the monitor worker),
- * each with its reservation of the run's list price. A run the budget has no room for is not queued:
- * the next daily schedule tries it again. Answers how many runs the budget deferred.
+ * add_competitor's first monitoring run of `domains`, reserved from the site's budget now, so the call
+ * can say when the budget has no room: then nothing is queued (the next daily schedule tries again).
+ * Answers how many domains' runs the budget deferred.
  */
 export async function queueMonitoring(
   ctx: Pick<ToolContext, 'enqueue' | 'budget' | 'queuedPriceUsd'>,
@@ -22,32 +47,67 @@ export async function queueMonitoring(
   domains: readonly string[],
   requestedAt: string,
 ): Promise<number> {
-  const deferred = await Promise.all(
-    domains.map(async (domain) => {
-      let budget: BudgetTicket | null;
-      try {
-        budget = await ctx.budget.reserveQueued(
-          ctx.queuedPriceUsd({ monitor: domain === siteDomain ? 'site' : 'competitor' }),
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'budget_exceeded') return 1;
-        throw error;
-      }
-      try {
-        await ctx.enqueue('monitor', {
-          site_id: siteId,
-          domain,
-          requested_at: requestedAt,
-          ...(budget ? { budget } : {}),
-        } satisfies MonitorMessage);
-      } catch (error) {
-        if (budget) await ctx.budget.settle(budget, 0, false);
-        throw error;
-      }
-      return 0;
+  let budget: BudgetTicket | null;
+  try {
+    budget = await ctx.budget.reserveQueued(monitorPrice(ctx.queuedPriceUsd, siteDomain, domains));
+  } catch (error) {
+    if (isBudgetExceeded(error)) return domains.length;
+    throw error;
+  }
+  try {
+    await ctx.enqueue('monitor', {
+      site_id: siteId,
+      domains: [...domains],
+      requested_at: requestedAt,
+      ...(budget ? { budget } : {}),
+    });
+  } catch (error) {
+    if (budget) await ctx.budget.settle(budget, 0, false);
+    throw error;
+  }
+  return 0;
+}
+
+export interface ScheduleDeps {
+  store: Store;
+  enqueue: ToolContext['enqueue'];
+  now: Date;
+}
+
+/**
+ * The daily schedule: one read of the site sequence, then one plan message per block of
+ * SITES_PER_PLAN site ids. It walks no site, so it ends in seconds however many sites there are;
+ * run again (a retried invocation, a rerun), it sends the same blocks, and the runs' claims keep
+ * anything from being paid twice.
+ */
+export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ sites: number; plans: number }> {
+  const last = await deps.store.sites.lastId();
+  const firsts = Array.from({ length: Math.ceil(last / SITES_PER_PLAN) }, (_v, i) => 1 + i * SITES_PER_PLAN);
+  await mapLimit(firsts, SENDS_AT_ONCE, (first) =>
+    deps.enqueue('monitor-plan', {
+      first_site_id: first,
+      last_site_id: Math.min(last, first + SITES_PER_PLAN - 1),
+      requested_at: deps.now.toISOString(),
     }),
   );
-  return deferred.reduce<number>((sum, n) => sum + n, 0);
+  return { sites: last, plans: firsts.length };
+}
+
+/**
+ * A plan message: its block's sites, read with one BatchGetItem, and one monitoring message per site
+ * (an id with no site gets none). Delivered again, it sends them again, which the runs' claims make
+ * harmless.
+ */
+export async function planMonitoring(
+  deps: Pick<ScheduleDeps, 'store' | 'enqueue'>,
+  message: MonitorPlanMessage,
+): Promise<number> {
+  const count = Math.max(0, message.last_site_id - message.first_site_id + 1);
+  const sites = await deps.store.sites.getMany(Array.from({ length: count }, (_v, i) => message.first_site_id + i));
+  await mapLimit(sites, SENDS_AT_ONCE, (site) =>
+    deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at }),
+  );
+  return sites.length;
 }
 
 export interface MonitorDeps {
@@ -55,92 +115,146 @@ export interface MonitorDeps {
   backlinkData: BacklinkDataProvider;
   meter: Meter;
   now: Date;
-  /** The budget of a site, which settles the reservation the run was queued with. */
-  budgetOf(siteId: number): SiteBudget;
+  /** The message's site's budget: a scheduled run reserves from it after claiming; add_competitor's run settles its ticket. */
+  budget: SiteBudget;
+  queuedPriceUsd: ToolContext['queuedPriceUsd'];
+}
+
+/** What a site's run did: domains monitored, found claimed by another run, skipped (a provider refusal), and deferred by the budget. */
+export interface MonitorOutcome {
+  monitored: string[];
+  claimedAlready: string[];
+  skipped: Array<{ domain: string; reason: string }>;
+  deferred: number;
 }
 
 /**
- * One monitoring run: a dated snapshot of a domain the site still tracks (its own, or an active
- * competitor's; a deleted competitor's run stores nothing). The site's own snapshot carries its link
- * gap against the competitors tracked now. A provider failure worth retrying throws, so the queue
- * delivers the message again; any other skips the run until the next schedule (`skipped` says why).
+ * The work a claim names: the day, and for the site's own domain the competitors its link gap is
+ * against, so a competitor added later that day pays for a new gap once, and nothing else twice.
  */
-export async function runMonitor(
-  deps: MonitorDeps,
-  message: MonitorMessage,
-): Promise<{ siteId: number; skipped?: string } | null> {
-  const ran = await monitorOnce(deps, message);
-  // Settled once the run is over (a retry throws before, and settles when it is over).
-  if (message.budget)
-    await deps.budgetOf(message.site_id).settle(message.budget, deps.meter.costUsd, deps.meter.simulated);
-  return ran;
+function workOf(day: string, domain: string, siteDomain: string | null, competitors: readonly string[]): string {
+  if (domain !== siteDomain) return day;
+  const against = createHash('sha256')
+    .update([...competitors].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+  return `${day}#${against}`;
 }
 
-async function monitorOnce(
+const takenBy = (result: PromiseSettledResult<boolean> | undefined) => result?.status === 'fulfilled' && result.value;
+
+type DomainResult =
+  | { claim: MonitorClaim; snapshot: BacklinkSnapshot }
+  | { claim: MonitorClaim; skipped: string }
+  | { claim: MonitorClaim; failed: unknown; retry: boolean };
+
+/** One domain's snapshot; every failure is an answer, so the other domains' calls still reach the ledger. */
+async function takeSnapshot(
   deps: MonitorDeps,
-  message: MonitorMessage,
-): Promise<{ siteId: number; skipped?: string } | null> {
-  const { store } = deps;
-  const site = await store.sites.get(message.site_id);
-  if (!site) return null;
-  const ctx = { siteId: site.site_id, store };
-  const siteDomain = normalizeDomain(site.domain);
-  const competitors = await competitorDomains(ctx);
-  const isSite = message.domain === siteDomain;
-  if (!isSite && !competitors.includes(message.domain)) return null;
+  claim: MonitorClaim,
+  isSite: boolean,
+  competitors: readonly string[],
+): Promise<DomainResult> {
+  const { domain } = claim;
   try {
-    const profile = await deps.backlinkData.profile(message.domain, deps.meter);
+    const profile = await deps.backlinkData.profile(domain, deps.meter);
     const gap =
       isSite && competitors.length > 0
-        ? await deps.backlinkData.linkGap(message.domain, competitors, GAP_LIMIT, deps.meter)
+        ? await deps.backlinkData.linkGap(domain, competitors, GAP_LIMIT, deps.meter)
         : undefined;
     const snapshot: BacklinkSnapshot = {
-      domain: message.domain,
+      domain,
       day: utcDay(deps.now),
       taken_at: deps.now.toISOString(),
       data_source: deps.backlinkData.name,
       profile,
       ...(gap ? { gap } : {}),
     };
-    await store.backlinks.put(site.site_id, snapshot);
+    return { claim, snapshot };
   } catch (error) {
-    if (!(error instanceof ProviderError) || error.retryable) throw error;
-    return { siteId: site.site_id, skipped: error.message };
+    if (error instanceof ProviderError && !error.retryable) return { claim, skipped: error.message };
+    // Only a provider failure worth retrying gives its claim back; after anything else, what was paid is unknown.
+    return { claim, failed: error, retry: error instanceof ProviderError };
   }
-  return { siteId: site.site_id };
-}
-
-export interface ScheduleDeps {
-  store: Store;
-  enqueue: ToolContext['enqueue'];
-  now: Date;
-  budgetOf(siteId: number): SiteBudget;
-  queuedPriceUsd: ToolContext['queuedPriceUsd'];
 }
 
 /**
- * The daily schedule: one monitoring message per site domain and active competitor, for every site,
- * each reserved from its site's budget; runs a budget stops are deferred to the next schedule.
+ * A site's monitoring run: a dated snapshot of each domain it still tracks (its own, with its link gap
+ * against the competitors tracked now, and each active competitor's; a deleted competitor's run
+ * stores nothing). Before any provider call, each domain's work of the day is claimed with one
+ * conditional write, and only what this run claimed is paid for, so a redelivered message, a rerun
+ * schedule or a retried invocation never pays twice. A scheduled run then reserves the claimed
+ * domains' price; a budget with no room gives the claims back and defers them to the next schedule.
+ * The calls go into the ledger before anything else can fail. A provider failure worth retrying gives
+ * its domain's claim back and throws, so the queue delivers the message again and only that domain
+ * runs; any other provider failure skips the domain until the next schedule.
  */
-export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ queued: number; deferred: number }> {
-  const { store, now } = deps;
-  let queued = 0;
-  let deferred = 0;
-  await store.sites.forEach(async (sites) => {
-    for (const site of sites) {
-      const siteDomain = normalizeDomain(site.domain);
-      const competitors = await competitorDomains({ siteId: site.site_id, store });
-      const domains = [...(siteDomain ? [siteDomain] : []), ...competitors];
-      const stopped = await queueMonitoring(
-        { ...deps, budget: deps.budgetOf(site.site_id) },
-        site.site_id,
-        siteDomain,
-        domains,
-        now.toISOString(),
-      );
-      queued += domains.length - stopped;
-      deferred += stopped;
+export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Promise<MonitorOutcome> {
+  const outcome: MonitorOutcome = { monitored: [], claimedAlready: [], skipped: [], deferred: 0 };
+  const { store, now, meter } = deps;
+  let ticket = message.budget ?? null;
+  try {
+    const site = await store.sites.get(message.site_id);
+    if (!site) return outcome;
+    const siteId = site.site_id;
+    const siteDomain = normalizeDomain(site.domain);
+    const competitors = await competitorDomains({ siteId, store });
+    const tracked = [...(siteDomain ? [siteDomain] : []), ...competitors];
+    const asked = message.domains;
+    const domains = asked ? tracked.filter((domain) => asked.includes(domain)) : tracked;
+    const runId = randomBytes(9).toString('hex');
+    const claims = domains.map((domain) => ({
+      siteId,
+      domain,
+      work: workOf(utcDay(now), domain, siteDomain, competitors),
+      runId,
+    }));
+    const taken = await Promise.allSettled(claims.map((claim) => store.backlinks.claim(claim, now)));
+    const claimed = claims.filter((_claim, i) => takenBy(taken[i]));
+    const refused = taken.find((result) => result.status === 'rejected');
+    if (refused) {
+      // A claim that could not be written fails the run before anything is paid: the ones taken go back.
+      await Promise.all(claimed.map((claim) => store.backlinks.release(claim, now)));
+      throw refused.reason;
     }
-  });
-  return { queued, deferred };
+    outcome.claimedAlready = claims.filter((_claim, i) => !takenBy(taken[i])).map((claim) => claim.domain);
+    if (claimed.length === 0) return outcome;
+
+    try {
+      ticket ??= await deps.budget.reserveQueued(
+        monitorPrice(
+          deps.queuedPriceUsd,
+          siteDomain,
+          claimed.map((claim) => claim.domain),
+        ),
+      );
+    } catch (error) {
+      // Nothing was paid: the claims go back, for a rerun or the next schedule.
+      await Promise.all(claimed.map((claim) => store.backlinks.release(claim, now)));
+      if (!isBudgetExceeded(error)) throw error;
+      outcome.deferred = claimed.length;
+      return outcome;
+    }
+
+    const results = await mapLimit(claimed, DOMAINS_AT_ONCE, (claim) =>
+      takeSnapshot(deps, claim, claim.domain === siteDomain, competitors),
+    );
+    const retries = results.flatMap((r) => ('retry' in r && r.retry ? [r.claim] : []));
+    try {
+      // The ledger first: the calls were made, whatever fails next.
+      if (meter.calls.length > 0) await store.usage.record(siteId, 'monitor', meter.calls);
+      const snapshots = results.flatMap((r) => ('snapshot' in r ? [r.snapshot] : []));
+      await store.backlinks.put(siteId, snapshots);
+      outcome.monitored = snapshots.map((snapshot) => snapshot.domain);
+      outcome.skipped = results.flatMap((r) => ('skipped' in r ? [{ domain: r.claim.domain, reason: r.skipped }] : []));
+    } finally {
+      await Promise.all(retries.map((claim) => store.backlinks.release(claim, now)));
+    }
+    const failed = results.find((r) => 'failed' in r);
+    if (failed && 'failed' in failed) throw failed.failed;
+    return outcome;
+  } finally {
+    // Settled once the run is over, to what it cost (0 when another run had claimed everything).
+    if (ticket) await deps.budget.settle(ticket, meter.costUsd, meter.simulated);
+  }
 }

@@ -1,0 +1,277 @@
+import type { BacklinkProfile, MonitorMessage, MonitorPlanMessage } from '@cm/contract';
+import { ProviderError, SandboxBacklinkData } from '@cm/providers';
+import { InProcessQueue } from '@cm/local';
+import { BacklinkStore } from '@cm/store';
+import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
+
+/*
+ * The daily monitoring schedule fans out (schedule → plan messages of 100 sites → a run per site), and
+ * each run claims each domain's paid work of the day before paying for it: a redelivered message, a
+ * rerun schedule, a retried invocation or a plan stopped midway never pays twice. Provider calls are
+ * counted on the sandbox (the spies call through), ledger lines through the store.
+ */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+}, 60_000);
+afterAll(() => t.stop());
+
+const sandboxProfile = SandboxBacklinkData.prototype.profile;
+let profiles: jest.SpiedFunction<typeof sandboxProfile>;
+let gaps: jest.SpiedFunction<SandboxBacklinkData['linkGap']>;
+beforeEach(() => {
+  profiles = jest.spyOn(SandboxBacklinkData.prototype, 'profile');
+  gaps = jest.spyOn(SandboxBacklinkData.prototype, 'linkGap');
+});
+afterEach(() => jest.restoreAllMocks());
+
+/** A profile at no cost in time: for tests of many runs, where the sandbox's own data would only take the machine. */
+function quickProfiles() {
+  profiles.mockImplementation((domain, meter) => {
+    meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
+    const profile: BacklinkProfile = {
+      domain,
+      summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
+      trend: [],
+      anchors: [],
+      top_linking_pages: [],
+      referring_domains: [],
+    };
+    return Promise.resolve(profile);
+  });
+  gaps.mockImplementation((_site, _competitors, _limit, meter) => {
+    meter.record({ provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 });
+    return Promise.resolve([]);
+  });
+}
+
+/** How many times the provider was asked for each domain's profile (and for each site domain's gap). */
+const profileCalls = (domain: string) => profiles.mock.calls.filter(([asked]) => asked === domain).length;
+const gapCalls = (domain: string) => gaps.mock.calls.filter(([asked]) => asked === domain).length;
+
+/** A site with `competitors` active competitors, written through the store. */
+async function monitoredSite(name: string, competitors: number) {
+  const domain = `${name}.example.com`;
+  const site = await t.newSite(name, { domain });
+  const rivals = Array.from({ length: competitors }, (_v, i) => `${name}-rival-${i + 1}.com`);
+  const now = new Date().toISOString();
+  if (rivals.length > 0)
+    await t.store.rows.insertMany(
+      site.siteId,
+      'cm_competitors',
+      rivals.map((rival) => ({ domain: rival, active: true, added_at: now })),
+      now,
+    );
+  return { ...site, domain, rivals, domains: [domain, ...rivals] };
+}
+type MonitoredSite = Awaited<ReturnType<typeof monitoredSite>>;
+
+/** The site's ledger lines: every provider call recorded for it. */
+const ledgerLines = async (siteId: number) =>
+  (await t.store.usage.report(siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z')).calls;
+
+/** Each domain of each site was asked for once (the site's gap once too), and the ledger has exactly those calls. */
+async function expectPaidOnce(sites: readonly MonitoredSite[]) {
+  for (const site of sites) {
+    expect(site.domains.map((domain) => [domain, profileCalls(domain)])).toEqual(
+      site.domains.map((domain) => [domain, 1]),
+    );
+    expect(gapCalls(site.domain)).toBe(site.rivals.length > 0 ? 1 : 0);
+    expect(await ledgerLines(site.siteId)).toBe(site.domains.length + (site.rivals.length > 0 ? 1 : 0));
+  }
+}
+
+/** Delivers monitoring messages in waves of `wave` (as a worker that runs that many at once), each wave handled before the next. */
+async function runInWaves(bodies: readonly string[], wave = 25) {
+  const runs = t.stack.queues.monitor;
+  for (let i = 0; i < bodies.length; i += wave) {
+    await Promise.all(bodies.slice(i, i + wave).map((body) => InProcessQueue.prototype.send.call(runs, body)));
+    await runs.idle();
+  }
+}
+
+const runMessage = (siteId: number, extra: Partial<MonitorMessage> = {}) =>
+  JSON.stringify({ site_id: siteId, requested_at: new Date().toISOString(), ...extra } satisfies MonitorMessage);
+
+describe('the daily schedule', () => {
+  it('pays nothing twice when it runs again the same day', async () => {
+    const sites = [await monitoredSite('rerun-a', 3), await monitoredSite('rerun-b', 0)];
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    await expectPaidOnce(sites);
+    for (const site of sites)
+      for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
+  }, 60_000);
+
+  it('of add_competitor claims the same work: the day’s schedule pays nothing again, and only a new competitor set pays for the site’s gap again', async () => {
+    const site = await monitoredSite('added', 0);
+    const tool = (body: unknown) => t.call('POST', '/v1/tools/add_competitor', body, { key: site.key });
+    expect((await tool({ domain: 'first-rival.com' })).body).toMatchObject({ created: true, monitoring_deferred: 0 });
+    await t.stack.drain();
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect([profileCalls(site.domain), profileCalls('first-rival.com'), gapCalls(site.domain)]).toEqual([1, 1, 1]);
+
+    // A second competitor changes the site's gap: the site's domain is paid for once more, the first rival not.
+    await tool({ domain: 'second-rival.com' });
+    await t.stack.drain();
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect([
+      profileCalls(site.domain),
+      profileCalls('first-rival.com'),
+      profileCalls('second-rival.com'),
+      gapCalls(site.domain),
+    ]).toEqual([2, 1, 1, 2]);
+    const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
+    expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
+    expect(await ledgerLines(site.siteId)).toBe(6);
+  });
+
+  it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
+    await t.stack.drain();
+    quickProfiles();
+    const sites: MonitoredSite[] = [];
+    for (let i = 0; i < 150; i += 25)
+      sites.push(...(await Promise.all(Array.from({ length: 25 }, (_v, j) => monitoredSite(`stop-${i + j}`, 2)))));
+    const plans = t.stack.queues['monitor-plan'];
+    const runs = t.stack.queues.monitor;
+    const sendPlan = plans.send.bind(plans);
+    let plansSent = 0;
+    // The schedule's invocation dies after its first plan message (Lambda would retry the invocation).
+    const planSpy = jest.spyOn(plans, 'send').mockImplementation(async (body, delayMs) => {
+      if (++plansSent > 1) throw new Error('the schedule was stopped');
+      return sendPlan(body, delayMs);
+    });
+    // The runs the plans send are held, then delivered in waves (a worker's concurrency); a plan dies
+    // after 40 of its block's messages, once, and SQS delivers it again.
+    const held: string[] = [];
+    let stopped = false;
+    jest.spyOn(runs, 'send').mockImplementation(async (body) => {
+      if (held.length === 40 && !stopped) {
+        stopped = true;
+        throw new Error('the plan worker was stopped');
+      }
+      held.push(body);
+    });
+    await expect(t.stack.runSchedule()).rejects.toThrow('the schedule was stopped');
+    await t.stack.drain();
+    planSpy.mockRestore();
+    await runInWaves(held.splice(0));
+    expect(stopped).toBe(true);
+
+    // The retried invocation, then a rerun: every block again, every run again.
+    for (const _again of ['retried', 'rerun']) {
+      await t.stack.runSchedule();
+      await t.stack.drain();
+      await runInWaves(held.splice(0));
+    }
+    await expectPaidOnce(sites);
+    for (const site of sites)
+      for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
+    expect(runs.deadLetters).toEqual([]);
+    expect(plans.deadLetters).toEqual([]);
+  }, 180_000);
+});
+
+describe('a site’s monitoring run', () => {
+  it('delivered again (at once and later) pays nothing twice: each call is made and in the ledger once', async () => {
+    const site = await monitoredSite('again', 3);
+    const message = runMessage(site.siteId);
+    await Promise.all([t.stack.queues.monitor.send(message), t.stack.queues.monitor.send(message)]);
+    await t.stack.drain();
+    await t.stack.queues.monitor.send(message);
+    await t.stack.drain();
+    await expectPaidOnce([site]);
+  });
+
+  it('has its provider calls in the ledger when it fails after them, and its redelivery pays nothing again', async () => {
+    const site = await monitoredSite('fails-after', 2);
+    const deadLetters = t.stack.queues.monitor.deadLetters.length;
+    jest.spyOn(BacklinkStore.prototype, 'put').mockRejectedValueOnce(new Error('injected store failure'));
+    await t.stack.queues.monitor.send(runMessage(site.siteId));
+    await t.stack.drain();
+    // The first delivery paid and failed writing its snapshots; the second found every domain claimed.
+    await expectPaidOnce([site]);
+    expect(t.stack.queues.monitor.deadLetters).toHaveLength(deadLetters);
+  });
+
+  it('gives back the claim of a domain whose provider failure is worth retrying: the redelivery monitors that domain, and only it', async () => {
+    const site = await monitoredSite('retry', 2);
+    const flaky = site.rivals[1]!;
+    let failed = false;
+    profiles.mockImplementation(function (this: SandboxBacklinkData, domain, meter) {
+      if (domain === flaky && !failed) {
+        failed = true;
+        return Promise.reject(new ProviderError('sandbox', 'try again later', true));
+      }
+      return sandboxProfile.call(this, domain, meter);
+    });
+    await t.stack.queues.monitor.send(runMessage(site.siteId));
+    await t.stack.drain();
+    expect(site.domains.map(profileCalls)).toEqual([1, 1, 2]);
+    expect(await t.store.backlinks.latest(site.siteId, flaky)).not.toBeNull();
+    expect(gapCalls(site.domain)).toBe(1);
+  });
+
+  it('is skipped when the site’s budget has no room, its claims given back: a rerun with room monitors it once', async () => {
+    const site = await monitoredSite('no-room', 1);
+    await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
+      await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: site.key });
+      await t.stack.queues.monitor.send(runMessage(site.siteId));
+      await t.stack.drain();
+      expect(profiles).not.toHaveBeenCalled();
+      await t.call('PUT', '/v1/budget', { daily_usd: null }, { key: site.key });
+      await t.stack.queues.monitor.send(runMessage(site.siteId));
+      await t.stack.drain();
+      await t.stack.queues.monitor.send(runMessage(site.siteId));
+    });
+    await expectPaidOnce([site]);
+    const budget = (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body;
+    expect(budget.daily).toMatchObject({ reserved_usd: 0, simulated_usd: expect.any(Number) });
+    expect(budget.daily.simulated_usd).toBeGreaterThan(0);
+  });
+});
+
+describe('the daily schedule at the size of a deployment', () => {
+  it('fans out: the schedule reads one item and sends a plan message per 100 sites, each plan queues its sites’ runs, and no invocation walks every site', async () => {
+    await t.stack.drain();
+    for (let i = 0; i < 250; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_v, j) => t.newSite(`fan-${i + j}`, { domain: `fan-${i + j}.com` })),
+      );
+    const last = await t.store.sites.lastId();
+    const plans = t.stack.queues['monitor-plan'];
+    const runs = t.stack.queues.monitor;
+    const planned = jest.spyOn(plans, 'send');
+    // The runs are counted, not delivered: the tests above show what they do.
+    const sentRuns = jest.spyOn(runs, 'send').mockResolvedValue();
+    plans.pause();
+    try {
+      const before = { requests: t.stack.dynamo.requests(), plans: plans.sent };
+      expect(await t.stack.runSchedule()).toEqual({ sites: last, plans: Math.ceil(last / 100) });
+      // The schedule's invocation: one GetItem (the site sequence), and a message per block of 100 sites.
+      expect(t.stack.dynamo.requests() - before.requests).toBe(1);
+      expect(plans.sent - before.plans).toBe(Math.ceil(last / 100));
+      expect(sentRuns).not.toHaveBeenCalled();
+      const blocks = planned.mock.calls.map(([body]) => JSON.parse(body) as MonitorPlanMessage);
+      for (const block of blocks) expect(block.last_site_id - block.first_site_id + 1).toBeLessThanOrEqual(100);
+      expect(Math.min(...blocks.map((block) => block.first_site_id))).toBe(1);
+      expect(Math.max(...blocks.map((block) => block.last_site_id))).toBe(last);
+
+      // Each plan message reads its block's sites (one BatchGetItem) and sends their runs.
+      const planning = t.stack.dynamo.requests();
+      plans.resume();
+      await plans.idle();
+      expect(t.stack.dynamo.requests() - planning).toBe(Math.ceil(last / 100));
+      const siteIds = sentRuns.mock.calls.map(([body]) => (JSON.parse(body) as MonitorMessage).site_id);
+      expect(siteIds.sort((a, b) => a - b)).toEqual(Array.from({ length: last }, (_v, i) => i + 1));
+    } finally {
+      plans.resume();
+    }
+    expect(plans.deadLetters).toEqual([]);
+  }, 120_000);
+});
