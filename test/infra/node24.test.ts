@@ -36,7 +36,13 @@ let output = '';
 let key: string;
 let siteId: number;
 /** Message bodies sent to each queue, in order. */
-const sent: Record<WorkerName, string[]> = { relink: [], 'relink-pages': [], research: [], monitor: [], 'monitor-plan': [] };
+const sent: Record<WorkerName, string[]> = {
+  relink: [],
+  'relink-pages': [],
+  research: [],
+  monitor: [],
+  'monitor-plan': [],
+};
 const invoked = new Set<FunctionId>();
 
 /** SQS's JSON protocol, SendMessage only: the body is kept by queue, and the reply carries the MD5 the SDK checks. */
