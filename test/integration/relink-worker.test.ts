@@ -161,14 +161,10 @@ describe('relink fan-out', () => {
     for (let i = 0; i < count; i++) {
       const linker = `${slug}-linker-${i}`;
       const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
-      await t.store.pages.put({
-        siteId: t.siteId,
-        type: 'article',
-        id: pageId(t.siteId, 'article', linker),
-        doc,
-        links: [target],
-        now,
-      });
+      const id = pageId(t.siteId, 'article', linker);
+      await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+      // What the publish workflow does next: the link's edge and link item.
+      await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
     }
     t.stack.queues.relink.pause();
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });

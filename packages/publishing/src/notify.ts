@@ -31,13 +31,15 @@ export async function notifyChange(
   if (written === 'stale') return STALE;
   const { before, relinkPendingBefore, markedAt } = written;
   const changed = before !== null && next !== null && liveChanged(before, next);
-  // The write marked a relink owed from now unless one was owed already: the mark it left is what relink clears.
-  const owedSince = relinkPendingBefore ?? receivedAt;
+  // The write marked a relink owed from now unless one was owed already. A change owes a relink of its
+  // own (a relink's progress is kept by the time it was asked for), so an older mark is moved to now; a
+  // mark that turned out not owed is taken back.
+  if (changed && markedAt === null) await pages.markRelinkPending(siteId, input.type, input.id, receivedAt);
   if (!changed && markedAt !== null) await pages.clearRelinkPending(siteId, input.type, input.id, markedAt);
   const relink = await queueOwedRelink(
     ctx,
     { siteId, type: input.type, id: input.id },
-    { changedAt: changed ? owedSince : null, pendingSince: relinkPendingBefore },
+    { changedAt: changed ? receivedAt : null, pendingSince: relinkPendingBefore },
   );
   return { ok: true, matched: true, relink, applied: true };
 }
