@@ -6,4 +6,6 @@ module.exports = {
   roots: ['<rootDir>/test/scale'],
   testPathIgnorePatterns: ['/node_modules/'],
   testTimeout: 300_000,
+  // One file at a time: each is sized to its own limits (a 10,000-link publish inside the route's 29 s), which a neighbour's load would blur.
+  maxWorkers: 1,
 };
