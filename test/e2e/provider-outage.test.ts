@@ -4,7 +4,7 @@ import { handler as serpKeywordRefresh } from '../../functions/serp-keyword-refr
 import { forgetBreakers } from '@cm/tools';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 import { apiEvent } from '../helpers/lambda-events';
-import { startReplay, type Replay } from '../helpers/replay';
+import { dataforseoEnv, type Replay, startReplay } from '../helpers/replay';
 
 /*
  * A provider that stops answering: DataForSEO's replay reads requests and never answers. The route
@@ -17,9 +17,7 @@ let replay: Replay;
 
 beforeAll(async () => {
   replay = await startReplay();
-  t = await startTestStack({
-    env: { DATAFORSEO_LOGIN: 'api-login', DATAFORSEO_PASSWORD: 's3cret', DATAFORSEO_BASE_URL: replay.url },
-  });
+  t = await startTestStack({ env: dataforseoEnv(replay) });
 }, 60_000);
 afterAll(async () => {
   await t.stop();

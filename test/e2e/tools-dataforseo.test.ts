@@ -1,6 +1,6 @@
 import { BACKLINK_ENDPOINTS, ENDPOINTS } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
-import { startReplay, type Replay } from '../helpers/replay';
+import { dataforseoEnv, type Replay, startReplay } from '../helpers/replay';
 
 /* The local stack with DataForSEO credentials: the tools call the real adapters, which reach only the replay server. */
 
@@ -9,9 +9,7 @@ let replay: Replay;
 
 beforeAll(async () => {
   replay = await startReplay();
-  t = await startTestStack({
-    env: { DATAFORSEO_LOGIN: 'api-login', DATAFORSEO_PASSWORD: 's3cret', DATAFORSEO_BASE_URL: replay.url },
-  });
+  t = await startTestStack({ env: dataforseoEnv(replay) });
 }, 60_000);
 afterAll(async () => {
   await t.stop();

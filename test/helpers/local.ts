@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { resetServices } from '@cm/runtime';
@@ -15,6 +16,8 @@ export interface TestStack {
   stack: LocalStack;
   /** The store on the stack's table, for what a test sets up or checks beneath the API. */
   store: Store;
+  /** The store's document client, for items a test reads or writes beneath the store. */
+  db: DynamoDBDocumentClient;
   url: string;
   /** The demo site's key and id. */
   key: string;
@@ -94,18 +97,17 @@ export async function startTestStack(
     restoreEnv();
     throw error;
   }
-  const store = createStore(
-    createDocumentClient({
-      endpoint: stack.dynamo.endpoint,
-      requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
-      connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
-    }),
-    stack.tableName,
-  );
+  const db = createDocumentClient({
+    endpoint: stack.dynamo.endpoint,
+    requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+  });
+  const store = createStore(db, stack.tableName);
   const key = stack.demo!.api_key;
   return {
     stack,
     store,
+    db,
     url: stack.url,
     key,
     siteId: stack.demo!.site_id,

@@ -70,3 +70,10 @@ export async function startReplay(): Promise<Replay> {
     },
   };
 }
+
+/** The credentials a test stack gives the DataForSEO adapters, with the replay's address as their base URL. */
+export const dataforseoEnv = (replay: Replay): Record<string, string> => ({
+  DATAFORSEO_LOGIN: 'api-login',
+  DATAFORSEO_PASSWORD: 's3cret',
+  DATAFORSEO_BASE_URL: replay.url,
+});

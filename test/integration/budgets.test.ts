@@ -2,21 +2,19 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '@cm/contract';
 import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch, type Hold } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
-import { createDocumentClient, type ResearchJobInput } from '@cm/store';
+import { type ResearchJobInput } from '@cm/store';
 import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
 import { fakeClock } from '../helpers/clock';
-import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
 /* Budgets on the embedded DynamoDB: reservations and settles of the counters, against real replayed bills. */
 
 let t: TestStack;
 let replay: Replay;
-let db: ReturnType<typeof createDocumentClient>;
 beforeAll(async () => {
   [t, replay] = await Promise.all([startTestStack(), startReplay()]);
-  db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
 }, 60_000);
 afterAll(async () => {
   await Promise.all([t.stop(), replay.close()]);
@@ -220,7 +218,7 @@ it("keeps each reservation in flight in an item of its own, so no counter grows 
   ];
   const largestCounter = async () => {
     const items = await Promise.all(
-      counters.map(async (Key) => (await db.send(new GetCommand({ TableName: t.stack.tableName, Key }))).Item),
+      counters.map(async (Key) => (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key }))).Item),
     );
     return Math.max(...items.map((item) => JSON.stringify(item ?? {}).length));
   };
@@ -271,7 +269,9 @@ it("keeps a site's month counter at its largest (every day of a 31-day month cou
     const at = () => new Date(`2034-01-${String(day).padStart(2, '0')}T12:00:00.000Z`);
     await (await budgetOf(siteId, at, 100).reserve(0.01)).settle(0.009, true);
   }
-  const counter = await db.send(new GetCommand({ TableName: t.stack.tableName, Key: siteSpendKey(siteId, '2034-01') }));
+  const counter = await t.db.send(
+    new GetCommand({ TableName: t.stack.tableName, Key: siteSpendKey(siteId, '2034-01') }),
+  );
   console.log(`a site's month counter, every day counted: ${JSON.stringify(counter.Item).length} bytes of JSON`);
   expect(JSON.stringify(counter.Item).length).toBeLessThan(4096);
   expect((await t.store.budgets.windows({ siteId }, '2034-01-31')).month).toEqual({

@@ -1,7 +1,7 @@
 import { ApiError, BREAKER } from '@cm/contract';
 import { forgetBreakers, ProviderBreakers } from '@cm/tools';
-import { BreakerStore, createDocumentClient } from '@cm/store';
-import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import { BreakerStore } from '@cm/store';
+import { startTestStack, type TestStack } from '../helpers/local';
 
 /* The providers' shared circuit breakers on the embedded DynamoDB, on a clock the test moves (no sleeps). */
 
@@ -9,8 +9,7 @@ let t: TestStack;
 let breakers: BreakerStore;
 beforeAll(async () => {
   t = await startTestStack();
-  const db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
-  breakers = new BreakerStore(db, t.stack.tableName);
+  breakers = new BreakerStore(t.db, t.stack.tableName);
 }, 60_000);
 afterAll(() => t.stop());
 beforeEach(() => forgetBreakers());

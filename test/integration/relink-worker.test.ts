@@ -5,7 +5,6 @@ import { articleDoc, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
-import { createDocumentClient } from '@cm/store';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
@@ -98,7 +97,7 @@ describe('relink worker', () => {
     const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
     // As a lost race with a republish would leave it: an edge for a link the page does not have.
     // Written beneath the store: the edge alone, with no link item beside the page.
-    await createDocumentClient({ endpoint: t.stack.dynamo.endpoint }).send(
+    await t.db.send(
       new PutCommand({
         TableName: t.stack.tableName,
         Item: { pk: `SITE#${t.siteId}#LINKS_TO#${target}`, sk: linker, source_type: 'article' },

@@ -1,5 +1,5 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, RowConflict } from '@cm/store';
+import { RowConflict } from '@cm/store';
 import { rowKey } from '../../packages/store/src/keys';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -52,7 +52,7 @@ it('holds each unique value by exactly one row under concurrent overlapping inse
 it('takes over a unique value whose row never appeared, once its writer has had a minute', async () => {
   const { siteId } = await t.newSite();
   // The row item is removed beneath the store, as if its writer died after the claim and before the row.
-  const db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint });
+  const { db } = t;
   const remove = (id: number) =>
     db.send(new DeleteCommand({ TableName: t.stack.tableName, Key: rowKey(siteId, 'cm_keywords', id) }));
 

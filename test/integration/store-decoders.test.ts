@@ -1,8 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '@cm/store';
 import { CorruptItem } from '@cm/store/errors';
 import { budgetKey, jobKey, pageKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
-import { article, startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import { article, startTestStack, type TestStack } from '../helpers/local';
 
 /*
  * Every item the store reads is decoded at its boundary: an item that is not what its kind must be (a bug
@@ -11,14 +10,12 @@ import { article, startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from
  */
 
 let t: TestStack;
-let db: ReturnType<typeof createDocumentClient>;
 beforeAll(async () => {
   t = await startTestStack();
-  db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
 }, 60_000);
 afterAll(() => t.stop());
 
-const put = (item: Record<string, unknown>) => db.send(new PutCommand({ TableName: t.stack.tableName, Item: item }));
+const put = (item: Record<string, unknown>) => t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: item }));
 const corrupt = (kind: string, key: { pk: string; sk: string }, path: string) =>
   expect.objectContaining({
     name: 'CorruptItem',
@@ -30,7 +27,7 @@ const corrupt = (kind: string, key: { pk: string; sk: string }, path: string) =>
 it('refuses a page item whose status is not a page status, naming its key, and 500s in the one shape', async () => {
   const published = await t.call('POST', '/articles', article('corrupt-status'));
   const key = pageKey(t.siteId, 'article', published.body.id);
-  await db.send(
+  await t.db.send(
     new UpdateCommand({
       TableName: t.stack.tableName,
       Key: key,
@@ -68,7 +65,7 @@ it('refuses a job whose input is not a research job input', async () => {
 it("refuses a cm_* row whose id is not an integer or that misses its table's fields, and keeps a row's fields in the order the table gave them", async () => {
   // DynamoDB keeps a map's attributes in no set order (dynalite keeps them as written): the decoder adds no order of its own.
   const good = await t.store.rows.insert(t.siteId, 'cm_topics', { name: 'in order', zeta: 1, alpha: 2 });
-  const raw = await db.send(
+  const raw = await t.db.send(
     new GetCommand({ TableName: t.stack.tableName, Key: rowKey(t.siteId, 'cm_topics', good.id) }),
   );
   const asStored: unknown = raw.Item?.row;

@@ -1,9 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { utcDay } from '@cm/core';
-import { createDocumentClient } from '@cm/store';
 import { SiteBudget } from '@cm/tools';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, spendHoldPartition } from '../../packages/store/src/keys';
-import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import { startTestStack, type TestStack } from '../helpers/local';
 
 /*
  * 20,000 reservations in flight under the deployment's daily cap (the spend every paid call of every site
@@ -13,10 +12,8 @@ import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../help
  */
 
 let t: TestStack;
-let db: ReturnType<typeof createDocumentClient>;
 beforeAll(async () => {
   t = await startTestStack();
-  db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS });
 }, 60_000);
 afterAll(() => t.stop());
 
@@ -81,11 +78,11 @@ it(`keeps ${IN_FLIGHT} reservations in flight under the deployment's cap in smal
   // No item the budget wrote grows with the reservations in flight.
   const shards = Array.from({ length: DEPLOYMENT_SPEND_SHARDS }, (_v, shard) => deploymentSpendKey(day, shard));
   const counters = await Promise.all(
-    shards.map(async (Key) => (await db.send(new GetCommand({ TableName: t.stack.tableName, Key }))).Item),
+    shards.map(async (Key) => (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key }))).Item),
   );
   const holds = await Promise.all(
     shards.map(async (key) => {
-      const out = await db.send(
+      const out = await t.db.send(
         new QueryCommand({
           TableName: t.stack.tableName,
           KeyConditionExpression: 'pk = :p',

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { pageId } from '@cm/core';
-import { createDocumentClient } from '@cm/store';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 /* Publishing and notify at the sizes and bursts a real site brings (issue 36): no item grows with a page's links, no burst is a 5xx. */
@@ -35,11 +34,10 @@ const itemBytes = (value: unknown): number => {
 
 /** The largest item of the site's partition, by what DynamoDB counts of its size, but for a page's document (what the editor sent, gzipped, chunked past 300 KB). */
 async function largestPageItemBytes(): Promise<number> {
-  const db = createDocumentClient({ endpoint: t.stack.dynamo.endpoint });
   let largest = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.send(
+    const out = await t.db.send(
       new QueryCommand({
         TableName: t.stack.tableName,
         KeyConditionExpression: 'pk = :pk',
@@ -50,7 +48,6 @@ async function largestPageItemBytes(): Promise<number> {
     for (const { doc: _doc, ...item } of out.Items ?? []) largest = Math.max(largest, itemBytes(item));
     start = out.LastEvaluatedKey;
   } while (start);
-  db.destroy();
   return largest;
 }
 
