@@ -29,11 +29,12 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
 
 /**
  * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
- * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB).
+ * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
+ * and research then the admission of waiting research jobs (8 KB).
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
-  research: 470 * 1024,
+  research: 480 * 1024,
   'serp-landscape': 470 * 1024,
   'research-worker': 940 * 1024,
 };

@@ -244,7 +244,7 @@ describeWith(node24, 'Node 24', () => {
       expect(page.body).toContain('Grip first.');
     });
 
-    it('notify takes the article down and queues a relink, which the relink worker runs', async () => {
+    it('notify takes the article down and queues a relink, which the relink worker plans and the relink-pages worker runs', async () => {
       const notified = await call('notify', 'POST', '/api/content/notify', {
         id: articleId,
         type: 'article',
@@ -252,6 +252,7 @@ describeWith(node24, 'Node 24', () => {
       });
       expect(notified).toMatchObject({ statusCode: 200, body: { ok: true, matched: true, relink: 'queued' } });
       expect(await work('relink')).toBe(1);
+      expect(await work('relink-pages')).toBe(1);
       expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([
         expect.objectContaining({ id: articleId }),
       ]);
@@ -316,8 +317,12 @@ describeWith(node24, 'Node 24', () => {
         statusCode: 200,
         body: { job_id: jobId, status: 'succeeded' },
       });
-      // The minute's sweep finds nothing lapsed: the job ended and freed its place.
-      expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({ expired: 0, freed: 0 });
+      // The minute's sweep finds nothing lapsed, and no job waiting: the job ended and freed its place.
+      expect(await invoke('research-sweep', scheduledEvent(new Date()), 60_000)).toEqual({
+        expired: 0,
+        freed: 0,
+        admitted: 0,
+      });
     });
 
     it('usage, dashboard and mcp: 200', async () => {

@@ -1,5 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS } from '@cm/contract';
+import { PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
@@ -104,11 +104,15 @@ it('puts a CloudFront distribution with its web ACL in front of the API and of t
   });
 });
 
-it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one', () => {
+it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one, a queue age on 3 of 3', () => {
   const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
   const single = alarms.filter((a) => a.EvaluationPeriods === 1);
   expect(single.map((a) => a.MetricName)).toEqual(['budget_usd_used_pct', 'budget_usd_used_pct']);
-  for (const alarm of alarms.filter((a) => a.EvaluationPeriods !== 1))
+  // A queue's age alarms on an age that lasts 15 minutes, not on one reading.
+  const age = alarms.filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage');
+  expect(age).toHaveLength(WORKERS.length);
+  for (const alarm of age) expect(alarm).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+  for (const alarm of alarms.filter((a) => a.EvaluationPeriods !== 1 && !age.includes(a)))
     expect(alarm).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });
   for (const alarm of Object.values(edge.findResources('AWS::CloudWatch::Alarm')))
     expect(alarm.Properties).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });

@@ -345,6 +345,8 @@ describe('CDK stack', () => {
     expect(idsOf('AWS::DynamoDB::Table')).toEqual(['TableCD117FA1']);
     expect(idsOf('AWS::SQS::Queue')).toEqual([
       'MonitorDeadLetterQueue1DC0DA18',
+      'MonitorPlanDeadLetterQueueB7356F1F',
+      'MonitorPlanQueue6F1B3261',
       'MonitorQueueF31BE3C7',
       'RelinkDeadLetterQueue3C97E5EB',
       'RelinkPagesDeadLetterQueueFFE58EA6',

@@ -100,7 +100,7 @@ export async function planRelink(ctx: PublishingContext, message: RelinkMessage)
  * same result. Answers how many linking pages it went through.
  */
 export async function relinkPages(
-  ctx: PublishingContext,
+  ctx: Pick<PublishingContext, 'store'>,
   message: RelinkPagesMessage,
   now = new Date(),
 ): Promise<number> {
