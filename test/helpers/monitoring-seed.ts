@@ -1,0 +1,73 @@
+import { createDocumentClient } from '@cm/store';
+import { batchGet, batchWrite } from '../../packages/store/src/batch';
+import { backlinkSnapshotKey, rowKey, sequenceKey, siteKey } from '../../packages/store/src/keys';
+import { checkedRow } from '../../packages/store/src/rows.decoder';
+import { TEST_REQUEST_TIMEOUT_MS, type TestStack } from './local';
+
+/** A document client of the stack's table, beside the store's: for writes and reads the store has no bulk path for. */
+const clientOf = (t: TestStack) =>
+  createDocumentClient({
+    endpoint: t.stack.dynamo.endpoint,
+    requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+  });
+
+/** The domains a seeded site's monitoring run tracks: its own, then its competitors'. */
+export interface SeededSite {
+  siteId: number;
+  domain: string;
+  rivals: string[];
+}
+
+/** The seeded site `siteId` with `competitors` competitors: the same names every time, so a test finds them again. */
+export const seededSite = (siteId: number, competitors: number): SeededSite => ({
+  siteId,
+  domain: `site-${siteId}.example.com`,
+  rivals: Array.from({ length: competitors }, (_v, i) => `rival-${siteId}-${i + 1}.example.net`),
+});
+
+/**
+ * Sites 1 to `count` (the stack's demo site 1 is written over), each with `competitors` active
+ * cm_competitors rows, written straight into the table: BatchWriteItems of 25, a few in flight, and the
+ * site sequence set to `count`. It writes what the monitoring schedule and a site's run read (the site
+ * items, the sequence, the competitor rows) and nothing they do not: no API keys, no uniqueness items
+ * of the rows, no places under the competitor cap. Through the row inserts' conditional puts, 10,000
+ * sites of 10 take over ten minutes; this takes well under one.
+ */
+export async function seedMonitoredSites(t: TestStack, count: number, competitors: number): Promise<SeededSite[]> {
+  const db = clientOf(t);
+  const now = new Date().toISOString();
+  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors));
+  const items = sites.flatMap(({ siteId, domain, rivals }) => [
+    { ...siteKey(siteId), site_id: siteId, name: `Site ${siteId}`, domain, locale: 'US/en', created_at: now },
+    ...rivals.map((rival, i) => ({
+      ...rowKey(siteId, 'cm_competitors', i + 1),
+      table: 'cm_competitors',
+      row: checkedRow('cm_competitors', {
+        id: i + 1,
+        domain: rival,
+        active: true,
+        added_at: now,
+        created_at: now,
+        updated_at: now,
+      }),
+    })),
+  ]);
+  await batchWrite(db, t.stack.tableName, [
+    { PutRequest: { Item: { ...sequenceKey('site'), value: count } } },
+    ...items.map((Item) => ({ PutRequest: { Item } })),
+  ]);
+  db.destroy();
+  return sites;
+}
+
+/** How many of the seeded sites' domains have a snapshot of `day`: BatchGetItems of 100 keys, a few in flight. */
+export async function snapshotsOf(t: TestStack, sites: readonly SeededSite[], day: string): Promise<number> {
+  const db = clientOf(t);
+  const keys = sites.flatMap(({ siteId, domain, rivals }) =>
+    [domain, ...rivals].map((tracked) => backlinkSnapshotKey(siteId, tracked, day)),
+  );
+  const found = await batchGet(db, t.stack.tableName, keys, { expression: '#pk', names: { '#pk': 'pk' } });
+  db.destroy();
+  return found.length;
+}
