@@ -26,6 +26,8 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages 
         const id = pageId(t.siteId, 'article', slug);
         ids.push(id);
         await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+        // What the publish workflow does next: the link's edge and link item.
+        await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
       }),
     );
   }
