@@ -171,11 +171,20 @@ function roomOf(counter: Counter, limits: Limits, shard: number, item: CounterIt
  * the roomiest shard, or split over the roomiest ones when no shard alone has room; null: they have
  * not, together.
  */
-function partsFor(counter: Counter, limits: Limits, items: Array<CounterItem | undefined>, estimate: number) {
+function partsFor(
+  counter: Counter,
+  limits: Limits,
+  items: Array<CounterItem | undefined>,
+  estimate: number,
+  home: number,
+) {
+  const count = counter.shards.length;
+  // Shards with as much room are taken from the caller's home shard on, so callers that read the same
+  // items spread over them instead of all racing for the same ones.
   const rooms = counter.shards
     .map((_key, shard) => ({ shard, room: roomOf(counter, limits, shard, items[shard]) }))
     .filter(({ room }) => room > 0)
-    .sort((a, b) => b.room - a.room);
+    .sort((a, b) => b.room - a.room || ((a.shard - home + count) % count) - ((b.shard - home + count) % count));
   const parts: Part[] = [];
   let left = micros(estimate);
   for (const { shard, room } of rooms) {
@@ -186,6 +195,9 @@ function partsFor(counter: Counter, limits: Limits, items: Array<CounterItem | u
   }
   return left > 0 || parts.length === 0 ? null : parts;
 }
+
+/** Tries a reservation that must be placed or split makes at most, each lost only to concurrent callers. */
+const PLACE_ROUNDS = 3;
 
 /** `billed` split over a reservation's parts in proportion to them, in micro-USD that add up to it. */
 function billsOf(billed: number, parts: [Part, ...Part[]]): number[] {
@@ -309,8 +321,8 @@ export class BudgetStore {
   /**
    * One try at a reservation: its home shard takes the whole estimate by one conditional update. Refused,
    * the counter's items are read and the estimate is placed where they have room, split over shards if no
-   * one has room for it (each part a conditional update, all given back if one is refused). Taken, the
-   * hold's item is written. Refused, the window that has no room, with what it holds.
+   * one has room for it (each part a conditional update, all given back if one is refused, then read and
+   * placed again, up to 3 times). Taken, the hold's item is written. Refused, the window that has no room, with what it holds.
    */
   private async place(counter: Counter, hold: HoldRef, estimate: number, limits: Limits): Promise<ReserveOutcome> {
     const whole: Part = { shard: homeShard(counter, hold.id), usd: estimate };
@@ -318,11 +330,18 @@ export class BudgetStore {
     let parts: Part[] | null = [whole];
     // The items after the reservation (a site's is what it answers), or as read when it was refused.
     let items: Array<CounterItem | undefined> = first ? [first] : await this.items(counter);
-    if (!first) {
-      parts = partsFor(counter, limits, items, estimate);
-      const taken = parts && (await this.takeAll(counter, parts, limits));
-      if (taken) items = taken;
-      else parts = null;
+    // Placed where the items read have room; a part lost to a concurrent caller gives the others back,
+    // and the items are read again for another try, a few times at most.
+    for (let round = 0; !first && round < PLACE_ROUNDS; round++) {
+      if (round > 0) items = await this.items(counter);
+      parts = partsFor(counter, limits, items, estimate, whole.shard);
+      if (!parts) break;
+      const taken = await this.takeAll(counter, parts, limits);
+      if (taken) {
+        items = taken;
+        break;
+      }
+      parts = null;
     }
     if (parts) {
       await this.db.send(

@@ -13,6 +13,9 @@ export interface SemaphoreState {
 /** Whether a holder's lease (at `expiry`) is dead and its place may be taken back. */
 export type Reclaimable = (holder: string, expiry: number) => Promise<boolean>;
 
+/** Rounds of reading, reclaiming and trying again a take makes at most: each is lost only to another caller's progress. */
+const TAKE_ROUNDS = 5;
+
 export interface TakeOutcome {
   taken: boolean;
   inflight: number;
@@ -38,19 +41,24 @@ export class Semaphore {
 
   /**
    * Takes a place for `holder` until `expiresAt` if fewer than `max` are taken. When full, it first
-   * reclaims the leases `reclaimable` names (by default the expired ones), each only if unchanged.
+   * reclaims the leases `reclaimable` names (by default the expired ones), each only if unchanged, and
+   * tries again; it is refused only when it read the cap full of leases that are not to be reclaimed. (A
+   * place another caller reclaimed but did not take, or freed meanwhile, is tried for again, so a crowd
+   * of callers reclaiming together never leaves a place free while refusing one of them.)
    */
   async take(holder: string, expiresAt: number, now = Date.now(), reclaimable?: Reclaimable): Promise<TakeOutcome> {
-    const first = await this.tryTake(holder, expiresAt);
-    if (first.taken) return first;
-    const state = await this.state();
     const judge: Reclaimable = reclaimable ?? (async (_owner, expiry) => expiry <= now);
-    const leases = Object.entries(state.leases);
-    const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
-    const expired = leases.filter((_lease, i) => verdicts[i]);
-    if (expired.length === 0) return { taken: false, inflight: state.inflight };
-    await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
-    return this.tryTake(holder, expiresAt);
+    let outcome = await this.tryTake(holder, expiresAt);
+    for (let round = 0; !outcome.taken && round < TAKE_ROUNDS; round++) {
+      const state = await this.state();
+      const leases = Object.entries(state.leases);
+      const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
+      const expired = leases.filter((_lease, i) => verdicts[i]);
+      if (expired.length === 0 && state.inflight >= this.max) return { taken: false, inflight: state.inflight };
+      await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
+      outcome = await this.tryTake(holder, expiresAt);
+    }
+    return outcome;
   }
 
   /**
