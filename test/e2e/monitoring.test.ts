@@ -1,8 +1,9 @@
-import type { BacklinkProfile, MonitorMessage, MonitorPlanMessage } from '@cm/contract';
+import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
+import { freeProfile } from '../helpers/monitoring-seed';
 
 /*
  * The daily monitoring schedule fans out (schedule → plan messages of 100 sites → a run per site), and
@@ -28,18 +29,7 @@ afterEach(() => jest.restoreAllMocks());
 
 /** A profile at no cost in time: for tests of many runs, where the sandbox's own data would only take the machine. */
 function quickProfiles() {
-  profiles.mockImplementation((domain, meter) => {
-    meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
-    const profile: BacklinkProfile = {
-      domain,
-      summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
-      trend: [],
-      anchors: [],
-      top_linking_pages: [],
-      referring_domains: [],
-    };
-    return Promise.resolve(profile);
-  });
+  profiles.mockImplementation(freeProfile);
   gaps.mockImplementation((_site, _competitors, _limit, meter) => {
     meter.record({ provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 });
     return Promise.resolve([]);

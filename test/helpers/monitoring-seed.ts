@@ -1,16 +1,22 @@
-import { createDocumentClient } from '@cm/store';
+import type { BacklinkProfile } from '@cm/contract';
+import type { Meter } from '@cm/providers';
 import { batchGet, batchWrite } from '../../packages/store/src/batch';
 import { backlinkSnapshotKey, rowKey, sequenceKey, siteKey } from '../../packages/store/src/keys';
 import { checkedRow } from '../../packages/store/src/rows.decoder';
-import { TEST_REQUEST_TIMEOUT_MS, type TestStack } from './local';
+import type { TestStack } from './local';
 
-/** A document client of the stack's table, beside the store's: for writes and reads the store has no bulk path for. */
-const clientOf = (t: TestStack) =>
-  createDocumentClient({
-    endpoint: t.stack.dynamo.endpoint,
-    requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
-    connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+/** A backlink profile at no cost in time: for tests of many monitoring runs, where the sandbox's own data would only take the machine. */
+export function freeProfile(domain: string, meter: Meter): Promise<BacklinkProfile> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
+  return Promise.resolve({
+    domain,
+    summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
+    trend: [],
+    anchors: [],
+    top_linking_pages: [],
+    referring_domains: [],
   });
+}
 
 /** The domains a seeded site's monitoring run tracks: its own, then its competitors'. */
 export interface SeededSite {
@@ -35,7 +41,7 @@ export const seededSite = (siteId: number, competitors: number): SeededSite => (
  * sites of 10 take over ten minutes; this takes well under one.
  */
 export async function seedMonitoredSites(t: TestStack, count: number, competitors: number): Promise<SeededSite[]> {
-  const db = clientOf(t);
+  const { db } = t;
   const now = new Date().toISOString();
   const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors));
   const items = sites.flatMap(({ siteId, domain, rivals }) => [
@@ -57,17 +63,15 @@ export async function seedMonitoredSites(t: TestStack, count: number, competitor
     { PutRequest: { Item: { ...sequenceKey('site'), value: count } } },
     ...items.map((Item) => ({ PutRequest: { Item } })),
   ]);
-  db.destroy();
   return sites;
 }
 
 /** How many of the seeded sites' domains have a snapshot of `day`: BatchGetItems of 100 keys, a few in flight. */
 export async function snapshotsOf(t: TestStack, sites: readonly SeededSite[], day: string): Promise<number> {
-  const db = clientOf(t);
+  const { db } = t;
   const keys = sites.flatMap(({ siteId, domain, rivals }) =>
     [domain, ...rivals].map((tracked) => backlinkSnapshotKey(siteId, tracked, day)),
   );
   const found = await batchGet(db, t.stack.tableName, keys, { expression: '#pk', names: { '#pk': 'pk' } });
-  db.destroy();
   return found.length;
 }

@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { BacklinkProfile } from '@cm/contract';
 import { SandboxBacklinkData } from '@cm/providers';
 import { competitorDomains } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
-import { seedMonitoredSites, snapshotsOf, type SeededSite } from '../helpers/monitoring-seed';
+import { freeProfile, seedMonitoredSites, snapshotsOf, type SeededSite } from '../helpers/monitoring-seed';
 
 /*
  * The daily monitoring schedule at the size of a deployment (10,000 sites with 10 active competitors
@@ -54,16 +53,7 @@ beforeEach(() => {
   gaps = new Map();
   jest.spyOn(SandboxBacklinkData.prototype, 'profile').mockImplementation((domain, meter) => {
     count(profiles, domain);
-    meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
-    const profile: BacklinkProfile = {
-      domain,
-      summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
-      trend: [],
-      anchors: [],
-      top_linking_pages: [],
-      referring_domains: [],
-    };
-    return Promise.resolve(profile);
+    return freeProfile(domain, meter);
   });
   jest.spyOn(SandboxBacklinkData.prototype, 'linkGap').mockImplementation((site, _competitors, _limit, meter) => {
     count(gaps, site);
