@@ -156,6 +156,23 @@ describe('out-of-order and repeated deliveries', () => {
     expect(await state(id)).toEqual({ status: 'published', live: true });
   });
 
+  it('orders dates as instants, whatever offset the site writes them with (the store compares them as text)', async () => {
+    const id = await publishArticle('n-offsets');
+    // 00:00 UTC takes it down; 01:00 at +02:00 is 23:00 UTC the day before: older, though later as text.
+    expect(
+      (await notify({ id, type: 'article', action: 'unpublished', updated_at: '2026-01-02T00:00:00Z' })).body,
+    ).toEqual(applied('queued'));
+    expect(
+      (await notify({ id, type: 'article', action: 'published', updated_at: '2026-01-02T01:00:00+02:00' })).body,
+    ).toMatchObject({ applied: false, reason: 'stale' });
+    expect(await state(id)).toEqual({ status: 'draft', live: false });
+    // 03:00 at +02:00 is 01:00 UTC: newer, and it applies.
+    expect(
+      (await notify({ id, type: 'article', action: 'published', updated_at: '2026-01-02T03:00:00+02:00' })).body,
+    ).toEqual(applied('queued'));
+    expect(await state(id)).toEqual({ status: 'published', live: true });
+  });
+
   it.each(['2030-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])(
     'never lets a notify dated in the future (%s) silence the ones after it',
     async (future) => {

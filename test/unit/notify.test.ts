@@ -1,4 +1,4 @@
-import { isStaleNotify, liveChanged, notifiedState, siteTime, type LiveState } from '@cm/core';
+import { liveChanged, notifiedState, siteTime, type LiveState } from '@cm/core';
 
 const published: LiveState = { status: 'published', deleted: false };
 const draft: LiveState = { status: 'draft', deleted: false };
@@ -38,16 +38,6 @@ describe('notify state (spec §3)', () => {
   });
 
   const RECEIVED = '2026-06-01T00:00:00.000Z';
-
-  it("ignores a delivery dated before the site's newest applied date, not a repeat, a newer one or an undated one", () => {
-    expect(isStaleNotify(null, '2026-01-01T00:00:00.000Z')).toBe(false);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.000Z')).toBe(true);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z')).toBe(false);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z')).toBe(false);
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', null)).toBe(false);
-    // Times compare as instants, not as text.
-    expect(isStaleNotify('2026-01-02T00:00:00.000Z', '2026-01-02T01:00:00+02:00')).toBe(true);
-  });
 
   it("takes the site's date, counting one later than the receipt as the receipt, and none as none", () => {
     expect(siteTime('2030-01-01T00:00:00.000Z', RECEIVED)).toBe(RECEIVED);

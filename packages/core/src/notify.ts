@@ -27,21 +27,18 @@ export function notifiedState(input: Pick<NotifyInput, 'status' | 'action'>): Li
 
 /**
  * The site's own date of a notify, for ordering it against the site's other notifies of the page: its
- * `updated_at`, but never later than its receipt, so a clock that is ahead (or a date typed wrong) cannot
+ * `updated_at` (which the contract already turned into a UTC timestamp, so dates order as text exactly
+ * as in time), but never later than its receipt, so a clock that is ahead (or a date typed wrong) cannot
  * make it outrank the deliveries after it. Null when the site sent no date.
+ *
+ * A delivery dated before the newest one applied since the page's last publish changes nothing
+ * (deliveries repeat and reorder): the store's write is conditional on it. Only the site's dates are
+ * compared with each other, never with this service's clock: the first notify after a publish applies
+ * whatever its date, so a take-down is never lost to a site clock that runs behind or to a page's stored
+ * date (docs/api.md#notify). Equal dates apply in arrival order; an undated notify always applies.
  */
 export const siteTime = (updatedAt: string | null | undefined, receivedAt: string): string | null =>
   updatedAt == null ? null : Date.parse(updatedAt) < Date.parse(receivedAt) ? updatedAt : receivedAt;
-
-/**
- * A delivery dated before the newest notify applied since the page's last publish changes nothing
- * (deliveries repeat and reorder). Only the site's dates are compared with each other, never with this
- * service's clock: the first notify after a publish applies whatever its date, so a take-down is never
- * lost to a site clock that runs behind or to a page's stored date (docs/api.md#notify). Equal dates
- * apply in arrival order; an undated notify always applies.
- */
-export const isStaleNotify = (siteClock: string | null, at: string | null): boolean =>
-  siteClock !== null && at !== null && Date.parse(at) < Date.parse(siteClock);
 
 /** Relink is queued exactly when what readers can reach changed. */
 export const liveChanged = (before: LiveState, after: LiveState): boolean =>
