@@ -1,5 +1,5 @@
 import { isLive, RELINK_BATCH_PAGES, type PageType, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
-import type { RelinkRun } from '@cm/store';
+import { mapLimit, type RelinkRun } from '@cm/store';
 import type { PublishingContext } from './context';
 
 /**
@@ -81,8 +81,7 @@ export async function planRelink(ctx: PublishingContext, message: RelinkMessage)
       sends.push({ ...message, batch: batches++, pages });
       linkers += pages.length;
     }
-    for (let i = 0; i < sends.length; i += PARALLEL)
-      await Promise.all(sends.slice(i, i + PARALLEL).map((batch) => ctx.enqueue('relink-pages', batch)));
+    await mapLimit(sends, PARALLEL, (batch) => ctx.enqueue('relink-pages', batch));
     cursor = read.cursor ?? undefined;
   } while (cursor && !truncated);
   if (run && !truncated) {
@@ -109,13 +108,9 @@ export async function relinkPages(
   const target = await pages.liveState(siteId, targetType, targetId);
   const live = target !== null && isLive(target.status, target.deleted);
   const at = now.toISOString();
-  for (let i = 0; i < message.pages.length; i += PARALLEL) {
-    await Promise.all(
-      message.pages
-        .slice(i, i + PARALLEL)
-        .map((page) => (live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at))),
-    );
-  }
+  await mapLimit(message.pages, PARALLEL, (page) =>
+    live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at),
+  );
   const run = runOf(message);
   if (run && (await relinks.batchDone(run, message.batch, now.getTime())) === 'finished')
     await pages.clearRelinkPending(siteId, targetType, targetId, run.requestedAt);

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
-import { batchWrite, conditionFailed, queryAll } from './batch';
+import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
 import {
   linkEdgeKey,
   linksToPartition,
@@ -28,6 +28,27 @@ export interface PageLink {
   relinked_at: string | null;
 }
 
+/**
+ * A page's link items (one Query; more only past 1 MB of them): all of them, or only those relink keeps
+ * from readers. Read consistently when a write is decided on them.
+ */
+export async function queryPageLinks(
+  db: DynamoDBDocumentClient,
+  table: string,
+  siteId: number,
+  page: PageRef,
+  options: { consistent?: boolean; suppressedOnly?: boolean },
+): Promise<PageLink[]> {
+  const items = await queryAll(db, {
+    TableName: table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+    ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageLinkPrefix(page.type, page.id) },
+    ...(options.suppressedOnly ? { FilterExpression: 'attribute_exists(suppressed_since)' } : {}),
+    ...(options.consistent ? { ConsistentRead: true } : {}),
+  });
+  return items.map((item) => decodePageLink(item));
+}
+
 /** Link items written in parallel at most, so a page of many links never floods the table. */
 const PARALLEL_WRITES = 10;
 
@@ -47,13 +68,8 @@ export class LinkStore {
 
   /** The page's links as indexed: its link items (one Query; more only past 1 MB of them). */
   async linksOf(siteId: number, page: PageRef): Promise<Map<string, PageLink>> {
-    const items = await queryAll(this.db, {
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageLinkPrefix(page.type, page.id) },
-      ConsistentRead: true,
-    });
-    return new Map(items.map((item) => decodePageLink(item)).map((link) => [link.target, link]));
+    const links = await queryPageLinks(this.db, this.table, siteId, page, { consistent: true });
+    return new Map(links.map((link) => [link.target, link]));
   }
 
   /**
@@ -173,8 +189,7 @@ export class LinkStore {
 
   /** Restores each of `targets` in `page`, a few at a time. */
   async restoreAll(siteId: number, page: PageRef, targets: readonly string[], now: string): Promise<void> {
-    for (let i = 0; i < targets.length; i += PARALLEL_WRITES)
-      await Promise.all(targets.slice(i, i + PARALLEL_WRITES).map((target) => this.restore(siteId, page, target, now)));
+    await mapLimit(targets, PARALLEL_WRITES, (target) => this.restore(siteId, page, target, now));
   }
 
   /** A page item from before link items: its links and suppressed set (both absent once it was published again). */

@@ -73,10 +73,13 @@ export const decodePageListing = (item: Item) => decodeItem('page listing', Page
 export const decodePage = (item: Item) => decodeItem('page', PageItem, item);
 export const decodeLinkTarget = (item: Item, key?: Item) => decodeItem('page', LinkTargetItem, item, key);
 export const decodeSuppressed = (item: Item, key?: Item) => decodeItem('page', SuppressedItem, item, key);
+/** Whether an item at a page's key is a page, not only the mark pages linking to it left before it was published. */
+export const isPageItem = (item: Item): boolean => 'status' in item;
+
 /** What a publish's write answers of the item it replaced: a page, or only the mark pages linking to it left. */
 export function decodePutOld(item: Item | undefined): { page: PageItem | undefined; awaited: boolean } {
   if (!item) return { page: undefined, awaited: false };
-  if ('status' in item) return { page: decodePage(item), awaited: false };
+  if (isPageItem(item)) return { page: decodePage(item), awaited: false };
   return { page: undefined, awaited: typeof item.awaited_at === 'string' };
 }
 export const decodeChunk = (item: Item) => decodeItem('page chunk', ChunkItem, item);

@@ -18,7 +18,7 @@ import {
 import { batchGet, batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, TWO_POSITIONS } from './cursor';
 import { CorruptItem, InvalidCursor } from './errors';
-import type { PageLink } from './links';
+import { queryPageLinks, type PageLink } from './links';
 import { decodePageLink } from './links.decoder';
 import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -31,6 +31,7 @@ import {
   decodeNotifiedOld,
   decodePageLiveState,
   decodePutOld,
+  isPageItem,
   decodeSuppressed,
   type PageItem,
   type PageLiveStateItem,
@@ -164,6 +165,8 @@ const newest = (times: readonly (string | null | undefined)[]): string | null =>
 
 /** Marks written in parallel at most by one publish. */
 const AWAIT_PARALLEL = 32;
+/** Pages whose link items a listing reads at once. */
+const LINK_QUERIES_IN_FLIGHT = 10;
 
 export class PageStore {
   constructor(
@@ -343,8 +346,7 @@ export class PageStore {
     for (let attempt = 0; ; attempt++) {
       const items = await this.queryParts(siteId, type, id);
       const mainItem = items.find((item) => item.sk === pageSk(type, id));
-      // A mark left where a page that others link to will be is no page.
-      if (!mainItem || !('status' in mainItem)) return null;
+      if (!mainItem || !isPageItem(mainItem)) return null;
       const main = decodePage(mainItem);
       const doc = this.assembleDoc(main, mainItem, items, type, id);
       // A concurrent republish may have replaced the chunks between our pages of results: read again.
@@ -452,15 +454,8 @@ export class PageStore {
   ): Promise<Map<string, PageState['suppressed']>> {
     const [legacy, linked] = await Promise.all([
       this.legacySuppressedOf(siteId, type, ids),
-      mapLimit(ids, AWAIT_PARALLEL, async (id) =>
-        (
-          await queryAll(this.db, {
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-            FilterExpression: 'attribute_exists(suppressed_since)',
-            ExpressionAttributeValues: { ':pk': sitePartition(siteId), ':sk': pageLinkPrefix(type, id) },
-          })
-        ).map(decodePageLink),
+      mapLimit(ids, LINK_QUERIES_IN_FLIGHT, (id) =>
+        queryPageLinks(this.db, this.table, siteId, { id, type }, { suppressedOnly: true }),
       ),
     ]);
     return new Map(
@@ -505,7 +500,7 @@ export class PageStore {
         ConsistentRead: true,
       }),
     );
-    return out.Item && 'status' in out.Item
+    return out.Item && isPageItem(out.Item)
       ? liveStateOf(decodePageLiveState(out.Item, pageKey(siteId, type, id)))
       : null;
   }
@@ -662,13 +657,11 @@ export class PageStore {
       options,
     );
     return new Map(
-      items
-        .filter((found) => 'status' in found)
-        .map((found) => {
-          const item = decodeLinkTarget(found);
-          const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
-          return [item.id, { ...target, notified_at: item.notified_at ?? null }];
-        }),
+      items.filter(isPageItem).map((found) => {
+        const item = decodeLinkTarget(found);
+        const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
+        return [item.id, { ...target, notified_at: item.notified_at ?? null }];
+      }),
     );
   }
 }
