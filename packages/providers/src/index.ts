@@ -1,4 +1,5 @@
 export * from './meter';
+export { timeLimit, type TimeLimit } from './time-limit';
 export * from './errors';
 export * from './types';
 export { resolveAll } from './resolve';

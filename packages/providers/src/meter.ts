@@ -1,4 +1,5 @@
 import { roundUsd } from '@cm/contract';
+import { timeLimit, type TimeLimit } from './time-limit';
 
 /* The meter: a request's provider calls, for the usage ledger, and each paid call's reservation against the budget. */
 
@@ -90,10 +91,9 @@ export class Meter {
     return this.options.signal?.aborted === true;
   }
 
-  /** The signal of one attempt: it aborts after `timeoutMs`, or when the run is given up. */
-  attemptSignal(timeoutMs: number): AbortSignal {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    return this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
+  /** The time limit of one attempt: it aborts after `timeoutMs`, or when the run is given up; clear it when the attempt ends. */
+  attemptLimit(timeoutMs: number): TimeLimit {
+    return timeLimit(timeoutMs, this.options.signal);
   }
 
   /** After a call: records it, and settles its reservation to what it cost (a failed call's 0 releases it). */

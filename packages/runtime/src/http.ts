@@ -16,6 +16,7 @@ import {
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
+import { timeLimit } from '@cm/providers';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -277,40 +278,46 @@ const ABANDON_MARGIN_MS = 1_000;
  * is `503 service_unavailable` rather than no answer.
  */
 export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>, authenticate?: Authenticate) {
-  return middy<ApiEvent, ApiResult, Error, Context>({
-    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
-    timeoutEarlyResponse: () => {
-      throw serviceUnavailable('The request did not finish in time');
-    },
-  })
-    .use(
-      observed<ApiEvent, ApiResult>((event, observation) =>
-        observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId }),
-      ),
-    )
-    .use(headRequests())
-    .use(errorReplies())
-    .use(jsonBody(state))
-    .handler(async (event, context, { signal }) => {
-      const handler = handlers[event.routeKey];
-      if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
-      await authenticate?.(event, context);
-      const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
-      const observation = observationOf(context);
-      const result = await handler({
-        event,
-        siteId,
-        body: (schema) => validate(schema, parsed, 'body'),
-        query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
-        params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
-        baseUrl: baseUrlOf(event),
-        observation,
-        deadline: AbortSignal.any([
-          signal,
-          AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS)),
-        ]),
-      });
-      observation.log.info('answered', { status: result.statusCode });
-      return result;
-    });
+  return (
+    middy<ApiEvent, ApiResult, Error, Context>({
+      timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
+      timeoutEarlyResponse: () => {
+        throw serviceUnavailable('The request did not finish in time');
+      },
+    })
+      .use(
+        observed<ApiEvent, ApiResult>((event, observation) =>
+          observation.keys({ route: event.routeKey, api_request_id: event.requestContext.requestId }),
+        ),
+      )
+      .use(headRequests())
+      .use(errorReplies())
+      .use(jsonBody(state))
+      // Not middy's handler signal: that one controller is shared by every request the module serves, so
+      // one request's early timeout would abort the others (the local stack serves many at once).
+      .handler(async (event, context) => {
+        const handler = handlers[event.routeKey];
+        if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
+        await authenticate?.(event, context);
+        const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
+        const observation = observationOf(context);
+        const deadline = timeLimit(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS);
+        try {
+          const result = await handler({
+            event,
+            siteId,
+            body: (schema) => validate(schema, parsed, 'body'),
+            query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
+            params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
+            baseUrl: baseUrlOf(event),
+            observation,
+            deadline: deadline.signal,
+          });
+          observation.log.info('answered', { status: result.statusCode });
+          return result;
+        } finally {
+          deadline.clear();
+        }
+      })
+  );
 }

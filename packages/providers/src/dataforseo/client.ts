@@ -148,7 +148,8 @@ export class DataForSeoClient {
   ): Promise<Attempt> {
     // Each attempt may be billed, so each reserves the task's list price first (a refusal, or an open breaker, calls no one).
     const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
-    const signal = meter.attemptSignal(timeoutMs);
+    const limit = meter.attemptLimit(timeoutMs);
+    const signal = limit.signal;
     let response: Response;
     let body: unknown;
     try {
@@ -173,6 +174,8 @@ export class DataForSeoClient {
         message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
         timedOut,
       };
+    } finally {
+      limit.clear();
     }
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
     const billed = z.safeParse(Billed, body);

@@ -118,7 +118,8 @@ export class TavilySearch {
   ): Promise<Attempt> {
     const usdPerCredit = this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT;
     const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit), TAVILY);
-    const signal = meter.attemptSignal(timeoutMs);
+    const limit = meter.attemptLimit(timeoutMs);
+    const signal = limit.signal;
     let response: Response;
     let text: string;
     try {
@@ -140,6 +141,8 @@ export class TavilySearch {
         message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
         timedOut,
       };
+    } finally {
+      limit.clear();
     }
     meter.report(TAVILY, response.status < 500);
     if (response.status !== 200) {

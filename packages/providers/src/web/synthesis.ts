@@ -262,7 +262,8 @@ export class BedrockSynthesis {
     const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS), BEDROCK);
     // Every attempt of the SDK's, and the connection, within one bound: the call never outlives its attempts.
     const attempts = this.options.maxAttempts ?? PROVIDER_TIMEOUTS.bedrockAttempts;
-    const signal = meter.attemptSignal(PROVIDER_TIMEOUTS.bedrockConnectMs + attempts * this.attemptMs);
+    const limit = meter.attemptLimit(PROVIDER_TIMEOUTS.bedrockConnectMs + attempts * this.attemptMs);
+    const signal = limit.signal;
     let output: ConverseCommandOutput;
     try {
       output = await this.client.send(
@@ -291,6 +292,8 @@ export class BedrockSynthesis {
       meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: 0 }, hold);
       if (!meter.abandoned && unhealthy(error)) meter.report(BEDROCK, false);
       throw providerError(error, signal.aborted || isTimeout(error));
+    } finally {
+      limit.clear();
     }
     meter.report(BEDROCK, true);
     // The tokens are billed whatever the answer holds, so the cost is recorded before it is read.
