@@ -1,5 +1,5 @@
 export * from './meter';
-export { timeLimit, type TimeLimit } from './time-limit';
+export { timeLimit } from './time-limit';
 export * from './errors';
 export * from './types';
 export { resolveAll } from './resolve';
