@@ -14,7 +14,7 @@ const limit = (key: string) => (context(key) === undefined ? undefined : Number(
 const [domainName, certificateArn] = [context('domainName'), context('certificateArn')];
 if (!domainName !== !certificateArn)
   throw new Error(
-    'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in the stack region)',
+    'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in us-east-1, for CloudFront)',
   );
 const stackName = context('stackName') ?? 'ContentApi';
 const [account, region] = [process.env.CDK_DEFAULT_ACCOUNT, process.env.CDK_DEFAULT_REGION];
@@ -30,6 +30,7 @@ new ContentApiStack(app, stackName, {
   env: { account, region },
   crossRegionReferences: crossRegion,
   edge: { api: edge.apiAcl.attrArn, stream: edge.streamAcl.attrArn },
+  originVerifyVersion: limit('originVerifyVersion'),
   reserveConcurrency: context('reserveConcurrency') !== 'false',
   dataforseoSecret: context('dataforseoSecret'),
   tavilySecret: context('tavilySecret'),

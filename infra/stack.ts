@@ -53,6 +53,8 @@ export interface ContentApiStackProps extends StackProps {
    * the streaming endpoint; without them, no distribution is made (a stack tested alone).
    */
   edge?: EdgeAcls;
+  /** Which origin secret CloudFront and the functions share (docs/operations.md): a new number replaces it. */
+  originVerifyVersion?: number;
   /**
    * Reserve concurrency for the functions a tenant or a slow provider can fill (concurrency.ts; default
    * true). An account whose Lambda concurrency quota is under 280 cannot: false leaves every function
@@ -141,9 +143,24 @@ export class ContentApiStack extends Stack {
       invokeMode: InvokeMode.RESPONSE_STREAM,
     });
 
-    const { api, domainName } = httpApi(this, this.functions, alarms, props.throttle, props.domain);
-    const edge = props.edge ? edgeDistributions(this, api, mcpStreamUrl, props.edge) : undefined;
+    // Behind the edge, a custom domain is the API distribution's; a stack without it maps the domain on API Gateway.
+    const { api, domainName } = httpApi(
+      this,
+      this.functions,
+      alarms,
+      props.throttle,
+      props.edge ? undefined : props.domain,
+    );
+    const edge = props.edge
+      ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
+          domain: props.domain,
+          originVerifyVersion: props.originVerifyVersion,
+        })
+      : undefined;
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
+    if (edge)
+      for (const fn of [...this.functions.values(), this.mcpStream])
+        fn.addEnvironment('ORIGIN_VERIFY', edge.originVerify);
     // The address readers and callers use: the custom domain, else the API's distribution (behind WAF).
     // Without either each request's own host is the base: naming the API's URL here would make the
     // functions depend on the API that depends on them (the distribution names only the API itself).
@@ -162,9 +179,10 @@ export class ContentApiStack extends Stack {
       value: publicBaseUrl,
       description: 'The base of visitor-page URLs and canonical links',
     });
-    if (domainName && props.domain) {
+    const domainTarget = edge && props.domain ? edge.api.distributionDomainName : domainName?.regionalDomainName;
+    if (domainTarget && props.domain) {
       new CfnOutput(this, 'ApiDomainTarget', {
-        value: domainName.regionalDomainName,
+        value: domainTarget,
         description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }

@@ -26,7 +26,7 @@ export interface Throttle {
   burstLimit?: number;
 }
 
-/** A custom domain for the API, with an ACM certificate for it in the stack's region. */
+/** A custom domain for the API: on its CloudFront distribution (certificate in us-east-1), else on API Gateway (in the stack's region). */
 export interface CustomDomain {
   name: string;
   certificateArn: string;

@@ -1,4 +1,5 @@
-import { Duration, Fn, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, Token, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -6,12 +7,16 @@ import {
   Distribution,
   OriginRequestPolicy,
   PriceClass,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type IOrigin,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin, HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
+import type { CustomDomain } from './api';
 
 /** The web ACLs (EdgeStack, in us-east-1) the distributions carry, by ARN. */
 export interface EdgeAcls {
@@ -24,9 +29,23 @@ export interface EdgeAcls {
  * method, header, query and cookie but Host goes to the origin (API Gateway and a function URL answer
  * only to their own host).
  */
-function passThrough(scope: Construct, id: string, origin: IOrigin, webAclId: string, comment: string): Distribution {
+function passThrough(
+  scope: Construct,
+  id: string,
+  origin: IOrigin,
+  webAclId: string,
+  comment: string,
+  domain?: CustomDomain,
+): Distribution {
   const distribution = new Distribution(scope, id, {
     comment,
+    ...(domain
+      ? {
+          domainNames: [domain.name],
+          certificate: Certificate.fromCertificateArn(scope, `${id}Certificate`, domain.certificateArn),
+          minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+        }
+      : {}),
     defaultBehavior: {
       origin,
       allowedMethods: AllowedMethods.ALLOW_ALL,
@@ -50,7 +69,7 @@ function passThrough(scope: Construct, id: string, origin: IOrigin, webAclId: st
     {
       id: 'AwsSolutions-CFR4',
       reason:
-        'The default *.cloudfront.net certificate cannot set a minimum TLS version; a custom domain on the distribution (the visitor-page CDN) will',
+        'The default *.cloudfront.net certificate cannot set a minimum TLS version; a custom domain on the distribution sets TLS 1.2',
     },
   );
   return distribution;
@@ -59,24 +78,59 @@ function passThrough(scope: Construct, id: string, origin: IOrigin, webAclId: st
 /**
  * WAF in front of both endpoints: WAF cannot be associated with an HTTP API or a function URL, but it can
  * with a CloudFront distribution in front of each. The stream's origin waits up to 60 s between bytes,
- * CloudFront's most without a quota increase.
+ * CloudFront's most without a quota increase. Each distribution adds the origin secret to what it sends
+ * on (`originVerify`: give it to the functions as ORIGIN_VERIFY), so the functions refuse a request that
+ * reached the API's own URL or the function URL without passing WAF. A custom domain is the API
+ * distribution's (its certificate in us-east-1, as CloudFront's must be).
  */
 export function edgeDistributions(
   scope: Construct,
   api: HttpApi,
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
-): { api: Distribution; stream: Distribution } {
+  options: { domain?: CustomDomain; originVerifyVersion?: number } = {},
+): { api: Distribution; stream: Distribution; originVerify: string } {
+  const { domain, originVerifyVersion = 1 } = options;
+  if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
+    throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
+  if (
+    domain &&
+    !Token.isUnresolved(domain.certificateArn) &&
+    !domain.certificateArn.startsWith('arn:aws:acm:us-east-1:')
+  )
+    throw new Error(
+      `The custom domain's certificate must be in us-east-1, where CloudFront reads it (not ${domain.certificateArn})`,
+    );
+  // A new version is a new secret (a new logical id): everything that names it moves to it on that deploy.
+  const secret = new Secret(scope, originVerifyVersion === 1 ? 'OriginVerify' : `OriginVerifyV${originVerifyVersion}`, {
+    description: `The ${ORIGIN_VERIFY_HEADER} header CloudFront adds: proof a request passed WAF`,
+    generateSecretString: { passwordLength: 48, excludePunctuation: true },
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason: 'Read at deploy by CloudFront and the functions, not by callers; docs/operations.md says how to replace it',
+  });
+  // A dynamic reference: CloudFormation resolves it at deploy, so the value is in no template.
+  const originVerify = secret.secretValue.unsafeUnwrap();
+  const customHeaders = { [ORIGIN_VERIFY_HEADER]: originVerify };
   // https://<id>.execute-api.<region>.amazonaws.com → its host.
   const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
   return {
-    api: passThrough(scope, 'ApiEdge', new HttpOrigin(apiHost), acls.api, 'The API, behind WAF rate rules'),
+    api: passThrough(
+      scope,
+      'ApiEdge',
+      new HttpOrigin(apiHost, { customHeaders }),
+      acls.api,
+      'The API, behind WAF rate rules',
+      domain,
+    ),
     stream: passThrough(
       scope,
       'McpStreamEdge',
-      new FunctionUrlOrigin(streamUrl, { readTimeout: Duration.seconds(60) }),
+      new FunctionUrlOrigin(streamUrl, { readTimeout: Duration.seconds(60), customHeaders }),
       acls.stream,
       'The streaming MCP endpoint, behind WAF rate rules',
     ),
+    originVerify,
   };
 }

@@ -1,5 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
@@ -102,6 +102,72 @@ it('puts a CloudFront distribution with its web ACL in front of the API and of t
   main.hasOutput('ApiUrl', {
     Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiEdge'), 'DomainName'] }]] },
   });
+});
+
+it('adds the origin secret to what both distributions send on, and gives every function that answers requests the same secret to check', () => {
+  const [secretId] = Object.keys(main.findResources('AWS::SecretsManager::Secret'));
+  expect(secretId).toMatch(/^OriginVerify/);
+  const reference = (value: unknown) => JSON.stringify(value).includes(secretId!);
+  const origins = Object.values(main.findResources('AWS::CloudFront::Distribution')).flatMap(
+    (d) => d.Properties.DistributionConfig.Origins,
+  );
+  expect(origins).toHaveLength(2);
+  for (const origin of origins) {
+    expect(origin.OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() }]);
+    expect(reference(origin.OriginCustomHeaders[0].HeaderValue)).toBe(true);
+  }
+  for (const fn of [...FUNCTIONS.map(pascal), 'McpStream'])
+    expect(reference(fnResource(main, fn).Environment.Variables.ORIGIN_VERIFY)).toBe(true);
+  // Workers and schedules answer no request.
+  expect(fnResource(main, pascal('relink-worker')).Environment.Variables.ORIGIN_VERIFY).toBeUndefined();
+});
+
+it('puts a custom domain on the API distribution with its us-east-1 certificate (TLS 1.2), not on API Gateway, and refuses a certificate of another region', () => {
+  const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
+  const domainApp = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
+  const acls = { api: acl('api'), stream: acl('mcp-stream') };
+  const withDomain = Template.fromStack(
+    new ContentApiStack(domainApp, 'Domain', { edge: acls, domain: { name: 'api.example.com', certificateArn } }),
+  );
+  withDomain.hasResourceProperties('AWS::CloudFront::Distribution', {
+    DistributionConfig: Match.objectLike({
+      Aliases: ['api.example.com'],
+      ViewerCertificate: Match.objectLike({
+        AcmCertificateArn: certificateArn,
+        MinimumProtocolVersion: 'TLSv1.2_2021',
+      }),
+    }),
+  });
+  withDomain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+  withDomain.hasOutput('ApiDomainTarget', {
+    Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiEdge'), 'DomainName'] },
+  });
+  withDomain.hasOutput('PublicBaseUrl', { Value: 'https://api.example.com' });
+  expect(() => domainApp.synth({ force: true })).not.toThrow();
+  const elsewhere = certificateArn.replace('us-east-1', 'eu-west-1');
+  expect(
+    () =>
+      new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Elsewhere', {
+        edge: acls,
+        domain: { name: 'api.example.com', certificateArn: elsewhere },
+      }),
+  ).toThrow('must be in us-east-1');
+});
+
+it('replaces the origin secret with a new version: a new secret, named by both distributions and the functions', () => {
+  const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
+  const rotated = Template.fromStack(
+    new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Rotated', {
+      edge: { api: acl('api'), stream: acl('mcp-stream') },
+      originVerifyVersion: 2,
+    }),
+  );
+  const secrets = Object.keys(rotated.findResources('AWS::SecretsManager::Secret'));
+  expect(secrets).toEqual([expect.stringMatching(/^OriginVerifyV2/)]);
+  expect(JSON.stringify(fnResource(rotated, 'Publish').Environment.Variables.ORIGIN_VERIFY)).toContain(secrets[0]);
+  for (const d of Object.values(rotated.findResources('AWS::CloudFront::Distribution')))
+    expect(JSON.stringify(d.Properties.DistributionConfig.Origins)).toContain(secrets[0]);
 });
 
 it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one, a queue age on 3 of 3', () => {

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   site_mismatch: 403,
   origin_not_allowed: 403,
+  edge_required: 403,
   not_found: 404,
   unknown_tool: 404,
   method_not_allowed: 405,

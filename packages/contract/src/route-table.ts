@@ -45,6 +45,13 @@ export const TOOL_FUNCTIONS: Readonly<Record<ToolName, FunctionName>> = {
 export const MCP_PATH = '/mcp';
 
 /**
+ * The header CloudFront adds to every request it sends to the API and the streaming endpoint, holding
+ * the deployment's origin secret (`ORIGIN_VERIFY`): a request without it did not pass WAF, and is
+ * refused `403 edge_required` before any work.
+ */
+export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+
+/**
  * Largest publish body, in bytes of JSON (docs/api.md#limits-this-service-adds): a 1 MiB `copy` and its
  * blocks fit, and the Lambda event that carries it stays under Lambda's 6 MB synchronous payload.
  */

@@ -1,5 +1,4 @@
 export * from './meter';
-export { timeLimit } from './time-limit';
 export * from './errors';
 export * from './types';
 export { resolveAll } from './resolve';

@@ -19,6 +19,8 @@ export interface Config {
   region?: string;
   /** Base URL of visitor pages; by default the URL the request came in on. */
   publicBaseUrl?: string;
+  /** `ORIGIN_VERIFY`: the secret CloudFront sends in `x-origin-verify`; set, a request without it is refused. */
+  originVerify?: string;
   dataforseo: DataForSeoConfig;
   research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dynamoRequestTimeoutMs: env.DYNAMODB_REQUEST_TIMEOUT_MS ? Number(env.DYNAMODB_REQUEST_TIMEOUT_MS) : undefined,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
+    originVerify: env.ORIGIN_VERIFY || undefined,
     dataforseo: {
       login: env.DATAFORSEO_LOGIN || undefined,
       password: env.DATAFORSEO_PASSWORD || undefined,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod/mini';
@@ -6,6 +6,7 @@ import {
   ApiError,
   bodyLimitOf,
   fieldError,
+  ORIGIN_VERIFY_HEADER,
   ROUTE_TABLE,
   routeKey,
   servedRouteKey,
@@ -16,7 +17,7 @@ import {
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
-import { timeLimit } from '@cm/providers';
+import { timeLimit } from '@cm/providers/time-limit';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -215,6 +216,24 @@ const headRequests = (): middy.MiddlewareObj<ApiEvent, ApiResult> => {
   };
 };
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Behind CloudFront (ORIGIN_VERIFY set), a request that did not come through the distribution, which
+ * adds the origin secret, is refused before anything reads its body or key: the API's own execute-api
+ * URL and the function URL answer only what passed WAF's rate rules.
+ */
+const throughEdge = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+  before: async ({ event }) => {
+    const secret = getConfig().originVerify;
+    if (secret === undefined) return;
+    const sent = event.headers[ORIGIN_VERIFY_HEADER];
+    if (sent !== undefined && timingSafeEqual(digest(sent), digest(secret))) return;
+    const at = getConfig().publicBaseUrl;
+    throw new ApiError('edge_required', `This deployment answers only at its public address${at ? ` (${at})` : ''}`);
+  },
+});
+
 /** Each route's body limit, by route key: looked up on every request with a body. */
 const BODY_LIMITS = new Map(ROUTE_TABLE.map((route) => [routeKey(route), bodyLimitOf(route)]));
 
@@ -292,6 +311,7 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
       )
       .use(headRequests())
       .use(errorReplies())
+      .use(throughEdge())
       .use(jsonBody(state))
       // Not middy's handler signal: that one controller is shared by every request the module serves, so
       // one request's early timeout would abort the others (the local stack serves many at once).

@@ -1,5 +1,13 @@
-import { ApiError, isJsonObject, TOOL_FUNCTIONS, type FunctionName, type ToolName } from '@cm/contract';
+import {
+  ApiError,
+  isJsonObject,
+  ORIGIN_VERIFY_HEADER,
+  TOOL_FUNCTIONS,
+  type FunctionName,
+  type ToolName,
+} from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
+import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
 import { invoke } from './invoke';
 
@@ -43,6 +51,7 @@ export function routeEvent(
   // The deployment's address (PUBLIC_BASE_URL, else the request's), so what the function links to is
   // served there: the streaming endpoint's own host (a function URL) serves only /mcp.
   const base = new URL(baseUrlOf(event));
+  const { originVerify } = getConfig();
   return {
     version: '2.0',
     routeKey,
@@ -54,6 +63,8 @@ export function routeEvent(
       host: base.host,
       'x-forwarded-proto': base.protocol.slice(0, -1),
       'user-agent': event.headers['user-agent'] ?? 'mcp',
+      // The route's function checks it as it would a request CloudFront sent on.
+      ...(originVerify ? { [ORIGIN_VERIFY_HEADER]: originVerify } : {}),
     },
     ...(query ? { queryStringParameters: query } : {}),
     ...(parts.params ? { pathParameters: parts.params } : {}),
