@@ -376,14 +376,23 @@ describe('serp_landscape analyze', () => {
     expect(t.stack.queues.research.sent).toBe(queued);
   });
 
-  it('caps analyze at 5 researched keywords instead of refusing limit 7 or 7 keyword_ids, and says which it took (audit)', async () => {
+  it('caps analyze at 5 keywords in every paid part, listed and researched, for limit 7 or 7 keyword_ids, and its estimate says so (audit)', async () => {
     const s = await site();
     const { id } = await topic(s);
+    // The estimate prices what the call will do: 5 SERP pulls and 5 research jobs, not 7.
+    const estimate = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', limit: 7, estimate: true });
+    const planned = (endpoint: string) =>
+      estimate.body.calls
+        .filter((call: { endpoint: string }) => call.endpoint === endpoint)
+        .reduce((n: number, call: { count: number }) => n + call.count, 0);
+    expect(planned('serp_organic')).toBe(5);
+    expect(planned('research_web')).toBe(5);
     const byLimit = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', limit: 7, wait_ms: 0 });
     expect(byLimit.status).toBe(200);
-    // All 7 are listed; the top 5 by score are researched, the other 2 named.
-    expect(byLimit.body.list.fetched).toHaveLength(7);
+    // The top 5 by score are listed (and paid for) and researched; the other 2 are only named.
+    expect(byLimit.body.list.fetched).toHaveLength(5);
     const { researched, over_cap, in_process } = byLimit.body.research;
+    expect([...byLimit.body.list.fetched].sort()).toEqual([...researched].sort());
     expect(researched).toHaveLength(5);
     expect([...researched, ...over_cap].sort()).toEqual([...SEEDS].sort());
     expect([...in_process].sort()).toEqual([...researched].sort());
@@ -400,10 +409,13 @@ describe('serp_landscape analyze', () => {
     expect(byIds.status).toBe(200);
     expect(byIds.body.research.researched).toEqual([...SEEDS].reverse().slice(0, 5));
     expect(byIds.body.research.over_cap).toEqual([...SEEDS].reverse().slice(5));
+    expect([...byIds.body.list.fetched, ...byIds.body.list.skipped].sort()).toEqual(
+      [...SEEDS].reverse().slice(0, 5).sort(),
+    );
     await t.stack.drain();
   });
 
-  it("lists all of a page's keywords on page-scope analyze and researches 5 of them", async () => {
+  it("takes 5 of a page's 7 keywords on page-scope analyze: lists and researches those 5, names the other 2", async () => {
     const s = await site();
     await topic(s);
     const [primary, ...secondary] = SEEDS;
@@ -415,7 +427,8 @@ describe('serp_landscape analyze', () => {
     ).body.row;
     const reply = await s.tool('serp_landscape', { page_id: page.id, depth: 'analyze', wait_ms: 0 });
     expect(reply.status).toBe(200);
-    expect([...reply.body.list.fetched, ...reply.body.list.skipped].sort()).toEqual([...SEEDS].sort());
+    const listed = [...reply.body.list.fetched, ...reply.body.list.skipped];
+    expect(listed.sort()).toEqual([...reply.body.research.researched].sort());
     expect(reply.body.research.researched).toHaveLength(5);
     expect(reply.body.research.over_cap).toHaveLength(2);
     await t.stack.drain();

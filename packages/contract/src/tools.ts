@@ -312,7 +312,7 @@ export const SerpLandscapeResult = z.object({
           .check(z.meta({ description: `Researched here (at most ${LIMITS.analyzeKeywords})` })),
         over_cap: z.array(z.string()).check(
           z.meta({
-            description: 'Listed, not researched: over the cap',
+            description: `Over the cap of ${LIMITS.analyzeKeywords}: neither listed nor researched`,
           }),
         ),
       }),
@@ -523,7 +523,7 @@ export const TOOLS = {
     result: withEstimate(GetKeywordsResult),
   },
   serp_landscape: {
-    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources) for at most ${LIMITS.analyzeKeywords} listed keywords (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources), for at most ${LIMITS.analyzeKeywords} keywords in all (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest, neither listed nor researched, in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: withEstimate(SerpLandscapeResult),
   },

@@ -154,19 +154,23 @@ async function listSelection(
 }
 
 /**
- * The keywords analyze researches: the spec caps them at LIMITS.analyzeKeywords, so a larger selection is
- * cut to the first keyword_ids given, else to the top by score; the rest are named in the reply.
+ * The keywords analyze takes: the spec caps analyze at LIMITS.analyzeKeywords ("capped at 5", whatever
+ * `limit` or `keyword_ids` asks), in every paid part: a larger selection is cut to the first keyword_ids
+ * given, else to the top by score, and only those are listed and researched; the rest are named in the reply.
  */
 function analyzeTargets(
   input: SerpLandscapeInput,
-  listed: readonly ScopeKeyword[],
-): { researched: string[]; over_cap: string[] } {
+  selection: readonly ScopeKeyword[],
+): { listed: ScopeKeyword[]; researched: string[]; over_cap: string[] } {
   const keywords = (k: readonly ScopeKeyword[]) => [...new Set(k.map((row) => row.keyword))];
-  const all = keywords(listed);
   const researched = keywords(
-    input.keyword_ids ? listed.slice(0, LIMITS.analyzeKeywords) : topByScore(listed, LIMITS.analyzeKeywords),
-  );
-  return { researched, over_cap: all.filter((k) => !researched.includes(k)) };
+    input.keyword_ids ? selection.slice(0, LIMITS.analyzeKeywords) : topByScore(selection, LIMITS.analyzeKeywords),
+  ).slice(0, LIMITS.analyzeKeywords);
+  return {
+    listed: selection.filter((k) => researched.includes(k.keyword)),
+    researched,
+    over_cap: keywords(selection).filter((k) => !researched.includes(k)),
+  };
 }
 
 interface SerpTarget {
@@ -287,13 +291,12 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
-  const { targets: selection, ideas: skippedIdeas } = lists
-    ? await listSelection(ctx, input, scope)
-    : { targets: [], ideas: [] };
+  const { targets, ideas: skippedIdeas } = lists ? await listSelection(ctx, input, scope) : { targets: [], ideas: [] };
+  const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
+  const selection = analyzed?.listed ?? targets;
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
-  const analyzed = input.depth === 'analyze' ? analyzeTargets(input, selection) : undefined;
   const [refreshed, list, research] = await Promise.all([
     refreshedSerps(ctx, scope.keywords, serps),
     lists ? listSerps(ctx, selection, target, serps) : undefined,
@@ -314,7 +317,9 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
     }),
     ...(ideas ? { ideas } : {}),
     ...(list ? { list: { ...list, skipped_ideas: skippedIdeas } } : {}),
-    ...(research && analyzed ? { research: { ...research, ...analyzed } } : {}),
+    ...(research && analyzed
+      ? { research: { ...research, researched: analyzed.researched, over_cap: analyzed.over_cap } }
+      : {}),
   };
 }
 
@@ -379,7 +384,9 @@ async function estimateSerpLandscape(
   const provider = ctx.keywordData.name;
   const plan: ToolPlan = { data_source: provider, calls: [], free: [], notes: [] };
   if (input.depth !== 'metrics') {
-    const { targets: selection } = await listSelection(ctx, input, scope);
+    const { targets } = await listSelection(ctx, input, scope);
+    const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
+    const selection = analyzed?.listed ?? targets;
     const stored = await ctx.store.serps.getMany(ctx.siteId, selection);
     const { skipped, wanted } = serpPulls(
       selection,
@@ -393,8 +400,8 @@ async function estimateSerpLandscape(
         'a SERP is stored: list skips it (serp_keyword_refresh pulls one fresh)',
       ),
     );
-    if (input.depth === 'analyze') {
-      const { researched, over_cap } = analyzeTargets(input, selection);
+    if (analyzed) {
+      const { researched, over_cap } = analyzed;
       const { done, inProcess, toQueue } = await planKeywordResearch(ctx, researched);
       plan.calls.push(...callsOf(ctx.researchSource, 'research_web', toQueue.length, deps.researchUsd('web')));
       plan.free.push(
