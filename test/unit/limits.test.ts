@@ -70,7 +70,7 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(`topic top ${limits.topicListDefault} by score`);
   // All three depths, analyze with its cap and how it waits.
   for (const depth of ['depth metrics', 'depth list', 'depth analyze']) expect(landscape.description).toContain(depth);
-  expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} listed keywords`);
+  expect(landscape.description).toContain(`for at most ${limits.analyzeKeywords} keywords in all`);
   expect(landscape.description).toContain(`the first ${limits.analyzeKeywords} keyword_ids`);
   expect(landscape.description).toContain(`about ${limits.analyzeSecondsMin} to ${limits.analyzeSecondsMax} s`);
   expect(landscape.description).toContain(

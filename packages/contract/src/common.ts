@@ -153,15 +153,21 @@ export const Timestamp = normalizedString(
   }),
 );
 
-/** A source's `accessed_at` (spec §2.3, a date): a date is kept as a date, a date-time is stored as UTC. */
-export const DateOrTimestamp = normalizedString(
-  isoDateOrTimestamp,
-  'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21',
-).check(
-  z.meta({
-    description: 'ISO 8601 date, kept as a date, or date-time, stored in UTC.',
-  }),
-);
+/**
+ * A source's `accessed_at`: the spec types it only as a date string, so an ISO 8601 date or date-time is
+ * a date kept as a date, a date-time stored as UTC, and anything else ("Oct 1, 2026") is kept as sent (a publish warns).
+ */
+export const LenientDate = z
+  .pipe(
+    z.string(),
+    z.transform((value) => isoDateOrTimestamp(value) ?? value),
+  )
+  .check(
+    z.meta({
+      description:
+        'ISO 8601 date, kept as a date, or date-time, stored in UTC; any other text is stored as sent, with a warning.',
+    }),
+  );
 
 function parseUrl(value: string): URL | null {
   try {

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { Blocks } from './blocks';
 import {
   AbsoluteUrl,
-  DateOrTimestamp,
+  LenientDate,
   HttpUrl,
   PAGE_TYPES,
   PageStatus,
@@ -27,7 +27,7 @@ export const Source = named(
     id: z.nullish(z.string()),
     title: z.nullish(z.string()),
     url: z.nullish(AbsoluteUrl),
-    accessed_at: z.nullish(DateOrTimestamp),
+    accessed_at: z.nullish(LenientDate),
   }),
   { id: 'Source' },
 );

@@ -8,6 +8,7 @@ import {
   type PageRecord,
   isKnownInlineType,
   isJsonObject,
+  isoDateOrTimestamp,
   type ArticleDoc,
   type ArticleInput,
   type Block,
@@ -24,6 +25,13 @@ import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
 import { allowedImageUrl, allowedUrl } from './urls';
 
+/**
+ * An SEO field as it takes effect: one sent empty (or only spaces) falls back as one left out does, since
+ * `<title></title>` or an empty description serves no reader or crawler (publishWarnings says so).
+ */
+const seoField = (value: string | null | undefined): string | null | undefined =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
 /** The article as stored: what was sent, with the defaults of docs/api.md#articles applied (null counts as left out). */
 export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
   const excerpt = input.excerpt ?? null;
@@ -34,8 +42,8 @@ export function articleDoc(input: ArticleInput, now: string): ArticleDoc {
     excerpt,
     copy: input.copy ?? null,
     keywords: input.keywords ?? [],
-    meta_title: input.meta_title ?? input.title,
-    meta_description: input.meta_description ?? excerpt,
+    meta_title: seoField(input.meta_title) ?? input.title,
+    meta_description: seoField(input.meta_description) ?? excerpt,
     audience: input.audience ?? null,
     goal: input.goal ?? null,
     category: input.category ?? null,
@@ -60,8 +68,8 @@ export function questionDoc(input: QuestionInput, now: string): QuestionDoc {
     answer: input.answer,
     sources: input.sources ?? [],
     topics: input.topics ?? [],
-    meta_title: input.meta_title ?? input.question,
-    meta_description: input.meta_description ?? null,
+    meta_title: seoField(input.meta_title) ?? input.question,
+    meta_description: seoField(input.meta_description) ?? null,
     related_question_ids: input.related_question_ids ?? [],
     related_article_ids: input.related_article_ids ?? [],
     status: input.status ?? 'published',
@@ -241,6 +249,19 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
   return warnings;
 }
 
+/** The SEO fields sent empty, and what is used instead. */
+function emptySeoWarnings(type: PageType, input: ArticleInput | QuestionInput): PublishWarning[] {
+  const fallbacks = {
+    meta_title: type === 'article' ? 'the title' : 'the question',
+    meta_description: type === 'article' ? 'the excerpt, if any' : 'none',
+  };
+  return (['meta_title', 'meta_description'] as const).flatMap((field) =>
+    seoField(input[field]) === undefined && typeof input[field] === 'string'
+      ? [{ path: field, message: `empty; ${fallbacks[field]} is used, as when it is left out` }]
+      : [],
+  );
+}
+
 /** What each source lacks (spec §2.3 marks no field required): it is stored and rendered with what is there. */
 function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
   return sources.flatMap((source, i) => {
@@ -256,6 +277,11 @@ function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
       });
     if (!source.accessed_at)
       out.push({ path: `${path}.accessed_at`, message: 'missing; the source is listed without a date' });
+    else if (isoDateOrTimestamp(source.accessed_at) === null)
+      out.push({
+        path: `${path}.accessed_at`,
+        message: 'not an ISO 8601 date (e.g. 2026-10-01); stored and shown as sent',
+      });
     return out;
   });
 }
@@ -346,6 +372,6 @@ export function preparePublish(
     id: pageId(siteId, input.type, doc.slug),
     doc,
     links: outgoingLinks(doc),
-    warnings: publishWarnings(input.type, doc),
+    warnings: [...emptySeoWarnings(input.type, input.value), ...publishWarnings(input.type, doc)],
   };
 }

@@ -279,15 +279,31 @@ class Renderer {
   }
 }
 
-/** Plain text of blocks, markup reduced to its words, for structured data. */
+/** A span's text among a block's texts: the spans of a block are one run of text. */
+const SPAN_TEXT = /\.children\[\d+\]\.text$/;
+
+/**
+ * Plain text of blocks, markup reduced to its words, for structured data. A block's spans join as written
+ * (a citation between "fits" and "." renders no text, and leaves no " ."); its other texts and the blocks
+ * are apart.
+ */
 function plainText(blocks: readonly Block[]): string {
   const parts: string[] = [];
   for (const block of blocks) {
-    for (const visit of blockTexts(block, ''))
-      parts.push(visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? ''));
+    let spans = '';
+    for (const visit of blockTexts(block, '')) {
+      const text = visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? '');
+      if (SPAN_TEXT.test(visit.path)) spans += text;
+      else parts.push(text);
+    }
+    parts.push(spans);
   }
   return parts.join(' ').replace(/\s+/g, ' ').trim();
 }
+
+/** When a page was last modified, never before it was first published: an editor's older `updated_at` is the later date's. */
+const modifiedAt = (publishedAt: string, updatedAt: string): string =>
+  Date.parse(updatedAt) < Date.parse(publishedAt) ? publishedAt : updatedAt;
 
 function documentHtml(
   head: { title: string; description: string | null; canonical: string; noindex: boolean; jsonLd: object },
@@ -325,7 +341,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
     description: page.meta_description,
     image: cover,
     datePublished: page.created_at,
-    dateModified: page.updated_at,
+    dateModified: modifiedAt(page.created_at, page.updated_at),
     url: canonical,
     mainEntityOfPage: canonical,
   });
@@ -360,10 +376,14 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
     name: page.question,
     text: page.question,
     dateCreated: page.created_at,
-    dateModified: page.updated_at,
+    dateModified: modifiedAt(page.created_at, page.updated_at),
     url: options.pageUrl,
     answerCount: 1 + page.community_answers.length,
-    acceptedAnswer: { '@type': 'Answer', text: plainText(page.answer), dateModified: page.updated_at },
+    acceptedAnswer: {
+      '@type': 'Answer',
+      text: plainText(page.answer),
+      dateModified: modifiedAt(page.created_at, page.updated_at),
+    },
   };
   return documentHtml(
     { title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd },

@@ -247,7 +247,8 @@ const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent
     const limitBytes = BODY_LIMITS.get(event.routeKey) ?? bodyLimitOf(undefined);
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.length > limitBytes) throw payloadTooLarge(limitBytes, raw.length);
-    const text = raw.toString('utf8');
+    // A UTF-8 byte-order mark before the JSON text is ignored (RFC 8259 §8.1 lets a parser do so).
+    const text = raw.toString('utf8').replace(/^\uFEFF/, '');
     const max = SERVICE_LIMITS.jsonDepthMax;
     if (nestsDeeperThan(text, max)) {
       const message = `nests arrays and objects deeper than ${max} levels`;

@@ -1,0 +1,93 @@
+import { article, question, startTestStack, type TestStack } from '../helpers/local';
+
+/*
+ * The tolerant reader's last gaps (issue 37 point 5): an empty SEO field falls back as a left-out one
+ * does, a body after a byte-order mark is JSON, a source date in another form is kept, and the
+ * structured data says what a crawler should read.
+ */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(() => t.stop());
+
+const visit = async (type: 'articles' | 'questions', slug: string) =>
+  (await t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null })).text;
+const jsonLdOf = (html: string) =>
+  JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html)![1]!);
+
+it('renders an empty meta_title or meta_description as if left out, with a warning for each', async () => {
+  const sent = article('empty-seo', { excerpt: 'The excerpt', meta_title: '', meta_description: '  ' });
+  const reply = await t.call('POST', '/articles', sent);
+  expect(reply.status).toBe(201);
+  expect(reply.body.warnings).toEqual(
+    expect.arrayContaining([
+      { path: 'meta_title', message: expect.stringContaining('the title is used') },
+      { path: 'meta_description', message: expect.stringContaining('the excerpt') },
+    ]),
+  );
+  const html = await visit('articles', 'empty-seo');
+  expect(html).toContain('<title>Title of empty-seo</title>');
+  expect(html).toContain('<meta name="description" content="The excerpt">');
+  const stored = await t.call('GET', `/articles/${reply.body.id}`);
+  expect(stored.body).toMatchObject({ meta_title: 'Title of empty-seo', meta_description: 'The excerpt' });
+
+  const q = await t.call('POST', '/questions', question('empty-seo-q', { meta_title: '' }));
+  expect(q.body.warnings).toEqual([{ path: 'meta_title', message: expect.stringContaining('the question is used') }]);
+  expect(await visit('questions', 'empty-seo-q')).toContain('<title>What is empty-seo-q?</title>');
+});
+
+it('accepts a JSON body that starts with a UTF-8 byte-order mark', async () => {
+  const res = await fetch(`${t.url}/articles`, {
+    method: 'POST',
+    headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
+    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(article('with-bom')))]),
+  });
+  expect(res.status).toBe(201);
+  expect(await res.json()).toMatchObject({ slug: 'with-bom', created: true });
+});
+
+it('keeps a source date that is not ISO 8601 as sent, with a warning, and still normalizes an ISO one', async () => {
+  const sources = [
+    { id: 's1', title: 'A guide', url: 'https://example.com/guide', accessed_at: 'Oct 1, 2026' },
+    { id: 's2', title: 'A study', url: 'https://example.com/study', accessed_at: '2026-10-01T12:00:00+02:00' },
+  ];
+  const reply = await t.call('POST', '/questions', question('source-dates', { sources }));
+  expect(reply.status).toBe(201);
+  expect(reply.body.warnings).toEqual([
+    { path: 'sources[0].accessed_at', message: expect.stringContaining('not an ISO 8601 date') },
+  ]);
+  const stored = await t.call('GET', `/questions/${reply.body.id}`);
+  expect(stored.body.sources.map((s: { accessed_at: string }) => s.accessed_at)).toEqual([
+    'Oct 1, 2026',
+    '2026-10-01T10:00:00.000Z',
+  ]);
+  expect(await visit('questions', 'source-dates')).toContain('accessed Oct 1, 2026');
+});
+
+it("never dates dateModified before datePublished, and joins a block's spans around a citation as written", async () => {
+  const reply = await t.call('POST', '/articles', article('old-edit', { updated_at: '2020-03-01T00:00:00Z' }));
+  const ld = jsonLdOf(await visit('articles', 'old-edit'));
+  expect(Date.parse(ld.dateModified)).toBeGreaterThanOrEqual(Date.parse(ld.datePublished));
+  expect(ld.dateModified).toBe(ld.datePublished);
+  expect(reply.body.updated_at).toBe('2020-03-01T00:00:00.000Z');
+
+  const answer = [
+    {
+      _type: 'block',
+      children: [
+        { _type: 'span', text: 'A canoe should fit the paddler' },
+        { _type: 'sourceCitation', id: 's1' },
+        { _type: 'span', text: '. Measure ' },
+        { _type: 'span', text: 'twice', marks: ['strong'] },
+        { _type: 'span', text: '.' },
+      ],
+    },
+    { _type: 'paragraph', text: 'Then paddle.' },
+  ];
+  const sources = [{ id: 's1', title: 'Fit', url: 'https://example.com/fit', accessed_at: '2026-10-01' }];
+  await t.call('POST', '/questions', question('spans', { answer, sources }));
+  const q = jsonLdOf(await visit('questions', 'spans'));
+  expect(q.acceptedAnswer.text).toBe('A canoe should fit the paddler. Measure twice. Then paddle.');
+});
