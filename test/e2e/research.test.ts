@@ -320,6 +320,47 @@ describe('research jobs', () => {
   });
 });
 
+describe('recall', () => {
+  it('answers empty when stored research shares one word with the query, and finds the research that answers it, with its matched terms', async () => {
+    const s = await site();
+    const stored: string[] = [];
+    for (const seed of ['best trail running shoes for beginners', 'how to clean muddy trail shoes']) {
+      const reply = await s.tool('research', { mode: 'web', seed });
+      expect(reply.body.status).toBe('succeeded');
+      stored.push(reply.body.research_id);
+    }
+    const recalled = async (query: string) => {
+      const recording = t.stack.dynamo.record();
+      const reply = await s.tool('recall', { query });
+      recording.stop();
+      expect(reply.status).toBe(200);
+      return { body: reply.body, operations: recording.operations() };
+    };
+    const ids = (body: { results: { research_id: string; matched_terms: string[] }[] }) =>
+      body.results.map((r) => [r.research_id, r.matched_terms]);
+
+    // Only "shoes" in common: no stored research answers it, so the caller is to research.
+    const unrelated = await recalled('zeppelin mooring masts shoes');
+    expect(unrelated.body).toMatchObject({ results: [], empty: true });
+    // One Query per term, and no read of research that does not answer.
+    expect(unrelated.operations).toEqual(Array(4).fill('Query'));
+
+    const close = await recalled('trail running shoes');
+    expect(close.body.empty).toBe(false);
+    expect(ids(close.body)).toEqual([[stored[0], ['trail', 'running', 'shoes']]]);
+    expect(close.operations).toEqual(['Query', 'Query', 'Query', 'BatchGetItem']);
+
+    // A reworded query of five terms may miss one; the cleaning research, two of five, does not answer it.
+    expect(ids((await recalled('best shoes for trail running novices')).body)).toEqual([
+      [stored[0], ['best', 'shoes', 'trail', 'running']],
+    ]);
+    expect(ids((await recalled('Trail shoes')).body)).toEqual([
+      [stored[1], ['trail', 'shoes']],
+      [stored[0], ['trail', 'shoes']],
+    ]);
+  });
+});
+
 describe('serp_landscape analyze', () => {
   const SEEDS = [
     'running shoes',

@@ -8,6 +8,7 @@ import {
   type SerpRow,
 } from '@cm/contract';
 import {
+  answeringResearch,
   ctrAt,
   keywordLocale,
   keywordScore,
@@ -15,6 +16,8 @@ import {
   nextUtcMidnight,
   normalizeDomain,
   normalizeKeyword,
+  recallThreshold,
+  researchTerms,
   topByScore,
   untrackedCompetitors,
   utcDay,
@@ -55,6 +58,43 @@ describe('keywords', () => {
     expect(keywordLocale('GB/en', 'US/en')).toBe('GB/en');
     expect(keywordLocale(undefined, 'US/en')).toBe('US/en');
     expect(keywordLocale(null, null)).toBe('WW/en');
+  });
+});
+
+describe('recall matching', () => {
+  const stored = [
+    { research_id: 'cleaning', terms: ['shoes', 'trail'] },
+    { research_id: 'beginners', terms: ['shoes', 'running', 'trail'] },
+  ];
+
+  it('needs every term of a query of up to three, and three quarters of a longer one', () => {
+    expect([1, 2, 3, 4, 5, 6, 8, 24].map(recallThreshold)).toEqual([1, 2, 3, 3, 4, 5, 6, 18]);
+  });
+
+  it('answers nothing for a query that shares one common word with stored research', () => {
+    const query = researchTerms('zeppelin mooring masts shoes');
+    expect(query).toEqual(['zeppelin', 'mooring', 'masts', 'shoes']);
+    expect(answeringResearch(query, stored, 10)).toEqual([]);
+  });
+
+  it('gives research matching enough terms, most matched first, the given order among equals, with its matched terms in query order', () => {
+    expect(answeringResearch(researchTerms('The trail running shoes'), stored, 10)).toEqual([
+      { research_id: 'beginners', matched_terms: ['trail', 'running', 'shoes'] },
+    ]);
+    expect(answeringResearch(researchTerms('trail shoes'), stored, 10)).toEqual([
+      { research_id: 'cleaning', matched_terms: ['trail', 'shoes'] },
+      { research_id: 'beginners', matched_terms: ['trail', 'shoes'] },
+    ]);
+    expect(answeringResearch(researchTerms('shoes for trail running novices'), stored, 10)).toEqual([
+      { research_id: 'beginners', matched_terms: ['shoes', 'trail', 'running'] },
+    ]);
+  });
+
+  it('keeps at most limit results, and none for a query of no terms', () => {
+    expect(answeringResearch(['trail', 'shoes'], stored, 1)).toEqual([
+      { research_id: 'cleaning', matched_terms: ['trail', 'shoes'] },
+    ]);
+    expect(answeringResearch([], stored, 10)).toEqual([]);
   });
 });
 

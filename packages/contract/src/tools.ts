@@ -489,6 +489,9 @@ export const RecallResult = z.object({
       question: z.nullable(z.string()),
       page_id: z.nullable(z.int()),
       created_at: z.string(),
+      matched_terms: z
+        .array(z.string())
+        .check(z.meta({ description: "The query's terms this research is indexed under: why it answers the query" })),
     }),
   ),
   empty: z.boolean(),
@@ -512,7 +515,7 @@ export const TOOLS = {
   },
   recall: {
     description:
-      "The site's stored research matching the query words, best match first; empty: true when nothing matches.",
+      "The site's stored research that answers the query: research matching all its words (at least three quarters of a query of four or more; stopwords ignored), most matched first, each with its matched_terms. empty: true when none does.",
     input: RecallInput,
     result: RecallResult,
   },

@@ -22,6 +22,46 @@ export function researchTerms(text: string): string[] {
   return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))].slice(0, MAX_TERMS);
 }
 
+/** Research found under some of a query's terms: the terms it is indexed under among them. */
+export interface RecallHit {
+  research_id: string;
+  terms: readonly string[];
+}
+
+/** Research that answers a query, and the query terms it matched: why recall gives it. */
+export interface RecallMatch {
+  research_id: string;
+  matched_terms: string[];
+}
+
+/**
+ * Query terms a research must match to answer the query: all of a query of up to three terms, and
+ * three quarters of a longer one, so rewording a long query still finds its research while one shared
+ * word ("shoes") finds nothing.
+ */
+export const recallThreshold = (queryTerms: number): number => Math.ceil((queryTerms * 3) / 4);
+
+/**
+ * The research that answers a query, best first: those matching at least `recallThreshold` of its
+ * terms, the most matched first, in `hits`' order among equals (the store gives them newest first).
+ * Each names its matched terms in the query's order.
+ */
+export function answeringResearch(
+  queryTerms: readonly string[],
+  hits: readonly RecallHit[],
+  limit: number,
+): RecallMatch[] {
+  const needed = recallThreshold(queryTerms.length);
+  return hits
+    .map((hit) => ({
+      research_id: hit.research_id,
+      matched_terms: queryTerms.filter((term) => hit.terms.includes(term)),
+    }))
+    .filter((match) => match.matched_terms.length > 0 && match.matched_terms.length >= needed)
+    .sort((a, b) => b.matched_terms.length - a.matched_terms.length)
+    .slice(0, limit);
+}
+
 /**
  * A research request's normalized query, which identifies it: the same mode, query and question (trimmed,
  * lower case, single spaces) ask the same thing. The store keeps a query's latest research and claim under it.

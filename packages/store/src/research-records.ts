@@ -142,13 +142,16 @@ export class ResearchStore {
     }
   }
 
-  /** Research matching the most terms first, newer first among equals: one Query per term, then one batched read. */
-  async recall(
+  /**
+   * Research indexed under any of `terms`, newest first, each with the terms it matched: one Query per
+   * term. Which of them answer the query is core's rule (answeringResearch); `getMany` then reads them.
+   */
+  async findByTerms(
     siteId: number,
     terms: readonly string[],
-    filter: { mode?: JobMode; page_id?: number; limit: number },
-  ): Promise<StoredResearch[]> {
-    const hits = new Map<string, { matches: number; order: string }>();
+    filter: { mode?: JobMode; page_id?: number },
+  ): Promise<{ research_id: string; terms: string[] }[]> {
+    const hits = new Map<string, { terms: string[]; order: string }>();
     await Promise.all(
       terms.map(async (term) => {
         const out = await this.db.send(
@@ -163,17 +166,14 @@ export class ResearchStore {
         for (const entry of (out.Items ?? []).map(decodeResearchTerm)) {
           if (filter.mode && entry.mode !== filter.mode) continue;
           if (filter.page_id !== undefined && entry.page_id !== filter.page_id) continue;
-          const hit = hits.get(entry.research_id) ?? { matches: 0, order: entry.sk };
-          hit.matches += 1;
+          const hit = hits.get(entry.research_id) ?? { terms: [], order: entry.sk };
+          hit.terms.push(term);
           hits.set(entry.research_id, hit);
         }
       }),
     );
-    const best = [...hits.entries()]
-      .sort((a, b) => b[1].matches - a[1].matches || b[1].order.localeCompare(a[1].order))
-      .slice(0, filter.limit)
-      .map(([id]) => id);
-    const byId = await this.getMany(siteId, best);
-    return best.flatMap((id) => byId.get(id) ?? []);
+    return [...hits.entries()]
+      .sort((a, b) => b[1].order.localeCompare(a[1].order))
+      .map(([research_id, hit]) => ({ research_id, terms: hit.terms }));
   }
 }
