@@ -386,6 +386,8 @@ describe('serp_backlinks', () => {
     expect(await monthsOf(' 4.5 ')).toBe(4);
     expect(await monthsOf('36')).toBeLessThanOrEqual(36);
     expect(await monthsOf(36.9)).toBeLessThanOrEqual(36);
+    // null is left out, as for every other optional field: the default's months, as with none sent.
+    expect(await monthsOf(null)).toBe(await monthsOf(undefined));
     const links = await s.tool('serp_backlinks', { scope: 'site', depth: 'links', limit: '3' });
     expect(links.body.links).toHaveLength(3);
     expect((await s.tool('serp_backlinks', { scope: 'site', depth: 'links', limit: 2.5 })).body.links).toHaveLength(2);
@@ -397,7 +399,6 @@ describe('serp_backlinks', () => {
       [{ trend_months: 'twelve' }, 'trend_months'],
       [{ trend_months: '' }, 'trend_months'],
       [{ trend_months: true }, 'trend_months'],
-      [{ trend_months: null }, 'trend_months'],
       [{ depth: 'links', scope: 'site', limit: '1001' }, 'limit'],
       [{ depth: 'links', scope: 'site', limit: 0.2 }, 'limit'],
       [{ depth: 'links', scope: 'site', limit: [5] }, 'limit'],

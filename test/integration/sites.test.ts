@@ -132,6 +132,21 @@ describe('sites and API keys', () => {
       return JSON.parse(stdout) as Record<string, unknown>;
     };
 
+    it("reaches the local stack's DynamoDB on DYNAMODB_PORT when no endpoint is named, as `npm start` takes it", async () => {
+      const port = new URL(dynamo.endpoint).port;
+      const out = { stdout: '', stderr: '' };
+      const code = await runSites(
+        ['create', '--name', 'On its port', '--domain', 'port.example.com'],
+        { log: (line) => (out.stdout += line), error: (line) => (out.stderr += line) },
+        { DYNAMODB_PORT: port, TABLE_NAME: 'sites-test' },
+      );
+      expect({ code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(out.stdout)).toMatchObject({
+        site_id: expect.any(Number),
+        api_key: expect.stringMatching(/^cmk_/),
+      });
+    });
+
     it('rotate-key prints the new key; the old one keeps working for the grace period', async () => {
       const { site, api_key: old } = await store.sites.create({ name: 'CLI', domain: 'cli.example.com' });
       const before = Date.now();

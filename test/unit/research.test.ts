@@ -309,10 +309,13 @@ describe('tolerant tool parameters', () => {
     expect(parse({ trend_months: 12.7 }).data?.trend_months).toBe(12);
     expect(parse({ trend_months: '36' }).data?.trend_months).toBe(36);
     expect(parse({ trend_months: ' 7.99 ' }).data?.trend_months).toBe(7);
-    expect(parse({}).data?.trend_months).toBe(18);
+    // Left out or null: the default applies in the tool (18 months), as for every other optional field.
+    expect(parse({}).success).toBe(true);
+    expect(parse({ trend_months: null }).data?.trend_months).toBeNull();
+    expect(parse({ depth: 'links', scope: 'site', limit: null }).success).toBe(true);
     expect(parse({ depth: 'links', scope: 'site', limit: '250' }).data?.limit).toBe(250);
     expect(parse({ depth: 'links', scope: 'site', limit: 999.9 }).data?.limit).toBe(999);
-    for (const trend_months of [0.5, '0', 37, '36.0001e1', 'abc', '', '0x10', false, null, [12]]) {
+    for (const trend_months of [0.5, '0', 37, '36.0001e1', 'abc', '', '0x10', false, [12]]) {
       expect([trend_months, parse({ trend_months }).success]).toEqual([trend_months, false]);
     }
   });

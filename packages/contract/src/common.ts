@@ -5,9 +5,13 @@ import * as z from 'zod/mini';
 // These calls are why package.json names this module as having side effects: a bundle keeps it wherever the contract is imported.
 z.config(en());
 
-// A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type message.
+// A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type
+// message, or for an enum its "Invalid option" one.
 z.config({
-  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
+  customError: (issue) =>
+    (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined
+      ? 'Required'
+      : undefined,
 });
 
 /**

@@ -53,7 +53,7 @@ export const DbInsertInput = z.object({
   table: TableName,
   row: z
     .record(z.string(), z.unknown())
-    .check(z.meta({ description: "The row's fields; see the table's schema in the README" })),
+    .check(z.meta({ description: "The row's fields, as the table's schema in docs/api.md#tables has them" })),
 });
 export type DbInsertInput = z.output<typeof DbInsertInput>;
 
@@ -148,16 +148,16 @@ export const SerpBacklinksInput = z
       }),
     ),
     depth: z._default(z.enum(BACKLINK_DEPTHS), 'overview'),
-    // prefault, not default: the default is an input, so the JSON Schema shows it.
-    trend_months: z.prefault(count(1, LIMITS.trendMonthsMax), LIMITS.trendMonthsDefault),
+    // null is left out, as for every other optional field; the JSON Schema shows the default.
+    trend_months: z.nullish(count(1, LIMITS.trendMonthsMax)).check(z.meta({ default: LIMITS.trendMonthsDefault })),
     limit: z
-      .optional(count(1, LIMITS.linksMax))
+      .nullish(count(1, LIMITS.linksMax))
       .check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
     ...EstimateFields,
   })
   .check(
     z.superRefine((v, ctx) => {
-      if (v.limit !== undefined && v.depth !== 'links')
+      if (v.limit !== undefined && v.limit !== null && v.depth !== 'links')
         ctx.addIssue({ code: 'custom', path: ['limit'], message: 'applies to depth links only' });
       if (v.depth === 'links' && v.scope === 'all')
         ctx.addIssue({

@@ -17,8 +17,8 @@ revoke-key  --site: every key of the site stops (rotate-key gives it a new one);
 budget      Sets the site's daily and monthly spend limits and its approval threshold (paid calls estimated
             above it answer approval_required; none: no limit, no threshold) and prints its budget (GET /v1/budget).
 
-Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default http://127.0.0.1:8000,
-the local stack) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
+Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default the local stack's,
+http://127.0.0.1:DYNAMODB_PORT, port 8000 unless set) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
 with your AWS credentials and AWS_REGION.`;
 
 const CreateSite = z.object({
@@ -83,7 +83,8 @@ function parsed<S extends z.ZodMiniType>(out: SitesOutput, schema: S, values: un
 }
 
 function openClient(env: NodeJS.ProcessEnv) {
-  const endpoint = env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000';
+  // The local stack's DynamoDB, on the port `npm start` was given (DYNAMODB_PORT), unless an endpoint is named.
+  const endpoint = env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${env.DYNAMODB_PORT || 8000}`;
   return createDocumentClient(endpoint === 'aws' ? { region: env.AWS_REGION } : { endpoint });
 }
 

@@ -10,10 +10,19 @@ import {
 import { pageId, pageRecord, pageTypeOfId, suppressedLinks, visitorUrl } from '@cm/core';
 import type { Store } from '@cm/store';
 
-/** A page of the site by its id, every stored field with defaults applied; `404` when there is none of that type. */
-export async function readPage(store: Store, siteId: number, type: PageType, id: string): Promise<PageRecord> {
+/**
+ * A page of the site by its id, every stored field with defaults applied; `404` when there is none of
+ * that type, named as the caller asked for it (`asked`: by slug, the id derived from it means nothing to them).
+ */
+export async function readPage(
+  store: Store,
+  siteId: number,
+  type: PageType,
+  id: string,
+  asked = `id ${id}`,
+): Promise<PageRecord> {
   const page = pageTypeOfId(id) === type ? await store.pages.get(siteId, type, id) : null;
-  if (!page) throw notFound(`No ${type} with id ${id}`);
+  if (!page) throw notFound(`No ${type} with ${asked}`);
   return pageRecord(page);
 }
 
@@ -28,7 +37,8 @@ export async function listPages(
   query: PageListQuery,
   baseUrl: string,
 ): Promise<PageRecord | PageList> {
-  if (query.slug !== undefined) return readPage(store, siteId, type, pageId(siteId, type, query.slug));
+  if (query.slug !== undefined)
+    return readPage(store, siteId, type, pageId(siteId, type, query.slug), `slug ${JSON.stringify(query.slug)}`);
   const listing = await store.pages.list(siteId, type, query);
   const suppressed =
     query.suppressed_links === 'true'

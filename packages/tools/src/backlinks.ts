@@ -145,7 +145,7 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
   const trend = (profiles: Tracked[]) =>
     profiles.map((t) => ({
       domain: t.profile.domain,
-      points: trendWithin(t.profile.trend, input.trend_months, ctx.now),
+      points: trendWithin(t.profile.trend, input.trend_months ?? LIMITS.trendMonthsDefault, ctx.now),
     }));
   const othersOf = (t: Tracked) => competitorProfiles.filter((c) => c !== t).map((c) => c.profile);
 

@@ -1,0 +1,29 @@
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* Messages that say what the caller did: a missing field is required, a missing slug is named as sent. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(() => t.stop());
+
+it('says a notify without type that type is Required, not that its value is not an option', async () => {
+  const reply = await t.call('POST', '/api/content/notify', { id: 'art_aaaaaaaaaaaaaaaa', status: 'draft' });
+  expect(reply.status).toBe(400);
+  expect(reply.body.issues).toEqual([{ path: 'type', message: 'Required' }]);
+  // A value that is there but wrong still says what it may be.
+  const wrong = await t.call('POST', '/api/content/notify', { id: 'art_aaaaaaaaaaaaaaaa', type: 'page' });
+  expect(wrong.body.issues).toEqual([{ path: 'type', message: expect.stringContaining('"article"') }]);
+  // The same for a publish without its required fields.
+  const publish = await t.call('POST', '/articles', { slug: 'no-title', body: [] });
+  expect(publish.body.issues).toEqual([{ path: 'title', message: 'Required' }]);
+});
+
+it('names a slug that is not there by the slug the caller sent, not by an id it never saw', async () => {
+  const reply = await t.call('GET', '/articles?slug=never-published');
+  expect(reply.status).toBe(404);
+  expect(reply.body.message).toBe('No article with slug "never-published"');
+  const byId = await t.call('GET', '/questions/que_aaaaaaaaaaaaaaaa');
+  expect(byId.body.message).toBe('No question with id que_aaaaaaaaaaaaaaaa');
+});
