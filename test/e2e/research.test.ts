@@ -85,6 +85,43 @@ describe('research, keywords mode', () => {
     expect(stored.body.rows).toHaveLength(3);
     expect(stored.body.rows.every((row: { is_idea: boolean }) => row.is_idea)).toBe(true);
   });
+
+  it("keeps the page's own keywords and committed ones committed; only new candidates are ideas (audit)", async () => {
+    const s = await site();
+    const page = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Canoes', primary_keyword: 'canoe guide', secondary_keywords: ['canoe fit', 'canoe care'] },
+      })
+    ).body.row;
+    const topic = (await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Paddling' } })).body.row;
+    expect((await s.tool('get_keywords', { topic_id: topic.id, seeds: ['kayak paddles'] })).status).toBe(200);
+
+    const reply = await s.tool('research', {
+      mode: 'keywords',
+      seed: 'canoe guide, canoe fit, canoe care, kayak paddles, canoe paint',
+      page_id: page.id,
+    });
+    expect(reply.status).toBe(200);
+    const rows = (await s.tool('db_select', { table: 'cm_keywords', limit: 100 })).body.rows as {
+      keyword: string;
+      is_idea: boolean;
+    }[];
+    const ideaOf = Object.fromEntries(rows.map((row) => [row.keyword, row.is_idea]));
+    expect(ideaOf).toEqual({
+      'canoe guide': false,
+      'canoe fit': false,
+      'canoe care': false,
+      'kayak paddles': false,
+      'canoe paint': true,
+    });
+
+    // Page scope covers all of the page's keywords, and one of them is a list target on its own.
+    const list = await s.tool('serp_landscape', { page_id: page.id, depth: 'list' });
+    expect(list.status).toBe(200);
+    expect([...list.body.list.fetched].sort()).toEqual(['canoe care', 'canoe fit', 'canoe guide']);
+    expect((await s.tool('serp_landscape', { keyword: 'canoe guide', depth: 'list' })).status).toBe(200);
+  });
 });
 
 describe('research jobs', () => {

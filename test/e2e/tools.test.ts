@@ -47,14 +47,15 @@ describe('tool surface', () => {
     const reply = await t.call('GET', '/v1/tools');
     const backlinks = reply.body.find((tool: { name: string }) => tool.name === 'serp_backlinks');
     const numberOrString = { anyOf: [{ type: 'number' }, { type: 'string', pattern: expect.any(String) }] };
+    // Either one, or null (taken as left out).
     expect(backlinks.input_schema.properties.trend_months).toMatchObject({
-      ...numberOrString,
-      minimum: 1,
-      maximum: 36,
+      anyOf: [{ ...numberOrString, minimum: 1, maximum: 36 }, { type: 'null' }],
       default: 18,
     });
-    expect(backlinks.input_schema.properties.limit).toMatchObject({ ...numberOrString, minimum: 1, maximum: 1000 });
-    const pattern = new RegExp(backlinks.input_schema.properties.trend_months.anyOf[1].pattern);
+    expect(backlinks.input_schema.properties.limit).toMatchObject({
+      anyOf: [{ ...numberOrString, minimum: 1, maximum: 1000 }, { type: 'null' }],
+    });
+    const pattern = new RegExp(backlinks.input_schema.properties.trend_months.anyOf[0].anyOf[1].pattern);
     expect(['12', '12.7', '-3', '0.5'].every((v) => pattern.test(v))).toBe(true);
     expect(['abc', '', '1e3', '12px'].some((v) => pattern.test(v))).toBe(false);
   });
@@ -491,7 +492,7 @@ describe('serp_landscape', () => {
     expect(withSerp.serp.top_domains.length).toBeGreaterThan(0);
 
     const repeat = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
-    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [], skipped_ideas: [] });
+    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [] });
     expect(repeat.body.list.skipped).toHaveLength(10);
     expect(repeat.body.cached).toBe(true);
 
@@ -555,7 +556,7 @@ describe('serp_landscape', () => {
     expect(list.body.list.fetched).toEqual(['carbon plate shoes']);
   });
 
-  it("leaves a page's keyword known only as an idea out of list and analyze, in page and topic scope, naming it; metrics marks it", async () => {
+  it('covers every keyword a page names in page and topic scope, one stored as an idea included: the page commits it', async () => {
     const s = await site();
     await insert(s, 'cm_keywords', { keyword: 'carbon plate shoes', is_idea: true });
     const topic = await insert(s, 'cm_topics', { name: 'Racing' });
@@ -574,21 +575,22 @@ describe('serp_landscape', () => {
         fetched: expect.any(Array),
         skipped: expect.any(Array),
         failed: [],
-        skipped_ideas: ['carbon plate shoes'],
       });
-      expect([...list.body.list.fetched, ...list.body.list.skipped]).toEqual(['racing flats']);
-      const analyze = await s.tool('serp_landscape', { ...scope, depth: 'analyze', wait_ms: 0 });
-      expect(analyze.status).toBe(200);
-      expect(analyze.body.list.skipped_ideas).toEqual(['carbon plate shoes']);
-      expect([...analyze.body.research.in_process, ...Object.keys(analyze.body.research.facts_by_keyword)]).toEqual([
+      expect([...list.body.list.fetched, ...list.body.list.skipped].sort()).toEqual([
+        'carbon plate shoes',
         'racing flats',
       ]);
+      const analyze = await s.tool('serp_landscape', { ...scope, depth: 'analyze', wait_ms: 0 });
+      expect(analyze.status).toBe(200);
+      expect(
+        [...analyze.body.research.in_process, ...Object.keys(analyze.body.research.facts_by_keyword)].sort(),
+      ).toEqual(['carbon plate shoes', 'racing flats']);
     }
-    expect(t.stack.queues.research.sent).toBe(queued + 1); // racing flats only, once
+    expect(t.stack.queues.research.sent).toBe(queued + 2); // each keyword once
 
     const metrics = await s.tool('serp_landscape', { page_id: page.id });
     const shown = Object.fromEntries(metrics.body.keywords.map((k: { keyword: string }) => [k.keyword, k]));
-    expect(shown['carbon plate shoes']).toMatchObject({ is_idea: true, serp: null }); // never pulled
+    expect(shown['carbon plate shoes']).toMatchObject({ is_idea: false, serp: expect.any(Object) });
     expect(shown['racing flats']).toMatchObject({ is_idea: false, serp: expect.any(Object) });
   });
 
@@ -640,7 +642,7 @@ describe('serp_landscape and serp_keyword_refresh across locales', () => {
 
       // list still pulls the SERP of the keyword's own locale, which then shows.
       const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
-      expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [], skipped_ideas: [] });
+      expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [] });
       expect(list.body.keywords[0].serp.locale).toBe(own);
       expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
     },

@@ -310,7 +310,7 @@ describe('tolerant tool parameters', () => {
     expect(parse({ trend_months: '36' }).data?.trend_months).toBe(36);
     expect(parse({ trend_months: ' 7.99 ' }).data?.trend_months).toBe(7);
     // Left out or null: the default applies in the tool (18 months), as for every other optional field.
-    expect(parse({}).success).toBe(true);
+    expect(parse({}).data?.trend_months).toBe(18);
     expect(parse({ trend_months: null }).data?.trend_months).toBeNull();
     expect(parse({ depth: 'links', scope: 'site', limit: null }).success).toBe(true);
     expect(parse({ depth: 'links', scope: 'site', limit: '250' }).data?.limit).toBe(250);

@@ -148,8 +148,8 @@ export const SerpBacklinksInput = z
       }),
     ),
     depth: z._default(z.enum(BACKLINK_DEPTHS), 'overview'),
-    // null is left out, as for every other optional field; the JSON Schema shows the default.
-    trend_months: z.nullish(count(1, LIMITS.trendMonthsMax)).check(z.meta({ default: LIMITS.trendMonthsDefault })),
+    // prefault, so the JSON Schema shows the default; null is taken as left out (the tool applies the default).
+    trend_months: z.prefault(z.nullish(count(1, LIMITS.trendMonthsMax)), LIMITS.trendMonthsDefault),
     limit: z
       .nullish(count(1, LIMITS.linksMax))
       .check(z.meta({ description: `depth links: linking pages (default ${LIMITS.linksDefault})` })),
@@ -290,9 +290,6 @@ export const SerpLandscapeResult = z.object({
       fetched: z.array(z.string()),
       skipped: z.array(z.string()),
       failed: z.array(z.string()),
-      skipped_ideas: z
-        .array(z.string())
-        .check(z.meta({ description: "The scope's keywords known only as ideas, left out of list and analyze" })),
     }),
   ),
   research: z
@@ -509,7 +506,7 @@ interface ToolSpec {
  */
 export const TOOLS = {
   research: {
-    description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored as ideas (linked to page_id). mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
+    description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored linked to page_id: new candidates as ideas, the page's own keywords and committed ones committed. mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
     input: ResearchInput,
     result: withEstimate(ResearchResult),
   },

@@ -72,9 +72,12 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
   });
 }
 
+/** A keyword a page names is committed by it (spec: page scope covers all of them), whatever its row says. */
+const namedByPage = (k: ScopeKeyword): ScopeKeyword => ({ ...k, is_idea: false });
+
 /**
- * The keywords of the scope, each (locale, keyword) once: a topic's linked ideas are left out; a page's
- * keyword known only as an idea stays, marked (is_idea), for metrics, and list leaves it out.
+ * The keywords of the scope, each (locale, keyword) once: a topic's linked ideas are left out; the
+ * keywords its pages name, and a page's own, are all in, a row of one stored as an idea included.
  */
 async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
   if (input.keyword !== undefined) {
@@ -88,7 +91,7 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
     const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
     return {
       info: { type: 'page', id: page.id, name: page.title },
-      keywords: await keywordsByText(ctx, pageKeywords(page), locale),
+      keywords: (await keywordsByText(ctx, pageKeywords(page), locale)).map(namedByPage),
     };
   }
   // The input schema requires exactly one of keyword, page_id and topic_id.
@@ -108,7 +111,8 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
     if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
   const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);
   for (const k of fromPages)
-    if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
+    if (!keywords.has(keywordUnique(k.locale, k.keyword)))
+      keywords.set(keywordUnique(k.locale, k.keyword), namedByPage(k));
   return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
 }
 
@@ -116,16 +120,11 @@ const invalid = (path: string, message: string) => fieldError('body', path, mess
 
 /**
  * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
- * analyze lists the same (a topic's default N is LIMITS.analyzeKeywords) and researches at most
+ * analyze lists the same (a topic's default N is LIMITS.analyzeKeywords) and takes at most
  * LIMITS.analyzeKeywords of them (analyzeTargets). Ideas are never targets: one named (keyword scope,
- * keyword_ids) is a 400; a page's keywords known only as ideas are left out and named in `ideas`, so the
- * rest of the page or topic is still listed.
+ * keyword_ids) is a 400; a page's keywords are committed by the page, and a topic's ideas are not in its scope.
  */
-async function listSelection(
-  ctx: ToolContext,
-  input: SerpLandscapeInput,
-  scope: Scope,
-): Promise<{ targets: ScopeKeyword[]; ideas: string[] }> {
+async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
   const analyze = input.depth === 'analyze';
   const idea = scope.info.type === 'keyword' ? scope.keywords.find((k) => k.is_idea) : undefined;
   if (idea) {
@@ -136,21 +135,15 @@ async function listSelection(
   }
   if (input.keyword_ids) {
     const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', input.keyword_ids);
-    const targets = input.keyword_ids.map((id, i) => {
+    return input.keyword_ids.map((id, i) => {
       const row = rows.get(id);
       if (!row) throw invalid(`keyword_ids[${i}]`, `no cm_keywords row with id ${id}`);
       if (row.is_idea) throw invalid(`keyword_ids[${i}]`, `keyword ${id} is an idea; ideas are never list targets`);
       return scopeKeywordOf(row);
     });
-    return { targets, ideas: [] };
   }
-  const committed = scope.keywords.filter((k) => !k.is_idea);
-  const ideas = scope.keywords.filter((k) => k.is_idea).map((k) => k.keyword);
-  if (scope.info.type !== 'topic') return { targets: committed, ideas };
-  return {
-    targets: topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault)),
-    ideas,
-  };
+  if (scope.info.type !== 'topic') return scope.keywords;
+  return topByScore(scope.keywords, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
 }
 
 /**
@@ -291,7 +284,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
-  const { targets, ideas: skippedIdeas } = lists ? await listSelection(ctx, input, scope) : { targets: [], ideas: [] };
+  const targets = lists ? await listSelection(ctx, input, scope) : [];
   const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
   const selection = analyzed?.listed ?? targets;
   // One batched read of the stored SERPs serves both what list skips and the metrics.
@@ -316,7 +309,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
       colors,
     }),
     ...(ideas ? { ideas } : {}),
-    ...(list ? { list: { ...list, skipped_ideas: skippedIdeas } } : {}),
+    ...(list ? { list } : {}),
     ...(research && analyzed
       ? { research: { ...research, researched: analyzed.researched, over_cap: analyzed.over_cap } }
       : {}),
@@ -384,7 +377,7 @@ async function estimateSerpLandscape(
   const provider = ctx.keywordData.name;
   const plan: ToolPlan = { data_source: provider, calls: [], free: [], notes: [] };
   if (input.depth !== 'metrics') {
-    const { targets } = await listSelection(ctx, input, scope);
+    const targets = await listSelection(ctx, input, scope);
     const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
     const selection = analyzed?.listed ?? targets;
     const stored = await ctx.store.serps.getMany(ctx.siteId, selection);

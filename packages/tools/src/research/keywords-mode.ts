@@ -1,16 +1,23 @@
-import { keywordSeeds, type ResearchInput } from '@cm/contract';
-import { rowOrNotFound, siteOf, type ToolContext } from '../context';
+import { keywordSeeds, normalizeKeyword, type ResearchInput } from '@cm/contract';
+import { pageKeywords, rowOrNotFound, siteOf, type ToolContext } from '../context';
 import { upsertKeywords } from '../keywords';
 import { keywordMetricsPrice } from '@cm/providers';
 import { callsOf, type ToolPlan } from '../plan';
 
 /* research's keywords mode: answered at once, with no job. */
 
-/** What keywords mode pulls: the seeds' metrics in the site's locale (one call), after the page it links to is found. */
+/**
+ * What keywords mode pulls: the seeds' metrics in the site's locale (one call), after the page it links
+ * to is found; and the keywords that page names (its primary and secondary ones), which stay committed.
+ */
 export async function keywordResearchPlan(ctx: ToolContext, input: ResearchInput) {
   const site = await siteOf(ctx);
-  if (input.page_id) await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-  return { site, seeds: keywordSeeds(input.seed) };
+  const page = input.page_id ? await rowOrNotFound(ctx, 'cm_pages', input.page_id) : null;
+  return {
+    site,
+    seeds: keywordSeeds(input.seed),
+    pageNamed: new Set(page ? pageKeywords(page).map(normalizeKeyword) : []),
+  };
 }
 
 /** keywords mode with estimate: true: one metrics call of the seeds (always pulled fresh). */
@@ -25,9 +32,12 @@ export async function estimateKeywordResearch(ctx: ToolContext, input: ResearchI
   };
 }
 
-/** keywords mode: inline metrics for the seeds, stored as ideas linked to the page. */
+/**
+ * keywords mode: inline metrics for the seeds, stored linked to the page. Only new candidates are ideas:
+ * a seed the page names is committed (an idea row of it too), and a committed row stays committed.
+ */
 export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
-  const { site, seeds } = await keywordResearchPlan(ctx, input);
+  const { site, seeds, pageNamed } = await keywordResearchPlan(ctx, input);
   const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(keyword);
@@ -49,6 +59,7 @@ export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
         checked_at: checkedAt,
         data_source: ctx.keywordData.name,
         ...(input.page_id ? { page_id: input.page_id } : {}),
+        ...(pageNamed.has(keyword) ? { is_idea: false } : {}),
       },
     })),
     { is_idea: true },
