@@ -332,6 +332,14 @@ export const SerpKeywordRefreshResult = z.object({
   quota: z.object({ limit: z.int(), used: z.int(), resets_at: z.string() }),
 });
 
+/** A web, reddit or url call that found the same query in process and answers with that job instead of a job of its own. */
+const Joined = z.optional(z.literal(true)).check(
+  z.meta({
+    description:
+      'true: a job was already researching the same query (mode, seed, question); the call joined it, at no cost',
+  }),
+);
+
 export const ResearchResult = z.union([
   z.object({
     ...ToolMeta,
@@ -346,11 +354,18 @@ export const ResearchResult = z.union([
       }),
     ),
   }),
-  z.object({ ...ToolMeta, job_id: z.nullable(z.string()), status: z.literal('succeeded'), ...ResearchFindings }),
+  z.object({
+    ...ToolMeta,
+    job_id: z.nullable(z.string()),
+    status: z.literal('succeeded'),
+    ...ResearchFindings,
+    joined: Joined,
+  }),
   z.object({
     ...ToolMeta,
     job_id: z.string(),
     status: z.enum(['queued', 'running', 'failed']),
+    joined: Joined,
     error: JobView.shape.error,
     retry_after_ms: z.optional(z.int()).check(
       z.meta({
@@ -506,7 +521,7 @@ interface ToolSpec {
  */
 export const TOOLS = {
   research: {
-    description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored linked to page_id: new candidates as ideas, the page's own keywords and committed ones committed. mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage.`,
+    description: `Research a topic. mode keywords: ${KEYWORD_SEEDS}, answered at once with volume, cpc_usd and intent, stored linked to page_id: new candidates as ideas, the page's own keywords and committed ones committed. mode web, reddit (web scoped to reddit) or url (one https page; question gives the focus): a queued job of ${LIMITS.researchSecondsMin} to ${LIMITS.researchSecondsMax} s that finds facts and opinions citing sources src-<n>; the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers the research or { job_id, status: "running" } to collect with GET /v1/jobs/{job_id}. At most ${LIMITS.concurrentResearch} web, reddit and url calls run at once across the service (429 concurrency_limit_exceeded, retry after ${LIMITS.researchRetryAfterMs / 1000} s). Run it only after recall came back empty; a repeated query is answered from storage, and a call identical to one whose job is in process joins that job (same job_id, joined: true, no cost).`,
     input: ResearchInput,
     result: withEstimate(ResearchResult),
   },

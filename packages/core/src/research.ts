@@ -72,3 +72,11 @@ export const normalizedResearchQuery = (mode: JobMode, query: string, question?:
     query.trim().toLowerCase().replace(/\s+/g, ' '),
     (question ?? '').trim().toLowerCase().replace(/\s+/g, ' '),
   ].join('\n');
+
+/**
+ * The identity of a research job, from what it stores: its normalized query. `page_id` is left out, as
+ * it only links the stored research to a page and changes none of the findings; `wait_ms` only how long
+ * the caller waits. Two calls with the same identity share one job while it is in process.
+ */
+export const researchJobQuery = (input: { mode: JobMode; query: string; question: string | null }): string =>
+  normalizedResearchQuery(input.mode, input.query, input.question);

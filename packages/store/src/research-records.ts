@@ -56,15 +56,6 @@ export class ResearchStore {
     return out.Item ? decodeResearch(out.Item) : null;
   }
 
-  /** The latest research of a query, if it was done at or after `since`. */
-  async latest(siteId: number, queryKey: string, since: string): Promise<StoredResearch | null> {
-    const key = researchQueryKey(siteId, queryKey);
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key }));
-    const query = out.Item && decodeResearchQuery(out.Item, key);
-    if (!query?.research_id || !query.created_at || query.created_at < since) return null;
-    return this.get(siteId, query.research_id);
-  }
-
   /** Research by id, in one batched read; missing ids are left out. */
   async getMany(siteId: number, researchIds: readonly string[]): Promise<Map<string, StoredResearch>> {
     const items = await batchGet(
@@ -75,12 +66,14 @@ export class ResearchStore {
     return new Map(items.map(decodeResearch).map((record) => [record.research_id, record]));
   }
 
-  /** Where each query stands, in one batched read. */
+  /** Where each query stands, in one batched read, strongly consistent: a caller that lost a claim reads who holds it. */
   async queryStates(siteId: number, queryKeys: readonly string[]): Promise<Map<string, QueryState>> {
     const items = await batchGet(
       this.db,
       this.table,
       [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)),
+      undefined,
+      { consistent: true },
     );
     return new Map(
       items

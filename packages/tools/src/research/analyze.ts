@@ -1,15 +1,13 @@
 import { ApiError } from '@cm/contract';
-import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
+import { normalizedResearchQuery } from '@cm/core';
 import type { ToolContext } from '../context';
-import { findingsOf, isEnded, newJobId, queueJob } from './jobs';
-import { expireLapsed, hasLapsed, lapsedPlace } from './leases';
+import { queryStates, queueClaimedJob } from './claims';
+import { findingsOf, isEnded } from './jobs';
+import { expireLapsed, hasLapsed } from './leases';
 import type { Job } from '@cm/store';
 import { nextPoll } from './waiting';
 
 /* serp_landscape analyze's research: a web job per keyword, queued once however many callers ask. */
-
-/** A query's claim older than this is taken over even without its job (one never written, or gone). */
-const CLAIM_STALE_MS = 15 * 60_000;
 
 /** analyze researches each keyword as a web query of its own. */
 const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web', keyword, null);
@@ -22,23 +20,19 @@ const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web',
  */
 const isId = (id: string | null): id is string => id !== null;
 
-/**
- * The research state of each keyword's query, read with one batched read: done (researched in the last
- * RECENT_RESEARCH_MS), in process (a job claimed it, not stale), and each one's job and research.
- */
+/** The research state of each keyword's query ({@link queryStates}), by keyword. */
 async function researchStates(ctx: ToolContext, keywords: readonly string[]) {
-  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
-  const staleBefore = new Date(ctx.now.getTime() - CLAIM_STALE_MS).toISOString();
-  const states = await ctx.store.research.queryStates(ctx.siteId, keywords.map(keywordResearchQuery));
-  const stateOf = (keyword: string) => states.get(keywordResearchQuery(keyword));
-  const isDone = (keyword: string) => (stateOf(keyword)?.created_at ?? '') >= since && !!stateOf(keyword)?.research_id;
+  const states = await queryStates(ctx, keywords.map(keywordResearchQuery));
+  const byKeyword =
+    <T>(read: (query: string) => T) =>
+    (keyword: string) =>
+      read(keywordResearchQuery(keyword));
   return {
-    staleBefore,
-    isDone,
-    isInProcess: (keyword: string) => !isDone(keyword) && (stateOf(keyword)?.pending_at ?? '') >= staleBefore,
-    /** The job researching a keyword now, and the research it has; null for none. */
-    pendingJobOf: (keyword: string) => stateOf(keyword)?.pending_job ?? null,
-    researchIdOf: (keyword: string) => stateOf(keyword)?.research_id ?? null,
+    staleBefore: states.staleBefore,
+    isDone: byKeyword(states.isDone),
+    isInProcess: byKeyword(states.isInProcess),
+    pendingJobOf: byKeyword(states.pendingJobOf),
+    researchIdOf: byKeyword(states.researchIdOf),
   };
 }
 
@@ -148,27 +142,12 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   };
 }
 
-/**
- * Claims the keyword's query for a new job and queues it, with a place under the cap if one is free, or
- * else to wait for one; a caller that lost the claim leaves it to the winner.
- */
+/** Queues the keyword's research under its query's claim, with a place if one is free, or else to wait for one. */
 async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
-  const jobId = newJobId();
-  const queryKey = keywordResearchQuery(keyword);
-  if (!(await ctx.store.research.claimQuery(ctx.siteId, queryKey, jobId, ctx.now.toISOString(), staleBefore))) return;
-  const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
-  const placed = (await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store))).taken;
-  try {
-    await queueJob(
-      ctx,
-      jobId,
-      'serp_landscape',
-      { mode: 'web', query: keyword, question: null, page_id: null },
-      placed ? leaseUntil : null,
-    );
-  } catch (error) {
-    if (placed) await ctx.store.researchSlots.free(jobId);
-    await ctx.store.research.releaseQuery(ctx.siteId, queryKey, jobId);
-    throw error;
-  }
+  await queueClaimedJob(
+    ctx,
+    'serp_landscape',
+    { mode: 'web', query: keyword, question: null, page_id: null },
+    { staleBefore, waitForPlace: true },
+  );
 }

@@ -1,5 +1,5 @@
 import type { JobError } from '@cm/contract';
-import { normalizedResearchQuery } from '@cm/core';
+import { researchJobQuery } from '@cm/core';
 import type { Job, Reclaimable, Store } from '@cm/store';
 import { settleTicket } from '../budget';
 import { isEnded } from './jobs';
@@ -26,13 +26,8 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   if (!hasLapsed(job, now)) return job;
   const at = new Date(now).toISOString();
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
-  const { input } = job;
   await store.researchSlots.free(job.job_id);
-  await store.research.releaseQuery(
-    job.site_id,
-    normalizedResearchQuery(input.mode, input.query, input.question),
-    job.job_id,
-  );
+  await store.research.releaseQuery(job.site_id, researchJobQuery(job.input), job.job_id);
   // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
   if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };

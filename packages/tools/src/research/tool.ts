@@ -1,15 +1,16 @@
 import { ApiError, fieldError, LIMITS, isJobMode, type JobMode, type ResearchInput } from '@cm/contract';
-import { RECENT_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
-import type { Job } from '@cm/store';
+import { researchJobQuery } from '@cm/core';
+import type { Job, ResearchJobInput, StoredResearch } from '@cm/store';
 import type { ToolContext } from '../context';
-import { findingsOf, newJobId, queueJob } from './jobs';
+import { queryStates, queueClaimedJob, type QueryStates } from './claims';
+import { findingsOf, isEnded } from './jobs';
 import { estimateKeywordResearch, keywordResearch } from './keywords-mode';
 import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from '../plan';
-import { lapsedPlace } from './leases';
+import { expireLapsed } from './leases';
 import { urlRefusal } from './url-refusal';
-import { awaitJob } from './waiting';
+import { awaitJob, nextPoll } from './waiting';
 
-/* The research tool: a recent answer from storage, else a place under the cap and a queued job, waited for. */
+/* The research tool: a recent answer from storage, else the job researching the same query, else a place under the cap and a job of its own, waited for. */
 
 const concurrencyLimit = () =>
   new ApiError(
@@ -20,11 +21,21 @@ const concurrencyLimit = () =>
   );
 
 /** The reply of a research call from its job: the findings when done, else where it stands. */
-function researchReply(job: Job, dataSource: string) {
+function researchReply(job: Job, dataSource: string, joined: boolean) {
+  // A call that joined another's job pays nothing: what the job cost is on the call that queued it.
+  const joinedFields = joined ? { joined: true as const, cost_usd: 0 } : {};
   if (job.status === 'succeeded') {
     if (!job.result) throw new Error(`research job ${job.job_id} succeeded without a result`);
     const { cost_usd, data_source, ...findings } = job.result;
-    return { job_id: job.job_id, status: job.status, data_source, cost_usd, cached: false, ...findings };
+    return {
+      job_id: job.job_id,
+      status: job.status,
+      data_source,
+      cost_usd,
+      cached: false,
+      ...findings,
+      ...joinedFields,
+    };
   }
   // Not done: what it costs shows when it is collected.
   const pending = job.status === 'queued' || job.status === 'running';
@@ -35,76 +46,124 @@ function researchReply(job: Job, dataSource: string) {
     cached: false,
     ...(job.error ? { error: job.error } : {}),
     ...(pending ? { retry_after_ms: LIMITS.jobRetryAfterMs } : {}),
+    ...joinedFields,
   };
 }
 
 /**
- * What a web, reddit or url call does: a URL refused before any work, the same query researched in the
- * last RECENT_RESEARCH_MS answered from storage, else one job. Its run and its estimate both start here.
+ * How long a claim may stand without its job before another call takes it over: its caller writes the
+ * job a few requests after the claim, so a claim this old without one was left by a caller that died.
+ */
+const JOB_WRITE_MS = 10_000;
+
+/** A stored research's reply: answered from storage, at no cost. */
+const storedReply = (record: StoredResearch) => ({
+  job_id: null,
+  status: 'succeeded' as const,
+  data_source: record.data_source,
+  cached: true,
+  ...findingsOf(record),
+});
+
+/**
+ * What a web, reddit or url call does: a URL refused before any work; then the query's state: its
+ * research of the last RECENT_RESEARCH_MS, or the job researching it now. Its run and its estimate
+ * both start here.
  */
 async function planJobResearch(ctx: ToolContext, input: ResearchInput & { mode: JobMode }) {
   const { mode } = input;
   // Refused before any work, and before a place under the cap is taken.
   const refusal = mode === 'url' ? await urlRefusal(ctx, input.seed) : null;
   if (refusal) throw fieldError('body', 'seed', `${refusal}; url mode fetches public addresses only`);
-  const question = input.question ?? null;
-  const since = new Date(ctx.now.getTime() - RECENT_RESEARCH_MS).toISOString();
-  const recent = await ctx.store.research.latest(
-    ctx.siteId,
-    normalizedResearchQuery(mode, input.seed, question),
-    since,
-  );
-  return { mode, question, recent };
+  const job: ResearchJobInput = {
+    mode,
+    query: input.seed,
+    question: input.question ?? null,
+    page_id: input.page_id ?? null,
+  };
+  const query = researchJobQuery(job);
+  const states = await queryStates(ctx, [query]);
+  return { job, query, states, recent: await recentResearch(ctx, states, query) };
+}
+
+/** The query's research of the last RECENT_RESEARCH_MS, if any. */
+async function recentResearch(ctx: ToolContext, states: QueryStates, query: string) {
+  const researchId = states.isDone(query) ? states.researchIdOf(query) : null;
+  return researchId === null ? null : ctx.store.research.get(ctx.siteId, researchId);
 }
 
 const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
 
-/** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers. */
+/** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers or a job is researching it. */
 async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: EstimateDeps): Promise<ToolPlan> {
   if (!isJobInput(input)) return estimateKeywordResearch(ctx, input);
-  const { mode, recent } = await planJobResearch(ctx, input);
+  const { job, query, states, recent } = await planJobResearch(ctx, input);
   const provider = ctx.researchSource;
+  if (recent)
+    return {
+      data_source: recent.data_source,
+      calls: [],
+      free: freeOf(
+        'research',
+        [input.seed],
+        `researched ${recent.created_at}: a repeated query is answered from storage`,
+      ),
+      notes: [],
+    };
+  if (states.isInProcess(query))
+    return {
+      data_source: provider,
+      calls: [],
+      free: freeOf('research', [input.seed], 'a job is researching the same query: the call joins it'),
+      notes: [],
+    };
   return {
-    data_source: recent ? recent.data_source : provider,
-    calls: recent ? [] : callsOf(provider, `research_${mode}`, 1, deps.researchUsd(mode)),
-    free: recent
-      ? freeOf('research', [input.seed], `researched ${recent.created_at}: a repeated query is answered from storage`)
-      : [],
-    notes: recent ? [] : [`a queued job; at most ${LIMITS.concurrentResearch} run at once across the service`],
+    data_source: provider,
+    calls: callsOf(provider, `research_${job.mode}`, 1, deps.researchUsd(job.mode)),
+    free: [],
+    notes: [`a queued job; at most ${LIMITS.concurrentResearch} run at once across the service`],
   };
 }
 
+/**
+ * A web, reddit or url call: the query's recent research from storage; else the job researching the
+ * same query now, joined (no place, no reservation, no provider call of its own); else a job of its
+ * own, queued under the query's claim with a place under the cap (429 when none is free). The claim
+ * is one conditional write, so of identical calls at once one queues and the others join.
+ */
 async function researchRun(ctx: ToolContext, input: ResearchInput) {
   if (!isJobInput(input)) return keywordResearch(ctx, input);
-  const { mode, question, recent } = await planJobResearch(ctx, input);
-  if (recent)
-    return {
-      job_id: null,
-      status: 'succeeded' as const,
-      data_source: recent.data_source,
-      cached: true,
-      ...findingsOf(recent),
-    };
-
-  const jobId = newJobId();
-  const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
-  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store));
-  ctx.measure('research_slots_in_use', slot.inflight);
-  if (!slot.taken) throw concurrencyLimit();
-  try {
-    await queueJob(
-      ctx,
-      jobId,
-      'research',
-      { mode, query: input.seed, question, page_id: input.page_id ?? null },
-      leaseUntil,
-    );
-  } catch (error) {
-    await ctx.store.researchSlots.free(jobId);
-    throw error;
+  const { job, query, recent, ...plan } = await planJobResearch(ctx, input);
+  if (recent) return storedReply(recent);
+  const deadline = Date.now() + input.wait_ms;
+  const collect = async (jobId: string, joined: boolean) => {
+    const ended = await awaitJob(ctx.store, jobId, ctx.siteId, Math.max(0, deadline - Date.now()));
+    if (!ended) throw new Error(`research job ${jobId} was gone while its caller waited for it`);
+    return researchReply(ended, ctx.researchSource, joined);
+  };
+  for (let states = plan.states; ; states = await queryStates(ctx, [query])) {
+    const stored = await recentResearch(ctx, states, query);
+    if (stored) return storedReply(stored);
+    const pendingJob = states.isInProcess(query) ? states.pendingJobOf(query) : null;
+    const pending = pendingJob === null ? null : await ctx.store.jobs.get(pendingJob, ctx.siteId);
+    const unwrittenBefore = new Date(Date.now() - JOB_WRITE_MS).toISOString();
+    const abandoned = pendingJob !== null && !pending && (states.pendingSince(query) ?? '') < unwrittenBefore;
+    if (pendingJob === null || abandoned) {
+      const staleBefore = abandoned ? unwrittenBefore : states.staleBefore;
+      const queued = await queueClaimedJob(ctx, 'research', job, { staleBefore, waitForPlace: false });
+      if (queued.outcome === 'cap_full') throw concurrencyLimit();
+      if (queued.outcome === 'queued') return collect(queued.jobId, false);
+      continue; // another call claimed it meanwhile: the next read finds its job
+    }
+    if (!pending) {
+      await nextPoll(Number.POSITIVE_INFINITY); // its caller is writing it: a poll, whatever wait_ms is
+      continue;
+    }
+    // A job ended (or whose lease lapsed, ended now) captures no later call: the next read finds its
+    // research, or no claim (a failed job's claim, if its end left it, is released here).
+    const current = await expireLapsed(ctx.store, pending);
+    if (!isEnded(current)) return collect(current.job_id, true);
+    if (current.status === 'failed') await ctx.store.research.releaseQuery(ctx.siteId, query, current.job_id);
   }
-  const job = await awaitJob(ctx.store, jobId, ctx.siteId, input.wait_ms);
-  if (!job) throw new Error(`research job ${jobId} was gone while its caller waited for it`);
-  return researchReply(job, ctx.researchSource);
 }
 export const research = /* @__PURE__ */ withPlan(researchRun, estimateResearch);

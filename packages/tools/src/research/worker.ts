@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ResearchMessage } from '@cm/contract';
-import { normalizedResearchQuery, researchTerms } from '@cm/core';
+import { researchJobQuery, researchTerms } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Store, StoredResearch } from '@cm/store';
 import type { SiteBudget } from '../budget';
@@ -50,7 +50,7 @@ export async function runResearchJob(
     return ran;
   }
   const { input } = job;
-  const queryKey = normalizedResearchQuery(input.mode, input.query, input.question);
+  const queryKey = researchJobQuery(input);
   let outcome: Parameters<Store['jobs']['finish']>[1];
   const researched = await deps.research
     .research({ mode: input.mode, query: input.query, question: input.question }, deps.meter)
