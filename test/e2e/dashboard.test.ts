@@ -40,7 +40,8 @@ const SEEDS = [
   'marathon shoes',
   'cushioned running shoes',
 ];
-const IDEAS = ['road shoes', 'racing flats'];
+/** Ideas research in keywords mode stored for the topic's page: shown apart, never committed by it. */
+const IDEAS = ['road shoes', 'racing flats', 'carbon plate shoes'];
 const SITE = 'demo.example.com';
 /** The competitor the tests add through the form, then stop. */
 const ADDED = { domain: 'fleet-feet.com', color: '#0e7490', display_name: 'Fleet Feet' };
@@ -66,16 +67,18 @@ async function tool(name: string, body: unknown) {
   return reply.body;
 }
 
-/** A topic with committed keywords and their SERPs, ideas through a page, three tracked competitors with snapshots, and pages one of which relink hides a link of. */
+/** A topic with committed keywords and their SERPs, ideas researched for its page, three tracked competitors with snapshots, and pages one of which relink hides a link of. */
 async function seed() {
   for (const competitor of COMPETITORS) await tool('add_competitor', competitor);
   const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Running shoes' } })).row;
   await tool('get_keywords', { topic_id: topic.id, seeds: SEEDS });
-  await tool('research', { mode: 'keywords', seed: `${IDEAS.join(', ')}, carbon plate shoes` });
-  await tool('db_insert', {
-    table: 'cm_pages',
-    row: { title: 'Road shoes', topic_id: topic.id, primary_keyword: IDEAS[0], secondary_keywords: [IDEAS[1]] },
-  });
+  const guide = (
+    await tool('db_insert', {
+      table: 'cm_pages',
+      row: { title: 'Running shoes', topic_id: topic.id, primary_keyword: SEEDS[0] },
+    })
+  ).row;
+  await tool('research', { mode: 'keywords', seed: IDEAS.join(', '), page_id: guide.id });
   // Competitors first: the sandbox places tracked domains in the SERPs it pulls.
   await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
   const target = (await t.call('POST', '/articles', article('retired-model', { title: 'The retired model' }))).body

@@ -121,6 +121,14 @@ describe('research, keywords mode', () => {
     expect(list.status).toBe(200);
     expect([...list.body.list.fetched].sort()).toEqual(['canoe care', 'canoe fit', 'canoe guide']);
     expect((await s.tool('serp_landscape', { keyword: 'canoe guide', depth: 'list' })).status).toBe(200);
+
+    // The idea researched for the page is shown apart in its metrics, outside the coverage of its keywords.
+    const metrics = await s.tool('serp_landscape', { page_id: page.id });
+    const shown = Object.fromEntries(
+      metrics.body.keywords.map((k: { keyword: string; is_idea: boolean }) => [k.keyword, k.is_idea]),
+    );
+    expect(shown).toEqual({ 'canoe guide': false, 'canoe fit': false, 'canoe care': false, 'canoe paint': true });
+    expect(metrics.body.coverage).toMatchObject({ keywords: 3, with_serp: 3 });
   });
 });
 

@@ -166,7 +166,11 @@ function verdictOf(
   return { verdict: 'contends', verdict_reason: versus };
 }
 
-/** The metrics of serp_landscape: coverage header, keywords best score first, and share of voice. */
+/**
+ * The metrics of serp_landscape: coverage header, keywords best score first, and share of voice. The
+ * coverage and the share of voice are of the committed keywords (spec: metrics per committed keyword);
+ * ideas in the scope are listed, marked, beside them.
+ */
 export function landscapeMetrics(input: LandscapeInput) {
   const keywords = input.keywords
     .map((k) => {
@@ -185,9 +189,10 @@ export function landscapeMetrics(input: LandscapeInput) {
       };
     })
     .sort((a, b) => b.score - a.score || a.keyword.localeCompare(b.keyword));
-  const total = keywords.length;
-  const withVolume = keywords.filter(hasVolume).length;
-  const withSerp = keywords.filter((k) => k.serp !== null).length;
+  const committed = keywords.filter((k) => !k.is_idea);
+  const total = committed.length;
+  const withVolume = committed.filter(hasVolume).length;
+  const withSerp = committed.filter((k) => k.serp !== null).length;
   const volumeCoverage = total ? withVolume / total : 0;
   return {
     coverage: {
@@ -198,6 +203,6 @@ export function landscapeMetrics(input: LandscapeInput) {
       serp_pct: total ? round((withSerp / total) * 100, 1) : 0,
     },
     keywords,
-    sov: shareOfVoice(input, volumeCoverage),
+    sov: shareOfVoice({ ...input, keywords: input.keywords.filter((k) => !k.is_idea) }, volumeCoverage),
   };
 }

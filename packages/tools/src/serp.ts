@@ -4,6 +4,7 @@ import {
   LIMITS,
   REFRESH_LOCALE,
   type KeywordRow,
+  type RowOf,
   type SerpKeywordRefreshInput,
   type SerpLandscapeInput,
   type SerpRow,
@@ -76,8 +77,31 @@ async function keywordsByText(ctx: ToolContext, keywords: readonly string[], loc
 const namedByPage = (k: ScopeKeyword): ScopeKeyword => ({ ...k, is_idea: false });
 
 /**
+ * The pages' keywords, each (locale, keyword) once: those they name, committed, then the ideas research
+ * in keywords mode stored for them (page_id), marked, which are shown apart and never listed. One
+ * indexed Query per page.
+ */
+async function pagesKeywords(
+  ctx: ToolContext,
+  pages: readonly RowOf<'cm_pages'>[],
+  locale: string,
+): Promise<ScopeKeyword[]> {
+  const [named, linked] = await Promise.all([
+    keywordsByText(ctx, pages.flatMap(pageKeywords), locale),
+    mapLimit(pages, 8, (page) => ctx.store.rows.byField(ctx.siteId, 'cm_keywords', 'page_id', page.id)),
+  ]);
+  const keywords = new Map(named.map((k) => [keywordUnique(k.locale, k.keyword), namedByPage(k)]));
+  for (const row of linked.flat()) {
+    const key = keywordUnique(row.locale, row.keyword);
+    if (row.is_idea && !keywords.has(key)) keywords.set(key, scopeKeywordOf(row));
+  }
+  return [...keywords.values()];
+}
+
+/**
  * The keywords of the scope, each (locale, keyword) once: a topic's linked ideas are left out; the
- * keywords its pages name, and a page's own, are all in, a row of one stored as an idea included.
+ * keywords its pages name, and a page's own, are all in, a row of one stored as an idea included; the
+ * ideas researched for its pages are in, marked, for metrics only.
  */
 async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
   if (input.keyword !== undefined) {
@@ -91,7 +115,7 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
     const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
     return {
       info: { type: 'page', id: page.id, name: page.title },
-      keywords: (await keywordsByText(ctx, pageKeywords(page), locale)).map(namedByPage),
+      keywords: await pagesKeywords(ctx, [page], locale),
     };
   }
   // The input schema requires exactly one of keyword, page_id and topic_id.
@@ -109,10 +133,8 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
   const keywords = new Map<string, ScopeKeyword>();
   for (const row of linked.values())
     if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
-  const fromPages = await keywordsByText(ctx, pages.flatMap(pageKeywords), locale);
-  for (const k of fromPages)
-    if (!keywords.has(keywordUnique(k.locale, k.keyword)))
-      keywords.set(keywordUnique(k.locale, k.keyword), namedByPage(k));
+  for (const k of await pagesKeywords(ctx, pages, locale))
+    if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
   return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
 }
 
@@ -142,8 +164,9 @@ async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope:
       return scopeKeywordOf(row);
     });
   }
-  if (scope.info.type !== 'topic') return scope.keywords;
-  return topByScore(scope.keywords, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
+  const committed = scope.keywords.filter((k) => !k.is_idea);
+  if (scope.info.type !== 'topic') return committed;
+  return topByScore(committed, input.limit ?? (analyze ? LIMITS.analyzeKeywords : LIMITS.topicListDefault));
 }
 
 /**

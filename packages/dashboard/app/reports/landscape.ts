@@ -213,7 +213,7 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
           })
         : emptyState(
             'No keyword ideas in this scope.',
-            'Ideas come from research in keywords mode or serp_landscape with ideas: true; attach one to a topic to commit it.',
+            'Ideas here are those research in keywords mode stored for a page of this scope (page_id); attach one to a topic to commit it.',
           ),
     ),
   );
