@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, startTestStack, type TestStack, requestPathCount } from '../helpers/local';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -671,21 +671,19 @@ describe('DynamoDB round trips', () => {
     const first = await t.call('POST', '/articles', body);
     // The queues' workers (relink steps of earlier tests) share the counted engine: counting starts when they are done.
     await t.stack.drain();
-    const requests = () => t.stack.dynamo.requests();
 
-    let before = requests();
-    expect((await t.call('POST', '/articles', { ...body, title: 'New title, same links' })).status).toBe(200);
-    expect(requests() - before).toBe(1);
+    const same = await requestPathCount(t, () =>
+      t.call('POST', '/articles', { ...body, title: 'New title, same links' }),
+    );
+    expect([same.result.status, same.requests]).toEqual([200, 1]);
 
-    before = requests();
-    expect((await t.call('GET', `/articles/${first.body.id}`)).status).toBe(200);
-    expect(requests() - before).toBe(1);
+    const read = await requestPathCount(t, () => t.call('GET', `/articles/${first.body.id}`));
+    expect([read.result.status, read.requests]).toEqual([200, 1]);
 
     // Changed links cost four more: the page's link items are read, the index written, the targets read,
     // and the page says its index holds them (until then its next publish does it all again).
-    before = requests();
-    await t.call('POST', '/articles', { ...body, related_article_ids: [] });
-    expect(requests() - before).toBe(5);
+    const changed = await requestPathCount(t, () => t.call('POST', '/articles', { ...body, related_article_ids: [] }));
+    expect(changed.requests).toBe(5);
   });
 
   it('a new page without links is one request, and so is its replace (issue 36)', async () => {

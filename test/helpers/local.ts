@@ -73,6 +73,29 @@ export async function withStackEnv(t: TestStack, env: Record<string, string>, ru
 }
 
 /**
+ * The DynamoDB requests `run` makes on its request path, and its result: the queues hold what it sends
+ * until it is counted (their workers share the counted engine, and on a slower one could start within
+ * the count), then deliver it, and the stack is drained.
+ */
+export async function requestPathCount<T>(
+  t: TestStack,
+  run: () => Promise<T>,
+): Promise<{ requests: number; result: T }> {
+  const queues = Object.values(t.stack.queues);
+  for (const queue of queues) queue.pause();
+  let counted: { requests: number; result: T };
+  try {
+    const before = t.stack.dynamo.requests();
+    const result = await run();
+    counted = { requests: t.stack.dynamo.requests() - before, result };
+  } finally {
+    for (const queue of queues) queue.resume();
+  }
+  await t.stack.drain();
+  return counted;
+}
+
+/**
  * The local stack in memory on free ports, as `npm start --memory` runs it, with `env` set for its
  * handlers until `stop()`. Its schedule and sweep run only when a test calls them: on their timers,
  * their DynamoDB requests would land among the ones a test counts, whenever the minute turned.
