@@ -1,4 +1,5 @@
-import { buildOpenApi, HealthQuery } from '@cm/contract';
+import { buildOpenApi, HealthQuery, SERVICE_LIMITS } from '@cm/contract';
+import { robotsTxt } from '@cm/core';
 import { getStore, json, publicApi } from '@cm/runtime';
 
 let openApi: string | undefined;
@@ -9,6 +10,14 @@ export const handler = publicApi('discovery', {
     if (request.query(HealthQuery).deep === '1') await getStore().ping();
     return json(200, { ok: true });
   },
+  'GET /robots.txt': async () => ({
+    statusCode: 200,
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}`,
+    },
+    body: robotsTxt(),
+  }),
   'GET /openapi.json': async ({ baseUrl }) => {
     openApi ??= JSON.stringify(buildOpenApi(baseUrl));
     return { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: openApi };

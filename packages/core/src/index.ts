@@ -12,3 +12,4 @@ export * from './landscape';
 export * from './research';
 export * from './addresses';
 export * from './backlinks';
+export * from './robots';

@@ -1,0 +1,28 @@
+import { ROUTE_TABLE } from '@cm/contract';
+
+/* robots.txt (RFC 9309) of the API's host: crawlers may read the visitor pages and nothing else. */
+
+/** A route's first path segment, the prefix robots.txt names: `/v1/tools/{name}` → `/v1/`, `/health` → `/health`. */
+const prefixOf = (path: string): string => {
+  const next = path.indexOf('/', 1);
+  return next === -1 ? path : path.slice(0, next + 1);
+};
+
+/**
+ * The host's robots.txt, from the route table so that a new route is covered the day it is added: the
+ * visitor pages' prefix is allowed, every other route's prefix (the API, MCP, the dashboard) disallowed.
+ */
+export function robotsTxt(): string {
+  const open = new Set(ROUTE_TABLE.filter((route) => route.fn === 'visitor').map((route) => prefixOf(route.path)));
+  const prefixes = [...new Set(ROUTE_TABLE.map((route) => prefixOf(route.path)))].filter(
+    (prefix) => !open.has(prefix) && prefix !== '/robots.txt',
+  );
+  // A rule matches by prefix: `/articles` covers `/articles/`.
+  const closed = prefixes.filter((p) => !prefixes.some((q) => q !== p && p.startsWith(q))).sort();
+  return [
+    'User-agent: *',
+    ...[...open].sort().map((p) => `Allow: ${p}`),
+    ...closed.map((p) => `Disallow: ${p}`),
+    '',
+  ].join('\n');
+}

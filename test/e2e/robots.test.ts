@@ -1,0 +1,34 @@
+import { ROUTE_TABLE } from '@cm/contract';
+import { startTestStack, type TestStack } from '../helpers/local';
+
+/* robots.txt of the API's host: crawlers may read the visitor pages, and none of the API, MCP or dashboard. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(() => t.stop());
+
+/** What RFC 9309 makes of a path here: the longest matching rule decides, Allow on a tie. */
+function allowed(robots: string, path: string): boolean {
+  const rules = robots
+    .split('\n')
+    .map((line) => /^(Allow|Disallow):\s*(\S*)$/.exec(line))
+    .flatMap((m) => (m ? [{ allow: m[1] === 'Allow', prefix: m[2]! }] : []))
+    .filter((rule) => rule.prefix !== '' && path.startsWith(rule.prefix))
+    .sort((a, b) => b.prefix.length - a.prefix.length || Number(b.allow) - Number(a.allow));
+  return rules[0]?.allow ?? true;
+}
+
+it('lets crawlers read every visitor page and no route of the API, MCP or the dashboard, as plain text any cache may keep', async () => {
+  const reply = await t.call('GET', '/robots.txt', undefined, { key: null });
+  expect(reply.status).toBe(200);
+  expect(reply.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  expect(reply.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+  expect(reply.text.split('\n')[0]).toBe('User-agent: *');
+  for (const route of ROUTE_TABLE) {
+    if (route.path === '/robots.txt') continue;
+    const path = route.path.replace(/\{[^}]+\}/g, 'x');
+    expect([route.path, allowed(reply.text, path)]).toEqual([route.path, route.fn === 'visitor']);
+  }
+});
