@@ -10,6 +10,7 @@ afterAll(async () => {
 
 const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, headers: Record<string, string> = {}) =>
   t.call('GET', `/sites/${siteId}/${type}/${slug}`, undefined, { key: null, headers });
+const mainOf = (html: string): string => /<main id="content">([\s\S]*)<\/main>/.exec(html)![1]!;
 
 describe('visitor pages', () => {
   it('renders a published article from its blocks, never from copy, with the head tags', async () => {
@@ -197,7 +198,7 @@ describe('visitor pages', () => {
     const html = (await visit('articles', 'no-cites')).text;
     expect(html).toContain('<p>Claim!</p>');
     expect(html).toContain('<li>Point</li><li>Other point</li>');
-    expect(html).not.toMatch(/src-\d|citation|source-\d/);
+    expect(mainOf(html)).not.toMatch(/src-\d|citation|source-\d/);
   });
 
   it('escapes hostile text and renders only http, https and mailto URLs', async () => {
@@ -236,9 +237,9 @@ describe('visitor pages', () => {
     expect(html).toContain('<a href="https://ok.example/?a=1&amp;b=%222%22">ok</a>');
     expect(html).toContain('<a href="mailto:a@b.example">mail</a>');
     expect(html).toContain('alt="&quot;&gt;&lt;img src=x onerror=alert(4)&gt;"');
-    // The only script element is the JSON-LD, and its content cannot close it early.
-    expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    // The only script elements are the JSON-LD (the page's and its breadcrumbs'), and nothing in them closes one early.
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
   });
 
   it('sends a Content-Security-Policy that allows no script, no framing and a Referrer-Policy, on every HTML page', async () => {
@@ -281,7 +282,9 @@ describe('visitor pages', () => {
       blocks: [{ _type: 'paragraph', text: 'Community view' }],
     });
     const html = (await visit('questions', 'with-community')).text;
-    expect(html).toContain('<p class="summary">Summary &lt;b&gt;by site&lt;/b&gt;</p>');
+    expect(html).toMatch(
+      /<section class="part summary"[^>]*>\n<h2[^>]*>In short<\/h2>\n<p>Summary &lt;b&gt;by site&lt;\/b&gt;<\/p>/,
+    );
     expect(html).toContain('<h3>Ann</h3>');
     expect(html).toContain('<p>Community view</p>');
   });

@@ -35,9 +35,12 @@ const LIVE_ID = pageId(SITE, 'article', 'live-page');
 const DEAD_ID = pageId(SITE, 'article', 'dead-page');
 const LIVE_URL = `${BASE}/sites/1/articles/live-page`;
 
+const LIVE_PAGE = { url: LIVE_URL, title: 'The live page' };
+
 const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   pageUrl: `${BASE}/sites/1/articles/the-page`,
-  linkTarget: (id) => (id === LIVE_ID ? LIVE_URL : null),
+  site: { id: SITE, name: 'Run & Co', baseUrl: BASE },
+  linkTarget: (id) => (id === LIVE_ID ? LIVE_PAGE : null),
   ...overrides,
 });
 
@@ -92,16 +95,16 @@ const para = (...children: Block[]): Block => ({ _type: 'paragraph', children })
 const textPara = (text: string): Block => ({ _type: 'paragraph', text });
 const list = (items: string[], style: 'bullet' | 'number' = 'bullet'): Block => ({ _type: 'list', style, items });
 
-/** The rendered editor's answer (between `<section class="answer">` and its end). */
+/** The rendered editor's answer (after its heading, to the end of its section). */
 function answerHtml(html: string): string {
-  const m = /<section class="answer">([\s\S]*?)<\/section>/.exec(html);
+  const m = /<section class="part answer"[^>]*>\n<h2[^>]*>Answer<\/h2>([\s\S]*?)<\/section>/.exec(html);
   if (!m) throw new Error(`no answer section in:\n${html}`);
   return m[1]!;
 }
 
 /** The rendered page body (inside `<main>`). */
 function mainHtml(html: string): string {
-  const m = /<main>([\s\S]*)<\/main>/.exec(html);
+  const m = /<main id="content">([\s\S]*)<\/main>/.exec(html);
   if (!m) throw new Error(`no main in:\n${html}`);
   return m[1]!;
 }
@@ -242,7 +245,7 @@ describe('citation rules (spec §2.5)', () => {
 
 describe('links in text', () => {
   it('renders [text](page:<id>) as a link when linkTarget gives a URL and as plain escaped text when it gives null', () => {
-    const linkTarget = jest.fn((id: string) => (id === LIVE_ID ? LIVE_URL : null));
+    const linkTarget = jest.fn((id: string) => (id === LIVE_ID ? LIVE_PAGE : null));
     const page = article({
       body: [textPara(`Read [the guide](page:${LIVE_ID}) or [old <b> & co](page:${DEAD_ID}) now`)],
     });
@@ -425,8 +428,9 @@ describe('hostile input', () => {
   it('keeps a title with </script> inside the JSON-LD element of an article', () => {
     const title = `Shoes </script><script>alert(1)</script> & more`;
     const html = renderArticle(article({ title, meta_description: '</script>' }), options());
-    expect(count(html, '<script')).toBe(1);
-    expect(count(html, '</script>')).toBe(1);
+    // The page's own element and its BreadcrumbList's.
+    expect(count(html, '<script')).toBe(2);
+    expect(count(html, '</script>')).toBe(2);
     const [ld] = jsonLd(html);
     expect(ld).toBeDefined();
     expect(ld!.headline).toBe(title);
@@ -439,8 +443,8 @@ describe('hostile input', () => {
       question({ question: text, answer: [textPara(`Because </script><!-- \u2028`)] }),
       options(),
     );
-    expect(count(html, '<script')).toBe(1);
-    expect(count(html, '</script>')).toBe(1);
+    expect(count(html, '<script')).toBe(2);
+    expect(count(html, '</script>')).toBe(2);
     expect(html).not.toContain('<!--');
     const [ld] = jsonLd(html);
     expect(ld!.name).toBe(text);
@@ -651,7 +655,9 @@ describe('blocks in another shape than the one that renders', () => {
       { _type: 'table', header: 'H', rows: 'R' },
     ];
     for (const block of blocks)
-      expect(render(block).trim()).toMatch(/^<article>\n<header><h1>The title<\/h1><\/header>\n\s*\n?<\/article>$/);
+      expect(render(block).trim()).toMatch(
+        /^<article>\n<header><h1>The title<\/h1><p class="meta">.*<\/p><\/header>\n\s*\n?<\/article>$/,
+      );
   });
 
   it('renders the usable parts and never echoes an object or a type name', () => {
@@ -747,18 +753,22 @@ describe('head', () => {
     expect(plain!['@type']).toBe('Article');
   });
 
-  it('emits JSON-LD of type Question, with the accepted answer, for a question page', () => {
+  it('emits an FAQPage of the one question and its accepted answer for a question page without community answers', () => {
     const html = renderQuestion(
       question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }),
       options(),
     );
     const all = jsonLd(html);
-    expect(all).toHaveLength(1);
+    expect(all.map((ld) => ld['@type'])).toEqual(['FAQPage', 'BreadcrumbList']);
     const [ld] = all;
-    expect(ld!['@type']).toBe('Question');
-    expect(ld!.name).toBe('How hot is boiling water?');
-    expect(ld!.acceptedAnswer).toMatchObject({ '@type': 'Answer' });
-    expect((ld!.acceptedAnswer as { text: string }).text).toContain('About 100 degrees.');
+    expect(ld!.publisher).toEqual({ '@type': 'Organization', name: 'Run & Co', url: `${BASE}/sites/1/` });
+    expect(ld!.mainEntity).toEqual([
+      expect.objectContaining({
+        '@type': 'Question',
+        name: 'How hot is boiling water?',
+        acceptedAnswer: expect.objectContaining({ '@type': 'Answer', text: 'About 100 degrees.' }),
+      }),
+    ]);
     expect(html).not.toContain('QAPage');
   });
 
@@ -793,12 +803,24 @@ describe('question pages', () => {
     expect(body).toContain('<ul><li>Warm up</li><li>Cool down</li></ul>');
     // community answers are not part of the editor's answer
     expect(answerHtml(html)).not.toContain('I run in flats.');
-    expect(jsonLd(html)[0]!.answerCount).toBe(3);
+    // Answers its readers gave: a QAPage, the editor's answer the accepted one, theirs suggested.
+    const [ld] = jsonLd(html);
+    expect(ld!['@type']).toBe('QAPage');
+    expect(ld!.mainEntity).toMatchObject({
+      '@type': 'Question',
+      answerCount: 3,
+      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.' },
+      suggestedAnswer: [
+        { '@type': 'Answer', text: 'I run in flats.', author: { '@type': 'Person', name: 'Runner Ann' } },
+        { '@type': 'Answer', text: 'Warm up Cool down', url: `${BASE}/sites/1/articles/the-page#answer-ca2` },
+      ],
+    });
+    expect(body).toContain('<section class="community-answer" id="answer-ca2">');
   });
 
   it('renders no summary when it is null', () => {
     const body = mainHtml(renderQuestion(question({ answer: [textPara('A')] }), options()));
-    expect(body).not.toContain('class="summary"');
+    expect(body).not.toContain('summary');
   });
 });
 
@@ -808,7 +830,7 @@ describe('renderPage', () => {
     const q = question({ question: 'Qst?', answer: [textPara('y')], sources: [source('src-1')] });
     expect(renderPage(a, options())).toBe(renderArticle(a, options()));
     expect(renderPage(q, options())).toBe(renderQuestion(q, options()));
-    expect(renderPage(q, options())).toContain('class="sources"');
+    expect(renderPage(q, options())).toContain('class="part sources"');
   });
 });
 

@@ -12,3 +12,5 @@ export * from './landscape';
 export * from './research';
 export * from './addresses';
 export * from './backlinks';
+export * from './blocks';
+export * from './theme';
