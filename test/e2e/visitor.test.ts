@@ -1,4 +1,5 @@
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { createHash } from 'node:crypto';
+import { article, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -269,9 +270,85 @@ describe('visitor pages', () => {
       expect(csp.get('frame-ancestors')).toBe("'none'");
       expect(csp.get('base-uri')).toBe("'none'");
       expect(csp.get('form-action')).toBe("'none'");
-      // what the renderer emits still loads: images from http(s) sources, nothing else
+      // what the renderer emits still loads: images from http(s) sources, the one inline stylesheet, nothing else
       expect(csp.get('img-src')).toBe('http: https:');
+      const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)![1]!;
+      expect(csp.get('style-src')).toBe(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+      expect(page.text.match(/<style/g)).toHaveLength(1);
+      expect(page.text).not.toMatch(/ style=|<link rel="stylesheet"/);
     }
+  });
+
+  it('renders the site, breadcrumbs, Open Graph and Twitter tags and JSON-LD with its publisher (issue 38)', async () => {
+    const published = await t.call(
+      'POST',
+      '/articles',
+      article('themed', {
+        title: 'Shoes "fast" & <light>',
+        excerpt: 'Pick by fit',
+        category: 'Running Shoes',
+        cover_image: 'https://img.example.com/c.jpg',
+        body: [
+          { _type: 'heading', level: 2, text: 'Fit' },
+          { _type: 'statBar', stats: [{ value: '42%', label: 'faster' }] },
+          { _type: 'code', language: 'ts', code: 'const a = 1 < 2;' },
+        ],
+      }),
+    );
+    // `code` is a known type: no warning.
+    expect(published.body.warnings).toEqual([]);
+    const html = (await visit('articles', 'themed')).text;
+    const home = `${t.url}/sites/${t.siteId}/`;
+    const url = `${t.url}/sites/${t.siteId}/articles/themed`;
+    expect(html).toContain(`<a class="site-name" href="${home}">`);
+    expect(html).toContain(
+      `<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="${home}">Home</a></li><li><a href="${home}categories/running-shoes">Running Shoes</a></li><li aria-current="page">Shoes &quot;fast&quot; &amp; &lt;light&gt;</li></ol></nav>`,
+    );
+    expect(html).toContain('<meta property="og:title" content="Shoes &quot;fast&quot; &amp; &lt;light&gt;">');
+    expect(html).toContain(`<meta property="og:url" content="${url}">`);
+    expect(html).toContain('<meta property="og:image" content="https://img.example.com/c.jpg">');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain('<meta name="twitter:description" content="Pick by fit">');
+    expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>');
+    const [page, crumbs] = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)].map((m) =>
+      JSON.parse(m[1]!),
+    );
+    expect(page.publisher).toMatchObject({ '@type': 'Organization', url: home });
+    expect(page.publisher.name).toBe((html.match(/<meta property="og:site_name" content="([^"]*)">/) ?? [])[1]);
+    expect(crumbs.itemListElement.map((c: { item: string }) => c.item)).toEqual([
+      home,
+      `${home}categories/running-shoes`,
+      url,
+    ]);
+  });
+
+  it('shows related pages as cards with their titles, only the live ones, in one batch read (issue 38)', async () => {
+    const live = (await t.call('POST', '/articles', article('rel-live', { title: 'Live <one>' }))).body.id;
+    const draft = (await t.call('POST', '/questions', question('rel-draft', { status: 'draft' }))).body.id;
+    const asked = (await t.call('POST', '/questions', question('rel-asked'))).body.id;
+    await t.call(
+      'POST',
+      '/articles',
+      article('rel-host', {
+        related_article_ids: [live, 'art_zzzzzzzzzzzzzzzz'],
+        related_question_ids: [draft, asked],
+        body: [{ _type: 'paragraph', text: `See [it](page:${live}).` }],
+      }),
+    );
+    await t.stack.drain();
+    // The page with its site (one round trip), then the links' and the cards' targets in one batch.
+    const counted = await requestPathCount(t, () => visit('articles', 'rel-host'));
+    expect([counted.result.status, counted.requests]).toEqual([200, 3]);
+    const html = counted.result.text;
+    const cards = [...html.matchAll(/<a class="card" href="([^"]*)">.*?<span class="card-title">(.*?)<\/span>/g)].map(
+      (m) => [m[1], m[2]],
+    );
+    expect(cards).toEqual([
+      [`${t.url}/sites/${t.siteId}/articles/rel-live`, 'Live &lt;one&gt;'],
+      [`${t.url}/sites/${t.siteId}/questions/rel-asked`, 'What is rel-asked?'],
+    ]);
+    // A page with neither links nor related pages: the page and its site only.
+    expect((await requestPathCount(t, () => visit('articles', 'rel-live'))).requests).toBe(2);
   });
 
   it('renders the site-owned summary and community answers of a question', async () => {

@@ -37,7 +37,16 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
  * is data, which CSP does not block), no other style, stylesheet or font loads, no other site may frame
  * the page, and it has no forms or base URL to subvert.
  */
-const VISITOR_CSP = `default-src 'none'; img-src http: https:; style-src ${THEME_STYLE_SOURCE}; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+// Marked pure so a bundle that sends no HTML leaves it, and the stylesheet it hashes, out.
+const VISITOR_CSP = /* @__PURE__ */ [
+  "default-src 'none'",
+  'img-src http: https:',
+  `style-src ${THEME_STYLE_SOURCE}`,
+  "script-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export const html = (statusCode: number, body: string, headers: Record<string, string> = {}): ApiResult => ({
   statusCode,
