@@ -1,4 +1,5 @@
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { createHash } from 'node:crypto';
+import { article, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -10,6 +11,7 @@ afterAll(async () => {
 
 const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, headers: Record<string, string> = {}) =>
   t.call('GET', `/sites/${siteId}/${type}/${slug}`, undefined, { key: null, headers });
+const mainOf = (html: string): string => /<main id="content">([\s\S]*)<\/main>/.exec(html)![1]!;
 
 describe('visitor pages', () => {
   it('renders a published article from its blocks, never from copy, with the head tags', async () => {
@@ -197,7 +199,7 @@ describe('visitor pages', () => {
     const html = (await visit('articles', 'no-cites')).text;
     expect(html).toContain('<p>Claim!</p>');
     expect(html).toContain('<li>Point</li><li>Other point</li>');
-    expect(html).not.toMatch(/src-\d|citation|source-\d/);
+    expect(mainOf(html)).not.toMatch(/src-\d|citation|source-\d/);
   });
 
   it('escapes hostile text and renders only http, https and mailto URLs', async () => {
@@ -236,9 +238,9 @@ describe('visitor pages', () => {
     expect(html).toContain('<a href="https://ok.example/?a=1&amp;b=%222%22">ok</a>');
     expect(html).toContain('<a href="mailto:a@b.example">mail</a>');
     expect(html).toContain('alt="&quot;&gt;&lt;img src=x onerror=alert(4)&gt;"');
-    // The only script element is the JSON-LD, and its content cannot close it early.
-    expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    // The only script elements are the JSON-LD (the page's and its breadcrumbs'), and nothing in them closes one early.
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
   });
 
   it('sends a Content-Security-Policy that allows no script, no framing and a Referrer-Policy, on every HTML page', async () => {
@@ -268,9 +270,85 @@ describe('visitor pages', () => {
       expect(csp.get('frame-ancestors')).toBe("'none'");
       expect(csp.get('base-uri')).toBe("'none'");
       expect(csp.get('form-action')).toBe("'none'");
-      // what the renderer emits still loads: images from http(s) sources, nothing else
+      // what the renderer emits still loads: images from http(s) sources, the one inline stylesheet, nothing else
       expect(csp.get('img-src')).toBe('http: https:');
+      const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)![1]!;
+      expect(csp.get('style-src')).toBe(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+      expect(page.text.match(/<style/g)).toHaveLength(1);
+      expect(page.text).not.toMatch(/ style=|<link rel="stylesheet"/);
     }
+  });
+
+  it('renders the site, breadcrumbs, Open Graph and Twitter tags and JSON-LD with its publisher (issue 38)', async () => {
+    const published = await t.call(
+      'POST',
+      '/articles',
+      article('themed', {
+        title: 'Shoes "fast" & <light>',
+        excerpt: 'Pick by fit',
+        category: 'Running Shoes',
+        cover_image: 'https://img.example.com/c.jpg',
+        body: [
+          { _type: 'heading', level: 2, text: 'Fit' },
+          { _type: 'statBar', stats: [{ value: '42%', label: 'faster' }] },
+          { _type: 'code', language: 'ts', code: 'const a = 1 < 2;' },
+        ],
+      }),
+    );
+    // `code` is a known type: no warning.
+    expect(published.body.warnings).toEqual([]);
+    const html = (await visit('articles', 'themed')).text;
+    const home = `${t.url}/sites/${t.siteId}/`;
+    const url = `${t.url}/sites/${t.siteId}/articles/themed`;
+    expect(html).toContain(`<a class="site-name" href="${home}">`);
+    expect(html).toContain(
+      `<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="${home}">Home</a></li><li><a href="${home}categories/running-shoes">Running Shoes</a></li><li aria-current="page">Shoes &quot;fast&quot; &amp; &lt;light&gt;</li></ol></nav>`,
+    );
+    expect(html).toContain('<meta property="og:title" content="Shoes &quot;fast&quot; &amp; &lt;light&gt;">');
+    expect(html).toContain(`<meta property="og:url" content="${url}">`);
+    expect(html).toContain('<meta property="og:image" content="https://img.example.com/c.jpg">');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain('<meta name="twitter:description" content="Pick by fit">');
+    expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>');
+    const [page, crumbs] = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)].map((m) =>
+      JSON.parse(m[1]!),
+    );
+    expect(page.publisher).toMatchObject({ '@type': 'Organization', url: home });
+    expect(page.publisher.name).toBe((html.match(/<meta property="og:site_name" content="([^"]*)">/) ?? [])[1]);
+    expect(crumbs.itemListElement.map((c: { item: string }) => c.item)).toEqual([
+      home,
+      `${home}categories/running-shoes`,
+      url,
+    ]);
+  });
+
+  it('shows related pages as cards with their titles, only the live ones, in one batch read (issue 38)', async () => {
+    const live = (await t.call('POST', '/articles', article('rel-live', { title: 'Live <one>' }))).body.id;
+    const draft = (await t.call('POST', '/questions', question('rel-draft', { status: 'draft' }))).body.id;
+    const asked = (await t.call('POST', '/questions', question('rel-asked'))).body.id;
+    await t.call(
+      'POST',
+      '/articles',
+      article('rel-host', {
+        related_article_ids: [live, 'art_zzzzzzzzzzzzzzzz'],
+        related_question_ids: [draft, asked],
+        body: [{ _type: 'paragraph', text: `See [it](page:${live}).` }],
+      }),
+    );
+    await t.stack.drain();
+    // The page with its site (one round trip), then the links' and the cards' targets in one batch.
+    const counted = await requestPathCount(t, () => visit('articles', 'rel-host'));
+    expect([counted.result.status, counted.requests]).toEqual([200, 3]);
+    const html = counted.result.text;
+    const cards = [...html.matchAll(/<a class="card" href="([^"]*)">.*?<span class="card-title">(.*?)<\/span>/g)].map(
+      (m) => [m[1], m[2]],
+    );
+    expect(cards).toEqual([
+      [`${t.url}/sites/${t.siteId}/articles/rel-live`, 'Live &lt;one&gt;'],
+      [`${t.url}/sites/${t.siteId}/questions/rel-asked`, 'What is rel-asked?'],
+    ]);
+    // A page with neither links nor related pages: the page and its site only.
+    expect((await requestPathCount(t, () => visit('articles', 'rel-live'))).requests).toBe(2);
   });
 
   it('renders the site-owned summary and community answers of a question', async () => {
@@ -281,7 +359,9 @@ describe('visitor pages', () => {
       blocks: [{ _type: 'paragraph', text: 'Community view' }],
     });
     const html = (await visit('questions', 'with-community')).text;
-    expect(html).toContain('<p class="summary">Summary &lt;b&gt;by site&lt;/b&gt;</p>');
+    expect(html).toMatch(
+      /<section class="part summary"[^>]*>\n<h2[^>]*>In short<\/h2>\n<p>Summary &lt;b&gt;by site&lt;\/b&gt;<\/p>/,
+    );
     expect(html).toContain('<h3>Ann</h3>');
     expect(html).toContain('<p>Community view</p>');
   });

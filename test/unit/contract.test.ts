@@ -309,6 +309,7 @@ describe('OpenAPI block shapes', () => {
       'image',
       'callout',
       'table',
+      'code',
       'block',
       'other',
     ]);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type {
   ArticleInput,
   ArticleRecord,
@@ -7,10 +8,15 @@ import type {
   PageRecord,
   QuestionInput,
   QuestionRecord,
+  KnownBlockType,
   Source,
 } from '@cm/contract';
 import {
   articleDoc,
+  BLOCK_TYPES,
+  PALETTES,
+  preparePublish,
+  THEME_STYLE_SOURCE,
   pageId,
   pageRecord,
   questionDoc,
@@ -35,9 +41,12 @@ const LIVE_ID = pageId(SITE, 'article', 'live-page');
 const DEAD_ID = pageId(SITE, 'article', 'dead-page');
 const LIVE_URL = `${BASE}/sites/1/articles/live-page`;
 
+const LIVE_PAGE = { url: LIVE_URL, title: 'The live page' };
+
 const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   pageUrl: `${BASE}/sites/1/articles/the-page`,
-  linkTarget: (id) => (id === LIVE_ID ? LIVE_URL : null),
+  site: { id: SITE, name: 'Run & Co', baseUrl: BASE },
+  linkTarget: (id) => (id === LIVE_ID ? LIVE_PAGE : null),
   ...overrides,
 });
 
@@ -92,16 +101,16 @@ const para = (...children: Block[]): Block => ({ _type: 'paragraph', children })
 const textPara = (text: string): Block => ({ _type: 'paragraph', text });
 const list = (items: string[], style: 'bullet' | 'number' = 'bullet'): Block => ({ _type: 'list', style, items });
 
-/** The rendered editor's answer (between `<section class="answer">` and its end). */
+/** The rendered editor's answer (after its heading, to the end of its section). */
 function answerHtml(html: string): string {
-  const m = /<section class="answer">([\s\S]*?)<\/section>/.exec(html);
+  const m = /<section class="part answer"[^>]*>\n<h2[^>]*>Answer<\/h2>([\s\S]*?)<\/section>/.exec(html);
   if (!m) throw new Error(`no answer section in:\n${html}`);
   return m[1]!;
 }
 
 /** The rendered page body (inside `<main>`). */
 function mainHtml(html: string): string {
-  const m = /<main>([\s\S]*)<\/main>/.exec(html);
+  const m = /<main id="content">([\s\S]*)<\/main>/.exec(html);
   if (!m) throw new Error(`no main in:\n${html}`);
   return m[1]!;
 }
@@ -242,7 +251,7 @@ describe('citation rules (spec §2.5)', () => {
 
 describe('links in text', () => {
   it('renders [text](page:<id>) as a link when linkTarget gives a URL and as plain escaped text when it gives null', () => {
-    const linkTarget = jest.fn((id: string) => (id === LIVE_ID ? LIVE_URL : null));
+    const linkTarget = jest.fn((id: string) => (id === LIVE_ID ? LIVE_PAGE : null));
     const page = article({
       body: [textPara(`Read [the guide](page:${LIVE_ID}) or [old <b> & co](page:${DEAD_ID}) now`)],
     });
@@ -425,8 +434,9 @@ describe('hostile input', () => {
   it('keeps a title with </script> inside the JSON-LD element of an article', () => {
     const title = `Shoes </script><script>alert(1)</script> & more`;
     const html = renderArticle(article({ title, meta_description: '</script>' }), options());
-    expect(count(html, '<script')).toBe(1);
-    expect(count(html, '</script>')).toBe(1);
+    // The page's own element and its BreadcrumbList's.
+    expect(count(html, '<script')).toBe(2);
+    expect(count(html, '</script>')).toBe(2);
     const [ld] = jsonLd(html);
     expect(ld).toBeDefined();
     expect(ld!.headline).toBe(title);
@@ -439,8 +449,8 @@ describe('hostile input', () => {
       question({ question: text, answer: [textPara(`Because </script><!-- \u2028`)] }),
       options(),
     );
-    expect(count(html, '<script')).toBe(1);
-    expect(count(html, '</script>')).toBe(1);
+    expect(count(html, '<script')).toBe(2);
+    expect(count(html, '</script>')).toBe(2);
     expect(html).not.toContain('<!--');
     const [ld] = jsonLd(html);
     expect(ld!.name).toBe(text);
@@ -651,7 +661,9 @@ describe('blocks in another shape than the one that renders', () => {
       { _type: 'table', header: 'H', rows: 'R' },
     ];
     for (const block of blocks)
-      expect(render(block).trim()).toMatch(/^<article>\n<header><h1>The title<\/h1><\/header>\n\s*\n?<\/article>$/);
+      expect(render(block).trim()).toMatch(
+        /^<article>\n<header><h1>The title<\/h1><p class="meta">.*<\/p><\/header>\n\s*\n?<\/article>$/,
+      );
   });
 
   it('renders the usable parts and never echoes an object or a type name', () => {
@@ -747,18 +759,22 @@ describe('head', () => {
     expect(plain!['@type']).toBe('Article');
   });
 
-  it('emits JSON-LD of type Question, with the accepted answer, for a question page', () => {
+  it('emits an FAQPage of the one question and its accepted answer for a question page without community answers', () => {
     const html = renderQuestion(
       question({ question: 'How hot is boiling water?', answer: [textPara('About 100 degrees.')] }),
       options(),
     );
     const all = jsonLd(html);
-    expect(all).toHaveLength(1);
+    expect(all.map((ld) => ld['@type'])).toEqual(['FAQPage', 'BreadcrumbList']);
     const [ld] = all;
-    expect(ld!['@type']).toBe('Question');
-    expect(ld!.name).toBe('How hot is boiling water?');
-    expect(ld!.acceptedAnswer).toMatchObject({ '@type': 'Answer' });
-    expect((ld!.acceptedAnswer as { text: string }).text).toContain('About 100 degrees.');
+    expect(ld!.publisher).toEqual({ '@type': 'Organization', name: 'Run & Co', url: `${BASE}/sites/1/` });
+    expect(ld!.mainEntity).toEqual([
+      expect.objectContaining({
+        '@type': 'Question',
+        name: 'How hot is boiling water?',
+        acceptedAnswer: expect.objectContaining({ '@type': 'Answer', text: 'About 100 degrees.' }),
+      }),
+    ]);
     expect(html).not.toContain('QAPage');
   });
 
@@ -793,12 +809,24 @@ describe('question pages', () => {
     expect(body).toContain('<ul><li>Warm up</li><li>Cool down</li></ul>');
     // community answers are not part of the editor's answer
     expect(answerHtml(html)).not.toContain('I run in flats.');
-    expect(jsonLd(html)[0]!.answerCount).toBe(3);
+    // Answers its readers gave: a QAPage, the editor's answer the accepted one, theirs suggested.
+    const [ld] = jsonLd(html);
+    expect(ld!['@type']).toBe('QAPage');
+    expect(ld!.mainEntity).toMatchObject({
+      '@type': 'Question',
+      answerCount: 3,
+      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.' },
+      suggestedAnswer: [
+        { '@type': 'Answer', text: 'I run in flats.', author: { '@type': 'Person', name: 'Runner Ann' } },
+        { '@type': 'Answer', text: 'Warm up Cool down', url: `${BASE}/sites/1/articles/the-page#answer-ca2` },
+      ],
+    });
+    expect(body).toContain('<section class="community-answer" id="answer-ca2">');
   });
 
   it('renders no summary when it is null', () => {
     const body = mainHtml(renderQuestion(question({ answer: [textPara('A')] }), options()));
-    expect(body).not.toContain('class="summary"');
+    expect(body).not.toContain('summary');
   });
 });
 
@@ -808,7 +836,7 @@ describe('renderPage', () => {
     const q = question({ question: 'Qst?', answer: [textPara('y')], sources: [source('src-1')] });
     expect(renderPage(a, options())).toBe(renderArticle(a, options()));
     expect(renderPage(q, options())).toBe(renderQuestion(q, options()));
-    expect(renderPage(q, options())).toContain('class="sources"');
+    expect(renderPage(q, options())).toContain('class="part sources"');
   });
 });
 
@@ -962,5 +990,235 @@ describe('links whose URL holds parentheses', () => {
       ),
     );
     expect(html).toContain('<p>See <a href="https://en.wikipedia.org/wiki/Mercury_(planet)">Mercury</a> now.</p>');
+  });
+});
+
+describe('the table of block types (issue 38)', () => {
+  /** One block of each type in the table and what it renders; a type added to the table without a case does not compile. */
+  const CASES: { [T in KnownBlockType]: [Block, string] } = {
+    heading: [{ _type: 'heading', level: 3, text: 'A <h>' }, '<h3>A &lt;h&gt;</h3>'],
+    paragraph: [textPara('A & B'), '<p>A &amp; B</p>'],
+    statBar: [
+      { _type: 'statBar', stats: [{ value: '42%', label: 'faster <x>' }] },
+      '<dl class="stat-bar"><div class="stat"><dt>faster &lt;x&gt;</dt><dd>42%</dd></div></dl>',
+    ],
+    list: [list(['<one>']), '<ul><li>&lt;one&gt;</li></ul>'],
+    quote: [
+      { _type: 'quote', text: 'Run "far"', cite: 'Ann' },
+      '<blockquote><p>Run &quot;far&quot;</p><footer><cite>Ann</cite></footer></blockquote>',
+    ],
+    image: [
+      { _type: 'image', url: 'https://img.example.test/a.jpg', alt: 'A "shoe"', width: 800, height: 600 },
+      '<figure><img src="https://img.example.test/a.jpg" alt="A &quot;shoe&quot;" width="800" height="600" loading="lazy" decoding="async"></figure>',
+    ],
+    callout: [
+      { _type: 'callout', tone: 'tip', text: 'Hint' },
+      '<aside class="callout callout-tip"><p>Hint</p></aside>',
+    ],
+    table: [
+      { _type: 'table', header: ['H'], rows: [['<c>']] },
+      '<div class="table"><table><thead><tr><th>H</th></tr></thead><tbody><tr><td>&lt;c&gt;</td></tr></tbody></table></div>',
+    ],
+    code: [
+      { _type: 'code', language: 'TypeScript', filename: 'a<b>.ts', code: 'if (a < b) x = "[y](https://z.test)";' },
+      '<figure class="code"><figcaption>a&lt;b&gt;.ts</figcaption><pre><code class="language-typescript">if (a &lt; b) x = &quot;[y](https://z.test)&quot;;</code></pre></figure>',
+    ],
+    block: [
+      { _type: 'block', style: 'h2', children: [{ _type: 'span', text: 'PT <h2>', marks: [] }], markDefs: [] },
+      '<h2>PT &lt;h2&gt;</h2>',
+    ],
+  };
+
+  it.each(Object.keys(BLOCK_TYPES) as KnownBlockType[])('renders a %s block as its entry says, escaped', (type) => {
+    const [block, html] = CASES[type];
+    // Not the first block: an image there would load at once.
+    expect(mainHtml(renderArticle(article({ body: [textPara('Lead'), block] }), options()))).toContain(html);
+  });
+
+  it('renders a code block verbatim: no links or citations read in it, a language only as a plain token', () => {
+    const code = (language: unknown) =>
+      answerHtml(
+        renderQuestion(
+          question({
+            answer: [{ _type: 'code', language, code: 'see [src-1] and [x](page:' + LIVE_ID + ')' }],
+            sources: [source('src-1')],
+          }),
+          options(),
+        ),
+      );
+    expect(code('js')).toContain(`<pre><code class="language-js">see [src-1] and [x](page:${LIVE_ID})</code></pre>`);
+    expect(code('x" onclick="y')).toContain('<pre><code>see');
+    expect(code(['js'])).toContain('<pre><code>see');
+    expect(mainHtml(renderArticle(article({ body: [{ _type: 'code', language: 'js' }] }), options()))).not.toContain(
+      '<pre',
+    );
+  });
+
+  it('publishes a code block without a warning, and warns of one in another shape at its field', () => {
+    const publish = (block: Block) =>
+      preparePublish(SITE, { type: 'article', value: { slug: 's', title: 'T', body: [block] } }, NOW).warnings;
+    expect(publish({ _type: 'code', code: 'x', language: 'ts', filename: 'x.ts' })).toEqual([]);
+    expect(publish({ _type: 'code', code: 3 })).toEqual([expect.objectContaining({ path: 'body[0].code' })]);
+    expect(publish({ _type: 'codeBlock', code: 'x' })).toEqual([
+      { path: 'body[0]', message: 'unknown block type; stored, not rendered' },
+    ]);
+  });
+
+  it('loads an image at once when it is the first thing under the title, else lazily, and the cover first', () => {
+    const image: Block = { _type: 'image', url: 'https://img.example.test/a.jpg', alt: '' };
+    expect(mainHtml(renderArticle(article({ body: [image] }), options()))).not.toContain('loading="lazy"');
+    const withCover = mainHtml(
+      renderArticle(article({ cover_image: 'https://img.example.test/c.jpg', body: [image] }), options()),
+    );
+    expect(withCover).toContain('<img class="cover" src="https://img.example.test/c.jpg" alt="" fetchpriority="high">');
+    expect(withCover).toContain('loading="lazy"');
+  });
+});
+
+describe('the theme (issue 38)', () => {
+  it('puts the one stylesheet inline, and the CSP source is the hash of exactly it', () => {
+    for (const html of [renderArticle(article(), options()), renderQuestion(question(), options())]) {
+      const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+      expect(styles).toHaveLength(1);
+      expect(THEME_STYLE_SOURCE).toBe(`'sha256-${createHash('sha256').update(styles[0]!).digest('base64')}'`);
+      // Nothing is loaded for it: no stylesheet link, no font, no import.
+      expect(html).not.toMatch(/<link rel="stylesheet"|@import|@font-face|url\(/);
+    }
+  });
+
+  const luminance = (hex: string): number => {
+    const [r, g, b] = [1, 3, 5].map((i) => {
+      const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const contrast = (a: string, b: string): number => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi! + 0.05) / (lo! + 0.05);
+  };
+
+  it.each(Object.entries(PALETTES))('meets WCAG AA contrast in the %s palette', (_name, palette) => {
+    for (const fg of [palette.fg, palette.muted, palette.link])
+      for (const bg of [palette.bg, palette.card, palette.info, palette.warning, palette.tip])
+        expect(contrast(fg, bg)).toBeGreaterThanOrEqual(4.5);
+    for (const bg of [palette.bg, palette.card]) expect(contrast(palette.focus, bg)).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('page furniture and head tags (issue 38)', () => {
+  it('heads every page with the site name linking home, breadcrumbs and a footer, as landmarks', () => {
+    const html = renderArticle(article({ title: 'Laces', category: 'Shoe Care & Fit' }), options());
+    const home = `${BASE}/sites/1/`;
+    expect(html).toContain(
+      `<header class="site"><div class="wrap"><a class="site-name" href="${home}">Run &amp; Co</a>`,
+    );
+    expect(html).toContain(
+      `<li><a href="${home}categories/shoe-care-fit">Shoe Care &amp; Fit</a></li><li aria-current="page">Laces</li>`,
+    );
+    expect(html).toMatch(/<main id="content">[\s\S]*<\/main>\n<\/div>\n<footer class="site">/);
+    // A category with no letter or digit names no page: home › page.
+    expect(renderArticle(article({ category: '&&' }), options())).toContain(
+      `<li><a href="${home}">Home</a></li><li aria-current="page">`,
+    );
+  });
+
+  it('has Open Graph and Twitter card tags, escaped, with the page text when there is no description', () => {
+    const hostile = `"><script>x</script>`;
+    const html = headHtml(
+      renderArticle(
+        article({
+          meta_title: `T ${hostile}`,
+          body: [
+            { _type: 'image', url: 'https://img.example.test/a.jpg?x=1&y="2"', alt: '' },
+            textPara(`Words ${hostile}`),
+          ],
+        }),
+        options({ site: { id: SITE, name: `Site ${hostile}`, baseUrl: BASE } }),
+      ),
+    );
+    const tags = new Map(
+      [...html.matchAll(/<meta (?:property|name)="([^"]+)" content="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+    );
+    const escaped = '&quot;&gt;&lt;script&gt;x&lt;/script&gt;';
+    expect(Object.fromEntries(tags)).toMatchObject({
+      'og:type': 'article',
+      'og:title': `T ${escaped}`,
+      'og:description': `Words ${escaped}`,
+      'og:url': `${BASE}/sites/1/articles/the-page`,
+      'og:site_name': `Site ${escaped}`,
+      'og:image': 'https://img.example.test/a.jpg?x=1&amp;y=%222%22',
+      'twitter:card': 'summary_large_image',
+      'twitter:title': `T ${escaped}`,
+      'twitter:description': `Words ${escaped}`,
+      'twitter:image': 'https://img.example.test/a.jpg?x=1&amp;y=%222%22',
+    });
+    expect(html).not.toContain('<script>x');
+    // No image at all: a summary card, no og:image.
+    const plain = headHtml(renderQuestion(question({ meta_description: 'Short' }), options()));
+    expect(plain).toContain('<meta name="twitter:card" content="summary">');
+    expect(plain).toContain('<meta property="og:description" content="Short">');
+    expect(plain).not.toContain('og:image');
+  });
+
+  it('gives an article JSON-LD its publisher, image, dates in order and a BreadcrumbList', () => {
+    // An editor's updated_at before the first publish: dateModified is the first publish, never earlier.
+    const page = article({
+      updated_at: '2020-01-01T00:00:00.000Z',
+      cover_image: 'https://img.example.test/c.jpg',
+      category: 'Gear',
+    });
+    const [ld, crumbs] = jsonLd(renderArticle(page, options()));
+    const publisher = { '@type': 'Organization', name: 'Run & Co', url: `${BASE}/sites/1/` };
+    expect(ld).toMatchObject({
+      publisher,
+      image: 'https://img.example.test/c.jpg',
+      datePublished: CREATED,
+      dateModified: CREATED,
+    });
+    expect(Date.parse(String(ld!.datePublished))).toBeLessThanOrEqual(Date.parse(String(ld!.dateModified)));
+    expect(crumbs).toEqual({
+      '@context': 'https://schema.org',
+      '@type': 'BreadcrumbList',
+      itemListElement: [
+        { '@type': 'ListItem', position: 1, name: 'Home', item: `${BASE}/sites/1/` },
+        { '@type': 'ListItem', position: 2, name: 'Gear', item: `${BASE}/sites/1/categories/gear` },
+        { '@type': 'ListItem', position: 3, name: 'The title', item: `${BASE}/sites/1/articles/the-page` },
+      ],
+    });
+  });
+
+  it('shows related articles and questions as cards with their titles, only those readers can reach', () => {
+    const LIVE_QUESTION = pageId(SITE, 'question', 'live-q');
+    const linkTarget = (id: string) =>
+      id === LIVE_ID ? LIVE_PAGE : id === LIVE_QUESTION ? { url: `${BASE}/q`, title: 'Why <run>?' } : null;
+    const html = mainHtml(
+      renderArticle(
+        article({ related_article_ids: [DEAD_ID, LIVE_ID], related_question_ids: [LIVE_QUESTION] }),
+        options({ linkTarget }),
+      ),
+    );
+    expect(html).toContain(
+      `<ul class="cards"><li><a class="card" href="${LIVE_URL}"><span class="card-kind">Article</span><span class="card-title">The live page</span></a></li>` +
+        `<li><a class="card" href="${BASE}/q"><span class="card-kind">Question</span><span class="card-title">Why &lt;run&gt;?</span></a></li></ul>`,
+    );
+    expect(mainHtml(renderArticle(article({ related_article_ids: [DEAD_ID] }), options()))).not.toContain('related');
+  });
+
+  it('sets each part of a question page apart under its own heading', () => {
+    const html = mainHtml(
+      renderQuestion(
+        question(
+          { answer: [textPara('A')], sources: [source('src-1')] },
+          {
+            summary: 'S',
+            community_answers: [{ answer_id: 'c1', author: 'Bo', blocks: [textPara('B')], created_at: NOW }],
+          },
+        ),
+        options(),
+      ),
+    );
+    const headings = [...html.matchAll(/<section class="part [^"]+"[^>]*>\n<h2[^>]*>([^<]*)<\/h2>/g)].map((m) => m[1]);
+    expect(headings).toEqual(['In short', 'Answer', 'Sources', 'Answers from readers']);
   });
 });

@@ -72,10 +72,20 @@ const Image = z.object({
   url: AbsoluteUrl,
   alt: z.string(),
   caption: z.optional(z.nullable(z.string())),
+  /** Intrinsic size in pixels, when known: the browser keeps the image's room before it loads. */
+  width: z.optional(z.int().check(z.positive())),
+  height: z.optional(z.int().check(z.positive())),
 });
 export const CALLOUT_TONES = ['info', 'warning', 'tip'] as const;
 const Callout = z.object({ _type: z.literal('callout'), tone: z.enum(CALLOUT_TONES), text: z.string() });
 const Table = z.object({ _type: z.literal('table'), header: z.array(z.string()), rows: z.array(z.array(z.string())) });
+/** Portable Text's code block (as @sanity/code-input writes it): the code verbatim, its language and file name. */
+const Code = z.object({
+  _type: z.literal('code'),
+  code: z.string(),
+  language: z.optional(z.nullable(z.string())),
+  filename: z.optional(z.nullable(z.string())),
+});
 
 /** The shape each known block type renders from (docs/api.md#blocks). */
 export const KNOWN_BLOCKS = {
@@ -87,6 +97,7 @@ export const KNOWN_BLOCKS = {
   image: Image,
   callout: Callout,
   table: Table,
+  code: Code,
   block: PortableTextBlock,
 } as const;
 

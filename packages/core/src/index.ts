@@ -13,3 +13,5 @@ export * from './research';
 export * from './addresses';
 export * from './backlinks';
 export * from './robots';
+export * from './blocks';
+export * from './theme';

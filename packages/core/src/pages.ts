@@ -2,7 +2,6 @@ import {
   ApiError,
   blockShapeIssues,
   formatPath,
-  isKnownBlockType,
   isLive,
   type PageState,
   type PageRecord,
@@ -20,6 +19,7 @@ import {
   type Source,
   type SuppressedLink,
 } from '@cm/contract';
+import { blockType, textOf, type TextVisit } from './blocks';
 import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
@@ -97,94 +97,20 @@ export function outgoingLinks(doc: PageDoc): string[] {
   return [...ids].sort();
 }
 
-/** The `link` annotations of a Portable Text block, with their paths: `markDefs` entries with an `href`. */
-export function* linkAnnotations(block: Block, path: string): Generator<{ path: string; href: string }> {
-  if (block._type !== 'block') return;
-  for (const [i, def] of itemsOf(block.markDefs).entries()) {
-    if (isJsonObject(def) && def._type === 'link' && typeof def.href === 'string')
-      yield { path: `${path}.markDefs[${i}].href`, href: def.href };
-  }
-}
-
 /** The page ids blocks link to, by `[text](page:<id>)` in their texts or a `page:<id>` link annotation. */
 export function blockLinkTargets(blocks: readonly Block[]): string[] {
   const ids = new Set<string>();
   for (const block of blocks) {
     for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
-    for (const { href } of linkAnnotations(block, ''))
+    for (const { href } of blockType(block)?.links?.(block, '') ?? [])
       if (href.startsWith('page:') && href.length > 5) ids.add(href.slice(5));
   }
   return [...ids];
 }
 
-interface TextVisit {
-  path: string;
-  text: string;
-}
-
-/** A field's items when it is an array, else none: a block as sent may hold anything in any field. */
-export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
-
-/** The text a field renders as: a string, or a number as written; anything else (an object) renders nothing. */
-export function textOf(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
-}
-
-function* spanTexts(children: unknown, path: string): Generator<TextVisit> {
-  for (const [i, node] of itemsOf(children).entries()) {
-    const text = isJsonObject(node) && node._type === 'span' ? textOf(node.text) : undefined;
-    if (text !== undefined) yield { path: `${path}.children[${i}].text`, text };
-  }
-}
-
-/** Every text of a block that renders and may hold inline markup, with its path for warnings. */
-export function* blockTexts(block: Block, path: string): Generator<TextVisit> {
-  function* field(value: unknown, at: string): Generator<TextVisit> {
-    const text = textOf(value);
-    if (text !== undefined) yield { path: at, text };
-  }
-  switch (block._type) {
-    case 'heading':
-    case 'callout':
-      yield* field(block.text, `${path}.text`);
-      return;
-    case 'quote':
-      yield* field(block.text, `${path}.text`);
-      yield* field(block.cite, `${path}.cite`);
-      return;
-    case 'image':
-      yield* field(block.caption, `${path}.caption`);
-      return;
-    case 'statBar':
-      for (const [i, stat] of itemsOf(block.stats).entries()) {
-        if (!isJsonObject(stat)) continue;
-        yield* field(stat.value, `${path}.stats[${i}].value`);
-        yield* field(stat.label, `${path}.stats[${i}].label`);
-      }
-      return;
-    case 'paragraph':
-      yield* field(block.text, `${path}.text`);
-      yield* spanTexts(block.children, path);
-      return;
-    case 'block':
-      yield* spanTexts(block.children, path);
-      return;
-    case 'list':
-      // An item sent as an object renders its `text`, as an item sent as a string renders itself.
-      for (const [i, item] of itemsOf(block.items).entries()) {
-        yield* isJsonObject(item) ? field(item.text, `${path}.items[${i}].text`) : field(item, `${path}.items[${i}]`);
-      }
-      return;
-    case 'table':
-      for (const [i, cell] of itemsOf(block.header).entries()) yield* field(cell, `${path}.header[${i}]`);
-      for (const [r, row] of itemsOf(block.rows).entries()) {
-        for (const [c, cell] of itemsOf(row).entries()) yield* field(cell, `${path}.rows[${r}][${c}]`);
-      }
-      return;
-    default:
-  }
-}
+/** Every text of a block that renders and may hold inline markup, with its path for warnings; none for an unknown type. */
+export const blockTexts = (block: Block, path: string): Iterable<TextVisit> =>
+  blockType(block)?.texts(block, path) ?? [];
 
 /**
  * What a publish accepted but readers will not see as sent (docs/api.md#warnings). Messages never repeat
@@ -202,7 +128,8 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
 
   for (const [i, block] of pageBlocks(doc).entries()) {
     const path = `${field}[${i}]`;
-    if (!isKnownBlockType(block._type)) {
+    const kind = blockType(block);
+    if (!kind) {
       warn(path, 'unknown block type; stored, not rendered');
       continue;
     }
@@ -211,28 +138,22 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       warn(at, `not the shape that renders (${issue.message}); stored as sent, rendered as far as it can be`);
     }
     // A URL that is not absolute already has its shape warning.
-    if (
-      block._type === 'image' &&
-      typeof block.url === 'string' &&
-      URL.canParse(block.url) &&
-      !allowedImageUrl(block.url)
-    ) {
+    const imageUrl = kind.imageUrl?.(block);
+    if (imageUrl && URL.canParse(imageUrl) && !allowedImageUrl(imageUrl)) {
       warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }
-    if (block._type === 'paragraph' || block._type === 'block') {
-      for (const [j, node] of itemsOf(block.children).entries()) {
-        // A node without a `_type` already has its shape warning.
-        if (!isJsonObject(node) || typeof node._type !== 'string' || node._type === '') continue;
-        const id = textOf(node.id);
-        if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
-        else if (node._type === 'sourceCitation' && id !== undefined) citation(`${path}.children[${j}]`, id);
-      }
+    for (const [j, node] of (kind.inlineNodes?.(block) ?? []).entries()) {
+      // A node without a `_type` already has its shape warning.
+      if (!isJsonObject(node) || typeof node._type !== 'string' || node._type === '') continue;
+      const id = textOf(node.id);
+      if (!isKnownInlineType(node._type)) warn(`${path}.children[${j}]`, 'unknown inline node type; not rendered');
+      else if (node._type === 'sourceCitation' && id !== undefined) citation(`${path}.children[${j}]`, id);
     }
-    for (const link of linkAnnotations(block, path)) {
+    for (const link of kind.links?.(block, path) ?? []) {
       if (!link.href.startsWith('page:') && !allowedUrl(link.href))
         warn(link.path, 'link URL scheme not allowed (http, https, mailto); rendered as plain text');
     }
-    for (const visit of blockTexts(block, path)) {
+    for (const visit of kind.texts(block, path)) {
       for (const m of visit.text.matchAll(INLINE_MARKUP)) {
         if (m[2] !== undefined && !m[2].startsWith('page:') && !allowedUrl(m[2])) {
           warn(visit.path, 'link URL scheme not allowed (http, https, mailto); rendered as plain text');
@@ -284,6 +205,23 @@ function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
       });
     return out;
   });
+}
+
+/** The site's home page, where its name and the breadcrumbs lead: built here only, so it can move in one place. */
+export const siteHomeUrl = (baseUrl: string, siteId: number): string => `${baseUrl}/sites/${siteId}/`;
+
+/** A category's name as one URL segment: its letters and digits, lower case, runs of anything else as one `-`. */
+export const categorySlug = (category: string): string =>
+  category
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-|-$/g, '');
+
+/** A category's page, or null when its name has no letter or digit to name a page by. */
+export function categoryUrl(baseUrl: string, siteId: number, category: string): string | null {
+  const slug = categorySlug(category);
+  return slug ? `${siteHomeUrl(baseUrl, siteId)}categories/${encodeURIComponent(slug)}` : null;
 }
 
 /** The visitor URL of a page. */

@@ -1,8 +1,8 @@
 import {
-  CALLOUT_TONES,
   isJsonObject,
   type ArticleRecord,
   type Block,
+  type CommunityAnswer,
   type PageRecord,
   type QuestionRecord,
   type Source,
@@ -13,8 +13,10 @@ import {
   type PortableTextMarkComponentOptions,
   type PortableTextTypeComponentOptions,
 } from '@portabletext/to-html';
+import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { INLINE_MARKUP } from './markup';
-import { blockLinkTargets, blockTexts, itemsOf, textOf } from './pages';
+import { blockLinkTargets, blockTexts, categoryUrl, siteHomeUrl } from './pages';
+import { THEME_CSS } from './theme';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
@@ -22,27 +24,27 @@ import { allowedImageUrl, allowedUrl } from './urls';
  * every text is escaped, URLs render only with allowed schemes, unknown types render nothing and are
  * never echoed. A block of a known type is rendered from whatever of its shape is usable: a field that
  * is not a text renders nothing, and a block without the field it is made of renders nothing at all.
+ * Every page has the site's header, breadcrumbs and footer, the theme's one inline stylesheet, Open
+ * Graph and Twitter card tags, and schema.org JSON-LD (docs/api.md#visitor-pages).
  */
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** JSON inside `<script>`: nothing in it can close the element or start markup. */
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** A page of the site that another page links to, while readers can reach it. */
+export interface LinkedPage {
+  url: string;
+  title: string;
+}
+
 export interface RenderOptions {
   /** Absolute URL of this page (the canonical URL when the page names none). */
   pageUrl: string;
-  /** The visitor URL of a linked page when readers can reach it, else null (the link renders as text). */
-  linkTarget: (pageId: string) => string | null;
-}
-
-/** h1–h6 from a heading's `level`: a number (or numeric string) is rounded and clamped, anything else is h2. */
-function headingLevel(level: unknown): number {
-  const n = typeof level === 'string' && level.trim() !== '' ? Number(level) : level;
-  return typeof n === 'number' && Number.isFinite(n) ? Math.min(6, Math.max(1, Math.round(n))) : 2;
+  /** The site the page is on: its name heads every page, and its home starts the breadcrumbs. */
+  site: { id: number; name: string; baseUrl: string };
+  /** A linked page when readers can reach it, else null: a link to it renders as text, a related card not at all. */
+  linkTarget: (pageId: string) => LinkedPage | null;
 }
 
 /**
@@ -88,12 +90,7 @@ function portableTextBlock(block: Block): Block {
   };
 }
 
-/** List styles that render as a numbered list: the spec's `number`, and `ordered` as clients also send it. */
-const ORDERED_STYLES: ReadonlySet<unknown> = new Set(['number', 'ordered']);
-
-const isCalloutTone = (tone: unknown): tone is (typeof CALLOUT_TONES)[number] => CALLOUT_TONES.some((t) => t === tone);
-
-class Renderer {
+class Renderer implements BlockHtml {
   private readonly sourceNumber = new Map<string, number>();
 
   constructor(
@@ -116,7 +113,9 @@ class Renderer {
 
   /** `html` as a link to `target`, or as it is when the target is a page readers cannot reach or a URL not allowed. */
   private link(html: string, target: string): string {
-    const url = target.startsWith('page:') ? this.options.linkTarget(target.slice(5)) : allowedUrl(target);
+    const url = target.startsWith('page:')
+      ? (this.options.linkTarget(target.slice(5))?.url ?? null)
+      : allowedUrl(target);
     return url ? `<a href="${escapeHtml(url)}">${html}</a>` : html;
   }
 
@@ -125,7 +124,7 @@ class Renderer {
    * and `level`), with this renderer's rules: texts with their inline markup, links through the URL
    * allow-list and relink, citations by the spec's rules, and nothing for an unknown type.
    */
-  private portableText(run: readonly Block[]): string {
+  portableText(run: readonly Block[]): string {
     const components: PortableTextComponents = {
       escapeHTML: (text) => this.text(text),
       hardBreak: () => '<br>',
@@ -151,7 +150,7 @@ class Renderer {
   }
 
   /** A text with its inline markup: every literal `[src-<n>]` follows the citation rules, in any text. */
-  private text(text: string): string {
+  text(text: string): string {
     let out = '';
     let last = 0;
     for (const m of text.matchAll(INLINE_MARKUP)) {
@@ -169,13 +168,13 @@ class Renderer {
   }
 
   /** A field rendered as text, or '' when it holds none (an object is never echoed). */
-  private field(value: unknown): string {
+  field(value: unknown): string {
     const text = textOf(value);
     return text === undefined ? '' : this.text(text);
   }
 
   /** Inline nodes after `out`: a dropped citation also drops the space before it, wherever that came from. */
-  private inline(nodes: readonly unknown[], out: string): string {
+  inline(nodes: readonly unknown[], out: string): string {
     for (const node of nodes) {
       if (!isJsonObject(node)) continue;
       if (node._type === 'span') out += this.field(node.text);
@@ -188,69 +187,12 @@ class Renderer {
     return out;
   }
 
-  block(block: Block): string {
-    switch (block._type) {
-      case 'heading': {
-        if (textOf(block.text) === undefined) return '';
-        const level = headingLevel(block.level);
-        return `<h${level}>${this.field(block.text)}</h${level}>`;
-      }
-      case 'paragraph': {
-        const children = Array.isArray(block.children) ? block.children : null;
-        if (textOf(block.text) === undefined && !children) return '';
-        return `<p>${this.inline(children ?? [], this.field(block.text))}</p>`;
-      }
-      case 'statBar': {
-        if (!Array.isArray(block.stats)) return '';
-        const stats = block.stats
-          .filter(isJsonObject)
-          .map((s) => `<div class="stat"><dt>${this.field(s.label)}</dt><dd>${this.field(s.value)}</dd></div>`);
-        return `<dl class="stat-bar">${stats.join('')}</dl>`;
-      }
-      case 'list': {
-        if (!Array.isArray(block.items)) return '';
-        const tag = ORDERED_STYLES.has(block.style) ? 'ol' : 'ul';
-        const items = block.items.flatMap((item) => {
-          // An item sent as an object renders its `text`, by the same rules as an item sent as a string.
-          const text = textOf(isJsonObject(item) ? item.text : item);
-          return text === undefined ? [] : [`<li>${this.text(text)}</li>`];
-        });
-        return `<${tag}>${items.join('')}</${tag}>`;
-      }
-      case 'quote': {
-        if (textOf(block.text) === undefined) return '';
-        const cite = textOf(block.cite) ? `<footer><cite>${this.field(block.cite)}</cite></footer>` : '';
-        return `<blockquote><p>${this.field(block.text)}</p>${cite}</blockquote>`;
-      }
-      case 'image': {
-        const src = allowedImageUrl(typeof block.url === 'string' ? block.url : null);
-        if (!src) return '';
-        const caption = textOf(block.caption) ? `<figcaption>${this.field(block.caption)}</figcaption>` : '';
-        return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(textOf(block.alt) ?? '')}" loading="lazy">${caption}</figure>`;
-      }
-      case 'callout': {
-        if (textOf(block.text) === undefined) return '';
-        const tone = isCalloutTone(block.tone) ? ` callout-${block.tone}` : '';
-        return `<aside class="callout${tone}"><p>${this.field(block.text)}</p></aside>`;
-      }
-      case 'table': {
-        if (!Array.isArray(block.header) && !Array.isArray(block.rows)) return '';
-        const head = itemsOf(block.header)
-          .map((cell) => `<th>${this.field(cell)}</th>`)
-          .join('');
-        const rows = itemsOf(block.rows)
-          .filter(Array.isArray)
-          .map((row) => `<tr>${row.map((cell) => `<td>${this.field(cell)}</td>`).join('')}</tr>`)
-          .join('');
-        return `<table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table>`;
-      }
-      default:
-        return '';
-    }
-  }
-
-  /** Blocks in order; consecutive Portable Text blocks render together, so their list items group. */
-  blocks(blocks: readonly Block[]): string {
+  /**
+   * Blocks in order, each by its entry in the table of block types (nothing for an unknown type);
+   * consecutive Portable Text blocks render together, so their list items group. `atTop`: the first
+   * block is in view when the page opens.
+   */
+  blocks(blocks: readonly Block[], atTop = false): string {
     const parts: (Block | Block[])[] = [];
     for (const block of blocks) {
       const last = parts.at(-1);
@@ -258,7 +200,11 @@ class Renderer {
       else if (Array.isArray(last)) last.push(block);
       else parts.push([block]);
     }
-    return parts.map((part) => (Array.isArray(part) ? this.portableText(part) : this.block(part))).join('\n');
+    return parts
+      .map((part, i) =>
+        Array.isArray(part) ? this.portableText(part) : (blockType(part)?.render(part, this, atTop && i === 0) ?? ''),
+      )
+      .join('\n');
   }
 
   sourceList(): string {
@@ -275,7 +221,7 @@ class Renderer {
         return `<li id="source-${i + 1}">${label}${accessed}</li>`;
       })
       .join('');
-    return `<section class="sources"><h2>Sources</h2><ol>${items}</ol></section>`;
+    return part('sources', 'Sources', `<ol>${items}</ol>`);
   }
 }
 
@@ -305,20 +251,160 @@ function plainText(blocks: readonly Block[]): string {
 const modifiedAt = (publishedAt: string, updatedAt: string): string =>
   Date.parse(updatedAt) < Date.parse(publishedAt) ? publishedAt : updatedAt;
 
-function documentHtml(
-  head: { title: string; description: string | null; canonical: string; noindex: boolean; jsonLd: object },
-  main: string,
-): string {
-  const meta = [
+/** A section of a question page, set apart from the others under its own heading. */
+const part = (name: string, heading: string, html: string): string =>
+  `<section class="part ${name}" aria-labelledby="${name}-title">\n<h2 id="${name}-title">${heading}</h2>\n${html}\n</section>`;
+
+/** About 200 characters of a text, cut at a word, for link previews. */
+function preview(text: string): string {
+  if (text.length <= 200) return text;
+  const cut = text.slice(0, 200);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 120)).trimEnd()}…`;
+}
+
+/** The first image of the blocks readers are shown, for link previews of a page without a cover. */
+function firstImage(blocks: readonly Block[]): string | null {
+  for (const block of blocks) {
+    const url = allowedImageUrl(blockType(block)?.imageUrl?.(block));
+    if (url) return url;
+  }
+  return null;
+}
+
+const dateOf = (iso: string): string => iso.slice(0, 10);
+
+/** When the page was first published and, on a later day, last updated. */
+function dates(publishedAt: string, updatedAt: string): string {
+  const published = `Published <time datetime="${escapeHtml(publishedAt)}">${escapeHtml(dateOf(publishedAt))}</time>`;
+  const updated =
+    dateOf(updatedAt) > dateOf(publishedAt)
+      ? ` · Updated <time datetime="${escapeHtml(updatedAt)}">${escapeHtml(dateOf(updatedAt))}</time>`
+      : '';
+  return `<p class="meta">${published}${updated}</p>`;
+}
+
+interface Crumb {
+  name: string;
+  url: string;
+}
+
+/** Home › category › page: the category only when the page has one that names a page. */
+function breadcrumbs(options: RenderOptions, category: string | null, name: string): Crumb[] {
+  const { site } = options;
+  const categoryPage = category === null ? null : categoryUrl(site.baseUrl, site.id, category);
+  return [
+    { name: 'Home', url: siteHomeUrl(site.baseUrl, site.id) },
+    ...(category !== null && categoryPage !== null ? [{ name: category, url: categoryPage }] : []),
+    { name, url: options.pageUrl },
+  ];
+}
+
+function breadcrumbNav(crumbs: readonly Crumb[]): string {
+  const items = crumbs.map((crumb, i) =>
+    i === crumbs.length - 1
+      ? `<li aria-current="page">${escapeHtml(crumb.name)}</li>`
+      : `<li><a href="${escapeHtml(crumb.url)}">${escapeHtml(crumb.name)}</a></li>`,
+  );
+  return `<nav class="crumbs" aria-label="Breadcrumb"><ol>${items.join('')}</ol></nav>`;
+}
+
+const breadcrumbList = (crumbs: readonly Crumb[]) => ({
+  '@context': 'https://schema.org',
+  '@type': 'BreadcrumbList',
+  itemListElement: crumbs.map((crumb, i) => ({
+    '@type': 'ListItem',
+    position: i + 1,
+    name: crumb.name,
+    item: crumb.url,
+  })),
+});
+
+/** The site as the publisher (and author) of its pages. */
+const publisherOf = (options: RenderOptions) => ({
+  '@type': 'Organization',
+  name: options.site.name,
+  url: siteHomeUrl(options.site.baseUrl, options.site.id),
+});
+
+/** The related pages readers can reach, as cards with their titles (relink took the others out already). */
+function relatedCards(options: RenderOptions, articleIds: readonly string[], questionIds: readonly string[]): string {
+  const cards = (ids: readonly string[], kind: string) =>
+    ids.flatMap((id) => {
+      const target = options.linkTarget(id);
+      return target
+        ? [
+            `<li><a class="card" href="${escapeHtml(target.url)}"><span class="card-kind">${kind}</span><span class="card-title">${escapeHtml(target.title)}</span></a></li>`,
+          ]
+        : [];
+    });
+  const items = [...cards(articleIds, 'Article'), ...cards(questionIds, 'Question')];
+  if (items.length === 0) return '';
+  return `<section class="related" aria-labelledby="related-title">\n<h2 id="related-title">Related</h2>\n<ul class="cards">${items.join('')}</ul>\n</section>`;
+}
+
+interface Head {
+  title: string;
+  description: string | null;
+  canonical: string;
+  noindex: boolean;
+  /** What link previews show: the description, else the page's own first words. */
+  preview: string;
+  image: string | null;
+  publishedAt: string;
+  modifiedAt: string;
+  jsonLd: object[];
+}
+
+function headHtml(head: Head, options: RenderOptions): string {
+  const meta = (attribute: 'name' | 'property', key: string, value: string | null) =>
+    value === null ? '' : `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
+  return [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
     `<title>${escapeHtml(head.title)}</title>`,
-    head.description !== null ? `<meta name="description" content="${escapeHtml(head.description)}">` : '',
+    meta('name', 'description', head.description),
     `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
     head.noindex ? '<meta name="robots" content="noindex">' : '',
-    `<script type="application/ld+json">${scriptJson(head.jsonLd)}</script>`,
-  ].filter(Boolean);
-  return `<!doctype html>\n<html lang="en">\n<head>\n${meta.join('\n')}\n</head>\n<body>\n<main>\n${main}\n</main>\n</body>\n</html>\n`;
+    meta('property', 'og:type', 'article'),
+    meta('property', 'og:title', head.title),
+    meta('property', 'og:description', head.preview),
+    meta('property', 'og:url', head.canonical),
+    meta('property', 'og:site_name', options.site.name),
+    meta('property', 'og:image', head.image),
+    meta('property', 'article:published_time', head.publishedAt),
+    meta('property', 'article:modified_time', head.modifiedAt),
+    meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', head.title),
+    meta('name', 'twitter:description', head.preview),
+    meta('name', 'twitter:image', head.image),
+    `<style>${THEME_CSS}</style>`,
+    ...head.jsonLd.map((data) => `<script type="application/ld+json">${scriptJson(data)}</script>`),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** The page: the site's header, breadcrumbs, the page's own content, and the site's footer. */
+function documentHtml(head: Head, options: RenderOptions, crumbs: readonly Crumb[], main: string): string {
+  const home = escapeHtml(siteHomeUrl(options.site.baseUrl, options.site.id));
+  const name = escapeHtml(options.site.name);
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    `<head>\n${headHtml(head, options)}\n</head>`,
+    '<body>',
+    '<a class="skip" href="#content">Skip to content</a>',
+    `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a></div></header>`,
+    '<div class="wrap">',
+    breadcrumbNav(crumbs),
+    `<main id="content">\n${main}\n</main>`,
+    '</div>',
+    `<footer class="site"><div class="wrap"><a href="${home}">${name}</a></div></footer>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
 }
 
 const withoutNulls = (o: Record<string, unknown>) =>
@@ -328,65 +414,137 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   const r = new Renderer(options, [], true);
   const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
   const cover = allowedImageUrl(page.cover_image);
+  const modified = modifiedAt(page.created_at, page.updated_at);
+  const crumbs = breadcrumbs(options, page.category, page.title);
   const main = [
     '<article>',
-    `<header><h1>${escapeHtml(page.title)}</h1>${cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="">` : ''}</header>`,
-    r.blocks(page.body),
+    `<header><h1>${escapeHtml(page.title)}</h1>${dates(page.created_at, modified)}</header>`,
+    // The cover is in view when the page opens: it loads at once, first.
+    cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="" fetchpriority="high">` : '',
+    r.blocks(page.body, !cover),
     '</article>',
-  ].join('\n');
+    relatedCards(options, page.related_article_ids, page.related_question_ids),
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const image = cover ?? firstImage(page.body);
+  const publisher = publisherOf(options);
   const jsonLd = withoutNulls({
     '@context': 'https://schema.org',
     '@type': page.schema_type,
     headline: page.title,
     description: page.meta_description,
-    image: cover,
+    image,
     datePublished: page.created_at,
-    dateModified: modifiedAt(page.created_at, page.updated_at),
+    dateModified: modified,
     url: canonical,
     mainEntityOfPage: canonical,
+    author: publisher,
+    publisher,
   });
   return documentHtml(
-    { title: page.meta_title, description: page.meta_description, canonical, noindex: page.noindex, jsonLd },
+    {
+      title: page.meta_title,
+      description: page.meta_description,
+      canonical,
+      noindex: page.noindex,
+      preview: page.meta_description ?? preview(plainText(page.body)),
+      image,
+      publishedAt: page.created_at,
+      modifiedAt: modified,
+      jsonLd: [jsonLd, breadcrumbList(crumbs)],
+    },
+    options,
+    crumbs,
     main,
   );
 }
 
+/** A community answer's anchor on the page. */
+const answerAnchor = (answer: CommunityAnswer): string => `answer-${answer.answer_id}`;
+
+/**
+ * A question page's structured data. With community answers it is a QAPage: one question and the answers
+ * its readers gave, the editor's as the site's accepted one. Without, it is an FAQPage of that one
+ * question and its one answer, written by the site: search engines' QAPage guidelines are for questions
+ * that users answer, not for a site's own answer (docs/api.md#visitor-pages).
+ */
+function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: string): object {
+  const publisher = publisherOf(options);
+  const accepted = {
+    '@type': 'Answer',
+    text: plainText(page.answer),
+    datePublished: page.created_at,
+    dateModified: modified,
+    url: `${options.pageUrl}#answer-title`,
+    author: publisher,
+  };
+  const page_ = { '@context': 'https://schema.org', url: options.pageUrl, name: page.meta_title, publisher };
+  if (page.community_answers.length === 0)
+    return {
+      ...page_,
+      '@type': 'FAQPage',
+      mainEntity: [{ '@type': 'Question', name: page.question, acceptedAnswer: accepted }],
+    };
+  return {
+    ...page_,
+    '@type': 'QAPage',
+    mainEntity: {
+      '@type': 'Question',
+      name: page.question,
+      text: page.question,
+      answerCount: 1 + page.community_answers.length,
+      datePublished: page.created_at,
+      dateModified: modified,
+      author: publisher,
+      acceptedAnswer: accepted,
+      suggestedAnswer: page.community_answers.map((a) => ({
+        '@type': 'Answer',
+        text: plainText(a.blocks),
+        datePublished: a.created_at,
+        url: `${options.pageUrl}#${answerAnchor(a)}`,
+        author: { '@type': 'Person', name: a.author },
+      })),
+    },
+  };
+}
+
 export function renderQuestion(page: QuestionRecord, options: RenderOptions): string {
   const r = new Renderer(options, page.sources, false);
+  const modified = modifiedAt(page.created_at, page.updated_at);
+  const crumbs = breadcrumbs(options, null, page.question);
   const community = page.community_answers
     .map(
       (a) =>
-        `<section class="community-answer"><h3>${escapeHtml(a.author)}</h3>\n${new Renderer(options, [], false).blocks(a.blocks)}</section>`,
+        `<section class="community-answer" id="${escapeHtml(answerAnchor(a))}">\n<h3>${escapeHtml(a.author)}</h3>\n${dates(a.created_at, a.created_at)}\n${new Renderer(options, [], false).blocks(a.blocks)}\n</section>`,
     )
     .join('\n');
   const main = [
     '<article>',
-    `<header><h1>${escapeHtml(page.question)}</h1></header>`,
-    page.summary ? `<p class="summary">${escapeHtml(page.summary)}</p>` : '',
-    `<section class="answer">\n${r.blocks(page.answer)}\n</section>`,
+    `<header><h1>${escapeHtml(page.question)}</h1>${dates(page.created_at, modified)}</header>`,
+    page.summary ? part('summary', 'In short', `<p>${escapeHtml(page.summary)}</p>`) : '',
+    part('answer', 'Answer', r.blocks(page.answer, !page.summary)),
     r.sourceList(),
-    community ? `<section class="community-answers"><h2>More answers</h2>\n${community}</section>` : '',
+    community ? part('community-answers', 'Answers from readers', community) : '',
     '</article>',
+    relatedCards(options, page.related_article_ids, page.related_question_ids),
   ]
     .filter(Boolean)
     .join('\n');
-  const jsonLd = {
-    '@context': 'https://schema.org',
-    '@type': 'Question',
-    name: page.question,
-    text: page.question,
-    dateCreated: page.created_at,
-    dateModified: modifiedAt(page.created_at, page.updated_at),
-    url: options.pageUrl,
-    answerCount: 1 + page.community_answers.length,
-    acceptedAnswer: {
-      '@type': 'Answer',
-      text: plainText(page.answer),
-      dateModified: modifiedAt(page.created_at, page.updated_at),
-    },
-  };
   return documentHtml(
-    { title: page.meta_title, description: page.meta_description, canonical: options.pageUrl, noindex: false, jsonLd },
+    {
+      title: page.meta_title,
+      description: page.meta_description,
+      canonical: options.pageUrl,
+      noindex: false,
+      preview: page.meta_description ?? preview(page.summary ?? plainText(page.answer)),
+      image: firstImage(page.answer),
+      publishedAt: page.created_at,
+      modifiedAt: modified,
+      jsonLd: [questionJsonLd(page, options, modified), breadcrumbList(crumbs)],
+    },
+    options,
+    crumbs,
     main,
   );
 }
@@ -407,5 +565,5 @@ export const UNAVAILABLE = {
 /** The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. */
 export function renderUnavailable(status: keyof typeof UNAVAILABLE): string {
   const { title, message } = UNAVAILABLE[status];
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="robots" content="noindex"></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`;
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>${THEME_CSS}</style></head><body><main class="wrap"><h1>${title}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`;
 }

@@ -29,7 +29,7 @@ export async function publishPage(
   const now = (options.now ?? new Date()).toISOString();
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
   const pageUrl = visitorUrl(options.baseUrl, siteId, input.type, doc.slug);
-  assertReadable({ siteId, type: input.type, id, doc, now }, pageUrl);
+  assertReadable({ siteId, type: input.type, id, doc, now }, options.baseUrl, pageUrl);
   const { pages } = ctx.store;
   const page = { id, type: input.type };
   const { created, previous, version, awaited, linksToIndex } = await pages.put({ siteId, ...page, doc, links, now });
@@ -120,6 +120,7 @@ const jsonStringBytes = (text: string): number => new TextEncoder().encode(JSON.
  */
 function assertReadable(
   publish: { siteId: number; type: PageType; id: string; doc: PageDoc; now: string },
+  baseUrl: string,
   pageUrl: string,
 ): void {
   const { siteId, type, id, doc, now } = publish;
@@ -140,7 +141,9 @@ function assertReadable(
   };
   const limit = SERVICE_LIMITS.lambdaReplyBytes;
   const read = jsonStringBytes(JSON.stringify(pageRecord(page)));
-  const visitor = jsonStringBytes(renderPage(readerRecord(page), { pageUrl, linkTarget: () => null }));
+  // The site's name is not read here: a few bytes of the page, next to the limit's megabytes.
+  const site = { id: siteId, name: '', baseUrl };
+  const visitor = jsonStringBytes(renderPage(readerRecord(page), { pageUrl, site, linkTarget: () => null }));
   const largest = Math.max(read, visitor);
   if (largest > limit) {
     throw new ApiError(

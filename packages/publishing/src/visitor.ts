@@ -27,8 +27,9 @@ export function unavailablePage(status: 404 | 410): VisitorPage {
 }
 
 /**
- * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages
- * render only while their target is live (relink), so the targets' states are read in one batch.
+ * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages, and
+ * the related pages' cards, render only while their target is live (relink), so the targets' states and
+ * titles are read in one batch.
  */
 export async function visitorPage(
   store: Store,
@@ -37,23 +38,28 @@ export async function visitorPage(
   type: PageType,
   slug: string,
 ): Promise<VisitorPage> {
-  const { pages } = store;
-  const page = await pages.get(siteId, type, pageId(siteId, type, slug));
-  if (!page) return unavailablePage(404);
+  const { pages, sites } = store;
+  // The site heads every page: read beside the page, in the same round trip.
+  const [page, site] = await Promise.all([pages.get(siteId, type, pageId(siteId, type, slug)), sites.get(siteId)]);
+  if (!page || !site) return unavailablePage(404);
   if (page.deleted) return unavailablePage(410);
   if (page.status !== 'published') return unavailablePage(404);
 
+  const record = readerRecord(page);
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
-  const linked = renderedLinkTargets(blocks).flatMap((id) => {
+  // Links in the blocks and the related pages' cards, in one batch read.
+  const ids = new Set([...renderedLinkTargets(blocks), ...record.related_article_ids, ...record.related_question_ids]);
+  const linked = [...ids].flatMap((id) => {
     const linkedType = pageTypeOfId(id);
     return linkedType ? [{ id, type: linkedType }] : [];
   });
   const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map<string, LinkTarget>();
-  const html = renderPage(readerRecord(page), {
+  const html = renderPage(record, {
     pageUrl: visitorUrl(baseUrl, siteId, type, slug),
+    site: { id: siteId, name: site.name, baseUrl },
     linkTarget: (id) => {
       const target = targets.get(id);
-      return target?.live ? visitorUrl(baseUrl, siteId, target.type, target.slug) : null;
+      return target?.live ? { url: visitorUrl(baseUrl, siteId, target.type, target.slug), title: target.title } : null;
     },
   });
   return { status: 200, html, modifiedAt: modifiedAt(page, [...targets.values()]) };

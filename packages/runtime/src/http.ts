@@ -14,6 +14,7 @@ import {
   validationError,
   type FunctionName,
 } from '@cm/contract';
+import { THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -31,12 +32,21 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
 });
 
 /**
- * What a visitor page may do: show images (the renderer allows http and https sources) and nothing
- * else. No script runs (the JSON-LD block is data, which CSP does not block), no styles or fonts load,
- * no other site may frame the page, and it has no forms or base URL to subvert.
+ * What a visitor page may do: show images (the renderer allows http and https sources) and apply the
+ * theme's one inline stylesheet, allowed by its hash, and nothing else. No script runs (the JSON-LD block
+ * is data, which CSP does not block), no other style, stylesheet or font loads, no other site may frame
+ * the page, and it has no forms or base URL to subvert.
  */
-const VISITOR_CSP =
-  "default-src 'none'; img-src http: https:; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+// Marked pure so a bundle that sends no HTML leaves it, and the stylesheet it hashes, out.
+const VISITOR_CSP = /* @__PURE__ */ [
+  "default-src 'none'",
+  'img-src http: https:',
+  `style-src ${THEME_STYLE_SOURCE}`,
+  "script-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export const html = (statusCode: number, body: string, headers: Record<string, string> = {}): ApiResult => ({
   statusCode,

@@ -53,6 +53,7 @@ const LinkTargetItem = z.extend(PageLiveStateItem, {
   id: z.string(),
   type: z.enum(PAGE_TYPES),
   slug: z.string(),
+  title: z.string(),
   notified_at: optionalString,
 });
 

@@ -120,6 +120,8 @@ export interface LinkTarget {
   id: string;
   type: PageType;
   slug: string;
+  /** An article's title or a question's question: what a card of it shows. */
+  title: string;
   live: boolean;
   /** When its live state may last have changed: its newest publish or notify. */
   notified_at: string | null;
@@ -639,7 +641,7 @@ export class PageStore {
   }
 
   /**
-   * Slug and live state of the pages a page links to (unknown ids are left out), in one batch read;
+   * Slug, title and live state of the pages a page links to (unknown ids are left out), in one batch read;
    * `consistent` when a write is decided on what it reads.
    */
   async linkTargets(
@@ -653,13 +655,22 @@ export class PageStore {
       this.db,
       this.table,
       keys,
-      { expression: 'id, slug, #type, #status, deleted, notified_at', names: { '#type': 'type', '#status': 'status' } },
+      {
+        expression: 'id, slug, title, #type, #status, deleted, notified_at',
+        names: { '#type': 'type', '#status': 'status' },
+      },
       options,
     );
     return new Map(
       items.filter(isPageItem).map((found) => {
         const item = decodeLinkTarget(found);
-        const target = { id: item.id, type: item.type, slug: item.slug, live: liveStateOf(item).live };
+        const target = {
+          id: item.id,
+          type: item.type,
+          slug: item.slug,
+          title: item.title,
+          live: liveStateOf(item).live,
+        };
         return [item.id, { ...target, notified_at: item.notified_at ?? null }];
       }),
     );
