@@ -336,9 +336,9 @@ describe('visitor pages', () => {
       }),
     );
     await t.stack.drain();
-    // The page with its site (one round trip), then the links' and the cards' targets in one batch.
+    // The page (its site was read by an earlier view and is kept), then the links' and the cards' targets in one batch.
     const counted = await requestPathCount(t, () => visit('articles', 'rel-host'));
-    expect([counted.result.status, counted.requests]).toEqual([200, 3]);
+    expect([counted.result.status, counted.requests]).toEqual([200, 2]);
     const html = counted.result.text;
     const cards = [...html.matchAll(/<a class="card" href="([^"]*)">.*?<span class="card-title">(.*?)<\/span>/g)].map(
       (m) => [m[1], m[2]],
@@ -347,8 +347,22 @@ describe('visitor pages', () => {
       [`${t.url}/sites/${t.siteId}/articles/rel-live`, 'Live &lt;one&gt;'],
       [`${t.url}/sites/${t.siteId}/questions/rel-asked`, 'What is rel-asked?'],
     ]);
-    // A page with neither links nor related pages: the page and its site only.
-    expect((await requestPathCount(t, () => visit('articles', 'rel-live'))).requests).toBe(2);
+    // A page with neither links nor related pages: the page's one read.
+    expect((await requestPathCount(t, () => visit('articles', 'rel-live'))).requests).toBe(1);
+  });
+
+  it('shows at most 12 related cards however many pages a page names, and reads only those', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 15; i++)
+      ids.push((await t.call('POST', '/articles', article(`many-rel-${i}`, { title: `Related ${i}` }))).body.id);
+    await t.call('POST', '/articles', article('many-rel-host', { related_article_ids: ids }));
+    await t.stack.drain();
+    const recording = t.stack.dynamo.record();
+    const html = (await visit('articles', 'many-rel-host')).text;
+    recording.stop();
+    const titles = [...html.matchAll(/<span class="card-title">(.*?)<\/span>/g)].map((m) => m[1]);
+    expect(titles).toEqual(Array.from({ length: 12 }, (_v, i) => `Related ${i}`));
+    expect(recording.operations()).toEqual(['Query', 'BatchGetItem']);
   });
 
   it('renders the site-owned summary and community answers of a question', async () => {

@@ -326,8 +326,26 @@ const publisherOf = (options: RenderOptions) => ({
   url: siteHomeUrl(options.site.baseUrl, options.site.id),
 });
 
+/** The most related pages a page shows as cards: a page may name thousands, and each card is a read. */
+export const RELATED_CARDS_MAX = 12;
+
+/**
+ * The related pages a page shows, as relink leaves them (the record holds only the live ones): its
+ * related articles, then its related questions, the first RELATED_CARDS_MAX. The visitor page reads
+ * their titles, and relatedCards renders them.
+ */
+export function relatedShown(page: {
+  related_article_ids: readonly string[];
+  related_question_ids: readonly string[];
+}) {
+  const articles = page.related_article_ids.slice(0, RELATED_CARDS_MAX);
+  const questions = page.related_question_ids.slice(0, RELATED_CARDS_MAX - articles.length);
+  return { articles, questions };
+}
+
 /** The related pages readers can reach, as cards with their titles (relink took the others out already). */
-function relatedCards(options: RenderOptions, articleIds: readonly string[], questionIds: readonly string[]): string {
+function relatedCards(options: RenderOptions, page: Parameters<typeof relatedShown>[0]): string {
+  const { articles: articleIds, questions: questionIds } = relatedShown(page);
   const cards = (ids: readonly string[], kind: string) =>
     ids.flatMap((id) => {
       const target = options.linkTarget(id);
@@ -423,7 +441,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
     cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="" fetchpriority="high">` : '',
     r.blocks(page.body, !cover),
     '</article>',
-    relatedCards(options, page.related_article_ids, page.related_question_ids),
+    relatedCards(options, page),
   ]
     .filter(Boolean)
     .join('\n');
@@ -527,7 +545,7 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
     r.sourceList(),
     community ? part('community-answers', 'Answers from readers', community) : '',
     '</article>',
-    relatedCards(options, page.related_article_ids, page.related_question_ids),
+    relatedCards(options, page),
   ]
     .filter(Boolean)
     .join('\n');

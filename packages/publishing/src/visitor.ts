@@ -4,13 +4,34 @@ import {
   pageId,
   pageTypeOfId,
   readerRecord,
+  relatedShown,
   renderedLinkTargets,
   renderPage,
   renderUnavailable,
   UNAVAILABLE,
   visitorUrl,
 } from '@cm/core';
-import type { LinkTarget, Store, StoredPage } from '@cm/store';
+import type { LinkTarget, Site, Store, StoredPage } from '@cm/store';
+
+/**
+ * The sites this container read, kept SITE_CACHE_MS: a site's name heads each of its pages, and a warm
+ * visitor page then costs the page's one read. A renamed site shows within SITE_CACHE_MS, as a cached
+ * page would (max-age). At most SITE_CACHE_MAX entries; the oldest goes first.
+ */
+const SITE_CACHE_MS = 60_000;
+const SITE_CACHE_MAX = 1_000;
+const sitesRead = new Map<number, { site: Site | null; readAt: number }>();
+
+async function siteOf(sites: Store['sites'], siteId: number): Promise<Site | null> {
+  const kept = sitesRead.get(siteId);
+  const now = Date.now();
+  if (kept && now - kept.readAt < SITE_CACHE_MS && now >= kept.readAt) return kept.site;
+  const site = await sites.get(siteId);
+  sitesRead.delete(siteId);
+  sitesRead.set(siteId, { site, readAt: now });
+  if (sitesRead.size > SITE_CACHE_MAX) sitesRead.delete(sitesRead.keys().next().value ?? siteId);
+  return site;
+}
 
 /**
  * A visitor page: 200 with the rendered page and when what it shows last changed, or 404 (no such page,
@@ -40,7 +61,7 @@ export async function visitorPage(
 ): Promise<VisitorPage> {
   const { pages, sites } = store;
   // The site heads every page: read beside the page, in the same round trip.
-  const [page, site] = await Promise.all([pages.get(siteId, type, pageId(siteId, type, slug)), sites.get(siteId)]);
+  const [page, site] = await Promise.all([pages.get(siteId, type, pageId(siteId, type, slug)), siteOf(sites, siteId)]);
   if (!page || !site) return unavailablePage(404);
   if (page.deleted) return unavailablePage(410);
   if (page.status !== 'published') return unavailablePage(404);
@@ -48,7 +69,8 @@ export async function visitorPage(
   const record = readerRecord(page);
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
   // Links in the blocks and the related pages' cards, in one batch read.
-  const ids = new Set([...renderedLinkTargets(blocks), ...record.related_article_ids, ...record.related_question_ids]);
+  const related = relatedShown(record);
+  const ids = new Set([...renderedLinkTargets(blocks), ...related.articles, ...related.questions]);
   const linked = [...ids].flatMap((id) => {
     const linkedType = pageTypeOfId(id);
     return linkedType ? [{ id, type: linkedType }] : [];
