@@ -719,14 +719,21 @@ describe('head', () => {
     );
   });
 
-  it('renders a meta description when set and none when null', () => {
+  it("renders meta_description as the meta description, and without one the page's first words", () => {
     const withDesc = headHtml(renderArticle(article({ meta_description: 'About shoes' }), options()));
     expect(withDesc).toContain('<meta name="description" content="About shoes">');
-    const withoutDesc = headHtml(renderArticle(article({ meta_description: null }), options()));
-    expect(withoutDesc).not.toContain('name="description"');
     const fromExcerpt = headHtml(renderArticle(article({ excerpt: 'Short card text' }), options()));
     expect(fromExcerpt).toContain('<meta name="description" content="Short card text">');
-    expect(headHtml(renderQuestion(question(), options()))).not.toContain('name="description"');
+    // None sent: the body's first words, as search engines would take them (Lighthouse's SEO audit needs one).
+    const fromBody = headHtml(
+      renderArticle(
+        article({ meta_description: null, body: [{ _type: 'paragraph', text: 'Fit first, then grip.' }] }),
+        options(),
+      ),
+    );
+    expect(fromBody).toContain('<meta name="description" content="Fit first, then grip.">');
+    const q = question({ answer: [{ _type: 'paragraph', text: 'About 800 km.' }] });
+    expect(headHtml(renderQuestion(q, options()))).toContain('<meta name="description" content="About 800 km.">');
   });
 
   it('uses canonical_url as canonical when set and the page URL otherwise', () => {

@@ -89,6 +89,7 @@ export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefine
 export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'discovery', method: 'GET', path: '/health', auth: false },
   { fn: 'discovery', method: 'GET', path: '/robots.txt', auth: false },
+  { fn: 'discovery', method: 'GET', path: '/favicon.ico', auth: false },
   { fn: 'discovery', method: 'GET', path: '/openapi.json', auth: false },
   { fn: 'publish', method: 'POST', path: '/articles', auth: true, bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES },
   { fn: 'publish', method: 'POST', path: '/questions', auth: true, bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES },

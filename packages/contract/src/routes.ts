@@ -77,6 +77,10 @@ const DOCS: Record<string, RouteDocs> = {
     summary: 'This document',
     replies: { 200: { description: 'OpenAPI 3.1' } },
   },
+  'GET /favicon.ico': {
+    summary: "The visitor pages' icon, which browsers ask for at the root of every site they show",
+    replies: { 200: { description: 'An SVG icon', contentType: 'image/svg+xml' } },
+  },
   'GET /robots.txt': {
     summary: "For crawlers: the visitor pages may be crawled; the API's routes and the dashboard may not",
     replies: { 200: { description: 'robots.txt (RFC 9309)', contentType: 'text/plain; charset=utf-8' } },

@@ -362,11 +362,13 @@ function relatedCards(options: RenderOptions, page: Parameters<typeof relatedSho
 
 interface Head {
   title: string;
-  description: string | null;
+  /**
+   * The description search results and link previews show: `meta_description`, else the page's own
+   * first words (a page without one fails Lighthouse's SEO audit, and a crawler makes its own up).
+   */
+  description: string;
   canonical: string;
   noindex: boolean;
-  /** What link previews show: the description, else the page's own first words. */
-  preview: string;
   image: string | null;
   publishedAt: string;
   modifiedAt: string;
@@ -386,7 +388,7 @@ function headHtml(head: Head, options: RenderOptions): string {
     head.noindex ? '<meta name="robots" content="noindex">' : '',
     meta('property', 'og:type', 'article'),
     meta('property', 'og:title', head.title),
-    meta('property', 'og:description', head.preview),
+    meta('property', 'og:description', head.description),
     meta('property', 'og:url', head.canonical),
     meta('property', 'og:site_name', options.site.name),
     meta('property', 'og:image', head.image),
@@ -394,7 +396,7 @@ function headHtml(head: Head, options: RenderOptions): string {
     meta('property', 'article:modified_time', head.modifiedAt),
     meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
     meta('name', 'twitter:title', head.title),
-    meta('name', 'twitter:description', head.preview),
+    meta('name', 'twitter:description', head.description),
     meta('name', 'twitter:image', head.image),
     `<style>${THEME_CSS}</style>`,
     ...head.jsonLd.map((data) => `<script type="application/ld+json">${scriptJson(data)}</script>`),
@@ -463,10 +465,9 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   return documentHtml(
     {
       title: page.meta_title,
-      description: page.meta_description,
+      description: page.meta_description ?? preview(plainText(page.body)),
       canonical,
       noindex: page.noindex,
-      preview: page.meta_description ?? preview(plainText(page.body)),
       image,
       publishedAt: page.created_at,
       modifiedAt: modified,
@@ -552,10 +553,9 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
   return documentHtml(
     {
       title: page.meta_title,
-      description: page.meta_description,
+      description: page.meta_description ?? preview(page.summary ?? plainText(page.answer)),
       canonical: options.pageUrl,
       noindex: false,
-      preview: page.meta_description ?? preview(page.summary ?? plainText(page.answer)),
       image: firstImage(page.answer),
       publishedAt: page.created_at,
       modifiedAt: modified,

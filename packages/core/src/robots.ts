@@ -8,12 +8,19 @@ const prefixOf = (path: string): string => {
   return next === -1 ? path : path.slice(0, next + 1);
 };
 
+/** Paths crawlers may read besides the visitor pages: the icon search results show beside a site. */
+export const CRAWLABLE_PATHS = ['/favicon.ico'];
+
 /**
  * The host's robots.txt, from the route table so that a new route is covered the day it is added: the
- * visitor pages' prefix is allowed, every other route's prefix (the API, MCP, the dashboard) disallowed.
+ * visitor pages' prefix and the icon are allowed, every other route's prefix (the API, MCP, the
+ * dashboard) disallowed.
  */
 export function robotsTxt(): string {
-  const open = new Set(ROUTE_TABLE.filter((route) => route.fn === 'visitor').map((route) => prefixOf(route.path)));
+  const open = new Set([
+    ...ROUTE_TABLE.filter((route) => route.fn === 'visitor').map((route) => prefixOf(route.path)),
+    ...CRAWLABLE_PATHS,
+  ]);
   const prefixes = [...new Set(ROUTE_TABLE.map((route) => prefixOf(route.path)))].filter(
     (prefix) => !open.has(prefix) && prefix !== '/robots.txt',
   );

@@ -1,7 +1,8 @@
 import { ROUTE_TABLE } from '@cm/contract';
+import { CRAWLABLE_PATHS } from '@cm/core';
 import { startTestStack, type TestStack } from '../helpers/local';
 
-/* robots.txt of the API's host: crawlers may read the visitor pages, and none of the API, MCP or dashboard. */
+/* What browsers and crawlers ask every host for: robots.txt (the visitor pages may be crawled, nothing else) and the icon. */
 
 let t: TestStack;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ function allowed(robots: string, path: string): boolean {
   return rules[0]?.allow ?? true;
 }
 
-it('lets crawlers read every visitor page and no route of the API, MCP or the dashboard, as plain text any cache may keep', async () => {
+it('lets crawlers read every visitor page and the icon, and no route of the API, MCP or the dashboard, as plain text any cache may keep', async () => {
   const reply = await t.call('GET', '/robots.txt', undefined, { key: null });
   expect(reply.status).toBe(200);
   expect(reply.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -29,6 +30,17 @@ it('lets crawlers read every visitor page and no route of the API, MCP or the da
   for (const route of ROUTE_TABLE) {
     if (route.path === '/robots.txt') continue;
     const path = route.path.replace(/\{[^}]+\}/g, 'x');
-    expect([route.path, allowed(reply.text, path)]).toEqual([route.path, route.fn === 'visitor']);
+    expect([route.path, allowed(reply.text, path)]).toEqual([
+      route.path,
+      route.fn === 'visitor' || CRAWLABLE_PATHS.includes(route.path),
+    ]);
   }
+});
+
+it('answers the icon browsers ask every site for, so a reader’s console shows no failed request', async () => {
+  const reply = await t.call('GET', '/favicon.ico', undefined, { key: null });
+  expect(reply.status).toBe(200);
+  expect(reply.headers.get('content-type')).toBe('image/svg+xml');
+  expect(reply.headers.get('cache-control')).toBe('public, max-age=86400');
+  expect(reply.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/);
 });
