@@ -8,12 +8,13 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The reliability, scale and infra suites run on their own (npm run test:reliability, test:scale, test:infra), in .ci/run.
+  // The reliability, scale, infra and Lighthouse suites run on their own (npm run test:reliability, test:scale, test:infra, test:lighthouse), in .ci/run.
   testPathIgnorePatterns: [
     '/node_modules/',
     '<rootDir>/test/reliability/',
     '<rootDir>/test/scale/',
     '<rootDir>/test/infra/',
+    '<rootDir>/test/lighthouse/',
   ],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],

@@ -84,6 +84,24 @@ export function findChromium(probe: Probe): Found {
   return { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' };
 }
 
+/**
+ * A Chromium for Lighthouse: CHROMIUM_PATH, else a local Chrome or Chromium (Debian's `chromium` in CI).
+ * Not @sparticuz/chromium's: its renderer crashes under Lighthouse's trace on a page sent with a
+ * Referrer-Policy header, as every visitor page is.
+ */
+export function findLighthouseChromium(probe: Probe): Found {
+  const configured = probe.env.CHROMIUM_PATH;
+  if (configured)
+    return probe.exists(configured)
+      ? { path: configured, via: 'CHROMIUM_PATH' }
+      : { skip: `CHROMIUM_PATH names no file: ${configured}` };
+  const local = (LOCAL_BROWSERS[probe.platform] ?? []).find((path) => probe.exists(path));
+  if (local) return { path: local, via: 'a local browser' };
+  return {
+    skip: 'no Chrome or Chromium for Lighthouse: install one (Debian: apt-get install chromium) or set CHROMIUM_PATH',
+  };
+}
+
 /** The machine this runs on. */
 export function machineProbe(): Probe {
   return {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   findChromium,
+  findLighthouseChromium,
   findNode24,
   LOCAL_BROWSERS,
   machineProbe,
@@ -173,6 +174,35 @@ describe('findChromium', () => {
     ],
   ])('%s', (_machine, machine, expected) => {
     expect(findChromium(probe(machine))).toEqual(expected);
+  });
+});
+
+describe('findLighthouseChromium', () => {
+  it.each<[string, Machine, ReturnType<typeof findLighthouseChromium>]>([
+    [
+      'Linux x64 with only the npm package: skipped (its renderer crashes under Lighthouse)',
+      { platform: 'linux', arch: 'x64', packages: [NPM_CHROMIUM] },
+      {
+        skip: 'no Chrome or Chromium for Lighthouse: install one (Debian: apt-get install chromium) or set CHROMIUM_PATH',
+      },
+    ],
+    [
+      'Linux x64 with Debian’s chromium, as CI has it',
+      { platform: 'linux', arch: 'x64', packages: [NPM_CHROMIUM], files: ['/usr/bin/chromium'] },
+      { path: '/usr/bin/chromium', via: 'a local browser' },
+    ],
+    [
+      'CHROMIUM_PATH first',
+      {
+        platform: 'darwin',
+        arch: 'arm64',
+        env: { CHROMIUM_PATH: '/opt/c' },
+        files: ['/opt/c', LOCAL_BROWSERS.darwin![0]!],
+      },
+      { path: '/opt/c', via: 'CHROMIUM_PATH' },
+    ],
+  ])('%s', (_machine, machine, expected) => {
+    expect(findLighthouseChromium(probe(machine))).toEqual(expected);
   });
 });
 
