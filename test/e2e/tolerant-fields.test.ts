@@ -88,6 +88,7 @@ it("never dates dateModified before datePublished, and joins a block's spans aro
   ];
   const sources = [{ id: 's1', title: 'Fit', url: 'https://example.com/fit', accessed_at: '2026-10-01' }];
   await t.call('POST', '/questions', question('spans', { answer, sources }));
+  // A question with only the editor's answer is an FAQPage of that one question.
   const q = jsonLdOf(await visit('questions', 'spans'));
-  expect(q.acceptedAnswer.text).toBe('A canoe should fit the paddler. Measure twice. Then paddle.');
+  expect(q.mainEntity[0].acceptedAnswer.text).toBe('A canoe should fit the paddler. Measure twice. Then paddle.');
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { article, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
@@ -378,6 +379,30 @@ describe('visitor pages', () => {
     );
     expect(html).toContain('<h3>Ann</h3>');
     expect(html).toContain('<p>Community view</p>');
+  });
+});
+
+describe('the Host a request names', () => {
+  /** A GET with a Host header of the client's choosing (fetch will not send one). */
+  const withHost = (path: string, host: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(path, t.url);
+      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, headers: { host } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('never decides the URLs a cacheable page names: canonical, og:url and JSON-LD name the API’s own address', async () => {
+    await t.call('POST', '/articles', article('host-proof'));
+    const page = await withHost(`/sites/${t.siteId}/articles/host-proof`, 'evil.example.com');
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('evil.example.com');
+    expect(page.body).toContain(`<link rel="canonical" href="${t.url}/sites/${t.siteId}/articles/host-proof">`);
   });
 });
 

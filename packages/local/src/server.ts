@@ -131,12 +131,23 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | nu
 const isText = (contentType: string | undefined) =>
   !contentType || /json|text|xml|x-www-form-urlencoded/i.test(contentType);
 
-/** The API Gateway HTTP API (payload 2.0) event for a request, as the Lambda would receive it. */
-export function toEvent(
+/** The host a listening server is reached at, as the stack prints it: `localhost:<port>`. */
+function ownHost(server: Server): string {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? `localhost:${address.port}` : 'localhost';
+}
+
+/**
+ * The API Gateway HTTP API (payload 2.0) event for a request, as the Lambda would receive it. Its
+ * `domainName` is the server's own host (`ownHost`), as API Gateway's is the domain the API is reached
+ * at: a request's Host header, which any client sets, never decides a URL a page names or a cache keeps.
+ */
+function toEvent(
   req: IncomingMessage,
   body: Buffer,
   routeKeyValue: string,
   params: Record<string, string>,
+  ownHost: string,
 ): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
@@ -149,8 +160,7 @@ export function toEvent(
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const text = isText(headers['content-type']);
   const now = new Date();
-  const host = headers.host;
-  const [domainPrefix = ''] = host.split('.');
+  const [domainPrefix = ''] = ownHost.split('.');
   return {
     version: '2.0',
     routeKey: routeKeyValue,
@@ -162,7 +172,7 @@ export function toEvent(
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      domainName: host,
+      domainName: ownHost,
       domainPrefix,
       http: {
         method: req.method ?? 'GET',
@@ -282,6 +292,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limi
         body,
         found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default',
         found?.params ?? {},
+        ownHost(server),
       );
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {
@@ -327,8 +338,7 @@ export function createStreamServer(handler: McpStreamHandler, apiHost: string, l
       if (limited) return refuse(res, limited);
       const body = await readBody(req, limitBytes);
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
-      const event = toEvent(req, body, '$default', {});
-      event.requestContext.domainName = apiHost;
+      const event = toEvent(req, body, '$default', {}, apiHost);
       await handler(event, lambdaContext('mcp-stream', MCP_STREAM_TIMEOUT_SECONDS * 1000), (status, headers) => {
         res.writeHead(status, headers);
         return res;
