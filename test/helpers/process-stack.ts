@@ -88,6 +88,8 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
     ...env,
   };
   let { child, printed } = await spawnStack(fullEnv, args);
+  /** The crash and restart under way, if any: stop() waits for it. */
+  let restarting: Promise<void> | undefined;
   let output = '';
   const follow = () => {
     output = printed;
@@ -132,13 +134,18 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
       }
       return 'still running';
     },
-    async crashAndRestart() {
-      child.kill('SIGKILL');
-      await exited(child);
-      ({ child, printed } = await spawnStack(fullEnv, args));
-      follow();
+    crashAndRestart() {
+      restarting = (async () => {
+        child.kill('SIGKILL');
+        await exited(child);
+        ({ child, printed } = await spawnStack(fullEnv, args));
+        follow();
+      })();
+      return restarting;
     },
     async stop() {
+      // A restart still under way would leave its new stack running, and jest waiting on it.
+      await restarting?.catch(() => undefined);
       child.kill('SIGTERM');
       await exited(child);
       rmSync(dataDir, { recursive: true, force: true });

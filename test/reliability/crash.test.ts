@@ -20,15 +20,20 @@ it('keeps every acknowledged publish intact and ends every accepted job across a
     const jobs: string[] = [];
     let killing: Promise<void> | undefined;
     let lost = 0;
+    let researchLost = 0;
 
     const research = Promise.all(
       Array.from({ length: 12 }, async (_v, i) => {
-        const reply = await stack.call('POST', '/v1/tools/research', {
-          mode: i % 2 ? 'web' : 'reddit',
-          seed: `crash burst question ${i}`,
-          wait_ms: 0,
-        });
-        if (reply.status === 200) jobs.push(String(reply.body.job_id));
+        try {
+          const reply = await stack.call('POST', '/v1/tools/research', {
+            mode: i % 2 ? 'web' : 'reddit',
+            seed: `crash burst question ${i}`,
+            wait_ms: 0,
+          });
+          if (reply.status === 200) jobs.push(String(reply.body.job_id));
+        } catch {
+          researchLost++; // in flight when the stack died (a busy machine): never accepted, so nothing is owed
+        }
       }),
     );
     let next = 0;
@@ -80,7 +85,9 @@ it('keeps every acknowledged publish intact and ends every accepted job across a
       `reliability: crash, kill -9 after ${acknowledged.length} acknowledged publishes (${lost} in flight lost, unacknowledged): ${acknowledged.length - damaged.length}/${acknowledged.length} intact; ${ended.length}/${jobs.length} accepted jobs ended (${ends.join(', ')})`,
     );
     expect(damaged).toEqual([]);
-    expect(jobs).toHaveLength(10);
+    // 10 places under the cap: the other calls were refused 429, or (rarely) in flight at the kill.
+    expect(jobs.length).toBeLessThanOrEqual(10);
+    expect(jobs.length + researchLost).toBeGreaterThanOrEqual(10);
     expect(ended).toHaveLength(jobs.length);
   } finally {
     await stack.stop();
