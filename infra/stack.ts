@@ -128,7 +128,7 @@ export class ContentApiStack extends Stack {
     }
     // Only the research worker searches, fetches and synthesizes.
     const researchWorker = made(this.workers, 'research');
-    grantBedrock(researchWorker, props.bedrockModelId ?? this.defaultBedrockModel());
+    grantBedrock(researchWorker, props.bedrockModelId ?? this.bedrockModelOfRegion());
     if (props.tavilySecret) {
       grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret, secretsKmsKeyArn);
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
@@ -218,7 +218,7 @@ export class ContentApiStack extends Stack {
   }
 
   /** The default model's profile of this stack's region; a synth with no region keeps the US one, and says so. */
-  private defaultBedrockModel(): string {
+  private bedrockModelOfRegion(): string {
     if (!Token.isUnresolved(this.region)) return defaultBedrockModel(this.region);
     Annotations.of(this).addWarningV2(
       '@cm/infra:bedrock-model-of-unknown-region',
