@@ -1,42 +1,4 @@
 import { checkedApp } from './checks';
-import { EdgeStack } from './edge-stack';
-import { ContentApiStack } from './stack';
+import { serviceStacks } from './service-stacks';
 
-const app = checkedApp();
-/** A context value: `-c key=value` gives text, and cdk.json may give a number. */
-const context = (key: string): string | undefined => {
-  const value: unknown = app.node.tryGetContext(key);
-  if (value === undefined || typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  throw new Error(`Context ${key} must be text or a number, not ${JSON.stringify(value)}`);
-};
-const limit = (key: string) => (context(key) === undefined ? undefined : Number(context(key)));
-const [domainName, certificateArn] = [context('domainName'), context('certificateArn')];
-if (!domainName !== !certificateArn)
-  throw new Error(
-    'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in us-east-1, for CloudFront)',
-  );
-const stackName = context('stackName') ?? 'ContentApi';
-const [account, region] = [process.env.CDK_DEFAULT_ACCOUNT, process.env.CDK_DEFAULT_REGION];
-// WAF's web ACLs of CloudFront distributions are made in us-east-1, whatever region the service is in;
-// a synth with no region (offline) keeps both stacks environment-agnostic.
-const crossRegion = region !== undefined && region !== 'us-east-1';
-const edge = new EdgeStack(app, `${stackName}Edge`, {
-  env: region === undefined ? undefined : { account, region: 'us-east-1' },
-  crossRegionReferences: crossRegion,
-  alarmEmail: context('alarmEmail'),
-});
-new ContentApiStack(app, stackName, {
-  env: { account, region },
-  crossRegionReferences: crossRegion,
-  edge: { api: edge.apiAcl.attrArn, stream: edge.streamAcl.attrArn },
-  originVerifyVersion: limit('originVerifyVersion'),
-  reserveConcurrency: context('reserveConcurrency') !== 'false',
-  dataforseoSecret: context('dataforseoSecret'),
-  tavilySecret: context('tavilySecret'),
-  bedrockModelId: context('bedrockModelId'),
-  alarmEmail: context('alarmEmail'),
-  domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
-  globalDailyBudgetUsd: limit('globalDailyBudgetUsd'),
-  throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
-});
+serviceStacks(checkedApp(), { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION });

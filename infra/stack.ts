@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
@@ -11,8 +11,8 @@ import {
   type FunctionName,
   type WorkerName,
 } from '@cm/contract';
-import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { ACCESS, DATAFORSEO_READERS } from './access';
+import { defaultBedrockModel } from './bedrock-model';
 import type { FunctionId } from './bundling';
 import { Alarms, breakerAlarm, budgetAlarms } from './constructs/alarms';
 import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
@@ -27,7 +27,7 @@ import {
   type FunctionFactory,
 } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
-import { dailyMonitoring, researchSweep } from './constructs/schedules';
+import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
 import { contentTable } from './constructs/storage';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
@@ -38,7 +38,15 @@ export interface ContentApiStackProps extends StackProps {
   dataforseoSecret?: string;
   /** Name or ARN of a Secrets Manager secret `{"api_key"}` for Tavily; without it, web research uses the sandbox. */
   tavilySecret?: string;
-  /** The Bedrock model (or cross-region inference profile) id that synthesizes research findings. */
+  /**
+   * The ARN of the customer managed KMS key the provider secrets are encrypted under; without it, they
+   * must be under the account's default key (`aws/secretsmanager`).
+   */
+  secretsKmsKeyArn?: string;
+  /**
+   * The Bedrock model (or cross-region inference profile) id that synthesizes research findings; by
+   * default, the default model's profile of the stack's region ({@link defaultBedrockModel}).
+   */
   bedrockModelId?: string;
   /** Stage throttling of the HTTP API; defaults to {@link DEFAULT_THROTTLE}. */
   throttle?: Throttle;
@@ -62,6 +70,8 @@ export interface ContentApiStackProps extends StackProps {
    */
   reserveConcurrency?: boolean;
 }
+
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/(?:mrk-)?[0-9a-f-]+$/;
 
 /**
  * The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route
@@ -100,20 +110,27 @@ export class ContentApiStack extends Stack {
     // API Gateway gives an integration 30 s at most.
     for (const fn of FUNCTIONS) this.functions.set(fn, lambda(fn, Duration.seconds(29)));
     this.workers = queueWorkers(queues, lambda);
-    this.monitorSchedule = dailyMonitoring(this, lambda);
-    this.researchSweep = researchSweep(this, lambda);
+    const missedSchedules = scheduleDeadLetters(this, alarms);
+    this.monitorSchedule = dailyMonitoring(this, lambda, missedSchedules);
+    this.researchSweep = researchSweep(this, lambda, missedSchedules);
     this.mcpStream = lambda('mcp-stream', Duration.seconds(MCP_STREAM_TIMEOUT_SECONDS));
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
+    const { secretsKmsKeyArn } = props;
+    // IAM grants Decrypt on a key's ARN only: an alias ARN or a key id would grant nothing.
+    if (secretsKmsKeyArn !== undefined && !KMS_KEY_ARN.test(secretsKmsKeyArn))
+      throw new Error(
+        `secretsKmsKeyArn must be a KMS key's ARN (arn:aws:kms:<region>:<account>:key/<id>), not ${secretsKmsKeyArn}`,
+      );
     if (props.dataforseoSecret) {
       for (const name of DATAFORSEO_READERS)
-        grantSecret(made(byName, name), 'DATAFORSEO_SECRET', props.dataforseoSecret);
+        grantSecret(made(byName, name), 'DATAFORSEO_SECRET', props.dataforseoSecret, secretsKmsKeyArn);
     }
     // Only the research worker searches, fetches and synthesizes.
     const researchWorker = made(this.workers, 'research');
-    grantBedrock(researchWorker, props.bedrockModelId ?? DEFAULT_BEDROCK_MODEL);
+    grantBedrock(researchWorker, props.bedrockModelId ?? this.bedrockModelOfRegion());
     if (props.tavilySecret) {
-      grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret);
+      grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret, secretsKmsKeyArn);
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
       made(this.functions, 'research').addEnvironment('TAVILY_SECRET', props.tavilySecret);
     }
@@ -198,5 +215,15 @@ export class ContentApiStack extends Stack {
       value: alarms.topic.topicArn,
       description: 'Subscribe to be told when an alarm fires',
     });
+  }
+
+  /** The default model's profile of this stack's region; a synth with no region keeps the US one, and says so. */
+  private bedrockModelOfRegion(): string {
+    if (!Token.isUnresolved(this.region)) return defaultBedrockModel(this.region);
+    Annotations.of(this).addWarningV2(
+      '@cm/infra:bedrock-model-of-unknown-region',
+      'The stack has no region at synth, so web research uses the US inference profile; outside US regions deploy with a region (CDK_DEFAULT_REGION) or -c bedrockModelId=…',
+    );
+    return defaultBedrockModel(undefined);
   }
 }

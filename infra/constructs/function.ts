@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import { queueUrlEnvName, type WorkerName } from '@cm/contract';
 import { TABLE } from '@cm/store';
 import { TABLE_ACTIONS, type FunctionAccess } from '../access';
+import { profiledModel } from '../bedrock-model';
 import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
 import type { Alarms } from './alarms';
 import { pascal } from './ids';
@@ -99,19 +100,29 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
 
 /**
  * Lets `fn` read a secret, given by complete ARN or by name (Secrets Manager adds six random characters
- * to a name's ARN), and names it in `variable`: GetSecretValue and nothing else. It must be under the
- * account's default key.
+ * to a name's ARN), and names it in `variable`: GetSecretValue and nothing else. A secret under a
+ * customer managed key needs that key's ARN: the function may then decrypt with it, through Secrets
+ * Manager only; without one, the secret must be under the account's default key (`aws/secretsmanager`).
  */
-export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string): void {
+export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string, kmsKeyArn?: string): void {
+  const stack = Stack.of(fn);
   const resource = nameOrArn.startsWith('arn:')
     ? nameOrArn
-    : Stack.of(fn).formatArn({
+    : stack.formatArn({
         service: 'secretsmanager',
         resource: 'secret',
         resourceName: `${nameOrArn}-??????`,
         arnFormat: ArnFormat.COLON_RESOURCE_NAME,
       });
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }));
+  if (kmsKeyArn)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [kmsKeyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` } },
+      }),
+    );
   fn.addEnvironment(variable, nameOrArn);
 }
 
@@ -125,9 +136,6 @@ export function grantInvoke(fn: NodejsFunction, targets: readonly NodejsFunction
   );
 }
 
-/** Cross-region inference profiles carry a geography prefix (`us.anthropic…`) before the model id. */
-const INFERENCE_PROFILE = /^(us|eu|apac|jp|au|us-gov|global)\.(.+)$/;
-
 /**
  * Lets `fn` call Converse on `modelId`, named in `BEDROCK_MODEL_ID`, and no more: the foundation model
  * in this region or, for an inference profile, the profile and the model in the regions it routes to.
@@ -135,15 +143,15 @@ const INFERENCE_PROFILE = /^(us|eu|apac|jp|au|us-gov|global)\.(.+)$/;
 export function grantBedrock(fn: NodejsFunction, modelId: string): void {
   const stack = Stack.of(fn);
   fn.addEnvironment('BEDROCK_MODEL_ID', modelId);
-  const profile = INFERENCE_PROFILE.exec(modelId);
-  if (!profile) {
-    const model = stack.formatArn({
+  const model = profiledModel(modelId);
+  if (model === undefined) {
+    const foundationModel = stack.formatArn({
       service: 'bedrock',
       account: '',
       resource: 'foundation-model',
       resourceName: modelId,
     });
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: [model] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: [foundationModel] }));
     return;
   }
   const resources = [
@@ -153,14 +161,14 @@ export function grantBedrock(fn: NodejsFunction, modelId: string): void {
       region: '*',
       account: '',
       resource: 'foundation-model',
-      resourceName: profile[2],
+      resourceName: model,
     }),
   ];
   fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
   if (!fn.role) throw new Error(`${fn.node.id} has no role: serviceFunction gives each its own`);
   Validations.of(fn.role).acknowledge({
     // How cdk-nag names the region wildcard.
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}]`,
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}]`,
     reason: 'A cross-region inference profile routes each call to its model in a region the profile picks',
   });
 }

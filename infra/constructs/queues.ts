@@ -12,13 +12,20 @@ import { pascal } from './ids';
 const QUEUE_AGE_DATAPOINTS: Datapoints = { evaluationPeriods: 3, datapointsToAlarm: 3 };
 
 /**
+ * How long a queue keeps a message: SQS's most, 14 days, for source and dead-letter queues alike. A
+ * standard queue counts from the first send, so a message that waited days in its source has that much
+ * less in the dead-letter queue (which cannot keep it longer); the source's age alarm fires long before.
+ */
+export const MESSAGE_RETENTION = Duration.days(14);
+
+/**
  * A queue per worker, delivering as its {@link QUEUE_SETTINGS} say, with a dead-letter queue that alarms
  * when a message lands in it, and an alarm on the age of its oldest message.
  */
 export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerName, Queue> {
   const queue = (worker: WorkerName) => {
     const deadLetters = new Queue(scope, `${pascal(worker)}DeadLetterQueue`, {
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: MESSAGE_RETENTION,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
@@ -28,6 +35,8 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
       deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
     );
     const source = new Queue(scope, `${pascal(worker)}Queue`, {
+      // SQS's longest: a message waits out a stopped worker's repair instead of expiring after the default 4 days.
+      retentionPeriod: MESSAGE_RETENTION,
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: QUEUE_SETTINGS[worker].maxReceiveCount },
       encryption: QueueEncryption.SQS_MANAGED,

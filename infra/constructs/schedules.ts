@@ -1,29 +1,65 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { RESEARCH_SWEEP_MINUTES } from '@cm/contract';
+import type { Alarms } from './alarms';
 import type { FunctionFactory } from './function';
+import { MESSAGE_RETENTION } from './queues';
+
+/**
+ * Where EventBridge puts a schedule's event it could not deliver to its function (throttled, refused,
+ * out of retries or of age), with an alarm when one lands: otherwise a missed run leaves no trace.
+ */
+export function scheduleDeadLetters(scope: Construct, alarms: Alarms): Queue {
+  const deadLetters = new Queue(scope, 'ScheduleDeadLetterQueue', {
+    retentionPeriod: MESSAGE_RETENTION,
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  Validations.of(deadLetters).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "It is a dead-letter queue: the schedules' EventBridge targets' (their DeadLetterConfig), which cdk-nag does not count as one",
+  });
+  alarms.add(
+    'ScheduleDeadLetterAlarm',
+    'A schedule (monitoring, or the research sweep) could not invoke its function: the event waits in the dead-letter queue',
+    deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+  );
+  return deadLetters;
+}
 
 /** Daily, EventBridge runs the schedule function, which sends one plan message per block of sites (the plan worker queues each site's run). */
-export function dailyMonitoring(scope: Construct, lambda: FunctionFactory): NodejsFunction {
+export function dailyMonitoring(scope: Construct, lambda: FunctionFactory, deadLetters: Queue): NodejsFunction {
   const fn = lambda('monitor-schedule', Duration.minutes(5));
   new Rule(scope, 'MonitorSchedule', {
     description: 'Daily backlink monitoring of every site and its active competitors',
     schedule: Schedule.rate(Duration.days(1)),
-    targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
+    // A day's run delivered within the hour is still that day's; a later one is missed, and says so.
+    targets: [
+      new LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(1), deadLetterQueue: deadLetters }),
+    ],
   });
   return fn;
 }
 
 /** Every minute, EventBridge runs the research sweep: jobs whose lease lapsed end `lease_expired`, and their places under the cap are freed. */
-export function researchSweep(scope: Construct, lambda: FunctionFactory): NodejsFunction {
+export function researchSweep(scope: Construct, lambda: FunctionFactory, deadLetters: Queue): NodejsFunction {
   const fn = lambda('research-sweep', Duration.minutes(1));
   new Rule(scope, 'ResearchSweep', {
     description: 'Ends research jobs whose lease lapsed and frees their places under the cap',
     schedule: Schedule.rate(Duration.minutes(RESEARCH_SWEEP_MINUTES)),
-    targets: [new LambdaFunction(fn, { retryAttempts: 0 })],
+    // No retry, and no event older than the next sweep, which does the same work.
+    targets: [
+      new LambdaFunction(fn, {
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(RESEARCH_SWEEP_MINUTES),
+        deadLetterQueue: deadLetters,
+      }),
+    ],
   });
   return fn;
 }

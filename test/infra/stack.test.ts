@@ -354,7 +354,14 @@ describe('CDK stack', () => {
       'RelinkQueue35AE8468',
       'ResearchDeadLetterQueueE047D79C',
       'ResearchQueueD591F41B',
+      'ScheduleDeadLetterQueue0D6B48D2',
     ]);
+  });
+
+  it("keeps a message 14 days (SQS's most) on every queue, source or dead-letter, so one outlives a stopped worker", () => {
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(2 * WORKERS.length + 1);
+    for (const queue of queues) expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
   });
 
   it("delivers each worker queue as the settings shared with the local stack say: batch size, maximum concurrency, deliveries before the dead-letter queue, the worker's time limit", () => {
@@ -463,6 +470,10 @@ describe('CDK stack', () => {
     );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 day)');
+    expect(rules[0]!.Properties.Targets[0]).toMatchObject({
+      RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
+    });
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'),
     );
@@ -493,6 +504,10 @@ describe('CDK stack', () => {
     );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rules[0]!.Properties.Targets[0]).toMatchObject({
+      RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
+    });
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.Roles).includes('ResearchSweepFunction'),
     );
@@ -540,6 +555,31 @@ describe('CDK stack', () => {
     }
   });
 
+  it("puts a schedule's undelivered events in a dead-letter queue, encrypted and TLS-only, that only EventBridge's rules may send to, and alarms on one", () => {
+    const [queueId, queue] = Object.entries(template.findResources('AWS::SQS::Queue')).find(([id]) =>
+      id.startsWith('ScheduleDeadLetterQueue'),
+    )!;
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true });
+    const [policy] = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((p) =>
+      JSON.stringify(p.Properties.Queues).includes(queueId),
+    );
+    const statements = policy!.Properties.PolicyDocument.Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    const sends = statements.filter((s: any) => s.Effect === 'Allow');
+    expect(sends).toHaveLength(2);
+    for (const send of sends) {
+      expect(send).toMatchObject({ Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' } });
+      expect(JSON.stringify(send.Condition.ArnEquals['aws:SourceArn'])).toMatch(/MonitorSchedule|ResearchSweep/);
+    }
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+      JSON.stringify(a.Properties.Dimensions ?? []).includes(queueId),
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+  });
+
   it("alarms on the age of each worker queue's oldest message when it stays over its threshold for several periods, not one", () => {
     const queues = template.findResources('AWS::SQS::Queue');
     const ageAlarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
@@ -562,7 +602,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through one topic, on every function's errors, every dead-letter queue, every queue's age, the API's 5xx answers and sites' budgets", () => {
+  it("alarms, through one topic, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
@@ -587,7 +627,8 @@ describe('CDK stack', () => {
       ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused', undefined].includes(a.Properties.MetricName),
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
-    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + budget.length + squeeze.length);
+    // Each worker queue's dead letters and age, the schedules' dead letters, the API's 5xx.
+    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + squeeze.length);
   });
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {

@@ -1,0 +1,116 @@
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { checkedApp } from '../../infra/checks';
+import { serviceStacks } from '../../infra/service-stacks';
+import { ContentApiStack } from '../../infra/stack';
+
+/*
+ * What a deploy to a fresh account or another region takes from the stack's environment and context:
+ * the Bedrock profile of its region, the key of customer-encrypted secrets, termination protection.
+ * In process with cdk-nag, no bundling.
+ */
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+const MODEL = 'anthropic.claude-haiku-4-5-20251001-v1:0';
+const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
+
+/** Every IAM statement of the template's policies, with the roles it is attached to. */
+const statementsOf = (t: Template) =>
+  Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) =>
+    p.Properties.PolicyDocument.Statement.map((statement: any) => ({
+      roles: JSON.stringify(p.Properties.Roles),
+      statement,
+    })),
+  );
+const researchWorkerModel = (t: Template) =>
+  Object.values(t.findResources('AWS::Lambda::Function')).find((f) =>
+    JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+  )!.Properties.Environment.Variables.BEDROCK_MODEL_ID;
+
+describe('the Bedrock model of the stack’s region', () => {
+  it("uses the default model's EU profile in an EU region, and grants that profile and its model, passing cdk-nag", () => {
+    const app = checkedApp({ context: NO_BUNDLING });
+    const t = Template.fromStack(new ContentApiStack(app, 'Eu', { env: { region: 'eu-west-1' } }));
+    expect(researchWorkerModel(t)).toBe(`eu.${MODEL}`);
+    const bedrock = statementsOf(t).filter(({ statement }) => statement.Action === 'bedrock:InvokeModel');
+    expect(bedrock).toHaveLength(1);
+    expect(bedrock[0]!.roles).toContain('ResearchWorkerFunction');
+    const resources = JSON.stringify(bedrock[0]!.statement.Resource);
+    expect(resources).toContain(`:bedrock:eu-west-1:",{"Ref":"AWS::AccountId"},":inference-profile/eu.${MODEL}`);
+    expect(resources).toContain(`:bedrock:*::foundation-model/${MODEL}`);
+    expect(resources).not.toContain(`us.${MODEL}`);
+    expect(() => app.synth({ force: true })).not.toThrow();
+  });
+
+  it('uses the APAC profile in an Asia Pacific region, and the one given whatever the region', () => {
+    const apac = new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Apac', {
+      env: { region: 'ap-southeast-1' },
+    });
+    expect(researchWorkerModel(Template.fromStack(apac))).toBe(`apac.${MODEL}`);
+    const given = new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Given', {
+      env: { region: 'sa-east-1' },
+      bedrockModelId: `global.${MODEL}`,
+    });
+    expect(researchWorkerModel(Template.fromStack(given))).toBe(`global.${MODEL}`);
+  });
+
+  it('stops the synth in a region no geography profile serves, naming the context that chooses a model', () => {
+    const app = checkedApp({ context: NO_BUNDLING });
+    expect(() => new ContentApiStack(app, 'SaoPaulo', { env: { region: 'sa-east-1' } })).toThrow('-c bedrockModelId=');
+  });
+
+  it('keeps the US profile with no region at synth, and warns that it did', () => {
+    const stack = new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Agnostic');
+    expect(researchWorkerModel(Template.fromStack(stack))).toBe(`us.${MODEL}`);
+    Annotations.fromStack(stack).hasWarning('/Agnostic', Match.stringLikeRegexp('-c bedrockModelId='));
+  });
+});
+
+describe('provider secrets under a customer managed key', () => {
+  const secrets = { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily' };
+
+  it('lets exactly the functions that read a secret decrypt with the key, through Secrets Manager only, passing cdk-nag', () => {
+    const app = checkedApp({ context: NO_BUNDLING });
+    const t = Template.fromStack(new ContentApiStack(app, 'Keyed', { ...secrets, secretsKmsKeyArn: KEY }));
+    const statements = statementsOf(t);
+    const readers = statements.filter(({ statement }) => statement.Action === 'secretsmanager:GetSecretValue');
+    const decrypters = statements.filter(({ statement }) => JSON.stringify(statement.Action).includes('kms:'));
+    expect(readers).toHaveLength(7);
+    expect(decrypters.map(({ roles }) => roles).sort()).toEqual(readers.map(({ roles }) => roles).sort());
+    for (const { statement } of decrypters)
+      expect(statement).toEqual({
+        Action: 'kms:Decrypt',
+        Effect: 'Allow',
+        Resource: KEY,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': { 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+          },
+        },
+      });
+    expect(() => app.synth({ force: true })).not.toThrow();
+  });
+
+  it('grants no key without one, and refuses what is not a key ARN (an alias grants nothing)', () => {
+    const t = Template.fromStack(new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Unkeyed', secrets));
+    expect(JSON.stringify(statementsOf(t))).not.toContain('kms:');
+    const alias = 'arn:aws:kms:eu-west-1:123456789012:alias/content-api';
+    expect(
+      () =>
+        new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Aliased', { ...secrets, secretsKmsKeyArn: alias }),
+    ).toThrow("secretsKmsKeyArn must be a KMS key's ARN");
+  });
+});
+
+describe('termination protection', () => {
+  it('protects both stacks of the app from deletion by default', () => {
+    const { edge, service } = serviceStacks(checkedApp({ context: NO_BUNDLING }), {});
+    expect(edge.terminationProtection).toBe(true);
+    expect(service.terminationProtection).toBe(true);
+  });
+
+  it('leaves a throwaway app unprotected with -c terminationProtection=false', () => {
+    const app = checkedApp({ context: { ...NO_BUNDLING, terminationProtection: 'false' } });
+    const { edge, service } = serviceStacks(app, {});
+    expect(edge.terminationProtection).toBe(false);
+    expect(service.terminationProtection).toBe(false);
+  });
+});
