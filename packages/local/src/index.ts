@@ -4,3 +4,4 @@ export * from './server';
 export * from './queue';
 export * from './context';
 export { runSites } from './sites';
+export { runSmoke } from './smoke';
