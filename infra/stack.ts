@@ -28,7 +28,7 @@ import {
 } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
-import { contentTable } from './constructs/storage';
+import { contentTable, tableBackups } from './constructs/storage';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
@@ -89,6 +89,7 @@ export class ContentApiStack extends Stack {
     super(scope, id, props);
 
     const table = contentTable(this);
+    tableBackups(this, table);
     const alarms = new Alarms(this, props.alarmEmail);
     const queues = workerQueues(this, alarms);
     // Every function by name, for the credential grants below.

@@ -522,14 +522,44 @@ describe('CDK stack', () => {
     expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ResearchQueue')]);
   });
 
-  it('has no IAM statement with a wildcard action, no managed policy, and no table scan', () => {
+  it('backs the table up with AWS Backup apart from point-in-time recovery: daily kept 35 days, monthly a year, in a retained vault', () => {
+    template.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    template.hasResourceProperties('AWS::Backup::BackupPlan', {
+      BackupPlan: {
+        BackupPlanRule: [
+          Match.objectLike({
+            RuleName: 'daily',
+            ScheduleExpression: 'cron(0 5 * * ? *)',
+            Lifecycle: { DeleteAfterDays: 35 },
+          }),
+          Match.objectLike({
+            RuleName: 'monthly',
+            ScheduleExpression: 'cron(0 5 1 * ? *)',
+            Lifecycle: { DeleteAfterDays: 365 },
+          }),
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::Backup::BackupSelection', {
+      BackupSelection: Match.objectLike({
+        Resources: [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'Arn'] }],
+      }),
+    });
+  });
+
+  it("has no IAM statement with a wildcard action, no managed policy but AWS Backup's own, and no table scan", () => {
     const statements = statementsOf(template);
     expect(statements.length).toBeGreaterThan(FUNCTIONS.length);
     expectNoWildcards(template);
     const actions = statements.flatMap((s: any) => asList(s.Action)) as string[];
     expect(actions).not.toContain('dynamodb:Scan');
-    for (const role of Object.values(template.findResources('AWS::IAM::Role')))
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    // The one role with a managed policy is AWS Backup's, which takes the table's backups with the policy AWS gives it.
+    const managed = Object.entries(template.findResources('AWS::IAM::Role')).filter(
+      ([, role]) => role.Properties.ManagedPolicyArns !== undefined,
+    );
+    expect(managed.map(([id, role]) => [id, JSON.stringify(role.Properties.ManagedPolicyArns)])).toEqual([
+      [expect.stringMatching(/^BackupPlanTableRole/), expect.stringContaining('AWSBackupServiceRolePolicyForBackup')],
+    ]);
     // The indexes are named; the table's other wildcard would be `index/*`.
     expect(JSON.stringify(statements)).not.toContain('index/*');
     expect(JSON.stringify(statements)).toContain('/index/gsi1');
