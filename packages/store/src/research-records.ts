@@ -18,6 +18,12 @@ export interface QueryState {
 const RECALL_TERM_DEPTH = 200;
 
 /** Stored research, an inverted index of its terms for recall, and the latest research of each query. */
+/**
+ * How long a research record, its term index and its query's item are kept: 400 days, after which its
+ * findings are stale for recall too; DynamoDB's TTL then deletes them.
+ */
+export const RESEARCH_KEEP_SECONDS = 400 * 86_400;
+
 export class ResearchStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -26,8 +32,9 @@ export class ResearchStore {
 
   async put(siteId: number, record: StoredResearch, terms: readonly string[], queryKey: string): Promise<void> {
     const order = `${record.created_at}#${record.research_id}`;
+    const expires_at = Math.floor(Date.parse(record.created_at) / 1000) + RESEARCH_KEEP_SECONDS;
     await batchWrite(this.db, this.table, [
-      { PutRequest: { Item: { ...researchKey(siteId, record.research_id), ...record } } },
+      { PutRequest: { Item: { ...researchKey(siteId, record.research_id), ...record, expires_at } } },
       ...terms.map((term) => ({
         PutRequest: {
           Item: {
@@ -36,6 +43,7 @@ export class ResearchStore {
             research_id: record.research_id,
             mode: record.mode,
             page_id: record.page_id,
+            expires_at,
           },
         },
       })),
@@ -45,6 +53,7 @@ export class ResearchStore {
             ...researchQueryKey(siteId, queryKey),
             research_id: record.research_id,
             created_at: record.created_at,
+            expires_at,
           },
         },
       },
@@ -106,9 +115,15 @@ export class ResearchStore {
         new UpdateCommand({
           TableName: this.table,
           Key: researchQueryKey(siteId, queryKey),
-          UpdateExpression: 'SET pending_job = :job, pending_at = :now',
+          // A claim whose job never ends leaves its item: it goes when research records do.
+          UpdateExpression: 'SET pending_job = :job, pending_at = :now, expires_at = :ttl',
           ConditionExpression: 'attribute_not_exists(pending_job) OR pending_at < :stale',
-          ExpressionAttributeValues: { ':job': jobId, ':now': now, ':stale': staleBefore },
+          ExpressionAttributeValues: {
+            ':job': jobId,
+            ':now': now,
+            ':stale': staleBefore,
+            ':ttl': Math.floor(Date.parse(now) / 1000) + RESEARCH_KEEP_SECONDS,
+          },
         }),
       );
       return true;

@@ -6,6 +6,12 @@ import { usagePartition, type Key } from './keys';
 import { decodeUsageLine } from './usage.decoder';
 
 /** The usage ledger: every paid provider call, by site and time. */
+/**
+ * How long a ledger line is kept: 400 days, a year of months compared with the year before and some
+ * margin; DynamoDB's TTL then deletes it (within days, at no cost).
+ */
+export const LEDGER_KEEP_SECONDS = 400 * 86_400;
+
 export class UsageStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -30,7 +36,8 @@ export class UsageStore {
             tool,
             ...call,
             at,
-          } satisfies UsageEntry & Key,
+            expires_at: Math.floor(Date.parse(at) / 1000) + LEDGER_KEEP_SECONDS,
+          } satisfies UsageEntry & Key & { expires_at: number },
         },
       })),
     );
