@@ -39,6 +39,7 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     terminationProtection,
     edge: { api: edge.apiAcl.attrArn, stream: edge.streamAcl.attrArn },
     originVerifyVersion: limit('originVerifyVersion'),
+    existingTableName: context('existingTableName'),
     reserveConcurrency: context('reserveConcurrency') !== 'false',
     dataforseoSecret: context('dataforseoSecret'),
     tavilySecret: context('tavilySecret'),

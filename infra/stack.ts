@@ -61,6 +61,11 @@ export interface ContentApiStackProps extends StackProps {
    * the streaming endpoint; without them, no distribution is made (a stack tested alone).
    */
   edge?: EdgeAcls;
+  /**
+   * A table to use instead of making one: a restore of the service's table (a new table), or the
+   * retained table of a deleted stack (docs/runbook.md#restoring-the-table).
+   */
+  existingTableName?: string;
   /** Which origin secret CloudFront and the functions share (docs/operations.md): a new number replaces it. */
   originVerifyVersion?: number;
   /**
@@ -88,7 +93,7 @@ export class ContentApiStack extends Stack {
   constructor(scope: Construct, id: string, props: ContentApiStackProps = {}) {
     super(scope, id, props);
 
-    const table = contentTable(this);
+    const table = contentTable(this, props.existingTableName);
     tableBackups(this, table);
     const alarms = new Alarms(this, props.alarmEmail);
     const queues = workerQueues(this, alarms);

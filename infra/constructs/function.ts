@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -18,7 +18,7 @@ import { pascal } from './ids';
 export interface ServiceFunctionProps {
   timeout: Duration;
   access: FunctionAccess;
-  table: Table;
+  table: ITable;
   queues: Record<WorkerName, Queue>;
   alarms: Alarms;
   /** Its reserved concurrency (concurrency.ts): a cap, and a floor; none: it shares the account's unreserved pool. */

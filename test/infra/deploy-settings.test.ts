@@ -114,3 +114,31 @@ describe('termination protection', () => {
     expect(service.terminationProtection).toBe(false);
   });
 });
+
+describe('a table of its own choosing', () => {
+  it('makes no table with -c existingTableName and points every function, grant and backup at the one named, passing cdk-nag', () => {
+    const app = checkedApp({ context: { ...NO_BUNDLING, existingTableName: 'content-restored-2026-11-27' } });
+    const { service } = serviceStacks(app, { region: 'eu-west-1' });
+    const t = Template.fromStack(service);
+    t.resourceCountIs('AWS::DynamoDB::Table', 0);
+    const functions = Object.values(t.findResources('AWS::Lambda::Function'));
+    const named = functions.filter(
+      (f) => f.Properties.Environment?.Variables?.TABLE_NAME === 'content-restored-2026-11-27',
+    );
+    expect(named.length).toBeGreaterThan(20);
+    expect(named).toHaveLength(functions.filter((f) => f.Properties.Environment?.Variables?.TABLE_NAME).length);
+    const tableGrants = statementsOf(t).filter(({ statement }) =>
+      JSON.stringify(statement.Action).includes('dynamodb:'),
+    );
+    expect(tableGrants.length).toBeGreaterThan(0);
+    for (const { statement } of tableGrants)
+      expect(JSON.stringify(statement.Resource)).toContain('table/content-restored-2026-11-27');
+    t.hasResourceProperties('AWS::Backup::BackupSelection', {
+      BackupSelection: Match.objectLike({
+        Resources: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([':table/content-restored-2026-11-27'])] })],
+      }),
+    });
+    t.hasOutput('TableName', { Value: 'content-restored-2026-11-27' });
+    expect(() => app.synth({ force: true })).not.toThrow();
+  });
+});
