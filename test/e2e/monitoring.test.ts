@@ -207,6 +207,30 @@ describe('a site’s monitoring run', () => {
     expect(gapCalls(site.domain)).toBe(1);
   });
 
+  it('lands in the dead-letter queue while the provider is down, and redriven once it is back monitors every domain, each paid once (the runbook, walked through)', async () => {
+    const site = await monitoredSite('redrive', 2);
+    const monitor = t.stack.queues.monitor;
+    const before = monitor.deadLetters.length;
+    let down = true;
+    profiles.mockImplementation(function (this: SandboxBacklinkData, domain, meter) {
+      if (down) return Promise.reject(new ProviderError('sandbox', 'provider down', true));
+      return sandboxProfile.call(this, domain, meter);
+    });
+    await monitor.send(runMessage(site.siteId));
+    await t.stack.drain();
+    // Every delivery failed (each gave its claims back): the message is in the dead-letter queue, nothing stored.
+    expect(monitor.deadLetters.length).toBe(before + 1);
+    expect(await t.store.backlinks.latest(site.siteId, site.domain)).toBeNull();
+
+    down = false;
+    expect(monitor.redrive()).toBe(before + 1);
+    await t.stack.drain();
+    expect(monitor.deadLetters).toEqual([]);
+    for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
+    // Each domain's successful call was made once; the failed attempts were refused by the provider, unbilled.
+    expect(gapCalls(site.domain)).toBe(1);
+  });
+
   it('is skipped when the site’s budget has no room, its claims given back: a rerun with room monitors it once', async () => {
     const site = await monitoredSite('no-room', 1);
     await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {

@@ -185,6 +185,17 @@ export class InProcessQueue {
     this.schedule(message);
   }
 
+  /**
+   * Sends every dead letter back to this queue, as SQS's `start-message-move-task` does
+   * (docs/runbook.md#dead-letter-queues): each is a new message, delivered from its first attempt. The
+   * number moved.
+   */
+  redrive(): number {
+    const letters = this.deadLetters.splice(0);
+    for (const letter of letters) void this.send(letter.body);
+    return letters.length;
+  }
+
   /** Delivers the messages the journal kept from the last run, each when its delay is over: once, after the workers are wired. */
   restore(): number {
     const kept = this.journal?.messages() ?? [];
