@@ -219,7 +219,11 @@ export class ContentApiStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: alarms.topic.topicArn,
-      description: 'Subscribe to be told when an alarm fires',
+      description: 'Critical alarms (someone acts now), when they fire and when they are OK again',
+    });
+    new CfnOutput(this, 'WarningTopicArn', {
+      value: alarms.warningTopic.topicArn,
+      description: 'Warning alarms (a limit doing its job, a provider down, a site budget), when they fire and clear',
     });
   }
 

@@ -18,36 +18,65 @@ export const DEFAULT_DATAPOINTS: Datapoints = { evaluationPeriods: 3, datapoints
 /** For an alarm whose one datapoint is already the whole story (a site at 100% of its budget). */
 export const ONE_DATAPOINT: Datapoints = { evaluationPeriods: 1, datapointsToAlarm: 1 };
 
-/** Every alarm notifies one topic; subscribe to it (or pass `-c alarmEmail=…`). */
+/**
+ * How urgent an alarm is, and so where it goes: `critical` (the service fails its callers or loses work:
+ * someone acts now) to the alarm topic, `warning` (a limit doing its job, a provider's outage, a site's
+ * budget: worth a look in working hours) to the warning topic. docs/runbook.md has each alarm.
+ */
+export type Severity = 'critical' | 'warning';
+
+/**
+ * Every alarm notifies its severity's topic when it fires and again when it is OK; subscribe to them
+ * (or pass `-c alarmEmail=…`, which subscribes to both).
+ */
 export class Alarms {
+  /** The critical alarms' topic. */
   readonly topic: Topic;
+  readonly warningTopic: Topic;
 
   constructor(
     private readonly scope: Construct,
     email?: string,
   ) {
-    this.topic = new Topic(scope, 'AlarmTopic', { enforceSSL: true });
-    Validations.of(this.topic).acknowledge({
+    this.topic = this.alarmTopic('AlarmTopic', email);
+    this.warningTopic = this.alarmTopic('WarningTopic', email);
+  }
+
+  private alarmTopic(id: string, email: string | undefined): Topic {
+    const topic = new Topic(this.scope, id, { enforceSSL: true });
+    Validations.of(topic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:
         'Alarm notifications carry only alarm names and states, and CloudWatch cannot publish to a topic under the AWS-managed SNS key',
     });
-    if (email) this.topic.addSubscription(new EmailSubscription(email));
+    if (email) topic.addSubscription(new EmailSubscription(email));
+    return topic;
   }
 
   /**
    * Fires when `metric` reaches `threshold` (by default 1) in `datapoints.datapointsToAlarm` of the
    * latest `datapoints.evaluationPeriods` periods (by default 2 of 3); a period without data is no trouble.
+   * Its description starts with its severity, which the notification shows.
    */
-  add(id: string, description: string, metric: IMetric, threshold = 1, datapoints = DEFAULT_DATAPOINTS): void {
-    new Alarm(this.scope, id, {
-      alarmDescription: description,
+  add(
+    id: string,
+    description: string,
+    metric: IMetric,
+    threshold = 1,
+    datapoints = DEFAULT_DATAPOINTS,
+    severity: Severity = 'critical',
+  ): void {
+    const alarm = new Alarm(this.scope, id, {
+      alarmDescription: `[${severity}] ${description}`,
       metric,
       threshold,
       ...datapoints,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    }).addAlarmAction(new SnsAction(this.topic));
+    });
+    const action = new SnsAction(severity === 'critical' ? this.topic : this.warningTopic);
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
   }
 }
 
@@ -64,13 +93,22 @@ export function budgetAlarms(scope: Construct, alarms: Alarms): void {
     period: Duration.minutes(5),
   });
   // A site's share used only grows within a window: one datapoint over the line is the whole story.
-  alarms.add('BudgetUsed80Alarm', 'A site has used 80% of its daily or monthly budget', used, 80, ONE_DATAPOINT);
+  // A site's budget is the site's business: the operator hears of it as a warning, not a page.
+  alarms.add(
+    'BudgetUsed80Alarm',
+    'A site has used 80% of its daily or monthly budget',
+    used,
+    80,
+    ONE_DATAPOINT,
+    'warning',
+  );
   alarms.add(
     'BudgetUsed100Alarm',
     'A site has used all of its daily or monthly budget: its paid calls are refused (402 budget_exceeded)',
     used,
     100,
     ONE_DATAPOINT,
+    'warning',
   );
 }
 
@@ -89,5 +127,9 @@ export function breakerAlarm(alarms: Alarms): void {
       statistic: 'Sum',
       period: Duration.minutes(1),
     }),
+    // The service refuses at once and recovers by itself when the provider does (docs/runbook.md).
+    1,
+    DEFAULT_DATAPOINTS,
+    'warning',
   );
 }

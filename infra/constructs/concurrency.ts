@@ -4,7 +4,7 @@ import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { PAID_TOOLS, TOOL_FUNCTIONS } from '@cm/contract';
 import type { FunctionId } from '../bundling';
-import type { Alarms } from './alarms';
+import { DEFAULT_DATAPOINTS, type Alarms } from './alarms';
 import { pascal } from './ids';
 
 /**
@@ -50,6 +50,9 @@ export function concurrencyAlarms(
       `The ${name} function runs at 80% or more of its reserved concurrency of ${reserved}; past it, its calls are throttled`,
       fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: minute }),
       Math.ceil(reserved * 0.8),
+      // The reservation doing its job: publish, notify and readers stay served.
+      DEFAULT_DATAPOINTS,
+      'warning',
     );
   }
   alarms.add(

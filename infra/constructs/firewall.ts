@@ -3,7 +3,7 @@ import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { RATE_RULES, rateLimitedBody, type RateEndpoint, type RateRule } from '@cm/contract';
-import type { Alarms } from './alarms';
+import { DEFAULT_DATAPOINTS, type Alarms } from './alarms';
 import { pascal } from './ids';
 
 /** How many of an endpoint's requests WAF refuses a minute, in 2 of 3 minutes, before it is worth a look: a flood, not one agent at its limit. */
@@ -98,6 +98,9 @@ export function rateLimitAcl(scope: Construct, endpoint: RateEndpoint, alarms: A
       period: Duration.minutes(1),
     }),
     BLOCKED_PER_MINUTE,
+    // WAF answering 429 is the limit doing its job; the rest are served.
+    DEFAULT_DATAPOINTS,
+    'warning',
   );
   return acl;
 }

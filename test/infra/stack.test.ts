@@ -632,11 +632,23 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through one topic, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
+  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
-    expect(topic).toHaveLength(1);
-    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic[0] }]);
+    const topics = Object.keys(template.findResources('AWS::SNS::Topic')).sort();
+    expect(topics).toEqual([expect.stringMatching(/^AlarmTopic/), expect.stringMatching(/^WarningTopic/)]);
+    const [critical, warning] = topics;
+    // A limit doing its job, a provider down or a site's budget is a warning; the rest page.
+    const isWarning = (a: any) =>
+      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused'].includes(a.Properties.MetricName);
+    for (const alarm of alarms) {
+      const topic = isWarning(alarm) ? warning : critical;
+      expect([alarm.Properties.AlarmName, alarm.Properties.AlarmActions, alarm.Properties.OKActions]).toEqual([
+        alarm.Properties.AlarmName,
+        [{ Ref: topic }],
+        [{ Ref: topic }],
+      ]);
+      expect(alarm.Properties.AlarmDescription).toMatch(isWarning(alarm) ? /^\[warning\] / : /^\[critical\] /);
+    }
     const functions = Object.keys(template.findResources('AWS::Lambda::Function'));
     const errorAlarms = alarms.filter(
       (a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda',
