@@ -29,6 +29,7 @@ import {
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
 import { contentTable, tableBackups } from './constructs/storage';
+import { serviceDashboard } from './constructs/dashboard';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
@@ -174,6 +175,7 @@ export class ContentApiStack extends Stack {
       props.throttle,
       props.edge ? undefined : props.domain,
     );
+    serviceDashboard(this, { api, functions: byName, queues, table });
     const edge = props.edge
       ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
           domain: props.domain,

@@ -673,6 +673,32 @@ describe('CDK stack', () => {
     expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + squeeze.length);
   });
 
+  it('has one dashboard for the person on call: the API, every function, every queue and its dead letters, the table, the providers and the spend', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    // The body is a Fn::Join of text and references: the text, each reference as {Ref:<logical id>}.
+    const parts: unknown[] = dashboards[0]!.Properties.DashboardBody['Fn::Join'][1];
+    const body = parts.map((part: any) => (typeof part === 'string' ? part : `{Ref:${part.Ref}}`)).join('');
+    for (const title of [
+      'API: requests and errors',
+      'API: latency',
+      'Functions: errors',
+      'Functions: duration p99',
+      'Queues: age of the oldest message',
+      'Queues: dead letters',
+      'Table: throttled requests',
+      'Providers: tool calls and refusals',
+      'Spend: provider cost',
+    ])
+      expect([title, body.includes(title)]).toEqual([title, true]);
+    // Every function's errors, every worker queue's age, and the service's own metrics.
+    for (const fn of Object.keys(template.findResources('AWS::Lambda::Function')))
+      expect([fn, body.includes(`{Ref:${fn}}`)]).toEqual([fn, true]);
+    for (const worker of WORKERS) expect([worker, body.includes(`"label":"${worker}"`)]).toEqual([worker, true]);
+    for (const metric of ['tool_calls', 'provider_cost_usd', 'provider_calls_refused', 'budget_usd_used_pct'])
+      expect([metric, body.includes(`"ContentApi","${metric}"`)]).toEqual([metric, true]);
+  });
+
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!.Properties;
