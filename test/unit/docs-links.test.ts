@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+
+/*
+ * The docs are the truth, so what they point at must be there: every relative link and its anchor (a
+ * heading's slug as GitHub makes it, or an <a id>), and every repository path they name in code
+ * (`packages/…`, `functions/…`, `infra/…`, `test/…`, `bench/…`, `docs/…`, `.ci/…`).
+ */
+
+const ROOT = join(__dirname, '../..');
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+/** The text outside fenced code blocks, where links and headings are links and headings. */
+const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
+/** A heading's anchor, as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\- _]/gu, '')
+    .replace(/ /g, '-');
+
+const anchors = new Map(
+  DOCS.map((file) => {
+    const text = prose(read(file));
+    const headings = [...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!));
+    const ids = [...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]!);
+    return [file, new Set([...headings, ...ids])];
+  }),
+);
+
+it.each(DOCS)('%s: every relative link and anchor leads somewhere', (file) => {
+  // Inline code (`[text](url)` as an example) is not a link.
+  const text = prose(read(file)).replace(/`[^`\n]*`/g, '');
+  const broken: string[] = [];
+  for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(link!)) continue;
+    const [path = '', anchor] = link!.split('#');
+    const target = path ? normalize(join(dirname(file), path)) : file;
+    if (path && !existsSync(join(ROOT, target))) broken.push(`${link}: no ${target}`);
+    else if (anchor && target.endsWith('.md') && !anchors.get(target)?.has(anchor))
+      broken.push(`${link}: no heading or id "${anchor}" in ${target}`);
+  }
+  expect(broken).toEqual([]);
+});
+
+it.each(DOCS)('%s: every repository path it names is there', (file) => {
+  const missing = [...prose(read(file)).matchAll(/`((?:packages|functions|infra|test|bench|docs|\.ci)\/[\w./-]+)`/g)]
+    .map((m) => m[1]!.replace(/\.$/, ''))
+    .filter((path) => !existsSync(join(ROOT, path)));
+  expect(missing).toEqual([]);
+});
