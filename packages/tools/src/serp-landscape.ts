@@ -1,30 +1,22 @@
 import {
-  ApiError,
   fieldError,
   LIMITS,
   REFRESH_LOCALE,
   type KeywordRow,
   type RowOf,
-  type SerpKeywordRefreshInput,
   type SerpLandscapeInput,
   type SerpRow,
 } from '@cm/contract';
-import {
-  keywordLocale,
-  landscapeMetrics,
-  nextUtcMidnight,
-  normalizeKeyword,
-  topByScore,
-  untrackedCompetitors,
-  utcDay,
-  type ScopeKeyword,
-} from '@cm/core';
+import { keywordLocale, landscapeMetrics, normalizeKeyword, topByScore, type ScopeKeyword } from '@cm/core';
 import { keywordIdeasPrice, ProviderError, serpPrice } from '@cm/providers';
 import { keywordUnique, mapLimit } from '@cm/store';
-import { competitorDomains, pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
+import { pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
 import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
+import { pullSerp, type SerpTarget } from './serp-pull';
+
+/* serp_landscape: a scope's keywords with their metrics and SERPs, and list, analyze and ideas at depth. */
 
 /** SERP pulls of one list call running at once. */
 const SERP_CONCURRENCY = 4;
@@ -189,19 +181,6 @@ function analyzeTargets(
   };
 }
 
-interface SerpTarget {
-  siteDomain: string | null;
-  competitors: readonly string[];
-}
-
-/** One fresh SERP pull of the top LIMITS.serpDepth organic results, stored as the keyword's row. */
-async function pullSerp(ctx: ToolContext, keyword: string, locale: string, target: SerpTarget): Promise<SerpRow> {
-  const items = await ctx.keywordData.serpOrganic(keyword, locale, LIMITS.serpDepth, ctx.meter, target);
-  const row: SerpRow = { keyword, locale, fetched_at: ctx.now.toISOString(), data_source: ctx.keywordData.name, items };
-  await ctx.store.serps.put(ctx.siteId, row);
-  return row;
-}
-
 /** What list pulls of the selection: the keywords with no stored SERP in their locale; the rest are skipped. */
 function serpPulls(selection: readonly ScopeKeyword[], serps: ReadonlyMap<string, SerpRow>) {
   return {
@@ -339,51 +318,6 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   };
 }
 
-const REFRESH_QUOTA = 'serp_keyword_refresh';
-/** Quota counters outlive their day by this long, then TTL tidies them away. */
-const QUOTA_KEEP_SECONDS = 2 * 86_400;
-
-async function serpKeywordRefreshRun(ctx: ToolContext, input: SerpKeywordRefreshInput) {
-  const keyword = normalizeKeyword(input.keyword);
-  const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
-  const day = utcDay(ctx.now);
-  const limit = LIMITS.refreshesPerDay;
-  const resetsAt = nextUtcMidnight(ctx.now);
-  const quota = await ctx.store.quotas.take(
-    ctx.siteId,
-    REFRESH_QUOTA,
-    day,
-    limit,
-    Math.floor(ctx.now.getTime() / 1000) + QUOTA_KEEP_SECONDS,
-  );
-  ctx.measure('refresh_quota_used', quota.used);
-  if (!quota.taken) {
-    throw new ApiError(
-      'quota_exceeded',
-      `serp_keyword_refresh is limited to ${limit} per site per UTC day; it resets at ${resetsAt}`,
-      {
-        limit,
-        used: quota.used,
-        resets_at: resetsAt,
-      },
-    );
-  }
-  let row: SerpRow;
-  try {
-    row = await pullSerp(ctx, keyword, REFRESH_LOCALE, { siteDomain: site.domain, competitors });
-  } catch (error) {
-    // The unit is given back only when the provider call failed; a stored result keeps it spent.
-    if (error instanceof ProviderError) await ctx.store.quotas.giveBack(ctx.siteId, REFRESH_QUOTA, day);
-    throw error;
-  }
-  return {
-    data_source: ctx.keywordData.name,
-    row,
-    untracked_competitors: untrackedCompetitors(row.items, site.domain, competitors),
-    quota: { limit, used: quota.used, resets_at: resetsAt },
-  };
-}
-
 /**
  * serp_landscape with estimate: true, from the run's own decisions: the scope and list selection, the
  * SERPs list pulls (those not stored), analyze's research (keywords neither researched in the last week
@@ -433,21 +367,4 @@ async function estimateSerpLandscape(
   return plan;
 }
 
-/** serp_keyword_refresh with estimate: true: one SERP pull, always fresh, under the daily quota (read, not taken). */
-async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
-  const provider = ctx.keywordData.name;
-  const used = await ctx.store.quotas.used(ctx.siteId, REFRESH_QUOTA, utcDay(ctx.now));
-  const left = Math.max(0, LIMITS.refreshesPerDay - used);
-  return {
-    data_source: provider,
-    calls: left > 0 ? callsOf(provider, 'serp_organic', 1, serpPrice(LIMITS.serpDepth)) : [],
-    free: [],
-    notes: [
-      left > 0
-        ? `${left} of ${LIMITS.refreshesPerDay} refreshes left today`
-        : `no refresh left today: the call would be refused 429 quota_exceeded until ${nextUtcMidnight(ctx.now)}`,
-    ],
-  };
-}
 export const serpLandscape = /* @__PURE__ */ withPlan(serpLandscapeRun, estimateSerpLandscape);
-export const serpKeywordRefresh = /* @__PURE__ */ withPlan(serpKeywordRefreshRun, estimateSerpKeywordRefresh);
