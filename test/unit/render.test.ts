@@ -152,9 +152,7 @@ describe('citation rules (spec §2.5)', () => {
     });
     const html = renderQuestion(page, options());
     const answer = answerHtml(html);
-    expect(answer).toMatch(
-      /<p>Water boils at 100 C ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup>\.<\/p>/,
-    );
+    expect(answer).toContain('<p>Water boils at 100 C<sup class="citation"><a href="#source-2">[2]</a></sup>.</p>');
     // the sources list carries the anchors, in the order of `sources`
     expect(html).toMatch(/<li id="source-1">[^]*Title of src-3[^]*<\/li><li id="source-2">[^]*Title of src-1/);
     expect(html).toContain('href="https://sources.example.test/src-1"');
@@ -180,7 +178,7 @@ describe('citation rules (spec §2.5)', () => {
       answer: [list(['Cushioned soles [src-2]'])],
     });
     const answer = answerHtml(renderQuestion(page, options()));
-    expect(answer).toMatch(/<li>Cushioned soles ?<sup class="citation"><a href="#source-2">\[2\]<\/a><\/sup><\/li>/);
+    expect(answer).toContain('<li>Cushioned soles <sup class="citation"><a href="#source-2">[2]</a></sup></li>');
     expect(answer).not.toContain('[src-2]');
   });
 
@@ -206,8 +204,8 @@ describe('citation rules (spec §2.5)', () => {
       ],
     });
     const answer = answerHtml(renderQuestion(page, options()));
-    expect(answer).toMatch(/<p>See ?<sup class="citation"><a href="#source-1">\[1\]<\/a><\/sup> for details\.<\/p>/);
-    expect(answer).toMatch(/<h2>Heading ?<sup class="citation"><a href="#source-1">\[1\]<\/a><\/sup><\/h2>/);
+    expect(answer).toContain('<p>See <sup class="citation"><a href="#source-1">[1]</a></sup> for details.</p>');
+    expect(answer).toContain('<h2>Heading <sup class="citation"><a href="#source-1">[1]</a></sup></h2>');
     expect(answer).toContain('<p>Callout</p>');
     expect(answer).not.toContain('[src-');
   });
