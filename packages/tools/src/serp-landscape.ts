@@ -133,12 +133,11 @@ async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale:
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
 /**
- * What list fetches: keyword scope its keyword, page scope all, topic top N by score or the given ids.
- * analyze lists the same (a topic's default N is LIMITS.analyzeKeywords) and takes at most
- * LIMITS.analyzeKeywords of them (analyzeTargets). Ideas are never targets: one named (keyword scope,
+ * What list would fetch: keyword scope its keyword, page scope all, topic top N by score or the given
+ * ids (analyze's default N is LIMITS.analyzeKeywords). Ideas are never targets: one named (keyword scope,
  * keyword_ids) is a 400; a page's keywords are committed by the page, and a topic's ideas are not in its scope.
  */
-async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
+async function listCandidates(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<ScopeKeyword[]> {
   const analyze = input.depth === 'analyze';
   const idea = scope.info.type === 'keyword' ? scope.keywords.find((k) => k.is_idea) : undefined;
   if (idea) {
@@ -163,22 +162,36 @@ async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope:
 
 /**
  * The keywords analyze takes: the spec caps analyze at LIMITS.analyzeKeywords ("capped at 5", whatever
- * `limit` or `keyword_ids` asks), in every paid part: a larger selection is cut to the first keyword_ids
+ * `limit` or `keyword_ids` asks), in every paid part: more candidates are cut to the first keyword_ids
  * given, else to the top by score, and only those are listed and researched; the rest are named in the reply.
  */
 function analyzeTargets(
   input: SerpLandscapeInput,
-  selection: readonly ScopeKeyword[],
+  candidates: readonly ScopeKeyword[],
 ): { listed: ScopeKeyword[]; researched: string[]; over_cap: string[] } {
   const keywords = (k: readonly ScopeKeyword[]) => [...new Set(k.map((row) => row.keyword))];
   const researched = keywords(
-    input.keyword_ids ? selection.slice(0, LIMITS.analyzeKeywords) : topByScore(selection, LIMITS.analyzeKeywords),
+    input.keyword_ids ? candidates.slice(0, LIMITS.analyzeKeywords) : topByScore(candidates, LIMITS.analyzeKeywords),
   ).slice(0, LIMITS.analyzeKeywords);
   return {
-    listed: selection.filter((k) => researched.includes(k.keyword)),
+    listed: candidates.filter((k) => researched.includes(k.keyword)),
     researched,
-    over_cap: keywords(selection).filter((k) => !researched.includes(k)),
+    over_cap: keywords(candidates).filter((k) => !researched.includes(k)),
   };
+}
+
+/** What list and analyze take: the selection they list, and for analyze what it researches and leaves out. */
+interface Listing {
+  selection: ScopeKeyword[];
+  analyzed?: ReturnType<typeof analyzeTargets>;
+}
+
+/** The keywords a list or analyze call takes: list's candidates, cut to analyze's cap (analyzeTargets) for analyze. */
+async function listSelection(ctx: ToolContext, input: SerpLandscapeInput, scope: Scope): Promise<Listing> {
+  const candidates = await listCandidates(ctx, input, scope);
+  if (input.depth !== 'analyze') return { selection: candidates };
+  const analyzed = analyzeTargets(input, candidates);
+  return { selection: analyzed.listed, analyzed };
 }
 
 /** What list pulls of the selection: the keywords with no stored SERP in their locale; the rest are skipped. */
@@ -286,9 +299,8 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
   const target = { siteDomain: site.domain, competitors };
   const lists = input.depth !== 'metrics';
-  const targets = lists ? await listSelection(ctx, input, scope) : [];
-  const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
-  const selection = analyzed?.listed ?? targets;
+  const listing: Listing = lists ? await listSelection(ctx, input, scope) : { selection: [] };
+  const { selection, analyzed } = listing;
   // One batched read of the stored SERPs serves both what list skips and the metrics.
   const stored = await ctx.store.serps.getMany(ctx.siteId, [...scope.keywords, ...selection]);
   const serps = new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row]));
@@ -334,9 +346,7 @@ async function estimateSerpLandscape(
   const provider = ctx.keywordData.name;
   const plan: ToolPlan = { data_source: provider, calls: [], free: [], notes: [] };
   if (input.depth !== 'metrics') {
-    const targets = await listSelection(ctx, input, scope);
-    const analyzed = input.depth === 'analyze' ? analyzeTargets(input, targets) : undefined;
-    const selection = analyzed?.listed ?? targets;
+    const { selection, analyzed } = await listSelection(ctx, input, scope);
     const stored = await ctx.store.serps.getMany(ctx.siteId, selection);
     const { skipped, wanted } = serpPulls(
       selection,
