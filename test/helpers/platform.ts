@@ -72,16 +72,26 @@ export const NPM_CHROMIUM = '@sparticuz/chromium';
  * the package: its path is known only once it has unpacked it), else a local Chrome or Chromium.
  */
 export function findChromium(probe: Probe): Found {
-  const configured = probe.env.CHROMIUM_PATH;
-  if (configured)
-    return probe.exists(configured)
-      ? { path: configured, via: 'CHROMIUM_PATH' }
-      : { skip: `CHROMIUM_PATH names no file: ${configured}` };
+  const configured = configuredChromium(probe);
+  if (configured) return configured;
   if (probe.platform === 'linux' && probe.arch === 'x64' && probe.resolvePackage(`${NPM_CHROMIUM}/package.json`))
     return { path: '', via: NPM_CHROMIUM };
+  return localChromium(probe) ?? { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' };
+}
+
+/** CHROMIUM_PATH's browser (or why it cannot be), when it is set. */
+function configuredChromium(probe: Probe): Found | undefined {
+  const configured = probe.env.CHROMIUM_PATH;
+  if (!configured) return undefined;
+  return probe.exists(configured)
+    ? { path: configured, via: 'CHROMIUM_PATH' }
+    : { skip: `CHROMIUM_PATH names no file: ${configured}` };
+}
+
+/** A Chrome or Chromium installed where the platform usually has one. */
+function localChromium(probe: Probe): Found | undefined {
   const local = (LOCAL_BROWSERS[probe.platform] ?? []).find((path) => probe.exists(path));
-  if (local) return { path: local, via: 'a local browser' };
-  return { skip: 'no Chromium found: set CHROMIUM_PATH to a Chrome or Chromium binary' };
+  return local ? { path: local, via: 'a local browser' } : undefined;
 }
 
 /**
@@ -90,16 +100,12 @@ export function findChromium(probe: Probe): Found {
  * Referrer-Policy header, as every visitor page is.
  */
 export function findLighthouseChromium(probe: Probe): Found {
-  const configured = probe.env.CHROMIUM_PATH;
-  if (configured)
-    return probe.exists(configured)
-      ? { path: configured, via: 'CHROMIUM_PATH' }
-      : { skip: `CHROMIUM_PATH names no file: ${configured}` };
-  const local = (LOCAL_BROWSERS[probe.platform] ?? []).find((path) => probe.exists(path));
-  if (local) return { path: local, via: 'a local browser' };
-  return {
-    skip: 'no Chrome or Chromium for Lighthouse: install one (Debian: apt-get install chromium) or set CHROMIUM_PATH',
-  };
+  return (
+    configuredChromium(probe) ??
+    localChromium(probe) ?? {
+      skip: 'no Chrome or Chromium for Lighthouse: install one (Debian: apt-get install chromium) or set CHROMIUM_PATH',
+    }
+  );
 }
 
 /** The machine this runs on. */
