@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumFound, launchBrowser } from '../helpers/browser';
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, type TestStack } from '../helpers/local';
 import { describeWith } from '../helpers/platform';
+import { publishShowcase } from '../helpers/visitor-showcase';
 
 /*
  * Visitor pages as readers see them (issue 38), in a real headless Chromium on a phone and a desktop, light
@@ -18,97 +19,7 @@ const SCHEMES = ['light', 'dark'] as const;
 
 let t: TestStack;
 let browser: Browser;
-
-/** A Portable Text list item. */
-const listItem = (style: 'bullet' | 'number', text: string) => ({
-  _type: 'block',
-  style: 'normal',
-  listItem: style,
-  children: [{ _type: 'span', text }],
-});
-
-/** An article with the README's blocks, a stat bar, Portable Text lists and links, and the other block types. */
-async function seed() {
-  const related = (await t.call('POST', '/questions', question('how-much-cushioning'))).body.id as string;
-  await t.call(
-    'POST',
-    '/articles',
-    article('best-running-shoes', {
-      title: 'Best running shoes',
-      excerpt: 'Start with fit, then cushioning.',
-      category: 'Running shoes',
-      related_question_ids: [related],
-      body: [
-        { _type: 'paragraph', text: 'Start with fit, then cushioning. A shoe that fits is one you will run in.' },
-        { _type: 'heading', level: 2, text: 'Why cushioning matters' },
-        {
-          _type: 'statBar',
-          stats: [
-            { value: '42%', label: 'fewer knee complaints' },
-            { value: '8 mm', label: 'typical heel drop' },
-            { value: '500 km', label: 'life of a midsole' },
-          ],
-        },
-        {
-          _type: 'block',
-          style: 'normal',
-          children: [
-            { _type: 'span', text: 'Read the ', marks: [] },
-            { _type: 'span', text: 'fitting guide', marks: ['k1'] },
-            { _type: 'span', text: ' before you buy, and ', marks: [] },
-            { _type: 'span', text: 'try both feet', marks: ['strong'] },
-            { _type: 'span', text: '.', marks: [] },
-          ],
-          markDefs: [{ _key: 'k1', _type: 'link', href: 'https://example.com/fit' }],
-        },
-        listItem('bullet', 'Road: more cushioning'),
-        listItem('bullet', 'Trail: more grip'),
-        listItem('number', 'Measure in the evening'),
-        listItem('number', 'Leave a thumb of room'),
-        { _type: 'quote', text: 'The best shoe is the one you forget you are wearing.', cite: 'A coach' },
-        { _type: 'callout', tone: 'tip', text: 'Replace shoes every 500 to 800 km.' },
-        {
-          _type: 'table',
-          header: ['Shoe', 'Drop', 'Weight'],
-          rows: [
-            ['Road trainer', '10 mm', '280 g'],
-            ['Trail runner', '6 mm', '310 g'],
-          ],
-        },
-        { _type: 'code', language: 'ts', code: 'const km = weeks * 40;\nif (km > 500) replace(shoes);' },
-      ],
-    }),
-  );
-  const q = (
-    await t.call(
-      'POST',
-      '/questions',
-      question('how-often-replace-shoes', {
-        question: 'How often should I replace running shoes?',
-        answer: [
-          {
-            _type: 'paragraph',
-            children: [
-              { _type: 'span', text: 'Every 500 to 800 km, sooner when the midsole feels flat' },
-              { _type: 'sourceCitation', id: 'src-1' },
-              { _type: 'span', text: '.' },
-            ],
-          },
-          { _type: 'list', items: ['Track your distance [src-2]', 'Check the outsole for wear'] },
-        ],
-        sources: [
-          { id: 'src-1', title: 'Running shoe study', url: 'https://example.org/study', accessed_at: '2026-10-01' },
-          { id: 'src-2', title: 'Coach handbook', url: 'https://example.org/handbook', accessed_at: '2026-10-02' },
-        ],
-      }),
-    )
-  ).body.id as string;
-  await t.call('PUT', `/questions/${q}/summary`, { summary: 'About every 500 to 800 km.' });
-  await t.call('POST', `/questions/${q}/answers`, {
-    author: 'Ann',
-    blocks: [{ _type: 'paragraph', text: 'I log every run and replace them at 600 km.' }],
-  });
-}
+let showcase: Awaited<ReturnType<typeof publishShowcase>>;
 
 /** The page at `width` in `scheme`, with every request it made and every console error (CSP violations among them). */
 async function visit(path: string, width: number, scheme: 'light' | 'dark') {
@@ -145,7 +56,7 @@ describeWith(chromiumFound, 'visitor pages in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     [browser, t] = await Promise.all([launchBrowser(), startTestStack()]);
-    await seed();
+    showcase = await publishShowcase(t);
   }, 60_000);
 
   afterAll(async () => {
@@ -154,8 +65,8 @@ describeWith(chromiumFound, 'visitor pages in a browser', () => {
   });
 
   const pages = [
-    ['article', () => `/sites/${t.siteId}/articles/best-running-shoes`],
-    ['question', () => `/sites/${t.siteId}/questions/how-often-replace-shoes`],
+    ['article', () => showcase.article],
+    ['question', () => showcase.question],
   ] as const;
 
   for (const [name, path] of pages)

@@ -3,14 +3,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, type TestStack } from '../helpers/local';
 import { describeWith, findLighthouseChromium, findNode24, machineProbe, type Found } from '../helpers/platform';
+import { publishShowcase } from '../helpers/visitor-showcase';
 
 /*
  * Each kind of visitor page as Lighthouse audits it for a phone (its default: mobile emulation and
  * throttling), on Node 24 (Lighthouse needs 22 or later) in a real Chromium. Accessibility, best
  * practices and SEO must score 100; performance and the bytes each page sends are printed (a speed
- * goal, not a test). The home and category pages join when they exist.
+ * goal, not a test), of the pages the browser test shows (test/helpers/visitor-showcase.ts). The home and
+ * category pages join when they exist.
  */
 
 const probe = machineProbe();
@@ -71,51 +73,9 @@ describeWith(found, 'visitor pages in Lighthouse, as a phone sees them', () => {
     t = await startTestStack();
     dir = mkdtempSync(join(tmpdir(), 'lighthouse-'));
     const base = t.url.replace('localhost', '127.0.0.1');
-    const related = (await t.call('POST', '/questions', question('how-long-shoes-last'))).body.id as string;
-    await t.call(
-      'POST',
-      '/articles',
-      article('choose-running-shoes', {
-        title: 'How to choose running shoes',
-        excerpt: 'Fit first, then cushioning, then grip.',
-        category: 'Running shoes',
-        related_question_ids: [related],
-        body: [
-          { _type: 'heading', level: 2, text: 'Why fit matters' },
-          { _type: 'paragraph', text: 'Start with fit. Read [the fitting guide](https://example.com/fit) first.' },
-          {
-            _type: 'statBar',
-            stats: [
-              { value: '42%', label: 'fewer knee complaints' },
-              { value: '8 mm', label: 'typical heel drop' },
-            ],
-          },
-          { _type: 'list', items: ['Road: more cushioning', 'Trail: more grip'] },
-          { _type: 'quote', text: 'The best shoe is the one you forget.', cite: 'A coach' },
-          { _type: 'callout', tone: 'tip', text: 'Replace shoes every 500 to 800 km.' },
-          { _type: 'code', language: 'js', code: 'const km = weeks * 40;' },
-        ],
-      }),
-    );
-    const q = (
-      await t.call(
-        'POST',
-        '/questions',
-        question('replace-running-shoes', {
-          question: 'How often should I replace running shoes?',
-          answer: [{ _type: 'paragraph', text: 'Every 500 to 800 km, sooner when the midsole feels flat.' }],
-          sources: [{ id: 'src-1', title: 'A study', url: 'https://example.com/study', accessed_at: '2026-10-01' }],
-        }),
-      )
-    ).body.id as string;
-    await t.call('PUT', `/questions/${q}/summary`, { summary: 'About every 500 to 800 km.' });
-    await t.call('POST', `/questions/${q}/answers`, {
-      author: 'Ann',
-      blocks: [{ _type: 'paragraph', text: 'I replace mine at 600 km.' }],
-    });
-    await t.stack.drain();
-    pages.article = `${base}/sites/${t.siteId}/articles/choose-running-shoes`;
-    pages.question = `${base}/sites/${t.siteId}/questions/replace-running-shoes`;
+    const showcase = await publishShowcase(t);
+    pages.article = `${base}${showcase.article}`;
+    pages.question = `${base}${showcase.question}`;
   }, 60_000);
   afterAll(async () => {
     await t?.stop();
