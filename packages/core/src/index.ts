@@ -15,3 +15,5 @@ export * from './backlinks';
 export * from './robots';
 export * from './blocks';
 export * from './theme';
+export * from './palette';
+export * from './icon';

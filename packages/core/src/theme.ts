@@ -1,47 +1,11 @@
 import { createHash } from 'node:crypto';
+import { PALETTES } from './palette';
 
 /*
  * The visitor pages' one stylesheet, inline in every page and allowed by its hash in the CSP: nothing is
  * loaded for it (no file, no font). System fonts, a measure of about 70 characters, one column from 320 px
  * up, dark mode by `prefers-color-scheme`, print styles, a visible focus ring.
  */
-
-/**
- * The colours, light and dark. Text colours (`fg`, `muted`, `link`) meet WCAG AA (4.5:1) on every
- * background (`bg`, `card`, `info`, `warning`, `tip`), and `focus` 3:1 on `bg` and `card`: a test checks.
- */
-export const PALETTES = {
-  light: {
-    bg: '#ffffff',
-    fg: '#1f2328',
-    muted: '#59636e',
-    link: '#0550ae',
-    line: '#d1d9e0',
-    card: '#f6f8fa',
-    focus: '#0969da',
-    info: '#ddf4ff',
-    'info-edge': '#0969da',
-    warning: '#fff8c5',
-    'warning-edge': '#9a6700',
-    tip: '#dafbe1',
-    'tip-edge': '#1a7f37',
-  },
-  dark: {
-    bg: '#0d1117',
-    fg: '#e6edf3',
-    muted: '#9198a1',
-    link: '#4493f8',
-    line: '#3d444d',
-    card: '#151b23',
-    focus: '#4493f8',
-    info: '#0b2148',
-    'info-edge': '#4493f8',
-    warning: '#2e2600',
-    'warning-edge': '#d29922',
-    tip: '#0b2916',
-    'tip-edge': '#3fb950',
-  },
-} as const;
 
 const variables = (palette: Record<string, string>): string =>
   Object.entries(palette)
@@ -104,9 +68,3 @@ export const THEME_CSS = [
 
 /** The CSP source that allows the inline stylesheet and nothing else: its SHA-256, computed from it here only. */
 export const THEME_STYLE_SOURCE = `'sha256-${createHash('sha256').update(THEME_CSS).digest('base64')}'`;
-
-/**
- * The visitor pages' icon, which browsers ask for at `/favicon.ico` whether or not a page names one: an
- * answer keeps that request from failing in every reader's console. In the theme's link colour.
- */
-export const SITE_ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="${PALETTES.light.link}"/><rect x="4" y="4" width="8" height="1.5" fill="#fff"/><rect x="4" y="7.25" width="8" height="1.5" fill="#fff"/><rect x="4" y="10.5" width="5" height="1.5" fill="#fff"/></svg>`;
