@@ -25,7 +25,10 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
 const WARMUP = 30;
 const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 const RELINK_PAGES = 100;
-/** `BENCH_ONLY=bundles`: the bundles' section alone, without the local stack, for work on cold init. */
+/**
+ * `BENCH_ONLY=bundles`: the bundles' section alone, without the local stack, for work on cold init;
+ * `BENCH_ONLY=http`: the HTTP section alone, for work on the request path.
+ */
 const ONLY = process.env.BENCH_ONLY;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -339,7 +342,8 @@ async function bundlesOnly() {
 
 async function main() {
   if (ONLY === 'bundles') return bundlesOnly();
-  if (ONLY !== undefined) throw new Error(`BENCH_ONLY=${ONLY}: the one section it can run alone is bundles`);
+  if (ONLY !== undefined && ONLY !== 'http')
+    throw new Error(`BENCH_ONLY=${ONLY}: the sections it can run alone are bundles and http`);
   console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
   const stack = await startLocalStack({
     memory: true,
@@ -381,6 +385,11 @@ async function main() {
         floor: () => flr('POST', '/floor', { id: published.id, type: 'article', action: 'edited' }),
       })),
     };
+
+    if (ONLY === 'http') {
+      console.log(JSON.stringify({ bench: 'content-api', at: new Date().toISOString(), node: process.version, http }));
+      return;
+    }
 
     // DynamoDB round trips per operation (the key lookup is cached by now, as in a warm Lambda).
     console.log('\nDynamoDB requests per operation (queued work included):');

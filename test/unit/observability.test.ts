@@ -56,6 +56,33 @@ describe('Observation', () => {
   });
 });
 
+describe('Observation, reused', () => {
+  it("reuses an ended invocation's logger and metrics, without its keys and dimensions", () => {
+    const { Observation } = freshObservability({ POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const output = captureOutput({ level: 'INFO', metrics: true });
+    try {
+      const first = Observation.start(lambdaContext('get-keywords', 1000));
+      // Started while the first runs: a pair of its own.
+      const running = Observation.start(lambdaContext('publish', 1000));
+      first.keys({ site_id: 7 });
+      first.dimension('tool', 'get_keywords');
+      first.end();
+      const second = Observation.start(lambdaContext('publish', 1000));
+      expect(second.log).toBe(first.log);
+      expect(running.log).not.toBe(first.log);
+      second.log.info('second');
+      second.metric('publishes');
+      second.end();
+      running.end();
+    } finally {
+      output.stop();
+    }
+    expect(output.logs('second')).toEqual([expect.not.objectContaining({ site_id: expect.anything() })]);
+    expect(output.logs('second')[0]).toMatchObject({ function_name: 'publish' });
+    expect(output.metric('publishes').map((m) => m.dimensions)).toEqual([['service']]);
+  });
+});
+
 describe('scheduled', () => {
   it('logs a run that did something at info, and one that found nothing to do (every count 0) at debug only', async () => {
     const { scheduled } =

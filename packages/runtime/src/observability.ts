@@ -14,28 +14,51 @@ export const logger = new Logger({ serviceName: SERVICE_NAME });
 type LoggerOptions = ConstructorParameters<typeof Logger>[0];
 
 /**
- * One invocation's logger. Powertools tells a cold start per Logger instance, so a logger made per
- * invocation would call each one cold: this one is told the container's answer, as are its children.
+ * An invocation's logger. Powertools tells a cold start per Logger instance, and these are kept from one
+ * invocation to the next: each is told the container's answer when an invocation takes it, as are its children.
  */
 class InvocationLogger extends Logger {
-  constructor(
-    private readonly coldStartOfContainer: boolean,
-    options: LoggerOptions,
-  ) {
-    super(options);
-  }
+  coldStartOfContainer = false;
 
   protected override getColdStart(): boolean {
     return this.coldStartOfContainer;
   }
 
   protected override createLogger(options?: LoggerOptions): Logger {
-    return new InvocationLogger(this.coldStartOfContainer, options);
+    const child = new InvocationLogger(options);
+    child.coldStartOfContainer = this.coldStartOfContainer;
+    return child;
   }
 }
 
 /** True until the first invocation of a container Lambda started on demand (provisioned ones are warm). */
 let containerColdStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
+
+/** A logger and metrics an invocation holds while it runs; they go back to `idle` when it ends. */
+interface Instruments {
+  log: InvocationLogger;
+  metrics: Metrics;
+  /** What Powertools read of the environment when it made them (metrics on or off). */
+  made: string | undefined;
+}
+
+/**
+ * Loggers and metrics not in use. Making them is most of what observing an invocation costs (each makes
+ * a Console and reads the environment: about 0.15 ms, measured), so they are made once and reused: one
+ * pair in a Lambda container, which runs one invocation at a time; as many as ran at once on the local
+ * stack, where one process serves every function and request.
+ */
+const idle: Instruments[] = [];
+
+function takeInstruments(): Instruments {
+  const made = process.env.POWERTOOLS_METRICS_DISABLED;
+  // Powertools reads whether metrics are on when it makes them: a change of it (the tests make one) takes new ones.
+  if (idle.length > 0 && idle[idle.length - 1]?.made !== made) idle.length = 0;
+  const kept = idle.pop();
+  if (kept) return kept;
+  const log = new InvocationLogger({ serviceName: SERVICE_NAME });
+  return { log, metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger: log }), made };
+}
 
 /**
  * What one invocation logs and measures. Its keys and metrics are its own, so invocations that run
@@ -46,16 +69,17 @@ export class Observation {
     /** Structured JSON lines with the Lambda request id and the keys added so far. */
     readonly log: Logger,
     private readonly metrics: Metrics,
+    private readonly instruments?: Instruments,
   ) {}
 
   static start(context: Context): Observation {
-    const log = new InvocationLogger(containerColdStart, {
-      serviceName: SERVICE_NAME,
-      logLevel: logger.getLevelName(),
-    });
+    const instruments = takeInstruments();
+    const { log, metrics } = instruments;
+    log.setLogLevel(logger.getLevelName());
+    log.coldStartOfContainer = containerColdStart;
     containerColdStart = false;
     log.addContext(context);
-    return new Observation(log, new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger: log }));
+    return new Observation(log, metrics, instruments);
   }
 
   /** The same metrics, with a logger that adds `keys` to its lines (one queue record, say). */
@@ -84,9 +108,17 @@ export class Observation {
     single.addMetric(name, METRICS[name], value);
   }
 
-  /** Publishes the invocation's metrics as one EMF line; none when nothing was measured. */
-  flush(): void {
+  /**
+   * Publishes the invocation's metrics as one EMF line (none when nothing was measured) and gives its
+   * logger and metrics back, without this invocation's keys and dimensions, for the next invocation.
+   */
+  end(): void {
     if (this.metrics.hasStoredMetrics()) this.metrics.publishStoredMetrics();
+    const { instruments } = this;
+    if (!instruments) return;
+    this.metrics.clearDimensions();
+    instruments.log.resetKeys();
+    idle.push(instruments);
   }
 }
 
@@ -101,19 +133,22 @@ export function observationOf(context: Context): Observation {
 
 /**
  * middy: starts an Observation per invocation (`onStart` adds what the event tells, such as its
- * route) and publishes its metrics when the invocation ends, also when it fails.
+ * route) and ends it (its metrics published) when the invocation ends, also when it fails.
  */
 export function observed<E, R>(
   onStart?: (event: E, observation: Observation) => void,
 ): middy.MiddlewareObj<E, R, Error, Context> {
-  const flush = async (request: middy.Request<E, R, Error, Context>) => observations.get(request.context)?.flush();
+  const end = async (request: middy.Request<E, R, Error, Context>) => {
+    observations.get(request.context)?.end();
+    observations.delete(request.context);
+  };
   return {
     before: async (request) => {
       const observation = Observation.start(request.context);
       observations.set(request.context, observation);
       onStart?.(request.event, observation);
     },
-    after: flush,
-    onError: flush,
+    after: end,
+    onError: end,
   };
 }
