@@ -31,6 +31,7 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   read: { table: 'read' },
   'question-parts': { table: 'readWrite' },
   visitor: { table: 'read' },
+  'site-files': { table: 'read' },
   notify: { table: 'readWrite', sendsTo: ['relink'] },
   tools: { table: 'read' },
   // PUT /v1/budget sets the site's limits.

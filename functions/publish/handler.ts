@@ -7,7 +7,7 @@ import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 async function publish(request: ApiRequest, parse: () => PublishInput) {
   checkSiteClaim(request.siteId, request.body(SiteClaimBody).site_id);
   const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), {
-    baseUrl: request.baseUrl,
+    siteRoot: request.siteRoot(),
   });
   request.observation.metric('publishes');
   return json(reply.created ? 201 : 200, reply);

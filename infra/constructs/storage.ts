@@ -30,7 +30,7 @@ export function contentTable(scope: Construct, existingTableName?: string): ITab
       sortKey: { name: index.sortKey, type: AttributeType.STRING },
       ...(index.projection === 'all'
         ? { projectionType: ProjectionType.ALL }
-        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...TABLE.listingAttributes] }),
+        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
     });
   }
   return table;

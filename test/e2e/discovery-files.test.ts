@@ -1,5 +1,5 @@
 import { ROUTE_TABLE } from '@cm/contract';
-import { CRAWLABLE_PATHS } from '@cm/core';
+import { CRAWLABLE_PATHS, SITES_PREFIX } from '@cm/core';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /* What browsers and crawlers ask every host for: robots.txt (the visitor pages may be crawled, nothing else) and the icon. */
@@ -21,7 +21,7 @@ function allowed(robots: string, path: string): boolean {
   return rules[0]?.allow ?? true;
 }
 
-it('lets crawlers read every visitor page and the icon, and no route of the API, MCP or the dashboard, as plain text any cache may keep', async () => {
+it("lets crawlers read every site's pages and files and the icon, and no route of the API, MCP or the dashboard, as plain text any cache may keep", async () => {
   const reply = await t.call('GET', '/robots.txt', undefined, { key: null });
   expect(reply.status).toBe(200);
   expect(reply.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -32,7 +32,7 @@ it('lets crawlers read every visitor page and the icon, and no route of the API,
     const path = route.path.replace(/\{[^}]+\}/g, 'x');
     expect([route.path, allowed(reply.text, path)]).toEqual([
       route.path,
-      route.fn === 'visitor' || CRAWLABLE_PATHS.includes(route.path),
+      route.path.startsWith(SITES_PREFIX) || CRAWLABLE_PATHS.includes(route.path),
     ]);
   }
 });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
-import { article, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
+import { article, getAtHost, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -383,26 +382,14 @@ describe('visitor pages', () => {
 });
 
 describe('the Host a request names', () => {
-  /** A GET with a Host header of the client's choosing (fetch will not send one). */
-  const withHost = (path: string, host: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL(path, t.url);
-      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, headers: { host } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-
-  it('never decides the URLs a cacheable page names: canonical, og:url and JSON-LD name the API’s own address', async () => {
+  it('never decides the URLs a cacheable page names: a host no site serves gets nothing, the API’s own its own address', async () => {
     await t.call('POST', '/articles', article('host-proof'));
-    const page = await withHost(`/sites/${t.siteId}/articles/host-proof`, 'evil.example.com');
-    expect(page.status).toBe(200);
-    expect(page.body).not.toContain('evil.example.com');
-    expect(page.body).toContain(`<link rel="canonical" href="${t.url}/sites/${t.siteId}/articles/host-proof">`);
+    const foreign = await getAtHost(t, 'evil.example.com', `/sites/${t.siteId}/articles/host-proof`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain('host-proof');
+    const own = await getAtHost(t, 'x', `/sites/${t.siteId}/articles/host-proof`);
+    expect(own.status).toBe(200);
+    expect(own.text).toContain(`<link rel="canonical" href="${t.url}/sites/${t.siteId}/articles/host-proof">`);
   });
 });
 

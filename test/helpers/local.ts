@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
@@ -189,3 +190,22 @@ export async function siteClient(t: TestStack, name: string, options: { domain?:
   return { ...created, call, tool };
 }
 export type SiteClient = Awaited<ReturnType<typeof siteClient>>;
+
+/**
+ * A GET with a Host header of the test's choosing (fetch will not send one), as a request at a site's own
+ * domain reaches the local server.
+ */
+export const getAtHost = (t: TestStack, host: string, path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>(
+    (resolve, reject) => {
+      const url = new URL(t.url);
+      const req = request({ host: '127.0.0.1', port: url.port, path, headers: { ...headers, host } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );

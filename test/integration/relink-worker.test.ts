@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { QUEUE_SETTINGS, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
-import { articleDoc, pageId } from '@cm/core';
+import { articleDoc, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
@@ -161,7 +161,15 @@ describe('relink fan-out', () => {
       const linker = `${slug}-linker-${i}`;
       const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
       const id = pageId(t.siteId, 'article', linker);
-      await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+      await t.store.pages.put({
+        siteId: t.siteId,
+        type: 'article',
+        id,
+        doc,
+        links: [target],
+        card: pageCard(doc),
+        now,
+      });
       // What the publish workflow does next: the link's edge and link item.
       await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
     }

@@ -27,7 +27,11 @@ describe('sites and API keys', () => {
     const all = JSON.stringify((await db().send(new ScanCommand({ TableName: 'sites-test' }))).Items);
     expect(all).not.toContain(api_key);
     expect(all).toContain(createHash('sha256').update(api_key).digest('hex'));
-    expect(await store.sites.lookupKey(api_key)).toEqual({ site_id: site.site_id, valid_until: null });
+    expect(await store.sites.lookupKey(api_key)).toEqual({
+      site_id: site.site_id,
+      valid_until: null,
+      served_domain: null,
+    });
     expect(await store.sites.get(site.site_id)).toMatchObject({
       name: 'Shop',
       domain: 'shop.example.com',
@@ -62,13 +66,25 @@ describe('sites and API keys', () => {
     const fresh = await store.sites.rotateKeys(site.site_id, 60, at);
     expect(fresh).toMatch(/^cmk_/);
     const graceEnd = at.getTime() + 60_000;
-    expect(await store.sites.lookupKey(fresh!, graceEnd + 1)).toEqual({ site_id: site.site_id, valid_until: null });
-    expect(await store.sites.lookupKey(old, graceEnd - 1)).toEqual({ site_id: site.site_id, valid_until: graceEnd });
+    expect(await store.sites.lookupKey(fresh!, graceEnd + 1)).toEqual({
+      site_id: site.site_id,
+      valid_until: null,
+      served_domain: null,
+    });
+    expect(await store.sites.lookupKey(old, graceEnd - 1)).toEqual({
+      site_id: site.site_id,
+      valid_until: graceEnd,
+      served_domain: null,
+    });
     expect(await store.sites.lookupKey(old, graceEnd)).toBeNull();
     // Another rotation without grace retires the key before it at once.
     const third = await store.sites.rotateKeys(site.site_id, 0, new Date(graceEnd));
     expect(await store.sites.lookupKey(fresh!, graceEnd)).toBeNull();
-    expect(await store.sites.lookupKey(third!, graceEnd)).toEqual({ site_id: site.site_id, valid_until: null });
+    expect(await store.sites.lookupKey(third!, graceEnd)).toEqual({
+      site_id: site.site_id,
+      valid_until: null,
+      served_domain: null,
+    });
     expect(await store.sites.rotateKeys(999_999)).toBeNull();
   });
 
@@ -93,6 +109,7 @@ describe('sites and API keys', () => {
     expect(await store.sites.lookupKey(second!, t0 + 120_000)).toEqual({
       site_id: site.site_id,
       valid_until: t0 + 60_000 + 3_600_000,
+      served_domain: null,
     });
     expect((await store.sites.lookupKey(third!, t0 + 120_000))?.valid_until).toBeNull();
   });
@@ -155,6 +172,7 @@ describe('sites and API keys', () => {
       expect(await store.sites.lookupKey(rotated.api_key as string)).toEqual({
         site_id: site.site_id,
         valid_until: null,
+        served_domain: null,
       });
       const grant = await store.sites.lookupKey(old);
       expect(grant?.valid_until).toBeGreaterThanOrEqual(before + 600_000);

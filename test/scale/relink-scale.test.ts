@@ -1,4 +1,4 @@
-import { articleDoc, pageId, readerRecord } from '@cm/core';
+import { articleDoc, pageCard, pageId, readerRecord } from '@cm/core';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 let t: TestStack;
@@ -25,7 +25,15 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages 
         );
         const id = pageId(t.siteId, 'article', slug);
         ids.push(id);
-        await t.store.pages.put({ siteId: t.siteId, type: 'article', id, doc, links: [target], now });
+        await t.store.pages.put({
+          siteId: t.siteId,
+          type: 'article',
+          id,
+          doc,
+          links: [target],
+          card: pageCard(doc),
+          now,
+        });
         // What the publish workflow does next: the link's edge and link item.
         await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
       }),

@@ -45,7 +45,7 @@ const LIVE_PAGE = { url: LIVE_URL, title: 'The live page' };
 
 const options = (overrides: Partial<RenderOptions> = {}): RenderOptions => ({
   pageUrl: `${BASE}/sites/1/articles/the-page`,
-  site: { id: SITE, name: 'Run & Co', baseUrl: BASE },
+  site: { name: 'Run & Co', root: `${BASE}/sites/${SITE}` },
   linkTarget: (id) => (id === LIVE_ID ? LIVE_PAGE : null),
   ...overrides,
 });
@@ -1139,7 +1139,7 @@ describe('page furniture and head tags (issue 38)', () => {
             textPara(`Words ${hostile}`),
           ],
         }),
-        options({ site: { id: SITE, name: `Site ${hostile}`, baseUrl: BASE } }),
+        options({ site: { name: `Site ${hostile}`, root: `${BASE}/sites/${SITE}` } }),
       ),
     );
     const tags = new Map(

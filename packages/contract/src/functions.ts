@@ -10,6 +10,8 @@ export const FUNCTIONS = [
   'read',
   'question-parts',
   'visitor',
+  // A site's sitemaps, feed and (on its own domain) robots.txt.
+  'site-files',
   'notify',
   'tools',
   'usage',

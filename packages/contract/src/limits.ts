@@ -88,6 +88,17 @@ export const SERVICE_LIMITS = {
    * notify or relink reaches readers within a minute, while a popular page costs one Lambda call a minute.
    */
   visitorMaxAgeSeconds: 60,
+  /**
+   * The most topics of one question whose topic pages list it: each is an item its publish writes, so a
+   * question naming thousands costs no more than this (publish warns of the rest).
+   */
+  topicsListedMax: 20,
+  /** Cards on one page of a site's home, category, topic or question index. */
+  listingPageSize: 20,
+  /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */
+  sitemapUrlsMax: 50_000,
+  /** Entries of a site's feed: its latest articles. */
+  feedEntries: 20,
   /** ... and served stale for this long more while the cache revalidates it in the background. */
   visitorStaleSeconds: 300,
   /**

@@ -159,6 +159,27 @@ export interface PageState {
 /** What readers can reach: a published page the site has not deleted. */
 export const isLive = (status: PageStatus, deleted: boolean): boolean => status === 'published' && !deleted;
 
+/**
+ * A live page as the site's listing pages, sitemaps and feed show it (from the index of live pages):
+ * what its card holds, and what its sitemap entry says.
+ */
+export interface ListedPage {
+  id: string;
+  type: PageType;
+  slug: string;
+  /** An article's title or a question's question. */
+  title: string;
+  /** A sentence or two of it for its card: its meta description, else its first words. */
+  card_text: string | null;
+  category: string | null;
+  /** Its first publish: listings are newest first by it. */
+  created_at: string;
+  /** When what readers see of it last changed (its sitemap entry's lastmod). */
+  visible_at: string;
+  noindex: boolean;
+  canonical_url: string | null;
+}
+
 const PageMeta = {
   id: z.string(),
   site_id: z.int(),
@@ -266,4 +287,18 @@ export const CommunityAnswerInput = z.object({
 export type CommunityAnswerInput = z.infer<typeof CommunityAnswerInput>;
 export const CommunityAnswerCreated = z.object({ answer_id: z.string() });
 
-export const VisitorParams = z.object({ site_id: z.coerce.number().check(z.int(), z.positive()), slug: Slug });
+/** A host name as the edge passes it on: lower case, no port. */
+const Host = z.string().check(z.regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/));
+
+/** The site a reader's request names: by id (`/sites/{site_id}`) or by its own domain (`/domains/{host}`). */
+export const SiteRootParams = z.object({
+  site_id: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  host: z.optional(Host),
+});
+
+export const VisitorParams = z.extend(SiteRootParams, { slug: Slug });
+/** A category's or topic's page: its name as one segment (docs/api.md#listing-pages). */
+export const SectionParams = z.extend(SiteRootParams, { section: z.string().check(z.minLength(1), z.maxLength(200)) });
+export const SitemapParams = z.extend(SiteRootParams, { sitemap: z.string().check(z.maxLength(40)) });
+/** Where a listing page starts: a cursor from its newer page's link. */
+export const ListingQuery = z.object({ before: z.optional(z.string().check(z.minLength(1), z.maxLength(400))) });

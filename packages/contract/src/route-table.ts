@@ -83,6 +83,48 @@ export const bodyLimitOf = (route: Pick<RouteFacts, 'bodyLimitBytes'> | undefine
   route?.bodyLimitBytes ?? SERVICE_LIMITS.requestBodyBytes;
 
 /**
+ * Where a site's pages are served: under the deployment's address by the site's id, and at the site's
+ * own domain, which the edge passes on as `/domains/<domain>/<path>` (docs/api.md#the-sites-own-domain).
+ */
+export const SITE_ROOTS = ['/sites/{site_id}', '/domains/{host}'] as const;
+
+/** A site's pages and files below its root, and the function that serves each. */
+const SITE_PATHS: readonly { fn: FunctionName; path: string }[] = [
+  // Its home (API Gateway matches the path with a slash at the end the same).
+  { fn: 'visitor', path: '' },
+  { fn: 'visitor', path: '/articles/{slug}' },
+  { fn: 'visitor', path: '/questions/{slug}' },
+  { fn: 'visitor', path: '/questions' },
+  { fn: 'visitor', path: '/categories/{section}' },
+  { fn: 'visitor', path: '/topics/{section}' },
+  { fn: 'site-files', path: '/sitemap.xml' },
+  { fn: 'site-files', path: '/sitemaps/{sitemap}' },
+  { fn: 'site-files', path: '/feed.xml' },
+];
+
+/**
+ * What only a site's own domain has at its root: its robots.txt and icon, and a reader's 404 page for any
+ * other path (the most specific route wins, so this one takes only what no other does).
+ */
+const DOMAIN_PATHS: readonly { fn: FunctionName; path: string }[] = [
+  { fn: 'site-files', path: '/robots.txt' },
+  { fn: 'site-files', path: '/favicon.ico' },
+  { fn: 'visitor', path: '/{proxy+}' },
+];
+
+const SITE_ROUTES: readonly RouteFacts[] = [
+  ...SITE_ROOTS.flatMap((root) =>
+    SITE_PATHS.map(({ fn, path }): RouteFacts => ({ fn, method: 'GET', path: `${root}${path}`, auth: false })),
+  ),
+  ...DOMAIN_PATHS.map(({ fn, path }): RouteFacts => ({
+    fn,
+    method: 'GET',
+    path: `/domains/{host}${path}`,
+    auth: false,
+  })),
+];
+
+/**
  * Every HTTP route and the Lambda function that serves it. The CDK stack, the local server and the
  * OpenAPI document (through ROUTES) are all built from this table, so they cannot drift apart.
  */
@@ -100,8 +142,7 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'question-parts', method: 'PUT', path: '/questions/{id}/summary', auth: true },
   { fn: 'question-parts', method: 'POST', path: '/questions/{id}/answers', auth: true },
   { fn: 'notify', method: 'POST', path: '/api/content/notify', auth: true },
-  { fn: 'visitor', method: 'GET', path: '/sites/{site_id}/articles/{slug}', auth: false },
-  { fn: 'visitor', method: 'GET', path: '/sites/{site_id}/questions/{slug}', auth: false },
+  ...SITE_ROUTES,
   { fn: 'dashboard', method: 'GET', path: '/dashboard', auth: false },
   { fn: 'dashboard', method: 'GET', path: '/dashboard/assets/{file}', auth: false },
   { fn: 'tools', method: 'GET', path: '/v1/tools', auth: true },

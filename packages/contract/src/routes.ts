@@ -6,12 +6,13 @@ import { TOOL_LIST, ToolListing, type NamedToolSpec } from './tools';
 import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
-import { MCP_PATH, ROUTE_TABLE, routeKey, type RouteFacts } from './route-table';
+import { MCP_PATH, ROUTE_TABLE, routeKey, SITE_ROOTS, type RouteFacts } from './route-table';
 import {
   ArticleInput,
   ArticleRecord,
   CommunityAnswerCreated,
   CommunityAnswerInput,
+  ListingQuery,
   PageList,
   PageListQuery,
   PublishResult,
@@ -46,6 +47,65 @@ const VISITOR_REPLIES: Record<number, Reply> = {
   },
   404: html('Draft, unpublished or unknown'),
   410: html('Deleted'),
+};
+
+const LISTING_REPLIES: Record<number, Reply> = {
+  200: html(
+    'The listing page: live pages as cards, newest first, with a link to the older ones; ETag and Cache-Control',
+  ),
+  304: { description: 'Not modified: If-None-Match names the current ETag' },
+  404: html('No such site, section with live pages, or cursor'),
+};
+
+const file = (description: string, contentType: string): Record<number, Reply> => ({
+  200: { description: `${description}, with ETag and Cache-Control`, contentType },
+  304: { description: 'Not modified: If-None-Match names the current ETag' },
+  404: { description: 'No such site, or sitemap', schema: ErrorBody },
+});
+
+/** What each of a site's pages and files is, below its root (route-table.ts SITE_ROOTS). */
+const SITE_DOCS: Record<string, RouteDocs> = {
+  '': { summary: "The site's home: its latest articles and questions", query: ListingQuery, replies: LISTING_REPLIES },
+  '/articles/{slug}': { summary: 'The article as readers see it', replies: VISITOR_REPLIES },
+  '/questions/{slug}': { summary: 'The question page as readers see it', replies: VISITOR_REPLIES },
+  '/questions': { summary: "The index of the site's questions", query: ListingQuery, replies: LISTING_REPLIES },
+  '/categories/{section}': {
+    summary: "A category's articles (its name as one segment, as breadcrumbs link it)",
+    query: ListingQuery,
+    replies: LISTING_REPLIES,
+  },
+  '/topics/{section}': { summary: "A topic's questions", query: ListingQuery, replies: LISTING_REPLIES },
+  '/sitemap.xml': {
+    summary: 'The sitemap index: the sitemap of listing pages, and one per month of first publishes',
+    replies: file('A sitemap index (sitemaps.org 0.9)', 'application/xml; charset=utf-8'),
+  },
+  '/sitemaps/{sitemap}': {
+    summary: '`listings.xml`, or a month of first publishes (`2026-11.xml`): its live, indexable pages with lastmod',
+    replies: file('A sitemap (sitemaps.org 0.9)', 'application/xml; charset=utf-8'),
+  },
+  '/feed.xml': {
+    summary: "The site's latest articles",
+    replies: file('An Atom feed (RFC 4287)', 'application/atom+xml; charset=utf-8'),
+  },
+};
+
+/** What only a site's own domain has (route-table.ts DOMAIN_PATHS). */
+const DOMAIN_DOCS: Record<string, RouteDocs> = {
+  '/robots.txt': {
+    summary: "At the site's own domain: crawlers may read every page; where its sitemap is",
+    replies: {
+      200: { description: 'robots.txt (RFC 9309)', contentType: 'text/plain; charset=utf-8' },
+      404: { description: 'No site serves this domain', schema: ErrorBody },
+    },
+  },
+  '/favicon.ico': {
+    summary: "At the site's own domain: the pages' icon",
+    replies: { 200: { description: 'The icon', contentType: 'image/svg+xml' } },
+  },
+  '/{proxy+}': {
+    summary: "At the site's own domain, any other path: the reader's 404 page",
+    replies: { 404: html('Not found') },
+  },
 };
 
 /** A JSON-RPC 2.0 message, or a batch of them (the MCP SDK validates them in detail). */
@@ -135,14 +195,6 @@ const DOCS: Record<string, RouteDocs> = {
     body: NotifyInput,
     replies: { 200: { description: 'Applied, or ignored as stale or unknown', schema: NotifyResult } },
   },
-  'GET /sites/{site_id}/articles/{slug}': {
-    summary: 'The article as readers see it',
-    replies: VISITOR_REPLIES,
-  },
-  'GET /sites/{site_id}/questions/{slug}': {
-    summary: 'The question page as readers see it',
-    replies: VISITOR_REPLIES,
-  },
   'GET /dashboard': {
     summary: 'The dashboard: a page that asks for the API key and calls this API with it; it holds no site data',
     replies: { 200: html('The dashboard app') },
@@ -224,6 +276,14 @@ export const ROUTES: readonly Route[] = withDocs(
   ROUTE_TABLE,
   new Map([
     ...Object.entries(DOCS),
+    ...SITE_ROOTS.flatMap((root) =>
+      Object.entries(SITE_DOCS).map(
+        ([path, docs]) => [routeKey({ method: 'GET', path: `${root}${path}` }), docs] as const,
+      ),
+    ),
+    ...Object.entries(DOMAIN_DOCS).map(
+      ([path, docs]) => [routeKey({ method: 'GET', path: `/domains/{host}${path}` }), docs] as const,
+    ),
     ...TOOL_LIST.map((tool) => [routeKey({ method: 'POST', path: `/v1/tools/${tool.name}` }), toolDocs(tool)] as const),
   ]),
 );

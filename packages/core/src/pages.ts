@@ -8,6 +8,7 @@ import {
   isKnownInlineType,
   isJsonObject,
   isoDateOrTimestamp,
+  SERVICE_LIMITS,
   type ArticleDoc,
   type ArticleInput,
   type Block,
@@ -23,6 +24,7 @@ import { blockType, textOf, type TextVisit } from './blocks';
 import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
+import { sectionSlug } from './site-urls';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /**
@@ -164,6 +166,9 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
     }
   }
   if (!isArticleDoc(doc)) warnings.push(...sourceWarnings(doc.sources));
+  const topicPages = new Set(isArticleDoc(doc) ? [] : doc.topics.map(sectionSlug).filter(Boolean));
+  if (topicPages.size > SERVICE_LIMITS.topicsListedMax)
+    warn('topics', `only the first ${SERVICE_LIMITS.topicsListedMax} topics list the question on their topic pages`);
   if (isArticleDoc(doc) && doc.cover_image && !allowedImageUrl(doc.cover_image)) {
     warn('cover_image', 'URL scheme not allowed (http, https); not rendered');
   }
@@ -206,27 +211,6 @@ function sourceWarnings(sources: readonly Source[]): PublishWarning[] {
     return out;
   });
 }
-
-/** The site's home page, where its name and the breadcrumbs lead: built here only, so it can move in one place. */
-export const siteHomeUrl = (baseUrl: string, siteId: number): string => `${baseUrl}/sites/${siteId}/`;
-
-/** A category's name as one URL segment: its letters and digits, lower case, runs of anything else as one `-`. */
-export const categorySlug = (category: string): string =>
-  category
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-|-$/g, '');
-
-/** A category's page, or null when its name has no letter or digit to name a page by. */
-export function categoryUrl(baseUrl: string, siteId: number, category: string): string | null {
-  const slug = categorySlug(category);
-  return slug ? `${siteHomeUrl(baseUrl, siteId)}categories/${encodeURIComponent(slug)}` : null;
-}
-
-/** The visitor URL of a page. */
-export const visitorUrl = (baseUrl: string, siteId: number, type: PageType, slug: string): string =>
-  `${baseUrl}/sites/${siteId}/${type}s/${encodeURIComponent(slug)}`;
 
 /**
  * The page as `GET /articles/{id}` and `GET /questions/{id}` return it: the document as sent, its

@@ -15,7 +15,8 @@ import {
 } from '@portabletext/to-html';
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { INLINE_MARKUP } from './markup';
-import { blockLinkTargets, blockTexts, categoryUrl, siteHomeUrl } from './pages';
+import { blockLinkTargets, blockTexts } from './pages';
+import { feedUrl, homeUrl, questionsUrl, sectionSlug, sectionUrl } from './site-urls';
 import { THEME_CSS } from './theme';
 import { allowedImageUrl, allowedUrl } from './urls';
 
@@ -41,8 +42,8 @@ export interface LinkedPage {
 export interface RenderOptions {
   /** Absolute URL of this page (the canonical URL when the page names none). */
   pageUrl: string;
-  /** The site the page is on: its name heads every page, and its home starts the breadcrumbs. */
-  site: { id: number; name: string; baseUrl: string };
+  /** The site the page is on: its name heads every page, and its home (at its root URL) starts the breadcrumbs. */
+  site: { name: string; root: string };
   /** A linked page when readers can reach it, else null: a link to it renders as text, a related card not at all. */
   linkTarget: (pageId: string) => LinkedPage | null;
 }
@@ -233,7 +234,7 @@ const SPAN_TEXT = /\.children\[\d+\]\.text$/;
  * (a citation between "fits" and "." renders no text, and leaves no " ."); its other texts and the blocks
  * are apart.
  */
-function plainText(blocks: readonly Block[]): string {
+export function plainText(blocks: readonly Block[]): string {
   const parts: string[] = [];
   for (const block of blocks) {
     let spans = '';
@@ -256,7 +257,7 @@ const part = (name: string, heading: string, html: string): string =>
   `<section class="part ${name}" aria-labelledby="${name}-title">\n<h2 id="${name}-title">${heading}</h2>\n${html}\n</section>`;
 
 /** About 200 characters of a text, cut at a word, for link previews. */
-function preview(text: string): string {
+export function preview(text: string): string {
   if (text.length <= 200) return text;
   const cut = text.slice(0, 200);
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 120)).trimEnd()}…`;
@@ -283,23 +284,28 @@ function dates(publishedAt: string, updatedAt: string): string {
   return `<p class="meta">${published}${updated}</p>`;
 }
 
-interface Crumb {
+export interface Crumb {
   name: string;
   url: string;
 }
 
 /** Home › category › page: the category only when the page has one that names a page. */
-function breadcrumbs(options: RenderOptions, category: string | null, name: string): Crumb[] {
-  const { site } = options;
-  const categoryPage = category === null ? null : categoryUrl(site.baseUrl, site.id, category);
-  return [
-    { name: 'Home', url: siteHomeUrl(site.baseUrl, site.id) },
-    ...(category !== null && categoryPage !== null ? [{ name: category, url: categoryPage }] : []),
-    { name, url: options.pageUrl },
-  ];
+/** Home › the page's section › the page: an article's category (when it names a page), a question's index. */
+function breadcrumbs(options: RenderOptions, section: Crumb | null, name: string): Crumb[] {
+  return [homeCrumb(options.site.root), ...(section ? [section] : []), { name, url: options.pageUrl }];
 }
 
-function breadcrumbNav(crumbs: readonly Crumb[]): string {
+export const homeCrumb = (root: string): Crumb => ({ name: 'Home', url: homeUrl(root) });
+
+/** An article's category as a crumb, when its name has a letter or digit to name its page by. */
+function categoryCrumb(root: string, category: string | null): Crumb | null {
+  const slug = category === null ? '' : sectionSlug(category);
+  return category !== null && slug ? { name: category, url: sectionUrl(root, { kind: 'category', slug }) } : null;
+}
+
+export const questionsCrumb = (root: string): Crumb => ({ name: 'Questions', url: questionsUrl(root) });
+
+export function breadcrumbNav(crumbs: readonly Crumb[]): string {
   const items = crumbs.map((crumb, i) =>
     i === crumbs.length - 1
       ? `<li aria-current="page">${escapeHtml(crumb.name)}</li>`
@@ -308,7 +314,7 @@ function breadcrumbNav(crumbs: readonly Crumb[]): string {
   return `<nav class="crumbs" aria-label="Breadcrumb"><ol>${items.join('')}</ol></nav>`;
 }
 
-const breadcrumbList = (crumbs: readonly Crumb[]) => ({
+export const breadcrumbList = (crumbs: readonly Crumb[]) => ({
   '@context': 'https://schema.org',
   '@type': 'BreadcrumbList',
   itemListElement: crumbs.map((crumb, i) => ({
@@ -320,10 +326,10 @@ const breadcrumbList = (crumbs: readonly Crumb[]) => ({
 });
 
 /** The site as the publisher (and author) of its pages. */
-const publisherOf = (options: RenderOptions) => ({
+export const publisherOf = (options: Pick<RenderOptions, 'site'>) => ({
   '@type': 'Organization',
   name: options.site.name,
-  url: siteHomeUrl(options.site.baseUrl, options.site.id),
+  url: homeUrl(options.site.root),
 });
 
 /** The most related pages a page shows as cards: a page may name thousands, and each card is a read. */
@@ -360,7 +366,7 @@ function relatedCards(options: RenderOptions, page: Parameters<typeof relatedSho
   return `<section class="related" aria-labelledby="related-title">\n<h2 id="related-title">Related</h2>\n<ul class="cards">${items.join('')}</ul>\n</section>`;
 }
 
-interface Head {
+export interface Head {
   title: string;
   /**
    * The description search results and link previews show: `meta_description`, else the page's own
@@ -370,12 +376,18 @@ interface Head {
   canonical: string;
   noindex: boolean;
   image: string | null;
-  publishedAt: string;
-  modifiedAt: string;
+  /** Open Graph's type: a page of content (`article`), or a listing (`website`). */
+  ogType: 'article' | 'website';
+  /** An article's or question's first publish and last change; a listing has neither. */
+  publishedAt: string | null;
+  modifiedAt: string | null;
+  /** A listing's older and newer pages. */
+  next?: string | null;
+  prev?: string | null;
   jsonLd: object[];
 }
 
-function headHtml(head: Head, options: RenderOptions): string {
+function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
   const meta = (attribute: 'name' | 'property', key: string, value: string | null) =>
     value === null ? '' : `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
   return [
@@ -385,8 +397,11 @@ function headHtml(head: Head, options: RenderOptions): string {
     `<title>${escapeHtml(head.title)}</title>`,
     meta('name', 'description', head.description),
     `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
+    head.prev ? `<link rel="prev" href="${escapeHtml(head.prev)}">` : '',
+    head.next ? `<link rel="next" href="${escapeHtml(head.next)}">` : '',
+    `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(options.site.name)}" href="${escapeHtml(feedUrl(options.site.root))}">`,
     head.noindex ? '<meta name="robots" content="noindex">' : '',
-    meta('property', 'og:type', 'article'),
+    meta('property', 'og:type', head.ogType),
     meta('property', 'og:title', head.title),
     meta('property', 'og:description', head.description),
     meta('property', 'og:url', head.canonical),
@@ -406,21 +421,27 @@ function headHtml(head: Head, options: RenderOptions): string {
 }
 
 /** The page: the site's header, breadcrumbs, the page's own content, and the site's footer. */
-function documentHtml(head: Head, options: RenderOptions, crumbs: readonly Crumb[], main: string): string {
-  const home = escapeHtml(siteHomeUrl(options.site.baseUrl, options.site.id));
+export function documentHtml(
+  head: Head,
+  options: Pick<RenderOptions, 'site'>,
+  crumbs: readonly Crumb[],
+  main: string,
+): string {
+  const home = escapeHtml(homeUrl(options.site.root));
   const name = escapeHtml(options.site.name);
+  const questions = escapeHtml(questionsUrl(options.site.root));
   return [
     '<!doctype html>',
     '<html lang="en">',
     `<head>\n${headHtml(head, options)}\n</head>`,
     '<body>',
     '<a class="skip" href="#content">Skip to content</a>',
-    `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a></div></header>`,
+    `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a><nav class="site-nav" aria-label="Site"><a href="${questions}">Questions</a></nav></div></header>`,
     '<div class="wrap">',
-    breadcrumbNav(crumbs),
+    crumbs.length > 0 ? breadcrumbNav(crumbs) : '',
     `<main id="content">\n${main}\n</main>`,
     '</div>',
-    `<footer class="site"><div class="wrap"><a href="${home}">${name}</a></div></footer>`,
+    `<footer class="site"><div class="wrap"><a href="${home}">${name}</a> · <a href="${escapeHtml(feedUrl(options.site.root))}">Feed</a></div></footer>`,
     '</body>',
     '</html>',
     '',
@@ -435,7 +456,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
   const cover = allowedImageUrl(page.cover_image);
   const modified = modifiedAt(page.created_at, page.updated_at);
-  const crumbs = breadcrumbs(options, page.category, page.title);
+  const crumbs = breadcrumbs(options, categoryCrumb(options.site.root, page.category), page.title);
   const main = [
     '<article>',
     `<header><h1>${escapeHtml(page.title)}</h1>${dates(page.created_at, modified)}</header>`,
@@ -469,6 +490,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
       canonical,
       noindex: page.noindex,
       image,
+      ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
       jsonLd: [jsonLd, breadcrumbList(crumbs)],
@@ -531,7 +553,7 @@ function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: 
 export function renderQuestion(page: QuestionRecord, options: RenderOptions): string {
   const r = new Renderer(options, page.sources, false);
   const modified = modifiedAt(page.created_at, page.updated_at);
-  const crumbs = breadcrumbs(options, null, page.question);
+  const crumbs = breadcrumbs(options, questionsCrumb(options.site.root), page.question);
   const community = page.community_answers
     .map(
       (a) =>
@@ -557,6 +579,7 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
       canonical: options.pageUrl,
       noindex: false,
       image: firstImage(page.answer),
+      ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
       jsonLd: [questionJsonLd(page, options, modified), breadcrumbList(crumbs)],

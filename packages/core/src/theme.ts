@@ -26,7 +26,8 @@ export const THEME_CSS = [
   'a{color:var(--link);text-underline-offset:.15em}a:hover{text-decoration-thickness:2px}',
   ':focus-visible{outline:3px solid var(--focus);outline-offset:2px;border-radius:2px}',
   '.skip{position:absolute;left:-9999px;top:0}.skip:focus{left:1rem;top:.75rem;background:var(--bg);padding:.5rem 1rem;z-index:1}',
-  'header.site{border-bottom:1px solid var(--line)}header.site .wrap{display:flex;align-items:center;min-height:3.5rem}',
+  'header.site{border-bottom:1px solid var(--line)}header.site .wrap{display:flex;align-items:center;justify-content:space-between;gap:1rem;min-height:3.5rem}',
+  '.site-nav a{display:inline-block;padding:.5rem 0}',
   '.site-name{font-weight:700;font-size:1.125rem;color:var(--fg);text-decoration:none}.site-name:hover{text-decoration:underline}',
   '.crumbs ol{list-style:none;margin:1.25rem 0 0;padding:0;font-size:.9375rem;color:var(--muted)}',
   '.crumbs li{display:inline;margin:0}.crumbs li+li::before{content:"\\203A";margin:0 .5rem}.crumbs [aria-current]{color:var(--fg)}',
@@ -60,8 +61,12 @@ export const THEME_CSS = [
   '.card{display:block;height:100%;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.875rem 1rem;color:var(--fg);text-decoration:none}',
   '.card:hover{border-color:var(--link)}.card-title{color:var(--link);font-weight:600}',
   '.card-kind{display:block;color:var(--muted);font-size:.8125rem;text-transform:uppercase;letter-spacing:.04em}',
+  '.intro{color:var(--muted)}.listing{list-style:none;padding:0;margin:1.5rem 0 0}',
+  '.entry{margin:0;padding:1rem 0;border-top:1px solid var(--line)}.entry .meta{margin:0}',
+  '.entry h2{font-size:1.25rem;margin:.25rem 0 .375rem}.entry h2 a{text-decoration:none}.entry h2 a:hover{text-decoration:underline}.entry p{margin:0}',
+  '.pager{display:flex;gap:1.5rem;border-top:1px solid var(--line);padding-top:1.25rem}.pager a{display:inline-block;padding:.5rem 0}',
   'footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.9375rem;padding:1.25rem 0 2rem}',
-  `@media print{:root{${variables(PALETTES.light)}}body{font-size:11pt}.skip,header.site,.crumbs,.related,footer.site{display:none}` +
+  `@media print{:root{${variables(PALETTES.light)}}body{font-size:11pt}.skip,header.site,.crumbs,.related,.pager,footer.site{display:none}` +
     '.wrap{max-width:none;padding:0}a{color:inherit}article a[href^="http"]::after{content:" (" attr(href) ")";font-size:.85em}' +
     'pre,blockquote,.stat,figure,table,.callout,.community-answer{break-inside:avoid}h2,h3{break-after:avoid}}',
 ].join('\n');

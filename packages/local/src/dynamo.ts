@@ -278,7 +278,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           Projection:
             index.projection === 'all'
               ? { ProjectionType: 'ALL' }
-              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.listingAttributes] },
+              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] },
         })),
       }),
     );

@@ -25,6 +25,7 @@ import { handler as researchWorker } from '../../../functions/research-worker/ha
 import { handler as serpBacklinks } from '../../../functions/serp-backlinks/handler';
 import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-refresh/handler';
 import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
+import { handler as siteFiles } from '../../../functions/site-files/handler';
 import { handler as tools } from '../../../functions/tools/handler';
 import { handler as usage } from '../../../functions/usage/handler';
 import { handler as visitor } from '../../../functions/visitor/handler';
@@ -36,6 +37,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   read,
   'question-parts': questionParts,
   visitor,
+  'site-files': siteFiles,
   notify,
   tools,
   usage,

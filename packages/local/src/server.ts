@@ -8,7 +8,8 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { Server as NetServer, Socket } from 'node:net';
+import { isIP, type Server as NetServer, type Socket } from 'node:net';
+import { domainPath } from '@cm/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
   answersHead,
@@ -37,18 +38,24 @@ interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   names: string[];
+  greedy: boolean;
 }
 
 const compiled: CompiledRoute[] = ROUTES.map((route) => {
   const names: string[] = [];
-  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_m, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { route, pattern: new RegExp(`^${source}$`), names };
+  let greedy = false;
+  const source = route.path
+    .replace(/[.*?^$()|[\]\\]/g, '\\$&')
+    .replace(/\\?\{(\w+)(\+?)\\?\}/g, (_m, name: string, plus: string) => {
+      names.push(name);
+      greedy ||= plus === '+';
+      // A greedy variable takes the rest of the path, slashes and all.
+      return plus === '+' ? '(.+)' : '([^/]+)';
+    });
+  return { route, pattern: new RegExp(`^${source}$`), names, greedy };
 })
-  // As API Gateway does, a route without path parameters wins over one with them.
-  .sort((a, b) => a.names.length - b.names.length);
+  // As API Gateway does, a route without path parameters wins over one with them, and a greedy one comes last.
+  .sort((a, b) => Number(a.greedy) - Number(b.greedy) || a.names.length - b.names.length);
 
 function decodeParam(name: string, raw: string): string {
   try {
@@ -67,9 +74,11 @@ function decodeParam(name: string, raw: string): string {
  * none does. A parameter whose percent-escapes do not decode is `400 validation_failed`.
  */
 export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | null {
+  // API Gateway routes a path with a slash at the end as the one without.
+  const routed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   for (const { route, pattern, names } of compiled) {
     if (route.method !== method && !(method === 'HEAD' && answersHead(route))) continue;
-    const m = pattern.exec(path);
+    const m = pattern.exec(routed);
     if (!m) continue;
     const params = names.map((name, i): [string, string] => {
       const raw = m[i + 1];
@@ -102,6 +111,16 @@ function hostOf(req: IncomingMessage): string {
   if (!HOST.test(host) || !URL.canParse(`http://${host}`))
     throw new ApiError('bad_request', 'The Host header is not a host name or address');
   return host;
+}
+
+/**
+ * Whether a request's host is a site's own domain, which the edge passes on as `/domains/<host>/…`
+ * (CloudFront answers only the sites' domains it is given, and the API's own): any name with a dot but
+ * an address literal. `localhost`, a bare name and an address are the API's own.
+ */
+function isSiteDomain(host: string): boolean {
+  const { hostname } = new URL(`http://${host}`);
+  return hostname.includes('.') && isIP(hostname.replace(/^\[|\]$/g, '')) === 0;
 }
 
 /**
@@ -148,8 +167,10 @@ function toEvent(
   routeKeyValue: string,
   params: Record<string, string>,
   ownHost: string,
+  path?: string,
 ): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
+  if (path !== undefined) url.pathname = path;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
@@ -276,9 +297,12 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limi
     responses.set(req.socket, res);
     res.on('close', () => responses.delete(req.socket));
     try {
-      const path = pathOf(req);
+      const requested = pathOf(req);
+      // At a site's own domain, as the edge rewrites it: the site's pages and files, and nothing else of the API.
+      const host = hostOf(req);
+      const path = isSiteDomain(host) ? domainPath(host, requested) : requested;
       // WAF's rate rules come first on AWS: a request over a limit reaches neither API Gateway nor a function.
-      const limited = limiter?.check(req, req.method ?? 'GET', path);
+      const limited = limiter?.check(req, req.method ?? 'GET', requested);
       if (limited) return refuse(res, limited);
       const found = matchRoute(req.method ?? 'GET', path);
       const limitBytes = bodyLimitOf(found?.route);
@@ -293,6 +317,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limi
         found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default',
         found?.params ?? {},
         ownHost(server),
+        path,
       );
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
     } catch (error) {

@@ -8,6 +8,7 @@ const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--loc
        npm run sites -- rotate-key --site ID [--grace-seconds S]
        npm run sites -- revoke-key --site ID | --key KEY
        npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none]
+       npm run sites -- serve-domain --site ID [--domain DOMAIN] | --stop
 
 create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
 rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
@@ -16,21 +17,27 @@ revoke-key  --site: every key of the site stops (rotate-key gives it a new one);
             Prints {"revoked":…}.
 budget      Sets the site's daily and monthly spend limits and its approval threshold (paid calls estimated
             above it answer approval_required; none: no limit, no threshold) and prints its budget (GET /v1/budget).
+serve-domain Serves the site's pages at its own domain (--domain, else the one it was created with): its
+            URLs, canonical links and sitemaps name https://DOMAIN/…; a domain is one site's at most. Point
+            the domain at the deployment first (docs/operations.md#a-sites-own-domain). --stop: its pages
+            are at the deployment's address again. Prints {"site_id":…,"served_domain":…}.
 
 Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default the local stack's,
 http://127.0.0.1:DYNAMODB_PORT, port 8000 unless set) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
 with your AWS credentials and AWS_REGION.`;
 
+const HostName = z
+  .string()
+  .check(
+    z.regex(
+      /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+      'must be a host name such as example.com',
+    ),
+  );
+
 const CreateSite = z.object({
   name: z.string().check(z.minLength(1, 'is required')),
-  domain: z
-    .string()
-    .check(
-      z.regex(
-        /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-        'must be a host name such as example.com',
-      ),
-    ),
+  domain: HostName,
   locale: z._default(z.string().check(z.regex(/^(WW|[A-Z]{2})\/[a-z]{2}$/, 'must look like US/en or WW/en')), 'WW/en'),
 });
 
@@ -64,6 +71,7 @@ const Limit = z.optional(
     z.coerce.number(),
   ]),
 );
+const ServeDomain = z.object({ site: SiteId, domain: z.optional(HostName), stop: z.optional(z.boolean()) });
 const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit });
 
 /** Where the command's lines go: stdout and stderr for `npm run sites`. */
@@ -103,6 +111,7 @@ function options(args: string[]) {
       daily: { type: 'string' },
       monthly: { type: 'string' },
       'confirm-above': { type: 'string' },
+      stop: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -118,7 +127,7 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
   }
   const { positionals, values } = args;
   const command = positionals[0];
-  if (values.help || !['create', 'rotate-key', 'revoke-key', 'budget'].includes(command ?? '')) {
+  if (values.help || !['create', 'rotate-key', 'revoke-key', 'budget', 'serve-domain'].includes(command ?? '')) {
     out.error(USAGE);
     return values.help ? 0 : 2;
   }
@@ -160,6 +169,29 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
     const store = openStore();
     if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
     out.log(JSON.stringify(await setBudget(store, input.site, change, new Date())));
+    return 0;
+  }
+  if (command === 'serve-domain') {
+    const input = parsed(out, ServeDomain, {
+      site: values.site,
+      domain: values.domain?.toLowerCase(),
+      stop: values.stop,
+    });
+    if (!input) return 2;
+    const { sites } = openStore();
+    if (input.stop) {
+      if (!(await sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
+      await sites.stopServingDomain(input.site);
+      out.log(JSON.stringify({ site_id: input.site, served_domain: null }));
+      return 0;
+    }
+    const site = await sites.get(input.site);
+    if (!site) throw new Error(`there is no site ${input.site}`);
+    const domain = input.domain ?? site.domain;
+    const served = await sites.serveDomain(input.site, domain);
+    if (served === 'taken') throw new Error(`${domain} is served for another site already`);
+    if (served === 'no_site') throw new Error(`there is no site ${input.site}`);
+    out.log(JSON.stringify({ site_id: input.site, served_domain: domain }));
     return 0;
   }
   const input = parsed(out, RevokeKey, { site: values.site, key: values.key });

@@ -8,7 +8,7 @@ import {
   type PageListQuery,
   type PageType,
 } from '@cm/contract';
-import { visitorUrl } from '@cm/core';
+import { pageUrl } from '@cm/core';
 
 /* find_pages (docs/api.md#mcp): the site's pages whose slug and title hold every word of a query, from the listing. */
 
@@ -57,10 +57,10 @@ const words = (text: string) =>
  * at most findPagesScan listing entries in at most 10 listing pages; its cursor resumes where it stopped.
  */
 export async function findPages(
-  siteId: number,
   input: FindPagesInput,
   readListing: ListingReader,
-  baseUrl: string,
+  /** Where the site's pages are (siteRoot). */
+  siteRoot: string,
 ): Promise<FindPagesResult> {
   const types: PageType[] = input.type ? [input.type] : ['article', 'question'];
   const wanted = input.query ? words(input.query) : [];
@@ -86,7 +86,7 @@ export async function findPages(
           status: item.status,
           live: item.live,
           deleted: item.deleted,
-          url: visitorUrl(baseUrl, siteId, type, item.slug),
+          url: pageUrl(siteRoot, type, item.slug),
           updated_at: item.updated_at,
         });
       }

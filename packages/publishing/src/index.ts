@@ -5,3 +5,6 @@ export * from './relink';
 export * from './pages';
 export * from './find-pages';
 export * from './visitor';
+export * from './served-sites';
+export * from './listings';
+export * from './site-files';

@@ -7,7 +7,7 @@ import {
   type PageRecord,
   type PageType,
 } from '@cm/contract';
-import { pageId, pageRecord, pageTypeOfId, suppressedLinks, visitorUrl } from '@cm/core';
+import { pageId, pageRecord, pageTypeOfId, pageUrl, suppressedLinks } from '@cm/core';
 import type { Store } from '@cm/store';
 
 /**
@@ -35,7 +35,7 @@ export async function listPages(
   siteId: number,
   type: PageType,
   query: PageListQuery,
-  baseUrl: string,
+  siteRoot: string,
 ): Promise<PageRecord | PageList> {
   if (query.slug !== undefined)
     return readPage(store, siteId, type, pageId(siteId, type, query.slug), `slug ${JSON.stringify(query.slug)}`);
@@ -51,7 +51,7 @@ export async function listPages(
   return {
     items: listing.items.map((item) => ({
       ...item,
-      url: visitorUrl(baseUrl, siteId, type, item.slug),
+      url: pageUrl(siteRoot, type, item.slug),
       ...(suppressed ? { suppressed_links: suppressedLinks(suppressed.get(item.id) ?? []) } : {}),
     })),
     next_cursor: listing.next_cursor,

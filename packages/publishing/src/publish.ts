@@ -9,7 +9,16 @@ import {
   type PublishResult,
   type QuestionInput,
 } from '@cm/contract';
-import { liveChanged, pageRecord, pageTypeOfId, preparePublish, readerRecord, renderPage, visitorUrl } from '@cm/core';
+import {
+  liveChanged,
+  pageCard,
+  pageRecord,
+  pageTypeOfId,
+  pageUrl,
+  preparePublish,
+  readerRecord,
+  renderPage,
+} from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
 import { queueOwedRelink } from './relink';
@@ -24,15 +33,18 @@ export async function publishPage(
   ctx: PublishingContext,
   siteId: number,
   input: PublishInput,
-  options: { baseUrl: string; now?: Date },
+  /** `siteRoot`: where the site's pages are (the reply's `url` is there). */
+  options: { siteRoot: string; now?: Date },
 ): Promise<PublishResult> {
   const now = (options.now ?? new Date()).toISOString();
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
-  const pageUrl = visitorUrl(options.baseUrl, siteId, input.type, doc.slug);
-  assertReadable({ siteId, type: input.type, id, doc, now }, options.baseUrl, pageUrl);
+  const url = pageUrl(options.siteRoot, input.type, doc.slug);
+  assertReadable({ siteId, type: input.type, id, doc, now }, options.siteRoot, url);
   const { pages } = ctx.store;
   const page = { id, type: input.type };
-  const { created, previous, version, awaited, linksToIndex } = await pages.put({ siteId, ...page, doc, links, now });
+  const card = pageCard(doc);
+  const put = await pages.put({ siteId, ...page, doc, links, card, now });
+  const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
   // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.
   const changed = previous
@@ -52,7 +64,7 @@ export async function publishPage(
     status: doc.status,
     created,
     updated_at: doc.updated_at,
-    url: pageUrl,
+    url,
     warnings,
   };
 }
@@ -120,7 +132,7 @@ const jsonStringBytes = (text: string): number => new TextEncoder().encode(JSON.
  */
 function assertReadable(
   publish: { siteId: number; type: PageType; id: string; doc: PageDoc; now: string },
-  baseUrl: string,
+  siteRoot: string,
   pageUrl: string,
 ): void {
   const { siteId, type, id, doc, now } = publish;
@@ -142,7 +154,7 @@ function assertReadable(
   const limit = SERVICE_LIMITS.lambdaReplyBytes;
   const read = jsonStringBytes(JSON.stringify(pageRecord(page)));
   // The site's name is not read here: a few bytes of the page, next to the limit's megabytes.
-  const site = { id: siteId, name: '', baseUrl };
+  const site = { name: '', root: siteRoot };
   const visitor = jsonStringBytes(renderPage(readerRecord(page), { pageUrl, site, linkTarget: () => null }));
   const largest = Math.max(read, visitor);
   if (largest > limit) {

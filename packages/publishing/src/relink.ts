@@ -94,7 +94,8 @@ export async function planRelink(ctx: PublishingContext, message: RelinkMessage)
 
 /**
  * One batch of a relink: brings its linking pages in line with the target's current live state, one
- * conditional write each (10 at a time), then counts the batch done. Working from the current state
+ * conditional write each (10 at a time), and one more on each page it changed (when what readers see of
+ * it last changed), then counts the batch done. Working from the current state
  * (not the one that queued the relink) makes late, repeated and reordered messages converge on the
  * same result. Answers how many linking pages it went through.
  */
@@ -108,9 +109,13 @@ export async function relinkPages(
   const target = await pages.liveState(siteId, targetType, targetId);
   const live = target !== null && isLive(target.status, target.deleted);
   const at = now.toISOString();
-  await mapLimit(message.pages, PARALLEL, (page) =>
-    live ? links.restore(siteId, page, targetId, at) : links.suppress(siteId, page, targetId, at),
-  );
+  await mapLimit(message.pages, PARALLEL, async (page) => {
+    const outcome = await (live
+      ? links.restore(siteId, page, targetId, at)
+      : links.suppress(siteId, page, targetId, at));
+    // What readers see of the page changed: its sitemap entry's lastmod moves.
+    if (outcome === 'changed') await pages.visibleChange(siteId, page, at);
+  });
   const run = runOf(message);
   if (run && (await relinks.batchDone(run, message.batch, now.getTime())) === 'finished')
     await pages.clearRelinkPending(siteId, targetType, targetId, run.requestedAt);

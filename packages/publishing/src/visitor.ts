@@ -3,35 +3,16 @@ import {
   pageBlocks,
   pageId,
   pageTypeOfId,
+  pageUrl,
   readerRecord,
   relatedShown,
   renderedLinkTargets,
   renderPage,
   renderUnavailable,
   UNAVAILABLE,
-  visitorUrl,
 } from '@cm/core';
-import type { LinkTarget, Site, Store, StoredPage } from '@cm/store';
-
-/**
- * The sites this container read, kept SITE_CACHE_MS: a site's name heads each of its pages, and a warm
- * visitor page then costs the page's one read. A renamed site shows within SITE_CACHE_MS, as a cached
- * page would (max-age). At most SITE_CACHE_MAX entries; the oldest goes first.
- */
-const SITE_CACHE_MS = 60_000;
-const SITE_CACHE_MAX = 1_000;
-const sitesRead = new Map<number, { site: Site | null; readAt: number }>();
-
-async function siteOf(sites: Store['sites'], siteId: number): Promise<Site | null> {
-  const kept = sitesRead.get(siteId);
-  const now = Date.now();
-  if (kept && now - kept.readAt < SITE_CACHE_MS && now >= kept.readAt) return kept.site;
-  const site = await sites.get(siteId);
-  sitesRead.delete(siteId);
-  sitesRead.set(siteId, { site, readAt: now });
-  if (sitesRead.size > SITE_CACHE_MAX) sitesRead.delete(sitesRead.keys().next().value ?? siteId);
-  return site;
-}
+import type { LinkTarget, Store, StoredPage } from '@cm/store';
+import { servedSite, type SiteRef } from './served-sites';
 
 /**
  * A visitor page: 200 with the rendered page and when what it shows last changed, or 404 (no such page,
@@ -39,7 +20,7 @@ async function siteOf(sites: Store['sites'], siteId: number): Promise<Site | nul
  * that asks for JSON.
  */
 export type VisitorPage =
-  { status: 200; html: string; modifiedAt: Date } | { status: 404 | 410; html: string; error: ApiError };
+  { status: 200; html: string; modifiedAt: Date | null } | { status: 404 | 410; html: string; error: ApiError };
 
 /** The 404 or 410 page. */
 export function unavailablePage(status: 404 | 410): VisitorPage {
@@ -48,21 +29,29 @@ export function unavailablePage(status: 404 | 410): VisitorPage {
 }
 
 /**
- * The page readers see at `/sites/{site_id}/{type}s/{slug}`: live pages only. Links to other pages, and
- * the related pages' cards, render only while their target is live (relink), so the targets' states and
- * titles are read in one batch.
+ * The page readers see at `<site>/{type}s/{slug}`: live pages only. Links to other pages, and the related
+ * pages' cards, render only while their target is live (relink), so the targets' states and titles are
+ * read in one batch. The page is read strongly consistent: right after a publish it is there, and right
+ * after a take-down it is gone, so what a cache keeps is never older than it says.
  */
 export async function visitorPage(
   store: Store,
   baseUrl: string,
-  siteId: number,
+  ref: SiteRef,
   type: PageType,
   slug: string,
 ): Promise<VisitorPage> {
   const { pages, sites } = store;
-  // The site heads every page: read beside the page, in the same round trip.
-  const [page, site] = await Promise.all([pages.get(siteId, type, pageId(siteId, type, slug)), siteOf(sites, siteId)]);
-  if (!page || !site) return unavailablePage(404);
+  const read = (siteId: number) => pages.get(siteId, type, pageId(siteId, type, slug));
+  // A site named by id is read beside the page, in the same round trip; one named by its domain, first.
+  const [served, named] = await Promise.all([
+    servedSite(sites, baseUrl, ref),
+    'siteId' in ref ? read(ref.siteId) : null,
+  ]);
+  if (!served) return unavailablePage(404);
+  const { site, root } = served;
+  const page = 'siteId' in ref ? named : await read(site.site_id);
+  if (!page) return unavailablePage(404);
   if (page.deleted) return unavailablePage(410);
   if (page.status !== 'published') return unavailablePage(404);
 
@@ -75,13 +64,13 @@ export async function visitorPage(
     const linkedType = pageTypeOfId(id);
     return linkedType ? [{ id, type: linkedType }] : [];
   });
-  const targets = linked.length > 0 ? await pages.linkTargets(siteId, linked) : new Map<string, LinkTarget>();
+  const targets = linked.length > 0 ? await pages.linkTargets(site.site_id, linked) : new Map<string, LinkTarget>();
   const html = renderPage(record, {
-    pageUrl: visitorUrl(baseUrl, siteId, type, slug),
-    site: { id: siteId, name: site.name, baseUrl },
+    pageUrl: pageUrl(root, type, slug),
+    site: { name: site.name, root },
     linkTarget: (id) => {
       const target = targets.get(id);
-      return target?.live ? { url: visitorUrl(baseUrl, siteId, target.type, target.slug), title: target.title } : null;
+      return target?.live ? { url: pageUrl(root, target.type, target.slug), title: target.title } : null;
     },
   });
   return { status: 200, html, modifiedAt: modifiedAt(page, [...targets.values()]) };

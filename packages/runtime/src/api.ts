@@ -8,20 +8,31 @@ import { getSites } from './services';
  * briefly, so a revoked key (or one of a site that is gone) stops working within seconds everywhere.
  */
 export const KEY_CACHE_MS = 5_000;
-const keyCache = new Map<string, { siteId: number; until: number }>();
+const keyCache = new Map<string, { site: KeySite; until: number }>();
 
-export async function siteOfKey(apiKey: string): Promise<number | null> {
+/** The site an API key is good for, and the domain its pages are served at (null: under the deployment's address). */
+interface KeySite {
+  siteId: number;
+  servedDomain: string | null;
+}
+
+async function keySiteOf(apiKey: string): Promise<KeySite | null> {
   const now = Date.now();
   const hit = keyCache.get(apiKey);
-  if (hit && hit.until > now) return hit.siteId;
+  if (hit && hit.until > now) return hit.site;
   const grant = await getSites().lookupKey(apiKey, now);
   if (grant === null) {
     keyCache.delete(apiKey);
     return null;
   }
+  const site = { siteId: grant.site_id, servedDomain: grant.served_domain };
   // A key in a rotation's grace period is kept no longer than the grace lasts.
-  keyCache.set(apiKey, { siteId: grant.site_id, until: Math.min(now + KEY_CACHE_MS, grant.valid_until ?? Infinity) });
-  return grant.site_id;
+  keyCache.set(apiKey, { site, until: Math.min(now + KEY_CACHE_MS, grant.valid_until ?? Infinity) });
+  return site;
+}
+
+export async function siteOfKey(apiKey: string): Promise<number | null> {
+  return (await keySiteOf(apiKey))?.siteId ?? null;
 }
 
 /** The API key check of authenticated routes: `401` without a valid key, else the request's site is the key's. */
@@ -31,10 +42,10 @@ const apiKeyAuth =
     if (!authenticated.has(event.routeKey)) return;
     const apiKey = event.headers['x-api-key'];
     if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
-    const siteId = await siteOfKey(apiKey);
-    if (siteId === null) throw new ApiError('unauthorized', 'The API key is not valid');
-    observationOf(context).keys({ site_id: siteId });
-    state.set(event, { ...state.get(event), siteId });
+    const site = await keySiteOf(apiKey);
+    if (site === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    observationOf(context).keys({ site_id: site.siteId });
+    state.set(event, { ...state.get(event), siteId: site.siteId, servedDomain: site.servedDomain });
   };
 
 /**

@@ -14,7 +14,7 @@ import {
   validationError,
   type FunctionName,
 } from '@cm/contract';
-import { THEME_STYLE_SOURCE } from '@cm/core';
+import { siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -67,23 +67,44 @@ const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}, stale
 
 /**
  * A page any cache may keep: an ETag that is a hash of the HTML itself (so whatever changes what readers
- * see changes it: a republish, a relink, a linked page going down) and Last-Modified; `304` without a
- * body when If-None-Match names the ETag or, without If-None-Match, If-Modified-Since is not before
- * Last-Modified (RFC 9110 §13.2.2: the ETag decides when both are sent).
+ * see changes it: a republish, a relink, a linked page going down) and, when known, Last-Modified; `304`
+ * without a body when If-None-Match names the ETag or, without If-None-Match, If-Modified-Since is not
+ * before Last-Modified (RFC 9110 §13.2.2: the ETag decides when both are sent).
  */
-export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date): ApiResult {
-  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
-  const validators = { etag, 'last-modified': modifiedAt.toUTCString(), 'cache-control': CACHEABLE };
-  return notModified(event.headers, etag, modifiedAt)
-    ? { statusCode: 304, headers: validators }
-    : html(200, body, validators);
+export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date | null): ApiResult {
+  return cacheable(event, body, modifiedAt, (validators) => html(200, body, validators));
 }
 
-function notModified(headers: ApiEvent['headers'], etag: string, modifiedAt: Date): boolean {
+/** A site's file (a sitemap, its feed, its robots.txt) any cache may keep, revalidated as its pages are. */
+export function cacheableFile(event: ApiEvent, body: string, contentType: string): ApiResult {
+  return cacheable(event, body, null, (validators) => ({
+    statusCode: 200,
+    headers: { 'content-type': contentType, 'x-content-type-options': 'nosniff', ...validators },
+    body,
+  }));
+}
+
+function cacheable(
+  event: ApiEvent,
+  body: string,
+  modifiedAt: Date | null,
+  answer: (validators: Record<string, string>) => ApiResult,
+): ApiResult {
+  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
+  const validators = {
+    etag,
+    ...(modifiedAt ? { 'last-modified': modifiedAt.toUTCString() } : {}),
+    'cache-control': CACHEABLE,
+  };
+  return notModified(event.headers, etag, modifiedAt) ? { statusCode: 304, headers: validators } : answer(validators);
+}
+
+function notModified(headers: ApiEvent['headers'], etag: string, modifiedAt: Date | null): boolean {
   const ifNoneMatch = headers['if-none-match'];
   // Weak comparison: a cache may send our tag back as W/"…".
   if (ifNoneMatch !== undefined)
     return ifNoneMatch.split(',').some((tag) => ['*', etag].includes(tag.trim().replace(/^W\//, '')));
+  if (modifiedAt === null) return false;
   const since = Date.parse(headers['if-modified-since'] ?? '');
   // HTTP dates have whole seconds.
   return Number.isFinite(since) && Math.floor(modifiedAt.getTime() / 1000) * 1000 <= since;
@@ -98,8 +119,13 @@ export interface ApiRequest {
   body<S extends z.ZodMiniType>(schema: S): z.output<S>;
   query<S extends z.ZodMiniType>(schema: S): z.output<S>;
   params<S extends z.ZodMiniType>(schema: S): z.output<S>;
-  /** Absolute base URL of this deployment, for links to visitor pages. */
+  /** Absolute base URL of this deployment. */
   baseUrl: string;
+  /**
+   * Where the caller's site's pages are (its served domain, else under `baseUrl`): the root of every
+   * page URL a reply names. Only on routes that take the API key.
+   */
+  siteRoot(): string;
   /** This request's log lines and metrics. */
   observation: Observation;
   /**
@@ -113,6 +139,8 @@ export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
 
 export interface State {
   siteId?: number;
+  /** The domain the key's site's pages are served at, when one is registered to it. */
+  servedDomain?: string | null;
   jsonBody?: unknown;
 }
 
@@ -333,7 +361,8 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
         const handler = handlers[event.routeKey];
         if (!handler) throw new ApiError('not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
         await authenticate?.(event, context);
-        const { siteId = 0, jsonBody: parsed } = state.get(event) ?? {};
+        const { siteId = 0, servedDomain = null, jsonBody: parsed } = state.get(event) ?? {};
+        const baseUrl = baseUrlOf(event);
         const observation = observationOf(context);
         const deadline = timeLimit(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS);
         try {
@@ -343,7 +372,11 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
             body: (schema) => validate(schema, parsed, 'body'),
             query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
             params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
-            baseUrl: baseUrlOf(event),
+            baseUrl,
+            siteRoot: () => {
+              if (siteId === 0) throw new Error(`${event.routeKey} takes no API key: it has no site`);
+              return siteRoot(baseUrl, { site_id: siteId, served_domain: servedDomain });
+            },
             observation,
             deadline: deadline.signal,
           });

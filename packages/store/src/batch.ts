@@ -30,10 +30,11 @@ export async function batchWrite(db: DynamoDBDocumentClient, table: string, requ
   });
 }
 
-/** Every item a query matches: one Query per page of up to 1 MB, until the last. */
+/** Every item a query matches (the first `max`, when given): one Query per page of up to 1 MB, until the last. */
 export async function queryAll(
   db: DynamoDBDocumentClient,
   input: QueryCommandInput,
+  max = Infinity,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
@@ -41,8 +42,8 @@ export async function queryAll(
     const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+  } while (start && items.length < max);
+  return items.slice(0, max);
 }
 
 /** Reads by key in batches of 100, a few at a time, retrying unprocessed keys. */

@@ -17,12 +17,14 @@ import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
 import { RelinkRunStore } from './relinks';
 import { ResearchWaitStore } from './research-waits';
+import { SectionStore } from './sections';
 
 export * from './client';
 export * from './table';
 export type { Site } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
 export type { PageLink } from './links';
+export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';
 export { keywordUnique } from './keys';
@@ -46,6 +48,8 @@ export interface Store {
   sites: SiteStore;
   pages: PageStore;
   links: LinkStore;
+  /** A category's articles and a topic's questions, for the site's section pages. */
+  sections: SectionStore;
   /** The progress of relinks' fan-outs, so the last batch clears the page's pending relink. */
   relinks: RelinkRunStore;
   rows: RowStore;
@@ -77,6 +81,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     sites: new SiteStore(db, tableName),
     pages: new PageStore(db, tableName),
     links,
+    sections: new SectionStore(db, tableName),
     relinks: new RelinkRunStore(db, tableName),
     rows: new RowStore(db, tableName),
     serps: new SerpStore(db, tableName),

@@ -40,6 +40,38 @@ export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus
   `SITE#${siteId}#${type}#${status}`;
 export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
 
+/**
+ * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
+ * reach it, newest first publish first. `listing_sk` on the page item holds its sort key, so a notify
+ * that brings the page back can put it in without a read.
+ */
+export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
+export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+
+/**
+ * A category's articles or a topic's questions: one item per (section, page), in a partition per
+ * section, newest first publish first. It names the page; the page item says whether it is live.
+ */
+export const sectionPartition = (siteId: number, kind: string, slug: string): string =>
+  `SITE#${siteId}#SECTION#${kind}#${slug}`;
+export const sectionMemberKey = (
+  siteId: number,
+  section: { kind: string; slug: string },
+  createdAt: string,
+  type: PageType,
+  id: string,
+): Key => ({ pk: sectionPartition(siteId, section.kind, section.slug), sk: `${createdAt}#${type}#${id}` });
+
+/** The sections a site has had a page in, for its sitemap of listing pages: one item each, beside the site. */
+export const SECTION_REGISTRY_PREFIX = 'SECTION#';
+export const sectionRegistryKey = (siteId: number, section: { kind: string; slug: string }): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${SECTION_REGISTRY_PREFIX}${section.kind}#${section.slug}`,
+});
+
+/** A domain a site's pages are served at, and the one site it is registered to. */
+export const domainKey = (host: string): Key => ({ pk: `DOMAIN#${host}`, sk: 'DOMAIN' });
+
 /** Link index: one item per (target P, linking page Q), so "who links to P" is one Query. */
 export const linksToPartition = (siteId: number, targetId: string): string => `SITE#${siteId}#LINKS_TO#${targetId}`;
 export const linkEdgeKey = (siteId: number, targetId: string, sourceId: string): Key => ({

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CommunityAnswer, PAGE_TYPES, PageStatus, type PageDoc } from '@cm/contract';
+import { CommunityAnswer, isLive, PAGE_TYPES, PageStatus, type ListedPage, type PageDoc } from '@cm/contract';
 import { binary, decodeItem, stringSet } from './decode';
 import { decodeJson } from './codec';
 
@@ -46,8 +46,40 @@ const PageItem = z.extend(PageListingItem, {
   summary: optionalString,
   notified_at: optionalString,
   summary_at: optionalString,
+  /** The sort key of the page in the index of live pages and its sections (its first publish and id). */
+  listing_sk: optionalString,
+  /** The sections (`kind/slug`) it is listed in, and the hash of those its section items hold. */
+  sections: z.optional(z.array(z.string())),
+  sections_hash: optionalString,
+  sections_indexed: optionalString,
 });
 export type PageItem = z.infer<typeof PageItem>;
+
+/** A live page as the index of live pages holds it, or a page item read for its card. */
+const ListedPageItem = z.looseObject({
+  id: z.string(),
+  type: z.enum(PAGE_TYPES),
+  slug: z.string(),
+  title: z.string(),
+  card_text: optionalString,
+  category: optionalString,
+  created_at: z.string(),
+  visible_at: optionalString,
+  notified_at: optionalString,
+  noindex: z.optional(z.boolean()),
+  canonical_url: optionalString,
+});
+
+/** A page item read for a section's listing: its card, its live state, and the sections it is in. */
+const SectionPageItem = z.extend(ListedPageItem, {
+  status: PageStatus,
+  deleted: z.optional(z.boolean()),
+  sections: z.optional(z.array(z.string())),
+});
+
+/** A section's item: the page it lists, and the section's name as that page sent it. */
+const RegisteredSectionItem = z.looseObject({ kind: z.enum(['category', 'topic']), slug: z.string() });
+const SectionMemberItem = z.looseObject({ sk: z.string(), type: z.enum(PAGE_TYPES), id: z.string(), name: z.string() });
 
 const LinkTargetItem = z.extend(PageLiveStateItem, {
   id: z.string(),
@@ -84,6 +116,40 @@ export function decodePutOld(item: Item | undefined): { page: PageItem | undefin
   return { page: undefined, awaited: typeof item.awaited_at === 'string' };
 }
 export const decodeChunk = (item: Item) => decodeItem('page chunk', ChunkItem, item);
+export function decodeRegisteredSection(item: Item) {
+  const { kind, slug } = decodeItem('section', RegisteredSectionItem, item);
+  return { kind, slug };
+}
+export const decodeSectionMember = (item: Item) => decodeItem('section item', SectionMemberItem, item);
+
+/** A page item read for a section's listing: its card, whether it is live, and the sections it is in. */
+export function decodeSectionPage(item: Item): { page: ListedPage; live: boolean; sections: string[] } {
+  const decoded = decodeItem('page', SectionPageItem, item);
+  return {
+    page: listedPageOf(decoded),
+    live: isLive(decoded.status, decoded.deleted === true),
+    sections: decoded.sections ?? [],
+  };
+}
+
+/** A page of the index of live pages as listings show it. */
+export const decodeListedPage = (item: Item): ListedPage => listedPageOf(decodeItem('live page', ListedPageItem, item));
+
+function listedPageOf(item: z.infer<typeof ListedPageItem>): ListedPage {
+  return {
+    id: item.id,
+    type: item.type,
+    slug: item.slug,
+    title: item.title,
+    card_text: item.card_text ?? null,
+    category: item.category ?? null,
+    created_at: item.created_at,
+    // Pages published before it was kept: their last publish or notify.
+    visible_at: item.visible_at ?? item.notified_at ?? item.created_at,
+    noindex: item.noindex === true,
+    canonical_url: item.canonical_url ?? null,
+  };
+}
 
 export function decodeAnswer(item: Item): CommunityAnswer {
   const { sk, data } = decodeItem('community answer', AnswerItem, item);

@@ -9,6 +9,7 @@ import {
 import {
   isLive,
   type CommunityAnswer,
+  type ListedPage,
   type PageDoc,
   type PageState,
   type PageListItem,
@@ -16,9 +17,10 @@ import {
   type PageType,
 } from '@cm/contract';
 import { batchGet, batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
-import { decodeCursorPositions, encodeCursor, TWO_POSITIONS } from './cursor';
+import { decodeCursorPositions, encodeCursor, ONE_POSITION, TWO_POSITIONS } from './cursor';
 import { CorruptItem, InvalidCursor } from './errors';
 import { queryPageLinks, type PageLink } from './links';
+import { sectionsHash, sectionName, SectionStore, type NamedSection } from './sections';
 import { decodePageLink } from './links.decoder';
 import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -26,6 +28,7 @@ import {
   decodeChunk,
   decodeDoc,
   decodeLinkTarget,
+  decodeListedPage,
   decodePage,
   decodePageListing,
   decodeNotifiedOld,
@@ -41,6 +44,8 @@ import {
   answerSk,
   chunkPrefix,
   chunkSk,
+  listedSortKey,
+  livePagesPartition,
   pageKey,
   pageLinkPrefix,
   pagePartsPrefix,
@@ -67,7 +72,18 @@ export interface PutPage {
   doc: PageDoc;
   /** Outgoing links (sorted), indexed so that relink finds linking pages with one Query. */
   links: string[];
+  /** What the site's listing pages, sitemaps and feed show of it, and the sections that list it. */
+  card: PageCard;
   now: string;
+}
+
+/** What listings show of a page (core's pageCard). */
+export interface PageCard {
+  card_text: string | null;
+  category: string | null;
+  noindex: boolean;
+  canonical_url: string | null;
+  sections: NamedSection[];
 }
 
 export interface PutResult {
@@ -171,17 +187,22 @@ const AWAIT_PARALLEL = 32;
 const LINK_QUERIES_IN_FLIGHT = 10;
 
 export class PageStore {
+  private readonly sections: SectionStore;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+  ) {
+    this.sections = new SectionStore(db, table);
+  }
 
   /**
-   * Upserts a page. When the document fits one item and the links did not change, this is one
-   * UpdateItem. It leaves the site-owned parts (summary, community answers) and `created_at` alone.
+   * Upserts a page. When the document fits one item and its links and sections did not change, this is
+   * one UpdateItem, which also puts the page in the index of live pages while it is live (or takes it
+   * out). It leaves the site-owned parts (summary, community answers) and `created_at` alone.
    */
   async put(input: PutPage): Promise<PutResult> {
-    const { siteId, type, id, doc, links, now } = input;
+    const { siteId, type, id, doc, links, card, now } = input;
     const encoded = encodeJson(doc);
     const version = newVersion();
     const chunks = encoded.length > INLINE_LIMIT_BYTES ? splitChunks(encoded) : [];
@@ -211,6 +232,8 @@ export class PageStore {
       ':g1pk': pagesByUpdated(siteId, type),
       ':g2pk': pagesByStatus(siteId, type, doc.status),
       ':gsk': updatedSortKey(doc.updated_at, id),
+      ':noindex': card.noindex,
+      ':lsk': listedSortKey(now, id),
     };
     const set = [
       '#type = :type',
@@ -229,9 +252,33 @@ export class PageStore {
       'gsi1sk = :gsk',
       'gsi2pk = :g2pk',
       'gsi2sk = :gsk',
+      // What readers see of it may have changed: its sitemap entry's lastmod.
+      'visible_at = :now',
+      'noindex = :noindex',
+      // Its first publish, the order of the site's listings (from the first publish that kept it).
+      'listing_sk = if_not_exists(listing_sk, :lsk)',
     ];
     // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
     const remove = ['site_clock', 'awaited_at'];
+    const optional = (attribute: string, value: unknown) => {
+      if (value === null) remove.push(attribute);
+      else {
+        set.push(`${attribute} = :${attribute}`);
+        values[`:${attribute}`] = value;
+      }
+    };
+    optional('card_text', card.card_text);
+    optional('category', card.category);
+    optional('canonical_url', card.canonical_url);
+    const sections = card.sections.map(sectionName);
+    const sectionsNow = sectionsHash(card.sections);
+    optional('sections', sections.length > 0 ? sections : null);
+    optional('sections_hash', sectionsNow);
+    // In the index of live pages only while readers can reach it (a publish undoes a delete).
+    if (isLive(doc.status, false)) {
+      set.push('gsi5pk = :g5pk', 'gsi5sk = if_not_exists(listing_sk, :lsk)');
+      values[':g5pk'] = livePagesPartition(siteId, type);
+    } else remove.push('gsi5pk', 'gsi5sk');
     if (hash === null) remove.push('links_hash');
     else {
       set.push('links_hash = :links');
@@ -254,6 +301,21 @@ export class PageStore {
     const before = decodePutOld(out.Attributes);
     const old = before.page;
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
+    const createdAt = old?.created_at ?? now;
+    // A page from before listings were kept would otherwise sort as new: its own first publish places it.
+    if (old && old.listing_sk === undefined)
+      await this.ifVersion(siteId, type, id, version, {
+        update: `SET listing_sk = :lsk${isLive(doc.status, false) ? ', gsi5sk = :lsk' : ''}`,
+        values: { ':lsk': listedSortKey(createdAt, id) },
+      });
+    // The section items hold the page's sections once the write after them says so: a publish that failed between is made good by the next.
+    if ((old?.sections_indexed ?? null) !== sectionsNow) {
+      await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);
+      await this.ifVersion(siteId, type, id, version, {
+        update: sectionsNow === null ? 'REMOVE sections_indexed' : 'SET sections_indexed = :sections',
+        values: sectionsNow === null ? {} : { ':sections': sectionsNow },
+      });
+    }
     const legacy = old?.links ? { links: old.links, suppressed: suppressedLinksOf(old.suppressed, old) } : null;
     // The index holds the links when the page's last publish brought it in line and had these links.
     const indexed = legacy === null && (old?.links_hash ?? null) === hash && (old?.links_indexed ?? null) === hash;
@@ -444,6 +506,77 @@ export class PageStore {
   }
 
   /**
+   * A page of the site's live pages of `types`, newest first publish first, from the index of live
+   * pages: one Query per type (eventually consistent, as every index read is), merged.
+   */
+  async livePages(
+    siteId: number,
+    types: readonly PageType[],
+    options: { limit: number; cursor?: string },
+  ): Promise<{ pages: ListedPage[]; next: string | null }> {
+    const before = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    const reads = await Promise.all(
+      types.map((type) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: 'gsi5',
+            KeyConditionExpression: before === undefined ? 'gsi5pk = :pk' : 'gsi5pk = :pk AND gsi5sk < :before',
+            ExpressionAttributeValues: {
+              ':pk': livePagesPartition(siteId, type),
+              ...(before === undefined ? {} : { ':before': before }),
+            },
+            ScanIndexForward: false,
+            Limit: options.limit,
+          }),
+        ),
+      ),
+    );
+    const listed = reads
+      .flatMap((out) => (out.Items ?? []).map((item) => ({ sk: String(item.gsi5sk), page: decodeListedPage(item) })))
+      .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+    const shown = listed.slice(0, options.limit);
+    const more = listed.length > shown.length || reads.some((out) => out.LastEvaluatedKey !== undefined);
+    const last = shown.at(-1);
+    return { pages: shown.map(({ page }) => page), next: more && last ? encodeCursor([last.sk]) : null };
+  }
+
+  /**
+   * The site's live pages of `type` first published in [from, to) (ISO times or their prefixes), oldest
+   * first, at most `max`; `more` when there are others past it. Pages of up to 1 MB each.
+   */
+  async livePagesBetween(
+    siteId: number,
+    type: PageType,
+    range: { from: string; to: string },
+    max: number,
+  ): Promise<{ pages: ListedPage[]; more: boolean }> {
+    const pages: ListedPage[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'gsi5',
+          KeyConditionExpression: 'gsi5pk = :pk AND gsi5sk BETWEEN :from AND :to',
+          // BETWEEN takes both ends: `to` itself is never a sort key (each has an id after the time).
+          ExpressionAttributeValues: { ':pk': livePagesPartition(siteId, type), ':from': range.from, ':to': range.to },
+          Limit: max + 1 - pages.length,
+          ExclusiveStartKey: start,
+        }),
+      );
+      pages.push(...(out.Items ?? []).map(decodeListedPage));
+      start = out.LastEvaluatedKey;
+    } while (start && pages.length <= max);
+    return { pages: pages.slice(0, max), more: pages.length > max || start !== undefined };
+  }
+
+  /** Whether the site has a live page of `type` first published in [from, to): one Query of one item. */
+  async hasLivePagesBetween(siteId: number, type: PageType, range: { from: string; to: string }): Promise<boolean> {
+    return (await this.livePagesBetween(siteId, type, range, 0)).more;
+  }
+
+  /**
    * The links relink keeps from readers on each of `ids` (pages of `type`), with since when: each page's
    * suppressed link items (one Query per page, a few at a time), and what page items from before link
    * items still hold (one batch read, then the times of just those links; their names are known only
@@ -528,6 +661,7 @@ export class PageStore {
       return current ? { before: current, relinkPendingBefore: current.relink_pending, markedAt: null } : 'unmatched';
     }
     const set = ['notified_at = :received', 'relink_pending = if_not_exists(relink_pending, :received)'];
+    const remove: string[] = [];
     const values: Record<string, unknown> = { ':received': receivedAt };
     if (next) {
       set.push('#status = :status', 'deleted = :deleted', 'gsi2pk = :g2pk');
@@ -536,6 +670,11 @@ export class PageStore {
         ':deleted': next.deleted,
         ':g2pk': pagesByStatus(siteId, type, next.status),
       });
+      // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
+      if (isLive(next.status, next.deleted)) {
+        set.push('gsi5pk = :g5pk', 'gsi5sk = if_not_exists(listing_sk, :lsk)');
+        Object.assign(values, { ':g5pk': livePagesPartition(siteId, type), ':lsk': listedSortKey(receivedAt, id) });
+      } else remove.push('gsi5pk', 'gsi5sk');
     }
     // Only the site's dates are ordered against each other; a publish removes the clock, so the first notify after it applies.
     const conditions = ['attribute_exists(#status)'];
@@ -549,7 +688,7 @@ export class PageStore {
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, type, id),
-          UpdateExpression: `SET ${set.join(', ')}`,
+          UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
@@ -597,6 +736,27 @@ export class PageStore {
     }
   }
 
+  /**
+   * What readers see of the page changed at `at` (relink, a community answer): its sitemap entry's
+   * lastmod, which only moves forward. Nothing when there is no such page.
+   */
+  async visibleChange(siteId: number, page: { type: PageType; id: string }, at: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, page.type, page.id),
+          UpdateExpression: 'SET visible_at = :at',
+          ConditionExpression: 'attribute_exists(#status) AND (attribute_not_exists(visible_at) OR visible_at < :at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
   /** Sets the site-owned summary of a question; false when there is no such question. */
   async setSummary(siteId: number, id: string, summary: string | null, now: string): Promise<boolean> {
     try {
@@ -605,7 +765,9 @@ export class PageStore {
           TableName: this.table,
           Key: pageKey(siteId, 'question', id),
           UpdateExpression:
-            summary === null ? 'SET summary_at = :now REMOVE summary' : 'SET summary = :s, summary_at = :now',
+            summary === null
+              ? 'SET summary_at = :now, visible_at = :now REMOVE summary'
+              : 'SET summary = :s, summary_at = :now, visible_at = :now',
           ConditionExpression: 'attribute_exists(version)',
           ExpressionAttributeValues: summary === null ? { ':now': now } : { ':s': summary, ':now': now },
         }),
@@ -637,6 +799,7 @@ export class PageStore {
         },
       }),
     );
+    await this.visibleChange(siteId, { type: 'question', id: questionId }, answer.created_at);
     return true;
   }
 

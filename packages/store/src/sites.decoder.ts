@@ -9,6 +9,8 @@ const SiteItem = z.object({
   domain: z.string(),
   locale: z.string(),
   created_at: z.string(),
+  /** The domain the site's pages are served at (docs/api.md#the-sites-own-domain), once registered. */
+  served_domain: z.optional(z.string()),
 });
 export type Site = z.infer<typeof SiteItem>;
 
@@ -17,14 +19,19 @@ const SiteKeysItem = z.looseObject({
   keys_rotated_at: z.optional(z.string()),
   old_keys_until: z.optional(z.string()),
   keys_dead_before: z.optional(z.string()),
+  served_domain: z.optional(z.string()),
 });
 
 const ApiKeyItem = z.looseObject({ key_hash: z.string(), site_id: z.int(), created_at: z.string() });
 const SequenceItem = z.looseObject({ value: z.int() });
+const DomainItem = z.looseObject({ site_id: z.int() });
+const ServedDomainItem = z.looseObject({ served_domain: z.optional(z.string()) });
 
 type Item = Record<string, unknown>;
 
 export const decodeSite = (item: Item): Site => decodeItem('site', SiteItem, item);
 export const decodeSiteKeys = (item: Item, key: Item) => decodeItem('site', SiteKeysItem, item, key);
 export const decodeApiKey = (item: Item) => decodeItem('API key', ApiKeyItem, item);
+export const decodeDomain = (item: Item) => decodeItem('domain', DomainItem, item);
+export const decodeServedDomain = (item: Item, key: Item) => decodeItem('site', ServedDomainItem, item, key);
 export const decodeSequence = (item: Item, key: Item) => decodeItem('sequence', SequenceItem, item, key);

@@ -7,8 +7,16 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGet, conditionFailed } from './batch';
-import { apiKeyKey, sequenceKey, siteKey } from './keys';
-import { decodeApiKey, decodeSequence, decodeSite, decodeSiteKeys, type Site } from './sites.decoder';
+import { apiKeyKey, domainKey, sequenceKey, siteKey } from './keys';
+import {
+  decodeApiKey,
+  decodeDomain,
+  decodeSequence,
+  decodeServedDomain,
+  decodeSite,
+  decodeSiteKeys,
+  type Site,
+} from './sites.decoder';
 
 export type { Site } from './sites.decoder';
 
@@ -22,6 +30,8 @@ export interface NewSite {
 export interface KeyGrant {
   site_id: number;
   valid_until: number | null;
+  /** The domain the site's pages are served at, when one is registered to it (its pages' URLs are there). */
+  served_domain: string | null;
 }
 
 const hashKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -96,7 +106,7 @@ export class SiteStore {
       new GetCommand({
         TableName: this.table,
         Key: siteKey(siteId),
-        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before',
+        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before, served_domain',
       }),
     );
     if (!found.Item) return null;
@@ -106,9 +116,10 @@ export class SiteStore {
     if (site.keys_dead_before !== undefined && createdAt < site.keys_dead_before) return null;
     const rotatedAt = site.keys_rotated_at;
     // ISO instants of toISOString() compare as text; a key issued by the rotation itself is not older than it.
-    if (rotatedAt === undefined || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null };
+    const served_domain = site.served_domain ?? null;
+    if (rotatedAt === undefined || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null, served_domain };
     const until = Date.parse(String(site.old_keys_until));
-    return until > now ? { site_id: siteId, valid_until: until } : null;
+    return until > now ? { site_id: siteId, valid_until: until, served_domain } : null;
   }
 
   /**
@@ -184,6 +195,90 @@ export class SiteStore {
         if (!conditionFailed(error)) throw error;
       }
     }
+  }
+
+  /**
+   * Registers `host` as the domain the site's pages are served at: an item of its own makes a domain
+   * belong to one site at most. The domain first, then the site; the domain a site served before is
+   * let go last. `taken`: another site has it; `no_site`: there is no such site.
+   */
+  async serveDomain(siteId: number, host: string): Promise<'served' | 'taken' | 'no_site'> {
+    const site = await this.get(siteId);
+    if (!site) return 'no_site';
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...domainKey(host), site_id: siteId, host },
+          ConditionExpression: 'attribute_not_exists(pk) OR site_id = :site',
+          ExpressionAttributeValues: { ':site': siteId },
+        }),
+      );
+    } catch (error) {
+      if (conditionFailed(error)) return 'taken';
+      throw error;
+    }
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: siteKey(siteId),
+        UpdateExpression: 'SET served_domain = :host',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':host': host },
+      }),
+    );
+    if (site.served_domain && site.served_domain !== host) await this.releaseDomain(site.served_domain, siteId);
+    return 'served';
+  }
+
+  /** The site's pages are served under the deployment's address again; false when it served no domain (or is no site). */
+  async stopServingDomain(siteId: number): Promise<boolean> {
+    let out;
+    try {
+      out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: siteKey(siteId),
+          UpdateExpression: 'REMOVE served_domain',
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      );
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+    const host = decodeServedDomain(out.Attributes ?? {}, siteKey(siteId)).served_domain;
+    if (host === undefined) return false;
+    await this.releaseDomain(host, siteId);
+    return true;
+  }
+
+  /** The domain's item goes, if it is still the site's. */
+  private async releaseDomain(host: string, siteId: number): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: domainKey(host),
+          ConditionExpression: 'site_id = :site',
+          ExpressionAttributeValues: { ':site': siteId },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * The site `host` is registered to, or null. The site must also name it as the domain it serves: a
+   * registration that a failed change left behind serves nothing.
+   */
+  async siteOfDomain(host: string): Promise<Site | null> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: domainKey(host) }));
+    if (!out.Item) return null;
+    const site = await this.get(decodeDomain(out.Item).site_id);
+    return site?.served_domain === host ? site : null;
   }
 
   async get(siteId: number): Promise<Site | null> {

@@ -1,17 +1,38 @@
+/** What a page listing reads from the indexes; the page documents stay out of them. */
+const LISTING_ATTRIBUTES = ['id', 'slug', 'title', 'status', 'deleted', 'updated_at'] as const;
+
+/**
+ * What the index of live pages holds of each: what a card of it shows on the site's listing pages and
+ * feed, and what its sitemap entry says (docs/api.md#listing-pages).
+ */
+const LIVE_ATTRIBUTES = [
+  'id',
+  'type',
+  'slug',
+  'title',
+  'card_text',
+  'category',
+  'created_at',
+  'visible_at',
+  'noindex',
+  'canonical_url',
+] as const;
+
 /** The one table's shape; the CDK stack and the local stack both create it from this. */
 export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expires_at',
+  /** Each index with what it projects besides the keys: every attribute, or those named. */
   indexes: [
     // Pages of a type, newest updated_at first.
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'listing' },
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: LISTING_ATTRIBUTES },
     // Pages of a type and status, newest updated_at first.
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'listing' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: LISTING_ATTRIBUTES },
     // Rows of a cm_* table by the value of an indexed field (first and second indexed field), by id.
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'all' },
     { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: 'all' },
+    // A site's live pages of a type, newest first publish first: only a page readers can reach is in it.
+    { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', projection: LIVE_ATTRIBUTES },
   ],
-  /** What a page listing reads from the indexes; the page documents stay out of them. */
-  listingAttributes: ['id', 'slug', 'title', 'status', 'deleted', 'updated_at'],
 } as const;

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/contract';
+import { siteRoot } from '@cm/core';
 import { findPages, type ListingReader } from '@cm/publishing';
 import { baseUrlOf, validate } from '../http';
 import { decodePageList } from './replies.decoder';
@@ -34,7 +35,8 @@ const searchPages = (caller: Caller, args: Json) => {
     if (status) query.status = status;
     return decodePageList(await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query })));
   };
-  return findPages(caller.siteId, parse(FindPagesInput, args), readListing, baseUrlOf(caller.event));
+  const root = siteRoot(baseUrlOf(caller.event), { site_id: caller.siteId });
+  return findPages(parse(FindPagesInput, args), readListing, root);
 };
 
 /** Each MCP-only tool's call. */

@@ -1,0 +1,123 @@
+import type { ListedPage } from '@cm/contract';
+import { escapeHtml } from './blocks';
+import {
+  breadcrumbList,
+  documentHtml,
+  homeCrumb,
+  publisherOf,
+  questionsCrumb,
+  type Crumb,
+  type RenderOptions,
+} from './render';
+import { pageUrl } from './site-urls';
+
+/*
+ * The site's listing pages (docs/api.md#listing-pages): its home (the latest articles and questions), a
+ * category's articles, a topic's questions and the index of questions. Each lists live pages as cards,
+ * newest first publish first, a page at a time with a link to the older ones; each is its own canonical
+ * URL (a listing's later pages are pages of their own, not copies of the first).
+ */
+
+export type ListingKind = 'home' | 'questions' | 'category' | 'topic';
+
+export interface Listing {
+  kind: ListingKind;
+  /** The category's or topic's name (null for the home and the index of questions). */
+  name: string | null;
+  pages: readonly ListedPage[];
+  /** This page of the listing (its canonical URL); the next, older one; the first, when this is not it. */
+  url: string;
+  next: string | null;
+  first: string | null;
+}
+
+const KIND_LABELS = { article: 'Article', question: 'Question' } as const;
+
+function headingOf(listing: Listing, siteName: string): { title: string; intro: string } {
+  switch (listing.kind) {
+    case 'home':
+      return { title: siteName, intro: `The latest articles and questions of ${siteName}.` };
+    case 'questions':
+      return { title: 'Questions', intro: `Questions answered on ${siteName}, the latest first.` };
+    case 'category':
+      return { title: listing.name ?? '', intro: `Articles in ${listing.name ?? ''}, the latest first.` };
+    case 'topic':
+      return { title: listing.name ?? '', intro: `Questions about ${listing.name ?? ''}, the latest first.` };
+  }
+}
+
+function entry(root: string, page: ListedPage): string {
+  const url = escapeHtml(pageUrl(root, page.type, page.slug));
+  const date = page.created_at.slice(0, 10);
+  const text = page.card_text ? `\n<p>${escapeHtml(page.card_text)}</p>` : '';
+  return [
+    '<li class="entry">',
+    `<p class="meta">${KIND_LABELS[page.type]} · <time datetime="${escapeHtml(page.created_at)}">${escapeHtml(date)}</time></p>`,
+    `<h2><a href="${url}">${escapeHtml(page.title)}</a></h2>${text}`,
+    '</li>',
+  ].join('\n');
+}
+
+export function renderListing(listing: Listing, options: Pick<RenderOptions, 'site'>): string {
+  const { root, name: siteName } = options.site;
+  const { title, intro } = headingOf(listing, siteName);
+  const older = listing.first !== null;
+  const crumbs: Crumb[] =
+    listing.kind === 'home'
+      ? []
+      : [
+          homeCrumb(root),
+          ...(listing.kind === 'topic' ? [questionsCrumb(root)] : []),
+          { name: title, url: listing.url },
+        ];
+  const entries =
+    listing.pages.length > 0
+      ? `<ol class="listing">\n${listing.pages.map((page) => entry(root, page)).join('\n')}\n</ol>`
+      : `<p>${older ? 'Nothing older.' : 'Nothing is published here yet.'}</p>`;
+  const pager = [
+    listing.next ? `<a rel="next" href="${escapeHtml(listing.next)}">Older</a>` : '',
+    listing.first ? `<a href="${escapeHtml(listing.first)}">Latest</a>` : '',
+  ].filter(Boolean);
+  const main = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="intro">${escapeHtml(intro)}</p>`,
+    entries,
+    pager.length > 0 ? `<nav class="pager" aria-label="More pages">${pager.join('\n')}</nav>` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const fullTitle = `${listing.kind === 'home' ? title : `${title} · ${siteName}`}${older ? ' (older)' : ''}`;
+  const collection = {
+    '@context': 'https://schema.org',
+    '@type': 'CollectionPage',
+    name: fullTitle,
+    url: listing.url,
+    publisher: publisherOf(options),
+    mainEntity: {
+      '@type': 'ItemList',
+      itemListElement: listing.pages.map((page, i) => ({
+        '@type': 'ListItem',
+        position: i + 1,
+        url: pageUrl(root, page.type, page.slug),
+        name: page.title,
+      })),
+    },
+  };
+  return documentHtml(
+    {
+      title: fullTitle,
+      description: intro,
+      canonical: listing.url,
+      noindex: false,
+      image: null,
+      ogType: 'website',
+      publishedAt: null,
+      modifiedAt: null,
+      next: listing.next,
+      jsonLd: crumbs.length > 1 ? [collection, breadcrumbList(crumbs)] : [collection],
+    },
+    options,
+    crumbs,
+    main,
+  );
+}

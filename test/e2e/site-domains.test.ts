@@ -1,0 +1,97 @@
+import { runSites } from '@cm/local';
+import { article, getAtHost, question, startTestStack, type TestStack } from '../helpers/local';
+
+/* A site served at its own domain (docs/api.md#the-sites-own-domain), chosen by the Host of the request. */
+
+let t: TestStack;
+let shop: { siteId: number; key: string };
+beforeAll(async () => {
+  t = await startTestStack();
+  shop = await t.newSite('Shop', { domain: 'shop.example.com' });
+  // Before the key's first use: the key's check keeps what it read of the site for a few seconds.
+  expect(await t.store.sites.serveDomain(shop.siteId, 'shop.example.com')).toBe('served');
+  await t.call('POST', '/articles', article('boots', { category: 'Gear' }), { key: shop.key });
+  await t.call('POST', '/questions', question('fit', { topics: ['Sizing'] }), { key: shop.key });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const SHOP = 'https://shop.example.com';
+
+describe("a site's own domain", () => {
+  it('serves the home, pages and listings at the domain, every URL in them the domain’s', async () => {
+    const home = await getAtHost(t, 'shop.example.com', '/');
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(`<link rel="canonical" href="${SHOP}/">`);
+    expect(home.text).toContain(`<a href="${SHOP}/articles/boots">Title of boots</a>`);
+    const page = await getAtHost(t, 'Shop.Example.COM:443', '/articles/boots');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<link rel="canonical" href="${SHOP}/articles/boots">`);
+    expect(page.text).toContain(`<a href="${SHOP}/categories/gear">Gear</a>`);
+    expect(page.text).not.toContain(t.url);
+    expect((await getAtHost(t, 'shop.example.com', '/categories/gear')).status).toBe(200);
+    expect((await getAtHost(t, 'shop.example.com', '/topics/sizing')).text).toContain(`${SHOP}/questions/fit`);
+    expect((await getAtHost(t, 'shop.example.com', '/questions')).status).toBe(200);
+  });
+
+  it('keeps the /sites/{id} URLs working, naming the domain’s URL as canonical; the publish reply and reads name it too', async () => {
+    const page = await t.call('GET', `/sites/${shop.siteId}/articles/boots`, undefined, { key: null });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<link rel="canonical" href="${SHOP}/articles/boots">`);
+    const published = await t.call('POST', '/articles', article('laces'), { key: shop.key });
+    expect(published.body.url).toBe(`${SHOP}/articles/laces`);
+    const listed = await t.call('GET', '/articles', undefined, { key: shop.key });
+    expect(listed.body.items.map((item: { url: string }) => item.url)).toContain(`${SHOP}/articles/boots`);
+  });
+
+  it('answers 404 at a domain no site serves, and never shows another site’s pages or the API there', async () => {
+    for (const [host, path] of [
+      ['unknown.example.com', '/'],
+      ['unknown.example.com', '/articles/boots'],
+      ['shop.example.com', '/articles'],
+      ['shop.example.com', '/v1/usage'],
+      ['shop.example.com', `/sites/${t.siteId}/`],
+      ['shop.example.com', '/no/such/page'],
+    ] as const) {
+      const reply = await getAtHost(t, host, path);
+      expect([host, path, reply.status]).toEqual([host, path, 404]);
+      expect(reply.text).not.toContain('Title of boots');
+    }
+    // The demo site's page is not the shop's.
+    await t.call('POST', '/articles', article('demo-only'));
+    expect((await getAtHost(t, 'shop.example.com', '/articles/demo-only')).status).toBe(404);
+  });
+
+  it('has its own robots.txt and icon, and its sitemap and feed name the domain', async () => {
+    const robots = await getAtHost(t, 'shop.example.com', '/robots.txt');
+    expect(robots.status).toBe(200);
+    expect(robots.text).toBe(`User-agent: *\nAllow: /\nSitemap: ${SHOP}/sitemap.xml\n`);
+    expect((await getAtHost(t, 'shop.example.com', '/favicon.ico')).headers['content-type']).toBe('image/svg+xml');
+    expect((await getAtHost(t, 'unknown.example.com', '/robots.txt')).status).toBe(404);
+    const index = await getAtHost(t, 'shop.example.com', '/sitemap.xml');
+    expect(index.text).toContain(`<loc>${SHOP}/sitemaps/listings.xml</loc>`);
+    const month = new Date().toISOString().slice(0, 7);
+    expect((await getAtHost(t, 'shop.example.com', `/sitemaps/${month}.xml`)).text).toContain(
+      `<loc>${SHOP}/articles/boots</loc>`,
+    );
+    expect((await getAtHost(t, 'shop.example.com', '/feed.xml')).text).toContain(`href="${SHOP}/articles/boots"`);
+  });
+
+  it('belongs to one site at most; letting it go serves the pages at the deployment’s address again (npm run sites)', async () => {
+    const other = await t.newSite('Other shop', { domain: 'other-shop.example.com' });
+    expect(await t.store.sites.serveDomain(other.siteId, 'shop.example.com')).toBe('taken');
+    const lines: string[] = [];
+    const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    const env = { DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint, TABLE_NAME: t.stack.tableName };
+    expect(await runSites(['serve-domain', '--site', String(other.siteId)], out, env)).toBe(0);
+    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: other.siteId, served_domain: 'other-shop.example.com' });
+    expect(
+      await runSites(['serve-domain', '--site', String(other.siteId), '--domain', 'shop.example.com'], out, env),
+    ).toBe(1);
+    expect(lines.pop()).toBe('sites: shop.example.com is served for another site already');
+    expect(await runSites(['serve-domain', '--site', String(other.siteId), '--stop'], out, env)).toBe(0);
+    expect(await t.store.sites.siteOfDomain('other-shop.example.com')).toBeNull();
+    expect((await t.store.sites.get(other.siteId))?.served_domain).toBeUndefined();
+  });
+});

@@ -1,0 +1,125 @@
+import { Readable } from 'node:stream';
+import { DOMParser } from 'linkedom';
+import { parseSitemap, parseSitemapIndex } from 'sitemap';
+import { article, question, requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
+
+/* A site's sitemaps and feed (docs/api.md#discovery-files). */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const get = (path: string) => t.call('GET', path, undefined, { key: null });
+const month = () => new Date().toISOString().slice(0, 7);
+/** A sitemap's entries, as the `sitemap` package's own parser reads them (it refuses what the protocol does not allow). */
+const entriesOf = async (xml: string) =>
+  (await parseSitemap(Readable.from([xml]))).map((entry) => ({ url: entry.url, lastmod: entry.lastmod }));
+
+describe('sitemaps', () => {
+  it("lists the listing pages' sitemap and each month with live pages, as sitemaps.org's index", async () => {
+    const site = await siteClient(t, 'Mapped site');
+    await site.call('POST', '/articles', article('mapped', { category: 'Gear' }));
+    await site.call('POST', '/questions', question('asked', { topics: ['Sizing'] }));
+    const index = await get(`/sites/${site.siteId}/sitemap.xml`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(index.headers.get('etag')).toMatch(/^"/);
+    const root = `${t.url}/sites/${site.siteId}`;
+    expect((await parseSitemapIndex(Readable.from([index.text]))).map((entry) => entry.url)).toEqual([
+      `${root}/sitemaps/listings.xml`,
+      `${root}/sitemaps/${month()}.xml`,
+    ]);
+    const listings = await get(`/sites/${site.siteId}/sitemaps/listings.xml`);
+    expect((await entriesOf(listings.text)).map((entry) => entry.url).sort()).toEqual(
+      [`${root}/`, `${root}/questions`, `${root}/categories/gear`, `${root}/topics/sizing`].sort(),
+    );
+  });
+
+  it("lists a month's live pages that search engines may index, each with when what readers see last changed", async () => {
+    const site = await siteClient(t, 'Indexable site');
+    const root = `${t.url}/sites/${site.siteId}`;
+    await site.call('POST', '/articles', article('plain'));
+    await site.call('POST', '/articles', article('hidden', { noindex: true }));
+    await site.call('POST', '/articles', article('elsewhere', { canonical_url: 'https://other.example.com/x' }));
+    await site.call('POST', '/articles', article('self', { canonical_url: `${root}/articles/self` }));
+    await site.call('POST', '/articles', article('draft', { status: 'draft' }));
+    const target = (await site.call('POST', '/articles', article('target'))).body.id as string;
+    await site.call('POST', '/articles', article('linker', { related_article_ids: [target] }));
+    const read = async () =>
+      new Map(
+        (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => [
+          e.url,
+          e.lastmod,
+        ]),
+      );
+    const first = await read();
+    expect([...first.keys()].sort()).toEqual(
+      ['plain', 'self', 'target', 'linker'].map((slug) => `${root}/articles/${slug}`).sort(),
+    );
+
+    // A republish moves its lastmod; the others stay.
+    await new Promise((r) => setTimeout(r, 5));
+    await site.call('POST', '/articles', article('plain', { title: 'Plain, edited' }));
+    const second = await read();
+    expect(second.get(`${root}/articles/plain`)! > first.get(`${root}/articles/plain`)!).toBe(true);
+    expect(second.get(`${root}/articles/self`)).toBe(first.get(`${root}/articles/self`));
+
+    // A take-down leaves the sitemap; the page linking to it changes for readers (relink), so its lastmod moves.
+    await site.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await t.stack.drain();
+    const third = await read();
+    expect(third.has(`${root}/articles/target`)).toBe(false);
+    expect(third.get(`${root}/articles/linker`)! > second.get(`${root}/articles/linker`)!).toBe(true);
+  });
+
+  it('reads one item per month and type for the index, and answers 404 to a sitemap that is not there', async () => {
+    const site = await siteClient(t, 'Probed site');
+    await site.call('POST', '/articles', article('probed'));
+    await get(`/sites/${site.siteId}/sitemap.xml`);
+    const { requests } = await requestPathCount(t, () => get(`/sites/${site.siteId}/sitemap.xml`));
+    // The site began this month: one probe finds an article.
+    expect(requests).toBe(1);
+    for (const name of ['2026-13.xml', 'x.xml', 'listings', '../sitemap.xml'])
+      expect((await get(`/sites/${site.siteId}/sitemaps/${encodeURIComponent(name)}`)).status).toBe(404);
+    expect((await get('/sites/999999/sitemap.xml')).status).toBe(404);
+  });
+});
+
+describe('the feed', () => {
+  it('is an Atom feed of the latest live articles, newest first', async () => {
+    const site = await siteClient(t, 'Feed & Co');
+    const root = `${t.url}/sites/${site.siteId}`;
+    await site.call('POST', '/articles', article('first', { meta_description: 'The first <one>' }));
+    await site.call('POST', '/articles', article('second'));
+    await site.call('POST', '/articles', article('unlisted', { status: 'draft' }));
+    await site.call('POST', '/questions', question('not-in-feed'));
+    const feed = await get(`/sites/${site.siteId}/feed.xml`);
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
+    const doc = new DOMParser().parseFromString(feed.text, 'text/xml');
+    const root_ = doc.documentElement;
+    expect(root_.tagName).toBe('feed');
+    expect(root_.getAttribute('xmlns')).toBe('http://www.w3.org/2005/Atom');
+    expect(doc.querySelector('feed > title')?.textContent).toBe('Feed & Co');
+    expect(doc.querySelector('feed > id')?.textContent).toBe(`${root}/`);
+    expect(doc.querySelector('feed > updated')?.textContent).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(doc.querySelector('link[rel="self"]')?.getAttribute('href')).toBe(`${root}/feed.xml`);
+    const entries = [...doc.querySelectorAll('entry')].map((entry) => ({
+      id: entry.querySelector('id')?.textContent,
+      title: entry.querySelector('title')?.textContent,
+      summary: entry.querySelector('summary')?.textContent ?? null,
+    }));
+    expect(entries).toEqual([
+      { id: `${root}/articles/second`, title: 'Title of second', summary: 'Body of second' },
+      { id: `${root}/articles/first`, title: 'Title of first', summary: 'The first <one>' },
+    ]);
+    // Every page names it, for feed readers to find.
+    expect((await get(`/sites/${site.siteId}/`)).text).toContain(
+      `<link rel="alternate" type="application/atom+xml" title="Feed &amp; Co" href="${root}/feed.xml">`,
+    );
+  });
+});

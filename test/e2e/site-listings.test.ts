@@ -1,0 +1,164 @@
+import { article, question, requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
+
+/* The site's listing pages (docs/api.md#listing-pages): its home, categories, topics and index of questions. */
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const get = (path: string) => t.call('GET', path, undefined, { key: null });
+/** The titles a listing page shows, in order. */
+const titlesOf = (html: string): string[] =>
+  [...html.matchAll(/<li class="entry">[\s\S]*?<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((m) => m[1]!);
+const nextOf = (html: string): string | null =>
+  /<a rel="next" href="([^"]*)">/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? null;
+
+describe('the home page', () => {
+  it('lists the live articles and questions, newest first, a page of 20 at a time with a link to the older ones', async () => {
+    const site = await siteClient(t, 'Paged site');
+    for (let i = 0; i < 23; i++) {
+      const publish = i % 3 === 0 ? question(`q-${i}`) : article(`a-${i}`);
+      expect((await site.call('POST', i % 3 === 0 ? '/questions' : '/articles', publish)).status).toBe(201);
+    }
+    const first = await get(`/sites/${site.siteId}/`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=300');
+    expect(first.text).toContain(`<link rel="canonical" href="${t.url}/sites/${site.siteId}/">`);
+    const titles = titlesOf(first.text);
+    expect(titles).toHaveLength(20);
+    expect(titles[0]).toBe('Title of a-22');
+    expect(titles[1]).toBe('What is q-21?');
+    const older = nextOf(first.text)!;
+    expect(older).toMatch(new RegExp(`^${t.url}/sites/${site.siteId}/\\?before=`));
+    expect(first.text).toContain(`<link rel="next" href="${older.replace(/&/g, '&amp;')}">`);
+    const second = await get(older.slice(t.url.length));
+    expect(titlesOf(second.text)).toEqual(['Title of a-2', 'Title of a-1', 'What is q-0?']);
+    expect(nextOf(second.text)).toBeNull();
+    // A later page is its own canonical, and links back to the latest.
+    expect(second.text).toContain(`<link rel="canonical" href="${older.replace(/&/g, '&amp;')}">`);
+    expect(second.text).toContain(`<a href="${t.url}/sites/${site.siteId}/">Latest</a>`);
+  });
+
+  it('lists only pages readers can reach: not drafts, not what the site took down, again once it is back', async () => {
+    const site = await siteClient(t, 'Live only');
+    await site.call('POST', '/articles', article('shown'));
+    await site.call('POST', '/articles', article('draft', { status: 'draft' }));
+    const down = (await site.call('POST', '/articles', article('taken-down'))).body.id as string;
+    const deleted = (await site.call('POST', '/questions', question('deleted'))).body.id as string;
+    await site.call('POST', '/api/content/notify', { id: down, type: 'article', action: 'unpublished' });
+    await site.call('POST', '/api/content/notify', { id: deleted, type: 'question', action: 'deleted' });
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['Title of shown']);
+
+    await site.call('POST', '/api/content/notify', { id: down, type: 'article', status: 'published' });
+    // A republish brings a deleted page back too.
+    await site.call('POST', '/questions', question('deleted'));
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual([
+      'What is deleted?',
+      'Title of taken-down',
+      'Title of shown',
+    ]);
+    await site.call('POST', '/articles', article('shown', { status: 'draft' }));
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['What is deleted?', 'Title of taken-down']);
+  });
+
+  it('keeps a page where its first publish put it, whatever later publishes change', async () => {
+    const site = await siteClient(t, 'Order site');
+    await site.call('POST', '/articles', article('older'));
+    await site.call('POST', '/articles', article('newer'));
+    await site.call('POST', '/articles', article('older', { title: 'Older, edited' }));
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['Title of newer', 'Older, edited']);
+  });
+
+  it('says so when nothing is published, and answers 404 to a cursor it did not make or a site that is not there', async () => {
+    const site = await siteClient(t, 'Empty site');
+    const home = await get(`/sites/${site.siteId}/`);
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('Nothing is published here yet.');
+    expect((await get(`/sites/${site.siteId}/?before=not-a-cursor`)).status).toBe(404);
+    expect((await get('/sites/999999/')).status).toBe(404);
+  });
+
+  it('escapes what the pages say, and reads one Query per type', async () => {
+    const site = await siteClient(t, 'Site <b>&</b>');
+    await site.call(
+      'POST',
+      '/articles',
+      article('hostile', { title: '<script>alert(1)</script>', meta_description: '"><img src=x onerror=alert(1)>' }),
+    );
+    await get(`/sites/${site.siteId}/`);
+    const { requests, result } = await requestPathCount(t, () => get(`/sites/${site.siteId}/`));
+    expect(result.text).not.toContain('<script>alert');
+    expect(result.text).not.toContain('<img src=x');
+    expect(result.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(result.text).toContain('Site &lt;b&gt;&amp;&lt;/b&gt;');
+    // The site is kept by the container since the first visit; one Query per page type.
+    expect(requests).toBe(2);
+  });
+});
+
+describe('category and topic pages, and the index of questions', () => {
+  it("lists a category's live articles, and follows a page to its new category", async () => {
+    const site = await siteClient(t, 'Category site');
+    await site.call('POST', '/articles', article('boots', { category: 'Trail Gear' }));
+    await site.call('POST', '/articles', article('vests', { category: 'trail gear' }));
+    const other = (await site.call('POST', '/articles', article('tents', { category: 'Camping' }))).body.id as string;
+    const gear = await get(`/sites/${site.siteId}/categories/trail-gear`);
+    expect(gear.status).toBe(200);
+    expect(gear.text).toContain('<h1>trail gear</h1>');
+    expect(titlesOf(gear.text)).toEqual(['Title of vests', 'Title of boots']);
+    // The article's breadcrumb leads to it.
+    expect((await get(`/sites/${site.siteId}/articles/boots`)).text).toContain(
+      `<a href="${t.url}/sites/${site.siteId}/categories/trail-gear">Trail Gear</a>`,
+    );
+
+    await site.call('POST', '/articles', article('boots', { category: 'Camping' }));
+    expect(titlesOf((await get(`/sites/${site.siteId}/categories/trail-gear`)).text)).toEqual(['Title of vests']);
+    expect(titlesOf((await get(`/sites/${site.siteId}/categories/camping`)).text)).toEqual([
+      'Title of tents',
+      'Title of boots',
+    ]);
+    await site.call('POST', '/api/content/notify', { id: other, type: 'article', action: 'unpublished' });
+    expect(titlesOf((await get(`/sites/${site.siteId}/categories/camping`)).text)).toEqual(['Title of boots']);
+    expect((await get(`/sites/${site.siteId}/categories/no-such-category`)).status).toBe(404);
+  });
+
+  it("lists a topic's live questions, the index of questions, and no more topics than the limit", async () => {
+    const site = await siteClient(t, 'Topic site');
+    await site.call('POST', '/questions', question('fit', { topics: ['Running Shoes', 'Fit'] }));
+    await site.call('POST', '/questions', question('grip', { topics: ['running shoes'] }));
+    await site.call('POST', '/articles', article('not-a-question'));
+    const many = Array.from({ length: 25 }, (_v, i) => `topic ${i}`);
+    const published = await site.call('POST', '/questions', question('many', { topics: many }));
+    expect(published.body.warnings).toContainEqual({
+      path: 'topics',
+      message: 'only the first 20 topics list the question on their topic pages',
+    });
+    expect(titlesOf((await get(`/sites/${site.siteId}/topics/running-shoes`)).text)).toEqual([
+      'What is grip?',
+      'What is fit?',
+    ]);
+    const topic19 = await get(`/sites/${site.siteId}/topics/topic-19`);
+    expect(titlesOf(topic19.text)).toEqual(['What is many?']);
+    expect(topic19.text).toContain(`<a href="${t.url}/sites/${site.siteId}/questions">Questions</a>`);
+    expect((await get(`/sites/${site.siteId}/topics/topic-20`)).status).toBe(404);
+    expect(titlesOf((await get(`/sites/${site.siteId}/questions`)).text)).toEqual([
+      'What is many?',
+      'What is grip?',
+      'What is fit?',
+    ]);
+  });
+
+  it('reads a section with one Query and one batch read', async () => {
+    const site = await siteClient(t, 'Counted section');
+    for (const slug of ['one', 'two', 'three'])
+      await site.call('POST', '/articles', article(slug, { category: 'Counted' }));
+    await get(`/sites/${site.siteId}/`);
+    const { requests, result } = await requestPathCount(t, () => get(`/sites/${site.siteId}/categories/counted`));
+    expect(titlesOf(result.text)).toHaveLength(3);
+    expect(requests).toBe(2);
+  });
+});
