@@ -1,6 +1,7 @@
 import './env';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ import { startLocalStack, type EmbeddedDynamo, type LocalStack } from '@cm/local
 import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
+import { startTestStack } from '../test/helpers/local';
+import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
+import { publishShowcase } from '../test/helpers/visitor-showcase';
 
 /*
  * `npm run bench`: the service against its physical floor, on this machine, from one run. It starts
@@ -27,7 +31,8 @@ const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 const RELINK_PAGES = 100;
 /**
  * `BENCH_ONLY=bundles`: the bundles' section alone, without the local stack, for work on cold init;
- * `BENCH_ONLY=http`: the HTTP section alone, for work on the request path.
+ * `BENCH_ONLY=http`: the HTTP section alone, for work on the request path; `BENCH_ONLY=pages`: the
+ * visitor pages' section alone (their bytes, and Lighthouse's performance score).
  */
 const ONLY = process.env.BENCH_ONLY;
 
@@ -320,6 +325,47 @@ async function bundleFigures(dir: string) {
   };
 }
 
+/**
+ * Each kind of visitor page (test/helpers/visitor-showcase.ts): the bytes it sends as is and compressed
+ * as the CDN sends it (gzip, brotli), and Lighthouse's performance score for a phone (goal: 100) where
+ * Lighthouse can run (a Node 24 and a Chromium: test/helpers/lighthouse.ts says which it found).
+ */
+async function pageFigures() {
+  console.log('\nVisitor pages: bytes sent (as is, gzip, brotli) and Lighthouse performance (goal 100):');
+  const t = await startTestStack();
+  const dir = mkdtempSync(join(tmpdir(), 'cm-bench-lighthouse-'));
+  try {
+    const showcase = await publishShowcase(t);
+    const pages: Record<
+      string,
+      { bytes: number; gzip_bytes: number; brotli_bytes: number; performance: number | null }
+    > = {};
+    for (const [kind, path] of Object.entries(showcase)) {
+      const html = Buffer.from((await t.call('GET', path, undefined, { key: null })).text, 'utf8');
+      const url = `${t.url.replace('localhost', '127.0.0.1')}${path}`;
+      const performance =
+        'skip' in lighthouseFound
+          ? null
+          : ((await lighthouse(url, join(dir, `${kind}.json`))).categories.performance?.score ?? null);
+      pages[kind] = {
+        bytes: html.length,
+        gzip_bytes: gzipSync(html).length,
+        brotli_bytes: brotliCompressSync(html).length,
+        performance: performance === null ? null : Math.round(performance * 100),
+      };
+      const p = pages[kind];
+      console.log(
+        `${kind.padEnd(10)} ${String(p.bytes).padStart(6)} B, gzip ${String(p.gzip_bytes).padStart(5)} B, brotli ${String(p.brotli_bytes).padStart(5)} B, performance ${p.performance ?? '-'}`,
+      );
+    }
+    if ('skip' in lighthouseFound) console.log(`(no Lighthouse: ${lighthouseFound.skip})`);
+    return pages;
+  } finally {
+    await t.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The bundles' section alone (BENCH_ONLY=bundles), its JSON line last as the whole benchmark's. */
 async function bundlesOnly() {
   console.log(`content API benchmark, bundles only: node ${process.version}, ${cpus().length} CPUs`);
@@ -342,8 +388,13 @@ async function bundlesOnly() {
 
 async function main() {
   if (ONLY === 'bundles') return bundlesOnly();
+  if (ONLY === 'pages') {
+    const pages = await pageFigures();
+    console.log(JSON.stringify({ bench: 'content-api', at: new Date().toISOString(), node: process.version, pages }));
+    return;
+  }
   if (ONLY !== undefined && ONLY !== 'http')
-    throw new Error(`BENCH_ONLY=${ONLY}: the sections it can run alone are bundles and http`);
+    throw new Error(`BENCH_ONLY=${ONLY}: the sections it can run alone are bundles, http and pages`);
   console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
   const stack = await startLocalStack({
     memory: true,
@@ -475,6 +526,7 @@ async function main() {
     console.log(`\nMCP tools/list: ${mcpToolsListBytes} bytes`);
 
     const built = await bundleFigures(dir);
+    const visitorPages = await pageFigures();
 
     const figures = {
       bench: 'content-api',
@@ -487,6 +539,7 @@ async function main() {
       bundles: built.bundles,
       mcp_tools_list_bytes: mcpToolsListBytes,
       mcp_front_door: built.mcp_front_door,
+      visitor_pages: visitorPages,
     };
     console.log(JSON.stringify(figures));
   } finally {

@@ -30,12 +30,13 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
 /**
  * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
  * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
- * and research then the admission of waiting research jobs (8 KB).
+ * research then the admission of waiting research jobs (8 KB), and both the store's listings of live
+ * pages, sections and domains (8 KB: every tool's store holds the pages a page-scoped call reads).
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
-  research: 480 * 1024,
-  'serp-landscape': 480 * 1024,
+  research: 490 * 1024,
+  'serp-landscape': 490 * 1024,
   'research-worker': 940 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;

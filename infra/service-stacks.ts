@@ -20,6 +20,11 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     throw new Error(
       'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in us-east-1, for CloudFront)',
     );
+  const [siteDomains, siteCertificateArn] = [context('siteDomains'), context('siteCertificateArn')];
+  if (!siteDomains !== !siteCertificateArn)
+    throw new Error(
+      "The sites' own domains take both -c siteDomains=a.example,b.example and -c siteCertificateArn=… (an ACM certificate in us-east-1 naming them all)",
+    );
   const stackName = context('stackName') ?? 'ContentApi';
   const { account, region } = env;
   // A deletion takes turning it off first (docs/operations.md); a throwaway stack can do without.
@@ -47,6 +52,10 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+    siteDomains:
+      siteDomains && siteCertificateArn
+        ? { names: siteDomains.split(',').map((name) => name.trim().toLowerCase()), certificateArn: siteCertificateArn }
+        : undefined,
     globalDailyBudgetUsd: limit('globalDailyBudgetUsd'),
     throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
   });

@@ -17,6 +17,7 @@ import type { FunctionId } from './bundling';
 import { Alarms, breakerAlarm, budgetAlarms } from './constructs/alarms';
 import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
 import { edgeDistributions, type EdgeAcls } from './constructs/edge';
+import type { SiteDomains } from './constructs/site-edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import {
   grantBedrock,
@@ -55,6 +56,11 @@ export interface ContentApiStackProps extends StackProps {
   alarmEmail?: string;
   /** A custom domain for the API; it is then the base of every visitor-page URL (PUBLIC_BASE_URL). */
   domain?: CustomDomain;
+  /**
+   * The domains sites' pages are served at (each registered to its site with `npm run sites --
+   * serve-domain`), on a distribution of their own with a certificate naming them all (in us-east-1).
+   */
+  siteDomains?: SiteDomains;
   /** The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); none by default. */
   globalDailyBudgetUsd?: number;
   /**
@@ -180,6 +186,7 @@ export class ContentApiStack extends Stack {
       ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
           domain: props.domain,
           originVerifyVersion: props.originVerifyVersion,
+          siteDomains: props.siteDomains,
         })
       : undefined;
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
@@ -211,6 +218,16 @@ export class ContentApiStack extends Stack {
         description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }
+    if (edge?.sites)
+      new CfnOutput(this, 'SiteDomainsTarget', {
+        value: edge.sites.distributionDomainName,
+        description: "Point each of the sites' domains here (CNAME, or an alias at the apex)",
+      });
+    if (props.siteDomains && !edge)
+      Annotations.of(this).addWarningV2(
+        '@cm/infra:site-domains-without-edge',
+        "siteDomains are served by the EdgeStack's distribution: this stack has none, so no domain is",
+      );
     new CfnOutput(this, 'McpStreamUrl', {
       // A function URL ends with a slash.
       value: edge

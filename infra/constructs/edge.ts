@@ -9,6 +9,7 @@ import {
   PriceClass,
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
+  type BehaviorOptions,
   type IOrigin,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin, HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -17,6 +18,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import type { CustomDomain } from './api';
+import { siteDistribution, sitePages, type SiteDomains } from './site-edge';
 
 /** The web ACLs (EdgeStack, in us-east-1) the distributions carry, by ARN. */
 export interface EdgeAcls {
@@ -25,9 +27,9 @@ export interface EdgeAcls {
 }
 
 /**
- * A distribution that only carries WAF: nothing is cached (the CDN of visitor pages comes later), every
- * method, header, query and cookie but Host goes to the origin (API Gateway and a function URL answer
- * only to their own host).
+ * A distribution that carries WAF: by default nothing is cached, and every method, header, query and
+ * cookie but Host goes to the origin (API Gateway and a function URL answer only to their own host);
+ * `additionalBehaviors` (the sites' pages) may cache.
  */
 function passThrough(
   scope: Construct,
@@ -35,8 +37,9 @@ function passThrough(
   origin: IOrigin,
   webAclId: string,
   comment: string,
-  domain?: CustomDomain,
+  options: { domain?: CustomDomain; additionalBehaviors?: Record<string, BehaviorOptions> } = {},
 ): Distribution {
+  const { domain, additionalBehaviors } = options;
   const distribution = new Distribution(scope, id, {
     comment,
     ...(domain
@@ -53,6 +56,7 @@ function passThrough(
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
     },
+    ...(additionalBehaviors ? { additionalBehaviors } : {}),
     webAclId,
     priceClass: PriceClass.PRICE_CLASS_100,
   });
@@ -88,9 +92,9 @@ export function edgeDistributions(
   api: HttpApi,
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
-  options: { domain?: CustomDomain; originVerifyVersion?: number } = {},
-): { api: Distribution; stream: Distribution; originVerify: string } {
-  const { domain, originVerifyVersion = 1 } = options;
+  options: { domain?: CustomDomain; originVerifyVersion?: number; siteDomains?: SiteDomains } = {},
+): { api: Distribution; stream: Distribution; sites?: Distribution; originVerify: string } {
+  const { domain, originVerifyVersion = 1, siteDomains } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
   if (
@@ -115,15 +119,14 @@ export function edgeDistributions(
   const customHeaders = { [ORIGIN_VERIFY_HEADER]: originVerify };
   // https://<id>.execute-api.<region>.amazonaws.com → its host.
   const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
+  const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
+  const pages = sitePages(scope);
   return {
-    api: passThrough(
-      scope,
-      'ApiEdge',
-      new HttpOrigin(apiHost, { customHeaders }),
-      acls.api,
-      'The API, behind WAF rate rules',
+    api: passThrough(scope, 'ApiEdge', apiOrigin, acls.api, "The API, behind WAF rate rules; the sites' pages cached", {
       domain,
-    ),
+      additionalBehaviors: { '/sites/*': pages(apiOrigin) },
+    }),
+    ...(siteDomains ? { sites: siteDistribution(scope, pages, apiOrigin, acls.api, siteDomains) } : {}),
     stream: passThrough(
       scope,
       'McpStreamEdge',

@@ -4,22 +4,25 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumFound, launchBrowser } from '../helpers/browser';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { describeWith } from '../helpers/platform';
-import { publishShowcase } from '../helpers/visitor-showcase';
+import { publishShowcase, type Showcase } from '../helpers/visitor-showcase';
 
 /*
  * Visitor pages as readers see them (issue 38), in a real headless Chromium on a phone and a desktop, light
  * and dark: the theme applies under the page's own CSP (no violation), nothing is loaded from anywhere
  * else, the text keeps a readable measure, a phone never scrolls sideways, and the keyboard focus shows.
- * The screenshots go to docs/screenshots/.
+ * The screenshots of the home, an article and a question page go to docs/screenshots/ (the README shows
+ * two); the listing pages' to test-output/screenshots/.
  */
 
-const SHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+const DOCS_SHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+const OTHER_SHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
+const IN_DOCS: readonly string[] = ['home', 'article', 'question'];
 const WIDTHS = [390, 1280] as const;
 const SCHEMES = ['light', 'dark'] as const;
 
 let t: TestStack;
 let browser: Browser;
-let showcase: Awaited<ReturnType<typeof publishShowcase>>;
+let showcase: Showcase;
 
 /** The page at `width` in `scheme`, with every request it made and every console error (CSP violations among them). */
 async function visit(path: string, width: number, scheme: 'light' | 'dark') {
@@ -54,7 +57,7 @@ const style = (page: Page, selector: string, property: string) =>
 
 describeWith(chromiumFound, 'visitor pages in a browser', () => {
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
+    for (const dir of [DOCS_SHOTS, OTHER_SHOTS]) mkdirSync(dir, { recursive: true });
     [browser, t] = await Promise.all([launchBrowser(), startTestStack()]);
     showcase = await publishShowcase(t);
   }, 60_000);
@@ -64,10 +67,9 @@ describeWith(chromiumFound, 'visitor pages in a browser', () => {
     await t?.stop();
   });
 
-  const pages = [
-    ['article', () => showcase.article],
-    ['question', () => showcase.question],
-  ] as const;
+  const pages = (['article', 'question', 'home', 'category', 'topic', 'questions'] as const).map(
+    (name) => [name, () => showcase[name]] as const,
+  );
 
   for (const [name, path] of pages)
     for (const width of WIDTHS)
@@ -87,14 +89,17 @@ describeWith(chromiumFound, 'visitor pages in a browser', () => {
             const column = Number(await page.evaluate('document.querySelector("main").getBoundingClientRect().width'));
             expect(column).toBeLessThanOrEqual(width === 1280 ? 600 : width);
             if (name === 'article') expect(await style(page, '.stat-bar', 'display')).toBe('grid');
-            await page.screenshot({ path: join(SHOTS, `visitor-${name}-${width}-${scheme}.png`), fullPage: true });
+            if (['home', 'category', 'topic', 'questions'].includes(name))
+              expect(Number(await page.evaluate('document.querySelectorAll(".entry").length'))).toBeGreaterThan(1);
+            const dir = IN_DOCS.includes(name) ? DOCS_SHOTS : OTHER_SHOTS;
+            await page.screenshot({ path: join(dir, `visitor-${name}-${width}-${scheme}.png`), fullPage: true });
           } finally {
             await context.close();
           }
         });
 
   it('shows where the keyboard focus is: the skip link first, with an outline', async () => {
-    const { context, page } = await visit(pages[0][1](), 390, 'light');
+    const { context, page } = await visit(showcase.article, 390, 'light');
     try {
       await page.keyboard.press('Tab');
       expect(await page.evaluate('document.activeElement.className')).toBe('skip');

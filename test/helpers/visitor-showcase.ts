@@ -3,7 +3,8 @@ import { article, question, type TestStack } from './local';
 /*
  * The pages a reader is shown in the visitor-page tests that look at them whole (the browser test and
  * Lighthouse): an article with the README's blocks, a stat bar, Portable Text lists and links and the
- * other block types, and a question page with sources, the site's summary and a reader's answer.
+ * other block types, a question page with sources, the site's summary and a reader's answer, and the
+ * listing pages that lead to them (the home, a category, a topic, the index of questions).
  */
 
 /** A Portable Text list item. */
@@ -14,9 +15,40 @@ const listItem = (style: 'bullet' | 'number', text: string) => ({
   children: [{ _type: 'span', text }],
 });
 
-/** Publishes the showcase on `t`'s demo site and answers the two pages' paths. */
-export async function publishShowcase(t: TestStack): Promise<{ article: string; question: string }> {
-  const related = (await t.call('POST', '/questions', question('how-much-cushioning'))).body.id as string;
+/** The showcase's pages by kind, each a path on the test stack. */
+export type Showcase = Record<'article' | 'question' | 'home' | 'category' | 'topic' | 'questions', string>;
+
+/** Publishes the showcase on `t`'s demo site and answers its pages' paths. */
+export async function publishShowcase(t: TestStack): Promise<Showcase> {
+  await t.call(
+    'POST',
+    '/articles',
+    article('marathon-training-plan', {
+      title: 'A 16-week marathon training plan',
+      excerpt: 'Four months from your first long run to the start line, week by week.',
+      category: 'Training',
+    }),
+  );
+  await t.call(
+    'POST',
+    '/articles',
+    article('trail-running-shoes', {
+      title: 'Trail running shoes for mud and rock',
+      excerpt: 'Lugs, rock plates and drop: what matters off road, and what does not.',
+      category: 'Running shoes',
+    }),
+  );
+  const related = (
+    await t.call(
+      'POST',
+      '/questions',
+      question('how-much-cushioning', {
+        question: 'How much cushioning do running shoes need?',
+        meta_description: 'More for long road runs, less for speed work and trails.',
+        topics: ['Running shoes'],
+      }),
+    )
+  ).body.id as string;
   await t.call(
     'POST',
     '/articles',
@@ -72,6 +104,7 @@ export async function publishShowcase(t: TestStack): Promise<{ article: string; 
       '/questions',
       question('how-often-replace-shoes', {
         question: 'How often should I replace running shoes?',
+        topics: ['Running shoes', 'Care'],
         answer: [
           {
             _type: 'paragraph',
@@ -99,5 +132,9 @@ export async function publishShowcase(t: TestStack): Promise<{ article: string; 
   return {
     article: `/sites/${t.siteId}/articles/best-running-shoes`,
     question: `/sites/${t.siteId}/questions/how-often-replace-shoes`,
+    home: `/sites/${t.siteId}/`,
+    category: `/sites/${t.siteId}/categories/running-shoes`,
+    topic: `/sites/${t.siteId}/topics/running-shoes`,
+    questions: `/sites/${t.siteId}/questions`,
   };
 }

@@ -84,7 +84,7 @@ it('makes each rate rule a WAF rate-based rule of its endpoint: per key by heade
   }
 });
 
-it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing, and names it in visitor links', () => {
+it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing but the sites’ pages, and names it in visitor links', () => {
   const distributions = Object.values(main.findResources('AWS::CloudFront::Distribution')).map(
     (d) => d.Properties.DistributionConfig,
   );
@@ -98,6 +98,10 @@ it('puts a CloudFront distribution with its web ACL in front of the API and of t
       ViewerProtocolPolicy: 'https-only',
     });
   }
+  const cached = distributions.flatMap((config) => config.CacheBehaviors ?? []);
+  expect(cached).toEqual([
+    expect.objectContaining({ PathPattern: '/sites/*', Compress: true, AllowedMethods: ['GET', 'HEAD'] }),
+  ]);
   expect(JSON.stringify(fnResource(main, 'Publish').Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEdge');
   main.hasOutput('ApiUrl', {
     Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiEdge'), 'DomainName'] }]] },

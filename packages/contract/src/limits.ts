@@ -84,8 +84,9 @@ export const SERVICE_LIMITS = {
   /** Levels of arrays and objects a JSON body may nest (the body itself is the first): deeper input would exhaust the stack of whatever walks it. */
   jsonDepthMax: 64,
   /**
-   * A visitor page may be served from a cache for this many seconds, then revalidated (ETag): a publish,
-   * notify or relink reaches readers within a minute, while a popular page costs one Lambda call a minute.
+   * A visitor page may be served from a cache (the CDN's, a browser's) for this many seconds, then
+   * revalidated (ETag): a publish, notify or relink reaches readers within a minute, while a popular page
+   * costs one Lambda call a minute at each CDN edge that serves it.
    */
   visitorMaxAgeSeconds: 60,
   /**
@@ -99,8 +100,6 @@ export const SERVICE_LIMITS = {
   sitemapUrlsMax: 50_000,
   /** Entries of a site's feed: its latest articles. */
   feedEntries: 20,
-  /** ... and served stale for this long more while the cache revalidates it in the background. */
-  visitorStaleSeconds: 300,
   /**
    * How long a function keeps a provider secret it read, in seconds: a rotated DataForSEO or Tavily secret
    * reaches warm functions within five minutes, at one Secrets Manager call per secret and container per five minutes.

@@ -63,7 +63,11 @@ export const html = (statusCode: number, body: string, headers: Record<string, s
   body,
 });
 
-const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}, stale-while-revalidate=${SERVICE_LIMITS.visitorStaleSeconds}`;
+/**
+ * No stale-while-revalidate: CloudFront honours it, and would serve a page the site took down for one
+ * more request after the minute is up (docs/api.md#the-cdn).
+ */
+const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}`;
 
 /**
  * A page any cache may keep: an ETag that is a hash of the HTML itself (so whatever changes what readers
