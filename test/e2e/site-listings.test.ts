@@ -1,3 +1,6 @@
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { pageId } from '@cm/core';
+import { runSites } from '@cm/local';
 import { article, question, requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
 
 /* The site's listing pages (docs/api.md#listing-pages): its home, categories, topics and index of questions. */
@@ -160,5 +163,61 @@ describe('category and topic pages, and the index of questions', () => {
     const { requests, result } = await requestPathCount(t, () => get(`/sites/${site.siteId}/categories/counted`));
     expect(titlesOf(result.text)).toHaveLength(3);
     expect(requests).toBe(2);
+  });
+});
+
+describe('pages published before the listings were kept', () => {
+  it('are put into them by npm run sites -- relist, placed by their first publish, once', async () => {
+    const site = await siteClient(t, 'Upgraded site');
+    await site.call('POST', '/articles', article('old-one', { category: 'Gear' }));
+    await site.call('POST', '/questions', question('old-two', { topics: ['Fit'] }));
+    await site.call('POST', '/articles', article('old-draft', { status: 'draft' }));
+    // What a page item from before the listings held: none of their attributes.
+    const listed = [
+      'listing_sk',
+      'gsi5pk',
+      'gsi5sk',
+      'card_text',
+      'category',
+      'noindex',
+      'canonical_url',
+      'visible_at',
+      'sections',
+      'sections_hash',
+      'sections_indexed',
+    ];
+    for (const [type, slug] of [
+      ['article', 'old-one'],
+      ['question', 'old-two'],
+      ['article', 'old-draft'],
+    ] as const)
+      await t.db.send(
+        new UpdateCommand({
+          TableName: t.stack.tableName,
+          Key: { pk: `SITE#${site.siteId}`, sk: `PAGE#${type}#${pageId(site.siteId, type, slug)}` },
+          UpdateExpression: `REMOVE ${listed.join(', ')}`,
+        }),
+      );
+    const before = await t.db.send(
+      new QueryCommand({
+        TableName: t.stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `SITE#${site.siteId}#SECTION#category#gear` },
+      }),
+    );
+    for (const item of before.Items ?? [])
+      await t.db.send(new DeleteCommand({ TableName: t.stack.tableName, Key: { pk: item.pk, sk: item.sk } }));
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual([]);
+
+    const lines: string[] = [];
+    const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    const env = { DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint, TABLE_NAME: t.stack.tableName };
+    expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
+    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 3 });
+    expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['What is old-two?', 'Title of old-one']);
+    expect(titlesOf((await get(`/sites/${site.siteId}/categories/gear`)).text)).toEqual(['Title of old-one']);
+    expect(titlesOf((await get(`/sites/${site.siteId}/topics/fit`)).text)).toEqual(['What is old-two?']);
+    expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
+    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 0 });
   });
 });

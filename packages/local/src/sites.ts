@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { BudgetInput } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { relistSite } from '@cm/publishing';
 import { setBudget } from '@cm/tools';
 
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
@@ -9,6 +10,7 @@ const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--loc
        npm run sites -- revoke-key --site ID | --key KEY
        npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none]
        npm run sites -- serve-domain --site ID [--domain DOMAIN] | --stop
+       npm run sites -- relist --site ID
 
 create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
 rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
@@ -21,6 +23,9 @@ serve-domain Serves the site's pages at its own domain (--domain, else the one i
             URLs, canonical links and sitemaps name https://DOMAIN/…; a domain is one site's at most. Point
             the domain at the deployment first (docs/operations.md#a-sites-own-domain). --stop: its pages
             are at the deployment's address again. Prints {"site_id":…,"served_domain":…}.
+relist      Puts the site's pages published before the listing pages existed into them (home, sections,
+            sitemaps, feed), once after the upgrade; pages listed already are left as they are. Prints
+            {"site_id":…,"pages":…,"relisted":…}.
 
 Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default the local stack's,
 http://127.0.0.1:DYNAMODB_PORT, port 8000 unless set) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
@@ -127,7 +132,10 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
   }
   const { positionals, values } = args;
   const command = positionals[0];
-  if (values.help || !['create', 'rotate-key', 'revoke-key', 'budget', 'serve-domain'].includes(command ?? '')) {
+  if (
+    values.help ||
+    !['create', 'rotate-key', 'revoke-key', 'budget', 'serve-domain', 'relist'].includes(command ?? '')
+  ) {
     out.error(USAGE);
     return values.help ? 0 : 2;
   }
@@ -169,6 +177,14 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
     const store = openStore();
     if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
     out.log(JSON.stringify(await setBudget(store, input.site, change, new Date())));
+    return 0;
+  }
+  if (command === 'relist') {
+    const input = parsed(out, z.object({ site: SiteId }), { site: values.site });
+    if (!input) return 2;
+    const store = openStore();
+    if (!(await store.sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
+    out.log(JSON.stringify({ site_id: input.site, ...(await relistSite(store, input.site)) }));
     return 0;
   }
   if (command === 'serve-domain') {

@@ -8,3 +8,4 @@ export * from './visitor';
 export * from './served-sites';
 export * from './listings';
 export * from './site-files';
+export * from './relist';

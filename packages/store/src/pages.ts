@@ -330,6 +330,71 @@ export class PageStore {
   }
 
   /**
+   * Puts a page published before listings were kept into them, as its next publish would: its card,
+   * its place by its first publish, the index of live pages while it is live, and its sections. Only a
+   * page that is not listed yet: a publish or relist meanwhile did it already (false then).
+   */
+  async relist(siteId: number, page: StoredPage, card: PageCard): Promise<boolean> {
+    const { type, id } = page;
+    const sections = card.sections.map(sectionName);
+    const hash = sectionsHash(card.sections);
+    const set = ['listing_sk = :lsk', 'noindex = :noindex', 'visible_at = :visible'];
+    const values: Record<string, unknown> = {
+      ':lsk': listedSortKey(page.created_at, id),
+      ':noindex': card.noindex,
+      ':visible': page.notified_at ?? page.created_at,
+    };
+    for (const [attribute, value] of [
+      ['card_text', card.card_text],
+      ['category', card.category],
+      ['canonical_url', card.canonical_url],
+      ['sections', sections.length > 0 ? sections : null],
+      ['sections_hash', hash],
+    ] as const) {
+      if (value === null) continue;
+      set.push(`${attribute} = :${attribute}`);
+      values[`:${attribute}`] = value;
+    }
+    if (isLive(page.status, page.deleted)) {
+      set.push('gsi5pk = :g5pk', 'gsi5sk = :lsk');
+      values[':g5pk'] = livePagesPartition(siteId, type);
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: pageKey(siteId, type, id),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          ConditionExpression: 'attribute_exists(#status) AND attribute_not_exists(listing_sk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+    if (hash !== null) {
+      await this.sections.reindex(siteId, { type, id }, page.created_at, [], card.sections);
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: pageKey(siteId, type, id),
+            UpdateExpression: 'SET sections_indexed = :hash',
+            ConditionExpression: 'sections_hash = :hash',
+            ExpressionAttributeValues: { ':hash': hash },
+          }),
+        );
+      } catch (error) {
+        // A publish since brought its own sections in line.
+        if (!conditionFailed(error)) throw error;
+      }
+    }
+    return true;
+  }
+
+  /**
    * The page's link index holds the links of its publish `version` (their `hash`), and what a page item
    * from before link items held of them is removed. Only while `version` is the page's: a newer publish
    * brings its own links in line. Until this is written, the page's next publish brings them in line
