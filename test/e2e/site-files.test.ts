@@ -115,7 +115,8 @@ describe('the feed', () => {
     }));
     expect(entries).toEqual([
       { id: `${root}/articles/second`, title: 'Title of second', summary: 'Body of second' },
-      { id: `${root}/articles/first`, title: 'Title of first', summary: 'The first <one>' },
+      // Atom's type="html": the text as escaped HTML, which a reader shows as the text it was.
+      { id: `${root}/articles/first`, title: 'Title of first', summary: 'The first &lt;one&gt;' },
     ]);
     // Every page names it, for feed readers to find.
     expect((await get(`/sites/${site.siteId}/`)).text).toContain(

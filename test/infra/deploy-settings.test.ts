@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { CURRENT_VERSION_EXPIRED_FLAGS, FLAGS } from 'aws-cdk-lib/cx-api';
 import { checkedApp } from '../../infra/checks';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
@@ -140,5 +143,34 @@ describe('a table of its own choosing', () => {
     });
     t.hasOutput('TableName', { Value: 'content-restored-2026-11-27' });
     expect(() => app.synth({ force: true })).not.toThrow();
+  });
+});
+
+describe('the CDK feature flags', () => {
+  it('pins every flag, each to the value the stacks were synthesized with before (no resource changes)', () => {
+    const pinned: Record<string, unknown> = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'cdk.json'), 'utf8'),
+    ).context;
+    const flags = Object.keys(pinned).filter((key) => key in FLAGS);
+    // Every flag this aws-cdk-lib takes is set, so an upgrade never changes one behind a deploy's back
+    // (target-partitions is a list of partitions, not a behaviour).
+    const configurable = Object.entries(FLAGS)
+      .filter(([flag, info]) => info.introducedIn.v2 !== undefined && !CURRENT_VERSION_EXPIRED_FLAGS.includes(flag))
+      .map(([flag]) => flag)
+      .filter((flag) => flag !== '@aws-cdk/core:target-partitions');
+    expect(configurable.filter((flag) => !flags.includes(flag))).toEqual([]);
+    const templates = (context: Record<string, unknown>) => {
+      const { edge, service } = serviceStacks(checkedApp({ context: { ...NO_BUNDLING, ...context } }), {
+        region: 'eu-west-1',
+        account: '123456789012',
+      });
+      return [Template.fromStack(edge).toJSON(), Template.fromStack(service).toJSON()];
+    };
+    const unpinned = Object.fromEntries(
+      Object.entries(pinned).filter(
+        ([key]) => !flags.includes(key) || key === '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion',
+      ),
+    );
+    expect(templates(pinned)).toEqual(templates(unpinned));
   });
 });

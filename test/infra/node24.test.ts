@@ -242,6 +242,12 @@ describeWith(node24, 'Node 24', () => {
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-type']).toMatch(/text\/html/);
       expect(page.body).toContain('Grip first.');
+      // The feed and sitemaps carry their writers (the feed and sitemap packages) on Node 24 too.
+      const feed = await call('site-files', 'GET', `/sites/${siteId}/feed.xml`);
+      expect(feed.statusCode).toBe(200);
+      expect(feed.body).toContain('<title type="html"><![CDATA[Trail shoes]]></title>');
+      const index = await call('site-files', 'GET', `/sites/${siteId}/sitemap.xml`);
+      expect(index.body).toContain(`/sites/${siteId}/sitemaps/listings.xml</loc>`);
     });
 
     it('notify takes the article down and queues a relink, which the relink worker plans and the relink-pages worker runs', async () => {

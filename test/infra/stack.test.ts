@@ -95,7 +95,7 @@ describe('cdk-nag (AWS Solutions)', () => {
 });
 
 describe('CDK stack', () => {
-  it('has the table on demand, retained, deletion-protected, with point-in-time recovery, TTL, the listing indexes and the row indexes', () => {
+  it('has the table on demand, retained, deletion-protected, with point-in-time recovery, TTL, the listing indexes, the row indexes and the index of live pages', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
@@ -114,6 +114,13 @@ describe('CDK stack', () => {
           Match.objectLike({ IndexName: 'gsi2', Projection: Match.objectLike({ ProjectionType: 'INCLUDE' }) }),
           Match.objectLike({ IndexName: 'gsi3', Projection: { ProjectionType: 'ALL' } }),
           Match.objectLike({ IndexName: 'gsi4', Projection: { ProjectionType: 'ALL' } }),
+          Match.objectLike({
+            IndexName: 'gsi5',
+            Projection: Match.objectLike({
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: Match.arrayWith(['visible_at']),
+            }),
+          }),
         ],
       }),
     });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Feed } from 'feed';
 import { ErrorLevel, SitemapIndexStream, SitemapStream, streamToPromise } from 'sitemap';
 import type { ListedPage } from '@cm/contract';
+import { escapeHtml } from './blocks';
 import { allowedUrl } from './urls';
 import { feedUrl, homeUrl, pageUrl, sitemapIndexUrl, sitemapUrl } from './site-urls';
 
@@ -85,13 +86,14 @@ export function feedXml(site: { name: string; root: string }, articles: readonly
   });
   for (const article of articles) {
     const url = pageUrl(site.root, article.type, article.slug);
+    // The package writes an entry's title and summary as Atom's `type="html"`: text, then, is escaped HTML.
     feed.addItem({
       id: url,
       link: url,
-      title: article.title,
+      title: escapeHtml(article.title),
       date: new Date(article.visible_at),
       published: new Date(article.created_at),
-      ...(article.card_text ? { description: article.card_text } : {}),
+      ...(article.card_text ? { description: escapeHtml(article.card_text) } : {}),
     });
   }
   return feed.atom1();
