@@ -218,9 +218,18 @@ export class ContentApiStack extends Stack {
         description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }
-    if (edge?.sites)
+    if (edge) {
+      // The sites' pages on an origin apart from the API's and the dashboard's.
+      for (const fn of [...this.functions.values(), this.mcpStream])
+        fn.addEnvironment('PUBLIC_PAGES_URL', `https://${edge.pages.distributionDomainName}`);
+      new CfnOutput(this, 'PagesUrl', {
+        value: `https://${edge.pages.distributionDomainName}`,
+        description: "The address of the sites' pages that serve no domain of their own: <PagesUrl>/sites/<id>/",
+      });
+    }
+    if (edge && props.siteDomains)
       new CfnOutput(this, 'SiteDomainsTarget', {
-        value: edge.sites.distributionDomainName,
+        value: edge.pages.distributionDomainName,
         description: "Point each of the sites' domains here (CNAME, or an alias at the apex)",
       });
     if (props.siteDomains && !edge)

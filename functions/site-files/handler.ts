@@ -22,18 +22,18 @@ const file = (request: ApiRequest, body: string | null, contentType: string) => 
 };
 
 const sitemapIndex = async (request: ApiRequest) =>
-  file(request, await siteSitemapIndex(getStore(), request.baseUrl, siteRefOf(request)), XML);
+  file(request, await siteSitemapIndex(getStore(), request.pagesBaseUrl, siteRefOf(request)), XML);
 
 const sitemap = async (request: ApiRequest) => {
   const params = SitemapParams.safeParse(request.event.pathParameters ?? {});
   const segment = params.success ? params.data.sitemap : '';
   const shard = segment === `${LISTINGS_SHARD}.xml` ? LISTINGS_SHARD : sitemapShardOf(segment);
   if (shard === null) throw notFound();
-  return file(request, await siteSitemap(getStore(), request.baseUrl, siteRefOf(request), shard), XML);
+  return file(request, await siteSitemap(getStore(), request.pagesBaseUrl, siteRefOf(request), shard), XML);
 };
 
 const feed = async (request: ApiRequest) =>
-  file(request, await siteFeed(getStore(), request.baseUrl, siteRefOf(request)), 'application/atom+xml; charset=utf-8');
+  file(request, await siteFeed(getStore(), request.pagesBaseUrl, siteRefOf(request)), 'application/atom+xml; charset=utf-8');
 
 export const handler = publicApi('site-files', {
   'GET /sites/{site_id}/sitemap.xml': sitemapIndex,
@@ -44,7 +44,7 @@ export const handler = publicApi('site-files', {
   'GET /domains/{host}/feed.xml': feed,
   'GET /domains/{host}/robots.txt': async (request) => {
     const ref = siteRefOf(request);
-    const robots = 'host' in ref ? await siteRobots(getStore(), request.baseUrl, ref.host) : null;
+    const robots = 'host' in ref ? await siteRobots(getStore(), request.pagesBaseUrl, ref.host) : null;
     return file(request, robots, 'text/plain; charset=utf-8');
   },
   'GET /domains/{host}/favicon.ico': async () => ({

@@ -20,7 +20,7 @@ const visit = (type: PageType) => async (request: ApiRequest) => {
   const ref = params.success ? siteRefOf(params.data) : null;
   const page =
     params.success && ref
-      ? await visitorPage(getStore(), request.baseUrl, ref, type, params.data.slug)
+      ? await visitorPage(getStore(), request.pagesBaseUrl, ref, type, params.data.slug)
       : unavailablePage(404);
   return answer(request, page);
 };
@@ -32,7 +32,7 @@ const list = (viewOf: (request: ApiRequest) => ListingView | null) => async (req
   const view = viewOf(request);
   const page =
     ref && view && query.success
-      ? await listingPage(getStore(), request.baseUrl, ref, view, query.data.before)
+      ? await listingPage(getStore(), request.pagesBaseUrl, ref, view, query.data.before)
       : unavailablePage(404);
   return answer(request, page);
 };

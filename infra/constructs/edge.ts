@@ -18,7 +18,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import type { CustomDomain } from './api';
-import { siteDistribution, sitePages, type SiteDomains } from './site-edge';
+import { pagesDistribution, redirectToPages, sitePages, type SiteDomains } from './site-edge';
 
 /** The web ACLs (EdgeStack, in us-east-1) the distributions carry, by ARN. */
 export interface EdgeAcls {
@@ -93,7 +93,7 @@ export function edgeDistributions(
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
   options: { domain?: CustomDomain; originVerifyVersion?: number; siteDomains?: SiteDomains } = {},
-): { api: Distribution; stream: Distribution; sites?: Distribution; originVerify: string } {
+): { api: Distribution; stream: Distribution; pages: Distribution; originVerify: string } {
   const { domain, originVerifyVersion = 1, siteDomains } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
@@ -120,13 +120,13 @@ export function edgeDistributions(
   // https://<id>.execute-api.<region>.amazonaws.com → its host.
   const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
-  const pages = sitePages(scope);
+  const pages = pagesDistribution(scope, sitePages(scope), apiOrigin, acls.api, siteDomains);
   return {
-    api: passThrough(scope, 'ApiEdge', apiOrigin, acls.api, "The API, behind WAF rate rules; the sites' pages cached", {
+    api: passThrough(scope, 'ApiEdge', apiOrigin, acls.api, "The API, behind WAF rate rules; the sites' pages moved", {
       domain,
-      additionalBehaviors: { '/sites/*': pages(apiOrigin) },
+      additionalBehaviors: { '/sites/*': redirectToPages(scope, apiOrigin, pages.distributionDomainName) },
     }),
-    ...(siteDomains ? { sites: siteDistribution(scope, pages, apiOrigin, acls.api, siteDomains) } : {}),
+    pages,
     stream: passThrough(
       scope,
       'McpStreamEdge',

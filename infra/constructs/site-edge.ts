@@ -23,8 +23,10 @@ import { SERVICE_LIMITS } from '@cm/contract';
 /*
  * The CDN of the sites' pages (docs/api.md#the-cdn): their pages, listings, sitemaps and feeds are kept
  * at CloudFront's edges for as long as the origin's Cache-Control says (a minute: no invalidations), and
- * sent compressed. Under the API's distribution at `/sites/*`, and at the sites' own domains on a
- * distribution of their own, which passes every request on as `/domains/<host>/<path>`.
+ * sent compressed, by a distribution of their own: an origin apart from the API's and the dashboard's
+ * (where a site's key is typed), at its own `*.cloudfront.net` address for `/sites/<id>/…` and at the
+ * sites' own domains, whose requests it passes on as `/domains/<host>/<path>`. The API's distribution
+ * sends `/sites/*` there (301).
  */
 
 /** The sites whose pages are served at their own domains: the domains, and a certificate covering them all. */
@@ -35,16 +37,36 @@ export interface SiteDomains {
 }
 
 /**
- * The viewer-request function of the sites' distribution: a request at `https://<host><path>` goes on
- * as `/domains/<host><path>`, the host in lower case without a port or final dot. The same rule as
- * core's `domainPath` (the local server's), which a test holds it to. CloudFront's JavaScript 2.0.
+ * The viewer-request function of the pages' distribution. At its own address it passes on the sites'
+ * pages (`/sites/…`), robots.txt and the icon as they are; any other request, at a site's domain, goes
+ * on as `/domains/<host><path>`, the host in lower case without a port or final dot: the same rule as
+ * core's `domainPath` (the local server's), which a test holds it to. Anything else of the API at its
+ * own address goes on as a host no site serves: a 404. CloudFront's JavaScript 2.0.
  */
 export const SITE_DOMAIN_FUNCTION_CODE = [
   'function handler(event) {',
   '  var request = event.request;',
   "  var host = request.headers.host.value.toLowerCase().replace(/:\\d+$/, '').replace(/\\.$/, '');",
+  '  var own = host === event.context.distributionDomainName;',
+  "  if (own && (request.uri.indexOf('/sites/') === 0 || request.uri === '/robots.txt' || request.uri === '/favicon.ico')) return request;",
   "  request.uri = '/domains/' + host + (request.uri === '/' ? '' : request.uri);",
   '  return request;',
+  '}',
+].join('\n');
+
+/**
+ * The viewer-request function of the API's `/sites/*`: a permanent redirect to the same page at the
+ * pages' distribution (`PAGES_HOST` stands for its domain), its query string kept.
+ */
+export const PAGES_REDIRECT_FUNCTION_CODE = [
+  'function handler(event) {',
+  '  var request = event.request;',
+  '  var query = Object.keys(request.querystring).map(function (name) {',
+  '    var value = request.querystring[name];',
+  "    return encodeURIComponent(name) + '=' + encodeURIComponent(value.value);",
+  "  }).join('&');",
+  "  var location = 'https://PAGES_HOST' + request.uri + (query ? '?' + query : '');",
+  "  return { statusCode: 301, statusDescription: 'Moved Permanently', headers: { location: { value: location } } };",
   '}',
 ].join('\n');
 
@@ -82,6 +104,22 @@ function strictTransport(scope: Construct): ResponseHeadersPolicy {
 /** How the sites' pages are served from an origin: GET and HEAD, cached as above, compressed, HTTPS. */
 export type SitePagesBehavior = (origin: IOrigin) => BehaviorOptions;
 
+/** The API's `/sites/*`: a permanent redirect to the pages' distribution, answered at the edge. */
+export function redirectToPages(scope: Construct, origin: IOrigin, pagesHost: string): BehaviorOptions {
+  const redirect = new CloudFrontFunction(scope, 'PagesRedirect', {
+    comment: "The API's /sites/* → the pages' distribution (301)",
+    code: FunctionCode.fromInline(PAGES_REDIRECT_FUNCTION_CODE.replace('PAGES_HOST', pagesHost)),
+    runtime: FunctionRuntime.JS_2_0,
+  });
+  return {
+    origin,
+    allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+    cachePolicy: CachePolicy.CACHING_DISABLED,
+    viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+    functionAssociations: [{ function: redirect, eventType: FunctionEventType.VIEWER_REQUEST }],
+  };
+}
+
 /** The behavior of the sites' pages, its policies made once for every distribution that serves them. */
 export function sitePages(scope: Construct): SitePagesBehavior {
   const cachePolicy = pagesCachePolicy(scope);
@@ -97,31 +135,40 @@ export function sitePages(scope: Construct): SitePagesBehavior {
 }
 
 /**
- * The distribution of the sites' own domains: each an alternate name on one certificate, every request
- * rewritten to `/domains/<host>/…` (so a host no site serves reaches only a 404), behind WAF's rate rules.
+ * The distribution of the sites' pages: at its own address their `/sites/…` pages, and at the sites' own
+ * domains (each an alternate name on one certificate) every request rewritten to `/domains/<host>/…`
+ * (so a host no site serves reaches only a 404), behind WAF's rate rules.
  */
-export function siteDistribution(
+export function pagesDistribution(
   scope: Construct,
   pages: SitePagesBehavior,
   origin: IOrigin,
   webAclId: string,
-  domains: SiteDomains,
+  domains?: SiteDomains,
 ): Distribution {
-  if (!Token.isUnresolved(domains.certificateArn) && !domains.certificateArn.startsWith('arn:aws:acm:us-east-1:'))
+  if (
+    domains &&
+    !Token.isUnresolved(domains.certificateArn) &&
+    !domains.certificateArn.startsWith('arn:aws:acm:us-east-1:')
+  )
     throw new Error(
       `The sites' certificate must be in us-east-1, where CloudFront reads it (not ${domains.certificateArn})`,
     );
-  if (domains.names.length === 0) throw new Error('siteDomains names no domain');
+  if (domains?.names.length === 0) throw new Error('siteDomains names no domain');
   const rewrite = new CloudFrontFunction(scope, 'SiteDomainPaths', {
-    comment: 'https://<site domain>/<path> → /domains/<site domain>/<path>',
+    comment: "The pages' own /sites/…; https://<site domain>/<path> → /domains/<site domain>/<path>",
     code: FunctionCode.fromInline(SITE_DOMAIN_FUNCTION_CODE),
     runtime: FunctionRuntime.JS_2_0,
   });
   const distribution = new Distribution(scope, 'SiteEdge', {
-    comment: "The sites' own domains: their pages, cached a minute",
-    domainNames: [...domains.names],
-    certificate: Certificate.fromCertificateArn(scope, 'SiteEdgeCertificate', domains.certificateArn),
-    minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+    comment: "The sites' pages, at its own address and the sites' own domains: cached a minute",
+    ...(domains
+      ? {
+          domainNames: [...domains.names],
+          certificate: Certificate.fromCertificateArn(scope, 'SiteEdgeCertificate', domains.certificateArn),
+          minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+        }
+      : {}),
     defaultBehavior: {
       ...pages(origin),
       functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
@@ -131,6 +178,11 @@ export function siteDistribution(
   });
   Validations.of(distribution).acknowledge(
     { id: 'AwsSolutions-CFR1', reason: "A site's readers may be in any country" },
+    {
+      id: 'AwsSolutions-CFR4',
+      reason:
+        'The default *.cloudfront.net certificate cannot set a minimum TLS version; with the sites’ domains their certificate sets TLS 1.2',
+    },
     {
       id: 'AwsSolutions-CFR3',
       reason:

@@ -84,10 +84,11 @@ it('makes each rate rule a WAF rate-based rule of its endpoint: per key by heade
   }
 });
 
-it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing but the sites’ pages, and names it in visitor links', () => {
-  const distributions = Object.values(main.findResources('AWS::CloudFront::Distribution')).map(
-    (d) => d.Properties.DistributionConfig,
-  );
+it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing, and names it in the API’s links', () => {
+  const distributions = Object.values(main.findResources('AWS::CloudFront::Distribution'))
+    .map((d) => d.Properties.DistributionConfig)
+    // The pages' own (site-edge.test.ts).
+    .filter((config) => !config.Comment.startsWith("The sites' pages"));
   expect(distributions).toHaveLength(2);
   for (const config of distributions) {
     expect(config.WebACLId).toBeDefined();
@@ -98,9 +99,13 @@ it('puts a CloudFront distribution with its web ACL in front of the API and of t
       ViewerProtocolPolicy: 'https-only',
     });
   }
-  const cached = distributions.flatMap((config) => config.CacheBehaviors ?? []);
-  expect(cached).toEqual([
-    expect.objectContaining({ PathPattern: '/sites/*', Compress: true, AllowedMethods: ['GET', 'HEAD'] }),
+  // The API's /sites/* only redirects to the pages' distribution.
+  expect(distributions.flatMap((config) => config.CacheBehaviors ?? [])).toEqual([
+    expect.objectContaining({
+      PathPattern: '/sites/*',
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      FunctionAssociations: [expect.objectContaining({ EventType: 'viewer-request' })],
+    }),
   ]);
   expect(JSON.stringify(fnResource(main, 'Publish').Environment.Variables.PUBLIC_BASE_URL)).toContain('ApiEdge');
   main.hasOutput('ApiUrl', {
@@ -115,7 +120,8 @@ it('adds the origin secret to what both distributions send on, and gives every f
   const origins = Object.values(main.findResources('AWS::CloudFront::Distribution')).flatMap(
     (d) => d.Properties.DistributionConfig.Origins,
   );
-  expect(origins).toHaveLength(2);
+  // The API's, the stream's and the pages'.
+  expect(origins).toHaveLength(3);
   for (const origin of origins) {
     expect(origin.OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() }]);
     expect(reference(origin.OriginCustomHeaders[0].HeaderValue)).toBe(true);

@@ -5,7 +5,7 @@ import { SITE_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
 
-/* The CDN of the sites' pages (docs/api.md#the-cdn): at the sites' own domains, and under the API's distribution. */
+/* The CDN of the sites' pages (docs/api.md#the-cdn): a distribution of their own, at its address and the sites' domains. */
 
 const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
 const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
@@ -20,7 +20,7 @@ const distributions = Object.values(t.findResources('AWS::CloudFront::Distributi
 );
 const sites = distributions.find((config) => config.Aliases?.includes('shop.example.com'));
 
-it("serves the sites' domains on a distribution of its own, with their certificate, WAF and the rewrite to /domains/<host>", () => {
+it("serves the sites' pages on a distribution of its own, with the domains' certificate, WAF and the rewrite to /domains/<host>", () => {
   expect(distributions).toHaveLength(3);
   expect(sites).toMatchObject({
     Aliases: ['shop.example.com', 'blog.example.org'],
@@ -71,10 +71,29 @@ it("caches the sites' pages by path and listing cursor only, at most the minute 
     }),
   });
   const [policy] = Object.keys(t.findResources('AWS::CloudFront::CachePolicy'));
-  const api = distributions.find((config) => !config.Aliases);
-  const pages = api.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/sites/*');
-  expect(pages.CachePolicyId).toEqual({ Ref: policy });
   expect(sites.DefaultCacheBehavior.CachePolicyId).toEqual({ Ref: policy });
+});
+
+it("moves the pages to an origin apart from the API's and the dashboard's: PUBLIC_PAGES_URL, and the API's /sites/* redirected there", () => {
+  const alone = Template.fromStack(
+    new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alone', { edge: acls }),
+  );
+  const configs = Object.values(alone.findResources('AWS::CloudFront::Distribution')).map(
+    (d) => d.Properties.DistributionConfig,
+  );
+  const pages = configs.find((config) => config.Comment.startsWith("The sites' pages"));
+  expect(pages.Aliases).toBeUndefined();
+  const pagesRef = { 'Fn::GetAtt': [Match.stringLikeRegexp('^SiteEdge'), 'DomainName'] };
+  alone.hasOutput('PagesUrl', { Value: { 'Fn::Join': ['', ['https://', pagesRef]] } });
+  const publish = Object.values(alone.findResources('AWS::Lambda::Function')).find((f) =>
+    JSON.stringify(f.Properties.Role).includes('PublishFunction'),
+  )!;
+  expect(JSON.stringify(publish.Properties.Environment.Variables.PUBLIC_PAGES_URL)).toContain('SiteEdge');
+  const redirect = Object.values(alone.findResources('AWS::CloudFront::Function')).find((f) =>
+    f.Properties.FunctionConfig.Comment.includes('301'),
+  )!;
+  expect(JSON.stringify(redirect.Properties.FunctionCode)).toContain('SiteEdge');
+  expect(JSON.stringify(redirect.Properties.FunctionCode)).not.toContain('PAGES_HOST');
 });
 
 it('takes the domains and their certificate from context, both or neither, and refuses a certificate of another region', () => {

@@ -1,14 +1,20 @@
 import { runInNewContext } from 'node:vm';
 import { domainPath } from '@cm/core';
-import { SITE_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
+import { PAGES_REDIRECT_FUNCTION_CODE, SITE_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
 
-/* The CloudFront function of the sites' domains and the local server pass a request on the same way. */
+/* The CloudFront functions of the pages' distribution and of the API's /sites/*, as CloudFront runs them. */
 
-/** The function as CloudFront runs it: its `handler` given a viewer-request event. */
-function cloudFront(host: string, uri: string): string {
-  const event = { request: { uri, method: 'GET', headers: { host: { value: host } }, querystring: {} } };
-  return runInNewContext(`${SITE_DOMAIN_FUNCTION_CODE}\nhandler(event)`, { event }).uri;
+const OWN = 'd111111abcdef8.cloudfront.net';
+
+/** A function's `handler` given a viewer-request event, as CloudFront runs it. */
+function run(code: string, host: string, uri: string, querystring: Record<string, { value: string }> = {}) {
+  const event = {
+    context: { distributionDomainName: OWN },
+    request: { uri, method: 'GET', headers: { host: { value: host } }, querystring },
+  };
+  return runInNewContext(`${code}\nhandler(event)`, { event });
 }
+const cloudFront = (host: string, uri: string): string => run(SITE_DOMAIN_FUNCTION_CODE, host, uri).uri;
 
 it.each([
   ['shop.example.com', '/'],
@@ -21,4 +27,26 @@ it.each([
 ])('passes %s%s on as the local server does', (host, uri) => {
   expect(cloudFront(host, uri)).toBe(domainPath(host, uri));
   expect(cloudFront(host, uri)).toMatch(/^\/domains\/[a-z0-9.-]+(\/|$)/);
+});
+
+it.each(['/sites/1/', '/sites/1/articles/boots', '/robots.txt', '/favicon.ico'])(
+  "passes %s on as it is at the pages' own address",
+  (uri) => expect(cloudFront(OWN, uri)).toBe(uri),
+);
+
+it.each(['/', '/v1/usage', '/dashboard', '/articles', '/mcp'])(
+  "sends %s at the pages' own address to a host no site serves (a 404), never to the API",
+  (uri) => expect(cloudFront(OWN, uri)).toBe(domainPath(OWN, uri)),
+);
+
+it("redirects the API's /sites/* to the pages' distribution for good, its query kept", () => {
+  const code = PAGES_REDIRECT_FUNCTION_CODE.replace('PAGES_HOST', OWN);
+  expect(run(code, 'api.example.com', '/sites/1/', { before: { value: 'WyIyMDI2Il0=' } })).toEqual({
+    statusCode: 301,
+    statusDescription: 'Moved Permanently',
+    headers: { location: { value: `https://${OWN}/sites/1/?before=WyIyMDI2Il0%3D` } },
+  });
+  expect(run(code, 'api.example.com', '/sites/1/articles/boots').headers.location.value).toBe(
+    `https://${OWN}/sites/1/articles/boots`,
+  );
 });

@@ -28,12 +28,12 @@ interface Read {
  */
 export async function listingPage(
   store: Store,
-  baseUrl: string,
+  pagesBaseUrl: string,
   ref: SiteRef,
   view: ListingView,
   cursor: string | undefined,
 ): Promise<VisitorPage> {
-  const served = await servedSite(store.sites, baseUrl, ref);
+  const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return unavailablePage(404);
   const { site, root } = served;
   const siteId = site.site_id;

@@ -26,8 +26,8 @@ const PAGE_TYPES: readonly PageType[] = ['article', 'question'];
 const PROBES_IN_FLIGHT = 8;
 
 /** The sitemap index: the listings' sitemap, and each month since the site began that has a live page. */
-export async function siteSitemapIndex(store: Store, baseUrl: string, ref: SiteRef, now = new Date()) {
-  const served = await servedSite(store.sites, baseUrl, ref);
+export async function siteSitemapIndex(store: Store, pagesBaseUrl: string, ref: SiteRef, now = new Date()) {
+  const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
   const months = monthsBetween(site.created_at.slice(0, 7), now.toISOString().slice(0, 7));
@@ -47,8 +47,8 @@ export async function siteSitemapIndex(store: Store, baseUrl: string, ref: SiteR
  * in), or a month's live pages that belong in a sitemap, each with its lastmod. Null when there is no
  * such site; a month past sitemapUrlsMax lists the first that many (docs/api.md#discovery-files).
  */
-export async function siteSitemap(store: Store, baseUrl: string, ref: SiteRef, shard: string) {
-  const served = await servedSite(store.sites, baseUrl, ref);
+export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteRef, shard: string) {
+  const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
   const max = SERVICE_LIMITS.sitemapUrlsMax;
@@ -69,8 +69,8 @@ export async function siteSitemap(store: Store, baseUrl: string, ref: SiteRef, s
 }
 
 /** The site's feed of its latest articles (Atom). */
-export async function siteFeed(store: Store, baseUrl: string, ref: SiteRef) {
-  const served = await servedSite(store.sites, baseUrl, ref);
+export async function siteFeed(store: Store, pagesBaseUrl: string, ref: SiteRef) {
+  const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
   const latest = await store.pages.livePages(site.site_id, ['article'], { limit: SERVICE_LIMITS.feedEntries });
@@ -78,7 +78,7 @@ export async function siteFeed(store: Store, baseUrl: string, ref: SiteRef) {
 }
 
 /** robots.txt of a site's own domain, or null when no site serves it. */
-export async function siteRobots(store: Store, baseUrl: string, host: string) {
-  const served = await servedSite(store.sites, baseUrl, { host });
+export async function siteRobots(store: Store, pagesBaseUrl: string, host: string) {
+  const served = await servedSite(store.sites, pagesBaseUrl, { host });
   return served ? siteRobotsTxt(served.root) : null;
 }

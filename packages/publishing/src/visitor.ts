@@ -36,7 +36,7 @@ export function unavailablePage(status: 404 | 410): VisitorPage {
  */
 export async function visitorPage(
   store: Store,
-  baseUrl: string,
+  pagesBaseUrl: string,
   ref: SiteRef,
   type: PageType,
   slug: string,
@@ -45,7 +45,7 @@ export async function visitorPage(
   const read = (siteId: number) => pages.get(siteId, type, pageId(siteId, type, slug));
   // A site named by id is read beside the page, in the same round trip; one named by its domain, first.
   const [served, named] = await Promise.all([
-    servedSite(sites, baseUrl, ref),
+    servedSite(sites, pagesBaseUrl, ref),
     'siteId' in ref ? read(ref.siteId) : null,
   ]);
   if (!served) return unavailablePage(404);

@@ -17,8 +17,13 @@ export interface Config {
   /** DYNAMODB_REQUEST_TIMEOUT_MS: the store client's request timeout, when not the production one. */
   dynamoRequestTimeoutMs?: number;
   region?: string;
-  /** Base URL of visitor pages; by default the URL the request came in on. */
+  /** Base URL of this deployment (the API's); by default the URL the request came in on. */
   publicBaseUrl?: string;
+  /**
+   * `PUBLIC_PAGES_URL`: base URL of the sites' pages under the deployment's address (`<it>/sites/<id>/…`),
+   * an origin apart from the API's and the dashboard's; by default the deployment's own base URL.
+   */
+  publicPagesUrl?: string;
   /** `ORIGIN_VERIFY`: the secret CloudFront sends in `x-origin-verify`; set, a request without it is refused. */
   originVerify?: string;
   dataforseo: DataForSeoConfig;
@@ -126,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dynamoRequestTimeoutMs: env.DYNAMODB_REQUEST_TIMEOUT_MS ? Number(env.DYNAMODB_REQUEST_TIMEOUT_MS) : undefined,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
+    publicPagesUrl: env.PUBLIC_PAGES_URL?.replace(/\/+$/, '') || undefined,
     originVerify: env.ORIGIN_VERIFY || undefined,
     dataforseo: {
       login: env.DATAFORSEO_LOGIN || undefined,

@@ -125,6 +125,8 @@ export interface ApiRequest {
   params<S extends z.ZodMiniType>(schema: S): z.output<S>;
   /** Absolute base URL of this deployment. */
   baseUrl: string;
+  /** Absolute base URL of the sites' pages under the deployment's address (`<it>/sites/<id>/…`; pagesBaseUrlOf). */
+  pagesBaseUrl: string;
   /**
    * Where the caller's site's pages are (its served domain, else under `baseUrl`): the root of every
    * page URL a reply names. Only on routes that take the API key.
@@ -154,6 +156,9 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, whe
   if (!result.success) throw validationError(where, result.error.issues);
   return result.data;
 }
+
+/** Base URL of the sites' pages under the deployment's address: PUBLIC_PAGES_URL, else the deployment's own. */
+export const pagesBaseUrlOf = (event: ApiEvent): string => getConfig().publicPagesUrl ?? baseUrlOf(event);
 
 /** Absolute base URL of this deployment: PUBLIC_BASE_URL, else the host the request came in on. */
 export function baseUrlOf(event: ApiEvent): string {
@@ -367,6 +372,7 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
         await authenticate?.(event, context);
         const { siteId = 0, servedDomain = null, jsonBody: parsed } = state.get(event) ?? {};
         const baseUrl = baseUrlOf(event);
+        const pagesBaseUrl = pagesBaseUrlOf(event);
         const observation = observationOf(context);
         const deadline = timeLimit(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS);
         try {
@@ -377,9 +383,10 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
             query: (schema) => validate(schema, event.queryStringParameters ?? {}, 'query'),
             params: (schema) => validate(schema, event.pathParameters ?? {}, 'path'),
             baseUrl,
+            pagesBaseUrl,
             siteRoot: () => {
               if (siteId === 0) throw new Error(`${event.routeKey} takes no API key: it has no site`);
-              return siteRoot(baseUrl, { site_id: siteId, served_domain: servedDomain });
+              return siteRoot(pagesBaseUrl, { site_id: siteId, served_domain: servedDomain });
             },
             observation,
             deadline: deadline.signal,

@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/contract';
 import { siteRoot } from '@cm/core';
 import { findPages, type ListingReader } from '@cm/publishing';
-import { baseUrlOf, validate } from '../http';
+import { pagesBaseUrlOf, validate } from '../http';
 import { decodePageList } from './replies.decoder';
 import { callRoute, readJob, routeEvent, type Caller, type Json } from './route-calls';
 
@@ -35,7 +35,7 @@ const searchPages = (caller: Caller, args: Json) => {
     if (status) query.status = status;
     return decodePageList(await callRoute('read', routeEvent(caller, 'GET', path, `GET ${path}`, { query })));
   };
-  const root = siteRoot(baseUrlOf(caller.event), { site_id: caller.siteId });
+  const root = siteRoot(pagesBaseUrlOf(caller.event), { site_id: caller.siteId });
   return findPages(parse(FindPagesInput, args), readListing, root);
 };
 
