@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CorruptItem } from '@cm/store/errors';
-import { budgetKey, jobKey, pageKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
+import { budgetKey, jobKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
+import { pageKey } from '../../packages/store/src/page-item';
 import { article, startTestStack, type TestStack } from '../helpers/local';
 
 /*

@@ -1,6 +1,9 @@
-import type { PageStatus, PageType } from '@cm/contract';
+import type { PageType } from '@cm/contract';
 
-/* Every key shape of the single table. Nothing outside this package builds one. */
+/*
+ * Every key shape of the single table but a page's and its parts', which page-item.ts keeps with the
+ * page item's indexes and what its writes set. Nothing outside this package builds one.
+ */
 
 export type Key = { pk: string; sk: string };
 
@@ -11,43 +14,6 @@ export const sequenceKey = (name: string): Key => ({ pk: 'SEQ', sk: name });
 export const healthKey: Key = { pk: 'HEALTH', sk: 'HEALTH' };
 
 export const sitePartition = (siteId: number): string => `SITE#${siteId}`;
-export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;
-export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: pageSk(type, id),
-});
-/** Items that belong to a page sort right after it: one Query reads the page with its parts. */
-export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
-export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
-export const chunkPrefix = (type: PageType, id: string, version: string): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
-export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
-  `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
-export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
-/**
- * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
- * holds whether relink keeps the link from readers. The page's one Query reads its links with it.
- */
-export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
-export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: `${pageLinkPrefix(type, id)}${targetId}`,
-});
-
-export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
-export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
-  `SITE#${siteId}#${type}#${status}`;
-export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
-
-/**
- * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
- * reach it, newest first publish first. `listing_sk` on the page item holds its sort key, so a notify
- * that brings the page back can put it in without a read.
- */
-export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
-export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
-
 /**
  * A category's articles or a topic's questions: one item per (section, page), in a partition per
  * section, newest first publish first. It names the page; the page item says whether it is live.
@@ -154,14 +120,6 @@ export const monitorClaimKey = (siteId: number, domain: string, work: string): K
   pk: backlinkPartition(siteId, domain),
   sk: `CLAIM#${work}`,
 });
-
-/**
- * Before page links were items of their own, a page item held its links (`links`), the targets relink
- * took out (`suppressed`) and since when, in one attribute per target named so. Still read, and removed
- * by the page's next publish or by relink's restore.
- */
-const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
-export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;
 
 /** A site's spend limits (PUT /v1/budget). */
 export const budgetKey = (siteId: number): Key => ({ pk: sitePartition(siteId), sk: 'BUDGET' });

@@ -1,15 +1,8 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
 import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
-import {
-  linkEdgeKey,
-  linksToPartition,
-  pageKey,
-  pageLinkKey,
-  pageLinkPrefix,
-  sitePartition,
-  suppressedSinceAttribute,
-} from './keys';
+import { linkEdgeKey, linksToPartition, sitePartition } from './keys';
+import { pageKey, pageLinkKey, pageLinkPrefix, suppressedSinceAttribute } from './page-item';
 import { decodeLegacyPageLinks, decodeLinkEdge, decodePageLink } from './links.decoder';
 
 export interface PageRef {

@@ -21,6 +21,7 @@ import { decodeCursorPositions, encodeCursor, ONE_POSITION, TWO_POSITIONS } from
 import { CorruptItem, InvalidCursor } from './errors';
 import { queryPageLinks, type PageLink } from './links';
 import { sectionsHash, sectionName, SectionStore, type NamedSection } from './sections';
+import { Update } from './update';
 import { decodePageLink } from './links.decoder';
 import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import {
@@ -39,6 +40,7 @@ import {
   type PageItem,
   type PageLiveStateItem,
 } from './pages.decoder';
+import { sitePartition } from './keys';
 import {
   answerPrefix,
   answerSk,
@@ -52,10 +54,10 @@ import {
   pagesByStatus,
   pagesByUpdated,
   pageSk,
-  sitePartition,
+  notifyUpdate,
+  publishUpdate,
   suppressedSinceAttribute,
-  updatedSortKey,
-} from './keys';
+} from './page-item';
 
 /** The page with the times the service itself recorded (never the editor's `updated_at`), for visitor pages' Last-Modified. */
 export interface StoredPage extends PageState {
@@ -217,84 +219,29 @@ export class PageStore {
       );
     }
     const hash = linksHash(links);
-    const values: Record<string, unknown> = {
-      ':type': type,
-      ':id': id,
-      ':site': siteId,
-      ':slug': doc.slug,
-      ':title': 'title' in doc ? doc.title : doc.question,
-      ':status': doc.status,
-      ':updated': doc.updated_at,
-      ':false': false,
-      ':version': version,
-      ':chunks': chunks.length,
-      ':now': now,
-      ':g1pk': pagesByUpdated(siteId, type),
-      ':g2pk': pagesByStatus(siteId, type, doc.status),
-      ':gsk': updatedSortKey(doc.updated_at, id),
-      ':noindex': card.noindex,
-      ':lsk': listedSortKey(now, id),
-    };
-    const set = [
-      '#type = :type',
-      'id = :id',
-      'site_id = :site',
-      'slug = :slug',
-      'title = :title',
-      '#status = :status',
-      'updated_at = :updated',
-      'deleted = :false',
-      'version = :version',
-      'chunks = :chunks',
-      'created_at = if_not_exists(created_at, :now)',
-      'notified_at = :now',
-      'gsi1pk = :g1pk',
-      'gsi1sk = :gsk',
-      'gsi2pk = :g2pk',
-      'gsi2sk = :gsk',
-      // What readers see of it may have changed: its sitemap entry's lastmod.
-      'visible_at = :now',
-      'noindex = :noindex',
-      // Its first publish, the order of the site's listings (from the first publish that kept it).
-      'listing_sk = if_not_exists(listing_sk, :lsk)',
-    ];
-    // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
-    const remove = ['site_clock', 'awaited_at'];
-    const optional = (attribute: string, value: unknown) => {
-      if (value === null) remove.push(attribute);
-      else {
-        set.push(`${attribute} = :${attribute}`);
-        values[`:${attribute}`] = value;
-      }
-    };
-    optional('card_text', card.card_text);
-    optional('category', card.category);
-    optional('canonical_url', card.canonical_url);
-    const sections = card.sections.map(sectionName);
     const sectionsNow = sectionsHash(card.sections);
-    optional('sections', sections.length > 0 ? sections : null);
-    optional('sections_hash', sectionsNow);
-    // In the index of live pages only while readers can reach it (a publish undoes a delete).
-    if (isLive(doc.status, false)) {
-      set.push('gsi5pk = :g5pk', 'gsi5sk = if_not_exists(listing_sk, :lsk)');
-      values[':g5pk'] = livePagesPartition(siteId, type);
-    } else remove.push('gsi5pk', 'gsi5sk');
-    if (hash === null) remove.push('links_hash');
-    else {
-      set.push('links_hash = :links');
-      values[':links'] = hash;
-    }
-    if (chunks.length === 0) {
-      set.push('doc = :doc');
-      values[':doc'] = encoded;
-    } else remove.push('doc');
+    const update = publishUpdate({
+      siteId,
+      type,
+      id,
+      slug: doc.slug,
+      title: 'title' in doc ? doc.title : doc.question,
+      status: doc.status,
+      updatedAt: doc.updated_at,
+      version,
+      doc: chunks.length === 0 ? encoded : null,
+      chunks: chunks.length,
+      linksHash: hash,
+      sections: card.sections.map(sectionName),
+      sectionsHash: sectionsNow,
+      card,
+      now,
+    });
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
-        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
-        ExpressionAttributeValues: values,
+        ...update.input(),
         ReturnValues: 'ALL_OLD',
       }),
     );
@@ -338,36 +285,28 @@ export class PageStore {
     const { type, id } = page;
     const sections = card.sections.map(sectionName);
     const hash = sectionsHash(card.sections);
-    const set = ['listing_sk = :lsk', 'noindex = :noindex', 'visible_at = :visible'];
-    const values: Record<string, unknown> = {
-      ':lsk': listedSortKey(page.created_at, id),
-      ':noindex': card.noindex,
-      ':visible': page.notified_at ?? page.created_at,
-    };
+    const update = new Update()
+      .set('listing_sk', listedSortKey(page.created_at, id))
+      .set('noindex', card.noindex)
+      .set('visible_at', page.notified_at ?? page.created_at);
     for (const [attribute, value] of [
       ['card_text', card.card_text],
       ['category', card.category],
       ['canonical_url', card.canonical_url],
       ['sections', sections.length > 0 ? sections : null],
       ['sections_hash', hash],
-    ] as const) {
-      if (value === null) continue;
-      set.push(`${attribute} = :${attribute}`);
-      values[`:${attribute}`] = value;
-    }
-    if (isLive(page.status, page.deleted)) {
-      set.push('gsi5pk = :g5pk', 'gsi5sk = :lsk');
-      values[':g5pk'] = livePagesPartition(siteId, type);
-    }
+    ] as const)
+      if (value !== null) update.set(attribute, value);
+    if (isLive(page.status, page.deleted))
+      update.set('gsi5pk', livePagesPartition(siteId, type)).set('gsi5sk', listedSortKey(page.created_at, id));
+    const condition = `attribute_exists(${update.name('status')}) AND attribute_not_exists(${update.name('listing_sk')})`;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, type, id),
-          UpdateExpression: `SET ${set.join(', ')}`,
-          ConditionExpression: 'attribute_exists(#status) AND attribute_not_exists(listing_sk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
+          ...update.input(),
+          ConditionExpression: condition,
         }),
       );
     } catch (error) {
@@ -725,38 +664,14 @@ export class PageStore {
       const current = await this.liveState(siteId, type, id);
       return current ? { before: current, relinkPendingBefore: current.relink_pending, markedAt: null } : 'unmatched';
     }
-    const set = ['notified_at = :received', 'relink_pending = if_not_exists(relink_pending, :received)'];
-    const remove: string[] = [];
-    const values: Record<string, unknown> = { ':received': receivedAt };
-    if (next) {
-      set.push('#status = :status', 'deleted = :deleted', 'gsi2pk = :g2pk');
-      Object.assign(values, {
-        ':status': next.status,
-        ':deleted': next.deleted,
-        ':g2pk': pagesByStatus(siteId, type, next.status),
-      });
-      // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
-      if (isLive(next.status, next.deleted)) {
-        set.push('gsi5pk = :g5pk', 'gsi5sk = if_not_exists(listing_sk, :lsk)');
-        Object.assign(values, { ':g5pk': livePagesPartition(siteId, type), ':lsk': listedSortKey(receivedAt, id) });
-      } else remove.push('gsi5pk', 'gsi5sk');
-    }
-    // Only the site's dates are ordered against each other; a publish removes the clock, so the first notify after it applies.
-    const conditions = ['attribute_exists(#status)'];
-    if (siteClock !== null) {
-      set.push('site_clock = :clock');
-      values[':clock'] = siteClock;
-      conditions.push('(attribute_not_exists(site_clock) OR site_clock <= :clock)');
-    }
+    const { update, condition } = notifyUpdate({ siteId, type, id }, change);
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, type, id),
-          UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
+          ...update.input(),
+          ConditionExpression: condition,
           ReturnValues: 'UPDATED_OLD',
         }),
       );

@@ -3,14 +3,8 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { ListedPage, PageType } from '@cm/contract';
 import { batchGet, batchWrite, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
-import {
-  pageKey,
-  SECTION_REGISTRY_PREFIX,
-  sectionMemberKey,
-  sectionPartition,
-  sectionRegistryKey,
-  sitePartition,
-} from './keys';
+import { SECTION_REGISTRY_PREFIX, sectionMemberKey, sectionPartition, sectionRegistryKey, sitePartition } from './keys';
+import { pageKey } from './page-item';
 import { decodeRegisteredSection, decodeSectionMember, decodeSectionPage } from './pages.decoder';
 
 /*

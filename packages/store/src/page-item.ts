@@ -1,0 +1,160 @@
+import { isLive, type PageStatus, type PageType } from '@cm/contract';
+import { sitePartition, type Key } from './keys';
+import { Update } from './update';
+
+/*
+ * The page item's one home: its key and its parts' (chunks, community answers, links), which sort
+ * right after it so one Query reads a page whole; the attributes of each index it is in (by updated_at,
+ * by status, and while it is live, the index of live pages); and what a publish writes of it.
+ */
+
+export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;
+export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: pageSk(type, id),
+});
+/** Items that belong to a page sort right after it: one Query reads the page with its parts. */
+export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
+export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
+  `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
+export const chunkPrefix = (type: PageType, id: string, version: string): string =>
+  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
+export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
+  `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
+export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
+/**
+ * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
+ * holds whether relink keeps the link from readers. The page's one Query reads its links with it.
+ */
+export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
+export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${pageLinkPrefix(type, id)}${targetId}`,
+});
+
+export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
+export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
+  `SITE#${siteId}#${type}#${status}`;
+export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
+
+/**
+ * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
+ * reach it, newest first publish first. `listing_sk` on the page item holds its sort key, so a notify
+ * that brings the page back can put it in without a read.
+ */
+export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
+export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+
+/**
+ * Before page links were items of their own, a page item held its links (`links`), the targets relink
+ * took out (`suppressed`) and since when, in one attribute per target named so. Still read, and removed
+ * by the page's next publish or by relink's restore.
+ */
+const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
+export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;
+
+/** What a publish writes of its page (PageStore.put). */
+export interface PublishWrite {
+  siteId: number;
+  type: PageType;
+  id: string;
+  slug: string;
+  /** An article's title or a question's question. */
+  title: string;
+  status: PageStatus;
+  updatedAt: string;
+  version: string;
+  /** The document gzipped when it fits the item, else null (it is in `chunks` chunk items). */
+  doc: Uint8Array | null;
+  chunks: number;
+  /** Its links' hash (null: none), and its sections (`kind/slug`) and their hash. */
+  linksHash: string | null;
+  sections: readonly string[];
+  sectionsHash: string | null;
+  card: { card_text: string | null; category: string | null; noindex: boolean; canonical_url: string | null };
+  now: string;
+}
+
+/**
+ * The one UpdateItem of a publish: the page's state and document, its index attributes (and the index
+ * of live pages while it is live: a publish undoes a delete), its card, and what it leaves to the site
+ * alone (summary, community answers) and to its first publish (`created_at`, `listing_sk`).
+ */
+export function publishUpdate(write: PublishWrite): Update {
+  const { siteId, type, id, status, now } = write;
+  const sortKey = updatedSortKey(write.updatedAt, id);
+  const update = new Update()
+    .set('type', type)
+    .set('id', id)
+    .set('site_id', siteId)
+    .set('slug', write.slug)
+    .set('title', write.title)
+    .set('status', status)
+    .set('updated_at', write.updatedAt)
+    .set('deleted', false)
+    .set('version', write.version)
+    .set('chunks', write.chunks)
+    .setIfAbsent('created_at', now, { valueKey: 'now' })
+    .set('notified_at', now)
+    .set('gsi1pk', pagesByUpdated(siteId, type))
+    .set('gsi1sk', sortKey)
+    .set('gsi2pk', pagesByStatus(siteId, type, status))
+    .set('gsi2sk', sortKey)
+    // What readers see of it may have changed: its sitemap entry's lastmod.
+    .set('visible_at', now)
+    .set('noindex', write.card.noindex)
+    // Its first publish orders the site's listings (from the first publish that kept it).
+    .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
+    .setOrRemove('card_text', write.card.card_text)
+    .setOrRemove('category', write.card.category)
+    .setOrRemove('canonical_url', write.card.canonical_url)
+    .setOrRemove('sections', write.sections.length > 0 ? write.sections : null)
+    .setOrRemove('sections_hash', write.sectionsHash)
+    .setOrRemove('links_hash', write.linksHash)
+    .setOrRemove('doc', write.doc)
+    // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
+    .remove('site_clock', 'awaited_at');
+  if (isLive(status, false))
+    update
+      .set('gsi5pk', livePagesPartition(siteId, type))
+      .setIfAbsent('gsi5sk', listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
+  else update.remove('gsi5pk', 'gsi5sk');
+  return update;
+}
+
+/**
+ * The one conditional UpdateItem of a notify (PageStore.applyNotify): the state it sets (`next`; null:
+ * it stays) with the indexes that follow it, the site's clock when it was dated, and a relink owed from
+ * its receipt unless one is owed already. Its condition: the page exists, and a dated notify is not
+ * older than the site's clock (only the site's dates are ordered against each other; a publish removes
+ * the clock, so the first notify after it applies).
+ */
+export function notifyUpdate(
+  page: { siteId: number; type: PageType; id: string },
+  change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
+): { update: Update; condition: string } {
+  const { siteId, type, id } = page;
+  const { next, receivedAt, siteClock } = change;
+  const update = new Update()
+    .set('notified_at', receivedAt)
+    .setIfAbsent('relink_pending', receivedAt, { valueKey: 'notified_at' });
+  if (next) {
+    update
+      .set('status', next.status)
+      .set('deleted', next.deleted)
+      .set('gsi2pk', pagesByStatus(siteId, type, next.status));
+    // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
+    if (isLive(next.status, next.deleted))
+      update
+        .set('gsi5pk', livePagesPartition(siteId, type))
+        .setIfAbsent('gsi5sk', listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
+    else update.remove('gsi5pk', 'gsi5sk');
+  }
+  const conditions = [`attribute_exists(${update.name('status')})`];
+  if (siteClock !== null) {
+    update.set('site_clock', siteClock);
+    const clock = update.name('site_clock');
+    conditions.push(`(attribute_not_exists(${clock}) OR ${clock} <= ${update.value('site_clock', siteClock)})`);
+  }
+  return { update, condition: conditions.join(' AND ') };
+}
