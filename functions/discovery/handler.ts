@@ -1,6 +1,6 @@
 import { buildOpenApi, HealthQuery, SERVICE_LIMITS } from '@cm/contract';
-import { robotsTxt, SITE_ICON_SVG } from '@cm/core';
-import { getStore, json, publicApi } from '@cm/runtime';
+import { robotsTxt } from '@cm/core';
+import { getStore, iconReply, json, publicApi } from '@cm/runtime';
 
 let openApi: string | undefined;
 
@@ -10,15 +10,7 @@ export const handler = publicApi('discovery', {
     if (request.query(HealthQuery).deep === '1') await getStore().ping();
     return json(200, { ok: true });
   },
-  'GET /favicon.ico': async () => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'image/svg+xml',
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'public, max-age=86400',
-    },
-    body: SITE_ICON_SVG,
-  }),
+  'GET /favicon.ico': async () => iconReply(),
   'GET /robots.txt': async () => ({
     statusCode: 200,
     headers: {

@@ -1,7 +1,7 @@
 import { ApiError, SitemapParams, SiteRootParams } from '@cm/contract';
-import { LISTINGS_SHARD, SITE_ICON_SVG, sitemapShardOf } from '@cm/core';
+import { LISTINGS_SHARD, sitemapShardOf } from '@cm/core';
 import { siteFeed, siteRobots, siteSitemap, siteSitemapIndex, type SiteRef } from '@cm/publishing';
-import { cacheableFile, getStore, publicApi, type ApiRequest } from '@cm/runtime';
+import { cacheableFile, getStore, iconReply, publicApi, type ApiRequest } from '@cm/runtime';
 
 const XML = 'application/xml; charset=utf-8';
 const notFound = () => new ApiError('not_found', 'No site serves this address, or it has no such file');
@@ -33,7 +33,11 @@ const sitemap = async (request: ApiRequest) => {
 };
 
 const feed = async (request: ApiRequest) =>
-  file(request, await siteFeed(getStore(), request.pagesBaseUrl, siteRefOf(request)), 'application/atom+xml; charset=utf-8');
+  file(
+    request,
+    await siteFeed(getStore(), request.pagesBaseUrl, siteRefOf(request)),
+    'application/atom+xml; charset=utf-8',
+  );
 
 export const handler = publicApi('site-files', {
   'GET /sites/{site_id}/sitemap.xml': sitemapIndex,
@@ -47,13 +51,5 @@ export const handler = publicApi('site-files', {
     const robots = 'host' in ref ? await siteRobots(getStore(), request.pagesBaseUrl, ref.host) : null;
     return file(request, robots, 'text/plain; charset=utf-8');
   },
-  'GET /domains/{host}/favicon.ico': async () => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'image/svg+xml',
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'public, max-age=86400',
-    },
-    body: SITE_ICON_SVG,
-  }),
+  'GET /domains/{host}/favicon.ico': async () => iconReply(),
 });

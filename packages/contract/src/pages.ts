@@ -159,6 +159,31 @@ export interface PageState {
 /** What readers can reach: a published page the site has not deleted. */
 export const isLive = (status: PageStatus, deleted: boolean): boolean => status === 'published' && !deleted;
 
+/** What lists a site's pages beside its home: a category's articles, or a topic's questions. */
+export type SectionKind = 'category' | 'topic';
+
+export interface Section {
+  kind: SectionKind;
+  /** Its name as one URL segment: letters and digits in lower case, runs of anything else as one `-`. */
+  slug: string;
+}
+
+/** A section a page is listed in, with its name as the page sent it (the section page's heading). */
+export interface NamedSection extends Section {
+  name: string;
+}
+
+/** What the site's listing pages, sitemaps and feed show of a page, decided at its publish. */
+export interface PageCard {
+  /** Its meta description, else about 200 characters of its first words; null when it has no text. */
+  card_text: string | null;
+  category: string | null;
+  noindex: boolean;
+  canonical_url: string | null;
+  /** Its category's page (an article), or its topics' pages (a question), the first `topicsListedMax`. */
+  sections: NamedSection[];
+}
+
 /**
  * A live page as the site's listing pages, sitemaps and feed show it (from the index of live pages):
  * what its card holds, and what its sitemap entry says.

@@ -1,23 +1,7 @@
-import { SERVICE_LIMITS, type PageDoc } from '@cm/contract';
+import { SERVICE_LIMITS, type NamedSection, type PageCard, type PageDoc, type Section } from '@cm/contract';
 import { isArticleDoc, pageBlocks } from './pages';
 import { plainText, preview } from './render';
-import { sectionSlug, type Section } from './site-urls';
-
-/** A section a page is listed in, with its name as the page sent it (the section page's heading). */
-export interface NamedSection extends Section {
-  name: string;
-}
-
-/** What the site's listing pages, sitemaps and feed show of a page, decided at its publish. */
-export interface PageCard {
-  /** Its meta description, else about 200 characters of its first words; null when it has no text. */
-  card_text: string | null;
-  category: string | null;
-  noindex: boolean;
-  canonical_url: string | null;
-  /** Its category's page (an article), or its topics' pages (a question), the first `topicsListedMax`. */
-  sections: NamedSection[];
-}
+import { sectionSlug } from './site-urls';
 
 /** Sections by name: one per slug (the first name sent for it), none for a name with no letter or digit. */
 function sectionsOf(kind: Section['kind'], names: readonly string[]): NamedSection[] {

@@ -1,4 +1,4 @@
-import type { PageType } from '@cm/contract';
+import type { PageType, Section } from '@cm/contract';
 
 /*
  * Where a site's pages are, built here only. A site whose domain is registered to be served by this
@@ -18,15 +18,6 @@ export const homeUrl = (root: string): string => `${root}/`;
 export const pageUrl = (root: string, type: PageType, slug: string): string =>
   `${root}/${type}s/${encodeURIComponent(slug)}`;
 
-/** What lists a site's pages beside its home: a category's articles, or a topic's questions. */
-export type SectionKind = 'category' | 'topic';
-
-export interface Section {
-  kind: SectionKind;
-  /** Its name as one URL segment (sectionSlug). */
-  slug: string;
-}
-
 /** A category's or topic's name as one URL segment: its letters and digits, lower case, runs of anything else as one `-`. */
 export const sectionSlug = (name: string): string =>
   name
@@ -35,7 +26,7 @@ export const sectionSlug = (name: string): string =>
     .replace(/[^\p{L}\p{N}]+/gu, '-')
     .replace(/^-|-$/g, '');
 
-const SECTION_PATHS: Record<SectionKind, string> = { category: 'categories', topic: 'topics' };
+const SECTION_PATHS: Record<Section['kind'], string> = { category: 'categories', topic: 'topics' };
 
 /** A category's or topic's page. */
 export const sectionUrl = (root: string, section: Section): string =>

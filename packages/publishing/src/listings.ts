@@ -1,5 +1,5 @@
-import { SERVICE_LIMITS, type ListedPage } from '@cm/contract';
-import { homeUrl, questionsUrl, renderListing, sectionUrl, type Section } from '@cm/core';
+import { SERVICE_LIMITS, type ListedPage, type Section } from '@cm/contract';
+import { homeUrl, questionsUrl, renderListing, sectionUrl } from '@cm/core';
 import type { Store } from '@cm/store';
 import { InvalidCursor } from '@cm/store/errors';
 import { servedSite, type SiteRef } from './served-sites';

@@ -14,7 +14,7 @@ import {
   validationError,
   type FunctionName,
 } from '@cm/contract';
-import { siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
+import { SITE_ICON_SVG, siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
@@ -78,6 +78,17 @@ const CACHEABLE = `public, max-age=${SERVICE_LIMITS.visitorMaxAgeSeconds}`;
 export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date | null): ApiResult {
   return cacheable(event, body, modifiedAt, (validators) => html(200, body, validators));
 }
+
+/** The pages' icon, which browsers ask every host for at its root: cached a day. */
+export const iconReply = (): ApiResult => ({
+  statusCode: 200,
+  headers: {
+    'content-type': 'image/svg+xml',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'public, max-age=86400',
+  },
+  body: SITE_ICON_SVG,
+});
 
 /** A site's file (a sitemap, its feed, its robots.txt) any cache may keep, revalidated as its pages are. */
 export function cacheableFile(event: ApiEvent, body: string, contentType: string): ApiResult {

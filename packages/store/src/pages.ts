@@ -10,6 +10,7 @@ import {
   isLive,
   type CommunityAnswer,
   type ListedPage,
+  type PageCard,
   type PageDoc,
   type PageState,
   type PageListItem,
@@ -20,7 +21,7 @@ import { batchGet, batchWrite, conditionFailed, mapLimit, queryAll } from './bat
 import { decodeCursorPositions, encodeCursor, ONE_POSITION, TWO_POSITIONS } from './cursor';
 import { CorruptItem, InvalidCursor } from './errors';
 import { queryPageLinks, type PageLink } from './links';
-import { sectionsHash, sectionName, SectionStore, type NamedSection } from './sections';
+import { sectionsHash, sectionName, SectionStore } from './sections';
 import { Update } from './update';
 import { decodePageLink } from './links.decoder';
 import { encodeJson, INLINE_LIMIT_BYTES, splitChunks } from './codec';
@@ -77,15 +78,6 @@ export interface PutPage {
   /** What the site's listing pages, sitemaps and feed show of it, and the sections that list it. */
   card: PageCard;
   now: string;
-}
-
-/** What listings show of a page (core's pageCard). */
-export interface PageCard {
-  card_text: string | null;
-  category: string | null;
-  noindex: boolean;
-  canonical_url: string | null;
-  sections: NamedSection[];
 }
 
 export interface PutResult {

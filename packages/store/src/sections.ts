@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ListedPage, PageType } from '@cm/contract';
+import type { ListedPage, NamedSection, PageType, SectionKind } from '@cm/contract';
 import { batchGet, batchWrite, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { SECTION_REGISTRY_PREFIX, sectionMemberKey, sectionPartition, sectionRegistryKey, sitePartition } from './keys';
@@ -14,15 +14,6 @@ import { decodeRegisteredSection, decodeSectionMember, decodeSectionPage } from 
  * notify that takes a page down needs no write here. An item whose page is no longer in that section
  * (a publish that failed between its writes) is skipped when listed.
  */
-
-export type SectionKind = 'category' | 'topic';
-
-export interface NamedSection {
-  kind: SectionKind;
-  slug: string;
-  /** The name the page sent for it: the section page's heading. */
-  name: string;
-}
 
 /** How a page item names a section it is in. */
 export const sectionName = (section: { kind: SectionKind; slug: string }): string => `${section.kind}/${section.slug}`;
