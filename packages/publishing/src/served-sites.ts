@@ -43,7 +43,11 @@ const sitesById = new Kept<number, Site | null>();
 const sitesByHost = new Kept<string, Site | null>();
 
 /** The site a reader's request names, or null (no such site, or a host no site serves). */
-export async function servedSite(sites: Store['sites'], pagesBaseUrl: string, ref: SiteRef): Promise<ServedSite | null> {
+export async function servedSite(
+  sites: Store['sites'],
+  pagesBaseUrl: string,
+  ref: SiteRef,
+): Promise<ServedSite | null> {
   const site =
     'siteId' in ref
       ? await sitesById.get(ref.siteId, () => sites.get(ref.siteId))
