@@ -39,8 +39,11 @@ export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = 
   'research-worker': 940 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
-/** The budget of a file beside `index.js`: mcp's server.js, the MCP SDK (without ajv) and the Lambda client. */
-export const SIDE_BUDGET_BYTES = 560 * 1024;
+/**
+ * The budget of a file beside `index.js`: mcp's server.js, the MCP SDK (without ajv) and the Lambda
+ * client. The v2 SDK, which speaks both protocol eras, is 330 KB of it where the v1 SDK was about 200.
+ */
+export const SIDE_BUDGET_BYTES = 800 * 1024;
 
 /** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
 function packageOf(path: string): string {
