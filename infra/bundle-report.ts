@@ -30,13 +30,16 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
 /**
  * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
  * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
- * and research then the admission of waiting research jobs (8 KB).
+ * and research then the admission of waiting research jobs (8 KB) and OAuth access tokens (7 KB, in every
+ * route function: the token's read and its scope). The oauth function is the authorization server
+ * (oidc-provider with Koa and jose, 330 KB of it), which no other function carries.
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
-  research: 480 * 1024,
+  research: 490 * 1024,
   'serp-landscape': 480 * 1024,
   'research-worker': 940 * 1024,
+  oauth: 760 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
 /**

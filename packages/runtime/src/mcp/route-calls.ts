@@ -9,6 +9,7 @@ import {
 import type { ElicitationStore, ResultStore } from '@cm/store';
 import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
+import type { Credential } from './access';
 import { invoke } from './invoke';
 
 /* A tool call as a call of a route: the event the HTTP API would send to the route's function, and its reply. */
@@ -22,7 +23,8 @@ export type Json = Record<string, unknown>;
  */
 export interface Caller {
   event: ApiEvent;
-  apiKey: string;
+  /** The caller's key or token, as the functions a call runs take it. */
+  credential: Credential;
   siteId: number;
   /** Tool results too large for one reply, kept for their pages. */
   results: ResultStore;
@@ -38,7 +40,7 @@ export class ToolFailure extends Error {
   }
 }
 
-/** The event the HTTP API would send to `fn` for this route, with the caller's key. */
+/** The event the HTTP API would send to `fn` for this route, with the caller's key or token. */
 export function routeEvent(
   caller: Caller,
   method: string,
@@ -58,7 +60,7 @@ export function routeEvent(
     rawPath: path,
     rawQueryString: query ? new URLSearchParams(query).toString() : '',
     headers: {
-      'x-api-key': caller.apiKey,
+      ...caller.credential,
       'content-type': 'application/json',
       host: base.host,
       'x-forwarded-proto': base.protocol.slice(0, -1),
