@@ -1,6 +1,6 @@
-import { ApiError, isJsonObject, MCP_TOOL_NAMES, scopeOfTool, type McpToolName, type OAuthScope } from '@cm/contract';
+import { ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
-import { bearerOf, holderOfToken, insufficientScope, tokenRequired } from '../bearer';
+import { bearerOf, holderOfToken, tokenRequired } from '../bearer';
 import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
 
@@ -91,28 +91,4 @@ export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> 
       true,
     );
   return { siteId: holder.siteId, credential: { authorization: `Bearer ${token}` }, scopes: holder.scopes };
-}
-
-const isToolName = (name: unknown): name is McpToolName => MCP_TOOL_NAMES.some((tool) => tool === name);
-
-/** The scopes the messages of a POST body ask for: each tool call its tool's, each task method research's. */
-function scopesAsked(body: unknown): OAuthScope[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((m): OAuthScope[] => {
-    if (!isJsonObject(m) || typeof m.method !== 'string') return [];
-    if (m.method.startsWith('tasks/')) return ['research'];
-    const name = m.method === 'tools/call' && isJsonObject(m.params) ? m.params.name : undefined;
-    return isToolName(name) ? [scopeOfTool(name)] : [];
-  });
-}
-
-/**
- * A token's step-up (MCP's authorization): a call whose tool needs a scope the token was not granted
- * is `403 insufficient_scope` before it runs, with a challenge that asks for it.
- */
-export function checkScopes(event: ApiEvent, caller: CheckedCaller, body: unknown): void {
-  const granted = caller.scopes;
-  if (!granted) return;
-  const missing = scopesAsked(body).find((scope) => !granted.includes(scope));
-  if (missing) throw insufficientScope(baseUrlOf(event), { scopes: granted, resource: 'mcp' }, missing);
 }

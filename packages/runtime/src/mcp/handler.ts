@@ -6,7 +6,7 @@ import { ApiError, MCP_OAUTH_PATH, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { logger } from '../observability';
 import { getMcpStores } from '../services';
-import { checkCaller, checkOAuthCaller, checkScopes, type CheckedCaller } from './access';
+import { checkCaller, checkOAuthCaller, type CheckedCaller } from './access';
 import type { McpReply } from './server';
 import { fromWebResponse, headersOf, toWebRequest } from './web-seam';
 
@@ -26,22 +26,11 @@ const notAllowed = () =>
 /** What becomes of an MCP reply: read whole (API Gateway), or handed on to stream (the function URL). */
 type Deliver = (event: ApiEvent, reply: McpReply) => Promise<ApiResult>;
 
-/** The JSON-RPC body of a POST, as far as it is JSON (the SDK answers what is not). */
-function bodyOf(event: ApiEvent): unknown {
-  if (!event.body) return undefined;
-  try {
-    return JSON.parse(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
-  } catch {
-    return undefined;
-  }
-}
-
 function mcpRoutes(streaming: boolean, deliver: Deliver): Handlers {
   const post =
     (check: (event: ApiEvent) => Promise<CheckedCaller>): Handlers[string] =>
     async ({ event, observation }) => {
       const caller = await check(event);
-      checkScopes(event, caller, bodyOf(event));
       observation.keys({ site_id: caller.siteId });
       // The MCP server (the SDK, the tool listing, the Lambda client) loads with the first call, not at cold start.
       const { handleMcp } = await import('./load-server');

@@ -4,6 +4,7 @@ import {
   ORIGIN_VERIFY_HEADER,
   TOOL_FUNCTIONS,
   type FunctionName,
+  type OAuthScope,
   type ToolName,
 } from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
@@ -25,6 +26,8 @@ export interface Caller {
   event: ApiEvent;
   /** The caller's key or token, as the functions a call runs take it. */
   credential: Credential;
+  /** A token's scopes; undefined for the API key, which may do everything its site may. */
+  scopes?: OAuthScope[];
   siteId: number;
   /** Tool results too large for one reply, kept for their pages. */
   results: ResultStore;

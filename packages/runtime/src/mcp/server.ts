@@ -43,6 +43,7 @@ import {
   startTask,
   TASKS_EXTENSION,
 } from './tasks';
+import { scopeRefusal } from './scopes';
 import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
 
 /*
@@ -332,6 +333,13 @@ export async function handleMcp(request: Request, caller: Caller, streaming: boo
   } catch {
     body = undefined;
   }
+  // A token's call it has no scope for is refused before anything runs.
+  const refusal = scopeRefusal(caller, body);
+  if (refusal)
+    return {
+      response: Response.json(refusal.toBody(), { status: refusal.status, headers: refusal.headers }),
+      ...noServer,
+    };
   // Answers come only to the endpoint that asks (a client answers where it was asked).
   const answers = streaming ? approvalAnswers(body) : null;
   if (answers) {

@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { OAuthPayload } from '@cm/store';
+import type { Adapter, AdapterPayload, errors as OidcErrors } from 'oidc-provider';
 import { getOAuthStore } from '../services';
 
 /*
@@ -22,51 +21,51 @@ export function secretMatches(stored: string | undefined, presented: string): bo
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-/** What the store gives back is what oidc-provider gave it (the store only takes the id out and puts it back). */
-const asPayload = (stored: OAuthPayload | undefined): AdapterPayload | undefined => stored;
+/** The adapter class oidc-provider makes one instance of per model; `errors` are oidc-provider's, loaded with it. */
+export const dynamoAdapter = (errors: typeof OidcErrors) =>
+  class DynamoAdapter implements Adapter {
+    constructor(private readonly model: string) {}
 
-export class DynamoAdapter implements Adapter {
-  constructor(private readonly model: string) {}
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const secret = payload.client_secret;
+      const kept =
+        this.model === 'Client' && typeof secret === 'string' && !secret.startsWith(SECRET_HASH)
+          ? { ...payload, client_secret: hashOf(secret) }
+          : payload;
+      await getOAuthStore().upsert(this.model, id, kept, expiresIn);
+    }
 
-  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    const secret = payload.client_secret;
-    const kept =
-      this.model === 'Client' && typeof secret === 'string' && !secret.startsWith(SECRET_HASH)
-        ? { ...payload, client_secret: hashOf(secret) }
-        : payload;
-    await getOAuthStore().upsert(this.model, id, kept, expiresIn);
-  }
+    /** What oidc-provider stored, given back (the store only takes the id out and puts it back). */
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return getOAuthStore().find(this.model, id);
+    }
 
-  async find(id: string): Promise<AdapterPayload | undefined> {
-    return asPayload(await getOAuthStore().find(this.model, id));
-  }
+    findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return getOAuthStore().findSessionByUid(uid);
+    }
 
-  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    return asPayload(await getOAuthStore().findSessionByUid(uid));
-  }
+    /** Device codes are not offered. */
+    async findByUserCode(): Promise<undefined> {
+      return undefined;
+    }
 
-  /** Device codes are not offered. */
-  async findByUserCode(): Promise<undefined> {
-    return undefined;
-  }
+    /**
+     * Marks a code or a refresh token used. Of two requests that use one at once, one does; the other
+     * is a replay, as a second use later is: the grant's tokens are revoked, and the request refused.
+     */
+    async consume(id: string): Promise<void> {
+      const store = getOAuthStore();
+      if ((await store.consume(this.model, id)) === 'consumed') return;
+      const grantId = (await store.find(this.model, id))?.grantId;
+      if (typeof grantId === 'string') await store.revokeGrant(grantId);
+      throw new errors.InvalidGrant('grant request is invalid: it was used already');
+    }
 
-  /**
-   * Marks a code or a refresh token used. Of two requests that use one at once, one does; the other
-   * is a replay, as a second use later is: the grant's tokens are revoked, and the request refused.
-   */
-  async consume(id: string): Promise<void> {
-    const store = getOAuthStore();
-    if ((await store.consume(this.model, id)) === 'consumed') return;
-    const grantId = (await store.find(this.model, id))?.grantId;
-    if (typeof grantId === 'string') await store.revokeGrant(grantId);
-    throw new errors.InvalidGrant('grant request is invalid: it was used already');
-  }
+    async destroy(id: string): Promise<void> {
+      await getOAuthStore().destroy(this.model, id);
+    }
 
-  async destroy(id: string): Promise<void> {
-    await getOAuthStore().destroy(this.model, id);
-  }
-
-  async revokeByGrantId(grantId: string): Promise<void> {
-    await getOAuthStore().revokeGrant(grantId);
-  }
-}
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await getOAuthStore().revokeGrant(grantId);
+    }
+  };

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import serverless from 'serverless-http';
 import { AUTHORIZATION_SERVER_METADATA_PATHS, ROUTE_TABLE, routeKey } from '@cm/contract';
 import { baseUrlOf, publicApi, type Handlers } from '../http';
-import { decodeServedReply } from './reply.decoder';
 import { providerOf } from './provider';
+import { decodeServedReply } from './reply.decoder';
 
 /*
  * The oauth function (docs/api.md#oauth): the authorization server's routes, behind the same
@@ -27,7 +27,7 @@ export function oauthHandler() {
       if (!serve) {
         // serverless-http's requests say they came over TLS; the base's scheme says how they did.
         const https = base.startsWith('https:');
-        serve = serverless(providerOf(base).callback(), {
+        serve = serverless((await providerOf(base)).callback(), {
           request: (request: IncomingMessage) => Reflect.set(request.socket, 'encrypted', https),
         });
         served.set(base, serve);

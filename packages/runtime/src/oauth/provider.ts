@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, errors as OidcErrors, KoaContextWithOIDC } from 'oidc-provider';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   OAUTH_ENDPOINTS,
@@ -12,7 +13,7 @@ import { redirectUriRefusal } from '@cm/core';
 import { fetchClientMetadataDocument } from '@cm/providers/client-metadata';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
-import { DynamoAdapter, secretMatches } from './adapter';
+import { dynamoAdapter, secretMatches } from './adapter';
 import { consentRoutes } from './consent';
 import { cookieKeys, signingKey } from './secrets';
 
@@ -43,19 +44,25 @@ const TTL = {
 } as const;
 
 /** A client's redirect URIs must each be https, or http to this machine (a native app); refused otherwise. */
-function checkRedirectUris(_ctx: unknown, _key: string, value: unknown): void {
-  const uris = Array.isArray(value) ? value : [];
-  for (const uri of uris) {
-    const refusal = typeof uri === 'string' ? redirectUriRefusal(uri) : 'a redirect URI must be a string';
-    if (refusal) throw new errors.InvalidRedirectUri(refusal);
-  }
-}
+const redirectUriCheck =
+  (errors: typeof OidcErrors) =>
+  (_ctx: unknown, _key: string, value: unknown): void => {
+    const uris = Array.isArray(value) ? value : [];
+    for (const uri of uris) {
+      const refusal = typeof uri === 'string' ? redirectUriRefusal(uri) : 'a redirect URI must be a string';
+      if (refusal) throw new errors.InvalidRedirectUri(refusal);
+    }
+  };
 
 /** The authorization server's configuration for the deployment at `base` (its issuer). */
-function configurationOf(base: string, settings: OAuthConfig & { secret: string }): Configuration {
+function configurationOf(
+  base: string,
+  settings: OAuthConfig & { secret: string },
+  errors: typeof OidcErrors,
+): Configuration {
   const ca = settings.clientMetadataCaFile ? readFileSync(settings.clientMetadataCaFile) : undefined;
   return {
-    adapter: DynamoAdapter,
+    adapter: dynamoAdapter(errors),
     clients: [],
     cookies: {
       keys: cookieKeys(settings.secret),
@@ -107,7 +114,7 @@ function configurationOf(base: string, settings: OAuthConfig & { secret: string 
         allowLoopback: settings.clientMetadataLoopbackDevOnly,
         ca,
       }),
-    extraClientMetadata: { properties: ['redirect_uris'], validator: checkRedirectUris },
+    extraClientMetadata: { properties: ['redirect_uris'], validator: redirectUriCheck(errors) },
     pkce: { required: () => true },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the browser's sign-in (kept only for the authorization): the grant and the key bound them.
@@ -133,14 +140,18 @@ function configurationOf(base: string, settings: OAuthConfig & { secret: string 
 
 const providers = new Map<string, Provider>();
 
-/** The authorization server of the deployment at `base`, made once per container. */
-export function providerOf(base: string): Provider {
+/**
+ * The authorization server of the deployment at `base`, made once per container. oidc-provider (with
+ * Koa and jose) loads with the first request, not where the handler is imported.
+ */
+export async function providerOf(base: string): Promise<Provider> {
   let provider = providers.get(base);
   if (provider) return provider;
   const settings = getConfig().oauth;
   const { secret } = settings;
   if (!secret) throw new Error('OAUTH_SECRET is not set: the authorization server has no key to sign with');
-  provider = new Provider(base, configurationOf(base, { ...settings, secret }));
+  const oidc = await import('oidc-provider');
+  provider = new oidc.default(base, configurationOf(base, { ...settings, secret }, oidc.errors));
   // Behind CloudFront and API Gateway: the scheme is the one x-forwarded-proto names.
   provider.proxy = true;
   // A registered client's secret is stored as its hash (adapter.ts): it is compared as one.
