@@ -40,7 +40,7 @@ export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
-export { OAuthStore, type OAuthPayload } from './oauth';
+export { OAuthStore } from './oauth';
 export { AccessTokenStore } from './access-tokens';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
