@@ -39,7 +39,7 @@ export const MCP_SCOPES: readonly OAuthScope[] = ['read', 'research', 'write'];
  * The scope each REST route asks of a token, by route key. A route that is not here takes the API key
  * only: setting the site's budget (`PUT /v1/budget`) is the owner's, not an agent's.
  */
-const REST_SCOPES: Record<string, OAuthScope> = {
+const restScopes = (): Record<string, OAuthScope> => ({
   'POST /articles': 'publish',
   'POST /questions': 'publish',
   'PUT /questions/{id}/summary': 'publish',
@@ -56,7 +56,9 @@ const REST_SCOPES: Record<string, OAuthScope> = {
   'GET /v1/usage': 'read',
   'GET /v1/budget': 'read',
   ...Object.fromEntries(TOOL_NAMES.map((name) => [`POST /v1/tools/${name}`, scopeOfTool(name)])),
-};
+});
+// Marked pure so a bundle that asks no route's scope (the mcp function's index.js) leaves the table out.
+const REST_SCOPES = /* @__PURE__ */ restScopes();
 
 /** The scope a route asks of an OAuth token; null when it takes the API key only. */
 export const scopeOfRoute = (route: Pick<RouteFacts, 'method' | 'path'>): OAuthScope | null =>
