@@ -264,6 +264,10 @@ describe('OAuth sign-in', () => {
     const once = await rawSignIn(t.key, 'read');
     expect((await once.replay()).body.error).toBe('invalid_grant');
     expect((await mcpCall(once.access_token, 'find_pages')).status).toBe(401);
+    // Two exchanges of one code at once: one gets tokens, the other is refused.
+    const { exchange } = await rawCode(t.key, 'read');
+    const both = await Promise.all([exchange(), exchange()]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
     // DCR takes only https, or http to this machine.
     const registered = await fetch(`${t.url}/oauth/register`, {
       method: 'POST',
@@ -339,6 +343,16 @@ let RAW_CLIENT = '';
 
 /** A sign-in by hand, as a host would without the SDK: PKCE, the consent form, the code exchanged. */
 async function rawSignIn(apiKey: string, scope: string) {
+  const { exchange } = await rawCode(apiKey, scope);
+  const issued = await exchange();
+  expect(issued.status).toBe(200);
+  const tokens = issued.body as { access_token: string; refresh_token: string; scope: string };
+  /** The same code exchanged again. */
+  return { ...tokens, replay: exchange };
+}
+
+/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it. */
+async function rawCode(apiKey: string, scope: string) {
   RAW_CLIENT = `https://127.0.0.1:${documents.port}${RAW_CLIENT_PATH}`;
   const verifier = randomBytes(32).toString('base64url');
   const browser = new Browser();
@@ -358,24 +372,14 @@ async function rawSignIn(apiKey: string, scope: string) {
   const csrf = csrfOf(await consent.response!.text());
   const { callback } = await submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
   const code = callback!.searchParams.get('code')!;
-  const issued = await token({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: CALLBACK,
-    client_id: RAW_CLIENT,
-    code_verifier: verifier,
-    resource: mcp,
-  });
-  expect(issued.status).toBe(200);
-  const tokens = issued.body as { access_token: string; refresh_token: string; scope: string };
-  /** The same code exchanged again. */
-  const replay = () =>
+  const exchange = () =>
     token({
       grant_type: 'authorization_code',
       code,
       redirect_uri: CALLBACK,
       client_id: RAW_CLIENT,
       code_verifier: verifier,
+      resource: mcp,
     });
-  return { ...tokens, replay };
+  return { exchange };
 }
