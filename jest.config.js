@@ -19,9 +19,10 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // middy, Portable Text's renderer, the feed writer, and the DOM packages readable-text extraction uses (through linkedom), ship ESM only.
+  // middy, Portable Text's renderer, the feed writer, the DOM packages readable-text extraction uses (through
+  // linkedom), and the authorization server (oidc-provider, with its jose), ship ESM only.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@middy|@portabletext|feed|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
+    '/node_modules/(?!(@middy|@portabletext|feed|oidc-provider|jose|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
   ],
   // One worker per core, not jest's default of one fewer: most test time is a stack waiting on its embedded DynamoDB.
   maxWorkers: '100%',

@@ -59,6 +59,9 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // The same, streaming; it also records the approval questions it asks (PutItem) and takes the
   // client's answers to them (UpdateItem).
   'mcp-stream': { table: 'readWrite' },
+  // The authorization server: tokens, codes, grants, sessions and clients (put, update, batch write),
+  // deleted one at a time when used up or revoked (DeleteItem); it reads sites and keys for sign-in.
+  oauth: { table: 'readWriteDelete' },
   // Plans a relink: its linking pages go in batches to the relink-pages queue (never back to its own).
   'relink-worker': { table: 'readWrite', sendsTo: ['relink-pages'] },
   'relink-pages-worker': { table: 'readWrite' },

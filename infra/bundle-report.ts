@@ -30,18 +30,24 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
 /**
  * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
  * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
- * research then the admission of waiting research jobs (8 KB), and both the store's listings of live
- * pages, sections and domains (8 KB: every tool's store holds the pages a page-scoped call reads).
+ * research then the admission of waiting research jobs (8 KB), both the store's listings of live pages,
+ * sections and domains (8 KB: every tool's store holds the pages a page-scoped call reads) and OAuth
+ * access tokens (7 KB, in every route function: the token's read and its scope). The oauth function is
+ * the authorization server (oidc-provider with Koa and jose, 330 KB of it), which no other function carries.
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
   research: 490 * 1024,
   'serp-landscape': 490 * 1024,
   'research-worker': 940 * 1024,
+  oauth: 760 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
-/** The budget of a file beside `index.js`: mcp's server.js, the MCP SDK (without ajv) and the Lambda client. */
-export const SIDE_BUDGET_BYTES = 560 * 1024;
+/**
+ * The budget of a file beside `index.js`: mcp's server.js, the MCP SDK (without ajv) and the Lambda
+ * client. The v2 SDK, which speaks both protocol eras, is 330 KB of it where the v1 SDK was about 200.
+ */
+export const SIDE_BUDGET_BYTES = 800 * 1024;
 
 /** The npm package a bundled file belongs to (the last `node_modules/` of its path), or the repository's own code. */
 function packageOf(path: string): string {

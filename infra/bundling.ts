@@ -35,6 +35,11 @@ export const entryOf = (name: string) => join(ROOT, 'functions', name, 'handler.
  */
 const LAMBDA_CREDENTIALS = { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' };
 const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-streams.ts' };
+/**
+ * The oauth function's Koa (under oidc-provider) looks media types up in mime-db, every one of them
+ * (287 KB); it names only the few in this file.
+ */
+const FEW_MEDIA_TYPES = { 'mime-db': './infra/koa-mime-db.json' };
 /** The MCP SDK's JSON Schema validator, for elicitation answers in `elicitInput`, which the MCP server does not use. */
 const NO_AJV = { ajv: './infra/no-ajv.ts', 'ajv-formats': './infra/no-ajv.ts' };
 
@@ -49,6 +54,7 @@ export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['research-worker']
 export const aliasesOf = (name?: FunctionId): Record<string, string> => ({
   ...LAMBDA_CREDENTIALS,
   ...(name && EVENT_STREAM_FUNCTIONS.includes(name) ? {} : NO_EVENT_STREAMS),
+  ...(name === 'oauth' ? FEW_MEDIA_TYPES : {}),
 });
 
 /**

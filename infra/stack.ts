@@ -31,6 +31,7 @@ import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
 import { contentTable, tableBackups } from './constructs/storage';
 import { serviceDashboard } from './constructs/dashboard';
+import { oauthSecret } from './constructs/oauth';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
@@ -167,6 +168,8 @@ export class ContentApiStack extends Stack {
         MCP_INVOKES.map((target) => made(this.functions, target)),
       );
     }
+    oauthSecret(this, made(this.functions, 'oauth'));
+
     // The handler checks the origin and the API key itself, as on the API's POST /mcp.
     const mcpStreamUrl = this.mcpStream.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,

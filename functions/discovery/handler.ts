@@ -1,8 +1,25 @@
-import { buildOpenApi, HealthQuery, SERVICE_LIMITS } from '@cm/contract';
+import {
+  buildOpenApi,
+  HealthQuery,
+  MCP_OAUTH_PATH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadata,
+  SERVICE_LIMITS,
+  type OAuthResource,
+} from '@cm/contract';
 import { robotsTxt } from '@cm/core';
 import { getStore, iconReply, json, publicApi } from '@cm/runtime';
 
 let openApi: string | undefined;
+
+/** A protected resource's RFC 9728 metadata: any page may read it (browser-based clients discover with it). */
+const resourceMetadata =
+  (resource: OAuthResource) =>
+  async ({ baseUrl }: { baseUrl: string }) =>
+    json(200, protectedResourceMetadata(baseUrl, resource), {
+      'access-control-allow-origin': '*',
+      'cache-control': 'public, max-age=3600',
+    });
 
 export const handler = publicApi('discovery', {
   // Cheap unless asked for more: deep=1 reads the table once (503 service_unavailable when it cannot be reached).
@@ -19,6 +36,10 @@ export const handler = publicApi('discovery', {
     },
     body: robotsTxt(),
   }),
+  // The MCP endpoint's, at its path and at the root, where clients that read no challenge look.
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}`]: resourceMetadata('mcp'),
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}${MCP_OAUTH_PATH}`]: resourceMetadata('mcp'),
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}/v1`]: resourceMetadata('rest'),
   'GET /openapi.json': async ({ baseUrl }) => {
     openApi ??= JSON.stringify(buildOpenApi(baseUrl));
     return { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: openApi };

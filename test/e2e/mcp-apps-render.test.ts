@@ -187,10 +187,14 @@ describe('the MCP Apps build', () => {
       expect(html).not.toMatch(/\s(?:src|href|srcset|action)=/);
       expect(styles).not.toMatch(/url\(|@import/);
       expect(script).not.toMatch(/\bfetch\(|new (?:XMLHttpRequest|WebSocket|EventSource)\b|sendBeacon\(|x-api-key/i);
-      // The only URLs are identifiers inside the bundled libraries (JSON Schema dialects, a description's example), never loaded.
+      // The only URLs are identifiers inside the bundled libraries (JSON Schema dialects, the base the MCP
+      // SDK's JSON Schema validator resolves $refs against, a description's example), never loaded.
       const urls = new Set(html.match(/https?:\/\/[^\s"'`)<>\\]+/g) ?? []);
       expect(
-        [...urls].filter((url) => !/^https?:\/\/(json-schema\.org\/|\*\.example\.com$|\[\$\{\w+\}\]$)/.test(url)),
+        [...urls].filter(
+          (url) =>
+            !/^https?:\/\/(json-schema\.org\/|github\.com\/cfworker$|\*\.example\.com$|\[\$\{\w+\}\]$)/.test(url),
+        ),
       ).toEqual([]);
     },
   );

@@ -78,7 +78,7 @@ describe('bundles', () => {
 
   it("leaves mcp's server out of its index.js: the MCP SDK, its zod and the Lambda client are in server.js, loaded by the first POST", () => {
     const mcp = sizes.find((size) => size.name === 'mcp')!;
-    for (const heavy of ['@modelcontextprotocol/sdk', '@aws-sdk/client-lambda'])
+    for (const heavy of ['@modelcontextprotocol/server', '@aws-sdk/client-lambda'])
       expect({ heavy, index: mcp.packages.includes(heavy), side: mcp.side!.packages.includes(heavy) }).toEqual({
         heavy,
         index: false,

@@ -158,6 +158,7 @@ describeWith(node24, 'Node 24', () => {
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         POWERTOOLS_METRICS_DISABLED: 'true',
         SANDBOX_RESEARCH_MS: '0',
+        OAUTH_SECRET: 'node24-oauth-secret',
       },
     });
     host.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -380,6 +381,19 @@ describeWith(node24, 'Node 24', () => {
       expect(events.at(-1)).toMatchObject({ id: 2, result: { isError: true } });
       const refused = await invoke('mcp-stream', apiEvent('POST', '/mcp', { body: {}, headers: {} }));
       expect(refused).toMatchObject({ statusCode: 401 });
+    });
+
+    it('oauth: the authorization server (oidc-provider, bundled to CommonJS) answers its metadata and registers a client', async () => {
+      const metadata = await call('oauth', 'GET', '/.well-known/oauth-authorization-server');
+      expect(metadata).toMatchObject({
+        statusCode: 200,
+        body: { issuer: 'https://api.example.com', code_challenge_methods_supported: ['S256'] },
+      });
+      const registered = await call('oauth', 'POST', '/oauth/register', {
+        redirect_uris: ['https://host.example/cb'],
+        token_endpoint_auth_method: 'none',
+      });
+      expect(registered).toMatchObject({ statusCode: 201, body: { client_id: expect.any(String) } });
     });
 
     it('invoked every function of the stack', () => {

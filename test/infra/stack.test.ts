@@ -13,6 +13,7 @@ import {
   MCP_STREAM_TIMEOUT_SECONDS,
   QUEUE_SETTINGS,
   ROUTES,
+  answersHead,
   visibilityTimeoutSeconds,
   TOOL_FUNCTIONS,
   TOOL_NAMES,
@@ -150,7 +151,7 @@ describe('CDK stack', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
-    const heads = ROUTES.filter((r) => r.method === 'GET' && r.path !== '/mcp').map((r) => `HEAD ${r.path}`);
+    const heads = ROUTES.filter(answersHead).map((r) => `HEAD ${r.path}`);
     expect(heads).toContain('HEAD /sites/{site_id}/articles/{slug}');
     expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), ...heads, '$default'].sort());
   });
@@ -181,7 +182,21 @@ describe('CDK stack', () => {
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('dynamodb:DeleteItem'))
       .map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])
       .sort();
-    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert']);
+    // The authorization server deletes the codes and tokens that are used up or revoked.
+    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth']);
+  });
+
+  it("gives the authorization server's secret to the oauth function alone, resolved at deploy", () => {
+    const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) =>
+      id.startsWith('OAuthSecret'),
+    );
+    const holders = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .filter(([, f]) => f.Properties.Environment?.Variables?.OAUTH_SECRET !== undefined)
+      .map(([id, f]) => ({
+        id,
+        named: JSON.stringify(f.Properties.Environment.Variables.OAUTH_SECRET).includes(secretId!),
+      }));
+    expect(holders).toEqual([{ id: expect.stringMatching(/^OauthFunction/), named: true }]);
   });
 
   it(

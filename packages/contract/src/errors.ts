@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   unauthorized: 401,
   site_mismatch: 403,
+  insufficient_scope: 403,
   origin_not_allowed: 403,
   edge_required: 403,
   not_found: 404,

@@ -31,6 +31,8 @@ export const FUNCTIONS = [
   'dashboard',
   // The MCP endpoint: it runs each tool by invoking that tool's own function.
   'mcp',
+  // The OAuth authorization server: sign-in with the site's key, tokens for agents.
+  'oauth',
 ] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 

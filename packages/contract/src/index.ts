@@ -17,4 +17,5 @@ export * from './estimate';
 export * from './research';
 export * from './metrics';
 export * from './mcp';
+export * from './oauth';
 export * from './resilience';

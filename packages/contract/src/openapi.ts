@@ -3,6 +3,8 @@ import { Block, KNOWN_BLOCKS } from './blocks';
 import { isJsonObject } from './common';
 import { ERROR_STATUS } from './errors';
 import { ROUTES, type Reply, type Route } from './routes';
+import { MCP_SCOPES, OAUTH_ENDPOINTS, OAUTH_SCOPES, scopeOfRoute } from './oauth';
+import { MCP_OAUTH_PATH } from './route-table';
 
 const REF_PREFIX = '#/components/schemas/';
 
@@ -79,13 +81,20 @@ function operation(route: Route): JsonSchema {
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
-    ...(route.auth ? { security: [{ apiKey: [] }] } : { security: [] }),
+    security: securityOf(route),
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } }
       : {}),
     responses,
   };
+}
+
+/** Who may call a route: the API key, and on the routes that take one an OAuth token with the route's scope. */
+function securityOf(route: Route): JsonSchema[] {
+  if (!route.auth) return [];
+  const scopes = route.path === MCP_OAUTH_PATH ? [...MCP_SCOPES] : [scopeOfRoute(route)].filter((s) => s !== null);
+  return [{ apiKey: [] }, ...(scopes.length ? [{ oauth2: scopes }] : [])];
 }
 
 /** The OpenAPI 3.1 document, generated from the zod schemas that validate the requests. */
@@ -116,7 +125,23 @@ export function buildOpenApi(serverUrl?: string): JsonSchema {
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        oauth2: {
+          type: 'oauth2',
+          description:
+            'OAuth 2.1, for agents (docs/api.md#oauth): the authorization code flow with PKCE (S256), a resource indicator (RFC 8707) and the consent page, where the site owner signs in with the API key',
+          flows: {
+            authorizationCode: {
+              // Relative: resolved against the document's server, the deployment's base URL.
+              authorizationUrl: OAUTH_ENDPOINTS.authorization,
+              tokenUrl: OAUTH_ENDPOINTS.token,
+              refreshUrl: OAUTH_ENDPOINTS.token,
+              scopes: OAUTH_SCOPES,
+            },
+          },
+        },
+      },
       schemas,
     },
     paths,

@@ -1,4 +1,5 @@
 import { PAID_TOOLS } from './estimate';
+import { OAUTH_ENDPOINTS } from './oauth';
 import { MCP_PATH, type HttpMethod } from './route-table';
 
 /*
@@ -95,6 +96,25 @@ export const RATE_RULES: readonly RateRule[] = [
     routes: PUBLISH_ROUTES,
     limit: 600,
     windowSeconds: 60,
+  },
+  // An agent signed in by OAuth is counted by its token as a key is by the key.
+  {
+    name: 'paid-tools-per-bearer',
+    endpoint: 'api',
+    by: { header: 'authorization' },
+    routes: PAID_ROUTES,
+    limit: 120,
+    windowSeconds: 60,
+  },
+  // Dynamic Client Registration is open, as MCP hosts expect: each registration is an item, so an address
+  // registers a few clients at a time.
+  {
+    name: 'oauth-registrations-per-ip',
+    endpoint: 'api',
+    by: 'ip',
+    routes: [{ method: 'POST', path: OAUTH_ENDPOINTS.registration }],
+    limit: 20,
+    windowSeconds: 300,
   },
   { name: 'api-per-ip', endpoint: 'api', by: 'ip', limit: 6_000, windowSeconds: 300 },
   {

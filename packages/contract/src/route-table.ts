@@ -45,6 +45,13 @@ export const TOOL_FUNCTIONS: Readonly<Record<ToolName, FunctionName>> = {
 export const MCP_PATH = '/mcp';
 
 /**
+ * The MCP endpoint that advertises OAuth (docs/api.md#oauth): the same server as MCP_PATH, which takes
+ * the API key and never answers an OAuth challenge, for hosts that drop a configured key once they see
+ * OAuth metadata.
+ */
+export const MCP_OAUTH_PATH = '/mcp/oauth';
+
+/**
  * The header CloudFront adds to every request it sends to the API and the streaming endpoint, holding
  * the deployment's origin secret (`ORIGIN_VERIFY`): a request without it did not pass WAF, and is
  * refused `403 edge_required` before any work.
@@ -73,7 +80,7 @@ export const routeKey = (r: Pick<RouteFacts, 'method' | 'path'>): string => `${r
  * body. The MCP endpoint's GET is a stream, not a document, so it does not.
  */
 export const answersHead = (route: Pick<RouteFacts, 'method' | 'path'>): boolean =>
-  route.method === 'GET' && route.path !== MCP_PATH;
+  route.method === 'GET' && route.path !== MCP_PATH && route.path !== MCP_OAUTH_PATH;
 
 /** The route key a request is served as: a HEAD request as its GET route. */
 export const servedRouteKey = (key: string): string => (key.startsWith('HEAD ') ? `GET ${key.slice(5)}` : key);
@@ -160,4 +167,22 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'mcp', method: 'POST', path: MCP_PATH, auth: true },
   { fn: 'mcp', method: 'GET', path: MCP_PATH, auth: false },
   { fn: 'mcp', method: 'DELETE', path: MCP_PATH, auth: false },
+  { fn: 'mcp', method: 'POST', path: MCP_OAUTH_PATH, auth: true },
+  { fn: 'mcp', method: 'GET', path: MCP_OAUTH_PATH, auth: false },
+  { fn: 'mcp', method: 'DELETE', path: MCP_OAUTH_PATH, auth: false },
+  // RFC 9728: the protected resources' metadata (the MCP endpoint's also at the root, where clients look first).
+  { fn: 'discovery', method: 'GET', path: '/.well-known/oauth-protected-resource', auth: false },
+  { fn: 'discovery', method: 'GET', path: `/.well-known/oauth-protected-resource${MCP_OAUTH_PATH}`, auth: false },
+  { fn: 'discovery', method: 'GET', path: '/.well-known/oauth-protected-resource/v1', auth: false },
+  // The authorization server (docs/api.md#oauth): its metadata, endpoints and consent page.
+  { fn: 'oauth', method: 'GET', path: '/.well-known/oauth-authorization-server', auth: false },
+  { fn: 'oauth', method: 'GET', path: '/.well-known/openid-configuration', auth: false },
+  { fn: 'oauth', method: 'GET', path: '/oauth/authorize', auth: false },
+  { fn: 'oauth', method: 'GET', path: '/oauth/authorize/{uid}', auth: false },
+  { fn: 'oauth', method: 'GET', path: '/oauth/consent/{uid}', auth: false },
+  { fn: 'oauth', method: 'POST', path: '/oauth/consent/{uid}', auth: false },
+  { fn: 'oauth', method: 'POST', path: '/oauth/token', auth: false },
+  { fn: 'oauth', method: 'POST', path: '/oauth/register', auth: false },
+  { fn: 'oauth', method: 'POST', path: '/oauth/revoke', auth: false },
+  { fn: 'oauth', method: 'GET', path: '/oauth/jwks', auth: false },
 ];

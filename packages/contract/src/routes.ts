@@ -6,7 +6,8 @@ import { TOOL_LIST, ToolListing, type NamedToolSpec } from './tools';
 import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
-import { MCP_PATH, ROUTE_TABLE, routeKey, SITE_ROOTS, type RouteFacts } from './route-table';
+import { MCP_OAUTH_PATH, MCP_PATH, ROUTE_TABLE, routeKey, SITE_ROOTS, type RouteFacts } from './route-table';
+import { PROTECTED_RESOURCE_METADATA_PATH } from './oauth';
 import {
   ArticleInput,
   ArticleRecord,
@@ -114,6 +115,18 @@ const MCP_MESSAGE = z.union([
   z.array(z.looseObject({ jsonrpc: z.literal('2.0') })),
 ]);
 const MCP_405: Reply = { description: 'method_not_allowed: the endpoint is stateless, POST only', schema: ErrorBody };
+
+/** RFC 9728 protected resource metadata. */
+const ProtectedResourceMetadata = z.looseObject({
+  resource: z.string(),
+  authorization_servers: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  bearer_methods_supported: z.array(z.string()),
+});
+/** A document of the authorization server's own (oidc-provider's): metadata, tokens, a client. */
+const OAUTH_DOCUMENT = z.record(z.string(), z.unknown());
+/** An OAuth error (RFC 6749 §5.2), the authorization server's shape, not the API's. */
+const OAUTH_ERROR = z.looseObject({ error: z.string(), error_description: z.optional(z.string()) });
 
 const PUBLISH_REPLIES: Record<number, Reply> = {
   200: { description: 'Replaced the page with that slug', schema: PublishResult },
@@ -247,6 +260,92 @@ const DOCS: Record<string, RouteDocs> = {
   },
   [`GET ${MCP_PATH}`]: { summary: 'No SSE stream: 405 method_not_allowed', replies: { 405: MCP_405 } },
   [`DELETE ${MCP_PATH}`]: { summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
+  [`POST ${MCP_OAUTH_PATH}`]: {
+    summary:
+      'The same MCP server, advertising OAuth (docs/api.md#oauth): Authorization: Bearer with an access token issued for this endpoint (401 with a WWW-Authenticate challenge that points to its protected resource metadata without one; 403 insufficient_scope for a call the token has no scope for), or X-API-Key, served as on /mcp and never challenged',
+    body: MCP_MESSAGE,
+    replies: {
+      200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },
+      202: { description: 'A notification or response, accepted' },
+      401: {
+        description: 'unauthorized, with WWW-Authenticate: Bearer resource_metadata=…, scope=…',
+        schema: ErrorBody,
+      },
+      403: { description: 'insufficient_scope, with a step-up challenge', schema: ErrorBody },
+    },
+  },
+  [`GET ${MCP_OAUTH_PATH}`]: { summary: 'No SSE stream: 405 method_not_allowed', replies: { 405: MCP_405 } },
+  [`DELETE ${MCP_OAUTH_PATH}`]: { summary: 'No sessions: 405 method_not_allowed', replies: { 405: MCP_405 } },
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}`]: {
+    summary:
+      "RFC 9728 protected resource metadata of the MCP endpoint that advertises OAuth (the root's, where clients look)",
+    replies: { 200: { description: 'The metadata', schema: ProtectedResourceMetadata } },
+  },
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}${MCP_OAUTH_PATH}`]: {
+    summary: `RFC 9728 protected resource metadata of ${MCP_OAUTH_PATH}`,
+    replies: { 200: { description: 'The metadata', schema: ProtectedResourceMetadata } },
+  },
+  [`GET ${PROTECTED_RESOURCE_METADATA_PATH}/v1`]: {
+    summary: 'RFC 9728 protected resource metadata of the REST API (the resource <base>/v1)',
+    replies: { 200: { description: 'The metadata', schema: ProtectedResourceMetadata } },
+  },
+  'GET /.well-known/oauth-authorization-server': {
+    summary: "RFC 8414 metadata of the authorization server (its issuer is the deployment's base URL)",
+    replies: { 200: { description: 'The metadata', schema: OAUTH_DOCUMENT } },
+  },
+  'GET /.well-known/openid-configuration': {
+    summary: 'The same metadata, where OpenID Connect clients look for it',
+    replies: { 200: { description: 'The metadata', schema: OAUTH_DOCUMENT } },
+  },
+  'GET /oauth/authorize': {
+    summary:
+      'The authorization endpoint: the authorization code flow with PKCE (S256 only), a resource indicator (RFC 8707) and an exact redirect URI; it sends the browser to the consent page',
+    replies: { 303: { description: 'To the consent page, or back to the client with an error' } },
+  },
+  'GET /oauth/authorize/{uid}': {
+    summary: 'Where the consent page sends the browser to finish: back to the client with its code (and iss, RFC 9207)',
+    replies: { 303: { description: "To the client's redirect URI" } },
+  },
+  'GET /oauth/consent/{uid}': {
+    summary:
+      "The consent page: the client's name, its redirect host and the scopes it asks for, and a form for the site's API key",
+    replies: { 200: html('The page'), 400: html('The sign-in expired or is unknown') },
+  },
+  'POST /oauth/consent/{uid}': {
+    summary:
+      "The consent form (application/x-www-form-urlencoded: csrf, api_key, decision=approve|deny): approved with a valid key, the client is given a code for the key's site",
+    replies: {
+      303: { description: 'On to finish the authorization' },
+      401: html('Not a valid API key: the page again'),
+      403: html('The form did not come from the consent page'),
+    },
+  },
+  'POST /oauth/token': {
+    summary:
+      'The token endpoint (form-encoded): authorization_code with code_verifier, refresh_token (rotated: a reused one revokes its grant)',
+    replies: {
+      200: { description: 'access_token (an hour), refresh_token, scope, token_type Bearer', schema: OAUTH_DOCUMENT },
+      400: { description: 'An OAuth error (invalid_grant, invalid_request, invalid_target …)', schema: OAUTH_ERROR },
+    },
+  },
+  'POST /oauth/register': {
+    summary: 'Dynamic Client Registration (RFC 7591): redirect URIs https, or http to a loopback address',
+    replies: {
+      201: {
+        description: 'The client, with its client_id (and client_secret, shown only now)',
+        schema: OAUTH_DOCUMENT,
+      },
+      400: { description: 'invalid_redirect_uri, invalid_client_metadata', schema: OAUTH_ERROR },
+    },
+  },
+  'POST /oauth/revoke': {
+    summary: 'Token revocation (RFC 7009): an access or refresh token',
+    replies: { 200: { description: 'Revoked (or it was not a token of the client)' } },
+  },
+  'GET /oauth/jwks': {
+    summary: "The authorization server's public signing key",
+    replies: { 200: { description: 'A JWK set', schema: OAUTH_DOCUMENT } },
+  },
 };
 
 const toolDocs = (tool: NamedToolSpec): RouteDocs => ({

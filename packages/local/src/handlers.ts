@@ -9,6 +9,7 @@ import { handler as dbSelect } from '../../../functions/db-select/handler';
 import { handler as discovery } from '../../../functions/discovery/handler';
 import { handler as getKeywords } from '../../../functions/get-keywords/handler';
 import { handler as notify } from '../../../functions/notify/handler';
+import { handler as oauth } from '../../../functions/oauth/handler';
 import { handler as publish } from '../../../functions/publish/handler';
 import { handler as questionParts } from '../../../functions/question-parts/handler';
 import { handler as read } from '../../../functions/read/handler';
@@ -54,6 +55,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'db-delete': dbDelete,
   dashboard,
   mcp,
+  oauth,
 };
 
 /** The worker of every queue: the same modules the worker Lambdas bundle. */

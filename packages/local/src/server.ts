@@ -217,11 +217,15 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   const body =
     result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
   // A Lambda result's header may be a boolean; the wire has its text, as Node writes a number's.
-  const headers = Object.entries(result.headers ?? {}).map(([name, value]): [string, string | number] => [
-    name,
-    typeof value === 'boolean' ? String(value) : value,
-  ]);
-  res.writeHead(result.statusCode ?? 200, Object.fromEntries(headers));
+  const headers: Record<string, string | number | string[]> = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [
+      name,
+      typeof value === 'boolean' ? String(value) : value,
+    ]),
+  );
+  // As API Gateway answers a payload 2.0 result: each of its cookies is a Set-Cookie header.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
 }
 

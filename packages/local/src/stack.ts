@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -106,6 +107,18 @@ function claimDataDir(dataDir: string, engine: DynamoEngine): void {
   if (owner === undefined || !existsSync(marker)) writeFileSync(marker, `${engine}\n`);
 }
 
+/**
+ * The authorization server's secret (OAUTH_SECRET, the stack's `OAuthSecret` on AWS): kept in the data
+ * directory, so sign-ins and consent forms outlive a restart; a new one per process with `--memory`.
+ */
+function oauthSecret(dataDir: string, memory: boolean | undefined): string {
+  const file = join(dataDir, 'oauth-secret');
+  if (!memory && existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  if (!memory) writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir ?? '.data';
@@ -133,6 +146,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     process.env.MCP_APPS_DIR = mcpAppsDir;
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.OAUTH_SECRET ||= oauthSecret(dataDir, options.memory);
     resetServices();
 
     let demo: DemoSite | null = null;

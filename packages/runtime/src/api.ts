@@ -1,5 +1,6 @@
-import { ApiError, routeKey, type FunctionName } from '@cm/contract';
-import { routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
+import { ApiError, routeKey, scopeOfRoute, type FunctionName, type OAuthScope } from '@cm/contract';
+import { bearerOf, holderOfToken, insufficientScope, tokenRequired } from './bearer';
+import { baseUrlOf, routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
 import { observationOf } from './observability';
 import { getSites } from './services';
 
@@ -35,15 +36,43 @@ export async function siteOfKey(apiKey: string): Promise<number | null> {
   return (await keySiteOf(apiKey))?.siteId ?? null;
 }
 
-/** The API key check of authenticated routes: `401` without a valid key, else the request's site is the key's. */
-const apiKeyAuth =
-  (state: WeakMap<ApiEvent, State>, authenticated: ReadonlySet<string>): Authenticate =>
+/**
+ * The caller's site on authenticated routes: by the API key (`X-API-Key`), exactly as before OAuth, or
+ * on a route that takes them by an OAuth access token with the route's scope (`Authorization: Bearer`).
+ * `401` without either, or with one that is no good; `403 insufficient_scope` for a token without the scope.
+ */
+const callerAuth =
+  (state: WeakMap<ApiEvent, State>, scopes: ReadonlyMap<string, OAuthScope | null>): Authenticate =>
   async (event, context) => {
-    if (!authenticated.has(event.routeKey)) return;
+    if (!scopes.has(event.routeKey)) return;
     const apiKey = event.headers['x-api-key'];
-    if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
-    const site = await keySiteOf(apiKey);
-    if (site === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    const scope = scopes.get(event.routeKey) ?? null;
+    const token = apiKey || scope === null ? undefined : bearerOf(event.headers.authorization);
+    let site: { siteId: number; servedDomain: string | null } | null;
+    if (token !== undefined && scope !== null) {
+      const base = baseUrlOf(event);
+      const holder = await holderOfToken(token, base);
+      if (!holder)
+        throw tokenRequired(
+          base,
+          'rest',
+          'The access token is not valid (unknown, expired, revoked, or for another resource)',
+          true,
+        );
+      if (!holder.scopes.includes(scope)) throw insufficientScope(base, holder, scope);
+      site = holder;
+    } else {
+      if (!apiKey && scope !== null)
+        throw tokenRequired(
+          baseUrlOf(event),
+          'rest',
+          'Send the API key as X-API-Key, or an OAuth access token as Authorization: Bearer',
+          false,
+        );
+      if (!apiKey) throw new ApiError('unauthorized', 'The X-API-Key header is missing');
+      site = await keySiteOf(apiKey);
+      if (site === null) throw new ApiError('unauthorized', 'The API key is not valid');
+    }
     observationOf(context).keys({ site_id: site.siteId });
     state.set(event, { ...state.get(event), siteId: site.siteId, servedDomain: site.servedDomain });
   };
@@ -54,10 +83,10 @@ const apiKeyAuth =
  */
 export function api(fn: FunctionName, handlers: Handlers) {
   const state = new WeakMap<ApiEvent, State>();
-  const authenticated = new Set(
+  const scopes = new Map(
     routesOf(fn, handlers)
       .filter((r) => r.auth)
-      .map(routeKey),
+      .map((r) => [routeKey(r), scopeOfRoute(r)] as const),
   );
-  return routeHandler(handlers, state, apiKeyAuth(state, authenticated));
+  return routeHandler(handlers, state, callerAuth(state, scopes));
 }

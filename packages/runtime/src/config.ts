@@ -50,6 +50,23 @@ export interface Config {
   dashboardDir?: string;
   /** `MCP_APPS_DIR`: the built MCP Apps' folder (the local stack builds it); unset, the one bundled beside the handler. */
   mcpAppsDir?: string;
+  oauth: OAuthConfig;
+}
+
+/** The authorization server's settings (the oauth function's; docs/operations.md#oauth-sign-in). */
+export interface OAuthConfig {
+  /**
+   * `OAUTH_SECRET`: the deployment's secret its cookies and consent forms are signed with, and its
+   * signing key made from (the stack's `OAuthSecret`; the local stack keeps one in its data directory).
+   */
+  secret?: string;
+  /**
+   * `OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY=1`: a client metadata document may also be fetched from a
+   * loopback address (this machine), for local development and tests. Off by default; never on AWS.
+   */
+  clientMetadataLoopbackDevOnly: boolean;
+  /** `OAUTH_CLIENT_METADATA_CA_FILE`: a CA certificate (PEM file) trusted for client metadata documents too (tests). */
+  clientMetadataCaFile?: string;
 }
 
 /**
@@ -161,6 +178,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
     dashboardDir: env.DASHBOARD_DIR || undefined,
     mcpAppsDir: env.MCP_APPS_DIR || undefined,
+    oauth: {
+      secret: env.OAUTH_SECRET || undefined,
+      clientMetadataLoopbackDevOnly: env.OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY === '1',
+      clientMetadataCaFile: env.OAUTH_CLIENT_METADATA_CA_FILE || undefined,
+    },
   };
 }
 

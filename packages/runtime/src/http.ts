@@ -302,12 +302,14 @@ const BODY_LIMITS = new Map(ROUTE_TABLE.map((route) => [routeKey(route), bodyLim
  * Reads the body as JSON: over the route's limit → 413, nested deeper than `jsonDepthMax` → 400
  * validation_failed before anything walks it (JSON.parse included), not JSON → 400 invalid_json.
  */
-const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
+const jsonBody = (state: WeakMap<ApiEvent, State>, json: boolean): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   before: async ({ event }) => {
     if (event.body === undefined || event.body === null || event.body === '') return;
     const limitBytes = BODY_LIMITS.get(event.routeKey) ?? bodyLimitOf(undefined);
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.length > limitBytes) throw payloadTooLarge(limitBytes, raw.length);
+    // A route that reads its own body (a form) has only its limit checked.
+    if (!json) return;
     // A UTF-8 byte-order mark before the JSON text is ignored (RFC 8259 §8.1 lets a parser do so).
     const text = raw.toString('utf8').replace(/^\uFEFF/, '');
     const max = SERVICE_LIMITS.jsonDepthMax;
@@ -327,11 +329,16 @@ const jsonBody = (state: WeakMap<ApiEvent, State>): middy.MiddlewareObj<ApiEvent
 
 export type Handlers = Record<string, RouteHandler>;
 
+/** How a function's routes read their bodies: as JSON (the default), or themselves (`json: false`). */
+export interface BodyOptions {
+  json?: boolean;
+}
+
 /** `api` for a function whose routes are all public: it never looks up a key. */
-export function publicApi(fn: FunctionName, handlers: Handlers) {
+export function publicApi(fn: FunctionName, handlers: Handlers, options: BodyOptions = {}) {
   const secured = routesOf(fn, handlers).filter((r) => r.auth);
   if (secured.length > 0) throw new Error(`${fn}: ${secured.map(routeKey).join(', ')} need the API key; use api()`);
-  return routeHandler(handlers, new WeakMap());
+  return routeHandler(handlers, new WeakMap(), undefined, options);
 }
 
 export function routesOf(fn: FunctionName, handlers: Handlers) {
@@ -358,7 +365,12 @@ const ABANDON_MARGIN_MS = 1_000;
  * handler, both within the route's deadline: the function's time less a margin, after which the answer
  * is `503 service_unavailable` rather than no answer.
  */
-export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>, authenticate?: Authenticate) {
+export function routeHandler(
+  handlers: Handlers,
+  state: WeakMap<ApiEvent, State>,
+  authenticate?: Authenticate,
+  { json = true }: BodyOptions = {},
+) {
   return (
     middy<ApiEvent, ApiResult, Error, Context>({
       timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
@@ -374,7 +386,7 @@ export function routeHandler(handlers: Handlers, state: WeakMap<ApiEvent, State>
       .use(headRequests())
       .use(errorReplies())
       .use(throughEdge())
-      .use(jsonBody(state))
+      .use(jsonBody(state, json))
       // Not middy's handler signal: that one controller is shared by every request the module serves, so
       // one request's early timeout would abort the others (the local stack serves many at once).
       .handler(async (event, context) => {

@@ -4,6 +4,8 @@ import {
   createDocumentClient,
   createStore,
   ElicitationStore,
+  AccessTokenStore,
+  OAuthStore,
   ResultStore,
   SiteStore,
   type Store,
@@ -20,6 +22,8 @@ let store: Store | undefined;
 let sites: SiteStore | undefined;
 let mcpStores: { results: ResultStore; elicitations: ElicitationStore } | undefined;
 let breakers: BreakerStore | undefined;
+let oauth: OAuthStore | undefined;
+let accessTokens: AccessTokenStore | undefined;
 
 /** The container's one DynamoDB client, which every store of it shares. */
 function getDocumentClient(): DocumentClient {
@@ -46,6 +50,13 @@ export const getMcpStores = () =>
     elicitations: new ElicitationStore(getDocumentClient(), getConfig().tableName),
   });
 
+/** The authorization server's state, for the oauth function. */
+export const getOAuthStore = (): OAuthStore => (oauth ??= new OAuthStore(getDocumentClient(), getConfig().tableName));
+
+/** Access tokens, as every function that serves a token's holder reads them. */
+export const getAccessTokens = (): AccessTokenStore =>
+  (accessTokens ??= new AccessTokenStore(getDocumentClient(), getConfig().tableName));
+
 /** The providers' circuit breakers, for the functions that call a paid provider (not in Store: the others do not bundle it). */
 export const getBreakers = (): BreakerStore =>
   (breakers ??= new BreakerStore(getDocumentClient(), getConfig().tableName));
@@ -68,4 +79,6 @@ export function resetServices(): void {
   sites = undefined;
   mcpStores = undefined;
   breakers = undefined;
+  oauth = undefined;
+  accessTokens = undefined;
 }

@@ -22,6 +22,7 @@ import { SectionStore } from './sections';
 export * from './client';
 export * from './table';
 export type { Site } from './sites';
+export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
@@ -41,6 +42,8 @@ export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
+export { OAuthStore } from './oauth';
+export { AccessTokenStore } from './access-tokens';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 

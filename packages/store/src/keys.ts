@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PageType } from '@cm/contract';
 
 /*
@@ -178,3 +179,18 @@ export const researchWaitingKey = (since: string, jobId: string): Key => ({
   pk: RESEARCH_WAITING_PARTITION,
   sk: `${since}#${jobId}`,
 });
+
+/* The OAuth authorization server's state (docs/architecture.md#oauth-sign-in), every id stored as its SHA-256. */
+
+/** How the authorization server's ids are stored: their SHA-256 (for a token or a code, the token itself). */
+export const oauthIdHash = (id: string): string => createHash('sha256').update(id, 'utf8').digest('hex');
+/** One thing of the authorization server (a token, a code, a grant, a session, a registered client), by `model` and the hash of its id. */
+export const oauthKey = (model: string, idHash: string): Key => ({ pk: `OAUTH#${model}#${idHash}`, sk: 'OAUTH' });
+/** A grant's tokens and codes, one index item each, so a grant's revocation finds them all with one Query. */
+export const oauthGrantPartition = (grantHash: string): string => `OAUTH#GRANT#${grantHash}`;
+export const oauthGrantIndexKey = (grantHash: string, model: string, idHash: string): Key => ({
+  pk: oauthGrantPartition(grantHash),
+  sk: `${model}#${idHash}`,
+});
+/** Which session has a uid (sessions are found by it as well as by their id). */
+export const oauthSessionUidKey = (uidHash: string): Key => ({ pk: `OAUTH#SessionUid#${uidHash}`, sk: 'OAUTH' });

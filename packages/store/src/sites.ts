@@ -34,7 +34,9 @@ export interface KeyGrant {
   served_domain: string | null;
 }
 
-const hashKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+/** The SHA-256 of an API key, as keys are stored (and as an OAuth grant names the key its owner signed in with). */
+export const apiKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+const hashKey = apiKeyHash;
 
 /** Sites and their API keys. A key is stored only as its SHA-256 hash. */
 export class SiteStore {
@@ -94,32 +96,47 @@ export class SiteStore {
    * What an API key is good for, or null: its key record and its site must exist, and a rotation of the
    * site's keys after the key was issued retires it once the rotation's grace period is over.
    */
-  async lookupKey(apiKey: string, now = Date.now()): Promise<KeyGrant | null> {
-    const keyHash = hashKey(apiKey);
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: apiKeyKey(keyHash) }));
+  lookupKey(apiKey: string, now = Date.now()): Promise<KeyGrant | null> {
+    return this.lookupKeyHash(hashKey(apiKey), now);
+  }
+
+  /**
+   * The same, by the key's hash: what an OAuth token names of the key its site's owner signed in with.
+   * With `siteId`, the site the key must belong to (a token names it), the key and its site are read at
+   * once: one round trip instead of two.
+   */
+  async lookupKeyHash(keyHash: string, now = Date.now(), siteId?: number): Promise<KeyGrant | null> {
+    if (!/^[0-9a-f]{64}$/.test(keyHash)) return null;
+    const readSite = (id: number) =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: siteKey(id),
+          ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before, served_domain',
+        }),
+      );
+    const [out, early] = await Promise.all([
+      this.db.send(new GetCommand({ TableName: this.table, Key: apiKeyKey(keyHash) })),
+      siteId === undefined ? undefined : readSite(siteId),
+    ]);
     if (!out.Item) return null;
     const key = decodeApiKey(out.Item);
     // The lookup is by hash already; the comparison is constant-time all the same.
     if (!timingSafeEqual(Buffer.from(key.key_hash, 'hex'), Buffer.from(keyHash, 'hex'))) return null;
-    const siteId = key.site_id;
-    const found = await this.db.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: siteKey(siteId),
-        ProjectionExpression: 'site_id, keys_rotated_at, old_keys_until, keys_dead_before, served_domain',
-      }),
-    );
+    if (siteId !== undefined && key.site_id !== siteId) return null;
+    const found = early ?? (await readSite(key.site_id));
     if (!found.Item) return null;
-    const site = decodeSiteKeys(found.Item, siteKey(siteId));
+    const site = decodeSiteKeys(found.Item, siteKey(key.site_id));
     const createdAt = key.created_at;
     // Keys a rotation retired for good (or a revocation) stay dead, whatever grace a later rotation gives.
     if (site.keys_dead_before !== undefined && createdAt < site.keys_dead_before) return null;
     const rotatedAt = site.keys_rotated_at;
     // ISO instants of toISOString() compare as text; a key issued by the rotation itself is not older than it.
     const served_domain = site.served_domain ?? null;
-    if (rotatedAt === undefined || createdAt >= rotatedAt) return { site_id: siteId, valid_until: null, served_domain };
+    if (rotatedAt === undefined || createdAt >= rotatedAt)
+      return { site_id: key.site_id, valid_until: null, served_domain };
     const until = Date.parse(String(site.old_keys_until));
-    return until > now ? { site_id: siteId, valid_until: until, served_domain } : null;
+    return until > now ? { site_id: key.site_id, valid_until: until, served_domain } : null;
   }
 
   /**

@@ -1,9 +1,14 @@
-import { ApiError } from '@cm/contract';
+import { ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
+import { bearerOf, holderOfToken, tokenRequired } from '../bearer';
 import { getConfig } from '../config';
-import type { ApiEvent } from '../http';
+import { baseUrlOf, type ApiEvent } from '../http';
 
-/* Who may call the MCP endpoint: the browser origins allowed, and the caller's API key and site. */
+/*
+ * Who may call the MCP endpoints: the browser origins allowed, and the caller's site. MCP_PATH takes
+ * the API key only and never answers an OAuth challenge; MCP_OAUTH_PATH takes the key the same way, or
+ * an OAuth access token issued for it, with the scope each call needs (docs/api.md#oauth).
+ */
 
 const LOOPBACK = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
 
@@ -29,22 +34,61 @@ export function originAllowed(origin: string): boolean {
 
 /** The API key of `X-API-Key`, else of `Authorization: Bearer <key>`. */
 export function apiKeyOf(headers: ApiEvent['headers']): string | undefined {
-  const key = headers['x-api-key']?.trim();
-  if (key) return key;
-  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '');
-  return bearer?.[1]?.trim() || undefined;
+  return headers['x-api-key']?.trim() || bearerOf(headers.authorization);
+}
+
+/** The headers that carry a caller's credential to the functions a call runs: its key, or its token. */
+export type Credential = { 'x-api-key': string } | { authorization: string };
+
+/** A checked caller: its site and credential, and for a token what it may do. */
+export interface CheckedCaller {
+  siteId: number;
+  credential: Credential;
+  /** A token's scopes; undefined for the API key, which may do everything its site may. */
+  scopes?: OAuthScope[];
 }
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message, {}, { 'www-authenticate': 'Bearer' });
 
-/** The caller's key and site, before any MCP work: 403 for an origin not allowed, 401 for a missing or unknown key. */
-export async function checkCaller(event: ApiEvent): Promise<{ apiKey: string; siteId: number }> {
+function checkOrigin(event: ApiEvent): void {
   const origin = event.headers.origin;
   if (origin !== undefined && !originAllowed(origin))
     throw new ApiError('origin_not_allowed', `Origin ${origin} may not call this endpoint`, { origin });
+}
+
+/** The key endpoint's caller, before any MCP work: 403 for an origin not allowed, 401 for a missing or unknown key. */
+export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
+  checkOrigin(event);
   const apiKey = apiKeyOf(event.headers);
   if (!apiKey) throw unauthorized('Send the API key as X-API-Key or Authorization: Bearer');
   const siteId = await siteOfKey(apiKey);
-  if (siteId === null) throw unauthorized('The API key is not valid');
-  return { apiKey, siteId };
+  if (siteId === null)
+    throw unauthorized(
+      apiKey.startsWith('cmk_')
+        ? 'The API key is not valid'
+        : 'The API key is not valid; an OAuth access token is taken at /mcp/oauth',
+    );
+  return { siteId, credential: { 'x-api-key': apiKey } };
+}
+
+/**
+ * The OAuth endpoint's caller: by `X-API-Key` exactly as the key endpoint's (no challenge), else by an
+ * access token issued for this endpoint. Without either, or with a token that is no good, `401` with a
+ * challenge that points to the resource's metadata.
+ */
+export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> {
+  checkOrigin(event);
+  if (event.headers['x-api-key']) return checkCaller(event);
+  const base = baseUrlOf(event);
+  const token = bearerOf(event.headers.authorization);
+  if (!token) throw tokenRequired(base, 'mcp', 'Sign in: send an OAuth access token as Authorization: Bearer', false);
+  const holder = await holderOfToken(token, base);
+  if (!holder || holder.resource !== 'mcp')
+    throw tokenRequired(
+      base,
+      'mcp',
+      'The access token is not valid (unknown, expired, revoked, or for another resource)',
+      true,
+    );
+  return { siteId: holder.siteId, credential: { authorization: `Bearer ${token}` }, scopes: holder.scopes };
 }

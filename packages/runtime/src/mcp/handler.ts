@@ -2,20 +2,23 @@ import type { Writable } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
-import { ApiError, MCP_PATH } from '@cm/contract';
+import { ApiError, MCP_OAUTH_PATH, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { logger } from '../observability';
 import { getMcpStores } from '../services';
-import { checkCaller } from './access';
+import { checkCaller, checkOAuthCaller, type CheckedCaller } from './access';
 import type { McpReply } from './server';
 import { fromWebResponse, headersOf, toWebRequest } from './web-seam';
 
-/* The mcp functions' routes: POST /mcp once its caller is checked; GET and DELETE refused. */
+/*
+ * The mcp functions' routes: POST of each MCP endpoint once its caller is checked; GET and DELETE
+ * refused. MCP_PATH takes the API key; MCP_OAUTH_PATH an OAuth access token too (docs/api.md#oauth).
+ */
 
 const notAllowed = () =>
   new ApiError(
     'method_not_allowed',
-    `${MCP_PATH} takes POST only: the endpoint is stateless and opens no stream of its own`,
+    'The MCP endpoint takes POST only: it is stateless and opens no stream of its own',
     {},
     { allow: 'POST' },
   );
@@ -24,25 +27,26 @@ const notAllowed = () =>
 type Deliver = (event: ApiEvent, reply: McpReply) => Promise<ApiResult>;
 
 function mcpRoutes(streaming: boolean, deliver: Deliver): Handlers {
-  const handlers: Handlers = {
-    [`GET ${MCP_PATH}`]: async () => {
-      throw notAllowed();
-    },
-    [`DELETE ${MCP_PATH}`]: async () => {
-      throw notAllowed();
-    },
-    [`POST ${MCP_PATH}`]: async ({ event, observation }) => {
-      const { apiKey, siteId } = await checkCaller(event);
-      observation.keys({ site_id: siteId });
+  const post =
+    (check: (event: ApiEvent) => Promise<CheckedCaller>): Handlers[string] =>
+    async ({ event, observation }) => {
+      const caller = await check(event);
+      observation.keys({ site_id: caller.siteId });
       // The MCP server (the SDK, the tool listing, the Lambda client) loads with the first call, not at cold start.
       const { handleMcp } = await import('./load-server');
-      const reply = await handleMcp(
-        toWebRequest(event),
-        { event, apiKey, siteId, ...getMcpStores(), logger },
-        streaming,
-      );
+      const reply = await handleMcp(toWebRequest(event), { event, ...caller, ...getMcpStores(), logger }, streaming);
       return deliver(event, reply);
-    },
+    };
+  const refused: Handlers[string] = async () => {
+    throw notAllowed();
+  };
+  const handlers: Handlers = {
+    [`POST ${MCP_PATH}`]: post(checkCaller),
+    [`GET ${MCP_PATH}`]: refused,
+    [`DELETE ${MCP_PATH}`]: refused,
+    [`POST ${MCP_OAUTH_PATH}`]: post(checkOAuthCaller),
+    [`GET ${MCP_OAUTH_PATH}`]: refused,
+    [`DELETE ${MCP_OAUTH_PATH}`]: refused,
   };
   routesOf('mcp', handlers);
   return handlers;
@@ -83,7 +87,7 @@ export function mcpStreamHandler(): McpStreamHandler {
   });
   const run = routeHandler(handlers, new WeakMap());
   return async (event, context, open) => {
-    // A function URL sends every path to the function: MCP_PATH is the endpoint, as on the API.
+    // A function URL sends every path to the function: MCP_PATH is its endpoint (it takes the key only).
     event.routeKey = event.rawPath === MCP_PATH ? `${event.requestContext.http.method} ${MCP_PATH}` : '$default';
     const result = await run(event, context);
     const reply = handed.get(event);

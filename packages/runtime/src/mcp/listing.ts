@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import {
   FindPagesInput,
   FindPagesResult,

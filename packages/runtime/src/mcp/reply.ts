@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { LIMITS } from '@cm/contract';
 import { KEPT_FOR, RESULTS_URI, type Fitted } from './paging';
 import { collectOf } from './progress';

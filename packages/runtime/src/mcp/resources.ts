@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  McpError,
+  ResourceNotFoundError,
+  type CacheHint,
   type ReadResourceResult,
   type Resource,
-  type ResourceTemplate,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ResourceTemplateType,
+  type ServerOptions,
+} from '@modelcontextprotocol/server';
 import { MCP_APP_MIME_TYPE, MCP_APPS } from '@cm/contract';
 import { getConfig } from '../config';
 import { KEPT_FOR, RESULT_ID, RESULTS_URI, resultMaxBytes } from './paging';
@@ -17,10 +19,25 @@ import type { Caller } from './route-calls';
  * read in pieces of at most MCP_RESULT_MAX_BYTES.
  */
 
-/** JSON-RPC's code for a resource that is not there (the MCP specification's). */
-const RESOURCE_NOT_FOUND = -32002;
+/** A resource that is not there: JSON-RPC's -32602 (Invalid Params), as the v2 SDK answers it in both eras. */
+const notFound = (uri: string, why: string) => new ResourceNotFoundError(uri, `Resource not found: ${why}`);
 
-const notFound = (uri: string, why: string) => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${why}`, { uri });
+/** How long the lists, and what every caller reads alike, may be kept by a client (2026-07-28's cache hints). */
+const SHARED_FOR_MS = 3_600_000;
+const SHARED: CacheHint = { ttlMs: SHARED_FOR_MS, cacheScope: 'public' };
+
+/**
+ * The cache hints of 2026-07-28 results: the lists are the same for every caller (public, an hour);
+ * a read is the caller's own unless it says otherwise (an App's HTML is everyone's, a kept result its
+ * site's until it expires).
+ */
+export const CACHE_HINTS: ServerOptions['cacheHints'] = {
+  'server/discover': SHARED,
+  'tools/list': SHARED,
+  'resources/list': SHARED,
+  'resources/templates/list': SHARED,
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
 
 /** An App may load nothing from outside itself: no fetch, no image, script or style from elsewhere. */
 const APP_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
@@ -34,7 +51,7 @@ export const RESOURCES: Resource[] = Object.entries(MCP_APPS).map(([name, app]) 
   _meta: APP_META,
 }));
 
-export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
+export const RESOURCE_TEMPLATES: ResourceTemplateType[] = [
   {
     uriTemplate: `${RESULTS_URI}{result_id}{?piece}`,
     name: 'kept_result',
@@ -87,7 +104,11 @@ async function readResult(caller: Caller, uri: string): Promise<ReadResourceResu
   if (start === undefined || piece < 1) throw notFound(uri, `the result has pieces 1 to ${starts.length}`);
   const end = starts[piece] ?? bytes.length;
   const whole = starts.length === 1;
+  // A kept result does not change: its site may keep it until it expires.
+  const keptFor = Math.max(0, kept.expires_at * 1000 - Date.now());
   return {
+    ttlMs: Math.min(keptFor, SHARED_FOR_MS),
+    cacheScope: 'private',
     contents: [
       {
         uri,
@@ -109,7 +130,11 @@ async function readResult(caller: Caller, uri: string): Promise<ReadResourceResu
 /** resources/read: an App's HTML, or a piece of one of the caller's kept results. */
 export async function readResource(caller: Caller, uri: string): Promise<ReadResourceResult> {
   const app = Object.values(MCP_APPS).find((candidate) => candidate.uri === uri);
-  if (app) return { contents: [{ uri, mimeType: MCP_APP_MIME_TYPE, text: await readApp(app.file), _meta: APP_META }] };
+  if (app)
+    return {
+      ...SHARED,
+      contents: [{ uri, mimeType: MCP_APP_MIME_TYPE, text: await readApp(app.file), _meta: APP_META }],
+    };
   if (uri.startsWith(RESULTS_URI)) return readResult(caller, uri);
   throw notFound(uri, 'resources/list and resources/templates/list name what there is');
 }

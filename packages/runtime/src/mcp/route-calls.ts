@@ -4,11 +4,13 @@ import {
   ORIGIN_VERIFY_HEADER,
   TOOL_FUNCTIONS,
   type FunctionName,
+  type OAuthScope,
   type ToolName,
 } from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
 import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
+import type { Credential } from './access';
 import { invoke } from './invoke';
 
 /* A tool call as a call of a route: the event the HTTP API would send to the route's function, and its reply. */
@@ -22,7 +24,10 @@ export type Json = Record<string, unknown>;
  */
 export interface Caller {
   event: ApiEvent;
-  apiKey: string;
+  /** The caller's key or token, as the functions a call runs take it. */
+  credential: Credential;
+  /** A token's scopes; undefined for the API key, which may do everything its site may. */
+  scopes?: OAuthScope[];
   siteId: number;
   /** Tool results too large for one reply, kept for their pages. */
   results: ResultStore;
@@ -38,7 +43,7 @@ export class ToolFailure extends Error {
   }
 }
 
-/** The event the HTTP API would send to `fn` for this route, with the caller's key. */
+/** The event the HTTP API would send to `fn` for this route, with the caller's key or token. */
 export function routeEvent(
   caller: Caller,
   method: string,
@@ -58,7 +63,7 @@ export function routeEvent(
     rawPath: path,
     rawQueryString: query ? new URLSearchParams(query).toString() : '',
     headers: {
-      'x-api-key': caller.apiKey,
+      ...caller.credential,
       'content-type': 'application/json',
       host: base.host,
       'x-forwarded-proto': base.protocol.slice(0, -1),

@@ -1,0 +1,141 @@
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWrite, conditionFailed, queryAll } from './batch';
+import { oauthGrantIndexKey, oauthGrantPartition, oauthIdHash, oauthKey, oauthSessionUidKey } from './keys';
+import { decodeGrantIndexItem, decodeOAuthItem, decodeSessionUidItem } from './oauth.decoder';
+
+/** What the authorization server stores of a thing: its own fields, as it gives them. */
+export type OAuthPayload = Record<string, unknown>;
+
+/** How a one-use thing's use went: used now, used before (a replay), or there is no such thing. */
+export type Consumption = 'consumed' | 'already' | 'missing';
+
+const sha256 = oauthIdHash;
+
+/**
+ * The session's own id stays in its payload: a session is found by its uid too, and must come back
+ * with its id. It lets nobody act on a site (the consent page asks for the site's key every time).
+ */
+const KEEPS_ID = new Set(['Session']);
+
+/**
+ * The OAuth authorization server's state (oidc-provider's, through its adapter): access and refresh
+ * tokens, codes, grants, sessions, interactions and registered clients. Every one is found by the
+ * SHA-256 of its id, which for a token or a code is the token itself: only the hash is stored. A
+ * grant's tokens and codes each have an index item in the grant's partition, so revoking a grant (a
+ * reused refresh token revokes its family) is one Query and batch deletes, never a scan.
+ */
+export class OAuthStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Stores `payload` as `model`'s `id`, for `expiresIn` seconds; with its grant's index item, in one batch. */
+  async upsert(model: string, id: string, payload: OAuthPayload, expiresIn?: number, now = Date.now()) {
+    const idHash = sha256(id);
+    const key = oauthKey(model, idHash);
+    const { jti: _jti, consumed: _consumed, ...rest } = payload;
+    const kept = KEEPS_ID.has(model) ? payload : rest;
+    const expiresAt = expiresIn === undefined ? undefined : Math.floor(now / 1000) + expiresIn;
+    const grantHash = typeof payload.grantId === 'string' ? sha256(payload.grantId) : undefined;
+    const uidHash = typeof payload.uid === 'string' ? sha256(payload.uid) : undefined;
+    const expiry = expiresAt === undefined ? {} : { expires_at: expiresAt };
+    const puts: Record<string, unknown>[] = [
+      {
+        ...key,
+        model,
+        payload: JSON.stringify(kept),
+        ...expiry,
+        ...(grantHash ? { grant_hash: grantHash } : {}),
+        ...(uidHash ? { uid_hash: uidHash } : {}),
+      },
+    ];
+    if (grantHash) puts.push({ ...oauthGrantIndexKey(grantHash, model, idHash), target_pk: key.pk, ...expiry });
+    if (uidHash && model === 'Session') puts.push({ ...oauthSessionUidKey(uidHash), session_hash: idHash, ...expiry });
+    await batchWrite(
+      this.db,
+      this.table,
+      puts.map((Item) => ({ PutRequest: { Item } })),
+    );
+  }
+
+  /** `model`'s `id` as stored (its `jti` back in place, and `consumed` when it was used); undefined when there is none. */
+  async find(model: string, id: string): Promise<OAuthPayload | undefined> {
+    return this.byHash(model, sha256(id), id);
+  }
+
+  private async byHash(model: string, idHash: string, id?: string): Promise<OAuthPayload | undefined> {
+    const key = oauthKey(model, idHash);
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    if (!out.Item) return undefined;
+    const item = decodeOAuthItem(out.Item, key);
+    const payload: unknown = JSON.parse(item.payload);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw new Error(`oauth item ${key.pk} holds no payload object`);
+    return {
+      ...payload,
+      ...(id === undefined ? {} : { jti: id }),
+      ...(item.consumed_at === undefined ? {} : { consumed: item.consumed_at }),
+    };
+  }
+
+  /** The session with `uid`: its uid's item, then the session. */
+  async findSessionByUid(uid: string): Promise<OAuthPayload | undefined> {
+    const key = oauthSessionUidKey(sha256(uid));
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return out.Item ? this.byHash('Session', decodeSessionUidItem(out.Item, key).session_hash) : undefined;
+  }
+
+  /**
+   * Marks a one-use thing used: one conditional write, so of two concurrent uses of a code or a
+   * refresh token exactly one is `consumed`, and the other learns it came `already`.
+   */
+  async consume(model: string, id: string, now = Date.now()): Promise<Consumption> {
+    const key = oauthKey(model, sha256(id));
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET consumed_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
+          ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+        }),
+      );
+      return 'consumed';
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      // Refused: used before, or never there. One more read tells which.
+      const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      return out.Item ? 'already' : 'missing';
+    }
+  }
+
+  /** Removes `model`'s `id` (its grant's index item goes with the grant, or expires with it). */
+  async destroy(model: string, id: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: oauthKey(model, sha256(id)) }));
+  }
+
+  /** Removes every token and code of grant `grantId`: one Query of its index, then batch deletes. */
+  async revokeGrant(grantId: string): Promise<number> {
+    const partition = oauthGrantPartition(sha256(grantId));
+    const members = (
+      await queryAll(this.db, {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ConsistentRead: true,
+      })
+    ).map(decodeGrantIndexItem);
+    const keys = members.flatMap((m) => [
+      { pk: m.target_pk, sk: 'OAUTH' },
+      { pk: m.pk, sk: m.sk },
+    ]);
+    await batchWrite(
+      this.db,
+      this.table,
+      keys.map((Key) => ({ DeleteRequest: { Key } })),
+    );
+    return members.length;
+  }
+}

@@ -1,0 +1,385 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Client } from '@modelcontextprotocol/client';
+import { MCP_OAUTH_PATH } from '@cm/contract';
+import { Browser, csrfOf, signIn, submitConsent, TestOAuthProvider } from '../helpers/oauth';
+import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
+import { startTlsSite, type TlsSite } from '../helpers/tls-site';
+
+/*
+ * OAuth 2.1 sign-in as an MCP host does it, end to end on the local stack: discovery from the 401's
+ * challenge, registration by a client metadata document (served over https on loopback, which the
+ * stack is told to allow) and by Dynamic Client Registration, the consent page filled in and posted,
+ * the code exchanged with PKCE by the SDK's own client provider, calls with the token, a refresh and a
+ * revocation; and what is refused.
+ */
+
+let t: TestStack;
+let documents: TlsSite;
+let mcp: string;
+const clients: Client[] = [];
+const CALLBACK = 'http://127.0.0.1:53682/callback';
+
+beforeAll(async () => {
+  documents = await startTlsSite('127.0.0.1', (req, res) => {
+    const clientId = `https://127.0.0.1:${documents.port}${req.url}`;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        client_id: clientId,
+        client_name: 'Metadata document host',
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    );
+  });
+  t = await startTestStack({
+    env: {
+      OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY: '1',
+      OAUTH_CLIENT_METADATA_CA_FILE: join(__dirname, '../fixtures/tls/cert.pem'),
+    },
+  });
+  mcp = `${t.url}${MCP_OAUTH_PATH}`;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.stop();
+  await documents.close();
+});
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+const token = (fields: Record<string, string>) =>
+  fetch(`${t.url}/oauth/token`, form(fields)).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+/** A raw MCP call with a bearer token, as a host sends one. */
+const mcpCall = (bearer: string, name: string, args: Record<string, unknown> = {}) =>
+  fetch(mcp, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+
+describe('OAuth sign-in', () => {
+  it('signs a host in by its client metadata document, and serves it with the token; the key endpoint never challenges', async () => {
+    // Discovery starts from the challenge; the key endpoint has none.
+    const challenged = await fetch(mcp, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('www-authenticate')).toBe(
+      `Bearer scope="read research write", resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp/oauth"`,
+    );
+    const keyOnly = await fetch(`${t.url}/mcp`, { method: 'POST', body: '{}', headers: { 'x-api-key': 'cmk_nope' } });
+    expect(keyOnly.status).toBe(401);
+    expect(keyOnly.headers.get('www-authenticate')).toBe('Bearer');
+
+    const provider = new TestOAuthProvider(CALLBACK, `https://127.0.0.1:${documents.port}/client.json`);
+    const { client, page } = await signIn(mcp, provider, t.key);
+    clients.push(client);
+    // The consent page names the client, where it is sent back to, and what it asks.
+    expect(page).toContain('Metadata document host');
+    expect(page).toContain('<strong>127.0.0.1:53682</strong>');
+    expect(page).toMatch(/<code>read<\/code>.*<code>research<\/code>.*<code>write<\/code>/s);
+    expect(page).toContain('name="api_key"');
+    expect(provider.clientInformation()?.client_id).toBe(provider.clientMetadataUrl);
+
+    const found = await client.callTool({ name: 'find_pages', arguments: {} });
+    expect(found.isError).toBeFalsy();
+    // The same token works on the REST tool routes, within its scopes.
+    const access = provider.tokens()!.access_token;
+    const rest = await fetch(`${t.url}/v1/tools/recall`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'running shoes' }),
+    });
+    expect(rest.status).toBe(200);
+    // A token the container has not seen is one GetItem (its key was looked up by the refresh, in the
+    // last 5 s; see the last test for all three), then no request for 5 s.
+    const renewed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: provider.tokens()!.refresh_token!,
+      client_id: provider.clientMetadataUrl!,
+    });
+    const listTools = () =>
+      fetch(`${t.url}/v1/tools`, { headers: { authorization: `Bearer ${renewed.body.access_token}` } });
+    const first = await requestPathCount(t, listTools);
+    expect([first.result.status, first.requests]).toEqual([200, 1]);
+    expect((await requestPathCount(t, listTools)).requests).toBe(0);
+    // A key keeps working on the OAuth endpoint as on /mcp, unchallenged.
+    const byKey = await fetch(mcp, {
+      method: 'POST',
+      headers: {
+        'x-api-key': t.key,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(byKey.status).toBe(200);
+    expect(byKey.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('rotates refresh tokens, revokes the family on a reused one, and revokes a token asked to', async () => {
+    const provider = new TestOAuthProvider(CALLBACK, `https://127.0.0.1:${documents.port}/rotation.json`);
+    const { client } = await signIn(mcp, provider, t.key);
+    clients.push(client);
+    const clientId = provider.clientMetadataUrl!;
+    const first = provider.tokens()!;
+    const renewed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: clientId,
+    });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.refresh_token).not.toBe(first.refresh_token);
+    expect((await mcpCall(renewed.body.access_token, 'find_pages')).status).toBe(200);
+
+    // The rotated-out token used again: refused, and every token of its grant with it.
+    const reused = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: clientId,
+    });
+    expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const familyRefresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: renewed.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(familyRefresh.body.error).toBe('invalid_grant');
+
+    // RFC 7009: a token revoked is refused (this one had not been used, so no container kept it).
+    const other = new TestOAuthProvider(CALLBACK, `https://127.0.0.1:${documents.port}/revocation.json`);
+    clients.push((await signIn(mcp, other, t.key)).client);
+    const again = await token({
+      grant_type: 'refresh_token',
+      refresh_token: other.tokens()!.refresh_token!,
+      client_id: other.clientMetadataUrl!,
+    });
+    const revoked = await fetch(
+      `${t.url}/oauth/revoke`,
+      form({ token: again.body.access_token, client_id: other.clientMetadataUrl! }),
+    );
+    expect(revoked.status).toBe(200);
+    expect((await mcpCall(again.body.access_token, 'find_pages')).status).toBe(401);
+  });
+
+  it('registers a client by DCR; a token for another resource is refused, and a site sees only its own data', async () => {
+    // A REST client's sign-in: registered by DCR (no metadata document), for the REST API's resource.
+    const siteB = await t.newSite('OAuth site B');
+    const provider = new TestOAuthProvider(CALLBACK, undefined, `${t.url}/v1`);
+    await expect(signIn(mcp, provider, t.key)).rejects.toThrow();
+    const restToken = provider.tokens()!.access_token;
+    expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
+    expect(provider.clientInformation()?.client_id).not.toMatch(/^https:/);
+    // For the REST API, not for the MCP endpoint.
+    const refused = await mcpCall(restToken, 'find_pages');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    // Site A's token on site B's data: B's job is not found for A.
+    const job = await fetch(`${t.url}/v1/tools/research`, {
+      method: 'POST',
+      headers: { 'x-api-key': siteB.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'web', seed: 'site b only', wait_ms: 0 }),
+    }).then((r) => r.json() as Promise<{ job_id: string }>);
+    const mine = await fetch(`${t.url}/v1/jobs/${job.job_id}`, { headers: { authorization: `Bearer ${restToken}` } });
+    expect(mine.status).toBe(404);
+    await t.stack.drain();
+
+    // A confidential client's secret, shown once, is stored as its hash and checked as one.
+    const confidential = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: ['https://host.example/cb'],
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
+    }).then((r) => r.json() as Promise<{ client_id: string; client_secret: string }>);
+    const stored = await storedItem('Client', confidential.client_id);
+    expect(stored).not.toContain(confidential.client_secret);
+    expect(stored).toMatch(/client_secret\\":\\"sha256:[0-9a-f]{64}/);
+    const revokeWith = (secret: string) =>
+      fetch(
+        `${t.url}/oauth/revoke`,
+        form({ token: 'nothing', client_id: confidential.client_id, client_secret: secret }),
+      );
+    expect((await revokeWith(confidential.client_secret)).status).toBe(200);
+    expect((await revokeWith(`${confidential.client_secret}x`)).status).toBe(401);
+    // Tokens too: only the hash names the item, and the payload holds no token.
+    const tokenItem = await storedItem('AccessToken', restToken);
+    expect(tokenItem).not.toContain(restToken);
+  });
+
+  it('refuses a request without PKCE, with a plain challenge, with a redirect URI one character off, or for an unknown resource', async () => {
+    const clientId = `https://127.0.0.1:${documents.port}/refusals.json`;
+    const challenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
+    const authorize = (params: Record<string, string>) =>
+      fetch(
+        `${t.url}/oauth/authorize?${new URLSearchParams({
+          client_id: clientId,
+          response_type: 'code',
+          redirect_uri: CALLBACK,
+          scope: 'read',
+          state: 's',
+          ...params,
+        }).toString()}`,
+        { redirect: 'manual' },
+      );
+    const errorOf = (response: Response) => new URL(response.headers.get('location')!).searchParams.get('error');
+    expect(errorOf(await authorize({}))).toBe('invalid_request');
+    expect(errorOf(await authorize({ code_challenge: challenge, code_challenge_method: 'plain' }))).toBe(
+      'invalid_request',
+    );
+    expect(
+      errorOf(
+        await authorize({
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          resource: 'https://other.example/mcp',
+        }),
+      ),
+    ).toBe('invalid_target');
+    // A redirect URI that is not the registered one is never redirected to.
+    const offByOne = await authorize({
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      redirect_uri: CALLBACK.replace('callback', 'callbacc'),
+    });
+    expect(offByOne.status).toBe(400);
+    expect(offByOne.headers.get('location')).toBeNull();
+    // A code is good once: used again, it is refused, and the tokens it gave are revoked.
+    const once = await rawSignIn(t.key, 'read');
+    expect((await once.replay()).body.error).toBe('invalid_grant');
+    expect((await mcpCall(once.access_token, 'find_pages')).status).toBe(401);
+    // Two exchanges of one code at once: one gets tokens, the other is refused.
+    const { exchange } = await rawCode(t.key, 'read');
+    const both = await Promise.all([exchange(), exchange()]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    // DCR takes only https, or http to this machine.
+    const registered = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(400);
+    expect(await registered.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+  });
+
+  it('refuses a consent post without its CSRF token, or with a key that is no site’s, and ends when the user denies', async () => {
+    const provider = new TestOAuthProvider(CALLBACK, `https://127.0.0.1:${documents.port}/consent.json`);
+    const { Client: SdkClient, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const host = new SdkClient({ name: 'h', version: '1' });
+    await expect(
+      host.connect(new StreamableHTTPClientTransport(new URL(mcp), { authProvider: provider })),
+    ).rejects.toThrow();
+    const browser = new Browser();
+    const consent = await browser.follow(provider.authorizationUrl!, t.url);
+    const csrf = csrfOf(await consent.response!.text());
+    expect((await submitConsent(browser, consent.url, { api_key: t.key, decision: 'approve' })).response.status).toBe(
+      403,
+    );
+    const forged = await submitConsent(browser, consent.url, {
+      csrf: 'x'.repeat(43),
+      api_key: t.key,
+      decision: 'approve',
+    });
+    expect(forged.response.status).toBe(403);
+    const wrongKey = await submitConsent(browser, consent.url, { csrf, api_key: 'cmk_not-a-key', decision: 'approve' });
+    expect(wrongKey.response.status).toBe(401);
+    const denied = await submitConsent(browser, consent.url, { csrf, decision: 'deny' });
+    expect(denied.callback?.searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('answers a call the token has no scope for with a step-up challenge, and ends tokens with their key', async () => {
+    const site = await t.newSite('OAuth scopes');
+    const read = await rawSignIn(site.key, 'read');
+    expect(read.scope).toBe('read');
+    expect((await mcpCall(read.access_token, 'find_pages')).status).toBe(200);
+    const paid = await mcpCall(read.access_token, 'serp_keyword_refresh', { keyword: 'trail shoes' });
+    expect(paid.status).toBe(403);
+    expect(await paid.json()).toMatchObject({ code: 'insufficient_scope', scope: 'research' });
+    expect(paid.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="read research", resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp/oauth"`,
+    );
+    // A revoked key ends its tokens once the key's lookup is no longer kept (5 s), as it ends the key.
+    const unused = await rawSignIn(site.key, 'read');
+    expect(await t.store.sites.revokeKey(site.key)).toBe(site.siteId);
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
+    const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
+    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: unused.refresh_token, client_id: RAW_CLIENT })).body
+        .error,
+    ).toBe('invalid_grant');
+  });
+});
+
+/** The stored item of the authorization server's `model` `id`, as its JSON text (found by the id's hash). */
+async function storedItem(model: string, id: string): Promise<string> {
+  const hash = createHash('sha256').update(id).digest('hex');
+  const out = await t.db.send(
+    new GetCommand({ TableName: t.stack.tableName, Key: { pk: `OAUTH#${model}#${hash}`, sk: 'OAUTH' } }),
+  );
+  expect(out.Item).toBeDefined();
+  return JSON.stringify(out.Item);
+}
+
+const RAW_CLIENT_PATH = '/raw.json';
+let RAW_CLIENT = '';
+
+/** A sign-in by hand, as a host would without the SDK: PKCE, the consent form, the code exchanged. */
+async function rawSignIn(apiKey: string, scope: string) {
+  const { exchange } = await rawCode(apiKey, scope);
+  const issued = await exchange();
+  expect(issued.status).toBe(200);
+  const tokens = issued.body as { access_token: string; refresh_token: string; scope: string };
+  /** The same code exchanged again. */
+  return { ...tokens, replay: exchange };
+}
+
+/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it. */
+async function rawCode(apiKey: string, scope: string) {
+  RAW_CLIENT = `https://127.0.0.1:${documents.port}${RAW_CLIENT_PATH}`;
+  const verifier = randomBytes(32).toString('base64url');
+  const browser = new Browser();
+  const consent = await browser.follow(
+    `${t.url}/oauth/authorize?${new URLSearchParams({
+      client_id: RAW_CLIENT,
+      response_type: 'code',
+      redirect_uri: CALLBACK,
+      scope,
+      resource: mcp,
+      state: 'raw',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString()}`,
+    t.url,
+  );
+  const csrf = csrfOf(await consent.response!.text());
+  const { callback } = await submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
+  const code = callback!.searchParams.get('code')!;
+  const exchange = () =>
+    token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      client_id: RAW_CLIENT,
+      code_verifier: verifier,
+      resource: mcp,
+    });
+  return { exchange };
+}
