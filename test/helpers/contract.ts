@@ -25,7 +25,8 @@ function undeclared(sent: unknown, parsed: unknown, path: string): string[] {
 
 function routeOf(method: string, path: string): Route | undefined {
   try {
-    return matchRoute(method, path)?.route;
+    // The route the server serves: of the path as it reads it, dot segments resolved (`/a/%2e%2e/b` is `/b`).
+    return matchRoute(method, new URL(path, 'http://local').pathname)?.route;
   } catch {
     return undefined; // a path the server refuses to decode: its reply is an error, checked as one
   }
