@@ -15,6 +15,7 @@ import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
 import { EstimateFields, withEstimate } from './estimate';
+import { RankHistory, TrackRankingsFields, TrackRankingsInput } from './ranks';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
 
@@ -100,6 +101,9 @@ export const SerpLandscapeInput = z
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
+    history_days: z
+      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.historyDaysMax)))
+      .check(z.meta({ description: 'Also the rank history of the last N days (stored, free)' })),
     ...EstimateFields,
   })
   .check(
@@ -315,6 +319,7 @@ export const SerpLandscapeResult = z.object({
       }),
     )
     .check(z.meta({ description: 'analyze only' })),
+  history: z.optional(RankHistory),
 });
 
 export const SerpKeywordRefreshResult = z.object({
@@ -491,6 +496,8 @@ export const SerpBacklinksResult = z.union([
   }),
 ]);
 
+export const TrackRankingsResult = z.object({ ...ToolMeta, ...TrackRankingsFields });
+
 export const RecallResult = z.object({
   ...ToolMeta,
   results: z.array(
@@ -556,6 +563,11 @@ export const TOOLS = {
     description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: withEstimate(AddCompetitorResult),
+  },
+  track_rankings: {
+    description: `Track the site's Google positions over time: a topic's committed keywords (its top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's keywords, checked daily or weekly (cadence; off stops) at depth (a site setting, default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}); the first check is queued now. Answers the site's tracking and its cost a month at list prices; without topic_id or page_id, lists it. serp_landscape history_days reads the history. Ideas are never tracked; deleting the topic, page or keyword stops it.`,
+    input: TrackRankingsInput,
+    result: withEstimate(TrackRankingsResult),
   },
   db_select: {
     description:

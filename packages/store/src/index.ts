@@ -17,6 +17,7 @@ import { healthKey } from './keys';
 import { ConfirmStore } from './confirms';
 import { RelinkRunStore } from './relinks';
 import { ResearchWaitStore } from './research-waits';
+import { RankStore } from './ranks';
 
 export * from './client';
 export * from './table';
@@ -38,6 +39,7 @@ export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
+export { RankStore, checkKey, type RankClaim, type Tracking, type TrackedScope, type CheckState } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
@@ -63,6 +65,8 @@ export interface Store {
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
+  /** Rank tracking: tracked scopes and each keyword's dated checks. */
+  ranks: RankStore;
   /** MCP tool results too large for one reply, kept for their pages. */
   results: ResultStore;
   /** A site's places for active competitors: one per domain, at most 10. */
@@ -89,6 +93,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
+    ranks: new RankStore(db, tableName),
     results: new ResultStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {

@@ -124,6 +124,24 @@ export const monitorClaimKey = (siteId: number, domain: string, work: string): K
 });
 
 /**
+ * A keyword's dated rank rows (one per check day, `yyyy-mm-dd`): a history is one Query of a range of
+ * days. A row is first a check's claim, then its result.
+ */
+export const rankPartition = (siteId: number, locale: string, keyword: string): string =>
+  `SITE#${siteId}#RANK#${keywordUnique(locale, keyword)}`;
+export const rankKey = (siteId: number, locale: string, keyword: string, day: string): Key => ({
+  pk: rankPartition(siteId, locale, keyword),
+  sk: day,
+});
+/** A site's rank tracking: its settings item, and one item per tracked scope (a topic or a page). */
+export const trackingPartition = (siteId: number): string => `SITE#${siteId}#TRACK`;
+export const TRACKING_SETTINGS_SK = 'SETTINGS';
+export const trackedScopeKey = (siteId: number, type: string, id: number): Key => ({
+  pk: trackingPartition(siteId),
+  sk: `SCOPE#${type}#${rowSk(id)}`,
+});
+
+/**
  * Before page links were items of their own, a page item held its links (`links`), the targets relink
  * took out (`suppressed`) and since when, in one attribute per target named so. Still read, and removed
  * by the page's next publish or by relink's restore.

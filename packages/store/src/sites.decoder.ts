@@ -9,6 +9,8 @@ const SiteItem = z.object({
   domain: z.string(),
   locale: z.string(),
   created_at: z.string(),
+  /** Set once the site tracks rankings: the daily plan queues its rank checks. */
+  rank_tracking: z.optional(z.boolean()),
 });
 export type Site = z.infer<typeof SiteItem>;
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
 import { PROVIDER_TIMEOUTS } from '@cm/contract';
-import { errorField, isTimeout, ProviderError } from '../errors';
+import { errorField, isTimeout, ProviderError, UnknownOutcome } from '../errors';
 import type { Meter } from '../meter';
-import { Billed, Envelope } from './responses.decoder';
+import { Billed, Envelope, PostedTasks } from './responses.decoder';
 
 export const DATAFORSEO = 'dataforseo';
 export const DATAFORSEO_BASE_URL = 'https://api.dataforseo.com';
@@ -15,6 +15,11 @@ export const STATUS = {
   searchEngineError: 40101,
   /** Nothing found: an empty answer, not an error. */
   noResults: 40102,
+  /** A standard-queue task posted. */
+  taskCreated: 20100,
+  /** A standard-queue task not done yet: handed to a worker, or still in the queue. */
+  taskHanded: 40601,
+  taskInQueue: 40602,
 } as const;
 
 /**
@@ -148,43 +153,17 @@ export class DataForSeoClient {
   ): Promise<Attempt> {
     // Each attempt may be billed, so each reserves the task's list price first (a refusal, or an open breaker, calls no one).
     const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
-    const limit = meter.attemptLimit(timeoutMs);
-    const signal = limit.signal;
-    let response: Response;
-    let body: unknown;
-    try {
-      response = await fetch(`${this.baseUrl}/v3/${endpoint}`, {
-        method: 'POST',
-        headers: { authorization: this.authorization, 'content-type': 'application/json' },
-        body: JSON.stringify([task]),
-        signal,
-      });
-      // The body is read under the same time limit: a provider that sends headers and then stalls is hanging too.
-      body = await response.json().catch((error: unknown) => {
-        if (signal.aborted) throw error;
-        return undefined;
-      });
-    } catch (error) {
+    const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify([task]) }, timeoutMs);
+    if (!('body' in answer)) {
       meter.release(hold);
-      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
-      if (!meter.abandoned) meter.report(DATAFORSEO, false);
-      const timedOut = signal.aborted || isTimeout(error);
-      return {
-        outcome: 'transient',
-        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
-        timedOut,
-      };
-    } finally {
-      limit.clear();
+      return { outcome: 'transient', message: answer.message, timedOut: answer.timedOut };
     }
+    const { status, body } = answer;
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
     const billed = z.safeParse(Billed, body);
     meter.record({ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }, hold);
-    meter.report(DATAFORSEO, response.status < 500);
 
-    if (response.status !== 200) {
-      return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };
-    }
+    if (status !== 200) return { outcome: classifyHttp(status), message: `HTTP ${status}`, code: status };
     const decoded = z.safeParse(Envelope, body);
     if (!decoded.success) return { outcome: 'transient', message: 'unreadable response' };
     const envelope = decoded.data;
@@ -198,6 +177,104 @@ export class DataForSeoClient {
     if (outcome === 'ok') return { outcome, result: first.result ?? [] };
     if (outcome === 'empty' || outcome === 'billed_no_data') return { outcome, result: [] };
     return this.failure(outcome, first.status_code, first.status_message);
+  }
+
+  /**
+   * Posts many tasks in one call, once (never retried: a post that got no answer may have created its
+   * tasks, and another would pay for them again). Each task is recorded at the cost its answer gives
+   * it. The tasks' answers as sent back; throws UnknownOutcome when no answer came, or the answer is not
+   * DataForSEO's envelope (what was posted is then unknown), and a ProviderError when the call was
+   * refused whole (`code`).
+   */
+  async postTasks(
+    endpoint: string,
+    tasks: readonly Record<string, unknown>[],
+    meter: Meter,
+  ): Promise<z.infer<typeof PostedTasks>> {
+    const price = tasks.reduce<number>(
+      (sum, task) => sum + dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)),
+      0,
+    );
+    const hold = await meter.reserve(price, DATAFORSEO);
+    const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify(tasks) }, this.attemptMs);
+    if (!('body' in answer)) {
+      meter.release(hold);
+      throw new UnknownOutcome(DATAFORSEO, `${endpoint}: ${answer.message}`, answer.timedOut);
+    }
+    const decoded = z.safeParse(PostedTasks, answer.body);
+    const billed = z.safeParse(Billed, answer.body);
+    const posted = decoded.success ? (decoded.data.tasks ?? []) : [];
+    // Each task at its own cost; an answer without its tasks at the envelope's (a billed failure costs money too).
+    meter.recordEach(
+      posted.length > 0
+        ? posted.map((task) => ({ provider: DATAFORSEO, endpoint, cost_usd: task.cost ?? 0 }))
+        : [{ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }],
+      hold,
+    );
+    if (answer.status !== 200)
+      throw new ProviderError(
+        DATAFORSEO,
+        `${endpoint}: HTTP ${answer.status}`,
+        classifyHttp(answer.status) === 'transient',
+        answer.status,
+      );
+    if (!decoded.success) throw new UnknownOutcome(DATAFORSEO, `${endpoint}: unreadable response`, false);
+    const top = classify(decoded.data.status_code);
+    if (top !== 'ok')
+      throw new ProviderError(
+        DATAFORSEO,
+        `${endpoint}: ${decoded.data.status_code} ${decoded.data.status_message}`,
+        top === 'transient',
+        decoded.data.status_code,
+      );
+    return decoded.data;
+  }
+
+  /** A GET of a free endpoint (a task's results), once: its envelope, or why there is none. */
+  async get(path: string, meter: Meter): Promise<{ envelope: z.infer<typeof Envelope> } | { unanswered: string }> {
+    const answer = await this.send(path, meter, { method: 'GET' }, this.attemptMs);
+    if (!('body' in answer)) return { unanswered: answer.message };
+    if (answer.status !== 200) return { unanswered: `HTTP ${answer.status}` };
+    const decoded = z.safeParse(Envelope, answer.body);
+    return decoded.success ? { envelope: decoded.data } : { unanswered: 'unreadable response' };
+  }
+
+  /**
+   * One request within an attempt's time limit (the body is read under it too: a provider that sends
+   * headers and then stalls is hanging), its outcome told to the breaker: its status and body, or why
+   * it got none.
+   */
+  private async send(
+    path: string,
+    meter: Meter,
+    init: { method: 'GET' | 'POST'; body?: string },
+    timeoutMs: number,
+  ): Promise<{ status: number; body: unknown } | { message: string; timedOut: boolean }> {
+    const limit = meter.attemptLimit(timeoutMs);
+    const signal = limit.signal;
+    try {
+      const response = await fetch(`${this.baseUrl}/v3/${path}`, {
+        ...init,
+        headers: { authorization: this.authorization, 'content-type': 'application/json' },
+        signal,
+      });
+      const body: unknown = await response.json().catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        return undefined;
+      });
+      meter.report(DATAFORSEO, response.status < 500);
+      return { status: response.status, body };
+    } catch (error) {
+      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
+      if (!meter.abandoned) meter.report(DATAFORSEO, false);
+      const timedOut = signal.aborted || isTimeout(error);
+      return {
+        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
+        timedOut,
+      };
+    } finally {
+      limit.clear();
+    }
   }
 
   private failure(outcome: Classification, code: number, message: string | null | undefined): Attempt {

@@ -1,6 +1,6 @@
 import type { SerpItem } from '@cm/contract';
 import type { SerpContext } from '../types';
-import { shuffled } from './derive';
+import { between, shuffled, unit } from './derive';
 import { sandboxRank } from './keywords';
 
 /** Sites that rank for all sorts of keywords; the sandbox fills SERPs from them. */
@@ -55,9 +55,53 @@ const slugOf = (keyword: string) => keyword.replace(/[^a-z0-9]+/g, '-').replace(
 const titleOf = (keyword: string, domain: string) =>
   `${keyword.replace(/\b\w/g, (c) => c.toUpperCase())} - ${domain.replace(/\..*/s, '').replace(/^\w/, (c) => c.toUpperCase())}`;
 
+/** Where a rank check's dated positions start from, before they move: the top 30, so some start out of a top 20. */
+const DATED_BASE_DEPTH = 30;
+const DAY_MS = 86_400_000;
+/** A page of the site ranks for its keyword on this share of weeks (else the site ranks with another of its pages). */
+const PAGE_WEEKS = 0.7;
+
+/**
+ * How far a domain's position on a keyword has moved on a day: a drift that changes course each week
+ * (up to 4 places either way, in steps between weekly anchors), and a place either way from day to day.
+ */
+function drift(seed: string, day: string): number {
+  const n = Math.round(Date.parse(`${day}T00:00:00.000Z`) / DAY_MS);
+  const week = Math.floor(n / 7);
+  const into = (n - week * 7) / 7;
+  const from = between(seed, `week-${week}`, -4, 4);
+  const to = between(seed, `week-${week + 1}`, -4, 4);
+  return Math.round(from + (to - from) * into) + between(seed, `day-${n}`, -1, 1);
+}
+
+/**
+ * A tracked domain's position: derived from keyword and domain (null: it does not rank); on a check's
+ * day, moved by that day's drift, and out of the results when moved past them.
+ */
+function trackedPosition(query: string, domain: string, share: number, depth: number, day?: string): number | null {
+  if (day === undefined) return sandboxRank(query, domain, share, depth);
+  const base = sandboxRank(query, domain, share, DATED_BASE_DEPTH);
+  if (base === null) return null;
+  const position = Math.max(1, base + drift(`${query}\n${domain}`, day));
+  return position <= depth ? position : null;
+}
+
+/** The site's result for a keyword: on a check's day, now and then (by the week) the published page that targets it. */
+function siteUrl(keyword: string, domain: string, context: SerpContext): string {
+  const page = context.pages?.find((p) => p.keywords.includes(keyword));
+  const { day } = context;
+  if (page && day !== undefined) {
+    const week = Math.floor(Math.round(Date.parse(`${day}T00:00:00.000Z`) / DAY_MS) / 7);
+    if (unit(`${page.url}\n${keyword}`, `page-week-${week}`) < PAGE_WEEKS) return page.url;
+  }
+  return `https://www.${domain}/${slugOf(keyword)}`;
+}
+
 /**
  * A top-`depth` organic SERP derived from the keyword and locale, with the site's domain and its
- * competitors placed on some keywords at positions derived from keyword and domain.
+ * competitors placed on some keywords at positions derived from keyword and domain; on a rank check's
+ * day (`context.day`) their positions move plausibly from day to day, and the site ranks with its
+ * published page for the page's keywords now and then.
  */
 export function sandboxSerp(keyword: string, locale: string, depth: number, context: SerpContext): SerpItem[] {
   const byPosition = new Map<number, string>();
@@ -66,7 +110,7 @@ export function sandboxSerp(keyword: string, locale: string, depth: number, cont
     ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
   ];
   for (const [domain, share] of tracked) {
-    let position = sandboxRank(`${locale}\n${keyword}`, domain, share, depth);
+    let position = trackedPosition(`${locale}\n${keyword}`, domain, share, depth, context.day);
     while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
     if (position !== null) byPosition.set(position, domain);
   }
@@ -76,7 +120,9 @@ export function sandboxSerp(keyword: string, locale: string, depth: number, cont
   for (let position = 1; position <= depth; position++) {
     const domain = byPosition.get(position) ?? fill.shift();
     if (domain === undefined) throw new Error(`the sandbox has fewer domains than ${depth} positions`);
-    items.push({ position, domain, url: `https://www.${domain}/${slugOf(keyword)}`, title: titleOf(keyword, domain) });
+    const url =
+      domain === context.siteDomain ? siteUrl(keyword, domain, context) : `https://www.${domain}/${slugOf(keyword)}`;
+    items.push({ position, domain, url, title: titleOf(keyword, domain) });
   }
   return items;
 }
