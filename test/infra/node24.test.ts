@@ -42,6 +42,8 @@ const sent: Record<WorkerName, string[]> = {
   research: [],
   monitor: [],
   'monitor-plan': [],
+  rank: [],
+  'rank-collect': [],
 };
 const invoked = new Set<FunctionId>();
 

@@ -58,6 +58,14 @@ class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
   readonly keywordMetrics = () => this.fail('keywordMetrics');
   readonly keywordIdeas = () => this.fail('keywordIdeas');
   readonly serpOrganic = () => this.fail('serpOrganic');
+  readonly postSerpTasks = () => this.fail('postSerpTasks');
+  readonly collectSerpTask = () => this.fail('collectSerpTask');
+  get serpTasksPerPost(): number {
+    return this.fail('serpTasksPerPost');
+  }
+  get serpTaskReadySeconds(): number {
+    return this.fail('serpTaskReadySeconds');
+  }
 }
 
 class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {
@@ -201,6 +209,7 @@ const INPUT_READERS: InputReaders = {
   serp_keyword_refresh: (request) => request.body(TOOLS.serp_keyword_refresh.input),
   serp_backlinks: (request) => request.body(TOOLS.serp_backlinks.input),
   add_competitor: (request) => request.body(TOOLS.add_competitor.input),
+  track_rankings: (request) => request.body(TOOLS.track_rankings.input),
   db_select: (request) => request.body(TOOLS.db_select.input),
   db_insert: (request) => request.body(TOOLS.db_insert.input),
   db_delete: (request) => request.body(TOOLS.db_delete.input),
