@@ -1,18 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ApiError,
-  LIMITS,
-  roundUsd,
-  type BudgetTicket,
-  type Enqueue,
-  type RankCollectMessage,
-  type RankMessage,
-  type SerpRow,
-} from '@cm/contract';
+import { LIMITS, type Enqueue, type RankCollectMessage, type RankMessage, type SerpRow } from '@cm/contract';
 import { isDue, keywordLocale, normalizeDomain, rankRowOf, utcDay } from '@cm/core';
 import { UnknownOutcome, type KeywordDataProvider, type Meter, type SerpTask } from '@cm/providers';
 import { checkKey, mapLimit, type RankClaim, type Store } from '@cm/store';
-import type { SiteBudget } from './budget';
+import { reserveWhatFits, type SiteBudget } from './budget';
 import { competitorDomains } from './context';
 import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny } from './tracking';
 
@@ -27,8 +18,6 @@ import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny } from './trac
 const CLAIMS_AT_ONCE = 16;
 /** Tasks collected at once by one collect message: with the collect queue's concurrency, what bounds the reads a minute. */
 const COLLECTS_AT_ONCE = 4;
-
-const isBudgetExceeded = (error: unknown) => error instanceof ApiError && error.code === 'budget_exceeded';
 
 export interface RankCheckDeps {
   store: Store;
@@ -49,31 +38,6 @@ export interface RankOutcome {
   claimedAlready: number;
   deferred: number;
   refused: Array<{ keyword: string; error: string }>;
-}
-
-/**
- * As many checks as the budget has room for, reserved as one: all of them, else (after one read of
- * what the tightest window has left) as many as that covers, else none.
- */
-async function reserveWhatFits(
-  budget: SiteBudget,
-  unitUsd: number,
-  wanted: number,
-): Promise<{ ticket: BudgetTicket | null; count: number }> {
-  try {
-    return { ticket: await budget.reserveQueued(roundUsd(unitUsd * wanted)), count: wanted };
-  } catch (error) {
-    if (!isBudgetExceeded(error)) throw error;
-  }
-  const room = (await budget.current()).remaining_usd;
-  const count = room === null ? 0 : Math.min(wanted - 1, Math.floor(room / unitUsd + 1e-9));
-  if (count <= 0) return { ticket: null, count: 0 };
-  try {
-    return { ticket: await budget.reserveQueued(roundUsd(unitUsd * count)), count };
-  } catch (error) {
-    if (!isBudgetExceeded(error)) throw error;
-    return { ticket: null, count: 0 };
-  }
 }
 
 const partsOf = <T>(items: readonly T[], size: number): T[][] =>

@@ -1,7 +1,8 @@
-import { ApiError, LIMITS, roundUsd, type TrackRankingsInput } from '@cm/contract';
+import { LIMITS, type TrackRankingsInput } from '@cm/contract';
 import { keywordLocale, utcDay } from '@cm/core';
 import { rankCheckPrice } from '@cm/providers';
 import { checkKey, mapLimit } from '@cm/store';
+import { reserveWhatFits } from './budget';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
 import {
@@ -19,8 +20,6 @@ import {
  * on queues its first check, reserved from the budget as add_competitor's first monitoring run is.
  */
 
-const isBudgetExceeded = (error: unknown) => error instanceof ApiError && error.code === 'budget_exceeded';
-
 /** The scope the input names, if any. */
 const scopeOf = (input: TrackRankingsInput): ScopeRef | null =>
   input.topic_id !== undefined
@@ -34,8 +33,9 @@ const maxKeywordsOf = (scope: ScopeRef, input: TrackRankingsInput): number | nul
   scope.type === 'topic' ? (input.max_keywords ?? LIMITS.trackKeywordsDefault) : null;
 
 /**
- * The scope's first check, today, of its keywords not checked today yet: its list price reserved now
- * and carried in the message (so the budget's answer is this call's), or, without room, nothing queued.
+ * The scope's first check, today, of its keywords not checked today yet: as many as the budget has room
+ * for reserved now and carried in the message (so the budget's answer is this call's); the rest are
+ * deferred to the next schedule.
  */
 async function queueFirstCheck(
   ctx: ToolContext,
@@ -47,13 +47,10 @@ async function queueFirstCheck(
   const states = await ctx.store.ranks.checksOn(ctx.siteId, keywords, day);
   const open = keywords.filter((k) => !states.has(checkKey(k.locale, k.keyword)));
   if (open.length === 0) return { queued: 0, deferred: 0 };
-  let budget;
-  try {
-    budget = await ctx.budget.reserveQueued(roundUsd(ctx.queuedPriceUsd({ rank: depth }) * open.length));
-  } catch (error) {
-    if (isBudgetExceeded(error)) return { queued: 0, deferred: open.length };
-    throw error;
-  }
+  const unitUsd = ctx.queuedPriceUsd({ rank: depth });
+  const { ticket: budget, count } =
+    unitUsd > 0 ? await reserveWhatFits(ctx.budget, unitUsd, open.length) : { ticket: null, count: open.length };
+  if (count === 0) return { queued: 0, deferred: open.length };
   try {
     await ctx.enqueue('rank', {
       site_id: ctx.siteId,
@@ -66,7 +63,7 @@ async function queueFirstCheck(
     if (budget) await ctx.budget.settle(budget, 0, false);
     throw error;
   }
-  return { queued: open.length, deferred: 0 };
+  return { queued: count, deferred: open.length - count };
 }
 
 /** The site's tracking as the tool answers it: each scope with its keywords and month, and the site's total (each keyword once). */

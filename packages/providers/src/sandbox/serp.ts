@@ -57,9 +57,11 @@ const titleOf = (keyword: string, domain: string) =>
 
 /** Where a rank check's dated positions start from, before they move: the top 30, so some start out of a top 20. */
 const DATED_BASE_DEPTH = 30;
+/** ... and a site's page that targets the keyword, the top 12: it is the site's content for it. */
+const TARGETED_BASE_DEPTH = 12;
 const DAY_MS = 86_400_000;
-/** A page of the site ranks for its keyword on this share of weeks (else the site ranks with another of its pages). */
-const PAGE_WEEKS = 0.7;
+/** A page of the site ranks for its keyword on this share of days (else the site ranks with another of its pages). */
+const PAGE_DAYS = 0.7;
 
 /**
  * How far a domain's position on a keyword has moved on a day: a drift that changes course each week
@@ -78,22 +80,25 @@ function drift(seed: string, day: string): number {
  * A tracked domain's position: derived from keyword and domain (null: it does not rank); on a check's
  * day, moved by that day's drift, and out of the results when moved past them.
  */
-function trackedPosition(query: string, domain: string, share: number, depth: number, day?: string): number | null {
-  if (day === undefined) return sandboxRank(query, domain, share, depth);
-  const base = sandboxRank(query, domain, share, DATED_BASE_DEPTH);
+function trackedPosition(
+  query: string,
+  domain: string,
+  placed: { share: number; baseDepth: number },
+  depth: number,
+  day?: string,
+): number | null {
+  if (day === undefined) return sandboxRank(query, domain, placed.share, depth);
+  const base = sandboxRank(query, domain, placed.share, placed.baseDepth);
   if (base === null) return null;
   const position = Math.max(1, base + drift(`${query}\n${domain}`, day));
   return position <= depth ? position : null;
 }
 
-/** The site's result for a keyword: on a check's day, now and then (by the week) the published page that targets it. */
+/** The site's result for a keyword: on a check's day, now and then the published page that targets it. */
 function siteUrl(keyword: string, domain: string, context: SerpContext): string {
   const page = context.pages?.find((p) => p.keywords.includes(keyword));
   const { day } = context;
-  if (page && day !== undefined) {
-    const week = Math.floor(Math.round(Date.parse(`${day}T00:00:00.000Z`) / DAY_MS) / 7);
-    if (unit(`${page.url}\n${keyword}`, `page-week-${week}`) < PAGE_WEEKS) return page.url;
-  }
+  if (page && day !== undefined && unit(`${page.url}\n${keyword}`, `page-day-${day}`) < PAGE_DAYS) return page.url;
   return `https://www.${domain}/${slugOf(keyword)}`;
 }
 
@@ -105,12 +110,23 @@ function siteUrl(keyword: string, domain: string, context: SerpContext): string 
  */
 export function sandboxSerp(keyword: string, locale: string, depth: number, context: SerpContext): SerpItem[] {
   const byPosition = new Map<number, string>();
+  // A published page that targets the keyword makes the site rank for it.
+  const targeted = context.pages?.some((page) => page.keywords.includes(keyword)) === true;
   const tracked = [
-    ...(context.siteDomain ? [[context.siteDomain, SITE_SHARE] as const] : []),
-    ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
+    ...(context.siteDomain
+      ? [
+          [
+            context.siteDomain,
+            targeted
+              ? { share: 1, baseDepth: TARGETED_BASE_DEPTH }
+              : { share: SITE_SHARE, baseDepth: DATED_BASE_DEPTH },
+          ] as const,
+        ]
+      : []),
+    ...context.competitors.map((c) => [c, { share: COMPETITOR_SHARE, baseDepth: DATED_BASE_DEPTH }] as const),
   ];
-  for (const [domain, share] of tracked) {
-    let position = trackedPosition(`${locale}\n${keyword}`, domain, share, depth, context.day);
+  for (const [domain, placed] of tracked) {
+    let position = trackedPosition(`${locale}\n${keyword}`, domain, placed, depth, context.day);
     while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
     if (position !== null) byPosition.set(position, domain);
   }
