@@ -166,7 +166,7 @@ describe('thirty days of checks', () => {
     let moved = 0;
     for (const keyword of history.keywords) {
       expect(Object.keys(keyword.positions).sort()).toEqual([...domains].sort());
-      for (const series of Object.values(keyword.positions) as (number | null)[][]) {
+      for (const series of Object.values<(number | null)[]>(keyword.positions)) {
         expect(series).toHaveLength(30);
         for (let i = 1; i < series.length; i++) {
           const [a, b] = [series[i - 1], series[i]];
