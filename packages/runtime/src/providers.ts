@@ -51,7 +51,12 @@ export const keywordDataFor = (
   config: DataForSeoConfig,
 ): KeywordDataProvider =>
   credentials
-    ? new DataForSeoKeywordData({ ...credentials, baseUrl: config.baseUrl, timeoutMs: config.timeoutMs })
+    ? new DataForSeoKeywordData({
+        ...credentials,
+        baseUrl: config.baseUrl,
+        timeoutMs: config.timeoutMs,
+        taskReadySeconds: config.taskReadySeconds,
+      })
     : new SandboxKeywordData();
 
 /** DataForSEO Backlinks with credentials, else the sandbox's backlink data. */

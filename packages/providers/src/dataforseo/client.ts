@@ -56,6 +56,8 @@ export interface DataForSeoOptions {
   /** Base of the exponential backoff; each pause is a random share of `base × 2^attempt` (full jitter). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** When a posted standard-queue task is first collected, in seconds (default: the normal priority's turnaround). */
+  taskReadySeconds?: number;
   /** Time limit of one HTTP attempt: connection, answer and body. */
   timeoutMs?: number;
   /** Time limit of every attempt and pause of one task together: no attempt starts, or runs, past it. */

@@ -37,8 +37,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   readonly name = DATAFORSEO;
   private readonly client: DataForSeoClient;
 
+  readonly serpTaskReadySeconds: number;
+
   constructor(options: DataForSeoOptions) {
     this.client = new DataForSeoClient(options);
+    this.serpTaskReadySeconds = options.taskReadySeconds ?? TASK_READY_SECONDS;
   }
 
   /** Volume, CPC and competition from Google Ads (worldwide allowed), intent from Labs: two calls. */
@@ -120,7 +123,6 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
   }
 
   readonly serpTasksPerPost = TASKS_PER_POST;
-  readonly serpTaskReadySeconds = TASK_READY_SECONDS;
 
   /** SERP tasks on the standard queue (normal priority), desktop, at each task's depth: one post, tasks matched to their answers by tag. */
   async postSerpTasks(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]> {
