@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { RowId } from './cm-tables';
+import { named } from './common';
 import { LIMITS } from './limits';
 import { BudgetTicket } from './budget';
 import { EstimateFields } from './estimate';
@@ -21,17 +22,17 @@ export const TrackRankingsInput = z
   .object({
     topic_id: z.optional(RowId),
     page_id: z.optional(RowId),
-    cadence: z.optional(z.enum(CADENCES)).check(z.meta({ description: 'With topic_id or page_id; off stops' })),
+    cadence: z.optional(z.enum(CADENCES)),
     max_keywords: z
       .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax)))
-      .check(z.meta({ description: `topic: its top N by score (default ${LIMITS.trackKeywordsDefault})` })),
+      .check(z.meta({ description: `topic: top N by score (default ${LIMITS.trackKeywordsDefault})` })),
     depth: z
       .optional(
         z
           .int()
           .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
       )
-      .check(z.meta({ description: `Site setting: results per check (default ${LIMITS.rankDepthDefault})` })),
+      .check(z.meta({ description: `Site setting: results checked (default ${LIMITS.rankDepthDefault})` })),
     ...EstimateFields,
   })
   .check(
@@ -67,19 +68,20 @@ export const TrackRankingsFields = {
     }),
   ),
   depth: z.int(),
-  total: z.object({ keywords: z.int(), ...Monthly }).check(z.meta({ description: 'Each keyword once' })),
-  untracked: z
-    .array(z.object({ keyword: z.string(), reason: z.string() }))
-    .check(z.meta({ description: "The scope's keywords it cannot track, and why" })),
+  total: z.object({ keywords: z.int(), ...Monthly }),
+  untracked: z.array(z.object({ keyword: z.string(), reason: z.string() })),
   first_check: z
     .nullable(z.object({ queued: z.int(), deferred: z.int() }))
-    .check(z.meta({ description: 'Checks of the scope queued now, and those the budget had no room for' })),
+    .check(z.meta({ description: 'deferred: no budget room' })),
 };
 
 /** A position per day of `days` (null: not in the checked results, or no check that day). */
 const Positions = z.array(z.nullable(z.int()));
 /** What moved most over the window: its first and last value with data, and the change. */
 const Move = { from: z.nullable(z.number()), to: z.nullable(z.number()), change: z.number() };
+/** Named once each: winners and losers share one, the domains up and down the other. */
+const KeywordMove = named(z.object({ keyword: z.string(), ...Move }), { id: 'RankKeywordMove' });
+const DomainMove = named(z.object({ domain: z.string(), ...Move }), { id: 'RankDomainMove' });
 
 /**
  * serp_landscape's `history` (history_days, docs/api.md#rank-history): stored rank rows, read one
@@ -99,10 +101,10 @@ export const RankHistory = z.object({
       sov: z.array(z.nullable(z.number())),
     }),
   ),
-  winners: z.array(z.object({ keyword: z.string(), ...Move })),
-  losers: z.array(z.object({ keyword: z.string(), ...Move })),
-  domains_up: z.array(z.object({ domain: z.string(), ...Move })),
-  domains_down: z.array(z.object({ domain: z.string(), ...Move })),
+  winners: z.array(KeywordMove),
+  losers: z.array(KeywordMove),
+  domains_up: z.array(DomainMove),
+  domains_down: z.array(DomainMove),
   pages: z.array(
     z.object({
       page_id: z.int(),

@@ -565,7 +565,7 @@ export const TOOLS = {
     result: withEstimate(AddCompetitorResult),
   },
   track_rankings: {
-    description: `Track the site's Google positions over time: a topic's committed keywords (its top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's keywords, checked daily or weekly (cadence; off stops) at depth (a site setting, default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}); the first check is queued now. Answers the site's tracking and its cost a month at list prices; without topic_id or page_id, lists it. serp_landscape history_days reads the history. Ideas are never tracked; deleting the topic, page or keyword stops it.`,
+    description: `Track Google positions over time: a topic's committed keywords (top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's, checked daily or weekly (off stops) at depth (default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}); the first check runs now. Answers the tracking and its cost a month; without a scope, lists it. Read it with serp_landscape history_days. Deleting the topic, page or keyword stops it.`,
     input: TrackRankingsInput,
     result: withEstimate(TrackRankingsResult),
   },
