@@ -30,12 +30,14 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
 /**
  * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
  * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
- * and research then the admission of waiting research jobs (8 KB).
+ * and research then the admission of waiting research jobs (8 KB); both were at 480 KB before rank
+ * tracking, whose schemas every tool function carries (track_rankings' and the rank history's, in TOOLS)
+ * with the rank store (in the Store), 7 KB, and serp-landscape the rank history itself (6 KB).
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 460 * 1024,
-  research: 480 * 1024,
-  'serp-landscape': 480 * 1024,
+  research: 490 * 1024,
+  'serp-landscape': 495 * 1024,
   'research-worker': 940 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;

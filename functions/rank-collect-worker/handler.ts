@@ -1,11 +1,11 @@
 import { RankCollectMessage } from '@cm/contract';
-import { getKeywordData, getStore, meterOf, sqsWorker } from '@cm/runtime';
+import { getSerpQueue, getStore, meterOf, sqsWorker } from '@cm/runtime';
 import { collectRankChecks } from '@cm/tools';
 
 /** Collects posted rank checks once ready and stores the day's rank rows; a task not ready yet has the message delivered again. */
 export const handler = sqsWorker(RankCollectMessage, async (message, observation) => {
   const outcome = await collectRankChecks(
-    { store: getStore(), keywordData: await getKeywordData(), meter: meterOf(), now: new Date() },
+    { store: getStore(), serpQueue: await getSerpQueue(), meter: meterOf(), now: new Date() },
     message,
   );
   for (const { keyword, error } of outcome.failed)

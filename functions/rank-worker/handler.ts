@@ -1,5 +1,5 @@
 import { RankMessage } from '@cm/contract';
-import { enqueue, getKeywordData, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
+import { enqueue, getSerpQueue, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
 import { runRankChecks } from '@cm/tools';
 
 /** A site's rank checks of a day: claimed, held to its budget, posted to the SERP standard queue; their calls go into the ledger under `rank_tracking`. */
@@ -9,7 +9,7 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
     const outcome = await runRankChecks(
       {
         store: getStore(),
-        keywordData: await getKeywordData(),
+        serpQueue: await getSerpQueue(),
         meter,
         now: new Date(),
         budget: siteBudget(message.site_id, observation),

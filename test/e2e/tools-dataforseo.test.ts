@@ -1,4 +1,4 @@
-import { BACKLINK_ENDPOINTS, ENDPOINTS } from '@cm/providers';
+import { BACKLINK_ENDPOINTS, ENDPOINTS, SERP_QUEUE_ENDPOINTS } from '@cm/providers';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { dataforseoEnv, fixture, type Replay, startReplay } from '../helpers/replay';
@@ -129,14 +129,14 @@ describe('tools on DataForSEO (recorded responses)', () => {
         const id = inserted.status === 409 ? inserted.body.id : inserted.body.row.id;
         await tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topic.id, keyword_id: id } });
       }
-      replay.answer(ENDPOINTS.serpTaskPost, { fixture: 'serp_task_post.ok' });
+      replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.ok' });
       const [first, second] = fixture('serp_task_post.ok').tasks.map((task: { id: string }) => task.id);
       replay.answer(
-        `${ENDPOINTS.serpTaskGet}/${first}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
         { fixture: 'serp_task_get.40602' },
         { fixture: 'serp_task_get.ok' },
       );
-      replay.answer(`${ENDPOINTS.serpTaskGet}/${second}`, { fixture: 'serp_task_get.ok' });
+      replay.answer(`${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`, { fixture: 'serp_task_get.ok' });
       replay.requests.length = 0;
 
       const tracked = await tool('track_rankings', { topic_id: topic.id, cadence: 'daily' });
@@ -144,16 +144,16 @@ describe('tools on DataForSEO (recorded responses)', () => {
       await t.stack.drain();
       // One post; the first task read twice (in the queue, then ready), the second once: a delivery again skips what is stored.
       // (The two reads of a delivery run at once, in either order.)
-      expect(replay.requests[0]!.endpoint).toBe(ENDPOINTS.serpTaskPost);
+      expect(replay.requests[0]!.endpoint).toBe(SERP_QUEUE_ENDPOINTS.taskPost);
       expect(
         replay.requests
           .slice(1)
           .map((r) => r.endpoint)
           .sort(),
       ).toEqual([
-        `${ENDPOINTS.serpTaskGet}/${first}`,
-        `${ENDPOINTS.serpTaskGet}/${first}`,
-        `${ENDPOINTS.serpTaskGet}/${second}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`,
       ]);
       const history = (await tool('serp_landscape', { topic_id: topic.id, history_days: 1 })).body.history;
       expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2 });

@@ -1,4 +1,11 @@
-import { DataForSeoKeywordData, ENDPOINTS, Meter, ProviderError, UnknownOutcome, type SerpTask } from '@cm/providers';
+import {
+  DataForSeoSerpQueue,
+  SERP_QUEUE_ENDPOINTS,
+  Meter,
+  ProviderError,
+  UnknownOutcome,
+  type SerpTask,
+} from '@cm/providers';
 import { fixture, startReplay, type Replay } from '../helpers/replay';
 
 /* DataForSEO's SERP standard queue (task_post, then task_get), against recorded responses on loopback. */
@@ -13,7 +20,7 @@ beforeEach(() => {
 });
 
 const adapter = (timeoutMs?: number) =>
-  new DataForSeoKeywordData({
+  new DataForSeoSerpQueue({
     login: 'api-login',
     password: 's3cret',
     baseUrl: replay.url,
@@ -28,13 +35,13 @@ const task = (keyword: string, depth = 20): SerpTask => ({
   context: { siteDomain: 'demo.example.com', competitors: [] },
 });
 const FIRST = '11211918-2806-0066-0000-051d31815301';
-const get = (id: string) => `${ENDPOINTS.serpTaskGet}/${id}`;
+const get = (id: string) => `${SERP_QUEUE_ENDPOINTS.taskGet}/${id}`;
 
 describe('posting SERP tasks', () => {
   it('posts many tasks in one call, at their depth, desktop, normal priority, tagged; each task is recorded at its own cost', async () => {
-    replay.answer(ENDPOINTS.serpTaskPost, { fixture: 'serp_task_post.ok' });
+    replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.ok' });
     const meter = new Meter();
-    const posted = await adapter().postSerpTasks([task('running shoes'), task('trail running shoes')], meter);
+    const posted = await adapter().post([task('running shoes'), task('trail running shoes')], meter);
     expect(posted).toEqual([
       { tag: '1|2026-11-21|US/en#running shoes', id: FIRST },
       { tag: '1|2026-11-21|US/en#trail running shoes', id: '11211918-2806-0066-0000-051d31815302' },
@@ -61,16 +68,16 @@ describe('posting SERP tasks', () => {
       },
     ]);
     expect(meter.calls).toEqual([
-      { provider: 'dataforseo', endpoint: ENDPOINTS.serpTaskPost, cost_usd: 0.00105 },
-      { provider: 'dataforseo', endpoint: ENDPOINTS.serpTaskPost, cost_usd: 0.00105 },
+      { provider: 'dataforseo', endpoint: SERP_QUEUE_ENDPOINTS.taskPost, cost_usd: 0.00105 },
+      { provider: 'dataforseo', endpoint: SERP_QUEUE_ENDPOINTS.taskPost, cost_usd: 0.00105 },
     ]);
     expect(meter.costUsd).toBe(fixture('serp_task_post.ok').cost);
   });
 
   it('answers a task the post refused with its code, and whether posting it later may work; a task missing from the answer may be posted again', async () => {
-    replay.answer(ENDPOINTS.serpTaskPost, { fixture: 'serp_task_post.40501-one' });
+    replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.40501-one' });
     const meter = new Meter();
-    const posted = await adapter().postSerpTasks(
+    const posted = await adapter().post(
       [task('running shoes'), task('trail running shoes'), task('not in the answer')],
       meter,
     );
@@ -83,22 +90,22 @@ describe('posting SERP tasks', () => {
   });
 
   it('throws a retryable ProviderError for a post refused whole (the rate limit), never posting it again itself', async () => {
-    replay.answer(ENDPOINTS.serpTaskPost, { fixture: 'serp_task_post.40202' });
-    const refused = adapter().postSerpTasks([task('running shoes')], new Meter());
+    replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.40202' });
+    const refused = adapter().post([task('running shoes')], new Meter());
     await expect(refused).rejects.toMatchObject({ retryable: true, code: 40202 });
     await expect(refused).rejects.not.toBeInstanceOf(UnknownOutcome);
     expect(replay.requests).toHaveLength(1);
   });
 
   it('throws UnknownOutcome when no answer comes (the tasks may have been posted and billed), and does not post again', async () => {
-    replay.hang(ENDPOINTS.serpTaskPost);
+    replay.hang(SERP_QUEUE_ENDPOINTS.taskPost);
     const meter = new Meter();
     try {
-      const posting = adapter(200).postSerpTasks([task('running shoes')], meter);
+      const posting = adapter(200).post([task('running shoes')], meter);
       await expect(posting).rejects.toBeInstanceOf(UnknownOutcome);
       await expect(posting).rejects.toBeInstanceOf(ProviderError);
     } finally {
-      replay.hang(ENDPOINTS.serpTaskPost, false);
+      replay.hang(SERP_QUEUE_ENDPOINTS.taskPost, false);
     }
     expect(replay.requests).toHaveLength(1);
     expect(meter.calls).toEqual([]);
@@ -109,11 +116,11 @@ describe('collecting a task', () => {
   it('is pending while the task is in the queue, then ready with its organic results, positioned by rank_group, cut to the depth', async () => {
     replay.answer(get(FIRST), { fixture: 'serp_task_get.40602' }, { fixture: 'serp_task_get.ok' });
     const meter = new Meter();
-    expect(await adapter().collectSerpTask(FIRST, 20, meter)).toEqual({
+    expect(await adapter().collect(FIRST, 20, meter)).toEqual({
       status: 'pending',
       reason: '40602 Task In Queue.',
     });
-    const ready = await adapter().collectSerpTask(FIRST, 5, meter);
+    const ready = await adapter().collect(FIRST, 5, meter);
     expect(ready.status).toBe('ready');
     if (ready.status !== 'ready') return;
     expect(ready.items.map((item) => [item.position, item.domain])).toEqual([
@@ -130,7 +137,7 @@ describe('collecting a task', () => {
 
   it('fails a task the search engine could not answer (40101: billed at the post, no SERP that day)', async () => {
     replay.answer(get(FIRST), { fixture: 'serp_task_get.40101' });
-    expect(await adapter().collectSerpTask(FIRST, 20, new Meter())).toEqual({
+    expect(await adapter().collect(FIRST, 20, new Meter())).toEqual({
       status: 'failed',
       error: '40101 Search Engine Task Error.',
     });
@@ -138,6 +145,6 @@ describe('collecting a task', () => {
 
   it('is pending when the provider does not answer, or answers 5xx: the next delivery tries again', async () => {
     replay.answer(get(FIRST), { fixture: 'http500', status: 500 });
-    expect(await adapter().collectSerpTask(FIRST, 20, new Meter())).toEqual({ status: 'pending', reason: 'HTTP 500' });
+    expect(await adapter().collect(FIRST, 20, new Meter())).toEqual({ status: 'pending', reason: 'HTTP 500' });
   });
 });

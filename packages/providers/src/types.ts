@@ -47,18 +47,23 @@ export interface KeywordDataProvider {
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]>;
   /** The top `depth` organic results of Google for a keyword. */
   serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]>;
-  /** Tasks one post to the standard queue takes at most. */
-  readonly serpTasksPerPost: number;
+}
+
+/** Organic SERPs on the provider's standard queue (rank checks): tasks posted, many to a call, then collected when ready. */
+export interface SerpTaskQueue {
+  readonly name: string;
+  /** Tasks one post takes at most. */
+  readonly tasksPerPost: number;
   /** How long after a post its tasks are usually ready, in seconds: when to collect them first. */
-  readonly serpTaskReadySeconds: number;
+  readonly readySeconds: number;
   /**
-   * Posts SERP tasks to the provider's standard queue, in one paid call; each task is recorded on the
-   * meter at its own cost. Throws UnknownOutcome when whether the tasks were posted (and paid for) is
-   * not known, and a ProviderError when the post was refused whole.
+   * Posts SERP tasks in one paid call; each task is recorded on the meter at its own cost. Throws
+   * UnknownOutcome when whether the tasks were posted (and paid for) is not known, and a ProviderError
+   * when the post was refused whole.
    */
-  postSerpTasks(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]>;
+  post(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]>;
   /** A posted task's top `depth` organic results once ready (a free call: the meter times it, nothing is recorded). */
-  collectSerpTask(id: string, depth: number, meter: Meter): Promise<CollectedSerpTask>;
+  collect(id: string, depth: number, meter: Meter): Promise<CollectedSerpTask>;
 }
 
 export interface ResearchRequest {

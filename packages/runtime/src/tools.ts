@@ -58,14 +58,6 @@ class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
   readonly keywordMetrics = () => this.fail('keywordMetrics');
   readonly keywordIdeas = () => this.fail('keywordIdeas');
   readonly serpOrganic = () => this.fail('serpOrganic');
-  readonly postSerpTasks = () => this.fail('postSerpTasks');
-  readonly collectSerpTask = () => this.fail('collectSerpTask');
-  get serpTasksPerPost(): number {
-    return this.fail('serpTasksPerPost');
-  }
-  get serpTaskReadySeconds(): number {
-    return this.fail('serpTaskReadySeconds');
-  }
 }
 
 class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LIMITS, type Enqueue, type RankCollectMessage, type RankMessage, type SerpRow } from '@cm/contract';
 import { isDue, keywordLocale, normalizeDomain, rankRowOf, utcDay } from '@cm/core';
-import { UnknownOutcome, type KeywordDataProvider, type Meter, type SerpTask } from '@cm/providers';
+import { UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { checkKey, mapLimit, type RankClaim, type Store } from '@cm/store';
 import { reserveWhatFits, type SiteBudget } from './budget';
 import { competitorDomains } from './context';
@@ -21,7 +21,7 @@ const COLLECTS_AT_ONCE = 4;
 
 export interface RankCheckDeps {
   store: Store;
-  keywordData: KeywordDataProvider;
+  serpQueue: SerpTaskQueue;
   /** Without a guard: the run's checks are reserved as queued work (or by track_rankings, in the message). */
   meter: Meter;
   now: Date;
@@ -53,7 +53,7 @@ const partsOf = <T>(items: readonly T[], size: number): T[][] =>
  */
 export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): Promise<RankOutcome> {
   const outcome: RankOutcome = { posted: 0, fromStored: 0, claimedAlready: 0, deferred: 0, refused: [] };
-  const { store, now, meter, keywordData } = deps;
+  const { store, now, meter, serpQueue } = deps;
   let ticket = message.budget ?? null;
   try {
     const site = await store.sites.get(message.site_id);
@@ -145,11 +145,11 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
       depth,
       context: { siteDomain, competitors, day: claim.day, pages },
     });
-    const chunks = partsOf(posting, keywordData.serpTasksPerPost);
+    const chunks = partsOf(posting, serpQueue.tasksPerPost);
     for (const [i, chunk] of chunks.entries()) {
       let answers;
       try {
-        answers = await keywordData.postSerpTasks(chunk.map(task), meter);
+        answers = await serpQueue.post(chunk.map(task), meter);
       } catch (error) {
         // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
         const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
@@ -173,7 +173,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
         await deps.enqueue(
           'rank-collect',
           { site_id: siteId, day: message.day, depth, site_domain: siteDomain, tasks: posted },
-          keywordData.serpTaskReadySeconds,
+          serpQueue.readySeconds,
         );
     }
     return outcome;
@@ -201,7 +201,7 @@ function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
 
 export interface RankCollectDeps {
   store: Store;
-  keywordData: KeywordDataProvider;
+  serpQueue: SerpTaskQueue;
   meter: Meter;
   now: Date;
 }
@@ -222,13 +222,13 @@ export interface CollectOutcome {
  * the day is today, the keyword's stored SERP (its latest pull).
  */
 export async function collectRankChecks(deps: RankCollectDeps, message: RankCollectMessage): Promise<CollectOutcome> {
-  const { store, keywordData, meter, now } = deps;
+  const { store, serpQueue, meter, now } = deps;
   const { site_id: siteId, day, depth } = message;
   const states = await store.ranks.checksOn(siteId, message.tasks, day);
   const open = message.tasks.filter((t) => states.get(checkKey(t.locale, t.keyword))?.state !== 'checked');
   const collected = await mapLimit(open, COLLECTS_AT_ONCE, async (task) => ({
     task,
-    answer: await keywordData.collectSerpTask(task.id, depth, meter),
+    answer: await serpQueue.collect(task.id, depth, meter),
   }));
   const checkedAt = now.toISOString();
   const ready = collected.flatMap(({ task, answer }) =>
@@ -242,7 +242,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
         locale: task.locale,
         day,
         checkedAt,
-        dataSource: keywordData.name,
+        dataSource: serpQueue.name,
         depth,
         items,
         siteDomain: message.site_domain,
@@ -257,7 +257,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
         keyword: task.keyword,
         locale: task.locale,
         fetched_at: checkedAt,
-        data_source: keywordData.name,
+        data_source: serpQueue.name,
         items,
       })),
     );

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
 import { PROVIDER_TIMEOUTS } from '@cm/contract';
-import { errorField, isTimeout, ProviderError, UnknownOutcome } from '../errors';
+import { errorField, isTimeout, ProviderError } from '../errors';
 import type { Meter } from '../meter';
-import { Billed, Envelope, PostedTasks } from './responses.decoder';
+import { Billed, Envelope } from './responses.decoder';
 
 export const DATAFORSEO = 'dataforseo';
 export const DATAFORSEO_BASE_URL = 'https://api.dataforseo.com';
@@ -44,7 +44,7 @@ export function classify(code: number): Classification {
 }
 
 /** What an HTTP status other than 200 means: 5xx and 429 pass, 401 (login), 402 (billing), 404 do not. */
-const classifyHttp = (status: number): 'transient' | 'terminal' =>
+export const classifyHttp = (status: number): 'transient' | 'terminal' =>
   status >= 500 || status === 429 ? 'transient' : 'terminal';
 
 export interface DataForSeoOptions {
@@ -182,75 +182,15 @@ export class DataForSeoClient {
   }
 
   /**
-   * Posts many tasks in one call, once (never retried: a post that got no answer may have created its
-   * tasks, and another would pay for them again). Each task is recorded at the cost its answer gives
-   * it. The tasks' answers as sent back; throws UnknownOutcome when no answer came, or the answer is not
-   * DataForSEO's envelope (what was posted is then unknown), and a ProviderError when the call was
-   * refused whole (`code`).
-   */
-  async postTasks(
-    endpoint: string,
-    tasks: readonly Record<string, unknown>[],
-    meter: Meter,
-  ): Promise<z.infer<typeof PostedTasks>> {
-    const price = tasks.reduce<number>(
-      (sum, task) => sum + dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)),
-      0,
-    );
-    const hold = await meter.reserve(price, DATAFORSEO);
-    const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify(tasks) }, this.attemptMs);
-    if (!('body' in answer)) {
-      meter.release(hold);
-      throw new UnknownOutcome(DATAFORSEO, `${endpoint}: ${answer.message}`, answer.timedOut);
-    }
-    const decoded = z.safeParse(PostedTasks, answer.body);
-    const billed = z.safeParse(Billed, answer.body);
-    const posted = decoded.success ? (decoded.data.tasks ?? []) : [];
-    // Each task at its own cost; an answer without its tasks at the envelope's (a billed failure costs money too).
-    meter.recordEach(
-      posted.length > 0
-        ? posted.map((task) => ({ provider: DATAFORSEO, endpoint, cost_usd: task.cost ?? 0 }))
-        : [{ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }],
-      hold,
-    );
-    if (answer.status !== 200)
-      throw new ProviderError(
-        DATAFORSEO,
-        `${endpoint}: HTTP ${answer.status}`,
-        classifyHttp(answer.status) === 'transient',
-        answer.status,
-      );
-    if (!decoded.success) throw new UnknownOutcome(DATAFORSEO, `${endpoint}: unreadable response`, false);
-    const top = classify(decoded.data.status_code);
-    if (top !== 'ok')
-      throw new ProviderError(
-        DATAFORSEO,
-        `${endpoint}: ${decoded.data.status_code} ${decoded.data.status_message}`,
-        top === 'transient',
-        decoded.data.status_code,
-      );
-    return decoded.data;
-  }
-
-  /** A GET of a free endpoint (a task's results), once: its envelope, or why there is none. */
-  async get(path: string, meter: Meter): Promise<{ envelope: z.infer<typeof Envelope> } | { unanswered: string }> {
-    const answer = await this.send(path, meter, { method: 'GET' }, this.attemptMs);
-    if (!('body' in answer)) return { unanswered: answer.message };
-    if (answer.status !== 200) return { unanswered: `HTTP ${answer.status}` };
-    const decoded = z.safeParse(Envelope, answer.body);
-    return decoded.success ? { envelope: decoded.data } : { unanswered: 'unreadable response' };
-  }
-
-  /**
    * One request within an attempt's time limit (the body is read under it too: a provider that sends
    * headers and then stalls is hanging), its outcome told to the breaker: its status and body, or why
    * it got none.
    */
-  private async send(
+  async send(
     path: string,
     meter: Meter,
     init: { method: 'GET' | 'POST'; body?: string },
-    timeoutMs: number,
+    timeoutMs = this.attemptMs,
   ): Promise<{ status: number; body: unknown } | { message: string; timedOut: boolean }> {
     const limit = meter.attemptLimit(timeoutMs);
     const signal = limit.signal;

@@ -27,23 +27,6 @@ export const Envelope = z.looseObject({
   ),
 });
 
-/** A standard-queue post's answer: each task's id, outcome and cost, and the tag it was sent with. */
-export const PostedTasks = z.looseObject({
-  status_code: z.number(),
-  status_message: z.nullish(z.string()),
-  tasks: z.nullish(
-    z.array(
-      z.looseObject({
-        id: z.nullish(z.string()),
-        status_code: z.number(),
-        status_message: z.nullish(z.string()),
-        cost: metric,
-        data: z.nullish(z.looseObject({ tag: z.nullish(z.string()) })),
-      }),
-    ),
-  ),
-});
-
 const items = <T extends z.ZodMiniType>(item: T) => z.looseObject({ items: z.nullish(z.array(item)) });
 
 export const SearchVolumeItem = z.looseObject({

@@ -4,29 +4,20 @@ import {
   bedrockPriceOrHighest,
   dataForSeoPrice,
   keywordMetricsPrice,
-  rankCheckPrice,
   TAVILY_PRICES,
   webResearchPrice,
 } from '../prices';
 import { ENDPOINTS } from '../dataforseo';
 import { charge, SANDBOX } from './charge';
 import type { Meter } from '../meter';
-import type {
-  CollectedSerpTask,
-  KeywordDataProvider,
-  PostedSerpTask,
-  ResearchProvider,
-  ResearchRequest,
-  SerpContext,
-  SerpTask,
-} from '../types';
-import { sandboxTaskId, sandboxTaskOf } from './serp-tasks.decoder';
+import type { KeywordDataProvider, ResearchProvider, ResearchRequest, SerpContext } from '../types';
 import { sandboxFindings } from './research';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
 import { sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
+export { SandboxSerpQueue } from './serp-queue';
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always
@@ -70,39 +61,6 @@ export class SandboxKeywordData implements KeywordDataProvider {
       () => sandboxSerp(keyword, locale, depth, context),
       () => price,
     );
-  }
-
-  readonly serpTasksPerPost = 100;
-  /** Its tasks are ready at once. */
-  readonly serpTaskReadySeconds = 0;
-
-  /** Each task recorded as its own call (`serp_task_post`), at the standard queue's list price with SANDBOX_LIST_PRICES=1. */
-  async postSerpTasks(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]> {
-    const posted: PostedSerpTask[] = [];
-    for (const task of tasks) {
-      const price = rankCheckPrice(task.depth);
-      posted.push(
-        await charge(
-          meter,
-          'serp_task_post',
-          price,
-          () => ({ tag: task.tag, id: sandboxTaskId(task) }),
-          () => price,
-        ),
-      );
-    }
-    return posted;
-  }
-
-  /** The SERP its id names, derived as the live one is, on the task's day. */
-  collectSerpTask(id: string, depth: number): Promise<CollectedSerpTask> {
-    const task = sandboxTaskOf(id);
-    if (!task) return Promise.resolve({ status: 'failed', error: `no sandbox task ${id.slice(0, 40)}` });
-    const { keyword, locale, siteDomain, competitors, day, pages } = task;
-    return Promise.resolve({
-      status: 'ready',
-      items: sandboxSerp(keyword, locale, Math.min(depth, task.depth), { siteDomain, competitors, day, pages }),
-    });
   }
 }
 

@@ -38,7 +38,8 @@ const undescribed = (node: unknown): unknown => {
 /** An integer's bound that is only JavaScript's safe range (zod's `int()` writes it): it says nothing to a client. */
 const safeRangeBound = (node: Json, key: string, value: unknown): boolean =>
   node.type === 'integer' &&
-  ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER));
+  ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER));
 
 /**
  * A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow
