@@ -107,3 +107,23 @@ export async function rankRowsOf(t: TestStack, sites: readonly RankSite[], day: 
   });
   return found.filter((item) => item.state === 'checked').length;
 }
+
+/**
+ * A topic of the site tracked daily since `days - 1` days ago, and the daily schedule run as of each of
+ * those days (every check through the sandbox's standard queue): `days` days of rank history, today's last.
+ */
+export async function trackTopicFor(t: TestStack, siteId: number, topicId: number, days: number): Promise<void> {
+  const dayMs = 86_400_000;
+  const first = Date.now() - (days - 1) * dayMs;
+  await t.store.ranks.track(
+    siteId,
+    { type: 'topic', id: topicId },
+    { cadence: 'daily', max_keywords: 50 },
+    new Date(first),
+  );
+  await t.store.sites.markRankTracking(siteId);
+  for (let day = 0; day < days; day++) {
+    await t.stack.runSchedule(new Date(first + day * dayMs));
+    await t.stack.drain();
+  }
+}

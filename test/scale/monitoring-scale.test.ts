@@ -4,6 +4,7 @@ import { competitorDomains } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { freeProfile, seedMonitoredSites, snapshotsOf, type SeededSite } from '../helpers/monitoring-seed';
+import { stopScheduleMidway } from '../helpers/schedule-stops';
 
 /*
  * The daily monitoring schedule at the size of a deployment, 10,000 sites with 10 active competitors each,
@@ -179,26 +180,14 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
       const day = dayOf(at);
       const plans = t.stack.queues['monitor-plan'];
       const runs = t.stack.queues.monitor;
-      const sendPlan = plans.send.bind(plans);
-      const sendRun = runs.send.bind(runs);
-      let plansSent = 0;
-      const schedule = jest.spyOn(plans, 'send').mockImplementation(async (body, delayMs) => {
-        if (++plansSent > STOPPED_PLANS) throw new Error('the schedule was stopped');
-        return sendPlan(body, delayMs);
-      });
       // One plan's send of its block's 50th run fails, once: SQS delivers the plan again, which sends its block again.
-      let runsSent = 0;
-      const plan = jest.spyOn(runs, 'send').mockImplementation(async (body, delayMs) => {
-        if (++runsSent === STOPPED_SITES / 2 + 50) throw new Error('the plan worker was stopped');
-        return sendRun(body, delayMs);
-      });
+      const restart = stopScheduleMidway(t, STOPPED_PLANS, 'monitor', STOPPED_SITES / 2 + 50);
 
       const before = counters(t);
       await expect(t.stack.runSchedule()).rejects.toThrow('the schedule was stopped');
       await t.stack.drain();
       const stopped = since(t, before);
-      schedule.mockRestore();
-      plan.mockRestore();
+      restart();
       const stoppedCalls = { profiles: total(profiles), gaps: total(gaps) };
       // The blocks sent, their sites' domains each paid for once (the plan delivered again sent runs again).
       expect(stoppedCalls).toEqual({ profiles: STOPPED_SITES * (1 + COMPETITORS), gaps: STOPPED_SITES });

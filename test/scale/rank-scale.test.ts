@@ -4,6 +4,7 @@ import { RankStore } from '@cm/store';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { rankRowsOf, seedRankSites, type RankSite } from '../helpers/rank-seed';
+import { stopScheduleMidway } from '../helpers/schedule-stops';
 
 /*
  * The daily rank checks at the size of a deployment, 10,000 sites tracking a topic of 5 keywords each
@@ -174,19 +175,8 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
       holdMonitoring(t);
       const plans = t.stack.queues['monitor-plan'];
       const ranks = t.stack.queues.rank;
-      const sendPlan = plans.send.bind(plans);
-      const sendRank = ranks.send.bind(ranks);
-      let plansSent = 0;
-      const schedule = jest.spyOn(plans, 'send').mockImplementation(async (body, delayMs) => {
-        if (++plansSent > STOPPED_PLANS) throw new Error('the schedule was stopped');
-        return sendPlan(body, delayMs);
-      });
-      // One plan's send of its block's 50th rank run fails, once: SQS delivers the plan again, which sends its block again.
-      let ranksSent = 0;
-      const plan = jest.spyOn(ranks, 'send').mockImplementation(async (body, delayMs) => {
-        if (++ranksSent === STOPPED_SITES / 2 + 50) throw new Error('the plan worker was stopped');
-        return sendRank(body, delayMs);
-      });
+      // One plan's send of its block's 50th rank run fails too, once.
+      const restart = stopScheduleMidway(t, STOPPED_PLANS, 'rank', STOPPED_SITES / 2 + 50);
       // One site's run fails writing a claim, once: the claims it took go back, and the message is delivered again.
       const claim = RankStore.prototype.claim;
       let claims = 0;
@@ -199,8 +189,7 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
       await expect(t.stack.runSchedule(new Date(FIRST_DAY))).rejects.toThrow('the schedule was stopped');
       await t.stack.drain();
       const stopped = since(t, before);
-      schedule.mockRestore();
-      plan.mockRestore();
+      restart();
       claiming.mockRestore();
       const stoppedTasks = tasks.size;
       expect(stoppedTasks).toBe(STOPPED_SITES * KEYWORDS);

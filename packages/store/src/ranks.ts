@@ -6,7 +6,8 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, type RankRow, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed, queryAll } from './batch';
+import { batchGet, batchWrite, queryAll } from './batch';
+import { releaseClaim, takeClaim } from './claims';
 import {
   keywordUnique,
   rankKey,
@@ -137,43 +138,24 @@ export class RankStore {
    * false when another run holds it (it checked, or checks now). A released claim is taken again.
    */
   async claim(claim: RankClaim, now: Date): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
-            state: 'claimed',
-            run_id: claim.runId,
-            claimed_at: now.toISOString(),
-            expires_at: expiresAfter(claim.day),
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(released_at)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    return takeClaim(this.db, this.table, {
+      ...rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      state: 'claimed',
+      run_id: claim.runId,
+      claimed_at: now.toISOString(),
+      expires_at: expiresAfter(claim.day),
+    });
   }
 
-  /** Gives a claim back (nothing was paid for it), so another run may take it: only while `claim.runId` holds it. */
+  /** Gives a claim back (nothing was paid for it), so another run may take it: only while `claim.runId` holds it (its row has none). */
   async release(claim: RankClaim, now: Date): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
-          UpdateExpression: 'SET released_at = :now',
-          ConditionExpression: '#state = :claimed AND run_id = :run AND attribute_not_exists(released_at)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':run': claim.runId, ':claimed': 'claimed' },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    await releaseClaim(
+      this.db,
+      this.table,
+      rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      claim.runId,
+      now,
+    );
   }
 
   /** Stores checks' rows of a site (each replacing its claim), 25 to a request. */
