@@ -202,11 +202,15 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         const visibility = page.locator('[data-table="visibility"] tr.is-competitor');
         expect(await visibility.count()).toBe(COMPETITORS.length);
         expect(await page.locator('[data-table="movers"] tbody tr').count()).toBeGreaterThan(0);
-        // A keyword's row opens its positions day by day.
-        const history = page.locator('[data-table="keywords"] details.position-history').first();
+        // A keyword's row opens its positions day by day (the view asks for 30 days; the seed checked the last 7).
+        const keyword = (await texts('[data-table="keywords"] tbody tr td:first-child'))[0]!;
+        const history = page.locator(`details.position-history[data-history="${keyword}"]`);
         expect(await history.locator('[data-table="positions"]').isVisible()).toBe(false);
-        await history.locator('summary').click();
-        expect(await history.locator('[data-table="positions"] tbody tr').count()).toBe(HISTORY_DAYS);
+        await page.click(`[data-table="keywords"] button[data-open-history="${keyword}"]`);
+        expect(await history.locator('[data-table="positions"]').isVisible()).toBe(true);
+        const days = await texts(`details[data-history="${keyword}"] [data-table="positions"] tbody tr td:first-child`);
+        expect(days).toHaveLength(30);
+        expect(days[0]).toBe(new Date().toISOString().slice(0, 10));
         expect(await history.locator('[data-table="positions"] th').allInnerTexts()).toEqual(
           expect.arrayContaining(['Day', ...COMPETITORS.map((c) => c.display_name)]),
         );

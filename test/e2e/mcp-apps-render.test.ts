@@ -272,8 +272,11 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     const history = await pixels(frame, 'canvas[data-chart="sov-history"]', [...COLORED, SITE_COLOR]);
     for (const [color, count] of Object.entries(history)) expect([color, count > 20]).toEqual([color, true]);
     expect(await frame.locator('[data-table="visibility"] tbody tr').count()).toBeGreaterThan(3);
-    const opened = frame.locator('details.position-history').first();
-    await opened.locator('summary').click();
+    const button = frame.locator('[data-table="keywords"] button[data-open-history]').first();
+    const keyword = await button.getAttribute('data-open-history');
+    await button.click();
+    const opened = frame.locator(`details.position-history[data-history="${keyword}"]`);
+    expect(await opened.getAttribute('open')).not.toBeNull();
     expect(await opened.locator('[data-table="positions"] tbody tr').count()).toBe(7);
     // It acts on nothing: no paid action's button, as it holds no key.
     expect(await frame.locator('button[data-refresh], .coverage button').count()).toBe(0);

@@ -5,7 +5,7 @@ import { fmtDay, fmtInt, fmtNum, fmtShare } from '../format';
 import { dataTable, type Column } from '../table';
 import type { Landscape, LandscapeKeyword } from '../types';
 import { domainLabel, emptyState, section } from '../widgets';
-import { positionHistory, rankHistoryReport } from './rank-history';
+import { positionHistories, positionHistoryButton, rankHistoryReport } from './rank-history';
 
 /*
  * A serp_landscape result drawn: coverage, share of voice (over time, with history_days) and the keywords. The dashboard's view (which
@@ -188,7 +188,7 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
     },
   ];
   const { history } = landscape;
-  if (history) columns.push({ label: 'Position history', cell: (k) => positionHistory(history, k.keyword, styles) });
+  if (history) columns.push({ label: 'Position history', cell: (k) => positionHistoryButton(history, k.keyword) });
   if (actions) columns.push({ label: 'Action', cell: (k) => actions.keyword(k) });
   const committed = landscape.keywords.filter((k) => !k.is_idea);
   const ideas = landscape.keywords.filter((k) => k.is_idea);
@@ -210,6 +210,7 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
             'Attach keywords with get_keywords {topic_id, seeds}: attaching commits them.',
           ),
     ),
+    history ? positionHistories(history, styles) : null,
     section(
       'Ideas',
       ideas.length

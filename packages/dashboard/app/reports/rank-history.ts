@@ -12,30 +12,60 @@ import { domainLabel, emptyState, section } from '../widgets';
  * dashboard's landscape view and the keyword landscape App both draw with this.
  */
 
-/** A keyword's position history, opened from its row: the site's and each tracked competitor's position per day. */
-export function positionHistory(history: RankHistory, keyword: string, styles: DomainStyles): HTMLElement | string {
+/** The id of a keyword's position history (its index in the history's keywords). */
+const historyId = (history: RankHistory, keyword: string) =>
+  `position-history-${history.keywords.findIndex((k) => k.keyword === keyword)}`;
+
+/** A keyword row's way to its position history: a button that opens it below the table and goes there. */
+export function positionHistoryButton(history: RankHistory, keyword: string): HTMLElement | string {
   const entry = history.keywords.find((k) => k.keyword === keyword);
   if (!entry) return '—';
-  const domains = Object.keys(entry.positions);
-  const checked = history.days.filter((_d, i) => domains.some((d) => entry.positions[d]?.[i] !== null));
-  const site = domains.find((d) => styles.of(d).isSite);
+  const site = Object.keys(entry.positions).find((d) => d === history.visibility.find((v) => v.is_site)?.domain);
   const latest = site ? [...(entry.positions[site] ?? [])].reverse().find((p) => p !== null) : undefined;
+  const id = historyId(history, keyword);
   return h(
-    'details',
-    { class: 'position-history', attrs: { 'data-history': keyword } },
-    h('summary', null, `${checked.length} days${latest === undefined ? '' : `, now ${latest}`}`),
-    dataTable<string>({
-      name: 'positions',
-      caption: `Positions of “${keyword}” per day (— : not in the results checked, or no check that day)`,
-      columns: [
-        { label: 'Day', cell: (day) => day },
-        ...domains.map((domain) => ({
-          label: styles.of(domain).label,
-          cell: (day: string) => entry.positions[domain]?.[history.days.indexOf(day)] ?? '—',
-          numeric: true,
-        })),
-      ],
-      rows: [...checked].reverse(),
+    'button',
+    {
+      class: 'small',
+      attrs: { type: 'button', 'aria-controls': id, 'data-open-history': keyword },
+      on: {
+        click: () => {
+          const details = document.getElementById(id);
+          if (!(details instanceof HTMLDetailsElement)) return;
+          details.open = true;
+          details.scrollIntoView({ block: 'nearest' });
+          details.querySelector('summary')?.focus();
+        },
+      },
+    },
+    latest === undefined ? 'Positions' : `Positions (now ${latest})`,
+  );
+}
+
+/** Each keyword's positions day by day, the site's and each tracked competitor's, one closed details each. */
+export function positionHistories(history: RankHistory, styles: DomainStyles): HTMLElement {
+  return section(
+    'Position history',
+    history.keywords.map((entry) => {
+      const domains = Object.keys(entry.positions);
+      return h(
+        'details',
+        { class: 'position-history', attrs: { id: historyId(history, entry.keyword), 'data-history': entry.keyword } },
+        h('summary', null, entry.keyword),
+        dataTable<number>({
+          name: 'positions',
+          caption: `Positions of “${entry.keyword}” per day, newest first (—: not in the results checked, or no check that day)`,
+          columns: [
+            { label: 'Day', cell: (i) => history.days[i] ?? '' },
+            ...domains.map((domain) => ({
+              label: styles.of(domain).label,
+              cell: (i: number) => entry.positions[domain]?.[i] ?? '—',
+              numeric: true,
+            })),
+          ],
+          rows: history.days.map((_d, i) => i).reverse(),
+        }),
+      );
     }),
   );
 }
