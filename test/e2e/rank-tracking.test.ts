@@ -276,6 +276,8 @@ describe('what stops tracking', () => {
     await s.tool('db_delete', { table: 'cm_pages', id: page.id });
     await s.tool('db_delete', { table: 'cm_topics', id: topicId });
     expect((await s.tool('track_rankings', {})).body.tracking).toEqual([]);
+    // Their tracking went with them, not only out of the listing.
+    expect((await t.store.ranks.tracking(s.siteId)).scopes).toEqual([]);
     await scheduleOn(days[2]!);
     expect(await checks()).toBe(7);
   });
