@@ -4,5 +4,4 @@ export * from './server';
 export * from './queue';
 export * from './context';
 export { runSites } from './sites';
-export { runScheduleCommand } from './schedule';
 export { runSmoke } from './smoke';

@@ -39,7 +39,7 @@ export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
-export { RankStore, checkKey, type RankClaim, type Tracking, type TrackedScope, type CheckState } from './ranks';
+export { RankStore, checkKey, type RankClaim } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
