@@ -11,8 +11,14 @@ import { article, siteClient, startTestStack, type SiteClient, type TestStack } 
  */
 
 let t: TestStack;
+let monitorRuns = 0;
 beforeAll(async () => {
   t = await startTestStack({ env: { SANDBOX_LIST_PRICES: '1' } });
+  // The daily schedule plans monitoring too: its runs are not what these tests look at (monitoring.test.ts does).
+  jest.spyOn(t.stack.queues.monitor, 'send').mockImplementation(() => {
+    monitorRuns++;
+    return Promise.resolve();
+  });
 }, 60_000);
 afterAll(() => t.stop());
 
@@ -151,6 +157,8 @@ describe('thirty days of checks', () => {
   }, 240_000);
 
   it('checks each keyword once a day: 30 days with data, each keyword on each day, the ledger at the list price × the checks (none twice)', async () => {
+    // (Monitoring's runs were planned beside the checks, and held.)
+    expect(monitorRuns).toBeGreaterThan(30);
     expect(history.days).toEqual(DAYS);
     expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length });
     const ledger = await rankLedger(s);
