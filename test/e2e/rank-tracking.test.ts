@@ -169,6 +169,22 @@ describe('thirty days of checks', () => {
     expect((await rankLedger(s)).calls).toBe(30 * SEEDS.length);
   });
 
+  it("reads the history with one Query per keyword's range of days and one batch read of the published pages, never a scan", async () => {
+    const counted = async (body: object) => {
+      const recording = t.stack.dynamo.record();
+      expect((await s.tool('serp_landscape', body)).status).toBe(200);
+      recording.stop();
+      const operations: Record<string, number> = {};
+      for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
+      return operations;
+    };
+    const without = await counted({ topic_id: topicId });
+    const withHistory = await counted({ topic_id: topicId, history_days: 30 });
+    expect((withHistory.Query ?? 0) - (without.Query ?? 0)).toBe(SEEDS.length);
+    expect((withHistory.BatchGetItem ?? 0) - (without.BatchGetItem ?? 0)).toBe(1);
+    expect(withHistory.Scan).toBeUndefined();
+  });
+
   it("has each keyword's positions of the site and each tracked competitor per day, moving a few places at most from one day to the next", () => {
     const domains = ['runners-hub.example.com', 'rival-one.com', 'rival-two.com'];
     let moved = 0;
