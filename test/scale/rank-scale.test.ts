@@ -4,7 +4,7 @@ import { RankStore } from '@cm/store';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { rankRowsOf, seedRankSites, type RankSite } from '../helpers/rank-seed';
-import { stopScheduleMidway } from '../helpers/schedule-stops';
+import { measureStretch, stopScheduleMidway } from '../helpers/scale';
 
 /*
  * The daily rank checks at the size of a deployment, 10,000 sites tracking a topic of 5 keywords each
@@ -76,25 +76,11 @@ async function ledgerLines(t: TestStack, sites: readonly RankSite[]): Promise<nu
   return lines;
 }
 
-function counters(t: TestStack) {
-  return {
-    plans: t.stack.queues['monitor-plan'].sent,
-    ranks: t.stack.queues.rank.sent,
-    collects: t.stack.queues['rank-collect'].sent,
-    requests: t.stack.dynamo.requests(),
-    at: performance.now(),
-  };
-}
-const since = (t: TestStack, before: ReturnType<typeof counters>) => {
-  const now = counters(t);
-  return {
-    plan_messages: now.plans - before.plans,
-    rank_messages: now.ranks - before.ranks,
-    collect_messages: now.collects - before.collects,
-    dynamodb_requests: now.requests - before.requests,
-    wall_ms: Math.round(now.at - before.at),
-  };
-};
+const STRETCH_QUEUES = {
+  plan_messages: 'monitor-plan',
+  rank_messages: 'rank',
+  collect_messages: 'rank-collect',
+} as const;
 
 function expectEachCheckOnce(sites: readonly RankSite[]) {
   expect(tasks.size).toBe(sites.length * KEYWORDS);
@@ -119,10 +105,10 @@ describe(`a day's rank checks over ${SITES} sites`, () => {
       fakeClock(FIRST_DAY);
       const monitoring = holdMonitoring(t);
       const recording = t.stack.dynamo.record();
-      const before = counters(t);
+      const before = measureStretch(t, STRETCH_QUEUES);
       expect(await t.stack.runSchedule(new Date(FIRST_DAY))).toEqual({ sites: SITES, plans: SITES / 100 });
       await t.stack.drain();
-      const run = since(t, before);
+      const run = before.end();
       recording.stop();
       const operations: Record<string, number> = {};
       for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
@@ -185,20 +171,20 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
         return claim.call(this, c, now);
       });
 
-      const before = counters(t);
+      const before = measureStretch(t, STRETCH_QUEUES);
       await expect(t.stack.runSchedule(new Date(FIRST_DAY))).rejects.toThrow('the schedule was stopped');
       await t.stack.drain();
-      const stopped = since(t, before);
+      const stopped = before.end();
       restart();
       claiming.mockRestore();
       const stoppedTasks = tasks.size;
       expect(stoppedTasks).toBe(STOPPED_SITES * KEYWORDS);
       expect(Math.max(...tasks.values())).toBe(1);
 
-      const rerun = counters(t);
+      const rerun = measureStretch(t, STRETCH_QUEUES);
       await t.stack.runSchedule(new Date(FIRST_DAY));
       await t.stack.drain();
-      const again = since(t, rerun);
+      const again = rerun.end();
       console.log(
         JSON.stringify({ rank_scale: 'stopped and run again', stopped, rerun: again, stopped_tasks: stoppedTasks }),
       );

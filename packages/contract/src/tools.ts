@@ -581,7 +581,7 @@ export const TOOLS = {
     result: DbInsertResult,
   },
   db_delete: {
-    description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
+    description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}; a topic or page, its rank tracking.`,
     input: DbDeleteInput,
     result: DbDeleteResult,
   },
