@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
+import { CHECKS_PER_MONTH, monthlyUsd } from '@cm/core';
 import { startLocalStack, type EmbeddedDynamo, type LocalStack } from '@cm/local';
+import { rankCheckPrice } from '@cm/providers';
 import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
@@ -34,6 +36,8 @@ const RELINK_PAGES = 100;
  * `BENCH_ONLY=http`: the HTTP section alone, for work on the request path; `BENCH_ONLY=pages`: the
  * visitor pages' section alone (their bytes, and Lighthouse's performance score).
  */
+/** Days of rank checks the benchmark runs the schedule for. */
+const RANK_DAYS = 10;
 const ONLY = process.env.BENCH_ONLY;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -513,6 +517,50 @@ async function main() {
     console.log(`first run  ${first.calls} calls ${JSON.stringify(first.by_step)}`);
     console.log(`second run ${second.calls} calls ${JSON.stringify(second.by_step)}`);
 
+    // Rank tracking: the topic's keywords checked daily; the ledger counts the checks, the collect queue the posts.
+    console.log(
+      `\nRank tracking: the topic's ${seeds.length} keywords tracked daily, the schedule run for ${RANK_DAYS} days:`,
+    );
+    const rankUsage = async () =>
+      (
+        JSON.parse((await svc('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z')).body) as {
+          by_tool: Array<{ tool: string; calls: number }>;
+        }
+      ).by_tool
+        .filter((line) => line.tool === 'rank_tracking')
+        .reduce((sum, line) => sum + line.calls, 0);
+    const postsBefore = stack.queues['rank-collect'].sent;
+    await tool('track_rankings', { topic_id: topic.id, cadence: 'daily' });
+    await stack.drain();
+    for (let day = 1; day < RANK_DAYS; day++) {
+      await stack.runSchedule(new Date(Date.now() + day * 86_400_000));
+      await stack.drain();
+    }
+    const checks = await rankUsage();
+    const rankPosts = stack.queues['rank-collect'].sent - postsBefore;
+    // On DataForSEO each post is one call and each check one free task_get when it is ready (more when not).
+    const perThousand = (posts: number, made: number) => Math.round(((posts + made) / made) * 1000);
+    const perKeywordMonth = (cadence: 'daily' | 'weekly', depth: number) =>
+      monthlyUsd(CHECKS_PER_MONTH[cadence], rankCheckPrice(depth));
+    const rankTracking = {
+      checks,
+      posts: rankPosts,
+      provider_calls_per_1000_checks: perThousand(rankPosts, checks),
+      provider_calls_per_1000_checks_at_50_keywords: perThousand(1000 / 50, 1000),
+      usd_per_keyword_month: {
+        daily_top20: perKeywordMonth('daily', 20),
+        daily_top10: perKeywordMonth('daily', 10),
+        daily_top100: perKeywordMonth('daily', 100),
+        weekly_top20: perKeywordMonth('weekly', 20),
+      },
+    };
+    console.log(
+      `${checks} checks in ${rankPosts} posts: ${rankTracking.provider_calls_per_1000_checks} provider calls per 1,000 checks at ${seeds.length} keywords a site (${rankTracking.provider_calls_per_1000_checks_at_50_keywords} at 50: a post per 100 tasks, a task_get per check)`,
+    );
+    console.log(
+      `cost per tracked keyword per month at list prices: ${JSON.stringify(rankTracking.usd_per_keyword_month)}`,
+    );
+
     // The MCP tool listing an agent reads before anything else.
     const listed = await send(
       stack.url,
@@ -536,6 +584,7 @@ async function main() {
       http,
       dynamodb_requests: Object.fromEntries(Object.entries(dynamodb).map(([name, { requests }]) => [name, requests])),
       provider_calls: { first_run: first, second_run: second, second_run_paid_calls: second.calls },
+      rank_tracking: rankTracking,
       bundles: built.bundles,
       mcp_tools_list_bytes: mcpToolsListBytes,
       mcp_front_door: built.mcp_front_door,

@@ -48,6 +48,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // Deleting a row (DeleteItem): db_delete, and taking back a competitor row that lost its place under
   // the cap. It queues the first monitoring run of a new competitor, at once.
   'add-competitor': { table: 'readWriteDelete', sendsTo: ['monitor'] },
+  // Tracking off deletes the scope's item (DeleteItem); tracking on queues the scope's first check.
+  'track-rankings': { table: 'readWriteDelete', sendsTo: ['rank'] },
   'db-select': { table: 'read' },
   'db-insert': { table: 'readWriteDelete' },
   'db-delete': { table: 'readWriteDelete' },
@@ -69,8 +71,12 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'research-worker': { table: 'readWrite', sendsTo: ['research'] },
   // Claims each domain's run, then writes its snapshots and ledger lines.
   'monitor-worker': { table: 'readWrite' },
-  // Reads a block of sites (BatchGetItem) and sends their monitoring messages.
-  'monitor-plan-worker': { table: 'read', sendsTo: ['monitor'] },
+  // Reads a block of sites (BatchGetItem) and sends their monitoring messages, and their rank checks'.
+  'monitor-plan-worker': { table: 'read', sendsTo: ['monitor', 'rank'] },
+  // Claims a site's checks of the day, posts them (their ledger lines), and queues their collection.
+  'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect'] },
+  // Collects posted checks and writes their rank rows (and today's SERP rows); it sends nothing.
+  'rank-collect-worker': { table: 'readWrite' },
   // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.
@@ -85,4 +91,6 @@ export const DATAFORSEO_READERS: readonly FunctionId[] = [
   'serp-keyword-refresh',
   'serp-backlinks',
   'monitor-worker',
+  'rank-worker',
+  'rank-collect-worker',
 ];

@@ -18,8 +18,8 @@ import { pascal } from './ids';
  * - `mcp-stream`: 20. A stream holds its function up to 5 minutes; 20 open streams is many agents at once.
  * - `mcp`: 40. Each call waits for the tool function it invokes, which is capped at 20.
  *
- * In all 6 × 20 + 20 + 40 = 180, which needs an account concurrency quota of at least 280 (Lambda keeps
- * 100 unreserved); on the default quota of 1,000, 820 are left for everything else. The queue workers'
+ * In all 7 × 20 + 20 + 40 = 200, which needs an account concurrency quota of at least 300 (Lambda keeps
+ * 100 unreserved); on the default quota of 1,000, 800 are left for everything else. The queue workers'
  * concurrency is their event sources' (queues.ts).
  */
 export const RESERVED_CONCURRENCY: Partial<Record<FunctionId, number>> = {

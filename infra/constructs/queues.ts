@@ -60,6 +60,8 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
     research: queue('research'),
     monitor: queue('monitor'),
     'monitor-plan': queue('monitor-plan'),
+    rank: queue('rank'),
+    'rank-collect': queue('rank-collect'),
   };
 }
 

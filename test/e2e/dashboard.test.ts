@@ -14,6 +14,7 @@ import {
 } from '../helpers/browser';
 import { describeWith } from '../helpers/platform';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { trackTopicFor } from '../helpers/rank-seed';
 
 /*
  * The dashboard in a real headless Chromium, against a local stack seeded through the public API: every
@@ -24,6 +25,8 @@ import { article, question, startTestStack, type TestStack } from '../helpers/lo
  */
 
 const SHOTS = join(__dirname, '..', '..', 'test-output', 'dashboard');
+/** Days of rank history the seed checks. */
+const HISTORY_DAYS = 7;
 const README_SHOT = join(__dirname, '..', '..', 'docs', 'screenshots', 'dashboard-landscape.png');
 
 const COMPETITORS = [
@@ -81,6 +84,8 @@ async function seed() {
   await tool('research', { mode: 'keywords', seed: IDEAS.join(', '), page_id: guide.id });
   // Competitors first: the sandbox places tracked domains in the SERPs it pulls.
   await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
+  // A week of rank checks, the topic tracked daily.
+  await trackTopicFor(t, t.siteId, topic.id, HISTORY_DAYS);
   const target = (await t.call('POST', '/articles', article('retired-model', { title: 'The retired model' }))).body
     .id as string;
   await t.call(
@@ -185,6 +190,32 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
           fullPage: true,
           clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 24) },
         });
+      });
+
+      it('landscape: share of voice over time in the competitors’ colours, winners and losers, and each keyword’s position history opened from its row', async () => {
+        const pixels = await canvasPixels(page, 'canvas[data-chart="sov-history"]', [
+          ...COMPETITORS.map((c) => c.color),
+          SITE_COLOR,
+        ]);
+        for (const [color, count] of Object.entries(pixels)) expect([color, count > 20]).toEqual([color, true]);
+        expect(await page.locator('.coverage-line').innerText()).toContain(`${HISTORY_DAYS} of 30 days have rank data`);
+        const visibility = page.locator('[data-table="visibility"] tr.is-competitor');
+        expect(await visibility.count()).toBe(COMPETITORS.length);
+        expect(await page.locator('[data-table="movers"] tbody tr').count()).toBeGreaterThan(0);
+        // A keyword's row opens its positions day by day (the view asks for 30 days; the seed checked the last 7).
+        const keyword = (await texts('[data-table="keywords"] tbody tr td:first-child'))[0]!;
+        const history = page.locator(`details.position-history[data-history="${keyword}"]`);
+        expect(await history.locator('[data-table="positions"]').isVisible()).toBe(false);
+        await page.click(`[data-table="keywords"] button[data-open-history="${keyword}"]`);
+        expect(await history.locator('[data-table="positions"]').isVisible()).toBe(true);
+        const days = await texts(`details[data-history="${keyword}"] [data-table="positions"] tbody tr td:first-child`);
+        expect(days).toHaveLength(30);
+        expect(days[0]).toBe(new Date().toISOString().slice(0, 10));
+        expect(await history.locator('[data-table="positions"] th').allInnerTexts()).toEqual(
+          expect.arrayContaining(['Day', ...COMPETITORS.map((c) => c.display_name)]),
+        );
+        // The published-pages section says what would show there.
+        expect(await page.locator('.panel:has(h2:text-is("Published pages"))').innerText()).toContain('published_id');
       });
 
       it('landscape: the keyword table has the seeded keywords, ideas apart, and sorts from its header buttons', async () => {

@@ -18,6 +18,7 @@ import {
 } from '../helpers/browser';
 import { describeWith } from '../helpers/platform';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { trackTopicFor } from '../helpers/rank-seed';
 
 /*
  * The MCP Apps as a host shows them: each built App's one HTML file in a sandboxed iframe of a host
@@ -209,7 +210,8 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     await tool('get_keywords', { topic_id: topic.id, seeds: SEEDS });
     await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
     await t.stack.drain();
-    landscape = await tool('serp_landscape', { topic_id: topic.id, depth: 'metrics' });
+    await trackTopicFor(t, t.siteId, topic.id, 7);
+    landscape = await tool('serp_landscape', { topic_id: topic.id, depth: 'metrics', history_days: 7 });
     backlinks = await tool('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: 12 });
     usage = {
       ...(await t.call('GET', '/v1/usage?by=day')).body,
@@ -270,6 +272,16 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
         .map((k) => k.keyword)
         .sort(),
     );
+    // The rank history it is handed: share of voice over time in the same colours, what moved, each keyword's positions.
+    const history = await pixels(frame, 'canvas[data-chart="sov-history"]', [...COLORED, SITE_COLOR]);
+    for (const [color, count] of Object.entries(history)) expect([color, count > 20]).toEqual([color, true]);
+    expect(await frame.locator('[data-table="visibility"] tbody tr').count()).toBeGreaterThan(3);
+    const button = frame.locator('[data-table="keywords"] button[data-open-history]').first();
+    const keyword = await button.getAttribute('data-open-history');
+    await button.click();
+    const opened = frame.locator(`details.position-history[data-history="${keyword}"]`);
+    expect(await opened.getAttribute('open')).not.toBeNull();
+    expect(await opened.locator('[data-table="positions"] tbody tr').count()).toBe(7);
     // It acts on nothing: no paid action's button, as it holds no key.
     expect(await frame.locator('button[data-refresh], .coverage button').count()).toBe(0);
   });

@@ -1,6 +1,7 @@
-import { BACKLINK_ENDPOINTS, ENDPOINTS } from '@cm/providers';
+import { BACKLINK_ENDPOINTS, ENDPOINTS, SERP_QUEUE_ENDPOINTS } from '@cm/providers';
+import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
-import { dataforseoEnv, type Replay, startReplay } from '../helpers/replay';
+import { dataforseoEnv, fixture, type Replay, startReplay } from '../helpers/replay';
 
 /* The local stack with DataForSEO credentials: the tools call the real adapters, which reach only the replay server. */
 
@@ -115,5 +116,60 @@ describe('tools on DataForSEO (recorded responses)', () => {
     expect(months.length).toBeGreaterThan(0);
     for (const month of months) expect(month).toMatch(/^\d{4}-\d{2}$/);
     expect(new Set(months).size).toBe(months.length);
+  });
+
+  it("tracks rankings on the SERP standard queue: one post of the day's checks, each collected once ready (a task still in the queue has its message delivered again), and nothing paid twice", async () => {
+    // The day the recorded tasks were tagged with (the demo site is site 1).
+    fakeClock(Date.parse('2026-11-21T09:00:00.000Z'));
+    try {
+      const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Rank on DataForSEO' } })).body.row;
+      // The recorded tasks' keywords (stored already when the first test ran: 409 names the row).
+      for (const keyword of ['running shoes', 'trail running shoes']) {
+        const inserted = await tool('db_insert', { table: 'cm_keywords', row: { keyword, volume: 1000 } });
+        const id = inserted.status === 409 ? inserted.body.id : inserted.body.row.id;
+        await tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topic.id, keyword_id: id } });
+      }
+      replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.ok' });
+      const [first, second] = fixture('serp_task_post.ok').tasks.map((task: { id: string }) => task.id);
+      replay.answer(
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
+        { fixture: 'serp_task_get.40602' },
+        { fixture: 'serp_task_get.ok' },
+      );
+      replay.answer(`${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`, { fixture: 'serp_task_get.ok' });
+      replay.requests.length = 0;
+
+      const tracked = await tool('track_rankings', { topic_id: topic.id, cadence: 'daily' });
+      expect(tracked.body).toMatchObject({ first_check: { queued: 2, deferred: 0 }, depth: 20 });
+      await t.stack.drain();
+      // One post; the first task read twice (in the queue, then ready), the second once: a delivery again skips what is stored.
+      // (The two reads of a delivery run at once, in either order.)
+      expect(replay.requests[0]!.endpoint).toBe(SERP_QUEUE_ENDPOINTS.taskPost);
+      expect(
+        replay.requests
+          .slice(1)
+          .map((r) => r.endpoint)
+          .sort(),
+      ).toEqual([
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${first}`,
+        `${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`,
+      ]);
+      const history = (await tool('serp_landscape', { topic_id: topic.id, history_days: 1 })).body.history;
+      expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2 });
+      expect(history.keywords.find((k: { keyword: string }) => k.keyword === 'running shoes').positions).toMatchObject({
+        'demo.example.com': [2],
+      });
+      // (The fake clock stands still: the window names its end.)
+      const usage = (await t.call('GET', '/v1/usage?from=2026-11-21T00:00:00.000Z&to=2026-11-22T00:00:00.000Z')).body
+        .by_tool;
+      expect(usage).toContainEqual({ tool: 'rank_tracking', provider: 'dataforseo', calls: 2, cost_usd: 0.0021 });
+      // The day's schedule (monitoring too) claims no check anew: no post, no read of a SERP task.
+      await t.stack.runSchedule();
+      await t.stack.drain();
+      expect(replay.requests.filter((r) => r.endpoint.startsWith('serp/'))).toHaveLength(4);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

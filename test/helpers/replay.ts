@@ -76,4 +76,6 @@ export const dataforseoEnv = (replay: Replay): Record<string, string> => ({
   DATAFORSEO_LOGIN: 'api-login',
   DATAFORSEO_PASSWORD: 's3cret',
   DATAFORSEO_BASE_URL: replay.url,
+  // Rank checks' tasks are collected at once: the replay answers whether they are ready.
+  DATAFORSEO_TASK_READY_SECONDS: '0',
 });

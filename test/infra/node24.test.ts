@@ -42,6 +42,8 @@ const sent: Record<WorkerName, string[]> = {
   research: [],
   monitor: [],
   'monitor-plan': [],
+  rank: [],
+  'rank-collect': [],
 };
 const invoked = new Set<FunctionId>();
 
@@ -309,6 +311,29 @@ describeWith(node24, 'Node 24', () => {
       expect(scheduled).toEqual({ sites: 1, plans: 1 }); // one site, in one block
       expect(await work('monitor-plan')).toBe(1);
       expect(await work('monitor')).toBe(1); // the site's run, which finds its domains monitored today already
+    });
+
+    it("track-rankings queues a topic's first check: the rank worker posts it, the rank-collect worker stores its rows; the schedule plans the site's checks again, which find them done", async () => {
+      const tool = (fn: FunctionId, name: string, body: unknown) => call(fn, 'POST', `/v1/tools/${name}`, body);
+      const topicId: number = (await tool('db-insert', 'db_insert', { table: 'cm_topics', row: { name: 'Ranks' } }))
+        .body.row.id;
+      expect(
+        (await tool('get-keywords', 'get_keywords', { topic_id: topicId, seeds: ['gravel bike', 'bike lights'] }))
+          .statusCode,
+      ).toBe(200);
+      expect(await tool('track-rankings', 'track_rankings', { topic_id: topicId, cadence: 'daily' })).toMatchObject({
+        statusCode: 200,
+        body: { first_check: { queued: 2, deferred: 0 } },
+      });
+      expect(await work('rank')).toBe(1);
+      expect(await work('rank-collect')).toBe(1);
+      const history = await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, history_days: 1 });
+      expect(history.body.history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2 });
+      expect(await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000)).toEqual({ sites: 1, plans: 1 });
+      expect(await work('monitor-plan')).toBe(1);
+      expect(await work('monitor')).toBe(1);
+      expect(await work('rank')).toBe(1); // the site's checks of today: claimed already, nothing posted
+      expect(sent['rank-collect']).toEqual([]);
     });
 
     it('research queues a job, the research worker runs it, and jobs answers it succeeded', async () => {

@@ -38,8 +38,8 @@ it('caps the paid tools, mcp and mcp-stream with reserved concurrency, and leave
   for (const open of ['Publish', 'Notify', 'Read', 'Visitor', 'Dashboard', 'Discovery', 'Usage'])
     expect(fnResource(main, open).ReservedConcurrentExecutions).toBeUndefined();
   // Within the default quota of 1,000, with Lambda's 100 unreserved.
-  expect(RESERVED_TOTAL).toBe(180);
-  expect(Object.keys(RESERVED_CONCURRENCY)).toHaveLength(8);
+  expect(RESERVED_TOTAL).toBe(200);
+  expect(Object.keys(RESERVED_CONCURRENCY)).toHaveLength(9);
 });
 
 it('reserves nothing when told the account cannot', () => {
@@ -206,7 +206,7 @@ it('alarms on throttles, concurrency near each reservation, table throttling, an
     named('ConcurrentExecutions')
       .map((a) => a.Threshold)
       .sort(),
-  ).toEqual([16, 16, 16, 16, 16, 16, 16, 32]);
+  ).toEqual([16, 16, 16, 16, 16, 16, 16, 16, 32]);
   expect(named('provider_calls_refused')).toHaveLength(1);
   const table = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'));
   expect(table).toHaveLength(1);

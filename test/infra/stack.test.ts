@@ -156,7 +156,7 @@ describe('CDK stack', () => {
     expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), ...heads, '$default'].sort());
   });
 
-  it('grants table access by need: read-only for discovery (deep health), reads and visitor pages, DeleteItem only where a row is deleted', () => {
+  it('grants table access by need: read-only for discovery (deep health), reads and visitor pages, DeleteItem only where a row or a tracked scope is deleted', () => {
     const policies = template.findResources('AWS::IAM::Policy');
     const actionsOf = (role: string) =>
       Object.values(policies)
@@ -183,7 +183,7 @@ describe('CDK stack', () => {
       .map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])
       .sort();
     // The authorization server deletes the codes and tokens that are used up or revoked.
-    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth']);
+    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth', 'TrackRankings']);
   });
 
   it("gives the authorization server's secret to the oauth function alone, resolved at deploy", () => {
@@ -345,8 +345,11 @@ describe('CDK stack', () => {
     const queues = template.findResources('AWS::SQS::Queue');
     const withDlq = Object.entries(queues).filter(([, q]) => q.Properties.RedrivePolicy);
     expect(withDlq).toHaveLength(WORKERS.length);
+    // Each as its settings say: 5 deliveries, 8 for rank-collect (a task not ready yet is delivered again).
+    expect(withDlq.map(([, q]) => q.Properties.RedrivePolicy.maxReceiveCount).sort()).toEqual(
+      WORKERS.map((worker) => QUEUE_SETTINGS[worker].maxReceiveCount).sort(),
+    );
     for (const [, queue] of withDlq) {
-      expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
         JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
@@ -370,6 +373,10 @@ describe('CDK stack', () => {
       'MonitorPlanDeadLetterQueueB7356F1F',
       'MonitorPlanQueue6F1B3261',
       'MonitorQueueF31BE3C7',
+      'RankCollectDeadLetterQueue40F439B5',
+      'RankCollectQueue82C65DCA',
+      'RankDeadLetterQueue2FBCBF1C',
+      'RankQueueD8EB3DB4',
       'RelinkDeadLetterQueue3C97E5EB',
       'RelinkPagesDeadLetterQueueFFE58EA6',
       'RelinkPagesQueue3C65937E',
@@ -410,7 +417,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; no other function', () => {
+  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; track_rankings and the plan worker to the rank queue, the rank worker (only) to the rank-collect queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -429,6 +436,14 @@ describe('CDK stack', () => {
     expect(monitorSenders).toHaveLength(2);
     for (const fn of ['AddCompetitorFunction', 'MonitorPlanWorkerFunction'])
       expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
+    const rankSenders = sendersTo('RankQueue');
+    expect(rankSenders).toHaveLength(2);
+    for (const fn of ['TrackRankingsFunction', 'MonitorPlanWorkerFunction'])
+      expect(rankSenders.some((r) => r.includes(fn))).toBe(true);
+    // The rank worker sends to the collect queue, whose worker sends nothing: no chain on either queue.
+    const collectSenders = sendersTo('RankCollectQueue');
+    expect(collectSenders).toHaveLength(1);
+    expect(collectSenders[0]).toContain('RankWorkerFunction');
     const planSenders = sendersTo('MonitorPlanQueue');
     expect(planSenders).toHaveLength(1);
     expect(planSenders[0]).toContain('MonitorScheduleFunction');
@@ -837,19 +852,21 @@ describe('CDK stack with provider credentials and a custom domain', () => {
       [
         'GetKeywordsFunction',
         'MonitorWorkerFunction',
+        'RankCollectWorkerFunction',
+        'RankWorkerFunction',
         'ResearchFunction',
         'SerpBacklinksFunction',
         'SerpKeywordRefreshFunction',
         'SerpLandscapeFunction',
       ].map((name) => expect.stringContaining(name)),
     );
-    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(6);
+    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(8);
   });
 
   it("grants a secret's value and nothing more of it, and of a queue only sending (the workers' event sources receive)", () => {
     const statements = statementsOf(withSecrets);
     const secretActions = statements.filter((s: any) => JSON.stringify(s.Action).includes('secretsmanager:'));
-    expect(secretActions.length).toBe(7);
+    expect(secretActions.length).toBe(9);
     for (const statement of secretActions) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(JSON.stringify(statement.Resource)).toMatch(/:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"/);

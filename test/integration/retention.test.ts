@@ -1,10 +1,16 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LEDGER_KEEP_SECONDS } from '../../packages/store/src/usage';
 import { RESEARCH_KEEP_SECONDS } from '../../packages/store/src/research-records';
-import { researchKey, researchQueryKey, researchTermPartition, usagePartition } from '../../packages/store/src/keys';
+import {
+  rankPartition,
+  researchKey,
+  researchQueryKey,
+  researchTermPartition,
+  usagePartition,
+} from '../../packages/store/src/keys';
 import { startTestStack, type TestStack } from '../helpers/local';
 
-/* What the table keeps and for how long: ledger lines and research records carry their DynamoDB TTL. */
+/* What the table keeps and for how long: ledger lines, research records and rank rows carry their DynamoDB TTL. */
 
 let t: TestStack;
 beforeAll(async () => {
@@ -46,4 +52,27 @@ it('keeps a ledger line 400 days and a research record, its term index and its q
       expect([kind, ttl >= started + 400 * DAY - 1 && ttl <= ended + 400 * DAY]).toEqual([kind, true]);
     }
   }
+});
+
+it("keeps a rank check's row, claim and result, 400 days after its day, then lets TTL delete it", async () => {
+  const day = '2031-05-06';
+  const claim = { siteId: t.siteId, locale: 'US/en', keyword: 'kept keyword', day, runId: 'run-1' };
+  expect(await t.store.ranks.claim(claim, new Date(`${day}T06:00:00.000Z`))).toBe(true);
+  const dayStart = Date.parse(`${day}T00:00:00.000Z`) / 1000;
+  const [claimed] = await partition(rankPartition(t.siteId, 'US/en', 'kept keyword'));
+  expect(claimed).toMatchObject({ state: 'claimed', expires_at: dayStart + 400 * DAY });
+  await t.store.ranks.put(t.siteId, [
+    {
+      keyword: 'kept keyword',
+      locale: 'US/en',
+      day,
+      checked_at: `${day}T06:05:00.000Z`,
+      data_source: 'sandbox',
+      depth: 20,
+      domains: [],
+      site_results: [],
+    },
+  ]);
+  const [checked] = await partition(rankPartition(t.siteId, 'US/en', 'kept keyword'));
+  expect(checked).toMatchObject({ state: 'checked', expires_at: dayStart + 400 * DAY });
 });

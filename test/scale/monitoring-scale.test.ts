@@ -4,6 +4,7 @@ import { competitorDomains } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { freeProfile, seedMonitoredSites, snapshotsOf, type SeededSite } from '../helpers/monitoring-seed';
+import { measureStretch, stopScheduleMidway } from '../helpers/scale';
 
 /*
  * The daily monitoring schedule at the size of a deployment, 10,000 sites with 10 active competitors each,
@@ -76,24 +77,7 @@ function expectEachDomainOnce(sites: readonly SeededSite[]) {
   for (const domain of [sample.domain, ...sample.rivals]) expect(profiles.get(domain)).toBe(1);
 }
 
-/** What the queues and DynamoDB have counted so far, to measure a stretch of work against. */
-function counters(t: TestStack) {
-  return {
-    plans: t.stack.queues['monitor-plan'].sent,
-    runs: t.stack.queues.monitor.sent,
-    requests: t.stack.dynamo.requests(),
-    at: performance.now(),
-  };
-}
-const since = (t: TestStack, before: ReturnType<typeof counters>) => {
-  const now = counters(t);
-  return {
-    plan_messages: now.plans - before.plans,
-    monitor_messages: now.runs - before.runs,
-    dynamodb_requests: now.requests - before.requests,
-    wall_ms: Math.round(now.at - before.at),
-  };
-};
+const STRETCH_QUEUES = { plan_messages: 'monitor-plan', monitor_messages: 'monitor' } as const;
 
 describe(`a day's schedule over ${SITES} sites`, () => {
   let t: TestStack;
@@ -121,10 +105,10 @@ describe(`a day's schedule over ${SITES} sites`, () => {
       fakeClock(FIRST_DAY);
       const day = dayOf(FIRST_DAY);
       const recording = t.stack.dynamo.record();
-      const before = counters(t);
+      const before = measureStretch(t, STRETCH_QUEUES);
       expect(await t.stack.runSchedule()).toEqual({ sites: SITES, plans: SITES / 100 });
       await t.stack.drain();
-      const run = since(t, before);
+      const run = before.end();
       recording.stop();
       const operations: Record<string, number> = {};
       for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
@@ -179,35 +163,23 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
       const day = dayOf(at);
       const plans = t.stack.queues['monitor-plan'];
       const runs = t.stack.queues.monitor;
-      const sendPlan = plans.send.bind(plans);
-      const sendRun = runs.send.bind(runs);
-      let plansSent = 0;
-      const schedule = jest.spyOn(plans, 'send').mockImplementation(async (body, delayMs) => {
-        if (++plansSent > STOPPED_PLANS) throw new Error('the schedule was stopped');
-        return sendPlan(body, delayMs);
-      });
       // One plan's send of its block's 50th run fails, once: SQS delivers the plan again, which sends its block again.
-      let runsSent = 0;
-      const plan = jest.spyOn(runs, 'send').mockImplementation(async (body, delayMs) => {
-        if (++runsSent === STOPPED_SITES / 2 + 50) throw new Error('the plan worker was stopped');
-        return sendRun(body, delayMs);
-      });
+      const restart = stopScheduleMidway(t, STOPPED_PLANS, 'monitor', STOPPED_SITES / 2 + 50);
 
-      const before = counters(t);
+      const before = measureStretch(t, STRETCH_QUEUES);
       await expect(t.stack.runSchedule()).rejects.toThrow('the schedule was stopped');
       await t.stack.drain();
-      const stopped = since(t, before);
-      schedule.mockRestore();
-      plan.mockRestore();
+      const stopped = before.end();
+      restart();
       const stoppedCalls = { profiles: total(profiles), gaps: total(gaps) };
       // The blocks sent, their sites' domains each paid for once (the plan delivered again sent runs again).
       expect(stoppedCalls).toEqual({ profiles: STOPPED_SITES * (1 + COMPETITORS), gaps: STOPPED_SITES });
       expect(Math.max(...profiles.values())).toBe(1);
 
-      const rerun = counters(t);
+      const rerun = measureStretch(t, STRETCH_QUEUES);
       await t.stack.runSchedule();
       await t.stack.drain();
-      const again = since(t, rerun);
+      const again = rerun.end();
       console.log(
         JSON.stringify({
           monitoring_scale: 'stopped and run again',

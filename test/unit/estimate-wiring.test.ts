@@ -1,6 +1,14 @@
 import { PAID_TOOLS, isPaidTool } from '@cm/contract';
 import { tool } from '@cm/runtime';
-import { addCompetitor, getKeywords, research, serpBacklinks, serpKeywordRefresh, serpLandscape } from '@cm/tools';
+import {
+  addCompetitor,
+  getKeywords,
+  research,
+  serpBacklinks,
+  serpKeywordRefresh,
+  serpLandscape,
+  trackRankings,
+} from '@cm/tools';
 
 /*
  * Every paid tool answers estimate: true from its own workflow's plan (`estimate`, beside the run). A paid
@@ -16,6 +24,7 @@ it('carries a plan on every paid tool workflow, and refuses a paid workflow with
     serp_keyword_refresh: serpKeywordRefresh,
     serp_backlinks: serpBacklinks,
     add_competitor: addCompetitor,
+    track_rankings: trackRankings,
   };
   expect(Object.keys(workflows).sort()).toEqual([...PAID_TOOLS].sort());
   for (const workflow of Object.values(workflows)) expect(typeof workflow.estimate).toBe('function');

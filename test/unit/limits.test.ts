@@ -111,6 +111,21 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   );
   expect(toolOf(listing, 'db_delete').description).toContain(`under the cap of ${limits.activeCompetitors}`);
 
+  const tracking = toolOf(listing, 'track_rankings');
+  expect(tracking.description).toContain(
+    `top max_keywords by score, default ${limits.trackKeywordsDefault}, max ${limits.trackKeywordsMax}`,
+  );
+  expect(tracking.description).toContain(
+    `at depth (default top ${limits.rankDepthDefault}, max ${limits.rankDepthMax})`,
+  );
+  expect(tracking.properties.max_keywords).toMatchObject({ maximum: limits.trackKeywordsMax });
+  expect(tracking.properties.depth).toMatchObject({
+    minimum: limits.rankDepthStep,
+    maximum: limits.rankDepthMax,
+    multipleOf: limits.rankDepthStep,
+  });
+  expect(landscape.properties.history_days).toMatchObject({ maximum: limits.historyDaysMax });
+
   expect(toolOf(listing, 'db_select').properties.limit).toMatchObject({
     maximum: limits.dbSelectMax,
     default: limits.dbSelectDefault,
@@ -161,6 +176,12 @@ describe('the tool listing', () => {
       recallDefault: 7,
       recallMax: 30,
       serpTopDomains: 4,
+      trackKeywordsDefault: 25,
+      trackKeywordsMax: 300,
+      rankDepthDefault: 30,
+      rankDepthMax: 50,
+      rankDepthStep: 5,
+      historyDaysMax: 180,
     } as unknown as typeof LIMITS;
     const limitsModule = path.resolve(__dirname, '../../packages/contract/src/limits.ts');
     jest.isolateModules(() => {
@@ -181,6 +202,9 @@ describe('the tool listing', () => {
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 48 }).success).toBe(true);
       expect(contract.SerpBacklinksInput.safeParse({ trend_months: 49 }).success).toBe(false);
       expect(contract.SerpBacklinksInput.parse({ trend_months: '48.5' }).trend_months).toBe(48);
+      expect(contract.TrackRankingsInput.safeParse({ depth: 45 }).success).toBe(true);
+      expect(contract.TrackRankingsInput.safeParse({ depth: 55 }).success).toBe(false);
+      expect(contract.SerpLandscapeInput.safeParse({ keyword: 'a', history_days: 181 }).success).toBe(false);
 
       // The core rules: the verdict threshold and the untracked competitors' positions.
       expect(core.VERDICT_MIN_VOLUME_COVERAGE).toBe(0.6);

@@ -16,6 +16,7 @@ export const PAID_TOOLS = [
   'serp_keyword_refresh',
   'serp_backlinks',
   'add_competitor',
+  'track_rankings',
 ] as const;
 export type PaidTool = (typeof PAID_TOOLS)[number];
 export const isPaidTool = (name: string): name is PaidTool => PAID_TOOLS.some((tool) => tool === name);

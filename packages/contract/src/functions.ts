@@ -24,6 +24,7 @@ export const FUNCTIONS = [
   'serp-keyword-refresh',
   'serp-backlinks',
   'add-competitor',
+  'track-rankings',
   'db-select',
   'db-insert',
   'db-delete',
@@ -37,7 +38,15 @@ export const FUNCTIONS = [
 export type FunctionName = (typeof FUNCTIONS)[number];
 
 /** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = ['relink', 'relink-pages', 'research', 'monitor', 'monitor-plan'] as const;
+export const WORKERS = [
+  'relink',
+  'relink-pages',
+  'research',
+  'monitor',
+  'monitor-plan',
+  'rank',
+  'rank-collect',
+] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
 /** The environment variable that holds a worker queue's URL, for the functions that send to it. */

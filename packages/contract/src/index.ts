@@ -15,6 +15,7 @@ export * from './usage';
 export * from './budget';
 export * from './estimate';
 export * from './research';
+export * from './ranks';
 export * from './metrics';
 export * from './mcp';
 export * from './oauth';

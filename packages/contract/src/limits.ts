@@ -121,6 +121,19 @@ export const SERVICE_LIMITS = {
   budgetHoldMs: 5 * 60_000,
   /** How long queued work's reservation (a research job, a monitoring run) holds: past the queues' retries. */
   queuedBudgetHoldMs: 6 * 60 * 60_000,
+  /** track_rankings: a topic's committed keywords tracked, the top N by score, by default and at most. */
+  trackKeywordsDefault: 50,
+  trackKeywordsMax: 500,
+  /** Rank tracking's SERP depth, a site setting: by default (the spec's top 20), at most, and in steps of a SERP page (billed page by page). */
+  rankDepthDefault: SPEC_LIMITS.serpDepth,
+  rankDepthMax: 100,
+  rankDepthStep: 10,
+  /** serp_landscape history_days: the most days of rank history one call reads. */
+  historyDaysMax: 365,
+  /** serp_landscape history: the most keywords of a scope it covers (the top by score); the rest are named. */
+  historyKeywordsMax: 100,
+  /** Dated rank rows are kept this long, as ledger lines are; then TTL deletes them. */
+  rankRowsKeptDays: 400,
 } as const;
 
 /** Every limit, the spec's and the service's. */

@@ -48,6 +48,7 @@ export const MCP_TOOL_HINTS: Record<McpToolName, McpToolHints> = {
   serp_keyword_refresh: hints('Refresh one keyword SERP (daily quota)', false, false, false, true),
   serp_backlinks: hints('Backlink profiles and link gap', false, false, true, true),
   add_competitor: hints('Track a competitor domain', false, false, true, true),
+  track_rankings: hints('Track keyword rankings over time', false, false, true, true),
   db_select: hints('Read cm_* rows', true, false, true, false),
   db_insert: hints('Insert a cm_* row', false, false, false, false),
   db_delete: hints('Delete a cm_* row', false, true, true, false),

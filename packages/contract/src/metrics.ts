@@ -21,6 +21,10 @@ export const METRICS = {
   budget_usd_used_pct: 'Percent',
   /** Domains a scheduled monitoring run claimed and its site's budget had no room for: skipped, and tried again by the next daily schedule (or a rerun). */
   monitor_runs_deferred: 'Count',
+  /** Rank checks a site's run claimed and its budget had no room for: skipped, and tried again by the next due schedule. */
+  rank_checks_deferred: 'Count',
+  /** Rank checks posted to the provider (paid), per site's run. */
+  rank_checks_posted: 'Count',
   /** A provider's circuit breaker opened (by the call whose failure opened it, under the service dimension alone; alarmed at once). */
   provider_breaker_opened: 'Count',
   /** Paid calls refused at once while their provider's breaker was open (503 provider_unavailable). */

@@ -1,6 +1,7 @@
 import type { WorkerName } from './functions';
 import type { RelinkMessage, RelinkPagesMessage } from './notify';
 import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './research';
+import type { RankCollectMessage, RankMessage } from './ranks';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
@@ -9,6 +10,8 @@ export interface QueueMessages {
   research: ResearchMessage;
   monitor: MonitorMessage;
   'monitor-plan': MonitorPlanMessage;
+  rank: RankMessage;
+  'rank-collect': RankCollectMessage;
 }
 /** Puts a message on a worker's queue, typed by the queue (a worker without a message fails to compile here). */
 export type Enqueue = <Q extends WorkerName>(
@@ -38,7 +41,11 @@ export interface QueueSettings {
  * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
  * most 10 at once, the cap (every job on the queue holds a place); a site's monitoring run makes five or
  * six backlink calls per domain, for up to 11 domains, and runs alone, 10 at once (inside DataForSEO's
- * 2,000 calls a minute); a monitoring plan only sends a block's messages.
+ * 2,000 calls a minute); a monitoring plan only sends a block's messages (and the block's rank checks). A
+ * site's rank checks post their SERP tasks (up to 100 a post), 10 sites at once; collecting them reads
+ * each task once it is ready (a task not ready yet fails the message, which SQS delivers again after its
+ * visibility timeout, up to 8 times, about 48 minutes), 2 at once, so its reads stay well inside
+ * DataForSEO's 2,000 calls a minute beside monitoring's.
  */
 export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   relink: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
@@ -46,6 +53,8 @@ export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
   monitor: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
   'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 3 },
+  rank: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
+  'rank-collect': { batchSize: 1, maxReceiveCount: 8, timeoutSeconds: 60, maxConcurrency: 2 },
 };
 
 /**

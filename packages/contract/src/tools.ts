@@ -15,6 +15,7 @@ import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
 import { EstimateFields, withEstimate } from './estimate';
+import { RankHistory, TrackRankingsFields, TrackRankingsInput } from './ranks';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
 
@@ -100,6 +101,9 @@ export const SerpLandscapeInput = z
     wait_ms: z
       ._default(z.int().check(z.minimum(0), z.maximum(LIMITS.waitMsMax)), LIMITS.waitMsMax)
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
+    history_days: z
+      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.historyDaysMax)))
+      .check(z.meta({ description: 'Also the rank history of the last N days (stored, free)' })),
     ...EstimateFields,
   })
   .check(
@@ -315,6 +319,7 @@ export const SerpLandscapeResult = z.object({
       }),
     )
     .check(z.meta({ description: 'analyze only' })),
+  history: z.optional(RankHistory),
 });
 
 export const SerpKeywordRefreshResult = z.object({
@@ -491,6 +496,8 @@ export const SerpBacklinksResult = z.union([
   }),
 ]);
 
+export const TrackRankingsResult = z.object({ ...ToolMeta, ...TrackRankingsFields });
+
 export const RecallResult = z.object({
   ...ToolMeta,
   results: z.array(
@@ -557,6 +564,11 @@ export const TOOLS = {
     input: AddCompetitorInput,
     result: withEstimate(AddCompetitorResult),
   },
+  track_rankings: {
+    description: `Track Google positions over time: a topic's committed keywords (top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's, checked daily or weekly (off stops) at depth (default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}); the first check runs now. Answers the tracking and its cost a month; without a scope, lists it. Read it with serp_landscape history_days. Deleting the topic, page or keyword stops it.`,
+    input: TrackRankingsInput,
+    result: withEstimate(TrackRankingsResult),
+  },
   db_select: {
     description:
       'Read rows of cm_topics, cm_pages, cm_keywords, cm_topic_keywords or cm_competitors, ordered by id, with optional equality filters and a cursor.',
@@ -569,7 +581,7 @@ export const TOOLS = {
     result: DbInsertResult,
   },
   db_delete: {
-    description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}.`,
+    description: `Delete a row by id. Deleting a keyword or a topic also deletes its cm_topic_keywords links; deleting a cm_competitors row stops its monitoring and frees its place under the cap of ${LIMITS.activeCompetitors}; a topic or page, its rank tracking.`,
     input: DbDeleteInput,
     result: DbDeleteResult,
   },

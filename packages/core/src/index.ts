@@ -10,6 +10,7 @@ export * from './keywords';
 export * from './domains';
 export * from './time';
 export * from './landscape';
+export * from './ranks';
 export * from './research';
 export * from './addresses';
 export * from './backlinks';

@@ -43,7 +43,7 @@ export interface LandscapeInput {
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Best position of a domain among the results, or null. */
-export function positionOf(items: readonly SerpItem[], domain: string): number | null {
+export function positionOf(items: readonly Pick<SerpItem, 'domain' | 'position'>[], domain: string): number | null {
   let best: number | null = null;
   for (const item of items)
     if (belongsTo(item.domain, domain) && (best === null || item.position < best)) best = item.position;

@@ -40,13 +40,23 @@ export const isCompetitorRow = (row: unknown): row is CompetitorRow =>
 export const isRows = (reply: unknown): reply is Rows =>
   isFields(reply) && Array.isArray(reply.rows) && isTextOrNull(reply.next_cursor);
 
+/** serp_landscape's rank history (history_days): its days, coverage and every list it draws. */
+const isRankHistory = (history: unknown): boolean =>
+  isFields(history) &&
+  Array.isArray(history.days) &&
+  isFields(history.coverage) &&
+  ['keywords', 'visibility', 'winners', 'losers', 'domains_up', 'domains_down', 'pages'].every((list) =>
+    Array.isArray(history[list]),
+  );
+
 export const isLandscape = (reply: unknown): reply is Landscape =>
   isFields(reply) &&
   isFields(reply.scope) &&
   isFields(reply.coverage) &&
   Array.isArray(reply.keywords) &&
   isFields(reply.sov) &&
-  Array.isArray(reply.sov.domains);
+  Array.isArray(reply.sov.domains) &&
+  (reply.history === undefined || isRankHistory(reply.history));
 
 export const isRefresh = (reply: unknown): reply is Refresh =>
   isFields(reply) && isFields(reply.row) && Array.isArray(reply.row.items) && isFields(reply.quota);

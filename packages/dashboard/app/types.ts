@@ -20,6 +20,8 @@ type Out<S> = S extends { _zod: { output: infer O } } ? O : never;
 
 export type Landscape = Out<typeof SerpLandscapeResult>;
 export type LandscapeKeyword = Landscape['keywords'][number];
+/** serp_landscape's rank history (history_days). */
+export type RankHistory = NonNullable<Landscape['history']>;
 export type Backlinks = Out<typeof SerpBacklinksResult>;
 export type BacklinksOverview = Extract<Backlinks, { depth: 'overview' }>;
 export type BacklinkProfile = BacklinksOverview['profiles'][number];

@@ -18,6 +18,8 @@ import { handler as mcp } from '../../../functions/mcp/handler';
 import { stream as mcpStream } from '../../../functions/mcp-stream/handler';
 import { handler as monitorPlanWorker } from '../../../functions/monitor-plan-worker/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
+import { handler as rankCollectWorker } from '../../../functions/rank-collect-worker/handler';
+import { handler as rankWorker } from '../../../functions/rank-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
 import { handler as relinkPagesWorker } from '../../../functions/relink-pages-worker/handler';
@@ -28,6 +30,7 @@ import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-r
 import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
 import { handler as siteFiles } from '../../../functions/site-files/handler';
 import { handler as tools } from '../../../functions/tools/handler';
+import { handler as trackRankings } from '../../../functions/track-rankings/handler';
 import { handler as usage } from '../../../functions/usage/handler';
 import { handler as visitor } from '../../../functions/visitor/handler';
 
@@ -50,6 +53,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   'serp-keyword-refresh': serpKeywordRefresh,
   'serp-backlinks': serpBacklinks,
   'add-competitor': addCompetitor,
+  'track-rankings': trackRankings,
   'db-select': dbSelect,
   'db-insert': dbInsert,
   'db-delete': dbDelete,
@@ -65,9 +69,11 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   research: researchWorker,
   monitor: monitorWorker,
   'monitor-plan': monitorPlanWorker,
+  rank: rankWorker,
+  'rank-collect': rankCollectWorker,
 };
 
-/** The daily monitoring schedule's function (EventBridge on AWS, a timer here). */
+/** The daily schedule's function (EventBridge on AWS, a timer here): monitoring, and the rank checks. */
 export { handler as monitorSchedule } from '../../../functions/monitor-schedule/handler';
 /** The research sweep's function (EventBridge on AWS, a timer here). */
 export { handler as researchSweep } from '../../../functions/research-sweep/handler';

@@ -63,8 +63,11 @@ export interface LocalStack {
   queues: Record<WorkerName, InProcessQueue>;
   /** Resolves once every queue is idle (messages a worker sends while handling are waited for too). */
   drain(): Promise<void>;
-  /** Runs the monitoring schedule now, as its daily timer does: the sites it planned for, in how many plan messages. */
-  runSchedule(): Promise<{ sites: number; plans: number }>;
+  /**
+   * Runs the daily schedule now, as its daily timer does (or as if it fired at `at`: the rank checks' day):
+   * the sites it planned for, in how many plan messages.
+   */
+  runSchedule(at?: Date): Promise<{ sites: number; plans: number }>;
   /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, their places are freed, and waiting jobs get the places free. */
   sweep(): Promise<{ expired: number; freed: number; admitted: number }>;
   stop(): Promise<void>;
@@ -177,6 +180,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       research: inProcess('research'),
       monitor: inProcess('monitor'),
       'monitor-plan': inProcess('monitor-plan'),
+      rank: inProcess('rank'),
+      'rank-collect': inProcess('rank-collect'),
     };
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
@@ -184,8 +189,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
     };
 
-    const runSchedule = () =>
-      monitorSchedule(scheduledEvent(new Date()), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS));
+    const runSchedule = (at = new Date()) =>
+      monitorSchedule(scheduledEvent(at), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS));
     // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
     const timers = options.schedules ?? true;
     const schedule = timers

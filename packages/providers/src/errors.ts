@@ -19,6 +19,17 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A paid call whose outcome is unknown: it got no answer, or one that says nothing of what it did. It
+ * may have been made and billed, so it is not made again (a rank check's post keeps its claims).
+ */
+export class UnknownOutcome extends ProviderError {
+  constructor(provider: string, message: string, timedOut: boolean) {
+    super(provider, message, true, undefined, timedOut);
+    this.name = 'UnknownOutcome';
+  }
+}
+
 /** url research may not or cannot read the URL: the caller's fault, not a provider failure, and never retried. */
 export class UrlRefused extends Error {
   constructor(readonly reason: string) {

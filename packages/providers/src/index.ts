@@ -6,6 +6,7 @@ export {
   SandboxKeywordData,
   SandboxBacklinkData,
   SandboxResearch,
+  SandboxSerpQueue,
   sandboxHasNoData,
   sandboxReferringDomains,
 } from './sandbox';

@@ -102,6 +102,16 @@ export class Meter {
     this.settle(hold, call.cost_usd, call.simulated === true);
   }
 
+  /** After a call billed item by item (a post of many tasks): records each, and settles its reservation to their sum. */
+  recordEach(calls: readonly ProviderCall[], hold: Hold | null = null): void {
+    this.calls.push(...calls);
+    this.settle(
+      hold,
+      roundUsd(calls.reduce((sum, call) => sum + call.cost_usd, 0)),
+      calls.some((call) => call.simulated === true),
+    );
+  }
+
   /** After a call that never reached the provider (nothing billed, nothing for the ledger): frees its reservation. */
   release(hold: Hold | null): void {
     this.settle(hold, 0, false);

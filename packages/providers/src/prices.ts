@@ -20,6 +20,9 @@ export const DATAFORSEO_PRICES: Record<string, { task: number; perItem: number; 
   'dataforseo_labs/google/keyword_ideas/live': { task: 0.01, perItem: 0.0001, itemsByDefault: 700 },
   // perItem here is per further page of 10 results.
   'serp/google/organic/live/advanced': { task: 0.002, perItem: 0.0015, itemsByDefault: 0 },
+  // The standard queue (normal priority): $0.0006 the first page, 0.75 × that each further page
+  // (https://dataforseo.com/pricing/serp/google-organic-serp-api); collecting a task (task_get) is free.
+  'serp/google/organic/task_post': { task: 0.0006, perItem: 0.00045, itemsByDefault: 0 },
   'backlinks/summary/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 1 },
   // Monthly points: at most 36 months back and the current one.
   'backlinks/timeseries_summary/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 37 },
@@ -149,5 +152,7 @@ export const keywordIdeasPrice = (limit: number): number =>
   dataForSeoPrice('dataforseo_labs/google/keyword_ideas/live', limit);
 /** One organic SERP of `depth` results. */
 export const serpPrice = (depth: number): number => dataForSeoPrice('serp/google/organic/live/advanced', depth);
+/** One rank check: an organic SERP of `depth` results on the standard queue. */
+export const rankCheckPrice = (depth: number): number => dataForSeoPrice('serp/google/organic/task_post', depth);
 /** Up to `rows` linking pages of a domain. */
 export const backlinkLinksPrice = (rows: number): number => dataForSeoPrice('backlinks/backlinks/live', rows);

@@ -15,7 +15,27 @@ import type { Meter } from './meter';
 export interface SerpContext {
   siteDomain: string | null;
   competitors: readonly string[];
+  /** A rank check's day: the sandbox moves positions from day to day (a real SERP is always today's). */
+  day?: string;
+  /** The site's published pages and their keywords: the sandbox ranks them for those now and then. */
+  pages?: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
 }
+
+/** A SERP task for the provider's standard queue: `tag` names it in the answer. */
+export interface SerpTask {
+  tag: string;
+  keyword: string;
+  locale: string;
+  depth: number;
+  context: SerpContext;
+}
+
+/** A task posted (its id, to collect it by), or refused (nothing to collect; `retryable`: posting it later may work). */
+export type PostedSerpTask = { tag: string; id: string } | { tag: string; error: string; retryable: boolean };
+
+/** A posted task collected: its results, not ready yet, or failed for good (no SERP that day). */
+export type CollectedSerpTask =
+  { status: 'ready'; items: SerpItem[] } | { status: 'pending'; reason: string } | { status: 'failed'; error: string };
 
 /** Keyword metrics, keyword ideas and organic SERPs: the paid keyword data of spec §4.3. */
 export interface KeywordDataProvider {
@@ -27,6 +47,23 @@ export interface KeywordDataProvider {
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]>;
   /** The top `depth` organic results of Google for a keyword. */
   serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]>;
+}
+
+/** Organic SERPs on the provider's standard queue (rank checks): tasks posted, many to a call, then collected when ready. */
+export interface SerpTaskQueue {
+  readonly name: string;
+  /** Tasks one post takes at most. */
+  readonly tasksPerPost: number;
+  /** How long after a post its tasks are usually ready, in seconds: when to collect them first. */
+  readonly readySeconds: number;
+  /**
+   * Posts SERP tasks in one paid call; each task is recorded on the meter at its own cost. Throws
+   * UnknownOutcome when whether the tasks were posted (and paid for) is not known, and a ProviderError
+   * when the post was refused whole.
+   */
+  post(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]>;
+  /** A posted task's top `depth` organic results once ready (a free call: the meter times it, nothing is recorded). */
+  collect(id: string, depth: number, meter: Meter): Promise<CollectedSerpTask>;
 }
 
 export interface ResearchRequest {

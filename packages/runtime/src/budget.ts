@@ -1,5 +1,12 @@
 import { roundUsd } from '@cm/contract';
-import { backlinkProfilePrice, linkGapPrice, Meter, webResearchPrice, type MeterOptions } from '@cm/providers';
+import {
+  backlinkProfilePrice,
+  linkGapPrice,
+  Meter,
+  rankCheckPrice,
+  webResearchPrice,
+  type MeterOptions,
+} from '@cm/providers';
 import { ProviderBreakers, SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
@@ -52,7 +59,9 @@ export const queuedPriceUsd: ToolContext['queuedPriceUsd'] = (work) => {
     return paid ? webResearchPrice(work.research, config.research.bedrockModelId) : 0;
   }
   const paid = dataforseoConfigured() || config.sandboxListPrices;
-  return paid ? roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0)) : 0;
+  if (!paid) return 0;
+  if ('rank' in work) return rankCheckPrice(work.rank);
+  return roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0));
 };
 
 /** Whether DataForSEO has credentials (else its data comes from the sandbox). */
@@ -65,4 +74,5 @@ function dataforseoConfigured(): boolean {
 export const estimateDeps = (): EstimateDeps => ({
   researchUsd: (mode) => webResearchPrice(mode, getConfig().research.bedrockModelId),
   monitorSource: dataforseoConfigured() ? 'dataforseo' : 'sandbox',
+  rankSource: dataforseoConfigured() ? 'dataforseo' : 'sandbox',
 });

@@ -81,6 +81,8 @@ export interface DataForSeoConfig {
   baseUrl?: string;
   /** `DATAFORSEO_TIMEOUT_MS`: one attempt's time limit, if not PROVIDER_TIMEOUTS' (a call's attempts stay within its own). */
   timeoutMs?: number;
+  /** `DATAFORSEO_TASK_READY_SECONDS`: when a rank check's posted task is first collected (default 300: the standard queue's normal priority). */
+  taskReadySeconds?: number;
 }
 
 /**
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secret: env.DATAFORSEO_SECRET || undefined,
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
       timeoutMs: env.DATAFORSEO_TIMEOUT_MS ? Number(env.DATAFORSEO_TIMEOUT_MS) : undefined,
+      taskReadySeconds: env.DATAFORSEO_TASK_READY_SECONDS ? Number(env.DATAFORSEO_TASK_READY_SECONDS) : undefined,
     },
     research: {
       tavilyApiKey: env.TAVILY_API_KEY || undefined,

@@ -1,8 +1,11 @@
 import {
   DataForSeoBacklinkData,
   DataForSeoKeywordData,
+  DataForSeoSerpQueue,
   SandboxBacklinkData,
   SandboxKeywordData,
+  SandboxSerpQueue,
+  type SerpTaskQueue,
   WEB_RESEARCH,
   type BacklinkDataProvider,
   type KeywordDataProvider,
@@ -53,6 +56,17 @@ export const keywordDataFor = (
   credentials
     ? new DataForSeoKeywordData({ ...credentials, baseUrl: config.baseUrl, timeoutMs: config.timeoutMs })
     : new SandboxKeywordData();
+
+/** DataForSEO's SERP standard queue with credentials, else the sandbox's (rank checks). */
+export const serpQueueFor = (credentials: DataForSeoCredentials | null, config: DataForSeoConfig): SerpTaskQueue =>
+  credentials
+    ? new DataForSeoSerpQueue({
+        ...credentials,
+        baseUrl: config.baseUrl,
+        timeoutMs: config.timeoutMs,
+        taskReadySeconds: config.taskReadySeconds,
+      })
+    : new SandboxSerpQueue();
 
 /** DataForSEO Backlinks with credentials, else the sandbox's backlink data. */
 export const backlinkDataFor = (

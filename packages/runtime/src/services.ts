@@ -1,4 +1,4 @@
-import type { BacklinkDataProvider, KeywordDataProvider } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider, SerpTaskQueue } from '@cm/providers';
 import {
   BreakerStore,
   createDocumentClient,
@@ -11,7 +11,7 @@ import {
   type Store,
 } from '@cm/store';
 import { getConfig, resetConfig } from './config';
-import { backlinkDataFor, dataforseoCredentials, keywordDataFor } from './providers';
+import { backlinkDataFor, dataforseoCredentials, keywordDataFor, serpQueueFor } from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
@@ -64,6 +64,11 @@ export const getBreakers = (): BreakerStore =>
 /** The keyword data provider: DataForSEO with credentials (a secret's as read in the last few minutes), else the sandbox. */
 export async function getKeywordData(): Promise<KeywordDataProvider> {
   return keywordDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
+}
+
+/** The SERP standard queue of rank checks: DataForSEO's with credentials, else the sandbox's. */
+export async function getSerpQueue(): Promise<SerpTaskQueue> {
+  return serpQueueFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
 
 /** The backlink data provider: DataForSEO Backlinks with credentials, else the sandbox. */

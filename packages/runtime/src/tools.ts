@@ -201,6 +201,7 @@ const INPUT_READERS: InputReaders = {
   serp_keyword_refresh: (request) => request.body(TOOLS.serp_keyword_refresh.input),
   serp_backlinks: (request) => request.body(TOOLS.serp_backlinks.input),
   add_competitor: (request) => request.body(TOOLS.add_competitor.input),
+  track_rankings: (request) => request.body(TOOLS.track_rankings.input),
   db_select: (request) => request.body(TOOLS.db_select.input),
   db_insert: (request) => request.body(TOOLS.db_insert.input),
   db_delete: (request) => request.body(TOOLS.db_delete.input),

@@ -48,16 +48,20 @@ export function sqsWorker<S extends z.ZodMiniType>(
     );
 }
 
-/** A scheduled (EventBridge) function: its run, with an Observation, and a log line of what it did. */
+/**
+ * A scheduled (EventBridge) function: its run, with an Observation and the time the rule fired for (the
+ * event's `time`: a retried event keeps it), and a log line of what it did.
+ */
 export function scheduled<R extends Record<string, unknown>>(
   name: string,
-  run: (observation: Observation) => Promise<R>,
+  run: (observation: Observation, at: Date) => Promise<R>,
 ) {
   return middy<ScheduledEvent, R, Error, Context>()
     .use(observed<ScheduledEvent, R>())
-    .handler(async (_event, context) => {
+    .handler(async (event, context) => {
       const observation = observationOf(context);
-      const result = await run(observation);
+      const fired = Date.parse(event.time);
+      const result = await run(observation, Number.isNaN(fired) ? new Date() : new Date(fired));
       // A run that found nothing to do (every count 0: the minute's sweep, mostly) is no news.
       const didSomething = Object.values(result).some((value) => value !== 0);
       if (didSomething) observation.log.info(name, result);

@@ -1,5 +1,6 @@
-import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchWrite, conditionFailed } from './batch';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWrite } from './batch';
+import { releaseClaim, takeClaim } from './claims';
 import { decodeBacklinkSnapshot, type BacklinkSnapshot } from './backlinks.decoder';
 import { backlinkPartition, backlinkSnapshotKey, monitorClaimKey } from './keys';
 
@@ -62,40 +63,16 @@ export class BacklinkStore {
    * ran, or runs now). A released claim (its run failed before paying for good) is taken again.
    */
   async claim(claim: MonitorClaim, now: Date): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...monitorClaimKey(claim.siteId, claim.domain, claim.work),
-            run_id: claim.runId,
-            claimed_at: now.toISOString(),
-            expires_at: Math.floor(now.getTime() / 1000) + CLAIM_KEEP_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(released_at)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    return takeClaim(this.db, this.table, {
+      ...monitorClaimKey(claim.siteId, claim.domain, claim.work),
+      run_id: claim.runId,
+      claimed_at: now.toISOString(),
+      expires_at: Math.floor(now.getTime() / 1000) + CLAIM_KEEP_SECONDS,
+    });
   }
 
   /** Gives a claim up, so another run may take the work: only while `claim.runId` still holds it. */
   async release(claim: MonitorClaim, now: Date): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: monitorClaimKey(claim.siteId, claim.domain, claim.work),
-          UpdateExpression: 'SET released_at = :now',
-          ConditionExpression: 'run_id = :run AND attribute_not_exists(released_at)',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':run': claim.runId },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    await releaseClaim(this.db, this.table, monitorClaimKey(claim.siteId, claim.domain, claim.work), claim.runId, now);
   }
 }

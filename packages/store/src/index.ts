@@ -18,6 +18,7 @@ import { ConfirmStore } from './confirms';
 import { RelinkRunStore } from './relinks';
 import { ResearchWaitStore } from './research-waits';
 import { SectionStore } from './sections';
+import { RankStore } from './ranks';
 
 export * from './client';
 export * from './table';
@@ -41,6 +42,7 @@ export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
+export { RankStore, checkKey, type RankClaim } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { OAuthStore } from './oauth';
 export { AccessTokenStore } from './access-tokens';
@@ -70,6 +72,8 @@ export interface Store {
   jobs: JobStore;
   research: ResearchStore;
   backlinks: BacklinkStore;
+  /** Rank tracking: tracked scopes and each keyword's dated checks. */
+  ranks: RankStore;
   /** MCP tool results too large for one reply, kept for their pages. */
   results: ResultStore;
   /** A site's places for active competitors: one per domain, at most 10. */
@@ -97,6 +101,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),
     backlinks: new BacklinkStore(db, tableName),
+    ranks: new RankStore(db, tableName),
     results: new ResultStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {

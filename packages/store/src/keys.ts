@@ -122,6 +122,24 @@ export const monitorClaimKey = (siteId: number, domain: string, work: string): K
   sk: `CLAIM#${work}`,
 });
 
+/**
+ * A keyword's dated rank rows (one per check day, `yyyy-mm-dd`): a history is one Query of a range of
+ * days. A row is first a check's claim, then its result.
+ */
+export const rankPartition = (siteId: number, locale: string, keyword: string): string =>
+  `SITE#${siteId}#RANK#${keywordUnique(locale, keyword)}`;
+export const rankKey = (siteId: number, locale: string, keyword: string, day: string): Key => ({
+  pk: rankPartition(siteId, locale, keyword),
+  sk: day,
+});
+/** A site's rank tracking: its settings item, and one item per tracked scope (a topic or a page). */
+export const trackingPartition = (siteId: number): string => `SITE#${siteId}#TRACK`;
+export const TRACKING_SETTINGS_SK = 'SETTINGS';
+export const trackedScopeKey = (siteId: number, type: string, id: number): Key => ({
+  pk: trackingPartition(siteId),
+  sk: `SCOPE#${type}#${rowSk(id)}`,
+});
+
 /** A site's spend limits (PUT /v1/budget). */
 export const budgetKey = (siteId: number): Key => ({ pk: sitePartition(siteId), sk: 'BUDGET' });
 /** A site's spend counters of one UTC month (`yyyy-mm`): the month's, and each of its days'. */

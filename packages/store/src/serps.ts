@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SerpRow } from '@cm/contract';
-import { batchGet } from './batch';
+import { batchGet, batchWrite } from './batch';
 import { keywordUnique, serpKey } from './keys';
 import { decodeSerpRow } from './serps.decoder';
 
@@ -14,6 +14,15 @@ export class SerpStore {
   async put(siteId: number, row: SerpRow): Promise<void> {
     await this.db.send(
       new PutCommand({ TableName: this.table, Item: { ...serpKey(siteId, row.locale, row.keyword), ...row } }),
+    );
+  }
+
+  /** Stores many rows of a site, 25 to a request. */
+  async putMany(siteId: number, rows: readonly SerpRow[]): Promise<void> {
+    await batchWrite(
+      this.db,
+      this.table,
+      rows.map((row) => ({ PutRequest: { Item: { ...serpKey(siteId, row.locale, row.keyword), ...row } } })),
     );
   }
 

@@ -11,6 +11,8 @@ const SiteItem = z.object({
   created_at: z.string(),
   /** The domain the site's pages are served at (docs/api.md#the-sites-own-domain), once registered. */
   served_domain: z.optional(z.string()),
+  /** Set once the site tracks rankings: the daily plan queues its rank checks. */
+  rank_tracking: z.optional(z.boolean()),
 });
 export type Site = z.infer<typeof SiteItem>;
 

@@ -309,6 +309,23 @@ export class SiteStore {
     return items.map(decodeSite).sort((a, b) => a.site_id - b.site_id);
   }
 
+  /** Marks the site as tracking rankings (kept once set: a site that stops costs its daily run one Query). */
+  async markRankTracking(siteId: number): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: siteKey(siteId),
+          UpdateExpression: 'SET rank_tracking = :yes',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(rank_tracking)',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!conditionFailed(error)) throw error;
+      });
+  }
+
   /**
    * The last site id given: every site has an id from 1 to it (ids come from one sequence, so sites
    * are found by key, never by a scan). One GetItem.

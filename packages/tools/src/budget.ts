@@ -219,3 +219,31 @@ export async function setBudget(
   const limits = await store.budgets.setLimits(siteId, change, now.toISOString());
   return budgetView(store, siteId, now, limits);
 }
+
+const isBudgetExceeded = (error: unknown) => error instanceof ApiError && error.code === 'budget_exceeded';
+
+/**
+ * Queued work of `wanted` like items at `unitUsd` each (a day's rank checks), as many as the budget has
+ * room for, reserved as one: all of them, else (after one read of what the tightest window has left) as
+ * many as that covers, else none.
+ */
+export async function reserveWhatFits(
+  budget: SiteBudget,
+  unitUsd: number,
+  wanted: number,
+): Promise<{ ticket: BudgetTicket | null; count: number }> {
+  try {
+    return { ticket: await budget.reserveQueued(roundUsd(unitUsd * wanted)), count: wanted };
+  } catch (error) {
+    if (!isBudgetExceeded(error)) throw error;
+  }
+  const room = (await budget.current()).remaining_usd;
+  const count = room === null ? 0 : Math.min(wanted - 1, Math.floor(room / unitUsd + 1e-9));
+  if (count <= 0) return { ticket: null, count: 0 };
+  try {
+    return { ticket: await budget.reserveQueued(roundUsd(unitUsd * count)), count };
+  } catch (error) {
+    if (!isBudgetExceeded(error)) throw error;
+    return { ticket: null, count: 0 };
+  }
+}

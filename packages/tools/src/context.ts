@@ -16,8 +16,8 @@ export interface ToolContext {
   meter: Meter;
   /** The site's budget: the meter reserves each paid call from it; queued work reserves when accepted. */
   budget: SiteBudget;
-  /** The list price of queued work where it is paid (a web research job of a mode, a monitoring run of the site or a competitor); 0 when it is free (the sandbox). */
-  queuedPriceUsd(work: { research: string } | { monitor: 'site' | 'competitor' }): number;
+  /** The list price of queued work where it is paid (a web research job of a mode, a monitoring run of the site or a competitor, a rank check at a depth); 0 when it is free (the sandbox). */
+  queuedPriceUsd(work: { research: string } | { monitor: 'site' | 'competitor' } | { rank: number }): number;
   now: Date;
   /** The `data_source` of web research jobs (the worker runs them). */
   researchSource: string;
@@ -52,7 +52,11 @@ export const pageKeywords = (page: RowOf<'cm_pages'>): string[] =>
 export const rowScore = (row: KeywordRow): number => keywordScore(row);
 
 /** A row of the caller's site, or `404 not_found` naming the table and id. */
-export async function rowOrNotFound<T extends TableName>(ctx: ToolContext, table: T, id: number): Promise<RowOf<T>> {
+export async function rowOrNotFound<T extends TableName>(
+  ctx: Pick<ToolContext, 'siteId' | 'store'>,
+  table: T,
+  id: number,
+): Promise<RowOf<T>> {
   const row = await ctx.store.rows.get(ctx.siteId, table, id);
   if (!row) throw rowNotFound(table, id);
   return row;

@@ -145,6 +145,9 @@ export async function dbDelete(ctx: ToolContext, input: DbDeleteInput) {
   // Decoded as its table's row: a competitor's domain is a string.
   if (input.table === 'cm_competitors' && typeof deleted.domain === 'string')
     await untrackCompetitor(ctx, deleted.domain);
+  // A topic's or page's rank tracking goes with it (a keyword's goes with its row: tracked keywords are rows).
+  if (input.table === 'cm_topics' || input.table === 'cm_pages')
+    await ctx.store.ranks.untrack(ctx.siteId, { type: input.table === 'cm_topics' ? 'topic' : 'page', id: input.id });
   const cascaded: Record<string, number> = {};
   const cascade = CASCADES[input.table];
   if (cascade) {

@@ -7,6 +7,8 @@ export * from './research';
 export * from './competitors';
 export * from './backlinks';
 export * from './monitoring';
+export * from './track-rankings';
+export * from './rank-checks';
 export * from './budget';
 export * from './estimate';
 export * from './breaker';

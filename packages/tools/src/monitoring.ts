@@ -95,8 +95,8 @@ export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ sites: n
 
 /**
  * A plan message: its block's sites, read with one BatchGetItem, and one monitoring message per site
- * (an id with no site gets none). Delivered again, it sends them again, which the runs' claims make
- * harmless.
+ * (an id with no site gets none), and one rank message for each site that tracks rankings, its check
+ * day the schedule's. Delivered again, it sends them again, which the runs' claims make harmless.
  */
 export async function planMonitoring(
   deps: Pick<ScheduleDeps, 'store' | 'enqueue'>,
@@ -104,9 +104,12 @@ export async function planMonitoring(
 ): Promise<number> {
   const count = Math.max(0, message.last_site_id - message.first_site_id + 1);
   const sites = await deps.store.sites.getMany(Array.from({ length: count }, (_v, i) => message.first_site_id + i));
-  await mapLimit(sites, SENDS_AT_ONCE, (site) =>
-    deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at }),
-  );
+  const day = utcDay(new Date(message.requested_at));
+  await mapLimit(sites, SENDS_AT_ONCE, async (site) => {
+    await deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at });
+    if (site.rank_tracking)
+      await deps.enqueue('rank', { site_id: site.site_id, day, requested_at: message.requested_at });
+  });
   return sites.length;
 }
 

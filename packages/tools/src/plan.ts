@@ -12,6 +12,8 @@ export interface EstimateDeps {
   researchUsd(mode: JobMode): number;
   /** The `data_source` of the monitor worker's backlink data (add_competitor's monitoring runs). */
   monitorSource: string;
+  /** The `data_source` of the rank worker's SERP tasks (track_rankings' checks). */
+  rankSource: string;
 }
 
 export interface ToolPlan {

@@ -1,16 +1,10 @@
-import {
-  fieldError,
-  LIMITS,
-  REFRESH_LOCALE,
-  type KeywordRow,
-  type RowOf,
-  type SerpLandscapeInput,
-  type SerpRow,
-} from '@cm/contract';
+import { fieldError, LIMITS, REFRESH_LOCALE, type SerpLandscapeInput, type SerpRow } from '@cm/contract';
 import { keywordLocale, landscapeMetrics, normalizeKeyword, topByScore, type ScopeKeyword } from '@cm/core';
 import { keywordIdeasPrice, ProviderError, serpPrice } from '@cm/providers';
 import { keywordUnique, mapLimit } from '@cm/store';
-import { pageKeywords, rowOrNotFound, siteOf, type ToolContext } from './context';
+import { siteOf, type ToolContext } from './context';
+import { resolveScope, scopeKeywordOf, type Scope } from './scope';
+import { scopeHistory } from './rank-history';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
 import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
@@ -22,113 +16,6 @@ import { pullSerp, type SerpTarget } from './serp-pull';
 const SERP_CONCURRENCY = 4;
 /** Seeds a keyword-ideas call takes at most. */
 const IDEA_SEEDS_MAX = 200;
-
-interface Scope {
-  info: { type: 'keyword' | 'topic' | 'page'; id: number | null; name: string };
-  keywords: ScopeKeyword[];
-}
-
-const scopeKeywordOf = (row: KeywordRow): ScopeKeyword => ({
-  keyword: row.keyword,
-  keyword_id: row.id,
-  is_idea: row.is_idea,
-  locale: row.locale,
-  volume: row.volume,
-  cpc_usd: row.cpc_usd,
-  competition: row.competition,
-  intent: row.intent,
-});
-
-/** Keyword strings in a locale with their stored rows where they have one (batched reads). */
-async function keywordsByText(ctx: ToolContext, keywords: readonly string[], locale: string): Promise<ScopeKeyword[]> {
-  const unique = [...new Set(keywords.map(normalizeKeyword))];
-  const ids = await ctx.store.rows.idsByUnique(
-    ctx.siteId,
-    'cm_keywords',
-    unique.map((k) => keywordUnique(locale, k)),
-  );
-  const rows = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
-  return unique.map((keyword) => {
-    const row = rows.get(ids.get(keywordUnique(locale, keyword)) ?? 0);
-    return row
-      ? scopeKeywordOf(row)
-      : {
-          keyword,
-          keyword_id: null,
-          is_idea: false,
-          locale,
-          volume: null,
-          cpc_usd: null,
-          competition: null,
-          intent: null,
-        };
-  });
-}
-
-/** A keyword a page names is committed by it (spec: page scope covers all of them), whatever its row says. */
-const namedByPage = (k: ScopeKeyword): ScopeKeyword => ({ ...k, is_idea: false });
-
-/**
- * The pages' keywords, each (locale, keyword) once: those they name, committed, then the ideas research
- * in keywords mode stored for them (page_id), marked, which are shown apart and never listed. One
- * indexed Query per page.
- */
-async function pagesKeywords(
-  ctx: ToolContext,
-  pages: readonly RowOf<'cm_pages'>[],
-  locale: string,
-): Promise<ScopeKeyword[]> {
-  const [named, linked] = await Promise.all([
-    keywordsByText(ctx, pages.flatMap(pageKeywords), locale),
-    mapLimit(pages, 8, (page) => ctx.store.rows.byField(ctx.siteId, 'cm_keywords', 'page_id', page.id)),
-  ]);
-  const keywords = new Map(named.map((k) => [keywordUnique(k.locale, k.keyword), namedByPage(k)]));
-  for (const row of linked.flat()) {
-    const key = keywordUnique(row.locale, row.keyword);
-    if (row.is_idea && !keywords.has(key)) keywords.set(key, scopeKeywordOf(row));
-  }
-  return [...keywords.values()];
-}
-
-/**
- * The keywords of the scope, each (locale, keyword) once: a topic's linked ideas are left out; the
- * keywords its pages name, and a page's own, are all in, a row of one stored as an idea included; the
- * ideas researched for its pages are in, marked, for metrics only.
- */
-async function resolveScope(ctx: ToolContext, input: SerpLandscapeInput, locale: string): Promise<Scope> {
-  if (input.keyword !== undefined) {
-    const keyword = normalizeKeyword(input.keyword);
-    return {
-      info: { type: 'keyword', id: null, name: keyword },
-      keywords: await keywordsByText(ctx, [keyword], locale),
-    };
-  }
-  if (input.page_id !== undefined) {
-    const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-    return {
-      info: { type: 'page', id: page.id, name: page.title },
-      keywords: await pagesKeywords(ctx, [page], locale),
-    };
-  }
-  // The input schema requires exactly one of keyword, page_id and topic_id.
-  if (input.topic_id === undefined) throw new Error('serp_landscape input without a scope passed its schema');
-  const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id);
-  const [links, pages] = await Promise.all([
-    ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id),
-    ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id),
-  ]);
-  const linked = await ctx.store.rows.getMany(
-    ctx.siteId,
-    'cm_keywords',
-    links.map((l) => l.keyword_id),
-  );
-  const keywords = new Map<string, ScopeKeyword>();
-  for (const row of linked.values())
-    if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
-  for (const k of await pagesKeywords(ctx, pages, locale))
-    if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
-  return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()] };
-}
 
 const invalid = (path: string, message: string) => fieldError('body', path, message);
 
@@ -293,7 +180,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   // The competitor rows, not only their domains: the share of voice carries each one's stored colour.
   const [tracked, scope] = await Promise.all([
     ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true),
-    resolveScope(ctx, input, locale),
+    resolveScope(ctx, input, locale, { ideas: true }),
   ]);
   const competitors = tracked.map((row) => row.domain);
   const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
@@ -309,7 +196,12 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
     lists ? listSerps(ctx, selection, target, serps) : undefined,
     analyzed ? researchKeywords(ctx, analyzed.researched, deadline) : undefined,
   ]);
-  const ideas = input.ideas ? await pullIdeas(ctx, scope, locale) : undefined;
+  const [ideas, history] = await Promise.all([
+    input.ideas ? pullIdeas(ctx, scope, locale) : undefined,
+    input.history_days === undefined
+      ? undefined
+      : scopeHistory(ctx, scope, input.history_days, { siteDomain: site.domain, competitors, colors }),
+  ]);
   return {
     data_source: ctx.keywordData.name,
     scope: scope.info,
@@ -323,6 +215,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
       colors,
     }),
     ...(ideas ? { ideas } : {}),
+    ...(history ? { history } : {}),
     ...(list ? { list } : {}),
     ...(research && analyzed
       ? { research: { ...research, researched: analyzed.researched, over_cap: analyzed.over_cap } }
@@ -342,7 +235,7 @@ async function estimateSerpLandscape(
 ): Promise<ToolPlan> {
   const site = await siteOf(ctx);
   const locale = keywordLocale(null, site.locale);
-  const scope = await resolveScope(ctx, input, locale);
+  const scope = await resolveScope(ctx, input, locale, { ideas: true });
   const provider = ctx.keywordData.name;
   const plan: ToolPlan = { data_source: provider, calls: [], free: [], notes: [] };
   if (input.depth !== 'metrics') {
@@ -373,6 +266,8 @@ async function estimateSerpLandscape(
   }
   if (input.ideas && ideaSeeds(scope).length > 0)
     plan.calls.push(...callsOf(provider, 'keyword_ideas', 1, keywordIdeasPrice(LIMITS.keywordIdeas)));
+  if (input.history_days !== undefined)
+    plan.notes.push(`history of the last ${input.history_days} days: stored rank rows, no provider call`);
   if (plan.calls.length === 0) plan.notes.push('answered from stored keywords and SERPs: no provider call');
   return plan;
 }

@@ -5,9 +5,10 @@ import { fmtDay, fmtInt, fmtNum, fmtShare } from '../format';
 import { dataTable, type Column } from '../table';
 import type { Landscape, LandscapeKeyword } from '../types';
 import { domainLabel, emptyState, section } from '../widgets';
+import { positionHistories, positionHistoryButton, rankHistoryReport } from './rank-history';
 
 /*
- * A serp_landscape result drawn: coverage, share of voice and the keywords. The dashboard's view (which
+ * A serp_landscape result drawn: coverage, share of voice (over time, with history_days) and the keywords. The dashboard's view (which
  * fetches the result with the site's key and adds its paid actions) and the keyword landscape MCP App
  * (which is handed the result by its host, and acts on nothing) both draw with this.
  */
@@ -21,9 +22,14 @@ export interface LandscapeActions {
   keyword(k: LandscapeKeyword): Child;
 }
 
-/** The whole report; without `actions` it has no buttons. */
+/** The whole report, with its rank history when the result has one; without `actions` it has no buttons. */
 export function landscapeReport(landscape: Landscape, styles: DomainStyles, actions?: LandscapeActions): HTMLElement[] {
-  return [coverage(landscape, actions), shareOfVoice(landscape, styles), keywordTables(landscape, styles, actions)];
+  return [
+    coverage(landscape, actions),
+    shareOfVoice(landscape, styles),
+    ...(landscape.history ? rankHistoryReport(landscape.history, styles) : []),
+    keywordTables(landscape, styles, actions),
+  ];
 }
 
 function coverage(landscape: Landscape, actions?: LandscapeActions): HTMLElement {
@@ -181,6 +187,8 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
       sortBy: (k) => k.serp?.fetched_at ?? null,
     },
   ];
+  const { history } = landscape;
+  if (history) columns.push({ label: 'Position history', cell: (k) => positionHistoryButton(history, k.keyword) });
   if (actions) columns.push({ label: 'Action', cell: (k) => actions.keyword(k) });
   const committed = landscape.keywords.filter((k) => !k.is_idea);
   const ideas = landscape.keywords.filter((k) => k.is_idea);
@@ -202,6 +210,7 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
             'Attach keywords with get_keywords {topic_id, seeds}: attaching commits them.',
           ),
     ),
+    history ? positionHistories(history, styles) : null,
     section(
       'Ideas',
       ideas.length

@@ -13,6 +13,9 @@ import { budgetNote, emptyState } from '../widgets';
 
 type Scope = { type: 'topic' | 'page'; id: number };
 
+/** Days of rank history the view shows: stored rows, free to read. */
+const HISTORY_DAYS = 30;
+
 export const landscapeView: View = {
   id: 'landscape',
   label: 'Keyword landscape',
@@ -36,7 +39,11 @@ export const landscapeView: View = {
     const out = h('div');
     ctx.root.append(out);
     const [landscape, competitors] = await Promise.all([
-      ctx.api.tool('serp_landscape', { [`${scope.type}_id`]: scope.id, depth: 'metrics' }, isLandscape),
+      ctx.api.tool(
+        'serp_landscape',
+        { [`${scope.type}_id`]: scope.id, depth: 'metrics', history_days: HISTORY_DAYS },
+        isLandscape,
+      ),
       loadCompetitors(ctx.api),
     ]);
     const site = landscape.sov.domains.find((d) => d.is_site)?.domain ?? null;

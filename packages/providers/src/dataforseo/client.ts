@@ -15,6 +15,11 @@ export const STATUS = {
   searchEngineError: 40101,
   /** Nothing found: an empty answer, not an error. */
   noResults: 40102,
+  /** A standard-queue task posted. */
+  taskCreated: 20100,
+  /** A standard-queue task not done yet: handed to a worker, or still in the queue. */
+  taskHanded: 40601,
+  taskInQueue: 40602,
 } as const;
 
 /**
@@ -39,7 +44,7 @@ export function classify(code: number): Classification {
 }
 
 /** What an HTTP status other than 200 means: 5xx and 429 pass, 401 (login), 402 (billing), 404 do not. */
-const classifyHttp = (status: number): 'transient' | 'terminal' =>
+export const classifyHttp = (status: number): 'transient' | 'terminal' =>
   status >= 500 || status === 429 ? 'transient' : 'terminal';
 
 export interface DataForSeoOptions {
@@ -51,6 +56,8 @@ export interface DataForSeoOptions {
   /** Base of the exponential backoff; each pause is a random share of `base × 2^attempt` (full jitter). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** When a posted standard-queue task is first collected, in seconds (default: the normal priority's turnaround). */
+  taskReadySeconds?: number;
   /** Time limit of one HTTP attempt: connection, answer and body. */
   timeoutMs?: number;
   /** Time limit of every attempt and pause of one task together: no attempt starts, or runs, past it. */
@@ -148,43 +155,17 @@ export class DataForSeoClient {
   ): Promise<Attempt> {
     // Each attempt may be billed, so each reserves the task's list price first (a refusal, or an open breaker, calls no one).
     const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
-    const limit = meter.attemptLimit(timeoutMs);
-    const signal = limit.signal;
-    let response: Response;
-    let body: unknown;
-    try {
-      response = await fetch(`${this.baseUrl}/v3/${endpoint}`, {
-        method: 'POST',
-        headers: { authorization: this.authorization, 'content-type': 'application/json' },
-        body: JSON.stringify([task]),
-        signal,
-      });
-      // The body is read under the same time limit: a provider that sends headers and then stalls is hanging too.
-      body = await response.json().catch((error: unknown) => {
-        if (signal.aborted) throw error;
-        return undefined;
-      });
-    } catch (error) {
+    const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify([task]) }, timeoutMs);
+    if (!('body' in answer)) {
       meter.release(hold);
-      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
-      if (!meter.abandoned) meter.report(DATAFORSEO, false);
-      const timedOut = signal.aborted || isTimeout(error);
-      return {
-        outcome: 'transient',
-        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
-        timedOut,
-      };
-    } finally {
-      limit.clear();
+      return { outcome: 'transient', message: answer.message, timedOut: answer.timedOut };
     }
+    const { status, body } = answer;
     // Every attempt is recorded, at the cost the envelope reports: billed failures cost money too.
     const billed = z.safeParse(Billed, body);
     meter.record({ provider: DATAFORSEO, endpoint, cost_usd: billed.success ? billed.data.cost : 0 }, hold);
-    meter.report(DATAFORSEO, response.status < 500);
 
-    if (response.status !== 200) {
-      return { outcome: classifyHttp(response.status), message: `HTTP ${response.status}`, code: response.status };
-    }
+    if (status !== 200) return { outcome: classifyHttp(status), message: `HTTP ${status}`, code: status };
     const decoded = z.safeParse(Envelope, body);
     if (!decoded.success) return { outcome: 'transient', message: 'unreadable response' };
     const envelope = decoded.data;
@@ -198,6 +179,44 @@ export class DataForSeoClient {
     if (outcome === 'ok') return { outcome, result: first.result ?? [] };
     if (outcome === 'empty' || outcome === 'billed_no_data') return { outcome, result: [] };
     return this.failure(outcome, first.status_code, first.status_message);
+  }
+
+  /**
+   * One request within an attempt's time limit (the body is read under it too: a provider that sends
+   * headers and then stalls is hanging), its outcome told to the breaker: its status and body, or why
+   * it got none.
+   */
+  async send(
+    path: string,
+    meter: Meter,
+    init: { method: 'GET' | 'POST'; body?: string },
+    timeoutMs = this.attemptMs,
+  ): Promise<{ status: number; body: unknown } | { message: string; timedOut: boolean }> {
+    const limit = meter.attemptLimit(timeoutMs);
+    const signal = limit.signal;
+    try {
+      const response = await fetch(`${this.baseUrl}/v3/${path}`, {
+        ...init,
+        headers: { authorization: this.authorization, 'content-type': 'application/json' },
+        signal,
+      });
+      const body: unknown = await response.json().catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        return undefined;
+      });
+      meter.report(DATAFORSEO, response.status < 500);
+      return { status: response.status, body };
+    } catch (error) {
+      // A run given up (its deadline) cut the attempt: that says nothing of the provider.
+      if (!meter.abandoned) meter.report(DATAFORSEO, false);
+      const timedOut = signal.aborted || isTimeout(error);
+      return {
+        message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,
+        timedOut,
+      };
+    } finally {
+      limit.clear();
+    }
   }
 
   private failure(outcome: Classification, code: number, message: string | null | undefined): Attempt {

@@ -4,6 +4,7 @@ import { ProviderError } from '../errors';
 import type { Meter } from '../meter';
 import type { KeywordDataProvider } from '../types';
 import { DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
+import { organicItems } from './organic';
 import { locationOf } from './locations';
 import { IdeasResult, IntentResult, SearchVolumeItem, SerpResult } from './responses.decoder';
 
@@ -91,10 +92,7 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     }));
   }
 
-  /**
-   * Organic results only (ads, boxes and other item types are left out), positioned by `rank_group`; an
-   * organic result without a place, a domain or a URL cannot be listed and is left out too.
-   */
+  /** The live SERP: its organic results (organicItems). */
   async serpOrganic(keyword: string, locale: string, depth: number, meter: Meter): Promise<SerpItem[]> {
     const serp = await this.client.task(
       ENDPOINTS.serpOrganic,
@@ -111,16 +109,9 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
         STATUS.searchEngineError,
       );
     }
-    return (serp.result[0]?.items ?? []).flatMap(({ type, rank_group: position, domain, url, title }) =>
-      type === 'organic' &&
-      typeof position === 'number' &&
-      position <= depth &&
-      typeof domain === 'string' &&
-      typeof url === 'string'
-        ? [{ position, domain, url, title: title ?? '' }]
-        : [],
-    );
+    return organicItems(serp.result, depth);
   }
 }
 
 export { BACKLINK_ENDPOINTS, DataForSeoBacklinkData } from './backlinks';
+export { DataForSeoSerpQueue, SERP_QUEUE_ENDPOINTS } from './serp-queue';

@@ -17,6 +17,7 @@ import { sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
+export { SandboxSerpQueue } from './serp-queue';
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always

@@ -48,25 +48,47 @@ const DOMAINS = [
 ];
 
 /** Share of keywords the site, and each competitor, rank for in the sandbox. */
-const SITE_SHARE = 0.6;
+export const SITE_SHARE = 0.6;
 const COMPETITOR_SHARE = 0.45;
 
 const slugOf = (keyword: string) => keyword.replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const titleOf = (keyword: string, domain: string) =>
   `${keyword.replace(/\b\w/g, (c) => c.toUpperCase())} - ${domain.replace(/\..*/s, '').replace(/^\w/, (c) => c.toUpperCase())}`;
 
+/** Where a tracked domain ranks in a SERP, and with what URL: derived from keyword and domain, or on a check's day. */
+export interface Placement {
+  /** A tracked domain's position in the top `depth` (`share`: of keywords it ranks for), null: it does not rank. */
+  position(keyword: string, locale: string, domain: string, share: number, depth: number): number | null;
+  url(keyword: string, domain: string): string;
+}
+
+/** A result's URL on a domain, for a keyword. */
+export const resultUrl = (keyword: string, domain: string): string => `https://www.${domain}/${slugOf(keyword)}`;
+
+/** The live SERP's placement (list, a refresh): the same wherever and whenever it is pulled. */
+const LIVE: Placement = {
+  position: (keyword, locale, domain, share, depth) => sandboxRank(`${locale}\n${keyword}`, domain, share, depth),
+  url: resultUrl,
+};
+
 /**
  * A top-`depth` organic SERP derived from the keyword and locale, with the site's domain and its
- * competitors placed on some keywords at positions derived from keyword and domain.
+ * competitors placed on some keywords, as `placement` places them; the rest filled from well-known domains.
  */
-export function sandboxSerp(keyword: string, locale: string, depth: number, context: SerpContext): SerpItem[] {
+export function sandboxSerp(
+  keyword: string,
+  locale: string,
+  depth: number,
+  context: SerpContext,
+  placement: Placement = LIVE,
+): SerpItem[] {
   const byPosition = new Map<number, string>();
   const tracked = [
     ...(context.siteDomain ? [[context.siteDomain, SITE_SHARE] as const] : []),
     ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
   ];
   for (const [domain, share] of tracked) {
-    let position = sandboxRank(`${locale}\n${keyword}`, domain, share, depth);
+    let position = placement.position(keyword, locale, domain, share, depth);
     while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
     if (position !== null) byPosition.set(position, domain);
   }
@@ -76,7 +98,8 @@ export function sandboxSerp(keyword: string, locale: string, depth: number, cont
   for (let position = 1; position <= depth; position++) {
     const domain = byPosition.get(position) ?? fill.shift();
     if (domain === undefined) throw new Error(`the sandbox has fewer domains than ${depth} positions`);
-    items.push({ position, domain, url: `https://www.${domain}/${slugOf(keyword)}`, title: titleOf(keyword, domain) });
+    const url = placed.has(domain) ? placement.url(keyword, domain) : resultUrl(keyword, domain);
+    items.push({ position, domain, url, title: titleOf(keyword, domain) });
   }
   return items;
 }

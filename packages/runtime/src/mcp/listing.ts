@@ -35,10 +35,17 @@ const undescribed = (node: unknown): unknown => {
   );
 };
 
+/** An integer's bound that is only JavaScript's safe range (zod's `int()` writes it): it says nothing to a client. */
+const safeRangeBound = (node: Json, key: string, value: unknown): boolean =>
+  node.type === 'integer' &&
+  ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER));
+
 /**
  * A JSON Schema for MCP: no `$schema`, an object at the root, and open objects (results may grow
  * fields). In results, the run's fields every tool has (TOOL_META_FIELDS) go undescribed: the
- * server's instructions describe them once, which keeps tools/list small.
+ * server's instructions describe them once; and no integer carries the safe range's bounds. Both keep
+ * tools/list small.
  */
 function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _ignored, ...out } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
@@ -57,6 +64,7 @@ function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSc
     Object.fromEntries(
       Object.entries(node)
         .filter(([key, value]) => !(io === 'output' && key === 'additionalProperties' && value === false))
+        .filter(([key, value]) => !safeRangeBound(node, key, value))
         .map(([key, value]) => [
           key,
           io === 'output' && key === 'properties' && isJsonObject(value) ? runFields(value) : openValue(value),

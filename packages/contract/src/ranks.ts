@@ -1,0 +1,163 @@
+import * as z from 'zod/mini';
+import { RowId } from './cm-tables';
+import { named } from './common';
+import { LIMITS } from './limits';
+import { BudgetTicket } from './budget';
+import { EstimateFields } from './estimate';
+
+/*
+ * Rank tracking (docs/api.md#track_rankings): what track_rankings takes and answers, the history
+ * serp_landscape answers with history_days, and the messages of the rank and rank-collect queues.
+ */
+
+export const CADENCES = ['daily', 'weekly', 'off'] as const;
+export type Cadence = (typeof CADENCES)[number];
+/** How often a tracked scope's keywords are checked: daily, or weekly on the weekday tracking began. */
+export type TrackedCadence = Exclude<Cadence, 'off'>;
+
+export const TRACKED_SCOPES = ['topic', 'page'] as const;
+export type TrackedScopeType = (typeof TRACKED_SCOPES)[number];
+
+export const TrackRankingsInput = z
+  .object({
+    topic_id: z.optional(RowId),
+    page_id: z.optional(RowId),
+    cadence: z.optional(z.enum(CADENCES)),
+    max_keywords: z
+      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax)))
+      .check(z.meta({ description: `topic: top N by score (default ${LIMITS.trackKeywordsDefault})` })),
+    depth: z
+      .optional(
+        z
+          .int()
+          .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
+      )
+      .check(z.meta({ description: `Site setting: results checked (default ${LIMITS.rankDepthDefault})` })),
+    ...EstimateFields,
+  })
+  .check(
+    z.superRefine((v, ctx) => {
+      if (v.topic_id !== undefined && v.page_id !== undefined)
+        ctx.addIssue({ code: 'custom', path: [], message: 'give topic_id or page_id, not both' });
+      const scoped = v.topic_id !== undefined || v.page_id !== undefined;
+      if (scoped && v.cadence === undefined)
+        ctx.addIssue({ code: 'custom', path: ['cadence'], message: 'Required with topic_id or page_id' });
+      if (!scoped && v.cadence !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['cadence'], message: 'applies with topic_id or page_id only' });
+      if (v.max_keywords !== undefined && v.topic_id === undefined)
+        ctx.addIssue({ code: 'custom', path: ['max_keywords'], message: 'applies to topic_id only' });
+    }),
+  );
+export type TrackRankingsInput = z.output<typeof TrackRankingsInput>;
+
+const Scope = z.object({ type: z.enum(TRACKED_SCOPES), id: z.int(), name: z.string() });
+
+/** What a month of checks costs at list prices. */
+const Monthly = { checks_per_month: z.number(), usd_per_month: z.number() };
+
+/** track_rankings' answer, beside the fields every result has (tools.ts). */
+export const TrackRankingsFields = {
+  tracking: z.array(
+    z.object({
+      scope: Scope,
+      cadence: z.enum(['daily', 'weekly']),
+      max_keywords: z.nullable(z.int()),
+      since: z.string(),
+      keywords: z.array(z.string()),
+      ...Monthly,
+    }),
+  ),
+  depth: z.int(),
+  total: z.object({ keywords: z.int(), ...Monthly }),
+  untracked: z.array(z.object({ keyword: z.string(), reason: z.string() })),
+  first_check: z
+    .nullable(z.object({ queued: z.int(), deferred: z.int() }))
+    .check(z.meta({ description: 'deferred: no budget room' })),
+};
+
+/** A position per day of `days` (null: not in the checked results, or no check that day). */
+const Positions = z.array(z.nullable(z.int()));
+/** What moved most over the window: its first and last value with data, and the change. */
+const Move = { from: z.nullable(z.number()), to: z.nullable(z.number()), change: z.number() };
+/** Named once each: winners and losers share one, the domains up and down the other. */
+const KeywordMove = named(z.object({ keyword: z.string(), ...Move }), { id: 'RankKeywordMove' });
+const DomainMove = named(z.object({ domain: z.string(), ...Move }), { id: 'RankDomainMove' });
+
+/**
+ * serp_landscape's `history` (history_days, docs/api.md#rank-history): stored rank rows, read one
+ * Query per keyword, free. Every series is aligned to `days`.
+ */
+export const RankHistory = z.object({
+  days: z.array(z.string()),
+  coverage: z.object({ days: z.int(), days_with_data: z.int(), keywords_with_data: z.int() }),
+  keywords: z.array(z.object({ keyword: z.string(), locale: z.string(), positions: z.record(z.string(), Positions) })),
+  visibility: z.array(
+    z.object({
+      domain: z.string(),
+      is_site: z.boolean(),
+      is_competitor: z.boolean(),
+      color: z.optional(z.string()),
+      clicks: z.array(z.nullable(z.number())),
+      sov: z.array(z.nullable(z.number())),
+    }),
+  ),
+  winners: z.array(KeywordMove),
+  losers: z.array(KeywordMove),
+  domains_up: z.array(DomainMove),
+  domains_down: z.array(DomainMove),
+  pages: z.array(
+    z.object({
+      page_id: z.int(),
+      title: z.string(),
+      url: z.string(),
+      keywords: z.array(z.object({ keyword: z.string(), positions: Positions })),
+    }),
+  ),
+  over_cap: z.array(z.string()),
+});
+
+/**
+ * A site's rank checks of a day: every tracked scope due that day, or, from track_rankings, the scopes
+ * it names (their first check, reserved when queued, as add_competitor's first monitoring run).
+ */
+export const RankMessage = z.object({
+  site_id: z.int(),
+  /** The check day (`yyyy-mm-dd`): the schedule's day, whenever the message is handled. */
+  day: z.string(),
+  requested_at: z.string(),
+  scopes: z.optional(z.array(z.object({ type: z.enum(TRACKED_SCOPES), id: z.int() }))),
+  budget: z.optional(BudgetTicket),
+});
+export type RankMessage = z.output<typeof RankMessage>;
+
+/** SERP tasks a site's checks posted, to collect once the provider has them ready. */
+export const RankCollectMessage = z.object({
+  site_id: z.int(),
+  day: z.string(),
+  depth: z.int(),
+  /** The site's domain when the checks were posted: its results are kept in full. */
+  site_domain: z.nullable(z.string()),
+  tasks: z.array(z.object({ id: z.string(), locale: z.string(), keyword: z.string() })),
+});
+export type RankCollectMessage = z.output<typeof RankCollectMessage>;
+
+/** A domain's best result in a checked SERP. */
+export const RankedDomain = z.object({ domain: z.string(), position: z.int(), url: z.string() });
+export type RankedDomain = z.infer<typeof RankedDomain>;
+
+/**
+ * One check of a keyword on a day (spec §2.7's SERP row, dated): each domain's best position and URL,
+ * and every result of the site's own domain (its published pages' positions are read from them).
+ */
+export const RankRow = z.object({
+  keyword: z.string(),
+  locale: z.string(),
+  day: z.string(),
+  checked_at: z.string(),
+  data_source: z.string(),
+  /** The results the check asked for: a domain not among them ranks below it. */
+  depth: z.int(),
+  domains: z.array(RankedDomain),
+  site_results: z.array(z.object({ position: z.int(), url: z.string() })),
+});
+export type RankRow = z.infer<typeof RankRow>;

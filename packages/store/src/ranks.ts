@@ -1,0 +1,217 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { LIMITS, type RankRow, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
+import { batchGet, batchWrite, queryAll } from './batch';
+import { releaseClaim, takeClaim } from './claims';
+import {
+  keywordUnique,
+  rankKey,
+  rankPartition,
+  trackedScopeKey,
+  trackingPartition,
+  TRACKING_SETTINGS_SK,
+} from './keys';
+import { decodeRankItem, decodeTrackedScope, decodeTrackingSettings, type TrackedScope } from './ranks.decoder';
+
+export type { TrackedScope } from './ranks.decoder';
+
+/** A rank row (and a check's claim) outlives its day by this long, as a ledger line does; then TTL deletes it. */
+const KEEP_SECONDS = LIMITS.rankRowsKeptDays * 86_400;
+const expiresAfter = (day: string) => Math.floor(Date.parse(`${day}T00:00:00.000Z`) / 1000) + KEEP_SECONDS;
+
+/** A keyword's check of a day, claimed by one run before it is paid for. */
+export interface RankClaim {
+  siteId: number;
+  locale: string;
+  keyword: string;
+  day: string;
+  runId: string;
+}
+
+/** A site's rank tracking: its depth and its tracked scopes. */
+export interface Tracking {
+  depth: number;
+  scopes: TrackedScope[];
+}
+
+/** What a check of a day holds: claimed (paid for or being paid for), or its row. */
+export type CheckState = { state: 'claimed' } | { state: 'checked'; row: RankRow };
+
+/** Rank tracking: a site's settings and tracked scopes, and each keyword's dated checks. */
+export class RankStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** The site's tracking: one Query of its partition (its settings and every tracked scope). */
+  async tracking(siteId: number): Promise<Tracking> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': trackingPartition(siteId) },
+      // Read after track_rankings writes it: the answer lists what was just set.
+      ConsistentRead: true,
+    });
+    let depth: number = LIMITS.rankDepthDefault;
+    const scopes: TrackedScope[] = [];
+    for (const item of items) {
+      if (item.sk === TRACKING_SETTINGS_SK) depth = decodeTrackingSettings(item).depth;
+      else {
+        const scope = decodeTrackedScope(item);
+        if (scope) scopes.push(scope);
+      }
+    }
+    return { depth, scopes };
+  }
+
+  /** The site's results per check (one GetItem). */
+  async depth(siteId: number): Promise<number> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK } }),
+    );
+    return out.Item ? decodeTrackingSettings(out.Item).depth : LIMITS.rankDepthDefault;
+  }
+
+  async setDepth(siteId: number, depth: number, now: string): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK, depth, updated_at: now },
+      }),
+    );
+  }
+
+  /**
+   * Tracks a scope at a cadence (one UpdateItem): `since`, the day tracking began (a weekly scope is
+   * checked on its weekday), stays what it was for a scope tracked already.
+   */
+  async track(
+    siteId: number,
+    scope: { type: TrackedScopeType; id: number },
+    setting: { cadence: TrackedCadence; max_keywords: number | null },
+    now: Date,
+  ): Promise<TrackedScope> {
+    const at = now.toISOString();
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: trackedScopeKey(siteId, scope.type, scope.id),
+        UpdateExpression:
+          'SET #type = :type, id = :id, cadence = :cadence, max_keywords = :max, since = if_not_exists(since, :day), created_at = if_not_exists(created_at, :at), updated_at = :at',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':type': scope.type,
+          ':id': scope.id,
+          ':cadence': setting.cadence,
+          ':max': setting.max_keywords,
+          ':day': at.slice(0, 10),
+          ':at': at,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const tracked = decodeTrackedScope(out.Attributes ?? {});
+    if (!tracked) throw new Error('a scope tracked at a cadence read back as off');
+    return tracked;
+  }
+
+  /** Stops tracking a scope: whether it was tracked. */
+  async untrack(siteId: number, scope: { type: TrackedScopeType; id: number }): Promise<boolean> {
+    const out = await this.db.send(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: trackedScopeKey(siteId, scope.type, scope.id),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes !== undefined;
+  }
+
+  /**
+   * Claims a keyword's check of a day for `claim.runId` with one conditional put of its row's key:
+   * false when another run holds it (it checked, or checks now). A released claim is taken again.
+   */
+  async claim(claim: RankClaim, now: Date): Promise<boolean> {
+    return takeClaim(this.db, this.table, {
+      ...rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      state: 'claimed',
+      run_id: claim.runId,
+      claimed_at: now.toISOString(),
+      expires_at: expiresAfter(claim.day),
+    });
+  }
+
+  /** Gives a claim back (nothing was paid for it), so another run may take it: only while `claim.runId` holds it (its row has none). */
+  async release(claim: RankClaim, now: Date): Promise<void> {
+    await releaseClaim(
+      this.db,
+      this.table,
+      rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      claim.runId,
+      now,
+    );
+  }
+
+  /** Stores checks' rows of a site (each replacing its claim), 25 to a request. */
+  async put(siteId: number, rows: readonly RankRow[]): Promise<void> {
+    await batchWrite(
+      this.db,
+      this.table,
+      rows.map((row) => ({
+        PutRequest: {
+          Item: {
+            ...rankKey(siteId, row.locale, row.keyword, row.day),
+            state: 'checked',
+            ...row,
+            expires_at: expiresAfter(row.day),
+          },
+        },
+      })),
+    );
+  }
+
+  /** What each of these keywords' checks of `day` holds, by `locale#keyword` (absent: none): BatchGetItems of 100. */
+  async checksOn(
+    siteId: number,
+    keywords: ReadonlyArray<{ locale: string; keyword: string }>,
+    day: string,
+  ): Promise<Map<string, CheckState>> {
+    const byPartition = new Map(
+      keywords.map((k) => [rankPartition(siteId, k.locale, k.keyword), checkKey(k.locale, k.keyword)]),
+    );
+    const items = await batchGet(
+      this.db,
+      this.table,
+      keywords.map((k) => rankKey(siteId, k.locale, k.keyword, day)),
+    );
+    const out = new Map<string, CheckState>();
+    for (const item of items) {
+      const key = byPartition.get(String(item.pk));
+      if (key === undefined) continue;
+      const row = decodeRankItem(item);
+      // A released claim is no check: the day is open again.
+      if (row) out.set(key, { state: 'checked', row });
+      else if (item.released_at === undefined) out.set(key, { state: 'claimed' });
+    }
+    return out;
+  }
+
+  /** A keyword's rows from day `from` to day `to` (both included), oldest first: one Query (paged past 1 MB). */
+  async range(siteId: number, locale: string, keyword: string, from: string, to: string): Promise<RankRow[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': rankPartition(siteId, locale, keyword), ':from': from, ':to': to },
+    });
+    return items.flatMap((item) => decodeRankItem(item) ?? []);
+  }
+}
+
+/** The key a check's state is found under in {@link RankStore.checksOn}'s answer. */
+export const checkKey = (locale: string, keyword: string): string => keywordUnique(locale, keyword);

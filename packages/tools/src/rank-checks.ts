@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import { LIMITS, type Enqueue, type RankCollectMessage, type RankMessage, type SerpRow } from '@cm/contract';
+import { isDue, keywordLocale, normalizeDomain, rankRowOf, utcDay } from '@cm/core';
+import { UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
+import { checkKey, mapLimit, type RankClaim, type Store } from '@cm/store';
+import { reserveWhatFits, type SiteBudget } from './budget';
+import { competitorDomains } from './context';
+import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny } from './tracking';
+
+/*
+ * A site's rank checks of a day (the rank worker) and their collection (the rank-collect worker). Each
+ * check is claimed, per (site, keyword, day), before it is paid for; the day's checks are held to the
+ * site's budget as a whole (as many as it has room for) and posted to the provider's standard queue,
+ * many to a post; their results are collected once ready and stored as the day's rank rows.
+ */
+
+/** Claims written at once. */
+const CLAIMS_AT_ONCE = 16;
+/** Tasks collected at once by one collect message: with the collect queue's concurrency, what bounds the reads a minute. */
+const COLLECTS_AT_ONCE = 4;
+
+export interface RankCheckDeps {
+  store: Store;
+  serpQueue: SerpTaskQueue;
+  /** Without a guard: the run's checks are reserved as queued work (or by track_rankings, in the message). */
+  meter: Meter;
+  now: Date;
+  budget: SiteBudget;
+  enqueue: Enqueue;
+  /** What one check at `depth` is reserved at: its list price where it is paid, 0 when it is free (the sandbox). */
+  checkPriceUsd(depth: number): number;
+}
+
+/** What a site's run did: checks posted, written from a SERP pulled that day, claimed by another run, deferred by the budget, refused by the provider. */
+export interface RankOutcome {
+  posted: number;
+  fromStored: number;
+  claimedAlready: number;
+  deferred: number;
+  refused: Array<{ keyword: string; error: string }>;
+}
+
+const partsOf = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_v, i) => items.slice(i * size, (i + 1) * size));
+
+/**
+ * A site's checks of `message.day`: its tracked scopes due that day (or, from track_rankings, the scopes
+ * it names), each keyword once. A keyword whose SERP was pulled that day already (list, a refresh) is
+ * written from it; the others are claimed, reserved and posted. A budget with no room for some gives
+ * their claims back (counted, deferred to the next due schedule). The calls go into the ledger before
+ * anything else can fail; a post refused whole gives its claims back and throws, so the queue delivers
+ * the message again; a post of unknown outcome keeps its claims (it may have been paid for).
+ */
+export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): Promise<RankOutcome> {
+  const outcome: RankOutcome = { posted: 0, fromStored: 0, claimedAlready: 0, deferred: 0, refused: [] };
+  const { store, now, meter, serpQueue } = deps;
+  let ticket = message.budget ?? null;
+  try {
+    const site = await store.sites.get(message.site_id);
+    if (!site) return outcome;
+    const siteId = site.site_id;
+    const ctx = { siteId, store };
+    const { depth, scopes } = await store.ranks.tracking(siteId);
+    const named = message.scopes;
+    const due = scopes.filter((s) =>
+      named ? named.some((n) => n.type === s.type && n.id === s.id) : isDue(s.cadence, s.since, message.day),
+    );
+    if (due.length === 0) return outcome;
+    const locale = keywordLocale(null, site.locale);
+    const resolved = await mapLimit(due, 4, async (scope) => {
+      const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
+      return keywords ? { cadence: scope.cadence, ...keywords } : null;
+    });
+    const found = resolved.flatMap((r) => (r ? [r] : []));
+    const keywords = distinctKeywords(found);
+    if (keywords.length === 0) return outcome;
+
+    const siteDomain = normalizeDomain(site.domain);
+    const [competitors, pages, stored] = await Promise.all([
+      competitorDomains(ctx),
+      publishedPagesOf(
+        ctx,
+        found.flatMap((r) => r.scope.pages),
+        siteDomain,
+      ),
+      store.serps.getMany(siteId, keywords),
+    ]);
+    const pulledThatDay = new Map(
+      stored
+        .filter((row) => row.fetched_at.slice(0, 10) === message.day)
+        .map((row) => [checkKey(row.locale, row.keyword), row]),
+    );
+
+    const runId = randomBytes(9).toString('hex');
+    const claims: RankClaim[] = keywords.map((k) => ({
+      siteId,
+      locale: k.locale,
+      keyword: k.keyword,
+      day: message.day,
+      runId,
+    }));
+    const taken = await mapLimit(claims, CLAIMS_AT_ONCE, (claim) =>
+      store.ranks.claim(claim, now).then(
+        (won) => ({ won }),
+        (error: unknown) => ({ won: false, error }),
+      ),
+    );
+    const claimed = claims.filter((_c, i) => taken[i]?.won === true);
+    const refusedWrite = taken.find((t) => 'error' in t);
+    if (refusedWrite && 'error' in refusedWrite) {
+      // A claim that could not be written fails the run before anything is paid: the ones taken go back.
+      await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+      throw refusedWrite.error;
+    }
+    outcome.claimedAlready = claims.length - claimed.length;
+
+    const fromStored = claimed.flatMap((claim) => {
+      const serp = pulledThatDay.get(checkKey(claim.locale, claim.keyword));
+      return serp ? [{ claim, serp }] : [];
+    });
+    if (fromStored.length > 0) {
+      await store.ranks.put(
+        siteId,
+        fromStored.map(({ serp }) => rankRowOfSerp(serp, message.day, siteDomain)),
+      );
+      outcome.fromStored = fromStored.length;
+    }
+    const toPost = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
+    if (toPost.length === 0) return outcome;
+
+    const unitUsd = deps.checkPriceUsd(depth);
+    let affordable = toPost.length;
+    if (unitUsd > 0 && ticket) affordable = Math.min(affordable, Math.floor(ticket.estimate_usd / unitUsd + 1e-9));
+    else if (unitUsd > 0) ({ ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
+    const deferred = toPost.slice(affordable);
+    // Nothing was paid for these: their claims go back, for a rerun or the next due schedule.
+    await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+    outcome.deferred = deferred.length;
+
+    const posting = toPost.slice(0, affordable);
+    const task = (claim: RankClaim): SerpTask => ({
+      tag: `${siteId}|${claim.day}|${checkKey(claim.locale, claim.keyword)}`,
+      keyword: claim.keyword,
+      locale: claim.locale,
+      depth,
+      context: { siteDomain, competitors, day: claim.day, pages },
+    });
+    const chunks = partsOf(posting, serpQueue.tasksPerPost);
+    for (const [i, chunk] of chunks.entries()) {
+      let answers;
+      try {
+        answers = await serpQueue.post(chunk.map(task), meter);
+      } catch (error) {
+        // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
+        const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
+        await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+        throw error;
+      }
+      const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
+      const posted: RankCollectMessage['tasks'] = [];
+      for (const answer of answers) {
+        const claim = byTag.get(answer.tag);
+        if (!claim) continue;
+        if ('id' in answer) posted.push({ id: answer.id, locale: claim.locale, keyword: claim.keyword });
+        else {
+          outcome.refused.push({ keyword: claim.keyword, error: answer.error });
+          // Refused for now, not billed: a rerun may post it; refused for good, it waits for the next due day.
+          if (answer.retryable) await store.ranks.release(claim, now);
+        }
+      }
+      outcome.posted += posted.length;
+      if (posted.length > 0)
+        await deps.enqueue(
+          'rank-collect',
+          { site_id: siteId, day: message.day, depth, site_domain: siteDomain, tasks: posted },
+          serpQueue.readySeconds,
+        );
+    }
+    return outcome;
+  } finally {
+    // The ledger first: the calls were made, whatever failed after them.
+    if (meter.calls.length > 0) await store.usage.record(message.site_id, 'rank_tracking', meter.calls);
+    // Settled once the run is over, to what it cost (0 when another run had claimed everything).
+    if (ticket) await deps.budget.settle(ticket, meter.costUsd, meter.simulated);
+  }
+}
+
+/** A check's row from a SERP pulled that day already (list, a refresh): of the depth it was pulled at. */
+function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
+  return rankRowOf({
+    keyword: serp.keyword,
+    locale: serp.locale,
+    day,
+    checkedAt: serp.fetched_at,
+    dataSource: serp.data_source,
+    depth: Math.max(LIMITS.serpDepth, ...serp.items.map((item) => item.position)),
+    items: serp.items,
+    siteDomain,
+  });
+}
+
+export interface RankCollectDeps {
+  store: Store;
+  serpQueue: SerpTaskQueue;
+  meter: Meter;
+  now: Date;
+}
+
+/**
+ * What a collection did: rows stored, tasks not ready yet (the worker fails the message for them, so the
+ * queue delivers it again after its visibility timeout), tasks that failed for good (no row that day).
+ */
+export interface CollectOutcome {
+  stored: number;
+  pending: Array<{ keyword: string; reason: string }>;
+  failed: Array<{ keyword: string; error: string }>;
+}
+
+/**
+ * Collects a post's tasks: those whose day has no row yet (a delivery again skips what an earlier one
+ * stored, with one batch read), a few at a time; each ready one becomes its day's rank row, and, when
+ * the day is today, the keyword's stored SERP (its latest pull).
+ */
+export async function collectRankChecks(deps: RankCollectDeps, message: RankCollectMessage): Promise<CollectOutcome> {
+  const { store, serpQueue, meter, now } = deps;
+  const { site_id: siteId, day, depth } = message;
+  const states = await store.ranks.checksOn(siteId, message.tasks, day);
+  const open = message.tasks.filter((t) => states.get(checkKey(t.locale, t.keyword))?.state !== 'checked');
+  const collected = await mapLimit(open, COLLECTS_AT_ONCE, async (task) => ({
+    task,
+    answer: await serpQueue.collect(task.id, depth, meter),
+  }));
+  const checkedAt = now.toISOString();
+  const ready = collected.flatMap(({ task, answer }) =>
+    answer.status === 'ready' ? [{ task, items: answer.items }] : [],
+  );
+  await store.ranks.put(
+    siteId,
+    ready.map(({ task, items }) =>
+      rankRowOf({
+        keyword: task.keyword,
+        locale: task.locale,
+        day,
+        checkedAt,
+        dataSource: serpQueue.name,
+        depth,
+        items,
+        siteDomain: message.site_domain,
+      }),
+    ),
+  );
+  // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it.
+  if (day === utcDay(now))
+    await store.serps.putMany(
+      siteId,
+      ready.map(({ task, items }) => ({
+        keyword: task.keyword,
+        locale: task.locale,
+        fetched_at: checkedAt,
+        data_source: serpQueue.name,
+        items,
+      })),
+    );
+  return {
+    stored: ready.length,
+    pending: collected.flatMap(({ task, answer }) =>
+      answer.status === 'pending' ? [{ keyword: task.keyword, reason: answer.reason }] : [],
+    ),
+    failed: collected.flatMap(({ task, answer }) =>
+      answer.status === 'failed' ? [{ keyword: task.keyword, error: answer.error }] : [],
+    ),
+  };
+}

@@ -1,0 +1,140 @@
+import { ApiError, type RowOf, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
+import {
+  CHECKS_PER_MONTH,
+  keywordCadence,
+  monthlyUsd,
+  pageTypeOfId,
+  pageUrlOn,
+  topByScore,
+  type HistoryPage,
+  type ScopeKeyword,
+} from '@cm/core';
+import { keywordUnique } from '@cm/store';
+import { pageKeywords, type ToolContext } from './context';
+import { resolveScope, type Scope } from './scope';
+
+/*
+ * What rank tracking tracks: a tracked scope's keywords (cm_keywords rows, never ideas; a topic's top
+ * max_keywords by score), its published pages, and what a month of its checks costs.
+ */
+
+type Reader = Pick<ToolContext, 'siteId' | 'store'>;
+
+/** A tracked scope as its item names it. */
+export interface ScopeRef {
+  type: TrackedScopeType;
+  id: number;
+}
+
+/** A scope's keywords as its checks take them, and those of its keywords it cannot track, with why. */
+export interface TrackedKeywords {
+  scope: Scope;
+  tracked: ScopeKeyword[];
+  untracked: Array<{ keyword: string; reason: string }>;
+}
+
+const NO_ROW =
+  'no cm_keywords row in the site locale (get_keywords, or research in keywords mode, stores its metrics): not tracked';
+
+/**
+ * The keywords a tracked scope checks: its committed keywords that have a cm_keywords row (a row's
+ * volume weighs its clicks, and deleting the row stops its tracking), a topic's top `maxKeywords` by
+ * score. Ideas are never in a scope's committed keywords. A topic or page that is gone is `404`.
+ */
+export async function trackedKeywordsOf(
+  ctx: Reader,
+  scope: ScopeRef & { max_keywords: number | null },
+  locale: string,
+): Promise<TrackedKeywords> {
+  const resolved = await resolveScope(
+    ctx,
+    scope.type === 'topic' ? { topic_id: scope.id } : { page_id: scope.id },
+    locale,
+    { ideas: false },
+  );
+  const committed = resolved.keywords.filter((k) => !k.is_idea);
+  const withRows = committed.filter((k) => k.keyword_id !== null);
+  const tracked = scope.max_keywords === null ? withRows : topByScore(withRows, scope.max_keywords);
+  const kept = new Set(tracked.map((k) => keywordUnique(k.locale, k.keyword)));
+  const untracked = committed.flatMap((k) => {
+    if (k.keyword_id === null) return [{ keyword: k.keyword, reason: NO_ROW }];
+    return kept.has(keywordUnique(k.locale, k.keyword))
+      ? []
+      : [
+          {
+            keyword: k.keyword,
+            reason: `not among the topic's top ${scope.max_keywords ?? 0} by score (max_keywords)`,
+          },
+        ];
+  });
+  return { scope: resolved, tracked, untracked };
+}
+
+/** The same, or null when the topic or page is gone (its tracking no longer checks anything). */
+export async function trackedKeywordsIfAny(
+  ctx: Reader,
+  scope: ScopeRef & { max_keywords: number | null },
+  locale: string,
+): Promise<TrackedKeywords | null> {
+  try {
+    return await trackedKeywordsOf(ctx, scope, locale);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
+/** Each (locale, keyword) once, with the most frequent cadence of the scopes that track it. */
+export function distinctKeywords(
+  scopes: ReadonlyArray<{ cadence: TrackedCadence; tracked: readonly ScopeKeyword[] }>,
+): Array<ScopeKeyword & { cadence: TrackedCadence }> {
+  const byKey = new Map<string, ScopeKeyword & { cadence: TrackedCadence }>();
+  for (const { cadence, tracked } of scopes)
+    for (const k of tracked) {
+      const key = keywordUnique(k.locale, k.keyword);
+      const before = byKey.get(key);
+      byKey.set(key, { ...k, cadence: before ? keywordCadence([before.cadence, cadence]) : cadence });
+    }
+  return [...byKey.values()];
+}
+
+/** What `keywords` keywords checked at `cadence` come to in a month of 30 days, at `unitUsd` a check. */
+export function monthOf(keywords: number, cadence: TrackedCadence, unitUsd: number) {
+  const checks = keywords * CHECKS_PER_MONTH[cadence];
+  return { checks_per_month: Math.round(checks * 100) / 100, usd_per_month: monthlyUsd(checks, unitUsd) };
+}
+
+/**
+ * The published pages among `pages` (a cm_pages row whose published_id names a page of the site, read
+ * in one batch), with their address on the site's domain and their keywords.
+ */
+export async function publishedPagesOf(
+  ctx: Reader,
+  pages: readonly RowOf<'cm_pages'>[],
+  siteDomain: string | null,
+): Promise<Array<Omit<HistoryPage, 'keywords'> & { keywords: string[] }>> {
+  const named = pages.flatMap((page) => {
+    const type = page.published_id === undefined ? null : pageTypeOfId(page.published_id);
+    return type && page.published_id !== undefined ? [{ page, id: page.published_id, type }] : [];
+  });
+  if (named.length === 0 || !siteDomain) return [];
+  const found = await ctx.store.pages.linkTargets(
+    ctx.siteId,
+    named.map(({ id, type }) => ({ id, type })),
+  );
+  return named.flatMap(({ page, id, type }) => {
+    const target = found.get(id);
+    return target
+      ? [
+          {
+            page_id: page.id,
+            title: target.title,
+            type,
+            slug: target.slug,
+            url: pageUrlOn(siteDomain, type, target.slug),
+            keywords: pageKeywords(page),
+          },
+        ]
+      : [];
+  });
+}

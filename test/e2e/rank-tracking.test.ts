@@ -1,0 +1,420 @@
+import { ctrAt, daysEndingOn } from '@cm/core';
+import { rankCheckPrice } from '@cm/providers';
+import { article, siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+
+/*
+ * Rank tracking on the local stack, offline: track_rankings turns a topic's or a page's tracking on,
+ * the daily schedule (run as of each of 30 days) checks each tracked keyword once a day through the
+ * sandbox's standard queue, and serp_landscape history_days reads the positions, share of voice,
+ * winners and losers and the published page's own positions back. SANDBOX_LIST_PRICES=1: the checks
+ * cost DataForSEO's list price, marked simulated, so the budget and the ledger can be checked.
+ */
+
+let t: TestStack;
+let monitorRuns = 0;
+beforeAll(async () => {
+  t = await startTestStack({ env: { SANDBOX_LIST_PRICES: '1' } });
+  // The daily schedule plans monitoring too: its runs are not what these tests look at (monitoring.test.ts does).
+  jest.spyOn(t.stack.queues.monitor, 'send').mockImplementation(() => {
+    monitorRuns++;
+    return Promise.resolve();
+  });
+}, 60_000);
+afterAll(() => t.stop());
+
+const TODAY = new Date().toISOString().slice(0, 10);
+const PRICE = rankCheckPrice(20);
+/** The schedule as EventBridge fires it on `day`, and everything it queues, to the end. */
+async function scheduleOn(day: string) {
+  await t.stack.runSchedule(new Date(`${day}T06:00:00.000Z`));
+  await t.stack.drain();
+}
+
+/** The site's ledger of rank checks: lines and their (simulated) cost. */
+async function rankLedger(s: SiteClient) {
+  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z')).body;
+  const lines = report.by_tool.filter((line: { tool: string }) => line.tool === 'rank_tracking');
+  return {
+    calls: lines.reduce((sum: number, line: { calls: number }) => sum + line.calls, 0),
+    cost: lines.reduce((sum: number, line: { cost_usd: number }) => sum + line.cost_usd, 0),
+  };
+}
+
+/** A topic with committed keywords (metrics pulled, so each has a row and a volume). */
+async function topicWith(s: SiteClient, name: string, seeds: string[]) {
+  const topic = (await s.tool('db_insert', { table: 'cm_topics', row: { name } })).body.row;
+  const pulled = await s.tool('get_keywords', { topic_id: topic.id, seeds });
+  expect(pulled.status).toBe(200);
+  return topic.id as number;
+}
+
+describe('track_rankings', () => {
+  it('refuses what it cannot do: cadence without a scope, both scopes, max_keywords on a page, a scope without cadence, an odd depth; a missing topic is 404', async () => {
+    const s = await siteClient(t, 'refusals', { domain: 'refusals.example.com', locale: 'US/en' });
+    for (const body of [
+      { cadence: 'daily' },
+      { topic_id: 1, page_id: 1, cadence: 'daily' },
+      { page_id: 1, cadence: 'daily', max_keywords: 5 },
+      { topic_id: 1 },
+      { depth: 25 },
+      { depth: 110 },
+      { topic_id: 1, cadence: 'hourly' },
+      { topic_id: 1, cadence: 'daily', max_keywords: 501 },
+    ])
+      expect((await s.tool('track_rankings', body)).status).toBe(400);
+    expect(await s.tool('track_rankings', { topic_id: 999, cadence: 'daily' })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found', table: 'cm_topics', id: 999 },
+    });
+    expect((await s.tool('track_rankings', {})).body).toMatchObject({ tracking: [], depth: 20, first_check: null });
+  });
+
+  it("tracks a topic's committed keywords with rows, never its ideas, answers their cost a month at list prices and checks them at once", async () => {
+    const s = await siteClient(t, 'first', { domain: 'first.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Trail running', ['trail running shoes', 'trail shoes', 'hiking boots']);
+    // An idea linked to the topic is never tracked.
+    const idea = (await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail idea', is_idea: true } }))
+      .body.row;
+    await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
+
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(tracked.status).toBe(200);
+    const keywords = tracked.body.tracking[0].keywords;
+    expect(keywords.sort()).toEqual(['hiking boots', 'trail running shoes', 'trail shoes']);
+    expect(tracked.body).toMatchObject({
+      tracking: [
+        {
+          scope: { type: 'topic', id: topicId, name: 'Trail running' },
+          cadence: 'daily',
+          max_keywords: 50,
+          since: TODAY,
+          checks_per_month: 90,
+          usd_per_month: Math.round(90 * PRICE * 1e6) / 1e6,
+        },
+      ],
+      depth: 20,
+      total: { keywords: 3, checks_per_month: 90 },
+      first_check: { queued: 3, deferred: 0 },
+    });
+    await t.stack.drain();
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+    expect(await rankLedger(s)).toMatchObject({ calls: 3 });
+  });
+});
+
+describe('thirty days of checks', () => {
+  const DAYS = daysEndingOn(TODAY, 30);
+  const SEEDS = ['running shoes', 'trail running shoes', 'marathon training', 'running socks', 'road running tips'];
+  let s: SiteClient;
+  let topicId: number;
+  let pageId: number;
+  let history: any;
+  let landscape: any;
+
+  beforeAll(async () => {
+    s = await siteClient(t, 'thirty', { domain: 'runners-hub.example.com', locale: 'US/en' });
+    topicId = await topicWith(s, 'Running', SEEDS);
+    await s.tool('add_competitor', { domain: 'rival-one.com', color: '#ff0000' });
+    await s.tool('add_competitor', { domain: 'rival-two.com' });
+    // A published article, named by a cm_pages row of the topic that targets one of its keywords.
+    const published = await s.call('POST', '/articles', article('running-shoes-guide'));
+    const page = await s.tool('db_insert', {
+      table: 'cm_pages',
+      row: {
+        title: 'Running shoes guide',
+        topic_id: topicId,
+        primary_keyword: 'running shoes',
+        published_id: published.body.id,
+      },
+    });
+    pageId = page.body.row.id;
+    await t.stack.drain();
+    // Tracking began 29 days ago: its weekly rhythm starts there (daily here), and each day's schedule checks it.
+    jest.useFakeTimers({
+      now: Date.parse(`${DAYS[0]}T05:00:00.000Z`),
+      doNotFake: [
+        'nextTick',
+        'setImmediate',
+        'setTimeout',
+        'setInterval',
+        'clearTimeout',
+        'clearInterval',
+        'queueMicrotask',
+        'performance',
+        'hrtime',
+      ],
+    });
+    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body.first_check).toEqual({
+      queued: SEEDS.length,
+      deferred: 0,
+    });
+    await t.stack.drain();
+    jest.useRealTimers();
+    for (const day of DAYS) await scheduleOn(day);
+    landscape = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 30 })).body;
+    history = landscape.history;
+  }, 240_000);
+
+  it('checks each keyword once a day: 30 days with data, each keyword on each day, the ledger at the list price × the checks (none twice)', async () => {
+    // (Monitoring's runs were planned beside the checks, and held.)
+    expect(monitorRuns).toBeGreaterThan(30);
+    expect(history.days).toEqual(DAYS);
+    expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length });
+    const ledger = await rankLedger(s);
+    expect(ledger.calls).toBe(30 * SEEDS.length);
+    expect(ledger.cost).toBeCloseTo(30 * SEEDS.length * PRICE, 6);
+    // A second schedule of a day already checked pays nothing.
+    await scheduleOn(DAYS[10]!);
+    expect((await rankLedger(s)).calls).toBe(30 * SEEDS.length);
+  });
+
+  it("reads the history with one Query per keyword's range of days and one batch read of the published pages, never a scan", async () => {
+    const counted = async (body: object) => {
+      const recording = t.stack.dynamo.record();
+      expect((await s.tool('serp_landscape', body)).status).toBe(200);
+      recording.stop();
+      const operations: Record<string, number> = {};
+      for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
+      return operations;
+    };
+    const without = await counted({ topic_id: topicId });
+    const withHistory = await counted({ topic_id: topicId, history_days: 30 });
+    expect((withHistory.Query ?? 0) - (without.Query ?? 0)).toBe(SEEDS.length);
+    expect((withHistory.BatchGetItem ?? 0) - (without.BatchGetItem ?? 0)).toBe(1);
+    expect(withHistory.Scan).toBeUndefined();
+  });
+
+  it("has each keyword's positions of the site and each tracked competitor per day, moving a few places at most from one day to the next", () => {
+    const domains = ['runners-hub.example.com', 'rival-one.com', 'rival-two.com'];
+    let moved = 0;
+    for (const keyword of history.keywords) {
+      expect(Object.keys(keyword.positions).sort()).toEqual([...domains].sort());
+      for (const series of Object.values<(number | null)[]>(keyword.positions)) {
+        expect(series).toHaveLength(30);
+        for (let i = 1; i < series.length; i++) {
+          const [a, b] = [series[i - 1], series[i]];
+          if (a != null && b != null) {
+            expect(Math.abs(a - b)).toBeLessThanOrEqual(4);
+            if (a !== b) moved++;
+          }
+        }
+      }
+    }
+    expect(moved).toBeGreaterThan(10);
+  });
+
+  it('has each domain’s share of voice per day as visibility: Σ CTR(position) × volume, and its share of the volume checked', () => {
+    const volumes = new Map(landscape.keywords.map((k: any) => [k.keyword, k.volume]));
+    const total = history.keywords.reduce((sum: number, k: any) => sum + (volumes.get(k.keyword) as number), 0);
+    const site = history.visibility.find((v: any) => v.is_site);
+    const rival = history.visibility.find((v: any) => v.domain === 'rival-one.com');
+    expect(rival.color).toBe('#ff0000');
+    for (const entry of [site, rival]) {
+      for (let i = 0; i < 30; i++) {
+        const clicks = history.keywords.reduce((sum: number, k: any) => {
+          const position = k.positions[entry.domain][i];
+          return sum + (position === null ? 0 : ctrAt(position) * (volumes.get(k.keyword) as number));
+        }, 0);
+        expect(entry.clicks[i]).toBeCloseTo(clicks, 1);
+        expect(entry.sov[i]).toBeCloseTo(clicks / total, 3);
+      }
+    }
+    // Other domains that rank are in too, the strongest first after the tracked ones.
+    expect(history.visibility.length).toBeGreaterThan(3);
+  });
+
+  it('names the winners and losers: keywords whose position moved most, domains whose visibility moved most', () => {
+    const site = 'runners-hub.example.com';
+    for (const move of [...history.winners, ...history.losers]) {
+      const series = history.keywords.find((k: any) => k.keyword === move.keyword).positions[site];
+      const known = (series as (number | null)[]).filter((p) => p !== null);
+      expect(move.change).not.toBe(0);
+      if (move.from !== null) expect(move.from).toBe(known[0]);
+      if (move.to !== null) expect(move.to).toBe(known[known.length - 1]);
+    }
+    expect(history.winners.every((m: any) => m.change > 0)).toBe(true);
+    expect(history.losers.every((m: any) => m.change < 0)).toBe(true);
+    const changes = history.winners.map((m: any) => m.change);
+    expect(changes).toEqual([...changes].sort((a, b) => b - a));
+    for (const move of [...history.domains_up, ...history.domains_down]) {
+      const clicks = history.visibility
+        .find((v: any) => v.domain === move.domain)
+        .clicks.filter((c: any) => c !== null);
+      expect(move.change).toBeCloseTo(clicks[clicks.length - 1] - clicks[0], 1);
+    }
+    expect(history.winners.length + history.losers.length + history.domains_up.length).toBeGreaterThan(0);
+  });
+
+  it("has the published page's own URL's position per day for its keyword: on the days it ranks with that page, the site's position", () => {
+    expect(history.pages).toHaveLength(1);
+    const page = history.pages[0];
+    expect(page).toMatchObject({
+      page_id: pageId,
+      title: 'Title of running-shoes-guide',
+      url: 'https://runners-hub.example.com/articles/running-shoes-guide',
+    });
+    expect(page.keywords.map((k: any) => k.keyword)).toEqual(['running shoes']);
+    const own: (number | null)[] = page.keywords[0].positions;
+    const site: (number | null)[] = history.keywords.find((k: any) => k.keyword === 'running shoes').positions[
+      'runners-hub.example.com'
+    ];
+    const ranked = own.filter((p) => p !== null).length;
+    // Now and then: some days with the page, some with another of the site's pages (or none).
+    expect(ranked).toBeGreaterThan(0);
+    expect(ranked).toBeLessThan(30);
+    own.forEach((p, i) => {
+      if (p !== null) expect(p).toBe(site[i]);
+    });
+  });
+});
+
+describe('what stops tracking', () => {
+  it('cadence off, deleting the topic, the page or a keyword: the next day’s checks leave them out', async () => {
+    const s = await siteClient(t, 'stops', { domain: 'stops.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Stops', ['tent pegs', 'camping stove']);
+    const otherId = await topicWith(s, 'Other', ['sleeping bag']);
+    const page = (
+      await s.tool('db_insert', { table: 'cm_pages', row: { title: 'Stove page', primary_keyword: 'camping stove' } })
+    ).body.row;
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.tool('track_rankings', { topic_id: otherId, cadence: 'daily' });
+    await s.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
+    await t.stack.drain();
+    const checks = async () => (await rankLedger(s)).calls;
+    expect(await checks()).toBe(3);
+
+    const days = daysEndingOn(TODAY, 4).map((d) =>
+      new Date(Date.parse(`${d}T00:00:00Z`) + 4 * 86_400_000).toISOString().slice(0, 10),
+    );
+    await scheduleOn(days[0]!);
+    expect(await checks()).toBe(6);
+
+    // The other topic off; a keyword of the first topic deleted (its link goes with it).
+    await s.tool('track_rankings', { topic_id: otherId, cadence: 'off' });
+    const pegs = (await s.tool('db_select', { table: 'cm_keywords', where: { keyword: 'tent pegs' } })).body.rows[0];
+    await s.tool('db_delete', { table: 'cm_keywords', id: pegs.id });
+    await scheduleOn(days[1]!);
+    expect(await checks()).toBe(7); // camping stove, once for the topic and the page both
+
+    await s.tool('db_delete', { table: 'cm_pages', id: page.id });
+    await s.tool('db_delete', { table: 'cm_topics', id: topicId });
+    expect((await s.tool('track_rankings', {})).body.tracking).toEqual([]);
+    // Their tracking went with them, not only out of the listing.
+    expect((await t.store.ranks.tracking(s.siteId)).scopes).toEqual([]);
+    await scheduleOn(days[2]!);
+    expect(await checks()).toBe(7);
+  });
+
+  it('checks a weekly scope on the weekday tracking began', async () => {
+    const s = await siteClient(t, 'weekly', { domain: 'weekly.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Weekly', ['kayak paddle']);
+    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' })).body.tracking[0]).toMatchObject({
+      cadence: 'weekly',
+      checks_per_month: Math.round((30 / 7) * 100) / 100,
+    });
+    await t.stack.drain();
+    const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    for (let n = 1; n <= 14; n++) await scheduleOn(later(n));
+    expect((await rankLedger(s)).calls).toBe(3); // today, a week on, two weeks on
+  });
+});
+
+describe('what a check pays', () => {
+  it("holds the day's checks to the budget: as many as fit are posted, the rest skipped and counted, not queued; with room again, they are checked", async () => {
+    const s = await siteClient(t, 'budget', { domain: 'budget.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Budget', ['rain jacket', 'down jacket', 'fleece jacket', 'ski jacket']);
+    // Room for two checks and a half, beside what the keyword metrics spent.
+    const spent = (await s.call('GET', '/v1/budget')).body.daily.spent_usd;
+    await s.call('PUT', '/v1/budget', { daily_usd: Math.round((spent + PRICE * 2.5) * 1e6) / 1e6 });
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(tracked.body.first_check).toEqual({ queued: 2, deferred: 2 });
+    await t.stack.drain();
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    // The day's schedule finds no room: nothing posted, nothing left queued.
+    await scheduleOn(TODAY);
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    for (const queue of Object.values(t.stack.queues)) expect(queue.deadLetters).toEqual([]);
+    const budget = (await s.call('GET', '/v1/budget')).body.daily;
+    expect(budget.spent_usd + budget.reserved_usd).toBeLessThanOrEqual(budget.limit_usd);
+    // With room, the same day's schedule checks the two left, and only those.
+    await s.call('PUT', '/v1/budget', { daily_usd: 1 });
+    await scheduleOn(TODAY);
+    const ledger = await rankLedger(s);
+    expect(ledger.calls).toBe(4);
+    expect(ledger.cost).toBeCloseTo(4 * PRICE, 6);
+  });
+
+  it('pays nothing for a redelivered message, and nothing for a keyword whose SERP list pulled that day', async () => {
+    const s = await siteClient(t, 'listed', { domain: 'listed.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Listed', ['climbing rope', 'climbing shoes', 'chalk bag']);
+    expect((await s.tool('serp_landscape', { keyword: 'chalk bag', depth: 'list' })).body.list.fetched).toEqual([
+      'chalk bag',
+    ]);
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await t.stack.drain();
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    const message = JSON.stringify({ site_id: s.siteId, day: TODAY, requested_at: new Date().toISOString() });
+    await t.stack.queues.rank.send(message);
+    await t.stack.queues.rank.send(message);
+    await t.stack.drain();
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+  });
+
+  it('prices turning tracking on as a month of checks (estimate: true), and asks for approval above confirm_above_usd', async () => {
+    const s = await siteClient(t, 'priced', { domain: 'priced.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Priced', ['paddle board', 'wetsuit']);
+    const estimate = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 30, estimate: true });
+    const unit = rankCheckPrice(30);
+    expect(estimate.body).toMatchObject({
+      estimate: true,
+      tool: 'track_rankings',
+      data_source: 'sandbox',
+      calls: [{ provider: 'sandbox', endpoint: 'serp_task_post', count: 60, unit_usd: unit }],
+      total_usd: Math.round(60 * unit * 1e6) / 1e6,
+      approval_required: false,
+    });
+    // Nothing was set.
+    expect((await s.tool('track_rankings', {})).body).toMatchObject({ tracking: [], depth: 20 });
+    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'off', estimate: true })).body.total_usd).toBe(
+      0,
+    );
+
+    await s.call('PUT', '/v1/budget', { confirm_above_usd: 0.01 });
+    const asked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(asked).toMatchObject({ status: 428, body: { code: 'approval_required' } });
+    expect((await s.tool('track_rankings', {})).body.tracking).toEqual([]);
+    const confirmed = await s.tool('track_rankings', {
+      topic_id: topicId,
+      cadence: 'daily',
+      confirm: asked.body.confirm,
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.tracking).toHaveLength(1);
+    // Stopping commits to nothing, and asks for nothing.
+    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'off' })).body.tracking).toEqual([]);
+    await t.stack.drain();
+  });
+
+  it("keeps a page's tracking beside its topic's: each keyword checked once a day, at the most frequent cadence", async () => {
+    const s = await siteClient(t, 'shared', { domain: 'shared.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Shared', ['tent', 'tarp']);
+    const page = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Tent page', topic_id: topicId, primary_keyword: 'tent', secondary_keywords: ['bivvy bag'] },
+      })
+    ).body.row;
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' });
+    const both = await s.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
+    // bivvy bag has no keyword row: not tracked, and said so.
+    expect(both.body.untracked).toEqual([
+      { keyword: 'bivvy bag', reason: expect.stringContaining('no cm_keywords row') },
+    ]);
+    expect(both.body.total).toMatchObject({ keywords: 2, checks_per_month: 30 + Math.round((30 / 7) * 100) / 100 });
+    await t.stack.drain();
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+  });
+});

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
+
+/*
+ * `npm run schedule -- --date YYYY-MM-DD` against a table, as a demo or a test runs it: the day's
+ * schedule and everything it queues, in its own process, offline on the sandbox.
+ */
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
+const TABLE = 'schedule-test';
+
+let dynamo: EmbeddedDynamo;
+let store: Store;
+let siteId: number;
+
+beforeAll(async () => {
+  dynamo = await startDynamo({ port: 0 });
+  await ensureTable(dynamo.endpoint, TABLE);
+  store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), TABLE);
+  const now = '2026-03-01T00:00:00.000Z';
+  siteId = (await store.sites.create({ name: 'Scheduled', domain: 'scheduled.example.com', locale: 'US/en' })).site
+    .site_id;
+  const topic = await store.rows.insert(siteId, 'cm_topics', { name: 'Bikes' }, now);
+  for (const keyword of ['gravel bike', 'bike lights']) {
+    const row = await store.rows.insert(
+      siteId,
+      'cm_keywords',
+      {
+        keyword,
+        locale: 'US/en',
+        volume: 1000,
+        cpc_usd: null,
+        competition: null,
+        intent: null,
+        is_idea: false,
+        page_id: null,
+        checked_at: null,
+        data_source: 'caller',
+      },
+      now,
+    );
+    await store.rows.insert(siteId, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: row.id }, now);
+  }
+  await store.ranks.track(
+    siteId,
+    { type: 'topic', id: topic.id },
+    { cadence: 'daily', max_keywords: 50 },
+    new Date(now),
+  );
+  await store.sites.markRankTracking(siteId);
+}, 60_000);
+afterAll(() => dynamo.close());
+
+const schedule = (...args: string[]) =>
+  run('npx', ['tsx', 'packages/local/src/schedule-cli.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: TABLE },
+  });
+
+describe('npm run schedule', () => {
+  it("runs a day's schedule to its end: the site's checks posted and collected, dated that day; run again, nothing is checked twice", async () => {
+    const first = await schedule('--date', '2026-03-02');
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      date: '2026-03-02',
+      sites: 1,
+      plans: 1,
+      messages: { 'monitor-plan': 1, monitor: 1, rank: 1, 'rank-collect': 1 },
+      dead_letters: 0,
+    });
+    for (const keyword of ['gravel bike', 'bike lights'])
+      expect((await store.ranks.range(siteId, 'US/en', keyword, '2026-03-01', '2026-03-31')).map((r) => r.day)).toEqual(
+        ['2026-03-02'],
+      );
+    const again = await schedule('--date', '2026-03-02');
+    expect(JSON.parse(again.stdout).messages).toMatchObject({ rank: 1, 'rank-collect': 0 });
+  }, 60_000);
+
+  it('refuses a date that is none, with exit code 2', async () => {
+    await expect(schedule('--date', '2026-02-30')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--date: must be a date YYYY-MM-DD'),
+    });
+  }, 30_000);
+});
