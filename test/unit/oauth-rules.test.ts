@@ -33,6 +33,7 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     serp_keyword_refresh: 'research',
     serp_backlinks: 'research',
     add_competitor: 'research',
+    track_rankings: 'research',
     db_select: 'read',
     db_insert: 'write',
     db_delete: 'write',
