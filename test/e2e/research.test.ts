@@ -246,14 +246,16 @@ describe('research jobs', () => {
   it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late release leaves the new owner's place alone", async () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
-    await withTimings({ SANDBOX_RESEARCH_MS: '4000', RESEARCH_LEASE_MS: '1500' }, async () => {
+    // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
+    // they did not, with the second core busy); the jobs outlive them by as much again.
+    await withTimings({ SANDBOX_RESEARCH_MS: '8000', RESEARCH_LEASE_MS: '4000' }, async () => {
       const hung = await Promise.all(
         Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })),
       );
       expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
-      await pause(1_700); // past every lease, while the hung jobs still run
+      await pause(4_200); // past every lease, while the hung jobs still run
       // The next job's lease outlasts its wait on the queue: the hung workers hold every invocation the
       // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
       process.env.RESEARCH_LEASE_MS = '60000';
@@ -271,7 +273,7 @@ describe('research jobs', () => {
       // Its job holds its place, and runs once a hung worker ends.
       expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and releases take nothing from the new owner.
-      await pause(2_500);
+      await pause(4_000);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
     });
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
