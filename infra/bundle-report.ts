@@ -28,7 +28,9 @@ export interface BundleSize {
 type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 'ownFiles' | 'classicZod'>;
 
 /**
- * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries; the two
+ * Minified `index.js` budgets: the research worker alone carries Bedrock and the DOM libraries. The
+ * default was 460 KB until OAuth's token check, the live pages' listings and rank tracking landed together
+ * (serp-backlinks 464 KB, rank-worker 463 KB); 470 KB holds them with a little room. The two
  * largest paid tools were at 460 KB before they took the providers' circuit breaker and its store (6 KB),
  * research then the admission of waiting research jobs (8 KB), both the store's listings of live pages,
  * sections and domains (8 KB: every tool's store holds the pages a page-scoped call reads), OAuth access
@@ -38,8 +40,8 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
  * (oidc-provider with Koa and jose, 330 KB of it), which no other function carries.
  */
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
-  default: 460 * 1024,
-  research: 500 * 1024,
+  default: 470 * 1024,
+  research: 505 * 1024,
   'serp-landscape': 505 * 1024,
   'research-worker': 940 * 1024,
   oauth: 760 * 1024,

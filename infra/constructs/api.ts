@@ -69,8 +69,13 @@ export function httpApi(
       throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
   }
 
+  // One invoke permission per function for this API's routes, not one per route: at 117 routes those
+  // were 121 of the stack's resources, past CloudFormation's 500 once rank tracking and OAuth came.
   const integrations = new Map(
-    FUNCTIONS.map((fn) => [fn, new HttpLambdaIntegration(`${pascal(fn)}Integration`, made(functions, fn))]),
+    FUNCTIONS.map((fn) => [
+      fn,
+      new HttpLambdaIntegration(`${pascal(fn)}Integration`, made(functions, fn), { scopePermissionToRoute: false }),
+    ]),
   );
   // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
   // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
