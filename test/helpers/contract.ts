@@ -6,6 +6,10 @@ import { matchRoute } from '@cm/local';
  * (and so what GET /openapi.json documents): the code and the document cannot drift apart unnoticed.
  */
 
+/** application/json, or a type of it (the JWK set's application/jwk-set+json). */
+export const isJsonType = (contentType: string | null | undefined): boolean =>
+  /^application\/([\w.-]+\+)?json\b/.test(contentType ?? '');
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -42,12 +46,17 @@ export function replyMismatches(
 ): string[] {
   const route = routeOf(method, path);
   const declared = route?.replies[status];
-  const isJson = contentType?.includes('application/json') ?? false;
+  const isJson = isJsonType(contentType);
   // Any error may come in the error shape (a visitor page's 404 does, to a client that asks for JSON).
   if (declared?.contentType && !(status >= 400 && isJson)) {
     return contentType?.startsWith(declared.contentType.split(';')[0]!)
       ? []
       : [`content-type ${contentType}, declared ${declared.contentType}`];
+  }
+  // The authorization server's errors are OAuth's (RFC 6749 §5.2), where its routes declare them.
+  if (status >= 400 && isJson && declared?.schema) {
+    const result = declared.schema.safeParse(body);
+    return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   }
   if (status >= 400) {
     if (!isJson) return [`an error answered as ${contentType}, not in the JSON error shape`];

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { isJsonType } from './contract';
 
 /*
  * HTTP/1.1 by hand over one new connection, for requests fetch will not send as they are (malformed
@@ -48,7 +49,7 @@ function parse(response: Buffer): Omit<RawReply, 'sentBytes'> {
   );
   const rest = response.subarray(end + 4);
   const raw = (headers['transfer-encoding'] === 'chunked' ? dechunk(rest) : rest).toString('utf8');
-  const body: unknown = headers['content-type']?.includes('application/json') ? JSON.parse(raw) : raw;
+  const body: unknown = isJsonType(headers['content-type']) ? JSON.parse(raw) : raw;
   return { status: Number(statusLine!.split(' ')[1]), headers, body };
 }
 

@@ -1,7 +1,7 @@
 import * as dns from 'node:dns';
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import { MCP_PATH, ROUTES, routeKey, type Route } from '@cm/contract';
+import { MCP_OAUTH_PATH, MCP_PATH, ROUTES, routeKey, type Route } from '@cm/contract';
 import { replyMismatches } from '../helpers/contract';
 import {
   BAD_ESCAPES,
@@ -115,6 +115,9 @@ const keys = (key: string) =>
     },
   );
 
+/** The MCP endpoints: the one that takes a key, and the one that advertises OAuth. */
+const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_OAUTH_PATH];
+
 /** JSON-RPC messages for POST /mcp: tools/call of every tool (arguments from its inputSchema, valid or mutated), other methods, batches. */
 function mcpBodies(tools: { name: string; inputSchema: JsonSchema }[]): fc.Arbitrary<string> {
   const id = fc.oneof(fc.nat(), fc.string({ maxLength: 8 }), fc.constant(null));
@@ -183,29 +186,28 @@ function callsOf(
   mcpTools: { name: string; inputSchema: JsonSchema }[],
 ): fc.Arbitrary<RawCall> {
   const bodies =
-    route.path === MCP_PATH && route.method === 'POST'
+    MCP_PATHS.includes(route.path) && route.method === 'POST'
       ? mcpBodies(mcpTools)
       : route.body
         ? bodiesOf(schemaOf(route.body), noWait(schemaOf(route.body)))
         : undefined;
-  const extraHeaders =
-    route.path === MCP_PATH
-      ? fc.oneof(
-          {
-            weight: 8,
-            arbitrary: fc.constant<Record<string, string>>({ Accept: 'application/json, text/event-stream' }),
-          },
-          {
-            weight: 2,
-            arbitrary: fc.constantFrom<Record<string, string>>(
-              {},
-              { Accept: 'text/html' },
-              { Accept: 'application/json, text/event-stream', Origin: 'https://evil.example' },
-              { Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '1999-01-01' },
-            ),
-          },
-        )
-      : fc.constant<Record<string, string>>({});
+  const extraHeaders = MCP_PATHS.includes(route.path)
+    ? fc.oneof(
+        {
+          weight: 8,
+          arbitrary: fc.constant<Record<string, string>>({ Accept: 'application/json, text/event-stream' }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom<Record<string, string>>(
+            {},
+            { Accept: 'text/html' },
+            { Accept: 'application/json, text/event-stream', Origin: 'https://evil.example' },
+            { Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '1999-01-01' },
+          ),
+        },
+      )
+    : fc.constant<Record<string, string>>({});
   return fc
     .record({
       path: paramsOf(route, known),
@@ -226,14 +228,17 @@ function callsOf(
     }));
 }
 
-/** What the MCP SDK itself refuses (a wrong Accept, a message that is not JSON-RPC) is a JSON-RPC error, as docs/api.md#mcp says. */
+/**
+ * What the MCP SDK itself refuses (a wrong Accept, a message that is not JSON-RPC) is a JSON-RPC error, as
+ * docs/api.md#mcp says, on both MCP endpoints; the v2 SDK answers it with the message's id when it has one.
+ */
 const JsonRpcError = z.object({
   jsonrpc: z.literal('2.0'),
   error: z.object({ code: z.int(), message: z.string() }),
-  id: z.null(),
+  id: z.union([z.string(), z.number(), z.null()]),
 });
 const isMcpRefusal = (route: string, status: number, body: unknown) =>
-  route === `POST ${MCP_PATH}` && status >= 400 && JsonRpcError.safeParse(body).success;
+  MCP_PATHS.some((path) => route === `POST ${path}`) && status >= 400 && JsonRpcError.safeParse(body).success;
 
 /** Pages published before the fuzz, read back whole. */
 async function publishWitnesses() {

@@ -300,11 +300,17 @@ const DOCS: Record<string, RouteDocs> = {
   'GET /oauth/authorize': {
     summary:
       'The authorization endpoint: the authorization code flow with PKCE (S256 only), a resource indicator (RFC 8707) and an exact redirect URI; it sends the browser to the consent page',
-    replies: { 303: { description: 'To the consent page, or back to the client with an error' } },
+    replies: {
+      303: { description: 'To the consent page, or back to the client with an error' },
+      400: html('An error shown to the browser: the client or its redirect URI is unknown, so it cannot be sent back'),
+    },
   },
   'GET /oauth/authorize/{uid}': {
     summary: 'Where the consent page sends the browser to finish: back to the client with its code (and iss, RFC 9207)',
-    replies: { 303: { description: "To the client's redirect URI" } },
+    replies: {
+      303: { description: "To the client's redirect URI" },
+      400: html('An error shown to the browser: the sign-in is unknown or expired'),
+    },
   },
   'GET /oauth/consent/{uid}': {
     summary:
@@ -316,6 +322,7 @@ const DOCS: Record<string, RouteDocs> = {
       "The consent form (application/x-www-form-urlencoded: csrf, api_key, decision=approve|deny): approved with a valid key, the client is given a code for the key's site",
     replies: {
       303: { description: 'On to finish the authorization' },
+      400: html('The sign-in expired or is unknown'),
       401: html('Not a valid API key: the page again'),
       403: html('The form did not come from the consent page'),
     },
@@ -326,6 +333,7 @@ const DOCS: Record<string, RouteDocs> = {
     replies: {
       200: { description: 'access_token (an hour), refresh_token, scope, token_type Bearer', schema: OAUTH_DOCUMENT },
       400: { description: 'An OAuth error (invalid_grant, invalid_request, invalid_target …)', schema: OAUTH_ERROR },
+      401: { description: 'invalid_client: the client did not authenticate as registered', schema: OAUTH_ERROR },
     },
   },
   'POST /oauth/register': {
@@ -340,7 +348,11 @@ const DOCS: Record<string, RouteDocs> = {
   },
   'POST /oauth/revoke': {
     summary: 'Token revocation (RFC 7009): an access or refresh token',
-    replies: { 200: { description: 'Revoked (or it was not a token of the client)' } },
+    replies: {
+      200: { description: 'Revoked (or it was not a token of the client)' },
+      400: { description: 'An OAuth error (invalid_request …)', schema: OAUTH_ERROR },
+      401: { description: 'invalid_client: the client did not authenticate as registered', schema: OAUTH_ERROR },
+    },
   },
   'GET /oauth/jwks': {
     summary: "The authorization server's public signing key",

@@ -24,7 +24,9 @@ import { consentToken, consentTokenMatches } from './secrets';
  * and then forgotten: the grant names the site and the key's hash, so the grant ends with the key.
  */
 
-const CONSENT_PATH = /^\/oauth\/consent\/([\w-]{1,100})$/;
+const CONSENT_PATH = /^\/oauth\/consent\/([^/]+)$/;
+/** What an interaction id oidc-provider makes looks like: any other is unknown without a read. */
+const INTERACTION_UID = /^[\w-]{1,100}$/;
 /** The largest form read: a key and two short fields. */
 const FORM_LIMIT_BYTES = 4_096;
 
@@ -118,16 +120,15 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams | null> {
 export function consentRoutes(provider: Provider, base: string, secret: string) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     const uid = CONSENT_PATH.exec(ctx.path)?.[1];
-    if (!uid || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    if (uid === undefined || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    const expired = () =>
+      answer(ctx, 400, notice('This sign-in has expired', 'Start again from the application that sent you here.'));
+    if (!INTERACTION_UID.test(uid)) return expired();
     let details: Awaited<ReturnType<Provider['interactionDetails']>>;
     try {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch {
-      return answer(
-        ctx,
-        400,
-        notice('This sign-in has expired', 'Start again from the application that sent you here.'),
-      );
+      return expired();
     }
     const { params } = details;
     const clientId = String(params.client_id);
