@@ -8,9 +8,11 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The reliability, scale, infra and Lighthouse suites run on their own (npm run test:reliability, test:scale, test:infra, test:lighthouse), in .ci/run.
+  // The reliability, scale, infra, browser and Lighthouse suites run on their own (npm run test:reliability,
+  // test:scale, test:infra, test:browser, test:lighthouse), in .ci/run.
   testPathIgnorePatterns: [
     '/node_modules/',
+    '<rootDir>/test/browser/',
     '<rootDir>/test/reliability/',
     '<rootDir>/test/scale/',
     '<rootDir>/test/infra/',

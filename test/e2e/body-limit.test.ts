@@ -5,18 +5,12 @@ import { PUBLISH_BODY_LIMIT_BYTES, SERVICE_LIMITS } from '@cm/contract';
 import { lambdaContext } from '@cm/local';
 import { handler as dbSelect } from '../../functions/db-select/handler';
 import { handler as publish } from '../../functions/publish/handler';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 import { rawRequest } from '../helpers/raw-http';
 
 /* Publish bodies up to 5 MiB, every other route 1 MiB; a body over its limit is refused without being read whole. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const MiB = 1024 * 1024;
 const LIMIT = 5 * MiB;

@@ -1,15 +1,11 @@
 import { healthFlags } from '@cm/core';
 import { sandboxReferringDomains } from '@cm/providers';
 import { fakeClock } from '../helpers/clock';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 async function site(domain = 'shoes.example.com') {
   const created = await t.newSite('Competitor site', { domain, locale: 'US/en' });

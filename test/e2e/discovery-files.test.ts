@@ -1,14 +1,10 @@
 import { ROUTE_TABLE } from '@cm/contract';
 import { CRAWLABLE_PATHS, SITES_PREFIX } from '@cm/core';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* What browsers and crawlers ask every host for: robots.txt (the visitor pages may be crawled, nothing else) and the icon. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 /** What RFC 9309 makes of a path here: the longest matching rule decides, Allow on a tie. */
 function allowed(robots: string, path: string): boolean {

@@ -1,19 +1,13 @@
 import { connect } from 'node:net';
 import { ROUTES, routeKey, SERVICE_LIMITS } from '@cm/contract';
 import { replyMismatches } from '../helpers/contract';
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, useTestStack } from '../helpers/local';
 import { BAD_ESCAPES, CONTENT_TYPES, nested, NON_OBJECTS, ODD_NUMBERS, sendRaw, type RawCall } from '../helpers/fuzz';
 import { rawRequest, type RawReply } from '../helpers/raw-http';
 
 /* Bad input is never a 5xx: it is a 4xx in the one error shape, whatever part of the request is bad. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 /** One request over its own connection, sent exactly as given, with the demo key. */
 const send = (call: RawCall): Promise<RawReply> => sendRaw(t.url, call, t.key);

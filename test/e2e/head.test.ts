@@ -1,12 +1,8 @@
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { article, useTestStack } from '../helpers/local';
 
 /* HEAD wherever GET answers (docs/api.md#conventions): the same status and headers, and no body. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 /** Headers that differ between any two replies: the clock, the body's length (HEAD has none), the connection. */
 const PER_REPLY = new Set(['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding']);

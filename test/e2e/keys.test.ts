@@ -1,15 +1,9 @@
 import { KEY_CACHE_MS } from '@cm/runtime';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* A revoked key stops working within seconds on a warm container, and a rotation's grace period is kept to. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const statusWith = async (key: string) => (await t.call('GET', '/articles', undefined, { key })).status;

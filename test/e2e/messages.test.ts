@@ -1,12 +1,8 @@
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* Messages that say what the caller did: a missing field is required, a missing slug is named as sent. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 it('says a notify without type that type is Required, not that its value is not an option', async () => {
   const reply = await t.call('POST', '/api/content/notify', { id: 'art_aaaaaaaaaaaaaaaa', status: 'draft' });

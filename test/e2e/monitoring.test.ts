@@ -2,7 +2,7 @@ import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
-import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
+import { withStackEnv, useTestStack } from '../helpers/local';
 import { freeProfile } from '../helpers/monitoring-seed';
 
 /*
@@ -12,11 +12,7 @@ import { freeProfile } from '../helpers/monitoring-seed';
  * counted on the sandbox (the spies call through), ledger lines through the store.
  */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const sandboxProfile = SandboxBacklinkData.prototype.profile;
 let profiles: jest.SpiedFunction<typeof sandboxProfile>;

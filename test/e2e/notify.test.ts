@@ -1,13 +1,7 @@
 import { pageId } from '@cm/core';
-import { article, question, startTestStack, type TestStack, requestPathCount } from '../helpers/local';
+import { article, question, requestPathCount, useTestStack } from '../helpers/local';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const notify = (body: Record<string, unknown>, key?: string) =>
   t.call('POST', '/api/content/notify', body, key ? { key } : {});

@@ -1,16 +1,10 @@
 import { replyMismatches } from '../helpers/contract';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 import { validateOpenApi } from '../helpers/openapi';
 
 /* The document is valid, and the replies are what it declares (every call through the test stack checks its reply). */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 describe('GET /openapi.json', () => {
   it('passes an OpenAPI 3.1 validator: the official schema, and every $ref resolves', async () => {

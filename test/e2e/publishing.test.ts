@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
-import { article, question, startTestStack, type TestStack, requestPathCount, warmKeyCheck } from '../helpers/local';
+import { article, question, requestPathCount, warmKeyCheck, useTestStack } from '../helpers/local';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 describe('auth', () => {
   it('answers 401 unauthorized without a key and with an unknown key, in the error shape', async () => {

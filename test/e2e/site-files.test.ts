@@ -1,17 +1,11 @@
 import { Readable } from 'node:stream';
 import { DOMParser } from 'linkedom';
 import { parseSitemap, parseSitemapIndex } from 'sitemap';
-import { article, question, requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const get = (path: string) => t.call('GET', path, undefined, { key: null });
 const month = () => new Date().toISOString().slice(0, 7);

@@ -1,17 +1,11 @@
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pageId } from '@cm/core';
 import { runSites } from '@cm/local';
-import { article, question, requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
 
 /* The site's listing pages (docs/api.md#listing-pages): its home, categories, topics and index of questions. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const get = (path: string) => t.call('GET', path, undefined, { key: null });
 /** The titles a listing page shows, in order. */

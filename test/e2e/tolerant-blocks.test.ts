@@ -1,4 +1,4 @@
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, useTestStack } from '../helpers/local';
 
 /*
  * Blocks are tolerant (issue 14 point 2, docs/api.md#blocks): only the spec's own requirements refuse a
@@ -6,13 +6,7 @@ import { article, question, startTestStack, type TestStack } from '../helpers/lo
  * be, and reported in `warnings[]`; a `_type` named like an Object.prototype member is an unknown type.
  */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 type Warning = { path: string; message: string };
 const paths = (warnings: Warning[]): string[] => warnings.map((w) => w.path);

@@ -1,4 +1,4 @@
-import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { article, question, useTestStack } from '../helpers/local';
 
 /*
  * The tolerant reader's last gaps (issue 37 point 5): an empty SEO field falls back as a left-out one
@@ -6,11 +6,7 @@ import { article, question, startTestStack, type TestStack } from '../helpers/lo
  * structured data says what a crawler should read.
  */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const visit = async (type: 'articles' | 'questions', slug: string) =>
   (await t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null })).text;

@@ -1,12 +1,8 @@
 import { TOOL_LIST } from '@cm/contract';
 import { keywordScore, nextUtcMidnight } from '@cm/core';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 /** A fresh site for a test, so each starts with empty tables, sequences, quota and ledger. */
 async function site(options: { domain?: string; locale?: string } = {}) {

@@ -1,13 +1,7 @@
 import { createHash } from 'node:crypto';
-import { article, getAtHost, question, requestPathCount, startTestStack, type TestStack } from '../helpers/local';
+import { article, getAtHost, question, requestPathCount, useTestStack } from '../helpers/local';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, headers: Record<string, string> = {}) =>
   t.call('GET', `/sites/${siteId}/${type}/${slug}`, undefined, { key: null, headers });

@@ -4,7 +4,7 @@ import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { expectDeclaredReply } from './contract';
+import { expectDeclaredReply, isJsonType } from './contract';
 
 export interface Reply<T = any> {
   status: number;
@@ -107,6 +107,26 @@ export async function requestPathCount<T>(
 }
 
 /**
+ * The test file's local stack (`startTestStack(options)`), started before its tests and stopped after
+ * them: the setup every file that shares one stack would otherwise repeat. What it returns stands for the
+ * started stack; reading it outside a test or a hook throws.
+ */
+export function useTestStack(options: Parameters<typeof startTestStack>[0] = {}): TestStack {
+  let started: TestStack | undefined;
+  beforeAll(async () => {
+    started = await startTestStack(options);
+  }, 60_000);
+  afterAll(() => started?.stop());
+  return new Proxy({} as TestStack, {
+    get(_target, property) {
+      if (started === undefined) throw new Error('the test stack is read before its beforeAll started it');
+      const value: unknown = Reflect.get(started, property);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
+}
+
+/**
  * The local stack in memory on free ports, as `npm start --memory` runs it, with `env` set for its
  * handlers until `stop()`. Its schedule and sweep run only when a test calls them: on their timers,
  * their DynamoDB requests would land among the ones a test counts, whenever the minute turned.
@@ -158,7 +178,7 @@ export async function startTestStack(
       const text = await res.text();
       let parsed: unknown = text;
       const contentType = res.headers.get('content-type');
-      if (contentType?.includes('application/json')) parsed = JSON.parse(text);
+      if (isJsonType(contentType)) parsed = JSON.parse(text);
       expectDeclaredReply(method, new URL(path, stack.url).pathname, res.status, contentType, parsed);
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },

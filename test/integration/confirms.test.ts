@@ -1,12 +1,8 @@
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* Confirm tokens in the store (docs/api.md#estimates-and-approval): one use under concurrency, and why a use is refused. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const grant = (expiresMs = Date.now() + 60_000) => ({
   tool: 'serp_keyword_refresh',

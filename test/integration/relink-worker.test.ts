@@ -6,14 +6,10 @@ import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { article, useTestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const record = (messageId: string, body: string) => ({
   messageId,

@@ -1,15 +1,11 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { RowConflict } from '@cm/store';
 import { rowKey } from '../../packages/store/src/keys';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* The cm_* row store beneath the db tools: unique values held by one row, also when a writer dies midway. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 /** A cm_keywords row's fields as the tools store them (the store refuses a row it could not read back). */
 const keyword = (name: string) => ({

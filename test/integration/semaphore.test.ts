@@ -1,12 +1,8 @@
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* The global cap of research in flight: one DynamoDB item with the count and each holder's lease. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const LEASE_MS = 60_000;
 

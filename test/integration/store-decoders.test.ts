@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CorruptItem } from '@cm/store/errors';
 import { budgetKey, jobKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
 import { pageKey } from '../../packages/store/src/page-item';
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { article, useTestStack } from '../helpers/local';
 
 /*
  * Every item the store reads is decoded at its boundary: an item that is not what its kind must be (a bug
@@ -10,11 +10,7 @@ import { article, startTestStack, type TestStack } from '../helpers/local';
  * API it is a 500 in the one error shape, and the items beside it still read.
  */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const put = (item: Record<string, unknown>) => t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: item }));
 const corrupt = (kind: string, key: { pk: string; sk: string }, path: string) =>

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { utcDay } from '@cm/core';
 import { SiteBudget } from '@cm/tools';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, spendHoldPartition } from '../../packages/store/src/keys';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /*
  * 20,000 reservations in flight under the deployment's daily cap (the spend every paid call of every site
@@ -11,11 +11,7 @@ import { startTestStack, type TestStack } from '../helpers/local';
  * DynamoDB, written through the store as SiteBudget makes them.
  */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const IN_FLIGHT = 20_000;
 const ESTIMATE = 0.001;

@@ -1,12 +1,8 @@
-import { startTestStack, type TestStack } from '../helpers/local';
+import { useTestStack } from '../helpers/local';
 
 /* serp_landscape on a large topic: no scan of the site, and DynamoDB requests that grow only by batched reads. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 /** A site with a topic of `count` committed keywords (and some ideas, which stay out), a page and SERP rows for half. */
 async function topicOf(count: number) {

@@ -1,14 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { pageId } from '@cm/core';
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { article, useTestStack } from '../helpers/local';
 
 /* Publishing and notify at the sizes and bursts a real site brings (issue 36): no item grows with a page's links, no burst is a 5xx. */
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-}, 60_000);
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const notify = (body: Record<string, unknown>) => t.call('POST', '/api/content/notify', body);
 const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>

@@ -1,11 +1,7 @@
 import { articleDoc, pageCard, pageId, readerRecord } from '@cm/core';
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { article, useTestStack } from '../helpers/local';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(() => t.stop());
+const t = useTestStack();
 
 const LINKERS = 5000;
 
