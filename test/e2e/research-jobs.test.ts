@@ -1,0 +1,252 @@
+import * as dns from 'node:dns';
+import { resetServices } from '@cm/runtime';
+import { useTestStack } from '../helpers/local';
+import {
+  pause,
+  RESEARCH_STACK,
+  researchSite,
+  slotsConsistent as slotsOf,
+  withTimings as timed,
+} from '../helpers/research';
+
+/* Research jobs over HTTP on the sandbox: waiting and queued jobs, the cap of 10 and its leases, url mode. */
+
+const t = useTestStack(RESEARCH_STACK);
+const site = () => researchSite(t);
+const withTimings = (env: Parameters<typeof timed>[1], run: () => Promise<void>) => timed(t, env, run);
+const slotsConsistent = () => slotsOf(t);
+
+describe('research jobs', () => {
+  it('waits for a web job and answers facts and opinions citing src-<n> sources; recall finds it, not another site', async () => {
+    const s = await site();
+    const reply = await s.tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'succeeded',
+      data_source: 'sandbox',
+      job_id: expect.stringMatching(/^job_/),
+      cached: false,
+    });
+    const ids = reply.body.sources.map((source: { id: string }) => source.id);
+    expect(ids[0]).toBe('src-1');
+    for (const source of reply.body.sources)
+      expect(source).toEqual({
+        id: expect.stringMatching(/^src-\d+$/),
+        title: expect.any(String),
+        url: expect.stringMatching(/^https:\/\//),
+        accessed_at: expect.any(String),
+      });
+    for (const finding of [...reply.body.facts, ...reply.body.opinions]) {
+      expect(finding.source_ids.length).toBeGreaterThan(0);
+      for (const id of finding.source_ids) expect(ids).toContain(id);
+    }
+
+    const recalled = await s.tool('recall', { query: 'running shoes last' });
+    expect(recalled.body.empty).toBe(false);
+    expect(recalled.body.results[0]).toMatchObject({
+      research_id: reply.body.research_id,
+      mode: 'web',
+      query: 'How long do running shoes last?',
+    });
+    expect((await s.tool('recall', { query: 'sourdough starter' })).body).toMatchObject({ results: [], empty: true });
+    expect((await s.tool('recall', { query: 'running shoes', mode: 'reddit' })).body.empty).toBe(true);
+    const other = await site();
+    expect((await other.tool('recall', { query: 'running shoes last' })).body).toMatchObject({
+      results: [],
+      empty: true,
+    });
+  });
+
+  it('answers running with wait_ms 0, and GET /v1/jobs collects the result; another site gets 404', async () => {
+    const s = await site();
+    const started = await s.tool('research', { mode: 'reddit', seed: 'best budget running shoes', wait_ms: 0 });
+    expect(started.body).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      status: expect.stringMatching(/^(queued|running)$/),
+      cached: false,
+    });
+    expect(started.body.facts).toBeUndefined();
+    const done = await s.get(`/v1/jobs/${started.body.job_id}?wait_ms=10000`);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({
+      job_id: started.body.job_id,
+      tool: 'research',
+      status: 'succeeded',
+      result: { research_id: expect.any(String) },
+    });
+    expect(done.body.result.sources[0].url).toMatch(/^https:\/\/www\.reddit\.com\/r\//);
+    const other = await site();
+    expect((await other.get(`/v1/jobs/${started.body.job_id}`)).status).toBe(404);
+    expect((await s.get('/v1/jobs/job_nope')).status).toBe(400);
+  });
+
+  it('answers a repeated query from storage, with no new provider call', async () => {
+    const s = await site();
+    const first = await s.tool('research', { mode: 'web', seed: 'Carbon plate running shoes' });
+    const calls = (await s.get('/v1/usage')).body.calls;
+    const again = await s.tool('research', { mode: 'web', seed: '  carbon plate   RUNNING shoes ' });
+    expect(again.body).toMatchObject({
+      status: 'succeeded',
+      job_id: null,
+      cached: true,
+      cost_usd: 0,
+      research_id: first.body.research_id,
+    });
+    expect((await s.get('/v1/usage')).body.calls).toBe(calls);
+  });
+
+  it("lets 10 of 100 concurrent web calls in, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
+    const s = await site();
+    let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
+    // No job starts, and so none ends, until the 100 calls have their answers, however slow the machine.
+    t.stack.queues.research.pause();
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, (_v, i) =>
+          s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
+        ),
+      );
+      accepted = replies.filter((r) => r.status === 200);
+      const refused = replies.filter((r) => r.status === 429);
+      expect(accepted).toHaveLength(10);
+      expect(refused).toHaveLength(90);
+      for (const r of refused) {
+        expect(r.body).toMatchObject({
+          error: 'concurrency_limit_exceeded',
+          max_concurrent: 10,
+          retry_after_ms: 30000,
+        });
+        expect(r.headers.get('retry-after')).toBe('30');
+      }
+      expect((await slotsConsistent()).inflight).toBe(10);
+    } finally {
+      t.stack.queues.research.resume();
+    }
+    await t.stack.drain();
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
+    for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
+  });
+
+  it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late release leaves the new owner's place alone", async () => {
+    const s = await site();
+    // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
+    // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
+    // they did not, with the second core busy); the jobs outlive them by as much again.
+    await withTimings({ SANDBOX_RESEARCH_MS: '8000', RESEARCH_LEASE_MS: '4000' }, async () => {
+      const hung = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })),
+      );
+      expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
+
+      await pause(4_200); // past every lease, while the hung jobs still run
+      // The next job's lease outlasts its wait on the queue: the hung workers hold every invocation the
+      // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
+      process.env.RESEARCH_LEASE_MS = '60000';
+      resetServices();
+      const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
+      expect(next.status).toBe(200);
+      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+
+      // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
+      for (const r of hung)
+        expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
+          status: 'failed',
+          error: { code: 'lease_expired' },
+        });
+      // Its job holds its place, and runs once a hung worker ends.
+      expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
+      // The hung workers end now: their late ends and releases take nothing from the new owner.
+      await pause(4_000);
+      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+    });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
+  });
+
+  it('takes only https URLs in url mode, and a question only there', async () => {
+    const s = await site();
+    const http = await s.tool('research', { mode: 'url', seed: 'http://example.com/page' });
+    expect(http.status).toBe(400);
+    expect(http.body.issues).toEqual([{ path: 'seed', message: 'url mode takes an https URL' }]);
+    expect((await s.tool('research', { mode: 'web', seed: 'shoes', question: 'why?' })).body.issues[0].path).toBe(
+      'question',
+    );
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::1]/',
+      'https://localhost:8443/x',
+      'https://10.0.0.7/',
+      'https://[::ffff:127.0.0.1]/',
+    ]) {
+      const refused = await s.tool('research', { mode: 'url', seed: url });
+      expect([url, refused.status]).toEqual([url, 400]);
+      expect(refused.body.issues[0]).toMatchObject({
+        path: 'seed',
+        message: expect.stringContaining('public addresses only'),
+      });
+    }
+    expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 }); // refused before taking a place
+  });
+
+  describe('url mode host names, resolved at the call', () => {
+    /** What the lookup answers, as DNS or the hosts file would; other names go to the real resolver (none in these tests). */
+    const HOSTS: Record<string, string[]> = {
+      'intranet.test': ['127.0.0.1'],
+      'printer.test': ['192.168.1.20'],
+      'metadata.test': ['169.254.169.254'],
+      'split.test': ['93.184.216.34', '10.0.0.8'],
+      'v6.test': ['::1'],
+      'public.test': ['93.184.216.34'],
+    };
+    let lookups: string[];
+    beforeEach(() => {
+      lookups = [];
+      const real = dns.promises.lookup;
+      jest.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string, options: unknown) => {
+        lookups.push(host);
+        const addresses = HOSTS[host];
+        if (!addresses) return real(host, options as dns.LookupAllOptions);
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      }) as typeof dns.promises.lookup);
+    });
+    afterEach(() => jest.restoreAllMocks());
+
+    it('refuses a name that resolves to any address that is not public with 400, before taking a place', async () => {
+      const s = await site();
+      const queued = t.stack.queues.research.sent;
+      for (const host of ['intranet.test', 'printer.test', 'metadata.test', 'split.test', 'v6.test']) {
+        const seed = `https://${host}/page`;
+        const refused = await s.tool('research', { mode: 'url', seed, question: 'What is on it?' });
+        expect([host, refused.status]).toEqual([host, 400]);
+        expect(refused.body).toMatchObject({
+          error: 'validation_failed',
+          issues: [{ path: 'seed', message: expect.stringContaining(`${host} resolves to`) }],
+        });
+        expect(refused.body.issues[0].message).toContain('url mode fetches public addresses only');
+      }
+      expect(lookups).toEqual(['intranet.test', 'printer.test', 'metadata.test', 'split.test', 'v6.test']);
+      expect(await t.store.researchSlots.state()).toMatchObject({ inflight: 0 });
+      expect(t.stack.queues.research.sent).toBe(queued);
+    });
+
+    it('refuses a URL with credentials at the call', async () => {
+      const s = await site();
+      const refused = await s.tool('research', { mode: 'url', seed: 'https://user:secret@public.test/page' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([
+        { path: 'seed', message: 'url mode takes a URL without credentials (user:password@)' },
+      ]);
+    });
+
+    it('lets a name that resolves to public addresses through to the job, and leaves literals and private names to the checks before any lookup', async () => {
+      const s = await site();
+      const reply = await s.tool('research', { mode: 'url', seed: 'https://public.test/shoe-care' });
+      expect(reply.status).toBe(200);
+      expect(reply.body.status).toBe('succeeded');
+      expect((await s.tool('research', { mode: 'url', seed: 'https://localhost./x' })).status).toBe(400);
+      expect((await s.tool('research', { mode: 'url', seed: 'https://93.184.216.34/x' })).status).toBe(200);
+      expect(lookups).toEqual(['public.test']);
+    });
+  });
+});
