@@ -1,20 +1,10 @@
 import * as dns from 'node:dns';
 import { resetServices } from '@cm/runtime';
-import { useTestStack } from '../helpers/local';
-import {
-  pause,
-  RESEARCH_STACK,
-  researchSite,
-  slotsConsistent as slotsOf,
-  withTimings as timed,
-} from '../helpers/research';
+import { pause, useResearchStack } from '../helpers/research';
 
 /* Research jobs over HTTP on the sandbox: waiting and queued jobs, the cap of 10 and its leases, url mode. */
 
-const t = useTestStack(RESEARCH_STACK);
-const site = () => researchSite(t);
-const withTimings = (env: Parameters<typeof timed>[1], run: () => Promise<void>) => timed(t, env, run);
-const slotsConsistent = () => slotsOf(t);
+const { t, site, withTimings, slotsConsistent } = useResearchStack();
 
 describe('research jobs', () => {
   it('waits for a web job and answers facts and opinions citing src-<n> sources; recall finds it, not another site', async () => {

@@ -1,19 +1,9 @@
-import { useTestStack } from '../helpers/local';
-import {
-  pause,
-  RESEARCH_STACK,
-  researchSite,
-  slotsConsistent as slotsOf,
-  withTimings as timed,
-} from '../helpers/research';
+import { pause, useResearchStack } from '../helpers/research';
 
 /* Research in keywords mode, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS
  * (research-jobs.test.ts: the jobs, their cap and leases, and url mode). */
 
-const t = useTestStack(RESEARCH_STACK);
-const site = () => researchSite(t);
-const withTimings = (env: Parameters<typeof timed>[1], run: () => Promise<void>) => timed(t, env, run);
-const slotsConsistent = () => slotsOf(t);
+const { t, site, withTimings, slotsConsistent } = useResearchStack();
 
 describe('research, keywords mode', () => {
   it.each([

@@ -10,6 +10,7 @@ import {
 } from '../../packages/store/src/keys';
 import { checkedRow } from '../../packages/store/src/rows.decoder';
 import type { TestStack } from './local';
+import { keywordFields } from './rows';
 
 /** A seeded site that tracks one topic of `keywords` keywords daily. */
 export interface RankSite {
@@ -65,16 +66,7 @@ export async function seedRankSites(t: TestStack, count: number, keywords: numbe
         table: 'cm_keywords',
         row: checkedRow('cm_keywords', {
           id: i + 1,
-          keyword,
-          locale: 'US/en',
-          volume: 100 * (i + 1),
-          cpc_usd: null,
-          competition: null,
-          intent: null,
-          is_idea: false,
-          page_id: null,
-          checked_at: null,
-          data_source: 'sandbox',
+          ...keywordFields(keyword, { volume: 100 * (i + 1), data_source: 'sandbox' }),
           ...times,
         }),
       },

@@ -1,5 +1,4 @@
-import type { TestStack } from './local';
-import { withStackEnv } from './local';
+import { useTestStack, withStackEnv, type TestStack } from './local';
 
 /* What the research tests share: a site of their own, other job timings, and the cap's invariant. */
 
@@ -25,8 +24,19 @@ export async function slotsConsistent(t: TestStack) {
   return state;
 }
 
-/** The research tests' stack: sandbox jobs of 300 ms unless a test says otherwise. */
-export const RESEARCH_STACK = { env: { SANDBOX_RESEARCH_MS: '300' } };
+/**
+ * A research test file's stack (sandbox jobs of 300 ms unless a test says otherwise), with the helpers
+ * above bound to it.
+ */
+export function useResearchStack() {
+  const t = useTestStack({ env: { SANDBOX_RESEARCH_MS: '300' } });
+  return {
+    t,
+    site: () => researchSite(t),
+    withTimings: (env: Parameters<typeof withTimings>[1], run: () => Promise<void>) => withTimings(t, env, run),
+    slotsConsistent: () => slotsConsistent(t),
+  };
+}
 
 /** Waits `ms` of real time: for what runs on its own timers (jobs, leases). */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

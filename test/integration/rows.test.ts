@@ -2,24 +2,13 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { RowConflict } from '@cm/store';
 import { rowKey } from '../../packages/store/src/keys';
 import { useTestStack } from '../helpers/local';
+import { keywordFields } from '../helpers/rows';
 
 /* The cm_* row store beneath the db tools: unique values held by one row, also when a writer dies midway. */
 
 const t = useTestStack();
 
-/** A cm_keywords row's fields as the tools store them (the store refuses a row it could not read back). */
-const keyword = (name: string) => ({
-  keyword: name,
-  locale: 'US/en',
-  volume: null,
-  cpc_usd: null,
-  competition: null,
-  intent: null,
-  is_idea: false,
-  page_id: null,
-  checked_at: null,
-  data_source: 'caller',
-});
+const keyword = (name: string) => keywordFields(name);
 
 it('holds each unique value by exactly one row under concurrent overlapping inserts', async () => {
   const { siteId } = await t.newSite();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { keywordFields } from '../helpers/rows';
 
 /*
  * `npm run schedule -- --date YYYY-MM-DD` against a table, as a demo or a test runs it: the day's
@@ -26,23 +27,7 @@ beforeAll(async () => {
     .site_id;
   const topic = await store.rows.insert(siteId, 'cm_topics', { name: 'Bikes' }, now);
   for (const keyword of ['gravel bike', 'bike lights']) {
-    const row = await store.rows.insert(
-      siteId,
-      'cm_keywords',
-      {
-        keyword,
-        locale: 'US/en',
-        volume: 1000,
-        cpc_usd: null,
-        competition: null,
-        intent: null,
-        is_idea: false,
-        page_id: null,
-        checked_at: null,
-        data_source: 'caller',
-      },
-      now,
-    );
+    const row = await store.rows.insert(siteId, 'cm_keywords', keywordFields(keyword, { volume: 1000 }), now);
     await store.rows.insert(siteId, 'cm_topic_keywords', { topic_id: topic.id, keyword_id: row.id }, now);
   }
   await store.ranks.track(
