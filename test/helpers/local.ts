@@ -5,6 +5,7 @@ import { startLocalStack, type LocalStack } from '@cm/local';
 import { resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { expectDeclaredReply, isJsonType } from './contract';
+import { fileScoped } from './file-scoped';
 
 export interface Reply<T = any> {
   status: number;
@@ -106,25 +107,12 @@ export async function requestPathCount<T>(
   return counted;
 }
 
-/**
- * The test file's local stack (`startTestStack(options)`), started before its tests and stopped after
- * them: the setup every file that shares one stack would otherwise repeat. What it returns stands for the
- * started stack; reading it outside a test or a hook throws.
- */
-export function useTestStack(options: Parameters<typeof startTestStack>[0] = {}): TestStack {
-  let started: TestStack | undefined;
-  beforeAll(async () => {
-    started = await startTestStack(options);
-  }, 60_000);
-  afterAll(() => started?.stop());
-  return new Proxy({} as TestStack, {
-    get(_target, property) {
-      if (started === undefined) throw new Error('the test stack is read before its beforeAll started it');
-      const value: unknown = Reflect.get(started, property);
-      return typeof value === 'function' ? value.bind(started) : value;
-    },
-  });
-}
+/** The test file's local stack (`startTestStack(options)`), started before its tests and stopped after them. */
+export const useTestStack = (options: Parameters<typeof startTestStack>[0] = {}): TestStack =>
+  fileScoped(
+    () => startTestStack(options),
+    (t) => t.stop(),
+  );
 
 /**
  * The local stack in memory on free ports, as `npm start --memory` runs it, with `env` set for its

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileScoped } from './file-scoped';
 
 /** A recorded DataForSEO response: its HTTP status and the envelope file under test/fixtures/dataforseo. */
 export interface Recording {
@@ -79,3 +80,12 @@ export const dataforseoEnv = (replay: Replay): Record<string, string> => ({
   // Rank checks' tasks are collected at once: the replay answers whether they are ready.
   DATAFORSEO_TASK_READY_SECONDS: '0',
 });
+
+/** The test file's replay server, started before its tests and closed after them, its requests forgotten before each. */
+export function useReplay(): Replay {
+  const replay = fileScoped(startReplay, (r) => r.close());
+  beforeEach(() => {
+    replay.requests.length = 0;
+  });
+  return replay;
+}

@@ -1,14 +1,7 @@
 import { BACKLINK_ENDPOINTS, DataForSeoBacklinkData, Meter, ProviderError } from '@cm/providers';
-import { fixture, startReplay, type Replay, type Recording } from '../helpers/replay';
+import { fixture, type Recording, useReplay } from '../helpers/replay';
 
-let replay: Replay;
-beforeAll(async () => {
-  replay = await startReplay();
-});
-afterAll(() => replay.close());
-beforeEach(() => {
-  replay.requests.length = 0;
-});
+const replay = useReplay();
 afterEach(() => jest.restoreAllMocks());
 
 const NOW = new Date('2026-11-21T09:00:00Z');

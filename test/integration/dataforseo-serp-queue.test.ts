@@ -6,18 +6,11 @@ import {
   UnknownOutcome,
   type SerpTask,
 } from '@cm/providers';
-import { fixture, startReplay, type Replay } from '../helpers/replay';
+import { fixture, useReplay } from '../helpers/replay';
 
 /* DataForSEO's SERP standard queue (task_post, then task_get), against recorded responses on loopback. */
 
-let replay: Replay;
-beforeAll(async () => {
-  replay = await startReplay();
-});
-afterAll(() => replay.close());
-beforeEach(() => {
-  replay.requests.length = 0;
-});
+const replay = useReplay();
 
 const adapter = (timeoutMs?: number) =>
   new DataForSeoSerpQueue({

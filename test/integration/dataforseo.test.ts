@@ -1,14 +1,7 @@
 import { classify, DataForSeoKeywordData, ENDPOINTS, Meter, ProviderError } from '@cm/providers';
-import { fixture, startReplay, type Replay } from '../helpers/replay';
+import { fixture, useReplay } from '../helpers/replay';
 
-let replay: Replay;
-beforeAll(async () => {
-  replay = await startReplay();
-});
-afterAll(() => replay.close());
-beforeEach(() => {
-  replay.requests.length = 0;
-});
+const replay = useReplay();
 
 /** The adapter against the replay server, with pauses short enough for a test. */
 const adapter = (retries = 3) =>
