@@ -10,7 +10,7 @@ import {
   webResearchPrice,
 } from '@cm/providers';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
-import { siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+import { siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /* The price before the call: estimate: true over REST and MCP, and approval over the site's threshold (confirm tokens). */
 
@@ -336,10 +336,12 @@ describe('round trips', () => {
     await t.stack.drain();
     const requests = () => t.stack.dynamo.requests();
     await site.tool('serp_keyword_refresh', { keyword: 'warm up' });
+    await warmKeyCheck(t, site.key);
     let before = requests();
     expect((await site.tool('serp_keyword_refresh', { keyword: 'trail shoes' })).status).toBe(200);
     const normal = requests() - before;
     // serp_backlinks of a site without backlink data yet answers at no cost: nothing reserves, so the limits read is added.
+    await warmKeyCheck(t, site.key);
     before = requests();
     await site.tool('serp_backlinks', {});
     const free = requests() - before;

@@ -1,6 +1,6 @@
 import { ctrAt, daysEndingOn } from '@cm/core';
 import { rankCheckPrice } from '@cm/providers';
-import { article, siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
  * Rank tracking on the local stack, offline: track_rankings turns a topic's or a page's tracking on,
@@ -171,6 +171,7 @@ describe('thirty days of checks', () => {
 
   it("reads the history with one Query per keyword's range of days and one batch read of the published pages, never a scan", async () => {
     const counted = async (body: object) => {
+      await warmKeyCheck(t, s.key);
       const recording = t.stack.dynamo.record();
       expect((await s.tool('serp_landscape', body)).status).toBe(200);
       recording.stop();

@@ -1,3 +1,4 @@
+import { warmKeyCheck } from '../helpers/local';
 import { pause, useResearchStack } from '../helpers/research';
 
 /* Research in keywords mode, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS
@@ -117,6 +118,7 @@ describe('recall', () => {
       stored.push(reply.body.research_id);
     }
     const recalled = async (query: string) => {
+      await warmKeyCheck(t, s.key);
       const recording = t.stack.dynamo.record();
       const reply = await s.tool('recall', { query });
       recording.stop();

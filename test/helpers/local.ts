@@ -75,12 +75,12 @@ export async function withStackEnv(t: TestStack, env: Record<string, string>, ru
 }
 
 /**
- * Checks the demo key now, so that a count of requests that follows does not take in its two reads: the
- * container keeps a key's check 5 s, as a warm Lambda does, and on a busy machine a test's earlier call
- * may be longer ago than that.
+ * Checks a key (the demo key unless told) now, so that a count of requests that follows does not take in
+ * its reads: the container keeps a key's check 5 s, as a warm Lambda does, and on a busy machine a test's
+ * earlier call may be longer ago than that.
  */
-export async function warmKeyCheck(t: TestStack): Promise<void> {
-  expect((await t.call('GET', '/v1/budget')).status).toBe(200);
+export async function warmKeyCheck(t: TestStack, key: string = t.key): Promise<void> {
+  expect((await t.call('GET', '/v1/budget', undefined, { key })).status).toBe(200);
 }
 
 /**
