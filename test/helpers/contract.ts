@@ -53,8 +53,9 @@ export function replyMismatches(
       ? []
       : [`content-type ${contentType}, declared ${declared.contentType}`];
   }
-  // The authorization server's errors are OAuth's (RFC 6749 §5.2), where its routes declare them.
-  if (status >= 400 && isJson && declared?.schema) {
+  // The authorization server's errors are OAuth's (RFC 6749 §5.2), where its routes declare them; an
+  // error declared in the service's own shape is checked as every other below.
+  if (status >= 400 && isJson && declared?.schema && declared.schema !== ErrorBody) {
     const result = declared.schema.safeParse(body);
     return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   }

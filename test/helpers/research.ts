@@ -3,22 +3,15 @@ import { useTestStack, withStackEnv, type TestStack } from './local';
 /* What the research tests share: a site of their own, other job timings, and the cap's invariant. */
 
 /** A site of its own for a research test, with its tool calls and reads under its key. */
-export async function researchSite(t: TestStack) {
+async function researchSite(t: TestStack) {
   const created = await t.newSite('Research site', { domain: 'shoes.example.com', locale: 'US/en' });
   const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body, { key: created.key });
   const get = (path: string) => t.call('GET', path, undefined, { key: created.key });
   return { ...created, tool, get };
 }
 
-/** Runs a test on sandbox jobs of another length (and leases of another length), then restores both. */
-export const withTimings = (
-  t: TestStack,
-  env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string },
-  run: () => Promise<void>,
-) => withStackEnv(t, env, run);
-
 /** The count never drifts from the number of live leases. */
-export async function slotsConsistent(t: TestStack) {
+async function slotsConsistent(t: TestStack) {
   const state = await t.store.researchSlots.state();
   expect(state.inflight).toBe(Object.keys(state.leases).length);
   return state;
@@ -33,7 +26,9 @@ export function useResearchStack() {
   return {
     t,
     site: () => researchSite(t),
-    withTimings: (env: Parameters<typeof withTimings>[1], run: () => Promise<void>) => withTimings(t, env, run),
+    /** Runs a test on sandbox jobs of another length (and leases of another length), then restores both. */
+    withTimings: (env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) =>
+      withStackEnv(t, env, run),
     slotsConsistent: () => slotsConsistent(t),
   };
 }
