@@ -26,9 +26,10 @@ module.exports = {
   transformIgnorePatterns: [
     '/node_modules/(?!(@middy|@portabletext|feed|oidc-provider|jose|css-select|css-what|domutils|domhandler|domelementtype|dom-serializer|entities|htmlparser2|boolbase|nth-check)/)',
   ],
-  // Two workers per core: most test time is a stack waiting on its embedded DynamoDB, its queues' timers or
-  // a socket's linger, so twice the cores keeps both busy (on 2 cores: 117 s against 153 s with one a core).
-  maxWorkers: 2 * require('node:os').availableParallelism(),
+  // Two more workers than cores: most test time is a stack waiting on its embedded DynamoDB, its queues'
+  // timers or a socket's linger, so the extra two keep the cores busy (on 2 cores: 117 s against 153 s
+  // with one a core); not twice the cores, which on a large machine is as many stacks' memory again.
+  maxWorkers: require('node:os').availableParallelism() + 2,
   // Prints what was skipped (and why), and fails a CI run that skipped anything.
   reporters: ['default', '<rootDir>/test/helpers/skip-reporter.js'],
   testTimeout: 30000,
