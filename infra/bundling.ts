@@ -40,6 +40,8 @@ const NO_EVENT_STREAMS = { '@smithy/core/event-streams': './infra/lambda-event-s
  * (287 KB); it names only the few in this file.
  */
 const FEW_MEDIA_TYPES = { 'mime-db': './infra/koa-mime-db.json' };
+/** Node's web streams, imported by middy's core for a streamed response that no function sends. */
+const LAZY_WEB_STREAMS = { 'node:stream/web': './infra/lazy-web-streams.ts' };
 /** The MCP SDK's JSON Schema validator, for elicitation answers in `elicitInput`, which the MCP server does not use. */
 const NO_AJV = { ajv: './infra/no-ajv.ts', 'ajv-formats': './infra/no-ajv.ts' };
 
@@ -53,6 +55,7 @@ export const EVENT_STREAM_FUNCTIONS: readonly FunctionId[] = ['research-worker']
 /** The modules swapped in a function's bundle; without a name, those of a function with no streaming client. */
 export const aliasesOf = (name?: FunctionId): Record<string, string> => ({
   ...LAMBDA_CREDENTIALS,
+  ...LAZY_WEB_STREAMS,
   ...(name && EVENT_STREAM_FUNCTIONS.includes(name) ? {} : NO_EVENT_STREAMS),
   ...(name === 'oauth' ? FEW_MEDIA_TYPES : {}),
 });

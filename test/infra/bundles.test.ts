@@ -8,8 +8,11 @@ import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { budgetOf, bundleSizes, esbuildOptions, SIDE_BUDGET_BYTES, type BundleSize } from '../../infra/bundle-report';
+import { ReadableStream } from '../../infra/lazy-web-streams';
 import {
+  aliasesOf,
   bundlingOf,
+  entryOf,
   EVENT_STREAM_FUNCTIONS,
   FUNCTION_ENTRIES,
   ROOT,
@@ -153,6 +156,45 @@ describe('what a bundle leaves out', () => {
         expect(size.side.ownFiles).not.toContain('infra/lambda-event-streams.ts');
       }
     }
+  });
+
+  it("loads Node's web streams with the first check that asks for them, not at a cold start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cm-web-streams-'));
+    try {
+      const bundle = join(dir, 'index.js');
+      await build(esbuildOptions(entryOf('read'), bundle, aliasesOf('read')));
+      const loaded = async (then: string) =>
+        (
+          await promisify(execFile)(
+            process.execPath,
+            [
+              '-e',
+              `require(${JSON.stringify(bundle)});${then};console.log(process.moduleLoadList.includes('NativeModule stream/web'))`,
+            ],
+            {
+              env: {
+                PATH: process.env.PATH,
+                TABLE_NAME: 't',
+                AWS_REGION: 'us-east-1',
+                POWERTOOLS_METRICS_DISABLED: 'true',
+              },
+            },
+          )
+        ).stdout.trim();
+      expect(await loaded('')).toBe('false');
+      expect(await loaded("require('node:stream/web')")).toBe('true');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("answers middy's one question of web streams as Node's own class would", async () => {
+    const { ReadableStream: Node } = await import('node:stream/web');
+    const { Readable } = await import('node:stream');
+    expect(new Node() instanceof ReadableStream).toBe(true);
+    expect(Readable.from(['a']) instanceof ReadableStream).toBe(false);
+    const body: unknown = 'a body as a string';
+    expect(body instanceof ReadableStream).toBe(false);
   });
 
   it("carries classic zod only in the MCP endpoints' server.js, whose MCP SDK imports it: the contract is zod/mini", () => {
