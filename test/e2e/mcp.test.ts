@@ -189,6 +189,9 @@ describe('MCP over Streamable HTTP', () => {
     });
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(textOf(unknown)).toMatchObject({ error: 'unknown_tool' });
+    // The name is checked where the call comes in, before a cursor or anything else of the call is read.
+    const paged = await client.callTool({ name: 'no_such_tool', arguments: { cursor: 'page-2' } });
+    expect(textOf(paged)).toMatchObject({ error: 'unknown_tool' });
   });
 
   it("answers the 11th concurrent research call with the spec's error object", async () => {

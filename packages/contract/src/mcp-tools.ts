@@ -10,6 +10,12 @@ export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];
 export type McpToolName = ToolName | McpExtraTool;
 export const MCP_TOOL_NAMES: readonly McpToolName[] = [...TOOL_NAMES, ...MCP_EXTRA_TOOLS];
 
+/** A name a client sent, checked once where a call comes in: what it names from there on is a tool. */
+export const isMcpToolName = (name: unknown): name is McpToolName => MCP_TOOL_NAMES.some((tool) => tool === name);
+/** One of the tools the MCP endpoint answers itself, which no route of the route table serves. */
+export const isMcpExtraTool = (name: McpToolName): name is McpExtraTool =>
+  MCP_EXTRA_TOOLS.some((tool) => tool === name);
+
 /** MCP tool annotations: hints a client may show or act on (it must not trust them for safety). */
 export interface McpToolHints {
   title: string;

@@ -6,7 +6,7 @@ import {
   type InputRequiredResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/server';
-import { isJsonObject, ToolEstimate } from '@cm/contract';
+import { isJsonObject, ToolEstimate, type McpToolName } from '@cm/contract';
 import type { ElicitationAction } from '@cm/store';
 import { clientCapabilitiesOf } from './client-capabilities';
 import { getConfig } from '../config';
@@ -81,7 +81,7 @@ export async function takeAnswers(caller: Caller, answers: Array<{ id: string; a
 const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
 
 /** The question put to the user: what the call would cost, against the site's threshold. */
-function questionOf(tool: string, refusal: Json): string {
+function questionOf(tool: McpToolName, refusal: Json): string {
   const estimate = ToolEstimate.safeParse(refusal.estimate);
   if (!estimate.success) return `${tool} needs your approval before it runs. Approve it?`;
   const { total_usd, confirm_above_usd, calls, simulated } = estimate.data;
@@ -109,7 +109,7 @@ const decision = (action: ElicitationAction | null): Approval => (action === 'er
 export async function askApproval(
   caller: Caller,
   ask: Ask,
-  tool: string,
+  tool: McpToolName,
   refusal: Json,
   signal: AbortSignal,
 ): Promise<Approval> {
@@ -143,7 +143,7 @@ export async function askApproval(
  * what a client that does not answer elicitations is handed in the refusal itself, so carrying it
  * grants nothing a client could not do anyway; the user's answer decides whether it is used.
  */
-export const approvalQuestion = (tool: string, refusal: Json & { confirm: string }): InputRequiredResult =>
+export const approvalQuestion = (tool: McpToolName, refusal: Json & { confirm: string }): InputRequiredResult =>
   inputRequired({
     inputRequests: {
       [APPROVAL_INPUT]: inputRequired.elicit({ message: questionOf(tool, refusal), requestedSchema: APPROVAL_FORM }),

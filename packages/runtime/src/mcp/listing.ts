@@ -20,7 +20,7 @@ import {
   type McpToolName,
 } from '@cm/contract';
 import type { Json } from './route-calls';
-import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
+import { hasOwnCursor, runsAsTask } from './tool-kinds';
 
 /* tools/list: every tool with its description, hints and JSON Schemas, from the contract's zod schemas. */
 
@@ -114,7 +114,7 @@ export function mcpTools(): Tool[] {
     const inputSchema = mcpSchema(input, 'input');
     if (!hasOwnCursor(name)) inputSchema.properties = { ...inputSchema.properties, cursor: PAGE_CURSOR };
     const meta = appMetaOf(name);
-    const execution: Tool['execution'] = TASK_TOOLS.includes(name) ? { taskSupport: 'optional' } : undefined;
+    const execution: Tool['execution'] = runsAsTask(name) ? { taskSupport: 'optional' } : undefined;
     return {
       name,
       title,

@@ -1,4 +1,4 @@
-import { fieldError, isJsonObject } from '@cm/contract';
+import { fieldError, isJsonObject, type McpToolName } from '@cm/contract';
 import { getConfig } from '../config';
 import { hasOwnCursor } from './tool-kinds';
 import { invokeTool, type Caller, type Json } from './route-calls';
@@ -130,7 +130,7 @@ async function pagedByLimit(caller: Caller, args: Json, result: Json, rows: unkn
 }
 
 /** A result within the size limit: as it is, db_select with a smaller limit, or the first page of the kept whole. */
-export async function fitted(caller: Caller, name: string, args: Json, result: Json): Promise<Fitted> {
+export async function fitted(caller: Caller, name: McpToolName, args: Json, result: Json): Promise<Fitted> {
   const max = resultMaxBytes();
   if (sizeOf(result) <= max) return { result };
   if (name === 'db_select' && Array.isArray(result.rows) && result.rows.length > 1)
@@ -165,7 +165,7 @@ function pageNote(page: Json, resultId: string, max: number): Fitted {
 }
 
 /** The page a `cursor` of a kept result names, for the tool it was answered by; 400 validation_failed when it is unknown or gone. */
-export async function nextPage(caller: Caller, name: string, cursor: string): Promise<Fitted> {
+export async function nextPage(caller: Caller, name: McpToolName, cursor: string): Promise<Fitted> {
   const at = readResultCursor(cursor);
   const kept = at && (await caller.results.read(caller.siteId, at.resultId, new Date()));
   if (!at || !kept || kept.tool !== name)

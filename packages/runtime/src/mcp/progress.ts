@@ -1,4 +1,4 @@
-import { LIMITS } from '@cm/contract';
+import { LIMITS, type McpToolName } from '@cm/contract';
 import type { Json } from './route-calls';
 
 /*
@@ -10,7 +10,7 @@ import type { Json } from './route-calls';
 export const PROGRESS_EVERY_MS = 2_000;
 
 /** The calls that wait for queued research: what to say of the wait, or null for a call that does not wait. */
-export function waitOf(name: string, args: Json): { waitMs: number; what: string } | null {
+export function waitOf(name: McpToolName, args: Json): { waitMs: number; what: string } | null {
   const waitMs = typeof args.wait_ms === 'number' ? args.wait_ms : LIMITS.waitMsMax;
   if (name === 'research' && args.mode !== 'keywords' && args.estimate !== true)
     return { waitMs, what: `${typeof args.mode === 'string' ? args.mode : 'web'} research` };
@@ -36,7 +36,7 @@ export function progressAt(elapsedMs: number, wait: { waitMs: number; what: stri
 }
 
 /** How to collect what a result says is still running: the call to make next, or null for a complete result. */
-export function collectOf(name: string, args: Json, result: Json): Json | null {
+export function collectOf(name: McpToolName, args: Json, result: Json): Json | null {
   const running = result.status === 'queued' || result.status === 'running';
   if (running && typeof result.job_id === 'string')
     return {

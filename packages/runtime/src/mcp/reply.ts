@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { LIMITS } from '@cm/contract';
+import { LIMITS, type McpToolName } from '@cm/contract';
 import { KEPT_FOR, RESULTS_URI, type Fitted } from './paging';
 import { collectOf } from './progress';
 import type { Json } from './route-calls';
@@ -26,7 +26,7 @@ export const errorResult = (body: Json): CallToolResult => ({
 });
 
 /** The reply of a tool call (or a task's result): the result as fitted, with what `_meta` and the content say of it. */
-export function toolReply(name: string, args: Json, { result, note, resultId }: Fitted): CallToolResult {
+export function toolReply(name: McpToolName, args: Json, { result, note, resultId }: Fitted): CallToolResult {
   const meta: Json = { ...metaOf(result), ...(note ?? {}) };
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
   const collect = collectOf(name, args, result);

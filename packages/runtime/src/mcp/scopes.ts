@@ -1,4 +1,4 @@
-import { ApiError, isJsonObject, MCP_TOOL_NAMES, scopeOfTool, type McpToolName, type OAuthScope } from '@cm/contract';
+import { ApiError, isJsonObject, isMcpToolName, scopeOfTool, type OAuthScope } from '@cm/contract';
 import { insufficientScope } from '../bearer';
 import { baseUrlOf } from '../http';
 import type { Caller } from './route-calls';
@@ -9,8 +9,6 @@ import type { Caller } from './route-calls';
  * the POST's JSON-RPC messages, so it loads with the server, not at cold start.
  */
 
-const isToolName = (name: unknown): name is McpToolName => MCP_TOOL_NAMES.some((tool) => tool === name);
-
 /** The scopes the messages of a POST body ask for: each tool call its tool's, each task method research's. */
 function scopesAsked(body: unknown): OAuthScope[] {
   const messages = Array.isArray(body) ? body : [body];
@@ -18,7 +16,7 @@ function scopesAsked(body: unknown): OAuthScope[] {
     if (!isJsonObject(m) || typeof m.method !== 'string') return [];
     if (m.method.startsWith('tasks/')) return ['research'];
     const name = m.method === 'tools/call' && isJsonObject(m.params) ? m.params.name : undefined;
-    return isToolName(name) ? [scopeOfTool(name)] : [];
+    return isMcpToolName(name) ? [scopeOfTool(name)] : [];
   });
 }
 

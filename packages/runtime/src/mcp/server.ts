@@ -13,7 +13,7 @@ import {
   type ServerContext,
   type ServerOptions,
 } from '@modelcontextprotocol/server';
-import { ApiError, isJsonObject, MCP_EXTRA_TOOLS, toolSpec, type McpExtraTool } from '@cm/contract';
+import { ApiError, isJsonObject, isMcpExtraTool, isMcpToolName, type McpToolName } from '@cm/contract';
 import {
   answersElicitation,
   approvalAnswered,
@@ -44,7 +44,7 @@ import {
   TASKS_EXTENSION,
 } from './tasks';
 import { scopeRefusal } from './scopes';
-import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
+import { hasOwnCursor, runsAsTask } from './tool-kinds';
 
 /*
  * The MCP server of one request, in both protocol eras (docs/api.md#mcp): 2026-07-28 (stateless
@@ -56,19 +56,16 @@ import { hasOwnCursor, TASK_TOOLS } from './tool-kinds';
 
 type Era = McpRequestContext['era'];
 
-const isExtraTool = (name: string): name is McpExtraTool => MCP_EXTRA_TOOLS.some((tool) => tool === name);
-
 /** A tool's result, as its own function (or the MCP-only call) answers it. */
-async function resultOf(caller: Caller, name: string, args: Json): Promise<Json> {
-  const tool = toolSpec(name);
-  if (tool) return invokeTool(caller, tool.name, args);
-  if (isExtraTool(name)) return EXTRA_TOOL_CALLS[name](caller, args);
-  throw new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, { name });
-}
+const resultOf = (caller: Caller, name: McpToolName, args: Json): Promise<Json> =>
+  isMcpExtraTool(name) ? EXTRA_TOOL_CALLS[name](caller, args) : invokeTool(caller, name, args);
+
+const unknownTool = (name: string) =>
+  new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, { name });
 
 /** Progress notifications every PROGRESS_EVERY_MS while `work` runs, when the client gave a token and the call waits. */
 async function reportingProgress<T>(
-  name: string,
+  name: McpToolName,
   args: Json,
   progressToken: string | number | undefined,
   notify: (notification: Notification) => Promise<void>,
@@ -114,7 +111,7 @@ const declined = (approval: 'decline' | 'cancel', estimate: unknown) =>
 /** 2025: a tool's result; a call over the approval threshold first asks the user, when `ask` can (approval.ts). */
 async function askedResultOf(
   caller: Caller,
-  name: string,
+  name: McpToolName,
   args: Json,
   ask: Ask | undefined,
   signal: AbortSignal,
@@ -142,7 +139,7 @@ function failureResult(caller: Caller, name: string, error: unknown): CallToolRe
 }
 
 /** A call's result as MCP answers it: a page of a kept result, or the result fitted, with its `_meta`. */
-async function shown(caller: Caller, name: string, args: Json, run: () => Promise<Json>): Promise<CallToolResult> {
+async function shown(caller: Caller, name: McpToolName, args: Json, run: () => Promise<Json>): Promise<CallToolResult> {
   try {
     let page: Fitted;
     if (typeof args.cursor === 'string' && !hasOwnCursor(name)) page = await nextPage(caller, name, args.cursor);
@@ -159,9 +156,9 @@ async function shown(caller: Caller, name: string, args: Json, run: () => Promis
  * is made with the refusal's confirm token; declined, it is not made (its estimate, free, says what it
  * would have cost). research is a task for a client that declares the tasks extension.
  */
-async function modernCall(caller: Caller, name: string, args: Json, ctx: ServerContext) {
+async function modernCall(caller: Caller, name: McpToolName, args: Json, ctx: ServerContext) {
   const { envelope, inputResponses } = ctx.mcpReq;
-  if (TASK_TOOLS.includes(name) && declaresTasks(envelope) && waitOf(name, args) && typeof args.cursor !== 'string')
+  if (runsAsTask(name) && declaresTasks(envelope) && waitOf(name, args) && typeof args.cursor !== 'string')
     return startTask(caller, args);
   const answered = approvalAnswered(inputResponses, ctx.mcpReq.requestState());
   const asked: { question?: InputRequiredResult } = {};
@@ -186,9 +183,9 @@ async function modernCall(caller: Caller, name: string, args: Json, ctx: ServerC
 }
 
 /** 2025 tools/call: with `task` (research only) a task; otherwise the call, asking for approval where the client answers. */
-function legacyCall(caller: Caller, name: string, args: Json, ctx: ServerContext, ask: Ask | undefined, task: unknown) {
+function legacyCall(caller: Caller, name: McpToolName, args: Json, ctx: ServerContext, ask: Ask | undefined, task: unknown) {
   if (task !== undefined) {
-    if (!TASK_TOOLS.includes(name))
+    if (!runsAsTask(name))
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${name} does not run as a task; call it without task`);
     return startLegacyTask(caller, name, args);
   }
@@ -236,6 +233,8 @@ function mcpServer(caller: Caller, era: Era, asking: WebStandardStreamableHTTPSe
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, task } = request.params;
     const args = request.params.arguments ?? {};
+    // The one place a tool's name is a string: from here on it names a tool.
+    if (!isMcpToolName(name)) return failureResult(caller, name, unknownTool(name));
     if (era === 'modern') return modernCall(caller, name, args, ctx);
     const ask: Ask | undefined = asking
       ? (message) => asking.send(message, { relatedRequestId: ctx.mcpReq.id })

@@ -5,12 +5,12 @@ import {
   type CallToolResult,
   type Task,
 } from '@modelcontextprotocol/server';
-import { isJsonObject, LIMITS } from '@cm/contract';
+import { isJsonObject, LIMITS, type McpToolName } from '@cm/contract';
 import { clientCapabilitiesOf } from './client-capabilities';
 import { fitted, RESULT_ID } from './paging';
 import { errorResult, toolReply } from './reply';
 import { invokeTool, readJob, ToolFailure, type Caller, type Json } from './route-calls';
-import { TASK_TOOLS } from './tool-kinds';
+import { runsAsTask } from './tool-kinds';
 
 /*
  * research as an MCP task (docs/api.md#mcp-tasks), in both protocol eras. The job is the task: its
@@ -125,7 +125,7 @@ const answeredTask = (taskId: string, result: Json, createdAt: string): Task => 
  * completed. The v2 SDK checks a tools/call result as a CallToolResult, so it carries empty content
  * beside the task.
  */
-export async function startLegacyTask(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
+export async function startLegacyTask(caller: Caller, name: McpToolName, args: Json): Promise<CallToolResult> {
   const result = await queuedResearch(caller, args);
   const now = new Date();
   if (isQueued(result)) {
@@ -142,7 +142,7 @@ export async function startLegacyTask(caller: Caller, name: string, args: Json):
 /** A 2025 task answered at once: its kept research result, or null (unknown to the site, gone, or a kept result of another tool). */
 async function keptTask(caller: Caller, resultId: string): Promise<{ result: Json; created_at: string } | null> {
   const kept = await caller.results.read(caller.siteId, resultId, new Date());
-  if (!kept || !TASK_TOOLS.includes(kept.tool)) return null;
+  if (!kept || !runsAsTask(kept.tool)) return null;
   const result: unknown = JSON.parse(kept.json);
   return isJsonObject(result) ? { result, created_at: kept.created_at } : null;
 }
