@@ -8,12 +8,14 @@ import { dirname, join, normalize } from 'node:path';
  */
 
 const ROOT = join(__dirname, '../..');
-const DOCS = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+/** The Markdown files under a folder of docs/, its subfolders' too (the contract's pages in docs/api/), but not the screenshots. */
+const markdownUnder = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return path === 'docs/screenshots' ? [] : markdownUnder(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+const DOCS = ['README.md', ...markdownUnder('docs')];
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 /** The text outside fenced code blocks, where links and headings are links and headings. */
