@@ -4,16 +4,19 @@ import { dirname, join, normalize } from 'node:path';
 /*
  * The docs are the truth, so what they point at must be there: every relative link and its anchor (a
  * heading's slug as GitHub makes it, or an <a id>), and every repository path they name in code
- * (`packages/…`, `functions/…`, `infra/…`, `test/…`, `bench/…`, `docs/…`, `.ci/…`).
+ * (`packages/…`, `functions/…`, `infra/…`, `test/…`, `bench/…`, `docs/…`, `.ci/…`); and every anchor of a doc
+ * the code names (`docs/api.md#oauth` in a comment, a description or an OpenAPI summary).
  */
 
 const ROOT = join(__dirname, '../..');
-const DOCS = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+/** The Markdown files under a folder of docs/, its subfolders' too (the contract's pages in docs/api/), but not the screenshots. */
+const markdownUnder = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return path === 'docs/screenshots' ? [] : markdownUnder(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+const DOCS = ['README.md', ...markdownUnder('docs')];
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 /** The text outside fenced code blocks, where links and headings are links and headings. */
@@ -55,4 +58,26 @@ it.each(DOCS)('%s: every repository path it names is there', (file) => {
     .map((m) => m[1]!.replace(/\.$/, ''))
     .filter((path) => !existsSync(join(ROOT, path)));
   expect(missing).toEqual([]);
+});
+
+/** The code under a folder: its TypeScript and JavaScript files, without dependencies, builds or recorded fixtures. */
+const codeUnder = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory())
+      return ['node_modules', 'dist', 'cdk.out', 'fixtures'].includes(entry.name) ? [] : codeUnder(path);
+    return /\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) ? [path] : [];
+  });
+
+// Text the service serves names the contract's anchors (an OpenAPI summary, a tool's field description), and
+// changing it would change its replies; so an anchor the code names stays, as an <a id> on the map if it moves.
+it('every anchor of a doc the code names is there', () => {
+  const broken = ['packages', 'functions', 'infra', 'test', 'bench']
+    .flatMap(codeUnder)
+    .flatMap((file) =>
+      [...read(file).matchAll(/\bdocs\/([\w./-]+\.md)#([\w-]+)/g)]
+        .filter(([, doc, anchor]) => !anchors.get(`docs/${doc}`)?.has(anchor!))
+        .map(([ref]) => `${file}: ${ref}`),
+    );
+  expect(broken).toEqual([]);
 });
