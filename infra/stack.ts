@@ -19,19 +19,13 @@ import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrenc
 import { edgeDistributions, type EdgeAcls } from './constructs/edge';
 import type { SiteDomains } from './constructs/site-edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
-import {
-  grantBedrock,
-  grantInvoke,
-  grantSecret,
-  made,
-  serviceFunction,
-  type FunctionFactory,
-} from './constructs/function';
+import { grantBedrock, grantInvoke, made, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
 import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
 import { contentTable, tableBackups } from './constructs/storage';
 import { serviceDashboard } from './constructs/dashboard';
 import { oauthSecret } from './constructs/oauth';
+import { checkedKmsKey, grantSecret, secretAtDeploy } from './constructs/provider-secrets';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
@@ -84,8 +78,6 @@ export interface ContentApiStackProps extends StackProps {
   reserveConcurrency?: boolean;
 }
 
-const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/(?:mrk-)?[0-9a-f-]+$/;
-
 /**
  * The service: one DynamoDB table, one HTTP API, one Lambda function per group of routes in the route
  * table, and a queue (with a dead-letter queue and its alarm) and worker function per worker.
@@ -130,13 +122,9 @@ export class ContentApiStack extends Stack {
     this.mcpStream = lambda('mcp-stream', Duration.seconds(MCP_STREAM_TIMEOUT_SECONDS));
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.
-    const { secretsKmsKeyArn } = props;
-    // IAM grants Decrypt on a key's ARN only: an alias ARN or a key id would grant nothing.
-    if (secretsKmsKeyArn !== undefined && !KMS_KEY_ARN.test(secretsKmsKeyArn))
-      throw new Error(
-        `secretsKmsKeyArn must be a KMS key's ARN (arn:aws:kms:<region>:<account>:key/<id>), not ${secretsKmsKeyArn}`,
-      );
+    const secretsKmsKeyArn = checkedKmsKey(props.secretsKmsKeyArn);
     if (props.dataforseoSecret) {
+      secretAtDeploy(this, 'dataforseoSecret', props.dataforseoSecret);
       for (const name of DATAFORSEO_READERS)
         grantSecret(made(byName, name), 'DATAFORSEO_SECRET', props.dataforseoSecret, secretsKmsKeyArn);
     }
@@ -144,6 +132,7 @@ export class ContentApiStack extends Stack {
     const researchWorker = made(this.workers, 'research');
     grantBedrock(researchWorker, props.bedrockModelId ?? this.bedrockModelOfRegion());
     if (props.tavilySecret) {
+      secretAtDeploy(this, 'tavilySecret', props.tavilySecret);
       grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret, secretsKmsKeyArn);
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
       made(this.functions, 'research').addEnvironment('TAVILY_SECRET', props.tavilySecret);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -96,34 +96,6 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
     fn.metricErrors({ period: Duration.minutes(5) }),
   );
   return fn;
-}
-
-/**
- * Lets `fn` read a secret, given by complete ARN or by name (Secrets Manager adds six random characters
- * to a name's ARN), and names it in `variable`: GetSecretValue and nothing else. A secret under a
- * customer managed key needs that key's ARN: the function may then decrypt with it, through Secrets
- * Manager only; without one, the secret must be under the account's default key (`aws/secretsmanager`).
- */
-export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string, kmsKeyArn?: string): void {
-  const stack = Stack.of(fn);
-  const resource = nameOrArn.startsWith('arn:')
-    ? nameOrArn
-    : stack.formatArn({
-        service: 'secretsmanager',
-        resource: 'secret',
-        resourceName: `${nameOrArn}-??????`,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      });
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }));
-  if (kmsKeyArn)
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['kms:Decrypt'],
-        resources: [kmsKeyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` } },
-      }),
-    );
-  fn.addEnvironment(variable, nameOrArn);
 }
 
 /**

@@ -103,6 +103,63 @@ describe('provider secrets under a customer managed key', () => {
   });
 });
 
+describe("the provider secrets' names", () => {
+  const secrets = { dataforseoSecret: 'content-api/dataforseo', tavilySecret: 'content-api/tavily' };
+
+  it('describes each secret at deploy (its metadata, not its value), so a name that names none fails the deploy', () => {
+    const app = checkedApp({ context: NO_BUNDLING });
+    const t = Template.fromStack(new ContentApiStack(app, 'Checked', secrets));
+    const checks = Object.values(t.findResources('Custom::AWS')).map((r) => JSON.stringify(r.Properties.Create));
+    expect(checks.sort()).toEqual([
+      expect.stringContaining('\\"SecretId\\":\\"content-api/dataforseo\\"'),
+      expect.stringContaining('\\"SecretId\\":\\"content-api/tavily\\"'),
+    ]);
+    for (const check of checks) expect(check).toContain('\\"action\\":\\"describeSecret\\"');
+    // Its function may describe those two secrets and do nothing else.
+    const described = statementsOf(t).filter(({ statement }) => statement.Action === 'secretsmanager:DescribeSecret');
+    expect(described).toHaveLength(2);
+    for (const { roles } of described) expect(roles).toContain('AWS679f53fac002430cb0da5b7982bd2287');
+    expect(
+      JSON.stringify(
+        statementsOf(t)
+          .filter(({ roles }) => roles.includes('AWS679f53fac002430cb0da5b7982bd2287'))
+          .map(({ statement }) => statement.Action),
+      ),
+    ).toBe('["secretsmanager:DescribeSecret","secretsmanager:DescribeSecret"]');
+    expect(() => app.synth({ force: true })).not.toThrow();
+  });
+
+  it('checks nothing, and has no checking function, without provider secrets', () => {
+    const t = Template.fromStack(new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Sandboxed'));
+    expect(t.findResources('Custom::AWS')).toEqual({});
+  });
+
+  it('stops the synth on what cannot name a secret, naming the context that gave it', () => {
+    const stack = (props: Record<string, string>) => () =>
+      new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Named', props);
+    expect(stack({ dataforseoSecret: 'content api/dataforseo' })).toThrow(
+      'dataforseoSecret must be a Secrets Manager name',
+    );
+    expect(stack({ tavilySecret: 'x'.repeat(513) })).toThrow('tavilySecret must be a Secrets Manager name');
+    expect(stack({ tavilySecret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:content-api/tavily' })).toThrow(
+      "tavilySecret must be a secret's name or its complete ARN",
+    );
+    expect(
+      stack({ tavilySecret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:content-api/tavily-AbC123' }),
+    ).not.toThrow();
+  });
+
+  it('warns of a name that Secrets Manager may read as an ARN with its random suffix', () => {
+    const stack = new ContentApiStack(checkedApp({ context: NO_BUNDLING }), 'Suffixed', {
+      dataforseoSecret: 'content-api/dataforseo-prod01',
+    });
+    Annotations.fromStack(stack).hasWarning(
+      '/Suffixed',
+      Match.stringLikeRegexp('dataforseoSecret .* give the complete ARN'),
+    );
+  });
+});
+
 describe('termination protection', () => {
   it('protects both stacks of the app from deletion by default', () => {
     const { edge, service } = serviceStacks(checkedApp({ context: NO_BUNDLING }), {});

@@ -836,7 +836,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     // Every route's function builds visitor-page URLs on it (publish replies, canonical links, find_pages); the workers build none.
     const functions = Object.values(withSecrets.findResources('AWS::Lambda::Function'));
     const based = functions.filter(
-      (f) => f.Properties.Environment.Variables.PUBLIC_BASE_URL === 'https://api.example.com',
+      (f) => f.Properties.Environment?.Variables.PUBLIC_BASE_URL === 'https://api.example.com',
     );
     expect(based).toHaveLength(FUNCTIONS.length + 1);
     for (const name of ['VisitorFunction', 'PublishFunction', 'McpFunction', 'McpStreamFunction']) {
@@ -852,10 +852,17 @@ describe('CDK stack with provider credentials and a custom domain', () => {
   });
   const readersOf = (secret: string) =>
     Object.values(withSecrets.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(`secret:${secret}`))
+      .filter((p) =>
+        p.Properties.PolicyDocument.Statement.some(
+          (s: any) =>
+            s.Action === 'secretsmanager:GetSecretValue' && JSON.stringify(s.Resource).includes(`secret:${secret}`),
+        ),
+      )
       .map((p) => JSON.stringify(p.Properties.Roles));
   const envs = () =>
-    Object.values(withSecrets.findResources('AWS::Lambda::Function')).map((f) => f.Properties.Environment.Variables);
+    Object.values(withSecrets.findResources('AWS::Lambda::Function')).map(
+      (f) => f.Properties.Environment?.Variables ?? {},
+    );
 
   it('lets only the functions that call DataForSEO (research too, for keywords mode) read its secret, named in their environment', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
@@ -875,7 +882,15 @@ describe('CDK stack with provider credentials and a custom domain', () => {
 
   it("grants a secret's value and nothing more of it, and of a queue only sending (the workers' event sources receive)", () => {
     const statements = statementsOf(withSecrets);
-    const secretActions = statements.filter((s: any) => JSON.stringify(s.Action).includes('secretsmanager:'));
+    // The functions read the value; the deploy's check of each secret (provider-secrets.ts) only describes it.
+    const checks = statements.filter((s: any) => s.Action === 'secretsmanager:DescribeSecret');
+    expect(checks.map((s: any) => JSON.stringify(s.Resource)).sort()).toEqual([
+      expect.stringMatching(/:secret:content-api\/dataforseo-\?\?\?\?\?\?"/),
+      expect.stringMatching(/:secret:content-api\/tavily-\?\?\?\?\?\?"/),
+    ]);
+    const secretActions = statements.filter(
+      (s: any) => JSON.stringify(s.Action).includes('secretsmanager:') && !checks.includes(s),
+    );
     expect(secretActions.length).toBe(9);
     for (const statement of secretActions) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
