@@ -3,7 +3,7 @@ import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT, queueMonitoring } from './monitoring';
-import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
 import { backlinkProfilePrice, linkGapPrice } from '@cm/providers';
 
 /*
@@ -279,11 +279,7 @@ const monitoredDomains = (siteDomain: string | null, domain: string): string[] =
  * row db_insert stored) gets its first monitoring run at once, with the site's (its link gap changed):
  * a backlink profile each, and the site's link gap. A domain tracked and monitored already queues none.
  */
-async function estimateAddCompetitor(
-  ctx: ToolContext,
-  input: AddCompetitorInput,
-  deps: EstimateDeps,
-): Promise<ToolPlan> {
+async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, deps: PlanDeps): Promise<ToolPlan> {
   const { domain, site } = await planAdd(ctx, input);
   const found = await rowOfDomain(ctx, domain);
   const provider = deps.monitorSource;
@@ -326,4 +322,4 @@ async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
       : 0;
   return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }
-export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, estimateAddCompetitor);
+export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, planAddCompetitor);
