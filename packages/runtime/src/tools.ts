@@ -30,7 +30,7 @@ import type { Observation } from './observability';
 
 /**
  * What a tool's function is wired to, as the stack grants it: the paid data providers it calls and
- * the queues it sends to. Its bundle holds the SDK clients of these and no others.
+ * the queues it sends to. Its bundle has the SDK clients of these and no others.
  */
 export interface ToolWiring {
   keywordData?: () => Promise<KeywordDataProvider>;
@@ -71,7 +71,7 @@ interface ToolRun<I extends object> {
   siteId: number;
   input: I;
   observation: Observation;
-  /** The route's deadline: provider calls in flight stop, and their reservations are released, before the run answers. */
+  /** The route's deadline: provider calls in flight stop, and their holds are cancelled, before the run answers. */
   deadline: AbortSignal;
   /** A paid tool's planner (its workflow's `plan`, plannerOf): its estimate, and the approval its threshold asks for. */
   planner?: (ctx: ToolContext, input: I, deps: PlanDeps) => Promise<ToolPlan>;
@@ -164,7 +164,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
       ...(meter.simulated ? { simulated: true } : {}),
     };
   } catch (error) {
-    // Given up at the deadline: what it reserved is released below, then the answer is the deadline's.
+    // Given up at the deadline: the holds it placed are cancelled below, then the answer is the deadline's.
     if (deadline.aborted) throw serviceUnavailable('The request did not finish in time');
     // No answer in time, after the attempts the route's time allows: the provider is down or hanging.
     if (error instanceof ProviderError && error.timedOut)

@@ -160,10 +160,10 @@ async function researchRun(ctx: ToolContext, input: ResearchInput) {
       continue;
     }
     // A job ended (or whose lease lapsed, ended now) captures no later call: the next read finds its
-    // research, or no claim (a failed job's claim, if its end left it, is released here).
+    // research, or no claim (a failed job's claim, if its end left it, is given back here).
     const current = await expireLapsed(ctx.store, pending);
     if (!isEnded(current)) return collect(current.job_id, true);
-    if (current.status === 'failed') await ctx.store.research.releaseQuery(ctx.siteId, query, current.job_id);
+    if (current.status === 'failed') await ctx.store.research.giveBackQuery(ctx.siteId, query, current.job_id);
   }
 }
 export const research = /* @__PURE__ */ withPlan(researchRun, planResearch);
