@@ -1,11 +1,11 @@
-import { ArticleInput, QuestionInput, SiteClaimBody } from '@cm/contract';
-import { checkSiteClaim } from '@cm/core';
+import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
+import { checkBodySiteId } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
 import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 
 /** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
 async function publish(request: ApiRequest, parse: () => PublishInput) {
-  checkSiteClaim(request.siteId, request.body(SiteClaimBody).site_id);
+  checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
   const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), {
     siteRoot: request.siteRoot(),
   });

@@ -21,7 +21,7 @@ import { trackTopicFor } from '../helpers/rank-seed';
  * view shows the seeded data in the competitors' colours and names, viewing costs nothing, paid actions
  * ask first, and the page talks to nothing but its own origin under its CSP. A second stack, whose
  * sandbox charges list prices, shows the budget at work: simulated money apart from billed, and a 402.
- * The stacks run one after the other: a process holds one stack's configuration at a time.
+ * The stacks run one after the other: a process has one stack's configuration at a time.
  */
 
 const SHOTS = join(__dirname, '..', '..', 'test-output', 'dashboard');

@@ -282,7 +282,7 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     const opened = frame.locator(`details.position-history[data-history="${keyword}"]`);
     expect(await opened.getAttribute('open')).not.toBeNull();
     expect(await opened.locator('[data-table="positions"] tbody tr').count()).toBe(7);
-    // It acts on nothing: no paid action's button, as it holds no key.
+    // It acts on nothing: no paid action's button, as it has no key.
     expect(await frame.locator('button[data-refresh], .coverage button').count()).toBe(0);
   });
 

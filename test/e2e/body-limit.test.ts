@@ -140,7 +140,7 @@ describe('a body far over the limit', () => {
   const total = 64 * MiB;
 
   // The client writes only as fast as the server reads, and stops when the server ends the connection.
-  // Had the server read the body whole (to hold it, or to drain it), all 64 MiB would have gone out
+  // Had the server read the body whole (to keep it, or to drain it), all 64 MiB would have gone out
   // before the answer; it answers at the limit, so they cannot.
   it('is answered 413 at once when its Content-Length says so', async () => {
     const reply = await rawRequest(t.url, head('POST', '/articles', [`Content-Length: ${total}`]), { bytes: total });
@@ -180,7 +180,7 @@ describe('a body far over the limit', () => {
     const reply = await rawRequest(t.url, keepAlive, { bytes: total, chunked, deaf: true });
     expect(reply.status).toBe(413);
     expect(reply.headers.connection).toBe('close');
-    // The limit, plus what the loopback's socket buffers hold: far from the 64 MiB a draining server takes.
+    // The limit, plus what the loopback's socket buffers have: far from the 64 MiB a draining server takes.
     expect(reply.sentBytes).toBeLessThan(total / 2);
   });
 

@@ -69,7 +69,7 @@ it('reserves a queued research job when it is accepted, settles it to the bill w
     reserved_usd: estimate,
     spent_usd: 0,
   });
-  // Another job does not fit while the first holds its reservation.
+  // Another job does not fit while the first has its hold.
   expect((await tool('research', { mode: 'web', seed: 'road running shoes', wait_ms: 0 }, key)).status).toBe(402);
 
   const done = await t.call('GET', `/v1/jobs/${accepted.body.job_id}?wait_ms=10000`, undefined, { key });

@@ -43,7 +43,7 @@ describe('a path parameter whose percent-escapes do not decode', () => {
 
 describe('JSON nested deeper than the limit', () => {
   const limit = SERVICE_LIMITS.jsonDepthMax;
-  // The body object is level 1, `body` level 2 and the block level 3: a field of the block holding
+  // The body object is level 1, `body` level 2 and the block level 3: a field of the block with
   // `levels - 3` arrays reaches `levels`.
   const publish = (levels: number) =>
     `{"slug":"deep","title":"Deep","body":[{"_type":"carousel","slides":${nested(levels - 3)}}]}`;
@@ -234,21 +234,21 @@ const TEMPLATE_KEYS = Object.keys(TEMPLATES);
 /** `body` with one of its numbers (or a new field) written as `literal`, which JSON.stringify cannot produce. */
 function withNumber(body: unknown, literal: string, int: (min: number, max: number) => number): string {
   const marker = '@@number@@';
-  const leaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[] = [];
+  const leaves: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const walk = (value: unknown) => {
     if (Array.isArray(value))
-      value.forEach((item, i) => (typeof item === 'number' ? leaves.push({ holder: value, key: i }) : walk(item)));
+      value.forEach((item, i) => (typeof item === 'number' ? leaves.push({ parent: value, key: i }) : walk(item)));
     else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        if (typeof item === 'number') leaves.push({ holder: value as Record<string, unknown>, key });
+        if (typeof item === 'number') leaves.push({ parent: value as Record<string, unknown>, key });
         else walk(item);
       }
     }
   };
   walk(body);
   const leaf =
-    leaves.length > 0 ? leaves[int(0, leaves.length - 1)]! : { holder: body as Record<string, unknown>, key: 'n' };
-  (leaf.holder as Record<string | number, unknown>)[leaf.key] = marker;
+    leaves.length > 0 ? leaves[int(0, leaves.length - 1)]! : { parent: body as Record<string, unknown>, key: 'n' };
+  (leaf.parent as Record<string | number, unknown>)[leaf.key] = marker;
   return JSON.stringify(body).replace(`"${marker}"`, literal);
 }
 

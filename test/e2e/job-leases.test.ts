@@ -13,7 +13,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.stop());
 
-/** A job as a crashed stack leaves it: `status`, leased until `leaseUntil`, holding a place under the cap until `placeUntil` (or none). */
+/** A job as a crashed stack leaves it: `status`, leased until `leaseUntil`, with a place under the cap until `placeUntil` (or none). */
 async function abandoned(
   status: 'queued' | 'running',
   leaseUntil: number,
@@ -57,7 +57,7 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
 });
 
-it('releases the budget a lapsed job reserved when it was accepted', async () => {
+it('cancels the hold a lapsed job placed on the budget when it was accepted', async () => {
   const past = Date.now() - 1000;
   const site = await t.newSite('Lapsed budget');
   const day = utcDay(new Date());
@@ -68,7 +68,7 @@ it('releases the budget a lapsed job reserved when it was accepted', async () =>
     deployment: false,
     lease_until: Date.now() + 3_600_000,
   };
-  const hold = { id: ticket.hold_id, leaseUntil: ticket.lease_until };
+  const hold = { id: ticket.hold_id, expiresAt: ticket.lease_until };
   expect((await t.store.budgets.reserve({ siteId: site.siteId }, day, hold, ticket.estimate_usd, {})).reserved).toBe(
     true,
   );

@@ -424,7 +424,7 @@ describe('links to pages readers cannot reach at publish', () => {
     const { requests: counted, result: linker } = await requestPathCount(t, () =>
       publishArticle('pd-live-linker', { related_article_ids: [target] }),
     );
-    // The page, its link index, its one live target, the page's word that its index holds them; whether
+    // The page, its link index, its one live target, the page's word that its index has them; whether
     // pages linked to it before is the mark they left on its item.
     expect(counted).toBe(4);
     expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);

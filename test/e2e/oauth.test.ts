@@ -218,7 +218,7 @@ describe('OAuth sign-in', () => {
       );
     expect((await revokeWith(confidential.client_secret)).status).toBe(200);
     expect((await revokeWith(`${confidential.client_secret}x`)).status).toBe(401);
-    // Tokens too: only the hash names the item, and the payload holds no token.
+    // Tokens too: only the hash names the item, and the payload has no token.
     const tokenItem = await storedItem('AccessToken', restToken);
     expect(tokenItem).not.toContain(restToken);
   });

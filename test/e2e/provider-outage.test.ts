@@ -37,7 +37,7 @@ const ledgerCalls = async (key: string) =>
     0,
   );
 
-it('releases what a run reserved when its deadline gives it up, before the 503, not after the 5-minute lease', async () => {
+it('cancels the holds a run placed when its deadline gives it up, before the 503, not after they expire in 5 minutes', async () => {
   const site = await t.newSite('Abandoned');
   replay.hang(ENDPOINTS.serpOrganic);
   try {

@@ -675,7 +675,7 @@ describe('DynamoDB round trips', () => {
     expect([read.result.status, read.requests]).toEqual([200, 1]);
 
     // Changed links cost four more: the page's link items are read, the index written, the targets read,
-    // and the page says its index holds them (until then its next publish does it all again).
+    // and the page says its index has them (until then its next publish does it all again).
     const changed = await requestPathCount(t, () => t.call('POST', '/articles', { ...body, related_article_ids: [] }));
     expect(changed.requests).toBe(5);
   });

@@ -117,7 +117,7 @@ describe('research jobs', () => {
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
   });
 
-  it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late release leaves the new owner's place alone", async () => {
+  it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late free leaves the new owner's place alone", async () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
@@ -130,7 +130,7 @@ describe('research jobs', () => {
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
       await pause(4_200); // past every lease, while the hung jobs still run
-      // The next job's lease outlasts its wait on the queue: the hung workers hold every invocation the
+      // The next job's lease outlasts its wait on the queue: the hung workers take every invocation the
       // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
       process.env.RESEARCH_LEASE_MS = '60000';
       resetServices();
@@ -144,9 +144,9 @@ describe('research jobs', () => {
           status: 'failed',
           error: { code: 'lease_expired' },
         });
-      // Its job holds its place, and runs once a hung worker ends.
+      // Its job keeps its place, and runs once a hung worker ends.
       expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
-      // The hung workers end now: their late ends and releases take nothing from the new owner.
+      // The hung workers end now: their late ends and frees take nothing from the new owner.
       await pause(4_000);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
     });

@@ -24,7 +24,7 @@ async function site(name: string) {
   };
 }
 
-/** Runs `during` while no research job can start (each stays queued, holding its place), then lets them run and end. */
+/** Runs `during` while no research job can start (each stays queued, with its place), then lets them run and end. */
 async function whileQueued(during: () => Promise<void>) {
   t.stack.queues.research.pause();
   try {
@@ -37,7 +37,7 @@ async function whileQueued(during: () => Promise<void>) {
 
 const placesHeld = async () => (await t.store.researchSlots.state()).inflight;
 
-it('joins a second identical call to the job in process: same job_id, one place, one reservation, one ledger line', async () => {
+it('joins a second identical call to the job in process: same job_id, one place, one hold, one ledger line', async () => {
   // What one job costs the ledger, from a query of its own.
   const reference = await site('Reference');
   await reference.research({ mode: 'web', seed: 'how to lace trail shoes', wait_ms: 10_000 });
@@ -117,11 +117,11 @@ it('gives a different seed, mode or question a job of its own', async () => {
   });
 });
 
-it('joins the job holding the last place under a full cap instead of refusing the call', async () => {
+it('joins the job with the last place under a full cap instead of refusing the call', async () => {
   const s = await site('Join at the cap');
-  const holders = Array.from({ length: 9 }, (_v, i) => `cap-holder-${i}`);
-  for (const holder of holders)
-    expect((await t.store.researchSlots.take(holder, Date.now() + 3_600_000)).taken).toBe(true);
+  const owners = Array.from({ length: 9 }, (_v, i) => `cap-owner-${i}`);
+  for (const owner of owners)
+    expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
   try {
     await whileQueued(async () => {
       const first = await s.research({ mode: 'web', seed: 'the tenth place', wait_ms: 0 });
@@ -132,7 +132,7 @@ it('joins the job holding the last place under a full cap instead of refusing th
       expect(joined.body).toMatchObject({ job_id: first.body.job_id, joined: true });
     });
   } finally {
-    for (const holder of holders) await t.store.researchSlots.free(holder);
+    for (const owner of owners) await t.store.researchSlots.free(owner);
   }
 });
 

@@ -286,10 +286,10 @@ describe('serp_landscape analyze', () => {
 
   it('keeps an analyze job waiting for a place at no cost, however long: no message, no DynamoDB request; the sweep gives it the place that frees', async () => {
     const s = await site();
-    // Every place held, as jobs that run long hold them.
-    const holders = Array.from({ length: 10 }, (_v, i) => `long-job-${i}`);
-    for (const holder of holders)
-      expect((await t.store.researchSlots.take(holder, Date.now() + 3_600_000)).taken).toBe(true);
+    // Every place leased, as jobs that run long lease them.
+    const owners = Array.from({ length: 10 }, (_v, i) => `long-job-${i}`);
+    for (const owner of owners)
+      expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
     const research = t.stack.queues.research;
     try {
       const reply = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
@@ -306,7 +306,7 @@ describe('serp_landscape analyze', () => {
       expect(recording.operations()).toEqual([]);
       expect(research.sent).toBe(sent);
     } finally {
-      for (const holder of holders) await t.store.researchSlots.free(holder);
+      for (const owner of owners) await t.store.researchSlots.free(owner);
     }
     expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
     await t.stack.drain();

@@ -475,7 +475,7 @@ describe('caching', () => {
     const up = await visit('articles', 'cache-linker', t.siteId, { 'if-none-match': unlinked.etag });
     expect(up.status).toBe(200);
     expect(up.text).toContain('/articles/cache-target');
-    // What readers see is as before the target went down, and so is the ETag; a cache holding that copy may keep it.
+    // What readers see is as before the target went down, and so is the ETag; a cache with that copy may keep it.
     expect(validatorsOf(up).etag).toBe(linked.etag);
     expect(validatorsOf(up).lastModified).toBe(
       new Date((await t.call('GET', `/articles/${linker}`)).body.relinked_at).toUTCString(),

@@ -84,7 +84,7 @@ export async function warmKeyCheck(t: TestStack, key: string = t.key): Promise<v
 }
 
 /**
- * The DynamoDB requests `run` makes on its request path, and its result: the queues hold what it sends
+ * The DynamoDB requests `run` makes on its request path, and its result: the queues have what it sends
  * until it is counted (their workers share the counted engine, and on a slower one could start within
  * the count), then deliver it, and the stack is drained.
  */

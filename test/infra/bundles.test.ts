@@ -23,7 +23,7 @@ import {
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, pascal } from '../../infra/stack';
 
-/* Each function's bundle, built with the stack's esbuild options: in budget, and holding the SDK clients its role may use, and no others. */
+/* Each function's bundle, built with the stack's esbuild options: in budget, and with the SDK clients its role may use, and no others. */
 
 let sizes: BundleSize[];
 let template: Template;

@@ -200,13 +200,13 @@ describe('CDK stack', () => {
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) =>
       id.startsWith('OAuthSecret'),
     );
-    const holders = Object.entries(template.findResources('AWS::Lambda::Function'))
+    const secretUsers = Object.entries(template.findResources('AWS::Lambda::Function'))
       .filter(([, f]) => f.Properties.Environment?.Variables?.OAUTH_SECRET !== undefined)
       .map(([id, f]) => ({
         id,
         named: JSON.stringify(f.Properties.Environment.Variables.OAUTH_SECRET).includes(secretId!),
       }));
-    expect(holders).toEqual([{ id: expect.stringMatching(/^OauthFunction/), named: true }]);
+    expect(secretUsers).toEqual([{ id: expect.stringMatching(/^OauthFunction/), named: true }]);
   });
 
   it(

@@ -57,7 +57,7 @@ it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, a
   expect(day!.spent).toBeLessThanOrEqual(0.1 + (estimate - bill));
 });
 
-it('settles a replayed DataForSEO call to its billed cost, and a failed call releases its whole reservation', async () => {
+it('settles a replayed DataForSEO call to its billed cost, and a failed call cancels its whole hold', async () => {
   const { siteId } = await t.newSite('Replayed');
   await t.store.budgets.setLimits(siteId, { daily_usd: 1 }, new Date().toISOString());
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
@@ -173,15 +173,15 @@ it("never lets concurrent calls past the deployment's cap when each must be spli
   expect(perSite.map((w) => w.day!.reserved)).toEqual([0, 0, 0]);
 });
 
-it("reclaims a dead call's reservation once its lease ends", async () => {
+it("drops a dead call's hold once it expires", async () => {
   const { siteId } = await t.newSite('Dead call');
   const day = today();
-  // The clock is set, not waited on: however slow the engine, the lease ends only when the test says so.
+  // The clock is set, not waited on: however slow the engine, the hold expires only when the test says so.
   const start = Date.now();
   const [dead, early, late] = [
-    { id: 'dead', leaseUntil: start + 1000 },
-    { id: 'early', leaseUntil: start + 60_000 },
-    { id: 'late', leaseUntil: start + 60_000 },
+    { id: 'dead', expiresAt: start + 1000 },
+    { id: 'early', expiresAt: start + 60_000 },
+    { id: 'late', expiresAt: start + 60_000 },
   ];
   fakeClock(start);
   try {
@@ -205,7 +205,7 @@ it("reclaims a dead call's reservation once its lease ends", async () => {
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
 });
 
-it("keeps each reservation in flight in an item of its own, so no counter grows with them, and still reclaims dead calls' reservations", async () => {
+it("keeps each reservation in flight in an item of its own, so no counter grows with them, and still drops dead calls' holds", async () => {
   const { siteId } = await t.newSite('Holds apart');
   const day = '2033-05-06';
   const at = () => new Date(`${day}T12:00:00.000Z`);
@@ -233,7 +233,7 @@ it("keeps each reservation in flight in an item of its own, so no counter grows 
     expect(await largestCounter()).toBeLessThan(withOne + 20);
     const capped = budgetOf(siteId, at, limit);
     await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
-    // Their leases end: every one is reclaimed, on the site's counter and the deployment's, as calls need the room.
+    // Their holds expire: every one is dropped, on the site's counter and the deployment's, as calls need the room.
     jest.setSystemTime(start + LIMITS.budgetHoldMs);
     const holds: Hold[] = [];
     for (let i = 0; i < CALLS; i++) holds.push(await capped.reserve(0.001));

@@ -65,7 +65,7 @@ it('fails an update of a path under a missing map with a ValidationException abo
       new UpdateCommand({
         TableName: TABLE,
         Key: { pk: 'M', sk: 'M' },
-        UpdateExpression: 'SET holders.#h = :v',
+        UpdateExpression: 'SET leases.#h = :v',
         ExpressionAttributeNames: { '#h': 'h1' },
         ExpressionAttributeValues: { ':v': 1 },
       }),
@@ -85,7 +85,7 @@ it('ends a Query page at 1 MB with a LastEvaluatedKey, and the next page starts 
       ExpressionAttributeValues: { ':p': 'BIG' },
     }),
   );
-  // 1 MB holds 26 whole items of about 40 KB; the one that crosses the line is the page's last, as on DynamoDB.
+  // 1 MB fits 26 whole items of about 40 KB; the one that crosses the line is the page's last, as on DynamoDB.
   expect(first.Count).toBe(27);
   expect(first.LastEvaluatedKey).toEqual({ pk: 'BIG', sk: '026' });
   const rest = await db.send(

@@ -230,7 +230,7 @@ describe('InProcessQueue', () => {
     );
     for (let i = 0; i < 7; i++) await queue.send('slow');
     const done = queue.idle();
-    // Three invocations hold the worker; the other four wait until one ends.
+    // Three invocations keep the worker busy; the other four wait until one ends.
     while (release.length < 3) await new Promise((resolve) => setImmediate(resolve));
     expect(handled).toBe(3);
     while (handled < 7 || release.length > 0) {

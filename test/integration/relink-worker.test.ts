@@ -149,7 +149,7 @@ describe('relink worker', () => {
 });
 
 describe('relink fan-out', () => {
-  /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue holds. */
+  /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue has. */
   async function owedRelink(slug: string, count: number) {
     const target = (await t.call('POST', '/articles', article(slug))).body.id as string;
     const now = new Date().toISOString();

@@ -22,8 +22,8 @@ it('holds each unique value by exactly one row under concurrent overlapping inse
   expect(created.map((row) => row.keyword).sort()).toEqual([...names].sort());
   for (const batch of batches) {
     for (const conflict of batch.conflicts) {
-      const holder = created.find((row) => row.keyword === conflict.fields.keyword)!;
-      expect(conflict.existingId).toBe(holder.id);
+      const owner = created.find((row) => row.keyword === conflict.fields.keyword)!;
+      expect(conflict.existingId).toBe(owner.id);
     }
   }
   const ids = await t.store.rows.idsByUnique(

@@ -1,6 +1,6 @@
 import { useTestStack } from '../helpers/local';
 
-/* The global cap of research in flight: one DynamoDB item with the count and each holder's lease. */
+/* The global cap of research in flight: one DynamoDB item with the count and each owner's lease. */
 
 const t = useTestStack();
 
@@ -19,41 +19,41 @@ it('lets exactly 10 of 100 concurrent callers take a place, and all 10 are free 
   const outcomes = await Promise.all(
     Array.from({ length: 100 }, (_v, i) => slots.take(`job-${i}`, now + LEASE_MS, now)),
   );
-  const holders = outcomes.flatMap((o, i) => (o.taken ? [`job-${i}`] : []));
-  expect(holders).toHaveLength(10);
+  const owners = outcomes.flatMap((o, i) => (o.taken ? [`job-${i}`] : []));
+  expect(owners).toHaveLength(10);
   expect(outcomes.filter((o) => !o.taken)).toHaveLength(90);
   expect((await expectConsistent()).inflight).toBe(10);
 
-  expect(await Promise.all(holders.map((h) => slots.free(h)))).toEqual(Array(10).fill(true));
-  expect(await slots.free(holders[0]!)).toBe(false); // freeing twice frees nothing more
+  expect(await Promise.all(owners.map((h) => slots.free(h)))).toEqual(Array(10).fill(true));
+  expect(await slots.free(owners[0]!)).toBe(false); // freeing twice frees nothing more
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
 });
 
-it("reclaims a dead holder's place once its lease expires, and the dead holder's late free takes nothing from the new owner", async () => {
+it("revokes a dead owner's lease once it expires, and the dead owner's late free takes nothing from the new owner", async () => {
   const slots = t.store.researchSlots;
   const now = Date.now();
-  // Ten holders; one of them ("dead") has a worker that dies and never frees its place.
+  // Ten owners; one of them ("dead") has a worker that dies and never frees its place.
   for (let i = 0; i < 9; i++) expect((await slots.take(`live-${i}`, now + LEASE_MS, now)).taken).toBe(true);
   expect((await slots.take('dead', now + 1_000, now)).taken).toBe(true);
   expect((await slots.take('early', now + LEASE_MS, now)).taken).toBe(false); // full, the dead lease has not expired
 
   const later = now + 2_000;
-  expect((await slots.take('next', later + LEASE_MS, later)).taken).toBe(true); // the expired lease was reclaimed
+  expect((await slots.take('next', later + LEASE_MS, later)).taken).toBe(true); // the expired lease was revoked
   let state = await expectConsistent();
   expect(state.inflight).toBe(10);
   expect(state.leases.dead).toBeUndefined();
   expect(state.leases.next).toBe(later + LEASE_MS);
 
-  expect(await slots.free('dead')).toBe(false); // the dead owner's late release
+  expect(await slots.free('dead')).toBe(false); // the dead owner's late free
   state = await expectConsistent();
   expect(state.inflight).toBe(10);
   expect(state.leases.next).toBe(later + LEASE_MS);
 
-  for (const holder of [...Array.from({ length: 9 }, (_v, i) => `live-${i}`), 'next']) await slots.free(holder);
+  for (const owner of [...Array.from({ length: 9 }, (_v, i) => `live-${i}`), 'next']) await slots.free(owner);
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
 });
 
-it('keeps count and leases equal under concurrent takes, frees and reclaims', async () => {
+it('keeps count and leases equal under concurrent takes, frees and revokes', async () => {
   const slots = t.store.researchSlots;
   const now = Date.now();
   await Promise.all(Array.from({ length: 5 }, (_v, i) => slots.take(`stale-${i}`, now - 1, now - 10_000)));
@@ -65,19 +65,19 @@ it('keeps count and leases equal under concurrent takes, frees and reclaims', as
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {} });
 });
 
-it('hold extends a live lease in place, and takes a new place only for a holder that lost its lease and only below the cap', async () => {
+it('renew extends a live lease in place, and takes a new place only for an owner that lost its lease and only below the cap', async () => {
   const slots = t.store.researchSlots;
   const now = Date.now();
   expect((await slots.take('worker', now + 1_000, now)).taken).toBe(true);
-  expect(await slots.hold('worker', now + LEASE_MS, now)).toBe(true);
+  expect(await slots.renew('worker', now + LEASE_MS, now)).toBe(true);
   let state = await expectConsistent();
   expect(state).toEqual({ inflight: 1, leases: { worker: now + LEASE_MS } }); // extended, not counted twice
 
-  // A holder without a lease (an analyze job, or one whose lease was reclaimed) takes a free place...
-  expect(await slots.hold('waiting', now + LEASE_MS, now)).toBe(true);
+  // An owner without a lease (an analyze job, or one whose lease was revoked) takes a free place...
+  expect(await slots.renew('waiting', now + LEASE_MS, now)).toBe(true);
   for (let i = 0; i < 8; i++) await slots.take(`full-${i}`, now + LEASE_MS, now);
   // ...but none above the cap: it waits.
-  expect(await slots.hold('late', now + LEASE_MS, now)).toBe(false);
+  expect(await slots.renew('late', now + LEASE_MS, now)).toBe(false);
   state = await expectConsistent();
   expect(state.inflight).toBe(10);
   expect(state.leases.late).toBeUndefined();

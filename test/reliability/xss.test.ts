@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from '../helpers/local';
  * it is put in every text field, URL field and block of an article and a question, published, and each
  * visitor page opened, then the dashboard's pages view, which shows the titles. The pages are opened
  * with their Content-Security-Policy bypassed, so what is checked is the escaping itself: no payload
- * runs, and the DOM holds no event-handler attribute, script element or javascript:/data:/vbscript: URL
+ * runs, and the DOM has no event-handler attribute, script element or javascript:/data:/vbscript: URL
  * of one.
  */
 
@@ -160,9 +160,9 @@ describeWith(chromiumFound, 'XSS in a browser', () => {
       for (const issue of reply.body.issues as { path: string }[]) {
         refusedUrls++;
         const at = issue.path.replace(/\[(\d+)\]/g, '.$1').split('.');
-        let holder: any = doc;
-        for (const key of at.slice(0, -1)) holder = holder[key];
-        holder[at.at(-1)!] = safe;
+        let parent: any = doc;
+        for (const key of at.slice(0, -1)) parent = parent[key];
+        parent[at.at(-1)!] = safe;
       }
       reply = await t.call('POST', path, doc);
     }

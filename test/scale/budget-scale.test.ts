@@ -7,7 +7,7 @@ import { useTestStack } from '../helpers/local';
 /*
  * 20,000 reservations in flight under the deployment's daily cap (the spend every paid call of every site
  * reserves on): each is taken and settled while the rest stay in flight, no budget item grows past a
- * few hundred bytes, and the cap holds under concurrent callers. About 45,000 requests to the embedded
+ * few hundred bytes, and the cap stands under concurrent callers. About 45,000 requests to the embedded
  * DynamoDB, written through the store as SiteBudget makes them.
  */
 
@@ -20,7 +20,7 @@ const BILL = 0.0008;
 const ROOM = 100;
 const CAP = (IN_FLIGHT + ROOM) * ESTIMATE;
 const PARALLEL = 16;
-const LEASE = Date.now() + 3_600_000;
+const EXPIRES = Date.now() + 3_600_000;
 
 /** `work(i)` for each i < n, at most PARALLEL at once: the answers, in order. */
 async function bounded<T>(n: number, work: (i: number) => Promise<T>): Promise<T[]> {
@@ -42,7 +42,7 @@ const size = (item: Record<string, unknown> | undefined) => JSON.stringify(item 
 it(`keeps ${IN_FLIGHT} reservations in flight under the deployment's cap in small items, settles them, and holds the cap under concurrent callers`, async () => {
   const day = utcDay(new Date());
   const { budgets } = t.store;
-  const hold = (i: number) => ({ id: `h${i}`, leaseUntil: LEASE });
+  const hold = (i: number) => ({ id: `h${i}`, expiresAt: EXPIRES });
   const reserve = (i: number) => budgets.reserve('deployment', day, hold(i), ESTIMATE, { day: CAP });
 
   const inFlight = await bounded(IN_FLIGHT, reserve);
@@ -62,7 +62,7 @@ it(`keeps ${IN_FLIGHT} reservations in flight under the deployment's cap in smal
   const full = (await budgets.windows('deployment', day)).day!;
   expect(full.reserved).toBe(Math.round((IN_FLIGHT + taken) * ESTIMATE * 1e6) / 1e6);
   expect(full.reserved).toBeLessThanOrEqual(CAP);
-  // A site's paid call is refused as the cap's budget_exceeded, and holds nothing of the site's.
+  // A site's paid call is refused as the cap's budget_exceeded, and places no hold on the site's.
   const site = await t.newSite('Capped');
   const budget = new SiteBudget(t.store, site.siteId, { deploymentDailyUsd: CAP, now: () => new Date() });
   await expect(budget.reserve(2 * ESTIMATE)).rejects.toMatchObject({

@@ -59,7 +59,7 @@ describe('a publish with 10,000 related articles (issue 36)', () => {
     const read = (await t.call('GET', `/articles/${hub}`)).body;
     expect(read.related_article_ids).toEqual(related);
     expect((read.suppressed_links as { id: string }[]).map((link) => link.id)).toEqual([...later].sort());
-    // No item of the site grew with the links: the page item holds a hash of them, each link is an item of its own.
+    // No item of the site grew with the links: the page item has a hash of them, each link is an item of its own.
     expect(await largestPageItemBytes()).toBeLessThan(4 * 1024);
 
     // The identical republish changes nothing and costs one request (the key's look-up just made, as in a warm Lambda).

@@ -51,13 +51,13 @@ afterEach(() => {
 });
 
 /** Monitoring's runs are counted, not run: the plan sends them beside the rank checks. */
-function holdMonitoring(t: TestStack): { count: () => number } {
-  let held = 0;
+function countMonitoring(t: TestStack): { count: () => number } {
+  let sent = 0;
   jest.spyOn(t.stack.queues.monitor, 'send').mockImplementation(() => {
-    held++;
+    sent++;
     return Promise.resolve();
   });
-  return { count: () => held };
+  return { count: () => sent };
 }
 
 /** Ledger lines of rank checks of every seeded site on the day: one Query per site, a few at a time. */
@@ -104,7 +104,7 @@ describe(`a day's rank checks over ${SITES} sites`, () => {
     `checks ${SITES} sites × ${KEYWORDS} keywords: ${SITES / 100} plan messages, ${SITES} rank runs of one post each, each keyword checked and paid for once`,
     async () => {
       fakeClock(FIRST_DAY);
-      const monitoring = holdMonitoring(t);
+      const monitoring = countMonitoring(t);
       const recording = t.stack.dynamo.record();
       const before = measureStretch(t, STRETCH_QUEUES);
       expect(await t.stack.runSchedule(new Date(FIRST_DAY))).toEqual({ sites: SITES, plans: SITES / 100 });
@@ -164,7 +164,7 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
     `stopped midway (the schedule dies after ${STOPPED_PLANS} of its ${PLANS} plan messages, a plan partway through its block, a site's run at a claim) and run again, checks every keyword once that day and pays nothing twice`,
     async () => {
       fakeClock(FIRST_DAY);
-      holdMonitoring(t);
+      countMonitoring(t);
       const plans = t.stack.queues['monitor-plan'];
       const ranks = t.stack.queues.rank;
       // One plan's send of its block's 50th rank run fails too, once.

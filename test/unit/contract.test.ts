@@ -3,7 +3,7 @@ import {
   ArticleInput,
   PageListQuery,
   QuestionInput,
-  SiteClaimBody,
+  SiteIdBody,
   VisitorParams,
   buildOpenApi,
   formatPath,
@@ -188,16 +188,16 @@ describe('ArticleInput / QuestionInput', () => {
   });
 
   it('leaves site_id, of any type, to the site check that runs before it (docs/api.md#authentication)', () => {
-    for (const claimed of [3, 0, -1, 1.5, '3', 'abc', null, true, { id: 3 }, [3]]) {
-      expect(ArticleInput.safeParse(article({ site_id: claimed })).success).toBe(true);
-      expect(QuestionInput.safeParse(question({ site_id: claimed })).success).toBe(true);
-      expect(SiteClaimBody.parse({ site_id: claimed, slug: 'Not A Slug', body: 'not blocks' })).toEqual({
-        site_id: claimed,
+    for (const given of [3, 0, -1, 1.5, '3', 'abc', null, true, { id: 3 }, [3]]) {
+      expect(ArticleInput.safeParse(article({ site_id: given })).success).toBe(true);
+      expect(QuestionInput.safeParse(question({ site_id: given })).success).toBe(true);
+      expect(SiteIdBody.parse({ site_id: given, slug: 'Not A Slug', body: 'not blocks' })).toEqual({
+        site_id: given,
       });
     }
-    expect(SiteClaimBody.parse({ title: 'no site_id' })).toEqual({});
+    expect(SiteIdBody.parse({ title: 'no site_id' })).toEqual({});
     // A body that is no object fails here as it would on the full schema.
-    expect(issuePaths(SiteClaimBody.safeParse([{ site_id: 1 }]))).toEqual(['']);
+    expect(issuePaths(SiteIdBody.safeParse([{ site_id: 1 }]))).toEqual(['']);
   });
 });
 

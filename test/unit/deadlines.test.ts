@@ -16,7 +16,7 @@ it('ends a provider attempt at its time limit even when the collector runs while
   const meter = new Meter({ signal: run.signal });
   const ended: string[] = [];
   for (let i = 0; i < 10; i++) {
-    // As fetch does: it listens on the attempt's signal, and nothing else holds the timer's signal.
+    // As fetch does: it listens on the attempt's signal, and nothing else has the timer's signal.
     meter.attemptLimit(50).signal.addEventListener('abort', (event) => {
       const reason: unknown = event.target instanceof AbortSignal ? event.target.reason : null;
       ended.push(reason instanceof DOMException ? reason.name : String(reason));

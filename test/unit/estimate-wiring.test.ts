@@ -11,7 +11,7 @@ import {
 } from '@cm/tools';
 
 /*
- * Every paid tool answers estimate: true from its own workflow's plan (`estimate`, beside the run). A paid
+ * Every paid tool answers estimate: true from its own workflow's plan (`plan`, beside the run). A paid
  * tool's workflow without one would run, and spend, on an estimate: the compiler refuses it, and so does
  * tool() when its function loads.
  */
@@ -27,11 +27,11 @@ it('carries a plan on every paid tool workflow, and refuses a paid workflow with
     track_rankings: trackRankings,
   };
   expect(Object.keys(workflows).sort()).toEqual([...PAID_TOOLS].sort());
-  for (const workflow of Object.values(workflows)) expect(typeof workflow.estimate).toBe('function');
+  for (const workflow of Object.values(workflows)) expect(typeof workflow.plan).toBe('function');
   expect(typeof tool('serp_keyword_refresh', serpKeywordRefresh)).toBe('function');
 
   const planless = async (...args: Parameters<typeof serpKeywordRefresh>) => serpKeywordRefresh(...args);
-  // @ts-expect-error a paid tool's workflow must carry its estimate
+  // @ts-expect-error a paid tool's workflow must carry its plan
   expect(() => tool('serp_keyword_refresh', planless)).toThrow(
     /serp_keyword_refresh is a paid tool and its workflow has no estimate/,
   );

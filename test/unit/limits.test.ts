@@ -48,7 +48,7 @@ describe('LIMITS', () => {
   });
 });
 
-/** What the tool listing shows of the limits, checked against whatever LIMITS holds. */
+/** What the tool listing shows of the limits, checked against whatever LIMITS has. */
 function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   const research = toolOf(listing, 'research');
   expect(research.description).toContain(`At most ${limits.concurrentResearch} web, reddit and url calls run at once`);

@@ -1,7 +1,7 @@
 import { ApiError, ArticleInput, type Block, QuestionInput } from '@cm/contract';
 import {
   articleDoc,
-  checkSiteClaim,
+  checkBodySiteId,
   outgoingLinks,
   pageId,
   pageRecord,
@@ -477,7 +477,7 @@ describe('publishWarnings', () => {
   });
 });
 
-describe('checkSiteClaim', () => {
+describe('checkBodySiteId', () => {
   it.each([
     [2],
     [0],
@@ -495,8 +495,8 @@ describe('checkSiteClaim', () => {
     [{}],
     [{ site_id: 1 }],
     [[1]],
-  ])('throws site_mismatch (403) for a site_id of %j on site 1', (claimed) => {
-    const run = () => checkSiteClaim(1, claimed);
+  ])('throws site_mismatch (403) for a site_id of %j on site 1', (given) => {
+    const run = () => checkBodySiteId(1, given);
     expect(run).toThrow(ApiError);
     try {
       run();
@@ -509,8 +509,8 @@ describe('checkSiteClaim', () => {
 
   it.each([[5], ['5'], [undefined], [null]])(
     'accepts a site_id of %j on site 5 (null is the same as leaving it out)',
-    (claimed) => {
-      expect(() => checkSiteClaim(5, claimed)).not.toThrow();
+    (given) => {
+      expect(() => checkBodySiteId(5, given)).not.toThrow();
     },
   );
 });

@@ -77,7 +77,7 @@ export const BudgetTicket = z.object({
   estimate_usd: z.number(),
   day: z.string().check(z.meta({ description: 'The UTC day it was reserved in: its windows' })),
   deployment: z.boolean().check(z.meta({ description: "Whether the deployment's daily cap holds it too" })),
-  // Optional only for tickets taken before reservations had items of their own (their holds need no key).
+  // Optional only for tickets taken before holds had items of their own (their holds need no key).
   lease_until: z.optional(
     z.number().check(z.meta({ description: 'When (epoch ms) its lease ends: the key of its reservation sorts by it' })),
   ),

@@ -210,7 +210,7 @@ export const STORED_ROW_SHAPES = {
   },
 } as const satisfies Record<TableName, z.core.$ZodLooseShape>;
 
-/** A stored row of `T`, with whatever else it holds (rows keep their stored fields). */
+/** A stored row of `T`, with whatever else it has (rows keep their stored fields). */
 export type RowOf<T extends TableName> = { id: number; created_at: string; updated_at: string } & z.infer<
   z.ZodMiniObject<(typeof STORED_ROW_SHAPES)[T]>
 > &

@@ -197,7 +197,7 @@ export const HttpUrl = z.string().check(
  * decides, before the rest of the body is validated (docs/api.md#authentication). Documented as the
  * integer a client should send.
  */
-export const SiteIdClaim = z.optional(z.unknown()).check(
+export const BodySiteId = z.optional(z.unknown()).check(
   z.meta({
     type: 'integer',
     description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
@@ -205,7 +205,7 @@ export const SiteIdClaim = z.optional(z.unknown()).check(
 );
 
 /** Only the `site_id` of a body, read before the rest of it. */
-export const SiteClaimBody = z.object({ site_id: SiteIdClaim });
+export const SiteIdBody = z.object({ site_id: BodySiteId });
 
 export const StringList = z.array(z.string());
 

@@ -49,7 +49,7 @@ export const WORKERS = [
 ] as const;
 export type WorkerName = (typeof WORKERS)[number];
 
-/** The environment variable that holds a worker queue's URL, for the functions that send to it. */
+/** The environment variable with a worker queue's URL, for the functions that send to it. */
 export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCase().replace(/-/g, '_')}_QUEUE_URL`;
 
 /** The environment variable that names a function's deployed Lambda, for the functions that invoke it (mcp). */

@@ -117,9 +117,9 @@ export const SERVICE_LIMITS = {
   findPagesScan: 200,
   /** A site's daily or monthly budget, at most, in USD (PUT /v1/budget). */
   budgetUsdMax: 1_000_000,
-  /** How long a paid call's reservation holds before another call may reclaim it: past any route's time limit, so only a dead call loses it. */
+  /** How long a paid call's hold lasts before another call may drop it: past any route's time limit, so only a dead call loses it. */
   budgetHoldMs: 5 * 60_000,
-  /** How long queued work's reservation (a research job, a monitoring run) holds: past the queues' retries. */
+  /** How long queued work's hold (a research job, a monitoring run) lasts: past the queues' retries. */
   queuedBudgetHoldMs: 6 * 60 * 60_000,
   /** track_rankings: a topic's committed keywords tracked, the top N by score, by default and at most. */
   trackKeywordsDefault: 50,

@@ -6,7 +6,7 @@ import {
   HttpUrl,
   PAGE_TYPES,
   PageStatus,
-  SiteIdClaim,
+  BodySiteId,
   Slug,
   StringList,
   Timestamp,
@@ -46,7 +46,7 @@ const PageInputFields = {
   status: z.nullish(PageStatus),
   ai_model: z.nullish(z.string()),
   updated_at: z.nullish(Timestamp),
-  site_id: SiteIdClaim,
+  site_id: BodySiteId,
 };
 
 /** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
@@ -186,7 +186,7 @@ export interface PageCard {
 
 /**
  * A live page as the site's listing pages, sitemaps and feed show it (from the index of live pages):
- * what its card holds, and what its sitemap entry says.
+ * what its card shows, and what its sitemap entry says.
  */
 export interface ListedPage {
   id: string;

@@ -39,7 +39,7 @@ export interface QueueSettings {
  * Each worker's queue. A relink is planned in one invocation, and its batches of 100 linking pages are
  * small, a few at a time (each makes 10 writes at once); a research job is slow (web research takes 30
  * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
- * most 10 at once, the cap (every job on the queue holds a place); a site's monitoring run makes five or
+ * most 10 at once, the cap (every job on the queue has a place); a site's monitoring run makes five or
  * six backlink calls per domain, for up to 11 domains, and runs alone, 10 at once (inside DataForSEO's
  * 2,000 calls a minute); a monitoring plan only sends a block's messages (and the block's rank checks). A
  * site's rank checks post their SERP tasks (up to 100 a post), 10 sites at once; collecting them reads

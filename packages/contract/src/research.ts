@@ -12,7 +12,7 @@ import { EstimateFields } from './estimate';
 
 export const RESEARCH_MODES = ['keywords', 'web', 'reddit', 'url'] as const;
 export type ResearchMode = (typeof RESEARCH_MODES)[number];
-/** The slow modes: queued jobs that hold a place under the global cap. */
+/** The slow modes: queued jobs that lease a place under the global cap. */
 export const JOB_MODES = ['web', 'reddit', 'url'] as const;
 export type JobMode = (typeof JOB_MODES)[number];
 export const isJobMode = (mode: ResearchMode): mode is JobMode => JOB_MODES.some((jobMode) => jobMode === mode);
@@ -125,7 +125,7 @@ export const JobQuery = z.object({
 });
 
 /**
- * The message of the research queue: a job that holds a place under the cap. `handed_over` when the
+ * The message of the research queue: a job with a place (a lease) under the cap. `handed_over` when the
  * job before it handed it its place as it ended; such a job frees its own at its end without handing
  * it on, so no chain of research worker invocations grows past two.
  */

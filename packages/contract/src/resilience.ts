@@ -43,7 +43,7 @@ export const BREAKER = {
   failures: 5,
   windowMs: 60_000,
   coolDownMs: 30_000,
-  /** How long a probe holds the half-open breaker before another call may probe: past a DataForSEO call. */
+  /** How long a probe keeps the half-open breaker before another call may probe: past a DataForSEO call. */
   probeMs: 25_000,
   /** How long a function keeps the breaker state it read: a breaker that opens is seen everywhere within this. */
   cacheMs: 2_000,
@@ -59,7 +59,7 @@ export interface RateRule {
   /** The WAF rule's name and its metric's. */
   name: string;
   endpoint: RateEndpoint;
-  /** What is counted apart: the client's address, or a request header (lower case) holding the key. */
+  /** What is counted apart: the client's address, or a request header (lower case) with the key. */
   by: 'ip' | { header: 'x-api-key' | 'authorization' };
   /** The requests it counts (method and exact path); none: every request to the endpoint. */
   routes?: readonly { method: HttpMethod; path: string }[];
@@ -77,7 +77,7 @@ const STREAM_ROUTES = [{ method: 'POST' as const, path: MCP_PATH }];
 
 /**
  * The rate rules (docs/api.md#rate-limits). Per key: a site's paid tools (an agent's loop), its
- * publishes (a bulk import), and its calls of the streaming endpoint, which each hold a function up to
+ * publishes (a bulk import), and its calls of the streaming endpoint, which each keep a function busy up to
  * 5 minutes. Per address: a flood guard over everything, keys or none.
  */
 export const RATE_RULES: readonly RateRule[] = [

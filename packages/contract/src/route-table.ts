@@ -54,7 +54,7 @@ export const MCP_PATH = '/mcp';
 export const MCP_OAUTH_PATH = '/mcp/oauth';
 
 /**
- * The header CloudFront adds to every request it sends to the API and the streaming endpoint, holding
+ * The header CloudFront adds to every request it sends to the API and the streaming endpoint, with
  * the deployment's origin secret (`ORIGIN_VERIFY`): a request without it did not pass WAF, and is
  * refused `403 edge_required` before any work.
  */

@@ -2,12 +2,12 @@ import { CALLOUT_TONES, isJsonObject, isKnownBlockType, type Block, type KnownBl
 import { allowedImageUrl } from './urls';
 
 /*
- * The one table of block types (docs/api.md#blocks): how each renders, which of its fields hold text,
+ * The one table of block types (docs/api.md#blocks): how each renders, which of its fields have text,
  * and what else of it a publish checks. The shape each renders from is the contract's (KNOWN_BLOCKS);
  * the table is typed by it, so a type with a shape and no entry does not compile.
  */
 
-/** A text of a block that renders and may hold inline markup, with its path for warnings. */
+/** A text of a block that renders and may have inline markup, with its path for warnings. */
 export interface TextVisit {
   path: string;
   text: string;
@@ -15,7 +15,7 @@ export interface TextVisit {
 
 /** What a block's entry renders with: the page's rules for texts, links, citations and Portable Text. */
 export interface BlockHtml {
-  /** A field as escaped text with its inline markup, or '' when it holds no text (an object is never echoed). */
+  /** A field as escaped text with its inline markup, or '' when it has no text (an object is never echoed). */
   field(value: unknown): string;
   /** A text, escaped, with its inline markup. */
   text(text: string): string;
@@ -41,7 +41,7 @@ export interface BlockType {
   imageUrl?(block: Block): string | null;
 }
 
-/** A field's items when it is an array, else none: a block as sent may hold anything in any field. */
+/** A field's items when it is an array, else none: a block as sent may have anything in any field. */
 export const itemsOf = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
 
 /** The text a field renders as: a string, or a number as written; anything else (an object) renders nothing. */
@@ -84,7 +84,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
-/** A text field that renders alone (a heading, a callout): none when it holds no text. */
+/** A text field that renders alone (a heading, a callout): none when it has no text. */
 const textField = (block: Block, path: string) => field(block.text, `${path}.text`);
 
 export const BLOCK_TYPES: { readonly [T in KnownBlockType]: BlockType } = {

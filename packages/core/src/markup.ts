@@ -5,7 +5,7 @@
 
 /**
  * One regex for both, so a walk over a text sees each in order. Groups: 1 text, 2 target | 3 space, 4 id.
- * A target may hold balanced parentheses, one level deep, as CommonMark allows
+ * A target may have balanced parentheses, one level deep, as CommonMark allows
  * (`https://en.wikipedia.org/wiki/Mercury_(planet)`). A marker followed by `(` is the text of a link, not a
  * citation.
  */

@@ -110,7 +110,7 @@ export function blockLinkTargets(blocks: readonly Block[]): string[] {
   return [...ids];
 }
 
-/** Every text of a block that renders and may hold inline markup, with its path for warnings; none for an unknown type. */
+/** Every text of a block that renders and may have inline markup, with its path for warnings; none for an unknown type. */
 export const blockTexts = (block: Block, path: string): Iterable<TextVisit> =>
   blockType(block)?.texts(block, path) ?? [];
 
@@ -275,8 +275,8 @@ export interface PreparedPublish {
  * the key's site. Its decimal string is tolerated (`"1"`), and null is the same as leaving it out; anything
  * else is 403.
  */
-export function checkSiteClaim(siteId: number, claimed: unknown): void {
-  if (claimed === undefined || claimed === null || claimed === siteId || claimed === String(siteId)) return;
+export function checkBodySiteId(siteId: number, given: unknown): void {
+  if (given === undefined || given === null || given === siteId || given === String(siteId)) return;
   throw new ApiError('site_mismatch', `site_id must be ${siteId}, the site of this API key, or be left out`);
 }
 

@@ -168,7 +168,7 @@ class Renderer implements BlockHtml {
     return out + escapeHtml(text.slice(last));
   }
 
-  /** A field rendered as text, or '' when it holds none (an object is never echoed). */
+  /** A field rendered as text, or '' when it has none (an object is never echoed). */
   field(value: unknown): string {
     const text = textOf(value);
     return text === undefined ? '' : this.text(text);
@@ -336,7 +336,7 @@ export const publisherOf = (options: Pick<RenderOptions, 'site'>) => ({
 export const RELATED_CARDS_MAX = 12;
 
 /**
- * The related pages a page shows, as relink leaves them (the record holds only the live ones): its
+ * The related pages a page shows, as relink leaves them (the record has only the live ones): its
  * related articles, then its related questions, the first RELATED_CARDS_MAX. The visitor page reads
  * their titles, and relatedCards renders them.
  */

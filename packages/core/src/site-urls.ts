@@ -42,7 +42,7 @@ export const sitemapUrl = (root: string, shard: string): string => `${root}/site
 /**
  * How the edge passes a request at a site's own domain on to the API: `https://<host><path>` becomes
  * `/domains/<host><path>`, the host in lower case without a port or a final dot. The CloudFront function
- * (infra/constructs/site-edge.ts) and the local server both do this; a test holds them to the same answers.
+ * (infra/constructs/site-edge.ts) and the local server both do this; a test keeps them to the same answers.
  */
 export function domainPath(host: string, path: string): string {
   const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');

@@ -1,6 +1,6 @@
 /*
  * The API's limits the dashboard names before it asks. They are written here, not imported from the
- * contract, so the browser bundle stays free of zod; a unit test holds them equal to the contract's.
+ * contract, so the browser bundle stays free of zod; a unit test keeps them equal to the contract's.
  */
 
 /** Active competitors a site may track (spec §2.7; the API answers 409 competitor_limit_reached past it). */

@@ -4,7 +4,7 @@ import type {
   CompetitorAdded,
   CompetitorRow,
   Landscape,
-  PageListing,
+  PageListReply,
   PageRow,
   Refresh,
   Rows,
@@ -79,7 +79,7 @@ export const isCompetitorAdded = (reply: unknown): reply is CompetitorAdded =>
 
 export const isDeleted = (reply: unknown): reply is { deleted: true } => isFields(reply) && reply.deleted === true;
 
-export const isPageListing = (reply: unknown): reply is PageListing =>
+export const isPageListReply = (reply: unknown): reply is PageListReply =>
   isFields(reply) && Array.isArray(reply.items) && isTextOrNull(reply.next_cursor);
 
 export const isUsage = (reply: unknown): reply is Usage =>

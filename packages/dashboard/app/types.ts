@@ -35,9 +35,9 @@ export type CompetitorRow = Pick<RowOf<'cm_competitors'>, 'id' | 'domain' | 'dis
 export type TopicRow = Pick<RowOf<'cm_topics'>, 'id' | 'name'>;
 export type PageRow = Pick<RowOf<'cm_pages'>, 'id' | 'title'>;
 
-/** A listed page (`suppressed_links` when the listing is asked for them with `suppressed_links=true`). */
-export type PageListing = Out<typeof PageList>;
-export type PageItem = PageListing['items'][number];
+/** A page of GET /articles or /questions (`suppressed_links` when asked for with `suppressed_links=true`), and one of its rows. */
+export type PageListReply = Out<typeof PageList>;
+export type PageListRow = PageListReply['items'][number];
 
 export type UsageLine = UsageToolLine;
 export type UsageDay = UsageDayLine;

@@ -100,7 +100,7 @@ async function buildApp(app: McpAppName): Promise<McpAppFile> {
 
 /**
  * Builds the MCP Apps into `outDir` (emptied first): each one HTML file, named as MCP_APPS says, that
- * holds all it runs and talks only to its host. The mcp function reads them from there.
+ * has all it runs and talks only to its host. The mcp function reads them from there.
  */
 export async function buildMcpApps(outDir: string): Promise<McpAppFile[]> {
   const apps = Object.keys(ENTRIES).filter((name): name is McpAppName => name in MCP_APPS);

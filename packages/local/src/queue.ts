@@ -234,7 +234,7 @@ export class InProcessQueue {
     this.stopped = true;
   }
 
-  /** Holds every delivery until `resume()`, as a worker that cannot run yet: what was sent waits, in order (and `idle()` with it). */
+  /** Keeps every delivery back until `resume()`, as a worker that cannot run yet: what was sent waits, in order (and `idle()` with it). */
   pause(): void {
     this.paused = true;
   }

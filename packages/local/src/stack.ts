@@ -91,9 +91,9 @@ const builtMcpApps = async (dir: string) => {
 /**
  * A data directory belongs to the engine that made it (their files differ: dynalite's LevelDB folder,
  * DynamoDB Local's SQLite file), so starting it on the other engine stops with what to do instead of
- * showing an empty site whose key the directory still holds.
+ * showing an empty site whose key the directory still has.
  */
-function claimDataDir(dataDir: string, engine: DynamoEngine): void {
+function checkDataDirEngine(dataDir: string, engine: DynamoEngine): void {
   const marker = join(dataDir, 'engine');
   // A directory from before the marker was made by dynalite, the only engine then.
   const owner = existsSync(marker)
@@ -128,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const tableName = options.tableName ?? 'content';
   const engine = options.engine ?? dynamoEngine();
   const dynamoDir = join(dataDir, 'dynamodb');
-  if (!options.memory) claimDataDir(dataDir, engine);
+  if (!options.memory) checkDataDirEngine(dataDir, engine);
   const dynamo = await startDynamo({
     engine,
     port: options.dynamoPort ?? 8000,
@@ -247,7 +247,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         clearInterval(schedule);
         clearInterval(sweeper);
         const closed = [api, streaming].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
-        // A stream still open (a call waiting for the user's answer) would hold the close.
+        // A stream still open (a call waiting for the user's answer) would keep the close waiting.
         streaming.closeAllConnections();
         await Promise.all(closed);
         api.closeAllConnections();

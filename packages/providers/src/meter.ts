@@ -1,7 +1,7 @@
 import { roundUsd } from '@cm/contract';
 import { timeLimit, type TimeLimit } from './time-limit';
 
-/* The meter: a request's provider calls, for the usage ledger, and each paid call's reservation against the budget. */
+/* The meter: a request's provider calls, for the usage ledger, and each paid call's hold on the budget. */
 
 /** One call to a provider, as the usage ledger records it; a free or failed-unbilled call costs 0. */
 export interface ProviderCall {
@@ -12,13 +12,13 @@ export interface ProviderCall {
   simulated?: boolean;
 }
 
-/** A paid call's estimate, reserved against the budget before the call; settled to its bill after it. */
+/** A hold: a paid call's estimate, set aside from the budget before the call; settled to its bill after it. */
 export interface Hold {
   settle(billedUsd: number, simulated: boolean): Promise<void>;
 }
 
 /**
- * The budget a meter spends from: `reserve` holds a paid call's estimate before the call is made, or
+ * The budget a meter spends from: `reserve` places a hold of a paid call's estimate before the call is made, or
  * throws (402 budget_exceeded) when it does not fit, so no provider is called.
  */
 export interface SpendGuard {
@@ -45,7 +45,7 @@ export interface MeterOptions {
   gate?: ProviderGate;
   /**
    * Aborts when the run must end (the route's deadline): calls in flight stop at once, and what they
-   * reserved is released before the run answers, not left for the reservation's lease to end.
+   * reserved is cancelled before the run answers, not left for the hold to expire.
    */
   signal?: AbortSignal;
 }
@@ -57,7 +57,7 @@ export interface MeterOptions {
 export class Meter {
   readonly calls: ProviderCall[] = [];
   private readonly settling: Array<Promise<void>> = [];
-  /** Reservations whose call is still in flight (neither recorded nor released), and who waits for them to end. */
+  /** Reservations whose call is still in flight (neither recorded nor cancelled), and who waits for them to end. */
   private readonly inFlight = new Set<Hold>();
   private ended: Array<() => void> = [];
 
@@ -96,7 +96,7 @@ export class Meter {
     return timeLimit(timeoutMs, this.options.signal);
   }
 
-  /** After a call: records it, and settles its reservation to what it cost (a failed call's 0 releases it). */
+  /** After a call: records it, and settles its reservation to what it cost (a failed call's 0 cancels it). */
   record(call: ProviderCall, hold: Hold | null = null): void {
     this.calls.push(call);
     this.settle(hold, call.cost_usd, call.simulated === true);
@@ -112,8 +112,8 @@ export class Meter {
     );
   }
 
-  /** After a call that never reached the provider (nothing billed, nothing for the ledger): frees its reservation. */
-  release(hold: Hold | null): void {
+  /** After a call that never reached the provider (nothing billed, nothing for the ledger): cancels its hold (settles it to 0). */
+  cancel(hold: Hold | null): void {
     this.settle(hold, 0, false);
   }
 
@@ -128,7 +128,7 @@ export class Meter {
 
   private settle(hold: Hold | null, billedUsd: number, simulated: boolean): void {
     if (!hold) return;
-    // A settle that fails leaves its reservation held until its lease ends, when the next refused call reclaims it.
+    // A settle that fails leaves its hold in place until it expires, when the next refused call drops it.
     this.settling.push(hold.settle(billedUsd, simulated).catch(() => undefined));
     if (this.inFlight.delete(hold) && this.inFlight.size === 0) {
       const waiting = this.ended;

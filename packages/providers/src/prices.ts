@@ -109,7 +109,7 @@ export function bedrockPrice(modelId: string): TokenPrice | undefined {
 export const bedrockPriceOrHighest = (modelId: string): TokenPrice => bedrockPrice(modelId) ?? BEDROCK_HIGHEST;
 
 /**
- * The most a synthesis asks for: its prompt holds at most 30,000 characters of sources plus the
+ * The most a synthesis asks for: its prompt has at most 30,000 characters of sources plus the
  * instructions and tool schema (under 12,000 tokens, counting a token as 3 characters), and its answer
  * is capped at `maxTokens` (4096).
  */

@@ -10,7 +10,7 @@ import {
 } from '@cm/contract';
 import { pageUrl } from '@cm/core';
 
-/* find_pages (docs/api.md#mcp): the site's pages whose slug and title hold every word of a query, from the listing. */
+/* find_pages (docs/api.md#mcp): the site's pages whose slug and title have every word of a query, from the listing. */
 
 /** One read of the listing (GET /articles, /questions): the site's pages of a type, newest updated_at first. */
 export type ListingReader = (

@@ -76,7 +76,7 @@ export async function publishPage(
  * from readers, so `suppressed_links` lists every link readers do not see, whenever it started; a target
  * that does not exist yet gets a mark, so its first publish relinks this page. The targets are read after
  * the edges were written, so a target that changes later is relinked as usual; one that came back while
- * this ran is read again and restored, so the two converge. Until the last write says the index holds
+ * this ran is read again and restored, so the two converge. Until the last write says the index has
  * these links, the page's next publish does all of it again, so a publish that failed part way is made good.
  */
 async function indexLinks(

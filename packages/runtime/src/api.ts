@@ -1,5 +1,5 @@
 import { ApiError, routeKey, scopeOfRoute, type FunctionName, type OAuthScope } from '@cm/contract';
-import { bearerOf, holderOfToken, insufficientScope, tokenRequired } from './bearer';
+import { bearerOf, insufficientScope, ownerOfToken, tokenRequired } from './bearer';
 import { baseUrlOf, routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
 import { observationOf } from './observability';
 import { getSites } from './services';
@@ -51,16 +51,16 @@ const callerAuth =
     let site: { siteId: number; servedDomain: string | null } | null;
     if (token !== undefined && scope !== null) {
       const base = baseUrlOf(event);
-      const holder = await holderOfToken(token, base);
-      if (!holder)
+      const owner = await ownerOfToken(token, base);
+      if (!owner)
         throw tokenRequired(
           base,
           'rest',
           'The access token is not valid (unknown, expired, revoked, or for another resource)',
           true,
         );
-      if (!holder.scopes.includes(scope)) throw insufficientScope(base, holder, scope);
-      site = holder;
+      if (!owner.scopes.includes(scope)) throw insufficientScope(base, owner, scope);
+      site = owner;
     } else {
       if (!apiKey && scope !== null)
         throw tokenRequired(

@@ -18,8 +18,8 @@ import { getAccessTokens, getSites } from './services';
  * checked as before and never answered with an OAuth challenge.
  */
 
-/** Who holds a good access token: its site, what it may do, and which resource it was issued for. */
-export interface TokenHolder {
+/** Who owns a good access token: its site, what it may do, and which resource it was issued for. */
+export interface TokenOwner {
   siteId: number;
   /** The domain the site's pages are served at, when one is registered to it. */
   servedDomain: string | null;
@@ -45,7 +45,7 @@ export function accountOf(accountId: string): { siteId: number; keyHash: string 
  * of a revoked key, stops within seconds everywhere (5 s for the token, and the key's own 5 s).
  */
 const TOKEN_CACHE_MS = 5_000;
-const tokenCache = new Map<string, { holder: TokenHolder; until: number }>();
+const tokenCache = new Map<string, { owner: TokenOwner; until: number }>();
 const keyHashCache = new Map<string, { site: { siteId: number; servedDomain: string | null }; until: number }>();
 
 /**
@@ -82,14 +82,14 @@ export function bearerOf(authorization: string | undefined): string | undefined 
 }
 
 /**
- * Who holds `token`, or null when it is no good: unknown, expired, of a resource that is not this
+ * Who owns `token`, or null when it is no good: unknown, expired, of a resource that is not this
  * deployment's at `base`, or of a key that no longer works. One GetItem of the token, then the key's
  * and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s per container.
  */
-export async function holderOfToken(token: string, base: string): Promise<TokenHolder | null> {
+export async function ownerOfToken(token: string, base: string): Promise<TokenOwner | null> {
   const now = Date.now();
   const hit = tokenCache.get(token);
-  if (hit && hit.until > now) return hit.holder;
+  if (hit && hit.until > now) return hit.owner;
   tokenCache.delete(token);
   const stored = await getAccessTokens().find(token);
   if (!stored || stored.exp * 1000 <= now) return null;
@@ -99,15 +99,15 @@ export async function holderOfToken(token: string, base: string): Promise<TokenH
   if (!resource || !account) return null;
   const site = await keyHashSiteOf(account.keyHash, account.siteId);
   if (site?.siteId !== account.siteId) return null;
-  const holder: TokenHolder = {
+  const owner: TokenOwner = {
     siteId: account.siteId,
     servedDomain: site.servedDomain,
     scopes: (stored.scope ?? '').split(' ').filter(isOAuthScope),
     resource,
     clientId: stored.clientId,
   };
-  tokenCache.set(token, { holder, until: Math.min(now + TOKEN_CACHE_MS, stored.exp * 1000) });
-  return holder;
+  tokenCache.set(token, { owner, until: Math.min(now + TOKEN_CACHE_MS, stored.exp * 1000) });
+  return owner;
 }
 
 /** Where a resource's RFC 9728 metadata is. */
@@ -143,14 +143,14 @@ export const tokenRequired = (base: string, resource: OAuthResource, message: st
  */
 export function insufficientScope(
   base: string,
-  holder: Pick<TokenHolder, 'resource' | 'scopes'>,
+  owner: Pick<TokenOwner, 'resource' | 'scopes'>,
   needed: OAuthScope,
 ): ApiError {
-  const scopes = [...new Set([...holder.scopes, needed])];
+  const scopes = [...new Set([...owner.scopes, needed])];
   return new ApiError(
     'insufficient_scope',
     `This call needs the ${needed} scope, which the token was not granted: sign in again and approve it`,
     { scope: needed },
-    { 'www-authenticate': challenge(base, holder.resource, scopes, 'insufficient_scope') },
+    { 'www-authenticate': challenge(base, owner.resource, scopes, 'insufficient_scope') },
   );
 }

@@ -7,7 +7,7 @@ import {
   webResearchPrice,
   type MeterOptions,
 } from '@cm/providers';
-import { ProviderBreakers, SiteBudget, type EstimateDeps, type ToolContext } from '@cm/tools';
+import { ProviderBreakers, SiteBudget, type PlanDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
 import { getBreakers, getStore } from './services';
@@ -71,7 +71,7 @@ function dataforseoConfigured(): boolean {
 }
 
 /** What estimates price work other functions run at: its list price whatever the provider, and the monitor's data source. */
-export const estimateDeps = (): EstimateDeps => ({
+export const planDeps = (): PlanDeps => ({
   researchUsd: (mode) => webResearchPrice(mode, getConfig().research.bedrockModelId),
   monitorSource: dataforseoConfigured() ? 'dataforseo' : 'sandbox',
   rankSource: dataforseoConfigured() ? 'dataforseo' : 'sandbox',

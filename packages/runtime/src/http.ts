@@ -147,7 +147,7 @@ export interface ApiRequest {
   observation: Observation;
   /**
    * Aborts when the handler must stop (the route's deadline, a little before the 503 it answers): what it
-   * still waits on is given up, and what it reserved released, before the answer goes.
+   * still waits on is given up, and the holds it placed cancelled, before the answer goes.
    */
   deadline: AbortSignal;
 }
@@ -355,8 +355,8 @@ export type Authenticate = (event: ApiEvent, context: Context) => Promise<void>;
 /** What is left of the function's time when the route's deadline answers 503: room to send the answer. */
 const DEADLINE_MARGIN_MS = 500;
 /**
- * How long before that a handler is told to stop (`ApiRequest.deadline`): room to release what a run
- * reserved (one or two DynamoDB writes) and answer itself, before the deadline answers for it.
+ * How long before that a handler is told to stop (`ApiRequest.deadline`): room to cancel the holds a run
+ * placed (one or two DynamoDB writes) and answer itself, before the deadline answers for it.
  */
 const ABANDON_MARGIN_MS = 1_000;
 

@@ -34,7 +34,7 @@ class InvocationLogger extends Logger {
 /** True until the first invocation of a container Lambda started on demand (provisioned ones are warm). */
 let containerColdStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
 
-/** A logger and metrics an invocation holds while it runs; they go back to `idle` when it ends. */
+/** A logger and metrics an invocation keeps while it runs; they go back to `idle` when it ends. */
 interface Instruments {
   log: InvocationLogger;
   metrics: Metrics;

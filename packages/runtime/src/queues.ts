@@ -4,7 +4,7 @@ import { getConfig } from './config';
 
 /** Where queue messages go: SQS on AWS, the local stack's in-process queues on one machine. */
 export interface QueueTransport {
-  /** `delaySeconds` holds the message back before its first delivery (SQS allows up to 900). */
+  /** `delaySeconds` keeps the message back before its first delivery (SQS allows up to 900). */
   send(queue: WorkerName, body: string, delaySeconds?: number): Promise<void>;
 }
 

@@ -53,7 +53,7 @@ export const getMcpStores = () =>
 /** The authorization server's state, for the oauth function. */
 export const getOAuthStore = (): OAuthStore => (oauth ??= new OAuthStore(getDocumentClient(), getConfig().tableName));
 
-/** Access tokens, as every function that serves a token's holder reads them. */
+/** Access tokens, as every function that serves a token's owner reads them. */
 export const getAccessTokens = (): AccessTokenStore =>
   (accessTokens ??= new AccessTokenStore(getDocumentClient(), getConfig().tableName));
 

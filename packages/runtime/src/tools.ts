@@ -16,7 +16,7 @@ import {
   providerUnavailable,
   requireApproval,
   toolEstimate,
-  type EstimateDeps,
+  type PlanDeps,
   type ToolContext,
   type ToolPlan,
 } from '@cm/tools';
@@ -25,12 +25,12 @@ import { json, serviceUnavailable, type ApiRequest } from './http';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
-import { estimateDeps, meterOf, providerBreakers, queuedPriceUsd, siteBudget } from './budget';
+import { planDeps, meterOf, providerBreakers, queuedPriceUsd, siteBudget } from './budget';
 import type { Observation } from './observability';
 
 /**
  * What a tool's function is wired to, as the stack grants it: the paid data providers it calls and
- * the queues it sends to. Its bundle holds the SDK clients of these and no others.
+ * the queues it sends to. Its bundle has the SDK clients of these and no others.
  */
 export interface ToolWiring {
   keywordData?: () => Promise<KeywordDataProvider>;
@@ -71,10 +71,10 @@ interface ToolRun<I extends object> {
   siteId: number;
   input: I;
   observation: Observation;
-  /** The route's deadline: provider calls in flight stop, and their reservations are released, before the run answers. */
+  /** The route's deadline: provider calls in flight stop, and their holds are cancelled, before the run answers. */
   deadline: AbortSignal;
-  /** A paid tool's plan (its workflow's `estimate`, plannerOf): its estimate, and the approval its threshold asks for. */
-  planner?: (ctx: ToolContext, input: I, deps: EstimateDeps) => Promise<ToolPlan>;
+  /** A paid tool's planner (its workflow's `plan`, plannerOf): its estimate, and the approval its threshold asks for. */
+  planner?: (ctx: ToolContext, input: I, deps: PlanDeps) => Promise<ToolPlan>;
 }
 
 /** The fields of a result that a run adds: its cost and whether it was cached (a workflow may give them), the budget left, and the simulated flag. */
@@ -88,24 +88,20 @@ export type WorkflowResult<N extends ToolName> = OmitEach<ToolResult<N>, RunFiel
   cached?: boolean;
 };
 /** A paid tool's plan of a call, priced into its estimate (`estimate: true`) and checked against its approval threshold. */
-export type Planner<N extends ToolName> = (
-  ctx: ToolContext,
-  input: ToolInput<N>,
-  deps: EstimateDeps,
-) => Promise<ToolPlan>;
+export type Planner<N extends ToolName> = (ctx: ToolContext, input: ToolInput<N>, deps: PlanDeps) => Promise<ToolPlan>;
 /**
- * A tool's workflow. A paid tool's carries its plan as `estimate`, beside the run it shares its
+ * A tool's workflow. A paid tool's carries its planner as `plan`, beside the run it shares its
  * decisions with (the compiler refuses a paid tool's workflow without one); each function's bundle
  * carries its own tool's plan only.
  */
 export type Workflow<N extends ToolName> = ((ctx: ToolContext, input: ToolInput<N>) => Promise<WorkflowResult<N>>) &
-  (N extends PaidTool ? { estimate: Planner<N> } : unknown);
+  (N extends PaidTool ? { plan: Planner<N> } : unknown);
 
 const isPlanner = <N extends ToolName>(value: unknown): value is Planner<N> => typeof value === 'function';
 
-/** A workflow's plan (its `estimate`), for a paid tool; a paid tool without one is a wiring bug, refused when its function loads. */
+/** A workflow's planner (its `plan`), for a paid tool; a paid tool without one is a wiring bug, refused when its function loads. */
 function plannerOf<N extends ToolName>(name: N, run: object): Planner<N> | undefined {
-  const planner: unknown = Reflect.get(run, 'estimate');
+  const planner: unknown = Reflect.get(run, 'plan');
   if (isPlanner<N>(planner)) return planner;
   if (isPaidTool(name)) throw new Error(`${name} is a paid tool and its workflow has no estimate`);
   return undefined;
@@ -148,7 +144,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
       const limits = await budget.limits();
       const wantsEstimate = propertyOf(input, 'estimate') === true;
       if (wantsEstimate || limits.confirm_above_usd !== null) {
-        const estimate = await toolEstimate(ctx, name, await planner(ctx, input, estimateDeps()), limits);
+        const estimate = await toolEstimate(ctx, name, await planner(ctx, input, planDeps()), limits);
         if (wantsEstimate) return estimate;
         const confirm = propertyOf(input, 'confirm');
         await requireApproval(ctx, name, input, typeof confirm === 'string' ? confirm : undefined, estimate);
@@ -168,7 +164,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
       ...(meter.simulated ? { simulated: true } : {}),
     };
   } catch (error) {
-    // Given up at the deadline: what it reserved is released below, then the answer is the deadline's.
+    // Given up at the deadline: the holds it placed are cancelled below, then the answer is the deadline's.
     if (deadline.aborted) throw serviceUnavailable('The request did not finish in time');
     // No answer in time, after the attempts the route's time allows: the provider is down or hanging.
     if (error instanceof ProviderError && error.timedOut)

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from './batch';
-import { releaseClaim, takeClaim } from './claims';
+import { giveBackClaim, takeClaim } from './claims';
 import { decodeBacklinkSnapshot, type BacklinkSnapshot } from './backlinks.decoder';
 import { backlinkPartition, backlinkSnapshotKey, monitorClaimKey } from './keys';
 
@@ -59,8 +59,8 @@ export class BacklinkStore {
   }
 
   /**
-   * Claims the work for `claim.runId` with one conditional put: false when another run holds it (it
-   * ran, or runs now). A released claim (its run failed before paying for good) is taken again.
+   * Claims the work for `claim.runId` with one conditional put: false when another run owns it (it
+   * ran, or runs now). A claim given back (its run failed before paying for good) is taken again.
    */
   async claim(claim: MonitorClaim, now: Date): Promise<boolean> {
     return takeClaim(this.db, this.table, {
@@ -71,8 +71,8 @@ export class BacklinkStore {
     });
   }
 
-  /** Gives a claim up, so another run may take the work: only while `claim.runId` still holds it. */
-  async release(claim: MonitorClaim, now: Date): Promise<void> {
-    await releaseClaim(this.db, this.table, monitorClaimKey(claim.siteId, claim.domain, claim.work), claim.runId, now);
+  /** Gives a claim up, so another run may take the work: only while `claim.runId` still owns it. */
+  async giveBack(claim: MonitorClaim, now: Date): Promise<void> {
+    await giveBackClaim(this.db, this.table, monitorClaimKey(claim.siteId, claim.domain, claim.work), claim.runId, now);
   }
 }

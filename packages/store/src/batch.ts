@@ -4,7 +4,7 @@ import { errorFacts } from './errors';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
-/** Whether a write failed only because its condition did not hold. */
+/** Whether a write failed only because its condition was false. */
 export const conditionFailed = (error: unknown): boolean =>
   errorFacts(error).name === 'ConditionalCheckFailedException';
 

@@ -7,7 +7,7 @@ const Limit = z.optional(z.nullable(z.number()));
 const BudgetItem = z.looseObject({ daily_usd: Limit, monthly_usd: Limit, confirm_above_usd: Limit });
 
 /**
- * Besides its key, a counter item holds only counts (`<window>_<part>`, `expires_at`). A `hold#<id>`
+ * Besides its key, a counter item has only counts (`<window>_<part>`, `expires_at`). A `hold#<id>`
  * map is a reservation written before reservations had items of their own: read past, it stays counted
  * until its window ends.
  */
@@ -16,7 +16,7 @@ export type CounterItem = z.infer<typeof CounterItem>;
 
 /**
  * A reservation in flight: its estimate, the windows (attribute prefixes) it counts in, and the part of
- * it each counter shard holds (a site's one counter holds all of it).
+ * it on each counter shard (a site's one counter has all of it).
  */
 const HoldItem = z.looseObject({
   pk: z.string(),

@@ -16,7 +16,7 @@ import {
   siteSpendKey,
   spendHoldPartition,
   spendHoldSk,
-  spendHoldsEndedBy,
+  spendHoldsExpiredBy,
   type Key,
 } from './keys';
 
@@ -33,13 +33,13 @@ export type SpendScope = { siteId: number } | 'deployment';
 /** The UTC day (`yyyy-mm-dd`) a reservation is made in; its month is the day's. */
 export type SpendDay = string;
 
-/** A reservation as its holder knows it: its id, and until when (epoch ms) its lease runs, which its key sorts by. */
+/** A hold as the call that placed it knows it: its id, and when (epoch ms) it expires, which its key sorts by. */
 export interface HoldRef {
   id: string;
-  leaseUntil: number;
+  expiresAt: number;
 }
 
-/** What a window holds: `spent` settled (of it `simulated` the sandbox's list prices), `reserved` in flight. */
+/** What a window counts: `spent` settled (of it `simulated` the sandbox's list prices), `reserved` in flight. */
 export interface WindowState {
   spent: number;
   reserved: number;
@@ -78,12 +78,12 @@ interface Counts {
   simulated: number;
 }
 
-/** The part of a reservation a shard holds. */
+/** The part of a hold on one shard. */
 type Part = HoldItem['parts'][number];
 
 const DAY_SECONDS = 86_400;
-/** Dead reservations reclaimed per hold partition by one refusal: a bounded Query; more wait for the next refusal. */
-const RECLAIM_PAGE = 25;
+/** Expired holds dropped per hold partition by one refusal: a bounded Query; more wait for the next refusal. */
+const DROP_PAGE = 25;
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 const micros = (usd: number) => Math.round(usd * 1e6);
 
@@ -130,7 +130,7 @@ const shardKey = (counter: Counter, shard: number): Key => counter.shards[shard]
 
 const holdKey = (counter: Counter, hold: HoldRef): Key => ({
   pk: spendHoldPartition(shardKey(counter, homeShard(counter, hold.id))),
-  sk: spendHoldSk(hold.leaseUntil, hold.id),
+  sk: spendHoldSk(hold.expiresAt, hold.id),
 });
 
 /** A count of a window (`committed`, `reserved`, `spent` or `simulated`); 0 until something was counted. */
@@ -151,7 +151,7 @@ const stateOf = (counts: Counts): WindowState => ({
   simulated: counts.simulated,
 });
 
-/** Every window of a counter as its items hold it. */
+/** Every window of a counter as its items have it. */
 const windowsOf = (counter: Counter, items: Array<CounterItem | undefined>): Windows =>
   Object.fromEntries(counter.windows.map((w) => [w.name, stateOf(countsOf(items, w.prefix))]));
 
@@ -207,7 +207,7 @@ function billsOf(billed: number, parts: [Part, ...Part[]]): number[] {
   return bills.map((bill) => bill / 1e6);
 }
 
-/** A site's limits as its budget item holds them (none stored: no limits). */
+/** A site's limits as its budget item has them (none stored: no limits). */
 const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): BudgetLimits => {
   const stored = item ? decodeBudget(item, budgetKey(siteId)) : {};
   return {
@@ -222,11 +222,11 @@ const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): Bu
  * no transactions). Each window keeps `committed` = spent + reserved, so "spent + reserved + estimate ≤
  * limit" is one condition, `committed ≤ limit − estimate`, on one attribute (a condition cannot add). A
  * site's day and month windows live on one item per month, so one update reserves both; the
- * deployment's day is split over shards, each allowed its share of the cap. Counters hold only sums:
+ * deployment's day is split over shards, each allowed its share of the cap. Counters keep only sums:
  * each reservation in flight is an item of its own, written after its counter took the estimate and
  * removed before its counter gives it back, so a crash between the two leaves the estimate counted (an
- * early refusal), never uncounted (an overspend). Its key sorts by its lease's end, so a dead call's
- * reservation is found by a bounded Query and reclaimed.
+ * early refusal), never uncounted (an overspend). Its key sorts by when it expires, so a dead call's
+ * hold is found by a bounded Query and dropped.
  */
 export class BudgetStore {
   constructor(
@@ -256,7 +256,7 @@ export class BudgetStore {
     return limitsOf(siteId, out.Attributes);
   }
 
-  /** What the scope's windows of `day` hold (one consistent read; the deployment's shards in one BatchGetItem). */
+  /** What the scope's windows of `day` count (one consistent read; the deployment's shards in one BatchGetItem). */
   async windows(scope: SpendScope, day: SpendDay): Promise<Windows> {
     const counter = counterOf(scope, day);
     return windowsOf(counter, await this.items(counter));
@@ -264,20 +264,20 @@ export class BudgetStore {
 
   /**
    * Reserves `estimate` for `hold` in the scope's windows of `day`, if every window with a limit has
-   * room (see {@link place}). Refused, it reclaims the holds whose lease ended (each only once) and
+   * room (see {@link place}). Refused, it drops the holds that expired (each only once) and
    * tries once more.
    */
   async reserve(scope: SpendScope, day: SpendDay, hold: HoldRef, estimate: number, limits: Limits) {
     const counter = counterOf(scope, day);
     const first = await this.place(counter, hold, estimate, limits);
-    if (first.reserved || !(await this.reclaimEnded(counter))) return first;
+    if (first.reserved || !(await this.dropExpired(counter))) return first;
     return this.place(counter, hold, estimate, limits);
   }
 
   /**
    * Settles `hold` to what the call was billed: its item is removed (which tells whether it was still
    * there), then each part's estimate leaves `reserved` and the bill joins `spent` (and `simulated`,
-   * when it was the sandbox's list price). A hold reclaimed meanwhile (its call outlived its lease) only
+   * when it was the sandbox's list price). A hold dropped meanwhile (its call outlived it) only
    * adds the bill. Answers the windows after it.
    */
   async settle(scope: SpendScope, day: SpendDay, hold: HoldRef, billed: number, simulated: boolean): Promise<Windows> {
@@ -322,7 +322,7 @@ export class BudgetStore {
    * One try at a reservation: its home shard takes the whole estimate by one conditional update. Refused,
    * the counter's items are read and the estimate is placed where they have room, split over shards if no
    * one has room for it (each part a conditional update, all given back if one is refused, then read and
-   * placed again, up to 3 times). Taken, the hold's item is written. Refused, the window that has no room, with what it holds.
+   * placed again, up to 3 times). Taken, the hold's item is written. Refused, the window that has no room, with what it counts.
    */
   private async place(counter: Counter, hold: HoldRef, estimate: number, limits: Limits): Promise<ReserveOutcome> {
     const whole: Part = { shard: homeShard(counter, hold.id), usd: estimate };
@@ -449,32 +449,32 @@ export class BudgetStore {
     return decodeCounter(out.Attributes ?? {}, key);
   }
 
-  /** Deletes a hold's item: what it held if it was still there (only one remover sees it), else undefined. */
+  /** Deletes a hold's item: the hold if it was still there (only one remover sees it), else undefined. */
   private async removeHold(key: Key): Promise<HoldItem | undefined> {
     const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: key, ReturnValues: 'ALL_OLD' }));
     return out.Attributes && decodeHold(out.Attributes, key);
   }
 
   /**
-   * Reclaims the holds on `counter` whose lease ended: a Query of each hold partition for up to
-   * RECLAIM_PAGE of them, then each is removed and, if it was still there, its parts given back.
+   * Drops the holds on `counter` that expired: a Query of each hold partition for up to
+   * DROP_PAGE of them, then each is removed and, if it was still there, its parts given back.
    */
-  private async reclaimEnded(counter: Counter): Promise<boolean> {
+  private async dropExpired(counter: Counter): Promise<boolean> {
     const ended = await Promise.all(
       counter.shards.map(async (shard) => {
         const out = await this.db.send(
           new QueryCommand({
             TableName: this.table,
             KeyConditionExpression: 'pk = :pk AND sk < :ended',
-            ExpressionAttributeValues: { ':pk': spendHoldPartition(shard), ':ended': spendHoldsEndedBy(Date.now()) },
+            ExpressionAttributeValues: { ':pk': spendHoldPartition(shard), ':ended': spendHoldsExpiredBy(Date.now()) },
             ConsistentRead: true,
-            Limit: RECLAIM_PAGE,
+            Limit: DROP_PAGE,
           }),
         );
         return (out.Items ?? []).map((item) => decodeHold(item, item));
       }),
     );
-    const reclaimed = await Promise.all(
+    const dropped = await Promise.all(
       ended.flat().map(async ({ pk, sk }) => {
         const held = await this.removeHold({ pk, sk });
         if (!held) return false;
@@ -486,6 +486,6 @@ export class BudgetStore {
         return true;
       }),
     );
-    return reclaimed.some(Boolean);
+    return dropped.some(Boolean);
   }
 }

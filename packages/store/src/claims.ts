@@ -4,12 +4,12 @@ import type { Key } from './keys';
 
 /*
  * A day's paid work claimed once (a monitoring run's domain, a rank check): one conditional put of the
- * claim's item before it is paid for, and given back (so another run may take it) while its run holds it.
+ * claim's item before it is paid for, and given back (so another run may take it) while its run still owns it.
  */
 
 /**
- * Puts the claim `item` (with `run_id` and its expiry): false when another run holds it (it did the work,
- * or does it now). A released claim is taken again.
+ * Puts the claim `item` (with `run_id` and its expiry): false when another run owns it (it did the work,
+ * or does it now). A claim given back (its item marked `released_at`, the stored name) is taken again.
  */
 export async function takeClaim(
   db: DynamoDBDocumentClient,
@@ -31,8 +31,8 @@ export async function takeClaim(
   }
 }
 
-/** Gives a claim back: only while `runId` still holds it (not released, not replaced by the work's own item). */
-export async function releaseClaim(
+/** Gives a claim back: only while `runId` still owns it (not given back, not replaced by the work's own item). */
+export async function giveBackClaim(
   db: DynamoDBDocumentClient,
   table: string,
   key: Key,

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { decodeItem } from './decode';
 
-/* Counter items: a daily quota's units used, and a semaphore's places taken with each holder's lease. */
+/* Counter items: a daily quota's units used, and a semaphore's places taken with each owner's lease. */
 
 const QuotaItem = z.looseObject({ used: z.optional(z.int()) });
-/** `leases`: holder → when (epoch ms) its lease ends. */
+/** `leases`: owner → when (epoch ms) its lease ends. */
 const SemaphoreItem = z.looseObject({
   inflight: z.optional(z.int()),
   leases: z.optional(z.record(z.string(), z.number())),

@@ -30,7 +30,7 @@ export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';
 export { keywordUnique } from './keys';
-export type { Reclaimable } from './semaphore';
+export type { Revocable } from './semaphore';
 export { Semaphore } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';

@@ -64,7 +64,7 @@ export const rowKey = (siteId: number, table: string, id: number): Key => ({
 /** Index partition of the rows whose `field` has `value`. */
 export const rowIndexPartition = (siteId: number, table: string, field: string, value: unknown): string =>
   `${rowPartition(siteId, table)}#${field}=${JSON.stringify(value)}`;
-/** The item that makes a value unique among a table's rows; it holds the id of the row that has it. */
+/** The claim that makes a value unique among a table's rows: the id of the row that owns the value. */
 export const uniqueKey = (siteId: number, table: string, value: string): Key => ({
   pk: `SITE#${siteId}#UNIQUE#${table}`,
   sk: value,
@@ -91,7 +91,7 @@ export const quotaKey = (siteId: number, name: string, day: string): Key => ({
   sk: `QUOTA#${name}#${day}`,
 });
 
-/** The global concurrency counter of a kind of work: its count and its holders' leases, on one item. */
+/** The global concurrency counter of a kind of work: its count and its owners' leases, on one item. */
 export const semaphoreKey = (name: string): Key => ({ pk: `SEM#${name}`, sk: 'META' });
 
 /** A queued job (research), found by its id alone; it carries its site. */
@@ -154,13 +154,13 @@ export const siteSpendKey = (siteId: number, month: string): Key => ({
 export const DEPLOYMENT_SPEND_SHARDS = 8;
 /** One of the deployment's spend counters of one UTC day (`yyyy-mm-dd`): a partition of its own each. */
 export const deploymentSpendKey = (day: string, shard: number): Key => ({ pk: `SPEND#${shard}`, sk: day });
-/** The reservations in flight on a spend counter: one item each, beside the counter's partition. */
+/** The holds in flight on a spend counter: one item each, beside the counter's partition. */
 export const spendHoldPartition = (counter: Key): string => `${counter.pk}#HOLDS#${counter.sk}`;
-/** Lease ends sort as text: 13 digits of epoch ms last until the year 2286. */
-export const spendHoldSk = (leaseUntil: number, holdId: string): string =>
-  `${String(Math.max(0, Math.floor(leaseUntil))).padStart(13, '0')}#${holdId}`;
-/** Sorts after every hold whose lease ended by `at` (epoch ms): a Query below it finds the dead ones. */
-export const spendHoldsEndedBy = (at: number): string => spendHoldSk(at + 1, '');
+/** Hold expiries sort as text: 13 digits of epoch ms last until the year 2286. */
+export const spendHoldSk = (expiresAt: number, holdId: string): string =>
+  `${String(Math.max(0, Math.floor(expiresAt))).padStart(13, '0')}#${holdId}`;
+/** Sorts after every hold that expired by `at` (epoch ms): a Query below it finds the dead ones. */
+export const spendHoldsExpiredBy = (at: number): string => spendHoldSk(at + 1, '');
 
 /** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
 export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;

@@ -12,7 +12,7 @@ export interface PageRef {
 
 export type RelinkOutcome = 'changed' | 'unchanged' | 'unlinked';
 
-/** One link of a page as its link item holds it. */
+/** One link of a page as its link item has it. */
 export interface PageLink {
   target: string;
   /** Since when relink (or the page's publish) keeps the link from readers; null while readers see it. */
@@ -48,7 +48,7 @@ const PARALLEL_WRITES = 10;
 /**
  * The link index, two items per link of a page Q to a target P: an edge under P's partition (the
  * linking page's id is its sort key), so "who links to P" is one Query; and a link item beside Q's page
- * item, which exists exactly while Q links to P and holds whether relink keeps the link from Q's readers.
+ * item, which exists exactly while Q links to P and says whether relink keeps the link from Q's readers.
  * Nothing about a page's links grows its page item, however many it has. Relink never rewrites a page's
  * document, nor its `updated_at`: what readers see is derived from the link items, so restoring a link
  * is exact and order-free.

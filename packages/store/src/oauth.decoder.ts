@@ -30,7 +30,7 @@ export const decodeSessionUidItem = (item: Record<string, unknown>, key: Record<
   decodeItem('oauth session uid', SessionUidItem, item, key);
 
 /**
- * What the API reads of an access token to serve its holder: whose it is, for what, until when. The
+ * What the API reads of an access token to serve its owner: whose it is, for what, until when. The
  * authorization server (oidc-provider) writes it; `accountId` is the site and the hash of the key its
  * owner signed in with.
  */

@@ -24,7 +24,7 @@ export const answerSk = (type: PageType, id: string, createdAt: string, answerId
 export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
 /**
  * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
- * holds whether relink keeps the link from readers. The page's one Query reads its links with it.
+ * says whether relink keeps the link from readers. The page's one Query reads its links with it.
  */
 export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
 export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
@@ -39,7 +39,7 @@ export const updatedSortKey = (updatedAt: string, id: string): string => `${upda
 
 /**
  * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
- * reach it, newest first publish first. `listing_sk` on the page item holds its sort key, so a notify
+ * reach it, newest first publish first. `listing_sk` on the page item has its sort key, so a notify
  * that brings the page back can put it in without a read.
  */
 export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;

@@ -3,7 +3,7 @@ import { CommunityAnswer, isLive, PAGE_TYPES, PageStatus, type ListedPage, type 
 import { binary, decodeItem, stringSet } from './decode';
 import { decodeJson } from './codec';
 
-/* The items of a page: the page item (whole, or as a projection or a listing index holds it) and its parts. */
+/* The items of a page: the page item (whole, or as a projection or an index has it) and its parts. */
 
 const optionalString = z.optional(z.string());
 
@@ -23,15 +23,16 @@ const NotifiedOldItem = z.looseObject({
   relink_pending: optionalString,
 });
 
-/** A page as the listing indexes project it. */
-const PageListingItem = z.extend(PageLiveStateItem, {
+/** A page item as the list indexes (gsi1 by updated, gsi2 by status) project it: a row of a page list. */
+const PageListIndexItem = z.extend(PageLiveStateItem, {
   id: z.string(),
   slug: z.string(),
   title: z.string(),
   updated_at: z.string(),
 });
 
-const PageItem = z.extend(PageListingItem, {
+/** A page's own item, whole: the stored page (its doc, inline or in chunks) and its bookkeeping. */
+const PageItem = z.extend(PageListIndexItem, {
   type: z.enum(PAGE_TYPES),
   created_at: z.string(),
   version: optionalString,
@@ -48,14 +49,14 @@ const PageItem = z.extend(PageListingItem, {
   summary_at: optionalString,
   /** The sort key of the page in the index of live pages and its sections (its first publish and id). */
   listing_sk: optionalString,
-  /** The sections (`kind/slug`) it is listed in, and the hash of those its section items hold. */
+  /** The sections (`kind/slug`) it is listed in, and the hash of those its section items have. */
   sections: z.optional(z.array(z.string())),
   sections_hash: optionalString,
   sections_indexed: optionalString,
 });
 export type PageItem = z.infer<typeof PageItem>;
 
-/** A live page as the index of live pages holds it, or a page item read for its card. */
+/** A live page as the index of live pages has it, or a page item read for its card. */
 const ListedPageItem = z.looseObject({
   id: z.string(),
   type: z.enum(PAGE_TYPES),
@@ -102,7 +103,7 @@ type Item = Record<string, unknown>;
 
 export const decodePageLiveState = (item: Item, key?: Item) => decodeItem('page', PageLiveStateItem, item, key);
 export const decodeNotifiedOld = (item: Item, key: Item) => decodeItem('page', NotifiedOldItem, item, key);
-export const decodePageListing = (item: Item) => decodeItem('page listing', PageListingItem, item);
+export const decodePageListIndexItem = (item: Item) => decodeItem('page listing', PageListIndexItem, item);
 export const decodePage = (item: Item) => decodeItem('page', PageItem, item);
 export const decodeLinkTarget = (item: Item, key?: Item) => decodeItem('page', LinkTargetItem, item, key);
 export const decodeSuppressed = (item: Item, key?: Item) => decodeItem('page', SuppressedItem, item, key);

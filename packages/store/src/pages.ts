@@ -32,7 +32,7 @@ import {
   decodeLinkTarget,
   decodeListedPage,
   decodePage,
-  decodePageListing,
+  decodePageListIndexItem,
   decodeNotifiedOld,
   decodePageLiveState,
   decodePutOld,
@@ -89,7 +89,7 @@ export interface PutResult {
   version: string;
   /** Pages linked to this one before it existed (a publish of theirs left a mark where it would be). */
   awaited: boolean;
-  /** Null when the page's link items already hold exactly its links; else what there is to bring in line. */
+  /** Null when the page's link items already have exactly its links; else what there is to bring in line. */
   linksToIndex: LinksToIndex | null;
 }
 
@@ -99,7 +99,7 @@ export interface LinksToIndex {
   empty: boolean;
   /** What a page item from before link items held: its links and the ones relink kept from readers. */
   legacy: { links: string[]; suppressed: PageState['suppressed'] } | null;
-  /** The links' hash, which the index is said to hold once they are in line. */
+  /** The links' hash, which the index is said to have once they are in line. */
   hash: string | null;
 }
 
@@ -112,8 +112,9 @@ export interface CurrentLiveState {
   relink_pending: string | null;
 }
 
-export interface PageListing {
-  /** What the listing indexes hold of each page; the workflow adds its URL and, when asked, its suppressed links. */
+/** A page of `GET /articles` or `/questions` as the store answers it (PageList without what the workflow adds). */
+export interface StoredPageList {
+  /** What the list indexes (by updated, by status) have of each page; the workflow adds its URL and, when asked, its suppressed links. */
   items: Omit<PageListItem, 'url' | 'suppressed_links'>[];
   next_cursor: string | null;
 }
@@ -137,7 +138,7 @@ export interface LinkTarget {
   notified_at: string | null;
 }
 
-/** What a page item says of the page's live state (listings read the same attributes from the indexes). */
+/** What a page item says of the page's live state (page lists read the same attributes from the indexes). */
 function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolean } {
   const deleted = item.deleted === true;
   return {
@@ -149,7 +150,7 @@ function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolea
   };
 }
 
-/** A page item's suppressed links, sorted, each with since when as `times` (an item holding their times) has it. */
+/** A page item's suppressed links, sorted, each with since when as `times` (an item with their times) has it. */
 const suppressedLinksOf = (
   suppressed: Set<string> | undefined,
   times: Record<string, unknown>,
@@ -177,7 +178,7 @@ const newest = (times: readonly (string | null | undefined)[]): string | null =>
 
 /** Marks written in parallel at most by one publish. */
 const AWAIT_PARALLEL = 32;
-/** Pages whose link items a listing reads at once. */
+/** Pages whose link items a page list reads at once. */
 const LINK_QUERIES_IN_FLIGHT = 10;
 
 export class PageStore {
@@ -247,7 +248,7 @@ export class PageStore {
         update: `SET listing_sk = :lsk${isLive(doc.status, false) ? ', gsi5sk = :lsk' : ''}`,
         values: { ':lsk': listedSortKey(createdAt, id) },
       });
-    // The section items hold the page's sections once the write after them says so: a publish that failed between is made good by the next.
+    // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
     if ((old?.sections_indexed ?? null) !== sectionsNow) {
       await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);
       await this.ifVersion(siteId, type, id, version, {
@@ -256,7 +257,7 @@ export class PageStore {
       });
     }
     const legacy = old?.links ? { links: old.links, suppressed: suppressedLinksOf(old.suppressed, old) } : null;
-    // The index holds the links when the page's last publish brought it in line and had these links.
+    // The index has the links when the page's last publish brought it in line and had these links.
     const indexed = legacy === null && (old?.links_hash ?? null) === hash && (old?.links_indexed ?? null) === hash;
     return {
       created: !old,
@@ -326,7 +327,7 @@ export class PageStore {
   }
 
   /**
-   * The page's link index holds the links of its publish `version` (their `hash`), and what a page item
+   * The page's link index has the links of its publish `version` (their `hash`), and what a page item
    * from before link items held of them is removed. Only while `version` is the page's: a newer publish
    * brings its own links in line. Until this is written, the page's next publish brings them in line
    * again, even with the same links, so one that failed part way is made good.
@@ -475,7 +476,7 @@ export class PageStore {
     siteId: number,
     type: PageType,
     options: { limit: number; cursor?: string; status?: PageStatus },
-  ): Promise<PageListing> {
+  ): Promise<StoredPageList> {
     const { status } = options;
     const index = status !== undefined ? 'gsi2' : 'gsi1';
     const indexPk = status !== undefined ? pagesByStatus(siteId, type, status) : pagesByUpdated(siteId, type);
@@ -492,7 +493,7 @@ export class PageStore {
       }),
     );
     const items = (out.Items ?? []).map((listed) => {
-      const item = decodePageListing(listed);
+      const item = decodePageListIndexItem(listed);
       const { live, deleted } = liveStateOf(item);
       const base = { id: item.id, slug: item.slug, status: item.status, live, deleted, updated_at: item.updated_at };
       return type === 'article' ? { ...base, title: item.title } : { ...base, question: item.title };
@@ -575,8 +576,8 @@ export class PageStore {
   /**
    * The links relink keeps from readers on each of `ids` (pages of `type`), with since when: each page's
    * suppressed link items (one Query per page, a few at a time), and what page items from before link
-   * items still hold (one batch read, then the times of just those links; their names are known only
-   * then). The listing indexes hold neither.
+   * items still have (one batch read, then the times of just those links; their names are known only
+   * then). The list indexes have neither.
    */
   async suppressedOf(
     siteId: number,

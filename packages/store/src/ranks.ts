@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, type RankRow, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
 import { batchGet, batchWrite, queryAll } from './batch';
-import { releaseClaim, takeClaim } from './claims';
+import { giveBackClaim, takeClaim } from './claims';
 import {
   keywordUnique,
   rankKey,
@@ -39,7 +39,7 @@ export interface Tracking {
   scopes: TrackedScope[];
 }
 
-/** What a check of a day holds: claimed (paid for or being paid for), or its row. */
+/** Where a check of a day stands: claimed (paid for or being paid for), or its row. */
 export type CheckState = { state: 'claimed' } | { state: 'checked'; row: RankRow };
 
 /** Rank tracking: a site's settings and tracked scopes, and each keyword's dated checks. */
@@ -135,7 +135,7 @@ export class RankStore {
 
   /**
    * Claims a keyword's check of a day for `claim.runId` with one conditional put of its row's key:
-   * false when another run holds it (it checked, or checks now). A released claim is taken again.
+   * false when another run owns it (it checked, or checks now). A claim given back is taken again.
    */
   async claim(claim: RankClaim, now: Date): Promise<boolean> {
     return takeClaim(this.db, this.table, {
@@ -147,9 +147,9 @@ export class RankStore {
     });
   }
 
-  /** Gives a claim back (nothing was paid for it), so another run may take it: only while `claim.runId` holds it (its row has none). */
-  async release(claim: RankClaim, now: Date): Promise<void> {
-    await releaseClaim(
+  /** Gives a claim back (nothing was paid for it), so another run may take it: only while `claim.runId` owns it (its row has none). */
+  async giveBack(claim: RankClaim, now: Date): Promise<void> {
+    await giveBackClaim(
       this.db,
       this.table,
       rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
@@ -176,7 +176,7 @@ export class RankStore {
     );
   }
 
-  /** What each of these keywords' checks of `day` holds, by `locale#keyword` (absent: none): BatchGetItems of 100. */
+  /** What each of these keywords' checks of `day` stand at, by `locale#keyword` (absent: none): BatchGetItems of 100. */
   async checksOn(
     siteId: number,
     keywords: ReadonlyArray<{ locale: string; keyword: string }>,
@@ -195,7 +195,7 @@ export class RankStore {
       const key = byPartition.get(String(item.pk));
       if (key === undefined) continue;
       const row = decodeRankItem(item);
-      // A released claim is no check: the day is open again.
+      // A claim given back is no check: the day is open again.
       if (row) out.set(key, { state: 'checked', row });
       else if (item.released_at === undefined) out.set(key, { state: 'claimed' });
     }

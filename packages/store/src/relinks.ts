@@ -20,7 +20,7 @@ export type RelinkProgress = 'finished' | 'unfinished';
  * The progress of relinks' fan-outs, one item per run: the planner sets how many batches the plan
  * has, each batch adds its number to the done set. Both are one conditional write that answers the
  * item as it is after it, so whichever of them comes last sees the run finished, whatever their order,
- * and a batch delivered again is not counted twice. The item holds a number per batch: at most
+ * and a batch delivered again is not counted twice. The item has a number per batch: at most
  * the 1,000 batches one relink plans (a few kilobytes).
  */
 export class RelinkRunStore {

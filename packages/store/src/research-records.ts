@@ -75,7 +75,7 @@ export class ResearchStore {
     return new Map(items.map(decodeResearch).map((record) => [record.research_id, record]));
   }
 
-  /** Where each query stands, in one batched read, strongly consistent: a caller that lost a claim reads who holds it. */
+  /** Where each query stands, in one batched read, strongly consistent: a caller that lost a claim reads who owns it. */
   async queryStates(siteId: number, queryKeys: readonly string[]): Promise<Map<string, QueryState>> {
     const items = await batchGet(
       this.db,
@@ -134,7 +134,7 @@ export class ResearchStore {
   }
 
   /** Ends `jobId`'s claim on a query without research (the job failed), so the next call queues another. */
-  async releaseQuery(siteId: number, queryKey: string, jobId: string): Promise<void> {
+  async giveBackQuery(siteId: number, queryKey: string, jobId: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({

@@ -7,7 +7,7 @@ import { decodeItem, inStoredOrder } from './decode';
 /** A row of any table: what every row has, and its other fields. */
 export type StoredRow = { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
 
-/** Which row holds a unique value, and since when (a claim whose row never appeared is taken over). */
+/** Which row owns a unique value, and since when (a claim whose row never appeared is taken over). */
 const ClaimItem = z.looseObject({ id: z.int(), claimed_at: z.string() });
 const RowItem = z.looseObject({ row: z.unknown() });
 

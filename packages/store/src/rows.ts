@@ -105,8 +105,8 @@ export class RowStore {
   }
 
   /**
-   * Takes a unique value for `id`; returns the id of the row that holds it when that is another.
-   * A holder whose row never appeared (its writer died between the two writes) is taken over.
+   * Takes a unique value for `id`; returns the id of the row that owns it when that is another.
+   * An owner whose row never appeared (its writer died between the two writes) is taken over.
    */
   private async claim(
     siteId: number,
@@ -117,16 +117,16 @@ export class RowStore {
   ): Promise<number | null> {
     const key = uniqueKey(siteId, table, value);
     if (await this.putClaim(key, id, now, null)) return null;
-    const held = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
-    if (!held) return this.claim(siteId, table, value, id, now);
-    const holder = decodeClaim(held, key);
-    const holderId = holder.id;
-    if (await this.get(siteId, table, holderId)) return holderId;
-    if (Date.parse(now) - Date.parse(holder.claimed_at) < ORPHAN_AFTER_MS) return holderId; // still being written
-    return (await this.putClaim(key, id, now, holderId)) ? null : this.claim(siteId, table, value, id, now);
+    const found = (await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }))).Item;
+    if (!found) return this.claim(siteId, table, value, id, now);
+    const owner = decodeClaim(found, key);
+    const ownerId = owner.id;
+    if (await this.get(siteId, table, ownerId)) return ownerId;
+    if (Date.parse(now) - Date.parse(owner.claimed_at) < ORPHAN_AFTER_MS) return ownerId; // still being written
+    return (await this.putClaim(key, id, now, ownerId)) ? null : this.claim(siteId, table, value, id, now);
   }
 
-  /** One conditional put of a uniqueness item: where none is, or over the holder `previous`. */
+  /** One conditional put of a uniqueness item: where none is, or over the owner `previous`. */
   private async putClaim(key: Key, id: number, now: string, previous: number | null): Promise<boolean> {
     try {
       await this.db.send(
@@ -151,7 +151,7 @@ export class RowStore {
 
   /**
    * Inserts rows: ids reserved in one write, unique values claimed one conditional put each, rows
-   * written in batches. A row whose unique value another row holds is not written; it is returned
+   * written in batches. A row whose unique value another row owns is not written; it is returned
    * in `conflicts` with its position in `rows` and that row's id.
    */
   async insertMany<T extends TableName>(
@@ -214,7 +214,7 @@ export class RowStore {
     return new Map(items.map((item) => decodeRow(table, item)).map((row) => [row.id, row]));
   }
 
-  /** Ids of the rows holding each unique value, in batched reads. */
+  /** Ids of the rows that own each unique value, in batched reads. */
   async idsByUnique(siteId: number, table: TableName, values: readonly string[]): Promise<Map<string, number>> {
     const items = await batchGet(
       this.db,
@@ -289,7 +289,7 @@ export class RowStore {
           }),
         );
       } catch (error) {
-        if (!conditionFailed(error)) throw error; // another row holds the value now
+        if (!conditionFailed(error)) throw error; // another row owns the value now
       }
     }
     return row;

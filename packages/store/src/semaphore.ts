@@ -6,14 +6,14 @@ import { semaphoreKey } from './keys';
 
 export interface SemaphoreState {
   inflight: number;
-  /** Holder → lease expiry (epoch ms). */
+  /** Lease owner → lease expiry (epoch ms). */
   leases: Record<string, number>;
 }
 
-/** Whether a holder's lease (at `expiry`) is dead and its place may be taken back. */
-export type Reclaimable = (holder: string, expiry: number) => Promise<boolean>;
+/** Whether an owner's lease (at `expiry`) is dead and may be revoked, its place taken back. */
+export type Revocable = (owner: string, expiry: number) => Promise<boolean>;
 
-/** Rounds of reading, reclaiming and trying again a take makes at most: each is lost only to another caller's progress. */
+/** Rounds of reading, revoking and trying again a take makes at most: each is lost only to another caller's progress. */
 const TAKE_ROUNDS = 5;
 
 export interface TakeOutcome {
@@ -27,8 +27,8 @@ const isMissingMap = (error: unknown) => {
 };
 
 /**
- * A deployment-wide cap on work in flight: one item holding the count and each holder's lease.
- * Every change (take, free, reclaim an expired lease) is one conditional write of that item, so the
+ * A deployment-wide cap on work in flight: one item with the count and each owner's lease.
+ * Every change (take, free, revoke an expired lease) is one conditional write of that item, so the
  * count always equals the number of leases, whatever runs concurrently and whoever dies.
  */
 export class Semaphore {
@@ -40,40 +40,40 @@ export class Semaphore {
   ) {}
 
   /**
-   * Takes a place for `holder` until `expiresAt` if fewer than `max` are taken. When full, it first
-   * reclaims the leases `reclaimable` names (by default the expired ones), each only if unchanged, and
-   * tries again; it is refused only when it read the cap full of leases that are not to be reclaimed. (A
-   * place another caller reclaimed but did not take, or freed meanwhile, is tried for again, so a crowd
-   * of callers reclaiming together never leaves a place free while refusing one of them.)
+   * Takes a place for `owner` until `expiresAt` if fewer than `max` are taken. When full, it first
+   * revokes the leases `revocable` names (by default the expired ones), each only if unchanged, and
+   * tries again; it is refused only when it read the cap full of leases that are not to be revoked. (A
+   * place another caller revoked but did not take, or freed meanwhile, is tried for again, so a crowd
+   * of callers revoking together never leaves a place free while refusing one of them.)
    */
-  async take(holder: string, expiresAt: number, now = Date.now(), reclaimable?: Reclaimable): Promise<TakeOutcome> {
-    const judge: Reclaimable = reclaimable ?? (async (_owner, expiry) => expiry <= now);
-    let outcome = await this.tryTake(holder, expiresAt);
+  async take(owner: string, expiresAt: number, now = Date.now(), revocable?: Revocable): Promise<TakeOutcome> {
+    const judge: Revocable = revocable ?? (async (_owner, expiry) => expiry <= now);
+    let outcome = await this.tryTake(owner, expiresAt);
     for (let round = 0; !outcome.taken && round < TAKE_ROUNDS; round++) {
       const state = await this.state();
       const leases = Object.entries(state.leases);
       const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
       const expired = leases.filter((_lease, i) => verdicts[i]);
       if (expired.length === 0 && state.inflight >= this.max) return { taken: false, inflight: state.inflight };
-      await Promise.all(expired.map(([owner, expiry]) => this.release(owner, expiry)));
-      outcome = await this.tryTake(holder, expiresAt);
+      await Promise.all(expired.map(([owner, expiry]) => this.removeLease(owner, expiry)));
+      outcome = await this.tryTake(owner, expiresAt);
     }
     return outcome;
   }
 
   /**
-   * Keeps `holder` under the cap until `expiresAt`: extends its lease when it still has one, else
-   * takes a place as `take` does (its old lease was reclaimed, or it never had one).
+   * Renews `owner`'s lease under the cap until `expiresAt`: extends its lease when it still has one, else
+   * takes a place as `take` does (its old lease was revoked, or it never had one).
    */
-  async hold(holder: string, expiresAt: number, now = Date.now()): Promise<boolean> {
+  async renew(owner: string, expiresAt: number, now = Date.now()): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: semaphoreKey(this.name),
-          UpdateExpression: 'SET leases.#holder = :expiry',
-          ConditionExpression: 'attribute_exists(leases.#holder)',
-          ExpressionAttributeNames: { '#holder': holder },
+          UpdateExpression: 'SET leases.#owner = :expiry',
+          ConditionExpression: 'attribute_exists(leases.#owner)',
+          ExpressionAttributeNames: { '#owner': owner },
           ExpressionAttributeValues: { ':expiry': expiresAt },
         }),
       );
@@ -81,17 +81,17 @@ export class Semaphore {
     } catch (error) {
       if (!conditionFailed(error) && !isMissingMap(error)) throw error;
     }
-    return (await this.take(holder, expiresAt, now)).taken;
+    return (await this.take(owner, expiresAt, now)).taken;
   }
 
-  /** Frees the holder's place; false when it holds none (it was reclaimed, or freed already). */
-  free(holder: string): Promise<boolean> {
-    return this.release(holder, null);
+  /** Frees the owner's place; false when it has none (it was revoked, or freed already). */
+  free(owner: string): Promise<boolean> {
+    return this.removeLease(owner, null);
   }
 
-  /** Frees the holder's place only if its lease still ends at `expiry` (it was not renewed meanwhile). */
-  reclaim(holder: string, expiry: number): Promise<boolean> {
-    return this.release(holder, expiry);
+  /** Frees the owner's place only if its lease still ends at `expiry` (it was not renewed meanwhile). */
+  revoke(owner: string, expiry: number): Promise<boolean> {
+    return this.removeLease(owner, expiry);
   }
 
   async state(): Promise<SemaphoreState> {
@@ -102,16 +102,16 @@ export class Semaphore {
     return { inflight: item.inflight ?? 0, leases: item.leases ?? {} };
   }
 
-  private async tryTake(holder: string, expiresAt: number): Promise<TakeOutcome> {
+  private async tryTake(owner: string, expiresAt: number): Promise<TakeOutcome> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: semaphoreKey(this.name),
-          UpdateExpression: 'SET leases.#holder = :expiry ADD inflight :one',
+          UpdateExpression: 'SET leases.#owner = :expiry ADD inflight :one',
           ConditionExpression:
-            '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#holder)',
-          ExpressionAttributeNames: { '#holder': holder },
+            '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#owner)',
+          ExpressionAttributeNames: { '#owner': owner },
           ExpressionAttributeValues: { ':expiry': expiresAt, ':one': 1, ':max': this.max },
           ReturnValues: 'UPDATED_NEW',
         }),
@@ -122,7 +122,7 @@ export class Semaphore {
       if (!isMissingMap(error)) throw error;
     }
     await this.create();
-    return this.tryTake(holder, expiresAt);
+    return this.tryTake(owner, expiresAt);
   }
 
   /** The item with its empty lease map, made once; a concurrent maker wins harmlessly. */
@@ -140,16 +140,16 @@ export class Semaphore {
     }
   }
 
-  /** Removes a lease and its count together: any lease of the holder, or only one still at `expiry` (a reclaim). */
-  private async release(holder: string, expiry: number | null): Promise<boolean> {
+  /** Removes a lease and its count together: any lease of the owner, or only one still at `expiry` (a revoke). */
+  private async removeLease(owner: string, expiry: number | null): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: semaphoreKey(this.name),
-          UpdateExpression: 'REMOVE leases.#holder ADD inflight :minus',
-          ConditionExpression: expiry === null ? 'attribute_exists(leases.#holder)' : 'leases.#holder = :expiry',
-          ExpressionAttributeNames: { '#holder': holder },
+          UpdateExpression: 'REMOVE leases.#owner ADD inflight :minus',
+          ConditionExpression: expiry === null ? 'attribute_exists(leases.#owner)' : 'leases.#owner = :expiry',
+          ExpressionAttributeNames: { '#owner': owner },
           ExpressionAttributeValues: { ':minus': -1, ...(expiry === null ? {} : { ':expiry': expiry }) },
         }),
       );

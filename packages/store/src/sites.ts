@@ -244,7 +244,7 @@ export class SiteStore {
         ExpressionAttributeValues: { ':host': host },
       }),
     );
-    if (site.served_domain && site.served_domain !== host) await this.releaseDomain(site.served_domain, siteId);
+    if (site.served_domain && site.served_domain !== host) await this.giveBackDomain(site.served_domain, siteId);
     return 'served';
   }
 
@@ -267,12 +267,12 @@ export class SiteStore {
     }
     const host = decodeServedDomain(out.Attributes ?? {}, siteKey(siteId)).served_domain;
     if (host === undefined) return false;
-    await this.releaseDomain(host, siteId);
+    await this.giveBackDomain(host, siteId);
     return true;
   }
 
-  /** The domain's item goes, if it is still the site's. */
-  private async releaseDomain(host: string, siteId: number): Promise<void> {
+  /** The domain's claim goes, if it is still the site's. */
+  private async giveBackDomain(host: string, siteId: number): Promise<void> {
     try {
       await this.db.send(
         new DeleteCommand({

@@ -2,7 +2,7 @@
 const LISTING_ATTRIBUTES = ['id', 'slug', 'title', 'status', 'deleted', 'updated_at'] as const;
 
 /**
- * What the index of live pages holds of each: what a card of it shows on the site's listing pages and
+ * What the index of live pages has of each: what a card of it shows on the site's listing pages and
  * feed, and what its sitemap entry says (docs/api.md#listing-pages).
  */
 const LIVE_ATTRIBUTES = [

@@ -36,7 +36,7 @@ export class Update {
     return this;
   }
 
-  /** `attribute = if_not_exists(from, value)`: keeps what `from` holds (the attribute itself by default), else `value`. */
+  /** `attribute = if_not_exists(from, value)`: keeps what `from` has (the attribute itself by default), else `value`. */
   setIfAbsent(attribute: string, value: unknown, options: { from?: string; valueKey?: string } = {}): this {
     const from = this.name(options.from ?? attribute);
     this.sets.push(

@@ -46,7 +46,7 @@ function scopeOf(
  * monitoring snapshot, whatever its age (monitoring takes one daily), at no cost; an untracked domain
  * is looked up live; links are always pulled live.
  */
-async function planBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
+async function decideBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
   const [site, competitors] = await Promise.all([siteOf(ctx), competitorDomains(ctx)]);
   const scope = scopeOf(input.scope, site.domain);
   if (input.depth === 'links') {
@@ -71,8 +71,8 @@ async function planBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
 }
 
 /** serp_backlinks with estimate: true: the live calls its plan makes; snapshots answer the rest. */
-async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput): Promise<ToolPlan> {
-  const plan = await planBacklinks(ctx, input);
+async function planSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput): Promise<ToolPlan> {
+  const plan = await decideBacklinks(ctx, input);
   const provider = ctx.backlinkData.name;
   const snapshotReason = 'monitoring snapshot (taken daily): answered from storage';
   const snapshotItems = (tracked: readonly Tracked[]) =>
@@ -126,7 +126,7 @@ async function estimateSerpBacklinks(ctx: ToolContext, input: SerpBacklinksInput
  * overview or links, is `{empty: true}` until monitoring has taken the site's first snapshot.
  */
 async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
-  const plan = await planBacklinks(ctx, input);
+  const plan = await decideBacklinks(ctx, input);
   if (plan.kind === 'empty') return { data_source: DATABASE, empty: true as const };
   if (plan.kind === 'links') {
     const { domain } = plan;
@@ -187,4 +187,4 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
     health: siteView.health,
   };
 }
-export const serpBacklinks = /* @__PURE__ */ withPlan(serpBacklinksRun, estimateSerpBacklinks);
+export const serpBacklinks = /* @__PURE__ */ withPlan(serpBacklinksRun, planSerpBacklinks);

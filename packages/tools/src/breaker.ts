@@ -36,7 +36,7 @@ export function providerUnavailable(provider: string, retryAfterMs: number): Api
  */
 export class ProviderBreakers implements ProviderGate {
   private readonly settings: BreakerSettings & { probeMs: number; cacheMs: number };
-  /** The providers this gate holds the probe of: its next outcome decides the breaker. */
+  /** The providers this gate has the probe of: its next outcome decides the breaker. */
   private readonly probing = new Set<string>();
 
   constructor(

@@ -90,7 +90,7 @@ export class SiteBudget implements SpendGuard {
     return this.limitsRead;
   }
 
-  /** A paid call's reservation, leased for the longest a call runs. */
+  /** A paid call's hold, kept for the longest a call runs. */
   async reserve(estimateUsd: number): Promise<Hold> {
     const ticket = await this.take(estimateUsd, LIMITS.budgetHoldMs);
     return { settle: (billed, simulated) => this.settle(ticket, billed, simulated) };
@@ -101,7 +101,7 @@ export class SiteBudget implements SpendGuard {
     return estimateUsd > 0 ? this.take(estimateUsd, LIMITS.queuedBudgetHoldMs) : null;
   }
 
-  /** Settles a reservation to what its work was billed (0 releases it). */
+  /** Settles a hold to what its work was billed (0 cancels it). */
   async settle(ticket: BudgetTicket, billedUsd: number, simulated: boolean): Promise<void> {
     const site = await settleTicket(this.store, this.siteId, ticket, billedUsd, simulated);
     // Windows of an earlier day or month are not the ones results report.
@@ -125,12 +125,12 @@ export class SiteBudget implements SpendGuard {
     return tight ? { remaining_usd: tight.remaining_usd, window: tight.window } : { remaining_usd: null, window: null };
   }
 
-  private async take(estimateUsd: number, leaseMs: number): Promise<BudgetTicket> {
+  private async take(estimateUsd: number, holdMs: number): Promise<BudgetTicket> {
     const now = this.options.now();
     const day = utcDay(now);
     const limits = await this.limits();
     const cap = this.options.deploymentDailyUsd;
-    const hold: HoldRef = { id: randomBytes(9).toString('hex'), leaseUntil: Date.now() + leaseMs };
+    const hold: HoldRef = { id: randomBytes(9).toString('hex'), expiresAt: Date.now() + holdMs };
     const { budgets } = this.store;
     const [site, deployment] = await Promise.all([
       budgets.reserve({ siteId: this.siteId }, day, hold, estimateUsd, {
@@ -144,13 +144,13 @@ export class SiteBudget implements SpendGuard {
       estimate_usd: estimateUsd,
       day,
       deployment: cap !== null,
-      lease_until: hold.leaseUntil,
+      lease_until: hold.expiresAt, // the ticket's stored name for when its hold expires
     };
     if (site.reserved && deployment?.reserved !== false) {
       await this.observe(site.windows);
       return ticket;
     }
-    // Compensation: one counter took the reservation and the other refused it, so the taken one is released.
+    // Compensation: one counter took the hold and the other refused it, so the taken one is cancelled.
     if (site.reserved) await budgets.settle({ siteId: this.siteId }, day, hold, 0, false);
     if (deployment?.reserved) await budgets.settle('deployment', day, hold, 0, false);
     if (!site.reserved) {
@@ -171,8 +171,8 @@ export class SiteBudget implements SpendGuard {
 }
 
 /**
- * Settles `ticket` on the site's counter and, when it holds the deployment's too, on that one: what the
- * site's windows hold then. A settle after the hold was released still adds what was billed.
+ * Settles `ticket` on the site's counter and, when it has a hold on the deployment's too, on that one: what
+ * the site's windows count then. A settle after the hold was dropped still adds what was billed.
  */
 export async function settleTicket(
   store: Store,
@@ -181,8 +181,8 @@ export async function settleTicket(
   billedUsd: number,
   simulated: boolean,
 ): Promise<Windows> {
-  // A ticket taken before reservations had items of their own has no lease: no hold item is found, the bill is added.
-  const hold: HoldRef = { id: ticket.hold_id, leaseUntil: ticket.lease_until ?? 0 };
+  // A ticket taken before holds had items of their own has no expiry: no hold item is found, the bill is added.
+  const hold: HoldRef = { id: ticket.hold_id, expiresAt: ticket.lease_until ?? 0 };
   const [site] = await Promise.all([
     store.budgets.settle({ siteId }, ticket.day, hold, billedUsd, simulated),
     ticket.deployment ? store.budgets.settle('deployment', ticket.day, hold, billedUsd, simulated) : null,
@@ -190,7 +190,7 @@ export async function settleTicket(
   return site;
 }
 
-/** GET /v1/budget: the site's limits and what its windows of now hold. */
+/** GET /v1/budget: the site's limits and what its windows of now count. */
 export async function budgetView(store: Store, siteId: number, now: Date, limits?: BudgetLimits): Promise<BudgetView> {
   const [known, windows] = await Promise.all([
     limits ?? store.budgets.limits(siteId),

@@ -3,18 +3,18 @@ import { displayDomain, normalizeDomain } from '@cm/core';
 import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT, queueMonitoring } from './monitoring';
-import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
 import { backlinkProfilePrice, linkGapPrice } from '@cm/providers';
 
 /*
- * Competitors: at most LIMITS.activeCompetitors active per site, each holding one place of the site's
+ * Competitors: at most LIMITS.activeCompetitors active per site, each taking one place of the site's
  * competitor cap. A row db_insert stores is `incomplete: true` (its monitoring never started) until
  * add_competitor completes it; it may also be stored inactive, outside the cap and not monitored.
  */
 
 /** A confirmed competitor's place never expires; it is freed when its row is deleted. */
 const CONFIRMED = Number.MAX_SAFE_INTEGER;
-/** A place taken for a row not stored yet; if the adding call dies, it can be reclaimed after this. */
+/** A place taken for a row not stored yet; if the adding call dies, it can be revoked after this. */
 const PENDING_MS = 60_000;
 /** How long a call waits for a concurrent add of the same domain to store its row. */
 const SAME_DOMAIN_WAIT_MS = 3_000;
@@ -51,7 +51,7 @@ async function rowOfDomain(ctx: ToolContext, domain: string): Promise<Competitor
 
 const isActive = (row: CompetitorRow | null): row is CompetitorRow => row?.active === true;
 
-/** The domain's row once `accept` holds for it, looked for while a concurrent call stores it; null if it never does. */
+/** The domain's row once `accept` is true of it, looked for while a concurrent call stores it; null if it never does. */
 async function awaitRow(
   ctx: ToolContext,
   domain: string,
@@ -70,15 +70,15 @@ const changedMeanwhile = (domain: string) =>
   new ApiError('already_exists', `Another call is changing the ${TABLE} row of ${domain}; try again`, { table: TABLE });
 
 /*
- * The cap is exact with single-item conditional writes only. Only active rows hold places, one per
+ * The cap is exact with single-item conditional writes only. Only active rows take places, one per
  * domain, on the site's cap item (LIMITS.activeCompetitors places): the domain first takes a place,
- * pending, then its row is stored active and the place confirmed. A place is reclaimed only when its
+ * pending, then its row is stored active and the place confirmed. A place is revoked only when its
  * domain has no active row: a pending add that died, or a delete that stopped between removing the
  * row and freeing the place.
  */
 
 /**
- * Takes a pending place for `domain`: null when taken. When the domain holds a place already, a
+ * Takes a pending place for `domain`: null when taken. When the domain has a place already, a
  * concurrent add of it is storing its row, and that row, once active, is the answer.
  */
 async function takePlace(ctx: ToolContext, domain: string): Promise<CompetitorRow | null> {
@@ -88,7 +88,7 @@ async function takePlace(ctx: ToolContext, domain: string): Promise<CompetitorRo
     domain,
     now + PENDING_MS,
     now,
-    async (holder, expiry) => (expiry <= now || expiry === CONFIRMED) && !isActive(await rowOfDomain(ctx, holder)),
+    async (owner, expiry) => (expiry <= now || expiry === CONFIRMED) && !isActive(await rowOfDomain(ctx, owner)),
   );
   if (taken.taken) return null;
   if ((await places.state()).leases[domain] === undefined) throw limitReached();
@@ -97,9 +97,9 @@ async function takePlace(ctx: ToolContext, domain: string): Promise<CompetitorRo
   return row;
 }
 
-/** Confirms the place of a domain whose row is active; false when the pending place was reclaimed (the call stalled past PENDING_MS) and the cap is full again. */
+/** Confirms the place of a domain whose row is active; false when the pending place was revoked (the call stalled past PENDING_MS) and the cap is full again. */
 const confirmPlace = (ctx: ToolContext, domain: string) =>
-  ctx.store.competitorPlaces(ctx.siteId).hold(domain, CONFIRMED);
+  ctx.store.competitorPlaces(ctx.siteId).renew(domain, CONFIRMED);
 
 /** Inserts an active row under the domain's pending place and confirms it. On a RowConflict the place stays pending, for the caller to settle. */
 async function insertActive(ctx: ToolContext, fields: Fields): Promise<CompetitorRow> {
@@ -151,7 +151,7 @@ async function activate(ctx: ToolContext, row: CompetitorRow): Promise<Competito
 
 /**
  * After an insert met a row of the same domain stored meanwhile: an active one (stored without a
- * place, before the cap was kept this way) now holds the pending place; an inactive one leaves it to
+ * place, before the cap was kept this way) now owns the pending place; an inactive one leaves it to
  * `inactive`, which activates it or frees the place.
  */
 async function settleConflict(
@@ -279,11 +279,7 @@ const monitoredDomains = (siteDomain: string | null, domain: string): string[] =
  * row db_insert stored) gets its first monitoring run at once, with the site's (its link gap changed):
  * a backlink profile each, and the site's link gap. A domain tracked and monitored already queues none.
  */
-async function estimateAddCompetitor(
-  ctx: ToolContext,
-  input: AddCompetitorInput,
-  deps: EstimateDeps,
-): Promise<ToolPlan> {
+async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, deps: PlanDeps): Promise<ToolPlan> {
   const { domain, site } = await planAdd(ctx, input);
   const found = await rowOfDomain(ctx, domain);
   const provider = deps.monitorSource;
@@ -326,4 +322,4 @@ async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
       : 0;
   return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
 }
-export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, estimateAddCompetitor);
+export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, planAddCompetitor);

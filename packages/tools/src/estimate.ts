@@ -6,7 +6,7 @@ import { planTotal, type ToolPlan } from './plan';
 
 /* The price before the call (docs/api.md#estimates-and-approval): estimates, and approval over the site's threshold. */
 
-export type { EstimateDeps, ToolPlan } from './plan';
+export type { PlanDeps, ToolPlan } from './plan';
 
 const SANDBOX = 'sandbox';
 /** Sums cost no more than this past an approved estimate before they count as grown (float noise). */

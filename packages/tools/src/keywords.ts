@@ -138,7 +138,7 @@ function metricsCalls(provider: string, targets: Iterable<Target>) {
 }
 
 /** get_keywords with estimate: true. */
-async function estimateGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
+async function planGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
   const plan = await planKeywords(ctx, input);
   const provider = ctx.keywordData.name;
   return {
@@ -218,4 +218,4 @@ async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
     attached,
   };
 }
-export const getKeywords = /* @__PURE__ */ withPlan(getKeywordsRun, estimateGetKeywords);
+export const getKeywords = /* @__PURE__ */ withPlan(getKeywordsRun, planGetKeywords);

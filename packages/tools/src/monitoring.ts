@@ -217,7 +217,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const refused = taken.find((result) => result.status === 'rejected');
     if (refused) {
       // A claim that could not be written fails the run before anything is paid: the ones taken go back.
-      await Promise.all(claimed.map((claim) => store.backlinks.release(claim, now)));
+      await Promise.all(claimed.map((claim) => store.backlinks.giveBack(claim, now)));
       throw refused.reason;
     }
     outcome.claimedAlready = claims.filter((_claim, i) => !takenBy(taken[i])).map((claim) => claim.domain);
@@ -233,7 +233,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
       );
     } catch (error) {
       // Nothing was paid: the claims go back, for a rerun or the next schedule.
-      await Promise.all(claimed.map((claim) => store.backlinks.release(claim, now)));
+      await Promise.all(claimed.map((claim) => store.backlinks.giveBack(claim, now)));
       if (!isBudgetExceeded(error)) throw error;
       outcome.deferred = claimed.length;
       return outcome;
@@ -251,7 +251,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
       outcome.monitored = snapshots.map((snapshot) => snapshot.domain);
       outcome.skipped = results.flatMap((r) => ('skipped' in r ? [{ domain: r.claim.domain, reason: r.skipped }] : []));
     } finally {
-      await Promise.all(retries.map((claim) => store.backlinks.release(claim, now)));
+      await Promise.all(retries.map((claim) => store.backlinks.giveBack(claim, now)));
     }
     const failed = results.find((r) => 'failed' in r);
     if (failed && 'failed' in failed) throw failed.failed;

@@ -6,8 +6,8 @@ import { roundUsd, type EstimateCall, type EstimateFree, type JobMode } from '@c
  * skipped), so an estimate (docs/api.md#estimates-and-approval) cannot drift from the run.
  */
 
-/** What an estimate needs beyond the tool's context: prices and providers of work other functions run. */
-export interface EstimateDeps {
+/** What a plan needs beyond the tool's context: prices and providers of work other functions run. */
+export interface PlanDeps {
   /** The list price of one web research job of a mode (the research worker's providers, as configured). */
   researchUsd(mode: JobMode): number;
   /** The `data_source` of the monitor worker's backlink data (add_competitor's monitoring runs). */
@@ -36,9 +36,9 @@ export const planTotal = (plan: Pick<ToolPlan, 'calls'>): number =>
   roundUsd(plan.calls.reduce((sum, call) => sum + call.total_usd, 0));
 
 /**
- * A paid tool's workflow with its plan beside it, as `estimate`. Each call is marked pure
+ * A paid tool's workflow with its plan beside it, as `plan`. Each call is marked pure
  * (`/* @__PURE__ *\/`), so a function's bundle that does not use a workflow leaves out it and its plan.
  */
-export function withPlan<W extends object, P>(run: W, estimate: P): W & { estimate: P } {
-  return Object.assign(run, { estimate });
+export function withPlan<W extends object, P>(run: W, plan: P): W & { plan: P } {
+  return Object.assign(run, { plan });
 }

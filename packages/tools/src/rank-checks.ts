@@ -109,7 +109,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
     const refusedWrite = taken.find((t) => 'error' in t);
     if (refusedWrite && 'error' in refusedWrite) {
       // A claim that could not be written fails the run before anything is paid: the ones taken go back.
-      await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+      await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
       throw refusedWrite.error;
     }
     outcome.claimedAlready = claims.length - claimed.length;
@@ -134,7 +134,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
     else if (unitUsd > 0) ({ ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
     const deferred = toPost.slice(affordable);
     // Nothing was paid for these: their claims go back, for a rerun or the next due schedule.
-    await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+    await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
     outcome.deferred = deferred.length;
 
     const posting = toPost.slice(0, affordable);
@@ -153,7 +153,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
       } catch (error) {
         // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
         const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
-        await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.release(claim, now));
+        await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
         throw error;
       }
       const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
@@ -165,7 +165,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
         else {
           outcome.refused.push({ keyword: claim.keyword, error: answer.error });
           // Refused for now, not billed: a rerun may post it; refused for good, it waits for the next due day.
-          if (answer.retryable) await store.ranks.release(claim, now);
+          if (answer.retryable) await store.ranks.giveBack(claim, now);
         }
       }
       outcome.posted += posted.length;

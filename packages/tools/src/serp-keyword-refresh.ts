@@ -53,7 +53,7 @@ async function serpKeywordRefreshRun(ctx: ToolContext, input: SerpKeywordRefresh
 }
 
 /** serp_keyword_refresh with estimate: true: one SERP pull, always fresh, under the daily quota (read, not taken). */
-async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
+async function planSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordRefreshInput): Promise<ToolPlan> {
   const provider = ctx.keywordData.name;
   const used = await ctx.store.quotas.used(ctx.siteId, REFRESH_QUOTA, utcDay(ctx.now));
   const left = Math.max(0, LIMITS.refreshesPerDay - used);
@@ -69,4 +69,4 @@ async function estimateSerpKeywordRefresh(ctx: ToolContext, _input: SerpKeywordR
   };
 }
 
-export const serpKeywordRefresh = /* @__PURE__ */ withPlan(serpKeywordRefreshRun, estimateSerpKeywordRefresh);
+export const serpKeywordRefresh = /* @__PURE__ */ withPlan(serpKeywordRefreshRun, planSerpKeywordRefresh);

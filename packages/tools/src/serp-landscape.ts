@@ -7,7 +7,7 @@ import { resolveScope, scopeKeywordOf, type Scope } from './scope';
 import { scopeHistory } from './rank-history';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
-import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
 import { pullSerp, type SerpTarget } from './serp-pull';
 
 /* serp_landscape: a scope's keywords with their metrics and SERPs, and list, analyze and ideas at depth. */
@@ -228,11 +228,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
  * SERPs list pulls (those not stored), analyze's research (keywords neither researched in the last week
  * nor in process), and the ideas call.
  */
-async function estimateSerpLandscape(
-  ctx: ToolContext,
-  input: SerpLandscapeInput,
-  deps: EstimateDeps,
-): Promise<ToolPlan> {
+async function planSerpLandscape(ctx: ToolContext, input: SerpLandscapeInput, deps: PlanDeps): Promise<ToolPlan> {
   const site = await siteOf(ctx);
   const locale = keywordLocale(null, site.locale);
   const scope = await resolveScope(ctx, input, locale, { ideas: true });
@@ -272,4 +268,4 @@ async function estimateSerpLandscape(
   return plan;
 }
 
-export const serpLandscape = /* @__PURE__ */ withPlan(serpLandscapeRun, estimateSerpLandscape);
+export const serpLandscape = /* @__PURE__ */ withPlan(serpLandscapeRun, planSerpLandscape);

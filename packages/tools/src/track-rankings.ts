@@ -4,7 +4,7 @@ import { rankCheckPrice } from '@cm/providers';
 import { checkKey, mapLimit } from '@cm/store';
 import { reserveWhatFits } from './budget';
 import { DATABASE, siteOf, type ToolContext } from './context';
-import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from './plan';
+import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
 import {
   distinctKeywords,
   monthOf,
@@ -130,11 +130,7 @@ async function trackRankingsRun(ctx: ToolContext, input: TrackRankingsInput) {
  * site's depth; the first of them is reserved when the call queues it. Stopping, listing and the
  * depth alone call no provider.
  */
-async function estimateTrackRankings(
-  ctx: ToolContext,
-  input: TrackRankingsInput,
-  deps: EstimateDeps,
-): Promise<ToolPlan> {
+async function planTrackRankings(ctx: ToolContext, input: TrackRankingsInput, deps: PlanDeps): Promise<ToolPlan> {
   const plan: ToolPlan = { data_source: deps.rankSource, calls: [], free: [], notes: [] };
   const scope = scopeOf(input);
   if (!scope || input.cadence === undefined || input.cadence === 'off') {
@@ -168,4 +164,4 @@ async function estimateTrackRankings(
   return plan;
 }
 
-export const trackRankings = /* @__PURE__ */ withPlan(trackRankingsRun, estimateTrackRankings);
+export const trackRankings = /* @__PURE__ */ withPlan(trackRankingsRun, planTrackRankings);

@@ -6,7 +6,7 @@ import { isFields } from '../replies';
 
 /*
  * What every MCP App shares: it connects to its host by postMessage (ext-apps' App), is handed the tool
- * result there (never calling the API: it holds no key), and draws it with the dashboard's own report
+ * result there (never calling the API: it has no key), and draws it with the dashboard's own report
  * code. A result it cannot draw (an error, another shape) is said in words instead.
  */
 

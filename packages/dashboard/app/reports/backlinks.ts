@@ -228,11 +228,11 @@ function gap(data: BacklinksOverview, styles: DomainStyles): HTMLElement {
       ],
       rows,
     });
-  const holder = h('div', null, table(ranked.slice(0, GAP_SHOWN)));
+  const box = h('div', null, table(ranked.slice(0, GAP_SHOWN)));
   const all = h(
     'button',
-    { attrs: { type: 'button' }, on: { click: () => (holder.replaceChildren(table(ranked)), all.remove()) } },
+    { attrs: { type: 'button' }, on: { click: () => (box.replaceChildren(table(ranked)), all.remove()) } },
     `Show all ${ranked.length} domains`,
   );
-  return section('Link gap', holder, ranked.length > GAP_SHOWN ? h('div', { class: 'actions' }, all) : null);
+  return section('Link gap', box, ranked.length > GAP_SHOWN ? h('div', { class: 'actions' }, all) : null);
 }

@@ -196,10 +196,10 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
   };
   // Cost is what matters, but with only free (sandbox) calls there is nothing to see in it: show simulated cost or calls then.
   let measure: Measure = usage.cost_usd > 0 ? 'billed' : simulated ? 'simulated' : 'calls';
-  const holder = h('div');
+  const box = h('div');
   const draw = () => {
     replace(
-      holder,
+      box,
       chartFigure('spend', `${MEASURES[measure].figure} per day and tool. The table below has the figures.`, {
         type: 'bar',
         data: {
@@ -263,7 +263,7 @@ function daily(byDay: UsageDay[], usage: Usage, lineColumns: Column<UsageLine>[]
       choice('calls'),
     ),
     legend,
-    holder,
+    box,
     table,
   );
 }

@@ -1,14 +1,14 @@
 import { h, replace } from '../dom';
 import { fmtTime, plural } from '../format';
-import { isPageListing } from '../replies';
+import { isPageListReply } from '../replies';
 import { dataTable } from '../table';
-import type { PageItem, PageListing } from '../types';
+import type { PageListRow, PageListReply } from '../types';
 import type { View, ViewContext } from '../view';
 import { emptyState, section } from '../widgets';
 
 const KINDS = [
-  { type: 'article', path: '/articles', heading: 'Articles', titleOf: (p: PageItem) => p.title ?? p.slug },
-  { type: 'question', path: '/questions', heading: 'Questions', titleOf: (p: PageItem) => p.question ?? p.slug },
+  { type: 'article', path: '/articles', heading: 'Articles', titleOf: (p: PageListRow) => p.title ?? p.slug },
+  { type: 'question', path: '/questions', heading: 'Questions', titleOf: (p: PageListRow) => p.question ?? p.slug },
 ] as const;
 
 const listPath = (path: string, cursor: string | null) =>
@@ -20,7 +20,7 @@ export const pagesView: View = {
   title: 'Published pages',
   async render(ctx) {
     const first = await Promise.all(
-      KINDS.map(async (kind) => ({ kind, list: await ctx.api.get(listPath(kind.path, null), isPageListing) })),
+      KINDS.map(async (kind) => ({ kind, list: await ctx.api.get(listPath(kind.path, null), isPageListReply) })),
     );
     if (first.every(({ list }) => list.items.length === 0)) {
       ctx.root.append(
@@ -50,20 +50,20 @@ export const pagesView: View = {
 function listing(
   ctx: ViewContext,
   kind: (typeof KINDS)[number],
-  firstPage: PageListing,
+  firstPage: PageListReply,
   titles: Map<string, string>,
 ): HTMLElement {
-  const items: PageItem[] = [];
-  const holder = h('div');
+  const items: PageListRow[] = [];
+  const box = h('div');
   const more = h('button', { attrs: { type: 'button' } }, `Load more ${kind.heading.toLowerCase()}`);
   let cursor: string | null = null;
-  const show = (page: PageListing) => {
+  const show = (page: PageListReply) => {
     items.push(...page.items);
     for (const item of page.items) titles.set(item.id, kind.titleOf(item));
     cursor = page.next_cursor;
     more.hidden = cursor === null;
     replace(
-      holder,
+      box,
       items.length
         ? table(kind, items, titles)
         : emptyState(`No ${kind.heading.toLowerCase()} yet.`, `Publish one with POST ${kind.path}.`),
@@ -71,7 +71,7 @@ function listing(
   };
   more.addEventListener('click', () => {
     more.disabled = true;
-    ctx.api.get(listPath(kind.path, cursor), isPageListing).then(
+    ctx.api.get(listPath(kind.path, cursor), isPageListReply).then(
       (page) => {
         more.disabled = false;
         show(page);
@@ -83,16 +83,16 @@ function listing(
     );
   });
   show(firstPage);
-  return section(kind.heading, holder, h('div', { class: 'actions' }, more));
+  return section(kind.heading, box, h('div', { class: 'actions' }, more));
 }
 
-function reach(p: PageItem): HTMLElement {
+function reach(p: PageListRow): HTMLElement {
   if (p.deleted) return h('span', { class: 'badge bad' }, 'deleted');
   return p.live ? h('span', { class: 'badge good' }, 'live') : h('span', { class: 'badge' }, 'not live');
 }
 
-function table(kind: (typeof KINDS)[number], items: PageItem[], titles: Map<string, string>): HTMLElement {
-  return dataTable<PageItem>({
+function table(kind: (typeof KINDS)[number], items: PageListRow[], titles: Map<string, string>): HTMLElement {
+  return dataTable<PageListRow>({
     name: `${kind.type}s`,
     caption: `${kind.heading}, newest update first`,
     columns: [

@@ -27,7 +27,7 @@ export const STATUS = {
  * (docs.dataforseo.com/v3/appendix/errors): "Task execution failed, please try to resubmit the task.",
  * the per-minute rate limit, too many simultaneous queries, "Internal Error.", "3rd Party API Service
  * Unavailable.", "Update in progress. Please try after a few minutes." and "Internal Error - Timeout.".
- * Not 40203 (the daily cost limit holds until the UTC day ends) nor 50304 ("temporarily unavailable.
+ * Not 40203 (the daily cost limit lasts until the UTC day ends) nor 50304 ("temporarily unavailable.
  * Please contact support"): no pause of seconds ends them.
  */
 const TRANSIENT_CODES = new Set([40103, 40202, 40209, 50000, 50301, 50303, 50401]);
@@ -157,7 +157,7 @@ export class DataForSeoClient {
     const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
     const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify([task]) }, timeoutMs);
     if (!('body' in answer)) {
-      meter.release(hold);
+      meter.cancel(hold);
       return { outcome: 'transient', message: answer.message, timedOut: answer.timedOut };
     }
     const { status, body } = answer;

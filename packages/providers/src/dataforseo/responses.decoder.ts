@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 /** A number DataForSEO may leave null or out. */
 const metric = z.nullish(z.number());
 
-/** The cost an answer reports: recorded whatever else its body holds. */
+/** The cost an answer reports: recorded whatever else its body has. */
 export const Billed = z.looseObject({ cost: z.number() });
 
 /** The envelope: an outcome at its own level and one at each task's, the task's results still undecoded. */

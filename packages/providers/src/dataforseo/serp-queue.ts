@@ -52,7 +52,7 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
     const hold = await meter.reserve(price, DATAFORSEO);
     const answer = await this.client.send(TASK_POST, meter, { method: 'POST', body: JSON.stringify(sent) });
     if (!('body' in answer)) {
-      meter.release(hold);
+      meter.cancel(hold);
       throw new UnknownOutcome(DATAFORSEO, `${TASK_POST}: ${answer.message}`, answer.timedOut);
     }
     const decoded = z.safeParse(PostedTasks, answer.body);

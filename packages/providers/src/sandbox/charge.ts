@@ -23,7 +23,7 @@ export async function charge<T>(
   try {
     result = run();
   } catch (error) {
-    meter.release(hold);
+    meter.cancel(hold);
     throw error;
   }
   meter.record({ provider: SANDBOX, endpoint, cost_usd: bill(result), simulated: true }, hold);

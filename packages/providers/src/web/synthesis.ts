@@ -296,7 +296,7 @@ export class BedrockSynthesis {
       limit.clear();
     }
     meter.report(BEDROCK, true);
-    // The tokens are billed whatever the answer holds, so the cost is recorded before it is read.
+    // The tokens are billed whatever the answer says, so the cost is recorded before it is read.
     const usage = output.usage;
     const cost = bedrockCost(this.price, { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 });
     meter.record({ provider: BEDROCK, endpoint: 'converse', cost_usd: cost }, hold);

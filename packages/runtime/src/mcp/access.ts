@@ -1,6 +1,6 @@
 import { ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
-import { bearerOf, holderOfToken, tokenRequired } from '../bearer';
+import { bearerOf, ownerOfToken, tokenRequired } from '../bearer';
 import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
 
@@ -82,7 +82,7 @@ export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> 
   const base = baseUrlOf(event);
   const token = bearerOf(event.headers.authorization);
   if (!token) throw tokenRequired(base, 'mcp', 'Sign in: send an OAuth access token as Authorization: Bearer', false);
-  const holder = await holderOfToken(token, base);
+  const holder = await ownerOfToken(token, base);
   if (!holder || holder.resource !== 'mcp')
     throw tokenRequired(
       base,

@@ -70,7 +70,7 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   const researchIdOf = (keyword: string) => states.researchIdOf(keyword);
   const { staleBefore } = states;
 
-  // A claim lasts as long as its job's lease: the claims of jobs that lapsed are released, and queued anew below.
+  // A claim lasts as long as its job's lease: the claims of jobs that lapsed are given back, and queued anew below.
   const claimed = await Promise.all(
     keywords
       .filter(isInProcess)

@@ -35,13 +35,13 @@ export async function queryStates(ctx: ToolContext, queries: readonly string[]) 
 
 export type QueryStates = Awaited<ReturnType<typeof queryStates>>;
 
-/** What queueing a claimed job came to: queued under this call's claim, left to the job that holds it, or refused a place. */
+/** What queueing a claimed job came to: queued under this call's claim, left to the job that owns it, or refused a place. */
 type Queued = { outcome: 'queued'; jobId: string } | { outcome: 'claimed' } | { outcome: 'cap_full' };
 
 /**
  * Claims the query of `input` for a new job (one conditional write: of callers at once, one wins; a claim
  * made before `staleBefore` is taken over) and queues the job, with a place under the cap if one is free.
- * When none is, `waitForPlace` queues it to wait for one (analyze), else the claim is released and the
+ * When none is, `waitForPlace` queues it to wait for one (analyze), else the claim is given back and the
  * answer is `cap_full` (research refuses). A caller that lost the claim is answered `claimed` and takes
  * no place and no reservation. Undoes its claim and place if queueing throws.
  */
@@ -59,14 +59,14 @@ export async function queueClaimedJob(
   const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store));
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken && !waitForPlace) {
-    await ctx.store.research.releaseQuery(ctx.siteId, query, jobId);
+    await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
     return { outcome: 'cap_full' };
   }
   try {
     await queueJob(ctx, jobId, tool, input, slot.taken ? leaseUntil : null);
   } catch (error) {
     if (slot.taken) await ctx.store.researchSlots.free(jobId);
-    await ctx.store.research.releaseQuery(ctx.siteId, query, jobId);
+    await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
     throw error;
   }
   return { outcome: 'queued', jobId };

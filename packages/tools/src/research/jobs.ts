@@ -32,7 +32,7 @@ export const isEnded = (job: Job) => job.status === 'succeeded' || job.status ==
 
 /**
  * Reserves the job's list price (402 budget_exceeded when it does not fit) and creates the job with its
- * reservation. A job that holds a place (`leaseUntil`, its place's lease) is leased as long and put on
+ * reservation. A job with a place (`leaseUntil`, its place's lease) is leased as long and put on
  * the research queue; one without waits for a place, unleased (waiting is not dying), in the store's
  * waiting list, and nothing reads or writes for it until a place frees. The caller undoes its own
  * claim and place if this throws.

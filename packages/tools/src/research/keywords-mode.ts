@@ -10,7 +10,7 @@ import { callsOf, type ToolPlan } from '../plan';
  * What keywords mode pulls: the seeds' metrics in the site's locale (one call), after the page it links
  * to is found; and the keywords that page names (its primary and secondary ones), which stay committed.
  */
-export async function keywordResearchPlan(ctx: ToolContext, input: ResearchInput) {
+export async function decideKeywordResearch(ctx: ToolContext, input: ResearchInput) {
   const site = await siteOf(ctx);
   const page = input.page_id ? await rowOrNotFound(ctx, 'cm_pages', input.page_id) : null;
   return {
@@ -21,8 +21,8 @@ export async function keywordResearchPlan(ctx: ToolContext, input: ResearchInput
 }
 
 /** keywords mode with estimate: true: one metrics call of the seeds (always pulled fresh). */
-export async function estimateKeywordResearch(ctx: ToolContext, input: ResearchInput): Promise<ToolPlan> {
-  const { seeds } = await keywordResearchPlan(ctx, input);
+export async function planKeywordResearch(ctx: ToolContext, input: ResearchInput): Promise<ToolPlan> {
+  const { seeds } = await decideKeywordResearch(ctx, input);
   const provider = ctx.keywordData.name;
   return {
     data_source: provider,
@@ -37,7 +37,7 @@ export async function estimateKeywordResearch(ctx: ToolContext, input: ResearchI
  * a seed the page names is committed (an idea row of it too), and a committed row stays committed.
  */
 export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
-  const { site, seeds, pageNamed } = await keywordResearchPlan(ctx, input);
+  const { site, seeds, pageNamed } = await decideKeywordResearch(ctx, input);
   const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(keyword);

@@ -1,6 +1,6 @@
 import type { JobError } from '@cm/contract';
 import { researchJobQuery } from '@cm/core';
-import type { Job, Reclaimable, Store } from '@cm/store';
+import type { Job, Revocable, Store } from '@cm/store';
 import { settleTicket } from '../budget';
 import { isEnded } from './jobs';
 
@@ -19,7 +19,7 @@ export const hasLapsed = (job: Job, now: number): boolean =>
 
 /**
  * Ends a job whose lease has lapsed: `failed` with `lease_expired`, its place under the cap freed and
- * its query's claim released, so the same call queues it anew. The job as it is now; unchanged when it
+ * its query's claim given back, so the same call queues it anew. The job as it is now; unchanged when it
  * is alive, ended, or was renewed meanwhile.
  */
 export async function expireLapsed(store: Store, job: Job, now = Date.now()): Promise<Job> {
@@ -27,22 +27,22 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   const at = new Date(now).toISOString();
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
   await store.researchSlots.free(job.job_id);
-  await store.research.releaseQuery(job.site_id, researchJobQuery(job.input), job.job_id);
+  await store.research.giveBackQuery(job.site_id, researchJobQuery(job.input), job.job_id);
   // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
   if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
 }
 
 /**
- * Whether a place under the cap may be taken back: its lease lapsed. A job that still held it ends
+ * Whether a place under the cap may be taken back: its lease lapsed. A job that still had it ends
  * `lease_expired` (freeing its claim and budget too), so no job is left running without a place,
  * where the sweep, which walks the places, would never find it.
  */
 export const lapsedPlace =
-  (store: Store, now = Date.now()): Reclaimable =>
-  async (holder, expiry) => {
+  (store: Store, now = Date.now()): Revocable =>
+  async (owner, expiry) => {
     if (expiry > now) return false;
-    const job = await store.jobs.get(holder);
+    const job = await store.jobs.get(owner);
     if (job && !isEnded(job)) await expireLapsed(store, job, now);
     return true;
   };

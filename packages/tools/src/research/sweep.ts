@@ -19,12 +19,12 @@ export async function sweepResearch(
   const { leases } = await store.researchSlots.state();
   let expired = 0;
   let freed = 0;
-  for (const [holder, expiry] of Object.entries(leases)) {
+  for (const [owner, expiry] of Object.entries(leases)) {
     if (expiry > now) continue;
-    const job = await store.jobs.get(holder);
+    const job = await store.jobs.get(owner);
     if (job && !isEnded(job)) {
       if ((await expireLapsed(store, job, now)).status === 'failed') expired++;
-    } else if (await store.researchSlots.reclaim(holder, expiry)) freed++;
+    } else if (await store.researchSlots.revoke(owner, expiry)) freed++;
   }
   const inUse = Object.keys(leases).length - expired - freed;
   const admitted = await admitWaiting(deps, LIMITS.concurrentResearch - inUse);

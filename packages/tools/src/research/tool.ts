@@ -4,8 +4,8 @@ import type { Job, ResearchJobInput, StoredResearch } from '@cm/store';
 import type { ToolContext } from '../context';
 import { queryStates, queueClaimedJob, type QueryStates } from './claims';
 import { findingsOf, isEnded } from './jobs';
-import { estimateKeywordResearch, keywordResearch } from './keywords-mode';
-import { callsOf, freeOf, withPlan, type EstimateDeps, type ToolPlan } from '../plan';
+import { planKeywordResearch, keywordResearch } from './keywords-mode';
+import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from '../plan';
 import { expireLapsed } from './leases';
 import { urlRefusal } from './url-refusal';
 import { awaitJob, nextPoll } from './waiting';
@@ -70,7 +70,7 @@ const storedReply = (record: StoredResearch) => ({
  * research of the last RECENT_RESEARCH_MS, or the job researching it now. Its run and its estimate
  * both start here.
  */
-async function planJobResearch(ctx: ToolContext, input: ResearchInput & { mode: JobMode }) {
+async function decideJobResearch(ctx: ToolContext, input: ResearchInput & { mode: JobMode }) {
   const { mode } = input;
   // Refused before any work, and before a place under the cap is taken.
   const refusal = mode === 'url' ? await urlRefusal(ctx, input.seed) : null;
@@ -95,9 +95,9 @@ async function recentResearch(ctx: ToolContext, states: QueryStates, query: stri
 const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
 
 /** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers or a job is researching it. */
-async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: EstimateDeps): Promise<ToolPlan> {
-  if (!isJobInput(input)) return estimateKeywordResearch(ctx, input);
-  const { job, query, states, recent } = await planJobResearch(ctx, input);
+async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDeps): Promise<ToolPlan> {
+  if (!isJobInput(input)) return planKeywordResearch(ctx, input);
+  const { job, query, states, recent } = await decideJobResearch(ctx, input);
   const provider = ctx.researchSource;
   if (recent)
     return {
@@ -133,7 +133,7 @@ async function estimateResearch(ctx: ToolContext, input: ResearchInput, deps: Es
  */
 async function researchRun(ctx: ToolContext, input: ResearchInput) {
   if (!isJobInput(input)) return keywordResearch(ctx, input);
-  const { job, query, recent, ...plan } = await planJobResearch(ctx, input);
+  const { job, query, recent, ...plan } = await decideJobResearch(ctx, input);
   if (recent) return storedReply(recent);
   const deadline = Date.now() + input.wait_ms;
   const collect = async (jobId: string, joined: boolean) => {
@@ -160,10 +160,10 @@ async function researchRun(ctx: ToolContext, input: ResearchInput) {
       continue;
     }
     // A job ended (or whose lease lapsed, ended now) captures no later call: the next read finds its
-    // research, or no claim (a failed job's claim, if its end left it, is released here).
+    // research, or no claim (a failed job's claim, if its end left it, is given back here).
     const current = await expireLapsed(ctx.store, pending);
     if (!isEnded(current)) return collect(current.job_id, true);
-    if (current.status === 'failed') await ctx.store.research.releaseQuery(ctx.siteId, query, current.job_id);
+    if (current.status === 'failed') await ctx.store.research.giveBackQuery(ctx.siteId, query, current.job_id);
   }
 }
-export const research = /* @__PURE__ */ withPlan(researchRun, estimateResearch);
+export const research = /* @__PURE__ */ withPlan(researchRun, planResearch);

@@ -8,7 +8,7 @@ import type { ToolContext } from '../context';
 import { admitWaiting } from './admission';
 import { findingsOf, isEnded } from './jobs';
 
-/* The research worker: runs a queued job, which holds a place, stores its findings and ends it. */
+/* The research worker: runs a queued job, which has a place (a lease) under the cap, stores its findings and ends it. */
 
 export interface WorkerDeps {
   store: Store;
@@ -23,7 +23,7 @@ export interface WorkerDeps {
 /**
  * Runs a research job once: the provider's findings are stored (and indexed for recall), the job
  * ends, and its place under the cap goes to the job waiting longest, if any (else it is freed). Every
- * job on the queue was given a place when it was queued; it runs only while it still holds it (the
+ * job on the queue was given a place when it was queued; it runs only while it still has it (the
  * lease is renewed) or can take one now. One whose place was taken back (its lease lapsed, so the job
  * ended `lease_expired`) and finds the cap full is dropped: nothing waits in the worker, and nothing
  * goes back on the queue. A repeated delivery of an ended job only frees the place (a no-op when
@@ -44,7 +44,7 @@ export async function runResearchJob(
     return ran;
   }
   const leaseUntil = Date.now() + deps.researchLeaseMs;
-  if (!(await store.researchSlots.hold(job.job_id, leaseUntil))) return null;
+  if (!(await store.researchSlots.renew(job.job_id, leaseUntil))) return null;
   if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
     await store.researchSlots.free(job.job_id);
     return ran;
@@ -86,7 +86,7 @@ export async function runResearchJob(
   // ends: a message delivered again after a crash finds an ended job and would settle nothing.
   if (job.budget) await deps.budgetOf(job.site_id).settle(job.budget, deps.meter.costUsd, deps.meter.simulated);
   await store.jobs.finish(job.job_id, outcome, new Date().toISOString());
-  if ('error' in outcome) await store.research.releaseQuery(job.site_id, queryKey, job.job_id);
+  if ('error' in outcome) await store.research.giveBackQuery(job.site_id, queryKey, job.job_id);
   await store.researchSlots.free(job.job_id);
   // The freed place goes to the job waiting longest, unless this job was handed its own place: a
   // hand-off is one hop, never a chain of them (the sweep admits what is left, every minute).
