@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
+import { propertyOf } from '@cm/contract';
 import { CHECKS_PER_MONTH, monthlyUsd } from '@cm/core';
 import { startLocalStack, type EmbeddedDynamo, type LocalStack } from '@cm/local';
 import { rankCheckPrice } from '@cm/providers';
 import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
+import { MEMORY_MB } from '../infra/memory';
 import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
@@ -244,9 +246,9 @@ async function requestsOf(
   return { requests: recording.operations().length, operations };
 }
 
-/** Median module init of a bundle: `require` timed inside a fresh Node, as a Lambda cold start loads it. */
-function initMs(node: string, bundle: string): number {
-  const code = `const t=process.hrtime.bigint();require(${JSON.stringify(bundle)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+/** A bundle's module init: `require` timed inside a fresh Node, as a Lambda cold start loads it, and the RSS after it. */
+function initOf(node: string, bundle: string): { ms: number; rssMb: number } {
+  const code = `const t=process.hrtime.bigint();require(${JSON.stringify(bundle)});process.stdout.write(Number(process.hrtime.bigint()-t)/1e6+' '+process.memoryUsage().rss/2**20)`;
   const out = spawnSync(node, ['-e', code], {
     encoding: 'utf8',
     // What the stack gives every function, and a table name for modules that read it at init.
@@ -259,7 +261,31 @@ function initMs(node: string, bundle: string): number {
     },
   });
   if (out.status !== 0) throw new Error(`${bundle}: ${out.stderr}`);
-  return Number(out.stdout);
+  const [ms, rssMb] = out.stdout.split(' ').map(Number);
+  if (ms === undefined || rssMb === undefined || Number.isNaN(ms + rssMb))
+    throw new Error(`${bundle}: no init figures in ${out.stdout}`);
+  return { ms, rssMb };
+}
+const initMs = (node: string, bundle: string) => initOf(node, bundle).ms;
+
+/**
+ * The research worker's heaviest step alone in a process (bench/page-peak.ts): the readable text of
+ * the largest page url mode reads, its time on one core and the process's peak RSS.
+ */
+function largestPage(): { ms: number; peakRssMb: number } {
+  const out = spawnSync(
+    process.execPath,
+    [join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(__dirname, 'page-peak.ts')],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (out.status !== 0) throw new Error(`page-peak.ts: ${out.stderr}`);
+  const figures: unknown = JSON.parse(out.stdout);
+  const ms = propertyOf(figures, 'ms');
+  const peakRssMb = propertyOf(figures, 'peak_rss_mb');
+  if (typeof ms !== 'number' || typeof peakRssMb !== 'number') throw new Error(`page-peak.ts printed ${out.stdout}`);
+  return { ms: round(ms), peakRssMb: round(peakRssMb) };
 }
 
 /**
@@ -275,20 +301,33 @@ async function bundleFigures(dir: string) {
   );
   const minimalFile = join(dir, 'minimal', 'index.js');
   await build(esbuildOptions(join(__dirname, 'minimal-handler.ts'), minimalFile));
-  const bundles: { name: string; bytes: number; init_median_ms: number; init_ratio: number }[] = [];
+  const bundles: {
+    name: string;
+    bytes: number;
+    init_median_ms: number;
+    init_ratio: number;
+    rss_after_init_mb: number;
+    memory_mb: number;
+  }[] = [];
   const sizeOf = (file: string) => statSync(file).size;
   const minimalInits: number[] = [];
   for (const name of FUNCTION_ENTRIES) {
     const file = await writeBundle(name, join(dir, name));
     const own: number[] = [];
+    const rss: number[] = [];
     const minimal: number[] = [];
+    const measureOwn = () => {
+      const init = initOf(initNode, file);
+      own.push(init.ms);
+      rss.push(init.rssMb);
+    };
     for (let i = 0; i < INIT_RUNS; i++) {
       if (i % 2 === 0) {
-        own.push(initMs(initNode, file));
+        measureOwn();
         minimal.push(initMs(initNode, minimalFile));
       } else {
         minimal.push(initMs(initNode, minimalFile));
-        own.push(initMs(initNode, file));
+        measureOwn();
       }
     }
     minimalInits.push(...minimal);
@@ -297,10 +336,12 @@ async function bundleFigures(dir: string) {
       bytes: sizeOf(file),
       init_median_ms: round(median(own)),
       init_ratio: round(median(own) / median(minimal)),
+      rss_after_init_mb: round(median(rss)),
+      memory_mb: MEMORY_MB[name],
     };
     bundles.push(entry);
     console.log(
-      `${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x`,
+      `${name.padEnd(22)} ${String(Math.round(entry.bytes / 1024)).padStart(5)} KB  init ${entry.init_median_ms} ms = ${entry.init_ratio}x  RSS ${Math.round(entry.rss_after_init_mb)} of ${entry.memory_mb} MB`,
     );
   }
   const minimalBundle = { bytes: sizeOf(minimalFile), init_median_ms: round(median(minimalInits)) };
@@ -323,9 +364,15 @@ async function bundleFigures(dir: string) {
     `\nmcp cold module init: ${mcp.init_median_ms} ms = ${mcp.init_ratio}x the minimal handler (goal: at most ${mcpFrontDoor.goal_ratio}x); ` +
       `its server.js (${Math.round(mcpFrontDoor.server_bytes / 1024)} KB: the MCP SDK, the listing, the Lambda client) loads with the first POST /mcp in ${mcpFrontDoor.server_load_median_ms} ms`,
   );
+  const page = largestPage();
+  const worker = MEMORY_MB['research-worker'];
+  console.log(
+    `research worker, readable text of the largest page url mode reads: ${page.ms} ms of one core, peak RSS ${Math.round(page.peakRssMb)} of its ${worker} MB (${round(worker / 1769)} vCPU)`,
+  );
   return {
     bundles: { init_node: initNodeVersion, init_runs: INIT_RUNS, minimal: minimalBundle, functions: bundles },
     mcp_front_door: mcpFrontDoor,
+    research_worker_largest_page: { ms: page.ms, peak_rss_mb: page.peakRssMb, memory_mb: worker },
   };
 }
 
@@ -588,6 +635,7 @@ async function main() {
       bundles: built.bundles,
       mcp_tools_list_bytes: mcpToolsListBytes,
       mcp_front_door: built.mcp_front_door,
+      research_worker_largest_page: built.research_worker_largest_page,
       visitor_pages: visitorPages,
     };
     console.log(JSON.stringify(figures));

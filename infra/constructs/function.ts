@@ -12,6 +12,7 @@ import { TABLE } from '@cm/store';
 import { TABLE_ACTIONS, type FunctionAccess } from '../access';
 import { profiledModel } from '../bedrock-model';
 import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
+import { MEMORY_MB } from '../memory';
 import type { Alarms } from './alarms';
 import { pascal } from './ids';
 
@@ -56,7 +57,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
     depsLockFilePath: join(ROOT, 'package-lock.json'),
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
-    memorySize: 512,
+    memorySize: MEMORY_MB[name],
     timeout: props.timeout,
     reservedConcurrentExecutions: props.reservedConcurrency,
     role,

@@ -19,7 +19,9 @@ import {
   TOOL_NAMES,
   WORKERS,
 } from '@cm/contract';
+import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
+import { MEMORY_MB } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 
@@ -145,6 +147,24 @@ describe('CDK stack', () => {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       expect(fn.Properties.Code.S3Key).toMatch(/\.zip$/);
     }
+  });
+
+  it("sizes each function's memory from the bench's measurements (infra/memory.ts), not one size for all", () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const sizes = Object.fromEntries(
+      FUNCTION_ENTRIES.map((name) => {
+        const found = Object.entries(functions).find(([id]) => id.startsWith(`${pascal(name)}Function`));
+        return [name, found?.[1].Properties.MemorySize];
+      }),
+    );
+    expect(sizes).toEqual(MEMORY_MB);
+    // A caller waits on the routes (but the dashboard's static files); nobody on the schedules; the
+    // research worker reads pages with a whole vCPU.
+    expect(new Set(FUNCTIONS.filter((name) => name !== 'dashboard').map((name) => sizes[name]))).toEqual(
+      new Set([512]),
+    );
+    expect(sizes['monitor-schedule']).toBe(256);
+    expect(sizes['research-worker']).toBe(1769);
   });
 
   it('routes every route of the route table on the HTTP API (GET routes with HEAD too, but the MCP stream), and the rest to the discovery function', () => {

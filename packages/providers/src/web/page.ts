@@ -11,13 +11,15 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const READABLE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
 /** Enough for any article a synthesis step reads; more would only cost tokens. */
 const TEXT_LIMIT = 50_000;
+/** The largest page read; its readable text is the research worker's heaviest step (docs/performance.md#memory). */
+export const PAGE_MAX_BYTES = 2_000_000;
 
 export interface PageFetchOptions {
   /** Resolves a host name to all its addresses (default: the system resolver, every address, unsorted). */
   resolve?: (host: string) => Promise<string[]>;
   /** Which addresses may be connected to, resolved or literal (default: public addresses only). */
   isAllowed?: (address: string) => boolean;
-  /** Largest body read, in bytes; a larger page is refused (default 2 MB). */
+  /** Largest body read, in bytes; a larger page is refused (default PAGE_MAX_BYTES). */
   maxBytes?: number;
   /** Time limit of the whole fetch, connections and redirects included (default PROVIDER_TIMEOUTS.pageFetchMs). */
   timeoutMs?: number;
@@ -46,7 +48,7 @@ const normalize = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TE
  * libraries load on the first HTML page: the research worker serves web and reddit modes without them,
  * and its cold start does not pay for them.
  */
-async function readable(body: string, type: string): Promise<{ title: string; text: string }> {
+export async function readableText(body: string, type: string): Promise<{ title: string; text: string }> {
   if (type === 'text/plain') return { title: '', text: normalize(body) };
   const [{ parseHTML }, { Readability }] = await Promise.all([import('linkedom'), import('@mozilla/readability')]);
   // linkedom's types name the DOM's, which this project does not load: what is read of its document is checked.
@@ -64,7 +66,7 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
   const {
     resolve = resolveAll,
     isAllowed = isPublicAddress,
-    maxBytes = 2_000_000,
+    maxBytes = PAGE_MAX_BYTES,
     timeoutMs = PROVIDER_TIMEOUTS.pageFetchMs,
     maxRedirects = 5,
   } = options;
@@ -97,7 +99,7 @@ export async function fetchReadablePage(url: string, options: PageFetchOptions =
         res.destroy();
         throw new UrlRefused(`not a readable page: ${current.href} is ${type || 'of no declared type'}`);
       }
-      return { url: current.href, ...(await readable((await readBody(res, maxBytes)).toString('utf8'), type)) };
+      return { url: current.href, ...(await readableText((await readBody(res, maxBytes)).toString('utf8'), type)) };
     }
   } catch (error) {
     if (error instanceof UrlRefused || error instanceof ProviderError) throw error;

@@ -82,13 +82,13 @@ export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> 
   const base = baseUrlOf(event);
   const token = bearerOf(event.headers.authorization);
   if (!token) throw tokenRequired(base, 'mcp', 'Sign in: send an OAuth access token as Authorization: Bearer', false);
-  const holder = await ownerOfToken(token, base);
-  if (!holder || holder.resource !== 'mcp')
+  const owner = await ownerOfToken(token, base);
+  if (!owner || owner.resource !== 'mcp')
     throw tokenRequired(
       base,
       'mcp',
       'The access token is not valid (unknown, expired, revoked, or for another resource)',
       true,
     );
-  return { siteId: holder.siteId, credential: { authorization: `Bearer ${token}` }, scopes: holder.scopes };
+  return { siteId: owner.siteId, credential: { authorization: `Bearer ${token}` }, scopes: owner.scopes };
 }

@@ -183,7 +183,14 @@ async function modernCall(caller: Caller, name: McpToolName, args: Json, ctx: Se
 }
 
 /** 2025 tools/call: with `task` (research only) a task; otherwise the call, asking for approval where the client answers. */
-function legacyCall(caller: Caller, name: McpToolName, args: Json, ctx: ServerContext, ask: Ask | undefined, task: unknown) {
+function legacyCall(
+  caller: Caller,
+  name: McpToolName,
+  args: Json,
+  ctx: ServerContext,
+  ask: Ask | undefined,
+  task: unknown,
+) {
   if (task !== undefined) {
     if (!runsAsTask(name))
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${name} does not run as a task; call it without task`);

@@ -1,0 +1,66 @@
+import type { FunctionId } from './bundling';
+
+/*
+ * Each function's memory, chosen from `npm run bench`'s memory figures (docs/performance.md#memory).
+ * Lambda gives a function CPU in proportion to its memory (1,769 MB is one vCPU), so memory buys two
+ * things: room, and speed of whatever is CPU-bound. The functions wait on DynamoDB and providers for
+ * most of a request; what is CPU-bound is their cold start (its module init is 45-100 ms of one core
+ * here, about 3.5 times that at 512 MB) and, in the research worker, a page's readable text.
+ */
+
+/** Functions a caller waits on (the API's routes, both MCP endpoints, sign-in): a cold start at 256 MB would take twice as long as at 512. */
+const ANSWERS_A_CALLER = 512;
+/**
+ * Work nobody waits on (queue workers, schedules) whose messages are small and bounded (a plan of 100
+ * sites, a run of one site, a post of 100 checks): their RSS after init is about 60-75 MB, so 256 MB
+ * leaves room, and a slower cold start delays no caller.
+ */
+const BACKGROUND = 256;
+/**
+ * The research worker: the readable text of the largest page url mode reads (2 MB of markup) peaks
+ * at about 300-350 MB RSS and takes 2-15 s of one core (the spread is the machine's load); at one vCPU it stays far inside the worker's
+ * 150 s, at 512 MB it would near the memory and take three and a half times as long.
+ */
+const READS_PAGES = 1769;
+
+/** Every function's memory size in MB. */
+export const MEMORY_MB: Record<FunctionId, number> = {
+  discovery: ANSWERS_A_CALLER,
+  publish: ANSWERS_A_CALLER,
+  read: ANSWERS_A_CALLER,
+  'question-parts': ANSWERS_A_CALLER,
+  visitor: ANSWERS_A_CALLER,
+  'site-files': ANSWERS_A_CALLER,
+  notify: ANSWERS_A_CALLER,
+  tools: ANSWERS_A_CALLER,
+  usage: ANSWERS_A_CALLER,
+  jobs: ANSWERS_A_CALLER,
+  research: ANSWERS_A_CALLER,
+  recall: ANSWERS_A_CALLER,
+  'get-keywords': ANSWERS_A_CALLER,
+  'serp-landscape': ANSWERS_A_CALLER,
+  'serp-keyword-refresh': ANSWERS_A_CALLER,
+  'serp-backlinks': ANSWERS_A_CALLER,
+  'add-competitor': ANSWERS_A_CALLER,
+  'track-rankings': ANSWERS_A_CALLER,
+  'db-select': ANSWERS_A_CALLER,
+  'db-insert': ANSWERS_A_CALLER,
+  'db-delete': ANSWERS_A_CALLER,
+  mcp: ANSWERS_A_CALLER,
+  'mcp-stream': ANSWERS_A_CALLER,
+  oauth: ANSWERS_A_CALLER,
+  // Static files, read from its bundle: the smallest init of all (0.6 times the minimal handler's).
+  dashboard: BACKGROUND,
+  // Relinking rewrites the pages that link to one (up to 100 a message): page bodies, CPU on each.
+  'relink-worker': ANSWERS_A_CALLER,
+  'relink-pages-worker': ANSWERS_A_CALLER,
+  'research-worker': READS_PAGES,
+  'monitor-worker': BACKGROUND,
+  'monitor-plan-worker': BACKGROUND,
+  'rank-worker': BACKGROUND,
+  'rank-collect-worker': BACKGROUND,
+  // One POST of a small JSON warning.
+  'budget-warning-worker': BACKGROUND,
+  'monitor-schedule': BACKGROUND,
+  'research-sweep': BACKGROUND,
+};
