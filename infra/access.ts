@@ -37,19 +37,20 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // PUT /v1/budget sets the site's limits.
   usage: { table: 'readWrite' },
   jobs: { table: 'read' },
-  research: { table: 'readWrite', sendsTo: ['research'] },
+  // A paid call that takes a site's window past 80% (or is refused at 100%) queues its warning.
+  research: { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
   recall: { table: 'read' },
-  'get-keywords': { table: 'readWrite' },
+  'get-keywords': { table: 'readWrite', sendsTo: ['budget-warning'] },
   // analyze queues its keywords' research.
-  'serp-landscape': { table: 'readWrite', sendsTo: ['research'] },
-  'serp-keyword-refresh': { table: 'readWrite' },
+  'serp-landscape': { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
+  'serp-keyword-refresh': { table: 'readWrite', sendsTo: ['budget-warning'] },
   // Live lookups are written to the usage ledger.
-  'serp-backlinks': { table: 'readWrite' },
+  'serp-backlinks': { table: 'readWrite', sendsTo: ['budget-warning'] },
   // Deleting a row (DeleteItem): db_delete, and taking back a competitor row that lost its place under
   // the cap. It queues the first monitoring run of a new competitor, at once.
-  'add-competitor': { table: 'readWriteDelete', sendsTo: ['monitor'] },
+  'add-competitor': { table: 'readWriteDelete', sendsTo: ['monitor', 'budget-warning'] },
   // Tracking off deletes the scope's item (DeleteItem); tracking on queues the scope's first check.
-  'track-rankings': { table: 'readWriteDelete', sendsTo: ['rank'] },
+  'track-rankings': { table: 'readWriteDelete', sendsTo: ['rank', 'budget-warning'] },
   'db-select': { table: 'read' },
   'db-insert': { table: 'readWriteDelete' },
   'db-delete': { table: 'readWriteDelete' },
@@ -68,15 +69,17 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'relink-worker': { table: 'readWrite', sendsTo: ['relink-pages'] },
   'relink-pages-worker': { table: 'readWrite' },
   // A job that ends hands its place to the job waiting longest, and queues it.
-  'research-worker': { table: 'readWrite', sendsTo: ['research'] },
+  'research-worker': { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
   // Claims each domain's run, then writes its snapshots and ledger lines.
-  'monitor-worker': { table: 'readWrite' },
+  'monitor-worker': { table: 'readWrite', sendsTo: ['budget-warning'] },
   // Reads a block of sites (BatchGetItem) and sends their monitoring messages, and their rank checks'.
   'monitor-plan-worker': { table: 'read', sendsTo: ['monitor', 'rank'] },
   // Claims a site's checks of the day, posts them (their ledger lines), and queues their collection.
-  'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect'] },
+  'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect', 'budget-warning'] },
   // Collects posted checks and writes their rank rows (and today's SERP rows); it sends nothing.
   'rank-collect-worker': { table: 'readWrite' },
+  // Reads the site's webhook now (it may have changed since the warning was queued), then POSTs to it.
+  'budget-warning-worker': { table: 'read' },
   // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.

@@ -1,5 +1,5 @@
-import { getKeywordData, tool } from '@cm/runtime';
+import { enqueue, getKeywordData, tool } from '@cm/runtime';
 import { getKeywords } from '@cm/tools';
 
-/** get_keywords: keyword data from DataForSEO (or the sandbox). */
-export const handler = tool('get_keywords', getKeywords, { keywordData: getKeywordData });
+/** get_keywords: keyword data from DataForSEO (or the sandbox); the site's budget warnings go to their queue. */
+export const handler = tool('get_keywords', getKeywords, { keywordData: getKeywordData, enqueue });

@@ -1,5 +1,5 @@
 import { MonitorMessage } from '@cm/contract';
-import { getBacklinkData, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
+import { enqueue, getBacklinkData, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
 import { runMonitor } from '@cm/tools';
 
 /** A site's monitoring run: each domain's backlink snapshot, claimed once a day; its provider calls go into the site's usage ledger under `monitor`. */
@@ -12,7 +12,7 @@ export const handler = sqsWorker(MonitorMessage, async (message, observation) =>
         backlinkData: await getBacklinkData(),
         meter,
         now: new Date(),
-        budget: siteBudget(message.site_id, observation),
+        budget: siteBudget(message.site_id, observation, enqueue),
         queuedPriceUsd,
       },
       message,

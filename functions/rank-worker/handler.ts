@@ -12,7 +12,7 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
         serpQueue: await getSerpQueue(),
         meter,
         now: new Date(),
-        budget: siteBudget(message.site_id, observation),
+        budget: siteBudget(message.site_id, observation, enqueue),
         enqueue,
         checkPriceUsd: (depth) => queuedPriceUsd({ rank: depth }),
       },

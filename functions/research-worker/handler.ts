@@ -7,7 +7,7 @@ import { runResearchJob } from '@cm/tools';
 export const handler = sqsWorker(ResearchMessage, async (message, observation) => {
   const meter = meterOf();
   const store = getStore();
-  const budgetOf = (siteId: number) => siteBudget(siteId, observation);
+  const budgetOf = (siteId: number) => siteBudget(siteId, observation, enqueue);
   const ran = await runResearchJob(
     { store, research: await getResearch(), meter, enqueue, researchLeaseMs: getConfig().researchLeaseMs, budgetOf },
     message,

@@ -1,5 +1,5 @@
-import { getBacklinkData, tool } from '@cm/runtime';
+import { enqueue, getBacklinkData, tool } from '@cm/runtime';
 import { serpBacklinks } from '@cm/tools';
 
-/** serp_backlinks: backlink data for untracked domains and links. */
-export const handler = tool('serp_backlinks', serpBacklinks, { backlinkData: getBacklinkData });
+/** serp_backlinks: backlink data for untracked domains and links; the site's budget warnings go to their queue. */
+export const handler = tool('serp_backlinks', serpBacklinks, { backlinkData: getBacklinkData, enqueue });

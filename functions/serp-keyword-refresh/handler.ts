@@ -1,5 +1,5 @@
-import { getKeywordData, tool } from '@cm/runtime';
+import { enqueue, getKeywordData, tool } from '@cm/runtime';
 import { serpKeywordRefresh } from '@cm/tools';
 
-/** serp_keyword_refresh: a live SERP pull, under the daily quota. */
-export const handler = tool('serp_keyword_refresh', serpKeywordRefresh, { keywordData: getKeywordData });
+/** serp_keyword_refresh: a live SERP pull, under the daily quota; the site's budget warnings go to their queue. */
+export const handler = tool('serp_keyword_refresh', serpKeywordRefresh, { keywordData: getKeywordData, enqueue });

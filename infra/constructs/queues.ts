@@ -62,6 +62,7 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
     'monitor-plan': queue('monitor-plan'),
     rank: queue('rank'),
     'rank-collect': queue('rank-collect'),
+    'budget-warning': queue('budget-warning'),
   };
 }
 

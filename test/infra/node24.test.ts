@@ -44,6 +44,7 @@ const sent: Record<WorkerName, string[]> = {
   'monitor-plan': [],
   rank: [],
   'rank-collect': [],
+  'budget-warning': [],
 };
 const invoked = new Set<FunctionId>();
 
@@ -265,6 +266,25 @@ describeWith(node24, 'Node 24', () => {
       expect((await call('read', 'GET', `/questions/${questionId}`)).body.suppressed_links).toEqual([
         expect.objectContaining({ id: articleId }),
       ]);
+    });
+
+    it("the budget-warning worker takes a site's warning: a site without a webhook has it dropped, not failed", async () => {
+      const warning = {
+        type: 'budget.warning',
+        id: `${siteId}:day:2026-11-28:080`,
+        site_id: siteId,
+        window: 'day',
+        period: '2026-11-28',
+        level_pct: 80,
+        used_pct: 80,
+        limit_usd: 1,
+        spent_usd: 0.8,
+        reserved_usd: 0,
+        at: '2026-11-28T12:00:00.000Z',
+      };
+      expect(
+        await invoke('budget-warning-worker', sqsEvent('budget-warning', [JSON.stringify(warning)]), 60_000),
+      ).toEqual({ batchItemFailures: [] });
     });
 
     it('the tools: the listing and each tool function, 200 on the sandbox', async () => {

@@ -399,6 +399,8 @@ describe('CDK stack', () => {
     const idsOf = (type: string) => Object.keys(template.findResources(type)).sort();
     expect(idsOf('AWS::DynamoDB::Table')).toEqual(['TableCD117FA1']);
     expect(idsOf('AWS::SQS::Queue')).toEqual([
+      'BudgetWarningDeadLetterQueueC50D4ADC',
+      'BudgetWarningQueueBF817DDF',
       'MonitorDeadLetterQueue1DC0DA18',
       'MonitorPlanDeadLetterQueueB7356F1F',
       'MonitorPlanQueue6F1B3261',

@@ -34,6 +34,7 @@ describe('budgetLeftInWords', () => {
       daily: window({ limit_usd: 5, spent_usd: 1.5 }),
       monthly: window({ limit_usd: 100, spent_usd: 31, reserved_usd: 1 }),
       confirm_above_usd: null,
+      warning_webhook_url: null,
     };
     expect(budgetLeftInWords(budget)).toBe(
       'Budget left: $3.50 of today’s $5.00 limit and $68.00 of this month’s $100.00 limit. A provider call that would pass a limit is refused before it is made.',
@@ -41,9 +42,9 @@ describe('budgetLeftInWords', () => {
     expect(budgetLeftInWords({ ...budget, daily: window({}) })).toMatch(
       /^Budget left: \$68\.00 of this month’s \$100\.00 limit\./,
     );
-    expect(budgetLeftInWords({ daily: window({}), monthly: window({}), confirm_above_usd: null })).toMatch(
-      /^The site has no budget limit/,
-    );
+    expect(
+      budgetLeftInWords({ daily: window({}), monthly: window({}), confirm_above_usd: null, warning_webhook_url: null }),
+    ).toMatch(/^The site has no budget limit/);
   });
 });
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { named } from './common';
+import { named, parseUrl } from './common';
 import { LIMITS } from './limits';
 import { StoredNumber } from './cm-tables';
 
@@ -9,6 +9,15 @@ export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
 // StoredNumber: a limit under 1e-130 (other than 0) is a 400, not a DynamoDB underflow.
 const Usd = StoredNumber.check(z.minimum(0), z.maximum(LIMITS.budgetUsdMax));
+
+/** A site's webhook: https without credentials; where it resolves to is checked when a warning is sent. */
+const WebhookUrl = z.string().check(
+  z.maxLength(2048),
+  z.refine((v) => {
+    const url = parseUrl(v);
+    return url !== null && url.protocol === 'https:' && !url.username && !url.password;
+  }, 'must be an absolute https URL without credentials'),
+);
 
 export const BudgetInput = z
   .object({
@@ -24,11 +33,22 @@ export const BudgetInput = z
           'A paid call whose estimate passes this is answered 428 approval_required with a confirm token; null: never; absent: unchanged',
       }),
     ),
+    warning_webhook_url: z.optional(z.nullable(WebhookUrl)).check(
+      z.meta({
+        description:
+          "Where the service POSTs this site's budget warnings (a window at 80% of its limit, and at 100%): an https URL on a public address; null: none; absent: unchanged",
+      }),
+    ),
   })
   .check(
-    z.refine((v) => v.daily_usd !== undefined || v.monthly_usd !== undefined || v.confirm_above_usd !== undefined, {
-      message: 'give daily_usd, monthly_usd, confirm_above_usd or any of them',
-    }),
+    z.refine(
+      (v) =>
+        v.daily_usd !== undefined ||
+        v.monthly_usd !== undefined ||
+        v.confirm_above_usd !== undefined ||
+        v.warning_webhook_url !== undefined,
+      { message: 'give daily_usd, monthly_usd, confirm_above_usd, warning_webhook_url or any of them' },
+    ),
   );
 export type BudgetInput = z.output<typeof BudgetInput>;
 
@@ -55,6 +75,9 @@ export const BudgetView = named(
     confirm_above_usd: z
       .nullable(z.number())
       .check(z.meta({ description: 'Paid calls estimated above this need a confirm token; null: none' })),
+    warning_webhook_url: z
+      .nullable(z.string())
+      .check(z.meta({ description: "Where this site's budget warnings are POSTed; null: none" })),
   }),
   {
     id: 'Budget',
@@ -83,3 +106,25 @@ export const BudgetTicket = z.object({
   ),
 });
 export type BudgetTicket = z.output<typeof BudgetTicket>;
+
+/** The levels of a window's use a site is warned at, in percent of its limit. */
+export const BUDGET_WARNING_LEVELS = [80, 100] as const;
+
+/**
+ * A site's budget warning: what its webhook is POSTed (the `budget-warning` worker's message is the
+ * same). `id` is the same on every delivery of one warning, for the receiver to ignore a repeat.
+ */
+export const BudgetWarning = z.object({
+  type: z.literal('budget.warning'),
+  id: z.string(),
+  site_id: z.int(),
+  window: z.enum(BUDGET_WINDOWS),
+  period: z.string().check(z.meta({ description: 'The UTC day (yyyy-mm-dd) or month (yyyy-mm) of the window' })),
+  level_pct: z.union([z.literal(80), z.literal(100)]),
+  used_pct: z.number(),
+  limit_usd: z.number(),
+  spent_usd: z.number(),
+  reserved_usd: z.number(),
+  at: z.string(),
+});
+export type BudgetWarning = z.output<typeof BudgetWarning>;

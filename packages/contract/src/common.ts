@@ -173,7 +173,7 @@ export const LenientDate = z
     }),
   );
 
-function parseUrl(value: string): URL | null {
+export function parseUrl(value: string): URL | null {
   try {
     return new URL(value);
   } catch {

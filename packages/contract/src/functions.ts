@@ -46,6 +46,8 @@ export const WORKERS = [
   'monitor-plan',
   'rank',
   'rank-collect',
+  // A site's budget warnings, POSTed to the webhook it set.
+  'budget-warning',
 ] as const;
 export type WorkerName = (typeof WORKERS)[number];
 

@@ -2,6 +2,7 @@ import type { WorkerName } from './functions';
 import type { RelinkMessage, RelinkPagesMessage } from './notify';
 import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './research';
 import type { RankCollectMessage, RankMessage } from './ranks';
+import type { BudgetWarning } from './budget';
 
 /** Each worker's queue message, by worker name: what a sender may put on the queue, and what its worker reads. */
 export interface QueueMessages {
@@ -12,6 +13,7 @@ export interface QueueMessages {
   'monitor-plan': MonitorPlanMessage;
   rank: RankMessage;
   'rank-collect': RankCollectMessage;
+  'budget-warning': BudgetWarning;
 }
 /** Puts a message on a worker's queue, typed by the queue (a worker without a message fails to compile here). */
 export type Enqueue = <Q extends WorkerName>(
@@ -55,6 +57,7 @@ export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 3 },
   rank: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
   'rank-collect': { batchSize: 1, maxReceiveCount: 8, timeoutSeconds: 60, maxConcurrency: 2 },
+  'budget-warning': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 30, maxConcurrency: 5 },
 };
 
 /**

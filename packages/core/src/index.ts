@@ -22,3 +22,4 @@ export * from './icon';
 export * from './cards';
 export * from './listing-pages';
 export * from './site-files';
+export * from './budget-warnings';

@@ -19,6 +19,7 @@ import { stream as mcpStream } from '../../../functions/mcp-stream/handler';
 import { handler as monitorPlanWorker } from '../../../functions/monitor-plan-worker/handler';
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as rankCollectWorker } from '../../../functions/rank-collect-worker/handler';
+import { handler as budgetWarningWorker } from '../../../functions/budget-warning-worker/handler';
 import { handler as rankWorker } from '../../../functions/rank-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
@@ -71,6 +72,7 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   'monitor-plan': monitorPlanWorker,
   rank: rankWorker,
   'rank-collect': rankCollectWorker,
+  'budget-warning': budgetWarningWorker,
 };
 
 /** The daily schedule's function (EventBridge on AWS, a timer here): monitoring, and the rank checks. */

@@ -182,6 +182,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       'monitor-plan': inProcess('monitor-plan'),
       rank: inProcess('rank'),
       'rank-collect': inProcess('rank-collect'),
+      'budget-warning': inProcess('budget-warning'),
     };
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {

@@ -6,8 +6,8 @@ import { addressRefusal, hostRefusal } from '@cm/core';
 import { UrlRefused } from './errors';
 
 /*
- * The address policy of every fetch of a URL someone else names (url research's pages, OAuth clients'
- * metadata documents): https only, no credentials in the URL, and a connection only to addresses the
+ * The address policy of every request to a URL someone else names (url research's pages, OAuth clients'
+ * metadata documents, sites' webhooks): https only, no credentials in the URL, and a connection only to addresses the
  * policy allows (by default public ones), checked on the very addresses the socket connects to.
  */
 
@@ -65,21 +65,36 @@ export function checkedLookup(
   };
 }
 
-/** One GET, answered with the response head; the caller reads or destroys the body. */
-export function guardedGet(
+/** A body a guarded request sends, with its media type and any headers of its own. */
+export interface GuardedBody {
+  type: string;
+  data: string;
+  headers?: Record<string, string>;
+}
+
+/** One request, answered with the response head; the caller reads or destroys the body. */
+function guardedRequest(
   url: URL,
   lookup: LookupFunction,
   signal: AbortSignal,
   options: GuardedGetOptions,
+  body?: GuardedBody,
 ): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const headers: Record<string, string> = { 'user-agent': options.userAgent, accept: options.accept };
+  if (body)
+    Object.assign(headers, body.headers, {
+      'content-type': body.type,
+      'content-length': String(Buffer.byteLength(body.data)),
+    });
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host,
+        method: body ? 'POST' : 'GET',
         port: options.port ?? (url.port || 443),
         path: url.pathname + url.search,
-        headers: { 'user-agent': options.userAgent, accept: options.accept },
+        headers,
         servername: isIP(host) ? undefined : host,
         ca: options.ca === undefined ? undefined : [...rootCertificates, options.ca],
         lookup,
@@ -90,9 +105,22 @@ export function guardedGet(
       resolve,
     );
     req.on('error', reject);
-    req.end();
+    req.end(body?.data);
   });
 }
+
+/** One GET, answered with the response head; the caller reads or destroys the body. */
+export const guardedGet = (url: URL, lookup: LookupFunction, signal: AbortSignal, options: GuardedGetOptions) =>
+  guardedRequest(url, lookup, signal, options);
+
+/** One POST of `body`, answered with the response head; the caller reads or destroys the body. */
+export const guardedPost = (
+  url: URL,
+  lookup: LookupFunction,
+  signal: AbortSignal,
+  options: GuardedGetOptions,
+  body: GuardedBody,
+) => guardedRequest(url, lookup, signal, options, body);
 
 /** The body, refused once it grows past `maxBytes`. */
 export async function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {

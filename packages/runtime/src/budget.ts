@@ -1,4 +1,4 @@
-import { roundUsd } from '@cm/contract';
+import { roundUsd, type Enqueue } from '@cm/contract';
 import {
   backlinkProfilePrice,
   linkGapPrice,
@@ -11,6 +11,7 @@ import { ProviderBreakers, SiteBudget, type PlanDeps, type ToolContext } from '@
 import { getConfig } from './config';
 import { researchSource } from './providers';
 import { getBreakers, getStore } from './services';
+import { logger } from './observability';
 import type { Observation } from './observability';
 
 /** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
@@ -19,12 +20,21 @@ const GAP_ROWS = 100;
 /**
  * A site's budget, with the deployment's cap. With an observation, the share used is reported as
  * budget_usd_used_pct under the service dimension alone (not the tool's), so one alarm watches every site.
+ * With `enqueue` (a function that may send to the budget-warning queue, and so bundles the SQS client),
+ * the site's webhook hears of its budget (docs/api/usage-and-budgets.md#budget-warnings).
  */
-export const siteBudget = (siteId: number, observation?: Observation): SiteBudget =>
+export const siteBudget = (siteId: number, observation?: Observation, enqueue?: Enqueue): SiteBudget =>
   new SiteBudget(getStore(), siteId, {
     deploymentDailyUsd: getConfig().globalDailyBudgetUsd,
     now: () => new Date(),
     measure: observation ? (usedPct) => observation.metric('budget_usd_used_pct', usedPct, {}) : undefined,
+    warn: enqueue
+      ? (warning) =>
+          enqueue('budget-warning', warning).catch((error: unknown) => {
+            // The paid call stands; its warning is lost, and says so.
+            (observation?.log ?? logger).error('a budget warning could not be queued', { warning, error });
+          })
+      : undefined,
   });
 
 /** A meter: with a guard, it reserves each paid call from that budget; without, it only records (queued work reserved when accepted). */

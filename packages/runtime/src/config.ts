@@ -51,6 +51,13 @@ export interface Config {
   /** `MCP_APPS_DIR`: the built MCP Apps' folder (the local stack builds it); unset, the one bundled beside the handler. */
   mcpAppsDir?: string;
   oauth: OAuthConfig;
+  /**
+   * `SITE_WEBHOOK_LOOPBACK_DEV_ONLY=1`: a site's webhook may also be on a loopback address (this
+   * machine), for local development and tests. Off by default; never on AWS.
+   */
+  siteWebhookLoopbackDevOnly: boolean;
+  /** `SITE_WEBHOOK_CA_FILE`: a CA certificate (PEM file) trusted for sites' webhooks too (tests). */
+  siteWebhookCaFile?: string;
 }
 
 /** The authorization server's settings (the oauth function's; docs/operations.md#oauth-sign-in). */
@@ -186,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientMetadataLoopbackDevOnly: env.OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY === '1',
       clientMetadataCaFile: env.OAUTH_CLIENT_METADATA_CA_FILE || undefined,
     },
+    siteWebhookLoopbackDevOnly: env.SITE_WEBHOOK_LOOPBACK_DEV_ONLY === '1',
+    siteWebhookCaFile: env.SITE_WEBHOOK_CA_FILE || undefined,
   };
 }
 

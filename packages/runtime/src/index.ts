@@ -8,3 +8,4 @@ export * from './observability';
 export * from './tools';
 export { selectKeywordData } from './providers';
 export * from './budget';
+export * from './site-webhook';

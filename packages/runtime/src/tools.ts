@@ -120,7 +120,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
   { siteId, input, observation, planner, deadline }: ToolRun<I>,
 ) {
   const store = getStore();
-  const budget = siteBudget(siteId, observation);
+  const budget = siteBudget(siteId, observation, wiring.enqueue);
   const meter = meterOf(budget, { gate: providerBreakers(observation), signal: deadline });
   try {
     // Providers are resolved inside the try, so a call that fails on its credentials is still counted.

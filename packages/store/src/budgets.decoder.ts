@@ -4,7 +4,15 @@ import { decodeItem } from './decode';
 /* Budget items: a site's limits, spend counters with their windows' counts, and the reservations in flight. */
 
 const Limit = z.optional(z.nullable(z.number()));
-const BudgetItem = z.looseObject({ daily_usd: Limit, monthly_usd: Limit, confirm_above_usd: Limit });
+const Mark = z.optional(z.string());
+const BudgetItem = z.looseObject({
+  daily_usd: Limit,
+  monthly_usd: Limit,
+  confirm_above_usd: Limit,
+  warning_webhook_url: z.optional(z.nullable(z.string())),
+  warned_day: Mark,
+  warned_month: Mark,
+});
 
 /**
  * Besides its key, a counter item has only counts (`<window>_<part>`, `expires_at`). A `hold#<id>`

@@ -20,11 +20,23 @@ import {
   type Key,
 } from './keys';
 
-/** A site's limits in USD; null: no limit. `confirm_above_usd`: paid calls estimated above it need approval. */
-export interface BudgetLimits {
+/**
+ * A site's limits in USD; null: no limit. `confirm_above_usd`: paid calls estimated above it need
+ * approval. `warning_webhook_url`: where its budget warnings go; null: none.
+ */
+export interface BudgetSettings {
   daily_usd: number | null;
   monthly_usd: number | null;
   confirm_above_usd: number | null;
+  warning_webhook_url: string | null;
+}
+
+/** The budget warnings a site's windows were sent (see {@link BudgetStore.claimWarning}): the latest mark of each. */
+export type WarnedMarks = Partial<Record<'day' | 'month', string>>;
+
+/** A site's settings as its budget item has them, with the warnings it was sent. */
+export interface BudgetLimits extends BudgetSettings {
+  warned: WarnedMarks;
 }
 
 /** Whose money: a site's (its day and month windows) or the deployment's (its daily cap). */
@@ -214,6 +226,11 @@ const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): Bu
     daily_usd: stored.daily_usd ?? null,
     monthly_usd: stored.monthly_usd ?? null,
     confirm_above_usd: stored.confirm_above_usd ?? null,
+    warning_webhook_url: stored.warning_webhook_url ?? null,
+    warned: {
+      ...(stored.warned_day === undefined ? {} : { day: stored.warned_day }),
+      ...(stored.warned_month === undefined ? {} : { month: stored.warned_month }),
+    },
   };
 };
 
@@ -242,7 +259,7 @@ export class BudgetStore {
   }
 
   /** Sets the limits given (null: no limit); the others stay. */
-  async setLimits(siteId: number, change: Partial<BudgetLimits>, at: string): Promise<BudgetLimits> {
+  async setLimits(siteId: number, change: Partial<BudgetSettings>, at: string): Promise<BudgetLimits> {
     const fields = Object.entries(change).filter(([, v]) => v !== undefined);
     const out = await this.db.send(
       new UpdateCommand({
@@ -254,6 +271,31 @@ export class BudgetStore {
       }),
     );
     return limitsOf(siteId, out.Attributes);
+  }
+
+  /**
+   * Claims a budget warning once: `mark` (`<period>:<level>`, levels zero-padded so marks sort as they
+   * happen) replaces the window's latest only if it comes after it, in one conditional write on the
+   * site's budget item. True for the one caller that moved it; a repeat, a racer or an earlier level
+   * of the same period gets false.
+   */
+  async claimWarning(siteId: number, window: 'day' | 'month', mark: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: budgetKey(siteId),
+          UpdateExpression: 'SET #warned = :mark',
+          ConditionExpression: 'attribute_not_exists(#warned) OR #warned < :mark',
+          ExpressionAttributeNames: { '#warned': `warned_${window}` },
+          ExpressionAttributeValues: { ':mark': mark },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   /** What the scope's windows of `day` count (one consistent read; the deployment's shards in one BatchGetItem). */

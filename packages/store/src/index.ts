@@ -36,7 +36,7 @@ export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
 export { JobStore, ResearchStore, BacklinkStore };
-export type { BudgetLimits, HoldRef, SpendScope, WindowState, Windows } from './budgets';
+export type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };

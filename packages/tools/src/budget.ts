@@ -5,12 +5,13 @@ import {
   roundUsd,
   type BudgetTicket,
   type BudgetView,
+  type BudgetWarning,
   type BudgetWindow,
   type ToolBudget,
 } from '@cm/contract';
-import { monthStart, nextUtcMidnight, utcDay } from '@cm/core';
+import { monthStart, nextUtcMidnight, utcDay, warnedAlready, warningLevel, warningMark, warningPeriod } from '@cm/core';
 import type { Hold, SpendGuard } from '@cm/providers';
-import type { BudgetLimits, HoldRef, SpendScope, Store, WindowState, Windows } from '@cm/store';
+import type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, Store, WindowState, Windows } from '@cm/store';
 
 const resetsAt = (window: BudgetWindow, now: Date): string =>
   window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString();
@@ -62,6 +63,11 @@ export interface BudgetOptions {
   now: () => Date;
   /** Reports the share of the budget used after each reservation and settle (the budget_usd_used_pct metric). */
   measure?: (usedPct: number) => void;
+  /**
+   * Sends a site's budget warning to its webhook (the budget-warning queue); called once per warning,
+   * after the warning was claimed. A warning it cannot send must not fail the paid call that crossed it.
+   */
+  warn?: (warning: BudgetWarning) => Promise<void>;
 }
 
 /**
@@ -156,6 +162,7 @@ export class SiteBudget implements SpendGuard {
     if (!site.reserved) {
       // A refused call means the site's budget is used up as far as its agent can tell: the 100% alarm fires.
       this.options.measure?.(100);
+      await this.warnOf(day, site.window, 100, site.state);
       const limit = limits[WINDOW_LIMIT[site.window]];
       if (limit === null) throw new Error(`the ${site.window} window refused a reservation without a limit`);
       throw budgetExceeded(site.window, now, { limit, state: site.state });
@@ -165,8 +172,48 @@ export class SiteBudget implements SpendGuard {
 
   private async observe(windows: Windows): Promise<void> {
     this.latest = windows;
-    const tight = tightest(await this.limits(), windows);
+    const limits = await this.limits();
+    const tight = tightest(limits, windows);
     if (tight) this.options.measure?.(tight.used_pct);
+    const day = utcDay(this.options.now());
+    for (const window of ['day', 'month'] as const) {
+      const limit = limits[WINDOW_LIMIT[window]];
+      const state = windows[window];
+      if (limit === null || !state) continue;
+      await this.warnOf(day, window, limit > 0 ? ((state.spent + state.reserved) / limit) * 100 : 100, state);
+    }
+  }
+
+  /**
+   * The site's budget warning of a window at `usedPct`, when it has a webhook and the level reached was
+   * not warned of yet in the window's period: claimed once on the site's budget item, then sent. What
+   * this budget read of the marks (with its limits) spares a write on every later call of the period.
+   */
+  private async warnOf(day: string, window: BudgetWindow, usedPct: number, state: WindowState): Promise<void> {
+    const level = warningLevel(usedPct);
+    const { warn } = this.options;
+    if (level === null || !warn) return;
+    const limits = await this.limits();
+    const limit = limits[WINDOW_LIMIT[window]];
+    if (limits.warning_webhook_url === null || limit === null) return;
+    const period = warningPeriod(window, day);
+    const mark = warningMark(period, level);
+    if (warnedAlready(limits.warned[window], mark)) return;
+    limits.warned[window] = mark;
+    if (!(await this.store.budgets.claimWarning(this.siteId, window, mark))) return;
+    await warn({
+      type: 'budget.warning',
+      id: `${this.siteId}:${window}:${mark}`,
+      site_id: this.siteId,
+      window,
+      period,
+      level_pct: level,
+      used_pct: Math.round(usedPct * 10) / 10,
+      limit_usd: limit,
+      spent_usd: roundUsd(state.spent),
+      reserved_usd: roundUsd(state.reserved),
+      at: this.options.now().toISOString(),
+    });
   }
 }
 
@@ -206,14 +253,19 @@ export async function budgetView(store: Store, siteId: number, now: Date, limits
       resets_at: resetsAt(window, now),
     };
   };
-  return { daily: view('day'), monthly: view('month'), confirm_above_usd: known.confirm_above_usd };
+  return {
+    daily: view('day'),
+    monthly: view('month'),
+    confirm_above_usd: known.confirm_above_usd,
+    warning_webhook_url: known.warning_webhook_url,
+  };
 }
 
 /** PUT /v1/budget: sets the limits given, then answers as GET does. */
 export async function setBudget(
   store: Store,
   siteId: number,
-  change: Partial<BudgetLimits>,
+  change: Partial<BudgetSettings>,
   now: Date,
 ): Promise<BudgetView> {
   const limits = await store.budgets.setLimits(siteId, change, now.toISOString());

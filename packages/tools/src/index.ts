@@ -12,3 +12,4 @@ export * from './rank-checks';
 export * from './budget';
 export * from './estimate';
 export * from './breaker';
+export * from './budget-warnings';
