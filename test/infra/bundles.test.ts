@@ -206,9 +206,9 @@ describe('what a bundle leaves out', () => {
   it("carries classic zod only in the MCP endpoints' server.js, whose MCP SDK imports it: the contract is zod/mini", () => {
     expect(sizes.filter((size) => size.classicZod).map((size) => size.name)).toEqual([]);
     expect(sizes.filter((size) => size.side?.classicZod).map((size) => size.name)).toEqual(['mcp', 'mcp-stream']);
-    // zod/mini has no messages of its own: common.ts configures zod's English ones (and "Required"), so every bundle with zod must run it.
+    // zod/mini has no messages of its own: zod-config.ts configures zod's English ones (and "Required"), so every bundle with zod must run it.
     for (const size of sizes.filter((s) => s.packages.includes('zod'))) {
-      expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/common.ts') }).toEqual({
+      expect({ name: size.name, configured: size.ownFiles.includes('packages/contract/src/zod-config.ts') }).toEqual({
         name: size.name,
         configured: true,
       });

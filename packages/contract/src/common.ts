@@ -1,18 +1,5 @@
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
-
-// zod/mini loads no locale, so every message would read "Invalid input"; the messages are classic zod's English ones.
-// These calls are why package.json names this module as having side effects: a bundle keeps it wherever the contract is imported.
-z.config(en());
-
-// A missing required field reads "Required", as docs/api.md#validation-errors shows, instead of zod's type
-// message, or for an enum its "Invalid option" one.
-z.config({
-  customError: (issue) =>
-    (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined
-      ? 'Required'
-      : undefined,
-});
+import './zod-config';
 
 /**
  * A schema the OpenAPI document names (a component). The name is registered on the schema itself, as
@@ -36,7 +23,7 @@ export const PAGE_TYPES = ['article', 'question'] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 
 export const PAGE_STATUSES = ['draft', 'published'] as const;
-export const PageStatus = z.enum(PAGE_STATUSES);
+export const PageStatus = built(() => z.enum(PAGE_STATUSES));
 export type PageStatus = z.infer<typeof PageStatus>;
 
 /** The longest slug, in characters (Unicode code points). The table sees a slug only hashed, in the page id. */
@@ -53,15 +40,17 @@ export const SLUG_PATTERN = new RegExp(
   'u',
 );
 /** Compared and stored in Unicode NFC, so `café` is one slug however the client composed its `é`. */
-export const Slug = z
-  .string()
-  .check(
-    z.normalize('NFC'),
-    z.regex(
-      SLUG_PATTERN,
-      `must be one lowercase segment of 1-${SLUG_MAX_CHARS} characters: no capital letters, whitespace, control characters, / ? or #, and not . or .. (e.g. best-running-shoes)`,
+export const Slug = built(() =>
+  z
+    .string()
+    .check(
+      z.normalize('NFC'),
+      z.regex(
+        SLUG_PATTERN,
+        `must be one lowercase segment of 1-${SLUG_MAX_CHARS} characters: no capital letters, whitespace, control characters, / ? or #, and not . or .. (e.g. best-running-shoes)`,
+      ),
     ),
-  );
+);
 
 /**
  * The forms of ISO 8601 / RFC 3339 dates and date-times that clients send: extended
@@ -134,6 +123,16 @@ export function isoDateOrTimestamp(text: string): string | null {
   return parsed.hasTime ? parsed.instant.toISOString() : parsed.date;
 }
 
+/**
+ * A schema made by `make`, in a call a bundler may drop where the schema is not used (a chain of
+ * `.check()` calls is otherwise kept, as a method call might do anything): every function's bundle
+ * carries the contract's common schemas, and builds at its cold start only those it uses.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+function built<S>(make: () => S): S {
+  return make();
+}
+
 /** A string that `normalize` accepts, replaced by what it returns. */
 const normalizedString = (normalize: (text: string) => string | null, message: string) =>
   z.pipe(
@@ -148,30 +147,34 @@ const normalizedString = (normalize: (text: string) => string | null, message: s
   );
 
 /** An ISO 8601 date or date-time, in any form `isoTimestamp` reads; stored and returned as UTC (docs/api.md#conventions). */
-export const Timestamp = normalizedString(
-  isoTimestamp,
-  'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z',
-).check(
-  z.meta({
-    description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
-  }),
+export const Timestamp = built(() =>
+  normalizedString(
+    isoTimestamp,
+    'must be an ISO 8601 date or date-time in the years 0000-9999 (UTC), e.g. 2026-11-21T09:30:00Z',
+  ).check(
+    z.meta({
+      description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
+    }),
+  ),
 );
 
 /**
  * A source's `accessed_at`: the spec types it only as a date string, so an ISO 8601 date or date-time is
  * a date kept as a date, a date-time stored as UTC, and anything else ("Oct 1, 2026") is kept as sent (a publish warns).
  */
-export const LenientDate = z
-  .pipe(
-    z.string(),
-    z.transform((value) => isoDateOrTimestamp(value) ?? value),
-  )
-  .check(
-    z.meta({
-      description:
-        'ISO 8601 date, kept as a date, or date-time, stored in UTC; any other text is stored as sent, with a warning.',
-    }),
-  );
+export const LenientDate = built(() =>
+  z
+    .pipe(
+      z.string(),
+      z.transform((value) => isoDateOrTimestamp(value) ?? value),
+    )
+    .check(
+      z.meta({
+        description:
+          'ISO 8601 date, kept as a date, or date-time, stored in UTC; any other text is stored as sent, with a warning.',
+      }),
+    ),
+);
 
 export function parseUrl(value: string): URL | null {
   try {
@@ -182,14 +185,18 @@ export function parseUrl(value: string): URL | null {
 }
 
 /** Any absolute URL. Whether it is ever rendered is decided by the renderer's scheme allow-list. */
-export const AbsoluteUrl = z.string().check(z.refine((v) => parseUrl(v) !== null, 'must be an absolute URL'));
+export const AbsoluteUrl = built(() =>
+  z.string().check(z.refine((v) => parseUrl(v) !== null, 'must be an absolute URL')),
+);
 
 /** An absolute http(s) URL. */
-export const HttpUrl = z.string().check(
-  z.refine((v) => {
-    const url = parseUrl(v);
-    return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
-  }, 'must be an absolute http or https URL'),
+export const HttpUrl = built(() =>
+  z.string().check(
+    z.refine((v) => {
+      const url = parseUrl(v);
+      return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
+    }, 'must be an absolute http or https URL'),
+  ),
 );
 
 /**
@@ -197,29 +204,33 @@ export const HttpUrl = z.string().check(
  * decides, before the rest of the body is validated (docs/api.md#authentication). Documented as the
  * integer a client should send.
  */
-export const BodySiteId = z.optional(z.unknown()).check(
-  z.meta({
-    type: 'integer',
-    description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
-  }),
+export const BodySiteId = built(() =>
+  z.optional(z.unknown()).check(
+    z.meta({
+      type: 'integer',
+      description: "The API key's site (or its decimal string); any other value is 403 site_mismatch.",
+    }),
+  ),
 );
 
 /** Only the `site_id` of a body, read before the rest of it. */
-export const SiteIdBody = z.object({ site_id: BodySiteId });
+export const SiteIdBody = built(() => z.object({ site_id: BodySiteId }));
 
-export const StringList = z.array(z.string());
+export const StringList = built(() => z.array(z.string()));
 
 /** `GET /health`: `deep=1` also reads the table. */
-export const HealthQuery = z.object({
-  deep: z._default(z.enum(['0', '1']), '0').check(
-    z.meta({
-      description:
-        '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached',
-    }),
-  ),
-});
+export const HealthQuery = built(() =>
+  z.object({
+    deep: z._default(z.enum(['0', '1']), '0').check(
+      z.meta({
+        description:
+          '1: also read the table (one cheap read), and answer 503 service_unavailable when it cannot be reached',
+      }),
+    ),
+  }),
+);
 
-export const HealthReply = z.object({ ok: z.literal(true) });
+export const HealthReply = built(() => z.object({ ok: z.literal(true) }));
 
 /** A dashboard file by name; only the names the build made are found (404 otherwise), so no path can climb out. */
-export const DashboardAssetParams = z.object({ file: z.string() });
+export const DashboardAssetParams = built(() => z.object({ file: z.string() }));
