@@ -211,6 +211,13 @@ describe('sites and API keys', () => {
         confirm_above_usd: null,
       });
       expect(await cli('budget', '--site', id, '--confirm-above', '-1')).toMatchObject({ code: 2 });
+      const hook = 'https://hooks.example.com/budget';
+      expect(await printed('budget', '--site', id, '--webhook', hook)).toMatchObject({ warning_webhook_url: hook });
+      expect(await printed('budget', '--site', id, '--webhook', 'none')).toMatchObject({ warning_webhook_url: null });
+      expect(await cli('budget', '--site', id, '--webhook', 'http://hooks.example.com/budget')).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('https'),
+      });
     });
 
     it('says what is wrong: an unknown site or key exits 1, bad options 2', async () => {

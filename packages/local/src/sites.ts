@@ -8,7 +8,7 @@ import { setBudget } from '@cm/tools';
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
        npm run sites -- rotate-key --site ID [--grace-seconds S]
        npm run sites -- revoke-key --site ID | --key KEY
-       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none]
+       npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none] [--webhook URL|none]
        npm run sites -- serve-domain --site ID [--domain DOMAIN] | --stop
        npm run sites -- relist --site ID
 
@@ -18,7 +18,8 @@ rotate-key  Issues the site a new key and prints it the same way; every older ke
 revoke-key  --site: every key of the site stops (rotate-key gives it a new one); --key: that one key stops.
             Prints {"revoked":…}.
 budget      Sets the site's daily and monthly spend limits and its approval threshold (paid calls estimated
-            above it answer approval_required; none: no limit, no threshold) and prints its budget (GET /v1/budget).
+            above it answer approval_required; none: no limit, no threshold), and the webhook its budget
+            warnings are POSTed to (none: no warnings); prints its budget (GET /v1/budget).
 serve-domain Serves the site's pages at its own domain (--domain, else the one it was created with): its
             URLs, canonical links and sitemaps name https://DOMAIN/…; a domain is one site's at most. Point
             the domain at the deployment first (docs/operations.md#a-sites-own-domain). --stop: its pages
@@ -77,7 +78,16 @@ const Limit = z.optional(
   ]),
 );
 const ServeDomain = z.object({ site: SiteId, domain: z.optional(HostName), stop: z.optional(z.boolean()) });
-const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit });
+const Webhook = z.optional(
+  z.union([
+    z.pipe(
+      z.literal('none'),
+      z.transform(() => null),
+    ),
+    z.string(),
+  ]),
+);
+const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit, webhook: Webhook });
 
 /** Where the command's lines go: stdout and stderr for `npm run sites`. */
 export interface SitesOutput {
@@ -116,6 +126,7 @@ function options(args: string[]) {
       daily: { type: 'string' },
       monthly: { type: 'string' },
       'confirm-above': { type: 'string' },
+      webhook: { type: 'string' },
       stop: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -165,6 +176,7 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
       daily: values.daily,
       monthly: values.monthly,
       'confirm-above': values['confirm-above'],
+      webhook: values.webhook,
     });
     const change =
       input &&
@@ -172,6 +184,7 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
         daily_usd: input.daily,
         monthly_usd: input.monthly,
         confirm_above_usd: input['confirm-above'],
+        warning_webhook_url: input.webhook,
       });
     if (!input || !change) return 2;
     const store = openStore();
