@@ -1,6 +1,5 @@
-import { addressRange, isPublicAddress } from '@cm/core';
 import { errorField, UrlRefused } from './errors';
-import { checkedLookup, checkedUrl, guardedGet, readBody } from './guarded-get';
+import { allowedBy, checkedLookup, checkedUrl, guardedGet, readBody } from './guarded-request';
 import { resolveAll } from './resolve';
 
 /*
@@ -24,10 +23,6 @@ export interface ClientMetadataFetchOptions {
 
 const ACCEPT = 'application/json';
 const USER_AGENT = 'content-research-api/0.1 (+oauth client metadata)';
-
-/** Whether an address may be connected to: a public one, or with `allowLoopback` a loopback one. */
-const allowedBy = (allowLoopback: boolean) => (address: string) =>
-  isPublicAddress(address) || (allowLoopback && addressRange(address) === 'loopback');
 
 /**
  * GETs a client metadata document through the address policy and answers it as a web Response (what

@@ -1,6 +1,5 @@
-import { addressRange, isPublicAddress } from '@cm/core';
 import { errorField, UrlRefused } from './errors';
-import { checkedLookup, checkedUrl, guardedPost, readBody } from './guarded-get';
+import { allowedBy, checkedLookup, checkedUrl, guardedPost, readBody } from './guarded-request';
 import { resolveAll } from './resolve';
 
 /*
@@ -36,8 +35,7 @@ export async function postWebhook(
   payload: unknown,
   options: WebhookPostOptions = {},
 ): Promise<WebhookAnswer> {
-  const isAllowed = (address: string) =>
-    isPublicAddress(address) || (options.allowLoopback === true && addressRange(address) === 'loopback');
+  const isAllowed = allowedBy(options.allowLoopback ?? false);
   const target = checkedUrl(url, isAllowed);
   const lookup = checkedLookup(options.resolve ?? resolveAll, isAllowed);
   const signal = AbortSignal.timeout(options.timeoutMs ?? 10_000);

@@ -2,7 +2,7 @@ import { isPublicAddress } from '@cm/core';
 import { resolveAll } from '../resolve';
 import { errorField, ProviderError, UrlRefused } from '../errors';
 import { PROVIDER_TIMEOUTS, propertyOf } from '@cm/contract';
-import { checkedLookup, checkedUrl, guardedGet, readBody } from '../guarded-get';
+import { checkedLookup, checkedUrl, guardedGet, readBody } from '../guarded-request';
 
 const PROVIDER = 'web';
 const USER_AGENT = 'content-research-api/0.1 (+research url mode)';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { addressRefusal, hostRefusal } from '@cm/core';
+import { addressRange, addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { UrlRefused } from './errors';
 
 /*
@@ -11,8 +11,8 @@ import { UrlRefused } from './errors';
  * policy allows (by default public ones), checked on the very addresses the socket connects to.
  */
 
-/** How a guarded GET connects and what it sends. */
-export interface GuardedGetOptions {
+/** How a guarded request connects and what it asks for. */
+export interface GuardedRequestOptions {
   accept: string;
   userAgent: string;
   /** A CA trusted on top of the system ones (tests: the fixture certificate). */
@@ -20,6 +20,10 @@ export interface GuardedGetOptions {
   /** Tests only: the port every hop connects to, whatever its URL says (otherwise the URL's port, 443 by default). */
   port?: number;
 }
+
+/** Whether an address may be connected to: a public one, or with `allowLoopback` (local development and tests) a loopback one. */
+export const allowedBy = (allowLoopback: boolean) => (address: string) =>
+  isPublicAddress(address) || (allowLoopback && addressRange(address) === 'loopback');
 
 /** An https URL without credentials whose host may be connected to, as far as can be told before a lookup. */
 export function checkedUrl(href: string, isAllowed: (address: string) => boolean, base?: URL): URL {
@@ -77,7 +81,7 @@ function guardedRequest(
   url: URL,
   lookup: LookupFunction,
   signal: AbortSignal,
-  options: GuardedGetOptions,
+  options: GuardedRequestOptions,
   body?: GuardedBody,
 ): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -110,7 +114,7 @@ function guardedRequest(
 }
 
 /** One GET, answered with the response head; the caller reads or destroys the body. */
-export const guardedGet = (url: URL, lookup: LookupFunction, signal: AbortSignal, options: GuardedGetOptions) =>
+export const guardedGet = (url: URL, lookup: LookupFunction, signal: AbortSignal, options: GuardedRequestOptions) =>
   guardedRequest(url, lookup, signal, options);
 
 /** One POST of `body`, answered with the response head; the caller reads or destroys the body. */
@@ -118,7 +122,7 @@ export const guardedPost = (
   url: URL,
   lookup: LookupFunction,
   signal: AbortSignal,
-  options: GuardedGetOptions,
+  options: GuardedRequestOptions,
   body: GuardedBody,
 ) => guardedRequest(url, lookup, signal, options, body);
 
