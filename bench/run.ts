@@ -16,7 +16,7 @@ import { rankCheckPrice } from '@cm/providers';
 import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
-import { MEMORY_MB } from '../infra/memory';
+import { MEMORY_MB, ONE_VCPU_MB } from '../infra/memory';
 import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
@@ -367,7 +367,7 @@ async function bundleFigures(dir: string) {
   const page = largestPage();
   const worker = MEMORY_MB['research-worker'];
   console.log(
-    `research worker, readable text of the largest page url mode reads: ${page.ms} ms of one core, peak RSS ${Math.round(page.peakRssMb)} of its ${worker} MB (${round(worker / 1769)} vCPU)`,
+    `research worker, readable text of the largest page url mode reads: ${page.ms} ms of one core, peak RSS ${Math.round(page.peakRssMb)} of its ${worker} MB (${round(worker / ONE_VCPU_MB)} vCPU)`,
   );
   return {
     bundles: { init_node: initNodeVersion, init_runs: INIT_RUNS, minimal: minimalBundle, functions: bundles },

@@ -8,6 +8,9 @@ import type { FunctionId } from './bundling';
  * here, about 3.5 times that at 512 MB) and, in the research worker, a page's readable text.
  */
 
+/** The memory at which Lambda gives a function one whole vCPU. */
+export const ONE_VCPU_MB = 1769;
+
 /** Functions a caller waits on (the API's routes, both MCP endpoints, sign-in): a cold start at 256 MB would take twice as long as at 512. */
 const ANSWERS_A_CALLER = 512;
 /**
@@ -21,7 +24,7 @@ const BACKGROUND = 256;
  * at about 300-350 MB RSS and takes 2-15 s of one core (the spread is the machine's load); at one vCPU it stays far inside the worker's
  * 150 s, at 512 MB it would near the memory and take three and a half times as long.
  */
-const READS_PAGES = 1769;
+const READS_PAGES = ONE_VCPU_MB;
 
 /** Every function's memory size in MB. */
 export const MEMORY_MB: Record<FunctionId, number> = {

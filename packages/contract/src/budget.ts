@@ -120,7 +120,7 @@ export const BudgetWarning = z.object({
   site_id: z.int(),
   window: z.enum(BUDGET_WINDOWS),
   period: z.string().check(z.meta({ description: 'The UTC day (yyyy-mm-dd) or month (yyyy-mm) of the window' })),
-  level_pct: z.union([z.literal(80), z.literal(100)]),
+  level_pct: z.literal(BUDGET_WARNING_LEVELS),
   used_pct: z.number(),
   limit_usd: z.number(),
   spent_usd: z.number(),

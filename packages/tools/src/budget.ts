@@ -17,6 +17,10 @@ const resetsAt = (window: BudgetWindow, now: Date): string =>
   window === 'day' ? nextUtcMidnight(now) : monthStart(now, -1).toISOString();
 const WINDOW_LIMIT = { day: 'daily_usd', month: 'monthly_usd' } as const;
 
+/** A window's share of its limit spent and reserved, in percent to a tenth: the metric's, and a warning's. */
+const usedPctOf = (limit: number, state: WindowState): number =>
+  limit > 0 ? Math.round(((state.spent + state.reserved) / limit) * 1000) / 10 : 100;
+
 /** The tightest window with a limit: what it has left, and its share used in percent. */
 function tightest(limits: BudgetLimits, windows: Windows): (ToolBudget & { used_pct: number }) | null {
   let best: { remaining_usd: number; window: BudgetWindow; used_pct: number } | null = null;
@@ -25,8 +29,8 @@ function tightest(limits: BudgetLimits, windows: Windows): (ToolBudget & { used_
     const state = windows[window];
     if (limit === null || !state) continue;
     const remaining = roundUsd(Math.max(0, limit - state.spent - state.reserved));
-    const usedPct = limit > 0 ? Math.round(((state.spent + state.reserved) / limit) * 1000) / 10 : 100;
-    if (!best || remaining < best.remaining_usd) best = { remaining_usd: remaining, window, used_pct: usedPct };
+    if (!best || remaining < best.remaining_usd)
+      best = { remaining_usd: remaining, window, used_pct: usedPctOf(limit, state) };
   }
   return best;
 }
@@ -162,7 +166,7 @@ export class SiteBudget implements SpendGuard {
     if (!site.reserved) {
       // A refused call means the site's budget is used up as far as its agent can tell: the 100% alarm fires.
       this.options.measure?.(100);
-      await this.warnOf(day, site.window, 100, site.state);
+      await this.warnOf(limits, day, site.window, 100, site.state);
       const limit = limits[WINDOW_LIMIT[site.window]];
       if (limit === null) throw new Error(`the ${site.window} window refused a reservation without a limit`);
       throw budgetExceeded(site.window, now, { limit, state: site.state });
@@ -179,8 +183,7 @@ export class SiteBudget implements SpendGuard {
     for (const window of ['day', 'month'] as const) {
       const limit = limits[WINDOW_LIMIT[window]];
       const state = windows[window];
-      if (limit === null || !state) continue;
-      await this.warnOf(day, window, limit > 0 ? ((state.spent + state.reserved) / limit) * 100 : 100, state);
+      if (limit !== null && state) await this.warnOf(limits, day, window, usedPctOf(limit, state), state);
     }
   }
 
@@ -189,11 +192,16 @@ export class SiteBudget implements SpendGuard {
    * not warned of yet in the window's period: claimed once on the site's budget item, then sent. What
    * this budget read of the marks (with its limits) spares a write on every later call of the period.
    */
-  private async warnOf(day: string, window: BudgetWindow, usedPct: number, state: WindowState): Promise<void> {
+  private async warnOf(
+    limits: BudgetLimits,
+    day: string,
+    window: BudgetWindow,
+    usedPct: number,
+    state: WindowState,
+  ): Promise<void> {
     const level = warningLevel(usedPct);
     const { warn } = this.options;
     if (level === null || !warn) return;
-    const limits = await this.limits();
     const limit = limits[WINDOW_LIMIT[window]];
     if (limits.warning_webhook_url === null || limit === null) return;
     const period = warningPeriod(window, day);
@@ -208,7 +216,7 @@ export class SiteBudget implements SpendGuard {
       window,
       period,
       level_pct: level,
-      used_pct: Math.round(usedPct * 10) / 10,
+      used_pct: usedPct,
       limit_usd: limit,
       spent_usd: roundUsd(state.spent),
       reserved_usd: roundUsd(state.reserved),
