@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dynamoEngine, ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
@@ -60,5 +61,40 @@ it('says DynamoDB Local needs Java when no java is on the PATH', async () => {
   } finally {
     process.env.PATH = path;
     rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+it('is ready when its own DynamoDB Local says it bound the port, not when another server answers there', async () => {
+  // Another server already listening on the port: as another test file's engine or proxy may be, having
+  // taken it between the free-port probe and the JVM's bind. A stand-in for java binds as Jetty does
+  // and prints what Jetty prints, so this runs without Java.
+  const bin = mkdtempSync(join(tmpdir(), 'cm-java-'));
+  writeFileSync(
+    join(bin, 'jetty.cjs'),
+    `const port = Number(process.argv[process.argv.indexOf('-port') + 1]);
+require('node:net').createServer((socket) => socket.destroy())
+  .once('error', () => { console.log('java.net.BindException: Address already in use'); process.exit(1); })
+  .listen(port, '0.0.0.0', () => console.log('Started oejs.ServerConnector@1{HTTP/1.1, (http/1.1)}{0.0.0.0:' + port + '}'));
+`,
+  );
+  writeFileSync(join(bin, 'java'), `#!/bin/sh\nexec '${process.execPath}' '${join(bin, 'jetty.cjs')}' "$@"\n`, {
+    mode: 0o755,
+  });
+  const other = createTcpServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => other.listen(0, '0.0.0.0', resolve));
+  const path = process.env.PATH;
+  process.env.PATH = bin;
+  try {
+    const taken = (other.address() as AddressInfo).port;
+    await expect(startDynamo({ port: 0, engine: 'dynamodb-local', enginePort: taken })).rejects.toThrow(
+      /BindException: Address already in use/,
+    );
+    // On a port of its own it is up once it says so.
+    const own = await startDynamo({ port: 0, engine: 'dynamodb-local' });
+    await own.close();
+  } finally {
+    process.env.PATH = path;
+    other.close();
+    rmSync(bin, { recursive: true, force: true });
   }
 });

@@ -7,7 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { connect, createServer as createTcpServer } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -110,11 +110,16 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
   });
 
-/** DynamoDB on `engine`: on disk under `path`, or in memory without one; on `port` (0 picks a free one). */
+/**
+ * DynamoDB on `engine`: on disk under `path`, or in memory without one; on `port` (0 picks a free one).
+ * DynamoDB Local itself listens on `enginePort` behind that port (default: a free one, another if it is
+ * taken before DynamoDB Local binds it).
+ */
 export async function startDynamo(options: {
   port: number;
   path?: string;
   engine?: DynamoEngine;
+  enginePort?: number;
 }): Promise<EmbeddedDynamo> {
   const engine = options.engine ?? dynamoEngine();
   if (engine === 'dynamodb-local') return startDynamoDbLocal(options);
@@ -136,15 +141,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+/**
+ * Whether DynamoDB Local's output says it listens on `port`: Jetty's own line, which the guard's logging
+ * configuration lets through, written only once the port is bound by this process. A connection to the
+ * port would not tell: another process (another test file's DynamoDB Local, or any server that took the
+ * port after the probe let it go) can answer there while this one fails to bind it.
+ */
+const listensOn = (output: string, port: number) =>
+  new RegExp(String.raw`Started \S*ServerConnector@\S+\{[^}]*\}\{[^}]*:${port}\}`).test(output);
 
 /** How long DynamoDB Local may take to start: a JVM on a busy machine takes seconds. */
 const DYNAMODB_LOCAL_START_MS = 60_000;
@@ -152,18 +156,24 @@ const DYNAMODB_LOCAL_START_MS = 60_000;
 /** Starts DynamoDB Local's guard (dynamodb-local-guard.cjs), which keeps the Java process from outliving this one. */
 const GUARD = join(__dirname, 'dynamodb-local-guard.cjs');
 
-/** DynamoDB Local on a free loopback port, once it accepts connections. */
-async function spawnJar(path: string | undefined): Promise<{ child: ChildProcessWithoutNullStreams; port: number }> {
+/** DynamoDB Local on a free loopback port, once it says it listens there. */
+async function spawnJar(
+  path: string | undefined,
+  enginePort: number | undefined,
+): Promise<{ child: ChildProcessWithoutNullStreams; port: number }> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = enginePort ?? (await freePort());
     // The environment is passed on as this process has it now (jest gives each test file its own process.env).
     const child = spawn(process.execPath, [GUARD, String(port), ...(path === undefined ? [] : [resolvePath(path)])], {
       stdio: 'pipe',
       env: process.env,
     });
     let output = '';
+    let started = () => {};
+    const ready = new Promise<true>((resolve) => (started = () => resolve(true)));
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000);
+      if (listensOn(output, port)) started();
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
@@ -179,15 +189,10 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
         ),
       );
     });
-    const deadline = Date.now() + DYNAMODB_LOCAL_START_MS;
-    const ready = (async () => {
-      while (Date.now() < deadline && child.exitCode === null) {
-        if (await accepts(port)) return true;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return false;
-    })();
-    const outcome = await Promise.race([ready, exited]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DYNAMODB_LOCAL_START_MS)));
+    const outcome = await Promise.race([ready, exited, late]);
+    clearTimeout(timer);
     if (outcome === true) {
       child.stdout.off('data', keep);
       child.stderr.off('data', keep);
@@ -198,7 +203,7 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
     child.kill('SIGTERM');
     // Another process took the port between the probe and the start: try another, a few times.
     const lostPort = outcome instanceof Error && /address already in use|BindException/i.test(outcome.message);
-    if (!lostPort || attempt >= 3)
+    if (!lostPort || attempt >= 3 || enginePort !== undefined)
       throw outcome instanceof Error
         ? outcome
         : new Error(`DynamoDB Local did not start within ${DYNAMODB_LOCAL_START_MS} ms:\n${output}`);
@@ -209,8 +214,12 @@ async function spawnJar(path: string | undefined): Promise<{ child: ChildProcess
  * Amazon DynamoDB Local behind a loopback proxy that counts and times each request, as the embedded
  * engine's own server does, so the round-trip counts read the same on both engines.
  */
-async function startDynamoDbLocal(options: { port: number; path?: string }): Promise<EmbeddedDynamo> {
-  const { child, port: jarPort } = await spawnJar(options.path);
+async function startDynamoDbLocal(options: {
+  port: number;
+  path?: string;
+  enginePort?: number;
+}): Promise<EmbeddedDynamo> {
+  const { child, port: jarPort } = await spawnJar(options.path, options.enginePort);
   const agent = new Agent({ keepAlive: true });
   const proxy = createServer((req, res) => {
     const upstream = forward(
