@@ -2,6 +2,7 @@ import { roundUsd } from '@cm/contract';
 import { dataForSeoPrice, ENDPOINTS, webResearchPrice } from '@cm/providers';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { whileQueued } from '../helpers/research';
 
 /* Budgets over HTTP, with the sandbox charging list prices (SANDBOX_LIST_PRICES=1). */
 
@@ -63,16 +64,20 @@ it('reserves a queued research job when it is accepted, settles it to the bill w
   const { key } = await t.newSite('Queued');
   const estimate = webResearchPrice('web', DEFAULT_BEDROCK_MODEL);
   await t.call('PUT', '/v1/budget', { daily_usd: estimate + 0.001 }, { key });
-  const accepted = await tool('research', { mode: 'web', seed: 'trail running shoes', wait_ms: 0 }, key);
-  expect(accepted.body.status).toBe('queued');
-  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({
-    reserved_usd: estimate,
-    spent_usd: 0,
+  let jobId = '';
+  await whileQueued(t, async () => {
+    const accepted = await tool('research', { mode: 'web', seed: 'trail running shoes', wait_ms: 0 }, key);
+    expect(accepted.body.status).toBe('queued');
+    jobId = accepted.body.job_id;
+    expect((await t.call('GET', '/v1/budget', undefined, { key })).body.daily).toMatchObject({
+      reserved_usd: estimate,
+      spent_usd: 0,
+    });
+    // Another job does not fit while the first has its hold.
+    expect((await tool('research', { mode: 'web', seed: 'road running shoes', wait_ms: 0 }, key)).status).toBe(402);
   });
-  // Another job does not fit while the first has its hold.
-  expect((await tool('research', { mode: 'web', seed: 'road running shoes', wait_ms: 0 }, key)).status).toBe(402);
 
-  const done = await t.call('GET', `/v1/jobs/${accepted.body.job_id}?wait_ms=10000`, undefined, { key });
+  const done = await t.call('GET', `/v1/jobs/${jobId}?wait_ms=10000`, undefined, { key });
   expect(done.body.status).toBe('succeeded');
   const after = (await t.call('GET', '/v1/budget', undefined, { key })).body.daily;
   expect(after.reserved_usd).toBe(0);

@@ -4,7 +4,7 @@ import { pause, useResearchStack } from '../helpers/research';
 
 /* Research jobs over HTTP on the sandbox: waiting and queued jobs, the cap of 10 and its leases, url mode. */
 
-const { t, site, withTimings, slotsConsistent } = useResearchStack();
+const { t, site, withTimings, slotsConsistent, whileQueued } = useResearchStack();
 
 describe('research jobs', () => {
   it('waits for a web job and answers facts and opinions citing src-<n> sources; recall finds it, not another site', async () => {
@@ -89,8 +89,7 @@ describe('research jobs', () => {
     const s = await site();
     let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
     // No job starts, and so none ends, until the 100 calls have their answers, however slow the machine.
-    t.stack.queues.research.pause();
-    try {
+    await whileQueued(async () => {
       const replies = await Promise.all(
         Array.from({ length: 100 }, (_v, i) =>
           s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
@@ -109,10 +108,7 @@ describe('research jobs', () => {
         expect(r.headers.get('retry-after')).toBe('30');
       }
       expect((await slotsConsistent()).inflight).toBe(10);
-    } finally {
-      t.stack.queues.research.resume();
-    }
-    await t.stack.drain();
+    });
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
     for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
   });

@@ -1,6 +1,7 @@
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { webResearchPrice } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { whileQueued } from '../helpers/research';
 
 /* One job per query: an identical web, reddit or url call made while its job is in process joins that job. */
 
@@ -24,17 +25,6 @@ async function site(name: string) {
   };
 }
 
-/** Runs `during` while no research job can start (each stays queued, with its place), then lets them run and end. */
-async function whileQueued(during: () => Promise<void>) {
-  t.stack.queues.research.pause();
-  try {
-    await during();
-  } finally {
-    t.stack.queues.research.resume();
-    await t.stack.drain();
-  }
-}
-
 const placesHeld = async () => (await t.store.researchSlots.state()).inflight;
 
 it('joins a second identical call to the job in process: same job_id, one place, one hold, one ledger line', async () => {
@@ -47,7 +37,7 @@ it('joins a second identical call to the job in process: same job_id, one place,
   const s = await site('Join in a row');
   const sent = t.stack.queues.research.sent;
   let jobId = '';
-  await whileQueued(async () => {
+  await whileQueued(t, async () => {
     const first = await s.research({ mode: 'web', seed: 'How long do running shoes last?', wait_ms: 0 });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'queued', cached: false });
@@ -87,7 +77,7 @@ it('answers a joined call that waits with the job’s findings, at no cost', asy
 it('queues one job for identical calls sent at once, and the others join it', async () => {
   const s = await site('Join at once');
   const sent = t.stack.queues.research.sent;
-  await whileQueued(async () => {
+  await whileQueued(t, async () => {
     const replies = await Promise.all(
       Array.from({ length: 4 }, () => s.research({ mode: 'url', seed: 'https://93.184.216.34/shoe-care', wait_ms: 0 })),
     );
@@ -103,7 +93,7 @@ it('queues one job for identical calls sent at once, and the others join it', as
 
 it('gives a different seed, mode or question a job of its own', async () => {
   const s = await site('Different queries');
-  await whileQueued(async () => {
+  await whileQueued(t, async () => {
     const replies = [
       await s.research({ mode: 'web', seed: 'trail shoes for mud', wait_ms: 0 }),
       await s.research({ mode: 'web', seed: 'trail shoes for snow', wait_ms: 0 }),
@@ -123,7 +113,7 @@ it('joins the job with the last place under a full cap instead of refusing the c
   for (const owner of owners)
     expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
   try {
-    await whileQueued(async () => {
+    await whileQueued(t, async () => {
       const first = await s.research({ mode: 'web', seed: 'the tenth place', wait_ms: 0 });
       expect(first.status).toBe(200);
       expect((await s.research({ mode: 'web', seed: 'an eleventh job', wait_ms: 0 })).status).toBe(429);

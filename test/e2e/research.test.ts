@@ -4,7 +4,7 @@ import { pause, useResearchStack } from '../helpers/research';
 /* Research in keywords mode, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS
  * (research-jobs.test.ts: the jobs, their cap and leases, and url mode). */
 
-const { t, site, withTimings, slotsConsistent } = useResearchStack();
+const { t, site, withTimings, slotsConsistent, whileQueued } = useResearchStack();
 
 describe('research, keywords mode', () => {
   it.each([
@@ -172,19 +172,22 @@ describe('serp_landscape analyze', () => {
     const { id } = await topic(s);
     const call = { topic_id: id, depth: 'analyze', wait_ms: 0 };
 
-    const first = await s.tool('serp_landscape', call);
-    expect(first.status).toBe(200);
-    // The topic's top 5 by score are listed and researched.
-    expect(first.body.list.fetched).toHaveLength(5);
-    const top5 = [...first.body.list.fetched].sort();
-    expect(first.body.research).toMatchObject({ status: 'partial', facts_by_keyword: {}, failed: [] });
-    expect([...first.body.research.in_process].sort()).toEqual(top5);
-    const queued = t.stack.queues.research.sent;
-    // Called again while in process: nothing queued twice.
-    expect((await s.tool('serp_landscape', call)).body.research.status).toBe('partial');
-    expect(t.stack.queues.research.sent).toBe(queued);
+    let top5: string[] = [];
+    let queued = 0;
+    await whileQueued(async () => {
+      const first = await s.tool('serp_landscape', call);
+      expect(first.status).toBe(200);
+      // The topic's top 5 by score are listed and researched.
+      expect(first.body.list.fetched).toHaveLength(5);
+      top5 = [...first.body.list.fetched].sort();
+      expect(first.body.research).toMatchObject({ status: 'partial', facts_by_keyword: {}, failed: [] });
+      expect([...first.body.research.in_process].sort()).toEqual(top5);
+      queued = t.stack.queues.research.sent;
+      // Called again while in process: nothing queued twice.
+      expect((await s.tool('serp_landscape', call)).body.research.status).toBe('partial');
+      expect(t.stack.queues.research.sent).toBe(queued);
+    });
 
-    await t.stack.drain();
     const second = await s.tool('serp_landscape', call);
     expect(second.body.research).toMatchObject({ status: 'complete', in_process: [], failed: [] });
     expect(Object.keys(second.body.research.facts_by_keyword).sort()).toEqual(top5);
@@ -217,15 +220,19 @@ describe('serp_landscape analyze', () => {
         .reduce((n: number, call: { count: number }) => n + call.count, 0);
     expect(planned('serp_organic')).toBe(5);
     expect(planned('research_web')).toBe(5);
-    const byLimit = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', limit: 7, wait_ms: 0 });
-    expect(byLimit.status).toBe(200);
-    // The top 5 by score are listed (and paid for) and researched; the other 2 are only named.
-    expect(byLimit.body.list.fetched).toHaveLength(5);
-    const { researched, over_cap, in_process } = byLimit.body.research;
-    expect([...byLimit.body.list.fetched].sort()).toEqual([...researched].sort());
-    expect(researched).toHaveLength(5);
-    expect([...researched, ...over_cap].sort()).toEqual([...SEEDS].sort());
-    expect([...in_process].sort()).toEqual([...researched].sort());
+    let researched: string[] = [];
+    await whileQueued(async () => {
+      const byLimit = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', limit: 7, wait_ms: 0 });
+      expect(byLimit.status).toBe(200);
+      // The top 5 by score are listed (and paid for) and researched; the other 2 are only named.
+      expect(byLimit.body.list.fetched).toHaveLength(5);
+      const { over_cap, in_process } = byLimit.body.research;
+      researched = byLimit.body.research.researched;
+      expect([...byLimit.body.list.fetched].sort()).toEqual([...researched].sort());
+      expect(researched).toHaveLength(5);
+      expect([...researched, ...over_cap].sort()).toEqual([...SEEDS].sort());
+      expect([...in_process].sort()).toEqual([...researched].sort());
+    });
     const top5 = (await s.tool('serp_landscape', { topic_id: id, depth: 'list', limit: 5 })).body.list.skipped;
     expect([...researched].sort()).toEqual([...top5].sort());
 
@@ -267,13 +274,19 @@ describe('serp_landscape analyze', () => {
   it('researches a keyword once however many analyze calls arrive together, and waits within wait_ms', async () => {
     const s = await site();
     const queued = t.stack.queues.research.sent;
-    const replies = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 }),
-      ),
-    );
-    expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
-    expect(t.stack.queues.research.sent).toBe(queued + 1);
+    // Paused: however slow the machine, the job is still in process when the four calls answer.
+    t.stack.queues.research.pause();
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 }),
+        ),
+      );
+      expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
+      expect(t.stack.queues.research.sent).toBe(queued + 1);
+    } finally {
+      t.stack.queues.research.resume();
+    }
     // Waiting long enough collects it in the same call.
     const waited = await s.tool('serp_landscape', {
       keyword: 'carbon running shoes',
@@ -319,14 +332,16 @@ describe('serp_landscape analyze', () => {
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
     const s = await site();
     await withTimings({ SANDBOX_RESEARCH_MS: '1500' }, async () => {
-      const busy = await Promise.all(
-        Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })),
-      );
-      expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
-      const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
-      expect(reply.status).toBe(200);
-      expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['waiting shoes'] });
-      expect((await slotsConsistent()).inflight).toBe(10); // it queued without taking an 11th place
+      await whileQueued(async () => {
+        const busy = await Promise.all(
+          Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })),
+        );
+        expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
+        const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
+        expect(reply.status).toBe(200);
+        expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['waiting shoes'] });
+        expect((await slotsConsistent()).inflight).toBe(10); // it queued without taking an 11th place
+      });
     });
     const done = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
     expect(done.body.research).toMatchObject({ status: 'complete' });

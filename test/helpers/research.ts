@@ -18,6 +18,20 @@ async function slotsConsistent(t: TestStack) {
 }
 
 /**
+ * Runs `during` while no research job can start (each stays queued, holding its place), then lets them
+ * run and end: what a test asserts of a job in process holds however slow the machine.
+ */
+export async function whileQueued(t: TestStack, during: () => Promise<void>) {
+  t.stack.queues.research.pause();
+  try {
+    await during();
+  } finally {
+    t.stack.queues.research.resume();
+    await t.stack.drain();
+  }
+}
+
+/**
  * A research test file's stack (sandbox jobs of 300 ms unless a test says otherwise), with the helpers
  * above bound to it.
  */
@@ -30,6 +44,7 @@ export function useResearchStack() {
     withTimings: (env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) =>
       withStackEnv(t, env, run),
     slotsConsistent: () => slotsConsistent(t),
+    whileQueued: (during: () => Promise<void>) => whileQueued(t, during),
   };
 }
 
