@@ -9,7 +9,8 @@ import { startProcessStack } from '../helpers/process-stack';
 
 it('finishes, after a restart, every research job accepted before a kill -9, and frees the cap', async () => {
   const stack = await startProcessStack({
-    SANDBOX_RESEARCH_MS: '3000',
+    // Longer than the burst takes on a busy machine, so no job ends (and frees a place) before all 12 are answered.
+    SANDBOX_RESEARCH_MS: '6000',
     // Longer than a restart takes (one of Amazon DynamoDB Local, a JVM, on a busy machine too): the jobs' own
     // messages, kept on disk, run them before their leases lapse. At 20 s, 5 of 10 lapsed once in CI.
     RESEARCH_LEASE_MS: '60000',
@@ -25,7 +26,7 @@ it('finishes, after a restart, every research job accepted before a kill -9, and
     expect(accepted).toHaveLength(10);
     expect(burst.filter((r) => r.status === 429)).toHaveLength(2);
 
-    // Mid-burst: the jobs are queued or running (each takes 3 s) when the process is killed.
+    // Mid-burst: the jobs are queued or running (each takes 6 s) when the process is killed.
     await stack.crashAndRestart();
 
     const ends = await Promise.all(accepted.map((jobId) => stack.jobEnd(jobId)));

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { MCP_APPS, MCP_TOOL_NAMES, TOOL_NAMES } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { whileQueued } from '../helpers/research';
 
 /* POST /mcp on the local stack, driven by the MCP SDK's own client. */
 
@@ -195,9 +196,8 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it("answers the 11th concurrent research call with the spec's error object", async () => {
-    process.env.SANDBOX_RESEARCH_MS = '3000';
-    resetServices();
-    try {
+    // No job starts, and so none ends and frees its place, until the 11 calls have their answers.
+    await whileQueued(t, async () => {
       const client = await connect();
       const results = await Promise.all(
         Array.from({ length: 11 }, (_v, i) =>
@@ -215,11 +215,7 @@ describe('MCP over Streamable HTTP', () => {
         max_concurrent: 10,
         retry_after_ms: 30000,
       });
-    } finally {
-      await t.stack.drain();
-      process.env.SANDBOX_RESEARCH_MS = '300';
-      resetServices();
-    }
+    });
   });
 
   it('scopes every call to the key’s site: find_pages lists that site’s pages with ids and URLs', async () => {

@@ -117,8 +117,9 @@ describe('research jobs', () => {
     const s = await site();
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
-    // they did not, with the second core busy); the jobs outlive them by as much again.
-    await withTimings({ SANDBOX_RESEARCH_MS: '8000', RESEARCH_LEASE_MS: '4000' }, async () => {
+    // they did not, with the second core busy); the jobs outlive them by 6 s, time enough for the burst,
+    // the wait past the leases and the next call to take a lapsed place before a hung job ends.
+    await withTimings({ SANDBOX_RESEARCH_MS: '10000', RESEARCH_LEASE_MS: '4000' }, async () => {
       const hung = await Promise.all(
         Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })),
       );
@@ -143,7 +144,7 @@ describe('research jobs', () => {
       // Its job keeps its place, and runs once a hung worker ends.
       expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and frees take nothing from the new owner.
-      await pause(4_000);
+      await pause(6_000);
       expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
     });
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });

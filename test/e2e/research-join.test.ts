@@ -1,6 +1,6 @@
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { webResearchPrice } from '@cm/providers';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 import { whileQueued } from '../helpers/research';
 
 /* One job per query: an identical web, reddit or url call made while its job is in process joins that job. */
@@ -60,18 +60,21 @@ it('joins a second identical call to the job in process: same job_id, one place,
 
 it('answers a joined call that waits with the job’s findings, at no cost', async () => {
   const s = await site('Join and wait');
-  const first = await s.research({ mode: 'reddit', seed: 'best budget running shoes', wait_ms: 0 });
-  const joined = await s.research({ mode: 'reddit', seed: 'best budget running shoes', wait_ms: 10_000 });
-  expect(joined.body).toMatchObject({
-    job_id: first.body.job_id,
-    status: 'succeeded',
-    joined: true,
-    cost_usd: 0,
-    research_id: expect.stringMatching(/^res_/),
+  // A job of 5 s: the second call joins it while it runs, however slow the machine, then waits for its end.
+  await withStackEnv(t, { SANDBOX_RESEARCH_MS: '5000' }, async () => {
+    const first = await s.research({ mode: 'reddit', seed: 'best budget running shoes', wait_ms: 0 });
+    const joined = await s.research({ mode: 'reddit', seed: 'best budget running shoes', wait_ms: 10_000 });
+    expect(joined.body).toMatchObject({
+      job_id: first.body.job_id,
+      status: 'succeeded',
+      joined: true,
+      cost_usd: 0,
+      research_id: expect.stringMatching(/^res_/),
+    });
+    const done = await s.get(`/v1/jobs/${first.body.job_id}`);
+    expect(done.result.research_id).toBe(joined.body.research_id);
+    expect(done.result.cost_usd).toBeGreaterThan(0);
   });
-  const done = await s.get(`/v1/jobs/${first.body.job_id}`);
-  expect(done.result.research_id).toBe(joined.body.research_id);
-  expect(done.result.cost_usd).toBeGreaterThan(0);
 });
 
 it('queues one job for identical calls sent at once, and the others join it', async () => {

@@ -117,6 +117,8 @@ describe('recall', () => {
       expect(reply.body.status).toBe('succeeded');
       stored.push(reply.body.research_id);
     }
+    // A job's reply comes when it has ended; its worker frees its place after: nothing of it in the counts.
+    await t.stack.drain();
     const recalled = async (query: string) => {
       await warmKeyCheck(t, s.key);
       const recording = t.stack.dynamo.record();

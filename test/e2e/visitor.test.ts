@@ -330,7 +330,8 @@ describe('visitor pages', () => {
       }),
     );
     await t.stack.drain();
-    // The page (its site was read by an earlier view and is kept), then the links' and the cards' targets in one batch.
+    // The page (its site read by a view just before, and kept), then the links' and the cards' targets in one batch.
+    await visit('articles', 'rel-live');
     const counted = await requestPathCount(t, () => visit('articles', 'rel-host'));
     expect([counted.result.status, counted.requests]).toEqual([200, 2]);
     const html = counted.result.text;
@@ -351,6 +352,7 @@ describe('visitor pages', () => {
       ids.push((await t.call('POST', '/articles', article(`many-rel-${i}`, { title: `Related ${i}` }))).body.id);
     await t.call('POST', '/articles', article('many-rel-host', { related_article_ids: ids }));
     await t.stack.drain();
+    await visit('articles', 'many-rel-0'); // its site read and kept, as a view just before leaves it
     const recording = t.stack.dynamo.record();
     const html = (await visit('articles', 'many-rel-host')).text;
     recording.stop();

@@ -103,7 +103,7 @@ describe('InProcessQueue', () => {
       const dying = new InProcessQueue('relink', () => new Promise<never>(() => undefined), { journal });
       expect(dying.restore()).toBe(0);
       await dying.send('in flight');
-      await dying.send('delayed', 300);
+      await dying.send('delayed', 2_000); // still delayed at the restart, however slow the machine
       dying.stop();
 
       const after = received();

@@ -202,7 +202,8 @@ describe('fetchReadablePage', () => {
     const error = await failure('https://public.test/slow', options({ timeoutMs: 300 }));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ retryable: true, message: expect.stringMatching(/300 ms/) });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The server never answers: without the timeout the fetch would wait for jest's own.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(requests.map((r) => r.path)).toEqual(['/slow']);
   });
 
