@@ -68,25 +68,21 @@ const RevokeKey = z
     ),
   );
 
-const Limit = z.optional(
-  z.union([
-    z.pipe(
-      z.literal('none'),
-      z.transform(() => null),
-    ),
-    z.coerce.number(),
-  ]),
-);
 const ServeDomain = z.object({ site: SiteId, domain: z.optional(HostName), stop: z.optional(z.boolean()) });
-const Webhook = z.optional(
-  z.union([
-    z.pipe(
-      z.literal('none'),
-      z.transform(() => null),
-    ),
-    z.string(),
-  ]),
-);
+
+/** An option that takes a value, or `none` (null): no limit, no threshold, no webhook. */
+const orNone = <T extends z.ZodMiniType>(value: T) =>
+  z.optional(
+    z.union([
+      z.pipe(
+        z.literal('none'),
+        z.transform(() => null),
+      ),
+      value,
+    ]),
+  );
+const Limit = orNone(z.coerce.number());
+const Webhook = orNone(z.string());
 const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit, webhook: Webhook });
 
 /** Where the command's lines go: stdout and stderr for `npm run sites`. */
