@@ -9,6 +9,7 @@ import {
 import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
+import { whilePaused } from '../helpers/research';
 
 /* Over MCP, through the SDK's own client: large results in pages with a resource of the whole, and long work it can follow. */
 
@@ -197,9 +198,8 @@ describe('research as an MCP task', () => {
       expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
 
       // Answered at once: while no research job can run, so the call cannot have waited for one.
-      t.stack.queues.research.pause();
-      let task: { taskId: string };
-      try {
+      let task = { taskId: '' };
+      await whilePaused(t, async () => {
         ({ task } = await client.request(
           {
             method: 'tools/call',
@@ -216,9 +216,7 @@ describe('research as an MCP task', () => {
           taskId: task.taskId,
           status: 'working',
         });
-      } finally {
-        t.stack.queues.research.resume();
-      }
+      });
 
       // tasks/result waits for the job to end, then answers research's own result.
       const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);

@@ -4,7 +4,7 @@ import { pause, useResearchStack } from '../helpers/research';
 /* Research in keywords mode, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS
  * (research-jobs.test.ts: the jobs, their cap and leases, and url mode). */
 
-const { t, site, withTimings, slotsConsistent, whileQueued } = useResearchStack();
+const { t, site, withTimings, slotsConsistent, whilePaused, whileQueued } = useResearchStack();
 
 describe('research, keywords mode', () => {
   it.each([
@@ -277,8 +277,7 @@ describe('serp_landscape analyze', () => {
     const s = await site();
     const queued = t.stack.queues.research.sent;
     // Paused: however slow the machine, the job is still in process when the four calls answer.
-    t.stack.queues.research.pause();
-    try {
+    await whilePaused(async () => {
       const replies = await Promise.all(
         Array.from({ length: 4 }, () =>
           s.tool('serp_landscape', { keyword: 'carbon running shoes', depth: 'analyze', wait_ms: 0 }),
@@ -286,9 +285,7 @@ describe('serp_landscape analyze', () => {
       );
       expect(replies.map((r) => r.body.research.status)).toEqual(Array(4).fill('partial'));
       expect(t.stack.queues.research.sent).toBe(queued + 1);
-    } finally {
-      t.stack.queues.research.resume();
-    }
+    });
     // Waiting long enough collects it in the same call.
     const waited = await s.tool('serp_landscape', {
       keyword: 'carbon running shoes',

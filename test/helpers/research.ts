@@ -19,14 +19,22 @@ async function slotsConsistent(t: TestStack) {
 
 /**
  * Runs `during` while no research job can start (each stays queued, holding its place), then lets them
- * run and end: what a test asserts of a job in process holds however slow the machine.
+ * start: what a test asserts of a job in process holds however slow the machine.
  */
-export async function whileQueued(t: TestStack, during: () => Promise<void>) {
+export async function whilePaused(t: TestStack, during: () => Promise<void>) {
   t.stack.queues.research.pause();
   try {
     await during();
   } finally {
     t.stack.queues.research.resume();
+  }
+}
+
+/** {@link whilePaused}, then the jobs run and end. */
+export async function whileQueued(t: TestStack, during: () => Promise<void>) {
+  try {
+    await whilePaused(t, during);
+  } finally {
     await t.stack.drain();
   }
 }
@@ -44,6 +52,7 @@ export function useResearchStack() {
     withTimings: (env: { SANDBOX_RESEARCH_MS: string; RESEARCH_LEASE_MS?: string }, run: () => Promise<void>) =>
       withStackEnv(t, env, run),
     slotsConsistent: () => slotsConsistent(t),
+    whilePaused: (during: () => Promise<void>) => whilePaused(t, during),
     whileQueued: (during: () => Promise<void>) => whileQueued(t, during),
   };
 }
