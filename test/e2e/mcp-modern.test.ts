@@ -167,6 +167,14 @@ describe('protocol 2026-07-28', () => {
     const refused = await call(client, 'db_delete', { table: 'cm_topics', id: 987654 });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatchObject({ code: 'not_found' });
+    // A name that is no tool is the protocol error of 2026-07-28's tools page, not a tool's failure.
+    await expect(call(client, 'no_such_tool', {})).rejects.toMatchObject({ code: -32602 });
+    const unknown = await raw(t.key, 'tools/call', { name: 'no_such_tool', arguments: {} });
+    expect(unknown.body.error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/^Unknown tool: "no_such_tool"/),
+      data: expect.objectContaining({ code: 'unknown_tool', name: 'no_such_tool' }),
+    });
   });
 
   it('asks for approval by input_required: accepted, the call is made once; declined, nothing is spent', async () => {

@@ -112,6 +112,30 @@ describe('the streaming endpoint', () => {
     const get = await fetch(`${t.stack.mcpStreamUrl}/mcp`, { headers: { 'x-api-key': t.key } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+    // JSON-RPC's own refusals, as the API endpoint answers them.
+    const notJson = await fetch(`${t.stack.mcpStreamUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': t.key,
+      },
+      body: '{"jsonrpc": "2.0",',
+    });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    const batch = await fetch(`${t.stack.mcpStreamUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': t.key,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]),
+    });
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
   it('links to the API, not to itself: find_pages gives the visitor-page URLs the API serves', async () => {

@@ -188,11 +188,31 @@ describe('MCP over Streamable HTTP', () => {
       code: 'validation_failed',
       issues: expect.any(Array),
     });
-    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    expect(textOf(unknown)).toMatchObject({ error: 'unknown_tool' });
-    // The name is checked where the call comes in, before a cursor or anything else of the call is read.
-    const paged = await client.callTool({ name: 'no_such_tool', arguments: { cursor: 'page-2' } });
-    expect(textOf(paged)).toMatchObject({ error: 'unknown_tool' });
+  });
+
+  it('answers a name that is no tool with the protocol error of the spec’s tools page, -32602, in every 2025 revision', async () => {
+    const client = await connect();
+    const unknown = { code: -32602, message: expect.stringContaining('Unknown tool: "no_such_tool"') };
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject(unknown);
+    // The name is checked where the call comes in, before a cursor, a task or anything else of the call is read.
+    await expect(client.callTool({ name: 'no_such_tool', arguments: { cursor: 'page-2' } })).rejects.toMatchObject(
+      unknown,
+    );
+    for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
+      const reply = await post(
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'no_such_tool', arguments: {}, task: {} } },
+        { 'x-api-key': t.key, 'mcp-protocol-version': version },
+      );
+      expect(await reply.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: {
+          code: -32602,
+          message: expect.stringMatching(/^Unknown tool: "no_such_tool"/),
+          data: { error: 'unknown_tool', code: 'unknown_tool', message: expect.any(String), name: 'no_such_tool' },
+        },
+      });
+    }
   });
 
   it("answers the 11th concurrent research call with the spec's error object", async () => {
@@ -324,6 +344,79 @@ describe('MCP HTTP edges', () => {
       expect((await post(init, { 'x-api-key': t.key, origin })).status).toBe(200);
     }
     expect((await post(init, { 'x-api-key': t.key })).status).toBe(200);
+  });
+
+  it('answers a body that is not JSON with JSON-RPC -32700 on both endpoints, whatever the headers, once the key is checked', async () => {
+    const parseError = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+    };
+    for (const path of ['/mcp', '/mcp/oauth'])
+      for (const [body, headers] of [
+        ['{"jsonrpc": "2.0", "id": 1,', {}],
+        ['', {}],
+        ['not json', { accept: 'application/json' }],
+        ['{"jsonrpc"', { 'mcp-protocol-version': '2026-07-28' }],
+      ] as const) {
+        const reply = await fetch(`${t.url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'x-api-key': t.key,
+            ...headers,
+          },
+          body,
+        });
+        expect(reply.status).toBe(400);
+        expect(await reply.json()).toEqual(parseError);
+      }
+    // Without a key it is the 401 of any request: nothing of the body is read before the key.
+    const noKey = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(noKey.status).toBe(401);
+  });
+
+  it('refuses a JSON-RPC batch on 2025-06-18 and later (batching was removed then), and answers one on 2025-03-26', async () => {
+    const pings = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const initialize = (protocolVersion: string) => [{ ...init, params: { ...init.params, protocolVersion } }];
+    const refused = [
+      [pings, { 'mcp-protocol-version': '2025-06-18' }],
+      [pings, { 'mcp-protocol-version': '2025-11-25' }],
+      [initialize('2025-06-18'), {}],
+    ] as const;
+    for (const [batch, headers] of refused) {
+      const reply = await post(batch, { 'x-api-key': t.key, ...headers });
+      expect(reply.status).toBe(400);
+      expect(await reply.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('batches were removed in protocol 2025-06-18') },
+      });
+    }
+    // 2026-07-28 has none either (the SDK refuses them).
+    const modern = await post(
+      [{ ...pings[0], params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }],
+      { 'x-api-key': t.key },
+    );
+    expect(modern.status).toBe(400);
+    expect(((await modern.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    // 2025-03-26 has batches: named, or assumed of a request that names no version, as its spec says.
+    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Record<string, string>[]) {
+      const reply = await post(pings, { 'x-api-key': t.key, ...headers });
+      expect(reply.status).toBe(200);
+      const answers = (await reply.json()) as { id: number; result: { tools?: unknown[] } }[];
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1]!.result.tools).toHaveLength(MCP_TOOL_NAMES.length);
+    }
+    expect((await post(initialize('2025-03-26'), { 'x-api-key': t.key })).status).toBe(200);
   });
 
   it('lists the research tools of the registry', () => {

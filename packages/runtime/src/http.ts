@@ -295,6 +295,14 @@ const throughEdge = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   },
 });
 
+/** JSON text nested deeper than `jsonDepthMax` is refused (400 validation_failed) before anything walks it, JSON.parse included. */
+export function refuseDeepJson(text: string): void {
+  const max = SERVICE_LIMITS.jsonDepthMax;
+  if (!nestsDeeperThan(text, max)) return;
+  const message = `nests arrays and objects deeper than ${max} levels`;
+  throw new ApiError('validation_failed', `body: ${message}`, { issues: [{ path: '', message }] });
+}
+
 /** Each route's body limit, by route key: looked up on every request with a body. */
 const BODY_LIMITS = new Map(ROUTE_TABLE.map((route) => [routeKey(route), bodyLimitOf(route)]));
 
@@ -312,11 +320,7 @@ const jsonBody = (state: WeakMap<ApiEvent, State>, json: boolean): middy.Middlew
     if (!json) return;
     // A UTF-8 byte-order mark before the JSON text is ignored (RFC 8259 §8.1 lets a parser do so).
     const text = raw.toString('utf8').replace(/^\uFEFF/, '');
-    const max = SERVICE_LIMITS.jsonDepthMax;
-    if (nestsDeeperThan(text, max)) {
-      const message = `nests arrays and objects deeper than ${max} levels`;
-      throw new ApiError('validation_failed', `body: ${message}`, { issues: [{ path: '', message }] });
-    }
+    refuseDeepJson(text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -23,6 +23,12 @@ const notAllowed = () =>
     { allow: 'POST' },
   );
 
+/**
+ * The endpoint reads its own body (message.ts): a body that is not JSON is a JSON-RPC parse error, not
+ * the REST error shape, and is read only once the caller is checked. Its size limit still holds here.
+ */
+const MCP_BODY = { json: false };
+
 /** What becomes of an MCP reply: read whole (API Gateway), or handed on to stream (the function URL). */
 type Deliver = (event: ApiEvent, reply: McpReply) => Promise<ApiResult>;
 
@@ -62,7 +68,7 @@ export function mcpHandler(): (event: ApiEvent, context: Context) => Promise<Api
       await reply.close();
     }
   });
-  return routeHandler(handlers, new WeakMap());
+  return routeHandler(handlers, new WeakMap(), undefined, MCP_BODY);
 }
 
 /** Where a streamed reply goes: its status and headers first, then its body, written as it comes. */
@@ -85,7 +91,7 @@ export function mcpStreamHandler(): McpStreamHandler {
     handed.set(event, reply);
     return { statusCode: reply.response.status, headers: headersOf(reply.response) };
   });
-  const run = routeHandler(handlers, new WeakMap());
+  const run = routeHandler(handlers, new WeakMap(), undefined, MCP_BODY);
   return async (event, context, open) => {
     // A function URL sends every path to the function: MCP_PATH is its endpoint (it takes the key only).
     event.routeKey = event.rawPath === MCP_PATH ? `${event.requestContext.http.method} ${MCP_PATH}` : '$default';

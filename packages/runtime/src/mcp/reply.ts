@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { LIMITS, type McpToolName } from '@cm/contract';
 import { KEPT_FOR, RESULTS_URI, type Fitted } from './paging';
 import { collectOf } from './progress';
@@ -24,6 +24,10 @@ export const errorResult = (body: Json): CallToolResult => ({
   isError: true,
   content: [{ type: 'text', text: JSON.stringify(body) }],
 });
+
+/** A call refused before it runs, as a JSON-RPC error (`-32602`) whose `data` is the error object REST answers. */
+export const refusedCall = (body: Json) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, typeof body.message === 'string' ? body.message : 'Refused', body);
 
 /** The reply of a tool call (or a task's result): the result as fitted, with what `_meta` and the content say of it. */
 export function toolReply(name: McpToolName, args: Json, { result, note, resultId }: Fitted): CallToolResult {

@@ -29,9 +29,10 @@ import {
 import { EXTRA_TOOL_CALLS } from './extra-tools';
 import { mcpTools } from './listing';
 import { fitted, nextPage, type Fitted } from './paging';
-import { errorResult, toolReply } from './reply';
+import { errorResult, refusedCall, toolReply } from './reply';
 import { PROGRESS_EVERY_MS, progressAt, waitOf } from './progress';
 import { CACHE_HINTS, readResource, RESOURCE_TEMPLATES, RESOURCES } from './resources';
+import { readMessage } from './message';
 import { invokeTool, ToolFailure, type Caller, type Json } from './route-calls';
 import {
   acknowledgeTask,
@@ -60,8 +61,13 @@ type Era = McpRequestContext['era'];
 const resultOf = (caller: Caller, name: McpToolName, args: Json): Promise<Json> =>
   isMcpExtraTool(name) ? EXTRA_TOOL_CALLS[name](caller, args) : invokeTool(caller, name, args);
 
+/** A name that is no tool: the protocol error every revision's tools page gives (-32602), not a tool's failure. */
 const unknownTool = (name: string) =>
-  new ApiError('unknown_tool', `There is no tool named ${JSON.stringify(name)}; tools/list lists them`, { name });
+  refusedCall(
+    new ApiError('unknown_tool', `Unknown tool: ${JSON.stringify(name)}; tools/list lists the tools`, {
+      name,
+    }).toBody(),
+  );
 
 /** Progress notifications every PROGRESS_EVERY_MS while `work` runs, when the client gave a token and the call waits. */
 async function reportingProgress<T>(
@@ -241,7 +247,7 @@ function mcpServer(caller: Caller, era: Era, asking: WebStandardStreamableHTTPSe
     const { name, task } = request.params;
     const args = request.params.arguments ?? {};
     // The one place a tool's name is a string: from here on it names a tool.
-    if (!isMcpToolName(name)) return failureResult(caller, name, unknownTool(name));
+    if (!isMcpToolName(name)) throw unknownTool(name);
     if (era === 'modern') return modernCall(caller, name, args, ctx);
     const ask: Ask | undefined = asking
       ? (message) => asking.send(message, { relatedRequestId: ctx.mcpReq.id })
@@ -317,7 +323,7 @@ async function handleLegacy(request: Request, body: unknown, caller: Caller, str
   await server.connect(transport);
   const close = () => server.close();
   try {
-    const response = await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+    const response = await transport.handleRequest(request, { parsedBody: body });
     if (streaming && response.ok && declaresElicitation(body))
       response.headers.set('mcp-session-id', elicitingSession());
     return { response, close };
@@ -333,12 +339,9 @@ async function handleLegacy(request: Request, body: unknown, caller: Caller, str
  * tells them (a request that carries the protocol version in its `_meta` is 2026-07-28).
  */
 export async function handleMcp(request: Request, caller: Caller, streaming: boolean): Promise<McpReply> {
-  let body: unknown;
-  try {
-    body = await request.clone().json();
-  } catch {
-    body = undefined;
-  }
+  const message = await readMessage(request);
+  if ('refusal' in message) return { response: message.refusal, ...noServer };
+  const { body } = message;
   // A token's call it has no scope for is refused before anything runs.
   const refusal = scopeRefusal(caller, body);
   if (refusal)
@@ -355,8 +358,7 @@ export async function handleMcp(request: Request, caller: Caller, streaming: boo
     });
     return { response: Response.json(error.toBody(), { status: error.status }), ...noServer };
   }
-  if (body === undefined || (await isLegacyRequest(request, body)))
-    return handleLegacy(request, body, caller, streaming);
+  if (await isLegacyRequest(request, body)) return handleLegacy(request, body, caller, streaming);
   callers.set(request, caller);
   return { response: await modernHandler().fetch(request, { parsedBody: body }), ...noServer };
 }

@@ -8,7 +8,7 @@ import {
 import { isJsonObject, LIMITS, type McpToolName } from '@cm/contract';
 import { clientCapabilitiesOf } from './client-capabilities';
 import { fitted, RESULT_ID } from './paging';
-import { errorResult, toolReply } from './reply';
+import { errorResult, refusedCall, toolReply } from './reply';
 import { invokeTool, readJob, ToolFailure, type Caller, type Json } from './route-calls';
 import { runsAsTask } from './tool-kinds';
 
@@ -44,10 +44,6 @@ const STATUS: Record<string, TaskStatus> = {
 const notFound = (taskId: string) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId} (tasks are kept a week)`, { taskId });
 
-/** A failure of the call that would create a task: a JSON-RPC error carrying the error object REST answers. */
-const refused = (body: Json) =>
-  new ProtocolError(ProtocolErrorCode.InvalidParams, typeof body.message === 'string' ? body.message : 'Refused', body);
-
 /** A task's job: GET /v1/jobs/{job_id} of the caller's site; a task of no job it can see is not found. */
 async function jobOf(caller: Caller, taskId: string, waitMs: number): Promise<Json> {
   try {
@@ -78,7 +74,7 @@ async function queuedResearch(caller: Caller, args: Json): Promise<Json> {
   try {
     return await invokeTool(caller, 'research', { ...args, wait_ms: 0 });
   } catch (error) {
-    if (error instanceof ToolFailure) throw refused(error.body);
+    if (error instanceof ToolFailure) throw refusedCall(error.body);
     throw error;
   }
 }
