@@ -81,6 +81,32 @@ describe('sitemaps', () => {
       expect((await get(`/sites/${site.siteId}/sitemaps/${encodeURIComponent(name)}`)).status).toBe(404);
     expect((await get('/sites/999999/sitemap.xml')).status).toBe(404);
   });
+
+  it('answers 404, never 500, to a month with no page for a sitemap: none ever, or all taken down after crawlers had its URL', async () => {
+    const site = await siteClient(t, 'Emptied site');
+    const monthPath = `/sites/${site.siteId}/sitemaps/${month()}.xml`;
+    // A month before the site began, and one still to come: a urlset holds at least one URL, so there is none.
+    for (const name of ['2001-01', '9998-12'])
+      expect((await get(`/sites/${site.siteId}/sitemaps/${name}.xml`)).status).toBe(404);
+    const ids = [
+      (await site.call('POST', '/articles', article('gone-article'))).body.id as string,
+      (await site.call('POST', '/questions', question('gone-question'))).body.id as string,
+    ];
+    const before = await get(monthPath);
+    expect(before.status).toBe(200);
+    expect(await entriesOf(before.text)).toHaveLength(2);
+    await site.call('POST', '/api/content/notify', { id: ids[0], type: 'article', action: 'unpublished' });
+    await site.call('POST', '/api/content/notify', { id: ids[1], type: 'question', action: 'deleted' });
+    await t.stack.drain();
+    const after = await get(monthPath);
+    expect(after.status).toBe(404);
+    expect(after.body).toMatchObject({ code: 'not_found' });
+    // The index no longer names it.
+    const index = await get(`/sites/${site.siteId}/sitemap.xml`);
+    expect((await parseSitemapIndex(Readable.from([index.text]))).map((entry) => entry.url)).toEqual([
+      `${t.url}/sites/${site.siteId}/sitemaps/listings.xml`,
+    ]);
+  });
 });
 
 describe('the feed', () => {

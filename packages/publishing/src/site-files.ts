@@ -45,7 +45,9 @@ export async function siteSitemapIndex(store: Store, pagesBaseUrl: string, ref: 
 /**
  * One sitemap: the listing pages (home, the index of questions, every section the site has had a page
  * in), or a month's live pages that belong in a sitemap, each with its lastmod. Null when there is no
- * such site; a month past sitemapUrlsMax lists the first that many (docs/api.md#discovery-files).
+ * such site, or the month has no such page (left, or never had one): a urlset holds at least one URL,
+ * so there is no such sitemap. A month past sitemapUrlsMax lists the first that many
+ * (docs/api.md#discovery-files).
  */
 export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteRef, shard: string) {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
@@ -65,7 +67,8 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
     const read = await store.pages.livePagesBetween(site.site_id, type, monthRange(shard), max - pages.length);
     pages.push(...read.pages);
   }
-  return sitemapXml(pageEntries(root, pages));
+  const entries = pageEntries(root, pages);
+  return entries.length > 0 ? sitemapXml(entries) : null;
 }
 
 /** The site's feed of its latest articles (Atom). */
