@@ -149,6 +149,23 @@ describe('category and topic pages, and the index of questions', () => {
     ]);
   });
 
+  it('is reached from each question that has it: the question page links to every topic page that lists it', async () => {
+    const site = await siteClient(t, 'Linked topics');
+    await site.call('POST', '/questions', question('laced', { topics: ['Running Shoes', 'Fit', '&&'] }));
+    const page = await get(`/sites/${site.siteId}/questions/laced`);
+    const linked = [...page.text.matchAll(/<a href="([^"]*)" rel="tag">([^<]*)<\/a>/g)].map((m) => [m[1]!, m[2]!]);
+    expect(linked).toEqual([
+      [`${t.url}/sites/${site.siteId}/topics/running-shoes`, 'Running Shoes'],
+      [`${t.url}/sites/${site.siteId}/topics/fit`, 'Fit'],
+    ]);
+    for (const [url, name] of linked) {
+      const topic = await t.call('GET', url!.slice(t.url.length), undefined, { key: null });
+      expect(topic.status).toBe(200);
+      expect(topic.text).toContain(`<h1>${name}</h1>`);
+      expect(titlesOf(topic.text)).toEqual(['What is laced?']);
+    }
+  });
+
   it('reads a section with one Query and one batch read', async () => {
     const site = await siteClient(t, 'Counted section');
     for (const slug of ['one', 'two', 'three'])

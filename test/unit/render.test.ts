@@ -1128,6 +1128,27 @@ describe('page furniture and head tags (issue 38)', () => {
     );
   });
 
+  it("links a question to each of its topics' pages, as an article's category is a crumb", () => {
+    const topics = (names: string[]) => mainHtml(renderQuestion(question({ topics: names }), options()));
+    const html = topics(['Running Shoes', 'running shoes', '&&', 'Fit <b>"x"</b>']);
+    const root = `${BASE}/sites/1`;
+    // One link per topic page (a name with no letter or digit names none), in the header, escaped.
+    expect(html).toContain(
+      `</p><p class="meta topics">Topics: <a href="${root}/topics/running-shoes" rel="tag">Running Shoes</a>, ` +
+        `<a href="${root}/topics/fit-b-x-b" rel="tag">Fit &lt;b&gt;&quot;x&quot;&lt;/b&gt;</a></p></header>`,
+    );
+    expect(topics(['Fit'])).toContain(
+      `<p class="meta topics">Topic: <a href="${root}/topics/fit" rel="tag">Fit</a></p>`,
+    );
+    expect(topics([])).not.toContain('class="meta topics"');
+    expect(topics(['&&'])).not.toContain('class="meta topics"');
+    // Only the topics whose pages list the question: the first 20.
+    const many = topics(Array.from({ length: 25 }, (_v, i) => `topic ${i}`));
+    expect(count(many, 'rel="tag"')).toBe(20);
+    expect(many).toContain('/topics/topic-19"');
+    expect(many).not.toContain('/topics/topic-20"');
+  });
+
   it('has Open Graph and Twitter card tags, escaped, with the page text when there is no description', () => {
     const hostile = `"><script>x</script>`;
     const html = headHtml(

@@ -16,7 +16,8 @@ import {
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
-import { feedUrl, homeUrl, questionsUrl, sectionSlug, sectionUrl } from './site-urls';
+import { sectionsOf, topicSections } from './sections';
+import { feedUrl, homeUrl, questionsUrl, sectionUrl } from './site-urls';
 import { THEME_CSS } from './theme';
 import { allowedImageUrl, allowedUrl } from './urls';
 
@@ -299,8 +300,21 @@ export const homeCrumb = (root: string): Crumb => ({ name: 'Home', url: homeUrl(
 
 /** An article's category as a crumb, when its name has a letter or digit to name its page by. */
 function categoryCrumb(root: string, category: string | null): Crumb | null {
-  const slug = category === null ? '' : sectionSlug(category);
-  return category !== null && slug ? { name: category, url: sectionUrl(root, { kind: 'category', slug }) } : null;
+  const [section] = sectionsOf('category', category === null ? [] : [category]);
+  return section ? { name: section.name, url: sectionUrl(root, section) } : null;
+}
+
+/**
+ * A question's topics, each a link to its topic page (rel=tag: a tag of this page), as an article's
+ * category is a crumb: only the topics whose pages list the question.
+ */
+function topicLinks(root: string, topics: readonly string[]): string {
+  const sections = topicSections(topics);
+  if (sections.length === 0) return '';
+  const links = sections.map(
+    (section) => `<a href="${escapeHtml(sectionUrl(root, section))}" rel="tag">${escapeHtml(section.name)}</a>`,
+  );
+  return `<p class="meta topics">${sections.length === 1 ? 'Topic' : 'Topics'}: ${links.join(', ')}</p>`;
 }
 
 export const questionsCrumb = (root: string): Crumb => ({ name: 'Questions', url: questionsUrl(root) });
@@ -562,7 +576,7 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
     .join('\n');
   const main = [
     '<article>',
-    `<header><h1>${escapeHtml(page.question)}</h1>${dates(page.created_at, modified)}</header>`,
+    `<header><h1>${escapeHtml(page.question)}</h1>${dates(page.created_at, modified)}${topicLinks(options.site.root, page.topics)}</header>`,
     page.summary ? part('summary', 'In short', `<p>${escapeHtml(page.summary)}</p>`) : '',
     part('answer', 'Answer', r.blocks(page.answer, !page.summary)),
     r.sourceList(),
