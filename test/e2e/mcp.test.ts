@@ -38,6 +38,9 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
     body: JSON.stringify(body),
   });
 
+/** An array nested `levels` deep. */
+const nest = (levels: number): unknown => (levels <= 1 ? [] : [nest(levels - 1)]);
+
 const textOf = (result: unknown) =>
   JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
 
@@ -372,6 +375,16 @@ describe('MCP HTTP edges', () => {
         expect(reply.status).toBe(400);
         expect(await reply.json()).toEqual(parseError);
       }
+    // JSON nested past the service's limit is refused as on every route, before anything walks it.
+    const deep = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'db_select', arguments: { where: nest(70) } } },
+      { 'x-api-key': t.key },
+    );
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringContaining('64 levels'),
+    });
     // Without a key it is the 401 of any request: nothing of the body is read before the key.
     const noKey = await fetch(`${t.url}/mcp`, {
       method: 'POST',
