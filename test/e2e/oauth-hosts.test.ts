@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import type { Client, StoredOAuthClientInformation } from '@modelcontextprotocol/client';
+import { MCP_OAUTH_PATH } from '@cm/contract';
+import { signIn, TestOAuthProvider } from '../helpers/oauth';
+import { startTestStack, type TestStack } from '../helpers/local';
+import { startTlsSite, type TlsSite } from '../helpers/tls-site';
+
+/*
+ * Each host the docs name (docs/api/oauth.md#what-each-host-does), signing in as it does: its own
+ * registration (its published client metadata document, or the Dynamic Client Registration body it
+ * sends) and the redirect URI it then names, driven end to end by the MCP SDK's client on the local
+ * stack. The documents are served over https on loopback, standing for the hosts' own.
+ */
+
+let t: TestStack;
+let documents: TlsSite;
+let mcp: string;
+const clients: Client[] = [];
+
+/** The client metadata documents the hosts publish, by path; each names its own URL as client_id. */
+const DOCUMENTS: Record<string, Record<string, unknown>> = {
+  // https://claude.ai/oauth/claude-code-client-metadata: no port, no application_type.
+  '/oauth/claude-code-client-metadata': {
+    client_name: 'Claude Code',
+    client_uri: 'https://claude.ai',
+    redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  },
+  // https://claude.ai/oauth/mcp-oauth-client-metadata (Claude.ai and Claude Desktop, "Anthropic's hosted client metadata").
+  '/oauth/mcp-oauth-client-metadata': {
+    client_name: 'Claude',
+    client_uri: 'https://claude.ai',
+    redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+    grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  },
+};
+
+beforeAll(async () => {
+  documents = await startTlsSite('127.0.0.1', (req, res) => {
+    const document = DOCUMENTS[req.url ?? ''];
+    res.writeHead(document ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ client_id: `https://127.0.0.1:${documents.port}${req.url}`, ...document }));
+  });
+  t = await startTestStack({
+    env: {
+      OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY: '1',
+      OAUTH_CLIENT_METADATA_CA_FILE: join(__dirname, '../fixtures/tls/cert.pem'),
+    },
+  });
+  mcp = `${t.url}${MCP_OAUTH_PATH}`;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.stop();
+  await documents.close();
+});
+
+/**
+ * A host listening at `redirectUrl`, registered by DCR with exactly the body it sends (`registers`:
+ * not the SDK's, which would add an `application_type` of its own), or by its document's URL.
+ */
+async function host(redirectUrl: string, registers: Record<string, unknown> | string) {
+  if (typeof registers === 'string') return new TestOAuthProvider(redirectUrl, registers);
+  const provider = new TestOAuthProvider(redirectUrl);
+  const registered = await fetch(`${t.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      ...registers,
+    }),
+  });
+  expect(registered.status).toBe(201);
+  provider.saveClientInformation((await registered.json()) as StoredOAuthClientInformation);
+  return provider;
+}
+
+/** Signs `host` in and calls a tool with its token: the whole sign-in worked. */
+async function signsIn(host: TestOAuthProvider) {
+  const { client, page } = await signIn(mcp, host, t.key);
+  clients.push(client);
+  expect((await client.callTool({ name: 'find_pages', arguments: {} })).isError).toBeFalsy();
+  return { page, clientId: host.clientInformation()?.client_id };
+}
+
+describe('each host signs in as it does', () => {
+  it('Claude Code: its published document names loopback without a port, and it listens on whichever port is free', async () => {
+    const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
+    const signed = await signsIn(await host('http://localhost:52163/callback', url));
+    expect(signed.clientId).toBe(url);
+    expect(signed.page).toContain('<strong>localhost:52163</strong>');
+    // The other loopback host of its document, on another port, as well.
+    expect((await signsIn(await host('http://127.0.0.1:41877/callback', url))).clientId).toBe(url);
+  });
+
+  it('VS Code: registers one loopback port by DCR, and comes back on another when it is taken', async () => {
+    const vscode = {
+      client_name: 'Visual Studio Code',
+      redirect_uris: [
+        'https://insiders.vscode.dev/redirect',
+        'https://vscode.dev/redirect',
+        'http://127.0.0.1/',
+        'http://127.0.0.1:33418/',
+      ],
+      token_endpoint_auth_method: 'none',
+    };
+    const signed = await signsIn(await host('http://127.0.0.1:59656/', vscode));
+    expect(signed.clientId).not.toMatch(/^https:/);
+  });
+
+  it('Cursor: registers its private-use scheme by DCR, and is sent back to it', async () => {
+    const cursor = {
+      client_name: 'Cursor',
+      redirect_uris: [
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+        'https://www.cursor.com/agents/mcp/oauth/callback',
+        'http://localhost:8787/callback',
+      ],
+      token_endpoint_auth_method: 'none',
+    };
+    const signed = await signsIn(await host('cursor://anysphere.cursor-mcp/oauth/callback', cursor));
+    expect(signed.page).toContain('<strong>the app that opens cursor: links</strong>');
+    // Its hosted callback, for the agents it runs in the cloud.
+    await signsIn(await host('https://www.cursor.com/agents/mcp/oauth/callback', cursor));
+  });
+
+  it('Claude.ai and Claude Desktop: a confidential client by DCR, or the hosted metadata document', async () => {
+    // The body Claude's backend sends (for claude.ai and Claude Desktop's connectors alike).
+    const claude = {
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'client_secret_post',
+    };
+    const byDcr = await host('https://claude.ai/api/mcp/auth_callback', claude);
+    await signsIn(byDcr);
+    expect(byDcr.clientInformation()?.client_secret).toEqual(expect.any(String));
+    // Its document names a grant type this server does not offer: the rest of it is taken.
+    const url = `https://127.0.0.1:${documents.port}/oauth/mcp-oauth-client-metadata`;
+    expect((await signsIn(await host('https://claude.ai/api/mcp/auth_callback', url))).clientId).toBe(url);
+  });
+
+  it('ChatGPT: a confidential client by DCR, sent back to its connector redirect', async () => {
+    const chatgpt = await host('https://chatgpt.com/connector_platform_oauth_redirect', {
+      client_name: 'ChatGPT',
+      redirect_uris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const signed = await signsIn(chatgpt);
+    expect(signed.page).toContain('<strong>chatgpt.com</strong>');
+  });
+
+  it('refuses a redirect scheme a browser runs, saying why; a loopback redirect on another path is still refused', async () => {
+    const registered = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['javascript:alert(1)//'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(400);
+    expect(await registered.json()).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: expect.stringContaining('javascript scheme, which a browser runs'),
+    });
+    const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
+    const authorize = await fetch(
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: url,
+        response_type: 'code',
+        redirect_uri: 'http://localhost:52163/elsewhere',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(authorize.status).toBe(400);
+    expect(authorize.headers.get('location')).toBeNull();
+  });
+});
