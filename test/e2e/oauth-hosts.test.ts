@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Client, StoredOAuthClientInformation } from '@modelcontextprotocol/client';
-import { MCP_OAUTH_PATH } from '@cm/contract';
+import { MCP_OAUTH_PATH, REFRESH_TOKEN_REUSE_GRACE_SECONDS } from '@cm/contract';
+import { OAuthStore } from '@cm/store';
 import { signIn, TestOAuthProvider } from '../helpers/oauth';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
@@ -178,5 +179,72 @@ describe('each host signs in as it does', () => {
     );
     expect(authorize.status).toBe(400);
     expect(authorize.headers.get('location')).toBeNull();
+  });
+});
+
+const refresh = (refreshToken: string, clientId: string) =>
+  fetch(`${t.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: clientId,
+    }).toString(),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+
+describe('a refresh whose answer was lost', () => {
+  it('answers a retry with the token used, anew, and keeps the sign-in; a reuse once the next was used still revokes the family', async () => {
+    const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
+    const provider = await host('http://localhost:50001/callback', url);
+    await signsIn(provider);
+    const first = provider.tokens()!.refresh_token!;
+    // The answer is lost on its way to the host: it never sees `lost`.
+    const lost = await refresh(first, url);
+    expect(lost.status).toBe(200);
+    const retried = await refresh(first, url);
+    expect(retried.status).toBe(200);
+    expect(retried.body.refresh_token).not.toBe(lost.body.refresh_token);
+    // The answer it lost is no good to anyone now: one live refresh token in the family, and the sign-in lives.
+    expect((await refresh(lost.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    const next = await refresh(retried.body.refresh_token!, url);
+    expect(next.status).toBe(200);
+    // The first token again, now that the token its retry answered was used: a reuse, and the family ends.
+    expect((await refresh(first, url)).body.error).toBe('invalid_grant');
+    expect((await refresh(retried.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    expect((await refresh(next.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+  });
+
+  it('lasts the grace from the first use, and of two retries at once one takes it', async () => {
+    const store = new OAuthStore(t.db, t.stack.tableName);
+    const model = 'RefreshToken';
+    const at = Date.now();
+    const grace = REFRESH_TOKEN_REUSE_GRACE_SECONDS;
+    for (const id of ['r0', 'r1']) await store.upsert(model, id, { grantId: 'g-grace' }, 3600, at);
+    expect(await store.consume(model, 'r0', at)).toBe('consumed');
+    // Not yet linked to its successor (the rotation records it as it saves the next token): no grace.
+    expect(await store.reuseGraceSuccessor(model, 'r0', grace, at)).toBeNull();
+    await store.recordSuccessor(model, 'r0', 'r1');
+    const successor = await store.reuseGraceSuccessor(model, 'r0', grace, at + grace * 1000);
+    expect(successor).toEqual(expect.any(String));
+    expect(await store.reuseGraceSuccessor(model, 'r0', grace, at + (grace + 1) * 1000)).toBeNull();
+    expect(await store.takeReuseGrace(model, 'r0', successor!, grace, at + (grace + 1) * 1000)).toBe(false);
+    const both = await Promise.all([
+      store.takeReuseGrace(model, 'r0', successor!, grace, at),
+      store.takeReuseGrace(model, 'r0', successor!, grace, at),
+    ]);
+    expect(both.sort()).toEqual([false, true]);
+    expect(await store.find(model, 'r1')).toBeUndefined();
+    // A successor used meanwhile: the second use is a reuse after all.
+    for (const id of ['s0', 's1']) await store.upsert(model, id, { grantId: 'g-used' }, 3600, at);
+    await store.consume(model, 's0', at);
+    await store.recordSuccessor(model, 's0', 's1');
+    const used = await store.reuseGraceSuccessor(model, 's0', grace, at);
+    await store.consume(model, 's1', at);
+    expect(await store.reuseGraceSuccessor(model, 's0', grace, at)).toBeNull();
+    expect(await store.takeReuseGrace(model, 's0', used!, grace, at)).toBe(false);
+    // A link to a token revoked meanwhile is nothing.
+    await store.recordSuccessor(model, 'gone', 's1');
+    expect(await store.find(model, 'gone')).toBeUndefined();
   });
 });

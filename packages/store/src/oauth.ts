@@ -111,6 +111,79 @@ export class OAuthStore {
     }
   }
 
+  /** Records that refresh token `id`, used, was answered with `successorId`: the one its family rotated to. */
+  async recordSuccessor(model: string, id: string, successorId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey(model, sha256(id)),
+          UpdateExpression: 'SET successor_hash = :successor',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':successor': sha256(successorId) },
+        }),
+      );
+    } catch (error) {
+      // Revoked meanwhile: there is nothing left to link.
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * The hash of the successor of used refresh token `id` when a second use of `id` is a retry of a
+   * lost answer (docs/api/oauth.md#the-authorization-server): `id` was first used at most
+   * `graceSeconds` ago, and the token that use answered is still there, never used. Else null.
+   */
+  async reuseGraceSuccessor(model: string, id: string, graceSeconds: number, now = Date.now()): Promise<string | null> {
+    const read = async (idHash: string) => {
+      const key = oauthKey(model, idHash);
+      const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      return out.Item ? decodeOAuthItem(out.Item, key) : undefined;
+    };
+    const used = await read(sha256(id));
+    const successor = used?.successor_hash;
+    if (used?.consumed_at === undefined || successor === undefined) return null;
+    if (used.consumed_at < Math.floor(now / 1000) - graceSeconds) return null;
+    const next = await read(successor);
+    return next && next.consumed_at === undefined ? successor : null;
+  }
+
+  /**
+   * Takes the grace for a second use of refresh token `id` whose successor is `successorHash`: unlinks
+   * the successor (one conditional write, so of two retries at once one takes it), then deletes it
+   * unless it was used meanwhile (then the second use is a reuse after all). Whether it was taken.
+   */
+  async takeReuseGrace(
+    model: string,
+    id: string,
+    successorHash: string,
+    graceSeconds: number,
+    now = Date.now(),
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey(model, sha256(id)),
+          UpdateExpression: 'REMOVE successor_hash',
+          ConditionExpression: 'successor_hash = :successor AND consumed_at >= :since',
+          ExpressionAttributeValues: { ':successor': successorHash, ':since': Math.floor(now / 1000) - graceSeconds },
+        }),
+      );
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: oauthKey(model, successorHash),
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      return false;
+    }
+  }
+
   /** Removes `model`'s `id` (its grant's index item goes with the grant, or expires with it). */
   async destroy(model: string, id: string): Promise<void> {
     await this.db.send(new DeleteCommand({ TableName: this.table, Key: oauthKey(model, sha256(id)) }));

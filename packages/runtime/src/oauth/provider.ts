@@ -66,10 +66,11 @@ function configurationOf(
   base: string,
   settings: OAuthConfig & { secret: string },
   errors: typeof OidcErrors,
+  request: () => KoaContextWithOIDC | undefined,
 ): Configuration {
   const ca = settings.clientMetadataCaFile ? readFileSync(settings.clientMetadataCaFile) : undefined;
   return {
-    adapter: dynamoAdapter(errors),
+    adapter: dynamoAdapter(errors, request),
     clients: [],
     cookies: {
       keys: cookieKeys(settings.secret),
@@ -158,7 +159,10 @@ export async function providerOf(base: string): Promise<Provider> {
   const { secret } = settings;
   if (!secret) throw new Error('OAUTH_SECRET is not set: the authorization server has no key to sign with');
   const oidc = await import('oidc-provider');
-  provider = new oidc.default(base, configurationOf(base, { ...settings, secret }, oidc.errors));
+  provider = new oidc.default(
+    base,
+    configurationOf(base, { ...settings, secret }, oidc.errors, () => oidc.default.ctx),
+  );
   // Behind CloudFront and API Gateway: the scheme is the one x-forwarded-proto names.
   provider.proxy = true;
   // RFC 8252 §7.3: a loopback redirect URI matches on any port, whatever the client's application_type
