@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client, StoredOAuthClientInformation } from '@modelcontextprotocol/client';
 import { MCP_OAUTH_PATH, REFRESH_TOKEN_REUSE_GRACE_SECONDS } from '@cm/contract';
 import { OAuthStore } from '@cm/store';
@@ -246,5 +248,81 @@ describe('a refresh whose answer was lost', () => {
     // A link to a token revoked meanwhile is nothing.
     await store.recordSuccessor(model, 'gone', 's1');
     expect(await store.find(model, 'gone')).toBeUndefined();
+  });
+});
+
+/** The stored item of registered client `id` (found by the id's hash). */
+async function storedClient(id: string) {
+  const hash = createHash('sha256').update(id).digest('hex');
+  const out = await t.db.send(
+    new GetCommand({ TableName: t.stack.tableName, Key: { pk: `OAUTH#Client#${hash}`, sk: 'OAUTH' } }),
+  );
+  return out.Item;
+}
+
+const register = (body: Record<string, unknown>) =>
+  fetch(`${t.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+
+describe('registration at scale', () => {
+  it('answers an identical public registration with the same client, and each confidential one with its own', async () => {
+    const body = {
+      client_name: 'Visual Studio Code',
+      redirect_uris: ['https://vscode.dev/redirect', 'http://127.0.0.1:33418/'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    };
+    const [first, again, reordered] = await Promise.all([
+      register(body),
+      register(body),
+      register(Object.fromEntries(Object.entries(body).reverse())),
+    ]);
+    expect([first.status, again.status, reordered.status]).toEqual([201, 201, 201]);
+    expect(new Set([first.body.client_id, again.body.client_id, reordered.body.client_id]).size).toBe(1);
+    expect(first.body.client_secret).toBeUndefined();
+    // Another body is another client.
+    const other = await register({ ...body, redirect_uris: ['http://127.0.0.1:33419/'] });
+    expect(other.body.client_id).not.toBe(first.body.client_id);
+    // A confidential client's secret is its own: each registration is a client of its own.
+    const claude = {
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'client_secret_post',
+    };
+    const [one, two] = await Promise.all([register(claude), register(claude)]);
+    expect(one.body.client_id).not.toBe(two.body.client_id);
+    expect(one.body.client_secret).not.toBe(two.body.client_secret);
+  });
+
+  it('forgets a registration no sign-in used after 30 days, and keeps one a sign-in used', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const unused = await register({
+      client_name: 'Never signs in',
+      redirect_uris: ['https://unused.example/cb'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    const item = await storedClient(unused.body.client_id!);
+    expect(item?.expires_at).toBeGreaterThanOrEqual(before + 30 * 86_400);
+    expect(item?.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 30 * 86_400);
+    const used = await host('http://127.0.0.1:50002/', {
+      client_name: 'Signs in',
+      redirect_uris: ['http://127.0.0.1/'],
+      token_endpoint_auth_method: 'none',
+    });
+    const clientId = used.clientInformation()!.client_id;
+    expect((await storedClient(clientId))?.expires_at).toEqual(expect.any(Number));
+    await signsIn(used);
+    expect(await storedClient(clientId)).toMatchObject({ model: 'Client' });
+    expect((await storedClient(clientId))?.expires_at).toBeUndefined();
+    // Registered again with the same body, it stays kept.
+    await host('http://127.0.0.1:50002/', {
+      client_name: 'Signs in',
+      redirect_uris: ['http://127.0.0.1/'],
+      token_endpoint_auth_method: 'none',
+    });
+    expect((await storedClient(clientId))?.expires_at).toBeUndefined();
   });
 });

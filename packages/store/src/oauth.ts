@@ -1,4 +1,10 @@
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { batchWrite, conditionFailed, queryAll } from './batch';
 import { oauthGrantIndexKey, oauthGrantPartition, oauthIdHash, oauthKey, oauthSessionUidKey } from './keys';
 import { decodeGrantIndexItem, decodeOAuthItem, decodeSessionUidItem } from './oauth.decoder';
@@ -57,6 +63,46 @@ export class OAuthStore {
       this.table,
       puts.map((Item) => ({ PutRequest: { Item } })),
     );
+  }
+
+  /**
+   * Stores a registered client for `unusedSeconds`, unless client `id` is there already: an identical
+   * registration, whose id is made of its metadata, keeps the client it names (and whether it was used).
+   */
+  async registerClient(id: string, payload: OAuthPayload, unusedSeconds: number, now = Date.now()): Promise<void> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...oauthKey('Client', sha256(id)),
+            model: 'Client',
+            payload: JSON.stringify(payload),
+            expires_at: Math.floor(now / 1000) + unusedSeconds,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /** Keeps registered client `id` for good once a sign-in used it (it expired unused until then). */
+  async keepClient(id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey('Client', sha256(id)),
+          UpdateExpression: 'REMOVE expires_at',
+          ConditionExpression: 'attribute_exists(expires_at)',
+        }),
+      );
+    } catch (error) {
+      // Kept already, or a client not registered here (a metadata document's).
+      if (!conditionFailed(error)) throw error;
+    }
   }
 
   /** `model`'s `id` as stored (its `jti` back in place, and `consumed` when it was used); undefined when there is none. */

@@ -9,6 +9,12 @@ import { getOAuthStore } from '../services';
  * by its hash too. One instance per model.
  */
 
+/**
+ * How long a registered client is kept when no sign-in uses it: registrations are open, so the unused
+ * ones must not pile up. The first grant keeps it for good.
+ */
+const UNUSED_CLIENT_SECONDS = 30 * 86_400;
+
 /** How a client secret is stored: its SHA-256, marked so, never the secret. */
 const SECRET_HASH = 'sha256:';
 
@@ -39,9 +45,13 @@ export const dynamoAdapter = (errors: typeof OidcErrors, request: () => KoaConte
           : payload;
       // A refresh token a rotation made: its predecessor learns it, for a retry within the grace.
       const rotated = this.model === 'RefreshToken' ? request()?.oidc.entities.RotatedRefreshToken?.jti : undefined;
+      if (this.model === 'Client') return store.registerClient(id, kept, UNUSED_CLIENT_SECONDS);
+      // A grant is a sign-in: its client, when registered here (not a metadata document's URL), is kept.
+      const used = this.model === 'Grant' && typeof payload.clientId === 'string' ? payload.clientId : undefined;
       await Promise.all([
         store.upsert(this.model, id, kept, expiresIn),
         rotated && store.recordSuccessor(this.model, rotated, id),
+        used && !used.startsWith('https://') && store.keepClient(used),
       ]);
     }
 

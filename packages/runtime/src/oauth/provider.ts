@@ -15,6 +15,7 @@ import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
 import { dynamoAdapter, secretMatches } from './adapter';
 import { consentRoutes } from './consent';
+import { registrationId } from './registration';
 import { cookieKeys, signingKey } from './secrets';
 
 /*
@@ -94,7 +95,12 @@ function configurationOf(
       revocation: { enabled: true },
       // Dynamic Client Registration (deprecated by MCP 2026-07-28, still what several hosts use): open, as
       // MCP expects; a registered client's secret is stored as its hash.
-      registration: { enabled: true, issueRegistrationAccessToken: false },
+      registration: {
+        enabled: true,
+        issueRegistrationAccessToken: false,
+        // An identical public registration names the same client (registration.ts).
+        idFactory: (ctx) => registrationId(ctx.oidc.body),
+      },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
