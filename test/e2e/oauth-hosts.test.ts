@@ -324,5 +324,15 @@ describe('registration at scale', () => {
       token_endpoint_auth_method: 'none',
     });
     expect((await storedClient(clientId))?.expires_at).toBeUndefined();
+    // An identical registration renews an unused client's time, from its own registration on.
+    const store = new OAuthStore(t.db, t.stack.tableName);
+    const at = Date.now();
+    await store.registerClient('pub_renewed', { client_name: 'Renewed' }, 100, at);
+    await store.registerClient('pub_renewed', { client_name: 'Renewed' }, 100, at + 50_000);
+    expect((await storedClient('pub_renewed'))?.expires_at).toBe(Math.floor(at / 1000) + 150);
+    await store.keepClient('pub_renewed');
+    await store.registerClient('pub_renewed', { client_name: 'Renewed' }, 100, at + 90_000);
+    expect((await storedClient('pub_renewed'))?.expires_at).toBeUndefined();
+    expect(await store.find('Client', 'pub_renewed')).toEqual({ client_name: 'Renewed', jti: 'pub_renewed' });
   });
 });

@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, conditionFailed, queryAll } from './batch';
 import { oauthGrantIndexKey, oauthGrantPartition, oauthIdHash, oauthKey, oauthSessionUidKey } from './keys';
 import { decodeGrantIndexItem, decodeOAuthItem, decodeSessionUidItem } from './oauth.decoder';
@@ -66,21 +60,25 @@ export class OAuthStore {
   }
 
   /**
-   * Stores a registered client for `unusedSeconds`, unless client `id` is there already: an identical
-   * registration, whose id is made of its metadata, keeps the client it names (and whether it was used).
+   * Stores a registered client for `unusedSeconds`. An identical registration (whose id is made of its
+   * metadata) writes the same client again, its time renewed while no sign-in used it; once one has,
+   * it is kept as it is.
    */
   async registerClient(id: string, payload: OAuthPayload, unusedSeconds: number, now = Date.now()): Promise<void> {
     try {
       await this.db.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.table,
-          Item: {
-            ...oauthKey('Client', sha256(id)),
-            model: 'Client',
-            payload: JSON.stringify(payload),
-            expires_at: Math.floor(now / 1000) + unusedSeconds,
+          Key: oauthKey('Client', sha256(id)),
+          UpdateExpression: 'SET #model = :model, #payload = :payload, expires_at = :expires',
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(expires_at)',
+          // Named, as DynamoDB reserves many words.
+          ExpressionAttributeNames: { '#model': 'model', '#payload': 'payload' },
+          ExpressionAttributeValues: {
+            ':model': 'Client',
+            ':payload': JSON.stringify(payload),
+            ':expires': Math.floor(now / 1000) + unusedSeconds,
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
     } catch (error) {

@@ -15,7 +15,7 @@ function canonical(value: unknown): string {
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonical(Reflect.get(value, key))}`)
       .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
+  return JSON.stringify(value);
 }
 
 /** The client id of a registration request's `metadata`: made of it for a public client, else random. */
