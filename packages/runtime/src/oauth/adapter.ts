@@ -43,9 +43,9 @@ export const dynamoAdapter = (errors: typeof OidcErrors, request: () => KoaConte
         this.model === 'Client' && typeof secret === 'string' && !secret.startsWith(SECRET_HASH)
           ? { ...payload, client_secret: hashOf(secret) }
           : payload;
+      if (this.model === 'Client') return store.registerClient(id, kept, UNUSED_CLIENT_SECONDS);
       // A refresh token a rotation made: its predecessor learns it, for a retry within the grace.
       const rotated = this.model === 'RefreshToken' ? request()?.oidc.entities.RotatedRefreshToken?.jti : undefined;
-      if (this.model === 'Client') return store.registerClient(id, kept, UNUSED_CLIENT_SECONDS);
       // A grant is a sign-in: its client, when registered here (not a metadata document's URL), is kept.
       const used = this.model === 'Grant' && typeof payload.clientId === 'string' ? payload.clientId : undefined;
       await Promise.all([
