@@ -146,6 +146,13 @@ describe('OAuth sign-in', () => {
     expect(renewed.status).toBe(200);
     expect(renewed.body.refresh_token).not.toBe(first.refresh_token);
     expect((await mcpCall(renewed.body.access_token, 'find_pages')).status).toBe(200);
+    // The token it rotated to used too: the rotated-out one is past its reuse grace (oauth-hosts.test.ts).
+    const rotated = await token({
+      grant_type: 'refresh_token',
+      refresh_token: renewed.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(rotated.status).toBe(200);
 
     // The rotated-out token used again: refused, and every token of its grant with it.
     const reused = await token({
@@ -156,7 +163,7 @@ describe('OAuth sign-in', () => {
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const familyRefresh = await token({
       grant_type: 'refresh_token',
-      refresh_token: renewed.body.refresh_token,
+      refresh_token: rotated.body.refresh_token,
       client_id: clientId,
     });
     expect(familyRefresh.body.error).toBe('invalid_grant');

@@ -7,13 +7,20 @@ import { article, siteClient, type Reply, startTestStack, type SiteClient, type 
  */
 
 const PAID_LIMIT = 3;
+const REGISTRATION_LIMIT = 2;
 let t: TestStack;
 let flooder: SiteClient;
 let other: SiteClient;
 
 beforeAll(async () => {
   t = await startTestStack({
-    rateRules: RATE_RULES.map((rule) => (rule.name === 'paid-tools-per-key' ? { ...rule, limit: PAID_LIMIT } : rule)),
+    rateRules: RATE_RULES.map((rule) =>
+      rule.name === 'paid-tools-per-key'
+        ? { ...rule, limit: PAID_LIMIT }
+        : rule.name === 'oauth-registrations-per-ip'
+          ? { ...rule, limit: REGISTRATION_LIMIT }
+          : rule,
+    ),
   });
   [flooder, other] = [await siteClient(t, 'Flooder'), await siteClient(t, 'Neighbour')];
 }, 60_000);
@@ -50,4 +57,28 @@ it('keeps publish, notify and visitor pages served while another site floods a p
   expect(page.status).toBe(200);
   expect(flooded.filter((reply) => reply.status === 429).length).toBeGreaterThanOrEqual(30 - 2 * PAID_LIMIT);
   expect(flooded.every((reply) => reply.status === 200 || reply.status === 429)).toBe(true);
+});
+
+it("refuses a registration over its address's limit in OAuth's error shape too (RFC 7591 §3.2.2)", async () => {
+  const register = () =>
+    fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }),
+    });
+  // A window may turn between calls: the limit is reached within at most two windows' worth of calls.
+  let refused: Response | null = null;
+  for (let i = 0; i < 2 * REGISTRATION_LIMIT + 1 && !refused; i++) {
+    const reply = await register();
+    if (reply.status === 429) refused = reply;
+    else expect(reply.status).toBe(201);
+  }
+  expect(refused?.headers.get('retry-after')).toBe('300');
+  expect(await refused?.json()).toEqual({
+    error: 'rate_limited',
+    error_description: 'Too many requests for this key or address; try again in 300 s',
+    code: 'rate_limited',
+    message: 'Too many requests for this key or address; try again in 300 s',
+    retry_after_ms: 300_000,
+  });
 });

@@ -111,6 +111,12 @@ export const AUTHORIZATION_SERVER_METADATA_PATHS = [
 /** An access token's lifetime: short, so a token that leaks is good for little; the refresh token renews it. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
+/**
+ * How long after a refresh token's first use a host may use it again, while the token that use answered
+ * has not been used: a retry of a refresh whose answer was lost, answered anew instead of taken for a theft.
+ */
+export const REFRESH_TOKEN_REUSE_GRACE_SECONDS = 300;
+
 /** The RFC 9728 metadata of one of a deployment's protected resources. */
 export function protectedResourceMetadata(base: string, resource: OAuthResource) {
   return {

@@ -106,14 +106,15 @@ export const RATE_RULES: readonly RateRule[] = [
     limit: 120,
     windowSeconds: 60,
   },
-  // Dynamic Client Registration is open, as MCP hosts expect: each registration is an item, so an address
-  // registers a few clients at a time.
+  // Dynamic Client Registration is open, as MCP hosts expect, and a hosted host (Claude.ai, ChatGPT)
+  // registers for each fresh connection from a few egress addresses: a flood guard, not a quota. An
+  // identical public registration adds no item, and a client no sign-in used expires (docs/api/oauth.md).
   {
     name: 'oauth-registrations-per-ip',
     endpoint: 'api',
     by: 'ip',
     routes: [{ method: 'POST', path: OAUTH_ENDPOINTS.registration }],
-    limit: 20,
+    limit: 300,
     windowSeconds: 300,
   },
   { name: 'api-per-ip', endpoint: 'api', by: 'ip', limit: 6_000, windowSeconds: 300 },
@@ -136,10 +137,18 @@ export const RATE_RULES: readonly RateRule[] = [
   { name: 'stream-per-ip', endpoint: 'mcp-stream', by: 'ip', limit: 600, windowSeconds: 300 },
 ];
 
-/** The body of a `429 rate_limited`, the same from WAF and from the local server. */
+const rateLimitedMessage = (windowSeconds: number) =>
+  `Too many requests for this key or address; try again in ${windowSeconds} s`;
+
+/**
+ * The body of a `429 rate_limited`, the same from WAF and from the local server: the error shape, and
+ * OAuth's too (`error`, `error_description`: RFC 7591 §3.2.2, RFC 6749 §5.2), as the authorization
+ * server's routes answer.
+ */
 export const rateLimitedBody = (rule: Pick<RateRule, 'windowSeconds'>) => ({
   error: 'rate_limited',
   code: 'rate_limited',
-  message: `Too many requests for this key or address; try again in ${rule.windowSeconds} s`,
+  message: rateLimitedMessage(rule.windowSeconds),
+  error_description: rateLimitedMessage(rule.windowSeconds),
   retry_after_ms: rule.windowSeconds * 1000,
 });

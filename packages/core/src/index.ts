@@ -1,6 +1,7 @@
 export * from './ids';
 export * from './markup';
 export * from './urls';
+export * from './redirect-uris';
 export * from './pages';
 export * from './site-urls';
 export * from './render';

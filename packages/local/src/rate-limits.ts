@@ -37,11 +37,11 @@ export class RateLimiter {
     }
     this.forgetPast();
     if (!refused) return null;
-    const { message, ...extra } = rateLimitedBody(refused);
+    const { message, retry_after_ms, error_description } = rateLimitedBody(refused);
     return new ApiError(
       'rate_limited',
       message,
-      { retry_after_ms: extra.retry_after_ms },
+      { retry_after_ms, error_description },
       {
         'retry-after': String(refused.windowSeconds),
       },

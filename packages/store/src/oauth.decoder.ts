@@ -13,6 +13,8 @@ const OAuthItem = z.looseObject({
   consumed_at: z.optional(z.number()),
   grant_hash: z.optional(z.string()),
   uid_hash: z.optional(z.string()),
+  /** A used refresh token's: the hash of the one its use answered (what a retry within the grace replaces). */
+  successor_hash: z.optional(z.string()),
 });
 export type OAuthItem = z.infer<typeof OAuthItem>;
 

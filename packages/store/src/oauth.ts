@@ -59,6 +59,50 @@ export class OAuthStore {
     );
   }
 
+  /**
+   * Stores a registered client for `unusedSeconds`. An identical registration (whose id is made of its
+   * metadata) writes the same client again, its time renewed while no sign-in used it; once one has,
+   * it is kept as it is.
+   */
+  async registerClient(id: string, payload: OAuthPayload, unusedSeconds: number, now = Date.now()): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey('Client', sha256(id)),
+          UpdateExpression: 'SET #model = :model, #payload = :payload, expires_at = :expires',
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(expires_at)',
+          // Named, as DynamoDB reserves many words.
+          ExpressionAttributeNames: { '#model': 'model', '#payload': 'payload' },
+          ExpressionAttributeValues: {
+            ':model': 'Client',
+            ':payload': JSON.stringify(payload),
+            ':expires': Math.floor(now / 1000) + unusedSeconds,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /** Keeps registered client `id` for good once a sign-in used it (it expired unused until then). */
+  async keepClient(id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey('Client', sha256(id)),
+          UpdateExpression: 'REMOVE expires_at',
+          ConditionExpression: 'attribute_exists(expires_at)',
+        }),
+      );
+    } catch (error) {
+      // Kept already, or a client not registered here (a metadata document's).
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
   /** `model`'s `id` as stored (its `jti` back in place, and `consumed` when it was used); undefined when there is none. */
   async find(model: string, id: string): Promise<OAuthPayload | undefined> {
     return this.byHash(model, sha256(id), id);
@@ -108,6 +152,79 @@ export class OAuthStore {
       // Refused: used before, or never there. One more read tells which.
       const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
       return out.Item ? 'already' : 'missing';
+    }
+  }
+
+  /** Records that refresh token `id`, used, was answered with `successorId`: the one its family rotated to. */
+  async recordSuccessor(model: string, id: string, successorId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey(model, sha256(id)),
+          UpdateExpression: 'SET successor_hash = :successor',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':successor': sha256(successorId) },
+        }),
+      );
+    } catch (error) {
+      // Revoked meanwhile: there is nothing left to link.
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * The hash of the successor of used refresh token `id` when a second use of `id` is a retry of a
+   * lost answer (docs/api/oauth.md#the-authorization-server): `id` was first used at most
+   * `graceSeconds` ago, and the token that use answered is still there, never used. Else null.
+   */
+  async reuseGraceSuccessor(model: string, id: string, graceSeconds: number, now = Date.now()): Promise<string | null> {
+    const read = async (idHash: string) => {
+      const key = oauthKey(model, idHash);
+      const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      return out.Item ? decodeOAuthItem(out.Item, key) : undefined;
+    };
+    const used = await read(sha256(id));
+    const successor = used?.successor_hash;
+    if (used?.consumed_at === undefined || successor === undefined) return null;
+    if (used.consumed_at < Math.floor(now / 1000) - graceSeconds) return null;
+    const next = await read(successor);
+    return next && next.consumed_at === undefined ? successor : null;
+  }
+
+  /**
+   * Takes the grace for a second use of refresh token `id` whose successor is `successorHash`: unlinks
+   * the successor (one conditional write, so of two retries at once one takes it), then deletes it
+   * unless it was used meanwhile (then the second use is a reuse after all). Whether it was taken.
+   */
+  async takeReuseGrace(
+    model: string,
+    id: string,
+    successorHash: string,
+    graceSeconds: number,
+    now = Date.now(),
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: oauthKey(model, sha256(id)),
+          UpdateExpression: 'REMOVE successor_hash',
+          ConditionExpression: 'successor_hash = :successor AND consumed_at >= :since',
+          ExpressionAttributeValues: { ':successor': successorHash, ':since': Math.floor(now / 1000) - graceSeconds },
+        }),
+      );
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: oauthKey(model, successorHash),
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      return false;
     }
   }
 

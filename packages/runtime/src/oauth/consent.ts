@@ -10,7 +10,7 @@ import {
   resourceNamed,
   type OAuthScope,
 } from '@cm/contract';
-import { escapeHtml } from '@cm/core';
+import { escapeHtml, redirectTarget } from '@cm/core';
 import { apiKeyHash } from '@cm/store';
 import { accountIdOf } from '../bearer';
 import { getSites } from '../services';
@@ -59,7 +59,6 @@ function scopesAsked(requested: unknown, offered: readonly OAuthScope[]): OAuthS
 
 /** The page, escaped throughout; `problem` says why the last post was refused. */
 function page(asked: Asked, csrf: string, problem?: string): string {
-  const redirect = new URL(asked.redirectUri);
   const scopes = asked.scopes
     .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(OAUTH_SCOPES[s])}</li>`)
     .join('');
@@ -70,7 +69,7 @@ function page(asked: Asked, csrf: string, problem?: string): string {
 <h1>Allow ${escapeHtml(asked.clientName)} to act for your site?</h1>
 <p><strong>${escapeHtml(asked.clientName)}</strong> (<code>${escapeHtml(asked.clientId)}</code>) asks to use
 <code>${escapeHtml(asked.resource)}</code> for your site, and will be sent back to
-<strong>${escapeHtml(redirect.host)}</strong>. It asks to:</p>
+<strong>${escapeHtml(redirectTarget(asked.redirectUri).shown)}</strong>. It asks to:</p>
 <ul>${scopes}</ul>
 ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 <form method="post" action="/oauth/consent/${escapeHtml(asked.uid)}">
@@ -91,7 +90,7 @@ function answer(ctx: KoaContextWithOIDC, status: number, html: string, redirectU
   ctx.set('x-content-type-options', 'nosniff');
   ctx.set('referrer-policy', 'no-referrer');
   // A browser checks form-action on the redirects a form's post leads to: back here, then to the client.
-  const formAction = ["'self'", ...(redirectUri ? [new URL(redirectUri).origin] : [])].join(' ');
+  const formAction = ["'self'", ...(redirectUri ? [redirectTarget(redirectUri).source] : [])].join(' ');
   ctx.set(
     'content-security-policy',
     `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type Provider from 'oidc-provider';
-import type { Configuration, errors as OidcErrors, KoaContextWithOIDC } from 'oidc-provider';
+import type { ClientMetadata, Configuration, errors as OidcErrors, KoaContextWithOIDC } from 'oidc-provider';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   OAUTH_ENDPOINTS,
@@ -9,12 +9,13 @@ import {
   RESOURCE_SCOPES,
   resourceNamed,
 } from '@cm/contract';
-import { redirectUriRefusal } from '@cm/core';
+import { isPrivateUseScheme, redirectUriRefusal, redirectUriRegistered } from '@cm/core';
 import { fetchClientMetadataDocument } from '@cm/providers/client-metadata';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
 import { dynamoAdapter, secretMatches } from './adapter';
 import { consentRoutes } from './consent';
+import { registrationId } from './registration';
 import { cookieKeys, signingKey } from './secrets';
 
 /*
@@ -43,15 +44,22 @@ const TTL = {
   Grant: 365 * DAY,
 } as const;
 
-/** A client's redirect URIs must each be https, or http to this machine (a native app); refused otherwise. */
+/**
+ * A client's redirect URIs must each be https, http to this machine, or a native app's private-use
+ * scheme; refused otherwise. A client that names a private-use scheme is a native app (RFC 8252 §7.1),
+ * whatever `application_type` it gave or left out: oidc-provider takes such a scheme only of one.
+ */
 const redirectUriCheck =
   (errors: typeof OidcErrors) =>
-  (_ctx: unknown, _key: string, value: unknown): void => {
+  (_ctx: unknown, _key: string, value: unknown, metadata: ClientMetadata): void => {
     const uris = Array.isArray(value) ? value : [];
     for (const uri of uris) {
       const refusal = typeof uri === 'string' ? redirectUriRefusal(uri) : 'a redirect URI must be a string';
-      if (refusal) throw new errors.InvalidRedirectUri(refusal);
+      // RFC 7591 §3.2.2: invalid_redirect_uri, saying which and why (its own description is about authorization).
+      if (refusal) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: refusal });
     }
+    if (uris.some((uri) => typeof uri === 'string' && isPrivateUseScheme(new URL(uri))))
+      metadata.application_type = 'native';
   };
 
 /** The authorization server's configuration for the deployment at `base` (its issuer). */
@@ -59,10 +67,11 @@ function configurationOf(
   base: string,
   settings: OAuthConfig & { secret: string },
   errors: typeof OidcErrors,
+  request: () => KoaContextWithOIDC | undefined,
 ): Configuration {
   const ca = settings.clientMetadataCaFile ? readFileSync(settings.clientMetadataCaFile) : undefined;
   return {
-    adapter: dynamoAdapter(errors),
+    adapter: dynamoAdapter(errors, request),
     clients: [],
     cookies: {
       keys: cookieKeys(settings.secret),
@@ -86,7 +95,12 @@ function configurationOf(
       revocation: { enabled: true },
       // Dynamic Client Registration (deprecated by MCP 2026-07-28, still what several hosts use): open, as
       // MCP expects; a registered client's secret is stored as its hash.
-      registration: { enabled: true, issueRegistrationAccessToken: false },
+      registration: {
+        enabled: true,
+        issueRegistrationAccessToken: false,
+        // An identical public registration names the same client (registration.ts).
+        idFactory: (ctx) => registrationId(ctx.oidc.body),
+      },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
@@ -151,9 +165,17 @@ export async function providerOf(base: string): Promise<Provider> {
   const { secret } = settings;
   if (!secret) throw new Error('OAUTH_SECRET is not set: the authorization server has no key to sign with');
   const oidc = await import('oidc-provider');
-  provider = new oidc.default(base, configurationOf(base, { ...settings, secret }, oidc.errors));
+  provider = new oidc.default(
+    base,
+    configurationOf(base, { ...settings, secret }, oidc.errors, () => oidc.default.ctx),
+  );
   // Behind CloudFront and API Gateway: the scheme is the one x-forwarded-proto names.
   provider.proxy = true;
+  // RFC 8252 §7.3: a loopback redirect URI matches on any port, whatever the client's application_type
+  // (Claude Code's metadata document names no port and no type; VS Code registers one port, then takes another).
+  provider.Client.prototype.redirectUriAllowed = function registered(this: { redirectUris?: readonly string[] }, uri) {
+    return redirectUriRegistered(this.redirectUris ?? [], uri);
+  };
   // A registered client's secret is stored as its hash (adapter.ts): it is compared as one.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return secretMatches(this.clientSecret, actual);
