@@ -66,6 +66,11 @@ export const SERVICE_LIMITS = {
   listKeywordsMax: 100,
   /** get_keywords: the most seeds one call takes. */
   seedsMax: 200,
+  /**
+   * get_keywords: a keyword checked with no data is not fetched (nor paid for) again for this many days;
+   * Google Ads volumes are monthly, so after a month the data may have some.
+   */
+  noDataRecheckDays: 30,
   /** db_select: rows per page, by default and at most. */
   dbSelectDefault: 50,
   dbSelectMax: 200,
