@@ -219,6 +219,15 @@ describe('db tools', () => {
     expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes' } })).status).toBe(200);
   });
 
+  it('selects by an indexed field a value of any length: none has it, and the longest storable is found', async () => {
+    const s = await site();
+    const stored = await insert(s, 'cm_pages', { title: 'Page', published_id: '😀'.repeat(32) });
+    const select = (published_id: string) => s.tool('db_select', { table: 'cm_pages', where: { published_id } });
+    expect((await select(stored.published_id)).body.rows).toEqual([stored]);
+    const long = await select('😀'.repeat(1000));
+    expect([long.status, long.body.rows]).toEqual([200, []]);
+  });
+
   it("scopes every row to the key's site", async () => {
     const a = await site();
     const b = await site();

@@ -99,6 +99,13 @@ export const SERVICE_LIMITS = {
    * question naming thousands costs no more than this (publish warns of the rest).
    */
   topicsListedMax: 20,
+  /**
+   * An article's `category` and each of a question's `topics`, in characters (UTF-16 code units, as
+   * JavaScript counts): each names a section whose slug is in the table's keys, at most 4 bytes a
+   * character once slugged, so 200 keep a section's sort key (`SECTION#topic#<slug>`) within
+   * DynamoDB's 1024 bytes.
+   */
+  sectionNameMax: 200,
   /** Cards on one page of a site's home, category, topic or question index. */
   listingPageSize: 20,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */
