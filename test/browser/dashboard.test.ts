@@ -110,6 +110,35 @@ async function open(view: string, shot = view) {
   await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
 }
 
+/** A phone's widths: the narrowest phones in use (320) and a common one (390). */
+const PHONE_WIDTHS = [390, 320] as const;
+
+/**
+ * At `width` px, each view is no wider than the screen and the header's Forget key is in sight; the
+ * page is left as it was, at its desktop width on the view it showed.
+ */
+async function expectViewsFit(width: number, views: readonly string[]) {
+  const shown = (await page.locator('.view').getAttribute('data-view'))!;
+  await page.setViewportSize({ width, height: 844 });
+  try {
+    for (const view of views) {
+      await open(view, `${view}-${width}`);
+      const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+      expect([view, scrollWidth]).toEqual([view, width]);
+      const forget = page.locator('button:text("Forget key")');
+      const box = await forget.boundingBox();
+      expect([view, await forget.isVisible(), box && box.x >= 0 && box.x + box.width <= width]).toEqual([
+        view,
+        true,
+        true,
+      ]);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await open(shown);
+  }
+}
+
 /** The text of each match, shown or not (a table alternative may sit in a closed <details>). */
 const texts = async (selector: string) => (await page.locator(selector).allTextContents()).map((text) => text.trim());
 const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
@@ -216,6 +245,18 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         );
         // The published-pages section says what would show there.
         expect(await page.locator('.panel:has(h2:text-is("Published pages"))').innerText()).toContain('published_id');
+      });
+
+      it('landscape: labels visibility as what it is, estimated clicks a month (CTR × monthly volume)', async () => {
+        const visibility = page.locator('[data-table="visibility"]');
+        expect(await visibility.locator('th').allInnerTexts()).toEqual([
+          'Domain',
+          'Clicks a month (est.)',
+          'Share of voice',
+        ]);
+        expect(await visibility.locator('caption').innerText()).toMatch(/estimated clicks a month/);
+        expect(await page.locator('[data-table="movers"] caption').innerText()).toMatch(/estimated clicks a month/);
+        expect(await page.locator('.view').innerText()).not.toMatch(/clicks a day/i);
       });
 
       it('landscape: the keyword table has the seeded keywords, ideas apart, and sorts from its header buttons', async () => {
@@ -352,6 +393,10 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         );
         expect(dayCalls).toBe(usageBefore.calls);
         expect(await page.locator('canvas[data-chart="spend"]').count()).toBe(1);
+      });
+
+      it.each(PHONE_WIDTHS)('fits a %i px wide screen on every view, with Forget key in sight', async (width) => {
+        await expectViewsFit(width, ['landscape', 'backlinks', 'competitors', 'pages', 'spend']);
       });
 
       it('cost nothing to tour, asked only its own origin, and logged no error or CSP violation', async () => {
@@ -548,6 +593,10 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
       // Each line's cost sits under Simulated, none under Billed.
       expect(new Set(await texts('[data-table="by-tool"] tbody td:nth-child(4)'))).toEqual(new Set(['—']));
       expect(await texts('[data-table="by-tool"] tbody td:nth-child(5)')).not.toContain('—');
+    });
+
+    it.each(PHONE_WIDTHS)('fits the budget panel and its form on a %i px wide screen', async (width) => {
+      await expectViewsFit(width, ['spend']);
     });
 
     it('sets the budget from its form after confirming (read back with GET /v1/budget); cancelling changes nothing', async () => {

@@ -88,6 +88,31 @@ describe('estimate: true', () => {
     expect((await spendOf(site)).calls).toBe(before.calls + 1);
   });
 
+  it('prices a keyword checked with no data at nothing, as its run charges, however it is named', async () => {
+    const site = await siteClient(t, 'No data twice');
+    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Boots' } })).body.row.id;
+    const nothing = 'supercalifragilisticexpialidocious boots';
+    const first = await site.tool('get_keywords', { topic_id: topic, seeds: [nothing] });
+    expect(first.body.cost_usd).toBeGreaterThan(0);
+    const id = first.body.keywords[0].id;
+    const before = await spendOf(site);
+    // Each named differently; the last with a new seed, the one keyword pulled.
+    for (const [input, price] of [
+      [{ keyword_id: id }, 0],
+      [{ seeds: [nothing] }, 0],
+      [{ topic_id: topic, seeds: [nothing, 'trail boots'] }, keywordMetricsPrice(1)],
+    ] as const) {
+      const estimate = estimateOf((await site.tool('get_keywords', { ...input, estimate: true })).body);
+      expect(estimate.free).toEqual([{ what: 'keywords', items: [nothing], reason: expect.stringMatching(/30 days/) }]);
+      const run = await site.tool('get_keywords', input);
+      expect([run.status, run.body.no_data]).toEqual([200, [nothing]]);
+      expect(run.body.cost_usd).toBeCloseTo(estimate.total_usd, 3);
+      expect(estimate.total_usd).toBe(price);
+    }
+    // Only the new seed was pulled: one call.
+    expect((await spendOf(site)).calls).toBe(before.calls + 1);
+  });
+
   it('shows what stored data makes free once a real call stored it: SERPs, research, monitored competitors', async () => {
     const site = await siteClient(t, 'Free by storage', { domain: 'free.example.com' });
     const list = { keyword: 'trail running shoes', depth: 'list' };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
+import { LIMITS, PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
+import { sectionSlug } from '@cm/core';
 import { article, question, requestPathCount, warmKeyCheck, useTestStack } from '../helpers/local';
 
 const t = useTestStack();
@@ -190,6 +191,55 @@ describe('POST /articles', () => {
       const res = await t.call('POST', '/articles', article(slug));
       expect([slug, res.status, res.body.slug]).toEqual([slug, 201, slug]);
     }
+  });
+
+  it('refuses a category or topic over 200 characters with 400 naming it, storing nothing; takes one of 200 in any script', async () => {
+    const max = LIMITS.sectionNameMax;
+    const refused = [
+      ['articles', article('long-category', { category: 'c'.repeat(max + 1) }), 'category'],
+      ['questions', question('long-topic', { topics: ['shoes', 't'.repeat(2000)] }), 'topics[1]'],
+    ] as const;
+    for (const [type, body, path] of refused) {
+      const res = await t.call('POST', `/${type}`, body);
+      expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+      expect(res.body.issues).toEqual([{ path, message: expect.stringContaining(`<=${max} characters`) }]);
+      expect((await t.call('GET', `/${type}?slug=${body.slug}`)).status).toBe(404);
+    }
+    // The longest slugs a character makes (क़: "क-", 4 bytes), and lowercasing's longest (İ: "i̇", 2 characters).
+    for (const [name, letter] of [
+      ['nukta', '\u0958'],
+      ['dotted', 'İ'],
+    ] as const) {
+      const category = letter.repeat(max);
+      const res = await t.call('POST', '/articles', article(`max-category-${name}`, { category }));
+      expect(res.status).toBe(201);
+      const listed = await t.call('GET', `/sites/${t.siteId}/categories/${encodeURIComponent(sectionSlug(category))}`);
+      expect([listed.status, listed.text]).toEqual([200, expect.stringContaining(`Title of max-category-${name}`)]);
+    }
+    const topics = ['t'.repeat(max), '😀'.repeat(max / 2)];
+    expect((await t.call('POST', '/questions', question('max-topics', { topics }))).status).toBe(201);
+  });
+
+  it('stores a page-link or related id of any length whole, and indexes only page ids', async () => {
+    const target = (await t.call('POST', '/articles', article('link-target'))).body.id;
+    const long = 'x'.repeat(3000);
+    const res = await t.call(
+      'POST',
+      '/articles',
+      article('long-links', {
+        copy: `See [this](page:${long}) and [that](page:${target}).`,
+        related_article_ids: [long, target],
+        related_question_ids: ['😀'.repeat(1000)],
+      }),
+    );
+    expect(res.status).toBe(201);
+    const stored = await t.call('GET', `/articles/${res.body.id}`);
+    expect(stored.body).toMatchObject({
+      related_article_ids: [long, target],
+      related_question_ids: ['😀'.repeat(1000)],
+    });
+    const edges = await t.store.links.linkingPages(t.siteId, target, { limit: 10 });
+    expect(edges.pages).toEqual([{ id: res.body.id, type: 'article' }]);
   });
 
   it('takes an optional field sent as null as left out: its default applies', async () => {
@@ -645,7 +695,11 @@ describe('listing', () => {
   });
 
   it('rejects a bad limit, status or cursor with 400', async () => {
-    for (const query of ['limit=0', 'limit=201', 'limit=abc', 'status=live', 'cursor=bm9wZQ']) {
+    // A cursor naming positions past DynamoDB's 1024 bytes of a sort key is none this service made.
+    const long = Buffer.from(JSON.stringify(['2026-01-01#art_x', `PAGE#article#${'x'.repeat(1100)}`])).toString(
+      'base64url',
+    );
+    for (const query of ['limit=0', 'limit=201', 'limit=abc', 'status=live', 'cursor=bm9wZQ', `cursor=${long}`]) {
       const res = await t.call('GET', `/articles?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');

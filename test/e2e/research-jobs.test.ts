@@ -85,6 +85,19 @@ describe('research jobs', () => {
     expect((await s.get('/v1/usage')).body.calls).toBe(calls);
   });
 
+  it('researches a seed of 2000 characters with a word of 1200 bytes: stored whole, answered from storage, recalled by that word', async () => {
+    const s = await site();
+    // Past DynamoDB's 1024 bytes of a sort key, and the word past them in a recall partition.
+    const word = '中'.repeat(400);
+    const seed = `${word} ${'trail shoes '.repeat(200)}`.slice(0, 2000);
+    const first = await s.tool('research', { mode: 'web', seed });
+    expect([first.status, first.body.status]).toEqual([200, 'succeeded']);
+    const again = await s.tool('research', { mode: 'web', seed: seed.toUpperCase() });
+    expect(again.body).toMatchObject({ cached: true, research_id: first.body.research_id });
+    const recalled = await s.tool('recall', { query: word });
+    expect(recalled.body.results.map((r: { research_id: string }) => r.research_id)).toEqual([first.body.research_id]);
+  });
+
   it("lets 10 of 100 concurrent web calls in, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
     const s = await site();
     let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];

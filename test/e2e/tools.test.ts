@@ -1,6 +1,7 @@
-import { TOOL_LIST } from '@cm/contract';
+import { LIMITS, TOOL_LIST } from '@cm/contract';
 import { keywordScore, nextUtcMidnight } from '@cm/core';
 import { useTestStack } from '../helpers/local';
+import { fakeClock } from '../helpers/clock';
 
 const t = useTestStack();
 
@@ -218,6 +219,15 @@ describe('db tools', () => {
     expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'shoes' } })).status).toBe(200);
   });
 
+  it('selects by an indexed field a value of any length: none has it, and the longest storable is found', async () => {
+    const s = await site();
+    const stored = await insert(s, 'cm_pages', { title: 'Page', published_id: '😀'.repeat(32) });
+    const select = (published_id: string) => s.tool('db_select', { table: 'cm_pages', where: { published_id } });
+    expect((await select(stored.published_id)).body.rows).toEqual([stored]);
+    const long = await select('😀'.repeat(1000));
+    expect([long.status, long.body.rows]).toEqual([200, []]);
+  });
+
   it("scopes every row to the key's site", async () => {
     const a = await site();
     const b = await site();
@@ -355,6 +365,55 @@ describe('get_keywords', () => {
     expect(links.body.rows.find((row: { keyword_id: number }) => row.keyword_id === trail.id).score).toBe(
       keywordScore(trail),
     );
+  });
+
+  it('does not pull a keyword checked with no data again however it is named, until the check is 30 days old', async () => {
+    const s = await site();
+    const nothing = 'supercalifragilisticexpialidocious boots';
+    const topic = await insert(s, 'cm_topics', { name: 'Boots' });
+    const first = await s.tool('get_keywords', { topic_id: topic.id, seeds: [nothing] });
+    const empty = first.body.keywords[0];
+    const calls = (await s.usage()).body.calls;
+
+    // By its keyword_id, as a seed with and without a topic, and under another topic: from storage, no call.
+    const other = await insert(s, 'cm_topics', { name: 'More boots' });
+    for (const input of [
+      { keyword_id: empty.id },
+      { seeds: [nothing] },
+      { topic_id: topic.id, seeds: [nothing] },
+      { topic_id: other.id, seeds: [nothing] },
+    ]) {
+      const reply = await s.tool('get_keywords', input);
+      expect([reply.status, reply.body.no_data, reply.body.keywords]).toEqual([200, [nothing], [empty]]);
+    }
+    expect((await s.usage()).body.calls).toBe(calls);
+    // Named under another topic it is attached there all the same.
+    const links = await s.tool('db_select', { table: 'cm_topic_keywords', where: { keyword_id: empty.id } });
+    expect(links.body.rows.map((row: { topic_id: number }) => row.topic_id).sort()).toEqual([topic.id, other.id]);
+
+    // Attaching commits a keyword stored as an idea, without pulling it.
+    const idea = await insert(s, 'cm_keywords', {
+      keyword: 'zzqx boots',
+      volume: 0,
+      is_idea: true,
+      checked_at: empty.checked_at,
+    });
+    const committed = await s.tool('get_keywords', { topic_id: other.id, seeds: ['zzqx boots'] });
+    expect(committed.body.keywords.find((row: { id: number }) => row.id === idea.id)).toMatchObject({
+      is_idea: false,
+      volume: 0,
+    });
+    expect((await s.usage()).body.calls).toBe(calls);
+
+    // A month on, the data may have some: the keyword is checked again.
+    fakeClock(Date.parse(empty.checked_at) + LIMITS.noDataRecheckDays * 86_400_000);
+    try {
+      const again = await s.tool('get_keywords', { keyword_id: empty.id });
+      expect(again.body.no_data).toEqual([nothing]);
+      expect(again.body.keywords[0].checked_at > empty.checked_at).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it("pulls a topic's keywords: its links and its pages' keywords", async () => {

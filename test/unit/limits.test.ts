@@ -131,6 +131,7 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
     default: limits.dbSelectDefault,
   });
   expect(toolOf(listing, 'get_keywords').properties.seeds).toMatchObject({ maxItems: limits.seedsMax });
+  expect(toolOf(listing, 'get_keywords').description).toContain(`for ${limits.noDataRecheckDays} days`);
   expect(toolOf(listing, 'recall').properties.limit).toMatchObject({
     maximum: limits.recallMax,
     default: limits.recallDefault,
@@ -182,6 +183,7 @@ describe('the tool listing', () => {
       rankDepthMax: 50,
       rankDepthStep: 5,
       historyDaysMax: 180,
+      noDataRecheckDays: 45,
     } as unknown as typeof LIMITS;
     const limitsModule = path.resolve(__dirname, '../../packages/contract/src/limits.ts');
     jest.isolateModules(() => {

@@ -217,40 +217,56 @@ describe('pageId / pageTypeOfId', () => {
 });
 
 describe('outgoingLinks', () => {
+  /** A page id of this service's: `art_` or `qst_` and 16 base32 characters. */
+  const art = (c: string) => `art_${c.repeat(16)}`;
+  const qst = (c: string) => `qst_${c.repeat(16)}`;
+
   it('collects page: markers in copy and related ids, deduplicated and sorted', () => {
     const doc = articleDoc(
       minimalArticle({
-        copy: 'See [z](page:zzz), [a](page:aaa), again [z2](page:zzz) and [ext](https://example.test/x).',
-        related_article_ids: ['mmm', 'aaa'],
-        related_question_ids: ['bbb'],
+        copy: `See [z](page:${art('z')}), [a](page:${art('a')}), again [z2](page:${art('z')}) and [ext](https://example.test/x).`,
+        related_article_ids: [art('m'), art('a')],
+        related_question_ids: [qst('b')],
       }),
       NOW,
     );
-    expect(outgoingLinks(doc)).toEqual(['aaa', 'bbb', 'mmm', 'zzz']);
+    expect(outgoingLinks(doc)).toEqual([art('a'), art('m'), art('z'), qst('b')]);
   });
 
   it('indexes page links in the blocks too (text markers and Portable Text link annotations), so suppressed_links lists every link readers do not see', () => {
     const body = [
-      { _type: 'paragraph', text: '[x](page:from-body)' },
+      { _type: 'paragraph', text: `[x](page:${art('b')})` },
       {
         _type: 'block',
         children: [],
         markDefs: [
-          { _key: 'k', _type: 'link', href: 'page:from-annotation' },
+          { _key: 'k', _type: 'link', href: `page:${art('a')}` },
           { _key: 'w', _type: 'link', href: 'https://web.test' },
         ],
       },
     ];
-    const doc = articleDoc(minimalArticle({ body, related_question_ids: ['q2', 'q1'] }), NOW);
-    expect(outgoingLinks(doc)).toEqual(['from-annotation', 'from-body', 'q1', 'q2']);
+    const doc = articleDoc(minimalArticle({ body, related_question_ids: [qst('d'), qst('c')] }), NOW);
+    expect(outgoingLinks(doc)).toEqual([art('a'), art('b'), qst('c'), qst('d')]);
   });
 
   it('uses the related ids of a question', () => {
     const doc = questionDoc(
-      minimalQuestion({ related_article_ids: ['b', 'a'], related_question_ids: ['a', 'c'] }),
+      minimalQuestion({ related_article_ids: [art('b'), art('a')], related_question_ids: [art('a'), qst('c')] }),
       NOW,
     );
-    expect(outgoingLinks(doc)).toEqual(['a', 'b', 'c']);
+    expect(outgoingLinks(doc)).toEqual([art('a'), art('b'), qst('c')]);
+  });
+
+  it('leaves out an id that is no page id of ours, of any length: it names no page, and keys hold only page ids', () => {
+    const doc = articleDoc(
+      minimalArticle({
+        copy: `[x](page:${'x'.repeat(3000)}) [y](page:art_short)`,
+        related_article_ids: ['editor-42', art('a'), 'ART_AAAAAAAAAAAAAAAA'],
+        related_question_ids: ['😀'.repeat(600), `${qst('c')}x`],
+      }),
+      NOW,
+    );
+    expect(outgoingLinks(doc)).toEqual([art('a')]);
   });
 
   it('is empty for a page that links nowhere', () => {
@@ -517,22 +533,23 @@ describe('checkBodySiteId', () => {
 
 describe('preparePublish', () => {
   it('returns the page id, the stored doc, its links and its warnings', () => {
+    const [P, Q] = ['art_pppppppppppppppp', 'qst_qqqqqqqqqqqqqqqq'];
     const prepared = preparePublish(
       5,
       {
         type: 'article',
-        value: minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }),
+        value: minimalArticle({ copy: `[a](page:${Q})`, related_article_ids: [P], body: [{ _type: 'mystery' }] }),
       },
       NOW,
     );
     expect(prepared.id).toBe(pageId(5, 'article', 'best-running-shoes'));
     expect(prepared.doc).toEqual(
       articleDoc(
-        minimalArticle({ copy: '[a](page:qqq)', related_article_ids: ['ppp'], body: [{ _type: 'mystery' }] }),
+        minimalArticle({ copy: `[a](page:${Q})`, related_article_ids: [P], body: [{ _type: 'mystery' }] }),
         NOW,
       ),
     );
-    expect(prepared.links).toEqual(['ppp', 'qqq']);
+    expect(prepared.links).toEqual([P, Q]);
     expect(paths(prepared.warnings)).toEqual(['body[0]']);
 
     const q = preparePublish(5, { type: 'question', value: minimalQuestion() }, NOW);

@@ -1,5 +1,6 @@
 import {
   AddCompetitorInput,
+  LIMITS,
   ResearchInput,
   SerpBacklinksInput,
   TABLE_FIELDS,
@@ -9,6 +10,7 @@ import {
 } from '@cm/contract';
 import {
   answeringResearch,
+  checkedWithoutData,
   ctrAt,
   keywordLocale,
   keywordScore,
@@ -58,6 +60,22 @@ describe('keywords', () => {
     expect(keywordLocale('GB/en', 'US/en')).toBe('GB/en');
     expect(keywordLocale(undefined, 'US/en')).toBe('US/en');
     expect(keywordLocale(null, null)).toBe('WW/en');
+  });
+
+  it('takes a row checked with no data as checked until its check is noDataRecheckDays old', () => {
+    const now = new Date('2026-03-31T12:00:00Z');
+    const ago = (days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
+    const empty = { volume: 0, cpc_usd: null, competition: null, intent: null, checked_at: ago(1) };
+    expect(checkedWithoutData(empty, now)).toBe(true);
+    expect(checkedWithoutData({ ...empty, checked_at: ago(LIMITS.noDataRecheckDays - 0.001) }, now)).toBe(true);
+    expect(checkedWithoutData({ ...empty, checked_at: ago(LIMITS.noDataRecheckDays) }, now)).toBe(false);
+    // Never checked, or checked with data (a volume, or any other figure): pulled.
+    expect(checkedWithoutData({ ...empty, checked_at: null }, now)).toBe(false);
+    expect(checkedWithoutData({ ...empty, volume: null }, now)).toBe(false);
+    expect(checkedWithoutData({ ...empty, volume: 10 }, now)).toBe(false);
+    expect(checkedWithoutData({ ...empty, cpc_usd: 0.4 }, now)).toBe(false);
+    expect(checkedWithoutData({ ...empty, competition: 0.1 }, now)).toBe(false);
+    expect(checkedWithoutData({ ...empty, intent: 'commercial' }, now)).toBe(false);
   });
 });
 

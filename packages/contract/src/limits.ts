@@ -66,6 +66,11 @@ export const SERVICE_LIMITS = {
   listKeywordsMax: 100,
   /** get_keywords: the most seeds one call takes. */
   seedsMax: 200,
+  /**
+   * get_keywords: a keyword checked with no data is not fetched (nor paid for) again for this many days;
+   * Google Ads volumes are monthly, so after a month the data may have some.
+   */
+  noDataRecheckDays: 30,
   /** db_select: rows per page, by default and at most. */
   dbSelectDefault: 50,
   dbSelectMax: 200,
@@ -94,6 +99,13 @@ export const SERVICE_LIMITS = {
    * question naming thousands costs no more than this (publish warns of the rest).
    */
   topicsListedMax: 20,
+  /**
+   * An article's `category` and each of a question's `topics`, in characters (UTF-16 code units, as
+   * JavaScript counts): each names a section whose slug is in the table's keys, at most 4 bytes a
+   * character once slugged, so 200 keep a section's sort key (`SECTION#topic#<slug>`) within
+   * DynamoDB's 1024 bytes.
+   */
+  sectionNameMax: 200,
   /** Cards on one page of a site's home, category, topic or question index. */
   listingPageSize: 20,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */

@@ -13,9 +13,13 @@ import {
   type PageType,
   named,
 } from './common';
+import { LIMITS } from './limits';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
+
+/** A category's or topic's name: its section's slug is in the table's keys, so it is bounded (LIMITS.sectionNameMax). */
+const SectionName = z.string().check(z.maxLength(LIMITS.sectionNameMax));
 
 /**
  * A source object (spec §2.3, which marks no field required): stored as sent, unknown fields included. A
@@ -60,7 +64,7 @@ export const ArticleInput = named(
     keywords: z.nullish(StringList),
     audience: z.nullish(z.union([z.string(), StringList])),
     goal: z.nullish(z.string()),
-    category: z.nullish(z.string()),
+    category: z.nullish(SectionName),
     cover_image: z.nullish(AbsoluteUrl),
     canonical_url: z.nullish(HttpUrl),
     noindex: z.nullish(z.boolean()),
@@ -78,7 +82,7 @@ export const QuestionInput = named(
     question: z.string().check(z.minLength(1), z.maxLength(TITLE_MAX)),
     answer: Blocks,
     sources: z.nullish(z.array(Source)),
-    topics: z.nullish(StringList),
+    topics: z.nullish(z.array(SectionName)),
   }),
   { id: 'QuestionInput' },
 );
@@ -323,7 +327,10 @@ export const SiteRootParams = z.object({
 
 export const VisitorParams = z.extend(SiteRootParams, { slug: Slug });
 /** A category's or topic's page: its name as one segment (docs/api.md#listing-pages). */
-export const SectionParams = z.extend(SiteRootParams, { section: z.string().check(z.minLength(1), z.maxLength(200)) });
+/** A section's slug: lowercasing can make one character of a name two (`İ`: `i̇`), so twice a name's limit. */
+export const SectionParams = z.extend(SiteRootParams, {
+  section: z.string().check(z.minLength(1), z.maxLength(2 * LIMITS.sectionNameMax)),
+});
 export const SitemapParams = z.extend(SiteRootParams, { sitemap: z.string().check(z.maxLength(40)) });
 /** Where a listing page starts: a cursor from its newer page's link. */
 export const ListingQuery = z.object({ before: z.optional(z.string().check(z.minLength(1), z.maxLength(400))) });

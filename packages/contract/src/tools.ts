@@ -539,8 +539,7 @@ export const TOOLS = {
     result: RecallResult,
   },
   get_keywords: {
-    description:
-      "Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data.",
+    description: `Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data; a keyword so checked is listed from storage, not pulled or paid for again, for ${LIMITS.noDataRecheckDays} days.`,
     input: GetKeywordsInput,
     result: withEstimate(GetKeywordsResult),
   },

@@ -1,4 +1,4 @@
-import { DEFAULT_LOCALE, Keyword, type Intent, type KeywordMetrics } from '@cm/contract';
+import { DEFAULT_LOCALE, Keyword, LIMITS, type Intent, type KeywordMetrics, type KeywordRow } from '@cm/contract';
 
 /** How a keyword is stored and matched; the rule lives in the contract, which validates keywords mode's seeds by it. */
 export { normalizeKeyword } from '@cm/contract';
@@ -44,6 +44,19 @@ export function topByScore<T extends Pick<KeywordMetrics, 'volume' | 'competitio
 /** Whether a keyword has demand data: a positive volume (volume 0 means the data has nothing). */
 export const hasVolume = <M extends Pick<KeywordMetrics, 'volume'>>(metrics: M): metrics is M & { volume: number } =>
   (metrics.volume ?? 0) > 0;
+
+/**
+ * spec §4.3 get_keywords rule 4: a keyword row checked before with no data (volume 0 and no other
+ * metric) is not fetched again until its check is `noDataRecheckDays` old; then the data may have some.
+ */
+export function checkedWithoutData(
+  row: Pick<KeywordRow, 'volume' | 'cpc_usd' | 'competition' | 'intent' | 'checked_at'>,
+  now: Date,
+): boolean {
+  const empty = row.volume === 0 && row.cpc_usd === null && row.competition === null && row.intent === null;
+  if (!empty || row.checked_at === null) return false;
+  return now.getTime() - Date.parse(row.checked_at) < LIMITS.noDataRecheckDays * 86_400_000;
+}
 
 export interface RejectedSeed {
   /** Where the seed stood in `seeds`. */

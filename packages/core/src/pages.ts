@@ -86,7 +86,8 @@ export const pageBlocks = (doc: PageDoc): Block[] => (isArticleDoc(doc) ? doc.bo
 
 /**
  * The pages this page links to, the edges of the link index: `page:<id>` links in `copy` and in the
- * blocks, and the related ids. Sorted, so that "did the links change" is a string comparison.
+ * blocks, and the related ids, each a page id of ours (any other names no page, and would put text of
+ * any length in the index's keys). Sorted, so that "did the links change" is a string comparison.
  */
 export function outgoingLinks(doc: PageDoc): string[] {
   const copy = isArticleDoc(doc) ? doc.copy : null;
@@ -96,7 +97,7 @@ export function outgoingLinks(doc: PageDoc): string[] {
     ...doc.related_article_ids,
     ...doc.related_question_ids,
   ]);
-  return [...ids].sort();
+  return [...ids].filter((id) => pageTypeOfId(id) !== null).sort();
 }
 
 /** The page ids blocks link to, by `[text](page:<id>)` in their texts or a `page:<id>` link annotation. */

@@ -8,6 +8,16 @@ import type { PageType } from '@cm/contract';
 
 export type Key = { pk: string; sk: string };
 
+/**
+ * A caller's text inside a key: as it is while it fits `maxBytes` of UTF-8, else `sha256:` and its
+ * digest, so text of any length has one key of its own within DynamoDB's key limits (2048 bytes a
+ * partition key, 1024 a sort key). Only texts no shorter key ever held are hashed: nothing stored moves.
+ */
+export const keyText = (text: string, maxBytes: number): string =>
+  Buffer.byteLength(text, 'utf8') <= maxBytes
+    ? text
+    : `sha256:${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
+
 export const siteKey = (siteId: number): Key => ({ pk: `SITE#${siteId}`, sk: 'META' });
 export const apiKeyKey = (keyHash: string): Key => ({ pk: `KEY#${keyHash}`, sk: 'KEY' });
 export const sequenceKey = (name: string): Key => ({ pk: 'SEQ', sk: name });
@@ -61,9 +71,9 @@ export const rowKey = (siteId: number, table: string, id: number): Key => ({
   pk: rowPartition(siteId, table),
   sk: rowSk(id),
 });
-/** Index partition of the rows whose `field` has `value`. */
+/** Index partition of the rows whose `field` has `value` (a `db_select` may ask for a value of any length). */
 export const rowIndexPartition = (siteId: number, table: string, field: string, value: unknown): string =>
-  `${rowPartition(siteId, table)}#${field}=${JSON.stringify(value)}`;
+  `${rowPartition(siteId, table)}#${field}=${keyText(JSON.stringify(value), 1024)}`;
 /** The claim that makes a value unique among a table's rows: the id of the row that owns the value. */
 export const uniqueKey = (siteId: number, table: string, value: string): Key => ({
   pk: `SITE#${siteId}#UNIQUE#${table}`,
@@ -102,12 +112,13 @@ export const researchKey = (siteId: number, researchId: string): Key => ({
   pk: `SITE#${siteId}#RESEARCH`,
   sk: researchId,
 });
-/** Recall's inverted index: one item per (term, research), newest research first. */
-export const researchTermPartition = (siteId: number, term: string): string => `SITE#${siteId}#RTERM#${term}`;
-/** The latest research of a (mode, query), so a repeated query is answered from the store. */
+/** Recall's inverted index: one item per (term, research), newest research first. A term is a word of any length. */
+export const researchTermPartition = (siteId: number, term: string): string =>
+  `SITE#${siteId}#RTERM#${keyText(term, 1024)}`;
+/** The latest research of a (mode, query), so a repeated query is answered from the store; a seed and question take 2000 characters each. */
 export const researchQueryKey = (siteId: number, queryKey: string): Key => ({
   pk: `SITE#${siteId}#RQUERY`,
-  sk: queryKey,
+  sk: keyText(queryKey, 1024),
 });
 
 /** Backlink snapshots of one domain tracked by a site, one per day, newest last. */

@@ -77,10 +77,13 @@ export class ResearchStore {
 
   /** Where each query stands, in one batched read, strongly consistent: a caller that lost a claim reads who owns it. */
   async queryStates(siteId: number, queryKeys: readonly string[]): Promise<Map<string, QueryState>> {
+    // A long query's key is its digest: each item is matched back to its query by the key asked for.
+    const asked = [...new Set(queryKeys)].map((query) => ({ query, key: researchQueryKey(siteId, query) }));
+    const queryOf = new Map(asked.map(({ query, key }) => [key.sk, query]));
     const items = await batchGet(
       this.db,
       this.table,
-      [...new Set(queryKeys)].map((key) => researchQueryKey(siteId, key)),
+      asked.map(({ key }) => key),
       undefined,
       { consistent: true },
     );
@@ -88,7 +91,7 @@ export class ResearchStore {
       items
         .map((item) => decodeResearchQuery(item))
         .map((query) => [
-          query.sk,
+          String(queryOf.get(query.sk)),
           {
             research_id: query.research_id ?? null,
             created_at: query.created_at ?? null,

@@ -1,5 +1,12 @@
-import { ApiError, type GetKeywordsInput, type KeywordMetrics, type KeywordRow, type RowOf } from '@cm/contract';
-import { keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
+import {
+  ApiError,
+  LIMITS,
+  type GetKeywordsInput,
+  type KeywordMetrics,
+  type KeywordRow,
+  type RowOf,
+} from '@cm/contract';
+import { checkedWithoutData, keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
 import { keywordMetricsPrice } from '@cm/providers';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
@@ -12,6 +19,9 @@ interface Target {
   keyword: string;
   locale: string;
 }
+
+/** The unique value of a keyword row or target: its locale and keyword. */
+const uniqueOf = (row: Target) => keywordUnique(row.locale, row.keyword);
 
 /** The metrics calls of these targets: one per locale and batch of METRICS_BATCH keywords. */
 function metricsBatches(targets: Iterable<Target>): Array<{ locale: string; keywords: string[] }> {
@@ -38,21 +48,26 @@ async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promi
 /**
  * Writes fields onto the keyword rows of these targets: an update where the (locale, keyword) row
  * exists, an insert where it does not (and an update after all when a concurrent call inserted it).
+ * `known`: the rows' ids by unique value, when the caller has read them (else they are read here); a row
+ * gone since is inserted again.
  */
 export async function upsertKeywords(
   ctx: ToolContext,
   writes: ReadonlyArray<{ target: Target; fields: Record<string, unknown> }>,
   newRowDefaults: Record<string, unknown>,
+  known?: ReadonlyMap<string, number>,
 ): Promise<KeywordRow[]> {
   const now = ctx.now.toISOString();
   const rows = ctx.store.rows;
-  const ids = await rows.idsByUnique(
-    ctx.siteId,
-    'cm_keywords',
-    writes.map((w) => keywordUnique(w.target.locale, w.target.keyword)),
-  );
+  const ids =
+    known ??
+    (await rows.idsByUnique(
+      ctx.siteId,
+      'cm_keywords',
+      writes.map((w) => uniqueOf(w.target)),
+    ));
   const updated = await mapLimit(writes, 16, async (w) => {
-    const id = ids.get(keywordUnique(w.target.locale, w.target.keyword));
+    const id = ids.get(uniqueOf(w.target));
     return { w, row: id === undefined ? null : await rows.update(ctx.siteId, 'cm_keywords', id, w.fields, now) };
   });
   const missing = updated.filter((u) => u.row === null).map((u) => u.w);
@@ -78,8 +93,8 @@ export async function upsertKeywords(
 
 /**
  * What get_keywords pulls: the targets (seeds, the keyword row, a topic's keywords and its pages'), and
- * a topic's rows checked before without data, which are not fetched again. Its run and its estimate
- * both start here.
+ * the stored rows checked before without data, which are not fetched again (spec §4.3 rule 4) however
+ * they are named. Its run and its estimate both start here.
  */
 async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const site = await siteOf(ctx);
@@ -92,8 +107,8 @@ async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   const seedKeys = new Set<string>();
   const add = (keyword: string, targetLocale: string) => {
     const target = { keyword: normalizeKeyword(keyword), locale: targetLocale };
-    targets.set(keywordUnique(target.locale, target.keyword), target);
-    return keywordUnique(target.locale, target.keyword);
+    targets.set(uniqueOf(target), target);
+    return uniqueOf(target);
   };
   const { accepted: seeds, rejected: rejectedSeeds } = splitSeeds(input.seeds ?? []);
   // Nothing left to pull: the call would do nothing, so it says why each seed was refused.
@@ -102,11 +117,10 @@ async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
     throw new ApiError('validation_failed', issues.map((i) => `body.${i.path}: ${i.message}`).join('; '), { issues });
   }
   for (const seed of seeds) seedKeys.add(add(seed, locale));
-  if (keywordRow) add(keywordRow.keyword, keywordRow.locale);
 
-  // A topic's keywords: its links and its pages' keywords. Rows checked before without data are not fetched again.
-  const checkedEmpty: KeywordRow[] = [];
-  const checkedEmptyKeys = new Set<string>();
+  // The stored rows of the targets, by their unique value: the keyword row and a topic's links are read already.
+  const stored = new Map<string, KeywordRow>();
+  if (keywordRow) stored.set(add(keywordRow.keyword, keywordRow.locale), keywordRow);
   let links: RowOf<'cm_topic_keywords'>[] = [];
   if (topic) {
     links = await ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id);
@@ -115,19 +129,23 @@ async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
       'cm_keywords',
       links.map((l) => l.keyword_id),
     );
-    for (const row of linked.values()) {
-      const key = keywordUnique(row.locale, row.keyword);
-      if (row.volume === 0 && row.checked_at && !targets.has(key)) {
-        checkedEmpty.push(row);
-        checkedEmptyKeys.add(key);
-      } else add(row.keyword, row.locale);
-    }
+    for (const row of linked.values()) stored.set(add(row.keyword, row.locale), row);
     const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
-    for (const keyword of pages.flatMap(pageKeywords)) {
-      if (!checkedEmptyKeys.has(keywordUnique(locale, normalizeKeyword(keyword)))) add(keyword, locale);
-    }
+    for (const keyword of pages.flatMap(pageKeywords)) add(keyword, locale);
   }
-  return { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds };
+  const ids = await ctx.store.rows.idsByUnique(
+    ctx.siteId,
+    'cm_keywords',
+    [...targets.keys()].filter((key) => !stored.has(key)),
+  );
+  const others = await ctx.store.rows.getMany(ctx.siteId, 'cm_keywords', [...ids.values()]);
+  for (const row of others.values()) stored.set(uniqueOf(row), row);
+  for (const [key, row] of stored) ids.set(key, row.id);
+
+  // Checked before without data: listed from storage, not fetched (nor paid for) again.
+  const checkedEmpty = [...stored.values()].filter((row) => checkedWithoutData(row, ctx.now));
+  for (const row of checkedEmpty) targets.delete(uniqueOf(row));
+  return { locale, scoped, topic, targets, seedKeys, checkedEmpty, ids, links, rejectedSeeds };
 }
 
 /** The keyword metrics calls of these keywords (by batch size), at list prices. */
@@ -147,15 +165,17 @@ async function planGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promi
     free: freeOf(
       'keywords',
       plan.checkedEmpty.map((row) => row.keyword),
-      'checked before with no data: not pulled again',
+      `checked with no data in the last ${LIMITS.noDataRecheckDays} days: not pulled again`,
     ),
-    notes: [`${plan.targets.size} keywords pulled fresh (get_keywords always pulls; stored metrics are not reused)`],
+    notes: [
+      `${plan.targets.size} keywords pulled fresh (get_keywords pulls again all but keywords checked with no data)`,
+    ],
   };
 }
 
 /** get_keywords: fresh metrics of its targets, upserted; `estimate` is its plan, priced. */
 async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
-  const { locale, scoped, topic, targets, seedKeys, checkedEmpty, links, rejectedSeeds } = await planKeywords(
+  const { locale, scoped, topic, targets, seedKeys, checkedEmpty, ids, links, rejectedSeeds } = await planKeywords(
     ctx,
     input,
   );
@@ -182,14 +202,18 @@ async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
       },
     });
   }
-  const stored = await upsertKeywords(ctx, writes, { is_idea: false });
+  const fetched = await upsertKeywords(ctx, writes, { is_idea: false }, ids);
+  // A seed checked before without data is attached all the same, and attaching commits it.
+  const unfetched = await mapLimit(checkedEmpty, 16, async (row) =>
+    topic && row.is_idea && seedKeys.has(uniqueOf(row))
+      ? ((await ctx.store.rows.update(ctx.siteId, 'cm_keywords', row.id, { is_idea: false }, checkedAt)) ?? row)
+      : row,
+  );
 
   let attached = 0;
   if (topic) {
     const linkedIds = new Map(links.map((l) => [l.keyword_id, l]));
-    const toAttach = stored.filter(
-      (row) => seedKeys.has(keywordUnique(row.locale, row.keyword)) && !linkedIds.has(row.id),
-    );
+    const toAttach = [...fetched, ...unfetched].filter((row) => seedKeys.has(uniqueOf(row)) && !linkedIds.has(row.id));
     const { created } = await ctx.store.rows.insertMany(
       ctx.siteId,
       'cm_topic_keywords',
@@ -198,7 +222,7 @@ async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
     );
     attached = created.length;
     // Scores of links already there follow the fresh metrics.
-    const relinked = stored.flatMap((row) => {
+    const relinked = fetched.flatMap((row) => {
       const link = linkedIds.get(row.id);
       return link ? [{ link, score: rowScore(row) }] : [];
     });
@@ -207,11 +231,11 @@ async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
     );
   }
 
-  noData.push(...checkedEmpty.map((row) => row.keyword));
+  noData.push(...unfetched.map((row) => row.keyword));
   return {
     data_source: ctx.keywordData.name,
     locale,
-    keywords: [...stored, ...checkedEmpty],
+    keywords: [...fetched, ...unfetched],
     no_data: noData,
     rejected_seeds: rejectedSeeds.map(({ seed, reason }) => ({ seed, reason })),
     topic_id: topic?.id ?? null,

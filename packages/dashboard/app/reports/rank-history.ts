@@ -125,10 +125,15 @@ function sovOverTime(history: RankHistory, styles: DomainStyles, covered: string
   const table = dataTable<(typeof history.visibility)[number]>({
     name: 'visibility',
     caption:
-      'Visibility of each domain: estimated clicks a day (CTR of each position × the keyword’s volume) and share of voice, on the latest day with data',
+      'Visibility of each domain: estimated clicks a month (CTR of each position × the keyword’s monthly search volume) and share of voice, on the latest day with data',
     columns: [
       { label: 'Domain', cell: (v) => domainLabel(styles.of(v.domain), { showDomain: true }) },
-      { label: 'Clicks a day', cell: (v) => fmtNum(last(v.clicks)), sortBy: (v) => last(v.clicks), numeric: true },
+      {
+        label: 'Clicks a month (est.)',
+        cell: (v) => fmtNum(last(v.clicks)),
+        sortBy: (v) => last(v.clicks),
+        numeric: true,
+      },
       { label: 'Share of voice', cell: (v) => fmtShare(last(v.sov)), sortBy: (v) => last(v.sov), numeric: true },
     ],
     rows: history.visibility,
@@ -152,7 +157,7 @@ function movers(history: RankHistory, styles: DomainStyles): HTMLElement {
     dataTable<(typeof rows)[number]>({
       name: 'movers',
       caption:
-        'What moved most over the window, first day with data against the last: your site’s position on a keyword, a domain’s estimated clicks a day',
+        'What moved most over the window, first day with data against the last: your site’s position on a keyword, a domain’s estimated clicks a month',
       columns: [
         { label: 'Keyword or domain', cell: (r) => r.what, wrap: true },
         { label: 'Move', cell: (r) => r.kind },
