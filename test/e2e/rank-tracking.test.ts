@@ -1,5 +1,7 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ctrAt, daysEndingOn } from '@cm/core';
 import { rankCheckPrice } from '@cm/providers';
+import { rowKey } from '../../packages/store/src/keys';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
@@ -98,7 +100,7 @@ describe('track_rankings', () => {
     });
     await t.stack.drain();
     const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
-    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
     expect(await rankLedger(s)).toMatchObject({ calls: 3 });
   });
 });
@@ -160,7 +162,7 @@ describe('thirty days of checks', () => {
     // (Monitoring's runs were planned beside the checks, and held.)
     expect(monitorRuns).toBeGreaterThan(30);
     expect(history.days).toEqual(DAYS);
-    expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length });
+    expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length, failed: [] });
     const ledger = await rankLedger(s);
     expect(ledger.calls).toBe(30 * SEEDS.length);
     expect(ledger.cost).toBeCloseTo(30 * SEEDS.length * PRICE, 6);
@@ -361,7 +363,7 @@ describe('what a check pays', () => {
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
     const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
-    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
   });
 
   it('prices turning tracking on as a month of checks (estimate: true), and asks for approval above confirm_above_usd', async () => {
@@ -417,5 +419,105 @@ describe('what a check pays', () => {
     expect(both.body.total).toMatchObject({ keywords: 2, checks_per_month: 30 + Math.round((30 / 7) * 100) / 100 });
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+  });
+});
+
+describe('a run that fails says so', () => {
+  afterAll(() => {
+    // The runs failed here on purpose were dead-lettered: no other test's business.
+    for (const queue of Object.values(t.stack.queues)) queue.deadLetters.splice(0);
+  });
+
+  /** A published article's cm_pages row in the topic, targeting `keyword`. */
+  async function publishedPage(s: SiteClient, topicId: number, slug: string, keyword: string) {
+    const published = await s.call('POST', '/articles', article(slug));
+    const page = await s.tool('db_insert', {
+      table: 'cm_pages',
+      row: { title: slug, topic_id: topicId, primary_keyword: keyword, published_id: published.body.id },
+    });
+    return page.body.row.id as number;
+  }
+  const lastRuns = async (s: SiteClient) =>
+    Object.fromEntries(
+      (await s.tool('track_rankings', {})).body.tracking.map((e: any) => [`${e.scope.type} ${e.scope.id}`, e.last_run]),
+    );
+
+  it("checks a topic and one of its published pages, both tracked, each keyword once: no scope's run fails", async () => {
+    const s = await siteClient(t, 'overlap', { domain: 'overlap.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Overlap', ['cycling gloves', 'cycling socks']);
+    const pageId = await publishedPage(s, topicId, 'cycling-gloves', 'cycling gloves');
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    await t.stack.drain();
+    const tomorrow = daysEndingOn(TODAY, 1).map((d) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000))[0]!;
+    const day = tomorrow.toISOString().slice(0, 10);
+    await scheduleOn(day);
+    expect(t.stack.queues.rank.deadLetters).toEqual([]);
+    expect(await rankLedger(s)).toMatchObject({ calls: 4 });
+    expect(await lastRuns(s)).toEqual({
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok', keywords: 2, left: 0 }),
+      [`page ${pageId}`]: expect.objectContaining({ day, status: 'ok', keywords: 1, left: 0 }),
+    });
+    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 2 })).body.history;
+    expect(history.coverage).toMatchObject({ days_with_data: 2, failed: [] });
+    expect(history.pages).toHaveLength(1);
+  });
+
+  it('fails one scope alone: the others are checked, and the tracking and the history name the day it failed and why', async () => {
+    const s = await siteClient(t, 'one-bad', { domain: 'one-bad.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Good', ['ski wax']);
+    const badTopic = await topicWith(s, 'Bad', ['ski poles']);
+    const pageId = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Poles', topic_id: badTopic, primary_keyword: 'ski poles' },
+      })
+    ).body.row.id as number;
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    await t.stack.drain();
+    // The page's row turns unreadable (its title gone): its scope's keywords cannot be read.
+    const key = rowKey(s.siteId, 'cm_pages', pageId);
+    const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+    const { title: _title, ...broken } = stored.row;
+    await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: broken } }));
+    const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10);
+    await scheduleOn(day);
+    // The good topic's keyword was checked once, whatever the retries of the message.
+    expect(await rankLedger(s)).toMatchObject({ calls: 3 });
+    expect(t.stack.queues.rank.deadLetters).toHaveLength(1);
+    await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: stored }));
+    expect(await lastRuns(s)).toEqual({
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok', keywords: 1 }),
+      [`page ${pageId}`]: expect.objectContaining({
+        day,
+        status: 'failed',
+        error: expect.stringContaining('internal error'),
+      }),
+    });
+    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 3 })).body.history;
+    expect(history.coverage.failed).toEqual([{ day, keyword: null, error: expect.stringContaining('internal error') }]);
+  });
+
+  it("stores a check the provider had no SERP for as failed: the history's coverage names its day and keyword", async () => {
+    const s = await siteClient(t, 'no-serp', { domain: 'no-serp.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'No SERP', ['snow boots']);
+    const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
+    await t.stack.queues['rank-collect'].send(
+      JSON.stringify({
+        site_id: s.siteId,
+        day,
+        depth: 20,
+        site_domain: 'no-serp.example.com',
+        tasks: [{ id: 'lost-task', locale: 'US/en', keyword: 'snow boots' }],
+      }),
+    );
+    await t.stack.drain();
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 7 })).body.history;
+    expect(history.days[6]).toBe(day);
+    expect(history.coverage).toMatchObject({
+      days_with_data: 0,
+      failed: [{ day, keyword: 'snow boots', error: expect.stringContaining('no sandbox task') }],
+    });
   });
 });

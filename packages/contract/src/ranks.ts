@@ -52,6 +52,27 @@ export type TrackRankingsInput = z.output<typeof TrackRankingsInput>;
 
 const Scope = z.object({ type: z.enum(TRACKED_SCOPES), id: z.int(), name: z.string() });
 
+/** How a scope's run of a day ended: every keyword checked or posted, some left (budget, provider), or none (error). */
+export const RUN_STATUSES = ['ok', 'partial', 'failed'] as const;
+
+/** A tracked scope's last run of its checks, as its item keeps it and track_rankings answers it. */
+export const ScopeRun = z.object({
+  /** The check day the run was for. */
+  day: z.string(),
+  at: z.string(),
+  status: z.enum(RUN_STATUSES),
+  /** The scope's keywords the run took. */
+  keywords: z.int(),
+  /** Of them, left for a later run: no budget room, or refused by the provider. */
+  left: z.int(),
+  error: z.optional(z.string()),
+});
+export type ScopeRun = z.infer<typeof ScopeRun>;
+
+/** A check that failed: a keyword's (the provider had no SERP for it) or, with `keyword` null, a scope's whole run of that day. */
+export const FailedCheck = z.object({ day: z.string(), keyword: z.nullable(z.string()), error: z.string() });
+export type FailedCheck = z.infer<typeof FailedCheck>;
+
 /** What a month of checks costs at list prices. */
 const Monthly = { checks_per_month: z.number(), usd_per_month: z.number() };
 
@@ -65,6 +86,9 @@ export const TrackRankingsFields = {
       since: z.string(),
       keywords: z.array(z.string()),
       ...Monthly,
+      last_run: z
+        .nullable(ScopeRun)
+        .check(z.meta({ description: 'its last run of checks: ok, partial (some left) or failed, with why' })),
     }),
   ),
   depth: z.int(),
@@ -89,7 +113,14 @@ const DomainMove = named(z.object({ domain: z.string(), ...Move }), { id: 'RankD
  */
 export const RankHistory = z.object({
   days: z.array(z.string()),
-  coverage: z.object({ days: z.int(), days_with_data: z.int(), keywords_with_data: z.int() }),
+  coverage: z.object({
+    days: z.int(),
+    days_with_data: z.int(),
+    keywords_with_data: z.int(),
+    failed: z
+      .array(FailedCheck)
+      .check(z.meta({ description: "the window's failed checks, newest first (keyword null: the day's run failed)" })),
+  }),
   keywords: z.array(z.object({ keyword: z.string(), locale: z.string(), positions: z.record(z.string(), Positions) })),
   visibility: z.array(
     z.object({
