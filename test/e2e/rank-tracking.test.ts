@@ -83,6 +83,8 @@ describe('track_rankings', () => {
     expect(tracked.status).toBe(200);
     const keywords = tracked.body.tracking[0].keywords;
     expect(keywords.sort()).toEqual(['hiking boots', 'trail running shoes', 'trail shoes']);
+    // ... and says so: a linked idea waits to be committed.
+    expect(tracked.body.untracked).toEqual([{ keyword: 'trail idea', reason: expect.stringContaining('an idea') }]);
     expect(tracked.body).toMatchObject({
       tracking: [
         {
@@ -103,10 +105,41 @@ describe('track_rankings', () => {
     expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
     expect(await rankLedger(s)).toMatchObject({ calls: 3 });
   });
+
+  it('tracks an idea a page names, as the landscape counts it: the page commits it, whatever its row says', async () => {
+    const s = await siteClient(t, 'named-idea', { domain: 'named-idea.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Climbing', ['climbing harness']);
+    const ideas = ['belay device', 'chalk ball'];
+    for (const keyword of ideas) {
+      const idea = (await s.tool('db_insert', { table: 'cm_keywords', row: { keyword, is_idea: true } })).body.row;
+      await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
+    }
+    await s.tool('db_insert', {
+      table: 'cm_pages',
+      row: {
+        title: 'Harness',
+        topic_id: topicId,
+        primary_keyword: 'climbing harness',
+        secondary_keywords: ['belay device'],
+      },
+    });
+    const landscape = (await s.tool('serp_landscape', { topic_id: topicId })).body.keywords;
+    const committed = landscape.filter((k: any) => !k.is_idea).map((k: any) => k.keyword);
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(tracked.body.tracking[0].keywords.sort()).toEqual(committed.sort());
+    expect(committed.sort()).toEqual(['belay device', 'climbing harness']);
+    expect(tracked.body.untracked).toEqual([{ keyword: 'chalk ball', reason: expect.stringContaining('an idea') }]);
+    await t.stack.drain();
+  });
 });
 
+/** The day `n` days after today. */
+const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
 describe('thirty days of checks', () => {
-  const DAYS = daysEndingOn(TODAY, 30);
+  // As the README's quick start builds a history on one machine: tracking begins today, and the schedule
+  // runs as of each of the next 29 days; the history ends on the last day checked.
+  const DAYS = daysEndingOn(later(29), 30);
   const SEEDS = ['running shoes', 'trail running shoes', 'marathon training', 'running socks', 'road running tips'];
   let s: SiteClient;
   let topicId: number;
@@ -132,27 +165,11 @@ describe('thirty days of checks', () => {
     });
     pageId = page.body.row.id;
     await t.stack.drain();
-    // Tracking began 29 days ago: its weekly rhythm starts there (daily here), and each day's schedule checks it.
-    jest.useFakeTimers({
-      now: Date.parse(`${DAYS[0]}T05:00:00.000Z`),
-      doNotFake: [
-        'nextTick',
-        'setImmediate',
-        'setTimeout',
-        'setInterval',
-        'clearTimeout',
-        'clearInterval',
-        'queueMicrotask',
-        'performance',
-        'hrtime',
-      ],
-    });
     expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body.first_check).toEqual({
       queued: SEEDS.length,
       deferred: 0,
     });
     await t.stack.drain();
-    jest.useRealTimers();
     for (const day of DAYS) await scheduleOn(day);
     landscape = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 30 })).body;
     history = landscape.history;
@@ -317,7 +334,6 @@ describe('what stops tracking', () => {
       checks_per_month: Math.round((30 / 7) * 100) / 100,
     });
     await t.stack.drain();
-    const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
     for (let n = 1; n <= 14; n++) await scheduleOn(later(n));
     expect((await rankLedger(s)).calls).toBe(3); // today, a week on, two weeks on
   });
@@ -449,8 +465,7 @@ describe('a run that fails says so', () => {
     await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
     await t.stack.drain();
-    const tomorrow = daysEndingOn(TODAY, 1).map((d) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000))[0]!;
-    const day = tomorrow.toISOString().slice(0, 10);
+    const day = later(1);
     await scheduleOn(day);
     expect(t.stack.queues.rank.deadLetters).toEqual([]);
     expect(await rankLedger(s)).toMatchObject({ calls: 4 });
@@ -481,7 +496,7 @@ describe('a run that fails says so', () => {
     const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
     const { title: _title, ...broken } = stored.row;
     await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: broken } }));
-    const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10);
+    const day = later(2);
     await scheduleOn(day);
     // The good topic's keyword was checked once, whatever the retries of the message.
     expect(await rankLedger(s)).toMatchObject({ calls: 3 });
@@ -502,7 +517,7 @@ describe('a run that fails says so', () => {
   it("stores a check the provider had no SERP for as failed: the history's coverage names its day and keyword", async () => {
     const s = await siteClient(t, 'no-serp', { domain: 'no-serp.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'No SERP', ['snow boots']);
-    const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
+    const day = later(3);
     await t.stack.queues['rank-collect'].send(
       JSON.stringify({
         site_id: s.siteId,
