@@ -64,6 +64,11 @@ describe('track_rankings', () => {
       { topic_id: 1, cadence: 'daily', max_keywords: 501 },
     ])
       expect((await s.tool('track_rankings', body)).status).toBe(400);
+    // A device the checks would not honour is refused, not silently desktop.
+    expect(await s.tool('track_rankings', { topic_id: 1, cadence: 'daily', device: 'mobile' })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', issues: [{ path: 'device', message: expect.stringContaining('desktop') }] },
+    });
     expect(await s.tool('track_rankings', { topic_id: 999, cadence: 'daily' })).toMatchObject({
       status: 404,
       body: { code: 'not_found', table: 'cm_topics', id: 999 },
@@ -135,6 +140,57 @@ describe('track_rankings', () => {
 
 /** The day `n` days after today. */
 const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
+describe('the keywords and the depth it takes', () => {
+  it('refuses a keyword with a control character wherever a keyword is stored or checked, naming the field, and stores nothing', async () => {
+    const s = await siteClient(t, 'control', { domain: 'control.example.com', locale: 'US/en' });
+    const refused = [
+      ['db_insert', { table: 'cm_keywords', row: { keyword: 'trail\u0000shoes' } }, 'row.keyword'],
+      ['db_insert', { table: 'cm_pages', row: { title: 'P', primary_keyword: 'bell\u0007' } }, 'row.primary_keyword'],
+      [
+        'db_insert',
+        { table: 'cm_pages', row: { title: 'P', secondary_keywords: ['a\tb'] } },
+        'row.secondary_keywords[0]',
+      ],
+      ['serp_landscape', { keyword: 'esc\u001b[0m' }, 'keyword'],
+      ['serp_keyword_refresh', { keyword: 'c1\u0085' }, 'keyword'],
+    ] as const;
+    for (const [tool, body, path] of refused)
+      expect(await s.tool(tool, body)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', issues: [{ path, message: expect.stringContaining('control characters') }] },
+      });
+    for (const table of ['cm_keywords', 'cm_pages'])
+      expect((await s.tool('db_select', { table })).body.rows).toEqual([]);
+    // A seed of get_keywords is judged on its own: refused with why, the others pulled.
+    const pulled = await s.tool('get_keywords', { seeds: ['nul\u0000seed', 'clean seed'] });
+    expect(pulled.body.rejected_seeds).toEqual([
+      { seed: 'nul\u0000seed', reason: expect.stringContaining('control characters') },
+    ]);
+    // Leading and trailing whitespace is trimmed, as before.
+    expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: ' tent\n' } })).body.row.keyword).toBe(
+      'tent',
+    );
+  });
+
+  it('checks at every depth it accepts: at the top 100 each check is paid for and stored, none dead-lettered', async () => {
+    const s = await siteClient(t, 'deep', { domain: 'deep.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Deep', ['dry bag', 'head torch']);
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 100 });
+    expect(tracked.body).toMatchObject({ depth: 100, first_check: { queued: 2, deferred: 0 } });
+    await t.stack.drain();
+    for (const queue of Object.values(t.stack.queues)) expect(queue.deadLetters).toEqual([]);
+    const ledger = await rankLedger(s);
+    expect(ledger).toMatchObject({ calls: 2 });
+    expect(ledger.cost).toBeCloseTo(2 * rankCheckPrice(100), 6);
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 2 });
+    for (const keyword of ['dry bag', 'head torch']) {
+      const { rows } = await t.store.ranks.latest(s.siteId, 'US/en', keyword, 1);
+      expect(rows[0]).toMatchObject({ depth: 100 });
+    }
+  });
+});
 
 describe('thirty days of checks', () => {
   // As the README's quick start builds a history on one machine: tracking begins today, and the schedule

@@ -33,6 +33,14 @@ export const TrackRankingsInput = z
           .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
       )
       .check(z.meta({ description: `Site setting: results checked (default ${LIMITS.rankDepthDefault})` })),
+    // Said, not dropped: a device the checks would not honour is refused rather than silently desktop.
+    device: z
+      .optional(
+        z.literal('desktop', {
+          error: 'only "desktop": every check is a desktop SERP (mobile rank tracking is not offered)',
+        }),
+      )
+      .check(z.meta({ description: 'desktop only: every check is a desktop SERP' })),
     ...EstimateFields,
   })
   .check(
