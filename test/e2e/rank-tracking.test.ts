@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ctrAt, daysEndingOn } from '@cm/core';
-import { rankCheckPrice } from '@cm/providers';
+import { Meter, ProviderError, rankCheckPrice, type SerpTask, type SerpTaskQueue } from '@cm/providers';
+import { runRankChecks, type SiteBudget } from '@cm/tools';
 import { rowKey } from '../../packages/store/src/keys';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
@@ -568,6 +569,111 @@ describe('a run that fails says so', () => {
     });
     const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 3 })).body.history;
     expect(history.coverage.failed).toEqual([{ day, keyword: null, error: expect.stringContaining('internal error') }]);
+  });
+
+  describe('a run whose provider refuses', () => {
+    /** A site's run of `day` on a standard queue that answers with `post`, free (no budget involved). */
+    const runOn = (siteId: number, day: string, post: SerpTaskQueue['post']) =>
+      runRankChecks(
+        {
+          store: t.store,
+          serpQueue: {
+            name: 'refusing',
+            tasksPerPost: 100,
+            readySeconds: 0,
+            post,
+            collect: () => Promise.reject(new Error('not read')),
+          },
+          meter: new Meter(),
+          now: new Date(),
+          budget: {} as SiteBudget,
+          enqueue: (name, body) => t.stack.queues[name].send(JSON.stringify(body)),
+          checkPriceUsd: () => 0,
+        },
+        { site_id: siteId, day, requested_at: new Date().toISOString() },
+      );
+
+    it('records the checks it refused as partial, the ones refused for good as failed in the history; a post refused whole fails the run, said on the scope', async () => {
+      const s = await siteClient(t, 'refusing', { domain: 'refusing.example.com', locale: 'US/en' });
+      const topicId = await topicWith(s, 'Refused', ['ice axe', 'crampons', 'gaiters']);
+      await t.store.ranks.track(
+        s.siteId,
+        { type: 'topic', id: topicId },
+        { cadence: 'daily', max_keywords: 50 },
+        new Date(),
+      );
+      const day = later(5);
+      const answers = (tasks: readonly SerpTask[]) =>
+        Promise.resolve(
+          tasks.map((task) =>
+            task.keyword === 'ice axe'
+              ? { tag: task.tag, error: 'invalid field', retryable: false }
+              : task.keyword === 'crampons'
+                ? { tag: task.tag, error: 'busy', retryable: true }
+                : { tag: task.tag, id: `task-${task.keyword}` },
+          ),
+        );
+      const outcome = await runOn(s.siteId, day, answers);
+      expect(outcome.posted).toBe(1);
+      expect(outcome.refused.map((r) => r.keyword).sort()).toEqual(['crampons', 'ice axe']);
+      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({ day, status: 'partial', keywords: 3, left: 2 });
+      await t.stack.drain();
+      // The stack's sandbox collects the one posted, and knows no such task: that day has no row for it either.
+      const failed = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history.coverage
+        .failed;
+      expect(failed.map((f: any) => [f.keyword, f.error])).toEqual([
+        ['gaiters', expect.stringContaining('no sandbox task')],
+        ['ice axe', 'invalid field'],
+      ]);
+      for (const queue of Object.values(t.stack.queues)) queue.deadLetters.splice(0);
+
+      // The next day, a post refused whole: the run fails, its scope says why, and so does the history.
+      const next = later(6);
+      await expect(
+        runOn(s.siteId, next, () => Promise.reject(new ProviderError('refusing', 'rate limited', true))),
+      ).rejects.toThrow('rate limited');
+      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({
+        day: next,
+        status: 'failed',
+        left: 3,
+        error: 'rate limited',
+      });
+      const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
+      expect(history.coverage.failed[0]).toEqual({ day: next, keyword: null, error: 'rate limited' });
+      // Run again without failing, the day is taken out of the failed runs.
+      await runOn(s.siteId, next, answers);
+      const again = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
+      expect(again.coverage.failed.filter((f: any) => f.keyword === null)).toEqual([]);
+    });
+
+    it('records nothing on a scope stopped while its run ran, and a failure never replaces a stored row', async () => {
+      const s = await siteClient(t, 'stopped-midrun', { domain: 'stopped-midrun.example.com', locale: 'US/en' });
+      const topicId = await topicWith(s, 'Stopped', ['bear spray']);
+      const scope = { type: 'topic', id: topicId } as const;
+      await t.store.ranks.track(s.siteId, scope, { cadence: 'daily', max_keywords: 50 }, new Date());
+      const day = later(7);
+      await runOn(s.siteId, day, async (tasks) => {
+        await t.store.ranks.untrack(s.siteId, scope);
+        return tasks.map((task) => ({ tag: task.tag, id: 'x' }));
+      });
+      expect(await t.store.ranks.trackedScope(s.siteId, scope)).toBeNull();
+
+      const row = {
+        keyword: 'bear spray',
+        locale: 'US/en',
+        day,
+        checked_at: new Date().toISOString(),
+        data_source: 'sandbox',
+        depth: 20,
+        domains: [],
+        site_results: [],
+      };
+      await t.store.ranks.put(s.siteId, [row]);
+      await t.store.ranks.fail(s.siteId, [{ ...row, error: 'late failure' }], new Date());
+      expect((await t.store.ranks.latest(s.siteId, 'US/en', 'bear spray', 1)).rows).toEqual([
+        expect.objectContaining({ day }),
+      ]);
+    });
   });
 
   it("stores a check the provider had no SERP for as failed: the history's coverage names its day and keyword", async () => {
