@@ -527,8 +527,8 @@ describe('a run that fails says so', () => {
     expect(t.stack.queues.rank.deadLetters).toEqual([]);
     expect(await rankLedger(s)).toMatchObject({ calls: 4 });
     expect(await lastRuns(s)).toEqual({
-      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok', keywords: 2, left: 0 }),
-      [`page ${pageId}`]: expect.objectContaining({ day, status: 'ok', keywords: 1, left: 0 }),
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok' }),
+      [`page ${pageId}`]: expect.objectContaining({ day, status: 'ok' }),
     });
     const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 2 })).body.history;
     expect(history.coverage).toMatchObject({ days_with_data: 2, failed: [] });
@@ -560,7 +560,7 @@ describe('a run that fails says so', () => {
     expect(t.stack.queues.rank.deadLetters).toHaveLength(1);
     await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: stored }));
     expect(await lastRuns(s)).toEqual({
-      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok', keywords: 1 }),
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok' }),
       [`page ${pageId}`]: expect.objectContaining({
         day,
         status: 'failed',
@@ -568,7 +568,7 @@ describe('a run that fails says so', () => {
       }),
     });
     const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 3 })).body.history;
-    expect(history.coverage.failed).toEqual([{ day, keyword: null, error: expect.stringContaining('internal error') }]);
+    expect(history.coverage.failed).toEqual([{ day, error: expect.stringContaining('internal error') }]);
   });
 
   describe('a run whose provider refuses', () => {
@@ -616,7 +616,7 @@ describe('a run that fails says so', () => {
       const outcome = await runOn(s.siteId, day, answers);
       expect(outcome.posted).toBe(1);
       expect(outcome.refused.map((r) => r.keyword).sort()).toEqual(['crampons', 'ice axe']);
-      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({ day, status: 'partial', keywords: 3, left: 2 });
+      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({ day, status: 'partial' });
       await t.stack.drain();
       // The stack's sandbox collects the one posted, and knows no such task: that day has no row for it either.
       const failed = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history.coverage
@@ -635,15 +635,14 @@ describe('a run that fails says so', () => {
       expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({
         day: next,
         status: 'failed',
-        left: 3,
         error: 'rate limited',
       });
       const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
-      expect(history.coverage.failed[0]).toEqual({ day: next, keyword: null, error: 'rate limited' });
+      expect(history.coverage.failed[0]).toEqual({ day: next, error: 'rate limited' });
       // Run again without failing, the day is taken out of the failed runs.
       await runOn(s.siteId, next, answers);
       const again = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
-      expect(again.coverage.failed.filter((f: any) => f.keyword === null)).toEqual([]);
+      expect(again.coverage.failed.filter((f: any) => f.keyword === undefined)).toEqual([]);
     });
 
     it('records nothing on a scope stopped while its run ran, and a failure never replaces a stored row', async () => {

@@ -109,7 +109,7 @@ describe('the history', () => {
     overCap: ['c'],
     failed: [
       { day: '2026-02-28', keyword: 'a', error: 'before the window' },
-      { day: '2026-03-02', keyword: null, error: 'the run failed' },
+      { day: '2026-03-02', error: 'the run failed' },
       { day: '2026-03-02', keyword: 'b', error: 'no SERP' },
       { day: '2026-03-03', keyword: 'a', error: 'no SERP' },
     ],
@@ -120,10 +120,10 @@ describe('the history', () => {
       days: 3,
       days_with_data: 2,
       keywords_with_data: 2,
-      // Newest first, the window's only; a keyword null is the day's whole run.
+      // Newest first, the window's only; one without a keyword is the day's whole run.
       failed: [
         { day: '2026-03-03', keyword: 'a', error: 'no SERP' },
-        { day: '2026-03-02', keyword: null, error: 'the run failed' },
+        { day: '2026-03-02', error: 'the run failed' },
         { day: '2026-03-02', keyword: 'b', error: 'no SERP' },
       ],
     });

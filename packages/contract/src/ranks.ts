@@ -23,24 +23,19 @@ export const TrackRankingsInput = z
     topic_id: z.optional(RowId),
     page_id: z.optional(RowId),
     cadence: z.optional(z.enum(CADENCES)),
-    max_keywords: z
-      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax)))
-      .check(z.meta({ description: `topic: top N by score (default ${LIMITS.trackKeywordsDefault})` })),
-    depth: z
-      .optional(
-        z
-          .int()
-          .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
-      )
-      .check(z.meta({ description: `Site setting: results checked (default ${LIMITS.rankDepthDefault})` })),
+    // Their defaults, and that depth is a site setting, are in the tool's description: tools/list stays small.
+    max_keywords: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax))),
+    depth: z.optional(
+      z
+        .int()
+        .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
+    ),
     // Said, not dropped: a device the checks would not honour is refused rather than silently desktop.
-    device: z
-      .optional(
-        z.literal('desktop', {
-          error: 'only "desktop": every check is a desktop SERP (mobile rank tracking is not offered)',
-        }),
-      )
-      .check(z.meta({ description: 'desktop only: every check is a desktop SERP' })),
+    device: z.optional(
+      z.literal('desktop', {
+        error: 'only "desktop": every check is a desktop SERP (mobile rank tracking is not offered)',
+      }),
+    ),
     ...EstimateFields,
   })
   .check(
@@ -67,18 +62,13 @@ export const RUN_STATUSES = ['ok', 'partial', 'failed'] as const;
 export const ScopeRun = z.object({
   /** The check day the run was for. */
   day: z.string(),
-  at: z.string(),
   status: z.enum(RUN_STATUSES),
-  /** The scope's keywords the run took. */
-  keywords: z.int(),
-  /** Of them, left for a later run: no budget room, or refused by the provider. */
-  left: z.int(),
   error: z.optional(z.string()),
 });
 export type ScopeRun = z.infer<typeof ScopeRun>;
 
-/** A check that failed: a keyword's (the provider had no SERP for it) or, with `keyword` null, a scope's whole run of that day. */
-export const FailedCheck = z.object({ day: z.string(), keyword: z.nullable(z.string()), error: z.string() });
+/** A check that failed: a keyword's (the provider had no SERP for it) or, without `keyword`, a scope's whole run of that day. */
+export const FailedCheck = z.object({ day: z.string(), keyword: z.optional(z.string()), error: z.string() });
 export type FailedCheck = z.infer<typeof FailedCheck>;
 
 /** What a month of checks costs at list prices. */
@@ -94,9 +84,8 @@ export const TrackRankingsFields = {
       since: z.string(),
       keywords: z.array(z.string()),
       ...Monthly,
-      last_run: z
-        .nullable(ScopeRun)
-        .check(z.meta({ description: 'its last run of checks: ok, partial (some left) or failed, with why' })),
+      /** Absent until the scope's first run. */
+      last_run: z.optional(ScopeRun),
     }),
   ),
   depth: z.int(),
@@ -125,9 +114,7 @@ export const RankHistory = z.object({
     days: z.int(),
     days_with_data: z.int(),
     keywords_with_data: z.int(),
-    failed: z
-      .array(FailedCheck)
-      .check(z.meta({ description: "the window's failed checks, newest first (keyword null: the day's run failed)" })),
+    failed: z.array(FailedCheck),
   }),
   keywords: z.array(z.object({ keyword: z.string(), locale: z.string(), positions: z.record(z.string(), Positions) })),
   visibility: z.array(

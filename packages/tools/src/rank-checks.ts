@@ -140,20 +140,17 @@ async function recordRuns(
   left: ReadonlySet<string>,
   runError: string | undefined,
 ): Promise<void> {
-  const at = deps.now.toISOString();
   await mapLimit(dueScopes, 4, (due) => {
     const keywords = 'keywords' in due ? (due.keywords?.tracked ?? []) : [];
     const error = 'error' in due ? due.error : runError;
-    const leftOf = keywords.filter((k) => left.has(checkKey(k.locale, k.keyword))).length;
-    const status = error !== undefined ? 'failed' : leftOf > 0 ? 'partial' : 'ok';
-    return deps.store.ranks.recordRun(message.site_id, due.scope, {
-      day: message.day,
-      at,
-      status,
-      keywords: keywords.length,
-      left: error !== undefined ? keywords.length : leftOf,
-      ...(error !== undefined ? { error } : {}),
-    });
+    const someLeft = keywords.some((k) => left.has(checkKey(k.locale, k.keyword)));
+    return deps.store.ranks.recordRun(
+      message.site_id,
+      due.scope,
+      error !== undefined
+        ? { day: message.day, status: 'failed', error }
+        : { day: message.day, status: someLeft ? 'partial' : 'ok' },
+    );
   });
 }
 

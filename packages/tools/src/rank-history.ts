@@ -35,7 +35,7 @@ export async function scopeHistory(ctx: ToolContext, scope: Scope, days: number,
   ]);
   const failed = [
     ...checks.flatMap((c) => c.failed),
-    ...(tracked?.failed_runs ?? []).map((run) => ({ day: run.day, keyword: null, error: run.error })),
+    ...(tracked?.failed_runs ?? []).map((run) => ({ day: run.day, error: run.error })),
   ];
   const lastDay = [...checks.flatMap((c) => c.rows), ...failed]
     .map((c) => c.day)

@@ -82,7 +82,7 @@ async function trackingView(ctx: ToolContext, locale: string) {
     since: scope.since,
     keywords: keywords.tracked.map((k) => k.keyword),
     ...monthOf(keywords.tracked.length, scope.cadence, unitUsd),
-    last_run: scope.last_run ?? null,
+    ...(scope.last_run ? { last_run: scope.last_run } : {}),
   }));
   const distinct = distinctKeywords(live.map(({ scope, keywords }) => ({ cadence: scope.cadence, ...keywords })));
   const months = distinct.map((k) => monthOf(1, k.cadence, unitUsd));
