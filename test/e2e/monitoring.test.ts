@@ -92,6 +92,22 @@ describe('the daily schedule', () => {
       for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
   }, 60_000);
 
+  it('run as of a later date (npm run schedule -- --date) monitors that day: dated it, once, whatever ran today', async () => {
+    const site = await monitoredSite('dated', 1);
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    await t.stack.runSchedule(tomorrow);
+    await t.stack.drain();
+    await t.stack.runSchedule(tomorrow);
+    await t.stack.drain();
+    // Today's run, and tomorrow's once: each domain paid for twice, the site's gap twice.
+    expect(site.domains.map(profileCalls)).toEqual([2, 2]);
+    expect(gapCalls(site.domain)).toBe(2);
+    for (const domain of site.domains)
+      expect((await t.store.backlinks.latest(site.siteId, domain))?.day).toBe(tomorrow.toISOString().slice(0, 10));
+  });
+
   it('of add_competitor claims the same work: the day’s schedule pays nothing again, and only a new competitor set pays for the site’s gap again', async () => {
     const site = await monitoredSite('added', 0);
     const tool = (body: unknown) => t.call('POST', '/v1/tools/add_competitor', body, { key: site.key });

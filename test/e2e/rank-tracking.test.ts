@@ -1,5 +1,8 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ctrAt, daysEndingOn } from '@cm/core';
-import { rankCheckPrice } from '@cm/providers';
+import { Meter, ProviderError, rankCheckPrice, type SerpTask, type SerpTaskQueue } from '@cm/providers';
+import { runRankChecks, type SiteBudget } from '@cm/tools';
+import { rowKey } from '../../packages/store/src/keys';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
@@ -62,6 +65,11 @@ describe('track_rankings', () => {
       { topic_id: 1, cadence: 'daily', max_keywords: 501 },
     ])
       expect((await s.tool('track_rankings', body)).status).toBe(400);
+    // A device the checks would not honour is refused, not silently desktop.
+    expect(await s.tool('track_rankings', { topic_id: 1, cadence: 'daily', device: 'mobile' })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', issues: [{ path: 'device', message: expect.stringContaining('desktop') }] },
+    });
     expect(await s.tool('track_rankings', { topic_id: 999, cadence: 'daily' })).toMatchObject({
       status: 404,
       body: { code: 'not_found', table: 'cm_topics', id: 999 },
@@ -81,6 +89,8 @@ describe('track_rankings', () => {
     expect(tracked.status).toBe(200);
     const keywords = tracked.body.tracking[0].keywords;
     expect(keywords.sort()).toEqual(['hiking boots', 'trail running shoes', 'trail shoes']);
+    // ... and says so: a linked idea waits to be committed.
+    expect(tracked.body.untracked).toEqual([{ keyword: 'trail idea', reason: expect.stringContaining('an idea') }]);
     expect(tracked.body).toMatchObject({
       tracking: [
         {
@@ -98,13 +108,95 @@ describe('track_rankings', () => {
     });
     await t.stack.drain();
     const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
-    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
     expect(await rankLedger(s)).toMatchObject({ calls: 3 });
+  });
+
+  it('tracks an idea a page names, as the landscape counts it: the page commits it, whatever its row says', async () => {
+    const s = await siteClient(t, 'named-idea', { domain: 'named-idea.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Climbing', ['climbing harness']);
+    const ideas = ['belay device', 'chalk ball'];
+    for (const keyword of ideas) {
+      const idea = (await s.tool('db_insert', { table: 'cm_keywords', row: { keyword, is_idea: true } })).body.row;
+      await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
+    }
+    await s.tool('db_insert', {
+      table: 'cm_pages',
+      row: {
+        title: 'Harness',
+        topic_id: topicId,
+        primary_keyword: 'climbing harness',
+        secondary_keywords: ['belay device'],
+      },
+    });
+    const landscape = (await s.tool('serp_landscape', { topic_id: topicId })).body.keywords;
+    const committed = landscape.filter((k: any) => !k.is_idea).map((k: any) => k.keyword);
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(tracked.body.tracking[0].keywords.sort()).toEqual(committed.sort());
+    expect(committed.sort()).toEqual(['belay device', 'climbing harness']);
+    expect(tracked.body.untracked).toEqual([{ keyword: 'chalk ball', reason: expect.stringContaining('an idea') }]);
+    await t.stack.drain();
+  });
+});
+
+/** The day `n` days after today. */
+const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
+describe('the keywords and the depth it takes', () => {
+  it('refuses a keyword with a control character wherever a keyword is stored or checked, naming the field, and stores nothing', async () => {
+    const s = await siteClient(t, 'control', { domain: 'control.example.com', locale: 'US/en' });
+    const refused = [
+      ['db_insert', { table: 'cm_keywords', row: { keyword: 'trail\u0000shoes' } }, 'row.keyword'],
+      ['db_insert', { table: 'cm_pages', row: { title: 'P', primary_keyword: 'bell\u0007' } }, 'row.primary_keyword'],
+      [
+        'db_insert',
+        { table: 'cm_pages', row: { title: 'P', secondary_keywords: ['a\tb'] } },
+        'row.secondary_keywords[0]',
+      ],
+      ['serp_landscape', { keyword: 'esc\u001b[0m' }, 'keyword'],
+      ['serp_keyword_refresh', { keyword: 'c1\u0085' }, 'keyword'],
+    ] as const;
+    for (const [tool, body, path] of refused)
+      expect(await s.tool(tool, body)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', issues: [{ path, message: expect.stringContaining('control characters') }] },
+      });
+    for (const table of ['cm_keywords', 'cm_pages'])
+      expect((await s.tool('db_select', { table })).body.rows).toEqual([]);
+    // A seed of get_keywords is judged on its own: refused with why, the others pulled.
+    const pulled = await s.tool('get_keywords', { seeds: ['nul\u0000seed', 'clean seed'] });
+    expect(pulled.body.rejected_seeds).toEqual([
+      { seed: 'nul\u0000seed', reason: expect.stringContaining('control characters') },
+    ]);
+    // Leading and trailing whitespace is trimmed, as before.
+    expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: ' tent\n' } })).body.row.keyword).toBe(
+      'tent',
+    );
+  });
+
+  it('checks at every depth it accepts: at the top 100 each check is paid for and stored, none dead-lettered', async () => {
+    const s = await siteClient(t, 'deep', { domain: 'deep.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Deep', ['dry bag', 'head torch']);
+    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 100 });
+    expect(tracked.body).toMatchObject({ depth: 100, first_check: { queued: 2, deferred: 0 } });
+    await t.stack.drain();
+    for (const queue of Object.values(t.stack.queues)) expect(queue.deadLetters).toEqual([]);
+    const ledger = await rankLedger(s);
+    expect(ledger).toMatchObject({ calls: 2 });
+    expect(ledger.cost).toBeCloseTo(2 * rankCheckPrice(100), 6);
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 2 });
+    for (const keyword of ['dry bag', 'head torch']) {
+      const { rows } = await t.store.ranks.latest(s.siteId, 'US/en', keyword, 1);
+      expect(rows[0]).toMatchObject({ depth: 100 });
+    }
   });
 });
 
 describe('thirty days of checks', () => {
-  const DAYS = daysEndingOn(TODAY, 30);
+  // As the README's quick start builds a history on one machine: tracking begins today, and the schedule
+  // runs as of each of the next 29 days; the history ends on the last day checked.
+  const DAYS = daysEndingOn(later(29), 30);
   const SEEDS = ['running shoes', 'trail running shoes', 'marathon training', 'running socks', 'road running tips'];
   let s: SiteClient;
   let topicId: number;
@@ -130,27 +222,11 @@ describe('thirty days of checks', () => {
     });
     pageId = page.body.row.id;
     await t.stack.drain();
-    // Tracking began 29 days ago: its weekly rhythm starts there (daily here), and each day's schedule checks it.
-    jest.useFakeTimers({
-      now: Date.parse(`${DAYS[0]}T05:00:00.000Z`),
-      doNotFake: [
-        'nextTick',
-        'setImmediate',
-        'setTimeout',
-        'setInterval',
-        'clearTimeout',
-        'clearInterval',
-        'queueMicrotask',
-        'performance',
-        'hrtime',
-      ],
-    });
     expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body.first_check).toEqual({
       queued: SEEDS.length,
       deferred: 0,
     });
     await t.stack.drain();
-    jest.useRealTimers();
     for (const day of DAYS) await scheduleOn(day);
     landscape = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 30 })).body;
     history = landscape.history;
@@ -160,7 +236,7 @@ describe('thirty days of checks', () => {
     // (Monitoring's runs were planned beside the checks, and held.)
     expect(monitorRuns).toBeGreaterThan(30);
     expect(history.days).toEqual(DAYS);
-    expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length });
+    expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length, failed: [] });
     const ledger = await rankLedger(s);
     expect(ledger.calls).toBe(30 * SEEDS.length);
     expect(ledger.cost).toBeCloseTo(30 * SEEDS.length * PRICE, 6);
@@ -315,7 +391,6 @@ describe('what stops tracking', () => {
       checks_per_month: Math.round((30 / 7) * 100) / 100,
     });
     await t.stack.drain();
-    const later = (n: number) => new Date(Date.parse(`${TODAY}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
     for (let n = 1; n <= 14; n++) await scheduleOn(later(n));
     expect((await rankLedger(s)).calls).toBe(3); // today, a week on, two weeks on
   });
@@ -361,7 +436,7 @@ describe('what a check pays', () => {
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
     const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
-    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3 });
+    expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
   });
 
   it('prices turning tracking on as a month of checks (estimate: true), and asks for approval above confirm_above_usd', async () => {
@@ -417,5 +492,208 @@ describe('what a check pays', () => {
     expect(both.body.total).toMatchObject({ keywords: 2, checks_per_month: 30 + Math.round((30 / 7) * 100) / 100 });
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+  });
+});
+
+describe('a run that fails says so', () => {
+  afterAll(() => {
+    // The runs failed here on purpose were dead-lettered: no other test's business.
+    for (const queue of Object.values(t.stack.queues)) queue.deadLetters.splice(0);
+  });
+
+  /** A published article's cm_pages row in the topic, targeting `keyword`. */
+  async function publishedPage(s: SiteClient, topicId: number, slug: string, keyword: string) {
+    const published = await s.call('POST', '/articles', article(slug));
+    const page = await s.tool('db_insert', {
+      table: 'cm_pages',
+      row: { title: slug, topic_id: topicId, primary_keyword: keyword, published_id: published.body.id },
+    });
+    return page.body.row.id as number;
+  }
+  const lastRuns = async (s: SiteClient) =>
+    Object.fromEntries(
+      (await s.tool('track_rankings', {})).body.tracking.map((e: any) => [`${e.scope.type} ${e.scope.id}`, e.last_run]),
+    );
+
+  it("checks a topic and one of its published pages, both tracked, each keyword once: no scope's run fails", async () => {
+    const s = await siteClient(t, 'overlap', { domain: 'overlap.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Overlap', ['cycling gloves', 'cycling socks']);
+    const pageId = await publishedPage(s, topicId, 'cycling-gloves', 'cycling gloves');
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    await t.stack.drain();
+    const day = later(1);
+    await scheduleOn(day);
+    expect(t.stack.queues.rank.deadLetters).toEqual([]);
+    expect(await rankLedger(s)).toMatchObject({ calls: 4 });
+    expect(await lastRuns(s)).toEqual({
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok' }),
+      [`page ${pageId}`]: expect.objectContaining({ day, status: 'ok' }),
+    });
+    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 2 })).body.history;
+    expect(history.coverage).toMatchObject({ days_with_data: 2, failed: [] });
+    expect(history.pages).toHaveLength(1);
+  });
+
+  it('fails one scope alone: the others are checked, and the tracking and the history name the day it failed and why', async () => {
+    const s = await siteClient(t, 'one-bad', { domain: 'one-bad.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Good', ['ski wax']);
+    const badTopic = await topicWith(s, 'Bad', ['ski poles']);
+    const pageId = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Poles', topic_id: badTopic, primary_keyword: 'ski poles' },
+      })
+    ).body.row.id as number;
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    await t.stack.drain();
+    // The page's row turns unreadable (its title gone): its scope's keywords cannot be read.
+    const key = rowKey(s.siteId, 'cm_pages', pageId);
+    const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+    const { title: _title, ...broken } = stored.row;
+    await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: broken } }));
+    const day = later(2);
+    await scheduleOn(day);
+    // The good topic's keyword was checked once, whatever the retries of the message.
+    expect(await rankLedger(s)).toMatchObject({ calls: 3 });
+    expect(t.stack.queues.rank.deadLetters).toHaveLength(1);
+    await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: stored }));
+    expect(await lastRuns(s)).toEqual({
+      [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok' }),
+      [`page ${pageId}`]: expect.objectContaining({
+        day,
+        status: 'failed',
+        error: expect.stringContaining('internal error'),
+      }),
+    });
+    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 3 })).body.history;
+    expect(history.coverage.failed).toEqual([{ day, error: expect.stringContaining('internal error') }]);
+  });
+
+  describe('a run whose provider refuses', () => {
+    /** A site's run of `day` on a standard queue that answers with `post`, free (no budget involved). */
+    const runOn = (siteId: number, day: string, post: SerpTaskQueue['post']) =>
+      runRankChecks(
+        {
+          store: t.store,
+          serpQueue: {
+            name: 'refusing',
+            tasksPerPost: 100,
+            readySeconds: 0,
+            post,
+            collect: () => Promise.reject(new Error('not read')),
+          },
+          meter: new Meter(),
+          now: new Date(),
+          budget: {} as SiteBudget,
+          enqueue: (name, body) => t.stack.queues[name].send(JSON.stringify(body)),
+          checkPriceUsd: () => 0,
+        },
+        { site_id: siteId, day, requested_at: new Date().toISOString() },
+      );
+
+    it('records the checks it refused as partial, the ones refused for good as failed in the history; a post refused whole fails the run, said on the scope', async () => {
+      const s = await siteClient(t, 'refusing', { domain: 'refusing.example.com', locale: 'US/en' });
+      const topicId = await topicWith(s, 'Refused', ['ice axe', 'crampons', 'gaiters']);
+      await t.store.ranks.track(
+        s.siteId,
+        { type: 'topic', id: topicId },
+        { cadence: 'daily', max_keywords: 50 },
+        new Date(),
+      );
+      const day = later(5);
+      const answers = (tasks: readonly SerpTask[]) =>
+        Promise.resolve(
+          tasks.map((task) =>
+            task.keyword === 'ice axe'
+              ? { tag: task.tag, error: 'invalid field', retryable: false }
+              : task.keyword === 'crampons'
+                ? { tag: task.tag, error: 'busy', retryable: true }
+                : { tag: task.tag, id: `task-${task.keyword}` },
+          ),
+        );
+      const outcome = await runOn(s.siteId, day, answers);
+      expect(outcome.posted).toBe(1);
+      expect(outcome.refused.map((r) => r.keyword).sort()).toEqual(['crampons', 'ice axe']);
+      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({ day, status: 'partial' });
+      await t.stack.drain();
+      // The stack's sandbox collects the one posted, and knows no such task: that day has no row for it either.
+      const failed = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history.coverage
+        .failed;
+      expect(failed.map((f: any) => [f.keyword, f.error])).toEqual([
+        ['gaiters', expect.stringContaining('no sandbox task')],
+        ['ice axe', 'invalid field'],
+      ]);
+      for (const queue of Object.values(t.stack.queues)) queue.deadLetters.splice(0);
+
+      // The next day, a post refused whole: the run fails, its scope says why, and so does the history.
+      const next = later(6);
+      await expect(
+        runOn(s.siteId, next, () => Promise.reject(new ProviderError('refusing', 'rate limited', true))),
+      ).rejects.toThrow('rate limited');
+      expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({
+        day: next,
+        status: 'failed',
+        error: 'rate limited',
+      });
+      const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
+      expect(history.coverage.failed[0]).toEqual({ day: next, error: 'rate limited' });
+      // Run again without failing, the day is taken out of the failed runs.
+      await runOn(s.siteId, next, answers);
+      const again = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
+      expect(again.coverage.failed.filter((f: any) => f.keyword === undefined)).toEqual([]);
+    });
+
+    it('records nothing on a scope stopped while its run ran, and a failure never replaces a stored row', async () => {
+      const s = await siteClient(t, 'stopped-midrun', { domain: 'stopped-midrun.example.com', locale: 'US/en' });
+      const topicId = await topicWith(s, 'Stopped', ['bear spray']);
+      const scope = { type: 'topic', id: topicId } as const;
+      await t.store.ranks.track(s.siteId, scope, { cadence: 'daily', max_keywords: 50 }, new Date());
+      const day = later(7);
+      await runOn(s.siteId, day, async (tasks) => {
+        await t.store.ranks.untrack(s.siteId, scope);
+        return tasks.map((task) => ({ tag: task.tag, id: 'x' }));
+      });
+      expect(await t.store.ranks.trackedScope(s.siteId, scope)).toBeNull();
+
+      const row = {
+        keyword: 'bear spray',
+        locale: 'US/en',
+        day,
+        checked_at: new Date().toISOString(),
+        data_source: 'sandbox',
+        depth: 20,
+        domains: [],
+        site_results: [],
+      };
+      await t.store.ranks.put(s.siteId, [row]);
+      await t.store.ranks.fail(s.siteId, [{ ...row, error: 'late failure' }], new Date());
+      expect((await t.store.ranks.latest(s.siteId, 'US/en', 'bear spray', 1)).rows).toEqual([
+        expect.objectContaining({ day }),
+      ]);
+    });
+  });
+
+  it("stores a check the provider had no SERP for as failed: the history's coverage names its day and keyword", async () => {
+    const s = await siteClient(t, 'no-serp', { domain: 'no-serp.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'No SERP', ['snow boots']);
+    const day = later(3);
+    await t.stack.queues['rank-collect'].send(
+      JSON.stringify({
+        site_id: s.siteId,
+        day,
+        depth: 20,
+        site_domain: 'no-serp.example.com',
+        tasks: [{ id: 'lost-task', locale: 'US/en', keyword: 'snow boots' }],
+      }),
+    );
+    await t.stack.drain();
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 7 })).body.history;
+    expect(history.days[6]).toBe(day);
+    expect(history.coverage).toMatchObject({
+      days_with_data: 0,
+      failed: [{ day, keyword: 'snow boots', error: expect.stringContaining('no sandbox task') }],
+    });
   });
 });

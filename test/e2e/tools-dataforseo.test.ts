@@ -156,7 +156,7 @@ describe('tools on DataForSEO (recorded responses)', () => {
         `${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`,
       ]);
       const history = (await tool('serp_landscape', { topic_id: topic.id, history_days: 1 })).body.history;
-      expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2 });
+      expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2, failed: [] });
       expect(history.keywords.find((k: { keyword: string }) => k.keyword === 'running shoes').positions).toMatchObject({
         'demo.example.com': [2],
       });

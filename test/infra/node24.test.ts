@@ -348,7 +348,7 @@ describeWith(node24, 'Node 24', () => {
       expect(await work('rank')).toBe(1);
       expect(await work('rank-collect')).toBe(1);
       const history = await tool('serp-landscape', 'serp_landscape', { topic_id: topicId, history_days: 1 });
-      expect(history.body.history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2 });
+      expect(history.body.history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 2, failed: [] });
       expect(await invoke('monitor-schedule', scheduledEvent(new Date()), 300_000)).toEqual({ sites: 1, plans: 1 });
       expect(await work('monitor-plan')).toBe(1);
       expect(await work('monitor')).toBe(1);

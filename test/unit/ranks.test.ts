@@ -107,10 +107,26 @@ describe('the history', () => {
       },
     ],
     overCap: ['c'],
+    failed: [
+      { day: '2026-02-28', keyword: 'a', error: 'before the window' },
+      { day: '2026-03-02', error: 'the run failed' },
+      { day: '2026-03-02', keyword: 'b', error: 'no SERP' },
+      { day: '2026-03-03', keyword: 'a', error: 'no SERP' },
+    ],
   });
 
-  it('aligns every series to the days, null where no check ran, and says on how many days there is data', () => {
-    expect(history.coverage).toEqual({ days: 3, days_with_data: 2, keywords_with_data: 2 });
+  it('aligns every series to the days, null where no check ran, and says on how many days there is data and which checks failed', () => {
+    expect(history.coverage).toEqual({
+      days: 3,
+      days_with_data: 2,
+      keywords_with_data: 2,
+      // Newest first, the window's only; one without a keyword is the day's whole run.
+      failed: [
+        { day: '2026-03-03', keyword: 'a', error: 'no SERP' },
+        { day: '2026-03-02', error: 'the run failed' },
+        { day: '2026-03-02', keyword: 'b', error: 'no SERP' },
+      ],
+    });
     expect(history.keywords[0]!.positions).toEqual({ 'site.com': [8, null, 2], 'rival.com': [1, null, 3] });
     expect(history.over_cap).toEqual(['c']);
   });

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Slug } from './common';
+import { Slug, withoutControlCharacters } from './common';
 
 /* The research data of spec §2.7 (docs/api.md#tables): locales, keywords and the cm_* tables the db tools expose. */
 
@@ -57,11 +57,12 @@ export type Locale = z.infer<typeof Locale>;
 export const KEYWORD_MAX_CHARS = 80;
 export const KEYWORD_MAX_WORDS = 10;
 
-/** A search keyword: trimmed, 1–80 characters, at most 10 words. */
+/** A search keyword: trimmed, 1–80 characters, at most 10 words, no control character (a NUL would be stored and checked). */
 export const Keyword = z.string().check(
   z.trim(),
   z.minLength(1),
   z.maxLength(KEYWORD_MAX_CHARS),
+  withoutControlCharacters(),
   z.refine((v) => v.split(/\s+/).length <= KEYWORD_MAX_WORDS, { message: `at most ${KEYWORD_MAX_WORDS} words` }),
 );
 

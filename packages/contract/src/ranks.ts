@@ -23,16 +23,19 @@ export const TrackRankingsInput = z
     topic_id: z.optional(RowId),
     page_id: z.optional(RowId),
     cadence: z.optional(z.enum(CADENCES)),
-    max_keywords: z
-      .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax)))
-      .check(z.meta({ description: `topic: top N by score (default ${LIMITS.trackKeywordsDefault})` })),
-    depth: z
-      .optional(
-        z
-          .int()
-          .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
-      )
-      .check(z.meta({ description: `Site setting: results checked (default ${LIMITS.rankDepthDefault})` })),
+    // Their defaults, and that depth is a site setting, are in the tool's description: tools/list stays small.
+    max_keywords: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.trackKeywordsMax))),
+    depth: z.optional(
+      z
+        .int()
+        .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
+    ),
+    // Said, not dropped: a device the checks would not honour is refused rather than silently desktop.
+    device: z.optional(
+      z.literal('desktop', {
+        error: 'only "desktop": every check is a desktop SERP (mobile rank tracking is not offered)',
+      }),
+    ),
     ...EstimateFields,
   })
   .check(
@@ -52,6 +55,22 @@ export type TrackRankingsInput = z.output<typeof TrackRankingsInput>;
 
 const Scope = z.object({ type: z.enum(TRACKED_SCOPES), id: z.int(), name: z.string() });
 
+/** How a scope's run of a day ended: every keyword checked or posted, some left (budget, provider), or none (error). */
+export const RUN_STATUSES = ['ok', 'partial', 'failed'] as const;
+
+/** A tracked scope's last run of its checks, as its item keeps it and track_rankings answers it. */
+export const ScopeRun = z.object({
+  /** The check day the run was for. */
+  day: z.string(),
+  status: z.enum(RUN_STATUSES),
+  error: z.optional(z.string()),
+});
+export type ScopeRun = z.infer<typeof ScopeRun>;
+
+/** A check that failed: a keyword's (the provider had no SERP for it) or, without `keyword`, a scope's whole run of that day. */
+export const FailedCheck = z.object({ day: z.string(), keyword: z.optional(z.string()), error: z.string() });
+export type FailedCheck = z.infer<typeof FailedCheck>;
+
 /** What a month of checks costs at list prices. */
 const Monthly = { checks_per_month: z.number(), usd_per_month: z.number() };
 
@@ -65,6 +84,8 @@ export const TrackRankingsFields = {
       since: z.string(),
       keywords: z.array(z.string()),
       ...Monthly,
+      /** Absent until the scope's first run. */
+      last_run: z.optional(ScopeRun),
     }),
   ),
   depth: z.int(),
@@ -89,7 +110,12 @@ const DomainMove = named(z.object({ domain: z.string(), ...Move }), { id: 'RankD
  */
 export const RankHistory = z.object({
   days: z.array(z.string()),
-  coverage: z.object({ days: z.int(), days_with_data: z.int(), keywords_with_data: z.int() }),
+  coverage: z.object({
+    days: z.int(),
+    days_with_data: z.int(),
+    keywords_with_data: z.int(),
+    failed: z.array(FailedCheck),
+  }),
   keywords: z.array(z.object({ keyword: z.string(), locale: z.string(), positions: z.record(z.string(), Positions) })),
   visibility: z.array(
     z.object({

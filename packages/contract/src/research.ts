@@ -140,6 +140,8 @@ export const MonitorMessage = z.object({
   /** add_competitor's first runs: the new competitor and the site's own domain. */
   domains: z.optional(z.array(z.string())),
   requested_at: z.string(),
+  /** The day (`yyyy-mm-dd`) the run monitors: the schedule's day, whenever the message is handled; absent, today. */
+  day: z.optional(z.string()),
   /** The run's reservation, made when add_competitor queued it; a scheduled run reserves when it runs. */
   budget: z.optional(BudgetTicket),
 });

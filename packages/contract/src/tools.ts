@@ -103,7 +103,7 @@ export const SerpLandscapeInput = z
       .check(z.meta({ description: 'analyze: how long to wait for research before answering partial' })),
     history_days: z
       .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.historyDaysMax)))
-      .check(z.meta({ description: 'Also the rank history of the last N days (stored, free)' })),
+      .check(z.meta({ description: 'Also the rank history of N days (stored, free)' })),
     ...EstimateFields,
   })
   .check(
@@ -564,7 +564,7 @@ export const TOOLS = {
     result: withEstimate(AddCompetitorResult),
   },
   track_rankings: {
-    description: `Track Google positions over time: a topic's committed keywords (top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's, checked daily or weekly (off stops) at depth (default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}); the first check runs now. Answers the tracking and its cost a month; without a scope, lists it. Read it with serp_landscape history_days. Deleting the topic, page or keyword stops it.`,
+    description: `Google positions over time of a topic's committed keywords (top max_keywords by score, default ${LIMITS.trackKeywordsDefault}, max ${LIMITS.trackKeywordsMax}) or a page's, daily or weekly (off stops), at depth (default top ${LIMITS.rankDepthDefault}, max ${LIMITS.rankDepthMax}), a site setting; first check now. Answers the tracking and its monthly cost; no scope lists it. Read: serp_landscape history_days. Deleting the topic, page or keyword stops it.`,
     input: TrackRankingsInput,
     result: withEstimate(TrackRankingsResult),
   },

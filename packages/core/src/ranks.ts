@@ -1,4 +1,4 @@
-import type { PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
+import type { FailedCheck, PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
 import { ctrAt, positionOf, SOV_TOP_DOMAINS } from './landscape';
@@ -119,10 +119,14 @@ export interface HistoryInput {
   pages: readonly HistoryPage[];
   /** Keywords of the scope the history leaves out (over its cap). */
   overCap: readonly string[];
+  /** The scope's failed checks and runs, any order (those outside `days` are left out). */
+  failed: readonly FailedCheck[];
 }
 
 /** Winners and losers listed, each way. */
 const MOVERS = 10;
+/** Failed checks listed, the newest. */
+const FAILURES = 100;
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -255,6 +259,10 @@ export function rankHistory(input: HistoryInput) {
       days: days.length,
       days_with_data: days.filter((_d, i) => grid.some(({ byDay }) => byDay[i] !== null)).length,
       keywords_with_data: grid.filter(({ byDay }) => byDay.some((row) => row !== null)).length,
+      failed: input.failed
+        .filter((f) => dayIndex.has(f.day))
+        .sort((a, b) => b.day.localeCompare(a.day) || (a.keyword ?? '').localeCompare(b.keyword ?? ''))
+        .slice(0, FAILURES),
     },
     keywords,
     visibility,

@@ -1,6 +1,7 @@
 import type { BatchWriteCommandInput, DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { errorFacts } from './errors';
+import type { Key } from './keys';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
@@ -46,17 +47,21 @@ export async function queryAll(
   return items.slice(0, max);
 }
 
-/** Reads by key in batches of 100, a few at a time, retrying unprocessed keys. */
+/**
+ * Reads by key in batches of 100, a few at a time, retrying unprocessed keys. A key asked twice is read
+ * once (DynamoDB refuses a whole batch that holds a key twice), and its item answered once.
+ */
 export async function batchGet(
   db: DynamoDBDocumentClient,
   table: string,
-  keys: Record<string, unknown>[],
+  keys: readonly Key[],
   projection?: { expression: string; names: Record<string, string> },
   options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  await mapLimit(partsOf(keys, 100), BATCHES_IN_FLIGHT, async (part) => {
-    let pending = part;
+  const distinct = [...new Map(keys.map((key) => [`${key.pk}\n${key.sk}`, key])).values()];
+  await mapLimit(partsOf(distinct, 100), BATCHES_IN_FLIGHT, async (part) => {
+    let pending: Record<string, unknown>[] = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB left batch reads unprocessed after retries');
       if (attempt > 0) await pause(attempt);

@@ -42,7 +42,7 @@ export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
 export { ResearchWaitStore } from './research-waits';
-export { RankStore, checkKey, type RankClaim } from './ranks';
+export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { OAuthStore } from './oauth';
 export { AccessTokenStore } from './access-tokens';

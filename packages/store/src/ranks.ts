@@ -5,8 +5,15 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { LIMITS, type RankRow, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
-import { batchGet, batchWrite, queryAll } from './batch';
+import {
+  LIMITS,
+  type FailedCheck,
+  type RankRow,
+  type ScopeRun,
+  type TrackedCadence,
+  type TrackedScopeType,
+} from '@cm/contract';
+import { batchGet, batchWrite, conditionFailed, queryAll } from './batch';
 import { giveBackClaim, takeClaim } from './claims';
 import {
   keywordUnique,
@@ -16,7 +23,7 @@ import {
   trackingPartition,
   TRACKING_SETTINGS_SK,
 } from './keys';
-import { decodeRankItem, decodeTrackedScope, decodeTrackingSettings, type TrackedScope } from './ranks.decoder';
+import { decodeCheckItem, decodeTrackedScope, decodeTrackingSettings, type TrackedScope } from './ranks.decoder';
 
 export type { TrackedScope } from './ranks.decoder';
 
@@ -39,8 +46,20 @@ export interface Tracking {
   scopes: TrackedScope[];
 }
 
-/** Where a check of a day stands: claimed (paid for or being paid for), or its row. */
-export type CheckState = { state: 'claimed' } | { state: 'checked'; row: RankRow };
+/** Where a check of a day stands: claimed (paid for or being paid for), its row, or failed. */
+export type CheckState = { state: 'claimed' } | { state: 'checked'; row: RankRow } | { state: 'failed' };
+
+/** A scope's failed runs its item keeps, newest first: a history's window sees them, and the item stays small. */
+const FAILED_RUNS_KEPT = 30;
+/** An error is kept this long at most, in characters. */
+const ERROR_CHARS = 300;
+const bounded = (error: string) => (error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS - 1)}…` : error);
+
+/** A keyword's stored checks of a window: its rows, and the checks that failed. */
+export interface KeywordChecks {
+  rows: RankRow[];
+  failed: FailedCheck[];
+}
 
 /** Rank tracking: a site's settings and tracked scopes, and each keyword's dated checks. */
 export class RankStore {
@@ -121,6 +140,45 @@ export class RankStore {
     return tracked;
   }
 
+  /**
+   * Records a scope's run of its checks (one UpdateItem, only while the scope is tracked): its last run,
+   * and its failed runs, the newest FAILED_RUNS_KEPT (`before`: those it had, as the run read them), a
+   * day run again without failing taken out.
+   */
+  async recordRun(
+    siteId: number,
+    scope: { type: TrackedScopeType; id: number; failed_runs?: TrackedScope['failed_runs'] },
+    run: ScopeRun,
+  ): Promise<void> {
+    const lastRun = run.error === undefined ? run : { ...run, error: bounded(run.error) };
+    const others = (scope.failed_runs ?? []).filter((f) => f.day !== run.day);
+    const failedRuns = (lastRun.error === undefined ? others : [{ day: run.day, error: lastRun.error }, ...others])
+      .sort((a, b) => b.day.localeCompare(a.day))
+      .slice(0, FAILED_RUNS_KEPT);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: trackedScopeKey(siteId, scope.type, scope.id),
+          UpdateExpression: 'SET last_run = :run, failed_runs = :failed',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':run': lastRun, ':failed': failedRuns },
+        }),
+      );
+    } catch (error) {
+      // Stopped while it ran: nothing to record.
+      if (!conditionFailed(error)) throw error;
+    }
+  }
+
+  /** A tracked scope's item (one GetItem), or null when it is not tracked. */
+  async trackedScope(siteId: number, scope: { type: TrackedScopeType; id: number }): Promise<TrackedScope | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: trackedScopeKey(siteId, scope.type, scope.id) }),
+    );
+    return out.Item ? decodeTrackedScope(out.Item) : null;
+  }
+
   /** Stops tracking a scope: whether it was tracked. */
   async untrack(siteId: number, scope: { type: TrackedScopeType; id: number }): Promise<boolean> {
     const out = await this.db.send(
@@ -176,6 +234,39 @@ export class RankStore {
     );
   }
 
+  /**
+   * Marks checks failed, with why (a put each, unless the check's row is stored already): the provider
+   * answered no SERP for them, so their day has none, and the history says so.
+   */
+  async fail(siteId: number, checks: ReadonlyArray<FailedCheck & { keyword: string; locale: string }>, now: Date) {
+    await Promise.all(
+      checks.map(async (check) => {
+        try {
+          await this.db.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: {
+                ...rankKey(siteId, check.locale, check.keyword, check.day),
+                state: 'failed',
+                keyword: check.keyword,
+                locale: check.locale,
+                day: check.day,
+                error: bounded(check.error),
+                failed_at: now.toISOString(),
+                expires_at: expiresAfter(check.day),
+              },
+              ConditionExpression: 'attribute_not_exists(#state) OR #state <> :checked',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':checked': 'checked' },
+            }),
+          );
+        } catch (error) {
+          if (!conditionFailed(error)) throw error;
+        }
+      }),
+    );
+  }
+
   /** What each of these keywords' checks of `day` stand at, by `locale#keyword` (absent: none): BatchGetItems of 100. */
   async checksOn(
     siteId: number,
@@ -194,22 +285,38 @@ export class RankStore {
     for (const item of items) {
       const key = byPartition.get(String(item.pk));
       if (key === undefined) continue;
-      const row = decodeRankItem(item);
+      const check = decodeCheckItem(item);
+      if (check.state === 'checked') out.set(key, { state: 'checked', row: check.row });
+      else if (check.state === 'failed') out.set(key, { state: 'failed' });
       // A claim given back is no check: the day is open again.
-      if (row) out.set(key, { state: 'checked', row });
-      else if (item.released_at === undefined) out.set(key, { state: 'claimed' });
+      else if (!check.released) out.set(key, { state: 'claimed' });
     }
     return out;
   }
 
-  /** A keyword's rows from day `from` to day `to` (both included), oldest first: one Query (paged past 1 MB). */
-  async range(siteId: number, locale: string, keyword: string, from: string, to: string): Promise<RankRow[]> {
-    const items = await queryAll(this.db, {
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': rankPartition(siteId, locale, keyword), ':from': from, ':to': to },
-    });
-    return items.flatMap((item) => decodeRankItem(item) ?? []);
+  /**
+   * A keyword's last `days` days with a stored check, newest first: one Query of at most `days` items
+   * (a keyword has one item a day), whatever the clock says, so days checked ahead of it are there too.
+   */
+  async latest(siteId: number, locale: string, keyword: string, days: number): Promise<KeywordChecks> {
+    const items = await queryAll(
+      this.db,
+      {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': rankPartition(siteId, locale, keyword) },
+        ScanIndexForward: false,
+        Limit: days,
+      },
+      days,
+    );
+    const checks: KeywordChecks = { rows: [], failed: [] };
+    for (const item of items) {
+      const check = decodeCheckItem(item);
+      if (check.state === 'checked') checks.rows.push(check.row);
+      else if (check.state === 'failed') checks.failed.push(check.failed);
+    }
+    return checks;
   }
 }
 

@@ -106,7 +106,7 @@ export async function planMonitoring(
   const sites = await deps.store.sites.getMany(Array.from({ length: count }, (_v, i) => message.first_site_id + i));
   const day = utcDay(new Date(message.requested_at));
   await mapLimit(sites, SENDS_AT_ONCE, async (site) => {
-    await deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at });
+    await deps.enqueue('monitor', { site_id: site.site_id, requested_at: message.requested_at, day });
     if (site.rank_tracking)
       await deps.enqueue('rank', { site_id: site.site_id, day, requested_at: message.requested_at });
   });
@@ -157,6 +157,7 @@ async function takeSnapshot(
   claim: MonitorClaim,
   isSite: boolean,
   competitors: readonly string[],
+  day: string,
 ): Promise<DomainResult> {
   const { domain } = claim;
   try {
@@ -167,7 +168,7 @@ async function takeSnapshot(
         : undefined;
     const snapshot: BacklinkSnapshot = {
       domain,
-      day: utcDay(deps.now),
+      day,
       taken_at: deps.now.toISOString(),
       data_source: deps.backlinkData.name,
       profile,
@@ -182,7 +183,7 @@ async function takeSnapshot(
 }
 
 /**
- * A site's monitoring run: a dated snapshot of each domain it still tracks (its own, with its link gap
+ * A site's monitoring run: a snapshot of each domain it still tracks, dated the schedule's day (its own, with its link gap
  * against the competitors tracked now, and each active competitor's; a deleted competitor's run
  * stores nothing). Before any provider call, each domain's work of the day is claimed with one
  * conditional write, and only what this run claimed is paid for, so a redelivered message, a rerun
@@ -206,10 +207,12 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const asked = message.domains;
     const domains = asked ? tracked.filter((domain) => asked.includes(domain)) : tracked;
     const runId = randomBytes(9).toString('hex');
+    // The schedule's day (npm run schedule -- --date runs a later one), else today's.
+    const day = message.day ?? utcDay(now);
     const claims = domains.map((domain) => ({
       siteId,
       domain,
-      work: workOf(utcDay(now), domain, siteDomain, competitors),
+      work: workOf(day, domain, siteDomain, competitors),
       runId,
     }));
     const taken = await Promise.allSettled(claims.map((claim) => store.backlinks.claim(claim, now)));
@@ -240,7 +243,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     }
 
     const results = await mapLimit(claimed, DOMAINS_AT_ONCE, (claim) =>
-      takeSnapshot(deps, claim, claim.domain === siteDomain, competitors),
+      takeSnapshot(deps, claim, claim.domain === siteDomain, competitors, day),
     );
     const retries = results.flatMap((r) => ('retry' in r && r.retry ? [r.claim] : []));
     try {

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { LIMITS, type Enqueue, type RankCollectMessage, type RankMessage, type SerpRow } from '@cm/contract';
+import {
+  ApiError,
+  LIMITS,
+  type BudgetTicket,
+  type Enqueue,
+  type RankCollectMessage,
+  type RankMessage,
+  type SerpRow,
+  type TrackedCadence,
+} from '@cm/contract';
 import { isDue, keywordLocale, normalizeDomain, rankRowOf, utcDay } from '@cm/core';
-import { UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
-import { checkKey, mapLimit, type RankClaim, type Store } from '@cm/store';
+import { ProviderError, UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
+import { checkKey, mapLimit, type RankClaim, type Site, type Store, type TrackedScope } from '@cm/store';
 import { reserveWhatFits, type SiteBudget } from './budget';
 import { competitorDomains } from './context';
-import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny } from './tracking';
+import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny, type TrackedKeywords } from './tracking';
 
 /*
  * A site's rank checks of a day (the rank worker) and their collection (the rank-collect worker). Each
@@ -31,30 +40,56 @@ export interface RankCheckDeps {
   checkPriceUsd(depth: number): number;
 }
 
-/** What a site's run did: checks posted, written from a SERP pulled that day, claimed by another run, deferred by the budget, refused by the provider. */
+/** What a site's run did: checks posted, written from a SERP pulled that day, claimed by another run, deferred by the budget, refused by the provider, and the scopes that could not be read. */
 export interface RankOutcome {
   posted: number;
   fromStored: number;
   claimedAlready: number;
   deferred: number;
   refused: Array<{ keyword: string; error: string }>;
+  failedScopes: Array<{ type: string; id: number; error: string }>;
 }
 
 const partsOf = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_v, i) => items.slice(i * size, (i + 1) * size));
 
+/** Why a run or a scope failed, as its tracking shows it: a provider's or the service's own words, else the kind of failure. */
+const failureOf = (error: unknown): string =>
+  error instanceof ProviderError || error instanceof ApiError
+    ? error.message
+    : `internal error (${error instanceof Error ? error.name : 'unknown'}): the queue retries the run`;
+
+/** A due scope of the run: its keywords once read (null: its topic or page is gone), or why they could not be. */
+type DueScope =
+  | { scope: TrackedScope; keywords: (TrackedKeywords & { cadence: TrackedCadence }) | null }
+  | { scope: TrackedScope; error: string };
+
 /**
  * A site's checks of `message.day`: its tracked scopes due that day (or, from track_rankings, the scopes
- * it names), each keyword once. A keyword whose SERP was pulled that day already (list, a refresh) is
- * written from it; the others are claimed, reserved and posted. A budget with no room for some gives
- * their claims back (counted, deferred to the next due schedule). The calls go into the ledger before
- * anything else can fail; a post refused whole gives its claims back and throws, so the queue delivers
- * the message again; a post of unknown outcome keeps its claims (it may have been paid for).
+ * it names), each keyword once. A scope whose keywords cannot be read fails alone: the others' checks
+ * still run, and the message then fails so the queue tries that scope again. A keyword whose SERP was
+ * pulled that day already (list, a refresh) is written from it; the others are claimed, reserved and
+ * posted. A budget with no room for some gives their claims back (counted, deferred to the next due
+ * schedule). The calls go into the ledger before anything else can fail; a post refused whole gives its
+ * claims back and throws, so the queue delivers the message again; a post of unknown outcome keeps its
+ * claims (it may have been paid for). Each due scope's item records how its run ended.
  */
 export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): Promise<RankOutcome> {
-  const outcome: RankOutcome = { posted: 0, fromStored: 0, claimedAlready: 0, deferred: 0, refused: [] };
-  const { store, now, meter, serpQueue } = deps;
-  let ticket = message.budget ?? null;
+  const outcome: RankOutcome = {
+    posted: 0,
+    fromStored: 0,
+    claimedAlready: 0,
+    deferred: 0,
+    refused: [],
+    failedScopes: [],
+  };
+  const { store, meter } = deps;
+  /** The run's reservation: the message's (track_rankings'), or the one the run makes. */
+  const held: { ticket: BudgetTicket | null } = { ticket: message.budget ?? null };
+  let dueScopes: DueScope[] = [];
+  /** The checks the run left for later (deferred, refused), by checkKey. */
+  const left = new Set<string>();
+  let runError: string | undefined;
   try {
     const site = await store.sites.get(message.site_id);
     if (!site) return outcome;
@@ -67,121 +102,187 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
     );
     if (due.length === 0) return outcome;
     const locale = keywordLocale(null, site.locale);
-    const resolved = await mapLimit(due, 4, async (scope) => {
-      const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
-      return keywords ? { cadence: scope.cadence, ...keywords } : null;
-    });
-    const found = resolved.flatMap((r) => (r ? [r] : []));
-    const keywords = distinctKeywords(found);
-    if (keywords.length === 0) return outcome;
-
-    const siteDomain = normalizeDomain(site.domain);
-    const [competitors, pages, stored] = await Promise.all([
-      competitorDomains(ctx),
-      publishedPagesOf(
-        ctx,
-        found.flatMap((r) => r.scope.pages),
-        siteDomain,
-      ),
-      store.serps.getMany(siteId, keywords),
-    ]);
-    const pulledThatDay = new Map(
-      stored
-        .filter((row) => row.fetched_at.slice(0, 10) === message.day)
-        .map((row) => [checkKey(row.locale, row.keyword), row]),
-    );
-
-    const runId = randomBytes(9).toString('hex');
-    const claims: RankClaim[] = keywords.map((k) => ({
-      siteId,
-      locale: k.locale,
-      keyword: k.keyword,
-      day: message.day,
-      runId,
-    }));
-    const taken = await mapLimit(claims, CLAIMS_AT_ONCE, (claim) =>
-      store.ranks.claim(claim, now).then(
-        (won) => ({ won }),
-        (error: unknown) => ({ won: false, error }),
-      ),
-    );
-    const claimed = claims.filter((_c, i) => taken[i]?.won === true);
-    const refusedWrite = taken.find((t) => 'error' in t);
-    if (refusedWrite && 'error' in refusedWrite) {
-      // A claim that could not be written fails the run before anything is paid: the ones taken go back.
-      await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
-      throw refusedWrite.error;
-    }
-    outcome.claimedAlready = claims.length - claimed.length;
-
-    const fromStored = claimed.flatMap((claim) => {
-      const serp = pulledThatDay.get(checkKey(claim.locale, claim.keyword));
-      return serp ? [{ claim, serp }] : [];
-    });
-    if (fromStored.length > 0) {
-      await store.ranks.put(
-        siteId,
-        fromStored.map(({ serp }) => rankRowOfSerp(serp, message.day, siteDomain)),
-      );
-      outcome.fromStored = fromStored.length;
-    }
-    const toPost = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
-    if (toPost.length === 0) return outcome;
-
-    const unitUsd = deps.checkPriceUsd(depth);
-    let affordable = toPost.length;
-    if (unitUsd > 0 && ticket) affordable = Math.min(affordable, Math.floor(ticket.estimate_usd / unitUsd + 1e-9));
-    else if (unitUsd > 0) ({ ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
-    const deferred = toPost.slice(affordable);
-    // Nothing was paid for these: their claims go back, for a rerun or the next due schedule.
-    await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
-    outcome.deferred = deferred.length;
-
-    const posting = toPost.slice(0, affordable);
-    const task = (claim: RankClaim): SerpTask => ({
-      tag: `${siteId}|${claim.day}|${checkKey(claim.locale, claim.keyword)}`,
-      keyword: claim.keyword,
-      locale: claim.locale,
-      depth,
-      context: { siteDomain, competitors, day: claim.day, pages },
-    });
-    const chunks = partsOf(posting, serpQueue.tasksPerPost);
-    for (const [i, chunk] of chunks.entries()) {
-      let answers;
+    dueScopes = await mapLimit(due, 4, async (scope): Promise<DueScope> => {
       try {
-        answers = await serpQueue.post(chunk.map(task), meter);
+        const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
+        return { scope, keywords: keywords ? { cadence: scope.cadence, ...keywords } : null };
       } catch (error) {
-        // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
-        const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
-        await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
-        throw error;
+        return { scope, error: failureOf(error) };
       }
-      const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
-      const posted: RankCollectMessage['tasks'] = [];
-      for (const answer of answers) {
-        const claim = byTag.get(answer.tag);
-        if (!claim) continue;
-        if ('id' in answer) posted.push({ id: answer.id, locale: claim.locale, keyword: claim.keyword });
-        else {
-          outcome.refused.push({ keyword: claim.keyword, error: answer.error });
-          // Refused for now, not billed: a rerun may post it; refused for good, it waits for the next due day.
-          if (answer.retryable) await store.ranks.giveBack(claim, now);
-        }
-      }
-      outcome.posted += posted.length;
-      if (posted.length > 0)
-        await deps.enqueue(
-          'rank-collect',
-          { site_id: siteId, day: message.day, depth, site_domain: siteDomain, tasks: posted },
-          serpQueue.readySeconds,
-        );
-    }
+    });
+    outcome.failedScopes = dueScopes.flatMap((r) =>
+      'error' in r ? [{ type: r.scope.type, id: r.scope.id, error: r.error }] : [],
+    );
+    const found = dueScopes.flatMap((r) => ('keywords' in r && r.keywords ? [r.keywords] : []));
+    await checkKeywords(deps, message, { site, depth, found, outcome, left, held });
+    if (outcome.failedScopes.length > 0)
+      throw new Error(
+        `the keywords of ${outcome.failedScopes.length} tracked scope(s) could not be read: ${outcome.failedScopes.map((f) => `${f.type} ${f.id}: ${f.error}`).join('; ')}`,
+      );
     return outcome;
+  } catch (error) {
+    if (outcome.failedScopes.length === 0) runError = failureOf(error);
+    throw error;
   } finally {
     // The ledger first: the calls were made, whatever failed after them.
     if (meter.calls.length > 0) await store.usage.record(message.site_id, 'rank_tracking', meter.calls);
     // Settled once the run is over, to what it cost (0 when another run had claimed everything).
-    if (ticket) await deps.budget.settle(ticket, meter.costUsd, meter.simulated);
+    if (held.ticket) await deps.budget.settle(held.ticket, meter.costUsd, meter.simulated);
+    await recordRuns(deps, message, dueScopes, left, runError);
+  }
+}
+
+/** Each due scope's run, on its item: failed (with why), partial (some of its checks left for later), or ok. */
+async function recordRuns(
+  deps: RankCheckDeps,
+  message: RankMessage,
+  dueScopes: readonly DueScope[],
+  left: ReadonlySet<string>,
+  runError: string | undefined,
+): Promise<void> {
+  await mapLimit(dueScopes, 4, (due) => {
+    const keywords = 'keywords' in due ? (due.keywords?.tracked ?? []) : [];
+    const error = 'error' in due ? due.error : runError;
+    const someLeft = keywords.some((k) => left.has(checkKey(k.locale, k.keyword)));
+    return deps.store.ranks.recordRun(
+      message.site_id,
+      due.scope,
+      error !== undefined
+        ? { day: message.day, status: 'failed', error }
+        : { day: message.day, status: someLeft ? 'partial' : 'ok' },
+    );
+  });
+}
+
+/** What checkKeywords reads of the run and writes into it. */
+interface RunState {
+  site: Site;
+  depth: number;
+  found: ReadonlyArray<TrackedKeywords & { cadence: TrackedCadence }>;
+  outcome: RankOutcome;
+  left: Set<string>;
+  held: { ticket: BudgetTicket | null };
+}
+
+/** The run's keywords, each once: claimed, written from a SERP of the day, reserved and posted. */
+async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: RunState): Promise<void> {
+  const { store, now, meter, serpQueue } = deps;
+  const { site, depth, found, outcome, left, held } = run;
+  const siteId = site.site_id;
+  const ctx = { siteId, store };
+  const keywords = distinctKeywords(found);
+  if (keywords.length === 0) return;
+
+  const siteDomain = normalizeDomain(site.domain);
+  // A page in two scopes (its own, its topic's) is one page.
+  const pagesOf = [...new Map(found.flatMap((r) => r.scope.pages).map((page) => [page.id, page])).values()];
+  const [competitors, pages, stored] = await Promise.all([
+    competitorDomains(ctx),
+    publishedPagesOf(ctx, pagesOf, siteDomain),
+    store.serps.getMany(siteId, keywords),
+  ]);
+  const pulledThatDay = new Map(
+    stored
+      .filter((row) => row.fetched_at.slice(0, 10) === message.day)
+      .map((row) => [checkKey(row.locale, row.keyword), row]),
+  );
+
+  const runId = randomBytes(9).toString('hex');
+  const claims: RankClaim[] = keywords.map((k) => ({
+    siteId,
+    locale: k.locale,
+    keyword: k.keyword,
+    day: message.day,
+    runId,
+  }));
+  const taken = await mapLimit(claims, CLAIMS_AT_ONCE, (claim) =>
+    store.ranks.claim(claim, now).then(
+      (won) => ({ won }),
+      (error: unknown) => ({ won: false, error }),
+    ),
+  );
+  const claimed = claims.filter((_c, i) => taken[i]?.won === true);
+  const refusedWrite = taken.find((t) => 'error' in t);
+  if (refusedWrite && 'error' in refusedWrite) {
+    // A claim that could not be written fails the run before anything is paid: the ones taken go back.
+    await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
+    throw refusedWrite.error;
+  }
+  outcome.claimedAlready = claims.length - claimed.length;
+
+  const fromStored = claimed.flatMap((claim) => {
+    const serp = pulledThatDay.get(checkKey(claim.locale, claim.keyword));
+    return serp ? [{ claim, serp }] : [];
+  });
+  if (fromStored.length > 0) {
+    await store.ranks.put(
+      siteId,
+      fromStored.map(({ serp }) => rankRowOfSerp(serp, message.day, siteDomain)),
+    );
+    outcome.fromStored = fromStored.length;
+  }
+  const toPost = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
+  if (toPost.length === 0) return;
+
+  const unitUsd = deps.checkPriceUsd(depth);
+  let affordable = toPost.length;
+  if (unitUsd > 0 && held.ticket)
+    affordable = Math.min(affordable, Math.floor(held.ticket.estimate_usd / unitUsd + 1e-9));
+  else if (unitUsd > 0)
+    ({ ticket: held.ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
+  const deferred = toPost.slice(affordable);
+  // Nothing was paid for these: their claims go back, for a rerun or the next due schedule.
+  await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
+  outcome.deferred = deferred.length;
+  for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword));
+
+  const posting = toPost.slice(0, affordable);
+  const task = (claim: RankClaim): SerpTask => ({
+    tag: `${siteId}|${claim.day}|${checkKey(claim.locale, claim.keyword)}`,
+    keyword: claim.keyword,
+    locale: claim.locale,
+    depth,
+    context: { siteDomain, competitors, day: claim.day, pages },
+  });
+  const chunks = partsOf(posting, serpQueue.tasksPerPost);
+  for (const [i, chunk] of chunks.entries()) {
+    let answers;
+    try {
+      answers = await serpQueue.post(chunk.map(task), meter);
+    } catch (error) {
+      // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
+      const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
+      await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
+      throw error;
+    }
+    const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
+    const posted: RankCollectMessage['tasks'] = [];
+    const refusedForGood: Array<RankClaim & { error: string }> = [];
+    for (const answer of answers) {
+      const claim = byTag.get(answer.tag);
+      if (!claim) continue;
+      if ('id' in answer) posted.push({ id: answer.id, locale: claim.locale, keyword: claim.keyword });
+      else {
+        outcome.refused.push({ keyword: claim.keyword, error: answer.error });
+        left.add(checkKey(claim.locale, claim.keyword));
+        // Refused for now, not billed: a rerun may post it; refused for good, the day has no row, and says why.
+        if (answer.retryable) await store.ranks.giveBack(claim, now);
+        else refusedForGood.push({ ...claim, error: answer.error });
+      }
+    }
+    if (refusedForGood.length > 0)
+      await store.ranks.fail(
+        siteId,
+        refusedForGood.map((c) => ({ locale: c.locale, keyword: c.keyword, day: c.day, error: c.error })),
+        now,
+      );
+    outcome.posted += posted.length;
+    if (posted.length > 0)
+      await deps.enqueue(
+        'rank-collect',
+        { site_id: siteId, day: message.day, depth, site_domain: siteDomain, tasks: posted },
+        serpQueue.readySeconds,
+      );
   }
 }
 
@@ -208,7 +309,8 @@ export interface RankCollectDeps {
 
 /**
  * What a collection did: rows stored, tasks not ready yet (the worker fails the message for them, so the
- * queue delivers it again after its visibility timeout), tasks that failed for good (no row that day).
+ * queue delivers it again after its visibility timeout), tasks that failed for good (no row that day:
+ * the check is stored failed, with why).
  */
 export interface CollectOutcome {
   stored: number;
@@ -261,13 +363,16 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
         items,
       })),
     );
+  const failed = collected.flatMap(({ task, answer }) =>
+    answer.status === 'failed' ? [{ keyword: task.keyword, locale: task.locale, day, error: answer.error }] : [],
+  );
+  // No SERP that day: the day has no row, and the history says why.
+  if (failed.length > 0) await store.ranks.fail(siteId, failed, now);
   return {
     stored: ready.length,
     pending: collected.flatMap(({ task, answer }) =>
       answer.status === 'pending' ? [{ keyword: task.keyword, reason: answer.reason }] : [],
     ),
-    failed: collected.flatMap(({ task, answer }) =>
-      answer.status === 'failed' ? [{ keyword: task.keyword, error: answer.error }] : [],
-    ),
+    failed: failed.map(({ keyword, error }) => ({ keyword, error })),
   };
 }

@@ -13,6 +13,8 @@ export interface Scope {
   keywords: ScopeKeyword[];
   /** The scope's cm_pages rows: a topic's pages, or the page itself. */
   pages: RowOf<'cm_pages'>[];
+  /** A topic's linked ideas its scope leaves out (none of its pages names them). */
+  ideasLeftOut: string[];
 }
 
 /** Which of keyword, topic_id and page_id names the scope (exactly one). */
@@ -101,6 +103,7 @@ export async function resolveScope(
       info: { type: 'keyword', id: null, name: keyword },
       keywords: await keywordsByText(ctx, [keyword], locale),
       pages: [],
+      ideasLeftOut: [],
     };
   }
   if (input.page_id !== undefined) {
@@ -109,6 +112,7 @@ export async function resolveScope(
       info: { type: 'page', id: page.id, name: page.title },
       keywords: await pagesKeywords(ctx, [page], locale, options.ideas),
       pages: [page],
+      ideasLeftOut: [],
     };
   }
   // The input schemas require exactly one of keyword, page_id and topic_id.
@@ -128,5 +132,12 @@ export async function resolveScope(
     if (!row.is_idea) keywords.set(keywordUnique(String(row.locale), String(row.keyword)), scopeKeywordOf(row));
   for (const k of await pagesKeywords(ctx, pages, locale, options.ideas))
     if (!keywords.has(keywordUnique(k.locale, k.keyword))) keywords.set(keywordUnique(k.locale, k.keyword), k);
-  return { info: { type: 'topic', id: topic.id, name: String(topic.name) }, keywords: [...keywords.values()], pages };
+  // A linked idea a page names is in, committed by the page; the others are left out.
+  const committed = (row: KeywordRow) => keywords.get(keywordUnique(row.locale, row.keyword))?.is_idea === false;
+  return {
+    info: { type: 'topic', id: topic.id, name: String(topic.name) },
+    keywords: [...keywords.values()],
+    pages,
+    ideasLeftOut: [...linked.values()].filter((row) => row.is_idea && !committed(row)).map((row) => row.keyword),
+  };
 }

@@ -82,6 +82,7 @@ async function trackingView(ctx: ToolContext, locale: string) {
     since: scope.since,
     keywords: keywords.tracked.map((k) => k.keyword),
     ...monthOf(keywords.tracked.length, scope.cadence, unitUsd),
+    ...(scope.last_run ? { last_run: scope.last_run } : {}),
   }));
   const distinct = distinctKeywords(live.map(({ scope, keywords }) => ({ cadence: scope.cadence, ...keywords })));
   const months = distinct.map((k) => monthOf(1, k.cadence, unitUsd));
@@ -155,7 +156,7 @@ async function planTrackRankings(ctx: ToolContext, input: TrackRankingsInput, de
     ...freeOf(
       'keywords',
       keywords.untracked.map((k) => k.keyword),
-      'not tracked: no cm_keywords row, or not among the top max_keywords by score',
+      'not tracked: no cm_keywords row, an idea, or not among the top max_keywords by score',
     ),
   );
   plan.notes.push(

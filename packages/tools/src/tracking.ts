@@ -35,11 +35,15 @@ export interface TrackedKeywords {
 
 const NO_ROW =
   'no cm_keywords row in the site locale (get_keywords, or research in keywords mode, stores its metrics): not tracked';
+const AN_IDEA =
+  'an idea (is_idea: true): ideas are not tracked until committed (get_keywords {topic_id, seeds: [keyword]}, or a page naming it)';
 
 /**
  * The keywords a tracked scope checks: its committed keywords that have a cm_keywords row (a row's
  * volume weighs its clicks, and deleting the row stops its tracking), a topic's top `maxKeywords` by
- * score. Ideas are never in a scope's committed keywords. A topic or page that is gone is `404`.
+ * score. The rule is the landscape's (scope.ts): a keyword a page names is committed by the page, its
+ * row stored as an idea or not; a topic's other linked ideas are left out, and listed as untracked.
+ * A topic or page that is gone is `404`.
  */
 export async function trackedKeywordsOf(
   ctx: Reader,
@@ -67,7 +71,11 @@ export async function trackedKeywordsOf(
           },
         ];
   });
-  return { scope: resolved, tracked, untracked };
+  return {
+    scope: resolved,
+    tracked,
+    untracked: [...untracked, ...resolved.ideasLeftOut.map((keyword) => ({ keyword, reason: AN_IDEA }))],
+  };
 }
 
 /** The same, or null when the topic or page is gone (its tracking no longer checks anything). */

@@ -95,10 +95,19 @@ export function sandboxSerp(
   const placed = new Set(tracked.map(([d]) => d));
   const fill = shuffled(DOMAINS, `${locale}\n${keyword}`).filter((d) => !placed.has(d));
   const items: SerpItem[] = [];
+  let filled = 0;
   for (let position = 1; position <= depth; position++) {
-    const domain = byPosition.get(position) ?? fill.shift();
-    if (domain === undefined) throw new Error(`the sandbox has fewer domains than ${depth} positions`);
-    const url = placed.has(domain) ? placement.url(keyword, domain) : resultUrl(keyword, domain);
+    const placedHere = byPosition.get(position);
+    if (placedHere !== undefined) {
+      const url = placement.url(keyword, placedHere);
+      items.push({ position, domain: placedHere, url, title: titleOf(keyword, placedHere) });
+      continue;
+    }
+    // Past the well-known domains (a top 50 or deeper), they rank again with further pages, as deep SERPs do.
+    const domain = fill[filled % fill.length] ?? 'example.com';
+    const round = Math.floor(filled / fill.length);
+    filled++;
+    const url = round === 0 ? resultUrl(keyword, domain) : `${resultUrl(keyword, domain)}/${round + 1}`;
     items.push({ position, domain, url, title: titleOf(keyword, domain) });
   }
   return items;
