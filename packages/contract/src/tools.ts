@@ -224,7 +224,7 @@ export const SerpSummary = named(
   z.object({
     locale: z.string().check(
       z.meta({
-        description: `The SERP's locale: the keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when the keyword has no SERP of its own`,
+        description: `The keyword's own, else ${REFRESH_LOCALE} (serp_keyword_refresh's) when it has no SERP of its own`,
       }),
     ),
     fetched_at: z.string(),
@@ -340,8 +340,7 @@ export const SerpKeywordRefreshResult = z.object({
 /** A web, reddit or url call that found the same query in process and answers with that job instead of a job of its own. */
 const Joined = z.optional(z.literal(true)).check(
   z.meta({
-    description:
-      'true: a job was already researching the same query (mode, seed, question); the call joined it, at no cost',
+    description: 'true: the call joined a job already researching the same query (mode, seed, question), at no cost',
   }),
 );
 
@@ -539,12 +538,12 @@ export const TOOLS = {
     result: RecallResult,
   },
   get_keywords: {
-    description: `Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data; a keyword so checked is listed from storage, not pulled or paid for again, for ${LIMITS.noDataRecheckDays} days.`,
+    description: `Pull fresh keyword metrics (volume, cpc_usd, competition, intent) for seeds, a topic or one keyword row, and upsert them into cm_keywords; with topic_id the keywords are attached to the topic. Locale: the keyword row's, else the site's, else WW/en. With topic_id or keyword_id a seed without data is stored as volume 0 and listed in no_data (checked: not pulled or paid for again for ${LIMITS.noDataRecheckDays} days).`,
     input: GetKeywordsInput,
     result: withEstimate(GetKeywordsResult),
   },
   serp_landscape: {
-    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions citing sources), for at most ${LIMITS.analyzeKeywords} keywords in all (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest, neither listed nor researched, in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
+    description: `Keyword and competitor intelligence for exactly one of keyword, topic_id, page_id. depth metrics (default, read-only): demand and stored SERP competition per committed keyword, a coverage header and share of voice per domain, with a verdict suppressed below ${LIMITS.verdictMinVolumeCoverage * 100}% volume coverage; ideas: true also pulls up to ${LIMITS.keywordIdeas} keyword ideas. depth list: also fetches current SERP positions (keyword 1, page all, topic top ${LIMITS.topicListDefault} by score, or limit / keyword_ids); keywords already fetched are skipped. depth analyze: list plus web research (facts and opinions), for at most ${LIMITS.analyzeKeywords} keywords in all (top ${LIMITS.analyzeKeywords} by score, or the first ${LIMITS.analyzeKeywords} keyword_ids; the rest, neither listed nor researched, in research.over_cap); research takes about ${LIMITS.analyzeSecondsMin} to ${LIMITS.analyzeSecondsMax} s, so the call waits up to wait_ms (max ${LIMITS.waitMsMax}) and answers research.status partial with the keywords still in process: call again with the same parameters to collect them (researched keywords answer at once). Ideas (is_idea) are never list or analyze targets. Each SERP names its locale: a keyword with no SERP in its own locale shows its serp_keyword_refresh row (${REFRESH_LOCALE}).`,
     input: SerpLandscapeInput,
     result: withEstimate(SerpLandscapeResult),
   },
@@ -559,7 +558,7 @@ export const TOOLS = {
     result: withEstimate(SerpBacklinksResult),
   },
   add_competitor: {
-    description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored (not monitored, or inactive) is completed: monitoring starts, completed: true. Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
+    description: `Track a competitor domain (scheme and path are stripped): it appears in serp_landscape share of voice and serp_backlinks, and monitoring starts at once, then daily. At most ${LIMITS.activeCompetitors} active per site (409 competitor_limit_reached). Adding a tracked domain again returns it with created: false and updates display_name and color when given; a row db_insert stored, unmonitored or inactive, is completed (monitoring starts, completed: true). Confirm with the user before adding; db_delete of the cm_competitors row stops monitoring.`,
     input: AddCompetitorInput,
     result: withEstimate(AddCompetitorResult),
   },
