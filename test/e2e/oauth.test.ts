@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/client';
 import { MCP_OAUTH_PATH } from '@cm/contract';
+import { OAuthStore } from '@cm/store';
+import { accountIdOf } from '../../packages/runtime/src/bearer';
 import { Browser, csrfOf, signIn, submitConsent, TestOAuthProvider } from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
@@ -55,8 +57,13 @@ const form = (fields: Record<string, string>) => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 });
-const token = (fields: Record<string, string>) =>
-  fetch(`${t.url}/oauth/token`, form(fields)).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => {
+  const request = form(fields);
+  return fetch(`${t.url}/oauth/token`, { ...request, headers: { ...request.headers, ...headers } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as any,
+  }));
+};
 /** A raw MCP call with a bearer token, as a host sends one. */
 const mcpCall = (bearer: string, name: string, args: Record<string, unknown> = {}) =>
   fetch(mcp, {
@@ -326,6 +333,39 @@ describe('OAuth sign-in', () => {
         .error,
     ).toBe('invalid_grant');
   });
+
+  it('offers no DPoP: its metadata names none, a proof gets a Bearer token, and a DPoP-bound token is no bearer one', async () => {
+    const metadata = (await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata.dpop_signing_alg_values_supported).toBeUndefined();
+    // A host that sends a proof anyway is given a Bearer token (RFC 9449 §5), which works as one.
+    const { exchange } = await rawCode(t.key, 'read');
+    const proof = dpopProof('POST', `${t.url}/oauth/token`);
+    const issued = await exchange({ dpop: proof });
+    expect(issued.body.token_type).toBe('Bearer');
+    expect((await mcpCall(issued.body.access_token, 'find_pages')).status).toBe(200);
+    // A token bound to a key (cnf.jkt, as one issued while DPoP was offered) is refused as a bearer token.
+    const bound = randomBytes(32).toString('base64url');
+    const site = await t.store.sites.lookupKey(t.key);
+    await new OAuthStore(t.db, t.stack.tableName).upsert(
+      'AccessToken',
+      bound,
+      {
+        accountId: accountIdOf(site!.site_id, createHash('sha256').update(t.key).digest('hex')),
+        clientId: RAW_CLIENT,
+        aud: mcp,
+        scope: 'read',
+        exp: Math.floor(Date.now() / 1000) + 600,
+        jkt: 'thumbprint-of-a-dpop-key',
+      },
+      600,
+    );
+    const refused = await mcpCall(bound, 'find_pages');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
 });
 
 /** The stored item of the authorization server's `model` `id`, as its JSON text (found by the id's hash). */
@@ -351,8 +391,8 @@ async function rawSignIn(apiKey: string, scope: string) {
   return { ...tokens, replay: exchange };
 }
 
-/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it. */
-async function rawCode(apiKey: string, scope: string) {
+/** A sign-in by hand up to its consent page (PKCE, the authorization request), and how to post its form. */
+async function openConsent(scope: string) {
   RAW_CLIENT = `https://127.0.0.1:${documents.port}${RAW_CLIENT_PATH}`;
   const verifier = randomBytes(32).toString('base64url');
   const browser = new Browser();
@@ -370,16 +410,40 @@ async function rawCode(apiKey: string, scope: string) {
     t.url,
   );
   const csrf = csrfOf(await consent.response!.text());
-  const { callback } = await submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
+  const post = (apiKey: string) => submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
+  return { verifier, post };
+}
+
+/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it (with `headers`, a DPoP proof). */
+async function rawCode(apiKey: string, scope: string) {
+  const { verifier, post } = await openConsent(scope);
+  const { callback } = await post(apiKey);
   const code = callback!.searchParams.get('code')!;
-  const exchange = () =>
-    token({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CALLBACK,
-      client_id: RAW_CLIENT,
-      code_verifier: verifier,
-      resource: mcp,
-    });
+  const exchange = (headers: Record<string, string> = {}) =>
+    token(
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: CALLBACK,
+        client_id: RAW_CLIENT,
+        code_verifier: verifier,
+        resource: mcp,
+      },
+      headers,
+    );
   return { exchange };
+}
+
+/** A DPoP proof (RFC 9449 §4.2) of a request, signed by a new P-256 key. */
+function dpopProof(htm: string, htu: string): string {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signed = `${part({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) })}.${part({
+    jti: randomUUID(),
+    htm,
+    htu,
+    iat: Math.floor(Date.now() / 1000),
+  })}`;
+  const signature = sign('sha256', Buffer.from(signed), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${signed}.${signature.toString('base64url')}`;
 }

@@ -82,8 +82,9 @@ export function bearerOf(authorization: string | undefined): string | undefined 
 }
 
 /**
- * Who owns `token`, or null when it is no good: unknown, expired, of a resource that is not this
- * deployment's at `base`, or of a key that no longer works. One GetItem of the token, then the key's
+ * Who owns `token`, or null when it is no good: unknown, expired, bound to a proof-of-possession key
+ * (DPoP is not offered, and a bound token is never good as a bearer one: RFC 9449 §7.1), of a resource
+ * that is not this deployment's at `base`, or of a key that no longer works. One GetItem of the token, then the key's
  * and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s per container.
  */
 export async function ownerOfToken(token: string, base: string): Promise<TokenOwner | null> {
@@ -92,7 +93,7 @@ export async function ownerOfToken(token: string, base: string): Promise<TokenOw
   if (hit && hit.until > now) return hit.owner;
   tokenCache.delete(token);
   const stored = await getAccessTokens().find(token);
-  if (!stored || stored.exp * 1000 <= now) return null;
+  if (!stored || stored.exp * 1000 <= now || stored.jkt !== undefined) return null;
   const audiences = Array.isArray(stored.aud) ? stored.aud : [stored.aud];
   const resource = audiences.map((aud) => resourceNamed(base, aud)).find((r) => r !== undefined);
   const account = accountOf(stored.accountId);

@@ -83,6 +83,8 @@ function configurationOf(
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // Not offered: no resource server here checks a DPoP proof, so none issues a DPoP-bound token (decisions.md).
+      dPoP: { enabled: false },
       revocation: { enabled: true },
       // Dynamic Client Registration (deprecated by MCP 2026-07-28, still what several hosts use): open, as
       // MCP expects; a registered client's secret is stored as its hash.
