@@ -366,6 +366,27 @@ describe('OAuth sign-in', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   });
+
+  it('ignores a forwarded scheme that is neither http nor https', async () => {
+    const proto = { 'x-forwarded-proto': 'javascript' };
+    const answers = await Promise.all([
+      fetch(`${t.url}/oauth/jwks`, { headers: proto }),
+      fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: proto }),
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&refresh_token=x&client_id=y',
+      }),
+      fetch(`${t.url}/oauth/register`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }),
+      }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
+    const metadata = (await answers[1].json()) as { issuer: string };
+    expect(metadata.issuer).toMatch(/^https?:\/\//);
+  });
 });
 
 /** The stored item of the authorization server's `model` `id`, as its JSON text (found by the id's hash). */

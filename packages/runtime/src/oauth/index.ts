@@ -34,7 +34,9 @@ export function oauthHandler() {
       }
       // RFC 8414's metadata is oidc-provider's discovery document, which it serves at OpenID Connect's path.
       const path = event.rawPath === RFC8414_METADATA ? OPENID_METADATA : event.rawPath;
-      return decodeServedReply(await serve({ ...event, rawPath: path }, {}));
+      // oidc-provider builds its URLs from X-Forwarded-Proto: the base's scheme, never what a client sent.
+      const headers = { ...event.headers, 'x-forwarded-proto': new URL(base).protocol.slice(0, -1) };
+      return decodeServedReply(await serve({ ...event, rawPath: path, headers }, {}));
     };
   return publicApi('oauth', handlers, { json: false });
 }
