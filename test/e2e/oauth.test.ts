@@ -2,9 +2,10 @@ import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from '
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/client';
-import { MCP_OAUTH_PATH } from '@cm/contract';
+import { CONSENT_KEY_ATTEMPTS, MCP_OAUTH_PATH } from '@cm/contract';
 import { OAuthStore } from '@cm/store';
 import { accountIdOf } from '../../packages/runtime/src/bearer';
+import { fakeClock } from '../helpers/clock';
 import { Browser, csrfOf, signIn, submitConsent, TestOAuthProvider } from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
@@ -27,6 +28,9 @@ beforeAll(async () => {
   documents = await startTlsSite('127.0.0.1', (req, res) => {
     const clientId = `https://127.0.0.1:${documents.port}${req.url}`;
     res.writeHead(200, { 'content-type': 'application/json' });
+    // Over the 5 KB a document may be: its fetch fails.
+    if (req.url === '/oversized.json')
+      return void res.end(JSON.stringify({ client_id: clientId, pad: 'x'.repeat(6_000) }));
     res.end(
       JSON.stringify({
         client_id: clientId,
@@ -386,6 +390,111 @@ describe('OAuth sign-in', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
     const metadata = (await answers[1].json()) as { issuer: string };
     expect(metadata.issuer).toMatch(/^https?:\/\//);
+  });
+
+  it('is no OpenID provider: the metadata names no OpenID Connect claims, and openid gets no ID token', async () => {
+    const metadata = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata.scopes_supported).toEqual(['read', 'research', 'write', 'publish']);
+    for (const field of [
+      'claims_supported',
+      'subject_types_supported',
+      'id_token_signing_alg_values_supported',
+      'claims_parameter_supported',
+      'claim_types_supported',
+    ])
+      expect({ field, value: metadata[field] }).toEqual({ field, value: undefined });
+    const signedIn = await rawSignIn(t.key, 'openid read');
+    expect(signedIn).not.toHaveProperty('id_token');
+    expect(signedIn.scope).toBe('read');
+  });
+
+  it('names a registered client as unverified beside where it returns, a metadata document by its host, in a page no one may frame', async () => {
+    const registered = (await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'ChatGPT',
+        redirect_uris: ['https://callback.example/cb'],
+        token_endpoint_auth_method: 'none',
+      }),
+    }).then((r) => r.json())) as { client_id: string };
+    const pageOf = async (clientId: string, redirectUri: string) => {
+      const consent = await new Browser().follow(
+        `${t.url}/oauth/authorize?${new URLSearchParams({
+          client_id: clientId,
+          response_type: 'code',
+          redirect_uri: redirectUri,
+          scope: 'read',
+          state: 's',
+          code_challenge: createHash('sha256').update(randomBytes(8)).digest('base64url'),
+          code_challenge_method: 'S256',
+        }).toString()}`,
+        t.url,
+      );
+      return { headers: consent.response!.headers, html: await consent.response!.text() };
+    };
+    const dcr = await pageOf(registered.client_id, 'https://callback.example/cb');
+    expect(dcr.html).toContain(
+      '<h1>Allow an application that returns to <strong>callback.example</strong> to act for your site?</h1>',
+    );
+    expect(dcr.html).toContain(
+      'calls itself “ChatGPT” <span class="unverified">(a name it chose itself, not verified)',
+    );
+    expect(dcr.html).not.toMatch(/<h1>[^<]*ChatGPT/);
+    expect(dcr.headers.get('x-frame-options')).toBe('DENY');
+    expect(dcr.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const cimd = await pageOf(`https://127.0.0.1:${documents.port}/named.json`, CALLBACK);
+    expect(cimd.html).toContain(`<h1>Allow <strong>127.0.0.1:${documents.port}</strong> to act for your site?</h1>`);
+    expect(cimd.html).toContain('calls itself “Metadata document host”');
+  });
+
+  it('shows its own error page under its policy', async () => {
+    const oversized = `https://127.0.0.1:${documents.port}/oversized.json`;
+    const refused = await fetch(
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: oversized,
+        response_type: 'code',
+        redirect_uri: CALLBACK,
+        state: 's',
+        code_challenge: createHash('sha256').update(randomBytes(8)).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain('<h1>This sign-in cannot go on</h1>');
+    expect(html).not.toMatch(/oops|@import/);
+    expect(refused.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(refused.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  // Last: it moves the clock, and its address's count would refuse the other tests' keys.
+  it('refuses keys from an address past its wrong ones, until the window ends', async () => {
+    const { limit, windowSeconds } = CONSENT_KEY_ATTEMPTS;
+    const windowMs = windowSeconds * 1000;
+    fakeClock(Math.ceil(Date.now() / windowMs) * windowMs + 1_000);
+    try {
+      // A good key is not counted against the address.
+      const site = await t.newSite('OAuth limits');
+      const good = await (await openConsent('read')).post(site.key);
+      expect(good.callback?.searchParams.get('code')).toEqual(expect.any(String));
+      const again = await openConsent('read');
+      const statuses: number[] = [];
+      for (let i = 0; i < limit; i++) statuses.push((await again.post(`cmk_wrong-${i}`)).response.status);
+      expect(statuses).toEqual(Array(limit).fill(401));
+      const refused = (await again.post(t.key)).response;
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBe(windowSeconds - 1);
+      expect(await refused.text()).toContain('Too many wrong keys');
+      jest.setSystemTime(Date.now() + windowMs);
+      expect((await rawSignIn(t.key, 'read')).scope).toBe('read');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 

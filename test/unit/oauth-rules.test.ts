@@ -1,7 +1,11 @@
 import { MCP_TOOL_NAMES, ROUTE_TABLE, routeKey, scopeOfRoute, scopeOfTool } from '@cm/contract';
 import { redirectUriRefusal } from '@cm/core';
+import { resetConfig } from '@cm/runtime';
 import { accountIdOf, accountOf } from '../../packages/runtime/src/bearer';
+import { clientAddressOf } from '../../packages/runtime/src/client-address';
+import { oauthOnly } from '../../packages/runtime/src/oauth/oauth-only';
 import { consentToken, consentTokenMatches, signingKey } from '../../packages/runtime/src/oauth/secrets';
+import { apiEvent } from '../helpers/lambda-events';
 
 /* OAuth's rules that need no server: redirect URIs, what each call asks of a token, the account, the secrets. */
 
@@ -61,4 +65,51 @@ it("makes a consent token per interaction and a signing key from the deployment'
   expect(signingKey('s')).toEqual(signingKey('s'));
   expect(signingKey('s')).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', d: expect.any(String) });
   expect(signingKey('s').d).not.toBe(signingKey('t').d);
+});
+
+it('takes the client address from the source, and behind the edge from what CloudFront added', () => {
+  const event = (forwarded?: string) =>
+    apiEvent('POST', '/oauth/consent/x', { headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });
+  process.env.TABLE_NAME = 't';
+  resetConfig();
+  try {
+    // Without the edge, X-Forwarded-For is anyone's to send.
+    expect(clientAddressOf(event('198.51.100.1'))).toBe('203.0.113.7');
+    process.env.ORIGIN_VERIFY = 'edge-secret';
+    resetConfig();
+    expect(clientAddressOf(event('198.51.100.1, 192.0.2.44'))).toBe('192.0.2.44');
+    // API Gateway's own entry (the edge's address, the source) is not the viewer's.
+    expect(clientAddressOf(event('198.51.100.1, 192.0.2.44, 203.0.113.7'))).toBe('192.0.2.44');
+    expect(clientAddressOf(event())).toBe('203.0.113.7');
+  } finally {
+    delete process.env.TABLE_NAME;
+    delete process.env.ORIGIN_VERIFY;
+    resetConfig();
+  }
+});
+
+it('drops openid from an authorization request and OpenID Connect from the metadata', async () => {
+  const through = async (path: string, query: Record<string, string>, body?: unknown) => {
+    const ctx = { path, query, body };
+    await oauthOnly(ctx as unknown as Parameters<typeof oauthOnly>[0], async () => undefined);
+    return ctx;
+  };
+  expect((await through('/oauth/authorize', { scope: 'openid read', state: 's' })).query).toEqual({
+    scope: 'read',
+    state: 's',
+  });
+  // Only openid: no scope, which asks for all of the resource's.
+  expect((await through('/oauth/authorize', { scope: 'openid', state: 's' })).query).toEqual({ state: 's' });
+  expect((await through('/oauth/token', { scope: 'openid' })).query).toEqual({ scope: 'openid' });
+  const metadata = await through(
+    '/.well-known/openid-configuration',
+    {},
+    {
+      issuer: 'https://x',
+      scopes_supported: ['read', 'openid'],
+      claims_supported: ['sub'],
+      subject_types_supported: ['public'],
+    },
+  );
+  expect(metadata.body).toEqual({ issuer: 'https://x', scopes_supported: ['read'] });
 });

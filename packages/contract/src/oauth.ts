@@ -108,6 +108,13 @@ export const AUTHORIZATION_SERVER_METADATA_PATHS = [
   '/.well-known/openid-configuration',
 ] as const;
 
+/**
+ * Wrong keys the consent page takes from one address in a window: past them, every key it posts is
+ * refused `429` until the window ends, so the page is no oracle for guessing keys. A wrong key names no
+ * site, so they are counted per address, for every site at once.
+ */
+export const CONSENT_KEY_ATTEMPTS = { limit: 10, windowSeconds: 600 } as const;
+
 /** An access token's lifetime: short, so a token that leaks is good for little; the refresh token renews it. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import serverless from 'serverless-http';
 import { AUTHORIZATION_SERVER_METADATA_PATHS, ROUTE_TABLE, routeKey } from '@cm/contract';
+import { clientAddressOf } from '../client-address';
 import { baseUrlOf, publicApi, type Handlers } from '../http';
 import { providerOf } from './provider';
 import { decodeServedReply } from './reply.decoder';
@@ -36,7 +37,10 @@ export function oauthHandler() {
       const path = event.rawPath === RFC8414_METADATA ? OPENID_METADATA : event.rawPath;
       // oidc-provider builds its URLs from X-Forwarded-Proto: the base's scheme, never what a client sent.
       const headers = { ...event.headers, 'x-forwarded-proto': new URL(base).protocol.slice(0, -1) };
-      return decodeServedReply(await serve({ ...event, rawPath: path, headers }, {}));
+      // The consent page counts wrong keys by the request's source: the client's, not the edge's.
+      const http = { ...event.requestContext.http, sourceIp: clientAddressOf(event) };
+      const requestContext = { ...event.requestContext, http };
+      return decodeServedReply(await serve({ ...event, rawPath: path, headers, requestContext }, {}));
     };
   return publicApi('oauth', handlers, { json: false });
 }

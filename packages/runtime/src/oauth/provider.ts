@@ -14,7 +14,8 @@ import { fetchClientMetadataDocument } from '@cm/providers/client-metadata';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
 import { dynamoAdapter, secretMatches } from './adapter';
-import { consentRoutes } from './consent';
+import { consentRoutes, renderError } from './consent';
+import { oauthOnly } from './oauth-only';
 import { cookieKeys, signingKey } from './secrets';
 
 /*
@@ -118,6 +119,7 @@ function configurationOf(
       }),
     extraClientMetadata: { properties: ['redirect_uris'], validator: redirectUriCheck(errors) },
     pkce: { required: () => true },
+    renderError,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the browser's sign-in (kept only for the authorization): the grant and the key bound them.
     expiresWithSession: async () => false,
@@ -160,6 +162,7 @@ export async function providerOf(base: string): Promise<Provider> {
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return secretMatches(this.clientSecret, actual);
   };
+  provider.use(oauthOnly);
   provider.use(consentRoutes(provider, base, secret));
   providers.set(base, provider);
   return provider;
