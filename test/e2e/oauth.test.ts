@@ -23,10 +23,13 @@ let documents: TlsSite;
 let mcp: string;
 const clients: Client[] = [];
 const CALLBACK = 'http://127.0.0.1:53682/callback';
+/** How many times each client metadata document was fetched. */
+const fetched = new Map<string, number>();
 
 beforeAll(async () => {
   documents = await startTlsSite('127.0.0.1', (req, res) => {
     const clientId = `https://127.0.0.1:${documents.port}${req.url}`;
+    fetched.set(req.url!, (fetched.get(req.url!) ?? 0) + 1);
     res.writeHead(200, { 'content-type': 'application/json' });
     // Over the 5 KB a document may be: its fetch fails.
     if (req.url === '/oversized.json')
@@ -328,14 +331,15 @@ describe('OAuth sign-in', () => {
     // A revoked key ends its tokens once the key's lookup is no longer kept (5 s), as it ends the key.
     const unused = await rawSignIn(site.key, 'read');
     expect(await t.store.sites.revokeKey(site.key)).toBe(site.siteId);
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
-    // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
-    const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
-    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
+    // Its refresh is refused at once: the authorization server reads the key afresh before it issues a token.
     expect(
       (await token({ grant_type: 'refresh_token', refresh_token: unused.refresh_token, client_id: RAW_CLIENT })).body
         .error,
     ).toBe('invalid_grant');
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
+    const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
+    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
   });
 
   it('offers no DPoP: its metadata names none, a proof gets a Bearer token, and a DPoP-bound token is no bearer one', async () => {
@@ -369,27 +373,6 @@ describe('OAuth sign-in', () => {
     const refused = await mcpCall(bound, 'find_pages');
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
-  });
-
-  it('ignores a forwarded scheme that is neither http nor https', async () => {
-    const proto = { 'x-forwarded-proto': 'javascript' };
-    const answers = await Promise.all([
-      fetch(`${t.url}/oauth/jwks`, { headers: proto }),
-      fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: proto }),
-      fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { ...proto, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=refresh_token&refresh_token=x&client_id=y',
-      }),
-      fetch(`${t.url}/oauth/register`, {
-        method: 'POST',
-        headers: { ...proto, 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }),
-      }),
-    ]);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
-    const metadata = (await answers[1].json()) as { issuer: string };
-    expect(metadata.issuer).toMatch(/^https?:\/\//);
   });
 
   it('is no OpenID provider: the metadata names no OpenID Connect claims, and openid gets no ID token', async () => {
@@ -451,7 +434,7 @@ describe('OAuth sign-in', () => {
     expect(cimd.html).toContain('calls itself “Metadata document host”');
   });
 
-  it('shows its own error page under its policy', async () => {
+  it('shows its own error page under its policy, and fetches a client metadata document that fails once', async () => {
     const oversized = `https://127.0.0.1:${documents.port}/oversized.json`;
     const refused = await fetch(
       `${t.url}/oauth/authorize?${new URLSearchParams({
@@ -465,11 +448,109 @@ describe('OAuth sign-in', () => {
       { redirect: 'manual' },
     );
     expect(refused.status).toBe(400);
+    expect(fetched.get('/oversized.json')).toBe(1);
     const html = await refused.text();
     expect(html).toContain('<h1>This sign-in cannot go on</h1>');
     expect(html).not.toMatch(/oops|@import/);
     expect(refused.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-/);
     expect(refused.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('answers browsers’ preflights on the OAuth paths, and 405 with Allow for a method a path does not take', async () => {
+    const page = 'http://localhost:6274';
+    const preflight = (path: string, origin = page) =>
+      fetch(`${t.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': path.startsWith('/.well-known') ? 'GET' : 'POST',
+          'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+        },
+      });
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/mcp/oauth',
+      '/oauth/register',
+      '/oauth/token',
+      MCP_OAUTH_PATH,
+    ]) {
+      const answered = await preflight(path);
+      expect({ path, status: answered.status }).toEqual({ path, status: 204 });
+      expect(answered.headers.get('access-control-allow-origin')).toMatch(/^(\*|http:\/\/localhost:6274)$/);
+      expect(answered.headers.get('access-control-allow-headers')).toBe(
+        'authorization, content-type, mcp-protocol-version',
+      );
+    }
+    // The metadata is any page's to read; the endpoints only an allowed origin's.
+    expect((await preflight('/.well-known/oauth-authorization-server', 'https://evil.example')).status).toBe(204);
+    expect((await preflight('/oauth/register', 'https://evil.example')).status).toBe(403);
+    const registered = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { origin: page, 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [`${page}/cb`], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('access-control-allow-origin')).toBe(page);
+    // The challenge is readable by the page, which discovers the authorization server from it.
+    const challenged = await fetch(mcp, { method: 'POST', headers: { origin: page }, body: '{}' });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe(page);
+    expect(challenged.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate');
+
+    const wrong = async (method: string, path: string) => {
+      const answered = await fetch(`${t.url}${path}`, { method });
+      return { status: answered.status, allow: answered.headers.get('allow'), body: await answered.json() };
+    };
+    expect(await wrong('GET', '/oauth/token')).toMatchObject({
+      status: 405,
+      allow: 'POST, OPTIONS',
+      body: { code: 'method_not_allowed' },
+    });
+    expect(await wrong('DELETE', '/.well-known/oauth-authorization-server')).toMatchObject({
+      status: 405,
+      allow: 'GET, HEAD, OPTIONS',
+    });
+    expect(await wrong('PUT', '/oauth/consent/abc')).toMatchObject({ status: 405, allow: 'GET, HEAD, POST' });
+    expect(await wrong('PUT', MCP_OAUTH_PATH)).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
+    expect((await wrong('GET', '/oauth/nothing')).status).toBe(404);
+  });
+
+  it('ignores a forwarded scheme that is neither http nor https', async () => {
+    const proto = { 'x-forwarded-proto': 'javascript' };
+    const answers = await Promise.all([
+      fetch(`${t.url}/oauth/jwks`, { headers: proto }),
+      fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: proto }),
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&refresh_token=x&client_id=y',
+      }),
+      fetch(`${t.url}/oauth/register`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }),
+      }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
+    const metadata = (await answers[1].json()) as { issuer: string };
+    expect(metadata.issuer).toMatch(/^https?:\/\//);
+  });
+
+  it('takes the site key as a bearer on the OAuth endpoint, as the key endpoint does', async () => {
+    const byBearerKey = await fetch(mcp, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(byBearerKey.status).toBe(200);
+    expect(byBearerKey.headers.get('www-authenticate')).toBeNull();
+    const wrongKey = await fetch(mcp, { method: 'POST', headers: { authorization: 'Bearer cmk_nope' }, body: '{}' });
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   // Last: it moves the clock, and its address's count would refuse the other tests' keys.

@@ -1,10 +1,12 @@
-import { MCP_TOOL_NAMES, ROUTE_TABLE, routeKey, scopeOfRoute, scopeOfTool } from '@cm/contract';
+import { ApiError, MCP_TOOL_NAMES, ROUTE_TABLE, routeKey, scopeOfRoute, scopeOfTool } from '@cm/contract';
 import { redirectUriRefusal } from '@cm/core';
-import { resetConfig } from '@cm/runtime';
+import { resetConfig, unroutedReply } from '@cm/runtime';
 import { accountIdOf, accountOf } from '../../packages/runtime/src/bearer';
 import { clientAddressOf } from '../../packages/runtime/src/client-address';
+import { clientDocumentFetch } from '../../packages/runtime/src/oauth/client-documents';
 import { oauthOnly } from '../../packages/runtime/src/oauth/oauth-only';
 import { consentToken, consentTokenMatches, signingKey } from '../../packages/runtime/src/oauth/secrets';
+import { fakeClock } from '../helpers/clock';
 import { apiEvent } from '../helpers/lambda-events';
 
 /* OAuth's rules that need no server: redirect URIs, what each call asks of a token, the account, the secrets. */
@@ -67,6 +69,42 @@ it("makes a consent token per interaction and a signing key from the deployment'
   expect(signingKey('s').d).not.toBe(signingKey('t').d);
 });
 
+/** What `run` throws, as the error it is. */
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('it threw nothing');
+}
+
+it('answers what no route takes: OPTIONS and 405 on an OAuth path, 404 elsewhere', () => {
+  const reply = (method: string, path: string, headers: Record<string, string> = {}) =>
+    unroutedReply(apiEvent(method, path, { headers }));
+  // OPTIONS that is no preflight: what the path allows, and no CORS.
+  expect(reply('OPTIONS', '/oauth/jwks')).toEqual({ statusCode: 204, headers: { allow: 'GET, HEAD, OPTIONS' } });
+  // A preflight of the metadata from any page.
+  expect(
+    reply('OPTIONS', '/.well-known/oauth-protected-resource', {
+      origin: 'https://any.example',
+      'access-control-request-method': 'GET',
+    }).headers,
+  ).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, HEAD, OPTIONS' });
+  // A preflight that asks for no header gets no header allowed.
+  expect(
+    reply('OPTIONS', '/oauth/token', { origin: 'http://localhost:6274', 'access-control-request-method': 'POST' })
+      .headers,
+  ).not.toHaveProperty('access-control-allow-headers');
+  // The authorization endpoint is a navigation: OPTIONS there is a method it does not take.
+  const navigation = thrown(() => reply('OPTIONS', '/oauth/authorize'));
+  expect(navigation).toBeInstanceOf(ApiError);
+  expect(navigation).toMatchObject({ code: 'method_not_allowed', headers: { allow: 'GET, HEAD' } });
+  expect(thrown(() => reply('POST', '/oauth/authorize/abc'))).toMatchObject({ headers: { allow: 'GET, HEAD' } });
+  expect(thrown(() => reply('DELETE', '/articles'))).toMatchObject({ code: 'not_found' });
+  expect(thrown(() => reply('OPTIONS', '/v1/tools'))).toMatchObject({ code: 'not_found' });
+});
+
 it('takes the client address from the source, and behind the edge from what CloudFront added', () => {
   const event = (forwarded?: string) =>
     apiEvent('POST', '/oauth/consent/x', { headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });
@@ -85,6 +123,24 @@ it('takes the client address from the source, and behind the edge from what Clou
     delete process.env.TABLE_NAME;
     delete process.env.ORIGIN_VERIFY;
     resetConfig();
+  }
+});
+
+it('remembers a client metadata document that could not be fetched for 10 s, so a request fetches it once', async () => {
+  fakeClock(Date.UTC(2026, 0, 1));
+  try {
+    const fetchDocument = clientDocumentFetch({});
+    // A loopback address is refused without a connection; each refusal is a new error when it is fetched.
+    const url = 'https://127.0.0.1/client.json';
+    const first = await fetchDocument(url).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(Error);
+    expect(await fetchDocument(new URL(url)).catch((error: unknown) => error)).toBe(first);
+    jest.setSystemTime(Date.now() + 10_000);
+    const later = await fetchDocument(new Request(url)).catch((error: unknown) => error);
+    expect(later).toBeInstanceOf(Error);
+    expect(later).not.toBe(first);
+  } finally {
+    jest.useRealTimers();
   }
 });
 

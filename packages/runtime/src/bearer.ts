@@ -50,16 +50,17 @@ const keyHashCache = new Map<string, { site: { siteId: number; servedDomain: str
 
 /**
  * The site of the API key whose hash is `keyHash`, and the domain its pages are served at, while the
- * key is good (kept 5 s, as keys are). With the site it must belong to, the key and the site are read
- * in one round trip.
+ * key is good (kept 5 s, as keys are; `fresh` reads past what is kept). With the site it must belong
+ * to, the key and the site are read in one round trip.
  */
 async function keyHashSiteOf(
   keyHash: string,
   siteId?: number,
+  fresh = false,
 ): Promise<{ siteId: number; servedDomain: string | null } | null> {
   const now = Date.now();
   const hit = keyHashCache.get(keyHash);
-  if (hit && hit.until > now) return hit.site;
+  if (!fresh && hit && hit.until > now) return hit.site;
   const grant = await getSites().lookupKeyHash(keyHash, now, siteId);
   if (grant === null) {
     keyHashCache.delete(keyHash);
@@ -70,9 +71,12 @@ async function keyHashSiteOf(
   return site;
 }
 
-/** The site of the API key whose hash is `keyHash`, while the key is good (keyHashSiteOf). */
-export async function siteOfKeyHash(keyHash: string, siteId?: number): Promise<number | null> {
-  return (await keyHashSiteOf(keyHash, siteId))?.siteId ?? null;
+/**
+ * The site of the API key whose hash is `keyHash`, read now, not as kept: the authorization server asks
+ * before it issues a token (a code exchanged, a refresh), and a key revoked a moment ago issues none.
+ */
+export async function siteOfKeyHash(keyHash: string, siteId: number): Promise<number | null> {
+  return (await keyHashSiteOf(keyHash, siteId, true))?.siteId ?? null;
 }
 
 /** The value of `Authorization: Bearer …`, if any. */

@@ -18,6 +18,7 @@ import { SITE_ICON_SVG, siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
+import { crossOrigin } from './cross-origin';
 import { timeLimit } from '@cm/providers/time-limit';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -387,6 +388,7 @@ export function routeHandler(
         ),
       )
       .use(headRequests())
+      .use(crossOrigin())
       .use(errorReplies())
       .use(throughEdge())
       .use(jsonBody(state, json))

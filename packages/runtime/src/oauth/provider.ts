@@ -10,10 +10,11 @@ import {
   resourceNamed,
 } from '@cm/contract';
 import { redirectUriRefusal } from '@cm/core';
-import { fetchClientMetadataDocument } from '@cm/providers/client-metadata';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
 import { dynamoAdapter, secretMatches } from './adapter';
+import { clientDocumentFetch } from './client-documents';
+import { originAllowed } from '../cross-origin';
 import { consentRoutes, renderError } from './consent';
 import { oauthOnly } from './oauth-only';
 import { cookieKeys, signingKey } from './secrets';
@@ -112,13 +113,11 @@ function configurationOf(
       },
     },
     // The client metadata document is fetched as url research fetches a page (public addresses only).
-    fetch: async (url) =>
-      fetchClientMetadataDocument(typeof url === 'string' ? url : url instanceof URL ? url.href : url.url, {
-        allowLoopback: settings.clientMetadataLoopbackDevOnly,
-        ca,
-      }),
+    fetch: clientDocumentFetch({ allowLoopback: settings.clientMetadataLoopbackDevOnly, ca }),
     extraClientMetadata: { properties: ['redirect_uris'], validator: redirectUriCheck(errors) },
     pkce: { required: () => true },
+    // A browser-based client calls the token and revocation endpoints from an origin the MCP endpoint allows.
+    clientBasedCORS: (_ctx, origin) => originAllowed(origin),
     renderError,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the browser's sign-in (kept only for the authorization): the grant and the key bound them.
