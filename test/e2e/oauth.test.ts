@@ -512,6 +512,7 @@ describe('OAuth sign-in', () => {
     });
     expect(await wrong('PUT', '/oauth/consent/abc')).toMatchObject({ status: 405, allow: 'GET, HEAD, POST' });
     expect(await wrong('PUT', MCP_OAUTH_PATH)).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
+    expect(await wrong('GET', MCP_OAUTH_PATH)).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
     expect((await wrong('GET', '/oauth/nothing')).status).toBe(404);
   });
 

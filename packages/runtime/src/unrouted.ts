@@ -32,7 +32,7 @@ const OAUTH_ROUTES = ROUTE_TABLE.filter(isOAuthRoute).map((route) => ({
 }));
 
 /** The methods `path` answers, OPTIONS among them when a browser may call it; none for a path that is not OAuth's. */
-function methodsOf(path: string): string[] {
+export function methodsOf(path: string): string[] {
   const routes = OAUTH_ROUTES.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route);
   if (!routes.length) return [];
   const methods = routes.flatMap((route) => (answersHead(route) ? [route.method, 'HEAD'] : [route.method]));
