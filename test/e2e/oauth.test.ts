@@ -491,6 +491,20 @@ describe('OAuth sign-in', () => {
     });
     expect(registered.status).toBe(201);
     expect(registered.headers.get('access-control-allow-origin')).toBe(page);
+    // The token endpoint takes an allowed page, whichever origin the client returns to.
+    const loopback = 'http://127.0.0.1:6274';
+    const exchanged = await fetch(`${t.url}/oauth/token`, {
+      ...form({
+        grant_type: 'authorization_code',
+        code: 'unknown',
+        client_id: ((await registered.json()) as { client_id: string }).client_id,
+        redirect_uri: `${page}/cb`,
+        code_verifier: 'v'.repeat(43),
+      }),
+      headers: { ...form({}).headers, origin: loopback },
+    });
+    expect(exchanged.headers.get('access-control-allow-origin')).toBe(loopback);
+    expect(((await exchanged.json()) as { error: string }).error).toBe('invalid_grant');
     // The challenge is readable by the page, which discovers the authorization server from it.
     const challenged = await fetch(mcp, { method: 'POST', headers: { origin: page }, body: '{}' });
     expect(challenged.status).toBe(401);

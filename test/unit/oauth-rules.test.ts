@@ -3,6 +3,7 @@ import { redirectUriRefusal } from '@cm/core';
 import { resetConfig, unroutedReply } from '@cm/runtime';
 import { accountIdOf, accountOf } from '../../packages/runtime/src/bearer';
 import { clientAddressOf } from '../../packages/runtime/src/client-address';
+import { crossOrigin } from '../../packages/runtime/src/cross-origin';
 import { clientDocumentFetch } from '../../packages/runtime/src/oauth/client-documents';
 import { oauthOnly } from '../../packages/runtime/src/oauth/oauth-only';
 import { consentToken, consentTokenMatches, signingKey } from '../../packages/runtime/src/oauth/secrets';
@@ -168,4 +169,30 @@ it('drops openid from an authorization request and OpenID Connect from the metad
     },
   );
   expect(metadata.body).toEqual({ issuer: 'https://x', scopes_supported: ['read'] });
+});
+
+it('adds CORS to a reply of an OAuth path a page may call, keeping what the reply varies by', async () => {
+  const corsOf = async (path: string, origin: string, headers: Record<string, string> = {}) => {
+    const request = { event: apiEvent('POST', path, { headers: { origin } }), response: { statusCode: 200, headers } };
+    await crossOrigin().after!(
+      request as unknown as Parameters<NonNullable<ReturnType<typeof crossOrigin>['after']>>[0],
+    );
+    return request.response.headers;
+  };
+  expect(await corsOf('/oauth/register', 'http://localhost:6274', { vary: 'Accept' })).toEqual({
+    'access-control-allow-origin': 'http://localhost:6274',
+    vary: 'Accept, Origin',
+  });
+  expect(await corsOf('/oauth/register', 'http://localhost:6274', { vary: 'origin' })).toMatchObject({
+    vary: 'origin',
+  });
+  expect(await corsOf('/v1/tools', 'http://localhost:6274')).toEqual({});
+  process.env.TABLE_NAME = 't';
+  resetConfig();
+  try {
+    expect(await corsOf('/oauth/register', 'https://evil.example')).toEqual({});
+  } finally {
+    delete process.env.TABLE_NAME;
+    resetConfig();
+  }
 });

@@ -66,7 +66,11 @@ export const crossOrigin = (): middy.MiddlewareObj<ApiEvent, ApiResult> => {
     const { response, event } = request;
     if (!response || response.headers?.['access-control-allow-origin'] !== undefined) return;
     const headers = corsHeadersOf(event);
-    if (Object.keys(headers).length) request.response = { ...response, headers: { ...response.headers, ...headers } };
+    if (!Object.keys(headers).length) return;
+    // A reply that varies already (oidc-provider's refusals of an origin vary by it) keeps what it says.
+    const vary = response.headers?.vary;
+    if (vary !== undefined) headers.vary = /\borigin\b/i.test(String(vary)) ? String(vary) : `${String(vary)}, Origin`;
+    request.response = { ...response, headers: { ...response.headers, ...headers } };
   };
   return { after: async (request) => withHeaders(request), onError: async (request) => withHeaders(request) };
 };
