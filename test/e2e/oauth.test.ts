@@ -429,6 +429,14 @@ describe('OAuth sign-in', () => {
     expect(dcr.html).not.toMatch(/<h1>[^<]*ChatGPT/);
     expect(dcr.headers.get('x-frame-options')).toBe('DENY');
     expect(dcr.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const nameless = (await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['https://callback.example/cb'], token_endpoint_auth_method: 'none' }),
+    }).then((r) => r.json())) as { client_id: string };
+    expect((await pageOf(nameless.client_id, 'https://callback.example/cb')).html).toContain(
+      `registered as <code>${nameless.client_id}</code>, which gives no name,`,
+    );
     const cimd = await pageOf(`https://127.0.0.1:${documents.port}/named.json`, CALLBACK);
     expect(cimd.html).toContain(`<h1>Allow <strong>127.0.0.1:${documents.port}</strong> to act for your site?</h1>`);
     expect(cimd.html).toContain('calls itself “Metadata document host”');
