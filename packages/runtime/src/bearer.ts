@@ -88,8 +88,9 @@ export function bearerOf(authorization: string | undefined): string | undefined 
 /**
  * Who owns `token`, or null when it is no good: unknown, expired, bound to a proof-of-possession key
  * (DPoP is not offered, and a bound token is never good as a bearer one: RFC 9449 §7.1), of a resource
- * that is not this deployment's at `base`, or of a key that no longer works. One GetItem of the token, then the key's
- * and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s per container.
+ * that is not this deployment's at `base`, or of a key that no longer works. One GetItem of the token,
+ * then the key's and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s
+ * per container.
  */
 export async function ownerOfToken(token: string, base: string): Promise<TokenOwner | null> {
   const now = Date.now();

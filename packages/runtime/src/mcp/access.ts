@@ -54,8 +54,8 @@ export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
 
 /**
  * The OAuth endpoint's caller: by the key, as `X-API-Key` or `Authorization: Bearer <key>`, exactly as
- * the key endpoint's (no challenge), else by an access token issued for this endpoint. Without either, or with a token that is no good, `401` with a
- * challenge that points to the resource's metadata.
+ * the key endpoint's (no challenge), else by an access token issued for this endpoint. Without either,
+ * or with a token that is no good, `401` with a challenge that points to the resource's metadata.
  */
 export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> {
   checkOrigin(event);

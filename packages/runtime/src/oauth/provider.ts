@@ -12,9 +12,9 @@ import {
 import { redirectUriRefusal } from '@cm/core';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
+import { originAllowed } from '../cross-origin';
 import { dynamoAdapter, secretMatches } from './adapter';
 import { clientDocumentFetch } from './client-documents';
-import { originAllowed } from '../cross-origin';
 import { consentRoutes, renderError } from './consent';
 import { oauthOnly } from './oauth-only';
 import { cookieKeys, signingKey } from './secrets';
