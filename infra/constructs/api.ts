@@ -77,8 +77,9 @@ export function httpApi(
       new HttpLambdaIntegration(`${pascal(fn)}Integration`, made(functions, fn), { scopePermissionToRoute: false }),
     ]),
   );
-  // No CORS: the callers are servers (the editor service, the sites), and visitor pages are plain links.
-  // Requests no route matches reach the discovery function, which answers 404 in the API's error shape.
+  // No CORS of API Gateway's: the callers are servers (the editor service, the sites), and visitor pages are
+  // plain links; the OAuth paths' CORS is the functions' own (docs/api/oauth.md#browser-based-clients).
+  // Requests no route matches reach the discovery function: a preflight, 405 on an OAuth path, else 404.
   const api = new HttpApi(scope, 'Api', {
     defaultIntegration: integrations.get('discovery'),
     createDefaultStage: false,

@@ -1,8 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/client';
-import { MCP_OAUTH_PATH } from '@cm/contract';
+import { CONSENT_KEY_ATTEMPTS, MCP_OAUTH_PATH } from '@cm/contract';
+import { OAuthStore } from '@cm/store';
+import { accountIdOf } from '../../packages/runtime/src/bearer';
+import { fakeClock } from '../helpers/clock';
 import { Browser, csrfOf, signIn, submitConsent, TestOAuthProvider } from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
@@ -20,11 +23,17 @@ let documents: TlsSite;
 let mcp: string;
 const clients: Client[] = [];
 const CALLBACK = 'http://127.0.0.1:53682/callback';
+/** How many times each client metadata document was fetched. */
+const fetched = new Map<string, number>();
 
 beforeAll(async () => {
   documents = await startTlsSite('127.0.0.1', (req, res) => {
     const clientId = `https://127.0.0.1:${documents.port}${req.url}`;
+    fetched.set(req.url!, (fetched.get(req.url!) ?? 0) + 1);
     res.writeHead(200, { 'content-type': 'application/json' });
+    // Over the 5 KB a document may be: its fetch fails.
+    if (req.url === '/oversized.json')
+      return void res.end(JSON.stringify({ client_id: clientId, pad: 'x'.repeat(6_000) }));
     res.end(
       JSON.stringify({
         client_id: clientId,
@@ -55,8 +64,13 @@ const form = (fields: Record<string, string>) => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 });
-const token = (fields: Record<string, string>) =>
-  fetch(`${t.url}/oauth/token`, form(fields)).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => {
+  const request = form(fields);
+  return fetch(`${t.url}/oauth/token`, { ...request, headers: { ...request.headers, ...headers } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as any,
+  }));
+};
 /** A raw MCP call with a bearer token, as a host sends one. */
 const mcpCall = (bearer: string, name: string, args: Record<string, unknown> = {}) =>
   fetch(mcp, {
@@ -324,14 +338,274 @@ describe('OAuth sign-in', () => {
     // A revoked key ends its tokens once the key's lookup is no longer kept (5 s), as it ends the key.
     const unused = await rawSignIn(site.key, 'read');
     expect(await t.store.sites.revokeKey(site.key)).toBe(site.siteId);
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
-    // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
-    const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
-    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
+    // Its refresh is refused at once: the authorization server reads the key afresh before it issues a token.
     expect(
       (await token({ grant_type: 'refresh_token', refresh_token: unused.refresh_token, client_id: RAW_CLIENT })).body
         .error,
     ).toBe('invalid_grant');
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
+    const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
+    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
+  });
+
+  it('offers no DPoP: its metadata names none, a proof gets a Bearer token, and a DPoP-bound token is no bearer one', async () => {
+    const metadata = (await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata.dpop_signing_alg_values_supported).toBeUndefined();
+    // A host that sends a proof anyway is given a Bearer token (RFC 9449 §5), which works as one.
+    const { exchange } = await rawCode(t.key, 'read');
+    const proof = dpopProof('POST', `${t.url}/oauth/token`);
+    const issued = await exchange({ dpop: proof });
+    expect(issued.body.token_type).toBe('Bearer');
+    expect((await mcpCall(issued.body.access_token, 'find_pages')).status).toBe(200);
+    // A token bound to a key (cnf.jkt, as one issued while DPoP was offered) is refused as a bearer token.
+    const bound = randomBytes(32).toString('base64url');
+    const site = await t.store.sites.lookupKey(t.key);
+    await new OAuthStore(t.db, t.stack.tableName).upsert(
+      'AccessToken',
+      bound,
+      {
+        accountId: accountIdOf(site!.site_id, createHash('sha256').update(t.key).digest('hex')),
+        clientId: RAW_CLIENT,
+        aud: mcp,
+        scope: 'read',
+        exp: Math.floor(Date.now() / 1000) + 600,
+        jkt: 'thumbprint-of-a-dpop-key',
+      },
+      600,
+    );
+    const refused = await mcpCall(bound, 'find_pages');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('is no OpenID provider: the metadata names no OpenID Connect claims, and openid gets no ID token', async () => {
+    const metadata = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata.scopes_supported).toEqual(['read', 'research', 'write', 'publish']);
+    for (const field of [
+      'claims_supported',
+      'subject_types_supported',
+      'id_token_signing_alg_values_supported',
+      'claims_parameter_supported',
+      'claim_types_supported',
+    ])
+      expect({ field, value: metadata[field] }).toEqual({ field, value: undefined });
+    const signedIn = await rawSignIn(t.key, 'openid read');
+    expect(signedIn).not.toHaveProperty('id_token');
+    expect(signedIn.scope).toBe('read');
+  });
+
+  it('names a registered client as unverified beside where it returns, a metadata document by its host, in a page no one may frame', async () => {
+    const registered = (await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'ChatGPT',
+        redirect_uris: ['https://callback.example/cb'],
+        token_endpoint_auth_method: 'none',
+      }),
+    }).then((r) => r.json())) as { client_id: string };
+    const pageOf = async (clientId: string, redirectUri: string) => {
+      const consent = await new Browser().follow(
+        `${t.url}/oauth/authorize?${new URLSearchParams({
+          client_id: clientId,
+          response_type: 'code',
+          redirect_uri: redirectUri,
+          scope: 'read',
+          state: 's',
+          code_challenge: createHash('sha256').update(randomBytes(8)).digest('base64url'),
+          code_challenge_method: 'S256',
+        }).toString()}`,
+        t.url,
+      );
+      return { headers: consent.response!.headers, html: await consent.response!.text() };
+    };
+    const dcr = await pageOf(registered.client_id, 'https://callback.example/cb');
+    expect(dcr.html).toContain(
+      '<h1>Allow an application that returns to <strong>callback.example</strong> to act for your site?</h1>',
+    );
+    expect(dcr.html).toContain(
+      'calls itself “ChatGPT” <span class="unverified">(a name it chose itself, not verified)',
+    );
+    expect(dcr.html).not.toMatch(/<h1>[^<]*ChatGPT/);
+    expect(dcr.headers.get('x-frame-options')).toBe('DENY');
+    expect(dcr.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const nameless = (await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['https://callback.example/cb'], token_endpoint_auth_method: 'none' }),
+    }).then((r) => r.json())) as { client_id: string };
+    expect((await pageOf(nameless.client_id, 'https://callback.example/cb')).html).toContain(
+      `registered as <code>${nameless.client_id}</code>, which gives no name,`,
+    );
+    const cimd = await pageOf(`https://127.0.0.1:${documents.port}/named.json`, CALLBACK);
+    expect(cimd.html).toContain(`<h1>Allow <strong>127.0.0.1:${documents.port}</strong> to act for your site?</h1>`);
+    expect(cimd.html).toContain('calls itself “Metadata document host”');
+  });
+
+  it('shows its own error page under its policy, and fetches a client metadata document that fails once', async () => {
+    const oversized = `https://127.0.0.1:${documents.port}/oversized.json`;
+    const refused = await fetch(
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: oversized,
+        response_type: 'code',
+        redirect_uri: CALLBACK,
+        state: 's',
+        code_challenge: createHash('sha256').update(randomBytes(8)).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(refused.status).toBe(400);
+    expect(fetched.get('/oversized.json')).toBe(1);
+    const html = await refused.text();
+    expect(html).toContain('<h1>This sign-in cannot go on</h1>');
+    expect(html).not.toMatch(/oops|@import/);
+    expect(refused.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(refused.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('answers browsers’ preflights on the OAuth paths, and 405 with Allow for a method a path does not take', async () => {
+    const page = 'http://localhost:6274';
+    const preflight = (path: string, origin = page) =>
+      fetch(`${t.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': path.startsWith('/.well-known') ? 'GET' : 'POST',
+          'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+        },
+      });
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/mcp/oauth',
+      '/oauth/register',
+      '/oauth/token',
+      MCP_OAUTH_PATH,
+    ]) {
+      const answered = await preflight(path);
+      expect({ path, status: answered.status }).toEqual({ path, status: 204 });
+      expect(answered.headers.get('access-control-allow-origin')).toMatch(/^(\*|http:\/\/localhost:6274)$/);
+      expect(answered.headers.get('access-control-allow-headers')).toBe(
+        'authorization, content-type, mcp-protocol-version',
+      );
+    }
+    // The metadata is any page's to read; the endpoints only an allowed origin's.
+    expect((await preflight('/.well-known/oauth-authorization-server', 'https://evil.example')).status).toBe(204);
+    expect((await preflight('/oauth/register', 'https://evil.example')).status).toBe(403);
+    const registered = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { origin: page, 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [`${page}/cb`], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('access-control-allow-origin')).toBe(page);
+    // The token endpoint takes an allowed page, whichever origin the client returns to.
+    const loopback = 'http://127.0.0.1:6274';
+    const exchanged = await fetch(`${t.url}/oauth/token`, {
+      ...form({
+        grant_type: 'authorization_code',
+        code: 'unknown',
+        client_id: ((await registered.json()) as { client_id: string }).client_id,
+        redirect_uri: `${page}/cb`,
+        code_verifier: 'v'.repeat(43),
+      }),
+      headers: { ...form({}).headers, origin: loopback },
+    });
+    expect(exchanged.headers.get('access-control-allow-origin')).toBe(loopback);
+    expect(((await exchanged.json()) as { error: string }).error).toBe('invalid_grant');
+    // The challenge is readable by the page, which discovers the authorization server from it.
+    const challenged = await fetch(mcp, { method: 'POST', headers: { origin: page }, body: '{}' });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe(page);
+    expect(challenged.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate');
+
+    const wrong = async (method: string, path: string) => {
+      const answered = await fetch(`${t.url}${path}`, { method });
+      return { status: answered.status, allow: answered.headers.get('allow'), body: await answered.json() };
+    };
+    expect(await wrong('GET', '/oauth/token')).toMatchObject({
+      status: 405,
+      allow: 'POST, OPTIONS',
+      body: { code: 'method_not_allowed' },
+    });
+    expect(await wrong('DELETE', '/.well-known/oauth-authorization-server')).toMatchObject({
+      status: 405,
+      allow: 'GET, HEAD, OPTIONS',
+    });
+    expect(await wrong('PUT', '/oauth/consent/abc')).toMatchObject({ status: 405, allow: 'GET, HEAD, POST' });
+    expect(await wrong('PUT', MCP_OAUTH_PATH)).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
+    expect(await wrong('GET', MCP_OAUTH_PATH)).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
+    expect((await wrong('GET', '/oauth/nothing')).status).toBe(404);
+  });
+
+  it('ignores a forwarded scheme that is neither http nor https', async () => {
+    const proto = { 'x-forwarded-proto': 'javascript' };
+    const answers = await Promise.all([
+      fetch(`${t.url}/oauth/jwks`, { headers: proto }),
+      fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: proto }),
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&refresh_token=x&client_id=y',
+      }),
+      fetch(`${t.url}/oauth/register`, {
+        method: 'POST',
+        headers: { ...proto, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }),
+      }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
+    const metadata = (await answers[1].json()) as { issuer: string };
+    expect(metadata.issuer).toMatch(/^https?:\/\//);
+  });
+
+  it('takes the site key as a bearer on the OAuth endpoint, as the key endpoint does', async () => {
+    const byBearerKey = await fetch(mcp, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(byBearerKey.status).toBe(200);
+    expect(byBearerKey.headers.get('www-authenticate')).toBeNull();
+    const wrongKey = await fetch(mcp, { method: 'POST', headers: { authorization: 'Bearer cmk_nope' }, body: '{}' });
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  // Last: it moves the clock, and its address's count would refuse the other tests' keys.
+  it('refuses keys from an address past its wrong ones, until the window ends', async () => {
+    const { limit, windowSeconds } = CONSENT_KEY_ATTEMPTS;
+    const windowMs = windowSeconds * 1000;
+    fakeClock(Math.ceil(Date.now() / windowMs) * windowMs + 1_000);
+    try {
+      // A good key is not counted against the address.
+      const site = await t.newSite('OAuth limits');
+      const good = await (await openConsent('read')).post(site.key);
+      expect(good.callback?.searchParams.get('code')).toEqual(expect.any(String));
+      const again = await openConsent('read');
+      const statuses: number[] = [];
+      for (let i = 0; i < limit; i++) statuses.push((await again.post(`cmk_wrong-${i}`)).response.status);
+      expect(statuses).toEqual(Array(limit).fill(401));
+      const refused = (await again.post(t.key)).response;
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBe(windowSeconds - 1);
+      expect(await refused.text()).toContain('Too many wrong keys');
+      jest.setSystemTime(Date.now() + windowMs);
+      expect((await rawSignIn(t.key, 'read')).scope).toBe('read');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
@@ -358,8 +632,8 @@ async function rawSignIn(apiKey: string, scope: string) {
   return { ...tokens, replay: exchange };
 }
 
-/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it. */
-async function rawCode(apiKey: string, scope: string) {
+/** A sign-in by hand up to its consent page (PKCE, the authorization request), and how to post its form. */
+async function openConsent(scope: string) {
   RAW_CLIENT = `https://127.0.0.1:${documents.port}${RAW_CLIENT_PATH}`;
   const verifier = randomBytes(32).toString('base64url');
   const browser = new Browser();
@@ -377,16 +651,40 @@ async function rawCode(apiKey: string, scope: string) {
     t.url,
   );
   const csrf = csrfOf(await consent.response!.text());
-  const { callback } = await submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
+  const post = (apiKey: string) => submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
+  return { verifier, post };
+}
+
+/** The code of a sign-in by hand (PKCE and the consent form), and how to exchange it (with `headers`, a DPoP proof). */
+async function rawCode(apiKey: string, scope: string) {
+  const { verifier, post } = await openConsent(scope);
+  const { callback } = await post(apiKey);
   const code = callback!.searchParams.get('code')!;
-  const exchange = () =>
-    token({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CALLBACK,
-      client_id: RAW_CLIENT,
-      code_verifier: verifier,
-      resource: mcp,
-    });
+  const exchange = (headers: Record<string, string> = {}) =>
+    token(
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: CALLBACK,
+        client_id: RAW_CLIENT,
+        code_verifier: verifier,
+        resource: mcp,
+      },
+      headers,
+    );
   return { exchange };
+}
+
+/** A DPoP proof (RFC 9449 §4.2) of a request, signed by a new P-256 key. */
+function dpopProof(htm: string, htu: string): string {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signed = `${part({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) })}.${part({
+    jti: randomUUID(),
+    htm,
+    htu,
+    iat: Math.floor(Date.now() / 1000),
+  })}`;
+  const signature = sign('sha256', Buffer.from(signed), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${signed}.${signature.toString('base64url')}`;
 }

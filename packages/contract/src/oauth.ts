@@ -108,6 +108,31 @@ export const AUTHORIZATION_SERVER_METADATA_PATHS = [
   '/.well-known/openid-configuration',
 ] as const;
 
+/**
+ * Which browser pages may call each OAuth path (CORS), for the browser-based clients MCP allows: the
+ * metadata and the signing keys any page (they are public); the endpoints that take a client's or a
+ * token's requests only a page of an origin the MCP endpoint allows (docs/api.md#browser-based-clients).
+ */
+export const OAUTH_CORS: Readonly<Record<string, 'any' | 'allowed'>> = {
+  [PROTECTED_RESOURCE_METADATA_PATH]: 'any',
+  [`${PROTECTED_RESOURCE_METADATA_PATH}${MCP_OAUTH_PATH}`]: 'any',
+  [`${PROTECTED_RESOURCE_METADATA_PATH}/v1`]: 'any',
+  '/.well-known/oauth-authorization-server': 'any',
+  '/.well-known/openid-configuration': 'any',
+  [OAUTH_ENDPOINTS.jwks]: 'any',
+  [OAUTH_ENDPOINTS.token]: 'allowed',
+  [OAUTH_ENDPOINTS.revocation]: 'allowed',
+  [OAUTH_ENDPOINTS.registration]: 'allowed',
+  [MCP_OAUTH_PATH]: 'allowed',
+};
+
+/**
+ * Wrong keys the consent page takes from one address in a window: past them, every key it posts is
+ * refused `429` until the window ends, so the page is no oracle for guessing keys. A wrong key names no
+ * site, so they are counted per address, for every site at once.
+ */
+export const CONSENT_KEY_ATTEMPTS = { limit: 10, windowSeconds: 600 } as const;
+
 /** An access token's lifetime: short, so a token that leaks is good for little; the refresh token renews it. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 

@@ -50,16 +50,17 @@ const keyHashCache = new Map<string, { site: { siteId: number; servedDomain: str
 
 /**
  * The site of the API key whose hash is `keyHash`, and the domain its pages are served at, while the
- * key is good (kept 5 s, as keys are). With the site it must belong to, the key and the site are read
- * in one round trip.
+ * key is good (kept 5 s, as keys are; `fresh` reads past what is kept). With the site it must belong
+ * to, the key and the site are read in one round trip.
  */
 async function keyHashSiteOf(
   keyHash: string,
   siteId?: number,
+  fresh = false,
 ): Promise<{ siteId: number; servedDomain: string | null } | null> {
   const now = Date.now();
   const hit = keyHashCache.get(keyHash);
-  if (hit && hit.until > now) return hit.site;
+  if (!fresh && hit && hit.until > now) return hit.site;
   const grant = await getSites().lookupKeyHash(keyHash, now, siteId);
   if (grant === null) {
     keyHashCache.delete(keyHash);
@@ -70,9 +71,12 @@ async function keyHashSiteOf(
   return site;
 }
 
-/** The site of the API key whose hash is `keyHash`, while the key is good (keyHashSiteOf). */
-export async function siteOfKeyHash(keyHash: string, siteId?: number): Promise<number | null> {
-  return (await keyHashSiteOf(keyHash, siteId))?.siteId ?? null;
+/**
+ * The site of the API key whose hash is `keyHash`, read now, not as kept: the authorization server asks
+ * before it issues a token (a code exchanged, a refresh), and a key revoked a moment ago issues none.
+ */
+export async function siteOfKeyHash(keyHash: string, siteId: number): Promise<number | null> {
+  return (await keyHashSiteOf(keyHash, siteId, true))?.siteId ?? null;
 }
 
 /** The value of `Authorization: Bearer …`, if any. */
@@ -82,9 +86,11 @@ export function bearerOf(authorization: string | undefined): string | undefined 
 }
 
 /**
- * Who owns `token`, or null when it is no good: unknown, expired, of a resource that is not this
- * deployment's at `base`, or of a key that no longer works. One GetItem of the token, then the key's
- * and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s per container.
+ * Who owns `token`, or null when it is no good: unknown, expired, bound to a proof-of-possession key
+ * (DPoP is not offered, and a bound token is never good as a bearer one: RFC 9449 §7.1), of a resource
+ * that is not this deployment's at `base`, or of a key that no longer works. One GetItem of the token,
+ * then the key's and its site's GetItems at once: 3 requests in 2 round trips, both answers kept 5 s
+ * per container.
  */
 export async function ownerOfToken(token: string, base: string): Promise<TokenOwner | null> {
   const now = Date.now();
@@ -92,7 +98,7 @@ export async function ownerOfToken(token: string, base: string): Promise<TokenOw
   if (hit && hit.until > now) return hit.owner;
   tokenCache.delete(token);
   const stored = await getAccessTokens().find(token);
-  if (!stored || stored.exp * 1000 <= now) return null;
+  if (!stored || stored.exp * 1000 <= now || stored.jkt !== undefined) return null;
   const audiences = Array.isArray(stored.aud) ? stored.aud : [stored.aud];
   const resource = audiences.map((aud) => resourceNamed(base, aud)).find((r) => r !== undefined);
   const account = accountOf(stored.accountId);

@@ -18,6 +18,7 @@ import { SITE_ICON_SVG, siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
+import { crossOrigin } from './cross-origin';
 import { timeLimit } from '@cm/providers/time-limit';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -171,11 +172,14 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, whe
 /** Base URL of the sites' pages under the deployment's address: PUBLIC_PAGES_URL, else the deployment's own. */
 export const pagesBaseUrlOf = (event: ApiEvent): string => getConfig().publicPagesUrl ?? baseUrlOf(event);
 
-/** Absolute base URL of this deployment: PUBLIC_BASE_URL, else the host the request came in on. */
+/**
+ * Absolute base URL of this deployment: PUBLIC_BASE_URL, else the host the request came in on, over
+ * http when X-Forwarded-Proto says so and https otherwise: a forwarded scheme that is neither is ignored.
+ */
 export function baseUrlOf(event: ApiEvent): string {
   const configured = getConfig().publicBaseUrl;
   if (configured) return configured;
-  const proto = event.headers['x-forwarded-proto'] ?? 'https';
+  const proto = event.headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
   return `${proto}://${event.requestContext.domainName}`;
 }
 
@@ -388,6 +392,7 @@ export function routeHandler(
         ),
       )
       .use(headRequests())
+      .use(crossOrigin())
       .use(errorReplies())
       .use(throughEdge())
       .use(jsonBody(state, json))

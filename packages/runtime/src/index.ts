@@ -1,6 +1,7 @@
 export * from './config';
 export * from './services';
 export * from './http';
+export { unroutedReply } from './unrouted';
 export * from './api';
 export * from './queues';
 export * from './worker';

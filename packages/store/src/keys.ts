@@ -221,5 +221,10 @@ export const oauthGrantIndexKey = (grantHash: string, model: string, idHash: str
   pk: oauthGrantPartition(grantHash),
   sk: `${model}#${idHash}`,
 });
+/** The wrong keys posted to the consent page from one address (by its hash) in one window of the limit's length. */
+export const oauthKeyAttemptsKey = (addressHash: string, window: number): Key => ({
+  pk: `OAUTH#KeyAttempts#${addressHash}#${window}`,
+  sk: 'OAUTH',
+});
 /** Which session has a uid (sessions are found by it as well as by their id). */
 export const oauthSessionUidKey = (uidHash: string): Key => ({ pk: `OAUTH#SessionUid#${uidHash}`, sk: 'OAUTH' });

@@ -44,6 +44,8 @@ const AccessTokenPayload = z.looseObject({
   scope: z.optional(z.string()),
   /** Epoch seconds. */
   exp: z.number(),
+  /** The thumbprint of the DPoP key a token is bound to (RFC 9449 `cnf.jkt`), when it is. */
+  jkt: z.optional(z.string()),
 });
 export type AccessTokenPayload = z.infer<typeof AccessTokenPayload>;
 

@@ -1,6 +1,19 @@
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { batchWrite, conditionFailed, queryAll } from './batch';
-import { oauthGrantIndexKey, oauthGrantPartition, oauthIdHash, oauthKey, oauthSessionUidKey } from './keys';
+import {
+  oauthGrantIndexKey,
+  oauthGrantPartition,
+  oauthIdHash,
+  oauthKey,
+  oauthKeyAttemptsKey,
+  oauthSessionUidKey,
+} from './keys';
 import { decodeGrantIndexItem, decodeOAuthItem, decodeSessionUidItem } from './oauth.decoder';
 
 /** What the authorization server stores of a thing: its own fields, as it gives them. */
@@ -231,6 +244,45 @@ export class OAuthStore {
   /** Removes `model`'s `id` (its grant's index item goes with the grant, or expires with it). */
   async destroy(model: string, id: string): Promise<void> {
     await this.db.send(new DeleteCommand({ TableName: this.table, Key: oauthKey(model, sha256(id)) }));
+  }
+
+  /**
+   * Counts a key posted to the consent page from `address` in `window` (its count expires at
+   * `expiresAt`, epoch seconds) while fewer than `limit` are counted: one conditional ADD, so of any
+   * number at once no more than `limit` pass. False when the address has had them all.
+   */
+  takeKeyAttempt(address: string, window: number, limit: number, expiresAt: number): Promise<boolean> {
+    return this.addKeyAttempts(address, window, {
+      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :limit',
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
+    });
+  }
+
+  /** Gives back an attempt that was a good key: only wrong keys count. */
+  async giveBackKeyAttempt(address: string, window: number): Promise<void> {
+    await this.addKeyAttempts(address, window, {
+      UpdateExpression: 'ADD attempts :minus',
+      ConditionExpression: 'attempts > :zero',
+      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+    });
+  }
+
+  /** One conditional change of an address's count: false when its condition did not hold. */
+  private async addKeyAttempts(
+    address: string,
+    window: number,
+    change: Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>,
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({ TableName: this.table, Key: oauthKeyAttemptsKey(sha256(address), window), ...change }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+      return false;
+    }
   }
 
   /** Removes every token and code of grant `grantId`: one Query of its index, then batch deletes. */

@@ -1,8 +1,8 @@
 import { ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
 import { bearerOf, ownerOfToken, tokenRequired } from '../bearer';
-import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
+import { originAllowed } from '../cross-origin';
 
 /*
  * Who may call the MCP endpoints: the browser origins allowed, and the caller's site. MCP_PATH takes
@@ -10,27 +10,8 @@ import { baseUrlOf, type ApiEvent } from '../http';
  * an OAuth access token issued for it, with the scope each call needs (docs/api.md#oauth).
  */
 
-const LOOPBACK = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
-
-/**
- * Whether a browser page of `origin` may call: loopback origins, the deployment's public base URL
- * (PUBLIC_BASE_URL) and MCP_ALLOWED_ORIGINS (comma-separated). The request's own Host is not trusted:
- * a DNS-rebound name would pass.
- */
-export function originAllowed(origin: string): boolean {
-  if (LOOPBACK.test(origin)) return true;
-  const allowed = [getConfig().publicBaseUrl, ...getConfig().mcpAllowedOrigins]
-    .map((o) => o?.trim().replace(/\/+$/, ''))
-    .filter((o): o is string => !!o)
-    .map((o) => {
-      try {
-        return new URL(o).origin;
-      } catch {
-        return o;
-      }
-    });
-  return allowed.includes(origin.replace(/\/+$/, ''));
-}
+/** How every API key begins (an access token never does): which of the two `Authorization: Bearer` carries. */
+const KEY_PREFIX = 'cmk_';
 
 /** The API key of `X-API-Key`, else of `Authorization: Bearer <key>`. */
 export function apiKeyOf(headers: ApiEvent['headers']): string | undefined {
@@ -64,7 +45,7 @@ export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
   const siteId = await siteOfKey(apiKey);
   if (siteId === null)
     throw unauthorized(
-      apiKey.startsWith('cmk_')
+      apiKey.startsWith(KEY_PREFIX)
         ? 'The API key is not valid'
         : 'The API key is not valid; an OAuth access token is taken at /mcp/oauth',
     );
@@ -72,15 +53,15 @@ export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
 }
 
 /**
- * The OAuth endpoint's caller: by `X-API-Key` exactly as the key endpoint's (no challenge), else by an
- * access token issued for this endpoint. Without either, or with a token that is no good, `401` with a
- * challenge that points to the resource's metadata.
+ * The OAuth endpoint's caller: by the key, as `X-API-Key` or `Authorization: Bearer <key>`, exactly as
+ * the key endpoint's (no challenge), else by an access token issued for this endpoint. Without either,
+ * or with a token that is no good, `401` with a challenge that points to the resource's metadata.
  */
 export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> {
   checkOrigin(event);
-  if (event.headers['x-api-key']) return checkCaller(event);
-  const base = baseUrlOf(event);
   const token = bearerOf(event.headers.authorization);
+  if (event.headers['x-api-key'] || token?.startsWith(KEY_PREFIX)) return checkCaller(event);
+  const base = baseUrlOf(event);
   if (!token) throw tokenRequired(base, 'mcp', 'Sign in: send an OAuth access token as Authorization: Bearer', false);
   const owner = await ownerOfToken(token, base);
   if (!owner || owner.resource !== 'mcp')

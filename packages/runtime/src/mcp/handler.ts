@@ -6,6 +6,7 @@ import { ApiError, MCP_OAUTH_PATH, MCP_PATH } from '@cm/contract';
 import { routeHandler, routesOf, type ApiEvent, type ApiResult, type Handlers } from '../http';
 import { logger } from '../observability';
 import { getMcpStores } from '../services';
+import { methodsOf } from '../unrouted';
 import { checkCaller, checkOAuthCaller, type CheckedCaller } from './access';
 import type { McpReply } from './server';
 import { fromWebResponse, headersOf, toWebRequest } from './web-seam';
@@ -15,12 +16,13 @@ import { fromWebResponse, headersOf, toWebRequest } from './web-seam';
  * refused. MCP_PATH takes the API key; MCP_OAUTH_PATH an OAuth access token too (docs/api.md#oauth).
  */
 
-const notAllowed = () =>
+/** `405`: the endpoint at `path` takes POST (and, for a browser's preflight, the OAuth endpoint OPTIONS). */
+const notAllowed = (path: string) =>
   new ApiError(
     'method_not_allowed',
     'The MCP endpoint takes POST only: it is stateless and opens no stream of its own',
     {},
-    { allow: 'POST' },
+    { allow: path === MCP_OAUTH_PATH ? methodsOf(path).join(', ') : 'POST' },
   );
 
 /**
@@ -43,8 +45,8 @@ function mcpRoutes(streaming: boolean, deliver: Deliver): Handlers {
       const reply = await handleMcp(toWebRequest(event), { event, ...caller, ...getMcpStores(), logger }, streaming);
       return deliver(event, reply);
     };
-  const refused: Handlers[string] = async () => {
-    throw notAllowed();
+  const refused: Handlers[string] = async ({ event }) => {
+    throw notAllowed(event.rawPath);
   };
   const handlers: Handlers = {
     [`POST ${MCP_PATH}`]: post(checkCaller),

@@ -10,4 +10,5 @@ export { mcpHandler, mcpStreamHandler, type McpStreamHandler } from './handler';
 export { streamifiedHandler } from './lambda-stream';
 export { setFunctionInvoker } from './invoker';
 export { toWebRequest, fromWebResponse } from './web-seam';
-export { originAllowed, apiKeyOf } from './access';
+export { apiKeyOf } from './access';
+export { originAllowed } from '../cross-origin';

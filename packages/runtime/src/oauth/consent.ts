@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
-import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import {
+  CONSENT_KEY_ATTEMPTS,
   isOAuthScope,
   OAUTH_SCOPES,
   oauthResources,
@@ -13,7 +14,7 @@ import {
 import { escapeHtml, redirectTarget } from '@cm/core';
 import { apiKeyHash } from '@cm/store';
 import { accountIdOf } from '../bearer';
-import { getSites } from '../services';
+import { getOAuthStore, getSites } from '../services';
 import { consentToken, consentTokenMatches } from './secrets';
 
 /*
@@ -36,6 +37,7 @@ const STYLES = [
   'h1{font-size:1.4rem;margin-top:0}ul{padding-left:1.2rem}code{background:#f1f5f9;padding:0 .2rem}',
   'label{display:block;font-weight:600;margin-top:1rem}input[type=password]{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}',
   'p.error{color:#b91c1c;font-weight:600}.actions{display:flex;gap:1rem;margin-top:1.5rem}',
+  '.unverified{color:#b45309;font-weight:600}',
   'button{font:inherit;padding:.5rem 1.2rem;border-radius:.3rem;border:1px solid #334155;background:#fff;cursor:pointer}',
   'button[value=approve]{background:#1d4ed8;color:#fff;border-color:#1d4ed8}',
 ].join('');
@@ -44,7 +46,8 @@ const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLES).digest('base64
 /** What the page shows of an authorization request. */
 interface Asked {
   uid: string;
-  clientName: string;
+  /** The name the client gave itself, if any: no one has checked it. */
+  clientName?: string;
   clientId: string;
   redirectUri: string;
   resource: string;
@@ -57,19 +60,45 @@ function scopesAsked(requested: unknown, offered: readonly OAuthScope[]): OAuthS
   return requested.split(/\s+/).filter((s): s is OAuthScope => isOAuthScope(s) && offered.includes(s));
 }
 
+/**
+ * Who the page says is asking, escaped. A client by metadata document is the host that serves it (its
+ * `client_id` is that URL); a registered client (DCR) is only the name it chose for itself, marked
+ * unverified, and so is the host it will send the browser back to, shown as prominently.
+ */
+function asker(asked: Asked): { title: string; heading: string; intro: string } {
+  const returnsTo = redirectTarget(asked.redirectUri).shown;
+  const redirectHost = `<strong>${escapeHtml(returnsTo)}</strong>`;
+  const calls = asked.clientName
+    ? `calls itself “${escapeHtml(asked.clientName)}” <span class="unverified">(a name it chose itself, not verified)</span>`
+    : 'gives no name';
+  if (URL.canParse(asked.clientId) && new URL(asked.clientId).protocol === 'https:') {
+    const host = new URL(asked.clientId).host;
+    return {
+      title: host,
+      heading: `Allow <strong>${escapeHtml(host)}</strong> to act for your site?`,
+      intro: `The application published at <code>${escapeHtml(asked.clientId)}</code>, which ${calls},`,
+    };
+  }
+  return {
+    title: `an application that returns to ${returnsTo}`,
+    heading: `Allow an application that returns to ${redirectHost} to act for your site?`,
+    intro: `An application registered as <code>${escapeHtml(asked.clientId)}</code>, which ${calls},`,
+  };
+}
+
 /** The page, escaped throughout; `problem` says why the last post was refused. */
 function page(asked: Asked, csrf: string, problem?: string): string {
+  const who = asker(asked);
   const scopes = asked.scopes
     .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(OAUTH_SCOPES[s])}</li>`)
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Allow ${escapeHtml(asked.clientName)}?</title><style>${STYLES}</style></head>
+<meta name="referrer" content="no-referrer"><title>Allow ${escapeHtml(who.title)}?</title><style>${STYLES}</style></head>
 <body><main>
-<h1>Allow ${escapeHtml(asked.clientName)} to act for your site?</h1>
-<p><strong>${escapeHtml(asked.clientName)}</strong> (<code>${escapeHtml(asked.clientId)}</code>) asks to use
-<code>${escapeHtml(asked.resource)}</code> for your site, and will be sent back to
-<strong>${escapeHtml(redirectTarget(asked.redirectUri).shown)}</strong>. It asks to:</p>
+<h1>${who.heading}</h1>
+<p>${who.intro} asks to use <code>${escapeHtml(asked.resource)}</code> for your site, and will send your
+browser back to <strong>${escapeHtml(redirectTarget(asked.redirectUri).shown)}</strong>. It asks to:</p>
 <ul>${scopes}</ul>
 ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 <form method="post" action="/oauth/consent/${escapeHtml(asked.uid)}">
@@ -82,12 +111,16 @@ ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 </form></main></body></html>`;
 }
 
-/** Answers the page: no cache, no frame, its own style only, and forms only to itself and (after it) to the client. */
+/**
+ * Answers the page: no cache, no frame (by CSP, and by X-Frame-Options for browsers without
+ * frame-ancestors), its own style only, and forms only to itself and (after it) to the client.
+ */
 function answer(ctx: KoaContextWithOIDC, status: number, html: string, redirectUri?: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('cache-control', 'no-store');
   ctx.set('x-content-type-options', 'nosniff');
+  ctx.set('x-frame-options', 'DENY');
   ctx.set('referrer-policy', 'no-referrer');
   // A browser checks form-action on the redirects a form's post leads to: back here, then to the client.
   const formAction = ["'self'", ...(redirectUri ? [redirectTarget(redirectUri).source] : [])].join(' ');
@@ -101,6 +134,15 @@ function answer(ctx: KoaContextWithOIDC, status: number, html: string, redirectU
 /** The message page for a request that cannot be served (an expired or unknown interaction, a forged form). */
 const notice = (title: string, text: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLES}</style></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
+
+/**
+ * oidc-provider's error page (an authorization request it refuses without sending the browser back, as
+ * for a redirect URI that is not the client's): the consent page's, under its policy.
+ */
+export async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
+  const text = `${out.error_description ?? 'The request could not be served'} (${out.error}). Start again from the application that sent you here.`;
+  answer(ctx, ctx.status, notice('This sign-in cannot go on', text));
+}
 
 /** The form's fields: urlencoded, at most FORM_LIMIT_BYTES. */
 async function formOf(req: IncomingMessage): Promise<URLSearchParams | null> {
@@ -138,7 +180,7 @@ export function consentRoutes(provider: Provider, base: string, secret: string) 
     const asked: Asked = {
       uid,
       clientId,
-      clientName: client?.clientName ?? clientId,
+      clientName: client?.clientName,
       redirectUri: String(params.redirect_uri),
       resource: indicator,
       scopes: scopesAsked(params.scope, RESOURCE_SCOPES[resourceName]),
@@ -161,16 +203,29 @@ export function consentRoutes(provider: Provider, base: string, secret: string) 
         { mergeWithLastSubmission: false },
       );
     const apiKey = form.get('api_key')?.trim() ?? '';
+    // Every key posted is counted against its address before it is looked up; a good one is given back.
+    const { limit, windowSeconds } = CONSENT_KEY_ATTEMPTS;
+    const address = ctx.req.socket.remoteAddress ?? '';
+    const now = Math.floor(Date.now() / 1000);
+    const window = Math.floor(now / windowSeconds);
+    const windowEnd = (window + 1) * windowSeconds;
+    if (!(await getOAuthStore().takeKeyAttempt(address, window, limit, windowEnd))) {
+      ctx.set('retry-after', String(windowEnd - now));
+      const wait = `Too many wrong keys were sent from your address: try again in ${Math.ceil((windowEnd - now) / 60)} minutes.`;
+      return answer(ctx, 429, page(asked, csrf, wait), asked.redirectUri);
+    }
     const key = apiKey ? await getSites().lookupKey(apiKey) : null;
     if (!key) return answer(ctx, 401, page(asked, csrf, 'That is not a valid API key of a site.'), asked.redirectUri);
+    await getOAuthStore().giveBackKeyAttempt(address, window);
     const accountId = accountIdOf(key.site_id, apiKeyHash(apiKey));
     const grant = new provider.Grant({ accountId, clientId });
     grant.addResourceScope(asked.resource, asked.scopes.join(' '));
     // The scope parameter's values are the authorization server's own scopes too (its metadata lists them),
     // and a client may ask for a refresh token the OpenID Connect way (offline_access): granted as asked.
+    // `openid` never reaches here (oauth-only.ts): no ID token is issued.
     const standard = (typeof params.scope === 'string' ? params.scope : '')
       .split(/\s+/)
-      .filter((s) => isOAuthScope(s) || s === 'offline_access' || s === 'openid');
+      .filter((s) => isOAuthScope(s) || s === 'offline_access');
     if (standard.length) grant.addOIDCScope(standard.join(' '));
     const grantId = await grant.save();
     await provider.interactionFinished(

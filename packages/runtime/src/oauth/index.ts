@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import serverless from 'serverless-http';
 import { AUTHORIZATION_SERVER_METADATA_PATHS, ROUTE_TABLE, routeKey } from '@cm/contract';
+import { clientAddressOf } from '../client-address';
 import { baseUrlOf, publicApi, type Handlers } from '../http';
 import { providerOf } from './provider';
 import { decodeServedReply } from './reply.decoder';
@@ -34,7 +35,12 @@ export function oauthHandler() {
       }
       // RFC 8414's metadata is oidc-provider's discovery document, which it serves at OpenID Connect's path.
       const path = event.rawPath === RFC8414_METADATA ? OPENID_METADATA : event.rawPath;
-      return decodeServedReply(await serve({ ...event, rawPath: path }, {}));
+      // oidc-provider builds its URLs from X-Forwarded-Proto: the base's scheme, never what a client sent.
+      const headers = { ...event.headers, 'x-forwarded-proto': new URL(base).protocol.slice(0, -1) };
+      // The consent page counts wrong keys by the request's source: the client's, not the edge's.
+      const http = { ...event.requestContext.http, sourceIp: clientAddressOf(event) };
+      const requestContext = { ...event.requestContext, http };
+      return decodeServedReply(await serve({ ...event, rawPath: path, headers, requestContext }, {}));
     };
   return publicApi('oauth', handlers, { json: false });
 }

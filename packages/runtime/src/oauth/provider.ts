@@ -10,12 +10,14 @@ import {
   resourceNamed,
 } from '@cm/contract';
 import { isPrivateUseScheme, redirectUriRefusal, redirectUriRegistered } from '@cm/core';
-import { fetchClientMetadataDocument } from '@cm/providers/client-metadata';
 import { accountOf, siteOfKeyHash } from '../bearer';
 import { getConfig, type OAuthConfig } from '../config';
+import { originAllowed } from '../cross-origin';
 import { dynamoAdapter, secretMatches } from './adapter';
-import { consentRoutes } from './consent';
 import { registrationId } from './registration';
+import { clientDocumentFetch } from './client-documents';
+import { consentRoutes, renderError } from './consent';
+import { oauthOnly } from './oauth-only';
 import { cookieKeys, signingKey } from './secrets';
 
 /*
@@ -92,6 +94,8 @@ function configurationOf(
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // Not offered: no resource server here checks a DPoP proof, so none issues a DPoP-bound token (decisions.md).
+      dPoP: { enabled: false },
       revocation: { enabled: true },
       // Dynamic Client Registration (deprecated by MCP 2026-07-28, still what several hosts use): open, as
       // MCP expects; a registered client's secret is stored as its hash.
@@ -123,13 +127,12 @@ function configurationOf(
       },
     },
     // The client metadata document is fetched as url research fetches a page (public addresses only).
-    fetch: async (url) =>
-      fetchClientMetadataDocument(typeof url === 'string' ? url : url instanceof URL ? url.href : url.url, {
-        allowLoopback: settings.clientMetadataLoopbackDevOnly,
-        ca,
-      }),
+    fetch: clientDocumentFetch({ allowLoopback: settings.clientMetadataLoopbackDevOnly, ca }),
     extraClientMetadata: { properties: ['redirect_uris'], validator: redirectUriCheck(errors) },
     pkce: { required: () => true },
+    // A browser-based client calls the token and revocation endpoints from an origin the MCP endpoint allows.
+    clientBasedCORS: (_ctx, origin) => originAllowed(origin),
+    renderError,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the browser's sign-in (kept only for the authorization): the grant and the key bound them.
     expiresWithSession: async () => false,
@@ -180,6 +183,7 @@ export async function providerOf(base: string): Promise<Provider> {
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return secretMatches(this.clientSecret, actual);
   };
+  provider.use(oauthOnly);
   provider.use(consentRoutes(provider, base, secret));
   providers.set(base, provider);
   return provider;
