@@ -95,7 +95,7 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
 /** The `cursor` argument of a tool whose large results are kept and paged (docs/api.md#mcp-results). */
 const PAGE_CURSOR = {
   type: 'string',
-  description: 'next_cursor of a paged result: its next page (not paid again)',
+  description: "A paged result's next_cursor (not paid again)",
 };
 
 /** The MCP App that draws a tool's result, by the tool: linked by `_meta.ui.resourceUri` (and the key older hosts read). */
