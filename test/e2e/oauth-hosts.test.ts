@@ -207,14 +207,28 @@ describe('a refresh whose answer was lost', () => {
     const retried = await refresh(first, url);
     expect(retried.status).toBe(200);
     expect(retried.body.refresh_token).not.toBe(lost.body.refresh_token);
-    // The answer it lost is no good to anyone now: one live refresh token in the family, and the sign-in lives.
-    expect((await refresh(lost.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    // The sign-in lives on the retry's answer (the host never saw `lost`: see the thief's case below).
     const next = await refresh(retried.body.refresh_token!, url);
     expect(next.status).toBe(200);
     // The first token again, now that the token its retry answered was used: a reuse, and the family ends.
     expect((await refresh(first, url)).body.error).toBe('invalid_grant');
     expect((await refresh(retried.body.refresh_token!, url)).body.error).toBe('invalid_grant');
     expect((await refresh(next.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+  });
+
+  it('ends the family when the owner uses a token whose predecessor someone else replayed within the grace', async () => {
+    const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
+    const provider = await host('http://localhost:50002/callback', url);
+    await signsIn(provider);
+    const first = provider.tokens()!.refresh_token!;
+    const owners = await refresh(first, url);
+    expect(owners.status).toBe(200);
+    // A thief replays the first token within the grace: answered, as a retry would be...
+    const thiefs = await refresh(first, url);
+    expect(thiefs.status).toBe(200);
+    // ...but the owner's token it took the place of is marked used, not gone: its use is a reuse, and ends it all.
+    expect((await refresh(owners.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    expect((await refresh(thiefs.body.refresh_token!, url)).body.error).toBe('invalid_grant');
   });
 
   it('lasts the grace from the first use, and of two retries at once one takes it', async () => {
@@ -236,7 +250,8 @@ describe('a refresh whose answer was lost', () => {
       store.takeReuseGrace(model, 'r0', successor!, grace, at),
     ]);
     expect(both.sort()).toEqual([false, true]);
-    expect(await store.find(model, 'r1')).toBeUndefined();
+    // The successor is marked used, not deleted: a later use of it is a reuse.
+    expect(await store.find(model, 'r1')).toMatchObject({ consumed: expect.any(Number) });
     // A successor used meanwhile: the second use is a reuse after all.
     for (const id of ['s0', 's1']) await store.upsert(model, id, { grantId: 'g-used' }, 3600, at);
     await store.consume(model, 's0', at);

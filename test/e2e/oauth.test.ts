@@ -399,6 +399,20 @@ describe('OAuth sign-in', () => {
     const signedIn = await rawSignIn(t.key, 'openid read');
     expect(signedIn).not.toHaveProperty('id_token');
     expect(signedIn.scope).toBe('read');
+    // openid alone names nothing this server grants: refused, never read as naming none (which asks all).
+    const openidOnly = await fetch(
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: 'any',
+        response_type: 'code',
+        redirect_uri: 'https://callback.example/cb',
+        scope: 'openid',
+        code_challenge: createHash('sha256').update(randomBytes(8)).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(openidOnly.status).toBe(400);
+    expect(await openidOnly.text()).toContain('(invalid_scope)');
   });
 
   it('names a registered client as unverified beside where it returns, a metadata document by its host, in a page no one may frame', async () => {
@@ -564,6 +578,22 @@ describe('OAuth sign-in', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 201]);
     const metadata = (await answers[1].json()) as { issuer: string };
     expect(metadata.issuer).toMatch(/^https?:\/\//);
+  });
+
+  it('builds its URLs from its own base, whatever host a client forwards: never a 500, never another host', async () => {
+    const cases: Record<string, string>[] = [
+      { 'x-forwarded-host': 'a b' },
+      { 'x-forwarded-host': 'x:99999' },
+      { 'x-forwarded-host': 'evil.example' },
+      { forwarded: 'host=evil.example;proto=https' },
+    ];
+    for (const forwarded of cases) {
+      const answer = await fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: forwarded });
+      expect({ forwarded, status: answer.status }).toEqual({ forwarded, status: 200 });
+      const metadata = (await answer.json()) as Record<string, string>;
+      expect(new URL(metadata.authorization_endpoint!).origin).toBe(new URL(metadata.issuer!).origin);
+      expect(JSON.stringify(metadata)).not.toContain('evil.example');
+    }
   });
 
   it('takes the site key as a bearer on the OAuth endpoint, as the key endpoint does', async () => {

@@ -1,4 +1,4 @@
-import { addressRange, addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
+import { addressCounted, addressRange, addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
 import { matrixFigure, PUBLIC_ADDRESSES, REFUSED_ADDRESSES, REFUSED_URLS } from '../helpers/ssrf-matrix';
 
 /* The address policy of url research, over the whole SSRF matrix (test/helpers/ssrf-matrix.ts). */
@@ -72,5 +72,21 @@ describe('public addresses for url research', () => {
     for (const host of ['example.com', 'localhost.example.com', 'local.example', '127.0.0.1.nip.example']) {
       expect([host, hostRefusal(host)]).toEqual([host, null]);
     }
+  });
+});
+
+describe('whom a count per address counts', () => {
+  it("counts an IPv6 address by its /64, so walking a subscriber's own prefix gets no fresh count", () => {
+    expect(addressCounted('2001:db8:1:2:aaaa::1')).toBe(addressCounted('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
+    expect(addressCounted('[2001:db8:1:2::9]')).toBe('2001:db8:1:2::/64');
+    expect(addressCounted('2001:db8:1:3::1')).not.toBe(addressCounted('2001:db8:1:2::1'));
+  });
+
+  it('counts an IPv4 address as itself, in whatever form it came, and what is no address as it came', () => {
+    expect(addressCounted('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressCounted('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressCounted('203.0.113.8')).not.toBe(addressCounted('203.0.113.7'));
+    expect(addressCounted('')).toBe('');
+    expect(addressCounted('not an address')).toBe('not an address');
   });
 });

@@ -135,8 +135,7 @@ it('drops openid from an authorization request and OpenID Connect from the metad
     scope: 'read',
     state: 's',
   });
-  // Only openid: no scope, which asks for all of the resource's.
-  expect((await through('/oauth/authorize', { scope: 'openid', state: 's' })).query).toEqual({ state: 's' });
+  // Only openid is refused (invalid_scope), never read as no scope: oauth.test.ts, "is no OpenID provider".
   expect((await through('/oauth/token', { scope: 'openid' })).query).toEqual({ scope: 'openid' });
   const metadata = await through(
     '/.well-known/openid-configuration',

@@ -62,3 +62,16 @@ export function addressRefusal(
   const denied = addresses.find((a) => !isAllowed(a));
   return denied === undefined ? null : `${host} resolves to ${denied}, not a public address`;
 }
+
+/**
+ * Whom a count per address counts: an IPv4 address (an IPv4-mapped IPv6 one read as it), or an IPv6
+ * address's /64, which one subscriber holds whole (RFC 6177) and could otherwise walk for a fresh
+ * count with each address. What is no address is counted as it came.
+ */
+export function addressCounted(address: string): string {
+  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(ip)) return address;
+  const parsed = ipaddr.process(ip);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${parsed.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}

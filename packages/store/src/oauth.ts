@@ -207,7 +207,7 @@ export class OAuthStore {
 
   /**
    * Takes the grace for a second use of refresh token `id` whose successor is `successorHash`: unlinks
-   * the successor (one conditional write, so of two retries at once one takes it), then deletes it
+   * the successor (one conditional write, so of two retries at once one takes it), then marks it used
    * unless it was used meanwhile (then the second use is a reuse after all). Whether it was taken.
    */
   async takeReuseGrace(
@@ -227,11 +227,14 @@ export class OAuthStore {
           ExpressionAttributeValues: { ':successor': successorHash, ':since': Math.floor(now / 1000) - graceSeconds },
         }),
       );
+      // Marked used, not deleted: were the second use a thief's, the owner's later use of it is a reuse.
       await this.db.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.table,
           Key: oauthKey(model, successorHash),
+          UpdateExpression: 'SET consumed_at = :now',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
+          ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
         }),
       );
       return true;

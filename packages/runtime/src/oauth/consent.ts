@@ -11,7 +11,7 @@ import {
   resourceNamed,
   type OAuthScope,
 } from '@cm/contract';
-import { escapeHtml, redirectTarget } from '@cm/core';
+import { addressCounted, escapeHtml, redirectTarget } from '@cm/core';
 import { apiKeyHash } from '@cm/store';
 import { accountIdOf } from '../bearer';
 import { getOAuthStore, getSites } from '../services';
@@ -205,7 +205,7 @@ export function consentRoutes(provider: Provider, base: string, secret: string) 
     const apiKey = form.get('api_key')?.trim() ?? '';
     // Every key posted is counted against its address before it is looked up; a good one is given back.
     const { limit, windowSeconds } = CONSENT_KEY_ATTEMPTS;
-    const address = ctx.req.socket.remoteAddress ?? '';
+    const address = addressCounted(ctx.req.socket.remoteAddress ?? '');
     const now = Math.floor(Date.now() / 1000);
     const window = Math.floor(now / windowSeconds);
     const windowEnd = (window + 1) * windowSeconds;

@@ -35,8 +35,11 @@ export function oauthHandler() {
       }
       // RFC 8414's metadata is oidc-provider's discovery document, which it serves at OpenID Connect's path.
       const path = event.rawPath === RFC8414_METADATA ? OPENID_METADATA : event.rawPath;
-      // oidc-provider builds its URLs from X-Forwarded-Proto: the base's scheme, never what a client sent.
-      const headers = { ...event.headers, 'x-forwarded-proto': new URL(base).protocol.slice(0, -1) };
+      // oidc-provider (a Koa app behind a proxy) builds its URLs from the forwarded scheme and host: the
+      // base's, never what a client sent (a bad one was a 500, another host a metadata that sends there).
+      const { 'x-forwarded-host': _host, forwarded: _forwarded, ...sent } = event.headers;
+      const origin = new URL(base);
+      const headers = { ...sent, host: origin.host, 'x-forwarded-proto': origin.protocol.slice(0, -1) };
       // The consent page counts wrong keys by the request's source: the client's, not the edge's.
       const http = { ...event.requestContext.http, sourceIp: clientAddressOf(event) };
       const requestContext = { ...event.requestContext, http };

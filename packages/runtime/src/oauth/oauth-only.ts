@@ -1,11 +1,14 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { AUTHORIZATION_SERVER_METADATA_PATHS, OAUTH_ENDPOINTS } from '@cm/contract';
+import { AUTHORIZATION_SERVER_METADATA_PATHS, isJsonObject, OAUTH_ENDPOINTS } from '@cm/contract';
+import { renderError } from './consent';
 
 /*
  * oidc-provider is an OpenID Connect provider at heart: this keeps it a plain OAuth 2.1 server
  * (docs/api.md#the-authorization-server). An authorization request's `openid` scope is ignored, as
  * a server may ignore a scope it does not grant (RFC 6749 §3.3), so no ID token is ever issued and no
- * account's subject leaves the server; and the metadata names none of OpenID Connect's claims.
+ * account's subject leaves the server; and the metadata names none of OpenID Connect's claims. A
+ * request that names `openid` alone asks for nothing this server grants: it is refused, not read as
+ * naming no scope (which asks for all of the resource's).
  */
 
 const [, OPENID_METADATA] = AUTHORIZATION_SERVER_METADATA_PATHS;
@@ -20,18 +23,24 @@ const OIDC_METADATA = [
   'request_uri_parameter_supported',
 ];
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export async function oauthOnly(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   const scope = ctx.query.scope;
   if (ctx.path === OAUTH_ENDPOINTS.authorization && typeof scope === 'string') {
+    const named = scope.split(' ').filter(Boolean);
+    const kept = named.filter((s) => s !== 'openid');
+    if (named.length && !kept.length) {
+      ctx.status = 400;
+      return renderError(ctx, {
+        error: 'invalid_scope',
+        error_description:
+          'openid asks for an ID token, which this server does not issue; ask for a scope of the resource',
+      });
+    }
     const { scope: _scope, ...rest } = ctx.query;
-    const kept = scope.split(' ').filter((s) => s !== 'openid');
     ctx.query = kept.length ? { ...rest, scope: kept.join(' ') } : rest;
   }
   await next();
-  if (ctx.path !== OPENID_METADATA || !isRecord(ctx.body)) return;
+  if (ctx.path !== OPENID_METADATA || !isJsonObject(ctx.body)) return;
   const metadata = ctx.body;
   for (const field of OIDC_METADATA) delete metadata[field];
   const scopes = metadata.scopes_supported;
