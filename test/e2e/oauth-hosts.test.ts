@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client, StoredOAuthClientInformation } from '@modelcontextprotocol/client';
 import { MCP_OAUTH_PATH, REFRESH_TOKEN_REUSE_GRACE_SECONDS } from '@cm/contract';
 import { OAuthStore } from '@cm/store';
-import { signIn, TestOAuthProvider } from '../helpers/oauth';
+import { CLIENT_DOCUMENTS_ON_LOOPBACK, signIn, TestOAuthProvider } from '../helpers/oauth';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
 
@@ -48,12 +47,7 @@ beforeAll(async () => {
     res.writeHead(document ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ client_id: `https://127.0.0.1:${documents.port}${req.url}`, ...document }));
   });
-  t = await startTestStack({
-    env: {
-      OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY: '1',
-      OAUTH_CLIENT_METADATA_CA_FILE: join(__dirname, '../fixtures/tls/cert.pem'),
-    },
-  });
+  t = await startTestStack({ env: CLIENT_DOCUMENTS_ON_LOOPBACK });
   mcp = `${t.url}${MCP_OAUTH_PATH}`;
 }, 60_000);
 afterAll(async () => {

@@ -1,12 +1,18 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
-import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/client';
 import { CONSENT_KEY_ATTEMPTS, MCP_OAUTH_PATH } from '@cm/contract';
 import { OAuthStore } from '@cm/store';
 import { accountIdOf } from '../../packages/runtime/src/bearer';
 import { fakeClock } from '../helpers/clock';
-import { Browser, csrfOf, signIn, submitConsent, TestOAuthProvider } from '../helpers/oauth';
+import {
+  CLIENT_DOCUMENTS_ON_LOOPBACK,
+  Browser,
+  csrfOf,
+  signIn,
+  submitConsent,
+  TestOAuthProvider,
+} from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
 
@@ -45,12 +51,7 @@ beforeAll(async () => {
       }),
     );
   });
-  t = await startTestStack({
-    env: {
-      OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY: '1',
-      OAUTH_CLIENT_METADATA_CA_FILE: join(__dirname, '../fixtures/tls/cert.pem'),
-    },
-  });
+  t = await startTestStack({ env: CLIENT_DOCUMENTS_ON_LOOPBACK });
   mcp = `${t.url}${MCP_OAUTH_PATH}`;
 }, 60_000);
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -150,3 +151,12 @@ export async function signIn(endpoint: string, provider: TestOAuthProvider, apiK
   await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
   return { client, page, consentUrl: consent.url };
 }
+
+/**
+ * The local stack's settings for fetching client metadata documents from a TLS stand-in on loopback
+ * (test/helpers/tls-site.ts), as a deployment fetches them from the web.
+ */
+export const CLIENT_DOCUMENTS_ON_LOOPBACK = {
+  OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY: '1',
+  OAUTH_CLIENT_METADATA_CA_FILE: join(__dirname, '../fixtures/tls/cert.pem'),
+};
