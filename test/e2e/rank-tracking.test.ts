@@ -3,6 +3,7 @@ import { ctrAt, daysEndingOn } from '@cm/core';
 import { Meter, ProviderError, rankCheckPrice, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { runRankChecks, type SiteBudget } from '@cm/tools';
 import { rowKey } from '../../packages/store/src/keys';
+import { fakeClock } from '../helpers/clock';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
@@ -13,19 +14,29 @@ import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, typ
  * cost DataForSEO's list price, marked simulated, so the budget and the ledger can be checked.
  */
 
+/**
+ * Today, for the whole file: the clock is held at its noon (UTC) once the stack runs, so what the
+ * service dates by its clock (track_rankings' first check, `since`) and the days the tests name agree,
+ * however long the file runs, across midnight too.
+ */
+const TODAY = new Date().toISOString().slice(0, 10);
+
 let t: TestStack;
 let monitorRuns = 0;
 beforeAll(async () => {
   t = await startTestStack({ env: { SANDBOX_LIST_PRICES: '1' } });
+  fakeClock(Date.parse(`${TODAY}T12:00:00.000Z`));
   // The daily schedule plans monitoring too: its runs are not what these tests look at (monitoring.test.ts does).
   jest.spyOn(t.stack.queues.monitor, 'send').mockImplementation(() => {
     monitorRuns++;
     return Promise.resolve();
   });
 }, 60_000);
-afterAll(() => t.stop());
+afterAll(() => {
+  jest.useRealTimers();
+  return t.stop();
+});
 
-const TODAY = new Date().toISOString().slice(0, 10);
 const PRICE = rankCheckPrice(20);
 /** The schedule as EventBridge fires it on `day`, and everything it queues, to the end. */
 async function scheduleOn(day: string) {
@@ -35,7 +46,7 @@ async function scheduleOn(day: string) {
 
 /** The site's ledger of rank checks: lines and their (simulated) cost. */
 async function rankLedger(s: SiteClient) {
-  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z')).body;
+  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z')).body;
   const lines = report.by_tool.filter((line: { tool: string }) => line.tool === 'rank_tracking');
   return {
     calls: lines.reduce((sum: number, line: { calls: number }) => sum + line.calls, 0),
