@@ -708,3 +708,36 @@ describe('a run that fails says so', () => {
     });
   });
 });
+
+describe('the history of a keyword with claims', () => {
+  it('reads its last days checked past the claims among them: pending, given back, of later days', async () => {
+    const s = await siteClient(t, 'claimed-ahead', { domain: 'claimed-ahead.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Kettles', ['camp kettle']);
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await t.stack.drain();
+    const check = (day: string, runId: string) => ({
+      siteId: s.siteId,
+      locale: 'US/en',
+      keyword: 'camp kettle',
+      day,
+      runId,
+    });
+    // Yesterday's check failed; more claims than the first page's room sit after today's row.
+    await t.store.ranks.fail(
+      s.siteId,
+      [{ locale: 'US/en', keyword: 'camp kettle', day: later(-1), error: 'lost' }],
+      new Date(),
+    );
+    for (let n = 1; n <= 12; n++) expect(await t.store.ranks.claim(check(later(n), `run-${n}`), new Date())).toBe(true);
+    for (const n of [2, 5, 9]) await t.store.ranks.giveBack(check(later(n), `run-${n}`), new Date());
+
+    const one = await t.store.ranks.latest(s.siteId, 'US/en', 'camp kettle', 1);
+    expect(one.rows.map((r) => r.day)).toEqual([TODAY]);
+    expect(one.failed).toEqual([]);
+    const two = await t.store.ranks.latest(s.siteId, 'US/en', 'camp kettle', 2);
+    expect([two.rows.map((r) => r.day), two.failed.map((f) => f.day)]).toEqual([[TODAY], [later(-1)]]);
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.days).toEqual([TODAY]);
+    expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 1 });
+  });
+});
