@@ -185,6 +185,48 @@ describe('the keywords and the depth it takes', () => {
     );
   });
 
+  it('never checks a keyword with a control character stored before they were refused: listed in untracked with why', async () => {
+    const s = await siteClient(t, 'control-stored', { domain: 'control-stored.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Stoves', ['camp stove', 'gas canister']);
+    const pageId = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: {
+          title: 'Stoves',
+          topic_id: topicId,
+          primary_keyword: 'camp stove',
+          secondary_keywords: ['gas canister'],
+        },
+      })
+    ).body.row.id as number;
+    // As stored before the refusal: the keyword's row, and the page's secondary keyword, with a NUL.
+    const rows = (await s.tool('db_select', { table: 'cm_keywords' })).body.rows;
+    const canister = rows.find((row: { keyword: string }) => row.keyword === 'gas canister');
+    for (const [key, change] of [
+      [rowKey(s.siteId, 'cm_keywords', canister.id), { keyword: 'gas\u0000canister' }],
+      [rowKey(s.siteId, 'cm_pages', pageId), { secondary_keywords: ['gas\u0000canister'] }],
+    ] as const) {
+      const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+      await t.db.send(
+        new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: { ...stored.row, ...change } } }),
+      );
+    }
+    const untracked = [{ keyword: 'gas\u0000canister', reason: expect.stringContaining('control characters') }];
+    for (const scope of [{ topic_id: topicId }, { page_id: pageId }]) {
+      const tracked = await s.tool('track_rankings', { ...scope, cadence: 'daily' });
+      expect(tracked.body.untracked).toEqual(untracked);
+    }
+    expect((await s.tool('track_rankings', {})).body.tracking.map((e: any) => e.keywords)).toEqual([
+      ['camp stove'],
+      ['camp stove'],
+    ]);
+    await t.stack.drain();
+    await scheduleOn(later(1));
+    // Only the clean keyword is paid for, today and the next day.
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    expect((await t.store.ranks.latest(s.siteId, 'US/en', 'gas\u0000canister', 2)).rows).toEqual([]);
+  });
+
   it('checks at every depth it accepts: at the top 100 each check is paid for and stored, none dead-lettered', async () => {
     const s = await siteClient(t, 'deep', { domain: 'deep.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Deep', ['dry bag', 'head torch']);
