@@ -2,6 +2,7 @@ import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
+import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
 import { freeProfile } from '../helpers/monitoring-seed';
 
@@ -13,6 +14,10 @@ import { freeProfile } from '../helpers/monitoring-seed';
  */
 
 const t = useTestStack();
+// The clock held at today's noon (UTC) once the stack runs: a schedule run now and one of tomorrow (or a
+// run again the same day) stay the days they are meant to be, however long the file runs, across midnight too.
+beforeAll(() => fakeClock(Date.parse(`${new Date().toISOString().slice(0, 10)}T12:00:00.000Z`)));
+afterAll(() => jest.useRealTimers());
 
 const sandboxProfile = SandboxBacklinkData.prototype.profile;
 let profiles: jest.SpiedFunction<typeof sandboxProfile>;

@@ -3,6 +3,7 @@ import { ctrAt, daysEndingOn } from '@cm/core';
 import { Meter, ProviderError, rankCheckPrice, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { runRankChecks, type SiteBudget } from '@cm/tools';
 import { rowKey } from '../../packages/store/src/keys';
+import { fakeClock } from '../helpers/clock';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /*
@@ -13,19 +14,29 @@ import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, typ
  * cost DataForSEO's list price, marked simulated, so the budget and the ledger can be checked.
  */
 
+/**
+ * Today, for the whole file: the clock is held at its noon (UTC) once the stack runs, so what the
+ * service dates by its clock (track_rankings' first check, `since`) and the days the tests name agree,
+ * however long the file runs, across midnight too.
+ */
+const TODAY = new Date().toISOString().slice(0, 10);
+
 let t: TestStack;
 let monitorRuns = 0;
 beforeAll(async () => {
   t = await startTestStack({ env: { SANDBOX_LIST_PRICES: '1' } });
+  fakeClock(Date.parse(`${TODAY}T12:00:00.000Z`));
   // The daily schedule plans monitoring too: its runs are not what these tests look at (monitoring.test.ts does).
   jest.spyOn(t.stack.queues.monitor, 'send').mockImplementation(() => {
     monitorRuns++;
     return Promise.resolve();
   });
 }, 60_000);
-afterAll(() => t.stop());
+afterAll(() => {
+  jest.useRealTimers();
+  return t.stop();
+});
 
-const TODAY = new Date().toISOString().slice(0, 10);
 const PRICE = rankCheckPrice(20);
 /** The schedule as EventBridge fires it on `day`, and everything it queues, to the end. */
 async function scheduleOn(day: string) {
@@ -35,7 +46,7 @@ async function scheduleOn(day: string) {
 
 /** The site's ledger of rank checks: lines and their (simulated) cost. */
 async function rankLedger(s: SiteClient) {
-  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z')).body;
+  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z')).body;
   const lines = report.by_tool.filter((line: { tool: string }) => line.tool === 'rank_tracking');
   return {
     calls: lines.reduce((sum: number, line: { calls: number }) => sum + line.calls, 0),
@@ -172,6 +183,48 @@ describe('the keywords and the depth it takes', () => {
     expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: ' tent\n' } })).body.row.keyword).toBe(
       'tent',
     );
+  });
+
+  it('never checks a keyword with a control character stored before they were refused: listed in untracked with why', async () => {
+    const s = await siteClient(t, 'control-stored', { domain: 'control-stored.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Stoves', ['camp stove', 'gas canister']);
+    const pageId = (
+      await s.tool('db_insert', {
+        table: 'cm_pages',
+        row: {
+          title: 'Stoves',
+          topic_id: topicId,
+          primary_keyword: 'camp stove',
+          secondary_keywords: ['gas canister'],
+        },
+      })
+    ).body.row.id as number;
+    // As stored before the refusal: the keyword's row, and the page's secondary keyword, with a NUL.
+    const rows = (await s.tool('db_select', { table: 'cm_keywords' })).body.rows;
+    const canister = rows.find((row: { keyword: string }) => row.keyword === 'gas canister');
+    for (const [key, change] of [
+      [rowKey(s.siteId, 'cm_keywords', canister.id), { keyword: 'gas\u0000canister' }],
+      [rowKey(s.siteId, 'cm_pages', pageId), { secondary_keywords: ['gas\u0000canister'] }],
+    ] as const) {
+      const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+      await t.db.send(
+        new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: { ...stored.row, ...change } } }),
+      );
+    }
+    const untracked = [{ keyword: 'gas\u0000canister', reason: expect.stringContaining('control characters') }];
+    for (const scope of [{ topic_id: topicId }, { page_id: pageId }]) {
+      const tracked = await s.tool('track_rankings', { ...scope, cadence: 'daily' });
+      expect(tracked.body.untracked).toEqual(untracked);
+    }
+    expect((await s.tool('track_rankings', {})).body.tracking.map((e: any) => e.keywords)).toEqual([
+      ['camp stove'],
+      ['camp stove'],
+    ]);
+    await t.stack.drain();
+    await scheduleOn(later(1));
+    // Only the clean keyword is paid for, today and the next day.
+    expect(await rankLedger(s)).toMatchObject({ calls: 2 });
+    expect((await t.store.ranks.latest(s.siteId, 'US/en', 'gas\u0000canister', 2)).rows).toEqual([]);
   });
 
   it('checks at every depth it accepts: at the top 100 each check is paid for and stored, none dead-lettered', async () => {
@@ -695,5 +748,38 @@ describe('a run that fails says so', () => {
       days_with_data: 0,
       failed: [{ day, keyword: 'snow boots', error: expect.stringContaining('no sandbox task') }],
     });
+  });
+});
+
+describe('the history of a keyword with claims', () => {
+  it('reads its last days checked past the claims among them: pending, given back, of later days', async () => {
+    const s = await siteClient(t, 'claimed-ahead', { domain: 'claimed-ahead.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Kettles', ['camp kettle']);
+    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await t.stack.drain();
+    const check = (day: string, runId: string) => ({
+      siteId: s.siteId,
+      locale: 'US/en',
+      keyword: 'camp kettle',
+      day,
+      runId,
+    });
+    // Yesterday's check failed; more claims than the first page's room sit after today's row.
+    await t.store.ranks.fail(
+      s.siteId,
+      [{ locale: 'US/en', keyword: 'camp kettle', day: later(-1), error: 'lost' }],
+      new Date(),
+    );
+    for (let n = 1; n <= 12; n++) expect(await t.store.ranks.claim(check(later(n), `run-${n}`), new Date())).toBe(true);
+    for (const n of [2, 5, 9]) await t.store.ranks.giveBack(check(later(n), `run-${n}`), new Date());
+
+    const one = await t.store.ranks.latest(s.siteId, 'US/en', 'camp kettle', 1);
+    expect(one.rows.map((r) => r.day)).toEqual([TODAY]);
+    expect(one.failed).toEqual([]);
+    const two = await t.store.ranks.latest(s.siteId, 'US/en', 'camp kettle', 2);
+    expect([two.rows.map((r) => r.day), two.failed.map((f) => f.day)]).toEqual([[TODAY], [later(-1)]]);
+    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    expect(history.days).toEqual([TODAY]);
+    expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 1 });
   });
 });

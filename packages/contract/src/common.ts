@@ -31,9 +31,11 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 /** What a text with a control character is told: a keyword or a name is typed text, and a NUL or an escape in it is a mistake. */
 const NO_CONTROL_CHARACTERS =
   'must not contain control characters (U+0000-U+001F, U+007F-U+009F: NUL, tab, line breaks)';
+/** Whether `text` has a control character: one stored before they were refused still has. */
+export const hasControlCharacters = (text: string): boolean => CONTROL_CHARACTER.test(text);
 /** The check that refuses a string with a control character, with NO_CONTROL_CHARACTERS. */
 export const withoutControlCharacters = () =>
-  z.refine<string>((text) => !CONTROL_CHARACTER.test(text), { message: NO_CONTROL_CHARACTERS });
+  z.refine<string>((text) => !hasControlCharacters(text), { message: NO_CONTROL_CHARACTERS });
 
 /** The longest slug, in characters (Unicode code points). The table sees a slug only hashed, in the page id. */
 export const SLUG_MAX_CHARS = 512;

@@ -2,6 +2,7 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
@@ -54,6 +55,9 @@ const FAILED_RUNS_KEPT = 30;
 /** An error is kept this long at most, in characters. */
 const ERROR_CHARS = 300;
 const bounded = (error: string) => (error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS - 1)}…` : error);
+
+/** Items a history's first Query reads beyond its days: room for the claims among them (a check pending, given back, or of a later day). */
+const CLAIMS_ROOM = 8;
 
 /** A keyword's stored checks of a window: its rows, and the checks that failed. */
 export interface KeywordChecks {
@@ -295,27 +299,43 @@ export class RankStore {
   }
 
   /**
-   * A keyword's last `days` days with a stored check, newest first: one Query of at most `days` items
-   * (a keyword has one item a day), whatever the clock says, so days checked ahead of it are there too.
+   * A keyword's last `days` days with a stored check (checked or failed), newest first, whatever the
+   * clock says, so days checked ahead of it are there too. A claim (pending, given back, or of a later
+   * day) is no check: the Query filters them out, and reads on past them. Its first page reads the
+   * newest `days` + CLAIMS_ROOM items (one round trip, unless more claims than that sit among them);
+   * each page after it reads twice the items of the one before, until `days` checks or the partition's
+   * end. A keyword holds one item a day (kept LIMITS.rankRowsKeptDays), so that is a few pages at most.
    */
   async latest(siteId: number, locale: string, keyword: string, days: number): Promise<KeywordChecks> {
-    const items = await queryAll(
-      this.db,
-      {
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': rankPartition(siteId, locale, keyword) },
-        ScanIndexForward: false,
-        Limit: days,
-      },
-      days,
-    );
     const checks: KeywordChecks = { rows: [], failed: [] };
-    for (const item of items) {
-      const check = decodeCheckItem(item);
-      if (check.state === 'checked') checks.rows.push(check.row);
-      else if (check.state === 'failed') checks.failed.push(check.failed);
-    }
+    const found = () => checks.rows.length + checks.failed.length;
+    let limit = days + CLAIMS_ROOM;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: '#state IN (:checked, :failed)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':pk': rankPartition(siteId, locale, keyword),
+            ':checked': 'checked',
+            ':failed': 'failed',
+          },
+          ScanIndexForward: false,
+          Limit: limit,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of (out.Items ?? []).slice(0, days - found())) {
+        const check = decodeCheckItem(item);
+        if (check.state === 'checked') checks.rows.push(check.row);
+        else if (check.state === 'failed') checks.failed.push(check.failed);
+      }
+      start = out.LastEvaluatedKey;
+      limit *= 2;
+    } while (start && found() < days);
     return checks;
   }
 }

@@ -156,7 +156,7 @@ async function planTrackRankings(ctx: ToolContext, input: TrackRankingsInput, de
     ...freeOf(
       'keywords',
       keywords.untracked.map((k) => k.keyword),
-      'not tracked: no cm_keywords row, an idea, or not among the top max_keywords by score',
+      'not tracked: no cm_keywords row, an idea, control characters, or not among the top max_keywords by score',
     ),
   );
   plan.notes.push(

@@ -1,4 +1,4 @@
-import { ApiError, type RowOf, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
+import { ApiError, hasControlCharacters, type RowOf, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
 import {
   CHECKS_PER_MONTH,
   keywordCadence,
@@ -35,12 +35,15 @@ export interface TrackedKeywords {
 
 const NO_ROW =
   'no cm_keywords row in the site locale (get_keywords, or research in keywords mode, stores its metrics): not tracked';
+const CONTROL_CHARACTERS =
+  'has control characters (stored before they were refused): not tracked; store it again without them';
 const AN_IDEA =
   'an idea (is_idea: true): ideas are not tracked until committed (get_keywords {topic_id, seeds: [keyword]}, or a page naming it)';
 
 /**
  * The keywords a tracked scope checks: its committed keywords that have a cm_keywords row (a row's
- * volume weighs its clicks, and deleting the row stops its tracking), a topic's top `maxKeywords` by
+ * volume weighs its clicks, and deleting the row stops its tracking) and no control character (one
+ * stored before they were refused is never paid for), a topic's top `maxKeywords` by
  * score. The rule is the landscape's (scope.ts): a keyword a page names is committed by the page, its
  * row stored as an idea or not; a topic's other linked ideas are left out, and listed as untracked.
  * A topic or page that is gone is `404`.
@@ -57,10 +60,11 @@ export async function trackedKeywordsOf(
     { ideas: false },
   );
   const committed = resolved.keywords.filter((k) => !k.is_idea);
-  const withRows = committed.filter((k) => k.keyword_id !== null);
+  const withRows = committed.filter((k) => k.keyword_id !== null && !hasControlCharacters(k.keyword));
   const tracked = scope.max_keywords === null ? withRows : topByScore(withRows, scope.max_keywords);
   const kept = new Set(tracked.map((k) => keywordUnique(k.locale, k.keyword)));
   const untracked = committed.flatMap((k) => {
+    if (hasControlCharacters(k.keyword)) return [{ keyword: k.keyword, reason: CONTROL_CHARACTERS }];
     if (k.keyword_id === null) return [{ keyword: k.keyword, reason: NO_ROW }];
     return kept.has(keywordUnique(k.locale, k.keyword))
       ? []
