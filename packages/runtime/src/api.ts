@@ -17,6 +17,11 @@ interface KeySite {
   servedDomain: string | null;
 }
 
+/** Forget the keys looked up, so the next request of each looks its key up again (and keeps it KEY_CACHE_MS from then). */
+export function forgetKeyLookups(): void {
+  keyCache.clear();
+}
+
 async function keySiteOf(apiKey: string): Promise<KeySite | null> {
   const now = Date.now();
   const hit = keyCache.get(apiKey);
