@@ -7,6 +7,9 @@ import ipaddr from 'ipaddr.js';
  */
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
+/** An address as ipaddr.js reads it: without the brackets of a URL's IPv6 host, nor a zone (`%eth0`). */
+const bareAddress = (address: string) => address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+
 /**
  * The range ipaddr.js names an address by (its registry of special-purpose ranges: `private`,
  * `loopback`, `linkLocal`, `carrierGradeNat`, `ipv4Mapped`, `6to4`, `teredo`, `rfc6052` (NAT64)…), or
@@ -14,7 +17,7 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
  * what it cannot read is `invalid`.
  */
 export function addressRange(address: string): string {
-  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const ip = bareAddress(address);
   if (!ipaddr.isValid(ip)) return 'invalid';
   const parsed = ipaddr.parse(ip);
   const range = parsed.range();
@@ -29,7 +32,7 @@ export function addressRange(address: string): string {
  * mapped, compatible, 6to4, Teredo, NAT64) is refused, since it may reach this machine or its network.
  */
 export function isPublicAddress(address: string): boolean {
-  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const ip = bareAddress(address);
   return isIP(ip) !== 0 && addressRange(ip) === 'unicast';
 }
 
@@ -69,7 +72,7 @@ export function addressRefusal(
  * count with each address. What is no address is counted as it came.
  */
 export function addressCounted(address: string): string {
-  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const ip = bareAddress(address);
   if (!ipaddr.isValid(ip)) return address;
   const parsed = ipaddr.process(ip);
   if (parsed.kind() === 'ipv4') return parsed.toString();
