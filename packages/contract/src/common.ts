@@ -19,6 +19,9 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 export const propertyOf = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
 
+/** How every site API key begins (an OAuth access token never does): a key is told from a token by it. */
+export const API_KEY_PREFIX = 'cmk_';
+
 export const PAGE_TYPES = ['article', 'question'] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { BudgetInput } from '@cm/contract';
+import { API_KEY_PREFIX, BudgetInput } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { relistSite } from '@cm/publishing';
 import { setBudget } from '@cm/tools';
@@ -60,7 +60,10 @@ const RotateKey = z.object({
 });
 
 const RevokeKey = z
-  .object({ site: z.optional(SiteId), key: z.optional(z.string().check(z.startsWith('cmk_', 'must be an API key'))) })
+  .object({
+    site: z.optional(SiteId),
+    key: z.optional(z.string().check(z.startsWith(API_KEY_PREFIX, 'must be an API key'))),
+  })
   .check(
     z.refine(
       (input) => (input.site === undefined) !== (input.key === undefined),

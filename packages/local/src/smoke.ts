@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import { API_KEY_PREFIX } from '@cm/contract';
 import type { SitesOutput } from './sites';
 
 const USAGE = `Usage: npm run smoke -- --url API_URL --key API_KEY [--research-seconds N]
@@ -14,7 +15,7 @@ API_URL is the stack's ApiUrl output; API_KEY a site's key (npm run sites -- cre
 
 const Options = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be the API’s http(s) URL' }),
-  key: z.string().check(z.startsWith('cmk_', 'must be a site’s API key (cmk_…)')),
+  key: z.string().check(z.startsWith(API_KEY_PREFIX, `must be a site’s API key (${API_KEY_PREFIX}…)`)),
   'research-seconds': z._default(
     z.coerce.number().check(z.int('must be whole seconds'), z.minimum(1, 'must be 1 or more')),
     120,

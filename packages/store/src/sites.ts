@@ -6,6 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { API_KEY_PREFIX } from '@cm/contract';
 import { batchGet, conditionFailed } from './batch';
 import { apiKeyKey, domainKey, sequenceKey, siteKey } from './keys';
 import {
@@ -80,7 +81,7 @@ export class SiteStore {
 
   /** A new API key for a site; only its hash is kept, so this is the one time it is seen. */
   async issueKey(siteId: number, now = new Date().toISOString()): Promise<string> {
-    const apiKey = `cmk_${randomBytes(32).toString('base64url')}`;
+    const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const keyHash = hashKey(apiKey);
     await this.db.send(
       new PutCommand({

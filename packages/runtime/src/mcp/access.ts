@@ -1,4 +1,4 @@
-import { ApiError, type OAuthScope } from '@cm/contract';
+import { API_KEY_PREFIX, ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
 import { bearerOf, ownerOfToken, tokenRequired } from '../bearer';
 import { baseUrlOf, type ApiEvent } from '../http';
@@ -9,9 +9,6 @@ import { originAllowed } from '../cross-origin';
  * the API key only and never answers an OAuth challenge; MCP_OAUTH_PATH takes the key the same way, or
  * an OAuth access token issued for it, with the scope each call needs (docs/api.md#oauth).
  */
-
-/** How every API key begins (an access token never does): which of the two `Authorization: Bearer` carries. */
-const KEY_PREFIX = 'cmk_';
 
 /** The API key of `X-API-Key`, else of `Authorization: Bearer <key>`. */
 export function apiKeyOf(headers: ApiEvent['headers']): string | undefined {
@@ -45,7 +42,7 @@ export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
   const siteId = await siteOfKey(apiKey);
   if (siteId === null)
     throw unauthorized(
-      apiKey.startsWith(KEY_PREFIX)
+      apiKey.startsWith(API_KEY_PREFIX)
         ? 'The API key is not valid'
         : 'The API key is not valid; an OAuth access token is taken at /mcp/oauth',
     );
@@ -60,7 +57,7 @@ export async function checkCaller(event: ApiEvent): Promise<CheckedCaller> {
 export async function checkOAuthCaller(event: ApiEvent): Promise<CheckedCaller> {
   checkOrigin(event);
   const token = bearerOf(event.headers.authorization);
-  if (event.headers['x-api-key'] || token?.startsWith(KEY_PREFIX)) return checkCaller(event);
+  if (event.headers['x-api-key'] || token?.startsWith(API_KEY_PREFIX)) return checkCaller(event);
   const base = baseUrlOf(event);
   if (!token) throw tokenRequired(base, 'mcp', 'Sign in: send an OAuth access token as Authorization: Bearer', false);
   const owner = await ownerOfToken(token, base);
