@@ -78,6 +78,23 @@ export interface RouteFacts {
 export const routeKey = (r: Pick<RouteFacts, 'method' | 'path'>): string => `${r.method} ${r.path}`;
 
 /**
+ * A route's path as API Gateway matches it: a `{name}` is one segment, a `{name+}` the rest of the path,
+ * slashes and all; with the names in order, and whether one is greedy.
+ */
+export function routePattern(path: string): { pattern: RegExp; names: string[]; greedy: boolean } {
+  const names: string[] = [];
+  let greedy = false;
+  const source = path
+    .replace(/[.*?^$()|[\]\\]/g, '\\$&')
+    .replace(/\\?\{(\w+)(\+?)\\?\}/g, (_m, name: string, plus: string) => {
+      names.push(name);
+      greedy ||= plus === '+';
+      return plus === '+' ? '(.+)' : '([^/]+)';
+    });
+  return { pattern: new RegExp(`^${source}$`), names, greedy };
+}
+
+/**
  * GET routes answer HEAD too, as HTTP clients expect (RFC 9110 §9.3.2): the same status and headers, no
  * body. The MCP endpoint's GET is a stream, not a document, so it does not.
  */

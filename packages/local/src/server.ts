@@ -19,6 +19,7 @@ import {
   MCP_PATH,
   MCP_STREAM_TIMEOUT_SECONDS,
   ROUTES,
+  routePattern,
   type FunctionName,
   type Route,
 } from '@cm/contract';
@@ -41,19 +42,7 @@ interface CompiledRoute {
   greedy: boolean;
 }
 
-const compiled: CompiledRoute[] = ROUTES.map((route) => {
-  const names: string[] = [];
-  let greedy = false;
-  const source = route.path
-    .replace(/[.*?^$()|[\]\\]/g, '\\$&')
-    .replace(/\\?\{(\w+)(\+?)\\?\}/g, (_m, name: string, plus: string) => {
-      names.push(name);
-      greedy ||= plus === '+';
-      // A greedy variable takes the rest of the path, slashes and all.
-      return plus === '+' ? '(.+)' : '([^/]+)';
-    });
-  return { route, pattern: new RegExp(`^${source}$`), names, greedy };
-})
+const compiled: CompiledRoute[] = ROUTES.map((route) => ({ route, ...routePattern(route.path) }))
   // As API Gateway does, a route without path parameters wins over one with them, and a greedy one comes last.
   .sort((a, b) => Number(a.greedy) - Number(b.greedy) || a.names.length - b.names.length);
 

@@ -5,6 +5,7 @@ import {
   OAUTH_CORS,
   PROTECTED_RESOURCE_METADATA_PATH,
   ROUTE_TABLE,
+  routePattern,
   type RouteFacts,
 } from '@cm/contract';
 import { optionsReply } from './cross-origin';
@@ -28,7 +29,7 @@ const isOAuthRoute = (route: RouteFacts) =>
 /** Each OAuth route with a pattern of its path (a `{name}` is one segment). */
 const OAUTH_ROUTES = ROUTE_TABLE.filter(isOAuthRoute).map((route) => ({
   route,
-  pattern: new RegExp(`^${route.path.replace(/[.*?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
+  pattern: routePattern(route.path).pattern,
 }));
 
 /** The methods `path` answers, OPTIONS among them when a browser may call it; none for a path that is not OAuth's. */
