@@ -137,18 +137,18 @@ export const RATE_RULES: readonly RateRule[] = [
   { name: 'stream-per-ip', endpoint: 'mcp-stream', by: 'ip', limit: 600, windowSeconds: 300 },
 ];
 
-const rateLimitedMessage = (windowSeconds: number) =>
-  `Too many requests for this key or address; try again in ${windowSeconds} s`;
-
 /**
  * The body of a `429 rate_limited`, the same from WAF and from the local server: the error shape, and
  * OAuth's too (`error`, `error_description`: RFC 7591 §3.2.2, RFC 6749 §5.2), as the authorization
  * server's routes answer.
  */
-export const rateLimitedBody = (rule: Pick<RateRule, 'windowSeconds'>) => ({
-  error: 'rate_limited',
-  code: 'rate_limited',
-  message: rateLimitedMessage(rule.windowSeconds),
-  error_description: rateLimitedMessage(rule.windowSeconds),
-  retry_after_ms: rule.windowSeconds * 1000,
-});
+export function rateLimitedBody(rule: Pick<RateRule, 'windowSeconds'>) {
+  const message = `Too many requests for this key or address; try again in ${rule.windowSeconds} s`;
+  return {
+    error: 'rate_limited',
+    code: 'rate_limited',
+    message,
+    error_description: message,
+    retry_after_ms: rule.windowSeconds * 1000,
+  };
+}

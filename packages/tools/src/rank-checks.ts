@@ -257,7 +257,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     }
     const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
     const posted: RankCollectMessage['tasks'] = [];
-    const refusedForGood: Array<RankClaim & { error: string }> = [];
+    const refusedForGood: Array<{ locale: string; keyword: string; day: string; error: string }> = [];
     for (const answer of answers) {
       const claim = byTag.get(answer.tag);
       if (!claim) continue;
@@ -267,15 +267,10 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
         left.add(checkKey(claim.locale, claim.keyword));
         // Refused for now, not billed: a rerun may post it; refused for good, the day has no row, and says why.
         if (answer.retryable) await store.ranks.giveBack(claim, now);
-        else refusedForGood.push({ ...claim, error: answer.error });
+        else refusedForGood.push({ locale: claim.locale, keyword: claim.keyword, day: claim.day, error: answer.error });
       }
     }
-    if (refusedForGood.length > 0)
-      await store.ranks.fail(
-        siteId,
-        refusedForGood.map((c) => ({ locale: c.locale, keyword: c.keyword, day: c.day, error: c.error })),
-        now,
-      );
+    if (refusedForGood.length > 0) await store.ranks.fail(siteId, refusedForGood, now);
     outcome.posted += posted.length;
     if (posted.length > 0)
       await deps.enqueue(

@@ -81,7 +81,7 @@ export const dynamoAdapter = (errors: typeof OidcErrors, request: () => KoaConte
      * Marks a code or a refresh token used. Of two requests that use one at once, one does; the other
      * is a replay, as a second use later is: the grant's tokens are revoked, and the request refused.
      * Except a refresh token's second use within the reuse grace, while the token its first use
-     * answered is unused: a host retrying a refresh whose answer it lost. That token is deleted
+     * answered is unused: a host retrying a refresh whose answer it lost. That token is marked used
      * instead, and the retry answered with a new one: still one live refresh token in the family.
      */
     async consume(id: string): Promise<void> {

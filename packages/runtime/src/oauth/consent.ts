@@ -65,7 +65,7 @@ function scopesAsked(requested: unknown, offered: readonly OAuthScope[]): OAuthS
  * `client_id` is that URL); a registered client (DCR) is only the name it chose for itself, marked
  * unverified, and so is the host it will send the browser back to, shown as prominently.
  */
-function asker(asked: Asked): { title: string; heading: string; intro: string } {
+function asker(asked: Asked): { title: string; heading: string; intro: string; returnsTo: string } {
   const returnsTo = redirectTarget(asked.redirectUri).shown;
   const redirectHost = `<strong>${escapeHtml(returnsTo)}</strong>`;
   const calls = asked.clientName
@@ -74,12 +74,14 @@ function asker(asked: Asked): { title: string; heading: string; intro: string } 
   if (URL.canParse(asked.clientId) && new URL(asked.clientId).protocol === 'https:') {
     const host = new URL(asked.clientId).host;
     return {
+      returnsTo,
       title: host,
       heading: `Allow <strong>${escapeHtml(host)}</strong> to act for your site?`,
       intro: `The application published at <code>${escapeHtml(asked.clientId)}</code>, which ${calls},`,
     };
   }
   return {
+    returnsTo,
     title: `an application that returns to ${returnsTo}`,
     heading: `Allow an application that returns to ${redirectHost} to act for your site?`,
     intro: `An application registered as <code>${escapeHtml(asked.clientId)}</code>, which ${calls},`,
@@ -98,7 +100,7 @@ function page(asked: Asked, csrf: string, problem?: string): string {
 <body><main>
 <h1>${who.heading}</h1>
 <p>${who.intro} asks to use <code>${escapeHtml(asked.resource)}</code> for your site, and will send your
-browser back to <strong>${escapeHtml(redirectTarget(asked.redirectUri).shown)}</strong>. It asks to:</p>
+browser back to <strong>${escapeHtml(who.returnsTo)}</strong>. It asks to:</p>
 <ul>${scopes}</ul>
 ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 <form method="post" action="/oauth/consent/${escapeHtml(asked.uid)}">
