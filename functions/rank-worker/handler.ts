@@ -23,6 +23,11 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
     if (outcome.claimedAlready > 0)
       observation.log.info('checked already today by another run', { keywords: outcome.claimedAlready });
     if (outcome.deferred > 0) observation.metric('rank_checks_deferred', outcome.deferred);
+    if (outcome.fromShared + outcome.awaited > 0)
+      observation.log.info("checked by another site's post: read from the shared cache", {
+        now: outcome.fromShared,
+        awaited: outcome.awaited,
+      });
     observation.metric('rank_checks_posted', outcome.posted);
   } finally {
     observation.metric('provider_cost_usd', meter.costUsd, { tool: 'rank_tracking' });

@@ -119,7 +119,7 @@ describe('tools on DataForSEO (recorded responses)', () => {
   });
 
   it("tracks rankings on the SERP standard queue: one post of the day's checks, each collected once ready (a task still in the queue has its message delivered again), and nothing paid twice", async () => {
-    // The day the recorded tasks were tagged with (the demo site is site 1).
+    // The day the recorded tasks were tagged with (a tag names the day and the SERP: locale, device, depth, keyword).
     fakeClock(Date.parse('2026-11-21T09:00:00.000Z'));
     try {
       const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Rank on DataForSEO' } })).body.row;

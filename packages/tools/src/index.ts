@@ -9,6 +9,7 @@ export * from './backlinks';
 export * from './monitoring';
 export * from './track-rankings';
 export * from './rank-checks';
+export * from './rank-collect';
 export * from './budget';
 export * from './estimate';
 export * from './breaker';

@@ -66,7 +66,7 @@ export interface Placement {
 export const resultUrl = (keyword: string, domain: string): string => `https://www.${domain}/${slugOf(keyword)}`;
 
 /** The live SERP's placement (list, a refresh): the same wherever and whenever it is pulled. */
-const LIVE: Placement = {
+export const LIVE: Placement = {
   position: (keyword, locale, domain, share, depth) => sandboxRank(`${locale}\n${keyword}`, domain, share, depth),
   url: resultUrl,
 };
@@ -135,14 +135,16 @@ export function sandboxSerp(
 /**
  * A public SERP (the same for every site) as a site sees it in the sandbox, which knows no real
  * rankings: the site's domain and its competitors placed where the live SERP would place them, the
- * public results moved down around them in their order. A tracked domain the public SERP has already
- * keeps its place there. A real SERP needs none of this: it names every domain that ranks.
+ * public results moved down around them in their order (`placement`: a rank check's, of its day). A
+ * tracked domain the public SERP has already keeps its place there. A real SERP needs none of this: it
+ * names every domain that ranks.
  */
 export function placeTracked(
   items: readonly SerpItem[],
   keyword: string,
   locale: string,
   context: Pick<SerpContext, 'siteDomain' | 'competitors'>,
+  placement: Placement = LIVE,
 ): SerpItem[] {
   const present = new Set(items.map((item) => item.domain));
   const absent = (domain: string) => !present.has(domain);
@@ -154,12 +156,12 @@ export function placeTracked(
       siteDomain: context.siteDomain !== null && absent(context.siteDomain) ? context.siteDomain : null,
       competitors: context.competitors.filter(absent),
     },
-    LIVE,
+    placement,
   );
   const rest = [...items];
   return items.flatMap((_item, i) => {
     const placedHere = byPosition.get(i + 1);
-    if (placedHere !== undefined) return [placedItem(keyword, placedHere, i + 1, resultUrl(keyword, placedHere))];
+    if (placedHere !== undefined) return [placedItem(keyword, placedHere, i + 1, placement.url(keyword, placedHere))];
     const moved = rest.shift();
     return moved ? [{ ...moved, position: i + 1 }] : [];
   });
