@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { RankCollectMessage, RankMessage, SharedRankSerp, type Enqueue } from '@cm/contract';
 import { rankRowOf } from '@cm/core';
-import { Meter, rankCheckPrice, SandboxSerpQueue, type SerpTask } from '@cm/providers';
+import { Meter, rankCheckPrice, SandboxSerpQueue, UnknownOutcome, type SerpTask } from '@cm/providers';
 import { checkKey } from '@cm/store';
 import { collectRankChecks, runRankChecks, type SiteBudget } from '@cm/tools';
 import { datedPlacement } from '../../packages/providers/src/sandbox/dated-serp';
@@ -27,6 +27,8 @@ const PRICE = rankCheckPrice(20);
 let sites: RankSite[];
 /** Tasks posted, by tag (the SERP's identity and day). */
 let tasks: Map<string, number>;
+/** What the next post throws instead of posting, if anything. */
+let failNextPost: Error | null = null;
 beforeAll(async () => {
   sites = await seedRankSites(t, SITES, KEYWORDS, dayOf(0), SITES);
 });
@@ -39,6 +41,9 @@ beforeEach(() => {
     sent: readonly SerpTask[],
     meter,
   ) {
+    const failure = failNextPost;
+    failNextPost = null;
+    if (failure) return Promise.reject(failure);
     for (const task of sent) tasks.set(task.tag, (tasks.get(task.tag) ?? 0) + 1);
     return post.call(this, sent, meter);
   });
@@ -218,5 +223,37 @@ describe('a check awaiting another run', () => {
       cached: KEYWORDS,
     });
     expect(after.cost).toBeCloseTo(before.cost, 9);
+  });
+
+  it("keeps the site's claims of a post whose outcome is unknown (it may be paid), and gives its SERPs' claims back for the sites awaiting them", async () => {
+    const day = dayOf(3);
+    const [site, other] = sites;
+    const keyword = site!.keywords[0]!;
+    const datum = rankSerpDatum({ locale: 'US/en', keyword }, 20, day);
+    failNextPost = new UnknownOutcome('sandbox', 'no answer', true);
+    await expect(run(site!, day)).rejects.toThrow('no answer');
+    // The site keeps its claim: it never posts that check again that day.
+    expect(
+      (await t.store.ranks.checksOn(site!.siteId, [{ locale: 'US/en', keyword }], day)).get(checkKey('US/en', keyword)),
+    ).toEqual({ state: 'claimed' });
+    expect(await run(site!, day)).toMatchObject({ posted: 0, claimedAlready: KEYWORDS });
+    // Another site claims the SERP and posts it, and pays.
+    expect(await run(other!, day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
+    expect(tasks.get(`${day}|${datum.key}`)).toBe(1);
+  });
+
+  it('gives back every claim it took when a SERP claim cannot be written, before anything is paid; the message run again checks each keyword once', async () => {
+    const day = dayOf(4);
+    const [site] = sites;
+    const claim = t.store.shared.claim.bind(t.store.shared);
+    let claims = 0;
+    jest.spyOn(t.store.shared, 'claim').mockImplementation((datum, runId, now) => {
+      if (++claims === 2) return Promise.reject(new Error('the table did not answer'));
+      return claim(datum, runId, now);
+    });
+    await expect(run(site!, day)).rejects.toThrow('the table did not answer');
+    expect(tasks.size).toBe(0);
+    expect(await run(site!, day)).toMatchObject({ posted: KEYWORDS, claimedAlready: 0, awaited: 0 });
+    expect(Math.max(...tasks.values())).toBe(1);
   });
 });

@@ -95,7 +95,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
   const shared = await storeAnswers(deps, message, fromCache, true);
   // Lines of answers the cache gave ($0): written after their rows, so a delivery again never repeats them.
   if (meter.calls.length > 0) await store.usage.record(siteId, 'rank_tracking', meter.calls);
-  if (orphaned.length > 0 && message.awaiting) {
+  if (message.awaiting && orphaned.length > 0) {
     const { run_id: runId, scopes } = message.awaiting;
     await mapLimit(orphaned, PROBES_AT_ONCE, (check) =>
       store.ranks.giveBack({ siteId, locale: check.locale, keyword: check.keyword, day, runId }, now),
