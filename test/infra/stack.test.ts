@@ -449,7 +449,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; track_rankings and the plan worker to the rank queue, the rank worker (only) to the rank-collect queue; no other function', () => {
+  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; track_rankings, the plan worker and the collect worker to the rank queue, the rank worker (only) to the rank-collect queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -469,10 +469,11 @@ describe('CDK stack', () => {
     for (const fn of ['AddCompetitorFunction', 'MonitorPlanWorkerFunction'])
       expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
     const rankSenders = sendersTo('RankQueue');
-    expect(rankSenders).toHaveLength(2);
-    for (const fn of ['TrackRankingsFunction', 'MonitorPlanWorkerFunction'])
+    expect(rankSenders).toHaveLength(3);
+    for (const fn of ['TrackRankingsFunction', 'MonitorPlanWorkerFunction', 'RankCollectWorkerFunction'])
       expect(rankSenders.some((r) => r.includes(fn))).toBe(true);
-    // The rank worker sends to the collect queue, whose worker sends nothing: no chain on either queue.
+    // The rank worker sends to the collect queue; the collect worker sends a site's run again only when
+    // another site's run gave back a check it awaited (each turn needs a give-back: no chain of its own).
     const collectSenders = sendersTo('RankCollectQueue');
     expect(collectSenders).toHaveLength(1);
     expect(collectSenders[0]).toContain('RankWorkerFunction');

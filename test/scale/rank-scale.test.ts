@@ -24,7 +24,7 @@ const KEYWORDS = Number(process.env.RANK_SCALE_KEYWORDS ?? 5);
 /** Sites of the stopped-and-rerun test, a multiple of 500 (RANK_RERUN_SITES). */
 const RERUN_SITES = Number(process.env.RANK_RERUN_SITES ?? 500);
 /** Sites of the shared-keywords test, a multiple of 100 (RANK_SHARED_SITES), NICHE to a group tracking the same keywords. */
-const SHARED_SITES = Number(process.env.RANK_SHARED_SITES ?? 200);
+const SHARED_SITES = Number(process.env.RANK_SHARED_SITES ?? 100);
 const NICHE = 10;
 
 const RUN_TIMEOUT_MS = 900_000;
