@@ -119,3 +119,28 @@ it('researches and pays again once the shared findings are older than the window
     jest.useRealTimers();
   }
 });
+
+it("answers serp_landscape analyze's research of a keyword from another site's identical web research, and its estimate says so", async () => {
+  const a = await site('Analyze A');
+  const b = await site('Analyze B');
+  const keyword = 'waterproof trail shoes';
+  const first = await a.research({ mode: 'web', seed: keyword });
+  expect(first.body.cost_usd).toBeGreaterThan(0);
+
+  const analyze = { keyword, depth: 'analyze', wait_ms: 0 };
+  const estimate = await b.tool('serp_landscape', { ...analyze, estimate: true });
+  expect(estimate.body.calls.map((call: { endpoint: string }) => call.endpoint)).not.toContain('research_web');
+  expect(estimate.body.free).toContainEqual(expect.objectContaining({ what: 'research', items: [keyword] }));
+
+  const queued = jobsQueued();
+  const reply = await b.tool('serp_landscape', analyze);
+  expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [], failed: [] });
+  const research = reply.body.research.facts_by_keyword[keyword];
+  expect(research).toMatchObject({ facts: first.body.facts, sources: first.body.sources });
+  expect(research.research_id).not.toBe(first.body.research_id);
+  expect(jobsQueued()).toBe(queued);
+  const line = (await b.ledger()).by_tool.find((l: { tool: string }) => l.tool === 'serp_landscape' && l.cached_calls);
+  expect(line).toMatchObject({ cached_calls: 1 });
+  expect(await b.recalled(keyword)).toEqual([research.research_id]);
+  expect(await a.recalled(keyword)).toEqual([first.body.research_id]);
+});
