@@ -1,4 +1,4 @@
-import { SHARED_RESEARCH_MS } from '@cm/core';
+import { SHARED_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
 import { fakeClock } from '../helpers/clock';
 import { siteClient } from '../helpers/local';
 import { useResearchStack } from '../helpers/research';
@@ -139,8 +139,44 @@ it("answers serp_landscape analyze's research of a keyword from another site's i
   expect(research).toMatchObject({ facts: first.body.facts, sources: first.body.sources });
   expect(research.research_id).not.toBe(first.body.research_id);
   expect(jobsQueued()).toBe(queued);
-  const line = (await b.ledger()).by_tool.find((l: { tool: string }) => l.tool === 'serp_landscape' && l.cached_calls);
+  const line = (await b.ledger()).by_tool.find(
+    (l: { tool: string; cached_calls?: number }) => l.tool === 'serp_landscape' && l.cached_calls,
+  );
   expect(line).toMatchObject({ cached_calls: 1 });
   expect(await b.recalled(keyword)).toEqual([research.research_id]);
   expect(await a.recalled(keyword)).toEqual([first.body.research_id]);
+});
+
+it("answers with today's shared findings, else yesterday's within the window, and never another provider's", async () => {
+  const b = await site('Providers B');
+  const seed = 'lacing for wide feet';
+  const query = normalizedResearchQuery('web', seed, null);
+  const now = Date.parse('2026-11-29T06:00:00.000Z');
+  const findings = (text: string) => ({
+    facts: [{ text, source_ids: ['src-1'] }],
+    opinions: [],
+    sources: [{ id: 'src-1', title: text, url: 'https://example.com/lacing', accessed_at: '2026-11-28T20:00:00.000Z' }],
+  });
+  const put = (at: string, text: string, dataSource: string) =>
+    t.store.shared.put(
+      { kind: 'research', key: query, day: at.slice(0, 10) },
+      { value: findings(text), fetched_at: at, data_source: dataSource },
+    );
+  // Yesterday's, 10 hours old, from the sandbox; today's from a provider this stack does not use.
+  await put('2026-11-28T20:00:00.000Z', 'from the sandbox yesterday', 'sandbox');
+  await put('2026-11-29T05:00:00.000Z', 'from another provider today', 'tavily+bedrock');
+
+  fakeClock(now);
+  try {
+    const queued = jobsQueued();
+    const reply = await b.research({ mode: 'web', seed });
+    expect(reply.body).toMatchObject({
+      cached: true,
+      data_source: 'sandbox',
+      facts: findings('from the sandbox yesterday').facts,
+    });
+    expect(jobsQueued()).toBe(queued);
+  } finally {
+    jest.useRealTimers();
+  }
 });

@@ -26,9 +26,6 @@ const SharedFindings = z.object({
   sources: z.array(ResearchSource),
 });
 
-/** Long enough for a lookup on the window's last day to find an item of the day before it. */
-const KEEP_SECONDS = 3 * 86_400;
-
 /** The datum of a query's findings fetched on `day`. */
 const datumOf = (query: string, day: string): SharedDatum => ({ kind: 'research', key: query, day });
 
@@ -36,9 +33,9 @@ const datumOf = (query: string, day: string): SharedDatum => ({ kind: 'research'
 const windowDays = (now: Date) => [utcDay(now), utcDay(new Date(now.getTime() - SHARED_RESEARCH_MS))];
 
 /**
- * The freshest shared findings of each query fetched within the window, by query: one batched read of
- * two items per query (today's and yesterday's). Findings of another provider than the one configured
- * (the sandbox's, on a deployment that now has a real one) answer nothing.
+ * The shared findings of each query fetched within the window, by query: one batched read of two items
+ * per query (today's, else yesterday's). Findings of another provider than the one configured (the
+ * sandbox's, on a deployment that now has a real one) answer nothing.
  */
 export async function sharedResearch(
   ctx: Pick<ToolContext, 'store' | 'now' | 'researchSource'>,
@@ -50,15 +47,14 @@ export async function sharedResearch(
     SharedFindings,
   );
   const since = new Date(ctx.now.getTime() - SHARED_RESEARCH_MS).toISOString();
-  const freshest = new Map<string, Shared<Findings>>();
-  for (const query of queries)
-    for (const day of days) {
-      const shared = found.get(sharedId(datumOf(query, day)));
-      const best = freshest.get(query);
-      if (!shared || shared.fetched_at < since || shared.data_source !== ctx.researchSource) continue;
-      if (!best || shared.fetched_at > best.fetched_at) freshest.set(query, shared);
-    }
-  return freshest;
+  const answers = new Map<string, Shared<Findings>>();
+  for (const query of queries) {
+    const answer = days
+      .map((day) => found.get(sharedId(datumOf(query, day))))
+      .find((shared) => shared && shared.fetched_at >= since && shared.data_source === ctx.researchSource);
+    if (answer) answers.set(query, answer);
+  }
+  return answers;
 }
 
 /** Keeps a job's findings for every site: the provider's answer only, under its query. */
@@ -69,11 +65,11 @@ export async function shareResearch(
   shared: Omit<Shared<unknown>, 'value'>,
 ) {
   const { facts, opinions, sources } = findings;
-  await store.shared.put(
-    datumOf(query, utcDay(new Date(shared.fetched_at))),
-    { ...shared, value: { facts, opinions, sources } },
-    KEEP_SECONDS,
-  );
+  // Kept the cache's 3 days: a lookup late in the next day still reads it.
+  await store.shared.put(datumOf(query, utcDay(new Date(shared.fetched_at))), {
+    ...shared,
+    value: { facts, opinions, sources },
+  });
 }
 
 /**
