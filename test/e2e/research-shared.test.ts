@@ -9,7 +9,7 @@ import { useResearchStack } from '../helpers/research';
  * its own research.
  */
 
-const { t } = useResearchStack({ SANDBOX_LIST_PRICES: '1' });
+const { t, whileQueued } = useResearchStack({ SANDBOX_LIST_PRICES: '1' });
 
 /** The whole ledger, whatever the month: a test that moves the clock a day may cross into the next. */
 const LEDGER = '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z';
@@ -178,5 +178,27 @@ it("answers with today's shared findings, else yesterday's within the window, an
     expect(jobsQueued()).toBe(queued);
   } finally {
     jest.useRealTimers();
+  }
+});
+
+it('lets two sites asking at once, before either job ended, each pay the job it queued and no more', async () => {
+  const a = await site('At once A');
+  const b = await site('At once B');
+  const seed = 'do trail shoes need a break-in period';
+  const queued = jobsQueued();
+  const jobs: string[] = [];
+  await whileQueued(async () => {
+    for (const s of [a, b]) jobs.push((await s.research({ mode: 'web', seed, wait_ms: 0 })).body.job_id);
+    expect(jobsQueued()).toBe(queued + 2);
+  });
+  const results = await Promise.all(
+    [a, b].map(async (s, i) => (await s.call('GET', `/v1/jobs/${jobs[i]}`)).body.result),
+  );
+  for (const [i, s] of [a, b].entries()) {
+    const cost = results[i].cost_usd;
+    expect(cost).toBeGreaterThan(0);
+    expect(await s.ledger()).toMatchObject({ calls: 1, simulated_cost_usd: cost });
+    expect((await s.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: cost, reserved_usd: 0 });
+    expect(await s.recalled(seed)).toEqual([results[i].research_id]);
   }
 });
