@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { Finding, ResearchSource, type Findings } from '@cm/contract';
 import { SHARED_RESEARCH_MS, utcDay } from '@cm/core';
-import type { Meter } from '@cm/providers';
 import {
   sharedId,
   type ResearchJobInput,
@@ -78,7 +77,7 @@ export async function shareResearch(
  * Its id is derived from the site, query and fetch, so identical calls at once write one record.
  */
 export async function researchFromShared(
-  ctx: Pick<ToolContext, 'siteId' | 'store'> & { meter: Meter },
+  ctx: Pick<ToolContext, 'siteId' | 'store' | 'meter'>,
   input: ResearchJobInput,
   query: string,
   shared: Shared<Findings>,

@@ -97,7 +97,7 @@ async function recentResearch(ctx: ToolContext, states: QueryStates, query: stri
 
 const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
 
-/** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers or a job is researching it. */
+/** research with estimate: true: keywords mode's metrics call, or one research job unless storage or the shared cache answers, or a job is researching it. */
 async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDeps): Promise<ToolPlan> {
   if (!isJobInput(input)) return planKeywordResearch(ctx, input);
   const { job, query, states, recent, shared } = await decideJobResearch(ctx, input);
@@ -143,8 +143,9 @@ async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDe
  * A web, reddit or url call: the query's recent research from storage; else the job researching the
  * same query now, joined (no place, no reservation, no provider call of its own); else findings shared
  * by any site's job of the last day, stored as the site's own research (no place, no provider call, a
- * $0 `cached` ledger line); else a job of its own, queued under the query's claim with a place under the cap (429 when none is free). The claim
- * is one conditional write, so of identical calls at once one queues and the others join.
+ * $0 `cached` ledger line); else a job of its own, queued under the query's claim with a place under
+ * the cap (429 when none is free). The claim is one conditional write, so of identical calls at once
+ * one queues and the others join.
  */
 async function researchRun(ctx: ToolContext, input: ResearchInput) {
   if (!isJobInput(input)) return keywordResearch(ctx, input);
