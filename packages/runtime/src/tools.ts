@@ -58,6 +58,7 @@ class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
   readonly keywordMetrics = () => this.fail('keywordMetrics');
   readonly keywordIdeas = () => this.fail('keywordIdeas');
   readonly serpOrganic = () => this.fail('serpOrganic');
+  readonly placeTracked = () => this.fail('placeTracked');
 }
 
 class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {

@@ -16,7 +16,8 @@ export async function pullSerp(
   locale: string,
   target: SerpTarget,
 ): Promise<SerpRow> {
-  const items = await ctx.keywordData.serpOrganic(keyword, locale, LIMITS.serpDepth, ctx.meter, target);
+  const answer = await ctx.keywordData.serpOrganic(keyword, locale, LIMITS.serpDepth, ctx.meter);
+  const items = ctx.keywordData.placeTracked(answer, keyword, locale, target);
   const row: SerpRow = { keyword, locale, fetched_at: ctx.now.toISOString(), data_source: ctx.keywordData.name, items };
   await ctx.store.serps.put(ctx.siteId, row);
   return row;
