@@ -547,7 +547,7 @@ describe('serp_landscape', () => {
     expect(withSerp.serp.top_domains.length).toBeGreaterThan(0);
 
     const repeat = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
-    expect(repeat.body.list).toEqual({ fetched: [], cached: [], skipped: expect.any(Array), failed: [] });
+    expect(repeat.body.list).toEqual({ fetched: [], skipped: expect.any(Array), failed: [] });
     expect(repeat.body.list.skipped).toHaveLength(10);
     expect(repeat.body.cached).toBe(true);
 
@@ -628,7 +628,6 @@ describe('serp_landscape', () => {
       expect([scope, list.status]).toEqual([scope, 200]);
       expect(list.body.list).toEqual({
         fetched: expect.any(Array),
-        cached: expect.any(Array),
         skipped: expect.any(Array),
         failed: [],
       });
@@ -698,7 +697,7 @@ describe('serp_landscape and serp_keyword_refresh across locales', () => {
 
       // list still pulls the SERP of the keyword's own locale, which then shows.
       const list = await s.tool('serp_landscape', { keyword: 'running shoes', depth: 'list' });
-      expect(list.body.list).toEqual({ fetched: ['running shoes'], cached: [], skipped: [], failed: [] });
+      expect(list.body.list).toEqual({ fetched: ['running shoes'], skipped: [], failed: [] });
       expect(list.body.keywords[0].serp.locale).toBe(own);
       expect((await s.tool('serp_landscape', { keyword: 'running shoes' })).body.keywords[0].serp.locale).toBe(own);
     },

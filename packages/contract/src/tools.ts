@@ -292,12 +292,6 @@ export const SerpLandscapeResult = z.object({
   list: z.optional(
     z.object({
       fetched: z.array(z.string()),
-      cached: z.array(z.string()).check(
-        z.meta({
-          description:
-            'Of fetched, those the shared cache of public data answered: pulled today for another site, $0 to this one',
-        }),
-      ),
       skipped: z.array(z.string()),
       failed: z.array(z.string()),
     }),

@@ -116,10 +116,8 @@ async function listSerps(
   });
   const failed = wanted.filter((_k, i) => !outcomes[i]);
   if (lastError && failed.length === wanted.length) throw lastError;
-  const fetched = wanted.filter((_k, i) => outcomes[i]);
   return {
-    fetched: fetched.map((k) => k.keyword),
-    cached: fetched.filter((k) => kept.has(keywordUnique(k.locale, k.keyword))).map((k) => k.keyword),
+    fetched: wanted.filter((_k, i) => outcomes[i]).map((k) => k.keyword),
     skipped: skipped.map((k) => k.keyword),
     failed: failed.map((k) => k.keyword),
   };
