@@ -234,6 +234,40 @@ describe("a keyword's metrics in a locale, the same day", () => {
   });
 });
 
+describe("another provider's answers", () => {
+  it('are no answer of this one: a SERP and metrics kept from another data source are pulled again, and replaced', async () => {
+    const site = await siteOf('Other provider');
+    const seeds = ['foreign trail shoes', 'foreign road shoes', 'foreign hiking shoes'];
+    const keyword = seeds[0]!;
+    const fetched_at = new Date(NOON).toISOString();
+    const foreign = { fetched_at, data_source: 'dataforseo' };
+    await t.store.shared.put(serpDatum(keyword), {
+      ...foreign,
+      value: [{ position: 1, domain: 'foreign.example', url: 'https://foreign.example/', title: 'Foreign' }],
+    });
+    const metricsDatum = (seed: string) => ({
+      kind: 'keyword-metrics' as const,
+      key: `${LOCALE}#${seed}`,
+      day: today(),
+    });
+    for (const seed of seeds) await t.store.shared.put(metricsDatum(seed), { ...foreign, value: null });
+
+    await ok(site.tool('serp_landscape', { keyword, depth: 'list' }));
+    await ok(site.tool('research', { mode: 'keywords', seed: seeds.join(', ') }));
+    expect(serpPulls).toHaveBeenCalledTimes(1);
+    expect(metricsPulls).toHaveBeenCalledTimes(1);
+    expect((await ledger(site, 'serp_landscape'))[0]).not.toHaveProperty('cached_calls');
+    expect((await ledger(site, 'research'))[0]).not.toHaveProperty('cached_calls');
+    expect(await t.store.shared.get(serpDatum(keyword), z.array(SerpItem))).toEqual({
+      value: await publicSerp(keyword),
+      fetched_at,
+      data_source: 'sandbox',
+    });
+    const kept = await t.store.shared.get(metricsDatum(keyword), z.unknown());
+    expect(kept).toMatchObject({ data_source: 'sandbox', value: { keyword } });
+  });
+});
+
 describe('isolation through the shared cache', () => {
   it('carries nothing a site owns to another: two sites, one cache, every site-owned field of each its own', async () => {
     const a = await siteOf('Owner alpha');
