@@ -35,7 +35,7 @@ export async function planKeywordResearch(ctx: ToolContext, input: ResearchInput
  */
 export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
   const { site, seeds, pageNamed } = await decideKeywordResearch(ctx, input);
-  // No fresh pull is asked for (spec §4.3 research): today's answers of other sites serve too.
+  // The spec orders keywords mode no fresh pull (get_keywords it does): the day's answers of any site serve.
   const metrics = await metricsOf(ctx, targetsOf(seeds, site.locale));
   const keywords = seeds.map((keyword) => {
     const m = metrics.get(uniqueOf({ keyword, locale: site.locale }));
