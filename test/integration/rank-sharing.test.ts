@@ -256,4 +256,16 @@ describe('a check awaiting another run', () => {
     expect(await run(site!, day)).toMatchObject({ posted: KEYWORDS, claimedAlready: 0, awaited: 0 });
     expect(Math.max(...tasks.values())).toBe(1);
   });
+
+  it("does not take another provider's SERP from the cache (a deployment that changed providers): it posts its own", async () => {
+    const day = dayOf(5);
+    const [site] = sites;
+    const keyword = site!.keywords[0]!;
+    await t.store.shared.put(rankSerpDatum({ locale: 'US/en', keyword }, 20, day), {
+      value: { items: [] },
+      fetched_at: new Date().toISOString(),
+      data_source: 'dataforseo',
+    });
+    expect(await run(site!, day)).toMatchObject({ posted: KEYWORDS, fromShared: 0, awaited: 0 });
+  });
 });

@@ -268,7 +268,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
       checks.map((c) => c.keyword),
     ),
   });
-  const cached = await sharedRankSerps(store, unchecked, depth, message.day);
+  const cached = await sharedRankSerps(deps, unchecked, depth, message.day);
   const answered = cached.flatMap(({ check, serp }) => (serp ? [{ check, serp }] : []));
   if (answered.length > 0) {
     await storeAnswers(deps, viewOf(answered.map((a) => a.check)), answered, true);

@@ -78,7 +78,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
     posted.map(({ check, serp }) => ({ datum: rankSerpDatum(check, depth, day), shared: serp })),
   );
 
-  const cached = await sharedRankSerps(store, open(awaiting), depth, day);
+  const cached = await sharedRankSerps(deps, open(awaiting), depth, day);
   const fromCache = cached.flatMap(({ check, serp }) => (serp ? [{ check, serp }] : []));
   const missing = cached.flatMap(({ check, serp }) => (serp ? [] : [check]));
   // Not in the cache yet: pending while its poster holds the claim; a claim taken here was given back.

@@ -25,18 +25,24 @@ export const rankSerpDatum = (check: RankCheck, depth: number, day: string): Sha
   day,
 });
 
-/** The SERPs of these checks the shared cache has (one batched read), by the check. */
+/**
+ * The SERPs of these checks the shared cache has from the configured provider (another provider's,
+ * after a deployment changed providers, are not this one's): one batched read, by the check.
+ */
 export async function sharedRankSerps<C extends RankCheck>(
-  store: Store,
+  deps: { store: Store; serpQueue: SerpTaskQueue },
   checks: readonly C[],
   depth: number,
   day: string,
 ): Promise<Array<{ check: C; serp: Shared<SharedRankSerp> | undefined }>> {
-  const found = await store.shared.getMany(
+  const found = await deps.store.shared.getMany(
     checks.map((check) => rankSerpDatum(check, depth, day)),
     SharedRankSerp,
   );
-  return checks.map((check) => ({ check, serp: found.get(sharedId(rankSerpDatum(check, depth, day))) }));
+  return checks.map((check) => {
+    const serp = found.get(sharedId(rankSerpDatum(check, depth, day)));
+    return { check, serp: serp?.data_source === deps.serpQueue.name ? serp : undefined };
+  });
 }
 
 /** What a site's rows are made of: the site as it was when its checks were posted. */

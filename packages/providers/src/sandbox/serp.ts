@@ -158,11 +158,9 @@ export function placeTracked(
     },
     placement,
   );
-  const rest = [...items];
-  return items.flatMap((_item, i) => {
-    const placedHere = byPosition.get(i + 1);
-    if (placedHere !== undefined) return [placedItem(keyword, placedHere, i + 1, placement.url(keyword, placedHere))];
-    const moved = rest.shift();
-    return moved ? [{ ...moved, position: i + 1 }] : [];
-  });
+  // The public results keep their order; the last ones are pushed out of the top by the placed domains.
+  const view = items.slice(0, items.length - byPosition.size);
+  for (const [position, domain] of [...byPosition].sort(([a], [b]) => a - b))
+    view.splice(position - 1, 0, placedItem(keyword, domain, position, placement.url(keyword, domain)));
+  return view.map((item, i) => ({ ...item, position: i + 1 }));
 }
