@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { named } from './common';
+import { MonitoringCost } from './monitoring';
 import { ToolBudget } from './budget';
 
 /*
@@ -62,6 +63,7 @@ export const ToolEstimate = named(
     budget: ToolBudget,
     confirm_above_usd: z.nullable(z.number()),
     approval_required: z.boolean(),
+    monitoring: z.optional(MonitoringCost),
   }),
   { id: 'ToolEstimate', description: 'The price of a paid call, made without spending (estimate: true)' },
 );

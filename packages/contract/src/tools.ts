@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { named } from './common';
+import { MonitoringCost } from './monitoring';
 import {
   HexColor,
   Intent,
@@ -408,6 +409,7 @@ export const AddCompetitorResult = z.object({
       description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again',
     }),
   ),
+  monitoring: MonitoringCost,
 });
 
 export const HEALTH_FLAGS = [

@@ -13,6 +13,8 @@ import {
   UsageQuery,
   UsageReport,
   BudgetView,
+  MonitoringToolInput,
+  MonitoringView,
   isJsonObject,
   MCP_EXTRA_TOOLS,
   MCP_APPS,
@@ -89,6 +91,12 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
     input: FindPagesInput,
     result: FindPagesResult,
+  },
+  monitoring: {
+    description:
+      "This site's daily monitoring: its own domain and each active competitor, with what monitoring each costs a month at list prices, and the month's total. competitors_paused: true pauses the competitors' monitoring (the daily runs then take only the site's own domain and its link gap), false resumes it; without it, only reads.",
+    input: MonitoringToolInput,
+    result: MonitoringView,
   },
 };
 

@@ -1,0 +1,56 @@
+import * as z from 'zod/mini';
+import { named } from './common';
+
+/*
+ * What a site's monitoring costs a month, and its one setting: competitor monitoring paused or not
+ * (docs/api/research-tools.md#monitoring).
+ */
+
+export const MonitoringCost = named(
+  z.object({
+    domain: z.string(),
+    month_usd: z
+      .number()
+      .check(z.meta({ description: "What monitoring the domain daily costs a month at the providers' list prices" })),
+    at_most_month_usd: z.number().check(z.meta({ description: 'The most a month of it can cost' })),
+    paused: z
+      .boolean()
+      .check(
+        z.meta({ description: "true while the site's competitor monitoring is paused: the domain is not monitored" }),
+      ),
+  }),
+  { id: 'MonitoringCost', description: "What monitoring a domain costs a month, at the providers' list prices" },
+);
+export type MonitoringCost = z.output<typeof MonitoringCost>;
+
+export const MonitoringInput = z.object({
+  competitors_paused: z.boolean().check(
+    z.meta({
+      description:
+        "true: the daily monitoring runs take only the site's own domain (and its link gap); false: its active competitors too",
+    }),
+  ),
+});
+export type MonitoringInput = z.output<typeof MonitoringInput>;
+/** The MCP tool's: without competitors_paused it reads. */
+export const MonitoringToolInput = z.partial(MonitoringInput);
+
+export const MonitoringView = named(
+  z.object({
+    competitors_paused: z.boolean(),
+    paused_at: z
+      .nullable(z.string())
+      .check(z.meta({ description: 'When competitor monitoring was paused; null: it runs' })),
+    domains: z
+      .array(MonitoringCost)
+      .check(
+        z.meta({ description: "The site's own domain, then each active competitor's, with what each costs a month" }),
+      ),
+    month_usd: z
+      .number()
+      .check(z.meta({ description: 'What a month of the monitoring that runs costs (paused domains left out)' })),
+    at_most_month_usd: z.number(),
+  }),
+  { id: 'Monitoring', description: "This site's daily monitoring: what it monitors, and what a month of it costs" },
+);
+export type MonitoringView = z.output<typeof MonitoringView>;
