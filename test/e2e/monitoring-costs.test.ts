@@ -1,11 +1,15 @@
+import { utcDay } from '@cm/core';
 import { monitoringMonthPrice, SandboxBacklinkData } from '@cm/providers';
+import { scheduledCapUsd } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
-import { useTestStack } from '../helpers/local';
+import { useTestStack, withStackEnv } from '../helpers/local';
+import { captureOutput } from '../helpers/output';
 
 /*
  * No bill run up unseen (issue 49): add_competitor says what monitoring its domain costs a month, and a
  * site can pause its competitors' monitoring (REST and MCP), after which the daily runs take only its own
- * domain. Over HTTP on the sandbox; provider calls counted by spies that call through.
+ * domain; the daily schedule stops short of the deployment's daily cap, and says so. Over HTTP on the
+ * sandbox; provider calls counted by spies that call through.
  */
 
 const t = useTestStack();
@@ -177,4 +181,66 @@ describe("pausing a site's competitor monitoring", () => {
       competitors_paused: false,
     });
   });
+});
+
+describe("the daily schedule under the deployment's daily cap", () => {
+  /** Spends `usd` of the deployment's day under a cap of $1, as sites' calls would have (spread over the cap's parts). */
+  async function deploymentSpent(usd: number) {
+    const hold = { id: `spent-${usd}`, expiresAt: Date.now() + 60_000 };
+    const day = utcDay(new Date());
+    expect(await t.store.budgets.reserve('deployment', day, hold, usd, { day: 1 })).toMatchObject({ reserved: true });
+    await t.store.budgets.settle('deployment', day, hold, usd, false);
+  }
+
+  // The deployment's day is the stack's: these run in order, the spend of the first staying for the second.
+  it("starts nothing once the day's spend reaches the share its work may take, and says so (its result, a log line, the metric)", async () => {
+    const s = await site('stopped');
+    await s.tool('add_competitor', { domain: 'stopped-rival.com' });
+    await t.stack.drain();
+    profiles.mockClear();
+    await deploymentSpent(0.8);
+    const output = captureOutput({ level: 'WARN', metrics: true });
+    try {
+      await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1', SANDBOX_LIST_PRICES: '1' }, async () => {
+        const planned = await t.stack.runSchedule(new Date(Date.now() + 86_400_000));
+        expect(planned).toEqual({
+          sites: 0,
+          plans: 0,
+          budget: { cap_usd: 1, scheduled_cap_usd: scheduledCapUsd(1), used_usd: 0.8, stopped: true },
+        });
+      });
+      expect(profiles).not.toHaveBeenCalled();
+      expect(
+        output.logs(
+          "the daily schedule's work stopped: the deployment's daily budget is down to the share kept for the sites' own calls",
+        ),
+      ).toHaveLength(1);
+      expect(output.metric('scheduled_work_stopped').map((m) => [m.value, m.dimensions])).toEqual([[1, ['service']]]);
+    } finally {
+      output.stop();
+    }
+  });
+
+  it("defers a site's run that would pass that share, while a caller's paid call still fits under the cap", async () => {
+    const s = await site('squeezed');
+    await s.tool('add_competitor', { domain: 'squeezed-rival.com' });
+    await t.stack.drain();
+    profiles.mockClear();
+    const output = captureOutput({ level: 'WARN', metrics: true });
+    try {
+      // $0.8 spent of $1.2: the schedule's work may take $0.9, less than this site's run; callers the rest.
+      await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1.2', SANDBOX_LIST_PRICES: '1' }, async () => {
+        const planned = await t.stack.runSchedule(new Date(Date.now() + 86_400_000));
+        expect(planned.budget).toMatchObject({ stopped: false, scheduled_cap_usd: scheduledCapUsd(1.2) });
+        await t.stack.drain();
+        expect(profiled([s.domain, 'squeezed-rival.com'])).toEqual([]);
+        const refresh = await s.tool('serp_keyword_refresh', { keyword: 'squeezed shoes' });
+        expect(refresh.status).toBe(200);
+      });
+      expect(output.metric('scheduled_work_stopped').length).toBeGreaterThanOrEqual(1);
+      expect(output.metric('monitor_runs_deferred').length).toBeGreaterThanOrEqual(1);
+    } finally {
+      output.stop();
+    }
+  }, 60_000);
 });

@@ -701,14 +701,16 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
+  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers, sites' budgets and the schedule stopping short of the deployment's", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topics = Object.keys(template.findResources('AWS::SNS::Topic')).sort();
     expect(topics).toEqual([expect.stringMatching(/^AlarmTopic/), expect.stringMatching(/^WarningTopic/)]);
     const [critical, warning] = topics;
     // A limit doing its job, a provider down or a site's budget is a warning; the rest page.
     const isWarning = (a: any) =>
-      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused'].includes(a.Properties.MetricName);
+      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused', 'scheduled_work_stopped'].includes(
+        a.Properties.MetricName,
+      );
     for (const alarm of alarms) {
       const topic = isWarning(alarm) ? warning : critical;
       expect([alarm.Properties.AlarmName, alarm.Properties.AlarmActions, alarm.Properties.OKActions]).toEqual([
@@ -732,6 +734,16 @@ describe('CDK stack', () => {
       ['ContentApi', 'Maximum', 80],
       ['ContentApi', 'Maximum', 100],
     ]);
+    // The daily schedule stopping short of the deployment's cap (the default one here), at once.
+    const stopped = alarms.filter((a) => a.Properties.MetricName === 'scheduled_work_stopped');
+    expect(
+      stopped.map((a) => [
+        a.Properties.Namespace,
+        a.Properties.Statistic,
+        a.Properties.Threshold,
+        a.Properties.EvaluationPeriods,
+      ]),
+    ).toEqual([['ContentApi', 'Sum', 1, 1]]);
     // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
     // throttles, the table's throttling and an open provider breaker.
     const squeeze = alarms.filter((a) =>
@@ -739,7 +751,9 @@ describe('CDK stack', () => {
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
     // Each worker queue's dead letters and age, the schedules' dead letters, the API's 5xx.
-    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + squeeze.length);
+    expect(alarms).toHaveLength(
+      functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + stopped.length + squeeze.length,
+    );
   });
 
   it('has one dashboard for the person on call: the API, every function, every queue and its dead letters, the table, the providers and the spend', () => {

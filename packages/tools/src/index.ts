@@ -15,3 +15,4 @@ export * from './estimate';
 export * from './breaker';
 export * from './budget-warnings';
 export * from './sites';
+export * from './schedule-budget';
