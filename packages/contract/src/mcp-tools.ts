@@ -61,5 +61,5 @@ export const MCP_TOOL_HINTS: Record<McpToolName, McpToolHints> = {
   get_job: hints('Get a research job', true, false, true, false),
   get_usage: hints('Paid provider usage', true, false, true, false),
   find_pages: hints('Find published pages', true, false, true, false),
-  monitoring: hints('Daily monitoring: its monthly cost, pause or resume competitors', false, false, true, false),
+  monitoring: hints('Monitoring: cost, pause', false, false, true, false),
 };

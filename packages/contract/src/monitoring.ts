@@ -3,24 +3,20 @@ import { named } from './common';
 
 /*
  * What a site's monitoring costs a month, and its one setting: competitor monitoring paused or not
- * (docs/api/research-tools.md#monitoring).
+ * (docs/api/research-tools.md#pausing-competitor-monitoring).
  */
 
-export const MonitoringCost = named(
-  z.object({
-    domain: z.string(),
-    month_usd: z
-      .number()
-      .check(z.meta({ description: "What monitoring the domain daily costs a month at the providers' list prices" })),
-    at_most_month_usd: z.number().check(z.meta({ description: 'The most a month of it can cost' })),
-    paused: z
-      .boolean()
-      .check(
-        z.meta({ description: "true while the site's competitor monitoring is paused: the domain is not monitored" }),
-      ),
-  }),
-  { id: 'MonitoringCost', description: "What monitoring a domain costs a month, at the providers' list prices" },
-);
+/**
+ * What monitoring a domain daily costs a month at the providers' list prices, the most a month of it
+ * can cost, and whether it is paused. Undescribed: add_competitor's result carries it into tools/list,
+ * whose size is bounded (docs/api/research-tools.md#add_competitor says what each field is).
+ */
+export const MonitoringCost = z.object({
+  domain: z.string(),
+  month_usd: z.number(),
+  at_most_month_usd: z.number(),
+  paused: z.boolean(),
+});
 export type MonitoringCost = z.output<typeof MonitoringCost>;
 
 export const MonitoringInput = z.object({
@@ -32,8 +28,6 @@ export const MonitoringInput = z.object({
   ),
 });
 export type MonitoringInput = z.output<typeof MonitoringInput>;
-/** The MCP tool's: without competitors_paused it reads. */
-export const MonitoringToolInput = z.partial(MonitoringInput);
 
 export const MonitoringView = named(
   z.object({
@@ -41,11 +35,12 @@ export const MonitoringView = named(
     paused_at: z
       .nullable(z.string())
       .check(z.meta({ description: 'When competitor monitoring was paused; null: it runs' })),
-    domains: z
-      .array(MonitoringCost)
-      .check(
-        z.meta({ description: "The site's own domain, then each active competitor's, with what each costs a month" }),
-      ),
+    domains: z.array(MonitoringCost).check(
+      z.meta({
+        description:
+          "The site's own domain, then each active competitor's: what monitoring it daily costs a month at list prices, the most it can, and paused (not monitored while competitor monitoring is paused)",
+      }),
+    ),
     month_usd: z
       .number()
       .check(z.meta({ description: 'What a month of the monitoring that runs costs (paused domains left out)' })),
@@ -54,3 +49,11 @@ export const MonitoringView = named(
   { id: 'Monitoring', description: "This site's daily monitoring: what it monitors, and what a month of it costs" },
 );
 export type MonitoringView = z.output<typeof MonitoringView>;
+
+/** The MCP tool's input: without competitors_paused it only reads. */
+export const MonitoringToolInput = z.object({ competitors_paused: z.optional(z.boolean()) });
+/**
+ * The MCP tool's result as tools/list declares it: the Monitoring view, whose other fields are
+ * documented (docs/api/research-tools.md#pausing-competitor-monitoring), kept out of the bounded listing.
+ */
+export const MonitoringToolResult = z.looseObject({ competitors_paused: z.boolean(), month_usd: z.number() });

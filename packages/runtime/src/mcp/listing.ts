@@ -14,7 +14,7 @@ import {
   UsageReport,
   BudgetView,
   MonitoringToolInput,
-  MonitoringView,
+  MonitoringToolResult,
   isJsonObject,
   MCP_EXTRA_TOOLS,
   MCP_APPS,
@@ -94,9 +94,9 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
   },
   monitoring: {
     description:
-      "This site's daily monitoring: its own domain and each active competitor, with what monitoring each costs a month at list prices, and the month's total. competitors_paused: true pauses the competitors' monitoring (the daily runs then take only the site's own domain and its link gap), false resumes it; without it, only reads.",
+      "What the site's daily monitoring costs a month, per domain. competitors_paused: true pauses its competitors' monitoring (only its own domain stays), false resumes it.",
     input: MonitoringToolInput,
-    result: MonitoringView,
+    result: MonitoringToolResult,
   },
 };
 
