@@ -192,13 +192,14 @@ describe("the daily schedule under the deployment's daily cap", () => {
     await t.store.budgets.settle('deployment', day, hold, usd, false);
   }
 
-  // The deployment's day is the stack's: these run in order, the spend of the first staying for the second.
+  // $0.8 of the deployment's day spent (the day is the stack's, and these tests add no spend to it under a cap of $1).
+  beforeAll(() => deploymentSpent(0.8));
+
   it("starts nothing once the day's spend reaches the share its work may take, and says so (its result, a log line, the metric)", async () => {
     const s = await site('stopped');
     await s.tool('add_competitor', { domain: 'stopped-rival.com' });
     await t.stack.drain();
     profiles.mockClear();
-    await deploymentSpent(0.8);
     const output = captureOutput({ level: 'WARN', metrics: true });
     try {
       await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1', SANDBOX_LIST_PRICES: '1' }, async () => {
@@ -228,17 +229,25 @@ describe("the daily schedule under the deployment's daily cap", () => {
     profiles.mockClear();
     const output = captureOutput({ level: 'WARN', metrics: true });
     try {
-      // $0.8 spent of $1.2: the schedule's work may take $0.9, less than this site's run; callers the rest.
+      // $0.8 spent of $1.2: the schedule's work may take $0.9, less than this site's run needs ($0.23);
+      // callers may take the rest. Its run of tomorrow alone, as the schedule's plan queues it.
       await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1.2', SANDBOX_LIST_PRICES: '1' }, async () => {
-        const planned = await t.stack.runSchedule(new Date(Date.now() + 86_400_000));
-        expect(planned.budget).toMatchObject({ stopped: false, scheduled_cap_usd: scheduledCapUsd(1.2) });
+        const day = utcDay(new Date(Date.now() + 86_400_000));
+        await t.stack.queues.monitor.send(
+          JSON.stringify({ site_id: s.siteId, requested_at: new Date().toISOString(), day }),
+        );
         await t.stack.drain();
         expect(profiled([s.domain, 'squeezed-rival.com'])).toEqual([]);
         const refresh = await s.tool('serp_keyword_refresh', { keyword: 'squeezed shoes' });
         expect(refresh.status).toBe(200);
       });
-      expect(output.metric('scheduled_work_stopped').length).toBeGreaterThanOrEqual(1);
-      expect(output.metric('monitor_runs_deferred').length).toBeGreaterThanOrEqual(1);
+      expect(output.metric('scheduled_work_stopped').map((m) => m.value)).toEqual([1]);
+      expect(output.metric('monitor_runs_deferred').map((m) => m.value)).toEqual([2]);
+      expect(
+        output.logs(
+          "the daily schedule's work stopped: the deployment's daily budget is down to the share kept for the sites' own calls",
+        ),
+      ).toEqual([expect.objectContaining({ site_id: s.siteId })]);
     } finally {
       output.stop();
     }
