@@ -156,6 +156,17 @@ describe("pausing a site's competitor monitoring", () => {
     expect(profiled(ours)).toEqual([...ours].sort());
   }, 60_000);
 
+  it('queues no run for a competitor added while paused to a site whose own domain is no domain', async () => {
+    const created = await t.newSite('no-domain', { domain: 'intranet', locale: 'US/en' });
+    const call = (method: string, path: string, body?: unknown) => t.call(method, path, body, { key: created.key });
+    expect((await call('GET', '/v1/monitoring')).body).toMatchObject({ domains: [], month_usd: 0 });
+    await call('PUT', '/v1/monitoring', { competitors_paused: true });
+    const sent = t.stack.queues.monitor.sent;
+    const added = await call('POST', '/v1/tools/add_competitor', { domain: 'rival-e.com' });
+    expect(added.body).toMatchObject({ created: true, monitoring_deferred: 0, monitoring: { paused: true } });
+    expect(t.stack.queues.monitor.sent).toBe(sent);
+  });
+
   it('refuses a body that is not a pause or a resume with 400 and changes nothing; a second pause keeps when it began', async () => {
     const s = await site('refused');
     for (const body of [{}, { competitors_paused: 'yes' }, { competitors_paused: null }]) {

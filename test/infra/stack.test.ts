@@ -778,7 +778,13 @@ describe('CDK stack', () => {
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function')))
       expect([fn, body.includes(`{Ref:${fn}}`)]).toEqual([fn, true]);
     for (const worker of WORKERS) expect([worker, body.includes(`"label":"${worker}"`)]).toEqual([worker, true]);
-    for (const metric of ['tool_calls', 'provider_cost_usd', 'provider_calls_refused', 'budget_usd_used_pct'])
+    for (const metric of [
+      'tool_calls',
+      'provider_cost_usd',
+      'provider_calls_refused',
+      'budget_usd_used_pct',
+      'scheduled_work_stopped',
+    ])
       expect([metric, body.includes(`"ContentApi","${metric}"`)]).toEqual([metric, true]);
   });
 

@@ -6,6 +6,7 @@ import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_BUDGETS } from '@cm/contract';
 import { ensureTable, runSites, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { monitoringMonthPrice } from '@cm/providers';
+import { createSite } from '@cm/tools';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 
 const run = promisify(execFile);
@@ -237,6 +238,8 @@ describe('sites and API keys', () => {
         code: 2,
       });
       expect(await store.sites.lastId()).toBe(last);
+      // A site whose domain is no domain (made through the store) has no own monitoring to price.
+      expect((await createSite(store, { name: 'Intranet', domain: 'intranet' }, {}, new Date())).monitoring).toBeNull();
     });
 
     it('budget sets the limits and the approval threshold, none clears one, and prints the budget', async () => {

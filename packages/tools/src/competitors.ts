@@ -326,15 +326,10 @@ async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
     ...(input.color ? { color: input.color } : {}),
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
+  const domains = monitoredDomains(site.domain, domain, paused);
   const deferred =
-    created || completed
-      ? await queueMonitoring(
-          ctx,
-          ctx.siteId,
-          site.domain,
-          monitoredDomains(site.domain, domain, paused),
-          ctx.now.toISOString(),
-        )
+    (created || completed) && domains.length > 0
+      ? await queueMonitoring(ctx, ctx.siteId, site.domain, domains, ctx.now.toISOString())
       : 0;
   return {
     data_source: DATABASE,
