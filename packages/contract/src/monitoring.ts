@@ -1,23 +1,11 @@
 import * as z from 'zod/mini';
 import { named } from './common';
+import { MonitoringCost } from './estimate';
 
 /*
  * What a site's monitoring costs a month, and its one setting: competitor monitoring paused or not
  * (docs/api/research-tools.md#pausing-competitor-monitoring).
  */
-
-/**
- * What monitoring a domain daily costs a month at the providers' list prices, the most a month of it
- * can cost, and whether it is paused. Undescribed: add_competitor's result carries it into tools/list,
- * whose size is bounded (docs/api/research-tools.md#add_competitor says what each field is).
- */
-export const MonitoringCost = z.object({
-  domain: z.string(),
-  month_usd: z.number(),
-  at_most_month_usd: z.number(),
-  paused: z.boolean(),
-});
-export type MonitoringCost = z.output<typeof MonitoringCost>;
 
 export const MonitoringInput = z.object({
   competitors_paused: z.boolean().check(

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { named } from './common';
-import { MonitoringCost } from './monitoring';
 import {
   HexColor,
   Intent,
@@ -15,7 +14,7 @@ import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, 
 import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
-import { EstimateFields, withEstimate } from './estimate';
+import { EstimateFields, MonitoringCost, withEstimate } from './estimate';
 import { RankHistory, TrackRankingsFields, TrackRankingsInput } from './ranks';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
