@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { SPEC_LIMITS, type FunctionName, type WorkerName } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
-import { article, type TestStack } from '../../test/helpers/local';
+import { article, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../../test/helpers/local';
 import { seedMonitoredSites } from '../../test/helpers/monitoring-seed';
 import { seedRankSites } from '../../test/helpers/rank-seed';
 import { countCapacity, type Capacity } from './capacity';
@@ -37,7 +37,7 @@ export const WORKLOADS: readonly Workload[] = [
  * pool), so each competitor, keyword and question of a niche is shared by 5 of its 10 sites. No
  * two niches share anything, so the shared share of a bill is the same at any number of whole niches.
  */
-export const NICHE = { sites: 10, competitors: 20, keywords: 100, questions: 10 } as const;
+const NICHE = { sites: 10, competitors: 20, keywords: 100, questions: 10 } as const;
 
 const nicheOf = (siteId: number) => ({
   niche: Math.floor((siteId - 1) / NICHE.sites),
@@ -46,27 +46,27 @@ const nicheOf = (siteId: number) => ({
 const picks = (start: number, count: number, pool: number) =>
   Array.from({ length: count }, (_v, i) => (start + i) % pool);
 
-export const rivalsOf = (siteId: number, competitors: number) => {
+const rivalsOf = (siteId: number, competitors: number) => {
   const { niche, place } = nicheOf(siteId);
   return picks(2 * place, competitors, NICHE.competitors).map((k) => `rival-${niche}-${k}.example.net`);
 };
-export const keywordsOf = (siteId: number, keywords: number) => {
+const keywordsOf = (siteId: number, keywords: number) => {
   const { niche, place } = nicheOf(siteId);
   return picks(10 * place, keywords, NICHE.keywords).map((k) => `niche ${niche} keyword ${k}`);
 };
-export const questionsOf = (siteId: number, questions: number) => {
+const questionsOf = (siteId: number, questions: number) => {
   const { niche, place } = nicheOf(siteId);
   return picks(place, questions, NICHE.questions).map((k) => `niche ${niche} question ${k}`);
 };
 
 /** One function's invocations in the day, and the milliseconds they ran (as measured here). */
-export interface Invoked {
+interface Invoked {
   invocations: number;
   ms: number;
 }
 
 /** A tool's lines in the sites' ledgers of the day. */
-export interface LedgerLine {
+interface LedgerLine {
   calls: number;
   cost_usd: number;
 }
@@ -130,11 +130,19 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
 
   // From here every request of the handlers goes through the counting proxy.
   const proxy = await countCapacity(t.stack.dynamo.endpoint);
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const saved = { endpoint: process.env.DYNAMODB_ENDPOINT, connect: process.env.DYNAMODB_CONNECTION_TIMEOUT_MS };
   process.env.DYNAMODB_ENDPOINT = proxy.url;
+  // A machine busy with the day's work takes more than production's second to open a connection at times;
+  // a run failed for it would lose its provider calls' ledger lines (see failedDeliveries).
+  process.env.DYNAMODB_CONNECTION_TIMEOUT_MS = String(TEST_REQUEST_TIMEOUT_MS);
   resetServices();
   const queues = Object.values(t.stack.queues);
-  const before = new Map(queues.map((q) => [q.name, { sent: q.sent, invocations: q.invocations, ms: q.invokedMs }]));
+  const before = new Map(
+    queues.map((q) => [
+      q.name,
+      { sent: q.sent, invocations: q.invocations, ms: q.invokedMs, failed: q.failedDeliveries },
+    ]),
+  );
   const from = new Date().toISOString();
   const api: Day['api'] = {};
   const call = (fn: FunctionName, method: string, path: string, key: string, body?: unknown) =>
@@ -211,7 +219,9 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
       failedDeliveries,
     };
   } finally {
-    process.env.DYNAMODB_ENDPOINT = endpoint;
+    process.env.DYNAMODB_ENDPOINT = saved.endpoint;
+    if (saved.connect === undefined) delete process.env.DYNAMODB_CONNECTION_TIMEOUT_MS;
+    else process.env.DYNAMODB_CONNECTION_TIMEOUT_MS = saved.connect;
     resetServices();
     await proxy.close();
   }

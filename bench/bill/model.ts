@@ -18,7 +18,7 @@ const LOG_BYTES_PER_INVOCATION = 1024;
 const SQS_REQUESTS_PER_MESSAGE = 3;
 const GB = 1024 ** 3;
 
-export interface BillLine {
+interface BillLine {
   /** `aws` or `provider`. */
   kind: 'aws' | 'provider';
   service: string;

@@ -5,7 +5,7 @@
  * One line per priced unit, with the page it comes from.
  */
 
-export interface AwsPrice {
+interface AwsPrice {
   usd: number;
   per: string;
   source: string;
@@ -63,4 +63,3 @@ export const AWS_PRICES = {
   secret: { usd: 0.4, per: 'secret-month', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
 } as const satisfies Record<string, AwsPrice>;
 
-export type AwsPriceName = keyof typeof AWS_PRICES;
