@@ -62,4 +62,3 @@ export const AWS_PRICES = {
   customMetric: { usd: 0.3, per: 'custom metric-month (first 10,000)', source: CLOUDWATCH },
   secret: { usd: 0.4, per: 'secret-month', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
 } as const satisfies Record<string, AwsPrice>;
-
