@@ -18,6 +18,7 @@ import {
   nextUtcMidnight,
   normalizeDomain,
   normalizeKeyword,
+  normalizedResearchQuery,
   recallThreshold,
   researchTerms,
   topByScore,
@@ -113,6 +114,22 @@ describe('recall matching', () => {
       { research_id: 'cleaning', matched_terms: ['trail', 'shoes'] },
     ]);
     expect(answeringResearch([], stored, 10)).toEqual([]);
+  });
+});
+
+describe('research identity', () => {
+  it('reads web and reddit queries and questions trimmed, lower case, single spaces', () => {
+    expect(normalizedResearchQuery('web', '  Trail   SHOES ', null)).toBe('web\ntrail shoes\n');
+    expect(normalizedResearchQuery('reddit', 'trail shoes')).not.toBe(normalizedResearchQuery('web', 'trail shoes'));
+  });
+
+  it('keeps a URL one page: scheme and host in any case, the path and query as given, no fragment', () => {
+    const page = normalizedResearchQuery('url', 'https://Example.COM/Guides/Shoes?Size=42', 'Which  Size?');
+    expect(page).toBe('url\nhttps://example.com/Guides/Shoes?Size=42\nwhich size?');
+    expect(normalizedResearchQuery('url', ' HTTPS://example.com/Guides/Shoes?Size=42#fit ', 'which size?')).toBe(page);
+    expect(normalizedResearchQuery('url', 'https://example.com/guides/shoes?Size=42', 'which size?')).not.toBe(page);
+    // Text that is no URL (url mode refuses it before any research) is only trimmed.
+    expect(normalizedResearchQuery('url', ' not a URL ', null)).toBe('url\nnot a URL\n');
   });
 });
 

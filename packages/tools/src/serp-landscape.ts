@@ -251,11 +251,12 @@ async function planSerpLandscape(ctx: ToolContext, input: SerpLandscapeInput, de
     );
     if (analyzed) {
       const { researched, over_cap } = analyzed;
-      const { done, inProcess, toQueue } = await planKeywordResearch(ctx, researched);
+      const { done, inProcess, shared, toQueue } = await planKeywordResearch(ctx, researched);
       plan.calls.push(...callsOf(ctx.researchSource, 'research_web', toQueue.length, deps.researchUsd('web')));
       plan.free.push(
         ...freeOf('research', done, 'researched in the last 7 days: answered from storage'),
         ...freeOf('research', inProcess, 'a queued job researches it already: the call collects it'),
+        ...freeOf('research', shared, 'researched for an identical request in the last day: the shared cache answers'),
       );
       if (over_cap.length > 0) plan.notes.push(`over the research cap, not researched: ${over_cap.join(', ')}`);
     }
