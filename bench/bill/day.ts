@@ -37,7 +37,7 @@ export const WORKLOADS: readonly Workload[] = [
  * pool), so each competitor, keyword and question of a niche is shared by 5 of its 10 sites. No
  * two niches share anything, so the shared share of a bill is the same at any number of whole niches.
  */
-const NICHE = { sites: 10, competitors: 20, keywords: 100, questions: 10 } as const;
+export const NICHE = { sites: 10, competitors: 20, keywords: 100, questions: 10 } as const;
 
 const nicheOf = (siteId: number) => ({
   niche: Math.floor((siteId - 1) / NICHE.sites),
@@ -68,6 +68,8 @@ interface Invoked {
 /** A tool's lines in the sites' ledgers of the day. */
 interface LedgerLine {
   calls: number;
+  /** Of `calls`, those answered from the shared cache of public data: no provider call, $0. */
+  cached_calls: number;
   cost_usd: number;
 }
 
@@ -154,8 +156,12 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
     await timed(schedule, () => t.stack.runSchedule());
     await t.stack.drain();
 
-    // Research runs at most RESEARCH_AT_ONCE calls at a time on a deployment: a day's calls come a batch at a time.
-    const asks = seeded.flatMap((site, i) => questionsOf(site.siteId, workload.research).map((seed) => ({ i, seed })));
+    // Research runs at most RESEARCH_AT_ONCE calls at a time on a deployment: a day's calls come a batch at
+    // a time, each site's first question, then each one's second…, so no two in a batch are the same (spread
+    // over a day, identical questions of two sites rarely run at once).
+    const asks = Array.from({ length: workload.research }, (_v, j) =>
+      seeded.map((site, i) => ({ i, seed: questionsOf(site.siteId, workload.research)[j]! })),
+    ).flat();
     for (let n = 0; n < asks.length; n += RESEARCH_AT_ONCE) {
       await Promise.all(
         asks.slice(n, n + RESEARCH_AT_ONCE).map(async ({ i, seed }) => {
@@ -233,8 +239,9 @@ async function ledgerOf(t: TestStack, sites: number, from: string, to: string): 
   await inBatches(sites, 16, async (i) => {
     const report = await t.store.usage.report(i + 1, from, to);
     for (const line of report.by_tool) {
-      const sum = (ledger[line.tool] ??= { calls: 0, cost_usd: 0 });
+      const sum = (ledger[line.tool] ??= { calls: 0, cached_calls: 0, cost_usd: 0 });
       sum.calls += line.calls;
+      sum.cached_calls += line.cached_calls ?? 0;
       sum.cost_usd += line.cost_usd;
     }
   });
