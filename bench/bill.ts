@@ -40,7 +40,7 @@ function print(day: Day, bills: Bill[]) {
   if (day.failedDeliveries > 0)
     console.log(`WARNING: ${day.failedDeliveries} deliveries failed; the providers' lines are short by their calls`);
   console.log(
-    `monitoring + rank tracking a site: ${usd(bills[0]!.monitoringAndRanksPerSiteUsd)} a month (goal: at most $3); research: ${usd(bills[0]!.researchPerCallUsd)} a call`,
+    `monitoring + rank tracking a site: ${usd(bills[0]!.monitoringAndRanksPerSiteUsd)} a month (goal: at most $3); research: $${bills[0]!.researchPerCallUsd.toFixed(4)} a call asked, $${bills[0]!.researchPerPaidCallUsd.toFixed(4)} a call the providers were paid for`,
   );
 }
 

@@ -37,6 +37,8 @@ export interface Bill {
   monitoringAndRanksPerSiteUsd: number;
   /** What a research call cost on average (its providers' calls), per call asked. */
   researchPerCallUsd: number;
+  /** What research cost per ledger line the providers were paid for (not answered from the shared cache). */
+  researchPerPaidCallUsd: number;
 }
 
 const workerFunction = (name: string): FunctionId =>
@@ -108,6 +110,8 @@ export function monthOf(day: Day, shape: StackShape, sites: number): Bill {
   const perSite = (usd: number) => usd / sites;
   const toolUsd = (tool: string) => lines.find((l) => l.kind === 'provider' && l.service === tool)?.usd ?? 0;
   const researchCalls = day.sites * day.workload.research;
+  const research = day.ledger.research;
+  const paidResearch = research ? research.calls - research.cached_calls : 0;
   return {
     sites,
     lines,
@@ -116,6 +120,7 @@ export function monthOf(day: Day, shape: StackShape, sites: number): Bill {
     totalUsd: awsUsd + providerUsd,
     perSiteUsd: perSite(awsUsd + providerUsd),
     monitoringAndRanksPerSiteUsd: perSite(toolUsd('monitor') + toolUsd('rank_tracking')),
-    researchPerCallUsd: researchCalls === 0 ? 0 : (day.ledger.research?.cost_usd ?? 0) / researchCalls,
+    researchPerCallUsd: researchCalls === 0 ? 0 : (research?.cost_usd ?? 0) / researchCalls,
+    researchPerPaidCallUsd: paidResearch === 0 ? 0 : research!.cost_usd / paidResearch,
   };
 }
