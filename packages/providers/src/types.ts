@@ -45,8 +45,13 @@ export interface KeywordDataProvider {
   keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>>;
   /** Up to `limit` keyword ideas related to the seeds, with their metrics. */
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]>;
-  /** The top `depth` organic results of Google for a keyword. */
-  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]>;
+  /** The top `depth` organic results of Google for a keyword: public data, the same answer whichever site asks. */
+  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter): Promise<SerpItem[]>;
+  /**
+   * A public SERP (serpOrganic's answer) as a site sees it: a real provider's is the site's as it is;
+   * the sandbox, which knows no real rankings, places the site and its competitors in it. Free.
+   */
+  placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[];
 }
 
 /** Organic SERPs on the provider's standard queue (rank checks): tasks posted, many to a call, then collected when ready. */

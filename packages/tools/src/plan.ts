@@ -28,6 +28,9 @@ export interface ToolPlan {
 export const callsOf = (provider: string, endpoint: string, count: number, unitUsd: number): EstimateCall[] =>
   count > 0 ? [{ provider, endpoint, count, unit_usd: roundUsd(unitUsd), total_usd: roundUsd(unitUsd * count) }] : [];
 
+/** Why the shared cache of public data answers a call free: another site paid for the same datum today. */
+export const CACHED_TODAY = 'pulled today for another site: answered from the shared cache of public data at $0';
+
 /** What stored data answers, when it answers anything. */
 export const freeOf = (what: string, items: readonly string[], reason: string): EstimateFree[] =>
   items.length > 0 ? [{ what, items: [...items], reason }] : [];
