@@ -65,20 +65,25 @@ export const BudgetInput = z
   );
 export type BudgetInput = z.output<typeof BudgetInput>;
 
-export const BudgetWindowView = z.object({
-  limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
-  spent_usd: z.number().check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
-  reserved_usd: z
-    .number()
-    .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
-  simulated_usd: z.number().check(
-    z.meta({
-      description:
-        'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
-    }),
-  ),
-  resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
-});
+export const BudgetWindowView = named(
+  z.object({
+    limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
+    spent_usd: z
+      .number()
+      .check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
+    reserved_usd: z
+      .number()
+      .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
+    simulated_usd: z.number().check(
+      z.meta({
+        description:
+          'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
+      }),
+    ),
+    resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
+  }),
+  { id: 'BudgetWindow', description: "A day's or a month's spend" },
+);
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
 
 export const BudgetView = named(
