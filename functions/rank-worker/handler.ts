@@ -12,7 +12,8 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
         serpQueue: await getSerpQueue(),
         meter,
         now: new Date(),
-        budget: siteBudget(message.site_id, observation, enqueue),
+        // A scheduled run reserves here (track_rankings' first check carries its ticket).
+        budget: siteBudget(message.site_id, observation, enqueue, true),
         enqueue,
         checkPriceUsd: (depth) => queuedPriceUsd({ rank: depth }),
       },

@@ -19,20 +19,20 @@ export interface RankSite {
   keywords: string[];
 }
 
-/** A site of `keywords` keywords of its own, or (`sharedBy`) the same as the `sharedBy` sites of its group: as sites of one niche track the same keywords. */
-export const rankSite = (siteId: number, keywords: number, sharedBy = 1): RankSite => {
-  const group = Math.ceil(siteId / sharedBy);
-  return {
-    siteId,
-    domain: `site-${siteId}.example.com`,
-    keywords: Array.from({ length: keywords }, (_v, i) =>
-      sharedBy === 1 ? `keyword ${i + 1} of ${siteId}` : `keyword ${i + 1} of group ${group}`,
-    ),
-  };
-};
+/** The keywords site `siteId` tracks: by default its own, which no other site tracks. */
+export type KeywordsOf = (siteId: number, keywords: number) => string[];
+const ownKeywords: KeywordsOf = (siteId, keywords) =>
+  Array.from({ length: keywords }, (_v, i) => `keyword ${i + 1} of ${siteId}`);
+
+export const rankSite = (siteId: number, keywords: number, keywordsOf: KeywordsOf = ownKeywords): RankSite => ({
+  siteId,
+  domain: `site-${siteId}.example.com`,
+  keywords: keywordsOf(siteId, keywords),
+});
 
 /**
- * Sites 1 to `count` (the stack's demo site 1 is written over; `sharedBy` sites in a row track the same keywords), each tracking topic 1 daily since
+ * Sites 1 to `count` (the stack's demo site 1 is written over), each tracking topic 1 of `keywords`
+ * keywords (`keywordsOf` names them; by default no two sites share one) daily since
  * `since`: its site item (marked as tracking), its tracked scope, the topic, its keywords' rows and the
  * topic's links to them with their index attributes, written straight into the table in BatchWriteItems
  * of 25, and the site sequence set to `count`. What a site's rank checks read, and nothing else (no
@@ -43,11 +43,11 @@ export async function seedRankSites(
   count: number,
   keywords: number,
   since: string,
-  sharedBy = 1,
+  keywordsOf?: KeywordsOf,
 ): Promise<RankSite[]> {
   const now = `${since}T00:00:00.000Z`;
   const times = { created_at: now, updated_at: now };
-  const sites = Array.from({ length: count }, (_v, i) => rankSite(i + 1, keywords, sharedBy));
+  const sites = Array.from({ length: count }, (_v, i) => rankSite(i + 1, keywords, keywordsOf));
   const items = sites.flatMap(({ siteId, domain, keywords: words }) => [
     {
       ...siteKey(siteId),

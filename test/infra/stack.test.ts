@@ -702,14 +702,16 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
+  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers, sites' budgets and the schedule stopping short of the deployment's", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topics = Object.keys(template.findResources('AWS::SNS::Topic')).sort();
     expect(topics).toEqual([expect.stringMatching(/^AlarmTopic/), expect.stringMatching(/^WarningTopic/)]);
     const [critical, warning] = topics;
     // A limit doing its job, a provider down or a site's budget is a warning; the rest page.
     const isWarning = (a: any) =>
-      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused'].includes(a.Properties.MetricName);
+      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused', 'scheduled_work_stopped'].includes(
+        a.Properties.MetricName,
+      );
     for (const alarm of alarms) {
       const topic = isWarning(alarm) ? warning : critical;
       expect([alarm.Properties.AlarmName, alarm.Properties.AlarmActions, alarm.Properties.OKActions]).toEqual([
@@ -733,6 +735,16 @@ describe('CDK stack', () => {
       ['ContentApi', 'Maximum', 80],
       ['ContentApi', 'Maximum', 100],
     ]);
+    // The daily schedule stopping short of the deployment's cap (the default one here), at once.
+    const stopped = alarms.filter((a) => a.Properties.MetricName === 'scheduled_work_stopped');
+    expect(
+      stopped.map((a) => [
+        a.Properties.Namespace,
+        a.Properties.Statistic,
+        a.Properties.Threshold,
+        a.Properties.EvaluationPeriods,
+      ]),
+    ).toEqual([['ContentApi', 'Sum', 1, 1]]);
     // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
     // throttles, the table's throttling and an open provider breaker.
     const squeeze = alarms.filter((a) =>
@@ -740,7 +752,9 @@ describe('CDK stack', () => {
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
     // Each worker queue's dead letters and age, the schedules' dead letters, the API's 5xx.
-    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + squeeze.length);
+    expect(alarms).toHaveLength(
+      functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + stopped.length + squeeze.length,
+    );
   });
 
   it('has one dashboard for the person on call: the API, every function, every queue and its dead letters, the table, the providers and the spend', () => {
@@ -765,7 +779,13 @@ describe('CDK stack', () => {
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function')))
       expect([fn, body.includes(`{Ref:${fn}}`)]).toEqual([fn, true]);
     for (const worker of WORKERS) expect([worker, body.includes(`"label":"${worker}"`)]).toEqual([worker, true]);
-    for (const metric of ['tool_calls', 'provider_cost_usd', 'provider_calls_refused', 'budget_usd_used_pct'])
+    for (const metric of [
+      'tool_calls',
+      'provider_cost_usd',
+      'provider_calls_refused',
+      'budget_usd_used_pct',
+      'scheduled_work_stopped',
+    ])
       expect([metric, body.includes(`"ContentApi","${metric}"`)]).toEqual([metric, true]);
   });
 

@@ -30,7 +30,10 @@ let tasks: Map<string, number>;
 /** What the next post throws instead of posting, if anything. */
 let failNextPost: Error | null = null;
 beforeAll(async () => {
-  sites = await seedRankSites(t, SITES, KEYWORDS, dayOf(0), SITES);
+  // Every site tracks the same keywords.
+  sites = await seedRankSites(t, SITES, KEYWORDS, dayOf(0), (_site, count) =>
+    Array.from({ length: count }, (_v, i) => `keyword ${i + 1} of all`),
+  );
 });
 beforeEach(() => {
   fakeClock(NOON);

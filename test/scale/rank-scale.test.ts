@@ -220,7 +220,9 @@ describe(`a day's rank checks over ${SHARED_SITES} sites, ${NICHE} to a niche tr
   let sites: RankSite[];
   beforeAll(async () => {
     t = await startTestStack();
-    sites = await seedRankSites(t, SHARED_SITES, KEYWORDS, DAY, NICHE);
+    sites = await seedRankSites(t, SHARED_SITES, KEYWORDS, DAY, (siteId, count) =>
+      Array.from({ length: count }, (_v, i) => `keyword ${i + 1} of niche ${Math.ceil(siteId / NICHE)}`),
+    );
   }, SEED_TIMEOUT_MS);
   afterAll(() => t?.stop());
 

@@ -156,3 +156,19 @@ export const serpPrice = (depth: number): number => dataForSeoPrice('serp/google
 export const rankCheckPrice = (depth: number): number => dataForSeoPrice('serp/google/organic/task_post', depth);
 /** Up to `rows` linking pages of a domain. */
 export const backlinkLinksPrice = (rows: number): number => dataForSeoPrice('backlinks/backlinks/live', rows);
+
+/** Days in a month on average (365.25 / 12): a daily price's month. */
+const DAYS_A_MONTH = 30.44;
+/** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
+const MONITOR_GAP_ROWS = 100;
+
+/**
+ * What monitoring one domain costs a month at list prices, a run a day: a competitor's backlink
+ * profile, or the site's own with its link gap. `usd` is what a month is expected to cost,
+ * `at_most_usd` the most it can (the same while every run pays the same calls).
+ */
+export function monitoringMonthPrice(kind: 'site' | 'competitor'): { usd: number; at_most_usd: number } {
+  const day = backlinkProfilePrice() + (kind === 'site' ? linkGapPrice(MONITOR_GAP_ROWS) : 0);
+  const usd = roundUsd(day * DAYS_A_MONTH);
+  return { usd, at_most_usd: usd };
+}

@@ -23,7 +23,7 @@ import { SharedDataStore } from './shared';
 
 export * from './client';
 export * from './table';
-export type { Site } from './sites';
+export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
 export type { PageLink } from './links';

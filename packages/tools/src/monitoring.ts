@@ -203,7 +203,8 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const siteId = site.site_id;
     const siteDomain = normalizeDomain(site.domain);
     const competitors = await competitorDomains({ siteId, store });
-    const tracked = [...(siteDomain ? [siteDomain] : []), ...competitors];
+    // Paused competitor monitoring (PUT /v1/monitoring) leaves the site's own domain, and its link gap.
+    const tracked = [...(siteDomain ? [siteDomain] : []), ...(site.competitors_paused_at ? [] : competitors)];
     const asked = message.domains;
     const domains = asked ? tracked.filter((domain) => asked.includes(domain)) : tracked;
     const runId = randomBytes(9).toString('hex');

@@ -1,4 +1,4 @@
-import { roundUsd, type EstimateCall, type EstimateFree, type JobMode } from '@cm/contract';
+import { roundUsd, type EstimateCall, type EstimateFree, type JobMode, type MonitoringCost } from '@cm/contract';
 
 /*
  * A paid tool's plan: the provider calls a run would make and what stored data answers for free. Each
@@ -22,6 +22,8 @@ export interface ToolPlan {
   calls: EstimateCall[];
   free: EstimateFree[];
   notes: string[];
+  /** What the monitoring the call starts costs a month (add_competitor's domain). */
+  monitoring?: MonitoringCost;
 }
 
 /** A line of `count` calls of one operation at `unitUsd` each (none when `count` is 0). */
