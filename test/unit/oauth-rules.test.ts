@@ -27,13 +27,10 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     get_job: 'read',
     get_usage: 'read',
     find_pages: 'read',
-    // Pausing or resuming what the site monitors is a setting, as db_insert and db_delete of its competitors are.
-    monitoring: 'write',
   });
   const keyOnly = ROUTE_TABLE.filter((r) => r.auth && r.fn !== 'mcp' && scopeOfRoute(r) === null).map(routeKey);
-  expect(keyOnly).toEqual(['PUT /v1/budget']);
+  expect(keyOnly).toEqual(['PUT /v1/budget', 'PUT /v1/monitoring']);
   expect(scopeOfRoute({ method: 'POST', path: '/articles' })).toBe('publish');
-  expect(scopeOfRoute({ method: 'PUT', path: '/v1/monitoring' })).toBe('write');
   expect(scopeOfRoute({ method: 'GET', path: '/v1/monitoring' })).toBe('read');
 });
 

@@ -37,11 +37,3 @@ export const MonitoringView = named(
   { id: 'Monitoring', description: "This site's daily monitoring: what it monitors, and what a month of it costs" },
 );
 export type MonitoringView = z.output<typeof MonitoringView>;
-
-/** The MCP tool's input: without competitors_paused it only reads. */
-export const MonitoringToolInput = z.object({ competitors_paused: z.optional(z.boolean()) });
-/**
- * The MCP tool's result as tools/list declares it: the Monitoring view, whose other fields are
- * documented (docs/api/research-tools.md#pausing-competitor-monitoring), kept out of the bounded listing.
- */
-export const MonitoringToolResult = z.looseObject({ competitors_paused: z.boolean(), month_usd: z.number() });
