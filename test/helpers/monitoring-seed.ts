@@ -1,21 +1,39 @@
-import type { BacklinkProfile } from '@cm/contract';
+import type { BacklinkDetail, BacklinkNumbers, BacklinkTrendPoint } from '@cm/contract';
 import type { Meter } from '@cm/providers';
 import { batchGet, batchWrite } from '../../packages/store/src/batch';
 import { backlinkSnapshotKey, rowKey, sequenceKey, siteKey } from '../../packages/store/src/keys';
 import { checkedRow } from '../../packages/store/src/rows.decoder';
 import type { TestStack } from './local';
 
-/** A backlink profile at no cost in time: for tests of many monitoring runs, where the sandbox's own data would only take the machine. */
-export function freeProfile(domain: string, meter: Meter): Promise<BacklinkProfile> {
-  meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
-  return Promise.resolve({
-    domain,
-    summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
-    trend: [],
-    anchors: [],
-    top_linking_pages: [],
-    referring_domains: [],
-  });
+/*
+ * Monitoring at no cost in time: for tests of many monitoring runs, where the sandbox's own data would
+ * only take the machine. Each records its call (free) as the sandbox does.
+ */
+const EMPTY_SUMMARY = {
+  backlinks: 0,
+  referring_domains: 0,
+  rank: 0,
+  spam_score: 0,
+  broken_links: 0,
+  dofollow_share: 0,
+};
+
+export function freeNumbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_numbers', cost_usd: 0 });
+  const empty = { new_backlinks: 0, lost_backlinks: 0, new_referring_domains: 0, lost_referring_domains: 0 };
+  return Promise.resolve(new Map(domains.map((domain) => [domain, { summary: EMPTY_SUMMARY, ...empty }])));
+}
+
+/** A trend of one month, so the next day's run extends it rather than taking it again. */
+export function freeTrend(_domain: string, meter: Meter): Promise<BacklinkTrendPoint[]> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_trend', cost_usd: 0 });
+  const month = new Date().toISOString().slice(0, 7);
+  return Promise.resolve([{ month, backlinks: 0, referring_domains: 0, new_referring_domains: 0, rank: 0 }]);
+}
+
+export function freeDetail(_domain: string, _backlinks: number, meter: Meter): Promise<BacklinkDetail> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_detail', cost_usd: 0 });
+  return Promise.resolve({ anchors: [], top_linking_pages: [], referring_domains: [] });
 }
 
 /** The domains a seeded site's monitoring run tracks: its own, then its competitors'. */
@@ -25,11 +43,19 @@ export interface SeededSite {
   rivals: string[];
 }
 
-/** The seeded site `siteId` with `competitors` competitors: the same names every time, so a test finds them again. */
-export const seededSite = (siteId: number, competitors: number): SeededSite => ({
+/**
+ * The seeded site `siteId` with `competitors` competitors: the same names every time, so a test finds
+ * them again. Its own, or with `pool`, drawn from a niche of that many domains that sites share (as
+ * real sites in one niche do), spread evenly, none twice for a site.
+ */
+export const seededSite = (siteId: number, competitors: number, pool?: number): SeededSite => ({
   siteId,
   domain: `site-${siteId}.example.com`,
-  rivals: Array.from({ length: competitors }, (_v, i) => `rival-${siteId}-${i + 1}.example.net`),
+  rivals: Array.from({ length: competitors }, (_v, i) =>
+    pool
+      ? `niche-${(siteId + i * Math.floor(pool / competitors)) % pool}.example.org`
+      : `rival-${siteId}-${i + 1}.example.net`,
+  ),
 });
 
 /**
@@ -40,10 +66,15 @@ export const seededSite = (siteId: number, competitors: number): SeededSite => (
  * of the rows, no places under the competitor cap. Through the row inserts' conditional puts, 10,000
  * sites of 10 take over ten minutes; this takes well under one.
  */
-export async function seedMonitoredSites(t: TestStack, count: number, competitors: number): Promise<SeededSite[]> {
+export async function seedMonitoredSites(
+  t: TestStack,
+  count: number,
+  competitors: number,
+  pool?: number,
+): Promise<SeededSite[]> {
   const { db } = t;
   const now = new Date().toISOString();
-  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors));
+  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors, pool));
   const items = sites.flatMap(({ siteId, domain, rivals }) => [
     { ...siteKey(siteId), site_id: siteId, name: `Site ${siteId}`, domain, locale: 'US/en', created_at: now },
     ...rivals.map((rival, i) => ({

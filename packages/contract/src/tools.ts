@@ -439,7 +439,21 @@ const BacklinkProfileSchema = z.object({
   is_competitor: z.boolean(),
   snapshot_at: z
     .nullable(z.string())
-    .check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
+    .check(
+      z.meta({ description: "When monitoring took the profile's summary (the daily numbers); null for a live lookup" }),
+    ),
+  detail_at: z.nullable(z.string()).check(
+    z.meta({
+      description:
+        'When monitoring took the anchors, top linking pages and referring domains (at most weekly, when the numbers move); null for a live lookup',
+    }),
+  ),
+  trend_at: z.nullable(z.string()).check(
+    z.meta({
+      description:
+        'When monitoring took the trend (once, when the domain started being monitored; each snapshot extends its month since); null for a live lookup',
+    }),
+  ),
   summary: z.object({
     backlinks: z.int(),
     referring_domains: z.int(),
@@ -479,6 +493,12 @@ export const SerpBacklinksResult = z.union([
     gap: z.array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) })).check(
       z.meta({
         description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
+      }),
+    ),
+    gap_at: z.nullable(z.string()).check(
+      z.meta({
+        description:
+          "When the gap was taken: with the site's detail (monitoring), or null when it was pulled live for this call",
       }),
     ),
     health: z

@@ -1,5 +1,5 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchWrite } from './batch';
+import { batchGet, batchWrite } from './batch';
 import { giveBackClaim, takeClaim } from './claims';
 import { decodeBacklinkSnapshot, type BacklinkSnapshot } from './backlinks.decoder';
 import { backlinkPartition, backlinkSnapshotKey, monitorClaimKey } from './keys';
@@ -56,6 +56,28 @@ export class BacklinkStore {
     );
     const item = out.Items?.[0];
     return item ? decodeBacklinkSnapshot(item) : null;
+  }
+
+  /**
+   * The newest snapshot of each domain: one BatchGetItem of the snapshots of `day` (the day before a
+   * daily run's, which a site monitored daily has), and a Query for each domain without one.
+   */
+  async latestOf(siteId: number, domains: readonly string[], day: string): Promise<Map<string, BacklinkSnapshot>> {
+    const items = await batchGet(
+      this.db,
+      this.table,
+      domains.map((domain) => backlinkSnapshotKey(siteId, domain, day)),
+    );
+    const found = new Map(items.map((item) => decodeBacklinkSnapshot(item)).map((s) => [s.domain, s]));
+    await Promise.all(
+      domains
+        .filter((domain) => !found.has(domain))
+        .map(async (domain) => {
+          const latest = await this.latest(siteId, domain);
+          if (latest) found.set(domain, latest);
+        }),
+    );
+    return found;
   }
 
   /**
