@@ -12,6 +12,8 @@ export interface UsageEntry {
   cost_usd: number;
   /** The sandbox charging list prices (SANDBOX_LIST_PRICES=1): no money was billed. */
   simulated?: boolean;
+  /** Answered from the shared cache of public data: no provider call, charged $0. */
+  cached?: true;
   at: string;
 }
 
@@ -40,6 +42,12 @@ export const UsageLine = z.object({
   simulated: z.optional(z.literal(true)).check(
     z.meta({
       description: "The line's cost is the sandbox charging list prices (SANDBOX_LIST_PRICES=1), not billed money",
+    }),
+  ),
+  cached_calls: z.optional(z.int()).check(
+    z.meta({
+      description:
+        'Of calls, those answered from the shared cache of public data (another site paid the provider that day): $0 each; absent when none',
     }),
   ),
 });

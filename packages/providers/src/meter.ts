@@ -10,6 +10,8 @@ export interface ProviderCall {
   cost_usd: number;
   /** The sandbox charging list prices (SANDBOX_LIST_PRICES=1): no money was billed. */
   simulated?: boolean;
+  /** Answered from the shared cache of public data: another site's call paid for it, so this one costs 0. */
+  cached?: true;
 }
 
 /** A hold: a paid call's estimate, set aside from the budget before the call; settled to its bill after it. */
@@ -100,6 +102,14 @@ export class Meter {
   record(call: ProviderCall, hold: Hold | null = null): void {
     this.calls.push(call);
     this.settle(hold, call.cost_usd, call.simulated === true);
+  }
+
+  /**
+   * An answer the shared cache of public data gave instead of a provider call (another site paid for it
+   * that day): a ledger line at 0, with no hold to settle and nothing for the provider's breaker.
+   */
+  recordCached(call: Pick<ProviderCall, 'provider' | 'endpoint'>): void {
+    this.calls.push({ provider: call.provider, endpoint: call.endpoint, cost_usd: 0, cached: true });
   }
 
   /** After a call billed item by item (a post of many tasks): records each, and settles its reservation to their sum. */

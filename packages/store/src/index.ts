@@ -19,6 +19,7 @@ import { RelinkRunStore } from './relinks';
 import { ResearchWaitStore } from './research-waits';
 import { SectionStore } from './sections';
 import { RankStore } from './ranks';
+import { SharedDataStore } from './shared';
 
 export * from './client';
 export * from './table';
@@ -35,6 +36,7 @@ export { Semaphore } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
+export { sharedId, type Shared, type SharedDatum, type SharedKind } from './shared';
 export { JobStore, ResearchStore, BacklinkStore };
 export type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };
@@ -76,6 +78,8 @@ export interface Store {
   ranks: RankStore;
   /** MCP tool results too large for one reply, kept for their pages. */
   results: ResultStore;
+  /** The shared cache of public data: a provider's answer, paid once a day for every site that needs it. */
+  shared: SharedDataStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -103,6 +107,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     backlinks: new BacklinkStore(db, tableName),
     ranks: new RankStore(db, tableName),
     results: new ResultStore(db, tableName),
+    shared: new SharedDataStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

@@ -121,6 +121,22 @@ export const researchQueryKey = (siteId: number, queryKey: string): Key => ({
   sk: keyText(queryKey, 1024),
 });
 
+/*
+ * The shared cache of public data: what a provider answers alike for every site (a keyword's metrics,
+ * a SERP, a domain's backlink numbers, a research request's findings), one item per datum and UTC day.
+ * Its key is the datum's identity alone: nothing a site owns is in it.
+ */
+export const sharedPartition = (kind: string, key: string): string => `SHARED#${kind}#${keyText(key, 1024)}`;
+export const sharedKey = (kind: string, key: string, day: string): Key => ({
+  pk: sharedPartition(kind, key),
+  sk: `DAY#${day}`,
+});
+/** A scheduled run's claim of a datum's paid work on a day, so it is paid once across sites. */
+export const sharedClaimKey = (kind: string, key: string, day: string): Key => ({
+  pk: sharedPartition(kind, key),
+  sk: `CLAIM#${day}`,
+});
+
 /** Backlink snapshots of one domain tracked by a site, one per day, newest last. */
 export const backlinkPartition = (siteId: number, domain: string): string => `SITE#${siteId}#BL#${domain}`;
 export const backlinkSnapshotKey = (siteId: number, domain: string, day: string): Key => ({

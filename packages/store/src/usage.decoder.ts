@@ -8,6 +8,7 @@ const UsageLineItem = z.looseObject({
   provider: z.string(),
   cost_usd: z.number(),
   simulated: z.optional(z.boolean()),
+  cached: z.optional(z.boolean()),
   at: z.string(),
 });
 

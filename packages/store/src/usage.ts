@@ -5,7 +5,7 @@ import { batchWrite } from './batch';
 import { usagePartition, type Key } from './keys';
 import { decodeUsageLine } from './usage.decoder';
 
-/** The usage ledger: every paid provider call, by site and time. */
+/** The usage ledger: every paid provider call, and every answer the shared cache gave instead, by site and time. */
 /**
  * How long a ledger line is kept: 400 days, a year of months compared with the year before and some
  * margin; DynamoDB's TTL then deletes it (within days, at no cost).
@@ -51,9 +51,16 @@ export class UsageStore {
     const lines = new Map<string, UsageLine>();
     const days = new Map<string, UsageDayLine>();
     let simulatedUsd = 0;
-    const add = <L extends UsageLine>(map: Map<string, L>, key: string, fresh: () => L, cost: number) => {
+    const add = <L extends UsageLine>(
+      map: Map<string, L>,
+      key: string,
+      fresh: () => L,
+      cost: number,
+      cached: boolean,
+    ) => {
       const line = map.get(key) ?? fresh();
       line.calls += 1;
+      if (cached) line.cached_calls = (line.cached_calls ?? 0) + 1;
       line.cost_usd = roundUsd(line.cost_usd + cost);
       map.set(key, line);
     };
@@ -65,7 +72,7 @@ export class UsageStore {
           // Entries at `to` sort after it ("<to>#…" > "<to>"), so BETWEEN leaves them out.
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':pk': usagePartition(siteId), ':from': from, ':to': to },
-          ProjectionExpression: 'tool, provider, cost_usd, simulated, #at',
+          ProjectionExpression: 'tool, provider, cost_usd, simulated, cached, #at',
           ExpressionAttributeNames: { '#at': 'at' },
           ExclusiveStartKey: start,
         }),
@@ -76,11 +83,13 @@ export class UsageStore {
         const simulated = item.simulated === true;
         if (simulated) simulatedUsd += cost;
         const flag = simulated ? { simulated: true as const } : {};
+        const cached = item.cached === true;
         add(
           lines,
           `${tool}\n${provider}\n${simulated}`,
           () => ({ tool, provider, calls: 0, cost_usd: 0, ...flag }),
           cost,
+          cached,
         );
         if (options.byDay) {
           const day = item.at.slice(0, 10);
@@ -89,6 +98,7 @@ export class UsageStore {
             `${day}\n${tool}\n${provider}\n${simulated}`,
             () => ({ day, tool, provider, calls: 0, cost_usd: 0, ...flag }),
             cost,
+            cached,
           );
         }
       }
