@@ -1,5 +1,5 @@
 import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
-import { ProviderError, SandboxBacklinkData } from '@cm/providers';
+import { bulkNumbersPrice, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
 import { fakeClock } from '../helpers/clock';
@@ -169,6 +169,54 @@ describe('the daily schedule', () => {
     expect(await ledgerLines(site.siteId)).toBe(12);
     const usage = await t.store.usage.report(site.siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
     expect(usage.by_tool.find((line) => line.tool === 'monitor')).toMatchObject({ calls: 12, cached_calls: 1 });
+  });
+
+  it("pays a competitor two sites monitor once: the plan's bulk batch split evenly over its rows, each row charged to the first site that monitors it, the other's line cached at $0", async () => {
+    // Every site there is monitored today first, so the batch below is only the new sites' domains.
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const a = await monitoredSite('share-a', 0);
+    const b = await monitoredSite('share-b', 0);
+    const now = new Date().toISOString();
+    for (const site of [a, b])
+      await t.store.rows.insertMany(
+        site.siteId,
+        'cm_competitors',
+        [{ domain: 'shared-rival.com', active: true, added_at: now }],
+        now,
+      );
+    // The numbers at list prices, everything else free, so each site's bill is its rows' shares alone.
+    quickProfiles();
+    numbers.mockImplementation(function (this: SandboxBacklinkData, domains, meter) {
+      return sandboxNumbers.call(this, domains, meter);
+    });
+    await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
+      await t.stack.runSchedule();
+      await t.stack.drain();
+    });
+    // One batch of the three domains no run had that day, asked for once.
+    const batch = numbers.mock.calls.map(([domains]) => [...domains].sort());
+    expect(batch).toEqual([['share-a.example.com', 'share-b.example.com', 'shared-rival.com']]);
+    const share = Math.round((bulkNumbersPrice(3) / 3) * 1e6) / 1e6;
+    const monitorLines = async (siteId: number) => {
+      const report = await t.store.usage.report(siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+      const lines = report.by_tool.filter((line) => line.tool === 'monitor');
+      return {
+        calls: lines.reduce((sum, line) => sum + line.calls, 0),
+        cached: lines.reduce((sum, line) => sum + (line.cached_calls ?? 0), 0),
+        usd: Math.round(lines.reduce((sum, line) => sum + line.cost_usd, 0) * 1e6) / 1e6,
+      };
+    };
+    // Each site: two domains' numbers, trends and details, and its gap. The first site pays its own row
+    // and the shared rival's; the second its own, and has the rival from the cache at $0.
+    expect(await monitorLines(a.siteId)).toEqual({ calls: 7, cached: 0, usd: 2 * share });
+    expect(await monitorLines(b.siteId)).toEqual({ calls: 7, cached: 1, usd: share });
+    // The rival's snapshot is the same numbers for both sites.
+    const [snapA, snapB] = await Promise.all(
+      [a, b].map((site) => t.store.backlinks.latest(site.siteId, 'shared-rival.com')),
+    );
+    expect(snapA?.profile.summary).toEqual(snapB?.profile.summary);
   });
 
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
