@@ -1,5 +1,5 @@
 import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
-import { bulkNumbersPrice, ProviderError, SandboxBacklinkData } from '@cm/providers';
+import { bulkNumbersPrice, Meter, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
 import { fakeClock } from '../helpers/clock';
@@ -217,6 +217,58 @@ describe('the daily schedule', () => {
       [a, b].map((site) => t.store.backlinks.latest(site.siteId, 'shared-rival.com')),
     );
     expect(snapA?.profile.summary).toEqual(snapB?.profile.summary);
+  });
+
+  it("leaves a competitor to the next site of the block when the first has no room: that site's run pays for it, the first's waits", async () => {
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const a = await monitoredSite('broke-a', 0);
+    const b = await monitoredSite('broke-b', 0);
+    const now = new Date().toISOString();
+    for (const site of [a, b])
+      await t.store.rows.insertMany(
+        site.siteId,
+        'cm_competitors',
+        [{ domain: 'contested-rival.com', active: true, added_at: now }],
+        now,
+      );
+    await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
+      await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: a.key });
+      await t.stack.runSchedule();
+      await t.stack.drain();
+    });
+    // The plan paid the second site's own domain; the rival, given back by the first, the second's run paid itself.
+    expect(numbers.mock.calls.map(([domains]) => [...domains].sort())).toEqual([
+      ['broke-b.example.com'],
+      ['contested-rival.com'],
+    ]);
+    expect(await t.store.backlinks.latest(b.siteId, 'contested-rival.com')).not.toBeNull();
+    expect(await t.store.backlinks.latest(a.siteId, 'contested-rival.com')).toBeNull();
+    expect(await paidLines(a.siteId)).toBe(0);
+  });
+
+  it('comes back for numbers another run is fetching: the message fails until they are in the cache, then answers from it', async () => {
+    const site = await monitoredSite('pending', 1);
+    const day = new Date().toISOString().slice(0, 10);
+    const datum = { kind: 'backlink-numbers' as const, key: site.rivals[0]!, day };
+    expect(await t.store.shared.claim(datum, 'another-run', new Date())).toBe(true);
+    const monitor = t.stack.queues.monitor;
+    const before = monitor.deadLetters.length;
+    await monitor.send(runMessage(site.siteId));
+    await t.stack.drain();
+    // Every delivery found the rival's numbers claimed and not kept: the site's own domain was monitored once.
+    expect(monitor.deadLetters.length).toBe(before + 1);
+    expect(paidCalls(site.domain)).toEqual([1, 1, 1]);
+    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).toBeNull();
+
+    // The other run keeps them: redriven, the message answers the rival from the cache.
+    const value = (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key)!;
+    await t.store.shared.put(datum, { value, fetched_at: new Date().toISOString(), data_source: 'sandbox' });
+    expect(monitor.redrive()).toBe(before + 1);
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).not.toBeNull();
+    expect(numbersCalls(site.rivals[0]!)).toBe(0);
   });
 
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
