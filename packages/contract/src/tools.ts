@@ -437,23 +437,9 @@ const BacklinkProfileSchema = z.object({
   domain_unicode: DomainUnicode,
   is_site: z.boolean(),
   is_competitor: z.boolean(),
-  snapshot_at: z
-    .nullable(z.string())
-    .check(
-      z.meta({ description: "When monitoring took the profile's summary (the daily numbers); null for a live lookup" }),
-    ),
-  detail_at: z.nullable(z.string()).check(
-    z.meta({
-      description:
-        'When monitoring took the anchors, top linking pages and referring domains (at most weekly, when the numbers move); null for a live lookup',
-    }),
-  ),
-  trend_at: z.nullable(z.string()).check(
-    z.meta({
-      description:
-        'When monitoring took the trend (once, when the domain started being monitored; each snapshot extends its month since); null for a live lookup',
-    }),
-  ),
+  snapshot_at: z.nullable(z.string()).check(z.meta({ description: 'When monitoring took it; null if live' })),
+  // When monitoring took the anchors, pages and referring domains (docs/api/research-tools.md#serp_backlinks).
+  detail_at: z.nullable(z.string()),
   summary: z.object({
     backlinks: z.int(),
     referring_domains: z.int(),
@@ -492,15 +478,10 @@ export const SerpBacklinksResult = z.union([
     ),
     gap: z.array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) })).check(
       z.meta({
-        description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
+        description: 'Domains linking to competitors, not the site; most competitors first',
       }),
     ),
-    gap_at: z.nullable(z.string()).check(
-      z.meta({
-        description:
-          "When the gap was taken: with the site's detail (monitoring), or null when it was pulled live for this call",
-      }),
-    ),
+    gap_at: z.nullable(z.string()),
     health: z
       .array(z.enum(HEALTH_FLAGS))
       .check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),

@@ -10,10 +10,9 @@ import { backlinkLinksPrice, backlinkProfilePrice, linkGapPrice, type BacklinkPr
 
 interface Tracked {
   profile: BacklinkProfile;
-  /** When monitoring took the summary, the detail and the trend; null for a live lookup. */
+  /** When monitoring took the summary (the day's numbers, which also set the trend's month) and the detail; null for a live lookup. */
   snapshotAt: string | null;
   detailAt: string | null;
-  trendAt: string | null;
   isSite: boolean;
   isCompetitor: boolean;
 }
@@ -27,7 +26,6 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
     is_competitor: t.isCompetitor,
     snapshot_at: t.snapshotAt,
     detail_at: t.detailAt,
-    trend_at: t.trendAt,
     summary: { ...profile.summary, backlinks_per_referring_domain: linksPerDomain(profile.summary) },
     anchors: profile.anchors,
     top_linking_pages: profile.top_linking_pages,
@@ -41,7 +39,6 @@ const trackedOf = (s: BacklinkSnapshot) => ({
   profile: s.profile,
   snapshotAt: s.taken_at,
   detailAt: s.detail_at ?? s.taken_at,
-  trendAt: s.trend_at ?? s.taken_at,
 });
 
 /** What scope names: the site and its competitors, the site alone, or one domain. */
@@ -169,7 +166,6 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
       profile: await ctx.backlinkData.profile(domain, ctx.meter),
       snapshotAt: null,
       detailAt: null,
-      trendAt: null,
       isSite: false,
       isCompetitor: competitors.includes(domain),
     };
