@@ -59,24 +59,29 @@ export class BacklinkStore {
   }
 
   /**
-   * The newest snapshot of each domain: one BatchGetItem of the snapshots of `day` (the day before a
-   * daily run's, which a site monitored daily has), and a Query for each domain without one.
+   * The newest snapshot of each domain of the `days` days up to `day`: BatchGetItems of 100 keys (one for
+   * a site's 11 domains over a week), no Query. A domain without one in that window has none.
    */
-  async latestOf(siteId: number, domains: readonly string[], day: string): Promise<Map<string, BacklinkSnapshot>> {
+  async recentOf(
+    siteId: number,
+    domains: readonly string[],
+    day: string,
+    days: number,
+  ): Promise<Map<string, BacklinkSnapshot>> {
+    const start = Date.parse(`${day}T00:00:00.000Z`);
+    const dayKeys = Array.from({ length: days }, (_v, i) =>
+      new Date(start - i * 86_400_000).toISOString().slice(0, 10),
+    );
     const items = await batchGet(
       this.db,
       this.table,
-      domains.map((domain) => backlinkSnapshotKey(siteId, domain, day)),
+      domains.flatMap((domain) => dayKeys.map((d) => backlinkSnapshotKey(siteId, domain, d))),
     );
-    const found = new Map(items.map((item) => decodeBacklinkSnapshot(item)).map((s) => [s.domain, s]));
-    await Promise.all(
-      domains
-        .filter((domain) => !found.has(domain))
-        .map(async (domain) => {
-          const latest = await this.latest(siteId, domain);
-          if (latest) found.set(domain, latest);
-        }),
-    );
+    const found = new Map<string, BacklinkSnapshot>();
+    for (const snapshot of items.map((item) => decodeBacklinkSnapshot(item))) {
+      const kept = found.get(snapshot.domain);
+      if (!kept || kept.day < snapshot.day) found.set(snapshot.domain, snapshot);
+    }
     return found;
   }
 

@@ -286,8 +286,11 @@ type DomainResult =
   | { claim: MonitorClaim; skipped: string }
   | { claim: MonitorClaim; failed: unknown; retry: boolean };
 
-/** The day before `day` (`yyyy-mm-dd`), whose snapshot a site monitored daily has. */
-const dayBefore = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) - 86_400_000));
+/**
+ * Days back a run looks for a domain's previous snapshot (one BatchGetItem for a site's domains): a
+ * domain with none that recent starts again, its trend and detail taken anew.
+ */
+const RECENT_DAYS = DETAIL_REFRESH.minDays;
 
 /** When a snapshot's detail was taken, and the numbers it was taken at: what the detail rule compares with. */
 const detailOf = (snapshot: BacklinkSnapshot | undefined) =>
@@ -452,7 +455,8 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const names = claimed.map((claim) => claim.domain);
     const [cached, previous] = await Promise.all([
       cachedNumbers(store, names, day),
-      store.backlinks.latestOf(siteId, names, dayBefore(day)),
+      // The day's own too: add_competitor's run may have taken the site's domain earlier that day.
+      store.backlinks.recentOf(siteId, names, day, RECENT_DAYS + 1),
     ]);
     const missing = names.filter((d) => !cached.has(d));
     const { claimed: toFetch, owned } =
