@@ -2,6 +2,7 @@ import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { bulkNumbersPrice, Meter, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
+import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
 import { freeDetail, freeNumbers, freeTrend } from '../helpers/monitoring-seed';
@@ -246,6 +247,19 @@ describe('the daily schedule', () => {
     expect(await t.store.backlinks.latest(b.siteId, 'contested-rival.com')).not.toBeNull();
     expect(await t.store.backlinks.latest(a.siteId, 'contested-rival.com')).toBeNull();
     expect(await paidLines(a.siteId)).toBe(0);
+  });
+
+  it('gives its numbers claims back when it fails before keeping them: delivered again, it pays for them once', async () => {
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const site = await monitoredSite('plan-fails', 1);
+    jest.spyOn(SiteBudget.prototype, 'reserveQueued').mockRejectedValueOnce(new Error('injected budget failure'));
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect(site.domains.map(numbersCalls)).toEqual([1, 1]);
+    for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
+    expect(t.stack.queues['monitor-plan'].deadLetters).toEqual([]);
   });
 
   it('comes back for numbers another run is fetching: the message fails until they are in the cache, then answers from it', async () => {

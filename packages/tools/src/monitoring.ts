@@ -165,6 +165,7 @@ async function payBlockNumbers(
   const tickets = new Map<number, { budget: SiteBudget; ticket: BudgetTicket | null }>();
   const charged = new Map<number, ProviderCall[]>();
   const paid = new Map<number, string[]>();
+  let kept = new Set<string>();
   try {
     const refused: string[] = [];
     await mapLimit([...bySite], SENDS_AT_ONCE, async ([siteId, domains]) => {
@@ -186,6 +187,7 @@ async function payBlockNumbers(
       day,
       runId,
     );
+    kept = new Set(fetched.numbers.keys());
     for (const siteId of tickets.keys()) {
       const domains = bySite.get(siteId) ?? [];
       charged.set(
@@ -201,6 +203,16 @@ async function payBlockNumbers(
     await mapLimit([...charged], SENDS_AT_ONCE, async ([siteId, lines]) => {
       if (lines.length > 0) await store.usage.record(siteId, 'monitor', lines);
     });
+  } catch (error) {
+    // A failure before the numbers were kept gives their claims back, so the plan's redelivery (or a site's run) takes them.
+    await giveBackNumbers(
+      store,
+      claimed.filter((d) => !kept.has(d)),
+      day,
+      runId,
+      now,
+    );
+    throw error;
   } finally {
     // Each paying site's reservation settles to its rows' shares (0 when its requests never ran).
     await mapLimit([...tickets], SENDS_AT_ONCE, async ([siteId, { budget, ticket }]) => {
