@@ -78,8 +78,9 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'monitor-plan-worker': { table: 'readWrite', sendsTo: ['monitor', 'rank', 'budget-warning'] },
   // Claims a site's checks of the day, posts them (their ledger lines), and queues their collection.
   'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect', 'budget-warning'] },
-  // Collects posted checks and writes their rank rows (and today's SERP rows); it sends nothing.
-  'rank-collect-worker': { table: 'readWrite' },
+  // Collects a site's checks into its rank rows (and today's SERP rows); it queues the site's run again
+  // when another site's run gave back a check the site awaited.
+  'rank-collect-worker': { table: 'readWrite', sendsTo: ['rank'] },
   // Reads the site's webhook now (it may have changed since the warning was queued), then POSTs to it.
   'budget-warning-worker': { table: 'read' },
   // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.

@@ -56,7 +56,7 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
       siteDomains && siteCertificateArn
         ? { names: siteDomains.split(',').map((name) => name.trim().toLowerCase()), certificateArn: siteCertificateArn }
         : undefined,
-    globalDailyBudgetUsd: limit('globalDailyBudgetUsd'),
+    globalDailyBudgetUsd: context('globalDailyBudgetUsd') === 'none' ? null : limit('globalDailyBudgetUsd'),
     throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
   });
   return { edge, service };

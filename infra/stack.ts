@@ -3,6 +3,7 @@ import { FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import {
+  DEFAULT_BUDGETS,
   FUNCTIONS,
   functionEnvName,
   MCP_INVOKES,
@@ -14,7 +15,7 @@ import {
 import { ACCESS, DATAFORSEO_READERS } from './access';
 import { defaultBedrockModel } from './bedrock-model';
 import type { FunctionId } from './bundling';
-import { Alarms, breakerAlarm, budgetAlarms } from './constructs/alarms';
+import { Alarms, breakerAlarm, budgetAlarms, scheduleStoppedAlarm } from './constructs/alarms';
 import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
 import { edgeDistributions, type EdgeAcls } from './constructs/edge';
 import type { SiteDomains } from './constructs/site-edge';
@@ -56,8 +57,11 @@ export interface ContentApiStackProps extends StackProps {
    * serve-domain`), on a distribution of their own with a certificate naming them all (in us-east-1).
    */
   siteDomains?: SiteDomains;
-  /** The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); none by default. */
-  globalDailyBudgetUsd?: number;
+  /**
+   * The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); by
+   * default DEFAULT_BUDGETS.globalDailyUsd (the synth says so), null: none.
+   */
+  globalDailyBudgetUsd?: number | null;
   /**
    * The web ACLs (EdgeStack's, in us-east-1) of the CloudFront distributions put in front of the API and
    * the streaming endpoint; without them, no distribution is made (a stack tested alone).
@@ -139,11 +143,12 @@ export class ContentApiStack extends Stack {
     }
 
     // Every function that makes or queues paid calls reserves against the deployment's cap too.
-    if (props.globalDailyBudgetUsd !== undefined) {
-      for (const fn of byName.values())
-        fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(props.globalDailyBudgetUsd));
-    }
+    const dailyCap = this.globalDailyBudget(props.globalDailyBudgetUsd);
+    if (dailyCap !== null)
+      for (const fn of byName.values()) fn.addEnvironment('GLOBAL_DAILY_BUDGET_USD', String(dailyCap));
     budgetAlarms(this, alarms);
+    // Only a deployment with a cap has a schedule that stops short of it.
+    if (dailyCap !== null) scheduleStoppedAlarm(alarms);
     breakerAlarm(alarms);
     if (reserve) concurrencyAlarms(alarms, byName, table);
 
@@ -245,6 +250,33 @@ export class ContentApiStack extends Stack {
       value: alarms.warningTopic.topicArn,
       description: 'Warning alarms (a limit doing its job, a provider down, a site budget), when they fire and clear',
     });
+  }
+
+  /**
+   * The deployment's daily cap: the one given, else the default, which the synth names (an info
+   * annotation, and the GlobalDailyBudgetUsd output); `null` (-c globalDailyBudgetUsd=none) is none, and
+   * a warning.
+   */
+  private globalDailyBudget(given: number | null | undefined): number | null {
+    if (given === null) {
+      Annotations.of(this).addWarningV2(
+        '@cm/infra:no-global-daily-budget',
+        'globalDailyBudgetUsd=none: nothing caps what all sites together spend on paid providers a day',
+      );
+      return null;
+    }
+    if (given !== undefined && !(Number.isFinite(given) && given >= 0))
+      throw new Error(`-c globalDailyBudgetUsd must be a number of USD (0 or more) or none, not ${given}`);
+    const cap = given ?? DEFAULT_BUDGETS.globalDailyUsd;
+    if (given === undefined)
+      Annotations.of(this).addInfo(
+        `No -c globalDailyBudgetUsd: all sites together may spend at most $${cap} a day on paid providers (the default, docs/operations.md#budgets); the daily schedule's work stops at ${100 - DEFAULT_BUDGETS.scheduleReservePct}% of it`,
+      );
+    new CfnOutput(this, 'GlobalDailyBudgetUsd', {
+      value: String(cap),
+      description: `What all sites together may spend on paid providers a UTC day (-c globalDailyBudgetUsd${given === undefined ? ', not given: the default' : ''})`,
+    });
+    return cap;
   }
 
   /** The default model's profile of this stack's region; a synth with no region keeps the US one, and says so. */

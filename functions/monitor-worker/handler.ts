@@ -12,7 +12,8 @@ export const handler = sqsWorker(MonitorMessage, async (message, observation) =>
         backlinkData: await getBacklinkData(),
         meter,
         now: new Date(),
-        budget: siteBudget(message.site_id, observation, enqueue),
+        // A scheduled run reserves here (add_competitor's first run carries its ticket).
+        budget: siteBudget(message.site_id, observation, enqueue, true),
         queuedPriceUsd,
       },
       message,

@@ -1,17 +1,21 @@
 import { RankCollectMessage } from '@cm/contract';
-import { getSerpQueue, getStore, meterOf, sqsWorker } from '@cm/runtime';
+import { enqueue, getSerpQueue, getStore, meterOf, sqsWorker } from '@cm/runtime';
 import { collectRankChecks } from '@cm/tools';
 
-/** Collects posted rank checks once ready and stores the day's rank rows; a task not ready yet has the message delivered again. */
+/** Collects a site's rank checks once ready (its posted tasks, the shared SERPs it awaits) and stores the day's rank rows; a check not ready yet has the message delivered again. */
 export const handler = sqsWorker(RankCollectMessage, async (message, observation) => {
   const outcome = await collectRankChecks(
-    { store: getStore(), serpQueue: await getSerpQueue(), meter: meterOf(), now: new Date() },
+    { store: getStore(), serpQueue: await getSerpQueue(), meter: meterOf(), now: new Date(), enqueue },
     message,
   );
   for (const { keyword, error } of outcome.failed)
     observation.log.warn('rank check failed: no row that day', { keyword, error });
+  if (outcome.rerun > 0)
+    observation.log.info("another site's run gave its checks back: the site's run is queued again", {
+      keywords: outcome.rerun,
+    });
   if (outcome.pending.length > 0)
     throw new Error(
-      `${outcome.pending.length} of ${message.tasks.length} SERP tasks are not ready (${outcome.pending[0]?.reason}): the queue delivers the message again`,
+      `${outcome.pending.length} of ${message.tasks.length + (message.awaiting?.checks.length ?? 0)} SERP checks are not ready (${outcome.pending[0]?.reason}): the queue delivers the message again`,
     );
 });

@@ -12,7 +12,8 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
         serpQueue: await getSerpQueue(),
         meter,
         now: new Date(),
-        budget: siteBudget(message.site_id, observation, enqueue),
+        // A scheduled run reserves here (track_rankings' first check carries its ticket).
+        budget: siteBudget(message.site_id, observation, enqueue, true),
         enqueue,
         checkPriceUsd: (depth) => queuedPriceUsd({ rank: depth }),
       },
@@ -23,6 +24,11 @@ export const handler = sqsWorker(RankMessage, async (message, observation) => {
     if (outcome.claimedAlready > 0)
       observation.log.info('checked already today by another run', { keywords: outcome.claimedAlready });
     if (outcome.deferred > 0) observation.metric('rank_checks_deferred', outcome.deferred);
+    if (outcome.fromShared + outcome.awaited > 0)
+      observation.log.info("checked by another site's post: read from the shared cache", {
+        now: outcome.fromShared,
+        awaited: outcome.awaited,
+      });
     observation.metric('rank_checks_posted', outcome.posted);
   } finally {
     observation.metric('provider_cost_usd', meter.costUsd, { tool: 'rank_tracking' });

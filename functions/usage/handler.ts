@@ -1,7 +1,7 @@
-import { BudgetInput, UsageQuery } from '@cm/contract';
+import { BudgetInput, MonitoringInput, UsageQuery } from '@cm/contract';
 import { monthStart } from '@cm/core';
 import { api, getStore, json } from '@cm/runtime';
-import { budgetView, setBudget } from '@cm/tools';
+import { budgetView, monitoringView, setBudget, setMonitoring } from '@cm/tools';
 
 export const handler = api('usage', {
   'GET /v1/usage': async (request) => {
@@ -16,4 +16,7 @@ export const handler = api('usage', {
   'GET /v1/budget': async (request) => json(200, await budgetView(getStore(), request.siteId, new Date())),
   'PUT /v1/budget': async (request) =>
     json(200, await setBudget(getStore(), request.siteId, request.body(BudgetInput), new Date())),
+  'GET /v1/monitoring': async (request) => json(200, await monitoringView(getStore(), request.siteId)),
+  'PUT /v1/monitoring': async (request) =>
+    json(200, await setMonitoring(getStore(), request.siteId, request.body(MonitoringInput), new Date())),
 });

@@ -133,3 +133,25 @@ export function breakerAlarm(alarms: Alarms): void {
     'warning',
   );
 }
+
+/**
+ * The daily schedule's work stopped short of the deployment's daily cap (scheduled_work_stopped, under
+ * the service dimension): monitoring and rank checks are skipped until the next day's schedule, so
+ * that the sites' own calls keep their share of the cap. One datapoint is the whole story.
+ */
+export function scheduleStoppedAlarm(alarms: Alarms): void {
+  alarms.add(
+    'ScheduleStoppedAlarm',
+    "The daily schedule's work stopped before the deployment's daily budget (-c globalDailyBudgetUsd): monitoring and rank checks wait for the next day's schedule (logs: 'the daily schedule's work stopped')",
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'scheduled_work_stopped',
+      dimensionsMap: { service: SERVICE_NAME },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    }),
+    1,
+    ONE_DATAPOINT,
+    'warning',
+  );
+}

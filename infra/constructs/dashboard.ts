@@ -123,6 +123,7 @@ export function serviceDashboard(scope: Construct, parts: DashboardParts): Dashb
     graph('Spend: provider cost (USD) and the fullest site budget (%)', [
       own('provider_cost_usd', 'Sum', 'provider cost, USD'),
       own('budget_usd_used_pct', 'Maximum', 'fullest site budget, %'),
+      own('scheduled_work_stopped', 'Sum', "schedule's work stopped short of the deployment's cap"),
     ]),
   );
   return dashboard;

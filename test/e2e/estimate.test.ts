@@ -290,7 +290,8 @@ describe('approval over confirm_above_usd', () => {
     expect(otherInput.status).toBe(428);
     expect(otherInput.body.confirm_refused).toBe('other_input');
     expect(otherInput.body.message).toMatch(/another input/);
-    const otherTool = await site.tool('serp_landscape', { keyword: 'trail shoes', depth: 'list', confirm });
+    // A SERP no other site pulled today: the shared cache would answer one that was, free, with no approval asked.
+    const otherTool = await site.tool('serp_landscape', { keyword: 'other tool shoes', depth: 'list', confirm });
     expect(otherTool.status).toBe(428);
     expect(otherTool.body.confirm_refused).toBe('other_tool');
     expect((await site.tool('db_select', { table: 'cm_keywords' })).body.rows).toEqual([]);
@@ -317,14 +318,15 @@ describe('approval over confirm_above_usd', () => {
   it('asks again when the estimate grew past the approved one, and still refuses 402 past a budget limit after confirmation', async () => {
     const site = await siteClient(t, 'Grown');
     const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
-    await site.tool('get_keywords', { topic_id: topic, seeds: ['trail shoes'] });
+    // Keywords no other site lists today, whose SERPs are paid (the shared cache would answer others free).
+    await site.tool('get_keywords', { topic_id: topic, seeds: ['grown trail shoes'] });
     await site.call('PUT', '/v1/budget', { confirm_above_usd: 0 });
     const list = { topic_id: topic, depth: 'list' };
     const asked = (await site.tool('serp_landscape', list)).body;
     expect(asked.estimate.total_usd).toBe(SERP);
     // The topic gains a keyword: the same input would now pull two SERPs.
     await site.call('PUT', '/v1/budget', { confirm_above_usd: null });
-    await site.tool('get_keywords', { topic_id: topic, seeds: ['road shoes'] });
+    await site.tool('get_keywords', { topic_id: topic, seeds: ['grown road shoes'] });
     await site.call('PUT', '/v1/budget', { confirm_above_usd: 0 });
     const grown = await site.tool('serp_landscape', { ...list, confirm: asked.confirm });
     expect(grown.status).toBe(428);
@@ -373,7 +375,8 @@ describe('round trips', () => {
     await site.tool('serp_backlinks', {});
     const free = requests() - before;
     // Before approval existed: 8 and 3; before reservations had items of their own, 8 and 4 (the hold's put and
-    // delete are 2 more). The site's limits item is read once per call, and a reservation reuses it.
-    expect({ normal, free }).toEqual({ normal: 10, free: 4 });
+    // delete are 2 more); before the shared cache of public data, 10 (the refresh keeps its SERP there: a put).
+    // The site's limits item is read once per call, and a reservation reuses it.
+    expect({ normal, free }).toEqual({ normal: 11, free: 4 });
   });
 });

@@ -1,4 +1,5 @@
-import { startTestStack, type TestStack } from '../helpers/local';
+import { roundUsd } from '@cm/contract';
+import { siteClient, startTestStack, type TestStack } from '../helpers/local';
 import { conversePath, startWebReplay, webFixture, type WebReplay } from '../helpers/web-replay';
 
 /* The local stack with a Tavily key: research jobs call the real adapters, which reach only the replay servers. */
@@ -53,6 +54,38 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
         { tool: 'research', provider: 'bedrock', calls: 1, cost_usd: 0.000983 },
       ]),
     );
+  });
+
+  it("charges a site its providers' bill, once and with nothing added; another site's identical research calls neither and pays $0", async () => {
+    replay.answer('/search', { fixture: 'tavily.search.ok' });
+    replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
+    // What Tavily and Bedrock bill, from their own answers: credits at $0.008, Claude 3 Haiku's tokens at $0.25 and $1.25 a million.
+    const credits = webFixture('tavily.search.ok').usage.credits;
+    const tokens = webFixture('bedrock.converse.ok').usage;
+    const bill = roundUsd(credits * 0.008 + (tokens.inputTokens * 0.25 + tokens.outputTokens * 1.25) / 1e6);
+    const a = await siteClient(t, 'Bill A');
+    const b = await siteClient(t, 'Bill B');
+    const seed = 'trail shoes that last a year';
+
+    const paid = await a.tool('research', { mode: 'web', seed });
+    expect(paid.body).toMatchObject({ status: 'succeeded', cost_usd: bill, cached: false });
+    expect((await a.call('GET', `/v1/jobs/${paid.body.job_id}`)).body.result.cost_usd).toBe(bill);
+    expect((await a.call('GET', '/v1/usage')).body).toMatchObject({ calls: 2, cost_usd: bill });
+    expect((await a.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: bill, reserved_usd: 0 });
+
+    const requests = replay.requests.length;
+    const shared = await b.tool('research', { mode: 'web', seed });
+    expect(shared.body).toMatchObject({
+      cached: true,
+      cost_usd: 0,
+      data_source: 'tavily+bedrock',
+      facts: paid.body.facts,
+    });
+    expect(replay.requests.length).toBe(requests);
+    expect((await b.call('GET', '/v1/usage')).body).toMatchObject({ calls: 1, cost_usd: 0 });
+    expect((await b.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+    // The first site's bill is what it was.
+    expect((await a.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: bill });
   });
 
   it('ends the job failed with provider_error on a Tavily key it refuses, and frees the place', async () => {

@@ -100,6 +100,33 @@ describe('tools on DataForSEO (recorded responses)', () => {
     });
   });
 
+  it("answers another site's list of a SERP refreshed today from the shared cache: no DataForSEO request, a $0 cached line", async () => {
+    // One day for both calls (the cache keeps a datum per UTC day), however slow the machine: the clock held at noon.
+    const noon = Date.parse(`${new Date().toISOString().slice(0, 10)}T12:00:00.000Z`);
+    fakeClock(noon);
+    try {
+      replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+      const refreshed = await tool('serp_keyword_refresh', { keyword: 'trail running shoes' });
+      expect(refreshed.status).toBe(200);
+      const pulls = () => replay.requests.filter((r) => r.endpoint === ENDPOINTS.serpOrganic).length;
+      const before = pulls();
+      const other = await t.newSite('Shared SERP', { domain: 'other-shoes.example.com', locale: 'US/en' });
+      const call = (method: string, path: string, body?: unknown) => t.call(method, path, body, { key: other.key });
+      const listed = await call('POST', '/v1/tools/serp_landscape', { keyword: 'trail running shoes', depth: 'list' });
+      expect(listed.status).toBe(200);
+      expect(listed.body).toMatchObject({ data_source: 'dataforseo', cost_usd: 0, cached: true });
+      expect(pulls()).toBe(before);
+      // A real SERP is every site's as it is: the same organic results, fetched when the refresh pulled them.
+      expect(await t.store.serps.get(other.siteId, 'US/en', 'trail running shoes')).toEqual(refreshed.body.row);
+      const usage = await call('GET', `/v1/usage?to=${new Date(noon + 1000).toISOString()}`);
+      expect(usage.body.by_tool).toEqual([
+        { tool: 'serp_landscape', provider: 'dataforseo', calls: 1, cost_usd: 0, cached_calls: 1 },
+      ]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('looks up a domain whose backlink trend has an undated point: the tool answers, the point left out, every call billed', async () => {
     replay.answer(BACKLINK_ENDPOINTS.summary, { fixture: 'backlinks_summary.ok' });
     replay.answer(BACKLINK_ENDPOINTS.timeseries, { fixture: 'backlinks_timeseries.null-date' });
@@ -119,7 +146,7 @@ describe('tools on DataForSEO (recorded responses)', () => {
   });
 
   it("tracks rankings on the SERP standard queue: one post of the day's checks, each collected once ready (a task still in the queue has its message delivered again), and nothing paid twice", async () => {
-    // The day the recorded tasks were tagged with (the demo site is site 1).
+    // The day the recorded tasks were tagged with (a tag names the day and the SERP: locale, device, depth, keyword).
     fakeClock(Date.parse('2026-11-21T09:00:00.000Z'));
     try {
       const topic = (await tool('db_insert', { table: 'cm_topics', row: { name: 'Rank on DataForSEO' } })).body.row;

@@ -43,24 +43,21 @@ export interface SeededSite {
   rivals: string[];
 }
 
-/**
- * The seeded site `siteId` with `competitors` competitors: the same names every time, so a test finds
- * them again. Its own, or with `pool`, drawn from a niche of that many domains that sites share (as
- * real sites in one niche do), spread evenly, none twice for a site.
- */
-export const seededSite = (siteId: number, competitors: number, pool?: number): SeededSite => ({
+/** The competitors of site `siteId`: by default its own, which no other site monitors. */
+export type RivalsOf = (siteId: number, competitors: number) => string[];
+const ownRivals: RivalsOf = (siteId, competitors) =>
+  Array.from({ length: competitors }, (_v, i) => `rival-${siteId}-${i + 1}.example.net`);
+
+/** The seeded site `siteId` with `competitors` competitors: the same names every time, so a test finds them again. */
+export const seededSite = (siteId: number, competitors: number, rivalsOf: RivalsOf = ownRivals): SeededSite => ({
   siteId,
   domain: `site-${siteId}.example.com`,
-  rivals: Array.from({ length: competitors }, (_v, i) =>
-    pool
-      ? `niche-${(siteId + i * Math.floor(pool / competitors)) % pool}.example.org`
-      : `rival-${siteId}-${i + 1}.example.net`,
-  ),
+  rivals: rivalsOf(siteId, competitors),
 });
 
 /**
  * Sites 1 to `count` (the stack's demo site 1 is written over), each with `competitors` active
- * cm_competitors rows, written straight into the table: BatchWriteItems of 25, a few in flight, and the
+ * cm_competitors rows (`rivalsOf` names them; by default no two sites share one), written straight into the table: BatchWriteItems of 25, a few in flight, and the
  * site sequence set to `count`. It writes what the monitoring schedule and a site's run read (the site
  * items, the sequence, the competitor rows) and nothing they do not: no API keys, no uniqueness items
  * of the rows, no places under the competitor cap. Through the row inserts' conditional puts, 10,000
@@ -70,11 +67,11 @@ export async function seedMonitoredSites(
   t: TestStack,
   count: number,
   competitors: number,
-  pool?: number,
+  rivalsOf?: RivalsOf,
 ): Promise<SeededSite[]> {
   const { db } = t;
   const now = new Date().toISOString();
-  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors, pool));
+  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors, rivalsOf));
   const items = sites.flatMap(({ siteId, domain, rivals }) => [
     { ...siteKey(siteId), site_id: siteId, name: `Site ${siteId}`, domain, locale: 'US/en', created_at: now },
     ...rivals.map((rival, i) => ({

@@ -19,23 +19,35 @@ export interface RankSite {
   keywords: string[];
 }
 
-export const rankSite = (siteId: number, keywords: number): RankSite => ({
+/** The keywords site `siteId` tracks: by default its own, which no other site tracks. */
+export type KeywordsOf = (siteId: number, keywords: number) => string[];
+const ownKeywords: KeywordsOf = (siteId, keywords) =>
+  Array.from({ length: keywords }, (_v, i) => `keyword ${i + 1} of ${siteId}`);
+
+export const rankSite = (siteId: number, keywords: number, keywordsOf: KeywordsOf = ownKeywords): RankSite => ({
   siteId,
   domain: `site-${siteId}.example.com`,
-  keywords: Array.from({ length: keywords }, (_v, i) => `keyword ${i + 1} of ${siteId}`),
+  keywords: keywordsOf(siteId, keywords),
 });
 
 /**
- * Sites 1 to `count` (the stack's demo site 1 is written over), each tracking topic 1 daily since
+ * Sites 1 to `count` (the stack's demo site 1 is written over), each tracking topic 1 of `keywords`
+ * keywords (`keywordsOf` names them; by default no two sites share one) daily since
  * `since`: its site item (marked as tracking), its tracked scope, the topic, its keywords' rows and the
  * topic's links to them with their index attributes, written straight into the table in BatchWriteItems
  * of 25, and the site sequence set to `count`. What a site's rank checks read, and nothing else (no
  * keys, no uniqueness items).
  */
-export async function seedRankSites(t: TestStack, count: number, keywords: number, since: string): Promise<RankSite[]> {
+export async function seedRankSites(
+  t: TestStack,
+  count: number,
+  keywords: number,
+  since: string,
+  keywordsOf?: KeywordsOf,
+): Promise<RankSite[]> {
   const now = `${since}T00:00:00.000Z`;
   const times = { created_at: now, updated_at: now };
-  const sites = Array.from({ length: count }, (_v, i) => rankSite(i + 1, keywords));
+  const sites = Array.from({ length: count }, (_v, i) => rankSite(i + 1, keywords, keywordsOf));
   const items = sites.flatMap(({ siteId, domain, keywords: words }) => [
     {
       ...siteKey(siteId),

@@ -40,11 +40,11 @@ export async function whileQueued(t: TestStack, during: () => Promise<void>) {
 }
 
 /**
- * A research test file's stack (sandbox jobs of 300 ms unless a test says otherwise), with the helpers
- * above bound to it.
+ * A research test file's stack (sandbox jobs of 300 ms unless a test says otherwise, and `env`), with
+ * the helpers above bound to it.
  */
-export function useResearchStack() {
-  const t = useTestStack({ env: { SANDBOX_RESEARCH_MS: '300' } });
+export function useResearchStack(env: Record<string, string> = {}) {
+  const t = useTestStack({ env: { SANDBOX_RESEARCH_MS: '300', ...env } });
   return {
     t,
     site: () => researchSite(t),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { CURRENT_VERSION_EXPIRED_FLAGS, FLAGS } from 'aws-cdk-lib/cx-api';
+import { DEFAULT_BUDGETS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
@@ -229,5 +230,38 @@ describe('the CDK feature flags', () => {
       ),
     );
     expect(templates(pinned)).toEqual(templates(unpinned));
+  });
+});
+
+describe("the deployment's daily budget", () => {
+  // The service's functions (CDK's own custom resources have no table).
+  const capOf = (t: Template) =>
+    new Set(
+      Object.values(t.findResources('AWS::Lambda::Function'))
+        .filter((f) => f.Properties.Environment?.Variables?.TABLE_NAME)
+        .map((f) => f.Properties.Environment.Variables.GLOBAL_DAILY_BUDGET_USD),
+    );
+  const stackOf = (context: Record<string, unknown> = {}) =>
+    serviceStacks(checkedApp({ context: { ...NO_BUNDLING, ...context } }), { region: 'eu-west-1' }).service;
+
+  it('is the documented default when -c globalDailyBudgetUsd is not given, and the synth says so', () => {
+    const service = stackOf();
+    const t = Template.fromStack(service);
+    expect(capOf(t)).toEqual(new Set([String(DEFAULT_BUDGETS.globalDailyUsd)]));
+    t.hasOutput('GlobalDailyBudgetUsd', { Value: String(DEFAULT_BUDGETS.globalDailyUsd) });
+    Annotations.fromStack(service).hasInfo(
+      '*',
+      Match.stringLikeRegexp(`No -c globalDailyBudgetUsd: .* at most \\$${DEFAULT_BUDGETS.globalDailyUsd} a day`),
+    );
+  });
+
+  it('is the one given, silently; none is no cap, with a warning; anything else stops the synth', () => {
+    const given = stackOf({ globalDailyBudgetUsd: '250' });
+    expect(capOf(Template.fromStack(given))).toEqual(new Set(['250']));
+    expect(Annotations.fromStack(given).findInfo('*', Match.stringLikeRegexp('globalDailyBudgetUsd'))).toEqual([]);
+    const none = stackOf({ globalDailyBudgetUsd: 'none' });
+    expect(capOf(Template.fromStack(none))).toEqual(new Set([undefined]));
+    Annotations.fromStack(none).hasWarning('*', Match.stringLikeRegexp('globalDailyBudgetUsd=none'));
+    expect(() => stackOf({ globalDailyBudgetUsd: 'lots' })).toThrow('-c globalDailyBudgetUsd must be a number');
   });
 });

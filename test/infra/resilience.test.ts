@@ -185,9 +185,14 @@ it('replaces the origin secret with a new version: a new secret, named by both d
 });
 
 it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one, a queue age on 3 of 3', () => {
+  // The budget alarms: a site's, and the daily schedule stopping short of the deployment's.
   const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
   const single = alarms.filter((a) => a.EvaluationPeriods === 1);
-  expect(single.map((a) => a.MetricName)).toEqual(['budget_usd_used_pct', 'budget_usd_used_pct']);
+  expect(single.map((a) => a.MetricName)).toEqual([
+    'budget_usd_used_pct',
+    'budget_usd_used_pct',
+    'scheduled_work_stopped',
+  ]);
   // A queue's age alarms on an age that lasts 15 minutes, not on one reading.
   const age = alarms.filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage');
   expect(age).toHaveLength(WORKERS.length);

@@ -449,7 +449,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; track_rankings and the plan worker to the rank queue, the rank worker (only) to the rank-collect queue; no other function', () => {
+  it('lets publish and notify send to the relink queue, the relink worker (only) to the relink-pages queue; research, serp_landscape, the research worker and the sweep to the research queue; add_competitor and the plan worker to the monitor queue; the schedule to the monitor-plan queue; track_rankings, the plan worker and the collect worker to the rank queue, the rank worker (only) to the rank-collect queue; no other function', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const sendersTo = (queue: string) =>
       policies
@@ -469,10 +469,11 @@ describe('CDK stack', () => {
     for (const fn of ['AddCompetitorFunction', 'MonitorPlanWorkerFunction'])
       expect(monitorSenders.some((r) => r.includes(fn))).toBe(true);
     const rankSenders = sendersTo('RankQueue');
-    expect(rankSenders).toHaveLength(2);
-    for (const fn of ['TrackRankingsFunction', 'MonitorPlanWorkerFunction'])
+    expect(rankSenders).toHaveLength(3);
+    for (const fn of ['TrackRankingsFunction', 'MonitorPlanWorkerFunction', 'RankCollectWorkerFunction'])
       expect(rankSenders.some((r) => r.includes(fn))).toBe(true);
-    // The rank worker sends to the collect queue, whose worker sends nothing: no chain on either queue.
+    // The rank worker sends to the collect queue; the collect worker sends a site's run again only when
+    // another site's run gave back a check it awaited (each turn needs a give-back: no chain of its own).
     const collectSenders = sendersTo('RankCollectQueue');
     expect(collectSenders).toHaveLength(1);
     expect(collectSenders[0]).toContain('RankWorkerFunction');
@@ -701,14 +702,16 @@ describe('CDK stack', () => {
     }
   });
 
-  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers and sites' budgets", () => {
+  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers, sites' budgets and the schedule stopping short of the deployment's", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const topics = Object.keys(template.findResources('AWS::SNS::Topic')).sort();
     expect(topics).toEqual([expect.stringMatching(/^AlarmTopic/), expect.stringMatching(/^WarningTopic/)]);
     const [critical, warning] = topics;
     // A limit doing its job, a provider down or a site's budget is a warning; the rest page.
     const isWarning = (a: any) =>
-      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused'].includes(a.Properties.MetricName);
+      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused', 'scheduled_work_stopped'].includes(
+        a.Properties.MetricName,
+      );
     for (const alarm of alarms) {
       const topic = isWarning(alarm) ? warning : critical;
       expect([alarm.Properties.AlarmName, alarm.Properties.AlarmActions, alarm.Properties.OKActions]).toEqual([
@@ -732,6 +735,16 @@ describe('CDK stack', () => {
       ['ContentApi', 'Maximum', 80],
       ['ContentApi', 'Maximum', 100],
     ]);
+    // The daily schedule stopping short of the deployment's cap (the default one here), at once.
+    const stopped = alarms.filter((a) => a.Properties.MetricName === 'scheduled_work_stopped');
+    expect(
+      stopped.map((a) => [
+        a.Properties.Namespace,
+        a.Properties.Statistic,
+        a.Properties.Threshold,
+        a.Properties.EvaluationPeriods,
+      ]),
+    ).toEqual([['ContentApi', 'Sum', 1, 1]]);
     // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
     // throttles, the table's throttling and an open provider breaker.
     const squeeze = alarms.filter((a) =>
@@ -739,7 +752,9 @@ describe('CDK stack', () => {
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
     // Each worker queue's dead letters and age, the schedules' dead letters, the API's 5xx.
-    expect(alarms).toHaveLength(functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + squeeze.length);
+    expect(alarms).toHaveLength(
+      functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + stopped.length + squeeze.length,
+    );
   });
 
   it('has one dashboard for the person on call: the API, every function, every queue and its dead letters, the table, the providers and the spend', () => {
@@ -764,7 +779,13 @@ describe('CDK stack', () => {
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function')))
       expect([fn, body.includes(`{Ref:${fn}}`)]).toEqual([fn, true]);
     for (const worker of WORKERS) expect([worker, body.includes(`"label":"${worker}"`)]).toEqual([worker, true]);
-    for (const metric of ['tool_calls', 'provider_cost_usd', 'provider_calls_refused', 'budget_usd_used_pct'])
+    for (const metric of [
+      'tool_calls',
+      'provider_cost_usd',
+      'provider_calls_refused',
+      'budget_usd_used_pct',
+      'scheduled_work_stopped',
+    ])
       expect([metric, body.includes(`"ContentApi","${metric}"`)]).toEqual([metric, true]);
   });
 

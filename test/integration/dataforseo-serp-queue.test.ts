@@ -21,11 +21,10 @@ const adapter = (timeoutMs?: number) =>
   });
 
 const task = (keyword: string, depth = 20): SerpTask => ({
-  tag: `1|2026-11-21|US/en#${keyword}`,
+  tag: `2026-11-21|US/en#desktop#20#${keyword}`,
   keyword,
   locale: 'US/en',
   depth,
-  context: { siteDomain: 'demo.example.com', competitors: [] },
 });
 const FIRST = '11211918-2806-0066-0000-051d31815301';
 const get = (id: string) => `${SERP_QUEUE_ENDPOINTS.taskGet}/${id}`;
@@ -36,8 +35,8 @@ describe('posting SERP tasks', () => {
     const meter = new Meter();
     const posted = await adapter().post([task('running shoes'), task('trail running shoes')], meter);
     expect(posted).toEqual([
-      { tag: '1|2026-11-21|US/en#running shoes', id: FIRST },
-      { tag: '1|2026-11-21|US/en#trail running shoes', id: '11211918-2806-0066-0000-051d31815302' },
+      { tag: '2026-11-21|US/en#desktop#20#running shoes', id: FIRST },
+      { tag: '2026-11-21|US/en#desktop#20#trail running shoes', id: '11211918-2806-0066-0000-051d31815302' },
     ]);
     expect(replay.requests).toHaveLength(1);
     expect(replay.requests[0]!.body).toEqual([
@@ -48,7 +47,7 @@ describe('posting SERP tasks', () => {
         depth: 20,
         device: 'desktop',
         priority: 1,
-        tag: '1|2026-11-21|US/en#running shoes',
+        tag: '2026-11-21|US/en#desktop#20#running shoes',
       },
       {
         keyword: 'trail running shoes',
@@ -57,7 +56,7 @@ describe('posting SERP tasks', () => {
         depth: 20,
         device: 'desktop',
         priority: 1,
-        tag: '1|2026-11-21|US/en#trail running shoes',
+        tag: '2026-11-21|US/en#desktop#20#trail running shoes',
       },
     ]);
     expect(meter.calls).toEqual([
@@ -75,9 +74,13 @@ describe('posting SERP tasks', () => {
       meter,
     );
     expect(posted).toEqual([
-      { tag: '1|2026-11-21|US/en#running shoes', id: FIRST },
-      { tag: '1|2026-11-21|US/en#trail running shoes', error: "40501 Invalid Field: 'depth'.", retryable: false },
-      { tag: '1|2026-11-21|US/en#not in the answer', error: 'not in the answer', retryable: true },
+      { tag: '2026-11-21|US/en#desktop#20#running shoes', id: FIRST },
+      {
+        tag: '2026-11-21|US/en#desktop#20#trail running shoes',
+        error: "40501 Invalid Field: 'depth'.",
+        retryable: false,
+      },
+      { tag: '2026-11-21|US/en#desktop#20#not in the answer', error: 'not in the answer', retryable: true },
     ]);
     expect(meter.costUsd).toBe(0.00105);
   });

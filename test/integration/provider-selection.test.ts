@@ -82,7 +82,7 @@ it('uses DataForSEO with a login and password from the environment', async () =>
   replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
   const provider = await selectKeywordData({ login: 'env-login', password: 'env-pw', baseUrl: replay.url });
   expect(provider.name).toBe('dataforseo');
-  await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
+  await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
   expect(replay.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('env-login:env-pw').toString('base64')}`);
 });
 
@@ -92,7 +92,7 @@ it('reads the credentials from a Secrets Manager secret when one is named', asyn
   expect(secretRequests).toEqual([
     { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } },
   ]);
-  await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
+  await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
   expect(replay.requests.at(-1)!.authorization).toBe(
     `Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`,
   );
@@ -212,7 +212,7 @@ describe('secrets rotate without a redeploy', () => {
   /** The Authorization header a keyword data provider sends. */
   async function authorizationOf(provider: KeywordDataProvider): Promise<string | undefined> {
     replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
-    await provider.serpOrganic('running shoes', 'US/en', 20, new Meter(), { siteDomain: null, competitors: [] });
+    await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
     return replay.requests.at(-1)!.authorization;
   }
   /** The Bearer key a research provider searches Tavily with. */

@@ -40,11 +40,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => dynamo.close());
 
-const schedule = (...args: string[]) =>
+const scheduleWith = (env: Record<string, string>, ...args: string[]) =>
   run('npx', ['tsx', 'packages/local/src/schedule-cli.ts', ...args], {
     cwd: ROOT,
-    env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: TABLE },
+    env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: TABLE, ...env },
   });
+const schedule = (...args: string[]) => scheduleWith({}, ...args);
 
 describe('npm run schedule', () => {
   it("runs a day's schedule to its end: the site's checks posted and collected, dated that day; run again, nothing is checked twice", async () => {
@@ -60,6 +61,18 @@ describe('npm run schedule', () => {
       expect((await store.ranks.latest(siteId, 'US/en', keyword, 30)).rows.map((r) => r.day)).toEqual(['2026-03-02']);
     const again = await schedule('--date', '2026-03-02');
     expect(JSON.parse(again.stdout).messages).toMatchObject({ rank: 1, 'rank-collect': 0 });
+  }, 60_000);
+
+  it("says when it stopped short of the deployment's daily cap: nothing planned, and why", async () => {
+    // A cap of $0 leaves the schedule's work no share of it.
+    const stopped = await scheduleWith({ GLOBAL_DAILY_BUDGET_USD: '0' }, '--date', '2026-03-03');
+    expect(JSON.parse(stopped.stdout)).toMatchObject({
+      date: '2026-03-03',
+      sites: 0,
+      plans: 0,
+      budget: { cap_usd: 0, scheduled_cap_usd: 0, used_usd: 0, stopped: true },
+      messages: { 'monitor-plan': 0, monitor: 0, rank: 0 },
+    });
   }, 60_000);
 
   it('refuses a date that is none, with exit code 2', async () => {

@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_BUDGETS } from '@cm/contract';
 import { ensureTable, runSites, startDynamo, type EmbeddedDynamo } from '@cm/local';
+import { monitoringMonthPrice } from '@cm/providers';
+import { createSite } from '@cm/tools';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 
 const run = promisify(execFile);
@@ -196,6 +199,47 @@ describe('sites and API keys', () => {
         site_id: site.site_id,
       });
       expect(await store.sites.lookupKey(second)).toBeNull();
+    });
+
+    it("create gives the site the default budget, or the one given, and says what its own domain's monitoring costs a month", async () => {
+      const made = await printed('create', '--name', 'Priced', '--domain', 'priced.example.com');
+      const month = monitoringMonthPrice('site');
+      expect(made).toMatchObject({
+        budget: { daily_usd: DEFAULT_BUDGETS.siteDailyUsd, monthly_usd: DEFAULT_BUDGETS.siteMonthlyUsd },
+        monitoring: {
+          domain: 'priced.example.com',
+          month_usd: month.usd,
+          at_most_month_usd: month.at_most_usd,
+          paused: false,
+        },
+      });
+      // The budget is the site's, as GET /v1/budget reads it.
+      expect(await store.budgets.limits(made.site_id as number)).toMatchObject({
+        daily_usd: DEFAULT_BUDGETS.siteDailyUsd,
+        monthly_usd: DEFAULT_BUDGETS.siteMonthlyUsd,
+      });
+
+      // Its creator chooses another, or none; bad limits are refused before the site is made.
+      const own = await printed(
+        'create',
+        '--name',
+        'Own',
+        '--domain',
+        'own.example.com',
+        '--daily',
+        '2',
+        '--monthly',
+        'none',
+      );
+      expect(own.budget).toEqual({ daily_usd: 2, monthly_usd: null });
+      expect(await store.budgets.limits(own.site_id as number)).toMatchObject({ daily_usd: 2, monthly_usd: null });
+      const last = await store.sites.lastId();
+      expect(await cli('create', '--name', 'Bad', '--domain', 'bad.example.com', '--daily', '-1')).toMatchObject({
+        code: 2,
+      });
+      expect(await store.sites.lastId()).toBe(last);
+      // A site whose domain is no domain (made through the store) has no own monitoring to price.
+      expect((await createSite(store, { name: 'Intranet', domain: 'intranet' }, {}, new Date())).monitoring).toBeNull();
     });
 
     it('budget sets the limits and the approval threshold, none clears one, and prints the budget', async () => {

@@ -13,7 +13,8 @@ import { measureStretch, stopScheduleMidway } from '../helpers/scale';
  * Lambda): messages, provider posts, DynamoDB requests and time are counted and printed. Monitoring's
  * messages (the same plan sends them) are counted but not run here: monitoring-scale.test.ts measures
  * them. Then, on a stack of its own, a schedule stopped midway and run again checks every keyword once
- * that day and pays for nothing twice.
+ * that day and pays for nothing twice; and on another, sites of one niche tracking the same keywords
+ * post each keyword once between them.
  */
 
 /** Sites of the day's schedule: RANK_SCALE_SITES, a multiple of 100 (one plan message each). */
@@ -22,6 +23,9 @@ const SITES = Number(process.env.RANK_SCALE_SITES ?? 1_000);
 const KEYWORDS = Number(process.env.RANK_SCALE_KEYWORDS ?? 5);
 /** Sites of the stopped-and-rerun test, a multiple of 500 (RANK_RERUN_SITES). */
 const RERUN_SITES = Number(process.env.RANK_RERUN_SITES ?? 500);
+/** Sites of the shared-keywords test, a multiple of 100 (RANK_SHARED_SITES), NICHE to a group tracking the same keywords. */
+const SHARED_SITES = Number(process.env.RANK_SHARED_SITES ?? 100);
+const NICHE = 10;
 
 const RUN_TIMEOUT_MS = 900_000;
 const SEED_TIMEOUT_MS = 240_000;
@@ -60,22 +64,23 @@ function countMonitoring(t: TestStack): { count: () => number } {
   return { count: () => sent };
 }
 
-/** Ledger lines of rank checks of every seeded site on the day: one Query per site, a few at a time. */
-async function ledgerLines(t: TestStack, sites: readonly RankSite[]): Promise<number> {
-  let lines = 0;
+/** Ledger lines of rank checks of every seeded site on the day (`cached`: of them, those the shared cache answered): one Query per site, a few at a time. */
+async function ledgerOf(t: TestStack, sites: readonly RankSite[]): Promise<{ lines: number; cached: number }> {
+  const ledger = { lines: 0, cached: 0 };
   for (let i = 0; i < sites.length; i += 16) {
     const reports = await Promise.all(
       sites
         .slice(i, i + 16)
         .map(({ siteId }) => t.store.usage.report(siteId, `${DAY}T00:00:00.000Z`, `${DAY}T23:59:59.999Z`)),
     );
-    lines += reports.reduce(
-      (sum, report) => sum + report.by_tool.filter((l) => l.tool === 'rank_tracking').reduce((s, l) => s + l.calls, 0),
-      0,
-    );
+    for (const line of reports.flatMap((report) => report.by_tool.filter((l) => l.tool === 'rank_tracking'))) {
+      ledger.lines += line.calls;
+      ledger.cached += line.cached_calls ?? 0;
+    }
   }
-  return lines;
+  return ledger;
 }
+const ledgerLines = async (t: TestStack, sites: readonly RankSite[]) => (await ledgerOf(t, sites)).lines;
 
 const STRETCH_QUEUES = {
   plan_messages: 'monitor-plan',
@@ -131,9 +136,10 @@ describe(`a day's rank checks over ${SITES} sites`, () => {
         }),
       );
       expect(run).toMatchObject({ plan_messages: SITES / 100, rank_messages: SITES, collect_messages: SITES });
-      // A site costs the same requests however many sites there are: 18 at 5 keywords (its scope's last_run
-      // one of them), and the schedule's one read and a plan's batched read per 100 sites.
-      expect(run.dynamodb_requests).toBe(18 * SITES + SITES / 100 + 1);
+      // A site costs the same requests however many sites there are: 25 at 5 keywords (its scope's last_run
+      // one of them; its SERPs' shared claims 5, their read and their write in the cache 2), and the
+      // schedule's one read and a plan's batched read per 100 sites.
+      expect(run.dynamodb_requests).toBe(25 * SITES + SITES / 100 + 1);
       expect(monitoring.count()).toBe(SITES);
       expect(posts).toBe(SITES);
       expectEachCheckOnce(sites);
@@ -204,6 +210,55 @@ describe(`a schedule stopped midway over ${RERUN_SITES} sites`, () => {
       expect(await rankRowsOf(t, sites, DAY)).toBe(RERUN_SITES * KEYWORDS);
       expect(ranks.deadLetters).toEqual([]);
       expect(plans.deadLetters).toEqual([]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
+
+describe(`a day's rank checks over ${SHARED_SITES} sites, ${NICHE} to a niche tracking the same keywords`, () => {
+  let t: TestStack;
+  let sites: RankSite[];
+  beforeAll(async () => {
+    t = await startTestStack();
+    sites = await seedRankSites(t, SHARED_SITES, KEYWORDS, DAY, (siteId, count) =>
+      Array.from({ length: count }, (_v, i) => `keyword ${i + 1} of niche ${Math.ceil(siteId / NICHE)}`),
+    );
+  }, SEED_TIMEOUT_MS);
+  afterAll(() => t?.stop());
+
+  it(
+    `posts each niche's keyword once (${(SHARED_SITES / NICHE) * KEYWORDS} tasks for ${SHARED_SITES * KEYWORDS} checks): its first site pays, every other site's check is a $0 cached line, each site has its rows`,
+    async () => {
+      fakeClock(FIRST_DAY);
+      countMonitoring(t);
+      const before = measureStretch(t, STRETCH_QUEUES);
+      await t.stack.runSchedule(new Date(FIRST_DAY));
+      await t.stack.drain();
+      const run = before.end();
+      const ledger = await ledgerOf(t, sites);
+      console.log(
+        JSON.stringify({
+          rank_scale: 'shared keywords',
+          sites: SHARED_SITES,
+          niche: NICHE,
+          ...run,
+          dynamodb_requests_per_site: run.dynamodb_requests / SHARED_SITES,
+          provider_posts: posts,
+          provider_tasks: tasks.size,
+          ledger,
+        }),
+      );
+      // One task per niche's keyword, each posted once; one collect message or more per site (its posts, the checks it awaits).
+      expect(tasks.size).toBe((SHARED_SITES / NICHE) * KEYWORDS);
+      expect(Math.max(...tasks.values())).toBe(1);
+      expect(run).toMatchObject({ plan_messages: SHARED_SITES / 100, rank_messages: SHARED_SITES });
+      // A line per check; the paid ones are the tasks.
+      expect(ledger).toEqual({
+        lines: SHARED_SITES * KEYWORDS,
+        cached: (SHARED_SITES - SHARED_SITES / NICHE) * KEYWORDS,
+      });
+      expect(await rankRowsOf(t, sites, DAY)).toBe(SHARED_SITES * KEYWORDS);
+      for (const queue of [t.stack.queues.rank, t.stack.queues['rank-collect']]) expect(queue.deadLetters).toEqual([]);
     },
     RUN_TIMEOUT_MS,
   );

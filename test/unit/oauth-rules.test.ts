@@ -27,10 +27,14 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     get_job: 'read',
     get_usage: 'read',
     find_pages: 'read',
+    // Pausing or resuming what the site monitors is a setting, as db_insert and db_delete of its competitors are.
+    monitoring: 'write',
   });
   const keyOnly = ROUTE_TABLE.filter((r) => r.auth && r.fn !== 'mcp' && scopeOfRoute(r) === null).map(routeKey);
   expect(keyOnly).toEqual(['PUT /v1/budget']);
   expect(scopeOfRoute({ method: 'POST', path: '/articles' })).toBe('publish');
+  expect(scopeOfRoute({ method: 'PUT', path: '/v1/monitoring' })).toBe('write');
+  expect(scopeOfRoute({ method: 'GET', path: '/v1/monitoring' })).toBe('read');
 });
 
 it('names the site and the key in an account id, and reads back only ids it made', () => {

@@ -18,6 +18,7 @@ import {
   nextUtcMidnight,
   normalizeDomain,
   normalizeKeyword,
+  normalizedResearchQuery,
   recallThreshold,
   researchTerms,
   topByScore,
@@ -113,6 +114,22 @@ describe('recall matching', () => {
       { research_id: 'cleaning', matched_terms: ['trail', 'shoes'] },
     ]);
     expect(answeringResearch([], stored, 10)).toEqual([]);
+  });
+});
+
+describe('research identity', () => {
+  it('reads web and reddit queries and questions trimmed, lower case, single spaces', () => {
+    expect(normalizedResearchQuery('web', '  Trail   SHOES ', null)).toBe('web\ntrail shoes\n');
+    expect(normalizedResearchQuery('reddit', 'trail shoes')).not.toBe(normalizedResearchQuery('web', 'trail shoes'));
+  });
+
+  it('keeps a URL one page: scheme and host in any case, the path and query as given, no fragment', () => {
+    const page = normalizedResearchQuery('url', 'https://Example.COM/Guides/Shoes?Size=42', 'Which  Size?');
+    expect(page).toBe('url\nhttps://example.com/Guides/Shoes?Size=42\nwhich size?');
+    expect(normalizedResearchQuery('url', ' HTTPS://example.com/Guides/Shoes?Size=42#fit ', 'which size?')).toBe(page);
+    expect(normalizedResearchQuery('url', 'https://example.com/guides/shoes?Size=42', 'which size?')).not.toBe(page);
+    // Text that is no URL (url mode refuses it before any research) is only trimmed.
+    expect(normalizedResearchQuery('url', ' not a URL ', null)).toBe('url\nnot a URL\n');
   });
 });
 
@@ -294,20 +311,47 @@ describe('sandbox provider', () => {
     expect([...metrics.keys()]).toEqual(['shoes']);
   });
 
-  it('builds top-20 SERPs of plausible domains that place the site and competitors on some keywords', async () => {
+  it('builds public top-20 SERPs of plausible domains, which place a site and its competitors on some keywords as it sees them', async () => {
     const context = { siteDomain: 'site.com', competitors: ['rival.com'] };
     const keywords = Array.from({ length: 40 }, (_v, i) => `running shoes ${i}`);
-    const serps = await Promise.all(keywords.map((k) => sandbox.serpOrganic(k, 'US/en', 20, new Meter(), context)));
-    for (const items of serps) {
-      expect(items.map((i) => i.position)).toEqual(Array.from({ length: 20 }, (_v, i) => i + 1));
-      expect(new Set(items.map((i) => i.domain)).size).toBe(20);
+    const publicSerps = await Promise.all(keywords.map((k) => sandbox.serpOrganic(k, 'US/en', 20, new Meter())));
+    const serps = publicSerps.map((items, i) => sandbox.placeTracked(items, keywords[i]!, 'US/en', context));
+    for (const [i, items] of serps.entries()) {
+      expect(items.map((item) => item.position)).toEqual(Array.from({ length: 20 }, (_v, n) => n + 1));
+      expect(new Set(items.map((item) => item.domain)).size).toBe(20);
+      // The public SERP names no site; the site's view keeps the public results in their order around its own.
+      expect(publicSerps[i]!.map((item) => item.domain)).not.toEqual(expect.arrayContaining(['site.com']));
+      expect(publicSerps[i]!.map((item) => item.domain)).not.toEqual(expect.arrayContaining(['rival.com']));
+      const untracked = items.filter((item) => item.domain !== 'site.com' && item.domain !== 'rival.com');
+      expect(untracked.map(({ domain, url, title }) => ({ domain, url, title }))).toEqual(
+        publicSerps[i]!.slice(0, untracked.length).map(({ domain, url, title }) => ({ domain, url, title })),
+      );
     }
     const ranks = (domain: string) => serps.filter((items) => items.some((i) => i.domain === domain)).length;
     expect(ranks('site.com')).toBeGreaterThan(10);
     expect(ranks('site.com')).toBeLessThan(40);
     expect(ranks('rival.com')).toBeGreaterThan(5);
     expect(ranks('rival.com')).toBeLessThan(40);
-    expect(await sandbox.serpOrganic('running shoes 1', 'US/en', 20, new Meter(), context)).toEqual(serps[1]);
+    expect(await sandbox.serpOrganic('running shoes 1', 'US/en', 20, new Meter())).toEqual(publicSerps[1]);
+  });
+
+  it("places each site in the same public SERP apart: one site's domain and competitors never show in another's view", async () => {
+    const keyword = 'running shoes 3';
+    const publicSerp = await sandbox.serpOrganic(keyword, 'US/en', 20, new Meter());
+    const a = sandbox.placeTracked(publicSerp, keyword, 'US/en', { siteDomain: 'a.com', competitors: ['rival-a.com'] });
+    const b = sandbox.placeTracked(publicSerp, keyword, 'US/en', { siteDomain: 'b.com', competitors: [] });
+    const domains = (items: readonly { domain: string }[]) => items.map((item) => item.domain);
+    expect(domains(a)).toEqual(expect.arrayContaining(['a.com']));
+    expect(domains(b)).not.toEqual(expect.arrayContaining(['a.com']));
+    expect(domains(b)).not.toEqual(expect.arrayContaining(['rival-a.com']));
+    expect(domains(a)).not.toEqual(expect.arrayContaining(['b.com']));
+    // A tracked domain the public SERP names already keeps its public place, once.
+    const known = publicSerp[4]!;
+    const tracking = sandbox.placeTracked(publicSerp, keyword, 'US/en', {
+      siteDomain: null,
+      competitors: [known.domain],
+    });
+    expect(tracking).toEqual(publicSerp);
   });
 
   it('suggests up to the limit of ideas, highest volume first, none of them a seed', async () => {

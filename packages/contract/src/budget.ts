@@ -7,6 +7,19 @@ import { StoredNumber } from './cm-tables';
 export const BUDGET_WINDOWS = ['day', 'month'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
 
+/**
+ * The budgets a deployment and a new site start with, sized for the issue-49 workload of 10,000 sites
+ * (docs/api/decisions.md#default-budgets): the deployment's daily cap when its deployer gives none
+ * (`-c globalDailyBudgetUsd`), the share of it the daily schedule's work leaves to callers, and a new
+ * site's daily and monthly limits until its creator changes them.
+ */
+export const DEFAULT_BUDGETS = {
+  globalDailyUsd: 3000,
+  scheduleReservePct: 25,
+  siteDailyUsd: 5,
+  siteMonthlyUsd: 50,
+} as const;
+
 // StoredNumber: a limit under 1e-130 (other than 0) is a 400, not a DynamoDB underflow.
 const Usd = StoredNumber.check(z.minimum(0), z.maximum(LIMITS.budgetUsdMax));
 
@@ -52,20 +65,25 @@ export const BudgetInput = z
   );
 export type BudgetInput = z.output<typeof BudgetInput>;
 
-export const BudgetWindowView = z.object({
-  limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
-  spent_usd: z.number().check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
-  reserved_usd: z
-    .number()
-    .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
-  simulated_usd: z.number().check(
-    z.meta({
-      description:
-        'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
-    }),
-  ),
-  resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
-});
+export const BudgetWindowView = named(
+  z.object({
+    limit_usd: z.nullable(z.number()).check(z.meta({ description: 'null: no limit' })),
+    spent_usd: z
+      .number()
+      .check(z.meta({ description: 'Settled spend of the window: billed money, plus simulated_usd' })),
+    reserved_usd: z
+      .number()
+      .check(z.meta({ description: 'Estimates of paid calls and queued work in flight, not settled yet' })),
+    simulated_usd: z.number().check(
+      z.meta({
+        description:
+          'The part of spent_usd the sandbox charged at list prices (SANDBOX_LIST_PRICES=1): no money was billed',
+      }),
+    ),
+    resets_at: z.string().check(z.meta({ description: 'When the next window starts (UTC)' })),
+  }),
+  { id: 'BudgetWindow', description: "A day's or a month's spend" },
+);
 export type BudgetWindowView = z.output<typeof BudgetWindowView>;
 
 export const BudgetView = named(

@@ -220,13 +220,14 @@ export type KeywordRow = RowOf<'cm_keywords'>;
 export type CompetitorRow = RowOf<'cm_competitors'>;
 
 /** Metrics of one keyword as a provider reports them; null where it has no figure. */
-export interface KeywordMetrics {
-  keyword: string;
-  volume: number | null;
-  cpc_usd: number | null;
-  competition: number | null;
-  intent: Intent | null;
-}
+export const KeywordMetrics = z.object({
+  keyword: z.string(),
+  volume: z.nullable(z.number()),
+  cpc_usd: z.nullable(z.number()),
+  competition: z.nullable(z.number()),
+  intent: z.nullable(Intent),
+});
+export type KeywordMetrics = z.infer<typeof KeywordMetrics>;
 
 /** One organic result of a SERP. */
 export const SerpItem = z.object({ position: z.number(), domain: z.string(), url: z.string(), title: z.string() });

@@ -49,6 +49,19 @@ export type EstimateFree = z.output<typeof EstimateFree>;
  * A paid tool's answer to `estimate: true`: the calls it would make at list prices, what storage makes
  * free, the budget left and whether the call would need approval. Nothing was spent, stored or reserved.
  */
+/**
+ * What monitoring a domain daily costs a month at the providers' list prices, the most a month of it
+ * can cost, and whether it is paused. Undescribed: add_competitor's result (and its estimate) carries it into tools/list,
+ * whose size is bounded (docs/api/research-tools.md#add_competitor says what each field is).
+ */
+export const MonitoringCost = z.object({
+  domain: z.string(),
+  month_usd: z.number(),
+  at_most_month_usd: z.number(),
+  paused: z.boolean(),
+});
+export type MonitoringCost = z.output<typeof MonitoringCost>;
+
 export const ToolEstimate = named(
   z.object({
     estimate: z.literal(true),
@@ -62,6 +75,7 @@ export const ToolEstimate = named(
     budget: ToolBudget,
     confirm_above_usd: z.nullable(z.number()),
     approval_required: z.boolean(),
+    monitoring: z.optional(MonitoringCost),
   }),
   { id: 'ToolEstimate', description: 'The price of a paid call, made without spending (estimate: true)' },
 );

@@ -13,6 +13,7 @@ export * from './limits';
 export * from './tools';
 export * from './usage';
 export * from './budget';
+export * from './monitoring';
 export * from './estimate';
 export * from './research';
 export * from './ranks';

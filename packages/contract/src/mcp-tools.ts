@@ -5,7 +5,7 @@ import { TOOL_NAMES, type ToolName } from './route-table';
  * know a tool (which scope a call asks of a token) does not build the MCP tools' schemas at load.
  */
 
-export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages'] as const;
+export const MCP_EXTRA_TOOLS = ['get_job', 'get_usage', 'find_pages', 'monitoring'] as const;
 export type McpExtraTool = (typeof MCP_EXTRA_TOOLS)[number];
 export type McpToolName = ToolName | McpExtraTool;
 export const MCP_TOOL_NAMES: readonly McpToolName[] = [...TOOL_NAMES, ...MCP_EXTRA_TOOLS];
@@ -61,4 +61,5 @@ export const MCP_TOOL_HINTS: Record<McpToolName, McpToolHints> = {
   get_job: hints('Get a research job', true, false, true, false),
   get_usage: hints('Paid provider usage', true, false, true, false),
   find_pages: hints('Find published pages', true, false, true, false),
+  monitoring: hints('Monitoring: cost, pause', false, false, true, false),
 };

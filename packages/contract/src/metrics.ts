@@ -21,6 +21,8 @@ export const METRICS = {
   budget_usd_used_pct: 'Percent',
   /** Domains a scheduled monitoring run claimed and its site's budget had no room for: skipped, and tried again by the next daily schedule (or a rerun). */
   monitor_runs_deferred: 'Count',
+  /** The daily schedule's work stopped short of the deployment's daily cap, leaving the sites' own calls their share: a schedule that started nothing, or a site's run deferred (alarmed at once). */
+  scheduled_work_stopped: 'Count',
   /** Rank checks a site's run claimed and its budget had no room for: skipped, and tried again by the next due schedule. */
   rank_checks_deferred: 'Count',
   /** Rank checks posted to the provider (paid), per site's run. */

@@ -55,6 +55,9 @@ const restScopes = (): Record<string, OAuthScope> => ({
   'GET /v1/jobs/{job_id}': 'read',
   'GET /v1/usage': 'read',
   'GET /v1/budget': 'read',
+  'GET /v1/monitoring': 'read',
+  // A setting of what the site monitors, as db_insert and db_delete of its competitors are.
+  'PUT /v1/monitoring': 'write',
   ...Object.fromEntries(TOOL_NAMES.map((name) => [`POST /v1/tools/${name}`, scopeOfTool(name)])),
 });
 // Marked pure so a bundle that asks no route's scope (the mcp function's index.js) leaves the table out.

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { RowId } from './cm-tables';
+import { RowId, SerpItem } from './cm-tables';
 import { named } from './common';
 import { LIMITS } from './limits';
 import { BudgetTicket } from './budget';
@@ -156,16 +156,35 @@ export const RankMessage = z.object({
 });
 export type RankMessage = z.output<typeof RankMessage>;
 
-/** SERP tasks a site's checks posted, to collect once the provider has them ready. */
+const RankCheckKeyword = z.object({ locale: z.string(), keyword: z.string() });
+
+/**
+ * A site's checks of a day to collect once ready: the SERP tasks its run posted, and the checks whose
+ * SERP another site's run posted (`awaiting`: read from the shared cache once there).
+ */
 export const RankCollectMessage = z.object({
   site_id: z.int(),
   day: z.string(),
   depth: z.int(),
   /** The site's domain when the checks were posted: its results are kept in full. */
   site_domain: z.nullable(z.string()),
-  tasks: z.array(z.object({ id: z.string(), locale: z.string(), keyword: z.string() })),
+  /** Its competitors and the published pages of these keywords then: what the sandbox places in the public SERP for the site. */
+  competitors: z._default(z.array(z.string()), []),
+  pages: z._default(z.array(z.object({ url: z.string(), keywords: z.array(z.string()) })), []),
+  tasks: z.array(z.object({ id: z.string(), ...RankCheckKeyword.shape })),
+  /** The run that claimed these checks, and the scopes its message named: to run them again if their poster gave its claim back. */
+  awaiting: z.optional(
+    z.object({ run_id: z.string(), checks: z.array(RankCheckKeyword), scopes: RankMessage.shape.scopes }),
+  ),
 });
 export type RankCollectMessage = z.output<typeof RankCollectMessage>;
+
+/**
+ * A rank check's SERP in the shared cache of public data, one per keyword, locale, device, depth and
+ * day: the provider's public answer (no site placed in it), or why it has none (its task failed for good).
+ */
+export const SharedRankSerp = z.union([z.object({ items: z.array(SerpItem) }), z.object({ error: z.string() })]);
+export type SharedRankSerp = z.infer<typeof SharedRankSerp>;
 
 /** A domain's best result in a checked SERP. */
 export const RankedDomain = z.object({ domain: z.string(), position: z.int(), url: z.string() });

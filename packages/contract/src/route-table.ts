@@ -183,6 +183,8 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'usage', method: 'GET', path: '/v1/usage', auth: true },
   { fn: 'usage', method: 'GET', path: '/v1/budget', auth: true },
   { fn: 'usage', method: 'PUT', path: '/v1/budget', auth: true },
+  { fn: 'usage', method: 'GET', path: '/v1/monitoring', auth: true },
+  { fn: 'usage', method: 'PUT', path: '/v1/monitoring', auth: true },
   { fn: 'mcp', method: 'POST', path: MCP_PATH, auth: true },
   { fn: 'mcp', method: 'GET', path: MCP_PATH, auth: false },
   { fn: 'mcp', method: 'DELETE', path: MCP_PATH, auth: false },

@@ -6,6 +6,7 @@ import { TOOL_LIST, ToolListing, type NamedToolSpec } from './tools';
 import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
+import { MonitoringInput, MonitoringView } from './monitoring';
 import { MCP_OAUTH_PATH, MCP_PATH, ROUTE_TABLE, routeKey, SITE_ROOTS, type RouteFacts } from './route-table';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './oauth';
 import {
@@ -249,9 +250,20 @@ const DOCS: Record<string, RouteDocs> = {
     body: BudgetInput,
     replies: { 200: { description: 'The budget as it is now', schema: BudgetView } },
   },
+  'GET /v1/monitoring': {
+    summary:
+      "What this site's daily monitoring takes (its own domain and each active competitor) and what a month of it costs at list prices, and whether its competitor monitoring is paused",
+    replies: { 200: { description: 'The monitoring', schema: MonitoringView } },
+  },
+  'PUT /v1/monitoring': {
+    summary:
+      "Pauses (competitors_paused: true) or resumes this site's competitor monitoring: while paused, its daily runs take only its own domain",
+    body: MonitoringInput,
+    replies: { 200: { description: 'The monitoring as it is now', schema: MonitoringView } },
+  },
   [`POST ${MCP_PATH}`]: {
     summary:
-      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage and find_pages, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
+      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage, find_pages and monitoring, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
     body: MCP_MESSAGE,
     replies: {
       200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },

@@ -14,7 +14,7 @@ import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, 
 import { TOOL_NAMES, type ToolName } from './route-table';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
-import { EstimateFields, withEstimate } from './estimate';
+import { EstimateFields, MonitoringCost, withEstimate } from './estimate';
 import { RankHistory, TrackRankingsFields, TrackRankingsInput } from './ranks';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): inputs, results and the registry. */
@@ -408,6 +408,7 @@ export const AddCompetitorResult = z.object({
       description: 'First monitoring runs the budget had no room for: not queued; the daily schedule tries them again',
     }),
   ),
+  monitoring: MonitoringCost,
 });
 
 export const HEALTH_FLAGS = [

@@ -46,8 +46,7 @@ export const UsageLine = z.object({
   ),
   cached_calls: z.optional(z.int()).check(
     z.meta({
-      description:
-        'Of calls, those answered from the shared cache of public data (another site paid the provider that day): $0 each; absent when none',
+      description: 'Of calls, those the shared cache answered ($0); absent when none',
     }),
   ),
 });

@@ -63,15 +63,35 @@ export function answeringResearch(
 }
 
 /**
+ * How long research is shared across sites: an identical request (the same normalized query) from any
+ * site within a day of the research is answered with its findings, and no provider is called. A day,
+ * as the shared cache's other data: web pages and reddit threads change daily, and a site's own repeat
+ * keeps its stored research for RECENT_RESEARCH_MS all the same.
+ */
+export const SHARED_RESEARCH_MS = 86_400_000;
+
+const normalizedText = (text: string) => text.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/**
+ * A URL as one page: what the URL parser writes (scheme and host lower case), its path and query kept
+ * as given, since they are case-sensitive (`/A` and `/a` are two pages), and without the fragment, which
+ * no fetch sends. Text that is no URL is only trimmed.
+ */
+function normalizedUrl(text: string): string {
+  const trimmed = text.trim();
+  if (!URL.canParse(trimmed)) return trimmed;
+  const url = new URL(trimmed);
+  url.hash = '';
+  return url.href;
+}
+
+/**
  * A research request's normalized query, which identifies it: the same mode, query and question (trimmed,
- * lower case, single spaces) ask the same thing. The store keeps a query's latest research and claim under it.
+ * lower case, single spaces; a url mode's URL as {@link normalizedUrl} reads it) ask the same thing. The
+ * store keeps a query's latest research and claim under it, and the shared cache its findings.
  */
 export const normalizedResearchQuery = (mode: JobMode, query: string, question?: string | null): string =>
-  [
-    mode,
-    query.trim().toLowerCase().replace(/\s+/g, ' '),
-    (question ?? '').trim().toLowerCase().replace(/\s+/g, ' '),
-  ].join('\n');
+  [mode, mode === 'url' ? normalizedUrl(query) : normalizedText(query), normalizedText(question ?? '')].join('\n');
 
 /**
  * The identity of a research job, from what it stores: its normalized query. `page_id` is left out, as

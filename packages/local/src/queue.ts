@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
@@ -141,6 +142,11 @@ export class InProcessQueue {
   recursiveInvocationsDropped = 0;
   /** The most worker invocations that ran at once. */
   peakConcurrency = 0;
+  /** Worker invocations so far (a batch is one), and the milliseconds they took: what Lambda bills the worker for. */
+  invocations = 0;
+  invokedMs = 0;
+  /** Deliveries the worker failed (each is delivered again, or dead-lettered). */
+  failedDeliveries = 0;
   private readonly ready: Message[] = [];
   private inFlight = 0;
   private delayed = 0;
@@ -304,6 +310,8 @@ export class InProcessQueue {
     for (const message of batch) message.receiveCount++;
     this.journal?.received(batch.map((m) => m.messageId));
     let failed: Set<string>;
+    this.invocations++;
+    const started = performance.now();
     try {
       const response = await currentChain.run(chain, () =>
         this.handler({ Records: batch.map((m) => this.record(m)) }, lambdaContext(this.functionName(), this.timeoutMs)),
@@ -313,6 +321,8 @@ export class InProcessQueue {
       logger.error(`queue ${this.name}: the worker failed the whole batch`, { error });
       failed = new Set(batch.map((m) => m.messageId));
     }
+    this.invokedMs += performance.now() - started;
+    this.failedDeliveries += failed.size;
     for (const message of batch) {
       if (!failed.has(message.messageId)) {
         this.journal?.finished(message.messageId);

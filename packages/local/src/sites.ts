@@ -1,18 +1,21 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { API_KEY_PREFIX, BudgetInput } from '@cm/contract';
+import { API_KEY_PREFIX, BudgetInput, DEFAULT_BUDGETS } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { relistSite } from '@cm/publishing';
-import { setBudget } from '@cm/tools';
+import { createSite, setBudget, type NewSiteBudget } from '@cm/tools';
 
-const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en]
+const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en] [--daily USD|none] [--monthly USD|none]
        npm run sites -- rotate-key --site ID [--grace-seconds S]
        npm run sites -- revoke-key --site ID | --key KEY
        npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none] [--webhook URL|none]
        npm run sites -- serve-domain --site ID [--domain DOMAIN] | --stop
        npm run sites -- relist --site ID
 
-create      Creates a site and prints {"site_id":…,"api_key":"…"} on one line. The key is shown only this once.
+create      Creates a site and prints {"site_id":…,"api_key":"…","budget":…,"monitoring":…} on one line. The key
+            is shown only this once. Its budget: --daily and --monthly, by default $${DEFAULT_BUDGETS.siteDailyUsd} a day and
+            $${DEFAULT_BUDGETS.siteMonthlyUsd} a month (none: no limit; budget changes it later); monitoring: what
+            monitoring its own domain daily costs a month at list prices.
 rotate-key  Issues the site a new key and prints it the same way; every older key of the site keeps working
             for --grace-seconds (default 0: it stops now), then stops.
 revoke-key  --site: every key of the site stops (rotate-key gives it a new one); --key: that one key stops.
@@ -86,6 +89,7 @@ const orNone = <T extends z.ZodMiniType>(value: T) =>
   );
 const Limit = orNone(z.coerce.number());
 const Webhook = orNone(z.string());
+const SiteLimits = z.object({ daily: Limit, monthly: Limit });
 const SetBudget = z.object({ site: SiteId, daily: Limit, monthly: Limit, 'confirm-above': Limit, webhook: Webhook });
 
 /** Where the command's lines go: stdout and stderr for `npm run sites`. */
@@ -102,6 +106,16 @@ function parsed<S extends z.ZodMiniType>(out: SitesOutput, schema: S, values: un
     out.error(issue.path.length ? `--${issue.path.join('.')}: ${issue.message}` : issue.message);
   out.error(USAGE);
   return null;
+}
+
+/** A new site's limits as --daily and --monthly give them, through the same checks as PUT /v1/budget; null after saying what is wrong. */
+function newSiteBudget(out: SitesOutput, daily: string | undefined, monthly: string | undefined): NewSiteBudget | null {
+  const input = parsed(out, SiteLimits, { daily, monthly });
+  if (!input) return null;
+  const given = { daily_usd: input.daily, monthly_usd: input.monthly };
+  if (given.daily_usd === undefined && given.monthly_usd === undefined) return {};
+  const change = parsed(out, BudgetInput, given);
+  return change && { daily_usd: change.daily_usd, monthly_usd: change.monthly_usd };
 }
 
 function openClient(env: NodeJS.ProcessEnv) {
@@ -155,9 +169,22 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
       domain: values.domain?.toLowerCase(),
       locale: values.locale,
     });
-    if (!input) return 2;
-    const { site, api_key } = await openStore().sites.create(input);
-    out.log(JSON.stringify({ site_id: site.site_id, api_key }));
+    const budget = input && newSiteBudget(out, values.daily, values.monthly);
+    if (!input || !budget) return 2;
+    const created = await createSite(
+      openStore(),
+      { name: input.name, domain: input.domain, locale: input.locale },
+      budget,
+      new Date(),
+    );
+    out.log(
+      JSON.stringify({
+        site_id: created.site.site_id,
+        api_key: created.api_key,
+        budget: created.budget,
+        monitoring: created.monitoring,
+      }),
+    );
     return 0;
   }
   if (command === 'rotate-key') {

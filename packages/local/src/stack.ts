@@ -9,6 +9,7 @@ import { cachedBuilds } from './builds';
 import { logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
+import type { ScheduleBudget } from '@cm/tools';
 import { lambdaContext, scheduledEvent } from './context';
 import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type EmbeddedDynamo } from './dynamo';
 import { API_HANDLERS, MCP_STREAM_HANDLER, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
@@ -65,9 +66,9 @@ export interface LocalStack {
   drain(): Promise<void>;
   /**
    * Runs the daily schedule now, as its daily timer does (or as if it fired at `at`: the rank checks' day):
-   * the sites it planned for, in how many plan messages.
+   * the sites it planned for, in how many plan messages, and with a deployment cap what it found of it.
    */
-  runSchedule(at?: Date): Promise<{ sites: number; plans: number }>;
+  runSchedule(at?: Date): Promise<{ sites: number; plans: number; budget?: ScheduleBudget }>;
   /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, their places are freed, and waiting jobs get the places free. */
   sweep(): Promise<{ expired: number; freed: number; admitted: number }>;
   stop(): Promise<void>;

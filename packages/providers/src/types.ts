@@ -14,7 +14,7 @@ import type { Meter } from './meter';
 
 /* The providers' interfaces, and the data they return. */
 
-/** What a SERP pull may know about the site, so the sandbox can place the site and its rivals in it. */
+/** What a site's view of a public SERP may know about the site, so the sandbox can place the site and its rivals in it. */
 export interface SerpContext {
   siteDomain: string | null;
   competitors: readonly string[];
@@ -24,13 +24,12 @@ export interface SerpContext {
   pages?: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
 }
 
-/** A SERP task for the provider's standard queue: `tag` names it in the answer. */
+/** A SERP task for the provider's standard queue: `tag` names it in the answer. Public: nothing of a site's. */
 export interface SerpTask {
   tag: string;
   keyword: string;
   locale: string;
   depth: number;
-  context: SerpContext;
 }
 
 /** A task posted (its id, to collect it by), or refused (nothing to collect; `retryable`: posting it later may work). */
@@ -48,13 +47,20 @@ export interface KeywordDataProvider {
   keywordMetrics(keywords: readonly string[], locale: string, meter: Meter): Promise<Map<string, KeywordMetrics>>;
   /** Up to `limit` keyword ideas related to the seeds, with their metrics. */
   keywordIdeas(seeds: readonly string[], locale: string, limit: number, meter: Meter): Promise<KeywordMetrics[]>;
-  /** The top `depth` organic results of Google for a keyword. */
-  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]>;
+  /** The top `depth` organic results of Google for a keyword: public data, the same answer whichever site asks. */
+  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter): Promise<SerpItem[]>;
+  /**
+   * A public SERP (serpOrganic's answer) as a site sees it: a real provider's is the site's as it is;
+   * the sandbox, which knows no real rankings, places the site and its competitors in it. Free.
+   */
+  placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[];
 }
 
 /** Organic SERPs on the provider's standard queue (rank checks): tasks posted, many to a call, then collected when ready. */
 export interface SerpTaskQueue {
   readonly name: string;
+  /** The ledger's endpoint of a posted task: a check answered from the shared cache names it too. */
+  readonly postEndpoint: string;
   /** Tasks one post takes at most. */
   readonly tasksPerPost: number;
   /** How long after a post its tasks are usually ready, in seconds: when to collect them first. */
@@ -67,6 +73,12 @@ export interface SerpTaskQueue {
   post(tasks: readonly SerpTask[], meter: Meter): Promise<PostedSerpTask[]>;
   /** A posted task's top `depth` organic results once ready (a free call: the meter times it, nothing is recorded). */
   collect(id: string, depth: number, meter: Meter): Promise<CollectedSerpTask>;
+  /**
+   * A collected SERP (public, the same for every site) as a site sees it on its check's day: a real
+   * provider's as it is; the sandbox, which knows no real rankings, places the site, its pages and its
+   * competitors in it. Free.
+   */
+  placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[];
 }
 
 export interface ResearchRequest {

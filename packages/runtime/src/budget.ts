@@ -8,15 +8,36 @@ import { logger } from './observability';
 import type { Observation } from './observability';
 
 /**
+ * The daily schedule's work stopped short of the deployment's cap (a schedule that started nothing, or a
+ * site's run deferred): scheduled_work_stopped under the service dimension alone, which one alarm watches.
+ */
+export function scheduledWorkStopped(observation: Observation, details: Record<string, unknown> = {}): void {
+  observation.log.warn(
+    "the daily schedule's work stopped: the deployment's daily budget is down to the share kept for the sites' own calls",
+    details,
+  );
+  observation.metric('scheduled_work_stopped', 1, {});
+}
+
+/**
  * A site's budget, with the deployment's cap. With an observation, the share used is reported as
  * budget_usd_used_pct under the service dimension alone (not the tool's), so one alarm watches every site.
  * With `enqueue` (a function that may send to the budget-warning queue, and so bundles the SQS client),
- * the site's webhook hears of its budget (docs/api/usage-and-budgets.md#budget-warnings).
+ * the site's webhook hears of its budget (docs/api/usage-and-budgets.md#budget-warnings). `scheduled`: the
+ * budget of the daily schedule's work, which stops short of the deployment's cap.
  */
-export const siteBudget = (siteId: number, observation?: Observation, enqueue?: Enqueue): SiteBudget =>
+export const siteBudget = (
+  siteId: number,
+  observation?: Observation,
+  enqueue?: Enqueue,
+  scheduled = false,
+): SiteBudget =>
   new SiteBudget(getStore(), siteId, {
     deploymentDailyUsd: getConfig().globalDailyBudgetUsd,
     now: () => new Date(),
+    ...(scheduled
+      ? { scheduled: { stopped: () => observation && scheduledWorkStopped(observation, { site_id: siteId }) } }
+      : {}),
     measure: observation ? (usedPct) => observation.metric('budget_usd_used_pct', usedPct, {}) : undefined,
     warn: enqueue
       ? (warning) =>

@@ -16,6 +16,8 @@ export interface Config {
   dynamoEndpoint?: string;
   /** DYNAMODB_REQUEST_TIMEOUT_MS: the store client's request timeout, when not the production one. */
   dynamoRequestTimeoutMs?: number;
+  /** DYNAMODB_CONNECTION_TIMEOUT_MS: how long the store client waits for a connection, when not the production 1 s. */
+  dynamoConnectionTimeoutMs?: number;
   region?: string;
   /** Base URL of this deployment (the API's); by default the URL the request came in on. */
   publicBaseUrl?: string;
@@ -155,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     dynamoRequestTimeoutMs: env.DYNAMODB_REQUEST_TIMEOUT_MS ? Number(env.DYNAMODB_REQUEST_TIMEOUT_MS) : undefined,
+    dynamoConnectionTimeoutMs: env.DYNAMODB_CONNECTION_TIMEOUT_MS
+      ? Number(env.DYNAMODB_CONNECTION_TIMEOUT_MS)
+      : undefined,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     publicPagesUrl: env.PUBLIC_PAGES_URL?.replace(/\/+$/, '') || undefined,

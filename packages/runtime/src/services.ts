@@ -27,11 +27,12 @@ let accessTokens: AccessTokenStore | undefined;
 
 /** The container's one DynamoDB client, which every store of it shares. */
 function getDocumentClient(): DocumentClient {
-  const { dynamoEndpoint, dynamoRequestTimeoutMs, region } = getConfig();
+  const { dynamoEndpoint, dynamoRequestTimeoutMs, dynamoConnectionTimeoutMs, region } = getConfig();
   return (client ??= createDocumentClient({
     endpoint: dynamoEndpoint,
     region,
     requestTimeoutMs: dynamoRequestTimeoutMs,
+    connectionTimeoutMs: dynamoConnectionTimeoutMs,
   }));
 }
 

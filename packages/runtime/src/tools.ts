@@ -58,6 +58,7 @@ class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
   readonly keywordMetrics = () => this.fail('keywordMetrics');
   readonly keywordIdeas = () => this.fail('keywordIdeas');
   readonly serpOrganic = () => this.fail('serpOrganic');
+  readonly placeTracked = () => this.fail('placeTracked');
 }
 
 class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {
@@ -163,7 +164,8 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
     return {
       ...result,
       cost_usd: roundUsd(earlier + meter.costUsd),
-      cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.length === 0,
+      // No provider called: storage, or the shared cache of public data, answered everything.
+      cached: typeof result.cached === 'boolean' ? result.cached : meter.calls.every((call) => call.cached === true),
       ...(left ? { budget: left } : {}),
       ...(meter.simulated ? { simulated: true } : {}),
     };

@@ -23,7 +23,7 @@ import { SharedDataStore } from './shared';
 
 export * from './client';
 export * from './table';
-export type { Site } from './sites';
+export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
 export type { PageLink } from './links';
@@ -36,7 +36,7 @@ export { Semaphore } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
-export { sharedId, type Shared, type SharedDatum, type SharedKind } from './shared';
+export { serpIdentity, sharedId, type Shared, type SharedDatum, type SharedKind } from './shared';
 export { JobStore, ResearchStore, BacklinkStore };
 export type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };

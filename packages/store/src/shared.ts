@@ -14,7 +14,7 @@ import { decodeSharedItem } from './shared.decoder';
  */
 
 /** What kind of public datum an item holds; its key names which one. */
-export type SharedKind = 'keyword-metrics' | 'serp' | 'backlink-numbers' | 'research';
+export type SharedKind = 'keyword-metrics' | 'serp' | 'rank-serp' | 'backlink-numbers' | 'research';
 
 /** One public datum on one UTC day (`yyyy-mm-dd`): `key` is its identity, such as `<locale>#<keyword>`. */
 export interface SharedDatum {
@@ -32,6 +32,10 @@ export interface Shared<T> {
 
 /** How long an item or claim is kept after it is written, unless its writer says otherwise: the day, a late redelivery's day after it, and one more. */
 const KEEP_SECONDS = 3 * 86_400;
+
+/** A SERP's identity: the same for a live pull and a rank check of one keyword, locale, device and depth. */
+export const serpIdentity = (serp: { locale: string; device: string; depth: number; keyword: string }): string =>
+  `${serp.locale}#${serp.device}#${serp.depth}#${serp.keyword}`;
 
 /** A datum's identity in a getMany answer. */
 export const sharedId = (datum: SharedDatum): string => `${datum.kind}\n${datum.key}\n${datum.day}`;

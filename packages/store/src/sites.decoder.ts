@@ -13,6 +13,8 @@ const SiteItem = z.object({
   served_domain: z.optional(z.string()),
   /** Set once the site tracks rankings: the daily plan queues its rank checks. */
   rank_tracking: z.optional(z.boolean()),
+  /** When the site paused its competitors' monitoring: its daily runs take only its own domain until it resumes. */
+  competitors_paused_at: z.optional(z.string()),
 });
 export type Site = z.infer<typeof SiteItem>;
 

@@ -327,6 +327,29 @@ export class SiteStore {
       });
   }
 
+  /** Pauses (since `pausedAt`, or since it was paused already) or resumes (null) the monitoring of the site's competitors: the site after it, or null when there is no site. */
+  async pauseCompetitors(siteId: number, pausedAt: string | null): Promise<Site | null> {
+    const out = await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: siteKey(siteId),
+          UpdateExpression:
+            pausedAt === null
+              ? 'REMOVE competitors_paused_at'
+              : 'SET competitors_paused_at = if_not_exists(competitors_paused_at, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(pausedAt === null ? {} : { ExpressionAttributeValues: { ':at': pausedAt } }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .catch((error: unknown) => {
+        if (conditionFailed(error)) return null;
+        throw error;
+      });
+    return out?.Attributes ? decodeSite(out.Attributes) : null;
+  }
+
   /**
    * The last site id given: every site has an id from 1 to it (ids come from one sequence, so sites
    * are found by key, never by a scan). One GetItem.

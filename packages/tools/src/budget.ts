@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiError,
+  DEFAULT_BUDGETS,
   LIMITS,
   roundUsd,
   type BudgetTicket,
@@ -61,6 +62,13 @@ function budgetExceeded(window: BudgetWindow, now: Date, site: { limit: number; 
   );
 }
 
+/**
+ * What the daily schedule's work (monitoring and rank runs) may spend of a deployment's daily cap of
+ * `capUsd`: all but DEFAULT_BUDGETS.scheduleReservePct, which is kept for the sites' own calls.
+ */
+export const scheduledCapUsd = (capUsd: number): number =>
+  roundUsd((capUsd * (100 - DEFAULT_BUDGETS.scheduleReservePct)) / 100);
+
 export interface BudgetOptions {
   /** The deployment's daily cap in USD (GLOBAL_DAILY_BUDGET_USD); null: none. */
   deploymentDailyUsd: number | null;
@@ -72,6 +80,12 @@ export interface BudgetOptions {
    * after the warning was claimed. A warning it cannot send must not fail the paid call that crossed it.
    */
   warn?: (warning: BudgetWarning) => Promise<void>;
+  /**
+   * The budget of the daily schedule's work (a site's monitoring or rank run): it may take the
+   * deployment's cap less the share kept for callers (scheduledCapUsd), and `stopped` hears of each
+   * reservation refused for it.
+   */
+  scheduled?: { stopped: () => void };
 }
 
 /**
@@ -147,7 +161,11 @@ export class SiteBudget implements SpendGuard {
         day: limits.daily_usd,
         month: limits.monthly_usd,
       }),
-      cap === null ? null : budgets.reserve('deployment', day, hold, estimateUsd, { day: cap }),
+      cap === null
+        ? null
+        : budgets.reserve('deployment', day, hold, estimateUsd, {
+            day: this.options.scheduled ? scheduledCapUsd(cap) : cap,
+          }),
     ]);
     const ticket: BudgetTicket = {
       hold_id: hold.id,
@@ -171,6 +189,7 @@ export class SiteBudget implements SpendGuard {
       if (limit === null) throw new Error(`the ${site.window} window refused a reservation without a limit`);
       throw budgetExceeded(site.window, now, { limit, state: site.state });
     }
+    this.options.scheduled?.stopped();
     throw budgetExceeded('day', now, null);
   }
 

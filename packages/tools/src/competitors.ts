@@ -5,6 +5,7 @@ import { DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT, queueMonitoring } from './monitoring';
 import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
 import { linkGapPrice, monitorWorkPrice } from '@cm/providers';
+import { competitorsPaused, monitoringCost } from './monitoring-settings';
 
 /*
  * Competitors: at most LIMITS.activeCompetitors active per site, each taking one place of the site's
@@ -268,19 +269,31 @@ async function planAdd(ctx: ToolContext, input: AddCompetitorInput) {
   return { domain, site };
 }
 
-/** The domains whose first monitoring run add_competitor queues: the site's and the competitor's. */
-const monitoredDomains = (siteDomain: string | null, domain: string): string[] => [
+/**
+ * The domains whose first monitoring run add_competitor queues: the site's and the competitor's, or
+ * only the site's (its link gap changed) while its competitor monitoring is paused.
+ */
+const monitoredDomains = (siteDomain: string | null, domain: string, paused: boolean): string[] => [
   ...(siteDomain ? [siteDomain] : []),
-  domain,
+  ...(paused ? [] : [domain]),
 ];
+
+/** What an estimate says of a domain added while competitor monitoring is paused. */
+const PAUSED_NOTE =
+  "the site's competitor monitoring is paused (PUT /v1/monitoring): this domain is not monitored until it resumes";
 
 /**
  * add_competitor with estimate: true. Tracking itself is free; a domain not monitored yet (new, or a
  * row db_insert stored) gets its first monitoring run at once, with the site's (its link gap changed):
  * a backlink profile each, and the site's link gap. A domain tracked and monitored already queues none.
+ * Either way it says what monitoring the domain costs a month.
  */
 async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, deps: PlanDeps): Promise<ToolPlan> {
   const { domain, site } = await planAdd(ctx, input);
+  const paused = competitorsPaused(site);
+  const monitoring = monitoringCost(domain, 'competitor', paused);
+  const month = `monitoring ${domain} daily costs $${monitoring.month_usd} a month at list prices (at most $${monitoring.at_most_month_usd})`;
+  const notes = paused ? [month, PAUSED_NOTE] : [month];
   const found = await rowOfDomain(ctx, domain);
   const provider = deps.monitorSource;
   if (isActive(found) && !(await neverMonitored(ctx, found)))
@@ -288,9 +301,10 @@ async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, de
       data_source: DATABASE,
       calls: [],
       free: freeOf('competitor', [domain], 'tracked and monitored already: no monitoring run is queued'),
-      notes: [],
+      notes,
+      monitoring,
     };
-  const domains = monitoredDomains(site.domain, domain);
+  const domains = monitoredDomains(site.domain, domain, paused);
   return {
     data_source: provider,
     calls: [
@@ -304,28 +318,32 @@ async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, de
       ...(site.domain ? callsOf(provider, 'backlinks_link_gap', 1, linkGapPrice(GAP_LIMIT)) : []),
     ],
     free: [],
-    notes: [`queued monitoring runs (${domains.join(', ')}), then daily runs at the same price each`],
+    notes: [`queued monitoring runs (${domains.join(', ')}), then daily runs at the same price each`, ...notes],
+    monitoring,
   };
 }
 
 async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
   const { domain, site } = await planAdd(ctx, input);
+  const paused = competitorsPaused(site);
   const { row, created, completed } = await trackCompetitor(ctx, {
     domain,
     ...(input.display_name ? { display_name: input.display_name } : {}),
     ...(input.color ? { color: input.color } : {}),
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
+  const domains = monitoredDomains(site.domain, domain, paused);
   const deferred =
-    created || completed
-      ? await queueMonitoring(
-          ctx,
-          ctx.siteId,
-          site.domain,
-          monitoredDomains(site.domain, domain),
-          ctx.now.toISOString(),
-        )
+    (created || completed) && domains.length > 0
+      ? await queueMonitoring(ctx, ctx.siteId, site.domain, domains, ctx.now.toISOString())
       : 0;
-  return { data_source: DATABASE, competitor: competitorView(row), created, completed, monitoring_deferred: deferred };
+  return {
+    data_source: DATABASE,
+    competitor: competitorView(row),
+    created,
+    completed,
+    monitoring_deferred: deferred,
+    monitoring: monitoringCost(domain, 'competitor', paused),
+  };
 }
 export const addCompetitor = /* @__PURE__ */ withPlan(addCompetitorRun, planAddCompetitor);

@@ -37,6 +37,7 @@ export async function toolEstimate(
     budget: await ctx.budget.current(),
     confirm_above_usd: threshold,
     approval_required: threshold !== null && total > threshold + EPSILON_USD,
+    ...(plan.monitoring ? { monitoring: plan.monitoring } : {}),
   };
 }
 

@@ -1,49 +1,9 @@
-import {
-  ApiError,
-  LIMITS,
-  type GetKeywordsInput,
-  type KeywordMetrics,
-  type KeywordRow,
-  type RowOf,
-} from '@cm/contract';
+import { ApiError, LIMITS, type GetKeywordsInput, type KeywordRow, type RowOf } from '@cm/contract';
 import { checkedWithoutData, keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
-import { keywordUnique, mapLimit } from '@cm/store';
-import { keywordMetricsPrice } from '@cm/providers';
+import { mapLimit } from '@cm/store';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
-import { callsOf, freeOf, withPlan, type ToolPlan } from './plan';
-
-/** Keywords per metrics call: the most a provider task takes. */
-const METRICS_BATCH = 1000;
-
-interface Target {
-  keyword: string;
-  locale: string;
-}
-
-/** The unique value of a keyword row or target: its locale and keyword. */
-const uniqueOf = (row: Target) => keywordUnique(row.locale, row.keyword);
-
-/** The metrics calls of these targets: one per locale and batch of METRICS_BATCH keywords. */
-function metricsBatches(targets: Iterable<Target>): Array<{ locale: string; keywords: string[] }> {
-  const byLocale = new Map<string, string[]>();
-  for (const t of targets) byLocale.set(t.locale, [...(byLocale.get(t.locale) ?? []), t.keyword]);
-  return [...byLocale].flatMap(([locale, keywords]) =>
-    Array.from({ length: Math.ceil(keywords.length / METRICS_BATCH) }, (_v, i) => ({
-      locale,
-      keywords: keywords.slice(i * METRICS_BATCH, (i + 1) * METRICS_BATCH),
-    })),
-  );
-}
-
-/** Metrics for each target, one provider call per locale and batch; a missing key means no data. */
-async function fetchMetrics(ctx: ToolContext, targets: readonly Target[]): Promise<Map<string, KeywordMetrics>> {
-  const found = new Map<string, KeywordMetrics>();
-  for (const { locale, keywords } of metricsBatches(targets)) {
-    const metrics = await ctx.keywordData.keywordMetrics(keywords, locale, ctx.meter);
-    for (const [keyword, m] of metrics) found.set(keywordUnique(locale, keyword), m);
-  }
-  return found;
-}
+import { metricsCalls, pullMetrics, uniqueOf, type Target } from './keyword-metrics';
+import { freeOf, withPlan, type ToolPlan } from './plan';
 
 /**
  * Writes fields onto the keyword rows of these targets: an update where the (locale, keyword) row
@@ -148,13 +108,6 @@ async function planKeywords(ctx: ToolContext, input: GetKeywordsInput) {
   return { locale, scoped, topic, targets, seedKeys, checkedEmpty, ids, links, rejectedSeeds };
 }
 
-/** The keyword metrics calls of these keywords (by batch size), at list prices. */
-function metricsCalls(provider: string, targets: Iterable<Target>) {
-  const sizes = new Map<number, number>();
-  for (const { keywords } of metricsBatches(targets)) sizes.set(keywords.length, (sizes.get(keywords.length) ?? 0) + 1);
-  return [...sizes].flatMap(([size, count]) => callsOf(provider, 'keyword_metrics', count, keywordMetricsPrice(size)));
-}
-
 /** get_keywords with estimate: true. */
 async function planGetKeywords(ctx: ToolContext, input: GetKeywordsInput): Promise<ToolPlan> {
   const plan = await planKeywords(ctx, input);
@@ -179,7 +132,7 @@ async function getKeywordsRun(ctx: ToolContext, input: GetKeywordsInput) {
     ctx,
     input,
   );
-  const metrics = await fetchMetrics(ctx, [...targets.values()]);
+  const metrics = await pullMetrics(ctx, [...targets.values()]);
   const checkedAt = ctx.now.toISOString();
   const noData: string[] = [];
   const writes: Array<{ target: Target; fields: Record<string, unknown> }> = [];

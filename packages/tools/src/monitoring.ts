@@ -103,10 +103,10 @@ export async function scheduleMonitoring(deps: ScheduleDeps): Promise<{ sites: n
   return { sites: last, plans: firsts.length };
 }
 
-/** The domains a site's monitoring tracks: its own, then its active competitors'. */
+/** The domains a site's monitoring tracks: its own, then its active competitors' (none while paused, as its run does). */
 async function trackedDomains(store: Store, site: Site): Promise<string[]> {
   const siteDomain = site.domain ? normalizeDomain(site.domain) : null;
-  const competitors = await competitorDomains({ siteId: site.site_id, store });
+  const competitors = site.competitors_paused_at ? [] : await competitorDomains({ siteId: site.site_id, store });
   return [...new Set([...(siteDomain ? [siteDomain] : []), ...competitors])];
 }
 
@@ -439,7 +439,8 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const siteId = site.site_id;
     const siteDomain = normalizeDomain(site.domain);
     const competitors = await competitorDomains({ siteId, store });
-    const tracked = [...(siteDomain ? [siteDomain] : []), ...competitors];
+    // Paused competitor monitoring (PUT /v1/monitoring) leaves the site's own domain, and its link gap.
+    const tracked = [...(siteDomain ? [siteDomain] : []), ...(site.competitors_paused_at ? [] : competitors)];
     const asked = message.domains;
     const domains = asked ? tracked.filter((domain) => asked.includes(domain)) : tracked;
     const runId = randomBytes(9).toString('hex');

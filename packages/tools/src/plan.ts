@@ -1,4 +1,4 @@
-import { roundUsd, type EstimateCall, type EstimateFree, type JobMode } from '@cm/contract';
+import { roundUsd, type EstimateCall, type EstimateFree, type JobMode, type MonitoringCost } from '@cm/contract';
 
 /*
  * A paid tool's plan: the provider calls a run would make and what stored data answers for free. Each
@@ -22,11 +22,16 @@ export interface ToolPlan {
   calls: EstimateCall[];
   free: EstimateFree[];
   notes: string[];
+  /** What the monitoring the call starts costs a month (add_competitor's domain). */
+  monitoring?: MonitoringCost;
 }
 
 /** A line of `count` calls of one operation at `unitUsd` each (none when `count` is 0). */
 export const callsOf = (provider: string, endpoint: string, count: number, unitUsd: number): EstimateCall[] =>
   count > 0 ? [{ provider, endpoint, count, unit_usd: roundUsd(unitUsd), total_usd: roundUsd(unitUsd * count) }] : [];
+
+/** Why the shared cache of public data answers a call free: another site paid for the same datum today. */
+export const CACHED_TODAY = 'pulled today for another site: answered from the shared cache of public data at $0';
 
 /** What stored data answers, when it answers anything. */
 export const freeOf = (what: string, items: readonly string[], reason: string): EstimateFree[] =>

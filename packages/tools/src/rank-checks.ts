@@ -9,24 +9,24 @@ import {
   type SerpRow,
   type TrackedCadence,
 } from '@cm/contract';
-import { isDue, keywordLocale, normalizeDomain, rankRowOf, utcDay } from '@cm/core';
+import { isDue, keywordLocale, normalizeDomain, rankRowOf } from '@cm/core';
 import { ProviderError, UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { checkKey, mapLimit, type RankClaim, type Site, type Store, type TrackedScope } from '@cm/store';
 import { reserveWhatFits, type SiteBudget } from './budget';
 import { competitorDomains } from './context';
+import { pagesOfKeywords, rankSerpDatum, sharedRankSerps, storeAnswers, type SiteView } from './rank-serps';
 import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny, type TrackedKeywords } from './tracking';
 
 /*
- * A site's rank checks of a day (the rank worker) and their collection (the rank-collect worker). Each
- * check is claimed, per (site, keyword, day), before it is paid for; the day's checks are held to the
- * site's budget as a whole (as many as it has room for) and posted to the provider's standard queue,
- * many to a post; their results are collected once ready and stored as the day's rank rows.
+ * A site's rank checks of a day (the rank worker; rank-collect.ts collects them). Each check is claimed,
+ * per (site, keyword, day), before it is paid for, and its SERP, public, per (keyword, locale, device,
+ * depth, day) across sites, so one site's run posts it and pays; the day's posts are held to the site's
+ * budget as a whole (as many as it has room for) and posted to the provider's standard queue, many to a
+ * post; their results are collected once ready and stored as each site's rank rows.
  */
 
 /** Claims written at once. */
 const CLAIMS_AT_ONCE = 16;
-/** Tasks collected at once by one collect message: with the collect queue's concurrency, what bounds the reads a minute. */
-const COLLECTS_AT_ONCE = 4;
 
 export interface RankCheckDeps {
   store: Store;
@@ -40,10 +40,16 @@ export interface RankCheckDeps {
   checkPriceUsd(depth: number): number;
 }
 
-/** What a site's run did: checks posted, written from a SERP pulled that day, claimed by another run, deferred by the budget, refused by the provider, and the scopes that could not be read. */
+/**
+ * What a site's run did: checks posted, written from a SERP the site pulled that day, written from the
+ * shared cache, awaited from another site's post, claimed by another run of the site, deferred by the
+ * budget, refused by the provider, and the scopes that could not be read.
+ */
 export interface RankOutcome {
   posted: number;
   fromStored: number;
+  fromShared: number;
+  awaited: number;
   claimedAlready: number;
   deferred: number;
   refused: Array<{ keyword: string; error: string }>;
@@ -78,6 +84,8 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
   const outcome: RankOutcome = {
     posted: 0,
     fromStored: 0,
+    fromShared: 0,
+    awaited: 0,
     claimedAlready: 0,
     deferred: 0,
     refused: [],
@@ -164,7 +172,36 @@ interface RunState {
   held: { ticket: BudgetTicket | null };
 }
 
-/** The run's keywords, each once: claimed, written from a SERP of the day, reserved and posted. */
+/**
+ * Claims each check, a few at a time, as `take` answers: those won and those another run holds. A
+ * claim that could not be written fails the run before anything is paid: `undo` gives back the ones
+ * taken, and the write's error is thrown.
+ */
+async function claimEach<C>(
+  checks: readonly C[],
+  take: (check: C) => Promise<boolean>,
+  undo: (won: readonly C[]) => Promise<unknown>,
+): Promise<{ won: C[]; lost: C[] }> {
+  const taken = await mapLimit(checks, CLAIMS_AT_ONCE, (check) =>
+    take(check).then(
+      (won) => ({ won }),
+      (error: unknown) => ({ won: false, error }),
+    ),
+  );
+  const won = checks.filter((_c, i) => taken[i]?.won === true);
+  const refused = taken.find((t) => 'error' in t);
+  if (refused && 'error' in refused) {
+    await undo(won);
+    throw refused.error;
+  }
+  return { won, lost: checks.filter((_c, i) => taken[i]?.won === false) };
+}
+
+/**
+ * The run's keywords, each once: claimed for the site, written from a SERP of the day (the site's own
+ * pull, or the shared cache's), else its shared SERP claimed for the day: won, reserved and posted (the
+ * site pays); claimed by another site's run, awaited (read from the cache once that run collected it).
+ */
 async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: RunState): Promise<void> {
   const { store, now, meter, serpQueue } = deps;
   const { site, depth, found, outcome, left, held } = run;
@@ -195,19 +232,11 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     day: message.day,
     runId,
   }));
-  const taken = await mapLimit(claims, CLAIMS_AT_ONCE, (claim) =>
-    store.ranks.claim(claim, now).then(
-      (won) => ({ won }),
-      (error: unknown) => ({ won: false, error }),
-    ),
+  const { won: claimed } = await claimEach(
+    claims,
+    (claim) => store.ranks.claim(claim, now),
+    (won) => mapLimit(won, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now)),
   );
-  const claimed = claims.filter((_c, i) => taken[i]?.won === true);
-  const refusedWrite = taken.find((t) => 'error' in t);
-  if (refusedWrite && 'error' in refusedWrite) {
-    // A claim that could not be written fails the run before anything is paid: the ones taken go back.
-    await mapLimit(claimed, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
-    throw refusedWrite.error;
-  }
   outcome.claimedAlready = claims.length - claimed.length;
 
   const fromStored = claimed.flatMap((claim) => {
@@ -221,7 +250,65 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     );
     outcome.fromStored = fromStored.length;
   }
-  const toPost = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
+  const unchecked = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
+  if (unchecked.length === 0) return;
+
+  const view: SiteView = {
+    site_id: siteId,
+    day: message.day,
+    depth,
+    site_domain: siteDomain,
+    competitors,
+    pages: [],
+  };
+  const viewOf = (checks: readonly RankClaim[]): SiteView => ({
+    ...view,
+    pages: pagesOfKeywords(
+      pages,
+      checks.map((c) => c.keyword),
+    ),
+  });
+  const cached = await sharedRankSerps(deps, unchecked, depth, message.day);
+  const answered = cached.flatMap(({ check, serp }) => (serp ? [{ check, serp }] : []));
+  if (answered.length > 0) {
+    await storeAnswers(deps, viewOf(answered.map((a) => a.check)), answered, true);
+    outcome.fromShared = answered.length;
+  }
+  const missed = cached.flatMap(({ check, serp }) => (serp ? [] : [check]));
+  const datum = (claim: RankClaim) => rankSerpDatum(claim, depth, claim.day);
+  /** Claims the run gives back: the site's, and (unless it may have posted them) the shared ones. */
+  const release = (checks: readonly RankClaim[], shared: boolean) =>
+    mapLimit(checks, CLAIMS_AT_ONCE, (claim) =>
+      Promise.all([
+        store.ranks.giveBack(claim, now),
+        shared ? store.shared.giveBack(datum(claim), runId, now) : undefined,
+      ]),
+    );
+  const theirs = await claimEach(
+    missed,
+    (claim) => store.shared.claim(datum(claim), runId, now),
+    async (won) => {
+      await mapLimit(won, CLAIMS_AT_ONCE, (claim) => store.shared.giveBack(datum(claim), runId, now));
+      await release(missed, false);
+    },
+  );
+  // Another site's run posts these: they are read from the shared cache once it collected them.
+  for (const awaited of partsOf(theirs.lost, serpQueue.tasksPerPost))
+    await deps.enqueue(
+      'rank-collect',
+      {
+        ...viewOf(awaited),
+        tasks: [],
+        awaiting: {
+          run_id: runId,
+          checks: awaited.map(({ locale, keyword }) => ({ locale, keyword })),
+          ...(message.scopes ? { scopes: message.scopes } : {}),
+        },
+      },
+      serpQueue.readySeconds,
+    );
+  outcome.awaited = theirs.lost.length;
+  const toPost = theirs.won;
   if (toPost.length === 0) return;
 
   const unitUsd = deps.checkPriceUsd(depth);
@@ -231,18 +318,18 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   else if (unitUsd > 0)
     ({ ticket: held.ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
   const deferred = toPost.slice(affordable);
-  // Nothing was paid for these: their claims go back, for a rerun or the next due schedule.
-  await mapLimit(deferred, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
+  // Nothing was paid for these: their claims go back, for a rerun, another site, or the next due schedule.
+  await release(deferred, true);
   outcome.deferred = deferred.length;
   for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword));
 
   const posting = toPost.slice(0, affordable);
+  // The task is public: its tag is the SERP's identity, nothing of the site's.
   const task = (claim: RankClaim): SerpTask => ({
-    tag: `${siteId}|${claim.day}|${checkKey(claim.locale, claim.keyword)}`,
+    tag: `${claim.day}|${datum(claim).key}`,
     keyword: claim.keyword,
     locale: claim.locale,
     depth,
-    context: { siteDomain, competitors, day: claim.day, pages },
   });
   const chunks = partsOf(posting, serpQueue.tasksPerPost);
   for (const [i, chunk] of chunks.entries()) {
@@ -250,14 +337,17 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     try {
       answers = await serpQueue.post(chunk.map(task), meter);
     } catch (error) {
-      // The chunks not posted go back; this one too, unless it may have been posted (and paid for).
-      const unposted = [...(error instanceof UnknownOutcome ? [] : chunk), ...chunks.slice(i + 1).flat()];
-      await mapLimit(unposted, CLAIMS_AT_ONCE, (claim) => store.ranks.giveBack(claim, now));
+      // The chunks not posted go back; this one too, unless it may have been posted (and paid for): then
+      // the site keeps its claims (it never pays twice) and gives the shared ones back, so the sites
+      // awaiting them may post them.
+      const unknown = error instanceof UnknownOutcome;
+      await release([...(unknown ? [] : chunk), ...chunks.slice(i + 1).flat()], true);
+      if (unknown) await mapLimit(chunk, CLAIMS_AT_ONCE, (claim) => store.shared.giveBack(datum(claim), runId, now));
       throw error;
     }
     const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
     const posted: RankCollectMessage['tasks'] = [];
-    const refusedForGood: Array<{ locale: string; keyword: string; day: string; error: string }> = [];
+    const refusedForGood: Array<{ check: RankClaim; error: string }> = [];
     for (const answer of answers) {
       const claim = byTag.get(answer.tag);
       if (!claim) continue;
@@ -266,18 +356,22 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
         outcome.refused.push({ keyword: claim.keyword, error: answer.error });
         left.add(checkKey(claim.locale, claim.keyword));
         // Refused for now, not billed: a rerun may post it; refused for good, the day has no row, and says why.
-        if (answer.retryable) await store.ranks.giveBack(claim, now);
-        else refusedForGood.push({ locale: claim.locale, keyword: claim.keyword, day: claim.day, error: answer.error });
+        if (answer.retryable) await release([claim], true);
+        else refusedForGood.push({ check: claim, error: answer.error });
       }
     }
-    if (refusedForGood.length > 0) await store.ranks.fail(siteId, refusedForGood, now);
+    if (refusedForGood.length > 0) {
+      // The same task would be refused for every site: the sites awaiting it read why.
+      const answersOfDay = refusedForGood.map(({ check, error }) => ({
+        check,
+        serp: { value: { error }, fetched_at: now.toISOString(), data_source: serpQueue.name },
+      }));
+      await store.shared.putMany(answersOfDay.map(({ check, serp }) => ({ datum: datum(check), shared: serp })));
+      await storeAnswers(deps, view, answersOfDay, false);
+    }
     outcome.posted += posted.length;
     if (posted.length > 0)
-      await deps.enqueue(
-        'rank-collect',
-        { site_id: siteId, day: message.day, depth, site_domain: siteDomain, tasks: posted },
-        serpQueue.readySeconds,
-      );
+      await deps.enqueue('rank-collect', { ...viewOf(chunk), tasks: posted }, serpQueue.readySeconds);
   }
 }
 
@@ -293,81 +387,4 @@ function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
     items: serp.items,
     siteDomain,
   });
-}
-
-export interface RankCollectDeps {
-  store: Store;
-  serpQueue: SerpTaskQueue;
-  meter: Meter;
-  now: Date;
-}
-
-/**
- * What a collection did: rows stored, tasks not ready yet (the worker fails the message for them, so the
- * queue delivers it again after its visibility timeout), tasks that failed for good (no row that day:
- * the check is stored failed, with why).
- */
-export interface CollectOutcome {
-  stored: number;
-  pending: Array<{ keyword: string; reason: string }>;
-  failed: Array<{ keyword: string; error: string }>;
-}
-
-/**
- * Collects a post's tasks: those whose day has no row yet (a delivery again skips what an earlier one
- * stored, with one batch read), a few at a time; each ready one becomes its day's rank row, and, when
- * the day is today, the keyword's stored SERP (its latest pull).
- */
-export async function collectRankChecks(deps: RankCollectDeps, message: RankCollectMessage): Promise<CollectOutcome> {
-  const { store, serpQueue, meter, now } = deps;
-  const { site_id: siteId, day, depth } = message;
-  const states = await store.ranks.checksOn(siteId, message.tasks, day);
-  const open = message.tasks.filter((t) => states.get(checkKey(t.locale, t.keyword))?.state !== 'checked');
-  const collected = await mapLimit(open, COLLECTS_AT_ONCE, async (task) => ({
-    task,
-    answer: await serpQueue.collect(task.id, depth, meter),
-  }));
-  const checkedAt = now.toISOString();
-  const ready = collected.flatMap(({ task, answer }) =>
-    answer.status === 'ready' ? [{ task, items: answer.items }] : [],
-  );
-  await store.ranks.put(
-    siteId,
-    ready.map(({ task, items }) =>
-      rankRowOf({
-        keyword: task.keyword,
-        locale: task.locale,
-        day,
-        checkedAt,
-        dataSource: serpQueue.name,
-        depth,
-        items,
-        siteDomain: message.site_domain,
-      }),
-    ),
-  );
-  // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it.
-  if (day === utcDay(now))
-    await store.serps.putMany(
-      siteId,
-      ready.map(({ task, items }) => ({
-        keyword: task.keyword,
-        locale: task.locale,
-        fetched_at: checkedAt,
-        data_source: serpQueue.name,
-        items,
-      })),
-    );
-  const failed = collected.flatMap(({ task, answer }) =>
-    answer.status === 'failed' ? [{ keyword: task.keyword, locale: task.locale, day, error: answer.error }] : [],
-  );
-  // No SERP that day: the day has no row, and the history says why.
-  if (failed.length > 0) await store.ranks.fail(siteId, failed, now);
-  return {
-    stored: ready.length,
-    pending: collected.flatMap(({ task, answer }) =>
-      answer.status === 'pending' ? [{ keyword: task.keyword, reason: answer.reason }] : [],
-    ),
-    failed: failed.map(({ keyword, error }) => ({ keyword, error })),
-  };
 }

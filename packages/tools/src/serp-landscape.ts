@@ -7,8 +7,8 @@ import { resolveScope, scopeKeywordOf, type Scope } from './scope';
 import { scopeHistory } from './rank-history';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
-import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
-import { pullSerp, type SerpTarget } from './serp-pull';
+import { CACHED_TODAY, callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
+import { keptSerps, pullSerp, type SerpTarget } from './serp-pull';
 
 /* serp_landscape: a scope's keywords with their metrics and SERPs, and list, analyze and ideas at depth. */
 
@@ -100,10 +100,13 @@ async function listSerps(
   serps: Map<string, SerpRow>,
 ) {
   const { skipped, wanted } = serpPulls(selection, serps);
+  // Already fetched today for another site: the shared cache answers (spec §4.3: fetched keywords are skipped).
+  const kept = await keptSerps(ctx, wanted);
   let lastError: ProviderError | undefined;
   const outcomes = await mapLimit(wanted, SERP_CONCURRENCY, async (k) => {
+    const key = keywordUnique(k.locale, k.keyword);
     try {
-      serps.set(keywordUnique(k.locale, k.keyword), await pullSerp(ctx, k.keyword, k.locale, target));
+      serps.set(key, await pullSerp(ctx, k.keyword, k.locale, target, kept.get(key)));
       return true;
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
@@ -241,21 +244,30 @@ async function planSerpLandscape(ctx: ToolContext, input: SerpLandscapeInput, de
       selection,
       new Map(stored.map((row) => [keywordUnique(row.locale, row.keyword), row])),
     );
-    plan.calls.push(...callsOf(provider, 'serp_organic', wanted.length, serpPrice(LIMITS.serpDepth)));
+    const kept = await keptSerps(ctx, wanted);
+    const isKept = (k: ScopeKeyword) => kept.has(keywordUnique(k.locale, k.keyword));
+    const pulled = wanted.filter((k) => !isKept(k));
+    plan.calls.push(...callsOf(provider, 'serp_organic', pulled.length, serpPrice(LIMITS.serpDepth)));
     plan.free.push(
       ...freeOf(
         'serp',
         skipped.map((k) => k.keyword),
         'a SERP is stored: list skips it (serp_keyword_refresh pulls one fresh)',
       ),
+      ...freeOf(
+        'serp',
+        wanted.filter(isKept).map((k) => k.keyword),
+        CACHED_TODAY,
+      ),
     );
     if (analyzed) {
       const { researched, over_cap } = analyzed;
-      const { done, inProcess, toQueue } = await planKeywordResearch(ctx, researched);
+      const { done, inProcess, shared, toQueue } = await planKeywordResearch(ctx, researched);
       plan.calls.push(...callsOf(ctx.researchSource, 'research_web', toQueue.length, deps.researchUsd('web')));
       plan.free.push(
         ...freeOf('research', done, 'researched in the last 7 days: answered from storage'),
         ...freeOf('research', inProcess, 'a queued job researches it already: the call collects it'),
+        ...freeOf('research', shared, 'researched for an identical request in the last day: the shared cache answers'),
       );
       if (over_cap.length > 0) plan.notes.push(`over the research cap, not researched: ${over_cap.join(', ')}`);
     }

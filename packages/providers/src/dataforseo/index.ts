@@ -111,6 +111,11 @@ export class DataForSeoKeywordData implements KeywordDataProvider {
     }
     return organicItems(serp.result, depth);
   }
+
+  /** A real SERP names every domain that ranks: each site sees it as it is. */
+  placeTracked(items: readonly SerpItem[]): SerpItem[] {
+    return [...items];
+  }
 }
 
 export { BACKLINK_ENDPOINTS, DataForSeoBacklinkData } from './backlinks';

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ProviderError, UnknownOutcome } from '../errors';
 import type { Meter } from '../meter';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
+import type { SerpItem } from '@cm/contract';
 import type { CollectedSerpTask, PostedSerpTask, SerpTask, SerpTaskQueue } from '../types';
 import { classify, classifyHttp, DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
 import { locationOf } from './locations';
@@ -24,6 +25,7 @@ const TASK_READY_SECONDS = 300;
 
 export class DataForSeoSerpQueue implements SerpTaskQueue {
   readonly name = DATAFORSEO;
+  readonly postEndpoint = TASK_POST;
   readonly tasksPerPost = TASKS_PER_POST;
   readonly readySeconds: number;
   private readonly client: DataForSeoClient;
@@ -115,5 +117,10 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
         : { status: 'failed', error: 'unreadable result' };
     }
     return { status: 'failed', error: message };
+  }
+
+  /** A real SERP names every domain that ranks: each site sees it as it is. */
+  placeTracked(items: readonly SerpItem[]): SerpItem[] {
+    return [...items];
   }
 }

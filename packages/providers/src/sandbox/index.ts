@@ -13,11 +13,14 @@ import type { Meter } from '../meter';
 import type { KeywordDataProvider, ResearchProvider, ResearchRequest, SerpContext } from '../types';
 import { sandboxFindings } from './research';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
-import { sandboxSerp } from './serp';
+import { placeTracked, sandboxSerp } from './serp';
 
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
 export { SandboxSerpQueue } from './serp-queue';
+
+/** A SERP pulled for no site: what every site is answered from. */
+const NO_SITE: SerpContext = { siteDomain: null, competitors: [] };
 
 /**
  * The offline provider: data derived deterministically from the inputs, in realistic ranges, always
@@ -52,15 +55,20 @@ export class SandboxKeywordData implements KeywordDataProvider {
     );
   }
 
-  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter, context: SerpContext): Promise<SerpItem[]> {
+  /** The public SERP: the keyword's well-known domains, no site placed (placeTracked places a site's). */
+  serpOrganic(keyword: string, locale: string, depth: number, meter: Meter): Promise<SerpItem[]> {
     const price = dataForSeoPrice(ENDPOINTS.serpOrganic, depth);
     return charge(
       meter,
       'serp_organic',
       price,
-      () => sandboxSerp(keyword, locale, depth, context),
+      () => sandboxSerp(keyword, locale, depth, NO_SITE),
       () => price,
     );
+  }
+
+  placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[] {
+    return placeTracked(items, keyword, locale, context);
   }
 }
 

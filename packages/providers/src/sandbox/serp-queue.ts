@@ -1,14 +1,19 @@
+import type { SerpItem } from '@cm/contract';
 import { rankCheckPrice } from '../prices';
 import type { Meter } from '../meter';
-import type { CollectedSerpTask, PostedSerpTask, SerpTask, SerpTaskQueue } from '../types';
+import type { CollectedSerpTask, PostedSerpTask, SerpContext, SerpTask, SerpTaskQueue } from '../types';
 import { charge, SANDBOX } from './charge';
 import { datedPlacement } from './dated-serp';
-import { sandboxSerp } from './serp';
+import { LIVE, placeTracked, sandboxSerp } from './serp';
 import { sandboxTaskId, sandboxTaskOf } from './serp-tasks.decoder';
 
-/** The sandbox's standard queue: its tasks are ready at once, their SERPs derived as the live one is, on the task's day. */
+/** The public SERP a task is answered with: no site placed in it (placeTracked places one). */
+const NO_SITE: SerpContext = { siteDomain: null, competitors: [] };
+
+/** The sandbox's standard queue: its tasks are ready at once, their SERPs the public ones a live pull derives. */
 export class SandboxSerpQueue implements SerpTaskQueue {
   readonly name = SANDBOX;
+  readonly postEndpoint = 'serp_task_post';
   readonly tasksPerPost = 100;
   readonly readySeconds = 0;
 
@@ -20,7 +25,7 @@ export class SandboxSerpQueue implements SerpTaskQueue {
       posted.push(
         await charge(
           meter,
-          'serp_task_post',
+          this.postEndpoint,
           price,
           () => ({ tag: task.tag, id: sandboxTaskId(task) }),
           () => price,
@@ -33,11 +38,21 @@ export class SandboxSerpQueue implements SerpTaskQueue {
   collect(id: string, depth: number): Promise<CollectedSerpTask> {
     const task = sandboxTaskOf(id);
     if (!task) return Promise.resolve({ status: 'failed', error: `no sandbox task ${id.slice(0, 40)}` });
-    const { keyword, locale, siteDomain, competitors, day, pages } = task;
-    const placement = day === undefined ? undefined : datedPlacement(day, siteDomain, pages);
     return Promise.resolve({
       status: 'ready',
-      items: sandboxSerp(keyword, locale, Math.min(depth, task.depth), { siteDomain, competitors }, placement),
+      items: sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), NO_SITE),
     });
+  }
+
+  /** The site, its pages and its competitors placed on the check's day, their positions moving from day to day. */
+  placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[] {
+    const { day, siteDomain, pages } = context;
+    return placeTracked(
+      items,
+      keyword,
+      locale,
+      context,
+      day === undefined ? LIVE : datedPlacement(day, siteDomain, pages),
+    );
   }
 }

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import type { SerpTask } from '../types';
 
 /*
- * The sandbox's standard queue keeps nothing: a task's id is the task itself (its keyword, locale, depth
- * and what the sandbox places in its SERP), so collecting it derives the same SERP, offline, on any machine.
+ * The sandbox's standard queue keeps nothing: a task's id is the task itself (its keyword, locale and
+ * depth), so collecting it derives the same public SERP, offline, on any machine.
  */
 
 const ID_PREFIX = 'sandbox-';
@@ -12,32 +12,12 @@ const TaskOfId = z.object({
   keyword: z.string(),
   locale: z.string(),
   depth: z.int(),
-  siteDomain: z.nullable(z.string()),
-  competitors: z.array(z.string()),
-  day: z.optional(z.string()),
-  pages: z.optional(z.array(z.object({ url: z.string(), keywords: z.array(z.string()) }))),
 });
 type TaskOfId = z.infer<typeof TaskOfId>;
 
 /** A task's id: the task, as base64url JSON (its tag left out: the answer matches it to its task). */
 export function sandboxTaskId(task: SerpTask): string {
-  const { siteDomain, competitors, day, pages } = task.context;
-  const kept: TaskOfId = {
-    keyword: task.keyword,
-    locale: task.locale,
-    depth: task.depth,
-    siteDomain,
-    competitors: [...competitors],
-    ...(day === undefined ? {} : { day }),
-    // Only the pages that target this keyword: the sandbox places no other.
-    ...(pages
-      ? {
-          pages: pages
-            .filter((p) => p.keywords.includes(task.keyword))
-            .map((p) => ({ ...p, keywords: [task.keyword] })),
-        }
-      : {}),
-  };
+  const kept: TaskOfId = { keyword: task.keyword, locale: task.locale, depth: task.depth };
   return `${ID_PREFIX}${Buffer.from(JSON.stringify(kept), 'utf8').toString('base64url')}`;
 }
 

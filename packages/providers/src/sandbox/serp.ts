@@ -66,10 +66,39 @@ export interface Placement {
 export const resultUrl = (keyword: string, domain: string): string => `https://www.${domain}/${slugOf(keyword)}`;
 
 /** The live SERP's placement (list, a refresh): the same wherever and whenever it is pulled. */
-const LIVE: Placement = {
+export const LIVE: Placement = {
   position: (keyword, locale, domain, share, depth) => sandboxRank(`${locale}\n${keyword}`, domain, share, depth),
   url: resultUrl,
 };
+
+/** The positions of the site and its competitors in a top `depth`, as `placement` places them (a later one taking the next free place). */
+function trackedPositions(
+  keyword: string,
+  locale: string,
+  depth: number,
+  context: Pick<SerpContext, 'siteDomain' | 'competitors'>,
+  placement: Placement,
+): Map<number, string> {
+  const byPosition = new Map<number, string>();
+  const tracked = [
+    ...(context.siteDomain ? [[context.siteDomain, SITE_SHARE] as const] : []),
+    ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
+  ];
+  for (const [domain, share] of tracked) {
+    let position = placement.position(keyword, locale, domain, share, depth);
+    while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
+    if (position !== null) byPosition.set(position, domain);
+  }
+  return byPosition;
+}
+
+/** A result of a tracked domain the sandbox places. */
+const placedItem = (keyword: string, domain: string, position: number, url: string): SerpItem => ({
+  position,
+  domain,
+  url,
+  title: titleOf(keyword, domain),
+});
 
 /**
  * A top-`depth` organic SERP derived from the keyword and locale, with the site's domain and its
@@ -82,25 +111,15 @@ export function sandboxSerp(
   context: SerpContext,
   placement: Placement = LIVE,
 ): SerpItem[] {
-  const byPosition = new Map<number, string>();
-  const tracked = [
-    ...(context.siteDomain ? [[context.siteDomain, SITE_SHARE] as const] : []),
-    ...context.competitors.map((c) => [c, COMPETITOR_SHARE] as const),
-  ];
-  for (const [domain, share] of tracked) {
-    let position = placement.position(keyword, locale, domain, share, depth);
-    while (position !== null && byPosition.has(position)) position = position < depth ? position + 1 : null;
-    if (position !== null) byPosition.set(position, domain);
-  }
-  const placed = new Set(tracked.map(([d]) => d));
+  const byPosition = trackedPositions(keyword, locale, depth, context, placement);
+  const placed = new Set([...(context.siteDomain ? [context.siteDomain] : []), ...context.competitors]);
   const fill = shuffled(DOMAINS, `${locale}\n${keyword}`).filter((d) => !placed.has(d));
   const items: SerpItem[] = [];
   let filled = 0;
   for (let position = 1; position <= depth; position++) {
     const placedHere = byPosition.get(position);
     if (placedHere !== undefined) {
-      const url = placement.url(keyword, placedHere);
-      items.push({ position, domain: placedHere, url, title: titleOf(keyword, placedHere) });
+      items.push(placedItem(keyword, placedHere, position, placement.url(keyword, placedHere)));
       continue;
     }
     // Past the well-known domains (a top 50 or deeper), they rank again with further pages, as deep SERPs do.
@@ -111,4 +130,37 @@ export function sandboxSerp(
     items.push({ position, domain, url, title: titleOf(keyword, domain) });
   }
   return items;
+}
+
+/**
+ * A public SERP (the same for every site) as a site sees it in the sandbox, which knows no real
+ * rankings: the site's domain and its competitors placed where the live SERP would place them, the
+ * public results moved down around them in their order (`placement`: a rank check's, of its day). A
+ * tracked domain the public SERP has already keeps its place there. A real SERP needs none of this: it
+ * names every domain that ranks.
+ */
+export function placeTracked(
+  items: readonly SerpItem[],
+  keyword: string,
+  locale: string,
+  context: Pick<SerpContext, 'siteDomain' | 'competitors'>,
+  placement: Placement = LIVE,
+): SerpItem[] {
+  const present = new Set(items.map((item) => item.domain));
+  const absent = (domain: string) => !present.has(domain);
+  const byPosition = trackedPositions(
+    keyword,
+    locale,
+    items.length,
+    {
+      siteDomain: context.siteDomain !== null && absent(context.siteDomain) ? context.siteDomain : null,
+      competitors: context.competitors.filter(absent),
+    },
+    placement,
+  );
+  // The public results keep their order; the last ones are pushed out of the top by the placed domains.
+  const view = items.slice(0, items.length - byPosition.size);
+  for (const [position, domain] of [...byPosition].sort(([a], [b]) => a - b))
+    view.splice(position - 1, 0, placedItem(keyword, domain, position, placement.url(keyword, domain)));
+  return view.map((item, i) => ({ ...item, position: i + 1 }));
 }

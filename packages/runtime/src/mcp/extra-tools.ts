@@ -1,12 +1,12 @@
 import type * as z from 'zod/mini';
-import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/contract';
+import { FindPagesInput, GetJobInput, MonitoringToolInput, UsageQuery, type McpExtraTool } from '@cm/contract';
 import { siteRoot } from '@cm/core';
 import { findPages, type ListingReader } from '@cm/publishing';
 import { pagesBaseUrlOf, validate } from '../http';
 import { decodePageList } from './replies.decoder';
 import { callRoute, readJob, routeEvent, type Caller, type Json } from './route-calls';
 
-/* The tools only MCP has: get_job, get_usage and find_pages, each on the route functions REST calls. */
+/* The tools only MCP has: get_job, get_usage, find_pages and monitoring, each on the route functions REST calls. */
 
 const parse = <S extends z.ZodMiniType>(schema: S, args: Json): z.output<S> => validate(schema, args, 'body');
 
@@ -39,9 +39,18 @@ const searchPages = (caller: Caller, args: Json) => {
   return findPages(parse(FindPagesInput, args), readListing, root);
 };
 
+/** monitoring: GET /v1/monitoring, or PUT with competitors_paused. */
+const monitoring = (caller: Caller, args: Json) => {
+  const input = parse(MonitoringToolInput, args);
+  return input.competitors_paused === undefined
+    ? callRoute('usage', routeEvent(caller, 'GET', '/v1/monitoring', 'GET /v1/monitoring', {}))
+    : callRoute('usage', routeEvent(caller, 'PUT', '/v1/monitoring', 'PUT /v1/monitoring', { body: input }));
+};
+
 /** Each MCP-only tool's call. */
 export const EXTRA_TOOL_CALLS: Record<McpExtraTool, (caller: Caller, args: Json) => Promise<Json>> = {
   get_job: getJob,
   get_usage: getUsage,
   find_pages: searchPages,
+  monitoring,
 };

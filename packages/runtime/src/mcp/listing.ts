@@ -13,6 +13,8 @@ import {
   UsageQuery,
   UsageReport,
   BudgetView,
+  MonitoringToolInput,
+  MonitoringToolResult,
   isJsonObject,
   MCP_EXTRA_TOOLS,
   MCP_APPS,
@@ -89,6 +91,12 @@ const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniT
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
     input: FindPagesInput,
     result: FindPagesResult,
+  },
+  monitoring: {
+    description:
+      "What the site's daily monitoring costs a month, per domain. competitors_paused: true pauses its competitors' monitoring (only its own domain stays), false resumes it.",
+    input: MonitoringToolInput,
+    result: MonitoringToolResult,
   },
 };
 

@@ -1,16 +1,34 @@
 import { ApiError } from '@cm/contract';
-import { normalizedResearchQuery } from '@cm/core';
+import { researchJobQuery } from '@cm/core';
 import type { ToolContext } from '../context';
 import { queryStates, queueClaimedJob } from './claims';
 import { findingsOf, isEnded } from './jobs';
 import { expireLapsed, hasLapsed } from './leases';
-import type { Job } from '@cm/store';
+import type { Job, ResearchJobInput } from '@cm/store';
+import { researchFromShared, sharedResearch } from './shared';
 import { nextPoll } from './waiting';
 
 /* serp_landscape analyze's research: a web job per keyword, queued once however many callers ask. */
 
 /** analyze researches each keyword as a web query of its own. */
-const keywordResearchQuery = (keyword: string) => normalizedResearchQuery('web', keyword, null);
+const keywordJob = (keyword: string): ResearchJobInput => ({
+  mode: 'web',
+  query: keyword,
+  question: null,
+  page_id: null,
+});
+const keywordResearchQuery = (keyword: string) => researchJobQuery(keywordJob(keyword));
+
+/** The keywords' findings any site's job fetched within the shared window ({@link sharedResearch}), by keyword. */
+async function sharedByKeyword(ctx: ToolContext, keywords: readonly string[]) {
+  const shared = await sharedResearch(ctx, keywords.map(keywordResearchQuery));
+  return new Map(
+    keywords.flatMap((k) => {
+      const found = shared.get(keywordResearchQuery(k));
+      return found ? [[k, found] as const] : [];
+    }),
+  );
+}
 
 /**
  * Web research for each keyword (analyze): stored research of the last week answers at once; a
@@ -38,8 +56,8 @@ async function researchStates(ctx: ToolContext, keywords: readonly string[]) {
 
 /**
  * What analyze's research of these keywords would do now, read only: the keywords researched recently
- * (free), those a live job researches (free: the call joins it), and those it would queue (a job each;
- * a claim whose job's lease lapsed is queued anew, as the run does).
+ * (free), those a live job researches (free: the call joins it), those the shared cache answers (free),
+ * and those it would queue (a job each; a claim whose job's lease lapsed is queued anew, as the run does).
  */
 export async function planKeywordResearch(ctx: ToolContext, keywords: readonly string[]) {
   const { isDone, isInProcess, pendingJobOf } = await researchStates(ctx, keywords);
@@ -52,10 +70,13 @@ export async function planKeywordResearch(ctx: ToolContext, keywords: readonly s
   );
   const now = Date.now();
   const lapsed = new Set(claimed.filter((_k, i) => hasLapsedJob(jobs[i] ?? null, now)));
+  const unanswered = keywords.filter((k) => (!isDone(k) && !isInProcess(k)) || lapsed.has(k));
+  const shared = await sharedByKeyword(ctx, unanswered);
   return {
     done: keywords.filter(isDone),
     inProcess: claimed.filter((k) => !lapsed.has(k)),
-    toQueue: keywords.filter((k) => (!isDone(k) && !isInProcess(k)) || lapsed.has(k)),
+    shared: unanswered.filter((k) => shared.has(k)),
+    toQueue: unanswered.filter((k) => !shared.has(k)),
   };
 }
 
@@ -85,18 +106,22 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
   );
   if (lapsed.some(Boolean)) states = await read();
 
-  const toQueue = keywords.filter((k) => !isDone(k) && !isInProcess(k));
+  const unanswered = keywords.filter((k) => !isDone(k) && !isInProcess(k));
   // A keyword the budget has no room for is listed as failed, with why; the rest of the call stands.
   const refused = new Map<string, { code: string; message: string }>();
-  if (toQueue.length > 0) {
-    await Promise.all(
-      toQueue.map((keyword) =>
+  if (unanswered.length > 0) {
+    // A keyword any site researched within the shared window is the site's research now, with no job.
+    const shared = await sharedByKeyword(ctx, unanswered);
+    const toQueue = unanswered.filter((k) => !shared.has(k));
+    await Promise.all([
+      ...[...shared].map(([k, found]) => researchFromShared(ctx, keywordJob(k), keywordResearchQuery(k), found)),
+      ...toQueue.map((keyword) =>
         queueKeywordResearch(ctx, keyword, staleBefore).catch((error: unknown) => {
           if (!(error instanceof ApiError) || error.code !== 'budget_exceeded') throw error;
           refused.set(keyword, { code: error.code, message: error.message });
         }),
       ),
-    );
+    ]);
     states = await read();
   }
   const jobIds = new Map<string, string>();
@@ -144,10 +169,5 @@ export async function researchKeywords(ctx: ToolContext, keywords: readonly stri
 
 /** Queues the keyword's research under its query's claim, with a place if one is free, or else to wait for one. */
 async function queueKeywordResearch(ctx: ToolContext, keyword: string, staleBefore: string): Promise<void> {
-  await queueClaimedJob(
-    ctx,
-    'serp_landscape',
-    { mode: 'web', query: keyword, question: null, page_id: null },
-    { staleBefore, waitForPlace: true },
-  );
+  await queueClaimedJob(ctx, 'serp_landscape', keywordJob(keyword), { staleBefore, waitForPlace: true });
 }

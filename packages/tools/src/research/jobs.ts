@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResearchMessage } from '@cm/contract';
-import type { Job, ResearchJobInput, StoredResearch } from '@cm/store';
+import { researchTerms } from '@cm/core';
+import type { Job, ResearchJobInput, Store, StoredResearch } from '@cm/store';
 import type { ToolContext } from '../context';
 
 /* A research job: its id and input, how it and its findings show, and how one is queued with its reservation. */
@@ -14,6 +15,10 @@ export const findingsOf = (record: StoredResearch) => ({
   opinions: record.opinions,
   sources: record.sources,
 });
+
+/** Stores a site's research under its query (`queryKey`), indexed for recall by the words of its query and question. */
+export const storeResearch = (store: Store, siteId: number, record: StoredResearch, queryKey: string) =>
+  store.research.put(siteId, record, researchTerms(`${record.query} ${record.question ?? ''}`), queryKey);
 
 /** A job as GET /v1/jobs and a waiting research call show it. */
 export function jobView(job: Job) {

@@ -1,8 +1,8 @@
 import { keywordSeeds, normalizeKeyword, type ResearchInput } from '@cm/contract';
 import { pageKeywords, rowOrNotFound, siteOf, type ToolContext } from '../context';
 import { upsertKeywords } from '../keywords';
-import { keywordMetricsPrice } from '@cm/providers';
-import { callsOf, type ToolPlan } from '../plan';
+import { metricsOf, planMetrics, uniqueOf } from '../keyword-metrics';
+import type { ToolPlan } from '../plan';
 
 /* research's keywords mode: answered at once, with no job. */
 
@@ -20,16 +20,13 @@ export async function decideKeywordResearch(ctx: ToolContext, input: ResearchInp
   };
 }
 
-/** keywords mode with estimate: true: one metrics call of the seeds (always pulled fresh). */
+/** The seeds as metrics targets, in the site's locale. */
+const targetsOf = (seeds: readonly string[], locale: string) => seeds.map((keyword) => ({ keyword, locale }));
+
+/** keywords mode with estimate: true: one metrics call of the seeds the shared cache has no answer of today. */
 export async function planKeywordResearch(ctx: ToolContext, input: ResearchInput): Promise<ToolPlan> {
-  const { seeds } = await decideKeywordResearch(ctx, input);
-  const provider = ctx.keywordData.name;
-  return {
-    data_source: provider,
-    calls: callsOf(provider, 'keyword_metrics', 1, keywordMetricsPrice(seeds.length)),
-    free: [],
-    notes: [],
-  };
+  const { site, seeds } = await decideKeywordResearch(ctx, input);
+  return { data_source: ctx.keywordData.name, ...(await planMetrics(ctx, targetsOf(seeds, site.locale))), notes: [] };
 }
 
 /**
@@ -38,9 +35,10 @@ export async function planKeywordResearch(ctx: ToolContext, input: ResearchInput
  */
 export async function keywordResearch(ctx: ToolContext, input: ResearchInput) {
   const { site, seeds, pageNamed } = await decideKeywordResearch(ctx, input);
-  const metrics = await ctx.keywordData.keywordMetrics(seeds, site.locale, ctx.meter);
+  // The spec orders keywords mode no fresh pull (get_keywords it does): the day's answers of any site serve.
+  const metrics = await metricsOf(ctx, targetsOf(seeds, site.locale));
   const keywords = seeds.map((keyword) => {
-    const m = metrics.get(keyword);
+    const m = metrics.get(uniqueOf({ keyword, locale: site.locale }));
     return {
       keyword,
       volume: m?.volume ?? 0,

@@ -7,6 +7,7 @@ import { findingsOf, isEnded } from './jobs';
 import { planKeywordResearch, keywordResearch } from './keywords-mode';
 import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from '../plan';
 import { expireLapsed } from './leases';
+import { researchFromShared, sharedResearch } from './shared';
 import { urlRefusal } from './url-refusal';
 import { awaitJob, nextPoll } from './waiting';
 
@@ -67,8 +68,8 @@ const storedReply = (record: StoredResearch) => ({
 
 /**
  * What a web, reddit or url call does: a URL refused before any work; then the query's state: its
- * research of the last RECENT_RESEARCH_MS, or the job researching it now. Its run and its estimate
- * both start here.
+ * research of the last RECENT_RESEARCH_MS, or the job researching it now, or else findings of the same
+ * query that any site's job fetched in the last SHARED_RESEARCH_MS. Its run and its estimate both start here.
  */
 async function decideJobResearch(ctx: ToolContext, input: ResearchInput & { mode: JobMode }) {
   const { mode } = input;
@@ -83,7 +84,9 @@ async function decideJobResearch(ctx: ToolContext, input: ResearchInput & { mode
   };
   const query = researchJobQuery(job);
   const states = await queryStates(ctx, [query]);
-  return { job, query, states, recent: await recentResearch(ctx, states, query) };
+  const recent = await recentResearch(ctx, states, query);
+  const shared = recent || states.isInProcess(query) ? null : ((await sharedResearch(ctx, [query])).get(query) ?? null);
+  return { job, query, states, recent, shared };
 }
 
 /** The query's research of the last RECENT_RESEARCH_MS, if any. */
@@ -94,10 +97,10 @@ async function recentResearch(ctx: ToolContext, states: QueryStates, query: stri
 
 const isJobInput = (input: ResearchInput): input is ResearchInput & { mode: JobMode } => isJobMode(input.mode);
 
-/** research with estimate: true: keywords mode's metrics call, or one research job unless storage answers or a job is researching it. */
+/** research with estimate: true: keywords mode's metrics call, or one research job unless storage or the shared cache answers, or a job is researching it. */
 async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDeps): Promise<ToolPlan> {
   if (!isJobInput(input)) return planKeywordResearch(ctx, input);
-  const { job, query, states, recent } = await decideJobResearch(ctx, input);
+  const { job, query, states, recent, shared } = await decideJobResearch(ctx, input);
   const provider = ctx.researchSource;
   if (recent)
     return {
@@ -107,6 +110,17 @@ async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDe
         'research',
         [input.seed],
         `researched ${recent.created_at}: a repeated query is answered from storage`,
+      ),
+      notes: [],
+    };
+  if (shared)
+    return {
+      data_source: shared.data_source,
+      calls: [],
+      free: freeOf(
+        'research',
+        [input.seed],
+        `researched ${shared.fetched_at} for an identical request: answered from the shared cache`,
       ),
       notes: [],
     };
@@ -127,14 +141,17 @@ async function planResearch(ctx: ToolContext, input: ResearchInput, deps: PlanDe
 
 /**
  * A web, reddit or url call: the query's recent research from storage; else the job researching the
- * same query now, joined (no place, no reservation, no provider call of its own); else a job of its
- * own, queued under the query's claim with a place under the cap (429 when none is free). The claim
- * is one conditional write, so of identical calls at once one queues and the others join.
+ * same query now, joined (no place, no reservation, no provider call of its own); else findings shared
+ * by any site's job of the last day, stored as the site's own research (no place, no provider call, a
+ * $0 `cached` ledger line); else a job of its own, queued under the query's claim with a place under
+ * the cap (429 when none is free). The claim is one conditional write, so of identical calls at once
+ * one queues and the others join.
  */
 async function researchRun(ctx: ToolContext, input: ResearchInput) {
   if (!isJobInput(input)) return keywordResearch(ctx, input);
-  const { job, query, recent, ...plan } = await decideJobResearch(ctx, input);
+  const { job, query, recent, shared, ...plan } = await decideJobResearch(ctx, input);
   if (recent) return storedReply(recent);
+  if (shared) return storedReply(await researchFromShared(ctx, job, query, shared));
   const deadline = Date.now() + input.wait_ms;
   const collect = async (jobId: string, joined: boolean) => {
     const ended = await awaitJob(ctx.store, jobId, ctx.siteId, Math.max(0, deadline - Date.now()));

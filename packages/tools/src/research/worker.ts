@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ResearchMessage } from '@cm/contract';
-import { researchJobQuery, researchTerms } from '@cm/core';
+import { researchJobQuery } from '@cm/core';
 import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@cm/providers';
 import type { Store, StoredResearch } from '@cm/store';
 import type { SiteBudget } from '../budget';
 import type { ToolContext } from '../context';
 import { admitWaiting } from './admission';
-import { findingsOf, isEnded } from './jobs';
+import { findingsOf, isEnded, storeResearch } from './jobs';
+import { shareResearch } from './shared';
 
 /* The research worker: runs a queued job, which has a place (a lease) under the cap, stores its findings and ends it. */
 
@@ -79,7 +80,9 @@ export async function runResearchJob(
       created_at: new Date().toISOString(),
       ...findings,
     };
-    await store.research.put(job.site_id, record, researchTerms(`${input.query} ${input.question ?? ''}`), queryKey);
+    await storeResearch(store, job.site_id, record, queryKey);
+    // The provider's answer serves identical research of every site for a day (this site's own, for 7).
+    await shareResearch(store, queryKey, findings, { fetched_at: record.created_at, data_source: record.data_source });
     outcome = { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } };
   }
   // The reservation made when the job was accepted becomes what its calls were billed, before the job

@@ -1,0 +1,80 @@
+import { UsageStore } from '@cm/store';
+import { simulateDay, type Day, type Workload } from '../../bench/bill/day';
+import { DAYS_A_MONTH, monthOf } from '../../bench/bill/model';
+import type { StackShape } from '../../bench/bill/template';
+import { FUNCTION_ENTRIES } from '../../infra/bundling';
+import { MEMORY_MB } from '../../infra/memory';
+import { startTestStack } from '../helpers/local';
+
+/*
+ * The bill (npm run bill) is held to the code: it reads the provider calls from the sites' ledger of a
+ * simulated day through the real handlers, so one more provider call a day in monitoring moves a
+ * month's bill by that call's price × 30 × the sites it is scaled to, and nothing else moves it.
+ */
+
+/** The issue's workload, small: a day of 10 sites (one niche) runs in seconds. */
+const SMALL: Workload = { name: 'small', competitors: 2, keywords: 2, research: 1, publishes: 1, views: 1 };
+const SITES = 10;
+const AT = 1_000;
+/** The price of the call added to monitoring. */
+const EXTRA_USD = 0.25;
+
+/** The template's functions as infra/memory.ts sizes them, and no monthly resources: the providers are under test here. */
+const SHAPE: StackShape = {
+  functions: Object.fromEntries(
+    FUNCTION_ENTRIES.map((id) => [id, { memoryMb: MEMORY_MB[id], arm: true }]),
+  ) as StackShape['functions'],
+  onDemand: true,
+  pitr: true,
+  backups: [{ keepDays: 35, perMonth: 30 }],
+  webAcls: [],
+  alarmMetrics: 0,
+  dashboards: 0,
+  customMetrics: 0,
+  secrets: 0,
+};
+
+async function day(): Promise<Day> {
+  const t = await startTestStack({ env: { SANDBOX_LIST_PRICES: '1', SANDBOX_RESEARCH_MS: '10' } });
+  try {
+    return await simulateDay(t, SITES, SMALL);
+  } finally {
+    await t.stop();
+  }
+}
+
+afterEach(() => jest.restoreAllMocks());
+
+it(`a provider call a day added to monitoring moves the month at ${AT} sites by its price × ${DAYS_A_MONTH} days × each site`, async () => {
+  const beforeDay = await day();
+  const before = monthOf(beforeDay, SHAPE, AT);
+
+  // Each monitoring run records one more paid call: the ledger, which the bill reads, has it as the code wrote it.
+  const record = UsageStore.prototype.record;
+  let added = 0;
+  jest.spyOn(UsageStore.prototype, 'record').mockImplementation(function (this: UsageStore, siteId, tool, calls, at) {
+    if (tool !== 'monitor') return record.call(this, siteId, tool, calls, at);
+    added++;
+    return record.call(
+      this,
+      siteId,
+      tool,
+      [...calls, { provider: 'sandbox', endpoint: 'one_more_call', cost_usd: EXTRA_USD, simulated: true }],
+      at,
+    );
+  });
+  const afterDay = await day();
+  const after = monthOf(afterDay, SHAPE, AT);
+
+  expect([beforeDay.failedDeliveries, afterDay.failedDeliveries]).toEqual([0, 0]);
+  expect(added).toBe(SITES);
+  const rise = EXTRA_USD * DAYS_A_MONTH * AT;
+  const line = (bill: typeof before, tool: string) => bill.lines.find((l) => l.service === tool)!.usd;
+  expect(line(after, 'monitor') - line(before, 'monitor')).toBeCloseTo(rise, 6);
+  expect(line(after, 'rank_tracking')).toBeCloseTo(line(before, 'rank_tracking'), 6);
+  expect(line(after, 'research')).toBeCloseTo(line(before, 'research'), 6);
+  expect(after.providerUsd - before.providerUsd).toBeCloseTo(rise, 6);
+  // The total moves by the call, give or take what AWS's share of the two runs differs by (their measured milliseconds).
+  expect(Math.abs(after.totalUsd - before.totalUsd - rise)).toBeLessThan(Math.max(after.awsUsd, before.awsUsd));
+  expect(after.monitoringAndRanksPerSiteUsd - before.monitoringAndRanksPerSiteUsd).toBeCloseTo(rise / AT, 6);
+}, 120_000);

@@ -1,0 +1,40 @@
+import { Meter, SandboxKeywordData, SandboxSerpQueue } from '@cm/providers';
+
+/* The sandbox's standard queue: public tasks, and each site placed in their SERP as it sees it. */
+
+const queue = new SandboxSerpQueue();
+const site = { siteDomain: 'site.example.com', competitors: ['rival.example.com'] };
+
+it("answers a task with the public SERP (no site in it, nothing of a site's in its id), the live pull's", async () => {
+  const [posted] = await queue.post([{ tag: 't', keyword: 'trail shoes', locale: 'US/en', depth: 20 }], new Meter());
+  expect(posted).toMatchObject({ tag: 't', id: expect.stringMatching(/^sandbox-/) });
+  const answer = await queue.collect(posted && 'id' in posted ? posted.id : '', 20);
+  const live = await new SandboxKeywordData().serpOrganic('trail shoes', 'US/en', 20, new Meter());
+  expect(answer).toEqual({ status: 'ready', items: live });
+});
+
+it('places a site in a SERP on its check day as the dated checks move it, and as a live pull without a day', async () => {
+  const keywords = Array.from({ length: 30 }, (_v, i) => `trail shoes ${i}`);
+  const data = new SandboxKeywordData();
+  const placed = await Promise.all(
+    keywords.map(async (keyword) => {
+      const items = await data.serpOrganic(keyword, 'US/en', 20, new Meter());
+      return {
+        live: data.placeTracked(items, keyword, 'US/en', site),
+        undated: queue.placeTracked(items, keyword, 'US/en', site),
+        day1: queue.placeTracked(items, keyword, 'US/en', { ...site, day: '2031-06-02' }),
+        day2: queue.placeTracked(items, keyword, 'US/en', { ...site, day: '2031-06-20' }),
+      };
+    }),
+  );
+  for (const { live, undated } of placed) expect(undated).toEqual(live);
+  // The dated checks move the site from day to day, on some keywords at least.
+  expect(placed.some(({ day1, day2 }) => JSON.stringify(day1) !== JSON.stringify(day2))).toBe(true);
+});
+
+it('fails a task whose id it never gave, for good', async () => {
+  expect(await queue.collect('sandbox-not-json', 20)).toEqual({
+    status: 'failed',
+    error: expect.stringContaining('no sandbox task'),
+  });
+});
