@@ -72,8 +72,10 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'research-worker': { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
   // Claims each domain's run, then writes its snapshots and ledger lines.
   'monitor-worker': { table: 'readWrite', sendsTo: ['budget-warning'] },
-  // Reads a block of sites (BatchGetItem) and sends their monitoring messages, and their rank checks'.
-  'monitor-plan-worker': { table: 'read', sendsTo: ['monitor', 'rank'] },
+  // Reads a block of sites (BatchGetItem) and their competitors, claims and keeps the domains' daily
+  // numbers (shared items, the paying sites' ledger lines and budgets), and sends their monitoring
+  // messages, and their rank checks'.
+  'monitor-plan-worker': { table: 'readWrite', sendsTo: ['monitor', 'rank', 'budget-warning'] },
   // Claims a site's checks of the day, posts them (their ledger lines), and queues their collection.
   'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect', 'budget-warning'] },
   // Collects a site's checks into its rank rows (and today's SERP rows); it queues the site's run again
@@ -95,6 +97,7 @@ export const DATAFORSEO_READERS: readonly FunctionId[] = [
   'serp-keyword-refresh',
   'serp-backlinks',
   'monitor-worker',
+  'monitor-plan-worker',
   'rank-worker',
   'rank-collect-worker',
 ];

@@ -1,8 +1,19 @@
 import { MonitorPlanMessage } from '@cm/contract';
-import { enqueue, getStore, sqsWorker } from '@cm/runtime';
+import { enqueue, getBacklinkData, getConfig, getStore, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
 import { planMonitoring } from '@cm/tools';
 
-/** Reads a block of sites the daily schedule planned and queues each one's monitoring run. */
-export const handler = sqsWorker(MonitorPlanMessage, async (message) => {
-  await planMonitoring({ store: getStore(), enqueue }, message);
+/** Pays a block of sites' daily backlink numbers once across sites, in bulk, and queues each one's monitoring run. */
+export const handler = sqsWorker(MonitorPlanMessage, async (message, observation) => {
+  await planMonitoring(
+    {
+      store: getStore(),
+      enqueue,
+      backlinkData: await getBacklinkData(),
+      listPrices: getConfig().sandboxListPrices,
+      budgetOf: (siteId) => siteBudget(siteId, observation, enqueue),
+      queuedPriceUsd,
+      now: new Date(),
+    },
+    message,
+  );
 });

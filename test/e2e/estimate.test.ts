@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LIMITS, roundUsd, ToolEstimate } from '@cm/contract';
 import {
   backlinkLinksPrice,
-  backlinkProfilePrice,
+  monitorWorkPrice,
   keywordMetricsPrice,
   linkGapPrice,
   serpPrice,
@@ -143,14 +143,16 @@ describe('estimate: true', () => {
     expect(repeated).toMatchObject({ calls: [], total_usd: 0, free: [{ what: 'research', items: [web.seed] }] });
 
     const competitor = { domain: 'rival.example.com' };
+    const firstRun = monitorWorkPrice({ numbers: 1, trends: 1, details: 1, gaps: 0 });
     const adding = estimateOf((await site.tool('add_competitor', { ...competitor, estimate: true })).body);
     expect(adding.calls).toEqual([
       {
         provider: 'sandbox',
         endpoint: 'backlinks_profile',
         count: 2,
-        unit_usd: backlinkProfilePrice(),
-        total_usd: roundUsd(2 * backlinkProfilePrice()),
+        // A first run: its own bulk numbers, trend and detail, what queuing it reserves.
+        unit_usd: firstRun,
+        total_usd: roundUsd(2 * firstRun),
       },
       {
         provider: 'sandbox',

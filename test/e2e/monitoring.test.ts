@@ -1,10 +1,11 @@
 import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
-import { ProviderError, SandboxBacklinkData } from '@cm/providers';
+import { bulkNumbersPrice, Meter, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
+import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
-import { freeProfile } from '../helpers/monitoring-seed';
+import { freeDetail, freeNumbers, freeTrend } from '../helpers/monitoring-seed';
 
 /*
  * The daily monitoring schedule fans out (schedule → plan messages of 100 sites → a run per site), and
@@ -19,26 +20,39 @@ const t = useTestStack();
 beforeAll(() => fakeClock(Date.parse(`${new Date().toISOString().slice(0, 10)}T12:00:00.000Z`)));
 afterAll(() => jest.useRealTimers());
 
-const sandboxProfile = SandboxBacklinkData.prototype.profile;
-let profiles: jest.SpiedFunction<typeof sandboxProfile>;
+const sandbox = SandboxBacklinkData.prototype;
+const sandboxNumbers = sandbox.numbers;
+const sandboxDetail = sandbox.detail;
+let numbers: jest.SpiedFunction<SandboxBacklinkData['numbers']>;
+let trends: jest.SpiedFunction<SandboxBacklinkData['trend']>;
+let details: jest.SpiedFunction<SandboxBacklinkData['detail']>;
 let gaps: jest.SpiedFunction<SandboxBacklinkData['linkGap']>;
 beforeEach(() => {
-  profiles = jest.spyOn(SandboxBacklinkData.prototype, 'profile');
-  gaps = jest.spyOn(SandboxBacklinkData.prototype, 'linkGap');
+  numbers = jest.spyOn(sandbox, 'numbers');
+  trends = jest.spyOn(sandbox, 'trend');
+  details = jest.spyOn(sandbox, 'detail');
+  gaps = jest.spyOn(sandbox, 'linkGap');
 });
 afterEach(() => jest.restoreAllMocks());
 
-/** A profile at no cost in time: for tests of many runs, where the sandbox's own data would only take the machine. */
+/** Monitoring at no cost in time: for tests of many runs, where the sandbox's own data would only take the machine. */
 function quickProfiles() {
-  profiles.mockImplementation(freeProfile);
+  numbers.mockImplementation(freeNumbers);
+  trends.mockImplementation(freeTrend);
+  details.mockImplementation(freeDetail);
   gaps.mockImplementation((_site, _competitors, _limit, meter) => {
     meter.record({ provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 });
     return Promise.resolve([]);
   });
 }
 
-/** How many times the provider was asked for each domain's profile (and for each site domain's gap). */
-const profileCalls = (domain: string) => profiles.mock.calls.filter(([asked]) => asked === domain).length;
+/** How many times the provider was asked for each domain's numbers, trend and detail (and for each site domain's gap). */
+const numbersCalls = (domain: string) => numbers.mock.calls.filter(([asked]) => asked.includes(domain)).length;
+const paidCalls = (domain: string) => [
+  numbersCalls(domain),
+  trends.mock.calls.filter(([asked]) => asked === domain).length,
+  details.mock.calls.filter(([asked]) => asked === domain).length,
+];
 const gapCalls = (domain: string) => gaps.mock.calls.filter(([asked]) => asked === domain).length;
 
 /** A site with `competitors` active competitors, written through the store. */
@@ -62,14 +76,24 @@ type MonitoredSite = Awaited<ReturnType<typeof monitoredSite>>;
 const ledgerLines = async (siteId: number) =>
   (await t.store.usage.report(siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z')).calls;
 
-/** Each domain of each site was asked for once (the site's gap once too), and the ledger has exactly those calls. */
+/** The site's ledger lines of calls made for it (not answered from the shared cache). */
+const paidLines = async (siteId: number) => {
+  const report = await t.store.usage.report(siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+  return report.by_tool.reduce((sum, line) => sum + line.calls - (line.cached_calls ?? 0), 0);
+};
+
+/**
+ * Each domain of each site was asked for once (its numbers, trend and detail; the site's gap once too),
+ * and the ledger has exactly those calls: a line of each domain's numbers, trend and detail, and the gap.
+ * (A plan delivered again may add a $0 cached line of numbers the site paid for: docs/architecture.md#monitoring.)
+ */
 async function expectPaidOnce(sites: readonly MonitoredSite[]) {
   for (const site of sites) {
-    expect(site.domains.map((domain) => [domain, profileCalls(domain)])).toEqual(
-      site.domains.map((domain) => [domain, 1]),
+    expect(site.domains.map((domain) => [domain, ...paidCalls(domain)])).toEqual(
+      site.domains.map((domain) => [domain, 1, 1, 1]),
     );
     expect(gapCalls(site.domain)).toBe(site.rivals.length > 0 ? 1 : 0);
-    expect(await ledgerLines(site.siteId)).toBe(site.domains.length + (site.rivals.length > 0 ? 1 : 0));
+    expect(await paidLines(site.siteId)).toBe(3 * site.domains.length + (site.rivals.length > 0 ? 1 : 0));
   }
 }
 
@@ -106,9 +130,13 @@ describe('the daily schedule', () => {
     await t.stack.drain();
     await t.stack.runSchedule(tomorrow);
     await t.stack.drain();
-    // Today's run, and tomorrow's once: each domain paid for twice, the site's gap twice.
-    expect(site.domains.map(profileCalls)).toEqual([2, 2]);
-    expect(gapCalls(site.domain)).toBe(2);
+    // Today's run, and tomorrow's once: each domain's numbers paid for twice; the trend, taken once, is
+    // extended; the detail and the site's gap are a day old, not due again.
+    expect(site.domains.map(paidCalls)).toEqual([
+      [2, 1, 1],
+      [2, 1, 1],
+    ]);
+    expect(gapCalls(site.domain)).toBe(1);
     for (const domain of site.domains)
       expect((await t.store.backlinks.latest(site.siteId, domain))?.day).toBe(tomorrow.toISOString().slice(0, 10));
   });
@@ -120,22 +148,141 @@ describe('the daily schedule', () => {
     await t.stack.drain();
     await t.stack.runSchedule();
     await t.stack.drain();
-    expect([profileCalls(site.domain), profileCalls('first-rival.com'), gapCalls(site.domain)]).toEqual([1, 1, 1]);
+    expect([...paidCalls(site.domain), ...paidCalls('first-rival.com'), gapCalls(site.domain)]).toEqual([
+      1, 1, 1, 1, 1, 1, 1,
+    ]);
 
-    // A second competitor changes the site's gap: the site's domain is paid for once more, the first rival not.
+    // A second competitor changes the site's gap: the gap is paid for once more (the site's numbers come
+    // from the cache, its trend and detail are today's), the first rival not at all.
     await tool({ domain: 'second-rival.com' });
     await t.stack.drain();
     await t.stack.runSchedule();
     await t.stack.drain();
     expect([
-      profileCalls(site.domain),
-      profileCalls('first-rival.com'),
-      profileCalls('second-rival.com'),
+      ...paidCalls(site.domain),
+      ...paidCalls('first-rival.com'),
+      ...paidCalls('second-rival.com'),
       gapCalls(site.domain),
-    ]).toEqual([2, 1, 1, 2]);
+    ]).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 2]);
     const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
     expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
-    expect(await ledgerLines(site.siteId)).toBe(6);
+    // Three domains' numbers, trends and details, two gaps, and the site's numbers from the cache once.
+    expect(await ledgerLines(site.siteId)).toBe(12);
+    const usage = await t.store.usage.report(site.siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+    expect(usage.by_tool.find((line) => line.tool === 'monitor')).toMatchObject({ calls: 12, cached_calls: 1 });
+  });
+
+  it("pays a competitor two sites monitor once: the plan's bulk batch split evenly over its rows, each row charged to the first site that monitors it, the other's line cached at $0", async () => {
+    // Every site there is monitored today first, so the batch below is only the new sites' domains.
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const a = await monitoredSite('share-a', 0);
+    const b = await monitoredSite('share-b', 0);
+    const now = new Date().toISOString();
+    for (const site of [a, b])
+      await t.store.rows.insertMany(
+        site.siteId,
+        'cm_competitors',
+        [{ domain: 'shared-rival.com', active: true, added_at: now }],
+        now,
+      );
+    // The numbers at list prices, everything else free, so each site's bill is its rows' shares alone.
+    quickProfiles();
+    numbers.mockImplementation(function (this: SandboxBacklinkData, domains, meter) {
+      return sandboxNumbers.call(this, domains, meter);
+    });
+    await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
+      await t.stack.runSchedule();
+      await t.stack.drain();
+    });
+    // One batch of the three domains no run had that day, asked for once.
+    const batch = numbers.mock.calls.map(([domains]) => [...domains].sort());
+    expect(batch).toEqual([['share-a.example.com', 'share-b.example.com', 'shared-rival.com']]);
+    const share = Math.round((bulkNumbersPrice(3) / 3) * 1e6) / 1e6;
+    const monitorLines = async (siteId: number) => {
+      const report = await t.store.usage.report(siteId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+      const lines = report.by_tool.filter((line) => line.tool === 'monitor');
+      return {
+        calls: lines.reduce((sum, line) => sum + line.calls, 0),
+        cached: lines.reduce((sum, line) => sum + (line.cached_calls ?? 0), 0),
+        usd: Math.round(lines.reduce((sum, line) => sum + line.cost_usd, 0) * 1e6) / 1e6,
+      };
+    };
+    // Each site: two domains' numbers, trends and details, and its gap. The first site pays its own row
+    // and the shared rival's; the second its own, and has the rival from the cache at $0.
+    expect(await monitorLines(a.siteId)).toEqual({ calls: 7, cached: 0, usd: 2 * share });
+    expect(await monitorLines(b.siteId)).toEqual({ calls: 7, cached: 1, usd: share });
+    // The rival's snapshot is the same numbers for both sites.
+    const [snapA, snapB] = await Promise.all(
+      [a, b].map((site) => t.store.backlinks.latest(site.siteId, 'shared-rival.com')),
+    );
+    expect(snapA?.profile.summary).toEqual(snapB?.profile.summary);
+  });
+
+  it("leaves a competitor to the next site of the block when the first has no room: that site's run pays for it, the first's waits", async () => {
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const a = await monitoredSite('broke-a', 0);
+    const b = await monitoredSite('broke-b', 0);
+    const now = new Date().toISOString();
+    for (const site of [a, b])
+      await t.store.rows.insertMany(
+        site.siteId,
+        'cm_competitors',
+        [{ domain: 'contested-rival.com', active: true, added_at: now }],
+        now,
+      );
+    await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
+      await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: a.key });
+      await t.stack.runSchedule();
+      await t.stack.drain();
+    });
+    // The plan paid the second site's own domain; the rival, given back by the first, the second's run paid itself.
+    expect(numbers.mock.calls.map(([domains]) => [...domains].sort())).toEqual([
+      ['broke-b.example.com'],
+      ['contested-rival.com'],
+    ]);
+    expect(await t.store.backlinks.latest(b.siteId, 'contested-rival.com')).not.toBeNull();
+    expect(await t.store.backlinks.latest(a.siteId, 'contested-rival.com')).toBeNull();
+    expect(await paidLines(a.siteId)).toBe(0);
+  });
+
+  it('gives its numbers claims back when it fails before keeping them: delivered again, it pays for them once', async () => {
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    numbers.mockClear();
+    const site = await monitoredSite('plan-fails', 1);
+    jest.spyOn(SiteBudget.prototype, 'reserveQueued').mockRejectedValueOnce(new Error('injected budget failure'));
+    await t.stack.runSchedule();
+    await t.stack.drain();
+    expect(site.domains.map(numbersCalls)).toEqual([1, 1]);
+    for (const domain of site.domains) expect(await t.store.backlinks.latest(site.siteId, domain)).not.toBeNull();
+    expect(t.stack.queues['monitor-plan'].deadLetters).toEqual([]);
+  });
+
+  it('comes back for numbers another run is fetching: the message fails until they are in the cache, then answers from it', async () => {
+    const site = await monitoredSite('pending', 1);
+    const day = new Date().toISOString().slice(0, 10);
+    const datum = { kind: 'backlink-numbers' as const, key: site.rivals[0]!, day };
+    expect(await t.store.shared.claim(datum, 'another-run', new Date())).toBe(true);
+    const monitor = t.stack.queues.monitor;
+    const before = monitor.deadLetters.length;
+    await monitor.send(runMessage(site.siteId));
+    await t.stack.drain();
+    // Every delivery found the rival's numbers claimed and not kept: the site's own domain was monitored once.
+    expect(monitor.deadLetters.length).toBe(before + 1);
+    expect(paidCalls(site.domain)).toEqual([1, 1, 1]);
+    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).toBeNull();
+
+    // The other run keeps them: redriven, the message answers the rival from the cache.
+    const value = (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key)!;
+    await t.store.shared.put(datum, { value, fetched_at: new Date().toISOString(), data_source: 'sandbox' });
+    expect(monitor.redrive()).toBe(before + 1);
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).not.toBeNull();
+    expect(numbersCalls(site.rivals[0]!)).toBe(0);
   });
 
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
@@ -210,16 +357,21 @@ describe('a site’s monitoring run', () => {
     const site = await monitoredSite('retry', 2);
     const flaky = site.rivals[1]!;
     let failed = false;
-    profiles.mockImplementation(function (this: SandboxBacklinkData, domain, meter) {
+    details.mockImplementation(function (this: SandboxBacklinkData, domain, backlinks, meter) {
       if (domain === flaky && !failed) {
         failed = true;
         return Promise.reject(new ProviderError('sandbox', 'try again later', true));
       }
-      return sandboxProfile.call(this, domain, meter);
+      return sandboxDetail.call(this, domain, backlinks, meter);
     });
     await t.stack.queues.monitor.send(runMessage(site.siteId));
     await t.stack.drain();
-    expect(site.domains.map(profileCalls)).toEqual([1, 1, 2]);
+    // The numbers came from the cache the second time; the flaky domain's trend and detail were asked again.
+    expect(site.domains.map(paidCalls)).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+      [1, 2, 2],
+    ]);
     expect(await t.store.backlinks.latest(site.siteId, flaky)).not.toBeNull();
     expect(gapCalls(site.domain)).toBe(1);
   });
@@ -229,9 +381,9 @@ describe('a site’s monitoring run', () => {
     const monitor = t.stack.queues.monitor;
     const before = monitor.deadLetters.length;
     let down = true;
-    profiles.mockImplementation(function (this: SandboxBacklinkData, domain, meter) {
+    numbers.mockImplementation(function (this: SandboxBacklinkData, domains, meter) {
       if (down) return Promise.reject(new ProviderError('sandbox', 'provider down', true));
-      return sandboxProfile.call(this, domain, meter);
+      return sandboxNumbers.call(this, domains, meter);
     });
     await monitor.send(runMessage(site.siteId));
     await t.stack.drain();
@@ -254,7 +406,7 @@ describe('a site’s monitoring run', () => {
       await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: site.key });
       await t.stack.queues.monitor.send(runMessage(site.siteId));
       await t.stack.drain();
-      expect(profiles).not.toHaveBeenCalled();
+      expect(numbers).not.toHaveBeenCalled();
       await t.call('PUT', '/v1/budget', { daily_usd: null }, { key: site.key });
       await t.stack.queues.monitor.send(runMessage(site.siteId));
       await t.stack.drain();
@@ -293,11 +445,13 @@ describe('the daily schedule at the size of a deployment', () => {
       expect(Math.min(...blocks.map((block) => block.first_site_id))).toBe(1);
       expect(Math.max(...blocks.map((block) => block.last_site_id))).toBe(last);
 
-      // Each plan message reads its block's sites (one BatchGetItem) and sends their runs.
+      // Each plan message reads its block's sites (one BatchGetItem) and each one's competitors (a Query),
+      // claims each domain's numbers of the day (a conditional put), keeps them (BatchWriteItems of 25),
+      // records each paying site's lines (a BatchWriteItem) and sends the runs: a few requests a site.
       const planning = t.stack.dynamo.requests();
       plans.resume();
       await plans.idle();
-      expect(t.stack.dynamo.requests() - planning).toBe(Math.ceil(last / 100));
+      expect(t.stack.dynamo.requests() - planning).toBeLessThanOrEqual(Math.ceil(last / 100) + 4 * last);
       const siteIds = sentRuns.mock.calls.map(([body]) => (JSON.parse(body) as MonitorMessage).site_id);
       expect(siteIds.sort((a, b) => a - b)).toEqual(Array.from({ length: last }, (_v, i) => i + 1));
     } finally {

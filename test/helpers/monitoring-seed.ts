@@ -1,21 +1,39 @@
-import type { BacklinkProfile } from '@cm/contract';
+import type { BacklinkDetail, BacklinkNumbers, BacklinkTrendPoint } from '@cm/contract';
 import type { Meter } from '@cm/providers';
 import { batchGet, batchWrite } from '../../packages/store/src/batch';
 import { backlinkSnapshotKey, rowKey, sequenceKey, siteKey } from '../../packages/store/src/keys';
 import { checkedRow } from '../../packages/store/src/rows.decoder';
 import type { TestStack } from './local';
 
-/** A backlink profile at no cost in time: for tests of many monitoring runs, where the sandbox's own data would only take the machine. */
-export function freeProfile(domain: string, meter: Meter): Promise<BacklinkProfile> {
-  meter.record({ provider: 'sandbox', endpoint: 'backlinks_profile', cost_usd: 0 });
-  return Promise.resolve({
-    domain,
-    summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
-    trend: [],
-    anchors: [],
-    top_linking_pages: [],
-    referring_domains: [],
-  });
+/*
+ * Monitoring at no cost in time: for tests of many monitoring runs, where the sandbox's own data would
+ * only take the machine. Each records its call (free) as the sandbox does.
+ */
+const EMPTY_SUMMARY = {
+  backlinks: 0,
+  referring_domains: 0,
+  rank: 0,
+  spam_score: 0,
+  broken_links: 0,
+  dofollow_share: 0,
+};
+
+export function freeNumbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_numbers', cost_usd: 0 });
+  const empty = { new_backlinks: 0, lost_backlinks: 0, new_referring_domains: 0, lost_referring_domains: 0 };
+  return Promise.resolve(new Map(domains.map((domain) => [domain, { summary: EMPTY_SUMMARY, ...empty }])));
+}
+
+/** A trend of one month, so the next day's run extends it rather than taking it again. */
+export function freeTrend(_domain: string, meter: Meter): Promise<BacklinkTrendPoint[]> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_trend', cost_usd: 0 });
+  const month = new Date().toISOString().slice(0, 7);
+  return Promise.resolve([{ month, backlinks: 0, referring_domains: 0, new_referring_domains: 0, rank: 0 }]);
+}
+
+export function freeDetail(_domain: string, _backlinks: number, meter: Meter): Promise<BacklinkDetail> {
+  meter.record({ provider: 'sandbox', endpoint: 'backlinks_detail', cost_usd: 0 });
+  return Promise.resolve({ anchors: [], top_linking_pages: [], referring_domains: [] });
 }
 
 /** The domains a seeded site's monitoring run tracks: its own, then its competitors'. */

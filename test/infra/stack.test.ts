@@ -911,6 +911,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     expect(readersOf('content-api/dataforseo').sort()).toEqual(
       [
         'GetKeywordsFunction',
+        'MonitorPlanWorkerFunction',
         'MonitorWorkerFunction',
         'RankCollectWorkerFunction',
         'RankWorkerFunction',
@@ -920,7 +921,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
         'SerpLandscapeFunction',
       ].map((name) => expect.stringContaining(name)),
     );
-    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(8);
+    expect(envs().filter((v) => v.DATAFORSEO_SECRET === 'content-api/dataforseo')).toHaveLength(9);
   });
 
   it("grants a secret's value and nothing more of it, and of a queue only sending (the workers' event sources receive)", () => {
@@ -934,7 +935,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     const secretActions = statements.filter(
       (s: any) => JSON.stringify(s.Action).includes('secretsmanager:') && !checks.includes(s),
     );
-    expect(secretActions.length).toBe(9);
+    expect(secretActions.length).toBe(10);
     for (const statement of secretActions) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(JSON.stringify(statement.Resource)).toMatch(/:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"/);

@@ -1,4 +1,11 @@
-import { BACKLINK_ENDPOINTS, DataForSeoBacklinkData, Meter, ProviderError } from '@cm/providers';
+import {
+  BACKLINK_ENDPOINTS,
+  BULK_NUMBERS_ENDPOINTS,
+  BULK_TARGETS,
+  DataForSeoBacklinkData,
+  Meter,
+  ProviderError,
+} from '@cm/providers';
 import { fixture, type Recording, useReplay } from '../helpers/replay';
 
 const replay = useReplay();
@@ -346,5 +353,88 @@ describe('DataForSEO link gap', () => {
     expect(await adapter().linkGap(SITE, [], 50, meter)).toEqual([]);
     expect(replay.requests).toHaveLength(0);
     expect(meter.calls).toHaveLength(0);
+  });
+});
+
+describe('DataForSEO daily numbers in bulk', () => {
+  const DOMAINS = ['trailstride.com', 'rival-shoes.com', 'no-links-yet.example'];
+  const answerNumbers = () => {
+    replay.answer(BACKLINK_ENDPOINTS.bulkPagesSummary, { fixture: 'backlinks_bulk_pages_summary.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostBacklinks, { fixture: 'backlinks_bulk_new_lost_backlinks.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostReferringDomains, {
+      fixture: 'backlinks_bulk_new_lost_referring_domains.ok',
+    });
+  };
+
+  it('asks for every domain in three bulk requests: the summary on the 0–1000 scale, new and lost since the month began', async () => {
+    answerNumbers();
+    const meter = new Meter();
+    await adapter().numbers(DOMAINS, meter);
+    expect(replay.requests.map((r) => r.endpoint).sort()).toEqual([...BULK_NUMBERS_ENDPOINTS].sort());
+    expect(bodyOf(BACKLINK_ENDPOINTS.bulkPagesSummary)).toEqual([{ targets: DOMAINS, rank_scale: 'one_thousand' }]);
+    for (const endpoint of [BACKLINK_ENDPOINTS.bulkNewLostBacklinks, BACKLINK_ENDPOINTS.bulkNewLostReferringDomains])
+      expect(bodyOf(endpoint)).toEqual([{ targets: DOMAINS, date_from: '2026-11-01' }]);
+    // Each request once, at the cost its answer reports.
+    expect(meter.calls).toHaveLength(3);
+    expect(costsByEndpoint(meter)).toEqual(Object.fromEntries(BULK_NUMBERS_ENDPOINTS.map((e) => [e, 0.02009])));
+  });
+
+  it('maps each row to its domain, however the summary echoes the target; a domain without rows has empty numbers', async () => {
+    answerNumbers();
+    const numbers = await adapter().numbers(DOMAINS, new Meter());
+    expect(numbers.get('trailstride.com')).toEqual({
+      summary: {
+        backlinks: 4812,
+        referring_domains: 1287,
+        rank: 412,
+        spam_score: 9,
+        broken_links: 37,
+        // 1203 of the 4812 backlinks carry nofollow.
+        dofollow_share: 0.75,
+      },
+      new_backlinks: 143,
+      lost_backlinks: 61,
+      new_referring_domains: 18,
+      lost_referring_domains: 7,
+    });
+    // Echoed as https://www.rival-shoes.com/; no link attributes (all dofollow), lost_backlinks null.
+    expect(numbers.get('rival-shoes.com')).toMatchObject({
+      summary: { backlinks: 20110, rank: 655, dofollow_share: 1 },
+      new_backlinks: 512,
+      lost_backlinks: 0,
+    });
+    expect(numbers.get('no-links-yet.example')).toEqual({
+      summary: { backlinks: 0, referring_domains: 0, rank: 0, spam_score: 0, broken_links: 0, dofollow_share: 0 },
+      new_backlinks: 0,
+      lost_backlinks: 0,
+      new_referring_domains: 0,
+      lost_referring_domains: 0,
+    });
+  });
+
+  it('takes at most 100 domains a request (DataForSEO counts each as a main domain), and nothing for none', async () => {
+    const many = Array.from({ length: BULK_TARGETS + 1 }, (_v, i) => `d${i}.com`);
+    await expect(adapter().numbers(many, new Meter())).rejects.toThrow('at most 100 domains');
+    expect((await adapter().numbers([], new Meter())).size).toBe(0);
+    expect(replay.requests).toEqual([]);
+  });
+
+  it('takes the trend in one range call and the detail in three, the anchors’ shares of the backlinks given', async () => {
+    answerProfile();
+    const meter = new Meter();
+    const trend = await adapter().trend(SITE, meter);
+    const detail = await adapter().detail(SITE, 4812, meter);
+    expect(meter.calls.map((c) => c.endpoint).sort()).toEqual(
+      [
+        BACKLINK_ENDPOINTS.timeseries,
+        BACKLINK_ENDPOINTS.anchors,
+        BACKLINK_ENDPOINTS.backlinks,
+        BACKLINK_ENDPOINTS.referringDomains,
+      ].sort(),
+    );
+    expect(trend).toEqual((await adapter().profile(SITE, new Meter())).trend);
+    expect(detail.anchors[0]?.share).toBeCloseTo((detail.anchors[0]?.backlinks ?? 0) / 4812, 4);
+    expect(detail.top_linking_pages.length).toBeGreaterThan(0);
+    expect(detail.referring_domains.length).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,4 @@
-import { Meter, SandboxBacklinkData, type BacklinkProfile } from '@cm/providers';
+import { bulkNumbersPrice, Meter, SandboxBacklinkData, type BacklinkProfile } from '@cm/providers';
 import { sandboxReferringDomains } from '../../packages/providers/src/sandbox/backlinks';
 
 const NOW = new Date('2026-11-21T09:00:00Z');
@@ -200,5 +200,35 @@ describe('SandboxBacklinkData', () => {
       { provider: 'sandbox', endpoint: 'backlinks_links', cost_usd: 0 },
       { provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 },
     ]);
+  });
+});
+
+describe('sandbox daily numbers, trend and detail', () => {
+  it("answer as the profile does: the numbers' summary, trend and detail are the profile's parts, deterministic", async () => {
+    const profile = await profileOf('example.com');
+    const numbers = (await sandbox.numbers(['example.com', 'example.org'], new Meter())).get('example.com')!;
+    expect(numbers.summary).toEqual(profile.summary);
+    expect(await sandbox.trend('example.com', new Meter())).toEqual(profile.trend);
+    expect(await sandbox.detail('example.com', profile.summary.backlinks, new Meter())).toEqual({
+      anchors: profile.anchors,
+      top_linking_pages: profile.top_linking_pages,
+      referring_domains: profile.referring_domains,
+    });
+    // New and lost of the month so far: a few percent of the totals, the same all month.
+    expect(numbers.new_referring_domains).toBeLessThanOrEqual(
+      Math.max(1, Math.round(profile.summary.referring_domains * 0.04)),
+    );
+    expect((await sandbox.numbers(['example.com'], new Meter())).get('example.com')).toEqual(numbers);
+  });
+
+  it('bill one line for a batch of numbers, at the three bulk requests of its rows with list prices, and refuse more than 100', async () => {
+    const meter = new Meter({ listPrices: true });
+    await sandbox.numbers(['a.com', 'b.com', 'c.com'], meter);
+    expect(meter.calls).toEqual([
+      { provider: 'sandbox', endpoint: 'backlinks_numbers', cost_usd: bulkNumbersPrice(3), simulated: true },
+    ]);
+    expect(sandbox.numbersEndpoints).toEqual(['backlinks_numbers']);
+    const many = Array.from({ length: 101 }, (_v, i) => `d${i}.com`);
+    expect(() => sandbox.numbers(many, new Meter())).toThrow('at most 100 domains');
   });
 });

@@ -1,4 +1,7 @@
 import {
+  DETAIL_REFRESH,
+  detailDue,
+  extendTrend,
   brandOf,
   healthFlags,
   HEALTH_THRESHOLDS,
@@ -126,5 +129,48 @@ describe('trend and gap', () => {
       { domain: 'a.com', rank: 900, links_to: ['rival.com'] },
       { domain: 'd.com', rank: 300, links_to: ['other.com'] },
     ]);
+  });
+});
+
+describe('the detail rule and the trend extended by daily numbers', () => {
+  const basis = { backlinks: 1000, referring_domains: 200, rank: 400 };
+  const takenAt = '2026-11-01T09:00:00.000Z';
+  const day = (n: number) => new Date(Date.parse(takenAt) + n * 86_400_000);
+
+  it('takes the detail when there is none, else never within a week, and after a week only when the numbers moved past the threshold', () => {
+    expect(detailDue(null, basis, day(0))).toBe(true);
+    const moved = { ...basis, referring_domains: 220 };
+    expect(detailDue({ at: takenAt, basis }, moved, day(6.9))).toBe(false);
+    expect(detailDue({ at: takenAt, basis }, moved, day(DETAIL_REFRESH.minDays))).toBe(true);
+    // Just under each threshold: not due, however old.
+    expect(detailDue({ at: takenAt, basis }, { backlinks: 1099, referring_domains: 181, rank: 371 }, day(30))).toBe(
+      false,
+    );
+    expect(detailDue({ at: takenAt, basis }, { ...basis, backlinks: 900 }, day(30))).toBe(true);
+    expect(detailDue({ at: takenAt, basis }, { ...basis, rank: 430 }, day(30))).toBe(true);
+    // From nothing, one referring domain is a move.
+    const empty = { backlinks: 0, referring_domains: 0, rank: 0 };
+    expect(detailDue({ at: takenAt, basis: empty }, { ...empty, referring_domains: 1 }, day(7))).toBe(true);
+  });
+
+  it("sets the day's month from the numbers, keeps earlier months, and drops the oldest past the limit; the same day twice gives the same trend", () => {
+    const point = (month: string, referring: number) => ({
+      month,
+      backlinks: referring * 5,
+      referring_domains: referring,
+      new_referring_domains: 1,
+      rank: 300,
+    });
+    const trend = [point('2026-09', 10), point('2026-10', 12), point('2026-11', 13)];
+    const numbers = { summary: { backlinks: 70, referring_domains: 14, rank: 310 }, new_referring_domains: 4 };
+    const once = extendTrend(trend, '2026-11-20', numbers, 36);
+    expect(once).toEqual([
+      point('2026-09', 10),
+      point('2026-10', 12),
+      { month: '2026-11', backlinks: 70, referring_domains: 14, new_referring_domains: 4, rank: 310 },
+    ]);
+    expect(extendTrend(once, '2026-11-20', numbers, 36)).toEqual(once);
+    const next = extendTrend(once, '2026-12-01', numbers, 3);
+    expect(next.map((p) => p.month)).toEqual(['2026-10', '2026-11', '2026-12']);
   });
 });

@@ -82,3 +82,24 @@ export const GapDomain = z.object({
   links_to: z.array(z.string()),
 });
 export type GapDomain = z.infer<typeof GapDomain>;
+
+/**
+ * A domain's daily numbers, from the provider's bulk endpoints (many domains to a request): the
+ * summary, and the backlinks and referring domains first seen and lost since the month began.
+ */
+export const BacklinkNumbers = z.object({
+  summary: BacklinkSummary,
+  new_backlinks: z.number(),
+  lost_backlinks: z.number(),
+  new_referring_domains: z.number(),
+  lost_referring_domains: z.number(),
+});
+export type BacklinkNumbers = z.infer<typeof BacklinkNumbers>;
+
+/** The costly part of a profile, taken only when the daily numbers moved (at most weekly) or a tool asks. */
+export const BacklinkDetail = z.object({
+  anchors: z.array(AnchorShare),
+  top_linking_pages: z.array(LinkingPage),
+  referring_domains: z.array(ReferringDomain),
+});
+export type BacklinkDetail = z.infer<typeof BacklinkDetail>;

@@ -41,9 +41,11 @@ export interface QueueSettings {
  * Each worker's queue. A relink is planned in one invocation, and its batches of 100 linking pages are
  * small, a few at a time (each makes 10 writes at once); a research job is slow (web research takes 30
  * to 60 s, and its place under the cap is leased just past the worker's time limit) and runs alone, at
- * most 10 at once, the cap (every job on the queue has a place); a site's monitoring run makes five or
- * six backlink calls per domain, for up to 11 domains, and runs alone, 10 at once (inside DataForSEO's
- * 2,000 calls a minute); a monitoring plan only sends a block's messages (and the block's rank checks). A
+ * most 10 at once, the cap (every job on the queue has a place); a site's monitoring run composes its
+ * snapshots from the shared daily numbers (a trend or detail call for a domain now and then), and runs
+ * alone, 10 at once (inside DataForSEO's 2,000 calls a minute); a monitoring plan pays its block's daily
+ * numbers (about 1,100 claims and up to 11 bulk batches of three requests, a bulk answer taking up to
+ * about 10 s) and sends the block's messages (and its rank checks), so it has 5 minutes. A
  * site's rank checks post their SERP tasks (up to 100 a post), 10 sites at once; collecting them reads
  * each task once it is ready (a task not ready yet fails the message, which SQS delivers again after its
  * visibility timeout, up to 8 times, about 48 minutes), 2 at once, so its reads stay well inside
@@ -54,7 +56,7 @@ export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = {
   'relink-pages': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 5 },
   research: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 150, maxConcurrency: 10 },
   monitor: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
-  'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 60, maxConcurrency: 3 },
+  'monitor-plan': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 300, maxConcurrency: 3 },
   rank: { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 120, maxConcurrency: 10 },
   'rank-collect': { batchSize: 1, maxReceiveCount: 8, timeoutSeconds: 60, maxConcurrency: 2 },
   'budget-warning': { batchSize: 1, maxReceiveCount: 5, timeoutSeconds: 30, maxConcurrency: 5 },

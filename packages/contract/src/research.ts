@@ -144,6 +144,8 @@ export const MonitorMessage = z.object({
   day: z.optional(z.string()),
   /** The run's reservation, made when add_competitor queued it; a scheduled run reserves when it runs. */
   budget: z.optional(BudgetTicket),
+  /** The domains whose numbers of the day the plan charged to this site (its ledger has their lines already). */
+  paid: z.optional(z.array(z.string())),
 });
 
 /** A block of site ids whose monitoring runs the daily schedule asks for: one message each, from `first_site_id` to `last_site_id`. */

@@ -438,9 +438,9 @@ const BacklinkProfileSchema = z.object({
   domain_unicode: DomainUnicode,
   is_site: z.boolean(),
   is_competitor: z.boolean(),
-  snapshot_at: z
-    .nullable(z.string())
-    .check(z.meta({ description: 'When monitoring took the profile; null for a live lookup' })),
+  snapshot_at: z.nullable(z.string()).check(z.meta({ description: 'When monitoring took it; null if live' })),
+  // When monitoring took the anchors, pages and referring domains (docs/api/research-tools.md#serp_backlinks).
+  detail_at: z.nullable(z.string()),
   summary: z.object({
     backlinks: z.int(),
     referring_domains: z.int(),
@@ -479,9 +479,10 @@ export const SerpBacklinksResult = z.union([
     ),
     gap: z.array(z.object({ domain: z.string(), rank: z.int(), links_to: z.array(z.string()) })).check(
       z.meta({
-        description: 'Domains linking to competitors but not to the site, most competitors linked first, then by rank',
+        description: 'Domains linking to competitors, not the site; most competitors first',
       }),
     ),
+    gap_at: z.nullable(z.string()),
     health: z
       .array(z.enum(HEALTH_FLAGS))
       .check(z.meta({ description: "The scope's own domain: the site, or the domain looked up" })),

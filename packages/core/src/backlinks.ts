@@ -121,3 +121,68 @@ export function rankGap(
     .filter((g) => g.links_to.length > 0)
     .sort((a, b) => b.links_to.length - a.links_to.length || b.rank - a.rank || a.domain.localeCompare(b.domain));
 }
+
+/**
+ * When monitoring takes a domain's costly detail (anchors, top linking pages, referring domains, and the
+ * site's link gap) again: never sooner than `minDays` after the last, and then only when the daily
+ * numbers moved past one of these since it was taken (docs/api/decisions.md#backlink-monitoring).
+ */
+export const DETAIL_REFRESH = {
+  minDays: 7,
+  /** Referring domains or backlinks up or down by this share of what they were (at least by one). */
+  share: 0.1,
+  /** The rank up or down by this many points of the 0–1000 scale. */
+  rankPoints: 30,
+} as const;
+
+/** The numbers the detail rule compares: a summary's. */
+export interface DetailBasis {
+  backlinks: number;
+  referring_domains: number;
+  rank: number;
+}
+
+const movedPast = (now: number, then: number) => Math.abs(now - then) >= Math.max(1, DETAIL_REFRESH.share * then);
+
+/** Whether a domain's detail is due: it has none, or it is `minDays` old and the numbers moved past the threshold since. */
+export function detailDue(taken: { at: string; basis: DetailBasis } | null, now: DetailBasis, today: Date): boolean {
+  if (!taken) return true;
+  if (today.getTime() - Date.parse(taken.at) < DETAIL_REFRESH.minDays * 86_400_000) return false;
+  const { basis } = taken;
+  return (
+    movedPast(now.referring_domains, basis.referring_domains) ||
+    movedPast(now.backlinks, basis.backlinks) ||
+    Math.abs(now.rank - basis.rank) >= DETAIL_REFRESH.rankPoints
+  );
+}
+
+/** A monthly trend point. */
+interface TrendPoint {
+  month: string;
+  backlinks: number;
+  referring_domains: number;
+  new_referring_domains: number;
+  rank: number;
+}
+
+/**
+ * The trend extended by a day's numbers: the day's month's point becomes them (its new referring domains
+ * are the month's so far), earlier months stay as they were, and the oldest beyond `months` drop off.
+ * Taking the same day again gives the same trend.
+ */
+export function extendTrend(
+  trend: readonly TrendPoint[],
+  day: string,
+  numbers: { summary: DetailBasis; new_referring_domains: number },
+  months: number,
+): TrendPoint[] {
+  const month = day.slice(0, 7);
+  const point: TrendPoint = {
+    month,
+    backlinks: numbers.summary.backlinks,
+    referring_domains: numbers.summary.referring_domains,
+    new_referring_domains: numbers.new_referring_domains,
+    rank: numbers.summary.rank,
+  };
+  return [...trend.filter((p) => p.month < month), point].slice(-months);
+}

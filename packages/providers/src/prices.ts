@@ -30,6 +30,12 @@ export const DATAFORSEO_PRICES: Record<string, { task: number; perItem: number; 
   'backlinks/backlinks/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
   'backlinks/referring_domains/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
   'backlinks/domain_intersection/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
+  // The bulk endpoints: one task of up to 1000 targets (at most 100 main domains), $0.02 a request and
+  // $0.00003 a row (https://dataforseo.com/update/bulk-pages-summary-in-backlinks-api; the cost of the
+  // docs' sample answers: $0.02006 for 2 targets, $0.0203 for 10).
+  'backlinks/bulk_pages_summary/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
+  'backlinks/bulk_new_lost_backlinks/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
+  'backlinks/bulk_new_lost_referring_domains/live': { task: 0.02, perItem: 0.00003, itemsByDefault: 100 },
 };
 /** An endpoint missing from the table is reserved at the dearest task the table knows (with 1000 rows), never at nothing. */
 const DATAFORSEO_UNKNOWN = { task: 0.075, perItem: 0.00003, itemsByDefault: 1000 };
@@ -52,6 +58,7 @@ export function dataForSeoPrice(endpoint: string, items?: number): number {
 /** The rows a DataForSEO task can bill for, read from the task as sent: what the list price of {@link dataForSeoPrice} is for. */
 export function dataForSeoTaskItems(endpoint: string, task: Record<string, unknown>): number | undefined {
   if (typeof task.depth === 'number') return task.depth;
+  if (Array.isArray(task.targets)) return task.targets.length;
   if (typeof task.limit === 'number') return task.limit;
   if (endpoint.includes('search_intent') && Array.isArray(task.keywords)) return task.keywords.length;
   return undefined;
@@ -124,16 +131,34 @@ export function webResearchPrice(mode: string, modelId: string): number {
   return roundUsd(search + bedrockCost(bedrockPriceOrHighest(modelId), SYNTHESIS_MAX_TOKENS));
 }
 
-/** A monitoring run's list price: the domain's backlink profile (five Backlinks tasks at the sizes taken), and for the site its link gap. */
-export function backlinkProfilePrice(): number {
-  return roundUsd(
-    dataForSeoPrice('backlinks/summary/live') +
-      dataForSeoPrice('backlinks/timeseries_summary/live') +
-      dataForSeoPrice('backlinks/anchors/live', 20) +
+/**
+ * Targets of one bulk request of a domain's daily numbers: DataForSEO takes 1000 targets but at most 100
+ * main domains a request, and every monitored domain is a main domain of its own.
+ */
+export const BULK_TARGETS = 100;
+/** Gap rows the site's own detail asks for (the monitor's GAP_LIMIT). */
+const GAP_ROWS = 100;
+/** The three bulk requests of the daily numbers: the summary (rank, backlinks, referring domains, spam score), new and lost backlinks, new and lost referring domains. */
+export const BULK_NUMBERS_ENDPOINTS = [
+  'backlinks/bulk_pages_summary/live',
+  'backlinks/bulk_new_lost_backlinks/live',
+  'backlinks/bulk_new_lost_referring_domains/live',
+] as const;
+/** The daily numbers of `rows` domains (at most BULK_TARGETS): the three bulk requests of that many rows. */
+export const bulkNumbersPrice = (rows: number): number =>
+  roundUsd(BULK_NUMBERS_ENDPOINTS.reduce((sum, endpoint) => sum + dataForSeoPrice(endpoint, rows), 0));
+/** A domain's monthly trend, taken once when its monitoring starts: one timeseries task. */
+export const backlinkTrendPrice = (): number => dataForSeoPrice('backlinks/timeseries_summary/live');
+/** A domain's detail: its top 20 anchors, top 20 linking pages and top 100 referring domains. */
+export const backlinkDetailPrice = (): number =>
+  roundUsd(
+    dataForSeoPrice('backlinks/anchors/live', 20) +
       dataForSeoPrice('backlinks/backlinks/live', 20) +
       dataForSeoPrice('backlinks/referring_domains/live', 100),
   );
-}
+/** A domain's whole profile looked up live (five Backlinks tasks at the sizes taken): its summary, trend and detail. */
+export const backlinkProfilePrice = (): number =>
+  roundUsd(dataForSeoPrice('backlinks/summary/live') + backlinkTrendPrice() + backlinkDetailPrice());
 export const linkGapPrice = (rows: number): number => dataForSeoPrice('backlinks/domain_intersection/live', rows);
 
 /*
@@ -157,18 +182,45 @@ export const rankCheckPrice = (depth: number): number => dataForSeoPrice('serp/g
 /** Up to `rows` linking pages of a domain. */
 export const backlinkLinksPrice = (rows: number): number => dataForSeoPrice('backlinks/backlinks/live', rows);
 
-/** Days in a month on average (365.25 / 12): a daily price's month. */
-const DAYS_A_MONTH = 30.44;
-/** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
-const MONITOR_GAP_ROWS = 100;
+/** What a monitoring run may pay for, counted. */
+export interface MonitorWork {
+  /** Domains whose daily numbers it fetches itself (one batch of bulk requests of that many rows). */
+  numbers: number;
+  trends: number;
+  details: number;
+  gaps: number;
+}
+/** The list price of a monitoring run's work: the most it can be billed. */
+export const monitorWorkPrice = (work: MonitorWork): number =>
+  roundUsd(
+    (work.numbers > 0 ? bulkNumbersPrice(work.numbers) : 0) +
+      work.trends * backlinkTrendPrice() +
+      work.details * backlinkDetailPrice() +
+      work.gaps * linkGapPrice(GAP_ROWS),
+  );
+
+/** Days in the month monitoring is priced over. */
+const MONTH_DAYS = 30;
+/** The detail's weekly cap: at most one a week. */
+const DETAIL_EVERY_DAYS = 7;
+/**
+ * Details a month at the typical rate: one. The detail is taken again only when the daily numbers moved
+ * past the threshold (core's DETAIL_REFRESH) and a week has passed; a domain that moves that much every
+ * week is rare, so a month typically sees the first of its detail and no more.
+ */
+const DETAILS_A_MONTH_TYPICAL = 1;
 
 /**
- * What monitoring one domain costs a month at list prices, a run a day: a competitor's backlink
- * profile, or the site's own with its link gap. `usd` is what a month is expected to cost,
- * `at_most_usd` the most it can (the same while every run pays the same calls).
+ * What monitoring one domain costs a month at list prices: its share of full bulk requests for the daily
+ * numbers (BULK_TARGETS rows a request) every day, and its detail (for the site, with its link gap) at
+ * the typical rate (`usd`) or at its weekly cap (`at_most_usd`). The trend's one range call when the
+ * domain starts being monitored is paid once, not monthly.
  */
 export function monitoringMonthPrice(kind: 'site' | 'competitor'): { usd: number; at_most_usd: number } {
-  const day = backlinkProfilePrice() + (kind === 'site' ? linkGapPrice(MONITOR_GAP_ROWS) : 0);
-  const usd = roundUsd(day * DAYS_A_MONTH);
-  return { usd, at_most_usd: usd };
+  const numbers = (MONTH_DAYS * bulkNumbersPrice(BULK_TARGETS)) / BULK_TARGETS;
+  const detail = backlinkDetailPrice() + (kind === 'site' ? linkGapPrice(GAP_ROWS) : 0);
+  return {
+    usd: roundUsd(numbers + DETAILS_A_MONTH_TYPICAL * detail),
+    at_most_usd: roundUsd(numbers + Math.ceil(MONTH_DAYS / DETAIL_EVERY_DAYS) * detail),
+  };
 }

@@ -1,5 +1,8 @@
 import type {
+  BacklinkDetail,
+  BacklinkNumbers,
   BacklinkProfile,
+  BacklinkTrendPoint,
   Findings,
   GapDomain,
   JobMode,
@@ -97,6 +100,8 @@ export interface ResearchProvider {
 /* Backlinks (spec §2.7): the data is the contract's (monitoring stores it); the provider's interface is here. */
 export type {
   AnchorShare,
+  BacklinkDetail,
+  BacklinkNumbers,
   BacklinkProfile,
   BacklinkSummary,
   BacklinkTrendPoint,
@@ -107,8 +112,19 @@ export type {
 
 export interface BacklinkDataProvider {
   readonly name: string;
+  /** The ledger's endpoints of one domain's daily numbers: each bulk request `numbers` makes. */
+  readonly numbersEndpoints: readonly string[];
   /** The domain's profile now: summary, monthly trend (LIMITS.trendMonthsMax months), anchors, top linking pages, referring domains. */
   profile(domain: string, meter: Meter): Promise<BacklinkProfile>;
+  /**
+   * The daily numbers of up to BULK_TARGETS domains in one batch of bulk requests, each recorded on the
+   * meter at its whole bill; a domain the provider knows nothing of has empty numbers.
+   */
+  numbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>>;
+  /** The domain's monthly trend (LIMITS.trendMonthsMax months to this one), in one range call. */
+  trend(domain: string, meter: Meter): Promise<BacklinkTrendPoint[]>;
+  /** The domain's anchors (shares of its `backlinks`), top linking pages and referring domains. */
+  detail(domain: string, backlinks: number, meter: Meter): Promise<BacklinkDetail>;
   /** Up to `limit` (≤ LIMITS.linksMax) backlinks of the domain, strongest linking page first. */
   links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]>;
   /** Up to `limit` domains linking to at least one competitor and never to the site, strongest first. */

@@ -1,21 +1,11 @@
-import { roundUsd, type Enqueue } from '@cm/contract';
-import {
-  backlinkProfilePrice,
-  linkGapPrice,
-  Meter,
-  rankCheckPrice,
-  webResearchPrice,
-  type MeterOptions,
-} from '@cm/providers';
+import type { Enqueue } from '@cm/contract';
+import { Meter, monitorWorkPrice, rankCheckPrice, webResearchPrice, type MeterOptions } from '@cm/providers';
 import { ProviderBreakers, SiteBudget, type PlanDeps, type ToolContext } from '@cm/tools';
 import { getConfig } from './config';
 import { researchSource } from './providers';
 import { getBreakers, getStore } from './services';
 import { logger } from './observability';
 import type { Observation } from './observability';
-
-/** Gap domains a site's monitoring run asks for (the monitor's GAP_LIMIT). */
-const GAP_ROWS = 100;
 
 /**
  * The daily schedule's work stopped short of the deployment's cap (a schedule that started nothing, or a
@@ -92,7 +82,9 @@ export const queuedPriceUsd: ToolContext['queuedPriceUsd'] = (work) => {
   const paid = dataforseoConfigured() || config.sandboxListPrices;
   if (!paid) return 0;
   if ('rank' in work) return rankCheckPrice(work.rank);
-  return roundUsd(backlinkProfilePrice() + (work.monitor === 'site' ? linkGapPrice(GAP_ROWS) : 0));
+  if ('backlinks' in work) return monitorWorkPrice(work.backlinks);
+  // A domain's first run: its numbers (a bulk request of its own), its trend, its detail, and the site's gap.
+  return monitorWorkPrice({ numbers: 1, trends: 1, details: 1, gaps: work.monitor === 'site' ? 1 : 0 });
 };
 
 /** Whether DataForSEO has credentials (else its data comes from the sandbox). */

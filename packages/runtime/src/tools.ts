@@ -62,7 +62,11 @@ class UnwiredKeywordData extends Unwired implements KeywordDataProvider {
 }
 
 class UnwiredBacklinkData extends Unwired implements BacklinkDataProvider {
+  readonly numbersEndpoints = [];
   readonly profile = () => this.fail('profile');
+  readonly numbers = () => this.fail('numbers');
+  readonly trend = () => this.fail('trend');
+  readonly detail = () => this.fail('detail');
   readonly links = () => this.fail('links');
   readonly linkGap = () => this.fail('linkGap');
 }

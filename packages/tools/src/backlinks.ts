@@ -5,11 +5,14 @@ import { competitorDomain } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT } from './monitoring';
 import { callsOf, freeOf, withPlan, type ToolPlan } from './plan';
+import type { BacklinkSnapshot } from '@cm/store';
 import { backlinkLinksPrice, backlinkProfilePrice, linkGapPrice, type BacklinkProfile } from '@cm/providers';
 
 interface Tracked {
   profile: BacklinkProfile;
+  /** When monitoring took the summary (the day's numbers, which also set the trend's month) and the detail; null for a live lookup. */
   snapshotAt: string | null;
+  detailAt: string | null;
   isSite: boolean;
   isCompetitor: boolean;
 }
@@ -22,6 +25,7 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
     is_site: t.isSite,
     is_competitor: t.isCompetitor,
     snapshot_at: t.snapshotAt,
+    detail_at: t.detailAt,
     summary: { ...profile.summary, backlinks_per_referring_domain: linksPerDomain(profile.summary) },
     anchors: profile.anchors,
     top_linking_pages: profile.top_linking_pages,
@@ -29,6 +33,13 @@ function profileView(t: Tracked, others: readonly BacklinkProfile[]) {
     health: healthFlags(profile, others),
   };
 }
+
+/** A monitoring snapshot's profile and how old each part is (a snapshot from before bulk monitoring: all its own age). */
+const trackedOf = (s: BacklinkSnapshot) => ({
+  profile: s.profile,
+  snapshotAt: s.taken_at,
+  detailAt: s.detail_at ?? s.taken_at,
+});
 
 /** What scope names: the site and its competitors, the site alone, or one domain. */
 function scopeOf(
@@ -59,7 +70,7 @@ async function decideBacklinks(ctx: ToolContext, input: SerpBacklinksInput) {
   }
   const snapshots = await Promise.all(competitors.map((d) => ctx.store.backlinks.latest(ctx.siteId, d)));
   const competitorProfiles: Tracked[] = snapshots.flatMap((s) =>
-    s ? [{ profile: s.profile, snapshotAt: s.taken_at, isSite: false, isCompetitor: true }] : [],
+    s ? [{ ...trackedOf(s), isSite: false, isCompetitor: true }] : [],
   );
   if (scope.kind === 'domain') {
     const known = competitorProfiles.find((c) => c.profile.domain === scope.domain);
@@ -154,6 +165,7 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
     const target: Tracked = known ?? {
       profile: await ctx.backlinkData.profile(domain, ctx.meter),
       snapshotAt: null,
+      detailAt: null,
       isSite: false,
       isCompetitor: competitors.includes(domain),
     };
@@ -167,12 +179,13 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
       profiles: [view],
       trend: trend([target]),
       gap: rankGap(gap, [domain]),
+      gap_at: null,
       health: view.health,
     };
   }
 
   const { own } = plan;
-  const siteProfile: Tracked = { profile: own.profile, snapshotAt: own.taken_at, isSite: true, isCompetitor: false };
+  const siteProfile: Tracked = { ...trackedOf(own), isSite: true, isCompetitor: false };
   const shown = plan.scope === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
   const [siteView, ...competitorViews] = shown.map((t) => profileView(t, othersOf(t)));
   if (!siteView) throw new Error('the site profile is always shown first');
@@ -184,6 +197,7 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
     profiles: views,
     trend: trend(shown),
     gap: rankGap(own.gap ?? [], competitors),
+    gap_at: siteProfile.detailAt,
     health: siteView.health,
   };
 }

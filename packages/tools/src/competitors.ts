@@ -4,7 +4,7 @@ import { RowConflict } from '@cm/store';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT, queueMonitoring } from './monitoring';
 import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
-import { backlinkProfilePrice, linkGapPrice } from '@cm/providers';
+import { linkGapPrice, monitorWorkPrice } from '@cm/providers';
 import { competitorsPaused, monitoringCost } from './monitoring-settings';
 
 /*
@@ -308,7 +308,13 @@ async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, de
   return {
     data_source: provider,
     calls: [
-      ...callsOf(provider, 'backlinks_profile', domains.length, backlinkProfilePrice()),
+      // A first run: the domain's numbers (a bulk request of its own), its trend and its detail, as queuing it reserves.
+      ...callsOf(
+        provider,
+        'backlinks_profile',
+        domains.length,
+        monitorWorkPrice({ numbers: 1, trends: 1, details: 1, gaps: 0 }),
+      ),
       ...(site.domain ? callsOf(provider, 'backlinks_link_gap', 1, linkGapPrice(GAP_LIMIT)) : []),
     ],
     free: [],

@@ -1,6 +1,6 @@
 import { ApiError, type KeywordRow, type RowOf, type TableName, type Enqueue } from '@cm/contract';
 import { keywordScore, normalizeDomain } from '@cm/core';
-import type { BacklinkDataProvider, KeywordDataProvider, Meter } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider, Meter, MonitorWork } from '@cm/providers';
 import type { Site, Store } from '@cm/store';
 import type { SiteBudget } from './budget';
 
@@ -17,7 +17,9 @@ export interface ToolContext {
   /** The site's budget: the meter reserves each paid call from it; queued work reserves when accepted. */
   budget: SiteBudget;
   /** The list price of queued work where it is paid (a web research job of a mode, a monitoring run of the site or a competitor, a rank check at a depth); 0 when it is free (the sandbox). */
-  queuedPriceUsd(work: { research: string } | { monitor: 'site' | 'competitor' } | { rank: number }): number;
+  queuedPriceUsd(
+    work: { research: string } | { monitor: 'site' | 'competitor' } | { backlinks: MonitorWork } | { rank: number },
+  ): number;
   now: Date;
   /** The `data_source` of web research jobs (the worker runs them). */
   researchSource: string;

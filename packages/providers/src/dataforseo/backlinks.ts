@@ -2,9 +2,12 @@ import { LIMITS } from '@cm/contract';
 import { monthStart } from '@cm/core';
 import { ProviderError } from '../errors';
 import type { Meter } from '../meter';
+import { BULK_NUMBERS_ENDPOINTS, BULK_TARGETS } from '../prices';
 import type {
   AnchorShare,
   BacklinkDataProvider,
+  BacklinkDetail,
+  BacklinkNumbers,
   BacklinkProfile,
   BacklinkSummary,
   BacklinkTrendPoint,
@@ -18,7 +21,11 @@ import {
   AnchorsResult,
   BacklinksResult,
   IntersectionResult,
+  NewLostBacklinksResult,
+  NewLostReferringDomainsResult,
+  PagesSummaryResult,
   ReferringDomainsResult,
+  type PagesSummaryItem,
   SummaryResult,
   TimeseriesResult,
   type BacklinkItem,
@@ -32,6 +39,9 @@ export const BACKLINK_ENDPOINTS = {
   backlinks: 'backlinks/backlinks/live',
   referringDomains: 'backlinks/referring_domains/live',
   domainIntersection: 'backlinks/domain_intersection/live',
+  bulkPagesSummary: BULK_NUMBERS_ENDPOINTS[0],
+  bulkNewLostBacklinks: BULK_NUMBERS_ENDPOINTS[1],
+  bulkNewLostReferringDomains: BULK_NUMBERS_ENDPOINTS[2],
 } as const;
 
 /** The trend covers the most months serp_backlinks may ask for. */
@@ -65,6 +75,14 @@ async function settled<T extends readonly unknown[] | []>(
   for (const outcome of await Promise.allSettled(calls)) if (outcome.status === 'rejected') throw outcome.reason;
   return Promise.all(calls);
 }
+
+/** A target as DataForSEO may echo it (`https://www.example.com/`) and as it was sent (`example.com`). */
+const bareTarget = (target: string) =>
+  target
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/\/+$/, '');
 
 function summaryOf(result: SummaryResult | undefined): BacklinkSummary {
   const backlinks = int(result?.backlinks);
@@ -124,6 +142,7 @@ const byAuthority = (a: LinkingPage, b: LinkingPage) => b.authority - a.authorit
 /** Backlink profiles, linking pages and the link gap from the DataForSEO Backlinks API (ranks on the 0–1000 scale). */
 export class DataForSeoBacklinkData implements BacklinkDataProvider {
   readonly name = DATAFORSEO;
+  readonly numbersEndpoints = BULK_NUMBERS_ENDPOINTS;
   private readonly client: DataForSeoClient;
   private readonly now: () => Date;
 
@@ -132,41 +151,117 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Five calls at once: summary, timeseries, anchors, top backlinks, referring domains. */
+  /** Five calls at once: summary, timeseries, and the detail's anchors, top backlinks and referring domains. */
   async profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
-    const now = this.now();
-    const from = monthStart(now, TREND_MONTHS).toISOString().slice(0, 10);
-    const [summary, timeseries, anchors, pages, referring] = await settled([
+    const [summary, trend, anchors, pages, referring] = await settled([
       this.first(BACKLINK_ENDPOINTS.summary, { target: domain }, meter, SummaryResult),
-      this.first(
-        BACKLINK_ENDPOINTS.timeseries,
-        { target: domain, date_from: from, group_range: 'month' },
-        meter,
-        TimeseriesResult,
-      ),
-      this.first(
-        BACKLINK_ENDPOINTS.anchors,
-        { target: domain, limit: ANCHORS, order_by: ['backlinks,desc'] },
-        meter,
-        AnchorsResult,
-      ),
+      this.trend(domain, meter),
+      this.anchors(domain, meter),
       this.links(domain, TOP_PAGES, meter),
-      this.first(
-        BACKLINK_ENDPOINTS.referringDomains,
-        { target: domain, limit: REFERRING_DOMAINS, order_by: ['rank,desc'] },
-        meter,
-        ReferringDomainsResult,
-      ),
+      this.referringDomains(domain, meter),
     ]);
     const totals = summaryOf(summary);
+    return { domain, summary: totals, trend, ...this.detailOf(totals.backlinks, anchors, pages, referring) };
+  }
+
+  /**
+   * The daily numbers of up to BULK_TARGETS domains: three bulk requests at once (the pages summary, new
+   * and lost backlinks, new and lost referring domains since the month began). A domain an answer has no
+   * row for has none of what it counts: an empty profile, as the single-target summary answers it.
+   */
+  async numbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
+    if (domains.length > BULK_TARGETS) throw new Error(`at most ${BULK_TARGETS} domains a bulk request`);
+    const answer = new Map<string, BacklinkNumbers>();
+    if (domains.length === 0) return answer;
+    const targets = [...domains];
+    const dateFrom = monthStart(this.now(), 0).toISOString().slice(0, 10);
+    const [pages, newLostLinks, newLostDomains] = await settled([
+      this.first(BACKLINK_ENDPOINTS.bulkPagesSummary, { targets }, meter, PagesSummaryResult),
+      this.first(
+        BACKLINK_ENDPOINTS.bulkNewLostBacklinks,
+        { targets, date_from: dateFrom },
+        meter,
+        NewLostBacklinksResult,
+        false,
+      ),
+      this.first(
+        BACKLINK_ENDPOINTS.bulkNewLostReferringDomains,
+        { targets, date_from: dateFrom },
+        meter,
+        NewLostReferringDomainsResult,
+        false,
+      ),
+    ]);
+    const links = new Map((newLostLinks?.items ?? []).map((item) => [bareTarget(item.target), item]));
+    const referring = new Map((newLostDomains?.items ?? []).map((item) => [bareTarget(item.target), item]));
+    const summaries = new Map<string, PagesSummaryItem>();
+    for (const item of pages?.items ?? []) {
+      const named = item.url ?? item.target;
+      if (named) summaries.set(bareTarget(named), item);
+    }
+    for (const domain of domains) {
+      answer.set(domain, {
+        summary: summaryOf(summaries.get(domain)),
+        new_backlinks: int(links.get(domain)?.new_backlinks),
+        lost_backlinks: int(links.get(domain)?.lost_backlinks),
+        new_referring_domains: int(referring.get(domain)?.new_referring_domains),
+        lost_referring_domains: int(referring.get(domain)?.lost_referring_domains),
+      });
+    }
+    return answer;
+  }
+
+  /** The monthly trend, TREND_MONTHS months to this one: one range call. */
+  async trend(domain: string, meter: Meter): Promise<BacklinkTrendPoint[]> {
+    const from = monthStart(this.now(), TREND_MONTHS).toISOString().slice(0, 10);
+    const timeseries = await this.first(
+      BACKLINK_ENDPOINTS.timeseries,
+      { target: domain, date_from: from, group_range: 'month' },
+      meter,
+      TimeseriesResult,
+    );
+    return trendOf(timeseries?.items ?? []);
+  }
+
+  /** Three calls at once: the top anchors (their shares of `backlinks`), top linking pages and referring domains. */
+  async detail(domain: string, backlinks: number, meter: Meter): Promise<BacklinkDetail> {
+    const [anchors, pages, referring] = await settled([
+      this.anchors(domain, meter),
+      this.links(domain, TOP_PAGES, meter),
+      this.referringDomains(domain, meter),
+    ]);
+    return this.detailOf(backlinks, anchors, pages, referring);
+  }
+
+  private anchors(domain: string, meter: Meter) {
+    return this.first(
+      BACKLINK_ENDPOINTS.anchors,
+      { target: domain, limit: ANCHORS, order_by: ['backlinks,desc'] },
+      meter,
+      AnchorsResult,
+    );
+  }
+
+  private referringDomains(domain: string, meter: Meter) {
+    return this.first(
+      BACKLINK_ENDPOINTS.referringDomains,
+      { target: domain, limit: REFERRING_DOMAINS, order_by: ['rank,desc'] },
+      meter,
+      ReferringDomainsResult,
+    );
+  }
+
+  private detailOf(
+    backlinks: number,
+    anchors: AnchorsResult | undefined,
+    pages: LinkingPage[],
+    referring: ReferringDomainsResult | undefined,
+  ): BacklinkDetail {
     return {
-      domain,
-      summary: totals,
-      trend: trendOf(timeseries?.items ?? []),
       anchors: (anchors?.items ?? []).slice(0, ANCHORS).map((a): AnchorShare => ({
         anchor: a.anchor ?? '',
         backlinks: int(a.backlinks),
-        share: totals.backlinks > 0 ? round4(int(a.backlinks) / totals.backlinks) : 0,
+        share: backlinks > 0 ? round4(int(a.backlinks) / backlinks) : 0,
       })),
       top_linking_pages: pages,
       referring_domains: (referring?.items ?? []).slice(0, REFERRING_DOMAINS).map((r): ReferringDomain => ({
@@ -235,8 +330,10 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
     task: Record<string, unknown>,
     meter: Meter,
     result: z.ZodMiniType<T>,
+    // The new-and-lost counts have no ranks, and no rank scale to ask for.
+    ranked = true,
   ): Promise<T | undefined> {
-    const answer = await this.client.task(endpoint, { ...task, rank_scale: RANK_SCALE }, meter, result);
+    const answer = await this.client.task(endpoint, ranked ? { ...task, rank_scale: RANK_SCALE } : task, meter, result);
     if (answer.outcome === 'billed_no_data') {
       throw new ProviderError(
         DATAFORSEO,

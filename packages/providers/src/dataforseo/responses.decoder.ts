@@ -72,6 +72,26 @@ export const SummaryResult = z.looseObject({
 });
 export type SummaryResult = z.infer<typeof SummaryResult>;
 
+/** A bulk_pages_summary row: the summary's numbers of one target, named by `url` (or `target`) as sent. */
+const PagesSummaryItem = z.looseObject({
+  url: z.nullish(z.string()),
+  target: z.nullish(z.string()),
+  rank: metric,
+  backlinks: metric,
+  backlinks_spam_score: metric,
+  broken_backlinks: metric,
+  referring_domains: metric,
+  referring_links_attributes: z.nullish(z.record(z.string(), metric)),
+});
+export type PagesSummaryItem = z.infer<typeof PagesSummaryItem>;
+export const PagesSummaryResult = items(PagesSummaryItem);
+export const NewLostBacklinksResult = items(
+  z.looseObject({ target: z.string(), new_backlinks: metric, lost_backlinks: metric }),
+);
+export const NewLostReferringDomainsResult = items(
+  z.looseObject({ target: z.string(), new_referring_domains: metric, lost_referring_domains: metric }),
+);
+
 const TimeseriesItem = z.looseObject({
   /** `yyyy-mm-dd hh:mm:ss +00:00`, the last day of the month. */
   date: z.nullish(z.string()),
@@ -83,6 +103,7 @@ export type TimeseriesItem = z.infer<typeof TimeseriesItem>;
 export const TimeseriesResult = items(TimeseriesItem);
 
 export const AnchorsResult = items(z.looseObject({ anchor: z.nullish(z.string()), backlinks: metric }));
+export type AnchorsResult = z.infer<typeof AnchorsResult>;
 
 const BacklinkItem = z.looseObject({
   url_from: z.string(),
@@ -96,6 +117,7 @@ export type BacklinkItem = z.infer<typeof BacklinkItem>;
 export const BacklinksResult = items(BacklinkItem);
 
 export const ReferringDomainsResult = items(z.looseObject({ domain: z.string(), rank: metric, backlinks: metric }));
+export type ReferringDomainsResult = z.infer<typeof ReferringDomainsResult>;
 
 /** Per target key (`"1"`, `"2"`, …): the referring domain's metrics towards that target, absent or null when it does not link to it. */
 export const IntersectionResult = items(

@@ -1,6 +1,8 @@
 import type {
   AnchorShare,
   BacklinkDataProvider,
+  BacklinkDetail,
+  BacklinkNumbers,
   BacklinkProfile,
   BacklinkSummary,
   BacklinkTrendPoint,
@@ -11,7 +13,15 @@ import type {
 import type { Meter } from '../meter';
 import { LIMITS } from '@cm/contract';
 import { brandOf, monthOf, monthStart } from '@cm/core';
-import { backlinkProfilePrice, dataForSeoPrice, linkGapPrice } from '../prices';
+import {
+  backlinkDetailPrice,
+  backlinkProfilePrice,
+  backlinkTrendPrice,
+  BULK_TARGETS,
+  bulkNumbersPrice,
+  dataForSeoPrice,
+  linkGapPrice,
+} from '../prices';
 import { charge, SANDBOX } from './charge';
 import { between, shuffled, unit } from './derive';
 
@@ -359,6 +369,30 @@ export function sandboxBacklinkProfile(domain: string, now: Date): BacklinkProfi
   };
 }
 
+/**
+ * A domain's daily numbers: its summary, and new and lost backlinks and referring domains of the month
+ * so far (a few percent of its totals, drawn per month, so they are the same all day and every day of it).
+ */
+export function sandboxBacklinkNumbers(domain: string, now: Date): BacklinkNumbers {
+  const { summary } = derive(domain);
+  const month = monthOf(now);
+  const share = (total: number, what: string) =>
+    between(`${domain}\n${month}`, what, 0, Math.max(1, Math.round(total * 0.04)));
+  return {
+    summary,
+    new_backlinks: share(summary.backlinks, 'new-backlinks'),
+    lost_backlinks: share(summary.backlinks, 'lost-backlinks'),
+    new_referring_domains: share(summary.referring_domains, 'new-referring'),
+    lost_referring_domains: share(summary.referring_domains, 'lost-referring'),
+  };
+}
+
+const detailOf = (profile: BacklinkProfile): BacklinkDetail => ({
+  anchors: profile.anchors,
+  top_linking_pages: profile.top_linking_pages,
+  referring_domains: profile.referring_domains,
+});
+
 export const sandboxLinks = (domain: string, limit: number): LinkingPage[] =>
   pagesOf(domain, derive(domain)).slice(0, limit);
 
@@ -381,6 +415,7 @@ export function sandboxLinkGap(site: string, competitors: readonly string[], lim
 /** Offline backlink data, derived from the domains; calls are free (or at list prices, simulated) and recorded. */
 export class SandboxBacklinkData implements BacklinkDataProvider {
   readonly name = SANDBOX;
+  readonly numbersEndpoints = ['backlinks_numbers'];
   constructor(private readonly now: () => Date = () => new Date()) {}
 
   profile(domain: string, meter: Meter): Promise<BacklinkProfile> {
@@ -390,6 +425,41 @@ export class SandboxBacklinkData implements BacklinkDataProvider {
       backlinkProfilePrice(),
       () => sandboxBacklinkProfile(domain, this.now()),
       backlinkProfilePrice,
+    );
+  }
+
+  /** One call for all the domains, billed as the three bulk requests of that many rows would be. */
+  numbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
+    if (domains.length > BULK_TARGETS) throw new Error(`at most ${BULK_TARGETS} domains a bulk request`);
+    const now = this.now();
+    return charge(
+      meter,
+      'backlinks_numbers',
+      bulkNumbersPrice(domains.length),
+      () => new Map(domains.map((domain) => [domain, sandboxBacklinkNumbers(domain, now)])),
+      (answer) => bulkNumbersPrice(answer.size),
+    );
+  }
+
+  trend(domain: string, meter: Meter): Promise<BacklinkTrendPoint[]> {
+    const now = this.now();
+    return charge(
+      meter,
+      'backlinks_trend',
+      backlinkTrendPrice(),
+      () => trendOf(domain, derive(domain).summary, now),
+      backlinkTrendPrice,
+    );
+  }
+
+  /** The detail as the profile has it (`backlinks` is the summary's, which the sandbox derives itself). */
+  detail(domain: string, _backlinks: number, meter: Meter): Promise<BacklinkDetail> {
+    return charge(
+      meter,
+      'backlinks_detail',
+      backlinkDetailPrice(),
+      () => detailOf(sandboxBacklinkProfile(domain, this.now())),
+      backlinkDetailPrice,
     );
   }
 
