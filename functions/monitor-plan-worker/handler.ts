@@ -10,7 +10,8 @@ export const handler = sqsWorker(MonitorPlanMessage, async (message, observation
       enqueue,
       backlinkData: await getBacklinkData(),
       listPrices: getConfig().sandboxListPrices,
-      budgetOf: (siteId) => siteBudget(siteId, observation, enqueue),
+      // Scheduled work: held to the deployment's cap less the share kept for the sites' own calls.
+      budgetOf: (siteId) => siteBudget(siteId, observation, enqueue, true),
       queuedPriceUsd,
       now: new Date(),
     },

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEFAULT_BUDGETS } from '@cm/contract';
 import { dynamoEngine, ensureTable, startDynamo, startLocalStack } from '@cm/local';
+import { monitoringMonthPrice } from '@cm/providers';
 import { startProcessStack } from '../helpers/process-stack';
 
 const run = promisify(execFile);
@@ -59,7 +61,7 @@ describe('local stack', () => {
     }
   });
 
-  it('`npm run sites -- create` prints {"site_id","api_key"} on one line, and the key works', async () => {
+  it('`npm run sites -- create` prints {"site_id","api_key"} on one line, with its budget and what monitoring its domain costs, and the key works', async () => {
     const dynamo = await startDynamo({ port: 0 });
     try {
       await ensureTable(dynamo.endpoint, 'cli-test');
@@ -74,7 +76,18 @@ describe('local stack', () => {
       const lines = stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const created = JSON.parse(lines[0]!);
-      expect(created).toEqual({ site_id: 1, api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/) });
+      const month = monitoringMonthPrice('site');
+      expect(created).toEqual({
+        site_id: 1,
+        api_key: expect.stringMatching(/^cmk_[A-Za-z0-9_-]{43}$/),
+        budget: { daily_usd: DEFAULT_BUDGETS.siteDailyUsd, monthly_usd: DEFAULT_BUDGETS.siteMonthlyUsd },
+        monitoring: {
+          domain: 'shop.example.com',
+          month_usd: month.usd,
+          at_most_month_usd: month.at_most_usd,
+          paused: false,
+        },
+      });
 
       const second = JSON.parse(
         (await run(tsx, [cli, 'create', '--name', 'Two', '--domain', 'two.example'], { env, cwd: ROOT })).stdout,

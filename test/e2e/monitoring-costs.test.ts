@@ -17,18 +17,18 @@ const t = useTestStack();
 beforeAll(() => fakeClock(Date.parse(`${new Date().toISOString().slice(0, 10)}T12:00:00.000Z`)));
 afterAll(() => jest.useRealTimers());
 
-let profiles: jest.SpiedFunction<SandboxBacklinkData['profile']>;
+let numbers: jest.SpiedFunction<SandboxBacklinkData['numbers']>;
 let gaps: jest.SpiedFunction<SandboxBacklinkData['linkGap']>;
 beforeEach(() => {
-  profiles = jest.spyOn(SandboxBacklinkData.prototype, 'profile');
+  numbers = jest.spyOn(SandboxBacklinkData.prototype, 'numbers');
   gaps = jest.spyOn(SandboxBacklinkData.prototype, 'linkGap');
 });
 afterEach(() => jest.restoreAllMocks());
 
-/** The domains of `ours` whose profiles the provider was asked for (the schedule runs every site of the stack). */
+/** The domains of `ours` whose daily numbers the provider was asked for (the schedule runs every site of the stack). */
 const profiled = (ours: readonly string[]) =>
-  profiles.mock.calls
-    .map(([domain]) => domain)
+  numbers.mock.calls
+    .flatMap(([domains]) => domains)
     .filter((domain) => ours.includes(domain))
     .sort();
 
@@ -89,7 +89,7 @@ describe("pausing a site's competitor monitoring", () => {
     for (const domain of ['rival-a.com', 'rival-b.com'])
       expect((await s.tool('add_competitor', { domain })).status).toBe(200);
     await t.stack.drain();
-    profiles.mockClear();
+    numbers.mockClear();
     gaps.mockClear();
 
     const before = await s.call('GET', '/v1/monitoring');
@@ -122,16 +122,21 @@ describe("pausing a site's competitor monitoring", () => {
     await t.stack.runSchedule(tomorrow);
     await t.stack.drain();
     expect(profiled(ours)).toEqual([s.domain]);
-    const ownGaps = gaps.mock.calls.filter(([domain]) => domain === s.domain);
-    expect(ownGaps.map(([domain, against]) => [domain, [...against].sort()])).toEqual([
-      [s.domain, ['rival-a.com', 'rival-b.com']],
+    // Its link gap stays the one against the competitors tracked (none was added: not taken again).
+    const kept = await t.store.backlinks.latest(s.siteId, s.domain);
+    expect([kept?.day, [...(kept?.gap_against ?? [])].sort()]).toEqual([
+      utcDay(tomorrow),
+      ['rival-a.com', 'rival-b.com'],
     ]);
+    expect(gaps).not.toHaveBeenCalled();
     expect((await t.store.backlinks.latest(s.siteId, 'rival-a.com'))?.day).not.toBe(
       tomorrow.toISOString().slice(0, 10),
     );
 
-    // add_competitor says so, and queues only the site's run (its gap changed).
-    profiles.mockClear();
+    // add_competitor says so, and queues only the site's run: its gap, now against rival-c too, is taken
+    // again; the site's numbers of today are in the shared cache already, and rival-c's are not fetched.
+    numbers.mockClear();
+    gaps.mockClear();
     const added = await s.tool('add_competitor', { domain: 'rival-c.com' });
     expect(added.body).toMatchObject({ created: true, monitoring: { domain: 'rival-c.com', paused: true } });
     const estimate = await s.tool('add_competitor', { domain: 'rival-d.com', estimate: true });
@@ -142,11 +147,14 @@ describe("pausing a site's competitor monitoring", () => {
       expect.objectContaining({ endpoint: 'backlinks_link_gap', count: 1 }),
     ]);
     await t.stack.drain();
-    expect(profiled(ours)).toEqual([s.domain]);
+    expect(profiled(ours)).toEqual([]);
+    expect(gaps.mock.calls.map(([domain, against]) => [domain, [...against].sort()])).toEqual([
+      [s.domain, ['rival-a.com', 'rival-b.com', 'rival-c.com']],
+    ]);
     expect(await t.store.backlinks.latest(s.siteId, 'rival-c.com')).toBeNull();
 
     // Resumed: the next schedule monitors every competitor again.
-    profiles.mockClear();
+    numbers.mockClear();
     const resumed = await s.call('PUT', '/v1/monitoring', { competitors_paused: false });
     expect(resumed.body).toMatchObject({ competitors_paused: false, paused_at: null });
     const after = new Date(Date.now() + 2 * 86_400_000);
@@ -206,7 +214,7 @@ describe("the daily schedule under the deployment's daily cap", () => {
     const s = await site('stopped');
     await s.tool('add_competitor', { domain: 'stopped-rival.com' });
     await t.stack.drain();
-    profiles.mockClear();
+    numbers.mockClear();
     const output = captureOutput({ level: 'WARN', metrics: true });
     try {
       await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1', SANDBOX_LIST_PRICES: '1' }, async () => {
@@ -217,7 +225,7 @@ describe("the daily schedule under the deployment's daily cap", () => {
           budget: { cap_usd: 1, scheduled_cap_usd: scheduledCapUsd(1), used_usd: 0.8, stopped: true },
         });
       });
-      expect(profiles).not.toHaveBeenCalled();
+      expect(numbers).not.toHaveBeenCalled();
       expect(
         output.logs(
           "the daily schedule's work stopped: the deployment's daily budget is down to the share kept for the sites' own calls",
@@ -233,12 +241,13 @@ describe("the daily schedule under the deployment's daily cap", () => {
     const s = await site('squeezed');
     await s.tool('add_competitor', { domain: 'squeezed-rival.com' });
     await t.stack.drain();
-    profiles.mockClear();
+    numbers.mockClear();
     const output = captureOutput({ level: 'WARN', metrics: true });
     try {
-      // $0.8 spent of $1.2: the schedule's work may take $0.9, less than this site's run needs ($0.23);
-      // callers may take the rest. Its run of tomorrow alone, as the schedule's plan queues it.
-      await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1.2', SANDBOX_LIST_PRICES: '1' }, async () => {
+      // $0.8 spent of $1.08: the schedule's work may take $0.81, less than this site's run reserves (its
+      // two domains' numbers, a bulk batch of their own: $0.06); callers may take the rest. Its run of
+      // tomorrow alone, as the schedule's plan queues it.
+      await withStackEnv(t, { GLOBAL_DAILY_BUDGET_USD: '1.08', SANDBOX_LIST_PRICES: '1' }, async () => {
         const day = utcDay(new Date(Date.now() + 86_400_000));
         await t.stack.queues.monitor.send(
           JSON.stringify({ site_id: s.siteId, requested_at: new Date().toISOString(), day }),
