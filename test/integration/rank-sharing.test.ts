@@ -260,6 +260,23 @@ describe('a check awaiting another run', () => {
     expect(Math.max(...tasks.values())).toBe(1);
   });
 
+  it("gives back the SERPs it claimed when its budget cannot be read before posting: another site's run then posts them, and its own redelivery checks each keyword", async () => {
+    const day = dayOf(6);
+    const [first, second] = sites;
+    const failing = {
+      reserveQueued: () => Promise.reject(new Error('the budget did not answer')),
+    } as unknown as SiteBudget;
+    const priced = { ...deps(), budget: failing, checkPriceUsd: () => PRICE };
+    const message = (site: RankSite) => ({ site_id: site.siteId, day, requested_at: new Date().toISOString() });
+    await expect(runRankChecks(priced, message(first!))).rejects.toThrow('the budget did not answer');
+    expect(tasks.size).toBe(0);
+    // Held, the claims would leave the second site awaiting a SERP no run posts: it posts them itself.
+    expect(await run(second!, day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
+    // The first site's message delivered again awaits them (its own claims were given back too).
+    expect(await run(first!, day)).toMatchObject({ posted: 0, claimedAlready: 0, awaited: KEYWORDS });
+    expect(Math.max(...tasks.values())).toBe(1);
+  });
+
   it("does not take another provider's SERP from the cache (a deployment that changed providers): it posts its own", async () => {
     const day = dayOf(5);
     const [site] = sites;

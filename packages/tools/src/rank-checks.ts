@@ -292,31 +292,42 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
       await release(missed, false);
     },
   );
-  // Another site's run posts these: they are read from the shared cache once it collected them.
-  for (const awaited of partsOf(theirs.lost, serpQueue.tasksPerPost))
-    await deps.enqueue(
-      'rank-collect',
-      {
-        ...viewOf(awaited),
-        tasks: [],
-        awaiting: {
-          run_id: runId,
-          checks: awaited.map(({ locale, keyword }) => ({ locale, keyword })),
-          ...(message.scopes ? { scopes: message.scopes } : {}),
+  // Until something is posted, a failure gives back what the run claimed and has not handed on: the
+  // SERPs it won (so another site's run, or this one delivered again, posts them) and the checks whose
+  // wait was not queued. Held, they would be no one's that day.
+  const unsent = new Set(theirs.lost);
+  let affordable = theirs.won.length;
+  try {
+    // Another site's run posts these: they are read from the shared cache once it collected them.
+    for (const awaited of partsOf(theirs.lost, serpQueue.tasksPerPost)) {
+      await deps.enqueue(
+        'rank-collect',
+        {
+          ...viewOf(awaited),
+          tasks: [],
+          awaiting: {
+            run_id: runId,
+            checks: awaited.map(({ locale, keyword }) => ({ locale, keyword })),
+            ...(message.scopes ? { scopes: message.scopes } : {}),
+          },
         },
-      },
-      serpQueue.readySeconds,
-    );
+        serpQueue.readySeconds,
+      );
+      for (const claim of awaited) unsent.delete(claim);
+    }
+    const unitUsd = deps.checkPriceUsd(depth);
+    if (theirs.won.length > 0 && unitUsd > 0 && held.ticket)
+      affordable = Math.min(affordable, Math.floor(held.ticket.estimate_usd / unitUsd + 1e-9));
+    else if (theirs.won.length > 0 && unitUsd > 0)
+      ({ ticket: held.ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, theirs.won.length));
+  } catch (error) {
+    await Promise.all([release(theirs.won, true), release([...unsent], false)]);
+    throw error;
+  }
   outcome.awaited = theirs.lost.length;
   const toPost = theirs.won;
   if (toPost.length === 0) return;
 
-  const unitUsd = deps.checkPriceUsd(depth);
-  let affordable = toPost.length;
-  if (unitUsd > 0 && held.ticket)
-    affordable = Math.min(affordable, Math.floor(held.ticket.estimate_usd / unitUsd + 1e-9));
-  else if (unitUsd > 0)
-    ({ ticket: held.ticket, count: affordable } = await reserveWhatFits(deps.budget, unitUsd, toPost.length));
   const deferred = toPost.slice(affordable);
   // Nothing was paid for these: their claims go back, for a rerun, another site, or the next due schedule.
   await release(deferred, true);
