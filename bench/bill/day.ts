@@ -85,8 +85,13 @@ export interface Day {
   capacity: Capacity;
   pageViews: number;
   pageBytes: number;
-  /** The day's ledger of every site, by tool. */
+  /** The day's ledger of every site, by tool: a day of monitoring and rank checks after their first. */
   ledger: Record<string, LedgerLine>;
+  /**
+   * The ledger of the scheduled work's first day (the day before `ledger`'s), by tool: every domain's
+   * trend and detail taken, as a domain's detail is about once a month (providers' monitoringMonthPrice).
+   */
+  firstDay: Record<string, LedgerLine>;
   /**
    * Messages a worker failed and SQS delivered again: on a machine too busy to open a connection in
    * time, a run that fails after its provider calls loses their ledger lines (the run again finds its
@@ -129,6 +134,12 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
   const seeded = await seedRankSites(t, sites, workload.keywords, since, keywordsOf);
   const keys: string[] = [];
   for (const site of seeded) keys.push(await t.store.sites.issueKey(site.siteId));
+  // The scheduled work's first day, before anything is counted: each domain's trend and first detail.
+  // The counted day is the next one, whose monitoring extends what the first took.
+  const firstFrom = new Date().toISOString();
+  await t.stack.runSchedule();
+  await t.stack.drain();
+  const firstDay = await ledgerOf(t, sites, firstFrom, new Date(Date.now() + 1).toISOString());
 
   // From here every request of the handlers goes through the counting proxy.
   const proxy = await countCapacity(t.stack.dynamo.endpoint);
@@ -153,7 +164,7 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
   let pageBytes = 0;
   let pageViews = 0;
   try {
-    await timed(schedule, () => t.stack.runSchedule());
+    await timed(schedule, () => t.stack.runSchedule(new Date(Date.now() + 86_400_000)));
     await t.stack.drain();
 
     // Research runs at most RESEARCH_AT_ONCE calls at a time on a deployment: a day's calls come a batch at
@@ -222,6 +233,7 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
       pageViews,
       pageBytes,
       ledger: await ledgerOf(t, sites, from, to),
+      firstDay,
       failedDeliveries,
     };
   } finally {

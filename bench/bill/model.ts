@@ -101,8 +101,13 @@ export function monthOf(day: Day, shape: StackShape, sites: number): Bill {
   );
   aws('Secrets Manager', shape.secrets * P.secret.usd);
 
-  for (const [tool, line] of Object.entries(day.ledger))
-    lines.push({ kind: 'provider', service: tool, usd: line.cost_usd * scale });
+  // A month of scheduled work is its first day's (trends and details: about one a month) and 29 more;
+  // what else a site does is the same every day.
+  for (const [tool, line] of Object.entries(day.ledger)) {
+    const first = day.firstDay[tool]?.cost_usd ?? line.cost_usd;
+    const month = first + line.cost_usd * (DAYS_A_MONTH - 1);
+    lines.push({ kind: 'provider', service: tool, usd: (month * sites) / day.sites });
+  }
 
   const sum = (kind: BillLine['kind']) => lines.filter((l) => l.kind === kind).reduce((s, l) => s + l.usd, 0);
   const awsUsd = sum('aws');
