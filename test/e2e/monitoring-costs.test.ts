@@ -133,8 +133,9 @@ describe("pausing a site's competitor monitoring", () => {
       tomorrow.toISOString().slice(0, 10),
     );
 
-    // add_competitor says so, and queues only the site's run: its gap, now against rival-c too, is taken
-    // again; the site's numbers of today are in the shared cache already, and rival-c's are not fetched.
+    // add_competitor says so, and still populates the new competitor's profile (spec: add_competitor makes
+    // it appear with its backlink profile) with a first run, and the site's gap, now against rival-c too;
+    // the site's numbers of today are in the shared cache already. Its daily runs wait for the resume.
     numbers.mockClear();
     gaps.mockClear();
     const added = await s.tool('add_competitor', { domain: 'rival-c.com' });
@@ -143,15 +144,19 @@ describe("pausing a site's competitor monitoring", () => {
     expect(estimate.body.monitoring).toMatchObject({ paused: true });
     expect(estimate.body.notes.join('\n')).toContain('competitor monitoring is paused');
     expect(estimate.body.calls).toEqual([
-      expect.objectContaining({ endpoint: 'backlinks_profile', count: 1 }),
+      expect.objectContaining({ endpoint: 'backlinks_profile', count: 2 }),
       expect.objectContaining({ endpoint: 'backlinks_link_gap', count: 1 }),
     ]);
     await t.stack.drain();
-    expect(profiled(ours)).toEqual([]);
+    expect(profiled(ours)).toEqual(['rival-c.com']);
     expect(gaps.mock.calls.map(([domain, against]) => [domain, [...against].sort()])).toEqual([
       [s.domain, ['rival-a.com', 'rival-b.com', 'rival-c.com']],
     ]);
-    expect(await t.store.backlinks.latest(s.siteId, 'rival-c.com')).toBeNull();
+    expect((await t.store.backlinks.latest(s.siteId, 'rival-c.com'))?.day).toBe(utcDay(new Date()));
+    numbers.mockClear();
+    await t.stack.runSchedule(new Date(Date.now() + 3 * 86_400_000));
+    await t.stack.drain();
+    expect(profiled(ours)).toEqual([s.domain]);
 
     // Resumed: the next schedule monitors every competitor again.
     numbers.mockClear();
@@ -163,7 +168,7 @@ describe("pausing a site's competitor monitoring", () => {
     expect(profiled(ours)).toEqual([...ours].sort());
   }, 60_000);
 
-  it('queues no run for a competitor added while paused to a site whose own domain is no domain', async () => {
+  it("queues a competitor's first run alone when added while paused to a site whose own domain is no domain", async () => {
     const created = await t.newSite('no-domain', { domain: 'intranet', locale: 'US/en' });
     const call = (method: string, path: string, body?: unknown) => t.call(method, path, body, { key: created.key });
     expect((await call('GET', '/v1/monitoring')).body).toMatchObject({ domains: [], month_usd: 0 });
@@ -171,7 +176,9 @@ describe("pausing a site's competitor monitoring", () => {
     const sent = t.stack.queues.monitor.sent;
     const added = await call('POST', '/v1/tools/add_competitor', { domain: 'rival-e.com' });
     expect(added.body).toMatchObject({ created: true, monitoring_deferred: 0, monitoring: { paused: true } });
-    expect(t.stack.queues.monitor.sent).toBe(sent);
+    expect(t.stack.queues.monitor.sent).toBe(sent + 1);
+    await t.stack.drain();
+    expect(await t.store.backlinks.latest(created.siteId, 'rival-e.com')).not.toBeNull();
   });
 
   it('refuses a body that is not a pause or a resume with 400 and changes nothing; a second pause keeps when it began', async () => {

@@ -270,17 +270,18 @@ async function planAdd(ctx: ToolContext, input: AddCompetitorInput) {
 }
 
 /**
- * The domains whose first monitoring run add_competitor queues: the site's and the competitor's, or
- * only the site's (its link gap changed) while its competitor monitoring is paused.
+ * The domains whose first monitoring run add_competitor queues: the site's (its link gap changed) and
+ * the competitor's, also while competitor monitoring is paused, so its profile is populated as the spec
+ * has add_competitor do; the pause holds back its daily runs.
  */
-const monitoredDomains = (siteDomain: string | null, domain: string, paused: boolean): string[] => [
+const monitoredDomains = (siteDomain: string | null, domain: string): string[] => [
   ...(siteDomain ? [siteDomain] : []),
-  ...(paused ? [] : [domain]),
+  domain,
 ];
 
 /** What an estimate says of a domain added while competitor monitoring is paused. */
 const PAUSED_NOTE =
-  "the site's competitor monitoring is paused (PUT /v1/monitoring): this domain is not monitored until it resumes";
+  "the site's competitor monitoring is paused (PUT /v1/monitoring): this domain's first run populates its profile, and its daily runs wait until monitoring resumes";
 
 /**
  * add_competitor with estimate: true. Tracking itself is free; a domain not monitored yet (new, or a
@@ -304,7 +305,7 @@ async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, de
       notes,
       monitoring,
     };
-  const domains = monitoredDomains(site.domain, domain, paused);
+  const domains = monitoredDomains(site.domain, domain);
   return {
     data_source: provider,
     calls: [
@@ -318,7 +319,7 @@ async function planAddCompetitor(ctx: ToolContext, input: AddCompetitorInput, de
       ...(site.domain ? callsOf(provider, 'backlinks_link_gap', 1, linkGapPrice(GAP_LIMIT)) : []),
     ],
     free: [],
-    notes: [`queued monitoring runs (${domains.join(', ')}), then daily runs at the same price each`, ...notes],
+    notes: [`queued monitoring runs (${domains.join(', ')}), then daily runs (monitoring: a month of them)`, ...notes],
     monitoring,
   };
 }
@@ -332,11 +333,9 @@ async function addCompetitorRun(ctx: ToolContext, input: AddCompetitorInput) {
     ...(input.color ? { color: input.color } : {}),
   });
   // The first monitoring run, at once: the competitor's profile, and the site's (its link gap changed).
-  const domains = monitoredDomains(site.domain, domain, paused);
+  const domains = monitoredDomains(site.domain, domain);
   const deferred =
-    (created || completed) && domains.length > 0
-      ? await queueMonitoring(ctx, ctx.siteId, site.domain, domains, ctx.now.toISOString())
-      : 0;
+    created || completed ? await queueMonitoring(ctx, ctx.siteId, site.domain, domains, ctx.now.toISOString()) : 0;
   return {
     data_source: DATABASE,
     competitor: competitorView(row),

@@ -439,9 +439,13 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const siteId = site.site_id;
     const siteDomain = normalizeDomain(site.domain);
     const competitors = await competitorDomains({ siteId, store });
-    // Paused competitor monitoring (PUT /v1/monitoring) leaves the site's own domain, and its link gap.
-    const tracked = [...(siteDomain ? [siteDomain] : []), ...(site.competitors_paused_at ? [] : competitors)];
+    // Paused competitor monitoring (PUT /v1/monitoring) leaves the site's own domain, and its link gap;
+    // a competitor's first run (add_competitor names it) still populates its profile.
     const asked = message.domains;
+    const tracked = [
+      ...(siteDomain ? [siteDomain] : []),
+      ...competitors.filter((domain) => !site.competitors_paused_at || asked?.includes(domain)),
+    ];
     const domains = asked ? tracked.filter((domain) => asked.includes(domain)) : tracked;
     const runId = randomBytes(9).toString('hex');
     // The schedule's day (npm run schedule -- --date runs a later one), else today's.
