@@ -202,3 +202,24 @@ it('lets two sites asking at once, before either job ended, each pay the job it 
     expect(await s.recalled(seed)).toEqual([results[i].research_id]);
   }
 });
+
+it('ends a job whose findings cannot be shared as succeeded and paid once: the next site researches it itself', async () => {
+  const a = await site('Unshared A');
+  const b = await site('Unshared B');
+  // The worker's store, as every store, writes through the class's put.
+  const sharedPut = jest
+    .spyOn(Object.getPrototypeOf(t.store.shared) as { put: () => Promise<void> }, 'put')
+    .mockRejectedValueOnce(new Error('the table did not answer'));
+  const queued = jobsQueued();
+  const first = await a.research({ mode: 'web', seed: 'Do trail shoes need a rock plate?' });
+  expect(first.body).toMatchObject({ status: 'succeeded', cached: false });
+  expect(jobsQueued()).toBe(queued + 1);
+  expect((await a.ledger()).by_tool).toEqual([
+    expect.objectContaining({ tool: 'research', provider: 'sandbox', cost_usd: first.body.cost_usd }),
+  ]);
+  expect(sharedPut).toHaveBeenCalled();
+  sharedPut.mockRestore();
+  const second = await b.research({ mode: 'web', seed: 'Do trail shoes need a rock plate?' });
+  expect(second.body).toMatchObject({ status: 'succeeded', cached: false });
+  expect(jobsQueued()).toBe(queued + 2);
+});

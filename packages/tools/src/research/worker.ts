@@ -82,7 +82,12 @@ export async function runResearchJob(
     };
     await storeResearch(store, job.site_id, record, queryKey);
     // The provider's answer serves identical research of every site for a day (this site's own, for 7).
-    await shareResearch(store, queryKey, findings, { fetched_at: record.created_at, data_source: record.data_source });
+    // Sharing is a saving, not the job: a share that cannot be written leaves other sites to research it,
+    // where failing the job would have the queue deliver it again and pay the providers twice.
+    await shareResearch(store, queryKey, findings, {
+      fetched_at: record.created_at,
+      data_source: record.data_source,
+    }).catch(() => undefined);
     outcome = { result: { ...findingsOf(record), data_source: record.data_source, cost_usd: deps.meter.costUsd } };
   }
   // The reservation made when the job was accepted becomes what its calls were billed, before the job
