@@ -263,7 +263,7 @@ const DOCS: Record<string, RouteDocs> = {
   },
   [`POST ${MCP_PATH}`]: {
     summary:
-      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage, find_pages and monitoring, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
+      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage and find_pages, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
     body: MCP_MESSAGE,
     replies: {
       200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },
