@@ -38,7 +38,9 @@ function print(day: Day, bills: Bill[]) {
       `${label.padEnd(width)}${bills.map((b) => usd(pick(b)).padStart(16)).join('')}${usd(pick(bills[0]!) / bills[0]!.sites).padStart(12)}`,
     );
   if (day.failedDeliveries > 0)
-    console.log(`WARNING: ${day.failedDeliveries} deliveries failed; the providers' lines are short by their calls`);
+    console.log(
+      `${day.failedDeliveries} deliveries failed and came again: runs waiting for shared data another run fetches, and any failure (whose calls the ledger may miss)`,
+    );
   console.log(
     `monitoring + rank tracking a site: ${usd(bills[0]!.monitoringAndRanksPerSiteUsd)} a month (goal: at most $3); research: $${bills[0]!.researchPerCallUsd.toFixed(4)} a call asked, $${bills[0]!.researchPerPaidCallUsd.toFixed(4)} a call the providers were paid for`,
   );
