@@ -36,7 +36,7 @@ export { Semaphore } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
-export { serpIdentity, sharedId, type Shared, type SharedDatum, type SharedKind } from './shared';
+export { serpIdentity, sharedId, type Shared, type SharedDatum } from './shared';
 export { JobStore, ResearchStore, BacklinkStore };
 export type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, WindowState, Windows } from './budgets';
 export { BudgetStore };
