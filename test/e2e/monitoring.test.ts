@@ -288,8 +288,9 @@ describe('the daily schedule', () => {
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
     await t.stack.drain();
     quickProfiles();
+    // 100 sites after the file's others: their ids span two plan blocks of 100.
     const sites: MonitoredSite[] = [];
-    for (let i = 0; i < 150; i += 25)
+    for (let i = 0; i < 100; i += 25)
       sites.push(...(await Promise.all(Array.from({ length: 25 }, (_v, j) => monitoredSite(`stop-${i + j}`, 2)))));
     const plans = t.stack.queues['monitor-plan'];
     const runs = t.stack.queues.monitor;
@@ -311,6 +312,7 @@ describe('the daily schedule', () => {
       }
       held.push(body);
     });
+    expect(Math.ceil((await t.store.sites.lastId()) / 100)).toBeGreaterThanOrEqual(2);
     await expect(t.stack.runSchedule()).rejects.toThrow('the schedule was stopped');
     await t.stack.drain();
     planSpy.mockRestore();
