@@ -43,16 +43,23 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
  * and each spender the warning's few KB (research 506, serp-landscape 505, the research worker 940).
  * The rank worker reached 472 KB with the shared cache of public data (its store) and 474 KB claiming its
  * SERPs in it; the rank-collect worker, which now queues its site's run again, took the SQS client (460 KB).
+ * The shared cache of public data put keyword metrics, SERPs and shared research in research and
+ * serp-landscape (519 and 518 KB), and bulk monitoring's numbers, trend and detail rules in the monitor
+ * workers, the plan now buying the day's numbers with the provider's client (477 and 474 KB).
  */
+const SCHEDULED_WORKER = 480 * 1024;
+const PAID_SHARED = 525 * 1024;
 const PAID_WITH_QUEUE = 510 * 1024;
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
   default: 470 * 1024,
   'get-keywords': PAID_WITH_QUEUE,
   'serp-keyword-refresh': PAID_WITH_QUEUE,
   'serp-backlinks': PAID_WITH_QUEUE,
-  'rank-worker': 480 * 1024,
-  research: 515 * 1024,
-  'serp-landscape': 515 * 1024,
+  'rank-worker': SCHEDULED_WORKER,
+  'monitor-worker': SCHEDULED_WORKER,
+  'monitor-plan-worker': SCHEDULED_WORKER,
+  research: PAID_SHARED,
+  'serp-landscape': PAID_SHARED,
   'research-worker': 950 * 1024,
   oauth: 760 * 1024,
 };
