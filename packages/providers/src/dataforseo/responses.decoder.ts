@@ -73,15 +73,9 @@ export const SummaryResult = z.looseObject({
 export type SummaryResult = z.infer<typeof SummaryResult>;
 
 /** A bulk_pages_summary row: the summary's numbers of one target, named by `url` (or `target`) as sent. */
-const PagesSummaryItem = z.looseObject({
+const PagesSummaryItem = z.extend(SummaryResult, {
   url: z.nullish(z.string()),
   target: z.nullish(z.string()),
-  rank: metric,
-  backlinks: metric,
-  backlinks_spam_score: metric,
-  broken_backlinks: metric,
-  referring_domains: metric,
-  referring_links_attributes: z.nullish(z.record(z.string(), metric)),
 });
 export type PagesSummaryItem = z.infer<typeof PagesSummaryItem>;
 export const PagesSummaryResult = items(PagesSummaryItem);
