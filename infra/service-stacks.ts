@@ -20,10 +20,10 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     throw new Error(
       'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in us-east-1, for CloudFront)',
     );
-  const [siteDomains, siteCertificateArn] = [context('siteDomains'), context('siteCertificateArn')];
-  if (!siteDomains !== !siteCertificateArn)
+  // The sites' domains moved from the template to a tenant per site, set at run time.
+  if (context('siteDomains') !== undefined || context('siteCertificateArn') !== undefined)
     throw new Error(
-      "The sites' own domains take both -c siteDomains=a.example,b.example and -c siteCertificateArn=… (an ACM certificate in us-east-1 naming them all)",
+      "siteDomains and siteCertificateArn are no longer deploy settings: each site's domain is a distribution tenant set by `npm run sites -- serve-domain` (docs/operations.md#a-sites-own-domain)",
     );
   const stackName = context('stackName') ?? 'ContentApi';
   const { account, region } = env;
@@ -52,10 +52,6 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
-    siteDomains:
-      siteDomains && siteCertificateArn
-        ? { names: siteDomains.split(',').map((name) => name.trim().toLowerCase()), certificateArn: siteCertificateArn }
-        : undefined,
     globalDailyBudgetUsd: context('globalDailyBudgetUsd') === 'none' ? null : limit('globalDailyBudgetUsd'),
     throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
   });

@@ -18,7 +18,6 @@ import type { FunctionId } from './bundling';
 import { Alarms, breakerAlarm, budgetAlarms, scheduleStoppedAlarm } from './constructs/alarms';
 import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
 import { edgeDistributions, type EdgeAcls } from './constructs/edge';
-import type { SiteDomains } from './constructs/site-edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, made, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
@@ -52,11 +51,6 @@ export interface ContentApiStackProps extends StackProps {
   alarmEmail?: string;
   /** A custom domain for the API; it is then the base of every visitor-page URL (PUBLIC_BASE_URL). */
   domain?: CustomDomain;
-  /**
-   * The domains sites' pages are served at (each registered to its site with `npm run sites --
-   * serve-domain`), on a distribution of their own with a certificate naming them all (in us-east-1).
-   */
-  siteDomains?: SiteDomains;
   /**
    * The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); by
    * default DEFAULT_BUDGETS.globalDailyUsd (the synth says so), null: none.
@@ -183,7 +177,6 @@ export class ContentApiStack extends Stack {
       ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
           domain: props.domain,
           originVerifyVersion: props.originVerifyVersion,
-          siteDomains: props.siteDomains,
         })
       : undefined;
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
@@ -224,16 +217,23 @@ export class ContentApiStack extends Stack {
         description: "The address of the sites' pages that serve no domain of their own: <PagesUrl>/sites/<id>/",
       });
     }
-    if (edge && props.siteDomains)
-      new CfnOutput(this, 'SiteDomainsTarget', {
-        value: edge.pages.distributionDomainName,
-        description: "Point each of the sites' domains here (CNAME, or an alias at the apex)",
+    if (edge) {
+      // What `npm run sites -- serve-domain` makes a site's tenant on, and what the site's domain points at.
+      new CfnOutput(this, 'SiteDomainsDistributionId', {
+        value: edge.siteDomains.distribution.distributionId,
+        description:
+          "SITE_DOMAINS_DISTRIBUTION_ID for `npm run sites -- serve-domain`: the sites' domains' distribution",
       });
-    if (props.siteDomains && !edge)
-      Annotations.of(this).addWarningV2(
-        '@cm/infra:site-domains-without-edge',
-        "siteDomains are served by the EdgeStack's distribution: this stack has none, so no domain is",
-      );
+      new CfnOutput(this, 'SiteDomainsConnectionGroupId', {
+        value: edge.siteDomains.connectionGroup.attrId,
+        description:
+          "SITE_DOMAINS_CONNECTION_GROUP_ID for `npm run sites -- serve-domain`: the tenants' connection group",
+      });
+      new CfnOutput(this, 'SiteDomainsTarget', {
+        value: edge.siteDomains.connectionGroup.attrRoutingEndpoint,
+        description: "Point each site's own domain here (CNAME): the connection group's routing endpoint",
+      });
+    }
     new CfnOutput(this, 'McpStreamUrl', {
       // A function URL ends with a slash.
       value: edge

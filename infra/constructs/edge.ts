@@ -18,7 +18,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import type { CustomDomain } from './api';
-import { pagesDistribution, redirectToPages, sitePages, type SiteDomains } from './site-edge';
+import { pagesDistribution, redirectToPages, siteDomainsEdge, sitePages, type SiteDomainsEdge } from './site-edge';
 
 /** The web ACLs (EdgeStack, in us-east-1) the distributions carry, by ARN. */
 export interface EdgeAcls {
@@ -92,9 +92,15 @@ export function edgeDistributions(
   api: HttpApi,
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
-  options: { domain?: CustomDomain; originVerifyVersion?: number; siteDomains?: SiteDomains } = {},
-): { api: Distribution; stream: Distribution; pages: Distribution; originVerify: string } {
-  const { domain, originVerifyVersion = 1, siteDomains } = options;
+  options: { domain?: CustomDomain; originVerifyVersion?: number } = {},
+): {
+  api: Distribution;
+  stream: Distribution;
+  pages: Distribution;
+  siteDomains: SiteDomainsEdge;
+  originVerify: string;
+} {
+  const { domain, originVerifyVersion = 1 } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
   if (
@@ -120,13 +126,15 @@ export function edgeDistributions(
   // https://<id>.execute-api.<region>.amazonaws.com → its host.
   const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
-  const pages = pagesDistribution(scope, sitePages(scope), apiOrigin, acls.api, siteDomains);
+  const pageBehavior = sitePages(scope);
+  const pages = pagesDistribution(scope, pageBehavior, apiOrigin, acls.api);
   return {
     api: passThrough(scope, 'ApiEdge', apiOrigin, acls.api, "The API, behind WAF rate rules; the sites' pages moved", {
       domain,
       additionalBehaviors: { '/sites/*': redirectToPages(scope, apiOrigin, pages.distributionDomainName) },
     }),
     pages,
+    siteDomains: siteDomainsEdge(scope, pageBehavior, apiOrigin, acls.api),
     stream: passThrough(
       scope,
       'McpStreamEdge',

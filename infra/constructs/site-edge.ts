@@ -1,9 +1,10 @@
-import { Duration, Token, Validations } from 'aws-cdk-lib';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Duration, Validations } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
   CacheQueryStringBehavior,
+  CfnConnectionGroup,
+  CfnDistribution,
   Distribution,
   Function as CloudFrontFunction,
   FunctionCode,
@@ -12,36 +13,30 @@ import {
   HeadersFrameOption,
   PriceClass,
   ResponseHeadersPolicy,
-  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type BehaviorOptions,
   type IOrigin,
 } from 'aws-cdk-lib/aws-cloudfront';
 import type { Construct } from 'constructs';
-import { SERVICE_LIMITS } from '@cm/contract';
+import { SERVICE_LIMITS, SITE_DOMAIN_PARAMETER } from '@cm/contract';
 
 /*
  * The CDN of the sites' pages (docs/api.md#the-cdn): their pages, listings, sitemaps and feeds are kept
  * at CloudFront's edges for as long as the origin's Cache-Control says (a minute: no invalidations), and
  * sent compressed, by a distribution of their own: an origin apart from the API's and the dashboard's
- * (where a site's key is typed), at its own `*.cloudfront.net` address for `/sites/<id>/…` and at the
- * sites' own domains, whose requests it passes on as `/domains/<host>/<path>`. The API's distribution
- * sends `/sites/*` there (301).
+ * (where a site's key is typed), at its own `*.cloudfront.net` address for `/sites/<id>/…`. The API's
+ * distribution sends `/sites/*` there (301). The sites' own domains are served by a multi-tenant
+ * distribution beside it: one distribution tenant per site, made at run time (`npm run sites --
+ * serve-domain`), each with its own CloudFront-managed certificate, so neither CloudFront's 100 aliases
+ * of a distribution nor ACM's names of a certificate bound how many sites have a domain.
  */
-
-/** The sites whose pages are served at their own domains: the domains, and a certificate covering them all. */
-export interface SiteDomains {
-  names: readonly string[];
-  /** An ACM certificate in us-east-1 (CloudFront reads it there) naming every domain. */
-  certificateArn: string;
-}
 
 /**
  * The viewer-request function of the pages' distribution. At its own address it passes on the sites'
- * pages (`/sites/…`), robots.txt and the icon as they are; any other request, at a site's domain, goes
- * on as `/domains/<host><path>`, the host in lower case without a port or final dot: the same rule as
- * core's `domainPath` (the local server's), which a test holds it to. Anything else of the API at its
- * own address goes on as a host no site serves: a 404. CloudFront's JavaScript 2.0.
+ * pages (`/sites/…`), robots.txt and the icon as they are; any other request goes on as
+ * `/domains/<host><path>`, the host in lower case without a port or final dot: the same rule as core's
+ * `domainPath` (the local server's), which a test holds it to. Anything else of the API at its own
+ * address goes on as a host no site serves: a 404. CloudFront's JavaScript 2.0.
  */
 export const SITE_DOMAIN_FUNCTION_CODE = [
   'function handler(event) {',
@@ -50,6 +45,22 @@ export const SITE_DOMAIN_FUNCTION_CODE = [
   '  var own = host === event.context.distributionDomainName;',
   "  if (own && (request.uri.indexOf('/sites/') === 0 || request.uri === '/robots.txt' || request.uri === '/favicon.ico')) return request;",
   "  request.uri = '/domains/' + host + (request.uri === '/' ? '' : request.uri);",
+  '  return request;',
+  '}',
+].join('\n');
+
+/**
+ * The viewer-request function of the sites' domains (the multi-tenant distribution): every request goes
+ * on as `/domains/<domain><path>`, the domain being the tenant's own parameter, which `serve-domain` set
+ * from the site's registered domain. The request's Host plays no part: what a path (the cache key) and
+ * the origin's URL name is the tenant's, never what a viewer sent.
+ */
+export const TENANT_DOMAIN_FUNCTION_CODE = [
+  "import cf from 'cloudfront';",
+  'function handler(event) {',
+  '  var request = event.request;',
+  `  var domain = cf.distributionTenant.parameters.get('${SITE_DOMAIN_PARAMETER}');`,
+  "  request.uri = '/domains/' + domain + (request.uri === '/' ? '' : request.uri);",
   '  return request;',
   '}',
 ].join('\n');
@@ -134,54 +145,14 @@ export function sitePages(scope: Construct): SitePagesBehavior {
   });
 }
 
-/**
- * The distribution of the sites' pages: at its own address their `/sites/…` pages, and at the sites' own
- * domains (each an alternate name on one certificate) every request rewritten to `/domains/<host>/…`
- * (so a host no site serves reaches only a 404), behind WAF's rate rules.
- */
-export function pagesDistribution(
-  scope: Construct,
-  pages: SitePagesBehavior,
-  origin: IOrigin,
-  webAclId: string,
-  domains?: SiteDomains,
-): Distribution {
-  if (
-    domains &&
-    !Token.isUnresolved(domains.certificateArn) &&
-    !domains.certificateArn.startsWith('arn:aws:acm:us-east-1:')
-  )
-    throw new Error(
-      `The sites' certificate must be in us-east-1, where CloudFront reads it (not ${domains.certificateArn})`,
-    );
-  if (domains?.names.length === 0) throw new Error('siteDomains names no domain');
-  const rewrite = new CloudFrontFunction(scope, 'SiteDomainPaths', {
-    comment: "The pages' own /sites/…; https://<site domain>/<path> → /domains/<site domain>/<path>",
-    code: FunctionCode.fromInline(SITE_DOMAIN_FUNCTION_CODE),
-    runtime: FunctionRuntime.JS_2_0,
-  });
-  const distribution = new Distribution(scope, 'SiteEdge', {
-    comment: "The sites' pages, at its own address and the sites' own domains: cached a minute",
-    ...(domains
-      ? {
-          domainNames: [...domains.names],
-          certificate: Certificate.fromCertificateArn(scope, 'SiteEdgeCertificate', domains.certificateArn),
-          minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
-        }
-      : {}),
-    defaultBehavior: {
-      ...pages(origin),
-      functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
-    },
-    webAclId,
-    priceClass: PriceClass.PRICE_CLASS_100,
-  });
+/** CloudFront's answer to "a distribution: are its readers limited, its requests logged?", for the pages' distributions. */
+function acknowledgeEdgeFindings(distribution: Distribution): void {
   Validations.of(distribution).acknowledge(
     { id: 'AwsSolutions-CFR1', reason: "A site's readers may be in any country" },
     {
       id: 'AwsSolutions-CFR4',
       reason:
-        'The default *.cloudfront.net certificate cannot set a minimum TLS version; with the sites’ domains their certificate sets TLS 1.2',
+        "The default *.cloudfront.net certificate cannot set a minimum TLS version; a site's domain has its tenant's managed certificate",
     },
     {
       id: 'AwsSolutions-CFR3',
@@ -189,5 +160,87 @@ export function pagesDistribution(
         "API Gateway's access logs record every request that reaches the origin; WAF's metrics and sampled requests show what it refused",
     },
   );
+}
+
+/**
+ * The distribution of the sites' pages at its own address: their `/sites/…` pages (anything else a
+ * 404), behind WAF's rate rules.
+ */
+export function pagesDistribution(
+  scope: Construct,
+  pages: SitePagesBehavior,
+  origin: IOrigin,
+  webAclId: string,
+): Distribution {
+  const rewrite = new CloudFrontFunction(scope, 'SiteDomainPaths', {
+    comment: "The pages' own /sites/…; anything else → /domains/<own address>/… (a 404)",
+    code: FunctionCode.fromInline(SITE_DOMAIN_FUNCTION_CODE),
+    runtime: FunctionRuntime.JS_2_0,
+  });
+  const distribution = new Distribution(scope, 'SiteEdge', {
+    comment: "The sites' pages at its own address: cached a minute",
+    defaultBehavior: {
+      ...pages(origin),
+      functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+    },
+    webAclId,
+    priceClass: PriceClass.PRICE_CLASS_100,
+  });
+  acknowledgeEdgeFindings(distribution);
   return distribution;
+}
+
+/** The sites' own domains: the multi-tenant distribution their tenants are made on, and where they point. */
+export interface SiteDomainsEdge {
+  distribution: Distribution;
+  /** The connection group every tenant joins: its routing endpoint is what a site's domain is a CNAME of. */
+  connectionGroup: CfnConnectionGroup;
+}
+
+/**
+ * The multi-tenant distribution of the sites' own domains (`ConnectionMode: tenant-only`: it serves no
+ * address of its own, only its tenants' domains) and the connection group its tenants join. The same
+ * pages' behavior, origin and WAF as the pages' own distribution; each request is rewritten to
+ * `/domains/<the tenant's domain>/…` (TENANT_DOMAIN_FUNCTION_CODE). No domain is in the template: a
+ * tenant per site is made, changed and deleted at run time (docs/operations.md#a-sites-own-domain).
+ */
+export function siteDomainsEdge(
+  scope: Construct,
+  pages: SitePagesBehavior,
+  origin: IOrigin,
+  webAclId: string,
+): SiteDomainsEdge {
+  const rewrite = new CloudFrontFunction(scope, 'TenantDomainPaths', {
+    comment: "https://<site domain>/<path> → /domains/<the tenant's site_domain>/<path>",
+    code: FunctionCode.fromInline(TENANT_DOMAIN_FUNCTION_CODE),
+    runtime: FunctionRuntime.JS_2_0,
+  });
+  const distribution = new Distribution(scope, 'SiteDomainsEdge', {
+    comment: "The sites' own domains: a tenant per site, cached a minute",
+    defaultBehavior: {
+      ...pages(origin),
+      functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+    },
+    webAclId,
+  });
+  const config = distribution.node.defaultChild;
+  if (!(config instanceof CfnDistribution)) throw new Error('A Distribution is made of a CfnDistribution');
+  config.addPropertyOverride('DistributionConfig.ConnectionMode', 'tenant-only');
+  config.addPropertyOverride('DistributionConfig.TenantConfig', {
+    ParameterDefinitions: [
+      {
+        Name: SITE_DOMAIN_PARAMETER,
+        Definition: { StringSchema: { Required: true, Comment: "The site's domain, as serve-domain registered it" } },
+      },
+    ],
+  });
+  // A multi-tenant distribution takes IPv6 from its connection group, not from its own config.
+  config.addPropertyDeletionOverride('DistributionConfig.IPV6Enabled');
+  acknowledgeEdgeFindings(distribution);
+  const connectionGroup = new CfnConnectionGroup(scope, 'SiteDomainsConnections', {
+    name: `${distribution.stack.stackName}-site-domains`,
+    enabled: true,
+    ipv6Enabled: true,
+  });
+  return { distribution, connectionGroup };
 }

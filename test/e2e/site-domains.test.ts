@@ -1,4 +1,5 @@
 import { runSites } from '@cm/local';
+import { replayCloudFront } from '../helpers/cloudfront-replay';
 import { article, getAtHost, question, startTestStack, type TestStack } from '../helpers/local';
 
 /* A site served at its own domain (docs/api.md#the-sites-own-domain), chosen by the Host of the request. */
@@ -93,5 +94,78 @@ describe("a site's own domain", () => {
     expect(await runSites(['serve-domain', '--site', String(other.siteId), '--stop'], out, env)).toBe(0);
     expect(await t.store.sites.siteOfDomain('other-shop.example.com')).toBeNull();
     expect((await t.store.sites.get(other.siteId))?.served_domain).toBeUndefined();
+  });
+
+  it("deployed, is the site's CloudFront tenant: the DNS step first, the site's URLs once the certificate is issued", async () => {
+    const site = await t.newSite('Tenant shop', { domain: 'shop.example.net' });
+    const TENANT = '/2020-05-31/distribution-tenant';
+    const ID = 'dt_2zhRB0vBe0B72LZCvy1mgzI1AB';
+    const group = { status: 200, fixture: 'connection-group.xml' };
+    const replay = await replayCloudFront(
+      {
+        [`GET ${TENANT}/site-${site.siteId}`]: [
+          { status: 404, fixture: 'error-not-found.xml' },
+          { status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' },
+          { status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' },
+        ],
+        [`POST ${TENANT}`]: [{ status: 201, fixture: 'tenant-created.xml', etag: 'E2QWRUHAPOMQZL' }],
+        [`GET /2020-05-31/managed-certificate/${ID}`]: [
+          { status: 200, fixture: 'certificate-pending.xml' },
+          { status: 200, fixture: 'certificate-issued.xml' },
+        ],
+        'GET /2020-05-31/connection-group/cg_2whCJoXMYCjHcxaLGrkllvyABC': [group, group],
+        [`PUT ${TENANT}/${ID}`]: [{ status: 200, fixture: 'tenant-disabled.xml', etag: 'E3UN6WX5RRO2AG' }],
+        [`DELETE ${TENANT}/${ID}`]: [{ status: 204 }],
+      },
+      'shop.example.net',
+    );
+    try {
+      const lines: string[] = [];
+      const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+      const env = {
+        DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint,
+        TABLE_NAME: t.stack.tableName,
+        SITE_DOMAINS_DISTRIBUTION_ID: 'E1XNX8R2GOAABC',
+        SITE_DOMAINS_CONNECTION_GROUP_ID: 'cg_2whCJoXMYCjHcxaLGrkllvyABC',
+      };
+      const serve = ['serve-domain', '--site', String(site.siteId), '--domain', 'shop.example.com'];
+      // shop.example.com is the first site's: refused before any CloudFront call.
+      expect(await runSites(serve, out, env, () => replay.client)).toBe(1);
+      expect(lines.pop()).toBe('sites: shop.example.com is served for another site already');
+      expect(replay.asked).toEqual([]);
+      serve[4] = 'shop.example.net';
+      expect(await runSites(serve, out, env, () => replay.client)).toBe(0);
+      const pending = JSON.parse(lines.pop()!);
+      expect(pending).toMatchObject({
+        site_id: site.siteId,
+        served_domain: null,
+        tenant: {
+          dns: { type: 'CNAME', name: 'shop.example.net', value: 'd111111abcdef8.cloudfront.net' },
+          certificate: { status: 'pending-validation' },
+        },
+      });
+      expect(pending.next).toContain('d111111abcdef8.cloudfront.net');
+      expect((await t.store.sites.get(site.siteId))?.served_domain).toBeUndefined();
+      expect(await runSites(serve, out, env, () => replay.client)).toBe(0);
+      expect(JSON.parse(lines.pop()!)).toMatchObject({
+        served_domain: 'shop.example.net',
+        tenant: { status: 'active' },
+      });
+      expect((await t.store.sites.siteOfDomain('shop.example.net'))?.site_id).toBe(site.siteId);
+      expect(
+        await runSites(['serve-domain', '--site', String(site.siteId), '--stop'], out, env, () => replay.client),
+      ).toBe(0);
+      expect(JSON.parse(lines.pop()!)).toEqual({
+        site_id: site.siteId,
+        served_domain: null,
+        tenant_removed: 'deleted',
+      });
+      expect(await t.store.sites.siteOfDomain('shop.example.net')).toBeNull();
+      // Deployed without the stack's outputs, nothing is registered that no tenant serves.
+      expect(await runSites(serve, out, { ...env, SITE_DOMAINS_CONNECTION_GROUP_ID: '' }, () => replay.client)).toBe(1);
+      expect(lines.pop()).toMatch(/SITE_DOMAINS_DISTRIBUTION_ID and SITE_DOMAINS_CONNECTION_GROUP_ID/);
+    } finally {
+      await replay.close();
+    }
   });
 });

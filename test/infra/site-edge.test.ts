@@ -1,31 +1,43 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
+import { ORIGIN_VERIFY_HEADER, SITE_DOMAIN_PARAMETER } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
-import { SITE_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
+import { SITE_DOMAIN_FUNCTION_CODE, TENANT_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
 
 /* The CDN of the sites' pages (docs/api.md#the-cdn): a distribution of their own, at its address and the sites' domains. */
 
-const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
 const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
 const acls = { api: acl('api'), stream: acl('mcp-stream') };
-const siteDomains = { names: ['shop.example.com', 'blog.example.org'], certificateArn };
 
 const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new ContentApiStack(app, 'Sites', { edge: acls, siteDomains });
+const stack = new ContentApiStack(app, 'Sites', { edge: acls });
 const t = Template.fromStack(stack);
 const distributions = Object.values(t.findResources('AWS::CloudFront::Distribution')).map(
   (d) => d.Properties.DistributionConfig,
 );
-const sites = distributions.find((config) => config.Aliases?.includes('shop.example.com'));
+const sites = distributions.find((config) => config.ConnectionMode === 'tenant-only');
 
-it("serves the sites' pages on a distribution of its own, with the domains' certificate, WAF and the rewrite to /domains/<host>", () => {
-  expect(distributions).toHaveLength(3);
+it("serves the sites' domains on a multi-tenant distribution and its connection group: no domain in the template, WAF, the rewrite by the tenant's domain", () => {
+  expect(distributions).toHaveLength(4);
+  // No distribution names a site's domain: each is a tenant made at run time, with its own certificate.
+  for (const config of distributions) expect(config.Aliases).toBeUndefined();
   expect(sites).toMatchObject({
-    Aliases: ['shop.example.com', 'blog.example.org'],
-    ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021' },
     WebACLId: acls.api,
+    TenantConfig: {
+      ParameterDefinitions: [
+        { Name: SITE_DOMAIN_PARAMETER, Definition: { StringSchema: { Required: true, Comment: expect.any(String) } } },
+      ],
+    },
+  });
+  // What a multi-tenant distribution takes from its connection group, or not at all.
+  for (const field of ['IPV6Enabled', 'PriceClass', 'ViewerCertificate']) expect(sites).not.toHaveProperty(field);
+  t.resourceCountIs('AWS::CloudFront::ConnectionGroup', 1);
+  t.hasResourceProperties('AWS::CloudFront::ConnectionGroup', { Enabled: true, Ipv6Enabled: true });
+  t.resourceCountIs('AWS::CloudFront::DistributionTenant', 0);
+  t.hasResourceProperties('AWS::CloudFront::Function', {
+    FunctionCode: TENANT_DOMAIN_FUNCTION_CODE,
+    FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
   });
   expect(sites.DefaultCacheBehavior).toMatchObject({
     AllowedMethods: ['GET', 'HEAD'],
@@ -42,7 +54,12 @@ it("serves the sites' pages on a distribution of its own, with the domains' cert
   expect(sites.Origins[0].OriginCustomHeaders).toEqual([
     { HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() },
   ]);
-  t.hasOutput('SiteDomainsTarget', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^SiteEdge'), 'DomainName'] } });
+  const group = { 'Fn::GetAtt': [Match.stringLikeRegexp('^SiteDomainsConnections'), Match.anyValue()] };
+  t.hasOutput('SiteDomainsTarget', {
+    Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^SiteDomainsConnections'), 'RoutingEndpoint'] },
+  });
+  t.hasOutput('SiteDomainsConnectionGroupId', { Value: group });
+  t.hasOutput('SiteDomainsDistributionId', { Value: { Ref: Match.stringLikeRegexp('^SiteDomainsEdge') } });
   expect(() => app.synth({ force: true })).not.toThrow();
 });
 
@@ -96,26 +113,11 @@ it("moves the pages to an origin apart from the API's and the dashboard's: PUBLI
   expect(JSON.stringify(redirect.Properties.FunctionCode)).not.toContain('PAGES_HOST');
 });
 
-it('takes the domains and their certificate from context, both or neither, and refuses a certificate of another region', () => {
+it('refuses the old deploy settings of the domains, which are now tenants set at run time', () => {
   const contextApp = (context: Record<string, string>) =>
     checkedApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const { service } = serviceStacks(
-    contextApp({ siteDomains: 'Shop.Example.com, blog.example.org', siteCertificateArn: certificateArn }),
-    {},
+  expect(() => serviceStacks(contextApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/serve-domain/);
+  expect(() => serviceStacks(contextApp({ siteCertificateArn: 'arn:aws:acm:us-east-1:1:certificate/x' }), {})).toThrow(
+    /no longer deploy settings/,
   );
-  expect(
-    Object.values(Template.fromStack(service).findResources('AWS::CloudFront::Distribution')).some(
-      (d) =>
-        JSON.stringify(d.Properties.DistributionConfig.Aliases) ===
-        JSON.stringify(['shop.example.com', 'blog.example.org']),
-    ),
-  ).toBe(true);
-  expect(() => serviceStacks(contextApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/siteCertificateArn/);
-  expect(
-    () =>
-      new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Elsewhere', {
-        edge: acls,
-        siteDomains: { names: ['shop.example.com'], certificateArn: certificateArn.replace('us-east-1', 'eu-west-1') },
-      }),
-  ).toThrow(/us-east-1/);
 });

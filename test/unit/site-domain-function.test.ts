@@ -1,6 +1,11 @@
 import { runInNewContext } from 'node:vm';
 import { domainPath } from '@cm/core';
-import { PAGES_REDIRECT_FUNCTION_CODE, SITE_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
+import { SITE_DOMAIN_PARAMETER } from '@cm/contract';
+import {
+  PAGES_REDIRECT_FUNCTION_CODE,
+  SITE_DOMAIN_FUNCTION_CODE,
+  TENANT_DOMAIN_FUNCTION_CODE,
+} from '../../infra/constructs/site-edge';
 
 /* The CloudFront functions of the pages' distribution and of the API's /sites/*, as CloudFront runs them. */
 
@@ -48,5 +53,32 @@ it("redirects the API's /sites/* to the pages' distribution for good, its query 
   });
   expect(run(code, 'api.example.com', '/sites/1/articles/boots').headers.location.value).toBe(
     `https://${OWN}/sites/1/articles/boots`,
+  );
+});
+
+/** The tenants' function as CloudFront runs it for the tenant whose parameter names `domain`. */
+function runAtTenant(domain: string, host: string, uri: string) {
+  const [importLine, ...body] = TENANT_DOMAIN_FUNCTION_CODE.split('\n');
+  expect(importLine).toBe("import cf from 'cloudfront';");
+  const cf = {
+    distributionTenant: {
+      parameters: { get: (name: string) => (name === SITE_DOMAIN_PARAMETER ? domain : undefined) },
+    },
+  };
+  const event = { context: {}, request: { uri, method: 'GET', headers: { host: { value: host } }, querystring: {} } };
+  return runInNewContext(`${body.join('\n')}\nhandler(event)`, { event, cf }).uri;
+}
+
+it.each(['/', '/articles/boots', '/sitemap.xml', '/sites/2/'])(
+  "passes %s on at a site's domain as the local server does, by the tenant's own domain",
+  (uri) => expect(runAtTenant('shop.example.com', 'shop.example.com', uri)).toBe(domainPath('shop.example.com', uri)),
+);
+
+it("never lets the request's Host name another site's path: the tenant's parameter decides", () => {
+  expect(runAtTenant('shop.example.com', 'blog.example.org', '/articles/boots')).toBe(
+    '/domains/shop.example.com/articles/boots',
+  );
+  expect(runAtTenant('shop.example.com', 'd111111abcdef8.cloudfront.net', '/v1/usage')).toBe(
+    '/domains/shop.example.com/v1/usage',
   );
 });

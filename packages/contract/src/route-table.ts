@@ -207,3 +207,10 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'oauth', method: 'POST', path: '/oauth/revoke', auth: false },
   { fn: 'oauth', method: 'GET', path: '/oauth/jwks', auth: false },
 ];
+
+/**
+ * The distribution tenant parameter naming a site's own domain: `npm run sites -- serve-domain` sets it
+ * on the site's tenant, and the edge function of the sites' domains passes every request on as
+ * `/domains/<its value>/…` (infra/constructs/site-edge.ts).
+ */
+export const SITE_DOMAIN_PARAMETER = 'site_domain';

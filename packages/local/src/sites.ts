@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import * as z from 'zod/mini';
 import { API_KEY_PREFIX, BudgetInput, DEFAULT_BUDGETS } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { relistSite } from '@cm/publishing';
 import { createSite, setBudget, type NewSiteBudget } from '@cm/tools';
+import { domainEdge, serveDomain, stopServingDomain, type DomainEdge } from './serve-domain';
 
 const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--locale US/en] [--daily USD|none] [--monthly USD|none]
        npm run sites -- rotate-key --site ID [--grace-seconds S]
@@ -24,16 +26,19 @@ budget      Sets the site's daily and monthly spend limits and its approval thre
             above it answer approval_required; none: no limit, no threshold), and the webhook its budget
             warnings are POSTed to (none: no warnings); prints its budget (GET /v1/budget).
 serve-domain Serves the site's pages at its own domain (--domain, else the one it was created with): its
-            URLs, canonical links and sitemaps name https://DOMAIN/…; a domain is one site's at most. Point
-            the domain at the deployment first (docs/operations.md#a-sites-own-domain). --stop: its pages
-            are at the deployment's address again. Prints {"site_id":…,"served_domain":…}.
+            URLs, canonical links and sitemaps name https://DOMAIN/…; a domain is one site's at most.
+            Deployed, it makes the site's CloudFront distribution tenant and prints the DNS step
+            ({"tenant":{"dns":…,"certificate":…},"next":…}); the site moves to the domain when the
+            certificate is issued: run it again (docs/operations.md#a-sites-own-domain). --stop: its pages
+            are at the deployment's address again and its tenant is deleted. Prints {"site_id":…,"served_domain":…}.
 relist      Puts the site's pages published before the listing pages existed into them (home, sections,
             sitemaps, feed), once after the upgrade; pages listed already are left as they are. Prints
             {"site_id":…,"pages":…,"relisted":…}.
 
 Warm functions notice a revoked key within 5 s. Reaches DYNAMODB_ENDPOINT (default the local stack's,
 http://127.0.0.1:DYNAMODB_PORT, port 8000 unless set) and table TABLE_NAME (default content). DYNAMODB_ENDPOINT=aws uses the deployed table
-with your AWS credentials and AWS_REGION.`;
+with your AWS credentials and AWS_REGION; serve-domain then takes SITE_DOMAINS_DISTRIBUTION_ID and
+SITE_DOMAINS_CONNECTION_GROUP_ID (the stack's outputs).`;
 
 const HostName = z
   .string()
@@ -146,7 +151,12 @@ function options(args: string[]) {
   });
 }
 
-async function run(argv: string[], out: SitesOutput, openStore: () => Store): Promise<number> {
+async function run(
+  argv: string[],
+  out: SitesOutput,
+  openStore: () => Store,
+  openEdge: () => DomainEdge | undefined,
+): Promise<number> {
   let args;
   try {
     args = options(argv);
@@ -233,20 +243,17 @@ async function run(argv: string[], out: SitesOutput, openStore: () => Store): Pr
       stop: values.stop,
     });
     if (!input) return 2;
-    const { sites } = openStore();
-    if (input.stop) {
-      if (!(await sites.get(input.site))) throw new Error(`there is no site ${input.site}`);
-      await sites.stopServingDomain(input.site);
-      out.log(JSON.stringify({ site_id: input.site, served_domain: null }));
-      return 0;
-    }
-    const site = await sites.get(input.site);
+    const store = openStore();
+    const site = await store.sites.get(input.site);
     if (!site) throw new Error(`there is no site ${input.site}`);
-    const domain = input.domain ?? site.domain;
-    const served = await sites.serveDomain(input.site, domain);
-    if (served === 'taken') throw new Error(`${domain} is served for another site already`);
-    if (served === 'no_site') throw new Error(`there is no site ${input.site}`);
-    out.log(JSON.stringify({ site_id: input.site, served_domain: domain }));
+    const edge = openEdge();
+    out.log(
+      JSON.stringify(
+        input.stop
+          ? await stopServingDomain(store, edge, input.site)
+          : await serveDomain(store, edge, input.site, input.domain ?? site.domain),
+      ),
+    );
     return 0;
   }
   const input = parsed(out, RevokeKey, { site: values.site, key: values.key });
@@ -270,10 +277,16 @@ export async function runSites(
   argv: string[],
   out: SitesOutput,
   env: NodeJS.ProcessEnv = process.env,
+  cloudFront: () => CloudFrontClient = () => new CloudFrontClient({ region: 'us-east-1' }),
 ): Promise<number> {
   let db: ReturnType<typeof createDocumentClient> | undefined;
   try {
-    return await run(argv, out, () => createStore((db ??= openClient(env)), env.TABLE_NAME || 'content'));
+    return await run(
+      argv,
+      out,
+      () => createStore((db ??= openClient(env)), env.TABLE_NAME || 'content'),
+      () => domainEdge(env, cloudFront),
+    );
   } catch (error) {
     out.error(`sites: ${error instanceof Error ? error.message : String(error)}`);
     return 1;

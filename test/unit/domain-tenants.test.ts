@@ -1,0 +1,123 @@
+import { removeDomainTenant, serveDomainTenant, tenantName } from '../../packages/local/src/domain-tenants';
+import { replayCloudFront, type CloudFrontReplay, type Recorded } from '../helpers/cloudfront-replay';
+
+/* A site's own domain as a CloudFront distribution tenant, against CloudFront's recorded answers. */
+
+const edge = { distributionId: 'E1XNX8R2GOAABC', connectionGroupId: 'cg_2whCJoXMYCjHcxaLGrkllvyABC' };
+const TENANT = '/2020-05-31/distribution-tenant';
+const ID = 'dt_2zhRB0vBe0B72LZCvy1mgzI1AB';
+const notFound: Recorded = { status: 404, fixture: 'error-not-found.xml' };
+const details = (fixture: string) => ({
+  [`GET /2020-05-31/managed-certificate/${ID}`]: [{ status: 200, fixture }],
+  [`GET /2020-05-31/connection-group/${edge.connectionGroupId}`]: [{ status: 200, fixture: 'connection-group.xml' }],
+});
+
+let replay: CloudFrontReplay | undefined;
+afterEach(async () => {
+  await replay?.close();
+  replay = undefined;
+});
+const calls = () => replay!.asked.map((a) => a.call);
+
+it("creates the site's tenant with a managed certificate and says the owner's DNS step", async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [notFound],
+    [`POST ${TENANT}`]: [{ status: 201, fixture: 'tenant-created.xml', etag: 'E2QWRUHAPOMQZL' }],
+    ...details('certificate-pending.xml'),
+  });
+  const tenant = await serveDomainTenant(replay.client, edge, 2, 'shop.example.com');
+  expect(tenant).toEqual({
+    tenant_id: ID,
+    domain: 'shop.example.com',
+    status: 'inactive',
+    dns: { type: 'CNAME', name: 'shop.example.com', value: 'd111111abcdef8.cloudfront.net' },
+    certificate: {
+      status: 'pending-validation',
+      validation: [
+        {
+          from: 'http://shop.example.com/.well-known/pki-validation/3b5a6c0f9e2d1c4b8a7f.txt',
+          to: 'https://validation.us-east-1.acm-validations.aws/123456789012/.well-known/pki-validation/3b5a6c0f9e2d1c4b8a7f.txt',
+        },
+      ],
+    },
+  });
+  const create = replay.asked.find((a) => a.call === `POST ${TENANT}`)!.body;
+  for (const part of [
+    '<DistributionId>E1XNX8R2GOAABC</DistributionId>',
+    `<Name>${tenantName(2)}</Name>`,
+    '<Domain>shop.example.com</Domain>',
+    '<Name>site_domain</Name><Value>shop.example.com</Value>',
+    `<ConnectionGroupId>${edge.connectionGroupId}</ConnectionGroupId>`,
+    '<ValidationTokenHost>cloudfront</ValidationTokenHost>',
+    '<Enabled>true</Enabled>',
+  ])
+    expect(create).toContain(part);
+});
+
+it('changes nothing when run again: one read, no write', async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' }],
+    ...details('certificate-issued.xml'),
+  });
+  const tenant = await serveDomainTenant(replay.client, edge, 2, 'shop.example.com');
+  expect(tenant).toMatchObject({ status: 'active', certificate: { status: 'issued' } });
+  expect(calls().filter((call) => !call.startsWith('GET '))).toEqual([]);
+});
+
+it("moves the site's tenant to a new domain by its ETag", async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-other-domain.xml', etag: 'E2QWRUHAPOMQZL' }],
+    [`PUT ${TENANT}/${ID}`]: [{ status: 200, fixture: 'tenant-created.xml', etag: 'E3UN6WX5RRO2AG' }],
+    ...details('certificate-pending.xml'),
+  });
+  await serveDomainTenant(replay.client, edge, 2, 'shop.example.com');
+  const update = replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`)!;
+  expect(update.ifMatch).toBe('E2QWRUHAPOMQZL');
+  expect(update.body).toContain('<Domain>shop.example.com</Domain>');
+  expect(update.body).not.toContain('blog.example.org');
+});
+
+it('deletes the tenant once disabled, each step by the ETag of the one before', async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' }],
+    [`PUT ${TENANT}/${ID}`]: [{ status: 200, fixture: 'tenant-disabled.xml', etag: 'E3UN6WX5RRO2AG' }],
+    [`DELETE ${TENANT}/${ID}`]: [{ status: 204 }],
+  });
+  expect(await removeDomainTenant(replay.client, 2)).toBe('deleted');
+  const [, disable, remove] = replay.asked;
+  expect(disable).toMatchObject({ call: `PUT ${TENANT}/${ID}`, ifMatch: 'E2QWRUHAPOMQZL' });
+  expect(disable!.body).toContain('<Enabled>false</Enabled>');
+  expect(remove).toMatchObject({ call: `DELETE ${TENANT}/${ID}`, ifMatch: 'E3UN6WX5RRO2AG' });
+});
+
+it('says a tenant still being disabled is left to the next run, which deletes it, and then there is none', async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [
+      { status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' },
+      { status: 200, fixture: 'tenant-disabled.xml', etag: 'E3UN6WX5RRO2AG' },
+      notFound,
+    ],
+    [`PUT ${TENANT}/${ID}`]: [{ status: 200, fixture: 'tenant-disabled.xml', etag: 'E3UN6WX5RRO2AG' }],
+    [`DELETE ${TENANT}/${ID}`]: [{ status: 409, fixture: 'error-not-disabled.xml' }, { status: 204 }],
+  });
+  expect(await removeDomainTenant(replay.client, 2)).toBe('disabled');
+  expect(await removeDomainTenant(replay.client, 2)).toBe('deleted');
+  expect(await removeDomainTenant(replay.client, 2)).toBe('none');
+  expect(calls().filter((call) => call.startsWith('PUT '))).toHaveLength(1);
+});
+
+it.each([
+  [
+    'error-cname-exists.xml',
+    409,
+    /shop\.example\.com is already a domain of another CloudFront distribution or tenant/,
+  ],
+  ['error-limit.xml', 400, /quota of CloudFront distribution tenants is reached \(10,000 by default\)/],
+  ['error-precondition.xml', 412, /changed while this command ran: run it again/],
+])('says what to do when CloudFront answers %s', async (fixture, status, message) => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [notFound],
+    [`POST ${TENANT}`]: [{ status, fixture }],
+  });
+  await expect(serveDomainTenant(replay.client, edge, 2, 'shop.example.com')).rejects.toThrow(message);
+});
