@@ -216,7 +216,7 @@ export function siteDomainsEdge(
     runtime: FunctionRuntime.JS_2_0,
   });
   const distribution = new Distribution(scope, 'SiteDomainsEdge', {
-    comment: "The sites' own domains: a tenant per site, cached a minute",
+    comment: "The sites' pages at their own domains: a tenant per site, cached a minute",
     defaultBehavior: {
       ...pages(origin),
       functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],

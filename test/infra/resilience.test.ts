@@ -87,7 +87,7 @@ it('makes each rate rule a WAF rate-based rule of its endpoint: per key by heade
 it('puts a CloudFront distribution with its web ACL in front of the API and of the streaming endpoint, caching nothing, and names it in the API’s links', () => {
   const distributions = Object.values(main.findResources('AWS::CloudFront::Distribution'))
     .map((d) => d.Properties.DistributionConfig)
-    // The pages' own (site-edge.test.ts).
+    // The pages' own and their domains' (site-edge.test.ts).
     .filter((config) => !config.Comment.startsWith("The sites' pages"));
   expect(distributions).toHaveLength(2);
   for (const config of distributions) {
@@ -122,8 +122,8 @@ it('adds the origin secret to what both distributions send on, and gives every f
   const origins = Object.values(main.findResources('AWS::CloudFront::Distribution')).flatMap(
     (d) => d.Properties.DistributionConfig.Origins,
   );
-  // The API's, the stream's and the pages'.
-  expect(origins).toHaveLength(3);
+  // The API's, the stream's, the pages' and the sites' own domains'.
+  expect(origins).toHaveLength(4);
   for (const origin of origins) {
     expect(origin.OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() }]);
     expect(reference(origin.OriginCustomHeaders[0].HeaderValue)).toBe(true);
