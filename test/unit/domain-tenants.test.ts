@@ -121,3 +121,24 @@ it.each([
   });
   await expect(serveDomainTenant(replay.client, edge, 2, 'shop.example.com')).rejects.toThrow(message);
 });
+
+it.each([
+  ['error-access-denied.xml', 403, /may not manage CloudFront distribution tenants/],
+  ['error-throttling.xml', 400, /throttling requests: run the command again in a minute/],
+  [
+    'error-invalid-argument.xml',
+    400,
+    /CloudFront refused the request: The domain name shop\.example\.com is not valid/,
+  ],
+  ['error-invalid-tag.xml', 400, /^CloudFront: InvalidTagging: The tagging specified is not valid\.$/],
+])('says what to do when reading the tenant answers %s, and writes nothing', async (fixture, status, message) => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [
+      { status, fixture },
+      { status, fixture },
+    ],
+  });
+  await expect(serveDomainTenant(replay.client, edge, 2, 'shop.example.com')).rejects.toThrow(message);
+  await expect(removeDomainTenant(replay.client, 2)).rejects.toThrow(message);
+  expect(calls()).toEqual([`GET ${TENANT}/site-2`, `GET ${TENANT}/site-2`]);
+});

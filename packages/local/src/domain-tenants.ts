@@ -45,6 +45,7 @@ export const tenantName = (siteId: number): string => `site-${siteId}`;
 /** A CloudFront error said as what to do about it. */
 export class DomainTenantError extends Error {}
 
+const CHANGED = () => 'the tenant changed while this command ran: run it again';
 const ADVICE: Record<string, (error: Error, domain: string) => string> = {
   CNAMEAlreadyExists: (_, domain) =>
     `${domain} is already a domain of another CloudFront distribution or tenant (in this or another AWS account): remove it there first`,
@@ -52,8 +53,8 @@ const ADVICE: Record<string, (error: Error, domain: string) => string> = {
     "the account's quota of CloudFront distribution tenants is reached (10,000 by default): ask AWS Support for more (docs/operations.md#a-sites-own-domain)",
   AccessDenied: () =>
     'your AWS credentials may not manage CloudFront distribution tenants (cloudfront:*DistributionTenant*, cloudfront:GetManagedCertificateDetails, cloudfront:GetConnectionGroup)',
-  PreconditionFailed: () => 'the tenant changed while this command ran: run it again',
-  InvalidIfMatchVersion: () => 'the tenant changed while this command ran: run it again',
+  PreconditionFailed: CHANGED,
+  InvalidIfMatchVersion: CHANGED,
   Throttling: () => "CloudFront's API is throttling requests: run the command again in a minute",
   InvalidArgument: (error) => `CloudFront refused the request: ${error.message}`,
 };
