@@ -25,6 +25,11 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     throw new Error(
       "The sites' own domains take both -c siteDomains=a.example,b.example and -c siteCertificateArn=… (an ACM certificate in us-east-1 naming them all)",
     );
+  const [apiOriginDomain, apiOriginCertificateArn] = [context('apiOriginDomain'), context('apiOriginCertificateArn')];
+  if (!apiOriginDomain !== !apiOriginCertificateArn)
+    throw new Error(
+      "The API's origin domain takes both -c apiOriginDomain=… and -c apiOriginCertificateArn=… (an ACM certificate in the stack's region)",
+    );
   const stackName = context('stackName') ?? 'ContentApi';
   const { account, region } = env;
   // A deletion takes turning it off first (docs/operations.md); a throwaway stack can do without.
@@ -52,6 +57,10 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+    apiOrigin:
+      apiOriginDomain && apiOriginCertificateArn
+        ? { name: apiOriginDomain, certificateArn: apiOriginCertificateArn }
+        : undefined,
     siteDomains:
       siteDomains && siteCertificateArn
         ? { names: siteDomains.split(',').map((name) => name.trim().toLowerCase()), certificateArn: siteCertificateArn }

@@ -92,9 +92,15 @@ export function edgeDistributions(
   api: HttpApi,
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
-  options: { domain?: CustomDomain; originVerifyVersion?: number; siteDomains?: SiteDomains } = {},
+  options: {
+    domain?: CustomDomain;
+    originVerifyVersion?: number;
+    siteDomains?: SiteDomains;
+    /** API Gateway's own domain to reach the API at, when its execute-api address is turned off. */
+    apiOriginHost?: string;
+  } = {},
 ): { api: Distribution; stream: Distribution; pages: Distribution; originVerify: string } {
-  const { domain, originVerifyVersion = 1, siteDomains } = options;
+  const { domain, originVerifyVersion = 1, siteDomains, apiOriginHost } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
   if (
@@ -117,8 +123,8 @@ export function edgeDistributions(
   // A dynamic reference: CloudFormation resolves it at deploy, so the value is in no template.
   const originVerify = secret.secretValue.unsafeUnwrap();
   const customHeaders = { [ORIGIN_VERIFY_HEADER]: originVerify };
-  // https://<id>.execute-api.<region>.amazonaws.com → its host.
-  const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
+  // https://<id>.execute-api.<region>.amazonaws.com → its host, unless that address is turned off.
+  const apiHost = apiOriginHost ?? Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
   const pages = pagesDistribution(scope, sitePages(scope), apiOrigin, acls.api, siteDomains);
   return {
