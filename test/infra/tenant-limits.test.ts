@@ -7,8 +7,8 @@ import { ContentApiStack } from '../../infra/stack';
 
 /*
  * No tenant crowds another at the edge: API Gateway's route throttles sized so WAF's per-tenant limits
- * bind first, and the execute-api address off when the API has an origin domain. In process with
- * cdk-nag, no bundling.
+ * bind first, the execute-api address off when the API has an origin domain, and WAF's managed rule
+ * groups (with the content routes' exclusion) and logs. In process with cdk-nag, no bundling.
  */
 const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
 const edgeStack = new EdgeStack(app, 'TestEdge');
@@ -26,7 +26,7 @@ const only = <T>(items: T[]): T => {
 };
 const stage = only(Object.values(main.findResources('AWS::ApiGatewayV2::Stage')));
 
-it('passes cdk-nag with the origin domain', () => {
+it('passes cdk-nag with the origin domain, the managed rule groups and the WAF logs', () => {
   expect(() => app.synth({ force: true })).not.toThrow();
 });
 
@@ -118,5 +118,73 @@ describe('the execute-api address', () => {
           apiOrigin: { name: 'origin.api.example.com', certificateArn: originCertificate },
         }),
     ).toThrow('takes edge');
+  });
+});
+
+describe('WAF', () => {
+  const aclsOf = () => Object.values(edge.findResources('AWS::WAFv2::WebACL')).map((acl) => acl.Properties);
+
+  it("runs AWS's managed rule groups after the rate rules on both endpoints, blocking", () => {
+    for (const acl of aclsOf()) {
+      const rules = [...acl.Rules].sort((a: any, b: any) => a.Priority - b.Priority);
+      const names = rules.map((rule: any) => rule.Name);
+      const rate = rules.filter((rule: any) => rule.Statement.RateBasedStatement);
+      expect(names.slice(rate.length)).toEqual([
+        'AWSManagedRulesAmazonIpReputationList',
+        'AWSManagedRulesKnownBadInputsRuleSet',
+        'AWSManagedRulesCommonRuleSet',
+        'cross-site-scripting-outside-content',
+      ]);
+      for (const rule of rules.filter((r: any) => r.Statement.ManagedRuleGroupStatement)) {
+        expect(rule.OverrideAction).toEqual({ None: {} });
+        expect(rule.Statement.ManagedRuleGroupStatement.VendorName).toBe('AWS');
+      }
+      expect(new Set(rules.map((rule: any) => rule.Priority)).size).toBe(rules.length);
+    }
+  });
+
+  it("counts the core rule set's body size and cross-site-scripting rules, and blocks the latter's label on every route but the content routes", () => {
+    for (const acl of aclsOf()) {
+      const core = acl.Rules.find((rule: any) => rule.Name === 'AWSManagedRulesCommonRuleSet');
+      expect(core.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+        { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+        { Name: 'CrossSiteScripting_BODY', ActionToUse: { Count: {} } },
+      ]);
+      const xss = acl.Rules.find((rule: any) => rule.Name === 'cross-site-scripting-outside-content');
+      expect(xss.Action).toEqual({ Block: {} });
+      const [label, outside] = xss.Statement.AndStatement.Statements;
+      expect(label).toEqual({
+        LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body' },
+      });
+      const excluded = JSON.stringify(outside.NotStatement.Statement);
+      for (const path of ['/articles', '/questions']) expect(excluded).toContain(`"SearchString":"${path}"`);
+      // The question's parts, by what is around their {id}.
+      for (const part of ['/questions/', '/summary', '/answers'])
+        expect(excluded).toContain(`"SearchString":"${part}"`);
+      expect(excluded).not.toContain('/v1/tools');
+      expect(excluded).not.toContain('/mcp');
+    }
+  });
+
+  it('logs what each web ACL refused or counted to an aws-waf-logs- group kept a month, credential headers redacted', () => {
+    const groups = Object.values(edge.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties);
+    expect(groups.map((g) => g.LogGroupName).sort()).toEqual([
+      'aws-waf-logs-TestEdge-api',
+      'aws-waf-logs-TestEdge-mcp-stream',
+    ]);
+    for (const group of groups) expect(group.RetentionInDays).toBe(30);
+    const configs = Object.values(edge.findResources('AWS::WAFv2::LoggingConfiguration'));
+    expect(configs).toHaveLength(2);
+    for (const { Properties: config, DependsOn } of configs) {
+      expect(JSON.stringify(config.LogDestinationConfigs)).toMatch(/log-group:aws-waf-logs-TestEdge-(api|mcp-stream)"/);
+      expect(config.RedactedFields).toEqual(
+        ['authorization', 'x-api-key', 'cookie'].map((name) => ({ SingleHeader: { Name: name } })),
+      );
+      expect(config.LoggingFilter).toMatchObject({
+        DefaultBehavior: 'DROP',
+        Filters: [expect.objectContaining({ Behavior: 'KEEP', Requirement: 'MEETS_ANY' })],
+      });
+      expect(DependsOn).toHaveLength(1);
+    }
   });
 });
