@@ -176,7 +176,7 @@ export function endpointAcl(scope: Construct, endpoint: RateEndpoint, alarms: Al
   aclLogs(scope, acl, endpoint);
   alarms.add(
     `${id}BlockedAlarm`,
-    `WAF refuses over ${BLOCKED_PER_MINUTE} requests a minute to the ${endpoint} endpoint (429 rate_limited): a key or an address floods it`,
+    `WAF refuses over ${BLOCKED_PER_MINUTE} requests a minute to the ${endpoint} endpoint (429 rate_limited, or 403 of a managed rule): a key or an address floods it, or a scan; its log names the rule`,
     new Metric({
       namespace: 'AWS/WAFV2',
       metricName: 'BlockedRequests',
