@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
@@ -18,7 +18,7 @@ import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract'
 import type { Alarms } from './alarms';
 import { made } from './function';
 import { pascal } from './ids';
-import { DEFAULT_THROTTLE, routeThrottles } from './throttles';
+import { DEFAULT_THROTTLE, HEAVY_TENANTS, routeThrottles } from './throttles';
 
 export { DEFAULT_THROTTLE } from './throttles';
 
@@ -72,6 +72,11 @@ export function httpApi(
     if (!Number.isInteger(value) || value <= 0)
       throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
   }
+  if (limits.rateLimit < DEFAULT_THROTTLE.rateLimit)
+    Annotations.of(scope).addWarningV2(
+      '@cm/infra:api-throttle-below-tenants',
+      `-c apiRateLimit=${limits.rateLimit} is under ${DEFAULT_THROTTLE.rateLimit}, what ${HEAVY_TENANTS} tenants at their per-address rate limit make: the route's shared throttle, not WAF's per-tenant limit, refuses them first`,
+    );
 
   // One invoke permission per function for this API's routes, not one per route: at 117 routes those
   // were 121 of the stack's resources, past CloudFormation's 500 once rank tracking and OAuth came.

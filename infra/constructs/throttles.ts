@@ -45,14 +45,14 @@ function addressRule(): RateRule {
  * or address make (a tenant may call with either key or token); on a route no such rule names, the
  * whole-API rule per address.
  */
-export function tenantAllowance(route: { method: string; path: string }): number {
+function tenantAllowance(route: { method: string; path: string }): number {
   const scoped = RATE_RULES.filter(
     (rule) => rule.endpoint === 'api' && rule.routes?.some((r) => r.method === route.method && r.path === route.path),
   );
   return Math.max(...(scoped.length ? scoped : [addressRule()]).map(perSecond));
 }
 
-/** A throttle for `tenants` callers at an allowance each, within the account's quota. */
+/** A route's throttle: HEAVY_TENANTS callers at `allowance` a second each, its burst within the account's quota. */
 function throttleFor(allowance: number): RouteThrottle {
   const rateLimit = Math.ceil(HEAVY_TENANTS * allowance);
   return { rateLimit, burstLimit: Math.min(rateLimit * BURST_SECONDS, ACCOUNT_API_LIMITS.burstLimit) };

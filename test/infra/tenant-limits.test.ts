@@ -75,6 +75,13 @@ describe('API Gateway throttles', () => {
     expect(throttleOf('POST /v1/tools/get_keywords').rate).toBeGreaterThanOrEqual(HEAVY_TENANTS * 2);
   });
 
+  it('warns when the deployment sets the default throttle under what the heavy tenants make at one address each', () => {
+    const small = new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Small', {
+      throttle: { rateLimit: 100 },
+    });
+    Annotations.fromStack(small).hasWarning('/Small', Match.stringLikeRegexp('apiRateLimit=100 is under 1000'));
+  });
+
   it('names only routes the API has in its route settings, and deploys the stage after them', () => {
     const keys = new Set(routeKeys.map((r) => r.key));
     const named = Object.keys(stage.Properties.RouteSettings);
