@@ -2,7 +2,7 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { Alarms } from './constructs/alarms';
-import { rateLimitAcl } from './constructs/firewall';
+import { endpointAcl } from './constructs/firewall';
 
 export interface EdgeStackProps extends StackProps {
   /** An address to email when one of its alarms fires (its own topic: an alarm notifies a topic of its own region). */
@@ -10,8 +10,8 @@ export interface EdgeStackProps extends StackProps {
 }
 
 /**
- * What WAF needs in us-east-1, where a CloudFront distribution's web ACL must be made: the rate rules in
- * front of the API and of the streaming MCP endpoint, with their alarms. ContentApiStack's
+ * What WAF needs in us-east-1, where a CloudFront distribution's web ACL must be made: the rate rules and
+ * managed rule groups in front of the API and of the streaming MCP endpoint, their logs and alarms. ContentApiStack's
  * distributions name these web ACLs.
  */
 export class EdgeStack extends Stack {
@@ -21,7 +21,7 @@ export class EdgeStack extends Stack {
   constructor(scope: Construct, id: string, props: EdgeStackProps = {}) {
     super(scope, id, props);
     const alarms = new Alarms(this, props.alarmEmail);
-    this.apiAcl = rateLimitAcl(this, 'api', alarms);
-    this.streamAcl = rateLimitAcl(this, 'mcp-stream', alarms);
+    this.apiAcl = endpointAcl(this, 'api', alarms);
+    this.streamAcl = endpointAcl(this, 'mcp-stream', alarms);
   }
 }

@@ -25,6 +25,11 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     throw new Error(
       "siteDomains and siteCertificateArn are no longer deploy settings: each site's domain is a distribution tenant set by `npm run sites -- serve-domain` (docs/operations.md#a-sites-own-domain)",
     );
+  const [apiOriginDomain, apiOriginCertificateArn] = [context('apiOriginDomain'), context('apiOriginCertificateArn')];
+  if (!apiOriginDomain !== !apiOriginCertificateArn)
+    throw new Error(
+      "The API's origin domain takes both -c apiOriginDomain=… and -c apiOriginCertificateArn=… (an ACM certificate in the stack's region)",
+    );
   const stackName = context('stackName') ?? 'ContentApi';
   const { account, region } = env;
   // A deletion takes turning it off first (docs/operations.md); a throwaway stack can do without.
@@ -52,6 +57,10 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+    apiOrigin:
+      apiOriginDomain && apiOriginCertificateArn
+        ? { name: apiOriginDomain, certificateArn: apiOriginCertificateArn }
+        : undefined,
     globalDailyBudgetUsd: context('globalDailyBudgetUsd') === 'none' ? null : limit('globalDailyBudgetUsd'),
     throttle: { rateLimit: limit('apiRateLimit'), burstLimit: limit('apiBurstLimit') },
   });

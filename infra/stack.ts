@@ -52,6 +52,12 @@ export interface ContentApiStackProps extends StackProps {
   /** A custom domain for the API; it is then the base of every visitor-page URL (PUBLIC_BASE_URL). */
   domain?: CustomDomain;
   /**
+   * A domain of API Gateway's own (its certificate in the stack's region) that only the API's
+   * distribution uses as its origin: with it the API's execute-api address is turned off, so no caller
+   * goes around WAF to it. Needs `edge`; without it the execute-api address stays open (a warning).
+   */
+  apiOrigin?: CustomDomain;
+  /**
    * The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); by
    * default DEFAULT_BUDGETS.globalDailyUsd (the synth says so), null: none.
    */
@@ -164,19 +170,28 @@ export class ContentApiStack extends Stack {
       invokeMode: InvokeMode.RESPONSE_STREAM,
     });
 
-    // Behind the edge, a custom domain is the API distribution's; a stack without it maps the domain on API Gateway.
+    // Behind the edge, a custom domain is the API distribution's, and API Gateway's own domain is only the
+    // distribution's origin; a stack without the edge maps the domain on API Gateway.
+    if (props.apiOrigin && !props.edge) throw new Error("apiOrigin is the API distribution's origin: it takes edge");
+    if (props.edge && !props.apiOrigin)
+      Annotations.of(this).addWarningV2(
+        '@cm/infra:execute-api-open',
+        "No -c apiOriginDomain: the API's execute-api address stays open beside CloudFront; its functions refuse what did not pass WAF (403 edge_required), but those requests count against the routes' throttles (docs/operations.md#only-through-cloudfront-the-origin-secret)",
+      );
     const { api, domainName } = httpApi(
       this,
       this.functions,
       alarms,
       props.throttle,
-      props.edge ? undefined : props.domain,
+      props.edge ? props.apiOrigin : props.domain,
+      props.apiOrigin !== undefined,
     );
     serviceDashboard(this, { api, functions: byName, queues, table });
     const edge = props.edge
       ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
           domain: props.domain,
           originVerifyVersion: props.originVerifyVersion,
+          apiOriginHost: props.apiOrigin?.name,
         })
       : undefined;
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
@@ -208,6 +223,11 @@ export class ContentApiStack extends Stack {
         description: `Point ${props.domain.name} here (CNAME or alias)`,
       });
     }
+    if (props.apiOrigin && domainName)
+      new CfnOutput(this, 'ApiOriginTarget', {
+        value: domainName.regionalDomainName,
+        description: `Point ${props.apiOrigin.name} here (CNAME): the API distribution's origin`,
+      });
     if (edge) {
       // The sites' pages on an origin apart from the API's and the dashboard's.
       for (const fn of [...this.functions.values(), this.mcpStream])

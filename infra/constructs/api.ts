@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
@@ -6,6 +6,7 @@ import {
   HttpMethod,
   HttpStage,
   LogGroupLogDestination,
+  CfnStage,
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -17,9 +18,9 @@ import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract'
 import type { Alarms } from './alarms';
 import { made } from './function';
 import { pascal } from './ids';
+import { DEFAULT_THROTTLE, HEAVY_TENANTS, routeThrottles } from './throttles';
 
-/** Requests per second across the API, steady and in a burst, unless the deployment says otherwise. */
-export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+export { DEFAULT_THROTTLE } from './throttles';
 
 export interface Throttle {
   rateLimit?: number;
@@ -51,7 +52,8 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * The HTTP API: every route of the route table to its function, on one throttled stage that logs
- * each request, with an alarm on its 5xx answers.
+ * each request, with an alarm on its 5xx answers. With `onlyAtDomain` (the domain is CloudFront's
+ * origin), the API's own execute-api address answers nothing: a caller cannot go around WAF to it.
  */
 export function httpApi(
   scope: Construct,
@@ -59,7 +61,9 @@ export function httpApi(
   alarms: Alarms,
   throttle: Throttle = {},
   domain?: CustomDomain,
+  onlyAtDomain = false,
 ): { api: HttpApi; domainName?: DomainName } {
+  if (onlyAtDomain && !domain) throw new Error('Turning off the execute-api address takes a custom domain to serve at');
   const limits = {
     rateLimit: throttle.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
     burstLimit: throttle.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
@@ -68,6 +72,11 @@ export function httpApi(
     if (!Number.isInteger(value) || value <= 0)
       throw new Error(`API throttle ${key} must be a positive whole number, not ${value}`);
   }
+  if (limits.rateLimit < DEFAULT_THROTTLE.rateLimit)
+    Annotations.of(scope).addWarningV2(
+      '@cm/infra:api-throttle-below-tenants',
+      `-c apiRateLimit=${limits.rateLimit} is under ${DEFAULT_THROTTLE.rateLimit}, what ${HEAVY_TENANTS} tenants at their per-address rate limit make: the route's shared throttle, not WAF's per-tenant limit, refuses them first`,
+    );
 
   // One invoke permission per function for this API's routes, not one per route: at 117 routes those
   // were 121 of the stack's resources, past CloudFormation's 500 once rank tracking and OAuth came.
@@ -83,6 +92,7 @@ export function httpApi(
   const api = new HttpApi(scope, 'Api', {
     defaultIntegration: integrations.get('discovery'),
     createDefaultStage: false,
+    disableExecuteApiEndpoint: onlyAtDomain,
   });
   for (const route of ROUTES) {
     const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
@@ -106,7 +116,7 @@ export function httpApi(
     retention: RetentionDays.ONE_MONTH,
     removalPolicy: RemovalPolicy.DESTROY,
   });
-  new HttpStage(scope, 'ApiStage', {
+  const stage = new HttpStage(scope, 'ApiStage', {
     httpApi: api,
     stageName: '$default',
     autoDeploy: true,
@@ -114,6 +124,17 @@ export function httpApi(
     accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
     ...(domainName ? { domainMapping: { domainName } } : {}),
   });
+  // The routes a rate rule scopes get their own throttle, sized to the per-tenant allowance (throttles.ts);
+  // HttpStage has no per-route setting, so on its resource. A route must exist before the stage names it.
+  const cfnStage = stage.node.defaultChild;
+  if (!(cfnStage instanceof CfnStage)) throw new Error('HttpStage made no CfnStage');
+  cfnStage.routeSettings = Object.fromEntries(
+    Object.entries(routeThrottles()).map(([key, { rateLimit, burstLimit }]) => [
+      key,
+      { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit },
+    ]),
+  );
+  stage.node.addDependency(api);
   alarms.add(
     'ApiServerErrorAlarm',
     'The API answered 5xx: internal errors, or a function that failed or timed out',

@@ -92,7 +92,12 @@ export function edgeDistributions(
   api: HttpApi,
   streamUrl: IFunctionUrl,
   acls: EdgeAcls,
-  options: { domain?: CustomDomain; originVerifyVersion?: number } = {},
+  options: {
+    domain?: CustomDomain;
+    originVerifyVersion?: number;
+    /** API Gateway's own domain to reach the API at, when its execute-api address is turned off. */
+    apiOriginHost?: string;
+  } = {},
 ): {
   api: Distribution;
   stream: Distribution;
@@ -100,7 +105,7 @@ export function edgeDistributions(
   siteDomains: SiteDomainsEdge;
   originVerify: string;
 } {
-  const { domain, originVerifyVersion = 1 } = options;
+  const { domain, originVerifyVersion = 1, apiOriginHost } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
   if (
@@ -123,8 +128,8 @@ export function edgeDistributions(
   // A dynamic reference: CloudFormation resolves it at deploy, so the value is in no template.
   const originVerify = secret.secretValue.unsafeUnwrap();
   const customHeaders = { [ORIGIN_VERIFY_HEADER]: originVerify };
-  // https://<id>.execute-api.<region>.amazonaws.com → its host.
-  const apiHost = Fn.select(2, Fn.split('/', api.apiEndpoint));
+  // https://<id>.execute-api.<region>.amazonaws.com → its host, unless that address is turned off.
+  const apiHost = apiOriginHost ?? Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
   const pageBehavior = sitePages(scope);
   const pages = pagesDistribution(scope, pageBehavior, apiOrigin, acls.api);

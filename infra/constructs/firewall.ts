@@ -1,8 +1,9 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { RATE_RULES, rateLimitedBody, type RateEndpoint, type RateRule } from '@cm/contract';
+import { RATE_RULES, rateLimitedBody, ROUTE_TABLE, type RateEndpoint, type RateRule } from '@cm/contract';
 import { DEFAULT_DATAPOINTS, type Alarms } from './alarms';
 import { pascal } from './ids';
 
@@ -11,26 +12,107 @@ const BLOCKED_PER_MINUTE = 60;
 
 const bodyKey = (windowSeconds: number) => `rate-limited-${windowSeconds}`;
 
-const matches = (field: CfnWebACL.FieldToMatchProperty, value: string): CfnWebACL.StatementProperty => ({
+const matches = (
+  field: CfnWebACL.FieldToMatchProperty,
+  value: string,
+  positionalConstraint: 'EXACTLY' | 'STARTS_WITH' | 'ENDS_WITH' = 'EXACTLY',
+): CfnWebACL.StatementProperty => ({
   byteMatchStatement: {
     fieldToMatch: field,
-    positionalConstraint: 'EXACTLY',
+    positionalConstraint,
     searchString: value,
     textTransformations: [{ priority: 0, type: 'NONE' }],
   },
+});
+const allOf = (statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty => ({
+  andStatement: { statements },
 });
 const anyOf = (statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty => {
   const [only] = statements;
   return statements.length === 1 && only ? only : { orStatement: { statements } };
 };
 
+/**
+ * A route by method and path: an exact path, or one with a parameter (`/questions/{id}/answers`) by
+ * what comes before its first parameter and after its last.
+ */
+function routeMatch(route: { method: string; path: string }): CfnWebACL.StatementProperty {
+  const method = matches({ method: {} }, route.method);
+  const [head, ...rest] = route.path.split(/\{[^}]+\}/);
+  if (!rest.length) return allOf([method, matches({ uriPath: {} }, route.path)]);
+  const tail = rest.at(-1);
+  return allOf([
+    method,
+    matches({ uriPath: {} }, head ?? '', 'STARTS_WITH'),
+    ...(tail ? [matches({ uriPath: {} }, tail, 'ENDS_WITH')] : []),
+  ]);
+}
+
 /** The requests a rule counts: its routes, each by method and exact path. */
-function scopeOf(routes: NonNullable<RateRule['routes']>): CfnWebACL.StatementProperty {
-  return anyOf(
-    routes.map((route) => ({
-      andStatement: { statements: [matches({ method: {} }, route.method), matches({ uriPath: {} }, route.path)] },
-    })),
-  );
+const scopeOf = (routes: NonNullable<RateRule['routes']>) => anyOf(routes.map(routeMatch));
+
+/**
+ * The routes whose bodies are the sites' documents: publish (`POST /articles`, `POST /questions`) and a
+ * question's parts. Their HTML is the content itself, stored as sent and escaped where it is rendered
+ * (docs/api/visitor-pages.md), so a cross-site-scripting pattern in it is not an attack on this service.
+ */
+const CONTENT_ROUTES = ROUTE_TABLE.filter((route) => route.fn === 'publish' || route.fn === 'question-parts').filter(
+  (route) => route.method !== 'GET',
+);
+
+/** The core rule set's rules whose verdict this ACL decides itself (docs/operations.md#waf-managed-rules). */
+const CORE_RULE_SET_COUNTED = {
+  /** Bodies over 8 KB: every real article. The functions refuse a body over its route's exact limit (413). */
+  size: 'SizeRestrictions_BODY',
+  /** Script-like HTML in a body: blocked by the rule below on every route but CONTENT_ROUTES. */
+  crossSiteScripting: 'CrossSiteScripting_BODY',
+} as const;
+const CROSS_SITE_SCRIPTING_LABEL = 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body';
+
+/**
+ * AWS's managed rule groups, after the rate rules, cheapest first: addresses on Amazon's threat lists,
+ * request patterns of known exploits, then the core rule set (OWASP's common attacks). Each blocks
+ * with WAF's own 403.
+ */
+const MANAGED_GROUPS = [
+  'AWSManagedRulesAmazonIpReputationList',
+  'AWSManagedRulesKnownBadInputsRuleSet',
+  'AWSManagedRulesCommonRuleSet',
+] as const;
+
+function managedGroup(name: (typeof MANAGED_GROUPS)[number], priority: number): CfnWebACL.RuleProperty {
+  const overrides =
+    name === 'AWSManagedRulesCommonRuleSet'
+      ? Object.values(CORE_RULE_SET_COUNTED).map((rule) => ({ name: rule, actionToUse: { count: {} } }))
+      : [];
+  return {
+    name,
+    priority,
+    overrideAction: { none: {} },
+    statement: {
+      managedRuleGroupStatement: {
+        vendorName: 'AWS',
+        name,
+        ...(overrides.length ? { ruleActionOverrides: overrides } : {}),
+      },
+    },
+    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true },
+  };
+}
+
+/** The core rule set's cross-site-scripting verdict, applied on every route but the content routes. */
+function crossSiteScriptingOutsideContent(priority: number): CfnWebACL.RuleProperty {
+  const name = 'cross-site-scripting-outside-content';
+  return {
+    name,
+    priority,
+    action: { block: {} },
+    statement: allOf([
+      { labelMatchStatement: { scope: 'LABEL', key: CROSS_SITE_SCRIPTING_LABEL } },
+      { notStatement: { statement: anyOf(CONTENT_ROUTES.map(routeMatch)) } },
+    ]),
+    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true },
+  };
 }
 
 /** A rate rule as WAF's rate-based rule: over its limit, `429 rate_limited` with Retry-After, in the error shape. */
@@ -66,14 +148,18 @@ function wafRule(rule: RateRule, priority: number): CfnWebACL.RuleProperty {
 
 /**
  * The web ACL in front of one endpoint, for a CloudFront distribution (so it is made in us-east-1): the
- * endpoint's rate rules of RATE_RULES, everything else allowed, and an alarm when it refuses a flood.
+ * endpoint's rate rules of RATE_RULES, then AWS's managed rule groups, everything else allowed; what
+ * it refuses or counts logged; an alarm when it refuses a flood.
  */
-export function rateLimitAcl(scope: Construct, endpoint: RateEndpoint, alarms: Alarms): CfnWebACL {
-  const rules = RATE_RULES.filter((rule) => rule.endpoint === endpoint);
+export function endpointAcl(scope: Construct, endpoint: RateEndpoint, alarms: Alarms): CfnWebACL {
+  const rateRules = RATE_RULES.filter((rule) => rule.endpoint === endpoint).map(wafRule);
+  const managed = MANAGED_GROUPS.map((group, index) => managedGroup(group, rateRules.length + index));
+  const rules = [...rateRules, ...managed, crossSiteScriptingOutsideContent(rateRules.length + managed.length)];
+  const rateWindows = RATE_RULES.filter((rule) => rule.endpoint === endpoint).map((rule) => rule.windowSeconds);
   const id = `${pascal(endpoint)}RateLimits`;
   // Named, as its metrics' WebACL dimension is its name.
   const name = `${Stack.of(scope).stackName}-${endpoint}-rate-limits`;
-  const windows = [...new Set(rules.map((rule) => rule.windowSeconds))];
+  const windows = [...new Set(rateWindows)];
   const acl = new CfnWebACL(scope, id, {
     name,
     scope: 'CLOUDFRONT',
@@ -84,12 +170,13 @@ export function rateLimitAcl(scope: Construct, endpoint: RateEndpoint, alarms: A
         { contentType: 'APPLICATION_JSON', content: JSON.stringify(rateLimitedBody({ windowSeconds })) },
       ]),
     ),
-    rules: rules.map(wafRule),
+    rules,
     visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: id, sampledRequestsEnabled: true },
   });
+  aclLogs(scope, acl, endpoint);
   alarms.add(
     `${id}BlockedAlarm`,
-    `WAF refuses over ${BLOCKED_PER_MINUTE} requests a minute to the ${endpoint} endpoint (429 rate_limited): a key or an address floods it`,
+    `WAF refuses over ${BLOCKED_PER_MINUTE} requests a minute to the ${endpoint} endpoint (429 rate_limited, or 403 of a managed rule): a key or an address floods it, or a scan; its log names the rule`,
     new Metric({
       namespace: 'AWS/WAFV2',
       metricName: 'BlockedRequests',
@@ -103,4 +190,47 @@ export function rateLimitAcl(scope: Construct, endpoint: RateEndpoint, alarms: A
     'warning',
   );
   return acl;
+}
+
+/** Request headers that carry a credential: WAF's log keeps their name and replaces their value. */
+const REDACTED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
+
+/**
+ * WAF's log of what the ACL refused or counted (an allowed request is in API Gateway's access log),
+ * in a log group kept a month, with every credential header redacted. WAF writes only to a log group
+ * whose name starts `aws-waf-logs-`, named by its ARN without the `:*` a LogGroup's own ARN ends with.
+ */
+function aclLogs(scope: Construct, acl: CfnWebACL, endpoint: RateEndpoint): void {
+  const stack = Stack.of(scope);
+  const logGroupName = `aws-waf-logs-${stack.stackName}-${endpoint}`;
+  const logs = new LogGroup(scope, `${pascal(endpoint)}WafLogs`, {
+    logGroupName,
+    retention: RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const logGroupArn = stack.formatArn({
+    service: 'logs',
+    resource: 'log-group',
+    resourceName: logGroupName,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+  const logging = new CfnLoggingConfiguration(scope, `${pascal(endpoint)}WafLogging`, {
+    resourceArn: acl.attrArn,
+    logDestinationConfigs: [logGroupArn],
+    // These two in CloudFormation's own casing: the CDK passes them through as they are.
+    redactedFields: REDACTED_HEADERS.map((name) => ({ singleHeader: { Name: name } })),
+    loggingFilter: {
+      DefaultBehavior: 'DROP',
+      Filters: [
+        {
+          Behavior: 'KEEP',
+          Requirement: 'MEETS_ANY',
+          Conditions: ['BLOCK', 'COUNT', 'EXCLUDED_AS_COUNT'].map((action) => ({
+            ActionCondition: { Action: action },
+          })),
+        },
+      ],
+    },
+  });
+  logging.node.addDependency(logs);
 }

@@ -1,0 +1,197 @@
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { answersHead, RATE_RULES, ROUTES } from '@cm/contract';
+import { checkedApp } from '../../infra/checks';
+import { ACCOUNT_API_LIMITS, HEAVY_TENANTS } from '../../infra/constructs/throttles';
+import { EdgeStack } from '../../infra/edge-stack';
+import { ContentApiStack } from '../../infra/stack';
+
+/*
+ * No tenant crowds another at the edge: API Gateway's route throttles sized so WAF's per-tenant limits
+ * bind first, the execute-api address off when the API has an origin domain, and WAF's managed rule
+ * groups (with the content routes' exclusion) and logs. In process with cdk-nag, no bundling.
+ */
+const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const edgeStack = new EdgeStack(app, 'TestEdge');
+const acls = { api: edgeStack.apiAcl.attrArn, stream: edgeStack.streamAcl.attrArn };
+const originCertificate = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
+const service = new ContentApiStack(app, 'Test', {
+  edge: acls,
+  apiOrigin: { name: 'origin.api.example.com', certificateArn: originCertificate },
+});
+const edge = Template.fromStack(edgeStack);
+const main = Template.fromStack(service);
+const only = <T>(items: T[]): T => {
+  expect(items).toHaveLength(1);
+  return items[0]!;
+};
+const stage = only(Object.values(main.findResources('AWS::ApiGatewayV2::Stage')));
+
+it('passes cdk-nag with the origin domain, the managed rule groups and the WAF logs', () => {
+  expect(() => app.synth({ force: true })).not.toThrow();
+});
+
+describe('API Gateway throttles', () => {
+  /** What the rate rules let one key, token or address make a second on a route (RATE_RULES, as WAF counts). */
+  const allowance = (method: string, path: string) => {
+    const perSecond = (rule: (typeof RATE_RULES)[number]) => rule.limit / rule.windowSeconds;
+    const scoped = RATE_RULES.filter(
+      (rule) => rule.endpoint === 'api' && rule.routes?.some((r) => r.method === method && r.path === path),
+    );
+    const perAddress = RATE_RULES.filter((rule) => rule.endpoint === 'api' && rule.by === 'ip' && !rule.routes);
+    return Math.max(...(scoped.length ? scoped : perAddress).map(perSecond));
+  };
+  const throttleOf = (key: string) => {
+    const own = stage.Properties.RouteSettings?.[key];
+    const settings = own ?? stage.Properties.DefaultRouteSettings;
+    return { rate: settings.ThrottlingRateLimit, burst: settings.ThrottlingBurstLimit };
+  };
+  const routeKeys = ROUTES.flatMap((route) =>
+    (answersHead(route) ? ['GET', 'HEAD'] : [route.method]).map((method) => ({
+      key: `${method} ${route.path}`,
+      method,
+      path: route.path,
+    })),
+  );
+
+  it("gives every route room for the design's heavy tenants at their whole WAF allowance at once, within the account's quota", () => {
+    for (const { key, method, path } of routeKeys) {
+      const { rate, burst } = throttleOf(key);
+      expect({ key, fits: rate >= HEAVY_TENANTS * allowance(method, path) }).toEqual({ key, fits: true });
+      expect(rate).toBeLessThanOrEqual(ACCOUNT_API_LIMITS.rateLimit);
+      expect(burst).toBeGreaterThanOrEqual(rate);
+      expect(burst).toBeLessThanOrEqual(ACCOUNT_API_LIMITS.burstLimit);
+    }
+    // The account's quota holds the heavy tenants at one address's allowance each, across all routes.
+    expect(HEAVY_TENANTS * allowance('GET', '/health')).toBeLessThanOrEqual(ACCOUNT_API_LIMITS.rateLimit);
+  });
+
+  it('lets a key be refused by WAF for its own publishing while far more keys than the 10 that filled the old 100 a second publish', () => {
+    const publish = throttleOf('POST /articles');
+    const perKey = allowance('POST', '/articles');
+    expect(perKey).toBe(10);
+    expect(publish.rate / perKey).toBeGreaterThanOrEqual(HEAVY_TENANTS);
+    expect(HEAVY_TENANTS).toBeGreaterThan(10);
+    // Each paid tool: an agent at its 120 calls a minute, 50 of them on one tool.
+    expect(throttleOf('POST /v1/tools/get_keywords').rate).toBeGreaterThanOrEqual(HEAVY_TENANTS * 2);
+  });
+
+  it('warns when the deployment sets the default throttle under what the heavy tenants make at one address each', () => {
+    const small = new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Small', {
+      throttle: { rateLimit: 100 },
+    });
+    Annotations.fromStack(small).hasWarning('/Small', Match.stringLikeRegexp('apiRateLimit=100 is under 1000'));
+  });
+
+  it('names only routes the API has in its route settings, and deploys the stage after them', () => {
+    const keys = new Set(routeKeys.map((r) => r.key));
+    const named = Object.keys(stage.Properties.RouteSettings);
+    expect(named.length).toBeGreaterThan(0);
+    for (const key of named) expect(keys.has(key)).toBe(true);
+    const routeIds = Object.keys(main.findResources('AWS::ApiGatewayV2::Route'));
+    expect(stage.DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+});
+
+describe('the execute-api address', () => {
+  it("is off when the API has an origin domain: API Gateway's domain (its region's certificate) is the API distribution's origin, and its DNS target an output", () => {
+    main.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
+    main.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'origin.api.example.com',
+      DomainNameConfigurations: [Match.objectLike({ CertificateArn: originCertificate, SecurityPolicy: 'TLS_1_2' })],
+    });
+    main.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+    const apiEdge = Object.entries(main.findResources('AWS::CloudFront::Distribution')).find(([id]) =>
+      id.startsWith('ApiEdge'),
+    )![1];
+    expect(apiEdge.Properties.DistributionConfig.Origins).toEqual([
+      expect.objectContaining({ DomainName: 'origin.api.example.com' }),
+    ]);
+    main.hasOutput('ApiOriginTarget', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiDomain'), 'RegionalDomainName'] },
+    });
+  });
+
+  it('stays open without an origin domain, and the synth says so; an origin domain takes the edge', () => {
+    const open = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
+    const stack = new ContentApiStack(open, 'Open', { edge: { api: acl('api'), stream: acl('mcp-stream') } });
+    Annotations.fromStack(stack).hasWarning('/Open', Match.stringLikeRegexp('execute-api address stays open'));
+    Template.fromStack(stack).hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      DisableExecuteApiEndpoint: false,
+    });
+    expect(
+      () =>
+        new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'NoEdge', {
+          apiOrigin: { name: 'origin.api.example.com', certificateArn: originCertificate },
+        }),
+    ).toThrow('takes edge');
+  });
+});
+
+describe('WAF', () => {
+  const aclsOf = () => Object.values(edge.findResources('AWS::WAFv2::WebACL')).map((acl) => acl.Properties);
+
+  it("runs AWS's managed rule groups after the rate rules on both endpoints, blocking", () => {
+    for (const acl of aclsOf()) {
+      const rules = [...acl.Rules].sort((a: any, b: any) => a.Priority - b.Priority);
+      const names = rules.map((rule: any) => rule.Name);
+      const rate = rules.filter((rule: any) => rule.Statement.RateBasedStatement);
+      expect(names.slice(rate.length)).toEqual([
+        'AWSManagedRulesAmazonIpReputationList',
+        'AWSManagedRulesKnownBadInputsRuleSet',
+        'AWSManagedRulesCommonRuleSet',
+        'cross-site-scripting-outside-content',
+      ]);
+      for (const rule of rules.filter((r: any) => r.Statement.ManagedRuleGroupStatement)) {
+        expect(rule.OverrideAction).toEqual({ None: {} });
+        expect(rule.Statement.ManagedRuleGroupStatement.VendorName).toBe('AWS');
+      }
+      expect(new Set(rules.map((rule: any) => rule.Priority)).size).toBe(rules.length);
+    }
+  });
+
+  it("counts the core rule set's body size and cross-site-scripting rules, and blocks the latter's label on every route but the content routes", () => {
+    for (const acl of aclsOf()) {
+      const core = acl.Rules.find((rule: any) => rule.Name === 'AWSManagedRulesCommonRuleSet');
+      expect(core.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+        { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+        { Name: 'CrossSiteScripting_BODY', ActionToUse: { Count: {} } },
+      ]);
+      const xss = acl.Rules.find((rule: any) => rule.Name === 'cross-site-scripting-outside-content');
+      expect(xss.Action).toEqual({ Block: {} });
+      const [label, outside] = xss.Statement.AndStatement.Statements;
+      expect(label).toEqual({
+        LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body' },
+      });
+      const excluded = JSON.stringify(outside.NotStatement.Statement);
+      for (const path of ['/articles', '/questions']) expect(excluded).toContain(`"SearchString":"${path}"`);
+      // The question's parts, by what is around their {id}.
+      for (const part of ['/questions/', '/summary', '/answers'])
+        expect(excluded).toContain(`"SearchString":"${part}"`);
+      expect(excluded).not.toContain('/v1/tools');
+      expect(excluded).not.toContain('/mcp');
+    }
+  });
+
+  it('logs what each web ACL refused or counted to an aws-waf-logs- group kept a month, credential headers redacted', () => {
+    const groups = Object.values(edge.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties);
+    expect(groups.map((g) => g.LogGroupName).sort()).toEqual([
+      'aws-waf-logs-TestEdge-api',
+      'aws-waf-logs-TestEdge-mcp-stream',
+    ]);
+    for (const group of groups) expect(group.RetentionInDays).toBe(30);
+    const configs = Object.values(edge.findResources('AWS::WAFv2::LoggingConfiguration'));
+    expect(configs).toHaveLength(2);
+    for (const { Properties: config, DependsOn } of configs) {
+      expect(JSON.stringify(config.LogDestinationConfigs)).toMatch(/log-group:aws-waf-logs-TestEdge-(api|mcp-stream)"/);
+      expect(config.RedactedFields).toEqual(
+        ['authorization', 'x-api-key', 'cookie'].map((name) => ({ SingleHeader: { Name: name } })),
+      );
+      expect(config.LoggingFilter).toMatchObject({
+        DefaultBehavior: 'DROP',
+        Filters: [expect.objectContaining({ Behavior: 'KEEP', Requirement: 'MEETS_ANY' })],
+      });
+      expect(DependsOn).toHaveLength(1);
+    }
+  });
+});
