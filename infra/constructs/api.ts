@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
@@ -14,7 +14,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
-import type { Alarms } from './alarms';
+import { apiAlarms, type Alarms } from './alarms';
 import { made } from './function';
 import { pascal } from './ids';
 
@@ -51,7 +51,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * The HTTP API: every route of the route table to its function, on one throttled stage that logs
- * each request, with an alarm on its 5xx answers.
+ * each request, with alarms on its 5xx answers and each route group's latency.
  */
 export function httpApi(
   scope: Construct,
@@ -114,10 +114,6 @@ export function httpApi(
     accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
     ...(domainName ? { domainMapping: { domainName } } : {}),
   });
-  alarms.add(
-    'ApiServerErrorAlarm',
-    'The API answered 5xx: internal errors, or a function that failed or timed out',
-    api.metricServerError({ period: Duration.minutes(5) }),
-  );
+  apiAlarms(alarms, api, functions);
   return { api, domainName };
 }
