@@ -76,7 +76,7 @@ export interface ContentApiStackProps extends StackProps {
   originVerifyVersion?: number;
   /**
    * Reserve concurrency for the functions a tenant or a slow provider can fill (concurrency.ts; default
-   * true). An account whose Lambda concurrency quota is under 280 cannot: false leaves every function
+   * true). An account whose Lambda concurrency quota is under RESERVED_TOTAL + 100 (300) cannot: false leaves every function
    * in the shared pool.
    */
   reserveConcurrency?: boolean;
