@@ -23,5 +23,7 @@ export class EdgeStack extends Stack {
     const alarms = new Alarms(this, props.alarmEmail);
     this.apiAcl = endpointAcl(this, 'api', alarms);
     this.streamAcl = endpointAcl(this, 'mcp-stream', alarms);
+    // The WAF alarms' topics are this region's (us-east-1): subscribe to them as to the service stack's.
+    alarms.outputs();
   }
 }

@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, NestedStack, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
@@ -76,7 +76,7 @@ export interface ContentApiStackProps extends StackProps {
   originVerifyVersion?: number;
   /**
    * Reserve concurrency for the functions a tenant or a slow provider can fill (concurrency.ts; default
-   * true). An account whose Lambda concurrency quota is under 280 cannot: false leaves every function
+   * true). An account whose Lambda concurrency quota is under RESERVED_TOTAL + 100 (300) cannot: false leaves every function
    * in the shared pool.
    */
   reserveConcurrency?: boolean;
@@ -99,7 +99,12 @@ export class ContentApiStack extends Stack {
 
     const table = contentTable(this, props.existingTableName);
     tableBackups(this, table);
-    const alarms = new Alarms(this, props.alarmEmail);
+    // CloudFormation takes 500 resources a stack: the alarms (and the dashboard) and the functions' log
+    // groups are in nested stacks of their own, so that a tool costs this stack only its function, role,
+    // policy, integration, permission and routes (docs/architecture.md#a-stack-that-can-grow).
+    const alarmStack = new NestedStack(this, 'Alarms', { description: "The service's alarms and its dashboard" });
+    const logs = new NestedStack(this, 'Logs', { description: "The service's functions' log groups" });
+    const alarms = new Alarms(this, props.alarmEmail, alarmStack);
     const queues = workerQueues(this, alarms);
     // Every function by name, for the credential grants below.
     const byName = new Map<FunctionId, NodejsFunction>();
@@ -111,6 +116,7 @@ export class ContentApiStack extends Stack {
         table,
         queues,
         alarms,
+        logs,
         reservedConcurrency: reserve ? RESERVED_CONCURRENCY[name] : undefined,
       });
       byName.set(name, fn);
@@ -186,7 +192,7 @@ export class ContentApiStack extends Stack {
       props.edge ? props.apiOrigin : props.domain,
       props.apiOrigin !== undefined,
     );
-    serviceDashboard(this, { api, functions: byName, queues, table });
+    serviceDashboard(alarmStack, { api, functions: byName, queues, table });
     const edge = props.edge
       ? edgeDistributions(this, api, mcpStreamUrl, props.edge, {
           domain: props.domain,
@@ -262,14 +268,7 @@ export class ContentApiStack extends Stack {
       description: 'The streaming MCP endpoint: progress as it comes, approval by elicitation',
     });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'TABLE_NAME for `npm run sites`' });
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: alarms.topic.topicArn,
-      description: 'Critical alarms (someone acts now), when they fire and when they are OK again',
-    });
-    new CfnOutput(this, 'WarningTopicArn', {
-      value: alarms.warningTopic.topicArn,
-      description: 'Warning alarms (a limit doing its job, a provider down, a site budget), when they fire and clear',
-    });
+    alarms.outputs();
   }
 
   /**

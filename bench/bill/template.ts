@@ -1,3 +1,4 @@
+import { NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as z from 'zod/mini';
 import { FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
@@ -51,14 +52,18 @@ const Alarm = z.object({
   Metrics: z.optional(z.array(z.object({ MetricStat: z.optional(z.unknown()) }))),
 });
 
-/** The backups a month a cron expression takes: daily, or one on a day of the month. */
-const backupsPerMonth = (cron: string) => (/^cron\(\S+ \S+ \* /.test(cron) ? 30 : 1);
+/** The backups a month a cron expression takes: daily, weekly (a day of the week), or one on a day of the month. */
+const backupsPerMonth = (cron: string) =>
+  /^cron\(\S+ \S+ \* /.test(cron) ? 30 : /^cron\(\S+ \S+ \? \* [A-Z]{3} /.test(cron) ? 30 / 7 : 1;
 
 export function stackShape(): StackShape {
   const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
   const { edge, service } = serviceStacks(app, { account: '123456789012', region: 'us-east-1' });
-  const resourcesOf = (stack: typeof edge | typeof service) =>
-    Object.entries(Resources.parse(Template.fromStack(stack).toJSON().Resources));
+  // A stack's resources and its nested stacks' (the service's alarms and log groups).
+  const resourcesOf = (stack: Stack) =>
+    [stack, ...stack.node.findAll().filter((c) => NestedStack.isNestedStack(c))].flatMap((s) =>
+      Object.entries(Resources.parse(Template.fromStack(s).toJSON().Resources)),
+    );
   const resources = [...resourcesOf(edge), ...resourcesOf(service)];
   const ofType = <T>(type: string, schema: z.ZodMiniType<T>): T[] =>
     resources.filter(([, r]) => r.Type === type).map(([, r]) => schema.parse(r.Properties ?? {}));

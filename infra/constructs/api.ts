@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
@@ -15,7 +15,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
-import type { Alarms } from './alarms';
+import { apiAlarms, type Alarms } from './alarms';
 import { made } from './function';
 import { pascal } from './ids';
 import { DEFAULT_THROTTLE, HEAVY_TENANTS, routeThrottles } from './throttles';
@@ -52,8 +52,9 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * The HTTP API: every route of the route table to its function, on one throttled stage that logs
- * each request, with an alarm on its 5xx answers. With `onlyAtDomain` (the domain is CloudFront's
- * origin), the API's own execute-api address answers nothing: a caller cannot go around WAF to it.
+ * each request, with alarms on its 5xx answers and each route group's latency. With `onlyAtDomain` (the
+ * domain is CloudFront's origin), the API's own execute-api address answers nothing: a caller cannot go
+ * around WAF to it.
  */
 export function httpApi(
   scope: Construct,
@@ -135,10 +136,6 @@ export function httpApi(
     ]),
   );
   stage.node.addDependency(api);
-  alarms.add(
-    'ApiServerErrorAlarm',
-    'The API answered 5xx: internal errors, or a function that failed or timed out',
-    api.metricServerError({ period: Duration.minutes(5) }),
-  );
+  apiAlarms(alarms, api, functions);
   return { api, domainName };
 }

@@ -13,7 +13,7 @@ import { TABLE_ACTIONS, type FunctionAccess } from '../access';
 import { profiledModel } from '../bedrock-model';
 import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
 import { MEMORY_MB } from '../memory';
-import type { Alarms } from './alarms';
+import { functionErrorAlarm, type Alarms } from './alarms';
 import { pascal } from './ids';
 
 export interface ServiceFunctionProps {
@@ -22,9 +22,14 @@ export interface ServiceFunctionProps {
   table: ITable;
   queues: Record<WorkerName, Queue>;
   alarms: Alarms;
+  /** Where its log group is made: the stack's nested stack of log groups, which keeps them out of its 500 resources. */
+  logs: Construct;
   /** Its reserved concurrency (concurrency.ts): a cap, and a floor; none: it shares the account's unreserved pool. */
   reservedConcurrency?: number;
 }
+
+/** A function's log group, named so that the runbook can name it: `/aws/lambda/<stack>/<function>`. */
+export const logGroupName = (stackName: string, name: FunctionId): string => `/aws/lambda/${stackName}/${name}`;
 
 /** Makes one of the stack's functions, with the stack's table, queues and alarms. */
 export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFunction;
@@ -43,7 +48,8 @@ export function made<K extends string, V>(byName: ReadonlyMap<K, V>, name: K): V
 export function serviceFunction(scope: Construct, name: FunctionId, props: ServiceFunctionProps): NodejsFunction {
   const { access, table, queues } = props;
   const id = pascal(name);
-  const logGroup = new LogGroup(scope, `${id}Logs`, {
+  const logGroup = new LogGroup(props.logs, `${id}Logs`, {
+    logGroupName: logGroupName(Stack.of(scope).stackName, name),
     retention: RetentionDays.ONE_MONTH,
     removalPolicy: RemovalPolicy.DESTROY,
   });
@@ -91,11 +97,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((q) => queues[q].queueArn) }),
     );
   }
-  props.alarms.add(
-    `${id}ErrorAlarm`,
-    `The ${name} function failed (an exception it did not answer, a timeout or a crash)`,
-    fn.metricErrors({ period: Duration.minutes(5) }),
-  );
+  functionErrorAlarm(props.alarms, name, id, fn);
   return fn;
 }
 

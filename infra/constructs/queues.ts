@@ -4,12 +4,9 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUE_SETTINGS, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
-import type { Alarms, Datapoints } from './alarms';
+import { queueStalledAlarm, type Alarms } from './alarms';
 import type { FunctionFactory } from './function';
 import { pascal } from './ids';
-
-/** Five-minute periods the oldest message's age must stay over its threshold before the queue's age alarm fires. */
-const QUEUE_AGE_DATAPOINTS: Datapoints = { evaluationPeriods: 3, datapointsToAlarm: 3 };
 
 /**
  * How long a queue keeps a message: SQS's most, 14 days, for source and dead-letter queues alike. A
@@ -20,7 +17,7 @@ export const MESSAGE_RETENTION = Duration.days(14);
 
 /**
  * A queue per worker, delivering as its {@link QUEUE_SETTINGS} say, with a dead-letter queue that alarms
- * when a message lands in it, and an alarm on the age of its oldest message.
+ * when a message lands in it, and an alarm when it stops draining.
  */
 export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerName, Queue> {
   const queue = (worker: WorkerName) => {
@@ -42,15 +39,7 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    // Messages wait in the queue while the worker runs at its maximum concurrency; one that waits longer
-    // than a failed delivery hides it, for 15 minutes on end, means the worker is not keeping up, or stopped.
-    alarms.add(
-      `${pascal(worker)}QueueAgeAlarm`,
-      `${worker} messages have waited in the queue over ${visibilityTimeoutSeconds(worker)} s for 15 minutes: its worker is not keeping up, or is stopped`,
-      source.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      visibilityTimeoutSeconds(worker),
-      QUEUE_AGE_DATAPOINTS,
-    );
+    queueStalledAlarm(alarms, worker, pascal(worker), source);
     return source;
   };
   // In WORKERS order, the order the stack has always made them in.

@@ -32,12 +32,19 @@ export function scheduleDeadLetters(scope: Construct, alarms: Alarms): Queue {
   return deadLetters;
 }
 
+/**
+ * When the daily schedule runs, in UTC: a fixed time (a `rate(1 day)` runs at whatever time the rule was
+ * made, and moves with a redeploy that replaces it), just after the UTC day begins, when the day's
+ * budget windows and datum-days are new, so its hours of queued work end within the day it is paid in.
+ */
+export const DAILY_SCHEDULE_UTC = { hour: 0, minute: 10 } as const;
+
 /** Daily, EventBridge runs the schedule function, which sends one plan message per block of sites (the plan worker queues each site's run). */
 export function dailyMonitoring(scope: Construct, lambda: FunctionFactory, deadLetters: Queue): NodejsFunction {
   const fn = lambda('monitor-schedule', Duration.minutes(5));
   new Rule(scope, 'MonitorSchedule', {
     description: 'Daily backlink monitoring of every site and its active competitors',
-    schedule: Schedule.rate(Duration.days(1)),
+    schedule: Schedule.cron({ hour: String(DAILY_SCHEDULE_UTC.hour), minute: String(DAILY_SCHEDULE_UTC.minute) }),
     // A day's run delivered within the hour is still that day's; a later one is missed, and says so.
     targets: [
       new LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(1), deadLetterQueue: deadLetters }),

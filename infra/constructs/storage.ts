@@ -37,9 +37,20 @@ export function contentTable(scope: Construct, existingTableName?: string): ITab
 }
 
 /**
- * AWS Backup beside point-in-time recovery: PITR restores any second of the last 35 days, but its
- * backups go with the table's own history; Backup's are kept apart, in a vault that outlives the stack
- * (retained), a month-end one for a year. Daily at 05:00 UTC, kept 35 days; monthly, kept 365.
+ * What AWS Backup keeps, each a full copy of the table (docs/runbook.md#restoring-the-table says why).
+ * Point-in-time recovery already restores any second of the last 35 days; what it lacks is a copy
+ * apart from the table (PITR turned off, or the table deleted, takes it along) and anything older.
+ * So: one a week kept 5 weeks (a copy apart, at most a week old, over PITR's whole window) and one a
+ * month kept a year: 17 copies at most, not 35 daily and 12 monthly ones (47).
+ */
+export const BACKUPS = {
+  weekly: { keptDays: 35, copies: 5 },
+  monthly: { keptDays: 365, copies: 12 },
+} as const;
+
+/**
+ * AWS Backup beside point-in-time recovery, in a vault that outlives the stack (retained): weekly on
+ * Sunday and monthly on the 1st, at 05:00 UTC, kept as {@link BACKUPS} says.
  */
 export function tableBackups(scope: Construct, table: ITable): BackupPlan {
   const vault = new BackupVault(scope, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
@@ -47,14 +58,14 @@ export function tableBackups(scope: Construct, table: ITable): BackupPlan {
     backupVault: vault,
     backupPlanRules: [
       new BackupPlanRule({
-        ruleName: 'daily',
-        scheduleExpression: Schedule.cron({ minute: '0', hour: '5' }),
-        deleteAfter: Duration.days(35),
+        ruleName: 'weekly',
+        scheduleExpression: Schedule.cron({ minute: '0', hour: '5', weekDay: 'SUN' }),
+        deleteAfter: Duration.days(BACKUPS.weekly.keptDays),
       }),
       new BackupPlanRule({
         ruleName: 'monthly',
         scheduleExpression: Schedule.cron({ minute: '0', hour: '5', day: '1' }),
-        deleteAfter: Duration.days(365),
+        deleteAfter: Duration.days(BACKUPS.monthly.keptDays),
       }),
     ],
   });

@@ -4,6 +4,7 @@ import { checkedApp } from '../../infra/checks';
 import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack, pascal } from '../../infra/stack';
+import { nestedTemplate } from './nested';
 
 /*
  * What keeps one tenant or one slow provider from taking the others down, as the stacks make it: reserved
@@ -17,6 +18,7 @@ const mainStack = new ContentApiStack(app, 'Test', {
 });
 const edge = Template.fromStack(edgeStack);
 const main = Template.fromStack(mainStack);
+const alarmsOf = nestedTemplate(mainStack, 'Alarms');
 
 const fnResource = (t: Template, logical: string) => {
   const [found] = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) =>
@@ -185,27 +187,32 @@ it('replaces the origin secret with a new version: a new secret, named by both d
     expect(JSON.stringify(d.Properties.DistributionConfig.Origins)).toContain(secrets[0]);
 });
 
-it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms alone on one, a queue age on 3 of 3', () => {
-  // The budget alarms: a site's, and the daily schedule stopping short of the deployment's.
-  const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+it('alarms on several datapoints by default: 2 of 3 periods, the budget alarms and the daily schedule failing alone on one, a stalled queue on all of its window', () => {
+  // The budget alarms: a site's, and the daily schedule stopping short of the deployment's; and the
+  // daily schedule's function failing (its one run a day).
+  const alarms = Object.entries(alarmsOf.findResources('AWS::CloudWatch::Alarm')).map(([id, a]) => ({
+    id,
+    ...a.Properties,
+  }));
   const single = alarms.filter((a) => a.EvaluationPeriods === 1);
-  expect(single.map((a) => a.MetricName)).toEqual([
+  expect(single.map((a) => a.MetricName ?? a.id.replace(/[0-9A-F]{8}$/, ''))).toEqual([
+    'MonitorScheduleErrorAlarm',
     'budget_usd_used_pct',
     'budget_usd_used_pct',
     'scheduled_work_stopped',
   ]);
-  // A queue's age alarms on an age that lasts 15 minutes, not on one reading.
-  const age = alarms.filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage');
-  expect(age).toHaveLength(WORKERS.length);
-  for (const alarm of age) expect(alarm).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 3 });
-  for (const alarm of alarms.filter((a) => a.EvaluationPeriods !== 1 && !age.includes(a)))
+  // A queue is stalled when every period of its window had messages waiting and none deleted.
+  const stalled = alarms.filter((a) => a.id.includes('QueueStalledAlarm'));
+  expect(stalled).toHaveLength(WORKERS.length);
+  for (const alarm of stalled) expect(alarm.EvaluationPeriods).toBe(alarm.DatapointsToAlarm);
+  for (const alarm of alarms.filter((a) => a.EvaluationPeriods !== 1 && !stalled.includes(a)))
     expect(alarm).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });
   for (const alarm of Object.values(edge.findResources('AWS::CloudWatch::Alarm')))
     expect(alarm.Properties).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2 });
 });
 
 it('alarms on throttles, concurrency near each reservation, table throttling, an open breaker and 429 floods', () => {
-  const alarms = Object.values(main.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
   const named = (metric: string) => alarms.filter((a) => a.MetricName === metric);
   expect(named('Throttles')).toHaveLength(1);
   expect(

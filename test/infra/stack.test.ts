@@ -14,7 +14,6 @@ import {
   QUEUE_SETTINGS,
   ROUTES,
   answersHead,
-  visibilityTimeoutSeconds,
   TOOL_FUNCTIONS,
   TOOL_NAMES,
   WORKERS,
@@ -24,6 +23,7 @@ import { checkedApp } from '../../infra/checks';
 import { MEMORY_MB } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
+import { nestedOutput, nestedTemplate } from './nested';
 
 /*
  * The app as `cdk synth` makes it, offline: once through the CDK CLI, with real esbuild bundling (the
@@ -36,6 +36,9 @@ const cliOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
 let cliSynth: Promise<void>;
 let app: App;
 let template: Template;
+/** The stack's nested stacks, their parameters read as the main stack's references. */
+let alarmsOf: Template;
+let stack: ContentApiStack;
 beforeAll(() => {
   const root = join(__dirname, '..', '..');
   cliSynth = promisify(execFile)(join(root, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', cliOut], {
@@ -45,7 +48,9 @@ beforeAll(() => {
   // Awaited by the tests that read it; a failure fails them, not the process.
   cliSynth.catch(() => undefined);
   app = checkedApp(NO_BUNDLING);
-  template = Template.fromStack(new ContentApiStack(app, 'Test'));
+  stack = new ContentApiStack(app, 'Test');
+  template = Template.fromStack(stack);
+  alarmsOf = nestedTemplate(stack, 'Alarms');
 }, 120_000);
 afterAll(() => rmSync(cliOut, { recursive: true, force: true }));
 
@@ -381,7 +386,7 @@ describe('CDK stack', () => {
     );
     for (const [, queue] of withDlq) {
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
-      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+      const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
         JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
       );
       expect(alarms).toHaveLength(1);
@@ -539,7 +544,7 @@ describe('CDK stack', () => {
       JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
     );
     expect(rules).toHaveLength(1);
-    expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 day)');
+    expect(rules[0]!.Properties.ScheduleExpression).toBe('cron(10 0 * * ? *)');
     expect(rules[0]!.Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
@@ -592,14 +597,14 @@ describe('CDK stack', () => {
     expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ResearchQueue')]);
   });
 
-  it('backs the table up with AWS Backup apart from point-in-time recovery: daily kept 35 days, monthly a year, in a retained vault', () => {
+  it('backs the table up with AWS Backup apart from point-in-time recovery: weekly kept 35 days, monthly a year, in a retained vault', () => {
     template.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     template.hasResourceProperties('AWS::Backup::BackupPlan', {
       BackupPlan: {
         BackupPlanRule: [
           Match.objectLike({
-            RuleName: 'daily',
-            ScheduleExpression: 'cron(0 5 * * ? *)',
+            RuleName: 'weekly',
+            ScheduleExpression: 'cron(0 5 ? * SUN *)',
             Lifecycle: { DeleteAfterDays: 35 },
           }),
           Match.objectLike({
@@ -639,18 +644,25 @@ describe('CDK stack', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
     const roles = new Set(functions.map((f) => JSON.stringify(f.Properties.Role)));
     expect(roles.size).toBe(functions.length);
-    const logGroups = template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(logGroups)).toHaveLength(functions.length + 1); // and the API's access log
-    for (const group of Object.values(logGroups)) expect(group.Properties.RetentionInDays).toBe(30);
+    // The functions' in the nested stack of log groups, named for the runbook; the API's access log here.
+    const logs = Template.fromStack(stack.node.findChild('Logs') as Stack).findResources('AWS::Logs::LogGroup');
+    expect(Object.keys(logs)).toHaveLength(functions.length);
+    expect(Object.keys(template.findResources('AWS::Logs::LogGroup'))).toEqual([
+      expect.stringMatching(/^ApiAccessLogs/),
+    ]);
+    for (const group of [...Object.values(logs), ...Object.values(template.findResources('AWS::Logs::LogGroup'))])
+      expect(group.Properties.RetentionInDays).toBe(30);
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     for (const fn of functions) {
       const role = fn.Properties.Role['Fn::GetAtt'][0];
+      const group = nestedOutput(stack, 'Logs', fn.Properties.LoggingConfig.LogGroup) as { Ref: string };
+      expect(logs[group.Ref]!.Properties.LogGroupName).toMatch(/^\/aws\/lambda\/Test\/[a-z-]+$/);
       const logWrites = policies
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement)
         .filter((s: any) => JSON.stringify(s.Action).includes('logs:'));
-      expect(logWrites.map((s: any) => s.Resource)).toEqual([
-        { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] },
+      expect(logWrites.map((s: any) => nestedOutput(stack, 'Logs', s.Resource))).toEqual([
+        { 'Fn::GetAtt': [group.Ref, 'Arn'] },
       ]);
     }
   });
@@ -673,45 +685,27 @@ describe('CDK stack', () => {
       expect(send).toMatchObject({ Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' } });
       expect(JSON.stringify(send.Condition.ArnEquals['aws:SourceArn'])).toMatch(/MonitorSchedule|ResearchSweep/);
     }
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+    const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
       JSON.stringify(a.Properties.Dimensions ?? []).includes(queueId),
     );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
   });
 
-  it("alarms on the age of each worker queue's oldest message when it stays over its threshold for several periods, not one", () => {
-    const queues = template.findResources('AWS::SQS::Queue');
-    const ageAlarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
-      (a) => a.Properties.MetricName === 'ApproximateAgeOfOldestMessage',
-    );
-    expect(ageAlarms).toHaveLength(WORKERS.length);
-    for (const worker of WORKERS) {
-      const [queueId] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
-      const alarm = ageAlarms.find((a) => JSON.stringify(a.Properties.Dimensions).includes(queueId))!;
-      expect(alarm.Properties).toMatchObject({
-        Namespace: 'AWS/SQS',
-        Statistic: 'Maximum',
-        Period: 300,
-        Threshold: visibilityTimeoutSeconds(worker),
-        EvaluationPeriods: 3,
-        DatapointsToAlarm: 3,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        TreatMissingData: 'notBreaching',
-      });
-    }
-  });
-
-  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue's age, the API's 5xx answers, sites' budgets and the schedule stopping short of the deployment's", () => {
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+  it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue stalled, the API's 5xx answers and each route group's latency, sites' budgets and the schedule stopping short of the deployment's", () => {
+    const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm'));
     const topics = Object.keys(template.findResources('AWS::SNS::Topic')).sort();
     expect(topics).toEqual([expect.stringMatching(/^AlarmTopic/), expect.stringMatching(/^WarningTopic/)]);
     const [critical, warning] = topics;
     // A limit doing its job, a provider down or a site's budget is a warning; the rest page.
     const isWarning = (a: any) =>
-      ['budget_usd_used_pct', 'ConcurrentExecutions', 'provider_calls_refused', 'scheduled_work_stopped'].includes(
-        a.Properties.MetricName,
-      );
+      [
+        'budget_usd_used_pct',
+        'ConcurrentExecutions',
+        'provider_calls_refused',
+        'scheduled_work_stopped',
+        'Duration',
+      ].includes(a.Properties.MetricName);
     for (const alarm of alarms) {
       const topic = isWarning(alarm) ? warning : critical;
       expect([alarm.Properties.AlarmName, alarm.Properties.AlarmActions, alarm.Properties.OKActions]).toEqual([
@@ -722,13 +716,16 @@ describe('CDK stack', () => {
       expect(alarm.Properties.AlarmDescription).toMatch(isWarning(alarm) ? /^\[warning\] / : /^\[critical\] /);
     }
     const functions = Object.keys(template.findResources('AWS::Lambda::Function'));
-    const errorAlarms = alarms.filter(
-      (a) => a.Properties.MetricName === 'Errors' && a.Properties.Namespace === 'AWS/Lambda',
-    );
-    expect(errorAlarms.map((a) => a.Properties.Dimensions[0].Value.Ref).sort()).toEqual([...functions].sort());
-    expect(
-      alarms.filter((a) => a.Properties.MetricName === '5xx' && a.Properties.Namespace === 'AWS/ApiGateway'),
-    ).toHaveLength(1);
+    // Metric math: the metrics an alarm reads.
+    const metricsOf = (a: any): any[] =>
+      (a.Properties.Metrics ?? []).filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+    const errorAlarms = alarms.filter((a) => metricsOf(a).some((m) => m.MetricName === 'Errors'));
+    expect(errorAlarms.map((a) => metricsOf(a)[0].Dimensions[0].Value.Ref).sort()).toEqual([...functions].sort());
+    expect(alarms.filter((a) => metricsOf(a).some((m) => m.MetricName === '5xx'))).toHaveLength(1);
+    const latency = alarms.filter((a) => a.Properties.MetricName === 'Duration');
+    expect(latency).toHaveLength(FUNCTIONS.length);
+    const stalled = alarms.filter((a) => metricsOf(a).some((m) => m.MetricName === 'NumberOfMessagesDeleted'));
+    expect(stalled).toHaveLength(WORKERS.length);
     // Any site at 80% and at 100% of a budget window.
     const budget = alarms.filter((a) => a.Properties.MetricName === 'budget_usd_used_pct');
     expect(budget.map((a) => [a.Properties.Namespace, a.Properties.Statistic, a.Properties.Threshold])).toEqual([
@@ -747,18 +744,20 @@ describe('CDK stack', () => {
     ).toEqual([['ContentApi', 'Sum', 1, 1]]);
     // And the squeeze's (test/infra/resilience.test.ts): each capped function's concurrency, Lambda's
     // throttles, the table's throttling and an open provider breaker.
-    const squeeze = alarms.filter((a) =>
-      ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused', undefined].includes(a.Properties.MetricName),
+    const squeeze = alarms.filter(
+      (a) =>
+        ['ConcurrentExecutions', 'Throttles', 'provider_calls_refused'].includes(a.Properties.MetricName) ||
+        metricsOf(a).some((m) => m.MetricName === 'ReadThrottleEvents'),
     );
     expect(squeeze).toHaveLength(Object.keys(RESERVED_CONCURRENCY).length + 3);
-    // Each worker queue's dead letters and age, the schedules' dead letters, the API's 5xx.
+    // Each worker queue's dead letters and stalling, the schedules' dead letters, the API's 5xx.
     expect(alarms).toHaveLength(
-      functions.length + 2 * WORKERS.length + 1 + 1 + budget.length + stopped.length + squeeze.length,
+      functions.length + 2 * WORKERS.length + 1 + 1 + latency.length + budget.length + stopped.length + squeeze.length,
     );
   });
 
   it('has one dashboard for the person on call: the API, every function, every queue and its dead letters, the table, the providers and the spend', () => {
-    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const dashboards = Object.values(alarmsOf.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     // The body is a Fn::Join of text and references: the text, each reference as {Ref:<logical id>}.
     const parts: unknown[] = dashboards[0]!.Properties.DashboardBody['Fn::Join'][1];

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NestedStack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { TOOL_FUNCTIONS } from '@cm/contract';
+import { FUNCTION_ENTRIES } from '../../infra/bundling';
+import { checkedApp } from '../../infra/checks';
+import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
+import { logGroupName } from '../../infra/constructs/function';
+import { BACKUPS } from '../../infra/constructs/storage';
+import { serviceStacks } from '../../infra/service-stacks';
+import { pascal } from '../../infra/stack';
+
+/*
+ * A stack that can grow (issue 50, point 7): room for the next 20 tools under CloudFormation's limits
+ * at what a tool costs each template now, AWS Backup sized beside point-in-time recovery, and the
+ * runbook's figures and names as the code makes them. The app's stacks, without bundling.
+ */
+const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { service } = serviceStacks(app, {});
+const main = Template.fromStack(service).toJSON();
+const nested = (id: string) => {
+  const stack = service.node.tryFindChild(id) as NestedStack | undefined;
+  return stack ? Template.fromStack(stack).toJSON() : { Resources: {}, Parameters: {}, Outputs: {} };
+};
+const alarms = nested('Alarms');
+const logs = nested('Logs');
+/** A doc page's text, its lines joined: a sentence reads the same however it is wrapped. */
+const docs = (page: string) => readFileSync(join(__dirname, '..', '..', 'docs', page), 'utf8').replace(/\s+/g, ' ');
+
+/** CloudFormation's limits of one template (a nested stack is one resource of its parent's). */
+const LIMITS = { resources: 500, parameters: 200, outputs: 200 };
+const NEXT_TOOLS = 20;
+
+type Resources = Record<string, { Type: string; Properties?: unknown }>;
+const count = (o: object | undefined) => Object.keys(o ?? {}).length;
+
+/**
+ * What one tool function costs a template: the resources that are its own (its id's), or that name it
+ * or them (its integration, invoke permission, alarms), and the routes to its integration.
+ */
+function costOf(resources: Resources, fn: string, refersTo: (text: string, id: string) => boolean): number {
+  const own = Object.keys(resources).filter((id) =>
+    new RegExp(`^${pascal(fn)}(Function|Logs|Latency|Error|Concurrency)`).test(id),
+  );
+  const naming = Object.entries(resources)
+    .filter(([id, r]) => !own.includes(id) && own.some((o) => refersTo(JSON.stringify(r.Properties ?? {}), o)))
+    .map(([id]) => id);
+  const integrations = naming.filter((id) => resources[id]!.Type === 'AWS::ApiGatewayV2::Integration');
+  const routes = Object.entries(resources).filter(
+    ([, r]) =>
+      r.Type === 'AWS::ApiGatewayV2::Route' &&
+      integrations.some((i) => JSON.stringify(r.Properties).includes(`"${i}"`)),
+  );
+  // Another function's policy or environment naming this one (mcp's), or a nested stack passing it on, is
+  // a resource already there, not a new one.
+  const made = naming.filter(
+    (id) => !['AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::CloudFormation::Stack'].includes(resources[id]!.Type),
+  );
+  return own.length + made.length + routes.length;
+}
+
+/** The most any tool costs `resources`, over every tool function. */
+const toolCost = (resources: Resources, refersTo: (text: string, id: string) => boolean) =>
+  Math.max(...Object.values(TOOL_FUNCTIONS).map((fn) => costOf(resources, fn, refersTo)));
+
+describe('room for the next 20 tools', () => {
+  it('keeps room in the service stack and in each nested stack for 20 more tools at what a tool costs each now', () => {
+    const inMain = toolCost(main.Resources, (text, id) => text.includes(`"${id}"`));
+    // A tool's function, role, policy, integration, invoke permission and route: its log group and alarms are nested.
+    expect(inMain).toBe(6);
+    expect(count(main.Resources) + NEXT_TOOLS * inMain).toBeLessThanOrEqual(LIMITS.resources);
+
+    // The alarms' stack names the main stack's resources through its parameters, one per resource.
+    const params = Object.keys(alarms.Parameters ?? {});
+    const paramsOf = (id: string) => params.filter((p) => p.includes(id.replace(/[0-9A-F]{8}$/, '')));
+    const inAlarms = toolCost(alarms.Resources, (text, id) => paramsOf(id).some((p) => text.includes(`"${p}"`)));
+    // Its errors, its latency, and a paid tool's concurrency.
+    expect(inAlarms).toBe(3);
+    expect(count(alarms.Resources) + NEXT_TOOLS * inAlarms).toBeLessThanOrEqual(LIMITS.resources);
+    expect(params.length + NEXT_TOOLS).toBeLessThanOrEqual(LIMITS.parameters);
+
+    // The log groups' stack: one each, and its name and ARN as outputs the function and its role read.
+    expect(count(logs.Resources)).toBe(FUNCTION_ENTRIES.length);
+    expect(count(logs.Outputs)).toBe(2 * FUNCTION_ENTRIES.length);
+    expect(count(logs.Outputs) + NEXT_TOOLS * 2).toBeLessThanOrEqual(LIMITS.outputs);
+  });
+});
+
+describe('backups', () => {
+  it('keeps AWS Backup copies beside point-in-time recovery as the runbook says: weekly for PITR’s 35 days, monthly a year', () => {
+    const [plan] = Object.values(main.Resources as Resources).filter((r) => r.Type === 'AWS::Backup::BackupPlan');
+    const rules = (plan!.Properties as any).BackupPlan.BackupPlanRule as any[];
+    expect(rules.map((r) => [r.RuleName, r.ScheduleExpression, r.Lifecycle.DeleteAfterDays])).toEqual([
+      ['weekly', 'cron(0 5 ? * SUN *)', BACKUPS.weekly.keptDays],
+      ['monthly', 'cron(0 5 1 * ? *)', BACKUPS.monthly.keptDays],
+    ]);
+    // The copies kept at most: one a week for 35 days, one a month for 365.
+    expect(Math.ceil(BACKUPS.weekly.keptDays / 7)).toBe(BACKUPS.weekly.copies);
+    expect(Math.floor(BACKUPS.monthly.keptDays / 30)).toBe(BACKUPS.monthly.copies);
+    const runbook = docs('runbook.md');
+    expect(runbook).toContain(
+      `one a week kept ${BACKUPS.weekly.keptDays} days and one a month kept ${BACKUPS.monthly.keptDays} days`,
+    );
+    expect(runbook).toContain(`${BACKUPS.weekly.copies + BACKUPS.monthly.copies} copies of the table at most`);
+  });
+});
+
+describe('the runbook and operations.md, against the code', () => {
+  it('give the reserved concurrency and the quota it needs as concurrency.ts makes them', () => {
+    const quota = RESERVED_TOTAL + 100; // Lambda keeps 100 of the account's quota unreserved.
+    expect(docs('runbook.md')).toContain(
+      `the stack reserves ${RESERVED_TOTAL} and Lambda keeps 100 unreserved, so it needs ${quota} or more`,
+    );
+    const operations = docs('operations.md');
+    expect(operations).toContain(`(${RESERVED_TOTAL} in all`);
+    expect(operations).toContain(`quota must be ${quota} or more`);
+    expect(operations).toContain(`concurrency quota is under ${quota}`);
+    // No other figure for either where they are named.
+    for (const text of [docs('runbook.md'), operations])
+      expect(
+        text
+          .match(/(?:reserves|needs|under|must be) (\d+)/g)
+          ?.filter((m) => !m.endsWith(` ${RESERVED_TOTAL}`) && !m.endsWith(` ${quota}`)) ?? [],
+      ).toEqual([]);
+    // Each capped function's concurrency alarm: 80% of its reservation.
+    const reservations = [...new Set(Object.values(RESERVED_CONCURRENCY))];
+    for (const reserved of reservations)
+      expect(docs('runbook.md')).toContain(`${Math.ceil((reserved ?? 0) * 0.8)} of ${reserved}`);
+  });
+
+  it("names each function's log group as the template does", () => {
+    const names = Object.values(logs.Resources as Resources).map((r) => (r.Properties as any).LogGroupName);
+    expect(names.sort()).toEqual(FUNCTION_ENTRIES.map((fn) => logGroupName(service.stackName, fn)).sort());
+    expect(docs('runbook.md')).toContain(`\`${logGroupName('<stack>', '<function>')}\``);
+    expect(docs('runbook.md')).toContain(`\`${logGroupName('ContentApi', 'publish')}\``);
+    expect(docs('runbook.md')).not.toMatch(/\/aws\/lambda\/<stack>-/);
+  });
+});
