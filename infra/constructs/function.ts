@@ -29,7 +29,7 @@ export interface ServiceFunctionProps {
 }
 
 /** A function's log group, named so that the runbook can name it: `/aws/lambda/<stack>/<function>`. */
-export const logGroupName = (stackName: string, name: FunctionId): string => `/aws/lambda/${stackName}/${name}`;
+export const logGroupName = (stackName: string, name: string): string => `/aws/lambda/${stackName}/${name}`;
 
 /** Makes one of the stack's functions, with the stack's table, queues and alarms. */
 export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFunction;
