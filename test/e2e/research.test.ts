@@ -367,6 +367,30 @@ describe('serp_landscape analyze', () => {
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 
+  it("admits a waiting job written before shares (no site) by its job's site, and drops one whose job is gone", async () => {
+    const s = await site();
+    const owners = Array.from({ length: 10 }, (_v, i) => `before-shares-${i}`);
+    for (const owner of owners)
+      expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
+    try {
+      const reply = await s.tool('serp_landscape', { keyword: 'older entry shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.body.research).toMatchObject({ status: 'partial' });
+      // The entry as an earlier version wrote it, and one whose job no longer exists.
+      const [entry] = await t.store.researchWaits.oldest(10);
+      await t.store.researchWaits.remove([entry!]);
+      await t.store.researchWaits.add({ jobId: entry!.jobId, since: entry!.since });
+      await t.store.researchWaits.add({ jobId: 'job_gone', since: entry!.since });
+      expect((await t.store.researchWaits.oldest(10)).map((w) => w.siteId)).toEqual([undefined, undefined]);
+    } finally {
+      for (const owner of owners) await t.store.researchSlots.free(owner);
+    }
+    expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+    expect(await t.store.researchWaits.oldest(10)).toEqual([]);
+    await t.stack.drain();
+    const done = await s.tool('serp_landscape', { keyword: 'older entry shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete' });
+  });
+
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
     const s = await site();
     const other = await site();

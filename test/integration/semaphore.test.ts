@@ -127,7 +127,11 @@ describe("a group's share of the cap", () => {
     const now = Date.now();
     for (let i = 0; i < SHARE; i++)
       expect((await slots.take(`dead-${i}`, now + 1_000, now, undefined, 'site')).taken).toBe(true);
-    expect((await slots.take('early', now + LEASE_MS, now, undefined, 'site')).refused).toBe('share');
+    expect(await slots.take('early', now + LEASE_MS, now, undefined, 'site')).toEqual({
+      taken: false,
+      inflight: SHARE,
+      refused: 'share',
+    });
     const later = now + 2_000;
     expect((await slots.take('next', later + LEASE_MS, later, undefined, 'site')).taken).toBe(true);
     let state = await expectGroupsConsistent();

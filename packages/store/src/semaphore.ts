@@ -18,12 +18,9 @@ export type Revocable = (owner: string, expiry: number) => Promise<boolean>;
 /** Rounds of reading, revoking and trying again a take makes at most: each is lost only to another caller's progress. */
 const TAKE_ROUNDS = 5;
 
-export interface TakeOutcome {
-  taken: boolean;
-  inflight: number;
-  /** Why a place was refused: the cap is full, or the group holds its share of it. */
-  refused?: 'cap' | 'share';
-}
+/** A place taken, or refused with why: the cap is full, or the group holds its share of it. */
+export type TakeOutcome =
+  { taken: true; inflight: number } | { taken: false; inflight: number; refused: 'cap' | 'share' };
 
 const isMissingMap = (error: unknown) => {
   const { name, message } = errorFacts(error);

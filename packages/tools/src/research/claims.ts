@@ -63,7 +63,7 @@ export async function queueClaimedJob(
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken && !waitForPlace) {
     await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
-    return { outcome: 'cap_full', refused: slot.refused ?? 'cap' };
+    return { outcome: 'cap_full', refused: slot.refused };
   }
   try {
     await queueJob(ctx, jobId, tool, input, slot.taken ? leaseUntil : null);
