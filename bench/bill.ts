@@ -14,6 +14,7 @@ import { stackShape } from './bill/template';
 const SITES = Number(process.env.BILL_SITES ?? 100);
 const AT = [1_000, 10_000];
 
+const lineUsd = (bill: Bill, service: string) => bill.lines.find((l) => l.service === service)?.usd ?? 0;
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: n < 10 ? 2 : 0 })}`;
 
 function print(day: Day, bills: Bill[]) {
@@ -44,6 +45,13 @@ function print(day: Day, bills: Bill[]) {
   console.log(
     `monitoring + rank tracking a site: ${usd(bills[0]!.monitoringAndRanksPerSiteUsd)} a month (goal: at most $3); research: $${bills[0]!.researchPerCallUsd.toFixed(4)} a call asked, $${bills[0]!.researchPerPaidCallUsd.toFixed(4)} a call the providers were paid for`,
   );
+  for (const bill of bills)
+    console.log(
+      `research waiting for its jobs at ${bill.sites} sites: ${Math.round(bill.researchWaitSecondsADay).toLocaleString('en-US')} Lambda seconds a day, ${usd(lineUsd(bill, 'Lambda: research calls waiting for their jobs'))} a month, ${(
+        (100 * lineUsd(bill, 'Lambda: research calls waiting for their jobs')) /
+        lineUsd(bill, 'research')
+      ).toFixed(1)}% of research's providers`,
+    );
 }
 
 async function main() {

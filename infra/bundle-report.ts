@@ -46,6 +46,9 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
  * The shared cache of public data put keyword metrics, SERPs and shared research in research and
  * serp-landscape (519 and 518 KB), and bulk monitoring's numbers, trend and detail rules in the monitor
  * workers, the plan now buying the day's numbers with the provider's client (477 and 474 KB).
+ * Each site's share of the research cap (its places in a set of the cap's item, freed and admitted by
+ * site) took 2 KB in research, serp-landscape and the research worker (521, 520 and 950 KB): 955 KB
+ * holds the worker with a little room.
  */
 const SCHEDULED_WORKER = 480 * 1024;
 const PAID_SHARED = 525 * 1024;
@@ -60,7 +63,7 @@ export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = 
   'monitor-plan-worker': SCHEDULED_WORKER,
   research: PAID_SHARED,
   'serp-landscape': PAID_SHARED,
-  'research-worker': 950 * 1024,
+  'research-worker': 955 * 1024,
   oauth: 760 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;

@@ -78,6 +78,11 @@ export interface Day {
   workload: Workload;
   /** Sites that published and were viewed (their share is scaled to every site: it is linear). */
   sampledSites: number;
+  /**
+   * Research calls answered with a job (not from storage or the shared cache): on AWS each waits for its
+   * job, holding a function meanwhile (here they ask with wait_ms 0, so `api` has none of that wait).
+   */
+  researchJobs: number;
   /** Requests through API Gateway, by the function that answered them (all sites, sampled ones scaled). */
   api: Partial<Record<FunctionName, Invoked>>;
   workers: Record<WorkerName | 'monitor-schedule', Invoked>;
@@ -163,6 +168,7 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
   const schedule: Invoked = { invocations: 0, ms: 0 };
   let pageBytes = 0;
   let pageViews = 0;
+  let researchJobs = 0;
   try {
     await timed(schedule, () => t.stack.runSchedule(new Date(Date.now() + 86_400_000)));
     await t.stack.drain();
@@ -182,6 +188,8 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
             wait_ms: 0,
           });
           if (reply.status >= 400) throw new Error(`research answered ${reply.status}: ${reply.text}`);
+          const answer: unknown = reply.body;
+          if (typeof answer === 'object' && answer !== null && 'job_id' in answer && answer.job_id) researchJobs++;
         }),
       );
       await t.stack.drain();
@@ -226,6 +234,7 @@ export async function simulateDay(t: TestStack, sites: number, workload: Workloa
       sites,
       workload,
       sampledSites: sampled,
+      researchJobs,
       api,
       workers,
       sqsMessages,

@@ -1,3 +1,4 @@
+import { LIMITS } from '@cm/contract';
 import type { FunctionId } from '../../infra/bundling';
 import type { Day } from './day';
 import { AWS_PRICES as P } from './prices';
@@ -17,6 +18,19 @@ const LOG_BYTES_PER_INVOCATION = 1024;
 /** SQS requests per message: its send, its receive and its delete. */
 const SQS_REQUESTS_PER_MESSAGE = 3;
 const GB = 1024 ** 3;
+/** How long a research job takes on AWS: the spec's 30 to 60 s, on average. */
+const RESEARCH_JOB_SECONDS = (LIMITS.researchSecondsMin + LIMITS.researchSecondsMax) / 2;
+/**
+ * Where a research call answered with a job waits for it, and for how long: in `research` its wait
+ * (wait_ms, 25 s by default), then in `jobs` the rest (get_job's wait, collecting it), and over MCP all
+ * of it in `mcp` as well, which waits for the tool function it invoked. Counted as if every call came
+ * over MCP and waited the whole job out: an upper bound of the Lambda seconds research waits.
+ */
+const RESEARCH_WAITS: readonly [FunctionId, number][] = [
+  ['research', Math.min(LIMITS.waitMsMax / 1000, RESEARCH_JOB_SECONDS)],
+  ['jobs', Math.max(0, RESEARCH_JOB_SECONDS - LIMITS.waitMsMax / 1000)],
+  ['mcp', RESEARCH_JOB_SECONDS],
+];
 
 interface BillLine {
   /** `aws` or `provider`. */
@@ -39,6 +53,8 @@ export interface Bill {
   researchPerCallUsd: number;
   /** What research cost per ledger line the providers were paid for (not answered from the shared cache). */
   researchPerPaidCallUsd: number;
+  /** Lambda seconds research calls spend a day waiting for their jobs, at `sites` sites (RESEARCH_WAITS). */
+  researchWaitSecondsADay: number;
 }
 
 const workerFunction = (name: string): FunctionId =>
@@ -63,6 +79,14 @@ export function monthOf(day: Day, shape: StackShape, sites: number): Bill {
     invocations += n;
   }
   aws('Lambda', lambda * scale);
+  // The wait the simulated calls (wait_ms 0) did not spend, as AWS bills it.
+  let waiting = 0;
+  for (const [fn, seconds] of RESEARCH_WAITS) {
+    const { memoryMb, arm } = shape.functions[fn];
+    waiting +=
+      day.researchJobs * seconds * (memoryMb / 1024) * (arm ? P.lambdaArmGbSecond.usd : P.lambdaX86GbSecond.usd);
+  }
+  aws('Lambda: research calls waiting for their jobs', waiting * scale);
 
   const apiRequests = Object.values(day.api).reduce((sum, i) => sum + i.invocations, 0);
   aws('API Gateway (HTTP API)', apiRequests * P.httpApiRequest.usd * scale);
@@ -127,5 +151,7 @@ export function monthOf(day: Day, shape: StackShape, sites: number): Bill {
     monitoringAndRanksPerSiteUsd: perSite(toolUsd('monitor') + toolUsd('rank_tracking')),
     researchPerCallUsd: researchCalls === 0 ? 0 : (research?.cost_usd ?? 0) / researchCalls,
     researchPerPaidCallUsd: paidResearch === 0 ? 0 : research!.cost_usd / paidResearch,
+    researchWaitSecondsADay:
+      (day.researchJobs * RESEARCH_WAITS.reduce((sum, [, seconds]) => sum + seconds, 0) * sites) / day.sites,
   };
 }

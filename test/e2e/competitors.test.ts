@@ -289,7 +289,7 @@ describe('competitor rows stored by db_insert', () => {
     expect(dormant.status).toBe(200);
     expect(dormant.body.row).toMatchObject({ domain: 'dormant.com', active: false, color: '#ff00aa' });
     expect(dormant.body.warnings[0]).toContain('inactive');
-    expect(await placesOf(s)).toEqual({ inflight: 0, leases: {} });
+    expect(await placesOf(s)).toEqual({ inflight: 0, leases: {}, groups: {} });
     expect((await s.tool('db_insert', { table: 'cm_competitors', row: { domain: 'dormant.com' } })).body.error).toBe(
       'already_exists',
     );

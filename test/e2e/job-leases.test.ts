@@ -42,6 +42,13 @@ it('leases a job just past the research worker’s time limit by default; RESEAR
   expect(loadConfig({ TABLE_NAME: 'x', RESEARCH_LEASE_MS: '5000' }).researchLeaseMs).toBe(5000);
 });
 
+it('gives each site 5 of the 10 research places by default; RESEARCH_SITE_PLACES sets another, from 1 to 10', () => {
+  expect(loadConfig({ TABLE_NAME: 'x' }).researchSitePlaces).toBe(5);
+  expect(loadConfig({ TABLE_NAME: 'x', RESEARCH_SITE_PLACES: '2' }).researchSitePlaces).toBe(2);
+  for (const bad of ['0', '11', '2.5', 'five'])
+    expect(() => loadConfig({ TABLE_NAME: 'x', RESEARCH_SITE_PLACES: bad })).toThrow(/RESEARCH_SITE_PLACES/);
+});
+
 it('reads a job whose lease lapsed as failed lease_expired (retryable), and frees its place', async () => {
   const past = Date.now() - 1000;
   const jobId = await abandoned('running', past, past);
@@ -139,7 +146,7 @@ it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live 
   expect(await t.stack.sweep()).toEqual({ expired: 1, freed: 1, admitted: 0 });
   expect((await t.store.jobs.get(lapsed))?.error?.code).toBe('lease_expired');
   expect((await t.store.jobs.get(ended))?.status).toBe('succeeded');
-  expect(await t.store.researchSlots.state()).toEqual({ inflight: 1, leases: { [alive]: future } });
+  expect(await t.store.researchSlots.state()).toEqual({ inflight: 1, leases: { [alive]: future }, groups: {} });
   await t.store.researchSlots.free(alive);
 });
 

@@ -220,11 +220,13 @@ describe('MCP over Streamable HTTP', () => {
 
   it("answers the 11th concurrent research call with the spec's error object", async () => {
     // No job starts, and so none ends and frees its place, until the 11 calls have their answers.
+    // Three sites, none past its share (5) of the 10 places: the 11th call is refused for the cap itself.
+    const others = [await t.newSite(), await t.newSite()];
     await whileQueued(t, async () => {
-      const client = await connect();
+      const sites = [await connect(), ...(await Promise.all(others.map((o) => connect({ 'X-API-Key': o.key }))))];
       const results = await Promise.all(
         Array.from({ length: 11 }, (_v, i) =>
-          client.callTool({
+          sites[i % 3]!.callTool({
             name: 'research',
             arguments: { mode: 'web', seed: `concurrent question ${i}`, wait_ms: 0 },
           }),

@@ -98,17 +98,19 @@ describe('research jobs', () => {
     expect(recalled.body.results.map((r: { research_id: string }) => r.research_id)).toEqual([first.body.research_id]);
   });
 
-  it("lets 10 of 100 concurrent web calls in, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
-    const s = await site();
-    let accepted: Awaited<ReturnType<typeof s.tool>>[] = [];
+  it("lets 10 of 100 concurrent web calls of two sites in, 5 each, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
+    const sites = [await site(), await site()];
+    let accepted: { jobId: string; by: (typeof sites)[0] }[] = [];
     // No job starts, and so none ends, until the 100 calls have their answers, however slow the machine.
     await whileQueued(async () => {
       const replies = await Promise.all(
         Array.from({ length: 100 }, (_v, i) =>
-          s.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
+          sites[i % 2]!.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
         ),
       );
-      accepted = replies.filter((r) => r.status === 200);
+      accepted = replies.flatMap((r, i) =>
+        r.status === 200 ? [{ jobId: String(r.body.job_id), by: sites[i % 2]! }] : [],
+      );
       const refused = replies.filter((r) => r.status === 429);
       expect(accepted).toHaveLength(10);
       expect(refused).toHaveLength(90);
@@ -120,21 +122,58 @@ describe('research jobs', () => {
         });
         expect(r.headers.get('retry-after')).toBe('30');
       }
-      expect((await slotsConsistent()).inflight).toBe(10);
+      const state = await slotsConsistent();
+      expect(state.inflight).toBe(10);
+      expect(Object.values(state.groups).map((owners) => owners.length)).toEqual([5, 5]);
     });
-    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
-    for (const r of accepted) expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body.status).toBe('succeeded');
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+    for (const { jobId, by } of accepted) expect((await by.get(`/v1/jobs/${jobId}`)).body.status).toBe('succeeded');
+  });
+
+  it('serves another site within one job while one site floods the cap: the flooder gets its share and the error object, never all 10 places', async () => {
+    const flooder = await site();
+    const other = await site();
+    // The flooder's jobs last longer than the test: none ends and gives back a place meanwhile.
+    await whileQueued(async () => {
+      const flood = await Promise.all(
+        Array.from({ length: 40 }, (_v, i) =>
+          flooder.tool('research', { mode: 'web', seed: `flood question ${i}`, wait_ms: 0 }),
+        ),
+      );
+      expect(flood.filter((r) => r.status === 200)).toHaveLength(5);
+      for (const r of flood.filter((r) => r.status !== 200)) {
+        expect(r.status).toBe(429);
+        expect(r.body).toMatchObject({
+          error: 'concurrency_limit_exceeded',
+          max_concurrent: 10,
+          retry_after_ms: 30000,
+        });
+        expect(r.body.message).toContain('share');
+      }
+      // The other site is served at once, its job queued with a place, while the flooder still holds its share.
+      const served = await other.tool('research', { mode: 'web', seed: 'a question of the other site', wait_ms: 0 });
+      expect(served.status).toBe(200);
+      expect(served.body.status).toBe('queued');
+      const again = await flooder.tool('research', { mode: 'web', seed: 'one more flood question', wait_ms: 0 });
+      expect(again.status).toBe(429);
+      const state = await slotsConsistent();
+      expect(state.inflight).toBe(6);
+    });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 
   it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late free leaves the new owner's place alone", async () => {
-    const s = await site();
+    const sites = [await site(), await site()];
+    const s = sites[0]!;
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
     // they did not, with the second core busy); the jobs outlive them by 6 s, time enough for the burst,
     // the wait past the leases and the next call to take a lapsed place before a hung job ends.
     await withTimings({ SANDBOX_RESEARCH_MS: '10000', RESEARCH_LEASE_MS: '4000' }, async () => {
       const hung = await Promise.all(
-        Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 })),
+        Array.from({ length: 10 }, (_v, i) =>
+          sites[i % 2]!.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 }),
+        ),
       );
       expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
       expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
@@ -146,11 +185,16 @@ describe('research jobs', () => {
       resetServices();
       const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
       expect(next.status).toBe(200);
-      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+      const held = {
+        inflight: 1,
+        leases: { [next.body.job_id]: expect.any(Number) },
+        groups: { [s.siteId]: [next.body.job_id] },
+      };
+      expect(await slotsConsistent()).toEqual(held);
 
       // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
-      for (const r of hung)
-        expect((await s.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
+      for (const [i, r] of hung.entries())
+        expect((await sites[i % 2]!.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
           status: 'failed',
           error: { code: 'lease_expired' },
         });
@@ -158,9 +202,9 @@ describe('research jobs', () => {
       expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
       // The hung workers end now: their late ends and frees take nothing from the new owner.
       await pause(6_000);
-      expect(await slotsConsistent()).toEqual({ inflight: 1, leases: { [next.body.job_id]: expect.any(Number) } });
+      expect(await slotsConsistent()).toEqual(held);
     });
-    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 
   it('takes only https URLs in url mode, and a question only there', async () => {

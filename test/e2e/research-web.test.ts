@@ -97,7 +97,7 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
       error: { code: 'provider_error', message: expect.stringContaining('HTTP 401') },
     });
     await t.stack.drain();
-    expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
+    expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 
   it('ends the job failed with provider_error when the model’s answer is cut twice, and bills both answers', async () => {

@@ -329,15 +329,78 @@ describe('serp_landscape analyze', () => {
     const done = await s.tool('serp_landscape', { keyword: 'patient shoes', depth: 'analyze', wait_ms: 0 });
     expect(done.body.research).toMatchObject({ status: 'complete', in_process: [] });
     expect(research.recursiveInvocationsDropped).toBe(0);
-    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+  });
+
+  it('admits a waiting analyze job of a site under its share before an older one of a site at its share', async () => {
+    const full = await site();
+    const under = await site();
+    // `full` holds its share (5) and 5 long jobs of no site hold the rest of the cap.
+    const held = Array.from({ length: 5 }, (_v, i) => `share-job-${i}`);
+    const others = Array.from({ length: 5 }, (_v, i) => `other-job-${i}`);
+    const until = Date.now() + 3_600_000;
+    for (const owner of held)
+      expect((await t.store.researchSlots.take(owner, until, Date.now(), undefined, String(full.siteId))).taken).toBe(
+        true,
+      );
+    for (const owner of others) expect((await t.store.researchSlots.take(owner, until)).taken).toBe(true);
+    try {
+      const older = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
+      expect(older.body.research).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
+      const newer = await under.tool('serp_landscape', { keyword: 'newer shoes', depth: 'analyze', wait_ms: 0 });
+      expect(newer.body.research).toMatchObject({ status: 'partial', in_process: ['newer shoes'] });
+      for (const owner of others) await t.store.researchSlots.free(owner);
+      // Five places free: `full`'s older job is passed over (its site holds its share), `under`'s admitted.
+      expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+      await t.stack.drain();
+      const served = await under.tool('serp_landscape', { keyword: 'newer shoes', depth: 'analyze', wait_ms: 0 });
+      expect(served.body.research).toMatchObject({ status: 'complete' });
+      const waiting = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
+      expect(waiting.body.research).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
+    } finally {
+      for (const owner of [...held, ...others]) await t.store.researchSlots.free(owner);
+    }
+    expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+    await t.stack.drain();
+    const done = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete' });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+  });
+
+  it("admits a waiting job written before shares (no site) by its job's site, and drops one whose job is gone", async () => {
+    const s = await site();
+    const owners = Array.from({ length: 10 }, (_v, i) => `before-shares-${i}`);
+    for (const owner of owners)
+      expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
+    try {
+      const reply = await s.tool('serp_landscape', { keyword: 'older entry shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.body.research).toMatchObject({ status: 'partial' });
+      // The entry as an earlier version wrote it, and one whose job no longer exists.
+      const [entry] = await t.store.researchWaits.oldest(10);
+      await t.store.researchWaits.remove([entry!]);
+      await t.store.researchWaits.add({ jobId: entry!.jobId, since: entry!.since });
+      await t.store.researchWaits.add({ jobId: 'job_gone', since: entry!.since });
+      expect((await t.store.researchWaits.oldest(10)).map((w) => w.siteId)).toEqual([undefined, undefined]);
+    } finally {
+      for (const owner of owners) await t.store.researchSlots.free(owner);
+    }
+    expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+    expect(await t.store.researchWaits.oldest(10)).toEqual([]);
+    await t.stack.drain();
+    const done = await s.tool('serp_landscape', { keyword: 'older entry shoes', depth: 'analyze', wait_ms: 0 });
+    expect(done.body.research).toMatchObject({ status: 'complete' });
   });
 
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
     const s = await site();
+    const other = await site();
     await withTimings({ SANDBOX_RESEARCH_MS: '1500' }, async () => {
       await whileQueued(async () => {
+        // Two sites fill the cap, each with its share of it.
         const busy = await Promise.all(
-          Array.from({ length: 10 }, (_v, i) => s.tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 })),
+          Array.from({ length: 10 }, (_v, i) =>
+            (i % 2 ? other : s).tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 }),
+          ),
         );
         expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
         const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
@@ -348,6 +411,6 @@ describe('serp_landscape analyze', () => {
     });
     const done = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
     expect(done.body.research).toMatchObject({ status: 'complete' });
-    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {} });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 });

@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, LIMITS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
-import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
+import { RESEARCH_LOAD, RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack, pascal } from '../../infra/stack';
 import { nestedTemplate } from './nested';
@@ -33,15 +33,35 @@ it('passes cdk-nag with the distributions and web ACLs', () => {
 });
 
 it('caps the paid tools, mcp and mcp-stream with reserved concurrency, and leaves publish, notify, read and visitor pages in the shared pool', () => {
-  for (const tool of PAID_TOOLS)
+  for (const tool of PAID_TOOLS.filter((tool) => tool !== 'research'))
     expect(fnResource(main, pascal(TOOL_FUNCTIONS[tool])).ReservedConcurrentExecutions).toBe(20);
+  expect(fnResource(main, 'Research').ReservedConcurrentExecutions).toBe(60);
   expect(fnResource(main, 'McpStream').ReservedConcurrentExecutions).toBe(20);
-  expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBe(40);
+  expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBe(100);
   for (const open of ['Publish', 'Notify', 'Read', 'Visitor', 'Dashboard', 'Discovery', 'Usage'])
     expect(fnResource(main, open).ReservedConcurrentExecutions).toBeUndefined();
   // Within the default quota of 1,000, with Lambda's 100 unreserved.
-  expect(RESERVED_TOTAL).toBe(200);
+  expect(RESERVED_TOTAL).toBe(300);
   expect(Object.keys(RESERVED_CONCURRENCY)).toHaveLength(9);
+});
+
+it('reserves research and mcp executions for the design peak of research: every call waiting its whole wait, under the 80% alarm', () => {
+  // 50,000 calls a day at 3 times the average: 1.74 a second, each holding its function for its
+  // longest wait (wait_ms, 25 s, a job lasting 30 to 60 s) and a second of its own.
+  const perSecond = (RESEARCH_LOAD.callsPerDay / 86_400) * RESEARCH_LOAD.peakFactor;
+  expect(perSecond).toBeCloseTo(1.74, 2);
+  const inFlight = perSecond * (LIMITS.waitMsMax / 1000 + 1);
+  expect(inFlight).toBeCloseTo(45.1, 1);
+  const research = fnResource(main, 'Research').ReservedConcurrentExecutions;
+  // None refused at the peak (the old 20 served 0.8 calls a second), and the alarm at 80% quiet.
+  expect(research).toBeGreaterThanOrEqual(inFlight / 0.8);
+  // mcp holds one of its own executions for each tool call it makes: research's at the peak and more.
+  expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBeGreaterThanOrEqual(research + 2 * 20);
+  const alarm = Object.values(main.findResources('AWS::CloudWatch::Alarm')).find((a) =>
+    String(a.Properties.AlarmName ?? a.Properties.AlarmDescription).includes('research function runs at 80%'),
+  );
+  expect(alarm?.Properties.Threshold).toBe(Math.ceil(research * 0.8));
+  expect(alarm?.Properties.Threshold).toBeGreaterThan(inFlight);
 });
 
 it('reserves nothing when told the account cannot', () => {
@@ -215,11 +235,12 @@ it('alarms on throttles, concurrency near each reservation, table throttling, an
   const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
   const named = (metric: string) => alarms.filter((a) => a.MetricName === metric);
   expect(named('Throttles')).toHaveLength(1);
+  const byNumber = (x: number, y: number) => x - y;
   expect(
     named('ConcurrentExecutions')
       .map((a) => a.Threshold)
-      .sort(),
-  ).toEqual([16, 16, 16, 16, 16, 16, 16, 16, 32]);
+      .sort(byNumber),
+  ).toEqual([16, 16, 16, 16, 16, 16, 16, 48, 80].sort(byNumber));
   expect(named('provider_calls_refused')).toHaveLength(1);
   const table = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'));
   expect(table).toHaveLength(1);

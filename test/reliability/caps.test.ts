@@ -20,16 +20,20 @@ const statuses = (replies: { status: number }[]) =>
 const concurrently = <T>(n: number, call: (i: number) => Promise<T>) =>
   Promise.all(Array.from({ length: n }, (_v, i) => call(i)));
 
-it(`lets exactly 10 of ${CALLERS} concurrent research calls in; 90 get 429`, async () => {
-  const s = await siteClient(t, 'Research caps', { domain: 'research.example.com' });
-  const replies = await concurrently(CALLERS, (i) =>
-    s.tool('research', { mode: 'web', seed: `concurrent research question ${i}`, wait_ms: 0 }),
+it(`lets exactly 10 of ${CALLERS} concurrent research calls of 4 sites in, at most 5 a site; 90 get 429`, async () => {
+  const sites = await Promise.all(
+    Array.from({ length: 4 }, (_v, n) => siteClient(t, `Research caps ${n}`, { domain: `research-${n}.example.com` })),
   );
+  const replies = await concurrently(CALLERS, (i) =>
+    sites[i % 4]!.tool('research', { mode: 'web', seed: `concurrent research question ${i}`, wait_ms: 0 }),
+  );
+  const perSite = sites.map((_s, n) => replies.filter((r, i) => i % 4 === n && r.status === 200).length);
+  expect(Math.max(...perSite)).toBeLessThanOrEqual(5);
   console.log(`reliability: research places, ${CALLERS} concurrent callers: ${JSON.stringify(statuses(replies))}`);
   expect(statuses(replies)).toEqual({ 200: 10, 429: 90 });
   for (const r of replies.filter((r) => r.status === 429)) expect(r.body.code).toBe('concurrency_limit_exceeded');
   await t.stack.drain();
-  expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
+  expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {}, groups: {} });
 });
 
 it(`allows exactly 20 SERP refreshes of ${CALLERS} concurrent calls per site per day; 80 get 429`, async () => {

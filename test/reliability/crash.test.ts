@@ -14,7 +14,12 @@ const PARALLEL = 6;
 const KILL_AFTER = 60;
 
 it('keeps every acknowledged publish intact and ends every accepted job across a kill -9 mid-burst', async () => {
-  const stack = await startProcessStack({ SANDBOX_RESEARCH_MS: '1500', RESEARCH_LEASE_MS: '30000' });
+  // One key makes the burst: its site may hold all 10 research places here (the cap is what this test counts).
+  const stack = await startProcessStack({
+    SANDBOX_RESEARCH_MS: '1500',
+    RESEARCH_LEASE_MS: '30000',
+    RESEARCH_SITE_PLACES: '10',
+  });
   try {
     const acknowledged: { id: string; type: string; sent: Record<string, unknown> }[] = [];
     const jobs: string[] = [];

@@ -56,5 +56,5 @@ it('refuses every URL of the SSRF matrix as url research over HTTP, on REST and 
   );
   expect(accepted).toEqual([]);
   expect(t.stack.queues.research.sent).toBe(queued);
-  expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {} });
+  expect(await t.store.researchSlots.state()).toEqual({ inflight: 0, leases: {}, groups: {} });
 });

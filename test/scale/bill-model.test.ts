@@ -1,6 +1,8 @@
+import { LIMITS } from '@cm/contract';
 import { UsageStore } from '@cm/store';
 import { simulateDay, type Day, type Workload } from '../../bench/bill/day';
 import { DAYS_A_MONTH, monthOf } from '../../bench/bill/model';
+import { AWS_PRICES } from '../../bench/bill/prices';
 import type { StackShape } from '../../bench/bill/template';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { MEMORY_MB } from '../../infra/memory';
@@ -85,4 +87,24 @@ it(`a provider call a day added to monitoring moves the month at ${AT} sites by 
   // The total moves by the call, give or take what AWS's share of the two runs differs by (their measured milliseconds).
   expect(Math.abs(after.totalUsd - before.totalUsd - rise)).toBeLessThan(Math.max(after.awsUsd, before.awsUsd));
   expect(after.monitoringAndRanksPerSiteUsd - before.monitoringAndRanksPerSiteUsd).toBeCloseTo(rise / AT, 6);
+}, 120_000);
+
+it("states the Lambda seconds research calls spend waiting for their jobs, priced in the bill and small beside research's providers", async () => {
+  const simulated = await day();
+  // Every site's one question is a job of its own here (no two of a niche's sites ask the same one).
+  expect(simulated.researchJobs).toBe(SITES);
+  const at = 10_000;
+  const bill = monthOf(simulated, SHAPE, at);
+  // Each job waited out (45 s, the spec's 30 to 60): 25 s in research and 20 s in jobs (get_job), and 45 s in mcp.
+  const seconds = (LIMITS.researchSecondsMin + LIMITS.researchSecondsMax) / 2;
+  const gbSeconds = (fn: keyof typeof MEMORY_MB, s: number) => s * (MEMORY_MB[fn] / 1024);
+  const perJob = gbSeconds('research', 25) + gbSeconds('jobs', seconds - 25) + gbSeconds('mcp', seconds);
+  const jobsAMonth = (simulated.researchJobs * at * DAYS_A_MONTH) / SITES;
+  const line = bill.lines.find((l) => l.service === 'Lambda: research calls waiting for their jobs');
+  expect(line?.kind).toBe('aws');
+  expect(line!.usd).toBeCloseTo(jobsAMonth * perJob * AWS_PRICES.lambdaArmGbSecond.usd, 6);
+  expect(bill.researchWaitSecondsADay).toBeCloseTo((simulated.researchJobs * at * 2 * seconds) / SITES, 6);
+  // Under a tenth of what the same research pays its providers.
+  const research = bill.lines.find((l) => l.kind === 'provider' && l.service === 'research')!.usd;
+  expect(line!.usd).toBeLessThan(research / 10);
 }, 120_000);

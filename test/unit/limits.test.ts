@@ -52,6 +52,7 @@ describe('LIMITS', () => {
 function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   const research = toolOf(listing, 'research');
   expect(research.description).toContain(`At most ${limits.concurrentResearch} web, reddit and url calls run at once`);
+  expect(research.description).toContain(`at most ${limits.researchSitePlaces} of them a site's`);
   expect(research.description).toContain(`retry after ${limits.researchRetryAfterMs / 1000} s`);
   expect(research.description).toContain(`wait_ms (max ${limits.waitMsMax})`);
   expect(research.description).toContain(
@@ -147,6 +148,7 @@ describe('the tool listing', () => {
     const changed = {
       ...LIMITS,
       concurrentResearch: 7,
+      researchSitePlaces: 3,
       researchRetryAfterMs: 45_000,
       researchSecondsMin: 20,
       researchSecondsMax: 90,

@@ -60,6 +60,12 @@ export const SPEC_LIMITS = {
 
 /** Limits this service adds where the spec is silent. */
 export const SERVICE_LIMITS = {
+  /**
+   * Of the spec's 10 web, url and reddit research places, the most one site holds at once (a deployment
+   * may set another, RESEARCH_SITE_PLACES): a site's burst leaves the rest to the others, and one
+   * analyze (5 keywords) still researches all its keywords at once.
+   */
+  researchSitePlaces: 5,
   /** How long a call may wait for its research job, in ms: inside API Gateway's 30 s. */
   waitMsMax: 25_000,
   /** serp_landscape topic list/analyze: the most `limit` and `keyword_ids` take. */

@@ -34,6 +34,8 @@ export interface Config {
   sandboxResearchMs?: number;
   /** How long a research job and its place under the cap are leased (ms): by default just past the worker's time limit. */
   researchLeaseMs: number;
+  /** `RESEARCH_SITE_PLACES`: the research places one site holds at once, of the 10 (LIMITS.researchSitePlaces by default). */
+  researchSitePlaces: number;
   /** The deployment's daily provider spend cap in USD (`GLOBAL_DAILY_BUDGET_USD`); null: none. */
   globalDailyBudgetUsd: number | null;
   /** `SANDBOX_LIST_PRICES=1`: the sandbox charges the real providers' list prices, marked simulated. */
@@ -150,6 +152,15 @@ function setOnly<K extends string>(entries: [K, string | undefined][]): Partial<
   return set;
 }
 
+/** RESEARCH_SITE_PLACES: a whole number of places from 1 to the cap; unset, the service's default. */
+function sitePlacesOf(value: string | undefined): number {
+  if (!value) return LIMITS.researchSitePlaces;
+  const places = Number(value);
+  if (!Number.isInteger(places) || places < 1 || places > LIMITS.concurrentResearch)
+    throw new Error(`RESEARCH_SITE_PLACES must be a whole number from 1 to ${LIMITS.concurrentResearch}, not ${value}`);
+  return places;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
@@ -181,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
     researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : RESEARCH_LEASE_MS,
+    researchSitePlaces: sitePlacesOf(env.RESEARCH_SITE_PLACES),
     globalDailyBudgetUsd: usdOf('GLOBAL_DAILY_BUDGET_USD', env.GLOBAL_DAILY_BUDGET_USD),
     sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')

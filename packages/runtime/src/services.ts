@@ -36,7 +36,10 @@ function getDocumentClient(): DocumentClient {
   }));
 }
 
-export const getStore = (): Store => (store ??= createStore(getDocumentClient(), getConfig().tableName));
+export const getStore = (): Store =>
+  (store ??= createStore(getDocumentClient(), getConfig().tableName, {
+    researchSitePlaces: getConfig().researchSitePlaces,
+  }));
 
 /**
  * The sites and their keys alone, for the key check: a function that needs nothing else (the MCP

@@ -32,7 +32,7 @@ export { mapLimit } from './batch';
 export { RowConflict } from './errors';
 export { keywordUnique } from './keys';
 export type { Revocable } from './semaphore';
-export { Semaphore } from './semaphore';
+export { Semaphore, groupsOf } from './semaphore';
 export type { Job, ResearchJobInput } from './jobs';
 export type { StoredResearch } from './research-records';
 export type { BacklinkSnapshot, MonitorClaim } from './backlinks';
@@ -67,7 +67,7 @@ export interface Store {
   budgets: BudgetStore;
   /** One-use approval tokens of paid calls over the site's threshold. */
   confirms: ConfirmStore;
-  /** Places for web, reddit and url research, across the whole deployment. */
+  /** Places for web, reddit and url research, across the whole deployment; each site's taken in its group (its share). */
   researchSlots: Semaphore;
   /** Research jobs waiting for a place under the cap, oldest first. */
   researchWaits: ResearchWaitStore;
@@ -86,7 +86,12 @@ export interface Store {
   ping(): Promise<void>;
 }
 
-export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
+/** What a deployment may set of the store: each site's share of the research cap (RESEARCH_SITE_PLACES). */
+export interface StoreOptions {
+  researchSitePlaces?: number;
+}
+
+export function createStore(db: DynamoDBDocumentClient, tableName: string, options: StoreOptions = {}): Store {
   const links = new LinkStore(db, tableName);
   return {
     sites: new SiteStore(db, tableName),
@@ -100,7 +105,13 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string): Stor
     quotas: new QuotaStore(db, tableName),
     budgets: new BudgetStore(db, tableName),
     confirms: new ConfirmStore(db, tableName),
-    researchSlots: new Semaphore(db, tableName, 'research', LIMITS.concurrentResearch),
+    researchSlots: new Semaphore(
+      db,
+      tableName,
+      'research',
+      LIMITS.concurrentResearch,
+      options.researchSitePlaces ?? LIMITS.researchSitePlaces,
+    ),
     researchWaits: new ResearchWaitStore(db, tableName),
     jobs: new JobStore(db, tableName),
     research: new ResearchStore(db, tableName),

@@ -6,6 +6,8 @@ import { decodeWaiting } from './research-waits.decoder';
 export interface WaitingJob {
   jobId: string;
   since: string;
+  /** The job's site, whose share of the cap it takes a place in (unknown of an item written before shares). */
+  siteId?: number;
 }
 
 /**
@@ -23,7 +25,11 @@ export class ResearchWaitStore {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...researchWaitingKey(job.since, job.jobId), job_id: job.jobId },
+        Item: {
+          ...researchWaitingKey(job.since, job.jobId),
+          job_id: job.jobId,
+          ...(job.siteId === undefined ? {} : { site_id: job.siteId }),
+        },
       }),
     );
   }
@@ -43,6 +49,7 @@ export class ResearchWaitStore {
     return (out.Items ?? []).map(decodeWaiting).map((item) => ({
       jobId: item.job_id,
       since: item.sk.slice(0, item.sk.length - item.job_id.length - 1),
+      ...(item.site_id === undefined ? {} : { siteId: item.site_id }),
     }));
   }
 

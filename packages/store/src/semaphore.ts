@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed } from './batch';
-import { decodeSemaphore } from './counters.decoder';
+import { decodeSemaphore, groupAttribute } from './counters.decoder';
 import { errorFacts } from './errors';
 import { semaphoreKey } from './keys';
 
@@ -8,6 +8,8 @@ export interface SemaphoreState {
   inflight: number;
   /** Lease owner → lease expiry (epoch ms). */
   leases: Record<string, number>;
+  /** Group → the owners of its places (only groups holding one). */
+  groups: Record<string, string[]>;
 }
 
 /** Whether an owner's lease (at `expiry`) is dead and may be revoked, its place taken back. */
@@ -16,20 +18,26 @@ export type Revocable = (owner: string, expiry: number) => Promise<boolean>;
 /** Rounds of reading, revoking and trying again a take makes at most: each is lost only to another caller's progress. */
 const TAKE_ROUNDS = 5;
 
-export interface TakeOutcome {
-  taken: boolean;
-  inflight: number;
-}
+/** A place taken, or refused with why: the cap is full, or the group holds its share of it. */
+export type TakeOutcome =
+  { taken: true; inflight: number } | { taken: false; inflight: number; refused: 'cap' | 'share' };
 
 const isMissingMap = (error: unknown) => {
   const { name, message } = errorFacts(error);
   return name === 'ValidationException' && /document path/i.test(message);
 };
 
+/** Owner → its group, from a state's groups. */
+export const groupsOf = (state: SemaphoreState) =>
+  new Map(Object.entries(state.groups).flatMap(([group, owners]) => owners.map((owner) => [owner, group] as const)));
+
 /**
- * A deployment-wide cap on work in flight: one item with the count and each owner's lease.
+ * A deployment-wide cap on work in flight: one item with the count and each owner's lease, and, for a
+ * place taken with a share, its group's owners (a string set per group, so a group's count is the set's
+ * size and the set is gone with its last owner: the item holds only what is in flight).
  * Every change (take, free, revoke an expired lease) is one conditional write of that item, so the
- * count always equals the number of leases, whatever runs concurrently and whoever dies.
+ * count always equals the number of leases, and each group's owners hold leases, whatever runs
+ * concurrently and whoever dies.
  */
 export class Semaphore {
   constructor(
@@ -37,35 +45,53 @@ export class Semaphore {
     private readonly table: string,
     private readonly name: string,
     private readonly max: number,
+    /**
+     * The places one group may hold at once, of a semaphore whose places are taken in groups (each
+     * group's share of the cap); a free that names no group then reads the owner's.
+     */
+    private readonly groupPlaces?: number,
   ) {}
 
   /**
-   * Takes a place for `owner` until `expiresAt` if fewer than `max` are taken. When full, it first
-   * revokes the leases `revocable` names (by default the expired ones), each only if unchanged, and
-   * tries again; it is refused only when it read the cap full of leases that are not to be revoked. (A
-   * place another caller revoked but did not take, or freed meanwhile, is tried for again, so a crowd
-   * of callers revoking together never leaves a place free while refusing one of them.)
+   * Takes a place for `owner` until `expiresAt` if fewer than `max` are taken (and, taken in a `group`,
+   * the group holds fewer than its share, `groupPlaces`, checked in the same write). When refused, it first revokes the
+   * leases `revocable` names (by default the expired ones), each only if unchanged, and tries again; it
+   * is refused only when it read the cap, or its group's share, full of leases that are not to be
+   * revoked. (A place another caller revoked but did not take, or freed meanwhile, is tried for again,
+   * so a crowd of callers revoking together never leaves a place free while refusing one of them.)
    */
-  async take(owner: string, expiresAt: number, now = Date.now(), revocable?: Revocable): Promise<TakeOutcome> {
+  async take(
+    owner: string,
+    expiresAt: number,
+    now = Date.now(),
+    revocable?: Revocable,
+    group?: string,
+  ): Promise<TakeOutcome> {
+    const share = this.shareOf(group);
     const judge: Revocable = revocable ?? (async (_owner, expiry) => expiry <= now);
-    let outcome = await this.tryTake(owner, expiresAt);
+    let outcome = await this.tryTake(owner, expiresAt, share);
     for (let round = 0; !outcome.taken && round < TAKE_ROUNDS; round++) {
       const state = await this.state();
       const leases = Object.entries(state.leases);
       const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
       const expired = leases.filter((_lease, i) => verdicts[i]);
-      if (expired.length === 0 && state.inflight >= this.max) return { taken: false, inflight: state.inflight };
-      await Promise.all(expired.map(([owner, expiry]) => this.removeLease(owner, expiry)));
-      outcome = await this.tryTake(owner, expiresAt);
+      if (expired.length === 0) {
+        if (state.inflight >= this.max) return { taken: false, inflight: state.inflight, refused: 'cap' };
+        if (share && (state.groups[share.group]?.length ?? 0) >= share.places)
+          return { taken: false, inflight: state.inflight, refused: 'share' };
+      }
+      const groups = groupsOf(state);
+      await Promise.all(expired.map(([owner, expiry]) => this.removeLease(owner, expiry, groups.get(owner))));
+      outcome = await this.tryTake(owner, expiresAt, share);
     }
     return outcome;
   }
 
   /**
    * Renews `owner`'s lease under the cap until `expiresAt`: extends its lease when it still has one, else
-   * takes a place as `take` does (its old lease was revoked, or it never had one).
+   * takes a place as `take` does (its old lease was revoked, or it never had one), in `group`.
    */
-  async renew(owner: string, expiresAt: number, now = Date.now()): Promise<boolean> {
+  async renew(owner: string, expiresAt: number, now = Date.now(), group?: string): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
@@ -81,48 +107,63 @@ export class Semaphore {
     } catch (error) {
       if (!conditionFailed(error) && !isMissingMap(error)) throw error;
     }
-    return (await this.take(owner, expiresAt, now)).taken;
+    return (await this.take(owner, expiresAt, now, undefined, group)).taken;
   }
 
-  /** Frees the owner's place; false when it has none (it was revoked, or freed already). */
-  free(owner: string): Promise<boolean> {
-    return this.removeLease(owner, null);
+  /** Frees the owner's place (of `group`, when it was taken in one); false when it has none (it was revoked, or freed already). */
+  free(owner: string, group?: string): Promise<boolean> {
+    return this.removeLease(owner, null, group);
   }
 
   /** Frees the owner's place only if its lease still ends at `expiry` (it was not renewed meanwhile). */
-  revoke(owner: string, expiry: number): Promise<boolean> {
-    return this.removeLease(owner, expiry);
+  revoke(owner: string, expiry: number, group?: string): Promise<boolean> {
+    return this.removeLease(owner, expiry, group);
   }
 
   async state(): Promise<SemaphoreState> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: semaphoreKey(this.name), ConsistentRead: true }),
     );
-    const item = out.Item ? decodeSemaphore(out.Item, semaphoreKey(this.name)) : {};
-    return { inflight: item.inflight ?? 0, leases: item.leases ?? {} };
+    const item = decodeSemaphore(out.Item ?? {}, semaphoreKey(this.name));
+    return { inflight: item.inflight ?? 0, leases: item.leases ?? {}, groups: item.groups };
   }
 
-  private async tryTake(owner: string, expiresAt: number): Promise<TakeOutcome> {
+  /** A group's share of the cap, when the semaphore has groups and the place is taken in one. */
+  private shareOf(group: string | undefined) {
+    return group === undefined || this.groupPlaces === undefined ? undefined : { group, places: this.groupPlaces };
+  }
+
+  private async tryTake(
+    owner: string,
+    expiresAt: number,
+    share: { group: string; places: number } | undefined,
+  ): Promise<TakeOutcome> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: semaphoreKey(this.name),
-          UpdateExpression: 'SET leases.#owner = :expiry ADD inflight :one',
-          ConditionExpression:
-            '(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#owner)',
-          ExpressionAttributeNames: { '#owner': owner },
-          ExpressionAttributeValues: { ':expiry': expiresAt, ':one': 1, ':max': this.max },
+          UpdateExpression: `SET leases.#owner = :expiry ADD inflight :one${share ? ', #group :owners' : ''}`,
+          ConditionExpression: `(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#owner)${
+            share ? ' AND (attribute_not_exists(#group) OR size(#group) < :places)' : ''
+          }`,
+          ExpressionAttributeNames: { '#owner': owner, ...(share ? { '#group': groupAttribute(share.group) } : {}) },
+          ExpressionAttributeValues: {
+            ':expiry': expiresAt,
+            ':one': 1,
+            ':max': this.max,
+            ...(share ? { ':owners': new Set([owner]), ':places': share.places } : {}),
+          },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
       return { taken: true, inflight: decodeSemaphore(out.Attributes ?? {}, semaphoreKey(this.name)).inflight ?? 0 };
     } catch (error) {
-      if (conditionFailed(error)) return { taken: false, inflight: this.max };
+      if (conditionFailed(error)) return { taken: false, inflight: this.max, refused: 'cap' };
       if (!isMissingMap(error)) throw error;
     }
     await this.create();
-    return this.tryTake(owner, expiresAt);
+    return this.tryTake(owner, expiresAt, share);
   }
 
   /** The item with its empty lease map, made once; a concurrent maker wins harmlessly. */
@@ -140,17 +181,39 @@ export class Semaphore {
     }
   }
 
-  /** Removes a lease and its count together: any lease of the owner, or only one still at `expiry` (a revoke). */
-  private async removeLease(owner: string, expiry: number | null): Promise<boolean> {
+  /**
+   * Removes a lease, its count and its place in its group together: any lease of the owner, or only one
+   * still at `expiry` (a revoke). Of a grouped semaphore, the group of a lease named without one is read,
+   * and a lease taken in no group (before groups) is removed by its owner alone, group named or not.
+   */
+  private async removeLease(owner: string, expiry: number | null, named?: string): Promise<boolean> {
+    if (this.groupPlaces === undefined) return this.writeRemoval(owner, expiry, undefined);
+    if (named !== undefined && (await this.writeRemoval(owner, expiry, named))) return true;
+    const state = await this.state();
+    const read = state.leases[owner];
+    // Only the lease as read: one taken again meanwhile (another end, perhaps in a group) is left alone.
+    if (read === undefined || (expiry !== null && read !== expiry)) return false;
+    return this.writeRemoval(owner, read, groupsOf(state).get(owner));
+  }
+
+  private async writeRemoval(owner: string, expiry: number | null, group: string | undefined): Promise<boolean> {
+    const held = expiry === null ? 'attribute_exists(leases.#owner)' : 'leases.#owner = :expiry';
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: semaphoreKey(this.name),
-          UpdateExpression: 'REMOVE leases.#owner ADD inflight :minus',
-          ConditionExpression: expiry === null ? 'attribute_exists(leases.#owner)' : 'leases.#owner = :expiry',
-          ExpressionAttributeNames: { '#owner': owner },
-          ExpressionAttributeValues: { ':minus': -1, ...(expiry === null ? {} : { ':expiry': expiry }) },
+          UpdateExpression: `REMOVE leases.#owner ADD inflight :minus${group === undefined ? '' : ' DELETE #group :owners'}`,
+          ConditionExpression: group === undefined ? held : `${held} AND contains(#group, :owner)`,
+          ExpressionAttributeNames: {
+            '#owner': owner,
+            ...(group === undefined ? {} : { '#group': groupAttribute(group) }),
+          },
+          ExpressionAttributeValues: {
+            ':minus': -1,
+            ...(expiry === null ? {} : { ':expiry': expiry }),
+            ...(group === undefined ? {} : { ':owners': new Set([owner]), ':owner': owner }),
+          },
         }),
       );
       return true;

@@ -1,7 +1,7 @@
 import { RECENT_RESEARCH_MS, researchJobQuery } from '@cm/core';
 import type { ResearchJobInput } from '@cm/store';
 import type { ToolContext } from '../context';
-import { newJobId, queueJob } from './jobs';
+import { newJobId, queueJob, siteGroup } from './jobs';
 import { lapsedPlace } from './leases';
 
 /*
@@ -35,12 +35,14 @@ export async function queryStates(ctx: ToolContext, queries: readonly string[]) 
 
 export type QueryStates = Awaited<ReturnType<typeof queryStates>>;
 
-/** What queueing a claimed job came to: queued under this call's claim, left to the job that owns it, or refused a place. */
-type Queued = { outcome: 'queued'; jobId: string } | { outcome: 'claimed' } | { outcome: 'cap_full' };
+/** What queueing a claimed job came to: queued under this call's claim, left to the job that owns it, or refused a place (the cap full, or the site's share of it). */
+type Queued =
+  { outcome: 'queued'; jobId: string } | { outcome: 'claimed' } | { outcome: 'cap_full'; refused: 'cap' | 'share' };
 
 /**
  * Claims the query of `input` for a new job (one conditional write: of callers at once, one wins; a claim
- * made before `staleBefore` is taken over) and queues the job, with a place under the cap if one is free.
+ * made before `staleBefore` is taken over) and queues the job, with a place under the cap if one is free
+ * and the site holds fewer than its share of them.
  * When none is, `waitForPlace` queues it to wait for one (analyze), else the claim is given back and the
  * answer is `cap_full` (research refuses). A caller that lost the claim is answered `claimed` and takes
  * no place and no reservation. Undoes its claim and place if queueing throws.
@@ -56,16 +58,17 @@ export async function queueClaimedJob(
   if (!(await ctx.store.research.claimQuery(ctx.siteId, query, jobId, new Date().toISOString(), staleBefore)))
     return { outcome: 'claimed' };
   const leaseUntil = ctx.now.getTime() + ctx.researchLeaseMs;
-  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store));
+  const group = siteGroup(ctx.siteId);
+  const slot = await ctx.store.researchSlots.take(jobId, leaseUntil, Date.now(), lapsedPlace(ctx.store), group);
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken && !waitForPlace) {
     await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
-    return { outcome: 'cap_full' };
+    return { outcome: 'cap_full', refused: slot.refused };
   }
   try {
     await queueJob(ctx, jobId, tool, input, slot.taken ? leaseUntil : null);
   } catch (error) {
-    if (slot.taken) await ctx.store.researchSlots.free(jobId);
+    if (slot.taken) await ctx.store.researchSlots.free(jobId, group);
     await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
     throw error;
   }

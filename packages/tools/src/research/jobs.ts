@@ -8,6 +8,9 @@ import type { ToolContext } from '../context';
 
 export const newJobId = (): string => `job_${randomBytes(12).toString('hex')}`;
 
+/** A site's group under the research cap: its places count against its share too. */
+export const siteGroup = (siteId: number): string => String(siteId);
+
 /** What a finished research answers with. */
 export const findingsOf = (record: StoredResearch) => ({
   research_id: record.research_id,
@@ -60,7 +63,8 @@ export async function queueJob(
       created_at: ctx.now.toISOString(),
       ...(leaseUntil === null ? {} : { lease_until: leaseUntil }),
     });
-    if (leaseUntil === null) await ctx.store.researchWaits.add({ jobId, since: ctx.now.toISOString() });
+    if (leaseUntil === null)
+      await ctx.store.researchWaits.add({ jobId, since: ctx.now.toISOString(), siteId: ctx.siteId });
     else await ctx.enqueue('research', { job_id: jobId } satisfies ResearchMessage);
   } catch (error) {
     if (budget) await ctx.budget.settle(budget, 0, false);

@@ -2,7 +2,7 @@ import type { JobError } from '@cm/contract';
 import { researchJobQuery } from '@cm/core';
 import type { Job, Revocable, Store } from '@cm/store';
 import { settleTicket } from '../budget';
-import { isEnded } from './jobs';
+import { isEnded, siteGroup } from './jobs';
 
 /* Job leases: a job whose lease lapsed ends lease_expired, and gives back its place, claim and reservation. */
 
@@ -26,7 +26,7 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   if (!hasLapsed(job, now)) return job;
   const at = new Date(now).toISOString();
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
-  await store.researchSlots.free(job.job_id);
+  await store.researchSlots.free(job.job_id, siteGroup(job.site_id));
   await store.research.giveBackQuery(job.site_id, researchJobQuery(job.input), job.job_id);
   // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
   if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);

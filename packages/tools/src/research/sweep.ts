@@ -1,4 +1,5 @@
 import { LIMITS } from '@cm/contract';
+import { groupsOf } from '@cm/store';
 import { admitWaiting, type AdmissionDeps } from './admission';
 import { isEnded } from './jobs';
 import { expireLapsed } from './leases';
@@ -16,7 +17,9 @@ export async function sweepResearch(
   now = Date.now(),
 ): Promise<{ expired: number; freed: number; admitted: number }> {
   const { store } = deps;
-  const { leases } = await store.researchSlots.state();
+  const state = await store.researchSlots.state();
+  const { leases } = state;
+  const groups = groupsOf(state);
   let expired = 0;
   let freed = 0;
   for (const [owner, expiry] of Object.entries(leases)) {
@@ -24,7 +27,7 @@ export async function sweepResearch(
     const job = await store.jobs.get(owner);
     if (job && !isEnded(job)) {
       if ((await expireLapsed(store, job, now)).status === 'failed') expired++;
-    } else if (await store.researchSlots.revoke(owner, expiry)) freed++;
+    } else if (await store.researchSlots.revoke(owner, expiry, groups.get(owner))) freed++;
   }
   const inUse = Object.keys(leases).length - expired - freed;
   const admitted = await admitWaiting(deps, LIMITS.concurrentResearch - inUse);

@@ -13,10 +13,13 @@ import { awaitJob, nextPoll } from './waiting';
 
 /* The research tool: a recent answer from storage, else the job researching the same query, else a place under the cap and a job of its own, waited for. */
 
-const concurrencyLimit = () =>
+/** The spec's error object (§7), whether the cap is full or the site holds its share of it (the message says which). */
+const concurrencyLimit = (refused: 'cap' | 'share') =>
   new ApiError(
     'concurrency_limit_exceeded',
-    `At most ${LIMITS.concurrentResearch} web, reddit and url research calls run at once; retry in ${LIMITS.researchRetryAfterMs / 1000} s`,
+    refused === 'share'
+      ? `This site already runs its share of the ${LIMITS.concurrentResearch} web, reddit and url research calls that run at once across the service; the rest are left to other sites. Retry in ${LIMITS.researchRetryAfterMs / 1000} s`
+      : `At most ${LIMITS.concurrentResearch} web, reddit and url research calls run at once; retry in ${LIMITS.researchRetryAfterMs / 1000} s`,
     { max_concurrent: LIMITS.concurrentResearch, retry_after_ms: LIMITS.researchRetryAfterMs },
     { 'retry-after': String(LIMITS.researchRetryAfterMs / 1000) },
   );
@@ -168,7 +171,7 @@ async function researchRun(ctx: ToolContext, input: ResearchInput) {
     if (pendingJob === null || abandoned) {
       const staleBefore = abandoned ? unwrittenBefore : states.staleBefore;
       const queued = await queueClaimedJob(ctx, 'research', job, { staleBefore, waitForPlace: false });
-      if (queued.outcome === 'cap_full') throw concurrencyLimit();
+      if (queued.outcome === 'cap_full') throw concurrencyLimit(queued.refused);
       if (queued.outcome === 'queued') return collect(queued.jobId, false);
       continue; // another call claimed it meanwhile: the next read finds its job
     }

@@ -6,7 +6,7 @@ import type { Store, StoredResearch } from '@cm/store';
 import type { SiteBudget } from '../budget';
 import type { ToolContext } from '../context';
 import { admitWaiting } from './admission';
-import { findingsOf, isEnded, storeResearch } from './jobs';
+import { findingsOf, isEnded, siteGroup, storeResearch } from './jobs';
 import { shareResearch } from './shared';
 
 /* The research worker: runs a queued job, which has a place (a lease) under the cap, stores its findings and ends it. */
@@ -40,14 +40,15 @@ export async function runResearchJob(
   const job = await store.jobs.get(message.job_id);
   if (!job) return null;
   const ran = { siteId: job.site_id, tool: job.tool };
+  const group = siteGroup(job.site_id);
   if (isEnded(job)) {
-    await store.researchSlots.free(job.job_id);
+    await store.researchSlots.free(job.job_id, group);
     return ran;
   }
   const leaseUntil = Date.now() + deps.researchLeaseMs;
-  if (!(await store.researchSlots.renew(job.job_id, leaseUntil))) return null;
+  if (!(await store.researchSlots.renew(job.job_id, leaseUntil, Date.now(), group))) return null;
   if (!(await store.jobs.start(job.job_id, new Date().toISOString(), leaseUntil))) {
-    await store.researchSlots.free(job.job_id);
+    await store.researchSlots.free(job.job_id, group);
     return ran;
   }
   const { input } = job;
@@ -95,7 +96,7 @@ export async function runResearchJob(
   if (job.budget) await deps.budgetOf(job.site_id).settle(job.budget, deps.meter.costUsd, deps.meter.simulated);
   await store.jobs.finish(job.job_id, outcome, new Date().toISOString());
   if ('error' in outcome) await store.research.giveBackQuery(job.site_id, queryKey, job.job_id);
-  await store.researchSlots.free(job.job_id);
+  await store.researchSlots.free(job.job_id, group);
   // The freed place goes to the job waiting longest, unless this job was handed its own place: a
   // hand-off is one hop, never a chain of them (the sweep admits what is left, every minute).
   if (!message.handed_over) await admitWaiting(deps, 1, true);
