@@ -57,7 +57,7 @@ it('reserves research and mcp executions for the design peak of research: every 
   expect(research).toBeGreaterThanOrEqual(inFlight / 0.8);
   // mcp holds one of its own executions for each tool call it makes: research's at the peak and more.
   expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBeGreaterThanOrEqual(research + 2 * 20);
-  const alarm = Object.values(main.findResources('AWS::CloudWatch::Alarm')).find((a) =>
+  const alarm = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).find((a) =>
     String(a.Properties.AlarmName ?? a.Properties.AlarmDescription).includes('research function runs at 80%'),
   );
   expect(alarm?.Properties.Threshold).toBe(Math.ceil(research * 0.8));
