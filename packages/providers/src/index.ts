@@ -12,3 +12,4 @@ export {
 } from './sandbox';
 export * from './dataforseo';
 export * from './prices';
+export { timeLimit, type TimeLimit } from './time-limit';
