@@ -17,6 +17,7 @@ import {
 import { lambdaContext } from '@cm/local';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import { providerOf } from '../../packages/runtime/src/oauth/provider';
+import { readSecretText } from '../../packages/runtime/src/secrets';
 import { apiEvent } from '../helpers/lambda-events';
 import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
@@ -43,7 +44,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       secretRequests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
-      if (!SECRETS[body.SecretId]) {
+      if (SECRETS[body.SecretId] === undefined) {
         res.writeHead(400, {
           'content-type': 'application/x-amz-json-1.1',
           'x-amzn-errortype': 'ResourceNotFoundException',
@@ -329,6 +330,15 @@ describe('the origin secret and the OAuth secret, read at run time (the environm
     jest.setSystemTime(start + SERVICE_LIMITS.secretMaxAgeSeconds * 1000 + 1000);
     expect((await call({ [ORIGIN_VERIFY_HEADER]: 'the-next-one' })).statusCode).toBe(200);
     expect(secretRequests).toHaveLength(2);
+  });
+
+  it('refuses an origin secret with no text rather than let every request through', async () => {
+    SECRETS['content-api/empty-origin'] = '';
+    Object.assign(process.env, { ORIGIN_VERIFY_SECRET_ARN: 'content-api/empty-origin', TABLE_NAME: 'content' });
+    resetServices();
+    await expect(readSecretText('content-api/empty-origin')).rejects.toThrow(
+      'secret content-api/empty-origin has no text',
+    );
   });
 
   it('builds the authorization server with the OAuth secret its secret holds, and refuses to start with none', async () => {

@@ -12,4 +12,3 @@ export {
 } from './sandbox';
 export * from './dataforseo';
 export * from './prices';
-export { timeLimit, type TimeLimit } from './time-limit';

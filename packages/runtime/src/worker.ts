@@ -3,7 +3,8 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { isJsonObject, validationError } from '@cm/contract';
-import { OutOfTime, timeLimit } from '@cm/providers';
+import { OutOfTime } from '@cm/providers';
+import { timeLimit } from '@cm/providers/time-limit';
 import { observationOf, observed, type Observation } from './observability';
 
 /**
