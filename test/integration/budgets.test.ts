@@ -407,6 +407,17 @@ describe('a worker that runs out of time', () => {
     ]);
   });
 
+  it('deletes the pending line of a call its budget refused: no call, no line', async () => {
+    const { siteId } = await t.newSite('Refused line');
+    await t.store.budgets.setLimits(siteId, { daily_usd: 0.001 }, new Date().toISOString());
+    const meter = new Meter({ guard: budgetOf(siteId), ledger: pendingLedger(t.store, siteId, 'monitor') });
+    await expect(meter.reserve(0.5, { provider: 'dataforseo', endpoint: ENDPOINTS.serpOrganic })).rejects.toMatchObject(
+      { code: 'budget_exceeded' },
+    );
+    await meter.settled();
+    expect(await reportOf(siteId)).toMatchObject({ calls: 0, by_tool: [] });
+  });
+
   it('near its deadline, starts no paid call: the message goes back to the queue, nothing is run or charged', async () => {
     const { siteId } = await t.newSite('Out of time');
     const budget = budgetOf(siteId);
