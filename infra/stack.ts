@@ -25,7 +25,7 @@ import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './construct
 import { contentTable, tableBackups } from './constructs/storage';
 import { serviceDashboard } from './constructs/dashboard';
 import { oauthSecret } from './constructs/oauth';
-import { checkedKmsKey, grantSecret, secretAtDeploy } from './constructs/provider-secrets';
+import { checkedKmsKey, grantOwnSecret, grantSecret, secretAtDeploy } from './constructs/provider-secrets';
 
 export { DEFAULT_THROTTLE, type CustomDomain } from './constructs/api';
 export { pascal } from './constructs/ids';
@@ -201,9 +201,9 @@ export class ContentApiStack extends Stack {
         })
       : undefined;
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
+    // Every function that answers HTTP checks the origin secret (the workers answer none): they read it at run time.
     if (edge)
-      for (const fn of [...this.functions.values(), this.mcpStream])
-        fn.addEnvironment('ORIGIN_VERIFY', edge.originVerify);
+      grantOwnSecret([...this.functions.values(), this.mcpStream], 'ORIGIN_VERIFY_SECRET_ARN', edge.originVerify);
     // The address readers and callers use: the custom domain, else the API's distribution (behind WAF).
     // Without either each request's own host is the base: naming the API's URL here would make the
     // functions depend on the API that depends on them (the distribution names only the API itself).

@@ -1,10 +1,10 @@
 import { MonitorMessage } from '@cm/contract';
 import { enqueue, getBacklinkData, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
-import { runMonitor } from '@cm/tools';
+import { pendingLedger, runMonitor } from '@cm/tools';
 
 /** A site's monitoring run: each domain's backlink snapshot, claimed once a day; its provider calls go into the site's usage ledger under `monitor`. */
-export const handler = sqsWorker(MonitorMessage, async (message, observation) => {
-  const meter = meterOf();
+export const handler = sqsWorker(MonitorMessage, async (message, observation, deadline) => {
+  const meter = meterOf(undefined, { signal: deadline, ledger: pendingLedger(getStore(), message.site_id, 'monitor') });
   try {
     const outcome = await runMonitor(
       {

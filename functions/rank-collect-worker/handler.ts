@@ -1,11 +1,20 @@
 import { RankCollectMessage } from '@cm/contract';
 import { enqueue, getSerpQueue, getStore, meterOf, sqsWorker } from '@cm/runtime';
-import { collectRankChecks } from '@cm/tools';
+import { collectRankChecks, pendingLedger } from '@cm/tools';
 
 /** Collects a site's rank checks once ready (its posted tasks, the shared SERPs it awaits) and stores the day's rank rows; a check not ready yet has the message delivered again. */
-export const handler = sqsWorker(RankCollectMessage, async (message, observation) => {
+export const handler = sqsWorker(RankCollectMessage, async (message, observation, deadline) => {
   const outcome = await collectRankChecks(
-    { store: getStore(), serpQueue: await getSerpQueue(), meter: meterOf(), now: new Date(), enqueue },
+    {
+      store: getStore(),
+      serpQueue: await getSerpQueue(),
+      meter: meterOf(undefined, {
+        signal: deadline,
+        ledger: pendingLedger(getStore(), message.site_id, 'rank_tracking'),
+      }),
+      now: new Date(),
+      enqueue,
+    },
     message,
   );
   for (const { keyword, error } of outcome.failed)

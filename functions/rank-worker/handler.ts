@@ -1,10 +1,13 @@
 import { RankMessage } from '@cm/contract';
 import { enqueue, getSerpQueue, getStore, meterOf, queuedPriceUsd, siteBudget, sqsWorker } from '@cm/runtime';
-import { runRankChecks } from '@cm/tools';
+import { pendingLedger, runRankChecks } from '@cm/tools';
 
 /** A site's rank checks of a day: claimed, held to its budget, posted to the SERP standard queue; their calls go into the ledger under `rank_tracking`. */
-export const handler = sqsWorker(RankMessage, async (message, observation) => {
-  const meter = meterOf();
+export const handler = sqsWorker(RankMessage, async (message, observation, deadline) => {
+  const meter = meterOf(undefined, {
+    signal: deadline,
+    ledger: pendingLedger(getStore(), message.site_id, 'rank_tracking'),
+  });
   try {
     const outcome = await runRankChecks(
       {

@@ -14,7 +14,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin, HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import type { CustomDomain } from './api';
@@ -83,7 +83,7 @@ function passThrough(
  * WAF in front of both endpoints: WAF cannot be associated with an HTTP API or a function URL, but it can
  * with a CloudFront distribution in front of each. The stream's origin waits up to 60 s between bytes,
  * CloudFront's most without a quota increase. Each distribution adds the origin secret to what it sends
- * on (`originVerify`: give it to the functions as ORIGIN_VERIFY), so the functions refuse a request that
+ * on (`originVerify`: the functions that check it read it at run time), so they refuse a request that
  * reached the API's own URL or the function URL without passing WAF. A custom domain is the API
  * distribution's (its certificate in us-east-1, as CloudFront's must be).
  */
@@ -103,7 +103,7 @@ export function edgeDistributions(
   stream: Distribution;
   pages: Distribution;
   siteDomains: SiteDomainsEdge;
-  originVerify: string;
+  originVerify: ISecret;
 } {
   const { domain, originVerifyVersion = 1, apiOriginHost } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
@@ -123,11 +123,11 @@ export function edgeDistributions(
   });
   Validations.of(secret).acknowledge({
     id: 'AwsSolutions-SMG4',
-    reason: 'Read at deploy by CloudFront and the functions, not by callers; docs/operations.md says how to replace it',
+    reason: 'Read at deploy by CloudFront, at run time by the functions; docs/operations.md says how to replace it',
   });
-  // A dynamic reference: CloudFormation resolves it at deploy, so the value is in no template.
-  const originVerify = secret.secretValue.unsafeUnwrap();
-  const customHeaders = { [ORIGIN_VERIFY_HEADER]: originVerify };
+  // A dynamic reference: CloudFormation resolves it at deploy into CloudFront's origin settings (no
+  // function's environment), so the value is in no template.
+  const customHeaders = { [ORIGIN_VERIFY_HEADER]: secret.secretValue.unsafeUnwrap() };
   // https://<id>.execute-api.<region>.amazonaws.com → its host, unless that address is turned off.
   const apiHost = apiOriginHost ?? Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
@@ -147,6 +147,6 @@ export function edgeDistributions(
       acls.stream,
       'The streaming MCP endpoint, behind WAF rate rules',
     ),
-    originVerify,
+    originVerify: secret,
   };
 }

@@ -1,6 +1,7 @@
 import { Annotations, ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { pascal } from './ids';
@@ -102,9 +103,7 @@ export function secretAtDeploy(scope: Construct, context: string, nameOrArn: str
  */
 export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: string, kmsKeyArn?: string): void {
   const stack = Stack.of(fn);
-  fn.addToRolePolicy(
-    new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArnOf(stack, nameOrArn)] }),
-  );
+  allowValue(fn, secretArnOf(stack, nameOrArn));
   if (kmsKeyArn)
     fn.addToRolePolicy(
       new PolicyStatement({
@@ -115,3 +114,19 @@ export function grantSecret(fn: NodejsFunction, variable: string, nameOrArn: str
     );
   fn.addEnvironment(variable, nameOrArn);
 }
+
+/**
+ * Lets each of `fns` read a secret of the stack's own (its value, nothing else of it) and names its ARN
+ * in `variable`: the function reads the value at run time (packages/runtime/src/secrets.ts), so no
+ * environment, which lambda:GetFunctionConfiguration shows, holds it.
+ */
+export function grantOwnSecret(fns: readonly NodejsFunction[], variable: string, secret: ISecret): void {
+  for (const fn of fns) {
+    allowValue(fn, secret.secretArn);
+    fn.addEnvironment(variable, secret.secretArn);
+  }
+}
+
+/** GetSecretValue of one secret, and nothing else. */
+const allowValue = (fn: NodejsFunction, secretArn: string) =>
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));

@@ -30,11 +30,14 @@ let template: Template;
 beforeAll(async () => {
   sizes = await bundleSizes();
   // The template is read for its roles only: no bundling (bundleSizes built every function already).
+  // Behind the edge, as deployed: the functions that answer HTTP read the origin secret.
   const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
   template = Template.fromStack(
     new ContentApiStack(app, 'Bundles', {
       dataforseoSecret: 'content-api/dataforseo',
       tavilySecret: 'content-api/tavily',
+      edge: { api: acl('api'), stream: acl('mcp-stream') },
     }),
   );
 }, 120_000);
@@ -127,9 +130,12 @@ describe('bundles', () => {
       });
     // What that means, spelled out for a few.
     const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
-    expect(clientsOf('discovery')).toEqual(['@aws-sdk/client-dynamodb']);
-    expect(clientsOf('recall')).toEqual(['@aws-sdk/client-dynamodb']);
-    expect(clientsOf('mcp')).toEqual(['@aws-sdk/client-dynamodb']);
+    // Every function that answers HTTP reads the origin secret; the workers answer none.
+    const withOrigin = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager'];
+    expect(clientsOf('discovery')).toEqual(withOrigin);
+    expect(clientsOf('recall')).toEqual(withOrigin);
+    expect(clientsOf('mcp')).toEqual(withOrigin);
+    expect(clientsOf('relink-pages-worker')).toEqual(['@aws-sdk/client-dynamodb']);
     expect(sizes.find((size) => size.name === 'mcp')!.side!.sdkClients).toEqual(['@aws-sdk/client-lambda']);
     expect(clientsOf('research-worker')).toEqual([
       '@aws-sdk/client-bedrock-runtime',

@@ -136,7 +136,7 @@ it('puts a CloudFront distribution with its web ACL in front of the API and of t
   });
 });
 
-it('adds the origin secret to what both distributions send on, and gives every function that answers requests the same secret to check', () => {
+it('adds the origin secret to what both distributions send on, and lets every function that answers requests, and no other, read the same secret to check', () => {
   const secretId = Object.keys(main.findResources('AWS::SecretsManager::Secret')).find((id) =>
     id.startsWith('OriginVerify'),
   );
@@ -151,10 +151,37 @@ it('adds the origin secret to what both distributions send on, and gives every f
     expect(origin.OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() }]);
     expect(reference(origin.OriginCustomHeaders[0].HeaderValue)).toBe(true);
   }
-  for (const fn of [...FUNCTIONS.map(pascal), 'McpStream'])
-    expect(reference(fnResource(main, fn).Environment.Variables.ORIGIN_VERIFY)).toBe(true);
+  const checkers = [...FUNCTIONS.map(pascal), 'McpStream'];
+  for (const fn of checkers)
+    expect(fnResource(main, fn).Environment.Variables.ORIGIN_VERIFY_SECRET_ARN).toEqual({ Ref: secretId });
   // Workers and schedules answer no request.
-  expect(fnResource(main, pascal('relink-worker')).Environment.Variables.ORIGIN_VERIFY).toBeUndefined();
+  expect(fnResource(main, pascal('relink-worker')).Environment.Variables.ORIGIN_VERIFY_SECRET_ARN).toBeUndefined();
+  // Read by exactly those functions: its value, nothing else of it.
+  const readers = Object.values(main.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`))
+    .map((p) => {
+      const statements = p.Properties.PolicyDocument.Statement.filter((st: { Resource: unknown }) =>
+        reference(st.Resource),
+      );
+      expect(statements).toEqual([
+        expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow' }),
+      ]);
+      return JSON.stringify(p.Properties.Roles).match(/"(\w+?)(?:Function)?(?:ServiceRole|Role)/)![1];
+    });
+  expect(readers.sort()).toEqual([...checkers].sort());
+});
+
+it('puts no secret value in any function environment (lambda:GetFunctionConfiguration shows it): the functions read secrets at run time', () => {
+  const functions = Object.entries(main.findResources('AWS::Lambda::Function'));
+  expect(functions.length).toBeGreaterThan(FUNCTIONS.length);
+  for (const [id, fn] of functions) {
+    const env = JSON.stringify(fn.Properties.Environment?.Variables ?? {});
+    // A resolved secret is a dynamic reference ({{resolve:secretsmanager:…:SecretString…}}).
+    expect({ id, resolved: /resolve:secretsmanager|SecretString/.test(env) }).toEqual({ id, resolved: false });
+  }
+  expect(fnResource(main, 'Oauth').Environment.Variables).toMatchObject({
+    OAUTH_SECRET_ARN: { Ref: expect.stringMatching(/^OAuthSecret/) },
+  });
 });
 
 it('puts a custom domain on the API distribution with its us-east-1 certificate (TLS 1.2), not on API Gateway, and refuses a certificate of another region', () => {
@@ -202,7 +229,7 @@ it('replaces the origin secret with a new version: a new secret, named by both d
     id.startsWith('OriginVerify'),
   );
   expect(secrets).toEqual([expect.stringMatching(/^OriginVerifyV2/)]);
-  expect(JSON.stringify(fnResource(rotated, 'Publish').Environment.Variables.ORIGIN_VERIFY)).toContain(secrets[0]);
+  expect(fnResource(rotated, 'Publish').Environment.Variables.ORIGIN_VERIFY_SECRET_ARN).toEqual({ Ref: secrets[0] });
   for (const d of Object.values(rotated.findResources('AWS::CloudFront::Distribution')))
     expect(JSON.stringify(d.Properties.DistributionConfig.Origins)).toContain(secrets[0]);
 });

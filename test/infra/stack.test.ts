@@ -221,17 +221,24 @@ describe('CDK stack', () => {
     expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth', 'TrackRankings']);
   });
 
-  it("gives the authorization server's secret to the oauth function alone, resolved at deploy", () => {
+  it("lets the oauth function alone read the authorization server's secret, at run time: its environment names it", () => {
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) =>
       id.startsWith('OAuthSecret'),
     );
     const secretUsers = Object.entries(template.findResources('AWS::Lambda::Function'))
-      .filter(([, f]) => f.Properties.Environment?.Variables?.OAUTH_SECRET !== undefined)
-      .map(([id, f]) => ({
-        id,
-        named: JSON.stringify(f.Properties.Environment.Variables.OAUTH_SECRET).includes(secretId!),
-      }));
-    expect(secretUsers).toEqual([{ id: expect.stringMatching(/^OauthFunction/), named: true }]);
+      .filter(([, f]) => JSON.stringify(f.Properties.Environment?.Variables ?? {}).includes(secretId!))
+      .map(([id, f]) => ({ id, variables: f.Properties.Environment.Variables }));
+    expect(secretUsers).toEqual([
+      {
+        id: expect.stringMatching(/^OauthFunction/),
+        variables: expect.objectContaining({ OAUTH_SECRET_ARN: { Ref: secretId } }),
+      },
+    ]);
+    expect(secretUsers[0]!.variables.OAUTH_SECRET).toBeUndefined();
+    const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`),
+    );
+    expect(readers.map((p) => JSON.stringify(p.Properties.Roles))).toEqual([expect.stringContaining('OauthFunction')]);
   });
 
   it(
@@ -934,10 +941,13 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     const secretActions = statements.filter(
       (s: any) => JSON.stringify(s.Action).includes('secretsmanager:') && !checks.includes(s),
     );
-    expect(secretActions.length).toBe(10);
+    // The providers' (9 DataForSEO readers, 1 Tavily) and the stack's own OAuth secret (the oauth function).
+    expect(secretActions.length).toBe(11);
     for (const statement of secretActions) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
-      expect(JSON.stringify(statement.Resource)).toMatch(/:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"/);
+      expect(JSON.stringify(statement.Resource)).toMatch(
+        /:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"|^\{"Ref":"OAuthSecret\w+"\}$/,
+      );
     }
     const policies = Object.values(withSecrets.findResources('AWS::IAM::Policy'));
     for (const policy of policies) {

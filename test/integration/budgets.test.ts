@@ -1,11 +1,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { LIMITS } from '@cm/contract';
-import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch, type Hold } from '@cm/providers';
+import { LIMITS, roundUsd } from '@cm/contract';
+import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
 import { type ResearchJobInput } from '@cm/store';
-import { newJobId, runResearchJob, SiteBudget } from '@cm/tools';
+import { lambdaContext } from '@cm/local';
+import { newJobId, pendingLedger, recordCalls, runResearchJob, SiteBudget } from '@cm/tools';
+import { WORKER_SETTLE_MS } from '@cm/runtime';
+import { handler as researchWorker } from '../../functions/research-worker/handler';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
 import { fakeClock } from '../helpers/clock';
+import { sqsEvent } from '../helpers/lambda-events';
+import { captureOutput } from '../helpers/output';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 
@@ -173,13 +178,13 @@ it("never lets concurrent calls past the deployment's cap when each must be spli
   expect(perSite.map((w) => w.day!.reserved)).toEqual([0, 0, 0]);
 });
 
-it("drops a dead call's hold once it expires", async () => {
+it("charges a dead call's hold at its estimate once it expires: it stays counted, and its late settle corrects it to the bill", async () => {
   const { siteId } = await t.newSite('Dead call');
   const day = today();
   // The clock is set, not waited on: however slow the engine, the hold expires only when the test says so.
   const start = Date.now();
   const [dead, early, late] = [
-    { id: 'dead', expiresAt: start + 1000 },
+    { id: 'dead', expiresAt: start + 1000, estimate: 0.05 },
     { id: 'early', expiresAt: start + 60_000 },
     { id: 'late', expiresAt: start + 60_000 },
   ];
@@ -193,19 +198,25 @@ it("drops a dead call's hold once it expires", async () => {
       reserved: false,
       window: 'day',
     });
+    expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0, reserved: 0.05, simulated: 0 });
     jest.setSystemTime(start + 1000);
+    // Expired, the hold is charged at its estimate by the refusal that finds it: no room comes back.
     expect(await t.store.budgets.reserve({ siteId }, day, late, 0.05, { day: 0.06 })).toMatchObject({
+      reserved: false,
+    });
+    expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+    expect(await t.store.budgets.reserve({ siteId }, day, late, 0.01, { day: 0.06 })).toMatchObject({
       reserved: true,
     });
   } finally {
     jest.useRealTimers();
   }
-  // The dead call's late settle adds what it was billed, and takes nothing from the new reservation.
+  // The dead call's late settle replaces its charge with what it was billed, and takes nothing from the new reservation.
   await t.store.budgets.settle({ siteId }, day, dead, 0.002, false);
-  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.05, simulated: 0 });
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.01, simulated: 0 });
 });
 
-it("keeps each reservation in flight in an item of its own, so no counter grows with them, and still drops dead calls' holds", async () => {
+it("keeps each reservation in flight in an item of its own, so no counter grows with them, and charges dead calls' holds at their estimate", async () => {
   const { siteId } = await t.newSite('Holds apart');
   const day = '2033-05-06';
   const at = () => new Date(`${day}T12:00:00.000Z`);
@@ -233,18 +244,19 @@ it("keeps each reservation in flight in an item of its own, so no counter grows 
     expect(await largestCounter()).toBeLessThan(withOne + 20);
     const capped = budgetOf(siteId, at, limit);
     await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
-    // Their holds expire: every one is dropped, on the site's counter and the deployment's, as calls need the room.
+    // Their holds expire: refused calls charge them at their estimate (25 a hold partition at a time), on
+    // the site's counter and the deployment's; the calls may have been billed, so no room comes back.
     jest.setSystemTime(start + LIMITS.budgetHoldMs);
-    const holds: Hold[] = [];
-    for (let i = 0; i < CALLS; i++) holds.push(await capped.reserve(0.001));
-    await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
-    await Promise.all(holds.map((hold) => hold.settle(0.0005, false)));
+    for (let i = 0; i < Math.ceil(CALLS / 25); i++)
+      await expect(capped.reserve(0.001)).rejects.toMatchObject({ code: 'budget_exceeded' });
   } finally {
     jest.useRealTimers();
   }
-  const settled = { spent: CALLS * 0.0005, reserved: 0, simulated: 0 };
-  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual(settled);
-  expect((await t.store.budgets.windows('deployment', day)).day).toEqual(settled);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: limit, reserved: 0, simulated: 0 });
+  // The deployment's shards each refuse on their own share, so some of its holds may wait for a later
+  // refusal to be charged: spent or still reserved, every one is counted.
+  const deployment = (await t.store.budgets.windows('deployment', day)).day!;
+  expect(roundUsd(deployment.spent + deployment.reserved)).toBe(limit);
 });
 
 it("reserves a paid call in 2 requests on each counter (the counter's conditional update, then the hold's item) and settles it in 2 (the hold's delete, then the counter's update)", async () => {
@@ -333,4 +345,109 @@ it('reads GLOBAL_DAILY_BUDGET_USD as USD, and refuses anything else at start rat
       /GLOBAL_DAILY_BUDGET_USD must be a number of USD/,
     );
   }
+});
+
+describe('a worker that runs out of time', () => {
+  const reportOf = (siteId: number) =>
+    t.store.usage.report(siteId, `${today()}T00:00:00.000Z`, new Date(Date.now() + 60_000).toISOString());
+
+  it('killed between its paid call and the settle, leaves the call pending in the ledger at its held price, counted in usage and budget', async () => {
+    const { siteId } = await t.newSite('Killed mid-call');
+    await t.store.budgets.setLimits(siteId, { daily_usd: 1 }, new Date().toISOString());
+    replay.hang(ENDPOINTS.serpOrganic);
+    const run = new AbortController();
+    const meter = new Meter({
+      guard: budgetOf(siteId),
+      ledger: pendingLedger(t.store, siteId, 'monitor'),
+      signal: run.signal,
+    });
+    const call = adapter()
+      .serpOrganic('killed mid-call', 'US/en', 20, meter)
+      .catch(() => undefined);
+    try {
+      // The provider has the request; the worker is killed now, so nothing after the call runs.
+      while (replay.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const { day } = await t.store.budgets.windows({ siteId }, today());
+      const held = day!.reserved;
+      expect(held).toBeGreaterThan(0);
+      const report = await reportOf(siteId);
+      expect(report.by_tool).toEqual([
+        { tool: 'monitor', provider: 'dataforseo', calls: 1, cost_usd: held, pending_calls: 1 },
+      ]);
+      expect(report.cost_usd).toBe(held);
+    } finally {
+      replay.hang(ENDPOINTS.serpOrganic, false);
+      run.abort();
+      await call;
+      await meter.settled();
+    }
+  });
+
+  it('settles a pending line to the bill in the same batch write as before, and deletes the line of a call never made', async () => {
+    const { siteId } = await t.newSite('Settled lines');
+    replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
+    const meter = new Meter({ guard: budgetOf(siteId), ledger: pendingLedger(t.store, siteId, 'monitor') });
+    await adapter().serpOrganic('settled', 'US/en', 20, meter);
+    // A reservation whose call never reached the provider.
+    meter.cancel(await meter.reserve(0.5, { provider: 'dataforseo', endpoint: ENDPOINTS.serpOrganic }));
+    await meter.settled();
+    // Both lines are pending until the run's record settles them.
+    expect((await reportOf(siteId)).by_tool).toEqual([
+      { tool: 'monitor', provider: 'dataforseo', calls: 2, cost_usd: expect.any(Number), pending_calls: 2 },
+    ]);
+    const recording = t.stack.dynamo.record();
+    try {
+      await recordCalls(t.store, siteId, 'monitor', meter);
+      expect(recording.operations()).toEqual(['BatchWriteItem']);
+    } finally {
+      recording.stop();
+    }
+    expect((await reportOf(siteId)).by_tool).toEqual([
+      { tool: 'monitor', provider: 'dataforseo', calls: 1, cost_usd: 0.0035 },
+    ]);
+  });
+
+  it('deletes the pending line of a call its budget refused: no call, no line', async () => {
+    const { siteId } = await t.newSite('Refused line');
+    await t.store.budgets.setLimits(siteId, { daily_usd: 0.001 }, new Date().toISOString());
+    const meter = new Meter({ guard: budgetOf(siteId), ledger: pendingLedger(t.store, siteId, 'monitor') });
+    await expect(meter.reserve(0.5, { provider: 'dataforseo', endpoint: ENDPOINTS.serpOrganic })).rejects.toMatchObject(
+      { code: 'budget_exceeded' },
+    );
+    await meter.settled();
+    expect(await reportOf(siteId)).toMatchObject({ calls: 0, by_tool: [] });
+  });
+
+  it('near its deadline, starts no paid call: the message goes back to the queue, nothing is run or charged', async () => {
+    const { siteId } = await t.newSite('Out of time');
+    const budget = budgetOf(siteId);
+    const ticket = await budget.reserveQueued(0.05);
+    const jobId = newJobId();
+    const input: ResearchJobInput = { mode: 'web', query: 'no time left', question: null, page_id: null };
+    await t.store.jobs.create({
+      job_id: jobId,
+      site_id: siteId,
+      tool: 'research',
+      input,
+      budget: ticket!,
+      created_at: new Date().toISOString(),
+    });
+    const event = sqsEvent('research', [JSON.stringify({ job_id: jobId })]);
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      // The local stack's Lambda context: less time left than settling takes.
+      const response = await researchWorker(event, lambdaContext('research-worker', WORKER_SETTLE_MS - 1));
+      expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+    } finally {
+      output.stop();
+    }
+    expect(await t.store.jobs.get(jobId)).toMatchObject({ status: 'queued' });
+    expect((await reportOf(siteId)).calls).toBe(0);
+    // With its time, the same message runs: its calls are settled lines, none left pending.
+    await researchWorker(event, lambdaContext('research-worker', 150_000));
+    expect(await t.store.jobs.get(jobId)).toMatchObject({ status: 'succeeded' });
+    const report = await reportOf(siteId);
+    expect(report.calls).toBeGreaterThan(0);
+    expect(report.by_tool.every((line) => line.pending_calls === undefined)).toBe(true);
+  });
 });

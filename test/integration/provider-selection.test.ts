@@ -7,11 +7,18 @@ import {
   DEFAULT_BEDROCK_MODEL,
   getBacklinkData,
   getKeywordData,
+  json,
   loadConfig,
   logger,
   resetServices,
+  routeHandler,
   selectKeywordData,
 } from '@cm/runtime';
+import { lambdaContext } from '@cm/local';
+import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
+import { providerOf } from '../../packages/runtime/src/oauth/provider';
+import { readSecretText } from '../../packages/runtime/src/secrets';
+import { apiEvent } from '../helpers/lambda-events';
 import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
@@ -23,7 +30,8 @@ let replay: Replay;
 let secrets: Server;
 const secretRequests: Array<{ target: string | undefined; body: any }> = [];
 const saved = { ...process.env };
-const SECRETS: Record<string, Record<string, string>> = {
+/** Each secret's value: a JSON secret's fields, or a generated secret's text. */
+const SECRETS: Record<string, Record<string, string> | string> = {
   'content-api/dataforseo': { login: 'from-secret', password: 'pw-from-secret' },
   'content-api/tavily': { api_key: 'tvly-from-secret' },
 };
@@ -36,7 +44,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       secretRequests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
-      if (!SECRETS[body.SecretId]) {
+      if (SECRETS[body.SecretId] === undefined) {
         res.writeHead(400, {
           'content-type': 'application/x-amz-json-1.1',
           'x-amzn-errortype': 'ResourceNotFoundException',
@@ -53,7 +61,9 @@ beforeAll(async () => {
         JSON.stringify({
           ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:content-api/dataforseo-AbCdEf',
           Name: 'content-api/dataforseo',
-          SecretString: JSON.stringify(SECRETS[body.SecretId]),
+          SecretString: ((value) => (typeof value === 'string' ? value : JSON.stringify(value)))(
+            SECRETS[body.SecretId],
+          ),
           VersionId: 'v1',
         }),
       );
@@ -285,5 +295,63 @@ describe('secrets rotate without a redeploy', () => {
       'content-api/late',
       'content-api/late',
     ]);
+  });
+});
+
+describe('the origin secret and the OAuth secret, read at run time (the environment only names them)', () => {
+  const start = Date.now();
+  beforeEach(() => {
+    fakeClock(start);
+    clearCaches();
+    secretRequests.length = 0;
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    for (const key of ['ORIGIN_VERIFY_SECRET_ARN', 'OAUTH_SECRET_ARN', 'TABLE_NAME']) delete process.env[key];
+    resetServices();
+  });
+
+  it('refuses a request without the origin secret its secret holds, reading the secret once per secretMaxAgeSeconds', async () => {
+    SECRETS['content-api/origin-verify'] = 'edge-secret-from-secrets-manager';
+    Object.assign(process.env, { ORIGIN_VERIFY_SECRET_ARN: 'content-api/origin-verify', TABLE_NAME: 'content' });
+    resetServices();
+    const handle = routeHandler({ 'GET /health': async () => json(200, { ok: true }) }, new WeakMap());
+    const call = (headers: Record<string, string>) =>
+      handle({ ...apiEvent('GET', '/health'), headers }, lambdaContext('health', 10_000));
+    expect(JSON.parse((await call({})).body!)).toMatchObject({ error: 'edge_required' });
+    expect(JSON.parse((await call({ [ORIGIN_VERIFY_HEADER]: 'a guess' })).body!)).toMatchObject({
+      error: 'edge_required',
+    });
+    expect((await call({ [ORIGIN_VERIFY_HEADER]: 'edge-secret-from-secrets-manager' })).statusCode).toBe(200);
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/origin-verify']);
+
+    // Replaced (a new version of the edge stack's secret): the functions follow within secretMaxAgeSeconds.
+    SECRETS['content-api/origin-verify'] = 'the-next-one';
+    jest.setSystemTime(start + SERVICE_LIMITS.secretMaxAgeSeconds * 1000 + 1000);
+    expect((await call({ [ORIGIN_VERIFY_HEADER]: 'the-next-one' })).statusCode).toBe(200);
+    expect(secretRequests).toHaveLength(2);
+  });
+
+  it('refuses an origin secret with no text rather than let every request through', async () => {
+    SECRETS['content-api/empty-origin'] = '';
+    Object.assign(process.env, { ORIGIN_VERIFY_SECRET_ARN: 'content-api/empty-origin', TABLE_NAME: 'content' });
+    resetServices();
+    await expect(readSecretText('content-api/empty-origin')).rejects.toThrow(
+      'secret content-api/empty-origin has no text',
+    );
+  });
+
+  it('builds the authorization server with the OAuth secret its secret holds, and refuses to start with none', async () => {
+    SECRETS['content-api/oauth'] = 'oauth-secret-from-secrets-manager';
+    process.env.TABLE_NAME = 'content';
+    resetServices();
+    await expect(providerOf('https://no-secret.example.com')).rejects.toThrow(
+      'neither OAUTH_SECRET nor OAUTH_SECRET_ARN is set',
+    );
+    process.env.OAUTH_SECRET_ARN = 'content-api/oauth';
+    resetServices();
+    const provider = await providerOf('https://api.example.com');
+    expect(provider.issuer).toBe('https://api.example.com');
+    expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/oauth']);
   });
 });

@@ -14,6 +14,11 @@ export interface UsageEntry {
   simulated?: boolean;
   /** Answered from the shared cache of public data: no provider call, charged $0. */
   cached?: true;
+  /**
+   * Written before its paid call, at the call's estimate (its held price), and replaced by the call's
+   * line once it is settled: a line still pending is a call whose run ended before it could settle.
+   */
+  pending?: true;
   at: string;
 }
 
@@ -47,6 +52,12 @@ export const UsageLine = z.object({
   cached_calls: z.optional(z.int()).check(
     z.meta({
       description: 'Of calls, those the shared cache answered ($0); absent when none',
+    }),
+  ),
+  pending_calls: z.optional(z.int()).check(
+    z.meta({
+      description:
+        'Of calls, those whose run ended before it settled them: counted at their estimate (held price); absent when none',
     }),
   ),
 });

@@ -12,6 +12,39 @@ export interface ProviderCall {
   simulated?: boolean;
   /** Answered from the shared cache of public data: another site's call paid for it, so this one costs 0. */
   cached?: true;
+  /** The ledger's pending line this call settles (written before the call): the call's line replaces it. */
+  line?: string;
+}
+
+/** A paid call about to be made, as its pending line names it. */
+export interface PaidCall {
+  provider: string;
+  endpoint: string;
+}
+
+/**
+ * The usage ledger's pending lines: each paid call's line, written before the call at its estimate,
+ * so a run that ends before it settles (a worker past its time) still leaves the call counted.
+ */
+export interface PendingLedger {
+  /** Writes the call's line as pending at its estimate; answers the line's id, which the settled line keeps. */
+  open(call: PaidCall & { cost_usd: number }): Promise<string>;
+  /** Deletes a pending line whose open was made moot (its hold was refused): the call was never made. */
+  release(line: string): Promise<void>;
+}
+
+/** A paid call's reservation: its hold on the budget and its pending line, each when there is one. */
+export interface Reservation {
+  hold: Hold | null;
+  line: string | null;
+}
+
+/** The run's deadline passed: no paid call starts (one could not be settled in the time left). */
+export class OutOfTime extends Error {
+  constructor() {
+    super("the run's deadline passed: no paid call starts that it could not settle");
+    this.name = 'OutOfTime';
+  }
 }
 
 /** A hold: a paid call's estimate, set aside from the budget before the call; settled to its bill after it. */
@@ -46,10 +79,13 @@ export interface MeterOptions {
   /** Admits each paid call to a provider whose breaker is closed, and hears how it went; none: every call goes. */
   gate?: ProviderGate;
   /**
-   * Aborts when the run must end (the route's deadline): calls in flight stop at once, and what they
-   * reserved is cancelled before the run answers, not left for the hold to expire.
+   * Aborts when the run must end (the route's deadline, a worker's time less what settling takes): no
+   * paid call starts after it, calls in flight stop at once, and what they reserved is settled before
+   * the run answers, not left for the hold to expire.
    */
   signal?: AbortSignal;
+  /** Writes each paid call's pending line before the call (the run's record settles it); none: lines are written after. */
+  ledger?: PendingLedger;
 }
 
 /**
@@ -58,12 +94,22 @@ export interface MeterOptions {
  */
 export class Meter {
   readonly calls: ProviderCall[] = [];
+  /** Pending lines whose call never reached the provider: the run's record deletes them. */
+  readonly released: string[] = [];
   private readonly settling: Array<Promise<void>> = [];
   /** Reservations whose call is still in flight (neither recorded nor cancelled), and who waits for them to end. */
-  private readonly inFlight = new Set<Hold>();
+  private readonly inFlight = new Set<Reservation>();
   private ended: Array<() => void> = [];
+  private ledger?: PendingLedger;
 
-  constructor(private readonly options: MeterOptions = {}) {}
+  constructor(private readonly options: MeterOptions = {}) {
+    this.ledger = options.ledger;
+  }
+
+  /** Paid calls' pending lines go to `ledger` from now on: a worker knows whose calls they are once it has read its job. */
+  writeLinesTo(ledger: PendingLedger): void {
+    this.ledger = ledger;
+  }
 
   /** Whether the sandbox charges list prices on this meter. */
   get listPrices(): boolean {
@@ -71,16 +117,35 @@ export class Meter {
   }
 
   /**
-   * Before a paid call: a real provider's call is first admitted by its breaker (refused at once, with
-   * nothing reserved, while it is open); then its estimate is reserved (nothing for a free call, or
-   * without a guard). Throws when the provider is down or the call does not fit the budget.
+   * Before a paid call: none starts once the run is given up (OutOfTime); a real provider's call
+   * (`gated`) is first admitted by its breaker (refused at once, with nothing reserved, while it is
+   * open); then its estimate is held on the budget (nothing for a free call, or without a guard) and its
+   * pending line written, together. Throws when the provider is down or the call does not fit the budget.
    */
-  async reserve(estimateUsd: number, provider?: string): Promise<Hold | null> {
-    if (provider !== undefined) await this.options.gate?.admit(provider);
-    if (!this.options.guard || estimateUsd <= 0) return null;
-    const hold = await this.options.guard.reserve(estimateUsd);
-    this.inFlight.add(hold);
-    return hold;
+  async reserve(estimateUsd: number, call: PaidCall, gated = true): Promise<Reservation | null> {
+    if (this.abandoned) throw new OutOfTime();
+    if (gated) await this.options.gate?.admit(call.provider);
+    const { guard } = this.options;
+    const { ledger } = this;
+    if (estimateUsd <= 0 || (!guard && !ledger)) return null;
+    // One write more per paid call, made beside the hold's, so the call waits no longer for it.
+    const [hold, line] = await Promise.allSettled([
+      guard ? guard.reserve(estimateUsd) : null,
+      ledger ? ledger.open({ ...call, cost_usd: estimateUsd }) : null,
+    ]);
+    if (hold.status === 'rejected') {
+      // Refused: the call is not made, so its pending line goes.
+      if (line.status === 'fulfilled' && line.value !== null && ledger)
+        this.settling.push(ledger.release(line.value).catch(() => undefined));
+      throw hold.reason;
+    }
+    if (line.status === 'rejected') {
+      this.settle(hold.value, 0, false);
+      throw line.reason;
+    }
+    const reservation = { hold: hold.value, line: line.value };
+    this.inFlight.add(reservation);
+    return reservation;
   }
 
   /** After an attempt: tells the provider's breaker how it went (a failed report is dropped: the call's outcome stands). */
@@ -98,10 +163,10 @@ export class Meter {
     return timeLimit(timeoutMs, this.options.signal);
   }
 
-  /** After a call: records it, and settles its reservation to what it cost (a failed call's 0 cancels it). */
-  record(call: ProviderCall, hold: Hold | null = null): void {
-    this.calls.push(call);
-    this.settle(hold, call.cost_usd, call.simulated === true);
+  /** After a call: records it (in place of its pending line), and settles its hold to what it cost (a failed call's 0 cancels it). */
+  record(call: ProviderCall, reservation: Reservation | null = null): void {
+    this.calls.push(reservation?.line ? { ...call, line: reservation.line } : call);
+    this.end(reservation, call.cost_usd, call.simulated === true);
   }
 
   /**
@@ -112,19 +177,22 @@ export class Meter {
     this.calls.push({ provider: call.provider, endpoint: call.endpoint, cost_usd: 0, cached: true });
   }
 
-  /** After a call billed item by item (a post of many tasks): records each, and settles its reservation to their sum. */
-  recordEach(calls: readonly ProviderCall[], hold: Hold | null = null): void {
-    this.calls.push(...calls);
-    this.settle(
-      hold,
+  /** After a call billed item by item (a post of many tasks): records each (the first in place of the pending line), and settles the hold to their sum. */
+  recordEach(calls: readonly ProviderCall[], reservation: Reservation | null = null): void {
+    const line = reservation?.line;
+    this.calls.push(...calls.map((call, i) => (i === 0 && line ? { ...call, line } : call)));
+    if (calls.length === 0 && line) this.released.push(line);
+    this.end(
+      reservation,
       roundUsd(calls.reduce((sum, call) => sum + call.cost_usd, 0)),
       calls.some((call) => call.simulated === true),
     );
   }
 
-  /** After a call that never reached the provider (nothing billed, nothing for the ledger): cancels its hold (settles it to 0). */
-  cancel(hold: Hold | null): void {
-    this.settle(hold, 0, false);
+  /** After a call that never reached the provider (nothing billed, nothing for the ledger): releases its pending line and cancels its hold. */
+  cancel(reservation: Reservation | null): void {
+    if (reservation?.line) this.released.push(reservation.line);
+    this.end(reservation, 0, false);
   }
 
   /**
@@ -136,15 +204,19 @@ export class Meter {
     await Promise.all(this.settling);
   }
 
-  private settle(hold: Hold | null, billedUsd: number, simulated: boolean): void {
-    if (!hold) return;
-    // A settle that fails leaves its hold in place until it expires, when the next refused call drops it.
-    this.settling.push(hold.settle(billedUsd, simulated).catch(() => undefined));
-    if (this.inFlight.delete(hold) && this.inFlight.size === 0) {
+  private end(reservation: Reservation | null, billedUsd: number, simulated: boolean): void {
+    if (!reservation) return;
+    this.settle(reservation.hold, billedUsd, simulated);
+    if (this.inFlight.delete(reservation) && this.inFlight.size === 0) {
       const waiting = this.ended;
       this.ended = [];
       for (const resolve of waiting) resolve();
     }
+  }
+
+  private settle(hold: Hold | null, billedUsd: number, simulated: boolean): void {
+    // A settle that fails leaves its hold in place until it expires: it is then charged at its estimate.
+    if (hold) this.settling.push(hold.settle(billedUsd, simulated).catch(() => undefined));
   }
 
   get costUsd(): number {

@@ -49,7 +49,7 @@ export const siteBudget = (
   });
 
 /** A meter: with a guard, it reserves each paid call from that budget; without, it only records (queued work reserved when accepted). */
-export const meterOf = (guard?: SiteBudget, run: Pick<MeterOptions, 'gate' | 'signal'> = {}): Meter =>
+export const meterOf = (guard?: SiteBudget, run: Pick<MeterOptions, 'gate' | 'signal' | 'ledger'> = {}): Meter =>
   new Meter({ guard, listPrices: getConfig().sandboxListPrices, ...run });
 
 /**

@@ -26,8 +26,13 @@ export interface Config {
    * an origin apart from the API's and the dashboard's; by default the deployment's own base URL.
    */
   publicPagesUrl?: string;
-  /** `ORIGIN_VERIFY`: the secret CloudFront sends in `x-origin-verify`; set, a request without it is refused. */
+  /**
+   * `ORIGIN_VERIFY`: the secret CloudFront sends in `x-origin-verify` (the local stack, tests); set, or
+   * named by `originVerifySecret`, a request without it is refused.
+   */
   originVerify?: string;
+  /** `ORIGIN_VERIFY_SECRET_ARN`: the Secrets Manager secret holding it (AWS), read at run time. */
+  originVerifySecret?: string;
   dataforseo: DataForSeoConfig;
   research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
@@ -68,9 +73,11 @@ export interface Config {
 export interface OAuthConfig {
   /**
    * `OAUTH_SECRET`: the deployment's secret its cookies and consent forms are signed with, and its
-   * signing key made from (the stack's `OAuthSecret`; the local stack keeps one in its data directory).
+   * signing key made from (the local stack keeps one in its data directory).
    */
   secret?: string;
+  /** `OAUTH_SECRET_ARN`: the Secrets Manager secret holding it (the stack's `OAuthSecret`), read at run time. */
+  secretId?: string;
   /**
    * `OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY=1`: a client metadata document may also be fetched from a
    * loopback address (this machine), for local development and tests. Off by default; never on AWS.
@@ -175,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     publicPagesUrl: env.PUBLIC_PAGES_URL?.replace(/\/+$/, '') || undefined,
     originVerify: env.ORIGIN_VERIFY || undefined,
+    originVerifySecret: env.ORIGIN_VERIFY_SECRET_ARN || undefined,
     dataforseo: {
       login: env.DATAFORSEO_LOGIN || undefined,
       password: env.DATAFORSEO_PASSWORD || undefined,
@@ -207,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpAppsDir: env.MCP_APPS_DIR || undefined,
     oauth: {
       secret: env.OAUTH_SECRET || undefined,
+      secretId: env.OAUTH_SECRET_ARN || undefined,
       clientMetadataLoopbackDevOnly: env.OAUTH_CLIENT_METADATA_LOOPBACK_DEV_ONLY === '1',
       clientMetadataCaFile: env.OAUTH_CLIENT_METADATA_CA_FILE || undefined,
     },

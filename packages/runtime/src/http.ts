@@ -18,6 +18,7 @@ import { SITE_ICON_SVG, siteRoot, THEME_STYLE_SOURCE } from '@cm/core';
 import { InvalidCursor, ItemTooLarge, StoreUnavailable } from '@cm/store/errors';
 import { observationOf, observed, type Observation } from './observability';
 import { getConfig } from './config';
+import { originVerify } from './edge-secret';
 import { crossOrigin } from './cross-origin';
 import { timeLimit } from '@cm/providers/time-limit';
 
@@ -284,13 +285,13 @@ const headRequests = (): middy.MiddlewareObj<ApiEvent, ApiResult> => {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * Behind CloudFront (ORIGIN_VERIFY set), a request that did not come through the distribution, which
+ * Behind CloudFront (an origin secret set), a request that did not come through the distribution, which
  * adds the origin secret, is refused before anything reads its body or key: the API's own execute-api
  * URL and the function URL answer only what passed WAF's rate rules.
  */
 const throughEdge = (): middy.MiddlewareObj<ApiEvent, ApiResult> => ({
   before: async ({ event }) => {
-    const secret = getConfig().originVerify;
+    const secret = await originVerify();
     if (secret === undefined) return;
     const sent = event.headers[ORIGIN_VERIFY_HEADER];
     if (sent !== undefined && timingSafeEqual(digest(sent), digest(secret))) return;

@@ -10,32 +10,9 @@ import {
   type BacklinkDataProvider,
   type KeywordDataProvider,
 } from '@cm/providers';
-import { isJsonObject, SERVICE_LIMITS } from '@cm/contract';
+
 import type { DataForSeoConfig, ResearchConfig } from './config';
-
-type Secret = Record<string, unknown>;
-
-const isSet = (secret: Secret, field: string) => typeof secret[field] === 'string' && secret[field] !== '';
-const hasFields = <K extends string>(secret: Secret, fields: readonly K[]): secret is Secret & Record<K, string> =>
-  fields.every((field) => isSet(secret, field));
-
-/**
- * Reads a JSON secret from Secrets Manager (in the region of AWS_REGION) and checks it has `fields`.
- * Powertools Parameters keeps a value it read for `secretMaxAgeSeconds`, so a rotated secret reaches
- * warm functions within that, with no redeploy; a failed read is not kept, and is tried again on the next call.
- */
-export async function readSecret<K extends string>(secretId: string, fields: readonly K[]): Promise<Record<K, string>> {
-  // Imported when read, so only the functions that read a secret bundle the Secrets Manager client.
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const read = await getSecret(secretId, { transform: 'json', maxAge: SERVICE_LIMITS.secretMaxAgeSeconds });
-  const value: Secret = isJsonObject(read) ? read : {};
-  if (hasFields(value, fields)) return value;
-  // Not kept either: the secret may be completed at any moment.
-  const { clearCaches } = await import('@aws-lambda-powertools/parameters');
-  clearCaches();
-  const missing = fields.filter((field) => !isSet(value, field));
-  throw new Error(`secret ${secretId} has no ${missing.map((f) => `"${f}"`).join(' and ')}`);
-}
+import { readSecret } from './secrets';
 
 export interface DataForSeoCredentials {
   login: string;

@@ -13,7 +13,9 @@ import {
 } from '@cm/contract';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import {
+  pendingLedger,
   providerUnavailable,
+  recordCalls,
   requireApproval,
   toolEstimate,
   type PlanDeps,
@@ -126,7 +128,11 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
 ) {
   const store = getStore();
   const budget = siteBudget(siteId, observation, wiring.enqueue);
-  const meter = meterOf(budget, { gate: providerBreakers(observation), signal: deadline });
+  const meter = meterOf(budget, {
+    gate: providerBreakers(observation),
+    signal: deadline,
+    ledger: pendingLedger(store, siteId, name),
+  });
   try {
     // Providers are resolved inside the try, so a call that fails on its credentials is still counted.
     const ctx: ToolContext = {
@@ -186,7 +192,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
     await meter.settled();
     observation.metric('tool_calls');
     observation.metric('provider_cost_usd', meter.costUsd);
-    await store.usage.record(siteId, name, meter.calls);
+    await recordCalls(store, siteId, name, meter);
   }
 }
 

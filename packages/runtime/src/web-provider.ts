@@ -2,7 +2,7 @@ import { SandboxResearch, type ResearchProvider } from '@cm/providers';
 import { BedrockSynthesis, TavilySearch, WebResearch } from '@cm/providers/web';
 import { getConfig, type Config } from './config';
 import { logger } from './observability';
-import { readSecret } from './providers';
+import { readSecret } from './secrets';
 
 /*
  * Picks the web research provider (Tavily and Bedrock, or the sandbox), for the research worker alone:

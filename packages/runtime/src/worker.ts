@@ -3,25 +3,35 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { isJsonObject, validationError } from '@cm/contract';
+import { OutOfTime } from '@cm/providers';
+import { timeLimit } from '@cm/providers/time-limit';
 import { observationOf, observed, type Observation } from './observability';
+
+/**
+ * What a worker keeps of its time for settling what it started: after its deadline no paid call starts
+ * and those in flight are cut, and their holds and ledger lines are written in this (a few writes).
+ */
+export const WORKER_SETTLE_MS = 10_000;
 
 /**
  * A queue worker: each record's body is parsed with the contract's schema and handled on its own,
  * logging with the record's message id (and site); the failed ones, and only those, are reported back
  * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
- * dead-letter queue.
+ * dead-letter queue. The invocation's deadline (its time left less WORKER_SETTLE_MS) is each handler's
+ * to give its meter; a record not started by then fails at once, so SQS delivers it again.
  */
 export function sqsWorker<S extends z.ZodMiniType>(
   schema: S,
-  handle: (message: z.output<S>, observation: Observation, record: SQSRecord) => Promise<void>,
+  handle: (message: z.output<S>, observation: Observation, deadline: AbortSignal, record: SQSRecord) => Promise<void>,
 ) {
   const processor = new BatchProcessor(EventType.SQS);
-  const onRecord = (invocation: Observation) => async (record: SQSRecord) => {
+  const onRecord = (invocation: Observation, deadline: AbortSignal) => async (record: SQSRecord) => {
     const observation = invocation.child({
       message_id: record.messageId,
       receive_count: Number(record.attributes.ApproximateReceiveCount),
     });
     try {
+      if (deadline.aborted) throw new OutOfTime();
       let body: unknown;
       try {
         body = JSON.parse(record.body);
@@ -32,7 +42,7 @@ export function sqsWorker<S extends z.ZodMiniType>(
       if (!parsed.success) throw validationError('message', parsed.error.issues);
       const message: unknown = parsed.data;
       if (isJsonObject(message) && typeof message.site_id === 'number') observation.keys({ site_id: message.site_id });
-      await handle(parsed.data, observation, record);
+      await handle(parsed.data, observation, deadline, record);
     } catch (error) {
       observation.log.error('message failed; SQS delivers it again, or moves it to the dead-letter queue', { error });
       throw error;
@@ -40,12 +50,17 @@ export function sqsWorker<S extends z.ZodMiniType>(
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(observed<SQSEvent, SQSBatchResponse>())
-    .handler((event, context) =>
-      processPartialResponse(event, onRecord(observationOf(context)), processor, {
-        context,
-        throwOnFullBatchFailure: false,
-      }),
-    );
+    .handler(async (event, context) => {
+      const deadline = timeLimit(context.getRemainingTimeInMillis() - WORKER_SETTLE_MS);
+      try {
+        return await processPartialResponse(event, onRecord(observationOf(context), deadline.signal), processor, {
+          context,
+          throwOnFullBatchFailure: false,
+        });
+      } finally {
+        deadline.clear();
+      }
+    });
 }
 
 /**

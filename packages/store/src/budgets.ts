@@ -45,10 +45,14 @@ export type SpendScope = { siteId: number } | 'deployment';
 /** The UTC day (`yyyy-mm-dd`) a reservation is made in; its month is the day's. */
 export type SpendDay = string;
 
-/** A hold as the call that placed it knows it: its id, and when (epoch ms) it expires, which its key sorts by. */
+/**
+ * A hold as the call that placed it knows it: its id, when (epoch ms) it expires, which its key sorts
+ * by, and what it held (a settle after it expired takes back what it was charged then; none: 0).
+ */
 export interface HoldRef {
   id: string;
   expiresAt: number;
+  estimate?: number;
 }
 
 /** What a window counts: `spent` settled (of it `simulated` the sandbox's list prices), `reserved` in flight. */
@@ -94,8 +98,8 @@ interface Counts {
 type Part = HoldItem['parts'][number];
 
 const DAY_SECONDS = 86_400;
-/** Expired holds dropped per hold partition by one refusal: a bounded Query; more wait for the next refusal. */
-const DROP_PAGE = 25;
+/** Expired holds charged per hold partition by one refusal: a bounded Query; more wait for the next refusal. */
+const CHARGE_PAGE = 25;
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 const micros = (usd: number) => Math.round(usd * 1e6);
 
@@ -243,7 +247,7 @@ const limitsOf = (siteId: number, item: Record<string, unknown> | undefined): Bu
  * each reservation in flight is an item of its own, written after its counter took the estimate and
  * removed before its counter gives it back, so a crash between the two leaves the estimate counted (an
  * early refusal), never uncounted (an overspend). Its key sorts by when it expires, so a dead call's
- * hold is found by a bounded Query and dropped.
+ * hold is found by a bounded Query and charged at its estimate.
  */
 export class BudgetStore {
   constructor(
@@ -306,21 +310,21 @@ export class BudgetStore {
 
   /**
    * Reserves `estimate` for `hold` in the scope's windows of `day`, if every window with a limit has
-   * room (see {@link place}). Refused, it drops the holds that expired (each only once) and
-   * tries once more.
+   * room (see {@link place}). Refused, it charges the holds that expired (each only once): that frees
+   * no room, it moves them from reserved to spent and keeps their items from piling up.
    */
   async reserve(scope: SpendScope, day: SpendDay, hold: HoldRef, estimate: number, limits: Limits) {
     const counter = counterOf(scope, day);
-    const first = await this.place(counter, hold, estimate, limits);
-    if (first.reserved || !(await this.dropExpired(counter))) return first;
-    return this.place(counter, hold, estimate, limits);
+    const outcome = await this.place(counter, hold, estimate, limits);
+    if (!outcome.reserved) await this.chargeExpired(counter);
+    return outcome;
   }
 
   /**
    * Settles `hold` to what the call was billed: its item is removed (which tells whether it was still
    * there), then each part's estimate leaves `reserved` and the bill joins `spent` (and `simulated`,
-   * when it was the sandbox's list price). A hold dropped meanwhile (its call outlived it) only
-   * adds the bill. Answers the windows after it.
+   * when it was the sandbox's list price). A hold that expired meanwhile (its call outlived it) was
+   * charged at its estimate: the bill replaces that charge. Answers the windows after it.
    */
   async settle(scope: SpendScope, day: SpendDay, hold: HoldRef, billed: number, simulated: boolean): Promise<Windows> {
     const counter = counterOf(scope, day);
@@ -329,14 +333,16 @@ export class BudgetStore {
       ? [held.parts[0], ...held.parts.slice(1)]
       : [{ shard: homeShard(counter, hold.id), usd: 0 }];
     const bills = billsOf(billed, parts);
+    // Expired and charged already (a hold with an expiry had an item): the charge is what the bill corrects.
+    const charged = held || hold.expiresAt === 0 ? 0 : (hold.estimate ?? 0);
     const prefixes = counter.windows.map((w) => w.prefix);
     const items = await Promise.all(
       parts.map((part, i) => {
         const bill = bills[i] ?? 0;
         const counts = {
-          committed: bill - part.usd,
+          committed: bill - part.usd - charged,
           reserved: -part.usd,
-          spent: bill,
+          spent: bill - charged,
           simulated: simulated ? bill : 0,
         };
         return this.add(counter, part.shard, prefixes, counts);
@@ -498,10 +504,12 @@ export class BudgetStore {
   }
 
   /**
-   * Drops the holds on `counter` that expired: a Query of each hold partition for up to
-   * DROP_PAGE of them, then each is removed and, if it was still there, its parts given back.
+   * Charges the holds on `counter` that expired at their estimate: a Query of each hold partition for up
+   * to DROP_PAGE of them, then each is removed and, if it was still there, its parts move from
+   * `reserved` to `spent`. A hold that was never settled is a call whose run ended first, which may have
+   * been made and billed: it stays counted at its held price, as its pending ledger line does.
    */
-  private async dropExpired(counter: Counter): Promise<boolean> {
+  private async chargeExpired(counter: Counter): Promise<void> {
     const ended = await Promise.all(
       counter.shards.map(async (shard) => {
         const out = await this.db.send(
@@ -510,24 +518,22 @@ export class BudgetStore {
             KeyConditionExpression: 'pk = :pk AND sk < :ended',
             ExpressionAttributeValues: { ':pk': spendHoldPartition(shard), ':ended': spendHoldsExpiredBy(Date.now()) },
             ConsistentRead: true,
-            Limit: DROP_PAGE,
+            Limit: CHARGE_PAGE,
           }),
         );
         return (out.Items ?? []).map((item) => decodeHold(item, item));
       }),
     );
-    const dropped = await Promise.all(
+    await Promise.all(
       ended.flat().map(async ({ pk, sk }) => {
         const held = await this.removeHold({ pk, sk });
-        if (!held) return false;
+        if (!held) return;
         await Promise.all(
           held.parts.map((part) =>
-            this.add(counter, part.shard, held.windows, { committed: -part.usd, reserved: -part.usd }),
+            this.add(counter, part.shard, held.windows, { reserved: -part.usd, spent: part.usd }),
           ),
         );
-        return true;
       }),
     );
-    return dropped.some(Boolean);
   }
 }

@@ -9,6 +9,7 @@ const UsageLineItem = z.looseObject({
   cost_usd: z.number(),
   simulated: z.optional(z.boolean()),
   cached: z.optional(z.boolean()),
+  pending: z.optional(z.boolean()),
   at: z.string(),
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { roundUsd, type UsageDayLine, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
 import { batchWrite } from './batch';
 import { usagePartition, type Key } from './keys';
@@ -12,35 +12,68 @@ import { decodeUsageLine } from './usage.decoder';
  */
 export const LEDGER_KEEP_SECONDS = 400 * 86_400;
 
+/** A new line's sort key: its time, then a random part (lines of the same moment stay apart). */
+const lineSk = (at: string) => `${at}#${randomBytes(6).toString('hex')}`;
+/** The time a line's sort key begins with. */
+const atOf = (sk: string) => sk.slice(0, sk.indexOf('#'));
+
+const lineItem = (siteId: number, sk: string, tool: string, call: Omit<UsageEntry, 'tool' | 'at'>, at: string) =>
+  ({
+    pk: usagePartition(siteId),
+    sk,
+    tool,
+    ...call,
+    at,
+    expires_at: Math.floor(Date.parse(at) / 1000) + LEDGER_KEEP_SECONDS,
+  }) satisfies UsageEntry & Key & { expires_at: number };
+
 export class UsageStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
   ) {}
 
-  /** Records a tool's provider calls for a site, at the time of recording. */
+  /**
+   * A paid call's pending line, written before the call at its estimate (its held price): the ledger
+   * counts it until the run's record settles it, and for good if the run ends first. Answers its id.
+   */
+  async open(
+    siteId: number,
+    tool: string,
+    call: Pick<UsageEntry, 'provider' | 'endpoint' | 'cost_usd'>,
+    at = new Date().toISOString(),
+  ): Promise<string> {
+    const sk = lineSk(at);
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: lineItem(siteId, sk, tool, { ...call, pending: true }, at) }),
+    );
+    return sk;
+  }
+
+  /** Deletes a pending line whose call was never made. */
+  async release(siteId: number, line: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: usagePartition(siteId), sk: line } }));
+  }
+
+  /**
+   * Records a tool's provider calls for a site, at the time of recording; a call that names its pending
+   * line (`line`) replaces it, keeping its time, and each line of `released` (its call never reached
+   * the provider) is deleted: all in the same batch writes.
+   */
   async record(
     siteId: number,
     tool: string,
-    calls: ReadonlyArray<Omit<UsageEntry, 'tool' | 'at'>>,
+    calls: ReadonlyArray<Omit<UsageEntry, 'tool' | 'at'> & { line?: string }>,
     at = new Date().toISOString(),
+    released: readonly string[] = [],
   ): Promise<void> {
-    await batchWrite(
-      this.db,
-      this.table,
-      calls.map((call) => ({
-        PutRequest: {
-          Item: {
-            pk: usagePartition(siteId),
-            sk: `${at}#${randomBytes(6).toString('hex')}`,
-            tool,
-            ...call,
-            at,
-            expires_at: Math.floor(Date.parse(at) / 1000) + LEDGER_KEEP_SECONDS,
-          } satisfies UsageEntry & Key & { expires_at: number },
-        },
-      })),
-    );
+    await batchWrite(this.db, this.table, [
+      ...calls.map(({ line, ...call }) => {
+        const sk = line ?? lineSk(at);
+        return { PutRequest: { Item: lineItem(siteId, sk, tool, call, line ? atOf(line) : at) } };
+      }),
+      ...released.map((sk) => ({ DeleteRequest: { Key: { pk: usagePartition(siteId), sk } } })),
+    ]);
   }
 
   /**
@@ -56,11 +89,12 @@ export class UsageStore {
       key: string,
       fresh: () => L,
       cost: number,
-      cached: boolean,
+      item: { cached?: boolean; pending?: boolean },
     ) => {
       const line = map.get(key) ?? fresh();
       line.calls += 1;
-      if (cached) line.cached_calls = (line.cached_calls ?? 0) + 1;
+      if (item.cached === true) line.cached_calls = (line.cached_calls ?? 0) + 1;
+      if (item.pending === true) line.pending_calls = (line.pending_calls ?? 0) + 1;
       line.cost_usd = roundUsd(line.cost_usd + cost);
       map.set(key, line);
     };
@@ -72,7 +106,7 @@ export class UsageStore {
           // Entries at `to` sort after it ("<to>#…" > "<to>"), so BETWEEN leaves them out.
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: { ':pk': usagePartition(siteId), ':from': from, ':to': to },
-          ProjectionExpression: 'tool, provider, cost_usd, simulated, cached, #at',
+          ProjectionExpression: 'tool, provider, cost_usd, simulated, cached, pending, #at',
           ExpressionAttributeNames: { '#at': 'at' },
           ExclusiveStartKey: start,
         }),
@@ -83,13 +117,12 @@ export class UsageStore {
         const simulated = item.simulated === true;
         if (simulated) simulatedUsd += cost;
         const flag = simulated ? { simulated: true as const } : {};
-        const cached = item.cached === true;
         add(
           lines,
           `${tool}\n${provider}\n${simulated}`,
           () => ({ tool, provider, calls: 0, cost_usd: 0, ...flag }),
           cost,
-          cached,
+          item,
         );
         if (options.byDay) {
           const day = item.at.slice(0, 10);
@@ -98,7 +131,7 @@ export class UsageStore {
             `${day}\n${tool}\n${provider}\n${simulated}`,
             () => ({ day, tool, provider, calls: 0, cost_usd: 0, ...flag }),
             cost,
-            cached,
+            item,
           );
         }
       }

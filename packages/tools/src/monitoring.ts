@@ -14,6 +14,7 @@ import { mapLimit, type BacklinkSnapshot, type MonitorClaim, type Site, type Sto
 import { cachedNumbers, claimNumbers, fetchNumbers, giveBackNumbers } from './backlink-numbers';
 import type { SiteBudget } from './budget';
 import { competitorDomains, type ToolContext } from './context';
+import { recordCalls } from './ledger';
 
 /*
  * Monitoring: the daily schedule fans out (schedule → a plan message per block of sites → a monitoring
@@ -516,7 +517,7 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
     const retries = [...pending, ...results.flatMap((r) => ('retry' in r && r.retry ? [r.claim] : []))];
     try {
       // The ledger first: the calls were made, whatever fails next.
-      if (meter.calls.length > 0) await store.usage.record(siteId, 'monitor', meter.calls);
+      await recordCalls(store, siteId, 'monitor', meter);
       const snapshots = results.flatMap((r) => ('snapshot' in r ? [r.snapshot] : []));
       await store.backlinks.put(siteId, snapshots);
       outcome.monitored = snapshots.map((snapshot) => snapshot.domain);

@@ -13,6 +13,7 @@ import { isDue, keywordLocale, normalizeDomain, rankRowOf } from '@cm/core';
 import { ProviderError, UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { checkKey, mapLimit, type RankClaim, type Site, type Store, type TrackedScope } from '@cm/store';
 import { reserveWhatFits, type SiteBudget } from './budget';
+import { recordCalls } from './ledger';
 import { competitorDomains } from './context';
 import { pagesOfKeywords, rankSerpDatum, sharedRankSerps, storeAnswers, type SiteView } from './rank-serps';
 import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny, type TrackedKeywords } from './tracking';
@@ -133,7 +134,7 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
     throw error;
   } finally {
     // The ledger first: the calls were made, whatever failed after them.
-    if (meter.calls.length > 0) await store.usage.record(message.site_id, 'rank_tracking', meter.calls);
+    await recordCalls(store, message.site_id, 'rank_tracking', meter);
     // Settled once the run is over, to what it cost (0 when another run had claimed everything).
     if (held.ticket) await deps.budget.settle(held.ticket, meter.costUsd, meter.simulated);
     await recordRuns(deps, message, dueScopes, left, runError);

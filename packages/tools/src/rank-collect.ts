@@ -3,6 +3,7 @@ import type { Enqueue, RankCollectMessage, SharedRankSerp } from '@cm/contract';
 import type { Meter, SerpTaskQueue } from '@cm/providers';
 import { checkKey, mapLimit, type Shared, type Store } from '@cm/store';
 import { rankSerpDatum, sharedRankSerps, storeAnswers, type RankCheck } from './rank-serps';
+import { recordCalls } from './ledger';
 
 /*
  * The collection of a site's rank checks of a day (the rank-collect worker): the SERP tasks its run
@@ -94,7 +95,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
   const own = await storeAnswers(deps, message, posted, false);
   const shared = await storeAnswers(deps, message, fromCache, true);
   // Lines of answers the cache gave ($0): written after their rows, so a delivery again never repeats them.
-  if (meter.calls.length > 0) await store.usage.record(siteId, 'rank_tracking', meter.calls);
+  await recordCalls(store, siteId, 'rank_tracking', meter);
   if (message.awaiting && orphaned.length > 0) {
     const { run_id: runId, scopes } = message.awaiting;
     await mapLimit(orphaned, PROBES_AT_ONCE, (check) =>

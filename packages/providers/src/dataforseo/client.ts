@@ -154,7 +154,8 @@ export class DataForSeoClient {
     timeoutMs: number,
   ): Promise<Attempt> {
     // Each attempt may be billed, so each reserves the task's list price first (a refusal, or an open breaker, calls no one).
-    const hold = await meter.reserve(dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task)), DATAFORSEO);
+    const price = dataForSeoPrice(endpoint, dataForSeoTaskItems(endpoint, task));
+    const hold = await meter.reserve(price, { provider: DATAFORSEO, endpoint });
     const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify([task]) }, timeoutMs);
     if (!('body' in answer)) {
       meter.cancel(hold);

@@ -51,7 +51,7 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
       tag: task.tag,
     }));
     const price = sent.reduce((sum, task) => sum + dataForSeoPrice(TASK_POST, dataForSeoTaskItems(TASK_POST, task)), 0);
-    const hold = await meter.reserve(price, DATAFORSEO);
+    const hold = await meter.reserve(price, { provider: DATAFORSEO, endpoint: TASK_POST });
     const answer = await this.client.send(TASK_POST, meter, { method: 'POST', body: JSON.stringify(sent) });
     if (!('body' in answer)) {
       meter.cancel(hold);

@@ -18,7 +18,7 @@ export async function charge<T>(
     meter.record({ provider: SANDBOX, endpoint, cost_usd: 0 });
     return run();
   }
-  const hold = await meter.reserve(estimateUsd);
+  const hold = await meter.reserve(estimateUsd, { provider: SANDBOX, endpoint }, false);
   let result: T;
   try {
     result = run();

@@ -117,7 +117,7 @@ export class TavilySearch {
     timeoutMs: number,
   ): Promise<Attempt> {
     const usdPerCredit = this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT;
-    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit), TAVILY);
+    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit), { provider: TAVILY, endpoint: 'search' });
     const limit = meter.attemptLimit(timeoutMs);
     const signal = limit.signal;
     let response: Response;

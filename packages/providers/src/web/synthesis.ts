@@ -259,7 +259,10 @@ export class BedrockSynthesis {
         : 'Record the facts and opinions these sources give about the query.',
     ].join('\n');
 
-    const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS), BEDROCK);
+    const hold = await meter.reserve(bedrockCost(this.price, SYNTHESIS_MAX_TOKENS), {
+      provider: BEDROCK,
+      endpoint: 'converse',
+    });
     // Every attempt of the SDK's, and the connection, within one bound: the call never outlives its attempts.
     const attempts = this.options.maxAttempts ?? PROVIDER_TIMEOUTS.bedrockAttempts;
     const limit = meter.attemptLimit(PROVIDER_TIMEOUTS.bedrockConnectMs + attempts * this.attemptMs);

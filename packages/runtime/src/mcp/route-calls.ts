@@ -8,7 +8,6 @@ import {
   type ToolName,
 } from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
-import { getConfig } from '../config';
 import { baseUrlOf, type ApiEvent } from '../http';
 import type { Credential } from './access';
 import { invoke } from './invoke';
@@ -56,7 +55,7 @@ export function routeEvent(
   // The deployment's address (PUBLIC_BASE_URL, else the request's), so what the function links to is
   // served there: the streaming endpoint's own host (a function URL) serves only /mcp.
   const base = new URL(baseUrlOf(event));
-  const { originVerify } = getConfig();
+  const sent = event.headers[ORIGIN_VERIFY_HEADER];
   return {
     version: '2.0',
     routeKey,
@@ -68,8 +67,9 @@ export function routeEvent(
       host: base.host,
       'x-forwarded-proto': base.protocol.slice(0, -1),
       'user-agent': event.headers['user-agent'] ?? 'mcp',
-      // The route's function checks it as it would a request CloudFront sent on.
-      ...(originVerify ? { [ORIGIN_VERIFY_HEADER]: originVerify } : {}),
+      // The route's function checks it as it would a request CloudFront sent on: the one this request
+      // came with, which its own function checked (so no function that only calls routes reads the secret).
+      ...(sent === undefined ? {} : { [ORIGIN_VERIFY_HEADER]: sent }),
     },
     ...(query ? { queryStringParameters: query } : {}),
     ...(parts.params ? { pathParameters: parts.params } : {}),

@@ -19,6 +19,7 @@ import { clientDocumentFetch } from './client-documents';
 import { consentRoutes, renderError } from './consent';
 import { oauthOnly } from './oauth-only';
 import { cookieKeys, signingKey } from './secrets';
+import { readSecretText } from '../secrets';
 
 /*
  * The authorization server (docs/api.md#oauth): panva's oidc-provider, an OpenID Certified
@@ -165,8 +166,12 @@ export async function providerOf(base: string): Promise<Provider> {
   let provider = providers.get(base);
   if (provider) return provider;
   const settings = getConfig().oauth;
-  const { secret } = settings;
-  if (!secret) throw new Error('OAUTH_SECRET is not set: the authorization server has no key to sign with');
+  // Read once per container: the keys made from it sign what this provider issues.
+  const secret = settings.secret ?? (settings.secretId ? await readSecretText(settings.secretId) : undefined);
+  if (!secret)
+    throw new Error(
+      'neither OAUTH_SECRET nor OAUTH_SECRET_ARN is set: the authorization server has no key to sign with',
+    );
   const oidc = await import('oidc-provider');
   provider = new oidc.default(
     base,

@@ -5,6 +5,7 @@ import { ProviderError, UrlRefused, type Meter, type ResearchProvider } from '@c
 import type { Store, StoredResearch } from '@cm/store';
 import type { SiteBudget } from '../budget';
 import type { ToolContext } from '../context';
+import { pendingLedger, recordCalls } from '../ledger';
 import { admitWaiting } from './admission';
 import { findingsOf, isEnded, siteGroup, storeResearch } from './jobs';
 import { shareResearch } from './shared';
@@ -52,6 +53,7 @@ export async function runResearchJob(
     return ran;
   }
   const { input } = job;
+  deps.meter.writeLinesTo(pendingLedger(store, job.site_id, job.tool));
   const queryKey = researchJobQuery(input);
   let outcome: Parameters<Store['jobs']['finish']>[1];
   const researched = await deps.research
@@ -62,7 +64,7 @@ export async function runResearchJob(
     );
   // Every call made goes into the ledger before the job can end or a store write fail: whoever reads the
   // ended job reads its calls, and a message delivered again makes calls of its own.
-  await store.usage.record(job.site_id, job.tool, deps.meter.calls);
+  await recordCalls(store, job.site_id, job.tool, deps.meter);
   if ('error' in researched) {
     const { error } = researched;
     if (!(error instanceof ProviderError || error instanceof UrlRefused)) throw error;
