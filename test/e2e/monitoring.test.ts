@@ -6,7 +6,7 @@ import { BacklinkStore } from '@cm/store';
 import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
-import { freeDetail, freeNumbers, freeTrend } from '../helpers/monitoring-seed';
+import { freeDetail, freeNumbers, freeTrend, seedMonitoredSites } from '../helpers/monitoring-seed';
 import { sequenceKey } from '../../packages/store/src/keys';
 
 /*
@@ -429,10 +429,8 @@ describe('a site’s monitoring run', () => {
 describe('the daily schedule at the size of a deployment', () => {
   it('fans out: the schedule reads one item and sends a plan message per 100 sites, each plan queues its sites’ runs, and no invocation walks every site', async () => {
     await t.stack.drain();
-    for (let i = 0; i < 250; i += 50)
-      await Promise.all(
-        Array.from({ length: 50 }, (_v, j) => t.newSite(`fan-${i + j}`, { domain: `fan-${i + j}.com` })),
-      );
+    // 250 sites more, written straight into the table: what the schedule and the plans read of a site.
+    await seedMonitoredSites(t, 250, 0, undefined, (await t.store.sites.lastId()) + 1);
     const last = await t.store.sites.lastId();
     const plans = t.stack.queues['monitor-plan'];
     const runs = t.stack.queues.monitor;
