@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { bulkNumbersPrice, Meter, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
@@ -5,7 +6,8 @@ import { BacklinkStore } from '@cm/store';
 import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
-import { freeDetail, freeNumbers, freeTrend } from '../helpers/monitoring-seed';
+import { freeDetail, freeNumbers, freeTrend, seedMonitoredSites } from '../helpers/monitoring-seed';
+import { sequenceKey } from '../../packages/store/src/keys';
 
 /*
  * The daily monitoring schedule fans out (schedule → plan messages of 100 sites → a run per site), and
@@ -288,10 +290,13 @@ describe('the daily schedule', () => {
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
     await t.stack.drain();
     quickProfiles();
-    // 100 sites after the file's others: their ids span two plan blocks of 100.
-    const sites: MonitoredSite[] = [];
-    for (let i = 0; i < 100; i += 25)
-      sites.push(...(await Promise.all(Array.from({ length: 25 }, (_v, j) => monitoredSite(`stop-${i + j}`, 2)))));
+    // Ten sites whose ids span two plan blocks of 100 (ids 97 to 106: the site sequence moved on past the
+    // file's others, as if sites between had been deleted), so a block has sites on each side of where it dies.
+    expect(await t.store.sites.lastId()).toBeLessThan(96);
+    await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: { ...sequenceKey('site'), value: 96 } }));
+    const sites: MonitoredSite[] = await Promise.all(
+      Array.from({ length: 10 }, (_v, i) => monitoredSite(`stop-${i}`, 2)),
+    );
     const plans = t.stack.queues['monitor-plan'];
     const runs = t.stack.queues.monitor;
     const sendPlan = plans.send.bind(plans);
@@ -301,12 +306,12 @@ describe('the daily schedule', () => {
       if (++plansSent > 1) throw new Error('the schedule was stopped');
       return sendPlan(body, delayMs);
     });
-    // The runs the plans send are held, then delivered in waves (a worker's concurrency); a plan dies
-    // after 40 of its block's messages, once, and SQS delivers it again.
+    // The runs the plans send are held, then delivered in waves (a worker's concurrency); the first plan
+    // dies after 10 of its block's messages (of the file's other sites and these), once, and SQS delivers it again.
     const held: string[] = [];
     let stopped = false;
     jest.spyOn(runs, 'send').mockImplementation(async (body) => {
-      if (held.length === 40 && !stopped) {
+      if (held.length === 10 && !stopped) {
         stopped = true;
         throw new Error('the plan worker was stopped');
       }
@@ -424,10 +429,8 @@ describe('a site’s monitoring run', () => {
 describe('the daily schedule at the size of a deployment', () => {
   it('fans out: the schedule reads one item and sends a plan message per 100 sites, each plan queues its sites’ runs, and no invocation walks every site', async () => {
     await t.stack.drain();
-    for (let i = 0; i < 250; i += 50)
-      await Promise.all(
-        Array.from({ length: 50 }, (_v, j) => t.newSite(`fan-${i + j}`, { domain: `fan-${i + j}.com` })),
-      );
+    // 250 sites more, written straight into the table: what the schedule and the plans read of a site.
+    await seedMonitoredSites(t, 250, 0, undefined, (await t.store.sites.lastId()) + 1);
     const last = await t.store.sites.lastId();
     const plans = t.stack.queues['monitor-plan'];
     const runs = t.stack.queues.monitor;
@@ -454,8 +457,10 @@ describe('the daily schedule at the size of a deployment', () => {
       plans.resume();
       await plans.idle();
       expect(t.stack.dynamo.requests() - planning).toBeLessThanOrEqual(Math.ceil(last / 100) + 4 * last);
+      // A run for each site there is (an id with no site, as the ones skipped above, gets none).
       const siteIds = sentRuns.mock.calls.map(([body]) => (JSON.parse(body) as MonitorMessage).site_id);
-      expect(siteIds.sort((a, b) => a - b)).toEqual(Array.from({ length: last }, (_v, i) => i + 1));
+      const existing = await t.store.sites.getMany(Array.from({ length: last }, (_v, i) => i + 1));
+      expect(siteIds.sort((a, b) => a - b)).toEqual(existing.map((site) => site.site_id));
     } finally {
       plans.resume();
     }

@@ -44,6 +44,17 @@ async function scheduleOn(day: string) {
   await t.stack.drain();
 }
 
+/**
+ * Stops every site's tracking so far (beneath the API, as cadence off does): a test that runs the
+ * schedule over many days then pays for its own sites' checks alone, not again for every earlier test's,
+ * as each schedule checks every site that tracks.
+ */
+async function untrackEarlierSites() {
+  const last = await t.store.sites.lastId();
+  for (let siteId = 1; siteId <= last; siteId++)
+    for (const scope of (await t.store.ranks.tracking(siteId)).scopes) await t.store.ranks.untrack(siteId, scope);
+}
+
 /** The site's ledger of rank checks: lines, those the shared cache answered (another site of the stack paid), and their (simulated) cost. */
 async function rankLedger(s: SiteClient) {
   const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z')).body;
@@ -253,12 +264,19 @@ describe('thirty days of checks', () => {
   const DAYS = daysEndingOn(later(29), 30);
   const SEEDS = ['running shoes', 'trail running shoes', 'marathon training', 'running socks', 'road running tips'];
   let s: SiteClient;
+  let neighbour: SiteClient;
   let topicId: number;
   let pageId: number;
   let history: any;
   let landscape: any;
 
   beforeAll(async () => {
+    await untrackEarlierSites();
+    // A site that checks one of these keywords each day too: one of the two sites' posts answers both.
+    neighbour = await siteClient(t, 'neighbour', { domain: 'neighbour.example.com', locale: 'US/en' });
+    const sharedId = await topicWith(neighbour, 'Roads', ['road running tips']);
+    await neighbour.tool('track_rankings', { topic_id: sharedId, cadence: 'daily' });
+    await t.stack.drain();
     s = await siteClient(t, 'thirty', { domain: 'runners-hub.example.com', locale: 'US/en' });
     topicId = await topicWith(s, 'Running', SEEDS);
     await s.tool('add_competitor', { domain: 'rival-one.com', color: '#ff0000' });
@@ -293,8 +311,13 @@ describe('thirty days of checks', () => {
     expect(history.coverage).toEqual({ days: 30, days_with_data: 30, keywords_with_data: SEEDS.length, failed: [] });
     const ledger = await rankLedger(s);
     expect(ledger.calls).toBe(30 * SEEDS.length);
-    // Other sites of this stack track some of these keywords on some of these days: their posts answered those checks.
+    // Another site's post answered some checks at $0: the keyword the neighbour checks too was paid by one of
+    // the two each day (and earlier tests' sites had checked a few of these keywords on a day or two).
     expect(ledger.cost).toBeCloseTo((30 * SEEDS.length - ledger.cached) * PRICE, 6);
+    const shared = await rankLedger(neighbour);
+    expect(shared.calls).toBe(30);
+    expect(shared.cost).toBeCloseTo((30 - shared.cached) * PRICE, 6);
+    expect(ledger.cached + shared.cached).toBeGreaterThanOrEqual(30);
     // A second schedule of a day already checked pays nothing.
     await scheduleOn(DAYS[10]!);
     expect((await rankLedger(s)).calls).toBe(30 * SEEDS.length);
@@ -402,6 +425,8 @@ describe('thirty days of checks', () => {
 });
 
 describe('what stops tracking', () => {
+  beforeAll(untrackEarlierSites);
+
   it('cadence off, deleting the topic, the page or a keyword: the next day’s checks leave them out', async () => {
     const s = await siteClient(t, 'stops', { domain: 'stops.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Stops', ['tent pegs', 'camping stove']);
@@ -452,6 +477,8 @@ describe('what stops tracking', () => {
 });
 
 describe('what a check pays', () => {
+  beforeAll(untrackEarlierSites);
+
   it("holds the day's checks to the budget: as many as fit are posted, the rest skipped and counted, not queued; with room again, they are checked", async () => {
     const s = await siteClient(t, 'budget', { domain: 'budget.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Budget', ['rain jacket', 'down jacket', 'fleece jacket', 'ski jacket']);
@@ -551,6 +578,8 @@ describe('what a check pays', () => {
 });
 
 describe('a run that fails says so', () => {
+  beforeAll(untrackEarlierSites);
+
   afterAll(() => {
     // The runs failed here on purpose were dead-lettered: no other test's business.
     for (const queue of Object.values(t.stack.queues)) queue.deadLetters.splice(0);

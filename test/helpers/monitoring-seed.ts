@@ -56,7 +56,8 @@ export const seededSite = (siteId: number, competitors: number, rivalsOf: Rivals
 });
 
 /**
- * Sites 1 to `count` (the stack's demo site 1 is written over), each with `competitors` active
+ * Sites 1 to `count` (the stack's demo site 1 is written over; from `first` on, after the sites a test
+ * made before), each with `competitors` active
  * cm_competitors rows (`rivalsOf` names them; by default no two sites share one), written straight into the table: BatchWriteItems of 25, a few in flight, and the
  * site sequence set to `count`. It writes what the monitoring schedule and a site's run read (the site
  * items, the sequence, the competitor rows) and nothing they do not: no API keys, no uniqueness items
@@ -68,10 +69,11 @@ export async function seedMonitoredSites(
   count: number,
   competitors: number,
   rivalsOf?: RivalsOf,
+  first = 1,
 ): Promise<SeededSite[]> {
   const { db } = t;
   const now = new Date().toISOString();
-  const sites = Array.from({ length: count }, (_v, i) => seededSite(i + 1, competitors, rivalsOf));
+  const sites = Array.from({ length: count }, (_v, i) => seededSite(first + i, competitors, rivalsOf));
   const items = sites.flatMap(({ siteId, domain, rivals }) => [
     { ...siteKey(siteId), site_id: siteId, name: `Site ${siteId}`, domain, locale: 'US/en', created_at: now },
     ...rivals.map((rival, i) => ({
@@ -88,7 +90,7 @@ export async function seedMonitoredSites(
     })),
   ]);
   await batchWrite(db, t.stack.tableName, [
-    { PutRequest: { Item: { ...sequenceKey('site'), value: count } } },
+    { PutRequest: { Item: { ...sequenceKey('site'), value: first + count - 1 } } },
     ...items.map((Item) => ({ PutRequest: { Item } })),
   ]);
   return sites;
