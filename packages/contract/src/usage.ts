@@ -56,8 +56,7 @@ export const UsageLine = z.object({
   ),
   pending_calls: z.optional(z.int()).check(
     z.meta({
-      description:
-        'Of calls, those whose run ended before it settled them: counted at their estimate (held price); absent when none',
+      description: 'Of calls, those unsettled, at their estimate; absent when none',
     }),
   ),
 });
