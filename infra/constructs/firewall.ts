@@ -54,25 +54,43 @@ const scopeOf = (routes: NonNullable<RateRule['routes']>) => anyOf(routes.map(ro
 /**
  * The routes whose bodies are the sites' documents: publish (`POST /articles`, `POST /questions`) and a
  * question's parts. Their HTML is the content itself, stored as sent and escaped where it is rendered
- * (docs/api/visitor-pages.md), so a cross-site-scripting pattern in it is not an attack on this service.
+ * (docs/api/visitor-pages.md), so an exploit's pattern quoted in it is not an attack on this service.
  */
 const CONTENT_ROUTES = ROUTE_TABLE.filter((route) => route.fn === 'publish' || route.fn === 'question-parts').filter(
   (route) => route.method !== 'GET',
 );
 
-/** The core rule set's rules whose verdict this ACL decides itself (docs/operations.md#waf-managed-rules). */
-const CORE_RULE_SET_COUNTED = {
-  /** Bodies over 8 KB: every real article. The functions refuse a body over its route's exact limit (413). */
-  size: 'SizeRestrictions_BODY',
-  /** Script-like HTML in a body: blocked by the rule below on every route but CONTENT_ROUTES. */
-  crossSiteScripting: 'CrossSiteScripting_BODY',
+/**
+ * The managed groups' rules that read a request's body, by group, each with the label it adds
+ * (AWS's rule group docs). A body rule would misread a publish: the body is an article's HTML and text,
+ * where a script tag, `../`, a link to `http://192.168.1.1` or a quoted `${jndi:…}` is content, stored as
+ * sent and escaped where it is rendered. So each counts, and `body-rules-outside-content` blocks its
+ * label on every route but CONTENT_ROUTES (docs/operations.md#waf-managed-rules).
+ */
+const BODY_RULES = {
+  AWSManagedRulesKnownBadInputsRuleSet: {
+    JavaDeserializationRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:JavaDeserializationRCE_Body',
+    Log4JRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:Log4JRCE_Body',
+    ReactJSRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:ReactJSRCE_Body',
+  },
+  AWSManagedRulesCommonRuleSet: {
+    EC2MetaDataSSRF_BODY: 'awswaf:managed:aws:core-rule-set:EC2MetaDataSSRF_Body',
+    GenericLFI_BODY: 'awswaf:managed:aws:core-rule-set:GenericLFI_Body',
+    GenericRFI_BODY: 'awswaf:managed:aws:core-rule-set:GenericRFI_Body',
+    CrossSiteScripting_BODY: 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body',
+  },
 } as const;
-const CROSS_SITE_SCRIPTING_LABEL = 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body';
+
+/**
+ * Bodies over 8 KB: every real article, and a tool's long note. It counts everywhere and blocks
+ * nothing: the functions refuse a body over its route's exact limit (413).
+ */
+const BODY_SIZE_RULE = 'SizeRestrictions_BODY';
 
 /**
  * AWS's managed rule groups, after the rate rules, cheapest first: addresses on Amazon's threat lists,
  * request patterns of known exploits, then the core rule set (OWASP's common attacks). Each blocks
- * with WAF's own 403.
+ * with WAF's own 403, but for its body rules (BODY_RULES), which count.
  */
 const MANAGED_GROUPS = [
   'AWSManagedRulesAmazonIpReputationList',
@@ -80,11 +98,15 @@ const MANAGED_GROUPS = [
   'AWSManagedRulesCommonRuleSet',
 ] as const;
 
+/** The rules of a group that count rather than block. */
+function countedRules(name: (typeof MANAGED_GROUPS)[number]): string[] {
+  if (name === 'AWSManagedRulesAmazonIpReputationList') return [];
+  const bodyRules = Object.keys(BODY_RULES[name]);
+  return name === 'AWSManagedRulesCommonRuleSet' ? [BODY_SIZE_RULE, ...bodyRules] : bodyRules;
+}
+
 function managedGroup(name: (typeof MANAGED_GROUPS)[number], priority: number): CfnWebACL.RuleProperty {
-  const overrides =
-    name === 'AWSManagedRulesCommonRuleSet'
-      ? Object.values(CORE_RULE_SET_COUNTED).map((rule) => ({ name: rule, actionToUse: { count: {} } }))
-      : [];
+  const overrides = countedRules(name).map((rule) => ({ name: rule, actionToUse: { count: {} } }));
   return {
     name,
     priority,
@@ -100,15 +122,19 @@ function managedGroup(name: (typeof MANAGED_GROUPS)[number], priority: number): 
   };
 }
 
-/** The core rule set's cross-site-scripting verdict, applied on every route but the content routes. */
-function crossSiteScriptingOutsideContent(priority: number): CfnWebACL.RuleProperty {
-  const name = 'cross-site-scripting-outside-content';
+/**
+ * The body rules' verdict, applied on every route but the content routes: one rule, an OR of their
+ * labels (1 WCU a label) and the content routes' match, after the groups that add the labels.
+ */
+function bodyRulesOutsideContent(priority: number): CfnWebACL.RuleProperty {
+  const name = 'body-rules-outside-content';
+  const labels = Object.values(BODY_RULES).flatMap((group) => Object.values(group));
   return {
     name,
     priority,
     action: { block: {} },
     statement: allOf([
-      { labelMatchStatement: { scope: 'LABEL', key: CROSS_SITE_SCRIPTING_LABEL } },
+      anyOf(labels.map((key) => ({ labelMatchStatement: { scope: 'LABEL', key } }))),
       { notStatement: { statement: anyOf(CONTENT_ROUTES.map(routeMatch)) } },
     ]),
     visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true },
@@ -154,7 +180,7 @@ function wafRule(rule: RateRule, priority: number): CfnWebACL.RuleProperty {
 export function endpointAcl(scope: Construct, endpoint: RateEndpoint, alarms: Alarms): CfnWebACL {
   const rateRules = RATE_RULES.filter((rule) => rule.endpoint === endpoint).map(wafRule);
   const managed = MANAGED_GROUPS.map((group, index) => managedGroup(group, rateRules.length + index));
-  const rules = [...rateRules, ...managed, crossSiteScriptingOutsideContent(rateRules.length + managed.length)];
+  const rules = [...rateRules, ...managed, bodyRulesOutsideContent(rateRules.length + managed.length)];
   const rateWindows = RATE_RULES.filter((rule) => rule.endpoint === endpoint).map((rule) => rule.windowSeconds);
   const id = `${pascal(endpoint)}RateLimits`;
   // Named, as its metrics' WebACL dimension is its name.

@@ -140,7 +140,7 @@ describe('WAF', () => {
         'AWSManagedRulesAmazonIpReputationList',
         'AWSManagedRulesKnownBadInputsRuleSet',
         'AWSManagedRulesCommonRuleSet',
-        'cross-site-scripting-outside-content',
+        'body-rules-outside-content',
       ]);
       for (const rule of rules.filter((r: any) => r.Statement.ManagedRuleGroupStatement)) {
         expect(rule.OverrideAction).toEqual({ None: {} });
@@ -150,19 +150,51 @@ describe('WAF', () => {
     }
   });
 
-  it("counts the core rule set's body size and cross-site-scripting rules, and blocks the latter's label on every route but the content routes", () => {
+  // Every rule of the two groups that reads the body, and its label, as AWS's rule group docs list them.
+  const bodyRules = {
+    AWSManagedRulesKnownBadInputsRuleSet: {
+      JavaDeserializationRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:JavaDeserializationRCE_Body',
+      Log4JRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:Log4JRCE_Body',
+      ReactJSRCE_BODY: 'awswaf:managed:aws:known-bad-inputs:ReactJSRCE_Body',
+    },
+    AWSManagedRulesCommonRuleSet: {
+      EC2MetaDataSSRF_BODY: 'awswaf:managed:aws:core-rule-set:EC2MetaDataSSRF_Body',
+      GenericLFI_BODY: 'awswaf:managed:aws:core-rule-set:GenericLFI_Body',
+      GenericRFI_BODY: 'awswaf:managed:aws:core-rule-set:GenericRFI_Body',
+      CrossSiteScripting_BODY: 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body',
+    },
+  };
+
+  it("counts every body rule of the known-bad-inputs and core rule sets (and the core set's body size)", () => {
     for (const acl of aclsOf()) {
-      const core = acl.Rules.find((rule: any) => rule.Name === 'AWSManagedRulesCommonRuleSet');
-      expect(core.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
-        { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
-        { Name: 'CrossSiteScripting_BODY', ActionToUse: { Count: {} } },
-      ]);
-      const xss = acl.Rules.find((rule: any) => rule.Name === 'cross-site-scripting-outside-content');
-      expect(xss.Action).toEqual({ Block: {} });
-      const [label, outside] = xss.Statement.AndStatement.Statements;
-      expect(label).toEqual({
-        LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:core-rule-set:CrossSiteScripting_Body' },
-      });
+      for (const [group, rules] of Object.entries(bodyRules)) {
+        const managed = acl.Rules.find((rule: any) => rule.Name === group);
+        const overrides = managed.Statement.ManagedRuleGroupStatement.RuleActionOverrides;
+        const counted = [
+          ...Object.keys(rules),
+          ...(group === 'AWSManagedRulesCommonRuleSet' ? ['SizeRestrictions_BODY'] : []),
+        ];
+        expect(overrides.map((o: any) => o.Name).sort()).toEqual(counted.sort());
+        for (const override of overrides) expect(override.ActionToUse).toEqual({ Count: {} });
+      }
+    }
+  });
+
+  it("blocks the body rules' labels (not the body size's) on every route but the content routes", () => {
+    for (const acl of aclsOf()) {
+      const block = acl.Rules.find((rule: any) => rule.Name === 'body-rules-outside-content');
+      expect(block.Action).toEqual({ Block: {} });
+      // After the groups that add the labels.
+      const groups = acl.Rules.filter((rule: any) => rule.Statement.ManagedRuleGroupStatement);
+      for (const group of groups) expect(block.Priority).toBeGreaterThan(group.Priority);
+      const [labels, outside] = block.Statement.AndStatement.Statements;
+      const keys = labels.OrStatement.Statements.map((s: any) => s.LabelMatchStatement.Key);
+      expect(keys.sort()).toEqual(
+        Object.values(bodyRules)
+          .flatMap((rules) => Object.values(rules))
+          .sort(),
+      );
+      for (const statement of labels.OrStatement.Statements) expect(statement.LabelMatchStatement.Scope).toBe('LABEL');
       const excluded = JSON.stringify(outside.NotStatement.Statement);
       for (const path of ['/articles', '/questions']) expect(excluded).toContain(`"SearchString":"${path}"`);
       // The question's parts, by what is around their {id}.
