@@ -76,8 +76,8 @@ export interface ContentApiStackProps extends StackProps {
   originVerifyVersion?: number;
   /**
    * Reserve concurrency for the functions a tenant or a slow provider can fill (concurrency.ts; default
-   * true). An account whose Lambda concurrency quota is under RESERVED_TOTAL + 100 (300) cannot: false leaves every function
-   * in the shared pool.
+   * true). An account whose Lambda concurrency quota is under RESERVED_TOTAL + 100 (Lambda keeps 100 unreserved;
+   * the figure in docs/operations.md) cannot: false leaves every function in the shared pool.
    */
   reserveConcurrency?: boolean;
 }

@@ -84,6 +84,12 @@ describe('room for the next 20 tools', () => {
     expect(count(logs.Resources)).toBe(FUNCTION_ENTRIES.length);
     expect(count(logs.Outputs)).toBe(2 * FUNCTION_ENTRIES.length);
     expect(count(logs.Outputs) + NEXT_TOOLS * 2).toBeLessThanOrEqual(LIMITS.outputs);
+
+    // architecture.md's figure is this template's, and the one place that gives it.
+    const room = Math.floor((LIMITS.resources - count(main.Resources)) / inMain);
+    const architecture = docs('architecture.md');
+    expect(architecture).toContain(`${count(main.Resources)} of 500 leaves room for ${room} more tools`);
+    expect(architecture.match(/the (?:service )?stack has \d+/g) ?? []).toEqual([]);
   });
 });
 
@@ -116,6 +122,12 @@ describe('the runbook and operations.md, against the code', () => {
     expect(operations).toContain(`(${RESERVED_TOTAL} in all`);
     expect(operations).toContain(`quota must be ${quota} or more`);
     expect(operations).toContain(`concurrency quota is under ${quota}`);
+    // The code's comments: the figure derived, or the one it makes.
+    const source = (file: string) => readFileSync(join(__dirname, '..', '..', file), 'utf8').replace(/\s*\*?\s+/g, ' ');
+    expect(source('infra/stack.ts')).not.toMatch(new RegExp(`RESERVED_TOTAL \\+ 100 \\((?!${quota}\\))\\d+\\)`));
+    expect(source('infra/constructs/concurrency.ts')).toContain(
+      `= ${RESERVED_TOTAL}, which needs an account concurrency quota of at least ${quota}`,
+    );
     // No other figure for either where they are named.
     for (const text of [docs('runbook.md'), operations])
       expect(
