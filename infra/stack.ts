@@ -170,7 +170,8 @@ export class ContentApiStack extends Stack {
     }
     oauthSecret(this, made(this.functions, 'oauth'));
 
-    // The handler checks the origin and the API key itself, as on the API's POST /mcp.
+    // The handler checks the origin secret and the API key itself, as on the API's POST /mcp: not OAC, whose
+    // signed bodies MCP clients cannot send (docs/api/decisions.md#streaming-function-url).
     const mcpStreamUrl = this.mcpStream.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       invokeMode: InvokeMode.RESPONSE_STREAM,

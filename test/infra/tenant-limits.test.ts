@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { answersHead, RATE_RULES, ROUTES } from '@cm/contract';
+import { answersHead, PUBLISH_BODY_LIMIT_BYTES, RATE_RULES, ROUTES, SERVICE_LIMITS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
+import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ACCOUNT_API_LIMITS, HEAVY_TENANTS } from '../../infra/constructs/throttles';
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack } from '../../infra/stack';
@@ -125,6 +128,39 @@ describe('the execute-api address', () => {
           apiOrigin: { name: 'origin.api.example.com', certificateArn: originCertificate },
         }),
     ).toThrow('takes edge');
+  });
+});
+
+describe("the streaming endpoint's function URL", () => {
+  /** A doc page's text, its lines joined. */
+  const docs = (page: string) => readFileSync(join(__dirname, '..', '..', 'docs', page), 'utf8').replace(/\s+/g, ' ');
+  const MiB = 1024 * 1024;
+
+  it('stays open behind the origin secret, as the decision recorded for it says, with the figures the stack makes', () => {
+    const url = only(Object.values(main.findResources('AWS::Lambda::Url')));
+    expect(url.Properties.AuthType).toBe('NONE');
+    const reserved = RESERVED_CONCURRENCY['mcp-stream'];
+    const stream = Object.entries(main.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('McpStream'),
+    )![1];
+    expect(stream.Properties.ReservedConcurrentExecutions).toBe(reserved);
+
+    const decisions = docs('api/decisions.md');
+    const at = decisions.indexOf('<a id="streaming-function-url"></a>');
+    expect(at).toBeGreaterThan(-1);
+    const decision = decisions.slice(at, decisions.indexOf(' - ', at));
+    for (const fact of [
+      'x-amz-content-sha256',
+      `within its ${reserved} reserved executions`,
+      `a body on \`/mcp\` may be ${SERVICE_LIMITS.requestBodyBytes / MiB} MiB`,
+      `a publish's ${PUBLISH_BODY_LIMIT_BYTES / MiB} MiB`,
+      '-c apiOriginDomain',
+    ])
+      expect(decision).toContain(fact);
+    // Linked from where operations.md describes the origin secret.
+    const operations = docs('operations.md');
+    const secret = operations.slice(operations.indexOf('## Only through CloudFront: the origin secret'));
+    expect(secret.slice(0, secret.indexOf(' ## '))).toContain('(api/decisions.md#streaming-function-url)');
   });
 });
 
