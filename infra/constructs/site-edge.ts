@@ -197,8 +197,9 @@ export function pagesDistribution(
       `The sites' certificate must be in us-east-1, where CloudFront reads it (not ${legacy.certificateArn})`,
     );
   if (legacy?.names.length === 0) throw new Error('siteDomains names no domain');
+  // The Host rewrite serves the siteDomains aliases; it is removed with that setting, in the next release.
   const rewrite = new CloudFrontFunction(scope, 'SiteDomainPaths', {
-    comment: "The pages' own /sites/…; anything else → /domains/<own address>/… (a 404)",
+    comment: "The pages' own /sites/…; anything else → /domains/<host>/…: a siteDomains alias (deprecated), else a 404",
     code: FunctionCode.fromInline(SITE_DOMAIN_FUNCTION_CODE),
     runtime: FunctionRuntime.JS_2_0,
   });
