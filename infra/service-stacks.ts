@@ -20,10 +20,11 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     throw new Error(
       'A custom domain takes both -c domainName=… and -c certificateArn=… (an ACM certificate in us-east-1, for CloudFront)',
     );
-  // The sites' domains moved from the template to a tenant per site, set at run time.
-  if (context('siteDomains') !== undefined || context('siteCertificateArn') !== undefined)
+  // Deprecated: the sites' domains as the pages' distribution's aliases, kept while they move to tenants.
+  const [siteDomains, siteCertificateArn] = [context('siteDomains'), context('siteCertificateArn')];
+  if (!siteDomains !== !siteCertificateArn)
     throw new Error(
-      "siteDomains and siteCertificateArn are no longer deploy settings: each site's domain is a distribution tenant set by `npm run sites -- serve-domain` (docs/operations.md#a-sites-own-domain)",
+      "The sites' domains of before take both -c siteDomains=a.example,b.example and -c siteCertificateArn=… (an ACM certificate in us-east-1 naming them all)",
     );
   const [apiOriginDomain, apiOriginCertificateArn] = [context('apiOriginDomain'), context('apiOriginCertificateArn')];
   if (!apiOriginDomain !== !apiOriginCertificateArn)
@@ -57,6 +58,10 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+    legacySiteDomains:
+      siteDomains && siteCertificateArn
+        ? { names: siteDomains.split(',').map((name) => name.trim().toLowerCase()), certificateArn: siteCertificateArn }
+        : undefined,
     apiOrigin:
       apiOriginDomain && apiOriginCertificateArn
         ? { name: apiOriginDomain, certificateArn: apiOriginCertificateArn }

@@ -18,6 +18,7 @@ import type { FunctionId } from './bundling';
 import { Alarms, breakerAlarm, budgetAlarms, scheduleStoppedAlarm } from './constructs/alarms';
 import { concurrencyAlarms, RESERVED_CONCURRENCY } from './constructs/concurrency';
 import { edgeDistributions, type EdgeAcls } from './constructs/edge';
+import type { LegacySiteDomains } from './constructs/site-edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, made, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
@@ -57,6 +58,11 @@ export interface ContentApiStackProps extends StackProps {
    * goes around WAF to it. Needs `edge`; without it the execute-api address stays open (a warning).
    */
   apiOrigin?: CustomDomain;
+  /**
+   * Deprecated: the sites' domains as aliases of the pages' distribution, as before the tenants. Kept for
+   * one release so they keep serving until each is moved to its tenant (a synth warning says so).
+   */
+  legacySiteDomains?: LegacySiteDomains;
   /**
    * The deployment's daily provider spend cap in USD, across all sites (`GLOBAL_DAILY_BUDGET_USD`); by
    * default DEFAULT_BUDGETS.globalDailyUsd (the synth says so), null: none.
@@ -199,8 +205,16 @@ export class ContentApiStack extends Stack {
           domain: props.domain,
           originVerifyVersion: props.originVerifyVersion,
           apiOriginHost: props.apiOrigin?.name,
+          legacySiteDomains: props.legacySiteDomains,
         })
       : undefined;
+    if (props.legacySiteDomains)
+      Annotations.of(this).addWarningV2(
+        '@cm/infra:site-domains-deprecated',
+        "-c siteDomains and -c siteCertificateArn are deprecated and go in the next release: move each domain to its site's tenant, then deploy without them (docs/operations.md#moving-the-domains-of-sitedomains-to-tenants)",
+      );
+    if (props.legacySiteDomains && !edge)
+      throw new Error("siteDomains are served by the pages' distribution: they take edge");
     const edgeUrl = edge && `https://${edge.api.distributionDomainName}`;
     // Every function that answers HTTP checks the origin secret (the workers answer none): they read it at run time.
     if (edge)

@@ -18,7 +18,14 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import type { CustomDomain } from './api';
-import { pagesDistribution, redirectToPages, siteDomainsEdge, sitePages, type SiteDomainsEdge } from './site-edge';
+import {
+  pagesDistribution,
+  redirectToPages,
+  siteDomainsEdge,
+  sitePages,
+  type LegacySiteDomains,
+  type SiteDomainsEdge,
+} from './site-edge';
 
 /** The web ACLs (EdgeStack, in us-east-1) the distributions carry, by ARN. */
 export interface EdgeAcls {
@@ -97,6 +104,8 @@ export function edgeDistributions(
     originVerifyVersion?: number;
     /** API Gateway's own domain to reach the API at, when its execute-api address is turned off. */
     apiOriginHost?: string;
+    /** The deprecated aliases of the sites' domains on the pages' distribution, while they move to tenants. */
+    legacySiteDomains?: LegacySiteDomains;
   } = {},
 ): {
   api: Distribution;
@@ -105,7 +114,7 @@ export function edgeDistributions(
   siteDomains: SiteDomainsEdge;
   originVerify: ISecret;
 } {
-  const { domain, originVerifyVersion = 1, apiOriginHost } = options;
+  const { domain, originVerifyVersion = 1, apiOriginHost, legacySiteDomains } = options;
   if (!Number.isInteger(originVerifyVersion) || originVerifyVersion < 1)
     throw new Error(`originVerifyVersion must be a whole number from 1, not ${originVerifyVersion}`);
   if (
@@ -132,7 +141,7 @@ export function edgeDistributions(
   const apiHost = apiOriginHost ?? Fn.select(2, Fn.split('/', api.apiEndpoint));
   const apiOrigin = new HttpOrigin(apiHost, { customHeaders });
   const pageBehavior = sitePages(scope);
-  const pages = pagesDistribution(scope, pageBehavior, apiOrigin, acls.api);
+  const pages = pagesDistribution(scope, pageBehavior, apiOrigin, acls.api, legacySiteDomains);
   return {
     api: passThrough(scope, 'ApiEdge', apiOrigin, acls.api, "The API, behind WAF rate rules; the sites' pages moved", {
       domain,

@@ -1,4 +1,5 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
@@ -13,6 +14,7 @@ import {
   HeadersFrameOption,
   PriceClass,
   ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type BehaviorOptions,
   type IOrigin,
@@ -36,7 +38,9 @@ import { SERVICE_LIMITS, SITE_DOMAIN_PARAMETER } from '@cm/contract';
  * pages (`/sites/…`), robots.txt and the icon as they are; any other request goes on as
  * `/domains/<host><path>`, the host in lower case without a port or final dot: the same rule as core's
  * `domainPath` (the local server's), which a test holds it to. Anything else of the API at its own
- * address goes on as a host no site serves: a 404. CloudFront's JavaScript 2.0.
+ * address goes on as a host no site serves: a 404. CloudFront's JavaScript 2.0. The Host rewrite is
+ * there for the deprecated `siteDomains` aliases (LegacySiteDomains) only, while domains move to their
+ * tenants: it goes with that setting.
  */
 export const SITE_DOMAIN_FUNCTION_CODE = [
   'function handler(event) {',
@@ -163,22 +167,51 @@ function acknowledgeEdgeFindings(distribution: Distribution): void {
 }
 
 /**
+ * The sites' domains of before the tenants (`-c siteDomains`, `-c siteCertificateArn`): aliases of the
+ * pages' distribution on one certificate naming them all. Deprecated, kept for one release so a
+ * deployment's domains keep serving while each moves to its tenant (docs/operations.md#moving-the-domains-of-sitedomains-to-tenants).
+ */
+export interface LegacySiteDomains {
+  names: readonly string[];
+  /** An ACM certificate in us-east-1 (CloudFront reads it there) naming every domain. */
+  certificateArn: string;
+}
+
+/**
  * The distribution of the sites' pages at its own address: their `/sites/…` pages (anything else a
- * 404), behind WAF's rate rules.
+ * 404), behind WAF's rate rules; and, while the deprecated `siteDomains` are set, those domains.
  */
 export function pagesDistribution(
   scope: Construct,
   pages: SitePagesBehavior,
   origin: IOrigin,
   webAclId: string,
+  legacy?: LegacySiteDomains,
 ): Distribution {
+  if (
+    legacy &&
+    !Token.isUnresolved(legacy.certificateArn) &&
+    !legacy.certificateArn.startsWith('arn:aws:acm:us-east-1:')
+  )
+    throw new Error(
+      `The sites' certificate must be in us-east-1, where CloudFront reads it (not ${legacy.certificateArn})`,
+    );
+  if (legacy?.names.length === 0) throw new Error('siteDomains names no domain');
+  // The Host rewrite serves the siteDomains aliases; it is removed with that setting, in the next release.
   const rewrite = new CloudFrontFunction(scope, 'SiteDomainPaths', {
-    comment: "The pages' own /sites/…; anything else → /domains/<own address>/… (a 404)",
+    comment: "The pages' own /sites/…; anything else → /domains/<host>/…: a siteDomains alias (deprecated), else a 404",
     code: FunctionCode.fromInline(SITE_DOMAIN_FUNCTION_CODE),
     runtime: FunctionRuntime.JS_2_0,
   });
   const distribution = new Distribution(scope, 'SiteEdge', {
     comment: "The sites' pages at its own address: cached a minute",
+    ...(legacy
+      ? {
+          domainNames: [...legacy.names],
+          certificate: Certificate.fromCertificateArn(scope, 'SiteEdgeCertificate', legacy.certificateArn),
+          minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+        }
+      : {}),
     defaultBehavior: {
       ...pages(origin),
       functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],

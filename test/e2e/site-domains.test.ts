@@ -119,6 +119,16 @@ describe("a site's own domain", () => {
       },
       'shop.example.net',
     );
+    const moving = await t.newSite('Moving shop', { domain: 'shop.example.net' });
+    const migration = await replayCloudFront(
+      {
+        [`GET ${TENANT}/site-${moving.siteId}`]: [{ status: 404, fixture: 'error-not-found.xml' }],
+        [`POST ${TENANT}`]: [{ status: 201, fixture: 'tenant-own-certificate.xml', etag: 'E2QWRUHAPOMQZL' }],
+        'POST /2020-05-31/domain-association': [{ status: 200, fixture: 'domain-association.xml' }],
+        'GET /2020-05-31/connection-group/cg_2whCJoXMYCjHcxaLGrkllvyABC': [group],
+      },
+      'shop.example.net',
+    );
     try {
       const lines: string[] = [];
       const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
@@ -161,11 +171,28 @@ describe("a site's own domain", () => {
         tenant_removed: 'deleted',
       });
       expect(await t.store.sites.siteOfDomain('shop.example.net')).toBeNull();
+      // A domain of the old siteDomains moves to its tenant with its issued certificate: the site's URLs stay on it.
+      expect(await t.store.sites.serveDomain(moving.siteId, 'shop.example.net')).toBe('served');
+      const move = ['serve-domain', '--site', String(moving.siteId), '--certificate-arn'];
+      expect(await runSites([...move, 'arn:aws:acm:eu-west-1:123456789012:certificate/x'], out, env)).toBe(2);
+      expect(lines).toContain('--certificate-arn: must be an ACM certificate ARN in us-east-1');
+      const arn = 'arn:aws:acm:us-east-1:123456789012:certificate/1234abcd-12ab-34cd-56ef-1234567890ab';
+      expect(await runSites([...move, arn], out, env, () => migration.client)).toBe(0);
+      expect(JSON.parse(lines.pop()!)).toMatchObject({
+        served_domain: 'shop.example.net',
+        tenant: { certificate: { status: 'issued', arn }, moved: true },
+        next: expect.stringContaining('leave it out of -c siteDomains'),
+      });
+      expect(migration.asked.map((a) => a.call)).toContain('POST /2020-05-31/domain-association');
+      const local = { DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT, TABLE_NAME: env.TABLE_NAME };
+      expect(await runSites([...move, arn], out, local)).toBe(1);
+      expect(lines.pop()).toMatch(/--certificate-arn is for a deployment's tenants/);
       // Deployed without the stack's outputs, nothing is registered that no tenant serves.
       expect(await runSites(serve, out, { ...env, SITE_DOMAINS_CONNECTION_GROUP_ID: '' }, () => replay.client)).toBe(1);
       expect(lines.pop()).toMatch(/SITE_DOMAINS_DISTRIBUTION_ID and SITE_DOMAINS_CONNECTION_GROUP_ID/);
     } finally {
       await replay.close();
+      await migration.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { ORIGIN_VERIFY_HEADER, SITE_DOMAIN_PARAMETER } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { SITE_DOMAIN_FUNCTION_CODE, TENANT_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
@@ -113,11 +113,36 @@ it("moves the pages to an origin apart from the API's and the dashboard's: PUBLI
   expect(JSON.stringify(redirect.Properties.FunctionCode)).not.toContain('PAGES_HOST');
 });
 
-it('refuses the old deploy settings of the domains, which are now tenants set at run time', () => {
+it("keeps the deprecated siteDomains on the pages' distribution, with a warning, while the domains move to tenants", () => {
   const contextApp = (context: Record<string, string>) =>
     checkedApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  expect(() => serviceStacks(contextApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/serve-domain/);
-  expect(() => serviceStacks(contextApp({ siteCertificateArn: 'arn:aws:acm:us-east-1:1:certificate/x' }), {})).toThrow(
-    /no longer deploy settings/,
+  const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b';
+  const { service } = serviceStacks(
+    contextApp({ siteDomains: 'Shop.example.com, blog.example.org', siteCertificateArn: certificateArn }),
+    {},
   );
+  const legacy = Template.fromStack(service);
+  // The old aliases and certificate stay where they served, so no domain goes offline on this deploy.
+  const configs = Object.values(legacy.findResources('AWS::CloudFront::Distribution')).map(
+    (d) => d.Properties.DistributionConfig,
+  );
+  const pages = configs.find((config) => config.Comment.startsWith("The sites' pages at its own address"));
+  expect(pages).toMatchObject({
+    Aliases: ['shop.example.com', 'blog.example.org'],
+    ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021' },
+  });
+  // The Host rewrite they need is still on that distribution.
+  expect(JSON.stringify(pages.DefaultCacheBehavior.FunctionAssociations)).toContain('SiteDomainPaths');
+  Annotations.fromStack(service).hasWarning('*', Match.stringLikeRegexp('siteDomains.*deprecated'));
+  expect(() =>
+    serviceStacks(
+      contextApp({ siteDomains: 'shop.example.com', siteCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }),
+      {},
+    ),
+  ).toThrow(/us-east-1/);
+  expect(() => serviceStacks(contextApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/siteCertificateArn/);
+  expect(
+    () =>
+      new ContentApiStack(contextApp({}), 'NoEdge', { legacySiteDomains: { names: ['a.example'], certificateArn } }),
+  ).toThrow(/take edge/);
 });

@@ -77,6 +77,61 @@ it("moves the site's tenant to a new domain by its ETag", async () => {
   expect(update.body).not.toContain('blog.example.org');
 });
 
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/1234abcd-12ab-34cd-56ef-1234567890ab';
+const ASSOCIATION = 'POST /2020-05-31/domain-association';
+const group = {
+  [`GET /2020-05-31/connection-group/${edge.connectionGroupId}`]: [{ status: 200, fixture: 'connection-group.xml' }],
+};
+
+it("moves a domain of the old siteDomains onto the site's tenant: its issued certificate, then UpdateDomainAssociation by the tenant's ETag", async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [notFound],
+    [`POST ${TENANT}`]: [{ status: 201, fixture: 'tenant-own-certificate.xml', etag: 'E2QWRUHAPOMQZL' }],
+    [ASSOCIATION]: [{ status: 200, fixture: 'domain-association.xml', etag: 'E3UN6WX5RRO2AG' }],
+    ...group,
+  });
+  const tenant = await serveDomainTenant(replay.client, edge, 2, 'shop.example.com', CERTIFICATE);
+  expect(tenant).toEqual({
+    tenant_id: ID,
+    domain: 'shop.example.com',
+    status: 'inactive',
+    dns: { type: 'CNAME', name: 'shop.example.com', value: 'd111111abcdef8.cloudfront.net' },
+    certificate: { status: 'issued', validation: [], arn: CERTIFICATE },
+    moved: true,
+  });
+  const create = replay.asked.find((a) => a.call === `POST ${TENANT}`)!.body;
+  expect(create).toContain(`<Customizations><Certificate><Arn>${CERTIFICATE}</Arn></Certificate></Customizations>`);
+  // No managed certificate: it would wait for a DNS change to be validated.
+  expect(create).not.toContain('ManagedCertificateRequest');
+  const move = replay.asked.find((a) => a.call === ASSOCIATION)!;
+  expect(move.ifMatch).toBe('E2QWRUHAPOMQZL');
+  expect(move.body).toContain('<Domain>shop.example.com</Domain>');
+  expect(move.body).toContain(`<TargetResource><DistributionTenantId>${ID}</DistributionTenantId></TargetResource>`);
+  expect(calls()).not.toContain(`GET /2020-05-31/managed-certificate/${ID}`);
+});
+
+it('leaves a moved domain as it is when run again: one read, no write, no move', async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-own-certificate-active.xml', etag: 'E3UN6WX5RRO2AG' }],
+    ...group,
+  });
+  const tenant = await serveDomainTenant(replay.client, edge, 2, 'shop.example.com', CERTIFICATE);
+  expect(tenant).toMatchObject({ status: 'active', certificate: { status: 'issued', arn: CERTIFICATE } });
+  expect(tenant).not.toHaveProperty('moved');
+  expect(calls().filter((call) => !call.startsWith('GET '))).toEqual([]);
+});
+
+it("gives a site's managed-certificate tenant the certificate asked for", async () => {
+  replay = await replayCloudFront({
+    [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' }],
+    [`PUT ${TENANT}/${ID}`]: [{ status: 200, fixture: 'tenant-own-certificate-active.xml', etag: 'E3UN6WX5RRO2AG' }],
+    ...group,
+  });
+  await serveDomainTenant(replay.client, edge, 2, 'shop.example.com', CERTIFICATE);
+  expect(replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`)!.body).toContain(CERTIFICATE);
+  expect(calls()).not.toContain(ASSOCIATION);
+});
+
 it('deletes the tenant once disabled, each step by the ETag of the one before', async () => {
   replay = await replayCloudFront({
     [`GET ${TENANT}/site-2`]: [{ status: 200, fixture: 'tenant-active.xml', etag: 'E2QWRUHAPOMQZL' }],
@@ -110,7 +165,7 @@ it.each([
   [
     'error-cname-exists.xml',
     409,
-    /shop\.example\.com is already a domain of another CloudFront distribution or tenant/,
+    /shop\.example\.com is already a domain of another CloudFront distribution or tenant .*: if it is one of -c siteDomains, keep it there, where it serves/,
   ],
   ['error-limit.xml', 400, /quota of CloudFront distribution tenants is reached \(10,000 by default\)/],
   ['error-precondition.xml', 412, /changed while this command ran: run it again/],

@@ -6,6 +6,7 @@ import {
   GetDistributionTenantCommand,
   GetManagedCertificateDetailsCommand,
   UpdateDistributionTenantCommand,
+  UpdateDomainAssociationCommand,
   type CloudFrontClient,
   type DistributionTenant,
 } from '@aws-sdk/client-cloudfront';
@@ -15,7 +16,10 @@ import { SITE_DOMAIN_PARAMETER } from '@cm/contract';
  * A site's own domain is a distribution tenant of the sites' multi-tenant distribution
  * (infra/constructs/site-edge.ts), made, changed and deleted at run time by `npm run sites --
  * serve-domain`: one tenant per site, named after the site, its domain its only one, a CloudFront-managed
- * certificate, and the tenant parameter the edge function rewrites every request by.
+ * certificate, and the tenant parameter the edge function rewrites every request by. A domain that the
+ * deprecated `siteDomains` serve as an alias of the pages' distribution is moved instead: its tenant has
+ * the ACM certificate that already covers it, and the domain moves onto it with UpdateDomainAssociation
+ * (CloudFront's move between two resources of one account), so it never stops serving.
  */
 
 /** Where the sites' tenants are made: the stack's SiteDomainsDistributionId and SiteDomainsConnectionGroupId outputs. */
@@ -36,7 +40,11 @@ export interface DomainTenant {
     status: string;
     /** The HTTP validation token CloudFront serves once the CNAME resolves to it: RedirectFrom → RedirectTo. */
     validation: { from: string; to: string }[];
+    /** An ACM certificate of the account (not a managed one): issued already, CloudFront took it. */
+    arn?: string;
   };
+  /** The domain was moved onto the tenant from the resource that held it (UpdateDomainAssociation). */
+  moved?: true;
 }
 
 /** The tenant of a site: one per site, so the name says which (CloudFront's names are unique in an account). */
@@ -48,11 +56,11 @@ export class DomainTenantError extends Error {}
 const CHANGED = () => 'the tenant changed while this command ran: run it again';
 const ADVICE: Record<string, (error: Error, domain: string) => string> = {
   CNAMEAlreadyExists: (_, domain) =>
-    `${domain} is already a domain of another CloudFront distribution or tenant (in this or another AWS account): remove it there first`,
+    `${domain} is already a domain of another CloudFront distribution or tenant (in this or another AWS account): if it is one of -c siteDomains, keep it there, where it serves, and move it (docs/operations.md#moving-the-domains-of-sitedomains-to-tenants); otherwise remove it there first`,
   EntityLimitExceeded: () =>
     "the account's quota of CloudFront distribution tenants is reached (10,000 by default): ask AWS Support for more (docs/operations.md#a-sites-own-domain)",
   AccessDenied: () =>
-    'your AWS credentials may not manage CloudFront distribution tenants (cloudfront:*DistributionTenant*, cloudfront:GetManagedCertificateDetails, cloudfront:GetConnectionGroup)',
+    'your AWS credentials may not manage CloudFront distribution tenants (cloudfront:*DistributionTenant*, cloudfront:GetManagedCertificateDetails, cloudfront:GetConnectionGroup, cloudfront:UpdateDomainAssociation)',
   PreconditionFailed: CHANGED,
   InvalidIfMatchVersion: CHANGED,
   Throttling: () => "CloudFront's API is throttling requests: run the command again in a minute",
@@ -84,10 +92,19 @@ async function siteTenant(
   }
 }
 
-/** The tenant serves `domain`, and only it, with its parameter naming it, enabled, in the connection group. */
-function servesOnly(tenant: DistributionTenant, domain: string, edge: SiteDomainsEdge): boolean {
+/**
+ * The tenant serves `domain`, and only it, with its parameter naming it, enabled, in the connection group,
+ * and with `certificateArn` when one is given (without, whichever certificate it has).
+ */
+function servesOnly(
+  tenant: DistributionTenant,
+  domain: string,
+  edge: SiteDomainsEdge,
+  certificateArn: string | undefined,
+): boolean {
   const parameter = tenant.Parameters?.find((p) => p.Name === SITE_DOMAIN_PARAMETER)?.Value;
   return (
+    (certificateArn === undefined || tenant.Customizations?.Certificate?.Arn === certificateArn) &&
     tenant.Enabled === true &&
     tenant.ConnectionGroupId === edge.connectionGroupId &&
     tenant.Domains?.length === 1 &&
@@ -96,16 +113,37 @@ function servesOnly(tenant: DistributionTenant, domain: string, edge: SiteDomain
   );
 }
 
+/** Where the tenant's certificate stands: an account's ACM certificate is issued; a managed one, as CloudFront says. */
+async function certificateOf(
+  cloudFront: CloudFrontClient,
+  tenant: DistributionTenant & { Id: string },
+): Promise<DomainTenant['certificate']> {
+  const arn = tenant.Customizations?.Certificate?.Arn;
+  if (arn) return { status: 'issued', validation: [], arn };
+  const details = (await cloudFront.send(new GetManagedCertificateDetailsCommand({ Identifier: tenant.Id })))
+    .ManagedCertificateDetails;
+  return {
+    status: details?.CertificateStatus ?? 'pending-validation',
+    validation: (details?.ValidationTokenDetails ?? []).flatMap((token) =>
+      token.RedirectFrom && token.RedirectTo ? [{ from: token.RedirectFrom, to: token.RedirectTo }] : [],
+    ),
+  };
+}
+
 /**
- * Makes the site's tenant serve `domain` (created, or changed from the domain it served), with a
- * certificate CloudFront manages and validates over HTTP once the domain points at the connection group.
- * Running it again changes nothing (one read, no write) and reports where the certificate stands.
+ * Makes the site's tenant serve `domain` (created, or changed from the domain it served). Without
+ * `certificateArn`, with a certificate CloudFront manages and validates over HTTP once the domain points
+ * at the connection group. With it (an ACM certificate in us-east-1 covering the domain: siteCertificateArn),
+ * with that certificate, valid before any DNS change; a domain the tenant does not serve yet is then
+ * moved onto it from the resource of this account that holds it (UpdateDomainAssociation). Running it
+ * again changes nothing (one read, no write) and reports where the certificate stands.
  */
 export async function serveDomainTenant(
   cloudFront: CloudFrontClient,
   edge: SiteDomainsEdge,
   siteId: number,
   domain: string,
+  certificateArn?: string,
 ): Promise<DomainTenant> {
   return said(domain, async () => {
     const existing = await siteTenant(cloudFront, siteId);
@@ -113,50 +151,58 @@ export async function serveDomainTenant(
       Domains: [{ Domain: domain }],
       Parameters: [{ Name: SITE_DOMAIN_PARAMETER, Value: domain }],
       ConnectionGroupId: edge.connectionGroupId,
-      ManagedCertificateRequest: { ValidationTokenHost: 'cloudfront' as const, PrimaryDomainName: domain },
+      ...(certificateArn
+        ? { Customizations: { Certificate: { Arn: certificateArn } } }
+        : { ManagedCertificateRequest: { ValidationTokenHost: 'cloudfront' as const, PrimaryDomainName: domain } }),
       Enabled: true,
     };
-    let tenant = existing?.tenant;
-    if (!existing)
-      tenant = (
-        await cloudFront.send(
-          new CreateDistributionTenantCommand({
-            DistributionId: edge.distributionId,
-            Name: tenantName(siteId),
-            ...wanted,
-          }),
-        )
-      ).DistributionTenant;
-    else if (!servesOnly(existing.tenant, domain, edge))
-      tenant = (
-        await cloudFront.send(
-          new UpdateDistributionTenantCommand({
-            Id: existing.tenant.Id,
-            DistributionId: edge.distributionId,
-            IfMatch: existing.etag,
-            ...wanted,
-          }),
-        )
-      ).DistributionTenant;
-    if (!tenant?.Id) throw new DomainTenantError(`CloudFront answered without the tenant of site ${siteId}`);
+    let [tenant, etag] = [existing?.tenant, existing?.etag];
+    if (!existing) {
+      const out = await cloudFront.send(
+        new CreateDistributionTenantCommand({
+          DistributionId: edge.distributionId,
+          Name: tenantName(siteId),
+          ...wanted,
+        }),
+      );
+      [tenant, etag] = [out.DistributionTenant, out.ETag];
+    } else if (!servesOnly(existing.tenant, domain, edge, certificateArn)) {
+      const out = await cloudFront.send(
+        new UpdateDistributionTenantCommand({
+          Id: existing.tenant.Id,
+          DistributionId: edge.distributionId,
+          IfMatch: existing.etag,
+          ...wanted,
+        }),
+      );
+      [tenant, etag] = [out.DistributionTenant, out.ETag];
+    }
+    const id = tenant?.Id;
+    if (!tenant || !id) throw new DomainTenantError(`CloudFront answered without the tenant of site ${siteId}`);
+    const status = tenant.Domains?.find((d) => d.Domain === domain)?.Status ?? 'inactive';
+    // Same account: the domain moves in one step, without disabling the distribution that held it.
+    const moved = certificateArn !== undefined && status !== 'active';
+    if (moved)
+      await cloudFront.send(
+        new UpdateDomainAssociationCommand({
+          Domain: domain,
+          TargetResource: { DistributionTenantId: id },
+          IfMatch: etag,
+        }),
+      );
     const [certificate, group] = await Promise.all([
-      cloudFront.send(new GetManagedCertificateDetailsCommand({ Identifier: tenant.Id })),
+      certificateOf(cloudFront, { ...tenant, Id: id }),
       cloudFront.send(new GetConnectionGroupCommand({ Identifier: edge.connectionGroupId })),
     ]);
     const endpoint = group.ConnectionGroup?.RoutingEndpoint;
     if (!endpoint) throw new DomainTenantError(`connection group ${edge.connectionGroupId} has no routing endpoint`);
-    const details = certificate.ManagedCertificateDetails;
     return {
-      tenant_id: tenant.Id,
+      tenant_id: id,
       domain,
-      status: tenant.Domains?.find((d) => d.Domain === domain)?.Status ?? 'inactive',
+      status,
       dns: { type: 'CNAME', name: domain, value: endpoint },
-      certificate: {
-        status: details?.CertificateStatus ?? 'pending-validation',
-        validation: (details?.ValidationTokenDetails ?? []).flatMap((token) =>
-          token.RedirectFrom && token.RedirectTo ? [{ from: token.RedirectFrom, to: token.RedirectTo }] : [],
-        ),
-      },
+      certificate,
+      ...(moved ? { moved: true as const } : {}),
     };
   });
 }

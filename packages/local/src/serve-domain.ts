@@ -45,16 +45,21 @@ export function domainEdge(env: NodeJS.ProcessEnv, cloudFront: () => CloudFrontC
  * Serves the site's pages at `domain`: refused before any CloudFront call when another site has it;
  * with a deployment's edge, the tenant first, and the site's URLs move once its certificate is issued
  * (until then `next` says what the owner does, and running the command again moves them).
+ * `certificateArn`: the domain's ACM certificate, for a domain of the deprecated siteDomains moved to
+ * its tenant (domain-tenants.ts); issued already, so the URLs stay on the domain throughout.
  */
 export async function serveDomain(
   store: Store,
   edge: DomainEdge | undefined,
   siteId: number,
   domain: string,
+  certificateArn?: string,
 ): Promise<ServedDomain> {
   const owner = await store.sites.siteOfDomain(domain);
   if (owner && owner.site_id !== siteId) throw new DomainTenantError(`${domain} is served for another site already`);
-  const tenant = edge && (await serveDomainTenant(edge.cloudFront(), edge.edge, siteId, domain));
+  if (certificateArn && !edge)
+    throw new DomainTenantError("--certificate-arn is for a deployment's tenants: the local stack has none");
+  const tenant = edge && (await serveDomainTenant(edge.cloudFront(), edge.edge, siteId, domain, certificateArn));
   if (tenant && tenant.certificate.status !== 'issued') {
     const site = await store.sites.get(siteId);
     return {
@@ -67,7 +72,16 @@ export async function serveDomain(
   const served = await store.sites.serveDomain(siteId, domain);
   if (served === 'taken') throw new DomainTenantError(`${domain} is served for another site already`);
   if (served === 'no_site') throw new DomainTenantError(`there is no site ${siteId}`);
-  return { site_id: siteId, served_domain: domain, ...(tenant ? { tenant } : {}) };
+  return {
+    site_id: siteId,
+    served_domain: domain,
+    ...(tenant ? { tenant } : {}),
+    ...(tenant?.moved
+      ? {
+          next: `${domain} is served by its tenant now: leave it out of -c siteDomains from the next deploy, and ask its owner to point it at ${tenant.dns.value} (CNAME)`,
+        }
+      : {}),
+  };
 }
 
 /** The site's URLs go back to the deployment's address first, then its tenant is deleted (disabled first). */

@@ -11,7 +11,7 @@ const USAGE = `Usage: npm run sites -- create --name NAME --domain DOMAIN [--loc
        npm run sites -- rotate-key --site ID [--grace-seconds S]
        npm run sites -- revoke-key --site ID | --key KEY
        npm run sites -- budget --site ID [--daily USD|none] [--monthly USD|none] [--confirm-above USD|none] [--webhook URL|none]
-       npm run sites -- serve-domain --site ID [--domain DOMAIN] | --stop
+       npm run sites -- serve-domain --site ID [--domain DOMAIN] [--certificate-arn ARN] | --stop
        npm run sites -- relist --site ID
 
 create      Creates a site and prints {"site_id":…,"api_key":"…","budget":…,"monitoring":…} on one line. The key
@@ -31,6 +31,8 @@ serve-domain Serves the site's pages at its own domain (--domain, else the one i
             ({"tenant":{"dns":…,"certificate":…},"next":…}); the site moves to the domain when the
             certificate is issued: run it again (docs/operations.md#a-sites-own-domain). --stop: its pages
             are at the deployment's address again and its tenant is deleted. Prints {"site_id":…,"served_domain":…}.
+            --certificate-arn: a domain of the deprecated -c siteDomains moves to its tenant with that
+            (siteCertificateArn's) certificate, without going offline (docs/operations.md#moving-the-domains-of-sitedomains-to-tenants).
 relist      Puts the site's pages published before the listing pages existed into them (home, sections,
             sitemaps, feed), once after the upgrade; pages listed already are left as they are. Prints
             {"site_id":…,"pages":…,"relisted":…}.
@@ -79,7 +81,19 @@ const RevokeKey = z
     ),
   );
 
-const ServeDomain = z.object({ site: SiteId, domain: z.optional(HostName), stop: z.optional(z.boolean()) });
+const ServeDomain = z.object({
+  site: SiteId,
+  domain: z.optional(HostName),
+  stop: z.optional(z.boolean()),
+  // CloudFront reads a tenant's certificate in us-east-1 only.
+  'certificate-arn': z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^arn:aws:acm:us-east-1:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN in us-east-1'),
+      ),
+  ),
+});
 
 /** An option that takes a value, or `none` (null): no limit, no threshold, no webhook. */
 const orNone = <T extends z.ZodMiniType>(value: T) =>
@@ -146,6 +160,7 @@ function options(args: string[]) {
       'confirm-above': { type: 'string' },
       webhook: { type: 'string' },
       stop: { type: 'boolean' },
+      'certificate-arn': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -241,6 +256,7 @@ async function run(
       site: values.site,
       domain: values.domain?.toLowerCase(),
       stop: values.stop,
+      'certificate-arn': values['certificate-arn'],
     });
     if (!input) return 2;
     const store = openStore();
@@ -251,7 +267,7 @@ async function run(
       JSON.stringify(
         input.stop
           ? await stopServingDomain(store, edge, input.site)
-          : await serveDomain(store, edge, input.site, input.domain ?? site.domain),
+          : await serveDomain(store, edge, input.site, input.domain ?? site.domain, input['certificate-arn']),
       ),
     );
     return 0;
