@@ -6,6 +6,22 @@ import { pause, useResearchStack } from '../helpers/research';
 
 const { t, site, withTimings, slotsConsistent, whilePaused, whileQueued } = useResearchStack();
 
+/** An analyze call's research part, answered at once (`wait_ms: 0`). */
+async function analyzeNow(s: Awaited<ReturnType<typeof site>>, keyword: string) {
+  return (await s.tool('serp_landscape', { keyword, depth: 'analyze', wait_ms: 0 })).body.research;
+}
+
+/** Fills the cap for long: the site holds its share (5) and 5 jobs of no site the rest. Answers the owners. */
+async function fillWithShare(siteId: number, prefix: string) {
+  const held = Array.from({ length: 5 }, (_v, i) => `${prefix}-share-${i}`);
+  const others = Array.from({ length: 5 }, (_v, i) => `${prefix}-other-${i}`);
+  const until = Date.now() + 3_600_000;
+  for (const owner of held)
+    expect((await t.store.researchSlots.take(owner, until, Date.now(), undefined, String(siteId))).taken).toBe(true);
+  for (const owner of others) expect((await t.store.researchSlots.take(owner, until)).taken).toBe(true);
+  return { held, others };
+}
+
 describe('research, keywords mode', () => {
   it.each([
     ['two seeds', 'running shoes, trail shoes'],
@@ -335,35 +351,76 @@ describe('serp_landscape analyze', () => {
   it('admits a waiting analyze job of a site under its share before an older one of a site at its share', async () => {
     const full = await site();
     const under = await site();
-    // `full` holds its share (5) and 5 long jobs of no site hold the rest of the cap.
-    const held = Array.from({ length: 5 }, (_v, i) => `share-job-${i}`);
-    const others = Array.from({ length: 5 }, (_v, i) => `other-job-${i}`);
-    const until = Date.now() + 3_600_000;
-    for (const owner of held)
-      expect((await t.store.researchSlots.take(owner, until, Date.now(), undefined, String(full.siteId))).taken).toBe(
-        true,
-      );
-    for (const owner of others) expect((await t.store.researchSlots.take(owner, until)).taken).toBe(true);
+    const { held, others } = await fillWithShare(full.siteId, 'older');
     try {
-      const older = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
-      expect(older.body.research).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
-      const newer = await under.tool('serp_landscape', { keyword: 'newer shoes', depth: 'analyze', wait_ms: 0 });
-      expect(newer.body.research).toMatchObject({ status: 'partial', in_process: ['newer shoes'] });
+      expect(await analyzeNow(full, 'older shoes')).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
+      expect(await analyzeNow(under, 'newer shoes')).toMatchObject({ status: 'partial', in_process: ['newer shoes'] });
       for (const owner of others) await t.store.researchSlots.free(owner);
       // Five places free: `full`'s older job is passed over (its site holds its share), `under`'s admitted.
       expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
       await t.stack.drain();
-      const served = await under.tool('serp_landscape', { keyword: 'newer shoes', depth: 'analyze', wait_ms: 0 });
-      expect(served.body.research).toMatchObject({ status: 'complete' });
-      const waiting = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
-      expect(waiting.body.research).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
+      expect(await analyzeNow(under, 'newer shoes')).toMatchObject({ status: 'complete' });
+      expect(await analyzeNow(full, 'older shoes')).toMatchObject({ status: 'partial', in_process: ['older shoes'] });
     } finally {
       for (const owner of [...held, ...others]) await t.store.researchSlots.free(owner);
     }
     expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
     await t.stack.drain();
-    const done = await full.tool('serp_landscape', { keyword: 'older shoes', depth: 'analyze', wait_ms: 0 });
-    expect(done.body.research).toMatchObject({ status: 'complete' });
+    expect(await analyzeNow(full, 'older shoes')).toMatchObject({ status: 'complete' });
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+  });
+
+  it('admits a waiting job of another site behind more than a page of older waiting jobs of a site at its share', async () => {
+    const full = await site();
+    const under = await site();
+    const { held, others } = await fillWithShare(full.siteId, 'paged');
+    // 150 waiting jobs of `full` (30 analyze calls of 5 keywords), all older than `under`'s.
+    const flood = Array.from({ length: 150 }, (_v, i) => ({
+      jobId: `job_flood_${String(i).padStart(3, '0')}`,
+      since: '2026-01-01T00:00:00.000Z',
+      siteId: full.siteId,
+    }));
+    try {
+      await Promise.all(flood.map((job) => t.store.researchWaits.add(job)));
+      expect(await analyzeNow(under, 'paged shoes')).toMatchObject({ status: 'partial', in_process: ['paged shoes'] });
+      for (const owner of others) await t.store.researchSlots.free(owner);
+      expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+      await t.stack.drain();
+      expect(await analyzeNow(under, 'paged shoes')).toMatchObject({ status: 'complete' });
+      expect(await t.store.researchWaits.oldest(200)).toHaveLength(flood.length); // `full`'s wait on
+    } finally {
+      await t.store.researchWaits.remove(flood);
+      for (const owner of [...held, ...others]) await t.store.researchSlots.free(owner);
+    }
+    expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+  });
+
+  it('goes on past a waiting job another admitter took a place for, and admits the next', async () => {
+    const raced = await site();
+    const next = await site();
+    const owners = Array.from({ length: 10 }, (_v, i) => `raced-cap-${i}`);
+    for (const owner of owners)
+      expect((await t.store.researchSlots.take(owner, Date.now() + 3_600_000)).taken).toBe(true);
+    // A job the other admitter has taken a place for, its waiting item not yet removed, older than `next`'s.
+    const taken = { jobId: 'job_raced', since: '2026-01-01T00:00:00.000Z', siteId: raced.siteId };
+    try {
+      await t.store.researchWaits.add(taken);
+      expect(await analyzeNow(next, 'raced shoes')).toMatchObject({ status: 'partial', in_process: ['raced shoes'] });
+    } finally {
+      for (const owner of owners) await t.store.researchSlots.free(owner);
+    }
+    const until = Date.now() + 3_600_000;
+    expect(
+      (await t.store.researchSlots.take(taken.jobId, until, Date.now(), undefined, String(raced.siteId))).taken,
+    ).toBe(true);
+    try {
+      expect(await t.stack.sweep()).toMatchObject({ admitted: 1 });
+      expect(await t.store.researchWaits.oldest(10)).toEqual([]); // the raced job's item is done with too
+      await t.stack.drain();
+      expect(await analyzeNow(next, 'raced shoes')).toMatchObject({ status: 'complete' });
+    } finally {
+      await t.store.researchSlots.free(taken.jobId);
+    }
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 

@@ -146,6 +146,37 @@ describe("a group's share of the cap", () => {
     expect(await expectGroupsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 
+  it("says why a take is refused: the share when its last read found the group full, even after rounds lost to others' renewals; held when the owner has its place", async () => {
+    const slots = t.store.researchSlots;
+    const now = Date.now();
+    for (let i = 0; i < SHARE; i++)
+      expect((await slots.take(`busy-${i}`, now + LEASE_MS, now, undefined, 'site')).taken).toBe(true);
+    // Each round finds a lease to revoke, but its owner renews it first: every round is lost to another's progress.
+    let renewals = 0;
+    const renewedMeanwhile = async (owner: string, expiry: number) => {
+      if (owner !== 'busy-0') return false;
+      renewals++;
+      return slots.renew(owner, expiry + 1, now, 'site');
+    };
+    expect(await slots.take('late', now + LEASE_MS, now, renewedMeanwhile, 'site')).toEqual({
+      taken: false,
+      inflight: SHARE,
+      refused: 'share',
+    });
+    expect(renewals).toBe(5);
+    expect((await slots.take('other', now + LEASE_MS, now, undefined, 'another')).taken).toBe(true);
+    // A second take for the same owner (two admitters of one job): refused at once, its place kept.
+    expect(await slots.take('other', now + LEASE_MS, now, undefined, 'another')).toEqual({
+      taken: false,
+      inflight: SHARE + 1,
+      refused: 'held',
+    });
+    const state = await expectGroupsConsistent();
+    expect(state.groups).toEqual({ site: expect.any(Array), another: ['other'] });
+    await Promise.all(Object.keys(state.leases).map((owner) => slots.free(owner)));
+    expect(await expectGroupsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
+  });
+
   it('frees a lease taken before groups (no group) by its owner alone, even named with a group, leaving the groups as they are', async () => {
     const slots = t.store.researchSlots;
     const now = Date.now();

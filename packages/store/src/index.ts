@@ -43,7 +43,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
-export { ResearchWaitStore } from './research-waits';
+export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { OAuthStore } from './oauth';

@@ -34,8 +34,8 @@ export class ResearchWaitStore {
     );
   }
 
-  /** Up to `limit` of the jobs waiting longest: one Query. */
-  async oldest(limit: number): Promise<WaitingJob[]> {
+  /** Up to `limit` of the jobs waiting longest (of those after `after`, when named): one Query. */
+  async oldest(limit: number, after?: WaitingJob): Promise<WaitingJob[]> {
     if (limit <= 0) return [];
     const out = await this.db.send(
       new QueryCommand({
@@ -44,6 +44,7 @@ export class ResearchWaitStore {
         ExpressionAttributeValues: { ':pk': RESEARCH_WAITING_PARTITION },
         Limit: limit,
         ConsistentRead: true,
+        ...(after ? { ExclusiveStartKey: researchWaitingKey(after.since, after.jobId) } : {}),
       }),
     );
     return (out.Items ?? []).map(decodeWaiting).map((item) => ({

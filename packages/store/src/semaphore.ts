@@ -18,9 +18,12 @@ export type Revocable = (owner: string, expiry: number) => Promise<boolean>;
 /** Rounds of reading, revoking and trying again a take makes at most: each is lost only to another caller's progress. */
 const TAKE_ROUNDS = 5;
 
-/** A place taken, or refused with why: the cap is full, or the group holds its share of it. */
+/**
+ * A place taken, or refused with why: the cap is full, the group holds its share of it, or the owner
+ * holds a place already (another caller took it for the same owner).
+ */
 export type TakeOutcome =
-  { taken: true; inflight: number } | { taken: false; inflight: number; refused: 'cap' | 'share' };
+  { taken: true; inflight: number } | { taken: false; inflight: number; refused: 'cap' | 'share' | 'held' };
 
 const isMissingMap = (error: unknown) => {
   const { name, message } = errorFacts(error);
@@ -59,6 +62,7 @@ export class Semaphore {
    * is refused only when it read the cap, or its group's share, full of leases that are not to be
    * revoked. (A place another caller revoked but did not take, or freed meanwhile, is tried for again,
    * so a crowd of callers revoking together never leaves a place free while refusing one of them.)
+   * An owner that holds a live place already is refused as `held` at once: another caller took it for it.
    */
   async take(
     owner: string,
@@ -70,21 +74,27 @@ export class Semaphore {
     const share = this.shareOf(group);
     const judge: Revocable = revocable ?? (async (_owner, expiry) => expiry <= now);
     let outcome = await this.tryTake(owner, expiresAt, share);
+    let shareFull: { inflight: number } | undefined;
     for (let round = 0; !outcome.taken && round < TAKE_ROUNDS; round++) {
       const state = await this.state();
       const leases = Object.entries(state.leases);
       const verdicts = await Promise.all(leases.map(([owner, expiry]) => judge(owner, expiry)));
       const expired = leases.filter((_lease, i) => verdicts[i]);
+      shareFull =
+        share && (state.groups[share.group]?.length ?? 0) >= share.places ? { inflight: state.inflight } : undefined;
+      if (state.leases[owner] !== undefined && !expired.some(([expiredOwner]) => expiredOwner === owner))
+        return { taken: false, inflight: state.inflight, refused: 'held' };
       if (expired.length === 0) {
         if (state.inflight >= this.max) return { taken: false, inflight: state.inflight, refused: 'cap' };
-        if (share && (state.groups[share.group]?.length ?? 0) >= share.places)
-          return { taken: false, inflight: state.inflight, refused: 'share' };
+        if (shareFull) return { taken: false, inflight: state.inflight, refused: 'share' };
       }
       const groups = groupsOf(state);
       await Promise.all(expired.map(([owner, expiry]) => this.removeLease(owner, expiry, groups.get(owner))));
       outcome = await this.tryTake(owner, expiresAt, share);
     }
-    return outcome;
+    // Refused after its last round: for the share when that round read it full, else for the cap.
+    if (outcome.taken || !shareFull) return outcome;
+    return { taken: false, inflight: shareFull.inflight, refused: 'share' };
   }
 
   /**

@@ -63,7 +63,8 @@ export async function queueClaimedJob(
   ctx.measure('research_slots_in_use', slot.inflight);
   if (!slot.taken && !waitForPlace) {
     await ctx.store.research.giveBackQuery(ctx.siteId, query, jobId);
-    return { outcome: 'cap_full', refused: slot.refused };
+    // A new job's id held no place before: it was refused for the cap or for its site's share.
+    return { outcome: 'cap_full', refused: slot.refused === 'share' ? 'share' : 'cap' };
   }
   try {
     await queueJob(ctx, jobId, tool, input, slot.taken ? leaseUntil : null);
