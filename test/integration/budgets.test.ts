@@ -216,6 +216,37 @@ it("charges a dead call's hold at its estimate once it expires: it stays counted
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.01, simulated: 0 });
 });
 
+it('settles a ticket once: a second settle (a lapsed lease before its worker, a message delivered again) only adds its bill', async () => {
+  const { siteId } = await t.newSite('Settled twice');
+  const day = today();
+  const budget = budgetOf(siteId);
+  const ticket = (await budget.reserveQueued(0.05))!;
+  await budget.settle(ticket, 0, false);
+  await budget.settle(ticket, 0.02, false);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.02, reserved: 0, simulated: 0 });
+});
+
+it("corrects an expired hold's charge to its bill once, however many settles come late and however they race", async () => {
+  const { siteId } = await t.newSite('Charged, then settled twice');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 0.06 }, new Date().toISOString());
+  const day = today();
+  const budget = budgetOf(siteId);
+  const ticket = (await budget.reserveQueued(0.05))!;
+  fakeClock(Date.now() + LIMITS.queuedBudgetHoldMs);
+  try {
+    // Expired, a refusal charges the expired hold at its estimate.
+    await expect(budget.reserve(0.05)).rejects.toMatchObject({ code: 'budget_exceeded' });
+  } finally {
+    jest.useRealTimers();
+  }
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+  // Two settles at once: one takes the charge back for its bill, the other only adds its own.
+  await Promise.all([budget.settle(ticket, 0.002, false), budget.settle(ticket, 0.002, false)]);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.004, reserved: 0, simulated: 0 });
+  await budget.settle(ticket, 0.001, false);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.005, reserved: 0, simulated: 0 });
+});
+
 it("keeps each reservation in flight in an item of its own, so no counter grows with them, and charges dead calls' holds at their estimate", async () => {
   const { siteId } = await t.newSite('Holds apart');
   const day = '2033-05-06';
