@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, roundUsd } from '@cm/contract';
-import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import { DataForSeoKeywordData, dataForSeoPrice, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
 import { type ResearchJobInput } from '@cm/store';
 import { lambdaContext } from '@cm/local';
@@ -412,6 +412,37 @@ describe('a worker that runs out of time', () => {
       await call;
       await meter.settled();
     }
+  });
+
+  it('keeps a call its deadline cut after the request was sent pending at its estimate, in usage and budget', async () => {
+    const { siteId } = await t.newSite('Cut mid-call');
+    replay.hang(ENDPOINTS.serpOrganic);
+    const run = new AbortController();
+    const meter = new Meter({
+      guard: budgetOf(siteId),
+      ledger: pendingLedger(t.store, siteId, 'monitor'),
+      signal: run.signal,
+    });
+    try {
+      const call = adapter().serpOrganic('cut mid-call', 'US/en', 20, meter);
+      // The provider has the request when the deadline passes: it may bill it.
+      while (replay.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      run.abort();
+      await expect(call).rejects.toMatchObject({ name: 'ProviderError' });
+      await meter.settled();
+      await recordCalls(t.store, siteId, 'monitor', meter);
+    } finally {
+      replay.hang(ENDPOINTS.serpOrganic, false);
+    }
+    const estimate = dataForSeoPrice(ENDPOINTS.serpOrganic, 20);
+    expect((await reportOf(siteId)).by_tool).toEqual([
+      { tool: 'monitor', provider: 'dataforseo', calls: 1, cost_usd: estimate, pending_calls: 1 },
+    ]);
+    expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({
+      spent: estimate,
+      reserved: 0,
+      simulated: 0,
+    });
   });
 
   it('settles a pending line to the bill in the same batch write as before, and deletes the line of a call never made', async () => {
