@@ -1,6 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, roundUsd } from '@cm/contract';
-import { DataForSeoKeywordData, dataForSeoPrice, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import {
+  BACKLINK_ENDPOINTS,
+  DataForSeoBacklinkData,
+  DataForSeoKeywordData,
+  dataForSeoPrice,
+  ENDPOINTS,
+  Meter,
+  SandboxResearch,
+} from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
 import { type ResearchJobInput } from '@cm/store';
 import { lambdaContext } from '@cm/local';
@@ -8,6 +16,7 @@ import { newJobId, pendingLedger, recordCalls, runResearchJob, SiteBudget } from
 import { WORKER_SETTLE_MS } from '@cm/runtime';
 import { handler as researchWorker } from '../../functions/research-worker/handler';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
+import { fetchNumbers } from '../../packages/tools/src/backlink-numbers';
 import { fakeClock } from '../helpers/clock';
 import { sqsEvent } from '../helpers/lambda-events';
 import { captureOutput } from '../helpers/output';
@@ -443,6 +452,60 @@ describe('a worker that runs out of time', () => {
       reserved: 0,
       simulated: 0,
     });
+  });
+
+  it("puts each bulk request of monitoring's numbers in the paying sites' ledgers before it is made, and keeps one its deadline cut pending", async () => {
+    const [a, b] = [await t.newSite('Pays two rows'), await t.newSite('Pays one row')];
+    const payer: Record<string, number> = { 'a1.example': a.siteId, 'a2.example': a.siteId, 'b1.example': b.siteId };
+    replay.hang(BACKLINK_ENDPOINTS.bulkPagesSummary);
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostBacklinks, { fixture: 'backlinks_bulk_new_lost_backlinks.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostReferringDomains, {
+      fixture: 'backlinks_bulk_new_lost_referring_domains.ok',
+    });
+    const run = new AbortController();
+    const backlinkData = new DataForSeoBacklinkData({ login: 'l', password: 'p', baseUrl: replay.url, retries: 0 });
+    const deps = {
+      store: t.store,
+      backlinkData,
+      listPrices: false,
+      signal: run.signal,
+      payerOf: (domain: string) => payer[domain] ?? 0,
+      now: new Date(),
+    };
+    let fetched;
+    try {
+      const fetching = fetchNumbers(deps, Object.keys(payer), today(), 'plan-run');
+      while (replay.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Each request is pending in each paying site's ledger, at its rows' share of the estimate.
+      const estimate = dataForSeoPrice(BACKLINK_ENDPOINTS.bulkPagesSummary, 3);
+      expect((await reportOf(a.siteId)).by_tool).toEqual([
+        expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 3 }),
+      ]);
+      expect((await reportOf(b.siteId)).by_tool).toEqual([
+        expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 3 }),
+      ]);
+      run.abort();
+      fetched = await fetching;
+      expect(fetched.failed).toEqual(Object.keys(payer));
+      // The cut request reached the provider: its shares stay pending at the estimate (each rounded to a millionth).
+      const cut = [...fetched.lines.values()].flat().filter((line) => line.pending === true);
+      expect(cut).toHaveLength(3);
+      expect(cut.reduce((sum, line) => sum + line.cost_usd, 0)).toBeCloseTo(estimate, 5);
+    } finally {
+      replay.hang(BACKLINK_ENDPOINTS.bulkPagesSummary, false);
+    }
+    // The plan's write of each site's shares settles its pending lines: the answered requests at their
+    // bills, the cut one still pending; no line is left over.
+    for (const site of [a, b]) {
+      const lines = Object.keys(payer).flatMap((d) => (payer[d] === site.siteId ? (fetched.lines.get(d) ?? []) : []));
+      await t.store.usage.record(site.siteId, 'monitor', lines);
+    }
+    expect((await reportOf(a.siteId)).by_tool).toEqual([
+      expect.objectContaining({ tool: 'monitor', calls: 6, pending_calls: 2 }),
+    ]);
+    expect((await reportOf(b.siteId)).by_tool).toEqual([
+      expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 1 }),
+    ]);
   });
 
   it('settles a pending line to the bill in the same batch write as before, and deletes the line of a call never made', async () => {

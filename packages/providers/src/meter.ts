@@ -113,6 +113,11 @@ export class Meter {
     this.ledger = ledger;
   }
 
+  /** The run's deadline, for the meters of work it hands out. */
+  get signal(): AbortSignal | undefined {
+    return this.options.signal;
+  }
+
   /** Whether the sandbox charges list prices on this meter. */
   get listPrices(): boolean {
     return this.options.listPrices === true;
