@@ -508,6 +508,18 @@ describe('a worker that runs out of time', () => {
     ]);
   });
 
+  it('deletes the pending lines of bulk requests that never reached the provider (no connection)', async () => {
+    const site = await t.newSite('Never connected');
+    const closed = await startReplay();
+    await closed.close();
+    const backlinkData = new DataForSeoBacklinkData({ login: 'l', password: 'p', baseUrl: closed.url, retries: 0 });
+    const deps = { store: t.store, backlinkData, listPrices: false, payerOf: () => site.siteId, now: new Date() };
+    const fetched = await fetchNumbers(deps, ['never.example'], today(), 'plan-run');
+    expect(fetched.failed).toEqual(['never.example']);
+    expect(fetched.lines.size).toBe(0);
+    expect(await reportOf(site.siteId)).toMatchObject({ calls: 0, by_tool: [] });
+  });
+
   it('settles a pending line to the bill in the same batch write as before, and deletes the line of a call never made', async () => {
     const { siteId } = await t.newSite('Settled lines');
     replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
