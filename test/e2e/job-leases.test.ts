@@ -2,7 +2,7 @@ import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
 import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import type { ResearchJobInput } from '@cm/store';
-import { newJobId } from '@cm/tools';
+import { newJobId, SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /* A research job whose lease lapsed (its worker died, its message was lost) ends failed, and its place under the cap is freed. */
@@ -64,7 +64,7 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
 });
 
-it('cancels the hold a lapsed job placed on the budget when it was accepted', async () => {
+it('cancels the hold a lapsed job that never started placed on the budget when it was accepted', async () => {
   const past = Date.now() - 1000;
   const site = await t.newSite('Lapsed budget');
   const day = utcDay(new Date());
@@ -96,6 +96,33 @@ it('cancels the hold a lapsed job placed on the budget when it was accepted', as
     'lease_expired',
   );
   expect(await budget()).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
+});
+
+it('keeps the hold of a lapsed job that had started, which its worker, alive after all, settles to its bill', async () => {
+  const past = Date.now() - 1000;
+  const site = await t.newSite('Lapsed while running');
+  const budget = new SiteBudget(t.store, site.siteId, { deploymentDailyUsd: null, now: () => new Date() });
+  const ticket = (await budget.reserveQueued(0.05))!;
+  const jobId = newJobId();
+  const input: ResearchJobInput = { mode: 'web', query: 'lapsed while running', question: null, page_id: null };
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: site.siteId,
+    tool: 'research',
+    input,
+    budget: ticket,
+    created_at: new Date().toISOString(),
+    lease_until: past,
+  });
+  await t.store.jobs.start(jobId, new Date().toISOString(), past);
+  const daily = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
+  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
+    'lease_expired',
+  );
+  // Its paid calls may be pending in the ledger: the hold still counts them.
+  expect(await daily()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
+  await budget.settle(ticket, 0.02, false);
+  expect(await daily()).toMatchObject({ reserved_usd: 0, spent_usd: 0.02 });
 });
 
 it('ends a lapsed job whose place a new research call takes back when the cap is full, so the sweep need not find it', async () => {

@@ -1,4 +1,5 @@
-import { ENDPOINTS } from '@cm/providers';
+import { LIMITS } from '@cm/contract';
+import { dataForSeoPrice, ENDPOINTS } from '@cm/providers';
 import { lambdaContext } from '@cm/local';
 import { handler as serpKeywordRefresh } from '../../functions/serp-keyword-refresh/handler';
 import { forgetBreakers } from '@cm/tools';
@@ -9,7 +10,7 @@ import { dataforseoEnv, type Replay, startReplay } from '../helpers/replay';
 /*
  * A provider that stops answering: DataForSEO's replay reads requests and never answers. The route
  * answers within its deadline, the shared breaker then refuses calls at once, and a run given up at its
- * deadline leaves nothing reserved.
+ * deadline leaves nothing reserved (a call it cut after it was sent is counted at its estimate).
  */
 
 let t: TestStack;
@@ -37,7 +38,7 @@ const ledgerCalls = async (key: string) =>
     0,
   );
 
-it('cancels the holds a run placed when its deadline gives it up, before the 503, not after they expire in 5 minutes', async () => {
+it('settles the holds a run placed when its deadline gives it up, before the 503, not after they expire in 5 minutes', async () => {
   const site = await t.newSite('Abandoned');
   replay.hang(ENDPOINTS.serpOrganic);
   try {
@@ -52,8 +53,13 @@ it('cancels the holds a run placed when its deadline gives it up, before the 503
       expect(JSON.parse(reply.body ?? '{}')).toMatchObject({ code: 'service_unavailable' });
     });
     expect(replay.requests).toHaveLength(1);
-    // Read at once after the answer: the hold is gone, nothing was billed.
-    expect(await dailyBudget(site.key)).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
+    // Read at once after the answer: the hold is gone. The request reached the provider, which may bill
+    // it, so it is spent at its estimate, and pending at it in the ledger.
+    const estimate = dataForSeoPrice(ENDPOINTS.serpOrganic, LIMITS.serpDepth);
+    expect(await dailyBudget(site.key)).toMatchObject({ reserved_usd: 0, spent_usd: estimate });
+    expect((await t.call('GET', '/v1/usage', undefined, { key: site.key })).body.by_tool).toEqual([
+      expect.objectContaining({ provider: 'dataforseo', calls: 1, cost_usd: estimate, pending_calls: 1 }),
+    ]);
   } finally {
     replay.hang(ENDPOINTS.serpOrganic, false);
   }

@@ -1,6 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, roundUsd } from '@cm/contract';
-import { DataForSeoKeywordData, ENDPOINTS, Meter, SandboxResearch } from '@cm/providers';
+import {
+  BACKLINK_ENDPOINTS,
+  DataForSeoBacklinkData,
+  DataForSeoKeywordData,
+  dataForSeoPrice,
+  ENDPOINTS,
+  Meter,
+  SandboxResearch,
+} from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
 import { type ResearchJobInput } from '@cm/store';
 import { lambdaContext } from '@cm/local';
@@ -8,6 +16,7 @@ import { newJobId, pendingLedger, recordCalls, runResearchJob, SiteBudget } from
 import { WORKER_SETTLE_MS } from '@cm/runtime';
 import { handler as researchWorker } from '../../functions/research-worker/handler';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
+import { fetchNumbers } from '../../packages/tools/src/backlink-numbers';
 import { fakeClock } from '../helpers/clock';
 import { sqsEvent } from '../helpers/lambda-events';
 import { captureOutput } from '../helpers/output';
@@ -216,6 +225,37 @@ it("charges a dead call's hold at its estimate once it expires: it stays counted
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.002, reserved: 0.01, simulated: 0 });
 });
 
+it('settles a ticket once: a second settle (a lapsed lease before its worker, a message delivered again) only adds its bill', async () => {
+  const { siteId } = await t.newSite('Settled twice');
+  const day = today();
+  const budget = budgetOf(siteId);
+  const ticket = (await budget.reserveQueued(0.05))!;
+  await budget.settle(ticket, 0, false);
+  await budget.settle(ticket, 0.02, false);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.02, reserved: 0, simulated: 0 });
+});
+
+it("corrects an expired hold's charge to its bill once, however many settles come late and however they race", async () => {
+  const { siteId } = await t.newSite('Charged, then settled twice');
+  await t.store.budgets.setLimits(siteId, { daily_usd: 0.06 }, new Date().toISOString());
+  const day = today();
+  const budget = budgetOf(siteId);
+  const ticket = (await budget.reserveQueued(0.05))!;
+  fakeClock(Date.now() + LIMITS.queuedBudgetHoldMs);
+  try {
+    // Expired, a refusal charges the expired hold at its estimate.
+    await expect(budget.reserve(0.05)).rejects.toMatchObject({ code: 'budget_exceeded' });
+  } finally {
+    jest.useRealTimers();
+  }
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+  // Two settles at once: one takes the charge back for its bill, the other only adds its own.
+  await Promise.all([budget.settle(ticket, 0.002, false), budget.settle(ticket, 0.002, false)]);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.004, reserved: 0, simulated: 0 });
+  await budget.settle(ticket, 0.001, false);
+  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.005, reserved: 0, simulated: 0 });
+});
+
 it("keeps each reservation in flight in an item of its own, so no counter grows with them, and charges dead calls' holds at their estimate", async () => {
   const { siteId } = await t.newSite('Holds apart');
   const day = '2033-05-06';
@@ -381,6 +421,103 @@ describe('a worker that runs out of time', () => {
       await call;
       await meter.settled();
     }
+  });
+
+  it('keeps a call its deadline cut after the request was sent pending at its estimate, in usage and budget', async () => {
+    const { siteId } = await t.newSite('Cut mid-call');
+    replay.hang(ENDPOINTS.serpOrganic);
+    const run = new AbortController();
+    const meter = new Meter({
+      guard: budgetOf(siteId),
+      ledger: pendingLedger(t.store, siteId, 'monitor'),
+      signal: run.signal,
+    });
+    try {
+      const call = adapter().serpOrganic('cut mid-call', 'US/en', 20, meter);
+      // The provider has the request when the deadline passes: it may bill it.
+      while (replay.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      run.abort();
+      await expect(call).rejects.toMatchObject({ name: 'ProviderError' });
+      await meter.settled();
+      await recordCalls(t.store, siteId, 'monitor', meter);
+    } finally {
+      replay.hang(ENDPOINTS.serpOrganic, false);
+    }
+    const estimate = dataForSeoPrice(ENDPOINTS.serpOrganic, 20);
+    expect((await reportOf(siteId)).by_tool).toEqual([
+      { tool: 'monitor', provider: 'dataforseo', calls: 1, cost_usd: estimate, pending_calls: 1 },
+    ]);
+    expect((await t.store.budgets.windows({ siteId }, today())).day).toEqual({
+      spent: estimate,
+      reserved: 0,
+      simulated: 0,
+    });
+  });
+
+  it("puts each bulk request of monitoring's numbers in the paying sites' ledgers before it is made, and keeps one its deadline cut pending", async () => {
+    const [a, b] = [await t.newSite('Pays two rows'), await t.newSite('Pays one row')];
+    const payer: Record<string, number> = { 'a1.example': a.siteId, 'a2.example': a.siteId, 'b1.example': b.siteId };
+    replay.hang(BACKLINK_ENDPOINTS.bulkPagesSummary);
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostBacklinks, { fixture: 'backlinks_bulk_new_lost_backlinks.ok' });
+    replay.answer(BACKLINK_ENDPOINTS.bulkNewLostReferringDomains, {
+      fixture: 'backlinks_bulk_new_lost_referring_domains.ok',
+    });
+    const run = new AbortController();
+    const backlinkData = new DataForSeoBacklinkData({ login: 'l', password: 'p', baseUrl: replay.url, retries: 0 });
+    const deps = {
+      store: t.store,
+      backlinkData,
+      listPrices: false,
+      signal: run.signal,
+      payerOf: (domain: string) => payer[domain] ?? 0,
+      now: new Date(),
+    };
+    let fetched;
+    try {
+      const fetching = fetchNumbers(deps, Object.keys(payer), today(), 'plan-run');
+      while (replay.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Each request is pending in each paying site's ledger, at its rows' share of the estimate.
+      const estimate = dataForSeoPrice(BACKLINK_ENDPOINTS.bulkPagesSummary, 3);
+      expect((await reportOf(a.siteId)).by_tool).toEqual([
+        expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 3 }),
+      ]);
+      expect((await reportOf(b.siteId)).by_tool).toEqual([
+        expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 3 }),
+      ]);
+      run.abort();
+      fetched = await fetching;
+      expect(fetched.failed).toEqual(Object.keys(payer));
+      // The cut request reached the provider: its shares stay pending at the estimate (each rounded to a millionth).
+      const cut = [...fetched.lines.values()].flat().filter((line) => line.pending === true);
+      expect(cut).toHaveLength(3);
+      expect(cut.reduce((sum, line) => sum + line.cost_usd, 0)).toBeCloseTo(estimate, 5);
+    } finally {
+      replay.hang(BACKLINK_ENDPOINTS.bulkPagesSummary, false);
+    }
+    // The plan's write of each site's shares settles its pending lines: the answered requests at their
+    // bills, the cut one still pending; no line is left over.
+    for (const site of [a, b]) {
+      const lines = Object.keys(payer).flatMap((d) => (payer[d] === site.siteId ? (fetched.lines.get(d) ?? []) : []));
+      await t.store.usage.record(site.siteId, 'monitor', lines);
+    }
+    expect((await reportOf(a.siteId)).by_tool).toEqual([
+      expect.objectContaining({ tool: 'monitor', calls: 6, pending_calls: 2 }),
+    ]);
+    expect((await reportOf(b.siteId)).by_tool).toEqual([
+      expect.objectContaining({ tool: 'monitor', calls: 3, pending_calls: 1 }),
+    ]);
+  });
+
+  it('deletes the pending lines of bulk requests that never reached the provider (no connection)', async () => {
+    const site = await t.newSite('Never connected');
+    const closed = await startReplay();
+    await closed.close();
+    const backlinkData = new DataForSeoBacklinkData({ login: 'l', password: 'p', baseUrl: closed.url, retries: 0 });
+    const deps = { store: t.store, backlinkData, listPrices: false, payerOf: () => site.siteId, now: new Date() };
+    const fetched = await fetchNumbers(deps, ['never.example'], today(), 'plan-run');
+    expect(fetched.failed).toEqual(['never.example']);
+    expect(fetched.lines.size).toBe(0);
+    expect(await reportOf(site.siteId)).toMatchObject({ calls: 0, by_tool: [] });
   });
 
   it('settles a pending line to the bill in the same batch write as before, and deletes the line of a call never made', async () => {

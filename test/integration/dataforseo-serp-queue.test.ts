@@ -1,5 +1,6 @@
 import {
   DataForSeoSerpQueue,
+  dataForSeoPrice,
   SERP_QUEUE_ENDPOINTS,
   Meter,
   ProviderError,
@@ -104,7 +105,15 @@ describe('posting SERP tasks', () => {
       replay.hang(SERP_QUEUE_ENDPOINTS.taskPost, false);
     }
     expect(replay.requests).toHaveLength(1);
-    expect(meter.calls).toEqual([]);
+    // The post may have been billed: it stays pending at its list price.
+    expect(meter.calls).toEqual([
+      {
+        provider: 'dataforseo',
+        endpoint: SERP_QUEUE_ENDPOINTS.taskPost,
+        cost_usd: dataForSeoPrice(SERP_QUEUE_ENDPOINTS.taskPost, 20),
+        pending: true,
+      },
+    ]);
   });
 });
 

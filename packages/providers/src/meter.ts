@@ -14,6 +14,8 @@ export interface ProviderCall {
   cached?: true;
   /** The ledger's pending line this call settles (written before the call): the call's line replaces it. */
   line?: string;
+  /** Cut short after its request was sent: it may have been billed, so its line stays pending at its estimate. */
+  pending?: true;
 }
 
 /** A paid call about to be made, as its pending line names it. */
@@ -111,6 +113,11 @@ export class Meter {
     this.ledger = ledger;
   }
 
+  /** The run's deadline, for the meters of work it hands out. */
+  get signal(): AbortSignal | undefined {
+    return this.options.signal;
+  }
+
   /** Whether the sandbox charges list prices on this meter. */
   get listPrices(): boolean {
     return this.options.listPrices === true;
@@ -187,6 +194,17 @@ export class Meter {
       roundUsd(calls.reduce((sum, call) => sum + call.cost_usd, 0)),
       calls.some((call) => call.simulated === true),
     );
+  }
+
+  /**
+   * After a call that got no answer. Cut short (a timeout, the run's deadline) after its request was
+   * sent, it may have reached the provider and been billed, and nothing says whether it was: it is
+   * recorded pending at its estimate (`call.cost_usd`), its hold settled at it, so the ledger and the
+   * budget count it as they count a run that died mid-call. Not sent, it is {@link cancel}led.
+   */
+  unanswered(call: ProviderCall, reservation: Reservation | null, sent: boolean): void {
+    if (sent) this.record({ ...call, pending: true }, reservation);
+    else this.cancel(reservation);
   }
 
   /** After a call that never reached the provider (nothing billed, nothing for the ledger): releases its pending line and cancels its hold. */

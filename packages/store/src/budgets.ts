@@ -14,6 +14,7 @@ import {
   DEPLOYMENT_SPEND_SHARDS,
   deploymentSpendKey,
   siteSpendKey,
+  spendChargedSk,
   spendHoldPartition,
   spendHoldSk,
   spendHoldsExpiredBy,
@@ -45,14 +46,10 @@ export type SpendScope = { siteId: number } | 'deployment';
 /** The UTC day (`yyyy-mm-dd`) a reservation is made in; its month is the day's. */
 export type SpendDay = string;
 
-/**
- * A hold as the call that placed it knows it: its id, when (epoch ms) it expires, which its key sorts
- * by, and what it held (a settle after it expired takes back what it was charged then; none: 0).
- */
+/** A hold as the call that placed it knows it: its id and when (epoch ms) it expires, which its key sorts by. */
 export interface HoldRef {
   id: string;
   expiresAt: number;
-  estimate?: number;
 }
 
 /** What a window counts: `spent` settled (of it `simulated` the sandbox's list prices), `reserved` in flight. */
@@ -324,28 +321,29 @@ export class BudgetStore {
    * Settles `hold` to what the call was billed: its item is removed (which tells whether it was still
    * there), then each part's estimate leaves `reserved` and the bill joins `spent` (and `simulated`,
    * when it was the sandbox's list price). A hold that expired meanwhile (its call outlived it) was
-   * charged at its estimate: the bill replaces that charge. Answers the windows after it.
+   * charged at its estimate and left a mark: the settle that removes the mark (only one can) replaces
+   * that charge with the bill. With neither (settled already, or never held) the bill is only added.
+   * Answers the windows after it.
    */
   async settle(scope: SpendScope, day: SpendDay, hold: HoldRef, billed: number, simulated: boolean): Promise<Windows> {
     const counter = counterOf(scope, day);
-    const held = await this.removeHold(holdKey(counter, hold));
-    const parts: [Part, ...Part[]] = held?.parts[0]
-      ? [held.parts[0], ...held.parts.slice(1)]
+    const key = holdKey(counter, hold);
+    const held = await this.removeHold(key);
+    const charged = held ? undefined : await this.removeHold({ pk: key.pk, sk: spendChargedSk(key.sk) });
+    const found = held ?? charged;
+    const parts: [Part, ...Part[]] = found?.parts[0]
+      ? [found.parts[0], ...found.parts.slice(1)]
       : [{ shard: homeShard(counter, hold.id), usd: 0 }];
     const bills = billsOf(billed, parts);
-    // Expired and charged already (a hold with an expiry had an item): the charge is what the bill corrects.
-    const charged = held || hold.expiresAt === 0 ? 0 : (hold.estimate ?? 0);
     const prefixes = counter.windows.map((w) => w.prefix);
     const items = await Promise.all(
       parts.map((part, i) => {
         const bill = bills[i] ?? 0;
-        const counts = {
-          committed: bill - part.usd - charged,
-          reserved: -part.usd,
-          spent: bill - charged,
-          simulated: simulated ? bill : 0,
-        };
-        return this.add(counter, part.shard, prefixes, counts);
+        // Held: the part leaves `reserved`. Charged: the part left `reserved` for `spent`, which the bill corrects.
+        const counts = held
+          ? { committed: bill - part.usd, reserved: -part.usd, spent: bill }
+          : { committed: bill - part.usd, spent: bill - part.usd };
+        return this.add(counter, part.shard, prefixes, { ...counts, simulated: simulated ? bill : 0 });
       }),
     );
     return counter.shards.length === 1 ? windowsOf(counter, items) : {};
@@ -497,7 +495,7 @@ export class BudgetStore {
     return decodeCounter(out.Attributes ?? {}, key);
   }
 
-  /** Deletes a hold's item: the hold if it was still there (only one remover sees it), else undefined. */
+  /** Deletes a hold's item (or its mark): the hold if it was still there (only one remover sees it), else undefined. */
   private async removeHold(key: Key): Promise<HoldItem | undefined> {
     const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: key, ReturnValues: 'ALL_OLD' }));
     return out.Attributes && decodeHold(out.Attributes, key);
@@ -505,9 +503,10 @@ export class BudgetStore {
 
   /**
    * Charges the holds on `counter` that expired at their estimate: a Query of each hold partition for up
-   * to DROP_PAGE of them, then each is removed and, if it was still there, its parts move from
-   * `reserved` to `spent`. A hold that was never settled is a call whose run ended first, which may have
-   * been made and billed: it stays counted at its held price, as its pending ledger line does.
+   * to CHARGE_PAGE of them, then each is removed and, if it was still there, its parts move from
+   * `reserved` to `spent` and a mark of it is left for a late settle to correct (kept as long as the
+   * counter). A hold that was never settled is a call whose run ended first, which may have been made
+   * and billed: it stays counted at its held price, as its pending ledger line does.
    */
   private async chargeExpired(counter: Counter): Promise<void> {
     const ended = await Promise.all(
@@ -528,11 +527,17 @@ export class BudgetStore {
       ended.flat().map(async ({ pk, sk }) => {
         const held = await this.removeHold({ pk, sk });
         if (!held) return;
-        await Promise.all(
-          held.parts.map((part) =>
+        await Promise.all([
+          ...held.parts.map((part) =>
             this.add(counter, part.shard, held.windows, { reserved: -part.usd, spent: part.usd }),
           ),
-        );
+          this.db.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: { ...held, pk, sk: spendChargedSk(sk), expires_at: counter.expiresAt },
+            }),
+          ),
+        ]);
       }),
     );
   }

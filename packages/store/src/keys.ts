@@ -188,6 +188,11 @@ export const spendHoldSk = (expiresAt: number, holdId: string): string =>
   `${String(Math.max(0, Math.floor(expiresAt))).padStart(13, '0')}#${holdId}`;
 /** Sorts after every hold that expired by `at` (epoch ms): a Query below it finds the dead ones. */
 export const spendHoldsExpiredBy = (at: number): string => spendHoldSk(at + 1, '');
+/**
+ * The mark an expired hold leaves when it is charged at its estimate, beside it: a letter sorts after
+ * every digit, so the Query of expired holds never reads a mark.
+ */
+export const spendChargedSk = (holdSk: string): string => `CHARGED#${holdSk}`;
 
 /** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
 export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;

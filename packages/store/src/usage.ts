@@ -35,15 +35,17 @@ export class UsageStore {
 
   /**
    * A paid call's pending line, written before the call at its estimate (its held price): the ledger
-   * counts it until the run's record settles it, and for good if the run ends first. Answers its id.
+   * counts it until the run's record settles it, and for good if the run ends first. Answers its id;
+   * given `line`, the id another site's share of the same call got, the line takes that id and time.
    */
   async open(
     siteId: number,
     tool: string,
     call: Pick<UsageEntry, 'provider' | 'endpoint' | 'cost_usd'>,
-    at = new Date().toISOString(),
+    line?: string,
   ): Promise<string> {
-    const sk = lineSk(at);
+    const at = line ? atOf(line) : new Date().toISOString();
+    const sk = line ?? lineSk(at);
     await this.db.send(
       new PutCommand({ TableName: this.table, Item: lineItem(siteId, sk, tool, { ...call, pending: true }, at) }),
     );

@@ -1,5 +1,12 @@
 import { BacklinkNumbers, roundUsd } from '@cm/contract';
-import { BULK_TARGETS, Meter, type BacklinkDataProvider, type ProviderCall } from '@cm/providers';
+import {
+  BULK_TARGETS,
+  Meter,
+  type BacklinkDataProvider,
+  type PaidCall,
+  type PendingLedger,
+  type ProviderCall,
+} from '@cm/providers';
 import { mapLimit, sharedId, type SharedDatum, type Store } from '@cm/store';
 
 /*
@@ -69,7 +76,11 @@ export const giveBackNumbers = (store: Store, domains: readonly string[], day: s
 /** What fetching a set of claimed domains' numbers gave. */
 export interface FetchedNumbers {
   numbers: Map<string, BacklinkNumbers>;
-  /** Each domain's ledger lines: its even share of each request of its batch, billed failures included. */
+  /**
+   * Each domain's ledger lines: its even share of each request of its batch, billed failures included
+   * (a request cut after it was sent: pending at its estimate); a paying site's first settles the
+   * request's pending line in its ledger.
+   */
   lines: Map<string, ProviderCall[]>;
   /** Domains whose batch failed, their claims given back, and the first failure. */
   failed: string[];
@@ -81,14 +92,41 @@ export interface NumbersDeps {
   backlinkData: BacklinkDataProvider;
   /** Whether the sandbox charges list prices: each batch's own meter does as the run's does. */
   listPrices: boolean;
+  /** The run's deadline: past it no request starts, and those in flight are cut. */
+  signal?: AbortSignal;
+  /** The site whose ledger a domain's share of each request goes to. */
+  payerOf(domain: string): number;
   now: Date;
+}
+
+/**
+ * A batch's pending lines: each request's, before it is made, split as its bill is (each paying site's
+ * rows' share of the estimate, in its own ledger), all under one id, which the shares' first lines settle.
+ */
+function batchLedger(store: Store, rows: ReadonlyMap<number, number>, total: number): PendingLedger {
+  const [first, ...others] = rows.keys();
+  const share = (siteId: number, call: PaidCall & { cost_usd: number }) => ({
+    ...call,
+    cost_usd: roundUsd((call.cost_usd * (rows.get(siteId) ?? 0)) / total),
+  });
+  return {
+    async open(call) {
+      const line = await store.usage.open(first ?? 0, 'monitor', share(first ?? 0, call));
+      await Promise.all(others.map((siteId) => store.usage.open(siteId, 'monitor', share(siteId, call), line)));
+      return line;
+    },
+    async release(line) {
+      await Promise.all([...rows.keys()].map((siteId) => store.usage.release(siteId, line)));
+    },
+  };
 }
 
 /**
  * Fetches the daily numbers of domains this run claimed, BULK_TARGETS to a batch of bulk requests, and
  * keeps them in the shared cache. Each request's bill is split evenly over its rows (each share rounded
- * to a millionth of a dollar). A batch that fails gives its claims back (the next run that needs them
- * tries again) and is reported, not thrown, so the bills of the others still reach the ledger.
+ * to a millionth of a dollar), and each request is in the paying sites' ledgers, pending at their shares
+ * of its estimate, before it is made. A batch that fails gives its claims back (the next run that needs
+ * them tries again) and is reported, not thrown, so the bills of the others still reach the ledger.
  */
 export async function fetchNumbers(
   deps: NumbersDeps,
@@ -101,7 +139,10 @@ export async function fetchNumbers(
   const out: FetchedNumbers = { numbers: new Map(), lines: new Map(), failed: [] };
   const fetchedAt = deps.now.toISOString();
   await mapLimit(batches, BATCHES_AT_ONCE, async (batch) => {
-    const meter = new Meter({ listPrices: deps.listPrices });
+    const rows = new Map<number, number>();
+    for (const domain of batch) rows.set(deps.payerOf(domain), (rows.get(deps.payerOf(domain)) ?? 0) + 1);
+    const ledger = batchLedger(deps.store, rows, batch.length);
+    const meter = new Meter({ listPrices: deps.listPrices, signal: deps.signal, ledger });
     try {
       const numbers = await deps.backlinkData.numbers(batch, meter);
       await deps.store.shared.putMany(
@@ -124,10 +165,21 @@ export async function fetchNumbers(
       out.failed.push(...batch);
       out.failure ??= error;
     }
-    for (const call of meter.calls) {
+    // Requests that never reached the provider: their pending lines go.
+    await Promise.all(meter.released.map((line) => ledger.release(line)));
+    for (const { line, ...call } of meter.calls) {
       const share = roundUsd(call.cost_usd / batch.length);
-      for (const domain of batch)
-        out.lines.set(domain, [...(out.lines.get(domain) ?? []), { ...call, cost_usd: share }]);
+      // Each paying site's first row settles the request's pending line in its ledger.
+      const settles = new Set<number>();
+      for (const domain of batch) {
+        const payer = deps.payerOf(domain);
+        const settling = line !== undefined && !settles.has(payer);
+        settles.add(payer);
+        out.lines.set(domain, [
+          ...(out.lines.get(domain) ?? []),
+          { ...call, cost_usd: share, ...(settling ? { line } : {}) },
+        ]);
+      }
     }
   });
   return out;

@@ -267,7 +267,7 @@ export async function settleTicket(
   simulated: boolean,
 ): Promise<Windows> {
   // A ticket taken before holds had items of their own has no expiry: no hold item is found, the bill is added.
-  const hold: HoldRef = { id: ticket.hold_id, expiresAt: ticket.lease_until ?? 0, estimate: ticket.estimate_usd };
+  const hold: HoldRef = { id: ticket.hold_id, expiresAt: ticket.lease_until ?? 0 };
   const [site] = await Promise.all([
     store.budgets.settle({ siteId }, ticket.day, hold, billedUsd, simulated),
     ticket.deployment ? store.budgets.settle('deployment', ticket.day, hold, billedUsd, simulated) : null,

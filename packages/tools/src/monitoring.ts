@@ -115,6 +115,8 @@ export interface MonitorPlanDeps extends ScheduleDeps {
   backlinkData: BacklinkDataProvider;
   /** Whether the sandbox charges list prices (SANDBOX_LIST_PRICES=1), as the workers' meters do. */
   listPrices: boolean;
+  /** The worker's deadline: past it no bulk request starts, and those in flight are cut. */
+  signal?: AbortSignal;
   /** A site's budget: the rows the site pays for are reserved from it (and the deployment's cap) before the requests. */
   budgetOf(siteId: number): SiteBudget;
   queuedPriceUsd: ToolContext['queuedPriceUsd'];
@@ -183,7 +185,14 @@ async function payBlockNumbers(
     // A site's rows stay together, so its share is of as few requests as can be.
     const funded = [...tickets.keys()].flatMap((siteId) => bySite.get(siteId) ?? []);
     const fetched = await fetchNumbers(
-      { store, backlinkData: deps.backlinkData, listPrices: deps.listPrices, now },
+      {
+        store,
+        backlinkData: deps.backlinkData,
+        listPrices: deps.listPrices,
+        signal: deps.signal,
+        payerOf: (domain) => payerOf.get(domain) ?? 0,
+        now,
+      },
       funded,
       day,
       runId,
@@ -500,7 +509,12 @@ export async function runMonitor(deps: MonitorDeps, message: MonitorMessage): Pr
       return outcome;
     }
 
-    const fetched = await fetchNumbers({ store, backlinkData, listPrices: meter.listPrices, now }, toFetch, day, runId);
+    const fetched = await fetchNumbers(
+      { store, backlinkData, listPrices: meter.listPrices, signal: meter.signal, payerOf: () => siteId, now },
+      toFetch,
+      day,
+      runId,
+    );
     meter.recordEach(toFetch.flatMap((d) => fetched.lines.get(d) ?? []));
     const paid = new Set(message.paid ?? []);
     for (const domain of cached.keys())

@@ -158,7 +158,7 @@ export class DataForSeoClient {
     const hold = await meter.reserve(price, { provider: DATAFORSEO, endpoint });
     const answer = await this.send(endpoint, meter, { method: 'POST', body: JSON.stringify([task]) }, timeoutMs);
     if (!('body' in answer)) {
-      meter.cancel(hold);
+      meter.unanswered({ provider: DATAFORSEO, endpoint, cost_usd: price }, hold, answer.timedOut);
       return { outcome: 'transient', message: answer.message, timedOut: answer.timedOut };
     }
     const { status, body } = answer;

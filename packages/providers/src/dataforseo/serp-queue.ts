@@ -54,7 +54,7 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
     const hold = await meter.reserve(price, { provider: DATAFORSEO, endpoint: TASK_POST });
     const answer = await this.client.send(TASK_POST, meter, { method: 'POST', body: JSON.stringify(sent) });
     if (!('body' in answer)) {
-      meter.cancel(hold);
+      meter.unanswered({ provider: DATAFORSEO, endpoint: TASK_POST, cost_usd: price }, hold, answer.timedOut);
       throw new UnknownOutcome(DATAFORSEO, `${TASK_POST}: ${answer.message}`, answer.timedOut);
     }
     const decoded = z.safeParse(PostedTasks, answer.body);

@@ -117,7 +117,8 @@ export class TavilySearch {
     timeoutMs: number,
   ): Promise<Attempt> {
     const usdPerCredit = this.options.usdPerCredit ?? TAVILY_USD_PER_CREDIT;
-    const hold = await meter.reserve(roundUsd(CREDITS[depth] * usdPerCredit), { provider: TAVILY, endpoint: 'search' });
+    const estimate = roundUsd(CREDITS[depth] * usdPerCredit);
+    const hold = await meter.reserve(estimate, { provider: TAVILY, endpoint: 'search' });
     const limit = meter.attemptLimit(timeoutMs);
     const signal = limit.signal;
     let response: Response;
@@ -132,10 +133,10 @@ export class TavilySearch {
       // The body is read under the same time limit: a provider that sends headers and then stalls is hanging too.
       text = await response.text();
     } catch (error) {
-      meter.record({ provider: TAVILY, endpoint: 'search', cost_usd: 0 }, hold);
       // A run given up (its deadline) cut the attempt: that says nothing of the provider.
       if (!meter.abandoned) meter.report(TAVILY, false);
       const timedOut = signal.aborted || isTimeout(error);
+      meter.unanswered({ provider: TAVILY, endpoint: 'search', cost_usd: estimate }, hold, timedOut);
       return {
         retryable: true,
         message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${errorField(error, 'message')}`,

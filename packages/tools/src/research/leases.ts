@@ -4,7 +4,7 @@ import type { Job, Revocable, Store } from '@cm/store';
 import { settleTicket } from '../budget';
 import { isEnded, siteGroup } from './jobs';
 
-/* Job leases: a job whose lease lapsed ends lease_expired, and gives back its place, claim and reservation. */
+/* Job leases: a job whose lease lapsed ends lease_expired, and gives back its place, its claim and, if it never started, its reservation. */
 
 const LEASE_EXPIRED: JobError = {
   code: 'lease_expired',
@@ -28,8 +28,10 @@ export async function expireLapsed(store: Store, job: Job, now = Date.now()): Pr
   if (!(await store.jobs.fail(job, LEASE_EXPIRED, at))) return (await store.jobs.get(job.job_id)) ?? job;
   await store.researchSlots.free(job.job_id, siteGroup(job.site_id));
   await store.research.giveBackQuery(job.site_id, researchJobQuery(job.input), job.job_id);
-  // No worker will settle its reservation now; a worker still alive that ends it later adds its bill all the same.
-  if (job.budget) await settleTicket(store, job.site_id, job.budget, 0, false);
+  // A job never started made no call: its hold is cancelled (a worker that starts it late adds its bill
+  // all the same). A started one may have paid calls its ledger keeps pending: its hold stays, settled by
+  // a worker still alive, or charged at its estimate when it expires, so the budget counts them too.
+  if (job.budget && job.status === 'queued') await settleTicket(store, job.site_id, job.budget, 0, false);
   return { ...job, status: 'failed', error: LEASE_EXPIRED, updated_at: at };
 }
 
