@@ -200,7 +200,8 @@ describe('a check awaiting another run', () => {
     for (const message of collects) await collect(message);
     expect(await rowOf(site!, keyword, day)).toMatchObject({ keyword, day });
     const after = await ledgerOf(site!.siteId);
-    expect(after).toMatchObject({ calls: before.calls + 1, cached: 0 });
+    // Its own call, not a cached one: earlier tests' schedules, whose runs race for the poster, may have left it some.
+    expect(after).toMatchObject({ calls: before.calls + 1, cached: before.cached });
     expect(after.cost).toBeCloseTo(before.cost + PRICE, 9);
   });
 

@@ -495,10 +495,26 @@ export class BudgetStore {
     return decodeCounter(out.Attributes ?? {}, key);
   }
 
-  /** Deletes a hold's item (or its mark): the hold if it was still there (only one remover sees it), else undefined. */
+  /**
+   * Deletes a hold's item (or its mark): the hold if it was still there, else undefined. The delete is
+   * conditional on the item, so of removers racing only one is answered with it (an unconditional
+   * delete's old image is not that promise on every engine: DynamoDB Local answered two).
+   */
   private async removeHold(key: Key): Promise<HoldItem | undefined> {
-    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: key, ReturnValues: 'ALL_OLD' }));
-    return out.Attributes && decodeHold(out.Attributes, key);
+    try {
+      const out = await this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: key,
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return out.Attributes && decodeHold(out.Attributes, key);
+    } catch (error) {
+      if (conditionFailed(error)) return undefined;
+      throw error;
+    }
   }
 
   /**
