@@ -27,7 +27,9 @@ if (!succeeds('rev-parse', '--git-dir')) {
 }
 const hasBaseline = succeeds('cat-file', '-e', `${BASELINE}^{commit}`);
 if (!hasBaseline && git('rev-parse', '--is-shallow-repository').trim() !== 'true') {
-  console.error(`check-commits: the baseline ${BASELINE} is not in this history; fetch it, or update it in .ci/check-commits.ts`);
+  console.error(
+    `check-commits: the baseline ${BASELINE} is not in this history; fetch it, or update it in .ci/check-commits.ts`,
+  );
   process.exit(1);
 }
 const range = hasBaseline ? [`${BASELINE}..HEAD`] : ['HEAD', `--since=${BASELINE_DATE}`];
@@ -47,5 +49,5 @@ for (const record of records) {
   console.error(`${hash.slice(0, 12)} ${record.slice(newline + 1).split('\n')[0]}\n  ${problems.join('\n  ')}`);
 }
 const scope = hasBaseline ? `since ${BASELINE.slice(0, 7)}` : `in this shallow clone since ${BASELINE_DATE}`;
-console.log(`check-commits: ${records.length} commits ${scope}, ${failed} not following docs/contributing.md#commits`);
+console.log(`check-commits: ${records.length} checked ${scope}, ${failed} not following docs/contributing.md#commits`);
 if (failed > 0) process.exit(1);
