@@ -14,6 +14,7 @@ const TYPESCRIPT = [
   'infra/**/*.ts',
   'test/**/*.ts',
   'bench/**/*.ts',
+  '.ci/**/*.ts',
 ];
 
 /** A second guard beside dependency-cruiser: another package is imported by what it exports, never its src/. */

@@ -16,7 +16,7 @@ const markdownUnder = (dir: string): string[] =>
     if (entry.isDirectory()) return path === 'docs/screenshots' ? [] : markdownUnder(path);
     return entry.name.endsWith('.md') ? [path] : [];
   });
-const DOCS = ['README.md', ...markdownUnder('docs')];
+const DOCS = ['README.md', 'CHANGELOG.md', ...markdownUnder('docs')];
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 /** The text outside fenced code blocks, where links and headings are links and headings. */
