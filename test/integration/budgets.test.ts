@@ -50,6 +50,23 @@ const adapter = () =>
   });
 const today = () => new Date().toISOString().slice(0, 10);
 
+/** A web research job of the site, queued with its hold on the budget, as the research tool leaves it. */
+async function queuedResearchJob(siteId: number, query: string) {
+  const budget = budgetOf(siteId);
+  const ticket = await budget.reserveQueued(0.05);
+  const jobId = newJobId();
+  const input: ResearchJobInput = { mode: 'web', query, question: null, page_id: null };
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: siteId,
+    tool: 'research',
+    input,
+    budget: ticket!,
+    created_at: new Date().toISOString(),
+  });
+  return { budget, jobId };
+}
+
 it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, and the settled spend stays within the limit', async () => {
   const { siteId } = await t.newSite('Concurrent');
   await t.store.budgets.setLimits(siteId, { daily_usd: 0.1 }, new Date().toISOString());
@@ -335,18 +352,7 @@ it("keeps a site's month counter at its largest (every day of a 31-day month cou
 
 it('settles a research job’s bill and ledgers its calls before the job ends, so a crash in between loses neither', async () => {
   const { siteId } = await t.newSite('Crash after the bill');
-  const budget = budgetOf(siteId);
-  const ticket = await budget.reserveQueued(0.05);
-  const jobId = newJobId();
-  const input: ResearchJobInput = { mode: 'web', query: 'settled before it ends', question: null, page_id: null };
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: siteId,
-    tool: 'research',
-    input,
-    budget: ticket!,
-    created_at: new Date().toISOString(),
-  });
+  const { budget, jobId } = await queuedResearchJob(siteId, 'settled before it ends');
   // The worker dies as it ends the job: the store's finish never returns.
   const store = {
     ...t.store,
@@ -557,18 +563,7 @@ describe('a worker that runs out of time', () => {
 
   it('near its deadline, starts no paid call: the message goes back to the queue, nothing is run or charged', async () => {
     const { siteId } = await t.newSite('Out of time');
-    const budget = budgetOf(siteId);
-    const ticket = await budget.reserveQueued(0.05);
-    const jobId = newJobId();
-    const input: ResearchJobInput = { mode: 'web', query: 'no time left', question: null, page_id: null };
-    await t.store.jobs.create({
-      job_id: jobId,
-      site_id: siteId,
-      tool: 'research',
-      input,
-      budget: ticket!,
-      created_at: new Date().toISOString(),
-    });
+    const { jobId } = await queuedResearchJob(siteId, 'no time left');
     const event = sqsEvent('research', [JSON.stringify({ job_id: jobId })]);
     const output = captureOutput({ level: 'ERROR' });
     try {
