@@ -1,4 +1,4 @@
-import { QUEUE_SETTINGS, RESEARCH_LEASE_MS } from '@cm/contract';
+import { QUEUE_SETTINGS, RESEARCH_LEASE_MS, type BudgetTicket } from '@cm/contract';
 import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import type { ResearchJobInput } from '@cm/store';
@@ -64,6 +64,22 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
 });
 
+/** A web research job of the site holding `ticket` on its budget, whose lease lapsed at `leaseUntil`. */
+async function lapsedJob(siteId: number, query: string, ticket: BudgetTicket, leaseUntil: number) {
+  const jobId = newJobId();
+  const input: ResearchJobInput = { mode: 'web', query, question: null, page_id: null };
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: siteId,
+    tool: 'research',
+    input,
+    budget: ticket,
+    created_at: new Date().toISOString(),
+    lease_until: leaseUntil,
+  });
+  return jobId;
+}
+
 it('cancels the hold a lapsed job that never started placed on the budget when it was accepted', async () => {
   const past = Date.now() - 1000;
   const site = await t.newSite('Lapsed budget');
@@ -79,17 +95,7 @@ it('cancels the hold a lapsed job that never started placed on the budget when i
   expect((await t.store.budgets.reserve({ siteId: site.siteId }, day, hold, ticket.estimate_usd, {})).reserved).toBe(
     true,
   );
-  const jobId = newJobId();
-  const input: ResearchJobInput = { mode: 'web', query: 'lapsed with a budget', question: null, page_id: null };
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: site.siteId,
-    tool: 'research',
-    input,
-    budget: ticket,
-    created_at: new Date().toISOString(),
-    lease_until: past,
-  });
+  const jobId = await lapsedJob(site.siteId, 'lapsed with a budget', ticket, past);
   const budget = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
   expect(await budget()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
   expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
@@ -103,17 +109,7 @@ it('keeps the hold of a lapsed job that had started, which its worker, alive aft
   const site = await t.newSite('Lapsed while running');
   const budget = new SiteBudget(t.store, site.siteId, { deploymentDailyUsd: null, now: () => new Date() });
   const ticket = (await budget.reserveQueued(0.05))!;
-  const jobId = newJobId();
-  const input: ResearchJobInput = { mode: 'web', query: 'lapsed while running', question: null, page_id: null };
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: site.siteId,
-    tool: 'research',
-    input,
-    budget: ticket,
-    created_at: new Date().toISOString(),
-    lease_until: past,
-  });
+  const jobId = await lapsedJob(site.siteId, 'lapsed while running', ticket, past);
   await t.store.jobs.start(jobId, new Date().toISOString(), past);
   const daily = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
   expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
