@@ -1,3 +1,4 @@
+export * from './bug';
 export * from './ids';
 export * from './markup';
 export * from './urls';
