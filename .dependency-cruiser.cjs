@@ -1,5 +1,5 @@
 /**
- * The import rule (docs/architecture.md), checked by `npm run lint:deps`:
+ * The import rule (docs/architecture/code.md#layers-and-the-import-rule), checked by `npm run lint:deps`:
  *
  *   functions, packages/local, infra  (top: wiring, the local stack, the CDK app)
  *     → runtime

@@ -87,7 +87,7 @@ const paidLines = async (siteId: number) => {
 /**
  * Each domain of each site was asked for once (its numbers, trend and detail; the site's gap once too),
  * and the ledger has exactly those calls: a line of each domain's numbers, trend and detail, and the gap.
- * (A plan delivered again may add a $0 cached line of numbers the site paid for: docs/architecture.md#monitoring.)
+ * (A plan delivered again may add a $0 cached line of numbers the site paid for: docs/architecture/queued-jobs.md#monitoring.)
  */
 async function expectPaidOnce(sites: readonly MonitoredSite[]) {
   for (const site of sites) {

@@ -85,9 +85,9 @@ describe('room for the next 20 tools', () => {
     expect(count(logs.Outputs)).toBe(2 * FUNCTION_ENTRIES.length);
     expect(count(logs.Outputs) + NEXT_TOOLS * 2).toBeLessThanOrEqual(LIMITS.outputs);
 
-    // architecture.md's figure is this template's, and the one place that gives it.
+    // architecture/aws-stack.md's figure is this template's, and the one place that gives it.
     const room = Math.floor((LIMITS.resources - count(main.Resources)) / inMain);
-    const architecture = docs('architecture.md');
+    const architecture = docs('architecture/aws-stack.md');
     expect(architecture).toContain(`${count(main.Resources)} of 500 leaves room for ${room} more tools`);
     expect(architecture.match(/the (?:service )?stack has \d+/g) ?? []).toEqual([]);
   });

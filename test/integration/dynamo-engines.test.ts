@@ -15,7 +15,7 @@ import { batchGet } from '../../packages/store/src/batch';
  * What the store relies on DynamoDB to do, on the engine DYNAMO_ENGINE selects: CI runs this file on
  * dynalite (the embedded default) and on Amazon DynamoDB Local, so an answer that differs between them
  * shows here. Where they differ, the store follows Amazon's engine, and the test says what each engine
- * does (docs/architecture.md lists the comparison).
+ * does (docs/architecture/local-stack.md#the-two-engines lists the comparison).
  */
 
 const TABLE = 'engine-test';

@@ -3,7 +3,7 @@ import { OAUTH_ENDPOINTS } from './oauth';
 import { MCP_PATH, type HttpMethod } from './route-table';
 
 /*
- * What keeps one tenant, or one slow provider, from taking the others down (docs/architecture.md#isolation):
+ * What keeps one tenant, or one slow provider, from taking the others down (docs/architecture/requests.md#isolation):
  * the providers' time limits, the shared circuit breaker's settings, and the per-key and per-IP rate
  * rules. The rate rules are one definition: the CDK stack makes WAF's rate-based rules from it, and the
  * local server emulates the same rules, so both refuse the same requests.

@@ -230,7 +230,7 @@ export const researchWaitingKey = (since: string, jobId: string): Key => ({
   sk: `${since}#${jobId}`,
 });
 
-/* The OAuth authorization server's state (docs/architecture.md#oauth-sign-in), every id stored as its SHA-256. */
+/* The OAuth authorization server's state (docs/architecture/requests.md#oauth-sign-in), every id stored as its SHA-256. */
 
 /** How the authorization server's ids are stored: their SHA-256 (for a token or a code, the token itself). */
 export const oauthIdHash = (id: string): string => createHash('sha256').update(id, 'utf8').digest('hex');

@@ -16,7 +16,7 @@ const PAGE = 100;
 /**
  * Pages of the waiting list one admission reads at most. The jobs of a site at its share are passed
  * over, so the next page is read while places are to be given: at most 1,000 waiting jobs are looked
- * through, which bounds what the sweep and each ending job read (docs/architecture.md#the-research-caps-share-per-site).
+ * through, which bounds what the sweep and each ending job read (docs/architecture/queued-jobs.md#the-research-caps-share-per-site).
  */
 const PAGES = 10;
 
