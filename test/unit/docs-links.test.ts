@@ -81,3 +81,38 @@ it('every anchor of a doc the code names is there', () => {
     );
   expect(broken).toEqual([]);
 });
+
+/*
+ * A doc a newcomer can read: no page over 60 KB. A topic that outgrows that becomes a map and a folder of
+ * pages (docs/api.md and docs/api/), and the map links every page of its folder.
+ */
+const MAX_PAGE_BYTES = 60 * 1024;
+const MAPS = { 'docs/api.md': 'docs/api', 'docs/architecture.md': 'docs/architecture' };
+
+it.each(DOCS)('%s: is at most 60 KB', (file) => {
+  expect(Buffer.byteLength(read(file))).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+});
+
+it.each(Object.entries(MAPS))('%s links every page of %s/', (map, folder) => {
+  const linked = new Set([...prose(read(map)).matchAll(/\]\(([^)#\s]+)/g)].map((m) => join(dirname(map), m[1]!)));
+  const pages = markdownUnder(folder);
+  expect(pages.length).toBeGreaterThan(1);
+  expect(pages.filter((page) => !linked.has(page))).toEqual([]);
+});
+
+// A link made before the split (`architecture.md#round-trips`) still lands on its section's entry on the map.
+it("the architecture map keeps each page's title and sections as an anchor beside the link to it", () => {
+  const map = prose(read('docs/architecture.md'));
+  const missing = markdownUnder('docs/architecture').flatMap((page) =>
+    [...prose(read(page)).matchAll(/^#{1,2} (.+)$/gm)]
+      .map((m) => slug(m[1]!))
+      .filter((anchor) => {
+        const entry = new RegExp(
+          `<a id="${anchor}"></a>(?:<a id="[^"]+"></a>)*\\**\\[[^\\]]+\\]\\(${page.slice(5)}[#)]`,
+        );
+        return !entry.test(map);
+      })
+      .map((anchor) => `${page}#${anchor}`),
+  );
+  expect(missing).toEqual([]);
+});
