@@ -5,16 +5,16 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { TOOL_FUNCTIONS } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
-import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
-import { logGroupName } from '../../infra/constructs/function';
+import { RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { BACKUPS } from '../../infra/constructs/storage';
 import { serviceStacks } from '../../infra/service-stacks';
 import { pascal } from '../../infra/stack';
 
 /*
  * A stack that can grow (issue 50, point 7): room for the next 20 tools under CloudFormation's limits
- * at what a tool costs each template now, AWS Backup sized beside point-in-time recovery, and the
- * runbook's figures and names as the code makes them. The app's stacks, without bundling.
+ * at what a tool costs each template now, AWS Backup sized beside point-in-time recovery, and
+ * operations.md's concurrency as the code makes it (the runbook's figures: doc-figures.test.ts). The app's
+ * stacks, without bundling.
  */
 const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
 const { service } = serviceStacks(app, {});
@@ -94,7 +94,7 @@ describe('room for the next 20 tools', () => {
 });
 
 describe('backups', () => {
-  it('keeps AWS Backup copies beside point-in-time recovery as the runbook says: weekly for PITR’s 35 days, monthly a year', () => {
+  it('keeps AWS Backup copies beside point-in-time recovery: weekly for PITR’s 35 days, monthly a year (doc-figures.test.ts holds the runbook to them)', () => {
     const [plan] = Object.values(main.Resources as Resources).filter((r) => r.Type === 'AWS::Backup::BackupPlan');
     const rules = (plan!.Properties as any).BackupPlan.BackupPlanRule as any[];
     expect(rules.map((r) => [r.RuleName, r.ScheduleExpression, r.Lifecycle.DeleteAfterDays])).toEqual([
@@ -104,20 +104,12 @@ describe('backups', () => {
     // The copies kept at most: one a week for 35 days, one a month for 365.
     expect(Math.ceil(BACKUPS.weekly.keptDays / 7)).toBe(BACKUPS.weekly.copies);
     expect(Math.floor(BACKUPS.monthly.keptDays / 30)).toBe(BACKUPS.monthly.copies);
-    const runbook = docs('runbook.md');
-    expect(runbook).toContain(
-      `one a week kept ${BACKUPS.weekly.keptDays} days and one a month kept ${BACKUPS.monthly.keptDays} days`,
-    );
-    expect(runbook).toContain(`${BACKUPS.weekly.copies + BACKUPS.monthly.copies} copies of the table at most`);
   });
 });
 
-describe('the runbook and operations.md, against the code', () => {
-  it('give the reserved concurrency and the quota it needs as concurrency.ts makes them', () => {
+describe('operations.md, against the code', () => {
+  it('gives the reserved concurrency and the quota it needs as concurrency.ts makes them', () => {
     const quota = RESERVED_TOTAL + 100; // Lambda keeps 100 of the account's quota unreserved.
-    expect(docs('runbook.md')).toContain(
-      `the stack reserves ${RESERVED_TOTAL} and Lambda keeps 100 unreserved, so it needs ${quota} or more`,
-    );
     const operations = docs('operations.md');
     expect(operations).toContain(`(${RESERVED_TOTAL} in all`);
     expect(operations).toContain(`quota must be ${quota} or more`);
@@ -128,24 +120,11 @@ describe('the runbook and operations.md, against the code', () => {
     expect(source('infra/constructs/concurrency.ts')).toContain(
       `= ${RESERVED_TOTAL}, which needs an account concurrency quota of at least ${quota}`,
     );
-    // No other figure for either where they are named.
-    for (const text of [docs('runbook.md'), operations])
-      expect(
-        text
-          .match(/(?:reserves|needs|under|must be) (\d+)\b(?!%)/g)
-          ?.filter((m) => !m.endsWith(` ${RESERVED_TOTAL}`) && !m.endsWith(` ${quota}`)) ?? [],
-      ).toEqual([]);
-    // Each capped function's concurrency alarm: 80% of its reservation.
-    const reservations = [...new Set(Object.values(RESERVED_CONCURRENCY))];
-    for (const reserved of reservations)
-      expect(docs('runbook.md')).toContain(`${Math.ceil((reserved ?? 0) * 0.8)} of ${reserved}`);
-  });
-
-  it("names each function's log group as the template does", () => {
-    const names = Object.values(logs.Resources as Resources).map((r) => (r.Properties as any).LogGroupName);
-    expect(names.sort()).toEqual(FUNCTION_ENTRIES.map((fn) => logGroupName(service.stackName, fn)).sort());
-    expect(docs('runbook.md')).toContain(`\`${logGroupName('<stack>', '<function>')}\``);
-    expect(docs('runbook.md')).toContain(`\`${logGroupName('ContentApi', 'publish')}\``);
-    expect(docs('runbook.md')).not.toMatch(/\/aws\/lambda\/<stack>-/);
+    // No other figure where they are named (the runbook's: doc-figures.test.ts).
+    expect(
+      operations
+        .match(/(?:reserves|needs|under|must be) (\d+)\b(?!%)/g)
+        ?.filter((m) => !m.endsWith(` ${RESERVED_TOTAL}`) && !m.endsWith(` ${quota}`)) ?? [],
+    ).toEqual([]);
   });
 });
