@@ -7,17 +7,23 @@ import {
   LIMITS,
   METRICS,
   PAID_TOOLS,
-  QUEUE_SETTINGS,
+  PROVIDER_TIMEOUTS,
+  RATE_RULES,
   RELINK_BATCH_PAGES,
   TOOL_FUNCTIONS,
 } from '@cm/contract';
-import { DEFAULT_BEDROCK_MODEL, KEY_CACHE_MS, METRICS_NAMESPACE } from '@cm/runtime';
+import { DEFAULT_BEDROCK_MODEL, KEY_CACHE_MS, METRICS_NAMESPACE, WORKER_SETTLE_MS } from '@cm/runtime';
 import { SITES_PER_PLAN } from '@cm/tools';
 import { AWS_PRICES } from '../../bench/bill/prices';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { DEFAULT_DATAPOINTS, ERROR_RATE, ONE_DATAPOINT, p99LatencyMs } from '../../infra/constructs/alarms';
-import { RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
+import {
+  RESEARCH_CALL_SECONDS,
+  RESEARCH_LOAD,
+  RESERVED_CONCURRENCY,
+  RESERVED_TOTAL,
+} from '../../infra/constructs/concurrency';
 import { logGroupName } from '../../infra/constructs/function';
 import { DAILY_SCHEDULE_UTC } from '../../infra/constructs/schedules';
 import { BACKUPS } from '../../infra/constructs/storage';
@@ -104,6 +110,24 @@ const PAID_RESERVED = RESERVED_CONCURRENCY[TOOL_FUNCTIONS.get_keywords]!;
 const MCP_RESERVED = RESERVED_CONCURRENCY.mcp!;
 const QUOTA = RESERVED_TOTAL + 100; // Lambda keeps 100 of the account's quota unreserved.
 const severity = (p: Record<string, any>) => /^\[(\w+)\]/.exec(p.AlarmDescription)![1];
+
+/** The worker queues, as the template names them: each queue that has a dead-letter queue of its own. */
+const WORKER_QUEUES = resources(main)
+  .filter(([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties.RedrivePolicy)
+  .map(([id]) => id.replace(/Queue[0-9A-F]{8}$/, ''));
+/** A worker's settings as the template has them: its event source's, its queue's and its function's. */
+const workerSettings = (worker: string) => {
+  const [, source] = resources(main).find(
+    ([id, r]) => r.Type === 'AWS::Lambda::EventSourceMapping' && id.startsWith(`${pascal(worker)}WorkerFunctionSqs`),
+  )!;
+  return {
+    batchSize: source.Properties.BatchSize as number,
+    maxReceiveCount: queue(worker).RedrivePolicy.maxReceiveCount as number,
+    timeoutSeconds: fn(`${worker}-worker`).Timeout as number,
+    maxConcurrency: source.Properties.ScalingConfig.MaximumConcurrency as number,
+    visibilityTimeout: queue(worker).VisibilityTimeout as number,
+  };
+};
 
 describe('the settings the pages rest on, as the templates have them', () => {
   it('one retention for every queue, one for every log group, one WAF alarm threshold, one error period', () => {
@@ -251,9 +275,9 @@ describe('docs/runbook.md', () => {
     expect(
       listed
         .match(/`[\w-]+`/g)!
-        .map((q) => q.slice(1, -1))
+        .map((q) => pascal(q.slice(1, -1)))
         .sort(),
-    ).toEqual(Object.keys(QUEUE_SETTINGS).sort());
+    ).toEqual([...WORKER_QUEUES].sort());
     // Log groups, by the name the template gives them, and the functions named in them.
     expect(valuesOf(logs, 'AWS::Logs::LogGroup', (p) => p.LogGroupName as string).sort()).toEqual(
       FUNCTION_ENTRIES.map((name) => logGroupName(service.stackName, name)).sort(),
@@ -415,5 +439,123 @@ describe('docs/performance.md#memory', () => {
         '`mcp-stream`': 'a name',
       },
     );
+  });
+});
+
+describe('docs/architecture/queued-jobs.md', () => {
+  const page = prose('architecture/queued-jobs.md');
+
+  it("gives each queue's settings as the template has them, and no other figure before its first section", () => {
+    const rows = [...page.matchAll(/\| `([\w-]+)` \| (\d+) \| (\d+) \| (\d+) s \| (\d+) \|/g)];
+    expect(rows.map((row) => pascal(row[1]!)).sort()).toEqual([...WORKER_QUEUES].sort());
+    for (const [, worker, batchSize, attempts, timeout, concurrency] of rows) {
+      const settings = workerSettings(worker!);
+      expect({ worker, settings }).toEqual({
+        worker,
+        settings: {
+          batchSize: Number(batchSize),
+          maxReceiveCount: Number(attempts),
+          timeoutSeconds: Number(timeout),
+          maxConcurrency: Number(concurrency),
+          visibilityTimeout: 6 * Number(timeout),
+        },
+      });
+    }
+    expectOnlyFigures(
+      page.slice(0, page.indexOf(' ## ')),
+      [
+        ...rows.map((row) => row[0]),
+        "a queue hides a message for six times its worker's time limit",
+        `up to ${RETENTION_DAYS[0]} days (SQS's most;`,
+      ],
+      {
+        'more than 16 times in one chain: the 17th message': "Lambda's recursive loop detection",
+      },
+    );
+    expect(page).toContain(
+      'alarms when it stops draining: messages waited through every five-minute period and none was deleted, for its visibility timeout plus two periods',
+    );
+  });
+
+  it('sizes the research waits as concurrency.ts does, and says where its costs come from', () => {
+    const waits = section('architecture/queued-jobs.md', 'Research waits, and the Lambda they hold');
+    const perSecond = (RESEARCH_LOAD.callsPerDay / 86_400) * RESEARCH_LOAD.peakFactor;
+    const inFlight = Math.round(perSecond * RESEARCH_CALL_SECONDS);
+    expectOnlyFigures(
+      waits,
+      [
+        `up to \`wait_ms\` (${LIMITS.waitMsMax / 1000} s, the most and the default)`,
+        `The design load is ${thousands(RESEARCH_LOAD.callsPerDay)} research calls a day`,
+        `${RESEARCH_LOAD.peakFactor}× the average at the peak: ${perSecond.toFixed(2)} calls a second`,
+        `Each holds its function up to ${RESEARCH_CALL_SECONDS} s (its wait and a second of its own)`,
+        `${inFlight} calls are in flight at the peak`,
+        `with ${PAID_RESERVED} reserved executions ${(PAID_RESERVED / RESEARCH_CALL_SECONDS).toFixed(1)} calls a second were served`,
+        `\`research\` ${RESEARCH_RESERVED} (${inFlight} under the 80% alarm, rounded up to 10) and \`mcp\` ${MCP_RESERVED} (research's ${RESEARCH_RESERVED} and two other tools' ${PAID_RESERVED})`,
+        `computes the same ${inFlight} from the figures`,
+        `The stack reserves ${RESERVED_TOTAL} executions in all, so the account needs a quota of ${QUOTA}`,
+        `with \`wait_ms\` ${LIMITS.waitMsMax}`,
+        `at ${MEMORY_MB.research} MB each`,
+        `the reservation is sized for ${thousands(RESEARCH_LOAD.callsPerDay)} calls a day at a ${RESEARCH_LOAD.peakFactor}× peak`,
+        `The spec's cap of ${LIMITS.concurrentResearch} jobs in flight`,
+      ],
+      {
+        '(10,000 sites asking 5)': "the spec's scale, the bill's workload",
+        'At 10,000 sites with research shared': "the spec's scale",
+        'The spec\'s "30 to 60 seconds per call"': "the spec's words",
+        "a job's whole 45 s (the spec's 30 to 60 s) in the waiting function (25 s `research`, 20 s `jobs`)":
+          "the bill's model of a job (npm run bill)",
+        '90 Lambda seconds (45 GB-seconds) and $0.0006 a job': "the bill's model",
+        'about 10,000 jobs a day of the 50,000 calls': "the bill's model",
+        "900,000 Lambda seconds a day, about $180 a month, against $6,360 of research's providers: 2.8%":
+          "the bill's model (npm run bill prints both)",
+      },
+    );
+    expect(MEMORY_MB.jobs).toBe(MEMORY_MB.research);
+    expect(MEMORY_MB.mcp).toBe(MEMORY_MB.research);
+  });
+});
+
+describe('docs/architecture/requests.md#isolation-one-tenant-one-slow-provider', () => {
+  const isolation = section('architecture/requests.md', 'Isolation: one tenant, one slow provider');
+  const rule = (name: string) => RATE_RULES.find((r) => r.name === name)!;
+
+  it('gives the rate rules, reservations, time limits and breaker as the code has them', () => {
+    const T = PROVIDER_TIMEOUTS;
+    const [paid, publish, stream, apiIp, streamIp] = [
+      'paid-tools-per-key',
+      'publish-per-key',
+      'stream-per-key',
+      'api-per-ip',
+      'stream-per-ip',
+    ].map(rule);
+    expect([paid, publish, stream].map((r) => r!.windowSeconds)).toEqual([60, 60, 60]);
+    expect(streamIp!.windowSeconds).toBe(apiIp!.windowSeconds);
+    expect(T.tavilyAttemptMs).toBe(T.dataforseoAttemptMs);
+    const research = fn('research-worker').Timeout as number;
+    const job = T.tavilyCallMs + T.pageFetchMs + 2 * T.bedrockAttempts * T.bedrockAttemptMs;
+    expect(job / 1000).toBeLessThan(research);
+    for (const claim of [
+      `per key, ${paid!.limit} paid-tool calls and ${publish!.limit} publishes a minute and ${stream!.limit} streaming calls; per address, ${thousands(apiIp!.limit)} API and ${streamIp!.limit} stream requests in ${minutes(apiIp!.windowSeconds)} minutes`,
+      `(each paid tool ${PAID_RESERVED}, \`research\` ${RESEARCH_RESERVED} for its waits, \`mcp-stream\` ${RESERVED_CONCURRENCY['mcp-stream']}, \`mcp\` ${MCP_RESERVED};`,
+      `each DataForSEO and Tavily attempt has ${T.dataforseoAttemptMs / 1000} s for its connection`,
+      `by ${T.dataforseoCallMs / 1000} s; Bedrock's client closes a stream silent for ${T.bedrockAttemptMs / 1000} s, ${T.bedrockAttempts} attempts`,
+      `the url fetch has ${T.pageFetchMs / 1000} s`,
+      `answers within the route's ${ROUTE_TIMEOUT} s`,
+      `fit the worker's ${research} s (${T.tavilyCallMs / 1000} + ${T.pageFetchMs / 1000} + 2 × ${T.bedrockAttempts} × ${T.bedrockAttemptMs / 1000} = ${job / 1000} s)`,
+      `${BREAKER.failures} failures within ${BREAKER.windowMs / 1000} s open it for ${BREAKER.coolDownMs / 1000} s`,
+      `opens it for another ${BREAKER.coolDownMs / 1000} s`,
+      `for ${BREAKER.cacheMs / 1000} s, so an opening is seen everywhere within ${BREAKER.cacheMs / 1000} s and a closed breaker costs one GetItem per provider per ${BREAKER.cacheMs / 1000} s per container`,
+      `to expire in ${LIMITS.budgetHoldMs / 60_000} minutes`,
+    ])
+      expect(isolation).toContain(claim);
+  });
+});
+
+describe('docs/architecture/budgets.md', () => {
+  it("gives a worker's settle margin and time limits as the code has them", () => {
+    expect(prose('architecture/budgets.md')).toContain(
+      `A worker gives up the last ${WORKER_SETTLE_MS / 1000} s of its timeout (${workerSettings('research').timeoutSeconds} s for research, ${workerSettings('monitor').timeoutSeconds} s for monitoring and ranks)`,
+    );
+    expect(workerSettings('rank').timeoutSeconds).toBe(workerSettings('monitor').timeoutSeconds);
   });
 });
