@@ -89,6 +89,8 @@ describe('room for the next 20 tools', () => {
     const room = Math.floor((LIMITS.resources - count(main.Resources)) / inMain);
     const architecture = docs('architecture/aws-stack.md');
     expect(architecture).toContain(`${count(main.Resources)} of 500 leaves room for ${room} more tools`);
+    expect(architecture).toContain(`a tool costs the service stack ${inMain}`);
+    expect(architecture).toContain(`holds room for ${NEXT_TOOLS}`);
     expect(architecture.match(/the (?:service )?stack has \d+/g) ?? []).toEqual([]);
   });
 });
