@@ -54,13 +54,6 @@ export async function conditionalWrite<T>(
 }
 
 /** One UpdateItem of `update` (its condition included) on the item at `key`, as `conditionalWrite` answers it. */
-export function conditionalUpdate(
-  db: DynamoDBDocumentClient,
-  table: string,
-  key: Key,
-  update: Update,
-  options?: { returns?: ReturnValues },
-): Promise<Written>;
 export function conditionalUpdate<T>(
   db: DynamoDBDocumentClient,
   table: string,
@@ -68,6 +61,13 @@ export function conditionalUpdate<T>(
   update: Update,
   options: { returns: ReturnValues; decode: (attributes: Record<string, unknown>) => T },
 ): Promise<Written<T>>;
+export function conditionalUpdate(
+  db: DynamoDBDocumentClient,
+  table: string,
+  key: Key,
+  update: Update,
+  options?: { returns?: ReturnValues },
+): Promise<Written>;
 export function conditionalUpdate<T>(
   db: DynamoDBDocumentClient,
   table: string,

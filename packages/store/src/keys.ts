@@ -115,6 +115,11 @@ export const researchKey = (siteId: number, researchId: string): Key => ({
 /** Recall's inverted index: one item per (term, research), newest research first. A term is a word of any length. */
 export const researchTermPartition = (siteId: number, term: string): string =>
   `SITE#${siteId}#RTERM#${keyText(term, 1024)}`;
+/** A research under one of its terms, sorted by `order` (`created_at#research_id`). */
+export const researchTermKey = (siteId: number, term: string, order: string): Key => ({
+  pk: researchTermPartition(siteId, term),
+  sk: order,
+});
 /** The latest research of a (mode, query), so a repeated query is answered from the store; a seed and question take 2000 characters each. */
 export const researchQueryKey = (siteId: number, queryKey: string): Key => ({
   pk: `SITE#${siteId}#RQUERY`,
