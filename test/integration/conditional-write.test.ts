@@ -4,6 +4,7 @@ import { ensureTable, startDynamo, type EmbeddedDynamo } from '@cm/local';
 import { createDocumentClient } from '@cm/store';
 import { conditionalUpdate, conditionalWrite } from '../../packages/store/src/conditional';
 import { Update } from '../../packages/store/src/update';
+import { TEST_REQUEST_TIMEOUT_MS } from '../helpers/local';
 
 /*
  * The store's one conditional write, on the engine DYNAMO_ENGINE selects: a condition that held answers
@@ -14,11 +15,16 @@ const TABLE = 'conditional-test';
 let dynamo: EmbeddedDynamo;
 let db: DynamoDBDocumentClient;
 
+// DynamoDB Local (a JVM) may take longer than a test to start on a busy machine.
 beforeAll(async () => {
   dynamo = await startDynamo({ port: 0 });
   await ensureTable(dynamo.endpoint, TABLE);
-  db = createDocumentClient({ endpoint: dynamo.endpoint });
-});
+  db = createDocumentClient({
+    endpoint: dynamo.endpoint,
+    requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: TEST_REQUEST_TIMEOUT_MS,
+  });
+}, 120_000);
 afterAll(async () => {
   db.destroy();
   await dynamo.close();

@@ -189,15 +189,20 @@ export const deploymentSpendKey = (day: string, shard: number): Key => ({ pk: `S
 /** The holds in flight on a spend counter: one item each, beside the counter's partition. */
 export const spendHoldPartition = (counter: Key): string => `${counter.pk}#HOLDS#${counter.sk}`;
 /** Hold expiries sort as text: 13 digits of epoch ms last until the year 2286. */
-export const spendHoldSk = (expiresAt: number, holdId: string): string =>
+const spendHoldSk = (expiresAt: number, holdId: string): string =>
   `${String(Math.max(0, Math.floor(expiresAt))).padStart(13, '0')}#${holdId}`;
+/** A hold's item on the counter item `counter`, by when it expires (epoch ms). */
+export const spendHoldKey = (counter: Key, expiresAt: number, holdId: string): Key => ({
+  pk: spendHoldPartition(counter),
+  sk: spendHoldSk(expiresAt, holdId),
+});
 /** Sorts after every hold that expired by `at` (epoch ms): a Query below it finds the dead ones. */
 export const spendHoldsExpiredBy = (at: number): string => spendHoldSk(at + 1, '');
 /**
  * The mark an expired hold leaves when it is charged at its estimate, beside it: a letter sorts after
  * every digit, so the Query of expired holds never reads a mark.
  */
-export const spendChargedSk = (holdSk: string): string => `CHARGED#${holdSk}`;
+export const spendChargedKey = (hold: Key): Key => ({ pk: hold.pk, sk: `CHARGED#${hold.sk}` });
 
 /** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
 export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;
