@@ -245,7 +245,9 @@ export const researchWaitingKey = (since: string, jobId: string): Key => ({
 /** How the authorization server's ids are stored: their SHA-256 (for a token or a code, the token itself). */
 export const oauthIdHash = (id: string): string => createHash('sha256').update(id, 'utf8').digest('hex');
 /** One thing of the authorization server (a token, a code, a grant, a session, a registered client), by `model` and the hash of its id. */
-export const oauthKey = (model: string, idHash: string): Key => ({ pk: `OAUTH#${model}#${idHash}`, sk: 'OAUTH' });
+export const oauthKey = (model: string, idHash: string): Key => oauthKeyOfPk(`OAUTH#${model}#${idHash}`);
+/** The thing whose partition key an index item names (its `target_pk`). */
+export const oauthKeyOfPk = (pk: string): Key => ({ pk, sk: 'OAUTH' });
 /** A grant's tokens and codes, one index item each, so a grant's revocation finds them all with one Query. */
 export const oauthGrantPartition = (grantHash: string): string => `OAUTH#GRANT#${grantHash}`;
 export const oauthGrantIndexKey = (grantHash: string, model: string, idHash: string): Key => ({
