@@ -106,4 +106,14 @@ it('writes its conditions over its own placeholders, several joined by AND', () 
   const one = new Update().remove('a');
   expect(one.when(one.exists('a')).input().ConditionExpression).toBe('attribute_exists(#a)');
   expect(() => one.oneOf('a', [])).toThrow('a is tested against no values');
+  // Each value's placeholder is named after its attribute unless told otherwise.
+  const defaults = new Update().setIfAbsent('first', 1).deleteFromSet(['sets', 's'], new Set([2]));
+  expect(defaults.when(defaults.contains('tags', 'x')).input()).toEqual({
+    UpdateExpression: 'SET #first = if_not_exists(#first, :first) DELETE #sets.#s :sets_s',
+    ConditionExpression: 'contains(#tags, :tags)',
+    ExpressionAttributeNames: { '#first': 'first', '#sets': 'sets', '#s': 's', '#tags': 'tags' },
+    ExpressionAttributeValues: { ':first': 1, ':sets_s': new Set([2]), ':tags': 'x' },
+  });
+  // A name of no letter at all still has a placeholder.
+  expect(new Update().remove(['m', '']).input().ExpressionAttributeNames).toEqual({ '#m': 'm', '#_': '' });
 });

@@ -115,12 +115,12 @@ export class Update {
 
   /**
    * What UpdateItem takes: its expression, its condition (left out when none: `when` joins several with
-   * AND, each in parentheses), and the placeholders' names and values (each left out when none).
+   * AND, each in parentheses), and the placeholders' names and values (values left out when none).
    */
   input(): {
     UpdateExpression: string;
     ConditionExpression?: string;
-    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeNames: Record<string, string>;
     ExpressionAttributeValues?: Record<string, unknown>;
   } {
     const clauses = [
@@ -136,7 +136,8 @@ export class Update {
     return {
       UpdateExpression: written.map(([verb, parts]) => `${verb} ${parts.join(', ')}`).join(' '),
       ...(condition ? { ConditionExpression: condition } : {}),
-      ...(Object.keys(this.names).length > 0 ? { ExpressionAttributeNames: { ...this.names } } : {}),
+      // Every clause names an attribute: there are names.
+      ExpressionAttributeNames: { ...this.names },
       ...(Object.keys(this.values).length > 0 ? { ExpressionAttributeValues: { ...this.values } } : {}),
     };
   }
