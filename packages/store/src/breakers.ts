@@ -1,7 +1,8 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeBreaker } from './breakers.decoder';
-import { breakerKey } from './keys';
+import { conditionalUpdate } from './conditional';
+import { breakerKey, type Key } from './keys';
+import { Update } from './update';
 
 /** A breaker as read: closed while `open_until` is null; open before it; half-open after it, until a probe closes it. */
 export interface BreakerState {
@@ -51,35 +52,26 @@ export class BreakerStore {
   ): Promise<{ opened: boolean; state: BreakerState }> {
     const key = breakerKey(provider);
     const floor = now - settings.windowMs;
-    const counted = await this.update(key, {
-      UpdateExpression: 'ADD failures :one',
-      ConditionExpression: 'attribute_not_exists(open_until) AND window_start > :floor',
-      ExpressionAttributeValues: { ':one': 1, ':floor': floor },
-    });
+    const count = new Update().add('failures', 1, { valueKey: 'one' });
+    count.when(`${count.absent('open_until')} AND ${count.name('window_start')} > ${count.value('floor', floor)}`);
+    const counted = await this.update(key, count);
     if (counted) return this.openIfDue(key, now, counted, settings);
     const seen = await this.read(provider);
     if (seen.openUntil !== null) {
       // Open already (a call still in flight when it opened), or half-open: the probe failed, so it opens again.
       if (seen.openUntil > now) return { opened: false, state: seen };
-      const reopened = await this.update(key, {
-        UpdateExpression: 'SET open_until = :until, failures = :zero, window_start = :now REMOVE probe_until',
-        ConditionExpression: 'open_until = :seen',
-        ExpressionAttributeValues: {
-          ':until': now + settings.coolDownMs,
-          ':zero': 0,
-          ':now': now,
-          ':seen': seen.openUntil,
-        },
-      });
+      const reopen = opening(now, settings).remove('probe_until');
+      reopen.when(`${reopen.name('open_until')} = ${reopen.value('seen', seen.openUntil)}`);
+      const reopened = await this.update(key, reopen);
       return reopened ? { opened: true, state: reopened } : { opened: false, state: await this.read(provider) };
     }
     // Closed, with no window or one that has passed: this failure starts a new one.
-    const started = await this.update(key, {
-      UpdateExpression: 'SET failures = :one, window_start = :now',
-      ConditionExpression:
-        'attribute_not_exists(open_until) AND (attribute_not_exists(window_start) OR window_start <= :floor)',
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ':floor': floor },
-    });
+    const start = new Update().set('failures', 1, { valueKey: 'one' }).set('window_start', now, { valueKey: 'now' });
+    const windowStart = start.name('window_start');
+    start.when(
+      `${start.absent('open_until')} AND (${start.absent('window_start')} OR ${windowStart} <= ${start.value('floor', floor)})`,
+    );
+    const started = await this.update(key, start);
     // Lost to a concurrent failure that started the window: that one counted, and this one is dropped.
     if (!started) return { opened: false, state: seen };
     return this.openIfDue(key, now, started, settings);
@@ -90,62 +82,55 @@ export class BreakerStore {
    * true for the one caller that may call the provider now.
    */
   async takeProbe(provider: string, now: number, probeMs: number, openUntil: number): Promise<BreakerState | null> {
-    return this.update(breakerKey(provider), {
-      UpdateExpression: 'SET probe_until = :probe',
-      ConditionExpression: 'open_until = :seen AND (attribute_not_exists(probe_until) OR probe_until <= :now)',
-      ExpressionAttributeValues: { ':probe': now + probeMs, ':seen': openUntil, ':now': now },
-    });
+    const probe = new Update().set('probe_until', now + probeMs, { valueKey: 'probe' });
+    const probeUntil = probe.name('probe_until');
+    probe.when(
+      `${probe.name('open_until')} = ${probe.value('seen', openUntil)} AND ` +
+        `(${probe.absent('probe_until')} OR ${probeUntil} <= ${probe.value('now', now)})`,
+    );
+    return this.update(breakerKey(provider), probe);
   }
 
   /** Closes a breaker that is not closed (its probe succeeded): the provider answers again. */
   async close(provider: string, now: number): Promise<void> {
-    await this.update(breakerKey(provider), {
-      UpdateExpression: 'SET failures = :zero, window_start = :now REMOVE open_until, probe_until',
-      ConditionExpression: 'attribute_exists(open_until)',
-      ExpressionAttributeValues: { ':zero': 0, ':now': now },
-    });
+    const close = new Update()
+      .set('failures', 0, { valueKey: 'zero' })
+      .set('window_start', now, { valueKey: 'now' })
+      .remove('open_until', 'probe_until');
+    await this.update(breakerKey(provider), close.when(close.exists('open_until')));
   }
 
   private async openIfDue(
-    key: Record<string, string>,
+    key: Key,
     now: number,
     state: BreakerState,
     settings: BreakerSettings,
   ): Promise<{ opened: boolean; state: BreakerState }> {
     if (state.failures < settings.failures) return { opened: false, state };
-    const opened = await this.update(key, {
-      UpdateExpression: 'SET open_until = :until, failures = :zero, window_start = :now',
-      ConditionExpression: 'attribute_not_exists(open_until) AND failures >= :threshold',
-      ExpressionAttributeValues: {
-        ':until': now + settings.coolDownMs,
-        ':zero': 0,
-        ':now': now,
-        ':threshold': settings.failures,
-      },
-    });
+    const open = opening(now, settings);
+    open.when(
+      `${open.absent('open_until')} AND ${open.name('failures')} >= ${open.value('threshold', settings.failures)}`,
+    );
+    const opened = await this.update(key, open);
     return opened ? { opened: true, state: opened } : { opened: false, state };
   }
 
   /** One conditional UpdateItem: the item after it, or null when its condition failed. */
-  private async update(
-    key: Record<string, string>,
-    expression: {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeValues: Record<string, number>;
-    },
-  ): Promise<BreakerState | null> {
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({ TableName: this.table, Key: key, ...expression, ReturnValues: 'ALL_NEW' }),
-      );
-      return stateOf(decodeBreaker(out.Attributes ?? {}, key));
-    } catch (error) {
-      if (conditionFailed(error)) return null;
-      throw error;
-    }
+  private async update(key: Key, update: Update): Promise<BreakerState | null> {
+    const written = await conditionalUpdate(this.db, this.table, key, update, {
+      returns: 'ALL_NEW',
+      decode: (item) => stateOf(decodeBreaker(item, key)),
+    });
+    return written.ok ? written.attributes : null;
   }
 }
+
+/** What opening a breaker at `now` sets: open for the cool-down, its count and window started again. */
+const opening = (now: number, settings: BreakerSettings) =>
+  new Update()
+    .set('open_until', now + settings.coolDownMs, { valueKey: 'until' })
+    .set('failures', 0, { valueKey: 'zero' })
+    .set('window_start', now, { valueKey: 'now' });
 
 function stateOf(item: ReturnType<typeof decodeBreaker>): BreakerState {
   return {

@@ -7,19 +7,21 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { roundUsd } from '@cm/contract';
-import { batchGet, conditionFailed } from './batch';
+import { batchGet } from './batch';
 import { decodeBudget, decodeCounter, decodeHold, type CounterItem, type HoldItem } from './budgets.decoder';
+import { conditionalUpdate, conditionalWrite } from './conditional';
 import {
   budgetKey,
   DEPLOYMENT_SPEND_SHARDS,
   deploymentSpendKey,
   siteSpendKey,
-  spendChargedSk,
+  spendChargedKey,
+  spendHoldKey,
   spendHoldPartition,
-  spendHoldSk,
   spendHoldsExpiredBy,
   type Key,
 } from './keys';
+import { Update } from './update';
 
 /**
  * A site's limits in USD; null: no limit. `confirm_above_usd`: paid calls estimated above it need
@@ -141,10 +143,8 @@ function homeShard(counter: Counter, holdId: string): number {
 /** A shard's item key; a shard number a stored hold names out of range is the first shard's. */
 const shardKey = (counter: Counter, shard: number): Key => counter.shards[shard] ?? counter.shards[0];
 
-const holdKey = (counter: Counter, hold: HoldRef): Key => ({
-  pk: spendHoldPartition(shardKey(counter, homeShard(counter, hold.id))),
-  sk: spendHoldSk(hold.expiresAt, hold.id),
-});
+const holdKey = (counter: Counter, hold: HoldRef): Key =>
+  spendHoldKey(shardKey(counter, homeShard(counter, hold.id)), hold.expiresAt, hold.id);
 
 /** A count of a window (`committed`, `reserved`, `spent` or `simulated`); 0 until something was counted. */
 const countOf = (item: CounterItem | undefined, prefix: string, part: keyof Counts): number => {
@@ -261,15 +261,10 @@ export class BudgetStore {
 
   /** Sets the limits given (null: no limit); the others stay. */
   async setLimits(siteId: number, change: Partial<BudgetSettings>, at: string): Promise<BudgetLimits> {
-    const fields = Object.entries(change).filter(([, v]) => v !== undefined);
+    const update = new Update().set('updated_at', at, { valueKey: 'at' });
+    for (const [name, value] of Object.entries(change)) if (value !== undefined) update.set(name, value);
     const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: budgetKey(siteId),
-        UpdateExpression: `SET updated_at = :at${fields.map(([name]) => `, ${name} = :${name}`).join('')}`,
-        ExpressionAttributeValues: { ':at': at, ...Object.fromEntries(fields.map(([name, v]) => [`:${name}`, v])) },
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand({ TableName: this.table, Key: budgetKey(siteId), ...update.input(), ReturnValues: 'ALL_NEW' }),
     );
     return limitsOf(siteId, out.Attributes);
   }
@@ -281,22 +276,10 @@ export class BudgetStore {
    * of the same period gets false.
    */
   async claimWarning(siteId: number, window: 'day' | 'month', mark: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: budgetKey(siteId),
-          UpdateExpression: 'SET #warned = :mark',
-          ConditionExpression: 'attribute_not_exists(#warned) OR #warned < :mark',
-          ExpressionAttributeNames: { '#warned': `warned_${window}` },
-          ExpressionAttributeValues: { ':mark': mark },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const warned = `warned_${window}`;
+    const claim = new Update().set(warned, mark, { valueKey: 'mark' });
+    claim.when(`${claim.absent(warned)} OR ${claim.name(warned)} < ${claim.value('mark', mark)}`);
+    return (await conditionalUpdate(this.db, this.table, budgetKey(siteId), claim)).ok;
   }
 
   /** What the scope's windows of `day` count (one consistent read; the deployment's shards in one BatchGetItem). */
@@ -329,7 +312,7 @@ export class BudgetStore {
     const counter = counterOf(scope, day);
     const key = holdKey(counter, hold);
     const held = await this.removeHold(key);
-    const charged = held ? undefined : await this.removeHold({ pk: key.pk, sk: spendChargedSk(key.sk) });
+    const charged = held ? undefined : await this.removeHold(spendChargedKey(key));
     const found = held ?? charged;
     const parts: [Part, ...Part[]] = found?.parts[0]
       ? [found.parts[0], ...found.parts.slice(1)]
@@ -429,39 +412,24 @@ export class BudgetStore {
 
   /** Adds `part` to its shard's `committed` and `reserved` if every window with a limit has room for it there: the item after it, or null. */
   private async take(counter: Counter, part: Part, limits: Limits): Promise<CounterItem | null> {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':e': part.usd, ':ttl': counter.expiresAt };
-    const conditions: string[] = [];
-    const add: string[] = [];
+    const update = new Update().set('expires_at', counter.expiresAt, { valueKey: 'ttl' });
     for (const [i, w] of counter.windows.entries()) {
-      Object.assign(names, { [`#c${i}`]: `${w.prefix}_committed`, [`#r${i}`]: `${w.prefix}_reserved` });
-      add.push(`#c${i} :e`, `#r${i} :e`);
+      const committed = `${w.prefix}_committed`;
+      update.add(committed, part.usd, { valueKey: 'e' }).add(`${w.prefix}_reserved`, part.usd, { valueKey: 'e' });
       const limit = limits[w.name];
       if (typeof limit !== 'number') continue;
       const room = roundUsd(shareOf(limit, counter, part.shard) - part.usd);
       // More than the share never fits, not even an empty shard.
       if (room < 0) return null;
-      values[`:room${i}`] = room;
-      conditions.push(`(attribute_not_exists(#c${i}) OR #c${i} <= :room${i})`);
+      update.when(`${update.absent(committed)} OR ${update.name(committed)} <= ${update.value(`room${i}`, room)}`);
     }
     const key = shardKey(counter, part.shard);
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: `SET expires_at = :ttl ADD ${add.join(', ')}`,
-          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return decodeCounter(out.Attributes ?? {}, key);
-    } catch (error) {
-      if (conditionFailed(error)) return null;
-      throw error;
-    }
+    const taken = await conditionalUpdate(this.db, this.table, key, update, {
+      returns: 'ALL_NEW',
+      decode: (item) => decodeCounter(item, key),
+    });
+    // Refused: a window has no room for the part on this shard.
+    return taken.ok ? taken.attributes : null;
   }
 
   /** Adds `counts` (those not 0) to the windows `prefixes` of a shard, unconditionally: the item after it. */
@@ -471,26 +439,13 @@ export class BudgetStore {
     prefixes: string[],
     counts: Partial<Counts>,
   ): Promise<CounterItem> {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':ttl': counter.expiresAt };
-    const add = prefixes.flatMap((prefix, i) =>
-      Object.entries(counts).flatMap(([part, count]) => {
-        if (!count) return [];
-        names[`#${part}${i}`] = `${prefix}_${part}`;
-        values[`:${part}`] = roundUsd(count);
-        return [`#${part}${i} :${part}`];
-      }),
-    );
+    const update = new Update().set('expires_at', counter.expiresAt, { valueKey: 'ttl' });
+    for (const prefix of prefixes)
+      for (const [part, count] of Object.entries(counts))
+        if (count) update.add(`${prefix}_${part}`, roundUsd(count), { valueKey: part });
     const key = shardKey(counter, shard);
     const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: key,
-        UpdateExpression: `SET expires_at = :ttl${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
-        ...(add.length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand({ TableName: this.table, Key: key, ...update.input(), ReturnValues: 'ALL_NEW' }),
     );
     return decodeCounter(out.Attributes ?? {}, key);
   }
@@ -501,20 +456,15 @@ export class BudgetStore {
    * delete's old image is not that promise on every engine: DynamoDB Local answered two).
    */
   private async removeHold(key: Key): Promise<HoldItem | undefined> {
-    try {
-      const out = await this.db.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: key,
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      return out.Attributes && decodeHold(out.Attributes, key);
-    } catch (error) {
-      if (conditionFailed(error)) return undefined;
-      throw error;
-    }
+    const remove = new DeleteCommand({
+      TableName: this.table,
+      Key: key,
+      ConditionExpression: 'attribute_exists(pk)',
+      ReturnValues: 'ALL_OLD',
+    });
+    const removed = await conditionalWrite(this.db, remove, (item) => decodeHold(item, key));
+    // Refused: another remover took it first (or it was never there).
+    return removed.ok ? removed.attributes : undefined;
   }
 
   /**
@@ -550,7 +500,7 @@ export class BudgetStore {
           this.db.send(
             new PutCommand({
               TableName: this.table,
-              Item: { ...held, pk, sk: spendChargedSk(sk), expires_at: counter.expiresAt },
+              Item: { ...held, ...spendChargedKey({ pk, sk }), expires_at: counter.expiresAt },
             }),
           ),
         ]);

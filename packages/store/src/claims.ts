@@ -1,6 +1,7 @@
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate, conditionalWrite } from './conditional';
 import type { Key } from './keys';
+import { Update } from './update';
 
 /*
  * A day's paid work claimed once (a monitoring run's domain, a rank check): one conditional put of the
@@ -16,19 +17,12 @@ export async function takeClaim(
   table: string,
   item: Key & { run_id: string } & Record<string, unknown>,
 ): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: table,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(released_at)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
+  const put = new PutCommand({
+    TableName: table,
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(released_at)',
+  });
+  return (await conditionalWrite(db, put)).ok;
 }
 
 /** Gives a claim back: only while `runId` still owns it (not given back, not replaced by the work's own item). */
@@ -39,17 +33,8 @@ export async function giveBackClaim(
   runId: string,
   now: Date,
 ): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: key,
-        UpdateExpression: 'SET released_at = :now',
-        ConditionExpression: 'run_id = :run AND attribute_not_exists(released_at)',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':run': runId },
-      }),
-    );
-  } catch (error) {
-    if (!conditionFailed(error)) throw error;
-  }
+  const release = new Update().set('released_at', now.toISOString(), { valueKey: 'now' });
+  release.when(`${release.name('run_id')} = ${release.value('run', runId)} AND ${release.absent('released_at')}`);
+  // Refused: another run owns it now, or it was given back already; either way nothing is left to give.
+  await conditionalUpdate(db, table, key, release);
 }

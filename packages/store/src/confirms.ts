@@ -1,7 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate } from './conditional';
 import { decodeConfirm } from './confirms.decoder';
 import { confirmKey } from './keys';
+import { Update } from './update';
 
 /** What a confirm token approves: one tool, one input (its hash), up to an estimate, until `expiresMs`. */
 export interface ConfirmGrant {
@@ -56,28 +57,16 @@ export class ConfirmStore {
     nowMs: number,
   ): Promise<ConfirmOutcome> {
     const key = confirmKey(siteId, tokenHash);
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET used_at = :at',
-          ConditionExpression:
-            'attribute_exists(pk) AND attribute_not_exists(used_at) AND #tool = :tool AND input_hash = :hash AND expires_ms > :now',
-          ExpressionAttributeNames: { '#tool': 'tool' },
-          ExpressionAttributeValues: {
-            ':at': new Date(nowMs).toISOString(),
-            ':tool': tool,
-            ':hash': inputHash,
-            ':now': nowMs,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { used: true, approvedUsd: decodeConfirm(out.Attributes ?? {}, key).approved_usd };
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const use = new Update().set('used_at', new Date(nowMs).toISOString(), { valueKey: 'at' });
+    use.when(
+      `${use.exists('pk')} AND ${use.absent('used_at')} AND ${use.name('tool')} = ${use.value('tool', tool)} AND ` +
+        `${use.name('input_hash')} = ${use.value('hash', inputHash)} AND ${use.name('expires_ms')} > ${use.value('now', nowMs)}`,
+    );
+    const used = await conditionalUpdate(this.db, this.table, key, use, {
+      returns: 'ALL_NEW',
+      decode: (item) => decodeConfirm(item, key).approved_usd,
+    });
+    if (used.ok) return { used: true, approvedUsd: used.attributes };
     // Refused: one more read, only on this path, to say why.
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
     if (!out.Item) return { used: false, refusal: 'unknown' };

@@ -1,7 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate } from './conditional';
 import { decodeElicitation, type ElicitationAction } from './elicitations.decoder';
 import { elicitationKey } from './keys';
+import { Update } from './update';
 
 export type { ElicitationAction } from './elicitations.decoder';
 
@@ -39,23 +40,12 @@ export class ElicitationStore {
    * still awaited (not closed, not past its time) and not answered yet takes it. False when it did not.
    */
   async answer(siteId: number, id: string, action: ElicitationAction, nowMs: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: elicitationKey(siteId, id),
-          UpdateExpression: 'SET #action = :action',
-          ConditionExpression:
-            'attribute_exists(pk) AND attribute_not_exists(#action) AND attribute_not_exists(closed_at) AND expires_ms > :now',
-          ExpressionAttributeNames: { '#action': 'action' },
-          ExpressionAttributeValues: { ':action': action, ':now': nowMs },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const answer = new Update().set('action', action);
+    answer.when(
+      `${answer.exists('pk')} AND ${answer.absent('action')} AND ${answer.absent('closed_at')} AND ` +
+        `${answer.name('expires_ms')} > ${answer.value('now', nowMs)}`,
+    );
+    return (await conditionalUpdate(this.db, this.table, elicitationKey(siteId, id), answer)).ok;
   }
 
   /** The answer to question `id` so far: null while none came. One consistent read. */
@@ -70,21 +60,10 @@ export class ElicitationStore {
    * (it is returned, to be honoured) and one after it is refused. Null when none came.
    */
   async close(siteId: number, id: string, nowMs: number): Promise<ElicitationAction | null> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: elicitationKey(siteId, id),
-          UpdateExpression: 'SET closed_at = :at',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#action)',
-          ExpressionAttributeNames: { '#action': 'action' },
-          ExpressionAttributeValues: { ':at': new Date(nowMs).toISOString() },
-        }),
-      );
-      return null;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
-    return this.answerOf(siteId, id);
+    const close = new Update().set('closed_at', new Date(nowMs).toISOString(), { valueKey: 'at' });
+    close.when(`${close.exists('pk')} AND ${close.absent('action')}`);
+    const closed = await conditionalUpdate(this.db, this.table, elicitationKey(siteId, id), close);
+    // Refused: an answer came first (or the question is gone), and the answer is read.
+    return closed.ok ? null : this.answerOf(siteId, id);
   }
 }

@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobError, JobStatus } from '@cm/contract';
-import { conditionFailed } from './batch';
+import { conditionalUpdate } from './conditional';
 import { decodeJob, type Job, type ResearchJobResult } from './jobs.decoder';
 import { jobKey } from './keys';
+import { Update } from './update';
 
 export type { Job, ResearchJobInput, ResearchJobResult } from './jobs.decoder';
 
@@ -75,32 +76,11 @@ export class JobStore {
     set: Record<string, unknown>,
     unchangedSince?: string,
   ): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-    if (unchangedSince !== undefined) {
-      names['#updated'] = 'updated_at';
-      values[':seen'] = unchangedSince;
-    }
-    const sets = Object.entries(set).map(([field, value], i) => {
-      names[`#f${i}`] = field;
-      values[`:v${i}`] = value;
-      return `#f${i} = :v${i}`;
-    });
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: jobKey(jobId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `#status IN (${from.map((_s, i) => `:from${i}`).join(', ')})${unchangedSince === undefined ? '' : ' AND #updated = :seen'}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const update = new Update();
+    for (const [field, value] of Object.entries(set)) update.set(field, value);
+    update.when(update.oneOf('status', from, 'from'));
+    if (unchangedSince !== undefined)
+      update.when(`${update.name('updated_at')} = ${update.value('seen', unchangedSince)}`);
+    return (await conditionalUpdate(this.db, this.table, jobKey(jobId), update)).ok;
   }
 }

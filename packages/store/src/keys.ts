@@ -115,6 +115,11 @@ export const researchKey = (siteId: number, researchId: string): Key => ({
 /** Recall's inverted index: one item per (term, research), newest research first. A term is a word of any length. */
 export const researchTermPartition = (siteId: number, term: string): string =>
   `SITE#${siteId}#RTERM#${keyText(term, 1024)}`;
+/** A research under one of its terms, sorted by `order` (`created_at#research_id`). */
+export const researchTermKey = (siteId: number, term: string, order: string): Key => ({
+  pk: researchTermPartition(siteId, term),
+  sk: order,
+});
 /** The latest research of a (mode, query), so a repeated query is answered from the store; a seed and question take 2000 characters each. */
 export const researchQueryKey = (siteId: number, queryKey: string): Key => ({
   pk: `SITE#${siteId}#RQUERY`,
@@ -184,15 +189,20 @@ export const deploymentSpendKey = (day: string, shard: number): Key => ({ pk: `S
 /** The holds in flight on a spend counter: one item each, beside the counter's partition. */
 export const spendHoldPartition = (counter: Key): string => `${counter.pk}#HOLDS#${counter.sk}`;
 /** Hold expiries sort as text: 13 digits of epoch ms last until the year 2286. */
-export const spendHoldSk = (expiresAt: number, holdId: string): string =>
+const spendHoldSk = (expiresAt: number, holdId: string): string =>
   `${String(Math.max(0, Math.floor(expiresAt))).padStart(13, '0')}#${holdId}`;
+/** A hold's item on the counter item `counter`, by when it expires (epoch ms). */
+export const spendHoldKey = (counter: Key, expiresAt: number, holdId: string): Key => ({
+  pk: spendHoldPartition(counter),
+  sk: spendHoldSk(expiresAt, holdId),
+});
 /** Sorts after every hold that expired by `at` (epoch ms): a Query below it finds the dead ones. */
 export const spendHoldsExpiredBy = (at: number): string => spendHoldSk(at + 1, '');
 /**
  * The mark an expired hold leaves when it is charged at its estimate, beside it: a letter sorts after
  * every digit, so the Query of expired holds never reads a mark.
  */
-export const spendChargedSk = (holdSk: string): string => `CHARGED#${holdSk}`;
+export const spendChargedKey = (hold: Key): Key => ({ pk: hold.pk, sk: `CHARGED#${hold.sk}` });
 
 /** A large MCP tool result kept for its pages and its resource: one partition per result, its parts in order. */
 export const resultPartition = (siteId: number, resultId: string): string => `SITE#${siteId}#RESULT#${resultId}`;
@@ -235,7 +245,9 @@ export const researchWaitingKey = (since: string, jobId: string): Key => ({
 /** How the authorization server's ids are stored: their SHA-256 (for a token or a code, the token itself). */
 export const oauthIdHash = (id: string): string => createHash('sha256').update(id, 'utf8').digest('hex');
 /** One thing of the authorization server (a token, a code, a grant, a session, a registered client), by `model` and the hash of its id. */
-export const oauthKey = (model: string, idHash: string): Key => ({ pk: `OAUTH#${model}#${idHash}`, sk: 'OAUTH' });
+export const oauthKey = (model: string, idHash: string): Key => oauthKeyOfPk(`OAUTH#${model}#${idHash}`);
+/** The thing whose partition key an index item names (its `target_pk`). */
+export const oauthKeyOfPk = (pk: string): Key => ({ pk, sk: 'OAUTH' });
 /** A grant's tokens and codes, one index item each, so a grant's revocation finds them all with one Query. */
 export const oauthGrantPartition = (grantHash: string): string => `OAUTH#GRANT#${grantHash}`;
 export const oauthGrantIndexKey = (grantHash: string, model: string, idHash: string): Key => ({

@@ -1,20 +1,18 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { batchWrite, conditionFailed, queryAll } from './batch';
+import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWrite, queryAll } from './batch';
+import { conditionalUpdate } from './conditional';
 import {
   oauthGrantIndexKey,
   oauthGrantPartition,
   oauthIdHash,
   oauthKey,
   oauthKeyAttemptsKey,
+  oauthKeyOfPk,
   oauthSessionUidKey,
+  type Key,
 } from './keys';
 import { decodeGrantIndexItem, decodeOAuthItem, decodeSessionUidItem } from './oauth.decoder';
+import { Update } from './update';
 
 /** What the authorization server stores of a thing: its own fields, as it gives them. */
 export type OAuthPayload = Record<string, unknown>;
@@ -78,42 +76,20 @@ export class OAuthStore {
    * it is kept as it is.
    */
   async registerClient(id: string, payload: OAuthPayload, unusedSeconds: number, now = Date.now()): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: oauthKey('Client', sha256(id)),
-          UpdateExpression: 'SET #model = :model, #payload = :payload, expires_at = :expires',
-          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(expires_at)',
-          // Named, as DynamoDB reserves many words.
-          ExpressionAttributeNames: { '#model': 'model', '#payload': 'payload' },
-          ExpressionAttributeValues: {
-            ':model': 'Client',
-            ':payload': JSON.stringify(payload),
-            ':expires': Math.floor(now / 1000) + unusedSeconds,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const register = new Update()
+      .set('model', 'Client')
+      .set('payload', JSON.stringify(payload))
+      .set('expires_at', Math.floor(now / 1000) + unusedSeconds, { valueKey: 'expires' });
+    register.when(`${register.absent('pk')} OR ${register.exists('expires_at')}`);
+    // Refused: a sign-in used the client, which is kept as it is.
+    await conditionalUpdate(this.db, this.table, oauthKey('Client', sha256(id)), register);
   }
 
   /** Keeps registered client `id` for good once a sign-in used it (it expired unused until then). */
   async keepClient(id: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: oauthKey('Client', sha256(id)),
-          UpdateExpression: 'REMOVE expires_at',
-          ConditionExpression: 'attribute_exists(expires_at)',
-        }),
-      );
-    } catch (error) {
-      // Kept already, or a client not registered here (a metadata document's).
-      if (!conditionFailed(error)) throw error;
-    }
+    const keep = new Update().remove('expires_at');
+    // Refused: kept already, or a client not registered here (a metadata document's).
+    await conditionalUpdate(this.db, this.table, oauthKey('Client', sha256(id)), keep.when(keep.exists('expires_at')));
   }
 
   /** `model`'s `id` as stored (its `jti` back in place, and `consumed` when it was used); undefined when there is none. */
@@ -149,41 +125,24 @@ export class OAuthStore {
    */
   async consume(model: string, id: string, now = Date.now()): Promise<Consumption> {
     const key = oauthKey(model, sha256(id));
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET consumed_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
-          ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-        }),
-      );
-      return 'consumed';
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      // Refused: used before, or never there. One more read tells which.
-      const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
-      return out.Item ? 'already' : 'missing';
-    }
+    if ((await this.markUsed(key, now)).ok) return 'consumed';
+    // Refused: used before, or never there. One more read tells which.
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return out.Item ? 'already' : 'missing';
+  }
+
+  /** Marks the thing at `key` used at `now`, if it is there and was never used. */
+  private markUsed(key: Key, now: number) {
+    const use = new Update().set('consumed_at', Math.floor(now / 1000), { valueKey: 'now' });
+    use.when(`${use.exists('pk')} AND ${use.absent('consumed_at')}`);
+    return conditionalUpdate(this.db, this.table, key, use);
   }
 
   /** Records that refresh token `id`, used, was answered with `successorId`: the one its family rotated to. */
   async recordSuccessor(model: string, id: string, successorId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: oauthKey(model, sha256(id)),
-          UpdateExpression: 'SET successor_hash = :successor',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':successor': sha256(successorId) },
-        }),
-      );
-    } catch (error) {
-      // Revoked meanwhile: there is nothing left to link.
-      if (!conditionFailed(error)) throw error;
-    }
+    const link = new Update().set('successor_hash', sha256(successorId), { valueKey: 'successor' });
+    // Refused: revoked meanwhile, and there is nothing left to link.
+    await conditionalUpdate(this.db, this.table, oauthKey(model, sha256(id)), link.when(link.exists('pk')));
   }
 
   /**
@@ -217,31 +176,15 @@ export class OAuthStore {
     graceSeconds: number,
     now = Date.now(),
   ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: oauthKey(model, sha256(id)),
-          UpdateExpression: 'REMOVE successor_hash',
-          ConditionExpression: 'successor_hash = :successor AND consumed_at >= :since',
-          ExpressionAttributeValues: { ':successor': successorHash, ':since': Math.floor(now / 1000) - graceSeconds },
-        }),
-      );
-      // Marked used, not deleted: were the second use a thief's, the owner's later use of it is a reuse.
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: oauthKey(model, successorHash),
-          UpdateExpression: 'SET consumed_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumed_at)',
-          ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      return false;
-    }
+    const unlink = new Update().remove('successor_hash');
+    unlink.when(
+      `${unlink.name('successor_hash')} = ${unlink.value('successor', successorHash)} AND ` +
+        `${unlink.name('consumed_at')} >= ${unlink.value('since', Math.floor(now / 1000) - graceSeconds)}`,
+    );
+    // Refused: another retry took it, or the grace has passed.
+    if (!(await conditionalUpdate(this.db, this.table, oauthKey(model, sha256(id)), unlink)).ok) return false;
+    // Marked used, not deleted: were the second use a thief's, the owner's later use of it is a reuse.
+    return (await this.markUsed(oauthKey(model, successorHash), now)).ok;
   }
 
   /** Removes `model`'s `id` (its grant's index item goes with the grant, or expires with it). */
@@ -255,37 +198,25 @@ export class OAuthStore {
    * number at once no more than `limit` pass. False when the address has had them all.
    */
   takeKeyAttempt(address: string, window: number, limit: number, expiresAt: number): Promise<boolean> {
-    return this.addKeyAttempts(address, window, {
-      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
-      ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :limit',
-      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
-    });
+    const take = new Update()
+      .add('attempts', 1, { valueKey: 'one' })
+      .set('expires_at', expiresAt, { valueKey: 'expires' });
+    take.when(`${take.absent('attempts')} OR ${take.name('attempts')} < ${take.value('limit', limit)}`);
+    return this.addKeyAttempts(address, window, take);
   }
 
   /** Gives back an attempt that was a good key: only wrong keys count. */
   async giveBackKeyAttempt(address: string, window: number): Promise<void> {
-    await this.addKeyAttempts(address, window, {
-      UpdateExpression: 'ADD attempts :minus',
-      ConditionExpression: 'attempts > :zero',
-      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-    });
+    const giveBack = new Update().add('attempts', -1, { valueKey: 'minus' });
+    giveBack.when(`${giveBack.name('attempts')} > ${giveBack.value('zero', 0)}`);
+    // Refused at zero: nothing is left to give back.
+    await this.addKeyAttempts(address, window, giveBack);
   }
 
   /** One conditional change of an address's count: false when its condition did not hold. */
-  private async addKeyAttempts(
-    address: string,
-    window: number,
-    change: Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>,
-  ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({ TableName: this.table, Key: oauthKeyAttemptsKey(sha256(address), window), ...change }),
-      );
-      return true;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      return false;
-    }
+  private async addKeyAttempts(address: string, window: number, change: Update): Promise<boolean> {
+    const key = oauthKeyAttemptsKey(sha256(address), window);
+    return (await conditionalUpdate(this.db, this.table, key, change)).ok;
   }
 
   /** Removes every token and code of grant `grantId`: one Query of its index, then batch deletes. */
@@ -299,10 +230,7 @@ export class OAuthStore {
         ConsistentRead: true,
       })
     ).map(decodeGrantIndexItem);
-    const keys = members.flatMap((m) => [
-      { pk: m.target_pk, sk: 'OAUTH' },
-      { pk: m.pk, sk: m.sk },
-    ]);
+    const keys = members.flatMap((m) => [oauthKeyOfPk(m.target_pk), { pk: m.pk, sk: m.sk }]);
     await batchWrite(
       this.db,
       this.table,

@@ -1,7 +1,8 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate } from './conditional';
 import { decodeQuota } from './counters.decoder';
 import { quotaKey } from './keys';
+import { Update } from './update';
 
 /** Daily quotas: one counter item per site, quota and UTC day, changed only by conditional ADDs. */
 export class QuotaStore {
@@ -18,39 +19,25 @@ export class QuotaStore {
     limit: number,
     expiresAt: number,
   ): Promise<{ taken: boolean; used: number }> {
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: quotaKey(siteId, name, day),
-          UpdateExpression: 'ADD used :one SET expires_at = :expires',
-          ConditionExpression: 'attribute_not_exists(used) OR used < :limit',
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return { taken: true, used: decodeQuota(out.Attributes ?? {}, quotaKey(siteId, name, day)).used ?? 0 };
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-      return { taken: false, used: await this.used(siteId, name, day) };
-    }
+    const key = quotaKey(siteId, name, day);
+    const take = new Update().add('used', 1, { valueKey: 'one' }).set('expires_at', expiresAt, { valueKey: 'expires' });
+    take.when(`${take.absent('used')} OR ${take.name('used')} < ${take.value('limit', limit)}`);
+    const taken = await conditionalUpdate(this.db, this.table, key, take, {
+      returns: 'UPDATED_NEW',
+      decode: (item) => decodeQuota(item, key).used ?? 0,
+    });
+    // Refused: the quota is used up; one read says how far.
+    return taken.ok
+      ? { taken: true, used: taken.attributes }
+      : { taken: false, used: await this.used(siteId, name, day) };
   }
 
   /** Gives a unit back (its call failed); never below zero. */
   async giveBack(siteId: number, name: string, day: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: quotaKey(siteId, name, day),
-          UpdateExpression: 'ADD used :minus',
-          ConditionExpression: 'used > :zero',
-          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const giveBack = new Update().add('used', -1, { valueKey: 'minus' });
+    giveBack.when(`${giveBack.name('used')} > ${giveBack.value('zero', 0)}`);
+    // Refused at zero: nothing is left to give back.
+    await conditionalUpdate(this.db, this.table, quotaKey(siteId, name, day), giveBack);
   }
 
   async used(siteId: number, name: string, day: string): Promise<number> {

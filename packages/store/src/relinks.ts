@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { conditionalUpdate } from './conditional';
 import { relinkRunKey } from './keys';
 import { decodeRelinkRun } from './relinks.decoder';
+import { Update } from './update';
 
 /** A relink run is kept this long after its last change, then TTL tidies it (nothing reads it once it finished). */
 const KEEP_SECONDS = 7 * 24 * 3600;
@@ -32,14 +33,9 @@ export class RelinkRunStore {
   /** The plan of `run` has `batches` batches, all sent. */
   async planned(run: RelinkRun, batches: number, now = Date.now()): Promise<RelinkProgress> {
     const key = relinkRunKey(run.siteId, run.targetId, run.requestedAt);
+    const update = new Update().set('planned', batches).set('expires_at', expiry(now));
     const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: key,
-        UpdateExpression: 'SET planned = :n, expires_at = :ttl',
-        ExpressionAttributeValues: { ':n': batches, ':ttl': expiry(now) },
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand({ TableName: this.table, Key: key, ...update.input(), ReturnValues: 'ALL_NEW' }),
     );
     return progressOf(decodeRelinkRun(out.Attributes ?? {}, key));
   }
@@ -47,21 +43,13 @@ export class RelinkRunStore {
   /** Batch `batch` of `run` is done; a batch done before (a repeated delivery) is not counted again. */
   async batchDone(run: RelinkRun, batch: number, now = Date.now()): Promise<RelinkProgress> {
     const key = relinkRunKey(run.siteId, run.targetId, run.requestedAt);
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'ADD done :batch SET expires_at = :ttl',
-          ConditionExpression: 'attribute_not_exists(done) OR NOT contains(done, :n)',
-          ExpressionAttributeValues: { ':batch': new Set([batch]), ':n': batch, ':ttl': expiry(now) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return progressOf(decodeRelinkRun(out.Attributes ?? {}, key));
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const count = new Update().add('done', new Set([batch]), { valueKey: 'batch' }).set('expires_at', expiry(now));
+    count.when(`${count.absent('done')} OR NOT ${count.contains('done', batch, 'n')}`);
+    const counted = await conditionalUpdate(this.db, this.table, key, count, {
+      returns: 'ALL_NEW',
+      decode: (item) => progressOf(decodeRelinkRun(item, key)),
+    });
+    if (counted.ok) return counted.attributes;
     // Counted before: the delivery that counted it may have died before it could finish the run.
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
     return progressOf(decodeRelinkRun(out.Item ?? {}, key));

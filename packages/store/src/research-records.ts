@@ -1,8 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobMode } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed } from './batch';
-import { researchKey, researchQueryKey, researchTermPartition } from './keys';
+import { batchGet, batchWrite } from './batch';
+import { conditionalUpdate } from './conditional';
+import { researchKey, researchQueryKey, researchTermKey, researchTermPartition } from './keys';
 import { decodeResearch, decodeResearchQuery, decodeResearchTerm, type StoredResearch } from './research.decoder';
+import { Update } from './update';
 
 export type { StoredResearch } from './research.decoder';
 
@@ -38,8 +40,7 @@ export class ResearchStore {
       ...terms.map((term) => ({
         PutRequest: {
           Item: {
-            pk: researchTermPartition(siteId, term),
-            sk: order,
+            ...researchTermKey(siteId, term, order),
             research_id: record.research_id,
             mode: record.mode,
             page_id: record.page_id,
@@ -113,44 +114,21 @@ export class ResearchStore {
     now: string,
     staleBefore: string,
   ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: researchQueryKey(siteId, queryKey),
-          // A claim whose job never ends leaves its item: it goes when research records do.
-          UpdateExpression: 'SET pending_job = :job, pending_at = :now, expires_at = :ttl',
-          ConditionExpression: 'attribute_not_exists(pending_job) OR pending_at < :stale',
-          ExpressionAttributeValues: {
-            ':job': jobId,
-            ':now': now,
-            ':stale': staleBefore,
-            ':ttl': Math.floor(Date.parse(now) / 1000) + RESEARCH_KEEP_SECONDS,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const claim = new Update()
+      .set('pending_job', jobId, { valueKey: 'job' })
+      .set('pending_at', now, { valueKey: 'now' })
+      // A claim whose job never ends leaves its item: it goes when research records do.
+      .set('expires_at', Math.floor(Date.parse(now) / 1000) + RESEARCH_KEEP_SECONDS, { valueKey: 'ttl' });
+    claim.when(`${claim.absent('pending_job')} OR ${claim.name('pending_at')} < ${claim.value('stale', staleBefore)}`);
+    return (await conditionalUpdate(this.db, this.table, researchQueryKey(siteId, queryKey), claim)).ok;
   }
 
   /** Ends `jobId`'s claim on a query without research (the job failed), so the next call queues another. */
   async giveBackQuery(siteId: number, queryKey: string, jobId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: researchQueryKey(siteId, queryKey),
-          UpdateExpression: 'REMOVE pending_job, pending_at',
-          ConditionExpression: 'pending_job = :job',
-          ExpressionAttributeValues: { ':job': jobId },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const giveBack = new Update().remove('pending_job', 'pending_at');
+    giveBack.when(`${giveBack.name('pending_job')} = ${giveBack.value('job', jobId)}`);
+    // Refused: another job claimed it since (this one's claim had gone stale), and that claim stays.
+    await conditionalUpdate(this.db, this.table, researchQueryKey(siteId, queryKey), giveBack);
   }
 
   /**

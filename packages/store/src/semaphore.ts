@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate, conditionalWrite, type Written } from './conditional';
 import { decodeSemaphore, groupAttribute } from './counters.decoder';
 import { errorFacts } from './errors';
 import { semaphoreKey } from './keys';
+import { Update } from './update';
 
 export interface SemaphoreState {
   inflight: number;
@@ -29,6 +30,22 @@ const isMissingMap = (error: unknown) => {
   const { name, message } = errorFacts(error);
   return name === 'ValidationException' && /document path/i.test(message);
 };
+
+/**
+ * A write that names an owner's lease (`leases.<owner>`), or `no map` when the item has no lease map
+ * to name it in: the item was never made, and the engine refuses the path instead of the condition.
+ */
+async function leaseWrite<T>(write: Promise<Written<T>>): Promise<Written<T> | 'no map'> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isMissingMap(error)) return 'no map';
+    throw error;
+  }
+}
+
+/** An owner's lease: its entry in the item's lease map. */
+const lease = (owner: string) => ['leases', owner] as const;
 
 /** Owner → its group, from a state's groups. */
 export const groupsOf = (state: SemaphoreState) =>
@@ -102,21 +119,11 @@ export class Semaphore {
    * takes a place as `take` does (its old lease was revoked, or it never had one), in `group`.
    */
   async renew(owner: string, expiresAt: number, now = Date.now(), group?: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: semaphoreKey(this.name),
-          UpdateExpression: 'SET leases.#owner = :expiry',
-          ConditionExpression: 'attribute_exists(leases.#owner)',
-          ExpressionAttributeNames: { '#owner': owner },
-          ExpressionAttributeValues: { ':expiry': expiresAt },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!conditionFailed(error) && !isMissingMap(error)) throw error;
-    }
+    const extend = new Update().set(lease(owner), expiresAt, { valueKey: 'expiry' });
+    extend.when(extend.exists(lease(owner)));
+    const extended = await leaseWrite(conditionalUpdate(this.db, this.table, semaphoreKey(this.name), extend));
+    if (extended !== 'no map' && extended.ok) return true;
+    // Its lease is gone (revoked, or the item never made): it takes a place again.
     return (await this.take(owner, expiresAt, now, undefined, group)).taken;
   }
 
@@ -148,47 +155,42 @@ export class Semaphore {
     expiresAt: number,
     share: { group: string; places: number } | undefined,
   ): Promise<TakeOutcome> {
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: semaphoreKey(this.name),
-          UpdateExpression: `SET leases.#owner = :expiry ADD inflight :one${share ? ', #group :owners' : ''}`,
-          ConditionExpression: `(attribute_not_exists(inflight) OR inflight < :max) AND attribute_not_exists(leases.#owner)${
-            share ? ' AND (attribute_not_exists(#group) OR size(#group) < :places)' : ''
-          }`,
-          ExpressionAttributeNames: { '#owner': owner, ...(share ? { '#group': groupAttribute(share.group) } : {}) },
-          ExpressionAttributeValues: {
-            ':expiry': expiresAt,
-            ':one': 1,
-            ':max': this.max,
-            ...(share ? { ':owners': new Set([owner]), ':places': share.places } : {}),
-          },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return { taken: true, inflight: decodeSemaphore(out.Attributes ?? {}, semaphoreKey(this.name)).inflight ?? 0 };
-    } catch (error) {
-      if (conditionFailed(error)) return { taken: false, inflight: this.max, refused: 'cap' };
-      if (!isMissingMap(error)) throw error;
+    const key = semaphoreKey(this.name);
+    const take = new Update()
+      .set(lease(owner), expiresAt, { valueKey: 'expiry' })
+      .add('inflight', 1, { valueKey: 'one' });
+    take.when(`${take.absent('inflight')} OR ${take.name('inflight')} < ${take.value('max', this.max)}`);
+    take.when(take.absent(lease(owner)));
+    if (share) {
+      const group = groupAttribute(share.group);
+      take.add(group, new Set([owner]), { valueKey: 'owners' });
+      take.when(`${take.absent(group)} OR size(${take.name(group)}) < ${take.value('places', share.places)}`);
     }
-    await this.create();
-    return this.tryTake(owner, expiresAt, share);
+    const taken = await leaseWrite(
+      conditionalUpdate(this.db, this.table, key, take, {
+        returns: 'UPDATED_NEW',
+        decode: (item) => decodeSemaphore(item, key).inflight ?? 0,
+      }),
+    );
+    if (taken === 'no map') {
+      await this.create();
+      return this.tryTake(owner, expiresAt, share);
+    }
+    // Refused: the cap or the group's share is full, or the owner holds a place; `take` reads which.
+    return taken.ok
+      ? { taken: true, inflight: taken.attributes }
+      : { taken: false, inflight: this.max, refused: 'cap' };
   }
 
   /** The item with its empty lease map, made once; a concurrent maker wins harmlessly. */
   private async create(): Promise<void> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...semaphoreKey(this.name), inflight: 0, leases: {} },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const put = new PutCommand({
+      TableName: this.table,
+      Item: { ...semaphoreKey(this.name), inflight: 0, leases: {} },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    // Refused: a concurrent caller made it first.
+    await conditionalWrite(this.db, put);
   }
 
   /**
@@ -207,29 +209,19 @@ export class Semaphore {
   }
 
   private async writeRemoval(owner: string, expiry: number | null, group: string | undefined): Promise<boolean> {
-    const held = expiry === null ? 'attribute_exists(leases.#owner)' : 'leases.#owner = :expiry';
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: semaphoreKey(this.name),
-          UpdateExpression: `REMOVE leases.#owner ADD inflight :minus${group === undefined ? '' : ' DELETE #group :owners'}`,
-          ConditionExpression: group === undefined ? held : `${held} AND contains(#group, :owner)`,
-          ExpressionAttributeNames: {
-            '#owner': owner,
-            ...(group === undefined ? {} : { '#group': groupAttribute(group) }),
-          },
-          ExpressionAttributeValues: {
-            ':minus': -1,
-            ...(expiry === null ? {} : { ':expiry': expiry }),
-            ...(group === undefined ? {} : { ':owners': new Set([owner]), ':owner': owner }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error) || isMissingMap(error)) return false;
-      throw error;
+    const removal = new Update().remove(lease(owner)).add('inflight', -1, { valueKey: 'minus' });
+    removal.when(
+      expiry === null
+        ? removal.exists(lease(owner))
+        : `${removal.name(lease(owner))} = ${removal.value('expiry', expiry)}`,
+    );
+    if (group !== undefined) {
+      const attribute = groupAttribute(group);
+      removal.deleteFromSet(attribute, new Set([owner]), { valueKey: 'owners' });
+      removal.when(removal.contains(attribute, owner, 'owner'));
     }
+    // Refused (or no lease map at all): the lease is not held as named, and nothing is freed.
+    const removed = await leaseWrite(conditionalUpdate(this.db, this.table, semaphoreKey(this.name), removal));
+    return removed !== 'no map' && removed.ok;
   }
 }

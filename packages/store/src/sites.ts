@@ -7,7 +7,8 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { API_KEY_PREFIX } from '@cm/contract';
-import { batchGet, conditionFailed } from './batch';
+import { batchGet } from './batch';
+import { conditionalUpdate, conditionalWrite } from './conditional';
 import { apiKeyKey, domainKey, sequenceKey, siteKey } from './keys';
 import {
   decodeApiKey,
@@ -18,6 +19,7 @@ import {
   decodeSiteKeys,
   type Site,
 } from './sites.decoder';
+import { Update } from './update';
 
 export type { Site } from './sites.decoder';
 
@@ -48,13 +50,12 @@ export class SiteStore {
 
   /** Next value of a named atomic sequence (1, 2, …). */
   async nextId(sequence: string): Promise<number> {
+    const next = new Update().add('value', 1, { valueKey: 'one' });
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: sequenceKey(sequence),
-        UpdateExpression: 'ADD #value :one',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
+        ...next.input(),
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -189,29 +190,17 @@ export class SiteStore {
         .filter((v) => v !== undefined)
         .sort()
         .pop();
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: siteKey(siteId),
-            UpdateExpression: `SET keys_rotated_at = :at, old_keys_until = :until${deadBefore ? ', keys_dead_before = :dead' : ''}`,
-            ConditionExpression:
-              previous === undefined
-                ? 'attribute_exists(pk) AND attribute_not_exists(keys_rotated_at)'
-                : 'keys_rotated_at = :previous',
-            ExpressionAttributeValues: {
-              ':at': rotatedAt,
-              ':until': until,
-              ...(deadBefore ? { ':dead': deadBefore } : {}),
-              ...(previous === undefined ? {} : { ':previous': previous }),
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        // Another rotation came between the read and the write: read again.
-        if (!conditionFailed(error)) throw error;
-      }
+      const retire = new Update()
+        .set('keys_rotated_at', rotatedAt, { valueKey: 'at' })
+        .set('old_keys_until', until, { valueKey: 'until' });
+      if (deadBefore) retire.set('keys_dead_before', deadBefore, { valueKey: 'dead' });
+      retire.when(
+        previous === undefined
+          ? `${retire.exists('pk')} AND ${retire.absent('keys_rotated_at')}`
+          : `${retire.name('keys_rotated_at')} = ${retire.value('previous', previous)}`,
+      );
+      if ((await conditionalUpdate(this.db, this.table, siteKey(siteId), retire)).ok) return true;
+      // Another rotation came between the read and the write: read again.
     }
   }
 
@@ -223,27 +212,17 @@ export class SiteStore {
   async serveDomain(siteId: number, host: string): Promise<'served' | 'taken' | 'no_site'> {
     const site = await this.get(siteId);
     if (!site) return 'no_site';
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...domainKey(host), site_id: siteId, host },
-          ConditionExpression: 'attribute_not_exists(pk) OR site_id = :site',
-          ExpressionAttributeValues: { ':site': siteId },
-        }),
-      );
-    } catch (error) {
-      if (conditionFailed(error)) return 'taken';
-      throw error;
-    }
+    const claim = new PutCommand({
+      TableName: this.table,
+      Item: { ...domainKey(host), site_id: siteId, host },
+      ConditionExpression: 'attribute_not_exists(pk) OR site_id = :site',
+      ExpressionAttributeValues: { ':site': siteId },
+    });
+    if (!(await conditionalWrite(this.db, claim)).ok) return 'taken';
+    const serve = new Update().set('served_domain', host, { valueKey: 'host' });
+    // A site deleted since it was read fails the write (the domain's claim then serves nothing).
     await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: siteKey(siteId),
-        UpdateExpression: 'SET served_domain = :host',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':host': host },
-      }),
+      new UpdateCommand({ TableName: this.table, Key: siteKey(siteId), ...serve.when(serve.exists('pk')).input() }),
     );
     if (site.served_domain && site.served_domain !== host) await this.giveBackDomain(site.served_domain, siteId);
     return 'served';
@@ -251,22 +230,15 @@ export class SiteStore {
 
   /** The site's pages are served under the deployment's address again; false when it served no domain (or is no site). */
   async stopServingDomain(siteId: number): Promise<boolean> {
-    let out;
-    try {
-      out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: siteKey(siteId),
-          UpdateExpression: 'REMOVE served_domain',
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
-    const host = decodeServedDomain(out.Attributes ?? {}, siteKey(siteId)).served_domain;
+    const key = siteKey(siteId);
+    const stop = new Update().remove('served_domain');
+    const stopped = await conditionalUpdate(this.db, this.table, key, stop.when(stop.exists('pk')), {
+      returns: 'UPDATED_OLD',
+      decode: (item) => decodeServedDomain(item, key).served_domain,
+    });
+    // Refused: there is no such site.
+    if (!stopped.ok) return false;
+    const host = stopped.attributes;
     if (host === undefined) return false;
     await this.giveBackDomain(host, siteId);
     return true;
@@ -274,18 +246,14 @@ export class SiteStore {
 
   /** The domain's claim goes, if it is still the site's. */
   private async giveBackDomain(host: string, siteId: number): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: domainKey(host),
-          ConditionExpression: 'site_id = :site',
-          ExpressionAttributeValues: { ':site': siteId },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const remove = new DeleteCommand({
+      TableName: this.table,
+      Key: domainKey(host),
+      ConditionExpression: 'site_id = :site',
+      ExpressionAttributeValues: { ':site': siteId },
+    });
+    // Refused: another site registered it since, and it is that site's now.
+    await conditionalWrite(this.db, remove);
   }
 
   /**
@@ -312,42 +280,24 @@ export class SiteStore {
 
   /** Marks the site as tracking rankings (kept once set: a site that stops costs its daily run one Query). */
   async markRankTracking(siteId: number): Promise<void> {
-    await this.db
-      .send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: siteKey(siteId),
-          UpdateExpression: 'SET rank_tracking = :yes',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(rank_tracking)',
-          ExpressionAttributeValues: { ':yes': true },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!conditionFailed(error)) throw error;
-      });
+    const mark = new Update().set('rank_tracking', true, { valueKey: 'yes' });
+    mark.when(`${mark.exists('pk')} AND ${mark.absent('rank_tracking')}`);
+    // Refused: marked already, or no such site.
+    await conditionalUpdate(this.db, this.table, siteKey(siteId), mark);
   }
 
   /** Pauses (since `pausedAt`, or since it was paused already) or resumes (null) the monitoring of the site's competitors: the site after it, or null when there is no site. */
   async pauseCompetitors(siteId: number, pausedAt: string | null): Promise<Site | null> {
-    const out = await this.db
-      .send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: siteKey(siteId),
-          UpdateExpression:
-            pausedAt === null
-              ? 'REMOVE competitors_paused_at'
-              : 'SET competitors_paused_at = if_not_exists(competitors_paused_at, :at)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ...(pausedAt === null ? {} : { ExpressionAttributeValues: { ':at': pausedAt } }),
-          ReturnValues: 'ALL_NEW',
-        }),
-      )
-      .catch((error: unknown) => {
-        if (conditionFailed(error)) return null;
-        throw error;
-      });
-    return out?.Attributes ? decodeSite(out.Attributes) : null;
+    const pause =
+      pausedAt === null
+        ? new Update().remove('competitors_paused_at')
+        : new Update().setIfAbsent('competitors_paused_at', pausedAt, { valueKey: 'at' });
+    const paused = await conditionalUpdate(this.db, this.table, siteKey(siteId), pause.when(pause.exists('pk')), {
+      returns: 'ALL_NEW',
+      decode: decodeSite,
+    });
+    // Refused: there is no such site.
+    return paused.ok ? paused.attributes : null;
   }
 
   /**
