@@ -144,7 +144,7 @@ describe('relink worker', () => {
     expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual(
       [target],
     );
-    expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+    expect((await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   });
 });
 
@@ -171,7 +171,7 @@ describe('relink fan-out', () => {
     }
     t.stack.queues.relink.pause();
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
-    const { relink_pending: requestedAt } = (await t.store.pages.liveState(t.siteId, 'article', target))!;
+    const { relink_pending: requestedAt } = (await t.store.pageLive.liveState(t.siteId, 'article', target))!;
     expect(requestedAt).not.toBeNull();
     const message: RelinkMessage = {
       site_id: t.siteId,
@@ -179,7 +179,7 @@ describe('relink fan-out', () => {
       target_type: 'article',
       requested_at: requestedAt!,
     };
-    const pending = async () => (await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending;
+    const pending = async () => (await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending;
     return { target, message, pending };
   }
   afterEach(async () => {

@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PageType } from '@cm/contract';
+import type { PageState, PageType } from '@cm/contract';
 import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
-import { linkEdgeKey, linksToPartition, sitePartition } from './keys';
-import { pageKey, pageLinkKey, pageLinkPrefix, suppressedSinceAttribute } from './page-item';
+import { linkEdgeKey, linksToPartition, pageKey, pageLinkKey, pageLinkPrefix, sitePartition } from './keys';
+import { suppressedSinceAttribute } from './page-item';
 import { decodeLegacyPageLinks, decodeLinkEdge, decodePageLink } from './links.decoder';
 
 export interface PageRef {
@@ -20,6 +20,10 @@ export interface PageLink {
   /** When relink last changed the link. */
   relinked_at: string | null;
 }
+
+/** The links a page's link items say relink keeps from readers, each with since when. */
+export const suppressedOfLinks = (links: readonly PageLink[]): PageState['suppressed'] =>
+  links.flatMap((link) => (link.suppressed_since ? [{ id: link.target, since: link.suppressed_since }] : []));
 
 /**
  * A page's link items (one Query; more only past 1 MB of them): all of them, or only those relink keeps

@@ -1,49 +1,13 @@
-import { isLive, type PageStatus, type PageType } from '@cm/contract';
-import { sitePartition, type Key } from './keys';
+import { isLive, type PageState, type PageStatus, type PageType } from '@cm/contract';
+import { listedSortKey, livePagesPartition, pagesByStatus, pagesByUpdated, updatedSortKey } from './keys';
 import { Update } from './update';
+import type { PageLiveStateItem } from './pages.decoder';
+import type { CurrentLiveState } from './page-types';
 
 /*
- * The page item's one home: its key and its parts' (chunks, community answers, links), which sort
- * right after it so one Query reads a page whole; the attributes of each index it is in (by updated_at,
- * by status, and while it is live, the index of live pages); and what a publish writes of it.
+ * The page item's attributes: what it says of the page (its live state, the links relink keeps from
+ * readers) and what a publish and a notify write of it. Its key and its parts' keys are in keys.ts.
  */
-
-export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;
-export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: pageSk(type, id),
-});
-/** Items that belong to a page sort right after it: one Query reads the page with its parts. */
-export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
-export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
-export const chunkPrefix = (type: PageType, id: string, version: string): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
-export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
-  `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
-export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
-/**
- * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
- * says whether relink keeps the link from readers. The page's one Query reads its links with it.
- */
-export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
-export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: `${pageLinkPrefix(type, id)}${targetId}`,
-});
-
-export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
-export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
-  `SITE#${siteId}#${type}#${status}`;
-export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
-
-/**
- * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
- * reach it, newest first publish first. `listing_sk` on the page item has its sort key, so a notify
- * that brings the page back can put it in without a read.
- */
-export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
-export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
 
 /**
  * Before page links were items of their own, a page item held its links (`links`), the targets relink
@@ -52,6 +16,31 @@ export const listedSortKey = (createdAt: string, id: string): string => `${creat
  */
 const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
 export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;
+
+/** What a page item says of the page's live state (page lists read the same attributes from the indexes). */
+export function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolean } {
+  const deleted = item.deleted === true;
+  return {
+    status: item.status,
+    deleted,
+    live: isLive(item.status, deleted),
+    site_clock: item.site_clock ?? null,
+    relink_pending: item.relink_pending ?? null,
+  };
+}
+
+/** A page item's suppressed links, sorted, each with since when as `times` (an item with their times) has it. */
+export const suppressedLinksOf = (
+  suppressed: Set<string> | undefined,
+  times: Record<string, unknown>,
+): PageState['suppressed'] =>
+  [...(suppressed ?? [])].sort().map((target) => {
+    const since = times[suppressedSinceAttribute(target)];
+    return { id: target, since: typeof since === 'string' ? since : null };
+  });
+
+/** Orders pages, or links by their target, by id. */
+export const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** What a publish writes of its page (PageStore.put). */
 export interface PublishWrite {
