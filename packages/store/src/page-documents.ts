@@ -3,6 +3,7 @@ import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import { isLive, type PageDoc, type PageType } from '@cm/contract';
 import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
 import { CorruptItem } from './errors';
+import { LIVE_PAGES } from './table';
 import { suppressedOfLinks } from './links';
 import { sectionsHash, sectionName, SectionStore } from './sections';
 import { decodePageLink } from './links.decoder';
@@ -19,7 +20,7 @@ import {
 import {
   answerPrefix,
   chunkPrefix,
-  chunkSk,
+  chunkKey,
   listedSortKey,
   pageKey,
   pageLinkPrefix,
@@ -74,7 +75,7 @@ export class PageStore {
         this.db,
         this.table,
         chunks.map((data, i) => ({
-          PutRequest: { Item: { pk: sitePartition(siteId), sk: chunkSk(type, id, version, i), data } },
+          PutRequest: { Item: { ...chunkKey(siteId, type, id, version, i), data } },
         })),
       );
     }
@@ -112,7 +113,7 @@ export class PageStore {
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
     if (old && old.listing_sk === undefined)
       await this.ifVersion(siteId, type, id, version, {
-        update: `SET listing_sk = :lsk${isLive(doc.status, false) ? ', gsi5sk = :lsk' : ''}`,
+        update: `SET listing_sk = :lsk${isLive(doc.status, false) ? `, ${LIVE_PAGES.sortKey} = :lsk` : ''}`,
         values: { ':lsk': listedSortKey(createdAt, id) },
       });
     // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
@@ -207,7 +208,7 @@ export class PageStore {
       this.db,
       this.table,
       Array.from({ length: count }, (_v, i) => ({
-        DeleteRequest: { Key: { pk: sitePartition(siteId), sk: chunkSk(type, id, version, i) } },
+        DeleteRequest: { Key: chunkKey(siteId, type, id, version, i) },
       })),
     );
   }

@@ -1,6 +1,7 @@
 import { isLive, type PageState, type PageStatus, type PageType } from '@cm/contract';
 import { listedSortKey, livePagesPartition, pagesByStatus, pagesByUpdated, updatedSortKey } from './keys';
 import { Update } from './update';
+import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
 import type { PageLiveStateItem } from './pages.decoder';
 import type { CurrentLiveState } from './page-types';
 
@@ -85,10 +86,10 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('chunks', write.chunks)
     .setIfAbsent('created_at', now, { valueKey: 'now' })
     .set('notified_at', now)
-    .set('gsi1pk', pagesByUpdated(siteId, type))
-    .set('gsi1sk', sortKey)
-    .set('gsi2pk', pagesByStatus(siteId, type, status))
-    .set('gsi2sk', sortKey)
+    .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
+    .set(PAGES_BY_UPDATED.sortKey, sortKey)
+    .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, status))
+    .set(PAGES_BY_STATUS.sortKey, sortKey)
     // What readers see of it may have changed: its sitemap entry's lastmod.
     .set('visible_at', now)
     .set('noindex', write.card.noindex)
@@ -105,9 +106,9 @@ export function publishUpdate(write: PublishWrite): Update {
     .remove('site_clock', 'awaited_at');
   if (isLive(status, false))
     update
-      .set('gsi5pk', livePagesPartition(siteId, type))
-      .setIfAbsent('gsi5sk', listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
-  else update.remove('gsi5pk', 'gsi5sk');
+      .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   return update;
 }
 
@@ -131,13 +132,13 @@ export function notifyUpdate(
     update
       .set('status', next.status)
       .set('deleted', next.deleted)
-      .set('gsi2pk', pagesByStatus(siteId, type, next.status));
+      .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
     // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
     if (isLive(next.status, next.deleted))
       update
-        .set('gsi5pk', livePagesPartition(siteId, type))
-        .setIfAbsent('gsi5sk', listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
-    else update.remove('gsi5pk', 'gsi5sk');
+        .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
+    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   }
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {

@@ -6,7 +6,16 @@ import { InvalidCursor } from './errors';
 import { sectionsHash, sectionName, SectionStore } from './sections';
 import { Update } from './update';
 import { decodeLinkTarget, decodeListedPage, decodePageListIndexItem, isPageItem } from './pages.decoder';
-import { listedSortKey, livePagesPartition, pageKey, pagesByStatus, pagesByUpdated, sitePartition } from './keys';
+import {
+  indexStart,
+  listedSortKey,
+  livePagesPartition,
+  pageKey,
+  pagesByStatus,
+  pagesByUpdated,
+  sitePartition,
+} from './keys';
+import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
 import { liveStateOf } from './page-item';
 import type { LinkTarget, StoredPage, StoredPageList } from './page-types';
 
@@ -32,14 +41,14 @@ export class PageListingStore {
     options: { limit: number; cursor?: string; status?: PageStatus },
   ): Promise<StoredPageList> {
     const { status } = options;
-    const index = status !== undefined ? 'gsi2' : 'gsi1';
+    const index = status !== undefined ? PAGES_BY_STATUS : PAGES_BY_UPDATED;
     const indexPk = status !== undefined ? pagesByStatus(siteId, type, status) : pagesByUpdated(siteId, type);
     const start = options.cursor ? listingStart(options.cursor, siteId, index, indexPk) : undefined;
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
-        IndexName: index,
-        KeyConditionExpression: `${index}pk = :pk`,
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :pk`,
         ExpressionAttributeValues: { ':pk': indexPk },
         ScanIndexForward: false,
         Limit: options.limit,
@@ -53,7 +62,7 @@ export class PageListingStore {
       return type === 'article' ? { ...base, title: item.title } : { ...base, question: item.title };
     });
     const last = out.LastEvaluatedKey;
-    return { items, next_cursor: last ? encodeCursor([String(last[`${index}sk`]), String(last.sk)]) : null };
+    return { items, next_cursor: last ? encodeCursor([String(last[index.sortKey]), String(last.sk)]) : null };
   }
 
   /**
@@ -71,8 +80,8 @@ export class PageListingStore {
         this.db.send(
           new QueryCommand({
             TableName: this.table,
-            IndexName: 'gsi5',
-            KeyConditionExpression: before === undefined ? 'gsi5pk = :pk' : 'gsi5pk = :pk AND gsi5sk < :before',
+            IndexName: LIVE_PAGES.name,
+            KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk${before === undefined ? '' : ` AND ${LIVE_PAGES.sortKey} < :before`}`,
             ExpressionAttributeValues: {
               ':pk': livePagesPartition(siteId, type),
               ...(before === undefined ? {} : { ':before': before }),
@@ -84,7 +93,9 @@ export class PageListingStore {
       ),
     );
     const listed = reads
-      .flatMap((out) => (out.Items ?? []).map((item) => ({ sk: String(item.gsi5sk), page: decodeListedPage(item) })))
+      .flatMap((out) =>
+        (out.Items ?? []).map((item) => ({ sk: String(item[LIVE_PAGES.sortKey]), page: decodeListedPage(item) })),
+      )
       .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
     const shown = listed.slice(0, options.limit);
     const more = listed.length > shown.length || reads.some((out) => out.LastEvaluatedKey !== undefined);
@@ -108,8 +119,8 @@ export class PageListingStore {
       const out = await this.db.send(
         new QueryCommand({
           TableName: this.table,
-          IndexName: 'gsi5',
-          KeyConditionExpression: 'gsi5pk = :pk AND gsi5sk BETWEEN :from AND :to',
+          IndexName: LIVE_PAGES.name,
+          KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk AND ${LIVE_PAGES.sortKey} BETWEEN :from AND :to`,
           // BETWEEN takes both ends: `to` itself is never a sort key (each has an id after the time).
           ExpressionAttributeValues: { ':pk': livePagesPartition(siteId, type), ':from': range.from, ':to': range.to },
           Limit: max + 1 - pages.length,
@@ -149,7 +160,9 @@ export class PageListingStore {
     ] as const)
       if (value !== null) update.set(attribute, value);
     if (isLive(page.status, page.deleted))
-      update.set('gsi5pk', livePagesPartition(siteId, type)).set('gsi5sk', listedSortKey(page.created_at, id));
+      update
+        .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+        .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id));
     const condition = `attribute_exists(${update.name('status')}) AND attribute_not_exists(${update.name('listing_sk')})`;
     try {
       await this.db.send(
@@ -222,8 +235,8 @@ export class PageListingStore {
 }
 
 /** Where a listing continues: positions from the cursor, the partitions from the caller's site. */
-function listingStart(cursor: string, siteId: number, index: string, indexPk: string): Record<string, string> {
+function listingStart(cursor: string, siteId: number, index: TableIndex, indexPk: string): Record<string, string> {
   const [indexSk, sk] = decodeCursorPositions(cursor, TWO_POSITIONS);
   if (!sk.startsWith('PAGE#')) throw new InvalidCursor();
-  return { [`${index}pk`]: indexPk, [`${index}sk`]: indexSk, pk: sitePartition(siteId), sk };
+  return indexStart(index, indexPk, indexSk, { pk: sitePartition(siteId), sk });
 }

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CommunityAnswer } from '@cm/contract';
 import { conditionFailed } from './batch';
-import { answerSk, pageKey, sitePartition } from './keys';
+import { answerKey, pageKey } from './keys';
 import { PageLiveStore } from './page-live';
 
 /* What a site adds of its own to its questions: a summary, and community answers beside them. */
@@ -52,8 +52,7 @@ export class PagePartStore {
       new PutCommand({
         TableName: this.table,
         Item: {
-          pk: sitePartition(siteId),
-          sk: answerSk('question', questionId, answer.created_at, answer.answer_id),
+          ...answerKey(siteId, 'question', questionId, answer.created_at, answer.answer_id),
           data: JSON.stringify(answer),
         },
       }),

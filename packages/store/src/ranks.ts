@@ -23,6 +23,7 @@ import {
   trackedScopeKey,
   trackingPartition,
   TRACKING_SETTINGS_SK,
+  trackingSettingsKey,
 } from './keys';
 import { decodeCheckItem, decodeTrackedScope, decodeTrackingSettings, type TrackedScope } from './ranks.decoder';
 
@@ -95,9 +96,7 @@ export class RankStore {
 
   /** The site's results per check (one GetItem). */
   async depth(siteId: number): Promise<number> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK } }),
-    );
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: trackingSettingsKey(siteId) }));
     return out.Item ? decodeTrackingSettings(out.Item).depth : LIMITS.rankDepthDefault;
   }
 
@@ -105,7 +104,7 @@ export class RankStore {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK, depth, updated_at: now },
+        Item: { ...trackingSettingsKey(siteId), depth, updated_at: now },
       }),
     );
   }

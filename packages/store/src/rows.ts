@@ -13,7 +13,9 @@ import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
 import { checkedRow, decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
 import { decodeSequence } from './sites.decoder';
+import { ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD, type TableIndex } from './table';
 import {
+  indexStart,
   keywordUnique,
   rowIndexPartition,
   rowKey,
@@ -45,12 +47,12 @@ const TABLE_SPECS: Record<TableName, TableSpec> = {
   cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
 };
 
-const INDEX_NAMES = ['gsi3', 'gsi4'] as const;
+const ROW_INDEXES = [ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD] as const;
 
 /** The index of a table's indexed field; undefined for a field without one. */
 const indexOf = (table: TableName, field: string) => {
   const position = TABLE_SPECS[table].indexed.indexOf(field);
-  return position < 0 ? undefined : INDEX_NAMES[position];
+  return position < 0 ? undefined : ROW_INDEXES[position];
 };
 
 /** A uniqueness item whose row never appeared is taken over after this long (a writer died between the two writes). */
@@ -95,11 +97,12 @@ export class RowStore {
 
   private item(siteId: number, table: TableName, row: StoredRow): Record<string, unknown> {
     const item: Record<string, unknown> = { ...rowKey(siteId, table, row.id), table, row };
-    TABLE_SPECS[table].indexed.forEach((field, i) => {
+    TABLE_SPECS[table].indexed.forEach((field) => {
       const value = row[field];
-      if (!isIndexable(value)) return;
-      item[`${INDEX_NAMES[i]}pk`] = rowIndexPartition(siteId, table, field, value);
-      item[`${INDEX_NAMES[i]}sk`] = rowSk(row.id);
+      const index = indexOf(table, field);
+      if (!index || !isIndexable(value)) return;
+      item[index.partitionKey] = rowIndexPartition(siteId, table, field, value);
+      item[index.sortKey] = rowSk(row.id);
     });
     return item;
   }
@@ -245,9 +248,9 @@ export class RowStore {
       if (isIndexable(value)) {
         values[`:ix${i}`] = rowIndexPartition(siteId, table, field, value);
         values[`:is${i}`] = rowSk(id);
-        sets.push(`${gsi}pk = :ix${i}`, `${gsi}sk = :is${i}`);
+        sets.push(`${gsi.partitionKey} = :ix${i}`, `${gsi.sortKey} = :is${i}`);
       } else {
-        removes.push(`${gsi}pk`, `${gsi}sk`);
+        removes.push(gsi.partitionKey, gsi.sortKey);
       }
     });
     try {
@@ -348,8 +351,8 @@ export class RowStore {
     values[':pk'] = pk;
     const query: QueryCommandInput = {
       TableName: this.table,
-      ...(index ? { IndexName: index } : {}),
-      KeyConditionExpression: `${index ? `${index}pk` : 'pk'} = :pk`,
+      ...(index ? { IndexName: index.name } : {}),
+      KeyConditionExpression: `${index ? index.partitionKey : 'pk'} = :pk`,
       ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: values,
@@ -370,11 +373,11 @@ export class RowStore {
     return { rows, next_cursor: start ? encodeCursor([String(start.sk)]) : null };
   }
 
-  private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
+  private startOf(cursor: string, siteId: number, table: TableName, index: TableIndex | null, pk: string) {
     const [sk] = decodeCursorPositions(cursor, ONE_POSITION);
     if (!/^\d{12}$/.test(sk)) throw new InvalidCursor();
     if (!index) return { pk, sk };
     // Index items keep their id as both sort keys.
-    return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };
+    return indexStart(index, pk, sk, { pk: rowPartition(siteId, table), sk });
   }
 }
