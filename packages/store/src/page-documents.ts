@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLive, type PageDoc, type PageType } from '@cm/contract';
-import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
+import { isLive, type PageDoc, type PageStatus, type PageType } from '@cm/contract';
+import { batchWrite, mapLimit, queryAll } from './batch';
+import { conditionalUpdate } from './conditional';
+import { Update } from './update';
 import { CorruptItem } from './errors';
 import { LIVE_PAGES } from './table';
 import { suppressedOfLinks } from './links';
@@ -41,6 +43,12 @@ const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toS
 /** A page's links (sorted) in a few bytes, so a publish tells from the item it replaces whether they changed; null: none. */
 const linksHash = (links: readonly string[]): string | null =>
   links.length === 0 ? null : createHash('sha256').update(links.join('\n')).digest('base64url').slice(0, 22);
+
+/** A page from before listings were kept placed by its first publish (`listedKey`), and in the index of live pages while it is live. */
+const listedUpdate = (listedKey: string, status: PageStatus): Update => {
+  const update = new Update().set('listing_sk', listedKey, { valueKey: 'lsk' });
+  return isLive(status, false) ? update.set(LIVE_PAGES.sortKey, listedKey, { valueKey: 'lsk' }) : update;
+};
 
 /** The latest of ISO times, or null when there is none. */
 const newest = (times: readonly (string | null | undefined)[]): string | null =>
@@ -112,17 +120,11 @@ export class PageStore {
     const createdAt = old?.created_at ?? now;
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
     if (old && old.listing_sk === undefined)
-      await this.ifVersion(siteId, type, id, version, {
-        update: `SET listing_sk = :lsk${isLive(doc.status, false) ? `, ${LIVE_PAGES.sortKey} = :lsk` : ''}`,
-        values: { ':lsk': listedSortKey(createdAt, id) },
-      });
+      await this.ifVersion(siteId, { type, id, version }, listedUpdate(listedSortKey(createdAt, id), doc.status));
     // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
     if ((old?.sections_indexed ?? null) !== sectionsNow) {
       await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);
-      await this.ifVersion(siteId, type, id, version, {
-        update: sectionsNow === null ? 'REMOVE sections_indexed' : 'SET sections_indexed = :sections',
-        values: sectionsNow === null ? {} : { ':sections': sectionsNow },
-      });
+      await this.ifVersion(siteId, { type, id, version }, new Update().setOrRemove('sections_indexed', sectionsNow));
     }
     const legacy = old?.links ? { links: old.links, suppressed: suppressedLinksOf(old.suppressed, old) } : null;
     // The index has the links when the page's last publish brought it in line and had these links.
@@ -149,40 +151,19 @@ export class PageStore {
     hash: string | null,
     legacySuppressed: readonly string[] | null,
   ): Promise<void> {
-    const names = Object.fromEntries(
-      (legacySuppressed ?? []).map((target, i) => [`#since${i}`, suppressedSinceAttribute(target)]),
-    );
-    const remove = [...(hash === null ? ['links_indexed'] : []), ...(legacySuppressed ? ['links', 'suppressed'] : [])];
-    remove.push(...Object.keys(names));
-    await this.ifVersion(siteId, page.type, page.id, page.version, {
-      update: `${hash === null ? '' : 'SET links_indexed = :hash '}${remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''}`,
-      names,
-      values: hash === null ? {} : { ':hash': hash },
-    });
+    const update = new Update().setOrRemove('links_indexed', hash);
+    if (legacySuppressed) update.remove('links', 'suppressed', ...legacySuppressed.map(suppressedSinceAttribute));
+    await this.ifVersion(siteId, page, update);
   }
 
+  /** `update`, while `page.version` is the page's; a newer publish replaced the page otherwise, and brings it in line itself. */
   private async ifVersion(
     siteId: number,
-    type: PageType,
-    id: string,
-    version: string,
-    change: { update: string; names?: Record<string, string>; values?: Record<string, unknown> },
+    page: { type: PageType; id: string; version: string },
+    update: Update,
   ): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, type, id),
-          UpdateExpression: change.update,
-          ConditionExpression: 'version = :version',
-          ...(change.names && Object.keys(change.names).length > 0 ? { ExpressionAttributeNames: change.names } : {}),
-          ExpressionAttributeValues: { ':version': version, ...change.values },
-        }),
-      );
-    } catch (error) {
-      // A newer publish replaced the page: it brings the links in line itself.
-      if (!conditionFailed(error)) throw error;
-    }
+    update.when(`${update.name('version')} = ${update.value('version', page.version)}`);
+    await conditionalUpdate(this.db, this.table, pageKey(siteId, page.type, page.id), update);
   }
 
   /**
@@ -196,8 +177,7 @@ export class PageStore {
         new UpdateCommand({
           TableName: this.table,
           Key: pageKey(siteId, page.type, page.id),
-          UpdateExpression: 'SET awaited_at = if_not_exists(awaited_at, :now)',
-          ExpressionAttributeValues: { ':now': now },
+          ...new Update().setIfAbsent('awaited_at', now, { valueKey: 'now' }).input(),
         }),
       ),
     );

@@ -113,7 +113,7 @@ export function publishUpdate(write: PublishWrite): Update {
 }
 
 /**
- * The one conditional UpdateItem of a notify (PageStore.applyNotify): the state it sets (`next`; null:
+ * The one conditional UpdateItem of a notify (PageLiveStore.applyNotify): the state it sets (`next`; null:
  * it stays) with the indexes that follow it, the site's clock when it was dated, and a relink owed from
  * its receipt unless one is owed already. Its condition: the page exists, and a dated notify is not
  * older than the site's clock (only the site's dates are ordered against each other; a publish removes
@@ -122,7 +122,7 @@ export function publishUpdate(write: PublishWrite): Update {
 export function notifyUpdate(
   page: { siteId: number; type: PageType; id: string },
   change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
-): { update: Update; condition: string } {
+): Update {
   const { siteId, type, id } = page;
   const { next, receivedAt, siteClock } = change;
   const update = new Update()
@@ -146,5 +146,5 @@ export function notifyUpdate(
     const clock = update.name('site_clock');
     conditions.push(`(attribute_not_exists(${clock}) OR ${clock} <= ${update.value('site_clock', siteClock)})`);
   }
-  return { update, condition: conditions.join(' AND ') };
+  return update.when(conditions.join(' AND '));
 }

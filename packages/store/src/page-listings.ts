@@ -1,6 +1,7 @@
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLive, type ListedPage, type PageCard, type PageStatus, type PageType } from '@cm/contract';
-import { batchGet, conditionFailed } from './batch';
+import { batchGet } from './batch';
+import { conditionalUpdate } from './conditional';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION, TWO_POSITIONS } from './cursor';
 import { InvalidCursor } from './errors';
 import { sectionsHash, sectionName, SectionStore } from './sections';
@@ -163,36 +164,14 @@ export class PageListingStore {
       update
         .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
         .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id));
-    const condition = `attribute_exists(${update.name('status')}) AND attribute_not_exists(${update.name('listing_sk')})`;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, type, id),
-          ...update.input(),
-          ConditionExpression: condition,
-        }),
-      );
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    update.when(`${update.exists('status')} AND ${update.absent('listing_sk')}`);
+    if (!(await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update)).ok) return false;
     if (hash !== null) {
       await this.sections.reindex(siteId, { type, id }, page.created_at, [], card.sections);
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: pageKey(siteId, type, id),
-            UpdateExpression: 'SET sections_indexed = :hash',
-            ConditionExpression: 'sections_hash = :hash',
-            ExpressionAttributeValues: { ':hash': hash },
-          }),
-        );
-      } catch (error) {
-        // A publish since brought its own sections in line.
-        if (!conditionFailed(error)) throw error;
-      }
+      const indexed = new Update().set('sections_indexed', hash, { valueKey: 'hash' });
+      indexed.when(`${indexed.name('sections_hash')} = ${indexed.value('hash', hash)}`);
+      // Refused when a publish since brought its own sections in line.
+      await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), indexed);
     }
     return true;
   }

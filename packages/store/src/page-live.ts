@@ -1,6 +1,8 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageState, PageStatus, PageType } from '@cm/contract';
-import { batchGet, conditionFailed, mapLimit } from './batch';
+import { batchGet, mapLimit } from './batch';
+import { conditionalUpdate } from './conditional';
+import { Update } from './update';
 import { queryPageLinks, suppressedOfLinks } from './links';
 import { decodeNotifiedOld, decodePageLiveState, decodeSuppressed, isPageItem } from './pages.decoder';
 import { pageKey } from './keys';
@@ -57,56 +59,36 @@ export class PageLiveStore {
       const current = await this.liveState(siteId, type, id);
       return current ? { before: current, relinkPendingBefore: current.relink_pending, markedAt: null } : 'unmatched';
     }
-    const { update, condition } = notifyUpdate({ siteId, type, id }, change);
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, type, id),
-          ...update.input(),
-          ConditionExpression: condition,
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
-      const old = decodeNotifiedOld(out.Attributes ?? {}, pageKey(siteId, type, id));
-      const before = next && old.status ? { status: old.status, deleted: old.deleted === true } : null;
-      const relinkPendingBefore = old.relink_pending ?? null;
-      return { before, relinkPendingBefore, markedAt: relinkPendingBefore === null ? receivedAt : null };
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const key = pageKey(siteId, type, id);
+    const written = await conditionalUpdate(this.db, this.table, key, notifyUpdate({ siteId, type, id }, change), {
+      returns: 'UPDATED_OLD',
+      decode: (attributes: Record<string, unknown>) => decodeNotifiedOld(attributes, key),
+    });
     // Refused: no such page, or a later-dated notify was applied.
-    return (await this.liveState(siteId, type, id)) ? 'stale' : 'unmatched';
+    if (!written.ok) return (await this.liveState(siteId, type, id)) ? 'stale' : 'unmatched';
+    const old = written.attributes;
+    const before = next && old.status ? { status: old.status, deleted: old.deleted === true } : null;
+    const relinkPendingBefore = old.relink_pending ?? null;
+    return { before, relinkPendingBefore, markedAt: relinkPendingBefore === null ? receivedAt : null };
   }
 
   /** Marks a relink as owed from `at`, before it is queued: a later call sees it if queueing failed. */
   async markRelinkPending(siteId: number, type: PageType, id: string, at: string): Promise<void> {
+    const update = new Update().set('relink_pending', at, { valueKey: 'at' });
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: pageKey(siteId, type, id),
-        UpdateExpression: 'SET relink_pending = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at },
+        ...update.when(update.exists('pk')).input(),
       }),
     );
   }
 
   /** The relink owed since `at` is done, unless a newer one was asked for meanwhile. */
   async clearRelinkPending(siteId: number, type: PageType, id: string, at: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, type, id),
-          UpdateExpression: 'REMOVE relink_pending',
-          ConditionExpression: 'relink_pending = :at',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const update = new Update().remove('relink_pending');
+    update.when(`${update.name('relink_pending')} = ${update.value('at', at)}`);
+    await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update);
   }
 
   /**
@@ -114,20 +96,12 @@ export class PageLiveStore {
    * lastmod, which only moves forward. Nothing when there is no such page.
    */
   async visibleChange(siteId: number, page: { type: PageType; id: string }, at: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, page.type, page.id),
-          UpdateExpression: 'SET visible_at = :at',
-          ConditionExpression: 'attribute_exists(#status) AND (attribute_not_exists(visible_at) OR visible_at < :at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const update = new Update().set('visible_at', at, { valueKey: 'at' });
+    const visibleAt = update.name('visible_at');
+    update.when(
+      `${update.exists('status')} AND (${update.absent('visible_at')} OR ${visibleAt} < ${update.value('at', at)})`,
+    );
+    await conditionalUpdate(this.db, this.table, pageKey(siteId, page.type, page.id), update);
   }
 
   /**

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CommunityAnswer } from '@cm/contract';
-import { conditionFailed } from './batch';
+import { conditionalUpdate } from './conditional';
+import { Update } from './update';
 import { answerKey, pageKey } from './keys';
 import { PageLiveStore } from './page-live';
 
@@ -18,24 +19,12 @@ export class PagePartStore {
 
   /** Sets the site-owned summary of a question; false when there is no such question. */
   async setSummary(siteId: number, id: string, summary: string | null, now: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, 'question', id),
-          UpdateExpression:
-            summary === null
-              ? 'SET summary_at = :now, visible_at = :now REMOVE summary'
-              : 'SET summary = :s, summary_at = :now, visible_at = :now',
-          ConditionExpression: 'attribute_exists(version)',
-          ExpressionAttributeValues: summary === null ? { ':now': now } : { ':s': summary, ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const update = new Update()
+      .setOrRemove('summary', summary)
+      .set('summary_at', now, { valueKey: 'now' })
+      .set('visible_at', now, { valueKey: 'now' });
+    update.when(update.exists('version'));
+    return (await conditionalUpdate(this.db, this.table, pageKey(siteId, 'question', id), update)).ok;
   }
 
   /** Stores a community answer beside a question; false when there is no such question. */
