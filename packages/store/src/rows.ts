@@ -8,7 +8,10 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { RowOf, TableName } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed, mapLimit } from './batch';
+import { Bug } from '@cm/core';
+import { batchGet, batchWrite, mapLimit } from './batch';
+import { conditionalUpdate, conditionalWrite } from './conditional';
+import { Update } from './update';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
 import { checkedRow, decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
@@ -85,9 +88,7 @@ export class RowStore {
       new UpdateCommand({
         TableName: this.table,
         Key: tableSequenceKey(siteId, table),
-        UpdateExpression: 'ADD #value :n',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':n': count },
+        ...new Update().add('value', count, { valueKey: 'n' }).input(),
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -131,25 +132,18 @@ export class RowStore {
 
   /** One conditional put of a uniqueness item: where none is, or over the owner `previous`. */
   private async putClaim(key: Key, id: number, now: string, previous: number | null): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...key, id, claimed_at: now },
-          ...(previous === null
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: '#id = :old',
-                ExpressionAttributeNames: { '#id': 'id' },
-                ExpressionAttributeValues: { ':old': previous },
-              }),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const put = new PutCommand({
+      TableName: this.table,
+      Item: { ...key, id, claimed_at: now },
+      ...(previous === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: '#id = :old',
+            ExpressionAttributeNames: { '#id': 'id' },
+            ExpressionAttributeValues: { ':old': previous },
+          }),
+    });
+    return (await conditionalWrite(this.db, put)).ok;
   }
 
   /**
@@ -197,7 +191,7 @@ export class RowStore {
       conflicts: [conflict],
     } = await this.insertMany(siteId, table, [fields], now);
     if (conflict) throw new RowConflict(table, conflict.existingId);
-    if (!row) throw new Error(`${table}: the insert stored no row and met no conflict`);
+    if (!row) throw new Bug(`${table}: the insert stored no row and met no conflict`);
     return row;
   }
 
@@ -235,41 +229,24 @@ export class RowStore {
     changes: Fields,
     now = new Date().toISOString(),
   ): Promise<RowOf<T> | null> {
-    const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
-    const values: Record<string, unknown> = { ':now': now };
-    const sets = ['#row.#updated_at = :now'];
-    const removes: string[] = [];
+    const update = new Update().set(['row', 'updated_at'], now, { valueKey: 'now' });
+    // Values by position: a field's name may spell another's placeholder.
     Object.entries(changes).forEach(([field, value], i) => {
-      names[`#f${i}`] = field;
-      values[`:v${i}`] = value;
-      sets.push(`#row.#f${i} = :v${i}`);
+      update.set(['row', field], value, { valueKey: `v${i}` });
       const gsi = indexOf(table, field);
       if (!gsi) return;
-      if (isIndexable(value)) {
-        values[`:ix${i}`] = rowIndexPartition(siteId, table, field, value);
-        values[`:is${i}`] = rowSk(id);
-        sets.push(`${gsi.partitionKey} = :ix${i}`, `${gsi.sortKey} = :is${i}`);
-      } else {
-        removes.push(gsi.partitionKey, gsi.sortKey);
-      }
+      if (isIndexable(value))
+        update
+          .set(gsi.partitionKey, rowIndexPartition(siteId, table, field, value), { valueKey: `ix${i}` })
+          .set(gsi.sortKey, rowSk(id), { valueKey: `is${i}` });
+      else update.remove(gsi.partitionKey, gsi.sortKey);
     });
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: rowKey(siteId, table, id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return decodeRow(table, out.Attributes ?? {}, rowKey(siteId, table, id));
-    } catch (error) {
-      if (conditionFailed(error)) return null;
-      throw error;
-    }
+    const key = rowKey(siteId, table, id);
+    const written = await conditionalUpdate(this.db, this.table, key, update.when(update.exists('pk')), {
+      returns: 'ALL_NEW',
+      decode: (attributes: Record<string, unknown>) => decodeRow(table, attributes, key),
+    });
+    return written.ok ? written.attributes : null;
   }
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
@@ -281,19 +258,17 @@ export class RowStore {
     const row = decodeRow(table, out.Attributes);
     const unique = TABLE_SPECS[table].unique;
     if (unique) {
-      try {
-        await this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: uniqueKey(siteId, table, unique(row)),
-            ConditionExpression: '#id = :id',
-            ExpressionAttributeNames: { '#id': 'id' },
-            ExpressionAttributeValues: { ':id': id },
-          }),
-        );
-      } catch (error) {
-        if (!conditionFailed(error)) throw error; // another row owns the value now
-      }
+      // Refused when another row owns the value now.
+      await conditionalWrite(
+        this.db,
+        new DeleteCommand({
+          TableName: this.table,
+          Key: uniqueKey(siteId, table, unique(row)),
+          ConditionExpression: '#id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
     }
     return row;
   }
