@@ -24,8 +24,8 @@ import { SectionStore } from './sections';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
 
-export * from './client';
-export * from './table';
+export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
+export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
@@ -52,7 +52,6 @@ export { ElicitationStore, type ElicitationAction } from './elicitations';
 export { OAuthStore } from './oauth';
 export { AccessTokenStore } from './access-tokens';
 export { BreakerStore, type BreakerSettings, type BreakerState } from './breakers';
-export { PageListingStore, PageLiveStore, PagePartStore };
 export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, QuotaStore, ResultStore };
 
 export interface Store {
