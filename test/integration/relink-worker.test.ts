@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { QUEUE_SETTINGS, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
 import { articleDoc, pageCard, pageId } from '@cm/core';
@@ -6,6 +6,7 @@ import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
+import { pageKey, pageLinkKey } from '../../packages/store/src/keys';
 import { article, useTestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
 
@@ -110,6 +111,39 @@ describe('relink worker', () => {
     expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([]);
   });
 
+  it('keeps and restores a link held on a page item from before link items, until its next publish moves it', async () => {
+    const target = (await t.call('POST', '/articles', article('w-legacy-target'))).body.id as string;
+    const linker = (await t.call('POST', '/articles', article('w-legacy-linker', { related_article_ids: [target] })))
+      .body.id as string;
+    // As a publish from before link items left the page, written beneath the store: its links on its item.
+    const TableName = t.stack.tableName;
+    const key = pageKey(t.siteId, 'article', linker);
+    await t.db.send(new DeleteCommand({ TableName, Key: pageLinkKey(t.siteId, 'article', linker, target) }));
+    await t.db.send(
+      new UpdateCommand({
+        TableName,
+        Key: key,
+        UpdateExpression: 'SET links = :links REMOVE links_indexed',
+        ExpressionAttributeValues: { ':links': [target] },
+      }),
+    );
+    const notify = async (action: string) => {
+      await t.call('POST', '/api/content/notify', { id: target, type: 'article', action });
+      await t.stack.drain();
+      return (await t.call('GET', `/articles/${linker}`)).body.suppressed_links as { id: string; since: string }[];
+    };
+
+    expect(await notify('unpublished')).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
+    expect(await notify('published')).toEqual([]);
+    const [kept] = await notify('unpublished');
+    // Its next publish moves what the item held to a link item, since when included, and takes it off the item.
+    await t.call('POST', '/articles', article('w-legacy-linker', { related_article_ids: [target] }));
+    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links).toEqual([kept]);
+    const item = (await t.db.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))).Item!;
+    expect(Object.keys(item).filter((name) => name === 'links' || name.startsWith('suppressed'))).toEqual([]);
+    expect(item.links_indexed).toEqual(expect.any(String));
+  });
+
   it('queues a relink again on the next notify when the first could not be queued', async () => {
     const target = (await t.call('POST', '/articles', article('w-pending-target'))).body.id;
     const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] })))
@@ -144,7 +178,7 @@ describe('relink worker', () => {
     expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual(
       [target],
     );
-    expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+    expect((await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   });
 });
 
@@ -171,7 +205,7 @@ describe('relink fan-out', () => {
     }
     t.stack.queues.relink.pause();
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
-    const { relink_pending: requestedAt } = (await t.store.pages.liveState(t.siteId, 'article', target))!;
+    const { relink_pending: requestedAt } = (await t.store.pageLive.liveState(t.siteId, 'article', target))!;
     expect(requestedAt).not.toBeNull();
     const message: RelinkMessage = {
       site_id: t.siteId,
@@ -179,7 +213,7 @@ describe('relink fan-out', () => {
       target_type: 'article',
       requested_at: requestedAt!,
     };
-    const pending = async () => (await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending;
+    const pending = async () => (await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending;
     return { target, message, pending };
   }
   afterEach(async () => {

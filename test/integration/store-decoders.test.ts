@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CorruptItem } from '@cm/store/errors';
 import { budgetKey, jobKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
-import { pageKey } from '../../packages/store/src/page-item';
+import { pageKey } from '../../packages/store/src/keys';
 import { article, useTestStack } from '../helpers/local';
 
 /*

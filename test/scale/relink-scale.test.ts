@@ -71,7 +71,7 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages 
     expect(queue.deadLetters).toEqual([]);
   }
   // Cleared once every batch was done.
-  expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+  expect((await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
 
   // Through the API, a sample reads as sent, with the link readers do not see listed beside it.
   const sample = (await t.call('GET', `/articles/${ids[4321]}`)).body;
@@ -81,6 +81,6 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages 
   await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
   await t.stack.drain();
   expect(await check(`See [popular](page:${target}).`, [target])).toEqual([]);
-  expect((await t.store.pages.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+  expect((await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
   expect(relink.recursiveInvocationsDropped + relinkPages.recursiveInvocationsDropped).toBe(0);
 }, 400_000);

@@ -45,7 +45,7 @@ export async function listingPage(
       ? await store.sections.listing(siteId, section, options)
       : {
           name: null,
-          ...(await store.pages.livePages(
+          ...(await store.pageListings.livePages(
             siteId,
             view.kind === 'home' ? ['article', 'question'] : ['question'],
             options,

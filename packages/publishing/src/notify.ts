@@ -19,10 +19,10 @@ export async function notifyChange(
   now = new Date(),
 ): Promise<NotifyResult> {
   if (pageTypeOfId(input.id) !== input.type) return UNMATCHED;
-  const { pages } = ctx.store;
+  const { pageLive } = ctx.store;
   const receivedAt = now.toISOString();
   const next = notifiedState(input);
-  const written = await pages.applyNotify(siteId, input.type, input.id, {
+  const written = await pageLive.applyNotify(siteId, input.type, input.id, {
     next,
     receivedAt,
     siteClock: siteTime(input.updated_at, receivedAt),
@@ -34,8 +34,8 @@ export async function notifyChange(
   // The write marked a relink owed from now unless one was owed already. A change owes a relink of its
   // own (a relink's progress is kept by the time it was asked for), so an older mark is moved to now; a
   // mark that turned out not owed is taken back.
-  if (changed && markedAt === null) await pages.markRelinkPending(siteId, input.type, input.id, receivedAt);
-  if (!changed && markedAt !== null) await pages.clearRelinkPending(siteId, input.type, input.id, markedAt);
+  if (changed && markedAt === null) await pageLive.markRelinkPending(siteId, input.type, input.id, receivedAt);
+  if (!changed && markedAt !== null) await pageLive.clearRelinkPending(siteId, input.type, input.id, markedAt);
   const relink = await queueOwedRelink(
     ctx,
     { siteId, type: input.type, id: input.id },

@@ -39,10 +39,10 @@ export async function listPages(
 ): Promise<PageRecord | PageList> {
   if (query.slug !== undefined)
     return readPage(store, siteId, type, pageId(siteId, type, query.slug), `slug ${JSON.stringify(query.slug)}`);
-  const listing = await store.pages.list(siteId, type, query);
+  const listing = await store.pageListings.list(siteId, type, query);
   const suppressed =
     query.suppressed_links === 'true'
-      ? await store.pages.suppressedOf(
+      ? await store.pageLive.suppressedOf(
           siteId,
           type,
           listing.items.map((item) => item.id),
@@ -72,7 +72,7 @@ export async function setQuestionSummary(
   summary: string | null,
   now = new Date(),
 ): Promise<PageRecord> {
-  const page = (await store.pages.setSummary(siteId, questionId(id), summary, now.toISOString()))
+  const page = (await store.pageParts.setSummary(siteId, questionId(id), summary, now.toISOString()))
     ? await store.pages.get(siteId, 'question', id)
     : null;
   if (!page) throw notFound(`No question with id ${id}`);
@@ -88,7 +88,7 @@ export async function addCommunityAnswer(
   now = new Date(),
 ): Promise<{ answer_id: string }> {
   const answer = { answer_id: randomUUID(), author: input.author, blocks: input.blocks, created_at: now.toISOString() };
-  if (!(await store.pages.addCommunityAnswer(siteId, questionId(id), answer)))
+  if (!(await store.pageParts.addCommunityAnswer(siteId, questionId(id), answer)))
     throw notFound(`No question with id ${id}`);
   return { answer_id: answer.answer_id };
 }

@@ -40,7 +40,7 @@ export async function publishPage(
   const { id, doc, links, warnings } = preparePublish(siteId, input, now);
   const url = pageUrl(options.siteRoot, input.type, doc.slug);
   assertReadable({ siteId, type: input.type, id, doc, now }, options.siteRoot, url);
-  const { pages } = ctx.store;
+  const { pages, pageLive } = ctx.store;
   const page = { id, type: input.type };
   const card = pageCard(doc);
   const put = await pages.put({ siteId, ...page, doc, links, card, now });
@@ -51,7 +51,7 @@ export async function publishPage(
     ? liveChanged(previous, { status: doc.status, deleted: false })
     : awaited && isLive(doc.status, false);
   // Marked before it is queued: a later call sees the relink still owed if queueing fails.
-  if (changed) await pages.markRelinkPending(siteId, input.type, id, now);
+  if (changed) await pageLive.markRelinkPending(siteId, input.type, id, now);
   await queueOwedRelink(
     ctx,
     { siteId, ...page },
@@ -85,7 +85,7 @@ async function indexLinks(
   page: { id: string; type: PageType; version: string },
   publish: { links: readonly string[]; state: LinksToIndex; now: string },
 ): Promise<void> {
-  const { pages, links: linkIndex } = ctx.store;
+  const { pages, pageListings, links: linkIndex } = ctx.store;
   const { links, state, now } = publish;
   const current = state.empty ? new Map<string, PageLink>() : await linkIndex.linksOf(siteId, page);
   await linkIndex.reindex(siteId, page, [...current.keys(), ...(state.legacy?.links ?? [])], links);
@@ -94,7 +94,7 @@ async function indexLinks(
     return type ? [{ id: target, type }] : [];
   });
   if (refs.length > 0) {
-    const targets = await pages.linkTargets(siteId, refs, { consistent: true });
+    const targets = await pageListings.linkTargets(siteId, refs, { consistent: true });
     const legacySince = new Map(state.legacy?.suppressed.map((link) => [link.id, link.since]));
     const keep = refs.filter((ref) => !targets.get(ref.id)?.live && !current.get(ref.id)?.suppressed_since);
     await linkIndex.suppressAtPublish(
@@ -116,7 +116,7 @@ async function indexLinks(
       now,
     );
     if (keep.length > 0) {
-      const back = reachable(await pages.linkTargets(siteId, keep, { consistent: true }), keep);
+      const back = reachable(await pageListings.linkTargets(siteId, keep, { consistent: true }), keep);
       await linkIndex.restoreAll(siteId, page, back, now);
     }
   }

@@ -87,7 +87,7 @@ export async function planRelink(ctx: PublishingContext, message: RelinkMessage)
   if (run && !truncated) {
     const progress = batches === 0 ? 'finished' : await ctx.store.relinks.planned(run, batches);
     if (progress === 'finished')
-      await ctx.store.pages.clearRelinkPending(siteId, message.target_type, targetId, run.requestedAt);
+      await ctx.store.pageLive.clearRelinkPending(siteId, message.target_type, targetId, run.requestedAt);
   }
   return { linkers, batches, truncated };
 }
@@ -104,9 +104,9 @@ export async function relinkPages(
   message: RelinkPagesMessage,
   now = new Date(),
 ): Promise<number> {
-  const { pages, links, relinks } = ctx.store;
+  const { pageLive, links, relinks } = ctx.store;
   const { site_id: siteId, target_id: targetId, target_type: targetType } = message;
-  const target = await pages.liveState(siteId, targetType, targetId);
+  const target = await pageLive.liveState(siteId, targetType, targetId);
   const live = target !== null && isLive(target.status, target.deleted);
   const at = now.toISOString();
   await mapLimit(message.pages, PARALLEL, async (page) => {
@@ -114,10 +114,10 @@ export async function relinkPages(
       ? links.restore(siteId, page, targetId, at)
       : links.suppress(siteId, page, targetId, at));
     // What readers see of the page changed: its sitemap entry's lastmod moves.
-    if (outcome === 'changed') await pages.visibleChange(siteId, page, at);
+    if (outcome === 'changed') await pageLive.visibleChange(siteId, page, at);
   });
   const run = runOf(message);
   if (run && (await relinks.batchDone(run, message.batch, now.getTime())) === 'finished')
-    await pages.clearRelinkPending(siteId, targetType, targetId, run.requestedAt);
+    await pageLive.clearRelinkPending(siteId, targetType, targetId, run.requestedAt);
   return message.pages.length;
 }

@@ -19,10 +19,10 @@ export async function relistSite(store: Store, siteId: number): Promise<{ pages:
   for (const type of PAGE_TYPES) {
     let cursor: string | undefined;
     do {
-      const listing = await store.pages.list(siteId, type, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const listing = await store.pageListings.list(siteId, type, { limit: PAGE, ...(cursor ? { cursor } : {}) });
       const done = await mapLimit(listing.items, PARALLEL, async (item) => {
         const page = await store.pages.get(siteId, type, item.id);
-        return page ? store.pages.relist(siteId, page, pageCard(page.doc)) : false;
+        return page ? store.pageListings.relist(siteId, page, pageCard(page.doc)) : false;
       });
       pages += listing.items.length;
       relisted += done.filter(Boolean).length;

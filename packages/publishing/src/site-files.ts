@@ -33,7 +33,7 @@ export async function siteSitemapIndex(store: Store, pagesBaseUrl: string, ref: 
   const months = monthsBetween(site.created_at.slice(0, 7), now.toISOString().slice(0, 7));
   const withPages = await mapLimit(months, PROBES_IN_FLIGHT, async (month) => {
     for (const type of PAGE_TYPES)
-      if (await store.pages.hasLivePagesBetween(site.site_id, type, monthRange(month))) return true;
+      if (await store.pageListings.hasLivePagesBetween(site.site_id, type, monthRange(month))) return true;
     return false;
   });
   return sitemapIndexXml(
@@ -64,7 +64,7 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   }
   const pages = [];
   for (const type of PAGE_TYPES) {
-    const read = await store.pages.livePagesBetween(site.site_id, type, monthRange(shard), max - pages.length);
+    const read = await store.pageListings.livePagesBetween(site.site_id, type, monthRange(shard), max - pages.length);
     pages.push(...read.pages);
   }
   const entries = pageEntries(root, pages);
@@ -76,7 +76,7 @@ export async function siteFeed(store: Store, pagesBaseUrl: string, ref: SiteRef)
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
-  const latest = await store.pages.livePages(site.site_id, ['article'], { limit: SERVICE_LIMITS.feedEntries });
+  const latest = await store.pageListings.livePages(site.site_id, ['article'], { limit: SERVICE_LIMITS.feedEntries });
   return feedXml({ name: site.name, root }, latest.pages);
 }
 

@@ -41,7 +41,7 @@ export async function visitorPage(
   type: PageType,
   slug: string,
 ): Promise<VisitorPage> {
-  const { pages, sites } = store;
+  const { pages, pageListings, sites } = store;
   const read = (siteId: number) => pages.get(siteId, type, pageId(siteId, type, slug));
   // A site named by id is read beside the page, in the same round trip; one named by its domain, first.
   const [served, named] = await Promise.all([
@@ -64,7 +64,8 @@ export async function visitorPage(
     const linkedType = pageTypeOfId(id);
     return linkedType ? [{ id, type: linkedType }] : [];
   });
-  const targets = linked.length > 0 ? await pages.linkTargets(site.site_id, linked) : new Map<string, LinkTarget>();
+  const targets =
+    linked.length > 0 ? await pageListings.linkTargets(site.site_id, linked) : new Map<string, LinkTarget>();
   const html = renderPage(record, {
     pageUrl: pageUrl(root, type, slug),
     site: { name: site.name, root },

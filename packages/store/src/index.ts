@@ -1,6 +1,9 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LinkStore } from './links';
-import { PageStore } from './pages';
+import { PageStore } from './page-documents';
+import { PageListingStore } from './page-listings';
+import { PageLiveStore } from './page-live';
+import { PagePartStore } from './page-parts';
 import { SerpStore } from './serps';
 import { UsageStore } from './usage';
 import { QuotaStore } from './quotas';
@@ -21,11 +24,11 @@ import { SectionStore } from './sections';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
 
-export * from './client';
-export * from './table';
+export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
+export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex } from './pages';
+export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
@@ -53,7 +56,14 @@ export { SiteStore, PageStore, LinkStore, RowStore, SerpStore, UsageStore, Quota
 
 export interface Store {
   sites: SiteStore;
+  /** A site's page documents: publish's write, and the page read whole. */
   pages: PageStore;
+  /** The site's pages as lists read them, and the cards of the pages a page links to. */
+  pageListings: PageListingStore;
+  /** A page's live state and relink: notify's write, the relink it owes, the links relink keeps from readers. */
+  pageLive: PageLiveStore;
+  /** What a site adds of its own to its questions: summaries and community answers. */
+  pageParts: PagePartStore;
   links: LinkStore;
   /** A category's articles and a topic's questions, for the site's section pages. */
   sections: SectionStore;
@@ -96,6 +106,9 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
   return {
     sites: new SiteStore(db, tableName),
     pages: new PageStore(db, tableName),
+    pageListings: new PageListingStore(db, tableName),
+    pageLive: new PageLiveStore(db, tableName),
+    pageParts: new PagePartStore(db, tableName),
     links,
     sections: new SectionStore(db, tableName),
     relinks: new RelinkRunStore(db, tableName),

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import type { PageType } from '@cm/contract';
+import { createHash, randomBytes } from 'node:crypto';
+import type { PageStatus, PageType } from '@cm/contract';
+import type { TableIndex } from './table';
 
 /*
- * Every key shape of the single table but a page's and its parts', which page-item.ts keeps with the
- * page item's indexes and what its writes set. Nothing outside this package builds one.
+ * Every key shape of the single table, and each index's partitions. Nothing outside this package
+ * builds one.
  */
 
 export type Key = { pk: string; sk: string };
@@ -25,6 +26,75 @@ export const sequenceKey = (name: string): Key => ({ pk: 'SEQ', sk: name });
 export const healthKey: Key = { pk: 'HEALTH', sk: 'HEALTH' };
 
 export const sitePartition = (siteId: number): string => `SITE#${siteId}`;
+
+/*
+ * A page's item and its parts (chunks, community answers, links), which sort right after it so one
+ * Query reads a page whole, and the partitions of each index it is in (by updated_at, by status, and
+ * while it is live, the index of live pages).
+ */
+
+export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;
+export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: pageSk(type, id),
+});
+/** Items that belong to a page sort right after it: one Query reads the page with its parts. */
+export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
+/** The `index`th chunk of a page's document of `version` (a document too large for the page item). */
+export const chunkKey = (siteId: number, type: PageType, id: string, version: string, index: number): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${chunkPrefix(type, id, version)}${String(index).padStart(4, '0')}`,
+});
+export const chunkPrefix = (type: PageType, id: string, version: string): string =>
+  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
+export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
+/** A community answer beside its question, in the order answers were given. */
+export const answerKey = (siteId: number, type: PageType, id: string, createdAt: string, answerId: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${answerPrefix(type, id)}${createdAt}#${answerId}`,
+});
+/**
+ * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
+ * says whether relink keeps the link from readers. The page's one Query reads its links with it.
+ */
+export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
+export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
+  pk: sitePartition(siteId),
+  sk: `${pageLinkPrefix(type, id)}${targetId}`,
+});
+
+export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
+export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
+  `SITE#${siteId}#${type}#${status}`;
+export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
+
+/**
+ * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
+ * reach it, newest first publish first. `listing_sk` on the page item has its sort key, so a notify
+ * that brings the page back can put it in without a read.
+ */
+export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
+export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+
+/** Where a Query of `index` continues after one of its items: the item's index keys and its table key. */
+export const indexStart = (index: TableIndex, indexPk: string, indexSk: string, base: Key): Record<string, string> => ({
+  [index.partitionKey]: indexPk,
+  [index.sortKey]: indexSk,
+  ...base,
+});
+
+/** A usage ledger line (usagePartition): its time, then a random part (lines of the same moment stay apart). */
+export const usageLineSk = (at: string): string => `${at}#${randomBytes(6).toString('hex')}`;
+/** The time a ledger line's sort key begins with. */
+export const usageLineAt = (sk: string): string => sk.slice(0, sk.indexOf('#'));
+export const usageLineKey = (siteId: number, sk: string): Key => ({ pk: usagePartition(siteId), sk });
+
+/** A site's rank tracking settings, first in its tracking partition (trackingPartition). */
+export const trackingSettingsKey = (siteId: number): Key => ({
+  pk: trackingPartition(siteId),
+  sk: TRACKING_SETTINGS_SK,
+});
+
 /**
  * A category's articles or a topic's questions: one item per (section, page), in a partition per
  * section, newest first publish first. It names the page; the page item says whether it is live.

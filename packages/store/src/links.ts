@@ -1,8 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PageType } from '@cm/contract';
-import { batchWrite, conditionFailed, mapLimit, queryAll } from './batch';
-import { linkEdgeKey, linksToPartition, sitePartition } from './keys';
-import { pageKey, pageLinkKey, pageLinkPrefix, suppressedSinceAttribute } from './page-item';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PageState, PageType } from '@cm/contract';
+import { batchWrite, mapLimit, queryAll } from './batch';
+import { conditionalUpdate } from './conditional';
+import { Update } from './update';
+import { linkEdgeKey, linksToPartition, pageKey, pageLinkKey, pageLinkPrefix, sitePartition } from './keys';
+import { suppressedSinceAttribute } from './page-item';
 import { decodeLegacyPageLinks, decodeLinkEdge, decodePageLink } from './links.decoder';
 
 export interface PageRef {
@@ -20,6 +22,10 @@ export interface PageLink {
   /** When relink last changed the link. */
   relinked_at: string | null;
 }
+
+/** The links a page's link items say relink keeps from readers, each with since when. */
+export const suppressedOfLinks = (links: readonly PageLink[]): PageState['suppressed'] =>
+  links.flatMap((link) => (link.suppressed_since ? [{ id: link.target, since: link.suppressed_since }] : []));
 
 /**
  * A page's link items (one Query; more only past 1 MB of them): all of them, or only those relink keeps
@@ -114,20 +120,11 @@ export class LinkStore {
    */
   async suppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
     const key = pageLinkKey(siteId, page.type, page.id, targetId);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET suppressed_since = :now, relinked_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(suppressed_since)',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return 'changed';
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const update = new Update()
+      .set('suppressed_since', now, { valueKey: 'now' })
+      .set('relinked_at', now, { valueKey: 'now' });
+    update.when(`${update.exists('pk')} AND ${update.absent('suppressed_since')}`);
+    if ((await conditionalUpdate(this.db, this.table, key, update)).ok) return 'changed';
     const link = await this.db.send(
       new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'pk', ConsistentRead: true }),
     );
@@ -141,20 +138,10 @@ export class LinkStore {
 
   /** Puts back exactly the link `suppress` took out of `page` for `targetId`. Repeats change nothing. */
   async restore(siteId: number, page: PageRef, targetId: string, now: string): Promise<RelinkOutcome> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageLinkKey(siteId, page.type, page.id, targetId),
-          UpdateExpression: 'REMOVE suppressed_since SET relinked_at = :now',
-          ConditionExpression: 'attribute_exists(suppressed_since)',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return 'changed';
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const update = new Update().remove('suppressed_since').set('relinked_at', now, { valueKey: 'now' });
+    update.when(update.exists('suppressed_since'));
+    const key = pageLinkKey(siteId, page.type, page.id, targetId);
+    if ((await conditionalUpdate(this.db, this.table, key, update)).ok) return 'changed';
     return (await this.legacyRestore(siteId, page, targetId, now)) ? 'changed' : 'unchanged';
   }
 
@@ -196,41 +183,23 @@ export class LinkStore {
 
   /** Suppression on a page item from before link items, as it was done then: only while the item lists the link. */
   private async legacySuppress(siteId: number, page: PageRef, targetId: string, now: string): Promise<boolean> {
-    return this.legacyChange(siteId, page, targetId, now, {
-      update: 'ADD suppressed :targets SET #since = :now, relinked_at = :now',
-      condition: 'contains(links, :target) AND (attribute_not_exists(suppressed) OR NOT contains(suppressed, :target))',
-    });
+    const update = new Update()
+      .add('suppressed', new Set([targetId]), { valueKey: 'targets' })
+      .set(suppressedSinceAttribute(targetId), now, { valueKey: 'now' })
+      .set('relinked_at', now, { valueKey: 'now' });
+    const listed = update.contains('links', targetId, 'target');
+    update.when(
+      `${listed} AND (${update.absent('suppressed')} OR NOT ${update.contains('suppressed', targetId, 'target')})`,
+    );
+    return (await conditionalUpdate(this.db, this.table, pageKey(siteId, page.type, page.id), update)).ok;
   }
 
   private async legacyRestore(siteId: number, page: PageRef, targetId: string, now: string): Promise<boolean> {
-    return this.legacyChange(siteId, page, targetId, now, {
-      update: 'DELETE suppressed :targets REMOVE #since SET relinked_at = :now',
-      condition: 'contains(suppressed, :target)',
-    });
-  }
-
-  private async legacyChange(
-    siteId: number,
-    page: PageRef,
-    targetId: string,
-    now: string,
-    change: { update: string; condition: string },
-  ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: pageKey(siteId, page.type, page.id),
-          UpdateExpression: change.update,
-          ConditionExpression: change.condition,
-          ExpressionAttributeNames: { '#since': suppressedSinceAttribute(targetId) },
-          ExpressionAttributeValues: { ':targets': new Set([targetId]), ':target': targetId, ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const update = new Update()
+      .deleteFromSet('suppressed', new Set([targetId]), { valueKey: 'targets' })
+      .remove(suppressedSinceAttribute(targetId))
+      .set('relinked_at', now, { valueKey: 'now' });
+    update.when(update.contains('suppressed', targetId, 'target'));
+    return (await conditionalUpdate(this.db, this.table, pageKey(siteId, page.type, page.id), update)).ok;
   }
 }

@@ -1,49 +1,14 @@
-import { isLive, type PageStatus, type PageType } from '@cm/contract';
-import { sitePartition, type Key } from './keys';
+import { isLive, type PageState, type PageStatus, type PageType } from '@cm/contract';
+import { listedSortKey, livePagesPartition, pagesByStatus, pagesByUpdated, updatedSortKey } from './keys';
 import { Update } from './update';
+import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
+import type { PageLiveStateItem } from './pages.decoder';
+import type { CurrentLiveState } from './page-types';
 
 /*
- * The page item's one home: its key and its parts' (chunks, community answers, links), which sort
- * right after it so one Query reads a page whole; the attributes of each index it is in (by updated_at,
- * by status, and while it is live, the index of live pages); and what a publish writes of it.
+ * The page item's attributes: what it says of the page (its live state, the links relink keeps from
+ * readers) and what a publish and a notify write of it. Its key and its parts' keys are in keys.ts.
  */
-
-export const pageSk = (type: PageType, id: string): string => `PAGE#${type}#${id}`;
-export const pageKey = (siteId: number, type: PageType, id: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: pageSk(type, id),
-});
-/** Items that belong to a page sort right after it: one Query reads the page with its parts. */
-export const pagePartsPrefix = (type: PageType, id: string): string => `${pageSk(type, id)}#`;
-export const chunkSk = (type: PageType, id: string, version: string, index: number): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#${String(index).padStart(4, '0')}`;
-export const chunkPrefix = (type: PageType, id: string, version: string): string =>
-  `${pagePartsPrefix(type, id)}CHUNK#${version}#`;
-export const answerSk = (type: PageType, id: string, createdAt: string, answerId: string): string =>
-  `${pagePartsPrefix(type, id)}ANSWER#${createdAt}#${answerId}`;
-export const answerPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}ANSWER#`;
-/**
- * A page's link to `targetId`, a part of the page: it exists exactly while the page links there, and
- * says whether relink keeps the link from readers. The page's one Query reads its links with it.
- */
-export const pageLinkPrefix = (type: PageType, id: string): string => `${pagePartsPrefix(type, id)}LINK#`;
-export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId: string): Key => ({
-  pk: sitePartition(siteId),
-  sk: `${pageLinkPrefix(type, id)}${targetId}`,
-});
-
-export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
-export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
-  `SITE#${siteId}#${type}#${status}`;
-export const updatedSortKey = (updatedAt: string, id: string): string => `${updatedAt}#${id}`;
-
-/**
- * The index of live pages (gsi5): a page is in its site's partition for its type only while readers can
- * reach it, newest first publish first. `listing_sk` on the page item has its sort key, so a notify
- * that brings the page back can put it in without a read.
- */
-export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
-export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
 
 /**
  * Before page links were items of their own, a page item held its links (`links`), the targets relink
@@ -52,6 +17,31 @@ export const listedSortKey = (createdAt: string, id: string): string => `${creat
  */
 const SUPPRESSED_SINCE_PREFIX = 'suppressed_since#';
 export const suppressedSinceAttribute = (targetId: string): string => `${SUPPRESSED_SINCE_PREFIX}${targetId}`;
+
+/** What a page item says of the page's live state (page lists read the same attributes from the indexes). */
+export function liveStateOf(item: PageLiveStateItem): CurrentLiveState & { live: boolean } {
+  const deleted = item.deleted === true;
+  return {
+    status: item.status,
+    deleted,
+    live: isLive(item.status, deleted),
+    site_clock: item.site_clock ?? null,
+    relink_pending: item.relink_pending ?? null,
+  };
+}
+
+/** A page item's suppressed links, sorted, each with since when as `times` (an item with their times) has it. */
+export const suppressedLinksOf = (
+  suppressed: Set<string> | undefined,
+  times: Record<string, unknown>,
+): PageState['suppressed'] =>
+  [...(suppressed ?? [])].sort().map((target) => {
+    const since = times[suppressedSinceAttribute(target)];
+    return { id: target, since: typeof since === 'string' ? since : null };
+  });
+
+/** Orders pages, or links by their target, by id. */
+export const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** What a publish writes of its page (PageStore.put). */
 export interface PublishWrite {
@@ -96,10 +86,10 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('chunks', write.chunks)
     .setIfAbsent('created_at', now, { valueKey: 'now' })
     .set('notified_at', now)
-    .set('gsi1pk', pagesByUpdated(siteId, type))
-    .set('gsi1sk', sortKey)
-    .set('gsi2pk', pagesByStatus(siteId, type, status))
-    .set('gsi2sk', sortKey)
+    .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
+    .set(PAGES_BY_UPDATED.sortKey, sortKey)
+    .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, status))
+    .set(PAGES_BY_STATUS.sortKey, sortKey)
     // What readers see of it may have changed: its sitemap entry's lastmod.
     .set('visible_at', now)
     .set('noindex', write.card.noindex)
@@ -116,14 +106,14 @@ export function publishUpdate(write: PublishWrite): Update {
     .remove('site_clock', 'awaited_at');
   if (isLive(status, false))
     update
-      .set('gsi5pk', livePagesPartition(siteId, type))
-      .setIfAbsent('gsi5sk', listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
-  else update.remove('gsi5pk', 'gsi5sk');
+      .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   return update;
 }
 
 /**
- * The one conditional UpdateItem of a notify (PageStore.applyNotify): the state it sets (`next`; null:
+ * The one conditional UpdateItem of a notify (PageLiveStore.applyNotify): the state it sets (`next`; null:
  * it stays) with the indexes that follow it, the site's clock when it was dated, and a relink owed from
  * its receipt unless one is owed already. Its condition: the page exists, and a dated notify is not
  * older than the site's clock (only the site's dates are ordered against each other; a publish removes
@@ -132,7 +122,7 @@ export function publishUpdate(write: PublishWrite): Update {
 export function notifyUpdate(
   page: { siteId: number; type: PageType; id: string },
   change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
-): { update: Update; condition: string } {
+): Update {
   const { siteId, type, id } = page;
   const { next, receivedAt, siteClock } = change;
   const update = new Update()
@@ -142,13 +132,13 @@ export function notifyUpdate(
     update
       .set('status', next.status)
       .set('deleted', next.deleted)
-      .set('gsi2pk', pagesByStatus(siteId, type, next.status));
+      .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
     // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
     if (isLive(next.status, next.deleted))
       update
-        .set('gsi5pk', livePagesPartition(siteId, type))
-        .setIfAbsent('gsi5sk', listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
-    else update.remove('gsi5pk', 'gsi5sk');
+        .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
+    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   }
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {
@@ -156,5 +146,5 @@ export function notifyUpdate(
     const clock = update.name('site_clock');
     conditions.push(`(attribute_not_exists(${clock}) OR ${clock} <= ${update.value('site_clock', siteClock)})`);
   }
-  return { update, condition: conditions.join(' AND ') };
+  return update.when(conditions.join(' AND '));
 }

@@ -14,7 +14,10 @@ import {
   type TrackedCadence,
   type TrackedScopeType,
 } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed, queryAll } from './batch';
+import { Bug } from '@cm/core';
+import { batchGet, batchWrite, queryAll } from './batch';
+import { conditionalUpdate, conditionalWrite } from './conditional';
+import { Update } from './update';
 import { giveBackClaim, takeClaim } from './claims';
 import {
   keywordUnique,
@@ -23,6 +26,7 @@ import {
   trackedScopeKey,
   trackingPartition,
   TRACKING_SETTINGS_SK,
+  trackingSettingsKey,
 } from './keys';
 import { decodeCheckItem, decodeTrackedScope, decodeTrackingSettings, type TrackedScope } from './ranks.decoder';
 
@@ -95,9 +99,7 @@ export class RankStore {
 
   /** The site's results per check (one GetItem). */
   async depth(siteId: number): Promise<number> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK } }),
-    );
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: trackingSettingsKey(siteId) }));
     return out.Item ? decodeTrackingSettings(out.Item).depth : LIMITS.rankDepthDefault;
   }
 
@@ -105,7 +107,7 @@ export class RankStore {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { pk: trackingPartition(siteId), sk: TRACKING_SETTINGS_SK, depth, updated_at: now },
+        Item: { ...trackingSettingsKey(siteId), depth, updated_at: now },
       }),
     );
   }
@@ -121,26 +123,24 @@ export class RankStore {
     now: Date,
   ): Promise<TrackedScope> {
     const at = now.toISOString();
+    const update = new Update()
+      .set('type', scope.type)
+      .set('id', scope.id)
+      .set('cadence', setting.cadence)
+      .set('max_keywords', setting.max_keywords, { valueKey: 'max' })
+      .setIfAbsent('since', at.slice(0, 10), { valueKey: 'day' })
+      .setIfAbsent('created_at', at, { valueKey: 'at' })
+      .set('updated_at', at, { valueKey: 'at' });
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: trackedScopeKey(siteId, scope.type, scope.id),
-        UpdateExpression:
-          'SET #type = :type, id = :id, cadence = :cadence, max_keywords = :max, since = if_not_exists(since, :day), created_at = if_not_exists(created_at, :at), updated_at = :at',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':type': scope.type,
-          ':id': scope.id,
-          ':cadence': setting.cadence,
-          ':max': setting.max_keywords,
-          ':day': at.slice(0, 10),
-          ':at': at,
-        },
+        ...update.input(),
         ReturnValues: 'ALL_NEW',
       }),
     );
     const tracked = decodeTrackedScope(out.Attributes ?? {});
-    if (!tracked) throw new Error('a scope tracked at a cadence read back as off');
+    if (!tracked) throw new Bug('a scope tracked at a cadence read back as off');
     return tracked;
   }
 
@@ -159,20 +159,16 @@ export class RankStore {
     const failedRuns = (lastRun.error === undefined ? others : [{ day: run.day, error: lastRun.error }, ...others])
       .sort((a, b) => b.day.localeCompare(a.day))
       .slice(0, FAILED_RUNS_KEPT);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: trackedScopeKey(siteId, scope.type, scope.id),
-          UpdateExpression: 'SET last_run = :run, failed_runs = :failed',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':run': lastRun, ':failed': failedRuns },
-        }),
-      );
-    } catch (error) {
-      // Stopped while it ran: nothing to record.
-      if (!conditionFailed(error)) throw error;
-    }
+    const update = new Update()
+      .set('last_run', lastRun, { valueKey: 'run' })
+      .set('failed_runs', failedRuns, { valueKey: 'failed' });
+    // Refused when the scope was stopped while it ran: nothing to record.
+    await conditionalUpdate(
+      this.db,
+      this.table,
+      trackedScopeKey(siteId, scope.type, scope.id),
+      update.when(update.exists('pk')),
+    );
   }
 
   /** A tracked scope's item (one GetItem), or null when it is not tracked. */
@@ -245,28 +241,26 @@ export class RankStore {
   async fail(siteId: number, checks: ReadonlyArray<FailedCheck & { keyword: string; locale: string }>, now: Date) {
     await Promise.all(
       checks.map(async (check) => {
-        try {
-          await this.db.send(
-            new PutCommand({
-              TableName: this.table,
-              Item: {
-                ...rankKey(siteId, check.locale, check.keyword, check.day),
-                state: 'failed',
-                keyword: check.keyword,
-                locale: check.locale,
-                day: check.day,
-                error: bounded(check.error),
-                failed_at: now.toISOString(),
-                expires_at: expiresAfter(check.day),
-              },
-              ConditionExpression: 'attribute_not_exists(#state) OR #state <> :checked',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':checked': 'checked' },
-            }),
-          );
-        } catch (error) {
-          if (!conditionFailed(error)) throw error;
-        }
+        // Refused when the check's row is stored already: its result stays.
+        await conditionalWrite(
+          this.db,
+          new PutCommand({
+            TableName: this.table,
+            Item: {
+              ...rankKey(siteId, check.locale, check.keyword, check.day),
+              state: 'failed',
+              keyword: check.keyword,
+              locale: check.locale,
+              day: check.day,
+              error: bounded(check.error),
+              failed_at: now.toISOString(),
+              expires_at: expiresAfter(check.day),
+            },
+            ConditionExpression: 'attribute_not_exists(#state) OR #state <> :checked',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':checked': 'checked' },
+          }),
+        );
       }),
     );
   }

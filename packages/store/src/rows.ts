@@ -8,12 +8,17 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { RowOf, TableName } from '@cm/contract';
-import { batchGet, batchWrite, conditionFailed, mapLimit } from './batch';
+import { Bug } from '@cm/core';
+import { batchGet, batchWrite, mapLimit } from './batch';
+import { conditionalUpdate, conditionalWrite } from './conditional';
+import { Update } from './update';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
 import { InvalidCursor, RowConflict } from './errors';
 import { checkedRow, decodeClaim, decodeRow, type StoredRow } from './rows.decoder';
 import { decodeSequence } from './sites.decoder';
+import { ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD, type TableIndex } from './table';
 import {
+  indexStart,
   keywordUnique,
   rowIndexPartition,
   rowKey,
@@ -45,12 +50,12 @@ const TABLE_SPECS: Record<TableName, TableSpec> = {
   cm_competitors: { indexed: [], unique: (row) => String(row.domain) },
 };
 
-const INDEX_NAMES = ['gsi3', 'gsi4'] as const;
+const ROW_INDEXES = [ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD] as const;
 
 /** The index of a table's indexed field; undefined for a field without one. */
 const indexOf = (table: TableName, field: string) => {
   const position = TABLE_SPECS[table].indexed.indexOf(field);
-  return position < 0 ? undefined : INDEX_NAMES[position];
+  return position < 0 ? undefined : ROW_INDEXES[position];
 };
 
 /** A uniqueness item whose row never appeared is taken over after this long (a writer died between the two writes). */
@@ -83,9 +88,7 @@ export class RowStore {
       new UpdateCommand({
         TableName: this.table,
         Key: tableSequenceKey(siteId, table),
-        UpdateExpression: 'ADD #value :n',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':n': count },
+        ...new Update().add('value', count, { valueKey: 'n' }).input(),
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -95,11 +98,12 @@ export class RowStore {
 
   private item(siteId: number, table: TableName, row: StoredRow): Record<string, unknown> {
     const item: Record<string, unknown> = { ...rowKey(siteId, table, row.id), table, row };
-    TABLE_SPECS[table].indexed.forEach((field, i) => {
+    TABLE_SPECS[table].indexed.forEach((field) => {
       const value = row[field];
-      if (!isIndexable(value)) return;
-      item[`${INDEX_NAMES[i]}pk`] = rowIndexPartition(siteId, table, field, value);
-      item[`${INDEX_NAMES[i]}sk`] = rowSk(row.id);
+      const index = indexOf(table, field);
+      if (!index || !isIndexable(value)) return;
+      item[index.partitionKey] = rowIndexPartition(siteId, table, field, value);
+      item[index.sortKey] = rowSk(row.id);
     });
     return item;
   }
@@ -128,25 +132,18 @@ export class RowStore {
 
   /** One conditional put of a uniqueness item: where none is, or over the owner `previous`. */
   private async putClaim(key: Key, id: number, now: string, previous: number | null): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...key, id, claimed_at: now },
-          ...(previous === null
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: '#id = :old',
-                ExpressionAttributeNames: { '#id': 'id' },
-                ExpressionAttributeValues: { ':old': previous },
-              }),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+    const put = new PutCommand({
+      TableName: this.table,
+      Item: { ...key, id, claimed_at: now },
+      ...(previous === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: '#id = :old',
+            ExpressionAttributeNames: { '#id': 'id' },
+            ExpressionAttributeValues: { ':old': previous },
+          }),
+    });
+    return (await conditionalWrite(this.db, put)).ok;
   }
 
   /**
@@ -194,7 +191,7 @@ export class RowStore {
       conflicts: [conflict],
     } = await this.insertMany(siteId, table, [fields], now);
     if (conflict) throw new RowConflict(table, conflict.existingId);
-    if (!row) throw new Error(`${table}: the insert stored no row and met no conflict`);
+    if (!row) throw new Bug(`${table}: the insert stored no row and met no conflict`);
     return row;
   }
 
@@ -232,41 +229,24 @@ export class RowStore {
     changes: Fields,
     now = new Date().toISOString(),
   ): Promise<RowOf<T> | null> {
-    const names: Record<string, string> = { '#row': 'row', '#updated_at': 'updated_at' };
-    const values: Record<string, unknown> = { ':now': now };
-    const sets = ['#row.#updated_at = :now'];
-    const removes: string[] = [];
+    const update = new Update().set(['row', 'updated_at'], now, { valueKey: 'now' });
+    // Values by position: a field's name may spell another's placeholder.
     Object.entries(changes).forEach(([field, value], i) => {
-      names[`#f${i}`] = field;
-      values[`:v${i}`] = value;
-      sets.push(`#row.#f${i} = :v${i}`);
+      update.set(['row', field], value, { valueKey: `v${i}` });
       const gsi = indexOf(table, field);
       if (!gsi) return;
-      if (isIndexable(value)) {
-        values[`:ix${i}`] = rowIndexPartition(siteId, table, field, value);
-        values[`:is${i}`] = rowSk(id);
-        sets.push(`${gsi}pk = :ix${i}`, `${gsi}sk = :is${i}`);
-      } else {
-        removes.push(`${gsi}pk`, `${gsi}sk`);
-      }
+      if (isIndexable(value))
+        update
+          .set(gsi.partitionKey, rowIndexPartition(siteId, table, field, value), { valueKey: `ix${i}` })
+          .set(gsi.sortKey, rowSk(id), { valueKey: `is${i}` });
+      else update.remove(gsi.partitionKey, gsi.sortKey);
     });
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: rowKey(siteId, table, id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return decodeRow(table, out.Attributes ?? {}, rowKey(siteId, table, id));
-    } catch (error) {
-      if (conditionFailed(error)) return null;
-      throw error;
-    }
+    const key = rowKey(siteId, table, id);
+    const written = await conditionalUpdate(this.db, this.table, key, update.when(update.exists('pk')), {
+      returns: 'ALL_NEW',
+      decode: (attributes: Record<string, unknown>) => decodeRow(table, attributes, key),
+    });
+    return written.ok ? written.attributes : null;
   }
 
   /** Deletes a row and frees its unique value; null when there was no such row. */
@@ -278,19 +258,17 @@ export class RowStore {
     const row = decodeRow(table, out.Attributes);
     const unique = TABLE_SPECS[table].unique;
     if (unique) {
-      try {
-        await this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: uniqueKey(siteId, table, unique(row)),
-            ConditionExpression: '#id = :id',
-            ExpressionAttributeNames: { '#id': 'id' },
-            ExpressionAttributeValues: { ':id': id },
-          }),
-        );
-      } catch (error) {
-        if (!conditionFailed(error)) throw error; // another row owns the value now
-      }
+      // Refused when another row owns the value now.
+      await conditionalWrite(
+        this.db,
+        new DeleteCommand({
+          TableName: this.table,
+          Key: uniqueKey(siteId, table, unique(row)),
+          ConditionExpression: '#id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
     }
     return row;
   }
@@ -348,8 +326,8 @@ export class RowStore {
     values[':pk'] = pk;
     const query: QueryCommandInput = {
       TableName: this.table,
-      ...(index ? { IndexName: index } : {}),
-      KeyConditionExpression: `${index ? `${index}pk` : 'pk'} = :pk`,
+      ...(index ? { IndexName: index.name } : {}),
+      KeyConditionExpression: `${index ? index.partitionKey : 'pk'} = :pk`,
       ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: values,
@@ -370,11 +348,11 @@ export class RowStore {
     return { rows, next_cursor: start ? encodeCursor([String(start.sk)]) : null };
   }
 
-  private startOf(cursor: string, siteId: number, table: TableName, index: string | null, pk: string) {
+  private startOf(cursor: string, siteId: number, table: TableName, index: TableIndex | null, pk: string) {
     const [sk] = decodeCursorPositions(cursor, ONE_POSITION);
     if (!/^\d{12}$/.test(sk)) throw new InvalidCursor();
     if (!index) return { pk, sk };
     // Index items keep their id as both sort keys.
-    return { [`${index}pk`]: pk, [`${index}sk`]: sk, pk: rowPartition(siteId, table), sk };
+    return indexStart(index, pk, sk, { pk: rowPartition(siteId, table), sk });
   }
 }

@@ -3,8 +3,14 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { ListedPage, NamedSection, PageType, SectionKind } from '@cm/contract';
 import { batchGet, batchWrite, queryAll } from './batch';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
-import { SECTION_REGISTRY_PREFIX, sectionMemberKey, sectionPartition, sectionRegistryKey, sitePartition } from './keys';
-import { pageKey } from './page-item';
+import {
+  pageKey,
+  SECTION_REGISTRY_PREFIX,
+  sectionMemberKey,
+  sectionPartition,
+  sectionRegistryKey,
+  sitePartition,
+} from './keys';
 import { decodeRegisteredSection, decodeSectionMember, decodeSectionPage } from './pages.decoder';
 
 /*

@@ -36,3 +36,8 @@ export const TABLE = {
     { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', projection: LIVE_ATTRIBUTES },
   ],
 } as const;
+
+/** An index of the table: its name and key attributes. */
+export type TableIndex = (typeof TABLE.indexes)[number];
+/** The indexes by what they index, so their attribute names are written once (above). */
+export const [PAGES_BY_UPDATED, PAGES_BY_STATUS, ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD, LIVE_PAGES] = TABLE.indexes;

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { roundUsd, type UsageDayLine, type UsageEntry, type UsageLine, type UsageReport } from '@cm/contract';
 import { batchWrite } from './batch';
-import { usagePartition, type Key } from './keys';
+import { usageLineAt, usageLineKey, usageLineSk, usagePartition, type Key } from './keys';
 import { decodeUsageLine } from './usage.decoder';
 
 /** The usage ledger: every paid provider call, and every answer the shared cache gave instead, by site and time. */
@@ -12,15 +11,9 @@ import { decodeUsageLine } from './usage.decoder';
  */
 export const LEDGER_KEEP_SECONDS = 400 * 86_400;
 
-/** A new line's sort key: its time, then a random part (lines of the same moment stay apart). */
-const lineSk = (at: string) => `${at}#${randomBytes(6).toString('hex')}`;
-/** The time a line's sort key begins with. */
-const atOf = (sk: string) => sk.slice(0, sk.indexOf('#'));
-
 const lineItem = (siteId: number, sk: string, tool: string, call: Omit<UsageEntry, 'tool' | 'at'>, at: string) =>
   ({
-    pk: usagePartition(siteId),
-    sk,
+    ...usageLineKey(siteId, sk),
     tool,
     ...call,
     at,
@@ -44,8 +37,8 @@ export class UsageStore {
     call: Pick<UsageEntry, 'provider' | 'endpoint' | 'cost_usd'>,
     line?: string,
   ): Promise<string> {
-    const at = line ? atOf(line) : new Date().toISOString();
-    const sk = line ?? lineSk(at);
+    const at = line ? usageLineAt(line) : new Date().toISOString();
+    const sk = line ?? usageLineSk(at);
     await this.db.send(
       new PutCommand({ TableName: this.table, Item: lineItem(siteId, sk, tool, { ...call, pending: true }, at) }),
     );
@@ -54,7 +47,7 @@ export class UsageStore {
 
   /** Deletes a pending line whose call was never made. */
   async release(siteId: number, line: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: usagePartition(siteId), sk: line } }));
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: usageLineKey(siteId, line) }));
   }
 
   /**
@@ -71,10 +64,10 @@ export class UsageStore {
   ): Promise<void> {
     await batchWrite(this.db, this.table, [
       ...calls.map(({ line, ...call }) => {
-        const sk = line ?? lineSk(at);
-        return { PutRequest: { Item: lineItem(siteId, sk, tool, call, line ? atOf(line) : at) } };
+        const sk = line ?? usageLineSk(at);
+        return { PutRequest: { Item: lineItem(siteId, sk, tool, call, line ? usageLineAt(line) : at) } };
       }),
-      ...released.map((sk) => ({ DeleteRequest: { Key: { pk: usagePartition(siteId), sk } } })),
+      ...released.map((sk) => ({ DeleteRequest: { Key: usageLineKey(siteId, sk) } })),
     ]);
   }
 

@@ -130,7 +130,7 @@ export async function publishedPagesOf(
     return type && page.published_id !== undefined ? [{ page, id: page.published_id, type }] : [];
   });
   if (named.length === 0 || !siteDomain) return [];
-  const found = await ctx.store.pages.linkTargets(
+  const found = await ctx.store.pageListings.linkTargets(
     ctx.siteId,
     named.map(({ id, type }) => ({ id, type })),
   );
