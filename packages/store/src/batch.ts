@@ -1,13 +1,8 @@
 import type { BatchWriteCommandInput, DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { errorFacts } from './errors';
 import type { Key } from './keys';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
-
-/** Whether a write failed only because its condition was false. */
-export const conditionFailed = (error: unknown): boolean =>
-  errorFacts(error).name === 'ConditionalCheckFailedException';
 
 const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
 

@@ -5,9 +5,12 @@ import {
   type DynamoDBDocumentClient,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed } from './batch';
+import { errorFacts } from './errors';
 import type { Key } from './keys';
 import type { Update } from './update';
+
+/** Whether a write failed only because its condition was false. */
+const conditionFailed = (error: unknown): boolean => errorFacts(error).name === 'ConditionalCheckFailedException';
 
 /*
  * A conditional write answers whether its condition held, as a value: each caller says what a failed
