@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { lambdaContext } from '@cm/local';
 import { Meter } from '@cm/providers';
-import { json, routeHandler } from '../../packages/runtime/src/http';
+import { json } from '../../packages/runtime/src/http/replies';
+import { routeHandler } from '../../packages/runtime/src/http/router';
 import { apiEvent } from '../helpers/lambda-events';
 
 /* Deadlines that fire: an attempt's time limit survives garbage collection, and one request's timeout is its own. */

@@ -25,6 +25,7 @@ import {
   renderQuestion,
   type RenderOptions,
 } from '@cm/core';
+import { citeAfter } from '../../packages/core/src/citation';
 
 /*
  * Visitor pages (docs/api.md#visitor-pages, spec §2.5): pure rendering of hand-built records.
@@ -143,6 +144,32 @@ function expectOnlySafeUrls(html: string): void {
 }
 
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
+
+describe('the citation rule, written once (core/src/citation.ts)', () => {
+  const LINK = '<sup class="citation"><a href="#source-1">[1]</a></sup>';
+
+  it('appends a known citation to what comes before it, and drops the spaces and tabs before an unknown one', () => {
+    expect(citeAfter('Water boils ', LINK)).toBe(`Water boils ${LINK}`);
+    expect(citeAfter('Water boils \t ', null)).toBe('Water boils');
+    expect(citeAfter('Water boils', null)).toBe('Water boils');
+    expect(citeAfter(' \t', null)).toBe('');
+    // Only spaces and tabs: a line break or any other character stays.
+    expect(citeAfter('Water boils\n', null)).toBe('Water boils\n');
+    expect(citeAfter('Water boils.', null)).toBe('Water boils.');
+  });
+
+  it('gives the same paragraph from a literal [src-n], a paragraph node and a Portable Text block', () => {
+    const ways = (id: string): Block[] => [
+      textPara(`Water boils [${id}].`),
+      para(span('Water boils '), cite(id), span('.')),
+      { _type: 'block', style: 'normal', markDefs: [], children: [span('Water boils '), cite(id), span('.')] },
+    ];
+    const answer = (id: string) =>
+      answerHtml(renderQuestion(question({ sources: [source('src-1')], answer: ways(id) }), options()));
+    expect(count(answer('src-1'), `<p>Water boils ${LINK}.</p>`)).toBe(3);
+    expect(count(answer('src-9'), '<p>Water boils.</p>')).toBe(3);
+  });
+});
 
 describe('citation rules (spec §2.5)', () => {
   it('renders a sourceCitation node with a matching source as a link numbered by its position in sources', () => {

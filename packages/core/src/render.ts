@@ -14,6 +14,7 @@ import {
   type PortableTextTypeComponentOptions,
 } from '@portabletext/to-html';
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
+import { citeAfter } from './citation';
 import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
@@ -54,7 +55,6 @@ export interface RenderOptions {
  * come from a page: every text is escaped, so no `<` of a page's own reaches the output.
  */
 const DROPPED_CITATION = '<!--dropped-citation-->';
-const DROPPED_CITATION_WITH_SPACE = new RegExp(`[ \\t]*${DROPPED_CITATION}`, 'g');
 
 /** Deepest list nesting rendered: a deeper `level` renders at this one. */
 const MAX_LIST_LEVEL = 10;
@@ -107,8 +107,8 @@ class Renderer implements BlockHtml {
   }
 
   /** A citation of a known source as a numbered link, or null (then it is dropped with the space before it). */
-  private citation(id: string): string | null {
-    if (this.inArticle) return null;
+  private citation(id: string | undefined): string | null {
+    if (id === undefined || this.inArticle) return null;
     const n = this.sourceNumber.get(id);
     return n === undefined ? null : `<sup class="citation"><a href="#source-${n}">[${n}]</a></sup>`;
   }
@@ -138,17 +138,16 @@ class Renderer implements BlockHtml {
       },
       types: {
         sourceCitation: ({ value, isInline }: PortableTextTypeComponentOptions<Block>) => {
-          const id = isInline ? textOf(value.id) : undefined;
-          return (id === undefined ? null : this.citation(id)) ?? DROPPED_CITATION;
+          // The text before it is not in view here: the rule applies once the run is rendered.
+          return this.citation(isInline ? textOf(value.id) : undefined) ?? DROPPED_CITATION;
         },
       },
       unknownMark: ({ children }) => children,
       unknownType: () => '',
     };
-    return toHTML(run.map(portableTextBlock), { components, onMissingComponent: false }).replace(
-      DROPPED_CITATION_WITH_SPACE,
-      '',
-    );
+    return toHTML(run.map(portableTextBlock), { components, onMissingComponent: false })
+      .split(DROPPED_CITATION)
+      .reduce((before, after) => citeAfter(before, null) + after);
   }
 
   /** A text with its inline markup: every literal `[src-<n>]` follows the citation rules, in any text. */
@@ -156,15 +155,15 @@ class Renderer implements BlockHtml {
     let out = '';
     let last = 0;
     for (const m of text.matchAll(INLINE_MARKUP)) {
-      out += escapeHtml(text.slice(last, m.index));
+      const before = escapeHtml(text.slice(last, m.index));
       last = m.index + m[0].length;
-      // A link has groups 1 and 2, a citation 3 and 4 (each of 1 and 3 may be empty, never missing).
+      // A link has groups 1 and 2, a citation 3 and 4 (each of 1 and 3 may be empty, never missing): the
+      // spaces before a citation are all in group 3, so `before` ends in none.
       const [, linkText = '', target, space = '', sourceId] = m;
-      if (target !== undefined) out += this.link(escapeHtml(linkText), target);
-      else if (sourceId !== undefined) {
-        const cited = this.citation(sourceId);
-        if (cited) out += escapeHtml(space) + cited;
-      }
+      out +=
+        target === undefined
+          ? citeAfter(before + space, this.citation(sourceId))
+          : before + this.link(escapeHtml(linkText), target);
     }
     return out + escapeHtml(text.slice(last));
   }
@@ -180,11 +179,7 @@ class Renderer implements BlockHtml {
     for (const node of nodes) {
       if (!isJsonObject(node)) continue;
       if (node._type === 'span') out += this.field(node.text);
-      else if (node._type === 'sourceCitation') {
-        const id = textOf(node.id);
-        const cited = id === undefined ? null : this.citation(id);
-        out = cited ? out + cited : out.replace(/[ \t]+$/, '');
-      }
+      else if (node._type === 'sourceCitation') out = citeAfter(out, this.citation(textOf(node.id)));
     }
     return out;
   }

@@ -8,4 +8,6 @@ export * from './visitor';
 export * from './served-sites';
 export * from './listings';
 export * from './site-files';
+export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead } from './requested-files';
+export { requestedPage, type VisitorRoute } from './requested-pages';
 export * from './relist';

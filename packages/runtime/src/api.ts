@@ -1,6 +1,7 @@
 import { ApiError, routeKey, scopeOfRoute, type FunctionName, type OAuthScope } from '@cm/contract';
 import { bearerOf, insufficientScope, ownerOfToken, tokenRequired } from './bearer';
-import { baseUrlOf, routeHandler, routesOf, type ApiEvent, type Authenticate, type Handlers, type State } from './http';
+import { baseUrlOf, type ApiEvent, type State } from './http/request';
+import { routeHandler, routesOf, type Authenticate, type Handlers } from './http/router';
 import { observationOf } from './observability';
 import { getSites } from './services';
 

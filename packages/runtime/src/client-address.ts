@@ -1,5 +1,5 @@
 import { behindEdge } from './edge-secret';
-import type { ApiEvent } from './http';
+import type { ApiEvent } from './http/request';
 
 /**
  * The address a request came from. Behind CloudFront (an origin secret set) API Gateway's source is the

@@ -2,6 +2,8 @@ export * from './config';
 export * from './services';
 export * from './http';
 export { unroutedReply } from './unrouted';
+export { healthRoute, iconRoute, metadataRoute, openApiRoute, robotsRoute, unroutedRoute } from './discovery';
+export { siteFileRoute, visitorRoute } from './visitor-routes';
 export * from './api';
 export * from './queues';
 export * from './worker';

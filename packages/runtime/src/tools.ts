@@ -23,7 +23,9 @@ import {
   type ToolPlan,
 } from '@cm/tools';
 import { api } from './api';
-import { json, serviceUnavailable, type ApiRequest } from './http';
+import { serviceUnavailable } from './http/errors';
+import { json } from './http/replies';
+import type { ApiRequest } from './http/request';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';

@@ -9,7 +9,7 @@ import {
   type RouteFacts,
 } from '@cm/contract';
 import { optionsReply } from './cross-origin';
-import type { ApiEvent, ApiResult } from './http';
+import type { ApiEvent, ApiResult } from './http/request';
 
 /*
  * What no route takes, which API Gateway hands to its default integration (the discovery function):

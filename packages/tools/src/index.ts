@@ -12,6 +12,7 @@ export * from './track-rankings';
 export * from './rank-checks';
 export * from './rank-collect';
 export * from './budget';
+export { usageReport } from './usage-report';
 export * from './ledger';
 export * from './estimate';
 export * from './breaker';

@@ -1,7 +1,7 @@
 import { API_KEY_PREFIX, ApiError, type OAuthScope } from '@cm/contract';
 import { siteOfKey } from '../api';
 import { bearerOf, ownerOfToken, tokenRequired } from '../bearer';
-import { baseUrlOf, type ApiEvent } from '../http';
+import { baseUrlOf, type ApiEvent } from '../http/request';
 import { originAllowed } from '../cross-origin';
 
 /*

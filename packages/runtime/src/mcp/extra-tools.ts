@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import { FindPagesInput, GetJobInput, UsageQuery, type McpExtraTool } from '@cm/contract';
 import { siteRoot } from '@cm/core';
 import { findPages, type ListingReader } from '@cm/publishing';
-import { pagesBaseUrlOf, validate } from '../http';
+import { pagesBaseUrlOf, validate } from '../http/request';
 import { decodePageList } from './replies.decoder';
 import { callRoute, readJob, routeEvent, type Caller, type Json } from './route-calls';
 

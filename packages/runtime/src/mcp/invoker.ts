@@ -1,5 +1,5 @@
 import type { FunctionName } from '@cm/contract';
-import type { ApiEvent, ApiResult } from '../http';
+import type { ApiEvent, ApiResult } from '../http/request';
 
 /* Which invoker runs the route functions: set by the local stack (in-process); unset on AWS (Lambda Invoke). */
 

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import type { ApiEvent } from '../http';
+import type { ApiEvent } from '../http/request';
 import type { McpStreamHandler } from './handler';
 
 /*

@@ -1,6 +1,6 @@
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isJsonObject } from '@cm/contract';
-import { refuseDeepJson } from '../http';
+import { refuseDeepJson } from '../http/json-body';
 
 /*
  * A POST's JSON-RPC message, read once for both protocol eras, and the JSON-RPC errors it is refused

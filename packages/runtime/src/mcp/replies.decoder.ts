@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { PageList, type FunctionName } from '@cm/contract';
-import type { ApiResult } from '../http';
+import type { ApiResult } from '../http/request';
 
 /* What the route functions answer the mcp function: a Lambda Invoke's payload, and a listing read for find_pages. */
 

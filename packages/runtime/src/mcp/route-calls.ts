@@ -8,7 +8,7 @@ import {
   type ToolName,
 } from '@cm/contract';
 import type { ElicitationStore, ResultStore } from '@cm/store';
-import { baseUrlOf, type ApiEvent } from '../http';
+import { baseUrlOf, type ApiEvent } from '../http/request';
 import type { Credential } from './access';
 import { invoke } from './invoke';
 

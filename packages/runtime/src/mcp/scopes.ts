@@ -1,6 +1,6 @@
 import { ApiError, isJsonObject, isMcpToolName, scopeOfTool, type OAuthScope } from '@cm/contract';
 import { insufficientScope } from '../bearer';
-import { baseUrlOf } from '../http';
+import { baseUrlOf } from '../http/request';
 import type { Caller } from './route-calls';
 
 /*

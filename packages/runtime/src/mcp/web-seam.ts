@@ -1,5 +1,5 @@
 import { ApiError } from '@cm/contract';
-import type { ApiEvent, ApiResult } from '../http';
+import type { ApiEvent, ApiResult } from '../http/request';
 
 /* The Lambda event ⇄ web Request seam: the MCP SDK's transport speaks web Requests and Responses. */
 

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import serverless from 'serverless-http';
 import { AUTHORIZATION_SERVER_METADATA_PATHS, ROUTE_TABLE, routeKey } from '@cm/contract';
 import { clientAddressOf } from '../client-address';
-import { baseUrlOf, publicApi, type Handlers } from '../http';
+import { baseUrlOf } from '../http/request';
+import { publicApi, type Handlers } from '../http/router';
 import { providerOf } from './provider';
 import { decodeServedReply } from './reply.decoder';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { ApiResult } from '../http';
+import type { ApiResult } from '../http/request';
 
 /* What serverless-http answers for a payload 2.0 event: the HTTP API's result, Set-Cookie headers in `cookies`. */
 

@@ -1,0 +1,48 @@
+import { ApiError } from '@cm/contract';
+import { feedFile, requestedPage, robotsFile, sitemapFile, sitemapIndexFile } from '@cm/publishing';
+import type { Store } from '@cm/store';
+
+/*
+ * What a reader's request names (issue 51: the visitor and site-files handlers' logic, now in
+ * publishing): a path or query that names no page or file is a 404, answered before the store is read.
+ */
+
+const BASE = 'https://pages.example.test';
+/** A store that fails the test if anything reads it. */
+const untouched = new Proxy({} as Store, {
+  get: (_target, name) => {
+    throw new Error(`the store was read (${String(name)})`);
+  },
+});
+
+describe('requestedPage', () => {
+  it.each([
+    ['article', { site_id: 'one', slug: 'boiling-water' }, {}],
+    ['question', { site_id: '1' }, {}],
+    ['question', {}, {}],
+    ['home', { site_id: '0' }, {}],
+    ['home', { site_id: '1' }, { before: '' }],
+    ['questions', { host: 'Not A Host' }, {}],
+    ['category', { site_id: '1' }, {}],
+    ['topic', { site_id: '1', section: '' }, {}],
+    ['no-page', { host: 'example.com' }, {}],
+  ] as const)('answers the 404 page for a %s route at %j ? %j', async (route, path, query) => {
+    const page = await requestedPage(untouched, BASE, route, { path, query });
+    expect(page.status).toBe(404);
+    expect(page).toMatchObject({ error: expect.objectContaining({ status: 404 }) });
+  });
+});
+
+describe("a site's files", () => {
+  it.each([
+    ['the sitemap index', sitemapIndexFile, { site_id: 'x' }],
+    ['a sitemap of no month', sitemapFile, { site_id: '1', sitemap: 'pages-2026-13.xml' }],
+    ['a sitemap of no site', sitemapFile, { sitemap: 'listings.xml' }],
+    ['the feed', feedFile, {}],
+    ['robots.txt under /sites/', robotsFile, { site_id: '1' }],
+  ] as const)('answers 404 not_found for %s when the path names none', async (_name, read, path) => {
+    const refused = read(untouched, BASE, path);
+    await expect(refused).rejects.toBeInstanceOf(ApiError);
+    await expect(refused).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
