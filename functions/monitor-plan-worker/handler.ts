@@ -3,7 +3,7 @@ import { enqueue, getBacklinkData, getConfig, getStore, queuedPriceUsd, siteBudg
 import { planMonitoring } from '@cm/tools';
 
 /** Pays a block of sites' daily backlink numbers once across sites, in bulk, and queues each one's monitoring run. */
-export const handler = sqsWorker(MonitorPlanMessage, async (message, observation, deadline) => {
+export const handler = sqsWorker('monitor-plan', MonitorPlanMessage, async (message, observation, deadline) => {
   await planMonitoring(
     {
       store: getStore(),

@@ -3,7 +3,7 @@ import { enqueue, getBacklinkData, getStore, meterOf, queuedPriceUsd, siteBudget
 import { pendingLedger, runMonitor } from '@cm/tools';
 
 /** A site's monitoring run: each domain's backlink snapshot, claimed once a day; its provider calls go into the site's usage ledger under `monitor`. */
-export const handler = sqsWorker(MonitorMessage, async (message, observation, deadline) => {
+export const handler = sqsWorker('monitor', MonitorMessage, async (message, observation, deadline) => {
   const meter = meterOf(undefined, { signal: deadline, ledger: pendingLedger(getStore(), message.site_id, 'monitor') });
   try {
     const outcome = await runMonitor(

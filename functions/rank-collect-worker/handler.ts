@@ -3,7 +3,7 @@ import { enqueue, getSerpQueue, getStore, meterOf, sqsWorker } from '@cm/runtime
 import { collectRankChecks, pendingLedger } from '@cm/tools';
 
 /** Collects a site's rank checks once ready (its posted tasks, the shared SERPs it awaits) and stores the day's rank rows; a check not ready yet has the message delivered again. */
-export const handler = sqsWorker(RankCollectMessage, async (message, observation, deadline) => {
+export const handler = sqsWorker('rank-collect', RankCollectMessage, async (message, observation, deadline) => {
   const outcome = await collectRankChecks(
     {
       store: getStore(),

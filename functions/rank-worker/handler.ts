@@ -3,7 +3,7 @@ import { enqueue, getSerpQueue, getStore, meterOf, queuedPriceUsd, siteBudget, s
 import { pendingLedger, runRankChecks } from '@cm/tools';
 
 /** A site's rank checks of a day: claimed, held to its budget, posted to the SERP standard queue; their calls go into the ledger under `rank_tracking`. */
-export const handler = sqsWorker(RankMessage, async (message, observation, deadline) => {
+export const handler = sqsWorker('rank', RankMessage, async (message, observation, deadline) => {
   const meter = meterOf(undefined, {
     signal: deadline,
     ledger: pendingLedger(getStore(), message.site_id, 'rank_tracking'),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
+import { perWorker, RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { cachedBuilds } from './builds';
@@ -175,16 +175,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const inProcess = (name: WorkerName) => new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name));
     // In WORKERS order, the order they restore and drain in.
-    const queues: Record<WorkerName, InProcessQueue> = {
-      relink: inProcess('relink'),
-      'relink-pages': inProcess('relink-pages'),
-      research: inProcess('research'),
-      monitor: inProcess('monitor'),
-      'monitor-plan': inProcess('monitor-plan'),
-      rank: inProcess('rank'),
-      'rank-collect': inProcess('rank-collect'),
-      'budget-warning': inProcess('budget-warning'),
-    };
+    const queues = perWorker(inProcess);
     setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
     const drain = async () => {
       const all = Object.values(queues);
