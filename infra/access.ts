@@ -1,5 +1,5 @@
-import type { WorkerName } from '@cm/contract';
-import type { FunctionId } from './bundling';
+import { QUEUES, WORKERS, type WorkerName } from '@cm/contract';
+import { perWorkerFunction, workerFunction, type FunctionId } from './bundling';
 
 /**
  * The item actions of each table access level: no scans, no streams, no table administration.
@@ -65,24 +65,8 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // The authorization server: tokens, codes, grants, sessions and clients (put, update, batch write),
   // deleted one at a time when used up or revoked (DeleteItem); it reads sites and keys for sign-in.
   oauth: { table: 'readWriteDelete' },
-  // Plans a relink: its linking pages go in batches to the relink-pages queue (never back to its own).
-  'relink-worker': { table: 'readWrite', sendsTo: ['relink-pages'] },
-  'relink-pages-worker': { table: 'readWrite' },
-  // A job that ends hands its place to the job waiting longest, and queues it.
-  'research-worker': { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
-  // Claims each domain's run, then writes its snapshots and ledger lines.
-  'monitor-worker': { table: 'readWrite', sendsTo: ['budget-warning'] },
-  // Reads a block of sites (BatchGetItem) and their competitors, claims and keeps the domains' daily
-  // numbers (shared items, the paying sites' ledger lines and budgets), and sends their monitoring
-  // messages, and their rank checks'.
-  'monitor-plan-worker': { table: 'readWrite', sendsTo: ['monitor', 'rank', 'budget-warning'] },
-  // Claims a site's checks of the day, posts them (their ledger lines), and queues their collection.
-  'rank-worker': { table: 'readWrite', sendsTo: ['rank-collect', 'budget-warning'] },
-  // Collects a site's checks into its rank rows (and today's SERP rows); it queues the site's run again
-  // when another site's run gave back a check the site awaited.
-  'rank-collect-worker': { table: 'readWrite', sendsTo: ['rank'] },
-  // Reads the site's webhook now (it may have changed since the warning was queued), then POSTs to it.
-  'budget-warning-worker': { table: 'read' },
+  // Each worker's, as its queue declares (QUEUES).
+  ...perWorkerFunction((worker) => QUEUES[worker].grants),
   // The daily monitoring: it reads the site sequence and sends a plan message per block of sites.
   'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.
@@ -96,8 +80,5 @@ export const DATAFORSEO_READERS: readonly FunctionId[] = [
   'serp-landscape',
   'serp-keyword-refresh',
   'serp-backlinks',
-  'monitor-worker',
-  'monitor-plan-worker',
-  'rank-worker',
-  'rank-collect-worker',
+  ...WORKERS.filter((worker) => QUEUES[worker].grants.secrets?.includes('dataforseo')).map(workerFunction),
 ];

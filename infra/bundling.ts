@@ -14,10 +14,20 @@ export const RUNTIME = Runtime.NODEJS_24_X;
  */
 export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep' | 'mcp-stream';
 
+/** A worker's function. */
+export const workerFunction = <W extends WorkerName>(worker: W) => `${worker}-worker` as const;
+
+/** A value per worker's function, made from its worker, in WORKERS order. */
+export const perWorkerFunction = <V>(make: (worker: WorkerName) => V): Record<`${WorkerName}-worker`, V> =>
+  Object.fromEntries(WORKERS.map((worker) => [workerFunction(worker), make(worker)])) as Record<
+    `${WorkerName}-worker`,
+    V
+  >;
+
 /** Every Lambda function of the stack. */
 export const FUNCTION_ENTRIES: readonly FunctionId[] = [
   ...FUNCTIONS,
-  ...WORKERS.map((worker) => `${worker}-worker` as const),
+  ...WORKERS.map(workerFunction),
   'monitor-schedule',
   'research-sweep',
   'mcp-stream',

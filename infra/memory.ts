@@ -1,4 +1,5 @@
-import type { FunctionId } from './bundling';
+import { QUEUES } from '@cm/contract';
+import { perWorkerFunction, type FunctionId } from './bundling';
 
 /*
  * Each function's memory, chosen from `npm run bench`'s memory figures (docs/performance.md#memory).
@@ -19,13 +20,6 @@ const ANSWERS_A_CALLER = 512;
  * leaves room, and a slower cold start delays no caller.
  */
 const BACKGROUND = 256;
-/**
- * The research worker: the readable text of the largest page url mode reads (2 MB of markup) peaks
- * at about 300-350 MB RSS and takes 2-15 s of one core (the spread is the machine's load); at one vCPU it stays far inside the worker's
- * 150 s, at 512 MB it would near the memory and take three and a half times as long.
- */
-const READS_PAGES = ONE_VCPU_MB;
-
 /** Every function's memory size in MB. */
 export const MEMORY_MB: Record<FunctionId, number> = {
   discovery: ANSWERS_A_CALLER,
@@ -54,16 +48,8 @@ export const MEMORY_MB: Record<FunctionId, number> = {
   oauth: ANSWERS_A_CALLER,
   // Static files, read from its bundle: the smallest init of all (0.6 times the minimal handler's).
   dashboard: BACKGROUND,
-  // Relinking rewrites the pages that link to one (up to 100 a message): page bodies, CPU on each.
-  'relink-worker': ANSWERS_A_CALLER,
-  'relink-pages-worker': ANSWERS_A_CALLER,
-  'research-worker': READS_PAGES,
-  'monitor-worker': BACKGROUND,
-  'monitor-plan-worker': BACKGROUND,
-  'rank-worker': BACKGROUND,
-  'rank-collect-worker': BACKGROUND,
-  // One POST of a small JSON warning.
-  'budget-warning-worker': BACKGROUND,
+  // Each worker's, as its queue declares (QUEUES), else the background work's.
+  ...perWorkerFunction((worker) => QUEUES[worker].memoryMb ?? BACKGROUND),
   'monitor-schedule': BACKGROUND,
   'research-sweep': BACKGROUND,
 };

@@ -3,7 +3,7 @@ import { planRelink } from '@cm/publishing';
 import { enqueue, getStore, sqsWorker } from '@cm/runtime';
 
 /** Plans one relink per message: its linking pages go, in batches, to the relink-pages queue. */
-export const handler = sqsWorker(RelinkMessage, async (message, observation) => {
+export const handler = sqsWorker('relink', RelinkMessage, async (message, observation) => {
   const plan = await planRelink({ store: getStore(), enqueue }, message);
   if (plan.truncated)
     observation.log.error(

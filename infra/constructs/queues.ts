@@ -3,7 +3,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { QUEUE_SETTINGS, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
+import { perWorker, QUEUE_SETTINGS, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
 import { queueStalledAlarm, type Alarms } from './alarms';
 import type { FunctionFactory } from './function';
 import { pascal } from './ids';
@@ -43,16 +43,7 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
     return source;
   };
   // In WORKERS order, the order the stack has always made them in.
-  return {
-    relink: queue('relink'),
-    'relink-pages': queue('relink-pages'),
-    research: queue('research'),
-    monitor: queue('monitor'),
-    'monitor-plan': queue('monitor-plan'),
-    rank: queue('rank'),
-    'rank-collect': queue('rank-collect'),
-    'budget-warning': queue('budget-warning'),
-  };
+  return perWorker(queue);
 }
 
 /**

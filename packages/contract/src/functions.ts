@@ -1,3 +1,5 @@
+import type { WorkerName } from './queues';
+
 /*
  * The deployment's Lambda functions by name. Both the route table (routes.ts) and the tool registry
  * (tools.ts) name which function serves what, so the names live here, below both.
@@ -37,19 +39,7 @@ export const FUNCTIONS = [
 ] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
-/** Queue workers: a Lambda each, fed by its own SQS queue (with a dead-letter queue). */
-export const WORKERS = [
-  'relink',
-  'relink-pages',
-  'research',
-  'monitor',
-  'monitor-plan',
-  'rank',
-  'rank-collect',
-  // A site's budget warnings, POSTed to the webhook it set.
-  'budget-warning',
-] as const;
-export type WorkerName = (typeof WORKERS)[number];
+export { WORKERS, type WorkerName } from './queues';
 
 /** The environment variable with a worker queue's URL, for the functions that send to it. */
 export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCase().replace(/-/g, '_')}_QUEUE_URL`;

@@ -138,20 +138,19 @@ function firstAndLast(series: readonly (number | null)[]): { from: number; to: n
   return from === undefined || to === undefined || known.length < 2 ? null : { from, to };
 }
 
-/**
- * The history of a scope's keywords over `days`: each keyword's position per day for the site and each
- * tracked competitor; each domain's visibility per day (the clicks its positions earn: Σ CTR(position)
- * × volume over the keywords checked that day, and as a share of those keywords' volume); the keywords
- * and domains that moved most; each published page's own positions for its keywords; and on how many
- * of the days there is data.
- */
-export function rankHistory(input: HistoryInput) {
-  const { days, siteDomain, competitors } = input;
-  const dayIndex = new Map(days.map((day, i) => [day, i]));
-  const tracked = [...(siteDomain ? [siteDomain] : []), ...competitors];
-  // Each keyword's row per day (the latest check of a day, should there be two).
-  const grid = input.keywords.map((k) => {
-    const byDay: (RankRow | null)[] = days.map(() => null);
+/** A keyword's rows over the days: the latest check of each day, should there be two, else null. */
+interface KeywordDays {
+  keyword: HistoryKeyword;
+  byDay: (RankRow | null)[];
+}
+
+const positionIn = (row: RankRow | null, domain: string): number | null =>
+  row ? positionOf(row.domains, domain) : null;
+
+/** Each keyword's row per day (the latest check of a day, should there be two). */
+function gridOf(input: HistoryInput, dayIndex: ReadonlyMap<string, number>): KeywordDays[] {
+  return input.keywords.map((k) => {
+    const byDay: (RankRow | null)[] = input.days.map(() => null);
     for (const row of input.rowsOf(k)) {
       const i = dayIndex.get(row.day);
       const earlier = i === undefined ? undefined : byDay[i];
@@ -159,16 +158,14 @@ export function rankHistory(input: HistoryInput) {
     }
     return { keyword: k, byDay };
   });
-  const positionIn = (row: RankRow | null, domain: string): number | null =>
-    row ? positionOf(row.domains, domain) : null;
+}
 
-  const keywords = grid.map(({ keyword, byDay }) => ({
-    keyword: keyword.keyword,
-    locale: keyword.locale,
-    positions: Object.fromEntries(tracked.map((domain) => [domain, byDay.map((row) => positionIn(row, domain))])),
-  }));
-
-  // Visibility: the tracked domains, and the strongest others over the window.
+/**
+ * Each domain's visibility per day: the tracked domains, and the strongest others over the window (the
+ * clicks its positions earn, and as a share of the volume of the keywords checked that day).
+ */
+function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked: readonly string[]) {
+  const { days, siteDomain, competitors } = input;
   const weighed = grid.filter(({ keyword }) => hasVolume(keyword));
   const volumeOn = days.map((_d, i) =>
     weighed.reduce((sum, { keyword, byDay }) => sum + (byDay[i] ? (keyword.volume ?? 0) : 0), 0),
@@ -193,7 +190,7 @@ export function rankHistory(input: HistoryInput) {
     .filter((d) => sum(d.clicks) > 0)
     .sort((a, b) => sum(b.clicks) - sum(a.clicks) || a.domain.localeCompare(b.domain))
     .slice(0, SOV_TOP_DOMAINS);
-  const visibility = [...tracked.map((domain) => ({ domain, clicks: clicksOf(domain) })), ...strongest].map(
+  return [...tracked.map((domain) => ({ domain, clicks: clicksOf(domain) })), ...strongest].map(
     ({ domain, clicks }) => {
       const color = input.colors?.get(domain);
       return {
@@ -206,71 +203,105 @@ export function rankHistory(input: HistoryInput) {
       };
     },
   );
+}
 
-  // Keywords: the site's position, first day with data against the last; below the results counts as one past them.
-  const keywordMoves = siteDomain
-    ? grid.flatMap(({ keyword, byDay }) => {
-        const series = byDay.map((row) => (row ? (positionIn(row, siteDomain) ?? row.depth + 1) : null));
-        const ends = firstAndLast(series);
-        if (!ends || ends.from === ends.to) return [];
-        const shown = (value: number, row: RankRow | undefined) => (row && value > row.depth ? null : value);
-        const rows = byDay.filter((row): row is RankRow => row !== null);
-        return [
-          {
-            keyword: keyword.keyword,
-            from: shown(ends.from, rows[0]),
-            to: shown(ends.to, rows[rows.length - 1]),
-            change: ends.from - ends.to,
-          },
-        ];
-      })
-    : [];
-  const domainMoves = visibility.flatMap(({ domain, clicks }) => {
+/** The site's position of each keyword, first day with data against the last; below the results counts as one past them. */
+function keywordMovesOf(grid: readonly KeywordDays[], siteDomain: string) {
+  return grid.flatMap(({ keyword, byDay }) => {
+    const series = byDay.map((row) => (row ? (positionIn(row, siteDomain) ?? row.depth + 1) : null));
+    const ends = firstAndLast(series);
+    if (!ends || ends.from === ends.to) return [];
+    const shown = (value: number, row: RankRow | undefined) => (row && value > row.depth ? null : value);
+    const rows = byDay.filter((row): row is RankRow => row !== null);
+    return [
+      {
+        keyword: keyword.keyword,
+        from: shown(ends.from, rows[0]),
+        to: shown(ends.to, rows[rows.length - 1]),
+        change: ends.from - ends.to,
+      },
+    ];
+  });
+}
+
+/** Each domain's clicks, first day with data against the last. */
+function domainMovesOf(visibility: ReadonlyArray<{ domain: string; clicks: readonly (number | null)[] }>) {
+  return visibility.flatMap(({ domain, clicks }) => {
     const ends = firstAndLast(clicks);
     return ends && ends.from !== ends.to
       ? [{ domain, from: ends.from, to: ends.to, change: round(ends.to - ends.from, 2) }]
       : [];
   });
-  const byChange = <T extends { change: number }>(moves: T[], sign: 1 | -1) =>
-    moves
-      .filter((m) => Math.sign(m.change) === sign)
-      .sort((a, b) => sign * (b.change - a.change))
-      .slice(0, MOVERS);
+}
 
+/** The MOVERS that moved most `sign`'s way. */
+const byChange = <T extends { change: number }>(moves: T[], sign: 1 | -1) =>
+  moves
+    .filter((m) => Math.sign(m.change) === sign)
+    .sort((a, b) => sign * (b.change - a.change))
+    .slice(0, MOVERS);
+
+/** Each published page's own positions for its keywords, per day. */
+function pagePositionsOf(input: HistoryInput, grid: readonly KeywordDays[], siteDomain: string) {
   const rowsByKeyword = new Map(grid.map(({ keyword, byDay }) => [`${keyword.locale}#${keyword.keyword}`, byDay]));
-  const pages = siteDomain
-    ? input.pages.map((page) => ({
-        page_id: page.page_id,
-        title: page.title,
-        url: page.url,
-        keywords: page.keywords.map((k) => ({
-          keyword: k.keyword,
-          positions: (rowsByKeyword.get(`${k.locale}#${k.keyword}`) ?? days.map(() => null)).map((row) => {
-            const own = row?.site_results.find((r) => isPageUrl(r.url, siteDomain, page.type, page.slug));
-            return own ? own.position : null;
-          }),
-        })),
-      }))
-    : [];
+  return input.pages.map((page) => ({
+    page_id: page.page_id,
+    title: page.title,
+    url: page.url,
+    keywords: page.keywords.map((k) => ({
+      keyword: k.keyword,
+      positions: (rowsByKeyword.get(`${k.locale}#${k.keyword}`) ?? input.days.map(() => null)).map((row) => {
+        const own = row?.site_results.find((r) => isPageUrl(r.url, siteDomain, page.type, page.slug));
+        return own ? own.position : null;
+      }),
+    })),
+  }));
+}
 
+/** On how many of the days, and for how many keywords, there is data; the newest failed checks of the days. */
+function coverageOf(input: HistoryInput, grid: readonly KeywordDays[], dayIndex: ReadonlyMap<string, number>) {
+  const { days } = input;
+  return {
+    days: days.length,
+    days_with_data: days.filter((_d, i) => grid.some(({ byDay }) => byDay[i] !== null)).length,
+    keywords_with_data: grid.filter(({ byDay }) => byDay.some((row) => row !== null)).length,
+    failed: input.failed
+      .filter((f) => dayIndex.has(f.day))
+      .sort((a, b) => b.day.localeCompare(a.day) || (a.keyword ?? '').localeCompare(b.keyword ?? ''))
+      .slice(0, FAILURES),
+  };
+}
+
+/**
+ * The history of a scope's keywords over `days`: each keyword's position per day for the site and each
+ * tracked competitor; each domain's visibility per day (the clicks its positions earn: Σ CTR(position)
+ * × volume over the keywords checked that day, and as a share of those keywords' volume); the keywords
+ * and domains that moved most; each published page's own positions for its keywords; and on how many
+ * of the days there is data.
+ */
+export function rankHistory(input: HistoryInput) {
+  const { days, siteDomain, competitors } = input;
+  const dayIndex = new Map(days.map((day, i) => [day, i]));
+  const tracked = [...(siteDomain ? [siteDomain] : []), ...competitors];
+  const grid = gridOf(input, dayIndex);
+  const keywords = grid.map(({ keyword, byDay }) => ({
+    keyword: keyword.keyword,
+    locale: keyword.locale,
+    positions: Object.fromEntries(tracked.map((domain) => [domain, byDay.map((row) => positionIn(row, domain))])),
+  }));
+  const visibility = visibilityOf(input, grid, tracked);
+  const keywordMoves = siteDomain ? keywordMovesOf(grid, siteDomain) : [];
+  const domainMoves = domainMovesOf(visibility);
   return {
     days: [...days],
-    coverage: {
-      days: days.length,
-      days_with_data: days.filter((_d, i) => grid.some(({ byDay }) => byDay[i] !== null)).length,
-      keywords_with_data: grid.filter(({ byDay }) => byDay.some((row) => row !== null)).length,
-      failed: input.failed
-        .filter((f) => dayIndex.has(f.day))
-        .sort((a, b) => b.day.localeCompare(a.day) || (a.keyword ?? '').localeCompare(b.keyword ?? ''))
-        .slice(0, FAILURES),
-    },
+    coverage: coverageOf(input, grid, dayIndex),
     keywords,
     visibility,
     winners: byChange(keywordMoves, 1),
     losers: byChange(keywordMoves, -1),
     domains_up: byChange(domainMoves, 1),
     domains_down: byChange(domainMoves, -1),
-    pages,
+    pages: siteDomain ? pagePositionsOf(input, grid, siteDomain) : [],
     over_cap: [...input.overCap],
   };
 }

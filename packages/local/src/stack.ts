@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
+import { perWorker, RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { cachedBuilds } from './builds';
@@ -123,117 +123,151 @@ function oauthSecret(dataDir: string, memory: boolean | undefined): string {
   return secret;
 }
 
+/** The embedded DynamoDB, on the data directory's engine (nothing on disk with `memory`). */
+async function startEmbeddedDynamo(options: LocalStackOptions, dataDir: string): Promise<EmbeddedDynamo> {
+  const engine = options.engine ?? dynamoEngine();
+  if (!options.memory) checkDataDirEngine(dataDir, engine);
+  return startDynamo({
+    engine,
+    port: options.dynamoPort ?? 8000,
+    path: options.memory ? undefined : join(dataDir, 'dynamodb'),
+  });
+}
+
+/**
+ * The table, the dashboard's app and the MCP Apps' HTML, and the environment the handlers read, as a
+ * Lambda's: the dashboard's and mcp functions' bundling builds them; the dashboard's handler reads its
+ * folder, and the mcp function an App's file when asked for it.
+ */
+async function prepareHandlers(
+  options: LocalStackOptions,
+  dataDir: string,
+  dynamo: EmbeddedDynamo,
+  tableName: string,
+): Promise<void> {
+  await ensureTable(dynamo.endpoint, tableName);
+  const { dashboardDir, mcpAppsDir } = options.memory
+    ? await cachedBuilds()
+    : await Promise.all([builtDashboard(join(dataDir, 'dashboard')), builtMcpApps(join(dataDir, 'mcp-apps'))]).then(
+        ([dashboard, apps]) => ({ dashboardDir: dashboard, mcpAppsDir: apps }),
+      );
+  process.env.DASHBOARD_DIR = dashboardDir;
+  process.env.MCP_APPS_DIR = mcpAppsDir;
+  process.env.TABLE_NAME = tableName;
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.OAUTH_SECRET ||= oauthSecret(dataDir, options.memory);
+  resetServices();
+}
+
+/** The demo site: the one kept in the data directory, else one made now (and kept, unless `memory`). */
+async function demoSiteOf(
+  options: LocalStackOptions,
+  dataDir: string,
+  dynamo: EmbeddedDynamo,
+  tableName: string,
+): Promise<{ demo: DemoSite | null; demoCreated: boolean }> {
+  if (!options.demoSite) return { demo: null, demoCreated: false };
+  const demoFile = join(dataDir, 'demo-site.json');
+  if (!options.memory && existsSync(demoFile))
+    return { demo: decodeDemoSite(demoFile, readFileSync(demoFile, 'utf8')), demoCreated: false };
+  const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), tableName);
+  const created = await store.sites.create({ name: 'Demo site', domain: 'demo.example.com', locale: 'US/en' });
+  const demo = { site_id: created.site.site_id, api_key: created.api_key };
+  if (!options.memory) writeFileSync(demoFile, `${JSON.stringify(demo)}\n`, { mode: 0o600 });
+  return { demo, demoCreated: true };
+}
+
+/** Each worker's in-process queue, in WORKERS order (the order they restore and drain in), where enqueue sends. */
+function startQueues(options: LocalStackOptions, dataDir: string): Record<WorkerName, InProcessQueue> {
+  // On disk, each queue keeps its pending messages, so a restart delivers what a stopped or killed process left.
+  if (!options.memory) mkdirSync(join(dataDir, 'queues'), { recursive: true });
+  const queueOptions = (name: WorkerName): QueueOptions => ({
+    ...options.queues,
+    ...(options.memory ? {} : { journal: join(dataDir, 'queues', `${name}.jsonl`) }),
+  });
+  const queues = perWorker((name) => new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name)));
+  setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
+  return queues;
+}
+
+/**
+ * The daily schedule and the research sweep, as EventBridge runs them on AWS, on timers (unless
+ * `schedules` is false) unref'd so they never keep the process up.
+ */
+function startSchedules(options: LocalStackOptions) {
+  const runSchedule = (at = new Date()) =>
+    monitorSchedule(scheduledEvent(at), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS));
+  const sweep = async () =>
+    researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
+  const timers = options.schedules ?? true;
+  const schedule = timers
+    ? setInterval(
+        () => void runSchedule().catch((error: unknown) => logger.error('monitoring schedule failed', { error })),
+        MONITOR_EVERY_MS,
+      )
+    : undefined;
+  schedule?.unref();
+  const sweeper = timers
+    ? setInterval(
+        () => void sweep().catch((error: unknown) => logger.error('research sweep failed', { error })),
+        RESEARCH_SWEEP_MINUTES * 60_000,
+      )
+    : undefined;
+  sweeper?.unref();
+  return {
+    runSchedule,
+    sweep,
+    stop: () => {
+      clearInterval(schedule);
+      clearInterval(sweeper);
+    },
+  };
+}
+
+/**
+ * The API's server and the streaming MCP endpoint's beside it (the next port, or a free one too), each
+ * pushed onto `made` once made, so a start that fails later closes them; the mcp function runs each
+ * tool's own function in-process, as Lambda Invoke does on AWS.
+ */
+async function startServers(options: LocalStackOptions, made: Server[]) {
+  setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
+  const rateRules = options.rateRules ?? RATE_RULES;
+  const api = createApiServer(API_HANDLERS, new RateLimiter(rateRules, 'api'));
+  made.push(api);
+  const port = await listen(api, options.port ?? 3000, 'API server');
+  const streaming = createStreamServer(
+    MCP_STREAM_HANDLER,
+    `localhost:${port}`,
+    new RateLimiter(rateRules, 'mcp-stream'),
+  );
+  made.push(streaming);
+  const streamPort = await listen(
+    streaming,
+    options.streamPort ?? (options.port === 0 ? 0 : port + 1),
+    'MCP stream server',
+  );
+  return { api, streaming, port, streamPort };
+}
+
 /** The whole service on one machine: embedded DynamoDB, the table, and the API on the same handlers. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir ?? '.data';
   const tableName = options.tableName ?? 'content';
-  const engine = options.engine ?? dynamoEngine();
-  const dynamoDir = join(dataDir, 'dynamodb');
-  if (!options.memory) checkDataDirEngine(dataDir, engine);
-  const dynamo = await startDynamo({
-    engine,
-    port: options.dynamoPort ?? 8000,
-    path: options.memory ? undefined : dynamoDir,
-  });
-  let server: Server | undefined;
-  let streamServer: Server | undefined;
+  const dynamo = await startEmbeddedDynamo(options, dataDir);
+  const servers: Server[] = [];
   try {
-    await ensureTable(dynamo.endpoint, tableName);
-    // The dashboard's app and the MCP Apps' HTML, built as the dashboard and mcp functions' bundling builds
-    // them; the dashboard's handler reads its folder, and the mcp function an App's file when asked for it.
-    const { dashboardDir, mcpAppsDir } = options.memory
-      ? await cachedBuilds()
-      : await Promise.all([builtDashboard(join(dataDir, 'dashboard')), builtMcpApps(join(dataDir, 'mcp-apps'))]).then(
-          ([dashboard, apps]) => ({ dashboardDir: dashboard, mcpAppsDir: apps }),
-        );
-    process.env.DASHBOARD_DIR = dashboardDir;
-    process.env.MCP_APPS_DIR = mcpAppsDir;
-    process.env.TABLE_NAME = tableName;
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    process.env.OAUTH_SECRET ||= oauthSecret(dataDir, options.memory);
-    resetServices();
-
-    let demo: DemoSite | null = null;
-    let demoCreated = false;
-    if (options.demoSite) {
-      const demoFile = join(dataDir, 'demo-site.json');
-      if (!options.memory && existsSync(demoFile)) demo = decodeDemoSite(demoFile, readFileSync(demoFile, 'utf8'));
-      else {
-        const store = createStore(createDocumentClient({ endpoint: dynamo.endpoint }), tableName);
-        const created = await store.sites.create({ name: 'Demo site', domain: 'demo.example.com', locale: 'US/en' });
-        demo = { site_id: created.site.site_id, api_key: created.api_key };
-        demoCreated = true;
-        if (!options.memory) writeFileSync(demoFile, `${JSON.stringify(demo)}\n`, { mode: 0o600 });
-      }
-    }
-
-    // On disk, each queue keeps its pending messages, so a restart delivers what a stopped or killed process left.
-    if (!options.memory) mkdirSync(join(dataDir, 'queues'), { recursive: true });
-    const queueOptions = (name: WorkerName): QueueOptions => ({
-      ...options.queues,
-      ...(options.memory ? {} : { journal: join(dataDir, 'queues', `${name}.jsonl`) }),
-    });
-    const inProcess = (name: WorkerName) => new InProcessQueue(name, WORKER_HANDLERS[name], queueOptions(name));
-    // In WORKERS order, the order they restore and drain in.
-    const queues: Record<WorkerName, InProcessQueue> = {
-      relink: inProcess('relink'),
-      'relink-pages': inProcess('relink-pages'),
-      research: inProcess('research'),
-      monitor: inProcess('monitor'),
-      'monitor-plan': inProcess('monitor-plan'),
-      rank: inProcess('rank'),
-      'rank-collect': inProcess('rank-collect'),
-      'budget-warning': inProcess('budget-warning'),
-    };
-    setQueueTransport({ send: (queue, body, delaySeconds) => queues[queue].send(body, (delaySeconds ?? 0) * 1000) });
+    await prepareHandlers(options, dataDir, dynamo, tableName);
+    const { demo, demoCreated } = await demoSiteOf(options, dataDir, dynamo, tableName);
+    const queues = startQueues(options, dataDir);
     const drain = async () => {
       const all = Object.values(queues);
       while (!all.every((q) => q.isIdle())) await Promise.all(all.map((q) => q.idle()));
     };
-
-    const runSchedule = (at = new Date()) =>
-      monitorSchedule(scheduledEvent(at), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS));
-    // The daily monitoring schedule, as EventBridge runs it on AWS; unref'd so it never keeps the process up.
-    const timers = options.schedules ?? true;
-    const schedule = timers
-      ? setInterval(
-          () => void runSchedule().catch((error: unknown) => logger.error('monitoring schedule failed', { error })),
-          MONITOR_EVERY_MS,
-        )
-      : undefined;
-    schedule?.unref();
-    // The research sweep, as its EventBridge rule runs it on AWS.
-    const sweep = async () =>
-      researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
-    const sweeper = timers
-      ? setInterval(
-          () => void sweep().catch((error: unknown) => logger.error('research sweep failed', { error })),
-          RESEARCH_SWEEP_MINUTES * 60_000,
-        )
-      : undefined;
-    sweeper?.unref();
-
-    // The mcp function runs each tool's own function, here in-process as Lambda Invoke does on AWS.
-    setFunctionInvoker((fn, event) => API_HANDLERS[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
-    const rateRules = options.rateRules ?? RATE_RULES;
-    server = createApiServer(API_HANDLERS, new RateLimiter(rateRules, 'api'));
-    const port = await listen(server, options.port ?? 3000, 'API server');
-    const api = server;
-    streamServer = createStreamServer(
-      MCP_STREAM_HANDLER,
-      `localhost:${port}`,
-      new RateLimiter(rateRules, 'mcp-stream'),
-    );
-    // Beside the API's port: the next one, or a free one too.
-    const streamPort = await listen(
-      streamServer,
-      options.streamPort ?? (options.port === 0 ? 0 : port + 1),
-      'MCP stream server',
-    );
-    const streaming = streamServer;
+    const schedules = startSchedules(options);
+    const { api, streaming, port, streamPort } = await startServers(options, servers);
     // Everything is wired: what the last run left on the queues is delivered, and what it left leased is swept.
     for (const queue of Object.values(queues)) queue.restore();
-    await sweep();
+    await schedules.sweep();
     return {
       url: `http://localhost:${port}`,
       mcpStreamUrl: `http://localhost:${streamPort}`,
@@ -243,11 +277,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       demoCreated,
       queues,
       drain,
-      runSchedule,
-      sweep,
+      runSchedule: schedules.runSchedule,
+      sweep: schedules.sweep,
       stop: async () => {
-        clearInterval(schedule);
-        clearInterval(sweeper);
+        schedules.stop();
         const closed = [api, streaming].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
         // A stream still open (a call waiting for the user's answer) would keep the close waiting.
         streaming.closeAllConnections();
@@ -261,8 +294,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
     };
   } catch (error) {
-    server?.close();
-    streamServer?.close();
+    for (const server of servers) server.close();
     await dynamo.close();
     throw error;
   }

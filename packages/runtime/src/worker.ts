@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import middy from '@middy/core';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { isJsonObject, validationError } from '@cm/contract';
+import { isJsonObject, validationError, type QueueMessages, type WorkerName } from '@cm/contract';
 import { OutOfTime } from '@cm/providers';
 import { timeLimit } from '@cm/providers/time-limit';
 import { observationOf, observed, type Observation } from './observability';
@@ -13,20 +13,35 @@ import { observationOf, observed, type Observation } from './observability';
  */
 export const WORKER_SETTLE_MS = 10_000;
 
+/** Nothing more of a schema whose output is exactly `M`; any other schema fails to match `never`. */
+type ParsesExactly<S extends z.ZodMiniType, M> = [z.output<S>] extends [M]
+  ? [M] extends [z.output<S>]
+    ? unknown
+    : never
+  : never;
+
 /**
  * A queue worker: each record's body is parsed with the contract's schema and handled on its own,
  * logging with the record's message id (and site); the failed ones, and only those, are reported back
  * to SQS (partial batch failures), so they are retried and, after the last attempt, land in the
  * dead-letter queue. The invocation's deadline (its time left less WORKER_SETTLE_MS) is each handler's
- * to give its meter; a record not started by then fails at once, so SQS delivers it again.
+ * to give its meter; a record not started by then fails at once, so SQS delivers it again. The schema's
+ * output must be the queue's declared message (QUEUES), what its senders are typed to send.
  */
-export function sqsWorker<S extends z.ZodMiniType>(
-  schema: S,
-  handle: (message: z.output<S>, observation: Observation, deadline: AbortSignal, record: SQSRecord) => Promise<void>,
+export function sqsWorker<W extends WorkerName, S extends z.ZodMiniType<QueueMessages[W]>>(
+  worker: W,
+  schema: S & ParsesExactly<S, QueueMessages[W]>,
+  handle: (
+    message: QueueMessages[W],
+    observation: Observation,
+    deadline: AbortSignal,
+    record: SQSRecord,
+  ) => Promise<void>,
 ) {
   const processor = new BatchProcessor(EventType.SQS);
   const onRecord = (invocation: Observation, deadline: AbortSignal) => async (record: SQSRecord) => {
     const observation = invocation.child({
+      queue: worker,
       message_id: record.messageId,
       receive_count: Number(record.attributes.ApproximateReceiveCount),
     });

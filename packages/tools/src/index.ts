@@ -19,3 +19,4 @@ export * from './breaker';
 export * from './budget-warnings';
 export * from './sites';
 export * from './schedule-budget';
+export * from './worker-runs';

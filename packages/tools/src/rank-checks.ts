@@ -102,26 +102,12 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
   try {
     const site = await store.sites.get(message.site_id);
     if (!site) return outcome;
-    const siteId = site.site_id;
-    const ctx = { siteId, store };
-    const { depth, scopes } = await store.ranks.tracking(siteId);
-    const named = message.scopes;
-    const due = scopes.filter((s) =>
-      named ? named.some((n) => n.type === s.type && n.id === s.id) : isDue(s.cadence, s.since, message.day),
-    );
-    if (due.length === 0) return outcome;
-    const locale = keywordLocale(null, site.locale);
-    dueScopes = await mapLimit(due, 4, async (scope): Promise<DueScope> => {
-      try {
-        const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
-        return { scope, keywords: keywords ? { cadence: scope.cadence, ...keywords } : null };
-      } catch (error) {
-        return { scope, error: failureOf(error) };
-      }
-    });
+    const { depth, due } = await dueScopesOf(store, site, message);
+    dueScopes = due;
     outcome.failedScopes = dueScopes.flatMap((r) =>
       'error' in r ? [{ type: r.scope.type, id: r.scope.id, error: r.error }] : [],
     );
+    if (dueScopes.length === 0) return outcome;
     const found = dueScopes.flatMap((r) => ('keywords' in r && r.keywords ? [r.keywords] : []));
     await checkKeywords(deps, message, { site, depth, found, outcome, left, held });
     if (outcome.failedScopes.length > 0)
@@ -139,6 +125,35 @@ export async function runRankChecks(deps: RankCheckDeps, message: RankMessage): 
     if (held.ticket) await deps.budget.settle(held.ticket, meter.costUsd, meter.simulated);
     await recordRuns(deps, message, dueScopes, left, runError);
   }
+}
+
+/**
+ * The site's tracked scopes due on the message's day (or, from track_rankings, those it names), each
+ * with its keywords (null: its topic or page is gone), or why they could not be read.
+ */
+async function dueScopesOf(
+  store: Store,
+  site: Site,
+  message: RankMessage,
+): Promise<{ depth: number; due: DueScope[] }> {
+  const siteId = site.site_id;
+  const ctx = { siteId, store };
+  const { depth, scopes } = await store.ranks.tracking(siteId);
+  const named = message.scopes;
+  const due = scopes.filter((s) =>
+    named ? named.some((n) => n.type === s.type && n.id === s.id) : isDue(s.cadence, s.since, message.day),
+  );
+  if (due.length === 0) return { depth, due: [] };
+  const locale = keywordLocale(null, site.locale);
+  const read = await mapLimit(due, 4, async (scope): Promise<DueScope> => {
+    try {
+      const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
+      return { scope, keywords: keywords ? { cadence: scope.cadence, ...keywords } : null };
+    } catch (error) {
+      return { scope, error: failureOf(error) };
+    }
+  });
+  return { depth, due: read };
 }
 
 /** Each due scope's run, on its item: failed (with why), partial (some of its checks left for later), or ok. */
@@ -204,8 +219,8 @@ async function claimEach<C>(
  * site pays); claimed by another site's run, awaited (read from the cache once that run collected it).
  */
 async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: RunState): Promise<void> {
-  const { store, now, meter, serpQueue } = deps;
-  const { site, depth, found, outcome, left, held } = run;
+  const { store, now } = deps;
+  const { site, depth, found, outcome, left } = run;
   const siteId = site.site_id;
   const ctx = { siteId, store };
   const keywords = distinctKeywords(found);
@@ -277,14 +292,59 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   }
   const missed = cached.flatMap(({ check, serp }) => (serp ? [] : [check]));
   const datum = (claim: RankClaim) => rankSerpDatum(claim, depth, claim.day);
+  const checking: Checking = {
+    runId,
+    depth,
+    view,
+    viewOf,
+    datum,
+    release: (checks, shared) =>
+      mapLimit(checks, CLAIMS_AT_ONCE, (claim) =>
+        Promise.all([
+          store.ranks.giveBack(claim, now),
+          shared ? store.shared.giveBack(datum(claim), runId, now) : undefined,
+        ]),
+      ),
+  };
+  const { won, affordable } = await claimShared(deps, message, run, checking, missed);
+  if (won.length === 0) return;
+
+  const deferred = won.slice(affordable);
+  // Nothing was paid for these: their claims go back, for a rerun, another site, or the next due schedule.
+  await checking.release(deferred, true);
+  outcome.deferred = deferred.length;
+  for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword));
+  await postChecks(deps, run, checking, won.slice(0, affordable));
+}
+
+/** What the phases after a run's own claims share: its id, depth and view, and how it gives claims back. */
+interface Checking {
+  runId: string;
+  depth: number;
+  view: SiteView;
+  /** The view with the pages of these checks' keywords. */
+  viewOf: (checks: readonly RankClaim[]) => SiteView;
+  /** A check's shared SERP, across sites. */
+  datum: (claim: RankClaim) => ReturnType<typeof rankSerpDatum>;
   /** Claims the run gives back: the site's, and (unless it may have posted them) the shared ones. */
-  const release = (checks: readonly RankClaim[], shared: boolean) =>
-    mapLimit(checks, CLAIMS_AT_ONCE, (claim) =>
-      Promise.all([
-        store.ranks.giveBack(claim, now),
-        shared ? store.shared.giveBack(datum(claim), runId, now) : undefined,
-      ]),
-    );
+  release: (checks: readonly RankClaim[], shared: boolean) => Promise<unknown>;
+}
+
+/**
+ * The checks whose SERP no cache had: each SERP claimed for the day across sites. Those another site's
+ * run claimed are awaited (queued for collection once it has posted them); those won are reserved as
+ * far as the budget has room (`affordable` of them, in order).
+ */
+async function claimShared(
+  deps: RankCheckDeps,
+  message: RankMessage,
+  run: RunState,
+  checking: Checking,
+  missed: readonly RankClaim[],
+): Promise<{ won: RankClaim[]; affordable: number }> {
+  const { store, now, serpQueue } = deps;
+  const { outcome, held } = run;
+  const { runId, depth, viewOf, datum, release } = checking;
   const theirs = await claimEach(
     missed,
     (claim) => store.shared.claim(datum(claim), runId, now),
@@ -326,16 +386,23 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     throw error;
   }
   outcome.awaited = theirs.lost.length;
-  const toPost = theirs.won;
-  if (toPost.length === 0) return;
+  return { won: theirs.won, affordable };
+}
 
-  const deferred = toPost.slice(affordable);
-  // Nothing was paid for these: their claims go back, for a rerun, another site, or the next due schedule.
-  await release(deferred, true);
-  outcome.deferred = deferred.length;
-  for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword));
-
-  const posting = toPost.slice(0, affordable);
+/**
+ * Posts the checks, as many a post as the queue takes, each post's tasks then queued for collection: a post
+ * that fails gives back what was not posted; a check refused for good is answered with why, for the
+ * site and the sites awaiting it.
+ */
+async function postChecks(
+  deps: RankCheckDeps,
+  run: RunState,
+  checking: Checking,
+  posting: readonly RankClaim[],
+): Promise<void> {
+  const { store, now, meter, serpQueue } = deps;
+  const { outcome, left } = run;
+  const { runId, depth, view, viewOf, datum, release } = checking;
   // The task is public: its tag is the SERP's identity, nothing of the site's.
   const task = (claim: RankClaim): SerpTask => ({
     tag: `${claim.day}|${datum(claim).key}`,

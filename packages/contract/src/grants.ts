@@ -1,0 +1,10 @@
+/**
+ * What a function may do: its table access, the worker queues it sends to (`Q`: the worker names, or
+ * while the queues are being declared, the names as written), the secrets it reads. The IAM actions of
+ * each table access are infra's (infra/access.ts).
+ */
+export interface FunctionGrants<Q extends string> {
+  table: 'none' | 'read' | 'readBatchWrite' | 'readWrite' | 'readWriteDelete';
+  sendsTo?: readonly Q[];
+  secrets?: readonly 'dataforseo'[];
+}
