@@ -1,4 +1,5 @@
 export * from './config';
+export { decodeEnvironment, numberVariable } from './env.decoder';
 export * from './services';
 export * from './http';
 export { unroutedReply } from './unrouted';
