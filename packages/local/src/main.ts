@@ -3,6 +3,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers log JSON lines as on Lambda; their EMF metric lines only when asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+import { Bug } from '@cm/core';
 import { parseArgs } from 'node:util';
 import { decodeEnvironment, numberVariable } from '@cm/runtime';
 import * as z from 'zod/mini';
@@ -39,7 +40,7 @@ async function main() {
     ...(process.env.RATE_LIMITS === 'off' ? { rateRules: [] } : {}),
   });
   const { demo } = stack;
-  if (!demo) throw new Error('The local stack started without the demo site it was asked for');
+  if (!demo) throw new Bug('The local stack started without the demo site it was asked for');
   console.log(
     [
       `Content API on ${stack.url} (DynamoDB on ${engine} at ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,
