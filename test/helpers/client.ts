@@ -19,6 +19,7 @@ import {
   routeKey,
   SummaryInput,
   ToolListing,
+  ToolEstimate,
   TOOLS,
   UsageReport,
   type ToolResult,
@@ -106,7 +107,7 @@ export type ToolName = keyof typeof TOOLS;
 export type ToolArgs<N extends ToolName> = z.input<(typeof TOOLS)[N]['input']>;
 /** A tool's answer to `input`: the price for `estimate: true`, else its result. */
 export type ToolAnswer<N extends ToolName, I> = I extends { estimate: true }
-  ? Extract<ToolResult<N>, { estimate: true }>
+  ? z.input<typeof ToolEstimate>
   : Exclude<ToolResult<N>, { estimate: true }>;
 
 /** The request a route takes: its path parameters when it has any, a body when it is a POST or PUT. */
@@ -173,7 +174,8 @@ export function apiClient(t: TestStack, key: string | null = t.key) {
       sent: Sent<never> = {},
     ): Promise<Reply<ToolAnswer<N, I>>> {
       const reply = await send('POST', `/v1/tools/${name}`, input, sent);
-      return succeeded(reply, name, TOOLS[name].result);
+      const priced = typeof input === 'object' && input !== null && 'estimate' in input && input.estimate === true;
+      return succeeded(reply, name, priced ? ToolEstimate : TOOLS[name].result);
     },
 
     /** A tool call that must be refused, with any input. */
