@@ -24,7 +24,6 @@ import {
   UsageReport,
   type ToolResult,
 } from '@cm/contract';
-import type { Reply, TestStack } from './local';
 
 /*
  * A typed client of the test stack, as Hono's `hc` is typed from its app: a route by its key and a tool
@@ -32,6 +31,25 @@ import type { Reply, TestStack } from './local';
  * a test reads a reply without `any`, `!` or a cast. Every reply is still checked against what its route
  * declares (TestStack.call), and a success against the schema its type comes from here.
  */
+
+/** A reply of the test stack: its status, headers, body (JSON parsed) and text. */
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** What the client sends through: the test stack (./local.ts), whose call checks each reply against its route. */
+interface Caller {
+  key: string;
+  call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
+}
 
 /** The JSON routes' success replies, by route key: each is the schema its route declares (checked below). */
 const ROUTE_REPLIES = {
@@ -128,7 +146,7 @@ function pathOf(key: string, params: Record<string, string | number> = {}, query
 }
 
 /** The stack's client with the demo site's key, or `key`'s. */
-export function apiClient(t: TestStack, key: string | null = t.key) {
+export function apiClient(t: Caller, key: string | null = t.key) {
   const send = (method: string, path: string, body: unknown, sent: Sent<Query>) =>
     t.call<unknown>(method, path, body, { key: sent.key === undefined ? key : sent.key, headers: sent.headers });
 

@@ -4,16 +4,11 @@ import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { forgetKeyLookups, resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { apiClient } from './client';
+import { apiClient, type Reply } from './client';
 import { expectDeclaredReply, isJsonType } from './contract';
 import { fileScoped } from './file-scoped';
 
-export interface Reply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { Reply } from './client';
 
 export interface TestStack {
   stack: LocalStack;
