@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { join } from 'node:path';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
@@ -87,7 +88,7 @@ function packageOf(path: string): string {
 
 function contents(metafile: Metafile): BundleContents {
   const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.js'))?.[1];
-  if (!output) throw new Error('esbuild wrote no .js file');
+  if (!output) throw new Bug('esbuild wrote no .js file');
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
     const name = packageOf(path);
@@ -161,7 +162,7 @@ async function measured(options: BuildOptions) {
   const result = await build({ ...options, write: false, metafile: true });
   const sizeOf = (suffix: string) => {
     const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
-    if (!file) throw new Error(`esbuild wrote no ${suffix} for ${String(options.outfile)}`);
+    if (!file) throw new Bug(`esbuild wrote no ${suffix} for ${String(options.outfile)}`);
     return file.contents.byteLength;
   };
   return { bytes: sizeOf('.js'), mapBytes: sizeOf('.js.map'), ...contents(result.metafile) };

@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { Annotations, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -128,7 +129,7 @@ export function httpApi(
   // The routes a rate rule scopes get their own throttle, sized to the per-tenant allowance (throttles.ts);
   // HttpStage has no per-route setting, so on its resource. A route must exist before the stage names it.
   const cfnStage = stage.node.defaultChild;
-  if (!(cfnStage instanceof CfnStage)) throw new Error('HttpStage made no CfnStage');
+  if (!(cfnStage instanceof CfnStage)) throw new Bug('HttpStage made no CfnStage');
   cfnStage.routeSettings = Object.fromEntries(
     Object.entries(routeThrottles()).map(([key, { rateLimit, burstLimit }]) => [
       key,

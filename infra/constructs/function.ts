@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -37,7 +38,7 @@ export type FunctionFactory = (name: FunctionId, timeout: Duration) => NodejsFun
 /** What the stack made for `name` (a function, or its integration): it makes one for every name, so a miss is a bug. */
 export function made<K extends string, V>(byName: ReadonlyMap<K, V>, name: K): V {
   const value = byName.get(name);
-  if (value === undefined) throw new Error(`Nothing was made for ${name}`);
+  if (value === undefined) throw new Bug(`Nothing was made for ${name}`);
   return value;
 }
 
@@ -140,7 +141,7 @@ export function grantBedrock(fn: NodejsFunction, modelId: string): void {
     }),
   ];
   fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
-  if (!fn.role) throw new Error(`${fn.node.id} has no role: serviceFunction gives each its own`);
+  if (!fn.role) throw new Bug(`${fn.node.id} has no role: serviceFunction gives each its own`);
   Validations.of(fn.role).acknowledge({
     // How cdk-nag names the region wildcard.
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}]`,

@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
@@ -257,7 +258,7 @@ export function siteDomainsEdge(
     webAclId,
   });
   const config = distribution.node.defaultChild;
-  if (!(config instanceof CfnDistribution)) throw new Error('A Distribution is made of a CfnDistribution');
+  if (!(config instanceof CfnDistribution)) throw new Bug('A Distribution is made of a CfnDistribution');
   config.addPropertyOverride('DistributionConfig.ConnectionMode', 'tenant-only');
   config.addPropertyOverride('DistributionConfig.TenantConfig', {
     ParameterDefinitions: [

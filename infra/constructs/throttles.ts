@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { RATE_RULES, routeKey, type RateRule } from '@cm/contract';
 
 /*
@@ -36,7 +37,7 @@ export interface RouteThrottle {
 /** The whole-API rule per address: every request from one address counts in it. */
 function addressRule(): RateRule {
   const rule = RATE_RULES.find((r) => r.endpoint === 'api' && r.by === 'ip' && r.routes === undefined);
-  if (!rule) throw new Error('RATE_RULES has no per-address rule over the whole API');
+  if (!rule) throw new Bug('RATE_RULES has no per-address rule over the whole API');
   return rule;
 }
 

@@ -3,6 +3,7 @@ import { dataForSeoPrice, ENDPOINTS, webResearchPrice } from '@cm/providers';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { whileQueued } from '../helpers/research';
+import { apiClient } from '../helpers/client';
 
 /* Budgets over HTTP, with the sandbox charging list prices (SANDBOX_LIST_PRICES=1). */
 
@@ -15,7 +16,7 @@ afterAll(() => t.stop());
 const SERP = dataForSeoPrice(ENDPOINTS.serpOrganic, 20);
 const DAILY = roundUsd(2 * SERP + 0.001);
 const tool = (name: string, body: unknown, key?: string) => t.call('POST', `/v1/tools/${name}`, body, { key });
-const ledgerCalls = async (key?: string) => (await t.call('GET', '/v1/usage', undefined, { key })).body.calls as number;
+const ledgerCalls = async (key?: string) => (await apiClient(t, key).route('GET /v1/usage')).body.calls;
 
 it('answers an unset budget as no limits, takes limits by PUT, and refuses a call that would pass the daily limit with 402 before any provider call', async () => {
   const { key } = await t.newSite('Daily');

@@ -10,6 +10,7 @@ import {
   webResearchPrice,
 } from '@cm/providers';
 import { DEFAULT_BEDROCK_MODEL } from '@cm/runtime';
+import { given } from '../helpers/client';
 import { siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
 /* The price before the call: estimate: true over REST and MCP, and approval over the site's threshold (confirm tokens). */
@@ -28,9 +29,9 @@ const SERP = serpPrice(LIMITS.serpDepth);
 
 /** What spending would change: the site's ledger lines and its day window. */
 async function spendOf(site: SiteClient) {
-  const usage = (await site.call('GET', '/v1/usage')).body;
-  const budget = (await site.call('GET', '/v1/budget')).body;
-  return { calls: usage.calls as number, spent: budget.daily.spent_usd, reserved: budget.daily.reserved_usd };
+  const usage = (await site.client.route('GET /v1/usage')).body;
+  const budget = (await site.client.route('GET /v1/budget')).body;
+  return { calls: usage.calls, spent: budget.daily.spent_usd, reserved: budget.daily.reserved_usd };
 }
 
 const estimateOf = (body: unknown) => ToolEstimate.parse(body);
@@ -50,13 +51,11 @@ const errorOf = (result: unknown) =>
 describe('estimate: true', () => {
   it('lists the calls get_keywords would make at list prices, and spends, stores and reserves nothing', async () => {
     const site = await siteClient(t, 'Estimates');
-    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
+    const topic = (await site.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
     const input = { topic_id: topic, seeds: ['trail shoes', 'road shoes', 'hiking boots'] };
     const before = await spendOf(site);
 
-    const reply = await site.tool('get_keywords', { ...input, estimate: true });
-    expect(reply.status).toBe(200);
-    const estimate = estimateOf(reply.body);
+    const estimate = (await site.client.tool('get_keywords', { ...input, estimate: true })).body;
     expect(estimate).toMatchObject({
       estimate: true,
       tool: 'get_keywords',
@@ -90,11 +89,11 @@ describe('estimate: true', () => {
 
   it('prices a keyword checked with no data at nothing, as its run charges, however it is named', async () => {
     const site = await siteClient(t, 'No data twice');
-    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Boots' } })).body.row.id;
+    const topic = (await site.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Boots' } })).body.row.id;
     const nothing = 'supercalifragilisticexpialidocious boots';
-    const first = await site.tool('get_keywords', { topic_id: topic, seeds: [nothing] });
+    const first = await site.client.tool('get_keywords', { topic_id: topic, seeds: [nothing] });
     expect(first.body.cost_usd).toBeGreaterThan(0);
-    const id = first.body.keywords[0].id;
+    const id = given(first.body.keywords[0], 'the keyword').id;
     const before = await spendOf(site);
     // Each named differently; the last with a new seed, the one keyword pulled.
     for (const [input, price] of [
@@ -115,22 +114,22 @@ describe('estimate: true', () => {
 
   it('shows what stored data makes free once a real call stored it: SERPs, research, monitored competitors', async () => {
     const site = await siteClient(t, 'Free by storage', { domain: 'free.example.com' });
-    const list = { keyword: 'trail running shoes', depth: 'list' };
-    const first = estimateOf((await site.tool('serp_landscape', { ...list, estimate: true })).body);
+    const list = { keyword: 'trail running shoes', depth: 'list' } as const;
+    const first = (await site.client.tool('serp_landscape', { ...list, estimate: true })).body;
     expect(first.calls).toEqual([
       { provider: 'sandbox', endpoint: 'serp_organic', count: 1, unit_usd: SERP, total_usd: SERP },
     ]);
     expect(first.free).toEqual([]);
     expect((await site.tool('serp_landscape', list)).body.list.fetched).toEqual(['trail running shoes']);
-    const again = estimateOf((await site.tool('serp_landscape', { ...list, estimate: true })).body);
+    const again = (await site.client.tool('serp_landscape', { ...list, estimate: true })).body;
     expect(again.calls).toEqual([]);
     expect(again.total_usd).toBe(0);
     expect(again.free).toEqual([
       { what: 'serp', items: ['trail running shoes'], reason: expect.stringMatching(/stored/) },
     ]);
 
-    const web = { mode: 'web', seed: 'how long do trail shoes last' };
-    const research = estimateOf((await site.tool('research', { ...web, estimate: true })).body);
+    const web = { mode: 'web', seed: 'how long do trail shoes last' } as const;
+    const research = (await site.client.tool('research', { ...web, estimate: true })).body;
     expect(research.calls).toEqual([
       expect.objectContaining({
         endpoint: 'research_web',
@@ -139,12 +138,12 @@ describe('estimate: true', () => {
       }),
     ]);
     expect((await site.tool('research', { ...web, wait_ms: 10_000 })).body.status).toBe('succeeded');
-    const repeated = estimateOf((await site.tool('research', { ...web, estimate: true })).body);
+    const repeated = (await site.client.tool('research', { ...web, estimate: true })).body;
     expect(repeated).toMatchObject({ calls: [], total_usd: 0, free: [{ what: 'research', items: [web.seed] }] });
 
     const competitor = { domain: 'rival.example.com' };
     const firstRun = monitorWorkPrice({ numbers: 1, trends: 1, details: 1, gaps: 0 });
-    const adding = estimateOf((await site.tool('add_competitor', { ...competitor, estimate: true })).body);
+    const adding = (await site.client.tool('add_competitor', { ...competitor, estimate: true })).body;
     expect(adding.calls).toEqual([
       {
         provider: 'sandbox',
@@ -165,11 +164,11 @@ describe('estimate: true', () => {
     expect((await site.tool('db_select', { table: 'cm_competitors' })).body.rows).toEqual([]);
     expect((await site.tool('add_competitor', competitor)).body.created).toBe(true);
     await t.stack.drain();
-    const added = estimateOf((await site.tool('add_competitor', { ...competitor, estimate: true })).body);
+    const added = (await site.client.tool('add_competitor', { ...competitor, estimate: true })).body;
     expect(added).toMatchObject({ calls: [], free: [{ what: 'competitor', items: ['rival.example.com'] }] });
 
     // Backlinks: tracked domains answer from monitoring's snapshots; links are pulled live.
-    const overview = estimateOf((await site.tool('serp_backlinks', { estimate: true })).body);
+    const overview = (await site.client.tool('serp_backlinks', { estimate: true })).body;
     expect(overview.calls).toEqual([]);
     expect(overview.free[0]?.items).toEqual([
       expect.stringMatching(/^free\.example\.com /),
@@ -185,11 +184,11 @@ describe('estimate: true', () => {
 
   it('prices what the run then does: the same SERPs pulled, skipped and billed', async () => {
     const site = await siteClient(t, 'No drift');
-    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
+    const topic = (await site.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
     await site.tool('get_keywords', { topic_id: topic, seeds: ['trail shoes', 'road shoes', 'hiking boots'] });
     await site.tool('serp_landscape', { keyword: 'road shoes', depth: 'list' });
-    const list = { topic_id: topic, depth: 'list' };
-    const estimate = estimateOf((await site.tool('serp_landscape', { ...list, estimate: true })).body);
+    const list = { topic_id: topic, depth: 'list' } as const;
+    const estimate = (await site.client.tool('serp_landscape', { ...list, estimate: true })).body;
     const before = await spendOf(site);
     const run = (await site.tool('serp_landscape', list)).body;
     expect(estimate.calls).toEqual([
@@ -204,7 +203,7 @@ describe('estimate: true', () => {
   it('says the budget left, and answers the same over MCP, where it passes the output schema and spends nothing', async () => {
     const site = await siteClient(t, 'Estimate over MCP');
     await site.call('PUT', '/v1/budget', { daily_usd: 1 });
-    const rest = estimateOf((await site.tool('serp_keyword_refresh', { keyword: 'trail shoes', estimate: true })).body);
+    const rest = (await site.client.tool('serp_keyword_refresh', { keyword: 'trail shoes', estimate: true })).body;
     expect(rest).toMatchObject({ total_usd: SERP, budget: { remaining_usd: 1, window: 'day' } });
     expect(rest.notes[0]).toBe(`${LIMITS.refreshesPerDay} of ${LIMITS.refreshesPerDay} refreshes left today`);
     const before = await spendOf(site);
@@ -317,11 +316,11 @@ describe('approval over confirm_above_usd', () => {
 
   it('asks again when the estimate grew past the approved one, and still refuses 402 past a budget limit after confirmation', async () => {
     const site = await siteClient(t, 'Grown');
-    const topic = (await site.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
+    const topic = (await site.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Shoes' } })).body.row.id;
     // Keywords no other site lists today, whose SERPs are paid (the shared cache would answer others free).
     await site.tool('get_keywords', { topic_id: topic, seeds: ['grown trail shoes'] });
     await site.call('PUT', '/v1/budget', { confirm_above_usd: 0 });
-    const list = { topic_id: topic, depth: 'list' };
+    const list = { topic_id: topic, depth: 'list' } as const;
     const asked = (await site.tool('serp_landscape', list)).body;
     expect(asked.estimate.total_usd).toBe(SERP);
     // The topic gains a keyword: the same input would now pull two SERPs.

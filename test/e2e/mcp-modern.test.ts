@@ -51,7 +51,7 @@ const textOf = (result: CallToolResult) => {
   const [first] = result.content;
   return JSON.parse(first?.type === 'text' ? first.text : '{}') as Record<string, any>;
 };
-const paidCalls = async (site: SiteClient) => (await site.call('GET', '/v1/usage')).body.calls as number;
+const paidCalls = async (site: SiteClient) => (await site.client.route('GET /v1/usage')).body.calls;
 
 /** A raw 2026-07-28 request, its headers as the spec has them; `capabilities` the client's, per request. */
 async function raw(key: string, method: string, params: Record<string, unknown>, capabilities: object = {}) {

@@ -10,6 +10,7 @@ import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 import { whilePaused } from '../helpers/research';
+import { apiClient } from '../helpers/client';
 
 /* Over MCP, through the SDK's own client: large results in pages with a resource of the whole, and long work it can follow. */
 
@@ -47,7 +48,7 @@ interface LinksPage {
 const call = async (client: Client, name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 const linksPage = (result: CallToolResult) => result.structuredContent as unknown as LinksPage;
-const paidCalls = async () => ((await t.call('GET', '/v1/usage')).body as { calls: number }).calls;
+const paidCalls = async () => (await apiClient(t).route('GET /v1/usage')).body.calls;
 
 describe('MCP results over the size limit', () => {
   const input = { scope: 'example.org', depth: 'links', limit: 1000 };

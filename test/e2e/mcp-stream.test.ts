@@ -51,7 +51,7 @@ async function connect(key: string, url: string, answer?: Answer) {
   return { client, transport };
 }
 
-const paidCalls = async (site: SiteClient) => (await site.call('GET', '/v1/usage')).body.calls as number;
+const paidCalls = async (site: SiteClient) => (await site.client.route('GET /v1/usage')).body.calls;
 const refresh = (client: Client, keyword: string) =>
   client.callTool({ name: 'serp_keyword_refresh', arguments: { keyword } }) as Promise<CallToolResult>;
 const errorOf = (result: CallToolResult) => {

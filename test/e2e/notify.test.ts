@@ -1,5 +1,6 @@
 import { pageId } from '@cm/core';
 import { article, question, requestPathCount, useTestStack } from '../helpers/local';
+import { apiClient } from '../helpers/client';
 
 const t = useTestStack();
 
@@ -23,7 +24,7 @@ const instants = async (n: number): Promise<string[]> => {
   return out;
 };
 const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>
-  (await t.call('POST', '/articles', article(slug, extra))).body.id as string;
+  (await apiClient(t).route('POST /articles', { body: article(slug, extra) })).body.id;
 
 describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LIMITS, PUBLISH_BODY_LIMIT_BYTES } from '@cm/contract';
 import { sectionSlug } from '@cm/core';
 import { article, question, requestPathCount, warmKeyCheck, useTestStack } from '../helpers/local';
+import { apiClient } from '../helpers/client';
 
 const t = useTestStack();
 
@@ -712,7 +713,7 @@ describe('DynamoDB round trips', () => {
     // Links to live pages: a link to a page readers cannot reach costs a write more (it is listed as suppressed).
     const [b, c] = await Promise.all(
       ['counted-b', 'counted-c'].map(
-        async (slug) => (await t.call('POST', '/articles', article(slug))).body.id as string,
+        async (slug) => (await apiClient(t).route('POST /articles', { body: article(slug) })).body.id,
       ),
     );
     const body = article('counted', { copy: `See [t](page:${b})`, related_article_ids: [c] });

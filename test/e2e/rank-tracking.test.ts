@@ -3,6 +3,7 @@ import { ctrAt, daysEndingOn } from '@cm/core';
 import { Meter, ProviderError, rankCheckPrice, type SerpTask, type SerpTaskQueue } from '@cm/providers';
 import { runRankChecks, type SiteBudget } from '@cm/tools';
 import { rowKey } from '../../packages/store/src/keys';
+import { given, type ToolAnswer, type ToolArgs } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
 import { article, siteClient, startTestStack, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 
@@ -38,6 +39,8 @@ afterAll(() => {
 });
 
 const PRICE = rankCheckPrice(20);
+
+type Landscape = ToolAnswer<'serp_landscape', ToolArgs<'serp_landscape'>>;
 /** The schedule as EventBridge fires it on `day`, and everything it queues, to the end. */
 async function scheduleOn(day: string) {
   await t.stack.runSchedule(new Date(`${day}T06:00:00.000Z`));
@@ -57,7 +60,11 @@ async function untrackEarlierSites() {
 
 /** The site's ledger of rank checks: lines, those the shared cache answered (another site of the stack paid), and their (simulated) cost. */
 async function rankLedger(s: SiteClient) {
-  const report = (await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z')).body;
+  const report = (
+    await s.client.route('GET /v1/usage', {
+      query: { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' },
+    })
+  ).body;
   const lines = report.by_tool.filter((line: { tool: string }) => line.tool === 'rank_tracking');
   return {
     calls: lines.reduce((sum: number, line: { calls: number }) => sum + line.calls, 0),
@@ -66,12 +73,16 @@ async function rankLedger(s: SiteClient) {
   };
 }
 
+/** serp_landscape's history of a scope, which it answers with `history_days`. */
+async function historyOf(s: SiteClient, input: ToolArgs<'serp_landscape'>) {
+  return given((await s.client.tool('serp_landscape', input)).body.history, 'a history');
+}
+
 /** A topic with committed keywords (metrics pulled, so each has a row and a volume). */
 async function topicWith(s: SiteClient, name: string, seeds: string[]) {
-  const topic = (await s.tool('db_insert', { table: 'cm_topics', row: { name } })).body.row;
-  const pulled = await s.tool('get_keywords', { topic_id: topic.id, seeds });
-  expect(pulled.status).toBe(200);
-  return topic.id as number;
+  const topic = (await s.client.tool('db_insert', { table: 'cm_topics', row: { name } })).body.row;
+  await s.client.tool('get_keywords', { topic_id: topic.id, seeds });
+  return topic.id;
 }
 
 describe('track_rankings', () => {
@@ -97,20 +108,25 @@ describe('track_rankings', () => {
       status: 404,
       body: { code: 'not_found', table: 'cm_topics', id: 999 },
     });
-    expect((await s.tool('track_rankings', {})).body).toMatchObject({ tracking: [], depth: 20, first_check: null });
+    expect((await s.client.tool('track_rankings', {})).body).toMatchObject({
+      tracking: [],
+      depth: 20,
+      first_check: null,
+    });
   });
 
   it("tracks a topic's committed keywords with rows, never its ideas, answers their cost a month at list prices and checks them at once", async () => {
     const s = await siteClient(t, 'first', { domain: 'first.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Trail running', ['trail running shoes', 'trail shoes', 'hiking boots']);
     // An idea linked to the topic is never tracked.
-    const idea = (await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail idea', is_idea: true } }))
-      .body.row;
-    await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
+    const idea = (
+      await s.client.tool('db_insert', { table: 'cm_keywords', row: { keyword: 'trail idea', is_idea: true } })
+    ).body.row;
+    await s.client.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
 
-    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    const tracked = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     expect(tracked.status).toBe(200);
-    const keywords = tracked.body.tracking[0].keywords;
+    const keywords = given(tracked.body.tracking[0], 'the tracking').keywords;
     expect(keywords.sort()).toEqual(['hiking boots', 'trail running shoes', 'trail shoes']);
     // ... and says so: a linked idea waits to be committed.
     expect(tracked.body.untracked).toEqual([{ keyword: 'trail idea', reason: expect.stringContaining('an idea') }]);
@@ -130,7 +146,7 @@ describe('track_rankings', () => {
       first_check: { queued: 3, deferred: 0 },
     });
     await t.stack.drain();
-    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    const history = await historyOf(s, { topic_id: topicId, history_days: 1 });
     expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
     expect(await rankLedger(s)).toMatchObject({ calls: 3 });
   });
@@ -140,10 +156,11 @@ describe('track_rankings', () => {
     const topicId = await topicWith(s, 'Climbing', ['climbing harness']);
     const ideas = ['belay device', 'chalk ball'];
     for (const keyword of ideas) {
-      const idea = (await s.tool('db_insert', { table: 'cm_keywords', row: { keyword, is_idea: true } })).body.row;
-      await s.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
+      const idea = (await s.client.tool('db_insert', { table: 'cm_keywords', row: { keyword, is_idea: true } })).body
+        .row;
+      await s.client.tool('db_insert', { table: 'cm_topic_keywords', row: { topic_id: topicId, keyword_id: idea.id } });
     }
-    await s.tool('db_insert', {
+    await s.client.tool('db_insert', {
       table: 'cm_pages',
       row: {
         title: 'Harness',
@@ -152,10 +169,10 @@ describe('track_rankings', () => {
         secondary_keywords: ['belay device'],
       },
     });
-    const landscape = (await s.tool('serp_landscape', { topic_id: topicId })).body.keywords;
-    const committed = landscape.filter((k: any) => !k.is_idea).map((k: any) => k.keyword);
-    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
-    expect(tracked.body.tracking[0].keywords.sort()).toEqual(committed.sort());
+    const landscape = (await s.client.tool('serp_landscape', { topic_id: topicId })).body.keywords;
+    const committed = landscape.filter((k) => !k.is_idea).map((k) => k.keyword);
+    const tracked = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(given(tracked.body.tracking[0], 'the tracking').keywords.sort()).toEqual(committed.sort());
     expect(committed.sort()).toEqual(['belay device', 'climbing harness']);
     expect(tracked.body.untracked).toEqual([{ keyword: 'chalk ball', reason: expect.stringContaining('an idea') }]);
     await t.stack.drain();
@@ -180,28 +197,28 @@ describe('the keywords and the depth it takes', () => {
       ['serp_keyword_refresh', { keyword: 'c1\u0085' }, 'keyword'],
     ] as const;
     for (const [tool, body, path] of refused)
-      expect(await s.tool(tool, body)).toMatchObject({
+      expect(await s.client.toolError(tool, body)).toMatchObject({
         status: 400,
         body: { code: 'validation_failed', issues: [{ path, message: expect.stringContaining('control characters') }] },
       });
-    for (const table of ['cm_keywords', 'cm_pages'])
-      expect((await s.tool('db_select', { table })).body.rows).toEqual([]);
+    for (const table of ['cm_keywords', 'cm_pages'] as const)
+      expect((await s.client.tool('db_select', { table })).body.rows).toEqual([]);
     // A seed of get_keywords is judged on its own: refused with why, the others pulled.
-    const pulled = await s.tool('get_keywords', { seeds: ['nul\u0000seed', 'clean seed'] });
+    const pulled = await s.client.tool('get_keywords', { seeds: ['nul\u0000seed', 'clean seed'] });
     expect(pulled.body.rejected_seeds).toEqual([
       { seed: 'nul\u0000seed', reason: expect.stringContaining('control characters') },
     ]);
     // Leading and trailing whitespace is trimmed, as before.
-    expect((await s.tool('db_insert', { table: 'cm_keywords', row: { keyword: ' tent\n' } })).body.row.keyword).toBe(
-      'tent',
-    );
+    expect(
+      (await s.client.tool('db_insert', { table: 'cm_keywords', row: { keyword: ' tent\n' } })).body.row.keyword,
+    ).toBe('tent');
   });
 
   it('never checks a keyword with a control character stored before they were refused: listed in untracked with why', async () => {
     const s = await siteClient(t, 'control-stored', { domain: 'control-stored.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Stoves', ['camp stove', 'gas canister']);
     const pageId = (
-      await s.tool('db_insert', {
+      await s.client.tool('db_insert', {
         table: 'cm_pages',
         row: {
           title: 'Stoves',
@@ -210,10 +227,13 @@ describe('the keywords and the depth it takes', () => {
           secondary_keywords: ['gas canister'],
         },
       })
-    ).body.row.id as number;
+    ).body.row.id;
     // As stored before the refusal: the keyword's row, and the page's secondary keyword, with a NUL.
-    const rows = (await s.tool('db_select', { table: 'cm_keywords' })).body.rows;
-    const canister = rows.find((row: { keyword: string }) => row.keyword === 'gas canister');
+    const rows = (await s.client.tool('db_select', { table: 'cm_keywords' })).body.rows;
+    const canister = given(
+      rows.find((row) => row.keyword === 'gas canister'),
+      'the row of gas canister',
+    );
     for (const [key, change] of [
       [rowKey(s.siteId, 'cm_keywords', canister.id), { keyword: 'gas\u0000canister' }],
       [rowKey(s.siteId, 'cm_pages', pageId), { secondary_keywords: ['gas\u0000canister'] }],
@@ -225,10 +245,10 @@ describe('the keywords and the depth it takes', () => {
     }
     const untracked = [{ keyword: 'gas\u0000canister', reason: expect.stringContaining('control characters') }];
     for (const scope of [{ topic_id: topicId }, { page_id: pageId }]) {
-      const tracked = await s.tool('track_rankings', { ...scope, cadence: 'daily' });
+      const tracked = await s.client.tool('track_rankings', { ...scope, cadence: 'daily' });
       expect(tracked.body.untracked).toEqual(untracked);
     }
-    expect((await s.tool('track_rankings', {})).body.tracking.map((e: any) => e.keywords)).toEqual([
+    expect((await s.client.tool('track_rankings', {})).body.tracking.map((e) => e.keywords)).toEqual([
       ['camp stove'],
       ['camp stove'],
     ]);
@@ -242,14 +262,14 @@ describe('the keywords and the depth it takes', () => {
   it('checks at every depth it accepts: at the top 100 each check is paid for and stored, none dead-lettered', async () => {
     const s = await siteClient(t, 'deep', { domain: 'deep.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Deep', ['dry bag', 'head torch']);
-    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 100 });
+    const tracked = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 100 });
     expect(tracked.body).toMatchObject({ depth: 100, first_check: { queued: 2, deferred: 0 } });
     await t.stack.drain();
     for (const queue of Object.values(t.stack.queues)) expect(queue.deadLetters).toEqual([]);
     const ledger = await rankLedger(s);
     expect(ledger).toMatchObject({ calls: 2 });
     expect(ledger.cost).toBeCloseTo(2 * rankCheckPrice(100), 6);
-    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    const history = await historyOf(s, { topic_id: topicId, history_days: 1 });
     expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 2 });
     for (const keyword of ['dry bag', 'head torch']) {
       const { rows } = await t.store.ranks.latest(s.siteId, 'US/en', keyword, 1);
@@ -267,23 +287,23 @@ describe('thirty days of checks', () => {
   let neighbour: SiteClient;
   let topicId: number;
   let pageId: number;
-  let history: any;
-  let landscape: any;
+  let history: NonNullable<Landscape['history']>;
+  let landscape: Landscape;
 
   beforeAll(async () => {
     await untrackEarlierSites();
     // A site that checks one of these keywords each day too: one of the two sites' posts answers both.
     neighbour = await siteClient(t, 'neighbour', { domain: 'neighbour.example.com', locale: 'US/en' });
     const sharedId = await topicWith(neighbour, 'Roads', ['road running tips']);
-    await neighbour.tool('track_rankings', { topic_id: sharedId, cadence: 'daily' });
+    await neighbour.client.tool('track_rankings', { topic_id: sharedId, cadence: 'daily' });
     await t.stack.drain();
     s = await siteClient(t, 'thirty', { domain: 'runners-hub.example.com', locale: 'US/en' });
     topicId = await topicWith(s, 'Running', SEEDS);
-    await s.tool('add_competitor', { domain: 'rival-one.com', color: '#ff0000' });
-    await s.tool('add_competitor', { domain: 'rival-two.com' });
+    await s.client.tool('add_competitor', { domain: 'rival-one.com', color: '#ff0000' });
+    await s.client.tool('add_competitor', { domain: 'rival-two.com' });
     // A published article, named by a cm_pages row of the topic that targets one of its keywords.
-    const published = await s.call('POST', '/articles', article('running-shoes-guide'));
-    const page = await s.tool('db_insert', {
+    const published = await s.client.route('POST /articles', { body: article('running-shoes-guide') });
+    const page = await s.client.tool('db_insert', {
       table: 'cm_pages',
       row: {
         title: 'Running shoes guide',
@@ -294,14 +314,14 @@ describe('thirty days of checks', () => {
     });
     pageId = page.body.row.id;
     await t.stack.drain();
-    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body.first_check).toEqual({
+    expect((await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body.first_check).toEqual({
       queued: SEEDS.length,
       deferred: 0,
     });
     await t.stack.drain();
     for (const day of DAYS) await scheduleOn(day);
-    landscape = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 30 })).body;
-    history = landscape.history;
+    landscape = (await s.client.tool('serp_landscape', { topic_id: topicId, history_days: 30 })).body;
+    history = given(landscape.history, 'a history');
   }, 240_000);
 
   it("checks each keyword once a day: 30 days with data, each keyword on each day, the ledger at the list price × the checks it posted, $0 for those another site's post answered (none twice)", async () => {
@@ -327,7 +347,7 @@ describe('thirty days of checks', () => {
     const counted = async (body: object) => {
       await warmKeyCheck(t, s.key);
       const recording = t.stack.dynamo.record();
-      expect((await s.tool('serp_landscape', body)).status).toBe(200);
+      expect((await s.client.tool('serp_landscape', body)).status).toBe(200);
       recording.stop();
       const operations: Record<string, number> = {};
       for (const op of recording.operations()) operations[op] = (operations[op] ?? 0) + 1;
@@ -360,16 +380,24 @@ describe('thirty days of checks', () => {
   });
 
   it('has each domain’s share of voice per day as visibility: Σ CTR(position) × volume, and its share of the volume checked', () => {
-    const volumes = new Map(landscape.keywords.map((k: any) => [k.keyword, k.volume]));
-    const total = history.keywords.reduce((sum: number, k: any) => sum + (volumes.get(k.keyword) as number), 0);
-    const site = history.visibility.find((v: any) => v.is_site);
-    const rival = history.visibility.find((v: any) => v.domain === 'rival-one.com');
+    const volumes = new Map(landscape.keywords.map((k) => [k.keyword, k.volume ?? 0]));
+    const volumeOf = (keyword: string) => given(volumes.get(keyword), `the volume of ${keyword}`);
+    const total = history.keywords.reduce((sum, k) => sum + volumeOf(k.keyword), 0);
+    const site = given(
+      history.visibility.find((v) => v.is_site),
+      "the site's visibility",
+    );
+    const rival = given(
+      history.visibility.find((v) => v.domain === 'rival-one.com'),
+      "rival-one.com's visibility",
+    );
     expect(rival.color).toBe('#ff0000');
     for (const entry of [site, rival]) {
       for (let i = 0; i < 30; i++) {
-        const clicks = history.keywords.reduce((sum: number, k: any) => {
-          const position = k.positions[entry.domain][i];
-          return sum + (position === null ? 0 : ctrAt(position) * (volumes.get(k.keyword) as number));
+        const clicks = history.keywords.reduce((sum, k) => {
+          const position = given(k.positions[entry.domain], `${entry.domain}'s positions`)[i];
+          if (position === undefined) throw new Error(`no day ${i} in ${entry.domain}'s positions`);
+          return sum + (position === null ? 0 : ctrAt(position) * volumeOf(k.keyword));
         }, 0);
         expect(entry.clicks[i]).toBeCloseTo(clicks, 1);
         expect(entry.sov[i]).toBeCloseTo(clicks / total, 3);
@@ -382,38 +410,43 @@ describe('thirty days of checks', () => {
   it('names the winners and losers: keywords whose position moved most, domains whose visibility moved most', () => {
     const site = 'runners-hub.example.com';
     for (const move of [...history.winners, ...history.losers]) {
-      const series = history.keywords.find((k: any) => k.keyword === move.keyword).positions[site];
-      const known = (series as (number | null)[]).filter((p) => p !== null);
+      const series = given(history.keywords.find((k) => k.keyword === move.keyword)?.positions[site], move.keyword);
+      const known = series.filter((p) => p !== null);
       expect(move.change).not.toBe(0);
       if (move.from !== null) expect(move.from).toBe(known[0]);
       if (move.to !== null) expect(move.to).toBe(known[known.length - 1]);
     }
-    expect(history.winners.every((m: any) => m.change > 0)).toBe(true);
-    expect(history.losers.every((m: any) => m.change < 0)).toBe(true);
-    const changes = history.winners.map((m: any) => m.change);
+    expect(history.winners.every((m) => m.change > 0)).toBe(true);
+    expect(history.losers.every((m) => m.change < 0)).toBe(true);
+    const changes = history.winners.map((m) => m.change);
     expect(changes).toEqual([...changes].sort((a, b) => b - a));
     for (const move of [...history.domains_up, ...history.domains_down]) {
-      const clicks = history.visibility
-        .find((v: any) => v.domain === move.domain)
-        .clicks.filter((c: any) => c !== null);
-      expect(move.change).toBeCloseTo(clicks[clicks.length - 1] - clicks[0], 1);
+      const clicks = given(
+        history.visibility.find((v) => v.domain === move.domain),
+        move.domain,
+      ).clicks.filter((c) => c !== null);
+      expect(move.change).toBeCloseTo(
+        given(clicks.at(-1), 'the last clicks') - given(clicks[0], 'the first clicks'),
+        1,
+      );
     }
     expect(history.winners.length + history.losers.length + history.domains_up.length).toBeGreaterThan(0);
   });
 
   it("has the published page's own URL's position per day for its keyword: on the days it ranks with that page, the site's position", () => {
     expect(history.pages).toHaveLength(1);
-    const page = history.pages[0];
+    const page = given(history.pages[0], 'the page');
     expect(page).toMatchObject({
       page_id: pageId,
       title: 'Title of running-shoes-guide',
       url: 'https://runners-hub.example.com/articles/running-shoes-guide',
     });
-    expect(page.keywords.map((k: any) => k.keyword)).toEqual(['running shoes']);
-    const own: (number | null)[] = page.keywords[0].positions;
-    const site: (number | null)[] = history.keywords.find((k: any) => k.keyword === 'running shoes').positions[
-      'runners-hub.example.com'
-    ];
+    expect(page.keywords.map((k) => k.keyword)).toEqual(['running shoes']);
+    const own = given(page.keywords[0], "the page's keyword").positions;
+    const site = given(
+      history.keywords.find((k) => k.keyword === 'running shoes')?.positions['runners-hub.example.com'],
+      "the site's positions for running shoes",
+    );
     const ranked = own.filter((p) => p !== null).length;
     // Now and then: some days with the page, some with another of the site's pages (or none).
     expect(ranked).toBeGreaterThan(0);
@@ -432,11 +465,14 @@ describe('what stops tracking', () => {
     const topicId = await topicWith(s, 'Stops', ['tent pegs', 'camping stove']);
     const otherId = await topicWith(s, 'Other', ['sleeping bag']);
     const page = (
-      await s.tool('db_insert', { table: 'cm_pages', row: { title: 'Stove page', primary_keyword: 'camping stove' } })
+      await s.client.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Stove page', primary_keyword: 'camping stove' },
+      })
     ).body.row;
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
-    await s.tool('track_rankings', { topic_id: otherId, cadence: 'daily' });
-    await s.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: otherId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
     await t.stack.drain();
     const checks = async () => (await rankLedger(s)).calls;
     expect(await checks()).toBe(3);
@@ -448,15 +484,18 @@ describe('what stops tracking', () => {
     expect(await checks()).toBe(6);
 
     // The other topic off; a keyword of the first topic deleted (its link goes with it).
-    await s.tool('track_rankings', { topic_id: otherId, cadence: 'off' });
-    const pegs = (await s.tool('db_select', { table: 'cm_keywords', where: { keyword: 'tent pegs' } })).body.rows[0];
-    await s.tool('db_delete', { table: 'cm_keywords', id: pegs.id });
+    await s.client.tool('track_rankings', { topic_id: otherId, cadence: 'off' });
+    const pegs = given(
+      (await s.client.tool('db_select', { table: 'cm_keywords', where: { keyword: 'tent pegs' } })).body.rows[0],
+      'the row of tent pegs',
+    );
+    await s.client.tool('db_delete', { table: 'cm_keywords', id: pegs.id });
     await scheduleOn(days[1]!);
     expect(await checks()).toBe(7); // camping stove, once for the topic and the page both
 
-    await s.tool('db_delete', { table: 'cm_pages', id: page.id });
-    await s.tool('db_delete', { table: 'cm_topics', id: topicId });
-    expect((await s.tool('track_rankings', {})).body.tracking).toEqual([]);
+    await s.client.tool('db_delete', { table: 'cm_pages', id: page.id });
+    await s.client.tool('db_delete', { table: 'cm_topics', id: topicId });
+    expect((await s.client.tool('track_rankings', {})).body.tracking).toEqual([]);
     // Their tracking went with them, not only out of the listing.
     expect((await t.store.ranks.tracking(s.siteId)).scopes).toEqual([]);
     await scheduleOn(days[2]!);
@@ -466,7 +505,9 @@ describe('what stops tracking', () => {
   it('checks a weekly scope on the weekday tracking began', async () => {
     const s = await siteClient(t, 'weekly', { domain: 'weekly.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Weekly', ['kayak paddle']);
-    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' })).body.tracking[0]).toMatchObject({
+    expect(
+      (await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' })).body.tracking[0],
+    ).toMatchObject({
       cadence: 'weekly',
       checks_per_month: Math.round((30 / 7) * 100) / 100,
     });
@@ -485,7 +526,7 @@ describe('what a check pays', () => {
     // Room for two checks and a half, beside what the keyword metrics spent.
     const spent = (await s.call('GET', '/v1/budget')).body.daily.spent_usd;
     await s.call('PUT', '/v1/budget', { daily_usd: Math.round((spent + PRICE * 2.5) * 1e6) / 1e6 });
-    const tracked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    const tracked = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     expect(tracked.body.first_check).toEqual({ queued: 2, deferred: 2 });
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
@@ -506,10 +547,10 @@ describe('what a check pays', () => {
   it('pays nothing for a redelivered message, and nothing for a keyword whose SERP list pulled that day', async () => {
     const s = await siteClient(t, 'listed', { domain: 'listed.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Listed', ['climbing rope', 'climbing shoes', 'chalk bag']);
-    expect((await s.tool('serp_landscape', { keyword: 'chalk bag', depth: 'list' })).body.list.fetched).toEqual([
-      'chalk bag',
-    ]);
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect((await s.client.tool('serp_landscape', { keyword: 'chalk bag', depth: 'list' })).body.list?.fetched).toEqual(
+      ['chalk bag'],
+    );
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
     const message = JSON.stringify({ site_id: s.siteId, day: TODAY, requested_at: new Date().toISOString() });
@@ -517,14 +558,19 @@ describe('what a check pays', () => {
     await t.stack.queues.rank.send(message);
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
-    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    const history = await historyOf(s, { topic_id: topicId, history_days: 1 });
     expect(history.coverage).toEqual({ days: 1, days_with_data: 1, keywords_with_data: 3, failed: [] });
   });
 
   it('prices turning tracking on as a month of checks (estimate: true), and asks for approval above confirm_above_usd', async () => {
     const s = await siteClient(t, 'priced', { domain: 'priced.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Priced', ['paddle board', 'wetsuit']);
-    const estimate = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily', depth: 30, estimate: true });
+    const estimate = await s.client.tool('track_rankings', {
+      topic_id: topicId,
+      cadence: 'daily',
+      depth: 30,
+      estimate: true,
+    });
     const unit = rankCheckPrice(30);
     expect(estimate.body).toMatchObject({
       estimate: true,
@@ -535,24 +581,24 @@ describe('what a check pays', () => {
       approval_required: false,
     });
     // Nothing was set.
-    expect((await s.tool('track_rankings', {})).body).toMatchObject({ tracking: [], depth: 20 });
-    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'off', estimate: true })).body.total_usd).toBe(
-      0,
-    );
+    expect((await s.client.tool('track_rankings', {})).body).toMatchObject({ tracking: [], depth: 20 });
+    expect(
+      (await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'off', estimate: true })).body.total_usd,
+    ).toBe(0);
 
     await s.call('PUT', '/v1/budget', { confirm_above_usd: 0.01 });
-    const asked = await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    const asked = await s.client.toolError('track_rankings', { topic_id: topicId, cadence: 'daily' });
     expect(asked).toMatchObject({ status: 428, body: { code: 'approval_required' } });
-    expect((await s.tool('track_rankings', {})).body.tracking).toEqual([]);
-    const confirmed = await s.tool('track_rankings', {
+    expect((await s.client.tool('track_rankings', {})).body.tracking).toEqual([]);
+    const confirmed = await s.client.tool('track_rankings', {
       topic_id: topicId,
       cadence: 'daily',
-      confirm: asked.body.confirm,
+      confirm: String(asked.body.confirm),
     });
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.tracking).toHaveLength(1);
     // Stopping commits to nothing, and asks for nothing.
-    expect((await s.tool('track_rankings', { topic_id: topicId, cadence: 'off' })).body.tracking).toEqual([]);
+    expect((await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'off' })).body.tracking).toEqual([]);
     await t.stack.drain();
   });
 
@@ -560,13 +606,13 @@ describe('what a check pays', () => {
     const s = await siteClient(t, 'shared', { domain: 'shared.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Shared', ['tent', 'tarp']);
     const page = (
-      await s.tool('db_insert', {
+      await s.client.tool('db_insert', {
         table: 'cm_pages',
         row: { title: 'Tent page', topic_id: topicId, primary_keyword: 'tent', secondary_keywords: ['bivvy bag'] },
       })
     ).body.row;
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' });
-    const both = await s.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'weekly' });
+    const both = await s.client.tool('track_rankings', { page_id: page.id, cadence: 'daily' });
     // bivvy bag has no keyword row: not tracked, and said so.
     expect(both.body.untracked).toEqual([
       { keyword: 'bivvy bag', reason: expect.stringContaining('no cm_keywords row') },
@@ -588,23 +634,26 @@ describe('a run that fails says so', () => {
   /** A published article's cm_pages row in the topic, targeting `keyword`. */
   async function publishedPage(s: SiteClient, topicId: number, slug: string, keyword: string) {
     const published = await s.call('POST', '/articles', article(slug));
-    const page = await s.tool('db_insert', {
+    const page = await s.client.tool('db_insert', {
       table: 'cm_pages',
       row: { title: slug, topic_id: topicId, primary_keyword: keyword, published_id: published.body.id },
     });
-    return page.body.row.id as number;
+    return page.body.row.id;
   }
   const lastRuns = async (s: SiteClient) =>
     Object.fromEntries(
-      (await s.tool('track_rankings', {})).body.tracking.map((e: any) => [`${e.scope.type} ${e.scope.id}`, e.last_run]),
+      (await s.client.tool('track_rankings', {})).body.tracking.map((e) => [
+        `${e.scope.type} ${e.scope.id}`,
+        e.last_run,
+      ]),
     );
 
   it("checks a topic and one of its published pages, both tracked, each keyword once: no scope's run fails", async () => {
     const s = await siteClient(t, 'overlap', { domain: 'overlap.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Overlap', ['cycling gloves', 'cycling socks']);
     const pageId = await publishedPage(s, topicId, 'cycling-gloves', 'cycling gloves');
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
-    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
     await t.stack.drain();
     const day = later(1);
     await scheduleOn(day);
@@ -614,7 +663,7 @@ describe('a run that fails says so', () => {
       [`topic ${topicId}`]: expect.objectContaining({ day, status: 'ok' }),
       [`page ${pageId}`]: expect.objectContaining({ day, status: 'ok' }),
     });
-    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 2 })).body.history;
+    const history = await historyOf(s, { page_id: pageId, history_days: 2 });
     expect(history.coverage).toMatchObject({ days_with_data: 2, failed: [] });
     expect(history.pages).toHaveLength(1);
   });
@@ -624,13 +673,13 @@ describe('a run that fails says so', () => {
     const topicId = await topicWith(s, 'Good', ['ski wax']);
     const badTopic = await topicWith(s, 'Bad', ['ski poles']);
     const pageId = (
-      await s.tool('db_insert', {
+      await s.client.tool('db_insert', {
         table: 'cm_pages',
         row: { title: 'Poles', topic_id: badTopic, primary_keyword: 'ski poles' },
       })
-    ).body.row.id as number;
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
-    await s.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
+    ).body.row.id;
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { page_id: pageId, cadence: 'daily' });
     await t.stack.drain();
     // The page's row turns unreadable (its title gone): its scope's keywords cannot be read.
     const key = rowKey(s.siteId, 'cm_pages', pageId);
@@ -651,7 +700,7 @@ describe('a run that fails says so', () => {
         error: expect.stringContaining('internal error'),
       }),
     });
-    const history = (await s.tool('serp_landscape', { page_id: pageId, history_days: 3 })).body.history;
+    const history = await historyOf(s, { page_id: pageId, history_days: 3 });
     expect(history.coverage.failed).toEqual([{ day, error: expect.stringContaining('internal error') }]);
   });
 
@@ -705,9 +754,8 @@ describe('a run that fails says so', () => {
       expect((await lastRuns(s))[`topic ${topicId}`]).toMatchObject({ day, status: 'partial' });
       await t.stack.drain();
       // The stack's sandbox collects the one posted, and knows no such task: that day has no row for it either.
-      const failed = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history.coverage
-        .failed;
-      expect(failed.map((f: any) => [f.keyword, f.error])).toEqual([
+      const failed = (await historyOf(s, { topic_id: topicId, history_days: 1 })).coverage.failed;
+      expect(failed.map((f) => [f.keyword, f.error])).toEqual([
         ['gaiters', expect.stringContaining('no sandbox task')],
         ['ice axe', 'invalid field'],
       ]);
@@ -723,12 +771,12 @@ describe('a run that fails says so', () => {
         status: 'failed',
         error: 'rate limited',
       });
-      const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
+      const history = await historyOf(s, { topic_id: topicId, history_days: 2 });
       expect(history.coverage.failed[0]).toEqual({ day: next, error: 'rate limited' });
       // Run again without failing, the day is taken out of the failed runs.
       await runOn(s.siteId, next, answers);
-      const again = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 2 })).body.history;
-      expect(again.coverage.failed.filter((f: any) => f.keyword === undefined)).toEqual([]);
+      const again = await historyOf(s, { topic_id: topicId, history_days: 2 });
+      expect(again.coverage.failed.filter((f) => f.keyword === undefined)).toEqual([]);
     });
 
     it('records nothing on a scope stopped while its run ran, and a failure never replaces a stored row', async () => {
@@ -775,7 +823,7 @@ describe('a run that fails says so', () => {
       }),
     );
     await t.stack.drain();
-    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 7 })).body.history;
+    const history = await historyOf(s, { topic_id: topicId, history_days: 7 });
     expect(history.days[6]).toBe(day);
     expect(history.coverage).toMatchObject({
       days_with_data: 0,
@@ -788,7 +836,7 @@ describe('the history of a keyword with claims', () => {
   it('reads its last days checked past the claims among them: pending, given back, of later days', async () => {
     const s = await siteClient(t, 'claimed-ahead', { domain: 'claimed-ahead.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Kettles', ['camp kettle']);
-    await s.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     await t.stack.drain();
     const check = (day: string, runId: string) => ({
       siteId: s.siteId,
@@ -811,7 +859,7 @@ describe('the history of a keyword with claims', () => {
     expect(one.failed).toEqual([]);
     const two = await t.store.ranks.latest(s.siteId, 'US/en', 'camp kettle', 2);
     expect([two.rows.map((r) => r.day), two.failed.map((f) => f.day)]).toEqual([[TODAY], [later(-1)]]);
-    const history = (await s.tool('serp_landscape', { topic_id: topicId, history_days: 1 })).body.history;
+    const history = await historyOf(s, { topic_id: topicId, history_days: 1 });
     expect(history.days).toEqual([TODAY]);
     expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 1 });
   });

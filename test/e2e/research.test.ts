@@ -1,3 +1,4 @@
+import { given } from '../helpers/client';
 import { warmKeyCheck } from '../helpers/local';
 import { pause, useResearchStack } from '../helpers/research';
 
@@ -180,50 +181,53 @@ describe('serp_landscape analyze', () => {
   ];
 
   async function topic(s: Awaited<ReturnType<typeof site>>, seeds = SEEDS) {
-    const created = (await s.tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } })).body.row;
-    expect((await s.tool('get_keywords', { topic_id: created.id, seeds })).status).toBe(200);
+    const created = (await s.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Running' } })).body.row;
+    await s.client.tool('get_keywords', { topic_id: created.id, seeds });
     return created;
   }
 
   it('answers partial, then complete on the same call later, with facts per keyword; a third call makes no provider call', async () => {
     const s = await site();
     const { id } = await topic(s);
-    const call = { topic_id: id, depth: 'analyze', wait_ms: 0 };
+    const call = { topic_id: id, depth: 'analyze', wait_ms: 0 } as const;
+    const analyze = async () => (await s.client.tool('serp_landscape', call)).body;
+    const researchOf = async () => given((await analyze()).research, 'the research');
 
     let top5: string[] = [];
     let queued = 0;
     await whileQueued(async () => {
-      const first = await s.tool('serp_landscape', call);
-      expect(first.status).toBe(200);
+      const first = await analyze();
       // The topic's top 5 by score are listed and researched.
-      expect(first.body.list.fetched).toHaveLength(5);
-      top5 = [...first.body.list.fetched].sort();
-      expect(first.body.research).toMatchObject({ status: 'partial', facts_by_keyword: {}, failed: [] });
-      expect([...first.body.research.in_process].sort()).toEqual(top5);
+      const fetched = given(first.list, 'the list').fetched;
+      expect(fetched).toHaveLength(5);
+      top5 = [...fetched].sort();
+      expect(first.research).toMatchObject({ status: 'partial', facts_by_keyword: {}, failed: [] });
+      expect([...given(first.research, 'the research').in_process].sort()).toEqual(top5);
       queued = t.stack.queues.research.sent;
       // Called again while in process: nothing queued twice.
-      expect((await s.tool('serp_landscape', call)).body.research.status).toBe('partial');
+      expect((await researchOf()).status).toBe('partial');
       expect(t.stack.queues.research.sent).toBe(queued);
     });
 
-    const second = await s.tool('serp_landscape', call);
-    expect(second.body.research).toMatchObject({ status: 'complete', in_process: [], failed: [] });
-    expect(Object.keys(second.body.research.facts_by_keyword).sort()).toEqual(top5);
-    for (const [keyword, research] of Object.entries<any>(second.body.research.facts_by_keyword)) {
+    const second = await analyze();
+    const secondResearch = given(second.research, 'the research');
+    expect(secondResearch).toMatchObject({ status: 'complete', in_process: [], failed: [] });
+    expect(Object.keys(secondResearch.facts_by_keyword).sort()).toEqual(top5);
+    for (const [keyword, research] of Object.entries(secondResearch.facts_by_keyword)) {
       expect(research).toMatchObject({ research_id: expect.stringMatching(/^res_/), data_source: 'sandbox' });
       expect(research.facts.length).toBeGreaterThan(0);
-      expect(research.sources[0].title).toContain(keyword);
-      const ids = research.sources.map((src: { id: string }) => src.id);
+      expect(given(research.sources[0], 'a source').title).toContain(keyword);
+      const ids = research.sources.map((src) => src.id);
       for (const finding of [...research.facts, ...research.opinions])
         for (const id of finding.source_ids) expect(ids).toContain(id);
     }
-    expect(second.body.list).toMatchObject({ fetched: [], skipped: expect.arrayContaining(top5) });
+    expect(second.list).toMatchObject({ fetched: [], skipped: expect.arrayContaining(top5) });
 
-    const usage = (await s.get('/v1/usage')).body;
-    const third = await s.tool('serp_landscape', call);
-    expect(third.body).toMatchObject({ cost_usd: 0, cached: true, research: { status: 'complete' } });
-    expect(third.body.research.facts_by_keyword).toEqual(second.body.research.facts_by_keyword);
-    expect((await s.get('/v1/usage')).body.calls).toBe(usage.calls);
+    const usage = (await s.client.route('GET /v1/usage')).body;
+    const third = await analyze();
+    expect(third).toMatchObject({ cost_usd: 0, cached: true, research: { status: 'complete' } });
+    expect(third.research?.facts_by_keyword).toEqual(secondResearch.facts_by_keyword);
+    expect((await s.client.route('GET /v1/usage')).body.calls).toBe(usage.calls);
     expect(t.stack.queues.research.sent).toBe(queued);
   });
 

@@ -41,7 +41,7 @@ describe('sitemaps', () => {
     await site.call('POST', '/articles', article('elsewhere', { canonical_url: 'https://other.example.com/x' }));
     await site.call('POST', '/articles', article('self', { canonical_url: `${root}/articles/self` }));
     await site.call('POST', '/articles', article('draft', { status: 'draft' }));
-    const target = (await site.call('POST', '/articles', article('target'))).body.id as string;
+    const target = (await site.client.route('POST /articles', { body: article('target') })).body.id;
     await site.call('POST', '/articles', article('linker', { related_article_ids: [target] }));
     const read = async () =>
       new Map(
@@ -89,8 +89,8 @@ describe('sitemaps', () => {
     for (const name of ['2001-01', '9998-12'])
       expect((await get(`/sites/${site.siteId}/sitemaps/${name}.xml`)).status).toBe(404);
     const ids = [
-      (await site.call('POST', '/articles', article('gone-article'))).body.id as string,
-      (await site.call('POST', '/questions', question('gone-question'))).body.id as string,
+      (await site.client.route('POST /articles', { body: article('gone-article') })).body.id,
+      (await site.client.route('POST /questions', { body: question('gone-question') })).body.id,
     ];
     const before = await get(monthPath);
     expect(before.status).toBe(200);

@@ -44,8 +44,8 @@ describe('the home page', () => {
     const site = await siteClient(t, 'Live only');
     await site.call('POST', '/articles', article('shown'));
     await site.call('POST', '/articles', article('draft', { status: 'draft' }));
-    const down = (await site.call('POST', '/articles', article('taken-down'))).body.id as string;
-    const deleted = (await site.call('POST', '/questions', question('deleted'))).body.id as string;
+    const down = (await site.client.route('POST /articles', { body: article('taken-down') })).body.id;
+    const deleted = (await site.client.route('POST /questions', { body: question('deleted') })).body.id;
     await site.call('POST', '/api/content/notify', { id: down, type: 'article', action: 'unpublished' });
     await site.call('POST', '/api/content/notify', { id: deleted, type: 'question', action: 'deleted' });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['Title of shown']);
@@ -102,7 +102,8 @@ describe('category and topic pages, and the index of questions', () => {
     const site = await siteClient(t, 'Category site');
     await site.call('POST', '/articles', article('boots', { category: 'Trail Gear' }));
     await site.call('POST', '/articles', article('vests', { category: 'trail gear' }));
-    const other = (await site.call('POST', '/articles', article('tents', { category: 'Camping' }))).body.id as string;
+    const other = (await site.client.route('POST /articles', { body: article('tents', { category: 'Camping' }) })).body
+      .id;
     const gear = await get(`/sites/${site.siteId}/categories/trail-gear`);
     expect(gear.status).toBe(200);
     expect(gear.text).toContain('<h1>trail gear</h1>');

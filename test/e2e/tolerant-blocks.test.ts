@@ -1,4 +1,5 @@
 import { article, question, useTestStack } from '../helpers/local';
+import { apiClient } from '../helpers/client';
 
 /*
  * Blocks are tolerant (issue 14 point 2, docs/api.md#blocks): only the spec's own requirements refuse a
@@ -163,7 +164,7 @@ describe('what the spec requires of a block', () => {
 
 describe('Portable Text, as editors that write it send it (audit)', () => {
   it('renders standard blocks, lists, marks, links and citations of a question, with no warning', async () => {
-    const target = (await t.call('POST', '/articles', article('pt-target'))).body.id as string;
+    const target = (await apiClient(t).route('POST /articles', { body: article('pt-target') })).body.id;
     const answer = [
       {
         _type: 'block',

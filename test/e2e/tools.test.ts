@@ -1,5 +1,6 @@
 import { LIMITS, TOOL_LIST } from '@cm/contract';
 import { keywordScore, nextUtcMidnight } from '@cm/core';
+import { apiClient, type ToolArgs } from '../helpers/client';
 import { useTestStack } from '../helpers/local';
 import { fakeClock } from '../helpers/clock';
 
@@ -11,16 +12,13 @@ async function site(options: { domain?: string; locale?: string } = {}) {
   const tool = <T = any>(name: string, body: unknown) =>
     t.call<T>('POST', `/v1/tools/${name}`, body, { key: created.key });
   const usage = (query = '') => t.call('GET', `/v1/usage${query}`, undefined, { key: created.key });
-  return { ...created, tool, usage };
+  return { ...created, tool, usage, client: apiClient(t, created.key) };
 }
 
 type Site = Awaited<ReturnType<typeof site>>;
 
-const insert = async (s: Site, table: string, row: Record<string, unknown>) => {
-  const reply = await s.tool('db_insert', { table, row });
-  expect(reply.status).toBe(200);
-  return reply.body.row as Record<string, any>;
-};
+const insert = async (s: Site, table: ToolArgs<'db_insert'>['table'], row: Record<string, unknown>) =>
+  (await s.client.tool('db_insert', { table, row })).body.row;
 
 describe('tool surface', () => {
   it('lists every tool with its description and a JSON Schema of its parameters', async () => {
@@ -221,9 +219,10 @@ describe('db tools', () => {
 
   it('selects by an indexed field a value of any length: none has it, and the longest storable is found', async () => {
     const s = await site();
-    const stored = await insert(s, 'cm_pages', { title: 'Page', published_id: '😀'.repeat(32) });
+    const longest = '😀'.repeat(32);
+    const stored = await insert(s, 'cm_pages', { title: 'Page', published_id: longest });
     const select = (published_id: string) => s.tool('db_select', { table: 'cm_pages', where: { published_id } });
-    expect((await select(stored.published_id)).body.rows).toEqual([stored]);
+    expect((await select(longest)).body.rows).toEqual([stored]);
     const long = await select('😀'.repeat(1000));
     expect([long.status, long.body.rows]).toEqual([200, []]);
   });
@@ -449,9 +448,8 @@ describe('get_keywords', () => {
 /** A topic with committed keywords attached through get_keywords. */
 async function topicWith(s: Site, seeds: string[]) {
   const topic = await insert(s, 'cm_topics', { name: 'Topic' });
-  const pulled = await s.tool('get_keywords', { topic_id: topic.id, seeds });
-  expect(pulled.status).toBe(200);
-  return { topic, keywords: pulled.body.keywords as Array<Record<string, any>> };
+  const pulled = await s.client.tool('get_keywords', { topic_id: topic.id, seeds });
+  return { topic, keywords: pulled.body.keywords };
 }
 
 const TWELVE = [
@@ -533,7 +531,7 @@ describe('serp_landscape', () => {
     const s = await site();
     const { topic, keywords } = await topicWith(s, TWELVE);
     const top10 = [...keywords]
-      .sort((a, b) => keywordScore(b as any) - keywordScore(a as any))
+      .sort((a, b) => keywordScore(b) - keywordScore(a))
       .slice(0, 10)
       .map((k) => k.keyword);
     const list = await s.tool('serp_landscape', { topic_id: topic.id, depth: 'list' });

@@ -4,15 +4,11 @@ import type { RateRule } from '@cm/contract';
 import { startLocalStack, type LocalStack } from '@cm/local';
 import { forgetKeyLookups, resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { apiClient, type Reply } from './client';
 import { expectDeclaredReply, isJsonType } from './contract';
 import { fileScoped } from './file-scoped';
 
-export interface Reply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { Reply } from './client';
 
 export interface TestStack {
   stack: LocalStack;
@@ -202,13 +198,16 @@ export const question = (slug: string, extra: Record<string, unknown> = {}) => (
   ...extra,
 });
 
-/** A new site on `t` and calls with its key: `call` any route, `tool` a research tool. */
+/**
+ * A new site on `t` and calls with its key: `call` any route, `tool` a research tool; `client` the same
+ * typed by the route and tool declarations (./client.ts).
+ */
 export async function siteClient(t: TestStack, name: string, options: { domain?: string; locale?: string } = {}) {
   const created = await t.newSite(name, options);
   const call = <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     t.call<T>(method, path, body, { key: created.key, headers });
   const tool = <T = any>(toolName: string, body: unknown) => call<T>('POST', `/v1/tools/${toolName}`, body);
-  return { ...created, call, tool };
+  return { ...created, call, tool, client: apiClient(t, created.key) };
 }
 export type SiteClient = Awaited<ReturnType<typeof siteClient>>;
 

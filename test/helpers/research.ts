@@ -1,13 +1,14 @@
+import { apiClient } from './client';
 import { useTestStack, withStackEnv, type TestStack } from './local';
 
 /* What the research tests share: a site of their own, other job timings, and the cap's invariant. */
 
-/** A site of its own for a research test, with its tool calls and reads under its key. */
+/** A site of its own for a research test, with its tool calls and reads under its key (typed: `client`). */
 async function researchSite(t: TestStack) {
   const created = await t.newSite('Research site', { domain: 'shoes.example.com', locale: 'US/en' });
   const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body, { key: created.key });
   const get = (path: string) => t.call('GET', path, undefined, { key: created.key });
-  return { ...created, tool, get };
+  return { ...created, tool, get, client: apiClient(t, created.key) };
 }
 
 /** The count never drifts from the number of live leases. */

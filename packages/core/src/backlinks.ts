@@ -1,3 +1,4 @@
+import { Bug } from './bug';
 import type { HealthFlag } from '@cm/contract';
 import { monthOf, monthStart } from './time';
 
@@ -65,7 +66,7 @@ export function median(values: readonly number[]): number | null {
   if (upper === undefined) return null; // no values
   if (sorted.length % 2) return upper;
   const lower = sorted[mid - 1];
-  if (lower === undefined) throw new Error('an even number of values above zero has two middle values');
+  if (lower === undefined) throw new Bug('an even number of values above zero has two middle values');
   return (lower + upper) / 2;
 }
 

@@ -1,27 +1,92 @@
-export * from './bug';
-export * from './ids';
-export * from './markup';
-export * from './urls';
-export * from './redirect-uris';
-export * from './pages';
-export * from './site-urls';
-export * from './render';
-export * from './notify';
-export * from './relink';
-export * from './keywords';
-export * from './domains';
-export * from './time';
-export * from './landscape';
-export * from './ranks';
-export * from './research';
-export * from './addresses';
-export * from './backlinks';
-export * from './robots';
-export * from './blocks';
-export * from './theme';
-export * from './palette';
-export * from './icon';
-export * from './cards';
-export * from './listing-pages';
-export * from './site-files';
-export * from './budget-warnings';
+export { Bug } from './bug';
+export { pageId, pageTypeOfId } from './ids';
+export { isPrivateUseScheme, redirectTarget, redirectUriRefusal, redirectUriRegistered } from './redirect-uris';
+export {
+  articleDoc,
+  checkBodySiteId,
+  outgoingLinks,
+  pageBlocks,
+  pageRecord,
+  preparePublish,
+  publishWarnings,
+  questionDoc,
+  readerRecord,
+  suppressedLinks,
+} from './pages';
+export { domainPath, homeUrl, pageUrl, questionsUrl, sectionSlug, sectionUrl, siteRoot } from './site-urls';
+export {
+  UNAVAILABLE,
+  relatedShown,
+  renderArticle,
+  renderPage,
+  renderQuestion,
+  renderUnavailable,
+  renderedLinkTargets,
+} from './render';
+export type { RenderOptions } from './render';
+export { liveChanged, notifiedState, siteTime } from './notify';
+export type { LiveState } from './notify';
+export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
+export { displayDomain, normalizeDomain } from './domains';
+export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
+export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
+/** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */
+export { VERDICT_MIN_VOLUME_COVERAGE } from './landscape';
+export type { ScopeKeyword } from './landscape';
+export {
+  CHECKS_PER_MONTH,
+  daysEndingOn,
+  isDue,
+  isPageUrl,
+  keywordCadence,
+  monthlyUsd,
+  pageUrlOn,
+  rankHistory,
+  rankRowOf,
+} from './ranks';
+export type { HistoryPage } from './ranks';
+export {
+  RECENT_RESEARCH_MS,
+  SHARED_RESEARCH_MS,
+  answeringResearch,
+  normalizedResearchQuery,
+  recallThreshold,
+  researchJobQuery,
+  researchTerms,
+} from './research';
+export { addressCounted, addressRange, addressRefusal, hostRefusal, isPublicAddress } from './addresses';
+export {
+  DETAIL_REFRESH,
+  HEALTH_THRESHOLDS,
+  brandOf,
+  detailDue,
+  extendTrend,
+  healthFlags,
+  isBrandAnchor,
+  linksPerDomain,
+  median,
+  rankGap,
+  trendWithin,
+  velocity,
+} from './backlinks';
+export type { HealthInput } from './backlinks';
+export { CRAWLABLE_PATHS, SITES_PREFIX, robotsTxt } from './robots';
+export { BLOCK_TYPES, escapeHtml } from './blocks';
+export { THEME_STYLE_SOURCE } from './theme';
+export { PALETTES } from './palette';
+export { SITE_ICON_SVG } from './icon';
+export { pageCard } from './cards';
+export { renderListing } from './listing-pages';
+export {
+  LISTINGS_SHARD,
+  feedXml,
+  inSitemap,
+  monthRange,
+  monthsBetween,
+  pageEntries,
+  siteRobotsTxt,
+  sitemapIndexXml,
+  sitemapShardOf,
+  sitemapXml,
+} from './site-files';
+export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';

@@ -3,7 +3,10 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers log JSON lines as on Lambda; their EMF metric lines only when asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+import { Bug } from '@cm/core';
 import { parseArgs } from 'node:util';
+import { decodeEnvironment, numberVariable } from '@cm/runtime';
+import * as z from 'zod/mini';
 import { dynamoEngine } from './dynamo';
 import { startLocalStack } from './stack';
 
@@ -13,19 +16,23 @@ import { startLocalStack } from './stack';
  * DYNAMODB_PORT (8000), data under DATA_DIR (.data). The engine is dynalite unless `--engine` or
  * DYNAMO_ENGINE names Amazon DynamoDB Local (which needs Java 17 or later).
  */
+const port = numberVariable('a port, a whole number from 0 to 65535', 0, 65_535);
+const Ports = z.object({ PORT: port, MCP_STREAM_PORT: port, DYNAMODB_PORT: port });
+
 async function main() {
   const { values } = parseArgs({
     options: { memory: { type: 'boolean', default: false }, engine: { type: 'string' } },
   });
+  const ports = decodeEnvironment(Ports, process.env);
   const memory = values.memory;
   const engine = dynamoEngine(values.engine ?? process.env.DYNAMO_ENGINE);
   const dataDir = process.env.DATA_DIR || '.data';
   const stack = await startLocalStack({
     memory,
     dataDir,
-    port: Number(process.env.PORT ?? 3000),
-    ...(process.env.MCP_STREAM_PORT ? { streamPort: Number(process.env.MCP_STREAM_PORT) } : {}),
-    dynamoPort: Number(process.env.DYNAMODB_PORT ?? 8000),
+    port: ports.PORT ?? 3000,
+    ...(ports.MCP_STREAM_PORT === undefined ? {} : { streamPort: ports.MCP_STREAM_PORT }),
+    dynamoPort: ports.DYNAMODB_PORT ?? 8000,
     tableName: process.env.TABLE_NAME || 'content',
     engine,
     demoSite: true,
@@ -33,7 +40,7 @@ async function main() {
     ...(process.env.RATE_LIMITS === 'off' ? { rateRules: [] } : {}),
   });
   const { demo } = stack;
-  if (!demo) throw new Error('The local stack started without the demo site it was asked for');
+  if (!demo) throw new Bug('The local stack started without the demo site it was asked for');
   console.log(
     [
       `Content API on ${stack.url} (DynamoDB on ${engine} at ${stack.dynamo.endpoint}, table ${stack.tableName}, ${memory ? 'in memory' : `data in ${dataDir}/`})`,

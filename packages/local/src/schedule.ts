@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { parseArgs } from 'node:util';
 import { WORKERS, type WorkerName } from '@cm/contract';
 import { resetServices, setQueueTransport } from '@cm/runtime';
@@ -69,7 +70,7 @@ export async function runScheduleCommand(
   setQueueTransport({
     send: (name, body, delaySeconds) => {
       const queue = queues.get(name);
-      if (!queue) throw new Error(`no queue ${name}`);
+      if (!queue) throw new Bug(`no queue ${name}`);
       return queue.send(body, (delaySeconds ?? 0) * 1000);
     },
   });

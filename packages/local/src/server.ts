@@ -9,7 +9,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { isIP, type Server as NetServer, type Socket } from 'node:net';
-import { domainPath } from '@cm/core';
+import { Bug, domainPath } from '@cm/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
   answersHead,
@@ -72,7 +72,7 @@ export function matchRoute(method: string, path: string): { route: Route; params
     const params = names.map((name, i): [string, string] => {
       const raw = m[i + 1];
       // Each name is a group the pattern must match.
-      if (raw === undefined) throw new Error(`${route.path} matched without its {${name}}`);
+      if (raw === undefined) throw new Bug(`${route.path} matched without its {${name}}`);
       return [name, decodeParam(name, raw)];
     });
     return { route, params: Object.fromEntries(params) };
@@ -391,6 +391,6 @@ export async function listen(server: Server, port: number, name: string): Promis
 /** The port a server listening on TCP has. */
 export function portOf(server: NetServer): number {
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('The server is not listening on a TCP port');
+  if (address === null || typeof address === 'string') throw new Bug('The server is not listening on a TCP port');
   return address.port;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { addressRange, addressRefusal, hostRefusal, isPublicAddress } from '@cm/core';
+import { addressRange, addressRefusal, Bug, hostRefusal, isPublicAddress } from '@cm/core';
 import { UrlRefused } from './errors';
 
 /*
@@ -134,7 +134,7 @@ export async function readBody(res: IncomingMessage, maxBytes: number): Promise<
   let size = 0;
   // Throwing out of the loop destroys the response, and with it the socket: nothing more is read.
   for await (const chunk of res) {
-    if (!Buffer.isBuffer(chunk)) throw new Error('a response read without an encoding yields buffers');
+    if (!Buffer.isBuffer(chunk)) throw new Bug('a response read without an encoding yields buffers');
     size += chunk.length;
     if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);

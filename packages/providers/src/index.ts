@@ -1,6 +1,15 @@
-export * from './meter';
-export * from './errors';
-export * from './types';
+export { Meter, OutOfTime } from './meter';
+export type { Hold, MeterOptions, PaidCall, PendingLedger, ProviderCall, ProviderGate, SpendGuard } from './meter';
+export { ProviderError, UnknownOutcome, UrlRefused } from './errors';
+export { WEB_RESEARCH } from './types';
+export type {
+  BacklinkDataProvider,
+  BacklinkProfile,
+  KeywordDataProvider,
+  ResearchProvider,
+  SerpTask,
+  SerpTaskQueue,
+} from './types';
 export { resolveAll } from './resolve';
 export {
   SandboxKeywordData,
@@ -10,5 +19,32 @@ export {
   sandboxHasNoData,
   sandboxReferringDomains,
 } from './sandbox';
-export * from './dataforseo';
-export * from './prices';
+export {
+  BACKLINK_ENDPOINTS,
+  DataForSeoBacklinkData,
+  DataForSeoKeywordData,
+  DataForSeoSerpQueue,
+  ENDPOINTS,
+  SERP_QUEUE_ENDPOINTS,
+  classify,
+} from './dataforseo';
+export {
+  BULK_NUMBERS_ENDPOINTS,
+  BULK_TARGETS,
+  backlinkDetailPrice,
+  backlinkLinksPrice,
+  backlinkProfilePrice,
+  backlinkTrendPrice,
+  bulkNumbersPrice,
+  dataForSeoPrice,
+  dataForSeoTaskItems,
+  keywordIdeasPrice,
+  keywordMetricsPrice,
+  linkGapPrice,
+  monitorWorkPrice,
+  monitoringMonthPrice,
+  rankCheckPrice,
+  serpPrice,
+  webResearchPrice,
+} from './prices';
+export type { MonitorWork } from './prices';

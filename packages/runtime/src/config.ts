@@ -8,6 +8,8 @@ import {
   type FunctionName,
   type WorkerName,
 } from '@cm/contract';
+import * as z from 'zod/mini';
+import { decodeEnvironment, numberVariable } from './env.decoder';
 
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
 export interface Config {
@@ -132,25 +134,29 @@ const MCP_APPROVAL_WAIT_MS = 45_000;
 /** The most it may wait: the streaming function's 300 s leave room for the tool's 29 s and a research wait of 25 s after it. */
 const MCP_APPROVAL_WAIT_MAX_MS = 180_000;
 
-/** The approval wait from the environment; a value outside 1 s to 180 s stops the function at start. */
-function approvalWaitOf(value: string | undefined): number {
-  if (!value) return MCP_APPROVAL_WAIT_MS;
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 1_000 || ms > MCP_APPROVAL_WAIT_MAX_MS)
-    throw new Error(
-      `MCP_APPROVAL_WAIT_MS must be whole milliseconds from 1000 to ${MCP_APPROVAL_WAIT_MAX_MS} (not ${JSON.stringify(value)})`,
-    );
-  return ms;
-}
+const milliseconds = numberVariable('whole milliseconds, 1 or more', 1);
 
-/** A non-negative number of USD from the environment, or null when unset; anything else stops the function at start, not at each paid call. */
-function usdOf(name: string, value: string | undefined): number | null {
-  if (!value) return null;
-  const usd = Number(value);
-  if (!Number.isFinite(usd) || usd < 0)
-    throw new Error(`${name} must be a number of USD, 0 or more (not ${JSON.stringify(value)})`);
-  return usd;
-}
+/** The environment's numeric variables: a value that does not fit stops the function at start, not at each call. */
+const NumericEnvironment = z.object({
+  DYNAMODB_REQUEST_TIMEOUT_MS: milliseconds,
+  DYNAMODB_CONNECTION_TIMEOUT_MS: milliseconds,
+  DATAFORSEO_TIMEOUT_MS: milliseconds,
+  DATAFORSEO_TASK_READY_SECONDS: numberVariable('whole seconds, 0 or more', 0),
+  SANDBOX_RESEARCH_MS: numberVariable('whole milliseconds, 0 or more', 0),
+  RESEARCH_LEASE_MS: milliseconds,
+  RESEARCH_SITE_PLACES: numberVariable(
+    `a whole number from 1 to ${LIMITS.concurrentResearch}`,
+    1,
+    LIMITS.concurrentResearch,
+  ),
+  GLOBAL_DAILY_BUDGET_USD: numberVariable('a number of USD, 0 or more', 0, Infinity, true),
+  MCP_RESULT_MAX_BYTES: numberVariable('whole bytes, 1 or more', 1),
+  MCP_APPROVAL_WAIT_MS: numberVariable(
+    `whole milliseconds from 1000 to ${MCP_APPROVAL_WAIT_MAX_MS}`,
+    1_000,
+    MCP_APPROVAL_WAIT_MAX_MS,
+  ),
+});
 
 /** The entries whose variable is set (an empty one counts as unset). */
 function setOnly<K extends string>(entries: [K, string | undefined][]): Partial<Record<K, string>> {
@@ -159,25 +165,15 @@ function setOnly<K extends string>(entries: [K, string | undefined][]): Partial<
   return set;
 }
 
-/** RESEARCH_SITE_PLACES: a whole number of places from 1 to the cap; unset, the service's default. */
-function sitePlacesOf(value: string | undefined): number {
-  if (!value) return LIMITS.researchSitePlaces;
-  const places = Number(value);
-  if (!Number.isInteger(places) || places < 1 || places > LIMITS.concurrentResearch)
-    throw new Error(`RESEARCH_SITE_PLACES must be a whole number from 1 to ${LIMITS.concurrentResearch}, not ${value}`);
-  return places;
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error('TABLE_NAME is not set');
+  const numbers = decodeEnvironment(NumericEnvironment, env);
   return {
     tableName,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-    dynamoRequestTimeoutMs: env.DYNAMODB_REQUEST_TIMEOUT_MS ? Number(env.DYNAMODB_REQUEST_TIMEOUT_MS) : undefined,
-    dynamoConnectionTimeoutMs: env.DYNAMODB_CONNECTION_TIMEOUT_MS
-      ? Number(env.DYNAMODB_CONNECTION_TIMEOUT_MS)
-      : undefined,
+    dynamoRequestTimeoutMs: numbers.DYNAMODB_REQUEST_TIMEOUT_MS,
+    dynamoConnectionTimeoutMs: numbers.DYNAMODB_CONNECTION_TIMEOUT_MS,
     region: env.AWS_REGION || undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     publicPagesUrl: env.PUBLIC_PAGES_URL?.replace(/\/+$/, '') || undefined,
@@ -188,8 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: env.DATAFORSEO_PASSWORD || undefined,
       secret: env.DATAFORSEO_SECRET || undefined,
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
-      timeoutMs: env.DATAFORSEO_TIMEOUT_MS ? Number(env.DATAFORSEO_TIMEOUT_MS) : undefined,
-      taskReadySeconds: env.DATAFORSEO_TASK_READY_SECONDS ? Number(env.DATAFORSEO_TASK_READY_SECONDS) : undefined,
+      timeoutMs: numbers.DATAFORSEO_TIMEOUT_MS,
+      taskReadySeconds: numbers.DATAFORSEO_TASK_READY_SECONDS,
     },
     research: {
       tavilyApiKey: env.TAVILY_API_KEY || undefined,
@@ -198,17 +194,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bedrockModelId: env.BEDROCK_MODEL_ID || DEFAULT_BEDROCK_MODEL,
       bedrockEndpoint: env.BEDROCK_ENDPOINT || undefined,
     },
-    sandboxResearchMs: env.SANDBOX_RESEARCH_MS ? Number(env.SANDBOX_RESEARCH_MS) : undefined,
-    researchLeaseMs: env.RESEARCH_LEASE_MS ? Number(env.RESEARCH_LEASE_MS) : RESEARCH_LEASE_MS,
-    researchSitePlaces: sitePlacesOf(env.RESEARCH_SITE_PLACES),
-    globalDailyBudgetUsd: usdOf('GLOBAL_DAILY_BUDGET_USD', env.GLOBAL_DAILY_BUDGET_USD),
+    sandboxResearchMs: numbers.SANDBOX_RESEARCH_MS,
+    researchLeaseMs: numbers.RESEARCH_LEASE_MS ?? RESEARCH_LEASE_MS,
+    researchSitePlaces: numbers.RESEARCH_SITE_PLACES ?? LIMITS.researchSitePlaces,
+    globalDailyBudgetUsd: numbers.GLOBAL_DAILY_BUDGET_USD ?? null,
     sandboxListPrices: env.SANDBOX_LIST_PRICES === '1' || env.SANDBOX_LIST_PRICES === 'true',
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    mcpResultMaxBytes: Number(env.MCP_RESULT_MAX_BYTES) || LIMITS.mcpResultBytes,
-    mcpApprovalWaitMs: approvalWaitOf(env.MCP_APPROVAL_WAIT_MS),
+    mcpResultMaxBytes: numbers.MCP_RESULT_MAX_BYTES ?? LIMITS.mcpResultBytes,
+    mcpApprovalWaitMs: numbers.MCP_APPROVAL_WAIT_MS ?? MCP_APPROVAL_WAIT_MS,
     functionNames: setOnly(FUNCTIONS.map((fn) => [fn, env[functionEnvName(fn)]])),
     queueUrls: setOnly(WORKERS.map((queue) => [queue, env[queueUrlEnvName(queue)]])),
     dashboardDir: env.DASHBOARD_DIR || undefined,

@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type middy from '@middy/core';
@@ -127,7 +128,7 @@ const observations = new WeakMap<Context, Observation>();
 /** The Observation of the invocation with this Lambda context (started by `observed`). */
 export function observationOf(context: Context): Observation {
   const observation = observations.get(context);
-  if (!observation) throw new Error('no Observation: the handler is not wrapped in observed()');
+  if (!observation) throw new Bug('no Observation: the handler is not wrapped in observed()');
   return observation;
 }
 

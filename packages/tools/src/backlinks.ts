@@ -1,6 +1,6 @@
 import type { SerpBacklinksInput } from '@cm/contract';
 import { LIMITS } from '@cm/contract';
-import { displayDomain, healthFlags, linksPerDomain, rankGap, trendWithin } from '@cm/core';
+import { Bug, displayDomain, healthFlags, linksPerDomain, rankGap, trendWithin } from '@cm/core';
 import { competitorDomain } from './competitors';
 import { competitorDomains, DATABASE, siteOf, type ToolContext } from './context';
 import { GAP_LIMIT } from './monitoring';
@@ -188,7 +188,7 @@ async function serpBacklinksRun(ctx: ToolContext, input: SerpBacklinksInput) {
   const siteProfile: Tracked = { ...trackedOf(own), isSite: true, isCompetitor: false };
   const shown = plan.scope === 'all' ? [siteProfile, ...competitorProfiles] : [siteProfile];
   const [siteView, ...competitorViews] = shown.map((t) => profileView(t, othersOf(t)));
-  if (!siteView) throw new Error('the site profile is always shown first');
+  if (!siteView) throw new Bug('the site profile is always shown first');
   const views = [siteView, ...competitorViews];
   return {
     data_source: own.data_source,

@@ -10,7 +10,16 @@ import {
   type BudgetWindow,
   type ToolBudget,
 } from '@cm/contract';
-import { monthStart, nextUtcMidnight, utcDay, warnedAlready, warningLevel, warningMark, warningPeriod } from '@cm/core';
+import {
+  Bug,
+  monthStart,
+  nextUtcMidnight,
+  utcDay,
+  warnedAlready,
+  warningLevel,
+  warningMark,
+  warningPeriod,
+} from '@cm/core';
 import type { Hold, SpendGuard } from '@cm/providers';
 import type { BudgetLimits, BudgetSettings, HoldRef, SpendScope, Store, WindowState, Windows } from '@cm/store';
 
@@ -183,7 +192,7 @@ export class SiteBudget implements SpendGuard {
       this.options.measure?.(100);
       await this.warnOf(limits, day, site.window, 100, site.state);
       const limit = limits[WINDOW_LIMIT[site.window]];
-      if (limit === null) throw new Error(`the ${site.window} window refused a reservation without a limit`);
+      if (limit === null) throw new Bug(`the ${site.window} window refused a reservation without a limit`);
       throw budgetExceeded(site.window, now, { limit, state: site.state });
     }
     this.options.scheduled?.stopped();

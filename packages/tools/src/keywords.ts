@@ -1,5 +1,5 @@
 import { ApiError, LIMITS, type GetKeywordsInput, type KeywordRow, type RowOf } from '@cm/contract';
-import { checkedWithoutData, keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
+import { Bug, checkedWithoutData, keywordLocale, normalizeKeyword, splitSeeds } from '@cm/core';
 import { mapLimit } from '@cm/store';
 import { pageKeywords, rowOrNotFound, rowScore, siteOf, type ToolContext } from './context';
 import { metricsCalls, pullMetrics, uniqueOf, type Target } from './keyword-metrics';
@@ -45,7 +45,7 @@ export async function upsertKeywords(
   );
   const raced = await mapLimit(conflicts, 16, (c) => {
     const write = missing[c.index];
-    if (!write) throw new Error(`insertMany reported a conflict of row ${c.index}, which it was not given`);
+    if (!write) throw new Bug(`insertMany reported a conflict of row ${c.index}, which it was not given`);
     return rows.update(ctx.siteId, 'cm_keywords', c.existingId, write.fields, now);
   });
   return [...updated.flatMap((u) => (u.row ? [u.row] : [])), ...created, ...raced.flatMap((r) => (r ? [r] : []))];

@@ -1,5 +1,5 @@
 import type { KeywordRow, RowOf } from '@cm/contract';
-import { normalizeKeyword, type ScopeKeyword } from '@cm/core';
+import { Bug, normalizeKeyword, type ScopeKeyword } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
 import { pageKeywords, rowOrNotFound, type ToolContext } from './context';
 
@@ -116,7 +116,7 @@ export async function resolveScope(
     };
   }
   // The input schemas require exactly one of keyword, page_id and topic_id.
-  if (input.topic_id === undefined) throw new Error('a scope without keyword, topic_id or page_id passed its schema');
+  if (input.topic_id === undefined) throw new Bug('a scope without keyword, topic_id or page_id passed its schema');
   const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id);
   const [links, pages] = await Promise.all([
     ctx.store.rows.byField(ctx.siteId, 'cm_topic_keywords', 'topic_id', topic.id),

@@ -1,5 +1,5 @@
 import { LIMITS } from '@cm/contract';
-import { monthStart } from '@cm/core';
+import { Bug, monthStart } from '@cm/core';
 import { ProviderError } from '../errors';
 import type { Meter } from '../meter';
 import { BULK_NUMBERS_ENDPOINTS, BULK_TARGETS } from '../prices';
@@ -170,7 +170,7 @@ export class DataForSeoBacklinkData implements BacklinkDataProvider {
    * row for has none of what it counts: an empty profile, as the single-target summary answers it.
    */
   async numbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
-    if (domains.length > BULK_TARGETS) throw new Error(`at most ${BULK_TARGETS} domains a bulk request`);
+    if (domains.length > BULK_TARGETS) throw new Bug(`at most ${BULK_TARGETS} domains a bulk request`);
     const answer = new Map<string, BacklinkNumbers>();
     if (domains.length === 0) return answer;
     const targets = [...domains];

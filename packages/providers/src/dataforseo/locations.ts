@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import type { Country } from '@cm/contract';
 
 /**
@@ -51,7 +52,7 @@ export interface Location {
  */
 export function locationOf(locale: string, options: { worldwide: boolean }): Location {
   const [country = '', language] = locale.split('/');
-  if (language === undefined) throw new Error(`${locale} is not a locale ("<COUNTRY>/<lang>")`);
+  if (language === undefined) throw new Bug(`${locale} is not a locale ("<COUNTRY>/<lang>")`);
   const code =
     (isCountry(country) ? LOCATION_CODES[country] : undefined) ??
     (options.worldwide ? null : LOCATION_CODES[WORLDWIDE_FALLBACK]);

@@ -12,7 +12,7 @@ import type {
 } from '../types';
 import type { Meter } from '../meter';
 import { LIMITS } from '@cm/contract';
-import { brandOf, monthOf, monthStart } from '@cm/core';
+import { brandOf, Bug, monthOf, monthStart } from '@cm/core';
 import {
   backlinkDetailPrice,
   backlinkProfilePrice,
@@ -122,7 +122,7 @@ const POOL_DOMAINS = [...POOL.keys()];
 /** The rank of a pool domain: every sandbox link comes from the pool. */
 function poolRank(domain: string): number {
   const rank = POOL.get(domain);
-  if (rank === undefined) throw new Error(`${domain} is not in the sandbox's pool of linking domains`);
+  if (rank === undefined) throw new Bug(`${domain} is not in the sandbox's pool of linking domains`);
   return rank;
 }
 
@@ -235,7 +235,7 @@ function anchorsOf(domain: string, backlinks: number): AnchorShare[] {
     ? 0.1 + unit(domain, 'brand-share') * 0.15
     : 0.15 + unit(domain, 'brand-share') * 0.3;
   const [leadTopical] = topical;
-  if (leadTopical === undefined) throw new Error('the sandbox has topical anchors');
+  if (leadTopical === undefined) throw new Bug('the sandbox has topical anchors');
   const brandAnchor: [string, number] = [brand, brandShare];
   const top: [string, number] = overOptimized ? [leadTopical, 0.32 + unit(domain, 'top-share') * 0.18] : brandAnchor;
   const rest: Array<[string, number]> = [
@@ -430,7 +430,7 @@ export class SandboxBacklinkData implements BacklinkDataProvider {
 
   /** One call for all the domains, billed as the three bulk requests of that many rows would be. */
   numbers(domains: readonly string[], meter: Meter): Promise<Map<string, BacklinkNumbers>> {
-    if (domains.length > BULK_TARGETS) throw new Error(`at most ${BULK_TARGETS} domains a bulk request`);
+    if (domains.length > BULK_TARGETS) throw new Bug(`at most ${BULK_TARGETS} domains a bulk request`);
     const now = this.now();
     return charge(
       meter,

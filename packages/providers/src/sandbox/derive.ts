@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { createHash } from 'node:crypto';
 
 /** A number in [0, 1) derived from the text and a salt: the same inputs always give the same number. */
@@ -20,7 +21,7 @@ export function twoSignificant(value: number): number {
 /** The item at `index`, counting on from the start past the end (the lists it is used on are never empty). */
 export function cycled<T>(items: readonly T[], index: number): T {
   const item = items[index % items.length];
-  if (item === undefined) throw new Error('no item to pick from an empty list');
+  if (item === undefined) throw new Bug('no item to pick from an empty list');
   return item;
 }
 

@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import { fieldError, isJsonObject, type McpToolName } from '@cm/contract';
 import { getConfig } from '../config';
 import { hasOwnCursor } from './tool-kinds';
@@ -175,8 +176,8 @@ export async function nextPage(caller: Caller, name: McpToolName, cursor: string
       `it names no result of ${name} that is still kept (results are kept ${KEPT_FOR}): call the tool again without it`,
     );
   const result: unknown = JSON.parse(kept.json);
-  if (!isJsonObject(result)) throw new Error(`kept result ${at.resultId} is not a JSON object`);
+  if (!isJsonObject(result)) throw new Bug(`kept result ${at.resultId} is not a JSON object`);
   const list = longestList(result);
-  if (!list) throw new Error(`kept result ${at.resultId} has no list to page`);
+  if (!list) throw new Bug(`kept result ${at.resultId} has no list to page`);
   return pageNote(pageOf(result, at.resultId, list.path, at.offset, resultMaxBytes()), at.resultId, resultMaxBytes());
 }

@@ -1,3 +1,4 @@
+import { Bug } from '@cm/core';
 import * as z from 'zod/v4';
 import {
   createMcpHandler,
@@ -298,7 +299,7 @@ const modernHandler = () =>
   (modern ??= createMcpHandler(
     ({ requestInfo }) => {
       const caller = requestInfo && callers.get(requestInfo);
-      if (!caller) throw new Error('An MCP request reached the server without its caller');
+      if (!caller) throw new Bug('An MCP request reached the server without its caller');
       return mcpServer(caller, 'modern', null);
     },
     { legacy: 'reject' },

@@ -1,5 +1,5 @@
 import { ApiError, fieldError, LIMITS, isJobMode, type JobMode, type ResearchInput } from '@cm/contract';
-import { researchJobQuery } from '@cm/core';
+import { Bug, researchJobQuery } from '@cm/core';
 import type { Job, ResearchJobInput, StoredResearch } from '@cm/store';
 import type { ToolContext } from '../context';
 import { queryStates, queueClaimedJob, type QueryStates } from './claims';
@@ -29,7 +29,7 @@ function researchReply(job: Job, dataSource: string, joined: boolean) {
   // A call that joined another's job pays nothing: what the job cost is on the call that queued it.
   const joinedFields = joined ? { joined: true as const, cost_usd: 0 } : {};
   if (job.status === 'succeeded') {
-    if (!job.result) throw new Error(`research job ${job.job_id} succeeded without a result`);
+    if (!job.result) throw new Bug(`research job ${job.job_id} succeeded without a result`);
     const { cost_usd, data_source, ...findings } = job.result;
     return {
       job_id: job.job_id,

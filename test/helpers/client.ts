@@ -1,0 +1,210 @@
+import * as z from 'zod/mini';
+import {
+  ArticleRecord,
+  BudgetInput,
+  BudgetView,
+  CommunityAnswerCreated,
+  CommunityAnswerInput,
+  ErrorBody,
+  HealthReply,
+  JobView,
+  MonitoringInput,
+  MonitoringView,
+  NotifyInput,
+  NotifyResult,
+  PageList,
+  PublishResult,
+  QuestionRecord,
+  ROUTES,
+  routeKey,
+  SummaryInput,
+  ToolListing,
+  ToolEstimate,
+  TOOLS,
+  UsageReport,
+  type ToolResult,
+} from '@cm/contract';
+
+/*
+ * A typed client of the test stack, as Hono's `hc` is typed from its app: a route by its key and a tool
+ * by its name answer the types their declarations give (the route's reply schema, the tool's result), so
+ * a test reads a reply without `any`, `!` or a cast. Every reply is still checked against what its route
+ * declares (TestStack.call), and a success against the schema its type comes from here.
+ */
+
+/** A reply of the test stack: its status, headers, body (JSON parsed) and text. */
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** What the client sends through: the test stack (./local.ts), whose call checks each reply against its route. */
+interface Caller {
+  key: string;
+  call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
+}
+
+/** The JSON routes' success replies, by route key: each is the schema its route declares (checked below). */
+const ROUTE_REPLIES = {
+  'GET /health': HealthReply,
+  'POST /articles': PublishResult,
+  'POST /questions': PublishResult,
+  'GET /articles': z.union([PageList, ArticleRecord]),
+  'GET /articles/{id}': ArticleRecord,
+  'GET /questions': z.union([PageList, QuestionRecord]),
+  'GET /questions/{id}': QuestionRecord,
+  'PUT /questions/{id}/summary': QuestionRecord,
+  'POST /questions/{id}/answers': CommunityAnswerCreated,
+  'POST /api/content/notify': NotifyResult,
+  'GET /v1/tools': ToolListing,
+  'GET /v1/jobs/{job_id}': JobView,
+  'GET /v1/usage': UsageReport,
+  'GET /v1/budget': BudgetView,
+  'PUT /v1/budget': BudgetView,
+  'GET /v1/monitoring': MonitoringView,
+  'PUT /v1/monitoring': MonitoringView,
+} as const;
+
+/**
+ * The routes' bodies. A publish's body is left `unknown`: the service takes more than its schema's type
+ * (unknown fields and blocks it tolerates), and the tests send that.
+ */
+const ROUTE_BODIES = {
+  'PUT /questions/{id}/summary': SummaryInput,
+  'POST /questions/{id}/answers': CommunityAnswerInput,
+  'POST /api/content/notify': NotifyInput,
+  'PUT /v1/budget': BudgetInput,
+  'PUT /v1/monitoring': MonitoringInput,
+} as const;
+
+for (const key of [...Object.keys(ROUTE_REPLIES), ...Object.keys(ROUTE_BODIES)]) {
+  const route = ROUTES.find((r) => routeKey(r) === key);
+  if (!route) throw new Error(`the test client names ${key}, which no route declares`);
+  const declared = Object.entries(route.replies).filter(([status, reply]) => Number(status) < 300 && reply.schema);
+  if (declared.length === 0) throw new Error(`${key} declares no JSON success reply for the test client to type`);
+}
+for (const [key, schema] of Object.entries(ROUTE_BODIES))
+  if (ROUTES.find((r) => routeKey(r) === key)?.body !== schema)
+    throw new Error(`the test client's body of ${key} is not the one its route declares`);
+
+export type RouteKey = keyof typeof ROUTE_REPLIES;
+type Query = Record<string, string | number | boolean | undefined>;
+
+/** `GET /articles?slug=…` answers the article; without a slug, a page of the list (as GET /questions). */
+type ListOrRecord<Q, Record> = Q extends { slug: string } ? Record : z.input<typeof PageList>;
+export type RouteReply<K extends RouteKey, Q = Query> = K extends 'GET /articles'
+  ? ListOrRecord<Q, z.input<typeof ArticleRecord>>
+  : K extends 'GET /questions'
+    ? ListOrRecord<Q, z.input<typeof QuestionRecord>>
+    : z.input<(typeof ROUTE_REPLIES)[K]>;
+
+type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+type PathOf<K extends string> = K extends `${string} ${infer Path}` ? Path : never;
+type Params<K extends RouteKey> = Record<ParamNames<PathOf<K>>, string | number>;
+type Body<K extends RouteKey> = K extends keyof typeof ROUTE_BODIES ? z.input<(typeof ROUTE_BODIES)[K]> : unknown;
+
+interface Sent<Q> {
+  query?: Q;
+  /** Another key, or null for none; the client's own by default. */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+export type RouteRequest<K extends RouteKey, Q> = Sent<Q> &
+  ([ParamNames<PathOf<K>>] extends [never] ? { params?: never } : { params: Params<K> }) &
+  (K extends `${'POST' | 'PUT'} ${string}` ? { body: Body<K> } : { body?: never });
+
+export type ToolName = keyof typeof TOOLS;
+/** A tool's input as a client sends it. */
+export type ToolArgs<N extends ToolName> = z.input<(typeof TOOLS)[N]['input']>;
+/** A tool's answer to `input`: the price for `estimate: true`, else its result. */
+export type ToolAnswer<N extends ToolName, I> = I extends { estimate: true }
+  ? z.input<typeof ToolEstimate>
+  : Exclude<ToolResult<N>, { estimate: true }>;
+
+/** The request a route takes: its path parameters when it has any, a body when it is a POST or PUT. */
+type RouteArgs<K extends RouteKey, Q> = [ParamNames<PathOf<K>>] extends [never]
+  ? K extends `${'POST' | 'PUT'} ${string}`
+    ? [RouteRequest<K, Q>]
+    : [RouteRequest<K, Q>?]
+  : [RouteRequest<K, Q>];
+type LooseRequest = Sent<Query> & { params?: Record<string, string | number>; body?: unknown };
+
+function pathOf(key: string, params: Record<string, string | number> = {}, query: Query = {}): string {
+  const path = key
+    .slice(key.indexOf(' ') + 1)
+    .replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+  return search.size > 0 ? `${path}?${search.toString()}` : path;
+}
+
+/** The stack's client with the demo site's key, or `key`'s. */
+export function apiClient(t: Caller, key: string | null = t.key) {
+  const send = (method: string, path: string, body: unknown, sent: Sent<Query>) =>
+    t.call<unknown>(method, path, body, { key: sent.key === undefined ? key : sent.key, headers: sent.headers });
+
+  /** A success, typed by `schema`; anything else throws with the reply. */
+  const succeeded = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
+    if (reply.status >= 300) throw new Error(`${what} answered ${reply.status}: ${reply.text.slice(0, 2000)}`);
+    const parsed = z.safeParse(schema, reply.body);
+    if (!parsed.success) throw new Error(`${what} answered unlike its type: ${z.prettifyError(parsed.error)}`);
+    // The body is the reply as sent (the schema's input side), which the parse just checked.
+    return { ...reply, body: reply.body as T };
+  };
+  /** An error in the service's one shape; a success throws. */
+  const refused = (reply: Reply<unknown>, what: string): Reply<z.output<typeof ErrorBody>> => {
+    if (reply.status < 400)
+      throw new Error(`${what} answered ${reply.status}, not an error: ${reply.text.slice(0, 2000)}`);
+    return { ...reply, body: ErrorBody.parse(reply.body) };
+  };
+
+  /** A route by its key (`'GET /articles/{id}'`), with its path parameters, query and body. */
+  function route<K extends RouteKey, const Q extends Query = Record<never, never>>(
+    key: K,
+    ...request: RouteArgs<K, Q>
+  ): Promise<Reply<RouteReply<K, Q>>>;
+  async function route(key: RouteKey, request: LooseRequest = {}): Promise<Reply<unknown>> {
+    const path = pathOf(key, request.params, request.query);
+    const reply = await send(key.slice(0, key.indexOf(' ')), path, request.body, request);
+    return succeeded(reply, `${key} (${path})`, ROUTE_REPLIES[key]);
+  }
+
+  return {
+    route,
+
+    /** A route that must refuse: its error, whatever the request (a test of refusals sends what the types forbid). */
+    async routeError(route: RouteKey | `${'GET' | 'POST' | 'PUT' | 'DELETE'} /${string}`, request: LooseRequest = {}) {
+      const path = pathOf(route, request.params, request.query);
+      return refused(await send(route.slice(0, route.indexOf(' ')), path, request.body, request), `${route} (${path})`);
+    },
+
+    /** A research tool's result (or its price, with `estimate: true`). */
+    async tool<N extends ToolName, const I extends ToolArgs<N>>(
+      name: N,
+      input: I,
+      sent: Sent<never> = {},
+    ): Promise<Reply<ToolAnswer<N, I>>> {
+      const reply = await send('POST', `/v1/tools/${name}`, input, sent);
+      const priced = typeof input === 'object' && input !== null && 'estimate' in input && input.estimate === true;
+      return succeeded(reply, name, priced ? ToolEstimate : TOOLS[name].result);
+    },
+
+    /** A tool call that must be refused, with any input. */
+    async toolError(name: ToolName, input: unknown, sent: Sent<never> = {}) {
+      return refused(await send('POST', `/v1/tools/${name}`, input, sent), name);
+    },
+  };
+}
+
+/** `value`, which the test expects to be there: throws naming `what` when it is not (instead of a `!`). */
+export function given<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`expected ${what}, got ${String(value)}`);
+  return value;
+}
