@@ -3,7 +3,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { perWorker, QUEUE_SETTINGS, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
+import { perWorker, QUEUES, visibilityTimeoutSeconds, WORKERS, type WorkerName } from '@cm/contract';
 import { queueStalledAlarm, type Alarms } from './alarms';
 import type { FunctionFactory } from './function';
 import { pascal } from './ids';
@@ -16,7 +16,7 @@ import { pascal } from './ids';
 export const MESSAGE_RETENTION = Duration.days(14);
 
 /**
- * A queue per worker, delivering as its {@link QUEUE_SETTINGS} say, with a dead-letter queue that alarms
+ * A queue per worker, delivering as its {@link QUEUES} say, with a dead-letter queue that alarms
  * when a message lands in it, and an alarm when it stops draining.
  */
 export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerName, Queue> {
@@ -35,7 +35,7 @@ export function workerQueues(scope: Construct, alarms: Alarms): Record<WorkerNam
       // SQS's longest: a message waits out a stopped worker's repair instead of expiring after the default 4 days.
       retentionPeriod: MESSAGE_RETENTION,
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: QUEUE_SETTINGS[worker].maxReceiveCount },
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: QUEUES[worker].maxReceiveCount },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
@@ -56,7 +56,7 @@ export function queueWorkers(
 ): Map<WorkerName, NodejsFunction> {
   return new Map(
     WORKERS.map((worker) => {
-      const { batchSize, timeoutSeconds, maxConcurrency } = QUEUE_SETTINGS[worker];
+      const { batchSize, timeoutSeconds, maxConcurrency } = QUEUES[worker];
       const fn = lambda(`${worker}-worker`, Duration.seconds(timeoutSeconds));
       fn.addEventSource(
         new SqsEventSource(queues[worker], { batchSize, reportBatchItemFailures: true, maxConcurrency }),

@@ -1,4 +1,4 @@
-import { QUEUE_SETTINGS, RESEARCH_LEASE_MS, type BudgetTicket } from '@cm/contract';
+import { QUEUES, RESEARCH_LEASE_MS, type BudgetTicket } from '@cm/contract';
 import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import type { ResearchJobInput } from '@cm/store';
@@ -35,7 +35,7 @@ async function abandoned(
 }
 
 it('leases a job just past the research worker’s time limit by default; RESEARCH_LEASE_MS sets another', () => {
-  const limitMs = QUEUE_SETTINGS.research.timeoutSeconds * 1000;
+  const limitMs = QUEUES.research.timeoutSeconds * 1000;
   expect(RESEARCH_LEASE_MS).toBeGreaterThan(limitMs);
   expect(RESEARCH_LEASE_MS).toBeLessThanOrEqual(limitMs + 30_000);
   expect(loadConfig({ TABLE_NAME: 'x' }).researchLeaseMs).toBe(RESEARCH_LEASE_MS);

@@ -11,7 +11,7 @@ import {
   functionEnvName,
   MCP_INVOKES,
   MCP_STREAM_TIMEOUT_SECONDS,
-  QUEUE_SETTINGS,
+  QUEUES,
   ROUTES,
   answersHead,
   TOOL_FUNCTIONS,
@@ -389,7 +389,7 @@ describe('CDK stack', () => {
     expect(withDlq).toHaveLength(WORKERS.length);
     // Each as its settings say: 5 deliveries, 8 for rank-collect (a task not ready yet is delivered again).
     expect(withDlq.map(([, q]) => q.Properties.RedrivePolicy.maxReceiveCount).sort()).toEqual(
-      WORKERS.map((worker) => QUEUE_SETTINGS[worker].maxReceiveCount).sort(),
+      WORKERS.map((worker) => QUEUES[worker].maxReceiveCount).sort(),
     );
     for (const [, queue] of withDlq) {
       const dlq = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
@@ -442,7 +442,7 @@ describe('CDK stack', () => {
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
     const functions = template.findResources('AWS::Lambda::Function');
     for (const worker of WORKERS) {
-      const settings = QUEUE_SETTINGS[worker];
+      const settings = QUEUES[worker];
       const [queueId, queue] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
       expect(queue.Properties.RedrivePolicy).toEqual({
         deadLetterTargetArn: {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { QUEUE_SETTINGS, WORKERS } from '@cm/contract';
+import { QUEUES, WORKERS } from '@cm/contract';
 import { InProcessQueue, RECURSIVE_LOOP_LIMIT, RECURSIVE_LOOP_STOPPED } from '@cm/local';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
@@ -19,7 +19,7 @@ describe("the local stack's queues", () => {
   it.each(WORKERS)(
     '%s: hands its worker batches of the shared batch size, and dead-letters a message after exactly the shared deliveries',
     async (worker) => {
-      const { batchSize, maxReceiveCount } = QUEUE_SETTINGS[worker];
+      const { batchSize, maxReceiveCount } = QUEUES[worker];
       const queue = t.stack.queues[worker];
       const count = 2 * batchSize + 1;
       const output = captureOutput({ level: 'ERROR' });
@@ -67,7 +67,7 @@ describe('InProcessQueue', () => {
     const queue = new InProcessQueue(worker, handler);
     await queue.send('ok');
     await queue.idle();
-    const limitMs = QUEUE_SETTINGS[worker].timeoutSeconds * 1000;
+    const limitMs = QUEUES[worker].timeoutSeconds * 1000;
     expect(timeLimitsMs).toEqual([expect.any(Number)]);
     expect(timeLimitsMs[0]).toBeLessThanOrEqual(limitMs);
     expect(timeLimitsMs[0]).toBeGreaterThan(limitMs - 1000);

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { QUEUE_SETTINGS, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
+import { QUEUES, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
 import { articleDoc, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
@@ -77,13 +77,13 @@ describe('relink worker', () => {
     }
     const failures = output.logs('message failed; SQS delivers it again, or moves it to the dead-letter queue');
     expect(failures.map((line) => line.receive_count)).toEqual(
-      Array.from({ length: QUEUE_SETTINGS.relink.maxReceiveCount }, (_v, i) => i + 1),
+      Array.from({ length: QUEUES.relink.maxReceiveCount }, (_v, i) => i + 1),
     );
     expect(queue.deadLetters).toEqual([
       {
         messageId: expect.any(String),
         body: '{"site_id": 1, "target_id": 7}',
-        receiveCount: QUEUE_SETTINGS.relink.maxReceiveCount,
+        receiveCount: QUEUES.relink.maxReceiveCount,
       },
     ]);
     queue.deadLetters.length = 0;

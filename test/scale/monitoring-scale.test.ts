@@ -24,7 +24,7 @@ import { measureStretch, stopScheduleMidway } from '../helpers/scale';
 
 /*
  * The daily monitoring schedule at scale, thousands of sites with 10 active competitors each, on the
- * local stack (its queues run as many workers at once as QUEUE_SETTINGS lets Lambda). Messages, provider
+ * local stack (its queues run as many workers at once as QUEUES lets Lambda). Messages, provider
  * calls and their list price, DynamoDB requests and time are counted and printed. Then, on a stack of its
  * own, a schedule stopped midway and run again monitors every domain once that day and pays for nothing
  * twice; and sites of one niche, their competitors shared, pay each domain's numbers once a day.

@@ -9,7 +9,7 @@ import { measureStretch, stopScheduleMidway } from '../helpers/scale';
 /*
  * The daily rank checks over 1,000 sites tracking a topic of 5 keywords each (5,000 checks; at the size
  * of a deployment, RANK_SCALE_SITES=10000, about 9 minutes: docs/architecture/queued-jobs.md#rank-tracking has
- * its figures; what a site costs does not change with the number of sites), on the local stack (its queues run as many workers at once as QUEUE_SETTINGS lets
+ * its figures; what a site costs does not change with the number of sites), on the local stack (its queues run as many workers at once as QUEUES lets
  * Lambda): messages, provider posts, DynamoDB requests and time are counted and printed. Monitoring's
  * messages (the same plan sends them) are counted but not run here: monitoring-scale.test.ts measures
  * them. Then, on a stack of its own, a schedule stopped midway and run again checks every keyword once

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  */
 
 const ROOT = join(__dirname, '..', '..');
-const PACKAGES = ['core', 'runtime', 'providers', 'publishing', 'tools', 'local'];
+const PACKAGES = ['core', 'runtime', 'providers', 'publishing', 'tools', 'local', 'store'];
 
 const entryPointsOf = (name: string): string[] => {
   const manifest: { exports: Record<string, string> } = JSON.parse(

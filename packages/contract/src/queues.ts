@@ -162,18 +162,15 @@ export type Enqueue = <Q extends WorkerName>(
   delaySeconds?: number,
 ) => Promise<void>;
 
-/** Each worker's queue settings: a view of {@link QUEUES}. */
-export const QUEUE_SETTINGS: Record<WorkerName, QueueSettings> = QUEUES;
-
 /**
  * How long a research job is leased (its place under the cap, and the job itself) by default: just past
  * the research worker's time limit, so only a dead worker, or a message that was lost, lets it lapse.
  * A lapsed job ends `failed` with `lease_expired` and its place is freed (RESEARCH_LEASE_MS sets another).
  */
-export const RESEARCH_LEASE_MS = (QUEUE_SETTINGS.research.timeoutSeconds + 10) * 1000;
+export const RESEARCH_LEASE_MS = (QUEUES.research.timeoutSeconds + 10) * 1000;
 
 /** How often the sweep looks for research jobs whose lease lapsed (an EventBridge rule on AWS, a timer locally). */
 export const RESEARCH_SWEEP_MINUTES = 1;
 
 /** How long SQS hides a message while a worker has it: six times the worker's time limit, as AWS advises for a Lambda event source. */
-export const visibilityTimeoutSeconds = (worker: WorkerName): number => QUEUE_SETTINGS[worker].timeoutSeconds * 6;
+export const visibilityTimeoutSeconds = (worker: WorkerName): number => QUEUES[worker].timeoutSeconds * 6;

@@ -3,14 +3,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { QUEUE_SETTINGS, type WorkerName } from '@cm/contract';
+import { QUEUES, type WorkerName } from '@cm/contract';
 import { logger } from '@cm/runtime';
 import { lambdaContext } from './context';
 import { decodeJournalLine, type Chain, type JournalEntry, type SentMessage } from './queue.decoder';
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
-/** Overrides of the worker's {@link QUEUE_SETTINGS}, and the local retry wait. */
+/** Overrides of the worker's {@link QUEUES}, and the local retry wait. */
 export interface QueueOptions {
   /** Records per invocation, as an SQS event source's batch size. */
   batchSize?: number;
@@ -165,7 +165,7 @@ export class InProcessQueue {
     private readonly handler: WorkerHandler,
     options: QueueOptions = {},
   ) {
-    const settings = QUEUE_SETTINGS[name];
+    const settings = QUEUES[name];
     this.batchSize = options.batchSize ?? settings.batchSize;
     this.maxReceiveCount = options.maxReceiveCount ?? settings.maxReceiveCount;
     this.retryDelayMs = options.retryDelayMs ?? 100;
