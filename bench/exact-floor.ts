@@ -176,6 +176,8 @@ export async function startExactFloor(
         .finally(() => db !== warm && db.destroy());
     });
   });
+  // Kept-alive connections stay open however long a section leaves them idle (a close would race a reuse).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     server,

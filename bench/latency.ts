@@ -121,6 +121,8 @@ async function startBareFloor(
         .finally(() => db !== warm && db.destroy());
     });
   });
+  // Kept-alive connections stay open however long a section leaves them idle (a close would race a reuse).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
