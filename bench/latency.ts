@@ -145,6 +145,12 @@ interface Operation {
 
 interface Sample {
   ms: number;
+  /**
+   * The process's CPU time while the request ran: the service, the floors, the embedded DynamoDB and the
+   * client share the process, and nothing else of it runs meanwhile, so this is the request's own cost,
+   * which other processes' load on a shared machine stretches far less than its wall-clock time.
+   */
+  cpuMs: number;
   /** The time the embedded DynamoDB spent answering the request's DynamoDB calls (timed at its server). */
   dynamoMs: number;
   requests: number;
@@ -164,6 +170,12 @@ export interface Latency {
   floor_p99_ms: number;
   median_ratio: number;
   p99_ratio: number;
+  /** Median CPU time of a request (see Sample), and the service's ratios of it to each floor's. */
+  cpu_median_ms: number;
+  exact_floor_cpu_median_ms: number;
+  floor_cpu_median_ms: number;
+  exact_cpu_ratio: number;
+  cpu_ratio: number;
   /** The service's DynamoDB requests per request (median), its queued work aside; the exact floor's. */
   dynamodb_requests: number;
   exact_floor_dynamodb_requests: number;
@@ -182,6 +194,7 @@ function summary(service: Sample[], exact: Sample[], bare: Sample[]): Latency {
   const inDynamo = (s: Sample) => s.dynamoMs;
   const outside = (s: Sample) => s.ms - s.dynamoMs;
   const requests = (s: Sample) => s.requests;
+  const cpu = (s: Sample) => s.cpuMs;
   return {
     n: service.length,
     median_ms: mid(service),
@@ -194,6 +207,11 @@ function summary(service: Sample[], exact: Sample[], bare: Sample[]): Latency {
     floor_p99_ms: round(at(bare, 0.99)),
     median_ratio: round(at(service, 0.5) / at(bare, 0.5)),
     p99_ratio: round(at(service, 0.99) / at(bare, 0.99)),
+    cpu_median_ms: mid(service, cpu),
+    exact_floor_cpu_median_ms: mid(exact, cpu),
+    floor_cpu_median_ms: mid(bare, cpu),
+    exact_cpu_ratio: round(at(service, 0.5, cpu) / at(exact, 0.5, cpu)),
+    cpu_ratio: round(at(service, 0.5, cpu) / at(bare, 0.5, cpu)),
     dynamodb_requests: median(service.map(requests)),
     exact_floor_dynamodb_requests: median(exact.map(requests)),
     dynamodb_median_ms: mid(service, inDynamo),
@@ -212,7 +230,8 @@ function print(name: string, r: Latency, cold: boolean) {
       `exact floor ${r.exact_floor_median_ms} ms = ${r.exact_median_ratio}x${p99(r.exact_floor_p99_ms, r.exact_p99_ratio)}; ` +
       `bare floor ${r.floor_median_ms} ms = ${r.median_ratio}x${p99(r.floor_p99_ms, r.p99_ratio)}\n` +
       `${''.padEnd(8)} in DynamoDB ${r.dynamodb_median_ms} / ${r.exact_floor_dynamodb_median_ms} / ${r.floor_dynamodb_median_ms} ms; ` +
-      `outside it ${r.outside_dynamodb_median_ms} / ${r.exact_floor_outside_dynamodb_median_ms} / ${r.floor_outside_dynamodb_median_ms} ms (service / exact / bare)`,
+      `outside it ${r.outside_dynamodb_median_ms} / ${r.exact_floor_outside_dynamodb_median_ms} / ${r.floor_outside_dynamodb_median_ms} ms (service / exact / bare)\n` +
+      `${''.padEnd(8)} CPU ${r.cpu_median_ms} / ${r.exact_floor_cpu_median_ms} / ${r.floor_cpu_median_ms} ms: ${r.exact_cpu_ratio}x the exact floor's, ${r.cpu_ratio}x the bare floor's`,
   );
 }
 
@@ -265,10 +284,17 @@ export async function httpFigures(
     const samples = { service: [] as Sample[], exact: [] as Sample[], bare: [] as Sample[] };
     const run = async (request: () => Promise<Answer>, status: number, side: string) => {
       const recording = stack.dynamo.record();
+      const started = process.cpuUsage();
       const answer = await request().finally(() => recording.stop());
+      const { user, system } = process.cpuUsage(started);
       expect(answer, status, `${op.name} ${side}`);
       const durations = recording.durations();
-      return { ms: answer.ms, dynamoMs: durations.reduce((sum, ms) => sum + ms, 0), requests: durations.length };
+      return {
+        ms: answer.ms,
+        cpuMs: (user + system) / 1000,
+        dynamoMs: durations.reduce((sum, ms) => sum + ms, 0),
+        requests: durations.length,
+      };
     };
     const fresh: Record<string, string> = cold ? { [FRESH]: '1' } : {};
     const sides = {
