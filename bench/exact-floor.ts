@@ -116,27 +116,43 @@ export function retable(value: unknown, from: string, to: string): unknown {
 
 /**
  * Sends `commands` on `db` against table `to` (recorded against `from`), each once the commands that had
- * finished before it was recorded have finished: the same order and overlap. Resolves to the replies.
+ * finished before it was recorded have finished: the same order and overlap.
  */
 export async function replay(
   db: DynamoDBDocumentClient,
   commands: readonly SentCommand[],
   from: string,
   to: string,
-): Promise<unknown[]> {
+): Promise<void> {
   const replies: Promise<unknown>[] = [];
   for (const { make, input, after } of commands) {
     const command = new make(retable(structuredClone(input), from, to) as never);
     const before = replies.filter((_, index) => after.includes(index));
     replies.push(Promise.all(before).then(() => db.send(command as never)));
   }
-  return Promise.all(replies);
+  await Promise.all(replies);
+}
+
+/** A reply as the service sent it: its status, its headers as they came (names' case and order), its body's bytes. */
+export interface RecordedReply {
+  status: number;
+  /** Names and values in one list, as Node's `rawHeaders`. */
+  headers: string[];
+  body: Buffer;
+}
+
+/** `headers` (names and values in one list) without the Date header, which Node writes for each reply itself. */
+export function withoutDate(headers: readonly string[]): string[] {
+  return headers.flatMap((entry, index) =>
+    index % 2 === 1 || entry.toLowerCase() === 'date' ? [] : [entry, headers[index + 1] ?? ''],
+  );
 }
 
 /**
  * The exact floor's server: `POST|GET /<kind>` parses the body (as the service does), then sends the
- * oldest capture queued for `kind` (`queue(kind, commands)`), and answers 200 with the last reply as
- * JSON. With the header `x-fresh-client` it sends them on a new client, as a cold start would.
+ * oldest capture queued for `kind` (`queue(kind, commands, reply)`) and answers the service's reply to
+ * it byte for byte (its Date apart, which Node writes), so the HTTP framing and the reply's size are the
+ * same on both sides. With the header `x-fresh-client` it sends them on a new client, as a cold start would.
  */
 export async function startExactFloor(
   recorder: CommandRecorder,
@@ -146,7 +162,7 @@ export async function startExactFloor(
 ): Promise<{
   server: Server;
   url: string;
-  queue: (kind: string, commands: SentCommand[]) => void;
+  queue: (kind: string, commands: SentCommand[], reply: RecordedReply) => void;
   pending: (kind: string) => number;
 }> {
   const client = () => {
@@ -155,24 +171,24 @@ export async function startExactFloor(
     return db;
   };
   const warm = client();
-  const queued = new Map<string, SentCommand[][]>();
+  const queued = new Map<string, { commands: SentCommand[]; reply: RecordedReply }[]>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const db = req.headers['x-fresh-client'] ? client() : warm;
-      const reply = (status: number, value: unknown) =>
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const refuse = (status: number, error: string) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
       const run = async () => {
         if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString('utf8'));
         const kind = decodeURIComponent((req.url ?? '/').slice(1));
-        const commands = queued.get(kind)?.shift();
-        if (!commands) return reply(409, { error: `nothing queued for ${kind}` });
-        const replies = await replay(db, commands, from, to);
-        return reply(200, replies.at(-1) ?? null);
+        const capture = queued.get(kind)?.shift();
+        if (!capture) return refuse(409, `nothing queued for ${kind}`);
+        await replay(db, capture.commands, from, to);
+        res.writeHead(capture.reply.status, capture.reply.headers).end(capture.reply.body);
       };
       run()
-        .catch((error: unknown) => reply(500, { error: String(error) }))
+        .catch((error: unknown) => refuse(500, String(error)))
         .finally(() => db !== warm && db.destroy());
     });
   });
@@ -182,7 +198,12 @@ export async function startExactFloor(
   return {
     server,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    queue: (kind, commands) => queued.set(kind, [...(queued.get(kind) ?? []), commands]),
+    // The Date is taken off here, not per request: the service spends nothing on it either.
+    queue: (kind, commands, reply) =>
+      queued.set(kind, [
+        ...(queued.get(kind) ?? []),
+        { commands, reply: { ...reply, headers: withoutDate(reply.headers) } },
+      ]),
     pending: (kind) => queued.get(kind)?.length ?? 0,
   };
 }

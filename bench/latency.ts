@@ -5,7 +5,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, type LocalStack } from '@cm/local';
 import { forgetKeyLookups, resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore } from '@cm/store';
-import { startExactFloor, type CommandRecorder } from './exact-floor';
+import { startExactFloor, type CommandRecorder, type RecordedReply } from './exact-floor';
 import { median, quantile, round } from './stats';
 
 /*
@@ -28,9 +28,23 @@ export const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 export interface Answer {
   status: number;
+  /** The headers as they came (names and values in one list). */
+  headers: string[];
+  bytes: Buffer;
+  /** The bytes as UTF-8 text. */
   body: string;
   ms: number;
 }
+
+/** What the exact floor is to answer for a request the service answered so. */
+export const replyOf = (answer: Answer): RecordedReply => ({
+  status: answer.status,
+  headers: answer.headers,
+  body: answer.bytes,
+});
+
+/** The exact floor's answer to a capture the service made outside a timed request (set-up, queued work). */
+const UNTIMED: RecordedReply = { status: 200, headers: [], body: Buffer.alloc(0) };
 
 /** One HTTP request on a kept-alive connection (of `via`), timed from send to the last byte. */
 export function send(
@@ -60,13 +74,11 @@ export function send(
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - started,
-          }),
-        );
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.rawHeaders, bytes, body: bytes.toString('utf8'), ms });
+        });
         res.on('error', reject);
       },
     );
@@ -267,12 +279,16 @@ export async function httpFigures(
       throw new Error(`${side}: ${answer.status}, not ${status}: ${answer.body.slice(0, 300)}`);
     return answer;
   };
-  /** The service's commands not yet replayed on the mirror (set-up, queued work): replayed, untimed. */
-  const mirror = async (kind = 'mirror') => {
-    await stack.drain();
-    exact.queue(kind, recorder.take());
-    while (exact.pending(kind) > 0) expect(await send(exact.url, 'POST', `/${kind}`), 200, `exact floor ${kind}`);
+  /** Has the exact floor send, untimed, what is queued for `kind` (each answered `status`). */
+  const flush = async (kind: string, status: number) => {
+    while (exact.pending(kind) > 0) expect(await send(exact.url, 'POST', `/${kind}`), status, `exact floor ${kind}`);
     recorder.takeFloor();
+  };
+  /** The service's commands not yet replayed on the mirror (set-up, queued work): replayed, untimed. */
+  const mirror = async () => {
+    await stack.drain();
+    exact.queue('mirror', recorder.take(), UNTIMED);
+    await flush('mirror', UNTIMED.status);
   };
 
   /**
@@ -289,12 +305,13 @@ export async function httpFigures(
       const { user, system } = process.cpuUsage(started);
       expect(answer, status, `${op.name} ${side}`);
       const durations = recording.durations();
-      return {
+      const sample: Sample = {
         ms: answer.ms,
         cpuMs: (user + system) / 1000,
         dynamoMs: durations.reduce((sum, ms) => sum + ms, 0),
         requests: durations.length,
       };
+      return { sample, answer };
     };
     const fresh: Record<string, string> = cold ? { [FRESH]: '1' } : {};
     const sides = {
@@ -304,17 +321,21 @@ export async function httpFigures(
           resetServices();
         }
         const r = op.service(i);
-        const sample = await run(() => send(stack.url, r.method, r.path, r.body, r.headers, via), op.status, 'service');
+        const { sample, answer } = await run(
+          () => send(stack.url, r.method, r.path, r.body, r.headers, via),
+          op.status,
+          'service',
+        );
         await stack.drain();
-        exact.queue(op.name, recorder.take());
+        exact.queue(op.name, recorder.take(), replyOf(answer));
         return sample;
       },
       exact: async (i: number, via: Agent) => {
         const r = op.service(i);
         const path = `/${op.name}`;
-        const sample = await run(
+        const { sample } = await run(
           () => send(exact.url, r.method, path, r.body, { ...r.headers, ...fresh }, via),
-          200,
+          op.status,
           'exact floor',
         );
         recorder.takeFloor();
@@ -322,7 +343,8 @@ export async function httpFigures(
       },
       bare: async (i: number, via: Agent) => {
         const r = op.bare(i);
-        return run(() => send(bare.url, r.method, r.path, r.body, fresh, via), op.bareStatus, 'bare floor');
+        return (await run(() => send(bare.url, r.method, r.path, r.body, fresh, via), op.bareStatus, 'bare floor'))
+          .sample;
       },
     };
     await sides.service(0, agent);
@@ -335,7 +357,9 @@ export async function httpFigures(
         if (i > warmup) samples[side].push(sample);
       }
     }
-    await mirror(op.name);
+    // The service's last run, when it went last in its round, and what it queued since.
+    await flush(op.name, op.status);
+    await mirror();
     const result = summary(samples.service, samples.exact, samples.bare);
     print(op.name, result, cold);
     return result;
