@@ -115,18 +115,13 @@ export function retable(value: unknown, from: string, to: string): unknown {
 }
 
 /**
- * Sends `commands` on `db` against table `to` (recorded against `from`), each once the commands that had
- * finished before it was recorded have finished: the same order and overlap.
+ * Sends `commands` on `db`, each once the commands that had finished before it was recorded have
+ * finished: the same order and overlap.
  */
-export async function replay(
-  db: DynamoDBDocumentClient,
-  commands: readonly SentCommand[],
-  from: string,
-  to: string,
-): Promise<void> {
+async function replay(db: DynamoDBDocumentClient, commands: readonly SentCommand[]): Promise<void> {
   const replies: Promise<unknown>[] = [];
   for (const { make, input, after } of commands) {
-    const command = new make(retable(structuredClone(input), from, to) as never);
+    const command = new make(input as never);
     const before = replies.filter((_, index) => after.includes(index));
     replies.push(Promise.all(before).then(() => db.send(command as never)));
   }
@@ -184,7 +179,7 @@ export async function startExactFloor(
         const kind = decodeURIComponent((req.url ?? '/').slice(1));
         const capture = queued.get(kind)?.shift();
         if (!capture) return refuse(409, `nothing queued for ${kind}`);
-        await replay(db, capture.commands, from, to);
+        await replay(db, capture.commands);
         res.writeHead(capture.reply.status, capture.reply.headers).end(capture.reply.body);
       };
       run()
@@ -198,11 +193,14 @@ export async function startExactFloor(
   return {
     server,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    // The Date is taken off here, not per request: the service spends nothing on it either.
+    // Renamed to the floor's table and the Date taken off here, not in the request: the service does neither.
     queue: (kind, commands, reply) =>
       queued.set(kind, [
         ...(queued.get(kind) ?? []),
-        { commands, reply: { ...reply, headers: withoutDate(reply.headers) } },
+        {
+          commands: commands.map((sent) => ({ ...sent, input: retable(sent.input, from, to) as SentCommand['input'] })),
+          reply: { ...reply, headers: withoutDate(reply.headers) },
+        },
       ]),
     pending: (kind) => queued.get(kind)?.length ?? 0,
   };
