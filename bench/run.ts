@@ -2,35 +2,30 @@ import './env';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { propertyOf } from '@cm/contract';
 import { CHECKS_PER_MONTH, monthlyUsd } from '@cm/core';
-import { startLocalStack, type EmbeddedDynamo, type LocalStack } from '@cm/local';
+import { startLocalStack, type LocalStack } from '@cm/local';
 import { rankCheckPrice } from '@cm/providers';
-import { createDocumentClient } from '@cm/store';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
 import { MEMORY_MB, ONE_VCPU_MB } from '../infra/memory';
 import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
+import { recordCommands } from './exact-floor';
+import { agent, article, httpFigures, send, type Answer } from './latency';
+import { median, round } from './stats';
 
 /*
- * `npm run bench`: the service against its physical floor, on this machine, from one run. It starts
- * its own local stack (in memory, free ports) and a floor server: bare node:http doing the same JSON
- * parse and one PutItem or GetItem on the same embedded DynamoDB. Requests go pair by pair, service
- * and floor alternating which goes first, so machine noise falls on both. It prints readable lines,
- * then one JSON line last. It reports; it fails nothing.
+ * `npm run bench`: the service against its floors, on this machine, from one run. It starts its own
+ * local stack (in memory, free ports) and two floor servers on the same embedded DynamoDB (the HTTP
+ * section, bench/latency.ts), then counts DynamoDB requests and provider calls, and measures bundles
+ * and visitor pages. It prints readable lines, then one JSON line last. It reports; it fails nothing.
  */
 
-const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
-const WARMUP = 30;
 const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 7);
 const RELINK_PAGES = 100;
 /**
@@ -41,189 +36,6 @@ const RELINK_PAGES = 100;
 /** Days of rank checks the benchmark runs the schedule for. */
 const RANK_DAYS = 10;
 const ONLY = process.env.BENCH_ONLY;
-
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-interface Answer {
-  status: number;
-  body: string;
-  ms: number;
-}
-
-/** One HTTP request on a kept-alive connection, timed from send to the last byte. */
-function send(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          ...(payload
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
-            : {}),
-          ...headers,
-        },
-      },
-      (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - started,
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const median = (values: readonly number[]) => quantile(values, 0.5);
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/** The floor: what any service must do for a publish or a read, and nothing more. */
-async function startFloor(endpoint: string, tableName: string): Promise<{ server: Server; url: string }> {
-  const db = createDocumentClient({ endpoint });
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const reply = (status: number, value: unknown) =>
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      const run = async () => {
-        if (req.method === 'POST') {
-          const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { slug?: string; id?: string };
-          await db.send(
-            new PutCommand({ TableName: tableName, Item: { pk: 'FLOOR', sk: String(doc.id ?? doc.slug), doc } }),
-          );
-          return reply(201, { ok: true });
-        }
-        const item = await db.send(
-          new GetCommand({
-            TableName: tableName,
-            Key: { pk: 'FLOOR', sk: decodeURIComponent(req.url!.split('/').pop()!) },
-          }),
-        );
-        return item.Item ? reply(200, item.Item) : reply(404, { error: 'not_found' });
-      };
-      run().catch((error: unknown) => reply(500, { error: String(error) }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-interface Pair {
-  service: () => Promise<Answer>;
-  floor: () => Promise<Answer>;
-}
-
-interface Latency {
-  n: number;
-  median_ms: number;
-  p99_ms: number;
-  floor_median_ms: number;
-  floor_p99_ms: number;
-  median_ratio: number;
-  p99_ratio: number;
-  /** Median time the embedded DynamoDB spent answering one request's DynamoDB calls (timed at its server). */
-  dynamodb_median_ms: number;
-  floor_dynamodb_median_ms: number;
-  /** Median of each request's time outside DynamoDB: HTTP, the handler's own work, the SDK. */
-  outside_dynamodb_median_ms: number;
-  floor_outside_dynamodb_median_ms: number;
-}
-
-/** An answer and the time the embedded DynamoDB spent on the calls made while it was awaited. */
-async function withDynamoTime(
-  dynamo: EmbeddedDynamo,
-  side: () => Promise<Answer>,
-): Promise<Answer & { dynamoMs: number }> {
-  const recording = dynamo.record();
-  const answer = await side().finally(() => recording.stop());
-  const dynamoMs = recording.durations().reduce((sum, ms) => sum + ms, 0);
-  return { ...answer, dynamoMs };
-}
-
-/**
- * Runs `pairs(i)` WARMUP + PAIRS times, alternating which side goes first; the answers must have the
- * expected status. Each request's DynamoDB time is timed at the embedded DynamoDB, so the report can
- * tell the gap in DynamoDB (a larger item, another operation) from the gap outside it.
- */
-async function interleaved(
-  name: string,
-  dynamo: EmbeddedDynamo,
-  expected: [number, number],
-  pairs: (i: number) => Pair,
-): Promise<Latency> {
-  const service: { ms: number; dynamoMs: number }[] = [];
-  const floor: { ms: number; dynamoMs: number }[] = [];
-  for (let i = 0; i < WARMUP + PAIRS; i++) {
-    const pair = pairs(i);
-    const [service_, floor_] = [() => withDynamoTime(dynamo, pair.service), () => withDynamoTime(dynamo, pair.floor)];
-    const sides = i % 2 === 0 ? ([service_, floor_] as const) : ([floor_, service_] as const);
-    const first = await sides[0]();
-    const second = await sides[1]();
-    const [s, f] = i % 2 === 0 ? [first, second] : [second, first];
-    if (s.status !== expected[0] || f.status !== expected[1])
-      throw new Error(`${name}: service ${s.status}, floor ${f.status}: ${s.body.slice(0, 300)}`);
-    if (i >= WARMUP) {
-      service.push(s);
-      floor.push(f);
-    }
-  }
-  const total = (side: typeof service) => side.map((a) => a.ms);
-  const inDynamo = (side: typeof service) => side.map((a) => a.dynamoMs);
-  const outside = (side: typeof service) => side.map((a) => a.ms - a.dynamoMs);
-  const result = {
-    n: PAIRS,
-    median_ms: round(median(total(service))),
-    p99_ms: round(quantile(total(service), 0.99)),
-    floor_median_ms: round(median(total(floor))),
-    floor_p99_ms: round(quantile(total(floor), 0.99)),
-    median_ratio: round(median(total(service)) / median(total(floor))),
-    p99_ratio: round(quantile(total(service), 0.99) / quantile(total(floor), 0.99)),
-    dynamodb_median_ms: round(median(inDynamo(service))),
-    floor_dynamodb_median_ms: round(median(inDynamo(floor))),
-    outside_dynamodb_median_ms: round(median(outside(service))),
-    floor_outside_dynamodb_median_ms: round(median(outside(floor))),
-  };
-  console.log(
-    `${name.padEnd(8)} median ${result.median_ms} ms vs floor ${result.floor_median_ms} ms = ${result.median_ratio}x; p99 ${result.p99_ms} vs ${result.floor_p99_ms} ms = ${result.p99_ratio}x\n` +
-      `${''.padEnd(8)} in DynamoDB ${result.dynamodb_median_ms} vs ${result.floor_dynamodb_median_ms} ms; outside it ${result.outside_dynamodb_median_ms} vs ${result.floor_outside_dynamodb_median_ms} ms`,
-  );
-  return result;
-}
-
-const article = (slug: string, extra: Record<string, unknown> = {}) => ({
-  slug,
-  title: `How to choose ${slug}`,
-  meta_description: 'Fit first, then cushioning, then grip.',
-  body: [
-    { _type: 'heading', level: 2, text: 'Why fit matters' },
-    { _type: 'paragraph', text: 'Start with fit, then cushioning. A shoe that fits well lasts longer and hurts less.' },
-    { _type: 'paragraph', text: 'Trail shoes need grip: deep lugs bite into mud and loose gravel.' },
-  ],
-  ...extra,
-});
 
 /** DynamoDB requests of one request to the stack, its queued work included, and their operations. */
 async function requestsOf(
@@ -446,7 +258,9 @@ async function main() {
   }
   if (ONLY !== undefined && ONLY !== 'http')
     throw new Error(`BENCH_ONLY=${ONLY}: the sections it can run alone are bundles, http and pages`);
-  console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs, ${PAIRS} pairs per measure`);
+  console.log(`content API benchmark: node ${process.version}, ${cpus().length} CPUs`);
+  // From before the stack starts: the exact floor's table copies everything the service writes.
+  const recorder = recordCommands();
   const stack = await startLocalStack({
     memory: true,
     port: 0,
@@ -454,42 +268,22 @@ async function main() {
     tableName: 'bench',
     demoSite: true,
     schedules: false,
-    // Thousands of requests from one address and key: WAF's rules would count them, and the floor has none.
+    // Thousands of requests from one address and key: WAF's rules would count them, and the floors have none.
     rateRules: [],
   });
-  const floor = await startFloor(stack.dynamo.endpoint, stack.tableName);
   const key = stack.demo!.api_key;
   const siteId = stack.demo!.site_id;
   const auth = { 'x-api-key': key };
   const svc = (method: string, path: string, body?: unknown) => send(stack.url, method, path, body, auth);
-  const flr = (method: string, path: string, body?: unknown) => send(floor.url, method, path, body);
   const dir = mkdtempSync(join(tmpdir(), 'cm-bench-'));
   try {
-    // HTTP latency against the floor.
-    console.log('\nHTTP, interleaved with the floor (node:http + JSON parse + one PutItem/GetItem):');
     const published = JSON.parse((await svc('POST', '/articles', article('read-me'))).body) as { id: string };
-    await flr('POST', '/floor', { ...article('read-me'), id: published.id });
-    const http = {
-      publish: await interleaved('publish', stack.dynamo, [201, 201], (i) => ({
-        service: () => svc('POST', '/articles', article(`new-${i}`)),
-        floor: () => flr('POST', '/floor', article(`new-${i}`)),
-      })),
-      read: await interleaved('read', stack.dynamo, [200, 200], () => ({
-        service: () => svc('GET', `/articles/${published.id}`),
-        floor: () => flr('GET', `/floor/${published.id}`),
-      })),
-      visitor: await interleaved('visitor', stack.dynamo, [200, 200], () => ({
-        service: () => send(stack.url, 'GET', `/sites/${siteId}/articles/read-me`),
-        floor: () => flr('GET', `/floor/${published.id}`),
-      })),
-      notify: await interleaved('notify', stack.dynamo, [200, 201], () => ({
-        service: () => svc('POST', '/api/content/notify', { id: published.id, type: 'article', action: 'edited' }),
-        floor: () => flr('POST', '/floor', { id: published.id, type: 'article', action: 'edited' }),
-      })),
-    };
+    const http = await httpFigures(stack, recorder, published.id).finally(() => recorder.stop());
 
     if (ONLY === 'http') {
-      console.log(JSON.stringify({ bench: 'content-api', at: new Date().toISOString(), node: process.version, http }));
+      console.log(
+        JSON.stringify({ bench: 'content-api', at: new Date().toISOString(), node: process.version, ...http }),
+      );
       return;
     }
 
@@ -516,6 +310,13 @@ async function main() {
     };
     for (const [name, { requests, operations }] of Object.entries(dynamodb))
       console.log(`${name.padEnd(42)} ${requests} ${JSON.stringify(operations)}`);
+    const dynamodbCold = {
+      publish_new: http.http_cold.publish.dynamodb_requests,
+      publish_replace: http.http_cold.replace.dynamodb_requests,
+      read: http.http_cold.read.dynamodb_requests,
+      visitor: http.http_cold.visitor.dynamodb_requests,
+    };
+    console.log(`cold (the key and the site not cached), the request's own: ${JSON.stringify(dynamodbCold)}`);
 
     // Provider calls of an editor's workflow, run twice on the same topic: the usage ledger counts them.
     console.log(
@@ -628,8 +429,9 @@ async function main() {
       at: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
-      http,
+      ...http,
       dynamodb_requests: Object.fromEntries(Object.entries(dynamodb).map(([name, { requests }]) => [name, requests])),
+      dynamodb_requests_cold: dynamodbCold,
       provider_calls: { first_run: first, second_run: second, second_run_paid_calls: second.calls },
       rank_tracking: rankTracking,
       bundles: built.bundles,
@@ -641,7 +443,6 @@ async function main() {
     console.log(JSON.stringify(figures));
   } finally {
     agent.destroy();
-    floor.server.close();
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }

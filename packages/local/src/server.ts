@@ -80,9 +80,10 @@ export function matchRoute(method: string, path: string): { route: Route; params
   return null;
 }
 
-function pathOf(req: IncomingMessage): string {
+/** The request's target as a URL (parsed once: the event's path and query come from it too). */
+function urlOf(req: IncomingMessage): URL {
   try {
-    return new URL(req.url ?? '/', 'http://local').pathname;
+    return new URL(req.url ?? '/', 'http://local');
   } catch {
     throw new ApiError('bad_request', 'The request target is not a valid URL');
   }
@@ -92,23 +93,28 @@ function pathOf(req: IncomingMessage): string {
 const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.\-_~%!$&'()*+,;=]+)(?::\d{1,5})?$/i;
 
 /**
- * The request's Host, which names the deployment in the URLs it builds (visitor pages, the MCP request):
- * one that is no host is refused, as API Gateway refuses it before any function runs. None is localhost.
+ * The request's Host as sent (`host`), which names the deployment in the URLs it builds (visitor pages,
+ * the MCP request), and its host name as a URL reads it (`hostname`): one that is no host is refused, as
+ * API Gateway refuses it before any function runs. None is localhost.
  */
-function hostOf(req: IncomingMessage): string {
+function hostOf(req: IncomingMessage): { host: string; hostname: string } {
   const host = req.headers.host ?? 'localhost';
-  if (!HOST.test(host) || !URL.canParse(`http://${host}`))
-    throw new ApiError('bad_request', 'The Host header is not a host name or address');
-  return host;
+  if (HOST.test(host)) {
+    try {
+      return { host, hostname: new URL(`http://${host}`).hostname };
+    } catch {
+      // Refused below, as a host the pattern lets through but a URL does not take.
+    }
+  }
+  throw new ApiError('bad_request', 'The Host header is not a host name or address');
 }
 
 /**
- * Whether a request's host is a site's own domain, which the edge passes on as `/domains/<host>/…`
+ * Whether a request's host name is a site's own domain, which the edge passes on as `/domains/<host>/…`
  * (CloudFront answers only the sites' domains it is given, and the API's own): any name with a dot but
  * an address literal. `localhost`, a bare name and an address are the API's own.
  */
-function isSiteDomain(host: string): boolean {
-  const { hostname } = new URL(`http://${host}`);
+function isSiteDomain(hostname: string): boolean {
   return hostname.includes('.') && isIP(hostname.replace(/^\[|\]$/g, '')) === 0;
 }
 
@@ -146,28 +152,32 @@ function ownHost(server: Server): string {
 }
 
 /**
- * The API Gateway HTTP API (payload 2.0) event for a request, as the Lambda would receive it. Its
- * `domainName` is the server's own host (`ownHost`), as API Gateway's is the domain the API is reached
- * at: a request's Host header, which any client sets, never decides a URL a page names or a cache keeps.
+ * The API Gateway HTTP API (payload 2.0) event for a request (its target `url`, its Host `host`), as the
+ * Lambda would receive it. Its `domainName` is the server's own host (`ownHost`), as API Gateway's is the
+ * domain the API is reached at: a request's Host header, which any client sets, never decides a URL a
+ * page names or a cache keeps.
  */
 function toEvent(
   req: IncomingMessage,
+  url: URL,
+  host: string,
   body: Buffer,
   routeKeyValue: string,
   params: Record<string, string>,
   ownHost: string,
   path?: string,
 ): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? '/', 'http://local');
   if (path !== undefined) url.pathname = path;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   headers['x-forwarded-proto'] ??= 'http';
-  headers.host = hostOf(req);
+  headers.host = host;
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  // Without a query the URL's search parameters are not built: most requests have none.
+  if (url.search)
+    for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const text = isText(headers['content-type']);
   const now = new Date();
   const [domainPrefix = ''] = ownHost.split('.');
@@ -286,14 +296,17 @@ function clientErrorOf(error: NodeJS.ErrnoException): ApiError {
 export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limiter?: RateLimiter): Server {
   // The response of the request each socket is carrying, if any.
   const responses = new WeakMap<Socket, ServerResponse>();
+  // The server's own host, read when it starts listening rather than asked of its socket for each request.
+  let own = 'localhost';
   const server = createServer(async (req, res) => {
     responses.set(req.socket, res);
     res.on('close', () => responses.delete(req.socket));
     try {
-      const requested = pathOf(req);
+      const url = urlOf(req);
+      const requested = url.pathname;
       // At a site's own domain, as the edge rewrites it: the site's pages and files, and nothing else of the API.
-      const host = hostOf(req);
-      const path = isSiteDomain(host) ? domainPath(host, requested) : requested;
+      const { host, hostname } = hostOf(req);
+      const path = isSiteDomain(hostname) ? domainPath(host, requested) : requested;
       // WAF's rate rules come first on AWS: a request over a limit reaches neither API Gateway nor a function.
       const limited = limiter?.check(req, req.method ?? 'GET', requested);
       if (limited) return refuse(res, limited);
@@ -306,10 +319,12 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limi
       // As API Gateway names it: a HEAD request has its own route key, served by the GET route's function.
       const event = toEvent(
         req,
+        url,
+        host,
         body,
         found ? `${req.method ?? 'GET'} ${found.route.path}` : '$default',
         found?.params ?? {},
-        ownHost(server),
+        own,
         path,
       );
       send(res, await handlers[fn](event, lambdaContext(fn, ROUTE_TIMEOUT_MS)));
@@ -319,6 +334,7 @@ export function createApiServer(handlers: Record<FunctionName, ApiHandler>, limi
       answerFailure(res, error);
     }
   });
+  server.on('listening', () => (own = ownHost(server)));
   // Node answers these with a bare status line by default; the API answers in its error shape while the socket takes it.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const res = responses.get(socket);
@@ -352,11 +368,19 @@ export function createStreamServer(handler: McpStreamHandler, apiHost: string, l
   const limitBytes = bodyLimitOf(matchRoute('POST', MCP_PATH)?.route);
   return createServer(async (req, res) => {
     try {
-      const limited = limiter?.check(req, req.method ?? 'GET', pathOf(req));
+      const limited = limiter?.check(req, req.method ?? 'GET', urlOf(req).pathname);
       if (limited) return refuse(res, limited);
       const body = await readBody(req, limitBytes);
       if (body === null) return refuseAndEnd(req.socket, res, payloadTooLarge(limitBytes));
-      const event = toEvent(req, body, '$default', {}, apiHost);
+      const event = toEvent(
+        req,
+        new URL(req.url ?? '/', 'http://local'),
+        hostOf(req).host,
+        body,
+        '$default',
+        {},
+        apiHost,
+      );
       await handler(event, lambdaContext('mcp-stream', MCP_STREAM_TIMEOUT_SECONDS * 1000), (status, headers) => {
         res.writeHead(status, headers);
         return res;
