@@ -14,7 +14,7 @@ import {
   QUEUE_SETTINGS,
   ROUTES,
   answersHead,
-  TOOL_FUNCTIONS,
+  toolFunction,
   TOOL_NAMES,
   WORKERS,
 } from '@cm/contract';
@@ -372,7 +372,7 @@ describe('CDK stack', () => {
         statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
       ).toEqual([]);
     }
-    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']));
+    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']));
     // No other function may invoke a function.
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),

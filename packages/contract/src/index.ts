@@ -4,6 +4,7 @@ export * from './blocks';
 export * from './pages';
 export * from './notify';
 export * from './route-table';
+export * from './tool-heads';
 export * from './routes';
 export * from './queues';
 export * from './openapi';

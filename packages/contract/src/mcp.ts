@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { PAGE_TYPES, PageStatus } from './common';
 import { LIMITS } from './limits';
-import { TOOL_FUNCTIONS } from './route-table';
+import { TOOL_NAMES, toolFunction } from './tool-heads';
 import type { McpToolName } from './mcp-tools';
 
 export * from './mcp-tools';
@@ -17,8 +17,26 @@ import type { FunctionName } from './functions';
  * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
  */
 export const MCP_INVOKES: readonly FunctionName[] = [
-  ...new Set<FunctionName>([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']),
+  ...new Set<FunctionName>([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']),
 ];
+
+/** Each MCP tool's title, as a client shows it. */
+export const MCP_TOOL_TITLES: Record<McpToolName, string> = {
+  research: 'Research a topic (keywords, web, reddit, url)',
+  recall: "Recall the site's stored research",
+  get_keywords: 'Pull keyword metrics',
+  serp_landscape: 'Keyword and competitor landscape',
+  serp_keyword_refresh: 'Refresh one keyword SERP (daily quota)',
+  serp_backlinks: 'Backlink profiles and link gap',
+  add_competitor: 'Track a competitor domain',
+  track_rankings: 'Track keyword rankings over time',
+  db_select: 'Read cm_* rows',
+  db_insert: 'Insert a cm_* row',
+  db_delete: 'Delete a cm_* row',
+  get_job: 'Get a research job',
+  get_usage: 'Paid provider usage',
+  find_pages: 'Find published pages',
+};
 
 /** What an agent is told beyond the registry's description, over MCP. */
 export const MCP_TOOL_NOTES: Partial<Record<McpToolName, string>> = {

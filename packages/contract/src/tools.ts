@@ -11,7 +11,7 @@ import {
   TableName,
 } from './cm-tables';
 import { Finding, JobError, JobView, KEYWORD_SEEDS, RecallInput, ResearchInput, ResearchSource } from './research';
-import { TOOL_NAMES, type ToolName } from './route-table';
+import { TOOL_NAMES, type ToolName } from './tool-heads';
 import { LIMITS } from './limits';
 import { ToolBudget } from './budget';
 import { EstimateFields, MonitoringCost, withEstimate } from './estimate';

@@ -5,7 +5,7 @@ import {
   type PaidTool,
   roundUsd,
   SERVICE_LIMITS,
-  TOOL_FUNCTIONS,
+  toolFunction,
   TOOLS,
   type ToolInput,
   type ToolName,
@@ -218,7 +218,7 @@ const INPUT_READERS: InputReaders = {
 /** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
 export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: ToolWiring = {}) {
   const planner = plannerOf(name, run);
-  return api(TOOL_FUNCTIONS[name], {
+  return api(toolFunction(name), {
     [`POST /v1/tools/${name}`]: async (request) => {
       const { observation } = request;
       observation.keys({ tool: name });

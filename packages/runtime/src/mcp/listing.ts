@@ -6,8 +6,9 @@ import {
   GetJobInput,
   JobView,
   LIMITS,
-  MCP_TOOL_HINTS,
+  mcpHintsOf,
   MCP_TOOL_NOTES,
+  MCP_TOOL_TITLES,
   TOOL_LIST,
   TOOL_META_FIELDS,
   UsageQuery,
@@ -109,7 +110,7 @@ let listing: Tool[] | undefined;
 /** tools/list: every registry tool with its schemas, then the extras; made once per container. */
 export function mcpTools(): Tool[] {
   const describe = (name: McpToolName, description: string, input: z.ZodMiniType, result: z.ZodMiniType): Tool => {
-    const { title, ...annotations } = MCP_TOOL_HINTS[name];
+    const title = MCP_TOOL_TITLES[name];
     const note = MCP_TOOL_NOTES[name];
     const inputSchema = mcpSchema(input, 'input');
     if (!hasOwnCursor(name)) inputSchema.properties = { ...inputSchema.properties, cursor: PAGE_CURSOR };
@@ -121,7 +122,7 @@ export function mcpTools(): Tool[] {
       description: note ? `${description} ${note}` : description,
       inputSchema,
       outputSchema: mcpSchema(result, 'output'),
-      annotations: { title, ...annotations },
+      annotations: { title, ...mcpHintsOf(name) },
       ...(execution ? { execution } : {}),
       ...(meta ? { _meta: meta } : {}),
     };
