@@ -48,3 +48,14 @@ export const queueUrlEnvName = (queue: WorkerName): string => `${queue.toUpperCa
 
 /** The environment variable that names a function's deployed Lambda, for the functions that invoke it (mcp). */
 export const functionEnvName = (fn: FunctionName): string => `FUNCTION_${fn.toUpperCase().replace(/-/g, '_')}`;
+
+/** What a function may do to the table, from none to reading, writing and deleting items. */
+export type TableAccess = 'none' | 'read' | 'readBatchWrite' | 'readWrite' | 'readWriteDelete';
+
+/** What a function is granted: its table access, the worker queues it sends to, the secrets it reads. */
+export interface FunctionGrants {
+  table: TableAccess;
+  sendsTo?: readonly WorkerName[];
+  /** DataForSEO's credentials: the functions that call it. */
+  secrets?: readonly 'dataforseo'[];
+}

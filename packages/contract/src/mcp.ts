@@ -20,32 +20,6 @@ export const MCP_INVOKES: readonly FunctionName[] = [
   ...new Set<FunctionName>([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']),
 ];
 
-/** Each MCP tool's title, as a client shows it. */
-export const MCP_TOOL_TITLES: Record<McpToolName, string> = {
-  research: 'Research a topic (keywords, web, reddit, url)',
-  recall: "Recall the site's stored research",
-  get_keywords: 'Pull keyword metrics',
-  serp_landscape: 'Keyword and competitor landscape',
-  serp_keyword_refresh: 'Refresh one keyword SERP (daily quota)',
-  serp_backlinks: 'Backlink profiles and link gap',
-  add_competitor: 'Track a competitor domain',
-  track_rankings: 'Track keyword rankings over time',
-  db_select: 'Read cm_* rows',
-  db_insert: 'Insert a cm_* row',
-  db_delete: 'Delete a cm_* row',
-  get_job: 'Get a research job',
-  get_usage: 'Paid provider usage',
-  find_pages: 'Find published pages',
-};
-
-/** What an agent is told beyond the registry's description, over MCP. */
-export const MCP_TOOL_NOTES: Partial<Record<McpToolName, string>> = {
-  research: `Over MCP: a job still running after ~25 s answers { job_id, status, retry_after_ms }: collect it with get_job.`,
-  serp_landscape: 'analyze is slow: a partial answer is collected by calling again with the same parameters.',
-  add_competitor: 'Ask the user to confirm the domain before calling.',
-  db_delete: 'Deleting cannot be undone: confirm with the user.',
-};
-
 export const GetJobInput = z.object({
   job_id: z.string().check(z.minLength(1), z.maxLength(100)),
   wait_ms: z
