@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
 import { isToolName, TOOL_NAMES, type ToolName } from '../tool-heads';
 import type { ToolDeclaration } from './declaration';
-
-export { defineTool, type ToolDeclaration } from './declaration';
 // Evaluated in this order, so the named schemas (Job, the rank moves, KeywordRow, SerpSummary) keep
 // their place among the OpenAPI document's components, which are in the order they are made.
 import { RESEARCH } from './research';
@@ -17,23 +15,13 @@ import { DB_SELECT } from './db-select';
 import { DB_INSERT } from './db-insert';
 import { DB_DELETE } from './db-delete';
 
-export { AddCompetitorInput, AddCompetitorResult } from './add-competitor';
-export { DbDeleteInput, DbDeleteResult } from './db-delete';
-export { DbInsertInput, DbInsertResult } from './db-insert';
-export { DbSelectInput, DbSelectResult } from './db-select';
-export { GetKeywordsInput, GetKeywordsResult } from './get-keywords';
-export { KeywordRowSchema } from './keyword-row';
-export { RecallResult } from './recall';
-export { ResearchResult } from './research';
+// Re-exported from their files, not through the registry below: a tool's function then bundles its own file only.
+export { defineTool, type ToolDeclaration } from './declaration';
+export { RESEARCH, ResearchResult } from './research';
+export { RECALL, RecallResult } from './recall';
+export { GET_KEYWORDS, GetKeywordsInput, GetKeywordsResult } from './get-keywords';
 export {
-  BACKLINK_DEPTHS,
-  SerpBacklinksInput,
-  HEALTH_FLAGS,
-  SerpBacklinksResult,
-  type HealthFlag,
-} from './serp-backlinks';
-export { SerpKeywordRefreshInput, SerpKeywordRefreshResult } from './serp-keyword-refresh';
-export {
+  SERP_LANDSCAPE,
   LANDSCAPE_DEPTHS,
   SerpLandscapeInput,
   SerpSummary,
@@ -42,8 +30,22 @@ export {
   SovDomain,
   SerpLandscapeResult,
 } from './serp-landscape';
+export { SERP_KEYWORD_REFRESH, SerpKeywordRefreshInput, SerpKeywordRefreshResult } from './serp-keyword-refresh';
+export {
+  SERP_BACKLINKS,
+  BACKLINK_DEPTHS,
+  SerpBacklinksInput,
+  HEALTH_FLAGS,
+  SerpBacklinksResult,
+  type HealthFlag,
+} from './serp-backlinks';
+export { ADD_COMPETITOR, AddCompetitorInput, AddCompetitorResult } from './add-competitor';
+export { TRACK_RANKINGS, TrackRankingsResult } from './track-rankings';
+export { DB_SELECT, DbSelectInput, DbSelectResult } from './db-select';
+export { DB_INSERT, DbInsertInput, DbInsertResult } from './db-insert';
+export { DB_DELETE, DbDeleteInput, DbDeleteResult } from './db-delete';
+export { KeywordRowSchema } from './keyword-row';
 export { TOOL_META_FIELDS } from './shared';
-export { TrackRankingsResult } from './track-rankings';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): the registry of their declarations. */
 
@@ -67,8 +69,14 @@ export type ToolInput<N extends ToolName> = z.output<(typeof TOOLS)[N]['input']>
 /** What a tool answers: its result schema's shape. */
 export type ToolResult<N extends ToolName> = z.input<(typeof TOOLS)[N]['result']>;
 
+/**
+ * A tool's declaration as a generic tool name sees it: its input schema parses to that tool's input
+ * (indexing TOOLS with a generic name would type every tool's).
+ */
+export type ToolDeclarationOf<N extends ToolName> = ToolDeclaration<N, z.ZodMiniType<ToolInput<N>>>;
+
 /** The tools in the order they are listed (TOOL_HEADS's). */
-export const TOOL_LIST: readonly ToolDeclaration[] = TOOL_NAMES.map((name) => TOOLS[name]);
+export const TOOL_LIST: readonly ToolDeclaration[] = /* @__PURE__ */ TOOL_NAMES.map((name) => TOOLS[name]);
 
 export const toolSpec = (name: string): ToolDeclaration | undefined => (isToolName(name) ? TOOLS[name] : undefined);
 
