@@ -1,3 +1,4 @@
+import type { ToolFunction } from '@cm/contract';
 import type { FunctionId } from './bundling';
 
 /*
@@ -26,8 +27,8 @@ const BACKGROUND = 256;
  */
 const READS_PAGES = ONE_VCPU_MB;
 
-/** Every function's memory size in MB. */
-export const MEMORY_MB: Record<FunctionId, number> = {
+/** Every function's memory size in MB but the tools': a caller waits on each tool ({@link memoryOf}). */
+const MEMORY_MB: Record<Exclude<FunctionId, ToolFunction>, number> = {
   discovery: ANSWERS_A_CALLER,
   publish: ANSWERS_A_CALLER,
   read: ANSWERS_A_CALLER,
@@ -38,17 +39,6 @@ export const MEMORY_MB: Record<FunctionId, number> = {
   tools: ANSWERS_A_CALLER,
   usage: ANSWERS_A_CALLER,
   jobs: ANSWERS_A_CALLER,
-  research: ANSWERS_A_CALLER,
-  recall: ANSWERS_A_CALLER,
-  'get-keywords': ANSWERS_A_CALLER,
-  'serp-landscape': ANSWERS_A_CALLER,
-  'serp-keyword-refresh': ANSWERS_A_CALLER,
-  'serp-backlinks': ANSWERS_A_CALLER,
-  'add-competitor': ANSWERS_A_CALLER,
-  'track-rankings': ANSWERS_A_CALLER,
-  'db-select': ANSWERS_A_CALLER,
-  'db-insert': ANSWERS_A_CALLER,
-  'db-delete': ANSWERS_A_CALLER,
   mcp: ANSWERS_A_CALLER,
   'mcp-stream': ANSWERS_A_CALLER,
   oauth: ANSWERS_A_CALLER,
@@ -67,3 +57,8 @@ export const MEMORY_MB: Record<FunctionId, number> = {
   'monitor-schedule': BACKGROUND,
   'research-sweep': BACKGROUND,
 };
+
+const isToolless = (fn: FunctionId): fn is Exclude<FunctionId, ToolFunction> => Object.hasOwn(MEMORY_MB, fn);
+
+/** A function's memory size in MB. */
+export const memoryOf = (fn: FunctionId): number => (isToolless(fn) ? MEMORY_MB[fn] : ANSWERS_A_CALLER);

@@ -20,7 +20,7 @@ import {
 } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
-import { MEMORY_MB } from '../../infra/memory';
+import { memoryOf } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 import { nestedOutput, nestedTemplate } from './nested';
@@ -162,7 +162,7 @@ describe('CDK stack', () => {
         return [name, found?.[1].Properties.MemorySize];
       }),
     );
-    expect(sizes).toEqual(MEMORY_MB);
+    expect(sizes).toEqual(Object.fromEntries(FUNCTION_ENTRIES.map((name) => [name, memoryOf(name)])));
     // A caller waits on the routes (but the dashboard's static files); nobody on the schedules; the
     // research worker reads pages with a whole vCPU.
     expect(new Set(FUNCTIONS.filter((name) => name !== 'dashboard').map((name) => sizes[name]))).toEqual(

@@ -5,6 +5,7 @@ export * from './pages';
 export * from './notify';
 export * from './route-table';
 export * from './tool-heads';
+export type { FunctionGrants, TableAccess } from './functions';
 export * from './routes';
 export * from './queues';
 export * from './openapi';
