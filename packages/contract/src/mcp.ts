@@ -4,7 +4,15 @@ import { LIMITS } from './limits';
 import { TOOL_NAMES, toolFunction } from './tool-heads';
 import type { McpToolName } from './mcp-tools';
 
-export * from './mcp-tools';
+export {
+  isMcpExtraTool,
+  isMcpToolName,
+  MCP_EXTRA_TOOLS,
+  MCP_TOOL_NAMES,
+  mcpHintsOf,
+  type McpExtraTool,
+  type McpToolName,
+} from './mcp-tools';
 import type { FunctionName } from './functions';
 
 /*

@@ -16,35 +16,18 @@ import { DB_INSERT } from './db-insert';
 import { DB_DELETE } from './db-delete';
 
 // Re-exported from their files, not through the registry below: a tool's function then bundles its own file only.
-export { defineTool, type ToolDeclaration } from './declaration';
-export { RESEARCH, ResearchResult } from './research';
-export { RECALL, RecallResult } from './recall';
-export { GET_KEYWORDS, GetKeywordsInput, GetKeywordsResult } from './get-keywords';
-export {
-  SERP_LANDSCAPE,
-  LANDSCAPE_DEPTHS,
-  SerpLandscapeInput,
-  SerpSummary,
-  LandscapeKeyword,
-  Coverage,
-  SovDomain,
-  SerpLandscapeResult,
-} from './serp-landscape';
+export { type ToolDeclaration } from './declaration';
+export { RESEARCH } from './research';
+export { RECALL } from './recall';
+export { GET_KEYWORDS, GetKeywordsInput } from './get-keywords';
+export { SERP_LANDSCAPE, SerpLandscapeInput, SerpLandscapeResult } from './serp-landscape';
 export { SERP_KEYWORD_REFRESH, SerpKeywordRefreshInput, SerpKeywordRefreshResult } from './serp-keyword-refresh';
-export {
-  SERP_BACKLINKS,
-  BACKLINK_DEPTHS,
-  SerpBacklinksInput,
-  HEALTH_FLAGS,
-  SerpBacklinksResult,
-  type HealthFlag,
-} from './serp-backlinks';
+export { SERP_BACKLINKS, SerpBacklinksInput, SerpBacklinksResult, type HealthFlag } from './serp-backlinks';
 export { ADD_COMPETITOR, AddCompetitorInput, AddCompetitorResult } from './add-competitor';
-export { TRACK_RANKINGS, TrackRankingsResult } from './track-rankings';
+export { TRACK_RANKINGS } from './track-rankings';
 export { DB_SELECT, DbSelectInput, DbSelectResult } from './db-select';
-export { DB_INSERT, DbInsertInput, DbInsertResult } from './db-insert';
-export { DB_DELETE, DbDeleteInput, DbDeleteResult } from './db-delete';
-export { KeywordRowSchema } from './keyword-row';
+export { DB_INSERT, DbInsertInput } from './db-insert';
+export { DB_DELETE, DbDeleteInput } from './db-delete';
 export { TOOL_META_FIELDS } from './shared';
 
 /* The research tools (spec §4.3, docs/api.md#research-tools): the registry of their declarations. */
