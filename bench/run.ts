@@ -11,7 +11,7 @@ import { startLocalStack, type LocalStack } from '@cm/local';
 import { rankCheckPrice } from '@cm/providers';
 import { esbuildOptions, writeBundle } from '../infra/bundle-report';
 import { FUNCTION_ENTRIES } from '../infra/bundling';
-import { MEMORY_MB, ONE_VCPU_MB } from '../infra/memory';
+import { memoryOf, ONE_VCPU_MB } from '../infra/memory';
 import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
@@ -149,7 +149,7 @@ async function bundleFigures(dir: string) {
       init_median_ms: round(median(own)),
       init_ratio: round(median(own) / median(minimal)),
       rss_after_init_mb: round(median(rss)),
-      memory_mb: MEMORY_MB[name],
+      memory_mb: memoryOf(name),
     };
     bundles.push(entry);
     console.log(
@@ -177,7 +177,7 @@ async function bundleFigures(dir: string) {
       `its server.js (${Math.round(mcpFrontDoor.server_bytes / 1024)} KB: the MCP SDK, the listing, the Lambda client) loads with the first POST /mcp in ${mcpFrontDoor.server_load_median_ms} ms`,
   );
   const page = largestPage();
-  const worker = MEMORY_MB['research-worker'];
+  const worker = memoryOf('research-worker');
   console.log(
     `research worker, readable text of the largest page url mode reads: ${page.ms} ms of one core, peak RSS ${Math.round(page.peakRssMb)} of its ${worker} MB (${round(worker / ONE_VCPU_MB)} vCPU)`,
   );

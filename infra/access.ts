@@ -1,4 +1,15 @@
-import { QUEUES, WORKERS, type WorkerName } from '@cm/contract';
+import { Bug } from '@cm/core';
+import {
+  QUEUES,
+  TOOL_NAMES,
+  toolFunction,
+  TOOLS,
+  WORKERS,
+  type FunctionGrants,
+  type TableAccess,
+  type ToolFunction,
+  type WorkerName,
+} from '@cm/contract';
 import { perWorkerFunction, workerFunction, type FunctionId } from './bundling';
 
 /**
@@ -14,17 +25,16 @@ export const TABLE_ACTIONS = {
   readBatchWrite: [...READ, 'dynamodb:BatchWriteItem'],
   readWrite: WRITE,
   readWriteDelete: [...WRITE, 'dynamodb:DeleteItem'],
-} as const;
-export type TableAccess = keyof typeof TABLE_ACTIONS;
+} as const satisfies Record<TableAccess, readonly string[]>;
 
-export interface FunctionAccess {
-  table: TableAccess;
-  /** The worker queues it sends to. */
-  sendsTo?: readonly WorkerName[];
-}
+/** What a function may do to the table, and which queues it sends to. */
+export type FunctionAccess = Omit<FunctionGrants<WorkerName>, 'secrets'>;
 
-/** What each function may do to the table, and which queues it sends to: no more than its work needs. */
-export const ACCESS: Record<FunctionId, FunctionAccess> = {
+/**
+ * What each function but the tools' may do to the table, and which queues it sends to: no more than
+ * its work needs. A tool's function has its tool's grants (its declaration, contract/src/tools/).
+ */
+const ACCESS: Record<Exclude<FunctionId, ToolFunction>, FunctionAccess> = {
   // GET /health?deep=1 reads one item.
   discovery: { table: 'read' },
   publish: { table: 'readWrite', sendsTo: ['relink'] },
@@ -37,23 +47,6 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   // PUT /v1/budget sets the site's limits.
   usage: { table: 'readWrite' },
   jobs: { table: 'read' },
-  // A paid call that takes a site's window past 80% (or is refused at 100%) queues its warning.
-  research: { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
-  recall: { table: 'read' },
-  'get-keywords': { table: 'readWrite', sendsTo: ['budget-warning'] },
-  // analyze queues its keywords' research.
-  'serp-landscape': { table: 'readWrite', sendsTo: ['research', 'budget-warning'] },
-  'serp-keyword-refresh': { table: 'readWrite', sendsTo: ['budget-warning'] },
-  // Live lookups are written to the usage ledger.
-  'serp-backlinks': { table: 'readWrite', sendsTo: ['budget-warning'] },
-  // Deleting a row (DeleteItem): db_delete, and taking back a competitor row that lost its place under
-  // the cap. It queues the first monitoring run of a new competitor, at once.
-  'add-competitor': { table: 'readWriteDelete', sendsTo: ['monitor', 'budget-warning'] },
-  // Tracking off deletes the scope's item (DeleteItem); tracking on queues the scope's first check.
-  'track-rankings': { table: 'readWriteDelete', sendsTo: ['rank', 'budget-warning'] },
-  'db-select': { table: 'read' },
-  'db-insert': { table: 'readWriteDelete' },
-  'db-delete': { table: 'readWriteDelete' },
   // Static files: the app reads the site's data through the API with the user's key.
   dashboard: { table: 'none' },
   // It checks the API key itself (one GetItem), then invokes the tools' own functions to run them; a
@@ -73,12 +66,19 @@ export const ACCESS: Record<FunctionId, FunctionAccess> = {
   'research-sweep': { table: 'readWrite', sendsTo: ['research'] },
 };
 
+const isToolless = (fn: FunctionId): fn is Exclude<FunctionId, ToolFunction> => Object.hasOwn(ACCESS, fn);
+
+/** What a function may do to the table, and which queues it sends to. */
+export function accessOf(fn: FunctionId): FunctionAccess {
+  if (isToolless(fn)) return ACCESS[fn];
+  const tool = TOOL_NAMES.find((name) => toolFunction(name) === fn);
+  // Every function is either in ACCESS or a tool's: the type of ACCESS says so.
+  if (tool === undefined) throw new Bug(`${fn} is neither a tool's function nor in ACCESS`);
+  return TOOLS[tool].grants;
+}
+
 /** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */
 export const DATAFORSEO_READERS: readonly FunctionId[] = [
-  'get-keywords',
-  'research',
-  'serp-landscape',
-  'serp-keyword-refresh',
-  'serp-backlinks',
+  ...TOOL_NAMES.filter((name) => TOOLS[name].grants.secrets?.includes('dataforseo')).map(toolFunction),
   ...WORKERS.filter((worker) => QUEUES[worker].grants.secrets?.includes('dataforseo')).map(workerFunction),
 ];

@@ -1,4 +1,4 @@
-import { QUEUES } from '@cm/contract';
+import { QUEUES, type ToolFunction } from '@cm/contract';
 import { perWorkerFunction, type FunctionId } from './bundling';
 
 /*
@@ -20,8 +20,8 @@ const ANSWERS_A_CALLER = 512;
  * leaves room, and a slower cold start delays no caller.
  */
 const BACKGROUND = 256;
-/** Every function's memory size in MB. */
-export const MEMORY_MB: Record<FunctionId, number> = {
+/** Every function's memory size in MB but the tools': a caller waits on each tool ({@link memoryOf}). */
+const MEMORY_MB: Record<Exclude<FunctionId, ToolFunction>, number> = {
   discovery: ANSWERS_A_CALLER,
   publish: ANSWERS_A_CALLER,
   read: ANSWERS_A_CALLER,
@@ -32,17 +32,6 @@ export const MEMORY_MB: Record<FunctionId, number> = {
   tools: ANSWERS_A_CALLER,
   usage: ANSWERS_A_CALLER,
   jobs: ANSWERS_A_CALLER,
-  research: ANSWERS_A_CALLER,
-  recall: ANSWERS_A_CALLER,
-  'get-keywords': ANSWERS_A_CALLER,
-  'serp-landscape': ANSWERS_A_CALLER,
-  'serp-keyword-refresh': ANSWERS_A_CALLER,
-  'serp-backlinks': ANSWERS_A_CALLER,
-  'add-competitor': ANSWERS_A_CALLER,
-  'track-rankings': ANSWERS_A_CALLER,
-  'db-select': ANSWERS_A_CALLER,
-  'db-insert': ANSWERS_A_CALLER,
-  'db-delete': ANSWERS_A_CALLER,
   mcp: ANSWERS_A_CALLER,
   'mcp-stream': ANSWERS_A_CALLER,
   oauth: ANSWERS_A_CALLER,
@@ -53,3 +42,8 @@ export const MEMORY_MB: Record<FunctionId, number> = {
   'monitor-schedule': BACKGROUND,
   'research-sweep': BACKGROUND,
 };
+
+const isToolless = (fn: FunctionId): fn is Exclude<FunctionId, ToolFunction> => Object.hasOwn(MEMORY_MB, fn);
+
+/** A function's memory size in MB. */
+export const memoryOf = (fn: FunctionId): number => (isToolless(fn) ? MEMORY_MB[fn] : ANSWERS_A_CALLER);

@@ -12,7 +12,7 @@ import {
   type FunctionName,
   type WorkerName,
 } from '@cm/contract';
-import { ACCESS, DATAFORSEO_READERS } from './access';
+import { accessOf, DATAFORSEO_READERS } from './access';
 import { defaultBedrockModel } from './bedrock-model';
 import type { FunctionId } from './bundling';
 import { Alarms, breakerAlarm, budgetAlarms, scheduleStoppedAlarm } from './constructs/alarms';
@@ -118,7 +118,7 @@ export class ContentApiStack extends Stack {
     const lambda: FunctionFactory = (name, timeout) => {
       const fn = serviceFunction(this, name, {
         timeout,
-        access: ACCESS[name],
+        access: accessOf(name),
         table,
         queues,
         alarms,

@@ -1,4 +1,5 @@
+import { DB_INSERT } from '@cm/contract';
 import { tool } from '@cm/runtime';
 import { dbInsert } from '@cm/tools';
 
-export const handler = tool('db_insert', dbInsert);
+export const handler = tool(DB_INSERT, dbInsert);

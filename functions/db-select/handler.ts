@@ -1,4 +1,5 @@
+import { DB_SELECT } from '@cm/contract';
 import { tool } from '@cm/runtime';
 import { dbSelect } from '@cm/tools';
 
-export const handler = tool('db_select', dbSelect);
+export const handler = tool(DB_SELECT, dbSelect);

@@ -18,7 +18,7 @@ import {
   PAID_TOOLS,
   PROVIDER_TIMEOUTS,
   SERVICE_LIMITS,
-  TOOL_FUNCTIONS,
+  toolFunction,
   visibilityTimeoutSeconds,
   type FunctionName,
   type WorkerName,
@@ -245,7 +245,7 @@ export function functionErrorAlarm(alarms: Alarms, name: string, id: string, fn:
  */
 export function p99LatencyMs(fn: FunctionName): number {
   if (fn === 'research' || fn === 'mcp') return SERVICE_LIMITS.waitMsMax + 2_000;
-  if (PAID_TOOLS.some((tool) => TOOL_FUNCTIONS[tool] === fn)) return PROVIDER_TIMEOUTS.dataforseoCallMs;
+  if (PAID_TOOLS.some((tool) => toolFunction(tool) === fn)) return PROVIDER_TIMEOUTS.dataforseoCallMs;
   return 1_000;
 }
 

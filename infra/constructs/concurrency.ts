@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LIMITS, PAID_TOOLS, TOOL_FUNCTIONS } from '@cm/contract';
+import { LIMITS, PAID_TOOLS, toolFunction } from '@cm/contract';
 import type { FunctionId } from '../bundling';
 import { DEFAULT_DATAPOINTS, type Alarms } from './alarms';
 import { pascal } from './ids';
@@ -55,8 +55,8 @@ const RESEARCH_EXECUTIONS = executionsFor(RESEARCH_LOAD, RESEARCH_CALL_SECONDS);
  * workers' concurrency is their event sources' (queues.ts).
  */
 export const RESERVED_CONCURRENCY: Partial<Record<FunctionId, number>> = {
-  ...Object.fromEntries(PAID_TOOLS.map((tool) => [TOOL_FUNCTIONS[tool], PAID_TOOL_EXECUTIONS])),
-  [TOOL_FUNCTIONS.research]: RESEARCH_EXECUTIONS,
+  ...Object.fromEntries(PAID_TOOLS.map((tool) => [toolFunction(tool), PAID_TOOL_EXECUTIONS])),
+  [toolFunction('research')]: RESEARCH_EXECUTIONS,
   mcp: RESEARCH_EXECUTIONS + 2 * PAID_TOOL_EXECUTIONS,
   'mcp-stream': 20,
 };

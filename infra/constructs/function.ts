@@ -13,7 +13,7 @@ import { TABLE } from '@cm/store';
 import { TABLE_ACTIONS, type FunctionAccess } from '../access';
 import { profiledModel } from '../bedrock-model';
 import { bundlingOf, entryOf, ROOT, RUNTIME, type FunctionId } from '../bundling';
-import { MEMORY_MB } from '../memory';
+import { memoryOf } from '../memory';
 import { functionErrorAlarm, type Alarms } from './alarms';
 import { pascal } from './ids';
 
@@ -64,7 +64,7 @@ export function serviceFunction(scope: Construct, name: FunctionId, props: Servi
     depsLockFilePath: join(ROOT, 'package-lock.json'),
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
-    memorySize: MEMORY_MB[name],
+    memorySize: memoryOf(name),
     timeout: props.timeout,
     reservedConcurrentExecutions: props.reservedConcurrency,
     role,

@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, PAID_TOOLS, TOOL_FUNCTIONS, visibilityTimeoutSeconds, WORKERS } from '@cm/contract';
+import { FUNCTIONS, PAID_TOOLS, toolFunction, visibilityTimeoutSeconds, WORKERS } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { ERROR_RATE, p99LatencyMs, stalledPeriods } from '../../infra/constructs/alarms';
@@ -139,7 +139,7 @@ describe('latency', () => {
     expect(p99LatencyMs('read')).toBe(1_000);
     expect(p99LatencyMs('publish')).toBe(1_000);
     for (const tool of PAID_TOOLS.filter((t) => t !== 'research'))
-      expect(p99LatencyMs(TOOL_FUNCTIONS[tool])).toBe(20_000);
+      expect(p99LatencyMs(toolFunction(tool))).toBe(20_000);
     expect(p99LatencyMs('research')).toBe(27_000);
     expect(p99LatencyMs('mcp')).toBe(27_000);
   });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { build } from 'esbuild';
+import { TOOL_NAMES, toolFunction } from '@cm/contract';
 import { budgetOf, bundleSizes, esbuildOptions, SIDE_BUDGET_BYTES, type BundleSize } from '../../infra/bundle-report';
 import { ReadableStream } from '../../infra/lazy-web-streams';
 import {
@@ -219,6 +220,27 @@ describe('what a bundle leaves out', () => {
         configured: true,
       });
     }
+  });
+
+  it("carries in a tool's function its own tool's declaration and no other tool's schemas", () => {
+    // A tool's declaration file, or the file that once held every tool's schemas.
+    const declarations = (size: BundleSize) =>
+      size.ownFiles.filter((file) =>
+        /^packages\/contract\/src\/tools(\.ts|\/(?!shared|keyword-row|declaration|index)[^/]+\.ts)$/.test(file),
+      );
+    for (const name of TOOL_NAMES) {
+      const size = sizes.find((candidate) => candidate.name === toolFunction(name))!;
+      expect({ name, declarations: declarations(size) }).toEqual({
+        name,
+        declarations: [`packages/contract/src/tools/${name.replace(/_/g, '-')}.ts`],
+      });
+    }
+    // The functions that list or document every tool carry them all; no other function carries any.
+    const others = sizes.filter((size) => !TOOL_NAMES.some((name) => toolFunction(name) === size.name));
+    expect(others.filter((size) => declarations(size).length > 0).map((size) => size.name)).toEqual([
+      'discovery',
+      'tools',
+    ]);
   });
 
   it('carries the documentation of every route (schemas of all bodies and replies) only where the OpenAPI document is served', () => {

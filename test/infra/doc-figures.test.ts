@@ -10,13 +10,14 @@ import {
   PROVIDER_TIMEOUTS,
   RATE_RULES,
   RELINK_BATCH_PAGES,
-  TOOL_FUNCTIONS,
+  TOOL_NAMES,
+  toolFunction,
 } from '@cm/contract';
 import { DEFAULT_BEDROCK_MODEL, KEY_CACHE_MS, METRICS_NAMESPACE, WORKER_SETTLE_MS } from '@cm/runtime';
 import { RECURSIVE_LOOP_LIMIT, ROUTE_TIMEOUT_MS } from '@cm/local';
 import { SITES_PER_PLAN } from '@cm/tools';
 import { AWS_PRICES } from '../../bench/bill/prices';
-import { FUNCTION_ENTRIES } from '../../infra/bundling';
+import { FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { DEFAULT_DATAPOINTS, ERROR_RATE, ONE_DATAPOINT, p99LatencyMs } from '../../infra/constructs/alarms';
 import {
@@ -28,7 +29,7 @@ import {
 import { logGroupName } from '../../infra/constructs/function';
 import { DAILY_SCHEDULE_UTC } from '../../infra/constructs/schedules';
 import { BACKUPS } from '../../infra/constructs/storage';
-import { MEMORY_MB, ONE_VCPU_MB } from '../../infra/memory';
+import { ONE_VCPU_MB, memoryOf } from '../../infra/memory';
 import { serviceStacks } from '../../infra/service-stacks';
 import { pascal } from '../../infra/stack';
 import { nestedTemplate } from './nested';
@@ -106,8 +107,8 @@ const stalledMinutes = (worker: string) =>
 /** The period an error rate is counted over: the error alarms' metrics'. */
 const ERROR_PERIOD = alarm('PublishErrorAlarm').Metrics.find((m: any) => m.MetricStat).MetricStat.Period as number;
 const capped = (reserved: number) => `${Math.ceil(reserved * 0.8)} of ${reserved}`;
-const RESEARCH_RESERVED = RESERVED_CONCURRENCY[TOOL_FUNCTIONS.research]!;
-const PAID_RESERVED = RESERVED_CONCURRENCY[TOOL_FUNCTIONS.get_keywords]!;
+const RESEARCH_RESERVED = RESERVED_CONCURRENCY[toolFunction('research')]!;
+const PAID_RESERVED = RESERVED_CONCURRENCY[toolFunction('get_keywords')]!;
 const MCP_RESERVED = RESERVED_CONCURRENCY.mcp!;
 const QUOTA = RESERVED_TOTAL + 100; // Lambda keeps 100 of the account's quota unreserved.
 const severity = (p: Record<string, any>) => /^\[(\w+)\]/.exec(p.AlarmDescription)![1];
@@ -137,9 +138,9 @@ describe('the settings the pages rest on, as the templates have them', () => {
     expect(wafBlocked).toHaveLength(1);
     expect(ERROR_PERIOD).toBe(300);
     // Every route function has one time limit, and the paid tools one reservation.
-    expect(new Set(Object.values(TOOL_FUNCTIONS).map((name) => fn(name).Timeout))).toEqual(new Set([ROUTE_TIMEOUT]));
+    expect(new Set(TOOL_NAMES.map(toolFunction).map((name) => fn(name).Timeout))).toEqual(new Set([ROUTE_TIMEOUT]));
     const dataforseoTools = PAID_TOOLS.filter((tool) => tool !== 'research');
-    expect(new Set(dataforseoTools.map((tool) => RESERVED_CONCURRENCY[TOOL_FUNCTIONS[tool]]))).toEqual(
+    expect(new Set(dataforseoTools.map((tool) => RESERVED_CONCURRENCY[toolFunction(tool)]))).toEqual(
       new Set([PAID_RESERVED]),
     );
     // Point-in-time recovery keeps AWS's 35 days (no period set), which the weekly copies span.
@@ -172,7 +173,7 @@ describe('docs/runbook.md', () => {
         // The API's errors and the latency alarms.
         `answered 5xx to ${ERROR_RATE.minErrors} requests or more and ${percent(ERROR_RATE.share)} % or more of them in ${minutes(ERROR_PERIOD)} minutes, in ${DEFAULT_DATAPOINTS.datapointsToAlarm} of ${DEFAULT_DATAPOINTS.evaluationPeriods} periods`,
         `in ${DEFAULT_DATAPOINTS.datapointsToAlarm} of ${DEFAULT_DATAPOINTS.evaluationPeriods} five-minute periods`,
-        `${p99LatencyMs('publish') / 1000} s for routes that only read and write the table, ${p99LatencyMs(TOOL_FUNCTIONS.get_keywords) / 1000} s for a tool that calls DataForSEO`,
+        `${p99LatencyMs('publish') / 1000} s for routes that only read and write the table, ${p99LatencyMs(toolFunction('get_keywords')) / 1000} s for a tool that calls DataForSEO`,
         `${p99LatencyMs('research') / 1000} s for \`research\` and \`mcp\` (${(p99LatencyMs('mcp') - LIMITS.waitMsMax) / 1000} s past the ${LIMITS.waitMsMax / 1000} s a call may wait for its job`,
         // Budgets and the schedule's share of the daily cap.
         `reached ${alarm('BudgetUsed80Alarm').Threshold} % or ${alarm('BudgetUsed100Alarm').Threshold} % of its daily or monthly limit`,
@@ -331,12 +332,12 @@ describe('docs/architecture/aws-stack.md', () => {
         // Functions: time limits and memory.
         `its handler checks the key) and ${minutes(fn('mcp-stream').Timeout)} minutes.`,
         `get ${ROUTE_TIMEOUT} s (API Gateway's integration limit is 30 s)`,
-        `${MEMORY_MB.publish} MB where a caller waits, ${MEMORY_MB.dashboard} MB for the dashboard, the schedules and the small-message workers, one vCPU (${thousands(ONE_VCPU_MB)} MB) for the research worker`,
+        `${memoryOf('publish')} MB where a caller waits, ${memoryOf('dashboard')} MB for the dashboard, the schedules and the small-message workers, one vCPU (${thousands(ONE_VCPU_MB)} MB) for the research worker`,
         `kept ${minutes(LIMITS.secretMaxAgeSeconds)} minutes) refuses a request`,
         // Alarms.
         `every ${minutes(ERROR_PERIOD)}-minute period`,
         `${ERROR_RATE.minErrors} errors and ${percent(ERROR_RATE.share)} % of the calls in ${minutes(ERROR_PERIOD)} minutes, ${DEFAULT_DATAPOINTS.datapointsToAlarm} of ${DEFAULT_DATAPOINTS.evaluationPeriods} periods`,
-        `${p99LatencyMs('publish') / 1000} s for table routes, ${p99LatencyMs(TOOL_FUNCTIONS.get_keywords) / 1000} s for the DataForSEO tools, ${p99LatencyMs('research') / 1000} s for \`research\` and \`mcp\``,
+        `${p99LatencyMs('publish') / 1000} s for table routes, ${p99LatencyMs(toolFunction('get_keywords')) / 1000} s for the DataForSEO tools, ${p99LatencyMs('research') / 1000} s for \`research\` and \`mcp\``,
         `**The daily schedule at a fixed time**, ${utc}`,
         `($${AWS_PRICES.alarm.usd.toFixed(2)} a month): ${alarmMetrics} metrics (a rate alarm reads two), about $${Math.round(alarmMetrics * AWS_PRICES.alarm.usd)} a month`,
         `at under ${ERROR_RATE.minErrors} calls in ${minutes(ERROR_PERIOD)} minutes`,
@@ -388,9 +389,9 @@ describe('docs/architecture/aws-stack.md', () => {
     // The figures the claims stand on.
     expect(BACKUPS.monthly.keptDays).toBe(ONE_YEAR_DAYS);
     expect(sweepRule).toEqual({ MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 });
-    expect(MEMORY_MB['research-worker']).toBe(ONE_VCPU_MB);
+    expect(memoryOf('research-worker')).toBe(ONE_VCPU_MB);
     for (const [, r] of resources(main).filter(([, r]) => r.Type === 'AWS::Lambda::Function'))
-      expect([MEMORY_MB.publish, MEMORY_MB.dashboard, ONE_VCPU_MB]).toContain(r.Properties.MemorySize);
+      expect([memoryOf('publish'), memoryOf('dashboard'), ONE_VCPU_MB]).toContain(r.Properties.MemorySize);
   });
 });
 
@@ -401,14 +402,14 @@ describe('docs/performance.md#memory', () => {
     // Each row: the functions it names (the API's routes are every route function), and their memory.
     const rows = [...memory.matchAll(/\| ([^|]+) \| [^|]+ \| [^|]+ \| ([\d,]+) MB \|/g)].map((m) => ({
       names: [
-        ...(m[1]!.includes("the API's routes") ? Object.values(TOOL_FUNCTIONS) : []),
+        ...(m[1]!.includes("the API's routes") ? TOOL_NAMES.map(toolFunction) : []),
         ...[...m[1]!.matchAll(/`([\w-]+)`/g)].map((n) => n[1]!),
       ],
       mb: Number(m[2]!.replace(',', '')),
     }));
     const listed = rows.flatMap((row) => row.names.map((name) => [name, row.mb] as const));
     for (const [name, mb] of listed) {
-      expect({ name, mb }).toEqual({ name, mb: MEMORY_MB[name as keyof typeof MEMORY_MB] });
+      expect({ name, mb }).toEqual({ name, mb: memoryOf(name as FunctionId) });
       expect({ name, mb }).toEqual({ name, mb: fn(name).MemorySize });
     }
     expectOnlyFigures(
@@ -420,7 +421,7 @@ describe('docs/performance.md#memory', () => {
         `up to ${RELINK_BATCH_PAGES} pages' bodies`,
         `a plan of ${SITES_PER_PLAN} sites`,
         `against the worker's ${fn('research-worker').Timeout} s`,
-        `at ${MEMORY_MB.publish} MB it would near its memory`,
+        `at ${memoryOf('publish')} MB it would near its memory`,
       ],
       {
         'Node 24 (2026-11-28, 7 runs each)': 'when the bench measured the figures below',
@@ -495,7 +496,7 @@ describe('docs/architecture/queued-jobs.md', () => {
         `computes the same ${inFlight} from the figures`,
         `The stack reserves ${RESERVED_TOTAL} executions in all, so the account needs a quota of ${QUOTA}`,
         `with \`wait_ms\` ${LIMITS.waitMsMax}`,
-        `at ${MEMORY_MB.research} MB each`,
+        `at ${memoryOf('research')} MB each`,
         `the reservation is sized for ${thousands(RESEARCH_LOAD.callsPerDay)} calls a day at a ${RESEARCH_LOAD.peakFactor}× peak`,
         `The spec's cap of ${LIMITS.concurrentResearch} jobs in flight`,
       ],
@@ -511,8 +512,8 @@ describe('docs/architecture/queued-jobs.md', () => {
           "the bill's model (npm run bill prints both)",
       },
     );
-    expect(MEMORY_MB.jobs).toBe(MEMORY_MB.research);
-    expect(MEMORY_MB.mcp).toBe(MEMORY_MB.research);
+    expect(memoryOf('jobs')).toBe(memoryOf('research'));
+    expect(memoryOf('mcp')).toBe(memoryOf('research'));
   });
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { TOOL_FUNCTIONS } from '@cm/contract';
+import { TOOL_NAMES, toolFunction } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { RESERVED_TOTAL } from '../../infra/constructs/concurrency';
@@ -62,7 +62,7 @@ function costOf(resources: Resources, fn: string, refersTo: (text: string, id: s
 
 /** The most any tool costs `resources`, over every tool function. */
 const toolCost = (resources: Resources, refersTo: (text: string, id: string) => boolean) =>
-  Math.max(...Object.values(TOOL_FUNCTIONS).map((fn) => costOf(resources, fn, refersTo)));
+  Math.max(...TOOL_NAMES.map(toolFunction).map((fn) => costOf(resources, fn, refersTo)));
 
 describe('room for the next 20 tools', () => {
   it('keeps room in the service stack and in each nested stack for 20 more tools at what a tool costs each now', () => {

@@ -1,5 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, LIMITS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, TOOL_FUNCTIONS, WORKERS } from '@cm/contract';
+import { FUNCTIONS, LIMITS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, toolFunction, WORKERS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { RESEARCH_LOAD, RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
@@ -34,7 +34,7 @@ it('passes cdk-nag with the distributions and web ACLs', () => {
 
 it('caps the paid tools, mcp and mcp-stream with reserved concurrency, and leaves publish, notify, read and visitor pages in the shared pool', () => {
   for (const tool of PAID_TOOLS.filter((tool) => tool !== 'research'))
-    expect(fnResource(main, pascal(TOOL_FUNCTIONS[tool])).ReservedConcurrentExecutions).toBe(20);
+    expect(fnResource(main, pascal(toolFunction(tool))).ReservedConcurrentExecutions).toBe(20);
   expect(fnResource(main, 'Research').ReservedConcurrentExecutions).toBe(60);
   expect(fnResource(main, 'McpStream').ReservedConcurrentExecutions).toBe(20);
   expect(fnResource(main, 'Mcp').ReservedConcurrentExecutions).toBe(100);

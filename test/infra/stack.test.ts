@@ -14,13 +14,13 @@ import {
   QUEUES,
   ROUTES,
   answersHead,
-  TOOL_FUNCTIONS,
+  toolFunction,
   TOOL_NAMES,
   WORKERS,
 } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
-import { MEMORY_MB } from '../../infra/memory';
+import { memoryOf } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 import { nestedOutput, nestedTemplate } from './nested';
@@ -162,7 +162,7 @@ describe('CDK stack', () => {
         return [name, found?.[1].Properties.MemorySize];
       }),
     );
-    expect(sizes).toEqual(MEMORY_MB);
+    expect(sizes).toEqual(Object.fromEntries(FUNCTION_ENTRIES.map((name) => [name, memoryOf(name)])));
     // A caller waits on the routes (but the dashboard's static files); nobody on the schedules; the
     // research worker reads pages with a whole vCPU.
     expect(new Set(FUNCTIONS.filter((name) => name !== 'dashboard').map((name) => sizes[name]))).toEqual(
@@ -372,7 +372,7 @@ describe('CDK stack', () => {
         statements.flatMap((s: any) => asList(s.Action)).filter((a: any) => /^(sqs|secretsmanager|bedrock):/.test(a)),
       ).toEqual([]);
     }
-    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']));
+    expect(MCP_INVOKES).toEqual(expect.arrayContaining([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']));
     // No other function may invoke a function.
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),

@@ -4,8 +4,8 @@ import { simulateDay, type Day, type Workload } from '../../bench/bill/day';
 import { DAYS_A_MONTH, monthOf } from '../../bench/bill/model';
 import { AWS_PRICES } from '../../bench/bill/prices';
 import type { StackShape } from '../../bench/bill/template';
-import { FUNCTION_ENTRIES } from '../../infra/bundling';
-import { MEMORY_MB } from '../../infra/memory';
+import { FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
+import { memoryOf } from '../../infra/memory';
 import { startTestStack } from '../helpers/local';
 
 /*
@@ -24,7 +24,7 @@ const EXTRA_USD = 0.25;
 /** The template's functions as infra/memory.ts sizes them, and no monthly resources: the providers are under test here. */
 const SHAPE: StackShape = {
   functions: Object.fromEntries(
-    FUNCTION_ENTRIES.map((id) => [id, { memoryMb: MEMORY_MB[id], arm: true }]),
+    FUNCTION_ENTRIES.map((id) => [id, { memoryMb: memoryOf(id), arm: true }]),
   ) as StackShape['functions'],
   onDemand: true,
   pitr: true,
@@ -97,7 +97,7 @@ it("states the Lambda seconds research calls spend waiting for their jobs, price
   const bill = monthOf(simulated, SHAPE, at);
   // Each job waited out (45 s, the spec's 30 to 60): 25 s in research and 20 s in jobs (get_job), and 45 s in mcp.
   const seconds = (LIMITS.researchSecondsMin + LIMITS.researchSecondsMax) / 2;
-  const gbSeconds = (fn: keyof typeof MEMORY_MB, s: number) => s * (MEMORY_MB[fn] / 1024);
+  const gbSeconds = (fn: FunctionId, s: number) => s * (memoryOf(fn) / 1024);
   const perJob = gbSeconds('research', 25) + gbSeconds('jobs', seconds - 25) + gbSeconds('mcp', seconds);
   const jobsAMonth = (simulated.researchJobs * at * DAYS_A_MONTH) / SITES;
   const line = bill.lines.find((l) => l.service === 'Lambda: research calls waiting for their jobs');

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { QUEUES, RankCollectMessage, RankMessage, WORKERS, perWorker } from '@cm/contract';
 import { sqsWorker } from '@cm/runtime';
-import { ACCESS, DATAFORSEO_READERS } from '../../infra/access';
+import { DATAFORSEO_READERS, accessOf } from '../../infra/access';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
-import { MEMORY_MB, ONE_VCPU_MB } from '../../infra/memory';
+import { ONE_VCPU_MB, memoryOf } from '../../infra/memory';
 
 /*
  * A queue is one declaration (QUEUES): the worker list, the settings, the worker functions' grants and
@@ -34,13 +34,13 @@ it("grants each worker's function what its queue declares, and its memory (256 M
   for (const worker of WORKERS) {
     const fn = `${worker}-worker` as const;
     const { grants, memoryMb } = QUEUES[worker];
-    expect([fn, ACCESS[fn]]).toEqual([fn, grants]);
-    expect([fn, MEMORY_MB[fn]]).toEqual([fn, memoryMb ?? 256]);
+    expect([fn, accessOf(fn)]).toEqual([fn, grants]);
+    expect([fn, memoryOf(fn)]).toEqual([fn, memoryMb ?? 256]);
     expect([fn, DATAFORSEO_READERS.includes(fn)]).toEqual([fn, grants.secrets?.includes('dataforseo') ?? false]);
   }
   // The research worker reads pages' text: one whole vCPU.
-  expect(MEMORY_MB['research-worker']).toBe(ONE_VCPU_MB);
-  expect(ACCESS['relink-worker']).toEqual({ table: 'readWrite', sendsTo: ['relink-pages'] });
+  expect(memoryOf('research-worker')).toBe(ONE_VCPU_MB);
+  expect(accessOf('relink-worker')).toEqual({ table: 'readWrite', sendsTo: ['relink-pages'] });
   expect(DATAFORSEO_READERS.filter((fn) => fn.endsWith('-worker'))).toEqual([
     'monitor-worker',
     'monitor-plan-worker',

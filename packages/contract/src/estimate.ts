@@ -8,19 +8,6 @@ import { ToolBudget } from './budget';
  * answer gave, when the site's approval threshold asks for one).
  */
 
-/** The tools that may call a paid provider (MCP's openWorldHint): each takes `estimate` and `confirm`. */
-export const PAID_TOOLS = [
-  'research',
-  'get_keywords',
-  'serp_landscape',
-  'serp_keyword_refresh',
-  'serp_backlinks',
-  'add_competitor',
-  'track_rankings',
-] as const;
-export type PaidTool = (typeof PAID_TOOLS)[number];
-export const isPaidTool = (name: string): name is PaidTool => PAID_TOOLS.some((tool) => tool === name);
-
 /** How long a confirm token is good for. */
 export const CONFIRM_TTL_MS = 15 * 60_000;
 

@@ -1,11 +1,12 @@
 import type { WorkerName } from './queues';
+import { TOOL_NAMES, toolFunction } from './tool-heads';
 
 /*
- * The deployment's Lambda functions by name. Both the route table (routes.ts) and the tool registry
- * (tools.ts) name which function serves what, so the names live here, below both.
+ * The deployment's Lambda functions by name. Both the route table (routes.ts) and the tool heads
+ * (tool-heads.ts) name which function serves what, so the names live here, below both.
  */
 
-/** The functions that serve HTTP routes: ROUTES says which serves which route, TOOLS which serves which tool. */
+/** The functions that serve HTTP routes: ROUTES says which serves which route, TOOL_HEADS which serves which tool. */
 export const FUNCTIONS = [
   'discovery',
   'publish',
@@ -18,18 +19,8 @@ export const FUNCTIONS = [
   'tools',
   'usage',
   'jobs',
-  'research',
-  'recall',
-  // One function per research tool (TOOLS names which serves which).
-  'get-keywords',
-  'serp-landscape',
-  'serp-keyword-refresh',
-  'serp-backlinks',
-  'add-competitor',
-  'track-rankings',
-  'db-select',
-  'db-insert',
-  'db-delete',
+  // One function per research tool (TOOL_HEADS names which serves which).
+  ...TOOL_NAMES.map(toolFunction),
   // The dashboard's page and files: a client of the API like any other.
   'dashboard',
   // The MCP endpoint: it runs each tool by invoking that tool's own function.

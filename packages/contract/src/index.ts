@@ -1,23 +1,273 @@
-export * from './common';
-export * from './errors';
-export * from './blocks';
-export * from './pages';
-export * from './notify';
-export * from './route-table';
-export * from './routes';
-export * from './queues';
-export * from './openapi';
-export * from './cm-tables';
-export * from './backlink-profile';
-export * from './limits';
-export * from './tools';
-export * from './usage';
-export * from './budget';
-export * from './monitoring';
-export * from './estimate';
-export * from './research';
-export * from './ranks';
-export * from './metrics';
-export * from './mcp';
-export * from './oauth';
-export * from './resilience';
+export {
+  API_KEY_PREFIX,
+  DashboardAssetParams,
+  hasControlCharacters,
+  HealthQuery,
+  isJsonObject,
+  isoDateOrTimestamp,
+  isoTimestamp,
+  PAGE_TYPES,
+  PageStatus,
+  type PageType,
+  propertyOf,
+  SiteIdBody,
+  HealthReply,
+} from './common';
+export {
+  ApiError,
+  ERROR_STATUS,
+  ErrorBody,
+  type ErrorCode,
+  fieldError,
+  formatPath,
+  notFound,
+  validationError,
+} from './errors';
+export {
+  Block,
+  blockShapeIssues,
+  CALLOUT_TONES,
+  isKnownBlockType,
+  isKnownInlineType,
+  type KnownBlockType,
+} from './blocks';
+export {
+  ArticleDoc,
+  ArticleInput,
+  ArticleRecord,
+  CommunityAnswer,
+  CommunityAnswerCreated,
+  CommunityAnswerInput,
+  isLive,
+  type ListedPage,
+  ListingQuery,
+  type NamedSection,
+  type PageCard,
+  type PageDoc,
+  PageIdParams,
+  PageList,
+  PageListItem,
+  PageListQuery,
+  type PageRecord,
+  type PageState,
+  PublishResult,
+  PublishWarning,
+  QuestionDoc,
+  QuestionInput,
+  QuestionRecord,
+  type Section,
+  type SectionKind,
+  SectionParams,
+  SitemapParams,
+  SiteRootParams,
+  Source,
+  SummaryInput,
+  SuppressedLink,
+  VisitorParams,
+} from './pages';
+export { NotifyInput, NotifyResult, RELINK_BATCH_PAGES, RelinkMessage, RelinkPagesMessage } from './notify';
+export {
+  answersHead,
+  bodyLimitOf,
+  functionEnvName,
+  type FunctionName,
+  FUNCTIONS,
+  MCP_OAUTH_PATH,
+  MCP_PATH,
+  ORIGIN_VERIFY_HEADER,
+  PUBLISH_BODY_LIMIT_BYTES,
+  queueUrlEnvName,
+  ROUTE_TABLE,
+  type RouteFacts,
+  routeKey,
+  routePattern,
+  servedRouteKey,
+  SITE_DOMAIN_PARAMETER,
+  type WorkerName,
+  WORKERS,
+} from './route-table';
+export {
+  isPaidTool,
+  PAID_TOOLS,
+  type PaidTool,
+  TOOL_HEADS,
+  TOOL_NAMES,
+  type ToolFunction,
+  toolFunction,
+  type ToolName,
+} from './tool-heads';
+export type { FunctionGrants, TableAccess } from './grants';
+export { type Route, ROUTES, withDocs } from './routes';
+export {
+  type Enqueue,
+  perWorker,
+  QUEUES,
+  type QueueMessages,
+  RESEARCH_LEASE_MS,
+  RESEARCH_SWEEP_MINUTES,
+  visibilityTimeoutSeconds,
+} from './queues';
+export { buildOpenApi } from './openapi';
+export {
+  type CompetitorRow,
+  type Country,
+  DEFAULT_LOCALE,
+  Domain,
+  Intent,
+  INTENTS,
+  Keyword,
+  KEYWORD_MAX_CHARS,
+  KeywordMetrics,
+  type KeywordRow,
+  REFRESH_LOCALE,
+  type RowOf,
+  SerpItem,
+  SerpRow,
+  STORED_ROW_SHAPES,
+  TABLE_FIELDS,
+  TableName,
+} from './cm-tables';
+export {
+  AnchorShare,
+  BacklinkDetail,
+  BacklinkNumbers,
+  BacklinkProfile,
+  BacklinkSummary,
+  BacklinkTrendPoint,
+  GapDomain,
+  LinkingPage,
+  ReferringDomain,
+} from './backlink-profile';
+export { LIMITS, SERVICE_LIMITS, SPEC_LIMITS } from './limits';
+export {
+  ADD_COMPETITOR,
+  AddCompetitorInput,
+  AddCompetitorResult,
+  DB_DELETE,
+  DB_INSERT,
+  DB_SELECT,
+  DbDeleteInput,
+  DbInsertInput,
+  DbSelectInput,
+  DbSelectResult,
+  GET_KEYWORDS,
+  GetKeywordsInput,
+  type HealthFlag,
+  RECALL,
+  RESEARCH,
+  SERP_BACKLINKS,
+  SERP_KEYWORD_REFRESH,
+  SERP_LANDSCAPE,
+  SerpBacklinksInput,
+  SerpBacklinksResult,
+  SerpKeywordRefreshInput,
+  SerpKeywordRefreshResult,
+  SerpLandscapeInput,
+  SerpLandscapeResult,
+  TOOL_LIST,
+  TOOL_META_FIELDS,
+  type ToolDeclaration,
+  type ToolDeclarationOf,
+  type ToolInput,
+  ToolListing,
+  toolListing,
+  type ToolResult,
+  TOOLS,
+  toolSpec,
+  TRACK_RANKINGS,
+} from './tools';
+export { roundUsd, UsageDayLine, type UsageEntry, UsageLine, UsageQuery, UsageReport } from './usage';
+export {
+  BUDGET_WARNING_LEVELS,
+  BudgetInput,
+  BudgetTicket,
+  BudgetView,
+  BudgetWarning,
+  type BudgetWindow,
+  BudgetWindowView,
+  DEFAULT_BUDGETS,
+  ToolBudget,
+} from './budget';
+export { MonitoringInput, MonitoringView } from './monitoring';
+export { CONFIRM_TTL_MS, EstimateCall, EstimateFree, MonitoringCost, ToolEstimate } from './estimate';
+export {
+  Finding,
+  type Findings,
+  isJobMode,
+  JOB_MODES,
+  JOB_STATUSES,
+  JobError,
+  JobIdParams,
+  type JobMode,
+  JobQuery,
+  type JobStatus,
+  JobView,
+  keywordSeeds,
+  MonitorMessage,
+  MonitorPlanMessage,
+  normalizeKeyword,
+  RecallInput,
+  ResearchInput,
+  ResearchMessage,
+  ResearchSource,
+} from './research';
+export {
+  CADENCES,
+  FailedCheck,
+  RankCollectMessage,
+  RankMessage,
+  RankRow,
+  ScopeRun,
+  SharedRankSerp,
+  TRACKED_SCOPES,
+  type TrackedCadence,
+  type TrackedScopeType,
+  TrackRankingsInput,
+} from './ranks';
+export { type MetricName, METRICS } from './metrics';
+export {
+  FindPagesInput,
+  FindPagesResult,
+  GetJobInput,
+  isMcpExtraTool,
+  isMcpToolName,
+  MCP_APP_MIME_TYPE,
+  MCP_APPS,
+  MCP_EXTRA_TOOLS,
+  MCP_INVOKES,
+  MCP_STREAM_TIMEOUT_SECONDS,
+  MCP_TOOL_NAMES,
+  type McpAppName,
+  type McpExtraTool,
+  mcpHintsOf,
+  type McpToolName,
+} from './mcp';
+export {
+  ACCESS_TOKEN_TTL_SECONDS,
+  AUTHORIZATION_SERVER_METADATA_PATHS,
+  CONSENT_KEY_ATTEMPTS,
+  isOAuthScope,
+  MCP_SCOPES,
+  OAUTH_CORS,
+  OAUTH_ENDPOINTS,
+  OAUTH_SCOPE_NAMES,
+  OAUTH_SCOPES,
+  type OAuthResource,
+  oauthResources,
+  type OAuthScope,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadata,
+  REFRESH_TOKEN_REUSE_GRACE_SECONDS,
+  RESOURCE_SCOPES,
+  resourceNamed,
+  scopeOfRoute,
+  scopeOfTool,
+} from './oauth';
+export {
+  BREAKER,
+  PROVIDER_TIMEOUTS,
+  RATE_RULES,
+  type RateEndpoint,
+  rateLimitedBody,
+  type RateRule,
+} from './resilience';

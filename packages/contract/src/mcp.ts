@@ -1,10 +1,18 @@
 import * as z from 'zod/mini';
 import { PAGE_TYPES, PageStatus } from './common';
 import { LIMITS } from './limits';
-import { TOOL_FUNCTIONS } from './route-table';
+import { TOOL_NAMES, toolFunction } from './tool-heads';
 import type { McpToolName } from './mcp-tools';
 
-export * from './mcp-tools';
+export {
+  isMcpExtraTool,
+  isMcpToolName,
+  MCP_EXTRA_TOOLS,
+  MCP_TOOL_NAMES,
+  mcpHintsOf,
+  type McpExtraTool,
+  type McpToolName,
+} from './mcp-tools';
 import type { FunctionName } from './functions';
 
 /*
@@ -17,16 +25,8 @@ import type { FunctionName } from './functions';
  * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
  */
 export const MCP_INVOKES: readonly FunctionName[] = [
-  ...new Set<FunctionName>([...Object.values(TOOL_FUNCTIONS), 'jobs', 'usage', 'read']),
+  ...new Set<FunctionName>([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']),
 ];
-
-/** What an agent is told beyond the registry's description, over MCP. */
-export const MCP_TOOL_NOTES: Partial<Record<McpToolName, string>> = {
-  research: `Over MCP: a job still running after ~25 s answers { job_id, status, retry_after_ms }: collect it with get_job.`,
-  serp_landscape: 'analyze is slow: a partial answer is collected by calling again with the same parameters.',
-  add_competitor: 'Ask the user to confirm the domain before calling.',
-  db_delete: 'Deleting cannot be undone: confirm with the user.',
-};
 
 export const GetJobInput = z.object({
   job_id: z.string().check(z.minLength(1), z.maxLength(100)),

@@ -1,5 +1,6 @@
-import { MCP_TOOL_HINTS, type McpToolName } from './mcp-tools';
-import { MCP_OAUTH_PATH, routeKey, TOOL_NAMES, type RouteFacts } from './route-table';
+import { mcpHeadOf, type McpToolName } from './mcp-tools';
+import { MCP_OAUTH_PATH, routeKey, type RouteFacts } from './route-table';
+import { TOOL_NAMES } from './tool-heads';
 
 /*
  * OAuth 2.1 sign-in for agents (docs/api.md#oauth): what a token may do (its scopes), which resource
@@ -27,9 +28,9 @@ export const isOAuthScope = (value: string): value is OAuthScope => OAUTH_SCOPE_
  * paid provider) `research`, and the free writes (db_insert, db_delete) `write`.
  */
 export function scopeOfTool(name: McpToolName): OAuthScope {
-  const hints = MCP_TOOL_HINTS[name];
-  if (hints.readOnlyHint) return 'read';
-  return hints.openWorldHint ? 'research' : 'write';
+  const { kind } = mcpHeadOf(name);
+  if (kind === 'read') return 'read';
+  return kind === 'paid' ? 'research' : 'write';
 }
 
 /** The scopes the MCP endpoint's tools ask for: what an MCP host asks of the site's owner. */

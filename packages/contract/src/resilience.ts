@@ -1,4 +1,4 @@
-import { PAID_TOOLS } from './estimate';
+import { PAID_TOOLS } from './tool-heads';
 import { OAUTH_ENDPOINTS } from './oauth';
 import { MCP_PATH, type HttpMethod } from './route-table';
 

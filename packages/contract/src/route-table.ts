@@ -1,5 +1,6 @@
 import type { FunctionName } from './functions';
 import { SERVICE_LIMITS } from './limits';
+import { TOOL_NAMES, toolFunction } from './tool-heads';
 
 // The function names are the route table's and the tool registry's both; they live below both.
 export { FUNCTIONS, WORKERS, functionEnvName, queueUrlEnvName, type FunctionName, type WorkerName } from './functions';
@@ -13,36 +14,6 @@ export { FUNCTIONS, WORKERS, functionEnvName, queueUrlEnvName, type FunctionName
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-export const TOOL_NAMES = [
-  'research',
-  'recall',
-  'get_keywords',
-  'serp_landscape',
-  'serp_keyword_refresh',
-  'serp_backlinks',
-  'add_competitor',
-  'track_rankings',
-  'db_select',
-  'db_insert',
-  'db_delete',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
-
-/** The Lambda function that serves each research tool: each tool its own. */
-export const TOOL_FUNCTIONS: Readonly<Record<ToolName, FunctionName>> = {
-  research: 'research',
-  recall: 'recall',
-  get_keywords: 'get-keywords',
-  serp_landscape: 'serp-landscape',
-  serp_keyword_refresh: 'serp-keyword-refresh',
-  serp_backlinks: 'serp-backlinks',
-  add_competitor: 'add-competitor',
-  track_rankings: 'track-rankings',
-  db_select: 'db-select',
-  db_insert: 'db-insert',
-  db_delete: 'db-delete',
-};
 
 export const MCP_PATH = '/mcp';
 
@@ -173,7 +144,7 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'dashboard', method: 'GET', path: '/dashboard/assets/{file}', auth: false },
   { fn: 'tools', method: 'GET', path: '/v1/tools', auth: true },
   ...TOOL_NAMES.map((name): RouteFacts => ({
-    fn: TOOL_FUNCTIONS[name],
+    fn: toolFunction(name),
     method: 'POST',
     path: `/v1/tools/${name}`,
     auth: true,

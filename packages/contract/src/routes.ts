@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ErrorBody } from './errors';
 import { HealthQuery, HealthReply } from './common';
 import { NotifyInput, NotifyResult } from './notify';
-import { TOOL_LIST, ToolListing, type NamedToolSpec } from './tools';
+import { TOOL_LIST, ToolListing, type ToolDeclaration } from './tools';
 import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
@@ -372,7 +372,7 @@ const DOCS: Record<string, RouteDocs> = {
   },
 };
 
-const toolDocs = (tool: NamedToolSpec): RouteDocs => ({
+const toolDocs = (tool: ToolDeclaration): RouteDocs => ({
   summary: tool.description,
   body: tool.input,
   replies: { 200: { description: `The result of ${tool.name}`, schema: tool.result } },

@@ -5,12 +5,13 @@ import {
   type PaidTool,
   roundUsd,
   SERVICE_LIMITS,
-  TOOL_FUNCTIONS,
-  TOOLS,
+  toolFunction,
+  type ToolDeclarationOf,
   type ToolInput,
   type ToolName,
   type ToolResult,
 } from '@cm/contract';
+import { Bug } from '@cm/core';
 import { ProviderError, resolveAll, type BacklinkDataProvider, type KeywordDataProvider } from '@cm/providers';
 import {
   pendingLedger,
@@ -25,7 +26,6 @@ import {
 import { api } from './api';
 import { serviceUnavailable } from './http/errors';
 import { json } from './http/replies';
-import type { ApiRequest } from './http/request';
 import { researchSource } from './providers';
 import { getConfig } from './config';
 import { getStore } from './services';
@@ -50,7 +50,7 @@ class Unwired {
   ) {}
 
   protected fail(member: string): never {
-    throw new Error(`${this.tool} is not wired for ${this.what} (${member})`);
+    throw new Bug(`${this.tool} is not wired for ${this.what} (${member})`);
   }
 
   get name(): string {
@@ -112,7 +112,7 @@ const isPlanner = <N extends ToolName>(value: unknown): value is Planner<N> => t
 function plannerOf<N extends ToolName>(name: N, run: object): Planner<N> | undefined {
   const planner: unknown = Reflect.get(run, 'plan');
   if (isPlanner<N>(planner)) return planner;
-  if (isPaidTool(name)) throw new Error(`${name} is a paid tool and its workflow has no estimate`);
+  if (isPaidTool(name)) throw new Bug(`${name} is a paid tool and its workflow has no estimate`);
   return undefined;
 }
 
@@ -148,7 +148,7 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
       queuedPriceUsd,
       now: new Date(),
       resolveHost: resolveAll,
-      enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Error(`${name} is not wired for the ${queue} queue`))),
+      enqueue: wiring.enqueue ?? ((queue) => Promise.reject(new Bug(`${name} is not wired for the ${queue} queue`))),
       researchLeaseMs: getConfig().researchLeaseMs,
       measure: (metric, value) => observation.metric(metric, value),
     };
@@ -198,35 +198,20 @@ async function runTool<I extends object, R extends { cost_usd?: number; cached?:
   }
 }
 
-type InputReaders = { [N in ToolName]: (request: ApiRequest) => ToolInput<N> };
-/**
- * Each tool's input read with its schema. A mapped type, so that indexed with a generic tool name an
- * entry keeps that tool's input type (reading with TOOLS[name].input would type every tool's).
- */
-const INPUT_READERS: InputReaders = {
-  research: (request) => request.body(TOOLS.research.input),
-  recall: (request) => request.body(TOOLS.recall.input),
-  get_keywords: (request) => request.body(TOOLS.get_keywords.input),
-  serp_landscape: (request) => request.body(TOOLS.serp_landscape.input),
-  serp_keyword_refresh: (request) => request.body(TOOLS.serp_keyword_refresh.input),
-  serp_backlinks: (request) => request.body(TOOLS.serp_backlinks.input),
-  add_competitor: (request) => request.body(TOOLS.add_competitor.input),
-  track_rankings: (request) => request.body(TOOLS.track_rankings.input),
-  db_select: (request) => request.body(TOOLS.db_select.input),
-  db_insert: (request) => request.body(TOOLS.db_insert.input),
-  db_delete: (request) => request.body(TOOLS.db_delete.input),
-};
-
-/** The Lambda handler of one research tool: its route, its input schema, then {@link runTool}. */
-export function tool<N extends ToolName>(name: N, run: Workflow<N>, wiring: ToolWiring = {}) {
+/** The Lambda handler of one research tool, from its declaration: its route, its input schema, then {@link runTool}. */
+export function tool<N extends ToolName>( // The name's own type, so a handler's call infers its tool from the declaration it passes.
+  declaration: { name: N } & ToolDeclarationOf<N>,
+  run: Workflow<N>,
+  wiring: ToolWiring = {},
+) {
+  const { name } = declaration;
   const planner = plannerOf(name, run);
-  return api(TOOL_FUNCTIONS[name], {
+  return api(toolFunction(name), {
     [`POST /v1/tools/${name}`]: async (request) => {
       const { observation } = request;
       observation.keys({ tool: name });
       observation.dimension('tool', name);
-      const read: InputReaders[N] = INPUT_READERS[name];
-      const input = read(request);
+      const input: ToolInput<N> = request.body(declaration.input);
       return json(
         200,
         await runTool(name, run, wiring, {

@@ -6,8 +6,7 @@ import {
   GetJobInput,
   JobView,
   LIMITS,
-  MCP_TOOL_HINTS,
-  MCP_TOOL_NOTES,
+  mcpHintsOf,
   TOOL_LIST,
   TOOL_META_FIELDS,
   UsageQuery,
@@ -18,6 +17,7 @@ import {
   MCP_APPS,
   type McpExtraTool,
   type McpToolName,
+  type ToolDeclaration,
 } from '@cm/contract';
 import type { Json } from './route-calls';
 import { hasOwnCursor, runsAsTask } from './tool-kinds';
@@ -73,19 +73,25 @@ function mcpSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Tool['inputSc
   return { ...openObject(out), type: 'object' };
 }
 
-const EXTRA_TOOLS: Record<McpExtraTool, { description: string; input: z.ZodMiniType; result: z.ZodMiniType }> = {
+/** What tools/list says of a tool: a research tool's declaration, or an extra's listing. */
+type McpToolListing = Pick<ToolDeclaration, 'title' | 'description' | 'input' | 'result' | 'mcp'>;
+
+const EXTRA_TOOLS: Record<McpExtraTool, McpToolListing> = {
   get_job: {
+    title: 'Get a research job',
     description: `A queued research job (from research or serp_landscape analyze): queued, running, succeeded with its result, or failed. wait_ms (max ${LIMITS.waitMsMax}) waits for it to end; while it runs, call again after retry_after_ms.`,
     input: GetJobInput,
     result: JobView,
   },
   get_usage: {
+    title: 'Paid provider usage',
     description:
       "This site's paid provider calls and their cost, summed per tool and provider, between from (default: the start of this UTC month) and to (default: now); and its budget: per UTC day and month the limit, spent and reserved amounts and when it resets (a paid call that would pass a limit is refused with budget_exceeded).",
     input: UsageQuery,
     result: z.extend(UsageReport, { budget: BudgetView }),
   },
   find_pages: {
+    title: 'Find published pages',
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
     input: FindPagesInput,
     result: FindPagesResult,
@@ -108,9 +114,8 @@ let listing: Tool[] | undefined;
 
 /** tools/list: every registry tool with its schemas, then the extras; made once per container. */
 export function mcpTools(): Tool[] {
-  const describe = (name: McpToolName, description: string, input: z.ZodMiniType, result: z.ZodMiniType): Tool => {
-    const { title, ...annotations } = MCP_TOOL_HINTS[name];
-    const note = MCP_TOOL_NOTES[name];
+  const describe = (name: McpToolName, { title, description, input, result, mcp }: McpToolListing): Tool => {
+    const note = mcp?.note;
     const inputSchema = mcpSchema(input, 'input');
     if (!hasOwnCursor(name)) inputSchema.properties = { ...inputSchema.properties, cursor: PAGE_CURSOR };
     const meta = appMetaOf(name);
@@ -121,15 +126,13 @@ export function mcpTools(): Tool[] {
       description: note ? `${description} ${note}` : description,
       inputSchema,
       outputSchema: mcpSchema(result, 'output'),
-      annotations: { title, ...annotations },
+      annotations: { title, ...mcpHintsOf(name) },
       ...(execution ? { execution } : {}),
       ...(meta ? { _meta: meta } : {}),
     };
   };
   return (listing ??= [
-    ...TOOL_LIST.map((spec) => describe(spec.name, spec.description, spec.input, spec.result)),
-    ...MCP_EXTRA_TOOLS.map((name) =>
-      describe(name, EXTRA_TOOLS[name].description, EXTRA_TOOLS[name].input, EXTRA_TOOLS[name].result),
-    ),
+    ...TOOL_LIST.map((declaration) => describe(declaration.name, declaration)),
+    ...MCP_EXTRA_TOOLS.map((name) => describe(name, EXTRA_TOOLS[name])),
   ]);
 }

@@ -2,7 +2,7 @@ import {
   ApiError,
   isJsonObject,
   ORIGIN_VERIFY_HEADER,
-  TOOL_FUNCTIONS,
+  toolFunction,
   type FunctionName,
   type OAuthScope,
   type ToolName,
@@ -106,7 +106,7 @@ export async function callRoute(fn: FunctionName, event: ApiEvent): Promise<Json
 /** A research tool's call: its own function, invoked as `POST /v1/tools/{name}` would run it. */
 export const invokeTool = (caller: Caller, name: ToolName, args: Json) => {
   const path = `/v1/tools/${name}`;
-  return callRoute(TOOL_FUNCTIONS[name], routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
+  return callRoute(toolFunction(name), routeEvent(caller, 'POST', path, `POST ${path}`, { body: args }));
 };
 
 /** A job as `GET /v1/jobs/{job_id}` answers it (the jobs function, scoped to the caller's site), waiting up to `waitMs` for it to end. */
