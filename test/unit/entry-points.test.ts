@@ -7,7 +7,7 @@ import { join } from 'node:path';
  */
 
 const ROOT = join(__dirname, '..', '..');
-const PACKAGES = ['core', 'runtime', 'providers', 'publishing', 'tools', 'local', 'store'];
+const PACKAGES = ['core', 'runtime', 'providers', 'publishing', 'tools', 'local', 'store', 'contract'];
 
 const entryPointsOf = (name: string): string[] => {
   const manifest: { exports: Record<string, string> } = JSON.parse(
