@@ -5,8 +5,12 @@
 export const INLINE_LIMIT_BYTES = 300 * 1024;
 export const CHUNK_BYTES = 300 * 1024;
 
-/** Node's zlib, loaded when a page document is first read or written rather than at cold start. */
-const zlib = () => process.getBuiltinModule('node:zlib');
+/**
+ * Node's zlib, loaded when a page document is first read or written rather than at cold start, and kept:
+ * looking the module up again costs a few µs a call.
+ */
+let loaded: typeof import('node:zlib') | undefined;
+const zlib = () => (loaded ??= process.getBuiltinModule('node:zlib'));
 
 export const encodeJson = (value: unknown): Buffer => zlib().gzipSync(Buffer.from(JSON.stringify(value), 'utf8'));
 
