@@ -76,7 +76,9 @@ export class Observation {
   static start(context: Context): Observation {
     const instruments = takeInstruments();
     const { log, metrics } = instruments;
-    log.setLogLevel(logger.getLevelName());
+    // Set only on a change (the tests make some): a kept logger usually has the service's level already.
+    const level = logger.getLevelName();
+    if (log.getLevelName() !== level) log.setLogLevel(level);
     log.coldStartOfContainer = containerColdStart;
     containerColdStart = false;
     log.addContext(context);
