@@ -5,14 +5,15 @@ import { pendingLedger, runMonitorWorker } from '@cm/tools';
 /** A site's monitoring run: each domain's backlink snapshot, claimed once a day; its provider calls go into the site's usage ledger under `monitor`. */
 export const handler = sqsWorker('monitor', MonitorMessage, async (message, observation, deadline) => {
   const ledger = pendingLedger(getStore(), message.site_id, 'monitor');
-  const deps = {
+  const meter = meterOf(undefined, { signal: deadline, ledger });
+  const deps = async () => ({
     store: getStore(),
     backlinkData: await getBacklinkData(),
-    meter: meterOf(undefined, { signal: deadline, ledger }),
+    meter,
     now: new Date(),
     // A scheduled run reserves here (add_competitor's first run carries its ticket).
     budget: siteBudget(message.site_id, observation, enqueue, true),
     queuedPriceUsd,
-  };
-  await runMonitorWorker(deps, message, observation);
+  });
+  await runMonitorWorker(meter, deps, message, observation);
 });

@@ -1,5 +1,6 @@
 import { LIMITS, RESEARCH_LEASE_MS } from '@cm/contract';
-import { loadConfig } from '@cm/runtime';
+import { RelinkMessage } from '@cm/contract';
+import { loadConfig, routeHandler, scheduled, sqsWorker } from '@cm/runtime';
 
 /* The environment is decoded like every other input: a numeric variable that does not fit stops at start, named. */
 
@@ -57,5 +58,20 @@ describe('the environment', () => {
         mcpResultMaxBytes: LIMITS.mcpResultBytes,
         mcpApprovalWaitMs: 45_000,
       });
+  });
+
+  it('stops a function at its start, when its handler is built, not at each call that reads the config', () => {
+    const before = process.env.RESEARCH_SITE_PLACES;
+    process.env.RESEARCH_SITE_PLACES = 'five';
+    try {
+      const named = /RESEARCH_SITE_PLACES must be .* \(not "five"\)/;
+      expect(() => routeHandler({}, new WeakMap())).toThrow(named);
+      expect(() => sqsWorker('relink', RelinkMessage, async () => undefined)).toThrow(named);
+      expect(() => scheduled('research-sweep', async () => ({}))).toThrow(named);
+    } finally {
+      if (before === undefined) delete process.env.RESEARCH_SITE_PLACES;
+      else process.env.RESEARCH_SITE_PLACES = before;
+    }
+    expect(() => routeHandler({}, new WeakMap())).not.toThrow();
   });
 });

@@ -220,6 +220,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * Decodes the environment's numbers when a function is built (on Lambda, its module init), so a variable
+ * that does not fit fails the function's start, naming it, rather than every call that reads the config.
+ */
+export function checkEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+  decodeEnvironment(NumericEnvironment, env);
+}
+
 let config: Config | undefined;
 
 /** The configuration, read once per container; it needs no client, so a function that only reads it bundles none. */

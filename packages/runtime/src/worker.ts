@@ -5,6 +5,7 @@ import type * as z from 'zod/mini';
 import { isJsonObject, validationError, type QueueMessages, type WorkerName } from '@cm/contract';
 import { OutOfTime } from '@cm/providers';
 import { timeLimit } from '@cm/providers/time-limit';
+import { checkEnvironment } from './config';
 import { observationOf, observed, type Observation } from './observability';
 
 /**
@@ -38,6 +39,7 @@ export function sqsWorker<W extends WorkerName, S extends z.ZodMiniType<QueueMes
     record: SQSRecord,
   ) => Promise<void>,
 ) {
+  checkEnvironment();
   const processor = new BatchProcessor(EventType.SQS);
   const onRecord = (invocation: Observation, deadline: AbortSignal) => async (record: SQSRecord) => {
     const observation = invocation.child({
@@ -86,6 +88,7 @@ export function scheduled<R extends Record<string, unknown>>(
   name: string,
   run: (observation: Observation, at: Date) => Promise<R>,
 ) {
+  checkEnvironment();
   return middy<ScheduledEvent, R, Error, Context>()
     .use(observed<ScheduledEvent, R>())
     .handler(async (event, context) => {

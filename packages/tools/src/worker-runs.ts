@@ -5,7 +5,8 @@ import { collectRankChecks, type RankCollectDeps } from './rank-collect';
 
 /*
  * The rank, rank-collect and monitor workers' runs: the workflow, then what its outcome tells the logs and metrics,
- * and the provider cost the run's meter counted, whether it ended or failed.
+ * and the provider cost the run's meter counted, whether it ended or failed (also when its provider could
+ * not be had: the dependencies are made inside the run).
  */
 
 /** What a worker's run reports to: the runtime's Observation of the queue record. */
@@ -19,12 +20,13 @@ export interface WorkerObservation {
 
 /** A site's rank checks of a day ({@link runRankChecks}), reported. */
 export async function runRankWorker(
-  deps: RankCheckDeps,
+  meter: RankCheckDeps['meter'],
+  depsOf: () => Promise<RankCheckDeps>,
   message: RankMessage,
   observation: WorkerObservation,
 ): Promise<void> {
   try {
-    const outcome = await runRankChecks(deps, message);
+    const outcome = await runRankChecks(await depsOf(), message);
     for (const { keyword, error } of outcome.refused)
       observation.log.warn('rank check refused by the provider', { keyword, error });
     if (outcome.claimedAlready > 0)
@@ -37,7 +39,7 @@ export async function runRankWorker(
       });
     observation.metric('rank_checks_posted', outcome.posted);
   } finally {
-    observation.metric('provider_cost_usd', deps.meter.costUsd, { tool: 'rank_tracking' });
+    observation.metric('provider_cost_usd', meter.costUsd, { tool: 'rank_tracking' });
   }
 }
 
@@ -65,18 +67,19 @@ export async function runRankCollectWorker(
 
 /** A site's monitoring run ({@link runMonitor}), reported. */
 export async function runMonitorWorker(
-  deps: MonitorDeps,
+  meter: MonitorDeps['meter'],
+  depsOf: () => Promise<MonitorDeps>,
   message: MonitorMessage,
   observation: WorkerObservation,
 ): Promise<void> {
   try {
-    const outcome = await runMonitor(deps, message);
+    const outcome = await runMonitor(await depsOf(), message);
     for (const { domain, reason } of outcome.skipped)
       observation.log.warn('monitoring skipped until the next schedule', { domain, reason });
     if (outcome.claimedAlready.length > 0)
       observation.log.info('monitored already today by another run', { domains: outcome.claimedAlready });
     if (outcome.deferred > 0) observation.metric('monitor_runs_deferred', outcome.deferred);
   } finally {
-    observation.metric('provider_cost_usd', deps.meter.costUsd, { tool: 'monitor' });
+    observation.metric('provider_cost_usd', meter.costUsd, { tool: 'monitor' });
   }
 }

@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { ApiError, ROUTE_TABLE, routeKey, type FunctionName } from '@cm/contract';
 import { Bug, siteRoot } from '@cm/core';
 import { timeLimit } from '@cm/providers/time-limit';
+import { checkEnvironment } from '../config';
 import { crossOrigin } from '../cross-origin';
 import { observationOf, observed } from '../observability';
 import { errorReplies } from './error-replies';
@@ -64,6 +65,7 @@ export function routeHandler(
   authenticate?: Authenticate,
   { json = true }: BodyOptions = {},
 ) {
+  checkEnvironment();
   return (
     middy<ApiEvent, ApiResult, Error, Context>({
       timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
