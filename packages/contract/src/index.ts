@@ -97,7 +97,7 @@ export {
   type ToolName,
 } from './tool-heads';
 export type { FunctionGrants, TableAccess } from './grants';
-export { type Route, ROUTES, withDocs } from './routes';
+export { type Route, type RouteDeclarations, ROUTES, withDocs } from './routes';
 export {
   type Enqueue,
   perWorker,
