@@ -14,7 +14,7 @@ function answering(status: number, body: unknown) {
     call: async <T>(method: string, path: string, sentBody?: unknown): Promise<Reply<T>> => {
       sent.push({ method, path, body: sentBody });
       const text = JSON.stringify(body);
-      return { status, headers: new Headers(), body: JSON.parse(text) as T, text };
+      return { status, headers: new Headers(), body: JSON.parse(text), text };
     },
   };
   return { caller, sent };
