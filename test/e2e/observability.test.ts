@@ -1,4 +1,5 @@
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { publishArticle, startTestStack, type TestStack } from '../helpers/local';
+import { apiClient } from '../helpers/client';
 import { captureOutput } from '../helpers/output';
 
 /* What the handlers log and measure, read off their stdout as CloudWatch would: Powertools JSON log lines and EMF metric lines. */
@@ -19,7 +20,7 @@ const sum = (values: { value: number }[]) => values.reduce((total, v) => total +
 
 describe('logs', () => {
   it('writes one JSON line per request with the Lambda request id, the API request id, the route, the site and the status', async () => {
-    const created = await t.call('POST', '/articles', article('observed-article'));
+    const created = await publishArticle(t, 'observed-article');
     expect(created.status).toBe(201);
     expect(output.logs('answered')).toEqual([
       expect.objectContaining({
@@ -71,9 +72,9 @@ describe('logs', () => {
 
 describe('metrics (EMF)', () => {
   it('counts publishes and notifies, and the relink worker counts the pages it relinked', async () => {
-    const target = (await t.call('POST', '/articles', article('metric-target'))).body.id;
+    const target = (await publishArticle(t, 'metric-target')).body.id;
     for (const slug of ['metric-linker-1', 'metric-linker-2']) {
-      expect((await t.call('POST', '/articles', article(slug, { related_article_ids: [target] }))).status).toBe(201);
+      expect((await publishArticle(t, slug, { related_article_ids: [target] })).status).toBe(201);
     }
     const publishes = output.metric('publishes');
     expect(publishes.map((m) => m.value)).toEqual([1, 1, 1]);
@@ -81,7 +82,11 @@ describe('metrics (EMF)', () => {
     expect(publishes[0]!.line.service).toBe('content-api');
 
     expect(
-      (await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink,
+      (
+        await apiClient(t).route('POST /api/content/notify', {
+          body: { id: target, type: 'article', action: 'unpublished' },
+        })
+      ).body.relink,
     ).toBe('queued');
     await t.stack.drain();
     expect(output.metric('notifies').map((m) => m.value)).toEqual([1]);
