@@ -2,6 +2,7 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { pageId } from '@cm/core';
 import { runSites } from '@cm/local';
 import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* The site's listing pages (docs/api.md#listing-pages): its home, categories, topics and index of questions. */
 
@@ -10,7 +11,9 @@ const t = useTestStack();
 const get = (path: string) => t.call('GET', path, undefined, { key: null });
 /** The titles a listing page shows, in order. */
 const titlesOf = (html: string): string[] =>
-  [...html.matchAll(/<li class="entry">[\s\S]*?<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((m) => m[1]!);
+  [...html.matchAll(/<li class="entry">[\s\S]*?<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((m) =>
+    given(m[1], 'a title'),
+  );
 const nextOf = (html: string): string | null =>
   /<a rel="next" href="([^"]*)">/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? null;
 
@@ -29,7 +32,7 @@ describe('the home page', () => {
     expect(titles).toHaveLength(20);
     expect(titles[0]).toBe('Title of a-22');
     expect(titles[1]).toBe('What is q-21?');
-    const older = nextOf(first.text)!;
+    const older = given(nextOf(first.text), 'the link to older pages');
     expect(older).toMatch(new RegExp(`^${t.url}/sites/${site.siteId}/\\?before=`));
     expect(first.text).toContain(`<link rel="next" href="${older.replace(/&/g, '&amp;')}">`);
     const second = await get(older.slice(t.url.length));
@@ -157,13 +160,16 @@ describe('category and topic pages, and the index of questions', () => {
     const site = await siteClient(t, 'Linked topics');
     await site.client.route('POST /questions', { body: question('laced', { topics: ['Running Shoes', 'Fit', '&&'] }) });
     const page = await get(`/sites/${site.siteId}/questions/laced`);
-    const linked = [...page.text.matchAll(/<a href="([^"]*)" rel="tag">([^<]*)<\/a>/g)].map((m) => [m[1]!, m[2]!]);
+    const linked = [...page.text.matchAll(/<a href="([^"]*)" rel="tag">([^<]*)<\/a>/g)].map((m): [string, string] => [
+      given(m[1], 'a topic link'),
+      given(m[2], 'a topic name'),
+    ]);
     expect(linked).toEqual([
       [`${t.url}/sites/${site.siteId}/topics/running-shoes`, 'Running Shoes'],
       [`${t.url}/sites/${site.siteId}/topics/fit`, 'Fit'],
     ]);
     for (const [url, name] of linked) {
-      const topic = await t.call('GET', url!.slice(t.url.length), undefined, { key: null });
+      const topic = await t.call('GET', url.slice(t.url.length), undefined, { key: null });
       expect(topic.status).toBe(200);
       expect(topic.text).toContain(`<h1>${name}</h1>`);
       expect(titlesOf(topic.text)).toEqual(['What is laced?']);
@@ -228,11 +234,11 @@ describe('pages published before the listings were kept', () => {
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     const env = { DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint, TABLE_NAME: t.stack.tableName };
     expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
-    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 3 });
+    expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({ site_id: site.siteId, pages: 3, relisted: 3 });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['What is old-two?', 'Title of old-one']);
     expect(titlesOf((await get(`/sites/${site.siteId}/categories/gear`)).text)).toEqual(['Title of old-one']);
     expect(titlesOf((await get(`/sites/${site.siteId}/topics/fit`)).text)).toEqual(['What is old-two?']);
     expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
-    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 0 });
+    expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({ site_id: site.siteId, pages: 3, relisted: 0 });
   });
 });
