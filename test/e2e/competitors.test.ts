@@ -453,7 +453,7 @@ describe('serp_backlinks', () => {
 
     // The flags are the core rules over the shown profiles (the sandbox has no trend in the reply's health, so rebuild).
     const full = await Promise.all(domains.map((d: string) => t.store.backlinks.latest(s.siteId, d)));
-    const byDomain = new Map(full.map((snap) => [snap!.domain, snap!.profile]));
+    const byDomain = new Map(full.map((snap) => [given(snap, 'the snap').domain, given(snap, 'the snap').profile]));
     const competitors = ['mountain-gear.com', 'rival-trail.com'].map((d) => byDomain.get(d));
     expect(reply.body.health).toEqual(healthFlags(byDomain.get('trail.example.net'), competitors));
     expect(reply.body.health).toEqual(own.health);

@@ -167,7 +167,7 @@ describe('the daily schedule', () => {
       ...paidCalls('second-rival.com'),
       gapCalls(site.domain),
     ]).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 2]);
-    const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
+    const gap = given(given(await t.store.backlinks.latest(site.siteId, site.domain), 'the latest').gap, 'the gap');
     expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
     // Three domains' numbers, trends and details, two gaps, and the site's numbers from the cache once.
     expect(await ledgerLines(site.siteId)).toBe(12);
@@ -280,7 +280,10 @@ describe('the daily schedule', () => {
     expect(await t.store.backlinks.latest(site.siteId, given(site.rivals[0], 'the first rival'))).toBeNull();
 
     // The other run keeps them: redriven, the message answers the rival from the cache.
-    const value = (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key)!;
+    const value = given(
+      (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key),
+      'the get',
+    );
     await t.store.shared.put(datum, { value, fetched_at: new Date().toISOString(), data_source: 'sandbox' });
     expect(monitor.redrive()).toBe(before + 1);
     await t.stack.drain();

@@ -397,7 +397,12 @@ describe('links to pages readers cannot reach at publish', () => {
       id: string;
       suppressed_links: unknown[];
     }[];
-    expect(listed.find((item) => item.id === linker)!.suppressed_links).toEqual(read.suppressed_links);
+    expect(
+      given(
+        listed.find((item) => item.id === linker),
+        'the find',
+      ).suppressed_links,
+    ).toEqual(read.suppressed_links);
 
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();

@@ -1,5 +1,5 @@
 import { publishArticle, startTestStack, type TestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 import { captureOutput } from '../helpers/output';
 
 /* What the handlers log and measure, read off their stdout as CloudWatch would: Powertools JSON log lines and EMF metric lines. */
@@ -46,7 +46,7 @@ describe('logs', () => {
     expect(
       (await t.call('POST', '/v1/tools/get_keywords', { seeds: ['trail shoes'] }, { key: 'cm_wrong' })).status,
     ).toBe(401);
-    const refused = output.logs('answered')[1]!;
+    const refused = given(output.logs('answered')[1], 'the output.logs("answered")[1]');
     expect(refused).toMatchObject({ status: 401, code: 'unauthorized', route: 'POST /v1/tools/get_keywords' });
     expect(refused.site_id).toBeUndefined();
     expect(JSON.stringify(output.lines)).not.toContain('cm_wrong');
@@ -79,7 +79,7 @@ describe('metrics (EMF)', () => {
     const publishes = output.metric('publishes');
     expect(publishes.map((m) => m.value)).toEqual([1, 1, 1]);
     expect(publishes[0]).toMatchObject({ namespace: 'ContentApi', dimensions: ['service'] });
-    expect(publishes[0]!.line.service).toBe('content-api');
+    expect(given(publishes[0], 'the publishes[0]').line.service).toBe('content-api');
 
     expect(
       (
@@ -127,10 +127,10 @@ describe('metrics (EMF)', () => {
     const job = lines.filter((m) => m.line.tool_calls === undefined);
     const call = lines.filter((m) => m.line.tool_calls === 1);
     expect(job).toEqual([expect.objectContaining({ dimensions: ['service', 'tool'] })]);
-    expect(job[0]!.line.tool).toBe('research');
+    expect(given(job[0], 'the job[0]').line.tool).toBe('research');
     expect(call).toHaveLength(1);
     // The reply's cost is the job's plus the call's own.
-    expect(reply.body.cost_usd).toBeCloseTo(job[0]!.value + call[0]!.value, 6);
+    expect(reply.body.cost_usd).toBeCloseTo(given(job[0], 'the job[0]').value + given(call[0], 'the call[0]').value, 6);
   });
 
   it('writes no metrics line for a request that measured nothing', async () => {

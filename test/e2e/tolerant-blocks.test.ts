@@ -1,5 +1,5 @@
 import { article, publishArticle, publishQuestion, useTestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 
 /*
  * Blocks are tolerant (issue 14 point 2, docs/api.md#blocks): only the spec's own requirements refuse a
@@ -13,7 +13,8 @@ type Warning = { path: string; message: string };
 const paths = (warnings: Warning[]): string[] => warnings.map((w) => w.path);
 const visit = (type: 'articles' | 'questions', slug: string) =>
   t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null });
-const mainOf = (html: string): string => /<main id="content">([\s\S]*)<\/main>/.exec(html)![1]!;
+const mainOf = (html: string): string =>
+  given(given(/<main id="content">([\s\S]*)<\/main>/.exec(html), 'the match')[1], 'the main');
 
 /** Every shape the issue lists, with the path its warning names. */
 const OFF_SHAPES: [string, Record<string, unknown>, string][] = [
@@ -64,7 +65,10 @@ describe('a known block in another shape', () => {
     const res = await publishArticle(t, slug, { body: [block] });
     expect(res.status).toBe(201);
     expect(paths(res.body.warnings)).toContain(path);
-    const warning = (res.body.warnings as Warning[]).find((w) => w.path === path)!;
+    const warning = given(
+      (res.body.warnings as Warning[]).find((w) => w.path === path),
+      'the find',
+    );
     expect(warning.message).toMatch(/stored as sent/);
     const page = await apiClient(t).route('GET /articles/{id}', { params: { id: res.body.id } });
     expect(page.body.body).toEqual([block]);

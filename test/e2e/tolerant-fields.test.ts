@@ -1,5 +1,5 @@
 import { article, publishArticle, publishQuestion, useTestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 
 /*
  * The tolerant reader's last gaps (issue 37 point 5): an empty SEO field falls back as a left-out one
@@ -12,7 +12,9 @@ const t = useTestStack();
 const visit = async (type: 'articles' | 'questions', slug: string) =>
   (await t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null })).text;
 const jsonLdOf = (html: string) =>
-  JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html)![1]!);
+  JSON.parse(
+    given(given(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html), 'the match')[1], 'the JSON-LD'),
+  );
 
 it('renders an empty meta_title or meta_description as if left out, with a warning for each', async () => {
   const sent = article('empty-seo', { excerpt: 'The excerpt', meta_title: '', meta_description: '  ' });
