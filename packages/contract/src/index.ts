@@ -11,7 +11,6 @@ export {
   type PageType,
   propertyOf,
   SiteIdBody,
-  HealthReply,
 } from './common';
 export {
   ApiError,
@@ -36,7 +35,6 @@ export {
   ArticleInput,
   ArticleRecord,
   CommunityAnswer,
-  CommunityAnswerCreated,
   CommunityAnswerInput,
   isLive,
   type ListedPage,
@@ -169,7 +167,6 @@ export {
   type ToolDeclaration,
   type ToolDeclarationOf,
   type ToolInput,
-  ToolListing,
   toolListing,
   type ToolResult,
   TOOLS,
