@@ -7,6 +7,7 @@ import { handler as dbSelect } from '../../functions/db-select/handler';
 import { handler as publish } from '../../functions/publish/handler';
 import { useTestStack } from '../helpers/local';
 import { rawRequest } from '../helpers/raw-http';
+import { given } from '../helpers/client';
 
 /* Publish bodies up to 5 MiB, every other route 1 MiB; a body over its limit is refused without being read whole. */
 
@@ -29,7 +30,7 @@ function articleOf(bytes: number, slug: string) {
     page.body.push({ _type: 'paragraph', text: text(256 * 1024) });
   }
   page.body.push(paragraph());
-  page.body.at(-1)!.text = text(bytes - Buffer.byteLength(JSON.stringify(page)));
+  given(page.body.at(-1), 'the item').text = text(bytes - Buffer.byteLength(JSON.stringify(page)));
   const json = JSON.stringify(page);
   expect(Buffer.byteLength(json)).toBe(bytes);
   return { page, json };
@@ -123,13 +124,13 @@ describe('the function behind API Gateway', () => {
       event('POST /articles', articleOf(LIMIT + 1, 'lambda-over').json),
       lambdaContext('publish', 29_000),
     );
-    expect([over.statusCode, JSON.parse(over.body!)]).toEqual([
+    expect([over.statusCode, JSON.parse(given(over.body, 'the body'))]).toEqual([
       413,
       expect.objectContaining({ code: 'payload_too_large', limit_bytes: LIMIT }),
     ]);
     const select = JSON.stringify({ table: 'cm_topics', pad: 'x'.repeat(MiB) });
     const refused = await dbSelect(event('POST /v1/tools/db_select', select), lambdaContext('db-select', 29_000));
-    expect([refused.statusCode, JSON.parse(refused.body!)]).toEqual([
+    expect([refused.statusCode, JSON.parse(given(refused.body, 'the body'))]).toEqual([
       413,
       expect.objectContaining({ code: 'payload_too_large', limit_bytes: MiB }),
     ]);

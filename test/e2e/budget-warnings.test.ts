@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { roundUsd } from '@cm/contract';
 import { dataForSeoPrice, ENDPOINTS } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
 
 /*
@@ -76,9 +77,9 @@ it("POSTs a window's warning to the site's webhook once at 80% and once at 100%,
   expect(await spend(key, ['four'])).toEqual([200]); // 80%
   expect(received).toHaveLength(1);
   const day = new Date().toISOString().slice(0, 10);
-  expect(received[0]!.path).toBe('/budget');
-  expect(received[0]!.headers['content-type']).toBe('application/json');
-  expect(received[0]!.body).toEqual({
+  expect(given(received[0], 'the warning received').path).toBe('/budget');
+  expect(given(received[0], 'the warning received').headers['content-type']).toBe('application/json');
+  expect(given(received[0], 'the warning received').body).toEqual({
     type: 'budget.warning',
     id: `${siteId}:day:${day}:080`,
     site_id: siteId,
@@ -92,7 +93,9 @@ it("POSTs a window's warning to the site's webhook once at 80% and once at 100%,
     reserved_usd: SERP,
     at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
   });
-  expect(received[0]!.headers['idempotency-key']).toBe(received[0]!.body.id);
+  expect(given(received[0], 'the warning received').headers['idempotency-key']).toBe(
+    given(received[0], 'the warning received').body.id,
+  );
 
   // The fifth call uses the rest (100%), the sixth is refused: one more warning, not two.
   expect(await spend(key, ['five', 'six'])).toEqual([200, 402]);

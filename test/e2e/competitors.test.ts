@@ -2,6 +2,7 @@ import { healthFlags } from '@cm/core';
 import { sandboxReferringDomains } from '@cm/providers';
 import { fakeClock } from '../helpers/clock';
 import { useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */
 
@@ -60,8 +61,8 @@ describe('add_competitor', () => {
     await t.stack.drain();
 
     const before = {
-      gone: (await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at,
-      kept: (await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at,
+      gone: given(await t.store.backlinks.latest(s.siteId, gone.domain), 'the backlinks of the gone rival').taken_at,
+      kept: given(await t.store.backlinks.latest(s.siteId, kept.domain), 'the backlinks of the kept rival').taken_at,
     };
     // The next day's schedule: today's runs are claimed, so only a new day monitors them again.
     fakeClock(Date.now() + 86_400_000);
@@ -71,8 +72,13 @@ describe('add_competitor', () => {
     } finally {
       jest.useRealTimers();
     }
-    expect((await t.store.backlinks.latest(s.siteId, gone.domain))!.taken_at).toBe(before.gone);
-    expect((await t.store.backlinks.latest(s.siteId, kept.domain))!.taken_at > before.kept).toBe(true);
+    expect(
+      given(await t.store.backlinks.latest(s.siteId, gone.domain), 'the backlinks of the gone rival').taken_at,
+    ).toBe(before.gone);
+    expect(
+      given(await t.store.backlinks.latest(s.siteId, kept.domain), 'the backlinks of the kept rival').taken_at >
+        before.kept,
+    ).toBe(true);
     expect(await t.store.backlinks.latest(s.siteId, 'newcomer.com')).not.toBeNull();
   });
 
@@ -253,7 +259,9 @@ describe('competitor rows stored by db_insert', () => {
     expect(added.body).toMatchObject({ created: false, completed: true, competitor: { id: fresh.id, active: true } });
     await t.stack.drain();
     expect(await t.store.backlinks.latest(s.siteId, 'never-seen.com')).not.toBeNull();
-    expect((await t.store.rows.get(s.siteId, 'cm_competitors', fresh.id))!.incomplete).toBe(false);
+    expect(given(await t.store.rows.get(s.siteId, 'cm_competitors', fresh.id), 'the fresh competitor').incomplete).toBe(
+      false,
+    );
     expect((await s.tool('add_competitor', { domain: 'never-seen.com' })).body).toMatchObject({
       created: false,
       completed: false,
@@ -445,7 +453,7 @@ describe('serp_backlinks', () => {
 
     // The flags are the core rules over the shown profiles (the sandbox has no trend in the reply's health, so rebuild).
     const full = await Promise.all(domains.map((d: string) => t.store.backlinks.latest(s.siteId, d)));
-    const byDomain = new Map(full.map((snap) => [snap!.domain, snap!.profile]));
+    const byDomain = new Map(full.map((snap) => [given(snap, 'the snap').domain, given(snap, 'the snap').profile]));
     const competitors = ['mountain-gear.com', 'rival-trail.com'].map((d) => byDomain.get(d));
     expect(reply.body.health).toEqual(healthFlags(byDomain.get('trail.example.net'), competitors));
     expect(reply.body.health).toEqual(own.health);

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { DASHBOARD_CSP } from '@cm/dashboard';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* The dashboard's page and files as the HTTP API serves them: no site data, a strict CSP, hashed assets cached for good. */
 
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stack.stop());
 
-const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => given(m[1], 'the m[1]'));
 
 describe('dashboard page', () => {
   it('is the same static page for everyone, with no site data, never cached, under a CSP that runs only its own script', async () => {
@@ -49,7 +50,7 @@ describe('dashboard page', () => {
     for (const url of urls) {
       const res = await fetch(`${t.url}${url}`);
       expect({ url, status: res.status }).toEqual({ url, status: 200 });
-      expect(res.headers.get('content-type')).toBe(types[url.split('.').pop()!]);
+      expect(res.headers.get('content-type')).toBe(types[given(url.split('.').pop(), 'the last line')]);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect((await res.text()).length).toBeGreaterThan(0);

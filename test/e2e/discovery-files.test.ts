@@ -1,6 +1,7 @@
 import { ROUTE_TABLE } from '@cm/contract';
 import { CRAWLABLE_PATHS, SITES_PREFIX } from '@cm/core';
 import { useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* What browsers and crawlers ask every host for: robots.txt (the visitor pages may be crawled, nothing else) and the icon. */
 
@@ -11,7 +12,7 @@ function allowed(robots: string, path: string): boolean {
   const rules = robots
     .split('\n')
     .map((line) => /^(Allow|Disallow):\s*(\S*)$/.exec(line))
-    .flatMap((m) => (m ? [{ allow: m[1] === 'Allow', prefix: m[2]! }] : []))
+    .flatMap((m) => (m ? [{ allow: m[1] === 'Allow', prefix: given(m[2], 'the m[2]') }] : []))
     .filter((rule) => rule.prefix !== '' && path.startsWith(rule.prefix))
     .sort((a, b) => b.prefix.length - a.prefix.length || Number(b.allow) - Number(a.allow));
   return rules[0]?.allow ?? true;

@@ -46,7 +46,10 @@ async function mcpClient(key: string): Promise<Client> {
 }
 
 const errorOf = (result: unknown) =>
-  JSON.parse((result as { content: Array<{ text: string }> }).content[0]!.text) as Record<string, any>;
+  JSON.parse(given((result as { content: Array<{ text: string }> }).content[0], 'the first content').text) as Record<
+    string,
+    any
+  >;
 
 describe('estimate: true', () => {
   it('lists the calls get_keywords would make at list prices, and spends, stores and reserves nothing', async () => {

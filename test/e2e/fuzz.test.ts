@@ -4,6 +4,7 @@ import { replyMismatches } from '../helpers/contract';
 import { article, question, useTestStack } from '../helpers/local';
 import { BAD_ESCAPES, CONTENT_TYPES, nested, NON_OBJECTS, ODD_NUMBERS, sendRaw, type RawCall } from '../helpers/fuzz';
 import { rawRequest, type RawReply } from '../helpers/raw-http';
+import { given } from '../helpers/client';
 
 /* Bad input is never a 5xx: it is a 4xx in the one error shape, whatever part of the request is bad. */
 
@@ -201,7 +202,7 @@ function generator(seed: number) {
     return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
   };
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;
+  const pick = <T>(items: readonly T[]): T => given(items[int(0, items.length - 1)], 'a random item');
   return { int, pick };
 }
 
@@ -247,7 +248,9 @@ function withNumber(body: unknown, literal: string, int: (min: number, max: numb
   };
   walk(body);
   const leaf =
-    leaves.length > 0 ? leaves[int(0, leaves.length - 1)]! : { parent: body as Record<string, unknown>, key: 'n' };
+    leaves.length > 0
+      ? given(leaves[int(0, leaves.length - 1)], 'a random leaf')
+      : { parent: body as Record<string, unknown>, key: 'n' };
   (leaf.parent as Record<string | number, unknown>)[leaf.key] = marker;
   return JSON.stringify(body).replace(`"${marker}"`, literal);
 }
@@ -261,7 +264,7 @@ function generate(seed: number, count: number): RawCall[] {
   const json = (text: string) => Buffer.from(text, 'utf8');
   const withParams = ROUTES.filter((route) => route.path.includes('{'));
   const pathOf = (key: string) =>
-    paramPath(key.split(' ')[1]!, () => pick(['qst_x', 'art_x', '1', 'job_x', 'research']));
+    paramPath(given(key.split(' ')[1], 'the route path'), () => pick(['qst_x', 'art_x', '1', 'job_x', 'research']));
   const mutations: (() => RawCall)[] = [
     () => {
       const route = pick(withParams);
@@ -274,9 +277,9 @@ function generate(seed: number, count: number): RawCall[] {
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
-      const text = JSON.stringify(TEMPLATES[key]!());
+      const text = JSON.stringify(given(TEMPLATES[key], 'the TEMPLATES[key]')());
       return {
-        method: key.split(' ')[0]!,
+        method: given(key.split(' ')[0], 'the route method'),
         path: pathOf(key),
         contentType: 'application/json',
         body: json(text.slice(0, int(1, text.length - 1))),
@@ -285,7 +288,7 @@ function generate(seed: number, count: number): RawCall[] {
     () => {
       const key = pick(TEMPLATE_KEYS);
       return {
-        method: key.split(' ')[0]!,
+        method: given(key.split(' ')[0], 'the route method'),
         path: pathOf(key),
         contentType: 'application/json',
         body: json(pick(NON_OBJECTS)),
@@ -295,31 +298,41 @@ function generate(seed: number, count: number): RawCall[] {
       const key = pick(TEMPLATE_KEYS);
       const levels = int(SERVICE_LIMITS.jsonDepthMax + 1, 6000);
       const deep = int(0, 1) === 0 ? nested(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
-      const text = JSON.stringify(TEMPLATES[key]!()).replace(/}$/, `,"deep":${deep}}`);
-      return { method: key.split(' ')[0]!, path: pathOf(key), contentType: 'application/json', body: json(text) };
-    },
-    () => {
-      const key = pick(TEMPLATE_KEYS);
+      const text = JSON.stringify(given(TEMPLATES[key], 'the TEMPLATES[key]')()).replace(/}$/, `,"deep":${deep}}`);
       return {
-        method: key.split(' ')[0]!,
+        method: given(key.split(' ')[0], 'the route method'),
         path: pathOf(key),
         contentType: 'application/json',
-        body: json(withNumber(TEMPLATES[key]!(), pick(ODD_NUMBERS), int)),
+        body: json(text),
       };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
       return {
-        method: key.split(' ')[0]!,
+        method: given(key.split(' ')[0], 'the route method'),
+        path: pathOf(key),
+        contentType: 'application/json',
+        body: json(withNumber(given(TEMPLATES[key], 'the TEMPLATES[key]')(), pick(ODD_NUMBERS), int)),
+      };
+    },
+    () => {
+      const key = pick(TEMPLATE_KEYS);
+      return {
+        method: given(key.split(' ')[0], 'the route method'),
         path: pathOf(key),
         contentType: pick(CONTENT_TYPES),
-        body: json(JSON.stringify(TEMPLATES[key]!())),
+        body: json(JSON.stringify(given(TEMPLATES[key], 'the TEMPLATES[key]')())),
       };
     },
     () => {
       const key = pick(TEMPLATE_KEYS);
       const bytes = Buffer.from(Array.from({ length: int(1, 64) }, () => int(0, 255)));
-      return { method: key.split(' ')[0]!, path: pathOf(key), contentType: pick(CONTENT_TYPES), body: bytes };
+      return {
+        method: given(key.split(' ')[0], 'the route method'),
+        path: pathOf(key),
+        contentType: pick(CONTENT_TYPES),
+        body: bytes,
+      };
     },
     () => ({
       method: pick(['GET', 'POST', 'PUT', 'DELETE']),
@@ -339,7 +352,7 @@ describe('generated malformed requests', () => {
     const failures: string[] = [];
     for (const call of generate(20_261_121, 300)) {
       const reply = await send(call);
-      const path = call.path.split('?')[0]!;
+      const path = given(call.path.split('?')[0], 'the path');
       const contentType = reply.headers['content-type'] ?? null;
       const mismatches =
         reply.status >= 500 ? ['a 5xx'] : replyMismatches(call.method, path, reply.status, contentType, reply.body);

@@ -1,4 +1,5 @@
 import { article, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* HEAD wherever GET answers (docs/api.md#conventions): the same status and headers, and no body. */
 
@@ -17,7 +18,7 @@ async function request(method: 'GET' | 'HEAD', path: string, headers: Record<str
 it('answers HEAD as GET, with no body, on visitor pages, reads, discovery and the dashboard (audit: every HEAD was 404)', async () => {
   const { id } = (await t.call('POST', '/articles', article('head-page'))).body;
   const dashboard = await (await fetch(`${t.url}/dashboard`)).text();
-  const asset = /src="\/dashboard\/assets\/([^"]+)"/.exec(dashboard)![1]!;
+  const asset = given(given(/src="\/dashboard\/assets\/([^"]+)"/.exec(dashboard), 'the match')[1], 'the asset path');
   const key = { 'x-api-key': t.key };
   const cases: [string, Record<string, string>][] = [
     [`/sites/${t.siteId}/articles/head-page`, {}],
@@ -46,7 +47,7 @@ it('answers HEAD as GET, with no body, on visitor pages, reads, discovery and th
 it('answers a conditional HEAD of a visitor page 304, as GET does', async () => {
   await t.call('POST', '/articles', article('head-cached'));
   const first = await fetch(`${t.url}/sites/${t.siteId}/articles/head-cached`, { method: 'HEAD' });
-  const etag = first.headers.get('etag')!;
+  const etag = given(first.headers.get('etag'), 'the entry');
   const again = await fetch(`${t.url}/sites/${t.siteId}/articles/head-cached`, {
     method: 'HEAD',
     headers: { 'if-none-match': etag },

@@ -4,6 +4,7 @@ import { loadConfig } from '@cm/runtime';
 import type { ResearchJobInput } from '@cm/store';
 import { newJobId, SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* A research job whose lease lapsed (its worker died, its message was lost) ends failed, and its place under the cap is freed. */
 
@@ -108,7 +109,7 @@ it('keeps the hold of a lapsed job that had started, which its worker, alive aft
   const past = Date.now() - 1000;
   const site = await t.newSite('Lapsed while running');
   const budget = new SiteBudget(t.store, site.siteId, { deploymentDailyUsd: null, now: () => new Date() });
-  const ticket = (await budget.reserveQueued(0.05))!;
+  const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
   const jobId = await lapsedJob(site.siteId, 'lapsed while running', ticket, past);
   await t.store.jobs.start(jobId, new Date().toISOString(), past);
   const daily = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;

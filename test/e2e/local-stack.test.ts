@@ -8,6 +8,7 @@ import { DEFAULT_BUDGETS } from '@cm/contract';
 import { dynamoEngine, ensureTable, startDynamo, startLocalStack } from '@cm/local';
 import { monitoringMonthPrice } from '@cm/providers';
 import { startProcessStack } from '../helpers/process-stack';
+import { given } from '../helpers/client';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -18,7 +19,7 @@ describe('local stack', () => {
     try {
       const line = stack.printed.split('\n').find((l) => l.startsWith('Dashboard: '));
       expect(line).toBe(`Dashboard: ${stack.url.replace('127.0.0.1', 'localhost')}/dashboard#key=${stack.key}`);
-      const page = await fetch(line!.slice('Dashboard: '.length).replace('localhost', '127.0.0.1'));
+      const page = await fetch(given(line, 'the line').slice('Dashboard: '.length).replace('localhost', '127.0.0.1'));
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('/dashboard/assets/');
     } finally {
@@ -31,7 +32,7 @@ describe('local stack', () => {
     try {
       const first = await startLocalStack({ dataDir, port: 0, dynamoPort: 0, demoSite: true });
       expect(first.demoCreated).toBe(true);
-      const key = first.demo!.api_key;
+      const key = given(first.demo, 'the demo').api_key;
       const publish = await fetch(`${first.url}/articles`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -75,7 +76,7 @@ describe('local stack', () => {
       );
       const lines = stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
-      const created = JSON.parse(lines[0]!);
+      const created = JSON.parse(given(lines[0], 'the lines[0]'));
       const month = monitoringMonthPrice('site');
       expect(created).toEqual({
         site_id: 1,

@@ -10,7 +10,7 @@ import { LIMITS } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, withStackEnv, type TestStack } from '../helpers/local';
 import { whilePaused } from '../helpers/research';
-import { apiClient } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 
 /* Over MCP, through the SDK's own client: large results in pages with a resource of the whole, and long work it can follow. */
 
@@ -105,7 +105,7 @@ describe('MCP results over the size limit', () => {
       const [content] = read.contents;
       expect(Buffer.byteLength((content as { text: string }).text)).toBeLessThanOrEqual(MAX);
       text += (content as { text: string }).text;
-      uri = (content!._meta as { next: string | null }).next;
+      uri = (given(content, 'the content')._meta as { next: string | null }).next;
       pieces++;
     }
     expect(pieces).toBeGreaterThan(3);
@@ -127,7 +127,7 @@ describe('MCP results over the size limit', () => {
   it('refuses a cursor it never gave, or one of another tool, in the one error shape', async () => {
     const client = await connect();
     const first = await call(client, 'serp_backlinks', input);
-    const pastEnd = `${linksPage(first).next_cursor!.split('.')[0]}.99999`;
+    const pastEnd = `${given(linksPage(first).next_cursor, 'the next_cursor').split('.')[0]}.99999`;
     for (const [name, cursor] of [
       ['serp_backlinks', 'not-a-cursor'],
       ['get_keywords', linksPage(first).next_cursor],
@@ -167,7 +167,7 @@ describe('MCP long work', () => {
       for (const [i, p] of progress.entries()) {
         expect(p.total).toBe(LIMITS.waitMsMax / 1000);
         expect(p.message).toMatch(/web research/);
-        if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]!.progress);
+        if (i > 0) expect(p.progress).toBeGreaterThan(given(progress[i - 1], 'the progress[i - 1]').progress);
       }
     }));
 
@@ -195,7 +195,12 @@ describe('research as an MCP task', () => {
     withSlowResearch(async () => {
       const client = await connect();
       const { tools } = await client.listTools();
-      expect(tools.find((tool) => tool.name === 'research')!.execution).toEqual({ taskSupport: 'optional' });
+      expect(
+        given(
+          tools.find((tool) => tool.name === 'research'),
+          'the find',
+        ).execution,
+      ).toEqual({ taskSupport: 'optional' });
       expect(tools.filter((tool) => tool.execution).map((tool) => tool.name)).toEqual(['research']);
 
       // Answered at once: while no research job can run, so the call cannot have waited for one.
@@ -319,9 +324,9 @@ describe('a question built only from a recall result', () => {
       results: { facts: { text: string; source_ids: string[] }[]; sources: Record<string, unknown>[] }[];
     };
     const [found] = recalled.results;
-    expect(found!.facts.length).toBeGreaterThan(0);
+    expect(given(found, 'the found').facts.length).toBeGreaterThan(0);
     // Each fact a paragraph citing its own sources; the sources exactly as recall gave them.
-    const answer = found!.facts.map((fact) => ({
+    const answer = given(found, 'the found').facts.map((fact) => ({
       _type: 'paragraph',
       children: [{ _type: 'span', text: fact.text }, ...fact.source_ids.map((id) => ({ _type: 'sourceCitation', id }))],
     }));
@@ -329,18 +334,21 @@ describe('a question built only from a recall result', () => {
       slug: 'sourdough-starter-keeping',
       question: 'How long does a sourdough starter keep?',
       answer,
-      sources: found!.sources,
+      sources: given(found, 'the found').sources,
     });
     expect(published.status).toBe(201);
     expect(published.body.warnings ?? []).toEqual([]);
-    expect((await t.call('GET', `/questions/${published.body.id}`)).body.sources).toEqual(found!.sources);
+    expect((await t.call('GET', `/questions/${published.body.id}`)).body.sources).toEqual(
+      given(found, 'the found').sources,
+    );
     const html = (
       await t.call('GET', `/sites/${t.siteId}/questions/sourdough-starter-keeping`, undefined, { key: null })
     ).text;
-    const cited = new Set(found!.facts.flatMap((fact) => fact.source_ids));
+    const cited = new Set(given(found, 'the found').facts.flatMap((fact) => fact.source_ids));
     expect(cited.size).toBeGreaterThan(0);
-    for (const [n] of found!.sources.entries())
-      if (cited.has(String(found!.sources[n]!.id))) expect(html).toContain(`href="#source-${n + 1}"`);
-    expect(html).toContain(String(found!.sources[0]!.url));
+    for (const [n] of given(found, 'the found').sources.entries())
+      if (cited.has(String(given(given(found, 'the found').sources[n], 'the found.sources[n]').id)))
+        expect(html).toContain(`href="#source-${n + 1}"`);
+    expect(html).toContain(String(given(given(found, 'the found').sources[0], 'the found.sources[0]').url));
   }, 30_000);
 });

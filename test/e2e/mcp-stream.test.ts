@@ -10,6 +10,7 @@ import {
 import { LIMITS } from '@cm/contract';
 import { serpPrice } from '@cm/providers';
 import { siteClient, startTestStack, type SiteClient, type TestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /*
  * The streaming MCP endpoint (the mcp-stream function's URL on AWS), through the SDK's own client:
@@ -151,8 +152,8 @@ describe('the streaming endpoint', () => {
       arguments: { query: 'streamed link' },
     })) as CallToolResult;
     const [page] = (found.structuredContent as { pages: Array<{ url: string }> }).pages;
-    expect(page!.url).toBe(`${t.url}/sites/${t.siteId}/articles/streamed-link`);
-    expect((await fetch(page!.url)).status).toBe(200);
+    expect(given(page, 'the page').url).toBe(`${t.url}/sites/${t.siteId}/articles/streamed-link`);
+    expect((await fetch(given(page, 'the page').url)).status).toBe(200);
   });
 });
 
@@ -171,8 +172,11 @@ describe('approval by elicitation', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ row: { keyword: 'trail shoes' }, cost_usd: SERP });
     expect(asked).toHaveLength(1);
-    expect(asked[0]!.params).toMatchObject({ mode: 'form', requestedSchema: { type: 'object', properties: {} } });
-    expect(asked[0]!.params.message).toMatch(
+    expect(given(asked[0], 'the asked[0]').params).toMatchObject({
+      mode: 'form',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    expect(given(asked[0], 'the asked[0]').params.message).toMatch(
       new RegExp(`serp_keyword_refresh would cost about \\$${SERP.toFixed(4)}.*threshold of \\$0\\.0010`),
     );
     expect(await paidCalls(site)).toBe(before + 1);
@@ -210,9 +214,9 @@ describe('approval by elicitation', () => {
     const refusal = errorOf(result);
     expect(refusal).toMatchObject({ code: 'approval_required', confirm: expect.stringMatching(/^cfm_/) });
     // notifications/cancelled took the question down at the client (the SDK aborts its handler)...
-    expect(question!.signal.aborted).toBe(true);
+    expect(given(question, 'the question').signal.aborted).toBe(true);
     // ... and an answer sent anyway is refused.
-    const late = await answer(site.key, question!.id);
+    const late = await answer(site.key, given(question, 'the question').id);
     expect(late.status).toBe(400);
     expect(await late.json()).toMatchObject({ code: 'validation_failed' });
     expect(await paidCalls(site)).toBe(before);

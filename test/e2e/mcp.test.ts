@@ -4,6 +4,7 @@ import { MCP_APPS, MCP_TOOL_NAMES, TOOL_NAMES } from '@cm/contract';
 import { resetServices } from '@cm/runtime';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { whileQueued } from '../helpers/research';
+import { given } from '../helpers/client';
 
 /* POST /mcp on the local stack, driven by the MCP SDK's own client. */
 
@@ -42,7 +43,7 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 const nest = (levels: number): unknown => (levels <= 1 ? [] : [nest(levels - 1)]);
 
 const textOf = (result: unknown) =>
-  JSON.parse((result as { content: { type: string; text: string }[] }).content[0]!.text);
+  JSON.parse(given((result as { content: { type: string; text: string }[] }).content[0], 'the first content').text);
 
 describe('MCP over Streamable HTTP', () => {
   it('initializes and lists every tool with its schemas and annotations, in under 50 KB (issue 29)', async () => {
@@ -52,7 +53,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(tools.map((tool) => tool.name)).toEqual([...MCP_TOOL_NAMES]);
     for (const tool of tools) {
       expect(tool.title).toEqual(expect.any(String));
-      expect(tool.description!.length).toBeGreaterThan(40);
+      expect(given(tool.description, 'the description').length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations).toEqual({
@@ -65,12 +66,16 @@ describe('MCP over Streamable HTTP', () => {
     }
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     for (const name of ['recall', 'db_select', 'find_pages', 'get_job', 'get_usage'])
-      expect(byName[name]!.annotations!.readOnlyHint).toBe(true);
-    expect(tools.filter((tool) => tool.annotations!.destructiveHint).map((tool) => tool.name)).toEqual(['db_delete']);
-    expect(byName.get_keywords!.annotations!.openWorldHint).toBe(true);
-    expect(byName.research!.description).toMatch(/only after recall/);
-    expect(byName.add_competitor!.description).toMatch(/[Cc]onfirm with the user/);
-    expect(byName.research!.inputSchema.required).toEqual(['mode', 'seed']);
+      expect(given(given(byName[name], 'the byName[name]').annotations, 'the annotations').readOnlyHint).toBe(true);
+    expect(
+      tools.filter((tool) => given(tool.annotations, 'the annotations').destructiveHint).map((tool) => tool.name),
+    ).toEqual(['db_delete']);
+    expect(given(given(byName.get_keywords, 'the get_keywords').annotations, 'the annotations').openWorldHint).toBe(
+      true,
+    );
+    expect(given(byName.research, 'the research').description).toMatch(/only after recall/);
+    expect(given(byName.add_competitor, 'the add_competitor').description).toMatch(/[Cc]onfirm with the user/);
+    expect(given(byName.research, 'the research').inputSchema.required).toEqual(['mode', 'seed']);
 
     const raw = await post(
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
@@ -87,14 +92,15 @@ describe('MCP over Streamable HTTP', () => {
     const linked = Object.fromEntries(
       tools
         .filter((tool) => tool._meta?.ui)
-        .map((tool) => [tool.name, (tool._meta!.ui as { resourceUri: string }).resourceUri]),
+        .map((tool) => [tool.name, (given(tool._meta, 'the _meta').ui as { resourceUri: string }).resourceUri]),
     );
     expect(linked).toEqual({
       serp_landscape: MCP_APPS.keyword_landscape.uri,
       serp_backlinks: MCP_APPS.backlinks.uri,
       get_usage: MCP_APPS.spend.uri,
     });
-    for (const tool of tools.filter((t) => t._meta?.ui)) expect(tool._meta!['ui/resourceUri']).toBe(linked[tool.name]);
+    for (const tool of tools.filter((t) => t._meta?.ui))
+      expect(given(tool._meta, 'the _meta')['ui/resourceUri']).toBe(linked[tool.name]);
 
     const { resources } = await client.listResources();
     expect(resources.map((r) => [r.uri, r.mimeType])).toEqual(
@@ -106,7 +112,9 @@ describe('MCP over Streamable HTTP', () => {
       const read = await client.readResource({ uri: resource.uri });
       const [content] = read.contents as { uri: string; mimeType: string; text: string }[];
       expect(content).toMatchObject({ uri: resource.uri, mimeType: 'text/html;profile=mcp-app' });
-      expect(content!.text).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
+      expect(given(content, 'the content').text).toMatch(
+        /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/,
+      );
     }
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(['cm://results/{result_id}{?piece}']);
@@ -226,7 +234,7 @@ describe('MCP over Streamable HTTP', () => {
       const sites = [await connect(), ...(await Promise.all(others.map((o) => connect({ 'X-API-Key': o.key }))))];
       const results = await Promise.all(
         Array.from({ length: 11 }, (_v, i) =>
-          sites[i % 3]!.callTool({
+          given(sites[i % 3], 'the sites[i % 3]').callTool({
             name: 'research',
             arguments: { mode: 'web', seed: `concurrent question ${i}`, wait_ms: 0 },
           }),
@@ -234,8 +242,8 @@ describe('MCP over Streamable HTTP', () => {
       );
       const refused = results.filter((r) => r.isError);
       expect(refused).toHaveLength(1);
-      expect(refused[0]!.structuredContent).toBeUndefined();
-      expect(textOf(refused[0]!)).toMatchObject({
+      expect(given(refused[0], 'the refused[0]').structuredContent).toBeUndefined();
+      expect(textOf(given(refused[0], 'the refused[0]'))).toMatchObject({
         error: 'concurrency_limit_exceeded',
         max_concurrent: 10,
         retry_after_ms: 30000,
@@ -296,12 +304,12 @@ describe('MCP over Streamable HTTP', () => {
       expect(page.rows.length).toBeLessThan(30);
       expect(page.next_cursor).toEqual(expect.any(String));
       expect(first._meta).toMatchObject({ paged: true });
-      expect((first.content as { text: string }[])[1]!.text).toMatch(/next_cursor/);
+      expect(given((first.content as { text: string }[])[1], 'the second content').text).toMatch(/next_cursor/);
       const second = await client.callTool({
         name: 'db_select',
         arguments: { table: 'cm_topics', limit: 200, cursor: page.next_cursor },
       });
-      expect((second.structuredContent as { rows: { id: number }[] }).rows[0]!.id).toBeGreaterThan(
+      expect(given((second.structuredContent as { rows: { id: number }[] }).rows[0], 'the row').id).toBeGreaterThan(
         (page.rows.at(-1) as { id: number }).id,
       );
     } finally {
@@ -429,7 +437,7 @@ describe('MCP HTTP edges', () => {
       expect(reply.status).toBe(200);
       const answers = (await reply.json()) as { id: number; result: { tools?: unknown[] } }[];
       expect(answers.map((a) => a.id)).toEqual([1, 2]);
-      expect(answers[1]!.result.tools).toHaveLength(MCP_TOOL_NAMES.length);
+      expect(given(answers[1], 'the answers[1]').result.tools).toHaveLength(MCP_TOOL_NAMES.length);
     }
     expect((await post(initialize('2025-03-26'), { 'x-api-key': t.key })).status).toBe(200);
   });

@@ -6,6 +6,7 @@ import { BacklinkStore } from '@cm/store';
 import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 import { freeDetail, freeNumbers, freeTrend, seedMonitoredSites } from '../helpers/monitoring-seed';
 import { sequenceKey } from '../../packages/store/src/keys';
 
@@ -166,7 +167,7 @@ describe('the daily schedule', () => {
       ...paidCalls('second-rival.com'),
       gapCalls(site.domain),
     ]).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 2]);
-    const gap = (await t.store.backlinks.latest(site.siteId, site.domain))!.gap!;
+    const gap = given(given(await t.store.backlinks.latest(site.siteId, site.domain), 'the latest').gap, 'the gap');
     expect(new Set(gap.flatMap((g) => g.links_to))).toEqual(new Set(['first-rival.com', 'second-rival.com']));
     // Three domains' numbers, trends and details, two gaps, and the site's numbers from the cache once.
     expect(await ledgerLines(site.siteId)).toBe(12);
@@ -267,7 +268,7 @@ describe('the daily schedule', () => {
   it('comes back for numbers another run is fetching: the message fails until they are in the cache, then answers from it', async () => {
     const site = await monitoredSite('pending', 1);
     const day = new Date().toISOString().slice(0, 10);
-    const datum = { kind: 'backlink-numbers' as const, key: site.rivals[0]!, day };
+    const datum = { kind: 'backlink-numbers' as const, key: given(site.rivals[0], 'the first rival'), day };
     expect(await t.store.shared.claim(datum, 'another-run', new Date())).toBe(true);
     const monitor = t.stack.queues.monitor;
     const before = monitor.deadLetters.length;
@@ -276,15 +277,18 @@ describe('the daily schedule', () => {
     // Every delivery found the rival's numbers claimed and not kept: the site's own domain was monitored once.
     expect(monitor.deadLetters.length).toBe(before + 1);
     expect(paidCalls(site.domain)).toEqual([1, 1, 1]);
-    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).toBeNull();
+    expect(await t.store.backlinks.latest(site.siteId, given(site.rivals[0], 'the first rival'))).toBeNull();
 
     // The other run keeps them: redriven, the message answers the rival from the cache.
-    const value = (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key)!;
+    const value = given(
+      (await sandboxNumbers.call(new SandboxBacklinkData(), [datum.key], new Meter())).get(datum.key),
+      'the get',
+    );
     await t.store.shared.put(datum, { value, fetched_at: new Date().toISOString(), data_source: 'sandbox' });
     expect(monitor.redrive()).toBe(before + 1);
     await t.stack.drain();
-    expect(await t.store.backlinks.latest(site.siteId, site.rivals[0]!)).not.toBeNull();
-    expect(numbersCalls(site.rivals[0]!)).toBe(0);
+    expect(await t.store.backlinks.latest(site.siteId, given(site.rivals[0], 'the first rival'))).not.toBeNull();
+    expect(numbersCalls(given(site.rivals[0], 'the first rival'))).toBe(0);
   });
 
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
@@ -362,7 +366,7 @@ describe('a site’s monitoring run', () => {
 
   it('gives back the claim of a domain whose provider failure is worth retrying: the redelivery monitors that domain, and only it', async () => {
     const site = await monitoredSite('retry', 2);
-    const flaky = site.rivals[1]!;
+    const flaky = given(site.rivals[1], 'the second rival');
     let failed = false;
     details.mockImplementation(function (this: SandboxBacklinkData, domain, backlinks, meter) {
       if (domain === flaky && !failed) {

@@ -1,18 +1,20 @@
 import { pageId } from '@cm/core';
 import { article, question, requestPathCount, useTestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 
 const t = useTestStack();
 
 const notify = (body: Record<string, unknown>, key?: string) =>
   t.call('POST', '/api/content/notify', body, key ? { key } : {});
+const readArticle = async (id: string) => (await apiClient(t).route('GET /articles/{id}', { params: { id } })).body;
+const readQuestion = async (id: string) => (await apiClient(t).route('GET /questions/{id}', { params: { id } })).body;
 const state = async (id: string) => {
-  const page = (await t.call('GET', `/articles/${id}`)).body;
+  const page = await readArticle(id);
   return { status: page.status, live: page.live };
 };
 /** The ids of the links relink keeps from readers of a page. */
-const suppressedOf = async (path: string): Promise<string[]> =>
-  ((await t.call('GET', path)).body.suppressed_links as { id: string }[]).map((link) => link.id);
+const suppressedIds = (page: { suppressed_links: { id: string }[] }) => page.suppressed_links.map((link) => link.id);
+const suppressedOf = async (id: string): Promise<string[]> => suppressedIds(await readArticle(id));
 const applied = (relink: 'queued' | 'skipped') => ({ ok: true, matched: true, relink, applied: true });
 /** `n` distinct instants from now on, oldest first (a notify's date counts no later than its receipt). */
 const instants = async (n: number): Promise<string[]> => {
@@ -25,6 +27,8 @@ const instants = async (n: number): Promise<string[]> => {
 };
 const publishArticle = async (slug: string, extra: Record<string, unknown> = {}) =>
   (await apiClient(t).route('POST /articles', { body: article(slug, extra) })).body.id;
+const publishQuestion = async (slug: string, extra: Record<string, unknown> = {}) =>
+  (await apiClient(t).route('POST /questions', { body: question(slug, extra) })).body.id;
 
 describe('POST /api/content/notify: the state table (spec §3)', () => {
   it('takes a published page down on action unpublished without status, and queues relink', async () => {
@@ -36,10 +40,10 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
 
   it('counts deleted as unpublished and remembers it: reads say deleted, visitors get 410', async () => {
     const id = await publishArticle('n-delete');
-    expect((await t.call('GET', `/articles/${id}`)).body.deleted).toBe(false);
+    expect((await readArticle(id)).deleted).toBe(false);
     expect((await notify({ id, type: 'article', action: 'deleted' })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'draft', live: false });
-    expect((await t.call('GET', `/articles/${id}`)).body.deleted).toBe(true);
+    expect((await readArticle(id)).deleted).toBe(true);
     const listed = (await t.call('GET', '/articles?status=draft')).body.items.find((i: { id: string }) => i.id === id);
     expect(listed).toMatchObject({ deleted: true, live: false });
     expect((await t.call('GET', `/sites/${t.siteId}/articles/n-delete`, undefined, { key: null })).status).toBe(410);
@@ -269,84 +273,87 @@ describe('relink', () => {
     const other = await publishArticle('r-other');
     const q = await publishArticle('r-linker', { title: 'Linker' });
     const copy = `Intro [the target](page:${target}) and\r\n\t[other](page:${other}); again [t2](page:${target}) — ünï.`;
-    const published = await t.call(
-      'POST',
-      '/articles',
-      article('r-linker', {
-        title: 'Linker',
-        copy,
-        related_article_ids: [other, target],
-        related_question_ids: [],
-        excerpt: 'kept',
-      }),
-    );
-    expect(published.body.id).toBe(q);
-    const before = (await t.call('GET', `/articles/${q}`)).body;
+    const published = await publishArticle('r-linker', {
+      title: 'Linker',
+      copy,
+      related_article_ids: [other, target],
+      related_question_ids: [],
+      excerpt: 'kept',
+    });
+    expect(published).toBe(q);
+    const before = await readArticle(q);
 
     await notify({ id: target, type: 'article', action: 'unpublished' });
     await t.stack.drain();
-    const down = (await t.call('GET', `/articles/${q}`)).body;
+    const down = await readArticle(q);
     // The document comes back as sent, with the editor's updated_at; what readers do not see is listed beside it.
     expect(before).toMatchObject({ suppressed_links: [], relinked_at: null });
     expect(down.suppressed_links).toEqual([{ id: target, type: 'article', since: down.relinked_at }]);
-    expect(down.relinked_at >= before.updated_at).toBe(true);
+    expect(given(down.relinked_at, 'the relink time') >= before.updated_at).toBe(true);
     const { suppressed_links: _s1, relinked_at: _a1, ...docBefore } = before;
     const { suppressed_links: _s2, relinked_at: _a2, ...docDown } = down;
     expect(docDown).toEqual(docBefore);
     expect(docDown).toMatchObject({ copy, related_article_ids: [other, target] });
 
     // A listing says the same when asked, for every listed page, without reading the documents.
-    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as {
-      id: string;
-      suppressed_links: unknown[];
-    }[];
-    expect(listed.find((item) => item.id === q)!.suppressed_links).toEqual(down.suppressed_links);
-    expect(listed.find((item) => item.id === target)!.suppressed_links).toEqual([]);
-    expect((await t.call('GET', '/articles?limit=200')).body.items[0]).not.toHaveProperty('suppressed_links');
+    const list = (query: { limit: number; suppressed_links?: boolean }) =>
+      apiClient(t).route('GET /articles', { query });
+    const listed = (await list({ limit: 200, suppressed_links: true })).body.items;
+    expect(
+      given(
+        listed.find((item) => item.id === q),
+        'the linker listed',
+      ).suppressed_links,
+    ).toEqual(down.suppressed_links);
+    expect(
+      given(
+        listed.find((item) => item.id === target),
+        'the target listed',
+      ).suppressed_links,
+    ).toEqual([]);
+    expect((await list({ limit: 200 })).body.items[0]).not.toHaveProperty('suppressed_links');
 
     // The same relink message again changes nothing more.
     const message = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
     await t.stack.queues.relink.send(message);
     await t.stack.queues.relink.send(message);
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${q}`)).body).toEqual(down);
+    expect(await readArticle(q)).toEqual(down);
 
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
-    const up = (await t.call('GET', `/articles/${q}`)).body;
+    const up = await readArticle(q);
     expect(up.suppressed_links).toEqual([]);
-    expect(up.relinked_at > down.relinked_at).toBe(true);
+    expect(given(up.relinked_at, 'the relink time') > given(down.relinked_at, 'the relink time')).toBe(true);
     const { suppressed_links: _s3, relinked_at: _a3, ...docUp } = up;
     expect(docUp).toEqual(docBefore);
 
     await t.stack.queues.relink.send(message);
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${q}`)).body).toEqual(up);
+    expect(await readArticle(q)).toEqual(up);
     expect(t.stack.queues.relink.deadLetters).toEqual([]);
   });
 
   it('relinks questions linking by related ids, and follows republishes of the linking page', async () => {
-    const target = (await t.call('POST', '/questions', question('r-q-target'))).body.id;
-    const linker = (await t.call('POST', '/questions', question('r-q-linker', { related_question_ids: [target] }))).body
-      .id;
-    const dropped = (await t.call('POST', '/questions', question('r-q-dropped', { related_question_ids: [target] })))
-      .body.id;
+    const target = await publishQuestion('r-q-target');
+    const linker = await publishQuestion('r-q-linker', { related_question_ids: [target] });
+    const dropped = await publishQuestion('r-q-dropped', { related_question_ids: [target] });
     // The second linker stops linking before the target goes down: the index follows the republish.
-    await t.call('POST', '/questions', question('r-q-dropped', { related_question_ids: [] }));
-    const droppedBefore = (await t.call('GET', `/questions/${dropped}`)).body;
+    await publishQuestion('r-q-dropped', { related_question_ids: [] });
+    const droppedBefore = await readQuestion(dropped);
 
     await notify({ id: target, type: 'question', status: 'draft' });
     await t.stack.drain();
-    expect(await suppressedOf(`/questions/${linker}`)).toEqual([target]);
-    expect((await t.call('GET', `/questions/${linker}`)).body.related_question_ids).toEqual([target]);
-    expect((await t.call('GET', `/questions/${dropped}`)).body).toEqual(droppedBefore);
+    expect(suppressedIds(await readQuestion(linker))).toEqual([target]);
+    expect((await readQuestion(linker)).related_question_ids).toEqual([target]);
+    expect(await readQuestion(dropped)).toEqual(droppedBefore);
 
     // Republished while the target is down, the linker keeps the link out until the target is back.
-    await t.call('POST', '/questions', question('r-q-linker', { related_question_ids: [target], topics: ['new'] }));
-    expect(await suppressedOf(`/questions/${linker}`)).toEqual([target]);
+    await publishQuestion('r-q-linker', { related_question_ids: [target], topics: ['new'] });
+    expect(suppressedIds(await readQuestion(linker))).toEqual([target]);
     await notify({ id: target, type: 'question', status: 'published' });
     await t.stack.drain();
-    expect((await t.call('GET', `/questions/${linker}`)).body).toMatchObject({
+    expect(await readQuestion(linker)).toMatchObject({
       related_question_ids: [target],
       topics: ['new'],
       suppressed_links: [],
@@ -358,11 +365,11 @@ describe('relink', () => {
     const linker = await publishArticle('r-forget-linker', { related_article_ids: [target] });
     await notify({ id: target, type: 'article', action: 'unpublished' });
     await t.stack.drain();
-    await t.call('POST', '/articles', article('r-forget-linker', { related_article_ids: [] }));
+    await publishArticle('r-forget-linker', { related_article_ids: [] });
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
-    await t.call('POST', '/articles', article('r-forget-linker', { related_article_ids: [target] }));
-    expect((await t.call('GET', `/articles/${linker}`)).body).toMatchObject({
+    await publishArticle('r-forget-linker', { related_article_ids: [target] });
+    expect(await readArticle(linker)).toMatchObject({
       related_article_ids: [target],
       suppressed_links: [],
     });
@@ -382,7 +389,7 @@ describe('links to pages readers cannot reach at publish', () => {
       related_article_ids: [target],
     });
 
-    const read = (await t.call('GET', `/articles/${linker}`)).body;
+    const read = await readArticle(linker);
     expect(read.suppressed_links).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
     expect(read.related_article_ids).toEqual([target]);
     expect(await visitorHtml('pd-linker')).not.toContain('/articles/pd-target');
@@ -390,11 +397,16 @@ describe('links to pages readers cannot reach at publish', () => {
       id: string;
       suppressed_links: unknown[];
     }[];
-    expect(listed.find((item) => item.id === linker)!.suppressed_links).toEqual(read.suppressed_links);
+    expect(
+      given(
+        listed.find((item) => item.id === linker),
+        'the find',
+      ).suppressed_links,
+    ).toEqual(read.suppressed_links);
 
     await notify({ id: target, type: 'article', action: 'published' });
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await suppressedOf(linker)).toEqual([]);
     expect(await visitorHtml('pd-linker')).toContain('/articles/pd-target');
   });
 
@@ -404,17 +416,17 @@ describe('links to pages readers cannot reach at publish', () => {
     const linker = await publishArticle('pd-early-linker', {
       body: [{ _type: 'paragraph', text: `Soon: [next](page:${later}).` }],
     });
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([later]);
+    expect(await suppressedOf(linker)).toEqual([later]);
     expect(await visitorHtml('pd-early-linker')).not.toContain('/articles/pd-later');
 
     // Published as a draft, it is still out of readers' reach.
     await publishArticle('pd-later', { status: 'draft' });
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([later]);
+    expect(await suppressedOf(linker)).toEqual([later]);
 
     await publishArticle('pd-later');
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await suppressedOf(linker)).toEqual([]);
     expect(await visitorHtml('pd-early-linker')).toContain('/articles/pd-later');
   });
 
@@ -428,7 +440,7 @@ describe('links to pages readers cannot reach at publish', () => {
     // The page, its link index, its one live target, the page's word that its index has them; whether
     // pages linked to it before is the mark they left on its item.
     expect(counted).toBe(4);
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await suppressedOf(linker)).toEqual([]);
   });
 });
 
@@ -438,15 +450,15 @@ describe('relink on republish', () => {
     const linker = await publishArticle('rp-linker', { related_article_ids: [target] });
     await notify({ id: target, type: 'article', action: 'unpublished' });
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([target]);
+    expect(await suppressedOf(linker)).toEqual([target]);
 
     expect((await t.call('POST', '/articles', article('rp-target', { status: 'published' }))).status).toBe(200);
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([]);
+    expect(await suppressedOf(linker)).toEqual([]);
 
     await t.call('POST', '/articles', article('rp-target', { status: 'draft' }));
     await t.stack.drain();
-    expect(await suppressedOf(`/articles/${linker}`)).toEqual([target]);
-    expect((await t.call('GET', `/articles/${linker}`)).body.related_article_ids).toEqual([target]);
+    expect(await suppressedOf(linker)).toEqual([target]);
+    expect((await readArticle(linker)).related_article_ids).toEqual([target]);
   });
 });

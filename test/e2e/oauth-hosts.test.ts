@@ -6,6 +6,7 @@ import { OAuthStore } from '@cm/store';
 import { CLIENT_DOCUMENTS_ON_LOOPBACK, signIn, TestOAuthProvider } from '../helpers/oauth';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
+import { given } from '../helpers/client';
 
 /*
  * Each host the docs name (docs/api/oauth.md#what-each-host-does), signing in as it does: its own
@@ -194,7 +195,7 @@ describe('a refresh whose answer was lost', () => {
     const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
     const provider = await host('http://localhost:50001/callback', url);
     await signsIn(provider);
-    const first = provider.tokens()!.refresh_token!;
+    const first = given(given(provider.tokens(), 'the tokens').refresh_token, 'the refresh_token');
     // The answer is lost on its way to the host: it never sees `lost`.
     const lost = await refresh(first, url);
     expect(lost.status).toBe(200);
@@ -202,27 +203,33 @@ describe('a refresh whose answer was lost', () => {
     expect(retried.status).toBe(200);
     expect(retried.body.refresh_token).not.toBe(lost.body.refresh_token);
     // The sign-in lives on the retry's answer (the host never saw `lost`: see the thief's case below).
-    const next = await refresh(retried.body.refresh_token!, url);
+    const next = await refresh(given(retried.body.refresh_token, 'the refresh_token'), url);
     expect(next.status).toBe(200);
     // The first token again, now that the token its retry answered was used: a reuse, and the family ends.
     expect((await refresh(first, url)).body.error).toBe('invalid_grant');
-    expect((await refresh(retried.body.refresh_token!, url)).body.error).toBe('invalid_grant');
-    expect((await refresh(next.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    expect((await refresh(given(retried.body.refresh_token, 'the refresh_token'), url)).body.error).toBe(
+      'invalid_grant',
+    );
+    expect((await refresh(given(next.body.refresh_token, 'the refresh_token'), url)).body.error).toBe('invalid_grant');
   });
 
   it('ends the family when the owner uses a token whose predecessor someone else replayed within the grace', async () => {
     const url = `https://127.0.0.1:${documents.port}/oauth/claude-code-client-metadata`;
     const provider = await host('http://localhost:50002/callback', url);
     await signsIn(provider);
-    const first = provider.tokens()!.refresh_token!;
+    const first = given(given(provider.tokens(), 'the tokens').refresh_token, 'the refresh_token');
     const owners = await refresh(first, url);
     expect(owners.status).toBe(200);
     // A thief replays the first token within the grace: answered, as a retry would be...
     const thiefs = await refresh(first, url);
     expect(thiefs.status).toBe(200);
     // ...but the owner's token it took the place of is marked used, not gone: its use is a reuse, and ends it all.
-    expect((await refresh(owners.body.refresh_token!, url)).body.error).toBe('invalid_grant');
-    expect((await refresh(thiefs.body.refresh_token!, url)).body.error).toBe('invalid_grant');
+    expect((await refresh(given(owners.body.refresh_token, 'the refresh_token'), url)).body.error).toBe(
+      'invalid_grant',
+    );
+    expect((await refresh(given(thiefs.body.refresh_token, 'the refresh_token'), url)).body.error).toBe(
+      'invalid_grant',
+    );
   });
 
   it('lasts the grace from the first use, and of two retries at once one takes it', async () => {
@@ -238,10 +245,12 @@ describe('a refresh whose answer was lost', () => {
     const successor = await store.reuseGraceSuccessor(model, 'r0', grace, at + grace * 1000);
     expect(successor).toEqual(expect.any(String));
     expect(await store.reuseGraceSuccessor(model, 'r0', grace, at + (grace + 1) * 1000)).toBeNull();
-    expect(await store.takeReuseGrace(model, 'r0', successor!, grace, at + (grace + 1) * 1000)).toBe(false);
+    expect(
+      await store.takeReuseGrace(model, 'r0', given(successor, 'the successor'), grace, at + (grace + 1) * 1000),
+    ).toBe(false);
     const both = await Promise.all([
-      store.takeReuseGrace(model, 'r0', successor!, grace, at),
-      store.takeReuseGrace(model, 'r0', successor!, grace, at),
+      store.takeReuseGrace(model, 'r0', given(successor, 'the successor'), grace, at),
+      store.takeReuseGrace(model, 'r0', given(successor, 'the successor'), grace, at),
     ]);
     expect(both.sort()).toEqual([false, true]);
     // The successor is marked used, not deleted: a later use of it is a reuse.
@@ -253,7 +262,7 @@ describe('a refresh whose answer was lost', () => {
     const used = await store.reuseGraceSuccessor(model, 's0', grace, at);
     await store.consume(model, 's1', at);
     expect(await store.reuseGraceSuccessor(model, 's0', grace, at)).toBeNull();
-    expect(await store.takeReuseGrace(model, 's0', used!, grace, at)).toBe(false);
+    expect(await store.takeReuseGrace(model, 's0', given(used, 'the used'), grace, at)).toBe(false);
     // A link to a token revoked meanwhile is nothing.
     await store.recordSuccessor(model, 'gone', 's1');
     expect(await store.find(model, 'gone')).toBeUndefined();
@@ -313,7 +322,7 @@ describe('registration at scale', () => {
       redirect_uris: ['https://unused.example/cb'],
       token_endpoint_auth_method: 'client_secret_basic',
     });
-    const item = await storedClient(unused.body.client_id!);
+    const item = await storedClient(given(unused.body.client_id, 'the client_id'));
     expect(item?.expires_at).toBeGreaterThanOrEqual(before + 30 * 86_400);
     expect(item?.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 30 * 86_400);
     const used = await host('http://127.0.0.1:50002/', {
@@ -321,7 +330,7 @@ describe('registration at scale', () => {
       redirect_uris: ['http://127.0.0.1/'],
       token_endpoint_auth_method: 'none',
     });
-    const clientId = used.clientInformation()!.client_id;
+    const clientId = given(used.clientInformation(), 'the clientInformation').client_id;
     expect((await storedClient(clientId))?.expires_at).toEqual(expect.any(Number));
     await signsIn(used);
     expect(await storedClient(clientId)).toMatchObject({ model: 'Client' });

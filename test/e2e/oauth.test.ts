@@ -15,6 +15,7 @@ import {
 } from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
+import { given } from '../helpers/client';
 
 /*
  * OAuth 2.1 sign-in as an MCP host does it, end to end on the local stack: discovery from the 401's
@@ -35,7 +36,7 @@ const fetched = new Map<string, number>();
 beforeAll(async () => {
   documents = await startTlsSite('127.0.0.1', (req, res) => {
     const clientId = `https://127.0.0.1:${documents.port}${req.url}`;
-    fetched.set(req.url!, (fetched.get(req.url!) ?? 0) + 1);
+    fetched.set(given(req.url, 'the url'), (fetched.get(given(req.url, 'the url')) ?? 0) + 1);
     res.writeHead(200, { 'content-type': 'application/json' });
     // Over the 5 KB a document may be: its fetch fails.
     if (req.url === '/oversized.json')
@@ -114,7 +115,7 @@ describe('OAuth sign-in', () => {
     const found = await client.callTool({ name: 'find_pages', arguments: {} });
     expect(found.isError).toBeFalsy();
     // The same token works on the REST tool routes, within its scopes.
-    const access = provider.tokens()!.access_token;
+    const access = given(provider.tokens(), 'the tokens').access_token;
     const rest = await fetch(`${t.url}/v1/tools/recall`, {
       method: 'POST',
       headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
@@ -125,8 +126,8 @@ describe('OAuth sign-in', () => {
     // last 5 s; see the last test for all three), then no request for 5 s.
     const renewed = await token({
       grant_type: 'refresh_token',
-      refresh_token: provider.tokens()!.refresh_token!,
-      client_id: provider.clientMetadataUrl!,
+      refresh_token: given(given(provider.tokens(), 'the tokens').refresh_token, 'the refresh_token'),
+      client_id: given(provider.clientMetadataUrl, 'the clientMetadataUrl'),
     });
     const listTools = () =>
       fetch(`${t.url}/v1/tools`, { headers: { authorization: `Bearer ${renewed.body.access_token}` } });
@@ -151,11 +152,11 @@ describe('OAuth sign-in', () => {
     const provider = new TestOAuthProvider(CALLBACK, `https://127.0.0.1:${documents.port}/rotation.json`);
     const { client } = await signIn(mcp, provider, t.key);
     clients.push(client);
-    const clientId = provider.clientMetadataUrl!;
-    const first = provider.tokens()!;
+    const clientId = given(provider.clientMetadataUrl, 'the clientMetadataUrl');
+    const first = given(provider.tokens(), 'the tokens');
     const renewed = await token({
       grant_type: 'refresh_token',
-      refresh_token: first.refresh_token!,
+      refresh_token: given(first.refresh_token, 'the refresh_token'),
       client_id: clientId,
     });
     expect(renewed.status).toBe(200);
@@ -172,7 +173,7 @@ describe('OAuth sign-in', () => {
     // The rotated-out token used again: refused, and every token of its grant with it.
     const reused = await token({
       grant_type: 'refresh_token',
-      refresh_token: first.refresh_token!,
+      refresh_token: given(first.refresh_token, 'the refresh_token'),
       client_id: clientId,
     });
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
@@ -188,12 +189,12 @@ describe('OAuth sign-in', () => {
     clients.push((await signIn(mcp, other, t.key)).client);
     const again = await token({
       grant_type: 'refresh_token',
-      refresh_token: other.tokens()!.refresh_token!,
-      client_id: other.clientMetadataUrl!,
+      refresh_token: given(given(other.tokens(), 'the tokens').refresh_token, 'the refresh_token'),
+      client_id: given(other.clientMetadataUrl, 'the clientMetadataUrl'),
     });
     const revoked = await fetch(
       `${t.url}/oauth/revoke`,
-      form({ token: again.body.access_token, client_id: other.clientMetadataUrl! }),
+      form({ token: again.body.access_token, client_id: given(other.clientMetadataUrl, 'the clientMetadataUrl') }),
     );
     expect(revoked.status).toBe(200);
     expect((await mcpCall(again.body.access_token, 'find_pages')).status).toBe(401);
@@ -204,7 +205,7 @@ describe('OAuth sign-in', () => {
     const siteB = await t.newSite('OAuth site B');
     const provider = new TestOAuthProvider(CALLBACK, undefined, `${t.url}/v1`);
     await expect(signIn(mcp, provider, t.key)).rejects.toThrow();
-    const restToken = provider.tokens()!.access_token;
+    const restToken = given(provider.tokens(), 'the tokens').access_token;
     expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
     expect(provider.clientInformation()?.client_id).not.toMatch(/^https:/);
     // For the REST API, not for the MCP endpoint.
@@ -260,7 +261,8 @@ describe('OAuth sign-in', () => {
         }).toString()}`,
         { redirect: 'manual' },
       );
-    const errorOf = (response: Response) => new URL(response.headers.get('location')!).searchParams.get('error');
+    const errorOf = (response: Response) =>
+      new URL(given(response.headers.get('location'), 'the get')).searchParams.get('error');
     expect(errorOf(await authorize({}))).toBe('invalid_request');
     expect(errorOf(await authorize({ code_challenge: challenge, code_challenge_method: 'plain' }))).toBe(
       'invalid_request',
@@ -308,8 +310,8 @@ describe('OAuth sign-in', () => {
       host.connect(new StreamableHTTPClientTransport(new URL(mcp), { authProvider: provider })),
     ).rejects.toThrow();
     const browser = new Browser();
-    const consent = await browser.follow(provider.authorizationUrl!, t.url);
-    const csrf = csrfOf(await consent.response!.text());
+    const consent = await browser.follow(given(provider.authorizationUrl, 'the authorizationUrl'), t.url);
+    const csrf = csrfOf(await given(consent.response, 'the response').text());
     expect((await submitConsent(browser, consent.url, { api_key: t.key, decision: 'approve' })).response.status).toBe(
       403,
     );
@@ -369,7 +371,7 @@ describe('OAuth sign-in', () => {
       'AccessToken',
       bound,
       {
-        accountId: accountIdOf(site!.site_id, createHash('sha256').update(t.key).digest('hex')),
+        accountId: accountIdOf(given(site, 'the site').site_id, createHash('sha256').update(t.key).digest('hex')),
         clientId: RAW_CLIENT,
         aud: mcp,
         scope: 'read',
@@ -439,7 +441,10 @@ describe('OAuth sign-in', () => {
         }).toString()}`,
         t.url,
       );
-      return { headers: consent.response!.headers, html: await consent.response!.text() };
+      return {
+        headers: given(consent.response, 'the response').headers,
+        html: await given(consent.response, 'the response').text(),
+      };
     };
     const dcr = await pageOf(registered.client_id, 'https://callback.example/cb');
     expect(dcr.html).toContain(
@@ -592,7 +597,9 @@ describe('OAuth sign-in', () => {
       const answer = await fetch(`${t.url}/.well-known/oauth-authorization-server`, { headers: forwarded });
       expect({ forwarded, status: answer.status }).toEqual({ forwarded, status: 200 });
       const metadata = (await answer.json()) as Record<string, string>;
-      expect(new URL(metadata.authorization_endpoint!).origin).toBe(new URL(metadata.issuer!).origin);
+      expect(new URL(given(metadata.authorization_endpoint, 'the authorization_endpoint')).origin).toBe(
+        new URL(given(metadata.issuer, 'the issuer')).origin,
+      );
       expect(JSON.stringify(metadata)).not.toContain('evil.example');
     }
   });
@@ -681,7 +688,7 @@ async function openConsent(scope: string) {
     }).toString()}`,
     t.url,
   );
-  const csrf = csrfOf(await consent.response!.text());
+  const csrf = csrfOf(await given(consent.response, 'the response').text());
   const post = (apiKey: string) => submitConsent(browser, consent.url, { csrf, api_key: apiKey, decision: 'approve' });
   return { verifier, post };
 }
@@ -690,7 +697,7 @@ async function openConsent(scope: string) {
 async function rawCode(apiKey: string, scope: string) {
   const { verifier, post } = await openConsent(scope);
   const { callback } = await post(apiKey);
-  const code = callback!.searchParams.get('code')!;
+  const code = given(given(callback, 'the callback').searchParams.get('code'), 'the get');
   const exchange = (headers: Record<string, string> = {}) =>
     token(
       {

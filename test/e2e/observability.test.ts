@@ -1,4 +1,5 @@
-import { article, startTestStack, type TestStack } from '../helpers/local';
+import { publishArticle, startTestStack, type TestStack } from '../helpers/local';
+import { apiClient, given } from '../helpers/client';
 import { captureOutput } from '../helpers/output';
 
 /* What the handlers log and measure, read off their stdout as CloudWatch would: Powertools JSON log lines and EMF metric lines. */
@@ -19,7 +20,7 @@ const sum = (values: { value: number }[]) => values.reduce((total, v) => total +
 
 describe('logs', () => {
   it('writes one JSON line per request with the Lambda request id, the API request id, the route, the site and the status', async () => {
-    const created = await t.call('POST', '/articles', article('observed-article'));
+    const created = await publishArticle(t, 'observed-article');
     expect(created.status).toBe(201);
     expect(output.logs('answered')).toEqual([
       expect.objectContaining({
@@ -45,7 +46,7 @@ describe('logs', () => {
     expect(
       (await t.call('POST', '/v1/tools/get_keywords', { seeds: ['trail shoes'] }, { key: 'cm_wrong' })).status,
     ).toBe(401);
-    const refused = output.logs('answered')[1]!;
+    const refused = given(output.logs('answered')[1], 'the output.logs("answered")[1]');
     expect(refused).toMatchObject({ status: 401, code: 'unauthorized', route: 'POST /v1/tools/get_keywords' });
     expect(refused.site_id).toBeUndefined();
     expect(JSON.stringify(output.lines)).not.toContain('cm_wrong');
@@ -71,17 +72,21 @@ describe('logs', () => {
 
 describe('metrics (EMF)', () => {
   it('counts publishes and notifies, and the relink worker counts the pages it relinked', async () => {
-    const target = (await t.call('POST', '/articles', article('metric-target'))).body.id;
+    const target = (await publishArticle(t, 'metric-target')).body.id;
     for (const slug of ['metric-linker-1', 'metric-linker-2']) {
-      expect((await t.call('POST', '/articles', article(slug, { related_article_ids: [target] }))).status).toBe(201);
+      expect((await publishArticle(t, slug, { related_article_ids: [target] })).status).toBe(201);
     }
     const publishes = output.metric('publishes');
     expect(publishes.map((m) => m.value)).toEqual([1, 1, 1]);
     expect(publishes[0]).toMatchObject({ namespace: 'ContentApi', dimensions: ['service'] });
-    expect(publishes[0]!.line.service).toBe('content-api');
+    expect(given(publishes[0], 'the publishes[0]').line.service).toBe('content-api');
 
     expect(
-      (await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' })).body.relink,
+      (
+        await apiClient(t).route('POST /api/content/notify', {
+          body: { id: target, type: 'article', action: 'unpublished' },
+        })
+      ).body.relink,
     ).toBe('queued');
     await t.stack.drain();
     expect(output.metric('notifies').map((m) => m.value)).toEqual([1]);
@@ -122,10 +127,10 @@ describe('metrics (EMF)', () => {
     const job = lines.filter((m) => m.line.tool_calls === undefined);
     const call = lines.filter((m) => m.line.tool_calls === 1);
     expect(job).toEqual([expect.objectContaining({ dimensions: ['service', 'tool'] })]);
-    expect(job[0]!.line.tool).toBe('research');
+    expect(given(job[0], 'the job[0]').line.tool).toBe('research');
     expect(call).toHaveLength(1);
     // The reply's cost is the job's plus the call's own.
-    expect(reply.body.cost_usd).toBeCloseTo(job[0]!.value + call[0]!.value, 6);
+    expect(reply.body.cost_usd).toBeCloseTo(given(job[0], 'the job[0]').value + given(call[0], 'the call[0]').value, 6);
   });
 
   it('writes no metrics line for a request that measured nothing', async () => {

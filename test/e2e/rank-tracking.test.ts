@@ -238,7 +238,10 @@ describe('the keywords and the depth it takes', () => {
       [rowKey(s.siteId, 'cm_keywords', canister.id), { keyword: 'gas\u0000canister' }],
       [rowKey(s.siteId, 'cm_pages', pageId), { secondary_keywords: ['gas\u0000canister'] }],
     ] as const) {
-      const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+      const stored = given(
+        (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item,
+        'the Item',
+      );
       await t.db.send(
         new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: { ...stored.row, ...change } } }),
       );
@@ -339,7 +342,7 @@ describe('thirty days of checks', () => {
     expect(shared.cost).toBeCloseTo((30 - shared.cached) * PRICE, 6);
     expect(ledger.cached + shared.cached).toBeGreaterThanOrEqual(30);
     // A second schedule of a day already checked pays nothing.
-    await scheduleOn(DAYS[10]!);
+    await scheduleOn(given(DAYS[10], 'the DAYS[10]'));
     expect((await rankLedger(s)).calls).toBe(30 * SEEDS.length);
   });
 
@@ -480,7 +483,7 @@ describe('what stops tracking', () => {
     const days = daysEndingOn(TODAY, 4).map((d) =>
       new Date(Date.parse(`${d}T00:00:00Z`) + 4 * 86_400_000).toISOString().slice(0, 10),
     );
-    await scheduleOn(days[0]!);
+    await scheduleOn(given(days[0], 'the days[0]'));
     expect(await checks()).toBe(6);
 
     // The other topic off; a keyword of the first topic deleted (its link goes with it).
@@ -490,7 +493,7 @@ describe('what stops tracking', () => {
       'the row of tent pegs',
     );
     await s.client.tool('db_delete', { table: 'cm_keywords', id: pegs.id });
-    await scheduleOn(days[1]!);
+    await scheduleOn(given(days[1], 'the days[1]'));
     expect(await checks()).toBe(7); // camping stove, once for the topic and the page both
 
     await s.client.tool('db_delete', { table: 'cm_pages', id: page.id });
@@ -498,7 +501,7 @@ describe('what stops tracking', () => {
     expect((await s.client.tool('track_rankings', {})).body.tracking).toEqual([]);
     // Their tracking went with them, not only out of the listing.
     expect((await t.store.ranks.tracking(s.siteId)).scopes).toEqual([]);
-    await scheduleOn(days[2]!);
+    await scheduleOn(given(days[2], 'the days[2]'));
     expect(await checks()).toBe(7);
   });
 
@@ -683,7 +686,10 @@ describe('a run that fails says so', () => {
     await t.stack.drain();
     // The page's row turns unreadable (its title gone): its scope's keywords cannot be read.
     const key = rowKey(s.siteId, 'cm_pages', pageId);
-    const stored = (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item!;
+    const stored = given(
+      (await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key }))).Item,
+      'the Item',
+    );
     const { title: _title, ...broken } = stored.row;
     await t.db.send(new PutCommand({ TableName: t.stack.tableName, Item: { ...stored, row: broken } }));
     const day = later(2);

@@ -1,6 +1,7 @@
 import * as dns from 'node:dns';
 import { resetServices } from '@cm/runtime';
 import { pause, useResearchStack } from '../helpers/research';
+import { given } from '../helpers/client';
 
 /* Research jobs over HTTP on the sandbox: waiting and queued jobs, the cap of 10 and its leases, url mode. */
 
@@ -105,11 +106,15 @@ describe('research jobs', () => {
     await whileQueued(async () => {
       const replies = await Promise.all(
         Array.from({ length: 100 }, (_v, i) =>
-          sites[i % 2]!.tool('research', { mode: 'web', seed: `running question number ${i}`, wait_ms: 0 }),
+          given(sites[i % 2], 'the sites[i % 2]').tool('research', {
+            mode: 'web',
+            seed: `running question number ${i}`,
+            wait_ms: 0,
+          }),
         ),
       );
       accepted = replies.flatMap((r, i) =>
-        r.status === 200 ? [{ jobId: String(r.body.job_id), by: sites[i % 2]! }] : [],
+        r.status === 200 ? [{ jobId: String(r.body.job_id), by: given(sites[i % 2], 'the sites[i % 2]') }] : [],
       );
       const refused = replies.filter((r) => r.status === 429);
       expect(accepted).toHaveLength(10);
@@ -164,7 +169,7 @@ describe('research jobs', () => {
 
   it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late free leaves the new owner's place alone", async () => {
     const sites = [await site(), await site()];
-    const s = sites[0]!;
+    const s = given(sites[0], 'the sites[0]');
     // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
     // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
     // they did not, with the second core busy); the jobs outlive them by 6 s, time enough for the burst,
@@ -172,7 +177,7 @@ describe('research jobs', () => {
     await withTimings({ SANDBOX_RESEARCH_MS: '10000', RESEARCH_LEASE_MS: '4000' }, async () => {
       const hung = await Promise.all(
         Array.from({ length: 10 }, (_v, i) =>
-          sites[i % 2]!.tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 }),
+          given(sites[i % 2], 'the sites[i % 2]').tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 }),
         ),
       );
       expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
@@ -194,7 +199,7 @@ describe('research jobs', () => {
 
       // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
       for (const [i, r] of hung.entries())
-        expect((await sites[i % 2]!.get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
+        expect((await given(sites[i % 2], 'the sites[i % 2]').get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
           status: 'failed',
           error: { code: 'lease_expired' },
         });

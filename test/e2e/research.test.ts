@@ -267,7 +267,15 @@ describe('serp_landscape analyze', () => {
       id: number;
       keyword: string;
     }[];
-    const ids = seeds.map((seed) => rows.find((row) => row.keyword === seed)!.id).reverse();
+    const ids = seeds
+      .map(
+        (seed) =>
+          given(
+            rows.find((row) => row.keyword === seed),
+            'the find',
+          ).id,
+      )
+      .reverse();
     const byIds = await s.tool('serp_landscape', { topic_id: id, depth: 'analyze', keyword_ids: ids, wait_ms: 0 });
     expect(byIds.status).toBe(200);
     expect(byIds.body.research.researched).toEqual([...seeds].reverse().slice(0, 5));
@@ -438,9 +446,12 @@ describe('serp_landscape analyze', () => {
       expect(reply.body.research).toMatchObject({ status: 'partial' });
       // The entry as an earlier version wrote it, and one whose job no longer exists.
       const [entry] = await t.store.researchWaits.oldest(10);
-      await t.store.researchWaits.remove([entry!]);
-      await t.store.researchWaits.add({ jobId: entry!.jobId, since: entry!.since });
-      await t.store.researchWaits.add({ jobId: 'job_gone', since: entry!.since });
+      await t.store.researchWaits.remove([given(entry, 'the entry')]);
+      await t.store.researchWaits.add({
+        jobId: given(entry, 'the entry').jobId,
+        since: given(entry, 'the entry').since,
+      });
+      await t.store.researchWaits.add({ jobId: 'job_gone', since: given(entry, 'the entry').since });
       expect((await t.store.researchWaits.oldest(10)).map((w) => w.siteId)).toEqual([undefined, undefined]);
     } finally {
       for (const owner of owners) await t.store.researchSlots.free(owner);

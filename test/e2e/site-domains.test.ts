@@ -1,6 +1,7 @@
 import { runSites } from '@cm/local';
 import { replayCloudFront } from '../helpers/cloudfront-replay';
 import { article, getAtHost, question, startTestStack, type TestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* A site served at its own domain (docs/api.md#the-sites-own-domain), chosen by the Host of the request. */
 
@@ -86,7 +87,10 @@ describe("a site's own domain", () => {
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     const env = { DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint, TABLE_NAME: t.stack.tableName };
     expect(await runSites(['serve-domain', '--site', String(other.siteId)], out, env)).toBe(0);
-    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: other.siteId, served_domain: 'other-shop.example.com' });
+    expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({
+      site_id: other.siteId,
+      served_domain: 'other-shop.example.com',
+    });
     expect(
       await runSites(['serve-domain', '--site', String(other.siteId), '--domain', 'shop.example.com'], out, env),
     ).toBe(1);
@@ -145,7 +149,7 @@ describe("a site's own domain", () => {
       expect(replay.asked).toEqual([]);
       serve[4] = 'shop.example.net';
       expect(await runSites(serve, out, env, () => replay.client)).toBe(0);
-      const pending = JSON.parse(lines.pop()!);
+      const pending = JSON.parse(given(lines.pop(), 'an output line'));
       expect(pending).toMatchObject({
         site_id: site.siteId,
         served_domain: null,
@@ -157,7 +161,7 @@ describe("a site's own domain", () => {
       expect(pending.next).toContain('d111111abcdef8.cloudfront.net');
       expect((await t.store.sites.get(site.siteId))?.served_domain).toBeUndefined();
       expect(await runSites(serve, out, env, () => replay.client)).toBe(0);
-      expect(JSON.parse(lines.pop()!)).toMatchObject({
+      expect(JSON.parse(given(lines.pop(), 'an output line'))).toMatchObject({
         served_domain: 'shop.example.net',
         tenant: { status: 'active' },
       });
@@ -165,7 +169,7 @@ describe("a site's own domain", () => {
       expect(
         await runSites(['serve-domain', '--site', String(site.siteId), '--stop'], out, env, () => replay.client),
       ).toBe(0);
-      expect(JSON.parse(lines.pop()!)).toEqual({
+      expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({
         site_id: site.siteId,
         served_domain: null,
         tenant_removed: 'deleted',
@@ -178,7 +182,7 @@ describe("a site's own domain", () => {
       expect(lines).toContain('--certificate-arn: must be an ACM certificate ARN in us-east-1');
       const arn = 'arn:aws:acm:us-east-1:123456789012:certificate/1234abcd-12ab-34cd-56ef-1234567890ab';
       expect(await runSites([...move, arn], out, env, () => migration.client)).toBe(0);
-      expect(JSON.parse(lines.pop()!)).toMatchObject({
+      expect(JSON.parse(given(lines.pop(), 'an output line'))).toMatchObject({
         served_domain: 'shop.example.net',
         tenant: { certificate: { status: 'issued', arn }, moved: true },
         next: expect.stringContaining('leave it out of -c siteDomains'),

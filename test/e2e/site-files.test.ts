@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { DOMParser } from 'linkedom';
 import { parseSitemap, parseSitemapIndex } from 'sitemap';
 import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
 
@@ -16,8 +17,8 @@ const entriesOf = async (xml: string) =>
 describe('sitemaps', () => {
   it("lists the listing pages' sitemap and each month with live pages, as sitemaps.org's index", async () => {
     const site = await siteClient(t, 'Mapped site');
-    await site.call('POST', '/articles', article('mapped', { category: 'Gear' }));
-    await site.call('POST', '/questions', question('asked', { topics: ['Sizing'] }));
+    await site.client.route('POST /articles', { body: article('mapped', { category: 'Gear' }) });
+    await site.client.route('POST /questions', { body: question('asked', { topics: ['Sizing'] }) });
     const index = await get(`/sites/${site.siteId}/sitemap.xml`);
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toBe('application/xml; charset=utf-8');
@@ -36,13 +37,15 @@ describe('sitemaps', () => {
   it("lists a month's live pages that search engines may index, each with when what readers see last changed", async () => {
     const site = await siteClient(t, 'Indexable site');
     const root = `${t.url}/sites/${site.siteId}`;
-    await site.call('POST', '/articles', article('plain'));
-    await site.call('POST', '/articles', article('hidden', { noindex: true }));
-    await site.call('POST', '/articles', article('elsewhere', { canonical_url: 'https://other.example.com/x' }));
-    await site.call('POST', '/articles', article('self', { canonical_url: `${root}/articles/self` }));
-    await site.call('POST', '/articles', article('draft', { status: 'draft' }));
+    await site.client.route('POST /articles', { body: article('plain') });
+    await site.client.route('POST /articles', { body: article('hidden', { noindex: true }) });
+    await site.client.route('POST /articles', {
+      body: article('elsewhere', { canonical_url: 'https://other.example.com/x' }),
+    });
+    await site.client.route('POST /articles', { body: article('self', { canonical_url: `${root}/articles/self` }) });
+    await site.client.route('POST /articles', { body: article('draft', { status: 'draft' }) });
     const target = (await site.client.route('POST /articles', { body: article('target') })).body.id;
-    await site.call('POST', '/articles', article('linker', { related_article_ids: [target] }));
+    await site.client.route('POST /articles', { body: article('linker', { related_article_ids: [target] }) });
     const read = async () =>
       new Map(
         (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => [
@@ -57,22 +60,26 @@ describe('sitemaps', () => {
 
     // A republish moves its lastmod; the others stay.
     await new Promise((r) => setTimeout(r, 5));
-    await site.call('POST', '/articles', article('plain', { title: 'Plain, edited' }));
+    await site.client.route('POST /articles', { body: article('plain', { title: 'Plain, edited' }) });
+    const lastmod = (sitemap: Map<string, string | undefined>, slug: string) =>
+      given(sitemap.get(`${root}/articles/${slug}`), `the lastmod of ${slug}`);
     const second = await read();
-    expect(second.get(`${root}/articles/plain`)! > first.get(`${root}/articles/plain`)!).toBe(true);
+    expect(lastmod(second, 'plain') > lastmod(first, 'plain')).toBe(true);
     expect(second.get(`${root}/articles/self`)).toBe(first.get(`${root}/articles/self`));
 
     // A take-down leaves the sitemap; the page linking to it changes for readers (relink), so its lastmod moves.
-    await site.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'unpublished' },
+    });
     await t.stack.drain();
     const third = await read();
     expect(third.has(`${root}/articles/target`)).toBe(false);
-    expect(third.get(`${root}/articles/linker`)! > second.get(`${root}/articles/linker`)!).toBe(true);
+    expect(lastmod(third, 'linker') > lastmod(second, 'linker')).toBe(true);
   });
 
   it('reads one item per month and type for the index, and answers 404 to a sitemap that is not there', async () => {
     const site = await siteClient(t, 'Probed site');
-    await site.call('POST', '/articles', article('probed'));
+    await site.client.route('POST /articles', { body: article('probed') });
     await get(`/sites/${site.siteId}/sitemap.xml`);
     const { requests } = await requestPathCount(t, () => get(`/sites/${site.siteId}/sitemap.xml`));
     // The site began this month: one probe finds an article.
@@ -88,15 +95,19 @@ describe('sitemaps', () => {
     // A month before the site began, and one still to come: a urlset holds at least one URL, so there is none.
     for (const name of ['2001-01', '9998-12'])
       expect((await get(`/sites/${site.siteId}/sitemaps/${name}.xml`)).status).toBe(404);
-    const ids = [
+    const [articleId, questionId] = [
       (await site.client.route('POST /articles', { body: article('gone-article') })).body.id,
       (await site.client.route('POST /questions', { body: question('gone-question') })).body.id,
     ];
     const before = await get(monthPath);
     expect(before.status).toBe(200);
     expect(await entriesOf(before.text)).toHaveLength(2);
-    await site.call('POST', '/api/content/notify', { id: ids[0], type: 'article', action: 'unpublished' });
-    await site.call('POST', '/api/content/notify', { id: ids[1], type: 'question', action: 'deleted' });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: articleId, type: 'article', action: 'unpublished' },
+    });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: questionId, type: 'question', action: 'deleted' },
+    });
     await t.stack.drain();
     const after = await get(monthPath);
     expect(after.status).toBe(404);
@@ -113,10 +124,10 @@ describe('the feed', () => {
   it('is an Atom feed of the latest live articles, newest first', async () => {
     const site = await siteClient(t, 'Feed & Co');
     const root = `${t.url}/sites/${site.siteId}`;
-    await site.call('POST', '/articles', article('first', { meta_description: 'The first <one>' }));
-    await site.call('POST', '/articles', article('second'));
-    await site.call('POST', '/articles', article('unlisted', { status: 'draft' }));
-    await site.call('POST', '/questions', question('not-in-feed'));
+    await site.client.route('POST /articles', { body: article('first', { meta_description: 'The first <one>' }) });
+    await site.client.route('POST /articles', { body: article('second') });
+    await site.client.route('POST /articles', { body: article('unlisted', { status: 'draft' }) });
+    await site.client.route('POST /questions', { body: question('not-in-feed') });
     const feed = await get(`/sites/${site.siteId}/feed.xml`);
     expect(feed.status).toBe(200);
     expect(feed.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');

@@ -2,6 +2,7 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { pageId } from '@cm/core';
 import { runSites } from '@cm/local';
 import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* The site's listing pages (docs/api.md#listing-pages): its home, categories, topics and index of questions. */
 
@@ -10,7 +11,9 @@ const t = useTestStack();
 const get = (path: string) => t.call('GET', path, undefined, { key: null });
 /** The titles a listing page shows, in order. */
 const titlesOf = (html: string): string[] =>
-  [...html.matchAll(/<li class="entry">[\s\S]*?<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((m) => m[1]!);
+  [...html.matchAll(/<li class="entry">[\s\S]*?<h2><a href="[^"]*">([^<]*)<\/a><\/h2>/g)].map((m) =>
+    given(m[1], 'a title'),
+  );
 const nextOf = (html: string): string | null =>
   /<a rel="next" href="([^"]*)">/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? null;
 
@@ -29,7 +32,7 @@ describe('the home page', () => {
     expect(titles).toHaveLength(20);
     expect(titles[0]).toBe('Title of a-22');
     expect(titles[1]).toBe('What is q-21?');
-    const older = nextOf(first.text)!;
+    const older = given(nextOf(first.text), 'the link to older pages');
     expect(older).toMatch(new RegExp(`^${t.url}/sites/${site.siteId}/\\?before=`));
     expect(first.text).toContain(`<link rel="next" href="${older.replace(/&/g, '&amp;')}">`);
     const second = await get(older.slice(t.url.length));
@@ -42,31 +45,31 @@ describe('the home page', () => {
 
   it('lists only pages readers can reach: not drafts, not what the site took down, again once it is back', async () => {
     const site = await siteClient(t, 'Live only');
-    await site.call('POST', '/articles', article('shown'));
-    await site.call('POST', '/articles', article('draft', { status: 'draft' }));
+    await site.client.route('POST /articles', { body: article('shown') });
+    await site.client.route('POST /articles', { body: article('draft', { status: 'draft' }) });
     const down = (await site.client.route('POST /articles', { body: article('taken-down') })).body.id;
     const deleted = (await site.client.route('POST /questions', { body: question('deleted') })).body.id;
-    await site.call('POST', '/api/content/notify', { id: down, type: 'article', action: 'unpublished' });
-    await site.call('POST', '/api/content/notify', { id: deleted, type: 'question', action: 'deleted' });
+    await site.client.route('POST /api/content/notify', { body: { id: down, type: 'article', action: 'unpublished' } });
+    await site.client.route('POST /api/content/notify', { body: { id: deleted, type: 'question', action: 'deleted' } });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['Title of shown']);
 
-    await site.call('POST', '/api/content/notify', { id: down, type: 'article', status: 'published' });
+    await site.client.route('POST /api/content/notify', { body: { id: down, type: 'article', status: 'published' } });
     // A republish brings a deleted page back too.
-    await site.call('POST', '/questions', question('deleted'));
+    await site.client.route('POST /questions', { body: question('deleted') });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual([
       'What is deleted?',
       'Title of taken-down',
       'Title of shown',
     ]);
-    await site.call('POST', '/articles', article('shown', { status: 'draft' }));
+    await site.client.route('POST /articles', { body: article('shown', { status: 'draft' }) });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['What is deleted?', 'Title of taken-down']);
   });
 
   it('keeps a page where its first publish put it, whatever later publishes change', async () => {
     const site = await siteClient(t, 'Order site');
-    await site.call('POST', '/articles', article('older'));
-    await site.call('POST', '/articles', article('newer'));
-    await site.call('POST', '/articles', article('older', { title: 'Older, edited' }));
+    await site.client.route('POST /articles', { body: article('older') });
+    await site.client.route('POST /articles', { body: article('newer') });
+    await site.client.route('POST /articles', { body: article('older', { title: 'Older, edited' }) });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['Title of newer', 'Older, edited']);
   });
 
@@ -81,11 +84,12 @@ describe('the home page', () => {
 
   it('escapes what the pages say, and reads one Query per type', async () => {
     const site = await siteClient(t, 'Site <b>&</b>');
-    await site.call(
-      'POST',
-      '/articles',
-      article('hostile', { title: '<script>alert(1)</script>', meta_description: '"><img src=x onerror=alert(1)>' }),
-    );
+    await site.client.route('POST /articles', {
+      body: article('hostile', {
+        title: '<script>alert(1)</script>',
+        meta_description: '"><img src=x onerror=alert(1)>',
+      }),
+    });
     await get(`/sites/${site.siteId}/`);
     const { requests, result } = await requestPathCount(t, () => get(`/sites/${site.siteId}/`));
     expect(result.text).not.toContain('<script>alert');
@@ -100,8 +104,8 @@ describe('the home page', () => {
 describe('category and topic pages, and the index of questions', () => {
   it("lists a category's live articles, and follows a page to its new category", async () => {
     const site = await siteClient(t, 'Category site');
-    await site.call('POST', '/articles', article('boots', { category: 'Trail Gear' }));
-    await site.call('POST', '/articles', article('vests', { category: 'trail gear' }));
+    await site.client.route('POST /articles', { body: article('boots', { category: 'Trail Gear' }) });
+    await site.client.route('POST /articles', { body: article('vests', { category: 'trail gear' }) });
     const other = (await site.client.route('POST /articles', { body: article('tents', { category: 'Camping' }) })).body
       .id;
     const gear = await get(`/sites/${site.siteId}/categories/trail-gear`);
@@ -113,24 +117,26 @@ describe('category and topic pages, and the index of questions', () => {
       `<a href="${t.url}/sites/${site.siteId}/categories/trail-gear">Trail Gear</a>`,
     );
 
-    await site.call('POST', '/articles', article('boots', { category: 'Camping' }));
+    await site.client.route('POST /articles', { body: article('boots', { category: 'Camping' }) });
     expect(titlesOf((await get(`/sites/${site.siteId}/categories/trail-gear`)).text)).toEqual(['Title of vests']);
     expect(titlesOf((await get(`/sites/${site.siteId}/categories/camping`)).text)).toEqual([
       'Title of tents',
       'Title of boots',
     ]);
-    await site.call('POST', '/api/content/notify', { id: other, type: 'article', action: 'unpublished' });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: other, type: 'article', action: 'unpublished' },
+    });
     expect(titlesOf((await get(`/sites/${site.siteId}/categories/camping`)).text)).toEqual(['Title of boots']);
     expect((await get(`/sites/${site.siteId}/categories/no-such-category`)).status).toBe(404);
   });
 
   it("lists a topic's live questions, the index of questions, and no more topics than the limit", async () => {
     const site = await siteClient(t, 'Topic site');
-    await site.call('POST', '/questions', question('fit', { topics: ['Running Shoes', 'Fit'] }));
-    await site.call('POST', '/questions', question('grip', { topics: ['running shoes'] }));
-    await site.call('POST', '/articles', article('not-a-question'));
+    await site.client.route('POST /questions', { body: question('fit', { topics: ['Running Shoes', 'Fit'] }) });
+    await site.client.route('POST /questions', { body: question('grip', { topics: ['running shoes'] }) });
+    await site.client.route('POST /articles', { body: article('not-a-question') });
     const many = Array.from({ length: 25 }, (_v, i) => `topic ${i}`);
-    const published = await site.call('POST', '/questions', question('many', { topics: many }));
+    const published = await site.client.route('POST /questions', { body: question('many', { topics: many }) });
     expect(published.body.warnings).toContainEqual({
       path: 'topics',
       message: 'only the first 20 topics list the question on their topic pages',
@@ -152,15 +158,18 @@ describe('category and topic pages, and the index of questions', () => {
 
   it('is reached from each question that has it: the question page links to every topic page that lists it', async () => {
     const site = await siteClient(t, 'Linked topics');
-    await site.call('POST', '/questions', question('laced', { topics: ['Running Shoes', 'Fit', '&&'] }));
+    await site.client.route('POST /questions', { body: question('laced', { topics: ['Running Shoes', 'Fit', '&&'] }) });
     const page = await get(`/sites/${site.siteId}/questions/laced`);
-    const linked = [...page.text.matchAll(/<a href="([^"]*)" rel="tag">([^<]*)<\/a>/g)].map((m) => [m[1]!, m[2]!]);
+    const linked = [...page.text.matchAll(/<a href="([^"]*)" rel="tag">([^<]*)<\/a>/g)].map((m): [string, string] => [
+      given(m[1], 'a topic link'),
+      given(m[2], 'a topic name'),
+    ]);
     expect(linked).toEqual([
       [`${t.url}/sites/${site.siteId}/topics/running-shoes`, 'Running Shoes'],
       [`${t.url}/sites/${site.siteId}/topics/fit`, 'Fit'],
     ]);
     for (const [url, name] of linked) {
-      const topic = await t.call('GET', url!.slice(t.url.length), undefined, { key: null });
+      const topic = await t.call('GET', url.slice(t.url.length), undefined, { key: null });
       expect(topic.status).toBe(200);
       expect(topic.text).toContain(`<h1>${name}</h1>`);
       expect(titlesOf(topic.text)).toEqual(['What is laced?']);
@@ -170,7 +179,7 @@ describe('category and topic pages, and the index of questions', () => {
   it('reads a section with one Query and one batch read', async () => {
     const site = await siteClient(t, 'Counted section');
     for (const slug of ['one', 'two', 'three'])
-      await site.call('POST', '/articles', article(slug, { category: 'Counted' }));
+      await site.client.route('POST /articles', { body: article(slug, { category: 'Counted' }) });
     await get(`/sites/${site.siteId}/`);
     const { requests, result } = await requestPathCount(t, () => get(`/sites/${site.siteId}/categories/counted`));
     expect(titlesOf(result.text)).toHaveLength(3);
@@ -181,9 +190,9 @@ describe('category and topic pages, and the index of questions', () => {
 describe('pages published before the listings were kept', () => {
   it('are put into them by npm run sites -- relist, placed by their first publish, once', async () => {
     const site = await siteClient(t, 'Upgraded site');
-    await site.call('POST', '/articles', article('old-one', { category: 'Gear' }));
-    await site.call('POST', '/questions', question('old-two', { topics: ['Fit'] }));
-    await site.call('POST', '/articles', article('old-draft', { status: 'draft' }));
+    await site.client.route('POST /articles', { body: article('old-one', { category: 'Gear' }) });
+    await site.client.route('POST /questions', { body: question('old-two', { topics: ['Fit'] }) });
+    await site.client.route('POST /articles', { body: article('old-draft', { status: 'draft' }) });
     // What a page item from before the listings held: none of their attributes.
     const listed = [
       'listing_sk',
@@ -225,11 +234,11 @@ describe('pages published before the listings were kept', () => {
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     const env = { DYNAMODB_ENDPOINT: t.stack.dynamo.endpoint, TABLE_NAME: t.stack.tableName };
     expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
-    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 3 });
+    expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({ site_id: site.siteId, pages: 3, relisted: 3 });
     expect(titlesOf((await get(`/sites/${site.siteId}/`)).text)).toEqual(['What is old-two?', 'Title of old-one']);
     expect(titlesOf((await get(`/sites/${site.siteId}/categories/gear`)).text)).toEqual(['Title of old-one']);
     expect(titlesOf((await get(`/sites/${site.siteId}/topics/fit`)).text)).toEqual(['What is old-two?']);
     expect(await runSites(['relist', '--site', String(site.siteId)], out, env)).toBe(0);
-    expect(JSON.parse(lines.pop()!)).toEqual({ site_id: site.siteId, pages: 3, relisted: 0 });
+    expect(JSON.parse(given(lines.pop(), 'an output line'))).toEqual({ site_id: site.siteId, pages: 3, relisted: 0 });
   });
 });

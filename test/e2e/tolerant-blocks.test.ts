@@ -1,5 +1,5 @@
-import { article, question, useTestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { article, publishArticle, publishQuestion, useTestStack } from '../helpers/local';
+import { apiClient, given } from '../helpers/client';
 
 /*
  * Blocks are tolerant (issue 14 point 2, docs/api.md#blocks): only the spec's own requirements refuse a
@@ -13,7 +13,8 @@ type Warning = { path: string; message: string };
 const paths = (warnings: Warning[]): string[] => warnings.map((w) => w.path);
 const visit = (type: 'articles' | 'questions', slug: string) =>
   t.call('GET', `/sites/${t.siteId}/${type}/${slug}`, undefined, { key: null });
-const mainOf = (html: string): string => /<main id="content">([\s\S]*)<\/main>/.exec(html)![1]!;
+const mainOf = (html: string): string =>
+  given(given(/<main id="content">([\s\S]*)<\/main>/.exec(html), 'the match')[1], 'the main');
 
 /** Every shape the issue lists, with the path its warning names. */
 const OFF_SHAPES: [string, Record<string, unknown>, string][] = [
@@ -61,12 +62,15 @@ describe('a known block in another shape', () => {
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/-$/, '')}`;
-    const res = await t.call('POST', '/articles', article(slug, { body: [block] }));
+    const res = await publishArticle(t, slug, { body: [block] });
     expect(res.status).toBe(201);
     expect(paths(res.body.warnings)).toContain(path);
-    const warning = (res.body.warnings as Warning[]).find((w) => w.path === path)!;
+    const warning = given(
+      (res.body.warnings as Warning[]).find((w) => w.path === path),
+      'the find',
+    );
     expect(warning.message).toMatch(/stored as sent/);
-    const page = await t.call('GET', `/articles/${res.body.id}`);
+    const page = await apiClient(t).route('GET /articles/{id}', { params: { id: res.body.id } });
     expect(page.body.body).toEqual([block]);
 
     const visitor = await visit('articles', slug);
@@ -76,7 +80,7 @@ describe('a known block in another shape', () => {
   });
 
   it('renders each as far as it safely can', async () => {
-    await t.call('POST', '/articles', article('off-rendered', { body: OFF_SHAPES.map(([, block]) => block) }));
+    await publishArticle(t, 'off-rendered', { body: OFF_SHAPES.map(([, block]) => block) });
     const html = mainOf((await visit('articles', 'off-rendered')).text);
     expect(html).toContain('<p>Lead text</p>');
     expect(html).toContain('<p>Span text</p>');
@@ -97,16 +101,15 @@ describe('a known block in another shape', () => {
 
   it('is tolerated in a question answer and in a community answer too', async () => {
     const block = { _type: 'heading', level: 9, text: 'Deep' };
-    const res = await t.call(
-      'POST',
-      '/questions',
-      question('off-question', { answer: [{ _type: 'paragraph', text: 'ok' }, block] }),
-    );
+    const res = await publishQuestion(t, 'off-question', { answer: [{ _type: 'paragraph', text: 'ok' }, block] });
     expect(res.status).toBe(201);
     expect(paths(res.body.warnings)).toEqual(['answer[1].level']);
-    const community = await t.call('POST', `/questions/${res.body.id}/answers`, {
-      author: 'Ann',
-      blocks: [block, { _type: 'list', items: [{ x: 1 }] }],
+    const community = await apiClient(t).route('POST /questions/{id}/answers', {
+      params: { id: res.body.id },
+      body: {
+        author: 'Ann',
+        blocks: [block, { _type: 'list', items: [{ x: 1 }] }],
+      },
     });
     expect(community.status).toBe(201);
     const html = (await visit('questions', 'off-question')).text;
@@ -125,18 +128,25 @@ describe('block types named like Object.prototype members', () => {
         children: [{ _type: 'span', text: 'Visible' }, ...NAMES.map((name) => ({ _type: name, text: 'HIDDEN' }))],
       },
     ];
-    const res = await t.call('POST', '/articles', article('proto-names', { body }));
+    const res = await publishArticle(t, 'proto-names', { body });
     expect(res.status).toBe(201);
     expect(paths(res.body.warnings)).toEqual([
       ...NAMES.map((_n, i) => `body[${i}]`),
       ...NAMES.map((_n, i) => `body[5].children[${i + 1}]`),
     ]);
     for (const w of res.body.warnings as Warning[]) expect(w.message).toMatch(/unknown/);
-    expect((await t.call('GET', `/articles/${res.body.id}`)).body.body).toEqual(body);
+    expect((await apiClient(t).route('GET /articles/{id}', { params: { id: res.body.id } })).body.body).toEqual(body);
 
-    const q = await t.call('POST', '/questions', question('proto-names', { answer: body }));
+    const q = await publishQuestion(t, 'proto-names', { answer: body });
     expect(q.status).toBe(201);
-    expect((await t.call('POST', `/questions/${q.body.id}/answers`, { author: 'Ann', blocks: body })).status).toBe(201);
+    expect(
+      (
+        await apiClient(t).route('POST /questions/{id}/answers', {
+          params: { id: q.body.id },
+          body: { author: 'Ann', blocks: body },
+        })
+      ).status,
+    ).toBe(201);
 
     for (const page of [await visit('articles', 'proto-names'), await visit('questions', 'proto-names')]) {
       expect(page.status).toBe(200);
@@ -154,7 +164,7 @@ describe('what the spec requires of a block', () => {
     ['an object without _type', { text: 'x' }, 'body[0]._type'],
     ['an object with a numeric _type', { _type: 1, text: 'x' }, 'body[0]._type'],
   ])('refuses a body item that is %s with 400 and stores nothing', async (_label, item, path) => {
-    const res = await t.call('POST', '/articles', article('not-a-block', { body: [item] }));
+    const res = await apiClient(t).routeError('POST /articles', { body: article('not-a-block', { body: [item] }) });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.issues).toEqual([{ path, message: expect.any(String) }]);
@@ -218,7 +228,7 @@ describe('Portable Text, as editors that write it send it (audit)', () => {
       },
     ];
     const sources = [{ id: 'src-1', title: 'Study', url: 'https://example.org/study', accessed_at: '2026-11-01' }];
-    const published = await t.call('POST', '/questions', question('pt-question', { answer, sources }));
+    const published = await publishQuestion(t, 'pt-question', { answer, sources });
     expect(published.status).toBe(201);
     // A citation of a source the question does not carry is reported, as for any other block.
     expect(paths(published.body.warnings)).toEqual(['answer[3].children[0].text']);
@@ -234,11 +244,13 @@ describe('Portable Text, as editors that write it send it (audit)', () => {
     expect(html).toContain('<blockquote><code>Quoted</code></blockquote>');
 
     // The page link is indexed: when its target goes down, readers lose the link and the read says so.
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'unpublished' },
+    });
     await t.stack.drain();
     expect(mainOf((await visit('questions', 'pt-question')).text)).toContain('and our guide agree');
-    expect((await t.call('GET', `/questions/${published.body.id}`)).body.suppressed_links).toEqual([
-      { id: target, type: 'article', since: expect.any(String) },
-    ]);
+    expect(
+      (await apiClient(t).route('GET /questions/{id}', { params: { id: published.body.id } })).body.suppressed_links,
+    ).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
   });
 });

@@ -2,6 +2,7 @@ import { BACKLINK_ENDPOINTS, ENDPOINTS, SERP_QUEUE_ENDPOINTS } from '@cm/provide
 import { fakeClock } from '../helpers/clock';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { dataforseoEnv, fixture, type Replay, startReplay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 /* The local stack with DataForSEO credentials: the tools call the real adapters, which reach only the replay server. */
 
@@ -69,7 +70,7 @@ describe('tools on DataForSEO (recorded responses)', () => {
     expect(reply.body).toMatchObject({ data_source: 'dataforseo', cost_usd: 0.0035, quota: { used: 1 } });
     expect(reply.body.row.items).toHaveLength(6);
     expect(reply.body.untracked_competitors).toEqual(['runnersworld.com', 'rei.com', 'en.wikipedia.org', 'nike.com']);
-    const sent = replay.requests.filter((r) => r.endpoint === ENDPOINTS.serpOrganic).at(-1)!;
+    const sent = given(replay.requests.filter((r) => r.endpoint === ENDPOINTS.serpOrganic).at(-1), 'the item');
     expect(sent.body).toEqual([
       { keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, device: 'desktop' },
     ]);
@@ -171,7 +172,7 @@ describe('tools on DataForSEO (recorded responses)', () => {
       await t.stack.drain();
       // One post; the first task read twice (in the queue, then ready), the second once: a delivery again skips what is stored.
       // (The two reads of a delivery run at once, in either order.)
-      expect(replay.requests[0]!.endpoint).toBe(SERP_QUEUE_ENDPOINTS.taskPost);
+      expect(given(replay.requests[0], 'the replay.requests[0]').endpoint).toBe(SERP_QUEUE_ENDPOINTS.taskPost);
       expect(
         replay.requests
           .slice(1)

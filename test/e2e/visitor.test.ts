@@ -1,29 +1,25 @@
 import { createHash } from 'node:crypto';
-import { article, getAtHost, question, requestPathCount, useTestStack } from '../helpers/local';
-import { apiClient } from '../helpers/client';
+import { article, getAtHost, publishArticle, publishQuestion, requestPathCount, useTestStack } from '../helpers/local';
+import { apiClient, given } from '../helpers/client';
 
 const t = useTestStack();
 
 const visit = (type: 'articles' | 'questions', slug: string, siteId = t.siteId, headers: Record<string, string> = {}) =>
   t.call('GET', `/sites/${siteId}/${type}/${slug}`, undefined, { key: null, headers });
-const mainOf = (html: string): string => /<main id="content">([\s\S]*)<\/main>/.exec(html)![1]!;
+const mainOf = (html: string): string => given(/<main id="content">([\s\S]*)<\/main>/.exec(html)?.[1], 'the main');
 
 describe('visitor pages', () => {
   it('renders a published article from its blocks, never from copy, with the head tags', async () => {
-    await t.call(
-      'POST',
-      '/articles',
-      article('rendered', {
-        title: 'Rendered page',
-        excerpt: 'Card summary',
-        copy: 'COPY-ONLY-TEXT must never reach readers',
-        body: [
-          { _type: 'heading', level: 2, text: 'Section' },
-          { _type: 'paragraph', text: 'Body text' },
-        ],
-        cover_image: 'https://img.example.com/cover.jpg',
-      }),
-    );
+    await publishArticle(t, 'rendered', {
+      title: 'Rendered page',
+      excerpt: 'Card summary',
+      copy: 'COPY-ONLY-TEXT must never reach readers',
+      body: [
+        { _type: 'heading', level: 2, text: 'Section' },
+        { _type: 'paragraph', text: 'Body text' },
+      ],
+      cover_image: 'https://img.example.com/cover.jpg',
+    });
     const res = await visit('articles', 'rendered');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -35,21 +31,19 @@ describe('visitor pages', () => {
     expect(res.text).toContain('<p>Body text</p>');
     expect(res.text).toContain('src="https://img.example.com/cover.jpg"');
     expect(res.text).not.toContain('COPY-ONLY-TEXT');
-    const jsonLd = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(res.text)![1]!);
+    const jsonLd = JSON.parse(
+      given(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(res.text)?.[1], 'the JSON-LD'),
+    );
     expect(jsonLd).toMatchObject({ '@context': 'https://schema.org', '@type': 'Article', headline: 'Rendered page' });
   });
 
   it('uses canonical_url, noindex and schema_type when given', async () => {
-    await t.call(
-      'POST',
-      '/articles',
-      article('seo-fields', {
-        canonical_url: 'https://www.example.com/guide',
-        noindex: true,
-        schema_type: 'HowTo',
-        meta_title: 'SEO title',
-      }),
-    );
+    await publishArticle(t, 'seo-fields', {
+      canonical_url: 'https://www.example.com/guide',
+      noindex: true,
+      schema_type: 'HowTo',
+      meta_title: 'SEO title',
+    });
     const html = (await visit('articles', 'seo-fields')).text;
     expect(html).toContain('<link rel="canonical" href="https://www.example.com/guide">');
     expect(html).toContain('<meta name="robots" content="noindex">');
@@ -58,7 +52,7 @@ describe('visitor pages', () => {
   });
 
   it('answers 404 for a draft or unknown page and for another site id', async () => {
-    await t.call('POST', '/articles', article('still-draft', { status: 'draft' }));
+    await publishArticle(t, 'still-draft', { status: 'draft' });
     expect((await visit('articles', 'still-draft')).status).toBe(404);
     expect((await visit('articles', 'never-published')).status).toBe(404);
     expect((await visit('articles', 'rendered', t.siteId + 50)).status).toBe(404);
@@ -68,61 +62,53 @@ describe('visitor pages', () => {
   });
 
   it('links [text](page:<id>) only to pages readers can reach', async () => {
-    const live = (await t.call('POST', '/articles', article('link-live'))).body;
-    const draft = (await t.call('POST', '/questions', question('link-draft', { status: 'draft' }))).body;
-    await t.call(
-      'POST',
-      '/articles',
-      article('linker', {
-        body: [
-          {
-            _type: 'paragraph',
-            text:
-              'Read [the live one](page:' +
-              live.id +
-              ') and [the draft](page:' +
-              draft.id +
-              ') and [ghost](page:art_zzzzzzzzzzzzzzzz).',
-          },
-        ],
-      }),
-    );
+    const live = (await publishArticle(t, 'link-live')).body;
+    const draft = (await publishQuestion(t, 'link-draft', { status: 'draft' })).body;
+    await publishArticle(t, 'linker', {
+      body: [
+        {
+          _type: 'paragraph',
+          text:
+            'Read [the live one](page:' +
+            live.id +
+            ') and [the draft](page:' +
+            draft.id +
+            ') and [ghost](page:art_zzzzzzzzzzzzzzzz).',
+        },
+      ],
+    });
     const html = (await visit('articles', 'linker')).text;
     expect(html).toContain(`<a href="${t.url}/sites/${t.siteId}/articles/link-live">the live one</a>`);
     expect(html).toContain(' and the draft and ghost.');
     expect(html).not.toContain('page:');
 
     // Once the draft is published, the same link renders.
-    await t.call('POST', '/questions', question('link-draft', { status: 'published' }));
+    await publishQuestion(t, 'link-draft', { status: 'published' });
     expect((await visit('articles', 'linker')).text).toContain(
       `<a href="${t.url}/sites/${t.siteId}/questions/link-draft">the draft</a>`,
     );
   });
 
   it('applies the citation rules on a question page', async () => {
-    await t.call(
-      'POST',
-      '/questions',
-      question('cited', {
-        answer: [
-          {
-            _type: 'paragraph',
-            children: [
-              { _type: 'span', text: 'Water boils at 100 °C' },
-              { _type: 'sourceCitation', id: 'src-1' },
-              { _type: 'span', text: ' at sea level ' },
-              { _type: 'sourceCitation', id: 'src-9' },
-              { _type: 'span', text: '.' },
-            ],
-          },
-          { _type: 'list', style: 'bullet', items: ['Known [src-2]', 'Unknown [src-7]', 'Plain'] },
-        ],
-        sources: [
-          { id: 'src-1', title: 'Physics book', url: 'https://physics.example/boil', accessed_at: '2026-10-01' },
-          { id: 'src-2', title: 'Chemistry site', url: 'https://chem.example', accessed_at: '2026-10-02' },
-        ],
-      }),
-    );
+    await publishQuestion(t, 'cited', {
+      answer: [
+        {
+          _type: 'paragraph',
+          children: [
+            { _type: 'span', text: 'Water boils at 100 °C' },
+            { _type: 'sourceCitation', id: 'src-1' },
+            { _type: 'span', text: ' at sea level ' },
+            { _type: 'sourceCitation', id: 'src-9' },
+            { _type: 'span', text: '.' },
+          ],
+        },
+        { _type: 'list', style: 'bullet', items: ['Known [src-2]', 'Unknown [src-7]', 'Plain'] },
+      ],
+      sources: [
+        { id: 'src-1', title: 'Physics book', url: 'https://physics.example/boil', accessed_at: '2026-10-01' },
+        { id: 'src-2', title: 'Chemistry site', url: 'https://chem.example', accessed_at: '2026-10-02' },
+      ],
+    });
     const html = (await visit('questions', 'cited')).text;
     expect(html).toContain(
       'Water boils at 100 °C<sup class="citation"><a href="#source-1">[1]</a></sup> at sea level.',
@@ -139,26 +125,22 @@ describe('visitor pages', () => {
 
   it('applies the citation rules to literal [src-n] markers in every text of an answer', async () => {
     const cited = (n: number) => `<sup class="citation"><a href="#source-${n}">[${n}]</a></sup>`;
-    await t.call(
-      'POST',
-      '/questions',
-      question('cited-everywhere', {
-        answer: [
-          { _type: 'heading', level: 2, text: 'Heading [src-1] and [src-7]' },
-          { _type: 'paragraph', text: 'Paragraph [src-2] text [src-8].' },
-          { _type: 'paragraph', children: [{ _type: 'span', text: 'Span [src-1] here [src-9]' }] },
-          { _type: 'quote', text: 'Quote [src-2]', cite: 'Someone [src-7]' },
-          { _type: 'callout', tone: 'tip', text: 'Callout [src-1] [src-7]' },
-          { _type: 'table', header: ['Head [src-2]'], rows: [['Cell [src-1]', 'Gone\t[src-7]']] },
-          { _type: 'statBar', stats: [{ value: '42% [src-2]', label: 'Label [src-7]' }] },
-          { _type: 'image', url: 'https://img.example/a.png', alt: 'a', caption: 'Caption [src-1]' },
-        ],
-        sources: [
-          { id: 'src-1', title: 'One', url: 'https://one.example', accessed_at: '2026-10-01' },
-          { id: 'src-2', title: 'Two', url: 'https://two.example', accessed_at: '2026-10-02' },
-        ],
-      }),
-    );
+    await publishQuestion(t, 'cited-everywhere', {
+      answer: [
+        { _type: 'heading', level: 2, text: 'Heading [src-1] and [src-7]' },
+        { _type: 'paragraph', text: 'Paragraph [src-2] text [src-8].' },
+        { _type: 'paragraph', children: [{ _type: 'span', text: 'Span [src-1] here [src-9]' }] },
+        { _type: 'quote', text: 'Quote [src-2]', cite: 'Someone [src-7]' },
+        { _type: 'callout', tone: 'tip', text: 'Callout [src-1] [src-7]' },
+        { _type: 'table', header: ['Head [src-2]'], rows: [['Cell [src-1]', 'Gone\t[src-7]']] },
+        { _type: 'statBar', stats: [{ value: '42% [src-2]', label: 'Label [src-7]' }] },
+        { _type: 'image', url: 'https://img.example/a.png', alt: 'a', caption: 'Caption [src-1]' },
+      ],
+      sources: [
+        { id: 'src-1', title: 'One', url: 'https://one.example', accessed_at: '2026-10-01' },
+        { id: 'src-2', title: 'Two', url: 'https://two.example', accessed_at: '2026-10-02' },
+      ],
+    });
     const html = (await visit('questions', 'cited-everywhere')).text;
     expect(html).toContain(`<h2>Heading ${cited(1)} and</h2>`);
     expect(html).toContain(`<p>Paragraph ${cited(2)} text.</p>`);
@@ -174,23 +156,19 @@ describe('visitor pages', () => {
   });
 
   it('renders no citation markers in an article', async () => {
-    await t.call(
-      'POST',
-      '/articles',
-      article('no-cites', {
-        body: [
-          {
-            _type: 'paragraph',
-            children: [
-              { _type: 'span', text: 'Claim' },
-              { _type: 'sourceCitation', id: 'src-1' },
-              { _type: 'span', text: '!' },
-            ],
-          },
-          { _type: 'list', items: ['Point [src-1]', 'Other [src-2] point'] },
-        ],
-      }),
-    );
+    await publishArticle(t, 'no-cites', {
+      body: [
+        {
+          _type: 'paragraph',
+          children: [
+            { _type: 'span', text: 'Claim' },
+            { _type: 'sourceCitation', id: 'src-1' },
+            { _type: 'span', text: '!' },
+          ],
+        },
+        { _type: 'list', items: ['Point [src-1]', 'Other [src-2] point'] },
+      ],
+    });
     const html = (await visit('articles', 'no-cites')).text;
     expect(html).toContain('<p>Claim!</p>');
     expect(html).toContain('<li>Point</li><li>Other point</li>');
@@ -199,27 +177,23 @@ describe('visitor pages', () => {
 
   it('escapes hostile text and renders only http, https and mailto URLs', async () => {
     const hostile = '<script>alert("x")</script>';
-    const res = await t.call(
-      'POST',
-      '/articles',
-      article('hostile', {
-        title: `T ${hostile}`,
-        excerpt: `E ${hostile}`,
-        cover_image: 'javascript:alert(1)',
-        body: [
-          { _type: 'heading', level: 2, text: hostile },
-          {
-            _type: 'paragraph',
-            text: `P ${hostile} [bad](javascript:alert(2)) [data](data:text/html,hi) [ok](https://ok.example/?a=1&b="2") [mail](mailto:a@b.example)`,
-          },
-          { _type: 'image', url: 'javascript:alert(3)', alt: hostile },
-          { _type: 'image', url: 'https://img.example/x.png', alt: `"><img src=x onerror=alert(4)>` },
-          { _type: 'table', header: [hostile], rows: [[hostile]] },
-          { _type: 'statBar', stats: [{ value: hostile, label: hostile }] },
-          { _type: `<script>evil()</script>` },
-        ],
-      }),
-    );
+    const res = await publishArticle(t, 'hostile', {
+      title: `T ${hostile}`,
+      excerpt: `E ${hostile}`,
+      cover_image: 'javascript:alert(1)',
+      body: [
+        { _type: 'heading', level: 2, text: hostile },
+        {
+          _type: 'paragraph',
+          text: `P ${hostile} [bad](javascript:alert(2)) [data](data:text/html,hi) [ok](https://ok.example/?a=1&b="2") [mail](mailto:a@b.example)`,
+        },
+        { _type: 'image', url: 'javascript:alert(3)', alt: hostile },
+        { _type: 'image', url: 'https://img.example/x.png', alt: `"><img src=x onerror=alert(4)>` },
+        { _type: 'table', header: [hostile], rows: [[hostile]] },
+        { _type: 'statBar', stats: [{ value: hostile, label: hostile }] },
+        { _type: `<script>evil()</script>` },
+      ],
+    });
     expect(res.status).toBe(201);
     expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(
       expect.arrayContaining(['cover_image', 'body[2].url', 'body[6]']),
@@ -239,9 +213,9 @@ describe('visitor pages', () => {
   });
 
   it('sends a Content-Security-Policy that allows no script, no framing and a Referrer-Policy, on every HTML page', async () => {
-    await t.call('POST', '/articles', article('headers-live'));
+    await publishArticle(t, 'headers-live');
     const gone = (await apiClient(t).route('POST /articles', { body: article('headers-gone') })).body.id;
-    await t.call('POST', '/api/content/notify', { id: gone, type: 'article', action: 'deleted' });
+    await apiClient(t).route('POST /api/content/notify', { body: { id: gone, type: 'article', action: 'deleted' } });
 
     const pages = [
       await visit('articles', 'headers-live'),
@@ -254,11 +228,10 @@ describe('visitor pages', () => {
       expect(page.headers.get('x-content-type-options')).toBe('nosniff');
       expect(page.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
       const csp = new Map(
-        page.headers
-          .get('content-security-policy')!
+        given(page.headers.get('content-security-policy'), 'the CSP')
           .split(';')
           .map((d) => d.trim().split(/\s+/))
-          .map(([name, ...values]) => [name!, values.join(' ')]),
+          .map(([name, ...values]) => [given(name, 'a directive'), values.join(' ')]),
       );
       expect(csp.get('default-src')).toBe("'none'");
       expect(csp.get('script-src')).toBe("'none'");
@@ -267,7 +240,7 @@ describe('visitor pages', () => {
       expect(csp.get('form-action')).toBe("'none'");
       // what the renderer emits still loads: images from http(s) sources, the one inline stylesheet, nothing else
       expect(csp.get('img-src')).toBe('http: https:');
-      const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)![1]!;
+      const style = given(/<style>([\s\S]*?)<\/style>/.exec(page.text)?.[1], 'the style');
       expect(csp.get('style-src')).toBe(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
       expect(page.text.match(/<style/g)).toHaveLength(1);
       expect(page.text).not.toMatch(/ style=|<link rel="stylesheet"/);
@@ -275,21 +248,17 @@ describe('visitor pages', () => {
   });
 
   it('renders the site, breadcrumbs, Open Graph and Twitter tags and JSON-LD with its publisher (issue 38)', async () => {
-    const published = await t.call(
-      'POST',
-      '/articles',
-      article('themed', {
-        title: 'Shoes "fast" & <light>',
-        excerpt: 'Pick by fit',
-        category: 'Running Shoes',
-        cover_image: 'https://img.example.com/c.jpg',
-        body: [
-          { _type: 'heading', level: 2, text: 'Fit' },
-          { _type: 'statBar', stats: [{ value: '42%', label: 'faster' }] },
-          { _type: 'code', language: 'ts', code: 'const a = 1 < 2;' },
-        ],
-      }),
-    );
+    const published = await publishArticle(t, 'themed', {
+      title: 'Shoes "fast" & <light>',
+      excerpt: 'Pick by fit',
+      category: 'Running Shoes',
+      cover_image: 'https://img.example.com/c.jpg',
+      body: [
+        { _type: 'heading', level: 2, text: 'Fit' },
+        { _type: 'statBar', stats: [{ value: '42%', label: 'faster' }] },
+        { _type: 'code', language: 'ts', code: 'const a = 1 < 2;' },
+      ],
+    });
     // `code` is a known type: no warning.
     expect(published.body.warnings).toEqual([]);
     const html = (await visit('articles', 'themed')).text;
@@ -306,7 +275,7 @@ describe('visitor pages', () => {
     expect(html).toContain('<meta name="twitter:description" content="Pick by fit">');
     expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2;</code></pre>');
     const [page, crumbs] = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)].map((m) =>
-      JSON.parse(m[1]!),
+      JSON.parse(given(m[1], 'the JSON-LD')),
     );
     expect(page.publisher).toMatchObject({ '@type': 'Organization', url: home });
     expect(page.publisher.name).toBe((html.match(/<meta property="og:site_name" content="([^"]*)">/) ?? [])[1]);
@@ -318,18 +287,14 @@ describe('visitor pages', () => {
   });
 
   it('shows related pages as cards with their titles, only the live ones, in one batch read (issue 38)', async () => {
-    const live = (await t.call('POST', '/articles', article('rel-live', { title: 'Live <one>' }))).body.id;
-    const draft = (await t.call('POST', '/questions', question('rel-draft', { status: 'draft' }))).body.id;
-    const asked = (await t.call('POST', '/questions', question('rel-asked'))).body.id;
-    await t.call(
-      'POST',
-      '/articles',
-      article('rel-host', {
-        related_article_ids: [live, 'art_zzzzzzzzzzzzzzzz'],
-        related_question_ids: [draft, asked],
-        body: [{ _type: 'paragraph', text: `See [it](page:${live}).` }],
-      }),
-    );
+    const live = (await publishArticle(t, 'rel-live', { title: 'Live <one>' })).body.id;
+    const draft = (await publishQuestion(t, 'rel-draft', { status: 'draft' })).body.id;
+    const asked = (await publishQuestion(t, 'rel-asked')).body.id;
+    await publishArticle(t, 'rel-host', {
+      related_article_ids: [live, 'art_zzzzzzzzzzzzzzzz'],
+      related_question_ids: [draft, asked],
+      body: [{ _type: 'paragraph', text: `See [it](page:${live}).` }],
+    });
     await t.stack.drain();
     // The page (its site read by a view just before, and kept), then the links' and the cards' targets in one batch.
     await visit('articles', 'rel-live');
@@ -350,8 +315,8 @@ describe('visitor pages', () => {
   it('shows at most 12 related cards however many pages a page names, and reads only those', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 15; i++)
-      ids.push((await t.call('POST', '/articles', article(`many-rel-${i}`, { title: `Related ${i}` }))).body.id);
-    await t.call('POST', '/articles', article('many-rel-host', { related_article_ids: ids }));
+      ids.push((await publishArticle(t, `many-rel-${i}`, { title: `Related ${i}` })).body.id);
+    await publishArticle(t, 'many-rel-host', { related_article_ids: ids });
     await t.stack.drain();
     await visit('articles', 'many-rel-0'); // its site read and kept, as a view just before leaves it
     const recording = t.stack.dynamo.record();
@@ -363,11 +328,17 @@ describe('visitor pages', () => {
   });
 
   it('renders the site-owned summary and community answers of a question', async () => {
-    const q = (await t.call('POST', '/questions', question('with-community'))).body;
-    await t.call('PUT', `/questions/${q.id}/summary`, { summary: 'Summary <b>by site</b>' });
-    await t.call('POST', `/questions/${q.id}/answers`, {
-      author: 'Ann',
-      blocks: [{ _type: 'paragraph', text: 'Community view' }],
+    const q = (await publishQuestion(t, 'with-community')).body;
+    await apiClient(t).route('PUT /questions/{id}/summary', {
+      params: { id: q.id },
+      body: { summary: 'Summary <b>by site</b>' },
+    });
+    await apiClient(t).route('POST /questions/{id}/answers', {
+      params: { id: q.id },
+      body: {
+        author: 'Ann',
+        blocks: [{ _type: 'paragraph', text: 'Community view' }],
+      },
     });
     const html = (await visit('questions', 'with-community')).text;
     expect(html).toMatch(
@@ -380,7 +351,7 @@ describe('visitor pages', () => {
 
 describe('the Host a request names', () => {
   it('never decides the URLs a cacheable page names: a host no site serves gets nothing, the API’s own its own address', async () => {
-    await t.call('POST', '/articles', article('host-proof'));
+    await publishArticle(t, 'host-proof');
     const foreign = await getAtHost(t, 'evil.example.com', `/sites/${t.siteId}/articles/host-proof`);
     expect(foreign.status).toBe(404);
     expect(foreign.text).not.toContain('host-proof');
@@ -393,12 +364,12 @@ describe('the Host a request names', () => {
 describe('caching', () => {
   const CACHE_CONTROL = 'public, max-age=60';
   const validatorsOf = (res: { headers: Headers }) => ({
-    etag: res.headers.get('etag')!,
-    lastModified: res.headers.get('last-modified')!,
+    etag: given(res.headers.get('etag'), 'an ETag'),
+    lastModified: given(res.headers.get('last-modified'), 'a Last-Modified'),
   });
 
   it('sends ETag, Last-Modified and a public Cache-Control, and answers 304 with no body to a matching If-None-Match or If-Modified-Since', async () => {
-    await t.call('POST', '/articles', article('cached'));
+    await publishArticle(t, 'cached');
     const first = await visit('articles', 'cached');
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe(CACHE_CONTROL);
@@ -434,8 +405,8 @@ describe('caching', () => {
   });
 
   it('keeps 404 and 410 pages out of caches, so a page published or restored shows at once', async () => {
-    const gone = (await t.call('POST', '/articles', article('cache-gone'))).body.id;
-    await t.call('POST', '/api/content/notify', { id: gone, type: 'article', action: 'deleted' });
+    const gone = (await publishArticle(t, 'cache-gone')).body.id;
+    await apiClient(t).route('POST /api/content/notify', { body: { id: gone, type: 'article', action: 'deleted' } });
     for (const slug of ['cache-gone', 'cache-never']) {
       const page = await visit('articles', slug, t.siteId, { 'if-none-match': '*' });
       expect([404, 410]).toContain(page.status);
@@ -445,9 +416,9 @@ describe('caching', () => {
   });
 
   it('changes the ETag on a republish', async () => {
-    await t.call('POST', '/articles', article('cache-republished'));
+    await publishArticle(t, 'cache-republished');
     const before = validatorsOf(await visit('articles', 'cache-republished'));
-    await t.call('POST', '/articles', article('cache-republished', { title: 'A new title' }));
+    await publishArticle(t, 'cache-republished', { title: 'A new title' });
     const after = await visit('articles', 'cache-republished', t.siteId, { 'if-none-match': before.etag });
     expect(after.status).toBe(200);
     expect(after.text).toContain('A new title');
@@ -456,24 +427,27 @@ describe('caching', () => {
   });
 
   it('changes the ETag, and Last-Modified to the relink, when a notify takes a linked page down and when it brings it back', async () => {
-    const target = (await t.call('POST', '/articles', article('cache-target'))).body.id;
+    const target = (await publishArticle(t, 'cache-target')).body.id;
     // Readers see the body's link; the related id makes relink reach the linker.
     const body = [{ _type: 'paragraph', text: `See [the target](page:${target}).` }];
-    const linker = (await t.call('POST', '/articles', article('cache-linker', { body, related_article_ids: [target] })))
-      .body.id;
+    const linker = (await publishArticle(t, 'cache-linker', { body, related_article_ids: [target] })).body.id;
     const linked = validatorsOf(await visit('articles', 'cache-linker'));
 
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'unpublished' },
+    });
     await t.stack.drain();
     const down = await visit('articles', 'cache-linker', t.siteId, { 'if-none-match': linked.etag });
     expect(down.status).toBe(200);
     expect(down.text).not.toContain('/articles/cache-target');
     const unlinked = validatorsOf(down);
     expect(unlinked.etag).not.toBe(linked.etag);
-    const { relinked_at } = (await t.call('GET', `/articles/${linker}`)).body;
-    expect(unlinked.lastModified).toBe(new Date(relinked_at).toUTCString());
+    const { relinked_at } = (await apiClient(t).route('GET /articles/{id}', { params: { id: linker } })).body;
+    expect(unlinked.lastModified).toBe(new Date(given(relinked_at, 'the relink time')).toUTCString());
 
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'published' },
+    });
     await t.stack.drain();
     const up = await visit('articles', 'cache-linker', t.siteId, { 'if-none-match': unlinked.etag });
     expect(up.status).toBe(200);
@@ -481,17 +455,33 @@ describe('caching', () => {
     // What readers see is as before the target went down, and so is the ETag; a cache with that copy may keep it.
     expect(validatorsOf(up).etag).toBe(linked.etag);
     expect(validatorsOf(up).lastModified).toBe(
-      new Date((await t.call('GET', `/articles/${linker}`)).body.relinked_at).toUTCString(),
+      new Date(
+        given(
+          (await apiClient(t).route('GET /articles/{id}', { params: { id: linker } })).body.relinked_at,
+          'the relink time',
+        ),
+      ).toUTCString(),
     );
   });
 
   it('changes the ETag when the site sets the summary or adds a community answer', async () => {
-    const q = (await t.call('POST', '/questions', question('cache-parts'))).body.id;
+    const q = (await publishQuestion(t, 'cache-parts')).body.id;
     const etags = [validatorsOf(await visit('questions', 'cache-parts')).etag];
-    await t.call('PUT', `/questions/${q}/summary`, { summary: 'In short' });
-    etags.push(validatorsOf(await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': etags[0]! })).etag);
-    await t.call('POST', `/questions/${q}/answers`, { author: 'Ann', blocks: [{ _type: 'paragraph', text: 'Mine' }] });
-    etags.push(validatorsOf(await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': etags[1]! })).etag);
+    await apiClient(t).route('PUT /questions/{id}/summary', { params: { id: q }, body: { summary: 'In short' } });
+    etags.push(
+      validatorsOf(
+        await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': given(etags[0], 'the first ETag') }),
+      ).etag,
+    );
+    await apiClient(t).route('POST /questions/{id}/answers', {
+      params: { id: q },
+      body: { author: 'Ann', blocks: [{ _type: 'paragraph', text: 'Mine' }] },
+    });
+    etags.push(
+      validatorsOf(
+        await visit('questions', 'cache-parts', t.siteId, { 'if-none-match': given(etags[1], 'the second ETag') }),
+      ).etag,
+    );
     expect(new Set(etags).size).toBe(3);
   });
 });

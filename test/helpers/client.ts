@@ -1,27 +1,12 @@
 import * as z from 'zod/mini';
 import {
-  ArticleRecord,
-  BudgetInput,
-  BudgetView,
-  CommunityAnswerCreated,
-  CommunityAnswerInput,
   ErrorBody,
-  HealthReply,
-  JobView,
-  MonitoringInput,
-  MonitoringView,
-  NotifyInput,
-  NotifyResult,
-  PageList,
-  PublishResult,
-  QuestionRecord,
   ROUTES,
   routeKey,
-  SummaryInput,
-  ToolListing,
   ToolEstimate,
   TOOLS,
-  UsageReport,
+  type Route,
+  type RouteDeclarations,
   type ToolResult,
 } from '@cm/contract';
 
@@ -51,64 +36,33 @@ interface Caller {
   ): Promise<Reply<T>>;
 }
 
-/** The JSON routes' success replies, by route key: each is the schema its route declares (checked below). */
-const ROUTE_REPLIES = {
-  'GET /health': HealthReply,
-  'POST /articles': PublishResult,
-  'POST /questions': PublishResult,
-  'GET /articles': z.union([PageList, ArticleRecord]),
-  'GET /articles/{id}': ArticleRecord,
-  'GET /questions': z.union([PageList, QuestionRecord]),
-  'GET /questions/{id}': QuestionRecord,
-  'PUT /questions/{id}/summary': QuestionRecord,
-  'POST /questions/{id}/answers': CommunityAnswerCreated,
-  'POST /api/content/notify': NotifyResult,
-  'GET /v1/tools': ToolListing,
-  'GET /v1/jobs/{job_id}': JobView,
-  'GET /v1/usage': UsageReport,
-  'GET /v1/budget': BudgetView,
-  'PUT /v1/budget': BudgetView,
-  'GET /v1/monitoring': MonitoringView,
-  'PUT /v1/monitoring': MonitoringView,
-} as const;
-
-/**
- * The routes' bodies. A publish's body is left `unknown`: the service takes more than its schema's type
- * (unknown fields and blocks it tolerates), and the tests send that.
- */
-const ROUTE_BODIES = {
-  'PUT /questions/{id}/summary': SummaryInput,
-  'POST /questions/{id}/answers': CommunityAnswerInput,
-  'POST /api/content/notify': NotifyInput,
-  'PUT /v1/budget': BudgetInput,
-  'PUT /v1/monitoring': MonitoringInput,
-} as const;
-
-for (const key of [...Object.keys(ROUTE_REPLIES), ...Object.keys(ROUTE_BODIES)]) {
-  const route = ROUTES.find((r) => routeKey(r) === key);
-  if (!route) throw new Error(`the test client names ${key}, which no route declares`);
-  const declared = Object.entries(route.replies).filter(([status, reply]) => Number(status) < 300 && reply.schema);
-  if (declared.length === 0) throw new Error(`${key} declares no JSON success reply for the test client to type`);
-}
-for (const [key, schema] of Object.entries(ROUTE_BODIES))
-  if (ROUTES.find((r) => routeKey(r) === key)?.body !== schema)
-    throw new Error(`the test client's body of ${key} is not the one its route declares`);
-
-export type RouteKey = keyof typeof ROUTE_REPLIES;
+type Declared = RouteDeclarations;
 type Query = Record<string, string | number | boolean | undefined>;
+type SuccessStatus = 200 | 201;
+/** The schemas of a route's JSON successes, as its declaration in the contract's ROUTES types them. */
+type SuccessSchema<K extends keyof Declared> = {
+  [S in SuccessStatus & keyof Declared[K]['replies']]: Declared[K]['replies'][S] extends { schema: infer T }
+    ? T
+    : never;
+}[SuccessStatus & keyof Declared[K]['replies']];
+
+/** A route with a JSON success: the routes the client calls (the others answer pages, files and redirects). */
+export type RouteKey = {
+  [K in keyof Declared]: [SuccessSchema<K>] extends [never] ? never : K;
+}[keyof Declared];
 
 /** `GET /articles?slug=…` answers the article; without a slug, a page of the list (as GET /questions). */
-type ListOrRecord<Q, Record> = Q extends { slug: string } ? Record : z.input<typeof PageList>;
-export type RouteReply<K extends RouteKey, Q = Query> = K extends 'GET /articles'
-  ? ListOrRecord<Q, z.input<typeof ArticleRecord>>
-  : K extends 'GET /questions'
-    ? ListOrRecord<Q, z.input<typeof QuestionRecord>>
-    : z.input<(typeof ROUTE_REPLIES)[K]>;
+type ListOrRecord<Q, R> = Q extends { slug: string } ? Exclude<R, { items: unknown }> : Extract<R, { items: unknown }>;
+type Success<K extends RouteKey> = z.input<Extract<SuccessSchema<K>, z.ZodMiniType>>;
+export type RouteReply<K extends RouteKey, Q = Query> = K extends 'GET /articles' | 'GET /questions'
+  ? ListOrRecord<Q, Success<K>>
+  : Success<K>;
 
 type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
 type PathOf<K extends string> = K extends `${string} ${infer Path}` ? Path : never;
 type Params<K extends RouteKey> = Record<ParamNames<PathOf<K>>, string | number>;
-type Body<K extends RouteKey> = K extends keyof typeof ROUTE_BODIES ? z.input<(typeof ROUTE_BODIES)[K]> : unknown;
+/** The body its route declares; a route that declares none (a form) takes any. */
+type Body<K extends RouteKey> = Declared[K] extends { body: infer B extends z.ZodMiniType } ? z.input<B> : unknown;
 
 interface Sent<Q> {
   query?: Q;
@@ -145,6 +99,8 @@ function pathOf(key: string, params: Record<string, string | number> = {}, query
   return search.size > 0 ? `${path}?${search.toString()}` : path;
 }
 
+const DECLARED = new Map<string, Route>(ROUTES.map((r) => [routeKey(r), r]));
+
 /** The stack's client with the demo site's key, or `key`'s. */
 export function apiClient(t: Caller, key: string | null = t.key) {
   const send = (method: string, path: string, body: unknown, sent: Sent<Query>) =>
@@ -173,7 +129,10 @@ export function apiClient(t: Caller, key: string | null = t.key) {
   async function route(key: RouteKey, request: LooseRequest = {}): Promise<Reply<unknown>> {
     const path = pathOf(key, request.params, request.query);
     const reply = await send(key.slice(0, key.indexOf(' ')), path, request.body, request);
-    return succeeded(reply, `${key} (${path})`, ROUTE_REPLIES[key]);
+    const what = `${key} (${path})`;
+    const schema = DECLARED.get(key)?.replies[reply.status]?.schema;
+    if (reply.status < 300 && !schema) throw new Error(`${what} answered ${reply.status}, which declares no JSON body`);
+    return succeeded(reply, what, schema ?? ErrorBody);
   }
 
   return {

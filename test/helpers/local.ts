@@ -198,6 +198,13 @@ export const question = (slug: string, extra: Record<string, unknown> = {}) => (
   ...extra,
 });
 
+/** Publishes `article(slug, extra)` through the typed client (./client.ts): a non-2xx reply throws. */
+export const publishArticle = (t: TestStack, slug: string, extra: Record<string, unknown> = {}) =>
+  apiClient(t).route('POST /articles', { body: article(slug, extra) });
+/** Publishes `question(slug, extra)` through the typed client: a non-2xx reply throws. */
+export const publishQuestion = (t: TestStack, slug: string, extra: Record<string, unknown> = {}) =>
+  apiClient(t).route('POST /questions', { body: question(slug, extra) });
+
 /**
  * A new site on `t` and calls with its key: `call` any route, `tool` a research tool; `client` the same
  * typed by the route and tool declarations (./client.ts).

@@ -7,6 +7,7 @@ import { DAILY_SCHEDULE_UTC } from '../../infra/constructs/schedules';
 import { serviceStacks } from '../../infra/service-stacks';
 import { pascal } from '../../infra/stack';
 import { nestedTemplate } from './nested';
+import { given } from '../helpers/client';
 
 /*
  * Alarms that mean something at 10,000 sites (issue 50, point 5): a queue alarms when it stops draining,
@@ -29,7 +30,7 @@ const alarms = Object.entries(alarmStack.findResources('AWS::CloudWatch::Alarm')
 const alarm = (prefix: string): Props => {
   const found = alarms.filter(([id]) => id.startsWith(prefix));
   if (found.length !== 1) throw new Error(`${found.length} alarms ${prefix}`);
-  return found[0]![1];
+  return given(found[0], 'the found[0]')[1];
 };
 /** The alarm's metric-math expression, and its metrics by id: `{ namespace, name, statistic, dimension }`. */
 const mathOf = (a: Props) => {
@@ -67,8 +68,8 @@ describe('queues', () => {
         period: 300,
       });
       expect(metrics.deleted).toMatchObject({ name: 'NumberOfMessagesDeleted', statistic: 'Sum', period: 300 });
-      expect(namesResource(metrics.waiting!.dimension, `${pascal(worker)}Queue`)).toBe(true);
-      expect(namesResource(metrics.deleted!.dimension, `${pascal(worker)}Queue`)).toBe(true);
+      expect(namesResource(given(metrics.waiting, 'the waiting').dimension, `${pascal(worker)}Queue`)).toBe(true);
+      expect(namesResource(given(metrics.deleted, 'the deleted').dimension, `${pascal(worker)}Queue`)).toBe(true);
       // Every period of the window stalled, and the window outlasts a failed delivery's return.
       expect(a).toMatchObject({
         Threshold: 1,
@@ -100,7 +101,7 @@ describe('errors', () => {
         statistic: 'Sum',
         period: 300,
       });
-      expect(namesResource(metrics.errors!.dimension, `${pascal(fn)}Function`)).toBe(true);
+      expect(namesResource(given(metrics.errors, 'the errors').dimension, `${pascal(fn)}Function`)).toBe(true);
       expect(a).toMatchObject(
         fn === 'monitor-schedule'
           ? { Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1 }
@@ -171,9 +172,12 @@ describe('schedules', () => {
   it('runs the daily schedule at a fixed UTC time (cron), not rate(1 day) from whenever the rule was made', () => {
     const rules = Object.values(main.findResources('AWS::Events::Rule')).map((r) => r.Properties.ScheduleExpression);
     expect(rules.filter((e: string) => /rate\(\d+ days?\)/.test(e))).toEqual([]);
-    const daily = Object.values(main.findResources('AWS::Events::Rule')).find((r) =>
-      JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
-    )!;
+    const daily = given(
+      Object.values(main.findResources('AWS::Events::Rule')).find((r) =>
+        JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
+      ),
+      'the find',
+    );
     expect(daily.Properties.ScheduleExpression).toBe(
       `cron(${DAILY_SCHEDULE_UTC.minute} ${DAILY_SCHEDULE_UTC.hour} * * ? *)`,
     );

@@ -23,6 +23,7 @@ import {
 } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { ContentApiStack, pascal } from '../../infra/stack';
+import { given } from '../helpers/client';
 
 /* Each function's bundle, built with the stack's esbuild options: in budget, and with the SDK clients its role may use, and no others. */
 
@@ -83,30 +84,36 @@ describe('bundles', () => {
           over: false,
         });
     }
-    expect(sizes.filter((size) => size.side).map((size) => `${size.name}/${size.side!.file}`)).toEqual([
-      'mcp/server.js',
-      'mcp-stream/server.js',
-    ]);
+    expect(
+      sizes.filter((size) => size.side).map((size) => `${size.name}/${given(size.side, 'the side').file}`),
+    ).toEqual(['mcp/server.js', 'mcp-stream/server.js']);
   });
 
   it("leaves mcp's server out of its index.js: the MCP SDK, its zod and the Lambda client are in server.js, loaded by the first POST", () => {
-    const mcp = sizes.find((size) => size.name === 'mcp')!;
+    const mcp = given(
+      sizes.find((size) => size.name === 'mcp'),
+      'the find',
+    );
     for (const heavy of ['@modelcontextprotocol/server', '@aws-sdk/client-lambda'])
-      expect({ heavy, index: mcp.packages.includes(heavy), side: mcp.side!.packages.includes(heavy) }).toEqual({
+      expect({
+        heavy,
+        index: mcp.packages.includes(heavy),
+        side: given(mcp.side, 'the side').packages.includes(heavy),
+      }).toEqual({
         heavy,
         index: false,
         side: true,
       });
     expect(mcp.ownFiles).not.toContain('packages/runtime/src/mcp/server.ts');
-    expect(mcp.side!.ownFiles).toContain('packages/runtime/src/mcp/server.ts');
+    expect(given(mcp.side, 'the side').ownFiles).toContain('packages/runtime/src/mcp/server.ts');
     // Nothing the server needs is left to chance: the MCP SDK's ajv is a stub in it (no elicitation is validated).
-    expect(mcp.side!.packages).not.toContain('ajv');
+    expect(given(mcp.side, 'the side').packages).not.toContain('ajv');
   });
 
   it("mcp's bundling writes server.js and the MCP Apps beside index.js, with the commands cdk synth runs", async () => {
     const out = mkdtempSync(join(tmpdir(), 'mcp-bundling-'));
     try {
-      for (const command of bundlingOf('mcp').commandHooks!.afterBundling(ROOT, out))
+      for (const command of given(bundlingOf('mcp').commandHooks, 'the commandHooks').afterBundling(ROOT, out))
         await promisify(exec)(command, { cwd: ROOT });
       expect(readdirSync(out).sort()).toEqual(['mcp-apps', 'server.js', 'server.js.map']);
       expect(readdirSync(join(out, 'mcp-apps')).sort()).toEqual([
@@ -114,7 +121,7 @@ describe('bundles', () => {
         'keyword-landscape.html',
         'spend.html',
       ]);
-      expect(SIDE_MODULES.mcp!.file).toBe('server.js');
+      expect(given(SIDE_MODULES.mcp, 'the mcp').file).toBe('server.js');
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -130,14 +137,26 @@ describe('bundles', () => {
         clients: clientsGranted(size.name),
       });
     // What that means, spelled out for a few.
-    const clientsOf = (name: string) => sizes.find((size) => size.name === name)!.sdkClients;
+    const clientsOf = (name: string) =>
+      given(
+        sizes.find((size) => size.name === name),
+        'the find',
+      ).sdkClients;
     // Every function that answers HTTP reads the origin secret; the workers answer none.
     const withOrigin = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager'];
     expect(clientsOf('discovery')).toEqual(withOrigin);
     expect(clientsOf('recall')).toEqual(withOrigin);
     expect(clientsOf('mcp')).toEqual(withOrigin);
     expect(clientsOf('relink-pages-worker')).toEqual(['@aws-sdk/client-dynamodb']);
-    expect(sizes.find((size) => size.name === 'mcp')!.side!.sdkClients).toEqual(['@aws-sdk/client-lambda']);
+    expect(
+      given(
+        given(
+          sizes.find((size) => size.name === 'mcp'),
+          'the find',
+        ).side,
+        'the side',
+      ).sdkClients,
+    ).toEqual(['@aws-sdk/client-lambda']);
     expect(clientsOf('research-worker')).toEqual([
       '@aws-sdk/client-bedrock-runtime',
       '@aws-sdk/client-dynamodb',
@@ -229,7 +248,10 @@ describe('what a bundle leaves out', () => {
         /^packages\/contract\/src\/tools(\.ts|\/(?!shared|keyword-row|declaration|index)[^/]+\.ts)$/.test(file),
       );
     for (const name of TOOL_NAMES) {
-      const size = sizes.find((candidate) => candidate.name === toolFunction(name))!;
+      const size = given(
+        sizes.find((candidate) => candidate.name === toolFunction(name)),
+        'the find',
+      );
       expect({ name, declarations: declarations(size) }).toEqual({
         name,
         declarations: [`packages/contract/src/tools/${name.replace(/_/g, '-')}.ts`],
@@ -263,8 +285,8 @@ describe('docs/performance.md', () => {
     for (const size of sizes) {
       const row = new RegExp(`^\\| ${size.name} \\| (\\d+) KB \\| (\\d+) KB \\|`, 'm').exec(readme);
       expect({ name: size.name, listed: row !== null }).toEqual({ name: size.name, listed: true });
-      expect(Number(row![2]) * 1024).toBe(budgetOf(size.name));
-      expect(Math.abs(Number(row![1]) * 1024 - size.bytes) / size.bytes).toBeLessThan(0.1);
+      expect(Number(given(row, 'the row')[2]) * 1024).toBe(budgetOf(size.name));
+      expect(Math.abs(Number(given(row, 'the row')[1]) * 1024 - size.bytes) / size.bytes).toBeLessThan(0.1);
     }
   });
 });

@@ -6,6 +6,7 @@ import { DEFAULT_BUDGETS } from '@cm/contract';
 import { checkedApp } from '../../infra/checks';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
+import { given } from '../helpers/client';
 
 /*
  * What a deploy to a fresh account or another region takes from the stack's environment and context:
@@ -25,9 +26,12 @@ const statementsOf = (t: Template) =>
     })),
   );
 const researchWorkerModel = (t: Template) =>
-  Object.values(t.findResources('AWS::Lambda::Function')).find((f) =>
-    JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
-  )!.Properties.Environment.Variables.BEDROCK_MODEL_ID;
+  given(
+    Object.values(t.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+    ),
+    'the find',
+  ).Properties.Environment.Variables.BEDROCK_MODEL_ID;
 
 describe('the Bedrock model of the stack’s region', () => {
   it("uses the default model's EU profile in an EU region, and grants that profile and its model, passing cdk-nag", () => {
@@ -36,8 +40,8 @@ describe('the Bedrock model of the stack’s region', () => {
     expect(researchWorkerModel(t)).toBe(`eu.${MODEL}`);
     const bedrock = statementsOf(t).filter(({ statement }) => statement.Action === 'bedrock:InvokeModel');
     expect(bedrock).toHaveLength(1);
-    expect(bedrock[0]!.roles).toContain('ResearchWorkerFunction');
-    const resources = JSON.stringify(bedrock[0]!.statement.Resource);
+    expect(given(bedrock[0], 'the bedrock[0]').roles).toContain('ResearchWorkerFunction');
+    const resources = JSON.stringify(given(bedrock[0], 'the bedrock[0]').statement.Resource);
     expect(resources).toContain(`:bedrock:eu-west-1:",{"Ref":"AWS::AccountId"},":inference-profile/eu.${MODEL}`);
     expect(resources).toContain(`:bedrock:*::foundation-model/${MODEL}`);
     expect(resources).not.toContain(`us.${MODEL}`);

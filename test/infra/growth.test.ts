@@ -9,6 +9,7 @@ import { RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { BACKUPS } from '../../infra/constructs/storage';
 import { serviceStacks } from '../../infra/service-stacks';
 import { pascal } from '../../infra/stack';
+import { given } from '../helpers/client';
 
 /*
  * A stack that can grow (issue 50, point 7): room for the next 20 tools under CloudFormation's limits
@@ -46,7 +47,9 @@ function costOf(resources: Resources, fn: string, refersTo: (text: string, id: s
   const naming = Object.entries(resources)
     .filter(([id, r]) => !own.includes(id) && own.some((o) => refersTo(JSON.stringify(r.Properties ?? {}), o)))
     .map(([id]) => id);
-  const integrations = naming.filter((id) => resources[id]!.Type === 'AWS::ApiGatewayV2::Integration');
+  const integrations = naming.filter(
+    (id) => given(resources[id], 'the resources[id]').Type === 'AWS::ApiGatewayV2::Integration',
+  );
   const routes = Object.entries(resources).filter(
     ([, r]) =>
       r.Type === 'AWS::ApiGatewayV2::Route' &&
@@ -55,7 +58,10 @@ function costOf(resources: Resources, fn: string, refersTo: (text: string, id: s
   // Another function's policy or environment naming this one (mcp's), or a nested stack passing it on, is
   // a resource already there, not a new one.
   const made = naming.filter(
-    (id) => !['AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::CloudFormation::Stack'].includes(resources[id]!.Type),
+    (id) =>
+      !['AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::CloudFormation::Stack'].includes(
+        given(resources[id], 'the resources[id]').Type,
+      ),
   );
   return own.length + made.length + routes.length;
 }
@@ -98,7 +104,7 @@ describe('room for the next 20 tools', () => {
 describe('backups', () => {
   it('keeps AWS Backup copies beside point-in-time recovery: weekly for PITR’s 35 days, monthly a year (doc-figures.test.ts holds the runbook to them)', () => {
     const [plan] = Object.values(main.Resources as Resources).filter((r) => r.Type === 'AWS::Backup::BackupPlan');
-    const rules = (plan!.Properties as any).BackupPlan.BackupPlanRule as any[];
+    const rules = (given(plan, 'the plan').Properties as any).BackupPlan.BackupPlanRule as any[];
     expect(rules.map((r) => [r.RuleName, r.ScheduleExpression, r.Lifecycle.DeleteAfterDays])).toEqual([
       ['weekly', 'cron(0 5 ? * SUN *)', BACKUPS.weekly.keptDays],
       ['monthly', 'cron(0 5 1 * ? *)', BACKUPS.monthly.keptDays],

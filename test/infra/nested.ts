@@ -1,5 +1,6 @@
 import type { NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { given } from '../helpers/client';
 
 type Json = Record<string, any>;
 
@@ -22,7 +23,12 @@ export function nestedTemplate(parent: Stack, id: string): Template {
     if (Array.isArray(value)) return value.map(inline);
     if (value === null || typeof value !== 'object') return value;
     const entries = Object.entries(value);
-    if (entries.length === 1 && entries[0]![0] === 'Ref' && entries[0]![1] in params) return params[entries[0]![1]];
+    if (
+      entries.length === 1 &&
+      given(entries[0], 'the entries[0]')[0] === 'Ref' &&
+      given(entries[0], 'the entries[0]')[1] in params
+    )
+      return params[given(entries[0], 'the entries[0]')[1]];
     return Object.fromEntries(entries.map(([k, v]) => [k, inline(v)]));
   };
   const nested = parent.node.findChild(id) as NestedStack;

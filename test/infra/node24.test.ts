@@ -13,6 +13,7 @@ import { writeBundle } from '../../infra/bundle-report';
 import { FUNCTION_ENTRIES, RUNTIME, type FunctionId } from '../../infra/bundling';
 import { apiEvent, sqsEvent } from '../helpers/lambda-events';
 import { describeWith, findNode24, machineProbe } from '../helpers/platform';
+import { given } from '../helpers/client';
 
 /*
  * Every function's bundle, built with the stack's esbuild options, invoked with a synthetic event on
@@ -164,16 +165,16 @@ describeWith(node24, 'Node 24', () => {
         OAUTH_SECRET: 'node24-oauth-secret',
       },
     });
-    host.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    host.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    given(host.stdout, 'the stdout').on('data', (chunk: Buffer) => (output += chunk.toString()));
+    given(host.stderr, 'the stderr').on('data', (chunk: Buffer) => (output += chunk.toString()));
     host.on('exit', (code) => {
       for (const { reject } of pending.values()) reject(new Error(`the Node 24 host exited (${code}):\n${output}`));
     });
     hostVersion = await new Promise<string>((resolve) => {
       host.on('message', (message: { ready?: string; id?: number; result?: unknown; error?: string }) => {
         if (message.ready) return resolve(message.ready);
-        const waiting = pending.get(message.id!)!;
-        pending.delete(message.id!);
+        const waiting = given(pending.get(given(message.id, 'the id')), 'the entry');
+        pending.delete(given(message.id, 'the id'));
         if (message.error) waiting.reject(new Error(`${message.error}\n${output}`));
         else waiting.resolve(message.result);
       });

@@ -5,6 +5,7 @@ import { RESEARCH_LOAD, RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack, pascal } from '../../infra/stack';
 import { nestedTemplate } from './nested';
+import { given } from '../helpers/client';
 
 /*
  * What keeps one tenant or one slow provider from taking the others down, as the stacks make it: reserved
@@ -141,7 +142,7 @@ it('adds the origin secret to what both distributions send on, and lets every fu
     id.startsWith('OriginVerify'),
   );
   expect(secretId).toMatch(/^OriginVerify/);
-  const reference = (value: unknown) => JSON.stringify(value).includes(secretId!);
+  const reference = (value: unknown) => JSON.stringify(value).includes(given(secretId, 'the secretId'));
   const origins = Object.values(main.findResources('AWS::CloudFront::Distribution')).flatMap(
     (d) => d.Properties.DistributionConfig.Origins,
   );
@@ -166,7 +167,10 @@ it('adds the origin secret to what both distributions send on, and lets every fu
       expect(statements).toEqual([
         expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow' }),
       ]);
-      return JSON.stringify(p.Properties.Roles).match(/"(\w+?)(?:Function)?(?:ServiceRole|Role)/)![1];
+      return given(
+        JSON.stringify(p.Properties.Roles).match(/"(\w+?)(?:Function)?(?:ServiceRole|Role)/),
+        'the match',
+      )[1];
     });
   expect(readers.sort()).toEqual([...checkers].sort());
 });

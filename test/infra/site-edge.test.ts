@@ -4,6 +4,7 @@ import { checkedApp } from '../../infra/checks';
 import { SITE_DOMAIN_FUNCTION_CODE, TENANT_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
+import { given } from '../helpers/client';
 
 /* The CDN of the sites' pages (docs/api.md#the-cdn): a distribution of their own, at its address and the sites' domains. */
 
@@ -102,13 +103,19 @@ it("moves the pages to an origin apart from the API's and the dashboard's: PUBLI
   expect(pages.Aliases).toBeUndefined();
   const pagesRef = { 'Fn::GetAtt': [Match.stringLikeRegexp('^SiteEdge'), 'DomainName'] };
   alone.hasOutput('PagesUrl', { Value: { 'Fn::Join': ['', ['https://', pagesRef]] } });
-  const publish = Object.values(alone.findResources('AWS::Lambda::Function')).find((f) =>
-    JSON.stringify(f.Properties.Role).includes('PublishFunction'),
-  )!;
+  const publish = given(
+    Object.values(alone.findResources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify(f.Properties.Role).includes('PublishFunction'),
+    ),
+    'the find',
+  );
   expect(JSON.stringify(publish.Properties.Environment.Variables.PUBLIC_PAGES_URL)).toContain('SiteEdge');
-  const redirect = Object.values(alone.findResources('AWS::CloudFront::Function')).find((f) =>
-    f.Properties.FunctionConfig.Comment.includes('301'),
-  )!;
+  const redirect = given(
+    Object.values(alone.findResources('AWS::CloudFront::Function')).find((f) =>
+      f.Properties.FunctionConfig.Comment.includes('301'),
+    ),
+    'the find',
+  );
   expect(JSON.stringify(redirect.Properties.FunctionCode)).toContain('SiteEdge');
   expect(JSON.stringify(redirect.Properties.FunctionCode)).not.toContain('PAGES_HOST');
 });

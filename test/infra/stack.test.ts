@@ -24,6 +24,7 @@ import { memoryOf } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
 import { nestedOutput, nestedTemplate } from './nested';
+import { given } from '../helpers/client';
 
 /*
  * The app as `cdk synth` makes it, offline: once through the CDK CLI, with real esbuild bundling (the
@@ -215,7 +216,7 @@ describe('CDK stack', () => {
     // Only the functions that delete a row may DeleteItem; the rest remove items in batches.
     const deleters = Object.values(policies)
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('dynamodb:DeleteItem'))
-      .map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1])
+      .map((p) => given(JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/), 'the match')[1])
       .sort();
     // The authorization server deletes the codes and tokens that are used up or revoked.
     expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth', 'TrackRankings']);
@@ -226,7 +227,9 @@ describe('CDK stack', () => {
       id.startsWith('OAuthSecret'),
     );
     const secretUsers = Object.entries(template.findResources('AWS::Lambda::Function'))
-      .filter(([, f]) => JSON.stringify(f.Properties.Environment?.Variables ?? {}).includes(secretId!))
+      .filter(([, f]) =>
+        JSON.stringify(f.Properties.Environment?.Variables ?? {}).includes(given(secretId, 'the secretId')),
+      )
       .map(([id, f]) => ({ id, variables: f.Properties.Environment.Variables }));
     expect(secretUsers).toEqual([
       {
@@ -234,7 +237,7 @@ describe('CDK stack', () => {
         variables: expect.objectContaining({ OAUTH_SECRET_ARN: { Ref: secretId } }),
       },
     ]);
-    expect(secretUsers[0]!.variables.OAUTH_SECRET).toBeUndefined();
+    expect(given(secretUsers[0], 'the secretUsers[0]').variables.OAUTH_SECRET).toBeUndefined();
     const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`),
     );
@@ -245,7 +248,10 @@ describe('CDK stack', () => {
     'serves the dashboard from its own function, which may touch no table or queue, with the built app beside its handler',
     async () => {
       const functions = template.findResources('AWS::Lambda::Function');
-      const [id, dashboard] = Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction'))!;
+      const [id, dashboard] = given(
+        Object.entries(functions).find(([id]) => id.startsWith('DashboardFunction')),
+        'the find',
+      );
       const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) =>
         String(r.Properties.RouteKey).includes(' /dashboard'),
       );
@@ -269,9 +275,12 @@ describe('CDK stack', () => {
       expect(statements.filter((a: string) => !/^(logs|xray):/.test(a))).toEqual([]);
       expect(Object.keys(dashboard.Properties.Environment.Variables)).not.toContain('DASHBOARD_DIR');
       // The asset Lambda is given, as the CLI bundled it: index.js and, from the bundling hook, the app the handler reads.
-      const bundled = Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>(
-        (await cliTemplate()).Resources,
-      ).find(([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function')![1];
+      const bundled = given(
+        Object.entries<{ Type: string; Properties: { Code: { S3Key: string } } }>((await cliTemplate()).Resources).find(
+          ([id, r]) => id.startsWith('DashboardFunction') && r.Type === 'AWS::Lambda::Function',
+        ),
+        'the find',
+      )[1];
       const asset = join(cliOut, `asset.${bundled.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
       expect(readdirSync(asset).sort()).toEqual(['dashboard', 'index.js', 'index.js.map']);
       // Stack traces map to file and line, but the sources stay out of the map, which Node parses at every cold start.
@@ -300,7 +309,10 @@ describe('CDK stack', () => {
   it('serves POST, GET and DELETE /mcp from the mcp function and the streaming endpoint from mcp-stream, which may read the table, keep large results and approval questions, and invoke only the functions they run', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const logicalIdOf = (name: string) =>
-      Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role'))!;
+      given(
+        Object.keys(functions).find((id) => id.startsWith(`${pascal(name)}Function`) && !id.includes('Role')),
+        'the find',
+      );
     const mcpId = logicalIdOf('mcp');
     const streamId = logicalIdOf('mcp-stream');
     expect(streamId).not.toBe(mcpId);
@@ -310,18 +322,23 @@ describe('CDK stack', () => {
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
-      const integrationId = JSON.stringify(route.Properties.Target).match(/"(\w+Integration\w*)"/)![1]!;
-      expect(JSON.stringify(integrations[integrationId]!.Properties.IntegrationUri)).toContain(mcpId);
+      const integrationId = given(
+        given(JSON.stringify(route.Properties.Target).match(/"(\w+Integration\w*)"/), 'the match')[1],
+        'the integration id',
+      );
+      expect(
+        JSON.stringify(given(integrations[integrationId], 'the integrations[integrationId]').Properties.IntegrationUri),
+      ).toContain(mcpId);
     }
     // The streaming endpoint: its own function URL, streaming; the handler checks the key (auth NONE at the URL).
     const urls = Object.values(template.findResources('AWS::Lambda::Url'));
     expect(urls).toHaveLength(1);
-    expect(urls[0]!.Properties).toMatchObject({
+    expect(given(urls[0], 'the urls[0]').Properties).toMatchObject({
       AuthType: 'NONE',
       InvokeMode: 'RESPONSE_STREAM',
       TargetFunctionArn: { 'Fn::GetAtt': [streamId, 'Arn'] },
     });
-    expect(functions[streamId]!.Properties.Timeout).toBe(MCP_STREAM_TIMEOUT_SECONDS);
+    expect(given(functions[streamId], 'the functions[streamId]').Properties.Timeout).toBe(MCP_STREAM_TIMEOUT_SECONDS);
     // Anyone may reach the URL (the handler checks the key), and only through the URL: both permissions Lambda asks for.
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
       .map((p) => p.Properties)
@@ -333,7 +350,9 @@ describe('CDK stack', () => {
       ]),
     );
     // Its links are the API's, not its own host's.
-    expect(functions[streamId]!.Properties.Environment.Variables.PUBLIC_BASE_URL).toBeDefined();
+    expect(
+      given(functions[streamId], 'the functions[streamId]').Properties.Environment.Variables.PUBLIC_BASE_URL,
+    ).toBeDefined();
     template.hasOutput('McpStreamUrl', {
       Value: {
         'Fn::Join': [
@@ -347,7 +366,7 @@ describe('CDK stack', () => {
       [streamId, 'McpStreamFunctionRole'],
     ] as const) {
       // Each target is named in the environment and granted InvokeFunction on its own ARN: no wildcard, nothing else.
-      const env = functions[id]!.Properties.Environment.Variables;
+      const env = given(functions[id], 'the functions[id]').Properties.Environment.Variables;
       for (const target of MCP_INVOKES) expect(env[functionEnvName(target)]).toEqual({ Ref: logicalIdOf(target) });
       const statements = Object.values(template.findResources('AWS::IAM::Policy'))
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
@@ -377,10 +396,11 @@ describe('CDK stack', () => {
     const invokers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('lambda:InvokeFunction'),
     );
-    expect(invokers.map((p) => JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/)![1]).sort()).toEqual([
-      'Mcp',
-      'McpStream',
-    ]);
+    expect(
+      invokers
+        .map((p) => given(JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/), 'the match')[1])
+        .sort(),
+    ).toEqual(['Mcp', 'McpStream']);
   });
 
   it('gives every worker queue a dead-letter queue with an alarm, and its worker partial batch failures', () => {
@@ -397,7 +417,10 @@ describe('CDK stack', () => {
         JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
       );
       expect(alarms).toHaveLength(1);
-      expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+      expect(given(alarms[0], 'the alarms[0]').Properties).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+      });
     }
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', WORKERS.length);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -443,7 +466,10 @@ describe('CDK stack', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     for (const worker of WORKERS) {
       const settings = QUEUES[worker];
-      const [queueId, queue] = Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`))!;
+      const [queueId, queue] = given(
+        Object.entries(queues).find(([id]) => id.startsWith(`${pascal(worker)}Queue`)),
+        'the find',
+      );
       expect(queue.Properties.RedrivePolicy).toEqual({
         deadLetterTargetArn: {
           'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${pascal(worker)}DeadLetterQueue`)), 'Arn'],
@@ -452,10 +478,16 @@ describe('CDK stack', () => {
       });
       // SQS hides a message six times the worker's time limit while the worker has it (AWS's advice).
       expect(queue.Properties.VisibilityTimeout).toBe(6 * settings.timeoutSeconds);
-      const mapping = mappings.find((m) => JSON.stringify(m.Properties.EventSourceArn).includes(queueId))!;
+      const mapping = given(
+        mappings.find((m) => JSON.stringify(m.Properties.EventSourceArn).includes(queueId)),
+        'the find',
+      );
       expect(mapping.Properties.BatchSize).toBe(settings.batchSize);
       expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: settings.maxConcurrency });
-      const workerFunction = functions[mapping.Properties.FunctionName.Ref]!;
+      const workerFunction = given(
+        functions[mapping.Properties.FunctionName.Ref],
+        'the functions[mapping.Properties.FunctionNam',
+      );
       expect(JSON.stringify(workerFunction.Properties.Role)).toContain(`${pascal(worker)}WorkerFunctionRole`);
       expect(workerFunction.Properties.Timeout).toBe(settings.timeoutSeconds);
     }
@@ -500,9 +532,12 @@ describe('CDK stack', () => {
     const pageSenders = sendersTo('RelinkPagesQueue');
     expect(pageSenders).toHaveLength(1);
     expect(pageSenders[0]).toContain('RelinkWorkerFunction');
-    const notify = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
-      JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
-    )!;
+    const notify = given(
+      Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+        JSON.stringify(f.Properties.Role).includes('NotifyFunction'),
+      ),
+      'the find',
+    );
     expect(notify.Properties.Environment.Variables.RELINK_QUEUE_URL).toEqual({
       Ref: expect.stringMatching(/^RelinkQueue/),
     });
@@ -514,9 +549,12 @@ describe('CDK stack', () => {
       BatchSize: 1,
       FunctionName: { Ref: Match.stringLikeRegexp('^ResearchWorkerFunction') },
     });
-    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
-      JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
-    )!;
+    const worker = given(
+      Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+        JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+      ),
+      'the find',
+    );
     expect(worker.Properties.Timeout).toBe(150);
   });
 
@@ -530,16 +568,19 @@ describe('CDK stack', () => {
       ),
     );
     expect(invokers).toHaveLength(1);
-    expect(invokers[0]!.roles).toContain('ResearchWorkerFunction');
-    expect(invokers[0]!.statement.Action).toBe('bedrock:InvokeModel');
-    const resources = JSON.stringify(invokers[0]!.statement.Resource);
+    expect(given(invokers[0], 'the invokers[0]').roles).toContain('ResearchWorkerFunction');
+    expect(given(invokers[0], 'the invokers[0]').statement.Action).toBe('bedrock:InvokeModel');
+    const resources = JSON.stringify(given(invokers[0], 'the invokers[0]').statement.Resource);
     expect(resources).toContain(
       ':bedrock:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0',
     );
     expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
-    const worker = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
-      JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
-    )!;
+    const worker = given(
+      Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+        JSON.stringify(f.Properties.Role).includes('ResearchWorkerFunction'),
+      ),
+      'the find',
+    );
     expect(worker.Properties.Environment.Variables.BEDROCK_MODEL_ID).toBe(
       'us.anthropic.claude-haiku-4-5-20251001-v1:0',
     );
@@ -551,8 +592,8 @@ describe('CDK stack', () => {
       JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
     );
     expect(rules).toHaveLength(1);
-    expect(rules[0]!.Properties.ScheduleExpression).toBe('cron(10 0 * * ? *)');
-    expect(rules[0]!.Properties.Targets[0]).toMatchObject({
+    expect(given(rules[0], 'the rules[0]').Properties.ScheduleExpression).toBe('cron(10 0 * * ? *)');
+    expect(given(rules[0], 'the rules[0]').Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
     });
@@ -585,8 +626,8 @@ describe('CDK stack', () => {
       JSON.stringify(r.Properties.Targets).includes('ResearchSweepFunction'),
     );
     expect(rules).toHaveLength(1);
-    expect(rules[0]!.Properties.ScheduleExpression).toBe('rate(1 minute)');
-    expect(rules[0]!.Properties.Targets[0]).toMatchObject({
+    expect(given(rules[0], 'the rules[0]').Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(given(rules[0], 'the rules[0]').Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
     });
@@ -663,7 +704,9 @@ describe('CDK stack', () => {
     for (const fn of functions) {
       const role = fn.Properties.Role['Fn::GetAtt'][0];
       const group = nestedOutput(stack, 'Logs', fn.Properties.LoggingConfig.LogGroup) as { Ref: string };
-      expect(logs[group.Ref]!.Properties.LogGroupName).toMatch(/^\/aws\/lambda\/Test\/[a-z-]+$/);
+      expect(given(logs[group.Ref], 'the logs[group.Ref]').Properties.LogGroupName).toMatch(
+        /^\/aws\/lambda\/Test\/[a-z-]+$/,
+      );
       const logWrites = policies
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement)
@@ -675,14 +718,17 @@ describe('CDK stack', () => {
   });
 
   it("puts a schedule's undelivered events in a dead-letter queue, encrypted and TLS-only, that only EventBridge's rules may send to, and alarms on one", () => {
-    const [queueId, queue] = Object.entries(template.findResources('AWS::SQS::Queue')).find(([id]) =>
-      id.startsWith('ScheduleDeadLetterQueue'),
-    )!;
+    const [queueId, queue] = given(
+      Object.entries(template.findResources('AWS::SQS::Queue')).find(([id]) =>
+        id.startsWith('ScheduleDeadLetterQueue'),
+      ),
+      'the find',
+    );
     expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true });
     const [policy] = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((p) =>
       JSON.stringify(p.Properties.Queues).includes(queueId),
     );
-    const statements = policy!.Properties.PolicyDocument.Statement;
+    const statements = given(policy, 'the policy').Properties.PolicyDocument.Statement;
     expect(statements).toContainEqual(
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
@@ -696,7 +742,10 @@ describe('CDK stack', () => {
       JSON.stringify(a.Properties.Dimensions ?? []).includes(queueId),
     );
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]!.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(given(alarms[0], 'the alarms[0]').Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+    });
   });
 
   it("alarms, through its severity's topic when it fires and when it is OK, on every function's errors, every dead-letter queue (the schedules' too), every queue stalled, the API's 5xx answers and each route group's latency, sites' budgets and the schedule stopping short of the deployment's", () => {
@@ -767,7 +816,7 @@ describe('CDK stack', () => {
     const dashboards = Object.values(alarmsOf.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     // The body is a Fn::Join of text and references: the text, each reference as {Ref:<logical id>}.
-    const parts: unknown[] = dashboards[0]!.Properties.DashboardBody['Fn::Join'][1];
+    const parts: unknown[] = given(dashboards[0], 'the dashboards[0]').Properties.DashboardBody['Fn::Join'][1];
     const body = parts.map((part: any) => (typeof part === 'string' ? part : `{Ref:${part.Ref}}`)).join('');
     for (const title of [
       'API: requests and errors',
@@ -797,7 +846,7 @@ describe('CDK stack', () => {
 
   it('throttles the API stage, logs its access as JSON, and allows no cross-origin calls', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
-    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!.Properties;
+    const stage = given(Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0], 'the stage').Properties;
     expect(stage).toMatchObject({
       StageName: '$default',
       AutoDeploy: true,
@@ -813,7 +862,7 @@ describe('CDK stack', () => {
       routeKey: '$context.routeKey',
     });
     expect(stage.AccessLogSettings.Format).not.toMatch(/header|body|api-key/i);
-    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties;
+    const api = given(Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0], 'the API').Properties;
     expect(api.CorsConfiguration).toBeUndefined();
   });
 
@@ -826,16 +875,16 @@ describe('CDK stack', () => {
   it("has no custom domain by default: the public base URL is the API URL, and each request its own base (but the MCP stream's, which names the API)", () => {
     template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
-    expect(template.findOutputs('PublicBaseUrl').PublicBaseUrl!.Value).toEqual(
-      template.findOutputs('ApiUrl').ApiUrl!.Value,
+    expect(given(template.findOutputs('PublicBaseUrl').PublicBaseUrl, 'the PublicBaseUrl').Value).toEqual(
+      given(template.findOutputs('ApiUrl').ApiUrl, 'the ApiUrl').Value,
     );
     expect(Object.keys(template.findOutputs('ApiDomainTarget'))).toEqual([]);
     const based = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
       ([, f]) => 'PUBLIC_BASE_URL' in f.Properties.Environment.Variables,
     );
     expect(based.map(([id]) => id)).toEqual([expect.stringMatching(/^McpStreamFunction/)]);
-    expect(based[0]![1].Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(
-      template.findOutputs('ApiUrl').ApiUrl!.Value,
+    expect(given(based[0], 'the based[0]')[1].Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(
+      given(template.findOutputs('ApiUrl').ApiUrl, 'the ApiUrl').Value,
     );
   });
 });

@@ -7,6 +7,7 @@ import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ACCOUNT_API_LIMITS, HEAVY_TENANTS } from '../../infra/constructs/throttles';
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack } from '../../infra/stack';
+import { given } from '../helpers/client';
 
 /*
  * No tenant crowds another at the edge: API Gateway's route throttles sized so WAF's per-tenant limits
@@ -25,7 +26,7 @@ const edge = Template.fromStack(edgeStack);
 const main = Template.fromStack(service);
 const only = <T>(items: T[]): T => {
   expect(items).toHaveLength(1);
-  return items[0]!;
+  return given(items[0], 'the items[0]');
 };
 const stage = only(Object.values(main.findResources('AWS::ApiGatewayV2::Stage')));
 
@@ -103,9 +104,10 @@ describe('the execute-api address', () => {
       DomainNameConfigurations: [Match.objectLike({ CertificateArn: originCertificate, SecurityPolicy: 'TLS_1_2' })],
     });
     main.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
-    const apiEdge = Object.entries(main.findResources('AWS::CloudFront::Distribution')).find(([id]) =>
-      id.startsWith('ApiEdge'),
-    )![1];
+    const apiEdge = given(
+      Object.entries(main.findResources('AWS::CloudFront::Distribution')).find(([id]) => id.startsWith('ApiEdge')),
+      'the find',
+    )[1];
     expect(apiEdge.Properties.DistributionConfig.Origins).toEqual([
       expect.objectContaining({ DomainName: 'origin.api.example.com' }),
     ]);
@@ -140,9 +142,10 @@ describe("the streaming endpoint's function URL", () => {
     const url = only(Object.values(main.findResources('AWS::Lambda::Url')));
     expect(url.Properties.AuthType).toBe('NONE');
     const reserved = RESERVED_CONCURRENCY['mcp-stream'];
-    const stream = Object.entries(main.findResources('AWS::Lambda::Function')).find(([id]) =>
-      id.startsWith('McpStream'),
-    )![1];
+    const stream = given(
+      Object.entries(main.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('McpStream')),
+      'the find',
+    )[1];
     expect(stream.Properties.ReservedConcurrentExecutions).toBe(reserved);
 
     const decisions = docs('api/decisions.md');

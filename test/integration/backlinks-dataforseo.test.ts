@@ -7,6 +7,7 @@ import {
   ProviderError,
 } from '@cm/providers';
 import { fixture, type Recording, useReplay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 const replay = useReplay();
 afterEach(() => jest.restoreAllMocks());
@@ -106,7 +107,7 @@ describe('DataForSEO backlink profile', () => {
     }>;
 
     expect(trend).toHaveLength(36);
-    expect(trend[0]!.month).toBe('2023-12');
+    expect(given(trend[0], 'the trend[0]').month).toBe('2023-12');
     expect(trend.at(-1)).toEqual({
       month: '2026-11',
       backlinks: summary.backlinks,
@@ -115,16 +116,19 @@ describe('DataForSEO backlink profile', () => {
       rank: summary.rank,
     });
     trend.forEach((point, i) => {
-      const item = recorded[i + 1]!;
+      const item = given(recorded[i + 1], 'the recorded[i + 1]');
       expect(point).toEqual({
         month: item.date.slice(0, 7),
         backlinks: item.backlinks,
         referring_domains: item.referring_domains,
-        new_referring_domains: Math.max(0, item.referring_domains - recorded[i]!.referring_domains),
+        new_referring_domains: Math.max(
+          0,
+          item.referring_domains - given(recorded[i], 'the recorded[i]').referring_domains,
+        ),
         rank: item.rank,
       });
     });
-    expect(trend[0]!.new_referring_domains).toBe(13); // 905 → 918
+    expect(given(trend[0], 'the trend[0]').new_referring_domains).toBe(13); // 905 → 918
     expect(trend.find((p) => p.month === '2025-03')).toMatchObject({
       referring_domains: 1039,
       new_referring_domains: 0,
@@ -324,7 +328,7 @@ describe('DataForSEO link gap', () => {
     const gap = await adapter().linkGap(SITE, ['rival-shoes.com', 'runfast.io'], 50, meter);
 
     expect(replay.requests.map((r) => r.endpoint)).toEqual([BACKLINK_ENDPOINTS.domainIntersection]);
-    expect(replay.requests[0]!.body).toEqual([
+    expect(given(replay.requests[0], 'the replay.requests[0]').body).toEqual([
       {
         targets: { '1': 'rival-shoes.com', '2': 'runfast.io' },
         exclude_targets: [SITE],

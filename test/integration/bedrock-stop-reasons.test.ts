@@ -1,6 +1,7 @@
 import { Meter, ProviderError } from '@cm/providers';
 import { BedrockSynthesis, type SourceText } from '../../packages/providers/src/web/synthesis';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
+import { given } from '../helpers/client';
 
 /*
  * Every stop reason the Bedrock Runtime models list, each from a recorded Converse answer: a whole
@@ -50,7 +51,7 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 /** What a request asked for: the most facts and opinions its schema allows, and the length of its prompt. */
 const asked = (index: number) => {
-  const body = replay.requests[index]!.body;
+  const body = given(replay.requests[index], 'the replay.requests[index]').body;
   const schema = body.toolConfig.tools[0].toolSpec.inputSchema.json;
   return {
     facts: schema.properties.facts.maxItems,
@@ -89,7 +90,9 @@ describe('cut answers', () => {
     expect(asked(0)).toMatchObject({ facts: 12, opinions: 8 });
     expect(asked(1)).toMatchObject({ facts: 6, opinions: 4 });
     expect(asked(1).promptChars).toBeLessThan(asked(0).promptChars / 2 + 1000);
-    expect(replay.requests[1]!.body.system[0].text).toContain('Give at most 6 facts and 4 opinions');
+    expect(given(replay.requests[1], 'the replay.requests[1]').body.system[0].text).toContain(
+      'Give at most 6 facts and 4 opinions',
+    );
     // Both answers are billed: 1873 in and 4096 out, then 1104 in and 236 out, at $0.80 and $4 per million.
     expect(costs(meter)).toEqual([0.017882, 0.001827]);
   });

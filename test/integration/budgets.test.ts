@@ -22,6 +22,7 @@ import { sqsEvent } from '../helpers/lambda-events';
 import { captureOutput } from '../helpers/output';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 /* Budgets on the embedded DynamoDB: reservations and settles of the counters, against real replayed bills. */
 
@@ -61,7 +62,7 @@ async function queuedResearchJob(siteId: number, query: string) {
     site_id: siteId,
     tool: 'research',
     input,
-    budget: ticket!,
+    budget: given(ticket, 'the ticket'),
     created_at: new Date().toISOString(),
   });
   return { budget, jobId };
@@ -85,7 +86,7 @@ it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, a
     expect(refused.reason).toMatchObject({ code: 'budget_exceeded', status: 402 });
   const { day } = await t.store.budgets.windows({ siteId }, today());
   expect(day).toEqual({ spent: 0.093, reserved: 0, simulated: 0 });
-  expect(day!.spent).toBeLessThanOrEqual(0.1 + (estimate - bill));
+  expect(given(day, 'the day').spent).toBeLessThanOrEqual(0.1 + (estimate - bill));
 });
 
 it('settles a replayed DataForSEO call to its billed cost, and a failed call cancels its whole hold', async () => {
@@ -186,14 +187,16 @@ it("never lets concurrent calls past the deployment's cap when each must be spli
   const at = () => new Date(`${day}T12:00:00.000Z`);
   // An eighth of the cap is 0.0025: each 0.003 takes room on two shards or more.
   const outcomes = await Promise.allSettled(
-    Array.from({ length: 30 }, (_v, i) => budgetOf(sites[i % 3]!.siteId, at, 0.02).reserve(0.003)),
+    Array.from({ length: 30 }, (_v, i) =>
+      budgetOf(given(sites[i % 3], 'the sites[i % 3]').siteId, at, 0.02).reserve(0.003),
+    ),
   );
   const holds = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   for (const refused of outcomes.filter((o) => o.status === 'rejected'))
     expect(refused.reason).toMatchObject({ code: 'budget_exceeded', extra: { scope: 'deployment' } });
   expect(holds.length).toBeGreaterThan(0);
   expect(holds.length).toBeLessThanOrEqual(6);
-  expect((await t.store.budgets.windows('deployment', day)).day!.reserved).toBeLessThanOrEqual(0.02);
+  expect(given((await t.store.budgets.windows('deployment', day)).day, 'the day').reserved).toBeLessThanOrEqual(0.02);
   await Promise.all(holds.map((hold) => hold.settle(0.002, false)));
   expect((await t.store.budgets.windows('deployment', day)).day).toEqual({
     spent: Math.round(holds.length * 2000) / 1e6,
@@ -201,7 +204,7 @@ it("never lets concurrent calls past the deployment's cap when each must be spli
     simulated: 0,
   });
   const perSite = await Promise.all(sites.map(({ siteId }) => t.store.budgets.windows({ siteId }, day)));
-  expect(perSite.map((w) => w.day!.reserved)).toEqual([0, 0, 0]);
+  expect(perSite.map((w) => given(w.day, 'the day').reserved)).toEqual([0, 0, 0]);
 });
 
 it("charges a dead call's hold at its estimate once it expires: it stays counted, and its late settle corrects it to the bill", async () => {
@@ -246,7 +249,7 @@ it('settles a ticket once: a second settle (a lapsed lease before its worker, a 
   const { siteId } = await t.newSite('Settled twice');
   const day = today();
   const budget = budgetOf(siteId);
-  const ticket = (await budget.reserveQueued(0.05))!;
+  const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
   await budget.settle(ticket, 0, false);
   await budget.settle(ticket, 0.02, false);
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.02, reserved: 0, simulated: 0 });
@@ -257,7 +260,7 @@ it("corrects an expired hold's charge to its bill once, however many settles com
   await t.store.budgets.setLimits(siteId, { daily_usd: 0.06 }, new Date().toISOString());
   const day = today();
   const budget = budgetOf(siteId);
-  const ticket = (await budget.reserveQueued(0.05))!;
+  const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
   fakeClock(Date.now() + LIMITS.queuedBudgetHoldMs);
   try {
     // Expired, a refusal charges the expired hold at its estimate.
@@ -312,7 +315,7 @@ it("keeps each reservation in flight in an item of its own, so no counter grows 
   expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: limit, reserved: 0, simulated: 0 });
   // The deployment's shards each refuse on their own share, so some of its holds may wait for a later
   // refusal to be charged: spent or still reserved, every one is counted.
-  const deployment = (await t.store.budgets.windows('deployment', day)).day!;
+  const deployment = given((await t.store.budgets.windows('deployment', day)).day, 'the day');
   expect(roundUsd(deployment.spent + deployment.reserved)).toBe(limit);
 });
 
@@ -414,7 +417,7 @@ describe('a worker that runs out of time', () => {
       // The provider has the request; the worker is killed now, so nothing after the call runs.
       while (replay.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const { day } = await t.store.budgets.windows({ siteId }, today());
-      const held = day!.reserved;
+      const held = given(day, 'the day').reserved;
       expect(held).toBeGreaterThan(0);
       const report = await reportOf(siteId);
       expect(report.by_tool).toEqual([
@@ -569,7 +572,9 @@ describe('a worker that runs out of time', () => {
     try {
       // The local stack's Lambda context: less time left than settling takes.
       const response = await researchWorker(event, lambdaContext('research-worker', WORKER_SETTLE_MS - 1));
-      expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] });
+      expect(response).toEqual({
+        batchItemFailures: [{ itemIdentifier: given(event.Records[0], 'the event.Records[0]').messageId }],
+      });
     } finally {
       output.stop();
     }

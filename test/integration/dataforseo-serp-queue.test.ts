@@ -8,6 +8,7 @@ import {
   type SerpTask,
 } from '@cm/providers';
 import { fixture, useReplay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 /* DataForSEO's SERP standard queue (task_post, then task_get), against recorded responses on loopback. */
 
@@ -40,7 +41,7 @@ describe('posting SERP tasks', () => {
       { tag: '2026-11-21|US/en#desktop#20#trail running shoes', id: '11211918-2806-0066-0000-051d31815302' },
     ]);
     expect(replay.requests).toHaveLength(1);
-    expect(replay.requests[0]!.body).toEqual([
+    expect(given(replay.requests[0], 'the replay.requests[0]').body).toEqual([
       {
         keyword: 'running shoes',
         location_code: 2840,

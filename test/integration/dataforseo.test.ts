@@ -1,5 +1,6 @@
 import { classify, DataForSeoKeywordData, ENDPOINTS, Meter, ProviderError } from '@cm/providers';
 import { fixture, useReplay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 const replay = useReplay();
 
@@ -55,12 +56,16 @@ describe('DataForSEO envelopes', () => {
     expect(meter.costUsd).toBe(0.0762);
 
     const [volume, intent] = replay.requests;
-    expect(volume!.authorization).toBe(`Basic ${Buffer.from('api-login:s3cret').toString('base64')}`);
-    expect(volume!.body).toEqual([
+    expect(given(volume, 'the volume').authorization).toBe(
+      `Basic ${Buffer.from('api-login:s3cret').toString('base64')}`,
+    );
+    expect(given(volume, 'the volume').body).toEqual([
       { keywords: ['running shoes', 'trail running shoes', 'zzqx running'], location_code: 2840, language_code: 'en' },
     ]);
     // Intent only for keywords with data; the Labs endpoint takes a language, no location.
-    expect(intent!.body).toEqual([{ keywords: ['running shoes', 'trail running shoes'], language_code: 'en' }]);
+    expect(given(intent, 'the intent').body).toEqual([
+      { keywords: ['running shoes', 'trail running shoes'], language_code: 'en' },
+    ]);
   });
 
   it('omits location_code for a worldwide locale where the endpoint allows it, and falls back to the US where it does not', async () => {

@@ -3,6 +3,7 @@ import { Meter, SandboxKeywordData } from '@cm/providers';
 import * as z from 'zod/mini';
 import { fakeClock } from '../helpers/clock';
 import { siteClient, useTestStack, type SiteClient } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /*
  * Keyword metrics and SERPs through the shared cache of public data: the second site that needs a datum
@@ -121,15 +122,16 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
       expect(row).toEqual({
         keyword,
         locale: LOCALE,
-        fetched_at: shared!.fetched_at,
+        fetched_at: given(shared, 'the shared').fetched_at,
         data_source: 'sandbox',
-        items: sandbox.placeTracked(shared!.value, keyword, LOCALE, {
+        items: sandbox.placeTracked(given(shared, 'the shared').value, keyword, LOCALE, {
           siteDomain: site.domain,
           competitors: [site.rival],
         }),
       });
     }
-    const domains = async (site: SiteClient) => (await serpRow(site, keyword))!.items.map((i) => i.domain);
+    const domains = async (site: SiteClient) =>
+      given(await serpRow(site, keyword), 'the serpRow').items.map((i) => i.domain);
     expect(await domains(b)).not.toEqual(expect.arrayContaining([a.domain]));
     expect(await domains(b)).not.toEqual(expect.arrayContaining([a.rival]));
     expect(await domains(a)).not.toEqual(expect.arrayContaining([b.domain]));
@@ -157,7 +159,7 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     const listed = await ok(c.tool('serp_landscape', { keyword, depth: 'list' }));
     expect(listed).toMatchObject({ list: { fetched: [keyword] }, cost_usd: 0, cached: true });
     expect(serpPulls).toHaveBeenCalledTimes(2);
-    expect((await serpRow(c, keyword, REFRESH_LOCALE))!.fetched_at).toBe(refreshed.row.fetched_at);
+    expect(given(await serpRow(c, keyword, REFRESH_LOCALE), 'the serpRow').fetched_at).toBe(refreshed.row.fetched_at);
 
     // The next day, the day's first list pulls again.
     jest.setSystemTime(NOON + 86_400_000);
@@ -238,7 +240,7 @@ describe("another provider's answers", () => {
   it('are no answer of this one: a SERP and metrics kept from another data source are pulled again, and replaced', async () => {
     const site = await siteOf('Other provider');
     const seeds = ['foreign trail shoes', 'foreign road shoes', 'foreign hiking shoes'];
-    const keyword = seeds[0]!;
+    const keyword = given(seeds[0], 'the seeds[0]');
     const fetched_at = new Date(NOON).toISOString();
     const foreign = { fetched_at, data_source: 'dataforseo' };
     await t.store.shared.put(serpDatum(keyword), {
@@ -310,7 +312,7 @@ describe('isolation through the shared cache', () => {
       [ownedB.serps, a],
     ] as const) {
       for (const row of rows) {
-        const domains = row!.items.map((item) => item.domain);
+        const domains = given(row, 'the row').items.map((item) => item.domain);
         expect(domains).not.toEqual(expect.arrayContaining([other.domain]));
         expect(domains).not.toEqual(expect.arrayContaining([other.rival]));
       }
@@ -325,7 +327,7 @@ describe('isolation through the shared cache', () => {
     // The cache's items hold the provider's public answer: no site's domain, rival or id.
     for (const keyword of keywords) {
       const shared = await t.store.shared.get(serpDatum(keyword), z.array(SerpItem));
-      expect(shared!.value).toEqual(await publicSerp(keyword));
+      expect(given(shared, 'the shared').value).toEqual(await publicSerp(keyword));
       const text = JSON.stringify(shared);
       for (const site of [a, b]) {
         expect(text).not.toContain(site.domain);

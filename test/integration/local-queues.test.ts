@@ -6,6 +6,7 @@ import { QUEUES, WORKERS } from '@cm/contract';
 import { InProcessQueue, RECURSIVE_LOOP_LIMIT, RECURSIVE_LOOP_STOPPED } from '@cm/local';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
+import { given } from '../helpers/client';
 
 /* The local stack's queues deliver as the queues on AWS do: the settings the CDK app reads are theirs too. */
 
@@ -125,7 +126,7 @@ describe('InProcessQueue', () => {
     const handed: number[] = [];
     // A worker that never returns: the process dies while the message is in its hands.
     const dies = (event: SQSEvent) => {
-      handed.push(Number(event.Records[0]!.attributes.ApproximateReceiveCount));
+      handed.push(Number(given(event.Records[0], 'the event.Records[0]').attributes.ApproximateReceiveCount));
       return new Promise<never>(() => undefined);
     };
     try {

@@ -23,6 +23,7 @@ import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
 import { conversePath, startWebReplay, type WebReplay } from '../helpers/web-replay';
 import { startReplay, type Replay } from '../helpers/replay';
+import { given } from '../helpers/client';
 
 /* Which providers a configuration selects, and credentials read from Secrets Manager (a loopback stand-in). */
 
@@ -93,7 +94,9 @@ it('uses DataForSEO with a login and password from the environment', async () =>
   const provider = await selectKeywordData({ login: 'env-login', password: 'env-pw', baseUrl: replay.url });
   expect(provider.name).toBe('dataforseo');
   await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
-  expect(replay.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('env-login:env-pw').toString('base64')}`);
+  expect(given(replay.requests.at(-1), 'the item').authorization).toBe(
+    `Basic ${Buffer.from('env-login:env-pw').toString('base64')}`,
+  );
 });
 
 it('reads the credentials from a Secrets Manager secret when one is named', async () => {
@@ -103,7 +106,7 @@ it('reads the credentials from a Secrets Manager secret when one is named', asyn
     { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/dataforseo' } },
   ]);
   await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
-  expect(replay.requests.at(-1)!.authorization).toBe(
+  expect(given(replay.requests.at(-1), 'the item').authorization).toBe(
     `Basic ${Buffer.from('from-secret:pw-from-secret').toString('base64')}`,
   );
 });
@@ -136,7 +139,12 @@ describe('web research', () => {
     const fromEnv = await selectResearch(config({ TAVILY_API_KEY: 'tvly-from-env' }));
     expect(fromEnv.name).toBe('tavily+bedrock');
     await fromEnv.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
-    expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-env');
+    expect(
+      given(
+        web.requests.find((r) => r.path === '/search'),
+        'the find',
+      ).headers.authorization,
+    ).toBe('Bearer tvly-from-env');
     // The default model, unless BEDROCK_MODEL_ID names another.
     expect(web.requests.map((r) => r.path)).toContain(conversePath('us.anthropic.claude-haiku-4-5-20251001-v1:0'));
 
@@ -147,7 +155,12 @@ describe('web research', () => {
       { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'content-api/tavily' } },
     ]);
     await fromSecret.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
-    expect(web.requests.find((r) => r.path === '/search')!.headers.authorization).toBe('Bearer tvly-from-secret');
+    expect(
+      given(
+        web.requests.find((r) => r.path === '/search'),
+        'the find',
+      ).headers.authorization,
+    ).toBe('Bearer tvly-from-secret');
   });
 
   it('prices the default model: Claude Haiku 4.5 through its US profile, at the regional price, with no warning', async () => {
@@ -185,7 +198,12 @@ describe('web research', () => {
       });
       const meter = new Meter();
       await provider.research({ mode: 'web', query: 'running shoes', question: null }, meter);
-      expect(meter.calls.find((c) => c.provider === 'bedrock')!.cost_usd).toBe(0.011799);
+      expect(
+        given(
+          meter.calls.find((c) => c.provider === 'bedrock'),
+          'the find',
+        ).cost_usd,
+      ).toBe(0.011799);
     } finally {
       warn.mockRestore();
     }
@@ -223,14 +241,14 @@ describe('secrets rotate without a redeploy', () => {
   async function authorizationOf(provider: KeywordDataProvider): Promise<string | undefined> {
     replay.answer(ENDPOINTS.serpOrganic, { fixture: 'serp_organic.ok' });
     await provider.serpOrganic('running shoes', 'US/en', 20, new Meter());
-    return replay.requests.at(-1)!.authorization;
+    return given(replay.requests.at(-1), 'the item').authorization;
   }
   /** The Bearer key a research provider searches Tavily with. */
   async function tavilyKeyOf(provider: ResearchProvider): Promise<string | undefined> {
     web.answer('/search', { fixture: 'tavily.search.ok' });
     web.answer(conversePath(DEFAULT_BEDROCK_MODEL), { fixture: 'bedrock.converse.ok' });
     await provider.research({ mode: 'web', query: 'running shoes', question: null }, new Meter());
-    return web.requests.filter((r) => r.path === '/search').at(-1)!.headers.authorization;
+    return given(web.requests.filter((r) => r.path === '/search').at(-1), 'the item').headers.authorization;
   }
 
   it('keeps a DataForSEO secret it read for secretMaxAgeSeconds, then uses the rotated one', async () => {
@@ -318,8 +336,8 @@ describe('the origin secret and the OAuth secret, read at run time (the environm
     const handle = routeHandler({ 'GET /health': async () => json(200, { ok: true }) }, new WeakMap());
     const call = (headers: Record<string, string>) =>
       handle({ ...apiEvent('GET', '/health'), headers }, lambdaContext('health', 10_000));
-    expect(JSON.parse((await call({})).body!)).toMatchObject({ error: 'edge_required' });
-    expect(JSON.parse((await call({ [ORIGIN_VERIFY_HEADER]: 'a guess' })).body!)).toMatchObject({
+    expect(JSON.parse(given((await call({})).body, 'the body'))).toMatchObject({ error: 'edge_required' });
+    expect(JSON.parse(given((await call({ [ORIGIN_VERIFY_HEADER]: 'a guess' })).body, 'the body'))).toMatchObject({
       error: 'edge_required',
     });
     expect((await call({ [ORIGIN_VERIFY_HEADER]: 'edge-secret-from-secrets-manager' })).statusCode).toBe(200);

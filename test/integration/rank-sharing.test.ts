@@ -10,6 +10,7 @@ import { rankSerpDatum } from '../../packages/tools/src/rank-serps';
 import { fakeClock } from '../helpers/clock';
 import { useTestStack } from '../helpers/local';
 import { seedRankSites, type RankSite } from '../helpers/rank-seed';
+import { given } from '../helpers/client';
 
 /*
  * Rank checks of one keyword on one day for several sites are one provider task: the first site's run
@@ -117,7 +118,11 @@ describe('one keyword, one day, several sites', () => {
 
     // The shared cache holds the public SERP alone: no site's domain.
     const shared = await t.store.shared.get(
-      rankSerpDatum({ locale: 'US/en', keyword: sites[0]!.keywords[0]! }, 20, day),
+      rankSerpDatum(
+        { locale: 'US/en', keyword: given(given(sites[0], 'the sites[0]').keywords[0], 'the sites[0].keywords[0]') },
+        20,
+        day,
+      ),
       SharedRankSerp,
     );
     expect(shared?.value).toEqual({ items: expect.any(Array) });
@@ -173,33 +178,41 @@ describe('a check awaiting another run', () => {
   it('waits while the run that claimed its SERP holds the claim; once that run gives it back, its site claims and posts it itself, and pays', async () => {
     const day = dayOf(1);
     const [site] = sites;
-    const keyword = site!.keywords[0]!;
+    const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
     const datum = rankSerpDatum({ locale: 'US/en', keyword }, 20, day);
     // Another site's run claimed this SERP, and has not posted it yet.
     expect(await t.store.shared.claim(datum, 'another-run', new Date())).toBe(true);
 
-    const outcome = await run(site!, day);
+    const outcome = await run(given(site, 'the site'), day);
     expect(outcome).toMatchObject({ posted: KEYWORDS - 1, awaited: 1, fromShared: 0 });
     const [awaiting] = collects.filter((m) => m.awaiting);
     expect(awaiting?.awaiting?.checks).toEqual([{ locale: 'US/en', keyword }]);
     expect(tasks.size).toBe(KEYWORDS - 1);
 
     // Its poster still holds the claim: not ready, collected again later.
-    expect(await collect(awaiting!)).toMatchObject({ stored: 0, pending: [{ keyword }], rerun: 0 });
-    expect(await rowOf(site!, keyword, day)).toBeNull();
+    expect(await collect(given(awaiting, 'the awaiting'))).toMatchObject({
+      stored: 0,
+      pending: [{ keyword }],
+      rerun: 0,
+    });
+    expect(await rowOf(given(site, 'the site'), keyword, day)).toBeNull();
 
     // The poster gives the claim back (it could not pay): the site's run is queued again, and posts it.
     await t.store.shared.giveBack(datum, 'another-run', new Date());
     collects = [];
-    expect(await collect(awaiting!)).toMatchObject({ stored: 0, pending: [], rerun: 1 });
+    expect(await collect(given(awaiting, 'the awaiting'))).toMatchObject({ stored: 0, pending: [], rerun: 1 });
     const [again] = reruns;
-    expect(again).toMatchObject({ site_id: site!.siteId, day });
-    const before = await ledgerOf(site!.siteId);
-    expect(await runRankChecks(deps(), again!)).toMatchObject({ posted: 1, awaited: 0, claimedAlready: KEYWORDS - 1 });
+    expect(again).toMatchObject({ site_id: given(site, 'the site').siteId, day });
+    const before = await ledgerOf(given(site, 'the site').siteId);
+    expect(await runRankChecks(deps(), given(again, 'the again'))).toMatchObject({
+      posted: 1,
+      awaited: 0,
+      claimedAlready: KEYWORDS - 1,
+    });
     expect(tasks.get(`${day}|${datum.key}`)).toBe(1);
     for (const message of collects) await collect(message);
-    expect(await rowOf(site!, keyword, day)).toMatchObject({ keyword, day });
-    const after = await ledgerOf(site!.siteId);
+    expect(await rowOf(given(site, 'the site'), keyword, day)).toMatchObject({ keyword, day });
+    const after = await ledgerOf(given(site, 'the site').siteId);
     // Its own call, not a cached one: earlier tests' schedules, whose runs race for the poster, may have left it some.
     expect(after).toMatchObject({ calls: before.calls + 1, cached: before.cached });
     expect(after.cost).toBeCloseTo(before.cost + PRICE, 9);
@@ -208,20 +221,20 @@ describe('a check awaiting another run', () => {
   it('reads why a SERP failed for good from the shared cache: its day fails for every site awaiting it, each with a $0 line, and nothing is posted again', async () => {
     const day = dayOf(2);
     const [poster, waiter] = sites;
-    const keyword = poster!.keywords[0]!;
+    const keyword = given(given(poster, 'the poster').keywords[0], 'the poster.keywords[0]');
     const refused = jest.spyOn(serpQueue, 'collect').mockResolvedValue({ status: 'failed', error: '40101 no SERP' });
-    await run(poster!, day);
+    await run(given(poster, 'the poster'), day);
     expect(tasks.size).toBe(KEYWORDS);
-    const before = await ledgerOf(waiter!.siteId);
-    await run(waiter!, day);
+    const before = await ledgerOf(given(waiter, 'the waiter').siteId);
+    await run(given(waiter, 'the waiter'), day);
     expect(tasks.size).toBe(KEYWORDS);
     for (const message of collects) await collect(message);
     refused.mockRestore();
-    for (const site of [poster!, waiter!]) {
+    for (const site of [given(poster, 'the poster'), given(waiter, 'the waiter')]) {
       const checks = await t.store.ranks.latest(site.siteId, 'US/en', keyword, 1);
       expect(checks.failed).toEqual([{ day, keyword, error: '40101 no SERP' }]);
     }
-    const after = await ledgerOf(waiter!.siteId);
+    const after = await ledgerOf(given(waiter, 'the waiter').siteId);
     expect({ calls: after.calls - before.calls, cached: after.cached - before.cached }).toEqual({
       calls: KEYWORDS,
       cached: KEYWORDS,
@@ -232,17 +245,19 @@ describe('a check awaiting another run', () => {
   it("keeps the site's claims of a post whose outcome is unknown (it may be paid), and gives its SERPs' claims back for the sites awaiting them", async () => {
     const day = dayOf(3);
     const [site, other] = sites;
-    const keyword = site!.keywords[0]!;
+    const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
     const datum = rankSerpDatum({ locale: 'US/en', keyword }, 20, day);
     failNextPost = new UnknownOutcome('sandbox', 'no answer', true);
-    await expect(run(site!, day)).rejects.toThrow('no answer');
+    await expect(run(given(site, 'the site'), day)).rejects.toThrow('no answer');
     // The site keeps its claim: it never posts that check again that day.
     expect(
-      (await t.store.ranks.checksOn(site!.siteId, [{ locale: 'US/en', keyword }], day)).get(checkKey('US/en', keyword)),
+      (await t.store.ranks.checksOn(given(site, 'the site').siteId, [{ locale: 'US/en', keyword }], day)).get(
+        checkKey('US/en', keyword),
+      ),
     ).toEqual({ state: 'claimed' });
-    expect(await run(site!, day)).toMatchObject({ posted: 0, claimedAlready: KEYWORDS });
+    expect(await run(given(site, 'the site'), day)).toMatchObject({ posted: 0, claimedAlready: KEYWORDS });
     // Another site claims the SERP and posts it, and pays.
-    expect(await run(other!, day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
+    expect(await run(given(other, 'the other'), day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
     expect(tasks.get(`${day}|${datum.key}`)).toBe(1);
   });
 
@@ -255,9 +270,9 @@ describe('a check awaiting another run', () => {
       if (++claims === 2) return Promise.reject(new Error('the table did not answer'));
       return claim(datum, runId, now);
     });
-    await expect(run(site!, day)).rejects.toThrow('the table did not answer');
+    await expect(run(given(site, 'the site'), day)).rejects.toThrow('the table did not answer');
     expect(tasks.size).toBe(0);
-    expect(await run(site!, day)).toMatchObject({ posted: KEYWORDS, claimedAlready: 0, awaited: 0 });
+    expect(await run(given(site, 'the site'), day)).toMatchObject({ posted: KEYWORDS, claimedAlready: 0, awaited: 0 });
     expect(Math.max(...tasks.values())).toBe(1);
   });
 
@@ -269,24 +284,30 @@ describe('a check awaiting another run', () => {
     } as unknown as SiteBudget;
     const priced = { ...deps(), budget: failing, checkPriceUsd: () => PRICE };
     const message = (site: RankSite) => ({ site_id: site.siteId, day, requested_at: new Date().toISOString() });
-    await expect(runRankChecks(priced, message(first!))).rejects.toThrow('the budget did not answer');
+    await expect(runRankChecks(priced, message(given(first, 'the first')))).rejects.toThrow(
+      'the budget did not answer',
+    );
     expect(tasks.size).toBe(0);
     // Held, the claims would leave the second site awaiting a SERP no run posts: it posts them itself.
-    expect(await run(second!, day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
+    expect(await run(given(second, 'the second'), day)).toMatchObject({ posted: KEYWORDS, awaited: 0 });
     // The first site's message delivered again awaits them (its own claims were given back too).
-    expect(await run(first!, day)).toMatchObject({ posted: 0, claimedAlready: 0, awaited: KEYWORDS });
+    expect(await run(given(first, 'the first'), day)).toMatchObject({
+      posted: 0,
+      claimedAlready: 0,
+      awaited: KEYWORDS,
+    });
     expect(Math.max(...tasks.values())).toBe(1);
   });
 
   it("does not take another provider's SERP from the cache (a deployment that changed providers): it posts its own", async () => {
     const day = dayOf(5);
     const [site] = sites;
-    const keyword = site!.keywords[0]!;
+    const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
     await t.store.shared.put(rankSerpDatum({ locale: 'US/en', keyword }, 20, day), {
       value: { items: [] },
       fetched_at: new Date().toISOString(),
       data_source: 'dataforseo',
     });
-    expect(await run(site!, day)).toMatchObject({ posted: KEYWORDS, fromShared: 0, awaited: 0 });
+    expect(await run(given(site, 'the site'), day)).toMatchObject({ posted: KEYWORDS, fromShared: 0, awaited: 0 });
   });
 });

@@ -9,6 +9,7 @@ import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { pageKey, pageLinkKey } from '../../packages/store/src/keys';
 import { article, useTestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
+import { given } from '../helpers/client';
 
 const t = useTestStack();
 
@@ -60,7 +61,12 @@ describe('relink worker', () => {
         receive_count: 1,
         function_request_id: expect.any(String),
       });
-    expect(failures.find((line) => line.message_id === 'bad-json')!.error.message).toBe('message bad-json is not JSON');
+    expect(
+      given(
+        failures.find((line) => line.message_id === 'bad-json'),
+        'the find',
+      ).error.message,
+    ).toBe('message bad-json is not JSON');
   });
 
   it('moves a message that fails every attempt to the dead-letter queue, and no other', async () => {
@@ -139,7 +145,10 @@ describe('relink worker', () => {
     // Its next publish moves what the item held to a link item, since when included, and takes it off the item.
     await t.call('POST', '/articles', article('w-legacy-linker', { related_article_ids: [target] }));
     expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links).toEqual([kept]);
-    const item = (await t.db.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))).Item!;
+    const item = given(
+      (await t.db.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))).Item,
+      'the Item',
+    );
     expect(Object.keys(item).filter((name) => name === 'links' || name.startsWith('suppressed'))).toEqual([]);
     expect(item.links_indexed).toEqual(expect.any(String));
   });
@@ -178,7 +187,9 @@ describe('relink worker', () => {
     expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual(
       [target],
     );
-    expect((await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending).toBeNull();
+    expect(
+      given(await t.store.pageLive.liveState(t.siteId, 'article', target), 'the liveState').relink_pending,
+    ).toBeNull();
   });
 });
 
@@ -205,15 +216,19 @@ describe('relink fan-out', () => {
     }
     t.stack.queues.relink.pause();
     await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
-    const { relink_pending: requestedAt } = (await t.store.pageLive.liveState(t.siteId, 'article', target))!;
+    const { relink_pending: requestedAt } = given(
+      await t.store.pageLive.liveState(t.siteId, 'article', target),
+      'the liveState',
+    );
     expect(requestedAt).not.toBeNull();
     const message: RelinkMessage = {
       site_id: t.siteId,
       target_id: target,
       target_type: 'article',
-      requested_at: requestedAt!,
+      requested_at: given(requestedAt, 'the requestedAt'),
     };
-    const pending = async () => (await t.store.pageLive.liveState(t.siteId, 'article', target))!.relink_pending;
+    const pending = async () =>
+      given(await t.store.pageLive.liveState(t.siteId, 'article', target), 'the liveState').relink_pending;
     return { target, message, pending };
   }
   afterEach(async () => {
@@ -238,11 +253,11 @@ describe('relink fan-out', () => {
       [2, 50],
     ]);
     expect(await pending()).toBe(message.requested_at);
-    await relinkPages(ctx, batches[2]!);
-    await relinkPages(ctx, batches[0]!);
-    await relinkPages(ctx, batches[0]!);
+    await relinkPages(ctx, given(batches[2], 'the batches[2]'));
+    await relinkPages(ctx, given(batches[0], 'the batches[0]'));
+    await relinkPages(ctx, given(batches[0], 'the batches[0]'));
     expect(await pending()).toBe(message.requested_at);
-    await relinkPages(ctx, batches[1]!);
+    await relinkPages(ctx, given(batches[1], 'the batches[1]'));
     expect(await pending()).toBeNull();
   });
 

@@ -3,6 +3,7 @@ import { RowConflict } from '@cm/store';
 import { rowKey } from '../../packages/store/src/keys';
 import { useTestStack } from '../helpers/local';
 import { keywordFields } from '../helpers/rows';
+import { given } from '../helpers/client';
 
 /* The cm_* row store beneath the db tools: unique values held by one row, also when a writer dies midway. */
 
@@ -22,7 +23,10 @@ it('holds each unique value by exactly one row under concurrent overlapping inse
   expect(created.map((row) => row.keyword).sort()).toEqual([...names].sort());
   for (const batch of batches) {
     for (const conflict of batch.conflicts) {
-      const owner = created.find((row) => row.keyword === conflict.fields.keyword)!;
+      const owner = given(
+        created.find((row) => row.keyword === conflict.fields.keyword),
+        'the find',
+      );
       expect(conflict.existingId).toBe(owner.id);
     }
   }

@@ -1,4 +1,5 @@
 import { useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /* The global cap of research in flight: one DynamoDB item with the count and each owner's lease. */
 
@@ -25,7 +26,7 @@ it('lets exactly 10 of 100 concurrent callers take a place, and all 10 are free 
   expect((await expectConsistent()).inflight).toBe(10);
 
   expect(await Promise.all(owners.map((h) => slots.free(h)))).toEqual(Array(10).fill(true));
-  expect(await slots.free(owners[0]!)).toBe(false); // freeing twice frees nothing more
+  expect(await slots.free(given(owners[0], 'the owners[0]'))).toBe(false); // freeing twice frees nothing more
   expect(await expectConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
 });
 
@@ -118,7 +119,9 @@ describe("a group's share of the cap", () => {
 
     // Freed with or without its group named, a place leaves its group; an empty group is gone.
     const held = Object.entries(state.groups).flatMap(([group, owners]) => owners.map((owner) => [owner, group]));
-    await Promise.all(held.map(([owner, group], i) => slots.free(owner!, i % 2 ? group : undefined)));
+    await Promise.all(
+      held.map(([owner, group], i) => slots.free(given(owner, 'the owner'), i % 2 ? group : undefined)),
+    );
     expect(await expectGroupsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 

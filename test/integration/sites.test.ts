@@ -8,6 +8,7 @@ import { ensureTable, runSites, startDynamo, type EmbeddedDynamo } from '@cm/loc
 import { monitoringMonthPrice } from '@cm/providers';
 import { createSite } from '@cm/tools';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { given } from '../helpers/client';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -69,7 +70,7 @@ describe('sites and API keys', () => {
     const fresh = await store.sites.rotateKeys(site.site_id, 60, at);
     expect(fresh).toMatch(/^cmk_/);
     const graceEnd = at.getTime() + 60_000;
-    expect(await store.sites.lookupKey(fresh!, graceEnd + 1)).toEqual({
+    expect(await store.sites.lookupKey(given(fresh, 'the fresh'), graceEnd + 1)).toEqual({
       site_id: site.site_id,
       valid_until: null,
       served_domain: null,
@@ -82,8 +83,8 @@ describe('sites and API keys', () => {
     expect(await store.sites.lookupKey(old, graceEnd)).toBeNull();
     // Another rotation without grace retires the key before it at once.
     const third = await store.sites.rotateKeys(site.site_id, 0, new Date(graceEnd));
-    expect(await store.sites.lookupKey(fresh!, graceEnd)).toBeNull();
-    expect(await store.sites.lookupKey(third!, graceEnd)).toEqual({
+    expect(await store.sites.lookupKey(given(fresh, 'the fresh'), graceEnd)).toBeNull();
+    expect(await store.sites.lookupKey(given(third, 'the third'), graceEnd)).toEqual({
       site_id: site.site_id,
       valid_until: null,
       served_domain: null,
@@ -101,20 +102,22 @@ describe('sites and API keys', () => {
     // The recovery: a new key, with an hour's grace for the keys of the day.
     const recovered = await store.sites.rotateKeys(site.site_id, 3600, new Date(revokedAt.getTime() + 60_000));
     expect(await store.sites.lookupKey(leaked, revokedAt.getTime() + 120_000)).toBeNull();
-    expect((await store.sites.lookupKey(recovered!, revokedAt.getTime() + 120_000))?.site_id).toBe(site.site_id);
+    expect(
+      (await store.sites.lookupKey(given(recovered, 'the recovered'), revokedAt.getTime() + 120_000))?.site_id,
+    ).toBe(site.site_id);
 
     // A key rotated out without grace stays out when the next rotation has a grace period.
     const t0 = revokedAt.getTime() + 86_400_000;
     const second = await store.sites.rotateKeys(site.site_id, 0, new Date(t0));
-    expect(await store.sites.lookupKey(recovered!, t0 + 1)).toBeNull();
+    expect(await store.sites.lookupKey(given(recovered, 'the recovered'), t0 + 1)).toBeNull();
     const third = await store.sites.rotateKeys(site.site_id, 3600, new Date(t0 + 60_000));
-    expect(await store.sites.lookupKey(recovered!, t0 + 120_000)).toBeNull();
-    expect(await store.sites.lookupKey(second!, t0 + 120_000)).toEqual({
+    expect(await store.sites.lookupKey(given(recovered, 'the recovered'), t0 + 120_000)).toBeNull();
+    expect(await store.sites.lookupKey(given(second, 'the second'), t0 + 120_000)).toEqual({
       site_id: site.site_id,
       valid_until: t0 + 60_000 + 3_600_000,
       served_domain: null,
     });
-    expect((await store.sites.lookupKey(third!, t0 + 120_000))?.valid_until).toBeNull();
+    expect((await store.sites.lookupKey(given(third, 'the third'), t0 + 120_000))?.valid_until).toBeNull();
   });
 
   it('revokes every key of a site, or one key; a key whose site is gone works no more', async () => {
@@ -179,7 +182,9 @@ describe('sites and API keys', () => {
       });
       const grant = await store.sites.lookupKey(old);
       expect(grant?.valid_until).toBeGreaterThanOrEqual(before + 600_000);
-      expect(await store.sites.lookupKey(old, grant!.valid_until!)).toBeNull();
+      expect(
+        await store.sites.lookupKey(old, given(given(grant, 'the grant').valid_until, 'the valid_until')),
+      ).toBeNull();
 
       // Without --grace-seconds the older keys stop at once.
       const again = await printed('rotate-key', '--site', String(site.site_id));

@@ -3,6 +3,7 @@ import { CorruptItem } from '@cm/store/errors';
 import { budgetKey, jobKey, rowKey, siteSpendKey } from '../../packages/store/src/keys';
 import { pageKey } from '../../packages/store/src/keys';
 import { article, useTestStack } from '../helpers/local';
+import { given } from '../helpers/client';
 
 /*
  * Every item the store reads is decoded at its boundary: an item that is not what its kind must be (a bug
@@ -67,7 +68,7 @@ it("refuses a cm_* row whose id is not an integer or that misses its table's fie
   );
   const asStored: unknown = raw.Item?.row;
   expect(typeof asStored === 'object' && asStored !== null ? Object.keys(asStored) : null).toEqual(
-    Object.keys((await t.store.rows.get(t.siteId, 'cm_topics', good.id))!),
+    Object.keys(given(await t.store.rows.get(t.siteId, 'cm_topics', good.id), 'the entry')),
   );
   const key = rowKey(t.siteId, 'cm_topics', 999_001);
   await put({ ...key, table: 'cm_topics', row: { id: 'x', name: 'topic', created_at: 'now', updated_at: 'now' } });

@@ -14,6 +14,7 @@ import {
   type SourceText,
 } from '../../packages/providers/src/web/synthesis';
 import { conversePath, startWebReplay, webFixture, type WebRecording, type WebReplay } from '../helpers/web-replay';
+import { given } from '../helpers/client';
 
 let replay: WebReplay;
 beforeAll(async () => {
@@ -48,10 +49,10 @@ describe('Tavily search', () => {
 
     expect(replay.requests).toHaveLength(1);
     const [request] = replay.requests;
-    expect(request!.path).toBe('/search');
-    expect(request!.headers.authorization).toBe('Bearer tvly-dev-test');
-    expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.body).toEqual({
+    expect(given(request, 'the request').path).toBe('/search');
+    expect(given(request, 'the request').headers.authorization).toBe('Bearer tvly-dev-test');
+    expect(given(request, 'the request').headers['content-type']).toBe('application/json');
+    expect(given(request, 'the request').body).toEqual({
       query: QUERY,
       search_depth: 'basic',
       max_results: 5,
@@ -74,13 +75,13 @@ describe('Tavily search', () => {
       meter,
     );
 
-    expect(replay.requests[0]!.body).toMatchObject({
+    expect(given(replay.requests[0], 'the replay.requests[0]').body).toMatchObject({
       search_depth: 'advanced',
       max_results: 8,
       include_domains: ['reddit.com'],
     });
     expect(results.map((r) => new URL(r.url).hostname)).toEqual(['www.reddit.com', 'www.reddit.com']);
-    expect(results[1]!.content).toBe(webFixture('tavily.reddit.ok').results[1].content);
+    expect(given(results[1], 'the results[1]').content).toBe(webFixture('tavily.reddit.ok').results[1].content);
     // No usage in the response: an advanced search is 2 credits.
     expect(meter.calls).toEqual([{ provider: 'tavily', endpoint: 'search', cost_usd: 0.02 }]);
   });
@@ -188,12 +189,12 @@ describe('Bedrock Converse synthesis', () => {
 
     expect(replay.requests).toHaveLength(1);
     const [request] = replay.requests;
-    expect(request!.rawPath).toBe('/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
-    expect(request!.headers.authorization).toMatch(
+    expect(given(request, 'the request').rawPath).toBe('/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
+    expect(given(request, 'the request').headers.authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
     );
 
-    const { toolConfig, system, messages } = request!.body;
+    const { toolConfig, system, messages } = given(request, 'the request').body;
     expect(toolConfig.toolChoice).toEqual({ tool: { name: 'record_findings' } });
     expect(toolConfig.tools).toHaveLength(1);
     expect(toolConfig.tools[0].toolSpec.name).toBe('record_findings');
@@ -209,7 +210,7 @@ describe('Bedrock Converse synthesis', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0].role).toBe('user');
 
-    const prompt = promptOf(request!);
+    const prompt = promptOf(given(request, 'the request'));
     expect(prompt).toContain(`Query: ${QUERY}`);
     expect(prompt).toContain('Question: When should a heavier runner replace shoes?');
     for (const source of SOURCES) {
@@ -222,7 +223,7 @@ describe('Bedrock Converse synthesis', () => {
   it('leaves the question out when there is none', async () => {
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
     await bedrock().synthesize({ query: QUERY, question: null }, SOURCES, new Meter());
-    expect(promptOf(replay.requests[0]!)).not.toContain('Question:');
+    expect(promptOf(given(replay.requests[0], 'the replay.requests[0]'))).not.toContain('Question:');
   });
 
   it('reads the findings from the tool input, drops unknown source ids and findings left without a source, and records the token cost', async () => {
@@ -289,11 +290,11 @@ describe('Bedrock Converse synthesis', () => {
       id: `src-${i + 1}`,
       title: `Page ${i + 1}`,
       url: `https://example.com/${i + 1}`,
-      text: 'abcdef'[i]!.repeat(10_000),
+      text: given('abcdef'[i], 'a letter').repeat(10_000),
     }));
     const findings = await bedrock().synthesize({ query: QUERY, question: null }, long, new Meter());
 
-    const prompt = promptOf(replay.requests[0]!);
+    const prompt = promptOf(given(replay.requests[0], 'the replay.requests[0]'));
     expect(prompt).toContain(`\n${'a'.repeat(6000)}\n</source>`);
     expect(prompt).not.toContain('a'.repeat(6001));
     expect(prompt).toContain('<source id="src-5">');
@@ -409,7 +410,10 @@ describe('WebResearch: search or fetch, then synthesis', () => {
     expect(findings.facts.length).toBeGreaterThan(0);
     for (const finding of [...findings.facts, ...findings.opinions])
       for (const id of finding.source_ids) expect(['src-1', 'src-2', 'src-3']).toContain(id);
-    const prompt = replay.requests.find((r) => r.path === conversePath(MODEL))!.body.messages[0].content[0].text;
+    const prompt = given(
+      replay.requests.find((r) => r.path === conversePath(MODEL)),
+      'the find',
+    ).body.messages[0].content[0].text;
     expect(prompt).toContain(`<source id="src-1">\nTitle: ${found[0].title}`);
     expect(meter.calls.map((c) => c.provider)).toEqual(['tavily', 'bedrock']);
     expect(meter.costUsd).toBeGreaterThan(0);
@@ -419,7 +423,12 @@ describe('WebResearch: search or fetch, then synthesis', () => {
     replay.answer('/search', { fixture: 'tavily.reddit.ok' });
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
     const findings = await research().research({ mode: 'reddit', query: QUERY, question: null }, new Meter());
-    expect(replay.requests.find((r) => r.path === '/search')!.body.include_domains).toEqual(['reddit.com']);
+    expect(
+      given(
+        replay.requests.find((r) => r.path === '/search'),
+        'the find',
+      ).body.include_domains,
+    ).toEqual(['reddit.com']);
     expect(findings.sources.every((src) => src.url.startsWith('https://www.reddit.com/'))).toBe(true);
   });
 
@@ -432,10 +441,13 @@ describe('WebResearch: search or fetch, then synthesis', () => {
     const found = webFixture('tavily.no-usage').results;
     expect(findings.sources.map((src) => src.url)).toEqual(found.map((r: any) => r.url));
     expect(findings.facts.length).toBeGreaterThan(0);
-    const prompt = replay.requests.find((r) => r.path === conversePath(MODEL))!.body.messages[0].content[0].text;
+    const prompt = given(
+      replay.requests.find((r) => r.path === conversePath(MODEL)),
+      'the find',
+    ).body.messages[0].content[0].text;
     for (const r of found) expect(prompt).toContain(r.content);
     expect(meter.calls.map((c) => c.provider)).toEqual(['tavily', 'bedrock']);
-    expect(meter.calls[0]!.cost_usd).toBe(0.008);
+    expect(given(meter.calls[0], 'the meter.calls[0]').cost_usd).toBe(0.008);
   });
 
   it('url: reads the page itself as the one source, with the question as the focus, and no search', async () => {
@@ -448,7 +460,7 @@ describe('WebResearch: search or fetch, then synthesis', () => {
       { id: 'src-1', title: 'Shoe care', url: 'https://public.test/shoe-care', accessed_at: expect.any(String) },
     ]);
     expect(replay.requests.map((r) => r.path)).toEqual([conversePath(MODEL)]);
-    const prompt = replay.requests[0]!.body.messages[0].content[0].text;
+    const prompt = given(replay.requests[0], 'the replay.requests[0]').body.messages[0].content[0].text;
     expect(prompt).toContain('Question: When do midsoles wear out?');
     expect(prompt).toContain('Midsoles lose their cushioning');
     expect(prompt).not.toContain('Menu Shop Login');

@@ -1,5 +1,6 @@
 import { bulkNumbersPrice, Meter, SandboxBacklinkData, type BacklinkProfile } from '@cm/providers';
 import { sandboxReferringDomains } from '../../packages/providers/src/sandbox/backlinks';
+import { given } from '../helpers/client';
 
 const NOW = new Date('2026-11-21T09:00:00Z');
 const sandbox = new SandboxBacklinkData(() => NOW);
@@ -10,7 +11,7 @@ const isBrand = (anchor: string, domain: string) =>
   anchor
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '')
-    .includes(domain.split('.')[0]!.replace(/[^a-z0-9]+/g, ''));
+    .includes(given(domain.split('.')[0], 'the domain label').replace(/[^a-z0-9]+/g, ''));
 const hostOf = (url: string) => new URL(url).hostname;
 const count = (test: (p: BacklinkProfile) => boolean) => profiles.filter(test).length;
 
@@ -77,7 +78,7 @@ describe('sandbox backlink profiles', () => {
     someButNotAll((p) => p.summary.broken_links === 0);
     someButNotAll((p) => p.summary.dofollow_share < 0.5);
     someButNotAll((p) => p.anchors.some((a) => a.share > 0.3 && !isBrand(a.anchor, p.domain)));
-    someButNotAll((p) => p.anchors[0]!.share > 0.3);
+    someButNotAll((p) => given(p.anchors[0], 'the p.anchors[0]').share > 0.3);
     // Velocity differs between domains, so one can trail its competitors.
     expect(
       new Set(profiles.map((p) => p.trend.slice(-3).reduce((s, t) => s + t.new_referring_domains, 0))).size,
@@ -87,7 +88,7 @@ describe('sandbox backlink profiles', () => {
   it('trend over 36 months, oldest first, ending this month at the summary', () => {
     for (const p of profiles) {
       expect(p.trend).toHaveLength(36);
-      expect(p.trend[0]!.month).toBe('2023-12');
+      expect(given(p.trend[0], 'the p.trend[0]').month).toBe('2023-12');
       expect(p.trend.at(-1)).toMatchObject({
         month: '2026-11',
         backlinks: p.summary.backlinks,
@@ -100,11 +101,13 @@ describe('sandbox backlink profiles', () => {
           point.new_referring_domains >= 0 &&
           point.referring_domains > 0 &&
           // New referring domains cover at least the month's growth (the rest replaces lost ones).
-          (i === 0 || point.new_referring_domains >= point.referring_domains - p.trend[i - 1]!.referring_domains),
+          (i === 0 ||
+            point.new_referring_domains >=
+              point.referring_domains - given(p.trend[i - 1], 'the p.trend[i - 1]').referring_domains),
       );
       expect(coherent).toBe(true);
     }
-    const growing = count((p) => p.trend[0]!.referring_domains < p.summary.referring_domains);
+    const growing = count((p) => given(p.trend[0], 'the p.trend[0]').referring_domains < p.summary.referring_domains);
     expect(growing).toBeGreaterThan(50);
     expect(growing).toBeLessThan(profiles.length - 20);
   });
@@ -113,8 +116,8 @@ describe('sandbox backlink profiles', () => {
     const { trend } = await new SandboxBacklinkData().profile('example.com', new Meter());
     const now = new Date();
     const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 35, 1)).toISOString().slice(0, 7);
-    expect(trend.at(-1)!.month).toBe(now.toISOString().slice(0, 7));
-    expect(trend[0]!.month).toBe(first);
+    expect(given(trend.at(-1), 'the item').month).toBe(now.toISOString().slice(0, 7));
+    expect(given(trend[0], 'the trend[0]').month).toBe(first);
   });
 });
 
@@ -141,7 +144,10 @@ describe('sandbox linking pages', () => {
   });
 
   it('honour a limit up to 1000 for a big profile', async () => {
-    const big = profiles.find((p) => p.summary.backlinks > 1000)!;
+    const big = given(
+      profiles.find((p) => p.summary.backlinks > 1000),
+      'the find',
+    );
     expect(big).toBeDefined();
     expect(await sandbox.links(big.domain, 1000, new Meter())).toHaveLength(1000);
     expect(await sandbox.links(big.domain, 37, new Meter())).toHaveLength(37);
@@ -162,7 +168,7 @@ describe('sandbox link gap', () => {
     expect(gap.length).toBeGreaterThan(0);
     for (const g of gap) {
       expect(own.has(g.domain)).toBe(false);
-      expect(g.links_to).toEqual(competitors.filter((_, i) => sets[i]!.has(g.domain)));
+      expect(g.links_to).toEqual(competitors.filter((_, i) => given(sets[i], 'the sets[i]').has(g.domain)));
     }
     expect(gap.some((g) => g.links_to.length > 1)).toBe(true);
   });
@@ -170,7 +176,7 @@ describe('sandbox link gap', () => {
   it('orders by competitors linked, then rank, cuts to the limit, and ranks a domain the same everywhere', async () => {
     const gap = await sandbox.linkGap(site, competitors, 1000, new Meter());
     for (let i = 1; i < gap.length; i++) {
-      const [a, b] = [gap[i - 1]!, gap[i]!];
+      const [a, b] = [given(gap[i - 1], 'the gap[i - 1]'), given(gap[i], 'the gap[i]')];
       expect(
         a.links_to.length > b.links_to.length || (a.links_to.length === b.links_to.length && a.rank >= b.rank),
       ).toBe(true);
@@ -206,7 +212,10 @@ describe('SandboxBacklinkData', () => {
 describe('sandbox daily numbers, trend and detail', () => {
   it("answer as the profile does: the numbers' summary, trend and detail are the profile's parts, deterministic", async () => {
     const profile = await profileOf('example.com');
-    const numbers = (await sandbox.numbers(['example.com', 'example.org'], new Meter())).get('example.com')!;
+    const numbers = given(
+      (await sandbox.numbers(['example.com', 'example.org'], new Meter())).get('example.com'),
+      'the entry',
+    );
     expect(numbers.summary).toEqual(profile.summary);
     expect(await sandbox.trend('example.com', new Meter())).toEqual(profile.trend);
     expect(await sandbox.detail('example.com', profile.summary.backlinks, new Meter())).toEqual({

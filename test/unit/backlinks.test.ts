@@ -12,6 +12,7 @@ import {
   velocity,
   type HealthInput,
 } from '@cm/core';
+import { given } from '../helpers/client';
 
 /* Backlink health flags (docs/api.md#backlink-health-flags), trend windows and the link gap's outreach order. */
 
@@ -110,9 +111,9 @@ describe('trend and gap', () => {
       month: new Date(Date.UTC(2023, 11 + i, 1)).toISOString().slice(0, 7),
     }));
     const now = new Date('2026-11-21T10:00:00Z');
-    expect(trend.at(-1)!.month).toBe('2026-11');
+    expect(given(trend.at(-1), 'the item').month).toBe('2026-11');
     expect(trendWithin(trend, 18, now).map((p) => p.month)).toEqual(trend.slice(-18).map((p) => p.month));
-    expect(trendWithin(trend, 18, now)[0]!.month).toBe('2025-06');
+    expect(given(trendWithin(trend, 18, now)[0], 'the first month').month).toBe('2025-06');
     expect(trendWithin(trend, 36, now)).toHaveLength(36);
     expect(trendWithin(trend, 1, now).map((p) => p.month)).toEqual(['2026-11']);
   });

@@ -14,6 +14,7 @@ import {
   withDocs,
 } from '@cm/contract';
 import * as z from 'zod/mini';
+import { given } from '../helpers/client';
 
 const article = (extra: Record<string, unknown> = {}) => ({ slug: 'a-page', title: 'T', body: [], ...extra });
 const question = (extra: Record<string, unknown> = {}) => ({
@@ -205,7 +206,7 @@ describe('validationError', () => {
   it('builds the flat error shape with "Required" for a missing field', () => {
     const result = ArticleInput.safeParse({ title: 'T', body: [] });
     expect(result.success).toBe(false);
-    const error = validationError('body', result.error!.issues);
+    const error = validationError('body', given(result.error, 'the error').issues);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(400);
     expect(error.toBody()).toEqual({
@@ -218,12 +219,17 @@ describe('validationError', () => {
 
   it('lists every issue with its path', () => {
     const result = ArticleInput.safeParse({ slug: 'Bad Slug', body: [{ level: 0, text: 'x' }] });
-    const body = validationError('body', result.error!.issues).toBody() as {
+    const body = validationError('body', given(result.error, 'the error').issues).toBody() as {
       issues: { path: string; message: string }[];
       message: string;
     };
     expect(body.issues.map((i) => i.path).sort()).toEqual(['body[0]._type', 'slug', 'title']);
-    expect(body.issues.find((i) => i.path === 'title')!.message).toBe('Required');
+    expect(
+      given(
+        body.issues.find((i) => i.path === 'title'),
+        'the find',
+      ).message,
+    ).toBe('Required');
     for (const issue of body.issues) expect(body.message).toContain(`body.${issue.path}: ${issue.message}`);
   });
 });
@@ -246,9 +252,9 @@ describe('buildOpenApi', () => {
   it('describes ArticleInput with slug, title and body required', () => {
     const schema = doc.components.schemas.ArticleInput;
     expect(schema).toBeDefined();
-    expect(schema!.required).toEqual(expect.arrayContaining(['slug', 'title', 'body']));
-    expect(schema!.required).not.toContain('excerpt');
-    expect(schema!.properties).toHaveProperty('slug');
+    expect(given(schema, 'the schema').required).toEqual(expect.arrayContaining(['slug', 'title', 'body']));
+    expect(given(schema, 'the schema').required).not.toContain('excerpt');
+    expect(given(schema, 'the schema').properties).toHaveProperty('slug');
   });
 
   it('documents site_id as the integer a client sends, optional, and null as accepted for optional fields', () => {
@@ -259,7 +265,7 @@ describe('buildOpenApi', () => {
       };
       expect(schema.properties.site_id).toMatchObject({ type: 'integer' });
       expect(schema.required).not.toContain('site_id');
-      expect(schema.properties.meta_title!.type).toEqual(['string', 'null']);
+      expect(given(schema.properties.meta_title, 'the meta_title').type).toEqual(['string', 'null']);
     }
   });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type DashboardFile } from '@cm/dashboard';
 import { buildDashboard } from '@cm/dashboard/build';
+import { given } from '../helpers/client';
 
 /* The dashboard's build: small enough to load fast, and nothing in it reaches outside its own origin. */
 
@@ -39,7 +40,7 @@ describe('buildDashboard', () => {
   it('loads nothing from elsewhere: no http(s) URL but the SVG namespace, and the page names only its own assets', () => {
     const urls = files.flatMap((f) => f.body.toString('utf8').match(/https?:\/\/[^\s"'`)<>]+/g) ?? []);
     expect([...new Set(urls)]).toEqual(urls.length ? ['http://www.w3.org/2000/svg'] : []);
-    const html = text('index.html')[0]!;
+    const html = given(text('index.html')[0], 'the page');
     const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBe(3);
     for (const ref of refs) expect(ref).toMatch(/^\/dashboard\/assets\/[\w-]+\.(js|css|svg)$/);

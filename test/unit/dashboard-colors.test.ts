@@ -10,6 +10,7 @@ import {
   SITE_COLOR,
   WHITE,
 } from '../../packages/dashboard/app/colors';
+import { given } from '../helpers/client';
 
 /* The dashboard's colour rules: WCAG contrast, the outline a light competitor colour gets, and who is drawn how. */
 
@@ -29,7 +30,7 @@ describe('contrastRatio', () => {
     expect(contrastRatio(WHITE, [0, 0, 0])).toBeCloseTo(21, 5);
     expect(contrastRatio([220, 38, 38], [220, 38, 38])).toBe(1);
     // WCAG's reference: #767676 on white is 4.54:1.
-    expect(contrastRatio(parseHex('#767676')!, WHITE)).toBeCloseTo(4.54, 2);
+    expect(contrastRatio(given(parseHex('#767676'), 'the parseHex'), WHITE)).toBeCloseTo(4.54, 2);
   });
 });
 
@@ -44,12 +45,12 @@ describe('outlines for light colours', () => {
   it('darkens a light colour just enough to reach 3:1, and keeps a dark one as it is', () => {
     const outline = outlineColor('#fde047');
     expect(outline).not.toBe('#fde047');
-    expect(contrastRatio(parseHex(outline)!, WHITE)).toBeGreaterThanOrEqual(3);
+    expect(contrastRatio(given(parseHex(outline), 'the parseHex'), WHITE)).toBeGreaterThanOrEqual(3);
     // Same hue (channels scaled together), not just black.
-    const [r, g, b] = parseHex(outline)!;
+    const [r, g, b] = given(parseHex(outline), 'the parseHex');
     expect(r / 253).toBeCloseTo(g / 224, 1);
     expect(r / 253).toBeCloseTo(b / 71, 1);
-    expect(contrastRatio(parseHex(outline)!, WHITE)).toBeLessThan(4.5);
+    expect(contrastRatio(given(parseHex(outline), 'the parseHex'), WHITE)).toBeLessThan(4.5);
     expect(outlineColor('#dc2626')).toBe('#dc2626');
     expect(outlineColor('#ffffff')).not.toBe('#ffffff');
   });

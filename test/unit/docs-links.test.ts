@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { given } from '../helpers/client';
 
 /*
  * The docs are the truth, so what they point at must be there: every relative link and its anchor (a
@@ -32,8 +33,8 @@ const slug = (heading: string) =>
 const anchors = new Map(
   DOCS.map((file) => {
     const text = prose(read(file));
-    const headings = [...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!));
-    const ids = [...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]!);
+    const headings = [...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(given(m[1], 'the m[1]')));
+    const ids = [...text.matchAll(/<a id="([^"]+)"/g)].map((m) => given(m[1], 'the m[1]'));
     return [file, new Set([...headings, ...ids])];
   }),
 );
@@ -43,8 +44,8 @@ it.each(DOCS)('%s: every relative link and anchor leads somewhere', (file) => {
   const text = prose(read(file)).replace(/`[^`\n]*`/g, '');
   const broken: string[] = [];
   for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(link!)) continue;
-    const [path = '', anchor] = link!.split('#');
+    if (/^[a-z][a-z0-9+.-]*:/i.test(given(link, 'the link'))) continue;
+    const [path = '', anchor] = given(link, 'the link').split('#');
     const target = path ? normalize(join(dirname(file), path)) : file;
     if (path && !existsSync(join(ROOT, target))) broken.push(`${link}: no ${target}`);
     else if (anchor && target.endsWith('.md') && !anchors.get(target)?.has(anchor))
@@ -55,7 +56,7 @@ it.each(DOCS)('%s: every relative link and anchor leads somewhere', (file) => {
 
 it.each(DOCS)('%s: every repository path it names is there', (file) => {
   const missing = [...prose(read(file)).matchAll(/`((?:packages|functions|infra|test|bench|docs|\.ci)\/[\w./-]+)`/g)]
-    .map((m) => m[1]!.replace(/\.$/, ''))
+    .map((m) => given(m[1], 'the m[1]').replace(/\.$/, ''))
     .filter((path) => !existsSync(join(ROOT, path)));
   expect(missing).toEqual([]);
 });
@@ -76,7 +77,7 @@ it('every anchor of a doc the code names is there', () => {
     .flatMap(codeUnder)
     .flatMap((file) =>
       [...read(file).matchAll(/\bdocs\/([\w./-]+\.md)#([\w-]+)/g)]
-        .filter(([, doc, anchor]) => !anchors.get(`docs/${doc}`)?.has(anchor!))
+        .filter(([, doc, anchor]) => !anchors.get(`docs/${doc}`)?.has(given(anchor, 'the anchor')))
         .map(([ref]) => `${file}: ${ref}`),
     );
   expect(broken).toEqual([]);
@@ -94,7 +95,9 @@ it.each(DOCS)('%s: is at most 60 KB', (file) => {
 });
 
 it.each(Object.entries(MAPS))('%s links every page of %s/', (map, folder) => {
-  const linked = new Set([...prose(read(map)).matchAll(/\]\(([^)#\s]+)/g)].map((m) => join(dirname(map), m[1]!)));
+  const linked = new Set(
+    [...prose(read(map)).matchAll(/\]\(([^)#\s]+)/g)].map((m) => join(dirname(map), given(m[1], 'the m[1]'))),
+  );
   const pages = markdownUnder(folder);
   expect(pages.length).toBeGreaterThan(1);
   expect(pages.filter((page) => !linked.has(page))).toEqual([]);
@@ -105,7 +108,7 @@ it("the architecture map keeps each page's title and sections as an anchor besid
   const map = prose(read('docs/architecture.md'));
   const missing = markdownUnder('docs/architecture').flatMap((page) =>
     [...prose(read(page)).matchAll(/^#{1,2} (.+)$/gm)]
-      .map((m) => slug(m[1]!))
+      .map((m) => slug(given(m[1], 'the m[1]')))
       .filter((anchor) => {
         const entry = new RegExp(
           `<a id="${anchor}"></a>(?:<a id="[^"]+"></a>)*\\**\\[[^\\]]+\\]\\(${page.slice(5)}[#)]`,

@@ -1,5 +1,6 @@
 import { removeDomainTenant, serveDomainTenant, tenantName } from '../../packages/local/src/domain-tenants';
 import { replayCloudFront, type CloudFrontReplay, type Recorded } from '../helpers/cloudfront-replay';
+import { given } from '../helpers/client';
 
 /* A site's own domain as a CloudFront distribution tenant, against CloudFront's recorded answers. */
 
@@ -17,7 +18,7 @@ afterEach(async () => {
   await replay?.close();
   replay = undefined;
 });
-const calls = () => replay!.asked.map((a) => a.call);
+const calls = () => given(replay, 'the replay').asked.map((a) => a.call);
 
 it("creates the site's tenant with a managed certificate and says the owner's DNS step", async () => {
   replay = await replayCloudFront({
@@ -41,7 +42,10 @@ it("creates the site's tenant with a managed certificate and says the owner's DN
       ],
     },
   });
-  const create = replay.asked.find((a) => a.call === `POST ${TENANT}`)!.body;
+  const create = given(
+    replay.asked.find((a) => a.call === `POST ${TENANT}`),
+    'the find',
+  ).body;
   for (const part of [
     '<DistributionId>E1XNX8R2GOAABC</DistributionId>',
     `<Name>${tenantName(2)}</Name>`,
@@ -71,7 +75,10 @@ it("moves the site's tenant to a new domain by its ETag", async () => {
     ...details('certificate-pending.xml'),
   });
   await serveDomainTenant(replay.client, edge, 2, 'shop.example.com');
-  const update = replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`)!;
+  const update = given(
+    replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`),
+    'the find',
+  );
   expect(update.ifMatch).toBe('E2QWRUHAPOMQZL');
   expect(update.body).toContain('<Domain>shop.example.com</Domain>');
   expect(update.body).not.toContain('blog.example.org');
@@ -99,11 +106,17 @@ it("moves a domain of the old siteDomains onto the site's tenant: its issued cer
     certificate: { status: 'issued', validation: [], arn: CERTIFICATE },
     moved: true,
   });
-  const create = replay.asked.find((a) => a.call === `POST ${TENANT}`)!.body;
+  const create = given(
+    replay.asked.find((a) => a.call === `POST ${TENANT}`),
+    'the find',
+  ).body;
   expect(create).toContain(`<Customizations><Certificate><Arn>${CERTIFICATE}</Arn></Certificate></Customizations>`);
   // No managed certificate: it would wait for a DNS change to be validated.
   expect(create).not.toContain('ManagedCertificateRequest');
-  const move = replay.asked.find((a) => a.call === ASSOCIATION)!;
+  const move = given(
+    replay.asked.find((a) => a.call === ASSOCIATION),
+    'the find',
+  );
   expect(move.ifMatch).toBe('E2QWRUHAPOMQZL');
   expect(move.body).toContain('<Domain>shop.example.com</Domain>');
   expect(move.body).toContain(`<TargetResource><DistributionTenantId>${ID}</DistributionTenantId></TargetResource>`);
@@ -128,7 +141,12 @@ it("gives a site's managed-certificate tenant the certificate asked for", async 
     ...group,
   });
   await serveDomainTenant(replay.client, edge, 2, 'shop.example.com', CERTIFICATE);
-  expect(replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`)!.body).toContain(CERTIFICATE);
+  expect(
+    given(
+      replay.asked.find((a) => a.call === `PUT ${TENANT}/${ID}`),
+      'the find',
+    ).body,
+  ).toContain(CERTIFICATE);
   expect(calls()).not.toContain(ASSOCIATION);
 });
 
@@ -141,7 +159,7 @@ it('deletes the tenant once disabled, each step by the ETag of the one before', 
   expect(await removeDomainTenant(replay.client, 2)).toBe('deleted');
   const [, disable, remove] = replay.asked;
   expect(disable).toMatchObject({ call: `PUT ${TENANT}/${ID}`, ifMatch: 'E2QWRUHAPOMQZL' });
-  expect(disable!.body).toContain('<Enabled>false</Enabled>');
+  expect(given(disable, 'the disable').body).toContain('<Enabled>false</Enabled>');
   expect(remove).toMatchObject({ call: `DELETE ${TENANT}/${ID}`, ifMatch: 'E3UN6WX5RRO2AG' });
 });
 

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { LIMITS, SERVICE_LIMITS, SPEC_LIMITS, toolListing } from '@cm/contract';
+import { given } from '../helpers/client';
 
 /* The limits live once, in contract/src/limits.ts; what callers read of them is built from there. */
 
@@ -60,7 +61,7 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   );
   const seeds = `${limits.keywordSeedsMin} to ${limits.keywordSeedsMax} distinct comma-separated seeds of ${limits.keywordSeedWordsMin} to ${limits.keywordSeedWordsMax} words`;
   expect(research.description).toContain(`mode keywords: ${seeds}`);
-  expect(research.properties.seed!.description).toContain(`keywords: ${seeds};`);
+  expect(given(research.properties.seed, 'the seed').description).toContain(`keywords: ${seeds};`);
   expect(research.properties.wait_ms).toMatchObject({ maximum: limits.waitMsMax, default: limits.waitMsMax });
 
   const landscape = toolOf(listing, 'serp_landscape');
@@ -77,7 +78,7 @@ function expectListingCarries(listing: Listing, limits: typeof LIMITS) {
   expect(landscape.description).toContain(
     `waits up to wait_ms (max ${limits.waitMsMax}) and answers research.status partial`,
   );
-  expect(landscape.properties.ideas!.description).toBe(
+  expect(given(landscape.properties.ideas, 'the ideas').description).toBe(
     `metrics only: also pull up to ${limits.keywordIdeas} keyword ideas`,
   );
   expect(landscape.properties.limit).toMatchObject({

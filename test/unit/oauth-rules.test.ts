@@ -8,6 +8,7 @@ import { oauthOnly } from '../../packages/runtime/src/oauth/oauth-only';
 import { consentToken, consentTokenMatches, signingKey } from '../../packages/runtime/src/oauth/secrets';
 import { fakeClock } from '../helpers/clock';
 import { apiEvent } from '../helpers/lambda-events';
+import { given } from '../helpers/client';
 
 /* OAuth's rules that need no server (redirect URIs: redirect-uris.test.ts): what each call asks of a token, the account, the secrets. */
 
@@ -154,9 +155,10 @@ it('drops openid from an authorization request and OpenID Connect from the metad
 it('adds CORS to a reply of an OAuth path a page may call, keeping what the reply varies by', async () => {
   const corsOf = async (path: string, origin: string, headers: Record<string, string> = {}) => {
     const request = { event: apiEvent('POST', path, { headers: { origin } }), response: { statusCode: 200, headers } };
-    await crossOrigin().after!(
-      request as unknown as Parameters<NonNullable<ReturnType<typeof crossOrigin>['after']>>[0],
-    );
+    await given(
+      crossOrigin().after,
+      'the after',
+    )(request as unknown as Parameters<NonNullable<ReturnType<typeof crossOrigin>['after']>>[0]);
     return request.response.headers;
   };
   expect(await corsOf('/oauth/register', 'http://localhost:6274', { vary: 'Accept' })).toEqual({

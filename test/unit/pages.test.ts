@@ -11,6 +11,7 @@ import {
   questionDoc,
   readerRecord,
 } from '@cm/core';
+import { given } from '../helpers/client';
 
 const NOW = '2026-11-21T09:30:00.000Z';
 
@@ -303,8 +304,8 @@ describe('publishWarnings', () => {
     );
     const warnings = publishWarnings('article', doc);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.path).toBe('body[2]');
-    expect(warnings[0]!.message).toMatch(/unknown block type/);
+    expect(given(warnings[0], 'the warnings[0]').path).toBe('body[2]');
+    expect(given(warnings[0], 'the warnings[0]').message).toMatch(/unknown block type/);
     expect(JSON.stringify(warnings)).not.toContain('carouselWidget');
   });
 
@@ -330,7 +331,7 @@ describe('publishWarnings', () => {
     );
     const warnings = publishWarnings('article', doc);
     expect(paths(warnings)).toEqual(['body[0].children[1]']);
-    expect(warnings[0]!.message).toMatch(/unknown inline/);
+    expect(given(warnings[0], 'the warnings[0]').message).toMatch(/unknown inline/);
     expect(JSON.stringify(warnings)).not.toContain('emojiNode');
   });
 
@@ -414,7 +415,7 @@ describe('publishWarnings', () => {
       );
       const warnings = publishWarnings('article', doc);
       expect(paths(warnings)).toEqual(['body[1].url']);
-      expect(warnings[0]!.message).toMatch(/scheme/);
+      expect(given(warnings[0], 'the warnings[0]').message).toMatch(/scheme/);
       expect(JSON.stringify(warnings)).not.toContain(url);
     },
   );
@@ -465,7 +466,7 @@ describe('publishWarnings', () => {
     );
     const warnings = publishWarnings('question', doc);
     expect(paths(warnings)).toEqual(['answer[0].url', 'answer[1].children[0].id', 'answer[1].children[0]']);
-    expect(warnings[2]!.message).toMatch(/not in sources/);
+    expect(given(warnings[2], 'the warnings[2]').message).toMatch(/not in sources/);
   });
 
   it.each([['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['valueOf']])(

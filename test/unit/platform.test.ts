@@ -10,6 +10,7 @@ import {
   NPM_CHROMIUM,
   type Probe,
 } from '../helpers/platform';
+import { given } from '../helpers/client';
 
 /*
  * The two commands work on every developer's machine: what the platform-specific tests run on is found
@@ -148,8 +149,16 @@ describe('findChromium', () => {
     ],
     [
       'macOS: Google Chrome',
-      { platform: 'darwin', arch: 'arm64', packages: [NPM_CHROMIUM], files: [LOCAL_BROWSERS.darwin![0]!] },
-      { path: LOCAL_BROWSERS.darwin![0]!, via: 'a local browser' },
+      {
+        platform: 'darwin',
+        arch: 'arm64',
+        packages: [NPM_CHROMIUM],
+        files: [given(given(LOCAL_BROWSERS.darwin, 'the darwin')[0], 'the LOCAL_BROWSERS.darwin![0]')],
+      },
+      {
+        path: given(given(LOCAL_BROWSERS.darwin, 'the darwin')[0], 'the LOCAL_BROWSERS.darwin![0]'),
+        via: 'a local browser',
+      },
     ],
     [
       'CHROMIUM_PATH first, on any platform',
@@ -197,7 +206,7 @@ describe('findLighthouseChromium', () => {
         platform: 'darwin',
         arch: 'arm64',
         env: { CHROMIUM_PATH: '/opt/c' },
-        files: ['/opt/c', LOCAL_BROWSERS.darwin![0]!],
+        files: ['/opt/c', given(given(LOCAL_BROWSERS.darwin, 'the darwin')[0], 'the LOCAL_BROWSERS.darwin![0]')],
       },
       { path: '/opt/c', via: 'CHROMIUM_PATH' },
     ],

@@ -1,5 +1,6 @@
 import type { RankRow } from '@cm/contract';
 import { ctrAt, daysEndingOn, isDue, isPageUrl, keywordCadence, rankHistory, rankRowOf } from '@cm/core';
+import { given } from '../helpers/client';
 
 /* Rank tracking's rules (packages/core/src/ranks.ts). */
 
@@ -127,12 +128,18 @@ describe('the history', () => {
         { day: '2026-03-02', keyword: 'b', error: 'no SERP' },
       ],
     });
-    expect(history.keywords[0]!.positions).toEqual({ 'site.com': [8, null, 2], 'rival.com': [1, null, 3] });
+    expect(given(history.keywords[0], 'the history.keywords[0]').positions).toEqual({
+      'site.com': [8, null, 2],
+      'rival.com': [1, null, 3],
+    });
     expect(history.over_cap).toEqual(['c']);
   });
 
   it("weighs each domain's clicks by CTR × volume, and its share of the volume checked that day", () => {
-    const site = history.visibility.find((v) => v.is_site)!;
+    const site = given(
+      history.visibility.find((v) => v.is_site),
+      'the find',
+    );
     expect(site.clicks[0]).toBeCloseTo(ctrAt(8) * 1000, 2);
     expect(site.clicks[1]).toBeNull();
     expect(site.clicks[2]).toBeCloseTo(ctrAt(2) * 1000 + ctrAt(4) * 500, 2);

@@ -26,6 +26,7 @@ import {
   type RenderOptions,
 } from '@cm/core';
 import { citeAfter } from '../../packages/core/src/citation';
+import { given } from '../helpers/client';
 
 /*
  * Visitor pages (docs/api.md#visitor-pages, spec §2.5): pure rendering of hand-built records.
@@ -106,26 +107,26 @@ const list = (items: string[], style: 'bullet' | 'number' = 'bullet'): Block => 
 function answerHtml(html: string): string {
   const m = /<section class="part answer"[^>]*>\n<h2[^>]*>Answer<\/h2>([\s\S]*?)<\/section>/.exec(html);
   if (!m) throw new Error(`no answer section in:\n${html}`);
-  return m[1]!;
+  return given(m[1], 'the m[1]');
 }
 
 /** The rendered page body (inside `<main>`). */
 function mainHtml(html: string): string {
   const m = /<main id="content">([\s\S]*)<\/main>/.exec(html);
   if (!m) throw new Error(`no main in:\n${html}`);
-  return m[1]!;
+  return given(m[1], 'the m[1]');
 }
 
 function headHtml(html: string): string {
   const m = /<head>([\s\S]*)<\/head>/.exec(html);
   if (!m) throw new Error(`no head in:\n${html}`);
-  return m[1]!;
+  return given(m[1], 'the m[1]');
 }
 
 /** Every JSON-LD element's content, parsed. */
 function jsonLd(html: string): Record<string, unknown>[] {
   return [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map(
-    (m) => JSON.parse(m[1]!) as Record<string, unknown>,
+    (m) => JSON.parse(given(m[1], 'the m[1]')) as Record<string, unknown>,
   );
 }
 
@@ -464,8 +465,8 @@ describe('hostile input', () => {
     expect(count(html, '</script>')).toBe(2);
     const [ld] = jsonLd(html);
     expect(ld).toBeDefined();
-    expect(ld!.headline).toBe(title);
-    expect(ld!.description).toBe('</script>');
+    expect(given(ld, 'the ld').headline).toBe(title);
+    expect(given(ld, 'the ld').description).toBe('</script>');
   });
 
   it('keeps a question with </script> inside the JSON-LD element of a question page', () => {
@@ -478,7 +479,7 @@ describe('hostile input', () => {
     expect(count(html, '</script>')).toBe(2);
     expect(html).not.toContain('<!--');
     const [ld] = jsonLd(html);
-    expect(ld!.name).toBe(text);
+    expect(given(ld, 'the ld').name).toBe(text);
   });
 });
 
@@ -492,7 +493,10 @@ describe('blocks', () => {
       url: 'https://x.example.test',
     };
     const without = renderArticle(article({ body: known }), options());
-    const withUnknown = renderArticle(article({ body: [known[0]!, unknown, known[1]!] }), options());
+    const withUnknown = renderArticle(
+      article({ body: [given(known[0], 'the known[0]'), unknown, given(known[1], 'the known[1]')] }),
+      options(),
+    );
     expect(withUnknown).not.toContain('marqueeWidget');
     expect(withUnknown).not.toContain('VISIBLE-TEXT');
     expect(withUnknown).not.toContain('<b>');
@@ -788,7 +792,7 @@ describe('head', () => {
     const [howTo] = jsonLd(renderArticle(article({ schema_type: 'HowTo', title: 'Lace shoes' }), options()));
     expect(howTo).toMatchObject({ '@context': 'https://schema.org', '@type': 'HowTo', headline: 'Lace shoes' });
     const [plain] = jsonLd(renderArticle(article(), options()));
-    expect(plain!['@type']).toBe('Article');
+    expect(given(plain, 'the plain')['@type']).toBe('Article');
   });
 
   it('emits an FAQPage of the one question and its accepted answer for a question page without community answers', () => {
@@ -799,8 +803,12 @@ describe('head', () => {
     const all = jsonLd(html);
     expect(all.map((ld) => ld['@type'])).toEqual(['FAQPage', 'BreadcrumbList']);
     const [ld] = all;
-    expect(ld!.publisher).toEqual({ '@type': 'Organization', name: 'Run & Co', url: `${BASE}/sites/1/` });
-    expect(ld!.mainEntity).toEqual([
+    expect(given(ld, 'the ld').publisher).toEqual({
+      '@type': 'Organization',
+      name: 'Run & Co',
+      url: `${BASE}/sites/1/`,
+    });
+    expect(given(ld, 'the ld').mainEntity).toEqual([
       expect.objectContaining({
         '@type': 'Question',
         name: 'How hot is boiling water?',
@@ -813,7 +821,7 @@ describe('head', () => {
   it('renders the cover image when set and none when not', () => {
     const withCover = renderArticle(article({ cover_image: 'https://img.example.test/cover.jpg' }), options());
     expect(mainHtml(withCover)).toMatch(/<img class="cover" src="https:\/\/img\.example\.test\/cover\.jpg"/);
-    expect(jsonLd(withCover)[0]!.image).toBe('https://img.example.test/cover.jpg');
+    expect(given(jsonLd(withCover)[0], 'the JSON-LD').image).toBe('https://img.example.test/cover.jpg');
     expect(mainHtml(renderArticle(article(), options()))).not.toContain('<img');
   });
 });
@@ -843,8 +851,8 @@ describe('question pages', () => {
     expect(answerHtml(html)).not.toContain('I run in flats.');
     // Answers its readers gave: a QAPage, the editor's answer the accepted one, theirs suggested.
     const [ld] = jsonLd(html);
-    expect(ld!['@type']).toBe('QAPage');
-    expect(ld!.mainEntity).toMatchObject({
+    expect(given(ld, 'the ld')['@type']).toBe('QAPage');
+    expect(given(ld, 'the ld').mainEntity).toMatchObject({
       '@type': 'Question',
       answerCount: 3,
       acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.' },
@@ -1110,9 +1118,11 @@ describe('the table of block types (issue 38)', () => {
 describe('the theme (issue 38)', () => {
   it('puts the one stylesheet inline, and the CSP source is the hash of exactly it', () => {
     for (const html of [renderArticle(article(), options()), renderQuestion(question(), options())]) {
-      const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+      const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => given(m[1], 'the m[1]'));
       expect(styles).toHaveLength(1);
-      expect(THEME_STYLE_SOURCE).toBe(`'sha256-${createHash('sha256').update(styles[0]!).digest('base64')}'`);
+      expect(THEME_STYLE_SOURCE).toBe(
+        `'sha256-${createHash('sha256').update(given(styles[0], 'the styles[0]')).digest('base64')}'`,
+      );
       // Nothing is loaded for it: no stylesheet link, no font, no import.
       expect(html).not.toMatch(/<link rel="stylesheet"|@import|@font-face|url\(/);
     }
@@ -1123,11 +1133,11 @@ describe('the theme (issue 38)', () => {
       const c = parseInt(hex.slice(i, i + 2), 16) / 255;
       return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
     });
-    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    return 0.2126 * given(r, 'the r') + 0.7152 * given(g, 'the g') + 0.0722 * given(b, 'the b');
   };
   const contrast = (a: string, b: string): number => {
     const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-    return (hi! + 0.05) / (lo! + 0.05);
+    return (given(hi, 'the hi') + 0.05) / (given(lo, 'the lo') + 0.05);
   };
 
   it.each(Object.entries(PALETTES))('meets WCAG AA contrast in the %s palette', (_name, palette) => {
@@ -1229,7 +1239,9 @@ describe('page furniture and head tags (issue 38)', () => {
       datePublished: CREATED,
       dateModified: CREATED,
     });
-    expect(Date.parse(String(ld!.datePublished))).toBeLessThanOrEqual(Date.parse(String(ld!.dateModified)));
+    expect(Date.parse(String(given(ld, 'the ld').datePublished))).toBeLessThanOrEqual(
+      Date.parse(String(given(ld, 'the ld').dateModified)),
+    );
     expect(crumbs).toEqual({
       '@context': 'https://schema.org',
       '@type': 'BreadcrumbList',

@@ -27,6 +27,7 @@ import {
   type ScopeKeyword,
 } from '@cm/core';
 import { Meter, SandboxKeywordData, sandboxHasNoData } from '@cm/providers';
+import { given } from '../helpers/client';
 
 describe('keywords', () => {
   it('normalizes keywords for storage and matching', () => {
@@ -201,7 +202,7 @@ describe('share of voice', () => {
     expect(out.coverage).toEqual({ keywords: 3, with_volume: 2, with_serp: 3, volume_pct: 66.7, serp_pct: 100 });
     expect(out.sov.verdict).toBe('trails');
     expect(out.keywords.map((k) => k.keyword)).toEqual(['b', 'a', 'c']); // best score first
-    expect(out.keywords[1]!.serp).toMatchObject({
+    expect(given(out.keywords[1], 'the out.keywords[1]').serp).toMatchObject({
       site_position: 1,
       competitor_positions: [{ domain: 'rival.com', position: 2 }],
     });
@@ -286,17 +287,17 @@ describe('sandbox provider', () => {
       expect(m.competition).toBeGreaterThanOrEqual(0);
       expect(m.competition).toBeLessThanOrEqual(1);
     }
-    expect(metrics.get('buy running shoes')!.intent).toBe('transactional');
-    expect(metrics.get('best trail shoes')!.intent).toBe('commercial');
-    expect(metrics.get('how to lace shoes')!.intent).toBe('informational');
-    expect(metrics.get('nike login')!.intent).toBe('navigational');
+    expect(given(metrics.get('buy running shoes'), 'the entry').intent).toBe('transactional');
+    expect(given(metrics.get('best trail shoes'), 'the entry').intent).toBe('commercial');
+    expect(given(metrics.get('how to lace shoes'), 'the entry').intent).toBe('informational');
+    expect(given(metrics.get('nike login'), 'the entry').intent).toBe('navigational');
   });
 
   it('gives shorter phrases more searches than longer ones', async () => {
     const words = ['shoes', 'boots', 'socks', 'laces', 'soles', 'insoles'];
     const mean = async (phrases: string[]) => {
       const metrics = await sandbox.keywordMetrics(phrases, 'US/en', new Meter());
-      return [...metrics.values()].reduce((sum, m) => sum + m.volume!, 0) / metrics.size;
+      return [...metrics.values()].reduce((sum, m) => sum + given(m.volume, 'the volume'), 0) / metrics.size;
     };
     const head = await mean(words);
     const tail = await mean(words.map((w) => `waterproof ${w} for winter hiking`));
@@ -315,16 +316,24 @@ describe('sandbox provider', () => {
     const context = { siteDomain: 'site.com', competitors: ['rival.com'] };
     const keywords = Array.from({ length: 40 }, (_v, i) => `running shoes ${i}`);
     const publicSerps = await Promise.all(keywords.map((k) => sandbox.serpOrganic(k, 'US/en', 20, new Meter())));
-    const serps = publicSerps.map((items, i) => sandbox.placeTracked(items, keywords[i]!, 'US/en', context));
+    const serps = publicSerps.map((items, i) =>
+      sandbox.placeTracked(items, given(keywords[i], 'the keywords[i]'), 'US/en', context),
+    );
     for (const [i, items] of serps.entries()) {
       expect(items.map((item) => item.position)).toEqual(Array.from({ length: 20 }, (_v, n) => n + 1));
       expect(new Set(items.map((item) => item.domain)).size).toBe(20);
       // The public SERP names no site; the site's view keeps the public results in their order around its own.
-      expect(publicSerps[i]!.map((item) => item.domain)).not.toEqual(expect.arrayContaining(['site.com']));
-      expect(publicSerps[i]!.map((item) => item.domain)).not.toEqual(expect.arrayContaining(['rival.com']));
+      expect(given(publicSerps[i], 'the publicSerps[i]').map((item) => item.domain)).not.toEqual(
+        expect.arrayContaining(['site.com']),
+      );
+      expect(given(publicSerps[i], 'the publicSerps[i]').map((item) => item.domain)).not.toEqual(
+        expect.arrayContaining(['rival.com']),
+      );
       const untracked = items.filter((item) => item.domain !== 'site.com' && item.domain !== 'rival.com');
       expect(untracked.map(({ domain, url, title }) => ({ domain, url, title }))).toEqual(
-        publicSerps[i]!.slice(0, untracked.length).map(({ domain, url, title }) => ({ domain, url, title })),
+        given(publicSerps[i], 'the publicSerps[i]')
+          .slice(0, untracked.length)
+          .map(({ domain, url, title }) => ({ domain, url, title })),
       );
     }
     const ranks = (domain: string) => serps.filter((items) => items.some((i) => i.domain === domain)).length;
@@ -346,7 +355,7 @@ describe('sandbox provider', () => {
     expect(domains(b)).not.toEqual(expect.arrayContaining(['rival-a.com']));
     expect(domains(a)).not.toEqual(expect.arrayContaining(['b.com']));
     // A tracked domain the public SERP names already keeps its public place, once.
-    const known = publicSerp[4]!;
+    const known = given(publicSerp[4], 'the publicSerp[4]');
     const tracking = sandbox.placeTracked(publicSerp, keyword, 'US/en', {
       siteDomain: null,
       competitors: [known.domain],
@@ -359,7 +368,7 @@ describe('sandbox provider', () => {
     expect(ideas.length).toBeGreaterThan(20);
     expect(ideas.length).toBeLessThanOrEqual(100);
     expect(ideas.map((i) => i.keyword)).not.toContain('running shoes');
-    const volumes = ideas.map((i) => i.volume!);
+    const volumes = ideas.map((i) => given(i.volume, 'the volume'));
     expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
     expect(await sandbox.keywordIdeas(['running shoes'], 'US/en', 5, new Meter())).toHaveLength(5);
   });

@@ -11,7 +11,6 @@ export {
   type PageType,
   propertyOf,
   SiteIdBody,
-  HealthReply,
 } from './common';
 export {
   ApiError,
@@ -36,7 +35,6 @@ export {
   ArticleInput,
   ArticleRecord,
   CommunityAnswer,
-  CommunityAnswerCreated,
   CommunityAnswerInput,
   isLive,
   type ListedPage,
@@ -97,7 +95,7 @@ export {
   type ToolName,
 } from './tool-heads';
 export type { FunctionGrants, TableAccess } from './grants';
-export { type Route, ROUTES, withDocs } from './routes';
+export { type Route, type RouteDeclarations, ROUTES, withDocs } from './routes';
 export {
   type Enqueue,
   perWorker,
@@ -169,7 +167,6 @@ export {
   type ToolDeclaration,
   type ToolDeclarationOf,
   type ToolInput,
-  ToolListing,
   toolListing,
   type ToolResult,
   TOOLS,

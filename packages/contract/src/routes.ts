@@ -129,13 +129,16 @@ const OAUTH_DOCUMENT = z.record(z.string(), z.unknown());
 /** An OAuth error (RFC 6749 §5.2), the authorization server's shape, not the API's. */
 const OAUTH_ERROR = z.looseObject({ error: z.string(), error_description: z.optional(z.string()) });
 
-const PUBLISH_REPLIES: Record<number, Reply> = {
+const PUBLISH_REPLIES = {
   200: { description: 'Replaced the page with that slug', schema: PublishResult },
   201: { description: 'Created a page', schema: PublishResult },
-};
+} as const satisfies Record<number, Reply>;
 
-/** Each route's documentation, by route key; the tools' routes are documented from the tool registry. */
-const DOCS: Record<string, RouteDocs> = {
+/**
+ * Each route's documentation, by route key; the tools' routes are documented from the tool registry.
+ * Each keeps its own schemas' types (RouteDeclarations), so a typed client reads its body and replies here.
+ */
+const DOCS = {
   'GET /health': {
     summary: 'Liveness; with deep=1, also that the table can be reached',
     query: HealthQuery,
@@ -370,7 +373,10 @@ const DOCS: Record<string, RouteDocs> = {
     summary: "The authorization server's public signing key",
     replies: { 200: { description: 'A JWK set', schema: OAUTH_DOCUMENT } },
   },
-};
+} as const satisfies Record<string, RouteDocs>;
+
+/** The documented routes by key, each with its own body, query and reply schemas' types (ROUTES has them at run time). */
+export type RouteDeclarations = typeof DOCS;
 
 const toolDocs = (tool: ToolDeclaration): RouteDocs => ({
   summary: tool.description,
@@ -397,7 +403,7 @@ export function withDocs(table: readonly RouteFacts[], docs: ReadonlyMap<string,
 /** Every route of the route table (route-table.ts) with its documentation: the OpenAPI document is built from it. */
 export const ROUTES: readonly Route[] = withDocs(
   ROUTE_TABLE,
-  new Map([
+  new Map<string, RouteDocs>([
     ...Object.entries(DOCS),
     ...SITE_ROOTS.flatMap((root) =>
       Object.entries(SITE_DOCS).map(

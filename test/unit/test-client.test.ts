@@ -1,0 +1,51 @@
+import { apiClient, type Reply } from '../helpers/client';
+
+/*
+ * The typed test client (test/helpers/client.ts) takes its routes' types from the contract's ROUTES.
+ * The `@ts-expect-error` lines are the type test: `npx tsc` fails on them once the client stops being
+ * typed from the declarations (a reply or body typed `any` makes the error they expect vanish).
+ */
+
+/** A caller that answers every request with `body` and `status`, and records what it was sent. */
+function answering(status: number, body: unknown) {
+  const sent: { method: string; path: string; body: unknown }[] = [];
+  const caller = {
+    key: 'the-key',
+    call: async <T>(method: string, path: string, sentBody?: unknown): Promise<Reply<T>> => {
+      sent.push({ method, path, body: sentBody });
+      const text = JSON.stringify(body);
+      return { status, headers: new Headers(), body: JSON.parse(text), text };
+    },
+  };
+  return { caller, sent };
+}
+
+describe('the typed test client', () => {
+  it('answers a route the reply type its declaration gives, checked against its schema', async () => {
+    const { caller, sent } = answering(200, { ok: true });
+    const health = await apiClient(caller).route('GET /health', { query: { deep: 1 } });
+    const ok: true = health.body.ok;
+    expect(ok).toBe(true);
+    expect(sent).toEqual([{ method: 'GET', path: '/health?deep=1', body: undefined }]);
+    // @ts-expect-error GET /health declares a reply with `ok` only
+    expect(health.body.items).toBeUndefined();
+  });
+
+  it('refuses a reply unlike its route’s schema', async () => {
+    const { caller } = answering(200, { ok: 'yes' });
+    await expect(apiClient(caller).route('GET /health')).rejects.toThrow(
+      'GET /health (/health) answered unlike its type',
+    );
+  });
+
+  it('fills the path parameters and sends the body its route declares', async () => {
+    const { caller, sent } = answering(400, { error: 'validation_failed', code: 'validation_failed', message: 'no' });
+    const client = apiClient(caller);
+    // The error is the reply's, whatever the body: routeError takes any.
+    await client.routeError('PUT /v1/budget', { body: { daily_usd: 'ten' } });
+    // @ts-expect-error PUT /v1/budget declares daily_usd a number or null
+    await expect(client.route('PUT /v1/budget', { body: { daily_usd: 'ten' } })).rejects.toThrow('answered 400');
+    await expect(client.route('GET /articles/{id}', { params: { id: 'a b' } })).rejects.toThrow('answered 400');
+    expect(sent.map((s) => s.path)).toEqual(['/v1/budget', '/v1/budget', '/articles/a%20b']);
+  });
+});
