@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,13 +12,31 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/**
+ * A port free now, drawn below the ephemeral ranges (Linux 32768–60999, macOS 49152–65535): those give
+ * `listen(0)` and every outgoing connection of the machine their ports, so one of the many sockets the
+ * other tests open could take a port from there in the seconds before the stack binds it.
+ */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + randomInt(12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
 }
+
+const freePorts = async () => ({
+  PORT: String(await freePort()),
+  // Free too: the default, PORT + 1, may be taken.
+  MCP_STREAM_PORT: String(await freePort()),
+  DYNAMODB_PORT: String(await freePort()),
+});
 
 /** `npm start` as a child process; resolves once it serves and has printed what it prints at start. */
 function spawnStack(env: Record<string, string>, args: string[]): Promise<{ child: ChildProcess; printed: string }> {
@@ -75,19 +94,24 @@ export interface ProcessStack {
 /** `npm start [-- args]` on a new data directory and free ports, with `env` added to this process's environment. */
 export async function startProcessStack(env: Record<string, string> = {}, args: string[] = []): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cm-crash-'));
-  const [port, dynamoPort, streamPort] = [await freePort(), await freePort(), await freePort()];
   const fullEnv = {
-    PORT: String(port),
-    // Free too: the default, PORT + 1, may be taken.
-    MCP_STREAM_PORT: String(streamPort),
-    DYNAMODB_PORT: String(dynamoPort),
+    ...(await freePorts()),
     DATA_DIR: dataDir,
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     // Bursts from one address, which WAF's per-address rule would count: the rate rules have their own test.
     RATE_LIMITS: 'off',
     ...env,
   };
-  let { child, printed } = await spawnStack(fullEnv, args);
+  let started: Awaited<ReturnType<typeof spawnStack>> | undefined;
+  // Another test's stack may have drawn the same port in the moment between: new ones, then.
+  for (let attempt = 1; !started; attempt++) {
+    started = await spawnStack(fullEnv, args).catch((error: Error) => {
+      if (attempt === 3 || !error.message.includes('A port is in use')) throw error;
+      return undefined;
+    });
+    if (!started) Object.assign(fullEnv, await freePorts());
+  }
+  let { child, printed } = started;
   /** The crash and restart under way, if any: stop() waits for it. */
   let restarting: Promise<void> | undefined;
   let output = '';
@@ -100,7 +124,7 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
     child.stderr?.on('data', keep);
   };
   follow();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${fullEnv.PORT}`;
   // As it prints it (in memory, it is written nowhere else); without it every keyed call would be a quiet 401.
   const key = /API key (\S+)/.exec(printed)?.[1];
   if (!key) throw new Error(`npm start printed no API key:\n${printed}`);
@@ -114,7 +138,7 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
   };
   return {
     url,
-    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    dynamoEndpoint: `http://127.0.0.1:${fullEnv.DYNAMODB_PORT}`,
     key,
     get printed() {
       return printed;

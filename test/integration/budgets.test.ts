@@ -257,23 +257,26 @@ it('settles a ticket once: a second settle (a lapsed lease before its worker, a 
 
 it("corrects an expired hold's charge to its bill once, however many settles come late and however they race", async () => {
   const { siteId } = await t.newSite('Charged, then settled twice');
-  await t.store.budgets.setLimits(siteId, { daily_usd: 0.06 }, new Date().toISOString());
-  const day = today();
-  const budget = budgetOf(siteId);
-  const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
-  fakeClock(Date.now() + LIMITS.queuedBudgetHoldMs);
+  // A fixed early hour: from the real one, the hold's end could fall on the next day, a window of its own.
+  const day = '2033-05-07';
+  const start = Date.parse(`${day}T03:00:00.000Z`);
+  fakeClock(start);
   try {
+    await t.store.budgets.setLimits(siteId, { daily_usd: 0.06 }, new Date().toISOString());
+    const budget = budgetOf(siteId);
+    const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
+    jest.setSystemTime(start + LIMITS.queuedBudgetHoldMs);
     // Expired, a refusal charges the expired hold at its estimate.
     await expect(budget.reserve(0.05)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
+    // Two settles at once: one takes the charge back for its bill, the other only adds its own.
+    await Promise.all([budget.settle(ticket, 0.002, false), budget.settle(ticket, 0.002, false)]);
+    expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.004, reserved: 0, simulated: 0 });
+    await budget.settle(ticket, 0.001, false);
+    expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.005, reserved: 0, simulated: 0 });
   } finally {
     jest.useRealTimers();
   }
-  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.05, reserved: 0, simulated: 0 });
-  // Two settles at once: one takes the charge back for its bill, the other only adds its own.
-  await Promise.all([budget.settle(ticket, 0.002, false), budget.settle(ticket, 0.002, false)]);
-  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.004, reserved: 0, simulated: 0 });
-  await budget.settle(ticket, 0.001, false);
-  expect((await t.store.budgets.windows({ siteId }, day)).day).toEqual({ spent: 0.005, reserved: 0, simulated: 0 });
 });
 
 it("keeps each reservation in flight in an item of its own, so no counter grows with them, and charges dead calls' holds at their estimate", async () => {
