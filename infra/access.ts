@@ -1,8 +1,9 @@
-import { Bug } from '@cm/core';
 import {
+  isToolFunction,
   QUEUES,
   TOOL_NAMES,
   toolFunction,
+  toolOfFunction,
   TOOLS,
   WORKERS,
   type FunctionGrants,
@@ -66,15 +67,9 @@ const ACCESS: Record<Exclude<FunctionId, ToolFunction>, FunctionAccess> = {
   'research-sweep': { table: 'readWrite', sendsTo: ['research'] },
 };
 
-const isToolless = (fn: FunctionId): fn is Exclude<FunctionId, ToolFunction> => Object.hasOwn(ACCESS, fn);
-
 /** What a function may do to the table, and which queues it sends to. */
 export function accessOf(fn: FunctionId): FunctionAccess {
-  if (isToolless(fn)) return ACCESS[fn];
-  const tool = TOOL_NAMES.find((name) => toolFunction(name) === fn);
-  // Every function is either in ACCESS or a tool's: the type of ACCESS says so.
-  if (tool === undefined) throw new Bug(`${fn} is neither a tool's function nor in ACCESS`);
-  return TOOLS[tool].grants;
+  return isToolFunction(fn) ? TOOLS[toolOfFunction(fn)].grants : ACCESS[fn];
 }
 
 /** The functions that call DataForSEO, and so read its credentials (research: keywords mode). */

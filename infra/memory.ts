@@ -1,4 +1,4 @@
-import { QUEUES, type ToolFunction } from '@cm/contract';
+import { isToolFunction, QUEUES, type ToolFunction } from '@cm/contract';
 import { perWorkerFunction, type FunctionId } from './bundling';
 
 /*
@@ -43,7 +43,5 @@ const MEMORY_MB: Record<Exclude<FunctionId, ToolFunction>, number> = {
   'research-sweep': BACKGROUND,
 };
 
-const isToolless = (fn: FunctionId): fn is Exclude<FunctionId, ToolFunction> => Object.hasOwn(MEMORY_MB, fn);
-
 /** A function's memory size in MB. */
-export const memoryOf = (fn: FunctionId): number => (isToolless(fn) ? MEMORY_MB[fn] : ANSWERS_A_CALLER);
+export const memoryOf = (fn: FunctionId): number => (isToolFunction(fn) ? ANSWERS_A_CALLER : MEMORY_MB[fn]);

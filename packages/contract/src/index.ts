@@ -92,6 +92,8 @@ export {
   TOOL_NAMES,
   type ToolFunction,
   toolFunction,
+  toolOfFunction,
+  isToolFunction,
   type ToolName,
 } from './tool-heads';
 export type { FunctionGrants, TableAccess } from './grants';

@@ -48,3 +48,13 @@ export const PAID_TOOLS: readonly PaidTool[] = TOOL_NAMES.filter(isPaidTool);
 
 /** The function that serves each tool. */
 export const toolFunction = (name: ToolName): ToolFunction => TOOL_HEADS[name].fn;
+
+export const isToolFunction = (fn: string): fn is ToolFunction => TOOL_NAMES.some((name) => toolFunction(name) === fn);
+
+/** The tool a tool's function serves. */
+export function toolOfFunction(fn: ToolFunction): ToolName {
+  const tool = TOOL_NAMES.find((name) => toolFunction(name) === fn);
+  // ToolFunction is the union of the heads' functions: one of them has it.
+  if (tool === undefined) throw new Error(`${fn} is no tool's function`);
+  return tool;
+}

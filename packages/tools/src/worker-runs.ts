@@ -18,6 +18,20 @@ export interface WorkerObservation {
   metric(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
 }
 
+/** Runs `run`, then reports the provider cost its meter counted, whether it ended or failed. */
+async function reportingCost(
+  meter: { readonly costUsd: number },
+  tool: 'rank_tracking' | 'monitor',
+  observation: WorkerObservation,
+  run: () => Promise<void>,
+): Promise<void> {
+  try {
+    await run();
+  } finally {
+    observation.metric('provider_cost_usd', meter.costUsd, { tool });
+  }
+}
+
 /** A site's rank checks of a day ({@link runRankChecks}), reported. */
 export async function runRankWorker(
   meter: RankCheckDeps['meter'],
@@ -25,7 +39,7 @@ export async function runRankWorker(
   message: RankMessage,
   observation: WorkerObservation,
 ): Promise<void> {
-  try {
+  await reportingCost(meter, 'rank_tracking', observation, async () => {
     const outcome = await runRankChecks(await depsOf(), message);
     for (const { keyword, error } of outcome.refused)
       observation.log.warn('rank check refused by the provider', { keyword, error });
@@ -38,9 +52,7 @@ export async function runRankWorker(
         awaited: outcome.awaited,
       });
     observation.metric('rank_checks_posted', outcome.posted);
-  } finally {
-    observation.metric('provider_cost_usd', meter.costUsd, { tool: 'rank_tracking' });
-  }
+  });
 }
 
 /**
@@ -72,14 +84,12 @@ export async function runMonitorWorker(
   message: MonitorMessage,
   observation: WorkerObservation,
 ): Promise<void> {
-  try {
+  await reportingCost(meter, 'monitor', observation, async () => {
     const outcome = await runMonitor(await depsOf(), message);
     for (const { domain, reason } of outcome.skipped)
       observation.log.warn('monitoring skipped until the next schedule', { domain, reason });
     if (outcome.claimedAlready.length > 0)
       observation.log.info('monitored already today by another run', { domains: outcome.claimedAlready });
     if (outcome.deferred > 0) observation.metric('monitor_runs_deferred', outcome.deferred);
-  } finally {
-    observation.metric('provider_cost_usd', meter.costUsd, { tool: 'monitor' });
-  }
+  });
 }
