@@ -1,10 +1,10 @@
 import { QUEUES, RESEARCH_LEASE_MS, type BudgetTicket } from '@cm/contract';
 import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
-import type { ResearchJobInput } from '@cm/store';
-import { newJobId, SiteBudget } from '@cm/tools';
+import { SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { given } from '../helpers/client';
+import { storedResearchJob } from '../helpers/research';
 
 /* A research job whose lease lapsed (its worker died, its message was lost) ends failed, and its place under the cap is freed. */
 
@@ -19,17 +19,9 @@ async function abandoned(
   status: 'queued' | 'running',
   leaseUntil: number,
   placeUntil: number | null,
-  input: ResearchJobInput = { mode: 'web', query: 'abandoned', question: null, page_id: null },
+  query = 'abandoned',
 ) {
-  const jobId = newJobId();
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: t.siteId,
-    tool: 'research',
-    input,
-    created_at: new Date().toISOString(),
-    lease_until: leaseUntil,
-  });
+  const jobId = await storedResearchJob(t, { siteId: t.siteId, query, leaseUntil });
   if (status === 'running') await t.store.jobs.start(jobId, new Date().toISOString(), leaseUntil);
   if (placeUntil !== null) expect((await t.store.researchSlots.take(jobId, placeUntil)).taken).toBe(true);
   return jobId;
@@ -66,20 +58,8 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
 });
 
 /** A web research job of the site holding `ticket` on its budget, whose lease lapsed at `leaseUntil`. */
-async function lapsedJob(siteId: number, query: string, ticket: BudgetTicket, leaseUntil: number) {
-  const jobId = newJobId();
-  const input: ResearchJobInput = { mode: 'web', query, question: null, page_id: null };
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: siteId,
-    tool: 'research',
-    input,
-    budget: ticket,
-    created_at: new Date().toISOString(),
-    lease_until: leaseUntil,
-  });
-  return jobId;
-}
+const lapsedJob = (siteId: number, query: string, ticket: BudgetTicket, leaseUntil: number) =>
+  storedResearchJob(t, { siteId, query, ticket, leaseUntil });
 
 it('cancels the hold a lapsed job that never started placed on the budget when it was accepted', async () => {
   const past = Date.now() - 1000;
@@ -125,16 +105,9 @@ it('keeps the hold of a lapsed job that had started, which its worker, alive aft
 it('ends a lapsed job whose place a new research call takes back when the cap is full, so the sweep need not find it', async () => {
   const past = Date.now() - 1000;
   const future = Date.now() + 60_000;
-  const lapsed = await abandoned('running', past, past, {
-    mode: 'web',
-    query: 'lapsed, place taken back',
-    question: null,
-    page_id: null,
-  });
+  const lapsed = await abandoned('running', past, past, 'lapsed, place taken back');
   const live = await Promise.all(
-    Array.from({ length: 9 }, (_v, i) =>
-      abandoned('queued', future, future, { mode: 'web', query: `live ${i}`, question: null, page_id: null }),
-    ),
+    Array.from({ length: 9 }, (_v, i) => abandoned('queued', future, future, `live ${i}`)),
   );
   const fresh = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'takes the lapsed place', wait_ms: 0 });
   expect(fresh.status).toBe(200);
@@ -176,12 +149,7 @@ it('sweeps: lapsed jobs end lease_expired, places of ended jobs are freed, live 
 
 it('takes over an analyze keyword whose job lapsed at once, instead of answering partial until the claim is 15 minutes old', async () => {
   const keyword = 'lapsed trail shoes';
-  const jobId = await abandoned('queued', Date.now() - 1000, null, {
-    mode: 'web',
-    query: keyword,
-    question: null,
-    page_id: null,
-  });
+  const jobId = await abandoned('queued', Date.now() - 1000, null, keyword);
   const now = new Date().toISOString();
   expect(
     await t.store.research.claimQuery(t.siteId, normalizedResearchQuery('web', keyword, null), jobId, now, now),

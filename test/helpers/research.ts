@@ -1,3 +1,5 @@
+import type { BudgetTicket } from '@cm/contract';
+import { newJobId } from '@cm/tools';
 import { apiClient } from './client';
 import { useTestStack, withStackEnv, type TestStack } from './local';
 
@@ -16,6 +18,27 @@ async function slotsConsistent(t: TestStack) {
   const state = await t.store.researchSlots.state();
   expect(state.inflight).toBe(Object.keys(state.leases).length);
   return state;
+}
+
+/**
+ * A web research job of the site for `query`, stored as the research tool leaves it: its hold
+ * on the budget when it has one (`ticket`), leased until `leaseUntil` when given; its id.
+ */
+export async function storedResearchJob(
+  t: TestStack,
+  job: { siteId: number; query: string; ticket?: BudgetTicket; leaseUntil?: number },
+): Promise<string> {
+  const jobId = newJobId();
+  await t.store.jobs.create({
+    job_id: jobId,
+    site_id: job.siteId,
+    tool: 'research',
+    input: { mode: 'web', query: job.query, question: null, page_id: null },
+    ...(job.ticket === undefined ? {} : { budget: job.ticket }),
+    created_at: new Date().toISOString(),
+    ...(job.leaseUntil === undefined ? {} : { lease_until: job.leaseUntil }),
+  });
+  return jobId;
 }
 
 /**

@@ -10,9 +10,8 @@ import {
   SandboxResearch,
 } from '@cm/providers';
 import { loadConfig } from '@cm/runtime';
-import { type ResearchJobInput } from '@cm/store';
 import { lambdaContext } from '@cm/local';
-import { newJobId, pendingLedger, recordCalls, runResearchJob, SiteBudget } from '@cm/tools';
+import { pendingLedger, recordCalls, runResearchJob, SiteBudget } from '@cm/tools';
 import { WORKER_SETTLE_MS } from '@cm/runtime';
 import { handler as researchWorker } from '../../functions/research-worker/handler';
 import { deploymentSpendKey, DEPLOYMENT_SPEND_SHARDS, siteSpendKey } from '../../packages/store/src/keys';
@@ -23,6 +22,7 @@ import { captureOutput } from '../helpers/output';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { startReplay, type Replay } from '../helpers/replay';
 import { given } from '../helpers/client';
+import { storedResearchJob } from '../helpers/research';
 
 /* Budgets on the embedded DynamoDB: reservations and settles of the counters, against real replayed bills. */
 
@@ -54,18 +54,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 /** A web research job of the site, queued with its hold on the budget, as the research tool leaves it. */
 async function queuedResearchJob(siteId: number, query: string) {
   const budget = budgetOf(siteId);
-  const ticket = await budget.reserveQueued(0.05);
-  const jobId = newJobId();
-  const input: ResearchJobInput = { mode: 'web', query, question: null, page_id: null };
-  await t.store.jobs.create({
-    job_id: jobId,
-    site_id: siteId,
-    tool: 'research',
-    input,
-    budget: given(ticket, 'the ticket'),
-    created_at: new Date().toISOString(),
-  });
-  return { budget, jobId };
+  const ticket = given(await budget.reserveQueued(0.05), 'the ticket');
+  return { budget, jobId: await storedResearchJob(t, { siteId, query, ticket }) };
 }
 
 it('lets at most 10 of 50 concurrent paid calls through a budget that fits 10, and the settled spend stays within the limit', async () => {
