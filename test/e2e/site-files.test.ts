@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import { DOMParser } from 'linkedom';
 import { parseSitemap, parseSitemapIndex } from 'sitemap';
-import { article, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
+import { article, getAtHost, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
+import { SERVICE_LIMITS } from '@cm/contract';
+import { pageId as pageIdOf } from '@cm/core';
 import { given } from '../helpers/client';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
@@ -121,37 +123,123 @@ describe('sitemaps', () => {
 });
 
 describe('the feed', () => {
-  it('is an Atom feed of the latest live articles, newest first', async () => {
+  /** The feed as an XML document, its entries as Atom readers see them. */
+  const feedOf = async (path: string) => {
+    const feed = await get(path);
+    expect(feed.status).toBe(200);
+    const doc = new DOMParser().parseFromString(feed.text, 'text/xml');
+    const entries = [...doc.querySelectorAll('entry')].map((entry) => ({
+      id: entry.querySelector('id')?.textContent,
+      link: entry.querySelector('link')?.getAttribute('href'),
+      title: entry.querySelector('title')?.textContent,
+      summary: entry.querySelector('summary')?.textContent ?? null,
+      content: entry.querySelector('content')?.textContent ?? null,
+    }));
+    return { feed, doc, entries };
+  };
+
+  it('is an Atom feed of the latest live articles and questions, newest first, each with its body', async () => {
     const site = await siteClient(t, 'Feed & Co');
     const root = `${t.url}/sites/${site.siteId}`;
     await site.client.route('POST /articles', { body: article('first', { meta_description: 'The first <one>' }) });
-    await site.client.route('POST /articles', { body: article('second') });
     await site.client.route('POST /articles', { body: article('unlisted', { status: 'draft' }) });
-    await site.client.route('POST /questions', { body: question('not-in-feed') });
-    const feed = await get(`/sites/${site.siteId}/feed.xml`);
-    expect(feed.status).toBe(200);
+    const asked = (await site.client.route('POST /questions', { body: question('asked') })).body;
+    await site.client.route('PUT /questions/{id}/summary', {
+      params: { id: asked.id },
+      body: { summary: 'Short & sure' },
+    });
+    const first = pageIdOf(site.siteId, 'article', 'first');
+    const draft = pageIdOf(site.siteId, 'article', 'unlisted');
+    const body = [{ _type: 'paragraph', text: `See [the first](page:${first}) and [the draft](page:${draft}) <b>.` }];
+    await site.client.route('POST /articles', { body: article('second', { body }) });
+    const { feed, doc, entries } = await feedOf(`/sites/${site.siteId}/feed.xml`);
     expect(feed.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
-    const doc = new DOMParser().parseFromString(feed.text, 'text/xml');
     const root_ = doc.documentElement;
     expect(root_.tagName).toBe('feed');
     expect(root_.getAttribute('xmlns')).toBe('http://www.w3.org/2005/Atom');
     expect(doc.querySelector('feed > title')?.textContent).toBe('Feed & Co');
-    expect(doc.querySelector('feed > id')?.textContent).toBe(`${root}/`);
     expect(doc.querySelector('feed > updated')?.textContent).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(doc.querySelector('link[rel="self"]')?.getAttribute('href')).toBe(`${root}/feed.xml`);
-    const entries = [...doc.querySelectorAll('entry')].map((entry) => ({
-      id: entry.querySelector('id')?.textContent,
-      title: entry.querySelector('title')?.textContent,
-      summary: entry.querySelector('summary')?.textContent ?? null,
-    }));
-    expect(entries).toEqual([
-      { id: `${root}/articles/second`, title: 'Title of second', summary: 'Body of second' },
-      // Atom's type="html": the text as escaped HTML, which a reader shows as the text it was.
-      { id: `${root}/articles/first`, title: 'Title of first', summary: 'The first &lt;one&gt;' },
+    expect(doc.querySelector('link[rel="alternate"]')?.getAttribute('href')).toBe(`${root}/`);
+    expect(entries.map(({ id, ...entry }) => entry)).toEqual([
+      {
+        link: `${root}/articles/second`,
+        title: 'Title of second',
+        summary: 'See the first and the draft &lt;b&gt;.',
+        // The rendered body: a link to a live page at its URL, to a draft none, every text escaped.
+        content: `<p>See <a href="${root}/articles/first">the first</a> and the draft &lt;b&gt;.</p>`,
+      },
+      {
+        link: `${root}/questions/asked`,
+        title: 'What is asked?',
+        summary: 'Answer about asked',
+        // The site's short answer, then the answer.
+        content: '<p>Short &amp; sure</p>\n<p>Answer about asked</p>',
+      },
+      {
+        link: `${root}/articles/first`,
+        // Atom's type="html": the text as escaped HTML, which a reader shows as the text it was.
+        title: 'Title of first',
+        summary: 'The first &lt;one&gt;',
+        content: '<p>Body of first</p>',
+      },
     ]);
     // Every page names it, for feed readers to find.
     expect((await get(`/sites/${site.siteId}/`)).text).toContain(
       `<link rel="alternate" type="application/atom+xml" title="Feed &amp; Co" href="${root}/feed.xml">`,
     );
+  });
+
+  it('carries bodies up to feedContentBytes, newest first, and reads no page past them', async () => {
+    const site = await siteClient(t, 'Long reads');
+    for (let i = 0; i < 8; i++) await site.client.route('POST /articles', { body: article(`short-${i}`) });
+    // Three of 400 KB: the third passes the bound.
+    const long = Array.from({ length: 400 }, () => ({ _type: 'paragraph', text: 'x'.repeat(1_000) }));
+    for (const slug of ['long-1', 'long-2', 'long-3'])
+      await site.client.route('POST /articles', { body: article(slug, { body: long }) });
+    await get(`/sites/${site.siteId}/feed.xml`); // the site's item, read once and kept
+    const read = await requestPathCount(t, () => feedOf(`/sites/${site.siteId}/feed.xml`));
+    const { entries } = read.result;
+    expect(entries.map((entry) => [entry.link?.split('/').pop(), (entry.content?.length ?? 0) > 400_000])).toEqual([
+      ['long-3', true],
+      ['long-2', true],
+      ['long-1', false],
+      ...Array.from({ length: 8 }, (_v, i) => [`short-${7 - i}`, false]),
+    ]);
+    expect(entries.every((entry) => entry.summary)).toBe(true);
+    // One Query per page type, then ten pages: their bodies pass the bound, so the eleventh is not read.
+    expect(read.requests).toBe(2 + 10);
+    expect(SERVICE_LIMITS.feedContentBytes).toBeLessThan(3 * 400_000);
+  });
+
+  it('keeps its ids when the site starts serving its own domain (RFC 4287 §4.2.6), its links moving', async () => {
+    const site = await siteClient(t, 'Moving site', { domain: 'moving.example.com' });
+    await site.client.route('POST /articles', { body: article('kept') });
+    const created = given(await t.store.sites.get(site.siteId), 'the site').created_at.slice(0, 10);
+    const before = await feedOf(`/sites/${site.siteId}/feed.xml`);
+    expect(await t.store.sites.serveDomain(site.siteId, 'moving.example.com')).toBe('served');
+    const at = await getAtHost(t, 'moving.example.com', '/feed.xml');
+    const after = new DOMParser().parseFromString(at.text, 'text/xml');
+    const feedId = `tag:moving.example.com,${created}:site-${site.siteId}`;
+    expect(before.doc.querySelector('feed > id')?.textContent).toBe(feedId);
+    expect(after.querySelector('feed > id')?.textContent).toBe(feedId);
+    const entryId = `${feedId}/${pageIdOf(site.siteId, 'article', 'kept')}`;
+    expect(before.entries.map((entry) => [entry.id, entry.link])).toEqual([
+      [entryId, `${t.url}/sites/${site.siteId}/articles/kept`],
+    ]);
+    expect(after.querySelector('entry > id')?.textContent).toBe(entryId);
+    expect(after.querySelector('entry > link')?.getAttribute('href')).toBe('https://moving.example.com/articles/kept');
+  });
+
+  it("is in the site's language, and a site without pages dates it from when the site began", async () => {
+    const site = await siteClient(t, 'Quiet site', { locale: 'DE/de' });
+    const { doc, entries } = await feedOf(`/sites/${site.siteId}/feed.xml`);
+    expect(doc.documentElement.getAttribute('xml:lang')).toBe('de-DE');
+    expect(entries).toEqual([]);
+    const stored = given(await t.store.sites.get(site.siteId), 'the site');
+    expect(doc.querySelector('feed > updated')?.textContent).toBe(new Date(stored.created_at).toISOString());
+    // A site of the world (WW) names its language only.
+    const world = await siteClient(t, 'World site');
+    expect((await feedOf(`/sites/${world.siteId}/feed.xml`)).doc.documentElement.getAttribute('xml:lang')).toBe('en');
   });
 });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { BatchWriteCommand, UpdateCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PAGE_TYPES, SERVICE_LIMITS } from '@cm/contract';
 import { pageId } from '@cm/core';
 import { parseSitemap, parseSitemapIndex } from 'sitemap';
 import { requestPathCount, siteClient, startTestStack, type TestStack } from '../helpers/local';
@@ -14,10 +15,12 @@ const PAGES = 100_000;
 const MONTHS = 20;
 
 let t: TestStack;
+let site: Awaited<ReturnType<typeof siteClient>>;
 let siteId: number;
 beforeAll(async () => {
   t = await startTestStack();
-  siteId = (await siteClient(t, 'Large site')).siteId;
+  site = await siteClient(t, 'Large site');
+  siteId = site.siteId;
   // The site began with its first month's pages.
   await t.db.send(
     new UpdateCommand({
@@ -93,8 +96,16 @@ it('answers the sitemap index with one small Query per month, and a month with i
   console.log(JSON.stringify({ sitemap_index_requests: index.requests, month_sitemap_requests: month.requests }));
 });
 
-it('answers the feed with one Query', async () => {
+it('answers the feed with one Query per page type, then a read of each page it carries', async () => {
+  // The pages above are their listing attributes only: the feed's latest 20 are published whole (last, as
+  // they start a month of their own).
+  const bodies = 'Body '.repeat(2_000);
+  for (let i = 0; i < SERVICE_LIMITS.feedEntries; i++)
+    await site.client.route('POST /articles', {
+      body: { slug: `latest-${i}`, title: `Latest ${i}`, body: [{ _type: 'paragraph', text: bodies }] },
+    });
   const feed = await requestPathCount(t, () => get(`/sites/${siteId}/feed.xml`));
-  expect(feed.requests).toBe(1);
-  expect(feed.result.text.match(/<entry>/g)).toHaveLength(20);
+  expect(feed.requests).toBe(PAGE_TYPES.length + SERVICE_LIMITS.feedEntries);
+  expect(feed.result.text.match(/<entry>/g)).toHaveLength(SERVICE_LIMITS.feedEntries);
+  expect(feed.result.text.match(/<content type="html">/g)).toHaveLength(SERVICE_LIMITS.feedEntries);
 });

@@ -1,4 +1,15 @@
-import { articleDoc, inSitemap, monthRange, monthsBetween, pageCard, questionDoc, sitemapShardOf } from '@cm/core';
+import {
+  articleDoc,
+  feedXml,
+  inSitemap,
+  languageTag,
+  monthRange,
+  monthsBetween,
+  pageCard,
+  questionDoc,
+  sitemapShardOf,
+} from '@cm/core';
+import { DOMParser } from 'linkedom';
 import type { ListedPage } from '@cm/contract';
 
 /* The pure parts of the site's listings and discovery files. */
@@ -75,5 +86,33 @@ describe('a page’s card', () => {
     expect(card.sections).toHaveLength(20);
     expect(card.sections[0]).toEqual({ kind: 'topic', slug: 'fit', name: 'Fit' });
     expect(card.sections[1]).toEqual({ kind: 'topic', slug: 'topic-0', name: 'Topic 0' });
+  });
+});
+
+describe('the feed', () => {
+  const site = {
+    site_id: 7,
+    name: 'Seven',
+    domain: 'Shop.Example.com',
+    locale: 'GB/en',
+    created_at: '2026-03-04T05:06:07.000Z',
+    root: 'https://pages.example/sites/7',
+  };
+  const root = (xml: string) => new DOMParser().parseFromString(xml, 'text/xml').documentElement;
+
+  it('mints its ids under the site’s domain as stored, or under .invalid when that is no hostname (RFC 4151)', () => {
+    expect(root(feedXml(site, [])).querySelector('id')?.textContent).toBe('tag:shop.example.com,2026-03-04:site-7');
+    expect(root(feedXml({ ...site, domain: 'not a domain' }, [])).querySelector('id')?.textContent).toBe(
+      'tag:site-7.invalid,2026-03-04:site-7',
+    );
+  });
+
+  it('names its language from the site’s locale (BCP 47)', () => {
+    expect(root(feedXml(site, [])).getAttribute('xml:lang')).toBe('en-GB');
+    expect(languageTag('US/en')).toBe('en-US');
+    expect(languageTag('WW/fr')).toBe('fr');
+    // A locale from before locales were checked: English, as pages were.
+    expect(languageTag('english')).toBe('en');
+    expect(languageTag('en/US')).toBe('en');
   });
 });

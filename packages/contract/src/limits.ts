@@ -116,8 +116,13 @@ export const SERVICE_LIMITS = {
   listingPageSize: 20,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */
   sitemapUrlsMax: 50_000,
-  /** Entries of a site's feed: its latest articles. */
+  /** Entries of a site's feed: its latest articles and questions. */
   feedEntries: 20,
+  /**
+   * The rendered bodies one feed carries, in bytes: entries past it carry their summary only, so that
+   * twenty long pages keep the feed well within a Lambda reply (lambdaReplyBytes) and a reader's patience.
+   */
+  feedContentBytes: 1024 * 1024,
   /**
    * How long a function keeps a provider secret it read, in seconds: a rotated DataForSEO or Tavily secret
    * reaches warm functions within five minutes, at one Secrets Manager call per secret and container per five minutes.

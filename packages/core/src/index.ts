@@ -19,6 +19,7 @@ export {
   relatedShown,
   renderArticle,
   renderPage,
+  feedContent,
   renderQuestion,
   renderUnavailable,
   renderedLinkTargets,
@@ -28,6 +29,7 @@ export { liveChanged, notifiedState, siteTime } from './notify';
 export type { LiveState } from './notify';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
 export { displayDomain, normalizeDomain } from './domains';
+export { languageTag } from './site-language';
 export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */

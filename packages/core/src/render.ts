@@ -603,6 +603,22 @@ export function renderPage(page: PageRecord, options: RenderOptions): string {
   return page.type === 'article' ? renderArticle(page, options) : renderQuestion(page, options);
 }
 
+/**
+ * What a feed entry carries of a page (its `<content>`): an article's cover and body, a question's short
+ * answer, answer and sources, rendered as on its page, without the page's frame.
+ */
+export function feedContent(page: PageRecord, options: RenderOptions): string {
+  if (page.type === 'article') {
+    const r = new Renderer(options, [], true);
+    const cover = allowedImageUrl(page.cover_image);
+    return [cover ? `<img src="${escapeHtml(cover)}" alt="">` : '', r.blocks(page.body)].filter(Boolean).join('\n');
+  }
+  const r = new Renderer(options, page.sources, false);
+  return [page.summary ? `<p>${escapeHtml(page.summary)}</p>` : '', r.blocks(page.answer), r.sourceList()]
+    .filter(Boolean)
+    .join('\n');
+}
+
 /** The page ids a page's blocks link to: the visitor handler looks up which of them are live. */
 export const renderedLinkTargets = blockLinkTargets;
 

@@ -3,12 +3,14 @@ import { Feed } from 'feed';
 import { ErrorLevel, SitemapIndexStream, SitemapStream, streamToPromise } from 'sitemap';
 import type { ListedPage } from '@cm/contract';
 import { escapeHtml } from './blocks';
+import { normalizeDomain } from './domains';
+import { languageTag } from './site-language';
 import { allowedUrl } from './urls';
 import { feedUrl, homeUrl, pageUrl, sitemapIndexUrl, sitemapUrl } from './site-urls';
 
 /*
  * The files crawlers and feed readers read of a site (docs/api.md#discovery-files): its sitemap index
- * and sitemaps (sitemaps.org 0.9, written by the `sitemap` package), its feed of the latest articles
+ * and sitemaps (sitemaps.org 0.9, written by the `sitemap` package), its feed of the latest pages
  * (Atom, RFC 4287, written by the `feed` package), and, on its own domain, its robots.txt.
  */
 
@@ -69,34 +71,70 @@ export const pageEntries = (root: string, pages: readonly ListedPage[]) =>
     .filter((page) => inSitemap(root, page))
     .map((page) => ({ url: pageUrl(root, page.type, page.slug), lastmod: page.visible_at }));
 
-/** The site's feed: its latest articles, newest first (Atom). */
-export function feedXml(site: { name: string; root: string }, articles: readonly ListedPage[]): string {
-  const updated = articles.reduce((latest, a) => (a.visible_at > latest ? a.visible_at : latest), '');
+/** A site as its feed names it: ids from what never changes, links at its root URL. */
+export interface FeedSite {
+  site_id: number;
+  name: string;
+  /** The site's domain as registered at its creation: the authority of its tag URIs. */
+  domain: string;
+  /** `<COUNTRY>/<lang>`: the feed's `xml:lang`. */
+  locale: string;
+  created_at: string;
+  root: string;
+}
+
+/** A live page in the feed, with its rendered body as HTML when there is one. */
+export interface FeedEntry {
+  page: ListedPage;
+  content: string | null;
+}
+
+/**
+ * A tag URI (RFC 4151): the ids Atom asks never to change (RFC 4287 §4.2.6), so neither a site starting
+ * to serve its own domain nor a renamed page makes readers see an entry twice. The authority is the
+ * site's domain as registered (a name that is no hostname: one under `.invalid`, which no one else mints).
+ */
+function tagUri(site: FeedSite, at: string, specific: string): string {
+  const authority = normalizeDomain(site.domain) ?? `site-${site.site_id}.invalid`;
+  return `tag:${authority},${at.slice(0, 10)}:site-${site.site_id}${specific}`;
+}
+
+/** The site's feed: its latest articles and questions, newest first publish first (Atom). */
+export function feedXml(site: FeedSite, entries: readonly FeedEntry[]): string {
+  const updated = entries.reduce((latest, { page }) => (page.visible_at > latest ? page.visible_at : latest), '');
   const feed = new Feed({
-    id: homeUrl(site.root),
+    id: tagUri(site, site.created_at, ''),
     link: homeUrl(site.root),
     title: site.name,
-    description: `The latest articles of ${site.name}`,
-    language: 'en',
+    description: `The latest of ${site.name}`,
     copyright: '',
     generator: false,
-    updated: updated ? new Date(updated) : new Date(0),
+    // A site without pages yet: its feed began when the site did.
+    updated: new Date(updated || site.created_at),
     feedLinks: { atom: feedUrl(site.root) },
     author: { name: site.name, link: homeUrl(site.root) },
   });
-  for (const article of articles) {
-    const url = pageUrl(site.root, article.type, article.slug);
-    // The package writes an entry's title and summary as Atom's `type="html"`: text, then, is escaped HTML.
+  for (const { page, content } of entries) {
+    const url = pageUrl(site.root, page.type, page.slug);
+    // The package writes an entry's title, summary and content as Atom's `type="html"`: text, then, is
+    // escaped HTML; the content is the rendered body, whose every text is escaped already.
     feed.addItem({
-      id: url,
+      id: tagUri(site, page.created_at, `/${page.id}`),
       link: url,
-      title: escapeHtml(article.title),
-      date: new Date(article.visible_at),
-      published: new Date(article.created_at),
-      ...(article.card_text ? { description: escapeHtml(article.card_text) } : {}),
+      title: escapeHtml(page.title),
+      date: new Date(page.visible_at),
+      published: new Date(page.created_at),
+      ...(page.card_text ? { description: escapeHtml(page.card_text) } : {}),
+      ...(content ? { content } : {}),
     });
   }
-  return feed.atom1();
+  return withLanguage(feed.atom1(), languageTag(site.locale));
+}
+
+/** The feed's root with `xml:lang` (the package writes a language into RSS only). */
+function withLanguage(atom: string, language: string): string {
+  const root = '<feed xmlns="http://www.w3.org/2005/Atom">';
+  return atom.replace(root, `${root.slice(0, -1)} xml:lang="${escapeHtml(language)}">`);
 }
 
 /** robots.txt of a site's own domain: every page may be read, and where its sitemap is. */

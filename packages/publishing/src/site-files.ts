@@ -1,7 +1,12 @@
-import { SERVICE_LIMITS, type PageType } from '@cm/contract';
+import { isLive, SERVICE_LIMITS, type ListedPage, type PageRecord, type PageType } from '@cm/contract';
 import {
+  feedContent,
   feedXml,
   homeUrl,
+  pageBlocks,
+  pageUrl,
+  readerRecord,
+  renderedLinkTargets,
   LISTINGS_SHARD,
   monthRange,
   monthsBetween,
@@ -13,12 +18,13 @@ import {
   sitemapXml,
 } from '@cm/core';
 import { mapLimit, type Store } from '@cm/store';
+import { liveLinkTarget, readLinkTargets } from './link-targets';
 import { servedSite, type SiteRef } from './served-sites';
 
 /*
  * A site's discovery files (docs/api.md#discovery-files), each from the index of live pages, never a
  * scan: the sitemap index reads one item per month of the site's life and type, a month's sitemap that
- * month's pages (up to sitemapUrlsMax), the feed one page of the latest articles.
+ * month's pages (up to sitemapUrlsMax), the feed one page of the latest articles and questions.
  */
 
 const PAGE_TYPES: readonly PageType[] = ['article', 'question'];
@@ -71,13 +77,58 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   return entries.length > 0 ? sitemapXml(entries) : null;
 }
 
-/** The site's feed of its latest articles (Atom). */
+/** Pages a feed reads at once: this many of the largest (5 MiB) stay well within a function's memory. */
+const FEED_READS_IN_FLIGHT = 10;
+
+/**
+ * The feed's pages as readers see them, newest first, read FEED_READS_IN_FLIGHT at a time until their
+ * bodies pass feedContentBytes (the rest are not read). Null for one taken down since the index of live
+ * pages (eventually consistent) was read.
+ */
+async function feedRecords(store: Store, siteId: number, pages: readonly ListedPage[]) {
+  const records: (PageRecord | null)[] = [];
+  let bytes = 0;
+  for (let i = 0; i < pages.length && bytes <= SERVICE_LIMITS.feedContentBytes; i += FEED_READS_IN_FLIGHT) {
+    const read = pages.slice(i, i + FEED_READS_IN_FLIGHT).map((page) => store.pages.get(siteId, page.type, page.id));
+    for (const page of await Promise.all(read)) {
+      const record = page && isLive(page.status, page.deleted) ? readerRecord(page) : null;
+      records.push(record);
+      bytes += record ? JSON.stringify(pageBlocks(record)).length : 0;
+    }
+  }
+  return records;
+}
+
+/**
+ * The site's feed (Atom): its latest live articles and questions, each with its rendered body while the
+ * feed's bodies stay within feedContentBytes (later entries carry their summary only). One Query per type
+ * for the latest, their pages read in parallel, then the pages those link to in one batch.
+ */
 export async function siteFeed(store: Store, pagesBaseUrl: string, ref: SiteRef) {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
-  const latest = await store.pageListings.livePages(site.site_id, ['article'], { limit: SERVICE_LIMITS.feedEntries });
-  return feedXml({ name: site.name, root }, latest.pages);
+  const latest = await store.pageListings.livePages(site.site_id, PAGE_TYPES, { limit: SERVICE_LIMITS.feedEntries });
+  const records = await feedRecords(store, site.site_id, latest.pages);
+  const targets = await readLinkTargets(
+    store.pageListings,
+    site.site_id,
+    records.flatMap((record) => (record ? renderedLinkTargets(pageBlocks(record)) : [])),
+  );
+  let bytes = 0;
+  const entries = latest.pages.map((page, i) => {
+    const record = records[i];
+    const content = record
+      ? feedContent(record, {
+          pageUrl: pageUrl(root, page.type, page.slug),
+          site: { name: site.name, root },
+          linkTarget: liveLinkTarget(root, targets),
+        })
+      : null;
+    bytes += content ? Buffer.byteLength(content) : 0;
+    return { page, content: bytes <= SERVICE_LIMITS.feedContentBytes ? content : null };
+  });
+  return feedXml({ ...site, root }, entries);
 }
 
 /** robots.txt of a site's own domain, or null when no site serves it. */

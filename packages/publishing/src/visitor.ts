@@ -2,7 +2,6 @@ import { ApiError, type PageType } from '@cm/contract';
 import {
   pageBlocks,
   pageId,
-  pageTypeOfId,
   pageUrl,
   readerRecord,
   relatedShown,
@@ -12,6 +11,7 @@ import {
   UNAVAILABLE,
 } from '@cm/core';
 import type { LinkTarget, Store, StoredPage } from '@cm/store';
+import { liveLinkTarget, readLinkTargets } from './link-targets';
 import { servedSite, type SiteRef } from './served-sites';
 
 /**
@@ -59,20 +59,15 @@ export async function visitorPage(
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
   // Links in the blocks and the related pages' cards, in one batch read.
   const related = relatedShown(record);
-  const ids = new Set([...renderedLinkTargets(blocks), ...related.articles, ...related.questions]);
-  const linked = [...ids].flatMap((id) => {
-    const linkedType = pageTypeOfId(id);
-    return linkedType ? [{ id, type: linkedType }] : [];
-  });
-  const targets =
-    linked.length > 0 ? await pageListings.linkTargets(site.site_id, linked) : new Map<string, LinkTarget>();
+  const targets = await readLinkTargets(pageListings, site.site_id, [
+    ...renderedLinkTargets(blocks),
+    ...related.articles,
+    ...related.questions,
+  ]);
   const html = renderPage(record, {
     pageUrl: pageUrl(root, type, slug),
     site: { name: site.name, root },
-    linkTarget: (id) => {
-      const target = targets.get(id);
-      return target?.live ? { url: pageUrl(root, target.type, target.slug), title: target.title } : null;
-    },
+    linkTarget: liveLinkTarget(root, targets),
   });
   return { status: 200, html, modifiedAt: modifiedAt(page, [...targets.values()]) };
 }
