@@ -150,7 +150,9 @@ describe('the feed', () => {
     });
     const first = pageIdOf(site.siteId, 'article', 'first');
     const draft = pageIdOf(site.siteId, 'article', 'unlisted');
-    const body = [{ _type: 'paragraph', text: `See [the first](page:${first}) and [the draft](page:${draft}) <b>.` }];
+    const body = [
+      { _type: 'paragraph', text: `See [the first](page:${first}) and [the draft](page:${draft}) <b>]]>]]>.` },
+    ];
     await site.client.route('POST /articles', { body: article('second', { body }) });
     const { feed, doc, entries } = await feedOf(`/sites/${site.siteId}/feed.xml`);
     expect(feed.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
@@ -165,9 +167,10 @@ describe('the feed', () => {
       {
         link: `${root}/articles/second`,
         title: 'Title of second',
-        summary: 'See the first and the draft &lt;b&gt;.',
-        // The rendered body: a link to a live page at its URL, to a draft none, every text escaped.
-        content: `<p>See <a href="${root}/articles/first">the first</a> and the draft &lt;b&gt;.</p>`,
+        summary: 'See the first and the draft &lt;b&gt;]]&gt;]]&gt;.',
+        // The rendered body: a link to a live page at its URL, to a draft none, every text escaped (so no
+        // `]]>` ends the package's CDATA early).
+        content: `<p>See <a href="${root}/articles/first">the first</a> and the draft &lt;b&gt;]]&gt;]]&gt;.</p>`,
       },
       {
         link: `${root}/questions/asked`,
