@@ -1,10 +1,12 @@
 import { Readable } from 'node:stream';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DOMParser } from 'linkedom';
 import { parseSitemap, parseSitemapIndex } from 'sitemap';
 import { article, getAtHost, question, requestPathCount, siteClient, useTestStack } from '../helpers/local';
 import { SERVICE_LIMITS } from '@cm/contract';
 import { pageId as pageIdOf } from '@cm/core';
 import { given } from '../helpers/client';
+import { pageKey } from '../../packages/store/src/keys';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
 
@@ -141,7 +143,9 @@ describe('the feed', () => {
   it('is an Atom feed of the latest live articles and questions, newest first, each with its body', async () => {
     const site = await siteClient(t, 'Feed & Co');
     const root = `${t.url}/sites/${site.siteId}`;
-    await site.client.route('POST /articles', { body: article('first', { meta_description: 'The first <one>' }) });
+    await site.client.route('POST /articles', {
+      body: article('first', { meta_description: 'The first <one>', cover_image: 'https://img.example/first.png' }),
+    });
     await site.client.route('POST /articles', { body: article('unlisted', { status: 'draft' }) });
     const asked = (await site.client.route('POST /questions', { body: question('asked') })).body;
     await site.client.route('PUT /questions/{id}/summary', {
@@ -184,7 +188,7 @@ describe('the feed', () => {
         // Atom's type="html": the text as escaped HTML, which a reader shows as the text it was.
         title: 'Title of first',
         summary: 'The first &lt;one&gt;',
-        content: '<p>Body of first</p>',
+        content: '<img src="https://img.example/first.png" alt="">\n<p>Body of first</p>',
       },
     ]);
     // Every page names it, for feed readers to find.
@@ -213,6 +217,25 @@ describe('the feed', () => {
     // One Query per page type, then ten pages: their bodies pass the bound, so the eleventh is not read.
     expect(read.requests).toBe(2 + 10);
     expect(SERVICE_LIMITS.feedContentBytes).toBeLessThan(3 * 400_000);
+  });
+
+  it('lists a page taken down after the index of live pages was read without its body', async () => {
+    const site = await siteClient(t, 'Lagging index');
+    await site.client.route('POST /articles', { body: article('going') });
+    // The page item is a draft while the index (eventually consistent) still lists it live.
+    await t.db.send(
+      new UpdateCommand({
+        TableName: t.stack.tableName,
+        Key: pageKey(site.siteId, 'article', pageIdOf(site.siteId, 'article', 'going')),
+        UpdateExpression: 'SET #status = :draft',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':draft': 'draft' },
+      }),
+    );
+    const { entries } = await feedOf(`/sites/${site.siteId}/feed.xml`);
+    expect(entries.map((entry) => [entry.title, entry.summary, entry.content])).toEqual([
+      ['Title of going', 'Body of going', null],
+    ]);
   });
 
   it('keeps its ids when the site starts serving its own domain (RFC 4287 §4.2.6), its links moving', async () => {
