@@ -13,7 +13,16 @@ export {
   readerRecord,
   suppressedLinks,
 } from './pages';
-export { domainPath, homeUrl, pageUrl, questionsUrl, sectionSlug, sectionUrl, siteRoot } from './site-urls';
+export {
+  domainPath,
+  homeUrl,
+  pageUrl,
+  questionsUrl,
+  sectionSlug,
+  sectionUrl,
+  siteIconUrl,
+  siteRoot,
+} from './site-urls';
 export {
   UNAVAILABLE,
   relatedShown,
@@ -23,7 +32,7 @@ export {
   renderUnavailable,
   renderedLinkTargets,
 } from './render';
-export type { RenderOptions } from './render';
+export type { PageSite, RenderOptions } from './render';
 export { liveChanged, notifiedState, siteTime } from './notify';
 export type { LiveState } from './notify';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';

@@ -15,6 +15,7 @@ import {
 } from '@portabletext/to-html';
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { citeAfter } from './citation';
+import { languageTags } from './language-tags';
 import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
@@ -41,11 +42,22 @@ export interface LinkedPage {
   title: string;
 }
 
+/** The site a page is on, as its pages show it. */
+export interface PageSite {
+  /** Heads every page. */
+  name: string;
+  /** Its root URL: its home is there, and starts the breadcrumbs. */
+  root: string;
+  /** `<COUNTRY>/<lang>` (`WW/en`): the pages' language and Open Graph locale (languageTags). */
+  locale: string;
+  /** The icon the site's host serves (siteIconUrl). */
+  icon: string;
+}
+
 export interface RenderOptions {
   /** Absolute URL of this page (the canonical URL when the page names none). */
   pageUrl: string;
-  /** The site the page is on: its name heads every page, and its home (at its root URL) starts the breadcrumbs. */
-  site: { name: string; root: string };
+  site: PageSite;
   /** A linked page when readers can reach it, else null: a link to it renders as text, a related card not at all. */
   linkTarget: (pageId: string) => LinkedPage | null;
 }
@@ -396,7 +408,7 @@ export interface Head {
   jsonLd: object[];
 }
 
-function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
+function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: string | null): string {
   const meta = (attribute: 'name' | 'property', key: string, value: string | null) =>
     value === null ? '' : `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
   return [
@@ -406,6 +418,7 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
     `<title>${escapeHtml(head.title)}</title>`,
     meta('name', 'description', head.description),
     `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
+    `<link rel="icon" href="${escapeHtml(options.site.icon)}" type="image/svg+xml">`,
     head.prev ? `<link rel="prev" href="${escapeHtml(head.prev)}">` : '',
     head.next ? `<link rel="next" href="${escapeHtml(head.next)}">` : '',
     `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(options.site.name)}" href="${escapeHtml(feedUrl(options.site.root))}">`,
@@ -415,6 +428,7 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
     meta('property', 'og:description', head.description),
     meta('property', 'og:url', head.canonical),
     meta('property', 'og:site_name', options.site.name),
+    meta('property', 'og:locale', ogLocale),
     meta('property', 'og:image', head.image),
     meta('property', 'article:published_time', head.publishedAt),
     meta('property', 'article:modified_time', head.modifiedAt),
@@ -439,10 +453,11 @@ export function documentHtml(
   const home = escapeHtml(homeUrl(options.site.root));
   const name = escapeHtml(options.site.name);
   const questions = escapeHtml(questionsUrl(options.site.root));
+  const { lang, ogLocale } = languageTags(options.site.locale);
   return [
     '<!doctype html>',
-    '<html lang="en">',
-    `<head>\n${headHtml(head, options)}\n</head>`,
+    `<html lang="${escapeHtml(lang)}">`,
+    `<head>\n${headHtml(head, options, ogLocale)}\n</head>`,
     '<body>',
     '<a class="skip" href="#content">Skip to content</a>',
     `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a><nav class="site-nav" aria-label="Site"><a href="${questions}">Questions</a></nav></div></header>`,

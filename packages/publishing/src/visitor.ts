@@ -49,7 +49,7 @@ export async function visitorPage(
     'siteId' in ref ? read(ref.siteId) : null,
   ]);
   if (!served) return unavailablePage(404);
-  const { site, root } = served;
+  const { site, root, shown } = served;
   const page = 'siteId' in ref ? named : await read(site.site_id);
   if (!page) return unavailablePage(404);
   if (page.deleted) return unavailablePage(410);
@@ -68,7 +68,7 @@ export async function visitorPage(
     linked.length > 0 ? await pageListings.linkTargets(site.site_id, linked) : new Map<string, LinkTarget>();
   const html = renderPage(record, {
     pageUrl: pageUrl(root, type, slug),
-    site: { name: site.name, root },
+    site: shown,
     linkTarget: (id) => {
       const target = targets.get(id);
       return target?.live ? { url: pageUrl(root, target.type, target.slug), title: target.title } : null;
