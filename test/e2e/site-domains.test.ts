@@ -55,6 +55,8 @@ describe("a site's own domain", () => {
       expect(page.text).toContain('<meta property="og:locale" content="en_US">');
       expect([path, iconOf(page.text)]).toEqual([path, `${SHOP}/favicon.ico`]);
     }
+    const home = (await getAtHost(t, 'shop.example.com', '/')).text;
+    expect(home).toContain(`"@type":"WebSite","name":"Shop","url":"${SHOP}/","inLanguage":"en-US"`);
     const icon = await getAtHost(t, 'shop.example.com', '/favicon.ico');
     expect([icon.status, icon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
     // A site without a domain of its own: its pages' icon is the deployment's, at its root.

@@ -98,3 +98,32 @@ describe("a page's icon", () => {
     expect(head(html)).toContain(`<link rel="icon" href="${ROOT}/favicon.ico" type="image/svg+xml">`);
   });
 });
+
+const jsonLd = (html: string): Record<string, unknown>[] =>
+  [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)].map((m) => JSON.parse(m[1] ?? 'null'));
+
+describe("the home's WebSite (schema.org), which names the site in search results", () => {
+  it('is on the home, with its name, URL and language', () => {
+    const website = jsonLd(pageKinds('US/en').home ?? '').filter((ld) => ld['@type'] === 'WebSite');
+    expect(website).toEqual([
+      {
+        '@context': 'https://schema.org',
+        '@type': 'WebSite',
+        name: 'Run & Co',
+        url: `${ROOT}/`,
+        inLanguage: 'en-US',
+        publisher: { '@type': 'Organization', name: 'Run & Co', url: `${ROOT}/` },
+      },
+    ]);
+  });
+
+  it("is on no other page: not on the home's older pages, a listing, an article or a question", () => {
+    const older = renderListing(
+      { kind: 'home', name: null, pages: [], url: `${ROOT}/?before=x`, next: null, first: `${ROOT}/` },
+      { site: site('US/en') },
+    );
+    const { article: a, question: q, category } = pageKinds('US/en');
+    for (const html of [older, a, q, category])
+      expect(jsonLd(html ?? '').map((ld) => ld['@type'])).not.toContain('WebSite');
+  });
+});
