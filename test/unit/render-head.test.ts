@@ -127,3 +127,66 @@ describe("the home's WebSite (schema.org), which names the site in search result
       expect(jsonLd(html ?? '').map((ld) => ld['@type'])).not.toContain('WebSite');
   });
 });
+
+/** A page's meta tags in order, as [name, content] pairs (a name may repeat: article:tag). */
+const metaList = (html: string): [string, string][] =>
+  [...head(html).matchAll(/<meta (?:property|name)="([^"]+)" content="([^"]*)">/g)].map((m) => [
+    m[1] ?? '',
+    m[2] ?? '',
+  ]);
+const image = (url: string, extra: Record<string, unknown> = {}) => ({ _type: 'image', url, alt: 'Boots', ...extra });
+
+describe("Open Graph: the image's alt text and size, an article's section, a question's tags", () => {
+  it("gives a cover the page's title as what it shows, and no size, which the publish does not know", () => {
+    const tags = metas(renderPage(article({ cover_image: 'https://img.example.com/c.jpg' }), options('US/en')));
+    expect(tags.get('og:image')).toBe('https://img.example.com/c.jpg');
+    expect(tags.get('og:image:alt')).toBe('The title');
+    expect(tags.get('twitter:image:alt')).toBe('The title');
+    expect(tags.has('og:image:width')).toBe(false);
+    expect(tags.has('og:image:height')).toBe(false);
+  });
+
+  it("gives a block's image its alt text and size, right after og:image", () => {
+    const html = renderPage(
+      article({ body: [image('https://img.example.com/b.jpg', { width: 1200, height: 630 })] }),
+      options('US/en'),
+    );
+    const list = metaList(html).map(([name]) => name);
+    const at = list.indexOf('og:image');
+    expect(list.slice(at, at + 4)).toEqual(['og:image', 'og:image:width', 'og:image:height', 'og:image:alt']);
+    expect(Object.fromEntries(metaList(html))).toMatchObject({
+      'og:image:width': '1200',
+      'og:image:height': '630',
+      'og:image:alt': 'Boots',
+      'twitter:image:alt': 'Boots',
+    });
+  });
+
+  it('leaves out a size that is not a positive whole number, and falls back to the title for an empty alt', () => {
+    const tags = metas(
+      renderPage(
+        article({ body: [image('https://img.example.com/b.jpg', { alt: '', width: 0, height: 1.5 })] }),
+        options('US/en'),
+      ),
+    );
+    expect([tags.get('og:image:alt'), tags.has('og:image:width'), tags.has('og:image:height')]).toEqual([
+      'The title',
+      false,
+      false,
+    ]);
+  });
+
+  it("names an article's category as article:section, escaped, and none without a category", () => {
+    const html = renderPage(article({ category: 'Trail & "Road"' }), options('US/en'));
+    expect(head(html)).toContain('<meta property="article:section" content="Trail &amp; &quot;Road&quot;">');
+    expect(metas(renderPage(article(), options('US/en'))).has('article:section')).toBe(false);
+  });
+
+  it('names each topic a question page lists as an article:tag, those with a page only', () => {
+    const doc = questionDoc({ slug: 'q', question: 'Why?', answer: [], topics: ['Fit', 'Sizing', 'fit!', '???'] }, NOW);
+    const tags = metaList(renderPage(record(doc, 'question'), options('US/en'))).filter(
+      ([name]) => name === 'article:tag',
+    );
+    expect(tags.map(([, content]) => content)).toEqual(['Fit', 'Sizing']);
+  });
+});

@@ -271,11 +271,15 @@ export function preview(text: string): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 120)).trimEnd()}…`;
 }
 
-/** The first image of the blocks readers are shown, for link previews of a page without a cover. */
-function firstImage(blocks: readonly Block[]): string | null {
+/**
+ * The first image of the blocks readers are shown, for link previews of a page without a cover: with its
+ * alt text (else `title`: a preview's image needs one) and its size when the block gives one.
+ */
+function firstImage(blocks: readonly Block[], title: string): PreviewImage | null {
   for (const block of blocks) {
-    const url = allowedImageUrl(blockType(block)?.imageUrl?.(block));
-    if (url) return url;
+    const image = blockType(block)?.image?.(block);
+    const url = allowedImageUrl(image?.url);
+    if (image && url) return { url, alt: image.alt || title, width: image.width, height: image.height };
   }
   return null;
 }
@@ -387,6 +391,14 @@ function relatedCards(options: RenderOptions, page: Parameters<typeof relatedSho
   return `<section class="related" aria-labelledby="related-title">\n<h2 id="related-title">Related</h2>\n<ul class="cards">${items.join('')}</ul>\n</section>`;
 }
 
+/** The image link previews show: its URL (allowed), what it shows, and its size when known. */
+export interface PreviewImage {
+  url: string;
+  alt: string;
+  width: number | null;
+  height: number | null;
+}
+
 export interface Head {
   title: string;
   /**
@@ -396,7 +408,10 @@ export interface Head {
   description: string;
   canonical: string;
   noindex: boolean;
-  image: string | null;
+  image: PreviewImage | null;
+  /** Open Graph's `article:section` and `article:tag`: an article's category, a question's topics. */
+  section?: string | null;
+  tags?: readonly string[];
   /** Open Graph's type: a page of content (`article`), or a listing (`website`). */
   ogType: 'article' | 'website';
   /** An article's or question's first publish and last change; a listing has neither. */
@@ -411,6 +426,7 @@ export interface Head {
 function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: string | null): string {
   const meta = (attribute: 'name' | 'property', key: string, value: string | null) =>
     value === null ? '' : `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
+  const { image } = head;
   return [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -429,13 +445,20 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: st
     meta('property', 'og:url', head.canonical),
     meta('property', 'og:site_name', options.site.name),
     meta('property', 'og:locale', ogLocale),
-    meta('property', 'og:image', head.image),
+    // An image's structured properties follow it (Open Graph: they describe the og:image before them).
+    meta('property', 'og:image', image?.url ?? null),
+    meta('property', 'og:image:width', image?.width?.toString() ?? null),
+    meta('property', 'og:image:height', image?.height?.toString() ?? null),
+    meta('property', 'og:image:alt', image?.alt ?? null),
     meta('property', 'article:published_time', head.publishedAt),
     meta('property', 'article:modified_time', head.modifiedAt),
-    meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
+    meta('property', 'article:section', head.section ?? null),
+    ...(head.tags ?? []).map((tag) => meta('property', 'article:tag', tag)),
+    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
     meta('name', 'twitter:title', head.title),
     meta('name', 'twitter:description', head.description),
-    meta('name', 'twitter:image', head.image),
+    meta('name', 'twitter:image', image?.url ?? null),
+    meta('name', 'twitter:image:alt', image?.alt ?? null),
     `<style>${THEME_CSS}</style>`,
     ...head.jsonLd.map((data) => `<script type="application/ld+json">${scriptJson(data)}</script>`),
   ]
@@ -480,7 +503,8 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
   const cover = allowedImageUrl(page.cover_image);
   const modified = modifiedAt(page.created_at, page.updated_at);
-  const crumbs = breadcrumbs(options, categoryCrumb(options.site.root, page.category), page.title);
+  const category = categoryCrumb(options.site.root, page.category);
+  const crumbs = breadcrumbs(options, category, page.title);
   const main = [
     '<article>',
     `<header><h1>${escapeHtml(page.title)}</h1>${dates(page.created_at, modified)}</header>`,
@@ -492,14 +516,15 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   ]
     .filter(Boolean)
     .join('\n');
-  const image = cover ?? firstImage(page.body);
+  // A cover comes as a URL alone: what it shows is the page's title, and its size is not known.
+  const image = cover ? { url: cover, alt: page.title, width: null, height: null } : firstImage(page.body, page.title);
   const publisher = publisherOf(options);
   const jsonLd = withoutNulls({
     '@context': 'https://schema.org',
     '@type': page.schema_type,
     headline: page.title,
     description: page.meta_description,
-    image,
+    image: image?.url,
     datePublished: page.created_at,
     dateModified: modified,
     url: canonical,
@@ -517,6 +542,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
       ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
+      section: category?.name ?? null,
       jsonLd: [jsonLd, breadcrumbList(crumbs)],
     },
     options,
@@ -602,10 +628,11 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
       description: page.meta_description ?? preview(page.summary ?? plainText(page.answer)),
       canonical: options.pageUrl,
       noindex: false,
-      image: firstImage(page.answer),
+      image: firstImage(page.answer, page.question),
       ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
+      tags: topicSections(page.topics).map((topic) => topic.name),
       jsonLd: [questionJsonLd(page, options, modified), breadcrumbList(crumbs)],
     },
     options,
