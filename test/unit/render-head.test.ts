@@ -190,3 +190,20 @@ describe("Open Graph: the image's alt text and size, an article's section, a que
     expect(tags.map(([, content]) => content)).toEqual(['Fit', 'Sizing']);
   });
 });
+
+describe("the cover's size (no layout shift when it loads)", () => {
+  it('gives the cover width and height, and a stylesheet box of that shape it fills without stretching', () => {
+    const html = renderPage(article({ cover_image: 'https://img.example.com/c.jpg' }), options('US/en'));
+    const img = /<img class="cover" [^>]*>/.exec(html)?.[0] ?? '';
+    const width = Number(/ width="(\d+)"/.exec(img)?.[1]);
+    const height = Number(/ height="(\d+)"/.exec(img)?.[1]);
+    expect(width).toBeGreaterThan(0);
+    expect(height).toBeGreaterThan(0);
+    // The attributes alone would let the image's own shape win once it loads (aspect-ratio: auto): the
+    // stylesheet holds the box to the same shape whatever the image is.
+    const rule = /\.cover\{([^}]*)\}/.exec(html)?.[1] ?? '';
+    expect(rule).toContain(`aspect-ratio:${width}/${height}`);
+    expect(rule).toContain('object-fit:cover');
+    expect(rule).toContain('width:100%');
+  });
+});

@@ -20,7 +20,7 @@ import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
 import { feedUrl, homeUrl, questionsUrl, sectionUrl } from './site-urls';
-import { THEME_CSS } from './theme';
+import { COVER_BOX, THEME_CSS } from './theme';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
@@ -508,8 +508,10 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   const main = [
     '<article>',
     `<header><h1>${escapeHtml(page.title)}</h1>${dates(page.created_at, modified)}</header>`,
-    // The cover is in view when the page opens: it loads at once, first.
-    cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="" fetchpriority="high">` : '',
+    // The cover is in view when the page opens: it loads at once, first, into a box of a fixed shape.
+    cover
+      ? `<img class="cover" src="${escapeHtml(cover)}" alt="" width="${COVER_BOX.width}" height="${COVER_BOX.height}" fetchpriority="high">`
+      : '',
     r.blocks(page.body, !cover),
     '</article>',
     relatedCards(options, page),
