@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumFound, launchBrowser } from '../helpers/browser';
-import { startTestStack, type TestStack } from '../helpers/local';
+import { article, startTestStack, type TestStack } from '../helpers/local';
 import { describeWith } from '../helpers/platform';
 import { publishShowcase, type Showcase } from '../helpers/visitor-showcase';
 
@@ -110,6 +110,33 @@ describeWith(chromiumFound, 'visitor pages in a browser', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it("keeps the cover's box whether and whenever its image loads: no layout shift", async () => {
+    // The deployment's icon, a square, as the cover: of another shape than the box, and of this origin.
+    const published = await t.call('POST', '/articles', article('cover-box', { cover_image: `${t.url}/favicon.ico` }));
+    expect(published.status).toBe(201);
+    const boxOf = async (loads: boolean) => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 900 }, deviceScaleFactor: 1 });
+      try {
+        const page = await context.newPage();
+        if (!loads) await page.route('**/favicon.ico', (route) => route.abort());
+        await page.goto(`${t.url}/sites/${t.siteId}/articles/cover-box`, { waitUntil: 'load' });
+        // Runs in the page; the tests' own TypeScript has no DOM types.
+        return await page.evaluate<{ loaded: boolean; width: number; height: number }>(`(() => {
+          const cover = document.querySelector('img.cover');
+          const { width, height } = cover.getBoundingClientRect();
+          return { loaded: cover.complete && cover.naturalWidth > 0, width, height };
+        })()`);
+      } finally {
+        await context.close();
+      }
+    };
+    // Loaded or not, the box is the one the page had before: the column's width, 1200:630.
+    const [loaded, blocked] = [await boxOf(true), await boxOf(false)];
+    expect([loaded.loaded, blocked.loaded]).toEqual([true, false]);
+    expect(loaded.height).toBeCloseTo((loaded.width * 630) / 1200, 0);
+    expect([blocked.width, blocked.height]).toEqual([loaded.width, loaded.height]);
   });
 
   it('fits a 320 px screen without scrolling sideways', async () => {

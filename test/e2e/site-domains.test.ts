@@ -9,7 +9,7 @@ let t: TestStack;
 let shop: { siteId: number; key: string };
 beforeAll(async () => {
   t = await startTestStack();
-  shop = await t.newSite('Shop', { domain: 'shop.example.com' });
+  shop = await t.newSite('Shop', { domain: 'shop.example.com', locale: 'US/en' });
   // Before the key's first use: the key's check keeps what it read of the site for a few seconds.
   expect(await t.store.sites.serveDomain(shop.siteId, 'shop.example.com')).toBe('served');
   await t.call('POST', '/articles', article('boots', { category: 'Gear' }), { key: shop.key });
@@ -45,6 +45,28 @@ describe("a site's own domain", () => {
     expect(published.body.url).toBe(`${SHOP}/articles/laces`);
     const listed = await t.call('GET', '/articles', undefined, { key: shop.key });
     expect(listed.body.items.map((item: { url: string }) => item.url)).toContain(`${SHOP}/articles/boots`);
+  });
+
+  it("declares the site's language and links an icon that is served, at the domain and at the deployment's address", async () => {
+    const iconOf = (html: string) => given(/<link rel="icon" href="([^"]+)"/.exec(html)?.[1], 'the icon link');
+    for (const path of ['/', '/articles/boots', '/questions/fit', '/categories/gear']) {
+      const page = await getAtHost(t, 'shop.example.com', path);
+      expect([path, page.text.match(/<html lang="[^"]*">/)?.[0]]).toEqual([path, '<html lang="en-US">']);
+      expect(page.text).toContain('<meta property="og:locale" content="en_US">');
+      expect([path, iconOf(page.text)]).toEqual([path, `${SHOP}/favicon.ico`]);
+    }
+    const home = (await getAtHost(t, 'shop.example.com', '/')).text;
+    expect(home).toContain(`"@type":"WebSite","name":"Shop","url":"${SHOP}/","inLanguage":"en-US"`);
+    const icon = await getAtHost(t, 'shop.example.com', '/favicon.ico');
+    expect([icon.status, icon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
+    // A site without a domain of its own: its pages' icon is the deployment's, at its root.
+    await t.call('POST', '/articles', article('no-domain'));
+    for (const path of ['/', '/articles/no-domain']) {
+      const page = await t.call('GET', `/sites/${t.siteId}${path}`, undefined, { key: null });
+      expect(iconOf(page.text)).toBe(`${t.url}/favicon.ico`);
+    }
+    const served = await t.call('GET', '/favicon.ico', undefined, { key: null });
+    expect([served.status, served.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
   });
 
   it('answers 404 at a domain no site serves, and never shows another site’s pages or the API there', async () => {

@@ -2,7 +2,7 @@ import {
   articleDoc,
   feedXml,
   inSitemap,
-  languageTag,
+  languageTags,
   monthRange,
   monthsBetween,
   pageCard,
@@ -109,10 +109,10 @@ describe('the feed', () => {
 
   it('names its language from the site’s locale (BCP 47)', () => {
     expect(root(feedXml(site, [])).getAttribute('xml:lang')).toBe('en-GB');
-    expect(languageTag('US/en')).toBe('en-US');
-    expect(languageTag('WW/fr')).toBe('fr');
+    expect(languageTags('US/en').lang).toBe('en-US');
+    expect(languageTags('WW/fr').lang).toBe('fr');
     // A locale from before locales were checked: English, as pages were.
-    expect(languageTag('english')).toBe('en');
-    expect(languageTag('en/US')).toBe('en');
+    expect(languageTags('english').lang).toBe('en');
+    expect(languageTags('en/US').lang).toBe('en');
   });
 });

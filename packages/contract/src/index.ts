@@ -119,6 +119,7 @@ export {
   KEYWORD_MAX_CHARS,
   KeywordMetrics,
   type KeywordRow,
+  Locale,
   REFRESH_LOCALE,
   type RowOf,
   SerpItem,

@@ -37,8 +37,16 @@ export interface BlockType {
   inlineNodes?(block: Block): readonly unknown[];
   /** Its link annotations (`markDefs` entries with an `href`), with their paths. */
   links?(block: Block, path: string): Generator<{ path: string; href: string }>;
-  /** Its image URL, when it has one: a publish warns when its scheme is not allowed. */
-  imageUrl?(block: Block): string | null;
+  /** Its image, when it has one: a publish warns when its URL's scheme is not allowed; link previews show it. */
+  image?(block: Block): BlockImage | null;
+}
+
+/** An image block's image as sent: its URL (any scheme), its alt text, and its size when it gives one. */
+export interface BlockImage {
+  url: string;
+  alt: string;
+  width: number | null;
+  height: number | null;
 }
 
 /** A field's items when it is an array, else none: a block as sent may have anything in any field. */
@@ -73,9 +81,16 @@ const ORDERED_STYLES: ReadonlySet<unknown> = new Set(['number', 'ordered']);
 
 const isCalloutTone = (tone: unknown): tone is (typeof CALLOUT_TONES)[number] => CALLOUT_TONES.some((t) => t === tone);
 
-/** An image's intrinsic size attribute, only when a positive whole number of pixels. */
-const sizeAttribute = (name: string, value: unknown): string =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 ? ` ${name}="${value}"` : '';
+/** An image's intrinsic size, only when a positive whole number of pixels. */
+const pixels = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
+
+const sizeAttribute = (name: string, value: number | null): string => (value === null ? '' : ` ${name}="${value}"`);
+
+const imageOf = (block: Block): BlockImage | null =>
+  typeof block.url === 'string'
+    ? { url: block.url, alt: textOf(block.alt) ?? '', width: pixels(block.width), height: pixels(block.height) }
+    : null;
 
 /** A code block's language as a class name: only a plain token (`ts`, `c++`, `objective-c`), else none. */
 const LANGUAGE = /^[A-Za-z0-9][A-Za-z0-9_+#.-]{0,39}$/;
@@ -153,16 +168,17 @@ export const BLOCK_TYPES: { readonly [T in KnownBlockType]: BlockType } = {
   },
   image: {
     render: (block, html, atTop) => {
-      const src = allowedImageUrl(typeof block.url === 'string' ? block.url : null);
-      if (!src) return '';
+      const image = imageOf(block);
+      const src = allowedImageUrl(image?.url);
+      if (!image || !src) return '';
       const caption = textOf(block.caption) ? `<figcaption>${html.field(block.caption)}</figcaption>` : '';
-      const size = sizeAttribute('width', block.width) + sizeAttribute('height', block.height);
+      const size = sizeAttribute('width', image.width) + sizeAttribute('height', image.height);
       // Below the fold it loads when the reader gets near it; in view when the page opens, at once.
       const loading = atTop ? '' : ' loading="lazy"';
-      return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(textOf(block.alt) ?? '')}"${size}${loading} decoding="async">${caption}</figure>`;
+      return `<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(image.alt)}"${size}${loading} decoding="async">${caption}</figure>`;
     },
     texts: (block, path) => field(block.caption, `${path}.caption`),
-    imageUrl: (block) => (typeof block.url === 'string' ? block.url : null),
+    image: imageOf,
   },
   callout: {
     render: (block, html) => {

@@ -13,7 +13,16 @@ export {
   readerRecord,
   suppressedLinks,
 } from './pages';
-export { domainPath, homeUrl, pageUrl, questionsUrl, sectionSlug, sectionUrl, siteRoot } from './site-urls';
+export {
+  domainPath,
+  homeUrl,
+  pageUrl,
+  questionsUrl,
+  sectionSlug,
+  sectionUrl,
+  siteIconUrl,
+  siteRoot,
+} from './site-urls';
 export {
   UNAVAILABLE,
   relatedShown,
@@ -24,12 +33,11 @@ export {
   renderUnavailable,
   renderedLinkTargets,
 } from './render';
-export type { RenderOptions } from './render';
+export type { PageSite, RenderOptions } from './render';
 export { liveChanged, notifiedState, siteTime } from './notify';
 export type { LiveState } from './notify';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
 export { displayDomain, normalizeDomain } from './domains';
-export { languageTag } from './site-language';
 export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */
@@ -92,3 +100,4 @@ export {
   sitemapXml,
 } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
+export { languageTags } from './language-tags';

@@ -9,7 +9,8 @@ import {
   type Crumb,
   type RenderOptions,
 } from './render';
-import { pageUrl } from './site-urls';
+import { languageTags } from './language-tags';
+import { homeUrl, pageUrl } from './site-urls';
 
 /*
  * The site's listing pages (docs/api.md#listing-pages): its home (the latest articles and questions), a
@@ -103,6 +104,20 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
       })),
     },
   };
+  // The home names the site (as search results show it, with the site's name): its first page only.
+  const website =
+    listing.kind === 'home' && !older
+      ? [
+          {
+            '@context': 'https://schema.org',
+            '@type': 'WebSite',
+            name: siteName,
+            url: homeUrl(root),
+            inLanguage: languageTags(options.site.locale).lang,
+            publisher: publisherOf(options),
+          },
+        ]
+      : [];
   return documentHtml(
     {
       title: fullTitle,
@@ -114,7 +129,7 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
       publishedAt: null,
       modifiedAt: null,
       next: listing.next,
-      jsonLd: crumbs.length > 1 ? [collection, breadcrumbList(crumbs)] : [collection],
+      jsonLd: [...website, collection, ...(crumbs.length > 1 ? [breadcrumbList(crumbs)] : [])],
     },
     options,
     crumbs,

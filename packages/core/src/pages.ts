@@ -141,7 +141,7 @@ export function publishWarnings(type: PageType, doc: PageDoc): PublishWarning[] 
       warn(at, `not the shape that renders (${issue.message}); stored as sent, rendered as far as it can be`);
     }
     // A URL that is not absolute already has its shape warning.
-    const imageUrl = kind.imageUrl?.(block);
+    const imageUrl = kind.image?.(block)?.url;
     if (imageUrl && URL.canParse(imageUrl) && !allowedImageUrl(imageUrl)) {
       warn(`${path}.url`, 'URL scheme not allowed (http, https); the image is not rendered');
     }

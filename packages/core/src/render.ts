@@ -15,11 +15,12 @@ import {
 } from '@portabletext/to-html';
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { citeAfter } from './citation';
+import { languageTags } from './language-tags';
 import { INLINE_MARKUP } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
 import { feedUrl, homeUrl, questionsUrl, sectionUrl } from './site-urls';
-import { THEME_CSS } from './theme';
+import { COVER_BOX, THEME_CSS } from './theme';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /*
@@ -41,11 +42,22 @@ export interface LinkedPage {
   title: string;
 }
 
+/** The site a page is on, as its pages show it. */
+export interface PageSite {
+  /** Heads every page. */
+  name: string;
+  /** Its root URL: its home is there, and starts the breadcrumbs. */
+  root: string;
+  /** `<COUNTRY>/<lang>` (`WW/en`): the pages' language and Open Graph locale (languageTags). */
+  locale: string;
+  /** The icon the site's host serves (siteIconUrl). */
+  icon: string;
+}
+
 export interface RenderOptions {
   /** Absolute URL of this page (the canonical URL when the page names none). */
   pageUrl: string;
-  /** The site the page is on: its name heads every page, and its home (at its root URL) starts the breadcrumbs. */
-  site: { name: string; root: string };
+  site: PageSite;
   /** A linked page when readers can reach it, else null: a link to it renders as text, a related card not at all. */
   linkTarget: (pageId: string) => LinkedPage | null;
 }
@@ -259,11 +271,15 @@ export function preview(text: string): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 120)).trimEnd()}…`;
 }
 
-/** The first image of the blocks readers are shown, for link previews of a page without a cover. */
-function firstImage(blocks: readonly Block[]): string | null {
+/**
+ * The first image of the blocks readers are shown, for link previews of a page without a cover: with its
+ * alt text (else `title`: a preview's image needs one) and its size when the block gives one.
+ */
+function firstImage(blocks: readonly Block[], title: string): PreviewImage | null {
   for (const block of blocks) {
-    const url = allowedImageUrl(blockType(block)?.imageUrl?.(block));
-    if (url) return url;
+    const image = blockType(block)?.image?.(block);
+    const url = allowedImageUrl(image?.url);
+    if (image && url) return { url, alt: image.alt || title, width: image.width, height: image.height };
   }
   return null;
 }
@@ -375,6 +391,14 @@ function relatedCards(options: RenderOptions, page: Parameters<typeof relatedSho
   return `<section class="related" aria-labelledby="related-title">\n<h2 id="related-title">Related</h2>\n<ul class="cards">${items.join('')}</ul>\n</section>`;
 }
 
+/** The image link previews show: its URL (allowed), what it shows, and its size when known. */
+export interface PreviewImage {
+  url: string;
+  alt: string;
+  width: number | null;
+  height: number | null;
+}
+
 export interface Head {
   title: string;
   /**
@@ -384,7 +408,10 @@ export interface Head {
   description: string;
   canonical: string;
   noindex: boolean;
-  image: string | null;
+  image: PreviewImage | null;
+  /** Open Graph's `article:section` and `article:tag`: an article's category, a question's topics. */
+  section?: string | null;
+  tags?: readonly string[];
   /** Open Graph's type: a page of content (`article`), or a listing (`website`). */
   ogType: 'article' | 'website';
   /** An article's or question's first publish and last change; a listing has neither. */
@@ -396,9 +423,10 @@ export interface Head {
   jsonLd: object[];
 }
 
-function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
+function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: string | null): string {
   const meta = (attribute: 'name' | 'property', key: string, value: string | null) =>
     value === null ? '' : `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
+  const { image } = head;
   return [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -406,6 +434,7 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
     `<title>${escapeHtml(head.title)}</title>`,
     meta('name', 'description', head.description),
     `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
+    `<link rel="icon" href="${escapeHtml(options.site.icon)}" type="image/svg+xml">`,
     head.prev ? `<link rel="prev" href="${escapeHtml(head.prev)}">` : '',
     head.next ? `<link rel="next" href="${escapeHtml(head.next)}">` : '',
     `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(options.site.name)}" href="${escapeHtml(feedUrl(options.site.root))}">`,
@@ -415,13 +444,21 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
     meta('property', 'og:description', head.description),
     meta('property', 'og:url', head.canonical),
     meta('property', 'og:site_name', options.site.name),
-    meta('property', 'og:image', head.image),
+    meta('property', 'og:locale', ogLocale),
+    // An image's structured properties follow it (Open Graph: they describe the og:image before them).
+    meta('property', 'og:image', image?.url ?? null),
+    meta('property', 'og:image:width', image?.width?.toString() ?? null),
+    meta('property', 'og:image:height', image?.height?.toString() ?? null),
+    meta('property', 'og:image:alt', image?.alt ?? null),
     meta('property', 'article:published_time', head.publishedAt),
     meta('property', 'article:modified_time', head.modifiedAt),
-    meta('name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'),
+    meta('property', 'article:section', head.section ?? null),
+    ...(head.tags ?? []).map((tag) => meta('property', 'article:tag', tag)),
+    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
     meta('name', 'twitter:title', head.title),
     meta('name', 'twitter:description', head.description),
-    meta('name', 'twitter:image', head.image),
+    meta('name', 'twitter:image', image?.url ?? null),
+    meta('name', 'twitter:image:alt', image?.alt ?? null),
     `<style>${THEME_CSS}</style>`,
     ...head.jsonLd.map((data) => `<script type="application/ld+json">${scriptJson(data)}</script>`),
   ]
@@ -439,10 +476,11 @@ export function documentHtml(
   const home = escapeHtml(homeUrl(options.site.root));
   const name = escapeHtml(options.site.name);
   const questions = escapeHtml(questionsUrl(options.site.root));
+  const { lang, ogLocale } = languageTags(options.site.locale);
   return [
     '<!doctype html>',
-    '<html lang="en">',
-    `<head>\n${headHtml(head, options)}\n</head>`,
+    `<html lang="${escapeHtml(lang)}">`,
+    `<head>\n${headHtml(head, options, ogLocale)}\n</head>`,
     '<body>',
     '<a class="skip" href="#content">Skip to content</a>',
     `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a><nav class="site-nav" aria-label="Site"><a href="${questions}">Questions</a></nav></div></header>`,
@@ -465,26 +503,30 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
   const canonical = allowedUrl(page.canonical_url) ?? options.pageUrl;
   const cover = allowedImageUrl(page.cover_image);
   const modified = modifiedAt(page.created_at, page.updated_at);
-  const crumbs = breadcrumbs(options, categoryCrumb(options.site.root, page.category), page.title);
+  const category = categoryCrumb(options.site.root, page.category);
+  const crumbs = breadcrumbs(options, category, page.title);
   const main = [
     '<article>',
     `<header><h1>${escapeHtml(page.title)}</h1>${dates(page.created_at, modified)}</header>`,
-    // The cover is in view when the page opens: it loads at once, first.
-    cover ? `<img class="cover" src="${escapeHtml(cover)}" alt="" fetchpriority="high">` : '',
+    // The cover is in view when the page opens: it loads at once, first, into a box of a fixed shape.
+    cover
+      ? `<img class="cover" src="${escapeHtml(cover)}" alt="" width="${COVER_BOX.width}" height="${COVER_BOX.height}" fetchpriority="high">`
+      : '',
     r.blocks(page.body, !cover),
     '</article>',
     relatedCards(options, page),
   ]
     .filter(Boolean)
     .join('\n');
-  const image = cover ?? firstImage(page.body);
+  // A cover comes as a URL alone: what it shows is the page's title, and its size is not known.
+  const image = cover ? { url: cover, alt: page.title, width: null, height: null } : firstImage(page.body, page.title);
   const publisher = publisherOf(options);
   const jsonLd = withoutNulls({
     '@context': 'https://schema.org',
     '@type': page.schema_type,
     headline: page.title,
     description: page.meta_description,
-    image,
+    image: image?.url,
     datePublished: page.created_at,
     dateModified: modified,
     url: canonical,
@@ -502,6 +544,7 @@ export function renderArticle(page: ArticleRecord, options: RenderOptions): stri
       ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
+      section: category?.name ?? null,
       jsonLd: [jsonLd, breadcrumbList(crumbs)],
     },
     options,
@@ -587,10 +630,11 @@ export function renderQuestion(page: QuestionRecord, options: RenderOptions): st
       description: page.meta_description ?? preview(page.summary ?? plainText(page.answer)),
       canonical: options.pageUrl,
       noindex: false,
-      image: firstImage(page.answer),
+      image: firstImage(page.answer, page.question),
       ogType: 'article',
       publishedAt: page.created_at,
       modifiedAt: modified,
+      tags: topicSections(page.topics).map((topic) => topic.name),
       jsonLd: [questionJsonLd(page, options, modified), breadcrumbList(crumbs)],
     },
     options,

@@ -4,7 +4,7 @@ import { ErrorLevel, SitemapIndexStream, SitemapStream, streamToPromise } from '
 import type { ListedPage } from '@cm/contract';
 import { escapeHtml } from './blocks';
 import { normalizeDomain } from './domains';
-import { languageTag } from './site-language';
+import { languageTags } from './language-tags';
 import { allowedUrl } from './urls';
 import { feedUrl, homeUrl, pageUrl, sitemapIndexUrl, sitemapUrl } from './site-urls';
 
@@ -128,7 +128,7 @@ export function feedXml(site: FeedSite, entries: readonly FeedEntry[]): string {
       ...(content ? { content } : {}),
     });
   }
-  return withLanguage(feed.atom1(), languageTag(site.locale));
+  return withLanguage(feed.atom1(), languageTags(site.locale).lang);
 }
 
 /** The feed's root with `xml:lang` (the package writes a language into RSS only). */

@@ -11,6 +11,13 @@ import type { PageType, Section } from '@cm/contract';
 export const siteRoot = (baseUrl: string, site: { site_id: number; served_domain?: string | null }): string =>
   site.served_domain ? `https://${site.served_domain}` : `${baseUrl}/sites/${site.site_id}`;
 
+/**
+ * The pages' icon, at the root of the host that serves them: the site's own domain, or the deployment's
+ * address (both answer `/favicon.ico`, as browsers ask every host for it).
+ */
+export const siteIconUrl = (baseUrl: string, site: { served_domain?: string | null }): string =>
+  site.served_domain ? `https://${site.served_domain}/favicon.ico` : `${baseUrl}/favicon.ico`;
+
 /** The site's home page. */
 export const homeUrl = (root: string): string => `${root}/`;
 

@@ -15,6 +15,14 @@ const variables = (palette: Record<string, string>): string =>
 const FONT = 'system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans",sans-serif';
 const MONO = 'ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace';
 
+/**
+ * The cover's box: a publish sends a cover as a URL alone, so its size is never known. Every cover shows
+ * in a box of this shape (1200×630, the shape of a link preview's image, which the cover also is), as wide
+ * as the column, and fills it (cropped, never stretched): the page keeps its layout whether and whenever
+ * the image loads.
+ */
+export const COVER_BOX = { width: 1200, height: 630 } as const;
+
 export const THEME_CSS = [
   `:root{color-scheme:light dark;${variables(PALETTES.light)}}`,
   `@media (prefers-color-scheme:dark){:root{${variables(PALETTES.dark)}}}`,
@@ -38,7 +46,7 @@ export const THEME_CSS = [
   'p,ul,ol,dl,blockquote,figure,pre,.table,.callout{margin:0 0 1.25rem}',
   'ul,ol{padding-left:1.5rem}li+li,li>ul,li>ol{margin-top:.25rem}',
   '.meta{color:var(--muted);font-size:.9375rem}',
-  'img{max-width:100%;height:auto}.cover{display:block;width:100%;border-radius:.5rem;margin:0 0 1.5rem}',
+  `img{max-width:100%;height:auto}.cover{display:block;width:100%;aspect-ratio:${COVER_BOX.width}/${COVER_BOX.height};object-fit:cover;border-radius:.5rem;margin:0 0 1.5rem}`,
   'figcaption{color:var(--muted);font-size:.9375rem;margin-top:.5rem}',
   'blockquote{padding:.25rem 0 .25rem 1.25rem;border-left:4px solid var(--line);font-size:1.125rem}blockquote p{margin:0 0 .5rem}',
   'blockquote footer{color:var(--muted);font-size:.9375rem}',

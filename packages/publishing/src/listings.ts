@@ -35,7 +35,7 @@ export async function listingPage(
 ): Promise<VisitorPage> {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return unavailablePage(404);
-  const { site, root } = served;
+  const { site, root, shown } = served;
   const siteId = site.site_id;
   const options = { limit: SERVICE_LIMITS.listingPageSize, ...(cursor === undefined ? {} : { cursor }) };
   const section = 'slug' in view ? view : null;
@@ -67,7 +67,7 @@ export async function listingPage(
       next: withCursor(first, read.next),
       first: cursor === undefined ? null : first,
     },
-    { site: { name: site.name, root } },
+    { site: shown },
   );
   return { status: 200, html, modifiedAt: null };
 }

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  DEFAULT_LOCALE,
   isLive,
   SERVICE_LIMITS,
   type ArticleInput,
@@ -153,8 +154,8 @@ function assertReadable(
   };
   const limit = SERVICE_LIMITS.lambdaReplyBytes;
   const read = jsonStringBytes(JSON.stringify(pageRecord(page)));
-  // The site's name is not read here: a few bytes of the page, next to the limit's megabytes.
-  const site = { name: '', root: siteRoot };
+  // The site itself is not read here (its name, locale, icon: a few bytes of the page, next to the limit's megabytes).
+  const site = { name: '', root: siteRoot, locale: DEFAULT_LOCALE, icon: siteRoot };
   const visitor = jsonStringBytes(renderPage(readerRecord(page), { pageUrl, site, linkTarget: () => null }));
   const largest = Math.max(read, visitor);
   if (largest > limit) {

@@ -1,4 +1,4 @@
-import { siteRoot } from '@cm/core';
+import { siteIconUrl, siteRoot, type PageSite } from '@cm/core';
 import type { Site, Store } from '@cm/store';
 
 /*
@@ -9,10 +9,11 @@ import type { Site, Store } from '@cm/store';
 
 export type SiteRef = { siteId: number } | { host: string };
 
-/** A site readers can reach, and the root URL every URL of its pages starts with (siteRoot). */
+/** A site readers can reach, the root URL every URL of its pages starts with (siteRoot), and the site as its pages show it. */
 export interface ServedSite {
   site: Site;
   root: string;
+  shown: PageSite;
 }
 
 /**
@@ -52,5 +53,11 @@ export async function servedSite(
     'siteId' in ref
       ? await sitesById.get(ref.siteId, () => sites.get(ref.siteId))
       : await sitesByHost.get(ref.host, () => sites.siteOfDomain(ref.host));
-  return site ? { site, root: siteRoot(pagesBaseUrl, site) } : null;
+  if (!site) return null;
+  const root = siteRoot(pagesBaseUrl, site);
+  return {
+    site,
+    root,
+    shown: { name: site.name, root, locale: site.locale, icon: siteIconUrl(pagesBaseUrl, site) },
+  };
 }

@@ -121,7 +121,7 @@ export async function siteFeed(store: Store, pagesBaseUrl: string, ref: SiteRef)
     const content = record
       ? feedContent(record, {
           pageUrl: pageUrl(root, page.type, page.slug),
-          site: { name: site.name, root },
+          site: served.shown,
           linkTarget: liveLinkTarget(root, targets),
         })
       : null;

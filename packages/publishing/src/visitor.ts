@@ -49,7 +49,7 @@ export async function visitorPage(
     'siteId' in ref ? read(ref.siteId) : null,
   ]);
   if (!served) return unavailablePage(404);
-  const { site, root } = served;
+  const { site, root, shown } = served;
   const page = 'siteId' in ref ? named : await read(site.site_id);
   if (!page) return unavailablePage(404);
   if (page.deleted) return unavailablePage(410);
@@ -66,7 +66,7 @@ export async function visitorPage(
   ]);
   const html = renderPage(record, {
     pageUrl: pageUrl(root, type, slug),
-    site: { name: site.name, root },
+    site: shown,
     linkTarget: liveLinkTarget(root, targets),
   });
   return { status: 200, html, modifiedAt: modifiedAt(page, [...targets.values()]) };
