@@ -855,10 +855,20 @@ describe('question pages', () => {
     expect(given(ld, 'the ld').mainEntity).toMatchObject({
       '@type': 'Question',
       answerCount: 3,
-      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.' },
+      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.', upvoteCount: 0 },
       suggestedAnswer: [
-        { '@type': 'Answer', text: 'I run in flats.', author: { '@type': 'Person', name: 'Runner Ann' } },
-        { '@type': 'Answer', text: 'Warm up Cool down', url: `${BASE}/sites/1/articles/the-page#answer-ca2` },
+        {
+          '@type': 'Answer',
+          text: 'I run in flats.',
+          upvoteCount: 0,
+          author: { '@type': 'Person', name: 'Runner Ann' },
+        },
+        {
+          '@type': 'Answer',
+          text: 'Warm up Cool down',
+          upvoteCount: 0,
+          url: `${BASE}/sites/1/articles/the-page#answer-ca2`,
+        },
       ],
     });
     expect(body).toContain('<section class="community-answer" id="answer-ca2">');

@@ -521,9 +521,12 @@ const answerAnchor = (answer: CommunityAnswer): string => `answer-${answer.answe
  */
 function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: string): object {
   const publisher = publisherOf(options);
+  // Search engines want every Answer's votes; the service counts none, so each answer has 0.
+  const votes = { upvoteCount: 0 };
   const accepted = {
     '@type': 'Answer',
     text: plainText(page.answer),
+    ...votes,
     datePublished: page.created_at,
     dateModified: modified,
     url: `${options.pageUrl}#answer-title`,
@@ -551,6 +554,7 @@ function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: 
       suggestedAnswer: page.community_answers.map((a) => ({
         '@type': 'Answer',
         text: plainText(a.blocks),
+        ...votes,
         datePublished: a.created_at,
         url: `${options.pageUrl}#${answerAnchor(a)}`,
         author: { '@type': 'Person', name: a.author },
