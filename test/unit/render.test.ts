@@ -1067,7 +1067,7 @@ describe('the table of block types (issue 38)', () => {
     ],
     table: [
       { _type: 'table', header: ['H'], rows: [['<c>']] },
-      '<div class="table"><table><thead><tr><th>H</th></tr></thead><tbody><tr><td>&lt;c&gt;</td></tr></tbody></table></div>',
+      '<div class="table" role="region" aria-label="Table: H" tabindex="0"><table><thead><tr><th>H</th></tr></thead><tbody><tr><td>&lt;c&gt;</td></tr></tbody></table></div>',
     ],
     code: [
       { _type: 'code', language: 'TypeScript', filename: 'a<b>.ts', code: 'if (a < b) x = "[y](https://z.test)";' },
@@ -1083,6 +1083,15 @@ describe('the table of block types (issue 38)', () => {
     const [block, html] = CASES[type];
     // Not the first block: an image there would load at once.
     expect(mainHtml(renderArticle(article({ body: [textPara('Lead'), block] }), options()))).toContain(html);
+  });
+
+  it('lets a keyboard reach a scrolling table, named by its columns in words', () => {
+    const table = (header: unknown) =>
+      mainHtml(renderArticle(article({ body: [{ _type: 'table', header, rows: [['1', '2']] }] }), options()));
+    expect(table(['Shoe <b>', 'See [price](https://x.test) [src-1]', ' ', { x: 1 }])).toContain(
+      '<div class="table" role="region" aria-label="Table: Shoe &lt;b&gt;, See price" tabindex="0"><table>',
+    );
+    expect(table(undefined)).toContain('<div class="table" role="region" aria-label="Table" tabindex="0"><table>');
   });
 
   it('renders a code block verbatim: no links or citations read in it, a language only as a plain token', () => {

@@ -15,7 +15,7 @@ import {
 } from '@portabletext/to-html';
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { citeAfter } from './citation';
-import { INLINE_MARKUP } from './markup';
+import { INLINE_MARKUP, markupWords } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
 import { feedUrl, homeUrl, questionsUrl, sectionUrl } from './site-urls';
@@ -235,7 +235,7 @@ export function plainText(blocks: readonly Block[]): string {
   for (const block of blocks) {
     let spans = '';
     for (const visit of blockTexts(block, '')) {
-      const text = visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? '');
+      const text = markupWords(visit.text);
       if (SPAN_TEXT.test(visit.path)) spans += text;
       else parts.push(text);
     }
