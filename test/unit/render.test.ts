@@ -24,6 +24,7 @@ import {
   renderPage,
   renderQuestion,
   type RenderOptions,
+  renderUnavailable,
 } from '@cm/core';
 import { citeAfter } from '../../packages/core/src/citation';
 import { given } from '../helpers/client';
@@ -877,6 +878,27 @@ describe('question pages', () => {
   it('renders no summary when it is null', () => {
     const body = mainHtml(renderQuestion(question({ answer: [textPara('A')] }), options()));
     expect(body).not.toContain('summary');
+  });
+});
+
+describe('renderUnavailable', () => {
+  it("gives a site's 404 and 410 pages its header, a link home and its footer, never indexed", () => {
+    const home = `${BASE}/sites/${SITE}/`;
+    for (const status of [404, 410] as const) {
+      const html = renderUnavailable(status, options().site);
+      expect(html).toContain('<meta name="robots" content="noindex">');
+      expect(html).toContain(`<title>${status === 404 ? 'Not found' : 'Gone'} · Run &amp; Co</title>`);
+      expect(html).toContain(`<a class="site-name" href="${home}">Run &amp; Co</a>`);
+      expect(mainHtml(html)).toContain(`<a href="${home}">Go to the home page of Run &amp; Co</a>`);
+      expect(html).toContain(`<footer class="site"><div class="wrap"><a href="${home}">Run &amp; Co</a>`);
+    }
+  });
+
+  it('is the bare message where no site is', () => {
+    const html = renderUnavailable(404, null);
+    expect(html).toContain('<h1>Not found</h1>');
+    expect(html).toContain('<meta name="robots" content="noindex">');
+    expect(html).not.toMatch(/<header|<footer|<a /);
   });
 });
 

@@ -429,6 +429,17 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>): string {
     .join('\n');
 }
 
+/** The site's header on every page of it, after the link that skips it: its name home, and its questions. */
+const siteHeader = (site: RenderOptions['site']): string =>
+  [
+    '<a class="skip" href="#content">Skip to content</a>',
+    `<header class="site"><div class="wrap"><a class="site-name" href="${escapeHtml(homeUrl(site.root))}">${escapeHtml(site.name)}</a><nav class="site-nav" aria-label="Site"><a href="${escapeHtml(questionsUrl(site.root))}">Questions</a></nav></div></header>`,
+  ].join('\n');
+
+/** The site's footer on every page of it: its name home, and its feed. */
+const siteFooter = (site: RenderOptions['site']): string =>
+  `<footer class="site"><div class="wrap"><a href="${escapeHtml(homeUrl(site.root))}">${escapeHtml(site.name)}</a> · <a href="${escapeHtml(feedUrl(site.root))}">Feed</a></div></footer>`;
+
 /** The page: the site's header, breadcrumbs, the page's own content, and the site's footer. */
 export function documentHtml(
   head: Head,
@@ -436,21 +447,17 @@ export function documentHtml(
   crumbs: readonly Crumb[],
   main: string,
 ): string {
-  const home = escapeHtml(homeUrl(options.site.root));
-  const name = escapeHtml(options.site.name);
-  const questions = escapeHtml(questionsUrl(options.site.root));
   return [
     '<!doctype html>',
     '<html lang="en">',
     `<head>\n${headHtml(head, options)}\n</head>`,
     '<body>',
-    '<a class="skip" href="#content">Skip to content</a>',
-    `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a><nav class="site-nav" aria-label="Site"><a href="${questions}">Questions</a></nav></div></header>`,
+    siteHeader(options.site),
     '<div class="wrap">',
     crumbs.length > 0 ? breadcrumbNav(crumbs) : '',
     `<main id="content">\n${main}\n</main>`,
     '</div>',
-    `<footer class="site"><div class="wrap"><a href="${home}">${name}</a> · <a href="${escapeHtml(feedUrl(options.site.root))}">Feed</a></div></footer>`,
+    siteFooter(options.site),
     '</body>',
     '</html>',
     '',
@@ -616,8 +623,27 @@ export const UNAVAILABLE = {
   410: { code: 'gone', title: 'Gone', message: 'This page has been removed.' },
 } as const;
 
-/** The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. */
-export function renderUnavailable(status: keyof typeof UNAVAILABLE): string {
+/**
+ * The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. On a site, its
+ * header, a link home and its footer, as its other pages have them; where no site is, the bare message.
+ */
+export function renderUnavailable(status: keyof typeof UNAVAILABLE, site: RenderOptions['site'] | null): string {
   const { title, message } = UNAVAILABLE[status];
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>${THEME_CSS}</style></head><body><main class="wrap"><h1>${title}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`;
+  const head = (pageTitle: string) =>
+    `<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${pageTitle}</title><meta name="robots" content="noindex"><style>${THEME_CSS}</style></head>`;
+  if (site === null)
+    return `<!doctype html>\n<html lang="en">${head(title)}<body><main class="wrap"><h1>${title}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`;
+  const name = escapeHtml(site.name);
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    head(`${title} · ${name}`),
+    '<body>',
+    siteHeader(site),
+    `<div class="wrap"><main id="content"><h1>${title}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(homeUrl(site.root))}">Go to the home page of ${name}</a></p></main></div>`,
+    siteFooter(site),
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
 }
