@@ -74,3 +74,12 @@ describe("a site's files", () => {
     await expect(refused).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 });
+
+describe("a site's files at its own domain", () => {
+  it('answers the 404 page, not the API error, for a sitemap that is not one, reading only the site', async () => {
+    const { store, asked } = sitesOnly();
+    const page = await sitemapFile(store, BASE, { host: 'files.example.org', sitemap: 'nope.xml' });
+    expect(page).toMatchObject({ status: 404, error: expect.objectContaining({ code: 'not_found' }) });
+    expect(asked).toEqual(['files.example.org']);
+  });
+});

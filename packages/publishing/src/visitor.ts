@@ -19,18 +19,22 @@ import { servedSite, type ServedSite, type SiteRef } from './served-sites';
  * or a draft) and 410 (deleted) with their own HTML, and the same in the API's error shape for a client
  * that asks for JSON.
  */
-export type VisitorPage =
-  { status: 200; html: string; modifiedAt: Date | null } | { status: 404 | 410; html: string; error: ApiError };
+export type VisitorPage = { status: 200; html: string; modifiedAt: Date | null } | UnavailablePage;
+export interface UnavailablePage {
+  status: 404 | 410;
+  html: string;
+  error: ApiError;
+}
 
 /** The 404 or 410 page, of the site it is on (its header and footer) or of none. */
-export function unavailablePage(status: 404 | 410, served: ServedSite | null): VisitorPage {
+export function unavailablePage(status: 404 | 410, served: ServedSite | null): UnavailablePage {
   const { code, message } = UNAVAILABLE[status];
   const site = served && { name: served.site.name, root: served.root };
   return { status, html: renderUnavailable(status, site), error: new ApiError(code, message) };
 }
 
 /** The 404 page of the site a path names, when it names one a reader can reach. */
-export async function notFoundPage(store: Store, pagesBaseUrl: string, ref: SiteRef | null): Promise<VisitorPage> {
+export async function notFoundPage(store: Store, pagesBaseUrl: string, ref: SiteRef | null): Promise<UnavailablePage> {
   return unavailablePage(404, ref && (await servedSite(store.sites, pagesBaseUrl, ref)));
 }
 
