@@ -102,6 +102,21 @@ describe("a site's own domain", () => {
     expect((await getAtHost(t, 'shop.example.com', '/feed.xml')).text).toContain(`href="${SHOP}/articles/boots"`);
   });
 
+  it("answers a sitemap that is not there with the site's 404 page and the pages' headers, as any unknown path", async () => {
+    for (const path of ['/sitemaps/nope.xml', '/sitemaps/2001-01.xml', '/no/such/page']) {
+      const reply = await getAtHost(t, 'shop.example.com', path);
+      expect([path, reply.status, reply.headers['content-type']]).toEqual([path, 404, 'text/html; charset=utf-8']);
+      expect(reply.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(reply.headers['cache-control']).toBe('no-store');
+      expect(reply.text).toContain(`<a class="site-name" href="${SHOP}/">Shop</a>`);
+      expect(reply.text).toContain('<meta name="robots" content="noindex">');
+    }
+    // A host no site serves: the bare 404 page, naming no site.
+    const unknown = await getAtHost(t, 'unknown.example.com', '/sitemaps/listings.xml');
+    expect([unknown.status, unknown.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+    expect(unknown.text).not.toContain('<header');
+  });
+
   it('belongs to one site at most; letting it go serves the pages at the deployment’s address again (npm run sites)', async () => {
     const other = await t.newSite('Other shop', { domain: 'other-shop.example.com' });
     expect(await t.store.sites.serveDomain(other.siteId, 'shop.example.com')).toBe('taken');

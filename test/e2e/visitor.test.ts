@@ -57,6 +57,15 @@ describe('visitor pages', () => {
     expect((await visit('articles', 'never-published')).status).toBe(404);
     expect((await visit('articles', 'rendered', t.siteId + 50)).status).toBe(404);
     expect((await visit('questions', 'rendered')).status).toBe(404);
+    // The site's 404 page has its header, a way home and its footer, and asks not to be indexed.
+    const draft = (await visit('articles', 'still-draft')).text;
+    const home = `${t.url}/sites/${t.siteId}/`;
+    expect(draft).toContain('<meta name="robots" content="noindex">');
+    expect(draft).toContain(`<header class="site"><div class="wrap"><a class="site-name" href="${home}">`);
+    expect(draft).toContain(`<a href="${home}">Go to the home page of `);
+    expect(draft).toContain('<footer class="site">');
+    // No site is there: the bare message, no other site's header.
+    expect((await visit('articles', 'rendered', t.siteId + 50)).text).not.toContain('<header');
     const asJson = await visit('articles', 'still-draft', t.siteId, { accept: 'application/json' });
     expect(asJson.body).toMatchObject({ error: 'not_found', code: 'not_found' });
   });

@@ -24,6 +24,7 @@ import {
   renderPage,
   renderQuestion,
   type RenderOptions,
+  renderUnavailable,
 } from '@cm/core';
 import { citeAfter } from '../../packages/core/src/citation';
 import { given } from '../helpers/client';
@@ -855,10 +856,20 @@ describe('question pages', () => {
     expect(given(ld, 'the ld').mainEntity).toMatchObject({
       '@type': 'Question',
       answerCount: 3,
-      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.' },
+      acceptedAnswer: { '@type': 'Answer', text: 'Editor answer.', upvoteCount: 0 },
       suggestedAnswer: [
-        { '@type': 'Answer', text: 'I run in flats.', author: { '@type': 'Person', name: 'Runner Ann' } },
-        { '@type': 'Answer', text: 'Warm up Cool down', url: `${BASE}/sites/1/articles/the-page#answer-ca2` },
+        {
+          '@type': 'Answer',
+          text: 'I run in flats.',
+          upvoteCount: 0,
+          author: { '@type': 'Person', name: 'Runner Ann' },
+        },
+        {
+          '@type': 'Answer',
+          text: 'Warm up Cool down',
+          upvoteCount: 0,
+          url: `${BASE}/sites/1/articles/the-page#answer-ca2`,
+        },
       ],
     });
     expect(body).toContain('<section class="community-answer" id="answer-ca2">');
@@ -867,6 +878,27 @@ describe('question pages', () => {
   it('renders no summary when it is null', () => {
     const body = mainHtml(renderQuestion(question({ answer: [textPara('A')] }), options()));
     expect(body).not.toContain('summary');
+  });
+});
+
+describe('renderUnavailable', () => {
+  it("gives a site's 404 and 410 pages its header, a link home and its footer, never indexed", () => {
+    const home = `${BASE}/sites/${SITE}/`;
+    for (const status of [404, 410] as const) {
+      const html = renderUnavailable(status, options().site);
+      expect(html).toContain('<meta name="robots" content="noindex">');
+      expect(html).toContain(`<title>${status === 404 ? 'Not found' : 'Gone'} · Run &amp; Co</title>`);
+      expect(html).toContain(`<a class="site-name" href="${home}">Run &amp; Co</a>`);
+      expect(mainHtml(html)).toContain(`<a href="${home}">Go to the home page of Run &amp; Co</a>`);
+      expect(html).toContain(`<footer class="site"><div class="wrap"><a href="${home}">Run &amp; Co</a>`);
+    }
+  });
+
+  it('is the bare message where no site is', () => {
+    const html = renderUnavailable(404, null);
+    expect(html).toContain('<h1>Not found</h1>');
+    expect(html).toContain('<meta name="robots" content="noindex">');
+    expect(html).not.toMatch(/<header|<footer|<a /);
   });
 });
 
@@ -1057,7 +1089,7 @@ describe('the table of block types (issue 38)', () => {
     ],
     table: [
       { _type: 'table', header: ['H'], rows: [['<c>']] },
-      '<div class="table"><table><thead><tr><th>H</th></tr></thead><tbody><tr><td>&lt;c&gt;</td></tr></tbody></table></div>',
+      '<div class="table" role="region" aria-label="Table: H" tabindex="0"><table><thead><tr><th>H</th></tr></thead><tbody><tr><td>&lt;c&gt;</td></tr></tbody></table></div>',
     ],
     code: [
       { _type: 'code', language: 'TypeScript', filename: 'a<b>.ts', code: 'if (a < b) x = "[y](https://z.test)";' },
@@ -1073,6 +1105,15 @@ describe('the table of block types (issue 38)', () => {
     const [block, html] = CASES[type];
     // Not the first block: an image there would load at once.
     expect(mainHtml(renderArticle(article({ body: [textPara('Lead'), block] }), options()))).toContain(html);
+  });
+
+  it('lets a keyboard reach a scrolling table, named by its columns in words', () => {
+    const table = (header: unknown) =>
+      mainHtml(renderArticle(article({ body: [{ _type: 'table', header, rows: [['1', '2']] }] }), options()));
+    expect(table(['Shoe <b>', 'See [price](https://x.test) [src-1]', ' ', { x: 1 }])).toContain(
+      '<div class="table" role="region" aria-label="Table: Shoe &lt;b&gt;, See price" tabindex="0"><table>',
+    );
+    expect(table(undefined)).toContain('<div class="table" role="region" aria-label="Table" tabindex="0"><table>');
   });
 
   it('renders a code block verbatim: no links or citations read in it, a language only as a plain token', () => {

@@ -1,5 +1,6 @@
 import { CALLOUT_TONES, isJsonObject, isKnownBlockType, type Block, type KnownBlockType } from '@cm/contract';
 import { allowedImageUrl } from './urls';
+import { markupWords } from './markup';
 
 /*
  * The one table of block types (docs/api.md#blocks): how each renders, which of its fields have text,
@@ -198,8 +199,13 @@ export const BLOCK_TYPES: { readonly [T in KnownBlockType]: BlockType } = {
         .filter(Array.isArray)
         .map((row) => `<tr>${row.map((cell) => `<td>${html.field(cell)}</td>`).join('')}</tr>`)
         .join('');
-      // The wrapper scrolls a wide table sideways on a narrow screen; the table keeps its semantics.
-      return `<div class="table"><table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table></div>`;
+      // The wrapper scrolls a wide table sideways on a narrow screen; the table keeps its semantics. A
+      // keyboard reaches it (tabindex) to scroll it, and a screen reader names it by its columns.
+      const columns = itemsOf(block.header)
+        .map((cell) => markupWords(textOf(cell) ?? '').trim())
+        .filter(Boolean);
+      const label = columns.length > 0 ? `Table: ${columns.join(', ')}` : 'Table';
+      return `<div class="table" role="region" aria-label="${escapeHtml(label)}" tabindex="0"><table>${head ? `<thead><tr>${head}</tr></thead>` : ''}<tbody>${rows}</tbody></table></div>`;
     },
     *texts(block, path) {
       for (const [i, cell] of itemsOf(block.header).entries()) yield* field(cell, `${path}.header[${i}]`);

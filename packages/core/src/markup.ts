@@ -11,6 +11,10 @@
  */
 export const INLINE_MARKUP = /\[([^[\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)\)|([ \t]*)\[(src-\d+)\](?!\()/g;
 
+/** A text with its markup reduced to its words: a link to its text, a citation marker to nothing. */
+export const markupWords = (text: string): string =>
+  text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? '');
+
 export const PAGE_LINK = /\[([^[\]]*)\]\(page:([^()\s]+)\)/g;
 
 /** The ids that `[text](page:<id>)` markers in a text point to, in order of first appearance. */

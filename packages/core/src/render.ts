@@ -16,7 +16,7 @@ import {
 import { blockType, escapeHtml, itemsOf, textOf, type BlockHtml } from './blocks';
 import { citeAfter } from './citation';
 import { languageTags } from './language-tags';
-import { INLINE_MARKUP } from './markup';
+import { INLINE_MARKUP, markupWords } from './markup';
 import { blockLinkTargets, blockTexts } from './pages';
 import { sectionsOf, topicSections } from './sections';
 import { feedUrl, homeUrl, questionsUrl, sectionUrl } from './site-urls';
@@ -247,7 +247,7 @@ export function plainText(blocks: readonly Block[]): string {
   for (const block of blocks) {
     let spans = '';
     for (const visit of blockTexts(block, '')) {
-      const text = visit.text.replace(INLINE_MARKUP, (_m, linkText?: string) => linkText ?? '');
+      const text = markupWords(visit.text);
       if (SPAN_TEXT.test(visit.path)) spans += text;
       else parts.push(text);
     }
@@ -466,6 +466,17 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: st
     .join('\n');
 }
 
+/** The site's header on every page of it, after the link that skips it: its name home, and its questions. */
+const siteHeader = (site: RenderOptions['site']): string =>
+  [
+    '<a class="skip" href="#content">Skip to content</a>',
+    `<header class="site"><div class="wrap"><a class="site-name" href="${escapeHtml(homeUrl(site.root))}">${escapeHtml(site.name)}</a><nav class="site-nav" aria-label="Site"><a href="${escapeHtml(questionsUrl(site.root))}">Questions</a></nav></div></header>`,
+  ].join('\n');
+
+/** The site's footer on every page of it: its name home, and its feed. */
+const siteFooter = (site: RenderOptions['site']): string =>
+  `<footer class="site"><div class="wrap"><a href="${escapeHtml(homeUrl(site.root))}">${escapeHtml(site.name)}</a> · <a href="${escapeHtml(feedUrl(site.root))}">Feed</a></div></footer>`;
+
 /** The page: the site's header, breadcrumbs, the page's own content, and the site's footer. */
 export function documentHtml(
   head: Head,
@@ -473,22 +484,18 @@ export function documentHtml(
   crumbs: readonly Crumb[],
   main: string,
 ): string {
-  const home = escapeHtml(homeUrl(options.site.root));
-  const name = escapeHtml(options.site.name);
-  const questions = escapeHtml(questionsUrl(options.site.root));
   const { lang, ogLocale } = languageTags(options.site.locale);
   return [
     '<!doctype html>',
     `<html lang="${escapeHtml(lang)}">`,
     `<head>\n${headHtml(head, options, ogLocale)}\n</head>`,
     '<body>',
-    '<a class="skip" href="#content">Skip to content</a>',
-    `<header class="site"><div class="wrap"><a class="site-name" href="${home}">${name}</a><nav class="site-nav" aria-label="Site"><a href="${questions}">Questions</a></nav></div></header>`,
+    siteHeader(options.site),
     '<div class="wrap">',
     crumbs.length > 0 ? breadcrumbNav(crumbs) : '',
     `<main id="content">\n${main}\n</main>`,
     '</div>',
-    `<footer class="site"><div class="wrap"><a href="${home}">${name}</a> · <a href="${escapeHtml(feedUrl(options.site.root))}">Feed</a></div></footer>`,
+    siteFooter(options.site),
     '</body>',
     '</html>',
     '',
@@ -564,9 +571,12 @@ const answerAnchor = (answer: CommunityAnswer): string => `answer-${answer.answe
  */
 function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: string): object {
   const publisher = publisherOf(options);
+  // Search engines want every Answer's votes; the service counts none, so each answer has 0.
+  const votes = { upvoteCount: 0 };
   const accepted = {
     '@type': 'Answer',
     text: plainText(page.answer),
+    ...votes,
     datePublished: page.created_at,
     dateModified: modified,
     url: `${options.pageUrl}#answer-title`,
@@ -594,6 +604,7 @@ function questionJsonLd(page: QuestionRecord, options: RenderOptions, modified: 
       suggestedAnswer: page.community_answers.map((a) => ({
         '@type': 'Answer',
         text: plainText(a.blocks),
+        ...votes,
         datePublished: a.created_at,
         url: `${options.pageUrl}#${answerAnchor(a)}`,
         author: { '@type': 'Person', name: a.author },
@@ -672,8 +683,27 @@ export const UNAVAILABLE = {
   410: { code: 'gone', title: 'Gone', message: 'This page has been removed.' },
 } as const;
 
-/** The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. */
-export function renderUnavailable(status: keyof typeof UNAVAILABLE): string {
+/**
+ * The HTML of a 404 or 410 visitor page: no index, nothing of the page that is not there. On a site, its
+ * header, a link home and its footer, as its other pages have them; where no site is, the bare message.
+ */
+export function renderUnavailable(status: keyof typeof UNAVAILABLE, site: RenderOptions['site'] | null): string {
   const { title, message } = UNAVAILABLE[status];
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>${THEME_CSS}</style></head><body><main class="wrap"><h1>${title}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`;
+  const head = (pageTitle: string, icon = '') =>
+    `<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${pageTitle}</title><meta name="robots" content="noindex">${icon}<style>${THEME_CSS}</style></head>`;
+  if (site === null)
+    return `<!doctype html>\n<html lang="en">${head(title)}<body><main class="wrap"><h1>${title}</h1><p>${escapeHtml(message)}</p></main></body></html>\n`;
+  const name = escapeHtml(site.name);
+  return [
+    '<!doctype html>',
+    `<html lang="${escapeHtml(languageTags(site.locale).lang)}">`,
+    head(`${title} · ${name}`, `<link rel="icon" href="${escapeHtml(site.icon)}" type="image/svg+xml">`),
+    '<body>',
+    siteHeader(site),
+    `<div class="wrap"><main id="content"><h1>${title}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(homeUrl(site.root))}">Go to the home page of ${name}</a></p></main></div>`,
+    siteFooter(site),
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
 }

@@ -8,3 +8,4 @@ export type { ListingReader } from './find-pages';
 export { relistSite } from './relist';
 export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead } from './requested-files';
 export { requestedPage, type VisitorRoute } from './requested-pages';
+export type { UnavailablePage } from './visitor';

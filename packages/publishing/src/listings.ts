@@ -34,7 +34,7 @@ export async function listingPage(
   cursor: string | undefined,
 ): Promise<VisitorPage> {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
-  if (!served) return unavailablePage(404);
+  if (!served) return unavailablePage(404, null);
   const { site, root, shown } = served;
   const siteId = site.site_id;
   const options = { limit: SERVICE_LIMITS.listingPageSize, ...(cursor === undefined ? {} : { cursor }) };
@@ -52,10 +52,10 @@ export async function listingPage(
           )),
         };
   } catch (error) {
-    if (error instanceof InvalidCursor) return unavailablePage(404);
+    if (error instanceof InvalidCursor) return unavailablePage(404, served);
     throw error;
   }
-  if (section && read.name === null && cursor === undefined) return unavailablePage(404);
+  if (section && read.name === null && cursor === undefined) return unavailablePage(404, served);
   const first = section ? sectionUrl(root, section) : view.kind === 'home' ? homeUrl(root) : questionsUrl(root);
   const url = cursor === undefined ? first : (withCursor(first, cursor) ?? first);
   const html = renderListing(

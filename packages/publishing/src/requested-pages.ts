@@ -2,7 +2,7 @@ import { ListingQuery, SectionParams, SiteRootParams, VisitorParams, type PageTy
 import type { Store } from '@cm/store';
 import { listingPage, type ListingView } from './listings';
 import type { SiteRef } from './served-sites';
-import { unavailablePage, visitorPage, type VisitorPage } from './visitor';
+import { notFoundPage, visitorPage, type VisitorPage } from './visitor';
 
 /** What a visitor route serves: a page of a type, a listing, or (any other path under a domain) no page. */
 export type VisitorRoute = PageType | 'home' | 'questions' | 'category' | 'topic' | 'no-page';
@@ -27,7 +27,8 @@ function listingViewOf(route: 'home' | 'questions' | 'category' | 'topic', path:
 /**
  * The visitor page a reader's request names (docs/api.md#visitor-pages): its path (the site by id or by
  * domain, a page's slug or a section's name) and query (a listing's cursor) are decoded here, and what
- * they do not name is the 404 page: a reader gets a page, never the API's validation error.
+ * they do not name is the 404 page, of the site the path names if any: a reader gets a page, never the
+ * API's validation error.
  */
 export async function requestedPage(
   store: Store,
@@ -35,19 +36,15 @@ export async function requestedPage(
   route: VisitorRoute,
   request: ReaderRequest,
 ): Promise<VisitorPage> {
-  if (route === 'no-page') return unavailablePage(404);
-  if (route === 'article' || route === 'question') {
-    const params = VisitorParams.safeParse(request.path);
-    const ref = params.success ? siteRefOf(params.data) : null;
-    return params.success && ref
-      ? visitorPage(store, pagesBaseUrl, ref, route, params.data.slug)
-      : unavailablePage(404);
-  }
   const params = SiteRootParams.safeParse(request.path);
-  const query = ListingQuery.safeParse(request.query);
   const ref = params.success ? siteRefOf(params.data) : null;
+  const notFound = () => notFoundPage(store, pagesBaseUrl, ref);
+  if (route === 'no-page' || !ref) return notFound();
+  if (route === 'article' || route === 'question') {
+    const page = VisitorParams.safeParse(request.path);
+    return page.success ? visitorPage(store, pagesBaseUrl, ref, route, page.data.slug) : notFound();
+  }
+  const query = ListingQuery.safeParse(request.query);
   const view = listingViewOf(route, request.path);
-  return ref && view && query.success
-    ? listingPage(store, pagesBaseUrl, ref, view, query.data.before)
-    : unavailablePage(404);
+  return view && query.success ? listingPage(store, pagesBaseUrl, ref, view, query.data.before) : notFound();
 }

@@ -12,20 +12,29 @@ import {
 } from '@cm/core';
 import type { LinkTarget, Store, StoredPage } from '@cm/store';
 import { liveLinkTarget, readLinkTargets } from './link-targets';
-import { servedSite, type SiteRef } from './served-sites';
+import { servedSite, type ServedSite, type SiteRef } from './served-sites';
 
 /**
  * A visitor page: 200 with the rendered page and when what it shows last changed, or 404 (no such page,
  * or a draft) and 410 (deleted) with their own HTML, and the same in the API's error shape for a client
  * that asks for JSON.
  */
-export type VisitorPage =
-  { status: 200; html: string; modifiedAt: Date | null } | { status: 404 | 410; html: string; error: ApiError };
+export type VisitorPage = { status: 200; html: string; modifiedAt: Date | null } | UnavailablePage;
+export interface UnavailablePage {
+  status: 404 | 410;
+  html: string;
+  error: ApiError;
+}
 
-/** The 404 or 410 page. */
-export function unavailablePage(status: 404 | 410): VisitorPage {
+/** The 404 or 410 page, of the site it is on (its header and footer) or of none. */
+export function unavailablePage(status: 404 | 410, served: ServedSite | null): UnavailablePage {
   const { code, message } = UNAVAILABLE[status];
-  return { status, html: renderUnavailable(status), error: new ApiError(code, message) };
+  return { status, html: renderUnavailable(status, served?.shown ?? null), error: new ApiError(code, message) };
+}
+
+/** The 404 page of the site a path names, when it names one a reader can reach. */
+export async function notFoundPage(store: Store, pagesBaseUrl: string, ref: SiteRef | null): Promise<UnavailablePage> {
+  return unavailablePage(404, ref && (await servedSite(store.sites, pagesBaseUrl, ref)));
 }
 
 /**
@@ -48,12 +57,12 @@ export async function visitorPage(
     servedSite(sites, pagesBaseUrl, ref),
     'siteId' in ref ? read(ref.siteId) : null,
   ]);
-  if (!served) return unavailablePage(404);
+  if (!served) return unavailablePage(404, null);
   const { site, root, shown } = served;
   const page = 'siteId' in ref ? named : await read(site.site_id);
-  if (!page) return unavailablePage(404);
-  if (page.deleted) return unavailablePage(410);
-  if (page.status !== 'published') return unavailablePage(404);
+  if (!page) return unavailablePage(404, served);
+  if (page.deleted) return unavailablePage(410, served);
+  if (page.status !== 'published') return unavailablePage(404, served);
 
   const record = readerRecord(page);
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
