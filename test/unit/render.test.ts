@@ -894,6 +894,12 @@ describe('renderUnavailable', () => {
     }
   });
 
+  it("is in the site's language and links its icon, as the site's other pages", () => {
+    const html = renderUnavailable(404, { ...options().site, locale: 'GB/en' });
+    expect(html).toContain('<html lang="en-GB">');
+    expect(html).toContain(`<link rel="icon" href="${BASE}/favicon.ico" type="image/svg+xml">`);
+  });
+
   it('is the bare message where no site is', () => {
     const html = renderUnavailable(404, null);
     expect(html).toContain('<h1>Not found</h1>');
