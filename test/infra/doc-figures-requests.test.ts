@@ -8,7 +8,7 @@ import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { AWS_PRICES } from '../../bench/bill/prices';
 import { ACCOUNT_API_LIMITS, HEAVY_TENANTS } from '../../infra/constructs/throttles';
 import { KEEP_RESULT_SECONDS } from '../../packages/runtime/src/mcp/paging';
-import { expectOnlyFigures, prose, thousands } from './doc-text';
+import { constantIn, expectOnlyFigures, prose, thousands } from './doc-text';
 
 /*
  * docs/architecture/requests.md's figures are the code's: each claim below is a phrase made from the
@@ -20,16 +20,6 @@ import { expectOnlyFigures, prose, thousands } from './doc-text';
 const page = prose('architecture/requests.md');
 const raw = readFileSync(join(__dirname, '..', '..', 'docs', 'architecture', 'requests.md'), 'utf8');
 
-/** A module constant the code does not export, as its source sets it (`const NAME = <number expression>;`). */
-function constantIn(file: string, name: string): number {
-  const source = readFileSync(join(__dirname, '..', '..', file), 'utf8');
-  const found = new RegExp(`const ${name} = ([\\d_ *]+);`).exec(source);
-  if (!found) throw new Error(`${file} sets no ${name}`);
-  return found[1]!
-    .split('*')
-    .map((factor) => Number(factor.trim().replace(/_/g, '')))
-    .reduce((product, factor) => product * factor, 1);
-}
 const ROUTER = 'packages/runtime/src/http/router.ts';
 const DEADLINE_MARGIN_S = constantIn(ROUTER, 'DEADLINE_MARGIN_MS') / 1000;
 const ABANDON_MARGIN_S = constantIn(ROUTER, 'ABANDON_MARGIN_MS') / 1000;

@@ -38,3 +38,14 @@ export function expectOnlyFigures(
 
 /** A number as the pages write it: thousands with commas. */
 export const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** A module constant the code does not export, as its source sets it (`const NAME = <number expression>;`). */
+export function constantIn(file: string, name: string): number {
+  const source = readFileSync(join(__dirname, '..', '..', file), 'utf8');
+  const found = new RegExp(`const ${name} = ([\\d_ *]+);`).exec(source);
+  if (!found) throw new Error(`${file} sets no ${name}`);
+  return found[1]!
+    .split('*')
+    .map((factor) => Number(factor.trim().replace(/_/g, '')))
+    .reduce((product, factor) => product * factor, 1);
+}
