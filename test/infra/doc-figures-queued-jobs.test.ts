@@ -6,7 +6,7 @@ import { BULK_TARGETS } from '@cm/providers';
 import { SITES_PER_PLAN } from '@cm/tools';
 import { DAILY_SCHEDULE_UTC } from '../../infra/constructs/schedules';
 import { DEPLOYMENT_SPEND_SHARDS } from '../../packages/store/src/keys';
-import { constantIn, expectOnlyFigures, section, thousands } from './doc-text';
+import { constantIn, expectOnlyFigures, listed, section, thousands, type FiguresWhy } from './doc-text';
 
 /*
  * docs/architecture/queued-jobs.md's monitoring and rank-tracking sections state the code's settings:
@@ -41,11 +41,9 @@ const twoDigits = (n: number) => String(n).padStart(2, '0');
 /** A section's prose without its list items' numbers. */
 const sectionText = (heading: string) =>
   section('architecture/queued-jobs.md', heading).replace(/ \d\. (?=[*A-Z`])/g, ' ');
-const listed = (groups: readonly (readonly [why: string, figures: readonly string[]])[]) =>
-  Object.fromEntries(groups.flatMap(([why, figures]) => figures.map((figure) => [figure, why])));
 
 /** The monitoring section's figures its claims do not make, each with why, in the page's order. */
-const MONITORING_NOT_THE_CODE = [
+const MONITORING_NOT_THE_CODE: FiguresWhy = [
   ['site ids are numbered from 1', ['site ids run from 1 to it']],
   ["the shared item's size, measured", ['about 500 bytes']],
   ["DynamoDB's most keys a BatchGetItem", ['one BatchGetItem per 100']],
@@ -99,10 +97,10 @@ const MONITORING_NOT_THE_CODE = [
       'dies after 40% of its plan messages',
     ],
   ],
-] as const;
+];
 
 /** The rank-tracking section's figures its claims do not make, each with why, in the page's order. */
-const RANKS_NOT_THE_CODE = [
+const RANKS_NOT_THE_CODE: FiguresWhy = [
   ['the steps of this list', ['step 5', 'steps 3 and 4']],
   [
     "DynamoDB's most keys a BatchGetItem, and items a BatchWriteItem",
@@ -169,7 +167,7 @@ const RANKS_NOT_THE_CODE = [
     ],
   ],
   ['the days test/e2e/rank-tracking.test.ts runs', ['runs 30 days of a topic']],
-] as const;
+];
 
 describe('docs/architecture/queued-jobs.md', () => {
   it("states monitoring's plans, share of the cap and time limits as the code has them, and no other figure", () => {

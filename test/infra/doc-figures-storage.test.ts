@@ -1,4 +1,12 @@
-import { BREAKER, CONSENT_KEY_ATTEMPTS, KEYWORD_MAX_CHARS, LIMITS, RATE_RULES, RELINK_BATCH_PAGES } from '@cm/contract';
+import {
+  BREAKER,
+  CONSENT_KEY_ATTEMPTS,
+  KEYWORD_MAX_CHARS,
+  LIMITS,
+  QUEUES,
+  RATE_RULES,
+  RELINK_BATCH_PAGES,
+} from '@cm/contract';
 import { SHARED_RESEARCH_MS } from '@cm/core';
 import { KEY_CACHE_MS } from '@cm/runtime';
 import { RECURSIVE_LOOP_LIMIT, ROUTE_TIMEOUT_MS } from '@cm/local';
@@ -8,7 +16,9 @@ import { RELATED_CARDS_MAX } from '../../packages/core/src/render';
 import { RELINK_MAX_BATCHES } from '../../packages/publishing/src/relink';
 import { INLINE_LIMIT_BYTES } from '../../packages/store/src/codec';
 import { DEPLOYMENT_SPEND_SHARDS } from '../../packages/store/src/keys';
-import { expectOnlyFigures, prose, section, thousands } from './doc-text';
+import { RESEARCH_KEEP_SECONDS } from '../../packages/store/src/research-records';
+import { LEDGER_KEEP_SECONDS } from '../../packages/store/src/usage';
+import { constantIn, expectOnlyFigures, listed, prose, section, thousands, type FiguresWhy } from './doc-text';
 
 /*
  * docs/architecture/storage.md's figures: each claim below is a phrase made from the code's constants, and
@@ -17,130 +27,54 @@ import { expectOnlyFigures, prose, section, thousands } from './doc-text';
  * page, or a figure changed or added on the page alone, fails here.
  */
 const page = prose('architecture/storage.md');
+const days = (seconds: number) => seconds / 86_400;
+const BACKLINKS = 'packages/store/src/backlinks.ts';
+const FAILED_RUNS_KEPT = constantIn('packages/store/src/ranks.ts', 'FAILED_RUNS_KEPT');
+const SHARED_KEEP_DAYS = days(constantIn('packages/store/src/shared.ts', 'KEEP_SECONDS'));
 const publish = RATE_RULES.find((rule) => rule.name === 'publish-per-key')!;
 const publishPerSecond = publish.limit / publish.windowSeconds;
 
 /** The page's figures its claims do not make, each with why, in the page's order. */
-const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]])[] = [
-  // # Storage: one table One DynamoDB table with strin
+const NOT_THE_CODE: FiguresWhy = [
+  // Item types.
   [
-    "DynamoDB's key limits (AWS's) and the contract's bounds on the fields that name keys (test/unit/contract)",
+    "DynamoDB's key limits, AWS's, and where keyText puts a text's digest in their place",
     [
-      '2048 bytes of a partition key',
-      '1024 of a sort key',
-      'a category or topic 200',
-      'a domain 253',
-      'a page id 20 and only page ids are linked',
-      'is `sha256:<digest>` in the key once its UTF-8 is over 1024 bytes',
+      '2048 bytes of a partition key, 1024 of a sort key',
+      'UTF-8 is over 1024 bytes',
+      'over 1024 bytes: its digest)',
+      'over 1024 bytes, its digest)',
     ],
   ],
-  // | document chunk | `SITE#<site>` | `PAGE#<type>#<i
   [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['a part of a document still over 300 KB gzipped'],
-  ],
-  // | link edge | `SITE#<site>#LINKS_TO#<target id>` |
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['`art_` or `qst_` and 16 characters'],
-  ],
-  // | page link | `SITE#<site>` | `PAGE#<type>#<id>#LI
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['at 10,000 links or more']],
-  // | section item | `SITE#<site>#SECTION#<category or
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ["a question's first 20 topics at most"],
-  ],
-  // | tracked scope | `SITE#<site>#TRACK` | `SCOPE#<to
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['its last 30 runs that failed'],
-  ],
-  // | rank tracking settings | `SITE#<site>#TRACK` | `
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['default 20']],
-  // | rank row | `SITE#<site>#RANK#<locale>#<keyword>`
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
+    "the contract's bounds of the fields that name keys, which docs/api/limits.md states",
     [
-      'newest first, `Limit` N + 8',
+      'a category or topic 200, a domain 253, a page id 20',
+      '`qst_` and 16 characters',
+      "a question's first 20 topics at most",
+    ],
+  ],
+  ["the spec's scale of a page's links", ['at 10,000 links or more']],
+  [
+    "the history's paging, in packages/store/src/ranks.ts: not compared here",
+    [
+      '`Limit` N + 8',
       'when more than 8 claims sit among the newest items',
       "at most 6 pages of a partition's ~400 items",
-      'A few kilobytes at top 20',
-      'about 10 at top 100',
-      'Expires 400 days after its day',
     ],
   ],
-  // | usage entry | `SITE#<site>#USAGE` | `<at>#<rando
   [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['Expires 400 days after the call'],
+    "items' sizes, measured",
+    [
+      'A few kilobytes at top 20, about 10 at top 100',
+      'at most 32 windows of 4 counts (about 3 KB of JSON with every day of a month counted)',
+      'at most about 15 KB at top 100',
+    ],
   ],
-  // | daily quota | `SITE#<site>` | `QUOTA#<name>#<yyy
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['Expires 2 days later']],
-  // | semaphore | `SEM#<name>` | `META` | `inflight` a
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", []],
-  // | site spend | `SITE#<site>` | `SPEND#<yyyy-mm>` |
   [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['at most 32 windows of 4 counts', 'about 3 KB of JSON with every day of a month counted'],
+    "expiries their callers compute inline (a quota, the deployment's day in budgets.ts): not compared here",
+    ['Expires 2 days later', 'Expires 3 days later'],
   ],
-  // | deployment spend | `SPEND#<shard>` | `<yyyy-mm-d
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['split over 8 shards', 'Expires 3 days later'],
-  ],
-  // | job | `JOB#<job id>` | `JOB` | a research job: s
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['Expires after 7 days']],
-  // | research record | `SITE#<site>#RESEARCH` | `<res
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['Expires 400 days after the research'],
-  ],
-  // | recall index | `SITE#<site>#RTERM#<term>` (over
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['over 1024 bytes']],
-  // | relink run | `SITE#<site>#RELINK#<target id>` |
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['Expires 7 days after its last change'],
-  ],
-  // | research query | `SITE#<site>#RQUERY` | `<mode>\
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['over 1024 bytes']],
-  // | shared datum | `SHARED#<kind>#<identity>` | `DAY
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['Expires 3 days after it was fetched unless its kind says otherwise', 'at most about 15 KB at top 100'],
-  ],
-  // | shared claim | `SHARED#<kind>#<identity>` | `CLA
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['Expires after 3 days']],
-  // | backlink snapshot | `SITE#<site>#BL#<domain>` |
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['Expires after 90 days']],
-  // | provider breaker | `BREAKER#<provider>` | `META`
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['the failures of the current 60 s window'],
-  ],
-  // | monitoring claim | `SITE#<site>#BL#<domain>` | `
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['Expires 2 days after it is taken'],
-  ],
-  // | approval question | `SITE#<site>#ELICIT` | `appr
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['The waiting call reads it every 0.5 s'],
-  ],
-  // | OAuth thing | `OAUTH#<model>#<sha256 of its id>`
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['30 days until a sign-in uses it'],
-  ],
-  // | wrong keys of an address | `OAUTH#KeyAttempts#<s
-  [
-    "the item's expiry, size or id form, as packages/store sets them; not compared here",
-    ['the keys the consent page took from an address in a 10-minute window'],
-  ],
-  // | `gsi3`, `gsi4` | `SITE#<site>#ROWS#<table>#<fiel
-  ["the item's expiry, size or id form, as packages/store sets them; not compared here", ['over 1024 bytes']],
   // | authenticate a key | 2 GetItems, the key's then
   [
     "the code's requests as read from it; no test counts this row",
@@ -154,7 +88,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   // | publish, links and sections unchanged (or none)
   [
     "counted by test/e2e/publishing.test.ts 'a publish whose links did not change makes one request; a read by id makes one'",
-    ['1 UpdateItem'],
+    ['unchanged (or none) | 1 UpdateItem'],
   ],
   // | publish, sections changed (a new article with a
   [
@@ -176,7 +110,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   // | read a page by id or slug | 1 Query (the page, i
   [
     "counted by test/e2e/publishing.test.ts 'a publish whose links did not change makes one request; a read by id makes one'",
-    ['1 Query'],
+    ['read a page by id or slug | 1 Query'],
   ],
   // | list pages | 1 Query on `gsi1` or `gsi2` |
   ["the code's requests as read from it; no test counts this row", ['1 Query on `gsi1` or `gsi2`']],
@@ -193,7 +127,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   [
     "counted by test/e2e/visitor.test.ts 'shows related pages as cards with their titles\u2026'",
     [
-      '1 Query',
+      'visitor page | 1 Query',
       'and the first time a container shows the site in 60 s 1 GetItem of the site',
       '+ 1 BatchGetItem of the linked pages and the first 12 related pages',
     ],
@@ -243,13 +177,13 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
     [
       '1 conditional UpdateItem per linking page',
       '+ 1 UpdateItem of its `visible_at` when it changed what readers see',
-      '1 conditional UpdateItem',
+      '1 conditional UpdateItem (the batch done',
       '+ 1 GetItem when it was counted before',
       'and 1 UpdateItem when it finishes the relink',
     ],
   ],
   // | take or free a research place, take a refresh |
-  ["the code's requests as read from it; no test counts this row", ['1 conditional UpdateItem']],
+  ["the code's requests as read from it; no test counts this row", ['take a refresh | 1 conditional UpdateItem']],
   // | a web, reddit or url research call | a new job:
   [
     'counted on the local stack with the sandbox at list prices; history',
@@ -321,8 +255,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   [
     "the code's requests as read; test/scale/monitoring-scale.test.ts runs a day's schedule",
     [
-      '1 BatchGetItem',
-      '1 Query per site',
+      '1 BatchGetItem; 1 Query per site',
       '1 BatchGetItem per 100 monitored domains',
       '1 conditional PutItem per domain not cached',
       '3 provider requests per 100 claimed domains',
@@ -336,7 +269,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   [
     "the code's requests as read; test/scale/monitoring-scale.test.ts runs a day's schedule",
     [
-      '1 Query',
+      '1 Query (its active competitors)',
       '1 conditional PutItem per domain',
       'at most 11',
       "1 BatchGetItem of the shared numbers and 1 of the day's and the week before's snapshot keys",
@@ -357,15 +290,14 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
       'and 1 BatchGetItem of its keywords',
       "+ 2 BatchGetItems for its pages' keywords",
       'per due page 1 GetItem and 2 BatchGetItems',
-      '1 Query',
+      '1 Query (its competitors)',
+      '1 reservation, 1 settle',
       "1 BatchGetItem of the keywords' stored SERPs",
       '+1 BatchGetItem of published pages when it has some',
       'then 1 conditional PutItem per keyword',
       '1 BatchGetItem of their SERPs in the shared cache per 100',
       '1 conditional PutItem per keyword the cache did not answer',
       '1 BatchWriteItem of ledger lines per 25 checks',
-      '1 reservation',
-      '1 settle',
       'a refused one + 1 read of what is left and one more try',
       "1 SendMessage per post of 100 and per 100 checks awaited from another site's post",
       '1 UpdateItem per due scope',
@@ -377,7 +309,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   [
     "the code's requests as read from it; no test counts this row",
     [
-      '1 BatchGetItem',
+      "a post's collection | 1 BatchGetItem",
       '1 BatchWriteItem of shared SERPs',
       '1 of rank rows and',
       '1 of SERP rows per 25 checks',
@@ -388,7 +320,7 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   [
     "the code's requests as read from it; no test counts this row",
     [
-      '1 BatchGetItem',
+      'posted) | 1 BatchGetItem',
       '1 BatchGetItem of the shared SERPs per 100',
       'per check not there yet 1 conditional PutItem',
       "+ 1 UpdateItem and 1 of the site's claim when it was given back",
@@ -398,17 +330,21 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
   ],
   // | `serp_landscape` `history_days` | + 1 Query per
   [
-    "counted by test/e2e/rank-tracking.test.ts 'reads the history with one Query per keyword's range of days\u2026'; DynamoDB's page of a Query; a row's size, measured",
+    "counted by test/e2e/rank-tracking.test.ts 'reads the history with one Query per keyword's range of days…'; the history's paging as above; a row's size, measured",
     [
       '+ 1 Query per keyword',
       'its last N checks, `Limit` N + 8',
       'each time more than 8 claims sit among them',
       'a year of top-20 rows is about 1 MB',
-      'for at most 100 keywords',
-      '8 at a time',
       "1 BatchGetItem of the scope's published pages",
       'and for a topic or page 1 GetItem',
-      'and another those of `serp_landscape` on a topic of 500 keywords',
+    ],
+  ],
+  ["the scale run's keywords (test/scale/landscape-scale.test.ts)", ['on a topic of 500 keywords']],
+  // Capacity at 10,000 sites.
+  [
+    "the spec's scale, and AWS's default quotas: an on-demand table's, a partition's, Lambda's, API Gateway's",
+    [
       '## Capacity at 10,000 sites What each path writes',
       'how fast it can go with 10,000 sites on one deployment',
       '40,000 read and 40,000 write units a second per table',
@@ -416,175 +352,131 @@ const NOT_THE_CODE: readonly (readonly [why: string, figures: readonly string[]]
       '1,000 concurrent Lambda executions',
       '10,000 requests a second per account on API Gateway',
       'ceiling at 10,000 sites',
-    ],
-  ],
-  // | publish, links unchanged | 1: the page item (its
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      'links unchanged | 1: the page item',
-      'its document inline up to 300 KB gzipped',
       '1,000 write units a second',
-      'so a site publishing 10 KB pages would top out near 100 a second',
-    ],
-  ],
-  // | publish, links changed | the page item, 2 items
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      '2 items per added or removed link',
-      '1 more page write',
-      'a publish with 10,000 links to pages not published yet makes 1,200 BatchWriteItems',
-      '200 BatchGetItems and 9,992 UpdateItems',
-      '16 s on the embedded DynamoDB on 2 cores',
-      'of some 50,000 new links at once',
-    ],
-  ],
-  // | read, visitor page | none | the stage throttle p
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    ['reads are 1 Query', '+ 1 BatchGetItem for a visitor page', "then the site partition's 3,000 reads a second"],
-  ],
-  // | listing pages, sitemaps, feed | none | `gsi5` re
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      "the sitemap index reads 2 items per month of the site's life at most",
-      'a site that first publishes over 50,000 pages in one month',
-      "its month's sitemap lists the first 50,000",
-      'a site 10 years old has an index of 120 probes',
-    ],
-  ],
-  // | notify | the page item, once (+ 1 write taking b
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      '+ 1 write taking back a relink mark',
+      "then the site partition's 3,000 reads a second",
       "one page's item takes 1,000 small writes a second",
-      '50 at once',
-      '20 trials',
-      'no 5xx',
-    ],
-  ],
-  // | relink of a page linked from N pages | per 100 l
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      'per 100 linkers',
-      '100 link items',
-      '1 relink-run item',
-      'the planner reads 1,000 edges a Query and sends 1 message per 100',
-      '`relink-pages` runs 5 batches at once',
-      '5,000 linkers on the emulation',
-    ],
-  ],
-  // | a paid call's budget | per counter: the counter
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      'and 1 hold item',
-      'each about 1,000 writes a second',
-      'about 4,000 paid calls a second for the whole deployment',
+      'each about 1,000 writes a second: about 4,000 paid calls a second for the whole deployment',
       "a site's month counter takes 1,000 a second",
       'the 8 shards at about 4,000 paid calls a second',
-      '20,000 reservations in flight',
-      'every item under 3 KB',
     ],
   ],
-  // | research in flight | the semaphore item (10 plac
   [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    ['10 places', '10 at once'],
-  ],
-  // | monitoring, daily | 1 claim and 1 snapshot per (
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
+    'the items a path writes, and the requests of the round trips above, by the code as read: not compared here',
     [
+      'links unchanged | 1: the page item',
+      '2 items per added or removed link',
+      '1 more page write',
+      'reads are 1 Query (+ 1 BatchGetItem for a visitor page)',
+      "the sitemap index reads 2 items per month of the site's life at most",
+      '+ 1 write taking back a relink mark',
+      '1 relink-run item',
+      'and 1 hold item',
       '1 claim and 1 snapshot per',
       '1 ledger line per provider call or cached answer',
       '1 shared numbers item and its claim per distinct domain a day',
       '1 read and 100 messages',
       '100 BatchGetItems',
       'a numbers claim per distinct domain and 10,000 messages',
-      'about 30 requests per site at 10 at once',
-      "DataForSEO's 2,000 calls a minute",
-      "the day's numbers are 3 bulk requests per 100 distinct domains",
-      '3,300 for 110,000 domains',
-      'under 2 minutes of the limit',
-    ],
-  ],
-  // | rank checks, daily (50 keywords a site) | 1 clai
-  [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    [
-      '50 keywords a site',
       '1 claim and 1 rank row per check',
       "and 1 SERP row for today's",
       '1 ledger line per check',
       '1 shared SERP and its claim per distinct',
       'the plans send 10,000 rank messages more',
-      'about 114 requests per site',
-      '2.3 a check',
-      '7 per post of 50',
-      '2 at once',
+    ],
+  ],
+  ['an estimate: a 10 KB page is 10 write units', ['so a site publishing 10 KB pages would top out near 100 a second']],
+  [
+    'counted and timed by test/scale/publish-scale.test.ts, or its estimate from the counts',
+    [
+      'a publish with 10,000 links to pages not published yet makes 1,200 BatchWriteItems',
+      '200 BatchGetItems and 9,992 UpdateItems',
+      '16 s on the embedded DynamoDB on 2 cores',
+      'of some 50,000 new links at once',
+      '50 at once',
+      '20 trials',
+      'no 5xx',
+    ],
+  ],
+  [
+    "the sitemaps' limit of URLs a file, and a site's age: an example",
+    [
+      'a site that first publishes over 50,000 pages in one month',
+      "its month's sitemap lists the first 50,000",
+      'a site 10 years old has an index of 120 probes',
+    ],
+  ],
+  [
+    'the scale runs of test/scale/relink-scale.test.ts and test/scale/budget-scale.test.ts',
+    ['5,000 linkers on the emulation', '20,000 reservations in flight', 'every item under 3 KB'],
+  ],
+  [
+    "the relink planner's page of edges, as packages/publishing reads them: not compared here",
+    ['the planner reads 1,000 edges a Query'],
+  ],
+  [
+    "measured by test/scale/monitoring-scale.test.ts and test/scale/rank-scale.test.ts (a site's requests, a post's), at the load the row names",
+    ['about 30 requests per site', '50 keywords a site', 'about 114 requests per site', '2.3 a check', '7 per post'],
+  ],
+  [
+    "DataForSEO's rate limit, and its bulk request's three calls per 100 domains at the spec's scale",
+    [
       "DataForSEO's 2,000 calls a minute",
+      "the day's numbers are 3 bulk requests per 100 distinct domains",
+      '3,300 for 110,000 domains',
+      'under 2 minutes of the limit',
       'at most 10,000 posts and one free `task_get` per distinct SERP',
       '500,000 when no two sites share a keyword',
       'at under 1,000 a minute',
     ],
   ],
-  // | rate rules, breakers | nothing in the table for
+  ['the providers with a breaker: DataForSEO, Tavily, Bedrock', ['3 breaker items', '`BREAKER#<provider>` (3)']],
+  // The shared cache.
   [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    ['3 breaker items', 'its breaker opens after 5 failures in 60 s and refuses at once for 30 s'],
+    "a cached answer's price, $0 (decisions.md)",
+    ['get it for $0 with a `cached: true` ledger line', 'and a $0 ledger line'],
   ],
-  // | the global items | `SEQ` (site ids, written when
+  ["the spec's sections", ['spec §4.3']],
+  ["the SERP pull's depth, the provider's", ["the provider's top-20 organic results"]],
   [
-    "AWS's quotas (an on-demand table's, a partition's, Lambda's, API Gateway's), the spec's scale, DataForSEO's rate limit, and estimates and scale runs made from them (test/scale/*)",
-    ['`BREAKER#<provider>` (3)', 'and the others that day get it for $0 with a `cached: true` ledger line'],
-  ],
-  // | a keyword's metrics in a locale | `keyword-metri
-  ['sizes measured', ['about 200 bytes', 'spec §4.3']],
-  // | a keyword's SERP | `serp#<locale>#desktop#20#<ke
-  [
-    "sizes measured; AWS's and DataForSEO's prices; the issue's load",
+    "items' sizes and write units, measured; AWS's list prices (us-east-1) and DataForSEO's; the issue's load",
     [
-      "the provider's top-20 organic results",
+      'about 200 bytes',
       'about 3.5 KB',
-      'spec §4.3',
-      "the table's TTL deletes it 3 days after it was fetched",
-      '+ 1 BatchGetItem',
-      '100 keys a request',
-      'and + 1 PutItem per SERP the provider answered',
-      '+ 1 PutItem',
-      '11 requests where it was 10',
-      '+ 1 BatchWriteItem per 25 keywords',
-      '+ 1 BatchGetItem of its seeds',
       '- **Cost.** A SERP item is about 4 write units a day per keyword and locale pulled',
       'a metrics item 1 write unit and half a read unit',
       'us-east-1',
       '$0.625 per million write and $0.125 per million read units',
       'that is about $0.0000025 to keep a SERP that costs $0.0035 at DataForSEO',
       'and $0.0006 to keep the 1,000 keywords of a $0.075 search-volume call',
-      'over 1024 bytes',
-      'the synthesis answers at most 4,096 tokens',
-      '1 PutItem',
-      'it expires 3 days after the fetch',
-      'and answers for 24 hours',
-      "a call that its site's storage does not answer reads today's and yesterday's items in 1 BatchGetItem",
-      '1 BatchWriteItem',
-      'and a $0 ledger line',
-      '9 requests',
       'about $0.02 with the default model',
       '$0.044 at most',
       "At the issue's 5 research calls a site a day",
+    ],
+  ],
+  [
+    "DynamoDB's most keys a BatchGetItem and items a BatchWriteItem, and the cache's requests as read from the code",
+    [
+      '+ 1 BatchGetItem',
+      '100 keys a request',
+      'and + 1 PutItem per SERP the provider answered',
+      '+ 1 PutItem',
+      '+ 1 BatchWriteItem per 25 keywords',
+      '+ 1 BatchGetItem of its seeds',
+      '1 PutItem',
+      "a call that its site's storage does not answer reads today's and yesterday's items in 1 BatchGetItem",
+      '1 BatchWriteItem',
       'every miss pays 1 BatchGetItem of at most two items and every job 1 PutItem more',
     ],
+  ],
+  ['counted on the local stack', ['11 requests where it was 10', '9 requests']],
+  [
+    "the synthesis's most tokens, the provider call's setting: not compared here",
+    ['the synthesis answers at most 4,096 tokens'],
   ],
 ];
 
 describe('docs/architecture/storage.md', () => {
-  it("states the code's settings: key sizes, chunks, caps, shards, caches, batches", () => {
+  it("states the code's settings (key sizes, chunks, caps, shards, caches, batches, expiries) and no other figure", () => {
     const claims = [
       // Item types.
       `a keyword ${KEYWORD_MAX_CHARS} characters`,
@@ -592,6 +484,21 @@ describe('docs/architecture/storage.md', () => {
       `\`SEM#research\` is the global cap of ${LIMITS.concurrentResearch}; \`SEM#competitors#<site>\` has a site's places for ${LIMITS.activeCompetitors} active competitors`,
       `split over ${DEPLOYMENT_SPEND_SHARDS} shards (\`0\`…\`${DEPLOYMENT_SPEND_SHARDS - 1}\`, a partition each)`,
       `(the failures of the current ${BREAKER.windowMs / 1000} s window)`,
+      `its last ${FAILED_RUNS_KEPT} runs that failed`,
+      `the results each check asks for (default ${LIMITS.rankDepthDefault})`,
+      `Expires ${LIMITS.rankRowsKeptDays} days after its day`,
+      `Expires ${days(LEDGER_KEEP_SECONDS)} days after the call`,
+      `Found by id alone. Expires after ${days(constantIn('packages/store/src/jobs.ts', 'KEEP_SECONDS'))} days`,
+      `Expires ${days(RESEARCH_KEEP_SECONDS)} days after the research`,
+      `Expires ${days(constantIn('packages/store/src/relinks.ts', 'KEEP_SECONDS'))} days after its last change`,
+      `Expires ${SHARED_KEEP_DAYS} days after it was fetched unless its kind says otherwise`,
+      `taken as a monitoring claim is. Expires after ${SHARED_KEEP_DAYS} days`,
+      `the table's TTL deletes it ${SHARED_KEEP_DAYS} days after it was fetched`,
+      `it expires ${SHARED_KEEP_DAYS} days after the fetch`,
+      `Expires after ${days(constantIn(BACKLINKS, 'KEEP_SECONDS'))} days`,
+      `Expires ${days(constantIn(BACKLINKS, 'CLAIM_KEEP_SECONDS'))} days after it is taken`,
+      `The waiting call reads it every ${constantIn('packages/runtime/src/mcp/approval.ts', 'POLL_MS') / 1000} s`,
+      `${days(constantIn('packages/runtime/src/oauth/adapter.ts', 'UNUSED_CLIENT_SECONDS'))} days until a sign-in uses it`,
       `from an address in a ${CONSENT_KEY_ATTEMPTS.windowSeconds / 60}-minute window`,
       // Round trips.
       `then cached for ${KEY_CACHE_MS / 1000} s in the container`,
@@ -615,14 +522,17 @@ describe('docs/architecture/storage.md', () => {
       `\`SPEND#<shard>\` (${DEPLOYMENT_SPEND_SHARDS} per day)`,
       `the deployment's day is ${DEPLOYMENT_SPEND_SHARDS} shards`,
       `the ${DEPLOYMENT_SPEND_SHARDS} shards at about`,
+      `its document inline up to ${INLINE_LIMIT_BYTES / 1024} KB gzipped`,
+      `per ${RELINK_BATCH_PAGES} linkers: ${RELINK_BATCH_PAGES} link items`,
+      `and sends 1 message per ${RELINK_BATCH_PAGES}; \`relink-pages\` runs ${QUEUES['relink-pages'].maxConcurrency} batches at once`,
+      `runs: about 30 requests per site at ${QUEUES.monitor.maxConcurrency} at once`,
+      `two claims), ${QUEUES.rank.maxConcurrency} at once; collection:`,
+      `of 50, ${QUEUES['rank-collect'].maxConcurrency} at once |`,
+      `for at most ${LIMITS.historyKeywordsMax} keywords, ${constantIn('packages/tools/src/rank-history.ts', 'QUERIES_AT_ONCE')} at a time`,
       // The shared cache.
       `answers for ${SHARED_RESEARCH_MS / 3_600_000} hours (\`SHARED_RESEARCH_MS\`)`,
     ];
-    expectOnlyFigures(
-      page,
-      claims,
-      Object.fromEntries(NOT_THE_CODE.flatMap(([why, figures]) => figures.map((figure) => [figure, why]))),
-    );
+    expectOnlyFigures(page, claims, listed(NOT_THE_CODE));
     expect(section('architecture/storage.md', 'Capacity at 10,000 sites')).toContain(
       `relink of a page linked from N pages | per ${RELINK_BATCH_PAGES} linkers`,
     );

@@ -36,6 +36,12 @@ export function expectOnlyFigures(
   expect([...rest.matchAll(/\S*\d\S*/g)].map((m) => rest.slice(Math.max(0, m.index - 40), m.index + 40))).toEqual([]);
 }
 
+/** Figures a page states that the code does not make, in groups that share why. */
+export type FiguresWhy = readonly (readonly [why: string, figures: readonly string[]])[];
+/** The groups as `expectOnlyFigures` takes them: each figure with its why. */
+export const listed = (groups: FiguresWhy) =>
+  Object.fromEntries(groups.flatMap(([why, figures]) => figures.map((figure) => [figure, why])));
+
 /** A number as the pages write it: thousands with commas. */
 export const thousands = (n: number) => n.toLocaleString('en-US');
 
