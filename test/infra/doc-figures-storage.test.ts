@@ -18,6 +18,7 @@ import { INLINE_LIMIT_BYTES } from '../../packages/store/src/codec';
 import { DEPLOYMENT_SPEND_SHARDS } from '../../packages/store/src/keys';
 import { RESEARCH_KEEP_SECONDS } from '../../packages/store/src/research-records';
 import { LEDGER_KEEP_SECONDS } from '../../packages/store/src/usage';
+import { COUNTED_REQUESTS } from '../helpers/request-counts';
 import { constantIn, expectOnlyFigures, listed, prose, section, thousands, type FiguresWhy } from './doc-text';
 
 /*
@@ -81,15 +82,7 @@ const NOT_THE_CODE: FiguresWhy = [
     ['2 GetItems', 'then cached for 5 s in the container'],
   ],
   // | authenticate an OAuth access token | 1 GetItem o
-  [
-    "counted by test/e2e/oauth.test.ts 'answers a call the token has no scope for\u2026' (3) and 'signs a host in by its client metadata document\u2026' (1)",
-    ['1 GetItem of the token', '3 requests in 2 round trips'],
-  ],
-  // | publish, links and sections unchanged (or none)
-  [
-    "counted by test/e2e/publishing.test.ts 'a publish whose links did not change makes one request; a read by id makes one'",
-    ['unchanged (or none) | 1 UpdateItem'],
-  ],
+  ["the first of the token's requests (claimed below)", ['1 GetItem of the token', '2 round trips,']],
   // | publish, sections changed (a new article with a
   [
     "the code's requests as read from it; no test counts this row",
@@ -106,11 +99,6 @@ const NOT_THE_CODE: FiguresWhy = [
       '10,000 links',
       'about 800 batch writes and 100 batch reads',
     ],
-  ],
-  // | read a page by id or slug | 1 Query (the page, i
-  [
-    "counted by test/e2e/publishing.test.ts 'a publish whose links did not change makes one request; a read by id makes one'",
-    ['read a page by id or slug | 1 Query'],
   ],
   // | list pages | 1 Query on `gsi1` or `gsi2` |
   ["the code's requests as read from it; no test counts this row", ['1 Query on `gsi1` or `gsi2`']],
@@ -502,7 +490,11 @@ describe('docs/architecture/storage.md', () => {
       `from an address in a ${CONSENT_KEY_ATTEMPTS.windowSeconds / 60}-minute window`,
       // Round trips.
       `then cached for ${KEY_CACHE_MS / 1000} s in the container`,
-      `then cached ${KEY_CACHE_MS / 1000} s (the key's lookup ${KEY_CACHE_MS / 1000} s on its own); 1 when the container looked the key up in the last ${KEY_CACHE_MS / 1000} s`,
+      `then cached ${KEY_CACHE_MS / 1000} s (the key's lookup ${KEY_CACHE_MS / 1000} s on its own); ${COUNTED_REQUESTS.tokenKeyCached} when the container looked the key up in the last ${KEY_CACHE_MS / 1000} s`,
+      // Round trips the e2e tests count (test/helpers/request-counts.ts).
+      `(the token names the site): ${COUNTED_REQUESTS.tokenFirstSeen} requests in`,
+      `| publish, links and sections unchanged (or none) | ${COUNTED_REQUESTS.publishUnchanged} UpdateItem (`,
+      `| read a page by id or slug | ${COUNTED_REQUESTS.readById} Query (`,
       `the first ${RELATED_CARDS_MAX} related pages`,
       `1 message per ${RELINK_BATCH_PAGES}, 1 UpdateItem (the plan's count)`,
       `| relink, per batch of ${RELINK_BATCH_PAGES} linking pages |`,
