@@ -14,6 +14,7 @@ import {
   TestOAuthProvider,
 } from '../helpers/oauth';
 import { requestPathCount, startTestStack, type TestStack } from '../helpers/local';
+import { COUNTED_REQUESTS } from '../helpers/request-counts';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
 import { given } from '../helpers/client';
 
@@ -132,7 +133,7 @@ describe('OAuth sign-in', () => {
     const listTools = () =>
       fetch(`${t.url}/v1/tools`, { headers: { authorization: `Bearer ${renewed.body.access_token}` } });
     const first = await requestPathCount(t, listTools);
-    expect([first.result.status, first.requests]).toEqual([200, 1]);
+    expect([first.result.status, first.requests]).toEqual([200, COUNTED_REQUESTS.tokenKeyCached]);
     expect((await requestPathCount(t, listTools)).requests).toBe(0);
     // A key keeps working on the OAuth endpoint as on /mcp, unchallenged.
     const byKey = await fetch(mcp, {
@@ -349,7 +350,7 @@ describe('OAuth sign-in', () => {
     await new Promise((resolve) => setTimeout(resolve, 5_200));
     // The token's GetItem, then its key's and its site's at once: 3 requests in 2 round trips.
     const checked = await requestPathCount(t, () => mcpCall(unused.access_token, 'find_pages'));
-    expect([checked.result.status, checked.requests]).toEqual([401, 3]);
+    expect([checked.result.status, checked.requests]).toEqual([401, COUNTED_REQUESTS.tokenFirstSeen]);
   });
 
   it('offers no DPoP: its metadata names none, a proof gets a Bearer token, and a DPoP-bound token is no bearer one', async () => {

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import {
   BREAKER,
@@ -7,8 +5,6 @@ import {
   LIMITS,
   METRICS,
   PAID_TOOLS,
-  PROVIDER_TIMEOUTS,
-  RATE_RULES,
   RELINK_BATCH_PAGES,
   TOOL_NAMES,
   toolFunction,
@@ -32,6 +28,7 @@ import { BACKUPS } from '../../infra/constructs/storage';
 import { ONE_VCPU_MB, memoryOf } from '../../infra/memory';
 import { serviceStacks } from '../../infra/service-stacks';
 import { pascal } from '../../infra/stack';
+import { expectOnlyFigures, prose, section, thousands } from './doc-text';
 import { nestedTemplate } from './nested';
 
 /*
@@ -63,35 +60,6 @@ const valuesOf = <T>(template: Template, type: string, key: (p: Record<string, a
 ];
 const fn = (name: string) => resource(main, `${pascal(name)}Function`);
 const queue = (worker: string) => resource(main, `${pascal(worker)}Queue`);
-
-/** A doc page's prose: its code blocks out, its lines joined, so a sentence reads the same however it is wrapped. */
-const prose = (page: string) =>
-  readFileSync(join(__dirname, '..', '..', 'docs', page), 'utf8')
-    .replace(/^```[\s\S]*?^```/gm, ' ')
-    .replace(/\s+/g, ' ');
-/** The part of a page's prose from a heading to the next of its level. */
-const section = (page: string, heading: string) => {
-  const text = prose(page);
-  const start = text.indexOf(`## ${heading} `);
-  if (start < 0) throw new Error(`${page} has no section ${heading}`);
-  const end = text.indexOf(' ## ', start + 3);
-  return end < 0 ? text.slice(start) : text.slice(start, end);
-};
-
-/**
- * `text` states each claim, and no figure besides: once the claims and the figures the code does not make
- * are taken out, and inline code (commands, codes) and link targets, no digit is left.
- */
-function expectOnlyFigures(text: string, claims: readonly string[], notTheCode: Readonly<Record<string, string>>) {
-  expect(claims.filter((claim) => !text.includes(claim))).toEqual([]);
-  expect(Object.keys(notTheCode).filter((figure) => !text.includes(figure))).toEqual([]);
-  const rest = [...claims, ...Object.keys(notTheCode)]
-    .sort((a, b) => b.length - a.length)
-    .reduce((left, figure) => left.split(figure).join(' … '), text)
-    .replace(/`[^`]*`/g, ' ')
-    .replace(/\]\([^)]*\)/g, ']');
-  expect([...rest.matchAll(/\S*\d\S*/g)].map((m) => rest.slice(Math.max(0, m.index - 40), m.index + 40))).toEqual([]);
-}
 
 const minutes = (seconds: number) => seconds / 60;
 const days = (seconds: number) => seconds / 86_400;
@@ -298,7 +266,6 @@ const ONE_YEAR_DAYS = 365;
 const alarmMetrics = [...resources(alarms), ...resources(edgeTemplate)]
   .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
   .reduce((sum, [, r]) => sum + (r.Properties.Metrics?.filter((m: any) => m.MetricStat).length ?? 1), 0);
-const thousands = (n: number) => n.toLocaleString('en-US');
 
 describe('docs/architecture/aws-stack.md', () => {
   const page = prose('architecture/aws-stack.md');
@@ -514,42 +481,6 @@ describe('docs/architecture/queued-jobs.md', () => {
     );
     expect(memoryOf('jobs')).toBe(memoryOf('research'));
     expect(memoryOf('mcp')).toBe(memoryOf('research'));
-  });
-});
-
-describe('docs/architecture/requests.md#isolation-one-tenant-one-slow-provider', () => {
-  const isolation = section('architecture/requests.md', 'Isolation: one tenant, one slow provider');
-  const rule = (name: string) => RATE_RULES.find((r) => r.name === name)!;
-
-  it('gives the rate rules, reservations, time limits and breaker as the code has them', () => {
-    const T = PROVIDER_TIMEOUTS;
-    const [paid, publish, stream, apiIp, streamIp] = [
-      'paid-tools-per-key',
-      'publish-per-key',
-      'stream-per-key',
-      'api-per-ip',
-      'stream-per-ip',
-    ].map(rule);
-    expect([paid, publish, stream].map((r) => r!.windowSeconds)).toEqual([60, 60, 60]);
-    expect(streamIp!.windowSeconds).toBe(apiIp!.windowSeconds);
-    expect(T.tavilyAttemptMs).toBe(T.dataforseoAttemptMs);
-    const research = fn('research-worker').Timeout as number;
-    const job = T.tavilyCallMs + T.pageFetchMs + 2 * T.bedrockAttempts * T.bedrockAttemptMs;
-    expect(job / 1000).toBeLessThan(research);
-    for (const claim of [
-      `per key, ${paid!.limit} paid-tool calls and ${publish!.limit} publishes a minute and ${stream!.limit} streaming calls; per address, ${thousands(apiIp!.limit)} API and ${streamIp!.limit} stream requests in ${minutes(apiIp!.windowSeconds)} minutes`,
-      `(each paid tool ${PAID_RESERVED}, \`research\` ${RESEARCH_RESERVED} for its waits, \`mcp-stream\` ${RESERVED_CONCURRENCY['mcp-stream']}, \`mcp\` ${MCP_RESERVED};`,
-      `each DataForSEO and Tavily attempt has ${T.dataforseoAttemptMs / 1000} s for its connection`,
-      `by ${T.dataforseoCallMs / 1000} s; Bedrock's client closes a stream silent for ${T.bedrockAttemptMs / 1000} s, ${T.bedrockAttempts} attempts`,
-      `the url fetch has ${T.pageFetchMs / 1000} s`,
-      `answers within the route's ${ROUTE_TIMEOUT} s`,
-      `fit the worker's ${research} s (${T.tavilyCallMs / 1000} + ${T.pageFetchMs / 1000} + 2 × ${T.bedrockAttempts} × ${T.bedrockAttemptMs / 1000} = ${job / 1000} s)`,
-      `${BREAKER.failures} failures within ${BREAKER.windowMs / 1000} s open it for ${BREAKER.coolDownMs / 1000} s`,
-      `opens it for another ${BREAKER.coolDownMs / 1000} s`,
-      `for ${BREAKER.cacheMs / 1000} s, so an opening is seen everywhere within ${BREAKER.cacheMs / 1000} s and a closed breaker costs one GetItem per provider per ${BREAKER.cacheMs / 1000} s per container`,
-      `to expire in ${LIMITS.budgetHoldMs / 60_000} minutes`,
-    ])
-      expect(isolation).toContain(claim);
   });
 });
 

@@ -1,0 +1,14 @@
+/*
+ * DynamoDB requests of a path, as the tests count them on the local stack and
+ * docs/architecture/storage.md's round trips state them (test/infra/doc-figures-storage.test.ts).
+ */
+export const COUNTED_REQUESTS = {
+  /** An OAuth access token the container has not seen: its GetItem, then its key's and its site's at once. */
+  tokenFirstSeen: 3,
+  /** A token whose key the container looked up within its cache time: the token's GetItem alone. */
+  tokenKeyCached: 1,
+  /** A publish whose links and sections did not change: its UpdateItem. */
+  publishUnchanged: 1,
+  /** A page read by id: its Query. */
+  readById: 1,
+} as const;
