@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import * as z from 'zod/mini';
 import { roundUsd } from '@cm/contract';
 import { dataForSeoPrice, ENDPOINTS } from '@cm/providers';
 import { startTestStack, type TestStack } from '../helpers/local';
-import { given } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 import { startTlsSite, type TlsSite } from '../helpers/tls-site';
 
 /*
@@ -31,7 +32,7 @@ beforeAll(async () => {
       received.push({
         path: req.url ?? '',
         headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        body: z.record(z.string(), z.unknown()).parse(JSON.parse(Buffer.concat(chunks).toString('utf8'))),
       });
       res.writeHead(answers.shift() ?? 200).end();
     });
@@ -55,12 +56,13 @@ afterAll(async () => {
 
 const SERP = dataForSeoPrice(ENDPOINTS.serpOrganic, 20);
 const hook = (path: string) => `https://127.0.0.1:${receiver.port}${path}`;
-const refresh = (keyword: string, key: string) =>
-  t.call('POST', '/v1/tools/serp_keyword_refresh', { keyword }, { key });
+/** A paid call the site's budget may refuse: its status. */
+const refresh = async (keyword: string, key: string) =>
+  (await apiClient(t, key).toolOutcome('serp_keyword_refresh', { keyword })).status;
 /** Calls in turn, then waits for every queue (the warnings') to be done. */
 async function spend(key: string, keywords: string[]): Promise<number[]> {
   const statuses: number[] = [];
-  for (const keyword of keywords) statuses.push((await refresh(keyword, key)).status);
+  for (const keyword of keywords) statuses.push(await refresh(keyword, key));
   await t.stack.drain();
   return statuses;
 }
@@ -68,7 +70,9 @@ async function spend(key: string, keywords: string[]): Promise<number[]> {
 it("POSTs a window's warning to the site's webhook once at 80% and once at 100%, and nothing below or after", async () => {
   const { key, siteId } = await t.newSite('Warned');
   const daily = roundUsd(5 * SERP);
-  const put = await t.call('PUT', '/v1/budget', { daily_usd: daily, warning_webhook_url: hook('/budget') }, { key });
+  const put = await apiClient(t, key).route('PUT /v1/budget', {
+    body: { daily_usd: daily, warning_webhook_url: hook('/budget') },
+  });
   expect(put.status).toBe(200);
   expect(put.body.warning_webhook_url).toBe(hook('/budget'));
 
@@ -109,10 +113,10 @@ it("POSTs a window's warning to the site's webhook once at 80% and once at 100%,
 
 it('warns once of a level that concurrent calls cross together', async () => {
   const { key } = await t.newSite('Racing');
-  await t.call('PUT', '/v1/budget', { daily_usd: roundUsd(10 * SERP), warning_webhook_url: hook('/race') }, { key });
-  const statuses = await Promise.all(
-    Array.from({ length: 9 }, (_v, i) => refresh(`concurrent ${i}`, key).then((r) => r.status)),
-  );
+  await apiClient(t, key).route('PUT /v1/budget', {
+    body: { daily_usd: roundUsd(10 * SERP), warning_webhook_url: hook('/race') },
+  });
+  const statuses = await Promise.all(Array.from({ length: 9 }, (_v, i) => refresh(`concurrent ${i}`, key)));
   expect(statuses).toEqual(Array.from({ length: 9 }, () => 200));
   await t.stack.drain();
   expect(received.map((r) => r.body.level_pct)).toEqual([80]);
@@ -120,7 +124,9 @@ it('warns once of a level that concurrent calls cross together', async () => {
 
 it("warns of the month's window apart from the day's", async () => {
   const { key, siteId } = await t.newSite('Monthly');
-  await t.call('PUT', '/v1/budget', { monthly_usd: roundUsd(2 * SERP), warning_webhook_url: hook('/m') }, { key });
+  await apiClient(t, key).route('PUT /v1/budget', {
+    body: { monthly_usd: roundUsd(2 * SERP), warning_webhook_url: hook('/m') },
+  });
   expect(await spend(key, ['month one', 'month two'])).toEqual([200, 200]);
   const month = new Date().toISOString().slice(0, 7);
   expect(received.map((r) => [r.body.window, r.body.period, r.body.id])).toEqual([
@@ -130,19 +136,18 @@ it("warns of the month's window apart from the day's", async () => {
 
 it('delivers again after a failure the receiver may recover from (same id), and drops what it refuses', async () => {
   const { key, siteId } = await t.newSite('Retried');
-  await t.call('PUT', '/v1/budget', { daily_usd: roundUsd(SERP), warning_webhook_url: hook('/retry') }, { key });
+  await apiClient(t, key).route('PUT /v1/budget', {
+    body: { daily_usd: roundUsd(SERP), warning_webhook_url: hook('/retry') },
+  });
   answers = [503];
   expect(await spend(key, ['only'])).toEqual([200]);
   const ids = received.map((r) => r.body.id);
   expect(ids).toEqual([`${siteId}:day:${new Date().toISOString().slice(0, 10)}:100`, ids[0]]);
 
   const other = await t.newSite('Rejecting');
-  await t.call(
-    'PUT',
-    '/v1/budget',
-    { daily_usd: roundUsd(SERP), warning_webhook_url: hook('/gone') },
-    { key: other.key },
-  );
+  await apiClient(t, other.key).route('PUT /v1/budget', {
+    body: { daily_usd: roundUsd(SERP), warning_webhook_url: hook('/gone') },
+  });
   received = [];
   answers = [410];
   expect(await spend(other.key, ['only'])).toEqual([200]);
@@ -151,16 +156,13 @@ it('delivers again after a failure the receiver may recover from (same id), and 
 
 it('sends nothing for a site without a webhook, and none to an address that is not public', async () => {
   const quiet = await t.newSite('Quiet');
-  await t.call('PUT', '/v1/budget', { daily_usd: roundUsd(SERP) }, { key: quiet.key });
+  await apiClient(t, quiet.key).route('PUT /v1/budget', { body: { daily_usd: roundUsd(SERP) } });
   expect(await spend(quiet.key, ['quiet'])).toEqual([200]);
 
   const inside = await t.newSite('Inside');
-  await t.call(
-    'PUT',
-    '/v1/budget',
-    { daily_usd: roundUsd(SERP), warning_webhook_url: 'https://10.1.2.3/hook' },
-    { key: inside.key },
-  );
+  await apiClient(t, inside.key).route('PUT /v1/budget', {
+    body: { daily_usd: roundUsd(SERP), warning_webhook_url: 'https://10.1.2.3/hook' },
+  });
   receiver.connections = 0;
   expect(await spend(inside.key, ['inside'])).toEqual([200]);
   expect(received).toEqual([]);
@@ -168,13 +170,13 @@ it('sends nothing for a site without a webhook, and none to an address that is n
 });
 
 it('takes only an https URL without credentials, and null to stop', async () => {
-  const { key } = await t.newSite('Checked');
+  const site = apiClient(t, (await t.newSite('Checked')).key);
   for (const url of ['http://example.com/hook', 'https://user:pw@example.com/hook', 'not a url', 'x'.repeat(3000)]) {
-    const put = await t.call('PUT', '/v1/budget', { warning_webhook_url: url }, { key });
+    const put = await site.routeError('PUT /v1/budget', { body: { warning_webhook_url: url } });
     expect({ url, status: put.status, code: put.body.code }).toEqual({ url, status: 400, code: 'validation_failed' });
   }
-  expect((await t.call('PUT', '/v1/budget', { warning_webhook_url: hook('/x') }, { key })).status).toBe(200);
-  const stopped = await t.call('PUT', '/v1/budget', { warning_webhook_url: null }, { key });
+  expect((await site.route('PUT /v1/budget', { body: { warning_webhook_url: hook('/x') } })).status).toBe(200);
+  const stopped = await site.route('PUT /v1/budget', { body: { warning_webhook_url: null } });
   expect(stopped.body.warning_webhook_url).toBeNull();
-  expect((await t.call('GET', '/v1/budget', undefined, { key })).body.warning_webhook_url).toBeNull();
+  expect((await site.route('GET /v1/budget')).body.warning_webhook_url).toBeNull();
 });

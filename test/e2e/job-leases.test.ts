@@ -3,7 +3,7 @@ import { normalizedResearchQuery, utcDay } from '@cm/core';
 import { loadConfig } from '@cm/runtime';
 import { SiteBudget } from '@cm/tools';
 import { startTestStack, type TestStack } from '../helpers/local';
-import { given } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 import { storedResearchJob } from '../helpers/research';
 
 /* A research job whose lease lapsed (its worker died, its message was lost) ends failed, and its place under the cap is freed. */
@@ -13,6 +13,12 @@ beforeAll(async () => {
   t = await startTestStack({ env: { SANDBOX_RESEARCH_MS: '200' } });
 }, 60_000);
 afterAll(() => t.stop());
+
+/** The job `jobId` as GET /v1/jobs/{job_id} answers it to `key`'s site. */
+const readJob = async (jobId: string, key = t.key) =>
+  (await apiClient(t, key).route('GET /v1/jobs/{job_id}', { params: { job_id: jobId } })).body;
+/** The code of the error the job `jobId` ended with, as GET /v1/jobs/{job_id} answers it. */
+const jobError = async (jobId: string, key = t.key) => given((await readJob(jobId, key)).error, 'the job error').code;
 
 /** A job as a crashed stack leaves it: `status`, leased until `leaseUntil`, with a place under the cap until `placeUntil` (or none). */
 async function abandoned(
@@ -45,7 +51,7 @@ it('gives each site 5 of the 10 research places by default; RESEARCH_SITE_PLACES
 it('reads a job whose lease lapsed as failed lease_expired (retryable), and frees its place', async () => {
   const past = Date.now() - 1000;
   const jobId = await abandoned('running', past, past);
-  const read = await t.call('GET', `/v1/jobs/${jobId}`);
+  const read = await apiClient(t).route('GET /v1/jobs/{job_id}', { params: { job_id: jobId } });
   expect(read.status).toBe(200);
   expect(read.body).toMatchObject({
     job_id: jobId,
@@ -54,7 +60,7 @@ it('reads a job whose lease lapsed as failed lease_expired (retryable), and free
   });
   expect((await t.store.researchSlots.state()).leases[jobId]).toBeUndefined();
   // Ended once: a later read says the same.
-  expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.error.code).toBe('lease_expired');
+  expect(await jobError(jobId)).toBe('lease_expired');
 });
 
 /** A web research job of the site holding `ticket` on its budget, whose lease lapsed at `leaseUntil`. */
@@ -77,11 +83,9 @@ it('cancels the hold a lapsed job that never started placed on the budget when i
     true,
   );
   const jobId = await lapsedJob(site.siteId, 'lapsed with a budget', ticket, past);
-  const budget = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
+  const budget = async () => (await apiClient(t, site.key).route('GET /v1/budget')).body.daily;
   expect(await budget()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
-  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
-    'lease_expired',
-  );
+  expect(await jobError(jobId, site.key)).toBe('lease_expired');
   expect(await budget()).toMatchObject({ reserved_usd: 0, spent_usd: 0 });
 });
 
@@ -92,10 +96,8 @@ it('keeps the hold of a lapsed job that had started, which its worker, alive aft
   const ticket = given(await budget.reserveQueued(0.05), 'the reserveQueued');
   const jobId = await lapsedJob(site.siteId, 'lapsed while running', ticket, past);
   await t.store.jobs.start(jobId, new Date().toISOString(), past);
-  const daily = async () => (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body.daily;
-  expect((await t.call('GET', `/v1/jobs/${jobId}`, undefined, { key: site.key })).body.error.code).toBe(
-    'lease_expired',
-  );
+  const daily = async () => (await apiClient(t, site.key).route('GET /v1/budget')).body.daily;
+  expect(await jobError(jobId, site.key)).toBe('lease_expired');
   // Its paid calls may be pending in the ledger: the hold still counts them.
   expect(await daily()).toMatchObject({ reserved_usd: 0.05, spent_usd: 0 });
   await budget.settle(ticket, 0.02, false);
@@ -109,7 +111,7 @@ it('ends a lapsed job whose place a new research call takes back when the cap is
   const live = await Promise.all(
     Array.from({ length: 9 }, (_v, i) => abandoned('queued', future, future, `live ${i}`)),
   );
-  const fresh = await t.call('POST', '/v1/tools/research', { mode: 'web', seed: 'takes the lapsed place', wait_ms: 0 });
+  const fresh = await apiClient(t).tool('research', { mode: 'web', seed: 'takes the lapsed place', wait_ms: 0 });
   expect(fresh.status).toBe(200);
   // Read from the store, not through GET /v1/jobs (which would end it itself).
   expect(await t.store.jobs.get(lapsed)).toMatchObject({ status: 'failed', error: { code: 'lease_expired' } });
@@ -120,7 +122,7 @@ it('ends a lapsed job whose place a new research call takes back when the cap is
 it('leaves a job whose lease is alive as it is', async () => {
   const future = Date.now() + 60_000;
   const jobId = await abandoned('queued', future, future);
-  expect((await t.call('GET', `/v1/jobs/${jobId}`)).body.status).toBe('queued');
+  expect((await readJob(jobId)).status).toBe('queued');
   expect((await t.store.researchSlots.state()).leases[jobId]).toBe(future);
   await t.store.researchSlots.free(jobId);
 });
@@ -154,9 +156,10 @@ it('takes over an analyze keyword whose job lapsed at once, instead of answering
   expect(
     await t.store.research.claimQuery(t.siteId, normalizedResearchQuery('web', keyword, null), jobId, now, now),
   ).toBe(true);
-  const reply = await t.call('POST', '/v1/tools/serp_landscape', { keyword, depth: 'analyze', wait_ms: 10_000 });
+  const reply = await apiClient(t).tool('serp_landscape', { keyword, depth: 'analyze', wait_ms: 10_000 });
   expect(reply.status).toBe(200);
-  expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [] });
-  expect(Object.keys(reply.body.research.facts_by_keyword)).toEqual([keyword]);
+  const research = given(reply.body.research, 'the research');
+  expect(research).toMatchObject({ status: 'complete', in_process: [] });
+  expect(Object.keys(research.facts_by_keyword)).toEqual([keyword]);
   expect((await t.store.jobs.get(jobId))?.error?.code).toBe('lease_expired');
 });

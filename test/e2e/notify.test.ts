@@ -1,11 +1,13 @@
+import type { NotifyInput } from '@cm/contract';
 import { pageId } from '@cm/core';
 import { article, question, requestPathCount, useTestStack } from '../helpers/local';
 import { apiClient, given } from '../helpers/client';
 
 const t = useTestStack();
 
-const notify = (body: Record<string, unknown>, key?: string) =>
-  t.call('POST', '/api/content/notify', body, key ? { key } : {});
+const notify = (body: NotifyInput, key?: string) => apiClient(t, key).route('POST /api/content/notify', { body });
+/** An article's visitor page (HTML, which no JSON route declares: a raw request). */
+const visit = (slug: string) => t.call<unknown>('GET', `/sites/${t.siteId}/articles/${slug}`, undefined, { key: null });
 const readArticle = async (id: string) => (await apiClient(t).route('GET /articles/{id}', { params: { id } })).body;
 const readQuestion = async (id: string) => (await apiClient(t).route('GET /questions/{id}', { params: { id } })).body;
 const state = async (id: string) => {
@@ -35,7 +37,7 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
     const id = await publishArticle('n-unpublish');
     expect((await notify({ id, type: 'article', action: 'unpublished' })).body).toEqual(applied('queued'));
     expect(await state(id)).toEqual({ status: 'draft', live: false });
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-unpublish`, undefined, { key: null })).status).toBe(404);
+    expect((await visit('n-unpublish')).status).toBe(404);
   });
 
   it('counts deleted as unpublished and remembers it: reads say deleted, visitors get 410', async () => {
@@ -44,9 +46,10 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
     expect((await notify({ id, type: 'article', action: 'deleted' })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'draft', live: false });
     expect((await readArticle(id)).deleted).toBe(true);
-    const listed = (await t.call('GET', '/articles?status=draft')).body.items.find((i: { id: string }) => i.id === id);
+    const drafts = (await apiClient(t).route('GET /articles', { query: { status: 'draft' } })).body.items;
+    const listed = drafts.find((i) => i.id === id);
     expect(listed).toMatchObject({ deleted: true, live: false });
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-delete`, undefined, { key: null })).status).toBe(410);
+    expect((await visit('n-delete')).status).toBe(410);
   });
 
   it('treats a notify with neither status nor action as still live, relink skipped', async () => {
@@ -82,15 +85,17 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
     await notify({ id, type: 'article', action: 'deleted' });
     expect((await notify({ id, type: 'article', action: 'published' })).body.relink).toBe('queued');
     expect(await state(id)).toEqual({ status: 'published', live: true });
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-back`, undefined, { key: null })).status).toBe(200);
+    expect((await visit('n-back')).status).toBe(200);
   });
 
   it('works for questions, and lists the stored status', async () => {
-    const q = (await t.call('POST', '/questions', question('n-question'))).body.id;
+    const q = await publishQuestion('n-question');
     expect((await notify({ id: q, type: 'question', action: 'unpublished' })).body).toEqual(applied('queued'));
-    const drafts = (await t.call('GET', '/questions?status=draft')).body.items.map((i: { id: string }) => i.id);
+    const listed = async (status: 'draft' | 'published') =>
+      (await apiClient(t).route('GET /questions', { query: { status } })).body.items.map((i) => i.id);
+    const drafts = await listed('draft');
     expect(drafts).toContain(q);
-    const published = (await t.call('GET', '/questions?status=published')).body.items.map((i: { id: string }) => i.id);
+    const published = await listed('published');
     expect(published).not.toContain(q);
   });
 
@@ -106,11 +111,17 @@ describe('POST /api/content/notify: the state table (spec §3)', () => {
   });
 
   it('validates the payload and needs a key', async () => {
-    const bad = await notify({ id: 'x', type: 'page', action: 'moved' });
+    // A type and an action the declared body has no room for: sent raw.
+    const bad = await t.call('POST', '/api/content/notify', { id: 'x', type: 'page', action: 'moved' });
     expect(bad.status).toBe(400);
     expect(bad.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(['action', 'type']);
-    expect((await t.call('POST', '/api/content/notify', { id: 'x', type: 'article' }, { key: null })).status).toBe(401);
-    expect((await notify({ id: 'art_zzzzzzzzzzzzzzzz', type: 'article', extra: 1 })).status).toBe(200);
+    expect(
+      (await apiClient(t, null).routeError('POST /api/content/notify', { body: { id: 'x', type: 'article' } })).status,
+    ).toBe(401);
+    // An unknown field, which the declared body has no room for: sent raw.
+    expect(
+      (await t.call('POST', '/api/content/notify', { id: 'art_zzzzzzzzzzzzzzzz', type: 'article', extra: 1 })).status,
+    ).toBe(200);
   });
 
   it('takes null status, action, slug and updated_at as left out (audit)', async () => {
@@ -138,7 +149,7 @@ describe('out-of-order and repeated deliveries', () => {
     const id = await publishArticle('n-order');
     // Changes the site made after the publish, in this order, delivered out of order.
     const [early, late, later] = await instants(3);
-    const down = { id, type: 'article', action: 'unpublished', updated_at: late };
+    const down: NotifyInput = { id, type: 'article', action: 'unpublished', updated_at: late };
     expect((await notify(down)).body.relink).toBe('queued');
     // An older "published" arrives late: it changes nothing, and says so.
     expect((await notify({ id, type: 'article', action: 'published', updated_at: early })).body).toEqual({
@@ -193,7 +204,7 @@ describe('out-of-order and repeated deliveries', () => {
     const id = await publishArticle('n-publish-sequence');
     const minuteAgo = new Date(Date.now() - 60_000).toISOString();
     await notify({ id, type: 'article', action: 'unpublished', updated_at: '2030-01-01T00:00:00Z' });
-    expect((await t.call('POST', '/articles', article('n-publish-sequence'))).status).toBe(200);
+    expect((await apiClient(t).route('POST /articles', { body: article('n-publish-sequence') })).status).toBe(200);
     expect(await state(id)).toEqual({ status: 'published', live: true });
     // The site's dates are compared with its own earlier notifies since the publish, never with this service's clock.
     expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: minuteAgo })).body).toEqual(
@@ -210,11 +221,8 @@ describe('out-of-order and repeated deliveries', () => {
   });
 
   it("never loses a take-down to the page's own stored date (audit: stale-1)", async () => {
-    const published = await t.call('POST', '/articles', {
-      slug: 'stale-1',
-      title: 'T',
-      body: [],
-      updated_at: '2025-01-02T03:04:05Z',
+    const published = await apiClient(t).route('POST /articles', {
+      body: { slug: 'stale-1', title: 'T', body: [], updated_at: '2025-01-02T03:04:05Z' },
     });
     expect(published.status).toBe(201);
     const reply = await notify({
@@ -224,7 +232,7 @@ describe('out-of-order and repeated deliveries', () => {
       updated_at: '2025-01-02T03:04:05Z',
     });
     expect(reply.body).toEqual(applied('queued'));
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/stale-1`, undefined, { key: null })).status).toBe(410);
+    expect((await visit('stale-1')).status).toBe(410);
   });
 
   it('never loses a take-down to a site clock that runs 2 s behind', async () => {
@@ -233,9 +241,7 @@ describe('out-of-order and repeated deliveries', () => {
     expect((await notify({ id, type: 'article', action: 'unpublished', updated_at: behind })).body).toEqual(
       applied('queued'),
     );
-    expect((await t.call('GET', `/sites/${t.siteId}/articles/n-clock-behind`, undefined, { key: null })).status).toBe(
-      404,
-    );
+    expect((await visit('n-clock-behind')).status).toBe(404);
   });
 
   it('applies equal dates in arrival order', async () => {
@@ -377,8 +383,7 @@ describe('relink', () => {
 });
 
 describe('links to pages readers cannot reach at publish', () => {
-  const visitorHtml = async (slug: string) =>
-    (await t.call('GET', `/sites/${t.siteId}/articles/${slug}`, undefined, { key: null })).text;
+  const visitorHtml = async (slug: string) => (await visit(slug)).text;
 
   it('lists a link to a page already down when the linking page is published, and gives it back when the target returns (audit)', async () => {
     const target = await publishArticle('pd-target');
@@ -393,10 +398,8 @@ describe('links to pages readers cannot reach at publish', () => {
     expect(read.suppressed_links).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
     expect(read.related_article_ids).toEqual([target]);
     expect(await visitorHtml('pd-linker')).not.toContain('/articles/pd-target');
-    const listed = (await t.call('GET', '/articles?limit=200&suppressed_links=true')).body.items as {
-      id: string;
-      suppressed_links: unknown[];
-    }[];
+    const listed = (await apiClient(t).route('GET /articles', { query: { limit: 200, suppressed_links: true } })).body
+      .items;
     expect(
       given(
         listed.find((item) => item.id === linker),
@@ -452,11 +455,13 @@ describe('relink on republish', () => {
     await t.stack.drain();
     expect(await suppressedOf(linker)).toEqual([target]);
 
-    expect((await t.call('POST', '/articles', article('rp-target', { status: 'published' }))).status).toBe(200);
+    expect(
+      (await apiClient(t).route('POST /articles', { body: article('rp-target', { status: 'published' }) })).status,
+    ).toBe(200);
     await t.stack.drain();
     expect(await suppressedOf(linker)).toEqual([]);
 
-    await t.call('POST', '/articles', article('rp-target', { status: 'draft' }));
+    await apiClient(t).route('POST /articles', { body: article('rp-target', { status: 'draft' }) });
     await t.stack.drain();
     expect(await suppressedOf(linker)).toEqual([target]);
     expect((await readArticle(linker)).related_article_ids).toEqual([target]);

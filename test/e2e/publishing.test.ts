@@ -18,22 +18,22 @@ const t = useTestStack();
 describe('auth', () => {
   it('answers 401 unauthorized without a key and with an unknown key, in the error shape', async () => {
     for (const key of [null, 'cmk_not-a-real-key']) {
-      const res = await t.call('POST', '/articles', article('auth-check'), { key });
+      const res = await apiClient(t, key).routeError('POST /articles', { body: article('auth-check') });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: 'unauthorized', code: 'unauthorized' });
       expect(typeof res.body.message).toBe('string');
     }
-    expect((await t.call('GET', '/articles?slug=auth-check')).status).toBe(404);
+    expect((await apiClient(t).routeError('GET /articles', { query: { slug: 'auth-check' } })).status).toBe(404);
   });
 
   it('never shows a page to another site: its id answers 404 as an unknown id does', async () => {
     const published = await publishArticle(t, 'private-page');
-    const other = await t.newSite();
-    const res = await t.call('GET', `/articles/${published.body.id}`, undefined, { key: other.key });
+    const other = apiClient(t, (await t.newSite()).key);
+    const res = await other.routeError('GET /articles/{id}', { params: { id: published.body.id } });
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
-    expect((await t.call('GET', '/articles?slug=private-page', undefined, { key: other.key })).status).toBe(404);
-    expect((await t.call('GET', '/articles', undefined, { key: other.key })).body.items).toEqual([]);
+    expect((await other.routeError('GET /articles', { query: { slug: 'private-page' } })).status).toBe(404);
+    expect((await other.route('GET /articles')).body.items).toEqual([]);
     expect((await apiClient(t).route('GET /articles/{id}', { params: { id: published.body.id } })).status).toBe(200);
   });
 });
@@ -57,8 +57,8 @@ describe('POST /articles', () => {
 
     const read = await apiClient(t).route('GET /articles/{id}', { params: { id: first.body.id } });
     expect(read.body).toMatchObject({ title: 'Replaced', status: 'draft', live: false, excerpt: null });
-    const list = await t.call('GET', '/articles?limit=200');
-    expect(list.body.items.filter((i: { slug: string }) => i.slug === 'upsert-me')).toHaveLength(1);
+    const list = await apiClient(t).route('GET /articles', { query: { limit: 200 } });
+    expect(list.body.items.filter((i) => i.slug === 'upsert-me')).toHaveLength(1);
   });
 
   it('gives concurrent first publishes of one slug one page: exactly one 201, one id', async () => {
@@ -67,8 +67,8 @@ describe('POST /articles', () => {
     );
     expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
-    const list = await t.call('GET', '/articles?limit=200');
-    expect(list.body.items.filter((i: { slug: string }) => i.slug === 'raced')).toHaveLength(1);
+    const list = await apiClient(t).route('GET /articles', { query: { limit: 200 } });
+    expect(list.body.items.filter((i) => i.slug === 'raced')).toHaveLength(1);
   });
 
   it('applies the defaults and returns every stored field', async () => {
@@ -122,7 +122,7 @@ describe('POST /articles', () => {
     });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ error: 'site_mismatch', code: 'site_mismatch' });
-    expect((await t.call('GET', '/articles?slug=mismatch')).status).toBe(404);
+    expect((await apiClient(t).routeError('GET /articles', { query: { slug: 'mismatch' } })).status).toBe(404);
     expect((await publishArticle(t, 'mismatch', { site_id: t.siteId })).status).toBe(201);
   });
 
@@ -163,8 +163,8 @@ describe('POST /articles', () => {
         ]);
       }
     }
-    expect((await t.call('GET', '/articles?slug=claimed')).status).toBe(404);
-    expect((await t.call('GET', '/questions?slug=claimed')).status).toBe(404);
+    expect((await apiClient(t).routeError('GET /articles', { query: { slug: 'claimed' } })).status).toBe(404);
+    expect((await apiClient(t).routeError('GET /questions', { query: { slug: 'claimed' } })).status).toBe(404);
 
     // The key's site, as a number or its decimal string, matches; then the rest of the body is validated.
     expect((await publishArticle(t, 'claimed', { site_id: String(t.siteId) })).status).toBe(201);
@@ -212,10 +212,10 @@ describe('POST /articles', () => {
       ['questions', question('long-topic', { topics: ['shoes', 't'.repeat(2000)] }), 'topics[1]'],
     ] as const;
     for (const [type, body, path] of refused) {
-      const res = await t.call('POST', `/${type}`, body);
+      const res = await apiClient(t).routeError(`POST /${type}`, { body });
       expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
       expect(res.body.issues).toEqual([{ path, message: expect.stringContaining(`<=${max} characters`) }]);
-      expect((await t.call('GET', `/${type}?slug=${body.slug}`)).status).toBe(404);
+      expect((await apiClient(t).routeError(`GET /${type}`, { query: { slug: body.slug } })).status).toBe(404);
     }
     // The longest slugs a character makes (क़: "क-", 4 bytes), and lowercasing's longest (İ: "i̇", 2 characters).
     for (const [name, letter] of [
@@ -368,7 +368,7 @@ describe('slugs in URLs', () => {
     expect(
       (await t.call('GET', `/sites/${t.siteId}/articles/cafe%CC%81-au-lait`, undefined, { key: null })).text,
     ).toContain('<title>Again</title>');
-    expect((await t.call('GET', `/articles?slug=${encodeURIComponent('cafe\u0301-au-lait')}`)).body.id).toBe(
+    expect((await apiClient(t).route('GET /articles', { query: { slug: 'cafe\u0301-au-lait' } })).body.id).toBe(
       res.body.id,
     );
 
@@ -378,6 +378,7 @@ describe('slugs in URLs', () => {
     expect(q.status).toBe(201);
     const visit = await t.call('GET', new URL(q.body.url).pathname, undefined, { key: null });
     expect(visit.status).toBe(200);
+    // The slug as encodeURIComponent writes it, ' ( ) ! ~ left bare (the typed client's query would escape them).
     expect((await t.call('GET', `/questions?slug=${encodeURIComponent(slug)}`)).body.id).toBe(q.body.id);
   });
 });
@@ -474,25 +475,21 @@ describe('dates', () => {
       const res = await apiClient(t).routeError('POST /questions', {
         body: question('bad-source', { sources: [source] }),
       });
-      expect([res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([400, [path]]);
+      expect([res.status, res.body.issues?.map((i) => i.path)]).toEqual([400, [path]]);
     }
   });
 
   it('answers 400 on updated_at for a string that is not a date, and keeps such a source accessed_at with a warning', async () => {
     for (const updated_at of ['yesterday', '2025-02-30', '2025-13-01', '2025-01-02T25:00:00Z', '02/01/2025']) {
       const res = await apiClient(t).routeError('POST /articles', { body: article('misdated', { updated_at }) });
-      expect([updated_at, res.status, res.body.issues?.map((i: { path: string }) => i.path)]).toEqual([
-        updated_at,
-        400,
-        ['updated_at'],
-      ]);
+      expect([updated_at, res.status, res.body.issues?.map((i) => i.path)]).toEqual([updated_at, 400, ['updated_at']]);
     }
-    expect((await t.call('GET', '/articles?slug=misdated')).status).toBe(404);
+    expect((await apiClient(t).routeError('GET /articles', { query: { slug: 'misdated' } })).status).toBe(404);
     // A source's accessed_at is only "a date string" in the spec: a date that does not exist is kept, with a warning.
     const source = { id: 'src-1', title: 't', url: 'https://s.example', accessed_at: '2025-02-30' };
     const res = await publishQuestion(t, 'misdated', { sources: [source] });
     expect(res.status).toBe(201);
-    expect(res.body.warnings.map((w: { path: string }) => w.path)).toEqual(['sources[0].accessed_at']);
+    expect(res.body.warnings.map((w) => w.path)).toEqual(['sources[0].accessed_at']);
   });
 
   it("reads a notify's updated_at in the same forms", async () => {
@@ -538,7 +535,7 @@ describe('large pages', () => {
 
     // Republishing a large page replaces its chunks whole.
     const again = build(900 * 1024);
-    expect((await t.call('POST', '/articles', again)).status).toBe(200);
+    expect((await apiClient(t).route('POST /articles', { body: again })).status).toBe(200);
     expect((await apiClient(t).route('GET /articles/{id}', { params: { id: res.body.id } })).body.copy).toBe(
       again.copy,
     );
@@ -570,7 +567,7 @@ describe('questions', () => {
       community_answers: [],
     });
     expect(q.sources).toHaveLength(1);
-    expect((await t.call('GET', '/questions?slug=boiling')).body.id).toBe(res.body.id);
+    expect((await apiClient(t).route('GET /questions', { query: { slug: 'boiling' } })).body.id).toBe(res.body.id);
     expect((await apiClient(t).routeError('GET /articles/{id}', { params: { id: res.body.id } })).status).toBe(404);
   });
 
@@ -629,10 +626,19 @@ describe('questions', () => {
   });
 
   it('answers 404 for site-owned parts of a question that does not exist, and 400 for bad bodies', async () => {
-    expect((await t.call('PUT', '/questions/qst_aaaaaaaaaaaaaaaa/summary', { summary: 'x' })).status).toBe(404);
-    expect((await t.call('POST', '/questions/qst_aaaaaaaaaaaaaaaa/answers', { author: 'a', blocks: [] })).status).toBe(
-      404,
-    );
+    const unknown = { id: 'qst_aaaaaaaaaaaaaaaa' };
+    expect(
+      (await apiClient(t).routeError('PUT /questions/{id}/summary', { params: unknown, body: { summary: 'x' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await apiClient(t).routeError('POST /questions/{id}/answers', {
+          params: unknown,
+          body: { author: 'a', blocks: [] },
+        })
+      ).status,
+    ).toBe(404);
     const q = await publishQuestion(t, 'parts-400');
     const bad = await apiClient(t).routeError('PUT /questions/{id}/summary', {
       params: { id: q.body.id },
@@ -654,8 +660,9 @@ describe('questions', () => {
 describe('listing', () => {
   it('lists newest updated_at first with limit, cursor and status, and finds by slug', async () => {
     const site = await t.newSite('Listing site');
+    const client = apiClient(t, site.key);
     const publish = (slug: string, updated_at: string, status = 'published') =>
-      t.call('POST', '/articles', article(slug, { updated_at, status }), { key: site.key });
+      client.route('POST /articles', { body: article(slug, { updated_at, status }) });
     await publish('l-one', '2026-01-01T00:00:00Z');
     await publish('l-two', '2026-01-02T00:00:00Z', 'draft');
     await publish('l-three', '2026-01-03T00:00:00Z');
@@ -663,22 +670,18 @@ describe('listing', () => {
     await publish('l-five', '2026-01-05T00:00:00+02:00', 'draft');
 
     const seen: string[] = [];
+    const pageAfter = (previous: string | null) =>
+      client.route('GET /articles', { query: { limit: 2, cursor: previous ?? undefined } });
     let cursor: string | null = null;
     do {
-      const path: string = `/articles?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page: {
-        body: {
-          items: { slug: string; title: string; status: string; live: boolean; updated_at: string }[];
-          next_cursor: string | null;
-        };
-      } = await t.call('GET', path, undefined, { key: site.key });
+      const page = await pageAfter(cursor);
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((i) => i.slug));
       cursor = page.body.next_cursor;
     } while (cursor);
     expect(seen).toEqual(['l-five', 'l-four', 'l-three', 'l-two', 'l-one']);
 
-    const drafts = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
+    const drafts = await client.route('GET /articles', { query: { status: 'draft' } });
     const url = (slug: string) => `${t.url}/sites/${site.siteId}/articles/${slug}`;
     expect(drafts.body.items).toEqual([
       {
@@ -706,12 +709,12 @@ describe('listing', () => {
 
     // A republish moves the page out of its old status listing.
     await publish('l-two', '2026-01-06T00:00:00Z', 'published');
-    const after = await t.call('GET', '/articles?status=draft', undefined, { key: site.key });
-    expect(after.body.items.map((i: { slug: string }) => i.slug)).toEqual(['l-five']);
+    const after = await client.route('GET /articles', { query: { status: 'draft' } });
+    expect(after.body.items.map((i) => i.slug)).toEqual(['l-five']);
 
-    const bySlug = await t.call('GET', '/articles?slug=l-three', undefined, { key: site.key });
+    const bySlug = await client.route('GET /articles', { query: { slug: 'l-three' } });
     expect(bySlug.body).toMatchObject({ slug: 'l-three', title: 'Title of l-three', type: 'article' });
-    expect((await t.call('GET', '/questions', undefined, { key: site.key })).body).toEqual({
+    expect((await client.route('GET /questions')).body).toEqual({
       items: [],
       next_cursor: null,
     });
@@ -739,12 +742,12 @@ describe('DynamoDB round trips', () => {
       ),
     );
     const body = article('counted', { copy: `See [t](page:${b})`, related_article_ids: [c] });
-    const first = await t.call('POST', '/articles', body);
+    const first = await apiClient(t).route('POST /articles', { body });
     // The queues' workers (relink steps of earlier tests) share the counted engine: counting starts when they are done.
     await t.stack.drain();
 
     const same = await requestPathCount(t, () =>
-      t.call('POST', '/articles', { ...body, title: 'New title, same links' }),
+      apiClient(t).route('POST /articles', { body: { ...body, title: 'New title, same links' } }),
     );
     expect([same.result.status, same.requests]).toEqual([200, COUNTED_REQUESTS.publishUnchanged]);
 
@@ -755,7 +758,9 @@ describe('DynamoDB round trips', () => {
 
     // Changed links cost four more: the page's link items are read, the index written, the targets read,
     // and the page says its index has them (until then its next publish does it all again).
-    const changed = await requestPathCount(t, () => t.call('POST', '/articles', { ...body, related_article_ids: [] }));
+    const changed = await requestPathCount(t, () =>
+      apiClient(t).route('POST /articles', { body: { ...body, related_article_ids: [] } }),
+    );
     expect(changed.requests).toBe(5);
   });
 
@@ -777,7 +782,7 @@ describe('DynamoDB round trips', () => {
 
 describe('discovery', () => {
   it('serves /health and /openapi.json without a key, and 404 not_found for unknown routes', async () => {
-    expect((await t.call('GET', '/health', undefined, { key: null })).body).toEqual({ ok: true });
+    expect((await apiClient(t, null).route('GET /health')).body).toEqual({ ok: true });
     const doc = (await t.call('GET', '/openapi.json', undefined, { key: null })).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(

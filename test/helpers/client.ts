@@ -159,6 +159,13 @@ export function apiClient(t: Caller, key: string | null = t.key) {
     async toolError(name: ToolName, input: unknown, sent: Sent<never> = {}) {
       return refused(await send('POST', `/v1/tools/${name}`, input, sent), name);
     },
+
+    /** A tool call a race or a limit may refuse: its status, and its error when refused (each checked as above). */
+    async toolOutcome<N extends ToolName>(name: N, input: ToolArgs<N>, sent: Sent<never> = {}) {
+      const reply = await send('POST', `/v1/tools/${name}`, input, sent);
+      if (reply.status >= 400) return { status: reply.status, error: refused(reply, name).body };
+      return { status: succeeded(reply, name, TOOLS[name].result).status, error: null };
+    },
   };
 }
 

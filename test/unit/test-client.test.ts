@@ -48,4 +48,25 @@ describe('the typed test client', () => {
     await expect(client.route('GET /articles/{id}', { params: { id: 'a b' } })).rejects.toThrow('answered 400');
     expect(sent.map((s) => s.path)).toEqual(['/v1/budget', '/v1/budget', '/articles/a%20b']);
   });
+
+  it('answers a tool call a limit may refuse with its status, and its error when refused', async () => {
+    const error = { error: 'budget_exceeded', code: 'budget_exceeded', message: 'over', window: 'day' };
+    const refused = await apiClient(answering(402, error).caller).toolOutcome('get_keywords', { seeds: ['shoes'] });
+    expect(refused).toEqual({ status: 402, error });
+    const deleted = {
+      data_source: 'database',
+      cost_usd: 0,
+      cached: false,
+      table: 'cm_topics',
+      id: 7,
+      deleted: true,
+      cascaded: {},
+    };
+    const ran = await apiClient(answering(200, deleted).caller).toolOutcome('db_delete', { table: 'cm_topics', id: 7 });
+    expect(ran).toEqual({ status: 200, error: null });
+    const unlike = answering(200, { keywords: [] }).caller;
+    await expect(apiClient(unlike).toolOutcome('get_keywords', { seeds: ['shoes'] })).rejects.toThrow(
+      'unlike its type',
+    );
+  });
 });
