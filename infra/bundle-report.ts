@@ -54,6 +54,8 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
  * origin secret, read at run time rather than from the environment, put the Secrets Manager client
  * and its cache (32 KB) in every function that answers HTTP: the default is 500 KB (track-rankings 491,
  * site-files 485 KB), the oauth function, which reads its own secret too, 800 KB (790).
+ * The feed's full content (issue 52: each entry's body rendered as on its page) put the page renderer and
+ * Portable Text's in site-files: 512 KB, held at 520 KB.
  */
 const SCHEDULED_WORKER = 490 * 1024;
 const PAID_SHARED = 525 * 1024;
@@ -70,6 +72,7 @@ export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = 
   'serp-landscape': PAID_SHARED,
   'research-worker': 960 * 1024,
   oauth: 800 * 1024,
+  'site-files': 520 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
 /**
