@@ -167,3 +167,20 @@ export function given<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`expected ${what}, got ${String(value)}`);
   return value;
 }
+
+/** The members of union `T` whose `key` may be `V` (a required key: a member without it is not one). */
+type Variant<T, K extends PropertyKey, V> = T extends unknown
+  ? T extends { [P in K]: infer F }
+    ? V extends F
+      ? T & { [P in K]: V }
+      : never
+    : never
+  : never;
+
+/** `value`, a reply of several shapes, as its shape whose `key` is `expected`: throws naming what it was instead. */
+export function variant<T, K extends PropertyKey, const V>(value: T, key: K, expected: V): Variant<T, K, V> {
+  const is = (v: T): v is Variant<T, K, V> => typeof v === 'object' && v !== null && Reflect.get(v, key) === expected;
+  if (!is(value))
+    throw new Error(`expected ${String(key)} ${String(expected)}, got ${JSON.stringify(value)?.slice(0, 2000)}`);
+  return value;
+}

@@ -1,4 +1,4 @@
-import { apiClient, type Reply } from '../helpers/client';
+import { apiClient, variant, type Reply } from '../helpers/client';
 
 /*
  * The typed test client (test/helpers/client.ts) takes its routes' types from the contract's ROUTES.
@@ -47,5 +47,17 @@ describe('the typed test client', () => {
     await expect(client.route('PUT /v1/budget', { body: { daily_usd: 'ten' } })).rejects.toThrow('answered 400');
     await expect(client.route('GET /articles/{id}', { params: { id: 'a b' } })).rejects.toThrow('answered 400');
     expect(sent.map((s) => s.path)).toEqual(['/v1/budget', '/v1/budget', '/articles/a%20b']);
+  });
+
+  it('takes a reply of several shapes as the one its key names, and throws on another', () => {
+    type Job =
+      { status: 'succeeded'; facts: string[] } | { status: 'queued' | 'failed'; job_id: string } | { mode: 'x' };
+    const done: Job = { status: 'succeeded', facts: ['f'] };
+    expect(variant(done, 'status', 'succeeded').facts).toEqual(['f']);
+    const failed: Job = { status: 'failed', job_id: 'j' };
+    expect(variant(failed, 'status', 'failed').job_id).toBe('j');
+    // @ts-expect-error a failed job has no facts
+    expect(variant(failed, 'status', 'failed').facts).toBeUndefined();
+    expect(() => variant(failed, 'status', 'succeeded')).toThrow('expected status succeeded, got {"status":"failed"');
   });
 });
