@@ -106,19 +106,23 @@ export function apiClient(t: Caller, key: string | null = t.key) {
   const send = (method: string, path: string, body: unknown, sent: Sent<Query>) =>
     t.call<unknown>(method, path, body, { key: sent.key === undefined ? key : sent.key, headers: sent.headers });
 
-  /** A success, typed by `schema`; anything else throws with the reply. */
-  const succeeded = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
-    if (reply.status >= 300) throw new Error(`${what} answered ${reply.status}: ${reply.text.slice(0, 2000)}`);
+  /** The reply typed by `schema`, which its body must match. */
+  const typed = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
     const parsed = z.safeParse(schema, reply.body);
     if (!parsed.success) throw new Error(`${what} answered unlike its type: ${z.prettifyError(parsed.error)}`);
     // The body is the reply as sent (the schema's input side), which the parse just checked.
     return { ...reply, body: reply.body as T };
   };
-  /** An error in the service's one shape; a success throws. */
-  const refused = (reply: Reply<unknown>, what: string): Reply<z.output<typeof ErrorBody>> => {
+  /** A success, typed by `schema`; anything else throws with the reply. */
+  const succeeded = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
+    if (reply.status >= 300) throw new Error(`${what} answered ${reply.status}: ${reply.text.slice(0, 2000)}`);
+    return typed<T>(reply, what, schema);
+  };
+  /** An error in the service's one shape, its body as sent (nothing of it left out); a success throws. */
+  const refused = (reply: Reply<unknown>, what: string): Reply<z.input<typeof ErrorBody>> => {
     if (reply.status < 400)
       throw new Error(`${what} answered ${reply.status}, not an error: ${reply.text.slice(0, 2000)}`);
-    return { ...reply, body: ErrorBody.parse(reply.body) };
+    return typed<z.input<typeof ErrorBody>>(reply, what, ErrorBody);
   };
 
   /** A route by its key (`'GET /articles/{id}'`), with its path parameters, query and body. */

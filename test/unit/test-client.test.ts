@@ -49,6 +49,19 @@ describe('the typed test client', () => {
     expect(sent.map((s) => s.path)).toEqual(['/v1/budget', '/v1/budget', '/articles/a%20b']);
   });
 
+  it('gives an error its body as sent, every field of its issues kept, and refuses one unlike the error shape', async () => {
+    const body = {
+      error: 'validation_failed',
+      code: 'validation_failed',
+      message: 'no',
+      issues: [{ path: 'daily_usd', message: 'Expected number', expected: 'number' }],
+    };
+    expect((await apiClient(answering(400, body).caller).routeError('PUT /v1/budget')).body).toEqual(body);
+    await expect(apiClient(answering(500, { oops: true }).caller).toolError('recall', {})).rejects.toThrow(
+      'recall answered unlike its type',
+    );
+  });
+
   it('takes a reply of several shapes as the one its key names, and throws on another', () => {
     type Job =
       { status: 'succeeded'; facts: string[] } | { status: 'queued' | 'failed'; job_id: string } | { mode: 'x' };
