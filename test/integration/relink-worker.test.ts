@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { QUEUES, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
+import { QUEUES, RelinkPagesMessage, type Enqueue, type RelinkMessage } from '@cm/contract';
 import { articleDoc, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
@@ -196,6 +196,9 @@ describe('relink worker', () => {
   });
 });
 
+/** What the relink workflows take: the store, and a queue sender the test stands in for. */
+type RelinkContext = { store: typeof t.store; enqueue: Enqueue };
+
 describe('relink fan-out', () => {
   /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue has. */
   async function owedRelink(slug: string, count: number) {
@@ -244,12 +247,12 @@ describe('relink fan-out', () => {
   it('plans batches of 100 that send nothing, and clears relink_pending exactly when the last batch is done, whatever the order, counting a batch delivered twice once', async () => {
     const { message, pending } = await owedRelink('fan-order', 250);
     const batches: RelinkPagesMessage[] = [];
-    const ctx = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (queue: string, sent: RelinkPagesMessage) => {
+      enqueue: async (queue, sent) => {
         expect(queue).toBe('relink-pages');
-        batches.push(sent);
-      }) as Enqueue,
+        batches.push(RelinkPagesMessage.parse(sent));
+      },
     };
     expect(await planRelink(ctx, message)).toEqual({ linkers: 250, batches: 3, truncated: false });
     expect(batches.map((b) => [b.batch, b.pages.length])).toEqual([
@@ -269,11 +272,11 @@ describe('relink fan-out', () => {
   it('clears relink_pending when every batch was done before the planner recorded its plan', async () => {
     const { message, pending } = await owedRelink('fan-early', 120);
     // Each batch runs as soon as it is sent, before the plan is recorded.
-    const ctx: { store: typeof t.store; enqueue: Enqueue } = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (_queue: string, sent: RelinkPagesMessage) => {
-        await relinkPages(ctx, sent);
-      }) as Enqueue,
+      enqueue: async (_queue, sent) => {
+        await relinkPages(ctx, RelinkPagesMessage.parse(sent));
+      },
     };
     expect(await planRelink(ctx, message)).toMatchObject({ batches: 2 });
     expect(await pending()).toBeNull();
@@ -286,9 +289,9 @@ describe('relink fan-out', () => {
     });
     const newer = await pending();
     expect(newer).not.toBe(message.requested_at);
-    const ctx = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (_q: string, sent: RelinkPagesMessage) => void (await relinkPages(ctx, sent))) as Enqueue,
+      enqueue: async (_queue, sent) => void (await relinkPages(ctx, RelinkPagesMessage.parse(sent))),
     };
     await planRelink(ctx, message);
     expect(await pending()).toBe(newer);
