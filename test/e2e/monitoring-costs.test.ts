@@ -1,6 +1,7 @@
 import { utcDay } from '@cm/core';
 import { monitoringMonthPrice, SandboxBacklinkData } from '@cm/providers';
 import { scheduledCapUsd } from '@cm/tools';
+import * as z from 'zod/mini';
 import { fakeClock } from '../helpers/clock';
 import { useTestStack, withStackEnv } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
@@ -39,6 +40,12 @@ async function site(name: string) {
   return { ...created, domain, client: apiClient(t, created.key) };
 }
 
+/** What a test reads of a JSON-RPC answer to tools/call: whether its result is an error, or it is one. */
+const McpAnswer = z.object({
+  result: z.optional(z.looseObject({ isError: z.optional(z.boolean()) })),
+  error: z.optional(z.looseObject({ message: z.string() })),
+});
+
 /** A tools/call over MCP, as the JSON-RPC answer has it. */
 async function mcpCall(key: string, name: string, args: unknown) {
   const reply = await fetch(`${t.url}/mcp`, {
@@ -46,7 +53,7 @@ async function mcpCall(key: string, name: string, args: unknown) {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
-  return (await reply.json()) as { result?: { isError?: boolean }; error?: { message: string } };
+  return McpAnswer.parse(await reply.json());
 }
 
 const competitorMonth = () => monitoringMonthPrice('competitor');
