@@ -1,9 +1,11 @@
 import { utcDay } from '@cm/core';
 import { monitoringMonthPrice, SandboxBacklinkData } from '@cm/providers';
 import { scheduledCapUsd } from '@cm/tools';
+import * as z from 'zod/mini';
 import { fakeClock } from '../helpers/clock';
 import { useTestStack, withStackEnv } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
+import { apiClient } from '../helpers/client';
 
 /*
  * No bill run up unseen (issue 49): add_competitor says what monitoring its domain costs a month, and a
@@ -35,12 +37,15 @@ const profiled = (ours: readonly string[]) =>
 async function site(name: string) {
   const domain = `${name}.example.com`;
   const created = await t.newSite(name, { domain, locale: 'US/en' });
-  const call = (method: string, path: string, body?: unknown) => t.call(method, path, body, { key: created.key });
-  const tool = (tool: string, body: unknown) => call('POST', `/v1/tools/${tool}`, body);
-  return { ...created, domain, call, tool };
+  return { ...created, domain, client: apiClient(t, created.key) };
 }
 
-/** A tools/call over MCP, as an agent sends it: the tool's result object. */
+/** What a test reads of a JSON-RPC answer to tools/call: whether its result is an error, or it is one. */
+const McpAnswer = z.object({
+  result: z.optional(z.looseObject({ isError: z.optional(z.boolean()) })),
+  error: z.optional(z.looseObject({ message: z.string() })),
+});
+
 /** A tools/call over MCP, as the JSON-RPC answer has it. */
 async function mcpCall(key: string, name: string, args: unknown) {
   const reply = await fetch(`${t.url}/mcp`, {
@@ -48,7 +53,7 @@ async function mcpCall(key: string, name: string, args: unknown) {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
-  return (await reply.json()) as { result?: { isError?: boolean }; error?: { message: string } };
+  return McpAnswer.parse(await reply.json());
 }
 
 const competitorMonth = () => monitoringMonthPrice('competitor');
@@ -60,22 +65,22 @@ describe("add_competitor's monthly cost", () => {
     const month = competitorMonth();
     const cost = { domain: 'rival.com', month_usd: month.usd, at_most_month_usd: month.at_most_usd, paused: false };
 
-    const estimate = await s.tool('add_competitor', { domain: 'rival.com', estimate: true });
+    const estimate = await s.client.tool('add_competitor', { domain: 'rival.com', estimate: true });
     expect(estimate.status).toBe(200);
     expect(estimate.body).toMatchObject({ estimate: true, monitoring: cost });
     expect(estimate.body.notes).toContain(
       `monitoring rival.com daily costs $${month.usd} a month at list prices (at most $${month.at_most_usd})`,
     );
 
-    const added = await s.tool('add_competitor', { domain: 'https://www.Rival.com/path' });
+    const added = await s.client.tool('add_competitor', { domain: 'https://www.Rival.com/path' });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ created: true, monitoring: cost });
     await t.stack.drain();
 
     // Monitored already: the estimate queues nothing and still says what a month of it costs.
-    const again = await s.tool('add_competitor', { domain: 'rival.com', estimate: true });
+    const again = await s.client.tool('add_competitor', { domain: 'rival.com', estimate: true });
     expect(again.body).toMatchObject({ total_usd: 0, monitoring: cost });
-    expect((await s.tool('add_competitor', { domain: 'rival.com' })).body).toMatchObject({
+    expect((await s.client.tool('add_competitor', { domain: 'rival.com' })).body).toMatchObject({
       created: false,
       monitoring: cost,
     });
@@ -87,12 +92,12 @@ describe("pausing a site's competitor monitoring", () => {
     const s = await site('paused');
     const ours = [s.domain, 'rival-a.com', 'rival-b.com', 'rival-c.com'];
     for (const domain of ['rival-a.com', 'rival-b.com'])
-      expect((await s.tool('add_competitor', { domain })).status).toBe(200);
+      expect((await s.client.tool('add_competitor', { domain })).status).toBe(200);
     await t.stack.drain();
     numbers.mockClear();
     gaps.mockClear();
 
-    const before = await s.call('GET', '/v1/monitoring');
+    const before = await s.client.route('GET /v1/monitoring');
     expect(before.status).toBe(200);
     const [own, rival] = [siteMonth(), competitorMonth()];
     expect(before.body).toEqual({
@@ -107,7 +112,7 @@ describe("pausing a site's competitor monitoring", () => {
       at_most_month_usd: Number((own.at_most_usd + 2 * rival.at_most_usd).toFixed(6)),
     });
 
-    const paused = await s.call('PUT', '/v1/monitoring', { competitors_paused: true });
+    const paused = await s.client.route('PUT /v1/monitoring', { body: { competitors_paused: true } });
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({
       competitors_paused: true,
@@ -115,7 +120,7 @@ describe("pausing a site's competitor monitoring", () => {
       month_usd: own.usd,
       at_most_month_usd: own.at_most_usd,
     });
-    expect(paused.body.domains.map((d: { paused: boolean }) => d.paused)).toEqual([false, true, true]);
+    expect(paused.body.domains.map((d) => d.paused)).toEqual([false, true, true]);
 
     // Tomorrow's schedule: the site's own domain, with its gap against the competitors tracked; no competitor.
     const tomorrow = new Date(Date.now() + 86_400_000);
@@ -138,9 +143,9 @@ describe("pausing a site's competitor monitoring", () => {
     // the site's numbers of today are in the shared cache already. Its daily runs wait for the resume.
     numbers.mockClear();
     gaps.mockClear();
-    const added = await s.tool('add_competitor', { domain: 'rival-c.com' });
+    const added = await s.client.tool('add_competitor', { domain: 'rival-c.com' });
     expect(added.body).toMatchObject({ created: true, monitoring: { domain: 'rival-c.com', paused: true } });
-    const estimate = await s.tool('add_competitor', { domain: 'rival-d.com', estimate: true });
+    const estimate = await s.client.tool('add_competitor', { domain: 'rival-d.com', estimate: true });
     expect(estimate.body.monitoring).toMatchObject({ paused: true });
     expect(estimate.body.notes.join('\n')).toContain('competitor monitoring is paused');
     expect(estimate.body.calls).toEqual([
@@ -160,7 +165,7 @@ describe("pausing a site's competitor monitoring", () => {
 
     // Resumed: the next schedule monitors every competitor again.
     numbers.mockClear();
-    const resumed = await s.call('PUT', '/v1/monitoring', { competitors_paused: false });
+    const resumed = await s.client.route('PUT /v1/monitoring', { body: { competitors_paused: false } });
     expect(resumed.body).toMatchObject({ competitors_paused: false, paused_at: null });
     const after = new Date(Date.now() + 2 * 86_400_000);
     await t.stack.runSchedule(after);
@@ -170,11 +175,11 @@ describe("pausing a site's competitor monitoring", () => {
 
   it("queues a competitor's first run alone when added while paused to a site whose own domain is no domain", async () => {
     const created = await t.newSite('no-domain', { domain: 'intranet', locale: 'US/en' });
-    const call = (method: string, path: string, body?: unknown) => t.call(method, path, body, { key: created.key });
-    expect((await call('GET', '/v1/monitoring')).body).toMatchObject({ domains: [], month_usd: 0 });
-    await call('PUT', '/v1/monitoring', { competitors_paused: true });
+    const client = apiClient(t, created.key);
+    expect((await client.route('GET /v1/monitoring')).body).toMatchObject({ domains: [], month_usd: 0 });
+    await client.route('PUT /v1/monitoring', { body: { competitors_paused: true } });
     const sent = t.stack.queues.monitor.sent;
-    const added = await call('POST', '/v1/tools/add_competitor', { domain: 'rival-e.com' });
+    const added = await client.tool('add_competitor', { domain: 'rival-e.com' });
     expect(added.body).toMatchObject({ created: true, monitoring_deferred: 0, monitoring: { paused: true } });
     expect(t.stack.queues.monitor.sent).toBe(sent + 1);
     await t.stack.drain();
@@ -184,24 +189,26 @@ describe("pausing a site's competitor monitoring", () => {
   it('refuses a body that is not a pause or a resume with 400 and changes nothing; a second pause keeps when it began', async () => {
     const s = await site('refused');
     for (const body of [{}, { competitors_paused: 'yes' }, { competitors_paused: null }]) {
-      const reply = await s.call('PUT', '/v1/monitoring', body);
+      const reply = await s.client.routeError('PUT /v1/monitoring', { body });
       expect([reply.status, reply.body.error]).toEqual([400, 'validation_failed']);
     }
-    expect((await s.call('GET', '/v1/monitoring')).body.competitors_paused).toBe(false);
-    const first = (await s.call('PUT', '/v1/monitoring', { competitors_paused: true })).body.paused_at;
+    expect((await s.client.route('GET /v1/monitoring')).body.competitors_paused).toBe(false);
+    const first = (await s.client.route('PUT /v1/monitoring', { body: { competitors_paused: true } })).body.paused_at;
     jest.advanceTimersByTime(60_000);
-    expect((await s.call('PUT', '/v1/monitoring', { competitors_paused: true })).body.paused_at).toBe(first);
+    expect((await s.client.route('PUT /v1/monitoring', { body: { competitors_paused: true } })).body.paused_at).toBe(
+      first,
+    );
   });
 
   it("is a spend setting of REST's, as the budget is: no MCP tool sets it; one site's pause is not another's", async () => {
     const s = await site('mcp-paused');
     const other = await site('mcp-other');
-    await s.call('PUT', '/v1/monitoring', { competitors_paused: true });
-    expect((await s.call('GET', '/v1/monitoring')).body.competitors_paused).toBe(true);
-    expect((await other.call('GET', '/v1/monitoring')).body.competitors_paused).toBe(false);
+    await s.client.route('PUT /v1/monitoring', { body: { competitors_paused: true } });
+    expect((await s.client.route('GET /v1/monitoring')).body.competitors_paused).toBe(true);
+    expect((await other.client.route('GET /v1/monitoring')).body.competitors_paused).toBe(false);
     const resumed = await mcpCall(s.key, 'monitoring', { competitors_paused: false });
     expect(resumed.result?.isError ?? resumed.error !== undefined).toBe(true);
-    expect((await s.call('GET', '/v1/monitoring')).body.competitors_paused).toBe(true);
+    expect((await s.client.route('GET /v1/monitoring')).body.competitors_paused).toBe(true);
   });
 });
 
@@ -219,7 +226,7 @@ describe("the daily schedule under the deployment's daily cap", () => {
 
   it("starts nothing once the day's spend reaches the share its work may take, and says so (its result, a log line, the metric)", async () => {
     const s = await site('stopped');
-    await s.tool('add_competitor', { domain: 'stopped-rival.com' });
+    await s.client.tool('add_competitor', { domain: 'stopped-rival.com' });
     await t.stack.drain();
     numbers.mockClear();
     const output = captureOutput({ level: 'WARN', metrics: true });
@@ -246,7 +253,7 @@ describe("the daily schedule under the deployment's daily cap", () => {
 
   it("defers a site's run that would pass that share, while a caller's paid call still fits under the cap", async () => {
     const s = await site('squeezed');
-    await s.tool('add_competitor', { domain: 'squeezed-rival.com' });
+    await s.client.tool('add_competitor', { domain: 'squeezed-rival.com' });
     await t.stack.drain();
     numbers.mockClear();
     const output = captureOutput({ level: 'WARN', metrics: true });
@@ -261,7 +268,7 @@ describe("the daily schedule under the deployment's daily cap", () => {
         );
         await t.stack.drain();
         expect(profiled([s.domain, 'squeezed-rival.com'])).toEqual([]);
-        const refresh = await s.tool('serp_keyword_refresh', { keyword: 'squeezed shoes' });
+        const refresh = await s.client.tool('serp_keyword_refresh', { keyword: 'squeezed shoes' });
         expect(refresh.status).toBe(200);
       });
       expect(output.metric('scheduled_work_stopped').map((m) => m.value)).toEqual([1]);

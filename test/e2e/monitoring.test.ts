@@ -1,12 +1,12 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
+import { MonitorMessage, MonitorPlanMessage } from '@cm/contract';
 import { bulkNumbersPrice, Meter, ProviderError, SandboxBacklinkData } from '@cm/providers';
 import { InProcessQueue } from '@cm/local';
 import { BacklinkStore } from '@cm/store';
 import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
-import { given } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 import { freeDetail, freeNumbers, freeTrend, seedMonitoredSites } from '../helpers/monitoring-seed';
 import { sequenceKey } from '../../packages/store/src/keys';
 
@@ -71,7 +71,7 @@ async function monitoredSite(name: string, competitors: number) {
       rivals.map((rival) => ({ domain: rival, active: true, added_at: now })),
       now,
     );
-  return { ...site, domain, rivals, domains: [domain, ...rivals] };
+  return { ...site, domain, rivals, domains: [domain, ...rivals], client: apiClient(t, site.key) };
 }
 type MonitoredSite = Awaited<ReturnType<typeof monitoredSite>>;
 
@@ -146,8 +146,10 @@ describe('the daily schedule', () => {
 
   it('of add_competitor claims the same work: the day’s schedule pays nothing again, and only a new competitor set pays for the site’s gap again', async () => {
     const site = await monitoredSite('added', 0);
-    const tool = (body: unknown) => t.call('POST', '/v1/tools/add_competitor', body, { key: site.key });
-    expect((await tool({ domain: 'first-rival.com' })).body).toMatchObject({ created: true, monitoring_deferred: 0 });
+    expect((await site.client.tool('add_competitor', { domain: 'first-rival.com' })).body).toMatchObject({
+      created: true,
+      monitoring_deferred: 0,
+    });
     await t.stack.drain();
     await t.stack.runSchedule();
     await t.stack.drain();
@@ -157,7 +159,7 @@ describe('the daily schedule', () => {
 
     // A second competitor changes the site's gap: the gap is paid for once more (the site's numbers come
     // from the cache, its trend and detail are today's), the first rival not at all.
-    await tool({ domain: 'second-rival.com' });
+    await site.client.tool('add_competitor', { domain: 'second-rival.com' });
     await t.stack.drain();
     await t.stack.runSchedule();
     await t.stack.drain();
@@ -238,7 +240,7 @@ describe('the daily schedule', () => {
         now,
       );
     await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
-      await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: a.key });
+      await a.client.route('PUT /v1/budget', { body: { daily_usd: 0 } });
       await t.stack.runSchedule();
       await t.stack.drain();
     });
@@ -414,17 +416,17 @@ describe('a site’s monitoring run', () => {
   it('is skipped when the site’s budget has no room, its claims given back: a rerun with room monitors it once', async () => {
     const site = await monitoredSite('no-room', 1);
     await withStackEnv(t, { SANDBOX_LIST_PRICES: '1' }, async () => {
-      await t.call('PUT', '/v1/budget', { daily_usd: 0 }, { key: site.key });
+      await site.client.route('PUT /v1/budget', { body: { daily_usd: 0 } });
       await t.stack.queues.monitor.send(runMessage(site.siteId));
       await t.stack.drain();
       expect(numbers).not.toHaveBeenCalled();
-      await t.call('PUT', '/v1/budget', { daily_usd: null }, { key: site.key });
+      await site.client.route('PUT /v1/budget', { body: { daily_usd: null } });
       await t.stack.queues.monitor.send(runMessage(site.siteId));
       await t.stack.drain();
       await t.stack.queues.monitor.send(runMessage(site.siteId));
     });
     await expectPaidOnce([site]);
-    const budget = (await t.call('GET', '/v1/budget', undefined, { key: site.key })).body;
+    const budget = (await site.client.route('GET /v1/budget')).body;
     expect(budget.daily).toMatchObject({ reserved_usd: 0, simulated_usd: expect.any(Number) });
     expect(budget.daily.simulated_usd).toBeGreaterThan(0);
   });
@@ -449,7 +451,7 @@ describe('the daily schedule at the size of a deployment', () => {
       expect(t.stack.dynamo.requests() - before.requests).toBe(1);
       expect(plans.sent - before.plans).toBe(Math.ceil(last / 100));
       expect(sentRuns).not.toHaveBeenCalled();
-      const blocks = planned.mock.calls.map(([body]) => JSON.parse(body) as MonitorPlanMessage);
+      const blocks = planned.mock.calls.map(([body]) => MonitorPlanMessage.parse(JSON.parse(body)));
       for (const block of blocks) expect(block.last_site_id - block.first_site_id + 1).toBeLessThanOrEqual(100);
       expect(Math.min(...blocks.map((block) => block.first_site_id))).toBe(1);
       expect(Math.max(...blocks.map((block) => block.last_site_id))).toBe(last);
@@ -462,7 +464,7 @@ describe('the daily schedule at the size of a deployment', () => {
       await plans.idle();
       expect(t.stack.dynamo.requests() - planning).toBeLessThanOrEqual(Math.ceil(last / 100) + 4 * last);
       // A run for each site there is (an id with no site, as the ones skipped above, gets none).
-      const siteIds = sentRuns.mock.calls.map(([body]) => (JSON.parse(body) as MonitorMessage).site_id);
+      const siteIds = sentRuns.mock.calls.map(([body]) => MonitorMessage.parse(JSON.parse(body)).site_id);
       const existing = await t.store.sites.getMany(Array.from({ length: last }, (_v, i) => i + 1));
       expect(siteIds.sort((a, b) => a - b)).toEqual(existing.map((site) => site.site_id));
     } finally {

@@ -2,6 +2,7 @@ import { resetServices } from '@cm/runtime';
 import { STORE_CLIENT_LIMITS } from '@cm/store';
 import { startTestStack, type Reply, type TestStack } from '../helpers/local';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { apiClient } from '../helpers/client';
 
 /*
  * DynamoDB stops answering: the handlers reach the embedded DynamoDB through a proxy the test cuts.
@@ -30,13 +31,13 @@ afterAll(async () => {
 const HANG_BOUND_MS = 10_000;
 
 /** The reply, and how long it took. */
-async function timed(call: () => Promise<Reply>): Promise<Reply & { ms: number }> {
+async function timed<T>(call: () => Promise<Reply<T>>): Promise<Reply<T> & { ms: number }> {
   const started = Date.now();
   const reply = await call();
   return { ...reply, ms: Date.now() - started };
 }
 
-function expectUnavailable(reply: Reply & { ms: number }) {
+function expectUnavailable(reply: Reply<unknown> & { ms: number }) {
   expect(reply.status).toBe(503);
   expect(reply.body).toEqual({
     error: 'service_unavailable',
@@ -55,34 +56,36 @@ describe.each([
   let fresh: string;
   beforeAll(async () => {
     // Through the proxy while it forwards: the demo key is cached by the handlers, this site's key is not.
-    expect((await t.call('GET', '/articles')).status).toBe(200);
+    expect((await apiClient(t).route('GET /articles')).status).toBe(200);
     fresh = (await t.newSite('Uncached', { domain: 'uncached.example.com' })).key;
     await cut();
   });
   afterAll(() => proxy.restore());
 
   it('answers 503 service_unavailable with Retry-After: a data route, a first key lookup, a tool, a deep health check', async () => {
+    const client = apiClient(t);
     const replies = await Promise.all([
-      timed(() => t.call('GET', '/articles')),
-      timed(() => t.call('POST', '/articles', { slug: 'during-outage', title: 'T', body: [] })),
-      timed(() => t.call('GET', '/articles', undefined, { key: fresh })),
-      timed(() => t.call('POST', '/v1/tools/db_select', { table: 'cm_topics' })),
-      timed(() => t.call('GET', '/health?deep=1', undefined, { key: null })),
+      timed(() => client.routeError('GET /articles')),
+      timed(() => client.routeError('POST /articles', { body: { slug: 'during-outage', title: 'T', body: [] } })),
+      timed(() => client.routeError('GET /articles', { key: fresh })),
+      timed(() => client.toolError('db_select', { table: 'cm_topics' })),
+      timed(() => client.routeError('GET /health', { query: { deep: 1 }, key: null })),
     ]);
     for (const reply of replies) expectUnavailable(reply);
   });
 
   it('keeps GET /health cheap: it answers without the table', async () => {
-    const health = await t.call('GET', '/health', undefined, { key: null });
+    const health = await apiClient(t).route('GET /health', { key: null });
     expect([health.status, health.body]).toEqual([200, { ok: true }]);
   });
 });
 
 describe('after the outage', () => {
   it('answers as before once DynamoDB is back, and deep health says so', async () => {
-    expect((await t.call('GET', '/articles')).status).toBe(200);
-    const deep = await t.call('GET', '/health?deep=1', undefined, { key: null });
+    const client = apiClient(t);
+    expect((await client.route('GET /articles')).status).toBe(200);
+    const deep = await client.route('GET /health', { query: { deep: 1 }, key: null });
     expect([deep.status, deep.body]).toEqual([200, { ok: true }]);
-    expect((await t.call('GET', '/health?deep=yes', undefined, { key: null })).status).toBe(400);
+    expect((await client.routeError('GET /health', { query: { deep: 'yes' }, key: null })).status).toBe(400);
   });
 });

@@ -87,8 +87,8 @@ describe('what a check pays', () => {
     const s = await siteClient(t, 'budget', { domain: 'budget.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Budget', ['rain jacket', 'down jacket', 'fleece jacket', 'ski jacket']);
     // Room for two checks and a half, beside what the keyword metrics spent.
-    const spent = (await s.call('GET', '/v1/budget')).body.daily.spent_usd;
-    await s.call('PUT', '/v1/budget', { daily_usd: Math.round((spent + PRICE * 2.5) * 1e6) / 1e6 });
+    const spent = (await s.client.route('GET /v1/budget')).body.daily.spent_usd;
+    await s.client.route('PUT /v1/budget', { body: { daily_usd: Math.round((spent + PRICE * 2.5) * 1e6) / 1e6 } });
     const tracked = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
     expect(tracked.body.first_check).toEqual({ queued: 2, deferred: 2 });
     await t.stack.drain();
@@ -97,10 +97,10 @@ describe('what a check pays', () => {
     await scheduleOn(TODAY);
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
     for (const queue of Object.values(t.stack.queues)) expect(queue.deadLetters).toEqual([]);
-    const budget = (await s.call('GET', '/v1/budget')).body.daily;
-    expect(budget.spent_usd + budget.reserved_usd).toBeLessThanOrEqual(budget.limit_usd);
+    const budget = (await s.client.route('GET /v1/budget')).body.daily;
+    expect(budget.spent_usd + budget.reserved_usd).toBeLessThanOrEqual(given(budget.limit_usd, 'the daily limit'));
     // With room, the same day's schedule checks the two left, and only those.
-    await s.call('PUT', '/v1/budget', { daily_usd: 1 });
+    await s.client.route('PUT /v1/budget', { body: { daily_usd: 1 } });
     await scheduleOn(TODAY);
     const ledger = await rankLedger(s);
     expect(ledger.calls).toBe(4);
@@ -149,7 +149,7 @@ describe('what a check pays', () => {
       (await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'off', estimate: true })).body.total_usd,
     ).toBe(0);
 
-    await s.call('PUT', '/v1/budget', { confirm_above_usd: 0.01 });
+    await s.client.route('PUT /v1/budget', { body: { confirm_above_usd: 0.01 } });
     const asked = await s.client.toolError('track_rankings', { topic_id: topicId, cadence: 'daily' });
     expect(asked).toMatchObject({ status: 428, body: { code: 'approval_required' } });
     expect((await s.client.tool('track_rankings', {})).body.tracking).toEqual([]);
@@ -196,7 +196,7 @@ describe('a run that fails says so', () => {
 
   /** A published article's cm_pages row in the topic, targeting `keyword`. */
   async function publishedPage(s: SiteClient, topicId: number, slug: string, keyword: string) {
-    const published = await s.call('POST', '/articles', article(slug));
+    const published = await s.client.route('POST /articles', { body: article(slug) });
     const page = await s.client.tool('db_insert', {
       table: 'cm_pages',
       row: { title: slug, topic_id: topicId, primary_keyword: keyword, published_id: published.body.id },

@@ -2,6 +2,7 @@ import { SHARED_RESEARCH_MS, normalizedResearchQuery } from '@cm/core';
 import { fakeClock } from '../helpers/clock';
 import { siteClient } from '../helpers/local';
 import { useResearchStack } from '../helpers/research';
+import { given, variant, type ToolArgs } from '../helpers/client';
 
 /*
  * Research shared across sites: an identical web, reddit or url request of another site within a day
@@ -12,16 +13,16 @@ import { useResearchStack } from '../helpers/research';
 const { t, whileQueued } = useResearchStack({ SANDBOX_LIST_PRICES: '1' });
 
 /** The whole ledger, whatever the month: a test that moves the clock a day may cross into the next. */
-const LEDGER = '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z';
+const LEDGER = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' };
 
 async function site(name: string) {
   const s = await siteClient(t, name);
   return {
     ...s,
-    research: (body: Record<string, unknown>) => s.tool('research', { wait_ms: 10_000, ...body }),
+    research: (body: ToolArgs<'research'>) => s.client.tool('research', { wait_ms: 10_000, ...body }),
     recalled: async (query: string) =>
-      (await s.tool('recall', { query })).body.results.map((r: { research_id: string }) => r.research_id),
-    ledger: async () => (await s.call('GET', LEDGER)).body,
+      (await s.client.tool('recall', { query })).body.results.map((r) => r.research_id),
+    ledger: async () => (await s.client.route('GET /v1/usage', { query: LEDGER })).body,
   };
 }
 
@@ -34,12 +35,17 @@ it("answers site B's identical research from site A's: no provider call, $0 cach
   const first = await a.research({ mode: 'web', seed: 'How long do running shoes last?' });
   expect(first.body).toMatchObject({ status: 'succeeded', cached: false });
   expect(first.body.cost_usd).toBeGreaterThan(0);
+  const found = variant(first.body, 'status', 'succeeded');
   const aLedger = await a.ledger();
 
   const queued = jobsQueued();
-  const estimate = await b.tool('research', { mode: 'web', seed: 'how long do RUNNING  shoes last?', estimate: true });
+  const estimate = await b.client.tool('research', {
+    mode: 'web',
+    seed: 'how long do RUNNING  shoes last?',
+    estimate: true,
+  });
   expect(estimate.body).toMatchObject({ calls: [], total_usd: 0, free: [{ what: 'research' }] });
-  expect(estimate.body.free[0].reason).toContain('shared cache');
+  expect(estimate.body.free[0]?.reason).toContain('shared cache');
 
   const second = await b.research({ mode: 'web', seed: 'how long do RUNNING  shoes last?', page_id: null });
   expect(second.body).toMatchObject({
@@ -48,27 +54,28 @@ it("answers site B's identical research from site A's: no provider call, $0 cach
     cached: true,
     cost_usd: 0,
     data_source: 'sandbox',
-    facts: first.body.facts,
-    opinions: first.body.opinions,
-    sources: first.body.sources,
+    facts: found.facts,
+    opinions: found.opinions,
+    sources: found.sources,
   });
-  expect(second.body.research_id).not.toBe(first.body.research_id);
+  const shared = variant(second.body, 'status', 'succeeded');
+  expect(shared.research_id).not.toBe(found.research_id);
   // No job, so no provider call and no place under the cap.
   expect(jobsQueued()).toBe(queued);
   expect((await t.store.researchSlots.state()).inflight).toBe(0);
   expect((await b.ledger()).by_tool).toEqual([
     { tool: 'research', provider: 'sandbox', calls: 1, cached_calls: 1, cost_usd: 0 },
   ]);
-  expect((await b.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+  expect((await b.client.route('GET /v1/budget')).body.daily).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
 
   // Each recall has its own research, and only its own; A's ledger is as it was.
-  expect(await b.recalled('running shoes last')).toEqual([second.body.research_id]);
-  expect(await a.recalled('running shoes last')).toEqual([first.body.research_id]);
+  expect(await b.recalled('running shoes last')).toEqual([shared.research_id]);
+  expect(await a.recalled('running shoes last')).toEqual([found.research_id]);
   expect(await a.ledger()).toEqual(aLedger);
 
   // B's repeat is its own stored research now: no second ledger line.
   const repeat = await b.research({ mode: 'web', seed: 'How long do running shoes last?' });
-  expect(repeat.body).toMatchObject({ cached: true, research_id: second.body.research_id });
+  expect(repeat.body).toMatchObject({ cached: true, research_id: shared.research_id });
   expect((await b.ledger()).calls).toBe(1);
 });
 
@@ -84,7 +91,12 @@ it('shares url research for the same URL only: a path that differs in case is an
     seed: 'https://EXAMPLE.com/Guides/Trail-Shoes#fit',
     question: 'how often to replace them?',
   });
-  expect(same.body).toMatchObject({ cached: true, cost_usd: 0, job_id: null, sources: first.body.sources });
+  expect(same.body).toMatchObject({
+    cached: true,
+    cost_usd: 0,
+    job_id: null,
+    sources: variant(first.body, 'status', 'succeeded').sources,
+  });
   expect(jobsQueued()).toBe(queued);
 
   const other = await b.research({
@@ -104,7 +116,10 @@ it('researches and pays again once the shared findings are older than the window
   const seed = 'best reddit advice on trail shoe lacing';
   const first = await a.research({ mode: 'reddit', seed });
   expect(first.body.cost_usd).toBeGreaterThan(0);
-  const fetchedAt = Date.parse((await a.call('GET', `/v1/jobs/${first.body.job_id}`)).body.updated_at);
+  const jobId = given(variant(first.body, 'status', 'succeeded').job_id, 'the job id');
+  const fetchedAt = Date.parse(
+    (await a.client.route('GET /v1/jobs/{job_id}', { params: { job_id: jobId } })).body.updated_at,
+  );
 
   fakeClock(fetchedAt + SHARED_RESEARCH_MS - 60_000);
   try {
@@ -126,25 +141,27 @@ it("answers serp_landscape analyze's research of a keyword from another site's i
   const keyword = 'waterproof trail shoes';
   const first = await a.research({ mode: 'web', seed: keyword });
   expect(first.body.cost_usd).toBeGreaterThan(0);
+  const found = variant(first.body, 'status', 'succeeded');
 
-  const analyze = { keyword, depth: 'analyze', wait_ms: 0 };
-  const estimate = await b.tool('serp_landscape', { ...analyze, estimate: true });
-  expect(estimate.body.calls.map((call: { endpoint: string }) => call.endpoint)).not.toContain('research_web');
+  const analyze = { keyword, depth: 'analyze', wait_ms: 0 } as const;
+  const estimate = await b.client.tool('serp_landscape', { ...analyze, estimate: true });
+  expect(estimate.body.calls.map((call) => call.endpoint)).not.toContain('research_web');
   expect(estimate.body.free).toContainEqual(expect.objectContaining({ what: 'research', items: [keyword] }));
 
   const queued = jobsQueued();
-  const reply = await b.tool('serp_landscape', analyze);
+  const reply = await b.client.tool('serp_landscape', analyze);
   expect(reply.body.research).toMatchObject({ status: 'complete', in_process: [], failed: [] });
-  const research = reply.body.research.facts_by_keyword[keyword];
-  expect(research).toMatchObject({ facts: first.body.facts, sources: first.body.sources });
-  expect(research.research_id).not.toBe(first.body.research_id);
-  expect(jobsQueued()).toBe(queued);
-  const line = (await b.ledger()).by_tool.find(
-    (l: { tool: string; cached_calls?: number }) => l.tool === 'serp_landscape' && l.cached_calls,
+  const research = given(
+    given(reply.body.research, 'the research').facts_by_keyword[keyword],
+    "the keyword's research",
   );
+  expect(research).toMatchObject({ facts: found.facts, sources: found.sources });
+  expect(research.research_id).not.toBe(found.research_id);
+  expect(jobsQueued()).toBe(queued);
+  const line = (await b.ledger()).by_tool.find((l) => l.tool === 'serp_landscape' && l.cached_calls);
   expect(line).toMatchObject({ cached_calls: 1 });
   expect(await b.recalled(keyword)).toEqual([research.research_id]);
-  expect(await a.recalled(keyword)).toEqual([first.body.research_id]);
+  expect(await a.recalled(keyword)).toEqual([found.research_id]);
 });
 
 it("answers with today's shared findings, else yesterday's within the window, and never another provider's", async () => {
@@ -188,18 +205,23 @@ it('lets two sites asking at once, before either job ended, each pay the job it 
   const queued = jobsQueued();
   const jobs: string[] = [];
   await whileQueued(async () => {
-    for (const s of [a, b]) jobs.push((await s.research({ mode: 'web', seed, wait_ms: 0 })).body.job_id);
+    for (const s of [a, b])
+      jobs.push(variant((await s.research({ mode: 'web', seed, wait_ms: 0 })).body, 'status', 'queued').job_id);
     expect(jobsQueued()).toBe(queued + 2);
   });
   const results = await Promise.all(
-    [a, b].map(async (s, i) => (await s.call('GET', `/v1/jobs/${jobs[i]}`)).body.result),
+    [a, b].map(
+      async (s, i) =>
+        (await s.client.route('GET /v1/jobs/{job_id}', { params: { job_id: given(jobs[i], 'the job') } })).body.result,
+    ),
   );
   for (const [i, s] of [a, b].entries()) {
-    const cost = results[i].cost_usd;
+    const result = given(results[i], 'the job result');
+    const cost = result.cost_usd;
     expect(cost).toBeGreaterThan(0);
     expect(await s.ledger()).toMatchObject({ calls: 1, simulated_cost_usd: cost });
-    expect((await s.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: cost, reserved_usd: 0 });
-    expect(await s.recalled(seed)).toEqual([results[i].research_id]);
+    expect((await s.client.route('GET /v1/budget')).body.daily).toMatchObject({ spent_usd: cost, reserved_usd: 0 });
+    expect(await s.recalled(seed)).toEqual([result.research_id]);
   }
 });
 

@@ -1,5 +1,6 @@
 import { roundUsd } from '@cm/contract';
 import { siteClient, startTestStack, type TestStack } from '../helpers/local';
+import { apiClient, given, variant } from '../helpers/client';
 import { conversePath, startWebReplay, webFixture, type WebReplay } from '../helpers/web-replay';
 
 /* The local stack with a Tavily key: research jobs call the real adapters, which reach only the replay servers. */
@@ -24,13 +25,12 @@ afterAll(async () => {
   await replay.close();
 });
 
-const tool = (name: string, body: unknown) => t.call('POST', `/v1/tools/${name}`, body);
-
 describe('research on Tavily and Bedrock (recorded responses)', () => {
   it('answers a web research with findings citing the pages found, labelled and costed, and ledgers both providers', async () => {
     replay.answer('/search', { fixture: 'tavily.search.ok' });
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.ok' });
-    const reply = await tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
+    const client = apiClient(t);
+    const reply = await client.tool('research', { mode: 'web', seed: 'How long do running shoes last?' });
     expect(reply.status).toBe(200);
     // 1 Tavily credit at $0.008; Claude 3 Haiku: 1873 input and 412 output tokens at $0.25 and $1.25 per million.
     expect(reply.body).toMatchObject({
@@ -39,15 +39,16 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
       cost_usd: 0.008983,
       cached: false,
     });
-    expect(reply.body.sources.map((s: { url: string }) => s.url)).toEqual(
+    const found = variant(reply.body, 'status', 'succeeded');
+    expect(found.sources.map((s) => s.url)).toEqual(
       webFixture('tavily.search.ok').results.map((r: { url: string }) => r.url),
     );
-    expect(reply.body.facts[0]).toEqual({
+    expect(found.facts[0]).toEqual({
       text: 'Most running shoes should be replaced every 300 to 500 miles.',
       source_ids: ['src-1', 'src-2'],
     });
 
-    const usage = await t.call('GET', '/v1/usage');
+    const usage = await client.route('GET /v1/usage');
     expect(usage.body.by_tool).toEqual(
       expect.arrayContaining([
         { tool: 'research', provider: 'tavily', calls: 1, cost_usd: 0.008 },
@@ -67,30 +68,32 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
     const b = await siteClient(t, 'Bill B');
     const seed = 'trail shoes that last a year';
 
-    const paid = await a.tool('research', { mode: 'web', seed });
+    const paid = await a.client.tool('research', { mode: 'web', seed });
     expect(paid.body).toMatchObject({ status: 'succeeded', cost_usd: bill, cached: false });
-    expect((await a.call('GET', `/v1/jobs/${paid.body.job_id}`)).body.result.cost_usd).toBe(bill);
-    expect((await a.call('GET', '/v1/usage')).body).toMatchObject({ calls: 2, cost_usd: bill });
-    expect((await a.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: bill, reserved_usd: 0 });
+    const { job_id: jobId, facts } = variant(paid.body, 'status', 'succeeded');
+    const job = await a.client.route('GET /v1/jobs/{job_id}', { params: { job_id: given(jobId, 'the job id') } });
+    expect(given(job.body.result, 'the job result').cost_usd).toBe(bill);
+    expect((await a.client.route('GET /v1/usage')).body).toMatchObject({ calls: 2, cost_usd: bill });
+    expect((await a.client.route('GET /v1/budget')).body.daily).toMatchObject({ spent_usd: bill, reserved_usd: 0 });
 
     const requests = replay.requests.length;
-    const shared = await b.tool('research', { mode: 'web', seed });
+    const shared = await b.client.tool('research', { mode: 'web', seed });
     expect(shared.body).toMatchObject({
       cached: true,
       cost_usd: 0,
       data_source: 'tavily+bedrock',
-      facts: paid.body.facts,
+      facts,
     });
     expect(replay.requests.length).toBe(requests);
-    expect((await b.call('GET', '/v1/usage')).body).toMatchObject({ calls: 1, cost_usd: 0 });
-    expect((await b.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+    expect((await b.client.route('GET /v1/usage')).body).toMatchObject({ calls: 1, cost_usd: 0 });
+    expect((await b.client.route('GET /v1/budget')).body.daily).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
     // The first site's bill is what it was.
-    expect((await a.call('GET', '/v1/budget')).body.daily).toMatchObject({ spent_usd: bill });
+    expect((await a.client.route('GET /v1/budget')).body.daily).toMatchObject({ spent_usd: bill });
   });
 
   it('ends the job failed with provider_error on a Tavily key it refuses, and frees the place', async () => {
     replay.answer('/search', { fixture: 'tavily.401', status: 401 });
-    const reply = await tool('research', { mode: 'reddit', seed: 'budget trail shoes' });
+    const reply = await apiClient(t).tool('research', { mode: 'reddit', seed: 'budget trail shoes' });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       status: 'failed',
@@ -103,12 +106,14 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
   it('ends the job failed with provider_error when the model’s answer is cut twice, and bills both answers', async () => {
     replay.answer('/search', { fixture: 'tavily.search.ok' });
     replay.answer(conversePath(MODEL), { fixture: 'bedrock.converse.max-tokens' });
-    const before = await t.call('GET', '/v1/usage');
+    const client = apiClient(t);
+    const before = await client.route('GET /v1/usage');
     const bedrockSpent = (usage: typeof before) =>
-      usage.body.by_tool.find(
-        (row: { tool: string; provider: string }) => row.tool === 'research' && row.provider === 'bedrock',
-      ) ?? { calls: 0, cost_usd: 0 };
-    const reply = await tool('research', { mode: 'web', seed: 'when to replace trail shoes' });
+      usage.body.by_tool.find((row) => row.tool === 'research' && row.provider === 'bedrock') ?? {
+        calls: 0,
+        cost_usd: 0,
+      };
+    const reply = await client.tool('research', { mode: 'web', seed: 'when to replace trail shoes' });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       status: 'failed',
@@ -119,7 +124,7 @@ describe('research on Tavily and Bedrock (recorded responses)', () => {
         ),
       },
     });
-    const after = await t.call('GET', '/v1/usage');
+    const after = await client.route('GET /v1/usage');
     // Claude 3 Haiku: 1873 input and 4096 output tokens at $0.25 and $1.25 per million, twice.
     expect(bedrockSpent(after).calls - bedrockSpent(before).calls).toBe(2);
     expect(bedrockSpent(after).cost_usd - bedrockSpent(before).cost_usd).toBeCloseTo(2 * 0.005588, 6);

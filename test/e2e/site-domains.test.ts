@@ -1,7 +1,7 @@
 import { runSites } from '@cm/local';
 import { replayCloudFront } from '../helpers/cloudfront-replay';
-import { article, getAtHost, question, startTestStack, type TestStack } from '../helpers/local';
-import { given } from '../helpers/client';
+import { article, getAtHost, publishArticle, question, startTestStack, type TestStack } from '../helpers/local';
+import { apiClient, given } from '../helpers/client';
 
 /* A site served at its own domain (docs/api.md#the-sites-own-domain), chosen by the Host of the request. */
 
@@ -12,8 +12,9 @@ beforeAll(async () => {
   shop = await t.newSite('Shop', { domain: 'shop.example.com', locale: 'US/en' });
   // Before the key's first use: the key's check keeps what it read of the site for a few seconds.
   expect(await t.store.sites.serveDomain(shop.siteId, 'shop.example.com')).toBe('served');
-  await t.call('POST', '/articles', article('boots', { category: 'Gear' }), { key: shop.key });
-  await t.call('POST', '/questions', question('fit', { topics: ['Sizing'] }), { key: shop.key });
+  const client = apiClient(t, shop.key);
+  await client.route('POST /articles', { body: article('boots', { category: 'Gear' }) });
+  await client.route('POST /questions', { body: question('fit', { topics: ['Sizing'] }) });
 });
 afterAll(async () => {
   await t.stop();
@@ -41,10 +42,11 @@ describe("a site's own domain", () => {
     const page = await t.call('GET', `/sites/${shop.siteId}/articles/boots`, undefined, { key: null });
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<link rel="canonical" href="${SHOP}/articles/boots">`);
-    const published = await t.call('POST', '/articles', article('laces'), { key: shop.key });
+    const client = apiClient(t, shop.key);
+    const published = await client.route('POST /articles', { body: article('laces') });
     expect(published.body.url).toBe(`${SHOP}/articles/laces`);
-    const listed = await t.call('GET', '/articles', undefined, { key: shop.key });
-    expect(listed.body.items.map((item: { url: string }) => item.url)).toContain(`${SHOP}/articles/boots`);
+    const listed = await client.route('GET /articles');
+    expect(listed.body.items.map((item) => item.url)).toContain(`${SHOP}/articles/boots`);
   });
 
   it("declares the site's language and links an icon that is served, at the domain and at the deployment's address", async () => {
@@ -83,7 +85,7 @@ describe("a site's own domain", () => {
       expect(reply.text).not.toContain('Title of boots');
     }
     // The demo site's page is not the shop's.
-    await t.call('POST', '/articles', article('demo-only'));
+    await publishArticle(t, 'demo-only');
     expect((await getAtHost(t, 'shop.example.com', '/articles/demo-only')).status).toBe(404);
   });
 

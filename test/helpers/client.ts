@@ -106,19 +106,23 @@ export function apiClient(t: Caller, key: string | null = t.key) {
   const send = (method: string, path: string, body: unknown, sent: Sent<Query>) =>
     t.call<unknown>(method, path, body, { key: sent.key === undefined ? key : sent.key, headers: sent.headers });
 
-  /** A success, typed by `schema`; anything else throws with the reply. */
-  const succeeded = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
-    if (reply.status >= 300) throw new Error(`${what} answered ${reply.status}: ${reply.text.slice(0, 2000)}`);
+  /** The reply typed by `schema`, which its body must match. */
+  const typed = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
     const parsed = z.safeParse(schema, reply.body);
     if (!parsed.success) throw new Error(`${what} answered unlike its type: ${z.prettifyError(parsed.error)}`);
     // The body is the reply as sent (the schema's input side), which the parse just checked.
     return { ...reply, body: reply.body as T };
   };
-  /** An error in the service's one shape; a success throws. */
-  const refused = (reply: Reply<unknown>, what: string): Reply<z.output<typeof ErrorBody>> => {
+  /** A success, typed by `schema`; anything else throws with the reply. */
+  const succeeded = <T>(reply: Reply<unknown>, what: string, schema: z.ZodMiniType): Reply<T> => {
+    if (reply.status >= 300) throw new Error(`${what} answered ${reply.status}: ${reply.text.slice(0, 2000)}`);
+    return typed<T>(reply, what, schema);
+  };
+  /** An error in the service's one shape, its body as sent (nothing of it left out); a success throws. */
+  const refused = (reply: Reply<unknown>, what: string): Reply<z.input<typeof ErrorBody>> => {
     if (reply.status < 400)
       throw new Error(`${what} answered ${reply.status}, not an error: ${reply.text.slice(0, 2000)}`);
-    return { ...reply, body: ErrorBody.parse(reply.body) };
+    return typed<z.input<typeof ErrorBody>>(reply, what, ErrorBody);
   };
 
   /** A route by its key (`'GET /articles/{id}'`), with its path parameters, query and body. */
@@ -172,5 +176,22 @@ export function apiClient(t: Caller, key: string | null = t.key) {
 /** `value`, which the test expects to be there: throws naming `what` when it is not (instead of a `!`). */
 export function given<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`expected ${what}, got ${String(value)}`);
+  return value;
+}
+
+/** The members of union `T` whose `key` may be `V` (a required key: a member without it is not one). */
+type Variant<T, K extends PropertyKey, V> = T extends unknown
+  ? T extends { [P in K]: infer F }
+    ? V extends F
+      ? T & { [P in K]: V }
+      : never
+    : never
+  : never;
+
+/** `value`, a reply of several shapes, as its shape whose `key` is `expected`: throws naming what it was instead. */
+export function variant<T, K extends PropertyKey, const V>(value: T, key: K, expected: V): Variant<T, K, V> {
+  const is = (v: T): v is Variant<T, K, V> => typeof v === 'object' && v !== null && Reflect.get(v, key) === expected;
+  if (!is(value))
+    throw new Error(`expected ${String(key)} ${String(expected)}, got ${JSON.stringify(value)?.slice(0, 2000)}`);
   return value;
 }

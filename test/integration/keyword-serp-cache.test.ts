@@ -3,7 +3,7 @@ import { Meter, SandboxKeywordData } from '@cm/providers';
 import * as z from 'zod/mini';
 import { fakeClock } from '../helpers/clock';
 import { siteClient, useTestStack, type SiteClient } from '../helpers/local';
-import { given } from '../helpers/client';
+import { given, variant, type ToolArgs } from '../helpers/client';
 
 /*
  * Keyword metrics and SERPs through the shared cache of public data: the second site that needs a datum
@@ -38,29 +38,23 @@ const serpDatum = (keyword: string, locale = LOCALE) => ({
   day: today(),
 });
 
-async function ok(reply: Promise<{ status: number; body: any; text: string }>) {
-  const r = await reply;
-  if (r.status !== 200) throw new Error(`answered ${r.status}: ${r.text}`);
-  return r.body;
-}
-
 /** A site of its own domain and locale, with a competitor of its own. */
 async function siteOf(name: string): Promise<SiteClient & { domain: string; rival: string }> {
   const slug = name.toLowerCase().replace(/[^a-z]+/g, '-');
   const domain = `${slug}.example.com`;
   const rival = `${slug}-rival.com`;
   const site = await siteClient(t, name, { domain, locale: LOCALE });
-  await ok(site.tool('db_insert', { table: 'cm_competitors', row: { domain: rival, active: true } }));
+  await site.client.tool('db_insert', { table: 'cm_competitors', row: { domain: rival, active: true } });
   return { ...site, domain, rival };
 }
 
 /** The site's usage report of the file's days (the clock held still, "now" would leave out what was just recorded). */
 const usageOf = async (site: SiteClient) =>
-  ok(site.call('GET', `/v1/usage?to=${new Date(NOON + 2 * 86_400_000).toISOString()}`));
+  (await site.client.route('GET /v1/usage', { query: { to: new Date(NOON + 2 * 86_400_000).toISOString() } })).body;
 
 /** The site's usage lines of one tool. */
 async function ledger(site: SiteClient, tool: string) {
-  return (await usageOf(site)).by_tool.filter((line: { tool: string }) => line.tool === tool);
+  return (await usageOf(site)).by_tool.filter((line) => line.tool === tool);
 }
 
 /** The site's SERP row of a keyword, as stored. */
@@ -69,7 +63,8 @@ const serpRow = (site: SiteClient, keyword: string, locale = LOCALE): Promise<Se
 
 /** Every field a site owns that the calls below touch: its rows, SERP rows, ledger and budget. */
 async function owned(site: SiteClient, keywords: readonly string[]) {
-  const rows = async (table: string) => (await ok(site.tool('db_select', { table, limit: 100 }))).rows;
+  const rows = async (table: ToolArgs<'db_select'>['table']) =>
+    (await site.client.tool('db_select', { table, limit: 100 })).body.rows;
   return {
     topics: await rows('cm_topics'),
     keywords: await rows('cm_keywords'),
@@ -77,7 +72,7 @@ async function owned(site: SiteClient, keywords: readonly string[]) {
     competitors: await rows('cm_competitors'),
     serps: await Promise.all(keywords.map((k) => serpRow(site, k))),
     usage: (await usageOf(site)).by_tool,
-    budget: (await ok(site.call('GET', '/v1/budget'))).daily,
+    budget: (await site.client.route('GET /v1/budget')).body.daily,
   };
 }
 
@@ -86,16 +81,16 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     const a = await siteOf('Serp first');
     const b = await siteOf('Serp second');
     const keyword = 'cache trail running shoes';
-    const first = await ok(a.tool('serp_landscape', { keyword, depth: 'list' }));
+    const first = (await a.client.tool('serp_landscape', { keyword, depth: 'list' })).body;
     expect(first).toMatchObject({ list: { fetched: [keyword] }, cached: false });
     expect(serpPulls).toHaveBeenCalledTimes(1);
 
     // B's budget cannot pay for a SERP: an answer of the cache reserves nothing, so it is answered all the same.
-    await ok(b.call('PUT', '/v1/budget', { daily_usd: 0.0001 }));
-    const estimate = await ok(b.tool('serp_landscape', { keyword, depth: 'list', estimate: true }));
+    await b.client.route('PUT /v1/budget', { body: { daily_usd: 0.0001 } });
+    const estimate = (await b.client.tool('serp_landscape', { keyword, depth: 'list', estimate: true })).body;
     expect(estimate).toMatchObject({ calls: [], total_usd: 0 });
     expect(estimate.free).toEqual([{ what: 'serp', items: [keyword], reason: expect.stringMatching(/shared cache/) }]);
-    const second = await ok(b.tool('serp_landscape', { keyword, depth: 'list' }));
+    const second = (await b.client.tool('serp_landscape', { keyword, depth: 'list' })).body;
     expect(second).toMatchObject({ list: { fetched: [keyword] }, cost_usd: 0, cached: true });
     expect(serpPulls).toHaveBeenCalledTimes(1);
     expect(await ledger(b, 'serp_landscape')).toEqual([
@@ -104,7 +99,7 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     expect(await ledger(a, 'serp_landscape')).toEqual([
       { tool: 'serp_landscape', provider: 'sandbox', calls: 1, cost_usd: expect.any(Number), simulated: true },
     ]);
-    expect((await ok(b.call('GET', '/v1/budget'))).daily).toMatchObject({
+    expect((await b.client.route('GET /v1/budget')).body.daily).toMatchObject({
       spent_usd: 0,
       reserved_usd: 0,
       simulated_usd: 0,
@@ -142,13 +137,13 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     const b = await siteOf('Refresh second');
     const c = await siteOf('Refresh third');
     const keyword = 'cache refresh hiking boots';
-    await ok(a.tool('serp_keyword_refresh', { keyword }));
+    await a.client.tool('serp_keyword_refresh', { keyword });
     expect(serpPulls).toHaveBeenCalledTimes(1);
     // A refresh forces a fresh pull (spec §4.3) even with today's SERP in the cache: B pays for its own.
-    expect(await ok(b.tool('serp_keyword_refresh', { keyword, estimate: true }))).toMatchObject({
+    expect((await b.client.tool('serp_keyword_refresh', { keyword, estimate: true })).body).toMatchObject({
       calls: [{ endpoint: 'serp_organic', count: 1 }],
     });
-    const refreshed = await ok(b.tool('serp_keyword_refresh', { keyword }));
+    const refreshed = (await b.client.tool('serp_keyword_refresh', { keyword })).body;
     expect(refreshed.cached).toBe(false);
     expect(serpPulls).toHaveBeenCalledTimes(2);
     expect(await ledger(b, 'serp_keyword_refresh')).toEqual([
@@ -156,7 +151,7 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     ]);
 
     // C lists it in the refresh's locale: the refresh's answer serves it, at no cost.
-    const listed = await ok(c.tool('serp_landscape', { keyword, depth: 'list' }));
+    const listed = (await c.client.tool('serp_landscape', { keyword, depth: 'list' })).body;
     expect(listed).toMatchObject({ list: { fetched: [keyword] }, cost_usd: 0, cached: true });
     expect(serpPulls).toHaveBeenCalledTimes(2);
     expect(given(await serpRow(c, keyword, REFRESH_LOCALE), 'the serpRow').fetched_at).toBe(refreshed.row.fetched_at);
@@ -165,7 +160,7 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     jest.setSystemTime(NOON + 86_400_000);
     try {
       const d = await siteOf('Next day');
-      expect((await ok(d.tool('serp_landscape', { keyword, depth: 'list' }))).cached).toBe(false);
+      expect((await d.client.tool('serp_landscape', { keyword, depth: 'list' })).body.cached).toBe(false);
       expect(serpPulls).toHaveBeenCalledTimes(3);
     } finally {
       jest.setSystemTime(NOON);
@@ -174,9 +169,11 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
 
   it('is paid by each site that missed it at the same moment, and by none twice: budgets and ledgers agree', async () => {
     const sites = await Promise.all(['Rush one', 'Rush two', 'Rush three'].map(siteOf));
-    for (const site of sites) await ok(site.call('PUT', '/v1/budget', { daily_usd: 1 }));
+    for (const site of sites) await site.client.route('PUT /v1/budget', { body: { daily_usd: 1 } });
     const keyword = 'cache concurrent sandals';
-    const replies = await Promise.all(sites.map((site) => ok(site.tool('serp_landscape', { keyword, depth: 'list' }))));
+    const replies = await Promise.all(
+      sites.map(async (site) => (await site.client.tool('serp_landscape', { keyword, depth: 'list' })).body),
+    );
     const pulled = serpPulls.mock.calls.filter(([k]) => k === keyword).length;
     expect(pulled).toBeGreaterThanOrEqual(1);
     expect(pulled).toBeLessThanOrEqual(sites.length);
@@ -184,10 +181,10 @@ describe('a SERP of the same keyword, locale, device and depth, the same day', (
     const paid = await Promise.all(
       sites.map(async (site, i) => {
         const lines = await ledger(site, 'serp_landscape');
-        expect(lines.reduce((n: number, line: { calls: number }) => n + line.calls, 0)).toBe(1);
-        const cost = lines.reduce((sum: number, line: { cost_usd: number }) => sum + line.cost_usd, 0);
-        expect(replies[i].cached).toBe(cost === 0);
-        expect((await ok(site.call('GET', '/v1/budget'))).daily).toMatchObject({
+        expect(lines.reduce((n, line) => n + line.calls, 0)).toBe(1);
+        const cost = lines.reduce((sum, line) => sum + line.cost_usd, 0);
+        expect(replies[i]?.cached).toBe(cost === 0);
+        expect((await site.client.route('GET /v1/budget')).body.daily).toMatchObject({
           simulated_usd: cost,
           reserved_usd: 0,
         });
@@ -204,23 +201,24 @@ describe("a keyword's metrics in a locale, the same day", () => {
     const b = await siteOf('Metrics second');
     // The last has no data in the sandbox (a word over 15 letters): its answer, none, is kept too.
     const seeds = ['cache trail shoes', 'cache road shoes', 'cache zzqxvwwwwwwwwwwwwwww shoes'];
-    const pulled = await ok(a.tool('get_keywords', { seeds }));
+    const pulled = (await a.client.tool('get_keywords', { seeds })).body;
     expect(pulled.no_data).toEqual([seeds[2]]);
     expect(metricsPulls).toHaveBeenCalledTimes(1);
 
-    const estimate = await ok(b.tool('research', { mode: 'keywords', seed: seeds.join(', '), estimate: true }));
+    const estimate = (await b.client.tool('research', { mode: 'keywords', seed: seeds.join(', '), estimate: true }))
+      .body;
     expect(estimate).toMatchObject({ calls: [], total_usd: 0 });
     expect(estimate.free).toEqual([{ what: 'keywords', items: seeds, reason: expect.stringMatching(/shared cache/) }]);
-    const researched = await ok(b.tool('research', { mode: 'keywords', seed: seeds.join(', ') }));
+    const researched = (await b.client.tool('research', { mode: 'keywords', seed: seeds.join(', ') })).body;
     expect(metricsPulls).toHaveBeenCalledTimes(1);
     expect(researched).toMatchObject({ cost_usd: 0, cached: true });
     expect(await ledger(b, 'research')).toEqual([
       { tool: 'research', provider: 'sandbox', calls: 1, cost_usd: 0, cached_calls: 1 },
     ]);
     // The figures of A's pull; the seed without data at volume 0, as a pull without data answers.
-    expect(researched.keywords).toEqual(
+    expect(variant(researched, 'mode', 'keywords').keywords).toEqual(
       seeds.map((keyword) => {
-        const row = pulled.keywords.find((r: { keyword: string }) => r.keyword === keyword);
+        const row = pulled.keywords.find((r) => r.keyword === keyword);
         return row
           ? { keyword, volume: row.volume, cpc_usd: row.cpc_usd, competition: row.competition, intent: row.intent }
           : { keyword, volume: 0, cpc_usd: null, competition: null, intent: null };
@@ -228,7 +226,7 @@ describe("a keyword's metrics in a locale, the same day", () => {
     );
 
     // get_keywords of B pulls fresh all the same (spec §4.3 rule 1), paid by B.
-    await ok(b.tool('get_keywords', { seeds }));
+    await b.client.tool('get_keywords', { seeds });
     expect(metricsPulls).toHaveBeenCalledTimes(2);
     expect(await ledger(b, 'get_keywords')).toEqual([
       { tool: 'get_keywords', provider: 'sandbox', calls: 1, cost_usd: expect.any(Number), simulated: true },
@@ -254,8 +252,8 @@ describe("another provider's answers", () => {
     });
     for (const seed of seeds) await t.store.shared.put(metricsDatum(seed), { ...foreign, value: null });
 
-    await ok(site.tool('serp_landscape', { keyword, depth: 'list' }));
-    await ok(site.tool('research', { mode: 'keywords', seed: seeds.join(', ') }));
+    await site.client.tool('serp_landscape', { keyword, depth: 'list' });
+    await site.client.tool('research', { mode: 'keywords', seed: seeds.join(', ') });
     expect(serpPulls).toHaveBeenCalledTimes(1);
     expect(metricsPulls).toHaveBeenCalledTimes(1);
     expect((await ledger(site, 'serp_landscape'))[0]).not.toHaveProperty('cached_calls');
@@ -276,11 +274,11 @@ describe('isolation through the shared cache', () => {
     const b = await siteOf('Owner beta');
     const keywords = ['cache isolated boots', 'cache isolated socks'];
     const setUp = async (site: SiteClient, topicName: string) => {
-      const topic = (await ok(site.tool('db_insert', { table: 'cm_topics', row: { name: topicName } }))).row.id;
-      await ok(site.tool('get_keywords', { topic_id: topic, seeds: keywords }));
-      await ok(site.tool('serp_landscape', { topic_id: topic, depth: 'list' }));
-      await ok(site.tool('serp_keyword_refresh', { keyword: keywords[0] }));
-      await ok(site.tool('research', { mode: 'keywords', seed: `${keywords.join(', ')}, cache isolated laces` }));
+      const topic = (await site.client.tool('db_insert', { table: 'cm_topics', row: { name: topicName } })).body.row.id;
+      await site.client.tool('get_keywords', { topic_id: topic, seeds: keywords });
+      await site.client.tool('serp_landscape', { topic_id: topic, depth: 'list' });
+      await site.client.tool('serp_keyword_refresh', { keyword: given(keywords[0], 'the first keyword') });
+      await site.client.tool('research', { mode: 'keywords', seed: `${keywords.join(', ')}, cache isolated laces` });
       return topic;
     };
     await setUp(a, 'Alpha topic');
@@ -293,19 +291,15 @@ describe('isolation through the shared cache', () => {
     expect(ownedA).toEqual(before);
     const ownedB = await owned(b, keywords);
     // B's rows are its own: its topic, links of its topic to its keyword rows, its competitor, the keywords it named.
-    expect(ownedB.topics.map((row: { id: number; name: string }) => [row.id, row.name])).toEqual([
-      [topicB, 'Beta topic'],
-    ]);
-    const keywordIds = new Set(ownedB.keywords.map((row: { id: number }) => row.id));
+    expect(ownedB.topics.map((row) => [row.id, row.name])).toEqual([[topicB, 'Beta topic']]);
+    const keywordIds = new Set<unknown>(ownedB.keywords.map((row) => row.id));
     expect(ownedB.links).toHaveLength(keywords.length);
     for (const link of ownedB.links) {
       expect(link.topic_id).toBe(topicB);
       expect(keywordIds.has(link.keyword_id)).toBe(true);
     }
-    expect(ownedB.competitors.map((row: { domain: string }) => row.domain)).toEqual([b.rival]);
-    expect(ownedB.keywords.map((row: { keyword: string }) => row.keyword).sort()).toEqual(
-      [...keywords, 'cache isolated laces'].sort(),
-    );
+    expect(ownedB.competitors.map((row) => row.domain)).toEqual([b.rival]);
+    expect(ownedB.keywords.map((row) => row.keyword).sort()).toEqual([...keywords, 'cache isolated laces'].sort());
     // Each SERP row shows its own site and rival, never the other's.
     for (const [rows, other] of [
       [ownedA.serps, b],

@@ -1,15 +1,15 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { QUEUES, type Enqueue, type RelinkMessage, type RelinkPagesMessage } from '@cm/contract';
+import { QUEUES, RelinkPagesMessage, type Enqueue, type RelinkMessage } from '@cm/contract';
 import { articleDoc, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { pageKey, pageLinkKey } from '../../packages/store/src/keys';
-import { article, useTestStack } from '../helpers/local';
+import { publishArticle, useTestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
-import { given } from '../helpers/client';
+import { apiClient, given } from '../helpers/client';
 
 const t = useTestStack();
 
@@ -32,7 +32,7 @@ const record = (messageId: string, body: string) => ({
 
 describe('relink worker', () => {
   it('reports only the failing record of a batch', async () => {
-    const target = (await t.call('POST', '/articles', article('w-target'))).body.id;
+    const target = (await publishArticle(t, 'w-target')).body.id;
     const good = JSON.stringify({ site_id: t.siteId, target_id: target, target_type: 'article' });
     const event: SQSEvent = {
       Records: [
@@ -71,7 +71,7 @@ describe('relink worker', () => {
 
   it('moves a message that fails every attempt to the dead-letter queue, and no other', async () => {
     const queue = t.stack.queues.relink;
-    const target = (await t.call('POST', '/articles', article('w-dlq-target'))).body.id;
+    const target = (await publishArticle(t, 'w-dlq-target')).body.id;
     // The failures are logged: captured here, so a green run prints no stack trace of an error it provoked.
     const output = captureOutput({ level: 'ERROR' });
     try {
@@ -96,8 +96,9 @@ describe('relink worker', () => {
   });
 
   it('heals the link index: an edge whose page no longer links is dropped, and the page is left alone', async () => {
-    const target = (await t.call('POST', '/articles', article('w-heal-target'))).body.id;
-    const linker = (await t.call('POST', '/articles', article('w-heal-linker'))).body.id;
+    const client = apiClient(t);
+    const target = (await publishArticle(t, 'w-heal-target')).body.id;
+    const linker = (await publishArticle(t, 'w-heal-linker')).body.id;
     // As a lost race with a republish would leave it: an edge for a link the page does not have.
     // Written beneath the store: the edge alone, with no link item beside the page.
     await t.db.send(
@@ -109,18 +110,18 @@ describe('relink worker', () => {
     expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([
       { id: linker, type: 'article' },
     ]);
-    const before = (await t.call('GET', `/articles/${linker}`)).body;
+    const before = (await client.route('GET /articles/{id}', { params: { id: linker } })).body;
 
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'deleted' });
+    await client.route('POST /api/content/notify', { body: { id: target, type: 'article', action: 'deleted' } });
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body).toEqual(before);
+    expect((await client.route('GET /articles/{id}', { params: { id: linker } })).body).toEqual(before);
     expect((await t.store.links.linkingPages(t.siteId, target, { limit: 10 })).pages).toEqual([]);
   });
 
   it('keeps and restores a link held on a page item from before link items, until its next publish moves it', async () => {
-    const target = (await t.call('POST', '/articles', article('w-legacy-target'))).body.id as string;
-    const linker = (await t.call('POST', '/articles', article('w-legacy-linker', { related_article_ids: [target] })))
-      .body.id as string;
+    const client = apiClient(t);
+    const target = (await publishArticle(t, 'w-legacy-target')).body.id;
+    const linker = (await publishArticle(t, 'w-legacy-linker', { related_article_ids: [target] })).body.id;
     // As a publish from before link items left the page, written beneath the store: its links on its item.
     const TableName = t.stack.tableName;
     const key = pageKey(t.siteId, 'article', linker);
@@ -133,18 +134,20 @@ describe('relink worker', () => {
         ExpressionAttributeValues: { ':links': [target] },
       }),
     );
-    const notify = async (action: string) => {
-      await t.call('POST', '/api/content/notify', { id: target, type: 'article', action });
+    const notify = async (action: 'published' | 'unpublished') => {
+      await client.route('POST /api/content/notify', { body: { id: target, type: 'article', action } });
       await t.stack.drain();
-      return (await t.call('GET', `/articles/${linker}`)).body.suppressed_links as { id: string; since: string }[];
+      return (await client.route('GET /articles/{id}', { params: { id: linker } })).body.suppressed_links;
     };
 
     expect(await notify('unpublished')).toEqual([{ id: target, type: 'article', since: expect.any(String) }]);
     expect(await notify('published')).toEqual([]);
     const [kept] = await notify('unpublished');
     // Its next publish moves what the item held to a link item, since when included, and takes it off the item.
-    await t.call('POST', '/articles', article('w-legacy-linker', { related_article_ids: [target] }));
-    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links).toEqual([kept]);
+    await publishArticle(t, 'w-legacy-linker', { related_article_ids: [target] });
+    expect((await client.route('GET /articles/{id}', { params: { id: linker } })).body.suppressed_links).toEqual([
+      kept,
+    ]);
     const item = given(
       (await t.db.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))).Item,
       'the Item',
@@ -154,16 +157,14 @@ describe('relink worker', () => {
   });
 
   it('queues a relink again on the next notify when the first could not be queued', async () => {
-    const target = (await t.call('POST', '/articles', article('w-pending-target'))).body.id;
-    const linker = (await t.call('POST', '/articles', article('w-pending-linker', { related_article_ids: [target] })))
-      .body.id;
+    const client = apiClient(t);
+    const target = (await publishArticle(t, 'w-pending-target')).body.id;
+    const linker = (await publishArticle(t, 'w-pending-linker', { related_article_ids: [target] })).body.id;
     setQueueTransport({ send: async () => Promise.reject(new Error('SQS is down')) });
     const output = captureOutput({ level: 'ERROR' });
     try {
-      const failed = await t.call('POST', '/api/content/notify', {
-        id: target,
-        type: 'article',
-        action: 'unpublished',
+      const failed = await client.routeError('POST /api/content/notify', {
+        body: { id: target, type: 'article', action: 'unpublished' },
       });
       expect(failed.status).toBe(500);
       // The caller learns nothing of the cause; the log has all of it.
@@ -181,22 +182,27 @@ describe('relink worker', () => {
       setQueueTransport({ send: (queue, body) => t.stack.queues[queue].send(body) });
     }
     // The state change stuck; the site retries its notify, and the owed relink goes out with it.
-    const retry = await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    const retry = await client.route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'unpublished' },
+    });
     expect(retry.body).toEqual({ ok: true, matched: true, relink: 'skipped', applied: true });
     await t.stack.drain();
-    expect((await t.call('GET', `/articles/${linker}`)).body.suppressed_links.map((s: { id: string }) => s.id)).toEqual(
-      [target],
-    );
+    expect(
+      (await client.route('GET /articles/{id}', { params: { id: linker } })).body.suppressed_links.map((s) => s.id),
+    ).toEqual([target]);
     expect(
       given(await t.store.pageLive.liveState(t.siteId, 'article', target), 'the liveState').relink_pending,
     ).toBeNull();
   });
 });
 
+/** What the relink workflows take: the store, and a queue sender the test stands in for. */
+type RelinkContext = { store: typeof t.store; enqueue: Enqueue };
+
 describe('relink fan-out', () => {
   /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue has. */
   async function owedRelink(slug: string, count: number) {
-    const target = (await t.call('POST', '/articles', article(slug))).body.id as string;
+    const target = (await publishArticle(t, slug)).body.id;
     const now = new Date().toISOString();
     for (let i = 0; i < count; i++) {
       const linker = `${slug}-linker-${i}`;
@@ -215,7 +221,9 @@ describe('relink fan-out', () => {
       await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
     }
     t.stack.queues.relink.pause();
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'unpublished' });
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'unpublished' },
+    });
     const { relink_pending: requestedAt } = given(
       await t.store.pageLive.liveState(t.siteId, 'article', target),
       'the liveState',
@@ -239,12 +247,12 @@ describe('relink fan-out', () => {
   it('plans batches of 100 that send nothing, and clears relink_pending exactly when the last batch is done, whatever the order, counting a batch delivered twice once', async () => {
     const { message, pending } = await owedRelink('fan-order', 250);
     const batches: RelinkPagesMessage[] = [];
-    const ctx = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (queue: string, sent: RelinkPagesMessage) => {
+      enqueue: async (queue, sent) => {
         expect(queue).toBe('relink-pages');
-        batches.push(sent);
-      }) as Enqueue,
+        batches.push(RelinkPagesMessage.parse(sent));
+      },
     };
     expect(await planRelink(ctx, message)).toEqual({ linkers: 250, batches: 3, truncated: false });
     expect(batches.map((b) => [b.batch, b.pages.length])).toEqual([
@@ -264,11 +272,11 @@ describe('relink fan-out', () => {
   it('clears relink_pending when every batch was done before the planner recorded its plan', async () => {
     const { message, pending } = await owedRelink('fan-early', 120);
     // Each batch runs as soon as it is sent, before the plan is recorded.
-    const ctx: { store: typeof t.store; enqueue: Enqueue } = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (_queue: string, sent: RelinkPagesMessage) => {
-        await relinkPages(ctx, sent);
-      }) as Enqueue,
+      enqueue: async (_queue, sent) => {
+        await relinkPages(ctx, RelinkPagesMessage.parse(sent));
+      },
     };
     expect(await planRelink(ctx, message)).toMatchObject({ batches: 2 });
     expect(await pending()).toBeNull();
@@ -276,12 +284,14 @@ describe('relink fan-out', () => {
 
   it('keeps relink_pending while a newer relink is owed: an older fan-out finishing clears nothing', async () => {
     const { target, message, pending } = await owedRelink('fan-newer', 10);
-    await t.call('POST', '/api/content/notify', { id: target, type: 'article', action: 'published' });
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: target, type: 'article', action: 'published' },
+    });
     const newer = await pending();
     expect(newer).not.toBe(message.requested_at);
-    const ctx = {
+    const ctx: RelinkContext = {
       store: t.store,
-      enqueue: (async (_q: string, sent: RelinkPagesMessage) => void (await relinkPages(ctx, sent))) as Enqueue,
+      enqueue: async (_queue, sent) => void (await relinkPages(ctx, RelinkPagesMessage.parse(sent))),
     };
     await planRelink(ctx, message);
     expect(await pending()).toBe(newer);

@@ -1,4 +1,4 @@
-import { apiClient, type Reply } from '../helpers/client';
+import { apiClient, variant, type Reply } from '../helpers/client';
 
 /*
  * The typed test client (test/helpers/client.ts) takes its routes' types from the contract's ROUTES.
@@ -68,5 +68,30 @@ describe('the typed test client', () => {
     await expect(apiClient(unlike).toolOutcome('get_keywords', { seeds: ['shoes'] })).rejects.toThrow(
       'unlike its type',
     );
+  });
+
+  it('gives an error its body as sent, every field of its issues kept, and refuses one unlike the error shape', async () => {
+    const body = {
+      error: 'validation_failed',
+      code: 'validation_failed',
+      message: 'no',
+      issues: [{ path: 'daily_usd', message: 'Expected number', expected: 'number' }],
+    };
+    expect((await apiClient(answering(400, body).caller).routeError('PUT /v1/budget')).body).toEqual(body);
+    await expect(apiClient(answering(500, { oops: true }).caller).toolError('recall', {})).rejects.toThrow(
+      'recall answered unlike its type',
+    );
+  });
+
+  it('takes a reply of several shapes as the one its key names, and throws on another', () => {
+    type Job =
+      { status: 'succeeded'; facts: string[] } | { status: 'queued' | 'failed'; job_id: string } | { mode: 'x' };
+    const done: Job = { status: 'succeeded', facts: ['f'] };
+    expect(variant(done, 'status', 'succeeded').facts).toEqual(['f']);
+    const failed: Job = { status: 'failed', job_id: 'j' };
+    expect(variant(failed, 'status', 'failed').job_id).toBe('j');
+    // @ts-expect-error a failed job has no facts
+    expect(variant(failed, 'status', 'failed').facts).toBeUndefined();
+    expect(() => variant(failed, 'status', 'succeeded')).toThrow('expected status succeeded, got {"status":"failed"');
   });
 });
