@@ -65,6 +65,15 @@ const file = (description: string, contentType: string): Record<number, Reply> =
   404: { description: 'No such site, or sitemap', schema: ErrorBody },
 });
 
+/**
+ * At a site's own domain, a file that is not there answers the site's 404 page, as an unknown page path
+ * there does (JSON's error shape to a client that asks for JSON); under `/sites/{site_id}` it stays the
+ * API's error.
+ */
+const DOMAIN_FILE_MISSING = html("The site's 404 page: no such file (no site serves this domain: a bare 404 page)");
+const atDomain = (docs: RouteDocs): RouteDocs =>
+  docs.replies[404]?.schema === ErrorBody ? { ...docs, replies: { ...docs.replies, 404: DOMAIN_FILE_MISSING } } : docs;
+
 /** What each of a site's pages and files is, below its root (route-table.ts SITE_ROOTS). */
 const SITE_DOCS: Record<string, RouteDocs> = {
   '': { summary: "The site's home: its latest articles and questions", query: ListingQuery, replies: LISTING_REPLIES },
@@ -97,7 +106,7 @@ const DOMAIN_DOCS: Record<string, RouteDocs> = {
     summary: "At the site's own domain: crawlers may read every page; where its sitemap is",
     replies: {
       200: { description: 'robots.txt (RFC 9309)', contentType: 'text/plain; charset=utf-8' },
-      404: { description: 'No site serves this domain', schema: ErrorBody },
+      404: DOMAIN_FILE_MISSING,
     },
   },
   '/favicon.ico': {
@@ -407,7 +416,11 @@ export const ROUTES: readonly Route[] = withDocs(
     ...Object.entries(DOCS),
     ...SITE_ROOTS.flatMap((root) =>
       Object.entries(SITE_DOCS).map(
-        ([path, docs]) => [routeKey({ method: 'GET', path: `${root}${path}` }), docs] as const,
+        ([path, docs]) =>
+          [
+            routeKey({ method: 'GET', path: `${root}${path}` }),
+            root === '/domains/{host}' ? atDomain(docs) : docs,
+          ] as const,
       ),
     ),
     ...Object.entries(DOMAIN_DOCS).map(
