@@ -434,7 +434,7 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: st
     `<title>${escapeHtml(head.title)}</title>`,
     meta('name', 'description', head.description),
     `<link rel="canonical" href="${escapeHtml(head.canonical)}">`,
-    `<link rel="icon" href="${escapeHtml(options.site.icon)}" type="image/svg+xml">`,
+    iconLink(options.site),
     head.prev ? `<link rel="prev" href="${escapeHtml(head.prev)}">` : '',
     head.next ? `<link rel="next" href="${escapeHtml(head.next)}">` : '',
     `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(options.site.name)}" href="${escapeHtml(feedUrl(options.site.root))}">`,
@@ -465,6 +465,10 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: st
     .filter(Boolean)
     .join('\n');
 }
+
+/** The icon the site's host serves, linked from every page of it (the 404 and 410 pages too). */
+const iconLink = (site: RenderOptions['site']): string =>
+  `<link rel="icon" href="${escapeHtml(site.icon)}" type="image/svg+xml">`;
 
 /** The site's header on every page of it, after the link that skips it: its name home, and its questions. */
 const siteHeader = (site: RenderOptions['site']): string =>
@@ -697,7 +701,7 @@ export function renderUnavailable(status: keyof typeof UNAVAILABLE, site: Render
   return [
     '<!doctype html>',
     `<html lang="${escapeHtml(languageTags(site.locale).lang)}">`,
-    head(`${title} · ${name}`, `<link rel="icon" href="${escapeHtml(site.icon)}" type="image/svg+xml">`),
+    head(`${title} · ${name}`, iconLink(site)),
     '<body>',
     siteHeader(site),
     `<div class="wrap"><main id="content"><h1>${title}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(homeUrl(site.root))}">Go to the home page of ${name}</a></p></main></div>`,

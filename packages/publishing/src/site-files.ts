@@ -115,16 +115,15 @@ export async function siteFeed(store: Store, pagesBaseUrl: string, ref: SiteRef)
     site.site_id,
     records.flatMap((record) => (record ? renderedLinkTargets(pageBlocks(record)) : [])),
   );
+  const linkTarget = liveLinkTarget(root, targets);
   let bytes = 0;
   const entries = latest.pages.map((page, i) => {
     const record = records[i];
-    const content = record
-      ? feedContent(record, {
-          pageUrl: pageUrl(root, page.type, page.slug),
-          site: served.shown,
-          linkTarget: liveLinkTarget(root, targets),
-        })
-      : null;
+    // Once the bodies pass feedContentBytes, no later entry carries one: none is rendered.
+    const content =
+      record && bytes <= SERVICE_LIMITS.feedContentBytes
+        ? feedContent(record, { pageUrl: pageUrl(root, page.type, page.slug), site: served.shown, linkTarget })
+        : null;
     bytes += content ? Buffer.byteLength(content) : 0;
     return { page, content: bytes <= SERVICE_LIMITS.feedContentBytes ? content : null };
   });
