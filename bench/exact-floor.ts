@@ -1,14 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { FUNCTIONS, type FunctionName } from '@cm/contract';
+import { createApiServer, listen, RateLimiter } from '@cm/local';
 import { createDocumentClient } from '@cm/store';
 
 /*
- * The exact floor: a bare node:http server that sends, for each request, the very DynamoDB commands the
- * service sent for one operation (the same commands, expressions and items, in the same order and with
- * the same overlap), recorded from the service's document client, to a table of its own that mirrors the
- * service's. What the service spends above it is its own overhead: HTTP framing, checks, rendering, the
- * middlewares; the embedded engine's and the SDK's cost of the requests is in both.
+ * The exact floor: the local stack's API server with a handler that sends, for each request, the very
+ * DynamoDB commands the service sent for one operation (the same commands, expressions and items, in the
+ * same order and with the same overlap), recorded from the service's document client, to a table of its
+ * own that mirrors the service's, and returns the service's reply. What the service spends above it is
+ * its own overhead: its middlewares, checks, decoding and rendering; the HTTP framing, what API Gateway
+ * does (the local server's route match and event) and the embedded engine's and the SDK's cost of the
+ * requests are in both.
  */
 
 /** A document-client command as sent: its class (to send it again), its input, and what finished before it. */
@@ -136,18 +140,52 @@ export interface RecordedReply {
   body: Buffer;
 }
 
-/** `headers` (names and values in one list) without the Date header, which Node writes for each reply itself. */
-export function withoutDate(headers: readonly string[]): string[] {
+/**
+ * `headers` (names and values in one list) without those a server writes by its own clock and settings
+ * (Date; Keep-Alive, its idle timeout): what two servers answering the same reply may differ in.
+ */
+export function withoutServerHeaders(headers: readonly string[]): string[] {
   return headers.flatMap((entry, index) =>
-    index % 2 === 1 || entry.toLowerCase() === 'date' ? [] : [entry, headers[index + 1] ?? ''],
+    index % 2 === 1 || ['date', 'keep-alive'].includes(entry.toLowerCase()) ? [] : [entry, headers[index + 1] ?? ''],
   );
 }
 
+/** The headers Node writes on each reply itself: a handler's result never has them. */
+const NODE_WRITES = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
 /**
- * The exact floor's server: `POST|GET /<kind>` parses the body (as the service does), then sends the
- * oldest capture queued for `kind` (`queue(kind, commands, reply)`) and answers the service's reply to
- * it byte for byte (its Date apart, which Node writes), so the HTTP framing and the reply's size are the
- * same on both sides. With the header `x-fresh-client` it sends them on a new client, as a cold start would.
+ * The handler's result that the local server answers as `reply` was answered: its headers as they came
+ * but those Node writes, its body as text, or as base64 when it is encoded (gzip), as the service's are.
+ */
+export function resultOf(reply: RecordedReply): APIGatewayProxyStructuredResultV2 {
+  const headers: Record<string, string> = {};
+  for (let index = 0; index + 1 < reply.headers.length; index += 2) {
+    const name = reply.headers[index]!;
+    if (!NODE_WRITES.has(name.toLowerCase())) headers[name] = reply.headers[index + 1]!;
+  }
+  const encoded = Object.keys(headers).some((name) => name.toLowerCase() === 'content-encoding');
+  return {
+    statusCode: reply.status,
+    headers,
+    body: reply.body.toString(encoded ? 'base64' : 'utf8'),
+    isBase64Encoded: encoded,
+  };
+}
+
+/** The header naming which queue of captures a request to the exact floor takes the oldest of. */
+export const FLOOR_KIND = 'x-floor-kind';
+/** The header that has a floor use a new DynamoDB client for the request, as a cold start would. */
+export const FRESH_CLIENT = 'x-fresh-client';
+
+/**
+ * The exact floor's server: the local stack's own API server (the route table's match, the API Gateway
+ * event, the reply written from a handler's result: what API Gateway does on AWS, not the service) with
+ * one handler for every function. It parses the body (as the service does), sends the oldest capture
+ * queued for the kind the header `x-floor-kind` names (`queue(kind, commands, reply)`) and returns the
+ * service's reply to it as its result, so the reply goes out byte for byte as the service's did (but the
+ * Date and Keep-Alive headers, which Node writes). With the header `x-fresh-client` it sends them on a new client, as a cold
+ * start would. Sent the service's request (method, path, headers) and the kind, it does all the service
+ * does but the service's own work.
  */
 export async function startExactFloor(
   recorder: CommandRecorder,
@@ -166,40 +204,35 @@ export async function startExactFloor(
     return db;
   };
   const warm = client();
-  const queued = new Map<string, { commands: SentCommand[]; reply: RecordedReply }[]>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const db = req.headers['x-fresh-client'] ? client() : warm;
-      const refuse = (status: number, error: string) =>
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
-      const run = async () => {
-        if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const kind = decodeURIComponent((req.url ?? '/').slice(1));
-        const capture = queued.get(kind)?.shift();
-        if (!capture) return refuse(409, `nothing queued for ${kind}`);
-        await replay(db, capture.commands);
-        res.writeHead(capture.reply.status, capture.reply.headers).end(capture.reply.body);
-      };
-      run()
-        .catch((error: unknown) => refuse(500, String(error)))
-        .finally(() => db !== warm && db.destroy());
-    });
-  });
+  const queued = new Map<string, { commands: SentCommand[]; result: APIGatewayProxyStructuredResultV2 }[]>();
+  const floor = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const db = event.headers[FRESH_CLIENT] ? client() : warm;
+    try {
+      if (event.body) JSON.parse(event.body);
+      const kind = event.headers[FLOOR_KIND] ?? '';
+      const capture = queued.get(kind)?.shift();
+      if (!capture) return { statusCode: 409, body: JSON.stringify({ error: `nothing queued for ${kind}` }) };
+      await replay(db, capture.commands);
+      return capture.result;
+    } finally {
+      if (db !== warm) db.destroy();
+    }
+  };
+  const handlers = Object.fromEntries(FUNCTIONS.map((fn) => [fn, floor])) as Record<FunctionName, typeof floor>;
+  const server = createApiServer(handlers, new RateLimiter([], 'api'));
   // Kept-alive connections stay open however long a section leaves them idle (a close would race a reuse).
   server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await listen(server, 0, 'exact floor');
   return {
     server,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    // Renamed to the floor's table and the Date taken off here, not in the request: the service does neither.
+    url: `http://127.0.0.1:${port}`,
+    // Renamed to the floor's table here, not in the request: the service does not rename.
     queue: (kind, commands, reply) =>
       queued.set(kind, [
         ...(queued.get(kind) ?? []),
         {
           commands: commands.map((sent) => ({ ...sent, input: retable(sent.input, from, to) as SentCommand['input'] })),
-          reply: { ...reply, headers: withoutDate(reply.headers) },
+          result: resultOf(reply),
         },
       ]),
     pending: (kind) => queued.get(kind)?.length ?? 0,

@@ -5,7 +5,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, type LocalStack } from '@cm/local';
 import { forgetKeyLookups, resetServices } from '@cm/runtime';
 import { createDocumentClient, createStore } from '@cm/store';
-import { startExactFloor, type CommandRecorder, type RecordedReply } from './exact-floor';
+import { FLOOR_KIND, FRESH_CLIENT, startExactFloor, type CommandRecorder, type RecordedReply } from './exact-floor';
 import { median, quantile, round } from './stats';
 
 /*
@@ -87,9 +87,6 @@ export function send(
   });
 }
 
-/** The header that has a floor use a new DynamoDB client for the request, as a cold start would. */
-const FRESH = 'x-fresh-client';
-
 /**
  * The bare floor: what any service must do for a publish or a read, and nothing more. Its clients are
  * the recorder's floor clients, so its requests are not taken for the service's.
@@ -109,7 +106,7 @@ async function startBareFloor(
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const db = req.headers[FRESH] ? client() : warm;
+      const db = req.headers[FRESH_CLIENT] ? client() : warm;
       const reply = (status: number, value: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       const run = async () => {
@@ -281,7 +278,8 @@ export async function httpFigures(
   };
   /** Has the exact floor send, untimed, what is queued for `kind` (each answered `status`). */
   const flush = async (kind: string, status: number) => {
-    while (exact.pending(kind) > 0) expect(await send(exact.url, 'POST', `/${kind}`), status, `exact floor ${kind}`);
+    while (exact.pending(kind) > 0)
+      expect(await send(exact.url, 'POST', '/', undefined, { [FLOOR_KIND]: kind }), status, `exact floor ${kind}`);
     recorder.takeFloor();
   };
   /** The service's commands not yet replayed on the mirror (set-up, queued work): replayed, untimed. */
@@ -313,7 +311,7 @@ export async function httpFigures(
       };
       return { sample, answer };
     };
-    const fresh: Record<string, string> = cold ? { [FRESH]: '1' } : {};
+    const fresh: Record<string, string> = cold ? { [FRESH_CLIENT]: '1' } : {};
     const sides = {
       service: async (i: number, via: Agent) => {
         if (cold) {
@@ -332,9 +330,8 @@ export async function httpFigures(
       },
       exact: async (i: number, via: Agent) => {
         const r = op.service(i);
-        const path = `/${op.name}`;
         const { sample } = await run(
-          () => send(exact.url, r.method, path, r.body, { ...r.headers, ...fresh }, via),
+          () => send(exact.url, r.method, r.path, r.body, { ...r.headers, [FLOOR_KIND]: op.name, ...fresh }, via),
           op.status,
           'exact floor',
         );

@@ -2,10 +2,12 @@ import { ensureTable } from '@cm/local';
 import { forgetKeyLookups, resetServices } from '@cm/runtime';
 import {
   comparable,
+  FLOOR_KIND,
+  FRESH_CLIENT,
   recordCommands,
   retable,
   startExactFloor,
-  withoutDate,
+  withoutServerHeaders,
   type CommandRecorder,
   type RecordedReply,
   type SentCommand,
@@ -16,8 +18,9 @@ import { article, startTestStack, warmKeyCheck, type TestStack } from '../helper
 /*
  * The benchmark's exact floor (bench/exact-floor.ts) is only a floor of the service if it sends what the
  * service sends, and answers what the service answers: each case records the service's commands and
- * its reply for one operation, has the floor send them, and compares the two, command by command, the
- * requests the embedded DynamoDB answered, and the replies byte for byte (but the Date's value).
+ * its reply for one operation, has the floor send them (asked as the service was, through the same local
+ * server), and compares the two, command by command, the requests the embedded DynamoDB answered, and
+ * the replies byte for byte (but the Date's value and the servers' Keep-Alive).
  */
 
 const MIRROR = 'floor-mirror';
@@ -43,11 +46,15 @@ afterAll(async () => {
 /** The floor's answer to what the service did outside a case (set-up, the writes a case reads). */
 const UNTIMED: RecordedReply = { status: 200, headers: [], body: Buffer.alloc(0) };
 
-/** Has the floor send `commands` and answer `reply`: what it sent, named against the service's table again, and its answer. */
-async function floorSends(kind: string, commands: SentCommand[], reply: RecordedReply, fresh: boolean) {
+/**
+ * Has the floor send `commands` and answer `reply`, asked as the service was (`call`: its method, path
+ * and body; a bare GET when none): what it sent, named against the service's table again, and its answer.
+ */
+async function floorSends(kind: string, commands: SentCommand[], reply: RecordedReply, fresh: boolean, call?: Call) {
   recorder.takeFloor();
   floor.queue(kind, commands, reply);
-  const answer = await send(floor.url, 'GET', `/${kind}`, undefined, fresh ? { 'x-fresh-client': '1' } : {});
+  const headers = { [FLOOR_KIND]: kind, ...(fresh ? { [FRESH_CLIENT]: '1' } : {}) };
+  const answer = await send(floor.url, call?.method ?? 'GET', call?.path ?? '/', call?.body, headers);
   const sent = recorder.takeFloor().map((command) => ({
     ...command,
     input: retable(command.input, MIRROR, t.stack.tableName) as SentCommand['input'],
@@ -76,16 +83,16 @@ async function bothSend(kind: string, call: Call, fresh = false) {
   const serviceOperations = recording.operations();
   recording.stop();
   const replayed = t.stack.dynamo.record();
-  const floored = await floorSends(kind, service, replyOf(served), fresh);
+  const floored = await floorSends(kind, service, replyOf(served), fresh, call);
   const floorOperations = replayed.operations();
   replayed.stop();
   return { service, served, floorCommands: floored.sent, floored: floored.answer, serviceOperations, floorOperations };
 }
 
-/** An answer as compared: its status, its headers but the Date's value (each side writes its own), its bytes. */
+/** An answer as compared: its status, its headers but those each server writes itself, its bytes. */
 const asCompared = (answer: Answer) => ({
   status: answer.status,
-  headers: withoutDate(answer.headers),
+  headers: withoutServerHeaders(answer.headers),
   dated: answer.headers.some((entry, index) => index % 2 === 0 && entry === 'Date'),
   body: answer.body,
   bytes: answer.bytes.length,
@@ -139,7 +146,9 @@ test('cold, on a fresh client: a publish checks its key first, a visitor page re
   // A page, with the headers a page carries: the floor answers them too.
   expect(visit.served.status).toBe(200);
   expect(visit.served.body).toContain('<html');
-  expect(withoutDate(visit.served.headers).map((entry) => entry.toLowerCase())).toContain('content-security-policy');
+  expect(withoutServerHeaders(visit.served.headers).map((entry) => entry.toLowerCase())).toContain(
+    'content-security-policy',
+  );
   // The site and the page are read at once: the floor keeps them at once too.
   expect(visit.service.some((sent, index) => sent.after.length < index)).toBe(true);
 });
@@ -155,4 +164,15 @@ test('retable renames the table where a command names it, never inside an item',
     Item: { TableName: 'a' },
     RequestItems: { b: [{ PutRequest: { Item: { TableName: 'a' } } }] },
   });
+});
+
+test('the floor is asked through the local API server, as the service is: what that server answers, it answers alike', async () => {
+  // A path parameter that is no percent-encoding is refused by the server before any handler runs.
+  const path = '/articles/%E0%A4%A';
+  const [served, floored] = await Promise.all([
+    send(t.stack.url, 'GET', path, undefined, { 'x-api-key': t.key }),
+    send(floor.url, 'GET', path, undefined, { [FLOOR_KIND]: 'refused' }),
+  ]);
+  expect(served.status).toBe(400);
+  expect(asCompared(floored)).toEqual(asCompared(served));
 });
