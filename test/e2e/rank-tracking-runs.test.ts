@@ -360,6 +360,7 @@ describe('a run that fails says so', () => {
       const row = {
         keyword: 'bear spray',
         locale: 'US/en',
+        device: 'desktop' as const,
         day,
         checked_at: new Date().toISOString(),
         data_source: 'sandbox',
