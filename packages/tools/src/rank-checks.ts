@@ -266,7 +266,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   outcome.claimedAlready = claims.length - claimed.length;
 
   // A SERP pulled live is a desktop one: it answers desktop checks only.
-  const pulledFor = (claim: (typeof claims)[number]) =>
+  const pulledFor = (claim: Claim) =>
     claim.device === 'desktop' ? pulledThatDay.get(checkKey(claim.locale, claim.keyword)) : undefined;
   const fromStored = claimed.flatMap((claim) => {
     const serp = pulledFor(claim);
