@@ -92,40 +92,30 @@ describe("share of voice's visibility", () => {
       competitors: ['rival.com'],
       ...(own ? { ctrCurve: ctrCurveOf(own) } : {}),
     }).sov;
+  const domainOf = (sov: ReturnType<typeof landscape>, domain: string) =>
+    given(
+      sov.domains.find((d) => d.domain === domain),
+      domain,
+    );
 
   it('puts a site first on every keyword at 100 %, beside its share of voice and estimated clicks a day', () => {
     const sov = landscape(null);
     expect(sov.ctr_curve).toBe('published:first-page-sage/2024');
-    const site = given(
-      sov.domains.find((d) => d.is_site),
-      'the site',
-    );
+    const site = domainOf(sov, 'site.com');
     expect(site.visibility_pct).toBe(100);
     // Share of voice keeps its meaning: the share of searches the site's positions get.
     expect(site.sov).toBe(PUBLISHED_CTR_CURVE.ctr[0]);
     expect(site.estimated_clicks_per_day).toBeCloseTo((4000 * 0.398) / DAYS_A_MONTH, 2);
-    const rival = given(
-      sov.domains.find((d) => d.domain === 'rival.com'),
-      'the rival',
-    );
-    expect(rival.visibility_pct).toBeCloseTo((100 * 0.187) / 0.398, 2);
+    expect(domainOf(sov, 'rival.com').visibility_pct).toBeCloseTo((100 * 0.187) / 0.398, 2);
   });
 
   it("says it used the site's own curve when given one", () => {
     const sov = landscape(OWN_CTR);
     expect(sov.ctr_curve).toBe('search_console');
-    const site = given(
-      sov.domains.find((d) => d.is_site),
-      'the site',
-    );
+    const site = domainOf(sov, 'site.com');
     expect(site.sov).toBe(0.5);
     expect(site.estimated_clicks_per_day).toBeCloseTo((4000 * 0.5) / DAYS_A_MONTH, 2);
-    expect(
-      given(
-        sov.domains.find((d) => d.domain === 'rival.com'),
-        'the rival',
-      ).visibility_pct,
-    ).toBe(40);
+    expect(domainOf(sov, 'rival.com').visibility_pct).toBe(40);
   });
 });
 
