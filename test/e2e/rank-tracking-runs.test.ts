@@ -113,7 +113,8 @@ describe('what a check pays', () => {
     expect((await s.client.tool('serp_landscape', { keyword: 'chalk bag', depth: 'list' })).body.list?.fetched).toEqual(
       ['chalk bag'],
     );
-    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    // A live pull is a desktop SERP: it answers a desktop check of that day.
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily', device: 'desktop' });
     await t.stack.drain();
     expect(await rankLedger(s)).toMatchObject({ calls: 2 });
     const message = JSON.stringify({ site_id: s.siteId, day: TODAY, requested_at: new Date().toISOString() });
@@ -360,6 +361,7 @@ describe('a run that fails says so', () => {
       const row = {
         keyword: 'bear spray',
         locale: 'US/en',
+        device: 'desktop' as const,
         day,
         checked_at: new Date().toISOString(),
         data_source: 'sandbox',
@@ -402,7 +404,7 @@ describe('the history of a keyword with claims', () => {
   it('reads its last days checked past the claims among them: pending, given back, of later days', async () => {
     const s = await siteClient(t, 'claimed-ahead', { domain: 'claimed-ahead.example.com', locale: 'US/en' });
     const topicId = await topicWith(s, 'Kettles', ['camp kettle']);
-    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily', device: 'desktop' });
     await t.stack.drain();
     const check = (day: string, runId: string) => ({
       siteId: s.siteId,

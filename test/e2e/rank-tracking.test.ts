@@ -1,7 +1,9 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { SharedRankSerp } from '@cm/contract';
 import { ctrAt, daysEndingOn } from '@cm/core';
 import { rankCheckPrice } from '@cm/providers';
-import { rowKey } from '../../packages/store/src/keys';
+import { rowKey, trackedScopeKey } from '../../packages/store/src/keys';
+import { rankSerpDatum } from '../../packages/tools/src/rank-serps';
 import { given } from '../helpers/client';
 import { article, siteClient, warmKeyCheck, type SiteClient, type TestStack } from '../helpers/local';
 import {
@@ -44,10 +46,19 @@ describe('track_rankings', () => {
       { topic_id: 1, cadence: 'daily', max_keywords: 501 },
     ])
       expect((await s.tool('track_rankings', body)).status).toBe(400);
-    // A device the checks would not honour is refused, not silently desktop.
-    expect(await s.tool('track_rankings', { topic_id: 1, cadence: 'daily', device: 'mobile' })).toMatchObject({
+    // A device is a tracking's setting: refused where nothing would be checked on it, never dropped.
+    for (const body of [
+      { topic_id: 1, cadence: 'daily', device: 'tablet' },
+      { device: 'mobile' },
+      { topic_id: 1, cadence: 'off', device: 'mobile' },
+    ])
+      expect(await s.tool('track_rankings', body)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', issues: [{ path: 'device' }] },
+      });
+    expect(await s.tool('serp_landscape', { keyword: 'trail shoes', device: 'mobile' })).toMatchObject({
       status: 400,
-      body: { code: 'validation_failed', issues: [{ path: 'device', message: expect.stringContaining('desktop') }] },
+      body: { code: 'validation_failed', issues: [{ path: 'device', message: 'applies with history_days only' }] },
     });
     expect(await s.tool('track_rankings', { topic_id: 999, cadence: 'daily' })).toMatchObject({
       status: 404,
@@ -120,6 +131,95 @@ describe('track_rankings', () => {
     expect(given(tracked.body.tracking[0], 'the tracking').keywords.sort()).toEqual(committed.sort());
     expect(committed.sort()).toEqual(['belay device', 'climbing harness']);
     expect(tracked.body.untracked).toEqual([{ keyword: 'chalk ball', reason: expect.stringContaining('an idea') }]);
+    await t.stack.drain();
+  });
+});
+
+describe('devices', () => {
+  it('checks a keyword tracked on mobile and on desktop twice a day, each SERP its own shared datum, priced and paid per device', async () => {
+    const s = await siteClient(t, 'devices', { domain: 'devices.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Climbing', ['climbing shoes', 'chalk bag']);
+    const page = (
+      await s.client.tool('db_insert', {
+        table: 'cm_pages',
+        row: { title: 'Climbing shoes', topic_id: topicId, primary_keyword: 'climbing shoes' },
+      })
+    ).body.row;
+    // The topic on mobile (the default of a new tracking), the page's keyword on desktop too.
+    const estimate = await s.client.tool('track_rankings', {
+      page_id: page.id,
+      cadence: 'daily',
+      device: 'desktop',
+      estimate: true,
+    });
+    expect(estimate.body).toMatchObject({
+      estimate: true,
+      notes: expect.arrayContaining([expect.stringContaining('daily on desktop')]),
+    });
+    const topic = (await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' })).body;
+    expect(topic.tracking).toMatchObject([{ device: 'mobile', checks_per_month: 60 }]);
+    const both = (await s.client.tool('track_rankings', { page_id: page.id, cadence: 'daily', device: 'desktop' }))
+      .body;
+    expect(both.tracking.map((scope) => [scope.scope.type, scope.device, scope.checks_per_month])).toEqual(
+      expect.arrayContaining([
+        ['topic', 'mobile', 60],
+        ['page', 'desktop', 30],
+      ]),
+    );
+    // Two keywords, one of them on both devices: three checks a day, each at the one list price.
+    expect(both.total).toEqual({
+      keywords: 2,
+      checks_per_month: 90,
+      usd_per_month: Math.round(90 * PRICE * 1e6) / 1e6,
+    });
+    await t.stack.drain();
+    expect(await rankLedger(s)).toMatchObject({ calls: 3 });
+
+    // Each device's SERP is its own datum in the shared cache, paid once for every site.
+    const datum = (device: 'desktop' | 'mobile') =>
+      t.store.shared.get(
+        rankSerpDatum({ locale: 'US/en', keyword: 'climbing shoes', device }, 20, TODAY),
+        SharedRankSerp,
+      );
+    const [desktop, mobile] = await Promise.all([datum('desktop'), datum('mobile')]);
+    expect(desktop?.value).toHaveProperty('items');
+    expect(mobile?.value).toHaveProperty('items');
+    expect(mobile?.value).not.toEqual(desktop?.value);
+
+    // Each device's history: the topic's own (mobile) by default, desktop when asked.
+    const onMobile = await historyOf(s, { topic_id: topicId, history_days: 1 });
+    expect(onMobile).toMatchObject({ device: 'mobile', coverage: { keywords_with_data: 2 } });
+    const onDesktop = await historyOf(s, { topic_id: topicId, history_days: 1, device: 'desktop' });
+    expect(onDesktop).toMatchObject({ device: 'desktop', coverage: { keywords_with_data: 1 } });
+    expect(onDesktop.keywords.map((k) => k.keyword)).toContain('climbing shoes');
+    const pageHistory = await historyOf(s, { page_id: page.id, history_days: 1 });
+    expect(pageHistory.device).toBe('desktop');
+  });
+
+  it('keeps a scope tracked before devices were on desktop when it is tracked again without one', async () => {
+    const s = await siteClient(t, 'legacy', { domain: 'legacy.example.com', locale: 'US/en' });
+    const topicId = await topicWith(s, 'Kayaks', ['sea kayak']);
+    // A tracking item as it was stored before devices were: no device.
+    await t.db.send(
+      new PutCommand({
+        TableName: t.stack.tableName,
+        Item: {
+          ...trackedScopeKey(s.siteId, 'topic', topicId),
+          type: 'topic',
+          id: topicId,
+          cadence: 'weekly',
+          max_keywords: 50,
+          since: TODAY,
+          created_at: new Date().toISOString(),
+          updated_at: new Date().toISOString(),
+        },
+      }),
+    );
+    expect((await s.client.tool('track_rankings', {})).body.tracking).toMatchObject([{ device: 'desktop' }]);
+    const again = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily' });
+    expect(again.body.tracking).toMatchObject([{ device: 'desktop', cadence: 'daily' }]);
+    const mobile = await s.client.tool('track_rankings', { topic_id: topicId, cadence: 'daily', device: 'mobile' });
+    expect(mobile.body.tracking).toMatchObject([{ device: 'mobile' }]);
     await t.stack.drain();
   });
 });
@@ -217,8 +317,9 @@ describe('the keywords and the depth it takes', () => {
     const history = await historyOf(s, { topic_id: topicId, history_days: 1 });
     expect(history.coverage).toMatchObject({ days_with_data: 1, keywords_with_data: 2 });
     for (const keyword of ['dry bag', 'head torch']) {
-      const { rows } = await t.store.ranks.latest(s.siteId, 'US/en', keyword, 1);
-      expect(rows[0]).toMatchObject({ depth: 100 });
+      // A new tracking is checked on mobile.
+      const { rows } = await t.store.ranks.latest(s.siteId, 'US/en', keyword, 1, 'mobile');
+      expect(rows[0]).toMatchObject({ depth: 100, device: 'mobile' });
     }
   });
 });

@@ -173,12 +173,22 @@ describe('tools on DataForSEO (recorded responses)', () => {
       replay.answer(`${SERP_QUEUE_ENDPOINTS.taskGet}/${second}`, { fixture: 'serp_task_get.ok' });
       replay.requests.length = 0;
 
-      const tracked = await client().tool('track_rankings', { topic_id: topic.id, cadence: 'daily' });
+      // The recorded answer is of desktop tasks (tagged with their desktop SERPs' identity).
+      const tracked = await client().tool('track_rankings', {
+        topic_id: topic.id,
+        cadence: 'daily',
+        device: 'desktop',
+      });
       expect(tracked.body).toMatchObject({ first_check: { queued: 2, deferred: 0 }, depth: 20 });
       await t.stack.drain();
       // One post; the first task read twice (in the queue, then ready), the second once: a delivery again skips what is stored.
       // (The two reads of a delivery run at once, in either order.)
       expect(given(replay.requests[0], 'the replay.requests[0]').endpoint).toBe(SERP_QUEUE_ENDPOINTS.taskPost);
+      // The tracking's device is what the tasks ask DataForSEO for.
+      expect(given(replay.requests[0], 'the replay.requests[0]').body).toMatchObject([
+        { device: 'desktop' },
+        { device: 'desktop' },
+      ]);
       expect(
         replay.requests
           .slice(1)

@@ -22,20 +22,21 @@ const adapter = (timeoutMs?: number) =>
     ...(timeoutMs ? { timeoutMs } : {}),
   });
 
-const task = (keyword: string, depth = 20): SerpTask => ({
+const task = (keyword: string, depth = 20, device: SerpTask['device'] = 'desktop'): SerpTask => ({
   tag: `2026-11-21|US/en#desktop#20#${keyword}`,
   keyword,
   locale: 'US/en',
+  device,
   depth,
 });
 const FIRST = '11211918-2806-0066-0000-051d31815301';
 const get = (id: string) => `${SERP_QUEUE_ENDPOINTS.taskGet}/${id}`;
 
 describe('posting SERP tasks', () => {
-  it('posts many tasks in one call, at their depth, desktop, normal priority, tagged; each task is recorded at its own cost', async () => {
+  it('posts many tasks in one call, at their depth, on their device, normal priority, tagged; each task is recorded at its own cost', async () => {
     replay.answer(SERP_QUEUE_ENDPOINTS.taskPost, { fixture: 'serp_task_post.ok' });
     const meter = new Meter();
-    const posted = await adapter().post([task('running shoes'), task('trail running shoes')], meter);
+    const posted = await adapter().post([task('running shoes'), task('trail running shoes', 20, 'mobile')], meter);
     expect(posted).toEqual([
       { tag: '2026-11-21|US/en#desktop#20#running shoes', id: FIRST },
       { tag: '2026-11-21|US/en#desktop#20#trail running shoes', id: '11211918-2806-0066-0000-051d31815302' },
@@ -56,7 +57,8 @@ describe('posting SERP tasks', () => {
         location_code: 2840,
         language_code: 'en',
         depth: 20,
-        device: 'desktop',
+        // DataForSEO's own default os for a mobile SERP (Android) is left to it: one price either way.
+        device: 'mobile',
         priority: 1,
         tag: '2026-11-21|US/en#desktop#20#trail running shoes',
       },

@@ -94,6 +94,7 @@ describe('one keyword, one day, several sites', () => {
         const alone = rankRowOf({
           keyword,
           locale: 'US/en',
+          device: 'desktop',
           day,
           checkedAt: row?.checked_at ?? '',
           dataSource: 'sandbox',
@@ -119,7 +120,11 @@ describe('one keyword, one day, several sites', () => {
     // The shared cache holds the public SERP alone: no site's domain.
     const shared = await t.store.shared.get(
       rankSerpDatum(
-        { locale: 'US/en', keyword: given(given(sites[0], 'the sites[0]').keywords[0], 'the sites[0].keywords[0]') },
+        {
+          locale: 'US/en',
+          device: 'desktop',
+          keyword: given(given(sites[0], 'the sites[0]').keywords[0], 'the sites[0].keywords[0]'),
+        },
         20,
         day,
       ),
@@ -179,14 +184,14 @@ describe('a check awaiting another run', () => {
     const day = dayOf(1);
     const [site] = sites;
     const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
-    const datum = rankSerpDatum({ locale: 'US/en', keyword }, 20, day);
+    const datum = rankSerpDatum({ locale: 'US/en', keyword, device: 'desktop' }, 20, day);
     // Another site's run claimed this SERP, and has not posted it yet.
     expect(await t.store.shared.claim(datum, 'another-run', new Date())).toBe(true);
 
     const outcome = await run(given(site, 'the site'), day);
     expect(outcome).toMatchObject({ posted: KEYWORDS - 1, awaited: 1, fromShared: 0 });
     const [awaiting] = collects.filter((m) => m.awaiting);
-    expect(awaiting?.awaiting?.checks).toEqual([{ locale: 'US/en', keyword }]);
+    expect(awaiting?.awaiting?.checks).toEqual([{ locale: 'US/en', keyword, device: 'desktop' }]);
     expect(tasks.size).toBe(KEYWORDS - 1);
 
     // Its poster still holds the claim: not ready, collected again later.
@@ -246,7 +251,7 @@ describe('a check awaiting another run', () => {
     const day = dayOf(3);
     const [site, other] = sites;
     const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
-    const datum = rankSerpDatum({ locale: 'US/en', keyword }, 20, day);
+    const datum = rankSerpDatum({ locale: 'US/en', keyword, device: 'desktop' }, 20, day);
     failNextPost = new UnknownOutcome('sandbox', 'no answer', true);
     await expect(run(given(site, 'the site'), day)).rejects.toThrow('no answer');
     // The site keeps its claim: it never posts that check again that day.
@@ -303,7 +308,7 @@ describe('a check awaiting another run', () => {
     const day = dayOf(5);
     const [site] = sites;
     const keyword = given(given(site, 'the site').keywords[0], 'the site.keywords[0]');
-    await t.store.shared.put(rankSerpDatum({ locale: 'US/en', keyword }, 20, day), {
+    await t.store.shared.put(rankSerpDatum({ locale: 'US/en', keyword, device: 'desktop' }, 20, day), {
       value: { items: [] },
       fetched_at: new Date().toISOString(),
       data_source: 'dataforseo',

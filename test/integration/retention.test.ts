@@ -65,6 +65,7 @@ it("keeps a rank check's row, claim and result, 400 days after its day, then let
     {
       keyword: 'kept keyword',
       locale: 'US/en',
+      device: 'desktop',
       day,
       checked_at: `${day}T06:05:00.000Z`,
       data_source: 'sandbox',

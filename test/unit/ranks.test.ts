@@ -24,6 +24,7 @@ describe("a check's row", () => {
   it("keeps each domain's best position and URL, subdomains apart, and every result of the site's domain", () => {
     const row = rankRowOf({
       keyword: 'k',
+      device: 'desktop',
       locale: 'US/en',
       day: '2026-03-02',
       checkedAt: '2026-03-02T06:05:00.000Z',
@@ -64,6 +65,7 @@ describe('the history', () => {
   const row = (keyword: string, day: string, domains: Array<[string, number]>): RankRow => ({
     keyword,
     locale: 'US/en',
+    device: 'desktop',
     day,
     checked_at: `${day}T06:00:00.000Z`,
     data_source: 'sandbox',

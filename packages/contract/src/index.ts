@@ -213,7 +213,10 @@ export {
 } from './research';
 export {
   CADENCES,
+  DEFAULT_DEVICE,
+  type Device,
   FailedCheck,
+  StoredDevice,
   RankCollectMessage,
   RankMessage,
   RankRow,

@@ -16,6 +16,14 @@ export type Cadence = (typeof CADENCES)[number];
 export type TrackedCadence = Exclude<Cadence, 'off'>;
 
 export const TRACKED_SCOPES = ['topic', 'page'] as const;
+
+/** The device a check asks Google's results for: a mobile SERP and a desktop SERP are different data. */
+export const DEVICES = ['desktop', 'mobile'] as const;
+export type Device = (typeof DEVICES)[number];
+/** A new tracking's device when none is given: most of Google's searches are made on phones. */
+export const DEFAULT_DEVICE: Device = 'mobile';
+/** The device of what was stored before devices were: every check was a desktop SERP. */
+export const StoredDevice = z._default(z.enum(DEVICES), 'desktop');
 export type TrackedScopeType = (typeof TRACKED_SCOPES)[number];
 
 export const TrackRankingsInput = z
@@ -30,12 +38,7 @@ export const TrackRankingsInput = z
         .int()
         .check(z.minimum(LIMITS.rankDepthStep), z.maximum(LIMITS.rankDepthMax), z.multipleOf(LIMITS.rankDepthStep)),
     ),
-    // Said, not dropped: a device the checks would not honour is refused rather than silently desktop.
-    device: z.optional(
-      z.literal('desktop', {
-        error: 'only "desktop": every check is a desktop SERP (mobile rank tracking is not offered)',
-      }),
-    ),
+    device: z.optional(z.enum(DEVICES)),
     ...EstimateFields,
   })
   .check(
@@ -49,6 +52,13 @@ export const TrackRankingsInput = z
         ctx.addIssue({ code: 'custom', path: ['cadence'], message: 'applies with topic_id or page_id only' });
       if (v.max_keywords !== undefined && v.topic_id === undefined)
         ctx.addIssue({ code: 'custom', path: ['max_keywords'], message: 'applies to topic_id only' });
+      // Said, not dropped: a device is a tracking's setting, so it needs a scope turned on.
+      if (v.device !== undefined && (v.cadence === undefined || v.cadence === 'off'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['device'],
+          message: 'applies with topic_id or page_id and cadence daily or weekly only',
+        });
     }),
   );
 export type TrackRankingsInput = z.output<typeof TrackRankingsInput>;
@@ -80,6 +90,7 @@ export const TrackRankingsFields = {
     z.object({
       scope: Scope,
       cadence: z.enum(['daily', 'weekly']),
+      device: z.enum(DEVICES),
       max_keywords: z.nullable(z.int()),
       since: z.string(),
       keywords: z.array(z.string()),
@@ -105,11 +116,23 @@ const KeywordMove = named(z.object({ keyword: z.string(), ...Move }), { id: 'Ran
 const DomainMove = named(z.object({ domain: z.string(), ...Move }), { id: 'RankDomainMove' });
 
 /**
+ * The curve a reply's estimates weigh positions by (docs/api/research-tools.md#visibility):
+ * `published:<source>/<year>`, or `search_console` (the site's own CTR by position). Its names and the
+ * fields below are described in the docs, not in tools/list, which stays within its size.
+ */
+export const CtrCurveName = z.string();
+
+/** A domain's visibility beside its share of voice: 0–100 of the most it could have (first on every keyword), and the clicks a day it earns (an estimate). */
+export const Visibility = { visibility_pct: z.number(), estimated_clicks_per_day: z.number() };
+
+/**
  * serp_landscape's `history` (history_days, docs/api.md#rank-history): stored rank rows, read one
  * Query per keyword, free. Every series is aligned to `days`.
  */
 export const RankHistory = z.object({
   days: z.array(z.string()),
+  device: z.enum(DEVICES),
+  ctr_curve: CtrCurveName,
   coverage: z.object({
     days: z.int(),
     days_with_data: z.int(),
@@ -125,6 +148,8 @@ export const RankHistory = z.object({
       color: z.optional(z.string()),
       clicks: z.array(z.nullable(z.number())),
       sov: z.array(z.nullable(z.number())),
+      visibility_pct: z.array(z.nullable(Visibility.visibility_pct)),
+      estimated_clicks_per_day: z.array(z.nullable(Visibility.estimated_clicks_per_day)),
     }),
   ),
   winners: z.array(KeywordMove),
@@ -156,7 +181,7 @@ export const RankMessage = z.object({
 });
 export type RankMessage = z.output<typeof RankMessage>;
 
-const RankCheckKeyword = z.object({ locale: z.string(), keyword: z.string() });
+const RankCheckKeyword = z.object({ locale: z.string(), keyword: z.string(), device: StoredDevice });
 
 /**
  * A site's checks of a day to collect once ready: the SERP tasks its run posted, and the checks whose
@@ -197,6 +222,7 @@ export type RankedDomain = z.infer<typeof RankedDomain>;
 export const RankRow = z.object({
   keyword: z.string(),
   locale: z.string(),
+  device: StoredDevice,
   day: z.string(),
   checked_at: z.string(),
   data_source: z.string(),

@@ -1,14 +1,10 @@
 import { LIMITS, type Intent, type SerpItem, type SerpRow } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume, keywordScore } from './keywords';
+import { ctrOn, PUBLISHED_CTR_CURVE, visibilityOn, type CtrCurve } from './visibility';
 
-/** Click-through rate by organic position 1–20: the share of a keyword's searches a position gets. */
-export const CTR_BY_POSITION = [
-  0.28, 0.15, 0.1, 0.07, 0.05, 0.04, 0.03, 0.025, 0.02, 0.018, 0.015, 0.013, 0.011, 0.01, 0.009, 0.008, 0.007, 0.006,
-  0.005, 0.004,
-] as const;
-
-export const ctrAt = (position: number): number => CTR_BY_POSITION[position - 1] ?? 0;
+/** The share of a keyword's searches a position gets on the published curve (visibility.ts). */
+export const ctrAt = (position: number): number => ctrOn(PUBLISHED_CTR_CURVE, position);
 
 /** Below this share of keywords with volume, the SOV verdict is withheld. */
 export const VERDICT_MIN_VOLUME_COVERAGE = LIMITS.verdictMinVolumeCoverage;
@@ -38,6 +34,8 @@ export interface LandscapeInput {
   competitors: readonly string[];
   /** The tracked competitors' stored chart colours, by domain (a competitor without one is absent). */
   colors?: ReadonlyMap<string, string>;
+  /** The curve positions are weighed by (visibility.ts ctrCurveOf); the published one when absent. */
+  ctrCurve?: CtrCurve;
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -91,7 +89,8 @@ export type Verdict = 'leads' | 'contends' | 'trails';
 
 /**
  * Share of voice per domain: `Σ volume_k × ctr(rank_k) / Σ volume_k` over the keywords that have both
- * volume and SERP data; and whether the site leads, contends with or trails its best competitor.
+ * volume and SERP data, beside its visibility and estimated clicks a day (visibility.ts), on the curve
+ * it names; and whether the site leads, contends with or trails its best competitor.
  */
 export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   const measured = input.keywords.flatMap((k) => {
@@ -99,18 +98,24 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
     return serp && hasVolume(k) ? [{ volume: k.volume, items: serp.items }] : [];
   });
   const totalVolume = measured.reduce((sum, k) => sum + k.volume, 0);
+  const curve = input.ctrCurve ?? PUBLISHED_CTR_CURVE;
   // A domain's share counts its subdomains too (blog.example.com ranks for example.com).
   const sovOf = (domain: string) => {
     let weighted = 0;
     let ranked = 0;
-    for (const k of measured) {
-      const position = positionOf(k.items, domain);
+    const positions = measured.map((k) => ({ volume: k.volume, position: positionOf(k.items, domain) }));
+    for (const { volume, position } of positions) {
       if (position !== null) {
-        weighted += k.volume * ctrAt(position);
+        weighted += volume * ctrOn(curve, position);
         ranked += 1;
       }
     }
-    return { domain, sov: totalVolume ? round(weighted / totalVolume, 4) : 0, keywords_ranked: ranked };
+    return {
+      domain,
+      sov: totalVolume ? round(weighted / totalVolume, 4) : 0,
+      ...visibilityOn(curve, positions),
+      keywords_ranked: ranked,
+    };
   };
 
   const own = input.siteDomain;
@@ -131,7 +136,11 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
     ...others,
   ].sort((a, b) => b.sov - a.sov || a.domain.localeCompare(b.domain));
 
-  return { domains: list, ...verdictOf(list, measured.length, volumeCoverage, input.competitors.length > 0) };
+  return {
+    domains: list,
+    ctr_curve: curve.name,
+    ...verdictOf(list, measured.length, volumeCoverage, input.competitors.length > 0),
+  };
 }
 
 function verdictOf(

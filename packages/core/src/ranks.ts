@@ -1,7 +1,8 @@
-import type { FailedCheck, PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
+import type { Device, FailedCheck, PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
-import { ctrAt, positionOf, SOV_TOP_DOMAINS } from './landscape';
+import { positionOf, SOV_TOP_DOMAINS } from './landscape';
+import { ctrOn, PUBLISHED_CTR_CURVE, visibilityOn, type CtrCurve } from './visibility';
 
 /*
  * Rank tracking's rules: when a tracked scope is due, what a check keeps of a SERP, what a month of
@@ -38,6 +39,7 @@ export const monthlyUsd = (checks: number, unitUsd: number): number => Math.roun
 export interface CheckedSerp {
   keyword: string;
   locale: string;
+  device: Device;
   day: string;
   checkedAt: string;
   dataSource: string;
@@ -57,6 +59,7 @@ export function rankRowOf(check: CheckedSerp): RankRow {
   return {
     keyword: check.keyword,
     locale: check.locale,
+    device: check.device,
     day: check.day,
     checked_at: check.checkedAt,
     data_source: check.dataSource,
@@ -121,6 +124,8 @@ export interface HistoryInput {
   overCap: readonly string[];
   /** The scope's failed checks and runs, any order (those outside `days` are left out). */
   failed: readonly FailedCheck[];
+  /** The curve positions are weighed by (visibility.ts ctrCurveOf); the published one when absent. */
+  ctrCurve?: CtrCurve;
 }
 
 /** Winners and losers listed, each way. */
@@ -164,7 +169,7 @@ function gridOf(input: HistoryInput, dayIndex: ReadonlyMap<string, number>): Key
  * Each domain's visibility per day: the tracked domains, and the strongest others over the window (the
  * clicks its positions earn, and as a share of the volume of the keywords checked that day).
  */
-function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked: readonly string[]) {
+function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked: readonly string[], curve: CtrCurve) {
   const { days, siteDomain, competitors } = input;
   const weighed = grid.filter(({ keyword }) => hasVolume(keyword));
   const volumeOn = days.map((_d, i) =>
@@ -176,10 +181,23 @@ function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked
       let clicks = 0;
       for (const { keyword, byDay } of weighed) {
         const position = positionIn(byDay[i] ?? null, domain);
-        if (position !== null) clicks += ctrAt(position) * (keyword.volume ?? 0);
+        if (position !== null) clicks += ctrOn(curve, position) * (keyword.volume ?? 0);
       }
       return round(clicks, 2);
     });
+  /** Visibility and estimated clicks a day per day, over the keywords checked that day. */
+  const reachOf = (domain: string) =>
+    days.map((_d, i) =>
+      volumeOn[i] === 0
+        ? null
+        : visibilityOn(
+            curve,
+            weighed.flatMap(({ keyword, byDay }) => {
+              const row = byDay[i];
+              return row ? [{ volume: keyword.volume ?? 0, position: positionIn(row, domain) }] : [];
+            }),
+          ),
+    );
   const isTracked = (domain: string) => tracked.some((t) => belongsTo(domain, t));
   const others = new Set<string>();
   for (const { byDay } of weighed)
@@ -193,6 +211,7 @@ function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked
   return [...tracked.map((domain) => ({ domain, clicks: clicksOf(domain) })), ...strongest].map(
     ({ domain, clicks }) => {
       const color = input.colors?.get(domain);
+      const reach = reachOf(domain);
       return {
         domain,
         is_site: domain === siteDomain,
@@ -200,6 +219,8 @@ function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked
         ...(color ? { color } : {}),
         clicks,
         sov: clicks.map((c, i) => (c === null || volumeOn[i] === 0 ? null : round(c / (volumeOn[i] ?? 1), 4))),
+        visibility_pct: reach.map((r) => r?.visibility_pct ?? null),
+        estimated_clicks_per_day: reach.map((r) => r?.estimated_clicks_per_day ?? null),
       };
     },
   );
@@ -275,7 +296,8 @@ function coverageOf(input: HistoryInput, grid: readonly KeywordDays[], dayIndex:
 /**
  * The history of a scope's keywords over `days`: each keyword's position per day for the site and each
  * tracked competitor; each domain's visibility per day (the clicks its positions earn: Σ CTR(position)
- * × volume over the keywords checked that day, and as a share of those keywords' volume); the keywords
+ * × volume over the keywords checked that day, and as a share of those keywords' volume; beside them
+ * visibility % and estimated clicks a day, visibility.ts, on the curve it names); the keywords
  * and domains that moved most; each published page's own positions for its keywords; and on how many
  * of the days there is data.
  */
@@ -289,11 +311,13 @@ export function rankHistory(input: HistoryInput) {
     locale: keyword.locale,
     positions: Object.fromEntries(tracked.map((domain) => [domain, byDay.map((row) => positionIn(row, domain))])),
   }));
-  const visibility = visibilityOf(input, grid, tracked);
+  const curve = input.ctrCurve ?? PUBLISHED_CTR_CURVE;
+  const visibility = visibilityOf(input, grid, tracked, curve);
   const keywordMoves = siteDomain ? keywordMovesOf(grid, siteDomain) : [];
   const domainMoves = domainMovesOf(visibility);
   return {
     days: [...days],
+    ctr_curve: curve.name,
     coverage: coverageOf(input, grid, dayIndex),
     keywords,
     visibility,

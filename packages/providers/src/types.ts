@@ -3,6 +3,7 @@ import type {
   BacklinkNumbers,
   BacklinkProfile,
   BacklinkTrendPoint,
+  Device,
   Findings,
   GapDomain,
   JobMode,
@@ -22,6 +23,8 @@ export interface SerpContext {
   day?: string;
   /** The site's published pages and their keywords: the sandbox ranks them for those now and then. */
   pages?: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
+  /** A rank check's device: the sandbox places the domains of a mobile SERP a little apart from the desktop one. */
+  device?: Device;
 }
 
 /** A SERP task for the provider's standard queue: `tag` names it in the answer. Public: nothing of a site's. */
@@ -29,6 +32,8 @@ export interface SerpTask {
   tag: string;
   keyword: string;
   locale: string;
+  /** The device Google's results are asked for: a mobile SERP is other data than a desktop one, at the same price. */
+  device: Device;
   depth: number;
 }
 

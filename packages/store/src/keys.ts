@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { PageStatus, PageType } from '@cm/contract';
+import type { Device, PageStatus, PageType } from '@cm/contract';
 import type { TableIndex } from './table';
 
 /*
@@ -225,13 +225,14 @@ export const monitorClaimKey = (siteId: number, domain: string, work: string): K
 });
 
 /**
- * A keyword's dated rank rows (one per check day, `yyyy-mm-dd`): a history is one Query of a range of
- * days. A row is first a check's claim, then its result.
+ * A keyword's dated rank rows on a device (one per check day, `yyyy-mm-dd`): a history is one Query of
+ * a range of days. A row is first a check's claim, then its result. Desktop rows keep the partition
+ * they had before devices were (no locale is `mobile`, so the two never meet).
  */
-export const rankPartition = (siteId: number, locale: string, keyword: string): string =>
-  `SITE#${siteId}#RANK#${keywordUnique(locale, keyword)}`;
-export const rankKey = (siteId: number, locale: string, keyword: string, day: string): Key => ({
-  pk: rankPartition(siteId, locale, keyword),
+export const rankPartition = (siteId: number, locale: string, keyword: string, device: Device = 'desktop'): string =>
+  `SITE#${siteId}#RANK#${device === 'desktop' ? '' : `${device}#`}${keywordUnique(locale, keyword)}`;
+export const rankKey = (siteId: number, locale: string, keyword: string, day: string, device?: Device): Key => ({
+  pk: rankPartition(siteId, locale, keyword, device),
   sk: day,
 });
 /** A site's rank tracking: its settings item, and one item per tracked scope (a topic or a page). */

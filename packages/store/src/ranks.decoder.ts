@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CADENCES, RankRow, ScopeRun, TRACKED_SCOPES, type FailedCheck } from '@cm/contract';
+import { CADENCES, RankRow, ScopeRun, StoredDevice, TRACKED_SCOPES, type FailedCheck } from '@cm/contract';
 import { decodeItem } from './decode';
 
 /* Rank tracking's items: a site's settings and tracked scopes, and a keyword's dated checks (a claim, then the row). */
@@ -8,6 +8,8 @@ const TrackedScopeItem = z.object({
   type: z.enum(TRACKED_SCOPES),
   id: z.int(),
   cadence: z.enum(CADENCES),
+  /** A scope tracked before devices were has none: its checks were desktop ones, and stay so. */
+  device: StoredDevice,
   max_keywords: z.nullable(z.int()),
   since: z.string(),
   created_at: z.string(),

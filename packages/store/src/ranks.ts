@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import {
   LIMITS,
+  type Device,
   type FailedCheck,
   type RankRow,
   type ScopeRun,
@@ -36,13 +37,21 @@ export type { TrackedScope } from './ranks.decoder';
 const KEEP_SECONDS = LIMITS.rankRowsKeptDays * 86_400;
 const expiresAfter = (day: string) => Math.floor(Date.parse(`${day}T00:00:00.000Z`) / 1000) + KEEP_SECONDS;
 
-/** A keyword's check of a day, claimed by one run before it is paid for. */
+/** A keyword's check of a day on a device (desktop when absent), claimed by one run before it is paid for. */
 export interface RankClaim {
   siteId: number;
   locale: string;
   keyword: string;
+  device?: Device;
   day: string;
   runId: string;
+}
+
+/** A keyword checked on a device (desktop when absent). */
+interface CheckedKeyword {
+  locale: string;
+  keyword: string;
+  device?: Device;
 }
 
 /** A site's rank tracking: its depth and its tracked scopes. */
@@ -119,7 +128,7 @@ export class RankStore {
   async track(
     siteId: number,
     scope: { type: TrackedScopeType; id: number },
-    setting: { cadence: TrackedCadence; max_keywords: number | null },
+    setting: { cadence: TrackedCadence; max_keywords: number | null; device?: Device },
     now: Date,
   ): Promise<TrackedScope> {
     const at = now.toISOString();
@@ -127,6 +136,7 @@ export class RankStore {
       .set('type', scope.type)
       .set('id', scope.id)
       .set('cadence', setting.cadence)
+      .set('device', setting.device ?? 'desktop')
       .set('max_keywords', setting.max_keywords, { valueKey: 'max' })
       .setIfAbsent('since', at.slice(0, 10), { valueKey: 'day' })
       .setIfAbsent('created_at', at, { valueKey: 'at' })
@@ -197,7 +207,7 @@ export class RankStore {
    */
   async claim(claim: RankClaim, now: Date): Promise<boolean> {
     return takeClaim(this.db, this.table, {
-      ...rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      ...rankKey(claim.siteId, claim.locale, claim.keyword, claim.day, claim.device),
       state: 'claimed',
       run_id: claim.runId,
       claimed_at: now.toISOString(),
@@ -210,7 +220,7 @@ export class RankStore {
     await giveBackClaim(
       this.db,
       this.table,
-      rankKey(claim.siteId, claim.locale, claim.keyword, claim.day),
+      rankKey(claim.siteId, claim.locale, claim.keyword, claim.day, claim.device),
       claim.runId,
       now,
     );
@@ -224,7 +234,7 @@ export class RankStore {
       rows.map((row) => ({
         PutRequest: {
           Item: {
-            ...rankKey(siteId, row.locale, row.keyword, row.day),
+            ...rankKey(siteId, row.locale, row.keyword, row.day, row.device),
             state: 'checked',
             ...row,
             expires_at: expiresAfter(row.day),
@@ -238,7 +248,7 @@ export class RankStore {
    * Marks checks failed, with why (a put each, unless the check's row is stored already): the provider
    * answered no SERP for them, so their day has none, and the history says so.
    */
-  async fail(siteId: number, checks: ReadonlyArray<FailedCheck & { keyword: string; locale: string }>, now: Date) {
+  async fail(siteId: number, checks: ReadonlyArray<FailedCheck & CheckedKeyword & { keyword: string }>, now: Date) {
     await Promise.all(
       checks.map(async (check) => {
         // Refused when the check's row is stored already: its result stays.
@@ -247,10 +257,11 @@ export class RankStore {
           new PutCommand({
             TableName: this.table,
             Item: {
-              ...rankKey(siteId, check.locale, check.keyword, check.day),
+              ...rankKey(siteId, check.locale, check.keyword, check.day, check.device),
               state: 'failed',
               keyword: check.keyword,
               locale: check.locale,
+              device: check.device ?? 'desktop',
               day: check.day,
               error: bounded(check.error),
               failed_at: now.toISOString(),
@@ -265,19 +276,18 @@ export class RankStore {
     );
   }
 
-  /** What each of these keywords' checks of `day` stand at, by `locale#keyword` (absent: none): BatchGetItems of 100. */
-  async checksOn(
-    siteId: number,
-    keywords: ReadonlyArray<{ locale: string; keyword: string }>,
-    day: string,
-  ): Promise<Map<string, CheckState>> {
+  /** What each of these keywords' checks of `day` stand at, by checkKey (absent: none): BatchGetItems of 100. */
+  async checksOn(siteId: number, keywords: readonly CheckedKeyword[], day: string): Promise<Map<string, CheckState>> {
     const byPartition = new Map(
-      keywords.map((k) => [rankPartition(siteId, k.locale, k.keyword), checkKey(k.locale, k.keyword)]),
+      keywords.map((k) => [
+        rankPartition(siteId, k.locale, k.keyword, k.device),
+        checkKey(k.locale, k.keyword, k.device),
+      ]),
     );
     const items = await batchGet(
       this.db,
       this.table,
-      keywords.map((k) => rankKey(siteId, k.locale, k.keyword, day)),
+      keywords.map((k) => rankKey(siteId, k.locale, k.keyword, day, k.device)),
     );
     const out = new Map<string, CheckState>();
     for (const item of items) {
@@ -300,7 +310,13 @@ export class RankStore {
    * each page after it reads twice the items of the one before, until `days` checks or the partition's
    * end. A keyword holds one item a day (kept LIMITS.rankRowsKeptDays), so that is a few pages at most.
    */
-  async latest(siteId: number, locale: string, keyword: string, days: number): Promise<KeywordChecks> {
+  async latest(
+    siteId: number,
+    locale: string,
+    keyword: string,
+    days: number,
+    device: Device = 'desktop',
+  ): Promise<KeywordChecks> {
     const checks: KeywordChecks = { rows: [], failed: [] };
     const found = () => checks.rows.length + checks.failed.length;
     let limit = days + CLAIMS_ROOM;
@@ -313,7 +329,7 @@ export class RankStore {
           FilterExpression: '#state IN (:checked, :failed)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
-            ':pk': rankPartition(siteId, locale, keyword),
+            ':pk': rankPartition(siteId, locale, keyword, device),
             ':checked': 'checked',
             ':failed': 'failed',
           },
@@ -334,5 +350,6 @@ export class RankStore {
   }
 }
 
-/** The key a check's state is found under in {@link RankStore.checksOn}'s answer. */
-export const checkKey = (locale: string, keyword: string): string => keywordUnique(locale, keyword);
+/** The key a check's state is found under in {@link RankStore.checksOn}'s answer (a keyword's on a device). */
+export const checkKey = (locale: string, keyword: string, device: Device = 'desktop'): string =>
+  device === 'desktop' ? keywordUnique(locale, keyword) : `${device}#${keywordUnique(locale, keyword)}`;

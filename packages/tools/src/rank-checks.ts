@@ -7,7 +7,6 @@ import {
   type RankCollectMessage,
   type RankMessage,
   type SerpRow,
-  type TrackedCadence,
 } from '@cm/contract';
 import { isDue, keywordLocale, normalizeDomain, rankRowOf } from '@cm/core';
 import { ProviderError, UnknownOutcome, type Meter, type SerpTask, type SerpTaskQueue } from '@cm/providers';
@@ -16,11 +15,17 @@ import { reserveWhatFits, type SiteBudget } from './budget';
 import { recordCalls } from './ledger';
 import { competitorDomains } from './context';
 import { pagesOfKeywords, rankSerpDatum, sharedRankSerps, storeAnswers, type SiteView } from './rank-serps';
-import { distinctKeywords, publishedPagesOf, trackedKeywordsIfAny, type TrackedKeywords } from './tracking';
+import {
+  distinctKeywords,
+  publishedPagesOf,
+  trackedKeywordsIfAny,
+  type CheckedKeyword,
+  type TrackedKeywords,
+} from './tracking';
 
 /*
  * A site's rank checks of a day (the rank worker; rank-collect.ts collects them). Each check is claimed,
- * per (site, keyword, day), before it is paid for, and its SERP, public, per (keyword, locale, device,
+ * per (site, keyword, device, day), before it is paid for, and its SERP, public, per (keyword, locale, device,
  * depth, day) across sites, so one site's run posts it and pays; the day's posts are held to the site's
  * budget as a whole (as many as it has room for) and posted to the provider's standard queue, many to a
  * post; their results are collected once ready and stored as each site's rank rows.
@@ -66,10 +71,14 @@ const failureOf = (error: unknown): string =>
     ? error.message
     : `internal error (${error instanceof Error ? error.name : 'unknown'}): the queue retries the run`;
 
+/** A check's claim, on its device. */
+type Claim = RankClaim & Pick<CheckedKeyword, 'device'>;
+
+/** A tracked scope's keywords, checked at its cadence on its device. */
+type ScopeChecks = TrackedKeywords & Pick<CheckedKeyword, 'cadence' | 'device'>;
+
 /** A due scope of the run: its keywords once read (null: its topic or page is gone), or why they could not be. */
-type DueScope =
-  | { scope: TrackedScope; keywords: (TrackedKeywords & { cadence: TrackedCadence }) | null }
-  | { scope: TrackedScope; error: string };
+type DueScope = { scope: TrackedScope; keywords: ScopeChecks | null } | { scope: TrackedScope; error: string };
 
 /**
  * A site's checks of `message.day`: its tracked scopes due that day (or, from track_rankings, the scopes
@@ -148,7 +157,7 @@ async function dueScopesOf(
   const read = await mapLimit(due, 4, async (scope): Promise<DueScope> => {
     try {
       const keywords = await trackedKeywordsIfAny(ctx, scope, locale);
-      return { scope, keywords: keywords ? { cadence: scope.cadence, ...keywords } : null };
+      return { scope, keywords: keywords ? { cadence: scope.cadence, device: scope.device, ...keywords } : null };
     } catch (error) {
       return { scope, error: failureOf(error) };
     }
@@ -167,7 +176,7 @@ async function recordRuns(
   await mapLimit(dueScopes, 4, (due) => {
     const keywords = 'keywords' in due ? (due.keywords?.tracked ?? []) : [];
     const error = 'error' in due ? due.error : runError;
-    const someLeft = keywords.some((k) => left.has(checkKey(k.locale, k.keyword)));
+    const someLeft = keywords.some((k) => left.has(checkKey(k.locale, k.keyword, due.scope.device)));
     return deps.store.ranks.recordRun(
       message.site_id,
       due.scope,
@@ -182,7 +191,7 @@ async function recordRuns(
 interface RunState {
   site: Site;
   depth: number;
-  found: ReadonlyArray<TrackedKeywords & { cadence: TrackedCadence }>;
+  found: readonly ScopeChecks[];
   outcome: RankOutcome;
   left: Set<string>;
   held: { ticket: BudgetTicket | null };
@@ -241,10 +250,11 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   );
 
   const runId = randomBytes(9).toString('hex');
-  const claims: RankClaim[] = keywords.map((k) => ({
+  const claims: Claim[] = keywords.map((k) => ({
     siteId,
     locale: k.locale,
     keyword: k.keyword,
+    device: k.device,
     day: message.day,
     runId,
   }));
@@ -255,8 +265,11 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   );
   outcome.claimedAlready = claims.length - claimed.length;
 
+  // A SERP pulled live is a desktop one: it answers desktop checks only.
+  const pulledFor = (claim: Claim) =>
+    claim.device === 'desktop' ? pulledThatDay.get(checkKey(claim.locale, claim.keyword)) : undefined;
   const fromStored = claimed.flatMap((claim) => {
-    const serp = pulledThatDay.get(checkKey(claim.locale, claim.keyword));
+    const serp = pulledFor(claim);
     return serp ? [{ claim, serp }] : [];
   });
   if (fromStored.length > 0) {
@@ -266,7 +279,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     );
     outcome.fromStored = fromStored.length;
   }
-  const unchecked = claimed.filter((claim) => !pulledThatDay.has(checkKey(claim.locale, claim.keyword)));
+  const unchecked = claimed.filter((claim) => !pulledFor(claim));
   if (unchecked.length === 0) return;
 
   const view: SiteView = {
@@ -277,7 +290,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     competitors,
     pages: [],
   };
-  const viewOf = (checks: readonly RankClaim[]): SiteView => ({
+  const viewOf = (checks: readonly Claim[]): SiteView => ({
     ...view,
     pages: pagesOfKeywords(
       pages,
@@ -291,7 +304,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
     outcome.fromShared = answered.length;
   }
   const missed = cached.flatMap(({ check, serp }) => (serp ? [] : [check]));
-  const datum = (claim: RankClaim) => rankSerpDatum(claim, depth, claim.day);
+  const datum = (claim: Claim) => rankSerpDatum(claim, depth, claim.day);
   const checking: Checking = {
     runId,
     depth,
@@ -313,7 +326,7 @@ async function checkKeywords(deps: RankCheckDeps, message: RankMessage, run: Run
   // Nothing was paid for these: their claims go back, for a rerun, another site, or the next due schedule.
   await checking.release(deferred, true);
   outcome.deferred = deferred.length;
-  for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword));
+  for (const claim of deferred) left.add(checkKey(claim.locale, claim.keyword, claim.device));
   await postChecks(deps, run, checking, won.slice(0, affordable));
 }
 
@@ -323,11 +336,11 @@ interface Checking {
   depth: number;
   view: SiteView;
   /** The view with the pages of these checks' keywords. */
-  viewOf: (checks: readonly RankClaim[]) => SiteView;
+  viewOf: (checks: readonly Claim[]) => SiteView;
   /** A check's shared SERP, across sites. */
-  datum: (claim: RankClaim) => ReturnType<typeof rankSerpDatum>;
+  datum: (claim: Claim) => ReturnType<typeof rankSerpDatum>;
   /** Claims the run gives back: the site's, and (unless it may have posted them) the shared ones. */
-  release: (checks: readonly RankClaim[], shared: boolean) => Promise<unknown>;
+  release: (checks: readonly Claim[], shared: boolean) => Promise<unknown>;
 }
 
 /**
@@ -340,8 +353,8 @@ async function claimShared(
   message: RankMessage,
   run: RunState,
   checking: Checking,
-  missed: readonly RankClaim[],
-): Promise<{ won: RankClaim[]; affordable: number }> {
+  missed: readonly Claim[],
+): Promise<{ won: Claim[]; affordable: number }> {
   const { store, now, serpQueue } = deps;
   const { outcome, held } = run;
   const { runId, depth, viewOf, datum, release } = checking;
@@ -368,7 +381,7 @@ async function claimShared(
           tasks: [],
           awaiting: {
             run_id: runId,
-            checks: awaited.map(({ locale, keyword }) => ({ locale, keyword })),
+            checks: awaited.map(({ locale, keyword, device }) => ({ locale, keyword, device })),
             ...(message.scopes ? { scopes: message.scopes } : {}),
           },
         },
@@ -398,16 +411,17 @@ async function postChecks(
   deps: RankCheckDeps,
   run: RunState,
   checking: Checking,
-  posting: readonly RankClaim[],
+  posting: readonly Claim[],
 ): Promise<void> {
   const { store, now, meter, serpQueue } = deps;
   const { outcome, left } = run;
   const { runId, depth, view, viewOf, datum, release } = checking;
   // The task is public: its tag is the SERP's identity, nothing of the site's.
-  const task = (claim: RankClaim): SerpTask => ({
+  const task = (claim: Claim): SerpTask => ({
     tag: `${claim.day}|${datum(claim).key}`,
     keyword: claim.keyword,
     locale: claim.locale,
+    device: claim.device,
     depth,
   });
   const chunks = partsOf(posting, serpQueue.tasksPerPost);
@@ -426,14 +440,15 @@ async function postChecks(
     }
     const byTag = new Map(chunk.map((claim) => [task(claim).tag, claim]));
     const posted: RankCollectMessage['tasks'] = [];
-    const refusedForGood: Array<{ check: RankClaim; error: string }> = [];
+    const refusedForGood: Array<{ check: Claim; error: string }> = [];
     for (const answer of answers) {
       const claim = byTag.get(answer.tag);
       if (!claim) continue;
-      if ('id' in answer) posted.push({ id: answer.id, locale: claim.locale, keyword: claim.keyword });
+      if ('id' in answer)
+        posted.push({ id: answer.id, locale: claim.locale, keyword: claim.keyword, device: claim.device });
       else {
         outcome.refused.push({ keyword: claim.keyword, error: answer.error });
-        left.add(checkKey(claim.locale, claim.keyword));
+        left.add(checkKey(claim.locale, claim.keyword, claim.device));
         // Refused for now, not billed: a rerun may post it; refused for good, the day has no row, and says why.
         if (answer.retryable) await release([claim], true);
         else refusedForGood.push({ check: claim, error: answer.error });
@@ -459,6 +474,7 @@ function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
   return rankRowOf({
     keyword: serp.keyword,
     locale: serp.locale,
+    device: 'desktop',
     day,
     checkedAt: serp.fetched_at,
     dataSource: serp.data_source,

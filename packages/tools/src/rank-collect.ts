@@ -52,7 +52,7 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
   const states = await store.ranks.checksOn(siteId, [...message.tasks, ...awaiting], day);
   const open = <C extends RankCheck>(checks: readonly C[]) =>
     checks.filter((c) => {
-      const state = states.get(checkKey(c.locale, c.keyword))?.state;
+      const state = states.get(checkKey(c.locale, c.keyword, c.device))?.state;
       return state !== 'checked' && state !== 'failed';
     });
 
@@ -99,7 +99,10 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
   if (message.awaiting && orphaned.length > 0) {
     const { run_id: runId, scopes } = message.awaiting;
     await mapLimit(orphaned, PROBES_AT_ONCE, (check) =>
-      store.ranks.giveBack({ siteId, locale: check.locale, keyword: check.keyword, day, runId }, now),
+      store.ranks.giveBack(
+        { siteId, locale: check.locale, keyword: check.keyword, device: check.device, day, runId },
+        now,
+      ),
     );
     await deps.enqueue('rank', { site_id: siteId, day, requested_at: fetchedAt, ...(scopes ? { scopes } : {}) });
   }

@@ -1,4 +1,4 @@
-import { LIMITS } from '@cm/contract';
+import { LIMITS, type Device } from '@cm/contract';
 import { daysEndingOn, rankHistory, topByScore, utcDay } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
 import type { ToolContext } from './context';
@@ -17,21 +17,31 @@ export interface HistorySite {
 }
 
 /**
- * The scope's rank history of `days` days ending today, or on its last day checked when that is later
- * (a schedule run as of a later date): its committed keywords (the top LIMITS.historyKeywordsMax by
- * score; the rest named in over_cap), each read with one Query of its last `days` checks, the scope's
- * published pages (one batch read), and, for a tracked topic or page, its item (one GetItem: the runs
- * that failed). Stored data only: free.
+ * The scope's rank history on a device of `days` days ending today, or on its last day checked when
+ * that is later (a schedule run as of a later date): for a tracked topic or page, its item first (one
+ * GetItem: its device, when none is asked for, and the runs that failed); then its committed keywords
+ * (the top LIMITS.historyKeywordsMax by score; the rest named in over_cap), each read with one Query of
+ * its last `days` checks on the device, and the scope's published pages (one batch read). Stored data
+ * only: free.
  */
-export async function scopeHistory(ctx: ToolContext, scope: Scope, days: number, site: HistorySite) {
+export async function scopeHistory(
+  ctx: ToolContext,
+  scope: Scope,
+  window: { days: number; device: Device | undefined },
+  site: HistorySite,
+) {
+  const { days } = window;
   const committed = scope.keywords.filter((k) => !k.is_idea);
   const kept = topByScore(committed, LIMITS.historyKeywordsMax);
   const keptKeys = new Set(kept.map((k) => keywordUnique(k.locale, k.keyword)));
   const { type, id } = scope.info;
-  const [checks, pages, tracked] = await Promise.all([
-    mapLimit(kept, QUERIES_AT_ONCE, (k) => ctx.store.ranks.latest(ctx.siteId, k.locale, k.keyword, days)),
+  const tracked =
+    type !== 'keyword' && id !== null ? await ctx.store.ranks.trackedScope(ctx.siteId, { type, id }) : null;
+  // A keyword's own history, or an untracked scope's, is desktop unless asked: what was checked before devices were.
+  const device = window.device ?? tracked?.device ?? 'desktop';
+  const [checks, pages] = await Promise.all([
+    mapLimit(kept, QUERIES_AT_ONCE, (k) => ctx.store.ranks.latest(ctx.siteId, k.locale, k.keyword, days, device)),
     publishedPagesOf(ctx, scope.pages, site.siteDomain),
-    type !== 'keyword' && id !== null ? ctx.store.ranks.trackedScope(ctx.siteId, { type, id }) : null,
   ]);
   const failed = [
     ...checks.flatMap((c) => c.failed),
@@ -41,7 +51,7 @@ export async function scopeHistory(ctx: ToolContext, scope: Scope, days: number,
     .map((c) => c.day)
     .reduce((latest, day) => (day > latest ? day : latest), utcDay(ctx.now));
   const checksByKey = new Map(kept.map((k, i) => [keywordUnique(k.locale, k.keyword), checks[i]?.rows ?? []]));
-  return rankHistory({
+  const history = rankHistory({
     days: daysEndingOn(lastDay, days),
     keywords: kept,
     rowsOf: (k) => checksByKey.get(keywordUnique(k.locale, k.keyword)) ?? [],
@@ -55,4 +65,5 @@ export async function scopeHistory(ctx: ToolContext, scope: Scope, days: number,
     overCap: committed.filter((k) => !keptKeys.has(keywordUnique(k.locale, k.keyword))).map((k) => k.keyword),
     failed,
   });
+  return { ...history, device };
 }

@@ -1,4 +1,4 @@
-import { SharedRankSerp, type RankCollectMessage } from '@cm/contract';
+import { SharedRankSerp, type Device, type RankCollectMessage } from '@cm/contract';
 import { rankRowOf, utcDay } from '@cm/core';
 import type { Meter, SerpTaskQueue } from '@cm/providers';
 import { serpIdentity, sharedId, type Shared, type SharedDatum, type Store } from '@cm/store';
@@ -9,19 +9,17 @@ import { serpIdentity, sharedId, type Shared, type SharedDatum, type Store } fro
  * rows made from it (its domain, pages and competitors placed as it sees them).
  */
 
-/** Every check is a desktop SERP (mobile is refused where tracking is set). */
-const DEVICE = 'desktop';
-
-/** A keyword's check of a day. */
+/** A keyword's check of a day on a device. */
 export interface RankCheck {
   locale: string;
   keyword: string;
+  device: Device;
 }
 
-/** A check's SERP in the shared cache: the same item for every site checking it at that depth that day. */
+/** A check's SERP in the shared cache: the same item for every site checking it on that device at that depth that day. */
 export const rankSerpDatum = (check: RankCheck, depth: number, day: string): SharedDatum => ({
   kind: 'rank-serp',
-  key: serpIdentity({ locale: check.locale, device: DEVICE, depth, keyword: check.keyword }),
+  key: serpIdentity({ locale: check.locale, device: check.device, depth, keyword: check.keyword }),
   day,
 });
 
@@ -83,6 +81,7 @@ export async function storeAnswers(
               competitors: view.competitors,
               day,
               pages: view.pages,
+              device: check.device,
             }),
           },
         ]
@@ -94,6 +93,7 @@ export async function storeAnswers(
       rankRowOf({
         keyword: check.keyword,
         locale: check.locale,
+        device: check.device,
         day,
         checkedAt: serp.fetched_at,
         dataSource: serp.data_source,
@@ -103,20 +103,25 @@ export async function storeAnswers(
       }),
     ),
   );
-  // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it.
+  // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it; a live pull
+  // is a desktop SERP, so a mobile check is not one.
   if (day === utcDay(now))
     await store.serps.putMany(
       siteId,
-      ready.map(({ check, serp, items }) => ({
-        keyword: check.keyword,
-        locale: check.locale,
-        fetched_at: serp.fetched_at,
-        data_source: serp.data_source,
-        items,
-      })),
+      ready
+        .filter(({ check }) => check.device === 'desktop')
+        .map(({ check, serp, items }) => ({
+          keyword: check.keyword,
+          locale: check.locale,
+          fetched_at: serp.fetched_at,
+          data_source: serp.data_source,
+          items,
+        })),
     );
   const failed = answers.flatMap(({ check, serp }) =>
-    'error' in serp.value ? [{ keyword: check.keyword, locale: check.locale, day, error: serp.value.error }] : [],
+    'error' in serp.value
+      ? [{ keyword: check.keyword, locale: check.locale, device: check.device, day, error: serp.value.error }]
+      : [],
   );
   // No SERP that day: the day has no row, and the history says why.
   if (failed.length > 0) await store.ranks.fail(siteId, failed, now);

@@ -203,7 +203,12 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
     input.ideas ? pullIdeas(ctx, scope, locale) : undefined,
     input.history_days === undefined
       ? undefined
-      : scopeHistory(ctx, scope, input.history_days, { siteDomain: site.domain, competitors, colors }),
+      : scopeHistory(
+          ctx,
+          scope,
+          { days: input.history_days, device: input.device },
+          { siteDomain: site.domain, competitors, colors },
+        ),
   ]);
   return {
     data_source: ctx.keywordData.name,

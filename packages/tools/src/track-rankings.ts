@@ -1,7 +1,7 @@
-import { LIMITS, type TrackRankingsInput } from '@cm/contract';
+import { DEFAULT_DEVICE, LIMITS, type Device, type TrackRankingsInput } from '@cm/contract';
 import { keywordLocale, utcDay } from '@cm/core';
 import { rankCheckPrice } from '@cm/providers';
-import { checkKey, mapLimit } from '@cm/store';
+import { checkKey, keywordUnique, mapLimit } from '@cm/store';
 import { reserveWhatFits } from './budget';
 import { DATABASE, siteOf, type ToolContext } from './context';
 import { callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
@@ -19,6 +19,15 @@ import {
  * depth, and answers the site's tracking with what a month of it costs at list prices. Turning a scope
  * on queues its first check, reserved from the budget as add_competitor's first monitoring run is.
  */
+
+/**
+ * The device a scope turned on is checked on: the one given, else the one it is tracked on already
+ * (one GetItem: a scope tracked before devices were stays desktop), else DEFAULT_DEVICE.
+ */
+async function deviceOf(ctx: ToolContext, scope: ScopeRef, input: TrackRankingsInput): Promise<Device> {
+  if (input.device !== undefined) return input.device;
+  return (await ctx.store.ranks.trackedScope(ctx.siteId, scope))?.device ?? DEFAULT_DEVICE;
+}
 
 /** The scope the input names, if any. */
 const scopeOf = (input: TrackRankingsInput): ScopeRef | null =>
@@ -41,11 +50,16 @@ async function queueFirstCheck(
   ctx: ToolContext,
   scope: ScopeRef,
   keywords: TrackedKeywords['tracked'],
-  depth: number,
+  setting: { depth: number; device: Device },
 ): Promise<{ queued: number; deferred: number }> {
+  const { depth, device } = setting;
   const day = utcDay(ctx.now);
-  const states = await ctx.store.ranks.checksOn(ctx.siteId, keywords, day);
-  const open = keywords.filter((k) => !states.has(checkKey(k.locale, k.keyword)));
+  const states = await ctx.store.ranks.checksOn(
+    ctx.siteId,
+    keywords.map((k) => ({ ...k, device })),
+    day,
+  );
+  const open = keywords.filter((k) => !states.has(checkKey(k.locale, k.keyword, device)));
   if (open.length === 0) return { queued: 0, deferred: 0 };
   const unitUsd = ctx.queuedPriceUsd({ rank: depth });
   const { ticket: budget, count } =
@@ -66,7 +80,10 @@ async function queueFirstCheck(
   return { queued: count, deferred: open.length - count };
 }
 
-/** The site's tracking as the tool answers it: each scope with its keywords and month, and the site's total (each keyword once). */
+/**
+ * The site's tracking as the tool answers it: each scope with its keywords, device and month, and the
+ * site's total (each keyword once, a month of each of its devices' checks).
+ */
 async function trackingView(ctx: ToolContext, locale: string) {
   const { depth, scopes } = await ctx.store.ranks.tracking(ctx.siteId);
   const unitUsd = rankCheckPrice(depth);
@@ -78,19 +95,23 @@ async function trackingView(ctx: ToolContext, locale: string) {
   const tracking = live.map(({ scope, keywords }) => ({
     scope: { type: scope.type, id: scope.id, name: keywords.scope.info.name },
     cadence: scope.cadence,
+    device: scope.device,
     max_keywords: scope.max_keywords,
     since: scope.since,
     keywords: keywords.tracked.map((k) => k.keyword),
     ...monthOf(keywords.tracked.length, scope.cadence, unitUsd),
     ...(scope.last_run ? { last_run: scope.last_run } : {}),
   }));
-  const distinct = distinctKeywords(live.map(({ scope, keywords }) => ({ cadence: scope.cadence, ...keywords })));
+  const distinct = distinctKeywords(
+    live.map(({ scope, keywords }) => ({ cadence: scope.cadence, device: scope.device, ...keywords })),
+  );
   const months = distinct.map((k) => monthOf(1, k.cadence, unitUsd));
   return {
     tracking,
     depth,
     total: {
-      keywords: distinct.length,
+      // Keywords, each once whatever its devices; a keyword on both is two checks a day.
+      keywords: new Set(distinct.map((k) => keywordUnique(k.locale, k.keyword))).size,
       checks_per_month: Math.round(months.reduce((sum, m) => sum + m.checks_per_month, 0) * 100) / 100,
       usd_per_month: Math.round(months.reduce((sum, m) => sum + m.usd_per_month, 0) * 1e6) / 1e6,
     },
@@ -110,11 +131,17 @@ async function trackRankingsRun(ctx: ToolContext, input: TrackRankingsInput) {
     const keywords = await trackedKeywordsOf(ctx, { ...scope, max_keywords: maxKeywords }, locale);
     if (input.cadence === 'off') await ctx.store.ranks.untrack(ctx.siteId, scope);
     else if (input.cadence !== undefined) {
-      await ctx.store.ranks.track(ctx.siteId, scope, { cadence: input.cadence, max_keywords: maxKeywords }, ctx.now);
+      const device = await deviceOf(ctx, scope, input);
+      await ctx.store.ranks.track(
+        ctx.siteId,
+        scope,
+        { cadence: input.cadence, max_keywords: maxKeywords, device },
+        ctx.now,
+      );
       await ctx.store.sites.markRankTracking(ctx.siteId);
       untracked = keywords.untracked;
       const depth = input.depth ?? (await ctx.store.ranks.depth(ctx.siteId));
-      firstCheck = await queueFirstCheck(ctx, scope, keywords.tracked, depth);
+      firstCheck = await queueFirstCheck(ctx, scope, keywords.tracked, { depth, device });
     }
   }
   return {
@@ -144,6 +171,7 @@ async function planTrackRankings(ctx: ToolContext, input: TrackRankingsInput, de
   }
   const site = await siteOf(ctx);
   const depth = input.depth ?? (await ctx.store.ranks.depth(ctx.siteId));
+  const device = await deviceOf(ctx, scope, input);
   const keywords = await trackedKeywordsOf(
     ctx,
     { ...scope, max_keywords: maxKeywordsOf(scope, input) },
@@ -160,7 +188,7 @@ async function planTrackRankings(ctx: ToolContext, input: TrackRankingsInput, de
     ),
   );
   plan.notes.push(
-    `${keywords.tracked.length} keywords checked ${input.cadence} at the top ${depth} results: about $${month.usd_per_month} a month at list prices; the first check is queued now, and each day's checks are held to the budget as they run`,
+    `${keywords.tracked.length} keywords checked ${input.cadence} on ${device} at the top ${depth} results: about $${month.usd_per_month} a month at list prices; the first check is queued now, and each day's checks are held to the budget as they run`,
   );
   return plan;
 }

@@ -1,4 +1,11 @@
-import { ApiError, hasControlCharacters, type RowOf, type TrackedCadence, type TrackedScopeType } from '@cm/contract';
+import {
+  ApiError,
+  hasControlCharacters,
+  type Device,
+  type RowOf,
+  type TrackedCadence,
+  type TrackedScopeType,
+} from '@cm/contract';
 import {
   CHECKS_PER_MONTH,
   keywordCadence,
@@ -9,7 +16,7 @@ import {
   type HistoryPage,
   type ScopeKeyword,
 } from '@cm/core';
-import { keywordUnique } from '@cm/store';
+import { checkKey, keywordUnique } from '@cm/store';
 import { pageKeywords, type ToolContext } from './context';
 import { resolveScope, type Scope } from './scope';
 
@@ -96,16 +103,22 @@ export async function trackedKeywordsIfAny(
   }
 }
 
-/** Each (locale, keyword) once, with the most frequent cadence of the scopes that track it. */
+/** A keyword to check on a device, as often as its scopes ask. */
+export type CheckedKeyword = ScopeKeyword & { cadence: TrackedCadence; device: Device };
+
+/**
+ * Each (locale, keyword, device) once, with the most frequent cadence of the scopes that track it: a
+ * keyword tracked on both devices is two checks.
+ */
 export function distinctKeywords(
-  scopes: ReadonlyArray<{ cadence: TrackedCadence; tracked: readonly ScopeKeyword[] }>,
-): Array<ScopeKeyword & { cadence: TrackedCadence }> {
-  const byKey = new Map<string, ScopeKeyword & { cadence: TrackedCadence }>();
-  for (const { cadence, tracked } of scopes)
+  scopes: ReadonlyArray<{ cadence: TrackedCadence; device: Device; tracked: readonly ScopeKeyword[] }>,
+): CheckedKeyword[] {
+  const byKey = new Map<string, CheckedKeyword>();
+  for (const { cadence, device, tracked } of scopes)
     for (const k of tracked) {
-      const key = keywordUnique(k.locale, k.keyword);
+      const key = checkKey(k.locale, k.keyword, device);
       const before = byKey.get(key);
-      byKey.set(key, { ...k, cadence: before ? keywordCadence([before.cadence, cadence]) : cadence });
+      byKey.set(key, { ...k, device, cadence: before ? keywordCadence([before.cadence, cadence]) : cadence });
     }
   return [...byKey.values()];
 }

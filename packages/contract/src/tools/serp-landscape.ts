@@ -4,7 +4,7 @@ import { Intent, Keyword, REFRESH_LOCALE, RowId } from '../cm-tables';
 import { JobError } from '../research';
 import { LIMITS } from '../limits';
 import { EstimateFields, withEstimate } from '../estimate';
-import { RankHistory } from '../ranks';
+import { CtrCurveName, DEVICES, RankHistory, Visibility } from '../ranks';
 import { KeywordRowSchema } from './keyword-row';
 import { ResearchFindings, ToolMeta } from './shared';
 import { defineTool } from './declaration';
@@ -34,6 +34,9 @@ export const SerpLandscapeInput = z
     history_days: z
       .optional(z.int().check(z.minimum(1), z.maximum(LIMITS.historyDaysMax)))
       .check(z.meta({ description: 'Also the rank history of N days (stored, free)' })),
+    device: z
+      .optional(z.enum(DEVICES))
+      .check(z.meta({ description: "history_days: checks on it (default: the scope's tracking's, else desktop)" })),
     ...EstimateFields,
   })
   .check(
@@ -41,6 +44,8 @@ export const SerpLandscapeInput = z
       const scopes = [v.keyword, v.topic_id, v.page_id].filter((s) => s !== undefined).length;
       if (scopes !== 1)
         ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of keyword, topic_id, page_id' });
+      if (v.device !== undefined && v.history_days === undefined)
+        ctx.addIssue({ code: 'custom', path: ['device'], message: 'applies with history_days only' });
       if (v.ideas && v.depth !== 'metrics')
         ctx.addIssue({ code: 'custom', path: ['ideas'], message: 'ideas applies to depth metrics only' });
       for (const field of ['limit', 'keyword_ids'] as const) {
@@ -98,6 +103,7 @@ export const Coverage = z.object({
 export const SovDomain = z.object({
   domain: z.string(),
   sov: z.number().check(z.meta({ description: 'Share of voice 0–1' })),
+  ...Visibility,
   keywords_ranked: z.int(),
   is_site: z.boolean(),
   is_competitor: z.boolean(),
@@ -112,6 +118,7 @@ export const SerpLandscapeResult = z.object({
   keywords: z.array(LandscapeKeyword),
   sov: z.object({
     domains: z.array(SovDomain),
+    ctr_curve: CtrCurveName,
     verdict: z.nullable(z.enum(['leads', 'contends', 'trails'])),
     verdict_reason: z.nullable(z.string()),
   }),

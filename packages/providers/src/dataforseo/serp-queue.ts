@@ -36,7 +36,8 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
   }
 
   /**
-   * Tasks at normal priority, desktop, at each one's depth, in one call, once (never retried: a post that
+   * Tasks at normal priority, on each one's device (its `os` left to DataForSEO's default: Windows on
+   * desktop, Android on mobile) and at its depth, in one call, once (never retried: a post that
    * got no answer may have created its tasks, and another would pay for them again), matched to their
    * answers by tag. Each task is recorded at the cost its answer gives it. Throws UnknownOutcome when no
    * answer came, or one that is not DataForSEO's envelope; a ProviderError when the post was refused whole.
@@ -46,7 +47,7 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
       keyword: task.keyword,
       ...locationOf(task.locale, { worldwide: false }),
       depth: task.depth,
-      device: 'desktop',
+      device: task.device,
       priority: 1,
       tag: task.tag,
     }));

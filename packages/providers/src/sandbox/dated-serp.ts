@@ -12,6 +12,8 @@ const TARGETED_BASE_DEPTH = 12;
 const DAY_MS = 86_400_000;
 /** A page of the site ranks for its keyword on this share of days (else the site ranks with another of its pages). */
 const PAGE_DAYS = 0.7;
+/** How far a domain's mobile position sits from its desktop one, at most, either way: the two SERPs mostly agree. */
+const MOBILE_SPREAD = 2;
 
 /**
  * How far a domain's position on a keyword has moved on a day: a drift that changes course each week
@@ -30,8 +32,14 @@ function drift(seed: string, day: string): number {
  * A rank check's placement on `day`: each tracked domain's position, derived from keyword and domain,
  * moved by the day's drift, and out of the results when moved past them. A published page of the site
  * that targets the keyword makes the site rank for it, high, and with that page's URL on 7 days in 10.
+ * On mobile, each domain sits a few places from its desktop position, the same offset every day.
  */
-export function datedPlacement(day: string, siteDomain: string | null, pages: SerpContext['pages'] = []): Placement {
+export function datedPlacement(
+  day: string,
+  siteDomain: string | null,
+  pages: SerpContext['pages'] = [],
+  device: SerpContext['device'] = 'desktop',
+): Placement {
   const pageFor = (keyword: string) => pages.find((p) => p.keywords.includes(keyword));
   return {
     position(keyword, locale, domain, share, depth) {
@@ -41,7 +49,9 @@ export function datedPlacement(day: string, siteDomain: string | null, pages: Se
         ? sandboxRank(query, domain, 1, TARGETED_BASE_DEPTH)
         : sandboxRank(query, domain, share, DATED_BASE_DEPTH);
       if (base === null) return null;
-      const position = Math.max(1, base + drift(`${query}\n${domain}`, day));
+      const seed = `${query}\n${domain}`;
+      const onDevice = device === 'mobile' ? between(seed, 'mobile', -MOBILE_SPREAD, MOBILE_SPREAD) : 0;
+      const position = Math.max(1, base + drift(seed, day) + onDevice);
       return position <= depth ? position : null;
     },
     url(keyword, domain) {

@@ -40,19 +40,19 @@ export class SandboxSerpQueue implements SerpTaskQueue {
     if (!task) return Promise.resolve({ status: 'failed', error: `no sandbox task ${id.slice(0, 40)}` });
     return Promise.resolve({
       status: 'ready',
-      items: sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), NO_SITE),
+      items: sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), { ...NO_SITE, device: task.device }),
     });
   }
 
   /** The site, its pages and its competitors placed on the check's day, their positions moving from day to day. */
   placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[] {
-    const { day, siteDomain, pages } = context;
+    const { day, siteDomain, pages, device } = context;
     return placeTracked(
       items,
       keyword,
       locale,
       context,
-      day === undefined ? LIVE : datedPlacement(day, siteDomain, pages),
+      day === undefined ? LIVE : datedPlacement(day, siteDomain, pages, device),
     );
   }
 }

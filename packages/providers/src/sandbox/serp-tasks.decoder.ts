@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
+import { StoredDevice } from '@cm/contract';
 import type { SerpTask } from '../types';
 
 /*
- * The sandbox's standard queue keeps nothing: a task's id is the task itself (its keyword, locale and
- * depth), so collecting it derives the same public SERP, offline, on any machine.
+ * The sandbox's standard queue keeps nothing: a task's id is the task itself (its keyword, locale,
+ * device and depth), so collecting it derives the same public SERP, offline, on any machine.
  */
 
 const ID_PREFIX = 'sandbox-';
@@ -11,13 +12,14 @@ const ID_PREFIX = 'sandbox-';
 const TaskOfId = z.object({
   keyword: z.string(),
   locale: z.string(),
+  device: StoredDevice,
   depth: z.int(),
 });
 type TaskOfId = z.infer<typeof TaskOfId>;
 
 /** A task's id: the task, as base64url JSON (its tag left out: the answer matches it to its task). */
 export function sandboxTaskId(task: SerpTask): string {
-  const kept: TaskOfId = { keyword: task.keyword, locale: task.locale, depth: task.depth };
+  const kept: TaskOfId = { keyword: task.keyword, locale: task.locale, device: task.device, depth: task.depth };
   return `${ID_PREFIX}${Buffer.from(JSON.stringify(kept), 'utf8').toString('base64url')}`;
 }
 

@@ -113,7 +113,9 @@ export function sandboxSerp(
 ): SerpItem[] {
   const byPosition = trackedPositions(keyword, locale, depth, context, placement);
   const placed = new Set([...(context.siteDomain ? [context.siteDomain] : []), ...context.competitors]);
-  const fill = shuffled(DOMAINS, `${locale}\n${keyword}`).filter((d) => !placed.has(d));
+  // A mobile SERP is other data: its public results come in an order of their own.
+  const seed = `${locale}\n${keyword}${context.device === 'mobile' ? '\nmobile' : ''}`;
+  const fill = shuffled(DOMAINS, seed).filter((d) => !placed.has(d));
   const items: SerpItem[] = [];
   let filled = 0;
   for (let position = 1; position <= depth; position++) {
