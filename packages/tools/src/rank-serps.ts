@@ -72,26 +72,26 @@ export async function storeAnswers(
 ): Promise<{ stored: number; failed: Array<{ keyword: string; error: string }> }> {
   const { store, serpQueue, meter, now } = deps;
   const { site_id: siteId, day, depth, site_domain: siteDomain } = view;
-  const ready = answers.flatMap(({ check, serp }) =>
-    'items' in serp.value
-      ? [
-          {
-            check,
-            serp,
-            items: serpQueue.placeTracked(serp.value.items, check.keyword, check.locale, {
-              siteDomain,
-              competitors: view.competitors,
-              day,
-              pages: view.pages,
-            }),
-          },
-        ]
-      : [],
-  );
+  const ready = answers.flatMap(({ check, serp }) => {
+    if (!('items' in serp.value)) return [];
+    const context = { siteDomain, competitors: view.competitors, day, pages: view.pages };
+    const overview = serp.value.ai_overview;
+    return [
+      {
+        check,
+        serp,
+        items: serpQueue.placeTracked(serp.value.items, check.keyword, check.locale, context),
+        // The site's view of the SERP's AI Overview, beside its results (absent from a SERP collected before they were recorded).
+        aiOverview: overview
+          ? { ai_overview: serpQueue.citeTracked(overview, check.keyword, check.locale, context) }
+          : {},
+      },
+    ];
+  });
   await store.ranks.put(
     siteId,
-    ready.map(({ check, serp, items }) =>
-      rankRowOf({
+    ready.map(({ check, serp, items, aiOverview }) => ({
+      ...rankRowOf({
         keyword: check.keyword,
         locale: check.locale,
         day,
@@ -101,18 +101,20 @@ export async function storeAnswers(
         items,
         siteDomain,
       }),
-    ),
+      ...aiOverview,
+    })),
   );
   // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it.
   if (day === utcDay(now))
     await store.serps.putMany(
       siteId,
-      ready.map(({ check, serp, items }) => ({
+      ready.map(({ check, serp, items, aiOverview }) => ({
         keyword: check.keyword,
         locale: check.locale,
         fetched_at: serp.fetched_at,
         data_source: serp.data_source,
         items,
+        ...aiOverview,
       })),
     );
   const failed = answers.flatMap(({ check, serp }) =>
