@@ -156,7 +156,7 @@ describe('collecting a task', () => {
 });
 
 describe("a task's AI Overview (task_get/advanced: regular results carry none)", () => {
-  it('reads the ai_overview item: shown, its references in order (its own, then its elements), each URL once, a domain from the URL where it names none, one without a URL left out; free to read', async () => {
+  it('reads the ai_overview item: shown, its references in order (its own, then its elements), each page once (a URL without its passage fragment), a domain from the URL where it names none, one without a URL left out; free to read', async () => {
     replay.answer(get(FIRST), { fixture: 'serp_task_get.ai-overview' });
     const meter = new Meter();
     const ready = await adapter().collect(FIRST, 5, meter);

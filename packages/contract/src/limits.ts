@@ -159,7 +159,7 @@ export const SERVICE_LIMITS = {
   rankRowsKeptDays: 400,
   /** A rank check's AI Overview: the references kept (in the order Google lists them), and the longest URL kept of one. */
   aiOverviewReferencesMax: 20,
-  aiOverviewUrlMax: 2048,
+  aiOverviewUrlMax: 1024,
 } as const;
 
 /** Every limit, the spec's and the service's. */

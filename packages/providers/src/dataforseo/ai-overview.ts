@@ -2,6 +2,9 @@ import * as z from 'zod/mini';
 import { LIMITS, type AiOverview, type AiOverviewReference } from '@cm/contract';
 import { AiOverviewItem, SerpResult } from './responses.decoder';
 
+/** The page a reference cites: its URL without the fragment (Google's `#:~:text=` points at a passage of it). */
+const pageOf = (url: string): string => url.split('#', 1)[0] ?? url;
+
 /** The host of a reference's URL, when it names none itself; null when the URL is not one. */
 function hostOf(url: string): string | null {
   try {
@@ -14,7 +17,7 @@ function hostOf(url: string): string | null {
 /**
  * The AI Overview of an advanced SERP (task_get/advanced; regular results carry none): not shown when
  * the SERP has no `ai_overview` item; else its references (the item's own, then its elements'), in
- * order, each URL once, at most LIMITS.aiOverviewReferencesMax, a URL longer than
+ * order, each page once (its URL without a fragment), at most LIMITS.aiOverviewReferencesMax, a URL longer than
  * LIMITS.aiOverviewUrlMax left out. An overview Google loaded after the page comes without its
  * references unless the task asked for them (`load_async_ai_overview`, paid extra, not asked): shown,
  * its citations not loaded. An item that cannot be read is the same: shown, nothing of it known.
@@ -27,9 +30,11 @@ export function aiOverviewOf(result: ReadonlyArray<z.infer<typeof SerpResult>>):
   const { references, items, asynchronous_ai_overview: asynchronous } = item.data;
   const all = [...(references ?? []), ...(items ?? []).flatMap((element) => element.references ?? [])];
   const kept = new Map<string, AiOverviewReference>();
-  for (const { url, domain } of all) {
+  for (const reference of all) {
     if (kept.size >= LIMITS.aiOverviewReferencesMax) break;
+    const url = reference.url ? pageOf(reference.url) : null;
     if (!url || url.length > LIMITS.aiOverviewUrlMax || kept.has(url)) continue;
+    const { domain } = reference;
     const host = domain || hostOf(url);
     if (host) kept.set(url, { domain: host, url });
   }
