@@ -30,6 +30,16 @@ describe("DataForSEO's ai_overview item", () => {
       references_loaded: false,
     });
     expect(aiOverviewOf([])).toEqual(NONE);
+    // A reference naming no domain and no URL one can read a host from says nothing: left out.
+    expect(
+      aiOverviewOf([
+        { items: [{ type: 'ai_overview', references: [{ url: 'not a url' }, { url: 'https://a.example/p' }] }] },
+      ]),
+    ).toEqual({
+      shown: true,
+      references: [{ domain: 'a.example', url: 'https://a.example/p' }],
+      references_loaded: true,
+    });
   });
 });
 
@@ -254,6 +264,18 @@ describe("the sandbox's AI Overviews", () => {
       expect(JSON.stringify(aiOverview)).not.toContain(SITE);
       for (const view of v) expect(view.references.length).toBeLessThanOrEqual(LIMITS.aiOverviewReferencesMax);
     }
+    // A live view (no check day) is the same every time too, and a site without a domain is never cited.
+    const shownOne = given(
+      views.find((v) => v.aiOverview.shown),
+      'a shown overview',
+    ).aiOverview;
+    const live = { siteDomain: SITE, competitors: [RIVAL] };
+    expect(queue.citeTracked(shownOne, 'trail shoes 0', 'US/en', live)).toEqual(
+      queue.citeTracked(shownOne, 'trail shoes 0', 'US/en', live),
+    );
+    expect(
+      JSON.stringify(queue.citeTracked(shownOne, 'trail shoes 0', 'US/en', { siteDomain: null, competitors: [] })),
+    ).toBe(JSON.stringify(shownOne));
     // The site's page for its keyword is the URL cited, when it is cited on a day the page ranks.
     const page = views[1]?.views.flatMap((o) => o.references).filter((r) => r.domain === SITE) ?? [];
     for (const reference of page) expect(reference.url).toMatch(/^https:\/\/(www\.)?shop\.example\//);
