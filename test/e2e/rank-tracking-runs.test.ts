@@ -285,6 +285,7 @@ describe('a run that fails says so', () => {
             post,
             collect: () => Promise.reject(new Error('not read')),
             placeTracked: (items) => [...items],
+            citeTracked: (overview) => overview,
           },
           meter: new Meter(),
           now: new Date(),

@@ -453,6 +453,50 @@ describe('thirty days of checks', () => {
     expect(history.visibility.length).toBeGreaterThan(3);
   });
 
+  it("has each keyword's AI Overview per day beside its positions, as its stored rows recorded it: shown, the URL it cited of the site and of each competitor, and each domain's AI Overview share of voice", async () => {
+    const domains = ['runners-hub.example.com', 'rival-one.com', 'rival-two.com'];
+    const volumes = new Map(landscape.keywords.map((k) => [k.keyword, k.volume ?? 0]));
+    const rows = await Promise.all(
+      history.ai_overviews.keywords.map(async (k) => {
+        const stored = await t.store.ranks.latest(s.siteId, k.locale, k.keyword, 30, history.device);
+        return DAYS.map((day) => stored.rows.find((row) => row.day === day)?.ai_overview);
+      }),
+    );
+    const cited = new Set<string>();
+    for (const [j, k] of history.ai_overviews.keywords.entries()) {
+      expect(Object.keys(k.cited).sort()).toEqual([...domains].sort());
+      for (const [i] of DAYS.entries()) {
+        const overview = given(rows[j]?.[i], `${k.keyword}'s overview on day ${i}`);
+        expect(k.shown[i]).toBe(overview.shown);
+        for (const domain of domains) {
+          const url =
+            overview.references.find((r) => r.domain === domain || r.domain.endsWith(`.${domain}`))?.url ?? null;
+          expect(k.cited[domain]?.[i]).toBe(url);
+          if (url) cited.add(domain);
+        }
+      }
+    }
+    // Over 30 days the overviews cite the site and a competitor, on some keywords' days.
+    expect(history.ai_overviews.shown.some((n) => (n ?? 0) > 0)).toBe(true);
+    expect(cited.has('runners-hub.example.com')).toBe(true);
+    expect(cited.has('rival-one.com') || cited.has('rival-two.com')).toBe(true);
+    // Each domain's share: Σ volume × its share of the overview's references / Σ volume.
+    const total = history.ai_overviews.keywords.reduce((sum, k) => sum + (volumes.get(k.keyword) ?? 0), 0);
+    for (const entry of history.ai_overviews.domains.filter((d) => domains.includes(d.domain)))
+      for (const [i] of DAYS.entries()) {
+        const weighted = history.ai_overviews.keywords.reduce((sum, k, j) => {
+          const { references } = given(rows[j]?.[i], 'an overview');
+          const own = references.filter((r) => r.domain === entry.domain || r.domain.endsWith(`.${entry.domain}`));
+          return sum + (references.length ? (volumes.get(k.keyword) ?? 0) * (own.length / references.length) : 0);
+        }, 0);
+        expect(entry.sov[i]).toBeCloseTo(weighted / total, 3);
+      }
+    // The landscape's SERPs are desktop ones (a live pull's, or a desktop check's): this topic is checked on
+    // mobile, the default, so the history has its AI Overviews and the landscape's share of voice none.
+    expect(history.device).toBe('mobile');
+    expect(landscape.sov.domains.find((d) => d.is_site)?.ai_sov).toBeNull();
+  });
+
   it('names the winners and losers: keywords whose position moved most, domains whose visibility moved most', () => {
     const site = 'runners-hub.example.com';
     for (const move of [...history.winners, ...history.losers]) {

@@ -73,6 +73,10 @@ const NOT_THE_CODE: FiguresWhy = [
     ],
   ],
   [
+    "an AI Overview's references: about 13 as Google cites (issue 53), each URL about 100 bytes; at most 20 of 1,024 characters and their domains",
+    ['(about 1–2 KB as Google cites, 21 KB at most)', "the AI Overview's references aside (21 KB at most)"],
+  ],
+  [
     "expiries their callers compute inline (a quota, the deployment's day in budgets.ts): not compared here",
     ['Expires 2 days later', 'Expires 3 days later'],
   ],
@@ -475,6 +479,7 @@ describe('docs/architecture/storage.md', () => {
       `its last ${FAILED_RUNS_KEPT} runs that failed`,
       `the results each check asks for (default ${LIMITS.rankDepthDefault})`,
       `Expires ${LIMITS.rankRowsKeptDays} days after its day`,
+      `at most ${LIMITS.aiOverviewReferencesMax} references of at most ${thousands(LIMITS.aiOverviewUrlMax)} characters`,
       `Expires ${days(LEDGER_KEEP_SECONDS)} days after the call`,
       `Found by id alone. Expires after ${days(constantIn('packages/store/src/jobs.ts', 'KEEP_SECONDS'))} days`,
       `Expires ${days(RESEARCH_KEEP_SECONDS)} days after the research`,

@@ -156,3 +156,45 @@ describe('collecting a task', () => {
     expect(await adapter().collect(FIRST, 20, new Meter())).toEqual({ status: 'pending', reason: 'HTTP 500' });
   });
 });
+
+describe("a task's AI Overview (task_get/advanced: regular results carry none)", () => {
+  it('reads the ai_overview item: shown, its references in order (its own, then its elements), each page once (a URL without its passage fragment), a domain from the URL where it names none, one without a URL left out; free to read', async () => {
+    replay.answer(get(FIRST), { fixture: 'serp_task_get.ai-overview' });
+    const meter = new Meter();
+    const ready = await adapter().collect(FIRST, 5, meter);
+    expect(ready.status).toBe('ready');
+    if (ready.status !== 'ready') return;
+    expect(ready.aiOverview).toEqual({
+      shown: true,
+      references: [
+        { domain: 'www.rei.com', url: 'https://www.rei.com/learn/expert-advice/running-shoes.html' },
+        { domain: 'www.runnersworld.com', url: 'https://www.runnersworld.com/gear/a19663621/best-running-shoes/' },
+        { domain: 'demo.example.com', url: 'https://demo.example.com/articles/running-shoes-guide' },
+        { domain: 'www.rival-shoes.com', url: 'https://www.rival-shoes.com/trail-vs-road' },
+        { domain: 'www.reddit.com', url: 'https://www.reddit.com/r/running/comments/abc123/' },
+      ],
+      references_loaded: true,
+    });
+    // The organic results are read as before: the overview takes no place among them.
+    expect(ready.items.map((item) => item.position)).toEqual([1, 2, 3, 4, 5]);
+    expect(meter.calls).toEqual([]);
+  });
+
+  it('records an overview Google loaded after the page as shown, its citations not loaded (the post asks for no load_async_ai_overview: no extra charge)', async () => {
+    replay.answer(get(FIRST), { fixture: 'serp_task_get.ai-overview-async' });
+    const ready = await adapter().collect(FIRST, 20, new Meter());
+    expect(ready).toMatchObject({
+      status: 'ready',
+      aiOverview: { shown: true, references: [], references_loaded: false },
+    });
+  });
+
+  it('records a SERP without an ai_overview item as showing none', async () => {
+    replay.answer(get(FIRST), { fixture: 'serp_task_get.ok' });
+    const ready = await adapter().collect(FIRST, 20, new Meter());
+    expect(ready).toMatchObject({
+      status: 'ready',
+      aiOverview: { shown: false, references: [], references_loaded: true },
+    });
+  });
+});

@@ -130,9 +130,27 @@ describe('one keyword, one day, several sites', () => {
       ),
       SharedRankSerp,
     );
-    expect(shared?.value).toEqual({ items: expect.any(Array) });
+    expect(shared?.value).toEqual({ items: expect.any(Array), ai_overview: expect.any(Object) });
     const sharedDomains = JSON.stringify(shared?.value);
     for (const site of sites) expect(sharedDomains).not.toContain(site.domain);
+
+    // Each site's row of the day records the one shared SERP's AI Overview as the site sees it.
+    const serpQueue = new SandboxSerpQueue();
+    for (const keyword of given(sites[0], 'the sites[0]').keywords) {
+      const serp = await t.store.shared.get(
+        rankSerpDatum({ locale: 'US/en', keyword, device: 'desktop' }, 20, day),
+        SharedRankSerp,
+      );
+      const overview = serp && 'items' in serp.value ? serp.value.ai_overview : undefined;
+      for (const site of sites)
+        expect((await rowOf(site, keyword, day))?.ai_overview).toEqual(
+          serpQueue.citeTracked(given(overview, 'the overview'), keyword, 'US/en', {
+            siteDomain: site.domain,
+            competitors: [],
+            day,
+          }),
+        );
+    }
 
     // Each site has a line per check; the posts' lines are paid once in all, every other line is cached at $0.
     const ledgers = await Promise.all(sites.map((site) => ledgerOf(site.siteId)));

@@ -13,7 +13,11 @@ it("answers a task with the public SERP (no site in it, nothing of a site's in i
   expect(posted).toMatchObject({ tag: 't', id: expect.stringMatching(/^sandbox-/) });
   const answer = await queue.collect(posted && 'id' in posted ? posted.id : '', 20);
   const live = await new SandboxKeywordData().serpOrganic('trail shoes', 'US/en', 20, new Meter());
-  expect(answer).toEqual({ status: 'ready', items: live });
+  expect(answer).toEqual({
+    status: 'ready',
+    items: live,
+    aiOverview: expect.objectContaining({ shown: expect.any(Boolean) }),
+  });
 });
 
 it('places a site in a SERP on its check day as the dated checks move it, and as a live pull without a day', async () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { Slug, withoutControlCharacters } from './common';
+import { AiOverview } from './ai-overviews';
 
 /* The research data of spec §2.7 (docs/api.md#tables): locales, keywords and the cm_* tables the db tools expose. */
 
@@ -240,5 +241,7 @@ export const SerpRow = z.object({
   fetched_at: z.string(),
   data_source: z.string(),
   items: z.array(SerpItem),
+  /** A rank check's AI Overview, when the row is one (a live pull records none). */
+  ai_overview: z.optional(AiOverview),
 });
 export type SerpRow = z.infer<typeof SerpRow>;

@@ -211,6 +211,7 @@ export {
   ResearchMessage,
   ResearchSource,
 } from './research';
+export { AiOverview, AiOverviewHistory, AiOverviewReference } from './ai-overviews';
 export {
   CADENCES,
   DEFAULT_DEVICE,

@@ -157,6 +157,9 @@ export const SERVICE_LIMITS = {
   historyKeywordsMax: 100,
   /** Dated rank rows are kept this long, as ledger lines are; then TTL deletes them. */
   rankRowsKeptDays: 400,
+  /** A rank check's AI Overview: the references kept (in the order Google lists them), and the longest URL kept of one. */
+  aiOverviewReferencesMax: 20,
+  aiOverviewUrlMax: 1024,
 } as const;
 
 /** Every limit, the spec's and the service's. */

@@ -4,6 +4,7 @@ import { named } from './common';
 import { LIMITS } from './limits';
 import { BudgetTicket } from './budget';
 import { EstimateFields } from './estimate';
+import { AiOverview, AiOverviewHistory } from './ai-overviews';
 
 /*
  * Rank tracking (docs/api.md#track_rankings): what track_rankings takes and answers, the history
@@ -165,6 +166,7 @@ export const RankHistory = z.object({
     }),
   ),
   over_cap: z.array(z.string()),
+  ai_overviews: AiOverviewHistory,
 });
 
 /**
@@ -208,7 +210,11 @@ export type RankCollectMessage = z.output<typeof RankCollectMessage>;
  * A rank check's SERP in the shared cache of public data, one per keyword, locale, device, depth and
  * day: the provider's public answer (no site placed in it), or why it has none (its task failed for good).
  */
-export const SharedRankSerp = z.union([z.object({ items: z.array(SerpItem) }), z.object({ error: z.string() })]);
+export const SharedRankSerp = z.union([
+  // ai_overview: absent from a SERP collected before AI Overviews were recorded.
+  z.object({ items: z.array(SerpItem), ai_overview: z.optional(AiOverview) }),
+  z.object({ error: z.string() }),
+]);
 export type SharedRankSerp = z.infer<typeof SharedRankSerp>;
 
 /** A domain's best result in a checked SERP. */
@@ -230,5 +236,7 @@ export const RankRow = z.object({
   depth: z.int(),
   domains: z.array(RankedDomain),
   site_results: z.array(z.object({ position: z.int(), url: z.string() })),
+  /** The SERP's AI Overview; absent where the check did not record one (before they were, or from a live pull). */
+  ai_overview: z.optional(AiOverview),
 });
 export type RankRow = z.infer<typeof RankRow>;

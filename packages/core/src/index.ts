@@ -39,6 +39,7 @@ export type { LiveState } from './notify';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
 export { displayDomain, normalizeDomain } from './domains';
 export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
+export { aiShareOfVoice, citationShare } from './ai-overviews';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
 export { ctrCurveOf, PUBLISHED_CTR_CURVE, visibilityOn } from './visibility';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */

@@ -1,5 +1,6 @@
-import { LIMITS, type Intent, type SerpItem, type SerpRow } from '@cm/contract';
+import { LIMITS, type AiOverview, type Intent, type SerpItem, type SerpRow } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
+import { aiShareOfVoice, citationsKnown } from './ai-overviews';
 import { hasVolume, keywordScore } from './keywords';
 import { ctrOn, PUBLISHED_CTR_CURVE, visibilityOn, type CtrCurve } from './visibility';
 
@@ -82,6 +83,17 @@ export function serpSummary(row: SerpRow, siteDomain: string | null, competitors
       return position === null ? [] : [{ domain, position }];
     }),
     top_domains: top,
+    ...(row.ai_overview ? { ai_overview: overviewSummary(row.ai_overview, siteDomain, competitors) } : {}),
+  };
+}
+
+/** A SERP's AI Overview as its summary shows it: shown, the URL it cites of the site, the competitors it cites. */
+function overviewSummary(overview: AiOverview, siteDomain: string | null, competitors: readonly string[]) {
+  const citing = (domain: string) => overview.references.find((r) => belongsTo(r.domain, domain));
+  return {
+    shown: overview.shown,
+    site_url: (siteDomain ? citing(siteDomain)?.url : undefined) ?? null,
+    competitors_cited: competitors.filter((c) => citing(c) !== undefined),
   };
 }
 
@@ -95,8 +107,11 @@ export type Verdict = 'leads' | 'contends' | 'trails';
 export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
   const measured = input.keywords.flatMap((k) => {
     const serp = input.serpOf(k);
-    return serp && hasVolume(k) ? [{ volume: k.volume, items: serp.items }] : [];
+    return serp && hasVolume(k) ? [{ volume: k.volume, items: serp.items, overview: serp.ai_overview }] : [];
   });
+  const withOverviews = measured.flatMap(({ volume, overview }) =>
+    citationsKnown(overview) ? [{ volume, overview }] : [],
+  );
   const totalVolume = measured.reduce((sum, k) => sum + k.volume, 0);
   const curve = input.ctrCurve ?? PUBLISHED_CTR_CURVE;
   // A domain's share counts its subdomains too (blog.example.com ranks for example.com).
@@ -115,6 +130,7 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
       sov: totalVolume ? round(weighted / totalVolume, 4) : 0,
       ...visibilityOn(curve, positions),
       keywords_ranked: ranked,
+      ...aiShareOfVoice(withOverviews, domain),
     };
   };
 

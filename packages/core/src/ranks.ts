@@ -1,4 +1,5 @@
 import type { Device, FailedCheck, PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
+import { aiOverviewHistory } from './ai-overviews';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
 import { positionOf, SOV_TOP_DOMAINS } from './landscape';
@@ -327,5 +328,6 @@ export function rankHistory(input: HistoryInput) {
     domains_down: byChange(domainMoves, -1),
     pages: siteDomain ? pagePositionsOf(input, grid, siteDomain) : [],
     over_cap: [...input.overCap],
+    ai_overviews: aiOverviewHistory({ ...input, grid, others: SOV_TOP_DOMAINS }),
   };
 }

@@ -1,4 +1,5 @@
 import type {
+  AiOverview,
   BacklinkDetail,
   BacklinkNumbers,
   BacklinkProfile,
@@ -40,9 +41,11 @@ export interface SerpTask {
 /** A task posted (its id, to collect it by), or refused (nothing to collect; `retryable`: posting it later may work). */
 export type PostedSerpTask = { tag: string; id: string } | { tag: string; error: string; retryable: boolean };
 
-/** A posted task collected: its results, not ready yet, or failed for good (no SERP that day). */
+/** A posted task collected: its results and AI Overview, not ready yet, or failed for good (no SERP that day). */
 export type CollectedSerpTask =
-  { status: 'ready'; items: SerpItem[] } | { status: 'pending'; reason: string } | { status: 'failed'; error: string };
+  | { status: 'ready'; items: SerpItem[]; aiOverview: AiOverview }
+  | { status: 'pending'; reason: string }
+  | { status: 'failed'; error: string };
 
 /** Keyword metrics, keyword ideas and organic SERPs: the paid keyword data of spec §4.3. */
 export interface KeywordDataProvider {
@@ -84,6 +87,8 @@ export interface SerpTaskQueue {
    * competitors in it. Free.
    */
   placeTracked(items: readonly SerpItem[], keyword: string, locale: string, context: SerpContext): SerpItem[];
+  /** A collected SERP's AI Overview as a site sees it, as placeTracked places its results: the sandbox cites the site and its competitors now and then. Free. */
+  citeTracked(overview: AiOverview, keyword: string, locale: string, context: SerpContext): AiOverview;
 }
 
 export interface ResearchRequest {

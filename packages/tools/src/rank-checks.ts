@@ -469,9 +469,9 @@ async function postChecks(
   }
 }
 
-/** A check's row from a SERP pulled that day already (list, a refresh): of the depth it was pulled at. */
+/** A check's row from a SERP pulled that day already (list, a refresh; its AI Overview when a check stored it): of the depth it was pulled at. */
 function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
-  return rankRowOf({
+  const row = rankRowOf({
     keyword: serp.keyword,
     locale: serp.locale,
     device: 'desktop',
@@ -482,4 +482,5 @@ function rankRowOfSerp(serp: SerpRow, day: string, siteDomain: string | null) {
     items: serp.items,
     siteDomain,
   });
+  return serp.ai_overview ? { ...row, ai_overview: serp.ai_overview } : row;
 }

@@ -68,7 +68,10 @@ export async function collectRankChecks(deps: RankCollectDeps, message: RankColl
           {
             check: task,
             serp: {
-              value: answer.status === 'ready' ? { items: answer.items } : { error: answer.error },
+              value:
+                answer.status === 'ready'
+                  ? { items: answer.items, ai_overview: answer.aiOverview }
+                  : { error: answer.error },
               fetched_at: fetchedAt,
               data_source: serpQueue.name,
             } satisfies Shared<SharedRankSerp>,

@@ -70,27 +70,26 @@ export async function storeAnswers(
 ): Promise<{ stored: number; failed: Array<{ keyword: string; error: string }> }> {
   const { store, serpQueue, meter, now } = deps;
   const { site_id: siteId, day, depth, site_domain: siteDomain } = view;
-  const ready = answers.flatMap(({ check, serp }) =>
-    'items' in serp.value
-      ? [
-          {
-            check,
-            serp,
-            items: serpQueue.placeTracked(serp.value.items, check.keyword, check.locale, {
-              siteDomain,
-              competitors: view.competitors,
-              day,
-              pages: view.pages,
-              device: check.device,
-            }),
-          },
-        ]
-      : [],
-  );
+  const ready = answers.flatMap(({ check, serp }) => {
+    if (!('items' in serp.value)) return [];
+    const context = { siteDomain, competitors: view.competitors, day, pages: view.pages, device: check.device };
+    const overview = serp.value.ai_overview;
+    return [
+      {
+        check,
+        serp,
+        items: serpQueue.placeTracked(serp.value.items, check.keyword, check.locale, context),
+        // The site's view of the SERP's AI Overview, beside its results (absent from a SERP collected before they were recorded).
+        aiOverview: overview
+          ? { ai_overview: serpQueue.citeTracked(overview, check.keyword, check.locale, context) }
+          : {},
+      },
+    ];
+  });
   await store.ranks.put(
     siteId,
-    ready.map(({ check, serp, items }) =>
-      rankRowOf({
+    ready.map(({ check, serp, items, aiOverview }) => ({
+      ...rankRowOf({
         keyword: check.keyword,
         locale: check.locale,
         device: check.device,
@@ -101,7 +100,8 @@ export async function storeAnswers(
         items,
         siteDomain,
       }),
-    ),
+      ...aiOverview,
+    })),
   );
   // Today's check is the keyword's latest SERP: list then skips it, and the landscape shows it; a live pull
   // is a desktop SERP, so a mobile check is not one.
@@ -110,12 +110,13 @@ export async function storeAnswers(
       siteId,
       ready
         .filter(({ check }) => check.device === 'desktop')
-        .map(({ check, serp, items }) => ({
+        .map(({ check, serp, items, aiOverview }) => ({
           keyword: check.keyword,
           locale: check.locale,
           fetched_at: serp.fetched_at,
           data_source: serp.data_source,
           items,
+          ...aiOverview,
         })),
     );
   const failed = answers.flatMap(({ check, serp }) =>

@@ -73,6 +73,20 @@ export const SerpSummary = named(
     top_domains: z
       .array(z.string())
       .check(z.meta({ description: `Domains of the top ${LIMITS.serpTopDomains}, best first` })),
+    ai_overview: z.optional(
+      z
+        .object({
+          shown: z.boolean(),
+          site_url: z.nullable(z.string()),
+          competitors_cited: z.array(z.string()),
+        })
+        .check(
+          z.meta({
+            description:
+              "The SERP's AI Overview, when a rank check recorded it: the site's cited URL, the competitors it cites",
+          }),
+        ),
+    ),
   }),
   { id: 'SerpSummary' },
 );
@@ -105,6 +119,10 @@ export const SovDomain = z.object({
   sov: z.number().check(z.meta({ description: 'Share of voice 0–1' })),
   ...Visibility,
   keywords_ranked: z.int(),
+  ai_sov: z
+    .nullable(z.number())
+    .check(z.meta({ description: 'AI Overview share of voice 0–1; null: no SERP recorded its AI Overview' })),
+  ai_cited: z.int().check(z.meta({ description: 'Keywords whose AI Overview cites it' })),
   is_site: z.boolean(),
   is_competitor: z.boolean(),
   color: z.optional(z.string()).check(z.meta({ description: "A tracked competitor's stored chart color" })),

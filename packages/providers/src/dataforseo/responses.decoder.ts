@@ -121,3 +121,18 @@ export const IntersectionResult = items(
     ),
   }),
 );
+
+/** A page an AI Overview cites: without a URL nothing of it is kept. */
+const AiOverviewReference = z.looseObject({ domain: z.nullish(z.string()), url: z.nullish(z.string()) });
+const References = z.nullish(z.array(AiOverviewReference));
+
+/**
+ * An advanced SERP's `ai_overview` item: its references, at its own level and in each of its elements,
+ * and whether Google loaded it after the page (`asynchronous_ai_overview`).
+ */
+export const AiOverviewItem = z.looseObject({
+  type: z.literal('ai_overview'),
+  asynchronous_ai_overview: z.nullish(z.boolean()),
+  references: References,
+  items: z.nullish(z.array(z.looseObject({ references: References }))),
+});

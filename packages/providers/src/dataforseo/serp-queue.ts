@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { ProviderError, UnknownOutcome } from '../errors';
 import type { Meter } from '../meter';
 import { dataForSeoPrice, dataForSeoTaskItems } from '../prices';
-import type { SerpItem } from '@cm/contract';
+import type { AiOverview, SerpItem } from '@cm/contract';
+import { aiOverviewOf } from './ai-overview';
 import type { CollectedSerpTask, PostedSerpTask, SerpTask, SerpTaskQueue } from '../types';
 import { classify, classifyHttp, DATAFORSEO, DataForSeoClient, STATUS, type DataForSeoOptions } from './client';
 import { locationOf } from './locations';
@@ -97,7 +98,11 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
     });
   }
 
-  /** A posted task's advanced results (free, once): organic results only, as the live SERP reads them. */
+  /**
+   * A posted task's advanced results (free, once; the task was paid at its post, and reading it as
+   * advanced rather than regular costs nothing more): organic results, as the live SERP reads them,
+   * and the AI Overview (an advanced item: regular results have none).
+   */
   async collect(id: string, depth: number, meter: Meter): Promise<CollectedSerpTask> {
     const answer = await this.client.send(`${TASK_GET}/${encodeURIComponent(id)}`, meter, { method: 'GET' });
     if (!('body' in answer)) return { status: 'pending', reason: answer.message };
@@ -114,7 +119,7 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
     if (outcome === 'ok' || outcome === 'empty') {
       const result = z.safeParse(z.array(SerpResult), task?.result ?? []);
       return result.success
-        ? { status: 'ready', items: organicItems(result.data, depth) }
+        ? { status: 'ready', items: organicItems(result.data, depth), aiOverview: aiOverviewOf(result.data) }
         : { status: 'failed', error: 'unreadable result' };
     }
     return { status: 'failed', error: message };
@@ -123,5 +128,10 @@ export class DataForSeoSerpQueue implements SerpTaskQueue {
   /** A real SERP names every domain that ranks: each site sees it as it is. */
   placeTracked(items: readonly SerpItem[]): SerpItem[] {
     return [...items];
+  }
+
+  /** ... and its AI Overview cites whom it cites. */
+  citeTracked(overview: AiOverview): AiOverview {
+    return overview;
   }
 }

@@ -1,4 +1,5 @@
-import type { SerpItem } from '@cm/contract';
+import type { AiOverview, SerpItem } from '@cm/contract';
+import { citeSandboxTracked, sandboxAiOverview } from './ai-overview';
 import { rankCheckPrice } from '../prices';
 import type { Meter } from '../meter';
 import type { CollectedSerpTask, PostedSerpTask, SerpContext, SerpTask, SerpTaskQueue } from '../types';
@@ -38,10 +39,8 @@ export class SandboxSerpQueue implements SerpTaskQueue {
   collect(id: string, depth: number): Promise<CollectedSerpTask> {
     const task = sandboxTaskOf(id);
     if (!task) return Promise.resolve({ status: 'failed', error: `no sandbox task ${id.slice(0, 40)}` });
-    return Promise.resolve({
-      status: 'ready',
-      items: sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), { ...NO_SITE, device: task.device }),
-    });
+    const items = sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), { ...NO_SITE, device: task.device });
+    return Promise.resolve({ status: 'ready', items, aiOverview: sandboxAiOverview(task.keyword, task.locale, items) });
   }
 
   /** The site, its pages and its competitors placed on the check's day, their positions moving from day to day. */
@@ -54,5 +53,10 @@ export class SandboxSerpQueue implements SerpTaskQueue {
       context,
       day === undefined ? LIVE : datedPlacement(day, siteDomain, pages, device),
     );
+  }
+
+  /** ... and its AI Overview citing the site and its competitors on some of those days. */
+  citeTracked(overview: AiOverview, keyword: string, locale: string, context: SerpContext): AiOverview {
+    return citeSandboxTracked(overview, keyword, locale, context);
   }
 }
