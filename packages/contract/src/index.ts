@@ -271,3 +271,4 @@ export {
   rateLimitedBody,
   type RateRule,
 } from './resilience';
+export { PageRedirects, RedirectParams, RenameInput } from './redirects';
