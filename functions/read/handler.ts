@@ -1,6 +1,6 @@
 import { PageIdParams, PageListQuery } from '@cm/contract';
-import { listPages, pageRedirects, readPage } from '@cm/publishing';
-import { api, getStore, json } from '@cm/runtime';
+import { listPages, readPage } from '@cm/publishing';
+import { api, getStore, json, slugReadRoutes } from '@cm/runtime';
 
 export const handler = api('read', {
   'GET /articles': async (request) =>
@@ -14,24 +14,5 @@ export const handler = api('read', {
     json(200, await readPage(getStore(), request.siteId, 'article', request.params(PageIdParams).id)),
   'GET /questions/{id}': async (request) =>
     json(200, await readPage(getStore(), request.siteId, 'question', request.params(PageIdParams).id)),
-  'GET /articles/{id}/redirects': async (request) =>
-    json(
-      200,
-      await pageRedirects(
-        getStore(),
-        request.siteId,
-        { type: 'article', id: request.params(PageIdParams).id },
-        request.siteRoot(),
-      ),
-    ),
-  'GET /questions/{id}/redirects': async (request) =>
-    json(
-      200,
-      await pageRedirects(
-        getStore(),
-        request.siteId,
-        { type: 'question', id: request.params(PageIdParams).id },
-        request.siteRoot(),
-      ),
-    ),
+  ...slugReadRoutes,
 });

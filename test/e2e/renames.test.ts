@@ -164,10 +164,17 @@ describe('renaming a page', () => {
     const slash = await visit(`/sites/${site.siteId}/articles/here/`);
     expect([slash.status, slash.location]).toEqual([301, 'https://rename.example.com/articles/here']);
     const plain = await siteClient(t, 'Plain site');
-    await plain.call('POST', '/questions', question('asked'));
+    await plain.call('POST', '/questions', question('asked', { topics: ['Sizing'] }));
     const plainSlash = await visit(`/sites/${plain.siteId}/questions/asked/`);
     expect([plainSlash.status, plainSlash.location]).toEqual([301, `${t.url}/sites/${plain.siteId}/questions/asked`]);
     expect((await visit(`/sites/${plain.siteId}/questions/missing/`)).status).toBe(404);
+    // Listings too, but the home, whose URL is the one with the slash.
+    for (const path of ['/questions', '/topics/sizing']) {
+      const moved = await visit(`/sites/${plain.siteId}${path}/`);
+      expect([path, moved.status, moved.location]).toEqual([path, 301, `${t.url}/sites/${plain.siteId}${path}`]);
+    }
+    expect((await visit(`/sites/${plain.siteId}/topics/none/`)).status).toBe(404);
+    expect((await visit(`/sites/${plain.siteId}/`)).status).toBe(200);
 
     await rename(site, 'article', id, 'there');
     for (const path of ['/articles/here', '/articles/here/', '/articles/there/']) {

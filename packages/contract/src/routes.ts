@@ -59,6 +59,7 @@ const LISTING_REPLIES: Record<number, Reply> = {
   200: html(
     'The listing page: live pages as cards, newest first, with a link to the older ones; ETag and Cache-Control',
   ),
+  301: html('The path with a slash at the end (not the home): Location is the listing without it'),
   304: { description: 'Not modified: If-None-Match names the current ETag' },
   404: html('No such site, section with live pages, or cursor'),
 };

@@ -50,5 +50,8 @@ export async function requestedPage(
   }
   const query = ListingQuery.safeParse(request.query);
   const view = listingViewOf(route, request.path);
-  return view && query.success ? listingPage(store, pagesBaseUrl, ref, view, query.data.before) : notFound();
+  // The home's own URL is the one that ends with a slash.
+  return view && query.success
+    ? listingPage(store, pagesBaseUrl, ref, view, query.data.before, route !== 'home' && request.trailingSlash)
+    : notFound();
 }

@@ -30,7 +30,6 @@ export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex, PutPage, PutResult } from './page-types';
-export type { SlugSlot } from './redirects';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
