@@ -108,8 +108,12 @@ describe('renaming a page', () => {
 
     const taken = await rename(site, 'article', id, 'other-now');
     expect([taken.status, taken.body.code, taken.body.page_id]).toEqual([409, 'already_exists', other]);
+    expect(taken.body.message).toBe(`The slug "other-now" is the article ${other}'s`);
+    const plainTaken = await rename(site, 'article', other, 'mine');
+    expect([plainTaken.status, plainTaken.body.page_id]).toEqual([409, id]);
     const reserved = await rename(site, 'article', id, 'other');
     expect([reserved.status, reserved.body.page_id]).toEqual([409, other]);
+    expect(reserved.body.message).toContain('redirects to the article');
     expect((await rename(site, 'article', id, 'Not A Slug')).body.code).toBe('validation_failed');
     expect((await site.call('POST', `/articles/${id}/rename`, {})).status).toBe(400);
     expect((await rename(site, 'article', 'art_aaaaaaaaaaaaaaaa', 'x')).status).toBe(404);

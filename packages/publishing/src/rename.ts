@@ -61,18 +61,22 @@ export async function renamePage(
       `This ${type} already has ${LIMITS.redirectsPerPage} old slugs that redirect to it; remove one (DELETE /${type}s/${id}/redirects/{slug}) before renaming it again`,
       { limit: LIMITS.redirectsPerPage },
     );
-  if (!(await store.redirects.claim(siteId, type, to, id))) {
-    const slot = await store.redirects.slot(siteId, type, to);
-    if (slot.holder === 'page' && slot.slug === to)
-      throw new ApiError('already_exists', `The slug ${JSON.stringify(to)} is the ${type} ${slot.id}'s`, {
-        slug: to,
-        page_id: slot.id,
-      });
-    throw slot.holder === 'page' ? slugReserved(type, to, slot.id) : slugRaced(to);
-  }
+  if (!(await store.redirects.claim(siteId, type, to, id))) throw await slugTaken(store, siteId, type, to);
   const now = (options.now ?? new Date()).toISOString();
   if (!(await store.redirects.moveSlug(siteId, page, { from: current.slug, to, now }))) throw slugRaced(to);
   return reply(type, id, { slug: to, redirects }, options.siteRoot);
+}
+
+/** Why another page holds `slug`: it is that page's slug now, or one that redirects to it. */
+async function slugTaken(store: Store, siteId: number, type: PageType, slug: string): Promise<ApiError> {
+  const slot = await store.redirects.slot(siteId, type, slug);
+  if (slot.holder !== 'page') return slugRaced(slug);
+  const current = slot.slug ?? (await store.redirects.redirectsOf(siteId, type, slot.id))?.slug;
+  if (current !== slug) return slugReserved(type, slug, slot.id);
+  return new ApiError('already_exists', `The slug ${JSON.stringify(slug)} is the ${type} ${slot.id}'s`, {
+    slug,
+    page_id: slot.id,
+  });
 }
 
 /**
