@@ -22,13 +22,11 @@ export const PageRedirects = named(
     type: z.enum(['article', 'question']),
     slug: z.string().check(z.meta({ description: "The page's current slug." })),
     url: z.string().check(z.meta({ description: 'The visitor page.' })),
-    redirects: z
-      .array(Redirect)
-      .check(
-        z.meta({
-          description: 'Its old slugs, each reserved and answering 301 to the page until its redirect is removed.',
-        }),
-      ),
+    redirects: z.array(Redirect).check(
+      z.meta({
+        description: 'Its old slugs, each reserved and answering 301 to the page until its redirect is removed.',
+      }),
+    ),
   }),
   { id: 'PageRedirects' },
 );
