@@ -1,7 +1,7 @@
 import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
 import { checkBodySiteId } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
-import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
+import { api, enqueue, getStore, json, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
 
 /** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
 async function publish(request: ApiRequest, parse: () => PublishInput) {
@@ -16,4 +16,5 @@ async function publish(request: ApiRequest, parse: () => PublishInput) {
 export const handler = api('publish', {
   'POST /articles': (request) => publish(request, () => ({ type: 'article', value: request.body(ArticleInput) })),
   'POST /questions': (request) => publish(request, () => ({ type: 'question', value: request.body(QuestionInput) })),
+  ...slugWriteRoutes,
 });

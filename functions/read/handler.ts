@@ -1,6 +1,6 @@
 import { PageIdParams, PageListQuery } from '@cm/contract';
 import { listPages, readPage } from '@cm/publishing';
-import { api, getStore, json } from '@cm/runtime';
+import { api, getStore, json, slugReadRoutes } from '@cm/runtime';
 
 export const handler = api('read', {
   'GET /articles': async (request) =>
@@ -14,4 +14,5 @@ export const handler = api('read', {
     json(200, await readPage(getStore(), request.siteId, 'article', request.params(PageIdParams).id)),
   'GET /questions/{id}': async (request) =>
     json(200, await readPage(getStore(), request.siteId, 'question', request.params(PageIdParams).id)),
+  ...slugReadRoutes,
 });

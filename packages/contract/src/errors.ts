@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   gone: 410,
   competitor_limit_reached: 409,
   already_exists: 409,
+  redirect_limit_reached: 409,
   payload_too_large: 413,
   budget_exceeded: 402,
   approval_required: 428,

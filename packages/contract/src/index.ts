@@ -275,3 +275,4 @@ export {
   rateLimitedBody,
   type RateRule,
 } from './resilience';
+export { PageRedirects, RedirectParams, RenameInput } from './redirects';

@@ -112,6 +112,11 @@ export const SERVICE_LIMITS = {
    * DynamoDB's 1024 bytes.
    */
   sectionNameMax: 200,
+  /**
+   * Old slugs that redirect to one page (docs/api/publishing.md#renaming-a-page): a rename past them is
+   * 409 redirect_limit_reached until one is removed, so the page item's list of them stays small.
+   */
+  redirectsPerPage: 100,
   /** Cards on one page of a site's home, category, topic or question index. */
   listingPageSize: 20,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */

@@ -121,6 +121,9 @@ const SITE_ROUTES: readonly RouteFacts[] = [
   })),
 ];
 
+/** Where each page type's API routes are. */
+const PAGE_TYPE_PATHS = ['/articles', '/questions'] as const;
+
 /**
  * Every HTTP route and the Lambda function that serves it. The CDK stack, the local server and the
  * OpenAPI document (through ROUTES) are all built from this table, so they cannot drift apart.
@@ -136,6 +139,11 @@ export const ROUTE_TABLE: readonly RouteFacts[] = [
   { fn: 'read', method: 'GET', path: '/articles/{id}', auth: true },
   { fn: 'read', method: 'GET', path: '/questions', auth: true },
   { fn: 'read', method: 'GET', path: '/questions/{id}', auth: true },
+  ...PAGE_TYPE_PATHS.flatMap((pages): RouteFacts[] => [
+    { fn: 'publish', method: 'POST', path: `${pages}/{id}/rename`, auth: true },
+    { fn: 'read', method: 'GET', path: `${pages}/{id}/redirects`, auth: true },
+    { fn: 'publish', method: 'DELETE', path: `${pages}/{id}/redirects/{slug}`, auth: true },
+  ]),
   { fn: 'question-parts', method: 'PUT', path: '/questions/{id}/summary', auth: true },
   { fn: 'question-parts', method: 'POST', path: '/questions/{id}/answers', auth: true },
   { fn: 'notify', method: 'POST', path: '/api/content/notify', auth: true },

@@ -22,6 +22,7 @@ import {
   QuestionRecord,
   SummaryInput,
 } from './pages';
+import { PageRedirects, RenameInput } from './redirects';
 
 export interface Reply {
   description: string;
@@ -47,6 +48,9 @@ const VISITOR_REPLIES: Record<number, Reply> = {
     description:
       'Not modified: If-None-Match names the current ETag or, without it, If-Modified-Since is not before Last-Modified',
   },
+  301: html(
+    'An old slug of a renamed page, or the path with a slash at the end: Location is where the page is now (docs/api/publishing.md#renaming-a-page)',
+  ),
   404: html('Draft, unpublished or unknown'),
   410: html('Deleted'),
 };
@@ -55,6 +59,7 @@ const LISTING_REPLIES: Record<number, Reply> = {
   200: html(
     'The listing page: live pages as cards, newest first, with a link to the older ones; ETag and Cache-Control',
   ),
+  301: html('The path with a slash at the end (not the home): Location is the listing without it'),
   304: { description: 'Not modified: If-None-Match names the current ETag' },
   404: html('No such site, section with live pages, or cursor'),
 };
@@ -143,6 +148,26 @@ const PUBLISH_REPLIES = {
   201: { description: 'Created a page', schema: PublishResult },
 } as const satisfies Record<number, Reply>;
 
+const PAGE_REDIRECTS_REPLY = {
+  description: "The page's slug and the old slugs that redirect to it",
+  schema: PageRedirects,
+};
+
+/** Renaming a page of a type, and its old slugs' redirects (docs/api/publishing.md#renaming-a-page). */
+const renameDocs = (type: 'article' | 'question') => ({
+  summary: `Rename a ${type}: it keeps its id; its old URL answers 301 to the new one and the old slug stays reserved until its redirect is removed. 409 already_exists when another page holds or reserves the slug`,
+  body: RenameInput,
+  replies: { 200: PAGE_REDIRECTS_REPLY },
+});
+const redirectsDocs = (type: 'article' | 'question') => ({
+  summary: `The ${type}'s slug and the old slugs that redirect to it`,
+  replies: { 200: PAGE_REDIRECTS_REPLY },
+});
+const unredirectDocs = (type: 'article' | 'question') => ({
+  summary: `Remove the redirect of an old slug of the ${type}: its old URL answers 404 and the slug is free again`,
+  replies: { 200: PAGE_REDIRECTS_REPLY },
+});
+
 /**
  * Each route's documentation, by route key; the tools' routes are documented from the tool registry.
  * Each keeps its own schemas' types (RouteDeclarations), so a typed client reads its body and replies here.
@@ -206,6 +231,12 @@ const DOCS = {
     summary: 'Read a question',
     replies: { 200: { description: 'The question', schema: QuestionRecord } },
   },
+  'POST /articles/{id}/rename': renameDocs('article'),
+  'POST /questions/{id}/rename': renameDocs('question'),
+  'GET /articles/{id}/redirects': redirectsDocs('article'),
+  'GET /questions/{id}/redirects': redirectsDocs('question'),
+  'DELETE /articles/{id}/redirects/{slug}': unredirectDocs('article'),
+  'DELETE /questions/{id}/redirects/{slug}': unredirectDocs('question'),
   'PUT /questions/{id}/summary': {
     summary: 'Set the site-owned summary of a question (publishes never touch it)',
     body: SummaryInput,

@@ -2,6 +2,7 @@ import { SERVICE_LIMITS, type ListedPage, type Section } from '@cm/contract';
 import { homeUrl, questionsUrl, renderListing, sectionUrl } from '@cm/core';
 import type { Store } from '@cm/store';
 import { InvalidCursor } from '@cm/store/errors';
+import { movedPage } from './moved';
 import { servedSite, type SiteRef } from './served-sites';
 import { unavailablePage, type VisitorPage } from './visitor';
 
@@ -32,6 +33,8 @@ export async function listingPage(
   ref: SiteRef,
   view: ListingView,
   cursor: string | undefined,
+  /** The path had a slash at the end: the listing answers a redirect to itself. */
+  trailingSlash = false,
 ): Promise<VisitorPage> {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return unavailablePage(404, null);
@@ -58,6 +61,7 @@ export async function listingPage(
   if (section && read.name === null && cursor === undefined) return unavailablePage(404, served);
   const first = section ? sectionUrl(root, section) : view.kind === 'home' ? homeUrl(root) : questionsUrl(root);
   const url = cursor === undefined ? first : (withCursor(first, cursor) ?? first);
+  if (trailingSlash) return movedPage(url);
   const html = renderListing(
     {
       kind: view.kind,

@@ -9,20 +9,12 @@ import {
 } from '@cm/contract';
 import { pageId, pageRecord, pageTypeOfId, pageUrl, suppressedLinks } from '@cm/core';
 import type { Store } from '@cm/store';
+import { pageOfSlug } from './slugs';
 
-/**
- * A page of the site by its id, every stored field with defaults applied; `404` when there is none of
- * that type, named as the caller asked for it (`asked`: by slug, the id derived from it means nothing to them).
- */
-export async function readPage(
-  store: Store,
-  siteId: number,
-  type: PageType,
-  id: string,
-  asked = `id ${id}`,
-): Promise<PageRecord> {
+/** A page of the site by its id, every stored field with defaults applied; `404` when there is none of that type. */
+export async function readPage(store: Store, siteId: number, type: PageType, id: string): Promise<PageRecord> {
   const page = pageTypeOfId(id) === type ? await store.pages.get(siteId, type, id) : null;
-  if (!page) throw notFound(`No ${type} with ${asked}`);
+  if (!page) throw notFound(`No ${type} with id ${id}`);
   return pageRecord(page);
 }
 
@@ -37,8 +29,19 @@ export async function listPages(
   query: PageListQuery,
   siteRoot: string,
 ): Promise<PageRecord | PageList> {
-  if (query.slug !== undefined)
-    return readPage(store, siteId, type, pageId(siteId, type, query.slug), `slug ${JSON.stringify(query.slug)}`);
+  if (query.slug !== undefined) {
+    const slug = query.slug;
+    // The page whose slug it is now: an old slug of a renamed page names it no more.
+    const found = await pageOfSlug(
+      store,
+      siteId,
+      type,
+      slug,
+      await store.pages.get(siteId, type, pageId(siteId, type, slug)),
+    );
+    if (!found || found.moved) throw notFound(`No ${type} with slug ${JSON.stringify(slug)}`);
+    return pageRecord(found.page);
+  }
   const listing = await store.pageListings.list(siteId, type, query);
   const suppressed =
     query.suppressed_links === 'true'

@@ -23,6 +23,7 @@ import {
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
 import { queueOwedRelink } from './relink';
+import { putBySlug } from './slugs';
 
 export type PublishInput = { type: 'article'; value: ArticleInput } | { type: 'question'; value: QuestionInput };
 
@@ -38,13 +39,14 @@ export async function publishPage(
   options: { siteRoot: string; now?: Date },
 ): Promise<PublishResult> {
   const now = (options.now ?? new Date()).toISOString();
-  const { id, doc, links, warnings } = preparePublish(siteId, input, now);
+  const { id: derived, doc, links, warnings } = preparePublish(siteId, input, now);
   const url = pageUrl(options.siteRoot, input.type, doc.slug);
-  assertReadable({ siteId, type: input.type, id, doc, now }, options.siteRoot, url);
-  const { pages, pageLive } = ctx.store;
-  const page = { id, type: input.type };
+  assertReadable({ siteId, type: input.type, id: derived, doc, now }, options.siteRoot, url);
+  const { pageLive } = ctx.store;
   const card = pageCard(doc);
-  const put = await pages.put({ siteId, ...page, doc, links, card, now });
+  // The slug's page: at the id it derives, unless a rename moved it (slugs.ts).
+  const { id, put } = await putBySlug(ctx.store, { siteId, type: input.type, id: derived, doc, links, card, now });
+  const page = { id, type: input.type };
   const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
   // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.

@@ -11,6 +11,8 @@ export type VisitorRoute = PageType | 'home' | 'questions' | 'category' | 'topic
 export interface ReaderRequest {
   path: unknown;
   query: unknown;
+  /** Its path had a slash at the end (API Gateway routes it as the path without). */
+  trailingSlash?: boolean;
 }
 
 /** The site a reader's path names, by id or by its own domain, or null when it names none. */
@@ -42,9 +44,14 @@ export async function requestedPage(
   if (route === 'no-page' || !ref) return notFound();
   if (route === 'article' || route === 'question') {
     const page = VisitorParams.safeParse(request.path);
-    return page.success ? visitorPage(store, pagesBaseUrl, ref, route, page.data.slug) : notFound();
+    return page.success
+      ? visitorPage(store, pagesBaseUrl, ref, route, page.data.slug, request.trailingSlash)
+      : notFound();
   }
   const query = ListingQuery.safeParse(request.query);
   const view = listingViewOf(route, request.path);
-  return view && query.success ? listingPage(store, pagesBaseUrl, ref, view, query.data.before) : notFound();
+  // The home's own URL is the one that ends with a slash.
+  return view && query.success
+    ? listingPage(store, pagesBaseUrl, ref, view, query.data.before, route !== 'home' && request.trailingSlash)
+    : notFound();
 }

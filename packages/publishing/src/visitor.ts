@@ -12,14 +12,16 @@ import {
 } from '@cm/core';
 import type { LinkTarget, Store, StoredPage } from '@cm/store';
 import { liveLinkTarget, readLinkTargets } from './link-targets';
+import { movedPage, type MovedPage } from './moved';
 import { servedSite, type ServedSite, type SiteRef } from './served-sites';
+import { pageOfSlug } from './slugs';
 
 /**
  * A visitor page: 200 with the rendered page and when what it shows last changed, or 404 (no such page,
  * or a draft) and 410 (deleted) with their own HTML, and the same in the API's error shape for a client
  * that asks for JSON.
  */
-export type VisitorPage = { status: 200; html: string; modifiedAt: Date | null } | UnavailablePage;
+export type VisitorPage = { status: 200; html: string; modifiedAt: Date | null } | MovedPage | UnavailablePage;
 export interface UnavailablePage {
   status: 404 | 410;
   html: string;
@@ -49,6 +51,8 @@ export async function visitorPage(
   ref: SiteRef,
   type: PageType,
   slug: string,
+  /** The path had a slash at the end: the page is not there, it answers a redirect to itself. */
+  trailingSlash = false,
 ): Promise<VisitorPage> {
   const { pages, pageListings, sites } = store;
   const read = (siteId: number) => pages.get(siteId, type, pageId(siteId, type, slug));
@@ -59,10 +63,13 @@ export async function visitorPage(
   ]);
   if (!served) return unavailablePage(404, null);
   const { site, root, shown } = served;
-  const page = 'siteId' in ref ? named : await read(site.site_id);
-  if (!page) return unavailablePage(404, served);
+  const found = await pageOfSlug(store, site.site_id, type, slug, 'siteId' in ref ? named : await read(site.site_id));
+  if (!found) return unavailablePage(404, served);
+  const { page } = found;
   if (page.deleted) return unavailablePage(410, served);
   if (page.status !== 'published') return unavailablePage(404, served);
+  // An old slug, or the page's path with a slash at the end: one hop to where the page is now.
+  if (found.moved || trailingSlash) return movedPage(pageUrl(root, type, page.doc.slug));
 
   const record = readerRecord(page);
   const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];

@@ -1,5 +1,5 @@
 import { requestedPage, type SiteFileRead, type UnavailablePage, type VisitorRoute } from '@cm/publishing';
-import { cacheableFile, cacheableHtml, html } from './http/replies';
+import { cacheableFile, cacheableHtml, html, movedPermanently } from './http/replies';
 import type { ApiEvent, ApiResult, RouteHandler } from './http/request';
 import { getStore } from './services';
 
@@ -16,8 +16,13 @@ function unavailable(event: ApiEvent, page: UnavailablePage): ApiResult {
 export const visitorRoute =
   (route: VisitorRoute): RouteHandler =>
   async ({ event, pagesBaseUrl }) => {
-    const request = { path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {} };
+    const request = {
+      path: event.pathParameters ?? {},
+      query: event.queryStringParameters ?? {},
+      trailingSlash: event.rawPath.length > 1 && event.rawPath.endsWith('/'),
+    };
     const page = await requestedPage(getStore(), pagesBaseUrl, route, request);
+    if (page.status === 301) return movedPermanently(page.location, page.html);
     return page.status === 200 ? cacheableHtml(event, page.html, page.modifiedAt) : unavailable(event, page);
   };
 

@@ -4,6 +4,7 @@ import { PageStore } from './page-documents';
 import { PageListingStore } from './page-listings';
 import { PageLiveStore } from './page-live';
 import { PagePartStore } from './page-parts';
+import { RedirectStore } from './redirects';
 import { SerpStore } from './serps';
 import { UsageStore } from './usage';
 import { QuotaStore } from './quotas';
@@ -28,7 +29,7 @@ export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
+export type { StoredPage, LinkTarget, LinksToIndex, PutPage, PutResult } from './page-types';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
@@ -64,6 +65,8 @@ export interface Store {
   pageLive: PageLiveStore;
   /** What a site adds of its own to its questions: summaries and community answers. */
   pageParts: PagePartStore;
+  /** Who holds each slug a page was renamed from or to, and the redirects of renamed pages. */
+  redirects: RedirectStore;
   links: LinkStore;
   /** A category's articles and a topic's questions, for the site's section pages. */
   sections: SectionStore;
@@ -109,6 +112,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     pageListings: new PageListingStore(db, tableName),
     pageLive: new PageLiveStore(db, tableName),
     pageParts: new PagePartStore(db, tableName),
+    redirects: new RedirectStore(db, tableName),
     links,
     sections: new SectionStore(db, tableName),
     relinks: new RelinkRunStore(db, tableName),

@@ -30,6 +30,7 @@ import {
   pageSk,
   sitePartition,
 } from './keys';
+import { slugCondition } from './redirects';
 import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
 import type { PutPage, PutResult, StoredPage } from './page-types';
 
@@ -70,9 +71,10 @@ export class PageStore {
   /**
    * Upserts a page. When the document fits one item and its links and sections did not change, this is
    * one UpdateItem, which also puts the page in the index of live pages while it is live (or takes it
-   * out). It leaves the site-owned parts (summary, community answers) and `created_at` alone.
+   * out). It leaves the site-owned parts (summary, community answers) and `created_at` alone. Null when
+   * the page does not hold the slug it was sent with (`claim`, redirects.ts): nothing is written then.
    */
-  async put(input: PutPage): Promise<PutResult> {
+  async put(input: PutPage): Promise<PutResult | null> {
     const { siteId, type, id, doc, links, card, now } = input;
     const encoded = encodeJson(doc);
     const version = newVersion();
@@ -106,15 +108,13 @@ export class PageStore {
       card,
       now,
     });
-    const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: pageKey(siteId, type, id),
-        ...update.input(),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const before = decodePutOld(out.Attributes);
+    slugCondition(update, input.claim ?? { slug: doc.slug, atSlot: true });
+    const out = await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update, { returns: 'ALL_OLD' });
+    if (!out.ok) {
+      if (chunks.length > 0) await this.deleteChunks(siteId, type, id, version, chunks.length);
+      return null;
+    }
+    const before = decodePutOld(out.attributes);
     const old = before.page;
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
     const createdAt = old?.created_at ?? now;
@@ -212,7 +212,8 @@ export class PageStore {
         site_id: siteId,
         type,
         id,
-        doc,
+        // A rename writes the item's slug alone: the document keeps the one it was published with.
+        doc: { ...doc, slug: main.slug },
         status: main.status,
         deleted: main.deleted === true,
         created_at: main.created_at,

@@ -18,6 +18,12 @@ export interface PutPage {
   /** What the site's listing pages, sitemaps and feed show of it, and the sections that list it. */
   card: PageCard;
   now: string;
+  /**
+   * The slug the page must hold for this write (redirects.ts): the page has it or is new; at the slug's
+   * own slot (`atSlot`, the id it derives), no other page holds or reserves it either. By default the
+   * document's slug, at its slot.
+   */
+  claim?: { slug: string; atSlot: boolean };
 }
 
 export interface PutResult {

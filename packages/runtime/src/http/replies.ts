@@ -61,6 +61,13 @@ export function cacheableHtml(event: ApiEvent, body: string, modifiedAt: Date | 
   return cacheable(event, body, modifiedAt, (validators) => html(200, body, validators));
 }
 
+/**
+ * A visitor path that moved (an old slug, a slash at the end): 301 to where the page is, kept by caches
+ * as long as a page is, so a redirect removed or a slug taken again shows as soon as a republish would.
+ */
+export const movedPermanently = (location: string, body: string): ApiResult =>
+  html(301, body, { location, 'cache-control': CACHEABLE });
+
 /** The pages' icon, which browsers ask every host for at its root: cached a day. */
 export const iconReply = (): ApiResult => ({
   statusCode: 200,
