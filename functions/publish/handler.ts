@@ -1,19 +1,22 @@
-import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
+import { ArticleInput, QuestionInput, RevisionParams, SiteIdBody, type PageType } from '@cm/contract';
 import { checkBodySiteId } from '@cm/core';
-import { publishPage, type PublishInput } from '@cm/publishing';
+import { publishPage, revisionToPublish, type PublishInput } from '@cm/publishing';
 import { api, enqueue, getStore, json, type ApiRequest } from '@cm/runtime';
 
-/** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
-async function publish(request: ApiRequest, parse: () => PublishInput) {
-  checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
-  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), {
-    siteRoot: request.siteRoot(),
-  });
+/** A publish, or a rollback (no body); a body's site_id is checked first: 403 whatever else is wrong with it. */
+async function publish(request: ApiRequest, parse: () => PublishInput | Promise<PublishInput>, hasBody = true) {
+  if (hasBody) checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
+  const store = getStore();
+  const reply = await publishPage({ store, enqueue }, request.siteId, await parse(), { siteRoot: request.siteRoot() });
   request.observation.metric('publishes');
   return json(reply.created ? 201 : 200, reply);
 }
+const rollback = (request: ApiRequest, type: PageType) =>
+  publish(request, () => revisionToPublish(getStore(), request.siteId, type, request.params(RevisionParams)), false);
 
 export const handler = api('publish', {
   'POST /articles': (request) => publish(request, () => ({ type: 'article', value: request.body(ArticleInput) })),
   'POST /questions': (request) => publish(request, () => ({ type: 'question', value: request.body(QuestionInput) })),
+  'POST /articles/{id}/revisions/{revision_id}/restore': (request) => rollback(request, 'article'),
+  'POST /questions/{id}/revisions/{revision_id}/restore': (request) => rollback(request, 'question'),
 });

@@ -63,6 +63,14 @@ export {
   SuppressedLink,
   VisitorParams,
 } from './pages';
+export {
+  ListRevisionsInput,
+  RestoreRevisionInput,
+  RevisionItem,
+  RevisionList,
+  RevisionListQuery,
+  RevisionParams,
+} from './revisions';
 export { NotifyInput, NotifyResult, RELINK_BATCH_PAGES, RelinkMessage, RelinkPagesMessage } from './notify';
 export {
   answersHead,

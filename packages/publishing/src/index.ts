@@ -9,3 +9,4 @@ export { relistSite } from './relist';
 export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead } from './requested-files';
 export { requestedPage, type VisitorRoute } from './requested-pages';
 export type { UnavailablePage } from './visitor';
+export { listRevisions, revisionToPublish } from './revisions';

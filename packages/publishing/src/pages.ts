@@ -8,7 +8,10 @@ import {
   type PageType,
 } from '@cm/contract';
 import { pageId, pageRecord, pageTypeOfId, pageUrl, suppressedLinks } from '@cm/core';
-import type { Store } from '@cm/store';
+import type { Store, StoredPage } from '@cm/store';
+
+/** The page's record with its live revision's id. */
+const liveRecord = (page: StoredPage): PageRecord => ({ ...pageRecord(page), revision: page.revision });
 
 /**
  * A page of the site by its id, every stored field with defaults applied; `404` when there is none of
@@ -23,7 +26,7 @@ export async function readPage(
 ): Promise<PageRecord> {
   const page = pageTypeOfId(id) === type ? await store.pages.get(siteId, type, id) : null;
   if (!page) throw notFound(`No ${type} with ${asked}`);
-  return pageRecord(page);
+  return liveRecord(page);
 }
 
 /**
@@ -76,7 +79,7 @@ export async function setQuestionSummary(
     ? await store.pages.get(siteId, 'question', id)
     : null;
   if (!page) throw notFound(`No question with id ${id}`);
-  return pageRecord(page);
+  return liveRecord(page);
 }
 
 /** Adds a community answer next to the editor's answer, which a publish replaces whole. */

@@ -6,6 +6,10 @@ import {
   GetJobInput,
   JobView,
   LIMITS,
+  ListRevisionsInput,
+  PublishResult,
+  RestoreRevisionInput,
+  RevisionList,
   mcpHintsOf,
   TOOL_LIST,
   TOOL_META_FIELDS,
@@ -95,6 +99,19 @@ const EXTRA_TOOLS: Record<McpExtraTool, McpToolListing> = {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
     input: FindPagesInput,
     result: FindPagesResult,
+  },
+  list_revisions: {
+    title: "List a page's revisions",
+    description: `A page's revisions (the versions its publishes replaced: the newest ${LIMITS.revisionsKept}, each kept ${LIMITS.revisionsKeptDays} days), newest first, without their content, and live_revision: the one readers see now. limit (max ${LIMITS.revisionsPageMax}), and next_cursor for more.`,
+    input: ListRevisionsInput,
+    result: RevisionList,
+  },
+  restore_revision: {
+    title: 'Roll a page back to a revision',
+    description:
+      "Publishes one of the page's revisions again (its content, with updated_at now): the version it replaces is kept as a revision, relink, listings, sitemaps and the feed follow as for a publish, and a repeat changes nothing. Answers as a publish does.",
+    input: RestoreRevisionInput,
+    result: PublishResult,
   },
 };
 
