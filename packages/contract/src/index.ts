@@ -64,9 +64,10 @@ export {
   VisitorParams,
 } from './pages';
 export {
+  ListedRevisions,
   ListRevisionsInput,
+  RestoredPage,
   RestoreRevisionInput,
-  RevisionItem,
   RevisionList,
   RevisionListQuery,
   RevisionParams,

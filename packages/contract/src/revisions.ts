@@ -48,15 +48,25 @@ export type RevisionListQuery = z.output<typeof RevisionListQuery>;
 
 export const RevisionParams = z.extend(PageIdParams, { revision_id: RevisionId });
 
+const PageId = z.string().check(z.minLength(1), z.maxLength(100));
+
 /** MCP list_revisions: a page's revisions (its type follows from its id). */
 export const ListRevisionsInput = z.object({
-  id: z.string().check(z.minLength(1), z.maxLength(100), z.meta({ description: 'The page id (find_pages gives it)' })),
+  id: PageId,
   limit: z.optional(z.int().check(z.minimum(1), z.maximum(LIMITS.revisionsPageMax))),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
+  cursor: z.optional(z.string()),
 });
 
 /** MCP restore_revision: a rollback of a page to one of its revisions. */
-export const RestoreRevisionInput = z.object({
-  id: z.string().check(z.minLength(1), z.maxLength(100), z.meta({ description: 'The page id' })),
-  revision_id: RevisionId,
+export const RestoreRevisionInput = z.object({ id: PageId, revision_id: RevisionId });
+
+/*
+ * What tools/list says of their results: the fields an agent acts on, in open objects (the replies are
+ * RevisionList and PublishResult whole), so the list stays within its bound (docs/api/mcp.md#tools).
+ */
+export const ListedRevisions = z.object({
+  live_revision: z.string(),
+  items: z.array(z.looseObject({ revision_id: z.string(), updated_at: z.string() })),
+  next_cursor: z.nullable(z.string()),
 });
+export const RestoredPage = z.looseObject({ id: z.string(), updated_at: z.string(), url: z.string() });

@@ -32,7 +32,6 @@ export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
 export type { PageLink } from './links';
 export type { RevisionStore, StoredRevision } from './revisions';
-export type { RevisionHead } from './revisions.decoder';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';

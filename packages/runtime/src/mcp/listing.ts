@@ -6,10 +6,10 @@ import {
   GetJobInput,
   JobView,
   LIMITS,
+  ListedRevisions,
   ListRevisionsInput,
-  PublishResult,
+  RestoredPage,
   RestoreRevisionInput,
-  RevisionList,
   mcpHintsOf,
   TOOL_LIST,
   TOOL_META_FIELDS,
@@ -102,16 +102,16 @@ const EXTRA_TOOLS: Record<McpExtraTool, McpToolListing> = {
   },
   list_revisions: {
     title: "List a page's revisions",
-    description: `A page's revisions (the versions its publishes replaced: the newest ${LIMITS.revisionsKept}, each kept ${LIMITS.revisionsKeptDays} days), newest first, without their content, and live_revision: the one readers see now. limit (max ${LIMITS.revisionsPageMax}), and next_cursor for more.`,
+    description: `A page's revisions (versions its publishes replaced; the newest ${LIMITS.revisionsKept}, ${LIMITS.revisionsKeptDays} days each), newest first, and the live_revision. limit max ${LIMITS.revisionsPageMax}.`,
     input: ListRevisionsInput,
-    result: RevisionList,
+    result: ListedRevisions,
   },
   restore_revision: {
     title: 'Roll a page back to a revision',
     description:
-      "Publishes one of the page's revisions again (its content, with updated_at now): the version it replaces is kept as a revision, relink, listings, sitemaps and the feed follow as for a publish, and a repeat changes nothing. Answers as a publish does.",
+      'Publishes a revision again, updated now; what it replaces is kept as a revision. Answers as a publish.',
     input: RestoreRevisionInput,
-    result: PublishResult,
+    result: RestoredPage,
   },
 };
 

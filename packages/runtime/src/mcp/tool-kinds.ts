@@ -17,7 +17,8 @@ const EXTRA_FACTS: Record<McpExtraTool, McpFacts> = {
   get_usage: {},
   find_pages: { ownCursor: true },
   list_revisions: { ownCursor: true },
-  restore_revision: {},
+  // A publish's reply is small: never paged.
+  restore_revision: { ownCursor: true },
 };
 
 /** A name past the dispatch is a tool's; a stored task's may be any (an unknown one has no facts). */
