@@ -5,7 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@cm/contract';
 import { publishPage } from '@cm/publishing';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { pageId } from '@cm/core';
 import {
   article,
   publishArticle,
@@ -256,6 +257,37 @@ describe('revisions', () => {
     expect((await readArticle(first.id)).body).toEqual(large);
   });
 
+  it('names a version stored before revisions were kept by its version, and tells its change from its document', async () => {
+    const first = await publishArticle(t, 'rev-legacy', { excerpt: 'old' });
+    const key = { pk: `SITE#${t.siteId}`, sk: `PAGE#article#${first.body.id}` };
+    // The page item as a publish before revisions wrote it: no content hash, no stored_at.
+    const legacy = await db().send(
+      new UpdateCommand({
+        TableName: t.stack.tableName,
+        Key: key,
+        UpdateExpression: 'REMOVE content_hash, stored_at',
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const version = String(legacy.Attributes?.version);
+    expect((await readArticle(first.body.id)).revision).toBe(version);
+    await publishArticle(t, 'rev-legacy', { excerpt: 'old' });
+    expect((await revisionsOf(first.body.id)).items).toEqual([]);
+    await db().send(
+      new UpdateCommand({ TableName: t.stack.tableName, Key: key, UpdateExpression: 'REMOVE content_hash, stored_at' }),
+    );
+    const before = String((await readArticle(first.body.id)).revision);
+    await publishArticle(t, 'rev-legacy', { excerpt: 'new' });
+    expect((await revisionsOf(first.body.id)).items).toMatchObject([{ revision_id: before, stored_at: null }]);
+  });
+
+  it('answers 404 for a page not published yet, which pages link to (its mark is no page)', async () => {
+    const awaited = pageId(t.siteId, 'article', 'rev-not-yet');
+    await publishArticle(t, 'rev-awaiting', { copy: `Soon [it](page:${awaited})` });
+    const refused = await client().routeError('GET /articles/{id}/revisions', { params: { id: awaited } });
+    expect(refused.status).toBe(404);
+  });
+
   it('costs a changing publish two requests more, in one round trip; an identical one none', async () => {
     const body = article('rev-counted', { excerpt: 'same' });
     await client().route('POST /articles', { body });
@@ -304,6 +336,9 @@ describe('revisions over MCP', () => {
 
       const unknown = await call(mcp, 'restore_revision', { id: first.body.id, revision_id: 'nope' });
       expect(unknown.isError).toBe(true);
+      expect((await call(mcp, 'list_revisions', { id: 'no-page-id' })).isError).toBe(true);
+      const paged = await call(mcp, 'list_revisions', { id: first.body.id, limit: 1 });
+      expect(paged.structuredContent).toEqual(await revisionsOf(first.body.id, { limit: 1 }));
       const other = new Client({ name: 'revisions-other', version: '1.0.0' });
       await other.connect(
         new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
