@@ -97,11 +97,16 @@ describe('revisions', () => {
     expect(after.live_revision).toBe(page.revision);
     expect(after.items.map((r) => r.revision_id)).toEqual([bad, good]);
 
-    // Again: the content is the live one's, so no revision is kept, and the page reads the same.
-    await restore(first.body.id, good);
+    // Again: the content is the live one's, so no revision is kept, and the page reads the same, updated_at too.
+    const repeated = await restore(first.body.id, good);
+    expect(repeated.body.updated_at).toBe(page.updated_at);
     const again = await revisionsOf(first.body.id);
     expect(again.items.map((r) => r.revision_id)).toEqual([bad, good]);
-    expect(await readArticle(first.body.id)).toMatchObject({ excerpt: 'Good', title: 'Title of rev-rollback' });
+    expect(await readArticle(first.body.id)).toMatchObject({
+      excerpt: 'Good',
+      title: 'Title of rev-rollback',
+      updated_at: page.updated_at,
+    });
   });
 
   it('rolls back what readers see: relink, listings, the sitemap and the feed follow', async () => {

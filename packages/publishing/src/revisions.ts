@@ -1,6 +1,6 @@
 import { notFound, type PageType, type RevisionList, type RevisionListQuery } from '@cm/contract';
 import { isArticleDoc, pageTypeOfId } from '@cm/core';
-import type { Store, StoredRevision } from '@cm/store';
+import { contentHash, type Store, type StoredRevision } from '@cm/store';
 import type { PublishInput } from './publish';
 
 /*
@@ -40,11 +40,20 @@ export async function listRevisions(
   };
 }
 
-/** The publish that brings a revision back: its document at the page's slug now, updated now. */
-function republishOf(revision: StoredRevision, slug: string): PublishInput {
-  const { doc } = revision;
-  if (isArticleDoc(doc)) return { type: 'article', value: { ...doc, slug, updated_at: null } };
-  return { type: 'question', value: { ...doc, slug, updated_at: null } };
+/**
+ * The publish that brings a revision back: its document at the page's slug now, updated now; or, when
+ * that is the live content already (a repeated rollback), with the live `updated_at`, so it changes nothing.
+ */
+function republishOf(
+  revision: StoredRevision,
+  live: { slug: string; updated_at: string; content_hash: string | null },
+) {
+  const doc = { ...revision.doc, slug: live.slug };
+  const updated_at = contentHash(doc) === live.content_hash ? live.updated_at : null;
+  const input: PublishInput = isArticleDoc(doc)
+    ? { type: 'article', value: { ...doc, updated_at } }
+    : { type: 'question', value: { ...doc, updated_at } };
+  return input;
 }
 
 /**
@@ -63,5 +72,5 @@ export async function revisionToPublish(
   const live = await livePage(store, siteId, page);
   const stored = await store.revisions.get(siteId, page, revision.revision_id, now.toISOString());
   if (!stored) throw notFound(`No revision ${revision.revision_id} of ${type} ${revision.id}`);
-  return republishOf(stored, live.slug);
+  return republishOf(stored, live);
 }

@@ -31,7 +31,7 @@ export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
 export type { PageLink } from './links';
-export type { RevisionStore, StoredRevision } from './revisions';
+export { contentHash, type RevisionStore, type StoredRevision } from './revisions';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';

@@ -43,7 +43,7 @@ export type RevisionHead = z.infer<typeof RevisionHead>;
 const RevisionKeyItem = z.looseObject({ sk: z.string(), chunks: z.number() });
 
 /** A page item read for its live revision and slug. */
-const LiveItem = z.extend(VersionItem, { slug: z.string() });
+const LiveItem = z.extend(VersionItem, { slug: z.string(), updated_at: z.string() });
 
 const ChunkItem = z.looseObject({ data: binary });
 

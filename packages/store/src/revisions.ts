@@ -71,6 +71,14 @@ const HEAD_ATTRIBUTES = [
 
 type PageRef = { type: PageType; id: string };
 
+export interface LiveRevision {
+  revision: string;
+  slug: string;
+  updated_at: string;
+  /** Null for a version stored before revisions were kept. */
+  content_hash: string | null;
+}
+
 /** A revision with its document. */
 export interface StoredRevision extends RevisionHead {
   doc: PageDoc;
@@ -197,20 +205,25 @@ export class RevisionStore {
     };
   }
 
-  /** The page's live revision and its slug; null when there is no such page. */
-  async live(siteId: number, page: PageRef): Promise<{ revision: string; slug: string } | null> {
+  /** The page's live revision, its slug, `updated_at` and content hash; null when there is no such page. */
+  async live(siteId: number, page: PageRef): Promise<LiveRevision | null> {
     const out = await this.db.send(
       new GetCommand({
         TableName: this.table,
         Key: pageKey(siteId, page.type, page.id),
-        ProjectionExpression: 'version, slug, content_hash, stored_at',
+        ProjectionExpression: 'version, slug, content_hash, stored_at, updated_at',
         ConsistentRead: true,
       }),
     );
     // A mark that pages linking to it left before its first publish has no version: no page yet.
     if (!out.Item || !('version' in out.Item)) return null;
     const live = decodeLive(out.Item);
-    return { revision: revisionIdOf(live), slug: live.slug };
+    return {
+      revision: revisionIdOf(live),
+      slug: live.slug,
+      updated_at: live.updated_at,
+      content_hash: live.content_hash ?? null,
+    };
   }
 
   /** A revision with its document; null when the page has none of that id (or it is past its time). */
