@@ -1,12 +1,12 @@
 import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
 import { checkBodySiteId } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
-import { api, enqueue, getStore, json, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
+import { api, enqueue, getStore, json, revisionRestoreRoutes, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
 
-/** A body for another site is 403 whatever else is wrong with it: its site_id is checked before the rest is parsed. */
-async function publish(request: ApiRequest, parse: () => PublishInput) {
-  checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
-  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, parse(), {
+/** A publish, or a rollback (no body); a body's site_id is checked first: 403 whatever else is wrong with it. */
+async function publish(request: ApiRequest, parse: () => PublishInput | Promise<PublishInput>, hasBody = true) {
+  if (hasBody) checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
+  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, await parse(), {
     siteRoot: request.siteRoot(),
   });
   request.observation.metric('publishes');
@@ -16,5 +16,6 @@ async function publish(request: ApiRequest, parse: () => PublishInput) {
 export const handler = api('publish', {
   'POST /articles': (request) => publish(request, () => ({ type: 'article', value: request.body(ArticleInput) })),
   'POST /questions': (request) => publish(request, () => ({ type: 'question', value: request.body(QuestionInput) })),
+  ...revisionRestoreRoutes((request, input) => publish(request, input, false)),
   ...slugWriteRoutes,
 });

@@ -1,18 +1,17 @@
-import { PageIdParams, PageListQuery } from '@cm/contract';
+import { PageIdParams, PageListQuery, type PageType } from '@cm/contract';
 import { listPages, readPage } from '@cm/publishing';
-import { api, getStore, json, slugReadRoutes } from '@cm/runtime';
+import { api, getStore, json, revisionReadRoutes, slugReadRoutes, type ApiRequest } from '@cm/runtime';
+
+const list = async (request: ApiRequest, type: PageType) =>
+  json(200, await listPages(getStore(), request.siteId, type, request.query(PageListQuery), request.siteRoot()));
+const read = async (request: ApiRequest, type: PageType) =>
+  json(200, await readPage(getStore(), request.siteId, type, request.params(PageIdParams).id));
 
 export const handler = api('read', {
-  'GET /articles': async (request) =>
-    json(200, await listPages(getStore(), request.siteId, 'article', request.query(PageListQuery), request.siteRoot())),
-  'GET /questions': async (request) =>
-    json(
-      200,
-      await listPages(getStore(), request.siteId, 'question', request.query(PageListQuery), request.siteRoot()),
-    ),
-  'GET /articles/{id}': async (request) =>
-    json(200, await readPage(getStore(), request.siteId, 'article', request.params(PageIdParams).id)),
-  'GET /questions/{id}': async (request) =>
-    json(200, await readPage(getStore(), request.siteId, 'question', request.params(PageIdParams).id)),
+  'GET /articles': (request) => list(request, 'article'),
+  'GET /questions': (request) => list(request, 'question'),
+  'GET /articles/{id}': (request) => read(request, 'article'),
+  'GET /questions/{id}': (request) => read(request, 'question'),
+  ...revisionReadRoutes,
   ...slugReadRoutes,
 });

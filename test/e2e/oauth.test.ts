@@ -97,7 +97,7 @@ describe('OAuth sign-in', () => {
     });
     expect(challenged.status).toBe(401);
     expect(challenged.headers.get('www-authenticate')).toBe(
-      `Bearer scope="read research write", resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp/oauth"`,
+      `Bearer scope="read research write publish", resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp/oauth"`,
     );
     const keyOnly = await fetch(`${t.url}/mcp`, { method: 'POST', body: '{}', headers: { 'x-api-key': 'cmk_nope' } });
     expect(keyOnly.status).toBe(401);

@@ -734,7 +734,7 @@ describe('listing', () => {
 });
 
 describe('DynamoDB round trips', () => {
-  it('a publish whose links did not change makes one request; a read by id makes one', async () => {
+  it('a publish whose content and links did not change makes one request, a changed content three; a read by id makes one', async () => {
     // Links to live pages: a link to a page readers cannot reach costs a write more (it is listed as suppressed).
     const [b, c] = await Promise.all(
       ['counted-b', 'counted-c'].map(
@@ -746,10 +746,13 @@ describe('DynamoDB round trips', () => {
     // The queues' workers (relink steps of earlier tests) share the counted engine: counting starts when they are done.
     await t.stack.drain();
 
-    const same = await requestPathCount(t, () =>
+    const same = await requestPathCount(t, () => apiClient(t).route('POST /articles', { body }));
+    expect([same.result.status, same.requests]).toEqual([200, COUNTED_REQUESTS.publishUnchanged]);
+    // New content, the same links: the revision of the version it replaced is kept (docs/api/publishing.md#revisions).
+    const retitled = await requestPathCount(t, () =>
       apiClient(t).route('POST /articles', { body: { ...body, title: 'New title, same links' } }),
     );
-    expect([same.result.status, same.requests]).toEqual([200, COUNTED_REQUESTS.publishUnchanged]);
+    expect([retitled.result.status, retitled.requests]).toEqual([200, COUNTED_REQUESTS.publishChangedContent]);
 
     const read = await requestPathCount(t, () =>
       apiClient(t).route('GET /articles/{id}', { params: { id: first.body.id } }),
@@ -757,14 +760,16 @@ describe('DynamoDB round trips', () => {
     expect([read.result.status, read.requests]).toEqual([200, COUNTED_REQUESTS.readById]);
 
     // Changed links cost four more: the page's link items are read, the index written, the targets read,
-    // and the page says its index has them (until then its next publish does it all again).
+    // and the page says its index has them (until then its next publish does it all again); and the revision's two.
     const changed = await requestPathCount(t, () =>
-      apiClient(t).route('POST /articles', { body: { ...body, related_article_ids: [] } }),
+      apiClient(t).route('POST /articles', {
+        body: { ...body, title: 'New title, same links', related_article_ids: [] },
+      }),
     );
-    expect(changed.requests).toBe(5);
+    expect(changed.requests).toBe(COUNTED_REQUESTS.publishChangedContent + 4);
   });
 
-  it('a new page without links is one request, and so is its replace (issue 36)', async () => {
+  it('a new page without links is one request, and so is its replace with the same content (issue 36)', async () => {
     await t.stack.drain();
     const requests = () => t.stack.dynamo.requests();
     await warmKeyCheck(t);
@@ -774,9 +779,15 @@ describe('DynamoDB round trips', () => {
     expect(requests() - before).toBe(1);
     await warmKeyCheck(t);
     before = requests();
-    expect((await publishArticle(t, 'counted-new', { title: 'Again' })).status).toBe(200);
+    expect((await publishArticle(t, 'counted-new')).status).toBe(200);
     await t.stack.drain();
     expect(requests() - before).toBe(1);
+    // A replace with new content keeps a revision of the old: two requests more.
+    await warmKeyCheck(t);
+    before = requests();
+    expect((await publishArticle(t, 'counted-new', { title: 'Again' })).status).toBe(200);
+    await t.stack.drain();
+    expect(requests() - before).toBe(COUNTED_REQUESTS.publishChangedContent);
   });
 });
 

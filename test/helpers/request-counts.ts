@@ -7,8 +7,13 @@ export const COUNTED_REQUESTS = {
   tokenFirstSeen: 3,
   /** A token whose key the container looked up within its cache time: the token's GetItem alone. */
   tokenKeyCached: 1,
-  /** A publish whose links and sections did not change: its UpdateItem. */
+  /** A publish whose content, links and sections did not change: its UpdateItem. */
   publishUnchanged: 1,
+  /**
+   * A publish whose content changed (links and sections not): its UpdateItem, then in one round trip the
+   * PutItem of the revision it keeps of the version it replaced and the Query of the page's revision keys.
+   */
+  publishChangedContent: 3,
   /** A page read by id: its Query. */
   readById: 1,
 } as const;

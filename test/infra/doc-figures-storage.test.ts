@@ -104,6 +104,15 @@ const NOT_THE_CODE: FiguresWhy = [
       'about 800 batch writes and 100 batch reads',
     ],
   ],
+  // | publish that changes the content | + 2 requests
+  [
+    "the code's requests as read from it; test/e2e/revisions.test.ts counts the first two",
+    [
+      "1 PutItem of the revision of the version it replaced and 1 Query of the page's revision keys",
+      '(+ 1 BatchWriteItem',
+      '+ 1 Query of its chunks and 1 BatchWriteItem of them',
+    ],
+  ],
   // | list pages | 1 Query on `gsi1` or `gsi2` |
   ["the code's requests as read from it; no test counts this row", ['1 Query on `gsi1` or `gsi2`']],
   // | notify | 1 conditional UpdateItem that needs no
@@ -478,6 +487,9 @@ describe('docs/architecture/storage.md', () => {
       `(the failures of the current ${BREAKER.windowMs / 1000} s window)`,
       `its last ${FAILED_RUNS_KEPT} runs that failed`,
       `the results each check asks for (default ${LIMITS.rankDepthDefault})`,
+      `The newest ${LIMITS.revisionsKept} are kept`,
+      `each expires ${LIMITS.revisionsKeptDays} days after it was kept`,
+      `a part of a revision's document over ${INLINE_LIMIT_BYTES / 1024} KB gzipped`,
       `Expires ${LIMITS.rankRowsKeptDays} days after its day`,
       `at most ${LIMITS.aiOverviewReferencesMax} references of at most ${thousands(LIMITS.aiOverviewUrlMax)} characters`,
       `Expires ${days(LEDGER_KEEP_SECONDS)} days after the call`,
@@ -500,6 +512,8 @@ describe('docs/architecture/storage.md', () => {
       `(the token names the site): ${COUNTED_REQUESTS.tokenFirstSeen} requests in`,
       `| publish, links and sections unchanged (or none) | ${COUNTED_REQUESTS.publishUnchanged} UpdateItem (`,
       `| read a page by id or slug | ${COUNTED_REQUESTS.readById} Query (`,
+      `| + ${COUNTED_REQUESTS.publishChangedContent - COUNTED_REQUESTS.publishUnchanged} requests in the same round trip:`,
+      `deleting those past the newest ${LIMITS.revisionsKept})`,
       `the first ${RELATED_CARDS_MAX} related pages`,
       `1 message per ${RELINK_BATCH_PAGES}, 1 UpdateItem (the plan's count)`,
       `| relink, per batch of ${RELINK_BATCH_PAGES} linking pages |`,

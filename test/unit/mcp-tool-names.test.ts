@@ -13,7 +13,12 @@ it('knows a tool by its name, and nothing else by any name', () => {
 });
 
 it('asks what a tool does of tools only, and of a stored task its tool as stored', () => {
-  expect(MCP_TOOL_NAMES.filter(hasOwnCursor)).toEqual(['db_select', 'find_pages']);
+  expect(MCP_TOOL_NAMES.filter(hasOwnCursor)).toEqual([
+    'db_select',
+    'find_pages',
+    'list_revisions',
+    'restore_revision',
+  ]);
   expect(MCP_TOOL_NAMES.filter(runsAsTask)).toEqual(['research']);
   expect(runsAsTask('no_such_tool')).toBe(false);
   // @ts-expect-error a string is not a tool's name past the dispatch (npm test typechecks this file)

@@ -12,7 +12,7 @@ import { given } from '../helpers/client';
 
 /* OAuth's rules that need no server (redirect URIs: redirect-uris.test.ts): what each call asks of a token, the account, the secrets. */
 
-it('asks read of the read-only tools, research of the paid ones, write of the free writes, and nothing of the budget', () => {
+it('asks read of the read-only tools, research of the paid ones, write of the free writes, publish of a rollback, and nothing of the budget', () => {
   expect(Object.fromEntries(MCP_TOOL_NAMES.map((name) => [name, scopeOfTool(name)]))).toEqual({
     research: 'research',
     recall: 'read',
@@ -28,10 +28,13 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     get_job: 'read',
     get_usage: 'read',
     find_pages: 'read',
+    list_revisions: 'read',
+    restore_revision: 'publish',
   });
   const keyOnly = ROUTE_TABLE.filter((r) => r.auth && r.fn !== 'mcp' && scopeOfRoute(r) === null).map(routeKey);
   expect(keyOnly).toEqual(['PUT /v1/budget', 'PUT /v1/monitoring']);
   expect(scopeOfRoute({ method: 'POST', path: '/articles' })).toBe('publish');
+  expect(scopeOfRoute({ method: 'POST', path: '/articles/{id}/revisions/{revision_id}/restore' })).toBe('publish');
   expect(scopeOfRoute({ method: 'GET', path: '/v1/monitoring' })).toBe('read');
 });
 

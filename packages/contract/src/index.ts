@@ -63,6 +63,15 @@ export {
   SuppressedLink,
   VisitorParams,
 } from './pages';
+export {
+  ListedRevisions,
+  ListRevisionsInput,
+  RestoredPage,
+  RestoreRevisionInput,
+  RevisionList,
+  RevisionListQuery,
+  RevisionParams,
+} from './revisions';
 export { NotifyInput, NotifyResult, RELINK_BATCH_PAGES, RelinkMessage, RelinkPagesMessage } from './notify';
 export {
   answersHead,

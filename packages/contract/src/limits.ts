@@ -165,6 +165,15 @@ export const SERVICE_LIMITS = {
   /** A rank check's AI Overview: the references kept (in the order Google lists them), and the longest URL kept of one. */
   aiOverviewReferencesMax: 20,
   aiOverviewUrlMax: 1024,
+  /**
+   * A page's revisions (the versions publishes replaced): the newest this many are kept, each at most this
+   * many days (TTL deletes it then); a publish that keeps one deletes the oldest past the count.
+   */
+  revisionsKept: 25,
+  revisionsKeptDays: 90,
+  /** GET /articles/{id}/revisions (and list_revisions): revisions per page, by default and at most. */
+  revisionsPageDefault: 20,
+  revisionsPageMax: 100,
 } as const;
 
 /** Every limit, the spec's and the service's. */

@@ -5,11 +5,14 @@ import { TOOL_HEADS, TOOL_NAMES, type ToolHead, type ToolName } from './tool-hea
  * know a tool (which scope a call asks of a token) does not build the MCP tools' schemas at load.
  */
 
-/** The tools only agents need, which the MCP endpoint answers itself: each reads only. */
+/** The tools only agents need, which the MCP endpoint answers on the route functions REST calls. */
 const MCP_EXTRA_HEADS = {
   get_job: { kind: 'read', idempotent: true },
   get_usage: { kind: 'read', idempotent: true },
   find_pages: { kind: 'read', idempotent: true },
+  list_revisions: { kind: 'read', idempotent: true },
+  // A rollback publishes: a repeat finds the content live and keeps no revision.
+  restore_revision: { kind: 'publish', idempotent: true },
 } as const satisfies Record<string, Omit<ToolHead, 'fn'>>;
 
 export type McpExtraTool = keyof typeof MCP_EXTRA_HEADS;

@@ -17,15 +17,16 @@ import type { FunctionName } from './functions';
 
 /*
  * The MCP endpoint (docs/api.md#mcp): the research tools of the registry (tools.ts) under their names,
- * plus three tools only agents need. What is MCP-specific about a tool lives here (its title and hints in mcp-tools.ts).
+ * plus the tools only agents need. What is MCP-specific about a tool lives here (its title and hints in mcp-tools.ts).
  */
 
 /**
  * The functions the mcp function invokes, and may invoke (lambda:InvokeFunction on each, nothing else):
- * each research tool's own, jobs (get_job), usage (get_usage) and read (find_pages).
+ * each research tool's own, jobs (get_job), usage (get_usage), read (find_pages, list_revisions) and
+ * publish (restore_revision).
  */
 export const MCP_INVOKES: readonly FunctionName[] = [
-  ...new Set<FunctionName>([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read']),
+  ...new Set<FunctionName>([...TOOL_NAMES.map(toolFunction), 'jobs', 'usage', 'read', 'publish']),
 ];
 
 export const GetJobInput = z.object({

@@ -25,16 +25,17 @@ export const isOAuthScope = (value: string): value is OAuthScope => OAUTH_SCOPE_
 
 /**
  * The scope an MCP tool asks of a token: the read-only tools `read`, the paid ones (which reach a
- * paid provider) `research`, and the free writes (db_insert, db_delete) `write`.
+ * paid provider) `research`, the free writes (db_insert, db_delete) `write`, and a rollback
+ * (restore_revision) `publish`, as the publish routes.
  */
 export function scopeOfTool(name: McpToolName): OAuthScope {
   const { kind } = mcpHeadOf(name);
-  if (kind === 'read') return 'read';
+  if (kind === 'read' || kind === 'publish') return kind;
   return kind === 'paid' ? 'research' : 'write';
 }
 
 /** The scopes the MCP endpoint's tools ask for: what an MCP host asks of the site's owner. */
-export const MCP_SCOPES: readonly OAuthScope[] = ['read', 'research', 'write'];
+export const MCP_SCOPES: readonly OAuthScope[] = ['read', 'research', 'write', 'publish'];
 
 /**
  * The scope each REST route asks of a token, by route key. A route that is not here takes the API key
@@ -57,6 +58,10 @@ const restScopes = (): Record<string, OAuthScope> => ({
   'GET /articles/{id}': 'read',
   'GET /questions': 'read',
   'GET /questions/{id}': 'read',
+  'GET /articles/{id}/revisions': 'read',
+  'GET /questions/{id}/revisions': 'read',
+  'POST /articles/{id}/revisions/{revision_id}/restore': 'publish',
+  'POST /questions/{id}/revisions/{revision_id}/restore': 'publish',
   'GET /v1/tools': 'read',
   // An unknown tool's name: answered 404 unknown_tool.
   'POST /v1/tools/{name}': 'read',

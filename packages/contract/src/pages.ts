@@ -211,6 +211,12 @@ export interface ListedPage {
 
 const PageMeta = {
   id: z.string(),
+  revision: z.optional(z.string()).check(
+    z.meta({
+      description:
+        "The live revision's id (GET /articles/{id} and /questions/{id}): a publish that changes the page keeps this one as a revision",
+    }),
+  ),
   site_id: z.int(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -23,6 +23,7 @@ import {
   SummaryInput,
 } from './pages';
 import { PageRedirects, RenameInput } from './redirects';
+import { RevisionList, RevisionListQuery } from './revisions';
 
 export interface Reply {
   description: string;
@@ -167,6 +168,18 @@ const unredirectDocs = (type: 'article' | 'question') => ({
   summary: `Remove the redirect of an old slug of the ${type}: its old URL answers 404 and the slug is free again`,
   replies: { 200: PAGE_REDIRECTS_REPLY },
 });
+/** A page's revisions (docs/api/publishing.md#revisions). */
+const revisionsDocs = (type: 'article' | 'question') =>
+  ({
+    summary: `The ${type}'s revisions (the versions its publishes replaced), newest first, and its live revision`,
+    query: RevisionListQuery,
+    replies: { 200: { description: 'A page of its revisions', schema: RevisionList } },
+  }) as const;
+const restoreDocs = (type: 'article' | 'question') =>
+  ({
+    summary: `Roll the ${type} back to a revision: publish it again (the version it replaces is kept as a revision; a repeat changes nothing)`,
+    replies: { 200: { description: 'Published', schema: PublishResult } },
+  }) as const;
 
 /**
  * Each route's documentation, by route key; the tools' routes are documented from the tool registry.
@@ -237,6 +250,10 @@ const DOCS = {
   'GET /questions/{id}/redirects': redirectsDocs('question'),
   'DELETE /articles/{id}/redirects/{slug}': unredirectDocs('article'),
   'DELETE /questions/{id}/redirects/{slug}': unredirectDocs('question'),
+  'GET /articles/{id}/revisions': revisionsDocs('article'),
+  'GET /questions/{id}/revisions': revisionsDocs('question'),
+  'POST /articles/{id}/revisions/{revision_id}/restore': restoreDocs('article'),
+  'POST /questions/{id}/revisions/{revision_id}/restore': restoreDocs('question'),
   'PUT /questions/{id}/summary': {
     summary: 'Set the site-owned summary of a question (publishes never touch it)',
     body: SummaryInput,
@@ -306,7 +323,7 @@ const DOCS = {
   },
   [`POST ${MCP_PATH}`]: {
     summary:
-      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage and find_pages, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
+      'The Model Context Protocol endpoint (Streamable HTTP, stateless; JSON responses, an event stream for a call that asks for progress): the research tools plus get_job, get_usage, find_pages, list_revisions and restore_revision, the MCP Apps and large results as resources, research as a task. X-API-Key or Authorization: Bearer',
     body: MCP_MESSAGE,
     replies: {
       200: { description: 'A JSON-RPC response', schema: MCP_MESSAGE },

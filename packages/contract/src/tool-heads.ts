@@ -6,9 +6,10 @@
 
 /**
  * What a tool does, from which its MCP hints and OAuth scope follow: reads only, writes or deletes
- * the site's rows, or may call a paid provider (and so takes `estimate` and `confirm`).
+ * the site's rows, may call a paid provider (and so takes `estimate` and `confirm`), or publishes the
+ * site's pages (an MCP tool only: restore_revision).
  */
-export type ToolKind = 'read' | 'write' | 'delete' | 'paid';
+export type ToolKind = 'read' | 'write' | 'delete' | 'paid' | 'publish';
 
 export interface ToolHead {
   /** The Lambda function that serves it: each tool its own. */

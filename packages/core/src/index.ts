@@ -5,6 +5,7 @@ export {
   articleDoc,
   checkBodySiteId,
   outgoingLinks,
+  isArticleDoc,
   pageBlocks,
   pageRecord,
   preparePublish,

@@ -10,3 +10,4 @@ export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead 
 export { requestedPage, type VisitorRoute } from './requested-pages';
 export type { UnavailablePage } from './visitor';
 export { pageRedirects, removeRedirect, renamePage } from './rename';
+export { listRevisions, revisionToPublish } from './revisions';

@@ -8,14 +8,17 @@ import {
   type PageType,
 } from '@cm/contract';
 import { pageId, pageRecord, pageTypeOfId, pageUrl, suppressedLinks } from '@cm/core';
-import type { Store } from '@cm/store';
+import type { Store, StoredPage } from '@cm/store';
 import { pageOfSlug } from './slugs';
+
+/** The page's record with its live revision's id. */
+const liveRecord = (page: StoredPage): PageRecord => ({ ...pageRecord(page), revision: page.revision });
 
 /** A page of the site by its id, every stored field with defaults applied; `404` when there is none of that type. */
 export async function readPage(store: Store, siteId: number, type: PageType, id: string): Promise<PageRecord> {
   const page = pageTypeOfId(id) === type ? await store.pages.get(siteId, type, id) : null;
   if (!page) throw notFound(`No ${type} with id ${id}`);
-  return pageRecord(page);
+  return liveRecord(page);
 }
 
 /**
@@ -40,7 +43,7 @@ export async function listPages(
       await store.pages.get(siteId, type, pageId(siteId, type, slug)),
     );
     if (!found || found.moved) throw notFound(`No ${type} with slug ${JSON.stringify(slug)}`);
-    return pageRecord(found.page);
+    return liveRecord(found.page);
   }
   const listing = await store.pageListings.list(siteId, type, query);
   const suppressed =
@@ -79,7 +82,7 @@ export async function setQuestionSummary(
     ? await store.pages.get(siteId, 'question', id)
     : null;
   if (!page) throw notFound(`No question with id ${id}`);
-  return pageRecord(page);
+  return liveRecord(page);
 }
 
 /** Adds a community answer next to the editor's answer, which a publish replaces whole. */

@@ -13,6 +13,7 @@ export type { Workflow } from './tools';
 export { healthRoute, iconRoute, metadataRoute, openApiRoute, robotsRoute, unroutedRoute } from './discovery';
 export { siteFileRoute, visitorRoute } from './visitor-routes';
 export { slugReadRoutes, slugWriteRoutes } from './slug-routes';
+export { revisionReadRoutes, revisionRestoreRoutes } from './revision-routes';
 export { selectKeywordData } from './providers';
 export { meterOf, queuedPriceUsd, scheduledWorkStopped, siteBudget } from './budget';
 export { siteWebhookPost } from './site-webhook';

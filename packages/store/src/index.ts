@@ -1,6 +1,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LinkStore } from './links';
 import { PageStore } from './page-documents';
+import { RevisionStore } from './revisions';
 import { PageListingStore } from './page-listings';
 import { PageLiveStore } from './page-live';
 import { PagePartStore } from './page-parts';
@@ -31,6 +32,7 @@ export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex, PutPage, PutResult } from './page-types';
 export type { PageLink } from './links';
+export { contentHash, type RevisionStore, type StoredRevision } from './revisions';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';
@@ -59,6 +61,8 @@ export interface Store {
   sites: SiteStore;
   /** A site's page documents: publish's write, and the page read whole. */
   pages: PageStore;
+  /** The versions of a page its publishes replaced, for a rollback. */
+  revisions: RevisionStore;
   /** The site's pages as lists read them, and the cards of the pages a page links to. */
   pageListings: PageListingStore;
   /** A page's live state and relink: notify's write, the relink it owes, the links relink keeps from readers. */
@@ -109,6 +113,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
   return {
     sites: new SiteStore(db, tableName),
     pages: new PageStore(db, tableName),
+    revisions: new RevisionStore(db, tableName),
     pageListings: new PageListingStore(db, tableName),
     pageLive: new PageLiveStore(db, tableName),
     pageParts: new PagePartStore(db, tableName),

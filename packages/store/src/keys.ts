@@ -63,6 +63,30 @@ export const pageLinkKey = (siteId: number, type: PageType, id: string, targetId
   sk: `${pageLinkPrefix(type, id)}${targetId}`,
 });
 
+/**
+ * A page's revisions (the versions its publishes replaced): one item each in a partition of the page's
+ * own, by revision id (the replaced version, which sorts by when it was published), so a page's read
+ * never reads them; a revision too large for one item has its chunks in a partition beside it.
+ */
+export const revisionPartition = (siteId: number, type: PageType, id: string): string =>
+  `SITE#${siteId}#REVISION#${type}#${id}`;
+export const revisionKey = (siteId: number, type: PageType, id: string, revisionId: string): Key => ({
+  pk: revisionPartition(siteId, type, id),
+  sk: revisionId,
+});
+export const revisionChunkPartition = (siteId: number, type: PageType, id: string): string =>
+  `SITE#${siteId}#REVISION_CHUNK#${type}#${id}`;
+export const revisionChunkKey = (
+  siteId: number,
+  type: PageType,
+  id: string,
+  revisionId: string,
+  index: number,
+): Key => ({
+  pk: revisionChunkPartition(siteId, type, id),
+  sk: `${revisionId}#${String(index).padStart(4, '0')}`,
+});
+
 export const pagesByUpdated = (siteId: number, type: PageType): string => `SITE#${siteId}#${type}`;
 export const pagesByStatus = (siteId: number, type: PageType, status: PageStatus): string =>
   `SITE#${siteId}#${type}#${status}`;

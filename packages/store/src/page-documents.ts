@@ -33,6 +33,7 @@ import {
 import { slugCondition } from './redirects';
 import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
 import type { PutPage, PutResult, StoredPage } from './page-types';
+import { contentHash, liveRevisionOf, RevisionStore } from './revisions';
 
 /*
  * A site's page documents: a publish's write of the page (its item, and its chunks when it is large),
@@ -60,12 +61,14 @@ const AWAIT_PARALLEL = 32;
 
 export class PageStore {
   private readonly sections: SectionStore;
+  private readonly revisions: RevisionStore;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
   ) {
     this.sections = new SectionStore(db, table);
+    this.revisions = new RevisionStore(db, table);
   }
 
   /**
@@ -109,6 +112,9 @@ export class PageStore {
       now,
     });
     slugCondition(update, input.claim ?? { slug: doc.slug, atSlot: true });
+    // What the next publish tells a change of content by, and when this version was stored (its revision says).
+    const content = contentHash(doc);
+    update.set('content_hash', content).set('stored_at', now);
     const out = await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update, { returns: 'ALL_OLD' });
     if (!out.ok) {
       if (chunks.length > 0) await this.deleteChunks(siteId, type, id, version, chunks.length);
@@ -116,6 +122,8 @@ export class PageStore {
     }
     const before = decodePutOld(out.attributes);
     const old = before.page;
+    // The version replaced is kept as a revision, before its chunks go (only when the content changed).
+    if (old && out.attributes) await this.revisions.keep(siteId, { type, id }, out.attributes, content, now);
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
     const createdAt = old?.created_at ?? now;
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
@@ -218,6 +226,7 @@ export class PageStore {
         deleted: main.deleted === true,
         created_at: main.created_at,
         updated_at: main.updated_at,
+        revision: liveRevisionOf(mainItem),
         suppressed: [...suppressedLinksOf(main.suppressed, main), ...suppressedOfLinks(links)].sort(byId),
         relinked_at: newest([main.relinked_at, ...links.map((link) => link.relinked_at)]),
         summary: main.summary ?? null,

@@ -6,6 +6,8 @@ export interface StoredPage extends PageState {
   notified_at: string | null;
   /** When the site last set or removed the summary. */
   summary_at: string | null;
+  /** The live revision's id (revisions.ts). */
+  revision: string;
 }
 
 export interface PutPage {

@@ -6,6 +6,10 @@ import {
   GetJobInput,
   JobView,
   LIMITS,
+  ListedRevisions,
+  ListRevisionsInput,
+  RestoredPage,
+  RestoreRevisionInput,
   mcpHintsOf,
   TOOL_LIST,
   TOOL_META_FIELDS,
@@ -95,6 +99,19 @@ const EXTRA_TOOLS: Record<McpExtraTool, McpToolListing> = {
     description: `The site's published pages (articles, questions) with their ids, for internal links [text](page:<id>) and related_*_ids. Newest updated_at first. query: every word must appear in the slug or title; one call looks through at most ${LIMITS.findPagesScan} pages, so an empty answer with a next_cursor means: search on with it.`,
     input: FindPagesInput,
     result: FindPagesResult,
+  },
+  list_revisions: {
+    title: "List a page's revisions",
+    description: `A page's revisions (versions its publishes replaced; the newest ${LIMITS.revisionsKept}, ${LIMITS.revisionsKeptDays} days each), newest first, and the live_revision. limit max ${LIMITS.revisionsPageMax}.`,
+    input: ListRevisionsInput,
+    result: ListedRevisions,
+  },
+  restore_revision: {
+    title: 'Roll a page back to a revision',
+    description:
+      'Publishes a revision again, updated now; what it replaces is kept as a revision. Answers as a publish.',
+    input: RestoreRevisionInput,
+    result: RestoredPage,
   },
 };
 

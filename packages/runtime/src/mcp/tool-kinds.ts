@@ -12,7 +12,14 @@ import {
 type McpFacts = NonNullable<ToolDeclaration['mcp']>;
 
 /** The extras' (a research tool's are in its declaration). */
-const EXTRA_FACTS: Record<McpExtraTool, McpFacts> = { get_job: {}, get_usage: {}, find_pages: { ownCursor: true } };
+const EXTRA_FACTS: Record<McpExtraTool, McpFacts> = {
+  get_job: {},
+  get_usage: {},
+  find_pages: { ownCursor: true },
+  list_revisions: { ownCursor: true },
+  // A publish's reply is small: never paged.
+  restore_revision: { ownCursor: true },
+};
 
 /** A name past the dispatch is a tool's; a stored task's may be any (an unknown one has no facts). */
 const factsOf = (name: McpToolName): McpFacts =>
