@@ -46,6 +46,7 @@ const sent: Record<WorkerName, string[]> = {
   rank: [],
   'rank-collect': [],
   'budget-warning': [],
+  indexnow: [],
 };
 const invoked = new Set<FunctionId>();
 

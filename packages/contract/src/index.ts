@@ -140,6 +140,7 @@ export {
   ReferringDomain,
 } from './backlink-profile';
 export { LIMITS, SERVICE_LIMITS, SPEC_LIMITS } from './limits';
+export { DomainFileParams, INDEXNOW_ENDPOINT, INDEXNOW_KEY, IndexNowMessage } from './indexnow';
 export {
   ADD_COMPETITOR,
   AddCompetitorInput,

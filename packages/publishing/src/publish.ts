@@ -11,6 +11,8 @@ import {
   type QuestionInput,
 } from '@cm/contract';
 import {
+  changedForReaders,
+  contentHash,
   liveChanged,
   pageCard,
   pageRecord,
@@ -22,6 +24,7 @@ import {
 } from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
+import { announceChanged } from './indexnow';
 import { queueOwedRelink } from './relink';
 
 export type PublishInput = { type: 'article'; value: ArticleInput } | { type: 'question'; value: QuestionInput };
@@ -44,7 +47,7 @@ export async function publishPage(
   const { pages, pageLive } = ctx.store;
   const page = { id, type: input.type };
   const card = pageCard(doc);
-  const put = await pages.put({ siteId, ...page, doc, links, card, now });
+  const put = await pages.put({ siteId, ...page, doc, links, card, contentHash: contentHash(doc), now });
   const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
   // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.
@@ -58,6 +61,8 @@ export async function publishPage(
     { siteId, ...page },
     { changedAt: changed ? now : null, pendingSince: previous?.relink_pending },
   );
+  if (!card.noindex && changedForReaders(previous, { status: doc.status, deleted: false }, put.contentChanged))
+    await announceChanged(ctx, siteId, [url], new Date(now));
   return {
     id,
     type: input.type,

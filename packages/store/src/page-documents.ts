@@ -104,6 +104,7 @@ export class PageStore {
       sections: card.sections.map(sectionName),
       sectionsHash: sectionsNow,
       card,
+      contentHash: input.contentHash,
       now,
     });
     const out = await this.db.send(
@@ -134,6 +135,7 @@ export class PageStore {
       created_at: old?.created_at ?? now,
       previous: old ? liveStateOf(old) : null,
       version,
+      contentChanged: old?.content_hash !== input.contentHash,
       awaited: before.awaited,
       linksToIndex: indexed ? null : { empty: !old, legacy, hash },
     };
