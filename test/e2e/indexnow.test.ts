@@ -189,6 +189,11 @@ describe('IndexNow', () => {
       return Promise.resolve();
     };
     const renamed = [`${SHOP}/articles/old-name`, `${SHOP}/articles/new-name`];
+    // SQS refusing the message: the change fails, and leaves no mark that would keep the next one from queueing.
+    const down: Enqueue = () => Promise.reject(new Error('SQS is down'));
+    await expect(announceChanged({ store: t.store, enqueue: down }, shop.siteId, renamed)).rejects.toThrow(
+      'SQS is down',
+    );
     await announceChanged({ store: t.store, enqueue }, shop.siteId, [...renamed, `${t.url}/sites/1/articles/x`]);
     await announceChanged({ store: t.store, enqueue }, shop.siteId, [renamed[1] ?? '']);
     // The default window (LIMITS.indexNowDelaySeconds), one message for both calls.

@@ -5,6 +5,7 @@ import {
   contentHash,
   indexNowRequests,
   keyOfFile,
+  ownHost,
   retryableAnswer,
   urlsOnHost,
 } from '@cm/core';
@@ -92,5 +93,14 @@ describe('a change readers see', () => {
     expect(contentHash(page('A', '2026-01-01T00:00:00.000Z'))).not.toBe(
       contentHash(page('B', '2026-01-01T00:00:00.000Z')),
     );
+  });
+});
+
+describe("a site's own host", () => {
+  it('is the host of a root at a domain of its own; a root under the deployment’s address has none', () => {
+    expect(ownHost('https://shop.example.com')).toBe('shop.example.com');
+    expect(ownHost('https://api.example.net/sites/7')).toBeNull();
+    expect(ownHost('http://shop.example.com')).toBeNull();
+    expect(ownHost('not a root')).toBeNull();
   });
 });

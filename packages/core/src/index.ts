@@ -101,5 +101,13 @@ export {
 } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
 export { languageTags } from './language-tags';
-export { changedForReaders, contentHash, indexNowRequests, keyOfFile, retryableAnswer, urlsOnHost } from './indexnow';
+export {
+  changedForReaders,
+  contentHash,
+  indexNowRequests,
+  keyOfFile,
+  ownHost,
+  retryableAnswer,
+  urlsOnHost,
+} from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';

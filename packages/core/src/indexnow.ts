@@ -42,6 +42,15 @@ export function keyOfFile(file: string): string | null {
   return INDEXNOW_KEY.test(key) ? key : null;
 }
 
+/**
+ * The domain a site's root is at when it is the site's own (`https://<domain>`, siteRoot), or null for
+ * a root under the deployment's address (`<base>/sites/<id>`: a path, and no host of the site's).
+ */
+export function ownHost(root: string): string | null {
+  const url = URL.canParse(root) ? new URL(root) : null;
+  return url?.protocol === 'https:' && url.pathname === '/' ? url.hostname : null;
+}
+
 /** The URLs of `urls` on the site's own domain `host` (https, that host exactly), each once, in order. */
 export const urlsOnHost = (host: string, urls: readonly string[]): string[] =>
   [...new Set(urls)].filter((url) => URL.canParse(url) && new URL(url).origin === `https://${host}`);

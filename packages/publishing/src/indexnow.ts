@@ -1,6 +1,7 @@
 import { SERVICE_LIMITS, type IndexNowMessage, type PageType } from '@cm/contract';
 import {
   indexNowRequests,
+  ownHost,
   pageUrl,
   retryableAnswer,
   urlsOnHost,
@@ -35,6 +36,21 @@ export async function announceChanged(
   if (host) await announceOnHost(ctx, siteId, urlsOnHost(host, urls), now);
 }
 
+/**
+ * The same, from a workflow that knows the site's root (publish: the key's grant names the site's
+ * domain): no read of the site, so a site without a domain of its own pays nothing for it.
+ */
+export async function announceAtRoot(
+  ctx: PublishingContext,
+  siteId: number,
+  siteRoot: string,
+  urls: readonly string[],
+  now = new Date(),
+): Promise<void> {
+  const host = ownHost(siteRoot);
+  if (host) await announceOnHost(ctx, siteId, urlsOnHost(host, urls), now);
+}
+
 /** A page's change by its id (notify): its URL at the site's own domain, unless the page is noindex. */
 export async function announcePage(
   ctx: PublishingContext,
@@ -53,8 +69,14 @@ async function announceOnHost(ctx: PublishingContext, siteId: number, urls: read
   if (urls.length === 0) return;
   const { indexNow } = ctx.store;
   await indexNow.mark(siteId, urls, now);
-  if (await indexNow.claimMessage(siteId, now))
+  if (!(await indexNow.claimMessage(siteId, now))) return;
+  try {
     await ctx.enqueue('indexnow', { site_id: siteId }, ctx.indexNowDelaySeconds ?? SERVICE_LIMITS.indexNowDelaySeconds);
+  } catch (error) {
+    // Not queued: the site's next change queues the message, which sends these URLs too.
+    await indexNow.releaseMessage(siteId);
+    throw error;
+  }
 }
 
 /** POSTs one request to IndexNow's endpoint. */

@@ -24,7 +24,7 @@ import {
 } from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
-import { announceChanged } from './indexnow';
+import { announceAtRoot } from './indexnow';
 import { queueOwedRelink } from './relink';
 
 export type PublishInput = { type: 'article'; value: ArticleInput } | { type: 'question'; value: QuestionInput };
@@ -62,7 +62,7 @@ export async function publishPage(
     { changedAt: changed ? now : null, pendingSince: previous?.relink_pending },
   );
   if (!card.noindex && changedForReaders(previous, { status: doc.status, deleted: false }, put.contentChanged))
-    await announceChanged(ctx, siteId, [url], new Date(now));
+    await announceAtRoot(ctx, siteId, options.siteRoot, [url], new Date(now));
   return {
     id,
     type: input.type,

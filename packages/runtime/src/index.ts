@@ -15,5 +15,5 @@ export { siteFileRoute, visitorRoute } from './visitor-routes';
 export { selectKeywordData } from './providers';
 export { meterOf, queuedPriceUsd, scheduledWorkStopped, siteBudget } from './budget';
 export { siteWebhookPost } from './site-webhook';
-export { indexNowSubmit } from './indexnow';
+export { INDEXNOW_SANDBOX, indexNowSubmit } from './indexnow';
 export { publishingContext } from './publishing';

@@ -22,8 +22,8 @@ export interface PendingUrl {
 /** Writes one announcement or one send makes at once. */
 const WRITES_IN_FLIGHT = 16;
 /**
- * A site's message mark older than this belongs to a message that was lost (it could not be queued, or
- * it was dead-lettered): the next change queues another.
+ * A site's message mark older than this belongs to a message never sent (the function stopped between
+ * the mark and the send; a send that failed gives it back): the next change queues another.
  */
 const MESSAGE_LOST_MS = 15 * 60_000;
 /** What nothing sends is deleted by the table's TTL after a day. */
