@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Enqueue } from '@cm/contract';
-import { announceChanged } from '@cm/publishing';
+import { announceChanged, sendAnnouncements } from '@cm/publishing';
 import * as z from 'zod/mini';
 import { getAtHost, startTestStack, type TestStack, article, question } from '../helpers/local';
 import { apiClient, given } from '../helpers/client';
@@ -223,5 +223,21 @@ describe('IndexNow', () => {
     const made = given(request?.key, 'the key sent');
     expect(made).toBe((await t.store.sites.get(legacy.siteId))?.indexnow_key);
     expect((await getAtHost(t, 'legacy.example.com', `/${made}.txt`)).text).toBe(made);
+  });
+
+  it('drops pending URLs of a domain the site no longer serves, and keeps what a delivery out of time did not send', async () => {
+    await t.store.indexNow.mark(shop.siteId, ['https://old.example.com/articles/x'], new Date());
+    const sent = await sentAfter(() => t.stack.queues.indexnow.send(JSON.stringify({ site_id: shop.siteId })));
+    expect(sent).toEqual([]);
+    expect(await t.store.indexNow.pending(shop.siteId, 10)).toEqual([]);
+    const url = `${SHOP}/articles/late`;
+    await t.store.indexNow.mark(shop.siteId, [url], new Date());
+    const submit = () => Promise.reject(new Error('not to be called'));
+    await expect(
+      sendAnnouncements({ store: t.store, submit }, { site_id: shop.siteId }, AbortSignal.abort()),
+    ).rejects.toThrow('out of time');
+    expect((await t.store.indexNow.pending(shop.siteId, 10)).map((item) => item.url)).toEqual([url]);
+    const later = await sentAfter(() => t.stack.queues.indexnow.send(JSON.stringify({ site_id: shop.siteId })));
+    expect(later.map((request) => request.urlList)).toEqual([[url]]);
   });
 });

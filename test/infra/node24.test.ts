@@ -289,6 +289,13 @@ describeWith(node24, 'Node 24', () => {
       ).toEqual({ batchItemFailures: [] });
     });
 
+    it("the indexnow worker takes a site's message: a site with nothing pending sends nothing", async () => {
+      const message = JSON.stringify({ site_id: siteId });
+      expect(await invoke('indexnow-worker', sqsEvent('indexnow', [message]), 60_000)).toEqual({
+        batchItemFailures: [],
+      });
+    });
+
     it('the tools: the listing and each tool function, 200 on the sandbox', async () => {
       expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain(
         'serp_landscape',
