@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { SiteRootParams } from './pages';
 
 /*
  * IndexNow (https://www.indexnow.org/documentation): how a site served at its own domain tells search
@@ -11,11 +10,5 @@ import { SiteRootParams } from './pages';
 export const IndexNowMessage = z.object({ site_id: z.int().check(z.positive()) });
 export type IndexNowMessage = z.infer<typeof IndexNowMessage>;
 
-/** Where URLs are sent unless INDEXNOW_ENDPOINT names another: the shared endpoint, which passes them on to every engine taking part. */
-export const INDEXNOW_ENDPOINT = 'https://api.indexnow.org/indexnow';
-
 /** An IndexNow key: 8 to 128 of letters, digits and `-`, as the protocol allows. */
 export const INDEXNOW_KEY = /^[a-zA-Z0-9-]{8,128}$/;
-
-/** The path parameters of a one-segment file at a site's own domain (its key file is `<key>.txt`). */
-export const DomainFileParams = z.extend(SiteRootParams, { file: z.string().check(z.maxLength(200)) });

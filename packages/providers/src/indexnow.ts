@@ -7,6 +7,9 @@ import type { IndexNowAnswer } from '@cm/core';
  * deployment's setting (INDEXNOW_ENDPOINT), never a site's, so it is called directly.
  */
 
+/** Where URLs are sent unless INDEXNOW_ENDPOINT names another: the shared endpoint, which passes them on to every engine taking part. */
+export const INDEXNOW_ENDPOINT = 'https://api.indexnow.org/indexnow';
+
 const USER_AGENT = 'content-research-api/0.1 (+IndexNow)';
 
 /** Retry-After as a number of seconds (the form rate limits use), in ms; null for none or an HTTP date. */

@@ -1,7 +1,6 @@
 import {
   FUNCTIONS,
   functionEnvName,
-  INDEXNOW_ENDPOINT,
   LIMITS,
   queueUrlEnvName,
   RESEARCH_LEASE_MS,
@@ -10,6 +9,7 @@ import {
   type WorkerName,
 } from '@cm/contract';
 import * as z from 'zod/mini';
+import { INDEXNOW_ENDPOINT } from '@cm/providers/indexnow';
 import { decodeEnvironment, numberVariable } from './env.decoder';
 
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
