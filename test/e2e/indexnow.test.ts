@@ -90,6 +90,9 @@ async function ledger(siteId: number) {
 describe('IndexNow', () => {
   it("serves the site's key file at its domain's root, the key as plain text; no other .txt there", async () => {
     expect(key).toMatch(/^[a-f0-9]{32}$/);
+    // The key is the site's own, made once: asking again keeps it; no site, no key.
+    expect(await t.store.sites.indexNowKey(shop.siteId)).toBe(key);
+    expect(await t.store.sites.indexNowKey(999_999)).toBeNull();
     const file = await getAtHost(t, HOST, `/${key}.txt`);
     expect([file.status, file.headers['content-type'], file.text]).toEqual([200, 'text/plain; charset=utf-8', key]);
     for (const path of [`/${key.toUpperCase()}.txt`, '/0123456789abcdef.txt', `/${key}`, '/ads.txt', '/about']) {
