@@ -38,12 +38,12 @@ export type FunctionAccess = Omit<FunctionGrants<WorkerName>, 'secrets'>;
 const ACCESS: Record<Exclude<FunctionId, ToolFunction>, FunctionAccess> = {
   // GET /health?deep=1 reads one item.
   discovery: { table: 'read' },
-  publish: { table: 'readWrite', sendsTo: ['relink'] },
+  publish: { table: 'readWrite', sendsTo: ['relink', 'indexnow'] },
   read: { table: 'read' },
   'question-parts': { table: 'readWrite' },
   visitor: { table: 'read' },
   'site-files': { table: 'read' },
-  notify: { table: 'readWrite', sendsTo: ['relink'] },
+  notify: { table: 'readWrite', sendsTo: ['relink', 'indexnow'] },
   tools: { table: 'read' },
   // PUT /v1/budget sets the site's limits.
   usage: { table: 'readWrite' },

@@ -1,11 +1,11 @@
 import { NotifyInput } from '@cm/contract';
 import { notifyChange } from '@cm/publishing';
-import { api, enqueue, getStore, json } from '@cm/runtime';
+import { api, json, publishingContext } from '@cm/runtime';
 
 export const handler = api('notify', {
   'POST /api/content/notify': async (request) => {
     const input = request.body(NotifyInput);
     request.observation.metric('notifies');
-    return json(200, await notifyChange({ store: getStore(), enqueue }, request.siteId, input));
+    return json(200, await notifyChange(publishingContext(), request.siteId, input));
   },
 });

@@ -1,12 +1,12 @@
 import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
 import { checkBodySiteId } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
-import { api, enqueue, getStore, json, revisionRestoreRoutes, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
+import { api, json, publishingContext, revisionRestoreRoutes, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
 
 /** A publish, or a rollback (no body); a body's site_id is checked first: 403 whatever else is wrong with it. */
 async function publish(request: ApiRequest, parse: () => PublishInput | Promise<PublishInput>, hasBody = true) {
   if (hasBody) checkBodySiteId(request.siteId, request.body(SiteIdBody).site_id);
-  const reply = await publishPage({ store: getStore(), enqueue }, request.siteId, await parse(), {
+  const reply = await publishPage(publishingContext(), request.siteId, await parse(), {
     siteRoot: request.siteRoot(),
   });
   request.observation.metric('publishes');

@@ -121,7 +121,12 @@ export const useTestStack = (options: Parameters<typeof startTestStack>[0] = {})
 export async function startTestStack(
   options: { env?: Record<string, string>; rateRules?: readonly RateRule[] } = {},
 ): Promise<TestStack> {
-  const restoreEnv = setEnv({ DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS), ...options.env });
+  // IndexNow's debounce window off: a test holds the indexnow queue instead, and a stop does not wait for it.
+  const restoreEnv = setEnv({
+    DYNAMODB_REQUEST_TIMEOUT_MS: String(TEST_REQUEST_TIMEOUT_MS),
+    INDEXNOW_DELAY_SECONDS: '0',
+    ...options.env,
+  });
   let stack: LocalStack;
   try {
     stack = await startLocalStack({

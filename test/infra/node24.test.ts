@@ -46,6 +46,7 @@ const sent: Record<WorkerName, string[]> = {
   rank: [],
   'rank-collect': [],
   'budget-warning': [],
+  indexnow: [],
 };
 const invoked = new Set<FunctionId>();
 
@@ -286,6 +287,13 @@ describeWith(node24, 'Node 24', () => {
       expect(
         await invoke('budget-warning-worker', sqsEvent('budget-warning', [JSON.stringify(warning)]), 60_000),
       ).toEqual({ batchItemFailures: [] });
+    });
+
+    it("the indexnow worker takes a site's message: a site with nothing pending sends nothing", async () => {
+      const message = JSON.stringify({ site_id: siteId });
+      expect(await invoke('indexnow-worker', sqsEvent('indexnow', [message]), 60_000)).toEqual({
+        batchItemFailures: [],
+      });
     });
 
     it('the tools: the listing and each tool function, 200 on the sandbox', async () => {

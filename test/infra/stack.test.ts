@@ -219,7 +219,8 @@ describe('CDK stack', () => {
       .map((p) => given(JSON.stringify(p.Properties.Roles).match(/"(\w+?)FunctionRole/), 'the match')[1])
       .sort();
     // The authorization server deletes the codes and tokens that are used up or revoked.
-    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'Oauth', 'TrackRankings']);
+    // The IndexNow worker deletes each URL it sent, on the condition that it did not change meanwhile.
+    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'IndexnowWorker', 'Oauth', 'TrackRankings']);
   });
 
   it("lets the oauth function alone read the authorization server's secret, at run time: its environment names it", () => {
@@ -436,6 +437,8 @@ describe('CDK stack', () => {
     expect(idsOf('AWS::SQS::Queue')).toEqual([
       'BudgetWarningDeadLetterQueueC50D4ADC',
       'BudgetWarningQueueBF817DDF',
+      'IndexnowDeadLetterQueue4CEBE6E7',
+      'IndexnowQueue3E13242C',
       'MonitorDeadLetterQueue1DC0DA18',
       'MonitorPlanDeadLetterQueueB7356F1F',
       'MonitorPlanQueue6F1B3261',

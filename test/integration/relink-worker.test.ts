@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { QUEUES, RelinkPagesMessage, type Enqueue, type RelinkMessage } from '@cm/contract';
-import { articleDoc, pageCard, pageId } from '@cm/core';
+import { articleDoc, contentHash, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
@@ -215,6 +215,7 @@ describe('relink fan-out', () => {
         doc,
         links: [target],
         card: pageCard(doc),
+        contentHash: contentHash(doc),
         now,
       });
       // What the publish workflow does next: the link's edge and link item.

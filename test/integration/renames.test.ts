@@ -11,6 +11,8 @@ import { article, siteClient, useTestStack } from '../helpers/local';
 
 const t = useTestStack();
 const ROOT = 'https://example.test';
+/** The workflows' context: the stack's store, and a queue that takes IndexNow's message and drops it (not what these tests check). */
+const publishing = () => ({ store: t.store, enqueue: async () => undefined });
 /** The test stacks' table (test/helpers/local.ts). */
 const TABLE = 'content-test';
 
@@ -38,14 +40,14 @@ describe('renames in the store', () => {
         ExpressionAttributeValues: { ':seeded': seeded },
       }),
     );
-    await renamePage(t.store, site.siteId, page, 'r-1', { siteRoot: ROOT });
-    const over = await refusal(renamePage(t.store, site.siteId, page, 'r-over', { siteRoot: ROOT }));
+    await renamePage(publishing(), site.siteId, page, 'r-1', { siteRoot: ROOT });
+    const over = await refusal(renamePage(publishing(), site.siteId, page, 'r-over', { siteRoot: ROOT }));
     expect(over).toEqual({ code: 'redirect_limit_reached', status: 409 });
     // Going back to an old slug takes one redirect away and adds one: within the limit.
-    const back = await renamePage(t.store, site.siteId, page, 'r-0', { siteRoot: ROOT });
+    const back = await renamePage(publishing(), site.siteId, page, 'r-0', { siteRoot: ROOT });
     expect(back.redirects).toHaveLength(LIMITS.redirectsPerPage);
-    await removeRedirect(t.store, site.siteId, page, 'r-1', ROOT);
-    const through = await renamePage(t.store, site.siteId, page, 'r-over', { siteRoot: ROOT });
+    await removeRedirect(publishing(), site.siteId, page, 'r-1', ROOT);
+    const through = await renamePage(publishing(), site.siteId, page, 'r-over', { siteRoot: ROOT });
     expect([through.slug, through.redirects.length]).toEqual(['r-over', LIMITS.redirectsPerPage]);
   });
 
@@ -53,21 +55,21 @@ describe('renames in the store', () => {
     const site = await siteClient(t, 'Handover site');
     const first = (await site.call('POST', '/articles', article('shared'))).body.id;
     const other = (await site.call('POST', '/articles', article('other'))).body.id;
-    await renamePage(t.store, site.siteId, { type: 'article', id: first }, 'first-now', { siteRoot: ROOT });
-    await removeRedirect(t.store, site.siteId, { type: 'article', id: first }, 'shared', ROOT);
+    await renamePage(publishing(), site.siteId, { type: 'article', id: first }, 'first-now', { siteRoot: ROOT });
+    await removeRedirect(publishing(), site.siteId, { type: 'article', id: first }, 'shared', ROOT);
     // Another page takes the freed slug by a rename, then moves on: the slug redirects to it.
-    await renamePage(t.store, site.siteId, { type: 'article', id: other }, 'shared', { siteRoot: ROOT });
+    await renamePage(publishing(), site.siteId, { type: 'article', id: other }, 'shared', { siteRoot: ROOT });
     expect((await site.call('GET', '/articles?slug=shared')).body.id).toBe(other);
-    await renamePage(t.store, site.siteId, { type: 'article', id: other }, 'other-now', { siteRoot: ROOT });
+    await renamePage(publishing(), site.siteId, { type: 'article', id: other }, 'other-now', { siteRoot: ROOT });
     const moved = await fetch(`${t.url}/sites/${site.siteId}/articles/shared`, { redirect: 'manual' });
     expect([moved.status, moved.headers.get('location')]).toEqual([
       301,
       `${t.url}/sites/${site.siteId}/articles/other-now`,
     ]);
-    expect(await refusal(removeRedirect(t.store, site.siteId, { type: 'article', id: first }, 'shared', ROOT))).toEqual(
-      { code: 'not_found', status: 404 },
-    );
-    await removeRedirect(t.store, site.siteId, { type: 'article', id: other }, 'shared', ROOT);
+    expect(
+      await refusal(removeRedirect(publishing(), site.siteId, { type: 'article', id: first }, 'shared', ROOT)),
+    ).toEqual({ code: 'not_found', status: 404 });
+    await removeRedirect(publishing(), site.siteId, { type: 'article', id: other }, 'shared', ROOT);
     const taken = await site.call('POST', '/articles', article('shared', { title: 'Third' }));
     expect([taken.status, taken.body.id === first || taken.body.id === other]).toEqual([201, false]);
     expect(await t.store.redirects.slot(site.siteId, 'article', 'shared')).toEqual({
@@ -80,7 +82,7 @@ describe('renames in the store', () => {
   it('writes nothing of a large page refused for a reserved slug, chunks included', async () => {
     const site = await siteClient(t, 'Large site');
     const { id } = (await site.call('POST', '/articles', article('big'))).body;
-    await renamePage(t.store, site.siteId, { type: 'article', id }, 'big-now', { siteRoot: ROOT });
+    await renamePage(publishing(), site.siteId, { type: 'article', id }, 'big-now', { siteRoot: ROOT });
     const text = randomBytes(600 * 1024).toString('base64');
     const refused = await site.call('POST', '/articles', article('big', { body: [{ _type: 'paragraph', text }] }));
     expect(refused.status).toBe(409);

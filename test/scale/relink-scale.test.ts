@@ -1,4 +1,4 @@
-import { articleDoc, pageCard, pageId, readerRecord } from '@cm/core';
+import { articleDoc, contentHash, pageCard, pageId, readerRecord } from '@cm/core';
 import { article, useTestStack } from '../helpers/local';
 
 const t = useTestStack();
@@ -28,6 +28,7 @@ it(`relinks a page linked from ${LINKERS} pages completely, in bounded messages 
           doc,
           links: [target],
           card: pageCard(doc),
+          contentHash: contentHash(doc),
           now,
         });
         // What the publish workflow does next: the link's edge and link item.

@@ -149,6 +149,8 @@ export {
   ReferringDomain,
 } from './backlink-profile';
 export { LIMITS, SERVICE_LIMITS, SPEC_LIMITS } from './limits';
+export { INDEXNOW_KEY, IndexNowMessage } from './indexnow';
+export { DomainFileParams } from './domain-files';
 export {
   ADD_COMPETITOR,
   AddCompetitorInput,

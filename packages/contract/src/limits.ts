@@ -123,6 +123,13 @@ export const SERVICE_LIMITS = {
   sitemapUrlsMax: 50_000,
   /** Entries of a site's feed: its latest articles and questions. */
   feedEntries: 20,
+  /** URLs in one IndexNow request (the protocol's limit); a site with more pending sends several. */
+  indexNowUrlsPerRequest: 10_000,
+  /**
+   * How long a changed URL waits before it is sent to IndexNow, in seconds: further changes of it (and
+   * of the site's other URLs) within it go in the same request (INDEXNOW_DELAY_SECONDS sets another).
+   */
+  indexNowDelaySeconds: 30,
   /**
    * The rendered bodies one feed carries, in bytes: entries past it carry their summary only, so that
    * twenty long pages keep the feed well within a Lambda reply (lambdaReplyBytes) and a reader's patience.

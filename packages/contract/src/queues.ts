@@ -3,6 +3,7 @@ import type { RelinkMessage, RelinkPagesMessage } from './notify';
 import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './research';
 import type { RankCollectMessage, RankMessage } from './ranks';
 import type { BudgetWarning } from './budget';
+import type { IndexNowMessage } from './indexnow';
 
 /*
  * Each queue and its worker, declared once: its message type, how it delivers, what its worker may do,
@@ -135,6 +136,17 @@ export const QUEUES = {
     timeoutSeconds: 30,
     maxConcurrency: 5,
     grants: { table: 'read' },
+  }),
+  // A site's changed URLs, sent to IndexNow a debounce window after the first (one request per 10,000).
+  // An answer worth retrying (429, 5xx) fails the message after a few quick tries: SQS delivers it again
+  // after its visibility timeout, up to 8 times (about 48 minutes). Sent URLs are deleted one by one
+  // (DeleteItem, on the condition that they did not change while being sent).
+  indexnow: queue<IndexNowMessage>()({
+    batchSize: 1,
+    maxReceiveCount: 8,
+    timeoutSeconds: 60,
+    maxConcurrency: 5,
+    grants: { table: 'readWriteDelete' },
   }),
 };
 

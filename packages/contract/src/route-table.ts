@@ -106,6 +106,8 @@ const SITE_PATHS: readonly { fn: FunctionName; path: string }[] = [
 const DOMAIN_PATHS: readonly { fn: FunctionName; path: string }[] = [
   { fn: 'site-files', path: '/robots.txt' },
   { fn: 'site-files', path: '/favicon.ico' },
+  // Its IndexNow key file (`/<key>.txt`); any other one-segment path there answers the 404 page too.
+  { fn: 'site-files', path: '/{file}' },
   { fn: 'visitor', path: '/{proxy+}' },
 ];
 

@@ -119,6 +119,14 @@ const DOMAIN_DOCS: Record<string, RouteDocs> = {
     summary: "At the site's own domain: the pages' icon",
     replies: { 200: { description: 'The icon', contentType: 'image/svg+xml' } },
   },
+  '/{file}': {
+    summary:
+      "At the site's own domain: its IndexNow key file (`/<key>.txt`, the key); any other path of one segment is the 404 page",
+    replies: {
+      200: { description: 'The IndexNow key, as the protocol asks', contentType: 'text/plain; charset=utf-8' },
+      404: DOMAIN_FILE_MISSING,
+    },
+  },
   '/{proxy+}': {
     summary: "At the site's own domain, any other path: the reader's 404 page",
     replies: { 404: html('Not found') },

@@ -19,6 +19,11 @@ export interface UsageEntry {
    * line once it is settled: a line still pending is a call whose run ended before it could settle.
    */
   pending?: true;
+  /**
+   * What a free notification request sent (IndexNow): the host, how many URLs, and the first of them
+   * (a request of 10,000 URLs would not fit an item), and the status it was answered with (0: none came).
+   */
+  sent?: { host: string; url_count: number; urls: string[]; status: number };
   at: string;
 }
 

@@ -3,6 +3,7 @@ export { pageId, pageTypeOfId } from './ids';
 export { isPrivateUseScheme, redirectTarget, redirectUriRefusal, redirectUriRegistered } from './redirect-uris';
 export {
   articleDoc,
+  contentHash,
   checkBodySiteId,
   outgoingLinks,
   isArticleDoc,
@@ -104,3 +105,12 @@ export {
 } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
 export { languageTags } from './language-tags';
+export {
+  changedForReaders,
+  indexNowRequests,
+  keyOfFile,
+  ownHost,
+  retryableAnswer,
+  urlsOnHost,
+} from './indexnow';
+export type { IndexNowAnswer, IndexNowRequest } from './indexnow';

@@ -20,6 +20,7 @@ import {
   type Source,
   type SuppressedLink,
 } from '@cm/contract';
+import { createHash } from 'node:crypto';
 import { blockType, textOf, type TextVisit } from './blocks';
 import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
@@ -297,4 +298,14 @@ export function preparePublish(
     links: outgoingLinks(doc),
     warnings: [...emptySeoWarnings(input.type, input.value), ...publishWarnings(input.type, doc)],
   };
+}
+
+/**
+ * A page document's content, in a few bytes: its document but the editor's `updated_at`, which a
+ * republish without one moves by itself. A publish whose content has the live version's hash keeps no
+ * revision and tells search engines nothing (a change of `updated_at` alone still shows on the page).
+ */
+export function contentHash(doc: PageDoc): string {
+  const { updated_at: _date, ...content } = doc;
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22);
 }

@@ -20,6 +20,7 @@ import { handler as monitorPlanWorker } from '../../../functions/monitor-plan-wo
 import { handler as monitorWorker } from '../../../functions/monitor-worker/handler';
 import { handler as rankCollectWorker } from '../../../functions/rank-collect-worker/handler';
 import { handler as budgetWarningWorker } from '../../../functions/budget-warning-worker/handler';
+import { handler as indexNowWorker } from '../../../functions/indexnow-worker/handler';
 import { handler as rankWorker } from '../../../functions/rank-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
@@ -73,6 +74,7 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   rank: rankWorker,
   'rank-collect': rankCollectWorker,
   'budget-warning': budgetWarningWorker,
+  indexnow: indexNowWorker,
 };
 
 /** The daily schedule's function (EventBridge on AWS, a timer here): monitoring, and the rank checks. */

@@ -6,7 +6,7 @@ import { perWorker, RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type Work
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { cachedBuilds } from './builds';
-import { logger, resetServices, setQueueTransport } from '@cm/runtime';
+import { INDEXNOW_SANDBOX, logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
 import type { ScheduleBudget } from '@cm/tools';
@@ -156,6 +156,8 @@ async function prepareHandlers(
   process.env.TABLE_NAME = tableName;
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.OAUTH_SECRET ||= oauthSecret(dataDir, options.memory);
+  // No internet: sites' changes go to IndexNow only where INDEXNOW_ENDPOINT names it.
+  process.env.INDEXNOW_ENDPOINT ||= INDEXNOW_SANDBOX;
   resetServices();
 }
 

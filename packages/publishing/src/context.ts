@@ -6,4 +6,6 @@ export interface PublishingContext {
   store: Store;
   /** Puts a message on a worker's queue. */
   enqueue: Enqueue;
+  /** How long a change waits before it is sent to IndexNow (INDEXNOW_DELAY_SECONDS; LIMITS.indexNowDelaySeconds by default). */
+  indexNowDelaySeconds?: number;
 }

@@ -1,6 +1,8 @@
 export { publishPage } from './publish';
 export type { PublishInput } from './publish';
 export { notifyChange } from './notify';
+export type { PublishingContext } from './context';
+export { announceChanged, sendAnnouncements, type SubmitToIndexNow } from './indexnow';
 export { planRelink, relinkPages } from './relink';
 export { addCommunityAnswer, listPages, questionId, readPage, setQuestionSummary } from './pages';
 export { findPages } from './find-pages';
@@ -8,6 +10,7 @@ export type { ListingReader } from './find-pages';
 export { relistSite } from './relist';
 export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead } from './requested-files';
 export { requestedPage, type VisitorRoute } from './requested-pages';
+export { indexNowKeyFile } from './key-file';
 export type { UnavailablePage } from './visitor';
 export { pageRedirects, removeRedirect, renamePage } from './rename';
 export { listRevisions, revisionToPublish } from './revisions';

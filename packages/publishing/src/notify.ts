@@ -1,6 +1,7 @@
 import type { NotifyInput, NotifyResult } from '@cm/contract';
 import { liveChanged, notifiedState, pageTypeOfId, siteTime } from '@cm/core';
 import type { PublishingContext } from './context';
+import { announcePage } from './indexnow';
 import { queueOwedRelink } from './relink';
 
 const UNMATCHED: NotifyResult = { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' };
@@ -41,5 +42,6 @@ export async function notifyChange(
     { siteId, type: input.type, id: input.id },
     { changedAt: changed ? receivedAt : null, pendingSince: relinkPendingBefore },
   );
+  if (changed) await announcePage(ctx, siteId, { type: input.type, id: input.id }, now);
   return { ok: true, matched: true, relink, applied: true };
 }

@@ -11,6 +11,8 @@ import {
   type QuestionInput,
 } from '@cm/contract';
 import {
+  changedForReaders,
+  contentHash,
   liveChanged,
   pageCard,
   pageRecord,
@@ -22,6 +24,7 @@ import {
 } from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
+import { announceAtRoot } from './indexnow';
 import { queueOwedRelink } from './relink';
 import { putBySlug } from './slugs';
 
@@ -45,7 +48,16 @@ export async function publishPage(
   const { pageLive } = ctx.store;
   const card = pageCard(doc);
   // The slug's page: at the id it derives, unless a rename moved it (slugs.ts).
-  const { id, put } = await putBySlug(ctx.store, { siteId, type: input.type, id: derived, doc, links, card, now });
+  const { id, put } = await putBySlug(ctx.store, {
+    siteId,
+    type: input.type,
+    id: derived,
+    doc,
+    links,
+    card,
+    contentHash: contentHash(doc),
+    now,
+  });
   const page = { id, type: input.type };
   const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
@@ -60,6 +72,8 @@ export async function publishPage(
     { siteId, ...page },
     { changedAt: changed ? now : null, pendingSince: previous?.relink_pending },
   );
+  if (!card.noindex && changedForReaders(previous, { status: doc.status, deleted: false }, put.contentChanged))
+    await announceAtRoot(ctx, siteId, options.siteRoot, [url], new Date(now));
   return {
     id,
     type: input.type,

@@ -1,6 +1,8 @@
 import { ApiError, LIMITS, notFound, type PageRedirects, type PageType } from '@cm/contract';
 import { pageTypeOfId, pageUrl } from '@cm/core';
 import type { Store } from '@cm/store';
+import type { PublishingContext } from './context';
+import { announceUrlsOf } from './indexnow';
 import { slugRaced, slugReserved } from './slugs';
 
 /*
@@ -45,12 +47,13 @@ export async function pageRedirects(
  * its slug from its item, so they follow with no relink. Renaming to the current slug changes nothing.
  */
 export async function renamePage(
-  store: Store,
+  ctx: PublishingContext,
   siteId: number,
   page: { type: PageType; id: string },
   to: string,
   options: { siteRoot: string; now?: Date },
 ): Promise<PageRedirects> {
+  const { store } = ctx;
   const { type, id } = page;
   const current = await redirectsOf(store, siteId, type, id);
   if (current.slug === to) return reply(type, id, current, options.siteRoot);
@@ -62,8 +65,10 @@ export async function renamePage(
       { limit: LIMITS.redirectsPerPage },
     );
   if (!(await store.redirects.claim(siteId, type, to, id))) throw await slugTaken(store, siteId, type, to);
-  const now = (options.now ?? new Date()).toISOString();
+  const at = options.now ?? new Date();
+  const now = at.toISOString();
   if (!(await store.redirects.moveSlug(siteId, page, { from: current.slug, to, now }))) throw slugRaced(to);
+  await announceUrlsOf(ctx, siteId, { type, id, slugs: [current.slug, to] }, options.siteRoot, at);
   return reply(type, id, { slug: to, redirects }, options.siteRoot);
 }
 
@@ -84,15 +89,18 @@ async function slugTaken(store: Store, siteId: number, type: PageType, slug: str
  * answers 404 and the slug is free for any publish or rename. 404 when it is no redirect of the page's.
  */
 export async function removeRedirect(
-  store: Store,
+  ctx: PublishingContext,
   siteId: number,
   page: { type: PageType; id: string },
   slug: string,
   siteRoot: string,
 ): Promise<PageRedirects> {
+  const { store } = ctx;
   const { type, id } = page;
   const current = await redirectsOf(store, siteId, type, id);
   if (!(await store.redirects.unreserve(siteId, page, slug, current.slug)))
     throw notFound(`The slug ${JSON.stringify(slug)} does not redirect to the ${type} ${id}`);
+  // Its old URL answered 301; now 404.
+  await announceUrlsOf(ctx, siteId, { type, id, slugs: [slug] }, siteRoot);
   return reply(type, id, { slug: current.slug, redirects: current.redirects.filter((s) => s !== slug) }, siteRoot);
 }

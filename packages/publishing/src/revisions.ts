@@ -1,6 +1,7 @@
 import { notFound, type PageType, type RevisionList, type RevisionListQuery } from '@cm/contract';
 import { isArticleDoc, pageTypeOfId } from '@cm/core';
-import { contentHash, type Store, type StoredRevision } from '@cm/store';
+import { contentHash } from '@cm/core';
+import type { Store, StoredRevision } from '@cm/store';
 import type { PublishInput } from './publish';
 
 /*

@@ -9,6 +9,7 @@ import {
   type WorkerName,
 } from '@cm/contract';
 import * as z from 'zod/mini';
+import { INDEXNOW_ENDPOINT } from '@cm/providers/indexnow';
 import { decodeEnvironment, numberVariable } from './env.decoder';
 
 /** Configuration from the environment: the same names on Lambda and in the local stack. */
@@ -69,6 +70,10 @@ export interface Config {
   siteWebhookLoopbackDevOnly: boolean;
   /** `SITE_WEBHOOK_CA_FILE`: a CA certificate (PEM file) trusted for sites' webhooks too (tests). */
   siteWebhookCaFile?: string;
+  /** `INDEXNOW_ENDPOINT`: where changed URLs are sent (a stand-in in tests); api.indexnow.org by default. */
+  indexNowEndpoint: string;
+  /** `INDEXNOW_DELAY_SECONDS`: how long a change waits for others before it is sent (LIMITS.indexNowDelaySeconds by default). */
+  indexNowDelaySeconds: number;
 }
 
 /** The authorization server's settings (the oauth function's; docs/operations.md#oauth-sign-in). */
@@ -151,6 +156,8 @@ const NumericEnvironment = z.object({
   ),
   GLOBAL_DAILY_BUDGET_USD: numberVariable('a number of USD, 0 or more', 0, Infinity, true),
   MCP_RESULT_MAX_BYTES: numberVariable('whole bytes, 1 or more', 1),
+  // SQS delays a message by 900 s at most.
+  INDEXNOW_DELAY_SECONDS: numberVariable('whole seconds from 0 to 900', 0, 900),
   MCP_APPROVAL_WAIT_MS: numberVariable(
     `whole milliseconds from 1000 to ${MCP_APPROVAL_WAIT_MAX_MS}`,
     1_000,
@@ -217,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     siteWebhookLoopbackDevOnly: env.SITE_WEBHOOK_LOOPBACK_DEV_ONLY === '1',
     siteWebhookCaFile: env.SITE_WEBHOOK_CA_FILE || undefined,
+    indexNowEndpoint: env.INDEXNOW_ENDPOINT || INDEXNOW_ENDPOINT,
+    indexNowDelaySeconds: numbers.INDEXNOW_DELAY_SECONDS ?? LIMITS.indexNowDelaySeconds,
   };
 }
 

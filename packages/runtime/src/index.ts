@@ -17,3 +17,5 @@ export { revisionReadRoutes, revisionRestoreRoutes } from './revision-routes';
 export { selectKeywordData } from './providers';
 export { meterOf, queuedPriceUsd, scheduledWorkStopped, siteBudget } from './budget';
 export { siteWebhookPost } from './site-webhook';
+export { INDEXNOW_SANDBOX, indexNowSubmit } from './indexnow';
+export { publishingContext } from './publishing';

@@ -2,6 +2,7 @@ import { PageIdParams, PAGE_TYPES, RedirectParams, RenameInput } from '@cm/contr
 import { pageRedirects, removeRedirect, renamePage } from '@cm/publishing';
 import { json } from './http';
 import type { Handlers } from './http/router';
+import { publishingContext } from './publishing';
 import { getStore } from './services';
 
 /* The routes of a page's slug (docs/api/publishing.md#renaming-a-page), each within the key's site. */
@@ -14,14 +15,20 @@ export const slugWriteRoutes: Handlers = Object.fromEntries(
       async (request) => {
         const page = { type, id: request.params(PageIdParams).id };
         const { slug } = request.body(RenameInput);
-        return json(200, await renamePage(getStore(), request.siteId, page, slug, { siteRoot: request.siteRoot() }));
+        return json(
+          200,
+          await renamePage(publishingContext(), request.siteId, page, slug, { siteRoot: request.siteRoot() }),
+        );
       },
     ],
     [
       `DELETE /${type}s/{id}/redirects/{slug}`,
       async (request) => {
         const { id, slug } = request.params(RedirectParams);
-        return json(200, await removeRedirect(getStore(), request.siteId, { type, id }, slug, request.siteRoot()));
+        return json(
+          200,
+          await removeRedirect(publishingContext(), request.siteId, { type, id }, slug, request.siteRoot()),
+        );
       },
     ],
   ]),

@@ -25,6 +25,7 @@ import { ResearchWaitStore } from './research-waits';
 import { SectionStore } from './sections';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
+import { IndexNowStore } from './indexnow';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
@@ -32,7 +33,7 @@ export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
 export type { StoredPage, LinkTarget, LinksToIndex, PutPage, PutResult } from './page-types';
 export type { PageLink } from './links';
-export { contentHash, type RevisionStore, type StoredRevision } from './revisions';
+export { type RevisionStore, type StoredRevision } from './revisions';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
 export { RowConflict } from './errors';
@@ -97,6 +98,8 @@ export interface Store {
   results: ResultStore;
   /** The shared cache of public data: a provider's answer, paid once a day for every site that needs it. */
   shared: SharedDataStore;
+  /** Each site's URLs waiting to be sent to IndexNow. */
+  indexNow: IndexNowStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -141,6 +144,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     ranks: new RankStore(db, tableName),
     results: new ResultStore(db, tableName),
     shared: new SharedDataStore(db, tableName),
+    indexNow: new IndexNowStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

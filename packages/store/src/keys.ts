@@ -356,3 +356,13 @@ export const oauthKeyAttemptsKey = (addressHash: string, window: number): Key =>
 });
 /** Which session has a uid (sessions are found by it as well as by their id). */
 export const oauthSessionUidKey = (uidHash: string): Key => ({ pk: `OAUTH#SessionUid#${uidHash}`, sk: 'OAUTH' });
+
+/** A site's URL waiting to be sent to IndexNow: one partition per site (one Query reads them), the URL's hash as sort key (a URL may pass 1 KB). */
+export const indexNowPartition = (siteId: number): string => `SITE#${siteId}#INDEXNOW`;
+export const INDEXNOW_URL_PREFIX = 'URL#';
+export const indexNowUrlKey = (siteId: number, url: string): Key => ({
+  pk: indexNowPartition(siteId),
+  sk: `${INDEXNOW_URL_PREFIX}${createHash('sha256').update(url).digest('base64url')}`,
+});
+/** Beside them, the mark of the site's message on the indexnow queue, while one is on its way. */
+export const indexNowMessageKey = (siteId: number): Key => ({ pk: indexNowPartition(siteId), sk: 'MESSAGE' });

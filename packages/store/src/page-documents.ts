@@ -33,7 +33,7 @@ import {
 import { slugCondition } from './redirects';
 import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
 import type { PutPage, PutResult, StoredPage } from './page-types';
-import { contentHash, liveRevisionOf, RevisionStore } from './revisions';
+import { liveRevisionOf, RevisionStore } from './revisions';
 
 /*
  * A site's page documents: a publish's write of the page (its item, and its chunks when it is large),
@@ -109,12 +109,13 @@ export class PageStore {
       sections: card.sections.map(sectionName),
       sectionsHash: sectionsNow,
       card,
+      contentHash: input.contentHash,
       now,
     });
     slugCondition(update, input.claim ?? { slug: doc.slug, atSlot: true });
-    // What the next publish tells a change of content by, and when this version was stored (its revision says).
-    const content = contentHash(doc);
-    update.set('content_hash', content).set('stored_at', now);
+    // When this version was stored (its revision says; its content_hash is the publish's).
+    update.set('stored_at', now);
+    const content = input.contentHash;
     const out = await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update, { returns: 'ALL_OLD' });
     if (!out.ok) {
       if (chunks.length > 0) await this.deleteChunks(siteId, type, id, version, chunks.length);
@@ -142,6 +143,7 @@ export class PageStore {
       created_at: old?.created_at ?? now,
       previous: old ? liveStateOf(old) : null,
       version,
+      contentChanged: old?.content_hash !== content,
       awaited: before.awaited,
       linksToIndex: indexed ? null : { empty: !old, legacy, hash },
     };

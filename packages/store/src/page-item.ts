@@ -62,6 +62,7 @@ export interface PublishWrite {
   sections: readonly string[];
   sectionsHash: string | null;
   card: { card_text: string | null; category: string | null; noindex: boolean; canonical_url: string | null };
+  contentHash: string;
   now: string;
 }
 
@@ -93,6 +94,7 @@ export function publishUpdate(write: PublishWrite): Update {
     // What readers see of it may have changed: its sitemap entry's lastmod.
     .set('visible_at', now)
     .set('noindex', write.card.noindex)
+    .set('content_hash', write.contentHash)
     // Its first publish orders the site's listings (from the first publish that kept it).
     .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
     .setOrRemove('card_text', write.card.card_text)

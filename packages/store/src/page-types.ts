@@ -19,6 +19,8 @@ export interface PutPage {
   links: string[];
   /** What the site's listing pages, sitemaps and feed show of it, and the sections that list it. */
   card: PageCard;
+  /** Its content's hash (core's contentHash): a republish with the same one changed nothing readers read. */
+  contentHash: string;
   now: string;
   /**
    * The slug the page must hold for this write (redirects.ts): the page has it or is new; at the slug's
@@ -35,6 +37,8 @@ export interface PutResult {
   previous: CurrentLiveState | null;
   /** The document version this publish wrote; a later write to the page can be made conditional on it. */
   version: string;
+  /** Whether the content is not the replaced page's (or the page is new). */
+  contentChanged: boolean;
   /** Pages linked to this one before it existed (a publish of theirs left a mark where it would be). */
   awaited: boolean;
   /** Null when the page's link items already have exactly its links; else what there is to bring in line. */

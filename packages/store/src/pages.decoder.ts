@@ -40,6 +40,8 @@ const PageItem = z.extend(PageListIndexItem, {
   doc: z.optional(binary),
   links_hash: optionalString,
   links_indexed: optionalString,
+  /** The content's hash (PublishWrite), from the publish that wrote it: none before it was kept. */
+  content_hash: optionalString,
   /** Held by page items from before link items (links.ts): still read until the page's next publish. */
   links: z.optional(z.array(z.string())),
   suppressed: z.optional(stringSet),

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SERVICE_LIMITS, type PageDoc, type PageType } from '@cm/contract';
+import { contentHash } from '@cm/core';
 import { batchWrite, queryAll } from './batch';
 import { INLINE_LIMIT_BYTES, splitChunks } from './codec';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
@@ -31,15 +31,6 @@ import {
  * A page's revisions: the versions its publishes replaced, kept in items of their own (never on the page
  * item), the newest `revisionsKept` for at most `revisionsKeptDays` (docs/api/limits.md).
  */
-
-/**
- * What a page's content is, in a few bytes: its document but for `updated_at`, which a republish of the
- * same content moves. A publish whose content has the replaced version's hash keeps no revision.
- */
-export const contentHash = (doc: PageDoc): string => {
-  const { updated_at: _moves, ...content } = doc;
-  return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22);
-};
 
 /**
  * A version's revision id: when its publish was stored (base36 ms, which sorts by time as a `version`

@@ -15,6 +15,8 @@ const SiteItem = z.object({
   rank_tracking: z.optional(z.boolean()),
   /** When the site paused its competitors' monitoring: its daily runs take only its own domain until it resumes. */
   competitors_paused_at: z.optional(z.string()),
+  /** The site's IndexNow key (docs/api/publishing.md#indexnow), made when it is first served at a domain of its own. */
+  indexnow_key: z.optional(z.string()),
 });
 export type Site = z.infer<typeof SiteItem>;
 

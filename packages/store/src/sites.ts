@@ -41,6 +41,12 @@ export interface KeyGrant {
 export const apiKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
 const hashKey = apiKeyHash;
 
+/**
+ * A new IndexNow key: 32 hex digits. It only proves to search engines that a site's URLs are its own
+ * (anyone can read it at the domain), so it is stored as it is, not as a hash.
+ */
+const newIndexNowKey = (): string => randomBytes(16).toString('hex');
+
 /** Sites and their API keys. A key is stored only as its SHA-256 hash. */
 export class SiteStore {
   constructor(
@@ -219,13 +225,30 @@ export class SiteStore {
       ExpressionAttributeValues: { ':site': siteId },
     });
     if (!(await conditionalWrite(this.db, claim)).ok) return 'taken';
-    const serve = new Update().set('served_domain', host, { valueKey: 'host' });
+    const serve = new Update()
+      .set('served_domain', host, { valueKey: 'host' })
+      .setIfAbsent('indexnow_key', newIndexNowKey(), { valueKey: 'key' });
     // A site deleted since it was read fails the write (the domain's claim then serves nothing).
     await this.db.send(
       new UpdateCommand({ TableName: this.table, Key: siteKey(siteId), ...serve.when(serve.exists('pk')).input() }),
     );
     if (site.served_domain && site.served_domain !== host) await this.giveBackDomain(site.served_domain, siteId);
     return 'served';
+  }
+
+  /**
+   * The site's IndexNow key, made now if it has none (a site served at its domain before keys were
+   * made); null when there is no such site. One UpdateItem.
+   */
+  async indexNowKey(siteId: number): Promise<string | null> {
+    const key = siteKey(siteId);
+    const ensure = new Update().setIfAbsent('indexnow_key', newIndexNowKey(), { valueKey: 'key' });
+    const written = await conditionalUpdate(this.db, this.table, key, ensure.when(ensure.exists('pk')), {
+      returns: 'ALL_NEW',
+      decode: decodeSite,
+    });
+    // Refused: there is no such site.
+    return written.ok ? (written.attributes.indexnow_key ?? null) : null;
   }
 
   /** The site's pages are served under the deployment's address again; false when it served no domain (or is no site). */
