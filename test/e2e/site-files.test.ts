@@ -6,6 +6,7 @@ import { article, getAtHost, question, requestPathCount, siteClient, useTestStac
 import { SERVICE_LIMITS } from '@cm/contract';
 import { pageId as pageIdOf } from '@cm/core';
 import { given } from '../helpers/client';
+import { fakeClock } from '../helpers/clock';
 import { pageKey } from '../../packages/store/src/keys';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
@@ -79,6 +80,40 @@ describe('sitemaps', () => {
     const third = await read();
     expect(third.has(`${root}/articles/target`)).toBe(false);
     expect(lastmod(third, 'linker') > lastmod(second, 'linker')).toBe(true);
+  });
+
+  it("moves the lastmod, the page's Last-Modified and the feed's updated only when readers see a change", async () => {
+    const site = await siteClient(t, 'Steady site');
+    const body = article('steady', { updated_at: '2026-01-02T03:04:05Z' });
+    const seen = async () => {
+      const [sitemap, feed, page] = await Promise.all([
+        get(`/sites/${site.siteId}/sitemaps/${month()}.xml`),
+        get(`/sites/${site.siteId}/feed.xml`),
+        get(`/sites/${site.siteId}/articles/steady`),
+      ]);
+      return {
+        lastmod: (await entriesOf(sitemap.text))[0]?.lastmod,
+        updated: /<updated>([^<]+)<\/updated>/.exec(feed.text)?.[1],
+        lastModified: page.headers.get('last-modified'),
+        etag: page.headers.get('etag'),
+      };
+    };
+    fakeClock(Date.now());
+    try {
+      await site.client.route('POST /articles', { body });
+      const first = await seen();
+      jest.setSystemTime(Date.now() + 5000);
+      // The very same document again (an agent's retry): nothing readers see changed.
+      expect((await site.client.route('POST /articles', { body })).status).toBe(200);
+      expect(await seen()).toEqual(first);
+      jest.setSystemTime(Date.now() + 5000);
+      await site.client.route('POST /articles', { body: { ...body, title: 'Steady, edited' } });
+      const edited = await seen();
+      for (const key of ['lastmod', 'updated', 'lastModified', 'etag'] as const)
+        expect([key, edited[key]]).not.toEqual([key, first[key]]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('reads one item per month and type for the index, and answers 404 to a sitemap that is not there', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLive, type PageDoc, type PageStatus, type PageType } from '@cm/contract';
 import { batchWrite, mapLimit, queryAll } from './batch';
-import { conditionalUpdate } from './conditional';
+import { conditionalUpdate, conditionalWrite } from './conditional';
 import { Update } from './update';
 import { CorruptItem } from './errors';
 import { LIVE_PAGES } from './table';
@@ -26,6 +26,7 @@ import {
   listedSortKey,
   pageKey,
   pageLinkPrefix,
+  type Key,
   pagePartsPrefix,
   pageSk,
   sitePartition,
@@ -37,6 +38,10 @@ import type { PutPage, PutResult, StoredPage } from './page-types';
  * A site's page documents: a publish's write of the page (its item, and its chunks when it is large),
  * and the page read whole with its parts.
  */
+
+/** What readers see of a page, in a few bytes: a republish with the same hash shows nothing new. */
+const contentHash = (encoded: Uint8Array): string =>
+  createHash('sha256').update(encoded).digest('base64url').slice(0, 22);
 
 const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
 
@@ -53,6 +58,9 @@ const listedUpdate = (listedKey: string, status: PageStatus): Update => {
 /** The latest of ISO times, or null when there is none. */
 const newest = (times: readonly (string | null | undefined)[]): string | null =>
   times.reduce<string | null>((latest, time) => (time && (latest === null || time > latest) ? time : latest), null);
+
+/** A publish's writes of its page at most: each one's condition failed only when another publish came between. */
+const PAGE_WRITE_ATTEMPTS = 6;
 
 /** Marks written in parallel at most by one publish. */
 const AWAIT_PARALLEL = 32;
@@ -89,7 +97,7 @@ export class PageStore {
     }
     const hash = linksHash(links);
     const sectionsNow = sectionsHash(card.sections);
-    const update = publishUpdate({
+    const write = {
       siteId,
       type,
       id,
@@ -104,17 +112,10 @@ export class PageStore {
       sections: card.sections.map(sectionName),
       sectionsHash: sectionsNow,
       card,
+      contentHash: contentHash(encoded),
       now,
-    });
-    const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: pageKey(siteId, type, id),
-        ...update.input(),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const before = decodePutOld(out.Attributes);
+    };
+    const before = await this.writePage(pageKey(siteId, type, id), (seen) => publishUpdate(write, seen));
     const old = before.page;
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
     const createdAt = old?.created_at ?? now;
@@ -137,6 +138,24 @@ export class PageStore {
       awaited: before.awaited,
       linksToIndex: indexed ? null : { empty: !old, legacy, hash },
     };
+  }
+
+  /**
+   * The publish's one UpdateItem, as a change readers see; a republish of the live page's very document
+   * is refused that way and written again as none (its sitemap lastmod, Last-Modified and the feed's
+   * updated stay). Each write's condition is the other's opposite: a publish between them tries again.
+   */
+  private async writePage(
+    key: Key,
+    update: (seen: 'changed' | 'same') => Update,
+  ): Promise<ReturnType<typeof decodePutOld>> {
+    for (let attempt = 0; attempt < PAGE_WRITE_ATTEMPTS; attempt++) {
+      const seen = attempt % 2 === 0 ? 'changed' : 'same';
+      const input = { TableName: this.table, Key: key, ...update(seen).input(), ReturnValues: 'ALL_OLD' as const };
+      const written = await conditionalWrite(this.db, new UpdateCommand(input), decodePutOld);
+      if (written.ok) return written.attributes;
+    }
+    throw new Error(`page ${key.sk}: publishes of it kept crossing this one's writes`);
   }
 
   /**

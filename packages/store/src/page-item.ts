@@ -62,6 +62,8 @@ export interface PublishWrite {
   sections: readonly string[];
   sectionsHash: string | null;
   card: { card_text: string | null; category: string | null; noindex: boolean; canonical_url: string | null };
+  /** A hash of the document: what readers see of the page (its status included). */
+  contentHash: string;
   now: string;
 }
 
@@ -69,8 +71,10 @@ export interface PublishWrite {
  * The one UpdateItem of a publish: the page's state and document, its index attributes (and the index
  * of live pages while it is live: a publish undoes a delete), its card, and what it leaves to the site
  * alone (summary, community answers) and to its first publish (`created_at`, `listing_sk`).
+ * `seen`: whether readers see a change (`changed`: the write moves `visible_at` and `notified_at`, on
+ * condition that the page is not live with this very document) or not (`same`: on the opposite condition).
  */
-export function publishUpdate(write: PublishWrite): Update {
+export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Update {
   const { siteId, type, id, status, now } = write;
   const sortKey = updatedSortKey(write.updatedAt, id);
   const update = new Update()
@@ -85,13 +89,11 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('version', write.version)
     .set('chunks', write.chunks)
     .setIfAbsent('created_at', now, { valueKey: 'now' })
-    .set('notified_at', now)
+    .set('content_hash', write.contentHash)
     .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
     .set(PAGES_BY_UPDATED.sortKey, sortKey)
     .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, status))
     .set(PAGES_BY_STATUS.sortKey, sortKey)
-    // What readers see of it may have changed: its sitemap entry's lastmod.
-    .set('visible_at', now)
     .set('noindex', write.card.noindex)
     // Its first publish orders the site's listings (from the first publish that kept it).
     .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
@@ -109,7 +111,15 @@ export function publishUpdate(write: PublishWrite): Update {
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
       .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
   else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
-  return update;
+  // The page as it was, with this document and in this state: readers would see nothing new.
+  const same = [
+    `${update.name('content_hash')} = ${update.value('content_hash', write.contentHash)}`,
+    `${update.name('status')} = ${update.value('status', status)}`,
+    `${update.name('deleted')} = ${update.value('deleted', false)}`,
+  ].join(' AND ');
+  if (seen === 'same') return update.when(same);
+  // What readers see of it changed: its sitemap entry's lastmod, its Last-Modified and the feed's updated.
+  return update.set('notified_at', now).set('visible_at', now).when(`NOT (${same})`);
 }
 
 /**
