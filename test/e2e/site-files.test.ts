@@ -39,6 +39,44 @@ describe('sitemaps', () => {
     );
   });
 
+  it('lists only the category and topic pages that answer 200 with a page search engines may index, each with its lastmod', async () => {
+    const site = await siteClient(t, 'Pruned site');
+    const root = `${t.url}/sites/${site.siteId}`;
+    const kept = await site.client.route('POST /articles', { body: article('kept', { category: 'Gear' }) });
+    const gone = await site.client.route('POST /articles', { body: article('gone', { category: 'Gone' }) });
+    await site.client.route('POST /articles', { body: article('hidden', { category: 'Hidden', noindex: true }) });
+    const asked = await site.client.route('POST /questions', { body: question('asked', { topics: ['Left'] }) });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: gone.body.id, type: 'article', action: 'unpublished' },
+    });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: asked.body.id, type: 'question', action: 'deleted' },
+    });
+    await t.stack.drain();
+    const entries = await entriesOf((await get(`/sites/${site.siteId}/sitemaps/listings.xml`)).text);
+    const status = async (path: string) => (await get(`/sites/${site.siteId}${path}`)).status;
+    // The listing routes agree: a section with no live page answers 404; one with only noindex pages is left out.
+    expect(await Promise.all(['/categories/gone', '/topics/left', '/categories/hidden'].map(status))).toEqual([
+      404, 404, 200,
+    ]);
+    const visible = new Map(
+      (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => [
+        e.url,
+        e.lastmod,
+      ]),
+    );
+    const keptLastmod = visible.get(`${root}/articles/kept`);
+    expect(keptLastmod).toEqual(expect.any(String));
+    expect(kept.status).toBe(201);
+    expect(entries).toEqual([
+      // The home shows the noindex article's card too, published last: its lastmod is that card's.
+      { url: `${root}/`, lastmod: expect.any(String) },
+      { url: `${root}/questions`, lastmod: undefined },
+      { url: `${root}/categories/gear`, lastmod: keptLastmod },
+    ]);
+    expect(given(entries[0]?.lastmod, "the home's lastmod") > given(keptLastmod, 'a lastmod')).toBe(true);
+  });
+
   it("lists a month's live pages that search engines may index, each with when what readers see last changed", async () => {
     const site = await siteClient(t, 'Indexable site');
     const root = `${t.url}/sites/${site.siteId}`;

@@ -91,6 +91,7 @@ export {
   LISTINGS_SHARD,
   feedXml,
   inSitemap,
+  listingEntries,
   monthRange,
   monthsBetween,
   pageEntries,
@@ -99,5 +100,6 @@ export {
   sitemapShardOf,
   sitemapXml,
 } from './site-files';
+export type { ListingsRead } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
 export { languageTags } from './language-tags';

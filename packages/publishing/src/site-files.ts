@@ -2,20 +2,19 @@ import { isLive, SERVICE_LIMITS, type ListedPage, type PageRecord, type PageType
 import {
   feedContent,
   feedXml,
-  homeUrl,
   pageBlocks,
   pageUrl,
   readerRecord,
   renderedLinkTargets,
   LISTINGS_SHARD,
+  listingEntries,
   monthRange,
   monthsBetween,
   pageEntries,
-  questionsUrl,
-  sectionUrl,
   siteRobotsTxt,
   sitemapIndexXml,
   sitemapXml,
+  type ListingsRead,
 } from '@cm/core';
 import { mapLimit, type Store } from '@cm/store';
 import { liveLinkTarget, readLinkTargets } from './link-targets';
@@ -60,14 +59,7 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   if (!served) return null;
   const { site, root } = served;
   const max = SERVICE_LIMITS.sitemapUrlsMax;
-  if (shard === LISTINGS_SHARD) {
-    const sections = await store.sections.registered(site.site_id, max - 2);
-    return sitemapXml([
-      { url: homeUrl(root) },
-      { url: questionsUrl(root) },
-      ...sections.map((section) => ({ url: sectionUrl(root, section) })),
-    ]);
-  }
+  if (shard === LISTINGS_SHARD) return sitemapXml(listingEntries(root, await listingsRead(store, site.site_id)));
   const pages = [];
   for (const type of PAGE_TYPES) {
     const read = await store.pageListings.livePagesBetween(site.site_id, type, monthRange(shard), max - pages.length);
@@ -75,6 +67,25 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   }
   const entries = pageEntries(root, pages);
   return entries.length > 0 ? sitemapXml(entries) : null;
+}
+
+/**
+ * The first page of each listing, as its route reads it: the home's and the index of questions' (one
+ * Query per type each), and each registered section's (one Query and one BatchGetItem each,
+ * PROBES_IN_FLIGHT at a time), so the sitemap names only the section pages that answer 200.
+ */
+async function listingsRead(store: Store, siteId: number): Promise<ListingsRead> {
+  const first = { limit: SERVICE_LIMITS.listingPageSize };
+  const [registered, home, questions] = await Promise.all([
+    store.sections.registered(siteId, SERVICE_LIMITS.sitemapUrlsMax - 2),
+    store.pageListings.livePages(siteId, PAGE_TYPES, first),
+    store.pageListings.livePages(siteId, ['question'], first),
+  ]);
+  const sections = await mapLimit(registered, PROBES_IN_FLIGHT, async (section) => ({
+    section,
+    pages: (await store.sections.listing(siteId, section, first)).pages,
+  }));
+  return { home: home.pages, questions: questions.pages, sections };
 }
 
 /** Pages a feed reads at once: this many of the largest (5 MiB) stay well within a function's memory. */
