@@ -112,8 +112,10 @@ export const SERVICE_LIMITS = {
    * DynamoDB's 1024 bytes.
    */
   sectionNameMax: 200,
-  /** Cards on one page of a site's home, category, topic or question index. */
+  /** Cards on one page of a site's home, category, topic or question index (its first page: at least). */
   listingPageSize: 20,
+  /** Cards on one page of a listing at most (a later page ends at a card marked by its place: core/listing-breaks.ts). */
+  listingPageMax: 60,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */
   sitemapUrlsMax: 50_000,
   /** Entries of a site's feed: its latest articles and questions. */

@@ -87,6 +87,7 @@ export { PALETTES } from './palette';
 export { SITE_ICON_SVG } from './icon';
 export { pageCard } from './cards';
 export { renderListing } from './listing-pages';
+export { isPageBreak, NEWER_WALK, newerPageStart, pageLength } from './listing-breaks';
 export {
   LISTINGS_SHARD,
   feedXml,

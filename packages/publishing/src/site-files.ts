@@ -18,6 +18,7 @@ import {
 } from '@cm/core';
 import { mapLimit, type Store } from '@cm/store';
 import { liveLinkTarget, readLinkTargets } from './link-targets';
+import { readListing } from './listings';
 import { servedSite, type SiteRef } from './served-sites';
 
 /*
@@ -70,20 +71,19 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
 }
 
 /**
- * The first page of each listing, as its route reads it: the home's and the index of questions' (one
- * Query per type each), and each registered section's (one Query and one BatchGetItem each,
- * PROBES_IN_FLIGHT at a time), so the sitemap names only the section pages that answer 200.
+ * The first page of each listing, as its route reads it (readListing): the home's and the index of
+ * questions', and each registered section's (PROBES_IN_FLIGHT at a time), so the sitemap names only the
+ * section pages that answer 200.
  */
 async function listingsRead(store: Store, siteId: number): Promise<ListingsRead> {
-  const first = { limit: SERVICE_LIMITS.listingPageSize };
   const [registered, home, questions] = await Promise.all([
     store.sections.registered(siteId, SERVICE_LIMITS.sitemapUrlsMax - 2),
-    store.pageListings.livePages(siteId, PAGE_TYPES, first),
-    store.pageListings.livePages(siteId, ['question'], first),
+    readListing(store, siteId, { kind: 'home' }, undefined),
+    readListing(store, siteId, { kind: 'questions' }, undefined),
   ]);
   const sections = await mapLimit(registered, PROBES_IN_FLIGHT, async (section) => ({
     section,
-    pages: (await store.sections.listing(siteId, section, first)).pages,
+    pages: (await readListing(store, siteId, section, undefined)).pages,
   }));
   return { home: home.pages, questions: questions.pages, sections };
 }

@@ -28,7 +28,7 @@ export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
+export type { StoredPage, LinkTarget, LinksToIndex, ListingRun, RunToward } from './page-types';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';

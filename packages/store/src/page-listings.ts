@@ -18,7 +18,7 @@ import {
 } from './keys';
 import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
 import { liveStateOf } from './page-item';
-import type { LinkTarget, StoredPage, StoredPageList } from './page-types';
+import type { LinkTarget, ListingRun, RunToward, StoredPage, StoredPageList } from './page-types';
 
 /*
  * A site's pages as lists read them, from the indexes (by updated_at, by status, and the index of live
@@ -75,33 +75,51 @@ export class PageListingStore {
     types: readonly PageType[],
     options: { limit: number; cursor?: string },
   ): Promise<{ pages: ListedPage[]; next: string | null }> {
-    const before = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    const run = await this.liveRun(siteId, types, { ...options, toward: 'older' });
+    const last = run.items.at(-1);
+    return { pages: run.items.map(({ item }) => item), next: !run.end && last ? last.cursor : null };
+  }
+
+  /**
+   * The site's live pages of `types` from `cursor` (none: from the newest) toward the older or the newer,
+   * nearest first, at most `limit`: one Query per type, merged.
+   */
+  async liveRun(
+    siteId: number,
+    types: readonly PageType[],
+    options: { limit: number; cursor?: string; toward: RunToward },
+  ): Promise<ListingRun<ListedPage>> {
+    const { limit, toward } = options;
+    const at = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    const past = toward === 'older' ? '<' : '>';
     const reads = await Promise.all(
       types.map((type) =>
         this.db.send(
           new QueryCommand({
             TableName: this.table,
             IndexName: LIVE_PAGES.name,
-            KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk${before === undefined ? '' : ` AND ${LIVE_PAGES.sortKey} < :before`}`,
+            KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk${at === undefined ? '' : ` AND ${LIVE_PAGES.sortKey} ${past} :at`}`,
             ExpressionAttributeValues: {
               ':pk': livePagesPartition(siteId, type),
-              ...(before === undefined ? {} : { ':before': before }),
+              ...(at === undefined ? {} : { ':at': at }),
             },
-            ScanIndexForward: false,
-            Limit: options.limit,
+            ScanIndexForward: toward === 'newer',
+            Limit: limit,
           }),
         ),
       ),
     );
+    const order = toward === 'older' ? -1 : 1;
     const listed = reads
       .flatMap((out) =>
-        (out.Items ?? []).map((item) => ({ sk: String(item[LIVE_PAGES.sortKey]), page: decodeListedPage(item) })),
+        (out.Items ?? []).map((item) => ({ sk: String(item[LIVE_PAGES.sortKey]), item: decodeListedPage(item) })),
       )
-      .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
-    const shown = listed.slice(0, options.limit);
-    const more = listed.length > shown.length || reads.some((out) => out.LastEvaluatedKey !== undefined);
-    const last = shown.at(-1);
-    return { pages: shown.map(({ page }) => page), next: more && last ? encodeCursor([last.sk]) : null };
+      .sort((a, b) => (a.sk < b.sk ? -order : a.sk > b.sk ? order : 0));
+    const shown = listed.slice(0, limit);
+    return {
+      items: shown.map(({ sk, item }) => ({ cursor: encodeCursor([sk]), item })),
+      end: listed.length === shown.length && reads.every((out) => out.LastEvaluatedKey === undefined),
+    };
   }
 
   /**
