@@ -154,6 +154,62 @@ describe('sitemaps', () => {
     }
   });
 
+  it('dates each sitemap in the index by the latest change readers see of what it lists', async () => {
+    const site = await siteClient(t, 'Dated site');
+    const root = `${t.url}/sites/${site.siteId}`;
+    const index = async () =>
+      new Map(
+        (await parseSitemapIndex(Readable.from([(await get(`/sites/${site.siteId}/sitemap.xml`)).text]))).map(
+          (entry) => [entry.url, entry.lastmod],
+        ),
+      );
+    const pages = async () =>
+      (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => e.lastmod ?? '');
+    await site.client.route('POST /articles', { body: article('dated-a') });
+    await site.client.route('POST /questions', { body: question('dated-q', { topics: ['Dates'] }) });
+    const first = await index();
+    const newest = (await pages()).sort().at(-1);
+    expect(first).toEqual(
+      new Map([
+        [`${root}/sitemaps/listings.xml`, newest],
+        [`${root}/sitemaps/${month()}.xml`, newest],
+      ]),
+    );
+    // A change readers see moves the month's lastmod and the listings'.
+    await new Promise((r) => setTimeout(r, 5));
+    await site.client.route('POST /articles', { body: article('dated-a', { title: 'Dated, edited' }) });
+    const second = await index();
+    const moved = (await pages()).sort().at(-1);
+    expect(moved && newest && moved > newest).toBe(true);
+    expect([...second.values()]).toEqual([moved, moved]);
+  });
+
+  it('names the month of a page from before months were kept without a lastmod, until its next publish places it', async () => {
+    const site = await siteClient(t, 'Unplaced site');
+    const id = (await site.client.route('POST /articles', { body: article('unplaced') })).body.id;
+    // What a page item from before months were kept holds: neither attribute.
+    await t.db.send(
+      new UpdateCommand({
+        TableName: t.stack.tableName,
+        Key: pageKey(site.siteId, 'article', id),
+        UpdateExpression: 'REMOVE month_pk, gsi6pk',
+      }),
+    );
+    /** The month's entry in the index: named, and its lastmod. */
+    const monthEntry = async () => {
+      const index = await parseSitemapIndex(Readable.from([(await get(`/sites/${site.siteId}/sitemap.xml`)).text]));
+      const entry = index.find((e) => e.url.endsWith(`/sitemaps/${month()}.xml`));
+      return { named: entry !== undefined, lastmod: entry?.lastmod };
+    };
+    expect(await monthEntry()).toEqual({ named: true, lastmod: undefined });
+    // Taken down and back, it is still in no month's index: a notify cannot tell which month it is.
+    for (const status of ['draft', 'published'] as const)
+      await site.client.route('POST /api/content/notify', { body: { id, type: 'article', status } });
+    expect(await monthEntry()).toEqual({ named: true, lastmod: undefined });
+    await site.client.route('POST /articles', { body: article('unplaced', { title: 'Placed' }) });
+    expect(await monthEntry()).toEqual({ named: true, lastmod: expect.any(String) });
+  });
+
   it('reads one item per month and type for the index, and answers 404 to a sitemap that is not there', async () => {
     const site = await siteClient(t, 'Probed site');
     await site.client.route('POST /articles', { body: article('probed') });

@@ -238,6 +238,8 @@ describe('pages published before the listings were kept', () => {
       'sections',
       'sections_hash',
       'sections_indexed',
+      'month_pk',
+      'gsi6pk',
     ];
     for (const [type, slug] of [
       ['article', 'old-one'],

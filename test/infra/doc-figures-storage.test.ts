@@ -133,7 +133,7 @@ const NOT_THE_CODE: FiguresWhy = [
   // | sitemap index | 1 Query of 1 item per month sinc
   [
     "counted by test/e2e/site-files.test.ts 'reads one item per month and type for the index\u2026'",
-    ['1 Query of 1 item per month since the site began and page type', '8 in flight'],
+    ['1 Query of 1 item of `gsi6` per month since the site began', '8 in flight'],
   ],
   // | a month's sitemap | Queries of `gsi5` over the m
   [

@@ -54,9 +54,21 @@ export function inSitemap(root: string, page: ListedPage): boolean {
 
 const collect = async (stream: Readable): Promise<string> => (await streamToPromise(stream)).toString();
 
-/** The sitemap index: the listings' sitemap, then one sitemap per month that has pages. */
-export function sitemapIndexXml(root: string, months: readonly string[]): Promise<string> {
-  const entries = [LISTINGS_SHARD, ...months].map((shard) => ({ url: sitemapUrl(root, shard) }));
+/** The latest of ISO times, or undefined when there is none. */
+const latestOf = (times: readonly (string | undefined)[]): string | undefined =>
+  times.reduce<string | undefined>((latest, time) => (time && !(latest && latest >= time) ? time : latest), undefined);
+
+/**
+ * The sitemap index: the listings' sitemap, then one sitemap per month that has pages, each with its
+ * lastmod when known. The listings' is the newest of the months': its cards' lastmods are among theirs.
+ */
+export function sitemapIndexXml(root: string, months: readonly { shard: string; lastmod?: string }[]): Promise<string> {
+  const newest = latestOf(months.map((month) => month.lastmod));
+  const listings = { shard: LISTINGS_SHARD, ...(newest ? { lastmod: newest } : {}) };
+  const entries = [listings, ...months].map(({ shard, lastmod }) => ({
+    url: sitemapUrl(root, shard),
+    ...(lastmod ? { lastmod } : {}),
+  }));
   return collect(Readable.from(entries).pipe(new SitemapIndexStream({ level: ErrorLevel.THROW })));
 }
 
@@ -73,10 +85,7 @@ export const pageEntries = (root: string, pages: readonly ListedPage[]) =>
 
 /** When what readers see of the newest changed of `pages` changed, or undefined when there is none. */
 const newestVisible = (pages: readonly ListedPage[]): string | undefined =>
-  pages.reduce<string | undefined>(
-    (latest, page) => (latest && latest >= page.visible_at ? latest : page.visible_at),
-    undefined,
-  );
+  latestOf(pages.map((page) => page.visible_at));
 
 /** What the listings' sitemap is made of: the first page of each listing, as its route reads it. */
 export interface ListingsRead {

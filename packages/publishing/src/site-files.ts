@@ -22,30 +22,35 @@ import { readListing } from './listings';
 import { servedSite, type SiteRef } from './served-sites';
 
 /*
- * A site's discovery files (docs/api.md#discovery-files), each from the index of live pages, never a
- * scan: the sitemap index reads one item per month of the site's life and type, a month's sitemap that
- * month's pages (up to sitemapUrlsMax), the feed one page of the latest articles and questions.
+ * A site's discovery files (docs/api.md#discovery-files), each from the indexes of live pages, never a
+ * scan: the sitemap index reads one item per month of the site's life (and per type, for a month the
+ * index by month has nothing of), a month's sitemap that month's pages (up to sitemapUrlsMax), the
+ * listings' sitemap each listing's first page, the feed one page of the latest articles and questions.
  */
 
 const PAGE_TYPES: readonly PageType[] = ['article', 'question'];
 /** Month probes one sitemap index has in flight at most. */
 const PROBES_IN_FLIGHT = 8;
 
-/** The sitemap index: the listings' sitemap, and each month since the site began that has a live page. */
+/**
+ * The sitemap index: the listings' sitemap, and each month since the site began that has a live page,
+ * each with its lastmod when known: a month's from the index of live pages by month (one item), else
+ * (pages from before months were kept) the index of live pages tells whether it has one, without a date.
+ */
 export async function siteSitemapIndex(store: Store, pagesBaseUrl: string, ref: SiteRef, now = new Date()) {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
   const months = monthsBetween(site.created_at.slice(0, 7), now.toISOString().slice(0, 7));
-  const withPages = await mapLimit(months, PROBES_IN_FLIGHT, async (month) => {
+  const probed = await mapLimit(months, PROBES_IN_FLIGHT, async (month) => {
+    const lastmod = await store.pageListings.monthChangedAt(site.site_id, month);
+    if (lastmod !== null) return [{ shard: month, lastmod }];
     for (const type of PAGE_TYPES)
-      if (await store.pageListings.hasLivePagesBetween(site.site_id, type, monthRange(month))) return true;
-    return false;
+      if (await store.pageListings.hasLivePagesBetween(site.site_id, type, monthRange(month)))
+        return [{ shard: month }];
+    return [];
   });
-  return sitemapIndexXml(
-    root,
-    months.filter((_month, i) => withPages[i]),
-  );
+  return sitemapIndexXml(root, probed.flat());
 }
 
 /**

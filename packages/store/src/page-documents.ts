@@ -5,7 +5,7 @@ import { batchWrite, mapLimit, queryAll } from './batch';
 import { conditionalUpdate, conditionalWrite } from './conditional';
 import { Update } from './update';
 import { CorruptItem } from './errors';
-import { LIVE_PAGES } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES } from './table';
 import { suppressedOfLinks } from './links';
 import { sectionsHash, sectionName, SectionStore } from './sections';
 import { decodePageLink } from './links.decoder';
@@ -24,6 +24,7 @@ import {
   chunkPrefix,
   chunkKey,
   listedSortKey,
+  liveMonthPartition,
   pageKey,
   pageLinkPrefix,
   type Key,
@@ -49,10 +50,20 @@ const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toS
 const linksHash = (links: readonly string[]): string | null =>
   links.length === 0 ? null : createHash('sha256').update(links.join('\n')).digest('base64url').slice(0, 22);
 
-/** A page from before listings were kept placed by its first publish (`listedKey`), and in the index of live pages while it is live. */
-const listedUpdate = (listedKey: string, status: PageStatus): Update => {
-  const update = new Update().set('listing_sk', listedKey, { valueKey: 'lsk' });
-  return isLive(status, false) ? update.set(LIVE_PAGES.sortKey, listedKey, { valueKey: 'lsk' }) : update;
+/**
+ * A page from before listings (or their months) were kept placed by its first publish (`listedKey`), in
+ * the index of live pages and that of its month while it is live.
+ */
+const listedUpdate = (siteId: number, listedKey: string, status: PageStatus): Update => {
+  const month = liveMonthPartition(siteId, listedKey.slice(0, 7));
+  const update = new Update()
+    .set('listing_sk', listedKey, { valueKey: 'lsk' })
+    .set('month_pk', month, { valueKey: 'mpk' });
+  return isLive(status, false)
+    ? update
+        .set(LIVE_PAGES.sortKey, listedKey, { valueKey: 'lsk' })
+        .set(LIVE_BY_MONTH.partitionKey, month, { valueKey: 'mpk' })
+    : update;
 };
 
 /** The latest of ISO times, or null when there is none. */
@@ -120,8 +131,10 @@ export class PageStore {
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
     const createdAt = old?.created_at ?? now;
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
-    if (old && old.listing_sk === undefined)
-      await this.ifVersion(siteId, { type, id, version }, listedUpdate(listedSortKey(createdAt, id), doc.status));
+    if (old && (old.listing_sk === undefined || old.month_pk === undefined)) {
+      const listedKey = old.listing_sk ?? listedSortKey(createdAt, id);
+      await this.ifVersion(siteId, { type, id, version }, listedUpdate(siteId, listedKey, doc.status));
+    }
     // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
     if ((old?.sections_indexed ?? null) !== sectionsNow) {
       await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);

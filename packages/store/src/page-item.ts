@@ -1,7 +1,14 @@
 import { isLive, type PageState, type PageStatus, type PageType } from '@cm/contract';
-import { listedSortKey, livePagesPartition, pagesByStatus, pagesByUpdated, updatedSortKey } from './keys';
+import {
+  listedSortKey,
+  liveMonthPartition,
+  livePagesPartition,
+  pagesByStatus,
+  pagesByUpdated,
+  updatedSortKey,
+} from './keys';
 import { Update } from './update';
-import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
 import type { PageLiveStateItem } from './pages.decoder';
 import type { CurrentLiveState } from './page-types';
 
@@ -97,6 +104,8 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
     .set('noindex', write.card.noindex)
     // Its first publish orders the site's listings (from the first publish that kept it).
     .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
+    // And its month sitemap (kept too: the index of live pages by month copies it).
+    .setIfAbsent('month_pk', liveMonthPartition(siteId, now.slice(0, 7)), { valueKey: 'mpk' })
     .setOrRemove('card_text', write.card.card_text)
     .setOrRemove('category', write.card.category)
     .setOrRemove('canonical_url', write.card.canonical_url)
@@ -109,8 +118,12 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
   if (isLive(status, false))
     update
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
-  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' })
+      .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, now.slice(0, 7)), {
+        from: 'month_pk',
+        valueKey: 'mpk',
+      });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
   // The page as it was, with this document and in this state: readers would see nothing new.
   const same = [
     `${update.name('content_hash')} = ${update.value('content_hash', write.contentHash)}`,
@@ -147,8 +160,13 @@ export function notifyUpdate(
     if (isLive(next.status, next.deleted))
       update
         .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
-    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
+        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' })
+        // A page from before months were kept is in no month's until its next publish places it.
+        .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, 'unplaced'), {
+          from: 'month_pk',
+          valueKey: 'mpk',
+        });
+    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
   }
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {

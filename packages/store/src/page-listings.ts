@@ -10,13 +10,14 @@ import { decodeLinkTarget, decodeListedPage, decodePageListIndexItem, isPageItem
 import {
   indexStart,
   listedSortKey,
+  liveMonthPartition,
   livePagesPartition,
   pageKey,
   pagesByStatus,
   pagesByUpdated,
   sitePartition,
 } from './keys';
-import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
 import { liveStateOf } from './page-item';
 import type { LinkTarget, ListingRun, RunToward, StoredPage, StoredPageList } from './page-types';
 
@@ -152,6 +153,26 @@ export class PageListingStore {
     return { pages: pages.slice(0, max), more: pages.length > max || start !== undefined };
   }
 
+  /**
+   * When what readers see of the site's live pages first published in `month` (`yyyy-mm`) last changed:
+   * one Query of one item of the index of live pages by month. Null when it has none there (none, or only
+   * pages from before months were kept: their next publish places them).
+   */
+  async monthChangedAt(siteId: number, month: string): Promise<string | null> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: LIVE_BY_MONTH.name,
+        KeyConditionExpression: `${LIVE_BY_MONTH.partitionKey} = :pk`,
+        ExpressionAttributeValues: { ':pk': liveMonthPartition(siteId, month) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    const latest: unknown = out.Items?.[0]?.[LIVE_BY_MONTH.sortKey];
+    return typeof latest === 'string' ? latest : null;
+  }
+
   /** Whether the site has a live page of `type` first published in [from, to): one Query of one item. */
   async hasLivePagesBetween(siteId: number, type: PageType, range: { from: string; to: string }): Promise<boolean> {
     return (await this.livePagesBetween(siteId, type, range, 0)).more;
@@ -178,10 +199,13 @@ export class PageListingStore {
       ['sections_hash', hash],
     ] as const)
       if (value !== null) update.set(attribute, value);
+    const month = liveMonthPartition(siteId, page.created_at.slice(0, 7));
+    update.set('month_pk', month, { valueKey: 'mpk' });
     if (isLive(page.status, page.deleted))
       update
         .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id));
+        .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id))
+        .set(LIVE_BY_MONTH.partitionKey, month, { valueKey: 'mpk' });
     update.when(`${update.exists('status')} AND ${update.absent('listing_sk')}`);
     if (!(await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update)).ok) return false;
     if (hash !== null) {
