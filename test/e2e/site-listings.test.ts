@@ -54,10 +54,10 @@ describe('the home page', () => {
       }
       return pages;
     };
-    await publish(0, 70);
+    await publish(0, 100);
     const before = await walk();
     const titleOf = (i: number) => (i % 3 === 0 ? `What is q-${i}?` : `Title of a-${i}`);
-    expect(before.flatMap((page) => page.cards)).toEqual(Array.from({ length: 70 }, (_v, i) => titleOf(69 - i)));
+    expect(before.flatMap((page) => page.cards)).toEqual(Array.from({ length: 100 }, (_v, i) => titleOf(99 - i)));
     expect(before[0]?.cards.length).toBeGreaterThanOrEqual(SERVICE_LIMITS.listingPageSize);
     for (const page of before) expect(page.cards.length).toBeLessThanOrEqual(SERVICE_LIMITS.listingPageMax);
     // Each page has a title of its own (a later page's names the first publishes it shows).
@@ -66,7 +66,7 @@ describe('the home page', () => {
 
     // Newer pages published: a later page that starts at a card marked to end a page keeps its URL and cards,
     // and the first page still leads to it.
-    await publish(70, 4);
+    await publish(100, 4);
     const after = new Map((await walk()).map((page) => [page.url, page.cards]));
     const marked = before
       .slice(1)
