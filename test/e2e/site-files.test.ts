@@ -6,6 +6,7 @@ import { article, getAtHost, question, requestPathCount, siteClient, useTestStac
 import { SERVICE_LIMITS } from '@cm/contract';
 import { pageId as pageIdOf } from '@cm/core';
 import { given } from '../helpers/client';
+import { fakeClock } from '../helpers/clock';
 import { pageKey } from '../../packages/store/src/keys';
 
 /* A site's sitemaps and feed (docs/api.md#discovery-files). */
@@ -36,6 +37,44 @@ describe('sitemaps', () => {
     expect((await entriesOf(listings.text)).map((entry) => entry.url).sort()).toEqual(
       [`${root}/`, `${root}/questions`, `${root}/categories/gear`, `${root}/topics/sizing`].sort(),
     );
+  });
+
+  it('lists only the category and topic pages that answer 200 with a page search engines may index, each with its lastmod', async () => {
+    const site = await siteClient(t, 'Pruned site');
+    const root = `${t.url}/sites/${site.siteId}`;
+    const kept = await site.client.route('POST /articles', { body: article('kept', { category: 'Gear' }) });
+    const gone = await site.client.route('POST /articles', { body: article('gone', { category: 'Gone' }) });
+    await site.client.route('POST /articles', { body: article('hidden', { category: 'Hidden', noindex: true }) });
+    const asked = await site.client.route('POST /questions', { body: question('asked', { topics: ['Left'] }) });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: gone.body.id, type: 'article', action: 'unpublished' },
+    });
+    await site.client.route('POST /api/content/notify', {
+      body: { id: asked.body.id, type: 'question', action: 'deleted' },
+    });
+    await t.stack.drain();
+    const entries = await entriesOf((await get(`/sites/${site.siteId}/sitemaps/listings.xml`)).text);
+    const status = async (path: string) => (await get(`/sites/${site.siteId}${path}`)).status;
+    // The listing routes agree: a section with no live page answers 404; one with only noindex pages is left out.
+    expect(await Promise.all(['/categories/gone', '/topics/left', '/categories/hidden'].map(status))).toEqual([
+      404, 404, 200,
+    ]);
+    const visible = new Map(
+      (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => [
+        e.url,
+        e.lastmod,
+      ]),
+    );
+    const keptLastmod = visible.get(`${root}/articles/kept`);
+    expect(keptLastmod).toEqual(expect.any(String));
+    expect(kept.status).toBe(201);
+    expect(entries).toEqual([
+      // The home shows the noindex article's card too, published last: its lastmod is that card's.
+      { url: `${root}/`, lastmod: expect.any(String) },
+      { url: `${root}/questions`, lastmod: undefined },
+      { url: `${root}/categories/gear`, lastmod: keptLastmod },
+    ]);
+    expect(given(entries[0]?.lastmod, "the home's lastmod") > given(keptLastmod, 'a lastmod')).toBe(true);
   });
 
   it("lists a month's live pages that search engines may index, each with when what readers see last changed", async () => {
@@ -79,6 +118,96 @@ describe('sitemaps', () => {
     const third = await read();
     expect(third.has(`${root}/articles/target`)).toBe(false);
     expect(lastmod(third, 'linker') > lastmod(second, 'linker')).toBe(true);
+  });
+
+  it("moves the lastmod, the page's Last-Modified and the feed's updated only when readers see a change", async () => {
+    const site = await siteClient(t, 'Steady site');
+    const body = article('steady', { updated_at: '2026-01-02T03:04:05Z' });
+    const seen = async () => {
+      const [sitemap, feed, page] = await Promise.all([
+        get(`/sites/${site.siteId}/sitemaps/${month()}.xml`),
+        get(`/sites/${site.siteId}/feed.xml`),
+        get(`/sites/${site.siteId}/articles/steady`),
+      ]);
+      return {
+        lastmod: (await entriesOf(sitemap.text))[0]?.lastmod,
+        updated: /<updated>([^<]+)<\/updated>/.exec(feed.text)?.[1],
+        lastModified: page.headers.get('last-modified'),
+        etag: page.headers.get('etag'),
+      };
+    };
+    fakeClock(Date.now());
+    try {
+      await site.client.route('POST /articles', { body });
+      const first = await seen();
+      jest.setSystemTime(Date.now() + 5000);
+      // The very same document again (an agent's retry): nothing readers see changed.
+      expect((await site.client.route('POST /articles', { body })).status).toBe(200);
+      expect(await seen()).toEqual(first);
+      jest.setSystemTime(Date.now() + 5000);
+      await site.client.route('POST /articles', { body: { ...body, title: 'Steady, edited' } });
+      const edited = await seen();
+      for (const key of ['lastmod', 'updated', 'lastModified', 'etag'] as const)
+        expect([key, edited[key]]).not.toEqual([key, first[key]]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('dates each sitemap in the index by the latest change readers see of what it lists', async () => {
+    const site = await siteClient(t, 'Dated site');
+    const root = `${t.url}/sites/${site.siteId}`;
+    const index = async () =>
+      new Map(
+        (await parseSitemapIndex(Readable.from([(await get(`/sites/${site.siteId}/sitemap.xml`)).text]))).map(
+          (entry) => [entry.url, entry.lastmod],
+        ),
+      );
+    const pages = async () =>
+      (await entriesOf((await get(`/sites/${site.siteId}/sitemaps/${month()}.xml`)).text)).map((e) => e.lastmod ?? '');
+    await site.client.route('POST /articles', { body: article('dated-a') });
+    await site.client.route('POST /questions', { body: question('dated-q', { topics: ['Dates'] }) });
+    const first = await index();
+    const newest = (await pages()).sort().at(-1);
+    expect(first).toEqual(
+      new Map([
+        [`${root}/sitemaps/listings.xml`, newest],
+        [`${root}/sitemaps/${month()}.xml`, newest],
+      ]),
+    );
+    // A change readers see moves the month's lastmod and the listings'.
+    await new Promise((r) => setTimeout(r, 5));
+    await site.client.route('POST /articles', { body: article('dated-a', { title: 'Dated, edited' }) });
+    const second = await index();
+    const moved = (await pages()).sort().at(-1);
+    expect(moved && newest && moved > newest).toBe(true);
+    expect([...second.values()]).toEqual([moved, moved]);
+  });
+
+  it('names the month of a page from before months were kept without a lastmod, until its next publish places it', async () => {
+    const site = await siteClient(t, 'Unplaced site');
+    const id = (await site.client.route('POST /articles', { body: article('unplaced') })).body.id;
+    // What a page item from before months were kept holds: neither attribute.
+    await t.db.send(
+      new UpdateCommand({
+        TableName: t.stack.tableName,
+        Key: pageKey(site.siteId, 'article', id),
+        UpdateExpression: 'REMOVE month_pk, gsi6pk',
+      }),
+    );
+    /** The month's entry in the index: named, and its lastmod. */
+    const monthEntry = async () => {
+      const index = await parseSitemapIndex(Readable.from([(await get(`/sites/${site.siteId}/sitemap.xml`)).text]));
+      const entry = index.find((e) => e.url.endsWith(`/sitemaps/${month()}.xml`));
+      return { named: entry !== undefined, lastmod: entry?.lastmod };
+    };
+    expect(await monthEntry()).toEqual({ named: true, lastmod: undefined });
+    // Taken down and back, it is still in no month's index: a notify cannot tell which month it is.
+    for (const status of ['draft', 'published'] as const)
+      await site.client.route('POST /api/content/notify', { body: { id, type: 'article', status } });
+    expect(await monthEntry()).toEqual({ named: true, lastmod: undefined });
+    await site.client.route('POST /articles', { body: article('unplaced', { title: 'Placed' }) });
+    expect(await monthEntry()).toEqual({ named: true, lastmod: expect.any(String) });
   });
 
   it('reads one item per month and type for the index, and answers 404 to a sitemap that is not there', async () => {

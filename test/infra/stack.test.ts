@@ -130,6 +130,13 @@ describe('CDK stack', () => {
               NonKeyAttributes: Match.arrayWith(['visible_at']),
             }),
           }),
+          Match.objectLike({
+            IndexName: 'gsi6',
+            KeySchema: [
+              { AttributeName: 'gsi6pk', KeyType: 'HASH' },
+              { AttributeName: 'visible_at', KeyType: 'RANGE' },
+            ],
+          }),
         ],
       }),
     });

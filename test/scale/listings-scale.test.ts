@@ -51,6 +51,8 @@ beforeAll(async () => {
       listing_sk: `${createdAt}#${id}`,
       gsi5pk: `SITE#${siteId}#LIVE#${type}`,
       gsi5sk: `${createdAt}#${id}`,
+      month_pk: `SITE#${siteId}#MONTH#${createdAt.slice(0, 7)}`,
+      gsi6pk: `SITE#${siteId}#MONTH#${createdAt.slice(0, 7)}`,
     };
   });
   type Put = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
@@ -85,8 +87,8 @@ it('answers the sitemap index with one small Query per month, and a month with i
   const index = await requestPathCount(t, () => get(`/sites/${siteId}/sitemap.xml`));
   const listed = (await parseSitemapIndex(Readable.from([index.result.text]))).map((entry) => entry.url);
   expect(listed).toHaveLength(1 + MONTHS);
-  // One probe per month that has an article, two for a month with none (then the questions' partition).
-  expect(index.requests).toBe(MONTHS + 2 * (monthsSinceStart - MONTHS));
+  // A month with pages: one item of the index by month; one without: that Query, then one per page type.
+  expect(index.requests).toBe(MONTHS + 3 * (monthsSinceStart - MONTHS));
 
   const month = await requestPathCount(t, () => get(`/sites/${siteId}/sitemaps/2025-07.xml`));
   const urls = await parseSitemap(Readable.from([month.result.text]));

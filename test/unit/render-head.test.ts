@@ -48,11 +48,19 @@ const pageKinds = (locale: string): Record<string, string> => ({
   article: renderPage(article(), options(locale)),
   question: renderPage(question(), options(locale)),
   home: renderListing(
-    { kind: 'home', name: null, pages: [], url: `${ROOT}/`, next: null, first: null },
+    { kind: 'home', name: null, pages: [], url: `${ROOT}/`, next: null, first: null, newer: null },
     { site: site(locale) },
   ),
   category: renderListing(
-    { kind: 'category', name: 'Trail', pages: [], url: `${ROOT}/categories/trail`, next: null, first: null },
+    {
+      kind: 'category',
+      name: 'Trail',
+      pages: [],
+      url: `${ROOT}/categories/trail`,
+      next: null,
+      first: null,
+      newer: null,
+    },
     { site: site(locale) },
   ),
 });
@@ -119,7 +127,15 @@ describe("the home's WebSite (schema.org), which names the site in search result
 
   it("is on no other page: not on the home's older pages, a listing, an article or a question", () => {
     const older = renderListing(
-      { kind: 'home', name: null, pages: [], url: `${ROOT}/?before=x`, next: null, first: `${ROOT}/` },
+      {
+        kind: 'home',
+        name: null,
+        pages: [],
+        url: `${ROOT}/?before=x`,
+        next: null,
+        first: `${ROOT}/`,
+        newer: `${ROOT}/`,
+      },
       { site: site('US/en') },
     );
     const { article: a, question: q, category } = pageKinds('US/en');

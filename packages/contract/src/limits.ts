@@ -117,8 +117,10 @@ export const SERVICE_LIMITS = {
    * 409 redirect_limit_reached until one is removed, so the page item's list of them stays small.
    */
   redirectsPerPage: 100,
-  /** Cards on one page of a site's home, category, topic or question index. */
+  /** Cards on one page of a site's home, category, topic or question index (its first page: at least). */
   listingPageSize: 20,
+  /** Cards on one page of a listing at most (a later page ends at a card marked by its place: core/listing-breaks.ts). */
+  listingPageMax: 60,
   /** URLs in one sitemap (sitemaps.org's limit); a month with more is split into its days. */
   sitemapUrlsMax: 50_000,
   /** Entries of a site's feed: its latest articles and questions. */

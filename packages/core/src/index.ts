@@ -91,10 +91,12 @@ export { PALETTES } from './palette';
 export { SITE_ICON_SVG } from './icon';
 export { pageCard } from './cards';
 export { renderListing } from './listing-pages';
+export { isPageBreak, NEWER_WALK, newerPageStart, pageLength } from './listing-breaks';
 export {
   LISTINGS_SHARD,
   feedXml,
   inSitemap,
+  listingEntries,
   monthRange,
   monthsBetween,
   pageEntries,
@@ -103,6 +105,7 @@ export {
   sitemapShardOf,
   sitemapXml,
 } from './site-files';
+export type { ListingsRead } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
 export { languageTags } from './language-tags';
 export {

@@ -26,10 +26,11 @@ export interface Listing {
   /** The category's or topic's name (null for the home and the index of questions). */
   name: string | null;
   pages: readonly ListedPage[];
-  /** This page of the listing (its canonical URL); the next, older one; the first, when this is not it. */
+  /** This page of the listing (its canonical URL); the next, older one; the first and the newer one, when this is not the first. */
   url: string;
   next: string | null;
   first: string | null;
+  newer: string | null;
 }
 
 const KIND_LABELS = { article: 'Article', question: 'Question' } as const;
@@ -59,6 +60,17 @@ function entry(root: string, page: ListedPage): string {
   ].join('\n');
 }
 
+/**
+ * What sets a later page apart from the others (its title's and description's end): the cards it shows
+ * from and to, which stay while newer pages are published (core/listing-breaks.ts); each card is on one page.
+ */
+function spanOf(pages: readonly ListedPage[]): { title: string; description: string } {
+  const [newest, oldest] = [pages[0], pages.at(-1)];
+  if (newest === undefined || oldest === undefined) return { title: 'nothing older', description: 'Nothing older.' };
+  const range = newest === oldest ? `“${newest.title}”` : `“${newest.title}” to “${oldest.title}”`;
+  return { title: `from “${newest.title}”`, description: `This page: ${range}.` };
+}
+
 export function renderListing(listing: Listing, options: Pick<RenderOptions, 'site'>): string {
   const { root, name: siteName } = options.site;
   const { title, intro } = headingOf(listing, siteName);
@@ -76,8 +88,9 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
       ? `<ol class="listing">\n${listing.pages.map((page) => entry(root, page)).join('\n')}\n</ol>`
       : `<p>${older ? 'Nothing older.' : 'Nothing is published here yet.'}</p>`;
   const pager = [
+    listing.newer ? `<a rel="prev" href="${escapeHtml(listing.newer)}">Newer</a>` : '',
     listing.next ? `<a rel="next" href="${escapeHtml(listing.next)}">Older</a>` : '',
-    listing.first ? `<a href="${escapeHtml(listing.first)}">Latest</a>` : '',
+    listing.first && listing.first !== listing.newer ? `<a href="${escapeHtml(listing.first)}">Latest</a>` : '',
   ].filter(Boolean);
   const main = [
     `<h1>${escapeHtml(title)}</h1>`,
@@ -87,7 +100,8 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
   ]
     .filter(Boolean)
     .join('\n');
-  const fullTitle = `${listing.kind === 'home' ? title : `${title} · ${siteName}`}${older ? ' (older)' : ''}`;
+  const span = older ? spanOf(listing.pages) : null;
+  const fullTitle = `${listing.kind === 'home' ? title : `${title} · ${siteName}`}${span ? ` — ${span.title}` : ''}`;
   const collection = {
     '@context': 'https://schema.org',
     '@type': 'CollectionPage',
@@ -121,7 +135,7 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
   return documentHtml(
     {
       title: fullTitle,
-      description: intro,
+      description: span ? `${intro} ${span.description}` : intro,
       canonical: listing.url,
       noindex: false,
       image: null,
@@ -129,6 +143,7 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
       publishedAt: null,
       modifiedAt: null,
       next: listing.next,
+      prev: listing.newer,
       jsonLd: [...website, collection, ...(crumbs.length > 1 ? [breadcrumbList(crumbs)] : [])],
     },
     options,

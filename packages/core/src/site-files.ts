@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { Feed } from 'feed';
 import { ErrorLevel, SitemapIndexStream, SitemapStream, streamToPromise } from 'sitemap';
-import type { ListedPage } from '@cm/contract';
+import type { ListedPage, Section } from '@cm/contract';
 import { escapeHtml } from './blocks';
 import { normalizeDomain } from './domains';
 import { languageTags } from './language-tags';
 import { allowedUrl } from './urls';
-import { feedUrl, homeUrl, pageUrl, sitemapIndexUrl, sitemapUrl } from './site-urls';
+import { feedUrl, homeUrl, pageUrl, questionsUrl, sectionUrl, sitemapIndexUrl, sitemapUrl } from './site-urls';
 
 /*
  * The files crawlers and feed readers read of a site (docs/api.md#discovery-files): its sitemap index
@@ -54,9 +54,21 @@ export function inSitemap(root: string, page: ListedPage): boolean {
 
 const collect = async (stream: Readable): Promise<string> => (await streamToPromise(stream)).toString();
 
-/** The sitemap index: the listings' sitemap, then one sitemap per month that has pages. */
-export function sitemapIndexXml(root: string, months: readonly string[]): Promise<string> {
-  const entries = [LISTINGS_SHARD, ...months].map((shard) => ({ url: sitemapUrl(root, shard) }));
+/** The latest of ISO times, or undefined when there is none. */
+const latestOf = (times: readonly (string | undefined)[]): string | undefined =>
+  times.reduce<string | undefined>((latest, time) => (time && !(latest && latest >= time) ? time : latest), undefined);
+
+/**
+ * The sitemap index: the listings' sitemap, then one sitemap per month that has pages, each with its
+ * lastmod when known. The listings' is the newest of the months': its cards' lastmods are among theirs.
+ */
+export function sitemapIndexXml(root: string, months: readonly { shard: string; lastmod?: string }[]): Promise<string> {
+  const newest = latestOf(months.map((month) => month.lastmod));
+  const listings = { shard: LISTINGS_SHARD, ...(newest ? { lastmod: newest } : {}) };
+  const entries = [listings, ...months].map(({ shard, lastmod }) => ({
+    url: sitemapUrl(root, shard),
+    ...(lastmod ? { lastmod } : {}),
+  }));
   return collect(Readable.from(entries).pipe(new SitemapIndexStream({ level: ErrorLevel.THROW })));
 }
 
@@ -70,6 +82,37 @@ export const pageEntries = (root: string, pages: readonly ListedPage[]) =>
   pages
     .filter((page) => inSitemap(root, page))
     .map((page) => ({ url: pageUrl(root, page.type, page.slug), lastmod: page.visible_at }));
+
+/** When what readers see of the newest changed of `pages` changed, or undefined when there is none. */
+const newestVisible = (pages: readonly ListedPage[]): string | undefined =>
+  latestOf(pages.map((page) => page.visible_at));
+
+/** What the listings' sitemap is made of: the first page of each listing, as its route reads it. */
+export interface ListingsRead {
+  home: readonly ListedPage[];
+  questions: readonly ListedPage[];
+  /** Each section the site has had a page in, with its first page's cards (none: its page answers 404). */
+  sections: readonly { section: Section; pages: readonly ListedPage[] }[];
+}
+
+/**
+ * The entries of the listings' sitemap: the home and the index of questions, and each category and topic
+ * page that answers 200 with a page search engines may index (not one whose cards are all `noindex`).
+ * Each with the newest lastmod of the cards its first page shows, when it shows any.
+ */
+export function listingEntries(root: string, read: ListingsRead): { url: string; lastmod?: string }[] {
+  const entry = (url: string, pages: readonly ListedPage[]) => {
+    const lastmod = newestVisible(pages);
+    return lastmod === undefined ? { url } : { url, lastmod };
+  };
+  return [
+    entry(homeUrl(root), read.home),
+    entry(questionsUrl(root), read.questions),
+    ...read.sections
+      .filter(({ pages }) => pages.some((page) => !page.noindex))
+      .map(({ section, pages }) => entry(sectionUrl(root, section), pages)),
+  ];
+}
 
 /** A site as its feed names it: ids from what never changes, links at its root URL. */
 export interface FeedSite {
@@ -101,7 +144,7 @@ function tagUri(site: FeedSite, at: string, specific: string): string {
 
 /** The site's feed: its latest articles and questions, newest first publish first (Atom). */
 export function feedXml(site: FeedSite, entries: readonly FeedEntry[]): string {
-  const updated = entries.reduce((latest, { page }) => (page.visible_at > latest ? page.visible_at : latest), '');
+  const updated = newestVisible(entries.map(({ page }) => page));
   const feed = new Feed({
     id: tagUri(site, site.created_at, ''),
     link: homeUrl(site.root),

@@ -2,50 +2,55 @@ import { isLive, SERVICE_LIMITS, type ListedPage, type PageRecord, type PageType
 import {
   feedContent,
   feedXml,
-  homeUrl,
   pageBlocks,
   pageUrl,
   readerRecord,
   renderedLinkTargets,
   LISTINGS_SHARD,
+  listingEntries,
   monthRange,
   monthsBetween,
   pageEntries,
-  questionsUrl,
-  sectionUrl,
   siteRobotsTxt,
   sitemapIndexXml,
   sitemapXml,
+  type ListingsRead,
 } from '@cm/core';
 import { mapLimit, type Store } from '@cm/store';
 import { liveLinkTarget, readLinkTargets } from './link-targets';
+import { readListing } from './listings';
 import { servedSite, type SiteRef } from './served-sites';
 
 /*
- * A site's discovery files (docs/api.md#discovery-files), each from the index of live pages, never a
- * scan: the sitemap index reads one item per month of the site's life and type, a month's sitemap that
- * month's pages (up to sitemapUrlsMax), the feed one page of the latest articles and questions.
+ * A site's discovery files (docs/api.md#discovery-files), each from the indexes of live pages, never a
+ * scan: the sitemap index reads one item per month of the site's life (and per type, for a month the
+ * index by month has nothing of), a month's sitemap that month's pages (up to sitemapUrlsMax), the
+ * listings' sitemap each listing's first page, the feed one page of the latest articles and questions.
  */
 
 const PAGE_TYPES: readonly PageType[] = ['article', 'question'];
 /** Month probes one sitemap index has in flight at most. */
 const PROBES_IN_FLIGHT = 8;
 
-/** The sitemap index: the listings' sitemap, and each month since the site began that has a live page. */
+/**
+ * The sitemap index: the listings' sitemap, and each month since the site began that has a live page,
+ * each with its lastmod when known: a month's from the index of live pages by month (one item), else
+ * (pages from before months were kept) the index of live pages tells whether it has one, without a date.
+ */
 export async function siteSitemapIndex(store: Store, pagesBaseUrl: string, ref: SiteRef, now = new Date()) {
   const served = await servedSite(store.sites, pagesBaseUrl, ref);
   if (!served) return null;
   const { site, root } = served;
   const months = monthsBetween(site.created_at.slice(0, 7), now.toISOString().slice(0, 7));
-  const withPages = await mapLimit(months, PROBES_IN_FLIGHT, async (month) => {
+  const probed = await mapLimit(months, PROBES_IN_FLIGHT, async (month) => {
+    const lastmod = await store.pageListings.monthChangedAt(site.site_id, month);
+    if (lastmod !== null) return [{ shard: month, lastmod }];
     for (const type of PAGE_TYPES)
-      if (await store.pageListings.hasLivePagesBetween(site.site_id, type, monthRange(month))) return true;
-    return false;
+      if (await store.pageListings.hasLivePagesBetween(site.site_id, type, monthRange(month)))
+        return [{ shard: month }];
+    return [];
   });
-  return sitemapIndexXml(
-    root,
-    months.filter((_month, i) => withPages[i]),
-  );
+  return sitemapIndexXml(root, probed.flat());
 }
 
 /**
@@ -60,14 +65,7 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   if (!served) return null;
   const { site, root } = served;
   const max = SERVICE_LIMITS.sitemapUrlsMax;
-  if (shard === LISTINGS_SHARD) {
-    const sections = await store.sections.registered(site.site_id, max - 2);
-    return sitemapXml([
-      { url: homeUrl(root) },
-      { url: questionsUrl(root) },
-      ...sections.map((section) => ({ url: sectionUrl(root, section) })),
-    ]);
-  }
+  if (shard === LISTINGS_SHARD) return sitemapXml(listingEntries(root, await listingsRead(store, site.site_id)));
   const pages = [];
   for (const type of PAGE_TYPES) {
     const read = await store.pageListings.livePagesBetween(site.site_id, type, monthRange(shard), max - pages.length);
@@ -75,6 +73,24 @@ export async function siteSitemap(store: Store, pagesBaseUrl: string, ref: SiteR
   }
   const entries = pageEntries(root, pages);
   return entries.length > 0 ? sitemapXml(entries) : null;
+}
+
+/**
+ * The first page of each listing, as its route reads it (readListing): the home's and the index of
+ * questions', and each registered section's (PROBES_IN_FLIGHT at a time), so the sitemap names only the
+ * section pages that answer 200.
+ */
+async function listingsRead(store: Store, siteId: number): Promise<ListingsRead> {
+  const [registered, home, questions] = await Promise.all([
+    store.sections.registered(siteId, SERVICE_LIMITS.sitemapUrlsMax - 2),
+    readListing(store, siteId, { kind: 'home' }, undefined),
+    readListing(store, siteId, { kind: 'questions' }, undefined),
+  ]);
+  const sections = await mapLimit(registered, PROBES_IN_FLIGHT, async (section) => ({
+    section,
+    pages: (await readListing(store, siteId, section, undefined)).pages,
+  }));
+  return { home: home.pages, questions: questions.pages, sections };
 }
 
 /** Pages a feed reads at once: this many of the largest (5 MiB) stay well within a function's memory. */

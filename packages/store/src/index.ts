@@ -31,7 +31,7 @@ export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex, PutPage, PutResult } from './page-types';
+export type { StoredPage, LinkTarget, LinksToIndex, ListingRun, PutPage, PutResult, RunToward } from './page-types';
 export type { PageLink } from './links';
 export { type RevisionStore, type StoredRevision } from './revisions';
 export { SectionStore } from './sections';

@@ -99,6 +99,8 @@ export const updatedSortKey = (updatedAt: string, id: string): string => `${upda
  */
 export const livePagesPartition = (siteId: number, type: PageType): string => `SITE#${siteId}#LIVE#${type}`;
 export const listedSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+/** The month sitemap a page is in (that of its first publish, `yyyy-mm`); `unplaced` for one from before months were kept. */
+export const liveMonthPartition = (siteId: number, month: string): string => `SITE#${siteId}#MONTH#${month}`;
 
 /** Where a Query of `index` continues after one of its items: the item's index keys and its table key. */
 export const indexStart = (index: TableIndex, indexPk: string, indexSk: string, base: Key): Record<string, string> => ({

@@ -5,7 +5,7 @@ import { batchWrite, mapLimit, queryAll } from './batch';
 import { conditionalUpdate } from './conditional';
 import { Update } from './update';
 import { CorruptItem } from './errors';
-import { LIVE_PAGES } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES } from './table';
 import { suppressedOfLinks } from './links';
 import { sectionsHash, sectionName, SectionStore } from './sections';
 import { decodePageLink } from './links.decoder';
@@ -24,8 +24,10 @@ import {
   chunkPrefix,
   chunkKey,
   listedSortKey,
+  liveMonthPartition,
   pageKey,
   pageLinkPrefix,
+  type Key,
   pagePartsPrefix,
   pageSk,
   sitePartition,
@@ -46,10 +48,20 @@ const newVersion = (): string => `${Date.now().toString(36)}${randomBytes(6).toS
 const linksHash = (links: readonly string[]): string | null =>
   links.length === 0 ? null : createHash('sha256').update(links.join('\n')).digest('base64url').slice(0, 22);
 
-/** A page from before listings were kept placed by its first publish (`listedKey`), and in the index of live pages while it is live. */
-const listedUpdate = (listedKey: string, status: PageStatus): Update => {
-  const update = new Update().set('listing_sk', listedKey, { valueKey: 'lsk' });
-  return isLive(status, false) ? update.set(LIVE_PAGES.sortKey, listedKey, { valueKey: 'lsk' }) : update;
+/**
+ * A page from before listings (or their months) were kept placed by its first publish (`listedKey`), in
+ * the index of live pages and that of its month while it is live.
+ */
+const listedUpdate = (siteId: number, listedKey: string, status: PageStatus): Update => {
+  const month = liveMonthPartition(siteId, listedKey.slice(0, 7));
+  const update = new Update()
+    .set('listing_sk', listedKey, { valueKey: 'lsk' })
+    .set('month_pk', month, { valueKey: 'mpk' });
+  return isLive(status, false)
+    ? update
+        .set(LIVE_PAGES.sortKey, listedKey, { valueKey: 'lsk' })
+        .set(LIVE_BY_MONTH.partitionKey, month, { valueKey: 'mpk' })
+    : update;
 };
 
 /** The latest of ISO times, or null when there is none. */
@@ -94,7 +106,7 @@ export class PageStore {
     }
     const hash = linksHash(links);
     const sectionsNow = sectionsHash(card.sections);
-    const update = publishUpdate({
+    const write = {
       siteId,
       type,
       id,
@@ -111,25 +123,29 @@ export class PageStore {
       card,
       contentHash: input.contentHash,
       now,
-    });
-    slugCondition(update, input.claim ?? { slug: doc.slug, atSlot: true });
-    // When this version was stored (its revision says; its content_hash is the publish's).
-    update.set('stored_at', now);
+    };
     const content = input.contentHash;
-    const out = await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update, { returns: 'ALL_OLD' });
-    if (!out.ok) {
+    const out = await this.writePage(pageKey(siteId, type, id), (seen) => {
+      const update = publishUpdate(write, seen);
+      slugCondition(update, input.claim ?? { slug: doc.slug, atSlot: true });
+      // When this version was stored (its revision says).
+      return update.set('stored_at', now);
+    });
+    if (!out) {
       if (chunks.length > 0) await this.deleteChunks(siteId, type, id, version, chunks.length);
       return null;
     }
-    const before = decodePutOld(out.attributes);
+    const before = decodePutOld(out);
     const old = before.page;
     // The version replaced is kept as a revision, before its chunks go (only when the content changed).
-    if (old && out.attributes) await this.revisions.keep(siteId, { type, id }, out.attributes, content, now);
+    if (old) await this.revisions.keep(siteId, { type, id }, out, content, now);
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
     const createdAt = old?.created_at ?? now;
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
-    if (old && old.listing_sk === undefined)
-      await this.ifVersion(siteId, { type, id, version }, listedUpdate(listedSortKey(createdAt, id), doc.status));
+    if (old && (old.listing_sk === undefined || old.month_pk === undefined)) {
+      const listedKey = old.listing_sk ?? listedSortKey(createdAt, id);
+      await this.ifVersion(siteId, { type, id, version }, listedUpdate(siteId, listedKey, doc.status));
+    }
     // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
     if ((old?.sections_indexed ?? null) !== sectionsNow) {
       await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);
@@ -147,6 +163,21 @@ export class PageStore {
       awaited: before.awaited,
       linksToIndex: indexed ? null : { empty: !old, legacy, hash },
     };
+  }
+
+  /**
+   * The publish's one UpdateItem, as a change readers see; a republish of the live page's very content
+   * is refused that way and written again as none (its sitemap lastmod, Last-Modified and the feed's
+   * updated stay). Each write's condition is the other's opposite: the item as it was (ALL_OLD), or
+   * null when both were refused, as when the page does not hold its slug (`claim`) or a publish came
+   * between them (the caller reads the slug's slot and tries again: slugs.ts).
+   */
+  private async writePage(key: Key, update: (seen: 'changed' | 'same') => Update) {
+    for (const seen of ['changed', 'same'] as const) {
+      const written = await conditionalUpdate(this.db, this.table, key, update(seen), { returns: 'ALL_OLD' });
+      if (written.ok) return written.attributes;
+    }
+    return null;
   }
 
   /**

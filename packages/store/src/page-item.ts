@@ -1,7 +1,14 @@
 import { isLive, type PageState, type PageStatus, type PageType } from '@cm/contract';
-import { listedSortKey, livePagesPartition, pagesByStatus, pagesByUpdated, updatedSortKey } from './keys';
+import {
+  listedSortKey,
+  liveMonthPartition,
+  livePagesPartition,
+  pagesByStatus,
+  pagesByUpdated,
+  updatedSortKey,
+} from './keys';
 import { Update } from './update';
-import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED } from './table';
 import type { PageLiveStateItem } from './pages.decoder';
 import type { CurrentLiveState } from './page-types';
 
@@ -62,6 +69,7 @@ export interface PublishWrite {
   sections: readonly string[];
   sectionsHash: string | null;
   card: { card_text: string | null; category: string | null; noindex: boolean; canonical_url: string | null };
+  /** Its content's hash (core's contentHash: the document but `updated_at`). */
   contentHash: string;
   now: string;
 }
@@ -70,8 +78,10 @@ export interface PublishWrite {
  * The one UpdateItem of a publish: the page's state and document, its index attributes (and the index
  * of live pages while it is live: a publish undoes a delete), its card, and what it leaves to the site
  * alone (summary, community answers) and to its first publish (`created_at`, `listing_sk`).
+ * `seen`: whether readers see a change (`changed`: the write moves `visible_at` and `notified_at`, on
+ * condition that the page is not live with this very document) or not (`same`: on the opposite condition).
  */
-export function publishUpdate(write: PublishWrite): Update {
+export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Update {
   const { siteId, type, id, status, now } = write;
   const sortKey = updatedSortKey(write.updatedAt, id);
   const update = new Update()
@@ -86,17 +96,16 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('version', write.version)
     .set('chunks', write.chunks)
     .setIfAbsent('created_at', now, { valueKey: 'now' })
-    .set('notified_at', now)
+    .set('content_hash', write.contentHash)
     .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
     .set(PAGES_BY_UPDATED.sortKey, sortKey)
     .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, status))
     .set(PAGES_BY_STATUS.sortKey, sortKey)
-    // What readers see of it may have changed: its sitemap entry's lastmod.
-    .set('visible_at', now)
     .set('noindex', write.card.noindex)
-    .set('content_hash', write.contentHash)
     // Its first publish orders the site's listings (from the first publish that kept it).
     .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
+    // And its month sitemap (kept too: the index of live pages by month copies it).
+    .setIfAbsent('month_pk', liveMonthPartition(siteId, now.slice(0, 7)), { valueKey: 'mpk' })
     .setOrRemove('card_text', write.card.card_text)
     .setOrRemove('category', write.card.category)
     .setOrRemove('canonical_url', write.card.canonical_url)
@@ -109,9 +118,22 @@ export function publishUpdate(write: PublishWrite): Update {
   if (isLive(status, false))
     update
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
-  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
-  return update;
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' })
+      .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, now.slice(0, 7)), {
+        from: 'month_pk',
+        valueKey: 'mpk',
+      });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
+  // The page as it was, with this content, date and state: readers would see nothing new.
+  const same = [
+    `${update.name('content_hash')} = ${update.value('content_hash', write.contentHash)}`,
+    `${update.name('updated_at')} = ${update.value('updated_at', write.updatedAt)}`,
+    `${update.name('status')} = ${update.value('status', status)}`,
+    `${update.name('deleted')} = ${update.value('deleted', false)}`,
+  ].join(' AND ');
+  if (seen === 'same') return update.when(same);
+  // What readers see of it changed: its sitemap entry's lastmod, its Last-Modified and the feed's updated.
+  return update.set('notified_at', now).set('visible_at', now).when(`NOT (${same})`);
 }
 
 /**
@@ -139,8 +161,13 @@ export function notifyUpdate(
     if (isLive(next.status, next.deleted))
       update
         .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
-    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
+        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' })
+        // A page from before months were kept is in no month's until its next publish places it.
+        .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, 'unplaced'), {
+          from: 'month_pk',
+          valueKey: 'mpk',
+        });
+    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
   }
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {

@@ -10,15 +10,16 @@ import { decodeLinkTarget, decodeListedPage, decodePageListIndexItem, isPageItem
 import {
   indexStart,
   listedSortKey,
+  liveMonthPartition,
   livePagesPartition,
   pageKey,
   pagesByStatus,
   pagesByUpdated,
   sitePartition,
 } from './keys';
-import { LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
+import { LIVE_BY_MONTH, LIVE_PAGES, PAGES_BY_STATUS, PAGES_BY_UPDATED, type TableIndex } from './table';
 import { liveStateOf } from './page-item';
-import type { LinkTarget, StoredPage, StoredPageList } from './page-types';
+import type { LinkTarget, ListingRun, RunToward, StoredPage, StoredPageList } from './page-types';
 
 /*
  * A site's pages as lists read them, from the indexes (by updated_at, by status, and the index of live
@@ -75,33 +76,51 @@ export class PageListingStore {
     types: readonly PageType[],
     options: { limit: number; cursor?: string },
   ): Promise<{ pages: ListedPage[]; next: string | null }> {
-    const before = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    const run = await this.liveRun(siteId, types, { ...options, toward: 'older' });
+    const last = run.items.at(-1);
+    return { pages: run.items.map(({ item }) => item), next: !run.end && last ? last.cursor : null };
+  }
+
+  /**
+   * The site's live pages of `types` from `cursor` (none: from the newest) toward the older or the newer,
+   * nearest first, at most `limit`: one Query per type, merged.
+   */
+  async liveRun(
+    siteId: number,
+    types: readonly PageType[],
+    options: { limit: number; cursor?: string; toward: RunToward },
+  ): Promise<ListingRun<ListedPage>> {
+    const { limit, toward } = options;
+    const at = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    const past = toward === 'older' ? '<' : '>';
     const reads = await Promise.all(
       types.map((type) =>
         this.db.send(
           new QueryCommand({
             TableName: this.table,
             IndexName: LIVE_PAGES.name,
-            KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk${before === undefined ? '' : ` AND ${LIVE_PAGES.sortKey} < :before`}`,
+            KeyConditionExpression: `${LIVE_PAGES.partitionKey} = :pk${at === undefined ? '' : ` AND ${LIVE_PAGES.sortKey} ${past} :at`}`,
             ExpressionAttributeValues: {
               ':pk': livePagesPartition(siteId, type),
-              ...(before === undefined ? {} : { ':before': before }),
+              ...(at === undefined ? {} : { ':at': at }),
             },
-            ScanIndexForward: false,
-            Limit: options.limit,
+            ScanIndexForward: toward === 'newer',
+            Limit: limit,
           }),
         ),
       ),
     );
+    const order = toward === 'older' ? -1 : 1;
     const listed = reads
       .flatMap((out) =>
-        (out.Items ?? []).map((item) => ({ sk: String(item[LIVE_PAGES.sortKey]), page: decodeListedPage(item) })),
+        (out.Items ?? []).map((item) => ({ sk: String(item[LIVE_PAGES.sortKey]), item: decodeListedPage(item) })),
       )
-      .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
-    const shown = listed.slice(0, options.limit);
-    const more = listed.length > shown.length || reads.some((out) => out.LastEvaluatedKey !== undefined);
-    const last = shown.at(-1);
-    return { pages: shown.map(({ page }) => page), next: more && last ? encodeCursor([last.sk]) : null };
+      .sort((a, b) => (a.sk < b.sk ? -order : a.sk > b.sk ? order : 0));
+    const shown = listed.slice(0, limit);
+    return {
+      items: shown.map(({ sk, item }) => ({ cursor: encodeCursor([sk]), item })),
+      end: listed.length === shown.length && reads.every((out) => out.LastEvaluatedKey === undefined),
+    };
   }
 
   /**
@@ -134,6 +153,26 @@ export class PageListingStore {
     return { pages: pages.slice(0, max), more: pages.length > max || start !== undefined };
   }
 
+  /**
+   * When what readers see of the site's live pages first published in `month` (`yyyy-mm`) last changed:
+   * one Query of one item of the index of live pages by month. Null when it has none there (none, or only
+   * pages from before months were kept: their next publish places them).
+   */
+  async monthChangedAt(siteId: number, month: string): Promise<string | null> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: LIVE_BY_MONTH.name,
+        KeyConditionExpression: `${LIVE_BY_MONTH.partitionKey} = :pk`,
+        ExpressionAttributeValues: { ':pk': liveMonthPartition(siteId, month) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    const latest: unknown = out.Items?.[0]?.[LIVE_BY_MONTH.sortKey];
+    return typeof latest === 'string' ? latest : null;
+  }
+
   /** Whether the site has a live page of `type` first published in [from, to): one Query of one item. */
   async hasLivePagesBetween(siteId: number, type: PageType, range: { from: string; to: string }): Promise<boolean> {
     return (await this.livePagesBetween(siteId, type, range, 0)).more;
@@ -160,10 +199,13 @@ export class PageListingStore {
       ['sections_hash', hash],
     ] as const)
       if (value !== null) update.set(attribute, value);
+    const month = liveMonthPartition(siteId, page.created_at.slice(0, 7));
+    update.set('month_pk', month, { valueKey: 'mpk' });
     if (isLive(page.status, page.deleted))
       update
         .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id));
+        .set(LIVE_PAGES.sortKey, listedSortKey(page.created_at, id))
+        .set(LIVE_BY_MONTH.partitionKey, month, { valueKey: 'mpk' });
     update.when(`${update.exists('status')} AND ${update.absent('listing_sk')}`);
     if (!(await conditionalUpdate(this.db, this.table, pageKey(siteId, type, id), update)).ok) return false;
     if (hash !== null) {

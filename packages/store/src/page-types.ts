@@ -89,3 +89,15 @@ export interface LinkTarget {
   /** When its live state may last have changed: its newest publish or notify. */
   notified_at: string | null;
 }
+
+/**
+ * A run of a listing's places from a cursor (exclusive), nearest first: each item with the cursor that
+ * names its place (a listing page starting after it), and `end` when there is none past them.
+ */
+export interface ListingRun<T> {
+  items: { cursor: string; item: T }[];
+  end: boolean;
+}
+
+/** Which way a run goes from its cursor: toward the older places (down the listing) or the newer. */
+export type RunToward = 'older' | 'newer';

@@ -51,6 +51,7 @@ const PageItem = z.extend(PageListIndexItem, {
   summary_at: optionalString,
   /** The sort key of the page in the index of live pages and its sections (its first publish and id). */
   listing_sk: optionalString,
+  month_pk: optionalString,
   /** The sections (`kind/slug`) it is listed in, and the hash of those its section items have. */
   sections: z.optional(z.array(z.string())),
   sections_hash: optionalString,

@@ -35,8 +35,9 @@ export type SlugSlot =
  * has it, or is new. At the slug's own slot (`atSlot`) the slot must also not send the slug elsewhere.
  */
 export function slugCondition(update: Update, claim: { slug: string; atSlot: boolean }): void {
-  const holds = `(${update.absent('slug')} OR ${update.name('slug')} = ${update.value('held_slug', claim.slug)})`;
-  update.when(claim.atSlot ? `${update.absent(SLUG_PAGE)} AND ${holds}` : holds);
+  // Not in parentheses of its own: the update puts each of its conditions in them when it has several.
+  const holds = `${update.absent('slug')} OR ${update.name('slug')} = ${update.value('held_slug', claim.slug)}`;
+  update.when(claim.atSlot ? `${update.absent(SLUG_PAGE)} AND (${holds})` : holds);
 }
 
 export class RedirectStore {

@@ -12,6 +12,7 @@ import {
   sitePartition,
 } from './keys';
 import { decodeRegisteredSection, decodeSectionMember, decodeSectionPage } from './pages.decoder';
+import type { ListingRun, RunToward } from './page-types';
 
 /*
  * A category's articles and a topic's questions: the site's section pages list them, newest first. A
@@ -33,13 +34,14 @@ export const sectionsHash = (sections: readonly NamedSection[]): string | null =
         .digest('base64url')
         .slice(0, 22);
 
-/** One page of a section's listing. */
+/** A section's item: a page listed in it, and the section's name as that page sent it. */
+export type SectionMember = ReturnType<typeof decodeSectionMember>;
+
+/** The cards of a page of a section's listing. */
 export interface SectionListing {
   /** The section's name, as the newest page listed sent it; null when nothing is listed. */
   name: string | null;
   pages: ListedPage[];
-  /** Where the next (older) page of the listing starts, or null at its end. */
-  next: string | null;
 }
 
 const SECTION_PAGE_PROJECTION = {
@@ -104,30 +106,43 @@ export class SectionStore {
     return items.map(decodeRegisteredSection);
   }
 
-  /**
-   * A page of a section's live pages, newest first: one Query of its items and one batch read of their
-   * pages (eventually consistent: a listing is cached a minute anyway). Items of pages that are not live,
-   * or no longer in the section, are left out, so a page may list fewer than `limit`.
-   */
-  async listing(
+  /** A section's items from `cursor` (none: from the newest) toward the older or the newer, nearest first: one Query. */
+  async memberRun(
     siteId: number,
     section: { kind: SectionKind; slug: string },
-    options: { limit: number; cursor?: string },
-  ): Promise<SectionListing> {
-    const before = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    options: { limit: number; cursor?: string; toward: RunToward },
+  ): Promise<ListingRun<SectionMember>> {
+    const at = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
-        KeyConditionExpression: before === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :before',
+        KeyConditionExpression:
+          at === undefined ? 'pk = :pk' : `pk = :pk AND sk ${options.toward === 'older' ? '<' : '>'} :at`,
         ExpressionAttributeValues: {
           ':pk': sectionPartition(siteId, section.kind, section.slug),
-          ...(before === undefined ? {} : { ':before': before }),
+          ...(at === undefined ? {} : { ':at': at }),
         },
-        ScanIndexForward: false,
+        ScanIndexForward: options.toward === 'newer',
         Limit: options.limit,
       }),
     );
     const members = (out.Items ?? []).map(decodeSectionMember);
+    return {
+      items: members.map((member) => ({ cursor: encodeCursor([member.sk]), item: member })),
+      end: out.LastEvaluatedKey === undefined,
+    };
+  }
+
+  /**
+   * The live pages of `members` (one batch read, eventually consistent: a listing is cached a minute
+   * anyway), in their order, and the section's name as the newest of them sent it. Pages that are not
+   * live, or no longer in the section, are left out.
+   */
+  async cards(
+    siteId: number,
+    section: { kind: SectionKind; slug: string },
+    members: readonly SectionMember[],
+  ): Promise<SectionListing> {
     const found = await batchGet(
       this.db,
       this.table,
@@ -139,11 +154,6 @@ export class SectionStore {
       const read = pages.get(member.id);
       return read?.live && read.sections.includes(sectionName(section)) ? [{ member, page: read.page }] : [];
     });
-    const last = members.at(-1);
-    return {
-      name: listed[0]?.member.name ?? null,
-      pages: listed.map(({ page }) => page),
-      next: out.LastEvaluatedKey && last ? encodeCursor([last.sk]) : null,
-    };
+    return { name: listed[0]?.member.name ?? null, pages: listed.map(({ page }) => page) };
   }
 }

@@ -34,10 +34,14 @@ export const TABLE = {
     { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: 'all' },
     // A site's live pages of a type, newest first publish first: only a page readers can reach is in it.
     { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', projection: LIVE_ATTRIBUTES },
+    // A site's live pages first published in a month, the latest visible change first: a month sitemap's
+    // lastmod in one item (its id only: what is read is the key).
+    { name: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'visible_at', projection: ['id'] },
   ],
 } as const;
 
 /** An index of the table: its name and key attributes. */
 export type TableIndex = (typeof TABLE.indexes)[number];
 /** The indexes by what they index, so their attribute names are written once (above). */
-export const [PAGES_BY_UPDATED, PAGES_BY_STATUS, ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD, LIVE_PAGES] = TABLE.indexes;
+export const [PAGES_BY_UPDATED, PAGES_BY_STATUS, ROWS_BY_FIRST_FIELD, ROWS_BY_SECOND_FIELD, LIVE_PAGES, LIVE_BY_MONTH] =
+  TABLE.indexes;
