@@ -1,6 +1,7 @@
 export { publishPage } from './publish';
 export type { PublishInput } from './publish';
 export { notifyChange } from './notify';
+export { sweepSchedules, type ScheduleSweep } from './scheduled';
 export { planRelink, relinkPages } from './relink';
 export { addCommunityAnswer, listPages, questionId, readPage, setQuestionSummary } from './pages';
 export { findPages } from './find-pages';

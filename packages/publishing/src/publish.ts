@@ -19,6 +19,8 @@ import {
   preparePublish,
   readerRecord,
   renderPage,
+  scheduleReported,
+  schedulePublish,
 } from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
@@ -38,13 +40,17 @@ export async function publishPage(
   options: { siteRoot: string; now?: Date },
 ): Promise<PublishResult> {
   const now = (options.now ?? new Date()).toISOString();
-  const { id, doc, links, warnings } = preparePublish(siteId, input, now);
+  const prepared = preparePublish(siteId, input, now);
+  const { id, links } = prepared;
+  // A page on a schedule is stored as a draft until its publish_at (docs/api/publishing.md#pages-on-a-schedule).
+  const { doc, schedule, warnings: scheduleWarnings } = schedulePublish(prepared.doc, input.value, now);
+  const warnings = [...prepared.warnings, ...scheduleWarnings];
   const url = pageUrl(options.siteRoot, input.type, doc.slug);
   assertReadable({ siteId, type: input.type, id, doc, now }, options.siteRoot, url);
   const { pages, pageLive } = ctx.store;
   const page = { id, type: input.type };
   const card = pageCard(doc);
-  const put = await pages.put({ siteId, ...page, doc, links, card, now });
+  const put = await pages.put({ siteId, ...page, doc, links, card, now, schedule });
   const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
   // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.
@@ -67,6 +73,7 @@ export async function publishPage(
     updated_at: doc.updated_at,
     url,
     warnings,
+    ...scheduleReported(schedule ?? {}),
   };
 }
 

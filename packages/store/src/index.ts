@@ -23,12 +23,13 @@ import { ResearchWaitStore } from './research-waits';
 import { SectionStore } from './sections';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
+import { ScheduleStore } from './schedules';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex } from './page-types';
+export type { StoredPage, LinkTarget, LinksToIndex, NotifyApplied } from './page-types';
 export type { PageLink } from './links';
 export { SectionStore } from './sections';
 export { mapLimit } from './batch';
@@ -46,6 +47,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
+export { minuteOf, type DueChange } from './schedules';
 export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
@@ -62,6 +64,8 @@ export interface Store {
   pageListings: PageListingStore;
   /** A page's live state and relink: notify's write, the relink it owes, the links relink keeps from readers. */
   pageLive: PageLiveStore;
+  /** Pages on a schedule: the changes due, by the minute they are due in. */
+  schedules: ScheduleStore;
   /** What a site adds of its own to its questions: summaries and community answers. */
   pageParts: PagePartStore;
   links: LinkStore;
@@ -108,6 +112,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     pages: new PageStore(db, tableName),
     pageListings: new PageListingStore(db, tableName),
     pageLive: new PageLiveStore(db, tableName),
+    schedules: new ScheduleStore(db, tableName),
     pageParts: new PagePartStore(db, tableName),
     links,
     sections: new SectionStore(db, tableName),

@@ -31,6 +31,7 @@ import {
   sitePartition,
 } from './keys';
 import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
+import { writeScheduledChanges } from './schedules';
 import type { PutPage, PutResult, StoredPage } from './page-types';
 
 /*
@@ -87,6 +88,8 @@ export class PageStore {
         })),
       );
     }
+    // Its scheduled changes first, as its chunks: one whose publish never landed names no version the page has.
+    if (input.schedule) await writeScheduledChanges(this.db, this.table, { siteId, type, id, version }, input.schedule);
     const hash = linksHash(links);
     const sectionsNow = sectionsHash(card.sections);
     const update = publishUpdate({
@@ -105,6 +108,7 @@ export class PageStore {
       sectionsHash: sectionsNow,
       card,
       now,
+      schedule: input.schedule,
     });
     const out = await this.db.send(
       new UpdateCommand({
@@ -223,6 +227,8 @@ export class PageStore {
         community_answers: answers,
         notified_at: main.notified_at ?? null,
         summary_at: main.summary_at ?? null,
+        publish_at: main.publish_at ?? null,
+        unpublish_at: main.unpublish_at ?? null,
       };
     }
   }

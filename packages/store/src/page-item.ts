@@ -63,6 +63,14 @@ export interface PublishWrite {
   sectionsHash: string | null;
   card: { card_text: string | null; category: string | null; noindex: boolean; canonical_url: string | null };
   now: string;
+  /** When its schedule publishes it and takes it down (none: neither). */
+  schedule?: PageScheduleTimes | null;
+}
+
+/** A page's schedule as its item keeps it, for its read reply and the sweep's condition. */
+export interface PageScheduleTimes {
+  publish_at: string | null;
+  unpublish_at: string | null;
 }
 
 /**
@@ -102,12 +110,35 @@ export function publishUpdate(write: PublishWrite): Update {
     .setOrRemove('sections_hash', write.sectionsHash)
     .setOrRemove('links_hash', write.linksHash)
     .setOrRemove('doc', write.doc)
+    .setOrRemove('publish_at', write.schedule?.publish_at ?? null)
+    .setOrRemove('unpublish_at', write.schedule?.unpublish_at ?? null)
     // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
     .remove('site_clock', 'awaited_at');
   if (isLive(status, false))
     update
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
       .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
+  return update;
+}
+
+/** `update` sets the page's live state `next` at `at`, and the indexes that follow it. */
+export function setLiveState(
+  update: Update,
+  page: { siteId: number; type: PageType; id: string },
+  next: { status: PageStatus; deleted: boolean },
+  at: string,
+): Update {
+  const { siteId, type, id } = page;
+  update
+    .set('status', next.status)
+    .set('deleted', next.deleted)
+    .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
+  // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
+  if (isLive(next.status, next.deleted))
+    update
+      .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(at, id), { from: 'listing_sk', valueKey: 'lsk' });
   else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   return update;
 }
@@ -123,23 +154,12 @@ export function notifyUpdate(
   page: { siteId: number; type: PageType; id: string },
   change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
 ): Update {
-  const { siteId, type, id } = page;
   const { next, receivedAt, siteClock } = change;
   const update = new Update()
     .set('notified_at', receivedAt)
     .setIfAbsent('relink_pending', receivedAt, { valueKey: 'notified_at' });
-  if (next) {
-    update
-      .set('status', next.status)
-      .set('deleted', next.deleted)
-      .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
-    // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
-    if (isLive(next.status, next.deleted))
-      update
-        .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' });
-    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
-  }
+  // The site's word on the page's state outranks a schedule made before it.
+  if (next) setLiveState(update, page, next, receivedAt).remove('publish_at', 'unpublish_at');
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {
     update.set('site_clock', siteClock);
