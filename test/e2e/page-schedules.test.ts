@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { fakeClock } from '../helpers/clock';
 import { apiClient } from '../helpers/client';
 import { article, publishArticle, requestPathCount, useTestStack } from '../helpers/local';
+import { COUNTED_REQUESTS } from '../helpers/request-counts';
 
 /* Pages on a schedule (docs/api/publishing.md#pages-on-a-schedule), on one clock: the test's. */
 
@@ -218,16 +219,16 @@ describe('scoping and costs', () => {
     const scheduled = await requestPathCount(t, () =>
       apiClient(t).route('POST /articles', { body: article('sched-counted', { publish_at: after(5) }) }),
     );
-    expect([scheduled.result.status, scheduled.requests]).toEqual([201, 2]);
+    expect([scheduled.result.status, scheduled.requests]).toEqual([201, COUNTED_REQUESTS.publishScheduled]);
     const plain = await requestPathCount(t, () =>
       apiClient(t).route('POST /articles', { body: article('sched-counted-plain') }),
     );
-    expect([plain.result.status, plain.requests]).toEqual([201, 1]);
+    expect([plain.result.status, plain.requests]).toEqual([201, COUNTED_REQUESTS.publishUnchanged]);
     advance(1);
     await sweep();
     advance(1);
     const idle = await requestPathCount(t, sweep);
     // The cursor read, the last minute's and this minute's Query, and the cursor moved.
-    expect([idle.result, idle.requests]).toEqual([{ applied: 0, replaced: 0 }, 4]);
+    expect([idle.result, idle.requests]).toEqual([{ applied: 0, replaced: 0 }, COUNTED_REQUESTS.scheduleSweepIdle]);
   });
 });

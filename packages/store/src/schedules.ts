@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  type DynamoDBDocumentClient,
-  type PutCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
 import type { LiveState, PageSchedule, ScheduledChange } from '@cm/core';
 import { batchWrite } from './batch';
@@ -137,9 +131,9 @@ export class ScheduleStore {
     return written.ok ? stateWritten(written.attributes, true, at) : 'stale';
   }
 
-  /** The change is done (applied, or it no longer held): its item goes. */
+  /** The change is done (applied, or it no longer held): its item goes (as writers remove items, in a batch write). */
   async done(due: DueChange): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: due.key }));
+    await batchWrite(this.db, this.table, [{ DeleteRequest: { Key: due.key } }]);
   }
 
   /** The last minute the sweep finished, or null before its first run. */
