@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { SERVICE_LIMITS } from '@cm/contract';
 import { fakeClock } from '../helpers/clock';
 import { apiClient } from '../helpers/client';
 import { article, publishArticle, requestPathCount, useTestStack } from '../helpers/local';
@@ -93,6 +94,37 @@ describe('a publish with publish_at', () => {
     await t.stack.drain();
     expect((await read(linker)).suppressed_links).toEqual([]);
     expect(await reach()).toEqual({ home: true, sitemap: true, feed: true });
+  });
+});
+
+describe('the sweep', () => {
+  it('leaves a change due later in the current minute to a later run', async () => {
+    const due = new Date(clock + MINUTE + 30_000).toISOString();
+    const id = (await publishArticle(t, 'sched-later', { publish_at: due })).body.id;
+    advance(1);
+    expect(await sweep()).toEqual({ applied: 0, replaced: 0 });
+    clock += 30_000;
+    jest.setSystemTime(clock);
+    expect(await sweep()).toEqual({ applied: 1, replaced: 0 });
+    expect((await read(id)).status).toBe('published');
+  });
+
+  it('applies at most its bound of changes a run, and the next run goes on', async () => {
+    const ids = await Promise.all(
+      ['sched-bound-a', 'sched-bound-b'].map(
+        async (slug) => (await publishArticle(t, slug, { publish_at: after(1) })).body.id,
+      ),
+    );
+    advance(1);
+    const limits: { scheduleSweepChangesMax: number } = SERVICE_LIMITS;
+    jest.replaceProperty(limits, 'scheduleSweepChangesMax', 1);
+    try {
+      expect(await sweep()).toEqual({ applied: 1, replaced: 0 });
+      expect(await sweep()).toEqual({ applied: 1, replaced: 0 });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect((await Promise.all(ids.map(read))).map((page) => page.status)).toEqual(['published', 'published']);
   });
 });
 
