@@ -54,9 +54,9 @@ export interface LocalStackOptions {
   /** Overrides, for every worker, of the queue settings the in-process queues share with AWS. */
   queues?: QueueOptions;
   /**
-   * Run the monitoring schedule and the research sweep on their timers (default true). The benchmark
-   * and the test stacks turn them off, so no DynamoDB request of theirs lands among the ones they time
-   * or count; `runSchedule` and `sweep` still run them on demand.
+   * Run the monitoring schedule, the research sweep and the page schedule on their timers (default
+   * true). The benchmark and the test stacks turn them off, so no DynamoDB request of theirs lands among
+   * the ones they time or count; `runSchedule`, `sweep` and `sweepPageSchedules` still run them on demand.
    */
   schedules?: boolean;
   /**
@@ -208,7 +208,7 @@ function startQueues(options: LocalStackOptions, dataDir: string): Record<Worker
 }
 
 /**
- * The daily schedule and the research sweep, as EventBridge runs them on AWS, on timers (unless
+ * The daily schedule, the research sweep and the page schedule, as EventBridge runs them on AWS, on timers (unless
  * `schedules` is false) unref'd so they never keep the process up.
  */
 function startSchedules(options: LocalStackOptions) {
