@@ -126,8 +126,6 @@ export const linkEdgeKey = (siteId: number, targetId: string, sourceId: string):
   sk: sourceId,
 });
 
-/* Research data. */
-
 /*
  * Pages on a schedule: one item per (page, change) in the partition of the UTC minute it is due in, so
  * the sweep reads only the minutes due (never a site's pages), and one cursor item for the deployment.
@@ -145,6 +143,8 @@ export const scheduledChangeKey = (
 });
 /** The last minute the page schedule sweep finished. */
 export const scheduleCursorKey: Key = { pk: 'SCHEDULE#CURSOR', sk: 'CURSOR' };
+
+/* Research data. */
 
 /** A site's id sequence for one cm_* table. */
 export const tableSequenceKey = (siteId: number, table: string): Key => ({

@@ -40,7 +40,7 @@ export interface DueChange {
 const timeAttribute = (change: ScheduledChange) => (change === 'publish' ? 'publish_at' : 'unpublish_at');
 
 /** The items of a publish's schedule (one per change it has), each naming the publish's `version`. */
-export function scheduledChangeItems(
+function scheduledChangeItems(
   page: { siteId: number; type: PageType; id: string; version: string },
   schedule: PageSchedule,
 ): NonNullable<PutCommandInput['Item']>[] {
