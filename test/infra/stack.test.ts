@@ -1065,7 +1065,7 @@ describe('cdk synth', () => {
       const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
         Properties: { Code: { S3Key: string } };
       }[];
-      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 3); // + the monitoring schedule, the research sweep and the MCP stream
+      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 4); // + the monitoring schedule, the research sweep, the page schedule and the MCP stream
       for (const fn of functions)
         expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain(
           'index.js',
