@@ -75,11 +75,12 @@ describe('a publish with publish_at', () => {
   it('relinks the pages linking to it, and listings, the sitemap and the feed follow', async () => {
     const target = await publishArticle(t, 'sched-linked', { title: 'Scheduled linked', publish_at: after(2) });
     const id = target.body.id;
+    advance(1);
     const linker = (await publishArticle(t, 'sched-linker', { copy: `See [it](page:${id})` })).body.id;
     await t.stack.drain();
     expect((await read(linker)).suppressed_links).toEqual([expect.objectContaining({ id })]);
     const root = `/sites/${t.siteId}`;
-    const month = after(2).slice(0, 7);
+    const month = after(1).slice(0, 7);
     const reach = async () => ({
       home: (await t.call('GET', `${root}/`, undefined, { key: null })).text.includes('Scheduled linked'),
       sitemap: (await t.call('GET', `${root}/sitemaps/${month}.xml`, undefined, { key: null })).text.includes(
@@ -89,11 +90,15 @@ describe('a publish with publish_at', () => {
     });
     expect(await reach()).toEqual({ home: false, sitemap: false, feed: false });
 
-    advance(2);
+    advance(1);
     expect((await sweep()).applied).toBe(1);
     await t.stack.drain();
     expect((await read(linker)).suppressed_links).toEqual([]);
     expect(await reach()).toEqual({ home: true, sitemap: true, feed: true });
+    // Listed as published at its time, so before the page published after it was stored.
+    const feed = (await t.call('GET', `${root}/feed.xml`, undefined, { key: null })).text;
+    expect(feed.indexOf('Scheduled linked')).toBeLessThan(feed.indexOf('Title of sched-linker'));
+    expect((await read(id)).created_at).toBe(after(0));
   });
 });
 

@@ -30,7 +30,14 @@ import {
   pageSk,
   sitePartition,
 } from './keys';
-import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
+import {
+  byId,
+  firstPublishOf,
+  liveStateOf,
+  publishUpdate,
+  suppressedLinksOf,
+  suppressedSinceAttribute,
+} from './page-item';
 import { writeScheduledChanges } from './schedules';
 import type { PutPage, PutResult, StoredPage } from './page-types';
 
@@ -121,7 +128,7 @@ export class PageStore {
     const before = decodePutOld(out.Attributes);
     const old = before.page;
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
-    const createdAt = old?.created_at ?? now;
+    const createdAt = old?.created_at ?? firstPublishOf(input.schedule, now);
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
     if (old && old.listing_sk === undefined)
       await this.ifVersion(siteId, { type, id, version }, listedUpdate(listedSortKey(createdAt, id), doc.status));
@@ -135,7 +142,7 @@ export class PageStore {
     const indexed = legacy === null && (old?.links_hash ?? null) === hash && (old?.links_indexed ?? null) === hash;
     return {
       created: !old,
-      created_at: old?.created_at ?? now,
+      created_at: createdAt,
       previous: old ? liveStateOf(old) : null,
       version,
       awaited: before.awaited,

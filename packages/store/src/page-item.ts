@@ -81,6 +81,7 @@ export interface PageScheduleTimes {
 export function publishUpdate(write: PublishWrite): Update {
   const { siteId, type, id, status, now } = write;
   const sortKey = updatedSortKey(write.updatedAt, id);
+  const firstAt = firstPublishOf(write.schedule, now);
   const update = new Update()
     .set('type', type)
     .set('id', id)
@@ -92,7 +93,7 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('deleted', false)
     .set('version', write.version)
     .set('chunks', write.chunks)
-    .setIfAbsent('created_at', now, { valueKey: 'now' })
+    .setIfAbsent('created_at', firstAt, { valueKey: 'first' })
     .set('notified_at', now)
     .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
     .set(PAGES_BY_UPDATED.sortKey, sortKey)
@@ -102,7 +103,7 @@ export function publishUpdate(write: PublishWrite): Update {
     .set('visible_at', now)
     .set('noindex', write.card.noindex)
     // Its first publish orders the site's listings (from the first publish that kept it).
-    .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
+    .setIfAbsent('listing_sk', listedSortKey(firstAt, id), { valueKey: 'lsk' })
     .setOrRemove('card_text', write.card.card_text)
     .setOrRemove('category', write.card.category)
     .setOrRemove('canonical_url', write.card.canonical_url)
@@ -117,10 +118,17 @@ export function publishUpdate(write: PublishWrite): Update {
   if (isLive(status, false))
     update
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' });
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(firstAt, id), { from: 'listing_sk', valueKey: 'lsk' });
   else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey);
   return update;
 }
+
+/**
+ * When a page's first publish is, for a publish that stores it first: its `publish_at` when it has one
+ * (it goes live then, and is listed among the pages published then), else now.
+ */
+export const firstPublishOf = (schedule: PageScheduleTimes | null | undefined, now: string): string =>
+  schedule?.publish_at ?? now;
 
 /** `update` sets the page's live state `next` at `at`, and the indexes that follow it. */
 export function setLiveState(
