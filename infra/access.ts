@@ -65,6 +65,8 @@ const ACCESS: Record<Exclude<FunctionId, ToolFunction>, FunctionAccess> = {
   'monitor-schedule': { table: 'read', sendsTo: ['monitor-plan'] },
   // Ends research jobs whose lease lapsed, frees their places, and queues the jobs waiting for one.
   'research-sweep': { table: 'readWrite', sendsTo: ['research'] },
+  // Applies the pages' scheduled changes due, removes each, and queues the relinks they owe.
+  'page-schedule': { table: 'readWrite', sendsTo: ['relink', 'indexnow'] },
 };
 
 /** What a function may do to the table, and which queues it sends to. */

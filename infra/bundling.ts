@@ -12,7 +12,8 @@ export const RUNTIME = Runtime.NODEJS_24_X;
  * A Lambda function of the stack, by its folder under `functions/`: a route's, a worker's, a schedule's,
  * and the streaming MCP endpoint's (behind its function URL).
  */
-export type FunctionId = FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep' | 'mcp-stream';
+export type FunctionId =
+  FunctionName | `${WorkerName}-worker` | 'monitor-schedule' | 'research-sweep' | 'page-schedule' | 'mcp-stream';
 
 /** A worker's function. */
 export const workerFunction = <W extends WorkerName>(worker: W) => `${worker}-worker` as const;
@@ -30,6 +31,7 @@ export const FUNCTION_ENTRIES: readonly FunctionId[] = [
   ...WORKERS.map(workerFunction),
   'monitor-schedule',
   'research-sweep',
+  'page-schedule',
   'mcp-stream',
 ];
 

@@ -41,6 +41,7 @@ const MEMORY_MB: Record<Exclude<FunctionId, ToolFunction>, number> = {
   ...perWorkerFunction((worker) => QUEUES[worker].memoryMb ?? BACKGROUND),
   'monitor-schedule': BACKGROUND,
   'research-sweep': BACKGROUND,
+  'page-schedule': BACKGROUND,
 };
 
 /** A function's memory size in MB. */

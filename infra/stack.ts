@@ -22,7 +22,7 @@ import type { LegacySiteDomains } from './constructs/site-edge';
 import { httpApi, type CustomDomain, type Throttle } from './constructs/api';
 import { grantBedrock, grantInvoke, made, serviceFunction, type FunctionFactory } from './constructs/function';
 import { queueWorkers, workerQueues } from './constructs/queues';
-import { dailyMonitoring, researchSweep, scheduleDeadLetters } from './constructs/schedules';
+import { dailyMonitoring, pageSchedule, researchSweep, scheduleDeadLetters } from './constructs/schedules';
 import { contentTable, tableBackups } from './constructs/storage';
 import { serviceDashboard } from './constructs/dashboard';
 import { oauthSecret } from './constructs/oauth';
@@ -97,6 +97,7 @@ export class ContentApiStack extends Stack {
   readonly workers: Map<WorkerName, NodejsFunction>;
   readonly monitorSchedule: NodejsFunction;
   readonly researchSweep: NodejsFunction;
+  readonly pageSchedule: NodejsFunction;
   /** The streaming MCP endpoint, behind its own function URL (API Gateway's HTTP API sends replies whole). */
   readonly mcpStream: NodejsFunction;
 
@@ -135,6 +136,7 @@ export class ContentApiStack extends Stack {
     const missedSchedules = scheduleDeadLetters(this, alarms);
     this.monitorSchedule = dailyMonitoring(this, lambda, missedSchedules);
     this.researchSweep = researchSweep(this, lambda, missedSchedules);
+    this.pageSchedule = pageSchedule(this, lambda, missedSchedules);
     this.mcpStream = lambda('mcp-stream', Duration.seconds(MCP_STREAM_TIMEOUT_SECONDS));
 
     // Provider credentials live in Secrets Manager; without a secret the tools use the sandbox provider.

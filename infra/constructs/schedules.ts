@@ -4,7 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { RESEARCH_SWEEP_MINUTES } from '@cm/contract';
+import { PAGE_SCHEDULE_MINUTES, RESEARCH_SWEEP_MINUTES } from '@cm/contract';
 import type { Alarms } from './alarms';
 import type { FunctionFactory } from './function';
 import { MESSAGE_RETENTION } from './queues';
@@ -26,7 +26,7 @@ export function scheduleDeadLetters(scope: Construct, alarms: Alarms): Queue {
   });
   alarms.add(
     'ScheduleDeadLetterAlarm',
-    'A schedule (monitoring, or the research sweep) could not invoke its function: the event waits in the dead-letter queue',
+    'A schedule (monitoring, the research sweep or the page schedule) could not invoke its function: the event waits in the dead-letter queue',
     deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
   );
   return deadLetters;
@@ -64,6 +64,27 @@ export function researchSweep(scope: Construct, lambda: FunctionFactory, deadLet
       new LambdaFunction(fn, {
         retryAttempts: 0,
         maxEventAge: Duration.minutes(RESEARCH_SWEEP_MINUTES),
+        deadLetterQueue: deadLetters,
+      }),
+    ],
+  });
+  return fn;
+}
+
+/**
+ * Every minute, EventBridge runs the page schedule: the pages' scheduled publishes and take-downs due are
+ * applied (docs/api/publishing.md#pages-on-a-schedule). A missed run's work is the next run's: it sweeps
+ * every minute since the last one finished.
+ */
+export function pageSchedule(scope: Construct, lambda: FunctionFactory, deadLetters: Queue): NodejsFunction {
+  const fn = lambda('page-schedule', Duration.minutes(1));
+  new Rule(scope, 'PageSchedule', {
+    description: 'Publishes and takes down the pages whose scheduled time came',
+    schedule: Schedule.rate(Duration.minutes(PAGE_SCHEDULE_MINUTES)),
+    targets: [
+      new LambdaFunction(fn, {
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(PAGE_SCHEDULE_MINUTES),
         deadLetterQueue: deadLetters,
       }),
     ],

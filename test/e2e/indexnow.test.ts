@@ -226,6 +226,19 @@ describe('IndexNow', () => {
     expect(removed.map((request) => request.urlList)).toEqual([[`${SHOP}/articles/tent`]]);
   });
 
+  it('sends a scheduled publish when the sweep makes the page live, not when it is stored as a draft', async () => {
+    const due = new Date(Date.now() + 2 * 60_000);
+    const stored = await sentAfter(async () => {
+      const draft = await t.call('POST', '/articles', article('lantern', { publish_at: due.toISOString() }), {
+        key: shop.key,
+      });
+      expect(draft.body.status).toBe('draft');
+    });
+    expect(stored).toEqual([]);
+    const swept = await sentAfter(() => t.stack.sweepPageSchedules(new Date(due.getTime() + 60_000)));
+    expect(swept.map((request) => request.urlList)).toEqual([[`${SHOP}/articles/lantern`]]);
+  });
+
   it('gives a site served at its domain before keys were made a key at its first change, served at once', async () => {
     const legacy = await t.newSite('Legacy', { domain: 'legacy.example.com' });
     expect(await t.store.sites.serveDomain(legacy.siteId, 'legacy.example.com')).toBe('served');

@@ -16,4 +16,8 @@ export const COUNTED_REQUESTS = {
   publishChangedContent: 3,
   /** A page read by id: its Query. */
   readById: 1,
+  /** A new page without links published with a schedule: its scheduled changes' BatchWriteItem, then its UpdateItem. */
+  publishScheduled: 2,
+  /** The page schedule's sweep with nothing due: its cursor's GetItem, the last and this minute's Queries, the cursor's UpdateItem. */
+  scheduleSweepIdle: 4,
 } as const;

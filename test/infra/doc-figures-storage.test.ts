@@ -92,6 +92,16 @@ const NOT_THE_CODE: FiguresWhy = [
     "the code's requests as read from it; no test counts this row",
     ['+ 1 BatchWriteItem of section items', 'and 1 UpdateItem saying the items hold them', '+ 1 UpdateItem'],
   ],
+  [
+    "the page schedule's requests as read from packages/store/src/schedules.ts; a test counts the totals",
+    [
+      '+ 1 BatchWriteItem of its scheduled changes',
+      '1 GetItem (its cursor), 1 Query per minute',
+      'per change due, 1 conditional UpdateItem of the page',
+      '1 BatchWriteItem removing the change',
+      'Expires 7 days past its time',
+    ],
+  ],
   // | publish, links changed | + 1 Query of the page's
   [
     "the code's requests as read; 10,000 links counted by test/scale/publish-scale.test.ts",
@@ -532,6 +542,8 @@ describe('docs/architecture/storage.md', () => {
       `| read a page by id or slug | ${COUNTED_REQUESTS.readById} Query (`,
       `| + ${COUNTED_REQUESTS.publishChangedContent - COUNTED_REQUESTS.publishUnchanged} requests in the same round trip:`,
       `deleting those past the newest ${LIMITS.revisionsKept})`,
+      `before the page's UpdateItem: a new page without links is ${COUNTED_REQUESTS.publishScheduled} requests`,
+      `1 UpdateItem moving the cursor: ${COUNTED_REQUESTS.scheduleSweepIdle} requests when nothing is due`,
       `the first ${RELATED_CARDS_MAX} related pages`,
       `1 message per ${RELINK_BATCH_PAGES}, 1 UpdateItem (the plan's count)`,
       `| relink, per batch of ${RELINK_BATCH_PAGES} linking pages |`,

@@ -386,6 +386,10 @@ describeWith(node24, 'Node 24', () => {
       });
     });
 
+    it('the page schedule finds no change due, and applies none', async () => {
+      expect(await invoke('page-schedule', scheduledEvent(new Date()), 60_000)).toEqual({ applied: 0, replaced: 0 });
+    });
+
     it('usage, dashboard and mcp: 200', async () => {
       expect(await call('usage', 'GET', '/v1/usage')).toMatchObject({
         statusCode: 200,

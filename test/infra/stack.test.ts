@@ -142,7 +142,7 @@ describe('CDK stack', () => {
     });
   });
 
-  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, the monitoring schedule, the research sweep and the MCP stream, bundled, with the table name', () => {
+  it('has one Node.js 24 arm64 function, traced, logging JSON, per function of the route table, per worker, the monitoring schedule, the research sweep, the page schedule and the MCP stream, bundled, with the table name', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: {
         Runtime: 'nodejs24.x',
@@ -152,9 +152,9 @@ describe('CDK stack', () => {
         LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
       },
     });
-    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 3);
+    expect(Object.keys(functions)).toHaveLength(FUNCTIONS.length + WORKERS.length + 4);
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(
-      FUNCTIONS.length + WORKERS.length + 3,
+      FUNCTIONS.length + WORKERS.length + 4,
     );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
@@ -535,9 +535,9 @@ describe('CDK stack', () => {
     expect(planSenders).toHaveLength(1);
     expect(planSenders[0]).toContain('MonitorScheduleFunction');
     const senders = sendersTo('RelinkQueue');
-    expect(senders).toHaveLength(2);
-    expect(senders.some((r) => r.includes('PublishFunction'))).toBe(true);
-    expect(senders.some((r) => r.includes('NotifyFunction'))).toBe(true);
+    expect(senders).toHaveLength(3);
+    for (const fn of ['PublishFunction', 'NotifyFunction', 'PageScheduleFunction'])
+      expect(senders.some((r) => r.includes(fn))).toBe(true);
     // The planner sends to the relink-pages queue, whose worker sends nothing: no chain on either queue.
     const pageSenders = sendersTo('RelinkPagesQueue');
     expect(pageSenders).toHaveLength(1);
@@ -655,6 +655,29 @@ describe('CDK stack', () => {
     expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ResearchQueue')]);
   });
 
+  it("applies the pages' scheduled changes every minute: an EventBridge rule targets the page-schedule function, which may update the table and send to the relink queue only", () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes('PageScheduleFunction'),
+    );
+    expect(rules).toHaveLength(1);
+    expect(given(rules[0], 'the rule').Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(given(rules[0], 'the rule').Properties.Targets[0]).toMatchObject({
+      RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+    });
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('PageScheduleFunction'),
+    );
+    const actions = JSON.stringify(
+      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
+    );
+    expect(actions).toContain('dynamodb:UpdateItem');
+    expect(actions).not.toContain('dynamodb:DeleteItem');
+    const sends = policies.flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage')),
+    );
+    expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('RelinkQueue')]);
+  });
+
   it('backs the table up with AWS Backup apart from point-in-time recovery: weekly kept 35 days, monthly a year, in a retained vault', () => {
     template.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     template.hasResourceProperties('AWS::Backup::BackupPlan', {
@@ -743,10 +766,12 @@ describe('CDK stack', () => {
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
     const sends = statements.filter((s: any) => s.Effect === 'Allow');
-    expect(sends).toHaveLength(2);
+    expect(sends).toHaveLength(3);
     for (const send of sends) {
       expect(send).toMatchObject({ Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' } });
-      expect(JSON.stringify(send.Condition.ArnEquals['aws:SourceArn'])).toMatch(/MonitorSchedule|ResearchSweep/);
+      expect(JSON.stringify(send.Condition.ArnEquals['aws:SourceArn'])).toMatch(
+        /MonitorSchedule|ResearchSweep|PageSchedule/,
+      );
     }
     const alarms = Object.values(alarmsOf.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
       JSON.stringify(a.Properties.Dimensions ?? []).includes(queueId),
@@ -1050,7 +1075,7 @@ describe('cdk synth', () => {
       const functions = Object.values(synthesized.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as {
         Properties: { Code: { S3Key: string } };
       }[];
-      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 3); // + the monitoring schedule, the research sweep and the MCP stream
+      expect(functions).toHaveLength(FUNCTIONS.length + WORKERS.length + 4); // + the monitoring schedule, the research sweep, the page schedule and the MCP stream
       for (const fn of functions)
         expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain(
           'index.js',

@@ -87,6 +87,8 @@ interface IsoDate {
   /** The instant; a date alone is its midnight UTC. */
   instant: Date;
   hasTime: boolean;
+  /** It named its zone (`Z` or an offset). */
+  zoned: boolean;
 }
 
 /**
@@ -122,12 +124,23 @@ function parseIsoDate(text: string): IsoDate | null {
   // An offset can push an instant out of the years 0000-9999, whose UTC text would no longer sort as a timestamp.
   const utcYear = instant.getUTCFullYear();
   if (utcYear < 0 || utcYear > 9999) return null;
-  return { date: `${y}-${mo}-${d}`, instant, hasTime: h !== undefined };
+  return {
+    date: `${y}-${mo}-${d}`,
+    instant,
+    hasTime: h !== undefined,
+    zoned: sign !== undefined || m[10] !== undefined,
+  };
 }
 
 /** An ISO 8601 date or date-time as the UTC timestamp it stands for (`2025-01-02T01:04:05.000Z`), or null. */
 export function isoTimestamp(text: string): string | null {
   return parseIsoDate(text)?.instant.toISOString() ?? null;
+}
+
+/** An ISO 8601 date-time that names its zone (`Z` or an offset) as its UTC timestamp, or null: a time to act at is never guessed. */
+function zonedTimestamp(text: string): string | null {
+  const parsed = parseIsoDate(text);
+  return parsed?.hasTime && parsed.zoned ? parsed.instant.toISOString() : null;
 }
 
 /** A date stays a date (`2025-01-02`, from `20250102` too); a date-time becomes its UTC timestamp. Null when neither. */
@@ -170,6 +183,14 @@ export const Timestamp = built(() =>
       description: 'ISO 8601 date-time (a zone-less one is UTC) or date (its midnight UTC); stored in UTC.',
     }),
   ),
+);
+
+/** A time a page is published or taken down at (docs/api/publishing.md#pages-on-a-schedule): a date-time with its zone, stored in UTC. */
+export const ZonedTimestamp = built(() =>
+  normalizedString(
+    zonedTimestamp,
+    'must be an ISO 8601 date-time with its zone (Z or an offset), e.g. 2026-11-21T09:30:00+01:00',
+  ).check(z.meta({ description: 'ISO 8601 date-time with Z or an offset; stored and returned in UTC.' })),
 );
 
 /**

@@ -114,6 +114,7 @@ export {
   type QueueMessages,
   RESEARCH_LEASE_MS,
   RESEARCH_SWEEP_MINUTES,
+  PAGE_SCHEDULE_MINUTES,
   visibilityTimeoutSeconds,
 } from './queues';
 export { buildOpenApi } from './openapi';

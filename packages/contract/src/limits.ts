@@ -183,6 +183,14 @@ export const SERVICE_LIMITS = {
   /** GET /articles/{id}/revisions (and list_revisions): revisions per page, by default and at most. */
   revisionsPageDefault: 20,
   revisionsPageMax: 100,
+  /** A page's `publish_at` and `unpublish_at`: at most this many days ahead of the publish that sets them. */
+  scheduleAheadDaysMax: 365,
+  /**
+   * The page schedule sweep (every minute): the scheduled changes one run applies at most, and the minutes
+   * behind it one run catches up at most; the rest wait for the next run, a minute later.
+   */
+  scheduleSweepChangesMax: 500,
+  scheduleSweepMinutesMax: 60,
 } as const;
 
 /** Every limit, the spec's and the service's. */

@@ -10,6 +10,7 @@ import {
   Slug,
   StringList,
   Timestamp,
+  ZonedTimestamp,
   type PageType,
   named,
 } from './common';
@@ -51,6 +52,9 @@ const PageInputFields = {
   ai_model: z.nullish(z.string()),
   updated_at: z.nullish(Timestamp),
   site_id: BodySiteId,
+  /** When a draft is published, and when the page is taken down (docs/api/publishing.md#pages-on-a-schedule). */
+  publish_at: z.nullish(ZonedTimestamp),
+  unpublish_at: z.nullish(ZonedTimestamp),
 };
 
 /** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
@@ -158,6 +162,9 @@ export interface PageState {
   relinked_at: string | null;
   summary: string | null;
   community_answers: CommunityAnswer[];
+  /** When the page's schedule publishes it, and takes it down; absent or null: none is due. */
+  publish_at?: string | null;
+  unpublish_at?: string | null;
 }
 
 /** What readers can reach: a published page the site has not deleted. */
@@ -209,6 +216,14 @@ export interface ListedPage {
   canonical_url: string | null;
 }
 
+/** A page's schedule as replies report it: present only while a change is due. */
+const PageScheduleFields = {
+  publish_at: z.optional(z.string().check(z.meta({ description: 'When the schedule publishes this draft (UTC).' }))),
+  unpublish_at: z.optional(
+    z.string().check(z.meta({ description: 'When the schedule takes this page down to a draft (UTC).' })),
+  ),
+};
+
 const PageMeta = {
   id: z.string(),
   revision: z.optional(z.string()).check(
@@ -231,6 +246,7 @@ const PageMeta = {
   relinked_at: z
     .nullable(z.string())
     .check(z.meta({ description: 'When relink last changed what readers see of this page.' })),
+  ...PageScheduleFields,
 };
 
 export const CommunityAnswer = z.object({
@@ -272,6 +288,7 @@ export const PublishResult = named(
     updated_at: z.string(),
     url: z.string().check(z.meta({ description: 'The visitor page.' })),
     warnings: z.array(PublishWarning),
+    ...PageScheduleFields,
   }),
   { id: 'PublishResult' },
 );

@@ -184,5 +184,8 @@ export const RESEARCH_LEASE_MS = (QUEUES.research.timeoutSeconds + 10) * 1000;
 /** How often the sweep looks for research jobs whose lease lapsed (an EventBridge rule on AWS, a timer locally). */
 export const RESEARCH_SWEEP_MINUTES = 1;
 
+/** How often the pages' scheduled changes due are applied (an EventBridge rule on AWS, a timer locally): within a minute of their time. */
+export const PAGE_SCHEDULE_MINUTES = 1;
+
 /** How long SQS hides a message while a worker has it: six times the worker's time limit, as AWS advises for a Lambda event source. */
 export const visibilityTimeoutSeconds = (worker: WorkerName): number => QUEUES[worker].timeoutSeconds * 6;

@@ -13,6 +13,7 @@ export {
   publishWarnings,
   questionDoc,
   readerRecord,
+  scheduleReported,
   suppressedLinks,
 } from './pages';
 export {
@@ -38,6 +39,8 @@ export {
 export type { PageSite, RenderOptions } from './render';
 export { liveChanged, notifiedState, siteTime } from './notify';
 export type { LiveState } from './notify';
+export { schedulePublish, scheduledState } from './schedule';
+export type { PageSchedule, ScheduledChange } from './schedule';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
 export { displayDomain, normalizeDomain } from './domains';
 export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';

@@ -240,6 +240,15 @@ export const suppressedLinks = (suppressed: PageState['suppressed']): Suppressed
     return type ? [{ id, type, since }] : [];
   });
 
+/** The changes a page's schedule still has due, as replies report them (none: no field). */
+export const scheduleReported = (schedule: {
+  publish_at?: string | null;
+  unpublish_at?: string | null;
+}): { publish_at?: string; unpublish_at?: string } => ({
+  ...(schedule.publish_at ? { publish_at: schedule.publish_at } : {}),
+  ...(schedule.unpublish_at ? { unpublish_at: schedule.unpublish_at } : {}),
+});
+
 function recordOf(page: PageState, doc: PageDoc): PageRecord {
   const current = {
     status: page.status,
@@ -251,6 +260,7 @@ function recordOf(page: PageState, doc: PageDoc): PageRecord {
     deleted: page.deleted,
     suppressed_links: suppressedLinks(page.suppressed),
     relinked_at: page.relinked_at,
+    ...scheduleReported(page),
   };
   // The store keeps a page's type beside the document it was published with; they always agree.
   if (page.type !== (isArticleDoc(doc) ? 'article' : 'question'))

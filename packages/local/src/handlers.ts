@@ -81,6 +81,8 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
 export { handler as monitorSchedule } from '../../../functions/monitor-schedule/handler';
 /** The research sweep's function (EventBridge on AWS, a timer here). */
 export { handler as researchSweep } from '../../../functions/research-sweep/handler';
+/** The page schedule's function (EventBridge on AWS, a timer here): the scheduled publishes and take-downs due. */
+export { handler as pageSchedule } from '../../../functions/page-schedule/handler';
 
 /** The streaming MCP endpoint's core: the mcp-stream function's, which Lambda streams behind its function URL. */
 export const MCP_STREAM_HANDLER = mcpStream;

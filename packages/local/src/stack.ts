@@ -2,17 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { perWorker, RATE_RULES, RESEARCH_SWEEP_MINUTES, type RateRule, type WorkerName } from '@cm/contract';
+import {
+  PAGE_SCHEDULE_MINUTES,
+  perWorker,
+  RATE_RULES,
+  RESEARCH_SWEEP_MINUTES,
+  type RateRule,
+  type WorkerName,
+} from '@cm/contract';
 import { buildDashboard } from '@cm/dashboard/build';
 import { buildMcpApps } from '@cm/dashboard/mcp-apps';
 import { cachedBuilds } from './builds';
 import { INDEXNOW_SANDBOX, logger, resetServices, setQueueTransport } from '@cm/runtime';
 import { setFunctionInvoker } from '@cm/runtime/mcp';
 import { createDocumentClient, createStore } from '@cm/store';
+import type { ScheduleSweep } from '@cm/publishing';
 import type { ScheduleBudget } from '@cm/tools';
 import { lambdaContext, scheduledEvent } from './context';
 import { dynamoEngine, ensureTable, startDynamo, type DynamoEngine, type EmbeddedDynamo } from './dynamo';
-import { API_HANDLERS, MCP_STREAM_HANDLER, WORKER_HANDLERS, monitorSchedule, researchSweep } from './handlers';
+import {
+  API_HANDLERS,
+  MCP_STREAM_HANDLER,
+  WORKER_HANDLERS,
+  monitorSchedule,
+  pageSchedule,
+  researchSweep,
+} from './handlers';
 import { InProcessQueue, type QueueOptions } from './queue';
 import { createApiServer, createStreamServer, listen, ROUTE_TIMEOUT_MS } from './server';
 import { RateLimiter } from './rate-limits';
@@ -39,9 +54,9 @@ export interface LocalStackOptions {
   /** Overrides, for every worker, of the queue settings the in-process queues share with AWS. */
   queues?: QueueOptions;
   /**
-   * Run the monitoring schedule and the research sweep on their timers (default true). The benchmark
-   * and the test stacks turn them off, so no DynamoDB request of theirs lands among the ones they time
-   * or count; `runSchedule` and `sweep` still run them on demand.
+   * Run the monitoring schedule, the research sweep and the page schedule on their timers (default
+   * true). The benchmark and the test stacks turn them off, so no DynamoDB request of theirs lands among
+   * the ones they time or count; `runSchedule`, `sweep` and `sweepPageSchedules` still run them on demand.
    */
   schedules?: boolean;
   /**
@@ -71,6 +86,8 @@ export interface LocalStack {
   runSchedule(at?: Date): Promise<{ sites: number; plans: number; budget?: ScheduleBudget }>;
   /** Runs the research sweep now, as its timer does: research jobs whose lease lapsed end, their places are freed, and waiting jobs get the places free. */
   sweep(): Promise<{ expired: number; freed: number; admitted: number }>;
+  /** Runs the page schedule now (or as if its timer fired at `at`), as its timer does: the scheduled publishes and take-downs due. */
+  sweepPageSchedules(at?: Date): Promise<ScheduleSweep>;
   stop(): Promise<void>;
 }
 
@@ -193,7 +210,7 @@ function startQueues(options: LocalStackOptions, dataDir: string): Record<Worker
 }
 
 /**
- * The daily schedule and the research sweep, as EventBridge runs them on AWS, on timers (unless
+ * The daily schedule, the research sweep and the page schedule, as EventBridge runs them on AWS, on timers (unless
  * `schedules` is false) unref'd so they never keep the process up.
  */
 function startSchedules(options: LocalStackOptions) {
@@ -201,6 +218,8 @@ function startSchedules(options: LocalStackOptions) {
     monitorSchedule(scheduledEvent(at), lambdaContext('monitor-schedule', SCHEDULE_TIMEOUT_MS));
   const sweep = async () =>
     researchSweep(scheduledEvent(new Date()), lambdaContext('research-sweep', SCHEDULE_TIMEOUT_MS));
+  const sweepPageSchedules = (at = new Date()) =>
+    pageSchedule(scheduledEvent(at), lambdaContext('page-schedule', SCHEDULE_TIMEOUT_MS));
   const timers = options.schedules ?? true;
   const schedule = timers
     ? setInterval(
@@ -216,12 +235,21 @@ function startSchedules(options: LocalStackOptions) {
       )
     : undefined;
   sweeper?.unref();
+  const pageSweeper = timers
+    ? setInterval(
+        () => void sweepPageSchedules().catch((error: unknown) => logger.error('page schedule failed', { error })),
+        PAGE_SCHEDULE_MINUTES * 60_000,
+      )
+    : undefined;
+  pageSweeper?.unref();
   return {
     runSchedule,
     sweep,
+    sweepPageSchedules,
     stop: () => {
       clearInterval(schedule);
       clearInterval(sweeper);
+      clearInterval(pageSweeper);
     },
   };
 }
@@ -281,6 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       drain,
       runSchedule: schedules.runSchedule,
       sweep: schedules.sweep,
+      sweepPageSchedules: schedules.sweepPageSchedules,
       stop: async () => {
         schedules.stop();
         const closed = [api, streaming].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));

@@ -3,6 +3,7 @@ export type { PublishInput } from './publish';
 export { notifyChange } from './notify';
 export type { PublishingContext } from './context';
 export { announceChanged, sendAnnouncements, type SubmitToIndexNow } from './indexnow';
+export { sweepSchedules, type ScheduleSweep } from './scheduled';
 export { planRelink, relinkPages } from './relink';
 export { addCommunityAnswer, listPages, questionId, readPage, setQuestionSummary } from './pages';
 export { findPages } from './find-pages';

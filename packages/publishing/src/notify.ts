@@ -1,8 +1,9 @@
 import type { NotifyInput, NotifyResult } from '@cm/contract';
-import { liveChanged, notifiedState, pageTypeOfId, siteTime } from '@cm/core';
+import { liveChanged, notifiedState, pageTypeOfId, siteTime, type LiveState } from '@cm/core';
+import type { NotifyApplied } from '@cm/store';
 import type { PublishingContext } from './context';
 import { announcePage } from './indexnow';
-import { queueOwedRelink } from './relink';
+import { queueOwedRelink, type RelinkTarget } from './relink';
 
 const UNMATCHED: NotifyResult = { ok: true, matched: false, relink: 'skipped', applied: false, reason: 'unmatched' };
 const STALE: NotifyResult = { ok: true, matched: true, relink: 'skipped', applied: false, reason: 'stale' };
@@ -30,18 +31,34 @@ export async function notifyChange(
   });
   if (written === 'unmatched') return UNMATCHED;
   if (written === 'stale') return STALE;
-  const { before, relinkPendingBefore, markedAt } = written;
-  const changed = before !== null && next !== null && liveChanged(before, next);
-  // The write marked a relink owed from now unless one was owed already. A change owes a relink of its
-  // own (a relink's progress is kept by the time it was asked for), so an older mark is moved to now; a
-  // mark that turned out not owed is taken back.
-  if (changed && markedAt === null) await pageLive.markRelinkPending(siteId, input.type, input.id, receivedAt);
-  if (!changed && markedAt !== null) await pageLive.clearRelinkPending(siteId, input.type, input.id, markedAt);
-  const relink = await queueOwedRelink(
-    ctx,
-    { siteId, type: input.type, id: input.id },
-    { changedAt: changed ? receivedAt : null, pendingSince: relinkPendingBefore },
-  );
-  if (changed) await announcePage(ctx, siteId, { type: input.type, id: input.id }, now);
+  const page = { siteId, type: input.type, id: input.id };
+  const { relink, changed } = await relinkOwed(ctx, page, written, { next, at: receivedAt });
+  if (changed) await announcePage(ctx, siteId, page, now);
   return { ok: true, matched: true, relink, applied: true };
+}
+
+/**
+ * After a write of the page's state (a notify's, a scheduled change's) at `at`: the relink it owes when
+ * what readers can reach changed, and whether it did. The write marked a relink owed from `at` unless one was owed already. A
+ * change owes a relink of its own (a relink's progress is kept by the time it was asked for), so an older
+ * mark is moved to `at`; a mark that turned out not owed is taken back.
+ */
+export async function relinkOwed(
+  ctx: PublishingContext,
+  page: RelinkTarget,
+  written: NotifyApplied,
+  change: { next: LiveState | null; at: string },
+): Promise<{ relink: 'queued' | 'skipped'; changed: boolean }> {
+  const { pageLive } = ctx.store;
+  const { siteId, type, id } = page;
+  const { before, relinkPendingBefore, markedAt } = written;
+  const { next, at } = change;
+  const changed = before !== null && next !== null && liveChanged(before, next);
+  if (changed && markedAt === null) await pageLive.markRelinkPending(siteId, type, id, at);
+  if (!changed && markedAt !== null) await pageLive.clearRelinkPending(siteId, type, id, markedAt);
+  const relink = await queueOwedRelink(ctx, page, {
+    changedAt: changed ? at : null,
+    pendingSince: relinkPendingBefore,
+  });
+  return { relink, changed };
 }

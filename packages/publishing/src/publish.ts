@@ -21,6 +21,8 @@ import {
   preparePublish,
   readerRecord,
   renderPage,
+  scheduleReported,
+  schedulePublish,
 } from '@cm/core';
 import type { LinksToIndex, LinkTarget, PageLink } from '@cm/store';
 import type { PublishingContext } from './context';
@@ -42,7 +44,11 @@ export async function publishPage(
   options: { siteRoot: string; now?: Date },
 ): Promise<PublishResult> {
   const now = (options.now ?? new Date()).toISOString();
-  const { id: derived, doc, links, warnings } = preparePublish(siteId, input, now);
+  const prepared = preparePublish(siteId, input, now);
+  const { id: derived, links } = prepared;
+  // A page on a schedule is stored as a draft until its publish_at (docs/api/publishing.md#pages-on-a-schedule).
+  const { doc, schedule, warnings: scheduleWarnings } = schedulePublish(prepared.doc, input.value, now);
+  const warnings = [...prepared.warnings, ...scheduleWarnings];
   const url = pageUrl(options.siteRoot, input.type, doc.slug);
   assertReadable({ siteId, type: input.type, id: derived, doc, now }, options.siteRoot, url);
   const { pageLive } = ctx.store;
@@ -57,6 +63,7 @@ export async function publishPage(
     card,
     contentHash: contentHash(doc),
     now,
+    schedule,
   });
   const page = { id, type: input.type };
   const { created, previous, version, awaited, linksToIndex } = put;
@@ -83,6 +90,7 @@ export async function publishPage(
     updated_at: doc.updated_at,
     url,
     warnings,
+    ...scheduleReported(schedule ?? {}),
   };
 }
 

@@ -26,12 +26,22 @@ import { SectionStore } from './sections';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
 import { IndexNowStore } from './indexnow';
+import { ScheduleStore } from './schedules';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
 export type { NewSite, Site } from './sites';
 export { apiKeyHash } from './sites';
-export type { StoredPage, LinkTarget, LinksToIndex, ListingRun, PutPage, PutResult, RunToward } from './page-types';
+export type {
+  StoredPage,
+  LinkTarget,
+  LinksToIndex,
+  ListingRun,
+  NotifyApplied,
+  PutPage,
+  PutResult,
+  RunToward,
+} from './page-types';
 export type { PageLink } from './links';
 export { type RevisionStore, type StoredRevision } from './revisions';
 export { SectionStore } from './sections';
@@ -50,6 +60,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
+export { minuteOf, type DueChange } from './schedules';
 export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';
@@ -68,6 +79,8 @@ export interface Store {
   pageListings: PageListingStore;
   /** A page's live state and relink: notify's write, the relink it owes, the links relink keeps from readers. */
   pageLive: PageLiveStore;
+  /** Pages on a schedule: the changes due, by the minute they are due in. */
+  schedules: ScheduleStore;
   /** What a site adds of its own to its questions: summaries and community answers. */
   pageParts: PagePartStore;
   /** Who holds each slug a page was renamed from or to, and the redirects of renamed pages. */
@@ -119,6 +132,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     revisions: new RevisionStore(db, tableName),
     pageListings: new PageListingStore(db, tableName),
     pageLive: new PageLiveStore(db, tableName),
+    schedules: new ScheduleStore(db, tableName),
     pageParts: new PagePartStore(db, tableName),
     redirects: new RedirectStore(db, tableName),
     links,

@@ -152,6 +152,24 @@ export const linkEdgeKey = (siteId: number, targetId: string, sourceId: string):
   sk: sourceId,
 });
 
+/*
+ * Pages on a schedule: one item per (page, change) in the partition of the UTC minute it is due in, so
+ * the sweep reads only the minutes due (never a site's pages), and one cursor item for the deployment.
+ */
+export const scheduleMinutePartition = (minute: string): string => `SCHEDULE#${minute}`;
+export const scheduledChangeKey = (
+  minute: string,
+  siteId: number,
+  type: PageType,
+  id: string,
+  change: string,
+): Key => ({
+  pk: scheduleMinutePartition(minute),
+  sk: `${siteId}#${type}#${id}#${change}`,
+});
+/** The last minute the page schedule sweep finished. */
+export const scheduleCursorKey: Key = { pk: 'SCHEDULE#CURSOR', sk: 'CURSOR' };
+
 /* Research data. */
 
 /** A site's id sequence for one cm_* table. */

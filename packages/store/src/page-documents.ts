@@ -33,7 +33,15 @@ import {
   sitePartition,
 } from './keys';
 import { slugCondition } from './redirects';
-import { byId, liveStateOf, publishUpdate, suppressedLinksOf, suppressedSinceAttribute } from './page-item';
+import {
+  byId,
+  firstPublishOf,
+  liveStateOf,
+  publishUpdate,
+  suppressedLinksOf,
+  suppressedSinceAttribute,
+} from './page-item';
+import { writeScheduledChanges } from './schedules';
 import type { PutPage, PutResult, StoredPage } from './page-types';
 import { liveRevisionOf, RevisionStore } from './revisions';
 
@@ -104,6 +112,8 @@ export class PageStore {
         })),
       );
     }
+    // Its scheduled changes first, as its chunks: one whose publish never landed names no version the page has.
+    if (input.schedule) await writeScheduledChanges(this.db, this.table, { siteId, type, id, version }, input.schedule);
     const hash = linksHash(links);
     const sectionsNow = sectionsHash(card.sections);
     const write = {
@@ -123,6 +133,7 @@ export class PageStore {
       card,
       contentHash: input.contentHash,
       now,
+      schedule: input.schedule,
     };
     const content = input.contentHash;
     const out = await this.writePage(pageKey(siteId, type, id), (seen) => {
@@ -140,7 +151,7 @@ export class PageStore {
     // The version replaced is kept as a revision, before its chunks go (only when the content changed).
     if (old) await this.revisions.keep(siteId, { type, id }, out, content, now);
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
-    const createdAt = old?.created_at ?? now;
+    const createdAt = old?.created_at ?? firstPublishOf(input.schedule, now);
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
     if (old && (old.listing_sk === undefined || old.month_pk === undefined)) {
       const listedKey = old.listing_sk ?? listedSortKey(createdAt, id);
@@ -156,7 +167,7 @@ export class PageStore {
     const indexed = legacy === null && (old?.links_hash ?? null) === hash && (old?.links_indexed ?? null) === hash;
     return {
       created: !old,
-      created_at: old?.created_at ?? now,
+      created_at: createdAt,
       previous: old ? liveStateOf(old) : null,
       version,
       contentChanged: old?.content_hash !== content,
@@ -266,6 +277,8 @@ export class PageStore {
         community_answers: answers,
         notified_at: main.notified_at ?? null,
         summary_at: main.summary_at ?? null,
+        publish_at: main.publish_at ?? null,
+        unpublish_at: main.unpublish_at ?? null,
       };
     }
   }

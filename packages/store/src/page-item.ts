@@ -72,6 +72,14 @@ export interface PublishWrite {
   /** Its content's hash (core's contentHash: the document but `updated_at`). */
   contentHash: string;
   now: string;
+  /** When its schedule publishes it and takes it down (none: neither). */
+  schedule?: PageScheduleTimes | null;
+}
+
+/** A page's schedule as its item keeps it, for its read reply and the sweep's condition. */
+export interface PageScheduleTimes {
+  publish_at: string | null;
+  unpublish_at: string | null;
 }
 
 /**
@@ -84,6 +92,7 @@ export interface PublishWrite {
 export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Update {
   const { siteId, type, id, status, now } = write;
   const sortKey = updatedSortKey(write.updatedAt, id);
+  const firstAt = firstPublishOf(write.schedule, now);
   const update = new Update()
     .set('type', type)
     .set('id', id)
@@ -95,7 +104,7 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
     .set('deleted', false)
     .set('version', write.version)
     .set('chunks', write.chunks)
-    .setIfAbsent('created_at', now, { valueKey: 'now' })
+    .setIfAbsent('created_at', firstAt, { valueKey: 'first' })
     .set('content_hash', write.contentHash)
     .set(PAGES_BY_UPDATED.partitionKey, pagesByUpdated(siteId, type))
     .set(PAGES_BY_UPDATED.sortKey, sortKey)
@@ -103,9 +112,9 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
     .set(PAGES_BY_STATUS.sortKey, sortKey)
     .set('noindex', write.card.noindex)
     // Its first publish orders the site's listings (from the first publish that kept it).
-    .setIfAbsent('listing_sk', listedSortKey(now, id), { valueKey: 'lsk' })
+    .setIfAbsent('listing_sk', listedSortKey(firstAt, id), { valueKey: 'lsk' })
     // And its month sitemap (kept too: the index of live pages by month copies it).
-    .setIfAbsent('month_pk', liveMonthPartition(siteId, now.slice(0, 7)), { valueKey: 'mpk' })
+    .setIfAbsent('month_pk', liveMonthPartition(siteId, firstAt.slice(0, 7)), { valueKey: 'mpk' })
     .setOrRemove('card_text', write.card.card_text)
     .setOrRemove('category', write.card.category)
     .setOrRemove('canonical_url', write.card.canonical_url)
@@ -113,13 +122,15 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
     .setOrRemove('sections_hash', write.sectionsHash)
     .setOrRemove('links_hash', write.linksHash)
     .setOrRemove('doc', write.doc)
+    .setOrRemove('publish_at', write.schedule?.publish_at ?? null)
+    .setOrRemove('unpublish_at', write.schedule?.unpublish_at ?? null)
     // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
     .remove('site_clock', 'awaited_at');
   if (isLive(status, false))
     update
       .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(now, id), { from: 'listing_sk', valueKey: 'lsk' })
-      .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, now.slice(0, 7)), {
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(firstAt, id), { from: 'listing_sk', valueKey: 'lsk' })
+      .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, firstAt.slice(0, 7)), {
         from: 'month_pk',
         valueKey: 'mpk',
       });
@@ -137,6 +148,39 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
 }
 
 /**
+ * When a page's first publish is, for a publish that stores it first: its `publish_at` when it has one
+ * (it goes live then, and is listed among the pages published then), else now.
+ */
+export const firstPublishOf = (schedule: PageScheduleTimes | null | undefined, now: string): string =>
+  schedule?.publish_at ?? now;
+
+/** `update` sets the page's live state `next` at `at`, and the indexes that follow it. */
+export function setLiveState(
+  update: Update,
+  page: { siteId: number; type: PageType; id: string },
+  next: { status: PageStatus; deleted: boolean },
+  at: string,
+): Update {
+  const { siteId, type, id } = page;
+  update
+    .set('status', next.status)
+    .set('deleted', next.deleted)
+    .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
+  // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
+  if (isLive(next.status, next.deleted))
+    update
+      .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
+      .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(at, id), { from: 'listing_sk', valueKey: 'lsk' })
+      // A page from before months were kept is in no month's until its next publish places it.
+      .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, 'unplaced'), {
+        from: 'month_pk',
+        valueKey: 'mpk',
+      });
+  else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
+  return update;
+}
+
+/**
  * The one conditional UpdateItem of a notify (PageLiveStore.applyNotify): the state it sets (`next`; null:
  * it stays) with the indexes that follow it, the site's clock when it was dated, and a relink owed from
  * its receipt unless one is owed already. Its condition: the page exists, and a dated notify is not
@@ -147,28 +191,12 @@ export function notifyUpdate(
   page: { siteId: number; type: PageType; id: string },
   change: { next: { status: PageStatus; deleted: boolean } | null; receivedAt: string; siteClock: string | null },
 ): Update {
-  const { siteId, type, id } = page;
   const { next, receivedAt, siteClock } = change;
   const update = new Update()
     .set('notified_at', receivedAt)
     .setIfAbsent('relink_pending', receivedAt, { valueKey: 'notified_at' });
-  if (next) {
-    update
-      .set('status', next.status)
-      .set('deleted', next.deleted)
-      .set(PAGES_BY_STATUS.partitionKey, pagesByStatus(siteId, type, next.status));
-    // The index of live pages follows, from the sort key the page's publish kept (none before listings were kept: it sorts as new).
-    if (isLive(next.status, next.deleted))
-      update
-        .set(LIVE_PAGES.partitionKey, livePagesPartition(siteId, type))
-        .setIfAbsent(LIVE_PAGES.sortKey, listedSortKey(receivedAt, id), { from: 'listing_sk', valueKey: 'lsk' })
-        // A page from before months were kept is in no month's until its next publish places it.
-        .setIfAbsent(LIVE_BY_MONTH.partitionKey, liveMonthPartition(siteId, 'unplaced'), {
-          from: 'month_pk',
-          valueKey: 'mpk',
-        });
-    else update.remove(LIVE_PAGES.partitionKey, LIVE_PAGES.sortKey, LIVE_BY_MONTH.partitionKey);
-  }
+  // The site's word on the page's state outranks a schedule made before it.
+  if (next) setLiveState(update, page, next, receivedAt).remove('publish_at', 'unpublish_at');
   const conditions = [`attribute_exists(${update.name('status')})`];
   if (siteClock !== null) {
     update.set('site_clock', siteClock);

@@ -17,6 +17,20 @@ import type { CurrentLiveState, NotifyApplied } from './page-types';
 /** Pages whose link items a page list reads at once. */
 const LINK_QUERIES_IN_FLIGHT = 10;
 
+/**
+ * What a write of the page's state at `at` answers of it (UPDATED_OLD of its status and relink mark):
+ * the state before it (when it set one), and whether it marked a relink owed (none was).
+ */
+export function stateWritten(
+  old: { status?: PageStatus; deleted?: boolean; relink_pending?: string },
+  setState: boolean,
+  at: string,
+): NotifyApplied {
+  const before = setState && old.status ? { status: old.status, deleted: old.deleted === true } : null;
+  const relinkPendingBefore = old.relink_pending ?? null;
+  return { before, relinkPendingBefore, markedAt: relinkPendingBefore === null ? at : null };
+}
+
 export class PageLiveStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -66,10 +80,7 @@ export class PageLiveStore {
     });
     // Refused: no such page, or a later-dated notify was applied.
     if (!written.ok) return (await this.liveState(siteId, type, id)) ? 'stale' : 'unmatched';
-    const old = written.attributes;
-    const before = next && old.status ? { status: old.status, deleted: old.deleted === true } : null;
-    const relinkPendingBefore = old.relink_pending ?? null;
-    return { before, relinkPendingBefore, markedAt: relinkPendingBefore === null ? receivedAt : null };
+    return stateWritten(written.attributes, next !== null, receivedAt);
   }
 
   /** Marks a relink as owed from `at`, before it is queued: a later call sees it if queueing failed. */

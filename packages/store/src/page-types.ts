@@ -1,4 +1,5 @@
 import type { PageCard, PageDoc, PageListItem, PageState, PageStatus, PageType } from '@cm/contract';
+import type { PageSchedule } from '@cm/core';
 
 /** The page with the times the service itself recorded (never the editor's `updated_at`), for visitor pages' Last-Modified. */
 export interface StoredPage extends PageState {
@@ -28,6 +29,8 @@ export interface PutPage {
    * document's slug, at its slot.
    */
   claim?: { slug: string; atSlot: boolean };
+  /** Its schedule (none: a republish without one cancels what was scheduled). */
+  schedule?: PageSchedule | null;
 }
 
 export interface PutResult {

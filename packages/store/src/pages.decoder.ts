@@ -56,6 +56,9 @@ const PageItem = z.extend(PageListIndexItem, {
   sections: z.optional(z.array(z.string())),
   sections_hash: optionalString,
   sections_indexed: optionalString,
+  /** Its schedule's changes still due (docs/api/publishing.md#pages-on-a-schedule). */
+  publish_at: optionalString,
+  unpublish_at: optionalString,
 });
 export type PageItem = z.infer<typeof PageItem>;
 
