@@ -111,12 +111,5 @@ export {
 export type { ListingsRead } from './site-files';
 export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budget-warnings';
 export { languageTags } from './language-tags';
-export {
-  changedForReaders,
-  indexNowRequests,
-  keyOfFile,
-  ownHost,
-  retryableAnswer,
-  urlsOnHost,
-} from './indexnow';
+export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';

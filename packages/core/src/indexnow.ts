@@ -73,4 +73,3 @@ export function indexNowRequests(
  * would be refused again.
  */
 export const retryableAnswer = (status: number): boolean => status === 0 || status === 429 || status >= 500;
-

@@ -39,7 +39,10 @@ export class SandboxSerpQueue implements SerpTaskQueue {
   collect(id: string, depth: number): Promise<CollectedSerpTask> {
     const task = sandboxTaskOf(id);
     if (!task) return Promise.resolve({ status: 'failed', error: `no sandbox task ${id.slice(0, 40)}` });
-    const items = sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), { ...NO_SITE, device: task.device });
+    const items = sandboxSerp(task.keyword, task.locale, Math.min(depth, task.depth), {
+      ...NO_SITE,
+      device: task.device,
+    });
     return Promise.resolve({ status: 'ready', items, aiOverview: sandboxAiOverview(task.keyword, task.locale, items) });
   }
 
