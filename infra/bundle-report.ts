@@ -56,12 +56,16 @@ type BundleContents = Pick<BundleSize, 'sdkClients' | 'packages' | 'heaviest' | 
  * site-files 485 KB), the oauth function, which reads its own secret too, 800 KB (790).
  * The feed's full content (issue 52: each entry's body rendered as on its page) put the page renderer and
  * Portable Text's in site-files: 512 KB, held at 520 KB.
+ * Issue 52's revisions, renames, schedules and IndexNow (four more stores every function's store
+ * builds, and their contract) and issue 53's devices and AI Overviews grew every bundle by 6–22 KB
+ * (publish 508, visitor 472, site-files 531, serp-landscape 530, the research worker 968, the rank
+ * worker 501 KB): each budget 15–25 KB up, with room for a little more.
  */
-const SCHEDULED_WORKER = 490 * 1024;
-const PAID_SHARED = 525 * 1024;
-const PAID_WITH_QUEUE = 510 * 1024;
+const SCHEDULED_WORKER = 510 * 1024;
+const PAID_SHARED = 545 * 1024;
+const PAID_WITH_QUEUE = 525 * 1024;
 export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = {
-  default: 500 * 1024,
+  default: 520 * 1024,
   'get-keywords': PAID_WITH_QUEUE,
   'serp-keyword-refresh': PAID_WITH_QUEUE,
   'serp-backlinks': PAID_WITH_QUEUE,
@@ -70,9 +74,9 @@ export const BUNDLE_BUDGET_BYTES: { default: number; [name: string]: number } = 
   'monitor-plan-worker': SCHEDULED_WORKER,
   research: PAID_SHARED,
   'serp-landscape': PAID_SHARED,
-  'research-worker': 960 * 1024,
+  'research-worker': 985 * 1024,
   oauth: 800 * 1024,
-  'site-files': 520 * 1024,
+  'site-files': 545 * 1024,
 };
 export const budgetOf = (name: string) => BUNDLE_BUDGET_BYTES[name] ?? BUNDLE_BUDGET_BYTES.default;
 /**

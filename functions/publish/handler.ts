@@ -1,7 +1,7 @@
 import { ArticleInput, QuestionInput, SiteIdBody } from '@cm/contract';
 import { checkBodySiteId } from '@cm/core';
 import { publishPage, type PublishInput } from '@cm/publishing';
-import { api, json, publishingContext, revisionRestoreRoutes, slugWriteRoutes, type ApiRequest } from '@cm/runtime';
+import { api, json, pageWriteRoutes, publishingContext, type ApiRequest } from '@cm/runtime';
 
 /** A publish, or a rollback (no body); a body's site_id is checked first: 403 whatever else is wrong with it. */
 async function publish(request: ApiRequest, parse: () => PublishInput | Promise<PublishInput>, hasBody = true) {
@@ -16,6 +16,5 @@ async function publish(request: ApiRequest, parse: () => PublishInput | Promise<
 export const handler = api('publish', {
   'POST /articles': (request) => publish(request, () => ({ type: 'article', value: request.body(ArticleInput) })),
   'POST /questions': (request) => publish(request, () => ({ type: 'question', value: request.body(QuestionInput) })),
-  ...revisionRestoreRoutes((request, input) => publish(request, input, false)),
-  ...slugWriteRoutes,
+  ...pageWriteRoutes((request, input) => publish(request, input, false)),
 });

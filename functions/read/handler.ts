@@ -1,6 +1,6 @@
 import { PageIdParams, PageListQuery, type PageType } from '@cm/contract';
 import { listPages, readPage } from '@cm/publishing';
-import { api, getStore, json, revisionReadRoutes, slugReadRoutes, type ApiRequest } from '@cm/runtime';
+import { api, getStore, json, pageReadRoutes, type ApiRequest } from '@cm/runtime';
 
 const list = async (request: ApiRequest, type: PageType) =>
   json(200, await listPages(getStore(), request.siteId, type, request.query(PageListQuery), request.siteRoot()));
@@ -12,6 +12,5 @@ export const handler = api('read', {
   'GET /questions': (request) => list(request, 'question'),
   'GET /articles/{id}': (request) => read(request, 'article'),
   'GET /questions/{id}': (request) => read(request, 'question'),
-  ...revisionReadRoutes,
-  ...slugReadRoutes,
+  ...pageReadRoutes,
 });
