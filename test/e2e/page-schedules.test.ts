@@ -102,6 +102,38 @@ describe('a publish with publish_at', () => {
   });
 });
 
+describe('a schedule given up or moved earlier', () => {
+  /** The site's month sitemap of `at`, as a crawler reads it. */
+  const monthSitemap = async (at: number) =>
+    (
+      await t.call('GET', `/sites/${t.siteId}/sitemaps/${new Date(at).toISOString().slice(0, 7)}.xml`, undefined, {
+        key: null,
+      })
+    ).text;
+
+  it('dates a page published sooner by when it went live, not by the time it was first scheduled for', async () => {
+    const ahead = after(40 * 24 * 60);
+    const { id } = (await publishArticle(t, 'sched-sooner', { publish_at: ahead, category: 'Lamps' })).body;
+    expect((await read(id)).created_at).toBe(ahead);
+    expect((await publishArticle(t, 'sched-sooner', { category: 'Lamps' })).body.status).toBe('published');
+    expect((await read(id)).created_at).toBe(new Date(clock).toISOString());
+    expect(await monthSitemap(clock)).toContain('/articles/sched-sooner');
+    const lamps = await t.call('GET', `/sites/${t.siteId}/categories/lamps`, undefined, { key: null });
+    expect([lamps.status, lamps.text.includes('/articles/sched-sooner')]).toEqual([200, true]);
+  });
+
+  it('dates a page whose schedule moved earlier by its new time', async () => {
+    const { id } = (await publishArticle(t, 'sched-earlier', { publish_at: after(40 * 24 * 60) })).body;
+    const sooner = after(2);
+    await publishArticle(t, 'sched-earlier', { publish_at: sooner });
+    expect((await read(id)).created_at).toBe(sooner);
+    advance(3);
+    expect((await sweep()).applied).toBeGreaterThanOrEqual(1);
+    expect(await read(id)).toMatchObject({ status: 'published', created_at: sooner });
+    expect(await monthSitemap(clock)).toContain('/articles/sched-earlier');
+  });
+});
+
 describe('the sweep', () => {
   it('leaves a change due later in the current minute to a later run', async () => {
     const due = new Date(clock + MINUTE + 30_000).toISOString();

@@ -151,15 +151,24 @@ export class PageStore {
     // The version replaced is kept as a revision, before its chunks go (only when the content changed).
     if (old) await this.revisions.keep(siteId, { type, id }, out, content, now);
     if (old?.chunks && old.version) await this.deleteChunks(siteId, type, id, old.version, old.chunks);
-    const createdAt = old?.created_at ?? firstPublishOf(input.schedule, now);
+    const first = firstPublishOf(input.schedule, now);
+    // A page first stored ahead of its publish_at was never live (its first publish is still ahead): this
+    // publish sets when it is, now or the schedule's new time, wherever it was first scheduled for.
+    const rescheduled = old?.created_at !== undefined && old.created_at > now && old.created_at !== first;
+    const createdAt = rescheduled ? first : (old?.created_at ?? first);
     // A page from before listings were kept would otherwise sort as new: its own first publish places it.
-    if (old && (old.listing_sk === undefined || old.month_pk === undefined)) {
-      const listedKey = old.listing_sk ?? listedSortKey(createdAt, id);
-      await this.ifVersion(siteId, { type, id, version }, listedUpdate(siteId, listedKey, doc.status));
+    if (old && (old.listing_sk === undefined || old.month_pk === undefined || rescheduled)) {
+      const listedKey = rescheduled ? listedSortKey(first, id) : (old.listing_sk ?? listedSortKey(createdAt, id));
+      const placed = listedUpdate(siteId, listedKey, doc.status);
+      await this.ifVersion(siteId, { type, id, version }, rescheduled ? placed.set('created_at', first) : placed);
     }
+    // Its section items sort by its first publish: those of the time it no longer has go.
+    if (rescheduled && old.sections)
+      await this.sections.reindex(siteId, { type, id }, old.created_at, old.sections, []);
     // The section items have the page's sections once the write after them says so: a publish that failed between is made good by the next.
-    if ((old?.sections_indexed ?? null) !== sectionsNow) {
-      await this.sections.reindex(siteId, { type, id }, createdAt, old?.sections ?? [], card.sections);
+    if (rescheduled || (old?.sections_indexed ?? null) !== sectionsNow) {
+      const before = rescheduled ? [] : (old?.sections ?? []);
+      await this.sections.reindex(siteId, { type, id }, createdAt, before, card.sections);
       await this.ifVersion(siteId, { type, id, version }, new Update().setOrRemove('sections_indexed', sectionsNow));
     }
     const legacy = old?.links ? { links: old.links, suppressed: suppressedLinksOf(old.suppressed, old) } : null;
