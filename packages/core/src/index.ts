@@ -39,7 +39,7 @@ export {
 export type { PageSite, RenderOptions } from './render';
 export { liveChanged, notifiedState, siteTime } from './notify';
 export type { LiveState } from './notify';
-export { schedulePublish, scheduledState } from './schedule';
+export { minuteOf, schedulePublish, scheduledState } from './schedule';
 export type { PageSchedule, ScheduledChange } from './schedule';
 export { checkedWithoutData, keywordLocale, keywordScore, normalizeKeyword, splitSeeds, topByScore } from './keywords';
 export { displayDomain, normalizeDomain } from './domains';

@@ -18,6 +18,9 @@ export const scheduledState = (change: ScheduledChange): LiveState => ({
 
 const DAY_MS = 86_400_000;
 
+/** The UTC minute of an ISO time (`yyyy-mm-ddThh:mm`), as the schedule's items are kept by. */
+export const minuteOf = (at: string): string => new Date(at).toISOString().slice(0, 16);
+
 /**
  * A publish's schedule (docs/api/publishing.md#pages-on-a-schedule): the document as stored (a draft
  * until `publish_at`), the schedule (null: none), and a warning when `publish_at` has passed (it is
@@ -41,12 +44,25 @@ export function schedulePublish(
       throw fieldError('body', 'status', `a draft has nothing to schedule; leave status out to use ${field}`);
   }
   const warnings: PublishWarning[] = [];
-  const publishAt = given.publish_at !== null && given.publish_at > now ? given.publish_at : null;
+  // The sweep finishes a minute once it has passed: a change is kept for a later minute than this one,
+  // so it can never land in a minute already swept; one due within this minute is made now.
+  const laterMinute = (at: string) => minuteOf(at) > minuteOf(now);
+  const publishAt = given.publish_at !== null && laterMinute(given.publish_at) ? given.publish_at : null;
   if (given.publish_at !== null && publishAt === null)
-    warnings.push({ path: 'publish_at', message: 'in the past; the page is published now' });
+    warnings.push({
+      path: 'publish_at',
+      message:
+        given.publish_at > now
+          ? 'due within this minute; the page is published now'
+          : 'in the past; the page is published now',
+    });
   const liveFrom = publishAt ?? now;
-  if (given.unpublish_at !== null && given.unpublish_at <= liveFrom)
-    throw fieldError('body', 'unpublish_at', `must be after ${publishAt ? 'publish_at' : 'now'}`);
+  if (given.unpublish_at !== null && (given.unpublish_at <= liveFrom || !laterMinute(given.unpublish_at)))
+    throw fieldError(
+      'body',
+      'unpublish_at',
+      `must be after ${publishAt ? 'publish_at' : 'now'}, in a later minute than this one`,
+    );
   const schedule = { publish_at: publishAt, unpublish_at: given.unpublish_at };
   if (schedule.publish_at === null && schedule.unpublish_at === null) return { doc, schedule: null, warnings };
   return { doc: publishAt ? { ...doc, status: 'draft' } : doc, schedule, warnings };

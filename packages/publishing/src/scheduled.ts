@@ -1,6 +1,6 @@
 import { SERVICE_LIMITS } from '@cm/contract';
-import { scheduledState, type LiveState } from '@cm/core';
-import { mapLimit, minuteOf, type DueChange, type NotifyApplied } from '@cm/store';
+import { scheduledState, type LiveState, minuteOf } from '@cm/core';
+import { mapLimit, type DueChange, type NotifyApplied } from '@cm/store';
 import type { PublishingContext } from './context';
 import { announcePage } from './indexnow';
 import { relinkOwed } from './notify';

@@ -60,7 +60,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
-export { minuteOf, type DueChange } from './schedules';
+export { type DueChange } from './schedules';
 export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
 export { ElicitationStore, type ElicitationAction } from './elicitations';

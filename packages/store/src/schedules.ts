@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PageType } from '@cm/contract';
-import type { LiveState, PageSchedule, ScheduledChange } from '@cm/core';
+import { minuteOf, type LiveState, type PageSchedule, type ScheduledChange } from '@cm/core';
 import { batchWrite } from './batch';
 import { conditionalUpdate } from './conditional';
 import { pageKey, scheduleCursorKey, scheduledChangeKey, scheduleMinutePartition } from './keys';
@@ -16,9 +16,6 @@ import { Update } from './update';
  * of the UTC minute it is due in, written with the publish that made it and naming that publish's
  * version; the sweep reads the minutes due, applies each change that still holds, and removes it.
  */
-
-/** The UTC minute of an ISO timestamp (`2026-11-29T21:05`): the partition its changes are in. */
-export const minuteOf = (at: string): string => at.slice(0, 16);
 
 /** A scheduled change keeps its item this long past its time if no sweep ever removes it (TTL). */
 const KEPT_PAST_DUE_S = 7 * 86_400;
