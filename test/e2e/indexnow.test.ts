@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Enqueue } from '@cm/contract';
-import { announceChanged, sendAnnouncements } from '@cm/publishing';
+import { announceAtRoot, sendAnnouncements } from '@cm/publishing';
 import * as z from 'zod/mini';
 import { getAtHost, startTestStack, type TestStack, article, question } from '../helpers/local';
 import { apiClient, given } from '../helpers/client';
@@ -194,11 +194,11 @@ describe('IndexNow', () => {
     const renamed = [`${SHOP}/articles/old-name`, `${SHOP}/articles/new-name`];
     // SQS refusing the message: the change fails, and leaves no mark that would keep the next one from queueing.
     const down: Enqueue = () => Promise.reject(new Error('SQS is down'));
-    await expect(announceChanged({ store: t.store, enqueue: down }, shop.siteId, renamed)).rejects.toThrow(
+    await expect(announceAtRoot({ store: t.store, enqueue: down }, shop.siteId, SHOP, renamed)).rejects.toThrow(
       'SQS is down',
     );
-    await announceChanged({ store: t.store, enqueue }, shop.siteId, [...renamed, `${t.url}/sites/1/articles/x`]);
-    await announceChanged({ store: t.store, enqueue }, shop.siteId, [renamed[1] ?? '']);
+    await announceAtRoot({ store: t.store, enqueue }, shop.siteId, SHOP, [...renamed, `${t.url}/sites/1/articles/x`]);
+    await announceAtRoot({ store: t.store, enqueue }, shop.siteId, SHOP, [renamed[1] ?? '']);
     // The default window (LIMITS.indexNowDelaySeconds), one message for both calls.
     expect(queued).toEqual([['indexnow', { site_id: shop.siteId }, 30]]);
     const pending = await t.store.indexNow.pending(shop.siteId, 10);
@@ -207,15 +207,18 @@ describe('IndexNow', () => {
     expect(sent.map((request) => request.urlList.sort())).toEqual([[...renamed].sort()]);
   });
 
-  it('sends a rename: the old URL and the new; a redirect removed: the old URL; nothing of a noindex page', async () => {
+  it('sends a rename: the old URL and the new; a redirect removed: the old URL; nothing of a noindex page or a draft', async () => {
     const as = { key: shop.key };
     const { id } = (await t.call('POST', '/articles', article('tent'), as)).body;
     const hidden = (await t.call('POST', '/articles', article('hidden-tent', { noindex: true }), as)).body.id;
+    const draft = (await t.call('POST', '/articles', article('draft-tent', { status: 'draft' }), as)).body.id;
     await queue().idle();
     received.splice(0);
     const renamed = await sentAfter(async () => {
       expect((await t.call('POST', `/articles/${id}/rename`, { slug: 'tent-guide' }, as)).status).toBe(200);
       expect((await t.call('POST', `/articles/${hidden}/rename`, { slug: 'hidden-guide' }, as)).status).toBe(200);
+      // Readers reach a draft at neither URL, before or after.
+      expect((await t.call('POST', `/articles/${draft}/rename`, { slug: 'draft-guide' }, as)).status).toBe(200);
     });
     expect(renamed.map((request) => request.urlList.sort())).toEqual([
       [`${SHOP}/articles/tent`, `${SHOP}/articles/tent-guide`],

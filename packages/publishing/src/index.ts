@@ -2,7 +2,7 @@ export { publishPage } from './publish';
 export type { PublishInput } from './publish';
 export { notifyChange } from './notify';
 export type { PublishingContext } from './context';
-export { announceChanged, sendAnnouncements, type SubmitToIndexNow } from './indexnow';
+export { announceAtRoot, sendAnnouncements, type SubmitToIndexNow } from './indexnow';
 export { sweepSchedules, type ScheduleSweep } from './scheduled';
 export { planRelink, relinkPages } from './relink';
 export { addCommunityAnswer, listPages, questionId, readPage, setQuestionSummary } from './pages';

@@ -20,25 +20,10 @@ import type { PublishingContext } from './context';
  */
 
 /**
- * Tells IndexNow, within the debounce window, that `urls` of the site changed for readers (a page
- * published, changed, taken down or back, renamed: both URLs). URLs not on the site's own domain are
- * left out, and a site without one sends none. One GetItem, then a write per URL, and for the first
- * change of the window a conditional write and the message.
- */
-export async function announceChanged(
-  ctx: PublishingContext,
-  siteId: number,
-  urls: readonly string[],
-  now = new Date(),
-): Promise<void> {
-  if (urls.length === 0) return;
-  const host = (await ctx.store.sites.get(siteId))?.served_domain;
-  if (host) await announceOnHost(ctx, siteId, urlsOnHost(host, urls), now);
-}
-
-/**
- * The same, from a workflow that knows the site's root (publish: the key's grant names the site's
- * domain): no read of the site, so a site without a domain of its own pays nothing for it.
+ * Tells IndexNow, within the debounce window, that `urls` of the site changed for readers, from a
+ * workflow that knows the site's root (the key's grant names the site's domain): URLs not on the site's
+ * own domain are left out, and a site without one sends none and pays nothing. A write per URL, and for
+ * the first change of the window a conditional write and the message.
  */
 export async function announceAtRoot(
   ctx: PublishingContext,
@@ -67,7 +52,8 @@ export async function announcePage(
 
 /**
  * A page's URLs that changed without its content (a rename: its old and new URL; a removed redirect: the
- * old URL, now 404), at the site's own domain (`siteRoot`), unless the page is noindex.
+ * old URL, now 404), at the site's own domain (`siteRoot`), while the page is live and indexable: a page
+ * readers cannot reach answers 404 at both URLs before and after.
  */
 export async function announceUrlsOf(
   ctx: PublishingContext,
@@ -79,7 +65,7 @@ export async function announceUrlsOf(
   const host = ownHost(siteRoot);
   if (!host) return;
   const address = await ctx.store.indexNow.pageAddress(siteId, page.type, page.id);
-  if (address && !address.noindex)
+  if (address?.live && !address.noindex)
     await announceOnHost(
       ctx,
       siteId,

@@ -1,10 +1,16 @@
 import * as z from 'zod/mini';
+import { PageStatus } from '@cm/contract';
 import { decodeItem } from './decode';
 
 /* The items IndexNow keeps: a site's URL waiting to be sent, and a page's address as announcing it reads it. */
 
 const PendingUrlItem = z.looseObject({ url: z.string(), changed_at: z.string() });
-const PageAddressItem = z.looseObject({ slug: z.string(), noindex: z.optional(z.boolean()) });
+const PageAddressItem = z.looseObject({
+  slug: z.string(),
+  noindex: z.optional(z.boolean()),
+  status: z.optional(PageStatus),
+  deleted: z.optional(z.boolean()),
+});
 
 type Item = Record<string, unknown>;
 

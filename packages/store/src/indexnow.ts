@@ -6,7 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { PageType } from '@cm/contract';
+import { isLive, type PageType } from '@cm/contract';
 import { mapLimit } from './batch';
 import { conditionalWrite } from './conditional';
 import { decodePageAddress, decodePendingUrl } from './indexnow.decoder';
@@ -117,13 +117,26 @@ export class IndexNowStore {
   }
 
   /** What announcing a page's change needs of it: its slug and whether it is `noindex`; null when there is no such page. */
-  async pageAddress(siteId: number, type: PageType, id: string): Promise<{ slug: string; noindex: boolean } | null> {
+  async pageAddress(
+    siteId: number,
+    type: PageType,
+    id: string,
+  ): Promise<{ slug: string; noindex: boolean; live: boolean } | null> {
     const key = pageKey(siteId, type, id);
     const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: key, ProjectionExpression: 'slug, noindex' }),
+      new GetCommand({
+        TableName: this.table,
+        Key: key,
+        ProjectionExpression: 'slug, noindex, #status, deleted',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
     );
     if (!out.Item) return null;
     const page = decodePageAddress(out.Item, key);
-    return { slug: page.slug, noindex: page.noindex === true };
+    return {
+      slug: page.slug,
+      noindex: page.noindex === true,
+      live: page.status !== undefined && isLive(page.status, page.deleted === true),
+    };
   }
 }
