@@ -255,7 +255,9 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     const colourless = styles.of('trail-kings.com').fill;
     expect(COLORED).not.toContain(colourless);
     const drawn = await pixels(frame, 'canvas[data-chart="sov"]', [...COLORED, colourless, SITE_COLOR]);
-    for (const [color, count] of Object.entries(drawn)) expect([color, count > 50]).toEqual([color, true]);
+    // Each in its colour: the smallest share here (a competitor's 0.3 %, on the page-one CTR curve) is a bar
+    // of about 45 pixels; no blend at a neighbour's edge gives that many of one exact colour.
+    for (const [color, count] of Object.entries(drawn)) expect([color, count >= 20]).toEqual([color, true]);
     for (const [domain, color] of [
       ['runfast.com', '#dc2626'],
       ['shoe-hub.com', '#16a34a'],
