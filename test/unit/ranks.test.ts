@@ -203,12 +203,15 @@ describe("the history's cannibalisation", () => {
     ],
     // One URL every day: not cannibalised.
     boots: [check('2026-03-01', [[a, 2]], 'boots'), check('2026-03-04', [[a, 1]], 'boots')],
+    // Two URLs taking turns past the curve's positions: no clicks to share.
+    socks: [check('2026-03-01', [[a, 15]], 'socks'), check('2026-03-02', [[b, 18]], 'socks')],
   };
   const history = rankHistory({
     days,
     keywords: [
       { keyword: 'shoes', locale: 'US/en', volume: 100 },
       { keyword: 'boots', locale: 'US/en', volume: 100 },
+      { keyword: 'socks', locale: 'US/en', volume: 100 },
     ],
     rowsOf: (k) => rows[k.keyword] ?? [],
     siteDomain: 'site.com',
@@ -230,6 +233,16 @@ describe("the history's cannibalisation", () => {
         urls: [
           { url: a, best_days: 2, share: Math.round((clicksA / (clicksA + clicksB)) * 10_000) / 10_000 },
           { url: b, best_days: 2, share: Math.round((clicksB / (clicksA + clicksB)) * 10_000) / 10_000 },
+        ],
+      },
+      {
+        keyword: 'socks',
+        locale: 'US/en',
+        shared_days: 0,
+        swaps: 1,
+        urls: [
+          { url: a, best_days: 1, share: 0 },
+          { url: b, best_days: 1, share: 0 },
         ],
       },
     ]);

@@ -44,10 +44,9 @@ export function cannibalisationOf(input: CannibalisationInput): Cannibalisation[
       for (const r of results) {
         const entry = urls.get(r.url) ?? { best_days: 0, clicks: 0 };
         entry.clicks += ctrOn(input.curve, r.position);
+        entry.best_days += r === best ? 1 : 0;
         urls.set(r.url, entry);
       }
-      const top = urls.get(best.url);
-      if (top) top.best_days += 1;
     }
     if (urls.size < 2) return [];
     const total = [...urls.values()].reduce((sum, u) => sum + u.clicks, 0);
