@@ -46,6 +46,8 @@ const SEEDS = [
 /** Ideas research in keywords mode stored for the topic's page: shown apart, never committed by it. */
 const IDEAS = ['road shoes', 'racing flats', 'carbon plate shoes'];
 const SITE = 'demo.example.com';
+/** Two of the site's pages the seed makes rank together for SEEDS[1] on its newest check: cannibalisation. */
+const CANNIBALISED = [`https://${SITE}/articles/trail-shoes`, `https://${SITE}/articles/trail-shoes-guide`];
 /** The competitor the tests add through the form, then stop. */
 const ADDED = { domain: 'fleet-feet.com', color: '#0e7490', display_name: 'Fleet Feet' };
 
@@ -86,6 +88,11 @@ async function seed() {
   await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
   // A week of rank checks, the topic tracked daily.
   await trackTopicFor(t, t.siteId, topic.id, HISTORY_DAYS);
+  const newest = (await t.store.ranks.latest(t.siteId, 'US/en', SEEDS[1]!, 1, 'desktop')).rows[0];
+  if (!newest) throw new Error(`no rank row of ${SEEDS[1]}`);
+  await t.store.ranks.put(t.siteId, [
+    { ...newest, site_results: CANNIBALISED.map((url, i) => ({ url, position: 4 + 5 * i })) },
+  ]);
   const target = (await t.call('POST', '/articles', article('retired-model', { title: 'The retired model' }))).body
     .id as string;
   await t.call(
@@ -245,6 +252,25 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         );
         // The published-pages section says what would show there.
         expect(await page.locator('.panel:has(h2:text-is("Published pages"))').innerText()).toContain('published_id');
+      });
+
+      it('landscape: names the keyword two of the site’s URLs share (cannibalisation), each URL with its share', async () => {
+        const table = page.locator('[data-table="cannibalisation"]');
+        expect(await table.locator('th').allInnerTexts()).toEqual([
+          'Keyword',
+          'URL',
+          'Share',
+          'Days best',
+          'Days together',
+          'Swaps',
+        ]);
+        const rows = (await table.locator('tbody tr').allInnerTexts()).map((row) => row.split('\t'));
+        // Both URLs, each once with its share (the site's other days for the keyword, if any, add a URL of their own).
+        for (const url of CANNIBALISED)
+          expect(rows.filter((cells) => cells[1] === url).map((cells) => cells[2])).toEqual([
+            expect.stringMatching(/^\d+(\.\d)?%$/),
+          ]);
+        expect(rows.every((cells) => cells[0] === SEEDS[1])).toBe(true);
       });
 
       it('landscape: labels visibility as what it is, estimated clicks a month (CTR × monthly volume)', async () => {

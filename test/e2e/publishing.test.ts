@@ -733,6 +733,63 @@ describe('listing', () => {
   });
 });
 
+describe('a primary keyword another live page has (cannibalisation)', () => {
+  const withKeyword = (slug: string, primary_keyword: string, extra: Record<string, unknown> = {}) =>
+    publishArticle(t, slug, { primary_keyword, ...extra });
+
+  it('warns a publish whose primary keyword is a live page’s of the site, naming that page; the page itself never', async () => {
+    const first = await withKeyword('pk-first', 'trail shoes');
+    expect(first.body.warnings).toEqual([]);
+    // A republish of the same page: it does not compete with itself.
+    expect((await withKeyword('pk-first', 'trail shoes', { title: 'Again' })).body.warnings).toEqual([]);
+    // Another page, an article or a question, with the same keyword as sent in other case and spacing.
+    const second = await publishQuestion(t, 'pk-second', { primary_keyword: ' Trail  Shoes ' });
+    expect(second.status).toBe(201);
+    expect(second.body.warnings).toEqual([
+      {
+        path: 'primary_keyword',
+        message: expect.stringContaining(`live article ${first.body.id} (${first.body.url})`),
+        page: { id: first.body.id, type: 'article', slug: 'pk-first', url: first.body.url },
+      },
+    ]);
+    // Another site's page with the keyword is not this site's.
+    const other = apiClient(t, (await t.newSite()).key);
+    expect(
+      (await other.route('POST /articles', { body: article('pk-other', { primary_keyword: 'trail shoes' }) })).body
+        .warnings,
+    ).toEqual([]);
+  });
+
+  it('counts live pages only: not a draft, a deleted page, nor a page that names another keyword now', async () => {
+    await withKeyword('pk-draft', 'draft keyword', { status: 'draft' });
+    expect((await withKeyword('pk-draft-2', 'draft keyword')).body.warnings).toEqual([]);
+    const gone = await withKeyword('pk-gone', 'gone keyword');
+    await apiClient(t).route('POST /api/content/notify', {
+      body: { id: gone.body.id, type: 'article', action: 'deleted' },
+    });
+    expect((await withKeyword('pk-gone-2', 'gone keyword')).body.warnings).toEqual([]);
+    await withKeyword('pk-moved', 'old keyword');
+    await withKeyword('pk-moved', 'new keyword');
+    expect((await withKeyword('pk-moved-2', 'old keyword')).body.warnings).toEqual([]);
+    // Nor one republished without a keyword.
+    await withKeyword('pk-dropped', 'dropped keyword');
+    await publishArticle(t, 'pk-dropped');
+    expect((await withKeyword('pk-dropped-2', 'dropped keyword')).body.warnings).toEqual([]);
+    // The page that has it now is named.
+    const warned = await withKeyword('pk-moved-3', 'new keyword');
+    expect(warned.body.warnings.map((w) => w.page?.slug)).toEqual(['pk-moved']);
+  });
+
+  it('refuses a primary keyword that is no keyword with 400, storing nothing', async () => {
+    const res = await apiClient(t).routeError('POST /articles', {
+      body: article('pk-bad', { primary_keyword: 'x'.repeat(200) }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect((await apiClient(t).routeError('GET /articles', { query: { slug: 'pk-bad' } })).status).toBe(404);
+  });
+});
+
 describe('DynamoDB round trips', () => {
   it('a publish whose content and links did not change makes one request, a changed content three; a read by id makes one', async () => {
     // Links to live pages: a link to a page readers cannot reach costs a write more (it is listed as suppressed).
@@ -767,6 +824,13 @@ describe('DynamoDB round trips', () => {
       }),
     );
     expect(changed.requests).toBe(COUNTED_REQUESTS.publishChangedContent + 4);
+  });
+
+  it('a publish with a primary keyword no other page has makes two requests more, in one round trip: its item and the Query of the keyword', async () => {
+    const body = article('counted-keyword', { primary_keyword: 'counted keyword' });
+    await apiClient(t).route('POST /articles', { body });
+    const again = await requestPathCount(t, () => apiClient(t).route('POST /articles', { body }));
+    expect([again.result.status, again.requests]).toEqual([200, COUNTED_REQUESTS.publishPrimaryKeyword]);
   });
 
   it('a new page without links is one request, and so is its replace with the same content (issue 36)', async () => {

@@ -523,6 +523,27 @@ describe('thirty days of checks', () => {
     expect(history.winners.length + history.losers.length + history.domains_up.length).toBeGreaterThan(0);
   });
 
+  it("reports the keyword the site's URLs take turns on (cannibalisation): both URLs, their days as the site's best and their share, from its stored rows", async () => {
+    const entry = given(
+      history.cannibalisation.find((k) => k.keyword === 'running shoes'),
+      'running shoes among the cannibalised keywords',
+    );
+    const stored = await t.store.ranks.latest(s.siteId, 'US/en', 'running shoes', 30, history.device);
+    const bests = DAYS.flatMap((day) => {
+      const best = stored.rows.find((row) => row.day === day)?.site_results[0];
+      return best ? [best] : [];
+    });
+    expect(entry.urls.map((u) => u.url).sort()).toEqual([...new Set(bests.map((b) => b.url))].sort());
+    expect(entry.urls.map((u) => u.url)).toContain('https://runners-hub.example.com/articles/running-shoes-guide');
+    for (const u of entry.urls) expect(u.best_days).toBe(bests.filter((b) => b.url === u.url).length);
+    expect(entry.swaps).toBe(bests.filter((b, i) => i > 0 && b.url !== bests[i - 1]?.url).length);
+    // One result of the site a SERP in the sandbox: its URLs take turns, never rank together.
+    expect(entry.shared_days).toBe(0);
+    const clicks = (url: string) => bests.filter((b) => b.url === url).reduce((sum, b) => sum + ctrAt(b.position), 0);
+    const total = entry.urls.reduce((sum, u) => sum + clicks(u.url), 0);
+    for (const u of entry.urls) expect(u.share).toBeCloseTo(total > 0 ? clicks(u.url) / total : 0, 3);
+  });
+
   it("has the published page's own URL's position per day for its keyword: on the days it ranks with that page, the site's position", () => {
     expect(history.pages).toHaveLength(1);
     const page = given(history.pages[0], 'the page');

@@ -14,6 +14,11 @@ export const COUNTED_REQUESTS = {
    * PutItem of the revision it keeps of the version it replaced and the Query of the page's revision keys.
    */
   publishChangedContent: 3,
+  /**
+   * A publish with a primary keyword no other page has (content, links and sections unchanged): its
+   * UpdateItem, then in one round trip the PutItem of its keyword's item and the Query of the keyword's pages.
+   */
+  publishPrimaryKeyword: 3,
   /** A page read by id: its Query. */
   readById: 1,
   /** A new page without links published with a schedule: its scheduled changes' BatchWriteItem, then its UpdateItem. */

@@ -15,6 +15,7 @@ import { HEAVY_TENANTS } from '../../infra/constructs/throttles';
 import { RELATED_CARDS_MAX } from '../../packages/core/src/render';
 import { RELINK_MAX_BATCHES } from '../../packages/publishing/src/relink';
 import { INLINE_LIMIT_BYTES } from '../../packages/store/src/codec';
+import { KEYWORD_HOLDERS_READ } from '../../packages/store/src/primary-keywords';
 import { DEPLOYMENT_SPEND_SHARDS } from '../../packages/store/src/keys';
 import { RESEARCH_KEEP_SECONDS } from '../../packages/store/src/research-records';
 import { LEDGER_KEEP_SECONDS } from '../../packages/store/src/usage';
@@ -87,6 +88,11 @@ const NOT_THE_CODE: FiguresWhy = [
   ],
   // | authenticate an OAuth access token | 1 GetItem o
   ["the first of the token's requests (claimed below)", ['1 GetItem of the token', '2 round trips,']],
+  // | publish with a `primary_keyword` |
+  [
+    "the code's requests as read from it; the test counts the case without other pages",
+    ["+ 1 BatchGetItem of the other pages' states"],
+  ],
   // | publish, sections changed (a new article with a
   [
     "the code's requests as read from it; no test counts this row",
@@ -543,6 +549,7 @@ describe('docs/architecture/storage.md', () => {
       `| + ${COUNTED_REQUESTS.publishChangedContent - COUNTED_REQUESTS.publishUnchanged} requests in the same round trip:`,
       `deleting those past the newest ${LIMITS.revisionsKept})`,
       `before the page's UpdateItem: a new page without links is ${COUNTED_REQUESTS.publishScheduled} requests`,
+      `| publish with a \`primary_keyword\` | + ${COUNTED_REQUESTS.publishPrimaryKeyword - COUNTED_REQUESTS.publishUnchanged} requests in one round trip after the page's UpdateItem: 1 PutItem of its keyword's item and 1 Query of the keyword's items (at most ${KEYWORD_HOLDERS_READ + 1}) (+ 1 DeleteItem of the item of the keyword it named before, when another): ${COUNTED_REQUESTS.publishPrimaryKeyword} requests for a page`,
       `1 UpdateItem moving the cursor: ${COUNTED_REQUESTS.scheduleSweepIdle} requests when nothing is due`,
       `the first ${RELATED_CARDS_MAX} related pages`,
       `1 message per ${RELINK_BATCH_PAGES}, 1 UpdateItem (the plan's count)`,

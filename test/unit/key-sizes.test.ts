@@ -3,6 +3,7 @@ import { normalizedResearchQuery, researchTerms, sectionSlug } from '@cm/core';
 import {
   keyText,
   keywordUnique,
+  primaryKeywordKey,
   rankPartition,
   researchQueryKey,
   researchTermPartition,
@@ -58,6 +59,7 @@ describe('keys of caller text', () => {
     const keyword = '中'.repeat(KEYWORD_MAX_CHARS);
     expectFits(uniqueKey(SITE, 'cm_keywords', keywordUnique('WW/en', keyword)));
     expectFits(serpKey(SITE, 'WW/en', keyword));
+    expectFits(primaryKeywordKey(SITE, keyword, `art_${'x'.repeat(16)}`));
     expectFits({ pk: rankPartition(SITE, 'WW/en', keyword), sk: '2026-11-29' });
   });
 });

@@ -173,3 +173,78 @@ describe('the history', () => {
     ]);
   });
 });
+
+describe("the history's cannibalisation", () => {
+  const check = (day: string, results: Array<[string, number]>, keyword = 'shoes'): RankRow => ({
+    keyword,
+    locale: 'US/en',
+    device: 'desktop',
+    day,
+    checked_at: `${day}T06:00:00.000Z`,
+    data_source: 'sandbox',
+    depth: 20,
+    domains:
+      results.length > 0 ? [{ domain: 'site.com', position: results[0]?.[1] ?? 1, url: results[0]?.[0] ?? '' }] : [],
+    site_results: results.map(([url, position]) => ({ url, position })),
+  });
+  const a = 'https://site.com/articles/a';
+  const b = 'https://site.com/articles/b';
+  const days = ['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04'];
+  const rows: Record<string, RankRow[]> = {
+    // a best, then both together (b best), then b alone, then a again: 1 day together, 2 swaps.
+    shoes: [
+      check('2026-03-01', [[a, 3]]),
+      check('2026-03-02', [
+        [b, 2],
+        [a, 5],
+      ]),
+      check('2026-03-03', [[b, 4]]),
+      check('2026-03-04', [[a, 1]]),
+    ],
+    // One URL every day: not cannibalised.
+    boots: [check('2026-03-01', [[a, 2]], 'boots'), check('2026-03-04', [[a, 1]], 'boots')],
+    // Two URLs taking turns past the curve's positions: no clicks to share.
+    socks: [check('2026-03-01', [[a, 15]], 'socks'), check('2026-03-02', [[b, 18]], 'socks')],
+  };
+  const history = rankHistory({
+    days,
+    keywords: [
+      { keyword: 'shoes', locale: 'US/en', volume: 100 },
+      { keyword: 'boots', locale: 'US/en', volume: 100 },
+      { keyword: 'socks', locale: 'US/en', volume: 100 },
+    ],
+    rowsOf: (k) => rows[k.keyword] ?? [],
+    siteDomain: 'site.com',
+    competitors: [],
+    pages: [],
+    overCap: [],
+    failed: [],
+  });
+
+  it('reports a keyword two of the site URLs share: both URLs, their share of its CTR-weighted clicks and days as best, the days together and the swaps', () => {
+    const clicksA = ctrAt(3) + ctrAt(5) + ctrAt(1);
+    const clicksB = ctrAt(2) + ctrAt(4);
+    expect(history.cannibalisation).toEqual([
+      {
+        keyword: 'shoes',
+        locale: 'US/en',
+        shared_days: 1,
+        swaps: 2,
+        urls: [
+          { url: a, best_days: 2, share: Math.round((clicksA / (clicksA + clicksB)) * 10_000) / 10_000 },
+          { url: b, best_days: 2, share: Math.round((clicksB / (clicksA + clicksB)) * 10_000) / 10_000 },
+        ],
+      },
+      {
+        keyword: 'socks',
+        locale: 'US/en',
+        shared_days: 0,
+        swaps: 1,
+        urls: [
+          { url: a, best_days: 1, share: 0 },
+          { url: b, best_days: 1, share: 0 },
+        ],
+      },
+    ]);
+  });
+});

@@ -226,6 +226,7 @@ export {
 export { AiOverview, AiOverviewHistory, AiOverviewReference } from './ai-overviews';
 export {
   CADENCES,
+  type Cannibalisation,
   DEFAULT_DEVICE,
   type Device,
   FailedCheck,

@@ -15,6 +15,7 @@ import {
   named,
 } from './common';
 import { LIMITS } from './limits';
+import { Keyword } from './cm-tables';
 
 /** Display titles and questions are short; the cap keeps listings (which carry them) small. */
 export const TITLE_MAX = 2000;
@@ -55,6 +56,8 @@ const PageInputFields = {
   /** When a draft is published, and when the page is taken down (docs/api/publishing.md#pages-on-a-schedule). */
   publish_at: z.nullish(ZonedTimestamp),
   unpublish_at: z.nullish(ZonedTimestamp),
+  /** The one query the page is written for: another live page with it is a warning (docs/api/publishing.md#warnings). */
+  primary_keyword: z.nullish(Keyword),
 };
 
 /** Body of POST /articles (spec §2.1, docs/api.md#articles). Unknown fields, `sources` among them, are dropped. */
@@ -275,7 +278,12 @@ export type QuestionRecord = z.infer<typeof QuestionRecord>;
 
 export type PageRecord = ArticleRecord | QuestionRecord;
 
-export const PublishWarning = z.object({ path: z.string(), message: z.string() });
+export const PublishWarning = z.object({
+  path: z.string(),
+  message: z.string(),
+  /** The other page a warning names (another live page with the same primary keyword). */
+  page: z.optional(z.object({ id: z.string(), type: z.enum(PAGE_TYPES), slug: z.string(), url: z.string() })),
+});
 export type PublishWarning = z.infer<typeof PublishWarning>;
 
 export const PublishResult = named(

@@ -127,6 +127,19 @@ export const CtrCurveName = z.string();
 export const Visibility = { visibility_pct: z.number(), estimated_clicks_per_day: z.number() };
 
 /**
+ * A keyword two or more of the site's URLs share in the history (docs/api/research-tools.md#cannibalisation):
+ * the days they ranked together, the turns of its best URL, and each URL's days as the best and share.
+ */
+export const Cannibalisation = z.object({
+  keyword: z.string(),
+  locale: z.string(),
+  shared_days: z.int(),
+  swaps: z.int(),
+  urls: z.array(z.object({ url: z.string(), best_days: z.int(), share: z.number() })),
+});
+export type Cannibalisation = z.infer<typeof Cannibalisation>;
+
+/**
  * serp_landscape's `history` (history_days, docs/api.md#rank-history): stored rank rows, read one
  * Query per keyword, free. Every series is aligned to `days`.
  */
@@ -167,6 +180,9 @@ export const RankHistory = z.object({
   ),
   over_cap: z.array(z.string()),
   ai_overviews: AiOverviewHistory,
+  cannibalisation: z
+    .array(Cannibalisation)
+    .check(z.meta({ description: "Keywords 2+ of the site's URLs rank for; share: of their CTR-weighted clicks" })),
 });
 
 /**

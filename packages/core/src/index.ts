@@ -10,6 +10,7 @@ export {
   pageBlocks,
   pageRecord,
   preparePublish,
+  primaryKeywordWarnings,
   publishWarnings,
   questionDoc,
   readerRecord,

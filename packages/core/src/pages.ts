@@ -25,7 +25,7 @@ import { blockType, textOf, type TextVisit } from './blocks';
 import { pageId, pageTypeOfId } from './ids';
 import { INLINE_MARKUP, pageLinkTargets } from './markup';
 import { withLinksSuppressed } from './relink';
-import { sectionSlug } from './site-urls';
+import { pageUrl, sectionSlug } from './site-urls';
 import { allowedImageUrl, allowedUrl } from './urls';
 
 /**
@@ -318,4 +318,23 @@ export function preparePublish(
 export function contentHash(doc: PageDoc): string {
   const { updated_at: _date, ...content } = doc;
   return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22);
+}
+
+/**
+ * A publish's warning per other live page of the site whose primary keyword is the one it names: two
+ * pages written for one query compete for it (cannibalisation), so the agent can merge, retarget or
+ * link them. The message names the page, never the keyword.
+ */
+export function primaryKeywordWarnings(
+  holders: ReadonlyArray<{ id: string; type: PageType; slug: string }>,
+  siteRoot: string,
+): PublishWarning[] {
+  return holders.map((holder) => {
+    const url = pageUrl(siteRoot, holder.type, holder.slug);
+    return {
+      path: 'primary_keyword',
+      message: `also the primary keyword of the live ${holder.type} ${holder.id} (${url}): two pages for one query compete for it; merge them, or give one another keyword`,
+      page: { id: holder.id, type: holder.type, slug: holder.slug, url },
+    };
+  });
 }

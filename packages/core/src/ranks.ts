@@ -1,5 +1,6 @@
 import type { Device, FailedCheck, PageType, RankRow, SerpItem, TrackedCadence } from '@cm/contract';
 import { aiOverviewHistory } from './ai-overviews';
+import { cannibalisationOf } from './cannibalisation';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
 import { positionOf, SOV_TOP_DOMAINS } from './landscape';
@@ -299,8 +300,8 @@ function coverageOf(input: HistoryInput, grid: readonly KeywordDays[], dayIndex:
  * tracked competitor; each domain's visibility per day (the clicks its positions earn: Σ CTR(position)
  * × volume over the keywords checked that day, and as a share of those keywords' volume; beside them
  * visibility % and estimated clicks a day, visibility.ts, on the curve it names); the keywords
- * and domains that moved most; each published page's own positions for its keywords; and on how many
- * of the days there is data.
+ * and domains that moved most; each published page's own positions for its keywords; the keywords the
+ * site's own URLs share (cannibalisation.ts); and on how many of the days there is data.
  */
 export function rankHistory(input: HistoryInput) {
   const { days, siteDomain, competitors } = input;
@@ -329,5 +330,6 @@ export function rankHistory(input: HistoryInput) {
     pages: siteDomain ? pagePositionsOf(input, grid, siteDomain) : [],
     over_cap: [...input.overCap],
     ai_overviews: aiOverviewHistory({ ...input, grid, others: SOV_TOP_DOMAINS }),
+    cannibalisation: cannibalisationOf({ grid, curve }),
   };
 }

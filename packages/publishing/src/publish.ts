@@ -14,11 +14,13 @@ import {
   changedForReaders,
   contentHash,
   liveChanged,
+  normalizeKeyword,
   pageCard,
   pageRecord,
   pageTypeOfId,
   pageUrl,
   preparePublish,
+  primaryKeywordWarnings,
   readerRecord,
   renderPage,
   scheduleReported,
@@ -53,6 +55,7 @@ export async function publishPage(
   assertReadable({ siteId, type: input.type, id: derived, doc, now }, options.siteRoot, url);
   const { pageLive } = ctx.store;
   const card = pageCard(doc);
+  const primaryKeyword = input.value.primary_keyword ? normalizeKeyword(input.value.primary_keyword) : null;
   // The slug's page: at the id it derives, unless a rename moved it (slugs.ts).
   const { id, put } = await putBySlug(ctx.store, {
     siteId,
@@ -64,8 +67,14 @@ export async function publishPage(
     contentHash: contentHash(doc),
     now,
     schedule,
+    primaryKeyword,
   });
   const page = { id, type: input.type };
+  // Only a publish that names a primary keyword, or whose page named one, reads or writes the keywords' items.
+  if (primaryKeyword !== null || put.previousPrimaryKeyword !== null) {
+    const holders = await ctx.store.primaryKeywords.hold(siteId, page, primaryKeyword, put.previousPrimaryKeyword);
+    warnings.push(...primaryKeywordWarnings(holders, options.siteRoot));
+  }
   const { created, previous, version, awaited, linksToIndex } = put;
   if (linksToIndex) await indexLinks(ctx, siteId, { ...page, version }, { links, state: linksToIndex, now });
   // A new page was not live before: pages that linked to it ahead of its publish (they left a mark) get their links back.

@@ -23,6 +23,7 @@ import { ConfirmStore } from './confirms';
 import { RelinkRunStore } from './relinks';
 import { ResearchWaitStore } from './research-waits';
 import { SectionStore } from './sections';
+import { PrimaryKeywordStore } from './primary-keywords';
 import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
 import { IndexNowStore } from './indexnow';
@@ -88,6 +89,8 @@ export interface Store {
   links: LinkStore;
   /** A category's articles and a topic's questions, for the site's section pages. */
   sections: SectionStore;
+  /** The pages that name each primary keyword, for a publish's warning of another live page with its keyword. */
+  primaryKeywords: PrimaryKeywordStore;
   /** The progress of relinks' fan-outs, so the last batch clears the page's pending relink. */
   relinks: RelinkRunStore;
   rows: RowStore;
@@ -137,6 +140,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     redirects: new RedirectStore(db, tableName),
     links,
     sections: new SectionStore(db, tableName),
+    primaryKeywords: new PrimaryKeywordStore(db, tableName),
     relinks: new RelinkRunStore(db, tableName),
     rows: new RowStore(db, tableName),
     serps: new SerpStore(db, tableName),

@@ -135,6 +135,17 @@ export const sectionMemberKey = (
   id: string,
 ): Key => ({ pk: sectionPartition(siteId, section.kind, section.slug), sk: `${createdAt}#${type}#${id}` });
 
+/**
+ * A page that names a primary keyword: one item per (keyword, page), in the keyword's partition, so the
+ * pages that hold a keyword are one Query. It names the page; the page item says whether it is live and
+ * still holds the keyword. A keyword is at most 80 characters: the key always fits.
+ */
+export const primaryKeywordPartition = (siteId: number, keyword: string): string => `SITE#${siteId}#PRIMARY#${keyword}`;
+export const primaryKeywordKey = (siteId: number, keyword: string, pageId: string): Key => ({
+  pk: primaryKeywordPartition(siteId, keyword),
+  sk: pageId,
+});
+
 /** The sections a site has had a page in, for its sitemap of listing pages: one item each, beside the site. */
 export const SECTION_REGISTRY_PREFIX = 'SECTION#';
 export const sectionRegistryKey = (siteId: number, section: { kind: string; slug: string }): Key => ({

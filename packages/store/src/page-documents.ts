@@ -134,6 +134,7 @@ export class PageStore {
       contentHash: input.contentHash,
       now,
       schedule: input.schedule,
+      primaryKeyword: input.primaryKeyword ?? null,
     };
     const content = input.contentHash;
     const out = await this.writePage(pageKey(siteId, type, id), (seen) => {
@@ -182,6 +183,7 @@ export class PageStore {
       contentChanged: old?.content_hash !== content,
       awaited: before.awaited,
       linksToIndex: indexed ? null : { empty: !old, legacy, hash },
+      previousPrimaryKeyword: old?.primary_keyword ?? null,
     };
   }
 

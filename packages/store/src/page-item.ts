@@ -74,6 +74,8 @@ export interface PublishWrite {
   now: string;
   /** When its schedule publishes it and takes it down (none: neither). */
   schedule?: PageScheduleTimes | null;
+  /** The primary keyword it names (null: none). */
+  primaryKeyword: string | null;
 }
 
 /** A page's schedule as its item keeps it, for its read reply and the sweep's condition. */
@@ -124,6 +126,7 @@ export function publishUpdate(write: PublishWrite, seen: 'changed' | 'same'): Up
     .setOrRemove('doc', write.doc)
     .setOrRemove('publish_at', write.schedule?.publish_at ?? null)
     .setOrRemove('unpublish_at', write.schedule?.unpublish_at ?? null)
+    .setOrRemove('primary_keyword', write.primaryKeyword)
     // A publish starts a new sequence of the site's notifies: the first one after it applies whatever its date.
     .remove('site_clock', 'awaited_at');
   if (isLive(status, false))

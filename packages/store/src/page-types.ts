@@ -31,6 +31,8 @@ export interface PutPage {
   claim?: { slug: string; atSlot: boolean };
   /** Its schedule (none: a republish without one cancels what was scheduled). */
   schedule?: PageSchedule | null;
+  /** The primary keyword the publish names (none: it names none). */
+  primaryKeyword?: string | null;
 }
 
 export interface PutResult {
@@ -46,6 +48,8 @@ export interface PutResult {
   awaited: boolean;
   /** Null when the page's link items already have exactly its links; else what there is to bring in line. */
   linksToIndex: LinksToIndex | null;
+  /** The primary keyword the replaced page named (null: none, or the page is new). */
+  previousPrimaryKeyword: string | null;
 }
 
 /** What a publish finds of the page's link index when its links are not the ones indexed. */

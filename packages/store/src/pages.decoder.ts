@@ -59,6 +59,8 @@ const PageItem = z.extend(PageListIndexItem, {
   /** Its schedule's changes still due (docs/api/publishing.md#pages-on-a-schedule). */
   publish_at: optionalString,
   unpublish_at: optionalString,
+  /** The primary keyword its publish named (primary-keywords.ts). */
+  primary_keyword: optionalString,
 });
 export type PageItem = z.infer<typeof PageItem>;
 
@@ -111,6 +113,20 @@ export const decodePageLiveState = (item: Item, key?: Item) => decodeItem('page'
 export const decodeNotifiedOld = (item: Item, key: Item) => decodeItem('page', NotifiedOldItem, item, key);
 export const decodePageListIndexItem = (item: Item) => decodeItem('page listing', PageListIndexItem, item);
 export const decodePage = (item: Item) => decodeItem('page', PageItem, item);
+/** A page item read for the pages that hold a primary keyword: its card's names, live state and keyword. */
+const KeywordHolderItem = z.extend(PageLiveStateItem, {
+  id: z.string(),
+  type: z.enum(PAGE_TYPES),
+  slug: z.string(),
+  primary_keyword: optionalString,
+});
+export const decodeKeywordHolder = (item: Item) => decodeItem('page', KeywordHolderItem, item);
+/** A primary keyword's item (keys.ts primaryKeywordKey): the page that names it. */
+const KeywordMemberItem = z.looseObject({ type: z.enum(PAGE_TYPES), id: z.string() });
+export function decodeKeywordMember(item: Item) {
+  const { type, id } = decodeItem('primary keyword', KeywordMemberItem, item);
+  return { type, id };
+}
 export const decodeLinkTarget = (item: Item, key?: Item) => decodeItem('page', LinkTargetItem, item, key);
 export const decodeSuppressed = (item: Item, key?: Item) => decodeItem('page', SuppressedItem, item, key);
 /** Whether an item at a page's key is a page, not only the mark pages linking to it left before it was published. */

@@ -70,7 +70,7 @@ export function positionHistories(history: RankHistory, styles: DomainStyles): H
   );
 }
 
-/** The history's sections: share of voice over time, winners and losers, the published pages' own positions. */
+/** The history's sections: share of voice over time, winners and losers, the published pages' own positions, the keywords the site's URLs share. */
 export function rankHistoryReport(history: RankHistory, styles: DomainStyles): HTMLElement[] {
   const covered = `${history.coverage.days_with_data} of ${history.coverage.days} days have rank data (${history.coverage.keywords_with_data} keywords checked)`;
   if (history.coverage.days_with_data === 0)
@@ -83,7 +83,7 @@ export function rankHistoryReport(history: RankHistory, styles: DomainStyles): H
         ),
       ),
     ];
-  return [sovOverTime(history, styles, covered), movers(history, styles), pages(history)];
+  return [sovOverTime(history, styles, covered), movers(history, styles), pages(history), cannibalisation(history)];
 }
 
 function sovOverTime(history: RankHistory, styles: DomainStyles, covered: string): HTMLElement {
@@ -202,6 +202,33 @@ function pages(history: RankHistory): HTMLElement {
         },
         { label: 'Latest', cell: (r) => latest(r.positions) ?? '—', sortBy: (r) => latest(r.positions), numeric: true },
         { label: 'URL', cell: (r) => r.page.url, wrap: true },
+      ],
+      rows,
+    }),
+  );
+}
+
+/** The keywords two or more of the site's URLs rank for: each URL's share and days as the site's best. */
+function cannibalisation(history: RankHistory): HTMLElement {
+  if (history.cannibalisation.length === 0)
+    return section(
+      'Cannibalisation',
+      emptyState('No keyword is shared by two of your URLs.', 'Each keyword checked had one URL of your site at most.'),
+    );
+  const rows = history.cannibalisation.flatMap((k) => k.urls.map((u) => ({ ...u, k })));
+  return section(
+    'Cannibalisation',
+    dataTable<(typeof rows)[number]>({
+      name: 'cannibalisation',
+      caption:
+        'Keywords two or more of your URLs rank for: each URL’s share of the clicks your URLs earned on it (CTR of each position), the days it was your best result, the days they ranked together and the times the best URL changed',
+      columns: [
+        { label: 'Keyword', cell: (r) => r.k.keyword, wrap: true },
+        { label: 'URL', cell: (r) => r.url, wrap: true },
+        { label: 'Share', cell: (r) => fmtShare(r.share), sortBy: (r) => r.share, numeric: true },
+        { label: 'Days best', cell: (r) => r.best_days, numeric: true },
+        { label: 'Days together', cell: (r) => r.k.shared_days, numeric: true },
+        { label: 'Swaps', cell: (r) => r.k.swaps, numeric: true },
       ],
       rows,
     }),
