@@ -3,6 +3,7 @@ import { aiShareOfVoice, citationShare, ctrAt, landscapeMetrics, rankHistory } f
 import { Meter, SandboxSerpQueue } from '@cm/providers';
 import { aiOverviewOf } from '../../packages/providers/src/dataforseo/ai-overview';
 import { given } from '../helpers/client';
+import { checkedRankRow } from '../helpers/rank-rows';
 
 /* AI Overviews in rank tracking: a SERP's overview read, weighed, and shown beside the organic positions. */
 
@@ -74,18 +75,12 @@ describe('the weighting of a citation', () => {
 
 describe("the history's AI Overviews", () => {
   const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
-  const row = (keyword: string, day: string, ai?: AiOverview): RankRow => ({
-    keyword,
-    locale: 'US/en',
-    device: 'desktop',
-    day,
-    checked_at: `${day}T06:00:00.000Z`,
-    data_source: 'sandbox',
-    depth: 20,
-    domains: [{ domain: SITE, position: 2, url: `https://${SITE}/articles/k` }],
-    site_results: [{ position: 2, url: `https://${SITE}/articles/k` }],
-    ...(ai ? { ai_overview: ai } : {}),
-  });
+  const row = (keyword: string, day: string, ai?: AiOverview): RankRow =>
+    checkedRankRow(keyword, day, {
+      domains: [{ domain: SITE, position: 2, url: `https://${SITE}/articles/k` }],
+      site_results: [{ position: 2, url: `https://${SITE}/articles/k` }],
+      ...(ai ? { ai_overview: ai } : {}),
+    });
   const rows: Record<string, RankRow[]> = {
     alpha: [
       // Checked before AI Overviews were recorded: nothing known that day.

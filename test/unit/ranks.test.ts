@@ -1,6 +1,7 @@
 import type { RankRow } from '@cm/contract';
 import { ctrAt, daysEndingOn, isDue, isPageUrl, keywordCadence, rankHistory, rankRowOf } from '@cm/core';
 import { given } from '../helpers/client';
+import { checkedRankRow } from '../helpers/rank-rows';
 
 /* Rank tracking's rules (packages/core/src/ranks.ts). */
 
@@ -62,19 +63,14 @@ describe("a check's row", () => {
 });
 
 describe('the history', () => {
-  const row = (keyword: string, day: string, domains: Array<[string, number]>): RankRow => ({
-    keyword,
-    locale: 'US/en',
-    device: 'desktop',
-    day,
-    checked_at: `${day}T06:00:00.000Z`,
-    data_source: 'sandbox',
-    depth: 10,
-    domains: domains.map(([domain, position]) => ({ domain, position, url: `https://${domain}/${keyword}` })),
-    site_results: domains
-      .filter(([domain]) => domain === 'site.com')
-      .map(([, position]) => ({ position, url: `https://site.com/articles/${keyword}` })),
-  });
+  const row = (keyword: string, day: string, domains: Array<[string, number]>): RankRow =>
+    checkedRankRow(keyword, day, {
+      depth: 10,
+      domains: domains.map(([domain, position]) => ({ domain, position, url: `https://${domain}/${keyword}` })),
+      site_results: domains
+        .filter(([domain]) => domain === 'site.com')
+        .map(([, position]) => ({ position, url: `https://site.com/articles/${keyword}` })),
+    });
   const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
   const rows: Record<string, RankRow[]> = {
     a: [
@@ -175,18 +171,12 @@ describe('the history', () => {
 });
 
 describe("the history's cannibalisation", () => {
-  const check = (day: string, results: Array<[string, number]>, keyword = 'shoes'): RankRow => ({
-    keyword,
-    locale: 'US/en',
-    device: 'desktop',
-    day,
-    checked_at: `${day}T06:00:00.000Z`,
-    data_source: 'sandbox',
-    depth: 20,
-    domains:
-      results.length > 0 ? [{ domain: 'site.com', position: results[0]?.[1] ?? 1, url: results[0]?.[0] ?? '' }] : [],
-    site_results: results.map(([url, position]) => ({ url, position })),
-  });
+  const check = (day: string, results: Array<[string, number]>, keyword = 'shoes'): RankRow =>
+    checkedRankRow(keyword, day, {
+      domains:
+        results.length > 0 ? [{ domain: 'site.com', position: results[0]?.[1] ?? 1, url: results[0]?.[0] ?? '' }] : [],
+      site_results: results.map(([url, position]) => ({ url, position })),
+    });
   const a = 'https://site.com/articles/a';
   const b = 'https://site.com/articles/b';
   const days = ['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04'];

@@ -1,6 +1,7 @@
 import type { RankRow, SerpRow } from '@cm/contract';
 import { ctrCurveOf, landscapeMetrics, PUBLISHED_CTR_CURVE, rankHistory, visibilityOn } from '@cm/core';
 import { given } from '../helpers/client';
+import { checkedRankRow } from '../helpers/rank-rows';
 
 /* Visibility as teams read it (packages/core/src/visibility.ts): of the most a site could have, beside clicks a day. */
 
@@ -120,17 +121,11 @@ describe("share of voice's visibility", () => {
 });
 
 describe("the rank history's visibility", () => {
-  const row = (kw: string, day: string, domains: string[]): RankRow => ({
-    keyword: kw,
-    locale: 'US/en',
-    device: 'desktop',
-    day,
-    checked_at: `${day}T06:00:00.000Z`,
-    data_source: 'sandbox',
-    depth: 20,
-    domains: domains.map((domain, i) => ({ domain, position: i + 1, url: `https://${domain}/` })),
-    site_results: [],
-  });
+  const row = (kw: string, day: string, domains: string[]): RankRow =>
+    checkedRankRow(kw, day, {
+      domains: domains.map((domain, i) => ({ domain, position: i + 1, url: `https://${domain}/` })),
+      site_results: [],
+    });
   const rows = [
     row('a', '2026-03-01', ['site.com', 'rival.com']),
     row('b', '2026-03-01', ['site.com', 'rival.com']),
