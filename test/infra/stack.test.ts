@@ -90,6 +90,22 @@ function expectNoWildcards(t: Template) {
     expect(statement.Action).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
 }
 
+/**
+ * What a scheduled function `fn` is given: the EventBridge rules that target it, the actions its role's
+ * policies allow (as JSON text) and the queues it may send to (their logical ids, hash apart).
+ */
+function scheduledAccess(t: Template, fn: string) {
+  const rules = Object.values(t.findResources('AWS::Events::Rule')).filter((r) =>
+    JSON.stringify(r.Properties.Targets).includes(fn),
+  );
+  const statements = Object.values(t.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(fn))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+  const sends = statements.filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
+  const queues = sends.flatMap((s: any) => JSON.stringify(s.Resource).match(/\w+?Queue(?=[0-9A-F]{8}")/g) ?? []);
+  return { rules, actions: JSON.stringify(statements.map((s: any) => s.Action)), queues: [...new Set(queues)].sort() };
+}
+
 describe('cdk-nag (AWS Solutions)', () => {
   it('passes on the stack as deployed (and with provider credentials, below)', () => {
     expect(() => app.synth({ force: true })).not.toThrow();
@@ -598,29 +614,18 @@ describe('CDK stack', () => {
   });
 
   it('runs monitoring daily: an EventBridge rule targets the schedule function, which may only read the table and send to the monitor-plan queue, whose worker sends to the monitor queue', () => {
-    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
-      JSON.stringify(r.Properties.Targets).includes('MonitorScheduleFunction'),
-    );
+    const { rules, actions, queues } = scheduledAccess(template, 'MonitorScheduleFunction');
     expect(rules).toHaveLength(1);
     expect(given(rules[0], 'the rules[0]').Properties.ScheduleExpression).toBe('cron(10 0 * * ? *)');
     expect(given(rules[0], 'the rules[0]').Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
     });
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
-      JSON.stringify(p.Properties.Roles).includes('MonitorScheduleFunction'),
-    );
-    const actions = JSON.stringify(
-      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
-    );
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).toContain('dynamodb:BatchGetItem');
     expect(actions).not.toContain('dynamodb:PutItem');
-    const sends = policies
-      .flatMap((p) => p.Properties.PolicyDocument.Statement)
-      .filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
-    expect(JSON.stringify(sends.map((s: any) => s.Resource))).toContain('MonitorPlanQueue');
-    expect(JSON.stringify(sends.map((s: any) => s.Resource))).not.toContain('"MonitorQueue');
+    expect(queues).toContain('MonitorPlanQueue');
+    expect(queues).not.toContain('MonitorQueue');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FunctionName: { Ref: Match.stringLikeRegexp('^MonitorPlanWorkerFunction') },
@@ -632,50 +637,29 @@ describe('CDK stack', () => {
   });
 
   it('sweeps lapsed research jobs every minute: an EventBridge rule targets the sweep function, which may update the table and send to the research queue (the jobs it admits) only', () => {
-    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
-      JSON.stringify(r.Properties.Targets).includes('ResearchSweepFunction'),
-    );
+    const { rules, actions, queues } = scheduledAccess(template, 'ResearchSweepFunction');
     expect(rules).toHaveLength(1);
     expect(given(rules[0], 'the rules[0]').Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(given(rules[0], 'the rules[0]').Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^ScheduleDeadLetterQueue/), 'Arn'] } },
     });
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
-      JSON.stringify(p.Properties.Roles).includes('ResearchSweepFunction'),
-    );
-    const actions = JSON.stringify(
-      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
-    );
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).not.toContain('dynamodb:DeleteItem');
-    const sends = policies.flatMap((p) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage')),
-    );
-    expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ResearchQueue')]);
+    expect(queues).toEqual(['ResearchQueue']);
   });
 
-  it("applies the pages' scheduled changes every minute: an EventBridge rule targets the page-schedule function, which may update the table and send to the relink queue only", () => {
-    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) =>
-      JSON.stringify(r.Properties.Targets).includes('PageScheduleFunction'),
-    );
+  it("applies the pages' scheduled changes every minute: an EventBridge rule targets the page-schedule function, which may update the table and send to the relink and indexnow queues only", () => {
+    const { rules, actions, queues } = scheduledAccess(template, 'PageScheduleFunction');
     expect(rules).toHaveLength(1);
     expect(given(rules[0], 'the rule').Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(given(rules[0], 'the rule').Properties.Targets[0]).toMatchObject({
       RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
     });
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
-      JSON.stringify(p.Properties.Roles).includes('PageScheduleFunction'),
-    );
-    const actions = JSON.stringify(
-      policies.map((p) => p.Properties.PolicyDocument.Statement.map((s: any) => s.Action)),
-    );
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).not.toContain('dynamodb:DeleteItem');
-    const sends = policies.flatMap((p) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Action).includes('sqs:SendMessage')),
-    );
-    expect(sends.map((s: any) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('RelinkQueue')]);
+    // Relink's, and IndexNow's for a change it announces.
+    expect(queues).toEqual(['IndexnowQueue', 'RelinkQueue']);
   });
 
   it('backs the table up with AWS Backup apart from point-in-time recovery: weekly kept 35 days, monthly a year, in a retained vault', () => {
