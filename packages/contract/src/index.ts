@@ -225,6 +225,16 @@ export {
 } from './research';
 export { AiOverview, AiOverviewHistory, AiOverviewReference } from './ai-overviews';
 export {
+  SEARCH_DEVICES,
+  SearchDay,
+  SearchDayPage,
+  SearchDayPair,
+  SearchDayQuery,
+  SearchDevice,
+  SearchFigures,
+  SearchTotals,
+} from './search-console';
+export {
   CADENCES,
   type Cannibalisation,
   DEFAULT_DEVICE,

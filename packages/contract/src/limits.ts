@@ -191,6 +191,16 @@ export const SERVICE_LIMITS = {
    */
   scheduleSweepChangesMax: 500,
   scheduleSweepMinutesMax: 60,
+  /**
+   * A site's Search Console day (docs/api/search-console.md): the pages, queries and (page, query) pairs
+   * it keeps (the most impressions first; the rest count in its totals), the countries kept, and how
+   * many days a day is kept (TTL deletes it then).
+   */
+  searchDayPages: 1000,
+  searchDayQueries: 1000,
+  searchDayPairs: 2000,
+  searchDayCountries: 20,
+  searchDaysKept: 400,
 } as const;
 
 /** Every limit, the spec's and the service's. */

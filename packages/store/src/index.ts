@@ -28,6 +28,7 @@ import { RankStore } from './ranks';
 import { SharedDataStore } from './shared';
 import { IndexNowStore } from './indexnow';
 import { ScheduleStore } from './schedules';
+import { SearchDayStore } from './search-days';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
@@ -116,6 +117,8 @@ export interface Store {
   shared: SharedDataStore;
   /** Each site's URLs waiting to be sent to IndexNow. */
   indexNow: IndexNowStore;
+  /** Each site's Search Console days, as the daily import stores them. */
+  searchDays: SearchDayStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -163,6 +166,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     results: new ResultStore(db, tableName),
     shared: new SharedDataStore(db, tableName),
     indexNow: new IndexNowStore(db, tableName),
+    searchDays: new SearchDayStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));
