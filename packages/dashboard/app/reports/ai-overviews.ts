@@ -14,14 +14,14 @@ import { dayPoints, dayTable, domainLines } from './over-time';
  */
 
 /** What a keyword's SERP of a day had: an AI Overview citing the site, one not citing it, none, or not recorded. */
-export type OverviewDay = 'cited' | 'shown' | 'absent' | 'unknown';
+type OverviewDay = 'cited' | 'shown' | 'absent' | 'unknown';
 
 /** A day's state from the history's (or a stored SERP's) `shown` and the site's cited URL. */
 export const overviewDay = (shown: boolean | null | undefined, siteUrl: string | null | undefined): OverviewDay =>
   shown === null || shown === undefined ? 'unknown' : !shown ? 'absent' : siteUrl ? 'cited' : 'shown';
 
 /** Each state in words: a marker's label, and the keyword tables' cells. */
-export const OVERVIEW_WORDS: Record<OverviewDay, string> = {
+const OVERVIEW_WORDS: Record<OverviewDay, string> = {
   cited: 'AI Overview, cites your site',
   shown: 'AI Overview, not citing your site',
   absent: 'no AI Overview',
@@ -29,7 +29,7 @@ export const OVERVIEW_WORDS: Record<OverviewDay, string> = {
 };
 
 /** A day's marker: its state in colour and shape, and in words for screen readers and on hover. */
-export const overviewMark = (state: OverviewDay, label: string, day?: string): HTMLElement =>
+const overviewMark = (state: OverviewDay, label: string, day?: string): HTMLElement =>
   h('span', {
     class: `aio-mark aio-${state}`,
     attrs: { role: 'img', 'aria-label': label, title: label, 'data-aio': state, 'data-day': day },
@@ -44,7 +44,7 @@ export const overviewsOf = (history: RankHistory, keyword: string, locale: strin
   history.ai_overviews.keywords.find((k) => k.keyword === keyword && k.locale === locale);
 
 /** The site's domain in the history (null: it has none). */
-export const siteOf = (history: RankHistory): string | null =>
+const siteOf = (history: RankHistory): string | null =>
   history.visibility.find((v) => v.is_site)?.domain ??
   history.ai_overviews.domains.find((d) => d.is_site)?.domain ??
   null;
@@ -132,7 +132,7 @@ export function aiOverviews(history: RankHistory, styles: DomainStyles): HTMLEle
     'AI Overviews per day, newest first: the keywords that showed one, and each domain’s AI Overview share of voice',
     history.days,
     [
-      { label: 'Keywords with one', cell: (i) => fmtInt(ai.shown[i]) },
+      { label: 'Keywords with an AI Overview', cell: (i) => fmtInt(ai.shown[i]) },
       ...lines.map((l) => ({ label: styles.of(l.domain).label, cell: (i: number) => fmtShare(l.sov[i]) })),
     ],
   );

@@ -14,7 +14,7 @@ import { domainLabel } from '../widgets';
 export const dayPoints = (days: readonly string[]): number => (days.length > 31 ? 0 : 2);
 
 /** A domain's figure per day of the history, aligned to its `days` (null: no data that day). */
-export interface DomainSeries {
+interface DomainSeries {
   domain: string;
   values: readonly (number | null)[];
 }
