@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { LIMITS, type BudgetView as Budget } from '@cm/contract';
 import { outlineColor, SITE_COLOR } from '../../packages/dashboard/app/colors';
-import { fmtTime, fmtUsd, SIMULATED } from '../../packages/dashboard/app/format';
+import { fmtNum, fmtPct, fmtShare, fmtTime, fmtUsd, SIMULATED } from '../../packages/dashboard/app/format';
+import type { Device, RankHistory } from '../../packages/dashboard/app/types';
 import {
   canvasPixels,
   chromiumFound,
@@ -14,6 +15,7 @@ import {
 } from '../helpers/browser';
 import { describeWith } from '../helpers/platform';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
+import { drawnOverviewStates, drawnVisibilityDays, overviewStates, siteOf } from '../helpers/history-figures';
 import { trackTopicFor } from '../helpers/rank-seed';
 
 /*
@@ -27,7 +29,13 @@ import { trackTopicFor } from '../helpers/rank-seed';
 const SHOTS = join(__dirname, '..', '..', 'test-output', 'dashboard');
 /** Days of rank history the seed checks. */
 const HISTORY_DAYS = 7;
-const README_SHOT = join(__dirname, '..', '..', 'docs', 'screenshots', 'dashboard-landscape.png');
+/** Days of rank history the landscape view asks for. */
+const VIEW_DAYS = 30;
+const DOCS_SHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+const README_SHOT = join(DOCS_SHOTS, 'dashboard-landscape.png');
+/** The landscape's visibility and AI Overviews panels, as docs/api/dashboard.md shows them. */
+const VISIBILITY_SHOT = join(DOCS_SHOTS, 'dashboard-visibility.png');
+const AI_OVERVIEWS_SHOT = join(DOCS_SHOTS, 'dashboard-ai-overviews.png');
 
 const COMPETITORS = [
   { domain: 'runfast.com', display_name: 'RunFast', color: '#dc2626' },
@@ -65,6 +73,8 @@ const ledger = async () => {
   return { calls, by_tool };
 };
 let usageBefore: Awaited<ReturnType<typeof ledger>>;
+/** The topic's rank history as the landscape view asks for it, of each device, read through the API. */
+let histories: Record<Device, RankHistory>;
 
 async function tool(name: string, body: unknown) {
   const reply = await t.call('POST', `/v1/tools/${name}`, body);
@@ -86,8 +96,8 @@ async function seed() {
   await tool('research', { mode: 'keywords', seed: IDEAS.join(', '), page_id: guide.id });
   // Competitors first: the sandbox places tracked domains in the SERPs it pulls.
   await tool('serp_landscape', { topic_id: topic.id, depth: 'list' });
-  // A week of rank checks, the topic tracked daily.
-  await trackTopicFor(t, t.siteId, topic.id, HISTORY_DAYS);
+  // A week of rank checks, the topic tracked daily on desktop, its page on mobile.
+  await trackTopicFor(t, t.siteId, topic.id, HISTORY_DAYS, [{ type: 'page', id: guide.id, device: 'mobile' }]);
   const newest = (await t.store.ranks.latest(t.siteId, 'US/en', SEEDS[1]!, 1, 'desktop')).rows[0];
   if (!newest) throw new Error(`no rank row of ${SEEDS[1]}`);
   await t.store.ranks.put(t.siteId, [
@@ -108,6 +118,10 @@ async function seed() {
   await t.stack.drain();
   linkTarget = { id: target, title: 'The retired model' };
   gap = (await tool('serp_backlinks', { scope: 'all', depth: 'overview', trend_months: 12 })).gap;
+  const history = async (device: Device) =>
+    (await tool('serp_landscape', { topic_id: topic.id, depth: 'metrics', history_days: VIEW_DAYS, device }))
+      .history as RankHistory;
+  histories = { desktop: await history('desktop'), mobile: await history('mobile') };
 }
 
 /** Goes to a view by its nav link (as a user would) and waits until it has rendered; its screenshot is `shot`.png. */
@@ -273,16 +287,110 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(rows.every((cells) => cells[0] === SEEDS[1])).toBe(true);
       });
 
-      it('landscape: labels visibility as what it is, estimated clicks a month (CTR × monthly volume)', async () => {
+      it('landscape: labels visibility as what it is, estimated clicks a day and a month (CTR × monthly volume)', async () => {
         const visibility = page.locator('[data-table="visibility"]');
         expect(await visibility.locator('th').allInnerTexts()).toEqual([
           'Domain',
+          'Visibility',
+          'Clicks a day (est.)',
           'Clicks a month (est.)',
           'Share of voice',
         ]);
-        expect(await visibility.locator('caption').innerText()).toMatch(/estimated clicks a month/);
+        expect(await visibility.locator('caption').innerText()).toMatch(
+          /estimated clicks a day and estimated clicks a month/,
+        );
         expect(await page.locator('[data-table="movers"] caption').innerText()).toMatch(/estimated clicks a month/);
-        expect(await page.locator('.view').innerText()).not.toMatch(/clicks a day/i);
+        // Every "clicks a day" the view shows says it is an estimate.
+        const said = (await page.locator('.view').innerText()).match(/[^\n]*clicks a day[^\n]*/gi) ?? [];
+        expect(said.length).toBeGreaterThan(0);
+        for (const line of said) expect([line, /estimate|est\./i.test(line)]).toEqual([line, true]);
+      });
+
+      it('landscape: visibility per day (100 % = first everywhere) and the estimated clicks a day are the history’s, on its device and curve', async () => {
+        const history = histories.desktop;
+        const site = siteOf(history);
+        const lines = history.visibility.filter((v) => v.is_site || v.is_competitor);
+        // The table beside the chart: a row a day, newest first, each tracked domain's visibility, then the site's clicks.
+        expect(await drawnVisibilityDays(page)).toEqual(
+          history.days
+            .map((day, i) => [
+              day,
+              ...lines.map((l) => fmtPct(l.visibility_pct[i])),
+              fmtNum(site.estimated_clicks_per_day[i]),
+            ])
+            .reverse(),
+        );
+        expect(site.visibility_pct.filter((v) => v !== null)).toHaveLength(HISTORY_DAYS);
+        const latest = site.visibility_pct.findLastIndex((v) => v !== null);
+        const stats = page.locator('[data-visibility]');
+        expect(await stats.locator('[data-field="visibility"]').innerText()).toBe(fmtPct(site.visibility_pct[latest]));
+        expect(await stats.locator('[data-field="clicks"]').innerText()).toBe(
+          fmtNum(site.estimated_clicks_per_day[latest]),
+        );
+        expect(await stats.innerText()).toContain('Estimated clicks a day');
+        expect(await stats.locator('[data-field="curve"]').innerText()).toBe(history.ctr_curve);
+        expect(await stats.locator('[data-field="device"]').innerText()).toBe('Desktop');
+        const pixels = await canvasPixels(page, 'canvas[data-chart="visibility"]', [
+          ...COMPETITORS.map((c) => c.color),
+          SITE_COLOR,
+        ]);
+        for (const [color, count] of Object.entries(pixels)) expect([color, count > 20]).toEqual([color, true]);
+        await page.locator('.panel:has(h2:text-is("Visibility"))').screenshot({ path: VISIBILITY_SHOT });
+      });
+
+      it('landscape: each keyword’s AI Overview a marker a day (shown, citing the site or not) and AI Overview share beside organic, as the history says', async () => {
+        const history = histories.desktop;
+        const expected = overviewStates(history);
+        expect(Object.keys(expected).sort()).toEqual([...SEEDS].sort());
+        // The sandbox shows overviews and cites the site on some days: the markers are drawn from real figures.
+        const states = Object.values(expected).flat();
+        expect(states.filter((s) => s === 'cited').length).toBeGreaterThan(0);
+        expect(states.filter((s) => s === 'shown' || s === 'absent').length).toBeGreaterThan(0);
+        expect(await drawnOverviewStates(page)).toEqual(expected);
+        // A keyword's position history shows its overview beside the positions, day by day, newest first.
+        const keyword = SEEDS[0]!;
+        const cells = await page
+          .locator(`details[data-history="${keyword}"] [data-table="positions"] tbody tr [data-aio]`)
+          .evaluateAll((marks) => marks.map((mark) => mark.getAttribute('data-aio')));
+        expect(cells).toEqual([...expected[keyword]!].reverse());
+        // AI Overview share of voice beside organic, on the latest day an overview was recorded.
+        const latest = history.ai_overviews.shown.findLastIndex((n) => n !== null);
+        const ai = history.ai_overviews.domains.find((d) => d.is_site)!;
+        const row = page.locator('[data-table="ai-sov"] tr.is-site td');
+        expect((await row.allInnerTexts()).slice(1)).toEqual([
+          fmtShare(ai.sov[latest]),
+          String(ai.cited[latest]),
+          fmtShare(siteOf(history).sov[latest]),
+        ]);
+        expect(await page.locator('[data-table="ai-sov"] tr.is-competitor').count()).toBe(COMPETITORS.length);
+        const pixels = await canvasPixels(page, 'canvas[data-chart="ai-sov-history"]', [SITE_COLOR]);
+        expect(pixels[SITE_COLOR]).toBeGreaterThan(20);
+        await page.locator('.panel:has(h2:text-is("AI Overviews"))').screenshot({ path: AI_OVERVIEWS_SHOT });
+      });
+
+      it('landscape: the device switch reads the other device’s history (free), and its figures are drawn', async () => {
+        expect(await page.inputValue('#device')).toBe('desktop');
+        await page.selectOption('#device', 'mobile');
+        await page.waitForSelector('.view[data-view="landscape"]:not([aria-busy]) [data-visibility]');
+        expect(sent('serp_landscape').at(-1)).toMatchObject({ device: 'mobile', history_days: VIEW_DAYS });
+        expect(await page.inputValue('#device')).toBe('mobile');
+        const history = histories.mobile;
+        expect(history.device).toBe('mobile');
+        expect(await page.locator('[data-visibility] [data-field="device"]').innerText()).toBe('Mobile');
+        expect(await page.locator('.coverage-line').innerText()).toContain('Checks on mobile');
+        // Only the page tracked on mobile has checks there: its keyword's figures, not the desktop ones.
+        const recorded = Object.entries(overviewStates(history)).filter(([, days]) =>
+          days.some((d) => d !== 'unknown'),
+        );
+        expect(recorded.map(([keyword]) => keyword)).toEqual([SEEDS[0]]);
+        expect(await drawnOverviewStates(page)).toEqual(overviewStates(history));
+        const site = siteOf(history);
+        expect((await drawnVisibilityDays(page)).map((row) => row[1])).toEqual(
+          site.visibility_pct.map((v) => fmtPct(v)).reverse(),
+        );
+        await page.selectOption('#device', 'desktop');
+        await page.waitForSelector('.view[data-view="landscape"]:not([aria-busy]) [data-visibility]');
+        expect(await page.locator('[data-visibility] [data-field="device"]').innerText()).toBe('Desktop');
       });
 
       it('landscape: the keyword table has the seeded keywords, ideas apart, and sorts from its header buttons', async () => {

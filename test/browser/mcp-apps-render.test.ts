@@ -7,7 +7,8 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { MCP_APPS, type McpAppName } from '@cm/contract';
 import { buildMcpApps, type McpAppFile } from '@cm/dashboard/mcp-apps';
 import { outlineColor, resultStyles, SITE_COLOR } from '../../packages/dashboard/app/colors';
-import { fmtInt, fmtUsd } from '../../packages/dashboard/app/format';
+import { fmtInt, fmtNum, fmtPct, fmtUsd } from '../../packages/dashboard/app/format';
+import type { RankHistory } from '../../packages/dashboard/app/types';
 import {
   canvasPixels,
   chromiumFound,
@@ -18,6 +19,7 @@ import {
 } from '../helpers/browser';
 import { describeWith } from '../helpers/platform';
 import { startTestStack, type TestStack } from '../helpers/local';
+import { drawnOverviewStates, drawnVisibilityDays, overviewStates, siteOf } from '../helpers/history-figures';
 import { trackTopicFor } from '../helpers/rank-seed';
 
 /*
@@ -77,6 +79,7 @@ let page: Page;
 let landscape: {
   sov: { domains: { domain: string; is_site: boolean; is_competitor: boolean; color?: string }[] };
   keywords: { keyword: string; is_idea: boolean }[];
+  history: RankHistory;
 };
 let backlinks: {
   profiles: { domain: string; is_site: boolean; is_competitor: boolean; summary: { referring_domains: number } }[];
@@ -284,6 +287,22 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     const opened = frame.locator(`details.position-history[data-history="${keyword}"]`);
     expect(await opened.getAttribute('open')).not.toBeNull();
     expect(await opened.locator('[data-table="positions"] tbody tr').count()).toBe(7);
+    // Visibility per day and each keyword's AI Overview markers, as the history it is handed says.
+    const lines = landscape.history.visibility.filter((v) => v.is_site || v.is_competitor);
+    const site = siteOf(landscape.history);
+    expect(await drawnVisibilityDays(frame)).toEqual(
+      landscape.history.days
+        .map((day, i) => [
+          day,
+          ...lines.map((l) => fmtPct(l.visibility_pct[i])),
+          fmtNum(site.estimated_clicks_per_day[i]),
+        ])
+        .reverse(),
+    );
+    expect(await frame.locator('[data-visibility] [data-field="curve"]').innerText()).toBe(landscape.history.ctr_curve);
+    expect(await frame.locator('[data-visibility] [data-field="device"]').innerText()).toBe('Desktop');
+    expect(Object.keys(overviewStates(landscape.history)).sort()).toEqual([...SEEDS].sort());
+    expect(await drawnOverviewStates(frame)).toEqual(overviewStates(landscape.history));
     // It acts on nothing: no paid action's button, as it has no key.
     expect(await frame.locator('button[data-refresh], .coverage button').count()).toBe(0);
   });

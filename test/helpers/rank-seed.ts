@@ -1,3 +1,4 @@
+import type { Device, TrackedScopeType } from '@cm/contract';
 import { batchGet, batchWrite } from '../../packages/store/src/batch';
 import {
   rankKey,
@@ -113,10 +114,17 @@ export async function rankRowsOf(t: TestStack, sites: readonly RankSite[], day: 
 }
 
 /**
- * A topic of the site tracked daily since `days - 1` days ago, and the daily schedule run as of each of
- * those days (every check through the sandbox's standard queue): `days` days of rank history, today's last.
+ * A topic of the site tracked daily (on desktop) since `days - 1` days ago, and the scopes of `also` on
+ * their devices, and the daily schedule run as of each of those days (every check through the sandbox's
+ * standard queue): `days` days of rank history, today's last.
  */
-export async function trackTopicFor(t: TestStack, siteId: number, topicId: number, days: number): Promise<void> {
+export async function trackTopicFor(
+  t: TestStack,
+  siteId: number,
+  topicId: number,
+  days: number,
+  also: readonly { type: TrackedScopeType; id: number; device: Device }[] = [],
+): Promise<void> {
   const dayMs = 86_400_000;
   const first = Date.now() - (days - 1) * dayMs;
   await t.store.ranks.track(
@@ -125,6 +133,8 @@ export async function trackTopicFor(t: TestStack, siteId: number, topicId: numbe
     { cadence: 'daily', max_keywords: 50 },
     new Date(first),
   );
+  for (const { device, ...scope } of also)
+    await t.store.ranks.track(siteId, scope, { cadence: 'daily', max_keywords: null, device }, new Date(first));
   await t.store.sites.markRankTracking(siteId);
   for (let day = 0; day < days; day++) {
     await t.stack.runSchedule(new Date(first + day * dayMs));

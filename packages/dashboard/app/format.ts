@@ -1,7 +1,10 @@
+import type { Device } from './types';
+
 /* How numbers, money and dates read in the app. */
 
 const integer = new Intl.NumberFormat('en-US');
 const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const decimal1 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 });
 
 export const fmtInt = (n: number | null | undefined): string =>
@@ -11,6 +14,9 @@ export const fmtNum = (n: number | null | undefined): string =>
 /** A share 0–1 as a percentage. */
 export const fmtShare = (n: number | null | undefined): string =>
   n === null || n === undefined ? '—' : percent.format(n);
+/** A figure 0–100 (visibility) as a percentage. */
+export const fmtPct = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : `${decimal1.format(n)}%`;
 /** Provider costs are fractions of a cent: up to 6 decimals, never fewer than 2. */
 export const fmtUsd = (n: number | null | undefined): string =>
   n === null || n === undefined
@@ -55,3 +61,6 @@ export function costInWords({ cost_usd, data_source, simulated, budget }: CostMe
       : '';
   return said + left;
 }
+
+/** A device of rank checks, as the app names it. */
+export const DEVICE_NAMES: Record<Device, string> = { desktop: 'Desktop', mobile: 'Mobile' };

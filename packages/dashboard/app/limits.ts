@@ -1,5 +1,7 @@
+import type { Device } from './types';
+
 /*
- * The API's limits the dashboard names before it asks. They are written here, not imported from the
+ * The API's limits and choices the dashboard names before it asks. They are written here, not imported from the
  * contract, so the browser bundle stays free of zod; a unit test keeps them equal to the contract's.
  */
 
@@ -8,3 +10,6 @@ export const MAX_ACTIVE_COMPETITORS = 10;
 
 /** The most a budget window's limit may be (the API answers 400 past it). */
 export const BUDGET_USD_MAX = 1_000_000;
+
+/** The devices rank checks are made on, each with a history of its own (serp_landscape's `device`). */
+export const DEVICES: readonly Device[] = ['desktop', 'mobile'];

@@ -40,14 +40,26 @@ export const isCompetitorRow = (row: unknown): row is CompetitorRow =>
 export const isRows = (reply: unknown): reply is Rows =>
   isFields(reply) && Array.isArray(reply.rows) && isTextOrNull(reply.next_cursor);
 
-/** serp_landscape's rank history (history_days): its days, coverage and every list it draws. */
+const areLists = (fields: Record<string, unknown>, lists: readonly string[]) =>
+  lists.every((list) => Array.isArray(fields[list]));
+
+/** serp_landscape's rank history (history_days): its days, coverage and every list it draws, its AI Overviews' too. */
 const isRankHistory = (history: unknown): boolean =>
   isFields(history) &&
-  Array.isArray(history.days) &&
   isFields(history.coverage) &&
-  ['keywords', 'visibility', 'winners', 'losers', 'domains_up', 'domains_down', 'pages'].every((list) =>
-    Array.isArray(history[list]),
-  );
+  areLists(history, [
+    'days',
+    'keywords',
+    'visibility',
+    'winners',
+    'losers',
+    'domains_up',
+    'domains_down',
+    'pages',
+    'cannibalisation',
+  ]) &&
+  isFields(history.ai_overviews) &&
+  areLists(history.ai_overviews, ['shown', 'keywords', 'domains']);
 
 export const isLandscape = (reply: unknown): reply is Landscape =>
   isFields(reply) &&

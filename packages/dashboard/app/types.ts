@@ -22,6 +22,8 @@ export type Landscape = Out<typeof SerpLandscapeResult>;
 export type LandscapeKeyword = Landscape['keywords'][number];
 /** serp_landscape's rank history (history_days). */
 export type RankHistory = NonNullable<Landscape['history']>;
+/** The device of rank checks a history reads. */
+export type Device = RankHistory['device'];
 export type Backlinks = Out<typeof SerpBacklinksResult>;
 export type BacklinksOverview = Extract<Backlinks, { depth: 'overview' }>;
 export type BacklinkProfile = BacklinksOverview['profiles'][number];

@@ -38,6 +38,10 @@ export function emptyState(title: string, ...next: Child[]): HTMLElement {
   );
 }
 
+/** A figure and its name in a `dl.stats`. */
+export const stat = (label: string, value: Child): HTMLElement =>
+  h('div', null, h('dt', null, label), h('dd', null, value));
+
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', null, title), children);
 }

@@ -1,10 +1,10 @@
-import { chartFigure } from '../charts';
 import type { DomainStyles } from '../colors';
 import { h } from '../dom';
 import { fmtInt, fmtNum, fmtShare, fmtTime } from '../format';
 import { dataTable, type Column } from '../table';
 import type { BacklinkProfile, BacklinksOverview, HealthFlag } from '../types';
 import { domainLabel, emptyState, section } from '../widgets';
+import { domainLines } from './over-time';
 
 /*
  * A serp_backlinks overview drawn: the referring-domain trend per domain, the profiles, their health and
@@ -64,38 +64,16 @@ function trend(data: BacklinksOverview, styles: DomainStyles, months: number): H
   const labels = [...new Set(series.flatMap((s) => s.points.map((p) => p.month)))].sort();
   const valueAt = (domain: string, month: string) =>
     series.find((s) => s.domain === domain)?.points.find((p) => p.month === month)?.referring_domains ?? null;
-  const chart = chartFigure(
-    'trend',
-    `Referring domains per month over ${months} months, one line per domain: ${series.map((s) => styles.of(s.domain).label).join(', ')}. The table below has the figures.`,
+  const [chart, legend] = domainLines(
     {
-      type: 'line',
-      data: {
-        labels,
-        datasets: series.map((s) => {
-          const style = styles.of(s.domain);
-          return {
-            label: style.isSite ? `${style.label} (your site)` : style.label,
-            data: labels.map((month) => valueAt(s.domain, month)),
-            borderColor: style.fill,
-            backgroundColor: style.fill,
-            pointBorderColor: style.border,
-            borderWidth: style.isSite ? 4 : 2.5,
-            pointRadius: labels.length > 18 ? 0 : 3,
-            spanGaps: true,
-          };
-        }),
-      },
-      options: {
-        maintainAspectRatio: false,
-        interaction: { mode: 'index', intersect: false },
-        scales: { y: { beginAtZero: true, title: { display: true, text: 'Referring domains' } } },
-      },
+      name: 'trend',
+      summary: `Referring domains per month over ${months} months, one line per domain: ${series.map((s) => styles.of(s.domain).label).join(', ')}. The table below has the figures.`,
+      axis: 'Referring domains',
+      pointRadius: labels.length > 18 ? 0 : 3,
     },
-  );
-  const legend = h(
-    'ul',
-    { class: 'legend', attrs: { 'aria-label': 'Lines' } },
-    series.map((s) => h('li', null, domainLabel(styles.of(s.domain)))),
+    labels,
+    series.map((s) => ({ domain: s.domain, values: labels.map((month) => valueAt(s.domain, month)) })),
+    styles,
   );
   const table = dataTable<string>({
     name: 'trend',

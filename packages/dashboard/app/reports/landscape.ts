@@ -1,10 +1,12 @@
 import { chartFigure } from '../charts';
 import type { DomainStyle, DomainStyles } from '../colors';
 import { h, type Child } from '../dom';
-import { fmtDay, fmtInt, fmtNum, fmtShare } from '../format';
+import { fmtDay, fmtInt, fmtNum, fmtPct, fmtShare } from '../format';
 import { dataTable, type Column } from '../table';
 import type { Landscape, LandscapeKeyword } from '../types';
-import { domainLabel, emptyState, section } from '../widgets';
+import { domainLabel, emptyState, section, stat } from '../widgets';
+import { overviewCell, overviewDay } from './ai-overviews';
+import { trackedFirst } from './domains';
 import { positionHistories, positionHistoryButton, rankHistoryReport } from './rank-history';
 
 /*
@@ -54,8 +56,6 @@ function coverage(landscape: Landscape, actions?: LandscapeActions): HTMLElement
   );
 }
 
-const stat = (label: string, value: Child) => h('div', null, h('dt', null, label), h('dd', null, value));
-
 function verdictText(landscape: Landscape, styles: DomainStyles): string {
   const { verdict, verdict_reason, domains } = landscape.sov;
   if (!verdict) return `No verdict: ${verdict_reason ?? 'nothing to compare yet.'}`;
@@ -84,9 +84,7 @@ function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
         'Share of voice is computed from stored SERPs: pull them with serp_landscape depth list.',
       ),
     );
-  const tracked = domains.filter((d) => d.is_site || d.is_competitor);
-  const others = domains.filter((d) => !d.is_site && !d.is_competitor).slice(0, Math.max(0, SOV_BARS - tracked.length));
-  const bars = [...tracked, ...others].sort((a, b) => b.sov - a.sov);
+  const bars = trackedFirst(domains, SOV_BARS).sort((a, b) => b.sov - a.sov);
   const barStyles = bars.map((d) => styles.of(d.domain));
   const siteIndex = barStyles.findIndex((s) => s.isSite);
   const chart = chartFigure(
@@ -121,7 +119,7 @@ function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
   chart.classList.add(`bars-${bars.length > 8 ? 'many' : 'few'}`);
   const table = dataTable<(typeof domains)[number]>({
     name: 'sov',
-    caption: `Share of voice of the charted domains: your site, tracked competitors in their colours, and the strongest others${domains.length > bars.length ? ` (${domains.length - bars.length} more domains not shown)` : ''}`,
+    caption: `Share of voice of the charted domains, their visibility (100 %: first on every keyword) and their AI Overview share (of the overviews’ citations, by search volume): your site, tracked competitors in their colours, and the strongest others${domains.length > bars.length ? ` (${domains.length - bars.length} more domains not shown)` : ''}`,
     columns: [
       {
         label: 'Domain',
@@ -129,6 +127,13 @@ function shareOfVoice(landscape: Landscape, styles: DomainStyles): HTMLElement {
         sortBy: (d) => styles.of(d.domain).label.toLowerCase(),
       },
       { label: 'Share of voice', cell: (d) => fmtShare(d.sov), sortBy: (d) => d.sov, numeric: true },
+      {
+        label: 'Visibility',
+        cell: (d) => fmtPct(d.visibility_pct),
+        sortBy: (d) => d.visibility_pct,
+        numeric: true,
+      },
+      { label: 'AI Overview share', cell: (d) => fmtShare(d.ai_sov), sortBy: (d) => d.ai_sov, numeric: true },
       {
         label: 'Keywords ranked',
         cell: (d) => fmtInt(d.keywords_ranked),
@@ -166,6 +171,12 @@ function keywordTables(landscape: Landscape, styles: DomainStyles, actions?: Lan
       cell: (k) => (k.serp ? (k.serp.site_position ?? 'not in top 20') : 'no SERP'),
       sortBy: (k) => k.serp?.site_position ?? null,
       numeric: true,
+    },
+    {
+      label: 'AI Overview',
+      cell: (k) =>
+        k.serp?.ai_overview ? overviewCell(overviewDay(k.serp.ai_overview.shown, k.serp.ai_overview.site_url)) : '—',
+      sortBy: (k) => (k.serp?.ai_overview ? overviewDay(k.serp.ai_overview.shown, k.serp.ai_overview.site_url) : null),
     },
     {
       label: 'Best competitor',

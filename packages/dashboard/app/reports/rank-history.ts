@@ -1,15 +1,18 @@
-import { chartFigure } from '../charts';
 import type { DomainStyles } from '../colors';
 import { h } from '../dom';
-import { fmtNum, fmtShare } from '../format';
-import { dataTable } from '../table';
+import { DEVICE_NAMES, fmtNum, fmtPct, fmtShare } from '../format';
+import { dataTable, type Column } from '../table';
 import type { RankHistory } from '../types';
 import { domainLabel, emptyState, section } from '../widgets';
+import { aiOverviews, overviewCell, overviewDays, overviewsOf } from './ai-overviews';
+import { dayPoints, dayTable, domainLines, lastValue } from './over-time';
+import { visibilityOverTime } from './visibility';
 
 /*
- * serp_landscape's rank history drawn (history_days): share of voice over time in the competitors'
- * colours, winners and losers, and each keyword's and each published page's positions day by day. The
- * dashboard's landscape view and the keyword landscape App both draw with this.
+ * serp_landscape's rank history drawn (history_days): visibility and share of voice over time in the
+ * competitors' colours, AI Overviews beside them, winners and losers, and each keyword's and each
+ * published page's positions day by day. The dashboard's landscape view and the keyword landscape App
+ * both draw with this.
  */
 
 /** The id of a keyword's position history (its index in the history's keywords). */
@@ -21,7 +24,7 @@ export function positionHistoryButton(history: RankHistory, keyword: string): HT
   const entry = history.keywords.find((k) => k.keyword === keyword);
   if (!entry) return '—';
   const site = Object.keys(entry.positions).find((d) => d === history.visibility.find((v) => v.is_site)?.domain);
-  const latest = site ? [...(entry.positions[site] ?? [])].reverse().find((p) => p !== null) : undefined;
+  const latest = site ? lastValue(entry.positions[site] ?? []) : null;
   const id = historyId(history, keyword);
   return h(
     'button',
@@ -38,103 +41,102 @@ export function positionHistoryButton(history: RankHistory, keyword: string): HT
         },
       },
     },
-    latest === undefined ? 'Positions' : `Positions (now ${latest})`,
+    latest === null ? 'Positions' : `Positions (now ${latest})`,
   );
 }
 
-/** Each keyword's positions day by day, the site's and each tracked competitor's, one closed details each. */
+/** Each keyword's positions day by day, the site's and each tracked competitor's, and its AI Overview, one closed details each. */
 export function positionHistories(history: RankHistory, styles: DomainStyles): HTMLElement {
   return section(
     'Position history',
     history.keywords.map((entry) => {
       const domains = Object.keys(entry.positions);
+      const overviews = overviewsOf(history, entry.keyword, entry.locale);
+      const days = overviews ? overviewDays(history, overviews) : null;
       return h(
         'details',
         { class: 'position-history', attrs: { id: historyId(history, entry.keyword), 'data-history': entry.keyword } },
         h('summary', null, entry.keyword),
-        dataTable<number>({
-          name: 'positions',
-          caption: `Positions of “${entry.keyword}” per day, newest first (—: not in the results checked, or no check that day)`,
-          columns: [
-            { label: 'Day', cell: (i) => history.days[i] ?? '' },
+        dayTable(
+          'positions',
+          `Positions of “${entry.keyword}” per day, newest first (—: not in the results checked, or no check that day), and its AI Overview`,
+          history.days,
+          [
             ...domains.map((domain) => ({
               label: styles.of(domain).label,
               cell: (i: number) => entry.positions[domain]?.[i] ?? '—',
-              numeric: true,
             })),
+            ...(days
+              ? [{ label: 'AI Overview', cell: (i: number) => overviewCell(days[i] ?? 'unknown'), numeric: false }]
+              : []),
           ],
-          rows: history.days.map((_d, i) => i).reverse(),
-        }),
+        ),
       );
     }),
   );
 }
 
-/** The history's sections: share of voice over time, winners and losers, the published pages' own positions, the keywords the site's URLs share. */
+/** The history's sections: visibility, share of voice over time, AI Overviews, winners and losers, the published pages' own positions, the keywords the site's URLs share. */
 export function rankHistoryReport(history: RankHistory, styles: DomainStyles): HTMLElement[] {
-  const covered = `${history.coverage.days_with_data} of ${history.coverage.days} days have rank data (${history.coverage.keywords_with_data} keywords checked)`;
+  const device = DEVICE_NAMES[history.device].toLowerCase();
+  const covered = `Checks on ${device}: ${history.coverage.days_with_data} of ${history.coverage.days} days have rank data (${history.coverage.keywords_with_data} keywords checked)`;
   if (history.coverage.days_with_data === 0)
     return [
       section(
         'Share of voice over time',
         emptyState(
-          `No rank data in the last ${history.coverage.days} days.`,
-          'Track the topic or page with track_rankings {topic_id | page_id, cadence: "daily"}: its keywords are checked daily, and their history appears here.',
+          `No rank data on ${device} in the last ${history.coverage.days} days.`,
+          'Track the topic or page with track_rankings {topic_id | page_id, cadence: "daily", device}: its keywords are checked daily on that device, and their history appears here.',
         ),
       ),
     ];
-  return [sovOverTime(history, styles, covered), movers(history, styles), pages(history), cannibalisation(history)];
+  return [
+    visibilityOverTime(history, styles),
+    sovOverTime(history, styles, covered),
+    aiOverviews(history, styles),
+    movers(history, styles),
+    pages(history),
+    cannibalisation(history),
+  ];
 }
+
+type DomainLine = RankHistory['visibility'][number];
+
+/** A column of a domain's figure on the latest day it has one. */
+const latestOf = (
+  label: string,
+  series: (v: DomainLine) => readonly (number | null)[],
+  format: (n: number | null) => string,
+): Column<DomainLine> => ({
+  label,
+  cell: (v) => format(lastValue(series(v))),
+  sortBy: (v) => lastValue(series(v)),
+  numeric: true,
+});
 
 function sovOverTime(history: RankHistory, styles: DomainStyles, covered: string): HTMLElement {
   const lines = history.visibility.filter((v) => v.is_site || v.is_competitor);
-  const chart = chartFigure(
-    'sov-history',
-    `Share of voice per day over ${history.days.length} days, one line per domain: ${lines.map((l) => styles.of(l.domain).label).join(', ')}. The table below has the figures.`,
+  const [chart, legend] = domainLines(
     {
-      type: 'line',
-      data: {
-        labels: history.days,
-        datasets: lines.map((line) => {
-          const style = styles.of(line.domain);
-          return {
-            label: style.isSite ? `${style.label} (your site)` : style.label,
-            data: line.sov.map((v) => (v === null ? null : v * 100)),
-            borderColor: style.fill,
-            backgroundColor: style.fill,
-            pointBorderColor: style.border,
-            borderWidth: style.isSite ? 4 : 2.5,
-            pointRadius: history.days.length > 31 ? 0 : 2,
-            spanGaps: true,
-          };
-        }),
-      },
-      options: {
-        maintainAspectRatio: false,
-        interaction: { mode: 'index', intersect: false },
-        scales: { y: { beginAtZero: true, title: { display: true, text: 'Share of voice (%)' } } },
-      },
+      name: 'sov-history',
+      summary: `Share of voice per day over ${history.days.length} days, one line per domain: ${lines.map((l) => styles.of(l.domain).label).join(', ')}. The table below has the figures.`,
+      axis: 'Share of voice (%)',
+      pointRadius: dayPoints(history.days),
     },
+    history.days,
+    lines.map((l) => ({ domain: l.domain, values: l.sov.map((v) => (v === null ? null : v * 100)) })),
+    styles,
   );
-  const legend = h(
-    'ul',
-    { class: 'legend', attrs: { 'aria-label': 'Lines' } },
-    lines.map((l) => h('li', null, domainLabel(styles.of(l.domain)))),
-  );
-  const last = (series: readonly (number | null)[]) => [...series].reverse().find((v) => v !== null) ?? null;
-  const table = dataTable<(typeof history.visibility)[number]>({
+  const table = dataTable<DomainLine>({
     name: 'visibility',
     caption:
-      'Visibility of each domain: estimated clicks a month (CTR of each position × the keyword’s monthly search volume) and share of voice, on the latest day with data',
+      'Visibility of each domain on the latest day with data: visibility (100 %: first on every keyword), estimated clicks a day and estimated clicks a month (CTR of each position × the keyword’s monthly search volume), and share of voice',
     columns: [
       { label: 'Domain', cell: (v) => domainLabel(styles.of(v.domain), { showDomain: true }) },
-      {
-        label: 'Clicks a month (est.)',
-        cell: (v) => fmtNum(last(v.clicks)),
-        sortBy: (v) => last(v.clicks),
-        numeric: true,
-      },
-      { label: 'Share of voice', cell: (v) => fmtShare(last(v.sov)), sortBy: (v) => last(v.sov), numeric: true },
+      latestOf('Visibility', (v) => v.visibility_pct, fmtPct),
+      latestOf('Clicks a day (est.)', (v) => v.estimated_clicks_per_day, fmtNum),
+      latestOf('Clicks a month (est.)', (v) => v.clicks, fmtNum),
+      latestOf('Share of voice', (v) => v.sov, fmtShare),
     ],
     rows: history.visibility,
     rowClass: (v) => (v.is_site ? 'is-site' : v.is_competitor ? 'is-competitor' : undefined),
@@ -186,7 +188,6 @@ function pages(history: RankHistory): HTMLElement {
       ),
     );
   const rows = history.pages.flatMap((page) => page.keywords.map((k) => ({ page, ...k })));
-  const latest = (positions: readonly (number | null)[]) => [...positions].reverse().find((p) => p !== null) ?? null;
   return section(
     'Published pages',
     dataTable<(typeof rows)[number]>({
@@ -200,7 +201,12 @@ function pages(history: RankHistory): HTMLElement {
           cell: (r) => `${r.positions.filter((p) => p !== null).length} of ${history.days.length}`,
           numeric: true,
         },
-        { label: 'Latest', cell: (r) => latest(r.positions) ?? '—', sortBy: (r) => latest(r.positions), numeric: true },
+        {
+          label: 'Latest',
+          cell: (r) => lastValue(r.positions) ?? '—',
+          sortBy: (r) => lastValue(r.positions),
+          numeric: true,
+        },
         { label: 'URL', cell: (r) => r.page.url, wrap: true },
       ],
       rows,

@@ -3,11 +3,12 @@ import type { Api } from '../api';
 import { domainStyles } from '../colors';
 import { confirmAction } from '../confirm';
 import { h } from '../dom';
-import { costInWords, plural } from '../format';
+import { costInWords, DEVICE_NAMES, plural } from '../format';
+import { DEVICES } from '../limits';
 import { landscapeReport } from '../reports/landscape';
 import { loadCompetitors } from '../tracked';
 import { isLandscape, isPageRow, isRefresh, isTopicRow, isUsage } from '../replies';
-import type { Landscape, LandscapeKeyword, PageRow, TopicRow } from '../types';
+import type { Device, Landscape, LandscapeKeyword, PageRow, TopicRow } from '../types';
 import type { View, ViewContext } from '../view';
 import { budgetNote, emptyState } from '../widgets';
 
@@ -35,19 +36,24 @@ export const landscapeView: View = {
       return;
     }
     const scope = scopeOf(ctx.params, topics, pages);
-    ctx.root.append(picker(ctx, scope, topics, pages));
-    const out = h('div');
-    ctx.root.append(out);
+    // No device in the route: the API's default, the device the scope is tracked on.
+    const device = DEVICES.find((d) => d === ctx.params[2]);
     const [landscape, competitors] = await Promise.all([
       ctx.api.tool(
         'serp_landscape',
-        { [`${scope.type}_id`]: scope.id, depth: 'metrics', history_days: HISTORY_DAYS },
+        { [`${scope.type}_id`]: scope.id, depth: 'metrics', history_days: HISTORY_DAYS, ...(device ? { device } : {}) },
         isLandscape,
       ),
       loadCompetitors(ctx.api),
     ]);
     const site = landscape.sov.domains.find((d) => d.is_site)?.domain ?? null;
-    out.append(
+    ctx.root.append(
+      h(
+        'div',
+        { class: 'toolbar' },
+        picker(ctx, scope, device, topics, pages),
+        devicePicker(ctx, scope, landscape.history?.device ?? device),
+      ),
       ...landscapeReport(landscape, domainStyles(competitors, site), {
         coverage: (result) => pullButton(ctx, scope, result),
         keyword: (k) => refreshButton(ctx, k),
@@ -67,14 +73,20 @@ function scopeOf(params: string[], topics: TopicRow[], pages: PageRow[]): Scope 
   throw new Error('No topic or page to show: the view shows its empty state instead');
 }
 
-function picker(ctx: ViewContext, scope: Scope, topics: TopicRow[], pages: PageRow[]): HTMLElement {
+function picker(
+  ctx: ViewContext,
+  scope: Scope,
+  device: Device | undefined,
+  topics: TopicRow[],
+  pages: PageRow[],
+): HTMLElement[] {
   const option = (type: Scope['type'], row: { id: number }, label: string) =>
     h('option', { attrs: { value: `${type}/${row.id}`, selected: scope.type === type && scope.id === row.id } }, label);
   const select = h(
     'select',
     {
       attrs: { id: 'scope' },
-      on: { change: () => ctx.navigate(select.value.split('/')) },
+      on: { change: () => ctx.navigate([...select.value.split('/'), ...(device ? [device] : [])]) },
     },
     topics.length
       ? h(
@@ -91,7 +103,20 @@ function picker(ctx: ViewContext, scope: Scope, topics: TopicRow[], pages: PageR
         )
       : null,
   );
-  return h('div', { class: 'toolbar' }, h('label', { attrs: { for: 'scope' } }, 'Topic or page'), select);
+  return [h('label', { attrs: { for: 'scope' } }, 'Topic or page'), select];
+}
+
+/** The device whose rank history the view shows (the rank checks of each are apart): picking one reads its history, free. */
+function devicePicker(ctx: ViewContext, scope: Scope, shown: Device | undefined): HTMLElement[] {
+  const select = h(
+    'select',
+    {
+      attrs: { id: 'device' },
+      on: { change: () => ctx.navigate([scope.type, String(scope.id), select.value]) },
+    },
+    DEVICES.map((d) => h('option', { attrs: { value: d, selected: d === shown } }, DEVICE_NAMES[d])),
+  );
+  return [h('label', { attrs: { for: 'device' } }, 'Device'), select];
 }
 
 /** The coverage panel's action: pull the SERPs `list` would pull, after a dialog. */
