@@ -18,6 +18,7 @@ import { lambdaContext } from '@cm/local';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import { providerOf } from '../../packages/runtime/src/oauth/provider';
 import { readSecretText } from '../../packages/runtime/src/secrets';
+import { searchConsoleKey } from '../../packages/runtime/src/providers';
 import { apiEvent } from '../helpers/lambda-events';
 import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
@@ -35,6 +36,11 @@ const saved = { ...process.env };
 const SECRETS: Record<string, Record<string, string> | string> = {
   'content-api/dataforseo': { login: 'from-secret', password: 'pw-from-secret' },
   'content-api/tavily': { api_key: 'tvly-from-secret' },
+  'content-api/search-console': {
+    type: 'service_account',
+    client_email: 'importer@content-api.iam.gserviceaccount.com',
+    private_key: '-----BEGIN PRIVATE KEY-----\nfrom-secret\n-----END PRIVATE KEY-----\n',
+  },
 };
 
 beforeAll(async () => {
@@ -97,6 +103,30 @@ it('uses DataForSEO with a login and password from the environment', async () =>
   expect(given(replay.requests.at(-1), 'the item').authorization).toBe(
     `Basic ${Buffer.from('env-login:env-pw').toString('base64')}`,
   );
+});
+
+it("reads Search Console's service account key from SEARCH_CONSOLE_KEY, or from the secret SEARCH_CONSOLE_SECRET names", async () => {
+  const key = {
+    client_email: 'env@content-api.iam.gserviceaccount.com',
+    private_key: 'pem',
+    project_id: 'content-api',
+  };
+  const { searchConsole } = loadConfig({
+    TABLE_NAME: 'content',
+    SEARCH_CONSOLE_KEY: JSON.stringify(key),
+    SEARCH_CONSOLE_SECRET: 'content-api/search-console',
+  });
+  expect(searchConsole).toEqual({ key: JSON.stringify(key), secret: 'content-api/search-console' });
+  expect(await searchConsoleKey(searchConsole)).toEqual(key);
+  expect(await searchConsoleKey({})).toBeNull();
+  await expect(searchConsoleKey({ key: '{"client_email":' })).rejects.toThrow(/not a service account's JSON key/);
+  expect(secretRequests).toEqual([]);
+
+  expect(await searchConsoleKey({ secret: 'content-api/search-console' })).toMatchObject({
+    client_email: 'importer@content-api.iam.gserviceaccount.com',
+  });
+  expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/search-console']);
+  secretRequests.length = 0;
 });
 
 it('reads the credentials from a Secrets Manager secret when one is named', async () => {

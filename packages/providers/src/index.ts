@@ -7,10 +7,19 @@ export type {
   BacklinkProfile,
   KeywordDataProvider,
   ResearchProvider,
+  SearchConsoleContext,
   SerpTask,
   SerpTaskQueue,
 } from './types';
 export { resolveAll } from './resolve';
+export {
+  GOOGLE_SEARCH_CONSOLE,
+  googleSearchConsole,
+  SEARCH_ANALYTICS_QUERY,
+  serviceAccountKey,
+  type GoogleSearchConsoleOptions,
+  type ServiceAccountKey,
+} from './google';
 export {
   SandboxKeywordData,
   SandboxBacklinkData,

@@ -37,6 +37,7 @@ export interface Config {
   /** `ORIGIN_VERIFY_SECRET_ARN`: the Secrets Manager secret holding it (AWS), read at run time. */
   originVerifySecret?: string;
   dataforseo: DataForSeoConfig;
+  searchConsole: SearchConsoleConfig;
   research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
   sandboxResearchMs?: number;
@@ -108,6 +109,16 @@ export interface DataForSeoConfig {
   timeoutMs?: number;
   /** `DATAFORSEO_TASK_READY_SECONDS`: when a rank check's posted task is first collected (default 300: the standard queue's normal priority). */
   taskReadySeconds?: number;
+}
+
+/**
+ * Google Search Console's service account key (its JSON, as Google's console downloads it):
+ * `SEARCH_CONSOLE_KEY` holds the JSON itself (local development and tests), or on AWS
+ * `SEARCH_CONSOLE_SECRET` the name or ARN of the Secrets Manager secret holding it. Neither: the sandbox.
+ */
+export interface SearchConsoleConfig {
+  key?: string;
+  secret?: string;
 }
 
 /**
@@ -193,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       baseUrl: env.DATAFORSEO_BASE_URL || undefined,
       timeoutMs: numbers.DATAFORSEO_TIMEOUT_MS,
       taskReadySeconds: numbers.DATAFORSEO_TASK_READY_SECONDS,
+    },
+    searchConsole: {
+      key: env.SEARCH_CONSOLE_KEY || undefined,
+      secret: env.SEARCH_CONSOLE_SECRET || undefined,
     },
     research: {
       tavilyApiKey: env.TAVILY_API_KEY || undefined,

@@ -5,13 +5,15 @@ import {
   SandboxBacklinkData,
   SandboxKeywordData,
   SandboxSerpQueue,
+  serviceAccountKey,
   type SerpTaskQueue,
+  type ServiceAccountKey,
   WEB_RESEARCH,
   type BacklinkDataProvider,
   type KeywordDataProvider,
 } from '@cm/providers';
 
-import type { DataForSeoConfig, ResearchConfig } from './config';
+import type { DataForSeoConfig, ResearchConfig, SearchConsoleConfig } from './config';
 import { readSecret } from './secrets';
 
 export interface DataForSeoCredentials {
@@ -23,6 +25,21 @@ export interface DataForSeoCredentials {
 export async function dataforseoCredentials(config: DataForSeoConfig): Promise<DataForSeoCredentials | null> {
   if (config.login && config.password) return { login: config.login, password: config.password };
   return config.secret ? readSecret(config.secret, ['login', 'password']) : null;
+}
+
+/** Search Console's service account key from the environment, or from the named secret; null without either (the sandbox). */
+export async function searchConsoleKey(config: SearchConsoleConfig): Promise<ServiceAccountKey | null> {
+  if (config.key) return serviceAccountKey(jsonOf(config.key));
+  return config.secret ? serviceAccountKey(await readSecret(config.secret, ['client_email', 'private_key'])) : null;
+}
+
+/** SEARCH_CONSOLE_KEY's JSON; text that is not JSON is refused as a key would be. */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** DataForSEO's keyword data with credentials, else the sandbox's. */

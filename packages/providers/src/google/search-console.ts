@@ -1,0 +1,172 @@
+import type { SearchDevice } from '@cm/contract';
+import * as z from 'zod/mini';
+import { ProviderError } from '../errors';
+import { OutOfTime, type Meter } from '../meter';
+import type { SearchConsoleContext, SearchConsoleProvider, SearchConsoleRow } from '../types';
+import { GoogleRequests, type GoogleAnswer, type GoogleRequestOptions } from './request';
+import { ApiError, GoogleDevice, QueryAnswer, ServiceAccountKey, type QueryRow } from './responses.decoder';
+import { GOOGLE_TOKEN_URL, ServiceAccountTokens } from './token';
+
+/*
+ * Google Search Console (the Webmasters v3 API's searchAnalytics.query), read with the deployment's
+ * service account: the owner of a property adds the account's e-mail as a user of it. Free, within
+ * the project's quotas (docs/api/search-console.md#the-google-client).
+ */
+
+export const GOOGLE_SEARCH_CONSOLE = 'google-search-console';
+export const SEARCH_ANALYTICS_QUERY = 'searchAnalytics.query';
+const SCOPE = 'https://www.googleapis.com/auth/webmasters.readonly';
+const API_BASE_URL = 'https://www.googleapis.com/webmasters/v3';
+/** The most rows one query answers: a day with more is asked page after page. */
+export const ROW_LIMIT = 25_000;
+/**
+ * Google keeps at most 50,000 rows a day per search type and property
+ * (https://support.google.com/webmasters/answer/12919192): two full pages, then an empty one. A
+ * third full page would be past that; paging stops there, so an endless answer cannot exhaust memory.
+ */
+const PAGES_MAX = 3;
+const DIMENSIONS = ['date', 'page', 'query', 'device', 'country'] as const;
+
+export interface GoogleSearchConsoleOptions extends GoogleRequestOptions {
+  /** Another token endpoint (tests: a loopback stand-in); the assertion's audience is this URL. */
+  tokenUrl?: string;
+  /** Another base of the Webmasters v3 API (tests: a loopback stand-in). */
+  apiBaseUrl?: string;
+  /** The clock tokens are kept by (tests). */
+  now?: () => number;
+}
+
+/** The service account's key as its JSON holds it, decoded: a key without its e-mail or private key is refused here, naming what is missing. */
+export function serviceAccountKey(json: unknown): ServiceAccountKey {
+  const decoded = z.safeParse(ServiceAccountKey, json);
+  if (decoded.success) return decoded.data;
+  const fields = decoded.error.issues.map((issue) => issue.path.join('.') || 'the key').join(', ');
+  throw new Error(`the Search Console service account key is not a service account's JSON key (${fields})`);
+}
+
+const DEVICES: Record<z.infer<typeof GoogleDevice>, SearchDevice> = {
+  DESKTOP: 'desktop',
+  MOBILE: 'mobile',
+  TABLET: 'tablet',
+};
+
+/** A row as the interface has it: Google's keys named, its device and country lower-cased. */
+function rowOf(row: QueryRow): SearchConsoleRow {
+  const [date, page, query, device, country] = row.keys;
+  return {
+    date,
+    page,
+    query,
+    device: DEVICES[device],
+    country: country.toLowerCase(),
+    clicks: row.clicks,
+    impressions: row.impressions,
+    ctr: row.ctr,
+    position: row.position,
+  };
+}
+
+/** Search Console over HTTPS with a service account's key. */
+class GoogleSearchConsole implements SearchConsoleProvider {
+  readonly name = GOOGLE_SEARCH_CONSOLE;
+  readonly serviceAccount: string;
+  private readonly requests: GoogleRequests;
+  private readonly tokens: ServiceAccountTokens;
+  private readonly apiBaseUrl: string;
+
+  constructor(key: ServiceAccountKey, options: GoogleSearchConsoleOptions) {
+    this.serviceAccount = key.client_email;
+    this.requests = new GoogleRequests(GOOGLE_SEARCH_CONSOLE, options);
+    this.tokens = new ServiceAccountTokens(
+      key,
+      SCOPE,
+      this.requests,
+      GOOGLE_SEARCH_CONSOLE,
+      options.tokenUrl ?? GOOGLE_TOKEN_URL,
+      options.now ?? Date.now,
+    );
+    this.apiBaseUrl = (options.apiBaseUrl ?? API_BASE_URL).replace(/\/+$/, '');
+  }
+
+  async dayRows(
+    property: string,
+    date: string,
+    state: 'final' | 'fresh',
+    _context: SearchConsoleContext,
+    meter: Meter,
+  ): Promise<{ rows: SearchConsoleRow[]; calls: number }> {
+    const url = `${this.apiBaseUrl}/sites/${encodeURIComponent(property)}/searchAnalytics/query`;
+    const rows: SearchConsoleRow[] = [];
+    let calls = 0;
+    // One page after the other: the next asks from where the last ended, until a page comes back short.
+    for (let page = 0; page < PAGES_MAX; page++) {
+      if (meter.abandoned) throw new OutOfTime();
+      const request = {
+        startDate: date,
+        endDate: date,
+        dimensions: DIMENSIONS,
+        type: 'web',
+        dataState: state === 'final' ? 'final' : 'all',
+        rowLimit: ROW_LIMIT,
+        startRow: page * ROW_LIMIT,
+      };
+      const answer = await this.requests.post(
+        url,
+        {
+          type: 'application/json',
+          data: JSON.stringify(request),
+          headers: { authorization: `Bearer ${await this.tokens.token(meter)}` },
+        },
+        meter,
+      );
+      calls++;
+      meter.record({ provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 });
+      if (answer.status !== 200) throw this.refused(property, answer);
+      const decoded = z.safeParse(QueryAnswer, answer.body);
+      if (!decoded.success) {
+        // Retryable: a glitch passes, and a changed format reaches the queue's dead letters, not the site's connection.
+        const where = decoded.error.issues.map((issue) => `${issue.path.join('.') || 'its root'}: ${issue.message}`);
+        throw new ProviderError(
+          GOOGLE_SEARCH_CONSOLE,
+          `${SEARCH_ANALYTICS_QUERY}: unreadable answer at ${where[0]}`,
+          true,
+        );
+      }
+      const found = decoded.data.rows ?? [];
+      rows.push(...found.map(rowOf));
+      if (found.length < ROW_LIMIT) break;
+    }
+    return { rows, calls };
+  }
+
+  /**
+   * Why a query gave no rows. 401 and 403: the account may not read the property (the owner has not
+   * added it, or removed it), which only the owner mends; 429 (quota) and 5xx pass with time.
+   */
+  private refused(property: string, answer: GoogleAnswer): ProviderError {
+    const { status } = answer;
+    const error = z.safeParse(ApiError, answer.body);
+    const detail = error.success ? error.data.error.message : `HTTP ${status}`;
+    if (status === 401) this.tokens.forget();
+    if (status === 401 || status === 403)
+      return new ProviderError(
+        GOOGLE_SEARCH_CONSOLE,
+        `Search Console refused the service account ${this.serviceAccount} access to ${property} (${detail}): the property's owner must add ${this.serviceAccount} as a user of the property in Search Console (Settings, Users and permissions)`,
+        false,
+        status,
+      );
+    const retryable = status === 429 || status >= 500;
+    return new ProviderError(
+      GOOGLE_SEARCH_CONSOLE,
+      `${SEARCH_ANALYTICS_QUERY}: HTTP ${status} ${detail}`,
+      retryable,
+      status,
+    );
+  }
+}
+
+/** The Search Console provider reading with the service account `key` (decoded by {@link serviceAccountKey}). */
+export const googleSearchConsole = (
+  key: ServiceAccountKey,
+  options: GoogleSearchConsoleOptions = {},
+): SearchConsoleProvider => new GoogleSearchConsole(key, options);
