@@ -106,9 +106,9 @@ export class ContentApiStack extends Stack {
 
     const table = contentTable(this, props.existingTableName);
     tableBackups(this, table);
-    // CloudFormation takes 500 resources a stack: the alarms (and the dashboard) and the functions' log
-    // groups are in nested stacks of their own, so that a tool costs this stack only its function, role,
-    // policy, integration, permission and routes (docs/architecture/aws-stack.md#a-stack-that-can-grow).
+    // CloudFormation takes 500 resources a stack: the alarms (and the dashboard), the functions' log
+    // groups and the API's integrations (api.ts) are in nested stacks of their own, so that a tool costs
+    // this stack only its function, role, policy and routes (docs/architecture/aws-stack.md#a-stack-that-can-grow).
     const alarmStack = new NestedStack(this, 'Alarms', { description: "The service's alarms and its dashboard" });
     const logs = new NestedStack(this, 'Logs', { description: "The service's functions' log groups" });
     const alarms = new Alarms(this, props.alarmEmail, alarmStack);

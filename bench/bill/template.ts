@@ -59,7 +59,7 @@ const backupsPerMonth = (cron: string) =>
 export function stackShape(): StackShape {
   const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
   const { edge, service } = serviceStacks(app, { account: '123456789012', region: 'us-east-1' });
-  // A stack's resources and its nested stacks' (the service's alarms and log groups).
+  // A stack's resources and its nested stacks' (the service's alarms, log groups and API integrations).
   const resourcesOf = (stack: Stack) =>
     [stack, ...stack.node.findAll().filter((c) => NestedStack.isNestedStack(c))].flatMap((s) =>
       Object.entries(Resources.parse(Template.fromStack(s).toJSON().Resources)),

@@ -2,23 +2,22 @@ import { Bug } from '@cm/core';
 import { Annotations, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnRoute,
   DomainName,
   HttpApi,
-  HttpMethod,
   HttpStage,
   LogGroupLogDestination,
   CfnStage,
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
-import { answersHead, FUNCTIONS, ROUTES, type FunctionName } from '@cm/contract';
+import { Construct } from 'constructs';
+import { answersHead, ROUTES, type FunctionName } from '@cm/contract';
 import { apiAlarms, type Alarms } from './alarms';
 import { made } from './function';
-import { pascal } from './ids';
+import { apiIntegrations } from './integrations';
 import { DEFAULT_THROTTLE, HEAVY_TENANTS, routeThrottles } from './throttles';
 
 export { DEFAULT_THROTTLE } from './throttles';
@@ -80,25 +79,26 @@ export function httpApi(
       `-c apiRateLimit=${limits.rateLimit} is under ${DEFAULT_THROTTLE.rateLimit}, what ${HEAVY_TENANTS} tenants at their per-address rate limit make: the route's shared throttle, not WAF's per-tenant limit, refuses them first`,
     );
 
-  // One invoke permission per function for this API's routes, not one per route: at 117 routes those
-  // were 121 of the stack's resources, past CloudFormation's 500 once rank tracking and OAuth came.
-  const integrations = new Map(
-    FUNCTIONS.map((fn) => [
-      fn,
-      new HttpLambdaIntegration(`${pascal(fn)}Integration`, made(functions, fn), { scopePermissionToRoute: false }),
-    ]),
-  );
   // No CORS of API Gateway's: the callers are servers (the editor service, the sites), and visitor pages are
   // plain links; the OAuth paths' CORS is the functions' own (docs/api/oauth.md#browser-based-clients).
+  const api = new HttpApi(scope, 'Api', { createDefaultStage: false, disableExecuteApiEndpoint: onlyAtDomain });
+  // One integration and one invoke permission per function, not per route (at 117 routes those were 121 of
+  // the stack's resources), in a nested stack of their own.
+  const integrations = apiIntegrations(scope, api, functions);
+  const route = (id: string, routeKey: string, fn: FunctionName) =>
+    // Under the ids HttpApi.addRoutes gave them: a route with a new logical ID is a new route, which
+    // CloudFormation makes before deleting the old one, and API Gateway refuses two routes of one key.
+    new CfnRoute(new Construct(api, id), 'Resource', {
+      apiId: api.apiId,
+      routeKey,
+      authorizationType: 'NONE',
+      target: `integrations/${made(integrations, fn).ref}`,
+    });
   // Requests no route matches reach the discovery function: a preflight, 405 on an OAuth path, else 404.
-  const api = new HttpApi(scope, 'Api', {
-    defaultIntegration: integrations.get('discovery'),
-    createDefaultStage: false,
-    disableExecuteApiEndpoint: onlyAtDomain,
-  });
-  for (const route of ROUTES) {
-    const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
-    api.addRoutes({ path: route.path, methods, integration: made(integrations, route.fn) });
+  route('DefaultRoute', '$default', 'discovery');
+  for (const r of ROUTES) {
+    const methods = answersHead(r) ? ['GET', 'HEAD'] : [r.method];
+    for (const method of methods) route(`${method}${r.path}`, `${method} ${r.path}`, r.fn);
   }
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',

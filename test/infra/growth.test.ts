@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { TOOL_NAMES, toolFunction } from '@cm/contract';
+import { FUNCTIONS, TOOL_NAMES, toolFunction } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
 import { checkedApp } from '../../infra/checks';
 import { RESERVED_TOTAL } from '../../infra/constructs/concurrency';
@@ -26,6 +26,7 @@ const nested = (id: string) => {
 };
 const alarms = nested('Alarms');
 const logs = nested('Logs');
+const integrations = nested('Integrations');
 /** A doc page's text, its lines joined: a sentence reads the same however it is wrapped. */
 const docs = (page: string) => readFileSync(join(__dirname, '..', '..', 'docs', page), 'utf8').replace(/\s+/g, ' ');
 
@@ -36,9 +37,33 @@ const NEXT_TOOLS = 20;
 type Resources = Record<string, { Type: string; Properties?: unknown }>;
 const count = (o: object | undefined) => Object.keys(o ?? {}).length;
 
+/** The parameters the service stack passes its nested stack `id`, as it passes them. */
+function passedTo(id: string): Record<string, unknown> {
+  const stack = Object.entries(main.Resources as Resources).find(
+    ([rid, r]) => r.Type === 'AWS::CloudFormation::Stack' && rid.startsWith(id),
+  );
+  return (given(stack, `the nested stack ${id}`)[1].Properties as any).Parameters;
+}
+
+/**
+ * The function each route of the service stack invokes (its logical id): its target is an output of the
+ * nested stack `Integrations`, an integration whose URI is a parameter, the function's ARN.
+ */
+const functionOfRoute = new Map(
+  Object.entries(main.Resources as Resources)
+    .filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route')
+    .map(([id, route]) => {
+      const [, target] = (route.Properties as any).Target['Fn::Join'][1];
+      const output = String(target['Fn::GetAtt'][1]).slice('Outputs.'.length);
+      const integration = integrations.Resources[integrations.Outputs[output].Value.Ref];
+      const param = integration.Properties.IntegrationUri.Ref;
+      return [id, (passedTo('Integrations')[param] as any)['Fn::GetAtt'][0] as string];
+    }),
+);
+
 /**
  * What one tool function costs a template: the resources that are its own (its id's), or that name it
- * or them (its integration, invoke permission, alarms), and the routes to its integration.
+ * or them (its alarms), and the routes to its integration.
  */
 function costOf(resources: Resources, fn: string, refersTo: (text: string, id: string) => boolean): number {
   const own = Object.keys(resources).filter((id) =>
@@ -47,14 +72,7 @@ function costOf(resources: Resources, fn: string, refersTo: (text: string, id: s
   const naming = Object.entries(resources)
     .filter(([id, r]) => !own.includes(id) && own.some((o) => refersTo(JSON.stringify(r.Properties ?? {}), o)))
     .map(([id]) => id);
-  const integrations = naming.filter(
-    (id) => given(resources[id], 'the resources[id]').Type === 'AWS::ApiGatewayV2::Integration',
-  );
-  const routes = Object.entries(resources).filter(
-    ([, r]) =>
-      r.Type === 'AWS::ApiGatewayV2::Route' &&
-      integrations.some((i) => JSON.stringify(r.Properties).includes(`"${i}"`)),
-  );
+  const routes = Object.keys(resources).filter((id) => own.includes(functionOfRoute.get(id) ?? ''));
   // Another function's policy or environment naming this one (mcp's), or a nested stack passing it on, is
   // a resource already there, not a new one.
   const made = naming.filter(
@@ -66,6 +84,19 @@ function costOf(resources: Resources, fn: string, refersTo: (text: string, id: s
   return own.length + made.length + routes.length;
 }
 
+/** What one tool function costs the nested stack `id`: the resources that name a parameter naming it. */
+function nestedCostOf(id: string, template: Record<string, any>, fn: string): number {
+  const fnId = given(
+    Object.keys(main.Resources).find((r) => new RegExp(`^${pascal(fn)}Function[0-9A-F]{8}$`).test(r)),
+    `the function ${fn}`,
+  );
+  const passed = passedTo(id);
+  const params = Object.keys(passed).filter((p) => JSON.stringify(passed[p]).includes(`"${fnId}"`));
+  return Object.values(template.Resources as Resources).filter((r) =>
+    params.some((p) => JSON.stringify(r.Properties).includes(`"${p}"`)),
+  ).length;
+}
+
 /** The most any tool costs `resources`, over every tool function. */
 const toolCost = (resources: Resources, refersTo: (text: string, id: string) => boolean) =>
   Math.max(...TOOL_NAMES.map(toolFunction).map((fn) => costOf(resources, fn, refersTo)));
@@ -73,8 +104,8 @@ const toolCost = (resources: Resources, refersTo: (text: string, id: string) => 
 describe('room for the next 20 tools', () => {
   it('keeps room in the service stack and in each nested stack for 20 more tools at what a tool costs each now', () => {
     const inMain = toolCost(main.Resources, (text, id) => text.includes(`"${id}"`));
-    // A tool's function, role, policy, integration, invoke permission and route: its log group and alarms are nested.
-    expect(inMain).toBe(6);
+    // A tool's function, role, policy and route: its log group, alarms, integration and invoke permission are nested.
+    expect(inMain).toBe(4);
     expect(count(main.Resources) + NEXT_TOOLS * inMain).toBeLessThanOrEqual(LIMITS.resources);
 
     // The alarms' stack names the main stack's resources through its parameters, one per resource.
@@ -90,6 +121,17 @@ describe('room for the next 20 tools', () => {
     expect(count(logs.Resources)).toBe(FUNCTION_ENTRIES.length);
     expect(count(logs.Outputs)).toBe(2 * FUNCTION_ENTRIES.length);
     expect(count(logs.Outputs) + NEXT_TOOLS * 2).toBeLessThanOrEqual(LIMITS.outputs);
+
+    // The integrations' stack: a tool's integration and invoke permission, its function's ARN as a
+    // parameter, and its integration as the output its route reads.
+    const inIntegrations = Math.max(
+      ...TOOL_NAMES.map(toolFunction).map((fn) => nestedCostOf('Integrations', integrations, fn)),
+    );
+    expect(inIntegrations).toBe(2);
+    expect(count(integrations.Resources) + NEXT_TOOLS * inIntegrations).toBeLessThanOrEqual(LIMITS.resources);
+    expect(count(integrations.Parameters) + NEXT_TOOLS).toBeLessThanOrEqual(LIMITS.parameters);
+    expect(count(integrations.Outputs)).toBe(FUNCTIONS.length);
+    expect(count(integrations.Outputs) + NEXT_TOOLS).toBeLessThanOrEqual(LIMITS.outputs);
 
     // architecture/aws-stack.md's figure is this template's, and the one place that gives it.
     const room = Math.floor((LIMITS.resources - count(main.Resources)) / inMain);

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Stack, type App } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
@@ -39,6 +41,7 @@ let app: App;
 let template: Template;
 /** The stack's nested stacks, their parameters read as the main stack's references. */
 let alarmsOf: Template;
+let integrationsOf: Template;
 let stack: ContentApiStack;
 beforeAll(() => {
   const root = join(__dirname, '..', '..');
@@ -52,6 +55,7 @@ beforeAll(() => {
   stack = new ContentApiStack(app, 'Test');
   template = Template.fromStack(stack);
   alarmsOf = nestedTemplate(stack, 'Alarms');
+  integrationsOf = nestedTemplate(stack, 'Integrations');
 }, 120_000);
 afterAll(() => rmSync(cliOut, { recursive: true, force: true }));
 
@@ -65,6 +69,14 @@ const CLI_SYNTH_BOUND_MS = 300_000;
 async function cliTemplate(): Promise<Record<string, any>> {
   await cliSynth;
   return JSON.parse(readFileSync(join(cliOut, 'ContentApi.template.json'), 'utf8')) as Record<string, any>;
+}
+
+/** The integration a route's target names: its output of the nested stack `Integrations`, read there. */
+function integrationOf(route: Record<string, any>): [string, Record<string, any>] {
+  const [prefix, getAtt] = route.Properties.Target['Fn::Join'][1];
+  expect(prefix).toBe('integrations/');
+  const { Ref: id } = nestedOutput(stack, 'Integrations', getAtt) as { Ref: string };
+  return [id, given(integrationsOf.findResources('AWS::ApiGatewayV2::Integration')[id], `the integration ${id}`)];
 }
 
 /** Every IAM statement of the template: the policies' and the roles' inline ones. */
@@ -205,14 +217,58 @@ describe('CDK stack', () => {
     expect(routes.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), ...heads, '$default'].sort());
   });
 
-  it('gives each function one invoke permission for the API, not one per route: the stack stays well under 500 resources', () => {
-    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
-      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
-    );
+  it('gives each function one integration and one invoke permission for the API, not one per route, in the nested stack Integrations: the stack stays well under 500 resources', () => {
+    const permissions = Object.values(integrationsOf.findResources('AWS::Lambda::Permission'));
     expect(permissions).toHaveLength(FUNCTIONS.length);
-    for (const p of permissions) expect(JSON.stringify(p.Properties.SourceArn)).toMatch(/\/\*\/\*"/);
-    // CloudFormation refuses a stack of more than 500; with a permission per route this one had 516.
+    for (const p of permissions) {
+      expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      // Any stage, method and path of this API: the API named as in the main stack.
+      expect(JSON.stringify(p.Properties.SourceArn)).toMatch(/"Ref":"Api[0-9A-F]{8}"\},"\/\*\/\*\/\*"/);
+    }
+    const integrations = Object.values(integrationsOf.findResources('AWS::ApiGatewayV2::Integration'));
+    expect(integrations).toHaveLength(FUNCTIONS.length);
+    // Each function's, as HttpLambdaIntegration made them in the main stack before.
+    const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+    for (const i of integrations) {
+      expect(i.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(functionIds).toContain(i.Properties.IntegrationUri['Fn::GetAtt'][0]);
+    }
+    expect(new Set(integrations.map((i) => i.Properties.IntegrationUri['Fn::GetAtt'][0])).size).toBe(FUNCTIONS.length);
+    // Neither is the main stack's; CloudFormation refuses a stack of more than 500 (with a permission per route this one had 516).
+    template.resourceCountIs('AWS::ApiGatewayV2::Integration', 0);
+    expect(
+      Object.keys(
+        template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } }),
+      ),
+    ).toEqual([]);
     expect(Object.keys(template.toJSON().Resources).length).toBeLessThan(450);
+  });
+
+  it('keeps each route under the logical ID HttpApi.addRoutes gave it (a new one is a new route, whose key the old one holds during the deploy), each to its function', () => {
+    // The routes as HttpApi made them before they named the nested stack's integrations.
+    const before = new Stack();
+    const integration = new HttpUrlIntegration('Integration', 'https://example.com');
+    const scratch = new HttpApi(before, 'Api', { defaultIntegration: integration, createDefaultStage: false });
+    for (const route of ROUTES) {
+      const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
+      scratch.addRoutes({ path: route.path, methods, integration });
+    }
+    const idsByKey = (routes: Record<string, any>) =>
+      Object.fromEntries(Object.entries(routes).map(([id, r]) => [r.Properties.RouteKey, id]));
+    const routes = template.findResources('AWS::ApiGatewayV2::Route');
+    expect(idsByKey(routes)).toEqual(idsByKey(Template.fromStack(before).findResources('AWS::ApiGatewayV2::Route')));
+    for (const route of ROUTES) {
+      const id = given(idsByKey(routes)[`${route.method} ${route.path}`], 'the route');
+      const [, fnIntegration] = integrationOf(given(routes[id], 'the route'));
+      expect(fnIntegration.Properties.IntegrationUri['Fn::GetAtt'][0]).toMatch(
+        new RegExp(`^${pascal(route.fn)}Function[0-9A-F]{8}$`),
+      );
+    }
+    // What no route matches: the discovery function.
+    const fallback = given(routes[given(idsByKey(routes).$default, 'the $default route')], 'the $default route');
+    expect(integrationOf(fallback)[1].Properties.IntegrationUri['Fn::GetAtt'][0]).toMatch(
+      /^DiscoveryFunction[0-9A-F]{8}$/,
+    );
   });
 
   it('grants table access by need: read-only for discovery (deep health), reads and visitor pages, DeleteItem only where a row or a tracked scope is deleted', () => {
@@ -285,14 +341,9 @@ describe('CDK stack', () => {
         'HEAD /dashboard',
         'HEAD /dashboard/assets/{file}',
       ]);
-      const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(([, i]) =>
-        JSON.stringify(i.Properties.IntegrationUri).includes(id),
+      expect(routes.every((r) => JSON.stringify(integrationOf(r)[1].Properties.IntegrationUri).includes(id))).toBe(
+        true,
       );
-      expect(
-        routes.every((r) =>
-          integrations.some(([integrationId]) => JSON.stringify(r.Properties.Target).includes(integrationId)),
-        ),
-      ).toBe(true);
       const statements = Object.values(template.findResources('AWS::IAM::Policy'))
         .filter((p) => JSON.stringify(p.Properties.Roles).includes('DashboardFunctionRole'))
         .flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
@@ -344,16 +395,8 @@ describe('CDK stack', () => {
       String(r.Properties.RouteKey).endsWith(' /mcp'),
     );
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
-    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    for (const route of routes) {
-      const integrationId = given(
-        given(JSON.stringify(route.Properties.Target).match(/"(\w+Integration\w*)"/), 'the match')[1],
-        'the integration id',
-      );
-      expect(
-        JSON.stringify(given(integrations[integrationId], 'the integrations[integrationId]').Properties.IntegrationUri),
-      ).toContain(mcpId);
-    }
+    for (const route of routes)
+      expect(JSON.stringify(integrationOf(route)[1].Properties.IntegrationUri)).toContain(mcpId);
     // The streaming endpoint: its own function URL, streaming; the handler checks the key (auth NONE at the URL).
     const urls = Object.values(template.findResources('AWS::Lambda::Url'));
     expect(urls).toHaveLength(1);
