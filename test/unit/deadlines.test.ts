@@ -76,4 +76,23 @@ describe('a route handler', () => {
     expect((await patient).statusCode).toBe(200);
     expect(seen).toEqual([false]);
   });
+
+  it('times a deadline asked for late from the request, not from when it was asked: its time may be up already', async () => {
+    const started = Date.now();
+    let aborted: boolean | undefined;
+    const handle = routeHandler(
+      {
+        'GET /health': async (request) => {
+          // Later than the deadline (the function's 10 s less the margins), as a long handler would ask.
+          jest.spyOn(Date, 'now').mockReturnValue(started + 9_000);
+          aborted = request.deadline.aborted;
+          jest.restoreAllMocks();
+          return json(200, {});
+        },
+      },
+      new WeakMap(),
+    );
+    expect((await handle(apiEvent('GET', '/health'), lambdaContext('health', 10_000))).statusCode).toBe(200);
+    expect(aborted).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import {
   sitemapShardOf,
 } from '@cm/core';
 import { DOMParser } from 'linkedom';
+import { Locale } from '@cm/contract';
 import type { ListedPage } from '@cm/contract';
 
 /* The pure parts of the site's listings and discovery files. */
@@ -114,5 +115,17 @@ describe('the feed', () => {
     // A locale from before locales were checked: English, as pages were.
     expect(languageTags('english').lang).toBe('en');
     expect(languageTags('en/US').lang).toBe('en');
+  });
+
+  it('works each locale’s tags out once, and again only after a few hundred others', () => {
+    const check = jest.spyOn(Locale, 'safeParse');
+    const first = languageTags('DE/de');
+    expect(languageTags('DE/de')).toBe(first);
+    expect(first).toEqual({ lang: 'de-DE', ogLocale: 'de_DE' });
+    expect(check).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 256; i++) expect(languageTags(`locale ${i}`)).toEqual({ lang: 'en', ogLocale: null });
+    expect(languageTags('DE/de')).toEqual(first);
+    expect(check).toHaveBeenCalledTimes(258);
+    check.mockRestore();
   });
 });

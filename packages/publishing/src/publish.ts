@@ -157,8 +157,11 @@ async function indexLinks(
   await pages.linksIndexed(siteId, page, state.hash, state.legacy?.suppressed.map((link) => link.id) ?? null);
 }
 
-/** Bytes a text takes once written as a JSON string, as Lambda carries a reply's body. */
-const jsonStringBytes = (text: string): number => new TextEncoder().encode(JSON.stringify(text)).length;
+/**
+ * Bytes a text takes once written as a JSON string, as Lambda carries a reply's body: counted, not
+ * encoded (JSON.stringify leaves no lone surrogate, so each character counts as UTF-8 writes it).
+ */
+const jsonStringBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text), 'utf8');
 
 /**
  * A page is stored only if it can be read back: its read reply and its visitor page must each fit one

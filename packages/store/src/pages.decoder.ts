@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { CommunityAnswer, isLive, PAGE_TYPES, PageStatus, type ListedPage, type PageDoc } from '@cm/contract';
 import { binary, decodeItem, stringSet } from './decode';
 import { decodeJson } from './codec';
+import { KeptDocs } from './kept-docs';
 
 /* The items of a page: the page item (whole, or as a projection or an index has it) and its parts. */
 
@@ -179,9 +180,13 @@ export function decodeAnswer(item: Item): CommunityAnswer {
   return decodeItem('community answer', CommunityAnswer, JSON.parse(data), { pk: item.pk, sk });
 }
 
-/** A page document from its gzipped bytes (one item's or its chunks' joined). */
+const keptDocs = new KeptDocs<PageDoc>();
+
+/** A page document from its gzipped bytes (one item's or its chunks' joined), read from the item at `key`. */
 export function decodeDoc(bytes: Uint8Array, key: Item): PageDoc {
-  const doc = decodeJson(bytes);
-  decodeItem('page document', StoredDoc, doc, key);
-  return doc as PageDoc;
+  return keptDocs.get(`${String(key.pk)} ${String(key.sk)}`, bytes, (stored) => {
+    const doc = decodeJson(stored);
+    decodeItem('page document', StoredDoc, doc, key);
+    return doc as PageDoc;
+  });
 }

@@ -17,10 +17,9 @@ const NAME_PLACEHOLDER_CHARS = 32;
 /** An attribute name as a placeholder may spell it (`suppressed_since#x` → `suppressed_since_x`). */
 const placeholder = (attribute: string): string => attribute.replace(/[^A-Za-z0-9_]/g, '_') || '_';
 
-const partsOf = (attribute: Attribute): readonly string[] => (typeof attribute === 'string' ? [attribute] : attribute);
-
 /** The value placeholder's key an attribute's own value takes by default. */
-const valueKeyOf = (attribute: Attribute): string => placeholder(partsOf(attribute).join('_'));
+const valueKeyOf = (attribute: Attribute): string =>
+  placeholder(typeof attribute === 'string' ? attribute : attribute.join('_'));
 
 export class Update {
   private readonly sets: string[] = [];
@@ -35,9 +34,9 @@ export class Update {
 
   /** The placeholder of an attribute's name (of each part of a path, joined by `.`), for a clause or a condition. */
   name(attribute: Attribute): string {
-    return partsOf(attribute)
-      .map((part) => this.namePart(part))
-      .join('.');
+    // Most are one attribute: its placeholder, with no list to build.
+    if (typeof attribute === 'string') return this.namePart(attribute);
+    return attribute.map((part) => this.namePart(part)).join('.');
   }
 
   /** The placeholder of a value, for this update's clauses or its condition. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { SERVICE_LIMITS } from '@cm/contract';
 import { SITE_ICON_SVG, THEME_STYLE_SOURCE } from '@cm/core';
 import type { ApiEvent, ApiResult } from './request';
@@ -94,7 +94,8 @@ function cacheable(
   modifiedAt: Date | null,
   answer: (validators: Record<string, string>) => ApiResult,
 ): ApiResult {
-  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
+  // The one-shot hash: the same digest as createHash's, without a Hash object per reply.
+  const etag = `"${hash('sha256', body, 'base64url')}"`;
   const validators = {
     etag,
     ...(modifiedAt ? { 'last-modified': modifiedAt.toUTCString() } : {}),

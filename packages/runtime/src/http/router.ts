@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ApiError, ROUTE_TABLE, routeKey, type FunctionName } from '@cm/contract';
 import { Bug, siteRoot } from '@cm/core';
-import { timeLimit } from '@cm/providers/time-limit';
+import { timeLimit, type TimeLimit } from '@cm/providers/time-limit';
 import { checkEnvironment } from '../config';
 import { crossOrigin } from '../cross-origin';
 import { observationOf, observed } from '../observability';
@@ -93,7 +93,9 @@ export function routeHandler(
         const baseUrl = baseUrlOf(event);
         const pagesBaseUrl = pagesBaseUrlOf(event);
         const observation = observationOf(context);
-        const deadline = timeLimit(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS);
+        // Its timer is set when a handler first asks for it: most never do.
+        const deadlineAt = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS - ABANDON_MARGIN_MS;
+        let deadline: TimeLimit | undefined;
         try {
           const result = await handler({
             event,
@@ -108,12 +110,14 @@ export function routeHandler(
               return siteRoot(pagesBaseUrl, { site_id: siteId, served_domain: servedDomain });
             },
             observation,
-            deadline: deadline.signal,
+            get deadline() {
+              return (deadline ??= timeLimit(deadlineAt - Date.now())).signal;
+            },
           });
           observation.log.info('answered', { status: result.statusCode });
           return result;
         } finally {
-          deadline.clear();
+          deadline?.clear();
         }
       })
   );
