@@ -7,6 +7,9 @@ export type {
   BacklinkProfile,
   KeywordDataProvider,
   ResearchProvider,
+  SearchConsoleContext,
+  SearchConsoleProvider,
+  SearchConsoleRow,
   SerpTask,
   SerpTaskQueue,
 } from './types';
@@ -16,6 +19,12 @@ export {
   SandboxBacklinkData,
   SandboxResearch,
   SandboxSerpQueue,
+  SandboxSearchConsole,
+  sandboxSearchRows,
+  SEARCH_ANALYTICS_QUERY,
+  ROWS_PER_CALL,
+  LEVERS,
+  SLIP_PLACES,
   sandboxHasNoData,
   sandboxReferringDomains,
 } from './sandbox';

@@ -10,6 +10,7 @@ import type {
   JobMode,
   KeywordMetrics,
   LinkingPage,
+  SearchDevice,
   SerpItem,
 } from '@cm/contract';
 import type { Meter } from './meter';
@@ -139,4 +140,42 @@ export interface BacklinkDataProvider {
   links(domain: string, limit: number, meter: Meter): Promise<LinkingPage[]>;
   /** Up to `limit` domains linking to at least one competitor and never to the site, strongest first. */
   linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]>;
+}
+
+/** A row of Search Console's searchAnalytics.query with dimensions [date, page, query, device, country]. */
+export interface SearchConsoleRow {
+  date: string; // YYYY-MM-DD
+  page: string; // the URL as Search Console gives it
+  query: string;
+  device: SearchDevice; // 'desktop' | 'mobile' | 'tablet' (Google's DESKTOP/MOBILE/TABLET lower-cased)
+  country: string; // ISO 3166-1 alpha-3, lower case
+  clicks: number;
+  impressions: number;
+  ctr: number;
+  position: number;
+}
+
+/** What the sandbox may know of the site to derive plausible rows (a real provider ignores it). */
+export interface SearchConsoleContext {
+  siteDomain: string;
+  /** The site's live pages, their URLs and the keywords they are tracked or published for. */
+  pages: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
+}
+
+export interface SearchConsoleProvider {
+  /** `sandbox`, or `google-search-console`. */
+  readonly name: string;
+  /** The e-mail of the service account the owner adds as a user of the property (null in the sandbox). */
+  readonly serviceAccount: string | null;
+  /**
+   * The property's rows of one day (every page of 25,000 rows, asked one after the other), `final` or
+   * `fresh` (dataState all). Free: the meter records each call at $0.
+   */
+  dayRows(
+    property: string,
+    date: string,
+    state: 'final' | 'fresh',
+    context: SearchConsoleContext,
+    meter: Meter,
+  ): Promise<{ rows: SearchConsoleRow[]; calls: number }>;
 }
