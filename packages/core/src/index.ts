@@ -114,3 +114,15 @@ export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budge
 export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
+export {
+  propertyDomain,
+  SEARCH_BACKFILL_DAYS,
+  SEARCH_LAG_DAYS,
+  searchBackfillDays,
+  searchImportDay,
+  tokenOfVerificationFile,
+  verificationFile,
+  verificationFileBody,
+  verificationMetaTag,
+} from './search-console';
+export { pageOfUrl, searchDayOf, trackedDay, type SearchPageRef, type SearchRow } from './search-days';

@@ -37,6 +37,11 @@ export interface Config {
   /** `ORIGIN_VERIFY_SECRET_ARN`: the Secrets Manager secret holding it (AWS), read at run time. */
   originVerifySecret?: string;
   dataforseo: DataForSeoConfig;
+  /**
+   * `SEARCH_CONSOLE_SECRET`: the name or ARN of the Secrets Manager secret holding the deployment's
+   * Google service account key (its JSON); unset: the sandbox's Search Console.
+   */
+  searchConsoleSecret?: string;
   research: ResearchConfig;
   /** How long a sandbox research job takes (ms). */
   sandboxResearchMs?: number;
@@ -194,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: numbers.DATAFORSEO_TIMEOUT_MS,
       taskReadySeconds: numbers.DATAFORSEO_TASK_READY_SECONDS,
     },
+    searchConsoleSecret: env.SEARCH_CONSOLE_SECRET || undefined,
     research: {
       tavilyApiKey: env.TAVILY_API_KEY || undefined,
       tavilySecret: env.TAVILY_SECRET || undefined,

@@ -4,7 +4,9 @@ import {
   DataForSeoSerpQueue,
   SandboxBacklinkData,
   SandboxKeywordData,
+  SandboxSearchConsole,
   SandboxSerpQueue,
+  type SearchConsoleProvider,
   type SerpTaskQueue,
   WEB_RESEARCH,
   type BacklinkDataProvider,
@@ -62,3 +64,13 @@ export async function selectKeywordData(config: DataForSeoConfig): Promise<Keywo
 /** The `data_source` web research will have, known without building the provider (which only the worker does). */
 export const researchSource = (config: ResearchConfig): string =>
   config.tavilyApiKey || config.tavilySecret ? WEB_RESEARCH : 'sandbox';
+
+/**
+ * Search Console: Google's, read with the deployment's service account (its key in the secret
+ * SEARCH_CONSOLE_SECRET names), else the sandbox's.
+ */
+export function searchConsoleFor(secret: string | undefined): SearchConsoleProvider {
+  if (secret === undefined) return new SandboxSearchConsole();
+  // The seam of the Google client (packages/providers/src/google/): built from the secret's key.
+  throw new Error('SEARCH_CONSOLE_SECRET is set, and this build has no Google Search Console client yet');
+}

@@ -1,4 +1,4 @@
-import type { BacklinkDataProvider, KeywordDataProvider, SerpTaskQueue } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider, SearchConsoleProvider, SerpTaskQueue } from '@cm/providers';
 import {
   BreakerStore,
   createDocumentClient,
@@ -11,7 +11,7 @@ import {
   type Store,
 } from '@cm/store';
 import { getConfig, resetConfig } from './config';
-import { backlinkDataFor, dataforseoCredentials, keywordDataFor, serpQueueFor } from './providers';
+import { backlinkDataFor, dataforseoCredentials, keywordDataFor, searchConsoleFor, serpQueueFor } from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
@@ -79,6 +79,9 @@ export async function getSerpQueue(): Promise<SerpTaskQueue> {
 export async function getBacklinkData(): Promise<BacklinkDataProvider> {
   return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
 }
+
+/** Search Console: Google's with the deployment's service account (SEARCH_CONSOLE_SECRET), else the sandbox's. */
+export const getSearchConsole = (): SearchConsoleProvider => searchConsoleFor(getConfig().searchConsoleSecret);
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */
 export function resetServices(): void {
