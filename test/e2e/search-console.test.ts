@@ -1,6 +1,6 @@
 import { LIMITS, type SearchDay } from '@cm/contract';
 import { searchBackfillDays, searchImportDay } from '@cm/core';
-import { Meter, SandboxSearchConsole } from '@cm/providers';
+import { Meter, ProviderError, SandboxSearchConsole } from '@cm/providers';
 import { given } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
 import { article, getAtHost, siteClient, useTestStack, type SiteClient } from '../helpers/local';
@@ -163,18 +163,43 @@ describe('connecting', () => {
     expect((await s.call('GET', '/v1/search-console')).body.imported_through).toBe(day);
   });
 
+  it('marks the connection failed with why when the provider refuses, and connected again once an import reads it', async () => {
+    const day = searchImportDay(dayAfter(TODAY, 5));
+    dayRows.mockRejectedValueOnce(
+      new ProviderError('google-search-console', 'the service account is not a user of the property', false),
+    );
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: day, state: 'final' }));
+    await t.stack.drain();
+    expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({
+      status: 'failed',
+      last_error: 'the service account is not a user of the property',
+    });
+    expect(await storedDays(day, day)).toEqual([]);
+    expect(t.stack.queues['search-console'].deadLetters).toEqual([]);
+    // An import of another property's (one connected before) changes nothing of this one.
+    await t.store.searchConsole.recordImport(s.siteId, 'sc-domain:old.example.com', day, null);
+    expect((await s.call('GET', '/v1/search-console')).body.status).toBe('failed');
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: day, state: 'final' }));
+    await t.stack.drain();
+    expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({
+      status: 'connected',
+      last_error: null,
+      imported_through: day,
+    });
+  });
+
   it('disconnects: no more imports, the days kept, the verification still served', async () => {
     const removed = await s.call('DELETE', '/v1/search-console');
     expect(removed).toMatchObject({ status: 200, body: { property: PROPERTY } });
     expect((await s.call('GET', '/v1/search-console')).status).toBe(404);
     expect((await s.call('DELETE', '/v1/search-console')).status).toBe(404);
     const before = dayRows.mock.calls.length;
-    const later = dayAfter(TODAY, 2);
+    const later = dayAfter(TODAY, 3);
     await t.stack.runSchedule(new Date(`${later}T06:00:00.000Z`));
     await t.stack.drain();
     expect(dayRows.mock.calls.length).toBe(before);
     expect(await storedDays(searchImportDay(later), searchImportDay(later))).toEqual([]);
-    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, TODAY)).toHaveLength(57);
+    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(58);
     expect((await getAtHost(t, HOST, `/google${TOKEN}.html`)).status).toBe(200);
   });
 });
