@@ -31,7 +31,11 @@ const sandboxRows = async (date: string) =>
       PROPERTY,
       date,
       'final',
-      { siteDomain: HOST, pages: [...pages].reverse().map(({ url, keywords }) => ({ url, keywords })) },
+      {
+        siteDomain: HOST,
+        locale: 'US/en',
+        pages: [...pages].reverse().map(({ url, keywords }) => ({ url, keywords })),
+      },
       new Meter(),
     )
   ).rows;

@@ -243,7 +243,16 @@ describe('CDK stack', () => {
       .sort();
     // The authorization server deletes the codes and tokens that are used up or revoked.
     // The IndexNow worker deletes each URL it sent, on the condition that it did not change meanwhile.
-    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'IndexnowWorker', 'Oauth', 'TrackRankings']);
+    // The usage function deletes a site's Search Console connection (DELETE /v1/search-console).
+    expect(deleters).toEqual([
+      'AddCompetitor',
+      'DbDelete',
+      'DbInsert',
+      'IndexnowWorker',
+      'Oauth',
+      'TrackRankings',
+      'Usage',
+    ]);
   });
 
   it("lets the oauth function alone read the authorization server's secret, at run time: its environment names it", () => {
@@ -477,6 +486,8 @@ describe('CDK stack', () => {
       'ResearchDeadLetterQueueE047D79C',
       'ResearchQueueD591F41B',
       'ScheduleDeadLetterQueue0D6B48D2',
+      'SearchConsoleDeadLetterQueue2EF44A96',
+      'SearchConsoleQueueBF1B17D1',
     ]);
   });
 

@@ -116,8 +116,6 @@ export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswe
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
 export {
   propertyDomain,
-  SEARCH_BACKFILL_DAYS,
-  SEARCH_LAG_DAYS,
   searchBackfillDays,
   searchImportDay,
   tokenOfVerificationFile,

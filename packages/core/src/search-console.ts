@@ -43,9 +43,9 @@ export const verificationMetaTag = (token: string): string =>
   `<meta name="google-site-verification" content="${token}">`;
 
 /** Days after a day that Search Console's figures of it are final: the daily import takes the day this far back. */
-export const SEARCH_LAG_DAYS = 3;
+const SEARCH_LAG_DAYS = 3;
 /** Days a new connection imports at once: two 28-day windows, so decay can compare them from the start. */
-export const SEARCH_BACKFILL_DAYS = 56;
+const SEARCH_BACKFILL_DAYS = 56;
 
 /** The day the daily import of `today` (YYYY-MM-DD) takes: final by then. */
 export const searchImportDay = (today: string): string => daysEndingOn(today, SEARCH_LAG_DAYS + 1)[0] ?? today;

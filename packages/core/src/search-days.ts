@@ -4,6 +4,7 @@ import {
   type PageType,
   type SearchDay,
   type SearchDayPage,
+  type SearchDayPair,
   type SearchDevice,
   type SearchTotals,
 } from '@cm/contract';
@@ -145,13 +146,13 @@ export function searchDayOf(input: SearchDayInput): SearchDay {
   const keptQueries = queries.top(LIMITS.searchDayQueries);
   const pageIndex = new Map(keptPages.map((url, i) => [url, i]));
   const queryIndex = new Map(keptQueries.map((query, i) => [query, i]));
-  const keptPairs = pairs.top(pairs.sums.size).flatMap((key) => {
+  const keptPairs = pairs.top(pairs.sums.size).flatMap((key): SearchDayPair[] => {
     const [page = '', query = ''] = key.split(PAIR);
     const p = pageIndex.get(page);
     const q = queryIndex.get(query);
     if (p === undefined || q === undefined) return [];
     const { clicks, impressions, position } = pairs.figures(key);
-    return [[p, q, clicks, impressions, position ?? 0] as [number, number, number, number, number]];
+    return [[p, q, clicks, impressions, position ?? 0]];
   });
   const storedPairs = keptPairs.slice(0, LIMITS.searchDayPairs);
   return {

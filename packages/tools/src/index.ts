@@ -26,4 +26,4 @@ export type { ScheduleBudget } from './schedule-budget';
 export { usageReport } from './usage-report';
 export { runMonitorWorker, runRankCollectWorker, runRankWorker } from './worker-runs';
 export { connectSearchConsole, disconnectSearchConsole, searchConsoleView } from './search-console';
-export { importSearchDay, SEARCH_CONSOLE_TOOL } from './search-console-import';
+export { importSearchDay } from './search-console-import';

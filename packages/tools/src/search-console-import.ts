@@ -21,7 +21,7 @@ import { recordCalls } from './ledger';
  */
 
 /** The ledger's tool of the imports: each call at $0. */
-export const SEARCH_CONSOLE_TOOL = 'search_console';
+const SEARCH_CONSOLE_TOOL = 'search_console';
 /** cm_pages rows one read takes. */
 const ROWS_PER_READ = 1000;
 
@@ -60,6 +60,7 @@ async function sitePages(store: Store, site: Site, siteDomain: string) {
   const keywordsOf = new Map(rows.map((row) => [row.published_id, pageKeywords(row)]));
   const context: SearchConsoleContext = {
     siteDomain,
+    locale: site.locale,
     pages: live.pages.map((page) => ({
       url: pageUrlOn(siteDomain, page.type, page.slug),
       keywords: keywordsOf.get(page.id) ?? [],

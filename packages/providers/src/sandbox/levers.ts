@@ -6,7 +6,7 @@
  */
 
 /** The levers: what each changes from its day on. */
-export const LEVERS = {
+const LEVERS = {
   /** Half the keyword's searches: Search Console's impressions (and so clicks) halve at the same position. */
   fading: 'fading',
   /** The site ranks SLIP_PLACES places lower for it, in the rank checks and Search Console both. */
@@ -14,7 +14,7 @@ export const LEVERS = {
   /** Half the clicks at the same position and impressions: the CTR fell (as when an AI Overview appears). */
   zeroclick: 'zeroclick',
 } as const;
-export type Lever = keyof typeof LEVERS;
+type Lever = keyof typeof LEVERS;
 
 /** Places a `slipping` keyword's site drops from its day on. */
 export const SLIP_PLACES = 6;

@@ -17,9 +17,9 @@ import { SITE_SHARE } from './serp';
  */
 
 /** The ledger's endpoint of a call: Search Console's query method. */
-export const SEARCH_ANALYTICS_QUERY = 'searchAnalytics.query';
+const SEARCH_ANALYTICS_QUERY = 'searchAnalytics.query';
 /** Rows one call answers at most, as Search Console's rowLimit. */
-export const ROWS_PER_CALL = 25_000;
+const ROWS_PER_CALL = 25_000;
 
 /** Google's searches by device, as shares (tablets rank as desktops do). */
 const DEVICE_SHARES: ReadonlyArray<readonly [SearchDevice, number]> = [
@@ -87,12 +87,8 @@ function rowsAt(
 }
 
 /** The site's rows of `date`, every (page, query, device, country) with an impression. */
-export function sandboxSearchRows(
-  date: string,
-  context: SearchConsoleContext,
-  locale = DEFAULT_LOCALE,
-): SearchConsoleRow[] {
-  const { siteDomain, pages } = context;
+function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchConsoleRow[] {
+  const { siteDomain, pages, locale = DEFAULT_LOCALE } = context;
   const named = new Set(pages.flatMap((page) => page.keywords));
   const queries = pages.map((page) => ({ page, queries: queriesOf(page, named, locale) }));
   const rows: SearchConsoleRow[] = [];
