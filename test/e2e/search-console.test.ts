@@ -105,6 +105,10 @@ describe('connecting', () => {
     expect(file).toMatchObject({ status: 200, text: `google-site-verification: google${TOKEN}.html` });
     expect((await getAtHost(t, HOST, '/googleOther.html')).status).toBe(404);
     expect((await getAtHost(t, HOST, '/')).text).toContain(`<meta name="google-site-verification" content="${TOKEN}">`);
+    // The home page only: Google's HTML tag method reads it.
+    const articlePage = await getAtHost(t, HOST, '/articles/tent-pegs');
+    expect(articlePage.status).toBe(200);
+    expect(articlePage.text).not.toContain('google-site-verification');
 
     await t.stack.drain();
     const days = searchBackfillDays(TODAY);
