@@ -196,6 +196,23 @@ describe('connecting', () => {
     });
   });
 
+  it('delivers a day again when the provider asks for a retry, and imports nothing for a site not connected', async () => {
+    const day = searchImportDay(dayAfter(TODAY, 4));
+    dayRows.mockRejectedValueOnce(new ProviderError('google-search-console', 'rate limited (429)', true, 429));
+    const before = dayRows.mock.calls.length;
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: day, state: 'final' }));
+    await t.stack.drain();
+    expect(dayRows.mock.calls.length).toBe(before + 2);
+    expect(await storedDays(day, day)).toHaveLength(1);
+    expect(t.stack.queues['search-console'].deadLetters).toEqual([]);
+    expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({ status: 'connected', last_error: null });
+    const other = await siteClient(t, 'Not connected', { domain: 'unconnected.example.com' });
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: other.siteId, date: day, state: 'final' }));
+    await t.stack.drain();
+    expect(dayRows.mock.calls.length).toBe(before + 2);
+    expect(await t.store.searchDays.range(other.siteId, day, day)).toEqual([]);
+  });
+
   it('disconnects: no more imports, the days kept, the verification still served', async () => {
     const removed = await s.call('DELETE', '/v1/search-console');
     expect(removed).toMatchObject({ status: 200, body: { property: PROPERTY } });
@@ -207,7 +224,7 @@ describe('connecting', () => {
     await t.stack.drain();
     expect(dayRows.mock.calls.length).toBe(before);
     expect(await storedDays(searchImportDay(later), searchImportDay(later))).toEqual([]);
-    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(58);
+    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(59);
     expect((await getAtHost(t, HOST, `/google${TOKEN}.html`)).status).toBe(200);
   });
 });
