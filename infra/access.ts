@@ -45,8 +45,8 @@ const ACCESS: Record<Exclude<FunctionId, ToolFunction>, FunctionAccess> = {
   'site-files': { table: 'read' },
   notify: { table: 'readWrite', sendsTo: ['relink', 'indexnow'] },
   tools: { table: 'read' },
-  // PUT /v1/budget sets the site's limits.
-  usage: { table: 'readWrite' },
+  // PUT /v1/budget sets the site's limits; PUT /v1/search-console connects (its backfill queued), DELETE disconnects.
+  usage: { table: 'readWriteDelete', sendsTo: ['search-console'] },
   jobs: { table: 'read' },
   // Static files: the app reads the site's data through the API with the user's key.
   dashboard: { table: 'none' },

@@ -54,6 +54,7 @@ export function serviceStacks(app: App, env: Environment): { edge: EdgeStack; se
     reserveConcurrency: context('reserveConcurrency') !== 'false',
     dataforseoSecret: context('dataforseoSecret'),
     tavilySecret: context('tavilySecret'),
+    searchConsoleSecret: context('searchConsoleSecret'),
     secretsKmsKeyArn: context('secretsKmsKeyArn'),
     bedrockModelId: context('bedrockModelId'),
     alarmEmail: context('alarmEmail'),

@@ -37,6 +37,11 @@ export interface ContentApiStackProps extends StackProps {
   /** Name or ARN of a Secrets Manager secret `{"api_key"}` for Tavily; without it, web research uses the sandbox. */
   tavilySecret?: string;
   /**
+   * Name or ARN of a Secrets Manager secret holding the deployment's Google service account key (its
+   * JSON); without it, Search Console is the sandbox's.
+   */
+  searchConsoleSecret?: string;
+  /**
    * The ARN of the customer managed KMS key the provider secrets are encrypted under; without it, they
    * must be under the account's default key (`aws/secretsmanager`).
    */
@@ -154,6 +159,12 @@ export class ContentApiStack extends Stack {
       grantSecret(researchWorker, 'TAVILY_SECRET', props.tavilySecret, secretsKmsKeyArn);
       // The research tool only names it (it may not read it), so a job it queues says which provider runs it.
       made(this.functions, 'research').addEnvironment('TAVILY_SECRET', props.tavilySecret);
+    }
+    // The import reads Search Console with the key; the usage function shows the account's e-mail to add.
+    if (props.searchConsoleSecret) {
+      secretAtDeploy(this, 'searchConsoleSecret', props.searchConsoleSecret);
+      for (const fn of [made(this.workers, 'search-console'), made(this.functions, 'usage')])
+        grantSecret(fn, 'SEARCH_CONSOLE_SECRET', props.searchConsoleSecret, secretsKmsKeyArn);
     }
 
     // Every function that makes or queues paid calls reserves against the deployment's cap too.

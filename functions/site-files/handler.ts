@@ -1,4 +1,4 @@
-import { feedFile, indexNowKeyFile, robotsFile, sitemapFile, sitemapIndexFile } from '@cm/publishing';
+import { feedFile, domainRootFile, robotsFile, sitemapFile, sitemapIndexFile } from '@cm/publishing';
 import { iconRoute, publicApi, siteFileRoute } from '@cm/runtime';
 
 /** A site's discovery files, by the site's id or at its own domain, and the pages' icon and IndexNow key file there. */
@@ -11,5 +11,5 @@ export const handler = publicApi('site-files', {
   'GET /domains/{host}/feed.xml': siteFileRoute(feedFile),
   'GET /domains/{host}/robots.txt': siteFileRoute(robotsFile),
   'GET /domains/{host}/favicon.ico': iconRoute,
-  'GET /domains/{host}/{file}': siteFileRoute(indexNowKeyFile),
+  'GET /domains/{host}/{file}': siteFileRoute(domainRootFile),
 });

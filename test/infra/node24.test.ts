@@ -47,6 +47,7 @@ const sent: Record<WorkerName, string[]> = {
   'rank-collect': [],
   'budget-warning': [],
   indexnow: [],
+  'search-console': [],
 };
 const invoked = new Set<FunctionId>();
 

@@ -299,7 +299,16 @@ describe('CDK stack', () => {
       .sort();
     // The authorization server deletes the codes and tokens that are used up or revoked.
     // The IndexNow worker deletes each URL it sent, on the condition that it did not change meanwhile.
-    expect(deleters).toEqual(['AddCompetitor', 'DbDelete', 'DbInsert', 'IndexnowWorker', 'Oauth', 'TrackRankings']);
+    // The usage function deletes a site's Search Console connection (DELETE /v1/search-console).
+    expect(deleters).toEqual([
+      'AddCompetitor',
+      'DbDelete',
+      'DbInsert',
+      'IndexnowWorker',
+      'Oauth',
+      'TrackRankings',
+      'Usage',
+    ]);
   });
 
   it("lets the oauth function alone read the authorization server's secret, at run time: its environment names it", () => {
@@ -520,6 +529,8 @@ describe('CDK stack', () => {
       'ResearchDeadLetterQueueE047D79C',
       'ResearchQueueD591F41B',
       'ScheduleDeadLetterQueue0D6B48D2',
+      'SearchConsoleDeadLetterQueue2EF44A96',
+      'SearchConsoleQueueBF1B17D1',
     ]);
   });
 
@@ -961,6 +972,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     const props = {
       dataforseoSecret: 'content-api/dataforseo',
       tavilySecret: 'content-api/tavily',
+      searchConsoleSecret: 'content-api/search-console',
       bedrockModelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0',
       alarmEmail: 'ops@example.com',
       throttle: { rateLimit: 20 },
@@ -1047,17 +1059,18 @@ describe('CDK stack with provider credentials and a custom domain', () => {
     const checks = statements.filter((s: any) => s.Action === 'secretsmanager:DescribeSecret');
     expect(checks.map((s: any) => JSON.stringify(s.Resource)).sort()).toEqual([
       expect.stringMatching(/:secret:content-api\/dataforseo-\?\?\?\?\?\?"/),
+      expect.stringMatching(/:secret:content-api\/search-console-\?\?\?\?\?\?"/),
       expect.stringMatching(/:secret:content-api\/tavily-\?\?\?\?\?\?"/),
     ]);
     const secretActions = statements.filter(
       (s: any) => JSON.stringify(s.Action).includes('secretsmanager:') && !checks.includes(s),
     );
-    // The providers' (9 DataForSEO readers, 1 Tavily) and the stack's own OAuth secret (the oauth function).
-    expect(secretActions.length).toBe(11);
+    // The providers' (9 DataForSEO readers, 1 Tavily, 2 Search Console) and the stack's own OAuth secret (the oauth function).
+    expect(secretActions.length).toBe(13);
     for (const statement of secretActions) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(JSON.stringify(statement.Resource)).toMatch(
-        /:secret:content-api\/(dataforseo|tavily)-\?\?\?\?\?\?"|^\{"Ref":"OAuthSecret\w+"\}$/,
+        /:secret:content-api\/(dataforseo|tavily|search-console)-\?\?\?\?\?\?"|^\{"Ref":"OAuthSecret\w+"\}$/,
       );
     }
     const policies = Object.values(withSecrets.findResources('AWS::IAM::Policy'));
@@ -1078,6 +1091,14 @@ describe('CDK stack with provider credentials and a custom domain', () => {
         : ['sqs:SendMessage'];
       for (const action of sqs) expect(allowed).toContain(action);
     }
+  });
+
+  it("lets only the Search Console worker and the usage function (the account's e-mail) read the Search Console secret", () => {
+    expect(readersOf('content-api/search-console').sort()).toEqual([
+      expect.stringContaining('SearchConsoleWorkerFunction'),
+      expect.stringContaining('UsageFunction'),
+    ]);
+    expect(envs().filter((v) => v.SEARCH_CONSOLE_SECRET === 'content-api/search-console')).toHaveLength(2);
   });
 
   it('lets only the research worker read the Tavily secret, and scopes Bedrock to the inference profile and its model', () => {

@@ -32,10 +32,16 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     restore_revision: 'publish',
   });
   const keyOnly = ROUTE_TABLE.filter((r) => r.auth && r.fn !== 'mcp' && scopeOfRoute(r) === null).map(routeKey);
-  expect(keyOnly).toEqual(['PUT /v1/budget', 'PUT /v1/monitoring']);
+  expect(keyOnly).toEqual([
+    'PUT /v1/budget',
+    'PUT /v1/monitoring',
+    'PUT /v1/search-console',
+    'DELETE /v1/search-console',
+  ]);
   expect(scopeOfRoute({ method: 'POST', path: '/articles' })).toBe('publish');
   expect(scopeOfRoute({ method: 'POST', path: '/articles/{id}/revisions/{revision_id}/restore' })).toBe('publish');
   expect(scopeOfRoute({ method: 'GET', path: '/v1/monitoring' })).toBe('read');
+  expect(scopeOfRoute({ method: 'GET', path: '/v1/search-console' })).toBe('read');
 });
 
 it('names the site and the key in an account id, and reads back only ids it made', () => {

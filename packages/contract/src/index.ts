@@ -225,7 +225,11 @@ export {
 } from './research';
 export { AiOverview, AiOverviewHistory, AiOverviewReference } from './ai-overviews';
 export {
+  SEARCH_CONSOLE_STATUSES,
   SEARCH_DEVICES,
+  SearchConsoleInput,
+  SearchConsoleMessage,
+  SearchConsoleView,
   SearchDay,
   SearchDayPage,
   SearchDayPair,
@@ -233,6 +237,7 @@ export {
   SearchDevice,
   SearchFigures,
   SearchTotals,
+  VERIFICATION_TOKEN,
 } from './search-console';
 export {
   CADENCES,

@@ -40,7 +40,8 @@ export const MCP_SCOPES: readonly OAuthScope[] = ['read', 'research', 'write', '
 /**
  * The scope each REST route asks of a token, by route key. A route that is not here takes the API key
  * only: setting the site's budget (`PUT /v1/budget`) and pausing or resuming its competitors' monitoring
- * (`PUT /v1/monitoring`) decide what it spends, which is the owner's, not an agent's.
+ * (`PUT /v1/monitoring`) decide what it spends, which is the owner's, not an agent's; connecting or
+ * disconnecting Search Console (`PUT`, `DELETE /v1/search-console`) decides what data the site reads.
  */
 const restScopes = (): Record<string, OAuthScope> => ({
   'POST /articles': 'publish',
@@ -69,6 +70,7 @@ const restScopes = (): Record<string, OAuthScope> => ({
   'GET /v1/usage': 'read',
   'GET /v1/budget': 'read',
   'GET /v1/monitoring': 'read',
+  'GET /v1/search-console': 'read',
   ...Object.fromEntries(TOOL_NAMES.map((name) => [`POST /v1/tools/${name}`, scopeOfTool(name)])),
 });
 // Marked pure so a bundle that asks no route's scope (the mcp function's index.js) leaves the table out.

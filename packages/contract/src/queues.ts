@@ -4,6 +4,7 @@ import type { MonitorMessage, MonitorPlanMessage, ResearchMessage } from './rese
 import type { RankCollectMessage, RankMessage } from './ranks';
 import type { BudgetWarning } from './budget';
 import type { IndexNowMessage } from './indexnow';
+import type { SearchConsoleMessage } from './search-console';
 
 /*
  * Each queue and its worker, declared once: its message type, how it delivers, what its worker may do,
@@ -105,7 +106,11 @@ export const QUEUES = {
     maxReceiveCount: 5,
     timeoutSeconds: 300,
     maxConcurrency: 3,
-    grants: { table: 'readWrite', sendsTo: ['monitor', 'rank', 'budget-warning'], secrets: ['dataforseo'] },
+    grants: {
+      table: 'readWrite',
+      sendsTo: ['monitor', 'rank', 'search-console', 'budget-warning'],
+      secrets: ['dataforseo'],
+    },
   }),
   // A site's rank checks are claimed and post their SERP tasks (up to 100 a post, their ledger lines),
   // 10 sites at once, and queue their collection.
@@ -147,6 +152,16 @@ export const QUEUES = {
     timeoutSeconds: 60,
     maxConcurrency: 5,
     grants: { table: 'readWriteDelete' },
+  }),
+  // A site's Search Console day: its rows read page after page (25,000 each), one item written. At most
+  // 5 at once: each asks one query after another, a few a second, far inside the project's 40,000 a
+  // minute and a property's 1,200 (docs/api/search-console.md#quotas).
+  'search-console': queue<SearchConsoleMessage>()({
+    batchSize: 1,
+    maxReceiveCount: 5,
+    timeoutSeconds: 120,
+    maxConcurrency: 5,
+    grants: { table: 'readWrite' },
   }),
 };
 

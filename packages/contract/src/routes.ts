@@ -7,6 +7,7 @@ import { JobQuery, JobView } from './research';
 import { UsageQuery, UsageReport } from './usage';
 import { BudgetInput, BudgetView } from './budget';
 import { MonitoringInput, MonitoringView } from './monitoring';
+import { SearchConsoleInput, SearchConsoleView } from './search-console';
 import { MCP_OAUTH_PATH, MCP_PATH, ROUTE_TABLE, routeKey, SITE_ROOTS, type RouteFacts } from './route-table';
 import { PROTECTED_RESOURCE_METADATA_PATH } from './oauth';
 import {
@@ -328,6 +329,27 @@ const DOCS = {
       "Pauses (competitors_paused: true) or resumes this site's competitor monitoring: while paused, its daily runs take only its own domain",
     body: MonitoringInput,
     replies: { 200: { description: 'The monitoring as it is now', schema: MonitoringView } },
+  },
+  'GET /v1/search-console': {
+    summary: "This site's Search Console connection: its property, status, the account to add and the verification",
+    replies: {
+      200: { description: 'The connection', schema: SearchConsoleView },
+      404: { description: 'not_found: the site has no connection', schema: ErrorBody },
+    },
+  },
+  'PUT /v1/search-console': {
+    summary:
+      "Connects this site's Search Console property (its own domain's), or changes it or its verification token: the site's domain serves the verification, and the last 56 days are imported, then each day (free)",
+    body: SearchConsoleInput,
+    replies: { 200: { description: 'The connection as it is now', schema: SearchConsoleView } },
+  },
+  'DELETE /v1/search-console': {
+    summary:
+      'Disconnects Search Console: no more imports; the days imported stay until they are 400 days old, and the verification stays served',
+    replies: {
+      200: { description: 'Disconnected: the connection as it was', schema: SearchConsoleView },
+      404: { description: 'not_found: the site has no connection', schema: ErrorBody },
+    },
   },
   [`POST ${MCP_PATH}`]: {
     summary:

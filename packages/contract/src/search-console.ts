@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { PAGE_TYPES } from './common';
+import { named, PAGE_TYPES } from './common';
 
 /*
  * Search Console's figures as the daily import stores them (docs/api/search-console.md): a site's day of
@@ -66,3 +66,73 @@ export const SearchDay = z.object({
   left_out: z.object({ pages: z.int(), queries: z.int(), pairs: z.int() }),
 });
 export type SearchDay = z.infer<typeof SearchDay>;
+
+/*
+ * A site's Search Console connection (docs/api/search-console.md#the-connection): the property the
+ * deployment's service account reads, and the verification the site serves for it.
+ */
+
+/** The characters of a Google verification token (the content of its meta tag), and their most. */
+export const VERIFICATION_TOKEN = /^[A-Za-z0-9_-]{1,100}$/;
+
+export const SearchConsoleInput = z.object({
+  property: z.string().check(
+    z.minLength(1),
+    z.maxLength(300),
+    z.meta({
+      description:
+        "The Search Console property: `sc-domain:<the site's domain>` (a domain property) or `https://<the site's domain>/` (a URL-prefix property)",
+    }),
+  ),
+  verification_token: z.optional(
+    z.string().check(
+      z.regex(VERIFICATION_TOKEN, 'letters, digits, - and _, 1 to 100 of them'),
+      z.meta({
+        description:
+          "The token Google's HTML tag (its content) or HTML file (google<token>.html) method shows: the site's domain then serves both",
+      }),
+    ),
+  ),
+});
+export type SearchConsoleInput = z.output<typeof SearchConsoleInput>;
+
+export const SEARCH_CONSOLE_STATUSES = ['pending', 'connected', 'failed'] as const;
+
+export const SearchConsoleView = named(
+  z.object({
+    property: z.string(),
+    status: z.enum(SEARCH_CONSOLE_STATUSES).check(
+      z.meta({
+        description:
+          'pending: no import has ended yet; connected: the last import read the property; failed: the last import could not (last_error says why)',
+      }),
+    ),
+    service_account_email: z.nullable(z.string()).check(
+      z.meta({
+        description:
+          'The account to add as a (restricted) user of the property in Search Console; null in the sandbox, which needs none',
+      }),
+    ),
+    verification: z.nullable(z.object({ meta_tag: z.string(), file_url: z.string() })).check(
+      z.meta({
+        description:
+          "What the site's domain serves for Google's HTML tag and HTML file methods; null without a verification token",
+      }),
+    ),
+    imported_through: z
+      .nullable(z.string())
+      .check(z.meta({ description: 'The last day (YYYY-MM-DD) an import stored; null before the first' })),
+    last_error: z.nullable(z.string()),
+    connected_at: z.string(),
+  }),
+  { id: 'SearchConsole', description: "This site's Search Console connection" },
+);
+export type SearchConsoleView = z.output<typeof SearchConsoleView>;
+
+/** The search-console queue's message: import the site's day, final or fresh. */
+export const SearchConsoleMessage = z.object({
+  site_id: z.int(),
+  date: z.string(),
+  state: z.enum(['final', 'fresh']),
+});
+export type SearchConsoleMessage = z.output<typeof SearchConsoleMessage>;

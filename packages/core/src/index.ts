@@ -47,7 +47,7 @@ export { displayDomain, normalizeDomain } from './domains';
 export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
 export { aiShareOfVoice, citationShare } from './ai-overviews';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
-export { ctrCurveOf, PUBLISHED_CTR_CURVE, visibilityOn } from './visibility';
+export { ctrCurveOf, ctrOn, PUBLISHED_CTR_CURVE, visibilityOn } from './visibility';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */
 export { VERDICT_MIN_VOLUME_COVERAGE } from './landscape';
 export type { ScopeKeyword } from './landscape';
@@ -114,3 +114,13 @@ export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budge
 export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
+export {
+  propertyDomain,
+  searchBackfillDays,
+  searchImportDay,
+  tokenOfVerificationFile,
+  verificationFile,
+  verificationFileBody,
+  verificationMetaTag,
+} from './search-console';
+export { pageOfUrl, searchDayOf, trackedDay, type SearchPageRef, type SearchRow } from './search-days';

@@ -144,6 +144,8 @@ export function renderListing(listing: Listing, options: Pick<RenderOptions, 'si
       modifiedAt: null,
       next: listing.next,
       prev: listing.newer,
+      // Google's HTML tag method reads the home page, its first.
+      verification: listing.kind === 'home' && !older ? (options.site.verification ?? null) : null,
       jsonLd: [...website, collection, ...(crumbs.length > 1 ? [breadcrumbList(crumbs)] : [])],
     },
     options,

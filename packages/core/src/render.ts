@@ -52,6 +52,8 @@ export interface PageSite {
   locale: string;
   /** The icon the site's host serves (siteIconUrl). */
   icon: string;
+  /** Google's verification token of the site's Search Console property: its home page carries the meta tag. */
+  verification?: string;
 }
 
 export interface RenderOptions {
@@ -420,6 +422,8 @@ export interface Head {
   /** A listing's older and newer pages. */
   next?: string | null;
   prev?: string | null;
+  /** Google's site verification token (docs/api/search-console.md#verification): the home page's. */
+  verification?: string | null;
   jsonLd: object[];
 }
 
@@ -439,6 +443,7 @@ function headHtml(head: Head, options: Pick<RenderOptions, 'site'>, ogLocale: st
     head.next ? `<link rel="next" href="${escapeHtml(head.next)}">` : '',
     `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(options.site.name)}" href="${escapeHtml(feedUrl(options.site.root))}">`,
     head.noindex ? '<meta name="robots" content="noindex">' : '',
+    meta('name', 'google-site-verification', head.verification ?? null),
     meta('property', 'og:type', head.ogType),
     meta('property', 'og:title', head.title),
     meta('property', 'og:description', head.description),

@@ -22,6 +22,7 @@ import { handler as rankCollectWorker } from '../../../functions/rank-collect-wo
 import { handler as budgetWarningWorker } from '../../../functions/budget-warning-worker/handler';
 import { handler as indexNowWorker } from '../../../functions/indexnow-worker/handler';
 import { handler as rankWorker } from '../../../functions/rank-worker/handler';
+import { handler as searchConsoleWorker } from '../../../functions/search-console-worker/handler';
 import { handler as recall } from '../../../functions/recall/handler';
 import { handler as relinkWorker } from '../../../functions/relink-worker/handler';
 import { handler as relinkPagesWorker } from '../../../functions/relink-pages-worker/handler';
@@ -75,6 +76,7 @@ export const WORKER_HANDLERS: Record<WorkerName, WorkerHandler> = {
   'rank-collect': rankCollectWorker,
   'budget-warning': budgetWarningWorker,
   indexnow: indexNowWorker,
+  'search-console': searchConsoleWorker,
 };
 
 /** The daily schedule's function (EventBridge on AWS, a timer here): monitoring, and the rank checks. */

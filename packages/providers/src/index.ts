@@ -8,6 +8,8 @@ export type {
   KeywordDataProvider,
   ResearchProvider,
   SearchConsoleContext,
+  SearchConsoleProvider,
+  SearchConsoleRow,
   SerpTask,
   SerpTaskQueue,
 } from './types';
@@ -25,6 +27,8 @@ export {
   SandboxBacklinkData,
   SandboxResearch,
   SandboxSerpQueue,
+  SandboxSearchConsole,
+  SLIP_PLACES,
   sandboxHasNoData,
   sandboxReferringDomains,
 } from './sandbox';

@@ -160,6 +160,8 @@ export interface SearchConsoleContext {
   siteDomain: string;
   /** The site's live pages, their URLs and the keywords they are tracked or published for. */
   pages: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
+  /** The site's locale (`US/en`): the sandbox ranks the keywords in it, as the rank checks do (default `WW/en`). */
+  locale?: string;
 }
 
 export interface SearchConsoleProvider {

@@ -11,7 +11,7 @@ export type { ListingReader } from './find-pages';
 export { relistSite } from './relist';
 export { feedFile, robotsFile, sitemapFile, sitemapIndexFile, type SiteFileRead } from './requested-files';
 export { requestedPage, type VisitorRoute } from './requested-pages';
-export { indexNowKeyFile } from './key-file';
+export { domainRootFile } from './key-file';
 export type { UnavailablePage } from './visitor';
 export { pageRedirects, removeRedirect, renamePage } from './rename';
 export { listRevisions, revisionToPublish } from './revisions';

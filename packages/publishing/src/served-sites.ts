@@ -58,6 +58,12 @@ export async function servedSite(
   return {
     site,
     root,
-    shown: { name: site.name, root, locale: site.locale, icon: siteIconUrl(pagesBaseUrl, site) },
+    shown: {
+      name: site.name,
+      root,
+      locale: site.locale,
+      icon: siteIconUrl(pagesBaseUrl, site),
+      ...(site.search_console_token ? { verification: site.search_console_token } : {}),
+    },
   };
 }

@@ -1,6 +1,6 @@
 export { DEFAULT_BEDROCK_MODEL, getConfig, loadConfig, resetConfig } from './config';
 export { decodeEnvironment, numberVariable } from './env.decoder';
-export { getBacklinkData, getKeywordData, getSerpQueue, getStore, resetServices } from './services';
+export { getBacklinkData, getKeywordData, getSearchConsole, getSerpQueue, getStore, resetServices } from './services';
 export { json, payloadTooLarge, publicApi, routeHandler } from './http';
 export type { ApiRequest } from './http';
 export { unroutedReply } from './unrouted';

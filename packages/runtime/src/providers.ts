@@ -4,8 +4,11 @@ import {
   DataForSeoSerpQueue,
   SandboxBacklinkData,
   SandboxKeywordData,
+  SandboxSearchConsole,
   SandboxSerpQueue,
+  googleSearchConsole,
   serviceAccountKey,
+  type SearchConsoleProvider,
   type SerpTaskQueue,
   type ServiceAccountKey,
   WEB_RESEARCH,
@@ -79,3 +82,7 @@ export async function selectKeywordData(config: DataForSeoConfig): Promise<Keywo
 /** The `data_source` web research will have, known without building the provider (which only the worker does). */
 export const researchSource = (config: ResearchConfig): string =>
   config.tavilyApiKey || config.tavilySecret ? WEB_RESEARCH : 'sandbox';
+
+/** Search Console: Google's with the deployment's service account key, else the sandbox's. */
+export const searchConsoleFor = (key: ServiceAccountKey | null): SearchConsoleProvider =>
+  key ? googleSearchConsole(key) : new SandboxSearchConsole();

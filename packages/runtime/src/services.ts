@@ -1,4 +1,4 @@
-import type { BacklinkDataProvider, KeywordDataProvider, SerpTaskQueue } from '@cm/providers';
+import type { BacklinkDataProvider, KeywordDataProvider, SearchConsoleProvider, SerpTaskQueue } from '@cm/providers';
 import {
   BreakerStore,
   createDocumentClient,
@@ -11,7 +11,14 @@ import {
   type Store,
 } from '@cm/store';
 import { getConfig, resetConfig } from './config';
-import { backlinkDataFor, dataforseoCredentials, keywordDataFor, serpQueueFor } from './providers';
+import {
+  backlinkDataFor,
+  dataforseoCredentials,
+  keywordDataFor,
+  searchConsoleFor,
+  searchConsoleKey,
+  serpQueueFor,
+} from './providers';
 
 /* Clients are made once per Lambda container (cold start) and reused by every invocation. */
 
@@ -78,6 +85,14 @@ export async function getSerpQueue(): Promise<SerpTaskQueue> {
 /** The backlink data provider: DataForSEO Backlinks with credentials, else the sandbox. */
 export async function getBacklinkData(): Promise<BacklinkDataProvider> {
   return backlinkDataFor(await dataforseoCredentials(getConfig().dataforseo), getConfig().dataforseo);
+}
+
+/**
+ * Search Console: Google's with the deployment's service account (SEARCH_CONSOLE_KEY, or the secret
+ * SEARCH_CONSOLE_SECRET names, as read in the last few minutes), else the sandbox's.
+ */
+export async function getSearchConsole(): Promise<SearchConsoleProvider> {
+  return searchConsoleFor(await searchConsoleKey(getConfig().searchConsole));
 }
 
 /** Forget the clients, so the next call reads the environment again (the local stack, tests). */

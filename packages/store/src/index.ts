@@ -29,6 +29,7 @@ import { SharedDataStore } from './shared';
 import { IndexNowStore } from './indexnow';
 import { ScheduleStore } from './schedules';
 import { SearchDayStore } from './search-days';
+import { SearchConsoleStore } from './search-console';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
@@ -119,6 +120,8 @@ export interface Store {
   indexNow: IndexNowStore;
   /** Each site's Search Console days, as the daily import stores them. */
   searchDays: SearchDayStore;
+  /** Each site's Search Console connection. */
+  searchConsole: SearchConsoleStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -167,9 +170,11 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     shared: new SharedDataStore(db, tableName),
     indexNow: new IndexNowStore(db, tableName),
     searchDays: new SearchDayStore(db, tableName),
+    searchConsole: new SearchConsoleStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));
     },
   };
 }
+export type { SearchConsoleConnection } from './search-console.decoder';

@@ -267,10 +267,14 @@ export const sharedClaimKey = (kind: string, key: string, day: string): Key => (
   sk: `CLAIM#${day}`,
 });
 
-/** Backlink snapshots of one domain tracked by a site, one per day, newest last. */
+/** A site's Search Console connection: one item beside the site's. */
+export const searchConsoleKey = (siteId: number): Key => ({ pk: sitePartition(siteId), sk: 'SEARCH_CONSOLE' });
 /** A site's Search Console days (docs/api/search-console.md), one item a day. */
 export const searchDayPartition = (siteId: number): string => `SITE#${siteId}#SEARCH`;
-export const searchDayKey = (siteId: number, date: string): Key => ({ pk: searchDayPartition(siteId), sk: `DAY#${date}` });
+export const searchDayKey = (siteId: number, date: string): Key => ({
+  pk: searchDayPartition(siteId),
+  sk: `DAY#${date}`,
+});
 
 export const backlinkPartition = (siteId: number, domain: string): string => `SITE#${siteId}#BL#${domain}`;
 export const backlinkSnapshotKey = (siteId: number, domain: string, day: string): Key => ({

@@ -17,6 +17,8 @@ const SiteItem = z.object({
   competitors_paused_at: z.optional(z.string()),
   /** The site's IndexNow key (docs/api/publishing.md#indexnow), made when it is first served at a domain of its own. */
   indexnow_key: z.optional(z.string()),
+  /** The Google verification token its own domain serves (docs/api/search-console.md#verification). */
+  search_console_token: z.optional(z.string()),
 });
 export type Site = z.infer<typeof SiteItem>;
 

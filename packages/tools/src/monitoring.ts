@@ -8,7 +8,7 @@ import {
   type MonitorMessage,
   type MonitorPlanMessage,
 } from '@cm/contract';
-import { DETAIL_REFRESH, detailDue, extendTrend, normalizeDomain, utcDay } from '@cm/core';
+import { DETAIL_REFRESH, detailDue, extendTrend, normalizeDomain, searchImportDay, utcDay } from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type Meter, type ProviderCall } from '@cm/providers';
 import { mapLimit, type BacklinkSnapshot, type MonitorClaim, type Site, type Store } from '@cm/store';
 import { cachedNumbers, claimNumbers, fetchNumbers, giveBackNumbers } from './backlink-numbers';
@@ -244,8 +244,10 @@ async function payBlockNumbers(
  * of each site's competitors); the daily numbers of every one of those domains, paid once across sites
  * (the cache's, or bulk requests of many domains charged to the first site of the block that monitors
  * each); then one monitoring message per site (an id with no site gets none), and one rank message for
- * each site that tracks rankings, its check day the schedule's. Delivered again, it pays for nothing
- * twice (the numbers' claims) and sends the messages again, which the runs' claims make harmless.
+ * each site that tracks rankings, its check day the schedule's, and one Search Console import for each
+ * connected site (their connections: one more BatchGetItem), of the day three days back. Delivered
+ * again, it pays for nothing twice (the numbers' claims) and sends the messages again, which the runs'
+ * claims (and a final day stored once) make harmless.
  */
 export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlanMessage): Promise<number> {
   const count = Math.max(0, message.last_site_id - message.first_site_id + 1);
@@ -256,6 +258,7 @@ export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlan
     domains: await trackedDomains(deps.store, site),
   }));
   const paid = await payBlockNumbers(deps, tracked, day);
+  const connected = await deps.store.searchConsole.getMany(sites.map((site) => site.site_id));
   await mapLimit(sites, SENDS_AT_ONCE, async (site) => {
     const charged = paid.get(site.site_id) ?? [];
     await deps.enqueue('monitor', {
@@ -266,6 +269,8 @@ export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlan
     });
     if (site.rank_tracking)
       await deps.enqueue('rank', { site_id: site.site_id, day, requested_at: message.requested_at });
+    if (connected.has(site.site_id))
+      await deps.enqueue('search-console', { site_id: site.site_id, date: searchImportDay(day), state: 'final' });
   });
   return sites.length;
 }

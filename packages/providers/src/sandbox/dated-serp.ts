@@ -1,6 +1,7 @@
 import type { SerpContext } from '../types';
 import { between, unit } from './derive';
 import { sandboxRank } from './keywords';
+import { leverOn, SLIP_PLACES } from './levers';
 import { resultUrl, type Placement } from './serp';
 
 /* The sandbox's rank checks: SERPs of a day, whose tracked positions move plausibly from day to day. */
@@ -32,7 +33,8 @@ function drift(seed: string, day: string): number {
  * A rank check's placement on `day`: each tracked domain's position, derived from keyword and domain,
  * moved by the day's drift, and out of the results when moved past them. A published page of the site
  * that targets the keyword makes the site rank for it, high, and with that page's URL on 7 days in 10.
- * On mobile, each domain sits a few places from its desktop position, the same offset every day.
+ * On mobile, each domain sits a few places from its desktop position, the same offset every day. A
+ * `slipping` keyword's site drops SLIP_PLACES places from the lever's day (levers.ts).
  */
 export function datedPlacement(
   day: string,
@@ -51,7 +53,8 @@ export function datedPlacement(
       if (base === null) return null;
       const seed = `${query}\n${domain}`;
       const onDevice = device === 'mobile' ? between(seed, 'mobile', -MOBILE_SPREAD, MOBILE_SPREAD) : 0;
-      const position = Math.max(1, base + drift(seed, day) + onDevice);
+      const slip = domain === siteDomain && leverOn(keyword, 'slipping', day) ? SLIP_PLACES : 0;
+      const position = Math.max(1, base + drift(seed, day) + onDevice) + slip;
       return position <= depth ? position : null;
     },
     url(keyword, domain) {

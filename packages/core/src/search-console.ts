@@ -1,0 +1,55 @@
+import { VERIFICATION_TOKEN } from '@cm/contract';
+import { normalizeDomain } from './domains';
+import { daysEndingOn } from './ranks';
+
+/*
+ * A Search Console property and the verification a site serves for it
+ * (docs/api/search-console.md#the-connection): a domain property (`sc-domain:example.com`) or a
+ * URL-prefix one at the domain's root (`https://example.com/`, `https://www.example.com/`).
+ */
+
+const DOMAIN_PROPERTY = 'sc-domain:';
+
+/** The domain (normalized) a property is for, or null when it is neither kind of property. */
+export function propertyDomain(property: string): string | null {
+  if (property.startsWith(DOMAIN_PROPERTY)) {
+    const domain = property.slice(DOMAIN_PROPERTY.length);
+    return /^[^\s/:@?#]+$/.test(domain) ? normalizeDomain(domain) : null;
+  }
+  let url: URL;
+  try {
+    url = new URL(property);
+  } catch {
+    return null;
+  }
+  const atRoot = url.protocol === 'https:' && url.pathname === '/' && property.endsWith('/');
+  return atRoot && !url.username && !url.password && !url.port ? normalizeDomain(url.hostname) : null;
+}
+
+/** The file Google's HTML file method asks for at the domain's root. */
+export const verificationFile = (token: string): string => `google${token}.html`;
+
+/** What that file holds, as Google's method gives it. */
+export const verificationFileBody = (token: string): string => `google-site-verification: ${verificationFile(token)}`;
+
+/** The token a file at the domain's root is the verification file of, or null. */
+export function tokenOfVerificationFile(file: string): string | null {
+  const token = /^google(.+)\.html$/.exec(file)?.[1];
+  return token !== undefined && VERIFICATION_TOKEN.test(token) ? token : null;
+}
+
+/** The meta tag of Google's HTML tag method, in the home page's head (the token's characters need no escaping). */
+export const verificationMetaTag = (token: string): string =>
+  `<meta name="google-site-verification" content="${token}">`;
+
+/** Days after a day that Search Console's figures of it are final: the daily import takes the day this far back. */
+const SEARCH_LAG_DAYS = 3;
+/** Days a new connection imports at once: two 28-day windows, so decay can compare them from the start. */
+const SEARCH_BACKFILL_DAYS = 56;
+
+/** The day the daily import of `today` (YYYY-MM-DD) takes: final by then. */
+export const searchImportDay = (today: string): string => daysEndingOn(today, SEARCH_LAG_DAYS + 1)[0] ?? today;
+
+/** The days a connection made on `today` imports at once, oldest first, ending on the daily import's day. */
+export const searchBackfillDays = (today: string): string[] =>
+  daysEndingOn(searchImportDay(today), SEARCH_BACKFILL_DAYS);

@@ -1,0 +1,136 @@
+import { DEFAULT_LOCALE, type SearchDevice } from '@cm/contract';
+import { ctrOn, PUBLISHED_CTR_CURVE } from '@cm/core';
+import type { Meter } from '../meter';
+import type { SearchConsoleContext, SearchConsoleProvider, SearchConsoleRow } from '../types';
+import { charge, SANDBOX } from './charge';
+import { datedPlacement } from './dated-serp';
+import { sandboxIdeas, sandboxMetrics } from './keywords';
+import { leverOn } from './levers';
+import { SITE_SHARE } from './serp';
+
+/*
+ * The sandbox's Search Console (docs/api/search-console.md#the-sandbox): a day's rows derived from the
+ * site's pages and keywords, consistent with the sandbox's rank checks. Each page's keywords rank where
+ * that day's rank check places the site, per device; a few long-tail queries per page that no keyword
+ * names rank lower. Impressions are the query's monthly searches over 30, split by device and country;
+ * clicks, impressions at the published CTR curve's share for the position.
+ */
+
+/** The ledger's endpoint of a call: Search Console's query method. */
+const SEARCH_ANALYTICS_QUERY = 'searchAnalytics.query';
+/** Rows one call answers at most, as Search Console's rowLimit. */
+const ROWS_PER_CALL = 25_000;
+
+/** Google's searches by device, as shares (tablets rank as desktops do). */
+const DEVICE_SHARES: ReadonlyArray<readonly [SearchDevice, number]> = [
+  ['mobile', 0.6],
+  ['desktop', 0.35],
+  ['tablet', 0.05],
+];
+/** The countries a site's searches come from, as shares. */
+const COUNTRY_SHARES: ReadonlyArray<readonly [string, number]> = [
+  ['usa', 0.5],
+  ['gbr', 0.2],
+  ['ind', 0.12],
+  ['can', 0.1],
+  ['aus', 0.08],
+];
+/** Long-tail queries a page gets impressions for beside its keywords. */
+const LONG_TAIL_PER_PAGE = 3;
+/** Monthly searches of a query the keyword data knows nothing of (a long phrase). */
+const UNKNOWN_VOLUME = 20;
+/** Positions a query's page is seen at: past it, no impression. */
+const DEPTH = 100;
+
+/** The share of a query's searches that see a result at `position`: page one all, page two a fifth, further a twentieth. */
+const seenShare = (position: number) => (position <= 10 ? 1 : position <= 20 ? 0.2 : 0.05);
+
+/** A page's queries: its keywords, which it targets, then long-tail ideas of its first keyword that no page names. */
+function queriesOf(
+  page: SearchConsoleContext['pages'][number],
+  named: ReadonlySet<string>,
+  locale: string,
+): Array<{ query: string; targeted: boolean }> {
+  const seed = page.keywords[0];
+  const longTail =
+    seed === undefined
+      ? []
+      : sandboxIdeas([seed], locale, LONG_TAIL_PER_PAGE + page.keywords.length)
+          .map((idea) => idea.keyword)
+          .filter((idea) => !named.has(idea))
+          .slice(0, LONG_TAIL_PER_PAGE);
+  return [
+    ...page.keywords.map((query) => ({ query, targeted: true })),
+    ...longTail.map((query) => ({ query, targeted: false })),
+  ];
+}
+
+/** The rows of a query's page on a device at `position`, one per country with an impression. */
+function rowsAt(
+  date: string,
+  page: string,
+  query: string,
+  device: SearchDevice,
+  deviceShare: number,
+  position: number,
+  locale: string,
+): SearchConsoleRow[] {
+  const daily = (sandboxMetrics(query, locale)?.volume ?? UNKNOWN_VOLUME) / 30;
+  const demand = leverOn(query, 'fading', date) ? 0.5 : 1;
+  const clickShare = ctrOn(PUBLISHED_CTR_CURVE, position) * (leverOn(query, 'zeroclick', date) ? 0.5 : 1);
+  return COUNTRY_SHARES.flatMap(([country, countryShare]) => {
+    const impressions = Math.round(daily * demand * deviceShare * countryShare * seenShare(position));
+    if (impressions === 0) return [];
+    const clicks = Math.round(impressions * clickShare);
+    return [{ date, page, query, device, country, clicks, impressions, ctr: clicks / impressions, position }];
+  });
+}
+
+/** The site's rows of `date`, every (page, query, device, country) with an impression. */
+function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchConsoleRow[] {
+  const { siteDomain, pages, locale = DEFAULT_LOCALE } = context;
+  const named = new Set(pages.flatMap((page) => page.keywords));
+  const queries = pages.map((page) => ({ page, queries: queriesOf(page, named, locale) }));
+  const rows: SearchConsoleRow[] = [];
+  for (const [device, share] of DEVICE_SHARES) {
+    // The rank checks' placement of the day (a tablet's is the desktop's); long-tail queries no page targets.
+    const placed = device === 'mobile' ? 'mobile' : 'desktop';
+    const targeted = datedPlacement(date, siteDomain, pages, placed);
+    const untargeted = datedPlacement(date, siteDomain, [], placed);
+    for (const { page, queries: ofPage } of queries)
+      for (const { query, targeted: isTargeted } of ofPage) {
+        const position = isTargeted
+          ? targeted.position(query, locale, siteDomain, SITE_SHARE, DEPTH)
+          : untargeted.position(query, locale, siteDomain, 1, DEPTH);
+        if (position !== null) rows.push(...rowsAt(date, page.url, query, device, share, position, locale));
+      }
+  }
+  return rows;
+}
+
+/** The sandbox's Search Console: no service account, every property's rows derived (sandboxSearchRows), free. */
+export class SandboxSearchConsole implements SearchConsoleProvider {
+  readonly name = SANDBOX;
+  readonly serviceAccount = null;
+
+  async dayRows(
+    _property: string,
+    date: string,
+    _state: 'final' | 'fresh',
+    context: SearchConsoleContext,
+    meter: Meter,
+  ): Promise<{ rows: SearchConsoleRow[]; calls: number }> {
+    const rows = sandboxSearchRows(date, context);
+    // One call per page of ROWS_PER_CALL rows, as the real client asks them.
+    const calls = Math.max(1, Math.ceil(rows.length / ROWS_PER_CALL));
+    for (let call = 0; call < calls; call++)
+      await charge(
+        meter,
+        SEARCH_ANALYTICS_QUERY,
+        0,
+        () => null,
+        () => 0,
+      );
+    return { rows, calls };
+  }
+}

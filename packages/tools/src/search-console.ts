@@ -1,0 +1,112 @@
+import { ApiError, type Enqueue, type SearchConsoleInput, type SearchConsoleView } from '@cm/contract';
+import {
+  normalizeDomain,
+  propertyDomain,
+  searchBackfillDays,
+  utcDay,
+  verificationFile,
+  verificationMetaTag,
+} from '@cm/core';
+import { mapLimit, type SearchConsoleConnection, type Site, type Store } from '@cm/store';
+
+/*
+ * A site's Search Console connection (docs/api/search-console.md#the-connection): the property of its
+ * own domain that the deployment's service account reads, and the verification token its domain serves.
+ * Connecting imports the last 56 days, one message a day; the daily schedule imports each day after.
+ */
+
+export interface SearchConsoleDeps {
+  store: Store;
+  enqueue: Enqueue;
+  /** The service account's e-mail the owner adds to the property; null in the sandbox. */
+  serviceAccount: string | null;
+}
+
+/** Messages a connection's backfill sends at once. */
+const SENDS_AT_ONCE = 8;
+
+const noSite = (siteId: number) => new Error(`site ${siteId} has a key but no site item`);
+const notConnected = () =>
+  new ApiError('not_found', 'This site has no Search Console connection: PUT /v1/search-console makes one');
+
+async function siteOf(store: Store, siteId: number): Promise<Site> {
+  const site = await store.sites.get(siteId);
+  if (!site) throw noSite(siteId);
+  return site;
+}
+
+/** The connection as the API shows it: with the account to add, and the site's verification when it has a token. */
+function viewOf(site: Site, connection: SearchConsoleConnection, serviceAccount: string | null): SearchConsoleView {
+  const token = site.search_console_token;
+  const host = site.served_domain ?? normalizeDomain(site.domain) ?? site.domain;
+  return {
+    property: connection.property,
+    status: connection.status,
+    service_account_email: serviceAccount,
+    verification: token
+      ? { meta_tag: verificationMetaTag(token), file_url: `https://${host}/${verificationFile(token)}` }
+      : null,
+    imported_through: connection.imported_through ?? null,
+    last_error: connection.last_error ?? null,
+    connected_at: connection.connected_at,
+  };
+}
+
+/** GET /v1/search-console: the site's connection, or 404 not_found. Two GetItems. */
+export async function searchConsoleView(deps: Omit<SearchConsoleDeps, 'enqueue'>, siteId: number) {
+  const [site, connection] = await Promise.all([siteOf(deps.store, siteId), deps.store.searchConsole.get(siteId)]);
+  if (!connection) throw notConnected();
+  return viewOf(site, connection, deps.serviceAccount);
+}
+
+/** The property, refused (400 validation_failed, naming the site's domain) unless it is the site's own domain's. */
+function checkedProperty(site: Site, property: string): string {
+  const own = normalizeDomain(site.domain);
+  if (own !== null && propertyDomain(property) === own) return property;
+  const message = `property: the site's Search Console property is sc-domain:${own ?? site.domain} or https://${own ?? site.domain}/ (its own domain); ${JSON.stringify(property.slice(0, 100))} is not`;
+  throw new ApiError('validation_failed', message, { issues: [{ path: 'property', message }] });
+}
+
+/**
+ * PUT /v1/search-console: connects the site's property, or changes it or the verification token. The
+ * token is set first (the domain serves it at once); a new property starts pending and queues the
+ * import of the last 56 days. The same property again keeps the connection and its imports as they are.
+ */
+export async function connectSearchConsole(
+  deps: SearchConsoleDeps,
+  siteId: number,
+  input: SearchConsoleInput,
+  now: Date,
+): Promise<SearchConsoleView> {
+  const { store } = deps;
+  let site = await siteOf(store, siteId);
+  const property = checkedProperty(site, input.property);
+  if (input.verification_token !== undefined && input.verification_token !== site.search_console_token) {
+    if (!(await store.searchConsole.setToken(siteId, input.verification_token))) throw noSite(siteId);
+    site = { ...site, search_console_token: input.verification_token };
+  }
+  const existing = await store.searchConsole.get(siteId);
+  if (existing?.property === property) return viewOf(site, existing, deps.serviceAccount);
+  const connection: SearchConsoleConnection = {
+    site_id: siteId,
+    property,
+    status: 'pending',
+    connected_at: now.toISOString(),
+  };
+  await store.searchConsole.put(connection);
+  await mapLimit(searchBackfillDays(utcDay(now)), SENDS_AT_ONCE, (date) =>
+    deps.enqueue('search-console', { site_id: siteId, date, state: 'final' }),
+  );
+  return viewOf(site, connection, deps.serviceAccount);
+}
+
+/**
+ * DELETE /v1/search-console: no more imports (a queued one finds no connection and does nothing). The
+ * days imported stay until their TTL (400 days each), and the domain keeps serving the verification, so
+ * the owner's verified property stays verified. Answers the connection as it was; 404 without one.
+ */
+export async function disconnectSearchConsole(deps: Omit<SearchConsoleDeps, 'enqueue'>, siteId: number) {
+  const [site, removed] = await Promise.all([siteOf(deps.store, siteId), deps.store.searchConsole.remove(siteId)]);
+  if (!removed) throw notConnected();
+  return viewOf(site, removed, deps.serviceAccount);
+}
