@@ -18,7 +18,7 @@ import { lambdaContext } from '@cm/local';
 import { ORIGIN_VERIFY_HEADER } from '@cm/contract';
 import { providerOf } from '../../packages/runtime/src/oauth/provider';
 import { readSecretText } from '../../packages/runtime/src/secrets';
-import { searchConsoleKey } from '../../packages/runtime/src/providers';
+import { searchConsoleFor, searchConsoleKey } from '../../packages/runtime/src/providers';
 import { apiEvent } from '../helpers/lambda-events';
 import { getResearch, selectResearch } from '@cm/runtime/web-provider';
 import { fakeClock } from '../helpers/clock';
@@ -127,6 +127,16 @@ it("reads Search Console's service account key from SEARCH_CONSOLE_KEY, or from 
   });
   expect(secretRequests.map((r) => r.body.SecretId)).toEqual(['content-api/search-console']);
   secretRequests.length = 0;
+});
+
+it("imports with Google's client when a key is configured, and with the sandbox's without one", () => {
+  const google = searchConsoleFor({ client_email: 'importer@content-api.iam.gserviceaccount.com', private_key: 'pem' });
+  expect([google.name, google.serviceAccount]).toEqual([
+    'google-search-console',
+    'importer@content-api.iam.gserviceaccount.com',
+  ]);
+  const sandbox = searchConsoleFor(null);
+  expect([sandbox.name, sandbox.serviceAccount]).toEqual(['sandbox', null]);
 });
 
 it('reads the credentials from a Secrets Manager secret when one is named', async () => {
