@@ -114,3 +114,7 @@ export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budge
 export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
+export { deltaOf, figuresOver, ownCtrByPosition, pagesOver, queriesAndPages, trafficWindows } from './search-traffic';
+export type { DayWindow, PageFigures, PageSelection, WindowFigures } from './search-traffic';
+export { DECAY_CAUSES, decayCause, decayOf, recoveryOf } from './decay';
+export type { DecayCause, FiguresCause } from './decay';
