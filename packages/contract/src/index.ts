@@ -170,6 +170,9 @@ export {
   RESEARCH,
   SERP_BACKLINKS,
   SERP_KEYWORD_REFRESH,
+  SEARCH_TRAFFIC,
+  SearchTrafficInput,
+  SearchTrafficResult,
   SERP_LANDSCAPE,
   SerpBacklinksInput,
   SerpBacklinksResult,
@@ -234,10 +237,12 @@ export {
   SearchFigures,
   SearchTotals,
 } from './search-console';
+export { DECAY_CAUSES, type DecayCause, REFRESH_OUTCOMES, RefreshEntry, type RefreshOutcome } from './refresh-queue';
 export {
   CADENCES,
   type Cannibalisation,
   DEFAULT_DEVICE,
+  DEVICES,
   type Device,
   FailedCheck,
   StoredDevice,

@@ -1,21 +1,10 @@
-import { LIMITS } from '@cm/contract';
+import { LIMITS, type DecayCause, type RefreshOutcome } from '@cm/contract';
 import type { WindowFigures } from './search-traffic';
 
 /*
  * Decay (docs/api/decisions.md#decay): which pages lost their clicks, the likely cause from the data, and
  * whether a republished page recovered.
  */
-
-/** A decayed page's likely cause, the first that holds in this order. */
-export const DECAY_CAUSES = [
-  'positions_lost',
-  'ai_overview',
-  'ctr_fell',
-  'demand_fell',
-  'page_changed',
-  'unknown',
-] as const;
-export type DecayCause = (typeof DECAY_CAUSES)[number];
 
 /** A position worse by this much (or more) is lost; a smaller move either way is steady. */
 const POSITION_LOST = 1;
@@ -49,7 +38,7 @@ export function decayOf(
 }
 
 /**
- * The cause of a decayed page, in DECAY_CAUSES' order: CTR that fell where an AI Overview appeared on the
+ * The cause of a decayed page, in DECAY_CAUSES' order (contract/refresh-queue.ts): CTR that fell where an AI Overview appeared on the
  * page's tracked keywords is `ai_overview`; a page its figures leave unexplained is `page_changed` when
  * it or a page it links to changed within the window, else `unknown`.
  */
@@ -64,5 +53,5 @@ export function decayCause(cause: FiguresCause, evidence: { aiOverview: boolean;
  * LIMITS.decayRecoveredShare of its clicks over the 28 days before the drop (what it had, not the decayed
  * window: a page that stays down is not recovered).
  */
-export const recoveryOf = (clicksBefore: number, clicksAfter: number): 'recovered' | 'not_recovered' =>
+export const recoveryOf = (clicksBefore: number, clicksAfter: number): RefreshOutcome =>
   clicksAfter >= clicksBefore * LIMITS.decayRecoveredShare ? 'recovered' : 'not_recovered';

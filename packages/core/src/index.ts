@@ -48,6 +48,7 @@ export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
 export { aiShareOfVoice, citationShare } from './ai-overviews';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
 export { ctrCurveOf, PUBLISHED_CTR_CURVE, visibilityOn } from './visibility';
+export type { CtrCurve } from './visibility';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */
 export { VERDICT_MIN_VOLUME_COVERAGE } from './landscape';
 export type { ScopeKeyword } from './landscape';
@@ -116,5 +117,5 @@ export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswe
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
 export { deltaOf, figuresOver, ownCtrByPosition, pagesOver, queriesAndPages, trafficWindows } from './search-traffic';
 export type { DayWindow, PageFigures, PageSelection, WindowFigures } from './search-traffic';
-export { DECAY_CAUSES, decayCause, decayOf, recoveryOf } from './decay';
-export type { DecayCause, FiguresCause } from './decay';
+export { decayCause, decayOf, recoveryOf } from './decay';
+export type { FiguresCause } from './decay';

@@ -25,3 +25,5 @@ export { runDailySchedule } from './schedule-budget';
 export type { ScheduleBudget } from './schedule-budget';
 export { usageReport } from './usage-report';
 export { runMonitorWorker, runRankCollectWorker, runRankWorker } from './worker-runs';
+export { searchTraffic } from './search-traffic';
+export { evaluateDecay } from './search-decay';
