@@ -32,7 +32,9 @@ async function aiOverviewSeen(store: Store, siteId: number, locale: string, page
     PAGES_AT_ONCE,
     ({ keyword, device }) => store.ranks.latest(siteId, locale, keyword, LIMITS.decayWindowDays, device),
   );
-  return checks.some((c) => c.rows.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview));
+  return checks.some((c) =>
+    c.rows.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview?.shown === true),
+  );
 }
 
 /**
@@ -86,7 +88,8 @@ export async function evaluateDecay(store: Store, siteId: number, date: string):
     const cause = decayCause(decay.figures_cause, {
       aiOverview:
         decay.figures_cause === 'ctr_fell' && (await aiOverviewSeen(store, siteId, site.locale, page, window)),
-      changed: decay.figures_cause === null && (await pageChanged(store, siteId, page, window, `${date}T00:00:00.000Z`)),
+      changed:
+        decay.figures_cause === null && (await pageChanged(store, siteId, page, window, `${date}T00:00:00.000Z`)),
     });
     await store.refreshQueue.flag(siteId, {
       page,
