@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { RowId } from '../cm-tables';
 import { LIMITS } from '../limits';
-import { RefreshEntry } from '../refresh-queue';
+import { DECAY_CAUSES, REFRESH_OUTCOMES } from '../refresh-queue';
 import { ToolMeta } from './shared';
 import { defineTool } from './declaration';
 
@@ -35,23 +35,27 @@ export const SearchTrafficInput = z
   );
 export type SearchTrafficInput = z.output<typeof SearchTrafficInput>;
 
-const Figures = {
+const Totals = z.object({
   clicks: z.int(),
   impressions: z.int(),
   ctr: z.nullable(z.number()),
   position: z.nullable(z.number()),
-};
+});
 const Window = z.object({ from: z.string(), to: z.string() });
 
+/*
+ * The lists' items are loose: each has the figures of `totals` beside its own fields (docs/api/research-tools.md#search_traffic),
+ * declared once there, so tools/list stays small.
+ */
 export const SearchTrafficResult = z.object({
   ...ToolMeta,
-  connected: z.boolean().check(z.meta({ description: 'false: the site has no Search Console days (note says why)' })),
+  connected: z.boolean().check(z.meta({ description: 'false: no Search Console days (see note)' })),
   note: z.optional(z.string()),
   scope: z.object({ type: z.enum(['site', 'page', 'topic']), id: z.nullable(z.int()), name: z.string() }),
   window: z.nullable(Window),
   previous_window: z.nullable(Window),
-  totals: z.object(Figures),
-  previous_totals: z.object(Figures),
+  totals: Totals,
+  previous_totals: Totals,
   deltas: z.object({
     clicks: z.int(),
     clicks_change: z.nullable(z.number()),
@@ -59,30 +63,20 @@ export const SearchTrafficResult = z.object({
     ctr: z.nullable(z.number()),
     position: z.nullable(z.number()),
   }),
-  pages: z.array(
-    z.object({
-      url: z.string(),
-      page: z.nullable(z.object({ type: z.string(), id: z.string() })),
-      ...Figures,
-      queries: z.array(z.object({ query: z.string(), ...Figures })),
-    }),
-  ),
+  pages: z.array(z.looseObject({ url: z.string(), queries: z.array(z.looseObject({ query: z.string() })) })),
   queries: z.array(
-    z.object({
-      query: z.string(),
-      tracked: z.boolean(),
-      ...Figures,
-      pages: z.array(z.object({ url: z.string(), ...Figures })),
-    }),
+    z.looseObject({ query: z.string(), tracked: z.boolean(), pages: z.array(z.looseObject({ url: z.string() })) }),
   ),
-  keyword_candidates: z.array(z.object({ query: z.string(), ...Figures })),
+  keyword_candidates: z.array(z.looseObject({ query: z.string() })),
   ctr_curve: z.string().check(z.meta({ description: "The CTR curve of the site's rank estimates" })),
   refresh_queue: z.nullable(
     z.object({
       entries: z.array(
-        z.extend(RefreshEntry, {
-          status: z.enum(['flagged', 'measuring', 'recovered', 'not_recovered']),
-          measure_due_on: z.nullable(z.string()),
+        z.looseObject({
+          page: z.object({ type: z.string(), id: z.string() }),
+          cause: z.enum(DECAY_CAUSES),
+          clicks_at_risk: z.int(),
+          status: z.enum(['flagged', 'measuring', ...REFRESH_OUTCOMES]),
         }),
       ),
       next_cursor: z.nullable(z.string()),
