@@ -124,6 +124,13 @@ describe('search_traffic', () => {
         ],
       }),
     ]);
+    const draft = (await s.client.tool('db_insert', { table: 'cm_pages', row: { title: 'Not yet' } })).body.row.id;
+    expect(await traffic(s, { page_id: draft })).toMatchObject({
+      connected: true,
+      totals: { clicks: 0, impressions: 0 },
+      pages: [],
+      note: 'This page has no published page: Search Console has no figures for it.',
+    });
     // The topic's one published page is page a: the same figures.
     const byTopic = await traffic(s, { topic_id: topic, window_days: 7 });
     expect(byTopic).toMatchObject({ scope: { type: 'topic', id: topic, name: 'Shoes' }, totals: page.totals });

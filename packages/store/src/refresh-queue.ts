@@ -63,9 +63,10 @@ export class RefreshQueueStore {
       }),
     );
     // Flagged at the same place, the entry was replaced in place; lost to another flag, this entry is the stale one.
-    const stale = moved.ok ? before : (await this.pointer(siteId, entry.page)) === sk ? null : sk;
-    if (stale !== null && stale !== sk)
-      await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: stale } }));
+    let stale: string | null;
+    if (moved.ok) stale = before === sk ? null : before;
+    else stale = (await this.pointer(siteId, entry.page)) === sk ? null : sk;
+    if (stale !== null) await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: stale } }));
   }
 
   /**
