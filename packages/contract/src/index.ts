@@ -172,7 +172,6 @@ export {
   SERP_KEYWORD_REFRESH,
   SEARCH_TRAFFIC,
   SearchTrafficInput,
-  SearchTrafficResult,
   SERP_LANDSCAPE,
   SerpBacklinksInput,
   SerpBacklinksResult,
@@ -237,7 +236,7 @@ export {
   SearchFigures,
   SearchTotals,
 } from './search-console';
-export { DECAY_CAUSES, type DecayCause, REFRESH_OUTCOMES, RefreshEntry, type RefreshOutcome } from './refresh-queue';
+export { type DecayCause, RefreshEntry, type RefreshOutcome } from './refresh-queue';
 export {
   CADENCES,
   type Cannibalisation,

@@ -116,6 +116,5 @@ export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
 export { deltaOf, figuresOver, ownCtrByPosition, pagesOver, queriesAndPages, trafficWindows } from './search-traffic';
-export type { DayWindow, PageFigures, PageSelection, WindowFigures } from './search-traffic';
+export type { DayWindow, PageSelection } from './search-traffic';
 export { decayCause, decayOf, recoveryOf } from './decay';
-export type { FiguresCause } from './decay';
