@@ -280,6 +280,17 @@ describe('decay and the refresh queue', () => {
       status: 'recovered',
       measured: { outcome: 'recovered', clicks_after: 81, measured_on: dayAfter(TODAY, 28) },
     });
+    // A measured entry keeps its outcome 28 days; then a page still down is flagged afresh.
+    await evaluateDecay(t.store, s.siteId, dayAfter(TODAY, 55));
+    expect(await entryOf('positions')).toMatchObject({ status: 'not_recovered' });
+    await evaluateDecay(t.store, s.siteId, dayAfter(TODAY, 56));
+    expect(await entryOf('positions')).toMatchObject({
+      status: 'flagged',
+      flagged_on: dayAfter(TODAY, 56),
+      clicks_before: 168,
+      clicks_now: 0,
+      refreshed_at: null,
+    });
   });
 });
 

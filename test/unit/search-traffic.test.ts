@@ -223,6 +223,8 @@ describe('decay', () => {
     expect(decayOf(at(100, 1000, 3), at(25, 500, 3.9))?.figures_cause).toBe('ctr_fell');
     // Steady, CTR 0.1 → 0.1, impressions 1000 → 500.
     expect(decayOf(at(100, 1000, 3), at(50, 500, 3))?.figures_cause).toBe('demand_fell');
+    // CTR and impressions each down 15 %, clicks 28 %: neither alone explains it.
+    expect(decayOf(at(100, 1000, 3), at(72, 850, 3))).toEqual({ clicks_at_risk: 28, figures_cause: null });
     // A better position by a whole one is no steady position: the figures say nothing.
     expect(decayOf(at(100, 1000, 5), at(25, 500, 4))?.figures_cause).toBeNull();
   });
