@@ -90,6 +90,5 @@ export const SEARCH_TRAFFIC = defineTool({
   description: `Search Console's clicks, impressions, CTR and position of the site, a page or a topic over window_days (7, 28 or 90) against the window before; top pages (default ${LIMITS.trafficPagesDefault}) with their queries (default ${LIMITS.trafficQueriesDefault}), queries with their pages, untracked queries as keyword candidates (default ${LIMITS.trafficCandidatesDefault}). The site's reply lists the refresh queue: decayed pages, most clicks at risk first, cause and republish measure. Free.`,
   input: SearchTrafficInput,
   result: SearchTrafficResult,
-  mcp: { ownCursor: true },
   grants: { table: 'read' },
 });
