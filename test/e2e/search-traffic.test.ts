@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { SearchTrafficInput } from '@cm/contract';
 import { daysEndingOn, utcDay } from '@cm/core';
 import { evaluateDecay } from '@cm/tools';
+import { fakeClock } from '../helpers/clock';
 import { checkedRankRow } from '../helpers/rank-rows';
 import { searchDays, type SearchRow } from '../helpers/search-days';
 import { article, siteClient, useTestStack, type SiteClient } from '../helpers/local';
@@ -15,6 +16,9 @@ import { article, siteClient, useTestStack, type SiteClient } from '../helpers/l
 const t = useTestStack();
 
 const TODAY = utcDay(new Date());
+// Publishes, the tool's today and the days put agree on the date, at midnight too.
+beforeEach(() => fakeClock(Date.parse(`${TODAY}T12:00:00.000Z`)));
+afterEach(() => jest.useRealTimers());
 /** The 56 days ending today: the 28 before (i < 28) and the last 28. */
 const FIRST = daysEndingOn(TODAY, 56)[0] ?? TODAY;
 const dayAfter = (day: string, count: number) =>
