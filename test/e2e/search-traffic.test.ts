@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { SearchTrafficInput } from '@cm/contract';
-import { daysEndingOn, utcDay } from '@cm/core';
+import { dayAfter, daysEndingOn, utcDay } from '@cm/core';
 import { evaluateDecay } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { checkedRankRow } from '../helpers/rank-rows';
@@ -21,8 +21,6 @@ beforeEach(() => fakeClock(Date.parse(`${TODAY}T12:00:00.000Z`)));
 afterEach(() => jest.useRealTimers());
 /** The 56 days ending today: the 28 before (i < 28) and the last 28. */
 const FIRST = daysEndingOn(TODAY, 56)[0] ?? TODAY;
-const dayAfter = (day: string, count: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
 const traffic = async (s: SiteClient, input: z.input<typeof SearchTrafficInput>) =>
   (await s.client.tool('search_traffic', input)).body;

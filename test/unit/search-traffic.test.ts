@@ -1,6 +1,7 @@
 import { LIMITS } from '@cm/contract';
 import {
   ctrCurveOf,
+  dayAfter,
   decayCause,
   decayOf,
   deltaOf,
@@ -19,6 +20,7 @@ const LIMITS_OF_LISTS = { pages: 10, queries: 10, candidates: 10 };
 
 describe('the traffic windows', () => {
   it('are the N days ending on the date and the N days before', () => {
+    expect([dayAfter('2026-02-27', 2), dayAfter('2026-03-01', -1)]).toEqual(['2026-03-01', '2026-02-28']);
     expect(trafficWindows('2026-03-28', 28)).toEqual({
       window: { from: '2026-03-01', to: '2026-03-28' },
       previous: { from: '2026-02-01', to: '2026-02-28' },

@@ -115,6 +115,14 @@ export { warnedAlready, warningLevel, warningMark, warningPeriod } from './budge
 export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
-export { deltaOf, figuresOver, ownCtrByPosition, pagesOver, queriesAndPages, trafficWindows } from './search-traffic';
+export {
+  dayAfter,
+  deltaOf,
+  figuresOver,
+  ownCtrByPosition,
+  pagesOver,
+  queriesAndPages,
+  trafficWindows,
+} from './search-traffic';
 export type { DayWindow, PageSelection } from './search-traffic';
 export { decayCause, decayOf, recoveryOf } from './decay';

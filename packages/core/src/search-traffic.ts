@@ -35,6 +35,10 @@ export function trafficWindows(date: string, days: number): { window: DayWindow;
   return { window: { from: at(days), to: date }, previous: { from: at(0), to: at(days - 1) } };
 }
 
+/** The day `count` days after `day` (YYYY-MM-DD; before it when negative). */
+export const dayAfter = (day: string, count: number): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+
 const within = (date: string, window: DayWindow) => date >= window.from && date <= window.to;
 
 /** A running sum of rows' figures: the position weighed by impressions. */

@@ -1,8 +1,16 @@
-import { DEVICES, LIMITS, type RefreshEntry } from '@cm/contract';
-import { decayCause, decayOf, figuresOver, pagesOver, recoveryOf, trafficWindows, type DayWindow } from '@cm/core';
+import { DEVICES, LIMITS, type RefreshEntry, type SearchDay } from '@cm/contract';
+import {
+  dayAfter,
+  decayCause,
+  decayOf,
+  figuresOver,
+  pagesOver,
+  recoveryOf,
+  trafficWindows,
+  type DayWindow,
+} from '@cm/core';
 import { mapLimit, type QueuedEntry, type Store } from '@cm/store';
 import { pageKeywords } from './context';
-import { dayAfter } from './search-traffic';
 
 /*
  * Decay, evaluated daily after a site's import (docs/api/search-console.md#traffic-and-decay): each page
@@ -114,7 +122,7 @@ async function measureDue(
   store: Store,
   siteId: number,
   date: string,
-  days: Parameters<typeof figuresOver>[0],
+  days: readonly SearchDay[],
   entries: readonly QueuedEntry[],
 ) {
   const due = entries.flatMap(({ sk, entry }) => {

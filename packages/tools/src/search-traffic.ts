@@ -6,6 +6,7 @@ import {
   figuresOver,
   ownCtrByPosition,
   queriesAndPages,
+  dayAfter,
   trafficWindows,
   utcDay,
   type CtrCurve,
@@ -24,21 +25,23 @@ type Reader = Pick<ToolContext, 'siteId' | 'store'>;
 /** Search Console's figures are final two to three days after a day: the stored days end about this far back. */
 const SEARCH_CONSOLE_LAG_DAYS = 3;
 
-/** The stored days of the `count` days ending at the last stored one: read from `count` + the lag days back. */
-async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
-  const span = daysEndingOn(today, count + SEARCH_CONSOLE_LAG_DAYS);
-  const days = await ctx.store.searchDays.range(ctx.siteId, span[0] ?? today, today);
-  const last = days.at(-1)?.date;
-  if (last === undefined) return [];
-  const from = daysEndingOn(last, count)[0] ?? last;
+/** Of days oldest first, the `count` days that end with the last of them. */
+function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
+  const last = days.at(-1);
+  if (!last) return [];
+  const from = daysEndingOn(last.date, count)[0] ?? last.date;
   return days.filter((day) => day.date >= from);
 }
 
+/** The site's stored days of the `count` days that end with its last stored one: one Query, from `count` + the lag days back. */
+async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
+  const from = daysEndingOn(today, count + SEARCH_CONSOLE_LAG_DAYS)[0] ?? today;
+  return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
+}
+
 /** The site's own curve from the last 28 stored days, else the published one (visibility.ts). */
-const curveOfDays = (days: readonly SearchDay[]): CtrCurve => {
-  const from = days.length > 0 ? (daysEndingOn(days.at(-1)?.date ?? '', LIMITS.decayWindowDays)[0] ?? '') : '';
-  return ctrCurveOf(ownCtrByPosition(days.filter((day) => day.date >= from)));
-};
+const curveOfDays = (days: readonly SearchDay[]): CtrCurve =>
+  ctrCurveOf(ownCtrByPosition(endingAtLast(days, LIMITS.decayWindowDays)));
 
 /**
  * The CTR curve of the site's rank estimates: its own CTR by position over its last 28 days of Search
@@ -50,25 +53,19 @@ export async function siteCtrCurve(ctx: Reader, now: Date): Promise<CtrCurve> {
 
 /** The scope asked for and the site's pages it sums: the site, a page (its published id) or a topic's pages. */
 async function trafficScope(ctx: Reader, input: SearchTrafficInput) {
+  const publishedOf = (pages: ReadonlyArray<{ published_id?: string }>): PageSelection =>
+    new Set(pages.flatMap((p) => (p.published_id === undefined ? [] : [p.published_id])));
   if (input.page_id !== undefined) {
     const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
-    const selection: PageSelection = new Set(page.published_id === undefined ? [] : [page.published_id]);
-    return { scope: { type: 'page' as const, id: page.id, name: page.title }, selection, published: selection.size };
+    return { scope: { type: 'page' as const, id: page.id, name: page.title }, selection: publishedOf([page]) };
   }
   if (input.topic_id !== undefined) {
     const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id);
     const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
-    const selection: PageSelection = new Set(
-      pages.flatMap((p) => (p.published_id === undefined ? [] : [p.published_id])),
-    );
-    return { scope: { type: 'topic' as const, id: topic.id, name: topic.name }, selection, published: selection.size };
+    return { scope: { type: 'topic' as const, id: topic.id, name: topic.name }, selection: publishedOf(pages) };
   }
-  return { scope: { type: 'site' as const, id: null, name: 'site' }, selection: 'site' as const, published: 1 };
+  return { scope: { type: 'site' as const, id: null, name: 'site' }, selection: 'site' as const };
 }
-
-/** The day `count` days after `day`. */
-export const dayAfter = (day: string, count: number): string =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
 /** A queue entry as the agent reads it: flagged, measuring (its measure due 28 days after the republish), or measured. */
 function queueStatus(entry: RefreshEntry) {
@@ -81,7 +78,7 @@ function queueStatus(entry: RefreshEntry) {
 const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
 
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
-  const { scope, selection, published } = await trafficScope(ctx, input);
+  const { scope, selection } = await trafficScope(ctx, input);
   const today = utcDay(ctx.now);
   const [days, queue] = await Promise.all([
     lastDays(ctx, today, 2 * input.window_days),
@@ -106,7 +103,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
     : { pages: [], queries: [], candidates: [] };
   const note = !last
     ? 'No Search Console days are stored for this site: connect its property (PUT /v1/search-console); figures follow its first import.'
-    : published === 0
+    : selection !== 'site' && selection.size === 0
       ? `This ${scope.type} has no published page: Search Console has no figures for it.`
       : undefined;
   return {
