@@ -296,6 +296,33 @@ describe('decay and the refresh queue', () => {
   });
 });
 
+it('waits to measure a republish until the last day of its 28 days after is stored', async () => {
+  const s = await siteClient(t, 'measure-waits');
+  const page = { type: 'article' as const, id: 'art_waiting' };
+  await t.store.refreshQueue.flag(s.siteId, {
+    page,
+    url: 'https://example.com/articles/art_waiting',
+    cause: 'unknown',
+    flagged_on: dayAfter(TODAY, -40),
+    clicks_before: 100,
+    clicks_now: 50,
+    clicks_at_risk: 50,
+    refreshed_at: `${dayAfter(TODAY, -30)}T08:00:00.000Z`,
+    measured: null,
+  });
+  // Its 28 days after end two days ago; none of them is stored: not measured as no clicks.
+  await evaluateDecay(t.store, s.siteId, TODAY);
+  expect((await traffic(s, {})).refresh_queue?.entries).toMatchObject([{ status: 'measuring', measured: null }]);
+  for (const day of searchDays(dayAfter(TODAY, -29), 28, () => [
+    { page: page.id, query: 'q', clicks: 3, impressions: 50, position: 4 },
+  ]))
+    await t.store.searchDays.put(s.siteId, day);
+  await evaluateDecay(t.store, s.siteId, TODAY);
+  expect((await traffic(s, {})).refresh_queue?.entries).toMatchObject([
+    { status: 'recovered', measured: { clicks_after: 84, measured_on: TODAY } },
+  ]);
+});
+
 describe("the site's own CTR curve", () => {
   it("weighs serp_landscape's estimates once the site has Search Console days, and says so", async () => {
     const s = await siteClient(t, 'curve', { locale: 'US/en' });

@@ -134,6 +134,8 @@ async function measureDue(
   const earliest = days[0]?.date ?? date;
   for (const { sk, entry, after } of due) {
     const window = after.from >= earliest ? after : trafficWindows(date, LIMITS.decayWindowDays).window;
+    // Days an import has not stored yet are no clicks lost: the measure waits for the window's last day.
+    if (!days.some((day) => day.date === window.to)) continue;
     const clicksAfter = figuresOver(days, window, new Set([entry.page.id])).clicks;
     await store.refreshQueue.measure(siteId, sk, {
       outcome: recoveryOf(entry.clicks_before, clicksAfter),
