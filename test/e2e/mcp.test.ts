@@ -46,7 +46,7 @@ const textOf = (result: unknown) =>
   JSON.parse(given((result as { content: { type: string; text: string }[] }).content[0], 'the first content').text);
 
 describe('MCP over Streamable HTTP', () => {
-  it('initializes and lists every tool with its schemas and annotations, in under 56 KB (issues 29, 52, 53)', async () => {
+  it('initializes and lists every tool with its schemas and annotations, in under 60 KB (issues 29, 52, 53)', async () => {
     const client = await connect();
     expect(client.getServerVersion()?.name).toBe('content-research');
     const { tools } = await client.listTools();
@@ -82,9 +82,9 @@ describe('MCP over Streamable HTTP', () => {
       { 'x-api-key': t.key, 'mcp-protocol-version': '2025-06-18' },
     );
     const size = Buffer.byteLength(await raw.text());
-    // Some clients cap what they read; 56 KB is about 13.5k tokens (issue 52's revision tools and issue 53's
-    // rank fields took it past 50).
-    expect(size).toBeLessThan(56 * 1024);
+    // Some clients cap what they read; 60 KB is about 14.5k tokens (issue 52's revision tools and issue 53's
+    // rank fields took it past 50, issue 53's search_traffic, 4.7 KB with its result's schema, past 56).
+    expect(size).toBeLessThan(60 * 1024);
   });
 
   it('offers the MCP Apps as ui:// resources, linked from the tools whose results they draw, and reads their HTML', async () => {

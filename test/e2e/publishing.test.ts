@@ -817,7 +817,7 @@ describe('DynamoDB round trips', () => {
     expect([read.result.status, read.requests]).toEqual([200, COUNTED_REQUESTS.readById]);
 
     // Changed links cost four more: the page's link items are read, the index written, the targets read,
-    // and the page says its index has them (until then its next publish does it all again); and the revision's two.
+    // and the page says its index has them (until then its next publish does it all again); and the revision's two and the refresh queue's one.
     const changed = await requestPathCount(t, () =>
       apiClient(t).route('POST /articles', {
         body: { ...body, title: 'New title, same links', related_article_ids: [] },

@@ -293,7 +293,7 @@ describe('revisions', () => {
     expect(refused.status).toBe(404);
   });
 
-  it('costs a changing publish two requests more, in one round trip; an identical one none', async () => {
+  it("costs a changing publish two requests more, in one round trip, and its refresh queue's one; an identical one none", async () => {
     const body = article('rev-counted', { excerpt: 'same' });
     await client().route('POST /articles', { body });
     await t.stack.drain();

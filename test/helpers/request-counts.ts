@@ -11,9 +11,10 @@ export const COUNTED_REQUESTS = {
   publishUnchanged: 1,
   /**
    * A publish whose content changed (links and sections not): its UpdateItem, then in one round trip the
-   * PutItem of the revision it keeps of the version it replaced and the Query of the page's revision keys.
+   * PutItem of the revision it keeps of the version it replaced and the Query of the page's revision keys,
+   * then the GetItem of the page's refresh-queue pointer (a page not in the queue: nothing more).
    */
-  publishChangedContent: 3,
+  publishChangedContent: 4,
   /**
    * A publish with a primary keyword no other page has (content, links and sections unchanged): its
    * UpdateItem, then in one round trip the PutItem of its keyword's item and the Query of the keyword's pages.

@@ -546,7 +546,7 @@ describe('docs/architecture/storage.md', () => {
       `(the token names the site): ${COUNTED_REQUESTS.tokenFirstSeen} requests in`,
       `| publish, links and sections unchanged (or none) | ${COUNTED_REQUESTS.publishUnchanged} UpdateItem (`,
       `| read a page by id or slug | ${COUNTED_REQUESTS.readById} Query (`,
-      `| + ${COUNTED_REQUESTS.publishChangedContent - COUNTED_REQUESTS.publishUnchanged} requests in the same round trip:`,
+      `| + ${COUNTED_REQUESTS.publishChangedContent - COUNTED_REQUESTS.publishUnchanged} requests: 2 in the same round trip,`,
       `deleting those past the newest ${LIMITS.revisionsKept})`,
       `before the page's UpdateItem: a new page without links is ${COUNTED_REQUESTS.publishScheduled} requests`,
       `| publish with a \`primary_keyword\` | + ${COUNTED_REQUESTS.publishPrimaryKeyword - COUNTED_REQUESTS.publishUnchanged} requests in one round trip after the page's UpdateItem: 1 PutItem of its keyword's item and 1 Query of the keyword's items (at most ${KEYWORD_HOLDERS_READ + 1}) (+ 1 DeleteItem of the item of the keyword it named before, when another): ${COUNTED_REQUESTS.publishPrimaryKeyword} requests for a page`,

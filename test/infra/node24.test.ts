@@ -329,6 +329,10 @@ describeWith(node24, 'Node 24', () => {
       );
       expect((await tool('serp-backlinks', 'serp_backlinks', { scope: 'site' })).statusCode).toBe(200);
       expect((await tool('recall', 'recall', { query: 'trail shoes' })).statusCode).toBe(200);
+      expect(await tool('search-traffic', 'search_traffic', {})).toMatchObject({
+        statusCode: 200,
+        body: { connected: false },
+      });
       expect((await tool('db-delete', 'db_delete', { table: 'cm_topics', id: topicId })).statusCode).toBe(200);
     });
 

@@ -22,6 +22,7 @@ it('asks read of the read-only tools, research of the paid ones, write of the fr
     serp_backlinks: 'research',
     add_competitor: 'research',
     track_rankings: 'research',
+    search_traffic: 'read',
     db_select: 'read',
     db_insert: 'write',
     db_delete: 'write',

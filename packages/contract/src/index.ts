@@ -170,6 +170,8 @@ export {
   RESEARCH,
   SERP_BACKLINKS,
   SERP_KEYWORD_REFRESH,
+  SEARCH_TRAFFIC,
+  SearchTrafficInput,
   SERP_LANDSCAPE,
   SerpBacklinksInput,
   SerpBacklinksResult,
@@ -239,10 +241,12 @@ export {
   SearchTotals,
   VERIFICATION_TOKEN,
 } from './search-console';
+export { type DecayCause, RefreshEntry, type RefreshOutcome } from './refresh-queue';
 export {
   CADENCES,
   type Cannibalisation,
   DEFAULT_DEVICE,
+  DEVICES,
   type Device,
   FailedCheck,
   StoredDevice,

@@ -201,6 +201,30 @@ export const SERVICE_LIMITS = {
   searchDayPairs: 2000,
   searchDayCountries: 20,
   searchDaysKept: 400,
+  /**
+   * search_traffic (docs/api/research-tools.md#search_traffic): its pages, the queries of each page and
+   * the pages of each query, and its keyword candidates, by default and at most; the refresh queue's
+   * entries a call lists, by default and at most.
+   */
+  trafficPagesDefault: 10,
+  trafficPagesMax: 50,
+  trafficQueriesDefault: 10,
+  trafficQueriesMax: 50,
+  trafficCandidatesDefault: 20,
+  trafficCandidatesMax: 100,
+  refreshQueueDefault: 20,
+  refreshQueueMax: 100,
+  /**
+   * Decay (docs/api/decisions.md#decay): a page is flagged when its clicks over 28 days fell by at least
+   * decayDropShare against the 28 days before, from at least decayClicksMin clicks; a republished page is
+   * recovered when its 28 days after reach decayRecoveredShare of its clicks before the drop.
+   */
+  decayWindowDays: 28,
+  decayDropShare: 0.2,
+  decayClicksMin: 20,
+  decayRecoveredShare: 0.8,
+  /** A site's own CTR at a position counts from this many impressions at it over 28 days; below, the published curve's. */
+  ownCtrImpressionsMin: 100,
 } as const;
 
 /** Every limit, the spec's and the service's. */

@@ -29,6 +29,7 @@ export const TOOL_HEADS = {
   serp_backlinks: { fn: 'serp-backlinks', kind: 'paid', idempotent: true },
   add_competitor: { fn: 'add-competitor', kind: 'paid', idempotent: true },
   track_rankings: { fn: 'track-rankings', kind: 'paid', idempotent: true },
+  search_traffic: { fn: 'search-traffic', kind: 'read', idempotent: true },
   db_select: { fn: 'db-select', kind: 'read', idempotent: true },
   db_insert: { fn: 'db-insert', kind: 'write', idempotent: false },
   db_delete: { fn: 'db-delete', kind: 'delete', idempotent: true },

@@ -48,6 +48,7 @@ export { monthOf, monthStart, nextUtcMidnight, utcDay } from './time';
 export { aiShareOfVoice, citationShare } from './ai-overviews';
 export { ctrAt, landscapeMetrics, untrackedCompetitors } from './landscape';
 export { ctrCurveOf, ctrOn, PUBLISHED_CTR_CURVE, visibilityOn } from './visibility';
+export type { CtrCurve } from './visibility';
 /** @public Read by test/unit/limits.test.ts through `require`, under a changed LIMITS. */
 export { VERDICT_MIN_VOLUME_COVERAGE } from './landscape';
 export type { ScopeKeyword } from './landscape';
@@ -124,3 +125,14 @@ export {
   verificationMetaTag,
 } from './search-console';
 export { pageOfUrl, searchDayOf, trackedDay, type SearchPageRef, type SearchRow } from './search-days';
+export {
+  dayAfter,
+  deltaOf,
+  figuresOver,
+  ownCtrByPosition,
+  pagesOver,
+  queriesAndPages,
+  trafficWindows,
+} from './search-traffic';
+export type { DayWindow, PageSelection } from './search-traffic';
+export { decayCause, decayOf, recoveryOf } from './decay';

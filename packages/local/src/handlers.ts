@@ -31,6 +31,7 @@ import { handler as researchWorker } from '../../../functions/research-worker/ha
 import { handler as serpBacklinks } from '../../../functions/serp-backlinks/handler';
 import { handler as serpKeywordRefresh } from '../../../functions/serp-keyword-refresh/handler';
 import { handler as serpLandscape } from '../../../functions/serp-landscape/handler';
+import { handler as searchTraffic } from '../../../functions/search-traffic/handler';
 import { handler as siteFiles } from '../../../functions/site-files/handler';
 import { handler as tools } from '../../../functions/tools/handler';
 import { handler as trackRankings } from '../../../functions/track-rankings/handler';
@@ -53,6 +54,7 @@ export const API_HANDLERS: Record<FunctionName, ApiHandler> = {
   recall,
   'get-keywords': getKeywords,
   'serp-landscape': serpLandscape,
+  'search-traffic': searchTraffic,
   'serp-keyword-refresh': serpKeywordRefresh,
   'serp-backlinks': serpBacklinks,
   'add-competitor': addCompetitor,

@@ -88,6 +88,9 @@ export async function publishPage(
     { siteId, ...page },
     { changedAt: changed ? now : null, pendingSince: previous?.relink_pending },
   );
+  // A live page's content changed: if it is in the refresh queue, its 28-day measure starts (search-decay.ts).
+  if (previous && put.contentChanged && isLive(doc.status, false))
+    await ctx.store.refreshQueue.markRefreshed(siteId, page, now);
   if (!card.noindex && changedForReaders(previous, { status: doc.status, deleted: false }, put.contentChanged))
     await announceAtRoot(ctx, siteId, options.siteRoot, [url], new Date(now));
   return {

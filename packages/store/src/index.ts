@@ -30,6 +30,7 @@ import { IndexNowStore } from './indexnow';
 import { ScheduleStore } from './schedules';
 import { SearchDayStore } from './search-days';
 import { SearchConsoleStore } from './search-console';
+import { RefreshQueueStore } from './refresh-queue';
 
 export { createDocumentClient, STORE_CLIENT_LIMITS } from './client';
 export { TABLE } from './table';
@@ -63,6 +64,7 @@ export { BudgetStore };
 export type { ConfirmRefusal } from './confirms';
 export { ConfirmStore };
 export { RelinkRunStore, type RelinkRun } from './relinks';
+export type { QueuedEntry } from './refresh-queue';
 export { type DueChange } from './schedules';
 export { ResearchWaitStore, type WaitingJob } from './research-waits';
 export { RankStore, checkKey, type RankClaim, type TrackedScope } from './ranks';
@@ -122,6 +124,8 @@ export interface Store {
   searchDays: SearchDayStore;
   /** Each site's Search Console connection. */
   searchConsole: SearchConsoleStore;
+  /** Each site's decayed pages, most clicks at risk first, and the measure of their republish. */
+  refreshQueue: RefreshQueueStore;
   /** A site's places for active competitors: one per domain, at most 10. */
   competitorPlaces(siteId: number): Semaphore;
   /** One cheap read of the table (an item that never exists); throws `StoreUnavailable` when the table cannot be reached. */
@@ -171,6 +175,7 @@ export function createStore(db: DynamoDBDocumentClient, tableName: string, optio
     indexNow: new IndexNowStore(db, tableName),
     searchDays: new SearchDayStore(db, tableName),
     searchConsole: new SearchConsoleStore(db, tableName),
+    refreshQueue: new RefreshQueueStore(db, tableName),
     competitorPlaces: (siteId) => new Semaphore(db, tableName, `competitors#${siteId}`, LIMITS.activeCompetitors),
     ping: async () => {
       await db.send(new GetCommand({ TableName: tableName, Key: healthKey }));

@@ -276,6 +276,20 @@ export const searchDayKey = (siteId: number, date: string): Key => ({
   sk: `DAY#${date}`,
 });
 
+/**
+ * A site's refresh queue: an entry per flagged page sorted by its clicks at risk, most first (the count
+ * inverted and zero-padded), and a pointer per page naming its entry, so a re-flag replaces it.
+ */
+export const refreshQueuePartition = (siteId: number): string => `SITE#${siteId}#REFRESH`;
+export const REFRESH_ENTRY_PREFIX = 'Q#';
+const REFRESH_CLICKS_DIGITS = 12;
+export const refreshEntrySk = (clicksAtRisk: number, type: PageType, id: string): string =>
+  `${REFRESH_ENTRY_PREFIX}${String(10 ** REFRESH_CLICKS_DIGITS - 1 - clicksAtRisk).padStart(REFRESH_CLICKS_DIGITS, '0')}#${type}#${id}`;
+export const refreshPointerKey = (siteId: number, type: PageType, id: string): Key => ({
+  pk: refreshQueuePartition(siteId),
+  sk: `P#${type}#${id}`,
+});
+
 export const backlinkPartition = (siteId: number, domain: string): string => `SITE#${siteId}#BL#${domain}`;
 export const backlinkSnapshotKey = (siteId: number, domain: string, day: string): Key => ({
   pk: backlinkPartition(siteId, domain),

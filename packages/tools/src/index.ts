@@ -27,3 +27,5 @@ export { usageReport } from './usage-report';
 export { runMonitorWorker, runRankCollectWorker, runRankWorker } from './worker-runs';
 export { connectSearchConsole, disconnectSearchConsole, searchConsoleView } from './search-console';
 export { importSearchDay } from './search-console-import';
+export { searchTraffic } from './search-traffic';
+export { evaluateDecay } from './search-decay';

@@ -1,5 +1,5 @@
 import { LIMITS, type Device } from '@cm/contract';
-import { daysEndingOn, rankHistory, topByScore, utcDay } from '@cm/core';
+import { daysEndingOn, rankHistory, topByScore, utcDay, type CtrCurve } from '@cm/core';
 import { keywordUnique, mapLimit } from '@cm/store';
 import type { ToolContext } from './context';
 import type { Scope } from './scope';
@@ -14,6 +14,8 @@ export interface HistorySite {
   siteDomain: string | null;
   competitors: readonly string[];
   colors: ReadonlyMap<string, string>;
+  /** The curve its estimates weigh positions by (search-traffic.ts siteCtrCurve). */
+  ctrCurve: CtrCurve;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function scopeHistory(
       ...page,
       keywords: kept.filter((k) => page.keywords.includes(k.keyword)),
     })),
+    ctrCurve: site.ctrCurve,
     overCap: committed.filter((k) => !keptKeys.has(keywordUnique(k.locale, k.keyword))).map((k) => k.keyword),
     failed,
   });

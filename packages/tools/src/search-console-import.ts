@@ -12,6 +12,7 @@ import { ProviderError, type Meter, type SearchConsoleContext, type SearchConsol
 import { keywordUnique, type Site, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 import { recordCalls } from './ledger';
+import { evaluateDecay } from './search-decay';
 
 /*
  * A site's Search Console day imported (docs/api/search-console.md#the-import): the property's rows of
@@ -125,5 +126,9 @@ export async function importSearchDay(
   await store.searchDays.put(siteId, trackedDay(day, tracked));
   await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
   await store.searchConsole.recordImport(siteId, connection.property, date, null);
+  // Decay is judged on the newest day imported: a backfill's older days leave it to the newest.
+  const through = connection.imported_through;
+  const newest = through !== undefined && through > date ? through : date;
+  await evaluateDecay(store, siteId, newest);
   return 'stored';
 }

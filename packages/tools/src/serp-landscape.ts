@@ -5,6 +5,7 @@ import { keywordUnique, mapLimit } from '@cm/store';
 import { siteOf, type ToolContext } from './context';
 import { resolveScope, scopeKeywordOf, type Scope } from './scope';
 import { scopeHistory } from './rank-history';
+import { siteCtrCurve } from './search-traffic';
 import { upsertKeywords } from './keywords';
 import { planKeywordResearch, researchKeywords } from './research';
 import { CACHED_TODAY, callsOf, freeOf, withPlan, type PlanDeps, type ToolPlan } from './plan';
@@ -181,9 +182,11 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
   const site = await siteOf(ctx);
   const locale = keywordLocale(null, site.locale);
   // The competitor rows, not only their domains: the share of voice carries each one's stored colour.
-  const [tracked, scope] = await Promise.all([
+  // The site's own CTR curve where it has Search Console days: its estimates say which curve they used.
+  const [tracked, scope, ctrCurve] = await Promise.all([
     ctx.store.rows.byField(ctx.siteId, 'cm_competitors', 'active', true),
     resolveScope(ctx, input, locale, { ideas: true }),
+    siteCtrCurve(ctx, ctx.now),
   ]);
   const competitors = tracked.map((row) => row.domain);
   const colors = new Map(tracked.flatMap((row) => (row.color ? [[row.domain, row.color] as const] : [])));
@@ -207,7 +210,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
           ctx,
           scope,
           { days: input.history_days, device: input.device },
-          { siteDomain: site.domain, competitors, colors },
+          { siteDomain: site.domain, competitors, colors, ctrCurve },
         ),
   ]);
   return {
@@ -221,6 +224,7 @@ async function serpLandscapeRun(ctx: ToolContext, input: SerpLandscapeInput) {
       siteDomain: site.domain,
       competitors,
       colors,
+      ctrCurve,
     }),
     ...(ideas ? { ideas } : {}),
     ...(history ? { history } : {}),

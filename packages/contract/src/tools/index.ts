@@ -11,6 +11,7 @@ import { SERP_LANDSCAPE } from './serp-landscape';
 import { SERP_KEYWORD_REFRESH } from './serp-keyword-refresh';
 import { SERP_BACKLINKS } from './serp-backlinks';
 import { ADD_COMPETITOR } from './add-competitor';
+import { SEARCH_TRAFFIC } from './search-traffic';
 import { DB_SELECT } from './db-select';
 import { DB_INSERT } from './db-insert';
 import { DB_DELETE } from './db-delete';
@@ -25,6 +26,7 @@ export { SERP_KEYWORD_REFRESH, SerpKeywordRefreshInput, SerpKeywordRefreshResult
 export { SERP_BACKLINKS, SerpBacklinksInput, SerpBacklinksResult, type HealthFlag } from './serp-backlinks';
 export { ADD_COMPETITOR, AddCompetitorInput, AddCompetitorResult } from './add-competitor';
 export { TRACK_RANKINGS } from './track-rankings';
+export { SEARCH_TRAFFIC, SearchTrafficInput } from './search-traffic';
 export { DB_SELECT, DbSelectInput, DbSelectResult } from './db-select';
 export { DB_INSERT, DbInsertInput } from './db-insert';
 export { DB_DELETE, DbDeleteInput } from './db-delete';
@@ -42,6 +44,7 @@ export const TOOLS = {
   serp_backlinks: SERP_BACKLINKS,
   add_competitor: ADD_COMPETITOR,
   track_rankings: TRACK_RANKINGS,
+  search_traffic: SEARCH_TRAFFIC,
   db_select: DB_SELECT,
   db_insert: DB_INSERT,
   db_delete: DB_DELETE,

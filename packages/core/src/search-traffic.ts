@@ -1,0 +1,253 @@
+import { LIMITS, type PageType, type SearchDay } from '@cm/contract';
+import { daysEndingOn } from './ranks';
+
+/*
+ * What Search Console's days say of a site, a page or a set of pages (docs/api/research-tools.md#search_traffic):
+ * figures over a window of days and the window before, the queries of each page, the pages of each query,
+ * the queries no keyword row tracks, and the site's own CTR by position.
+ */
+
+/** Days from `from` to `to`, both included (YYYY-MM-DD). */
+export interface DayWindow {
+  from: string;
+  to: string;
+}
+
+/** Clicks, impressions, CTR (clicks / impressions) and the impression-weighted average position (1 = first). */
+export interface WindowFigures {
+  clicks: number;
+  impressions: number;
+  /** Null without impressions. */
+  ctr: number | null;
+  /** Null without impressions. */
+  position: number | null;
+}
+
+/** The pages figures are summed over: the whole site, or the site's pages with these ids. */
+export type PageSelection = 'site' | ReadonlySet<string>;
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The window of `days` days ending on `date`, and the `days` days before it. */
+export function trafficWindows(date: string, days: number): { window: DayWindow; previous: DayWindow } {
+  const all = daysEndingOn(date, 2 * days);
+  const at = (i: number) => all[i] ?? date;
+  return { window: { from: at(days), to: date }, previous: { from: at(0), to: at(days - 1) } };
+}
+
+/** The day `count` days after `day` (YYYY-MM-DD; before it when negative). */
+export const dayAfter = (day: string, count: number): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+
+const within = (date: string, window: DayWindow) => date >= window.from && date <= window.to;
+
+/** A running sum of rows' figures: the position weighed by impressions. */
+class Sum {
+  clicks = 0;
+  impressions = 0;
+  private weighted = 0;
+  private weighedImpressions = 0;
+
+  add(clicks: number, impressions: number, position: number | null): this {
+    this.clicks += clicks;
+    this.impressions += impressions;
+    if (position !== null && impressions > 0) {
+      this.weighted += position * impressions;
+      this.weighedImpressions += impressions;
+    }
+    return this;
+  }
+
+  figures(): WindowFigures {
+    return {
+      clicks: this.clicks,
+      impressions: this.impressions,
+      ctr: this.impressions > 0 ? round(this.clicks / this.impressions, 4) : null,
+      position: this.weighedImpressions > 0 ? round(this.weighted / this.weighedImpressions, 2) : null,
+    };
+  }
+}
+
+/** Most clicks first, then most impressions, then by name: a stable order. */
+const byClicks = <T extends { name: string; sum: Sum }>(a: T, b: T) =>
+  b.sum.clicks - a.sum.clicks || b.sum.impressions - a.sum.impressions || a.name.localeCompare(b.name);
+const byImpressions = <T extends { name: string; sum: Sum }>(a: T, b: T) =>
+  b.sum.impressions - a.sum.impressions || b.sum.clicks - a.sum.clicks || a.name.localeCompare(b.name);
+
+const selects = (selection: PageSelection, page: { id: string } | null) =>
+  selection === 'site' || (page !== null && selection.has(page.id));
+
+/** The figures of the selection over the window: the site's totals (what the caps left out included), or its pages'. */
+export function figuresOver(days: readonly SearchDay[], window: DayWindow, selection: PageSelection): WindowFigures {
+  const sum = new Sum();
+  for (const day of days) {
+    if (!within(day.date, window)) continue;
+    if (selection === 'site') sum.add(day.totals.clicks, day.totals.impressions, day.totals.position);
+    else
+      for (const page of day.pages)
+        if (selects(selection, page.page)) sum.add(page.clicks, page.impressions, page.position);
+  }
+  return sum.figures();
+}
+
+/** A page of the site over a window: its URL, its page (type and id) as its last day names it, and its figures. */
+export interface PageFigures extends WindowFigures {
+  url: string;
+  page: { type: PageType; id: string } | null;
+}
+
+/** Each of the site's pages (by its id) over the window, from the days' pages. */
+export function pagesOver(days: readonly SearchDay[], window: DayWindow): Map<string, PageFigures> {
+  const pages = new Map<string, { url: string; page: { type: PageType; id: string }; sum: Sum }>();
+  for (const day of days) {
+    if (!within(day.date, window)) continue;
+    for (const row of day.pages) {
+      if (row.page === null) continue;
+      const entry = pages.get(row.page.id) ?? { url: row.url, page: row.page, sum: new Sum() };
+      entry.url = row.url;
+      entry.sum.add(row.clicks, row.impressions, row.position);
+      pages.set(row.page.id, entry);
+    }
+  }
+  return new Map([...pages].map(([id, { url, page, sum }]) => [id, { url, page, ...sum.figures() }]));
+}
+
+/** The difference of the window from the one before: CTR and position as differences, clicks also as a share. */
+export function deltaOf(now: WindowFigures, before: WindowFigures) {
+  const difference = (a: number | null, b: number | null, digits: number) =>
+    a === null || b === null ? null : round(a - b, digits);
+  return {
+    clicks: now.clicks - before.clicks,
+    clicks_change: before.clicks > 0 ? round((now.clicks - before.clicks) / before.clicks, 4) : null,
+    impressions: now.impressions - before.impressions,
+    ctr: difference(now.ctr, before.ctr, 4),
+    /** Positive: a worse (larger) average position. */
+    position: difference(now.position, before.position, 2),
+  };
+}
+
+interface Limits {
+  pages: number;
+  queries: number;
+  candidates: number;
+}
+
+interface PageEntry {
+  name: string;
+  page: { type: PageType; id: string } | null;
+  sum: Sum;
+  queries: Map<string, Sum>;
+}
+
+interface QueryEntry {
+  name: string;
+  tracked: boolean;
+  sum: Sum;
+  pages: Map<string, Sum>;
+}
+
+const entryOf = <T>(map: Map<string, T>, key: string, make: () => T): T => {
+  const found = map.get(key);
+  if (found) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+};
+
+/** The top `limit` of a map of sums, most clicks first, each named by its key. */
+const topOf = (sums: Map<string, Sum>, limit: number) =>
+  [...sums]
+    .map(([name, sum]) => ({ name, sum }))
+    .sort(byClicks)
+    .slice(0, limit);
+
+/**
+ * The selection's queries and pages over the window, from the days' (page, query) pairs: each page with
+ * its top queries, each query with the site's pages that showed for it (another page sharing a query
+ * is there too), and the queries with impressions that no keyword row tracks, most impressions first
+ * (as the last day of the window says of each query).
+ */
+export function queriesAndPages(
+  days: readonly SearchDay[],
+  window: DayWindow,
+  selection: PageSelection,
+  limits: Limits,
+) {
+  const pages = new Map<string, PageEntry>();
+  const queries = new Map<string, QueryEntry>();
+  for (const day of days) {
+    if (!within(day.date, window)) continue;
+    for (const [pageAt, queryAt, clicks, impressions, position] of day.pairs) {
+      const page = day.pages[pageAt];
+      const query = day.queries[queryAt];
+      if (!page || !query) continue;
+      const queryEntry = entryOf(queries, query.query, () => ({
+        name: query.query,
+        tracked: query.tracked,
+        sum: new Sum(),
+        pages: new Map<string, Sum>(),
+      }));
+      queryEntry.tracked = query.tracked;
+      entryOf(queryEntry.pages, page.url, () => new Sum()).add(clicks, impressions, position);
+      if (!selects(selection, page.page)) continue;
+      queryEntry.sum.add(clicks, impressions, position);
+      const pageEntry = entryOf(pages, page.url, () => ({
+        name: page.url,
+        page: page.page,
+        sum: new Sum(),
+        queries: new Map<string, Sum>(),
+      }));
+      pageEntry.sum.add(clicks, impressions, position);
+      entryOf(pageEntry.queries, query.query, () => new Sum()).add(clicks, impressions, position);
+    }
+  }
+  const selected = [...queries.values()].filter((q) => q.sum.impressions > 0 || q.sum.clicks > 0);
+  return {
+    pages: [...pages.values()]
+      .sort(byClicks)
+      .slice(0, limits.pages)
+      .map((p) => ({
+        url: p.name,
+        page: p.page,
+        ...p.sum.figures(),
+        queries: topOf(p.queries, limits.queries).map((q) => ({ query: q.name, ...q.sum.figures() })),
+      })),
+    queries: selected
+      .sort(byClicks)
+      .slice(0, limits.queries)
+      .map((q) => ({
+        query: q.name,
+        tracked: q.tracked,
+        ...q.sum.figures(),
+        pages: topOf(q.pages, limits.pages).map((p) => ({ url: p.name, ...p.sum.figures() })),
+      })),
+    candidates: selected
+      .filter((q) => !q.tracked && q.sum.impressions > 0)
+      .sort(byImpressions)
+      .slice(0, limits.candidates)
+      .map((q) => ({ query: q.name, ...q.sum.figures() })),
+  };
+}
+
+/** Positions the own curve covers: page one. */
+const CURVE_POSITIONS = 10;
+
+/**
+ * The site's own CTR at each position 1..10 over the days' (page, query) pairs, each pair's day counted
+ * at its rounded position; a position with fewer than LIMITS.ownCtrImpressionsMin impressions has no
+ * figure (null), and takes the published curve's in ctrCurveOf (visibility.ts).
+ */
+export function ownCtrByPosition(days: readonly SearchDay[]): Array<number | null> {
+  const clicks = new Array<number>(CURVE_POSITIONS).fill(0);
+  const impressions = new Array<number>(CURVE_POSITIONS).fill(0);
+  for (const day of days)
+    for (const [, , pairClicks, pairImpressions, position] of day.pairs) {
+      const at = Math.round(position) - 1;
+      if (at < 0 || at >= CURVE_POSITIONS) continue;
+      clicks[at] = (clicks[at] ?? 0) + pairClicks;
+      impressions[at] = (impressions[at] ?? 0) + pairImpressions;
+    }
+  return impressions.map((shown, i) =>
+    shown >= LIMITS.ownCtrImpressionsMin ? round((clicks[i] ?? 0) / shown, 4) : null,
+  );
+}

@@ -1,0 +1,125 @@
+import { LIMITS, type RefreshEntry, type SearchDay, type SearchTrafficInput } from '@cm/contract';
+import {
+  ctrCurveOf,
+  daysEndingOn,
+  deltaOf,
+  figuresOver,
+  ownCtrByPosition,
+  queriesAndPages,
+  dayAfter,
+  trafficWindows,
+  utcDay,
+  type CtrCurve,
+  type PageSelection,
+} from '@cm/core';
+import { DATABASE, rowOrNotFound, type ToolContext } from './context';
+
+/*
+ * search_traffic (docs/api/research-tools.md#search_traffic): Search Console's figures of the site, a page
+ * or a topic from the stored days (one Query of them), and the site's refresh queue (one Query of a page).
+ * Stored data only: free.
+ */
+
+type Reader = Pick<ToolContext, 'siteId' | 'store'>;
+
+/** Search Console's figures are final two to three days after a day: the stored days end about this far back. */
+const SEARCH_CONSOLE_LAG_DAYS = 3;
+
+/** Of days oldest first, the `count` days that end with the last of them. */
+function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
+  const last = days.at(-1);
+  if (!last) return [];
+  const from = daysEndingOn(last.date, count)[0] ?? last.date;
+  return days.filter((day) => day.date >= from);
+}
+
+/** The site's stored days of the `count` days that end with its last stored one: one Query, from `count` + the lag days back. */
+async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
+  const from = daysEndingOn(today, count + SEARCH_CONSOLE_LAG_DAYS)[0] ?? today;
+  return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
+}
+
+/** The site's own curve from the last 28 stored days, else the published one (visibility.ts). */
+const curveOfDays = (days: readonly SearchDay[]): CtrCurve =>
+  ctrCurveOf(ownCtrByPosition(endingAtLast(days, LIMITS.decayWindowDays)));
+
+/**
+ * The CTR curve of the site's rank estimates: its own CTR by position over its last 28 days of Search
+ * Console (one Query of at most 31 days), where it has them, else the published curve.
+ */
+export async function siteCtrCurve(ctx: Reader, now: Date): Promise<CtrCurve> {
+  return curveOfDays(await lastDays(ctx, utcDay(now), LIMITS.decayWindowDays));
+}
+
+/** The scope asked for and the site's pages it sums: the site, a page (its published id) or a topic's pages. */
+async function trafficScope(ctx: Reader, input: SearchTrafficInput) {
+  const publishedOf = (pages: ReadonlyArray<{ published_id?: string }>): PageSelection =>
+    new Set(pages.flatMap((p) => (p.published_id === undefined ? [] : [p.published_id])));
+  if (input.page_id !== undefined) {
+    const page = await rowOrNotFound(ctx, 'cm_pages', input.page_id);
+    return { scope: { type: 'page' as const, id: page.id, name: page.title }, selection: publishedOf([page]) };
+  }
+  if (input.topic_id !== undefined) {
+    const topic = await rowOrNotFound(ctx, 'cm_topics', input.topic_id);
+    const pages = await ctx.store.rows.byField(ctx.siteId, 'cm_pages', 'topic_id', topic.id);
+    return { scope: { type: 'topic' as const, id: topic.id, name: topic.name }, selection: publishedOf(pages) };
+  }
+  return { scope: { type: 'site' as const, id: null, name: 'site' }, selection: 'site' as const };
+}
+
+/** A queue entry as the agent reads it: flagged, measuring (its measure due 28 days after the republish), or measured. */
+function queueStatus(entry: RefreshEntry) {
+  if (entry.measured) return { ...entry, status: entry.measured.outcome, measure_due_on: entry.measured.measured_on };
+  if (entry.refreshed_at === null) return { ...entry, status: 'flagged' as const, measure_due_on: null };
+  const due = dayAfter(utcDay(new Date(entry.refreshed_at)), LIMITS.decayWindowDays);
+  return { ...entry, status: 'measuring' as const, measure_due_on: due };
+}
+
+const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
+
+export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
+  const { scope, selection } = await trafficScope(ctx, input);
+  const today = utcDay(ctx.now);
+  const [days, queue] = await Promise.all([
+    lastDays(ctx, today, 2 * input.window_days),
+    scope.type === 'site'
+      ? ctx.store.refreshQueue.list(ctx.siteId, {
+          limit: input.queue_limit ?? LIMITS.refreshQueueDefault,
+          ...(input.queue_cursor === undefined ? {} : { cursor: input.queue_cursor }),
+        })
+      : null,
+  ]);
+  const refresh_queue = queue && { entries: queue.entries.map(queueStatus), next_cursor: queue.next_cursor };
+  const last = days.at(-1);
+  const windows = last ? trafficWindows(last.date, input.window_days) : null;
+  const current = windows ? figuresOver(days, windows.window, selection) : NO_FIGURES;
+  const before = windows ? figuresOver(days, windows.previous, selection) : NO_FIGURES;
+  const lists = windows
+    ? queriesAndPages(days, windows.window, selection, {
+        pages: input.pages ?? LIMITS.trafficPagesDefault,
+        queries: input.queries ?? LIMITS.trafficQueriesDefault,
+        candidates: input.candidates ?? LIMITS.trafficCandidatesDefault,
+      })
+    : { pages: [], queries: [], candidates: [] };
+  const note = !last
+    ? 'No Search Console days are stored for this site: connect its property (PUT /v1/search-console); figures follow its first import.'
+    : selection !== 'site' && selection.size === 0
+      ? `This ${scope.type} has no published page: Search Console has no figures for it.`
+      : undefined;
+  return {
+    data_source: last?.data_source ?? DATABASE,
+    connected: last !== undefined,
+    ...(note === undefined ? {} : { note }),
+    scope,
+    window: windows?.window ?? null,
+    previous_window: windows?.previous ?? null,
+    totals: current,
+    previous_totals: before,
+    deltas: deltaOf(current, before),
+    pages: lists.pages,
+    queries: lists.queries,
+    keyword_candidates: lists.candidates,
+    ctr_curve: curveOfDays(days).name,
+    refresh_queue,
+  };
+}

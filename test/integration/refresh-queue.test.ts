@@ -1,0 +1,103 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { RefreshEntry } from '@cm/contract';
+import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { refreshEntrySk, refreshQueuePartition } from '../../packages/store/src/keys';
+import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+
+/* A site's refresh queue: most clicks at risk first by its keys, a re-flag replacing its page's entry, paged. */
+
+let t: TestStack;
+let store: Store;
+beforeAll(async () => {
+  t = await startTestStack();
+  store = createStore(
+    createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }),
+    t.stack.tableName,
+  );
+}, 60_000);
+afterAll(() => t.stop());
+
+const entryOf = (id: string, clicksAtRisk: number): RefreshEntry => ({
+  page: { type: 'article', id },
+  url: `https://example.com/articles/${id}`,
+  cause: 'unknown',
+  flagged_on: '2026-10-28',
+  clicks_before: 100 + clicksAtRisk,
+  clicks_now: 100,
+  clicks_at_risk: clicksAtRisk,
+  refreshed_at: null,
+  measured: null,
+});
+
+it('lists most clicks at risk first, a page flagged again in its new place only, with a cursor', async () => {
+  const site = (await t.newSite('queue-order')).siteId;
+  await store.refreshQueue.flag(site, entryOf('a', 5));
+  await store.refreshQueue.flag(site, entryOf('b', 1200));
+  await store.refreshQueue.flag(site, entryOf('c', 40));
+  // Flagged again at other clicks: its entry moves; at the same, it is replaced in place.
+  await store.refreshQueue.flag(site, entryOf('a', 900));
+  await store.refreshQueue.flag(site, entryOf('c', 40));
+  const first = await store.refreshQueue.list(site, { limit: 2 });
+  expect(first.entries.map((e) => [e.page.id, e.clicks_at_risk])).toEqual([
+    ['b', 1200],
+    ['a', 900],
+  ]);
+  const rest = await store.refreshQueue.list(site, { limit: 2, cursor: first.next_cursor ?? '' });
+  expect(rest.entries.map((e) => [e.page.id, e.clicks_at_risk])).toEqual([['c', 40]]);
+  expect((await store.refreshQueue.all(site)).orphans).toEqual([]);
+});
+
+it('marks a queued page refreshed and measures it; a page not in the queue is left alone', async () => {
+  const site = (await t.newSite('queue-measure')).siteId;
+  await store.refreshQueue.flag(site, entryOf('a', 30));
+  expect(
+    await store.refreshQueue.markRefreshed(site, { type: 'article', id: 'other' }, '2026-10-29T10:00:00.000Z'),
+  ).toBe(false);
+  expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id: 'a' }, '2026-10-29T10:00:00.000Z')).toBe(
+    true,
+  );
+  const [queued] = (await store.refreshQueue.all(site)).entries;
+  expect(queued?.entry.refreshed_at).toBe('2026-10-29T10:00:00.000Z');
+  await store.refreshQueue.measure(site, queued?.sk ?? '', {
+    outcome: 'recovered',
+    clicks_after: 120,
+    measured_on: '2026-11-26',
+  });
+  // An entry a re-flag replaced is measured no more (its old key names nothing).
+  await store.refreshQueue.measure(site, 'Q#gone', {
+    outcome: 'recovered',
+    clicks_after: 1,
+    measured_on: '2026-11-26',
+  });
+  expect((await store.refreshQueue.list(site, { limit: 5 })).entries).toEqual([
+    {
+      ...entryOf('a', 30),
+      refreshed_at: '2026-10-29T10:00:00.000Z',
+      measured: { outcome: 'recovered', clicks_after: 120, measured_on: '2026-11-26' },
+    },
+  ]);
+});
+
+it('finds and drops an entry no pointer names (a re-flag cut short), and a flag that lost its page to another leaves no second entry', async () => {
+  const site = (await t.newSite('queue-orphans')).siteId;
+  await store.refreshQueue.flag(site, entryOf('a', 10));
+  // As if a re-flag put its entry and stopped before moving the pointer.
+  const orphan = refreshEntrySk(70, 'article', 'a');
+  await t.db.send(
+    new PutCommand({
+      TableName: t.stack.tableName,
+      Item: { pk: refreshQueuePartition(site), sk: orphan, entry: entryOf('a', 70) },
+    }),
+  );
+  const { entries, orphans } = await store.refreshQueue.all(site);
+  expect(entries.map((e) => e.entry.clicks_at_risk)).toEqual([10]);
+  expect(orphans).toEqual([orphan]);
+  await store.refreshQueue.dropOrphans(site, orphans);
+  expect((await store.refreshQueue.list(site, { limit: 5 })).entries.map((e) => e.clicks_at_risk)).toEqual([10]);
+
+  // Two flags of one page at once: one moves the pointer, the other's entry is deleted again.
+  await Promise.all([store.refreshQueue.flag(site, entryOf('b', 20)), store.refreshQueue.flag(site, entryOf('b', 25))]);
+  const after = await store.refreshQueue.all(site);
+  expect(after.orphans).toEqual([]);
+  expect(after.entries.filter((e) => e.entry.page.id === 'b')).toHaveLength(1);
+});

@@ -1,0 +1,248 @@
+import { LIMITS } from '@cm/contract';
+import {
+  ctrCurveOf,
+  dayAfter,
+  decayCause,
+  decayOf,
+  deltaOf,
+  figuresOver,
+  ownCtrByPosition,
+  pagesOver,
+  queriesAndPages,
+  recoveryOf,
+  trafficWindows,
+} from '@cm/core';
+import { searchDay, searchDays } from '../helpers/search-days';
+
+/* Search Console's figures read back (core/search-traffic.ts) and decay's rule (core/decay.ts). */
+
+const LIMITS_OF_LISTS = { pages: 10, queries: 10, candidates: 10 };
+
+describe('the traffic windows', () => {
+  it('are the N days ending on the date and the N days before', () => {
+    expect([dayAfter('2026-02-27', 2), dayAfter('2026-03-01', -1)]).toEqual(['2026-03-01', '2026-02-28']);
+    expect(trafficWindows('2026-03-28', 28)).toEqual({
+      window: { from: '2026-03-01', to: '2026-03-28' },
+      previous: { from: '2026-02-01', to: '2026-02-28' },
+    });
+    expect(trafficWindows('2026-01-07', 7)).toEqual({
+      window: { from: '2026-01-01', to: '2026-01-07' },
+      previous: { from: '2025-12-25', to: '2025-12-31' },
+    });
+  });
+});
+
+describe('the figures of a window', () => {
+  // Two days before the window, two in it: page a gets "shoes" and "boots", page b "shoes", a listing "sale".
+  const days = [
+    searchDay('2026-03-01', [{ page: 'a', query: 'shoes', tracked: true, clicks: 10, impressions: 100, position: 2 }]),
+    searchDay('2026-03-02', [{ page: 'a', query: 'shoes', tracked: true, clicks: 30, impressions: 100, position: 4 }]),
+    searchDay('2026-03-03', [
+      { page: 'a', query: 'shoes', tracked: true, clicks: 8, impressions: 100, position: 3 },
+      { page: 'a', query: 'boots', clicks: 2, impressions: 300, position: 7 },
+      { page: 'b', query: 'shoes', tracked: true, clicks: 1, impressions: 50, position: 9 },
+    ]),
+    searchDay('2026-03-04', [
+      { page: 'a', query: 'shoes', tracked: true, clicks: 4, impressions: 100, position: 5 },
+      { page: null, query: 'sale', clicks: 5, impressions: 20, position: 1 },
+    ]),
+  ];
+  const { window, previous } = trafficWindows('2026-03-04', 2);
+
+  it("sums the site's totals and a page's, CTR clicks over impressions, the position weighed by impressions", () => {
+    expect(figuresOver(days, previous, 'site')).toEqual({ clicks: 40, impressions: 200, ctr: 0.2, position: 3 });
+    // (8+2+1+4+5) / (100+300+50+100+20); (3·100 + 7·300 + 9·50 + 5·100 + 1·20) / 570
+    expect(figuresOver(days, window, 'site')).toEqual({ clicks: 20, impressions: 570, ctr: 0.0351, position: 5.91 });
+    expect(figuresOver(days, window, new Set(['a']))).toEqual({
+      clicks: 14,
+      impressions: 500,
+      ctr: 0.028,
+      position: 5.8,
+    });
+    expect(figuresOver(days, window, new Set(['a', 'b']))).toEqual({
+      clicks: 15,
+      impressions: 550,
+      ctr: 0.0273,
+      position: 6.09,
+    });
+    expect(figuresOver(days, window, new Set(['nowhere']))).toEqual({
+      clicks: 0,
+      impressions: 0,
+      ctr: null,
+      position: null,
+    });
+  });
+
+  it('compares the window with the one before', () => {
+    const now = figuresOver(days, window, new Set(['a']));
+    const before = figuresOver(days, previous, new Set(['a']));
+    expect(deltaOf(now, before)).toEqual({
+      clicks: -26,
+      clicks_change: -0.65,
+      impressions: 300,
+      ctr: -0.172,
+      position: 2.8,
+    });
+    const none = { clicks: 0, impressions: 0, ctr: null, position: null };
+    expect(deltaOf(now, none)).toEqual({
+      clicks: 14,
+      clicks_change: null,
+      impressions: 500,
+      ctr: null,
+      position: null,
+    });
+  });
+
+  it("keeps each of the site's pages, by id, with the URL its last day gives", () => {
+    expect([...pagesOver(days, window)]).toEqual([
+      [
+        'a',
+        {
+          url: 'https://example.com/articles/a',
+          page: { type: 'article', id: 'a' },
+          clicks: 14,
+          impressions: 500,
+          ctr: 0.028,
+          position: 5.8,
+        },
+      ],
+      [
+        'b',
+        {
+          url: 'https://example.com/articles/b',
+          page: { type: 'article', id: 'b' },
+          clicks: 1,
+          impressions: 50,
+          ctr: 0.02,
+          position: 9,
+        },
+      ],
+    ]);
+  });
+
+  it("lists a page's queries, each query's pages across the site, and the untracked queries as candidates", () => {
+    const { pages, queries, candidates } = queriesAndPages(days, window, new Set(['a']), LIMITS_OF_LISTS);
+    expect(pages).toEqual([
+      {
+        url: 'https://example.com/articles/a',
+        page: { type: 'article', id: 'a' },
+        clicks: 14,
+        impressions: 500,
+        ctr: 0.028,
+        position: 5.8,
+        queries: [
+          { query: 'shoes', clicks: 12, impressions: 200, ctr: 0.06, position: 4 },
+          { query: 'boots', clicks: 2, impressions: 300, ctr: 0.0067, position: 7 },
+        ],
+      },
+    ]);
+    // "shoes" counts page a's share in the scope, and lists page b beside it.
+    expect(queries).toEqual([
+      {
+        query: 'shoes',
+        tracked: true,
+        clicks: 12,
+        impressions: 200,
+        ctr: 0.06,
+        position: 4,
+        pages: [
+          { url: 'https://example.com/articles/a', clicks: 12, impressions: 200, ctr: 0.06, position: 4 },
+          { url: 'https://example.com/articles/b', clicks: 1, impressions: 50, ctr: 0.02, position: 9 },
+        ],
+      },
+      {
+        query: 'boots',
+        tracked: false,
+        clicks: 2,
+        impressions: 300,
+        ctr: 0.0067,
+        position: 7,
+        pages: [{ url: 'https://example.com/articles/a', clicks: 2, impressions: 300, ctr: 0.0067, position: 7 }],
+      },
+    ]);
+    expect(candidates).toEqual([{ query: 'boots', clicks: 2, impressions: 300, ctr: 0.0067, position: 7 }]);
+  });
+
+  it('covers every page for the site, most impressions first among candidates, within the limits', () => {
+    const site = queriesAndPages(days, window, 'site', { pages: 2, queries: 1, candidates: 5 });
+    expect(site.pages.map((p) => [p.url, p.clicks, p.queries.map((q) => q.query)])).toEqual([
+      ['https://example.com/articles/a', 14, ['shoes']],
+      ['https://example.com/articles/listing', 5, ['sale']],
+    ]);
+    expect(site.queries.map((q) => [q.query, q.clicks])).toEqual([['shoes', 13]]);
+    expect(site.candidates.map((q) => [q.query, q.impressions])).toEqual([
+      ['boots', 300],
+      ['sale', 20],
+    ]);
+  });
+});
+
+describe("the site's own CTR by position", () => {
+  it('buckets pairs by rounded position, a position under the impressions floor without a figure', () => {
+    const days = searchDays('2026-03-01', 2, () => [
+      { page: 'a', query: 'q1', clicks: 20, impressions: 50, position: 1.4 },
+      { page: 'b', query: 'q2', clicks: 6, impressions: 60, position: 2.6 },
+      { page: 'a', query: 'q3', clicks: 1, impressions: 40, position: 2 },
+      { page: 'a', query: 'q4', clicks: 9, impressions: 49, position: 5 },
+      { page: 'a', query: 'q5', clicks: 0, impressions: 500, position: 14 },
+    ]);
+    // Position 1: 40 / 100; position 3: 12 / 120; position 2: 80 impressions and position 5: 98, under 100.
+    expect(LIMITS.ownCtrImpressionsMin).toBe(100);
+    const own = ownCtrByPosition(days);
+    expect(own).toEqual([0.4, null, 0.1, null, null, null, null, null, null, null]);
+    const curve = ctrCurveOf(own);
+    expect(curve.name).toBe('search_console');
+    expect(curve.ctr.slice(0, 3)).toEqual([0.4, 0.187, 0.1]);
+  });
+
+  it('has no curve without a figure at position 1', () => {
+    expect(ctrCurveOf(ownCtrByPosition([]))).toMatchObject({ name: 'published:first-page-sage/2024' });
+  });
+});
+
+describe('decay', () => {
+  const at = (clicks: number, impressions: number, position: number | null) => ({
+    clicks,
+    impressions,
+    ctr: impressions > 0 ? clicks / impressions : null,
+    position,
+  });
+
+  it('flags a fall of 20 % or more from at least 20 clicks, with the clicks at risk', () => {
+    expect(LIMITS.decayDropShare).toBe(0.2);
+    expect(LIMITS.decayClicksMin).toBe(20);
+    // 100 → 81 is 19 % down; 100 → 80 is 20 %; 19 clicks before is too few to say.
+    expect(decayOf(at(100, 1000, 3), at(81, 1000, 3.1))).toBeNull();
+    expect(decayOf(at(100, 1000, 3), at(80, 1000, 3))).toEqual({ clicks_at_risk: 20, figures_cause: 'ctr_fell' });
+    expect(decayOf(at(19, 1000, 3), at(0, 1000, 3))).toBeNull();
+    expect(decayOf(at(20, 1000, 3), at(0, 0, null))).toEqual({ clicks_at_risk: 20, figures_cause: null });
+  });
+
+  it('reads the cause from the figures in order: positions lost, then CTR, then demand', () => {
+    // Worse by a whole position, CTR and impressions down too: positions come first.
+    expect(decayOf(at(100, 1000, 3), at(50, 500, 4))?.figures_cause).toBe('positions_lost');
+    // Steady (0.9 worse): CTR 0.1 → 0.05, impressions down too.
+    expect(decayOf(at(100, 1000, 3), at(25, 500, 3.9))?.figures_cause).toBe('ctr_fell');
+    // Steady, CTR 0.1 → 0.1, impressions 1000 → 500.
+    expect(decayOf(at(100, 1000, 3), at(50, 500, 3))?.figures_cause).toBe('demand_fell');
+    // CTR and impressions each down 15 %, clicks 28 %: neither alone explains it.
+    expect(decayOf(at(100, 1000, 3), at(72, 850, 3))).toEqual({ clicks_at_risk: 28, figures_cause: null });
+    // A better position by a whole one is no steady position: the figures say nothing.
+    expect(decayOf(at(100, 1000, 5), at(25, 500, 4))?.figures_cause).toBeNull();
+  });
+
+  it('names the AI Overview where CTR fell and one appeared, a change where the figures say nothing', () => {
+    const none = { aiOverview: false, changed: false };
+    expect(decayCause('ctr_fell', { aiOverview: true, changed: false })).toBe('ai_overview');
+    expect(decayCause('ctr_fell', none)).toBe('ctr_fell');
+    expect(decayCause('positions_lost', { aiOverview: true, changed: true })).toBe('positions_lost');
+    expect(decayCause('demand_fell', { aiOverview: true, changed: true })).toBe('demand_fell');
+    expect(decayCause(null, { aiOverview: true, changed: true })).toBe('page_changed');
+    expect(decayCause(null, none)).toBe('unknown');
+  });
+
+  it('measures a republish against the clicks before the drop', () => {
+    expect(recoveryOf(100, 80)).toBe('recovered');
+    expect(recoveryOf(100, 79)).toBe('not_recovered');
+  });
+});
