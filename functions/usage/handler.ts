@@ -27,7 +27,8 @@ export const handler = api('usage', {
   'GET /v1/monitoring': async (request) => json(200, await monitoringView(getStore(), request.siteId)),
   'PUT /v1/monitoring': async (request) =>
     json(200, await setMonitoring(getStore(), request.siteId, request.body(MonitoringInput), new Date())),
-  'GET /v1/search-console': async (request) => json(200, await searchConsoleView(await searchConsole(), request.siteId)),
+  'GET /v1/search-console': async (request) =>
+    json(200, await searchConsoleView(await searchConsole(), request.siteId)),
   'PUT /v1/search-console': async (request) =>
     json(
       200,

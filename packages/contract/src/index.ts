@@ -235,9 +235,7 @@ export {
   SearchDay,
   SearchDayPage,
   SearchDayPair,
-  SearchDayQuery,
   SearchDevice,
-  SearchFigures,
   SearchTotals,
   VERIFICATION_TOKEN,
 } from './search-console';
