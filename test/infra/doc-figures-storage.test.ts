@@ -522,6 +522,7 @@ describe('docs/architecture/storage.md', () => {
       `each expires ${LIMITS.revisionsKeptDays} days after it was kept`,
       `a part of a revision's document over ${INLINE_LIMIT_BYTES / 1024} KB gzipped`,
       `Expires ${LIMITS.rankRowsKeptDays} days after its day`,
+      `expires ${LIMITS.searchDaysKept} days after the day`,
       `at most ${LIMITS.aiOverviewReferencesMax} references of at most ${thousands(LIMITS.aiOverviewUrlMax)} characters`,
       `Expires ${days(LEDGER_KEEP_SECONDS)} days after the call`,
       `(host, URL count, the first ${constantIn('packages/publishing/src/indexnow.ts', 'LEDGER_URLS')} URLs`,
