@@ -3,6 +3,7 @@ import { sandboxReferringDomains } from '@cm/providers';
 import { fakeClock } from '../helpers/clock';
 import { useTestStack } from '../helpers/local';
 import { given } from '../helpers/client';
+import { freeBacklinkData } from '../helpers/monitoring-seed';
 
 /* add_competitor under the cap of 10, monitoring (on add and on schedule), and serp_backlinks, over HTTP on the sandbox. */
 
@@ -15,10 +16,19 @@ async function site(domain = 'shoes.example.com') {
 }
 type Site = Awaited<ReturnType<typeof site>>;
 
+// What a test queued runs with its own provider data: its monitoring ends with it.
+afterEach(async () => {
+  await t.stack.drain();
+  jest.restoreAllMocks();
+});
+
 const rivals = (n: number, prefix = 'rival') => Array.from({ length: n }, (_v, i) => `${prefix}-${i + 1}.com`);
 const activeRows = async (s: Site) => (await s.tool('db_select', { table: 'cm_competitors', limit: 200 })).body.rows;
 
 describe('add_competitor', () => {
+  // The cap, not what monitoring finds: the sandbox's backlink data free.
+  beforeEach(freeBacklinkData);
+
   it('lets exactly 10 of 15 concurrent adds in; the other 5 get 409 competitor_limit_reached with max_active', async () => {
     const s = await site();
     const replies = await Promise.all(rivals(15).map((domain) => s.tool('add_competitor', { domain })));
@@ -289,6 +299,7 @@ describe('competitor rows stored by db_insert', () => {
   });
 
   it('stores active: false inactive and outside the cap; add_competitor then tracks it under the cap', async () => {
+    freeBacklinkData(); // the cap, not what monitoring finds
     const s = await site();
     const dormant = await s.tool('db_insert', {
       table: 'cm_competitors',
@@ -329,6 +340,7 @@ describe('competitor rows stored by db_insert', () => {
   });
 
   it('keeps the cap exact when inactive rows are tracked concurrently, each completed once', async () => {
+    freeBacklinkData(); // the cap, not what monitoring finds
     const s = await site();
     for (const domain of rivals(8, 'held')) expect((await s.tool('add_competitor', { domain })).status).toBe(200);
     const sleepers = rivals(5, 'sleeper');

@@ -7,7 +7,7 @@ import { SiteBudget } from '@cm/tools';
 import { fakeClock } from '../helpers/clock';
 import { withStackEnv, useTestStack } from '../helpers/local';
 import { apiClient, given } from '../helpers/client';
-import { freeDetail, freeNumbers, freeTrend, seedMonitoredSites } from '../helpers/monitoring-seed';
+import { freeBacklinkData, seedMonitoredSites } from '../helpers/monitoring-seed';
 import { sequenceKey } from '../../packages/store/src/keys';
 
 /*
@@ -37,17 +37,6 @@ beforeEach(() => {
   gaps = jest.spyOn(sandbox, 'linkGap');
 });
 afterEach(() => jest.restoreAllMocks());
-
-/** Monitoring at no cost in time: for tests of many runs, where the sandbox's own data would only take the machine. */
-function quickProfiles() {
-  numbers.mockImplementation(freeNumbers);
-  trends.mockImplementation(freeTrend);
-  details.mockImplementation(freeDetail);
-  gaps.mockImplementation((_site, _competitors, _limit, meter) => {
-    meter.record({ provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 });
-    return Promise.resolve([]);
-  });
-}
 
 /** How many times the provider was asked for each domain's numbers, trend and detail (and for each site domain's gap). */
 const numbersCalls = (domain: string) => numbers.mock.calls.filter(([asked]) => asked.includes(domain)).length;
@@ -193,7 +182,7 @@ describe('the daily schedule', () => {
         now,
       );
     // The numbers at list prices, everything else free, so each site's bill is its rows' shares alone.
-    quickProfiles();
+    freeBacklinkData();
     numbers.mockImplementation(function (this: SandboxBacklinkData, domains, meter) {
       return sandboxNumbers.call(this, domains, meter);
     });
@@ -295,7 +284,7 @@ describe('the daily schedule', () => {
 
   it('stopped midway (its invocation dies after one plan message, a plan dies partway through its block) and run again, monitors every domain once that day and pays nothing twice', async () => {
     await t.stack.drain();
-    quickProfiles();
+    freeBacklinkData();
     // Ten sites whose ids span two plan blocks of 100 (ids 97 to 106: the site sequence moved on past the
     // file's others, as if sites between had been deleted), so a block has sites on each side of where it dies.
     expect(await t.store.sites.lastId()).toBeLessThan(96);
@@ -435,8 +424,9 @@ describe('a site’s monitoring run', () => {
 describe('the daily schedule at the size of a deployment', () => {
   it('fans out: the schedule reads one item and sends a plan message per 100 sites, each plan queues its sites’ runs, and no invocation walks every site', async () => {
     await t.stack.drain();
-    // 250 sites more, written straight into the table: what the schedule and the plans read of a site.
-    await seedMonitoredSites(t, 250, 0, undefined, (await t.store.sites.lastId()) + 1);
+    // A block of 100 sites more, written straight into the table (what the schedule and the plans read of a
+    // site): full blocks and a partial one. The thousands of sites a deployment has are the scale suite's.
+    await seedMonitoredSites(t, 100, 0, undefined, (await t.store.sites.lastId()) + 1);
     const last = await t.store.sites.lastId();
     const plans = t.stack.queues['monitor-plan'];
     const runs = t.stack.queues.monitor;

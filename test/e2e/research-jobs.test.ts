@@ -1,11 +1,12 @@
 import * as dns from 'node:dns';
 import { resetServices } from '@cm/runtime';
-import { pause, useResearchStack } from '../helpers/research';
+import { fakeClock } from '../helpers/clock';
+import { holdResearch, useResearchStack } from '../helpers/research';
 import { given } from '../helpers/client';
 
 /* Research jobs over HTTP on the sandbox: waiting and queued jobs, the cap of 10 and its leases, url mode. */
 
-const { t, site, withTimings, slotsConsistent, whileQueued } = useResearchStack();
+const { t, site, withTimings, slotsConsistent, whilePaused, whileQueued } = useResearchStack();
 
 describe('research jobs', () => {
   it('waits for a web job and answers facts and opinions citing src-<n> sources; recall finds it, not another site', async () => {
@@ -170,45 +171,65 @@ describe('research jobs', () => {
   it("gives a hung worker's place to the next caller once its lease expires, ends its job lease_expired, and its late free leaves the new owner's place alone", async () => {
     const sites = [await site(), await site()];
     const s = given(sites[0], 'the sites[0]');
-    // Jobs outlive their leases: to the cap, each worker is dead once its lease expires.
-    // Leases of 4 s: the 10 calls and the refused one fit inside them however busy the machine (at 1.5 s
-    // they did not, with the second core busy); the jobs outlive them by 6 s, time enough for the burst,
-    // the wait past the leases and the next call to take a lapsed place before a hung job ends.
-    await withTimings({ SANDBOX_RESEARCH_MS: '10000', RESEARCH_LEASE_MS: '4000' }, async () => {
-      const hung = await Promise.all(
-        Array.from({ length: 10 }, (_v, i) =>
-          given(sites[i % 2], 'the sites[i % 2]').tool('research', { mode: 'web', seed: `hung job ${i}`, wait_ms: 0 }),
-        ),
-      );
-      expect(hung.map((r) => r.status)).toEqual(Array(10).fill(200));
-      expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
+    // Jobs outlive their leases: to the cap, each worker is dead once its lease expires. The workers hang
+    // in their provider call until the test lets them go, and the clock (Date) moves only when the test
+    // moves it: no lease lapses before the test says, however slow the machine.
+    const hung = holdResearch(t);
+    let nextJobId = '';
+    fakeClock(Date.now());
+    try {
+      await withTimings({ SANDBOX_RESEARCH_MS: '0', RESEARCH_LEASE_MS: '4000' }, async () => {
+        try {
+          const started = await Promise.all(
+            Array.from({ length: 10 }, (_v, i) =>
+              given(sites[i % 2], 'the sites[i % 2]').tool('research', {
+                mode: 'web',
+                seed: `hung job ${i}`,
+                wait_ms: 0,
+              }),
+            ),
+          );
+          expect(started.map((r) => r.status)).toEqual(Array(10).fill(200));
+          expect((await s.tool('research', { mode: 'web', seed: 'too early', wait_ms: 0 })).status).toBe(429);
 
-      await pause(4_200); // past every lease, while the hung jobs still run
-      // The next job's lease outlasts its wait on the queue: the hung workers take every invocation the
-      // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
-      process.env.RESEARCH_LEASE_MS = '60000';
-      resetServices();
-      const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
-      expect(next.status).toBe(200);
-      const held = {
-        inflight: 1,
-        leases: { [next.body.job_id]: expect.any(Number) },
-        groups: { [s.siteId]: [next.body.job_id] },
-      };
-      expect(await slotsConsistent()).toEqual(held);
+          jest.setSystemTime(Date.now() + 4_001); // past every lease, while the hung jobs still run
+          // The next job's lease outlasts its wait on the queue: the hung workers take every invocation the
+          // research queue's maximum concurrency allows (only a lease shorter than a worker's time lets them).
+          process.env.RESEARCH_LEASE_MS = '60000';
+          resetServices();
+          // The next job stays queued until the hung workers have ended: their ends are what is checked.
+          await whilePaused(async () => {
+            const next = await s.tool('research', { mode: 'web', seed: 'the next caller', wait_ms: 0 });
+            expect(next.status).toBe(200);
+            nextJobId = String(next.body.job_id);
+            const held = {
+              inflight: 1,
+              leases: { [nextJobId]: expect.any(Number) },
+              groups: { [s.siteId]: [nextJobId] },
+            };
+            expect(await slotsConsistent()).toEqual(held);
 
-      // Their leases lapsed: they read failed (lease_expired); the new owner's job is running.
-      for (const [i, r] of hung.entries())
-        expect((await given(sites[i % 2], 'the sites[i % 2]').get(`/v1/jobs/${r.body.job_id}`)).body).toMatchObject({
-          status: 'failed',
-          error: { code: 'lease_expired' },
-        });
-      // Its job keeps its place, and runs once a hung worker ends.
-      expect(['queued', 'running']).toContain((await s.get(`/v1/jobs/${next.body.job_id}`)).body.status);
-      // The hung workers end now: their late ends and frees take nothing from the new owner.
-      await pause(6_000);
-      expect(await slotsConsistent()).toEqual(held);
-    });
+            // Their leases lapsed: they read failed (lease_expired); the new owner's job keeps its place.
+            for (const [i, r] of started.entries())
+              expect(
+                (await given(sites[i % 2], 'the sites[i % 2]').get(`/v1/jobs/${r.body.job_id}`)).body,
+              ).toMatchObject({ status: 'failed', error: { code: 'lease_expired' } });
+            expect((await s.get(`/v1/jobs/${nextJobId}`)).body.status).toBe('queued');
+            // The hung workers hold every invocation the queue allows; they end now, and their late ends
+            // and frees take nothing from the new owner.
+            expect(t.stack.queues.research.inFlight).toBe(10);
+            await hung.release();
+            expect(await slotsConsistent()).toEqual(held);
+          });
+        } finally {
+          await hung.release();
+        }
+      });
+    } finally {
+      jest.useRealTimers();
+    }
+    // Its job runs once the hung workers have ended, and frees its place.
+    expect((await s.get(`/v1/jobs/${nextJobId}`)).body.status).toBe('succeeded');
     expect(await slotsConsistent()).toEqual({ inflight: 0, leases: {}, groups: {} });
   });
 

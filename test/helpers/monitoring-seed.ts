@@ -1,5 +1,5 @@
 import type { BacklinkDetail, BacklinkNumbers, BacklinkTrendPoint } from '@cm/contract';
-import type { Meter } from '@cm/providers';
+import { SandboxBacklinkData, type Meter } from '@cm/providers';
 import { batchGet, batchWrite } from '../../packages/store/src/batch';
 import { backlinkSnapshotKey, rowKey, sequenceKey, siteKey } from '../../packages/store/src/keys';
 import { checkedRow } from '../../packages/store/src/rows.decoder';
@@ -34,6 +34,22 @@ export function freeTrend(_domain: string, meter: Meter): Promise<BacklinkTrendP
 export function freeDetail(_domain: string, _backlinks: number, meter: Meter): Promise<BacklinkDetail> {
   meter.record({ provider: 'sandbox', endpoint: 'backlinks_detail', cost_usd: 0 });
   return Promise.resolve({ anchors: [], top_linking_pages: [], referring_domains: [] });
+}
+
+/**
+ * Every backlink call of the sandbox answered as above, a gap with nothing in it: for a test of what
+ * monitoring runs and what it pays, not of what it finds. Spies on the sandbox's prototype, which
+ * `jest.restoreAllMocks()` puts back (a method spied already keeps its spy, now answering this).
+ */
+export function freeBacklinkData(): void {
+  const sandbox = SandboxBacklinkData.prototype;
+  jest.spyOn(sandbox, 'numbers').mockImplementation(freeNumbers);
+  jest.spyOn(sandbox, 'trend').mockImplementation(freeTrend);
+  jest.spyOn(sandbox, 'detail').mockImplementation(freeDetail);
+  jest.spyOn(sandbox, 'linkGap').mockImplementation((_site, _competitors, _limit, meter) => {
+    meter.record({ provider: 'sandbox', endpoint: 'backlinks_link_gap', cost_usd: 0 });
+    return Promise.resolve([]);
+  });
 }
 
 /** The domains a seeded site's monitoring run tracks: its own, then its competitors'. */

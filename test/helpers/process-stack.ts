@@ -85,8 +85,8 @@ export interface ProcessStack {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** How a job ended (`succeeded`, or its error code when it failed), waiting up to 40 s; `still running` if it did not. */
   jobEnd(jobId: string): Promise<string>;
-  /** kill -9, then `npm start` again on the same data directory and ports. */
-  crashAndRestart(): Promise<void>;
+  /** kill -9, then `npm start` again on the same data directory and ports, with `env` added to its environment. */
+  crashAndRestart(env?: Record<string, string>): Promise<void>;
   /** Stops the stack (SIGTERM) and deletes its data directory. */
   stop(): Promise<void>;
 }
@@ -158,10 +158,11 @@ export async function startProcessStack(env: Record<string, string> = {}, args: 
       }
       return 'still running';
     },
-    crashAndRestart() {
+    crashAndRestart(env = {}) {
       restarting = (async () => {
         child.kill('SIGKILL');
         await exited(child);
+        Object.assign(fullEnv, env);
         ({ child, printed } = await spawnStack(fullEnv, args));
         follow();
       })();

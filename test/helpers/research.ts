@@ -1,4 +1,5 @@
 import type { BudgetTicket } from '@cm/contract';
+import { SandboxResearch } from '@cm/providers';
 import { newJobId } from '@cm/tools';
 import { apiClient } from './client';
 import { useTestStack, withStackEnv, type TestStack } from './local';
@@ -61,6 +62,32 @@ export async function whileQueued(t: TestStack, during: () => Promise<void>) {
   } finally {
     await t.stack.drain();
   }
+}
+
+/**
+ * Holds every sandbox research call, in every worker, until `release()`: workers hung in their provider
+ * call for as long as a test needs, not for a time that a slow machine may outlast. `release()` lets
+ * them go on and resolves once the research queue has no worker left running (a paused queue's waiting
+ * messages have none).
+ */
+export function holdResearch(t: TestStack) {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const research = SandboxResearch.prototype.research;
+  const held = jest.spyOn(SandboxResearch.prototype, 'research').mockImplementation(async function (
+    this: SandboxResearch,
+    ...args
+  ) {
+    await opened;
+    return research.apply(this, args);
+  });
+  return {
+    async release() {
+      open();
+      held.mockRestore();
+      while (t.stack.queues.research.inFlight > 0) await pause(10);
+    },
+  };
 }
 
 /**

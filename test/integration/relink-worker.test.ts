@@ -204,23 +204,27 @@ describe('relink fan-out', () => {
   async function owedRelink(slug: string, count: number) {
     const target = (await publishArticle(t, slug)).body.id;
     const now = new Date().toISOString();
-    for (let i = 0; i < count; i++) {
-      const linker = `${slug}-linker-${i}`;
-      const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
-      const id = pageId(t.siteId, 'article', linker);
-      await t.store.pages.put({
-        siteId: t.siteId,
-        type: 'article',
-        id,
-        doc,
-        links: [target],
-        card: pageCard(doc),
-        contentHash: contentHash(doc),
-        now,
-      });
-      // What the publish workflow does next: the link's edge and link item.
-      await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
-    }
+    // Written side by side (no linker's items are another's): a few hundred requests one after another
+    // would each wait their turn on a busy machine.
+    const linkers = Array.from({ length: count }, (_v, i) => `${slug}-linker-${i}`);
+    await Promise.all(
+      linkers.map(async (linker) => {
+        const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
+        const id = pageId(t.siteId, 'article', linker);
+        await t.store.pages.put({
+          siteId: t.siteId,
+          type: 'article',
+          id,
+          doc,
+          links: [target],
+          card: pageCard(doc),
+          contentHash: contentHash(doc),
+          now,
+        });
+        // What the publish workflow does next: the link's edge and link item.
+        await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
+      }),
+    );
     t.stack.queues.relink.pause();
     await apiClient(t).route('POST /api/content/notify', {
       body: { id: target, type: 'article', action: 'unpublished' },
@@ -246,7 +250,8 @@ describe('relink fan-out', () => {
   });
 
   it('plans batches of 100 that send nothing, and clears relink_pending exactly when the last batch is done, whatever the order, counting a batch delivered twice once', async () => {
-    const { message, pending } = await owedRelink('fan-order', 250);
+    // Two full batches and a partial one, with as few pages as that takes.
+    const { message, pending } = await owedRelink('fan-order', 201);
     const batches: RelinkPagesMessage[] = [];
     const ctx: RelinkContext = {
       store: t.store,
@@ -255,11 +260,11 @@ describe('relink fan-out', () => {
         batches.push(RelinkPagesMessage.parse(sent));
       },
     };
-    expect(await planRelink(ctx, message)).toEqual({ linkers: 250, batches: 3, truncated: false });
+    expect(await planRelink(ctx, message)).toEqual({ linkers: 201, batches: 3, truncated: false });
     expect(batches.map((b) => [b.batch, b.pages.length])).toEqual([
       [0, 100],
       [1, 100],
-      [2, 50],
+      [2, 1],
     ]);
     expect(await pending()).toBe(message.requested_at);
     await relinkPages(ctx, given(batches[2], 'the batches[2]'));
@@ -271,7 +276,7 @@ describe('relink fan-out', () => {
   });
 
   it('clears relink_pending when every batch was done before the planner recorded its plan', async () => {
-    const { message, pending } = await owedRelink('fan-early', 120);
+    const { message, pending } = await owedRelink('fan-early', 101);
     // Each batch runs as soon as it is sent, before the plan is recorded.
     const ctx: RelinkContext = {
       store: t.store,

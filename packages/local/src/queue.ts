@@ -147,8 +147,9 @@ export class InProcessQueue {
   invokedMs = 0;
   /** Deliveries the worker failed (each is delivered again, or dead-lettered). */
   failedDeliveries = 0;
+  /** Worker invocations under way now (what `pause()` keeps back has not begun one). */
+  inFlight = 0;
   private readonly ready: Message[] = [];
-  private inFlight = 0;
   private delayed = 0;
   private waiting: (() => void)[] = [];
   private stopped = false;
