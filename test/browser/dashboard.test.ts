@@ -574,6 +574,49 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         await page.locator('.view-body').screenshot({ path: TRAFFIC_SHOT });
       });
 
+      it('search traffic: a connected property shows its state, the last day imported and what the domain serves to verify it', async () => {
+        // A site of its own: connecting imports (at $0, on its own ledger), and the demo site's tour stays as it was.
+        const domain = 'connected.example.com';
+        const token = 'abc-123_XYZ';
+        const other = await t.newSite('connected', { domain });
+        const put = await t.call(
+          'PUT',
+          '/v1/search-console',
+          { property: `sc-domain:${domain}`, verification_token: token },
+          { key: other.key },
+        );
+        expect(put.status).toBe(200);
+        await t.stack.drain();
+        const connection = (await t.call('GET', '/v1/search-console', undefined, { key: other.key })).body;
+        expect(connection.status).toBe('connected');
+        const visit = await watchedPage(browser);
+        try {
+          await visit.page.goto(`${t.url}/dashboard#key=${encodeURIComponent(other.key)}`);
+          await visit.page.waitForSelector('.view[data-view="landscape"]:not([aria-busy])');
+          await visit.page.click('nav a[data-view="traffic"]');
+          await visit.page.waitForSelector(
+            '.view[data-view="traffic"]:not([aria-busy]) [data-search-console="connected"]',
+          );
+          const field = (name: string) =>
+            visit.page.locator(`[data-search-console] [data-field="${name}"]`).innerText();
+          expect(await field('property')).toBe(`sc-domain:${domain}`);
+          expect(await field('status')).toMatch(/^connected: /);
+          expect(await field('imported')).toBe(connection.imported_through);
+          const panel = await visit.page.locator('.panel:has([data-search-console])').innerText();
+          expect(panel).toContain(connection.verification.file_url);
+          expect(panel).toContain(`content="${token}"`);
+          expect(await visit.page.locator('[data-search-console="not-connected"]').count()).toBe(0);
+          // The sandbox's days, drawn as the tool answers them.
+          const reply = (await t.call('POST', '/v1/tools/search_traffic', {}, { key: other.key }))
+            .body as SearchTraffic;
+          expect(reply.connected).toBe(true);
+          expect(await drawnTotals(visit.page)).toEqual(expectedTotals(reply));
+          expect(visit.errors).toEqual([]);
+        } finally {
+          await visit.context.close();
+        }
+      });
+
       it.each(PHONE_WIDTHS)('fits a %i px wide screen on every view, with Forget key in sight', async (width) => {
         await expectViewsFit(width, ['landscape', 'traffic', 'backlinks', 'competitors', 'pages', 'spend']);
       });
