@@ -14,7 +14,7 @@ import { emptyState, section, stat } from '../widgets';
  */
 
 /** A decayed page's likely cause, as the queue names it (docs/api/decisions.md#decay). */
-export const CAUSE_NAMES: Record<QueueEntry['cause'], string> = {
+const CAUSE_NAMES: Record<QueueEntry['cause'], string> = {
   positions_lost: 'Positions lost',
   ai_overview: 'An AI Overview appeared (CTR fell at a steady position)',
   ctr_fell: 'CTR fell at a steady position',
