@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { LIMITS, type BudgetView as Budget } from '@cm/contract';
 import { outlineColor, SITE_COLOR } from '../../packages/dashboard/app/colors';
 import { fmtNum, fmtPct, fmtShare, fmtTime, fmtUsd, SIMULATED } from '../../packages/dashboard/app/format';
-import type { Device, RankHistory } from '../../packages/dashboard/app/types';
+import type { Device, RankHistory, SearchTraffic } from '../../packages/dashboard/app/types';
 import {
   canvasPixels,
   chromiumFound,
@@ -17,6 +17,7 @@ import { describeWith } from '../helpers/platform';
 import { article, question, startTestStack, type TestStack } from '../helpers/local';
 import { drawnOverviewStates, drawnVisibilityDays, overviewStates, siteOf } from '../helpers/history-figures';
 import { trackTopicFor } from '../helpers/rank-seed';
+import { drawnLists, drawnTotals, expectedLists, expectedTotals, seedSearchTraffic } from '../helpers/traffic-figures';
 
 /*
  * The dashboard in a real headless Chromium, against a local stack seeded through the public API: every
@@ -36,6 +37,8 @@ const README_SHOT = join(DOCS_SHOTS, 'dashboard-landscape.png');
 /** The landscape's visibility and AI Overviews panels, as docs/api/dashboard.md shows them. */
 const VISIBILITY_SHOT = join(DOCS_SHOTS, 'dashboard-visibility.png');
 const AI_OVERVIEWS_SHOT = join(DOCS_SHOTS, 'dashboard-ai-overviews.png');
+/** The Search traffic view's figures and refresh queue, as docs/api/dashboard.md shows them. */
+const TRAFFIC_SHOT = join(DOCS_SHOTS, 'dashboard-search-traffic.png');
 
 const COMPETITORS = [
   { domain: 'runfast.com', display_name: 'RunFast', color: '#dc2626' },
@@ -166,7 +169,8 @@ const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice
 
 /** A fresh page (its own sessionStorage) on the dashboard of `t`'s demo site, the landscape rendered. */
 async function openDashboard() {
-  tour = await watchedPage(browser);
+  // A site with no Search Console connection answers its GET with 404, as documented: the traffic view reads that.
+  tour = await watchedPage(browser, { notFoundAnswers: ['/v1/search-console'] });
   page = tour.page;
   await page.goto(`${t.url}/dashboard#key=${encodeURIComponent(t.key)}`);
   await page.waitForSelector('.view[data-view="landscape"]:not([aria-busy])');
@@ -529,8 +533,92 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(await page.locator('canvas[data-chart="spend"]').count()).toBe(1);
       });
 
+      it('search traffic: with no connection and no days, says Search Console is not connected and how to connect it', async () => {
+        await open('traffic', 'traffic-not-connected');
+        const note = await page.locator('[data-search-console="not-connected"]').innerText();
+        for (const said of [
+          'Search Console is not connected.',
+          'PUT /v1/search-console',
+          'verification_token',
+          'service account e-mail',
+          'Users and permissions',
+        ])
+          expect(note).toContain(said);
+        expect(await texts('.view .empty-title')).toContain('No Search Console figures yet.');
+        expect(await page.locator('[data-traffic-totals], [data-table^="traffic"]').count()).toBe(0);
+      });
+
+      it('search traffic: draws search_traffic’s figures against the window before, its lists and the refresh queue most at risk first, for each window', async () => {
+        await seedSearchTraffic(t.store, t.siteId);
+        for (const days of [7, 90, 28]) {
+          const reply = (await tool('search_traffic', { window_days: days })) as SearchTraffic;
+          await page.selectOption('#window-days', String(days));
+          await page.waitForSelector(
+            `.view[data-view="traffic"]:not([aria-busy]) h2:has-text("${reply.window?.from ?? 'none'} to ${reply.window?.to ?? 'none'}")`,
+          );
+          expect(sent('search_traffic').at(-1)).toEqual({ window_days: days });
+          expect([days, await drawnTotals(page)]).toEqual([days, expectedTotals(reply)]);
+          expect([days, await drawnLists(page)]).toEqual([days, expectedLists(reply)]);
+        }
+        const reply = (await tool('search_traffic', {})) as SearchTraffic;
+        // The seeded days: three pages decayed, 140, 84 and 56 clicks at risk, listed in that order.
+        expect(reply.refresh_queue?.entries.map((e) => e.clicks_at_risk)).toEqual([140, 84, 56]);
+        expect(reply.keyword_candidates.length).toBeGreaterThan(0);
+        expect(reply.queries.some((q) => q.pages.length > 1)).toBe(true);
+        const pixels = await canvasPixels(page, 'canvas[data-chart="traffic-pages"]', [SITE_COLOR]);
+        expect(pixels[SITE_COLOR]).toBeGreaterThan(50);
+        expect(await page.locator('canvas[data-chart="traffic-pages"]').getAttribute('aria-label')).toContain(
+          `${reply.pages.length} pages`,
+        );
+        await page.screenshot({ path: join(SHOTS, 'traffic.png'), fullPage: true });
+        await page.locator('.view-body').screenshot({ path: TRAFFIC_SHOT });
+      });
+
+      it('search traffic: a connected property shows its state, the last day imported and what the domain serves to verify it', async () => {
+        // A site of its own: connecting imports (at $0, on its own ledger), and the demo site's tour stays as it was.
+        const domain = 'connected.example.com';
+        const token = 'abc-123_XYZ';
+        const other = await t.newSite('connected', { domain });
+        const put = await t.call(
+          'PUT',
+          '/v1/search-console',
+          { property: `sc-domain:${domain}`, verification_token: token },
+          { key: other.key },
+        );
+        expect(put.status).toBe(200);
+        await t.stack.drain();
+        const connection = (await t.call('GET', '/v1/search-console', undefined, { key: other.key })).body;
+        expect(connection.status).toBe('connected');
+        const visit = await watchedPage(browser);
+        try {
+          await visit.page.goto(`${t.url}/dashboard#key=${encodeURIComponent(other.key)}`);
+          await visit.page.waitForSelector('.view[data-view="landscape"]:not([aria-busy])');
+          await visit.page.click('nav a[data-view="traffic"]');
+          await visit.page.waitForSelector(
+            '.view[data-view="traffic"]:not([aria-busy]) [data-search-console="connected"]',
+          );
+          const field = (name: string) =>
+            visit.page.locator(`[data-search-console] [data-field="${name}"]`).innerText();
+          expect(await field('property')).toBe(`sc-domain:${domain}`);
+          expect(await field('status')).toMatch(/^connected: /);
+          expect(await field('imported')).toBe(connection.imported_through);
+          const panel = await visit.page.locator('.panel:has([data-search-console])').innerText();
+          expect(panel).toContain(connection.verification.file_url);
+          expect(panel).toContain(`content="${token}"`);
+          expect(await visit.page.locator('[data-search-console="not-connected"]').count()).toBe(0);
+          // The sandbox's days, drawn as the tool answers them.
+          const reply = (await t.call('POST', '/v1/tools/search_traffic', {}, { key: other.key }))
+            .body as SearchTraffic;
+          expect(reply.connected).toBe(true);
+          expect(await drawnTotals(visit.page)).toEqual(expectedTotals(reply));
+          expect(visit.errors).toEqual([]);
+        } finally {
+          await visit.context.close();
+        }
+      });
+
       it.each(PHONE_WIDTHS)('fits a %i px wide screen on every view, with Forget key in sight', async (width) => {
-        await expectViewsFit(width, ['landscape', 'backlinks', 'competitors', 'pages', 'spend']);
+        await expectViewsFit(width, ['landscape', 'traffic', 'backlinks', 'competitors', 'pages', 'spend']);
       });
 
       it('cost nothing to tour, asked only its own origin, and logged no error or CSP violation', async () => {

@@ -8,7 +8,7 @@ import { MCP_APPS, type McpAppName } from '@cm/contract';
 import { buildMcpApps, type McpAppFile } from '@cm/dashboard/mcp-apps';
 import { outlineColor, resultStyles, SITE_COLOR } from '../../packages/dashboard/app/colors';
 import { fmtInt, fmtNum, fmtPct, fmtUsd } from '../../packages/dashboard/app/format';
-import type { RankHistory } from '../../packages/dashboard/app/types';
+import type { RankHistory, SearchTraffic } from '../../packages/dashboard/app/types';
 import {
   canvasPixels,
   chromiumFound,
@@ -21,6 +21,7 @@ import { describeWith } from '../helpers/platform';
 import { startTestStack, type TestStack } from '../helpers/local';
 import { drawnOverviewStates, drawnVisibilityDays, overviewStates, siteOf } from '../helpers/history-figures';
 import { trackTopicFor } from '../helpers/rank-seed';
+import { drawnLists, drawnTotals, expectedLists, expectedTotals, seedSearchTraffic } from '../helpers/traffic-figures';
 
 /*
  * The MCP Apps as a host shows them: each built App's one HTML file in a sandboxed iframe of a host
@@ -86,6 +87,9 @@ let backlinks: {
   gap: { domain: string }[];
 };
 let usage: { calls: number; cost_usd: number; by_tool: { tool: string }[]; budget: unknown };
+/** search_traffic of the demo site, with Search Console days, and of a site with none. */
+let traffic: SearchTraffic;
+let noTraffic: SearchTraffic;
 
 async function tool(name: string, body: unknown) {
   const reply = await t.call('POST', `/v1/tools/${name}`, body);
@@ -220,6 +224,10 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
       ...(await t.call('GET', '/v1/usage?by=day')).body,
       budget: (await t.call('GET', '/v1/budget')).body,
     };
+    await seedSearchTraffic(t.store, t.siteId);
+    traffic = await tool('search_traffic', {});
+    const bare = await t.newSite('no-search-console');
+    noTraffic = (await t.call('POST', '/v1/tools/search_traffic', {}, { key: bare.key })).body;
     browser = await launchBrowser();
     host = await watchedPage(browser);
     page = host.page;
@@ -342,6 +350,26 @@ describeWith(chromiumFound, 'the MCP Apps in a host page', () => {
     expect(await frame.locator('canvas[data-chart="spend"]').count()).toBe(1);
     // The App shows the budget; setting it is the dashboard's (with a key), so there is no form.
     expect(await frame.locator('form').count()).toBe(0);
+  });
+
+  it('search traffic: draws the figures against the window before, the pages, queries, keyword candidates and the refresh queue it is handed', async () => {
+    const frame = await show('search_traffic', {}, toolResult(traffic), 'search-traffic');
+    expect(await drawnTotals(frame)).toEqual(expectedTotals(traffic));
+    expect(await drawnLists(frame)).toEqual(expectedLists(traffic));
+    // Most clicks at risk first, as the tool listed them.
+    expect(traffic.refresh_queue?.entries.map((e) => e.clicks_at_risk)).toEqual([140, 84, 56]);
+    const drawn = await pixels(frame, 'canvas[data-chart="traffic-pages"]', [SITE_COLOR]);
+    expect(drawn[SITE_COLOR]).toBeGreaterThan(50);
+    // It shows; connecting Search Console is the site owner's (the App has no key), so there is no form.
+    expect(await frame.locator('form, [data-search-console]').count()).toBe(0);
+  });
+
+  it('search traffic: a site with no Search Console days is said to have none, with the tool’s note on connecting', async () => {
+    expect(noTraffic.connected).toBe(false);
+    const frame = await show('search_traffic', {}, toolResult(noTraffic), 'search-traffic-not-connected');
+    expect(await frame.locator('.empty-title').innerText()).toBe('No Search Console figures yet.');
+    expect(await frame.locator('.empty').innerText()).toContain(noTraffic.note ?? 'a note');
+    expect(await frame.locator('[data-traffic-totals], canvas').count()).toBe(0);
   });
 
   it('says which part of a large result a page is, when the host hands it one page (docs/api.md#mcp-results)', async () => {

@@ -99,6 +99,7 @@ describe('MCP over Streamable HTTP', () => {
       serp_landscape: MCP_APPS.keyword_landscape.uri,
       serp_backlinks: MCP_APPS.backlinks.uri,
       get_usage: MCP_APPS.spend.uri,
+      search_traffic: MCP_APPS.search_traffic.uri,
     });
     for (const tool of tools.filter((t) => t._meta?.ui))
       expect(given(tool._meta, 'the _meta')['ui/resourceUri']).toBe(linked[tool.name]);

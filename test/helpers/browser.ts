@@ -62,8 +62,15 @@ export interface WatchedPage {
   errors: string[];
 }
 
-/** A page in a fresh context (its own sessionStorage and localStorage) that records its requests and errors. */
-export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+/**
+ * A page in a fresh context (its own sessionStorage and localStorage) that records its requests and errors.
+ * `notFoundAnswers`: paths whose 404 is an answer the page reads (GET /v1/search-console of a site with no
+ * connection), which Chromium still logs as a failed load; any other failed load is an error.
+ */
+export async function watchedPage(
+  browser: Browser,
+  options: { notFoundAnswers?: readonly string[] } = {},
+): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const watched: WatchedPage = { context, page, requests: [], sent: [], errors: [] };
@@ -73,7 +80,11 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
     if (body !== null) watched.sent.push({ method: request.method(), url: request.url(), body: JSON.parse(body) });
   });
   page.on('console', (message) => {
-    if (message.type() === 'error') watched.errors.push(message.text());
+    if (message.type() !== 'error') return;
+    const answered =
+      message.text().includes('status of 404') &&
+      (options.notFoundAnswers ?? []).some((path) => new URL(message.location().url, 'http://x').pathname === path);
+    if (!answered) watched.errors.push(message.text());
   });
   page.on('pageerror', (error) => watched.errors.push(`pageerror: ${error.message}`));
   return watched;

@@ -1,6 +1,13 @@
-import { LIMITS } from '@cm/contract';
+import { LIMITS, SearchTrafficInput } from '@cm/contract';
 import { DEVICES as CONTRACT_DEVICES } from '../../packages/contract/src/ranks';
-import { BUDGET_USD_MAX, DEVICES, MAX_ACTIVE_COMPETITORS } from '../../packages/dashboard/app/limits';
+import { TRAFFIC_WINDOWS as CONTRACT_TRAFFIC_WINDOWS } from '../../packages/contract/src/tools/search-traffic';
+import {
+  BUDGET_USD_MAX,
+  DEVICES,
+  MAX_ACTIVE_COMPETITORS,
+  TRAFFIC_WINDOW_DEFAULT,
+  TRAFFIC_WINDOWS,
+} from '../../packages/dashboard/app/limits';
 
 /* The limits and choices the dashboard names before it asks are the API's own (written out so the browser bundle has no zod). */
 
@@ -11,4 +18,9 @@ it('names the same cap of active competitors and the same largest budget limit a
 
 it('offers the devices the contract checks ranks on', () => {
   expect(DEVICES).toEqual(CONTRACT_DEVICES);
+});
+
+it('offers the windows search_traffic compares, its default first chosen', () => {
+  expect(TRAFFIC_WINDOWS).toEqual(CONTRACT_TRAFFIC_WINDOWS);
+  expect(SearchTrafficInput.parse({}).window_days).toBe(TRAFFIC_WINDOW_DEFAULT);
 });

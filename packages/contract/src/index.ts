@@ -172,6 +172,7 @@ export {
   SERP_KEYWORD_REFRESH,
   SEARCH_TRAFFIC,
   SearchTrafficInput,
+  SearchTrafficResult,
   SERP_LANDSCAPE,
   SerpBacklinksInput,
   SerpBacklinksResult,

@@ -105,6 +105,14 @@ export const MCP_APPS = {
     description: 'Paid provider spend per tool and provider against the daily and monthly budget',
     tools: ['get_usage'],
   },
+  search_traffic: {
+    uri: 'ui://content-research/search-traffic.html',
+    file: 'search-traffic.html',
+    title: 'Search traffic',
+    description:
+      "Search Console's clicks, impressions, CTR and position against the window before, the top pages and queries, keyword candidates and the refresh queue",
+    tools: ['search_traffic'],
+  },
 } as const satisfies Record<
   string,
   { uri: string; file: string; title: string; description: string; tools: readonly McpToolName[] }

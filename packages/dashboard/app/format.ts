@@ -64,3 +64,10 @@ export function costInWords({ cost_usd, data_source, simulated, budget }: CostMe
 
 /** A device of rank checks, as the app names it. */
 export const DEVICE_NAMES: Record<Device, string> = { desktop: 'Desktop', mobile: 'Mobile' };
+
+/** A change with its sign: `+12`, `−3` (a true minus), `0`; `—` when there is none. */
+export const fmtChange = (n: number | null | undefined, format: (n: number) => string = fmtNum): string =>
+  n === null || n === undefined ? '—' : n > 0 ? `+${format(n)}` : n < 0 ? `−${format(-n)}` : format(0);
+/** A change of a share 0–1 (a CTR) in percentage points. */
+export const fmtPoints = (n: number | null | undefined): string =>
+  fmtChange(n === null || n === undefined ? n : n * 100, (v) => `${decimal.format(v)} pts`);

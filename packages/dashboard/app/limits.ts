@@ -13,3 +13,7 @@ export const BUDGET_USD_MAX = 1_000_000;
 
 /** The devices rank checks are made on, each with a history of its own (serp_landscape's `device`). */
 export const DEVICES: readonly Device[] = ['desktop', 'mobile'];
+
+/** The windows search_traffic compares, in days (its `window_days`; 28 is its default). */
+export const TRAFFIC_WINDOWS = [7, 28, 90] as const;
+export const TRAFFIC_WINDOW_DEFAULT = 28;

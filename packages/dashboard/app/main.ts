@@ -10,8 +10,16 @@ import { competitorsView } from './views/competitors';
 import { landscapeView } from './views/landscape';
 import { pagesView } from './views/pages';
 import { spendView } from './views/spend';
+import { trafficView } from './views/traffic';
 
-const VIEWS: readonly [View, ...View[]] = [landscapeView, backlinksView, competitorsView, pagesView, spendView];
+const VIEWS: readonly [View, ...View[]] = [
+  landscapeView,
+  trafficView,
+  backlinksView,
+  competitorsView,
+  pagesView,
+  spendView,
+];
 
 function appElement(): HTMLElement {
   const el = document.getElementById('app');

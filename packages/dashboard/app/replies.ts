@@ -8,6 +8,8 @@ import type {
   PageRow,
   Refresh,
   Rows,
+  SearchConsole,
+  SearchTraffic,
   TopicRow,
   Usage,
 } from './types';
@@ -109,3 +111,47 @@ const isBudgetWindow = (window: unknown) =>
 
 export const isBudget = (reply: unknown): reply is Budget =>
   isFields(reply) && isBudgetWindow(reply.daily) && isBudgetWindow(reply.monthly);
+
+/** Figures as search_traffic gives them: whole clicks and impressions, CTR and position null without impressions. */
+const isFigures = (value: unknown): boolean =>
+  isFields(value) &&
+  typeof value.clicks === 'number' &&
+  typeof value.impressions === 'number' &&
+  isNumberOrNull(value.ctr) &&
+  isNumberOrNull(value.position);
+
+/** Every item of a list has figures, and the nested list of `nested` is one of items with figures. */
+const areFigures = (list: unknown, nested?: string): boolean =>
+  Array.isArray(list) &&
+  list.every(
+    (item: unknown) => isFigures(item) && (nested === undefined || (isFields(item) && areFigures(item[nested]))),
+  );
+
+const isQueueEntry = (entry: unknown): boolean =>
+  isFields(entry) &&
+  isFields(entry.page) &&
+  typeof entry.url === 'string' &&
+  typeof entry.cause === 'string' &&
+  typeof entry.status === 'string' &&
+  typeof entry.clicks_before === 'number' &&
+  typeof entry.clicks_now === 'number' &&
+  typeof entry.clicks_at_risk === 'number';
+
+/** search_traffic: the windows' figures and deltas, the lists with their figures (loose in the contract), the queue. */
+export const isSearchTraffic = (reply: unknown): reply is SearchTraffic =>
+  isFields(reply) &&
+  typeof reply.connected === 'boolean' &&
+  isFields(reply.scope) &&
+  isFigures(reply.totals) &&
+  isFigures(reply.previous_totals) &&
+  isFields(reply.deltas) &&
+  areFigures(reply.pages, 'queries') &&
+  areFigures(reply.queries, 'pages') &&
+  areFigures(reply.keyword_candidates) &&
+  (reply.refresh_queue === null ||
+    (isFields(reply.refresh_queue) &&
+      Array.isArray(reply.refresh_queue.entries) &&
+      reply.refresh_queue.entries.every(isQueueEntry)));
+
+export const isSearchConsole = (reply: unknown): reply is SearchConsole =>
+  isFields(reply) && typeof reply.property === 'string' && typeof reply.status === 'string';

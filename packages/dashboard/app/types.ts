@@ -4,7 +4,10 @@ import type {
   BudgetWindowView,
   DbSelectResult,
   PageList,
+  RefreshEntry,
   RowOf,
+  SearchConsoleView,
+  SearchTrafficResult,
   SerpBacklinksResult,
   SerpKeywordRefreshResult,
   SerpLandscapeResult,
@@ -49,3 +52,33 @@ export type Usage = UsageReport;
 /** `GET /v1/budget` and `PUT /v1/budget`: the site's daily and monthly windows. */
 export type Budget = BudgetView;
 export type BudgetWindow = BudgetWindowView;
+
+/** search_traffic's reply as the contract declares it; its lists' items are loose there, each with the figures of `totals` too. */
+type SearchTrafficDeclared = Out<typeof SearchTrafficResult>;
+/** Clicks, impressions, CTR and average position, of a window or of an item of a list. */
+export type TrafficFigures = SearchTrafficDeclared['totals'];
+export type TrafficPage = { url: string; queries: ({ query: string } & TrafficFigures)[] } & TrafficFigures;
+export type TrafficQuery = {
+  query: string;
+  tracked: boolean;
+  pages: ({ url: string } & TrafficFigures)[];
+} & TrafficFigures;
+export type KeywordCandidate = { query: string } & TrafficFigures;
+/** A refresh queue entry: the stored entry with its status and, once republished, the day its measure is (or was) due. */
+export type QueueEntry = RefreshEntry & {
+  status: NonNullable<SearchTrafficDeclared['refresh_queue']>['entries'][number]['status'];
+  measure_due_on: string | null;
+};
+/** search_traffic's reply with its items' figures, as the app's guard (isSearchTraffic) checks them. */
+export type SearchTraffic = Omit<
+  SearchTrafficDeclared,
+  'pages' | 'queries' | 'keyword_candidates' | 'refresh_queue'
+> & {
+  pages: TrafficPage[];
+  queries: TrafficQuery[];
+  keyword_candidates: KeywordCandidate[];
+  refresh_queue: { entries: QueueEntry[]; next_cursor: string | null } | null;
+};
+
+/** `GET /v1/search-console`: the site's connection (a site with none answers 404). */
+export type SearchConsole = SearchConsoleView;

@@ -12,6 +12,7 @@ const ENTRIES: Record<McpAppName, string> = {
   keyword_landscape: 'keyword-landscape',
   backlinks: 'backlinks',
   spend: 'spend',
+  search_traffic: 'search-traffic',
 };
 
 /**

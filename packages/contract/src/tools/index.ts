@@ -26,7 +26,7 @@ export { SERP_KEYWORD_REFRESH, SerpKeywordRefreshInput, SerpKeywordRefreshResult
 export { SERP_BACKLINKS, SerpBacklinksInput, SerpBacklinksResult, type HealthFlag } from './serp-backlinks';
 export { ADD_COMPETITOR, AddCompetitorInput, AddCompetitorResult } from './add-competitor';
 export { TRACK_RANKINGS } from './track-rankings';
-export { SEARCH_TRAFFIC, SearchTrafficInput } from './search-traffic';
+export { SEARCH_TRAFFIC, SearchTrafficInput, SearchTrafficResult } from './search-traffic';
 export { DB_SELECT, DbSelectInput, DbSelectResult } from './db-select';
 export { DB_INSERT, DbInsertInput } from './db-insert';
 export { DB_DELETE, DbDeleteInput } from './db-delete';
