@@ -297,6 +297,13 @@ describeWith(node24, 'Node 24', () => {
       });
     });
 
+    it("the search-console worker takes a site's day: a site not connected imports nothing", async () => {
+      const message = JSON.stringify({ site_id: siteId, date: '2026-11-25', state: 'final' });
+      expect(await invoke('search-console-worker', sqsEvent('search-console', [message]), 60_000)).toEqual({
+        batchItemFailures: [],
+      });
+    });
+
     it('the tools: the listing and each tool function, 200 on the sandbox', async () => {
       expect((await call('tools', 'GET', '/v1/tools')).body.map((t: { name: string }) => t.name)).toContain(
         'serp_landscape',
