@@ -3,6 +3,7 @@ import {
   ctrCurveOf,
   dayAfter,
   decayCause,
+  decayedPages,
   decayOf,
   deltaOf,
   figuresOver,
@@ -244,5 +245,32 @@ describe('decay', () => {
   it('measures a republish against the clicks before the drop', () => {
     expect(recoveryOf(100, 80)).toBe('recovered');
     expect(recoveryOf(100, 79)).toBe('not_recovered');
+  });
+});
+
+describe('decay over the days stored', () => {
+  // Page a: 10 clicks a day over the 28 days before, 5 a day over the last 28 (ending 2026-03-28).
+  const days = searchDays('2026-02-01', 56, (i) => [
+    { page: 'a', query: 'shoes', clicks: i < 28 ? 10 : 5, impressions: 100, position: 3 },
+  ]);
+  const without = (dates: string[]) => days.filter((day) => !dates.includes(day.date));
+
+  it('judges each window on the days it holds, scaled to 28, from LIMITS.decayDaysMin of them', () => {
+    expect(LIMITS.decayDaysMin).toBe(24);
+    const all = decayedPages(days, '2026-03-28');
+    expect(all.map((d) => [d.page.id, d.clicks_before, d.decay.clicks_at_risk])).toEqual([['a', 280, 140]]);
+    // Two days missing in each window: still judged, the figures scaled to 28 days.
+    const two = without(['2026-02-10', '2026-02-11', '2026-03-20', '2026-03-21']);
+    expect(decayedPages(two, '2026-03-28')).toEqual(all);
+    // Ten days missing in the last window: not judged.
+    const ten = without(Array.from({ length: 10 }, (_v, i) => dayAfter('2026-03-10', i)));
+    expect(decayedPages(ten, '2026-03-28')).toEqual([]);
+    // Four missing (24 held) is judged; five (23 held) is not.
+    expect(decayedPages(without(['2026-02-02', '2026-02-03', '2026-02-04', '2026-02-05']), '2026-03-28')).toHaveLength(
+      1,
+    );
+    expect(
+      decayedPages(without(['2026-02-02', '2026-02-03', '2026-02-04', '2026-02-05', '2026-02-06']), '2026-03-28'),
+    ).toEqual([]);
   });
 });

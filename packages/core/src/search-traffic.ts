@@ -23,6 +23,9 @@ export interface WindowFigures {
   position: number | null;
 }
 
+/** The figures of no day: a window nothing was read for, a page absent from it. */
+export const NO_FIGURES: WindowFigures = { clicks: 0, impressions: 0, ctr: null, position: null };
+
 /** The pages figures are summed over: the whole site, or the site's pages with these ids. */
 export type PageSelection = 'site' | ReadonlySet<string>;
 
@@ -40,6 +43,10 @@ export const dayAfter = (day: string, count: number): string =>
   new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
 const within = (date: string, window: DayWindow) => date >= window.from && date <= window.to;
+
+/** How many of the window's days are stored among `days` (a day not imported yet is missing, not zero). */
+export const daysHeld = (days: readonly SearchDay[], window: DayWindow): number =>
+  days.filter((day) => within(day.date, window)).length;
 
 /** A running sum of rows' figures: the position weighed by impressions. */
 class Sum {

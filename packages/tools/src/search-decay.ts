@@ -1,14 +1,5 @@
 import { DEVICES, LIMITS, type RefreshEntry, type SearchDay } from '@cm/contract';
-import {
-  dayAfter,
-  decayCause,
-  decayOf,
-  figuresOver,
-  pagesOver,
-  recoveryOf,
-  trafficWindows,
-  type DayWindow,
-} from '@cm/core';
+import { dayAfter, decayCause, decayedPages, figuresOver, recoveryOf, trafficWindows, type DayWindow } from '@cm/core';
 import { mapLimit, type QueuedEntry, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 
@@ -24,8 +15,6 @@ type PageRef = RefreshEntry['page'];
 const OVERVIEW_KEYWORDS = 5;
 /** Pages whose evidence is read at once. */
 const PAGES_AT_ONCE = 4;
-
-const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
 
 /**
  * Whether an AI Overview appeared within the window on the page's keywords (its cm_pages row by its
@@ -69,8 +58,8 @@ const judgedAfresh = (entry: RefreshEntry | undefined, date: string) =>
 
 /**
  * Evaluates the site's decay on `date` (its newest imported day): reads its last 56 days (one Query) and
- * its queue (one Query); when all 56 are stored, flags each decayed page (its evidence read only where
- * its figures leave the cause open), and measures each republished page whose 28 days after are due. Idempotent: a repeat of
+ * its queue (one Query); flags each decayed page (decayedPages: each window judged on the days it holds;
+ * its evidence read only where its figures leave the cause open), and measures each republished page whose 28 days after are due. Idempotent: a repeat of
  * the day writes the same entries.
  */
 export async function evaluateDecay(store: Store, siteId: number, date: string): Promise<void> {
@@ -83,19 +72,10 @@ export async function evaluateDecay(store: Store, siteId: number, date: string):
   if (!site) return;
   await store.refreshQueue.dropOrphans(siteId, queue.orphans);
   const queued = new Map(queue.entries.map((q) => [`${q.entry.page.type}#${q.entry.page.id}`, q]));
-  const before = pagesOver(days, previous);
-  const current = pagesOver(days, window);
-  // A day not imported yet (a backfill still running, a missed day) would read as a day without clicks.
-  const complete = days.length === 2 * LIMITS.decayWindowDays;
-
-  const flagged = [...before].flatMap(([id, figures]) => {
-    if (!complete) return [];
-    const decay = decayOf(figures, current.get(id) ?? NO_FIGURES);
-    const page = figures.page;
-    if (!decay || !page || !judgedAfresh(queued.get(`${page.type}#${page.id}`)?.entry, date)) return [];
-    return [{ page, url: current.get(id)?.url ?? figures.url, before: figures.clicks, decay }];
-  });
-  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, before: clicksBefore, decay }) => {
+  const flagged = decayedPages(days, date).filter(({ page }) =>
+    judgedAfresh(queued.get(`${page.type}#${page.id}`)?.entry, date),
+  );
+  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, clicks_before: clicksBefore, decay }) => {
     const cause = decayCause(decay.figures_cause, {
       aiOverview:
         decay.figures_cause === 'ctr_fell' && (await aiOverviewSeen(store, siteId, site.locale, page, window)),

@@ -4,6 +4,7 @@ import {
   daysEndingOn,
   deltaOf,
   figuresOver,
+  NO_FIGURES,
   ownCtrByPosition,
   queriesAndPages,
   dayAfter,
@@ -74,8 +75,6 @@ function queueStatus(entry: RefreshEntry) {
   const due = dayAfter(utcDay(new Date(entry.refreshed_at)), LIMITS.decayWindowDays);
   return { ...entry, status: 'measuring' as const, measure_due_on: due };
 }
-
-const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
 
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
   const { scope, selection } = await trafficScope(ctx, input);
