@@ -178,6 +178,54 @@ describe('the figures of a window', () => {
   });
 });
 
+describe("a page's figures in the reply", () => {
+  it("come from the days' pages, the URLs of one page counted once, the pairs only for its queries", () => {
+    // Page x under two URLs; the day's pairs (capped) hold only part of its clicks.
+    const day = searchDay('2026-03-04', [{ page: 'x', query: 'shoes', clicks: 3, impressions: 30, position: 2 }]);
+    const pages = [
+      {
+        url: 'https://example.com/x',
+        page: { type: 'article' as const, id: 'x' },
+        clicks: 10,
+        impressions: 100,
+        position: 2,
+        devices: {},
+      },
+      {
+        url: 'https://example.com/x/',
+        page: { type: 'article' as const, id: 'x' },
+        clicks: 5,
+        impressions: 100,
+        position: 4,
+        devices: {},
+      },
+    ];
+    const capped = {
+      ...day,
+      pages,
+      pairs: [
+        [0, 0, 2, 20, 2],
+        [1, 0, 1, 10, 2],
+      ] as typeof day.pairs,
+    };
+    const window = { from: '2026-03-04', to: '2026-03-04' };
+    const site = queriesAndPages([capped], window, 'site', LIMITS_OF_LISTS);
+    const page = figuresOver([capped], window, new Set(['x']));
+    expect(page).toEqual({ clicks: 15, impressions: 200, ctr: 0.075, position: 3 });
+    expect(site.pages).toEqual([
+      {
+        url: 'https://example.com/x/',
+        page: { type: 'article', id: 'x' },
+        ...page,
+        queries: [{ query: 'shoes', clicks: 3, impressions: 30, ctr: 0.1, position: 2 }],
+      },
+    ]);
+    expect(site.queries[0]?.pages).toEqual([
+      { url: 'https://example.com/x/', clicks: 3, impressions: 30, ctr: 0.1, position: 2 },
+    ]);
+  });
+});
+
 describe("the site's own CTR by position", () => {
   it('buckets pairs by rounded position, a position under the impressions floor without a figure', () => {
     const days = searchDays('2026-03-01', 2, () => [

@@ -150,8 +150,14 @@ interface QueryEntry {
   name: string;
   tracked: boolean;
   sum: Sum;
-  pages: Map<string, Sum>;
+  /** The site's pages shown for the query, by pageKey, each named by its URL. */
+  pages: Map<string, { name: string; sum: Sum }>;
 }
+
+type DayPage = SearchDay['pages'][number];
+
+/** One page of the site however its URL is spelt (`/x`, `/x/`, `/x?utm=`): its id; a URL no page matches, itself. */
+const pageKey = (row: DayPage) => (row.page ? `${row.page.type}#${row.page.id}` : row.url);
 
 const entryOf = <T>(map: Map<string, T>, key: string, make: () => T): T => {
   const found = map.get(key);
@@ -169,8 +175,9 @@ const topOf = (sums: Map<string, Sum>, limit: number) =>
     .slice(0, limit);
 
 /**
- * The selection's queries and pages over the window, from the days' (page, query) pairs: each page with
- * its top queries, each query with the site's pages that showed for it (another page sharing a query
+ * The selection's queries and pages over the window: each page's figures from the days' pages (the
+ * figures page scope and decay read, every row of one page counted once), its top queries from the
+ * (page, query) pairs; each query with the site's pages that showed for it (another page sharing a query
  * is there too), and the queries with impressions that no keyword row tracks, most impressions first
  * (as the last day of the window says of each query).
  */
@@ -182,8 +189,20 @@ export function queriesAndPages(
 ) {
   const pages = new Map<string, PageEntry>();
   const queries = new Map<string, QueryEntry>();
+  const pageEntry = (row: DayPage) => {
+    const entry = entryOf(pages, pageKey(row), () => ({
+      name: row.url,
+      page: row.page,
+      sum: new Sum(),
+      queries: new Map<string, Sum>(),
+    }));
+    entry.name = row.url;
+    return entry;
+  };
   for (const day of days) {
     if (!within(day.date, window)) continue;
+    for (const row of day.pages)
+      if (selects(selection, row.page)) pageEntry(row).sum.add(row.clicks, row.impressions, row.position);
     for (const [pageAt, queryAt, clicks, impressions, position] of day.pairs) {
       const page = day.pages[pageAt];
       const query = day.queries[queryAt];
@@ -192,20 +211,15 @@ export function queriesAndPages(
         name: query.query,
         tracked: query.tracked,
         sum: new Sum(),
-        pages: new Map<string, Sum>(),
+        pages: new Map<string, { name: string; sum: Sum }>(),
       }));
       queryEntry.tracked = query.tracked;
-      entryOf(queryEntry.pages, page.url, () => new Sum()).add(clicks, impressions, position);
+      const shown = entryOf(queryEntry.pages, pageKey(page), () => ({ name: page.url, sum: new Sum() }));
+      shown.name = page.url;
+      shown.sum.add(clicks, impressions, position);
       if (!selects(selection, page.page)) continue;
       queryEntry.sum.add(clicks, impressions, position);
-      const pageEntry = entryOf(pages, page.url, () => ({
-        name: page.url,
-        page: page.page,
-        sum: new Sum(),
-        queries: new Map<string, Sum>(),
-      }));
-      pageEntry.sum.add(clicks, impressions, position);
-      entryOf(pageEntry.queries, query.query, () => new Sum()).add(clicks, impressions, position);
+      entryOf(pageEntry(page).queries, query.query, () => new Sum()).add(clicks, impressions, position);
     }
   }
   const selected = [...queries.values()].filter((q) => q.sum.impressions > 0 || q.sum.clicks > 0);
@@ -226,7 +240,10 @@ export function queriesAndPages(
         query: q.name,
         tracked: q.tracked,
         ...q.sum.figures(),
-        pages: topOf(q.pages, limits.pages).map((p) => ({ url: p.name, ...p.sum.figures() })),
+        pages: [...q.pages.values()]
+          .sort(byClicks)
+          .slice(0, limits.pages)
+          .map((p) => ({ url: p.name, ...p.sum.figures() })),
       })),
     candidates: selected
       .filter((q) => !q.tracked && q.sum.impressions > 0)
