@@ -101,3 +101,41 @@ it('finds and drops an entry no pointer names (a re-flag cut short), and a flag 
   expect(after.orphans).toEqual([]);
   expect(after.entries.filter((e) => e.entry.page.id === 'b')).toHaveLength(1);
 });
+
+it('never undoes a refresh a publish marked between the queue read and the flag, in place or moved', async () => {
+  const site = (await t.newSite('queue-refresh-race')).siteId;
+  const refreshedAt = '2026-10-29T10:00:00.000Z';
+  for (const [id, again] of [
+    ['same', 30],
+    ['moved', 45],
+  ] as const) {
+    await store.refreshQueue.flag(site, entryOf(id, 30));
+    await store.refreshQueue.all(site); // the evaluation's read
+    expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id }, refreshedAt)).toBe(true);
+    await store.refreshQueue.flag(site, entryOf(id, again));
+  }
+  const { entries, orphans } = await store.refreshQueue.all(site);
+  expect(orphans).toEqual([]);
+  expect(entries.map((q) => q.entry)).toEqual([
+    { ...entryOf('moved', 30), refreshed_at: refreshedAt },
+    { ...entryOf('same', 30), refreshed_at: refreshedAt },
+  ]);
+  // Measured, the entry is judged afresh: a new flag replaces it.
+  const moved = entries.find((q) => q.entry.page.id === 'moved');
+  await store.refreshQueue.measure(site, moved?.sk ?? '', {
+    outcome: 'recovered',
+    clicks_after: 9,
+    measured_on: '2026-11-26',
+  });
+  await store.refreshQueue.flag(site, entryOf('moved', 50));
+  expect(
+    (await store.refreshQueue.all(site)).entries.map((q) => [
+      q.entry.page.id,
+      q.entry.clicks_at_risk,
+      q.entry.refreshed_at,
+    ]),
+  ).toEqual([
+    ['moved', 50, null],
+    ['same', 30, refreshedAt],
+  ]);
+});

@@ -5,6 +5,7 @@ import {
   decayCause,
   decayedPages,
   decayOf,
+  flaggedEntry,
   deltaOf,
   figuresOver,
   ownCtrByPosition,
@@ -288,6 +289,31 @@ describe('decay', () => {
     expect(decayCause('demand_fell', { aiOverview: true, changed: true })).toBe('demand_fell');
     expect(decayCause(null, { aiOverview: true, changed: true })).toBe('page_changed');
     expect(decayCause(null, none)).toBe('unknown');
+  });
+
+  it("keeps a queued unrefreshed page's first flag and clicks before; a measured page starts afresh", () => {
+    const page = { type: 'article' as const, id: 'a' };
+    const flag = {
+      page,
+      url: '/a',
+      cause: 'unknown' as const,
+      flagged_on: '2026-03-02',
+      clicks_before: 90,
+      clicks_now: 60,
+    };
+    const fresh = { ...flag, clicks_at_risk: 30, refreshed_at: null, measured: null };
+    expect(flaggedEntry(undefined, flag)).toEqual(fresh);
+    const queued = { ...fresh, flagged_on: '2026-03-01', clicks_before: 120, clicks_at_risk: 50 };
+    expect(flaggedEntry(queued, flag)).toEqual({
+      ...fresh,
+      flagged_on: '2026-03-01',
+      clicks_before: 120,
+      clicks_at_risk: 60,
+    });
+    // Recovered past its first figures: nothing at risk, not a negative place.
+    expect(flaggedEntry({ ...queued, clicks_before: 50 }, flag).clicks_at_risk).toBe(0);
+    const measured = { outcome: 'recovered' as const, clicks_after: 100, measured_on: '2026-02-01' };
+    expect(flaggedEntry({ ...queued, refreshed_at: '2026-01-01T00:00:00.000Z', measured }, flag)).toEqual(fresh);
   });
 
   it('measures a republish against the clicks before the drop', () => {

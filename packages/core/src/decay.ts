@@ -1,4 +1,4 @@
-import { LIMITS, type DecayCause, type RefreshOutcome, type SearchDay } from '@cm/contract';
+import { LIMITS, type DecayCause, type RefreshEntry, type RefreshOutcome, type SearchDay } from '@cm/contract';
 import {
   daysHeld,
   NO_FIGURES,
@@ -79,6 +79,26 @@ export function decayedPages(days: readonly SearchDay[], date: string) {
       ? [{ page, url: current.get(id)?.url ?? figures.url, clicks_before: figures.clicks, decay }]
       : [];
   });
+}
+
+/**
+ * A decayed page's queue entry on `date`. A page still queued unrefreshed keeps the day it was first
+ * flagged and its clicks before the drop: its window, rebuilt daily, slides into the decayed days, and
+ * its recovery is measured against what it had. Its clicks at risk are then counted from those.
+ */
+export function flaggedEntry(
+  queued: RefreshEntry | undefined,
+  flag: Pick<RefreshEntry, 'page' | 'url' | 'cause' | 'flagged_on' | 'clicks_before' | 'clicks_now'>,
+): RefreshEntry {
+  const kept = queued && queued.refreshed_at === null && queued.measured === null ? queued : flag;
+  return {
+    ...flag,
+    flagged_on: kept.flagged_on,
+    clicks_before: kept.clicks_before,
+    clicks_at_risk: Math.max(0, kept.clicks_before - flag.clicks_now),
+    refreshed_at: null,
+    measured: null,
+  };
 }
 
 /**

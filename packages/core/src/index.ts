@@ -137,4 +137,4 @@ export {
   trafficWindows,
 } from './search-traffic';
 export type { DayWindow, PageSelection } from './search-traffic';
-export { decayCause, decayedPages, decayOf, recoveryOf } from './decay';
+export { decayCause, decayedPages, decayOf, flaggedEntry, recoveryOf } from './decay';

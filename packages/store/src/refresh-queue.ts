@@ -24,6 +24,16 @@ import { decodeRefreshEntry, decodeRefreshPointer } from './refresh-queue.decode
 
 type PageRef = { type: PageType; id: string };
 
+/**
+ * A write's condition: no item there, or an entry not being measured (not marked refreshed, or measured
+ * already): a refresh awaiting its measure is never written back to null.
+ */
+const UNREFRESHED = {
+  ConditionExpression:
+    'attribute_not_exists(pk) OR attribute_type(entry.refreshed_at, :null) OR NOT attribute_type(entry.measured, :null)',
+  ExpressionAttributeValues: { ':null': 'NULL' },
+};
+
 /** An entry as stored: its sort key (its place in the queue) and itself. */
 export interface QueuedEntry {
   sk: string;
@@ -44,29 +54,48 @@ export class RefreshQueueStore {
   }
 
   /**
-   * Puts a page's entry, replacing the one it had: one GetItem of its pointer, then a PutItem of the
-   * entry, a conditional PutItem of the pointer and a DeleteItem of the old entry when its place changed
-   * (a flag of the page at the same time wins the pointer: this entry is the one deleted).
+   * Puts a page's entry, replacing the one it had: one GetItem of its pointer, then a conditional PutItem
+   * of the entry, a conditional PutItem of the pointer and a conditional DeleteItem of the old entry when
+   * its place changed (a flag of the page at the same time wins the pointer: this entry is the one
+   * deleted). A refresh is never undone: an entry a publish marked refreshed since the caller read the
+   * queue is neither overwritten nor deleted, and this flag is then dropped (its pointer moved back).
    */
   async flag(siteId: number, entry: RefreshEntry): Promise<void> {
     const pk = refreshQueuePartition(siteId);
     const sk = refreshEntrySk(entry.clicks_at_risk, entry.page.type, entry.page.id);
     const before = await this.pointer(siteId, entry.page);
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { pk, sk, entry } }));
-    const moved = await conditionalWrite(
+    const put = await conditionalWrite(
+      this.db,
+      new PutCommand({ TableName: this.table, Item: { pk, sk, entry }, ...UNREFRESHED }),
+    );
+    if (!put.ok) return;
+    const moved = await this.point(siteId, entry.page, sk, before);
+    // Flagged at the same place, the entry was replaced in place; lost to another flag, this entry is the stale one.
+    let stale: string | null;
+    if (moved) stale = before === sk ? null : before;
+    else stale = (await this.pointer(siteId, entry.page)) === sk ? null : sk;
+    if (stale === null) return;
+    const dropped = await conditionalWrite(
+      this.db,
+      new DeleteCommand({ TableName: this.table, Key: { pk, sk: stale }, ...UNREFRESHED }),
+    );
+    // The old entry was refreshed between the read and the move: it stays the page's, this flag goes.
+    if (!dropped.ok && stale === before && (await this.point(siteId, entry.page, stale, sk)))
+      await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk } }));
+  }
+
+  /** Points the page's pointer at `sk` when it still names `from` (null: when it has none); whether it did. */
+  private async point(siteId: number, page: PageRef, sk: string, from: string | null): Promise<boolean> {
+    const written = await conditionalWrite(
       this.db,
       new PutCommand({
         TableName: this.table,
-        Item: { ...refreshPointerKey(siteId, entry.page.type, entry.page.id), entry_sk: sk },
-        ConditionExpression: before === null ? 'attribute_not_exists(pk)' : 'entry_sk = :before',
-        ...(before === null ? {} : { ExpressionAttributeValues: { ':before': before } }),
+        Item: { ...refreshPointerKey(siteId, page.type, page.id), entry_sk: sk },
+        ConditionExpression: from === null ? 'attribute_not_exists(pk)' : 'entry_sk = :from',
+        ...(from === null ? {} : { ExpressionAttributeValues: { ':from': from } }),
       }),
     );
-    // Flagged at the same place, the entry was replaced in place; lost to another flag, this entry is the stale one.
-    let stale: string | null;
-    if (moved.ok) stale = before === sk ? null : before;
-    else stale = (await this.pointer(siteId, entry.page)) === sk ? null : sk;
-    if (stale !== null) await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: stale } }));
+    return written.ok;
   }
 
   /**
@@ -123,22 +152,26 @@ export class RefreshQueueStore {
   /**
    * Marks a flagged page refreshed at `at` (its live content changed), its measure then due 28 days later;
    * a page not in the queue is left alone: one GetItem of its pointer, and one UpdateItem of its entry
-   * when it has one. A page refreshed again restarts its measure.
+   * when it has one (again when a re-flag moved it meanwhile). A page refreshed again restarts its measure.
    */
   async markRefreshed(siteId: number, page: PageRef, at: string): Promise<boolean> {
-    const sk = await this.pointer(siteId, page);
-    if (sk === null) return false;
-    const written = await conditionalWrite(
-      this.db,
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: refreshQueuePartition(siteId), sk },
-        UpdateExpression: 'SET entry.refreshed_at = :at, entry.measured = :none',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at, ':none': null },
-      }),
-    );
-    return written.ok;
+    // A re-flag may move the entry between the pointer's read and the update: then the moved one is marked.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const sk = await this.pointer(siteId, page);
+      if (sk === null) return false;
+      const written = await conditionalWrite(
+        this.db,
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: refreshQueuePartition(siteId), sk },
+          UpdateExpression: 'SET entry.refreshed_at = :at, entry.measured = :none',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at, ':none': null },
+        }),
+      );
+      if (written.ok) return true;
+    }
+    return false;
   }
 
   /** Records an entry's measure (its place unchanged). */

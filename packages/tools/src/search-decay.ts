@@ -1,5 +1,14 @@
 import { DEVICES, LIMITS, type RefreshEntry, type SearchDay } from '@cm/contract';
-import { dayAfter, decayCause, decayedPages, figuresOver, recoveryOf, trafficWindows, type DayWindow } from '@cm/core';
+import {
+  dayAfter,
+  decayCause,
+  decayedPages,
+  figuresOver,
+  flaggedEntry,
+  recoveryOf,
+  trafficWindows,
+  type DayWindow,
+} from '@cm/core';
 import { mapLimit, type QueuedEntry, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 
@@ -72,27 +81,22 @@ export async function evaluateDecay(store: Store, siteId: number, date: string):
   if (!site) return;
   await store.refreshQueue.dropOrphans(siteId, queue.orphans);
   const queued = new Map(queue.entries.map((q) => [`${q.entry.page.type}#${q.entry.page.id}`, q]));
-  const flagged = decayedPages(days, date).filter(({ page }) =>
-    judgedAfresh(queued.get(`${page.type}#${page.id}`)?.entry, date),
-  );
-  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, clicks_before: clicksBefore, decay }) => {
+  const flagged = decayedPages(days, date).flatMap((decayed) => {
+    const queuedEntry = queued.get(`${decayed.page.type}#${decayed.page.id}`)?.entry;
+    return judgedAfresh(queuedEntry, date) ? [{ ...decayed, queuedEntry }] : [];
+  });
+  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, clicks_before, decay, queuedEntry }) => {
     const cause = decayCause(decay.figures_cause, {
       aiOverview:
         decay.figures_cause === 'ctr_fell' && (await aiOverviewSeen(store, siteId, site.locale, page, window)),
       changed:
         decay.figures_cause === null && (await pageChanged(store, siteId, page, window, `${date}T00:00:00.000Z`)),
     });
-    await store.refreshQueue.flag(siteId, {
-      page,
-      url,
-      cause,
-      flagged_on: date,
-      clicks_before: clicksBefore,
-      clicks_now: clicksBefore - decay.clicks_at_risk,
-      clicks_at_risk: decay.clicks_at_risk,
-      refreshed_at: null,
-      measured: null,
-    });
+    const clicks_now = clicks_before - decay.clicks_at_risk;
+    await store.refreshQueue.flag(
+      siteId,
+      flaggedEntry(queuedEntry, { page, url, cause, flagged_on: date, clicks_before, clicks_now }),
+    );
   });
   await measureDue(store, siteId, date, days, queue.entries);
 }
