@@ -51,6 +51,8 @@ describe('search_traffic', () => {
       { page_id: 1, queue_limit: 5 },
       { pages: 51 },
       { queue_limit: 101 },
+      // A forged queue position (a pointer's key): no cursor of the queue, never a 500.
+      { queue_cursor: Buffer.from(JSON.stringify(['P#article#1'])).toString('base64url') },
     ])
       expect((await s.tool('search_traffic', body)).status).toBe(400);
     expect(await s.tool('search_traffic', { page_id: 999 })).toMatchObject({

@@ -1,6 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefreshEntry } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
+import { InvalidCursor } from '@cm/store/errors';
+import { encodeCursor } from '../../packages/store/src/cursor';
 import { refreshEntrySk, refreshQueuePartition } from '../../packages/store/src/keys';
 import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
 
@@ -138,4 +140,18 @@ it('never undoes a refresh a publish marked between the queue read and the flag,
     ['moved', 50, null],
     ['same', 30, refreshedAt],
   ]);
+});
+
+it("refuses a cursor naming no entry of the queue (a pointer's key, a key of another shape) as a bad cursor", async () => {
+  const site = (await t.newSite('queue-cursor')).siteId;
+  await store.refreshQueue.flag(site, entryOf('a', 30));
+  for (const position of ['P#article#a', 'Q#', 'Q#12#article#a', 'Q#999999999969#page#a', 'ROW#cm_pages#1'])
+    await expect(store.refreshQueue.list(site, { limit: 5, cursor: encodeCursor([position]) })).rejects.toBeInstanceOf(
+      InvalidCursor,
+    );
+  const sk = (await store.refreshQueue.all(site)).entries[0]?.sk ?? '';
+  expect(await store.refreshQueue.list(site, { limit: 5, cursor: encodeCursor([sk]) })).toEqual({
+    entries: [],
+    next_cursor: null,
+  });
 });

@@ -10,7 +10,14 @@ import type { PageType, RefreshEntry } from '@cm/contract';
 import { queryAll } from './batch';
 import { conditionalWrite } from './conditional';
 import { decodeCursorPositions, encodeCursor, ONE_POSITION } from './cursor';
-import { REFRESH_ENTRY_PREFIX, refreshEntrySk, refreshPointerKey, refreshQueuePartition } from './keys';
+import { InvalidCursor } from './errors';
+import {
+  isRefreshEntrySk,
+  REFRESH_ENTRY_PREFIX,
+  refreshEntrySk,
+  refreshPointerKey,
+  refreshQueuePartition,
+} from './keys';
 import { decodeRefreshEntry, decodeRefreshPointer } from './refresh-queue.decoder';
 
 /*
@@ -133,6 +140,8 @@ export class RefreshQueueStore {
   ): Promise<{ entries: RefreshEntry[]; next_cursor: string | null }> {
     const pk = refreshQueuePartition(siteId);
     const after = options.cursor === undefined ? undefined : decodeCursorPositions(options.cursor, ONE_POSITION)[0];
+    // A position outside the queue's entries would make DynamoDB refuse the Query (a 500): no cursor of ours.
+    if (after !== undefined && !isRefreshEntrySk(after)) throw new InvalidCursor();
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
