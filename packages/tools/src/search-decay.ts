@@ -26,21 +26,38 @@ const OVERVIEW_KEYWORDS = 5;
 const PAGES_AT_ONCE = 4;
 
 /**
- * Whether an AI Overview appeared within the window on the page's keywords (its cm_pages row by its
- * published id, one indexed Query; then its first OVERVIEW_KEYWORDS keywords' rank rows on each device,
- * one Query each).
+ * Whether an AI Overview appeared on one of the page's keywords: shown within the window and never within
+ * the window before it (an overview there all along did not cause the fall). Its cm_pages row by its
+ * published id (one indexed Query), then its first OVERVIEW_KEYWORDS keywords' rank rows of both windows
+ * on each device (one Query each).
  */
-async function aiOverviewSeen(store: Store, siteId: number, locale: string, page: PageRef, window: DayWindow) {
+async function aiOverviewAppeared(
+  store: Store,
+  siteId: number,
+  locale: string,
+  page: PageRef,
+  windows: { window: DayWindow; previous: DayWindow },
+) {
   const rows = await store.rows.byField(siteId, 'cm_pages', 'published_id', page.id);
   const keywords = [...new Set(rows.flatMap(pageKeywords))].slice(0, OVERVIEW_KEYWORDS);
   const checks = await mapLimit(
     keywords.flatMap((keyword) => DEVICES.map((device) => ({ keyword, device }))),
     PAGES_AT_ONCE,
-    ({ keyword, device }) => store.ranks.latest(siteId, locale, keyword, LIMITS.decayWindowDays, device),
+    async ({ keyword, device }) => ({
+      keyword,
+      rows: (await store.ranks.latest(siteId, locale, keyword, 2 * LIMITS.decayWindowDays, device)).rows,
+    }),
   );
-  return checks.some((c) =>
-    c.rows.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview?.shown === true),
-  );
+  const shownIn = (window: DayWindow) =>
+    new Set(
+      checks.flatMap(({ keyword, rows: ranks }) =>
+        ranks.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview?.shown === true)
+          ? [keyword]
+          : [],
+      ),
+    );
+  const before = shownIn(windows.previous);
+  return [...shownIn(windows.window)].some((keyword) => !before.has(keyword));
 }
 
 /**
@@ -88,7 +105,8 @@ export async function evaluateDecay(store: Store, siteId: number, date: string):
   await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, clicks_before, decay, queuedEntry }) => {
     const cause = decayCause(decay.figures_cause, {
       aiOverview:
-        decay.figures_cause === 'ctr_fell' && (await aiOverviewSeen(store, siteId, site.locale, page, window)),
+        decay.figures_cause === 'ctr_fell' &&
+        (await aiOverviewAppeared(store, siteId, site.locale, page, { window, previous })),
       changed:
         decay.figures_cause === null && (await pageChanged(store, siteId, page, window, `${date}T00:00:00.000Z`)),
     });

@@ -8,9 +8,11 @@ import {
   ownCtrByPosition,
   queriesAndPages,
   dayAfter,
+  daysHeld,
   trafficWindows,
   utcDay,
   type CtrCurve,
+  type DayWindow,
   type PageSelection,
 } from '@cm/core';
 import { DATABASE, rowOrNotFound, type ToolContext } from './context';
@@ -79,7 +81,7 @@ function queueStatus(entry: RefreshEntry) {
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
   const { scope, selection } = await trafficScope(ctx, input);
   const today = utcDay(ctx.now);
-  const [days, queue] = await Promise.all([
+  const [days, queue, connection] = await Promise.all([
     lastDays(ctx, today, 2 * input.window_days),
     scope.type === 'site'
       ? ctx.store.refreshQueue.list(ctx.siteId, {
@@ -87,6 +89,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
           ...(input.queue_cursor === undefined ? {} : { cursor: input.queue_cursor }),
         })
       : null,
+    ctx.store.searchConsole.get(ctx.siteId),
   ]);
   const refresh_queue = queue && { entries: queue.entries.map(queueStatus), next_cursor: queue.next_cursor };
   const last = days.at(-1);
@@ -100,18 +103,24 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
         candidates: input.candidates ?? LIMITS.trafficCandidatesDefault,
       })
     : { pages: [], queries: [], candidates: [] };
-  const note = !last
-    ? 'No Search Console days are stored for this site: connect its property (PUT /v1/search-console); figures follow its first import.'
-    : selection !== 'site' && selection.size === 0
-      ? `This ${scope.type} has no published page: Search Console has no figures for it.`
-      : undefined;
+  const note = !connection
+    ? last
+      ? 'Search Console is not connected for this site: the figures are the days stored while it was (PUT /v1/search-console connects it).'
+      : 'No Search Console property is connected for this site: connect it (PUT /v1/search-console); figures follow its first import.'
+    : !last
+      ? 'Search Console is connected: figures follow its first import.'
+      : selection !== 'site' && selection.size === 0
+        ? `This ${scope.type} has no published page: Search Console has no figures for it.`
+        : undefined;
+  // Each window with the days it holds: a day not imported is missing from its sums, not a day without clicks.
+  const held = (window: DayWindow) => ({ ...window, days: daysHeld(days, window) });
   return {
     data_source: last?.data_source ?? DATABASE,
-    connected: last !== undefined,
+    connected: connection !== null,
     ...(note === undefined ? {} : { note }),
     scope,
-    window: windows?.window ?? null,
-    previous_window: windows?.previous ?? null,
+    window: windows && held(windows.window),
+    previous_window: windows && held(windows.previous),
     totals: current,
     previous_totals: before,
     deltas: deltaOf(current, before),
