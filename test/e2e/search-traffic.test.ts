@@ -121,6 +121,19 @@ describe('search_traffic', () => {
       ],
     });
 
+    // Both pages hold a share of "trail shoes": 700 and 420 of its 1,120 impressions.
+    expect(site.cannibalisation).toEqual([
+      {
+        query: 'trail shoes',
+        tracked: true,
+        impressions: 1120,
+        pages: [
+          { url: `https://example.com/articles/${a}`, impressions: 700, share: 0.625 },
+          { url: `https://example.com/articles/${b}`, impressions: 420, share: 0.375 },
+        ],
+      },
+    ]);
+
     const page = await traffic(s, { page_id: pageA, window_days: 7 });
     expect(page).toMatchObject({
       scope: { type: 'page', id: pageA, name: 'Trail shoes' },

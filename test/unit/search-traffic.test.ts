@@ -227,6 +227,49 @@ describe("a page's figures in the reply", () => {
   });
 });
 
+describe('cannibalisation', () => {
+  it("lists queries two or more of the site's pages each hold 20 % of, tracked first, with their shares", () => {
+    const day = searchDay('2026-03-04', [
+      // "shoes" (tracked): a 150, b 50 (exactly 20 %), c 49 (19.7 %: not listed beside them).
+      { page: 'a', query: 'shoes', tracked: true, clicks: 5, impressions: 150, position: 2 },
+      { page: 'b', query: 'shoes', tracked: true, clicks: 1, impressions: 50, position: 6 },
+      { page: null, query: 'shoes', tracked: true, clicks: 0, impressions: 49, position: 9 },
+      // "boots" (untracked, more impressions): a 600, b 400.
+      { page: 'a', query: 'boots', clicks: 9, impressions: 600, position: 3 },
+      { page: 'b', query: 'boots', clicks: 4, impressions: 400, position: 4 },
+      // "socks": b holds 90 %.
+      { page: 'a', query: 'socks', clicks: 0, impressions: 10, position: 8 },
+      { page: 'b', query: 'socks', clicks: 3, impressions: 90, position: 2 },
+    ]);
+    const window = { from: '2026-03-04', to: '2026-03-04' };
+    expect(LIMITS.trafficCannibalisationShare).toBe(0.2);
+    expect(queriesAndPages([day], window, 'site', LIMITS_OF_LISTS).cannibalisation).toEqual([
+      {
+        query: 'shoes',
+        tracked: true,
+        impressions: 249,
+        pages: [
+          { url: 'https://example.com/articles/a', impressions: 150, share: 0.6024 },
+          { url: 'https://example.com/articles/b', impressions: 50, share: 0.2008 },
+        ],
+      },
+      {
+        query: 'boots',
+        tracked: false,
+        impressions: 1000,
+        pages: [
+          { url: 'https://example.com/articles/a', impressions: 600, share: 0.6 },
+          { url: 'https://example.com/articles/b', impressions: 400, share: 0.4 },
+        ],
+      },
+    ]);
+    // A page's scope lists its queries only ("socks" and "boots" are page b's too; "shoes" is not page c's).
+    expect(queriesAndPages([day], window, new Set(['b']), LIMITS_OF_LISTS).cannibalisation.map((q) => q.query)).toEqual(
+      ['shoes', 'boots'],
+    );
+  });
+});
+
 describe("the site's own CTR by position", () => {
   it('buckets pairs by rounded position, a position under the impressions floor without a figure', () => {
     const days = searchDays('2026-03-01', 2, () => [
@@ -242,7 +285,8 @@ describe("the site's own CTR by position", () => {
     expect(own).toEqual([0.4, null, 0.1, null, null, null, null, null, null, null]);
     const curve = ctrCurveOf(own);
     expect(curve.name).toBe('search_console');
-    expect(curve.ctr.slice(0, 3)).toEqual([0.4, 0.187, 0.1]);
+    // Position 2 without a figure: the published 0.187 at the site's level (× 0.4 / 0.398).
+    expect(curve.ctr.slice(0, 3)).toEqual([0.4, 0.1879, 0.1]);
   });
 
   it('has no curve without a figure at position 1', () => {

@@ -212,6 +212,13 @@ export const SERVICE_LIMITS = {
   trafficQueriesMax: 50,
   trafficCandidatesDefault: 20,
   trafficCandidatesMax: 100,
+  /**
+   * search_traffic's cannibalisation (docs/api/research-tools.md#search_traffic): a query is listed when two
+   * or more of the site's pages each hold at least this share of its impressions over the window; at most
+   * this many queries.
+   */
+  trafficCannibalisationShare: 0.2,
+  trafficCannibalisationMax: 20,
   refreshQueueDefault: 20,
   refreshQueueMax: 100,
   /**

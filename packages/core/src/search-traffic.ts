@@ -175,6 +175,35 @@ const topOf = (sums: Map<string, Sum>, limit: number) =>
     .slice(0, limit);
 
 /**
+ * The queries two or more of the site's pages share: each page holding at least
+ * LIMITS.trafficCannibalisationShare of the query's impressions over the window (the site's pages'
+ * impressions for it, from the pairs), with those pages and their shares, largest first; tracked queries
+ * first, then most impressions, at most LIMITS.trafficCannibalisationMax.
+ */
+function cannibalisationOf(queries: readonly QueryEntry[]) {
+  return queries
+    .flatMap((q) => {
+      const shown = [...q.pages.values()];
+      const impressions = shown.reduce((n, p) => n + p.sum.impressions, 0);
+      const sharing = shown
+        .map((p) => ({ url: p.name, impressions: p.sum.impressions, share: p.sum.impressions / impressions }))
+        .filter((p) => p.share >= LIMITS.trafficCannibalisationShare)
+        .sort((a, b) => b.share - a.share || a.url.localeCompare(b.url));
+      return sharing.length >= 2 ? [{ name: q.name, tracked: q.tracked, impressions, sharing }] : [];
+    })
+    .sort(
+      (a, b) => Number(b.tracked) - Number(a.tracked) || b.impressions - a.impressions || a.name.localeCompare(b.name),
+    )
+    .slice(0, LIMITS.trafficCannibalisationMax)
+    .map((q) => ({
+      query: q.name,
+      tracked: q.tracked,
+      impressions: q.impressions,
+      pages: q.sharing.map((p) => ({ url: p.url, impressions: p.impressions, share: round(p.share, 4) })),
+    }));
+}
+
+/**
  * The selection's queries and pages over the window: each page's figures from the days' pages (the
  * figures page scope and decay read, every row of one page counted once), its top queries from the
  * (page, query) pairs; each query with the site's pages that showed for it (another page sharing a query
@@ -245,6 +274,7 @@ export function queriesAndPages(
           .slice(0, limits.pages)
           .map((p) => ({ url: p.name, ...p.sum.figures() })),
       })),
+    cannibalisation: cannibalisationOf(selected),
     candidates: selected
       .filter((q) => !q.tracked && q.sum.impressions > 0)
       .sort(byImpressions)

@@ -102,7 +102,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
         queries: input.queries ?? LIMITS.trafficQueriesDefault,
         candidates: input.candidates ?? LIMITS.trafficCandidatesDefault,
       })
-    : { pages: [], queries: [], candidates: [] };
+    : { pages: [], queries: [], cannibalisation: [], candidates: [] };
   const note = !connection
     ? last
       ? 'Search Console is not connected for this site: the figures are the days stored while it was (PUT /v1/search-console connects it).'
@@ -127,6 +127,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
     pages: lists.pages,
     queries: lists.queries,
     keyword_candidates: lists.candidates,
+    cannibalisation: lists.cannibalisation,
     ctr_curve: curveOfDays(days).name,
     refresh_queue,
   };

@@ -69,6 +69,14 @@ export const SearchTrafficResult = z.object({
     z.looseObject({ query: z.string(), tracked: z.boolean(), pages: z.array(z.looseObject({ url: z.string() })) }),
   ),
   keyword_candidates: z.array(z.looseObject({ query: z.string() })),
+  cannibalisation: z.array(
+    z.object({
+      query: z.string(),
+      tracked: z.boolean(),
+      impressions: z.int(),
+      pages: z.array(z.object({ url: z.string(), impressions: z.int(), share: z.number() })),
+    }),
+  ),
   ctr_curve: z.string().check(z.meta({ description: "The CTR curve of the site's rank estimates" })),
   refresh_queue: z.nullable(
     z.object({
