@@ -8,6 +8,7 @@ import {
   ownCtrByPosition,
   queriesAndPages,
   dayAfter,
+  searchImportDay,
   daysHeld,
   trafficWindows,
   utcDay,
@@ -25,9 +26,6 @@ import { DATABASE, rowOrNotFound, type ToolContext } from './context';
 
 type Reader = Pick<ToolContext, 'siteId' | 'store'>;
 
-/** Search Console's figures are final two to three days after a day: the stored days end about this far back. */
-const SEARCH_CONSOLE_LAG_DAYS = 3;
-
 /** Of days oldest first, the `count` days that end with the last of them. */
 function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
   const last = days.at(-1);
@@ -38,7 +36,8 @@ function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
 
 /** The site's stored days of the `count` days that end with its last stored one: one Query, from `count` + the lag days back. */
 async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
-  const from = daysEndingOn(today, count + SEARCH_CONSOLE_LAG_DAYS)[0] ?? today;
+  // The stored days end on the day the daily import reads (Search Console's lag), or sooner.
+  const from = daysEndingOn(searchImportDay(today), count)[0] ?? today;
   return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
 }
 
