@@ -45,6 +45,16 @@ describe('search_traffic', () => {
       refresh_queue: { entries: [], next_cursor: null },
     });
     expect(reply.note).toMatch(/connect/);
+    // Connected, its first import not stored yet: connected, without figures.
+    await t.store.searchConsole.put({
+      site_id: s.siteId,
+      property: 'sc-domain:example.com',
+      status: 'pending',
+      connected_at: `${TODAY}T00:00:00.000Z`,
+    });
+    const pending = await traffic(s, {});
+    expect(pending).toMatchObject({ connected: true, window: null, totals: { clicks: 0 } });
+    expect(pending.note).toMatch(/first import/);
     for (const body of [
       { page_id: 1, topic_id: 1 },
       { window_days: 14 },

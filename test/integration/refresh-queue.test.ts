@@ -1,9 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefreshEntry } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
 import { InvalidCursor } from '@cm/store/errors';
 import { encodeCursor } from '../../packages/store/src/cursor';
-import { refreshEntrySk, refreshQueuePartition } from '../../packages/store/src/keys';
+import { refreshEntrySk, refreshPointerKey, refreshQueuePartition } from '../../packages/store/src/keys';
 import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
 
 /* A site's refresh queue: most clicks at risk first by its keys, a re-flag replacing its page's entry, paged. */
@@ -116,6 +116,17 @@ it('never undoes a refresh a publish marked between the queue read and the flag,
     expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id }, refreshedAt)).toBe(true);
     await store.refreshQueue.flag(site, entryOf(id, again));
   }
+  // A pointer whose entry is gone (a re-flag's delete between its read and the mark, twice): not marked.
+  await t.db.send(
+    new PutCommand({
+      TableName: t.stack.tableName,
+      Item: { ...refreshPointerKey(site, 'article', 'ghost'), entry_sk: refreshEntrySk(5, 'article', 'ghost') },
+    }),
+  );
+  expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id: 'ghost' }, refreshedAt)).toBe(false);
+  await t.db.send(
+    new DeleteCommand({ TableName: t.stack.tableName, Key: refreshPointerKey(site, 'article', 'ghost') }),
+  );
   const { entries, orphans } = await store.refreshQueue.all(site);
   expect(orphans).toEqual([]);
   expect(entries.map((q) => q.entry)).toEqual([
