@@ -45,12 +45,24 @@ describe('search_traffic', () => {
       refresh_queue: { entries: [], next_cursor: null },
     });
     expect(reply.note).toMatch(/connect/);
+    // Connected, its first import not stored yet: connected, without figures.
+    await t.store.searchConsole.put({
+      site_id: s.siteId,
+      property: 'sc-domain:example.com',
+      status: 'pending',
+      connected_at: `${TODAY}T00:00:00.000Z`,
+    });
+    const pending = await traffic(s, {});
+    expect(pending).toMatchObject({ connected: true, window: null, totals: { clicks: 0 } });
+    expect(pending.note).toMatch(/first import/);
     for (const body of [
       { page_id: 1, topic_id: 1 },
       { window_days: 14 },
       { page_id: 1, queue_limit: 5 },
       { pages: 51 },
       { queue_limit: 101 },
+      // A forged queue position (a pointer's key): no cursor of the queue, never a 500.
+      { queue_cursor: Buffer.from(JSON.stringify(['P#article#1'])).toString('base64url') },
     ])
       expect((await s.tool('search_traffic', body)).status).toBe(400);
     expect(await s.tool('search_traffic', { page_id: 999 })).toMatchObject({
@@ -82,16 +94,26 @@ describe('search_traffic', () => {
       { page: a, query: 'best trail shoes', clicks: 1, impressions: 40, position: 8 },
       { page: b, query: 'trail shoes', tracked: true, clicks: 2, impressions: 60, position: 9 },
     ];
-    for (const day of searchDays(daysEndingOn(TODAY, 14)[0] ?? TODAY, 14, rowsOf))
-      await t.store.searchDays.put(s.siteId, day);
+    const stored = searchDays(daysEndingOn(TODAY, 14)[0] ?? TODAY, 14, rowsOf);
+    for (const day of stored) await t.store.searchDays.put(s.siteId, day);
+    // Days stored without a connection (as after DELETE /v1/search-console): figures, but not connected.
+    const disconnected = await traffic(s, { window_days: 7 });
+    expect(disconnected).toMatchObject({ connected: false, totals: { clicks: 63 } });
+    expect(disconnected.note).toMatch(/not connected/);
+    await t.store.searchConsole.put({
+      site_id: s.siteId,
+      property: 'sc-domain:example.com',
+      status: 'connected',
+      connected_at: `${TODAY}T00:00:00.000Z`,
+    });
 
     const site = await traffic(s, { window_days: 7 });
     expect(site).toMatchObject({
       connected: true,
       data_source: 'sandbox',
       scope: { type: 'site', id: null },
-      window: { from: daysEndingOn(TODAY, 7)[0], to: TODAY },
-      previous_window: { from: daysEndingOn(TODAY, 14)[0], to: daysEndingOn(TODAY, 8)[0] },
+      window: { from: daysEndingOn(TODAY, 7)[0], to: TODAY, days: 7 },
+      previous_window: { from: daysEndingOn(TODAY, 14)[0], to: daysEndingOn(TODAY, 8)[0], days: 7 },
       // 7 × (6 + 1 + 2) clicks; 7 × 200 impressions; (3·100 + 8·40 + 9·60) / 200.
       totals: { clicks: 63, impressions: 1400, ctr: 0.045, position: 5.8 },
       previous_totals: { clicks: 91, impressions: 1400, ctr: 0.065, position: 5.3 },
@@ -108,6 +130,19 @@ describe('search_traffic', () => {
         { url: `https://example.com/articles/${b}`, clicks: 14, impressions: 420, position: 9 },
       ],
     });
+
+    // Both pages hold a share of "trail shoes": 700 and 420 of its 1,120 impressions.
+    expect(site.cannibalisation).toEqual([
+      {
+        query: 'trail shoes',
+        tracked: true,
+        impressions: 1120,
+        pages: [
+          { url: `https://example.com/articles/${a}`, impressions: 700, share: 0.625 },
+          { url: `https://example.com/articles/${b}`, impressions: 420, share: 0.375 },
+        ],
+      },
+    ]);
 
     const page = await traffic(s, { page_id: pageA, window_days: 7 });
     expect(page).toMatchObject({
@@ -158,6 +193,10 @@ describe('decay and the refresh queue', () => {
     await s.client.tool('db_insert', {
       table: 'cm_pages',
       row: { title: 'Overview', published_id: id('overview'), primary_keyword: 'overview shoes' },
+    });
+    await s.client.tool('db_insert', {
+      table: 'cm_pages',
+      row: { title: 'Recovering', published_id: id('recovering'), primary_keyword: 'recovering shoes' },
     });
     const rowsOf = (i: number): SearchRow[] => [
       // Clicks 10 → 5 a day, position 3 → 5: positions lost, 140 at risk.
@@ -217,12 +256,17 @@ describe('decay and the refresh queue', () => {
       ),
     ];
     for (const day of searchDays(FIRST, 56, rowsOf)) await t.store.searchDays.put(s.siteId, day);
-    await t.store.ranks.put(s.siteId, [
-      checkedRankRow('overview shoes', dayAfter(FIRST, 40), {
+    // An AI Overview appeared on "overview shoes" in the last 28 days; "recovering shoes" had one all along.
+    const overviewOn = (keyword: string, day: string) =>
+      checkedRankRow(keyword, day, {
         domains: [],
         site_results: [],
         ai_overview: { shown: true, references: [], references_loaded: true },
-      }),
+      });
+    await t.store.ranks.put(s.siteId, [
+      overviewOn('overview shoes', dayAfter(FIRST, 40)),
+      overviewOn('recovering shoes', dayAfter(FIRST, 10)),
+      overviewOn('recovering shoes', dayAfter(FIRST, 40)),
     ]);
     await publish(s, 'changed', 'A new body');
 
@@ -248,7 +292,12 @@ describe('decay and the refresh queue', () => {
       [id('changed'), 'page_changed', 112, 56, 56, 'flagged'],
       [id('recovering'), 'ctr_fell', 84, 56, 28, 'flagged'],
     ]);
-    expect(queue.refresh_queue?.entries[0]).toMatchObject({ flagged_on: TODAY, refreshed_at: null, measured: null });
+    // Flagged first yesterday (its window then held 27 of the 28 days before, scaled): today keeps that day.
+    expect(queue.refresh_queue?.entries[0]).toMatchObject({
+      flagged_on: dayAfter(TODAY, -1),
+      refreshed_at: null,
+      measured: null,
+    });
 
     // Paged with a cursor, in the same order.
     const first = await traffic(s, { queue_limit: 4 });

@@ -1,7 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefreshEntry } from '@cm/contract';
 import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { refreshEntrySk, refreshQueuePartition } from '../../packages/store/src/keys';
+import { InvalidCursor } from '@cm/store/errors';
+import { encodeCursor } from '../../packages/store/src/cursor';
+import { refreshEntrySk, refreshPointerKey, refreshQueuePartition } from '../../packages/store/src/keys';
 import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
 
 /* A site's refresh queue: most clicks at risk first by its keys, a re-flag replacing its page's entry, paged. */
@@ -100,4 +102,67 @@ it('finds and drops an entry no pointer names (a re-flag cut short), and a flag 
   const after = await store.refreshQueue.all(site);
   expect(after.orphans).toEqual([]);
   expect(after.entries.filter((e) => e.entry.page.id === 'b')).toHaveLength(1);
+});
+
+it('never undoes a refresh a publish marked between the queue read and the flag, in place or moved', async () => {
+  const site = (await t.newSite('queue-refresh-race')).siteId;
+  const refreshedAt = '2026-10-29T10:00:00.000Z';
+  for (const [id, again] of [
+    ['same', 30],
+    ['moved', 45],
+  ] as const) {
+    await store.refreshQueue.flag(site, entryOf(id, 30));
+    await store.refreshQueue.all(site); // the evaluation's read
+    expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id }, refreshedAt)).toBe(true);
+    await store.refreshQueue.flag(site, entryOf(id, again));
+  }
+  // A pointer whose entry is gone (a re-flag's delete between its read and the mark, twice): not marked.
+  await t.db.send(
+    new PutCommand({
+      TableName: t.stack.tableName,
+      Item: { ...refreshPointerKey(site, 'article', 'ghost'), entry_sk: refreshEntrySk(5, 'article', 'ghost') },
+    }),
+  );
+  expect(await store.refreshQueue.markRefreshed(site, { type: 'article', id: 'ghost' }, refreshedAt)).toBe(false);
+  await t.db.send(
+    new DeleteCommand({ TableName: t.stack.tableName, Key: refreshPointerKey(site, 'article', 'ghost') }),
+  );
+  const { entries, orphans } = await store.refreshQueue.all(site);
+  expect(orphans).toEqual([]);
+  expect(entries.map((q) => q.entry)).toEqual([
+    { ...entryOf('moved', 30), refreshed_at: refreshedAt },
+    { ...entryOf('same', 30), refreshed_at: refreshedAt },
+  ]);
+  // Measured, the entry is judged afresh: a new flag replaces it.
+  const moved = entries.find((q) => q.entry.page.id === 'moved');
+  await store.refreshQueue.measure(site, moved?.sk ?? '', {
+    outcome: 'recovered',
+    clicks_after: 9,
+    measured_on: '2026-11-26',
+  });
+  await store.refreshQueue.flag(site, entryOf('moved', 50));
+  expect(
+    (await store.refreshQueue.all(site)).entries.map((q) => [
+      q.entry.page.id,
+      q.entry.clicks_at_risk,
+      q.entry.refreshed_at,
+    ]),
+  ).toEqual([
+    ['moved', 50, null],
+    ['same', 30, refreshedAt],
+  ]);
+});
+
+it("refuses a cursor naming no entry of the queue (a pointer's key, a key of another shape) as a bad cursor", async () => {
+  const site = (await t.newSite('queue-cursor')).siteId;
+  await store.refreshQueue.flag(site, entryOf('a', 30));
+  for (const position of ['P#article#a', 'Q#', 'Q#12#article#a', 'Q#999999999969#page#a', 'ROW#cm_pages#1'])
+    await expect(store.refreshQueue.list(site, { limit: 5, cursor: encodeCursor([position]) })).rejects.toBeInstanceOf(
+      InvalidCursor,
+    );
+  const sk = (await store.refreshQueue.all(site)).entries[0]?.sk ?? '';
+  expect(await store.refreshQueue.list(site, { limit: 5, cursor: encodeCursor([sk]) })).toEqual({
+    entries: [],
+    next_cursor: null,
+  });
 });

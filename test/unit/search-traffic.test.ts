@@ -3,7 +3,9 @@ import {
   ctrCurveOf,
   dayAfter,
   decayCause,
+  decayedPages,
   decayOf,
+  flaggedEntry,
   deltaOf,
   figuresOver,
   ownCtrByPosition,
@@ -177,6 +179,97 @@ describe('the figures of a window', () => {
   });
 });
 
+describe("a page's figures in the reply", () => {
+  it("come from the days' pages, the URLs of one page counted once, the pairs only for its queries", () => {
+    // Page x under two URLs; the day's pairs (capped) hold only part of its clicks.
+    const day = searchDay('2026-03-04', [{ page: 'x', query: 'shoes', clicks: 3, impressions: 30, position: 2 }]);
+    const pages = [
+      {
+        url: 'https://example.com/x',
+        page: { type: 'article' as const, id: 'x' },
+        clicks: 10,
+        impressions: 100,
+        position: 2,
+        devices: {},
+      },
+      {
+        url: 'https://example.com/x/',
+        page: { type: 'article' as const, id: 'x' },
+        clicks: 5,
+        impressions: 100,
+        position: 4,
+        devices: {},
+      },
+    ];
+    const capped = {
+      ...day,
+      pages,
+      pairs: [
+        [0, 0, 2, 20, 2],
+        [1, 0, 1, 10, 2],
+      ] as typeof day.pairs,
+    };
+    const window = { from: '2026-03-04', to: '2026-03-04' };
+    const site = queriesAndPages([capped], window, 'site', LIMITS_OF_LISTS);
+    const page = figuresOver([capped], window, new Set(['x']));
+    expect(page).toEqual({ clicks: 15, impressions: 200, ctr: 0.075, position: 3 });
+    expect(site.pages).toEqual([
+      {
+        url: 'https://example.com/x/',
+        page: { type: 'article', id: 'x' },
+        ...page,
+        queries: [{ query: 'shoes', clicks: 3, impressions: 30, ctr: 0.1, position: 2 }],
+      },
+    ]);
+    expect(site.queries[0]?.pages).toEqual([
+      { url: 'https://example.com/x/', clicks: 3, impressions: 30, ctr: 0.1, position: 2 },
+    ]);
+  });
+});
+
+describe('cannibalisation', () => {
+  it("lists queries two or more of the site's pages each hold 20 % of, tracked first, with their shares", () => {
+    const day = searchDay('2026-03-04', [
+      // "shoes" (tracked): a 150, b 50 (exactly 20 %), c 49 (19.7 %: not listed beside them).
+      { page: 'a', query: 'shoes', tracked: true, clicks: 5, impressions: 150, position: 2 },
+      { page: 'b', query: 'shoes', tracked: true, clicks: 1, impressions: 50, position: 6 },
+      { page: null, query: 'shoes', tracked: true, clicks: 0, impressions: 49, position: 9 },
+      // "boots" (untracked, more impressions): a 600, b 400.
+      { page: 'a', query: 'boots', clicks: 9, impressions: 600, position: 3 },
+      { page: 'b', query: 'boots', clicks: 4, impressions: 400, position: 4 },
+      // "socks": b holds 90 %.
+      { page: 'a', query: 'socks', clicks: 0, impressions: 10, position: 8 },
+      { page: 'b', query: 'socks', clicks: 3, impressions: 90, position: 2 },
+    ]);
+    const window = { from: '2026-03-04', to: '2026-03-04' };
+    expect(LIMITS.trafficCannibalisationShare).toBe(0.2);
+    expect(queriesAndPages([day], window, 'site', LIMITS_OF_LISTS).cannibalisation).toEqual([
+      {
+        query: 'shoes',
+        tracked: true,
+        impressions: 249,
+        pages: [
+          { url: 'https://example.com/articles/a', impressions: 150, share: 0.6024 },
+          { url: 'https://example.com/articles/b', impressions: 50, share: 0.2008 },
+        ],
+      },
+      {
+        query: 'boots',
+        tracked: false,
+        impressions: 1000,
+        pages: [
+          { url: 'https://example.com/articles/a', impressions: 600, share: 0.6 },
+          { url: 'https://example.com/articles/b', impressions: 400, share: 0.4 },
+        ],
+      },
+    ]);
+    // A page's scope lists its queries only ("socks" and "boots" are page b's too; "shoes" is not page c's).
+    expect(queriesAndPages([day], window, new Set(['b']), LIMITS_OF_LISTS).cannibalisation.map((q) => q.query)).toEqual(
+      ['shoes', 'boots'],
+    );
+  });
+});
+
 describe("the site's own CTR by position", () => {
   it('buckets pairs by rounded position, a position under the impressions floor without a figure', () => {
     const days = searchDays('2026-03-01', 2, () => [
@@ -192,7 +285,8 @@ describe("the site's own CTR by position", () => {
     expect(own).toEqual([0.4, null, 0.1, null, null, null, null, null, null, null]);
     const curve = ctrCurveOf(own);
     expect(curve.name).toBe('search_console');
-    expect(curve.ctr.slice(0, 3)).toEqual([0.4, 0.187, 0.1]);
+    // Position 2 without a figure: the published 0.187 at the site's level (× 0.4 / 0.398).
+    expect(curve.ctr.slice(0, 3)).toEqual([0.4, 0.1879, 0.1]);
   });
 
   it('has no curve without a figure at position 1', () => {
@@ -241,8 +335,60 @@ describe('decay', () => {
     expect(decayCause(null, none)).toBe('unknown');
   });
 
+  it("keeps a queued unrefreshed page's first flag and clicks before; a measured page starts afresh", () => {
+    const page = { type: 'article' as const, id: 'a' };
+    const flag = {
+      page,
+      url: '/a',
+      cause: 'unknown' as const,
+      flagged_on: '2026-03-02',
+      clicks_before: 90,
+      clicks_now: 60,
+    };
+    const fresh = { ...flag, clicks_at_risk: 30, refreshed_at: null, measured: null };
+    expect(flaggedEntry(undefined, flag)).toEqual(fresh);
+    const queued = { ...fresh, flagged_on: '2026-03-01', clicks_before: 120, clicks_at_risk: 50 };
+    expect(flaggedEntry(queued, flag)).toEqual({
+      ...fresh,
+      flagged_on: '2026-03-01',
+      clicks_before: 120,
+      clicks_at_risk: 60,
+    });
+    // Recovered past its first figures: nothing at risk, not a negative place.
+    expect(flaggedEntry({ ...queued, clicks_before: 50 }, flag).clicks_at_risk).toBe(0);
+    const measured = { outcome: 'recovered' as const, clicks_after: 100, measured_on: '2026-02-01' };
+    expect(flaggedEntry({ ...queued, refreshed_at: '2026-01-01T00:00:00.000Z', measured }, flag)).toEqual(fresh);
+  });
+
   it('measures a republish against the clicks before the drop', () => {
     expect(recoveryOf(100, 80)).toBe('recovered');
     expect(recoveryOf(100, 79)).toBe('not_recovered');
+  });
+});
+
+describe('decay over the days stored', () => {
+  // Page a: 10 clicks a day over the 28 days before, 5 a day over the last 28 (ending 2026-03-28).
+  const days = searchDays('2026-02-01', 56, (i) => [
+    { page: 'a', query: 'shoes', clicks: i < 28 ? 10 : 5, impressions: 100, position: 3 },
+  ]);
+  const without = (dates: string[]) => days.filter((day) => !dates.includes(day.date));
+
+  it('judges each window on the days it holds, scaled to 28, from LIMITS.decayDaysMin of them', () => {
+    expect(LIMITS.decayDaysMin).toBe(24);
+    const all = decayedPages(days, '2026-03-28') ?? [];
+    expect(all.map((d) => [d.page.id, d.clicks_before, d.decay.clicks_at_risk])).toEqual([['a', 280, 140]]);
+    // Two days missing in each window: still judged, the figures scaled to 28 days.
+    const two = without(['2026-02-10', '2026-02-11', '2026-03-20', '2026-03-21']);
+    expect(decayedPages(two, '2026-03-28')).toEqual(all);
+    // Ten days missing in the last window: not judged.
+    const ten = without(Array.from({ length: 10 }, (_v, i) => dayAfter('2026-03-10', i)));
+    expect(decayedPages(ten, '2026-03-28')).toBeNull();
+    // Four missing (24 held) is judged; five (23 held) is not.
+    expect(decayedPages(without(['2026-02-02', '2026-02-03', '2026-02-04', '2026-02-05']), '2026-03-28')).toHaveLength(
+      1,
+    );
+    expect(
+      decayedPages(without(['2026-02-02', '2026-02-03', '2026-02-04', '2026-02-05', '2026-02-06']), '2026-03-28'),
+    ).toBeNull();
   });
 });

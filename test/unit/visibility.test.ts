@@ -20,11 +20,20 @@ describe('the CTR curve', () => {
     expect(PUBLISHED_CTR_CURVE.ctr[0]).toBe(0.398);
   });
 
-  it("is the site's own CTR by position when given, a position without a figure taking the published one", () => {
+  it("is the site's own CTR by position when given, a position without a figure taking the published one at the site's level", () => {
     const own = ctrCurveOf(OWN_CTR);
     expect(own.name).toBe('search_console');
-    expect(own.ctr.slice(0, 5)).toEqual([0.5, 0.2, PUBLISHED_CTR_CURVE.ctr[2], 0.05, PUBLISHED_CTR_CURVE.ctr[4]]);
+    // Position 3: 0.102 × 0.5 / 0.398; position 5: 0.051 × 0.5 / 0.398 = 0.0641, above 0.05 at 4, so 0.05.
+    expect(own.ctr.slice(0, 5)).toEqual([0.5, 0.2, 0.1281, 0.05, 0.05]);
     expect(own.ctr).toHaveLength(PUBLISHED_CTR_CURVE.ctr.length);
+  });
+
+  it('never rates a lower position above a higher one, so a site fourth everywhere is not at 100 %', () => {
+    // Own CTR at first place under the published figure at 4 (0.072), nothing else measured; a noisy 2nd.
+    const low = ctrCurveOf([0.05, 0.06, null, null]);
+    low.ctr.forEach((ctr, i) => expect(ctr).toBeLessThanOrEqual(low.ctr[i - 1] ?? ctr));
+    expect(low.ctr.slice(0, 4)).toEqual([0.05, 0.05, 0.0128, 0.009]);
+    expect(visibilityOn(low, [{ volume: 100, position: 4 }]).visibility_pct).toBe(18);
   });
 });
 

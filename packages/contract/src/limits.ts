@@ -212,14 +212,23 @@ export const SERVICE_LIMITS = {
   trafficQueriesMax: 50,
   trafficCandidatesDefault: 20,
   trafficCandidatesMax: 100,
+  /**
+   * search_traffic's cannibalisation (docs/api/research-tools.md#search_traffic): a query is listed when two
+   * or more of the site's pages each hold at least this share of its impressions over the window; at most
+   * this many queries.
+   */
+  trafficCannibalisationShare: 0.2,
+  trafficCannibalisationMax: 20,
   refreshQueueDefault: 20,
   refreshQueueMax: 100,
   /**
    * Decay (docs/api/decisions.md#decay): a page is flagged when its clicks over 28 days fell by at least
    * decayDropShare against the 28 days before, from at least decayClicksMin clicks; a republished page is
-   * recovered when its 28 days after reach decayRecoveredShare of its clicks before the drop.
+   * recovered when its 28 days after reach decayRecoveredShare of its clicks before the drop. A window is
+   * judged when it holds at least decayDaysMin of its days, its figures scaled to 28 days.
    */
   decayWindowDays: 28,
+  decayDaysMin: 24,
   decayDropShare: 0.2,
   decayClicksMin: 20,
   decayRecoveredShare: 0.8,

@@ -1,5 +1,13 @@
-import { LIMITS, type DecayCause, type RefreshOutcome } from '@cm/contract';
-import type { WindowFigures } from './search-traffic';
+import { LIMITS, type DecayCause, type RefreshEntry, type RefreshOutcome, type SearchDay } from '@cm/contract';
+import {
+  daysHeld,
+  NO_FIGURES,
+  pagesOver,
+  trafficWindows,
+  type DayWindow,
+  type PageFigures,
+  type WindowFigures,
+} from './search-traffic';
 
 /*
  * Decay (docs/api/decisions.md#decay): which pages lost their clicks, the likely cause from the data, and
@@ -35,6 +43,62 @@ export function decayOf(
     return { clicks_at_risk, figures_cause: 'ctr_fell' };
   if (fell(now.impressions, before.impressions)) return { clicks_at_risk, figures_cause: 'demand_fell' };
   return { clicks_at_risk, figures_cause: null };
+}
+
+/**
+ * A window's pages with their clicks and impressions scaled to LIMITS.decayWindowDays by the days it holds
+ * (CTR and position are ratios, kept); null when it holds fewer than LIMITS.decayDaysMin of them, since a
+ * day not imported yet is not a day without clicks.
+ */
+function pagesScaled(days: readonly SearchDay[], window: DayWindow): Map<string, PageFigures> | null {
+  const held = daysHeld(days, window);
+  if (held < LIMITS.decayDaysMin) return null;
+  const scale = (n: number) => Math.round((n * LIMITS.decayWindowDays) / held);
+  return new Map(
+    [...pagesOver(days, window)].map(([id, page]) => [
+      id,
+      { ...page, clicks: scale(page.clicks), impressions: scale(page.impressions) },
+    ]),
+  );
+}
+
+/**
+ * The site's decayed pages on `date` from its stored days (the last 56 or fewer): each page of the 28 days
+ * before whose clicks fell over the last 28 (decayOf), both windows judged on the days they hold
+ * (pagesScaled); null, nothing judged, when either holds too few.
+ */
+export function decayedPages(days: readonly SearchDay[], date: string) {
+  const { window, previous } = trafficWindows(date, LIMITS.decayWindowDays);
+  const before = pagesScaled(days, previous);
+  const current = pagesScaled(days, window);
+  if (!before || !current) return null;
+  return [...before].flatMap(([id, figures]) => {
+    const decay = decayOf(figures, current.get(id) ?? NO_FIGURES);
+    const page = figures.page;
+    return decay && page
+      ? [{ page, url: current.get(id)?.url ?? figures.url, clicks_before: figures.clicks, decay }]
+      : [];
+  });
+}
+
+/**
+ * A decayed page's queue entry on `date`. A page still queued unrefreshed keeps the day it was first
+ * flagged and its clicks before the drop: its window, rebuilt daily, slides into the decayed days, and
+ * its recovery is measured against what it had. Its clicks at risk are then counted from those.
+ */
+export function flaggedEntry(
+  queued: RefreshEntry | undefined,
+  flag: Pick<RefreshEntry, 'page' | 'url' | 'cause' | 'flagged_on' | 'clicks_before' | 'clicks_now'>,
+): RefreshEntry {
+  const kept = queued && queued.refreshed_at === null && queued.measured === null ? queued : flag;
+  return {
+    ...flag,
+    flagged_on: kept.flagged_on,
+    clicks_before: kept.clicks_before,
+    clicks_at_risk: Math.max(0, kept.clicks_before - flag.clicks_now),
+    refreshed_at: null,
+    measured: null,
+  };
 }
 
 /**

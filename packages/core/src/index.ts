@@ -127,12 +127,14 @@ export {
 export { pageOfUrl, searchDayOf, trackedDay, type SearchPageRef, type SearchRow } from './search-days';
 export {
   dayAfter,
+  daysHeld,
   deltaOf,
   figuresOver,
+  NO_FIGURES,
   ownCtrByPosition,
   pagesOver,
   queriesAndPages,
   trafficWindows,
 } from './search-traffic';
 export type { DayWindow, PageSelection } from './search-traffic';
-export { decayCause, decayOf, recoveryOf } from './decay';
+export { decayCause, decayedPages, decayOf, flaggedEntry, recoveryOf } from './decay';

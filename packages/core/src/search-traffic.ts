@@ -23,6 +23,9 @@ export interface WindowFigures {
   position: number | null;
 }
 
+/** The figures of no day: a window nothing was read for, a page absent from it. */
+export const NO_FIGURES: WindowFigures = { clicks: 0, impressions: 0, ctr: null, position: null };
+
 /** The pages figures are summed over: the whole site, or the site's pages with these ids. */
 export type PageSelection = 'site' | ReadonlySet<string>;
 
@@ -40,6 +43,10 @@ export const dayAfter = (day: string, count: number): string =>
   new Date(Date.parse(`${day}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
 const within = (date: string, window: DayWindow) => date >= window.from && date <= window.to;
+
+/** How many of the window's days are stored among `days` (a day not imported yet is missing, not zero). */
+export const daysHeld = (days: readonly SearchDay[], window: DayWindow): number =>
+  days.filter((day) => within(day.date, window)).length;
 
 /** A running sum of rows' figures: the position weighed by impressions. */
 class Sum {
@@ -143,8 +150,14 @@ interface QueryEntry {
   name: string;
   tracked: boolean;
   sum: Sum;
-  pages: Map<string, Sum>;
+  /** The site's pages shown for the query, by pageKey, each named by its URL. */
+  pages: Map<string, { name: string; sum: Sum }>;
 }
+
+type DayPage = SearchDay['pages'][number];
+
+/** One page of the site however its URL is spelt (`/x`, `/x/`, `/x?utm=`): its id; a URL no page matches, itself. */
+const pageKey = (row: DayPage) => (row.page ? `${row.page.type}#${row.page.id}` : row.url);
 
 const entryOf = <T>(map: Map<string, T>, key: string, make: () => T): T => {
   const found = map.get(key);
@@ -162,8 +175,38 @@ const topOf = (sums: Map<string, Sum>, limit: number) =>
     .slice(0, limit);
 
 /**
- * The selection's queries and pages over the window, from the days' (page, query) pairs: each page with
- * its top queries, each query with the site's pages that showed for it (another page sharing a query
+ * The queries two or more of the site's pages share: each page holding at least
+ * LIMITS.trafficCannibalisationShare of the query's impressions over the window (the site's pages'
+ * impressions for it, from the pairs), with those pages and their shares, largest first; tracked queries
+ * first, then most impressions, at most LIMITS.trafficCannibalisationMax.
+ */
+function cannibalisationOf(queries: readonly QueryEntry[]) {
+  return queries
+    .flatMap((q) => {
+      const shown = [...q.pages.values()];
+      const impressions = shown.reduce((n, p) => n + p.sum.impressions, 0);
+      const sharing = shown
+        .map((p) => ({ url: p.name, impressions: p.sum.impressions, share: p.sum.impressions / impressions }))
+        .filter((p) => p.share >= LIMITS.trafficCannibalisationShare)
+        .sort((a, b) => b.share - a.share || a.url.localeCompare(b.url));
+      return sharing.length >= 2 ? [{ name: q.name, tracked: q.tracked, impressions, sharing }] : [];
+    })
+    .sort(
+      (a, b) => Number(b.tracked) - Number(a.tracked) || b.impressions - a.impressions || a.name.localeCompare(b.name),
+    )
+    .slice(0, LIMITS.trafficCannibalisationMax)
+    .map((q) => ({
+      query: q.name,
+      tracked: q.tracked,
+      impressions: q.impressions,
+      pages: q.sharing.map((p) => ({ url: p.url, impressions: p.impressions, share: round(p.share, 4) })),
+    }));
+}
+
+/**
+ * The selection's queries and pages over the window: each page's figures from the days' pages (the
+ * figures page scope and decay read, every row of one page counted once), its top queries from the
+ * (page, query) pairs; each query with the site's pages that showed for it (another page sharing a query
  * is there too), and the queries with impressions that no keyword row tracks, most impressions first
  * (as the last day of the window says of each query).
  */
@@ -175,8 +218,20 @@ export function queriesAndPages(
 ) {
   const pages = new Map<string, PageEntry>();
   const queries = new Map<string, QueryEntry>();
+  const pageEntry = (row: DayPage) => {
+    const entry = entryOf(pages, pageKey(row), () => ({
+      name: row.url,
+      page: row.page,
+      sum: new Sum(),
+      queries: new Map<string, Sum>(),
+    }));
+    entry.name = row.url;
+    return entry;
+  };
   for (const day of days) {
     if (!within(day.date, window)) continue;
+    for (const row of day.pages)
+      if (selects(selection, row.page)) pageEntry(row).sum.add(row.clicks, row.impressions, row.position);
     for (const [pageAt, queryAt, clicks, impressions, position] of day.pairs) {
       const page = day.pages[pageAt];
       const query = day.queries[queryAt];
@@ -185,20 +240,15 @@ export function queriesAndPages(
         name: query.query,
         tracked: query.tracked,
         sum: new Sum(),
-        pages: new Map<string, Sum>(),
+        pages: new Map<string, { name: string; sum: Sum }>(),
       }));
       queryEntry.tracked = query.tracked;
-      entryOf(queryEntry.pages, page.url, () => new Sum()).add(clicks, impressions, position);
+      const shown = entryOf(queryEntry.pages, pageKey(page), () => ({ name: page.url, sum: new Sum() }));
+      shown.name = page.url;
+      shown.sum.add(clicks, impressions, position);
       if (!selects(selection, page.page)) continue;
       queryEntry.sum.add(clicks, impressions, position);
-      const pageEntry = entryOf(pages, page.url, () => ({
-        name: page.url,
-        page: page.page,
-        sum: new Sum(),
-        queries: new Map<string, Sum>(),
-      }));
-      pageEntry.sum.add(clicks, impressions, position);
-      entryOf(pageEntry.queries, query.query, () => new Sum()).add(clicks, impressions, position);
+      entryOf(pageEntry(page).queries, query.query, () => new Sum()).add(clicks, impressions, position);
     }
   }
   const selected = [...queries.values()].filter((q) => q.sum.impressions > 0 || q.sum.clicks > 0);
@@ -219,8 +269,12 @@ export function queriesAndPages(
         query: q.name,
         tracked: q.tracked,
         ...q.sum.figures(),
-        pages: topOf(q.pages, limits.pages).map((p) => ({ url: p.name, ...p.sum.figures() })),
+        pages: [...q.pages.values()]
+          .sort(byClicks)
+          .slice(0, limits.pages)
+          .map((p) => ({ url: p.name, ...p.sum.figures() })),
       })),
+    cannibalisation: cannibalisationOf(selected),
     candidates: selected
       .filter((q) => !q.tracked && q.sum.impressions > 0)
       .sort(byImpressions)

@@ -20,21 +20,30 @@ export const PUBLISHED_CTR_CURVE: CtrCurve = {
   ctr: [0.398, 0.187, 0.102, 0.072, 0.051, 0.044, 0.03, 0.021, 0.019, 0.016],
 };
 
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
 /** The name of a curve of a site's own CTR by position, from Search Console. */
 const SEARCH_CONSOLE_CURVE = 'search_console';
 
 /**
  * The curve of a site's estimates: its own CTR by position (`own[0]`: position 1, from Search Console)
- * when it has one for position 1, a position it has no figure for taking the published curve's;
- * otherwise the published curve.
+ * when it has one for position 1, otherwise the published curve. A position it has no figure for takes
+ * the published curve's scaled to the site's own (× own[0] / published[0]: the published curve's shape
+ * at the site's level), and no position earns more than the one before it: a published figure above
+ * the site's own at first place would rate a lower place above first (a site fourth everywhere at 100 %).
  */
 export function ctrCurveOf(own: ReadonlyArray<number | null> | null): CtrCurve {
-  if (!own || own[0] === null || own[0] === undefined || own[0] <= 0) return PUBLISHED_CTR_CURVE;
-  const length = Math.max(own.length, PUBLISHED_CTR_CURVE.ctr.length);
-  return {
-    name: SEARCH_CONSOLE_CURVE,
-    ctr: Array.from({ length }, (_v, i) => own[i] ?? PUBLISHED_CTR_CURVE.ctr[i] ?? 0),
-  };
+  const first = own?.[0];
+  if (!own || first === null || first === undefined || first <= 0) return PUBLISHED_CTR_CURVE;
+  const published = PUBLISHED_CTR_CURVE.ctr;
+  const scale = first / (published[0] ?? first);
+  const length = Math.max(own.length, published.length);
+  const ctr: number[] = [];
+  for (let i = 0; i < length; i += 1) {
+    const value = own[i] ?? round((published[i] ?? 0) * scale, 4);
+    ctr.push(Math.min(value, ctr[i - 1] ?? value));
+  }
+  return { name: SEARCH_CONSOLE_CURVE, ctr };
 }
 
 /** The share of a keyword's searches `position` gets on `curve` (0 past its end). */
@@ -42,8 +51,6 @@ export const ctrOn = (curve: CtrCurve, position: number): number => curve.ctr[po
 
 /** Average days in a month: a keyword's volume is its searches a month. */
 const DAYS_A_MONTH = 365 / 12;
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** A keyword as visibility weighs it: its searches a month and a domain's best position (null: not in the results). */
 export interface WeighedKeyword {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Device, PageStatus, PageType } from '@cm/contract';
+import { PAGE_TYPES, type Device, type PageStatus, type PageType } from '@cm/contract';
 import type { TableIndex } from './table';
 
 /*
@@ -285,6 +285,11 @@ export const REFRESH_ENTRY_PREFIX = 'Q#';
 const REFRESH_CLICKS_DIGITS = 12;
 export const refreshEntrySk = (clicksAtRisk: number, type: PageType, id: string): string =>
   `${REFRESH_ENTRY_PREFIX}${String(10 ** REFRESH_CLICKS_DIGITS - 1 - clicksAtRisk).padStart(REFRESH_CLICKS_DIGITS, '0')}#${type}#${id}`;
+/** Whether a sort key is a refresh entry's as refreshEntrySk builds it (a cursor's position is checked so). */
+const REFRESH_ENTRY_SK = new RegExp(
+  `^${REFRESH_ENTRY_PREFIX}\\d{${REFRESH_CLICKS_DIGITS}}#(?:${PAGE_TYPES.join('|')})#.+$`,
+);
+export const isRefreshEntrySk = (sk: string): boolean => REFRESH_ENTRY_SK.test(sk);
 export const refreshPointerKey = (siteId: number, type: PageType, id: string): Key => ({
   pk: refreshQueuePartition(siteId),
   sk: `P#${type}#${id}`,

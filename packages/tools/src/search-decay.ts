@@ -2,9 +2,9 @@ import { DEVICES, LIMITS, type RefreshEntry, type SearchDay } from '@cm/contract
 import {
   dayAfter,
   decayCause,
-  decayOf,
+  decayedPages,
   figuresOver,
-  pagesOver,
+  flaggedEntry,
   recoveryOf,
   trafficWindows,
   type DayWindow,
@@ -25,24 +25,39 @@ const OVERVIEW_KEYWORDS = 5;
 /** Pages whose evidence is read at once. */
 const PAGES_AT_ONCE = 4;
 
-const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
-
 /**
- * Whether an AI Overview appeared within the window on the page's keywords (its cm_pages row by its
- * published id, one indexed Query; then its first OVERVIEW_KEYWORDS keywords' rank rows on each device,
- * one Query each).
+ * Whether an AI Overview appeared on one of the page's keywords: shown within the window and never within
+ * the window before it (an overview there all along did not cause the fall). Its cm_pages row by its
+ * published id (one indexed Query), then its first OVERVIEW_KEYWORDS keywords' rank rows of both windows
+ * on each device (one Query each).
  */
-async function aiOverviewSeen(store: Store, siteId: number, locale: string, page: PageRef, window: DayWindow) {
+async function aiOverviewAppeared(
+  store: Store,
+  siteId: number,
+  locale: string,
+  page: PageRef,
+  windows: { window: DayWindow; previous: DayWindow },
+) {
   const rows = await store.rows.byField(siteId, 'cm_pages', 'published_id', page.id);
   const keywords = [...new Set(rows.flatMap(pageKeywords))].slice(0, OVERVIEW_KEYWORDS);
   const checks = await mapLimit(
     keywords.flatMap((keyword) => DEVICES.map((device) => ({ keyword, device }))),
     PAGES_AT_ONCE,
-    ({ keyword, device }) => store.ranks.latest(siteId, locale, keyword, LIMITS.decayWindowDays, device),
+    async ({ keyword, device }) => ({
+      keyword,
+      rows: (await store.ranks.latest(siteId, locale, keyword, 2 * LIMITS.decayWindowDays, device)).rows,
+    }),
   );
-  return checks.some((c) =>
-    c.rows.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview?.shown === true),
-  );
+  const shownIn = (window: DayWindow) =>
+    new Set(
+      checks.flatMap(({ keyword, rows: ranks }) =>
+        ranks.some((row) => row.day >= window.from && row.day <= window.to && row.ai_overview?.shown === true)
+          ? [keyword]
+          : [],
+      ),
+    );
+  const before = shownIn(windows.previous);
+  return [...shownIn(windows.window)].some((keyword) => !before.has(keyword));
 }
 
 /**
@@ -69,8 +84,9 @@ const judgedAfresh = (entry: RefreshEntry | undefined, date: string) =>
 
 /**
  * Evaluates the site's decay on `date` (its newest imported day): reads its last 56 days (one Query) and
- * its queue (one Query); when all 56 are stored, flags each decayed page (its evidence read only where
- * its figures leave the cause open), and measures each republished page whose 28 days after are due. Idempotent: a repeat of
+ * its queue (one Query); flags each decayed page (decayedPages: each window judged on the days it holds;
+ * its evidence read only where its figures leave the cause open), drops each queued unrefreshed page
+ * that no longer decays (it recovered without a refresh), and measures each republished page whose 28 days after are due. Idempotent: a repeat of
  * the day writes the same entries.
  */
 export async function evaluateDecay(store: Store, siteId: number, date: string): Promise<void> {
@@ -83,36 +99,35 @@ export async function evaluateDecay(store: Store, siteId: number, date: string):
   if (!site) return;
   await store.refreshQueue.dropOrphans(siteId, queue.orphans);
   const queued = new Map(queue.entries.map((q) => [`${q.entry.page.type}#${q.entry.page.id}`, q]));
-  const before = pagesOver(days, previous);
-  const current = pagesOver(days, window);
-  // A day not imported yet (a backfill still running, a missed day) would read as a day without clicks.
-  const complete = days.length === 2 * LIMITS.decayWindowDays;
-
-  const flagged = [...before].flatMap(([id, figures]) => {
-    if (!complete) return [];
-    const decay = decayOf(figures, current.get(id) ?? NO_FIGURES);
-    const page = figures.page;
-    if (!decay || !page || !judgedAfresh(queued.get(`${page.type}#${page.id}`)?.entry, date)) return [];
-    return [{ page, url: current.get(id)?.url ?? figures.url, before: figures.clicks, decay }];
+  const decayed = decayedPages(days, date);
+  // A page queued unrefreshed that no longer decays recovered without a refresh: it leaves the queue.
+  const decayedIds = new Set(decayed?.map((d) => `${d.page.type}#${d.page.id}`));
+  const recovered = decayed
+    ? queue.entries.filter(
+        ({ entry }) =>
+          entry.refreshed_at === null &&
+          entry.measured === null &&
+          !decayedIds.has(`${entry.page.type}#${entry.page.id}`),
+      )
+    : [];
+  for (const { sk, entry } of recovered) await store.refreshQueue.dropRecovered(siteId, entry.page, sk);
+  const flagged = (decayed ?? []).flatMap((decayed) => {
+    const queuedEntry = queued.get(`${decayed.page.type}#${decayed.page.id}`)?.entry;
+    return judgedAfresh(queuedEntry, date) ? [{ ...decayed, queuedEntry }] : [];
   });
-  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, before: clicksBefore, decay }) => {
+  await mapLimit(flagged, PAGES_AT_ONCE, async ({ page, url, clicks_before, decay, queuedEntry }) => {
     const cause = decayCause(decay.figures_cause, {
       aiOverview:
-        decay.figures_cause === 'ctr_fell' && (await aiOverviewSeen(store, siteId, site.locale, page, window)),
+        decay.figures_cause === 'ctr_fell' &&
+        (await aiOverviewAppeared(store, siteId, site.locale, page, { window, previous })),
       changed:
         decay.figures_cause === null && (await pageChanged(store, siteId, page, window, `${date}T00:00:00.000Z`)),
     });
-    await store.refreshQueue.flag(siteId, {
-      page,
-      url,
-      cause,
-      flagged_on: date,
-      clicks_before: clicksBefore,
-      clicks_now: clicksBefore - decay.clicks_at_risk,
-      clicks_at_risk: decay.clicks_at_risk,
-      refreshed_at: null,
-      measured: null,
-    });
+    const clicks_now = clicks_before - decay.clicks_at_risk;
+    await store.refreshQueue.flag(
+      siteId,
+      flaggedEntry(queuedEntry, { page, url, cause, flagged_on: date, clicks_before, clicks_now }),
+    );
   });
   await measureDue(store, siteId, date, days, queue.entries);
 }

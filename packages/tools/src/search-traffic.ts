@@ -4,12 +4,16 @@ import {
   daysEndingOn,
   deltaOf,
   figuresOver,
+  NO_FIGURES,
   ownCtrByPosition,
   queriesAndPages,
   dayAfter,
+  searchImportDay,
+  daysHeld,
   trafficWindows,
   utcDay,
   type CtrCurve,
+  type DayWindow,
   type PageSelection,
 } from '@cm/core';
 import { DATABASE, rowOrNotFound, type ToolContext } from './context';
@@ -22,9 +26,6 @@ import { DATABASE, rowOrNotFound, type ToolContext } from './context';
 
 type Reader = Pick<ToolContext, 'siteId' | 'store'>;
 
-/** Search Console's figures are final two to three days after a day: the stored days end about this far back. */
-const SEARCH_CONSOLE_LAG_DAYS = 3;
-
 /** Of days oldest first, the `count` days that end with the last of them. */
 function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
   const last = days.at(-1);
@@ -35,7 +36,8 @@ function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
 
 /** The site's stored days of the `count` days that end with its last stored one: one Query, from `count` + the lag days back. */
 async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
-  const from = daysEndingOn(today, count + SEARCH_CONSOLE_LAG_DAYS)[0] ?? today;
+  // The stored days end on the day the daily import reads (Search Console's lag), or sooner.
+  const from = daysEndingOn(searchImportDay(today), count)[0] ?? today;
   return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
 }
 
@@ -75,12 +77,10 @@ function queueStatus(entry: RefreshEntry) {
   return { ...entry, status: 'measuring' as const, measure_due_on: due };
 }
 
-const NO_FIGURES = { clicks: 0, impressions: 0, ctr: null, position: null };
-
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
   const { scope, selection } = await trafficScope(ctx, input);
   const today = utcDay(ctx.now);
-  const [days, queue] = await Promise.all([
+  const [days, queue, connection] = await Promise.all([
     lastDays(ctx, today, 2 * input.window_days),
     scope.type === 'site'
       ? ctx.store.refreshQueue.list(ctx.siteId, {
@@ -88,6 +88,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
           ...(input.queue_cursor === undefined ? {} : { cursor: input.queue_cursor }),
         })
       : null,
+    ctx.store.searchConsole.get(ctx.siteId),
   ]);
   const refresh_queue = queue && { entries: queue.entries.map(queueStatus), next_cursor: queue.next_cursor };
   const last = days.at(-1);
@@ -100,25 +101,32 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
         queries: input.queries ?? LIMITS.trafficQueriesDefault,
         candidates: input.candidates ?? LIMITS.trafficCandidatesDefault,
       })
-    : { pages: [], queries: [], candidates: [] };
-  const note = !last
-    ? 'No Search Console days are stored for this site: connect its property (PUT /v1/search-console); figures follow its first import.'
-    : selection !== 'site' && selection.size === 0
-      ? `This ${scope.type} has no published page: Search Console has no figures for it.`
-      : undefined;
+    : { pages: [], queries: [], cannibalisation: [], candidates: [] };
+  const note = !connection
+    ? last
+      ? 'Search Console is not connected for this site: the figures are the days stored while it was (PUT /v1/search-console connects it).'
+      : 'No Search Console property is connected for this site: connect it (PUT /v1/search-console); figures follow its first import.'
+    : !last
+      ? 'Search Console is connected: figures follow its first import.'
+      : selection !== 'site' && selection.size === 0
+        ? `This ${scope.type} has no published page: Search Console has no figures for it.`
+        : undefined;
+  // Each window with the days it holds: a day not imported is missing from its sums, not a day without clicks.
+  const held = (window: DayWindow) => ({ ...window, days: daysHeld(days, window) });
   return {
     data_source: last?.data_source ?? DATABASE,
-    connected: last !== undefined,
+    connected: connection !== null,
     ...(note === undefined ? {} : { note }),
     scope,
-    window: windows?.window ?? null,
-    previous_window: windows?.previous ?? null,
+    window: windows && held(windows.window),
+    previous_window: windows && held(windows.previous),
     totals: current,
     previous_totals: before,
     deltas: deltaOf(current, before),
     pages: lists.pages,
     queries: lists.queries,
     keyword_candidates: lists.candidates,
+    cannibalisation: lists.cannibalisation,
     ctr_curve: curveOfDays(days).name,
     refresh_queue,
   };

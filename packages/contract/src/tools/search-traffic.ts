@@ -41,7 +41,8 @@ const Totals = z.object({
   ctr: z.nullable(z.number()),
   position: z.nullable(z.number()),
 });
-const Window = z.object({ from: z.string(), to: z.string() });
+/** A window's dates (both included) and how many of its days are stored: a day missing is left out of its sums. */
+const Window = z.object({ from: z.string(), to: z.string(), days: z.int() });
 
 /*
  * The lists' items are loose: each has the figures of `totals` beside its own fields (docs/api/research-tools.md#search_traffic),
@@ -49,7 +50,7 @@ const Window = z.object({ from: z.string(), to: z.string() });
  */
 export const SearchTrafficResult = z.object({
   ...ToolMeta,
-  connected: z.boolean().check(z.meta({ description: 'false: no Search Console days (see note)' })),
+  connected: z.boolean().check(z.meta({ description: 'false: no Search Console property connected (see note)' })),
   note: z.optional(z.string()),
   scope: z.object({ type: z.enum(['site', 'page', 'topic']), id: z.nullable(z.int()), name: z.string() }),
   window: z.nullable(Window),
@@ -68,6 +69,14 @@ export const SearchTrafficResult = z.object({
     z.looseObject({ query: z.string(), tracked: z.boolean(), pages: z.array(z.looseObject({ url: z.string() })) }),
   ),
   keyword_candidates: z.array(z.looseObject({ query: z.string() })),
+  cannibalisation: z.array(
+    z.object({
+      query: z.string(),
+      tracked: z.boolean(),
+      impressions: z.int(),
+      pages: z.array(z.object({ url: z.string(), impressions: z.int(), share: z.number() })),
+    }),
+  ),
   ctr_curve: z.string().check(z.meta({ description: "The CTR curve of the site's rank estimates" })),
   refresh_queue: z.nullable(
     z.object({
