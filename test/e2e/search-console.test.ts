@@ -1,5 +1,5 @@
 import { LIMITS, type SearchDay } from '@cm/contract';
-import { searchBackfillDays, searchImportDay } from '@cm/core';
+import { searchBackfillDays, searchConsoleToday, searchImportDay, searchPlanDays } from '@cm/core';
 import { Meter, ProviderError, SandboxSearchConsole } from '@cm/providers';
 import { given } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
@@ -18,6 +18,8 @@ const TOKEN = 'Gsc-token_42';
 const TODAY = new Date().toISOString().slice(0, 10);
 const dayAfter = (day: string, n: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+/** Noon UTC of a day: the same day in Pacific time, Search Console's. */
+const noonOf = (day: string) => new Date(`${day}T12:00:00.000Z`);
 
 let s: SiteClient;
 /** The site's published pages: their URLs on its domain, ids, and keywords, as the sandbox knows them. */
@@ -161,17 +163,43 @@ describe('connecting', () => {
     expect(dayRows.mock.calls.length).toBe(before);
   });
 
-  it('imports the day three days back each day, from the daily schedule', async () => {
+  it('stores nothing for a day Google has not made final yet, and an empty old day as a day of no traffic', async () => {
+    const recent = dayAfter(searchImportDay(TODAY), 1);
+    const before = dayRows.mock.calls.length;
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: recent, state: 'final' }));
+    await t.stack.drain();
+    expect(dayRows.mock.calls.length).toBe(before + 1);
+    expect(await storedDays(recent, recent)).toEqual([]);
+    expect(t.stack.queues['search-console'].deadLetters).toEqual([]);
+    expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({ status: 'connected', last_error: null });
+    // As old as the oldest day the plan asks: no rows is the day's answer, stored final.
+    const old = dayAfter(searchImportDay(TODAY), -60);
+    dayRows.mockResolvedValueOnce({ rows: [], calls: 1 });
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: old, state: 'final' }));
+    await t.stack.drain();
+    expect(await storedDays(old, old)).toEqual([expect.objectContaining({ date: old, rows: 0, data_state: 'final' })]);
+  });
+
+  it('imports the last three Pacific days each day from the daily schedule, asking Google only for those not final', async () => {
     const tomorrow = dayAfter(TODAY, 1);
-    await t.stack.runSchedule(new Date(`${tomorrow}T06:00:00.000Z`));
+    jest.setSystemTime(noonOf(tomorrow));
+    // 00:10 UTC is the day before in Pacific time: its plan asks that day's days.
+    expect(searchPlanDays(searchConsoleToday(new Date(`${tomorrow}T00:10:00.000Z`)))).toEqual(
+      [3, 4, 5].map((n) => dayAfter(TODAY, -n)),
+    );
+    const before = dayRows.mock.calls.length;
+    await t.stack.runSchedule(noonOf(tomorrow));
     await t.stack.drain();
     const day = searchImportDay(tomorrow);
+    expect(searchPlanDays(tomorrow)[0]).toBe(day);
+    expect(dayRows.mock.calls.length).toBe(before + 1);
     const [stored] = await storedDays(day, day);
     expect(stored?.totals.clicks).toBe((await sandboxRows(day)).reduce((n, r) => n + r.clicks, 0));
     expect((await s.call('GET', '/v1/search-console')).body.imported_through).toBe(day);
   });
 
   it('marks the connection failed with why when the provider refuses, and connected again once an import reads it', async () => {
+    jest.setSystemTime(noonOf(dayAfter(TODAY, 5)));
     const day = searchImportDay(dayAfter(TODAY, 5));
     dayRows.mockRejectedValueOnce(
       new ProviderError('google-search-console', 'the service account is not a user of the property', false),
@@ -197,6 +225,7 @@ describe('connecting', () => {
   });
 
   it('delivers a day again when the provider asks for a retry, and imports nothing for a site not connected', async () => {
+    jest.setSystemTime(noonOf(dayAfter(TODAY, 4)));
     const day = searchImportDay(dayAfter(TODAY, 4));
     dayRows.mockRejectedValueOnce(new ProviderError('google-search-console', 'rate limited (429)', true, 429));
     const before = dayRows.mock.calls.length;

@@ -2,7 +2,10 @@ import { LIMITS } from '@cm/contract';
 import {
   pageOfUrl,
   propertyDomain,
+  emptyDayIsFinal,
   searchBackfillDays,
+  searchConsoleToday,
+  searchPlanDays,
   searchDayOf,
   searchImportDay,
   tokenOfVerificationFile,
@@ -152,5 +155,17 @@ describe('properties and verification', () => {
     expect(searchImportDay('2026-03-02')).toBe('2026-02-27');
     const days = searchBackfillDays('2026-03-02');
     expect([days.length, days[0], days.at(-1)]).toEqual([56, '2026-01-03', '2026-02-27']);
+  });
+  it("counts Search Console's days in Pacific time, standard and daylight", () => {
+    expect(searchConsoleToday(new Date('2026-03-02T00:10:00Z'))).toBe('2026-03-01');
+    expect(searchConsoleToday(new Date('2026-03-02T08:00:00Z'))).toBe('2026-03-02');
+    expect(searchConsoleToday(new Date('2026-07-02T06:59:00Z'))).toBe('2026-07-01');
+    expect(searchConsoleToday(new Date('2026-07-02T07:00:00Z'))).toBe('2026-07-02');
+  });
+  it('plans the last three days each day, and takes no rows as a final answer only from the oldest of them on', () => {
+    expect(searchPlanDays('2026-03-02')).toEqual(['2026-02-27', '2026-02-26', '2026-02-25']);
+    expect(
+      ['2026-02-27', '2026-02-26', '2026-02-25', '2026-01-01'].map((d) => emptyDayIsFinal(d, '2026-03-02')),
+    ).toEqual([false, false, true, true]);
   });
 });

@@ -44,11 +44,37 @@ export const verificationMetaTag = (token: string): string =>
 
 /** Days after a day that Search Console's figures of it are final: the daily import takes the day this far back. */
 const SEARCH_LAG_DAYS = 3;
+/**
+ * Days the daily plan asks, ending on the daily import's day: a day Google has not made final yet
+ * answers no rows, so the next two days' plans ask it again.
+ */
+const SEARCH_PLAN_DAYS = 3;
 /** Days a new connection imports at once: two 28-day windows, so decay can compare them from the start. */
 const SEARCH_BACKFILL_DAYS = 56;
 
-/** The day the daily import of `today` (YYYY-MM-DD) takes: final by then. */
+/** Search Console counts its days in Pacific time, as Google's API documents. */
+const SEARCH_CONSOLE_DAY = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/Los_Angeles',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/** Search Console's day (YYYY-MM-DD, Pacific time) at `now`. */
+export const searchConsoleToday = (now: Date): string => SEARCH_CONSOLE_DAY.format(now);
+
+/** The day the daily import of `today` (Search Console's day, YYYY-MM-DD) takes: final by then. */
 export const searchImportDay = (today: string): string => daysEndingOn(today, SEARCH_LAG_DAYS + 1)[0] ?? today;
+
+/** The days the daily plan of `today` asks, newest first: the import's day and the two before it. */
+export const searchPlanDays = (today: string): string[] =>
+  daysEndingOn(searchImportDay(today), SEARCH_PLAN_DAYS).reverse();
+
+/**
+ * Whether an empty final answer for `date` on `today` is the day's figures (no traffic): only for the
+ * oldest day the plan asks, or older; a newer one may just not be final yet and is asked again.
+ */
+export const emptyDayIsFinal = (date: string, today: string): boolean => date <= (searchPlanDays(today).at(-1) ?? date);
 
 /** The days a connection made on `today` imports at once, oldest first, ending on the daily import's day. */
 export const searchBackfillDays = (today: string): string[] =>

@@ -162,6 +162,8 @@ export interface SearchConsoleContext {
   pages: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
   /** The site's locale (`US/en`): the sandbox ranks the keywords in it, as the rank checks do (default `WW/en`). */
   locale?: string;
+  /** Search Console's day (Pacific) of the import: the sandbox has no final rows of a day after its import day. */
+  today?: string;
 }
 
 export interface SearchConsoleProvider {

@@ -1,9 +1,11 @@
 import { LIMITS, type SearchConsoleMessage } from '@cm/contract';
 import {
+  emptyDayIsFinal,
   normalizeDomain,
   normalizeKeyword,
   pageOfUrl,
   pageUrlOn,
+  searchConsoleToday,
   searchDayOf,
   trackedDay,
   type SearchPageRef,
@@ -33,8 +35,11 @@ export interface SearchImportDeps {
   now: Date;
 }
 
-/** What an import did: stored the day, found it final already, found no connection, or the provider refused it. */
-export type SearchImportOutcome = 'stored' | 'final_already' | 'not_connected' | 'refused';
+/**
+ * What an import did: stored the day, found it final already, found no connection, the provider refused
+ * it, or found the day not final yet at Google (no rows: nothing stored, the next days' plans ask again).
+ */
+export type SearchImportOutcome = 'stored' | 'final_already' | 'not_connected' | 'refused' | 'not_ready';
 
 /** The site's cm_pages rows that name a published page: a Query of its rows, ROWS_PER_READ at a time. */
 async function publishedRows(store: Store, siteId: number) {
@@ -52,7 +57,7 @@ async function publishedRows(store: Store, siteId: number) {
  * The site's live pages (up to LIMITS.searchDayPages, the newest: one Query per type), how a row's URL
  * finds one, and what the sandbox may know of them: each one's URL and its cm_pages row's keywords.
  */
-async function sitePages(store: Store, site: Site, siteDomain: string) {
+async function sitePages(store: Store, site: Site, siteDomain: string, today: string) {
   const [live, rows] = await Promise.all([
     store.pageListings.livePages(site.site_id, ['article', 'question'], { limit: LIMITS.searchDayPages }),
     publishedRows(store, site.site_id),
@@ -62,6 +67,7 @@ async function sitePages(store: Store, site: Site, siteDomain: string) {
   const context: SearchConsoleContext = {
     siteDomain,
     locale: site.locale,
+    today,
     pages: live.pages.map((page) => ({
       url: pageUrlOn(siteDomain, page.type, page.slug),
       keywords: keywordsOf.get(page.id) ?? [],
@@ -88,6 +94,7 @@ async function trackedQueries(store: Store, site: Site, queries: readonly string
  * final already (no provider call); else the rows, the day stored, the connection's status and last day
  * updated, and the calls in the ledger at $0. A refusal (the account is not a user of the property) marks
  * the connection failed with why; one worth retrying also fails the message, so it is delivered again.
+ * No rows for a final day newer than the oldest the daily plan asks stores nothing ('not_ready').
  */
 export async function importSearchDay(
   deps: SearchImportDeps,
@@ -99,7 +106,8 @@ export async function importSearchDay(
   const siteDomain = site ? normalizeDomain(site.domain) : null;
   if (!connection || !site || !siteDomain) return 'not_connected';
   if (await store.searchDays.isFinal(siteId, date)) return 'final_already';
-  const { context, pageOf } = await sitePages(store, site, siteDomain);
+  const today = searchConsoleToday(now);
+  const { context, pageOf } = await sitePages(store, site, siteDomain, today);
   let rows;
   try {
     rows = (await searchConsole.dayRows(connection.property, date, state, context, meter)).rows;
@@ -109,6 +117,11 @@ export async function importSearchDay(
     await store.searchConsole.recordImport(siteId, connection.property, date, error.message);
     if (error.retryable) throw error;
     return 'refused';
+  }
+  // Google answers a day it has not made final yet with no rows: stored, that would be final forever.
+  if (rows.length === 0 && state === 'final' && !emptyDayIsFinal(date, today)) {
+    await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
+    return 'not_ready';
   }
   const day = searchDayOf({
     date,

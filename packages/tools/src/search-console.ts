@@ -3,7 +3,7 @@ import {
   normalizeDomain,
   propertyDomain,
   searchBackfillDays,
-  utcDay,
+  searchConsoleToday,
   verificationFile,
   verificationMetaTag,
 } from '@cm/core';
@@ -94,7 +94,7 @@ export async function connectSearchConsole(
     connected_at: now.toISOString(),
   };
   await store.searchConsole.put(connection);
-  await mapLimit(searchBackfillDays(utcDay(now)), SENDS_AT_ONCE, (date) =>
+  await mapLimit(searchBackfillDays(searchConsoleToday(now)), SENDS_AT_ONCE, (date) =>
     deps.enqueue('search-console', { site_id: siteId, date, state: 'final' }),
   );
   return viewOf(site, connection, deps.serviceAccount);
