@@ -84,7 +84,11 @@ describe('connecting', () => {
     expect(
       (await s.call('PUT', '/v1/search-console', { property: 'sc-domain:elsewhere.example.com' })).body.message,
     ).toContain(`sc-domain:${HOST}`);
-    expect((await s.call('GET', '/v1/search-console')).status).toBe(404);
+    // Before any connection, GET names the account to add (none in the sandbox).
+    expect(await s.call('GET', '/v1/search-console')).toMatchObject({
+      status: 404,
+      body: { code: 'not_found', service_account_email: null },
+    });
     expect((await t.store.sites.get(s.siteId))?.search_console_token).toBeUndefined();
   });
 
@@ -222,11 +226,15 @@ describe('connecting', () => {
       last_error: null,
       imported_through: day,
     });
+    // Read after a refusal: the 56 days are asked again, and the days refused or missed so are stored.
+    expect((await storedDays(dayAfter(TODAY, -5), day)).map((d) => d.date)).toEqual(
+      [-5, -4, -3, -2, -1, 0, 1, 2].map((n) => dayAfter(TODAY, n)),
+    );
   });
 
   it('delivers a day again when the provider asks for a retry, and imports nothing for a site not connected', async () => {
-    jest.setSystemTime(noonOf(dayAfter(TODAY, 4)));
-    const day = searchImportDay(dayAfter(TODAY, 4));
+    jest.setSystemTime(noonOf(dayAfter(TODAY, 6)));
+    const day = searchImportDay(dayAfter(TODAY, 6));
     dayRows.mockRejectedValueOnce(new ProviderError('google-search-console', 'rate limited (429)', true, 429));
     const before = dayRows.mock.calls.length;
     await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: day, state: 'final' }));
@@ -248,12 +256,12 @@ describe('connecting', () => {
     expect((await s.call('GET', '/v1/search-console')).status).toBe(404);
     expect((await s.call('DELETE', '/v1/search-console')).status).toBe(404);
     const before = dayRows.mock.calls.length;
-    const later = dayAfter(TODAY, 3);
+    const later = dayAfter(TODAY, 10);
     await t.stack.runSchedule(new Date(`${later}T06:00:00.000Z`));
     await t.stack.drain();
     expect(dayRows.mock.calls.length).toBe(before);
     expect(await storedDays(searchImportDay(later), searchImportDay(later))).toEqual([]);
-    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(59);
+    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(62);
     expect((await getAtHost(t, HOST, `/google${TOKEN}.html`)).status).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-import { LIMITS, type SearchConsoleMessage } from '@cm/contract';
+import { LIMITS, type Enqueue, type SearchConsoleMessage } from '@cm/contract';
 import {
   emptyDayIsFinal,
   normalizeDomain,
@@ -14,6 +14,7 @@ import { ProviderError, type Meter, type SearchConsoleContext, type SearchConsol
 import { keywordUnique, type Site, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 import { recordCalls } from './ledger';
+import { queueBackfill } from './search-console';
 import { evaluateDecay } from './search-decay';
 
 /*
@@ -33,6 +34,7 @@ export interface SearchImportDeps {
   searchConsole: SearchConsoleProvider;
   meter: Meter;
   now: Date;
+  enqueue: Enqueue;
 }
 
 /**
@@ -139,6 +141,8 @@ export async function importSearchDay(
   await store.searchDays.put(siteId, trackedDay(day, tracked));
   await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
   await store.searchConsole.recordImport(siteId, connection.property, date, null);
+  // Read at last after a refusal (the account added late): the refused days are asked again.
+  if (connection.status === 'failed') await queueBackfill(deps.enqueue, siteId, now);
   // Decay is judged on the newest day imported: a backfill's older days leave it to the newest.
   const through = connection.imported_through;
   const newest = through !== undefined && through > date ? through : date;

@@ -26,8 +26,22 @@ export interface SearchConsoleDeps {
 const SENDS_AT_ONCE = 8;
 
 const noSite = (siteId: number) => new Error(`site ${siteId} has a key but no site item`);
-const notConnected = () =>
-  new ApiError('not_found', 'This site has no Search Console connection: PUT /v1/search-console makes one');
+/** No connection: 404 naming the account to add first, so an owner can connect before any PUT. */
+const notConnected = (serviceAccount: string | null) =>
+  new ApiError(
+    'not_found',
+    serviceAccount
+      ? `This site has no Search Console connection: add ${serviceAccount} as a user of the site's property in Search Console (Settings, Users and permissions, permission Restricted), then PUT /v1/search-console with the property`
+      : 'This site has no Search Console connection: PUT /v1/search-console with the property makes one (the sandbox needs no user added)',
+    { service_account_email: serviceAccount },
+  );
+
+/** Queues the import of the last 56 days: a day stored final already costs its message one GetItem. */
+export async function queueBackfill(enqueue: Enqueue, siteId: number, now: Date): Promise<void> {
+  await mapLimit(searchBackfillDays(searchConsoleToday(now)), SENDS_AT_ONCE, (date) =>
+    enqueue('search-console', { site_id: siteId, date, state: 'final' }),
+  );
+}
 
 async function siteOf(store: Store, siteId: number): Promise<Site> {
   const site = await store.sites.get(siteId);
@@ -55,7 +69,7 @@ function viewOf(site: Site, connection: SearchConsoleConnection, serviceAccount:
 /** GET /v1/search-console: the site's connection, or 404 not_found. Two GetItems. */
 export async function searchConsoleView(deps: Omit<SearchConsoleDeps, 'enqueue'>, siteId: number) {
   const [site, connection] = await Promise.all([siteOf(deps.store, siteId), deps.store.searchConsole.get(siteId)]);
-  if (!connection) throw notConnected();
+  if (!connection) throw notConnected(deps.serviceAccount);
   return viewOf(site, connection, deps.serviceAccount);
 }
 
@@ -70,7 +84,8 @@ function checkedProperty(site: Site, property: string): string {
 /**
  * PUT /v1/search-console: connects the site's property, or changes it or the verification token. The
  * token is set first (the domain serves it at once); a new property starts pending and queues the
- * import of the last 56 days. The same property again keeps the connection and its imports as they are.
+ * import of the last 56 days. The same property again keeps the connection, and queues the 56 days
+ * again while no import has read it (a day stored final is not asked twice).
  */
 export async function connectSearchConsole(
   deps: SearchConsoleDeps,
@@ -86,7 +101,12 @@ export async function connectSearchConsole(
     site = { ...site, search_console_token: input.verification_token };
   }
   const existing = await store.searchConsole.get(siteId);
-  if (existing?.property === property) return viewOf(site, existing, deps.serviceAccount);
+  if (existing?.property === property) {
+    // Not read yet (the account added after the backfill was refused): the backfill again.
+    if (existing.imported_through === undefined || existing.status !== 'connected')
+      await queueBackfill(deps.enqueue, siteId, now);
+    return viewOf(site, existing, deps.serviceAccount);
+  }
   const connection: SearchConsoleConnection = {
     site_id: siteId,
     property,
@@ -94,9 +114,7 @@ export async function connectSearchConsole(
     connected_at: now.toISOString(),
   };
   await store.searchConsole.put(connection);
-  await mapLimit(searchBackfillDays(searchConsoleToday(now)), SENDS_AT_ONCE, (date) =>
-    deps.enqueue('search-console', { site_id: siteId, date, state: 'final' }),
-  );
+  await queueBackfill(deps.enqueue, siteId, now);
   return viewOf(site, connection, deps.serviceAccount);
 }
 
@@ -107,6 +125,6 @@ export async function connectSearchConsole(
  */
 export async function disconnectSearchConsole(deps: Omit<SearchConsoleDeps, 'enqueue'>, siteId: number) {
   const [site, removed] = await Promise.all([siteOf(deps.store, siteId), deps.store.searchConsole.remove(siteId)]);
-  if (!removed) throw notConnected();
+  if (!removed) throw notConnected(deps.serviceAccount);
   return viewOf(site, removed, deps.serviceAccount);
 }
