@@ -78,3 +78,43 @@ it('queues the backfill again on the same property while unread, and again once 
   await importAll(backfill.slice(1, 2));
   expect(sent).toEqual([]);
 });
+
+describe('the property', () => {
+  const refusal = (siteOf: number, property: string) =>
+    connectSearchConsole(deps(), siteOf, { property }, NOW).then(
+      () => null,
+      (error: unknown) => error,
+    );
+
+  it('is refused for a site not served at its own domain, and the domain it was made with is not its own', async () => {
+    const unserved = await t.newSite('Unserved', { domain: 'unserved.example.com' });
+    const error = await refusal(unserved.siteId, 'sc-domain:unserved.example.com');
+    expect(error).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect((error as ApiError).message).toContain('not served at its own domain');
+    expect(await t.store.searchConsole.get(unserved.siteId)).toBeNull();
+  });
+
+  it('is of the host the site is served at, stored canonical; the bare name of a www. host unless another site is served there', async () => {
+    const site = await t.newSite('Served elsewhere', { domain: 'made-with.example.com' });
+    expect(await t.store.sites.serveDomain(site.siteId, 'www.served-at.example.com')).toBe('served');
+    const error = await refusal(site.siteId, 'sc-domain:made-with.example.com');
+    expect((error as ApiError).message).toContain(
+      'sc-domain:www.served-at.example.com or https://www.served-at.example.com/',
+    );
+    expect(await refusal(site.siteId, 'sc-domain:example.com')).toMatchObject({ code: 'validation_failed' });
+    for (const [property, canonical] of [
+      ['https://WWW.Served-At.example.com/', 'https://www.served-at.example.com/'],
+      ['sc-domain:Served-At.example.com', 'sc-domain:served-at.example.com'],
+    ] as const) {
+      const view = await connectSearchConsole(deps(), site.siteId, { property }, NOW);
+      expect(view.property).toBe(canonical);
+      expect((await t.store.searchConsole.get(site.siteId))?.property).toBe(canonical);
+    }
+    const bare = await t.newSite('Bare name', { domain: 'served-at.example.com' });
+    expect(await t.store.sites.serveDomain(bare.siteId, 'served-at.example.com')).toBe('served');
+    expect(await refusal(site.siteId, 'sc-domain:served-at.example.com')).toMatchObject({ code: 'validation_failed' });
+    expect(
+      (await connectSearchConsole(deps(), bare.siteId, { property: 'sc-domain:served-at.example.com' }, NOW)).property,
+    ).toBe('sc-domain:served-at.example.com');
+  });
+});

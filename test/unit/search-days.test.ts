@@ -1,7 +1,7 @@
 import { LIMITS } from '@cm/contract';
 import {
   pageOfUrl,
-  propertyDomain,
+  propertyName,
   emptyDayIsFinal,
   searchBackfillDays,
   searchConsoleToday,
@@ -130,8 +130,17 @@ describe('pageOfUrl', () => {
 
 describe('properties and verification', () => {
   it("reads a domain property's and a URL-prefix property's domain, and nothing else", () => {
-    expect(propertyDomain('sc-domain:Shop.Example.com')).toBe('shop.example.com');
-    expect(propertyDomain('https://www.shop.example.com/')).toBe('shop.example.com');
+    expect(propertyName('sc-domain:Shop.Example.com')).toEqual({
+      kind: 'domain',
+      host: 'shop.example.com',
+      canonical: 'sc-domain:shop.example.com',
+    });
+    expect(propertyName('https://WWW.Shop.example.com/')).toEqual({
+      kind: 'prefix',
+      host: 'www.shop.example.com',
+      canonical: 'https://www.shop.example.com/',
+    });
+    expect(propertyName('sc-domain:münchen.de')?.canonical).toBe('sc-domain:xn--mnchen-3ya.de');
     for (const property of [
       'sc-domain:shop.example.com/x',
       'sc-domain:',
@@ -142,7 +151,7 @@ describe('properties and verification', () => {
       'https://user@shop.example.com/',
       'shop.example.com',
     ])
-      expect(propertyDomain(property)).toBeNull();
+      expect(propertyName(property)).toBeNull();
   });
   it("names a verification file's token, and what the file holds", () => {
     expect(tokenOfVerificationFile('googleAbc-1_2.html')).toBe('Abc-1_2');

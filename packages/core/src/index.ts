@@ -116,7 +116,7 @@ export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
 export {
-  propertyDomain,
+  propertyName,
   searchBackfillDays,
   searchImportDay,
   searchConsoleToday,

@@ -1,5 +1,4 @@
 import { VERIFICATION_TOKEN } from '@cm/contract';
-import { normalizeDomain } from './domains';
 import { daysEndingOn } from './ranks';
 
 /*
@@ -10,11 +9,28 @@ import { daysEndingOn } from './ranks';
 
 const DOMAIN_PROPERTY = 'sc-domain:';
 
-/** The domain (normalized) a property is for, or null when it is neither kind of property. */
-export function propertyDomain(property: string): string | null {
+/** A property read: its kind, its host (lower case, punycode) and how the service stores it. */
+interface PropertyName {
+  kind: 'domain' | 'prefix';
+  host: string;
+  canonical: string;
+}
+
+/** The host of a name as a URL's host reads it (lower case, punycode), or null when it is none. */
+function hostOf(name: string): string | null {
+  try {
+    return new URL(`https://${name}/`).hostname || null;
+  } catch {
+    return null;
+  }
+}
+
+/** A domain property (`sc-domain:example.com`) or a URL-prefix one at a host's root (`https://example.com/`), or null. */
+export function propertyName(property: string): PropertyName | null {
   if (property.startsWith(DOMAIN_PROPERTY)) {
-    const domain = property.slice(DOMAIN_PROPERTY.length);
-    return /^[^\s/:@?#]+$/.test(domain) ? normalizeDomain(domain) : null;
+    const name = property.slice(DOMAIN_PROPERTY.length);
+    const host = /^[^\s/:@?#\\]+$/.test(name) ? hostOf(name) : null;
+    return host ? { kind: 'domain', host, canonical: `${DOMAIN_PROPERTY}${host}` } : null;
   }
   let url: URL;
   try {
@@ -22,8 +38,10 @@ export function propertyDomain(property: string): string | null {
   } catch {
     return null;
   }
-  const atRoot = url.protocol === 'https:' && url.pathname === '/' && property.endsWith('/');
-  return atRoot && !url.username && !url.password && !url.port ? normalizeDomain(url.hostname) : null;
+  const atRoot = url.protocol === 'https:' && url.pathname === '/' && property.endsWith('/') && !url.search;
+  return atRoot && !url.username && !url.password && !url.port
+    ? { kind: 'prefix', host: url.hostname, canonical: `https://${url.hostname}/` }
+    : null;
 }
 
 /** The file Google's HTML file method asks for at the domain's root. */

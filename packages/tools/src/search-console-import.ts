@@ -105,7 +105,8 @@ export async function importSearchDay(
   const { store, searchConsole, meter, now } = deps;
   const { site_id: siteId, date, state } = message;
   const [connection, site] = await Promise.all([store.searchConsole.get(siteId), store.sites.get(siteId)]);
-  const siteDomain = site ? normalizeDomain(site.domain) : null;
+  // Google's URLs are on the host the site is served at.
+  const siteDomain = site ? (site.served_domain ?? normalizeDomain(site.domain)) : null;
   if (!connection || !site || !siteDomain) return 'not_connected';
   if (await store.searchDays.isFinal(siteId, date)) return 'final_already';
   const today = searchConsoleToday(now);

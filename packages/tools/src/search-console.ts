@@ -1,7 +1,7 @@
 import { ApiError, type Enqueue, type SearchConsoleInput, type SearchConsoleView } from '@cm/contract';
 import {
   normalizeDomain,
-  propertyDomain,
+  propertyName,
   searchBackfillDays,
   searchConsoleToday,
   verificationFile,
@@ -73,12 +73,31 @@ export async function searchConsoleView(deps: Omit<SearchConsoleDeps, 'enqueue'>
   return viewOf(site, connection, deps.serviceAccount);
 }
 
-/** The property, refused (400 validation_failed, naming the site's domain) unless it is the site's own domain's. */
-function checkedProperty(site: Site, property: string): string {
-  const own = normalizeDomain(site.domain);
-  if (own !== null && propertyDomain(property) === own) return property;
-  const message = `property: the site's Search Console property is sc-domain:${own ?? site.domain} or https://${own ?? site.domain}/ (its own domain); ${JSON.stringify(property.slice(0, 100))} is not`;
-  throw new ApiError('validation_failed', message, { issues: [{ path: 'property', message }] });
+const refused = (message: string) =>
+  new ApiError('validation_failed', message, { issues: [{ path: 'property', message }] });
+
+/**
+ * The property in its canonical form, when it is the site's own: of the host the site is served at
+ * (unique to it, and where its verification is served), `sc-domain:<host>` or `https://<host>/`; for
+ * a `www.` host also `sc-domain:` of the name without it, unless another site is served there (its
+ * data is its own). Else 400 validation_failed, naming what the site may connect; nothing is stored.
+ */
+async function checkedProperty(store: Store, site: Site, property: string): Promise<string> {
+  const served = site.served_domain;
+  if (!served)
+    throw refused(
+      "property: the site is not served at its own domain yet, so no property is its own: serve it there first (docs/api/visitor-pages.md#the-sites-own-domain), then connect that domain's property",
+    );
+  const name = propertyName(property);
+  const bare = served.startsWith('www.') ? served.slice('www.'.length) : null;
+  if (name?.host === served) return name.canonical;
+  if (name?.kind === 'domain' && name.host === bare) {
+    const other = await store.sites.siteOfDomain(bare);
+    if (!other || other.site_id === site.site_id) return name.canonical;
+  }
+  throw refused(
+    `property: the site's Search Console property is sc-domain:${served} or https://${served}/ (the domain it is served at); ${JSON.stringify(property.slice(0, 100))} is not`,
+  );
 }
 
 /**
@@ -95,7 +114,7 @@ export async function connectSearchConsole(
 ): Promise<SearchConsoleView> {
   const { store } = deps;
   let site = await siteOf(store, siteId);
-  const property = checkedProperty(site, input.property);
+  const property = await checkedProperty(store, site, input.property);
   if (input.verification_token !== undefined && input.verification_token !== site.search_console_token) {
     if (!(await store.searchConsole.setToken(siteId, input.verification_token))) throw noSite(siteId);
     site = { ...site, search_console_token: input.verification_token };
