@@ -24,6 +24,7 @@ const deps = () => ({ store: t.store, enqueue, serviceAccount: ACCOUNT });
 class Google implements SearchConsoleProvider {
   readonly name = 'google-search-console';
   readonly serviceAccount = ACCOUNT;
+  readonly readsKeywords = true;
   userAdded = false;
   async dayRows(...args: Parameters<SearchConsoleProvider['dayRows']>) {
     if (!this.userAdded) throw new ProviderError(this.name, `refused ${ACCOUNT} access (403)`, false, 403);
@@ -77,6 +78,25 @@ it('queues the backfill again on the same property while unread, and again once 
   await connectSearchConsole(deps(), siteId, { property }, NOW);
   await importAll(backfill.slice(1, 2));
   expect(sent).toEqual([]);
+});
+
+it('reads the cm_pages rows only for the sandbox, which derives its rows from their keywords', async () => {
+  const select = jest.spyOn(t.store.rows, 'select');
+  for (const [readsKeywords, date] of [
+    [false, '2025-01-01'],
+    [true, '2025-01-02'],
+  ] as const) {
+    const provider: SearchConsoleProvider = {
+      name: 'google-search-console',
+      serviceAccount: ACCOUNT,
+      readsKeywords,
+      dayRows: async () => ({ rows: [], calls: 1 }),
+    };
+    const deps = { store: t.store, searchConsole: provider, meter: new Meter(), now: NOW, enqueue };
+    expect(await importSearchDay(deps, { site_id: siteId, date, state: 'final' })).toBe('stored');
+    expect(select.mock.calls.filter(([, table]) => table === 'cm_pages')).toHaveLength(readsKeywords ? 1 : 0);
+  }
+  select.mockRestore();
 });
 
 describe('the property', () => {

@@ -58,11 +58,13 @@ async function publishedRows(store: Store, siteId: number) {
 /**
  * The site's live pages (up to LIMITS.searchDayPages, the newest: one Query per type), how a row's URL
  * finds one, and what the sandbox may know of them: each one's URL and its cm_pages row's keywords.
+ * A URL of an older page keeps `page: null` (docs/api/search-console.md#the-import).
  */
-async function sitePages(store: Store, site: Site, siteDomain: string, today: string) {
+async function sitePages(store: Store, site: Site, siteDomain: string, today: string, readsKeywords: boolean) {
   const [live, rows] = await Promise.all([
     store.pageListings.livePages(site.site_id, ['article', 'question'], { limit: LIMITS.searchDayPages }),
-    publishedRows(store, site.site_id),
+    // Only the sandbox derives its rows from them: Google's import reads no cm_pages row.
+    readsKeywords ? publishedRows(store, site.site_id) : [],
   ]);
   const bySlug = new Map(live.pages.map((page) => [`${page.type}\n${page.slug}`, { type: page.type, id: page.id }]));
   const keywordsOf = new Map(rows.map((row) => [row.published_id, pageKeywords(row)]));
@@ -110,7 +112,7 @@ export async function importSearchDay(
   if (!connection || !site || !siteDomain) return 'not_connected';
   if (await store.searchDays.isFinal(siteId, date)) return 'final_already';
   const today = searchConsoleToday(now);
-  const { context, pageOf } = await sitePages(store, site, siteDomain, today);
+  const { context, pageOf } = await sitePages(store, site, siteDomain, today, searchConsole.readsKeywords);
   let rows;
   try {
     rows = (await searchConsole.dayRows(connection.property, date, state, context, meter)).rows;

@@ -80,6 +80,7 @@ function rowOf(row: QueryRow): SearchConsoleRow {
 class GoogleSearchConsole implements SearchConsoleProvider {
   readonly name = GOOGLE_SEARCH_CONSOLE;
   readonly serviceAccount: string;
+  readonly readsKeywords = false;
   private readonly requests: GoogleRequests;
   private readonly tokens: ServiceAccountTokens;
   private readonly apiBaseUrl: string;

@@ -112,6 +112,7 @@ function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchC
 export class SandboxSearchConsole implements SearchConsoleProvider {
   readonly name = SANDBOX;
   readonly serviceAccount = null;
+  readonly readsKeywords = true;
 
   async dayRows(
     _property: string,
