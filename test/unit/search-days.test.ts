@@ -144,6 +144,7 @@ describe('properties and verification', () => {
     for (const property of [
       'sc-domain:shop.example.com/x',
       'sc-domain:',
+      'sc-domain:exa%zz.com',
       'http://shop.example.com/',
       'https://shop.example.com',
       'https://shop.example.com/blog/',

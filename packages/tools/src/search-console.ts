@@ -92,8 +92,8 @@ async function checkedProperty(store: Store, site: Site, property: string): Prom
   const bare = served.startsWith('www.') ? served.slice('www.'.length) : null;
   if (name?.host === served) return name.canonical;
   if (name?.kind === 'domain' && name.host === bare) {
-    const other = await store.sites.siteOfDomain(bare);
-    if (!other || other.site_id === site.site_id) return name.canonical;
+    // The site is served at one domain: a site served at the bare name is another.
+    if (!(await store.sites.siteOfDomain(bare))) return name.canonical;
   }
   throw refused(
     `property: the site's Search Console property is sc-domain:${served} or https://${served}/ (the domain it is served at); ${JSON.stringify(property.slice(0, 100))} is not`,
