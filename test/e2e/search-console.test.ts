@@ -1,5 +1,5 @@
 import { LIMITS, type SearchDay } from '@cm/contract';
-import { searchBackfillDays, searchImportDay } from '@cm/core';
+import { searchBackfillDays, searchConsoleToday, searchImportDay, searchPlanDays } from '@cm/core';
 import { Meter, ProviderError, SandboxSearchConsole } from '@cm/providers';
 import { given } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
@@ -18,6 +18,8 @@ const TOKEN = 'Gsc-token_42';
 const TODAY = new Date().toISOString().slice(0, 10);
 const dayAfter = (day: string, n: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+/** Noon UTC of a day: the same day in Pacific time, Search Console's. */
+const noonOf = (day: string) => new Date(`${day}T12:00:00.000Z`);
 
 let s: SiteClient;
 /** The site's published pages: their URLs on its domain, ids, and keywords, as the sandbox knows them. */
@@ -82,7 +84,11 @@ describe('connecting', () => {
     expect(
       (await s.call('PUT', '/v1/search-console', { property: 'sc-domain:elsewhere.example.com' })).body.message,
     ).toContain(`sc-domain:${HOST}`);
-    expect((await s.call('GET', '/v1/search-console')).status).toBe(404);
+    // Before any connection, GET names the account to add (none in the sandbox).
+    expect(await s.call('GET', '/v1/search-console')).toMatchObject({
+      status: 404,
+      body: { code: 'not_found', service_account_email: null },
+    });
     expect((await t.store.sites.get(s.siteId))?.search_console_token).toBeUndefined();
   });
 
@@ -161,17 +167,43 @@ describe('connecting', () => {
     expect(dayRows.mock.calls.length).toBe(before);
   });
 
-  it('imports the day three days back each day, from the daily schedule', async () => {
+  it('stores nothing for a day Google has not made final yet, and an empty old day as a day of no traffic', async () => {
+    const recent = dayAfter(searchImportDay(TODAY), 1);
+    const before = dayRows.mock.calls.length;
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: recent, state: 'final' }));
+    await t.stack.drain();
+    expect(dayRows.mock.calls.length).toBe(before + 1);
+    expect(await storedDays(recent, recent)).toEqual([]);
+    expect(t.stack.queues['search-console'].deadLetters).toEqual([]);
+    expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({ status: 'connected', last_error: null });
+    // As old as the oldest day the plan asks: no rows is the day's answer, stored final.
+    const old = dayAfter(searchImportDay(TODAY), -60);
+    dayRows.mockResolvedValueOnce({ rows: [], calls: 1 });
+    await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: old, state: 'final' }));
+    await t.stack.drain();
+    expect(await storedDays(old, old)).toEqual([expect.objectContaining({ date: old, rows: 0, data_state: 'final' })]);
+  });
+
+  it('imports the last three Pacific days each day from the daily schedule, asking Google only for those not final', async () => {
     const tomorrow = dayAfter(TODAY, 1);
-    await t.stack.runSchedule(new Date(`${tomorrow}T06:00:00.000Z`));
+    jest.setSystemTime(noonOf(tomorrow));
+    // 00:10 UTC is the day before in Pacific time: its plan asks that day's days.
+    expect(searchPlanDays(searchConsoleToday(new Date(`${tomorrow}T00:10:00.000Z`)))).toEqual(
+      [3, 4, 5].map((n) => dayAfter(TODAY, -n)),
+    );
+    const before = dayRows.mock.calls.length;
+    await t.stack.runSchedule(noonOf(tomorrow));
     await t.stack.drain();
     const day = searchImportDay(tomorrow);
+    expect(searchPlanDays(tomorrow)[0]).toBe(day);
+    expect(dayRows.mock.calls.length).toBe(before + 1);
     const [stored] = await storedDays(day, day);
     expect(stored?.totals.clicks).toBe((await sandboxRows(day)).reduce((n, r) => n + r.clicks, 0));
     expect((await s.call('GET', '/v1/search-console')).body.imported_through).toBe(day);
   });
 
   it('marks the connection failed with why when the provider refuses, and connected again once an import reads it', async () => {
+    jest.setSystemTime(noonOf(dayAfter(TODAY, 5)));
     const day = searchImportDay(dayAfter(TODAY, 5));
     dayRows.mockRejectedValueOnce(
       new ProviderError('google-search-console', 'the service account is not a user of the property', false),
@@ -194,10 +226,15 @@ describe('connecting', () => {
       last_error: null,
       imported_through: day,
     });
+    // Read after a refusal: the 56 days are asked again, and the days refused or missed so are stored.
+    expect((await storedDays(dayAfter(TODAY, -5), day)).map((d) => d.date)).toEqual(
+      [-5, -4, -3, -2, -1, 0, 1, 2].map((n) => dayAfter(TODAY, n)),
+    );
   });
 
   it('delivers a day again when the provider asks for a retry, and imports nothing for a site not connected', async () => {
-    const day = searchImportDay(dayAfter(TODAY, 4));
+    jest.setSystemTime(noonOf(dayAfter(TODAY, 6)));
+    const day = searchImportDay(dayAfter(TODAY, 6));
     dayRows.mockRejectedValueOnce(new ProviderError('google-search-console', 'rate limited (429)', true, 429));
     const before = dayRows.mock.calls.length;
     await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: day, state: 'final' }));
@@ -219,12 +256,12 @@ describe('connecting', () => {
     expect((await s.call('GET', '/v1/search-console')).status).toBe(404);
     expect((await s.call('DELETE', '/v1/search-console')).status).toBe(404);
     const before = dayRows.mock.calls.length;
-    const later = dayAfter(TODAY, 3);
+    const later = dayAfter(TODAY, 10);
     await t.stack.runSchedule(new Date(`${later}T06:00:00.000Z`));
     await t.stack.drain();
     expect(dayRows.mock.calls.length).toBe(before);
     expect(await storedDays(searchImportDay(later), searchImportDay(later))).toEqual([]);
-    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(59);
+    expect(await storedDays(searchBackfillDays(TODAY)[0] ?? TODAY, dayAfter(TODAY, 5))).toHaveLength(62);
     expect((await getAtHost(t, HOST, `/google${TOKEN}.html`)).status).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import {
   googleSearchConsole,
   Meter,
   ProviderError,
+  QUERY_SPACING_MS,
   SEARCH_ANALYTICS_QUERY,
   serviceAccountKey,
   type GoogleSearchConsoleOptions,
@@ -93,6 +94,8 @@ function client(key = keyOf(), options: GoogleSearchConsoleOptions = {}) {
     resolve: async (host) => (host === 'public.test' ? ['127.0.0.3'] : []),
     tokenUrl: `${origin}/token`,
     apiBaseUrl: `${origin}/webmasters/v3`,
+    // The spacing of queries is its own test's: the others do not wait it out.
+    pause: async () => {},
     ...options,
   });
 }
@@ -209,6 +212,24 @@ it('asks fresh days with dataState all, and a day without rows is one call', asy
   const { rows, calls } = await client().dayRows(PROPERTY, '2026-11-29', 'fresh', CONTEXT, new Meter());
   expect({ rows, calls }).toEqual({ rows: [], calls: 1 });
   expect(queries()).toEqual([expect.objectContaining({ dataState: 'all', startRow: 0 })]);
+});
+
+it('holds each query 250 ms at least, answered or refused, so 5 workers stay within 1,200 queries a minute', async () => {
+  const pauses: number[] = [];
+  let clock = 1_000;
+  const provider = client(keyOf(), {
+    now: () => clock,
+    pause: async (ms) => {
+      pauses.push(ms);
+      clock += ms;
+    },
+  });
+  answer(QUERY_PATH, file('query.empty'));
+  await provider.dayRows(PROPERTY, '2026-11-29', 'final', CONTEXT, new Meter());
+  answer(QUERY_PATH, file('query.429', 429));
+  await failure(provider.dayRows(PROPERTY, '2026-11-29', 'final', CONTEXT, new Meter()));
+  expect(pauses).toEqual([QUERY_SPACING_MS, QUERY_SPACING_MS]);
+  expect(QUERY_SPACING_MS).toBe(250);
 });
 
 it('refuses a property the account may not read, for good, naming the account and what the owner must do', async () => {

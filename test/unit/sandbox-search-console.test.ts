@@ -63,6 +63,14 @@ it('answers the same rows for the same day, is free, and names the sandbox with 
   expect(first.rows.length).toBeGreaterThan(0);
 });
 
+it('answers no final rows for a day newer than the daily import day of its today, as Google does', async () => {
+  const asOf = (today: string) => ({ ...context, today });
+  expect(await rowsOn(DAY, asOf('2031-06-05'))).toEqual(await rowsOn(DAY));
+  expect(await rowsOn(DAY, asOf('2031-06-04'))).toEqual([]);
+  const fresh = await searchConsole.dayRows('sc-domain:gsc.example.com', DAY, 'fresh', asOf('2031-06-04'), new Meter());
+  expect(fresh.rows.length).toBeGreaterThan(0);
+});
+
 it("places each page's keywords where that day's rank check places the site, per device (a tablet as a desktop)", async () => {
   const checked: string[] = [];
   for (const day of days(DAY, 5)) {

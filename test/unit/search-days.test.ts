@@ -1,8 +1,11 @@
 import { LIMITS } from '@cm/contract';
 import {
   pageOfUrl,
-  propertyDomain,
+  propertyName,
+  emptyDayIsFinal,
   searchBackfillDays,
+  searchConsoleToday,
+  searchPlanDays,
   searchDayOf,
   searchImportDay,
   tokenOfVerificationFile,
@@ -127,11 +130,21 @@ describe('pageOfUrl', () => {
 
 describe('properties and verification', () => {
   it("reads a domain property's and a URL-prefix property's domain, and nothing else", () => {
-    expect(propertyDomain('sc-domain:Shop.Example.com')).toBe('shop.example.com');
-    expect(propertyDomain('https://www.shop.example.com/')).toBe('shop.example.com');
+    expect(propertyName('sc-domain:Shop.Example.com')).toEqual({
+      kind: 'domain',
+      host: 'shop.example.com',
+      canonical: 'sc-domain:shop.example.com',
+    });
+    expect(propertyName('https://WWW.Shop.example.com/')).toEqual({
+      kind: 'prefix',
+      host: 'www.shop.example.com',
+      canonical: 'https://www.shop.example.com/',
+    });
+    expect(propertyName('sc-domain:münchen.de')?.canonical).toBe('sc-domain:xn--mnchen-3ya.de');
     for (const property of [
       'sc-domain:shop.example.com/x',
       'sc-domain:',
+      'sc-domain:exa%zz.com',
       'http://shop.example.com/',
       'https://shop.example.com',
       'https://shop.example.com/blog/',
@@ -139,7 +152,7 @@ describe('properties and verification', () => {
       'https://user@shop.example.com/',
       'shop.example.com',
     ])
-      expect(propertyDomain(property)).toBeNull();
+      expect(propertyName(property)).toBeNull();
   });
   it("names a verification file's token, and what the file holds", () => {
     expect(tokenOfVerificationFile('googleAbc-1_2.html')).toBe('Abc-1_2');
@@ -152,5 +165,17 @@ describe('properties and verification', () => {
     expect(searchImportDay('2026-03-02')).toBe('2026-02-27');
     const days = searchBackfillDays('2026-03-02');
     expect([days.length, days[0], days.at(-1)]).toEqual([56, '2026-01-03', '2026-02-27']);
+  });
+  it("counts Search Console's days in Pacific time, standard and daylight", () => {
+    expect(searchConsoleToday(new Date('2026-03-02T00:10:00Z'))).toBe('2026-03-01');
+    expect(searchConsoleToday(new Date('2026-03-02T08:00:00Z'))).toBe('2026-03-02');
+    expect(searchConsoleToday(new Date('2026-07-02T06:59:00Z'))).toBe('2026-07-01');
+    expect(searchConsoleToday(new Date('2026-07-02T07:00:00Z'))).toBe('2026-07-02');
+  });
+  it('plans the last three days each day, and takes no rows as a final answer only from the oldest of them on', () => {
+    expect(searchPlanDays('2026-03-02')).toEqual(['2026-02-27', '2026-02-26', '2026-02-25']);
+    expect(
+      ['2026-02-27', '2026-02-26', '2026-02-25', '2026-01-01'].map((d) => emptyDayIsFinal(d, '2026-03-02')),
+    ).toEqual([false, false, true, true]);
   });
 });

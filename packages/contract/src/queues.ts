@@ -154,14 +154,15 @@ export const QUEUES = {
     grants: { table: 'readWriteDelete' },
   }),
   // A site's Search Console day: its rows read page after page (25,000 each), one item written. At most
-  // 5 at once: each asks one query after another, a few a second, far inside the project's 40,000 a
-  // minute and a property's 1,200 (docs/api/search-console.md#quotas).
+  // 5 at once, each query held 250 ms at least: 1,200 a minute, the one service account's per-user
+  // quota (docs/api/search-console.md#quotas). The first day read after a
+  // refusal queues the 56 days again, the refused ones among them.
   'search-console': queue<SearchConsoleMessage>()({
     batchSize: 1,
     maxReceiveCount: 5,
     timeoutSeconds: 120,
     maxConcurrency: 5,
-    grants: { table: 'readWrite' },
+    grants: { table: 'readWrite', sendsTo: ['search-console'] },
   }),
 };
 

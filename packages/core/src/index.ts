@@ -116,9 +116,12 @@ export { languageTags } from './language-tags';
 export { changedForReaders, indexNowRequests, keyOfFile, ownHost, retryableAnswer, urlsOnHost } from './indexnow';
 export type { IndexNowAnswer, IndexNowRequest } from './indexnow';
 export {
-  propertyDomain,
+  propertyName,
   searchBackfillDays,
   searchImportDay,
+  searchConsoleToday,
+  searchPlanDays,
+  emptyDayIsFinal,
   tokenOfVerificationFile,
   verificationFile,
   verificationFileBody,

@@ -17,6 +17,7 @@ export { resolveAll } from './resolve';
 export {
   GOOGLE_SEARCH_CONSOLE,
   googleSearchConsole,
+  QUERY_SPACING_MS,
   SEARCH_ANALYTICS_QUERY,
   serviceAccountKey,
   type GoogleSearchConsoleOptions,

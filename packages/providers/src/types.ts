@@ -162,6 +162,8 @@ export interface SearchConsoleContext {
   pages: ReadonlyArray<{ url: string; keywords: readonly string[] }>;
   /** The site's locale (`US/en`): the sandbox ranks the keywords in it, as the rank checks do (default `WW/en`). */
   locale?: string;
+  /** Search Console's day (Pacific) of the import: the sandbox has no final rows of a day after its import day. */
+  today?: string;
 }
 
 export interface SearchConsoleProvider {
@@ -169,6 +171,8 @@ export interface SearchConsoleProvider {
   readonly name: string;
   /** The e-mail of the service account the owner adds as a user of the property (null in the sandbox). */
   readonly serviceAccount: string | null;
+  /** Whether its rows are derived from the pages' keywords (the sandbox): else the import reads none. */
+  readonly readsKeywords: boolean;
   /**
    * The property's rows of one day (every page of 25,000 rows, asked one after the other), `final` or
    * `fresh` (dataState all). Free: the meter records each call at $0.

@@ -8,7 +8,15 @@ import {
   type MonitorMessage,
   type MonitorPlanMessage,
 } from '@cm/contract';
-import { DETAIL_REFRESH, detailDue, extendTrend, normalizeDomain, searchImportDay, utcDay } from '@cm/core';
+import {
+  DETAIL_REFRESH,
+  detailDue,
+  extendTrend,
+  normalizeDomain,
+  searchConsoleToday,
+  searchPlanDays,
+  utcDay,
+} from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type Meter, type ProviderCall } from '@cm/providers';
 import { mapLimit, type BacklinkSnapshot, type MonitorClaim, type Site, type Store } from '@cm/store';
 import { cachedNumbers, claimNumbers, fetchNumbers, giveBackNumbers } from './backlink-numbers';
@@ -259,6 +267,7 @@ export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlan
   }));
   const paid = await payBlockNumbers(deps, tracked, day);
   const connected = await deps.store.searchConsole.getMany(sites.map((site) => site.site_id));
+  const searchDays = searchPlanDays(searchConsoleToday(new Date(message.requested_at)));
   await mapLimit(sites, SENDS_AT_ONCE, async (site) => {
     const charged = paid.get(site.site_id) ?? [];
     await deps.enqueue('monitor', {
@@ -269,8 +278,10 @@ export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlan
     });
     if (site.rank_tracking)
       await deps.enqueue('rank', { site_id: site.site_id, day, requested_at: message.requested_at });
+    // A day stored final already costs its message one GetItem and no provider call.
     if (connected.has(site.site_id))
-      await deps.enqueue('search-console', { site_id: site.site_id, date: searchImportDay(day), state: 'final' });
+      for (const date of searchDays)
+        await deps.enqueue('search-console', { site_id: site.site_id, date, state: 'final' });
   });
   return sites.length;
 }

@@ -1,9 +1,11 @@
-import { LIMITS, type SearchConsoleMessage } from '@cm/contract';
+import { LIMITS, type Enqueue, type SearchConsoleMessage } from '@cm/contract';
 import {
+  emptyDayIsFinal,
   normalizeDomain,
   normalizeKeyword,
   pageOfUrl,
   pageUrlOn,
+  searchConsoleToday,
   searchDayOf,
   trackedDay,
   type SearchPageRef,
@@ -12,6 +14,7 @@ import { ProviderError, type Meter, type SearchConsoleContext, type SearchConsol
 import { keywordUnique, type Site, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 import { recordCalls } from './ledger';
+import { queueBackfill } from './search-console';
 import { evaluateDecay } from './search-decay';
 
 /*
@@ -31,10 +34,14 @@ export interface SearchImportDeps {
   searchConsole: SearchConsoleProvider;
   meter: Meter;
   now: Date;
+  enqueue: Enqueue;
 }
 
-/** What an import did: stored the day, found it final already, found no connection, or the provider refused it. */
-export type SearchImportOutcome = 'stored' | 'final_already' | 'not_connected' | 'refused';
+/**
+ * What an import did: stored the day, found it final already, found no connection, the provider refused
+ * it, or found the day not final yet at Google (no rows: nothing stored, the next days' plans ask again).
+ */
+export type SearchImportOutcome = 'stored' | 'final_already' | 'not_connected' | 'refused' | 'not_ready';
 
 /** The site's cm_pages rows that name a published page: a Query of its rows, ROWS_PER_READ at a time. */
 async function publishedRows(store: Store, siteId: number) {
@@ -51,17 +58,20 @@ async function publishedRows(store: Store, siteId: number) {
 /**
  * The site's live pages (up to LIMITS.searchDayPages, the newest: one Query per type), how a row's URL
  * finds one, and what the sandbox may know of them: each one's URL and its cm_pages row's keywords.
+ * A URL of an older page keeps `page: null` (docs/api/search-console.md#the-import).
  */
-async function sitePages(store: Store, site: Site, siteDomain: string) {
+async function sitePages(store: Store, site: Site, siteDomain: string, today: string, readsKeywords: boolean) {
   const [live, rows] = await Promise.all([
     store.pageListings.livePages(site.site_id, ['article', 'question'], { limit: LIMITS.searchDayPages }),
-    publishedRows(store, site.site_id),
+    // Only the sandbox derives its rows from them: Google's import reads no cm_pages row.
+    readsKeywords ? publishedRows(store, site.site_id) : [],
   ]);
   const bySlug = new Map(live.pages.map((page) => [`${page.type}\n${page.slug}`, { type: page.type, id: page.id }]));
   const keywordsOf = new Map(rows.map((row) => [row.published_id, pageKeywords(row)]));
   const context: SearchConsoleContext = {
     siteDomain,
     locale: site.locale,
+    today,
     pages: live.pages.map((page) => ({
       url: pageUrlOn(siteDomain, page.type, page.slug),
       keywords: keywordsOf.get(page.id) ?? [],
@@ -88,6 +98,7 @@ async function trackedQueries(store: Store, site: Site, queries: readonly string
  * final already (no provider call); else the rows, the day stored, the connection's status and last day
  * updated, and the calls in the ledger at $0. A refusal (the account is not a user of the property) marks
  * the connection failed with why; one worth retrying also fails the message, so it is delivered again.
+ * No rows for a final day newer than the oldest the daily plan asks stores nothing ('not_ready').
  */
 export async function importSearchDay(
   deps: SearchImportDeps,
@@ -96,10 +107,12 @@ export async function importSearchDay(
   const { store, searchConsole, meter, now } = deps;
   const { site_id: siteId, date, state } = message;
   const [connection, site] = await Promise.all([store.searchConsole.get(siteId), store.sites.get(siteId)]);
-  const siteDomain = site ? normalizeDomain(site.domain) : null;
+  // Google's URLs are on the host the site is served at.
+  const siteDomain = site ? (site.served_domain ?? normalizeDomain(site.domain)) : null;
   if (!connection || !site || !siteDomain) return 'not_connected';
   if (await store.searchDays.isFinal(siteId, date)) return 'final_already';
-  const { context, pageOf } = await sitePages(store, site, siteDomain);
+  const today = searchConsoleToday(now);
+  const { context, pageOf } = await sitePages(store, site, siteDomain, today, searchConsole.readsKeywords);
   let rows;
   try {
     rows = (await searchConsole.dayRows(connection.property, date, state, context, meter)).rows;
@@ -109,6 +122,11 @@ export async function importSearchDay(
     await store.searchConsole.recordImport(siteId, connection.property, date, error.message);
     if (error.retryable) throw error;
     return 'refused';
+  }
+  // Google answers a day it has not made final yet with no rows: stored, that would be final forever.
+  if (rows.length === 0 && state === 'final' && !emptyDayIsFinal(date, today)) {
+    await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
+    return 'not_ready';
   }
   const day = searchDayOf({
     date,
@@ -126,6 +144,8 @@ export async function importSearchDay(
   await store.searchDays.put(siteId, trackedDay(day, tracked));
   await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
   await store.searchConsole.recordImport(siteId, connection.property, date, null);
+  // Read at last after a refusal (the account added late): the refused days are asked again.
+  if (connection.status === 'failed') await queueBackfill(deps.enqueue, siteId, now);
   // Decay is judged on the newest day imported: a backfill's older days leave it to the newest.
   const through = connection.imported_through;
   const newest = through !== undefined && through > date ? through : date;

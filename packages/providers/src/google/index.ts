@@ -1,6 +1,7 @@
 export {
   GOOGLE_SEARCH_CONSOLE,
   googleSearchConsole,
+  QUERY_SPACING_MS,
   SEARCH_ANALYTICS_QUERY,
   serviceAccountKey,
   type GoogleSearchConsoleOptions,

@@ -26,14 +26,24 @@ export const ROW_LIMIT = 25_000;
  */
 const PAGES_MAX = 3;
 const DIMENSIONS = ['date', 'page', 'query', 'device', 'country'] as const;
+/**
+ * The least time a query holds its worker, answered or not: the search-console queue runs 5 workers
+ * at once, so the deployment's one service account asks at most 5 × 4 × 60 = 1,200 queries a minute,
+ * Google's per-user quota, however fast Google answers (docs/api/search-console.md#quotas).
+ */
+export const QUERY_SPACING_MS = 250;
+
+const pauseFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface GoogleSearchConsoleOptions extends GoogleRequestOptions {
   /** Another token endpoint (tests: a loopback stand-in); the assertion's audience is this URL. */
   tokenUrl?: string;
   /** Another base of the Webmasters v3 API (tests: a loopback stand-in). */
   apiBaseUrl?: string;
-  /** The clock tokens are kept by (tests). */
+  /** The clock tokens are kept and queries spaced by (tests). */
   now?: () => number;
+  /** How the client waits out a query's spacing (tests record it). */
+  pause?: (ms: number) => Promise<void>;
 }
 
 /** The service account's key as its JSON holds it, decoded: a key without its e-mail or private key is refused here, naming what is missing. */
@@ -70,12 +80,17 @@ function rowOf(row: QueryRow): SearchConsoleRow {
 class GoogleSearchConsole implements SearchConsoleProvider {
   readonly name = GOOGLE_SEARCH_CONSOLE;
   readonly serviceAccount: string;
+  readonly readsKeywords = false;
   private readonly requests: GoogleRequests;
   private readonly tokens: ServiceAccountTokens;
   private readonly apiBaseUrl: string;
+  private readonly now: () => number;
+  private readonly pause: (ms: number) => Promise<void>;
 
   constructor(key: ServiceAccountKey, options: GoogleSearchConsoleOptions) {
     this.serviceAccount = key.client_email;
+    this.now = options.now ?? Date.now;
+    this.pause = options.pause ?? pauseFor;
     this.requests = new GoogleRequests(GOOGLE_SEARCH_CONSOLE, options);
     this.tokens = new ServiceAccountTokens(
       key,
@@ -83,7 +98,7 @@ class GoogleSearchConsole implements SearchConsoleProvider {
       this.requests,
       GOOGLE_SEARCH_CONSOLE,
       options.tokenUrl ?? GOOGLE_TOKEN_URL,
-      options.now ?? Date.now,
+      this.now,
     );
     this.apiBaseUrl = (options.apiBaseUrl ?? API_BASE_URL).replace(/\/+$/, '');
   }
@@ -110,14 +125,13 @@ class GoogleSearchConsole implements SearchConsoleProvider {
         rowLimit: ROW_LIMIT,
         startRow: page * ROW_LIMIT,
       };
-      const answer = await this.requests.post(
-        url,
-        {
-          type: 'application/json',
-          data: JSON.stringify(request),
-          headers: { authorization: `Bearer ${await this.tokens.token(meter)}` },
-        },
-        meter,
+      const authorization = `Bearer ${await this.tokens.token(meter)}`;
+      const answer = await this.spaced(() =>
+        this.requests.post(
+          url,
+          { type: 'application/json', data: JSON.stringify(request), headers: { authorization } },
+          meter,
+        ),
       );
       calls++;
       meter.record({ provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 });
@@ -137,6 +151,17 @@ class GoogleSearchConsole implements SearchConsoleProvider {
       if (found.length < ROW_LIMIT) break;
     }
     return { rows, calls };
+  }
+
+  /** A query that holds its worker QUERY_SPACING_MS at least, answered or failed. */
+  private async spaced<T>(query: () => Promise<T>): Promise<T> {
+    const start = this.now();
+    try {
+      return await query();
+    } finally {
+      const left = start + QUERY_SPACING_MS - this.now();
+      if (left > 0) await this.pause(left);
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { DEFAULT_LOCALE, type SearchDevice } from '@cm/contract';
-import { ctrOn, PUBLISHED_CTR_CURVE } from '@cm/core';
+import { ctrOn, PUBLISHED_CTR_CURVE, searchImportDay } from '@cm/core';
 import type { Meter } from '../meter';
 import type { SearchConsoleContext, SearchConsoleProvider, SearchConsoleRow } from '../types';
 import { charge, SANDBOX } from './charge';
@@ -112,15 +112,18 @@ function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchC
 export class SandboxSearchConsole implements SearchConsoleProvider {
   readonly name = SANDBOX;
   readonly serviceAccount = null;
+  readonly readsKeywords = true;
 
   async dayRows(
     _property: string,
     date: string,
-    _state: 'final' | 'fresh',
+    state: 'final' | 'fresh',
     context: SearchConsoleContext,
     meter: Meter,
   ): Promise<{ rows: SearchConsoleRow[]; calls: number }> {
-    const rows = sandboxSearchRows(date, context);
+    // As Google: no final rows of a day newer than the daily import's day (not final yet).
+    const notFinal = state === 'final' && context.today !== undefined && date > searchImportDay(context.today);
+    const rows = notFinal ? [] : sandboxSearchRows(date, context);
     // One call per page of ROWS_PER_CALL rows, as the real client asks them.
     const calls = Math.max(1, Math.ceil(rows.length / ROWS_PER_CALL));
     for (let call = 0; call < calls; call++)
