@@ -1,5 +1,5 @@
 import { SearchConsoleMessage } from '@cm/contract';
-import { enqueue, getSearchConsole, getStore, meterOf, sqsWorker } from '@cm/runtime';
+import { getSearchConsole, getStore, meterOf, sqsWorker } from '@cm/runtime';
 import { importSearchDay } from '@cm/tools';
 
 /** A site's Search Console day imported: its rows read, one day stored, the calls in the ledger at $0. */
@@ -9,7 +9,6 @@ export const handler = sqsWorker('search-console', SearchConsoleMessage, async (
     searchConsole: await getSearchConsole(),
     meter: meterOf(undefined, { signal: deadline }),
     now: new Date(),
-    enqueue,
   };
   await importSearchDay(deps, message);
 });

@@ -226,7 +226,11 @@ describe('connecting', () => {
       last_error: null,
       imported_through: day,
     });
-    // Read after a refusal: the 56 days are asked again, and the days refused or missed so are stored.
+    // Read after a refusal: the next daily plan asks the 56 days again (the worker never sends to its own
+    // queue), and the days refused or missed so are stored.
+    expect(await storedDays(dayAfter(TODAY, -5), dayAfter(day, -1))).toHaveLength(4);
+    await t.stack.runSchedule(noonOf(dayAfter(TODAY, 5)));
+    await t.stack.drain();
     expect((await storedDays(dayAfter(TODAY, -5), day)).map((d) => d.date)).toEqual(
       [-5, -4, -3, -2, -1, 0, 1, 2].map((n) => dayAfter(TODAY, n)),
     );

@@ -107,6 +107,8 @@ beforeAll(async () => {
   // The schedule's backlink monitoring runs are not this file's: held.
   jest.spyOn(t.stack.queues.monitor, 'send').mockResolvedValue();
   s = await siteClient(t, 'Trail camp', { domain: HOST, locale: 'US/en' });
+  // Served at its own domain: the property is that domain's.
+  expect(await t.store.sites.serveDomain(s.siteId, HOST)).toBe('served');
   topicId = (await s.client.tool('db_insert', { table: 'cm_topics', row: { name: 'Camping' } })).body.row.id;
   await s.client.tool('get_keywords', { topic_id: topicId, seeds: KEYWORDS });
   await s.client.tool('add_competitor', { domain: RIVAL });

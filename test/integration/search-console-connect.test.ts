@@ -1,6 +1,7 @@
 import { ApiError, type Enqueue, type SearchConsoleMessage } from '@cm/contract';
 import { Meter, ProviderError, SandboxSearchConsole, type SearchConsoleProvider } from '@cm/providers';
-import { connectSearchConsole, importSearchDay, searchConsoleView } from '@cm/tools';
+import { connectSearchConsole, importSearchDay, queueSearchDays, searchConsoleView } from '@cm/tools';
+import { given } from '../helpers/client';
 import { startTestStack, type TestStack } from '../helpers/local';
 
 /*
@@ -34,7 +35,7 @@ class Google implements SearchConsoleProvider {
 const google = new Google();
 const importAll = async (messages: SearchConsoleMessage[]) => {
   for (const message of messages)
-    await importSearchDay({ store: t.store, searchConsole: google, meter: new Meter(), now: NOW, enqueue }, message);
+    await importSearchDay({ store: t.store, searchConsole: google, meter: new Meter(), now: NOW }, message);
 };
 
 beforeAll(async () => {
@@ -53,7 +54,7 @@ it('names the service account to add before the site connects', async () => {
   expect((refused as ApiError).message).toContain(`add ${ACCOUNT} as a user`);
 });
 
-it('queues the backfill again on the same property while unread, and again once a day is read after a refusal', async () => {
+it('queues the backfill again on the same property while unread, and in the next daily plan once a day is read after a refusal', async () => {
   const property = `sc-domain:${host}`;
   await connectSearchConsole(deps(), siteId, { property }, NOW);
   expect(sent).toHaveLength(56);
@@ -66,11 +67,21 @@ it('queues the backfill again on the same property while unread, and again once 
   await connectSearchConsole(deps(), siteId, { property }, NOW);
   const backfill = sent.splice(0);
   expect(backfill.map((m) => m.date)).toHaveLength(56);
-  // One read after the refusal queues the backfill itself too (a PUT not made).
+  // One read after the refusal marks the connection (a worker never sends to its own queue): the next
+  // daily plan queues the backfill, a PUT not made, and takes the mark off.
   await importAll(backfill.slice(0, 1));
-  expect(sent).toHaveLength(56);
+  expect(sent).toEqual([]);
   expect((await searchConsoleView(deps(), siteId)).status).toBe('connected');
+  const marked = await t.store.searchConsole.get(siteId);
+  expect(marked?.backfill_due).toBe(true);
+  const planDays = ['2026-10-29', '2026-10-28', '2026-10-27'];
+  await queueSearchDays(deps(), given(marked, 'the connection'), planDays, NOW);
+  expect(sent.map((m) => m.date)).toEqual(backfill.map((m) => m.date));
+  expect((await t.store.searchConsole.get(siteId))?.backfill_due).toBeUndefined();
   await importAll(sent.splice(0));
+  // Unmarked, the plan's next day asks its three days only.
+  await queueSearchDays(deps(), given(await t.store.searchConsole.get(siteId), 'the connection'), planDays, NOW);
+  expect(sent.splice(0).map((m) => m.date)).toEqual(planDays);
   // The site has no pages, so no rows: the two days newer than five back are not ready, the rest final.
   const stored = await t.store.searchDays.range(siteId, '2026-01-01', '2026-12-31');
   expect(stored.map((day) => day.date)).toEqual(backfill.slice(0, 54).map((m) => m.date));
@@ -92,7 +103,7 @@ it('reads the cm_pages rows only for the sandbox, which derives its rows from th
       readsKeywords,
       dayRows: async () => ({ rows: [], calls: 1 }),
     };
-    const deps = { store: t.store, searchConsole: provider, meter: new Meter(), now: NOW, enqueue };
+    const deps = { store: t.store, searchConsole: provider, meter: new Meter(), now: NOW };
     expect(await importSearchDay(deps, { site_id: siteId, date, state: 'final' })).toBe('stored');
     expect(select.mock.calls.filter(([, table]) => table === 'cm_pages')).toHaveLength(readsKeywords ? 1 : 0);
   }

@@ -155,14 +155,14 @@ export const QUEUES = {
   }),
   // A site's Search Console day: its rows read page after page (25,000 each), one item written. At most
   // 5 at once, each query held 250 ms at least: 1,200 a minute, the one service account's per-user
-  // quota (docs/api/search-console.md#quotas). The first day read after a
-  // refusal queues the 56 days again, the refused ones among them.
+  // quota (docs/api/search-console.md#quotas). It sends nothing: the first day read after a refusal
+  // marks the connection, and the next daily plan queues the 56 days again.
   'search-console': queue<SearchConsoleMessage>()({
     batchSize: 1,
     maxReceiveCount: 5,
     timeoutSeconds: 120,
     maxConcurrency: 5,
-    grants: { table: 'readWrite', sendsTo: ['search-console'] },
+    grants: { table: 'readWrite' },
   }),
 };
 

@@ -10,6 +10,8 @@ const SearchConsoleItem = z.looseObject({
   connected_at: z.string(),
   imported_through: z.optional(z.string()),
   last_error: z.optional(z.string()),
+  /** Read again after a refusal: the next daily plan queues the backfill's days again. */
+  backfill_due: z.optional(z.boolean()),
 });
 export type SearchConsoleConnection = z.output<typeof SearchConsoleItem>;
 

@@ -1,4 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  UpdateCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { batchGet } from './batch';
 import { conditionalUpdate } from './conditional';
 import { searchConsoleKey, siteKey } from './keys';
@@ -54,9 +60,17 @@ export class SearchConsoleStore {
    * day stored (imports of several days end in any order), or failed with why. Nothing when the site
    * disconnected or connected another property meanwhile. One or two UpdateItems.
    */
-  async recordImport(siteId: number, property: string, date: string, error: string | null): Promise<void> {
+  async recordImport(
+    siteId: number,
+    property: string,
+    date: string,
+    error: string | null,
+    refusedBefore = false,
+  ): Promise<void> {
     const key = searchConsoleKey(siteId);
     const ended = new Update();
+    // Read again after a refusal (the account added late): the daily plan asks the refused days again.
+    if (error === null && refusedBefore) ended.set('backfill_due', true, { valueKey: 'due' });
     if (error === null) ended.set('status', 'connected', { valueKey: 'status' }).remove('last_error');
     else ended.set('status', 'failed', { valueKey: 'status' }).set('last_error', error, { valueKey: 'error' });
     const sameProperty = (update: Update) => `${update.name('property')} = ${update.value('property', property)}`;
@@ -65,5 +79,16 @@ export class SearchConsoleStore {
     const through = new Update().set('imported_through', date, { valueKey: 'date' });
     const later = `${through.absent('imported_through')} OR ${through.name('imported_through')} < ${through.value('date', date)}`;
     await conditionalUpdate(this.db, this.table, key, through.when(sameProperty(through)).when(later));
+  }
+
+  /** The refused days of a connection read again are queued: its mark taken off (one UpdateItem). */
+  async backfillQueued(siteId: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: searchConsoleKey(siteId),
+        UpdateExpression: 'REMOVE backfill_due',
+      }),
+    );
   }
 }

@@ -7,7 +7,7 @@ export { serpKeywordRefresh } from './serp-keyword-refresh';
 export { awaitJob, jobView, newJobId, recall, research, runResearchJob, sweepResearch } from './research';
 export { addCompetitor } from './competitors';
 export { serpBacklinks } from './backlinks';
-export { SITES_PER_PLAN, planMonitoring } from './monitoring';
+export { SITES_PER_PLAN, planMonitoring, queueSearchDays } from './monitoring';
 export { monitoringView, setMonitoring } from './monitoring-settings';
 export { trackRankings } from './track-rankings';
 export { runRankChecks } from './rank-checks';

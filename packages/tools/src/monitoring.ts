@@ -18,11 +18,19 @@ import {
   utcDay,
 } from '@cm/core';
 import { ProviderError, type BacklinkDataProvider, type Meter, type ProviderCall } from '@cm/providers';
-import { mapLimit, type BacklinkSnapshot, type MonitorClaim, type Site, type Store } from '@cm/store';
+import {
+  mapLimit,
+  type BacklinkSnapshot,
+  type MonitorClaim,
+  type SearchConsoleConnection,
+  type Site,
+  type Store,
+} from '@cm/store';
 import { cachedNumbers, claimNumbers, fetchNumbers, giveBackNumbers } from './backlink-numbers';
 import type { SiteBudget } from './budget';
 import { competitorDomains, type ToolContext } from './context';
 import { recordCalls } from './ledger';
+import { queueBackfill } from './search-console';
 
 /*
  * Monitoring: the daily schedule fans out (schedule → a plan message per block of sites → a monitoring
@@ -257,6 +265,25 @@ async function payBlockNumbers(
  * again, it pays for nothing twice (the numbers' claims) and sends the messages again, which the runs'
  * claims (and a final day stored once) make harmless.
  */
+/**
+ * A connected site's Search Console days of the daily plan: the last three (a day stored final already
+ * costs its message one GetItem and no provider call), or, when the connection was read again after a
+ * refusal, the backfill's 56 days, its mark then taken off.
+ */
+export async function queueSearchDays(
+  deps: Pick<ScheduleDeps, 'store' | 'enqueue'>,
+  connection: SearchConsoleConnection,
+  days: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (connection.backfill_due) {
+    await queueBackfill(deps.enqueue, connection.site_id, now);
+    await deps.store.searchConsole.backfillQueued(connection.site_id);
+    return;
+  }
+  for (const date of days) await deps.enqueue('search-console', { site_id: connection.site_id, date, state: 'final' });
+}
+
 export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlanMessage): Promise<number> {
   const count = Math.max(0, message.last_site_id - message.first_site_id + 1);
   const sites = await deps.store.sites.getMany(Array.from({ length: count }, (_v, i) => message.first_site_id + i));
@@ -279,9 +306,8 @@ export async function planMonitoring(deps: MonitorPlanDeps, message: MonitorPlan
     if (site.rank_tracking)
       await deps.enqueue('rank', { site_id: site.site_id, day, requested_at: message.requested_at });
     // A day stored final already costs its message one GetItem and no provider call.
-    if (connected.has(site.site_id))
-      for (const date of searchDays)
-        await deps.enqueue('search-console', { site_id: site.site_id, date, state: 'final' });
+    const connection = connected.get(site.site_id);
+    if (connection) await queueSearchDays(deps, connection, searchDays, new Date(message.requested_at));
   });
   return sites.length;
 }

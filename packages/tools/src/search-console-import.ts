@@ -1,4 +1,4 @@
-import { LIMITS, type Enqueue, type SearchConsoleMessage } from '@cm/contract';
+import { LIMITS, type SearchConsoleMessage } from '@cm/contract';
 import {
   emptyDayIsFinal,
   normalizeDomain,
@@ -14,7 +14,6 @@ import { ProviderError, type Meter, type SearchConsoleContext, type SearchConsol
 import { keywordUnique, type Site, type Store } from '@cm/store';
 import { pageKeywords } from './context';
 import { recordCalls } from './ledger';
-import { queueBackfill } from './search-console';
 import { evaluateDecay } from './search-decay';
 
 /*
@@ -34,7 +33,6 @@ export interface SearchImportDeps {
   searchConsole: SearchConsoleProvider;
   meter: Meter;
   now: Date;
-  enqueue: Enqueue;
 }
 
 /**
@@ -143,9 +141,9 @@ export async function importSearchDay(
   );
   await store.searchDays.put(siteId, trackedDay(day, tracked));
   await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
-  await store.searchConsole.recordImport(siteId, connection.property, date, null);
-  // Read at last after a refusal (the account added late): the refused days are asked again.
-  if (connection.status === 'failed') await queueBackfill(deps.enqueue, siteId, now);
+  // Read at last after a refusal (the account added late): the daily plan asks the refused days again (a
+  // worker never sends to its own queue).
+  await store.searchConsole.recordImport(siteId, connection.property, date, null, connection.status === 'failed');
   // Decay is judged on the newest day imported: a backfill's older days leave it to the newest.
   const through = connection.imported_through;
   const newest = through !== undefined && through > date ? through : date;
