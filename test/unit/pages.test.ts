@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { ApiError, ArticleInput, type Block, QuestionInput } from '@cm/contract';
 import {
   articleDoc,
@@ -188,6 +189,22 @@ describe('pageId / pageTypeOfId', () => {
       pageId(1, 'article', 'b'),
     ];
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('hashes a (site, type, slug) once while its id is among those worked out lately, and again after', () => {
+    const hashed = jest.spyOn(crypto, 'hash');
+    const hashesOf = (name: string) => hashed.mock.calls.filter(([, data]) => data === name).length;
+    try {
+      const first = pageId(3, 'article', 'kept-id');
+      expect(pageId(3, 'article', 'kept-id')).toBe(first);
+      expect(hashesOf('3\narticle\nkept-id')).toBe(1);
+      // More ids than are kept: the first is worked out again, the same.
+      for (let i = 0; i < 1_000; i++) pageId(3, 'article', `other-${i}`);
+      expect(pageId(3, 'article', 'kept-id')).toBe(first);
+      expect(hashesOf('3\narticle\nkept-id')).toBe(2);
+    } finally {
+      hashed.mockRestore();
+    }
   });
 
   it('makes ids whose type pageTypeOfId recovers', () => {
