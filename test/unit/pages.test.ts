@@ -11,6 +11,7 @@ import {
   publishWarnings,
   questionDoc,
   readerRecord,
+  renderedLinkTargets,
 } from '@cm/core';
 import { given } from '../helpers/client';
 
@@ -231,6 +232,30 @@ describe('pageId / pageTypeOfId', () => {
     ['../art_aaaaaaaaaaaaaaaa'],
   ])('rejects %j', (junk) => {
     expect(pageTypeOfId(junk)).toBeNull();
+  });
+});
+
+describe('renderedLinkTargets', () => {
+  const target = `art_${'c'.repeat(16)}`;
+  const blocks = (): Block[] => [
+    { _type: 'paragraph', text: `See [this](page:${target}) and [that](page:${target}).` },
+    { _type: 'paragraph', text: 'No link here.' },
+  ];
+
+  it("works a frozen document's targets out once, and gives them frozen", () => {
+    const frozen = Object.freeze(blocks());
+    const first = renderedLinkTargets(frozen);
+    expect(first).toEqual([target]);
+    expect(renderedLinkTargets(frozen)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it('works the targets of blocks that may change out at each call', () => {
+    const open = blocks();
+    expect(renderedLinkTargets(open)).toEqual([target]);
+    open.pop();
+    open[0] = { _type: 'paragraph', text: 'Now no link.' };
+    expect(renderedLinkTargets(open)).toEqual([]);
   });
 });
 
