@@ -112,7 +112,8 @@ describe('scheduled', () => {
 });
 
 describe('Observation, at a level that writes none of its lines', () => {
-  it('tells its logger neither the invocation nor its keys until a line is written, and works out no info line', () => {
+  /** A fresh Observation at ERROR, and spies on its Powertools Logger's `methods`. */
+  function quietObservability<M extends 'addContext' | 'appendKeys' | 'info'>(methods: readonly M[]) {
     const saved = { ...process.env };
     process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
     let observability!: typeof import('../../packages/runtime/src/observability');
@@ -122,10 +123,14 @@ describe('Observation, at a level that writes none of its lines', () => {
       observability = require('../../packages/runtime/src/observability');
     });
     process.env = saved;
-    const { Observation } = observability;
-    const told = (['addContext', 'appendKeys', 'info'] as const).map((method) =>
-      jest.spyOn(powertools.Logger.prototype, method),
-    );
+    return {
+      Observation: observability.Observation,
+      told: methods.map((method) => jest.spyOn(powertools.Logger.prototype, method)),
+    };
+  }
+
+  it('tells its logger neither the invocation nor its keys until a line is written, and works out no info line', () => {
+    const { Observation, told } = quietObservability(['addContext', 'appendKeys', 'info']);
     const output = captureOutput({ level: 'ERROR' });
     try {
       const quiet = Observation.start(lambdaContext('visitor', 1000));
@@ -146,5 +151,19 @@ describe('Observation, at a level that writes none of its lines', () => {
       expect.objectContaining({ route: 'GET /sites/{site_id}/articles/{slug}', function_name: 'visitor' }),
     ]);
     expect(output.logs('answered')).toEqual([]);
+  });
+
+  it('tells its logger the invocation before a metric, whose warnings Metrics writes through it', () => {
+    const { Observation, told } = quietObservability(['addContext']);
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      const measured = Observation.start(lambdaContext('publish', 1000));
+      measured.metric('publishes');
+      expect(told[0]?.mock.calls.map(([context]) => context.functionName)).toEqual(['publish']);
+      measured.end();
+    } finally {
+      output.stop();
+      for (const spy of told) spy.mockRestore();
+    }
   });
 });

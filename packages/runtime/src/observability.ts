@@ -94,16 +94,20 @@ export class Observation {
 
   /** Structured JSON lines with the Lambda request id and the keys added so far. */
   get log(): Logger {
-    const { untold } = this;
-    if (untold) {
-      this.untold = undefined;
-      // Set only on a change (the tests make some): a kept logger usually has the service's level already.
-      const level = logger.getLevelName();
-      if (this.logger.getLevelName() !== level) this.logger.setLogLevel(level);
-      if (untold.context) this.logger.addContext(untold.context);
-      for (const keys of untold.keys) this.logger.appendKeys(keys);
-    }
+    this.tell();
     return this.logger;
+  }
+
+  /** Tells the logger what it is still to be told, before a line: ours, or a warning Metrics writes through it. */
+  private tell(): void {
+    const { untold } = this;
+    if (!untold) return;
+    this.untold = undefined;
+    // Set only on a change (the tests make some): a kept logger usually has the service's level already.
+    const level = logger.getLevelName();
+    if (this.logger.getLevelName() !== level) this.logger.setLogLevel(level);
+    if (untold.context) this.logger.addContext(untold.context);
+    for (const keys of untold.keys) this.logger.appendKeys(keys);
   }
 
   /** An info line, only worked out when the service logs at info: most requests' one line ("answered"). */
@@ -124,11 +128,13 @@ export class Observation {
 
   /** A dimension of every metric of this invocation (the tool of a tool's function). */
   dimension(name: string, value: string): void {
+    this.tell();
     this.metrics.addDimension(name, value);
   }
 
   /** Records a metric; with dimensions of its own it is published at once, apart from the rest. */
   metric(name: MetricName, value = 1, dimensions?: Record<string, string>): void {
+    this.tell();
     if (!dimensions) {
       this.metrics.addMetric(name, METRICS[name], value);
       return;
