@@ -45,6 +45,23 @@ it('refuses a page item whose status is not a page status, naming its key, and 5
   expect((await t.call('GET', `/articles/${other.body.id}`)).status).toBe(200);
 });
 
+it.each([
+  ['without its version', 'REMOVE version', 'version'],
+  ['whose store time is not text', 'SET stored_at = :bad', 'stored_at'],
+])('refuses a page item %s: its live revision has no name', async (_case, change, path) => {
+  const published = await t.call('POST', '/articles', article(`corrupt-${path}`));
+  const key = pageKey(t.siteId, 'article', published.body.id);
+  await t.db.send(
+    new UpdateCommand({
+      TableName: t.stack.tableName,
+      Key: key,
+      UpdateExpression: change,
+      ...(change.includes(':bad') ? { ExpressionAttributeValues: { ':bad': 7 } } : {}),
+    }),
+  );
+  await expect(t.store.pages.get(t.siteId, 'article', published.body.id)).rejects.toEqual(corrupt('page', key, path));
+});
+
 it('refuses a job whose input is not a research job input', async () => {
   const key = jobKey('job_corrupt');
   await put({

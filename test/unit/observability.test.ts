@@ -110,3 +110,60 @@ describe('scheduled', () => {
     expect(debug.logs('swept').map((line) => line.level)).toEqual(['DEBUG']);
   });
 });
+
+describe('Observation, at a level that writes none of its lines', () => {
+  /** A fresh Observation at ERROR, and spies on its Powertools Logger's `methods`. */
+  function quietObservability<M extends 'addContext' | 'appendKeys' | 'info'>(methods: readonly M[]) {
+    const saved = { ...process.env };
+    process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+    let observability!: typeof import('../../packages/runtime/src/observability');
+    let powertools!: typeof import('@aws-lambda-powertools/logger');
+    jest.isolateModules(() => {
+      powertools = require('@aws-lambda-powertools/logger');
+      observability = require('../../packages/runtime/src/observability');
+    });
+    process.env = saved;
+    return {
+      Observation: observability.Observation,
+      told: methods.map((method) => jest.spyOn(powertools.Logger.prototype, method)),
+    };
+  }
+
+  it('tells its logger neither the invocation nor its keys until a line is written, and works out no info line', () => {
+    const { Observation, told } = quietObservability(['addContext', 'appendKeys', 'info']);
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      const quiet = Observation.start(lambdaContext('visitor', 1000));
+      quiet.keys({ route: 'GET /sites/{site_id}' });
+      quiet.info('answered', { status: 200 });
+      quiet.end();
+      expect(told.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0]);
+      // The next invocation of the same logger, which fails: its line has its context and keys, and none of the first's.
+      const failing = Observation.start(lambdaContext('visitor', 1000));
+      failing.keys({ route: 'GET /sites/{site_id}/articles/{slug}' });
+      failing.log.error('failed');
+      failing.end();
+    } finally {
+      output.stop();
+      for (const spy of told) spy.mockRestore();
+    }
+    expect(output.logs('failed')).toEqual([
+      expect.objectContaining({ route: 'GET /sites/{site_id}/articles/{slug}', function_name: 'visitor' }),
+    ]);
+    expect(output.logs('answered')).toEqual([]);
+  });
+
+  it('tells its logger the invocation before a metric, whose warnings Metrics writes through it', () => {
+    const { Observation, told } = quietObservability(['addContext']);
+    const output = captureOutput({ level: 'ERROR' });
+    try {
+      const measured = Observation.start(lambdaContext('publish', 1000));
+      measured.metric('publishes');
+      expect(told[0]?.mock.calls.map(([context]) => context.functionName)).toEqual(['publish']);
+      measured.end();
+    } finally {
+      output.stop();
+      for (const spy of told) spy.mockRestore();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { ApiError, ArticleInput, type Block, QuestionInput } from '@cm/contract';
 import {
   articleDoc,
@@ -10,6 +11,7 @@ import {
   publishWarnings,
   questionDoc,
   readerRecord,
+  renderedLinkTargets,
 } from '@cm/core';
 import { given } from '../helpers/client';
 
@@ -190,6 +192,22 @@ describe('pageId / pageTypeOfId', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('hashes a (site, type, slug) once while its id is among those worked out lately, and again after', () => {
+    const hashed = jest.spyOn(crypto, 'hash');
+    const hashesOf = (name: string) => hashed.mock.calls.filter(([, data]) => data === name).length;
+    try {
+      const first = pageId(3, 'article', 'kept-id');
+      expect(pageId(3, 'article', 'kept-id')).toBe(first);
+      expect(hashesOf('3\narticle\nkept-id')).toBe(1);
+      // More ids than are kept: the first is worked out again, the same.
+      for (let i = 0; i < 1_000; i++) pageId(3, 'article', `other-${i}`);
+      expect(pageId(3, 'article', 'kept-id')).toBe(first);
+      expect(hashesOf('3\narticle\nkept-id')).toBe(2);
+    } finally {
+      hashed.mockRestore();
+    }
+  });
+
   it('makes ids whose type pageTypeOfId recovers', () => {
     const art = pageId(7, 'article', 'x');
     const qst = pageId(7, 'question', 'x');
@@ -214,6 +232,30 @@ describe('pageId / pageTypeOfId', () => {
     ['../art_aaaaaaaaaaaaaaaa'],
   ])('rejects %j', (junk) => {
     expect(pageTypeOfId(junk)).toBeNull();
+  });
+});
+
+describe('renderedLinkTargets', () => {
+  const target = `art_${'c'.repeat(16)}`;
+  const blocks = (): Block[] => [
+    { _type: 'paragraph', text: `See [this](page:${target}) and [that](page:${target}).` },
+    { _type: 'paragraph', text: 'No link here.' },
+  ];
+
+  it("works a frozen document's targets out once, and gives them frozen", () => {
+    const frozen = Object.freeze(blocks());
+    const first = renderedLinkTargets(frozen);
+    expect(first).toEqual([target]);
+    expect(renderedLinkTargets(frozen)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it('works the targets of blocks that may change out at each call', () => {
+    const open = blocks();
+    expect(renderedLinkTargets(open)).toEqual([target]);
+    open.pop();
+    open[0] = { _type: 'paragraph', text: 'Now no link.' };
+    expect(renderedLinkTargets(open)).toEqual([]);
   });
 });
 

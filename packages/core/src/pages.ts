@@ -101,15 +101,25 @@ export function outgoingLinks(doc: PageDoc): string[] {
   return [...ids].filter((id) => pageTypeOfId(id) !== null).sort();
 }
 
+/**
+ * The link targets of blocks that cannot change (a kept document's, frozen: store/kept-docs.ts), worked
+ * out once: a visitor page asks for its document's at every request.
+ */
+const frozenBlockTargets = new WeakMap<readonly Block[], readonly string[]>();
+
 /** The page ids blocks link to, by `[text](page:<id>)` in their texts or a `page:<id>` link annotation. */
-export function blockLinkTargets(blocks: readonly Block[]): string[] {
+export function blockLinkTargets(blocks: readonly Block[]): readonly string[] {
+  const kept = frozenBlockTargets.get(blocks);
+  if (kept) return kept;
   const ids = new Set<string>();
   for (const block of blocks) {
     for (const visit of blockTexts(block, '')) for (const id of pageLinkTargets(visit.text)) ids.add(id);
     for (const { href } of blockType(block)?.links?.(block, '') ?? [])
       if (href.startsWith('page:') && href.length > 5) ids.add(href.slice(5));
   }
-  return [...ids];
+  const targets = Object.freeze([...ids]);
+  if (Object.isFrozen(blocks)) frozenBlockTargets.set(blocks, targets);
+  return targets;
 }
 
 /** Every text of a block that renders and may have inline markup, with its path for warnings; none for an unknown type. */

@@ -72,11 +72,12 @@ export async function visitorPage(
   if (found.moved || trailingSlash) return movedPage(pageUrl(root, type, page.doc.slug));
 
   const record = readerRecord(page);
-  const blocks = [...pageBlocks(page.doc), ...page.community_answers.flatMap((a) => a.blocks)];
-  // Links in the blocks and the related pages' cards, in one batch read.
+  // Links in the blocks and the related pages' cards, in one batch read. The document's and the answers'
+  // apart: a kept document's targets are worked out once.
   const related = relatedShown(record);
   const targets = await readLinkTargets(pageListings, site.site_id, [
-    ...renderedLinkTargets(blocks),
+    ...renderedLinkTargets(pageBlocks(page.doc)),
+    ...renderedLinkTargets(page.community_answers.flatMap((a) => a.blocks)),
     ...related.articles,
     ...related.questions,
   ]);

@@ -14,6 +14,9 @@ export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 type LoggerOptions = ConstructorParameters<typeof Logger>[0];
 
+/** The levels at which an info line is written. */
+const INFO_OR_FINER = new Set(['TRACE', 'DEBUG', 'INFO']);
+
 /**
  * An invocation's logger. Powertools tells a cold start per Logger instance, and these are kept from one
  * invocation to the next: each is told the container's answer when an invocation takes it, as are its children.
@@ -66,23 +69,50 @@ function takeInstruments(): Instruments {
  * side by side (queue records in a batch, the local stack's requests in one process) never mix.
  */
 export class Observation {
+  /**
+   * What the invocation's logger is still to be told (the service's level, the invocation's context and
+   * keys): told before its first line, as most invocations log none at the level set (each of these
+   * reads the environment in Powertools). Undefined once told, and once the invocation ended.
+   */
+  private untold: { context?: Context; keys: Record<string, unknown>[] } | undefined;
+
   private constructor(
-    /** Structured JSON lines with the Lambda request id and the keys added so far. */
-    readonly log: Logger,
+    private readonly logger: Logger,
     private readonly metrics: Metrics,
     private readonly instruments?: Instruments,
-  ) {}
+    context?: Context,
+  ) {
+    this.untold = context ? { context, keys: [] } : undefined;
+  }
 
   static start(context: Context): Observation {
     const instruments = takeInstruments();
-    const { log, metrics } = instruments;
+    instruments.log.coldStartOfContainer = containerColdStart;
+    containerColdStart = false;
+    return new Observation(instruments.log, instruments.metrics, instruments, context);
+  }
+
+  /** Structured JSON lines with the Lambda request id and the keys added so far. */
+  get log(): Logger {
+    this.tell();
+    return this.logger;
+  }
+
+  /** Tells the logger what it is still to be told, before a line: ours, or a warning Metrics writes through it. */
+  private tell(): void {
+    const { untold } = this;
+    if (!untold) return;
+    this.untold = undefined;
     // Set only on a change (the tests make some): a kept logger usually has the service's level already.
     const level = logger.getLevelName();
-    if (log.getLevelName() !== level) log.setLogLevel(level);
-    log.coldStartOfContainer = containerColdStart;
-    containerColdStart = false;
-    log.addContext(context);
-    return new Observation(log, metrics, instruments);
+    if (this.logger.getLevelName() !== level) this.logger.setLogLevel(level);
+    if (untold.context) this.logger.addContext(untold.context);
+    for (const keys of untold.keys) this.logger.appendKeys(keys);
+  }
+
+  /** An info line, only worked out when the service logs at info: most requests' one line ("answered"). */
+  info(message: string, attributes: Record<string, unknown>): void {
+    if (INFO_OR_FINER.has(logger.getLevelName())) this.log.info(message, attributes);
   }
 
   /** The same metrics, with a logger that adds `keys` to its lines (one queue record, say). */
@@ -92,16 +122,19 @@ export class Observation {
 
   /** Adds keys to every later line (the site, the tool). */
   keys(keys: Record<string, unknown>): void {
-    this.log.appendKeys(keys);
+    if (this.untold) this.untold.keys.push(keys);
+    else this.logger.appendKeys(keys);
   }
 
   /** A dimension of every metric of this invocation (the tool of a tool's function). */
   dimension(name: string, value: string): void {
+    this.tell();
     this.metrics.addDimension(name, value);
   }
 
   /** Records a metric; with dimensions of its own it is published at once, apart from the rest. */
   metric(name: MetricName, value = 1, dimensions?: Record<string, string>): void {
+    this.tell();
     if (!dimensions) {
       this.metrics.addMetric(name, METRICS[name], value);
       return;
@@ -117,10 +150,12 @@ export class Observation {
    */
   end(): void {
     if (this.metrics.hasStoredMetrics()) this.metrics.publishStoredMetrics();
-    const { instruments } = this;
+    const { instruments, untold } = this;
     if (!instruments) return;
+    this.untold = undefined;
     this.metrics.clearDimensions();
-    instruments.log.resetKeys();
+    // A logger never told this invocation's keys has none of them.
+    if (!untold) instruments.log.resetKeys();
     idle.push(instruments);
   }
 }

@@ -281,7 +281,7 @@ export class PageStore {
         deleted: main.deleted === true,
         created_at: main.created_at,
         updated_at: main.updated_at,
-        revision: liveRevisionOf(mainItem),
+        revision: liveRevisionOf(main, mainItem),
         suppressed: [...suppressedLinksOf(main.suppressed, main), ...suppressedOfLinks(links)].sort(byId),
         relinked_at: newest([main.relinked_at, ...links.map((link) => link.relinked_at)]),
         summary: main.summary ?? null,

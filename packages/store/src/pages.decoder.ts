@@ -43,6 +43,8 @@ const PageItem = z.extend(PageListIndexItem, {
   links_indexed: optionalString,
   /** The content's hash (PublishWrite), from the publish that wrote it: none before it was kept. */
   content_hash: optionalString,
+  /** When its publish was stored (with the content's hash, the live revision's id: revisions.ts). */
+  stored_at: optionalString,
   /** Held by page items from before link items (links.ts): still read until the page's next publish. */
   links: z.optional(z.array(z.string())),
   suppressed: z.optional(stringSet),

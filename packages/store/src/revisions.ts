@@ -13,7 +13,7 @@ import {
   revisionPartition,
   sitePartition,
 } from './keys';
-import { decodeDoc } from './pages.decoder';
+import { decodeDoc, type PageItem } from './pages.decoder';
 import {
   decodeChunkData,
   decodeLive,
@@ -37,13 +37,20 @@ import {
  * does) and its content, so the id is the same wherever the version is read, live or kept. A version
  * stored before revisions were kept is named by its `version`.
  */
-const revisionIdOf = (item: VersionItem): string =>
+const revisionIdOf = (item: Pick<VersionItem, 'version' | 'content_hash' | 'stored_at'>): string =>
   item.stored_at && item.content_hash
     ? `${Date.parse(item.stored_at).toString(36)}${item.content_hash.slice(0, 12)}`
     : item.version;
 
-/** The live revision's id of a page item read whole. */
-export const liveRevisionOf = (item: Record<string, unknown>): string => revisionIdOf(decodeVersion(item));
+/**
+ * The live revision's id of a page item read whole, from the item as decodePage gave it (`page`): its
+ * version, hash and store time are decoded there already. One without a version is decoded again, to
+ * fail as a version's item does.
+ */
+export const liveRevisionOf = (page: PageItem, item: Record<string, unknown>): string =>
+  page.version === undefined
+    ? revisionIdOf(decodeVersion(item))
+    : revisionIdOf({ version: page.version, content_hash: page.content_hash, stored_at: page.stored_at });
 
 const DAY_SECONDS = 24 * 60 * 60;
 /** The attributes a listing reads: a revision's all but its document. */

@@ -114,7 +114,7 @@ export function routeHandler(
               return (deadline ??= timeLimit(deadlineAt - Date.now())).signal;
             },
           });
-          observation.log.info('answered', { status: result.statusCode });
+          observation.info('answered', { status: result.statusCode });
           return result;
         } finally {
           deadline?.clear();
