@@ -1,6 +1,7 @@
 export { DEFAULT_BEDROCK_MODEL, getConfig, loadConfig, resetConfig } from './config';
 export { decodeEnvironment, numberVariable } from './env.decoder';
 export { getBacklinkData, getKeywordData, getSearchConsole, getSerpQueue, getStore, resetServices } from './services';
+export { searchConsoleRoutes } from './search-console-routes';
 export { json, payloadTooLarge, publicApi, routeHandler } from './http';
 export type { ApiRequest } from './http';
 export { unroutedReply } from './unrouted';
