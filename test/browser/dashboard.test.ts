@@ -565,6 +565,10 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         expect(reply.refresh_queue?.entries.map((e) => e.clicks_at_risk)).toEqual([140, 84, 56]);
         expect(reply.keyword_candidates.length).toBeGreaterThan(0);
         expect(reply.queries.some((q) => q.pages.length > 1)).toBe(true);
+        // "trail running shoes": the trail guide's 100 impressions a day and the buying guide's 60.
+        expect(reply.cannibalisation.map((q) => [q.query, q.pages.map((p) => p.share)])).toEqual([
+          ['trail running shoes', [0.625, 0.375]],
+        ]);
         const pixels = await canvasPixels(page, 'canvas[data-chart="traffic-pages"]', [SITE_COLOR]);
         expect(pixels[SITE_COLOR]).toBeGreaterThan(50);
         expect(await page.locator('canvas[data-chart="traffic-pages"]').getAttribute('aria-label')).toContain(
@@ -579,6 +583,7 @@ describeWith(chromiumFound, 'the dashboard in a browser', () => {
         const domain = 'connected.example.com';
         const token = 'abc-123_XYZ';
         const other = await t.newSite('connected', { domain });
+        expect(await t.store.sites.serveDomain(other.siteId, domain)).toBe('served');
         const put = await t.call(
           'PUT',
           '/v1/search-console',

@@ -106,6 +106,12 @@ export const expectedLists = (traffic: SearchTraffic) => ({
     q.pages.map((p) => `${p.url} ${clicksOf(p.clicks)}`).join('\n'),
   ]),
   candidates: traffic.keyword_candidates.map((c) => [c.query, ...figures(c)]),
+  cannibalisation: traffic.cannibalisation.map((q) => [
+    q.query,
+    q.tracked ? 'tracked' : 'not tracked',
+    fmtInt(q.impressions),
+    q.pages.map((p) => `${p.url} ${fmtShare(p.share)}`).join('\n'),
+  ]),
   queue: (traffic.refresh_queue?.entries ?? []).map((e) => [
     e.url,
     e.cause,
@@ -120,6 +126,7 @@ export const drawnLists = async (root: Root) => ({
   pages: await cells(root, 'traffic-pages'),
   queries: await cells(root, 'traffic-queries'),
   candidates: await cells(root, 'traffic-candidates'),
+  cannibalisation: await cells(root, 'traffic-cannibalisation'),
   queue: await root
     .locator('[data-table="refresh-queue"] tbody tr')
     .evaluateAll((rows) =>

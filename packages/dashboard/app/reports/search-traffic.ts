@@ -70,6 +70,7 @@ export function searchTrafficReport(data: SearchTraffic): HTMLElement[] {
     pagesPanel(data.pages),
     queriesPanel(data.queries),
     candidatesPanel(data.keyword_candidates),
+    cannibalisationPanel(data.cannibalisation),
     ...(data.refresh_queue ? [queuePanel(data.refresh_queue)] : []),
   ];
 }
@@ -211,6 +212,43 @@ function candidatesPanel(candidates: readonly KeywordCandidate[]): HTMLElement {
             ...figureColumns<KeywordCandidate>(),
           ],
           rows: candidates,
+        }),
+  );
+}
+
+function cannibalisationPanel(queries: SearchTraffic['cannibalisation']): HTMLElement {
+  return section(
+    'Pages sharing a query',
+    h(
+      'p',
+      { class: 'note' },
+      'Queries two or more of the site’s pages each got a fifth or more of the impressions of: they may compete (cannibalisation).',
+    ),
+    queries.length === 0
+      ? h('p', { class: 'muted', attrs: { 'data-cannibalisation-empty': '' } }, 'None: each query has one page.')
+      : dataTable<SearchTraffic['cannibalisation'][number]>({
+          name: 'traffic-cannibalisation',
+          caption: 'Queries shared by pages of the site, tracked first, with each page’s share of the impressions',
+          columns: [
+            { label: 'Query', cell: (q) => q.query, sortBy: (q) => q.query, wrap: true },
+            {
+              label: 'Tracked',
+              cell: (q) => (q.tracked ? 'tracked' : h('span', { class: 'muted' }, 'not tracked')),
+              sortBy: (q) => (q.tracked ? 1 : 0),
+            },
+            { label: 'Impressions', cell: (q) => fmtInt(q.impressions), sortBy: (q) => q.impressions, numeric: true },
+            {
+              label: 'Pages (share of impressions)',
+              cell: (q) =>
+                h(
+                  'ul',
+                  { class: 'cell-list' },
+                  q.pages.map((p) => h('li', null, p.url, h('span', { class: 'muted' }, ` ${fmtShare(p.share)}`))),
+                ),
+              wrap: true,
+            },
+          ],
+          rows: queries,
         }),
   );
 }
