@@ -1,4 +1,4 @@
-import type { Device, RankRow } from '@cm/contract';
+import { LIMITS, type Device, type RankRow } from '@cm/contract';
 import {
   ctrCurveOf,
   ctrOn,
@@ -6,6 +6,7 @@ import {
   daysEndingOn,
   ownCtrByPosition,
   searchBackfillDays,
+  searchConsoleToday,
   searchImportDay,
 } from '@cm/core';
 import { Meter, SandboxSearchConsole, type SearchConsoleRow } from '@cm/providers';
@@ -30,10 +31,15 @@ const RIVAL = 'rival-camp.com';
 const PROPERTY = `sc-domain:${HOST}`;
 /** A fixed day: the sandbox's figures move with the date, so a fixed one makes every figure the same each run. */
 const CONNECTED = '2026-01-05';
+const CONNECTED_AT = new Date(`${CONNECTED}T12:00:00.000Z`);
 const SCHEDULE_DAYS = 60;
+/** Each day's schedule runs at this hour (UTC): the evening before in Search Console's (Pacific) day. */
+const scheduleAt = (day: string) => new Date(`${day}T06:00:00.000Z`);
 const LAST = dayAfter(CONNECTED, SCHEDULE_DAYS);
-/** The newest day imported by the last schedule (Search Console's lag), and the 28 days ending on it and the 28 before. */
-const NEWEST = searchImportDay(LAST);
+/** The first day the connection's backfill imports, and the newest the last schedule's plan imports (Search Console's Pacific day and lag). */
+const FIRST = given(searchBackfillDays(searchConsoleToday(CONNECTED_AT))[0], 'the first backfilled day');
+const NEWEST = searchImportDay(searchConsoleToday(scheduleAt(LAST)));
+/** The 28 days ending on the newest day and the 28 before. */
 const WINDOWS = daysEndingOn(NEWEST, 56);
 const BEFORE = WINDOWS.slice(0, 28);
 const NOW = WINDOWS.slice(28);
@@ -103,7 +109,7 @@ const siteCurve = async () =>
 const traffic = async (input: Record<string, unknown>) => (await s.tool('search_traffic', input)).body;
 
 beforeAll(async () => {
-  fakeClock(Date.parse(`${CONNECTED}T12:00:00.000Z`));
+  fakeClock(CONNECTED_AT.getTime());
   // The schedule's backlink monitoring runs are not this file's: held.
   jest.spyOn(t.stack.queues.monitor, 'send').mockResolvedValue();
   s = await siteClient(t, 'Trail camp', { domain: HOST, locale: 'US/en' });
@@ -142,18 +148,20 @@ beforeAll(async () => {
   await t.stack.drain();
   for (let n = 1; n <= SCHEDULE_DAYS; n++) {
     const day = dayAfter(CONNECTED, n);
-    jest.setSystemTime(Date.parse(`${day}T06:00:00.000Z`));
-    await t.stack.runSchedule(new Date(`${day}T06:00:00.000Z`));
+    jest.setSystemTime(scheduleAt(day));
+    await t.stack.runSchedule(scheduleAt(day));
     await t.stack.drain();
   }
+  // Read on the last day before its own schedule runs: the newest stored day is the day before its import day.
   jest.setSystemTime(Date.parse(`${LAST}T12:00:00.000Z`));
 }, 120_000);
 afterAll(() => jest.useRealTimers());
 
 it('imports every day once, from the 56 days before the connection to the last schedule, each at $0 in the ledger', async () => {
-  const first = given(searchBackfillDays(CONNECTED)[0], 'the first backfilled day');
-  const stored = await t.store.searchDays.range(s.siteId, first, LAST);
-  expect(stored.map((day) => day.date)).toEqual(daysEndingOn(NEWEST, 56 + SCHEDULE_DAYS));
+  const stored = await t.store.searchDays.range(s.siteId, FIRST, LAST);
+  const imported = daysEndingOn(NEWEST, 1 + (Date.parse(NEWEST) - Date.parse(FIRST)) / 86_400_000);
+  expect(imported[0]).toBe(FIRST);
+  expect(stored.map((day) => day.date)).toEqual(imported);
   expect(stored.every((day) => day.data_state === 'final' && day.data_source === 'sandbox')).toBe(true);
   // The newest day's figures per device, as its rows have them.
   const newest = given(stored.at(-1), 'the newest day');
@@ -171,7 +179,8 @@ it('imports every day once, from the 56 days before the connection to the last s
   const usage = await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z');
   const line = (tool: string) => usage.body.by_tool.filter((l: { tool: string }) => l.tool === tool);
   expect(line('search_console')).toEqual([
-    expect.objectContaining({ provider: 'sandbox', calls: 56 + SCHEDULE_DAYS, cost_usd: 0 }),
+    // A day stored final is never asked again: one call a day.
+    expect.objectContaining({ provider: 'sandbox', calls: imported.length, cost_usd: 0 }),
   ]);
   // Each day: the topic's 4 keywords on mobile, the two pages' 3 on desktop.
   expect(line('rank_tracking').reduce((n: number, l: { calls: number }) => n + l.calls, 0)).toBe(7 * HISTORY_DAYS);
@@ -185,8 +194,8 @@ it("answers each page's clicks and impressions over the last 28 days and the 28 
     expect(reply).toMatchObject({
       connected: true,
       data_source: 'sandbox',
-      window: { from: NOW[0], to: NEWEST },
-      previous_window: { from: BEFORE[0], to: BEFORE.at(-1) },
+      window: { from: NOW[0], to: NEWEST, days: NOW.length },
+      previous_window: { from: BEFORE[0], to: BEFORE.at(-1), days: BEFORE.length },
       totals: { clicks: now.clicks, impressions: now.impressions },
       previous_totals: { clicks: before.clicks, impressions: before.impressions },
     });
@@ -198,6 +207,31 @@ it("answers each page's clicks and impressions over the last 28 days and the 28 
   expect(site.totals).toMatchObject({ clicks: all.clicks, impressions: all.impressions });
 });
 
+/** A page's clicks over `days`, from its rows. */
+const clicksOf = async (url: string, days: readonly string[]) =>
+  (await figures(days, (row) => row.page === url)).clicks;
+
+/**
+ * The refresh queue as the rows make it, day by day from the backfill's newest day (its 56 days all held)
+ * to the newest: a page whose clicks over the 28 days ending on the day fell by LIMITS.decayDropShare from
+ * at least LIMITS.decayClicksMin over the 28 before is flagged that day, unless queued already (it keeps
+ * its first day and clicks before); a queued page that no longer decays leaves the queue.
+ */
+async function queueFromRows() {
+  const queued = new Map<string, { flagged_on: string; clicks_before: number }>();
+  const first = searchImportDay(searchConsoleToday(CONNECTED_AT));
+  for (let day = first; day <= NEWEST; day = dayAfter(day, 1)) {
+    const windows = daysEndingOn(day, 56);
+    for (const { url } of pages) {
+      const [before, now] = [await clicksOf(url, windows.slice(0, 28)), await clicksOf(url, windows.slice(28))];
+      const decays = before >= LIMITS.decayClicksMin && now <= before * (1 - LIMITS.decayDropShare);
+      if (!decays) queued.delete(url);
+      else if (!queued.has(url)) queued.set(url, { flagged_on: day, clicks_before: before });
+    }
+  }
+  return queued;
+}
+
 it('flags the page made to decay with positions lost and its clicks at risk, as its rows show them', async () => {
   const page = pageOf('camp-stoves');
   const ofPage = (row: SearchConsoleRow) => row.page === page.url;
@@ -207,46 +241,70 @@ it('flags the page made to decay with positions lost and its clicks at risk, as 
   expect(now.clicks).toBeLessThanOrEqual(before.clicks * 0.8);
   expect(given(now.position, 'now') - given(before.position, 'before')).toBeGreaterThanOrEqual(1);
   const queue = (await traffic({})).refresh_queue.entries;
+  const fromRows = await queueFromRows();
+  // Flagged the first day its rows showed the drop, and kept queued since: its clicks before are those of
+  // the 28 days before that day's window, its clicks now the last 28 days'.
+  const flagged = given(fromRows.get(page.url), 'the decayed page in the queue from its rows');
+  expect(flagged.flagged_on >= given(NOW[0], 'the lever day')).toBe(true);
   expect(queue.find((e: { page: { id: string } }) => e.page.id === page.id)).toEqual(
     expect.objectContaining({
       page: { type: 'article', id: page.id },
       url: page.url,
       cause: 'positions_lost',
-      flagged_on: NEWEST,
-      clicks_before: before.clicks,
+      flagged_on: flagged.flagged_on,
+      clicks_before: flagged.clicks_before,
       clicks_now: now.clicks,
-      clicks_at_risk: before.clicks - now.clicks,
+      clicks_at_risk: flagged.clicks_before - now.clicks,
       status: 'flagged',
     }),
   );
-  // Every entry's figures are its page's rows over the 28 days ending on the day it was last flagged and
-  // the 28 before (an entry stays queued until its page is republished), most clicks at risk first.
+  // Every entry is a page the rows leave queued, with the figures they give it, most clicks at risk first.
+  expect(queue.map((e: { url: string }) => e.url).sort()).toEqual([...fromRows.keys()].sort());
   for (const entry of queue) {
-    const ofEntry = (row: SearchConsoleRow) => row.page === entry.url;
-    const days = daysEndingOn(entry.flagged_on, 56);
-    expect([entry.clicks_before, entry.clicks_now]).toEqual([
-      (await figures(days.slice(0, 28), ofEntry)).clicks,
-      (await figures(days.slice(28), ofEntry)).clicks,
-    ]);
+    const rows = given(fromRows.get(entry.url), entry.url);
+    const clicksNow = await clicksOf(entry.url, NOW);
+    expect(entry).toMatchObject({
+      flagged_on: rows.flagged_on,
+      clicks_before: rows.clicks_before,
+      clicks_now: clicksNow,
+      clicks_at_risk: Math.max(0, rows.clicks_before - clicksNow),
+    });
   }
   const risks = queue.map((e: { clicks_at_risk: number }) => e.clicks_at_risk);
   expect(risks).toEqual([...risks].sort((a, b) => b - a));
 });
 
 describe('cannibalisation', () => {
-  it('shows the two pages that share impressions for one query, each with its own from the rows', async () => {
-    const query = (await traffic({ window_days: 28, queries: 50 })).queries.find(
-      (q: { query: string }) => q.query === 'sleeping pad',
-    );
+  it("reports the query two pages share Search Console's impressions of, each page's share from the rows", async () => {
+    const reply = await traffic({ window_days: 28, queries: 50 });
     const both = [pageOf('sleeping-pads'), pageOf('camp-kettles')];
-    expect(query.pages.map((p: { url: string }) => p.url).sort()).toEqual(both.map((p) => p.url).sort());
+    // The site's pages' impressions for the query over the window, by page, from the rows.
+    const shown = new Map<string, number>();
+    for (const date of NOW)
+      for (const row of await sandboxRows(date))
+        if (row.query === 'sleeping pad') shown.set(row.page, (shown.get(row.page) ?? 0) + row.impressions);
+    const impressions = [...shown.values()].reduce((n, i) => n + i, 0);
+    const sharing = [...shown].filter(([, own]) => own / impressions >= LIMITS.trafficCannibalisationShare);
+    expect(sharing.map(([url]) => url).sort()).toEqual(both.map((p) => p.url).sort());
+    const entry = given(
+      reply.cannibalisation.find((q: { query: string }) => q.query === 'sleeping pad'),
+      'sleeping pad among the cannibalised queries',
+    );
+    expect(entry).toMatchObject({ tracked: true, impressions });
+    expect(entry.pages.map((p: { url: string }) => p.url).sort()).toEqual(both.map((p) => p.url).sort());
+    for (const [url, own] of sharing) {
+      const page = entry.pages.find((p: { url: string }) => p.url === url);
+      expect(page.impressions).toBe(own);
+      expect(page.share).toBeCloseTo(own / impressions, 4);
+    }
+    // The query's pages, each with its own clicks and impressions from the (page, query) rows.
+    const query = reply.queries.find((q: { query: string }) => q.query === 'sleeping pad');
     for (const page of both) {
       const own = await figures(NOW, (row) => row.page === page.url && row.query === 'sleeping pad');
       expect(query.pages.find((p: { url: string }) => p.url === page.url)).toMatchObject({
         clicks: own.clicks,
         impressions: own.impressions,
       });
-      expect(own.impressions).toBeGreaterThan(0);
     }
   });
 

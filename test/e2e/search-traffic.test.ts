@@ -1,7 +1,8 @@
 import type * as z from 'zod/mini';
 import type { SearchTrafficInput } from '@cm/contract';
-import { dayAfter, daysEndingOn, utcDay } from '@cm/core';
+import { dayAfter, daysEndingOn, searchConsoleToday, searchImportDay, searchPlanDays, utcDay } from '@cm/core';
 import { evaluateDecay } from '@cm/tools';
+import { given } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
 import { checkedRankRow } from '../helpers/rank-rows';
 import { searchDays, type SearchRow } from '../helpers/search-days';
@@ -171,6 +172,28 @@ describe('search_traffic', () => {
     // The topic's one published page is page a: the same figures.
     const byTopic = await traffic(s, { topic_id: topic, window_days: 7 });
     expect(byTopic).toMatchObject({ scope: { type: 'topic', id: topic, name: 'Shoes' }, totals: page.totals });
+  });
+
+  it('reads both windows whole when the stored days end days before the import day', async () => {
+    // Early in the UTC day, still the day before in Pacific time: today's import has not run, and the
+    // newest two days yesterday's plan asked were not final yet. The newest stored day is the oldest it asked.
+    const now = new Date(`${TODAY}T03:00:00.000Z`);
+    jest.setSystemTime(now);
+    const last = given(searchPlanDays(dayAfter(searchConsoleToday(now), -1)).at(-1), "yesterday's oldest plan day");
+    expect(last < searchImportDay(utcDay(now))).toBe(true);
+    const s = await siteClient(t, 'lagging');
+    const id = await publish(s, 'tents');
+    const stored = searchDays(daysEndingOn(last, 56)[0] ?? last, 56, (i) => [
+      { page: id, query: 'tents', clicks: i < 28 ? 5 : 3, impressions: 50, position: 4 },
+    ]);
+    for (const day of stored) await t.store.searchDays.put(s.siteId, day);
+    const reply = await traffic(s, { window_days: 28 });
+    expect(reply).toMatchObject({
+      window: { from: stored[28]?.date, to: last, days: 28 },
+      previous_window: { from: stored[0]?.date, to: stored[27]?.date, days: 28 },
+      totals: { clicks: 28 * 3, impressions: 28 * 50 },
+      previous_totals: { clicks: 28 * 5, impressions: 28 * 50 },
+    });
   });
 });
 

@@ -8,7 +8,8 @@ import {
   ownCtrByPosition,
   queriesAndPages,
   dayAfter,
-  searchImportDay,
+  searchConsoleToday,
+  searchPlanDays,
   daysHeld,
   trafficWindows,
   utcDay,
@@ -34,10 +35,16 @@ function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
   return days.filter((day) => day.date >= from);
 }
 
-/** The site's stored days of the `count` days that end with its last stored one: one Query, from `count` + the lag days back. */
-async function lastDays(ctx: Reader, today: string, count: number): Promise<SearchDay[]> {
-  // The stored days end on the day the daily import reads (Search Console's lag), or sooner.
-  const from = daysEndingOn(searchImportDay(today), count)[0] ?? today;
+/**
+ * The site's stored days of the `count` days that end with its last stored one: one Query. The last
+ * stored day is at the latest today's import day (Search Console's Pacific day and lag), and no older
+ * than the oldest day yesterday's plan asked (stored final, rows or none, whatever today's plan has not
+ * read yet or Google has not made final): the Query starts `count` days before that one.
+ */
+async function lastDays(ctx: Reader, now: Date, count: number): Promise<SearchDay[]> {
+  const today = searchConsoleToday(now);
+  const oldestStored = searchPlanDays(dayAfter(today, -1)).at(-1) ?? today;
+  const from = daysEndingOn(oldestStored, count)[0] ?? today;
   return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
 }
 
@@ -47,10 +54,10 @@ const curveOfDays = (days: readonly SearchDay[]): CtrCurve =>
 
 /**
  * The CTR curve of the site's rank estimates: its own CTR by position over its last 28 days of Search
- * Console (one Query of at most 31 days), where it has them, else the published curve.
+ * Console (one Query of at most 34 days), where it has them, else the published curve.
  */
 export async function siteCtrCurve(ctx: Reader, now: Date): Promise<CtrCurve> {
-  return curveOfDays(await lastDays(ctx, utcDay(now), LIMITS.decayWindowDays));
+  return curveOfDays(await lastDays(ctx, now, LIMITS.decayWindowDays));
 }
 
 /** The scope asked for and the site's pages it sums: the site, a page (its published id) or a topic's pages. */
@@ -79,9 +86,8 @@ function queueStatus(entry: RefreshEntry) {
 
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
   const { scope, selection } = await trafficScope(ctx, input);
-  const today = utcDay(ctx.now);
   const [days, queue, connection] = await Promise.all([
-    lastDays(ctx, today, 2 * input.window_days),
+    lastDays(ctx, ctx.now, 2 * input.window_days),
     scope.type === 'site'
       ? ctx.store.refreshQueue.list(ctx.siteId, {
           limit: input.queue_limit ?? LIMITS.refreshQueueDefault,
