@@ -39,6 +39,7 @@ beforeAll(async () => {
     new ContentApiStack(app, 'Bundles', {
       dataforseoSecret: 'content-api/dataforseo',
       tavilySecret: 'content-api/tavily',
+      searchConsoleSecret: 'content-api/search-console',
       edge: { api: acl('api'), stream: acl('mcp-stream') },
     }),
   );
@@ -119,6 +120,7 @@ describe('bundles', () => {
       expect(readdirSync(join(out, 'mcp-apps')).sort()).toEqual([
         'backlinks.html',
         'keyword-landscape.html',
+        'search-traffic.html',
         'spend.html',
       ]);
       expect(given(SIDE_MODULES.mcp, 'the mcp').file).toBe('server.js');
