@@ -47,6 +47,13 @@ function rowsOf(i: number): SearchRow[] {
 /** Puts the site's 56 days ending today and evaluates decay on today, as the daily run does after an import. */
 export async function seedSearchTraffic(store: Store, siteId: number): Promise<void> {
   const today = utcDay(new Date());
+  // Connected: search_traffic reads a site's days as its property's only while the site is connected.
+  await store.searchConsole.put({
+    site_id: siteId,
+    property: 'sc-domain:traffic.example.com',
+    status: 'connected',
+    connected_at: `${today}T00:00:00.000Z`,
+  });
   for (const day of searchDays(daysEndingOn(today, 56)[0] ?? today, 56, rowsOf))
     await store.searchDays.put(siteId, day);
   await evaluateDecay(store, siteId, today);
