@@ -1,10 +1,10 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefreshEntry } from '@cm/contract';
-import { createDocumentClient, createStore, type Store } from '@cm/store';
+import type { Store } from '@cm/store';
 import { InvalidCursor } from '@cm/store/errors';
 import { encodeCursor } from '../../packages/store/src/cursor';
 import { refreshEntrySk, refreshPointerKey, refreshQueuePartition } from '../../packages/store/src/keys';
-import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import { startTestStack, type TestStack } from '../helpers/local';
 
 /* A site's refresh queue: most clicks at risk first by its keys, a re-flag replacing its page's entry, paged. */
 
@@ -12,10 +12,7 @@ let t: TestStack;
 let store: Store;
 beforeAll(async () => {
   t = await startTestStack();
-  store = createStore(
-    createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }),
-    t.stack.tableName,
-  );
+  store = t.store;
 }, 60_000);
 afterAll(() => t.stop());
 

@@ -1,6 +1,6 @@
 import { LIMITS, type SearchDay } from '@cm/contract';
-import { createDocumentClient, createStore, type Store } from '@cm/store';
-import { startTestStack, TEST_REQUEST_TIMEOUT_MS, type TestStack } from '../helpers/local';
+import type { Store } from '@cm/store';
+import { startTestStack, type TestStack } from '../helpers/local';
 
 /* A site's Search Console days: one item a day, stored once final, read back by range, within 400 KB at the caps. */
 
@@ -8,10 +8,7 @@ let t: TestStack;
 let store: Store;
 beforeAll(async () => {
   t = await startTestStack();
-  store = createStore(
-    createDocumentClient({ endpoint: t.stack.dynamo.endpoint, requestTimeoutMs: TEST_REQUEST_TIMEOUT_MS }),
-    t.stack.tableName,
-  );
+  store = t.store;
 }, 60_000);
 afterAll(() => t.stop());
 
