@@ -1,6 +1,7 @@
 import type { AiOverview, AiOverviewHistory, RankRow } from '@cm/contract';
 import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
+import { roundTo } from './rounding';
 
 /*
  * AI Overviews in rank tracking: the one weighting of a citation (docs/api/research-tools.md#ai-overviews),
@@ -30,8 +31,6 @@ export interface MeasuredOverview {
   overview: AiOverview;
 }
 
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-
 /**
  * A domain's AI Overview share of voice: `Σ volume × citationShare / Σ volume` over the keywords whose
  * citations are known (null when there are none), and on how many of them an overview cites it.
@@ -49,7 +48,7 @@ export function aiShareOfVoice(
     weighted += k.volume * share;
     if (share > 0) cited += 1;
   }
-  return { ai_sov: volume > 0 ? round(weighted / volume, 4) : null, ai_cited: cited };
+  return { ai_sov: volume > 0 ? roundTo(weighted / volume, 4) : null, ai_cited: cited };
 }
 
 /** The domains an overview cites, each once. */

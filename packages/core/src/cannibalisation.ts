@@ -1,5 +1,6 @@
 import type { Cannibalisation, RankRow } from '@cm/contract';
 import { ctrOn, type CtrCurve } from './visibility';
+import { roundTo } from './rounding';
 
 /*
  * Cannibalisation in rank history (docs/api/research-tools.md#cannibalisation): two or more of the site's
@@ -15,8 +16,6 @@ export interface CannibalisationInput {
   grid: ReadonlyArray<{ keyword: { keyword: string; locale: string }; byDay: ReadonlyArray<RankRow | null> }>;
   curve: CtrCurve;
 }
-
-const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
 /**
  * Each keyword the site's URLs share, from its rank rows: `shared_days` (days two or more of its URLs
@@ -57,7 +56,7 @@ export function cannibalisationOf(input: CannibalisationInput): Cannibalisation[
         shared_days: sharedDays,
         swaps,
         urls: [...urls.entries()]
-          .map(([url, u]) => ({ url, best_days: u.best_days, share: total > 0 ? round(u.clicks / total) : 0 }))
+          .map(([url, u]) => ({ url, best_days: u.best_days, share: total > 0 ? roundTo(u.clicks / total, 4) : 0 }))
           .sort((a, b) => b.share - a.share || b.best_days - a.best_days || a.url.localeCompare(b.url))
           .slice(0, URLS_LISTED),
       },

@@ -1,13 +1,6 @@
 import { LIMITS, type DecayCause, type RefreshEntry, type RefreshOutcome, type SearchDay } from '@cm/contract';
-import {
-  daysHeld,
-  NO_FIGURES,
-  pagesOver,
-  trafficWindows,
-  type DayWindow,
-  type PageFigures,
-  type WindowFigures,
-} from './search-traffic';
+import { daysHeld, NO_FIGURES, pagesOver, trafficWindows, type DayWindow, type PageFigures } from './search-traffic';
+import type { WindowFigures } from './search-sum';
 
 /*
  * Decay (docs/api/decisions.md#decay): which pages lost their clicks, the likely cause from the data, and

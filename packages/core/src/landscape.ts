@@ -3,6 +3,7 @@ import { belongsTo, resultDomain } from './domains';
 import { aiShareOfVoice, citationsKnown } from './ai-overviews';
 import { hasVolume, keywordScore } from './keywords';
 import { ctrOn, PUBLISHED_CTR_CURVE, visibilityOn, type CtrCurve } from './visibility';
+import { roundTo } from './rounding';
 
 /** The share of a keyword's searches a position gets on the published curve (visibility.ts). */
 export const ctrAt = (position: number): number => ctrOn(PUBLISHED_CTR_CURVE, position);
@@ -38,8 +39,6 @@ export interface LandscapeInput {
   /** The curve positions are weighed by (visibility.ts ctrCurveOf); the published one when absent. */
   ctrCurve?: CtrCurve;
 }
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Best position of a domain among the results, or null. */
 export function positionOf(items: readonly Pick<SerpItem, 'domain' | 'position'>[], domain: string): number | null {
@@ -127,7 +126,7 @@ export function shareOfVoice(input: LandscapeInput, volumeCoverage: number) {
     }
     return {
       domain,
-      sov: totalVolume ? round(weighted / totalVolume, 4) : 0,
+      sov: totalVolume ? roundTo(weighted / totalVolume, 4) : 0,
       ...visibilityOn(curve, positions),
       keywords_ranked: ranked,
       ...aiShareOfVoice(withOverviews, domain),
@@ -168,7 +167,7 @@ function verdictOf(
   if (volumeCoverage < VERDICT_MIN_VOLUME_COVERAGE) {
     return {
       verdict: null,
-      verdict_reason: `volume coverage is ${round(volumeCoverage * 100, 1)}%, below the ${VERDICT_MIN_VOLUME_COVERAGE * 100}% a verdict needs`,
+      verdict_reason: `volume coverage is ${roundTo(volumeCoverage * 100, 1)}%, below the ${VERDICT_MIN_VOLUME_COVERAGE * 100}% a verdict needs`,
     };
   }
   if (measured === 0) return { verdict: null, verdict_reason: 'no keyword in scope has both volume and SERP data' };
@@ -224,8 +223,8 @@ export function landscapeMetrics(input: LandscapeInput) {
       keywords: total,
       with_volume: withVolume,
       with_serp: withSerp,
-      volume_pct: total ? round((withVolume / total) * 100, 1) : 0,
-      serp_pct: total ? round((withSerp / total) * 100, 1) : 0,
+      volume_pct: total ? roundTo((withVolume / total) * 100, 1) : 0,
+      serp_pct: total ? roundTo((withSerp / total) * 100, 1) : 0,
     },
     keywords,
     sov: shareOfVoice({ ...input, keywords: input.keywords.filter((k) => !k.is_idea) }, volumeCoverage),

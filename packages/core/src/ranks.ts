@@ -5,6 +5,7 @@ import { belongsTo, resultDomain } from './domains';
 import { hasVolume } from './keywords';
 import { positionOf, SOV_TOP_DOMAINS } from './landscape';
 import { ctrOn, PUBLISHED_CTR_CURVE, visibilityOn, type CtrCurve } from './visibility';
+import { roundTo } from './rounding';
 
 /*
  * Rank tracking's rules: when a tracked scope is due, what a check keeps of a SERP, what a month of
@@ -135,8 +136,6 @@ const MOVERS = 10;
 /** Failed checks listed, the newest. */
 const FAILURES = 100;
 
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-
 /** The first and the last value of a series that are not null, and the change between them. */
 function firstAndLast(series: readonly (number | null)[]): { from: number; to: number } | null {
   const known = series.filter((v): v is number => v !== null);
@@ -185,7 +184,7 @@ function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked
         const position = positionIn(byDay[i] ?? null, domain);
         if (position !== null) clicks += ctrOn(curve, position) * (keyword.volume ?? 0);
       }
-      return round(clicks, 2);
+      return roundTo(clicks, 2);
     });
   /** Visibility and estimated clicks a day per day, over the keywords checked that day. */
   const reachOf = (domain: string) =>
@@ -220,7 +219,7 @@ function visibilityOf(input: HistoryInput, grid: readonly KeywordDays[], tracked
         is_competitor: competitors.includes(domain),
         ...(color ? { color } : {}),
         clicks,
-        sov: clicks.map((c, i) => (c === null || volumeOn[i] === 0 ? null : round(c / (volumeOn[i] ?? 1), 4))),
+        sov: clicks.map((c, i) => (c === null || volumeOn[i] === 0 ? null : roundTo(c / (volumeOn[i] ?? 1), 4))),
         visibility_pct: reach.map((r) => r?.visibility_pct ?? null),
         estimated_clicks_per_day: reach.map((r) => r?.estimated_clicks_per_day ?? null),
       };
@@ -252,7 +251,7 @@ function domainMovesOf(visibility: ReadonlyArray<{ domain: string; clicks: reado
   return visibility.flatMap(({ domain, clicks }) => {
     const ends = firstAndLast(clicks);
     return ends && ends.from !== ends.to
-      ? [{ domain, from: ends.from, to: ends.to, change: round(ends.to - ends.from, 2) }]
+      ? [{ domain, from: ends.from, to: ends.to, change: roundTo(ends.to - ends.from, 2) }]
       : [];
   });
 }

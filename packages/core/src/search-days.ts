@@ -10,6 +10,7 @@ import {
 } from '@cm/contract';
 import { belongsTo } from './domains';
 import { normalizeKeyword } from './keywords';
+import { SearchSum } from './search-sum';
 
 /*
  * A site's Search Console day from its rows (docs/api/search-console.md#the-import): totals, devices,
@@ -34,38 +35,20 @@ export interface SearchPageRef {
   id: string;
 }
 
-/** Sums of rows: clicks, impressions, and position × impressions (for the weighted average). */
-interface Sums {
-  clicks: number;
-  impressions: number;
-  weighted: number;
-}
-
-const emptySums = (): Sums => ({ clicks: 0, impressions: 0, weighted: 0 });
-const addRow = (sums: Sums, row: SearchRow) => {
-  sums.clicks += row.clicks;
-  sums.impressions += row.impressions;
-  sums.weighted += row.position * row.impressions;
-};
-/** The figures of sums: the average position to two decimals, null without impressions. */
-const figuresOf = (sums: Sums): SearchTotals => ({
-  clicks: sums.clicks,
-  impressions: sums.impressions,
-  position: sums.impressions > 0 ? Math.round((sums.weighted / sums.impressions) * 100) / 100 : null,
-});
+const addRow = (sum: SearchSum, row: SearchRow) => sum.add(row.clicks, row.impressions, row.position);
 
 /** Sums of rows by a key, and by device under it when asked. */
 class Grouped {
-  readonly sums = new Map<string, Sums>();
-  readonly devices = new Map<string, Map<SearchDevice, Sums>>();
+  readonly sums = new Map<string, SearchSum>();
+  readonly devices = new Map<string, Map<SearchDevice, SearchSum>>();
   add(key: string, row: SearchRow, byDevice = false) {
-    const sums = this.sums.get(key) ?? emptySums();
+    const sums = this.sums.get(key) ?? new SearchSum();
     this.sums.set(key, sums);
     addRow(sums, row);
     if (!byDevice) return;
-    const devices = this.devices.get(key) ?? new Map<SearchDevice, Sums>();
+    const devices = this.devices.get(key) ?? new Map<SearchDevice, SearchSum>();
     this.devices.set(key, devices);
-    const device = devices.get(row.device) ?? emptySums();
+    const device = devices.get(row.device) ?? new SearchSum();
     devices.set(row.device, device);
     addRow(device, row);
   }
@@ -77,14 +60,14 @@ class Grouped {
       .map(([key]) => key);
   }
   figures(key: string): SearchTotals {
-    return figuresOf(this.sums.get(key) ?? emptySums());
+    return (this.sums.get(key) ?? new SearchSum()).totals();
   }
   byDevice(key: string): SearchDayPage['devices'] {
     const devices = this.devices.get(key);
     return Object.fromEntries(
       SEARCH_DEVICES.flatMap((device) => {
         const sums = devices?.get(device);
-        return sums ? [[device, figuresOf(sums)]] : [];
+        return sums ? [[device, sums.totals()]] : [];
       }),
     );
   }
@@ -128,7 +111,7 @@ const PAIR = '\n';
 
 /** A day's figures from its rows; no query is `tracked` yet (trackedDay marks them). */
 export function searchDayOf(input: SearchDayInput): SearchDay {
-  const totals = emptySums();
+  const totals = new SearchSum();
   const devices = new Grouped();
   const countries = new Grouped();
   const pages = new Grouped();
@@ -161,7 +144,7 @@ export function searchDayOf(input: SearchDayInput): SearchDay {
     data_source: input.dataSource,
     imported_at: input.importedAt,
     rows: input.rows.length,
-    totals: figuresOf(totals),
+    totals: totals.totals(),
     devices: Object.fromEntries(
       SEARCH_DEVICES.flatMap((device) => (devices.sums.has(device) ? [[device, devices.figures(device)]] : [])),
     ),

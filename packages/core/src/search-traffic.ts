@@ -1,5 +1,7 @@
 import { LIMITS, type PageType, type SearchDay } from '@cm/contract';
 import { daysEndingOn } from './ranks';
+import { roundTo } from './rounding';
+import { SearchSum, type WindowFigures } from './search-sum';
 
 /*
  * What Search Console's days say of a site, a page or a set of pages (docs/api/research-tools.md#search_traffic):
@@ -13,23 +15,11 @@ export interface DayWindow {
   to: string;
 }
 
-/** Clicks, impressions, CTR (clicks / impressions) and the impression-weighted average position (1 = first). */
-export interface WindowFigures {
-  clicks: number;
-  impressions: number;
-  /** Null without impressions. */
-  ctr: number | null;
-  /** Null without impressions. */
-  position: number | null;
-}
-
 /** The figures of no day: a window nothing was read for, a page absent from it. */
 export const NO_FIGURES: WindowFigures = { clicks: 0, impressions: 0, ctr: null, position: null };
 
 /** The pages figures are summed over: the whole site, or the site's pages with these ids. */
 export type PageSelection = 'site' | ReadonlySet<string>;
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** The window of `days` days ending on `date`, and the `days` days before it. */
 export function trafficWindows(date: string, days: number): { window: DayWindow; previous: DayWindow } {
@@ -48,37 +38,10 @@ const within = (date: string, window: DayWindow) => date >= window.from && date 
 export const daysHeld = (days: readonly SearchDay[], window: DayWindow): number =>
   days.filter((day) => within(day.date, window)).length;
 
-/** A running sum of rows' figures: the position weighed by impressions. */
-class Sum {
-  clicks = 0;
-  impressions = 0;
-  private weighted = 0;
-  private weighedImpressions = 0;
-
-  add(clicks: number, impressions: number, position: number | null): this {
-    this.clicks += clicks;
-    this.impressions += impressions;
-    if (position !== null && impressions > 0) {
-      this.weighted += position * impressions;
-      this.weighedImpressions += impressions;
-    }
-    return this;
-  }
-
-  figures(): WindowFigures {
-    return {
-      clicks: this.clicks,
-      impressions: this.impressions,
-      ctr: this.impressions > 0 ? round(this.clicks / this.impressions, 4) : null,
-      position: this.weighedImpressions > 0 ? round(this.weighted / this.weighedImpressions, 2) : null,
-    };
-  }
-}
-
 /** Most clicks first, then most impressions, then by name: a stable order. */
-const byClicks = <T extends { name: string; sum: Sum }>(a: T, b: T) =>
+const byClicks = <T extends { name: string; sum: SearchSum }>(a: T, b: T) =>
   b.sum.clicks - a.sum.clicks || b.sum.impressions - a.sum.impressions || a.name.localeCompare(b.name);
-const byImpressions = <T extends { name: string; sum: Sum }>(a: T, b: T) =>
+const byImpressions = <T extends { name: string; sum: SearchSum }>(a: T, b: T) =>
   b.sum.impressions - a.sum.impressions || b.sum.clicks - a.sum.clicks || a.name.localeCompare(b.name);
 
 const selects = (selection: PageSelection, page: { id: string } | null) =>
@@ -86,7 +49,7 @@ const selects = (selection: PageSelection, page: { id: string } | null) =>
 
 /** The figures of the selection over the window: the site's totals (what the caps left out included), or its pages'. */
 export function figuresOver(days: readonly SearchDay[], window: DayWindow, selection: PageSelection): WindowFigures {
-  const sum = new Sum();
+  const sum = new SearchSum();
   for (const day of days) {
     if (!within(day.date, window)) continue;
     if (selection === 'site') sum.add(day.totals.clicks, day.totals.impressions, day.totals.position);
@@ -105,12 +68,12 @@ export interface PageFigures extends WindowFigures {
 
 /** Each of the site's pages (by its id) over the window, from the days' pages. */
 export function pagesOver(days: readonly SearchDay[], window: DayWindow): Map<string, PageFigures> {
-  const pages = new Map<string, { url: string; page: { type: PageType; id: string }; sum: Sum }>();
+  const pages = new Map<string, { url: string; page: { type: PageType; id: string }; sum: SearchSum }>();
   for (const day of days) {
     if (!within(day.date, window)) continue;
     for (const row of day.pages) {
       if (row.page === null) continue;
-      const entry = pages.get(row.page.id) ?? { url: row.url, page: row.page, sum: new Sum() };
+      const entry = pages.get(row.page.id) ?? { url: row.url, page: row.page, sum: new SearchSum() };
       entry.url = row.url;
       entry.sum.add(row.clicks, row.impressions, row.position);
       pages.set(row.page.id, entry);
@@ -122,10 +85,10 @@ export function pagesOver(days: readonly SearchDay[], window: DayWindow): Map<st
 /** The difference of the window from the one before: CTR and position as differences, clicks also as a share. */
 export function deltaOf(now: WindowFigures, before: WindowFigures) {
   const difference = (a: number | null, b: number | null, digits: number) =>
-    a === null || b === null ? null : round(a - b, digits);
+    a === null || b === null ? null : roundTo(a - b, digits);
   return {
     clicks: now.clicks - before.clicks,
-    clicks_change: before.clicks > 0 ? round((now.clicks - before.clicks) / before.clicks, 4) : null,
+    clicks_change: before.clicks > 0 ? roundTo((now.clicks - before.clicks) / before.clicks, 4) : null,
     impressions: now.impressions - before.impressions,
     ctr: difference(now.ctr, before.ctr, 4),
     /** Positive: a worse (larger) average position. */
@@ -142,16 +105,16 @@ interface Limits {
 interface PageEntry {
   name: string;
   page: { type: PageType; id: string } | null;
-  sum: Sum;
-  queries: Map<string, Sum>;
+  sum: SearchSum;
+  queries: Map<string, SearchSum>;
 }
 
 interface QueryEntry {
   name: string;
   tracked: boolean;
-  sum: Sum;
+  sum: SearchSum;
   /** The site's pages shown for the query, by pageKey, each named by its URL. */
-  pages: Map<string, { name: string; sum: Sum }>;
+  pages: Map<string, { name: string; sum: SearchSum }>;
 }
 
 type DayPage = SearchDay['pages'][number];
@@ -168,7 +131,7 @@ const entryOf = <T>(map: Map<string, T>, key: string, make: () => T): T => {
 };
 
 /** The top `limit` of a map of sums, most clicks first, each named by its key. */
-const topOf = (sums: Map<string, Sum>, limit: number) =>
+const topOf = (sums: Map<string, SearchSum>, limit: number) =>
   [...sums]
     .map(([name, sum]) => ({ name, sum }))
     .sort(byClicks)
@@ -199,7 +162,7 @@ function cannibalisationOf(queries: readonly QueryEntry[]) {
       query: q.name,
       tracked: q.tracked,
       impressions: q.impressions,
-      pages: q.sharing.map((p) => ({ url: p.url, impressions: p.impressions, share: round(p.share, 4) })),
+      pages: q.sharing.map((p) => ({ url: p.url, impressions: p.impressions, share: roundTo(p.share, 4) })),
     }));
 }
 
@@ -222,8 +185,8 @@ export function queriesAndPages(
     const entry = entryOf(pages, pageKey(row), () => ({
       name: row.url,
       page: row.page,
-      sum: new Sum(),
-      queries: new Map<string, Sum>(),
+      sum: new SearchSum(),
+      queries: new Map<string, SearchSum>(),
     }));
     entry.name = row.url;
     return entry;
@@ -239,16 +202,16 @@ export function queriesAndPages(
       const queryEntry = entryOf(queries, query.query, () => ({
         name: query.query,
         tracked: query.tracked,
-        sum: new Sum(),
-        pages: new Map<string, { name: string; sum: Sum }>(),
+        sum: new SearchSum(),
+        pages: new Map<string, { name: string; sum: SearchSum }>(),
       }));
       queryEntry.tracked = query.tracked;
-      const shown = entryOf(queryEntry.pages, pageKey(page), () => ({ name: page.url, sum: new Sum() }));
+      const shown = entryOf(queryEntry.pages, pageKey(page), () => ({ name: page.url, sum: new SearchSum() }));
       shown.name = page.url;
       shown.sum.add(clicks, impressions, position);
       if (!selects(selection, page.page)) continue;
       queryEntry.sum.add(clicks, impressions, position);
-      entryOf(pageEntry(page).queries, query.query, () => new Sum()).add(clicks, impressions, position);
+      entryOf(pageEntry(page).queries, query.query, () => new SearchSum()).add(clicks, impressions, position);
     }
   }
   const selected = [...queries.values()].filter((q) => q.sum.impressions > 0 || q.sum.clicks > 0);
@@ -302,6 +265,6 @@ export function ownCtrByPosition(days: readonly SearchDay[]): Array<number | nul
       impressions[at] = (impressions[at] ?? 0) + pairImpressions;
     }
   return impressions.map((shown, i) =>
-    shown >= LIMITS.ownCtrImpressionsMin ? round((clicks[i] ?? 0) / shown, 4) : null,
+    shown >= LIMITS.ownCtrImpressionsMin ? roundTo((clicks[i] ?? 0) / shown, 4) : null,
   );
 }

@@ -1,3 +1,4 @@
+import { roundTo } from './rounding';
 /*
  * The weighting of positions, written once (docs/api/research-tools.md#visibility): the CTR curve that
  * share of voice, visibility and the clicks estimate read, which curve a site's figures use, and
@@ -20,8 +21,6 @@ export const PUBLISHED_CTR_CURVE: CtrCurve = {
   ctr: [0.398, 0.187, 0.102, 0.072, 0.051, 0.044, 0.03, 0.021, 0.019, 0.016],
 };
 
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-
 /** The name of a curve of a site's own CTR by position, from Search Console. */
 const SEARCH_CONSOLE_CURVE = 'search_console';
 
@@ -40,7 +39,7 @@ export function ctrCurveOf(own: ReadonlyArray<number | null> | null): CtrCurve {
   const length = Math.max(own.length, published.length);
   const ctr: number[] = [];
   for (let i = 0; i < length; i += 1) {
-    const value = own[i] ?? round((published[i] ?? 0) * scale, 4);
+    const value = own[i] ?? roundTo((published[i] ?? 0) * scale, 4);
     ctr.push(Math.min(value, ctr[i - 1] ?? value));
   }
   return { name: SEARCH_CONSOLE_CURVE, ctr };
@@ -77,7 +76,7 @@ export function visibilityOn(curve: CtrCurve, keywords: readonly WeighedKeyword[
     clicks += k.volume * ctr;
   }
   return {
-    visibility_pct: volume > 0 ? round((100 * weighted) / volume, 2) : 0,
-    estimated_clicks_per_day: round(clicks / DAYS_A_MONTH, 2),
+    visibility_pct: volume > 0 ? roundTo((100 * weighted) / volume, 2) : 0,
+    estimated_clicks_per_day: roundTo(clicks / DAYS_A_MONTH, 2),
   };
 }
