@@ -26,21 +26,19 @@ let s: SiteClient;
 const pages: Array<{ url: string; id: string; keywords: string[] }> = [];
 const dayRows = jest.spyOn(SandboxSearchConsole.prototype, 'dayRows');
 
-/** The rows the sandbox gives the property for `date`, read again from the provider itself. */
-const sandboxRows = async (date: string) =>
-  (
-    await new SandboxSearchConsole().dayRows(
-      PROPERTY,
-      date,
-      'final',
-      {
-        siteDomain: HOST,
-        locale: 'US/en',
-        pages: [...pages].reverse().map(({ url, keywords }) => ({ url, keywords })),
-      },
-      new Meter(),
-    )
-  ).rows;
+/** The reads the sandbox gives the property for `date`, read again from the provider itself. */
+const sandboxReads = (date: string) =>
+  new SandboxSearchConsole().dayRows(
+    PROPERTY,
+    date,
+    'final',
+    {
+      siteDomain: HOST,
+      locale: 'US/en',
+      pages: [...pages].reverse().map(({ url, keywords }) => ({ url, keywords })),
+    },
+    new Meter(),
+  );
 
 const storedDays = (from: string, to: string): Promise<SearchDay[]> => t.store.searchDays.range(s.siteId, from, to);
 
@@ -123,12 +121,17 @@ describe('connecting', () => {
     const stored = await storedDays(given(days[0], 'the first day'), TODAY);
     expect(stored.map((day) => day.date)).toEqual(days);
     for (const day of [stored[0], stored[27], stored[55]].map((d) => given(d, 'a stored day'))) {
-      const rows = await sandboxRows(day.date);
-      expect(day).toMatchObject({ data_state: 'final', data_source: 'sandbox', rows: rows.length });
-      const sum = (of: typeof rows, field: 'clicks' | 'impressions') => of.reduce((n, r) => n + r[field], 0);
-      expect(day.totals).toMatchObject({ clicks: sum(rows, 'clicks'), impressions: sum(rows, 'impressions') });
+      const reads = await sandboxReads(day.date);
+      const rows = reads.totals.length + reads.pages.length + reads.queries.length;
+      expect(day).toMatchObject({ data_state: 'final', data_source: 'sandbox', rows });
+      const sum = (of: ReadonlyArray<{ clicks: number; impressions: number }>, field: 'clicks' | 'impressions') =>
+        of.reduce((n, r) => n + r[field], 0);
+      const { totals } = reads;
+      expect(day.totals).toMatchObject({ clicks: sum(totals, 'clicks'), impressions: sum(totals, 'impressions') });
+      // The searches Google names no query of count in the totals, not among the queries.
+      expect(day.totals.impressions).toBeGreaterThan(sum(day.queries, 'impressions'));
       for (const page of pages) {
-        const ofPage = rows.filter((r) => r.page === page.url);
+        const ofPage = reads.pages.filter((r) => r.page === page.url);
         expect(day.pages.find((p) => p.url === page.url)).toMatchObject({
           page: { type: 'article', id: page.id },
           clicks: sum(ofPage, 'clicks'),
@@ -144,10 +147,10 @@ describe('connecting', () => {
       imported_through: days.at(-1),
       last_error: null,
     });
-    // The ledger: one call a day, at $0.
+    // The ledger: three calls a day (its three reads), at $0.
     const usage = await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z');
     expect(usage.body.by_tool.filter((line: { tool: string }) => line.tool === 'search_console')).toEqual([
-      expect.objectContaining({ provider: 'sandbox', calls: 56, cost_usd: 0 }),
+      expect.objectContaining({ provider: 'sandbox', calls: 3 * 56, cost_usd: 0 }),
     ]);
   });
 
@@ -178,7 +181,7 @@ describe('connecting', () => {
     expect((await s.call('GET', '/v1/search-console')).body).toMatchObject({ status: 'connected', last_error: null });
     // As old as the oldest day the plan asks: no rows is the day's answer, stored final.
     const old = dayAfter(searchImportDay(TODAY), -60);
-    dayRows.mockResolvedValueOnce({ rows: [], calls: 1 });
+    dayRows.mockResolvedValueOnce({ totals: [], pages: [], queries: [], calls: 1 });
     await t.stack.queues['search-console'].send(JSON.stringify({ site_id: s.siteId, date: old, state: 'final' }));
     await t.stack.drain();
     expect(await storedDays(old, old)).toEqual([expect.objectContaining({ date: old, rows: 0, data_state: 'final' })]);
@@ -198,7 +201,7 @@ describe('connecting', () => {
     expect(searchPlanDays(tomorrow)[0]).toBe(day);
     expect(dayRows.mock.calls.length).toBe(before + 1);
     const [stored] = await storedDays(day, day);
-    expect(stored?.totals.clicks).toBe((await sandboxRows(day)).reduce((n, r) => n + r.clicks, 0));
+    expect(stored?.totals.clicks).toBe((await sandboxReads(day)).totals.reduce((n, r) => n + r.clicks, 0));
     expect((await s.call('GET', '/v1/search-console')).body.imported_through).toBe(day);
   });
 

@@ -9,7 +9,7 @@ import {
   searchConsoleToday,
   searchImportDay,
 } from '@cm/core';
-import { Meter, SandboxSearchConsole, type SearchConsoleRow } from '@cm/providers';
+import { Meter, SandboxSearchConsole, type SearchConsoleDay } from '@cm/providers';
 import { given } from '../helpers/client';
 import { fakeClock } from '../helpers/clock';
 import { article, siteClient, useTestStack, type SiteClient } from '../helpers/local';
@@ -67,28 +67,35 @@ const pageOf = (slug: string) =>
     slug,
   );
 
-/** The rows the sandbox's Search Console gives the property for `date`, asked of the provider again. */
-const rowsCache = new Map<string, SearchConsoleRow[]>();
-async function sandboxRows(date: string): Promise<SearchConsoleRow[]> {
-  const cached = rowsCache.get(date);
+/** The reads the sandbox's Search Console gives the property for `date`, asked of the provider again. */
+const readsCache = new Map<string, SearchConsoleDay>();
+async function sandboxRows(date: string): Promise<SearchConsoleDay> {
+  const cached = readsCache.get(date);
   if (cached) return cached;
   const context = { siteDomain: HOST, locale: 'US/en', pages: pages.map(({ url, keywords }) => ({ url, keywords })) };
-  const { rows } = await new SandboxSearchConsole().dayRows(PROPERTY, date, 'final', context, new Meter());
-  rowsCache.set(date, rows);
-  return rows;
+  const reads = await new SandboxSearchConsole().dayRows(PROPERTY, date, 'final', context, new Meter());
+  readsCache.set(date, reads);
+  return reads;
 }
 
-/** Clicks, impressions and the impression-weighted position of the rows of `days` that `keep` keeps. */
-async function figures(days: readonly string[], keep: (row: SearchConsoleRow) => boolean) {
+type Read = 'totals' | 'pages' | 'queries';
+/** Clicks, impressions and the impression-weighted position of the rows of a read of `days` that `keep` keeps. */
+async function figures<R extends Read>(
+  days: readonly string[],
+  read: R,
+  keep: (row: SearchConsoleDay[R][number]) => boolean,
+) {
   let clicks = 0;
   let impressions = 0;
   let weighted = 0;
-  for (const date of days)
-    for (const row of (await sandboxRows(date)).filter(keep)) {
+  for (const date of days) {
+    const rows: ReadonlyArray<SearchConsoleDay[R][number]> = (await sandboxRows(date))[read];
+    for (const row of rows.filter(keep)) {
       clicks += row.clicks;
       impressions += row.impressions;
       weighted += row.position * row.impressions;
     }
+  }
   return { clicks, impressions, position: impressions > 0 ? weighted / impressions : null };
 }
 
@@ -166,7 +173,7 @@ it('imports every day once, from the 56 days before the connection to the last s
   // The newest day's figures per device, as its rows have them.
   const newest = given(stored.at(-1), 'the newest day');
   for (const device of ['mobile', 'desktop', 'tablet'] as const) {
-    const ofDevice = await figures([NEWEST], (row) => row.device === device);
+    const ofDevice = await figures([NEWEST], 'totals', (row) => row.device === device);
     expect(newest.devices[device]).toMatchObject({ clicks: ofDevice.clicks, impressions: ofDevice.impressions });
     expect(newest.devices[device]?.position).toBeCloseTo(given(ofDevice.position, 'a position'), 1);
   }
@@ -179,8 +186,8 @@ it('imports every day once, from the 56 days before the connection to the last s
   const usage = await s.call('GET', '/v1/usage?from=2000-01-01T00:00:00.000Z&to=2100-01-01T00:00:00.000Z');
   const line = (tool: string) => usage.body.by_tool.filter((l: { tool: string }) => l.tool === tool);
   expect(line('search_console')).toEqual([
-    // A day stored final is never asked again: one call a day.
-    expect.objectContaining({ provider: 'sandbox', calls: imported.length, cost_usd: 0 }),
+    // A day stored final is never asked again: its three reads, one call each.
+    expect.objectContaining({ provider: 'sandbox', calls: 3 * imported.length, cost_usd: 0 }),
   ]);
   // Each day: the topic's 4 keywords on mobile, the two pages' 3 on desktop.
   expect(line('rank_tracking').reduce((n: number, l: { calls: number }) => n + l.calls, 0)).toBe(7 * HISTORY_DAYS);
@@ -189,8 +196,8 @@ it('imports every day once, from the 56 days before the connection to the last s
 it("answers each page's clicks and impressions over the last 28 days and the 28 before as the property's rows have them", async () => {
   for (const page of pages) {
     const reply = await traffic({ page_id: page.rowId, window_days: 28 });
-    const ofPage = (row: SearchConsoleRow) => row.page === page.url;
-    const [now, before] = [await figures(NOW, ofPage), await figures(BEFORE, ofPage)];
+    const ofPage = (row: { page: string }) => row.page === page.url;
+    const [now, before] = [await figures(NOW, 'pages', ofPage), await figures(BEFORE, 'pages', ofPage)];
     expect(reply).toMatchObject({
       connected: true,
       data_source: 'sandbox',
@@ -203,13 +210,13 @@ it("answers each page's clicks and impressions over the last 28 days and the 28 
     expect(now.impressions).toBeGreaterThan(0);
   }
   const site = await traffic({ window_days: 28 });
-  const all = await figures(NOW, () => true);
+  const all = await figures(NOW, 'totals', () => true);
   expect(site.totals).toMatchObject({ clicks: all.clicks, impressions: all.impressions });
 });
 
 /** A page's clicks over `days`, from its rows. */
 const clicksOf = async (url: string, days: readonly string[]) =>
-  (await figures(days, (row) => row.page === url)).clicks;
+  (await figures(days, 'pages', (row) => row.page === url)).clicks;
 
 /**
  * The refresh queue as the rows make it, day by day from the backfill's newest day (its 56 days all held)
@@ -234,8 +241,8 @@ async function queueFromRows() {
 
 it('flags the page made to decay with positions lost and its clicks at risk, as its rows show them', async () => {
   const page = pageOf('camp-stoves');
-  const ofPage = (row: SearchConsoleRow) => row.page === page.url;
-  const [now, before] = [await figures(NOW, ofPage), await figures(BEFORE, ofPage)];
+  const ofPage = (row: { page: string }) => row.page === page.url;
+  const [now, before] = [await figures(NOW, 'pages', ofPage), await figures(BEFORE, 'pages', ofPage)];
   // The rows: clicks fell by far more than 20 % from at least 20, the position worse by at least one place.
   expect(before.clicks).toBeGreaterThanOrEqual(20);
   expect(now.clicks).toBeLessThanOrEqual(before.clicks * 0.8);
@@ -281,7 +288,7 @@ describe('cannibalisation', () => {
     // The site's pages' impressions for the query over the window, by page, from the rows.
     const shown = new Map<string, number>();
     for (const date of NOW)
-      for (const row of await sandboxRows(date))
+      for (const row of (await sandboxRows(date)).queries)
         if (row.query === 'sleeping pad') shown.set(row.page, (shown.get(row.page) ?? 0) + row.impressions);
     const impressions = [...shown.values()].reduce((n, i) => n + i, 0);
     const sharing = [...shown].filter(([, own]) => own / impressions >= LIMITS.trafficCannibalisationShare);
@@ -300,7 +307,7 @@ describe('cannibalisation', () => {
     // The query's pages, each with its own clicks and impressions from the (page, query) rows.
     const query = reply.queries.find((q: { query: string }) => q.query === 'sleeping pad');
     for (const page of both) {
-      const own = await figures(NOW, (row) => row.page === page.url && row.query === 'sleeping pad');
+      const own = await figures(NOW, 'queries', (row) => row.page === page.url && row.query === 'sleeping pad');
       expect(query.pages.find((p: { url: string }) => p.url === page.url)).toMatchObject({
         clicks: own.clicks,
         impressions: own.impressions,

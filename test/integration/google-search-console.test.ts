@@ -36,11 +36,16 @@ interface Received {
   body: string;
 }
 
-/** Answers by path (the last one repeats) and every request received. */
+/** Answers by path, or by path and a query's dimensions (the last one repeats), and every request received. */
 const answers = new Map<string, Answer[]>();
 const received: Received[] = [];
 const answer = (path: string, ...queue: Answer[]) => answers.set(path, queue);
 const file = (name: string, status = 200): Answer => ({ status, body: recorded(name) });
+/** The key of a query's answers by its dimensions. */
+const byDimensions = (path: string, body: string) => {
+  const dimensions: unknown = body ? JSON.parse(body).dimensions : undefined;
+  return Array.isArray(dimensions) ? `${path}#${dimensions.join(',')}` : path;
+};
 
 const google = fileScoped(
   () =>
@@ -55,7 +60,8 @@ const google = fileScoped(
           contentType: req.headers['content-type'],
           body: Buffer.concat(chunks).toString('utf8'),
         });
-        const queue = answers.get(path) ?? [];
+        const body = Buffer.concat(chunks).toString('utf8');
+        const queue = answers.get(path === QUERY_PATH ? byDimensions(path, body) : path) ?? answers.get(path) ?? [];
         const next = queue.length > 1 ? queue.shift() : queue[0];
         // Status 0: Google stopped answering; the request is read and never answered.
         if (next?.status === 0) return;
@@ -101,6 +107,12 @@ function client(key = keyOf(), options: GoogleSearchConsoleOptions = {}) {
 }
 
 const queries = () => received.filter((r) => r.path === QUERY_PATH).map((r) => JSON.parse(r.body));
+/** Each of a day's three reads answered (`queries`: the (page, query) read's answers). */
+const answerDay = (...queries: Answer[]) => {
+  answer(`${QUERY_PATH}#device,country`, file('query.totals.ok'));
+  answer(`${QUERY_PATH}#page,device`, file('query.pages.ok'));
+  answer(`${QUERY_PATH}#page,query`, ...(queries.length > 0 ? queries : [file('query.queries.ok')]));
+};
 const tokenRequests = () => received.filter((r) => r.path === '/token');
 
 /** The ProviderError a call fails with. */
@@ -120,7 +132,7 @@ beforeEach(() => {
 });
 
 it('signs a JWT bearer assertion for the service account and keeps the token until a minute before it expires', async () => {
-  answer(QUERY_PATH, file('query.ok'));
+  answerDay();
   let now = Date.parse('2026-11-27T10:00:00Z');
   const key = keyOf();
   const provider = client(key, { now: () => now });
@@ -155,62 +167,63 @@ it('signs a JWT bearer assertion for the service account and keeps the token unt
   expect(tokenRequests()).toHaveLength(2);
 });
 
-it('asks page after page of 25,000 rows until a short one, and names each row as the interface does', async () => {
-  const ok = JSON.parse(recorded('query.ok'));
+it('reads a day three ways, page after page of 25,000 rows until a short one, and names each row as the interface does', async () => {
+  const ok = JSON.parse(recorded('query.queries.ok'));
   const template = ok.rows[0];
-  const full = Array.from({ length: 25_000 }, (_, i) => ({
-    ...template,
-    keys: [...template.keys.slice(0, 2), `query ${i}`, ...template.keys.slice(3)],
-  }));
-  answer(
-    QUERY_PATH,
+  const full = Array.from({ length: 25_000 }, (_, i) => ({ ...template, keys: [template.keys[0], `query ${i}`] }));
+  answerDay(
     { status: 200, body: JSON.stringify({ rows: full, responseAggregationType: 'byPage' }) },
-    file('query.ok'),
+    file('query.queries.ok'),
   );
   const meter = new Meter();
 
-  const { rows, calls } = await client().dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, meter);
+  const {
+    totals,
+    pages,
+    queries: rows,
+    calls,
+  } = await client().dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, meter);
 
-  expect(calls).toBe(2);
-  const base = {
-    startDate: '2026-11-24',
-    endDate: '2026-11-24',
-    dimensions: ['date', 'page', 'query', 'device', 'country'],
-    type: 'web',
-    dataState: 'final',
-    rowLimit: 25_000,
-  };
+  expect(calls).toBe(4);
+  const base = { startDate: '2026-11-24', endDate: '2026-11-24', type: 'web', dataState: 'final', rowLimit: 25_000 };
+  // The totals and pages without the query (so they count the searches Google anonymises), then the (page, query) rows.
   expect(queries()).toEqual([
-    { ...base, startRow: 0 },
-    { ...base, startRow: 25_000 },
+    { ...base, dimensions: ['device', 'country'], aggregationType: 'byProperty', startRow: 0 },
+    { ...base, dimensions: ['page', 'device'], aggregationType: 'byPage', startRow: 0 },
+    { ...base, dimensions: ['page', 'query'], aggregationType: 'byPage', startRow: 0 },
+    { ...base, dimensions: ['page', 'query'], aggregationType: 'byPage', startRow: 25_000 },
   ]);
-  expect(meter.calls).toEqual([
-    { provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 },
-    { provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 },
+  expect(meter.calls).toEqual(
+    Array(4).fill({ provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 }),
+  );
+  expect(totals).toEqual([
+    { device: 'desktop', country: 'usa', clicks: 15, impressions: 400, position: 4.4 },
+    { device: 'mobile', country: 'gbr', clicks: 4, impressions: 131, position: 6.4 },
+    { device: 'tablet', country: 'deu', clicks: 0, impressions: 9, position: 17.2 },
   ]);
-  expect(rows).toHaveLength(25_003);
+  expect(pages).toEqual([
+    { page: 'https://example.com/running-shoes', device: 'desktop', clicks: 15, impressions: 402, position: 4.5 },
+    expect.objectContaining({ device: 'mobile', clicks: 4 }),
+    expect.objectContaining({ page: 'https://example.com/trail-shoes', device: 'tablet' }),
+  ]);
+  expect(rows).toHaveLength(25_002);
   expect(rows[24_999]?.query).toBe('query 24999');
   expect(rows.slice(25_000)).toEqual([
     {
-      date: '2026-11-24',
       page: 'https://example.com/running-shoes',
       query: 'best running shoes',
-      device: 'desktop',
-      country: 'usa',
-      clicks: 12,
-      impressions: 340,
-      ctr: 0.03529411764705882,
-      position: 4.2,
+      clicks: 15,
+      impressions: 435,
+      position: 4.62,
     },
-    expect.objectContaining({ device: 'mobile', country: 'gbr', clicks: 3 }),
-    expect.objectContaining({ page: 'https://example.com/trail-shoes', device: 'tablet', country: 'deu', ctr: 0 }),
+    expect.objectContaining({ page: 'https://example.com/trail-shoes', query: 'trail shoes for mud', clicks: 0 }),
   ]);
 });
 
-it('asks fresh days with dataState all, and a day without rows is one call', async () => {
+it('asks fresh days with dataState all, and a day without rows (its totals read empty) is one call', async () => {
   answer(QUERY_PATH, file('query.empty'));
-  const { rows, calls } = await client().dayRows(PROPERTY, '2026-11-29', 'fresh', CONTEXT, new Meter());
-  expect({ rows, calls }).toEqual({ rows: [], calls: 1 });
+  const day = await client().dayRows(PROPERTY, '2026-11-29', 'fresh', CONTEXT, new Meter());
+  expect(day).toEqual({ totals: [], pages: [], queries: [], calls: 1 });
   expect(queries()).toEqual([expect.objectContaining({ dataState: 'all', startRow: 0 })]);
 });
 
@@ -242,14 +255,14 @@ it('refuses a property the account may not read, for good, naming the account an
 });
 
 it('forgets a token Google no longer takes (401): the next call asks for another', async () => {
-  answer(
-    QUERY_PATH,
-    { status: 401, body: '{"error":{"code":401,"message":"Request had invalid authentication credentials."}}' },
-    file('query.ok'),
-  );
+  answer(QUERY_PATH, {
+    status: 401,
+    body: '{"error":{"code":401,"message":"Request had invalid authentication credentials."}}',
+  });
   const provider = client();
   const error = await failure(provider.dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, new Meter()));
   expect(error).toMatchObject({ retryable: false, code: 401 });
+  answerDay();
   await provider.dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, new Meter());
   expect(tokenRequests()).toHaveLength(2);
 });
@@ -275,7 +288,7 @@ it('refuses an answer not in the documented shape, saying where', async () => {
   answer(QUERY_PATH, file('query.malformed'));
   const error = await failure(client().dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, new Meter()));
   expect(error).toMatchObject({ retryable: true });
-  expect(error.message).toMatch(/^searchAnalytics\.query: unreadable answer at rows\.0\.keys\.3: /);
+  expect(error.message).toMatch(/^searchAnalytics\.query: unreadable answer at rows\.0\.keys\.0: /);
   answer(QUERY_PATH, { status: 200, body: '<html>' });
   expect((await failure(client().dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, new Meter()))).message).toMatch(
     /^searchAnalytics\.query: unreadable answer at its root: /,
@@ -348,7 +361,7 @@ it('connects to no private address, nor to loopback unless allowed, whatever the
     resolve: async (host) => (host === 'public.test' ? ['127.0.0.3'] : ['10.0.0.7']),
     apiBaseUrl: undefined,
   });
-  answer(QUERY_PATH, file('query.ok'));
+  answerDay();
   expect(await failure(privateApi.dayRows(PROPERTY, '2026-11-24', 'final', CONTEXT, new Meter()))).toMatchObject({
     retryable: false,
     message: expect.stringContaining(

@@ -101,7 +101,7 @@ it('reads the cm_pages rows only for the sandbox, which derives its rows from th
       name: 'google-search-console',
       serviceAccount: ACCOUNT,
       readsKeywords,
-      dayRows: async () => ({ rows: [], calls: 1 }),
+      dayRows: async () => ({ totals: [], pages: [], queries: [], calls: 1 }),
     };
     const deps = { store: t.store, searchConsole: provider, meter: new Meter(), now: NOW };
     expect(await importSearchDay(deps, { site_id: siteId, date, state: 'final' })).toBe('stored');

@@ -4,11 +4,15 @@ import {
   SandboxKeywordData,
   SandboxSearchConsole,
   SandboxSerpQueue,
+  sandboxSearchRows,
   SLIP_PLACES,
-  type SearchConsoleRow,
+  type SandboxSearchRow,
 } from '@cm/providers';
 
-/* The sandbox's Search Console: rows derived from the site's pages, where its rank checks place the site, and its levers. */
+/*
+ * The sandbox's Search Console: rows derived from the site's pages, where its rank checks place the site,
+ * and its levers; the day's three reads of them, as Google counts.
+ */
 
 const searchConsole = new SandboxSearchConsole();
 const siteDomain = 'gsc.example.com';
@@ -21,8 +25,13 @@ const context = {
   pages: [page('pegs', ['tent pegs', 'tent stakes']), page('stoves', ['camping stove'])],
 };
 const DAY = '2031-06-02';
-const rowsOn = async (date: string, ctx = context) =>
-  (await searchConsole.dayRows(`sc-domain:${siteDomain}`, date, 'final', ctx, new Meter())).rows;
+/** The day's rows of the queries Google names (the anonymised ones are the reads' alone). */
+const rowsOn = async (date: string, ctx = context) => sandboxSearchRows(date, ctx).filter((row) => !row.anonymised);
+const readsOn = (
+  date: string,
+  ctx: typeof context & { today?: string } = context,
+  state: 'final' | 'fresh' = 'final',
+) => searchConsole.dayRows(`sc-domain:${siteDomain}`, date, state, ctx, new Meter());
 
 /** The days from `from`, `n` of them. */
 const days = (from: string, n: number) =>
@@ -48,27 +57,52 @@ async function checkedPosition(
   return placed.find((item) => item.domain === siteDomain)?.position ?? null;
 }
 
-const sum = (rows: readonly SearchConsoleRow[], field: 'clicks' | 'impressions') =>
+const sum = (rows: readonly { clicks: number; impressions: number }[], field: 'clicks' | 'impressions') =>
   rows.reduce((total, row) => total + row[field], 0);
 
-it('answers the same rows for the same day, is free, and names the sandbox with no service account', async () => {
+it('answers the same reads for the same day, one call each, free, and names the sandbox with no service account', async () => {
   const meter = new Meter();
   const first = await searchConsole.dayRows('sc-domain:gsc.example.com', DAY, 'final', context, meter);
-  expect(first.calls).toBe(1);
-  expect(meter.calls).toEqual([
-    expect.objectContaining({ provider: 'sandbox', endpoint: 'searchAnalytics.query', cost_usd: 0 }),
-  ]);
-  expect(await rowsOn(DAY)).toEqual(first.rows);
+  expect(first.calls).toBe(3);
+  expect(meter.calls).toEqual(
+    Array(3).fill(expect.objectContaining({ provider: 'sandbox', endpoint: 'searchAnalytics.query', cost_usd: 0 })),
+  );
+  expect(await readsOn(DAY)).toEqual(first);
   expect(searchConsole).toMatchObject({ name: 'sandbox', serviceAccount: null });
-  expect(first.rows.length).toBeGreaterThan(0);
+  expect(first.queries.length).toBeGreaterThan(0);
 });
 
-it('answers no final rows for a day newer than the daily import day of its today, as Google does', async () => {
+it('answers no final rows for a day newer than the daily import day of its today, as Google does: one call', async () => {
   const asOf = (today: string) => ({ ...context, today });
-  expect(await rowsOn(DAY, asOf('2031-06-05'))).toEqual(await rowsOn(DAY));
-  expect(await rowsOn(DAY, asOf('2031-06-04'))).toEqual([]);
-  const fresh = await searchConsole.dayRows('sc-domain:gsc.example.com', DAY, 'fresh', asOf('2031-06-04'), new Meter());
-  expect(fresh.rows.length).toBeGreaterThan(0);
+  expect(await readsOn(DAY, asOf('2031-06-05'))).toEqual(await readsOn(DAY));
+  expect(await readsOn(DAY, asOf('2031-06-04'))).toEqual({ totals: [], pages: [], queries: [], calls: 1 });
+  const fresh = await readsOn(DAY, asOf('2031-06-04'), 'fresh');
+  expect(fresh.totals.length).toBeGreaterThan(0);
+});
+
+it('reads the rows as Google does: the anonymised searches in the totals and the pages, never as a query', async () => {
+  const rows = sandboxSearchRows(DAY, context);
+  const { totals, pages, queries } = await readsOn(DAY);
+  const anonymised = rows.filter((r) => r.anonymised);
+  expect(sum(anonymised, 'impressions')).toBeGreaterThan(0);
+  // The totals and pages count every search; the queries only the named ones.
+  expect([sum(totals, 'clicks'), sum(totals, 'impressions')]).toEqual([sum(rows, 'clicks'), sum(rows, 'impressions')]);
+  expect([sum(pages, 'clicks'), sum(pages, 'impressions')]).toEqual([sum(rows, 'clicks'), sum(rows, 'impressions')]);
+  const named = rows.filter((r) => !r.anonymised);
+  expect([sum(queries, 'clicks'), sum(queries, 'impressions')]).toEqual([
+    sum(named, 'clicks'),
+    sum(named, 'impressions'),
+  ]);
+  // One row per read's dimensions; a page's anonymised searches are seen where its first keyword is.
+  expect(new Set(totals.map((r) => `${r.device} ${r.country}`)).size).toBe(totals.length);
+  expect(new Set(pages.map((r) => `${r.page} ${r.device}`)).size).toBe(pages.length);
+  expect(new Set(queries.map((r) => `${r.page} ${r.query}`)).size).toBe(queries.length);
+  for (const row of anonymised) {
+    const first = context.pages.find((p) => p.url === row.page)?.keywords[0];
+    expect(row.query).toBe(first);
+    const seen = named.find((r) => r.page === row.page && r.query === first && r.device === row.device);
+    expect(row.position).toBe(seen?.position);
+  }
 });
 
 it("places each page's keywords where that day's rank check places the site, per device (a tablet as a desktop)", async () => {
@@ -96,8 +130,6 @@ it('splits impressions by device and country, clicks at the published CTR curve,
   for (const row of rows) {
     expect(row.impressions).toBeGreaterThan(0);
     expect(row.clicks).toBe(Math.round(row.impressions * (PUBLISHED_CTR_CURVE.ctr[row.position - 1] ?? 0)));
-    expect(row.ctr).toBeCloseTo(row.clicks / row.impressions, 10);
-    expect(row.date).toBe(DAY);
     expect(context.pages.map((p) => p.url)).toContain(row.page);
   }
   const named = new Set(context.pages.flatMap((p) => p.keywords));
@@ -113,7 +145,7 @@ it('splits impressions by device and country, clicks at the published CTR curve,
   expect(by('desktop')).toBeGreaterThan(by('tablet'));
 });
 
-it('asks one call per 25,000 rows', async () => {
+it('asks one call per read of fewer than 25,000 rows, as Google pages them', async () => {
   const many = {
     siteDomain,
     pages: Array.from({ length: 500 }, (_v, i) =>
@@ -121,9 +153,11 @@ it('asks one call per 25,000 rows', async () => {
     ),
   };
   const meter = new Meter();
-  const { rows, calls } = await searchConsole.dayRows('sc-domain:gsc.example.com', DAY, 'fresh', many, meter);
-  expect(calls).toBe(Math.ceil(rows.length / 25_000));
-  expect(calls).toBeGreaterThan(1);
+  const { pages, queries, calls } = await searchConsole.dayRows('sc-domain:gsc.example.com', DAY, 'fresh', many, meter);
+  // 500 pages of 6 queries each on 3 devices and 5 countries: rows the reads group, each read one page of rows.
+  expect(queries.length).toBeGreaterThan(2_500);
+  expect(pages.length).toBeGreaterThan(1_000);
+  expect(calls).toBe(3);
   expect(meter.calls).toHaveLength(calls);
 });
 
@@ -135,7 +169,7 @@ describe('levers', () => {
     const ctx = { siteDomain, locale: LOCALE, pages: [page('lever', [keyword])] };
     return (await Promise.all(window.map((day) => rowsOn(day, ctx)))).flat().filter((r) => r.query === keyword);
   };
-  const meanPosition = (rows: readonly SearchConsoleRow[]) =>
+  const meanPosition = (rows: readonly SandboxSearchRow[]) =>
     rows.reduce((total, r) => total + r.position * r.impressions, 0) / sum(rows, 'impressions');
 
   it('fading halves the searches from its day, its rank checks as without it', async () => {

@@ -11,11 +11,21 @@ import {
   tokenOfVerificationFile,
   trackedDay,
   verificationFileBody,
-  type SearchRow,
+  type SearchDayRows,
 } from '@cm/core';
 
 /* A Search Console day made of its rows, the pages its URLs are, and the properties a site may connect. */
 
+/** A (page, query, device, country) row, as Google counts a search that names its query. */
+interface SearchRow {
+  page: string;
+  query: string;
+  device: 'desktop' | 'mobile' | 'tablet';
+  country: string;
+  clicks: number;
+  impressions: number;
+  position: number;
+}
 const row = (over: Partial<SearchRow>): SearchRow => ({
   page: 'https://shop.example.com/articles/pegs',
   query: 'tent pegs',
@@ -26,12 +36,18 @@ const row = (over: Partial<SearchRow>): SearchRow => ({
   position: 3,
   ...over,
 });
-const input = (rows: SearchRow[]) => ({
+/** The three reads of rows that all name their query (none anonymised): each read has every row. */
+const readsOf = (rows: readonly SearchRow[]): SearchDayRows => ({
+  totals: rows.map(({ page: _p, query: _q, ...total }) => total),
+  pages: rows.map(({ query: _q, country: _c, ...page }) => page),
+  queries: rows.map(({ device: _d, country: _c, ...query }) => query),
+});
+const input = (rows: SearchRow[] | SearchDayRows) => ({
   date: '2026-11-20',
   state: 'final' as const,
   dataSource: 'sandbox',
   importedAt: '2026-11-23T06:00:00.000Z',
-  rows,
+  rows: Array.isArray(rows) ? readsOf(rows) : rows,
   pageOf: (url: string) => (url.endsWith('/pegs') ? { type: 'article' as const, id: 'a1' } : null),
 });
 
@@ -70,7 +86,24 @@ describe('searchDayOf', () => {
       [0, 0, 3, 40, 3],
       [1, 1, 1, 5, 9],
     ]);
-    expect(day).toMatchObject({ rows: 3, left_out: { pages: 0, queries: 0, pairs: 0 }, data_state: 'final' });
+    expect(day).toMatchObject({ rows: 9, left_out: { pages: 0, queries: 0, pairs: 0 }, data_state: 'final' });
+  });
+
+  it('counts the searches Google anonymises in the totals, devices, countries and pages, never as a query', () => {
+    const named = row({ impressions: 30, clicks: 3, position: 2 });
+    // A search too rare to name: in the reads without the query, absent from the (page, query) read.
+    const anonymised = row({ query: '', device: 'mobile', country: 'gbr', impressions: 10, clicks: 2, position: 4 });
+    const reads = readsOf([named, anonymised]);
+    const day = searchDayOf(input({ ...reads, queries: readsOf([named]).queries }));
+    expect(day.totals).toEqual({ clicks: 5, impressions: 40, position: 2.5 });
+    expect(day.devices.mobile).toEqual({ clicks: 2, impressions: 10, position: 4 });
+    expect(day.countries.map((c) => [c.country, c.clicks])).toEqual([
+      ['usa', 3],
+      ['gbr', 2],
+    ]);
+    expect(day.pages).toEqual([expect.objectContaining({ clicks: 5, impressions: 40, position: 2.5 })]);
+    expect(day.queries).toEqual([{ query: 'tent pegs', tracked: false, clicks: 3, impressions: 30, position: 2 }]);
+    expect(day.pairs).toEqual([[0, 0, 3, 30, 2]]);
   });
 
   it('has no position without impressions', () => {

@@ -54,7 +54,7 @@ export const SearchDay = z.object({
   /** `sandbox`, or the real provider's name. */
   data_source: z.string(),
   imported_at: z.string(),
-  /** The rows the import read (page × query × device × country). */
+  /** The rows the import read: its three reads' (device × country, page × device, page × query). */
   rows: z.int(),
   totals: SearchTotals,
   devices: SearchByDevice,

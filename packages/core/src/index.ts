@@ -127,7 +127,14 @@ export {
   verificationFileBody,
   verificationMetaTag,
 } from './search-console';
-export { pageOfUrl, searchDayOf, trackedDay, type SearchPageRef, type SearchRow } from './search-days';
+export {
+  pageOfUrl,
+  searchDayOf,
+  trackedDay,
+  type SearchDayRows,
+  type SearchPageRef,
+  type SearchTotalRow,
+} from './search-days';
 export {
   dayAfter,
   daysHeld,

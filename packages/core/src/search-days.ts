@@ -15,18 +15,42 @@ import { SearchSum } from './search-sum';
 /*
  * A site's Search Console day from its rows (docs/api/search-console.md#the-import): totals, devices,
  * countries, pages, queries and (page, query) pairs, each list by impressions (most first) and capped
- * by LIMITS, with what the caps left out counted. Positions are impression-weighted averages.
+ * by LIMITS, with what the caps left out counted. Positions are impression-weighted averages. Three
+ * reads give them, as Google counts best: the totals, devices and countries from rows without page and
+ * query (which alone count the queries Google anonymises), the pages from rows without query, the
+ * queries and pairs from (page, query) rows.
  */
 
-/** A row as Search Console gives it (dimensions date, page, query, device, country). */
-export interface SearchRow {
-  page: string;
-  query: string;
-  device: SearchDevice;
-  country: string;
+/** A row's figures: clicks, impressions, the average position. */
+interface RowFigures {
   clicks: number;
   impressions: number;
   position: number;
+}
+
+/** A row of the day by device and country (no page, no query: every search counted). */
+export interface SearchTotalRow extends RowFigures {
+  device: SearchDevice;
+  country: string;
+}
+
+/** A row of the day by page and device (no query: the anonymised queries counted). */
+export interface SearchPageRow extends RowFigures {
+  page: string;
+  device: SearchDevice;
+}
+
+/** A row of the day by page and query (the anonymised queries left out, as Google does). */
+export interface SearchQueryRow extends RowFigures {
+  page: string;
+  query: string;
+}
+
+/** A day's rows of the three reads. */
+export interface SearchDayRows {
+  totals: readonly SearchTotalRow[];
+  pages: readonly SearchPageRow[];
+  queries: readonly SearchQueryRow[];
 }
 
 /** A site's page, as a row's URL names it. */
@@ -35,22 +59,22 @@ export interface SearchPageRef {
   id: string;
 }
 
-const addRow = (sum: SearchSum, row: SearchRow) => sum.add(row.clicks, row.impressions, row.position);
+const addRow = (sum: SearchSum, row: RowFigures) => sum.add(row.clicks, row.impressions, row.position);
 
 /** Sums of rows by a key, and by device under it when asked. */
 class Grouped {
   readonly sums = new Map<string, SearchSum>();
   readonly devices = new Map<string, Map<SearchDevice, SearchSum>>();
-  add(key: string, row: SearchRow, byDevice = false) {
+  add(key: string, row: RowFigures, device?: SearchDevice) {
     const sums = this.sums.get(key) ?? new SearchSum();
     this.sums.set(key, sums);
     addRow(sums, row);
-    if (!byDevice) return;
+    if (device === undefined) return;
     const devices = this.devices.get(key) ?? new Map<SearchDevice, SearchSum>();
     this.devices.set(key, devices);
-    const device = devices.get(row.device) ?? new SearchSum();
-    devices.set(row.device, device);
-    addRow(device, row);
+    const sum = devices.get(device) ?? new SearchSum();
+    devices.set(device, sum);
+    addRow(sum, row);
   }
   /** Keys by impressions, then clicks (most first), then key, the first `max` of them. */
   top(max: number): string[] {
@@ -102,7 +126,7 @@ export interface SearchDayInput {
   state: SearchDay['data_state'];
   dataSource: string;
   importedAt: string;
-  rows: readonly SearchRow[];
+  rows: SearchDayRows;
   /** The site's page a row's URL is, or null. */
   pageOf(url: string): SearchPageRef | null;
 }
@@ -117,11 +141,14 @@ export function searchDayOf(input: SearchDayInput): SearchDay {
   const pages = new Grouped();
   const queries = new Grouped();
   const pairs = new Grouped();
-  for (const row of input.rows) {
+  const { rows } = input;
+  for (const row of rows.totals) {
     addRow(totals, row);
     devices.add(row.device, row);
     countries.add(row.country, row);
-    pages.add(row.page, row, true);
+  }
+  for (const row of rows.pages) pages.add(row.page, row, row.device);
+  for (const row of rows.queries) {
     queries.add(row.query, row);
     pairs.add(`${row.page}${PAIR}${row.query}`, row);
   }
@@ -143,7 +170,7 @@ export function searchDayOf(input: SearchDayInput): SearchDay {
     data_state: input.state,
     data_source: input.dataSource,
     imported_at: input.importedAt,
-    rows: input.rows.length,
+    rows: rows.totals.length + rows.pages.length + rows.queries.length,
     totals: totals.totals(),
     devices: Object.fromEntries(
       SEARCH_DEVICES.flatMap((device) => (devices.sums.has(device) ? [[device, devices.figures(device)]] : [])),

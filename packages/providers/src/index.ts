@@ -9,7 +9,7 @@ export type {
   ResearchProvider,
   SearchConsoleContext,
   SearchConsoleProvider,
-  SearchConsoleRow,
+  SearchConsoleDay,
   SerpTask,
   SerpTaskQueue,
 } from './types';
@@ -29,6 +29,8 @@ export {
   SandboxResearch,
   SandboxSerpQueue,
   SandboxSearchConsole,
+  sandboxSearchRows,
+  type SandboxSearchRow,
   SLIP_PLACES,
   sandboxHasNoData,
   sandboxReferringDomains,

@@ -10,9 +10,9 @@ import type {
   JobMode,
   KeywordMetrics,
   LinkingPage,
-  SearchDevice,
   SerpItem,
 } from '@cm/contract';
+import type { SearchDayRows } from '@cm/core';
 import type { Meter } from './meter';
 
 /* The providers' interfaces, and the data they return. */
@@ -142,17 +142,9 @@ export interface BacklinkDataProvider {
   linkGap(site: string, competitors: readonly string[], limit: number, meter: Meter): Promise<GapDomain[]>;
 }
 
-/** A row of Search Console's searchAnalytics.query with dimensions [date, page, query, device, country]. */
-export interface SearchConsoleRow {
-  date: string; // YYYY-MM-DD
-  page: string; // the URL as Search Console gives it
-  query: string;
-  device: SearchDevice; // 'desktop' | 'mobile' | 'tablet' (Google's DESKTOP/MOBILE/TABLET lower-cased)
-  country: string; // ISO 3166-1 alpha-3, lower case
-  clicks: number;
-  impressions: number;
-  ctr: number;
-  position: number;
+/** A day of Search Console's rows, in the three reads the import makes, and the calls they took. */
+export interface SearchConsoleDay extends SearchDayRows {
+  calls: number;
 }
 
 /** What the sandbox may know of the site to derive plausible rows (a real provider ignores it). */
@@ -174,8 +166,10 @@ export interface SearchConsoleProvider {
   /** Whether its rows are derived from the pages' keywords (the sandbox): else the import reads none. */
   readonly readsKeywords: boolean;
   /**
-   * The property's rows of one day (every page of 25,000 rows, asked one after the other), `final` or
-   * `fresh` (dataState all). Free: the meter records each call at $0.
+   * The property's rows of one day, `final` or `fresh` (dataState all): by device and country, by page
+   * and device, by page and query (each read every page of 25,000 rows, one after the other); a day
+   * without rows in the first read is one call (Google's answer for a day not final yet). Free: the
+   * meter records each call at $0.
    */
   dayRows(
     property: string,
@@ -183,5 +177,5 @@ export interface SearchConsoleProvider {
     state: 'final' | 'fresh',
     context: SearchConsoleContext,
     meter: Meter,
-  ): Promise<{ rows: SearchConsoleRow[]; calls: number }>;
+  ): Promise<SearchConsoleDay>;
 }

@@ -113,7 +113,7 @@ export async function importSearchDay(
   const { context, pageOf } = await sitePages(store, site, siteDomain, today, searchConsole.readsKeywords);
   let rows;
   try {
-    rows = (await searchConsole.dayRows(connection.property, date, state, context, meter)).rows;
+    rows = await searchConsole.dayRows(connection.property, date, state, context, meter);
   } catch (error) {
     await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
     if (!(error instanceof ProviderError)) throw error;
@@ -122,7 +122,7 @@ export async function importSearchDay(
     return 'refused';
   }
   // Google answers a day it has not made final yet with no rows: stored, that would be final forever.
-  if (rows.length === 0 && state === 'final' && !emptyDayIsFinal(date, today)) {
+  if (rows.totals.length === 0 && state === 'final' && !emptyDayIsFinal(date, today)) {
     await recordCalls(store, siteId, SEARCH_CONSOLE_TOOL, meter);
     return 'not_ready';
   }

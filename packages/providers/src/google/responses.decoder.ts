@@ -28,26 +28,24 @@ export const TokenRefusal = z.looseObject({
 /** Google's device dimension, as searchAnalytics.query names it. */
 export const GoogleDevice = z.enum(['DESKTOP', 'MOBILE', 'TABLET']);
 
-/** One row: its keys in the order of the dimensions asked, [date, page, query, device, country]. */
-const QueryRow = z.looseObject({
-  keys: z.tuple([
-    z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)),
-    z.string(),
-    z.string(),
-    GoogleDevice,
-    z.string().check(z.minLength(1)),
-  ]),
+/** A row's figures, as every read gives them. */
+const FIGURES = {
   clicks: z.number().check(z.nonnegative()),
   impressions: z.number().check(z.nonnegative()),
   ctr: z.number().check(z.nonnegative()),
   position: z.number().check(z.nonnegative()),
+};
+const Country = z.string().check(z.minLength(1));
+
+/** searchAnalytics.query's answers, one per read: a row's keys in the order of the dimensions asked; `rows` is absent when the day has none (or none past `startRow`). */
+export const TotalsAnswer = z.looseObject({
+  rows: z.optional(z.array(z.looseObject({ keys: z.tuple([GoogleDevice, Country]), ...FIGURES }))),
 });
-
-export type QueryRow = z.infer<typeof QueryRow>;
-
-/** searchAnalytics.query's answer; `rows` is absent when the day has none (or none past `startRow`). */
-export const QueryAnswer = z.looseObject({
-  rows: z.optional(z.array(QueryRow)),
+export const PagesAnswer = z.looseObject({
+  rows: z.optional(z.array(z.looseObject({ keys: z.tuple([z.string(), GoogleDevice]), ...FIGURES }))),
+});
+export const QueriesAnswer = z.looseObject({
+  rows: z.optional(z.array(z.looseObject({ keys: z.tuple([z.string(), z.string()]), ...FIGURES }))),
 });
 
 /** Google APIs' error body, `{ error: { code, message, status } }`. */

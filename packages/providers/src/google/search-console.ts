@@ -2,9 +2,16 @@ import type { SearchDevice } from '@cm/contract';
 import * as z from 'zod/mini';
 import { ProviderError } from '../errors';
 import { OutOfTime, type Meter } from '../meter';
-import type { SearchConsoleContext, SearchConsoleProvider, SearchConsoleRow } from '../types';
+import type { SearchConsoleContext, SearchConsoleDay, SearchConsoleProvider } from '../types';
 import { GoogleRequests, type GoogleAnswer, type GoogleRequestOptions } from './request';
-import { ApiError, GoogleDevice, QueryAnswer, ServiceAccountKey, type QueryRow } from './responses.decoder';
+import {
+  ApiError,
+  GoogleDevice,
+  PagesAnswer,
+  QueriesAnswer,
+  ServiceAccountKey,
+  TotalsAnswer,
+} from './responses.decoder';
 import { GOOGLE_TOKEN_URL, ServiceAccountTokens } from './token';
 
 /*
@@ -25,7 +32,6 @@ export const ROW_LIMIT = 25_000;
  * third full page would be past that; paging stops there, so an endless answer cannot exhaust memory.
  */
 const PAGES_MAX = 3;
-const DIMENSIONS = ['date', 'page', 'query', 'device', 'country'] as const;
 /**
  * The least time a query holds its worker, answered or not: the search-console queue runs 5 workers
  * at once, so the deployment's one service account asks at most 5 × 4 × 60 = 1,200 queries a minute,
@@ -60,21 +66,44 @@ const DEVICES: Record<z.infer<typeof GoogleDevice>, SearchDevice> = {
   TABLET: 'tablet',
 };
 
-/** A row as the interface has it: Google's keys named, its device and country lower-cased. */
-function rowOf(row: QueryRow): SearchConsoleRow {
-  const [date, page, query, device, country] = row.keys;
-  return {
-    date,
-    page,
-    query,
-    device: DEVICES[device],
-    country: country.toLowerCase(),
-    clicks: row.clicks,
-    impressions: row.impressions,
-    ctr: row.ctr,
-    position: row.position,
-  };
+/** A read of a day: its dimensions, Google's aggregation of them, and its answer's decoder. */
+interface Read<Row> {
+  dimensions: readonly string[];
+  aggregationType: 'byProperty' | 'byPage';
+  answer: z.ZodMiniType<{ rows?: Row[] | undefined }>;
 }
+type RowOf<Answer extends z.ZodMiniType<{ rows?: unknown[] | undefined }>> = NonNullable<
+  z.infer<Answer>['rows']
+>[number];
+
+/*
+ * The day's three reads (docs/api/search-console.md#the-import). Google leaves the searches of
+ * anonymised queries out of every row that has the query, so only a read without page and query counts
+ * them all: the totals by device and country (by property, as Search Console's chart counts them), the
+ * pages by device (by page), then the (page, query) rows.
+ */
+const TOTALS: Read<RowOf<typeof TotalsAnswer>> = {
+  dimensions: ['device', 'country'],
+  aggregationType: 'byProperty',
+  answer: TotalsAnswer,
+};
+const PAGES: Read<RowOf<typeof PagesAnswer>> = {
+  dimensions: ['page', 'device'],
+  aggregationType: 'byPage',
+  answer: PagesAnswer,
+};
+const QUERIES: Read<RowOf<typeof QueriesAnswer>> = {
+  dimensions: ['page', 'query'],
+  aggregationType: 'byPage',
+  answer: QueriesAnswer,
+};
+
+/** A row's figures as the interface has them (Google's CTR is clicks / impressions, left out). */
+const figuresOf = (row: { clicks: number; impressions: number; position: number }) => ({
+  clicks: row.clicks,
+  impressions: row.impressions,
+  position: row.position,
+});
 
 /** Search Console over HTTPS with a service account's key. */
 class GoogleSearchConsole implements SearchConsoleProvider {
@@ -109,19 +138,42 @@ class GoogleSearchConsole implements SearchConsoleProvider {
     state: 'final' | 'fresh',
     _context: SearchConsoleContext,
     meter: Meter,
-  ): Promise<{ rows: SearchConsoleRow[]; calls: number }> {
-    const url = `${this.apiBaseUrl}/sites/${encodeURIComponent(property)}/searchAnalytics/query`;
-    const rows: SearchConsoleRow[] = [];
-    let calls = 0;
-    // One page after the other: the next asks from where the last ended, until a page comes back short.
+  ): Promise<SearchConsoleDay> {
+    const day = { property, date, state, calls: 0 };
+    const totals = await this.read(day, TOTALS, meter);
+    // No rows without page and query: a day not final yet (or of no search at all), one call.
+    if (totals.length === 0) return { totals: [], pages: [], queries: [], calls: day.calls };
+    const pages = await this.read(day, PAGES, meter);
+    const queries = await this.read(day, QUERIES, meter);
+    return {
+      totals: totals.map((row) => ({
+        device: DEVICES[row.keys[0]],
+        country: row.keys[1].toLowerCase(),
+        ...figuresOf(row),
+      })),
+      pages: pages.map((row) => ({ page: row.keys[0], device: DEVICES[row.keys[1]], ...figuresOf(row) })),
+      queries: queries.map((row) => ({ page: row.keys[0], query: row.keys[1], ...figuresOf(row) })),
+      calls: day.calls,
+    };
+  }
+
+  /** One read of the day: every page of ROW_LIMIT rows, one after the other, until one comes back short. */
+  private async read<Row>(
+    day: { property: string; date: string; state: 'final' | 'fresh'; calls: number },
+    read: Read<Row>,
+    meter: Meter,
+  ): Promise<Row[]> {
+    const url = `${this.apiBaseUrl}/sites/${encodeURIComponent(day.property)}/searchAnalytics/query`;
+    const rows: Row[] = [];
     for (let page = 0; page < PAGES_MAX; page++) {
       if (meter.abandoned) throw new OutOfTime();
       const request = {
-        startDate: date,
-        endDate: date,
-        dimensions: DIMENSIONS,
+        startDate: day.date,
+        endDate: day.date,
+        dimensions: read.dimensions,
         type: 'web',
-        dataState: state === 'final' ? 'final' : 'all',
+        aggregationType: read.aggregationType,
+        dataState: day.state === 'final' ? 'final' : 'all',
         rowLimit: ROW_LIMIT,
         startRow: page * ROW_LIMIT,
       };
@@ -133,10 +185,10 @@ class GoogleSearchConsole implements SearchConsoleProvider {
           meter,
         ),
       );
-      calls++;
+      day.calls++;
       meter.record({ provider: GOOGLE_SEARCH_CONSOLE, endpoint: SEARCH_ANALYTICS_QUERY, cost_usd: 0 });
-      if (answer.status !== 200) throw this.refused(property, answer);
-      const decoded = z.safeParse(QueryAnswer, answer.body);
+      if (answer.status !== 200) throw this.refused(day.property, answer);
+      const decoded = z.safeParse(read.answer, answer.body);
       if (!decoded.success) {
         // Retryable: a glitch passes, and a changed format reaches the queue's dead letters, not the site's connection.
         const where = decoded.error.issues.map((issue) => `${issue.path.join('.') || 'its root'}: ${issue.message}`);
@@ -147,10 +199,10 @@ class GoogleSearchConsole implements SearchConsoleProvider {
         );
       }
       const found = decoded.data.rows ?? [];
-      rows.push(...found.map(rowOf));
+      rows.push(...found);
       if (found.length < ROW_LIMIT) break;
     }
-    return { rows, calls };
+    return rows;
   }
 
   /** A query that holds its worker QUERY_SPACING_MS at least, answered or failed. */

@@ -18,7 +18,7 @@ import { placeTracked, sandboxSerp } from './serp';
 export { sandboxHasNoData } from './keywords';
 export { SandboxBacklinkData, sandboxReferringDomains } from './backlinks';
 export { SandboxSerpQueue } from './serp-queue';
-export { SandboxSearchConsole } from './search-console';
+export { SandboxSearchConsole, sandboxSearchRows, type SandboxSearchRow } from './search-console';
 export { SLIP_PLACES } from './levers';
 
 /** A SERP pulled for no site: what every site is answered from. */

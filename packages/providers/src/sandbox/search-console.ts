@@ -1,7 +1,7 @@
 import { DEFAULT_LOCALE, type SearchDevice } from '@cm/contract';
-import { ctrOn, PUBLISHED_CTR_CURVE, searchImportDay } from '@cm/core';
+import { ctrOn, PUBLISHED_CTR_CURVE, searchImportDay, type SearchDayRows, type SearchTotalRow } from '@cm/core';
 import type { Meter } from '../meter';
-import type { SearchConsoleContext, SearchConsoleProvider, SearchConsoleRow } from '../types';
+import type { SearchConsoleContext, SearchConsoleDay, SearchConsoleProvider } from '../types';
 import { charge, SANDBOX } from './charge';
 import { datedPlacement } from './dated-serp';
 import { sandboxIdeas, sandboxMetrics } from './keywords';
@@ -12,8 +12,10 @@ import { SITE_SHARE } from './serp';
  * The sandbox's Search Console (docs/api/search-console.md#the-sandbox): a day's rows derived from the
  * site's pages and keywords, consistent with the sandbox's rank checks. Each page's keywords rank where
  * that day's rank check places the site, per device; a few long-tail queries per page that no keyword
- * names rank lower. Impressions are the query's monthly searches over 30, split by device and country;
- * clicks, impressions at the published CTR curve's share for the position.
+ * names rank lower, and searches too rare for Google to name (anonymised) where its first keyword ranks.
+ * Impressions are the query's monthly searches over 30, split by device and country; clicks, impressions
+ * at the published CTR curve's share for the position. The day's three reads group these rows as Google
+ * does: the anonymised searches count in the totals and the pages, never as a query.
  */
 
 /** The ledger's endpoint of a call: Search Console's query method. */
@@ -37,6 +39,8 @@ const COUNTRY_SHARES: ReadonlyArray<readonly [string, number]> = [
 ];
 /** Long-tail queries a page gets impressions for beside its keywords. */
 const LONG_TAIL_PER_PAGE = 3;
+/** A page's searches too rare for Google to name, as a share of its first keyword's monthly searches. */
+const ANONYMISED_SHARE = 0.25;
 /** Monthly searches of a query the keyword data knows nothing of (a long phrase). */
 const UNKNOWN_VOLUME = 20;
 /** Positions a query's page is seen at: past it, no impression. */
@@ -65,7 +69,14 @@ function queriesOf(
   ];
 }
 
-/** The rows of a query's page on a device at `position`, one per country with an impression. */
+/** A (page, query, device, country) row of the day; an anonymised one's query is the keyword it varies. */
+export interface SandboxSearchRow extends SearchTotalRow {
+  page: string;
+  query: string;
+  anonymised: boolean;
+}
+
+/** The rows of a query's page on a device at `position`, one per country with an impression; `share` of the query's searches. */
 function rowsAt(
   date: string,
   page: string,
@@ -74,24 +85,26 @@ function rowsAt(
   deviceShare: number,
   position: number,
   locale: string,
-): SearchConsoleRow[] {
-  const daily = (sandboxMetrics(query, locale)?.volume ?? UNKNOWN_VOLUME) / 30;
+  anonymised = false,
+): SandboxSearchRow[] {
+  const searches = sandboxMetrics(query, locale)?.volume ?? UNKNOWN_VOLUME;
+  const daily = (searches * (anonymised ? ANONYMISED_SHARE : 1)) / 30;
   const demand = leverOn(query, 'fading', date) ? 0.5 : 1;
   const clickShare = ctrOn(PUBLISHED_CTR_CURVE, position) * (leverOn(query, 'zeroclick', date) ? 0.5 : 1);
   return COUNTRY_SHARES.flatMap(([country, countryShare]) => {
     const impressions = Math.round(daily * demand * deviceShare * countryShare * seenShare(position));
     if (impressions === 0) return [];
     const clicks = Math.round(impressions * clickShare);
-    return [{ date, page, query, device, country, clicks, impressions, ctr: clicks / impressions, position }];
+    return [{ page, query, device, country, clicks, impressions, position, anonymised }];
   });
 }
 
-/** The site's rows of `date`, every (page, query, device, country) with an impression. */
-function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchConsoleRow[] {
+/** The site's rows of `date`, every (page, query, device, country) with an impression: what the day's reads group. */
+export function sandboxSearchRows(date: string, context: SearchConsoleContext): SandboxSearchRow[] {
   const { siteDomain, pages, locale = DEFAULT_LOCALE } = context;
   const named = new Set(pages.flatMap((page) => page.keywords));
   const queries = pages.map((page) => ({ page, queries: queriesOf(page, named, locale) }));
-  const rows: SearchConsoleRow[] = [];
+  const rows: SandboxSearchRow[] = [];
   for (const [device, share] of DEVICE_SHARES) {
     // The rank checks' placement of the day (a tablet's is the desktop's); long-tail queries no page targets.
     const placed = device === 'mobile' ? 'mobile' : 'desktop';
@@ -102,11 +115,45 @@ function sandboxSearchRows(date: string, context: SearchConsoleContext): SearchC
         const position = isTargeted
           ? targeted.position(query, locale, siteDomain, SITE_SHARE, DEPTH)
           : untargeted.position(query, locale, siteDomain, 1, DEPTH);
-        if (position !== null) rows.push(...rowsAt(date, page.url, query, device, share, position, locale));
+        if (position === null) continue;
+        rows.push(...rowsAt(date, page.url, query, device, share, position, locale));
+        // The page's rare searches, variants of its first keyword: seen where it is.
+        if (query === page.keywords[0])
+          rows.push(...rowsAt(date, page.url, query, device, share, position, locale, true));
       }
   }
   return rows;
 }
+
+/** Rows summed by the dimensions `keysOf` names, the position weighed by impressions: one of Google's reads. */
+function read<Keys extends Record<string, string>>(rows: readonly SandboxSearchRow[], keysOf: (row: SandboxSearchRow) => Keys) {
+  const sums = new Map<string, { keys: Keys; clicks: number; impressions: number; weighted: number }>();
+  for (const row of rows) {
+    const keys = keysOf(row);
+    const key = Object.values(keys).join('\n');
+    const sum = sums.get(key) ?? { keys, clicks: 0, impressions: 0, weighted: 0 };
+    sum.clicks += row.clicks;
+    sum.impressions += row.impressions;
+    sum.weighted += row.position * row.impressions;
+    sums.set(key, sum);
+  }
+  return [...sums.values()].map(({ keys, clicks, impressions, weighted }) => ({
+    ...keys,
+    clicks,
+    impressions,
+    position: weighted / impressions,
+  }));
+}
+
+/** The day's three reads of the rows: by device and country, by page and device, by page and query (the named queries only). */
+const readsOf = (rows: readonly SandboxSearchRow[]): SearchDayRows => ({
+  totals: read(rows, ({ device, country }) => ({ device, country })),
+  pages: read(rows, ({ page, device }) => ({ page, device })),
+  queries: read(
+    rows.filter((r) => !r.anonymised),
+    ({ page, query }) => ({ page, query }),
+  ),
+});
 
 /** The sandbox's Search Console: no service account, every property's rows derived (sandboxSearchRows), free. */
 export class SandboxSearchConsole implements SearchConsoleProvider {
@@ -120,12 +167,13 @@ export class SandboxSearchConsole implements SearchConsoleProvider {
     state: 'final' | 'fresh',
     context: SearchConsoleContext,
     meter: Meter,
-  ): Promise<{ rows: SearchConsoleRow[]; calls: number }> {
+  ): Promise<SearchConsoleDay> {
     // As Google: no final rows of a day newer than the daily import's day (not final yet).
     const notFinal = state === 'final' && context.today !== undefined && date > searchImportDay(context.today);
-    const rows = notFinal ? [] : sandboxSearchRows(date, context);
-    // One call per page of ROWS_PER_CALL rows, as the real client asks them.
-    const calls = Math.max(1, Math.ceil(rows.length / ROWS_PER_CALL));
+    const reads = readsOf(notFinal ? [] : sandboxSearchRows(date, context));
+    // As the real client asks them: the totals' read, and when it has rows the others, one call per ROWS_PER_CALL rows each.
+    const callsOf = (rows: readonly unknown[]) => Math.max(1, Math.ceil(rows.length / ROWS_PER_CALL));
+    const calls = reads.totals.length === 0 ? 1 : callsOf(reads.totals) + callsOf(reads.pages) + callsOf(reads.queries);
     for (let call = 0; call < calls; call++)
       await charge(
         meter,
@@ -134,6 +182,6 @@ export class SandboxSearchConsole implements SearchConsoleProvider {
         () => null,
         () => 0,
       );
-    return { rows, calls };
+    return { ...reads, calls };
   }
 }
