@@ -202,7 +202,7 @@ export const SERVICE_LIMITS = {
   searchDayCountries: 20,
   searchDaysKept: 400,
   /**
-   * search_traffic (docs/api/research-tools.md#search_traffic): its pages, the queries of each page and
+   * search_traffic (docs/api/tracking-tools.md#search_traffic): its pages, the queries of each page and
    * the pages of each query, and its keyword candidates, by default and at most; the refresh queue's
    * entries a call lists, by default and at most.
    */
@@ -213,7 +213,7 @@ export const SERVICE_LIMITS = {
   trafficCandidatesDefault: 20,
   trafficCandidatesMax: 100,
   /**
-   * search_traffic's cannibalisation (docs/api/research-tools.md#search_traffic): a query is listed when two
+   * search_traffic's cannibalisation (docs/api/tracking-tools.md#search_traffic): a query is listed when two
    * or more of the site's pages each hold at least this share of its impressions over the window; at most
    * this many queries.
    */

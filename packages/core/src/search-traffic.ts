@@ -4,7 +4,7 @@ import { roundTo } from './rounding';
 import { SearchSum, type WindowFigures } from './search-sum';
 
 /*
- * What Search Console's days say of a site, a page or a set of pages (docs/api/research-tools.md#search_traffic):
+ * What Search Console's days say of a site, a page or a set of pages (docs/api/tracking-tools.md#search_traffic):
  * figures over a window of days and the window before, the queries of each page, the pages of each query,
  * the queries no keyword row tracks, and the site's own CTR by position.
  */

@@ -20,7 +20,7 @@ import {
 import { DATABASE, rowOrNotFound, type ToolContext } from './context';
 
 /*
- * search_traffic (docs/api/research-tools.md#search_traffic): Search Console's figures of the site, a page
+ * search_traffic (docs/api/tracking-tools.md#search_traffic): Search Console's figures of the site, a page
  * or a topic from the stored days (one Query of them), and the site's refresh queue (one Query of a page).
  * Stored data only: free.
  */

@@ -5,7 +5,7 @@ import { DECAY_CAUSES, REFRESH_OUTCOMES } from '../refresh-queue';
 import { ToolMeta } from './shared';
 import { defineTool } from './declaration';
 
-/* search_traffic (docs/api/research-tools.md#search_traffic): what Search Console says of the site, a page or a topic. */
+/* search_traffic (docs/api/tracking-tools.md#search_traffic): what Search Console says of the site, a page or a topic. */
 
 export const TRAFFIC_WINDOWS = [7, 28, 90] as const;
 
@@ -45,7 +45,7 @@ const Totals = z.object({
 const Window = z.object({ from: z.string(), to: z.string(), days: z.int() });
 
 /*
- * The lists' items are loose: each has the figures of `totals` beside its own fields (docs/api/research-tools.md#search_traffic),
+ * The lists' items are loose: each has the figures of `totals` beside its own fields (docs/api/tracking-tools.md#search_traffic),
  * declared once there, so tools/list stays small.
  */
 export const SearchTrafficResult = z.object({

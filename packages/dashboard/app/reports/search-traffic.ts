@@ -7,7 +7,7 @@ import type { KeywordCandidate, QueueEntry, SearchTraffic, TrafficFigures, Traff
 import { emptyState, section, stat } from '../widgets';
 
 /*
- * search_traffic drawn (docs/api/research-tools.md#search_traffic): the window's figures against the
+ * search_traffic drawn (docs/api/tracking-tools.md#search_traffic): the window's figures against the
  * window before, the top pages and their queries, the pages per query, the keyword candidates and the
  * refresh queue. The reply has totals per window, not per day, so the chart is the pages' clicks, the
  * figures the table beside it. The dashboard's view and the search traffic MCP App both draw with this.
