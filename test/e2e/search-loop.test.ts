@@ -5,6 +5,7 @@ import {
   dayAfter,
   daysEndingOn,
   ownCtrByPosition,
+  positionCountsOf,
   searchBackfillDays,
   searchConsoleToday,
   searchImportDay,
@@ -111,7 +112,11 @@ const sitePosition = (row: RankRow | null) => row?.domains.find((d) => d.domain 
  * (docs/api/research-tools.md#visibility).
  */
 const siteCurve = async () =>
-  ctrCurveOf(ownCtrByPosition(await t.store.searchDays.range(s.siteId, given(NOW[0], 'the window'), NEWEST)));
+  ctrCurveOf(
+    ownCtrByPosition(
+      (await t.store.searchDays.range(s.siteId, given(NOW[0], 'the window'), NEWEST)).map(positionCountsOf),
+    ),
+  );
 
 const traffic = async (input: Record<string, unknown>) => (await s.tool('search_traffic', input)).body;
 

@@ -1,4 +1,6 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS, type SearchDay } from '@cm/contract';
+import { positionCountsOf } from '@cm/core';
 import type { Store } from '@cm/store';
 import { startTestStack, type TestStack } from '../helpers/local';
 
@@ -54,6 +56,43 @@ it('stores a day once final: a repeat writes nothing, a fresh day is replaced, a
   expect(days[1]).toEqual(dayOf('2026-10-02', 'final', 5));
   // Another site's range is its own.
   expect(await store.searchDays.range(site + 1, '2026-10-01', '2026-10-31')).toEqual([]);
+});
+
+it("reads the days' counts by position for the site's CTR curve in one Query without their figures; a day stored before its counts whole", async () => {
+  const site = t.siteId + 7;
+  const second: SearchDay = { ...dayOf('2026-09-02', 'final', 8), pairs: [[0, 0, 8, 80, 2.6]] };
+  const days = [dayOf('2026-09-01', 'final', 3), second];
+  for (const day of days) await store.searchDays.put(site, day);
+  const key = (date: string) => ({ pk: `SITE#${site}#SEARCH`, sk: `DAY#${date}` });
+  const stored = await t.db.send(new GetCommand({ TableName: t.stack.tableName, Key: key('2026-09-02') }));
+  expect(stored.Item?.position_counts).toEqual(positionCountsOf(second));
+  const expected = days.map((day) => ({ date: day.date, ...positionCountsOf(day) }));
+  expect(expected[0]?.impressions.slice(0, 4)).toEqual([0, 0, 0, 30]);
+  expect(expected[1]?.clicks.slice(0, 4)).toEqual([0, 0, 8, 0]);
+
+  // The figures are not read: a day whose figures cannot be read still gives its counts.
+  const update = (date: string, UpdateExpression: string, values?: Record<string, unknown>) =>
+    t.db.send(
+      new UpdateCommand({
+        TableName: t.stack.tableName,
+        Key: key(date),
+        UpdateExpression,
+        ExpressionAttributeNames: values ? { '#day': 'day' } : undefined,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  const figures = stored.Item?.day;
+  await update('2026-09-02', 'SET #day = :junk', { ':junk': Buffer.from('not gzip') });
+  const recording = t.stack.dynamo.record();
+  expect(await store.searchDays.positionCounts(site, '2026-09-01', '2026-09-30')).toEqual(expected);
+  expect(recording.operations()).toEqual(['Query']);
+  await expect(store.searchDays.range(site, '2026-09-02', '2026-09-02')).rejects.toThrow();
+  // A day stored before the counts were: the days are read whole, once more.
+  await update('2026-09-02', 'SET #day = :figures', { ':figures': figures });
+  await update('2026-09-01', 'REMOVE position_counts');
+  expect(await store.searchDays.positionCounts(site, '2026-09-01', '2026-09-30')).toEqual(expected);
+  expect(recording.operations()).toEqual(['Query', 'Query', 'UpdateItem', 'UpdateItem', 'Query', 'Query']);
+  recording.stop();
 });
 
 it('keeps a day at every cap under an item’s 400 KB', async () => {

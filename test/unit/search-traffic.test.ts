@@ -9,6 +9,7 @@ import {
   deltaOf,
   figuresOver,
   ownCtrByPosition,
+  positionCountsOf,
   pagesOver,
   queriesAndPages,
   recoveryOf,
@@ -281,7 +282,7 @@ describe("the site's own CTR by position", () => {
     ]);
     // Position 1: 40 / 100; position 3: 12 / 120; position 2: 80 impressions and position 5: 98, under 100.
     expect(LIMITS.ownCtrImpressionsMin).toBe(100);
-    const own = ownCtrByPosition(days);
+    const own = ownCtrByPosition(days.map(positionCountsOf));
     expect(own).toEqual([0.4, null, 0.1, null, null, null, null, null, null, null]);
     const curve = ctrCurveOf(own);
     expect(curve.name).toBe('search_console');

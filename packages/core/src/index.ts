@@ -143,8 +143,9 @@ export {
   NO_FIGURES,
   ownCtrByPosition,
   pagesOver,
+  positionCountsOf,
   queriesAndPages,
   trafficWindows,
 } from './search-traffic';
-export type { DayWindow, PageSelection } from './search-traffic';
+export type { DayWindow, PageSelection, PositionCounts } from './search-traffic';
 export { decayCause, decayedPages, decayOf, flaggedEntry, recoveryOf } from './decay';

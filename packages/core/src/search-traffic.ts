@@ -249,22 +249,35 @@ export function queriesAndPages(
 /** Positions the own curve covers: page one. */
 const CURVE_POSITIONS = 10;
 
-/**
- * The site's own CTR at each position 1..10 over the days' (page, query) pairs, each pair's day counted
- * at its rounded position; a position with fewer than LIMITS.ownCtrImpressionsMin impressions has no
- * figure (null), and takes the published curve's in ctrCurveOf (visibility.ts).
- */
-export function ownCtrByPosition(days: readonly SearchDay[]): Array<number | null> {
+/** A day's clicks and impressions of its (page, query) pairs at each position 1..10 (a pair at its rounded position). */
+export interface PositionCounts {
+  clicks: number[];
+  impressions: number[];
+}
+
+/** The day's PositionCounts: what the site's own CTR curve needs of it, stored beside the day so the curve reads no more. */
+export function positionCountsOf(day: SearchDay): PositionCounts {
   const clicks = new Array<number>(CURVE_POSITIONS).fill(0);
   const impressions = new Array<number>(CURVE_POSITIONS).fill(0);
-  for (const day of days)
-    for (const [, , pairClicks, pairImpressions, position] of day.pairs) {
-      const at = Math.round(position) - 1;
-      if (at < 0 || at >= CURVE_POSITIONS) continue;
-      clicks[at] = (clicks[at] ?? 0) + pairClicks;
-      impressions[at] = (impressions[at] ?? 0) + pairImpressions;
-    }
-  return impressions.map((shown, i) =>
-    shown >= LIMITS.ownCtrImpressionsMin ? roundTo((clicks[i] ?? 0) / shown, 4) : null,
-  );
+  for (const [, , pairClicks, pairImpressions, position] of day.pairs) {
+    const at = Math.round(position) - 1;
+    if (at < 0 || at >= CURVE_POSITIONS) continue;
+    clicks[at] = (clicks[at] ?? 0) + pairClicks;
+    impressions[at] = (impressions[at] ?? 0) + pairImpressions;
+  }
+  return { clicks, impressions };
+}
+
+/**
+ * The site's own CTR at each position 1..10 over the days' counts; a position with fewer than
+ * LIMITS.ownCtrImpressionsMin impressions has no figure (null), and takes the published curve's in
+ * ctrCurveOf (visibility.ts).
+ */
+export function ownCtrByPosition(days: readonly PositionCounts[]): Array<number | null> {
+  const sumAt = (i: number, of: (day: PositionCounts) => number[]) =>
+    days.reduce((sum, day) => sum + (of(day)[i] ?? 0), 0);
+  return Array.from({ length: CURVE_POSITIONS }, (_v, i) => {
+    const shown = sumAt(i, (day) => day.impressions);
+    return shown >= LIMITS.ownCtrImpressionsMin ? roundTo(sumAt(i, (day) => day.clicks) / shown, 4) : null;
+  });
 }

@@ -13,3 +13,13 @@ export const decodeSearchDay = (item: Record<string, unknown>): SearchDay =>
     decodeJson(decodeItem('search console day', SearchDayItem, item).day),
     item,
   );
+
+/** A day's counts by position (core's PositionCounts), stored beside its figures for the site's CTR curve. */
+const PositionCountsItem = z.looseObject({
+  date: z.string(),
+  position_counts: z.optional(z.object({ clicks: z.array(z.number()), impressions: z.array(z.number()) })),
+});
+
+/** A day's date and its counts by position, as the curve's Query projects them; null for a day stored before they were. */
+export const decodePositionCounts = (item: Record<string, unknown>) =>
+  decodeItem('search console position counts', PositionCountsItem, item);

@@ -1,4 +1,4 @@
-import { LIMITS, type RefreshEntry, type SearchDay, type SearchTrafficInput } from '@cm/contract';
+import { LIMITS, type RefreshEntry, type SearchTrafficInput } from '@cm/contract';
 import {
   ctrCurveOf,
   daysEndingOn,
@@ -6,6 +6,7 @@ import {
   figuresOver,
   NO_FIGURES,
   ownCtrByPosition,
+  positionCountsOf,
   queriesAndPages,
   dayAfter,
   searchConsoleToday,
@@ -16,6 +17,7 @@ import {
   type CtrCurve,
   type DayWindow,
   type PageSelection,
+  type PositionCounts,
 } from '@cm/core';
 import { DATABASE, rowOrNotFound, type ToolContext } from './context';
 
@@ -28,7 +30,7 @@ import { DATABASE, rowOrNotFound, type ToolContext } from './context';
 type Reader = Pick<ToolContext, 'siteId' | 'store'>;
 
 /** Of days oldest first, the `count` days that end with the last of them. */
-function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
+function endingAtLast<Day extends { date: string }>(days: readonly Day[], count: number): Day[] {
   const last = days.at(-1);
   if (!last) return [];
   const from = daysEndingOn(last.date, count)[0] ?? last.date;
@@ -41,23 +43,31 @@ function endingAtLast(days: readonly SearchDay[], count: number): SearchDay[] {
  * than the oldest day yesterday's plan asked (stored final, rows or none, whatever today's plan has not
  * read yet or Google has not made final): the Query starts `count` days before that one.
  */
-async function lastDays(ctx: Reader, now: Date, count: number): Promise<SearchDay[]> {
+async function lastDays<Day extends { date: string }>(
+  ctx: Reader,
+  now: Date,
+  count: number,
+  read: (from: string, to: string) => Promise<Day[]>,
+): Promise<Day[]> {
   const today = searchConsoleToday(now);
   const oldestStored = searchPlanDays(dayAfter(today, -1)).at(-1) ?? today;
   const from = daysEndingOn(oldestStored, count)[0] ?? today;
-  return endingAtLast(await ctx.store.searchDays.range(ctx.siteId, from, today), count);
+  return endingAtLast(await read(from, today), count);
 }
 
-/** The site's own curve from the last 28 stored days, else the published one (visibility.ts). */
-const curveOfDays = (days: readonly SearchDay[]): CtrCurve =>
+/** The site's own curve from the last 28 stored days' counts by position, else the published one (visibility.ts). */
+const curveOfDays = (days: ReadonlyArray<{ date: string } & PositionCounts>): CtrCurve =>
   ctrCurveOf(ownCtrByPosition(endingAtLast(days, LIMITS.decayWindowDays)));
 
 /**
  * The CTR curve of the site's rank estimates: its own CTR by position over its last 28 days of Search
- * Console (one Query of at most 34 days), where it has them, else the published curve.
+ * Console (one Query of at most 34 days' counts by position), where it has them, else the published curve.
  */
 export async function siteCtrCurve(ctx: Reader, now: Date): Promise<CtrCurve> {
-  return curveOfDays(await lastDays(ctx, now, LIMITS.decayWindowDays));
+  const { store, siteId } = ctx;
+  return curveOfDays(
+    await lastDays(ctx, now, LIMITS.decayWindowDays, (from, to) => store.searchDays.positionCounts(siteId, from, to)),
+  );
 }
 
 /** The scope asked for and the site's pages it sums: the site, a page (its published id) or a topic's pages. */
@@ -87,7 +97,7 @@ function queueStatus(entry: RefreshEntry) {
 export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput) {
   const { scope, selection } = await trafficScope(ctx, input);
   const [days, queue, connection] = await Promise.all([
-    lastDays(ctx, ctx.now, 2 * input.window_days),
+    lastDays(ctx, ctx.now, 2 * input.window_days, (from, to) => ctx.store.searchDays.range(ctx.siteId, from, to)),
     scope.type === 'site'
       ? ctx.store.refreshQueue.list(ctx.siteId, {
           limit: input.queue_limit ?? LIMITS.refreshQueueDefault,
@@ -133,7 +143,7 @@ export async function searchTraffic(ctx: ToolContext, input: SearchTrafficInput)
     queries: lists.queries,
     keyword_candidates: lists.candidates,
     cannibalisation: lists.cannibalisation,
-    ctr_curve: curveOfDays(days).name,
+    ctr_curve: curveOfDays(days.map((day) => ({ date: day.date, ...positionCountsOf(day) }))).name,
     refresh_queue,
   };
 }
