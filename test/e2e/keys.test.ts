@@ -1,8 +1,13 @@
-import { KEY_CACHE_MS } from '@cm/runtime';
+import { forgetKeyLookups, KEY_CACHE_MS } from '@cm/runtime';
+import { SiteStore } from '@cm/store';
 import { useTestStack } from '../helpers/local';
 import { given } from '../helpers/client';
+import { fakeClock } from '../helpers/clock';
 
-/* A revoked key stops working within seconds on a warm container, and a rotation's grace period is kept to. */
+/*
+ * A revoked key stops working within seconds on a warm container, a rotation's grace period is kept to,
+ * and a burst of a key's requests looks it up once.
+ */
 
 const t = useTestStack();
 
@@ -34,4 +39,20 @@ it('keeps a rotated-out key working through its grace period, and no longer', as
   await sleep(graceSeconds * 1000 + 250);
   expect(await statusWith(old)).toBe(401);
   expect(await statusWith(given(fresh, 'the fresh'))).toBe(200);
+});
+
+it('looks a key up once for a burst of its requests that arrive before the first lookup ends', async () => {
+  const { key } = await t.newSite('Burst', { domain: 'burst.example.com' });
+  forgetKeyLookups();
+  // The clock held: the one lookup is kept for the whole burst however slow the machine.
+  fakeClock(Date.now());
+  const lookups = jest.spyOn(SiteStore.prototype, 'lookupKey');
+  try {
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => statusWith(key)));
+    expect(statuses).toEqual(Array(20).fill(200));
+    expect(lookups).toHaveBeenCalledTimes(1);
+  } finally {
+    lookups.mockRestore();
+    jest.useRealTimers();
+  }
 });

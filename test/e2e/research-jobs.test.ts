@@ -100,13 +100,14 @@ describe('research jobs', () => {
     expect(recalled.body.results.map((r: { research_id: string }) => r.research_id)).toEqual([first.body.research_id]);
   });
 
-  it("lets 10 of 100 concurrent web calls of two sites in, 5 each, refuses 90 with the spec's error object, and frees all 10 places after", async () => {
+  it("lets 10 of 20 concurrent web calls of two sites in, 5 each, refuses 10 with the spec's error object, and frees all 10 places after", async () => {
     const sites = [await site(), await site()];
     let accepted: { jobId: string; by: (typeof sites)[0] }[] = [];
-    // No job starts, and so none ends, until the 100 calls have their answers, however slow the machine.
+    // No job starts, and so none ends, until the 20 calls have their answers, however slow the machine.
+    // (test/reliability/caps.test.ts has the cap under 100 concurrent callers.)
     await whileQueued(async () => {
       const replies = await Promise.all(
-        Array.from({ length: 100 }, (_v, i) =>
+        Array.from({ length: 20 }, (_v, i) =>
           given(sites[i % 2], 'the sites[i % 2]').tool('research', {
             mode: 'web',
             seed: `running question number ${i}`,
@@ -119,7 +120,7 @@ describe('research jobs', () => {
       );
       const refused = replies.filter((r) => r.status === 429);
       expect(accepted).toHaveLength(10);
-      expect(refused).toHaveLength(90);
+      expect(refused).toHaveLength(10);
       for (const r of refused) {
         expect(r.body).toMatchObject({
           error: 'concurrency_limit_exceeded',
@@ -142,7 +143,7 @@ describe('research jobs', () => {
     // The flooder's jobs last longer than the test: none ends and gives back a place meanwhile.
     await whileQueued(async () => {
       const flood = await Promise.all(
-        Array.from({ length: 40 }, (_v, i) =>
+        Array.from({ length: 10 }, (_v, i) =>
           flooder.tool('research', { mode: 'web', seed: `flood question ${i}`, wait_ms: 0 }),
         ),
       );

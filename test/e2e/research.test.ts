@@ -5,7 +5,7 @@ import { pause, useResearchStack } from '../helpers/research';
 /* Research in keywords mode, recall and analyze over HTTP on the sandbox, whose jobs take SANDBOX_RESEARCH_MS
  * (research-jobs.test.ts: the jobs, their cap and leases, and url mode). */
 
-const { t, site, withTimings, slotsConsistent, whilePaused, whileQueued } = useResearchStack();
+const { t, site, slotsConsistent, whilePaused, whileQueued } = useResearchStack();
 
 /** An analyze call's research part, answered at once (`wait_ms: 0`). */
 async function analyzeNow(s: Awaited<ReturnType<typeof site>>, keyword: string) {
@@ -466,20 +466,19 @@ describe('serp_landscape analyze', () => {
   it('waits for a place when the cap is full instead of failing, and completes once one frees', async () => {
     const s = await site();
     const other = await site();
-    await withTimings({ SANDBOX_RESEARCH_MS: '1500' }, async () => {
-      await whileQueued(async () => {
-        // Two sites fill the cap, each with its share of it.
-        const busy = await Promise.all(
-          Array.from({ length: 10 }, (_v, i) =>
-            (i % 2 ? other : s).tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 }),
-          ),
-        );
-        expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
-        const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
-        expect(reply.status).toBe(200);
-        expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['waiting shoes'] });
-        expect((await slotsConsistent()).inflight).toBe(10); // it queued without taking an 11th place
-      });
+    // No busy job starts, and so none frees its place, until the analyze call has its answer.
+    await whileQueued(async () => {
+      // Two sites fill the cap, each with its share of it.
+      const busy = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) =>
+          (i % 2 ? other : s).tool('research', { mode: 'web', seed: `busy ${i}`, wait_ms: 0 }),
+        ),
+      );
+      expect(busy.map((r) => r.status)).toEqual(Array(10).fill(200));
+      const reply = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
+      expect(reply.status).toBe(200);
+      expect(reply.body.research).toMatchObject({ status: 'partial', in_process: ['waiting shoes'] });
+      expect((await slotsConsistent()).inflight).toBe(10); // it queued without taking an 11th place
     });
     const done = await s.tool('serp_landscape', { keyword: 'waiting shoes', depth: 'analyze', wait_ms: 0 });
     expect(done.body.research).toMatchObject({ status: 'complete' });

@@ -11,6 +11,8 @@ import { getSites } from './services';
  */
 export const KEY_CACHE_MS = 5_000;
 const keyCache = new Map<string, { site: KeySite; until: number }>();
+/** Lookups under way: a burst of requests of a key not yet cached waits on one, not one each. */
+const keyLookups = new Map<string, Promise<KeySite | null>>();
 
 /** The site an API key is good for, and the domain its pages are served at (null: under the deployment's address). */
 interface KeySite {
@@ -21,12 +23,21 @@ interface KeySite {
 /** Forget the keys looked up, so the next request of each looks its key up again (and keeps it KEY_CACHE_MS from then). */
 export function forgetKeyLookups(): void {
   keyCache.clear();
+  keyLookups.clear();
 }
 
 async function keySiteOf(apiKey: string): Promise<KeySite | null> {
   const now = Date.now();
   const hit = keyCache.get(apiKey);
   if (hit && hit.until > now) return hit.site;
+  const pending = keyLookups.get(apiKey);
+  if (pending) return pending;
+  const lookup = lookUpKey(apiKey, now).finally(() => keyLookups.delete(apiKey));
+  keyLookups.set(apiKey, lookup);
+  return lookup;
+}
+
+async function lookUpKey(apiKey: string, now: number): Promise<KeySite | null> {
   const grant = await getSites().lookupKey(apiKey, now);
   if (grant === null) {
     keyCache.delete(apiKey);
