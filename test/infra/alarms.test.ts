@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, PAID_TOOLS, toolFunction, visibilityTimeoutSeconds, WORKERS } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { ERROR_RATE, p99LatencyMs, stalledPeriods } from '../../infra/constructs/alarms';
 import { DAILY_SCHEDULE_UTC } from '../../infra/constructs/schedules';
 import { serviceStacks } from '../../infra/service-stacks';
@@ -15,7 +15,7 @@ import { given } from '../helpers/client';
  * count; each route group has a p99 latency alarm; the edge stack's topics are subscribed and output;
  * the daily schedule runs at a fixed UTC time. Both stacks as the app makes them, without bundling.
  */
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [], alarmEmail: 'ops@example.com' } });
+const app = testApp({ alarmEmail: 'ops@example.com' });
 const { edge, service } = serviceStacks(app, {});
 const main = Template.fromStack(service);
 // The alarms are in the service's nested stack (a stack of one template before).

@@ -21,7 +21,7 @@ import {
   SIDE_MODULES,
   type FunctionId,
 } from '../../infra/bundling';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { ContentApiStack, pascal } from '../../infra/stack';
 import { given } from '../helpers/client';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   sizes = await bundleSizes();
   // The template is read for its roles only: no bundling (bundleSizes built every function already).
   // Behind the edge, as deployed: the functions that answer HTTP read the origin secret.
-  const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
   template = Template.fromStack(
     new ContentApiStack(app, 'Bundles', {

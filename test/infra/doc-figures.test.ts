@@ -14,7 +14,7 @@ import { RECURSIVE_LOOP_LIMIT, ROUTE_TIMEOUT_MS } from '@cm/local';
 import { SITES_PER_PLAN } from '@cm/tools';
 import { AWS_PRICES } from '../../bench/bill/prices';
 import { FUNCTION_ENTRIES, type FunctionId } from '../../infra/bundling';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { DEFAULT_DATAPOINTS, ERROR_RATE, ONE_DATAPOINT, p99LatencyMs } from '../../infra/constructs/alarms';
 import {
   RESEARCH_CALL_SECONDS,
@@ -38,7 +38,7 @@ import { nestedTemplate } from './nested';
  * does not make (an AWS quota or price, a provider's, history), with why. A figure added to them, or a
  * setting changed in the code and not in them, fails here.
  */
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const { service, edge } = serviceStacks(app, {});
 type Resource = { Type: string; Properties: Record<string, any> };
 const resources = (template: Template) => Object.entries(template.toJSON().Resources as Record<string, Resource>);

@@ -4,7 +4,7 @@ import type { NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, TOOL_NAMES, toolFunction } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { BACKUPS } from '../../infra/constructs/storage';
 import { serviceStacks } from '../../infra/service-stacks';
@@ -17,7 +17,7 @@ import { given } from '../helpers/client';
  * operations.md's concurrency as the code makes it (the runbook's figures: doc-figures.test.ts). The app's
  * stacks, without bundling.
  */
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const { service } = serviceStacks(app, {});
 const main = Template.fromStack(service).toJSON();
 const nested = (id: string) => {

@@ -1,6 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, LIMITS, ORIGIN_VERIFY_HEADER, PAID_TOOLS, RATE_RULES, toolFunction, WORKERS } from '@cm/contract';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { RESEARCH_LOAD, RESERVED_CONCURRENCY, RESERVED_TOTAL } from '../../infra/constructs/concurrency';
 import { EdgeStack } from '../../infra/edge-stack';
 import { ContentApiStack, pascal } from '../../infra/stack';
@@ -12,7 +12,7 @@ import { given } from '../helpers/client';
  * concurrency per function class, WAF's rate rules (from RATE_RULES) on CloudFront in front of both
  * endpoints, and alarms that take several datapoints. In process with cdk-nag, no bundling.
  */
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const edgeStack = new EdgeStack(app, 'TestEdge');
 const mainStack = new ContentApiStack(app, 'Test', {
   edge: { api: edgeStack.apiAcl.attrArn, stream: edgeStack.streamAcl.attrArn },
@@ -66,7 +66,7 @@ it('reserves research and mcp executions for the design peak of research: every 
 });
 
 it('reserves nothing when told the account cannot', () => {
-  const small = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const small = testApp();
   const t = Template.fromStack(new ContentApiStack(small, 'Small', { reserveConcurrency: false }));
   const reserved = Object.values(t.findResources('AWS::Lambda::Function')).filter(
     (f) => f.Properties.ReservedConcurrentExecutions !== undefined,
@@ -190,7 +190,7 @@ it('puts no secret value in any function environment (lambda:GetFunctionConfigur
 
 it('puts a custom domain on the API distribution with its us-east-1 certificate (TLS 1.2), not on API Gateway, and refuses a certificate of another region', () => {
   const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
-  const domainApp = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const domainApp = testApp();
   const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
   const acls = { api: acl('api'), stream: acl('mcp-stream') };
   const withDomain = Template.fromStack(
@@ -214,7 +214,7 @@ it('puts a custom domain on the API distribution with its us-east-1 certificate 
   const elsewhere = certificateArn.replace('us-east-1', 'eu-west-1');
   expect(
     () =>
-      new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Elsewhere', {
+      new ContentApiStack(testApp(), 'Elsewhere', {
         edge: acls,
         domain: { name: 'api.example.com', certificateArn: elsewhere },
       }),
@@ -224,7 +224,7 @@ it('puts a custom domain on the API distribution with its us-east-1 certificate 
 it('replaces the origin secret with a new version: a new secret, named by both distributions and the functions', () => {
   const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
   const rotated = Template.fromStack(
-    new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Rotated', {
+    new ContentApiStack(testApp(), 'Rotated', {
       edge: { api: acl('api'), stream: acl('mcp-stream') },
       originVerifyVersion: 2,
     }),

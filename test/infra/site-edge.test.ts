@@ -1,6 +1,6 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { ORIGIN_VERIFY_HEADER, SITE_DOMAIN_PARAMETER } from '@cm/contract';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { SITE_DOMAIN_FUNCTION_CODE, TENANT_DOMAIN_FUNCTION_CODE } from '../../infra/constructs/site-edge';
 import { serviceStacks } from '../../infra/service-stacks';
 import { ContentApiStack } from '../../infra/stack';
@@ -11,7 +11,7 @@ import { given } from '../helpers/client';
 const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
 const acls = { api: acl('api'), stream: acl('mcp-stream') };
 
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const stack = new ContentApiStack(app, 'Sites', { edge: acls });
 const t = Template.fromStack(stack);
 const distributions = Object.values(t.findResources('AWS::CloudFront::Distribution')).map(
@@ -93,9 +93,7 @@ it("caches the sites' pages by path and listing cursor only, at most the minute 
 });
 
 it("moves the pages to an origin apart from the API's and the dashboard's: PUBLIC_PAGES_URL, and the API's /sites/* redirected there", () => {
-  const alone = Template.fromStack(
-    new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alone', { edge: acls }),
-  );
+  const alone = Template.fromStack(new ContentApiStack(testApp(), 'Alone', { edge: acls }));
   const configs = Object.values(alone.findResources('AWS::CloudFront::Distribution')).map(
     (d) => d.Properties.DistributionConfig,
   );
@@ -121,11 +119,9 @@ it("moves the pages to an origin apart from the API's and the dashboard's: PUBLI
 });
 
 it("keeps the deprecated siteDomains on the pages' distribution, with a warning, while the domains move to tenants", () => {
-  const contextApp = (context: Record<string, string>) =>
-    checkedApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f3c1a2b';
   const { service } = serviceStacks(
-    contextApp({ siteDomains: 'Shop.example.com, blog.example.org', siteCertificateArn: certificateArn }),
+    testApp({ siteDomains: 'Shop.example.com, blog.example.org', siteCertificateArn: certificateArn }),
     {},
   );
   const legacy = Template.fromStack(service);
@@ -143,13 +139,12 @@ it("keeps the deprecated siteDomains on the pages' distribution, with a warning,
   Annotations.fromStack(service).hasWarning('*', Match.stringLikeRegexp('siteDomains.*deprecated'));
   expect(() =>
     serviceStacks(
-      contextApp({ siteDomains: 'shop.example.com', siteCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }),
+      testApp({ siteDomains: 'shop.example.com', siteCertificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' }),
       {},
     ),
   ).toThrow(/us-east-1/);
-  expect(() => serviceStacks(contextApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/siteCertificateArn/);
+  expect(() => serviceStacks(testApp({ siteDomains: 'shop.example.com' }), {})).toThrow(/siteCertificateArn/);
   expect(
-    () =>
-      new ContentApiStack(contextApp({}), 'NoEdge', { legacySiteDomains: { names: ['a.example'], certificateArn } }),
+    () => new ContentApiStack(testApp(), 'NoEdge', { legacySiteDomains: { names: ['a.example'], certificateArn } }),
   ).toThrow(/take edge/);
 });

@@ -21,7 +21,7 @@ import {
   WORKERS,
 } from '@cm/contract';
 import { FUNCTION_ENTRIES } from '../../infra/bundling';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { memoryOf } from '../../infra/memory';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ContentApiStack, DEFAULT_THROTTLE, pascal } from '../../infra/stack';
@@ -30,11 +30,10 @@ import { given } from '../helpers/client';
 
 /*
  * The app as `cdk synth` makes it, offline: once through the CDK CLI, with real esbuild bundling (the
- * functions' assets, the dashboard's build hook), in a child process that runs beside the stacks below;
- * and in process with cdk-nag, whose tests read templates only and so skip bundling (it would build
- * every function again for each stack). An unacknowledged cdk-nag finding fails either synth.
+ * functions' assets, the dashboard's build hook) and CDK's built-in CloudFormation validation, in a child
+ * process that runs beside the stacks below; and in process with cdk-nag, whose tests read templates only
+ * and so skip both (./test-app.ts). An unacknowledged cdk-nag finding fails either synth.
  */
-const NO_BUNDLING = { context: { 'aws:cdk:bundling-stacks': [] } };
 const cliOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
 let cliSynth: Promise<void>;
 let app: App;
@@ -51,7 +50,7 @@ beforeAll(() => {
   }).then(() => undefined);
   // Awaited by the tests that read it; a failure fails them, not the process.
   cliSynth.catch(() => undefined);
-  app = checkedApp(NO_BUNDLING);
+  app = testApp();
   stack = new ContentApiStack(app, 'Test');
   template = Template.fromStack(stack);
   alarmsOf = nestedTemplate(stack, 'Alarms');
@@ -124,7 +123,7 @@ describe('cdk-nag (AWS Solutions)', () => {
   });
 
   it('fails the synth on a finding nobody acknowledged', () => {
-    const app = checkedApp();
+    const app = testApp();
     // A queue that accepts plain HTTP: AwsSolutions-SQS4.
     new Queue(new Stack(app, 'Careless'), 'Plain');
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
@@ -968,7 +967,7 @@ describe('CDK stack with provider credentials and a custom domain', () => {
   let withSecrets: Template;
   let secretsApp: App;
   beforeAll(() => {
-    secretsApp = checkedApp(NO_BUNDLING);
+    secretsApp = testApp();
     const props = {
       dataforseoSecret: 'content-api/dataforseo',
       tavilySecret: 'content-api/tavily',
@@ -1128,6 +1127,22 @@ describe('cdk synth', () => {
         expect(readdirSync(join(cliOut, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`))).toContain(
           'index.js',
         );
+    },
+    CLI_SYNTH_BOUND_MS,
+  );
+
+  it(
+    "reports no finding of CDK's validation: CloudFormation's resource schemas and cdk-nag, warnings included",
+    async () => {
+      await cliSynth;
+      // CloudFormation Validate's findings are warnings only (cdk.json's validateAgainstDefaultRules is off),
+      // which a synth prints and passes; here any fails.
+      const report = JSON.parse(readFileSync(join(cliOut, 'validation-report.json'), 'utf8')) as {
+        pluginReports: { pluginName: string; violations: { ruleName: string; description: string }[] }[];
+      };
+      expect(
+        report.pluginReports.flatMap((r) => r.violations.map((v) => `${r.pluginName} ${v.ruleName}: ${v.description}`)),
+      ).toEqual([]);
     },
     CLI_SYNTH_BOUND_MS,
   );

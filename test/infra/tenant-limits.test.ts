@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { answersHead, PUBLISH_BODY_LIMIT_BYTES, RATE_RULES, ROUTES, SERVICE_LIMITS } from '@cm/contract';
-import { checkedApp } from '../../infra/checks';
+import { testApp } from './test-app';
 import { RESERVED_CONCURRENCY } from '../../infra/constructs/concurrency';
 import { ACCOUNT_API_LIMITS, HEAVY_TENANTS } from '../../infra/constructs/throttles';
 import { EdgeStack } from '../../infra/edge-stack';
@@ -14,7 +14,7 @@ import { given } from '../helpers/client';
  * bind first, the execute-api address off when the API has an origin domain, and WAF's managed rule
  * groups (with the content routes' exclusion) and logs. In process with cdk-nag, no bundling.
  */
-const app = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const edgeStack = new EdgeStack(app, 'TestEdge');
 const acls = { api: edgeStack.apiAcl.attrArn, stream: edgeStack.streamAcl.attrArn };
 const originCertificate = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f3c1a2b-4d5e-6f70-8192-a3b4c5d6e7f8';
@@ -80,7 +80,7 @@ describe('API Gateway throttles', () => {
   });
 
   it('warns when the deployment sets the default throttle under what the heavy tenants make at one address each', () => {
-    const small = new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Small', {
+    const small = new ContentApiStack(testApp(), 'Small', {
       throttle: { rateLimit: 100 },
     });
     Annotations.fromStack(small).hasWarning('/Small', Match.stringLikeRegexp('apiRateLimit=100 is under 1000'));
@@ -117,7 +117,7 @@ describe('the execute-api address', () => {
   });
 
   it('stays open without an origin domain, and the synth says so; an origin domain takes the edge', () => {
-    const open = checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const open = testApp();
     const acl = (name: string) => `arn:aws:wafv2:us-east-1:123456789012:global/webacl/${name}/0f3c1a2b`;
     const stack = new ContentApiStack(open, 'Open', { edge: { api: acl('api'), stream: acl('mcp-stream') } });
     Annotations.fromStack(stack).hasWarning('/Open', Match.stringLikeRegexp('execute-api address stays open'));
@@ -126,7 +126,7 @@ describe('the execute-api address', () => {
     });
     expect(
       () =>
-        new ContentApiStack(checkedApp({ context: { 'aws:cdk:bundling-stacks': [] } }), 'NoEdge', {
+        new ContentApiStack(testApp(), 'NoEdge', {
           apiOrigin: { name: 'origin.api.example.com', certificateArn: originCertificate },
         }),
     ).toThrow('takes edge');
