@@ -126,7 +126,10 @@ export function sandboxSearchRows(date: string, context: SearchConsoleContext): 
 }
 
 /** Rows summed by the dimensions `keysOf` names, the position weighed by impressions: one of Google's reads. */
-function read<Keys extends Record<string, string>>(rows: readonly SandboxSearchRow[], keysOf: (row: SandboxSearchRow) => Keys) {
+function read<Keys extends Record<string, string>>(
+  rows: readonly SandboxSearchRow[],
+  keysOf: (row: SandboxSearchRow) => Keys,
+) {
   const sums = new Map<string, { keys: Keys; clicks: number; impressions: number; weighted: number }>();
   for (const row of rows) {
     const keys = keysOf(row);
