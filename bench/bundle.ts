@@ -19,7 +19,8 @@ export const BENCH_BUNDLE = join(ROOT, 'node_modules', '.cache', 'bench', 'run.j
 /**
  * Only this repository's code in the bundle (relative imports and the `@cm/` packages), each file's
  * `__dirname` and `__filename` its own as the sources have them (the dashboard's app and the DynamoDB
- * Local guard are read beside them).
+ * Local guard are read beside them), and only the entry run as a script: in one bundle every file's
+ * `require.main === module` holds (infra/bundle-report.ts would build every function beside the bench).
  */
 const ownCodeOnly: Plugin = {
   name: 'own-code-only',
@@ -29,8 +30,10 @@ const ownCodeOnly: Plugin = {
     );
     bundle.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
+      const entry = bundle.initialOptions.entryPoints;
+      const isEntry = Array.isArray(entry) && entry.includes(args.path);
       return {
-        contents: text
+        contents: (isEntry ? text : text.replaceAll('require.main === module', 'false'))
           .replaceAll('__dirname', JSON.stringify(dirname(args.path)))
           .replaceAll('__filename', JSON.stringify(args.path)),
         loader: args.path.endsWith('ts') ? 'ts' : 'js',

@@ -34,3 +34,9 @@ it('gives each bundled file its own __dirname, as its source has it', () => {
   expect(code).not.toMatch(/\b__dirname\b/);
   expect(code).toContain(JSON.stringify(join(ROOT, 'packages', 'local', 'src')));
 });
+
+it('runs only the entry as a script', () => {
+  // In one bundle every file's `require.main === module` holds: infra/bundle-report.ts would build every function.
+  expect(code).toContain('infra/bundle-report.ts');
+  expect(code).not.toContain('require.main');
+});
