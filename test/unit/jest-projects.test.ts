@@ -74,7 +74,9 @@ it('runs each suite by its npm script, selecting its projects, the slow suites o
   expect(selected(scripts['test:jest'] ?? '')).toEqual([['main']]);
   expect(selected(scripts['test:quick'] ?? '')).toEqual([['main']]);
   expect(selected(scripts['test:browser'] ?? '')).toEqual([['browser']]);
-  expect(selected(scripts['test:infra'] ?? '')).toEqual([['infra']]);
+  // test:infra runs its jest project beside the typecheck of the CDK app.
+  expect(scripts['test:infra']).toMatch(/\btest:infra:jest\b/);
+  expect(selected(scripts['test:infra:jest'] ?? '')).toEqual([['infra']]);
   expect(selected(scripts['test:coverage'] ?? '')).toEqual([['main', 'browser']]);
   expect(selected(scripts['test:dynamodb-local'] ?? '')).toEqual([['main', 'browser']]);
   expect(selected(scripts['test:lighthouse'] ?? '')).toEqual([['lighthouse']]);
