@@ -19,7 +19,7 @@ import { createDocumentClient } from '@cm/store';
 export interface SentCommand {
   command: string;
   input: Record<string, unknown>;
-  /** The commands of the same operation (by index) whose replies had come when this one was sent. */
+  /** The commands of the same operation (by index, ascending) whose replies had come when this one was sent. */
   after: number[];
   make: new (input: never) => unknown;
 }
@@ -61,7 +61,8 @@ export function recordCommands() {
         log.sent.push({
           command: command.constructor.name,
           input: structuredClone(command.input),
-          after: [...log.done],
+          // By index: commands sent together finish in either order (DynamoDB Local is a process of its own).
+          after: [...log.done].sort((a, b) => a - b),
           make: command.constructor,
         }) - 1;
       try {
