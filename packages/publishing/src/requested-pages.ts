@@ -38,16 +38,16 @@ export async function requestedPage(
   route: VisitorRoute,
   request: ReaderRequest,
 ): Promise<VisitorPage> {
-  const params = SiteRootParams.safeParse(request.path);
+  // A page's path is decoded once, site and slug together; only a path it does not fit is decoded again for its site.
+  const page = route === 'article' || route === 'question' ? VisitorParams.safeParse(request.path) : null;
+  const params = page?.success ? page : SiteRootParams.safeParse(request.path);
   const ref = params.success ? siteRefOf(params.data) : null;
   const notFound = () => notFoundPage(store, pagesBaseUrl, ref);
   if (route === 'no-page' || !ref) return notFound();
-  if (route === 'article' || route === 'question') {
-    const page = VisitorParams.safeParse(request.path);
-    return page.success
+  if (route === 'article' || route === 'question')
+    return page?.success
       ? visitorPage(store, pagesBaseUrl, ref, route, page.data.slug, request.trailingSlash)
       : notFound();
-  }
   const query = ListingQuery.safeParse(request.query);
   const view = listingViewOf(route, request.path);
   // The home's own URL is the one that ends with a slash.
