@@ -3,8 +3,9 @@ import { CorruptItem } from '@cm/store/errors';
 import { encodeJson } from '../../packages/store/src/codec';
 import { KEPT_DOC_BYTES_EACH_MAX, KEPT_DOC_BYTES_MAX, KeptDocs } from '../../packages/store/src/kept-docs';
 import { decodeDoc } from '../../packages/store/src/pages.decoder';
+import { decodeSearchDay } from '../../packages/store/src/search-days.decoder';
 
-/* Page documents decoded once per stored bytes: a warm read of an unchanged page skips the gunzip. */
+/* Documents decoded once per stored bytes: a warm read of an unchanged page or Search Console day skips the gunzip. */
 
 const doc = (slug: string, extra: Record<string, unknown> = {}) => ({
   slug,
@@ -65,4 +66,37 @@ it('keeps documents up to their bytes in all, the oldest going first, and none t
   kept.get('large', large, decode);
   kept.get('large', large, decode);
   expect(decode).toHaveBeenCalledTimes(fits + 4);
+});
+
+it('keeps a Search Console day as it keeps a page document: decoded once per stored bytes', () => {
+  const day = (clicks: number) => ({
+    date: '2026-11-20',
+    data_state: 'final',
+    data_source: 'sandbox',
+    imported_at: '2026-11-23T10:00:00.000Z',
+    rows: 1,
+    totals: { clicks, impressions: 40, position: 3.5 },
+    devices: { mobile: { clicks, impressions: 40, position: 3.5 } },
+    countries: [],
+    pages: [],
+    queries: [],
+    pairs: [],
+    left_out: { pages: 0, queries: 0, pairs: 0 },
+  });
+  const item = (clicks: number) => ({
+    pk: 'SITE#1',
+    sk: 'SCDAY#2026-11-20',
+    date: '2026-11-20',
+    data_state: 'final',
+    day: encodeJson(day(clicks)),
+  });
+  const gunzip = jest.spyOn(zlib, 'gunzipSync');
+  const first = decodeSearchDay(item(4));
+  const again = decodeSearchDay(item(4));
+  expect(again).toBe(first);
+  expect(gunzip).toHaveBeenCalledTimes(1);
+  expect(Object.isFrozen(again.totals)).toBe(true);
+  // The day imported again with other figures is decoded as it now is.
+  expect(decodeSearchDay(item(5)).totals.clicks).toBe(5);
+  expect(gunzip).toHaveBeenCalledTimes(2);
 });

@@ -1,12 +1,12 @@
 /*
- * The page documents this container decoded lately, by the item they were read from, with the stored
- * bytes they were decoded from. A read whose bytes are those very bytes takes the document decoded then,
- * without gunzipping, parsing and checking it again (a warm read of an unchanged page): what it returns is
- * what decoding its bytes gives, since only the same bytes are a hit. The documents kept are frozen, so
- * no reader changes one that another reads.
+ * The gzipped documents this container decoded lately (page documents, Search Console days), by the item
+ * they were read from, with the stored bytes they were decoded from. A read whose bytes are those very
+ * bytes takes the document decoded then, without gunzipping, parsing and checking it again (a warm read
+ * of an unchanged page or day): what it returns is what decoding its bytes gives, since only the same
+ * bytes are a hit. The documents kept are frozen, so no reader changes one that another reads.
  */
 
-/** The gzipped bytes kept in all, and the largest document kept (larger ones are decoded at each read). */
+/** The gzipped bytes each kind keeps in all, and the largest document kept (larger ones are decoded at each read). */
 export const KEPT_DOC_BYTES_MAX = 1024 * 1024;
 export const KEPT_DOC_BYTES_EACH_MAX = 64 * 1024;
 

@@ -2,17 +2,23 @@ import * as z from 'zod/mini';
 import { SearchDay } from '@cm/contract';
 import { binary, decodeItem } from './decode';
 import { decodeJson } from './codec';
+import { KeptDocs } from './kept-docs';
 
 /** A stored Search Console day: its date and state beside its figures, gzipped JSON. */
 const SearchDayItem = z.looseObject({ date: z.string(), data_state: z.string(), day: binary });
 
-export const decodeSearchDay = (item: Record<string, unknown>): SearchDay =>
-  decodeItem(
-    'search console day',
-    SearchDay,
-    decodeJson(decodeItem('search console day', SearchDayItem, item).day),
-    item,
+const keptDays = new KeptDocs<SearchDay>();
+
+/**
+ * A stored day, decoded (or kept: the decay check and search_traffic read the same last 28 or 56 days
+ * again at each import and call, and a day's rows at the caps take milliseconds to check).
+ */
+export function decodeSearchDay(item: Record<string, unknown>): SearchDay {
+  const { day } = decodeItem('search console day', SearchDayItem, item);
+  return keptDays.get(`${String(item.pk)} ${String(item.sk)}`, day, (bytes) =>
+    decodeItem('search console day', SearchDay, decodeJson(bytes), item),
   );
+}
 
 /** A day's counts by position (core's PositionCounts), stored beside its figures for the site's CTR curve. */
 const PositionCountsItem = z.looseObject({
