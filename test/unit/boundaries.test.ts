@@ -1,8 +1,8 @@
 /**
  * The import rule (.dependency-cruiser.cjs) fails on a violation: it runs over a small made-up
  * workspace written to a temporary directory (the same layout: packages/<name>/src, `@cm/<name>`
- * symlinks in node_modules), which breaks each rule once next to imports the rule allows. Then it runs
- * over this repository, which must break none.
+ * symlinks in node_modules), which breaks each rule once next to imports the rule allows. That this
+ * repository breaks none is `npm run lint:deps`'s to say (CI runs it), not repeated here.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -139,10 +139,5 @@ describe('the import rule', () => {
     expect(violationsOf(workspace, ['packages', 'functions'])).toEqual(EXPECTED);
     // the exit code `npm run lint:deps` fails with: the number of errors
     expect(depcruise(workspace, ['packages', 'functions'], 'err').status).toBe(EXPECTED.length);
-  });
-
-  it('holds in this repository', () => {
-    const { status, report } = depcruise(ROOT, ['packages', 'functions', 'infra', 'test'], 'err');
-    expect(status === 0 ? '' : report).toBe('');
   });
 });
