@@ -21,6 +21,7 @@ async function main() {
   const runtime = benchRuntime(findNode24(machineProbe()), process.execPath, process.version);
   if (runtime.note) console.log(runtime.note);
   const run = spawnSync(runtime.node, ['--enable-source-maps', BENCH_BUNDLE], { stdio: 'inherit' });
+  if (run.error) throw run.error;
   process.exitCode = run.status ?? 1;
 }
 

@@ -16,6 +16,7 @@ import { startTestStack } from '../test/helpers/local';
 import { lighthouse, lighthouseFound } from '../test/helpers/lighthouse';
 import { publishShowcase } from '../test/helpers/visitor-showcase';
 import { findNode24, machineProbe } from '../test/helpers/platform';
+import { benchRuntime } from './runtime';
 import { recordCommands } from './exact-floor';
 import { agent, article, httpFigures, send, type Answer } from './latency';
 import { median, round } from './stats';
@@ -106,8 +107,7 @@ function largestPage(): { ms: number; peakRssMb: number } {
  * the same way, interleaved; then the MCP front door's ratio against the goal of issue 29.
  */
 async function bundleFigures(dir: string) {
-  const node24 = findNode24(machineProbe());
-  const initNode = 'path' in node24 ? node24.path : process.execPath;
+  const initNode = benchRuntime(findNode24(machineProbe()), process.execPath, process.version).node;
   const initNodeVersion = spawnSync(initNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
     `\nBundles (minified index.js) and cold module init on node ${initNodeVersion}, ${INIT_RUNS} runs each, interleaved with the minimal handler:`,

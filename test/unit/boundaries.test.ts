@@ -19,7 +19,7 @@ interface Violation {
   to: string;
 }
 
-/** Runs depcruise as `npm run lint:deps` does; `json` for the list of violations, `err` for the exit code and the report people read. */
+/** Runs depcruise as `npm run lint:deps` does; `json` for the list of violations, `err` for its exit code. */
 function depcruise(cwd: string, paths: string[], outputType: 'json' | 'err') {
   const run = spawnSync(process.execPath, [DEPCRUISE, ...paths, '--config', CONFIG, '--output-type', outputType], {
     cwd,

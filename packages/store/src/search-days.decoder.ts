@@ -10,8 +10,10 @@ const SearchDayItem = z.looseObject({ date: z.string(), data_state: z.string(), 
 const keptDays = new KeptDocs<SearchDay>();
 
 /**
- * A stored day, decoded (or kept: the decay check and search_traffic read the same last 28 or 56 days
- * again at each import and call, and a day's rows at the caps take milliseconds to check).
+ * A stored day, decoded, or kept from an earlier read of the same bytes: the decay check reads a site's
+ * last 56 days at each import and search_traffic twice its window at each call. A site whose days fit
+ * the kept bytes (days of a few KB) decodes each once; at the caps (about 30 KB a day) one read is more
+ * than they hold, the oldest go first, and each day is decoded at each read as before.
  */
 export function decodeSearchDay(item: Record<string, unknown>): SearchDay {
   const { day } = decodeItem('search console day', SearchDayItem, item);
