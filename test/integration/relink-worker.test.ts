@@ -5,6 +5,7 @@ import { articleDoc, contentHash, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
+import { mapLimit } from '@cm/store';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { pageKey, pageLinkKey } from '../../packages/store/src/keys';
 import { publishArticle, useTestStack } from '../helpers/local';
@@ -199,32 +200,34 @@ describe('relink worker', () => {
 /** What the relink workflows take: the store, and a queue sender the test stands in for. */
 type RelinkContext = { store: typeof t.store; enqueue: Enqueue };
 
+/** The linkers a test writes at once. */
+const LINKERS_AT_ONCE = 8;
+
 describe('relink fan-out', () => {
   /** A target linked from `count` pages, its relink owed since a notify that the paused relink queue has. */
   async function owedRelink(slug: string, count: number) {
     const target = (await publishArticle(t, slug)).body.id;
     const now = new Date().toISOString();
-    // Written side by side (no linker's items are another's): a few hundred requests one after another
-    // would each wait their turn on a busy machine.
+    // Written a few at a time (no linker's items are another's): one after another, a few hundred requests
+    // each wait their turn on a busy machine; all at once, they queue on the embedded engine past the
+    // store client's request timeout (ECONNRESET in a CI run of 2026-11-30).
     const linkers = Array.from({ length: count }, (_v, i) => `${slug}-linker-${i}`);
-    await Promise.all(
-      linkers.map(async (linker) => {
-        const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
-        const id = pageId(t.siteId, 'article', linker);
-        await t.store.pages.put({
-          siteId: t.siteId,
-          type: 'article',
-          id,
-          doc,
-          links: [target],
-          card: pageCard(doc),
-          contentHash: contentHash(doc),
-          now,
-        });
-        // What the publish workflow does next: the link's edge and link item.
-        await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
-      }),
-    );
+    await mapLimit(linkers, LINKERS_AT_ONCE, async (linker) => {
+      const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
+      const id = pageId(t.siteId, 'article', linker);
+      await t.store.pages.put({
+        siteId: t.siteId,
+        type: 'article',
+        id,
+        doc,
+        links: [target],
+        card: pageCard(doc),
+        contentHash: contentHash(doc),
+        now,
+      });
+      // What the publish workflow does next: the link's edge and link item.
+      await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
+    });
     t.stack.queues.relink.pause();
     await apiClient(t).route('POST /api/content/notify', {
       body: { id: target, type: 'article', action: 'unpublished' },

@@ -104,6 +104,16 @@ function logRequests(server: Server): RequestLog {
   return { requests: () => requests, record };
 }
 
+/**
+ * Leaves an idle connection open until its client closes it (or the engine closes). The clients are in
+ * this process: a server closing the connections a burst left idle, on its keep-alive timeout, races the
+ * next burst taking them from the pool, and each request that loses fails with ECONNRESET; a burst of
+ * them spends the SDK client's retry quota (a test failed so in CI, 2026-11-30).
+ */
+function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = 0;
+}
+
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
     server.close(() => resolve());
@@ -125,6 +135,7 @@ export async function startDynamo(options: {
   if (engine === 'dynamodb-local') return startDynamoDbLocal(options);
   closeDynaliteIterators();
   const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  keepIdleConnections(server);
   const log = logRequests(server);
   const port = await listen(server, options.port, 'dynalite');
   return { engine, endpoint: `http://127.0.0.1:${port}`, port, ...log, close: () => closeServer(server) };
@@ -232,6 +243,7 @@ async function startDynamoDbLocal(options: {
     upstream.once('error', (error) => res.destroy(error));
     req.pipe(upstream);
   });
+  keepIdleConnections(proxy);
   const log = logRequests(proxy);
   let port: number;
   try {
