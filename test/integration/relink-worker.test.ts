@@ -1,13 +1,13 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { QUEUES, RelinkPagesMessage, type Enqueue, type RelinkMessage } from '@cm/contract';
-import { articleDoc, contentHash, pageCard, pageId } from '@cm/core';
 import { planRelink, relinkPages } from '@cm/publishing';
 import { lambdaContext } from '@cm/local';
 import { setQueueTransport } from '@cm/runtime';
 import { mapLimit } from '@cm/store';
 import { handler as relinkWorker } from '../../functions/relink-worker/handler';
 import { pageKey, pageLinkKey } from '../../packages/store/src/keys';
+import { storeLinker } from '../helpers/linkers';
 import { publishArticle, useTestStack } from '../helpers/local';
 import { captureOutput } from '../helpers/output';
 import { apiClient, given } from '../helpers/client';
@@ -212,22 +212,7 @@ describe('relink fan-out', () => {
     // each wait their turn on a busy machine; all at once, they queue on the embedded engine past the
     // store client's request timeout (ECONNRESET in a CI run of 2026-11-30).
     const linkers = Array.from({ length: count }, (_v, i) => `${slug}-linker-${i}`);
-    await mapLimit(linkers, LINKERS_AT_ONCE, async (linker) => {
-      const doc = articleDoc({ slug: linker, title: linker, body: [], copy: `See [it](page:${target}).` }, now);
-      const id = pageId(t.siteId, 'article', linker);
-      await t.store.pages.put({
-        siteId: t.siteId,
-        type: 'article',
-        id,
-        doc,
-        links: [target],
-        card: pageCard(doc),
-        contentHash: contentHash(doc),
-        now,
-      });
-      // What the publish workflow does next: the link's edge and link item.
-      await t.store.links.reindex(t.siteId, { id, type: 'article' }, [], [target]);
-    });
+    await mapLimit(linkers, LINKERS_AT_ONCE, (linker) => storeLinker(t, { slug: linker, target, now }));
     t.stack.queues.relink.pause();
     await apiClient(t).route('POST /api/content/notify', {
       body: { id: target, type: 'article', action: 'unpublished' },
