@@ -209,8 +209,8 @@ describe('relink fan-out', () => {
     const target = (await publishArticle(t, slug)).body.id;
     const now = new Date().toISOString();
     // Written a few at a time (no linker's items are another's): one after another, a few hundred requests
-    // each wait their turn on a busy machine; all at once, they queue on the embedded engine past the
-    // store client's request timeout (ECONNRESET in a CI run of 2026-11-30).
+    // each wait their turn on a busy machine; all at once, they fill the client's pool with dozens of
+    // connections, and a reset of them spends its retry quota (ECONNRESET in a CI run of 2026-11-30).
     const linkers = Array.from({ length: count }, (_v, i) => `${slug}-linker-${i}`);
     await mapLimit(linkers, LINKERS_AT_ONCE, (linker) => storeLinker(t, { slug: linker, target, now }));
     t.stack.queues.relink.pause();
